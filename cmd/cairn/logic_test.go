@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// TestLogic runs every testdata/sql/**/*.test file against a fresh server
+// over the wire. Directives:
+//
+//	statement        run the SQL (several statements allowed); expect the
+//	                 command tag of the last one, or "ERROR <SQLSTATE>: msg"
+//	query            run one query; expect a header line of column names
+//	                 and one line per row, values in PostgreSQL's text
+//	                 format joined by " | ", NULL as NULL
+//
+// Run with -rewrite to regenerate the expected output.
+func TestLogic(t *testing.T) {
+	root := filepath.Join("..", "..", "testdata", "sql")
+	var files []string
+	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+		if err == nil && strings.HasSuffix(path, ".test") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no logic test files found")
+	}
+	for _, file := range files {
+		name, _ := filepath.Rel(root, file)
+		t.Run(name, func(t *testing.T) {
+			ts := startServer(t, "")
+			ctx := context.Background()
+			conn, err := pgconn.Connect(ctx, ts.connString())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			datadriven.RunTest(t, file, func(t *testing.T, d *datadriven.TestData) string {
+				switch d.Cmd {
+				case "statement":
+					return runStatement(ctx, conn, d.Input)
+				case "query":
+					return runQuery(ctx, conn, d.Input)
+				}
+				t.Fatalf("%s: unknown directive %q", d.Pos, d.Cmd)
+				return ""
+			})
+		})
+	}
+}
+
+func errorText(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("ERROR %s: %s\n", pe.Code, pe.Message)
+	}
+	return fmt.Sprintf("ERROR: %v\n", err)
+}
+
+func runStatement(ctx context.Context, conn *pgconn.PgConn, sql string) string {
+	results, err := conn.Exec(ctx, sql).ReadAll()
+	if err != nil {
+		return errorText(err)
+	}
+	if len(results) == 0 {
+		return "EMPTY\n"
+	}
+	return results[len(results)-1].CommandTag.String() + "\n"
+}
+
+func runQuery(ctx context.Context, conn *pgconn.PgConn, sql string) string {
+	results, err := conn.Exec(ctx, sql).ReadAll()
+	if err != nil {
+		return errorText(err)
+	}
+	if len(results) != 1 {
+		return fmt.Sprintf("expected one result, got %d\n", len(results))
+	}
+	res := results[0]
+	var b strings.Builder
+	names := make([]string, len(res.FieldDescriptions))
+	for i, f := range res.FieldDescriptions {
+		names[i] = f.Name
+	}
+	b.WriteString(strings.Join(names, " | ") + "\n")
+	for _, row := range res.Rows {
+		vals := make([]string, len(row))
+		for i, v := range row {
+			if v == nil {
+				vals[i] = "NULL"
+			} else {
+				vals[i] = string(v)
+			}
+		}
+		b.WriteString(strings.Join(vals, " | ") + "\n")
+	}
+	return b.String()
+}

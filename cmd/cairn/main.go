@@ -1,0 +1,241 @@
+// Command cairn is the cairn server: a PostgreSQL-compatible SQL server
+// over one data directory, speaking the PostgreSQL protocol and an HTTP
+// API. Run it with --help for its flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/storage"
+	"github.com/cairn-db/cairn/wire"
+)
+
+// shutdownTimeout is how long in-flight statements get to finish after
+// SIGINT/SIGTERM before they are cancelled.
+const shutdownTimeout = 5 * time.Second
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		// A second signal while shutting down ends the process at once.
+		<-ctx.Done()
+		stop()
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		<-again
+		fmt.Fprintln(os.Stderr, "cairn: second signal, exiting immediately")
+		os.Exit(1)
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// config is the command line after flags and environment are merged.
+type config struct {
+	dataDir  string
+	listen   string
+	http     string
+	password string
+}
+
+// option is one flag with its environment variable.
+type option struct {
+	name, env, def, arg, usage string
+	dst                        *string
+}
+
+func options(cfg *config) []option {
+	return []option{
+		{"data-dir", "CAIRN_DATA_DIR", "./cairn-data", "dir", "data directory", &cfg.dataDir},
+		{"listen", "CAIRN_LISTEN", "127.0.0.1:5432", "host:port", "PostgreSQL protocol address (port 0 picks a free port)", &cfg.listen},
+		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
+		{"password", "CAIRN_PASSWORD", "", "secret", "require SCRAM-SHA-256 authentication with this password (not implemented yet)", &cfg.password},
+	}
+}
+
+// parseConfig reads flags, falling back to the environment and then to
+// the defaults. It returns flag.ErrHelp after printing the usage to stdout
+// for --help.
+func parseConfig(args []string, getenv func(string) string, stdout, stderr io.Writer) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("cairn", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	usageOut := stderr
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			usageOut = stdout // asked for: print to stdout
+		}
+	}
+	opts := options(&cfg)
+	for _, o := range opts {
+		v := o.def
+		if e := getenv(o.env); e != "" {
+			v = e
+		}
+		fs.StringVar(o.dst, o.name, v, o.usage)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(usageOut, "Usage: cairn [flags]\n\ncairn is a PostgreSQL-compatible SQL server for agent memory.\n\nFlags (each also read from its environment variable; a flag wins):\n")
+		for _, o := range opts {
+			def := ""
+			if o.def != "" {
+				def = fmt.Sprintf(" (default %s)", o.def)
+			}
+			fmt.Fprintf(usageOut, "  --%s %s\n        %s%s\n        env %s\n", o.name, o.arg, o.usage, def, o.env)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return cfg, nil
+}
+
+// run is the whole server: it returns the exit code once ctx is cancelled
+// (by a signal) and shutdown is complete, or at once on a startup error.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseConfig(args, os.Getenv, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: %v\n", err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if err := checkAuth(cfg); err != nil {
+		log.Error(err.Error())
+		return 1
+	}
+
+	db, err := storage.Open(cfg.dataDir, storage.Options{Logger: log})
+	if err != nil {
+		log.Error("opening data directory", "dir", cfg.dataDir, "err", err)
+		return 1
+	}
+	defer func() {
+		if err := db.Close(); err != nil {
+			log.Error("closing data directory", "err", err)
+		}
+	}()
+	engine := exec.NewEngine(db, exec.Options{})
+
+	pgl, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		log.Error("listening for postgres", "addr", cfg.listen, "err", err)
+		return 1
+	}
+	var httpl net.Listener
+	httpAddr := "off"
+	if !isOff(cfg.http) {
+		if httpl, err = net.Listen("tcp", cfg.http); err != nil {
+			pgl.Close()
+			log.Error("listening for http", "addr", cfg.http, "err", err)
+			return 1
+		}
+		httpAddr = httpl.Addr().String()
+	}
+
+	srv := &wire.Server{Engine: engine, Logger: log}
+	errc := make(chan error, 2)
+	go func() { errc <- srv.Serve(pgl) }()
+	var hs *http.Server
+	if httpl != nil {
+		hs = &http.Server{
+			Handler:           wire.HTTPHandler(engine),
+			ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
+		go func() { errc <- hs.Serve(httpl) }()
+	}
+	log.Info("listening", "postgres", pgl.Addr().String(), "http", httpAddr)
+
+	code := 0
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case err := <-errc:
+		log.Error("server failed", "err", err)
+		code = 1
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if hs != nil {
+		if err := hs.Shutdown(sctx); err != nil {
+			log.Warn("http shutdown", "err", err)
+		}
+	}
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("postgres shutdown: statements cancelled", "err", err)
+	}
+	log.Info("stopped")
+	return code
+}
+
+// checkAuth enforces the password rules: without a password only loopback
+// addresses may be served; SCRAM-SHA-256 itself is not built yet.
+func checkAuth(cfg config) error {
+	if cfg.password != "" {
+		return errors.New("--password (CAIRN_PASSWORD): SCRAM-SHA-256 authentication is not implemented yet; unset it and listen on a loopback address")
+	}
+	addrs := []struct{ flag, addr string }{{"--listen", cfg.listen}}
+	if !isOff(cfg.http) {
+		addrs = append(addrs, struct{ flag, addr string }{"--http", cfg.http})
+	}
+	for _, a := range addrs {
+		ok, err := isLoopback(a.addr)
+		if err != nil {
+			return fmt.Errorf("%s %s: %v", a.flag, a.addr, err)
+		}
+		if !ok {
+			return fmt.Errorf("refusing to listen on non-loopback address %s (%s) without a password: without --password (CAIRN_PASSWORD) every client is trusted, so only 127.0.0.1, ::1 or localhost are allowed", a.addr, a.flag)
+		}
+	}
+	return nil
+}
+
+func isOff(addr string) bool { return strings.EqualFold(addr, "off") }
+
+// isLoopback reports whether every address host:port can bind to is a
+// loopback one; an empty host (all interfaces) is not.
+func isLoopback(hostport string) (bool, error) {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false, err
+	}
+	if host == "" {
+		return false, nil
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true, nil
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.IsLoopback(), nil
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil {
+		return false, err
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return false, nil
+		}
+	}
+	return len(ips) > 0, nil
+}

@@ -1,0 +1,205 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
+
+// batchSize is the number of rows operators that build batches (Values,
+// Sort, Aggregate, Join) aim for.
+const batchSize = 8192
+
+// Build turns a query plan into a tree of operators. Insert, Update,
+// Delete and Explain are not query operators and are refused. With
+// rt.Analyze every operator is wrapped to count rows and time.
+func Build(rt *Runtime, n sql.Node) (Operator, error) {
+	op, err := build(rt, n)
+	if err != nil {
+		return nil, err
+	}
+	if rt.Analyze {
+		op = rt.instrument(op, n)
+	}
+	return op, nil
+}
+
+func build(rt *Runtime, n sql.Node) (Operator, error) {
+	switch n := n.(type) {
+	case *sql.Scan:
+		return newScan(rt, n), nil
+	case *sql.Values:
+		return newValues(rt, n), nil
+	case *sql.Filter:
+		in, err := Build(rt, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newFilter(rt, n, in), nil
+	case *sql.Project:
+		in, err := Build(rt, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newProject(rt, n, in), nil
+	case *sql.Aggregate:
+		in, err := Build(rt, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newAggregate(rt, n, in), nil
+	case *sql.Sort:
+		in, err := Build(rt, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newSort(rt, n.Keys, in, schemaOf(n.Columns())), nil
+	case *sql.Limit:
+		in, err := Build(rt, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newLimit(rt, n.Count, n.Offset, in), nil
+	case *sql.TopK:
+		in, err := Build(rt, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newTopK(rt, n, in), nil
+	case *sql.Distinct:
+		in, err := Build(rt, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newDistinct(rt, n, in), nil
+	case *sql.Join:
+		l, err := Build(rt, n.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := Build(rt, n.Right)
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		return newJoin(rt, n, l, r), nil
+	case *sql.SetOp:
+		l, err := Build(rt, n.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := Build(rt, n.Right)
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		return newSetOp(rt, n, l, r), nil
+	case nil:
+		return nil, internalErr("nil plan node")
+	}
+	return nil, pgerr.NotSupported("executing %s", n.String())
+}
+
+// Drain pulls every batch of op, calls fn on each (the record is valid only
+// during the call) and closes op. It stops at the first error, returning
+// ctx.Err() when the context ends.
+func Drain(ctx context.Context, op Operator, fn func(arrow.Record) error) error {
+	defer op.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := op.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+}
+
+// schemaOf is the Arrow schema of a node's columns.
+func schemaOf(cols []sql.Col) *arrow.Schema {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.T.Arrow(), Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// conformRecord returns rec's columns under schema (a new record the caller
+// releases), relabelling Arrow types that differ only in names or flags.
+func conformRecord(mem memory.Allocator, rec arrow.Record, schema *arrow.Schema) (arrow.Record, error) {
+	if rec.Schema().Equal(schema) {
+		rec.Retain()
+		return rec, nil
+	}
+	if int(rec.NumCols()) != schema.NumFields() {
+		return nil, internalErr("batch has %d columns, want %d", rec.NumCols(), schema.NumFields())
+	}
+	cols := make([]arrow.Array, rec.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i := range cols {
+		c := rec.Column(i)
+		c.Retain()
+		conformed, err := conformToType(mem, c, schema.Field(i).Type)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = conformed
+	}
+	return array.NewRecord(schema, cols, rec.NumRows()), nil
+}
+
+// outSlot holds the batch an operator returned last, released on the next
+// call or on Close.
+type outSlot struct{ rec arrow.Record }
+
+// set replaces the held batch with r (owned) and returns it.
+func (s *outSlot) set(r arrow.Record) arrow.Record {
+	s.release()
+	s.rec = r
+	return r
+}
+
+// pass holds r, retained, and returns it.
+func (s *outSlot) pass(r arrow.Record) arrow.Record {
+	r.Retain()
+	return s.set(r)
+}
+
+func (s *outSlot) release() {
+	if s.rec != nil {
+		s.rec.Release()
+		s.rec = nil
+	}
+}
+
+// emptyRecord is a zero-row batch of schema.
+func emptyRecord(mem memory.Allocator, schema *arrow.Schema) arrow.Record {
+	cols := make([]arrow.Array, schema.NumFields())
+	for i, f := range schema.Fields() {
+		cols[i] = array.MakeArrayOfNull(mem, f.Type, 0)
+	}
+	rec := array.NewRecord(schema, cols, 0)
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
+}

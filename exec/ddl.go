@@ -1,0 +1,426 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// runDDL carries out a bound DDL statement in tx and returns its tag.
+func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string, error) {
+	switch x := bound.(type) {
+	case *sql.CreateSchema:
+		if _, ok := tx.Catalog().Schemas[x.Name]; ok && x.IfNotExists {
+			s.notice("schema \"%s\" already exists, skipping", x.Name)
+			return "CREATE SCHEMA", nil
+		}
+		return "CREATE SCHEMA", tx.CreateSchema(x.Name)
+	case *sql.DropSchema:
+		for _, name := range x.Names {
+			if _, ok := tx.Catalog().Schemas[name]; !ok {
+				if x.IfExists {
+					s.notice("schema \"%s\" does not exist, skipping", name)
+					continue
+				}
+				return "", pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
+			}
+			if err := tx.DropSchema(name, x.Cascade); err != nil {
+				return "", err
+			}
+		}
+		return "DROP SCHEMA", nil
+	case *sql.CreateTable:
+		return "CREATE TABLE", s.createTable(tx, x)
+	case *sql.DropTable:
+		for _, name := range x.Missing {
+			s.notice("table \"%s\" does not exist, skipping", name)
+		}
+		for _, def := range x.Tables {
+			if err := dropTable(tx, def, x.Cascade); err != nil {
+				return "", err
+			}
+		}
+		return "DROP TABLE", nil
+	case *sql.AlterTable:
+		if x.Missing != "" {
+			s.notice("relation \"%s\" does not exist, skipping", x.Missing)
+			return "ALTER TABLE", nil
+		}
+		return "ALTER TABLE", s.alterTable(ctx, tx, x)
+	case *sql.Truncate:
+		for _, def := range x.Tables {
+			if err := tx.Truncate(def.ID); err != nil {
+				return "", err
+			}
+		}
+		return "TRUNCATE TABLE", nil
+	case *sql.CreateIndex:
+		key := x.Def.Schema + "." + x.Def.Name
+		if _, ok := tx.Catalog().Indexes[key]; ok || relationExists(tx.Catalog(), x.Def.Schema, x.Def.Name) {
+			if x.IfNotExists {
+				s.notice("relation \"%s\" already exists, skipping", x.Def.Name)
+				return "CREATE INDEX", nil
+			}
+			return "", pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
+		}
+		return "CREATE INDEX", tx.CreateIndex(x.Def)
+	case *sql.DropIndex:
+		for _, n := range x.Names {
+			schema := s.findIndexSchema(tx.Catalog(), n[0], n[1])
+			if schema == "" {
+				if x.IfExists {
+					s.notice("index \"%s\" does not exist, skipping", n[1])
+					continue
+				}
+				return "", pgerr.New(pgerrcode.UndefinedObject, "index \"%s\" does not exist", n[1])
+			}
+			if err := tx.DropIndex(schema, n[1]); err != nil {
+				return "", err
+			}
+		}
+		return "DROP INDEX", nil
+	case *sql.CreateExtension:
+		return "CREATE EXTENSION", nil
+	case *sql.CreateSequence:
+		if _, ok := tx.Catalog().Sequences[x.Def.Schema+"."+x.Def.Name]; ok {
+			if x.IfNotExists {
+				s.notice("relation \"%s\" already exists, skipping", x.Def.Name)
+				return "CREATE SEQUENCE", nil
+			}
+			return "", pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
+		}
+		return "CREATE SEQUENCE", tx.CreateSequence(x.Def)
+	case *sql.DropSequence:
+		for _, n := range x.Names {
+			schema := n[0]
+			if schema == "" {
+				schema = s.CurrentSchema()
+			}
+			if _, ok := tx.Catalog().Sequences[schema+"."+n[1]]; !ok {
+				if x.IfExists {
+					s.notice("sequence \"%s\" does not exist, skipping", n[1])
+					continue
+				}
+				return "", pgerr.New(pgerrcode.UndefinedTable, "sequence \"%s\" does not exist", n[1])
+			}
+			if err := tx.DropSequence(schema, n[1]); err != nil {
+				return "", err
+			}
+		}
+		return "DROP SEQUENCE", nil
+	}
+	return "", pgerr.NotSupported("statement %T", bound)
+}
+
+// relationExists reports whether a table of that name exists in schema.
+func relationExists(cat *storage.Catalog, schema, name string) bool {
+	return cat.Table(schema, name) != nil
+}
+
+func (s *Session) findIndexSchema(cat *storage.Catalog, schema, name string) string {
+	if schema != "" {
+		if _, ok := cat.Indexes[schema+"."+name]; ok {
+			return schema
+		}
+		return ""
+	}
+	for _, sc := range s.searchPath() {
+		if _, ok := cat.Indexes[sc+"."+name]; ok {
+			return sc
+		}
+	}
+	return ""
+}
+
+func (s *Session) createTable(tx *storage.Tx, x *sql.CreateTable) error {
+	cat := tx.Catalog()
+	if cat.Table(x.Def.Schema, x.Def.Name) != nil {
+		if x.IfNotExists {
+			s.notice("relation \"%s\" already exists, skipping", x.Def.Name)
+			return nil
+		}
+		return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
+	}
+	for _, seq := range x.Sequences {
+		if _, ok := cat.Sequences[seq.Schema+"."+seq.Name]; ok {
+			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", seq.Name)
+		}
+		if err := tx.CreateSequence(seq); err != nil {
+			return err
+		}
+	}
+	def, err := tx.CreateTable(x.Def)
+	if err != nil {
+		return err
+	}
+	// A foreign key to the table itself was bound before it had an ID.
+	selfRef := false
+	for i := range def.ForeignKeys {
+		if def.ForeignKeys[i].RefTable == 0 {
+			def.ForeignKeys[i].RefTable = def.ID
+			selfRef = true
+		}
+	}
+	if selfRef {
+		return tx.AlterTable(def)
+	}
+	return nil
+}
+
+// dropTable drops a table with the sequences its serial columns own and
+// its indexes.
+func dropTable(tx *storage.Tx, def *storage.TableDef, cascade bool) error {
+	cat := tx.Catalog()
+	for _, t := range cat.Tables {
+		if t.ID == def.ID {
+			continue
+		}
+		for _, fk := range t.ForeignKeys {
+			if fk.RefTable == def.ID && !cascade {
+				return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", def.Name).
+					WithDetail("constraint %s on table %s depends on table %s", fk.Name, t.Name, def.Name).
+					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+			}
+		}
+	}
+	if err := tx.DropTable(def.ID); err != nil {
+		return err
+	}
+	for key, idx := range cat.Indexes {
+		if idx.Table == def.ID {
+			if err := tx.DropIndex(idx.Schema, idx.Name); err != nil {
+				return fmt.Errorf("drop index %s: %w", key, err)
+			}
+		}
+	}
+	for _, col := range def.Columns {
+		if schema, name, ok := ownedSequence(col.Default); ok {
+			if _, exists := cat.Sequences[schema+"."+name]; exists {
+				if err := tx.DropSequence(schema, name); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// ownedSequence extracts the sequence of a serial column's default
+// "nextval('schema.seq'::regclass)".
+func ownedSequence(def string) (schema, name string, ok bool) {
+	rest, found := strings.CutPrefix(def, "nextval('")
+	if !found {
+		return "", "", false
+	}
+	end := strings.Index(rest, "'")
+	if end < 0 {
+		return "", "", false
+	}
+	full := rest[:end]
+	i := strings.LastIndexByte(full, '.')
+	if i < 0 {
+		return "", "", false
+	}
+	return strings.Trim(full[:i], `"`), strings.Trim(full[i+1:], `"`), true
+}
+
+func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTable) error {
+	def := cloneTable(x.Table)
+	var fill []storage.ColumnDef
+	var checkNotNull []string
+	for _, cmd := range x.Cmds {
+		switch cmd.Kind {
+		case sql.AddColumn:
+			if pos, _ := def.Column(cmd.Column.Name); pos >= 0 {
+				if cmd.IfNotExists {
+					s.notice("column \"%s\" of relation \"%s\" already exists, skipping", cmd.Column.Name, def.Name)
+					continue
+				}
+				return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cmd.Column.Name, def.Name)
+			}
+			col := cmd.Column
+			col.ID = def.NextColumnID
+			def.NextColumnID++
+			def.Columns = append(def.Columns, col)
+			if cmd.Primary || cmd.Unique {
+				name := def.Name + "_" + col.Name + "_key"
+				if cmd.Primary {
+					if len(def.PrimaryKey) > 0 {
+						return pgerr.New(pgerrcode.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", def.Name)
+					}
+					name = def.Name + "_pkey"
+					def.PrimaryKey = []int{col.ID}
+				}
+				def.Uniques = append(def.Uniques, storage.UniqueDef{Name: name, Columns: []int{col.ID}})
+			}
+			if col.Default != "" {
+				fill = append(fill, col)
+			} else if col.NotNull {
+				checkNotNull = append(checkNotNull, col.Name)
+			}
+		case sql.DropColumn:
+			pos, col := def.Column(cmd.Name)
+			if col == nil {
+				if cmd.IfExists {
+					s.notice("column \"%s\" of relation \"%s\" does not exist, skipping", cmd.Name, def.Name)
+					continue
+				}
+				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			}
+			dropColumn(def, pos)
+		case sql.RenameColumn:
+			pos, col := def.Column(cmd.Name)
+			if col == nil {
+				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", cmd.Name)
+			}
+			if p, _ := def.Column(cmd.NewName); p >= 0 {
+				return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cmd.NewName, def.Name)
+			}
+			def.Columns[pos].Name = cmd.NewName
+		case sql.RenameTable:
+			if tx.Catalog().Table(def.Schema, cmd.NewName) != nil {
+				return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", cmd.NewName)
+			}
+			def.Name = cmd.NewName
+		case sql.SetNotNull:
+			pos, col := def.Column(cmd.Name)
+			if col == nil {
+				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			}
+			def.Columns[pos].NotNull = true
+			checkNotNull = append(checkNotNull, cmd.Name)
+		case sql.DropNotNull:
+			pos, col := def.Column(cmd.Name)
+			if col == nil {
+				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			}
+			if isKeyColumn(def.PrimaryKey, col.ID) {
+				return pgerr.New(pgerrcode.InvalidTableDefinition, "column \"%s\" is in a primary key", cmd.Name)
+			}
+			def.Columns[pos].NotNull = false
+		case sql.SetDefault:
+			pos, _ := def.Column(cmd.Name)
+			def.Columns[pos].Default = cmd.Column.Default
+		}
+	}
+	if err := tx.AlterTable(def); err != nil {
+		return err
+	}
+	// Existing rows of an added column with a DEFAULT get the default, as
+	// in PostgreSQL; this rewrites them in the same transaction.
+	for _, col := range fill {
+		stmt := fmt.Sprintf("UPDATE %s.%s SET %s = DEFAULT", quote(def.Schema), quote(def.Name), quote(col.Name))
+		if err := s.runInternal(ctx, tx, stmt); err != nil {
+			return err
+		}
+	}
+	for _, name := range checkNotNull {
+		stmt := fmt.Sprintf("SELECT 1 FROM %s.%s WHERE %s IS NULL LIMIT 1", quote(def.Schema), quote(def.Name), quote(name))
+		var found bool
+		if err := s.runInternalRows(ctx, tx, stmt, func(n int64) { found = found || n > 0 }); err != nil {
+			return err
+		}
+		if found {
+			return pgerr.New(pgerrcode.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", name, def.Name)
+		}
+	}
+	return nil
+}
+
+func isKeyColumn(ids []int, id int) bool {
+	for _, k := range ids {
+		if k == id {
+			return true
+		}
+	}
+	return false
+}
+
+// dropColumn removes column pos and the constraints that use it.
+func dropColumn(def *storage.TableDef, pos int) {
+	id := def.Columns[pos].ID
+	def.Columns = append(def.Columns[:pos:pos], def.Columns[pos+1:]...)
+	if isKeyColumn(def.PrimaryKey, id) {
+		def.PrimaryKey = nil
+	}
+	var uniques []storage.UniqueDef
+	for _, u := range def.Uniques {
+		if !isKeyColumn(u.Columns, id) {
+			uniques = append(uniques, u)
+		}
+	}
+	def.Uniques = uniques
+	var fks []storage.ForeignKeyDef
+	for _, fk := range def.ForeignKeys {
+		if !isKeyColumn(fk.Columns, id) {
+			fks = append(fks, fk)
+		}
+	}
+	def.ForeignKeys = fks
+}
+
+// cloneTable deep-copies a table definition for modification.
+func cloneTable(t *storage.TableDef) *storage.TableDef {
+	c := *t
+	c.Columns = append([]storage.ColumnDef(nil), t.Columns...)
+	c.PrimaryKey = append([]int(nil), t.PrimaryKey...)
+	c.Uniques = append([]storage.UniqueDef(nil), t.Uniques...)
+	c.Checks = append([]storage.CheckDef(nil), t.Checks...)
+	c.ForeignKeys = append([]storage.ForeignKeyDef(nil), t.ForeignKeys...)
+	return &c
+}
+
+// quote quotes an identifier for SQL cairn generates itself.
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// runInternal runs a statement cairn generates, inside tx.
+func (s *Session) runInternal(ctx context.Context, tx *storage.Tx, text string) error {
+	return s.runInternalRows(ctx, tx, text, nil)
+}
+
+// runInternalRows runs a generated statement in tx and reports the row
+// count of each result batch to rows.
+func (s *Session) runInternalRows(ctx context.Context, tx *storage.Tx, text string, rows func(int64)) error {
+	raws, err := sql.Parse(text)
+	if err != nil {
+		return err
+	}
+	b := &sql.Binder{Catalog: tx.Catalog(), SearchPath: s.searchPath()}
+	bound, err := b.Bind(raws[0].Node)
+	if err != nil {
+		return err
+	}
+	plan := bound.(*sql.Query).Plan
+	rt := s.runtime(tx, nil)
+	switch plan.(type) {
+	case *sql.Insert, *sql.Update, *sql.Delete:
+		out, _, err := runDML(ctx, rt, plan)
+		if err == nil {
+			out.Close()
+		}
+		return err
+	}
+	op, err := Build(rt, plan)
+	if err != nil {
+		return err
+	}
+	return Drain(ctx, op, func(rec arrow.Record) error {
+		if rows != nil {
+			rows(rec.NumRows())
+		}
+		return nil
+	})
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

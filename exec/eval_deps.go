@@ -1,0 +1,45 @@
+package exec
+
+// This file is the one place exec calls the value helpers of package types
+// and the cast of package functions, so that a change in their signatures
+// is fixed here only.
+
+import (
+	"context"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// valueAt returns row i of arr as a datum of type t (nil for NULL).
+func valueAt(arr arrow.Array, i int, t types.T) any { return types.ValueAt(arr, i, t) }
+
+// appendValue appends the datum v of type t to b (nil appends NULL).
+func appendValue(b array.Builder, v any, t types.T) error { return types.AppendValue(b, v, t) }
+
+// newBuilder returns a builder for a column of type t.
+func newBuilder(mem memory.Allocator, t types.T) array.Builder { return types.NewBuilder(mem, t) }
+
+// compareValues orders two non-NULL datums of type t.
+func compareValues(a, b any, t types.T) int { return types.Compare(a, b, t) }
+
+// keyBytes appends an equality-preserving encoding of the non-NULL datum v.
+func keyBytes(dst []byte, v any, t types.T) []byte { return types.KeyBytes(dst, v, t) }
+
+// castValue converts a datum as CAST does (explicit) or as an implicit or
+// assignment coercion does.
+func castValue(fn *functions.Context, v any, from, to types.T, explicit bool) (any, error) {
+	return functions.Cast(fn, v, from, to, explicit)
+}
+
+// nextVal draws the next value of a sequence.
+func nextVal(db *storage.DB, schema, name string) (int64, error) { return db.NextVal(schema, name) }
+
+// scanTable opens a scan of a table's columns (plus the row ID).
+func scanTable(ctx context.Context, tx *storage.Tx, tableID uint64, cols []int, withRowID bool) (array.RecordReader, error) {
+	return tx.Scan(ctx, tableID, cols, withRowID)
+}

@@ -1,0 +1,321 @@
+package exec
+
+// Copying rows between Arrow arrays: selections (Filter, subsets of a batch
+// for lazy evaluation), permutations (Sort) and merges of rows from many
+// batches (Join, CASE arms). Each column's type is switched on once; the
+// per-row work is a typed Value/Append.
+
+import (
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// rowRef locates row Row of source Src; Src < 0 stands for NULL.
+type rowRef struct {
+	Src int32
+	Row int32
+}
+
+// appender copies rows of a fixed set of source arrays into a builder.
+type appender interface {
+	one(src, row int)
+	// span copies rows [start, end) of one source.
+	span(src, start, end int)
+}
+
+type valueArray[T any] interface {
+	arrow.Array
+	Value(int) T
+}
+
+type valueBuilder[T any] interface {
+	array.Builder
+	Append(T)
+}
+
+type typedAppender[T any, A valueArray[T]] struct {
+	b    valueBuilder[T]
+	srcs []A
+}
+
+func (a *typedAppender[T, A]) one(src, row int) {
+	s := a.srcs[src]
+	if s.IsNull(row) {
+		a.b.AppendNull()
+		return
+	}
+	a.b.Append(s.Value(row))
+}
+
+func (a *typedAppender[T, A]) span(src, start, end int) {
+	s := a.srcs[src]
+	if s.NullN() == 0 {
+		for i := start; i < end; i++ {
+			a.b.Append(s.Value(i))
+		}
+		return
+	}
+	for i := start; i < end; i++ {
+		if s.IsNull(i) {
+			a.b.AppendNull()
+		} else {
+			a.b.Append(s.Value(i))
+		}
+	}
+}
+
+func newTyped[T any, A valueArray[T]](b valueBuilder[T], srcs []arrow.Array) (appender, bool) {
+	typed := make([]A, len(srcs))
+	for i, s := range srcs {
+		a, ok := s.(A)
+		if !ok {
+			return nil, false
+		}
+		typed[i] = a
+	}
+	return &typedAppender[T, A]{b: b, srcs: typed}, true
+}
+
+// float32Appender has a bulk path for embedding payloads.
+type float32Appender struct {
+	typedAppender[float32, *array.Float32]
+	fb *array.Float32Builder
+}
+
+func (a *float32Appender) span(src, start, end int) {
+	s := a.srcs[src]
+	if s.NullN() == 0 {
+		a.fb.AppendValues(s.Float32Values()[start:end], nil)
+		return
+	}
+	a.typedAppender.span(src, start, end)
+}
+
+type float64Appender struct {
+	typedAppender[float64, *array.Float64]
+	fb *array.Float64Builder
+}
+
+func (a *float64Appender) span(src, start, end int) {
+	s := a.srcs[src]
+	if s.NullN() == 0 {
+		a.fb.AppendValues(s.Float64Values()[start:end], nil)
+		return
+	}
+	a.typedAppender.span(src, start, end)
+}
+
+type nullAppender struct{ b array.Builder }
+
+func (a nullAppender) one(int, int)            { a.b.AppendNull() }
+func (a nullAppender) span(_, start, end int) { a.b.AppendNulls(end - start) }
+
+type listAppender struct {
+	b     *array.ListBuilder
+	srcs  []*array.List
+	child appender
+}
+
+func (a *listAppender) one(src, row int) {
+	s := a.srcs[src]
+	if s.IsNull(row) {
+		a.b.AppendNull()
+		return
+	}
+	a.b.Append(true)
+	start, end := s.ValueOffsets(row)
+	if end > start {
+		a.child.span(src, int(start), int(end))
+	}
+}
+
+func (a *listAppender) span(src, start, end int) {
+	for i := start; i < end; i++ {
+		a.one(src, i)
+	}
+}
+
+// newAppender returns an appender from srcs (all of b's physical type)
+// into b.
+func newAppender(b array.Builder, srcs []arrow.Array) (appender, error) {
+	var (
+		ap appender
+		ok bool
+	)
+	switch bb := b.(type) {
+	case *array.BooleanBuilder:
+		ap, ok = newTyped[bool, *array.Boolean](bb, srcs)
+	case *array.Int8Builder:
+		ap, ok = newTyped[int8, *array.Int8](bb, srcs)
+	case *array.Int16Builder:
+		ap, ok = newTyped[int16, *array.Int16](bb, srcs)
+	case *array.Int32Builder:
+		ap, ok = newTyped[int32, *array.Int32](bb, srcs)
+	case *array.Int64Builder:
+		ap, ok = newTyped[int64, *array.Int64](bb, srcs)
+	case *array.Uint32Builder:
+		ap, ok = newTyped[uint32, *array.Uint32](bb, srcs)
+	case *array.Uint64Builder:
+		ap, ok = newTyped[uint64, *array.Uint64](bb, srcs)
+	case *array.Float32Builder:
+		var t appender
+		if t, ok = newTyped[float32, *array.Float32](bb, srcs); ok {
+			ap = &float32Appender{typedAppender: *t.(*typedAppender[float32, *array.Float32]), fb: bb}
+		}
+	case *array.Float64Builder:
+		var t appender
+		if t, ok = newTyped[float64, *array.Float64](bb, srcs); ok {
+			ap = &float64Appender{typedAppender: *t.(*typedAppender[float64, *array.Float64]), fb: bb}
+		}
+	case *array.StringBuilder:
+		ap, ok = newTyped[string, *array.String](bb, srcs)
+	case *array.LargeStringBuilder:
+		ap, ok = newTyped[string, *array.LargeString](bb, srcs)
+	case *array.BinaryBuilder:
+		if b.Type().ID() == arrow.LARGE_BINARY {
+			ap, ok = newTyped[[]byte, *array.LargeBinary](bb, srcs)
+		} else {
+			ap, ok = newTyped[[]byte, *array.Binary](bb, srcs)
+		}
+	case *array.FixedSizeBinaryBuilder:
+		ap, ok = newTyped[[]byte, *array.FixedSizeBinary](bb, srcs)
+	case *array.Date32Builder:
+		ap, ok = newTyped[arrow.Date32, *array.Date32](bb, srcs)
+	case *array.Date64Builder:
+		ap, ok = newTyped[arrow.Date64, *array.Date64](bb, srcs)
+	case *array.Time32Builder:
+		ap, ok = newTyped[arrow.Time32, *array.Time32](bb, srcs)
+	case *array.Time64Builder:
+		ap, ok = newTyped[arrow.Time64, *array.Time64](bb, srcs)
+	case *array.TimestampBuilder:
+		ap, ok = newTyped[arrow.Timestamp, *array.Timestamp](bb, srcs)
+	case *array.MonthDayNanoIntervalBuilder:
+		ap, ok = newTyped[arrow.MonthDayNanoInterval, *array.MonthDayNanoInterval](bb, srcs)
+	case *array.NullBuilder:
+		ap, ok = nullAppender{b: bb}, true
+	case *array.ListBuilder:
+		lists := make([]*array.List, len(srcs))
+		children := make([]arrow.Array, len(srcs))
+		ok = true
+		for i, s := range srcs {
+			l, isList := s.(*array.List)
+			if !isList {
+				ok = false
+				break
+			}
+			lists[i] = l
+			children[i] = l.ListValues()
+		}
+		if ok {
+			child, err := newAppender(bb.ValueBuilder(), children)
+			if err != nil {
+				return nil, err
+			}
+			ap = &listAppender{b: bb, srcs: lists, child: child}
+		}
+	}
+	if !ok {
+		var got arrow.DataType
+		for _, s := range srcs {
+			if !arrow.TypeEqual(s.DataType(), b.Type()) {
+				got = s.DataType()
+				break
+			}
+		}
+		return nil, internalErr("cannot copy %v rows into a %v column", got, b.Type())
+	}
+	return ap, nil
+}
+
+// gatherArray builds an array of type dt from the rows refs points at.
+func gatherArray(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []rowRef) (arrow.Array, error) {
+	b := array.NewBuilder(mem, dt)
+	defer b.Release()
+	b.Reserve(len(refs))
+	ap, err := newAppender(b, srcs)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range refs {
+		if r.Src < 0 {
+			b.AppendNull()
+			continue
+		}
+		ap.one(int(r.Src), int(r.Row))
+	}
+	return b.NewArray(), nil
+}
+
+// takeArray builds an array of the given rows of arr.
+func takeArray(mem memory.Allocator, arr arrow.Array, rows []int) (arrow.Array, error) {
+	if arr.DataType().ID() == arrow.NULL {
+		return array.NewNull(len(rows)), nil
+	}
+	b := array.NewBuilder(mem, arr.DataType())
+	defer b.Release()
+	b.Reserve(len(rows))
+	ap, err := newAppender(b, []arrow.Array{arr})
+	if err != nil {
+		return nil, err
+	}
+	// Copy runs of consecutive rows at once.
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && rows[j] == rows[j-1]+1 {
+			j++
+		}
+		if j-i == 1 {
+			ap.one(0, rows[i])
+		} else {
+			ap.span(0, rows[i], rows[j-1]+1)
+		}
+		i = j
+	}
+	return b.NewArray(), nil
+}
+
+// takeRecord builds a record of the given rows of rec (schema unchanged).
+func takeRecord(mem memory.Allocator, rec arrow.Record, rows []int) (arrow.Record, error) {
+	cols := make([]arrow.Array, rec.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i := range cols {
+		c, err := takeArray(mem, rec.Column(i), rows)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = c
+	}
+	return array.NewRecord(rec.Schema(), cols, int64(len(rows))), nil
+}
+
+// gatherRecords builds a record of schema from rows of several records
+// with that schema's column types.
+func gatherRecords(mem memory.Allocator, schema *arrow.Schema, srcs []arrow.Record, refs []rowRef) (arrow.Record, error) {
+	cols := make([]arrow.Array, schema.NumFields())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	arrs := make([]arrow.Array, len(srcs))
+	for i := range cols {
+		for j, s := range srcs {
+			arrs[j] = s.Column(i)
+		}
+		c, err := gatherArray(mem, schema.Field(i).Type, arrs, refs)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = c
+	}
+	return array.NewRecord(schema, cols, int64(len(refs))), nil
+}

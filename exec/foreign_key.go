@@ -1,0 +1,176 @@
+package exec
+
+import (
+	"context"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// fkCheck enforces one FOREIGN KEY constraint for one statement. The keys
+// of the other side are read once, on first use.
+type fkCheck struct {
+	fk     *storage.ForeignKeyDef
+	child  *storage.TableDef
+	parent *storage.TableDef
+	keys   map[string]bool
+}
+
+// positions maps column IDs to positions in def.
+func positions(def *storage.TableDef, ids []int) []int {
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		out[i] = -1
+		for p, c := range def.Columns {
+			if c.ID == id {
+				out[i] = p
+			}
+		}
+	}
+	return out
+}
+
+// rowKey encodes the given columns of a row; ok is false when one is NULL
+// (a NULL key never violates a foreign key).
+func rowKey(def *storage.TableDef, rec arrow.Record, row int, pos []int) (string, bool) {
+	var key []byte
+	for _, p := range pos {
+		if p < 0 {
+			return "", false
+		}
+		t := def.Columns[p].Type
+		v := types.ValueAt(rec.Column(p), row, t)
+		if v == nil {
+			return "", false
+		}
+		key = types.KeyBytes(key, v, t)
+		key = append(key, 0)
+	}
+	return string(key), true
+}
+
+// loadKeys reads the set of keys of def's columns pos.
+func loadKeys(ctx context.Context, rt *Runtime, def *storage.TableDef, pos []int) (map[string]bool, error) {
+	rr, err := rt.Tx.Scan(ctx, def.ID, allPositions(def), false)
+	if err != nil {
+		return nil, err
+	}
+	defer rr.Release()
+	keys := map[string]bool{}
+	for rr.Next() {
+		rec := rr.Record()
+		for r := 0; r < int(rec.NumRows()); r++ {
+			if k, ok := rowKey(def, rec, r, pos); ok {
+				keys[k] = true
+			}
+		}
+	}
+	return keys, rr.Err()
+}
+
+func allPositions(def *storage.TableDef) []int {
+	out := make([]int, len(def.Columns))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func colNames(def *storage.TableDef, pos []int) string {
+	names := make([]string, len(pos))
+	for i, p := range pos {
+		if p >= 0 {
+			names[i] = def.Columns[p].Name
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func keyText(def *storage.TableDef, rec arrow.Record, row int, pos []int) string {
+	vals := make([]string, len(pos))
+	for i, p := range pos {
+		t := def.Columns[p].Type
+		vals[i] = types.FormatText(types.ValueAt(rec.Column(p), row, t), t)
+	}
+	return strings.Join(vals, ", ")
+}
+
+// verifyChild checks that every new child row references an existing
+// parent row (23503).
+func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec arrow.Record) error {
+	if f.parent == nil {
+		cat := rt.Tx.Catalog()
+		f.parent = cat.Tables[f.fk.RefTable]
+		if f.parent == nil {
+			return nil
+		}
+	}
+	childPos := positions(f.child, f.fk.Columns)
+	parentPos := positions(f.parent, f.fk.RefColumns)
+	for r := 0; r < int(rec.NumRows()); r++ {
+		k, ok := rowKey(f.child, rec, r, childPos)
+		if !ok {
+			continue
+		}
+		if f.keys == nil || !f.keys[k] {
+			// Reload: rows inserted earlier in this statement may be the
+			// parents (self references).
+			keys, err := loadKeys(ctx, rt, f.parent, parentPos)
+			if err != nil {
+				return err
+			}
+			f.keys = keys
+			if f.parent.ID == f.child.ID {
+				for rr := 0; rr < int(rec.NumRows()); rr++ {
+					if pk, ok := rowKey(f.child, rec, rr, parentPos); ok {
+						f.keys[pk] = true
+					}
+				}
+			}
+		}
+		if !f.keys[k] {
+			return pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", f.child.Name, f.fk.Name).
+				WithDetail("Key (%s)=(%s) is not present in table \"%s\".", colNames(f.child, childPos), keyText(f.child, rec, r, childPos), f.parent.Name)
+		}
+	}
+	return nil
+}
+
+// referencingKeys lists the foreign keys of other tables that point at def.
+func referencingKeys(rt *Runtime, def *storage.TableDef) []*fkCheck {
+	var out []*fkCheck
+	for _, t := range rt.Tx.Catalog().Tables {
+		for i := range t.ForeignKeys {
+			if t.ForeignKeys[i].RefTable == def.ID {
+				out = append(out, &fkCheck{fk: &t.ForeignKeys[i], child: t, parent: def})
+			}
+		}
+	}
+	return out
+}
+
+// verifyParentDelete refuses to delete parent rows that child rows still
+// reference (23503, NO ACTION).
+func (f *fkCheck) verifyParentDelete(ctx context.Context, rt *Runtime, rec arrow.Record) error {
+	childPos := positions(f.child, f.fk.Columns)
+	parentPos := positions(f.parent, f.fk.RefColumns)
+	if f.keys == nil {
+		keys, err := loadKeys(ctx, rt, f.child, childPos)
+		if err != nil {
+			return err
+		}
+		f.keys = keys
+	}
+	for r := 0; r < int(rec.NumRows()); r++ {
+		if k, ok := rowKey(f.parent, rec, r, parentPos); ok && f.keys[k] {
+			return pgerr.New(pgerrcode.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", f.parent.Name, f.fk.Name, f.child.Name).
+				WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", colNames(f.parent, parentPos), keyText(f.parent, rec, r, parentPos), f.child.Name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package exec
+
+import (
+	"context"
+	"io"
+	"math"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cockroachdb/apd/v3"
+	"github.com/jackc/pgerrcode"
+)
+
+// Limit skips Offset rows and passes at most Count rows, slicing batches
+// without copying. It stops pulling its input once Count rows are out.
+type Limit struct {
+	rt            *Runtime
+	countExpr     sql.Expr
+	offsetExpr    sql.Expr
+	input         Operator
+	inited        bool
+	count, offset int64 // count < 0: no limit
+	emitted       int64
+	out           outSlot
+}
+
+func newLimit(rt *Runtime, count, offset sql.Expr, in Operator) *Limit {
+	return &Limit{rt: rt, countExpr: count, offsetExpr: offset, input: in}
+}
+
+// limitValues evaluates LIMIT and OFFSET: a NULL or absent count means no
+// limit (-1), a NULL or absent offset 0; negative values are errors.
+func limitValues(ctx context.Context, rt *Runtime, count, offset sql.Expr) (int64, int64, error) {
+	c, o := int64(-1), int64(0)
+	if count != nil {
+		v, err := evalScalarCtx(ctx, rt, count)
+		if err != nil {
+			return 0, 0, err
+		}
+		if v != nil {
+			n, err := rowCount(v)
+			if err != nil {
+				return 0, 0, err
+			}
+			if n < 0 {
+				return 0, 0, pgerr.New(pgerrcode.InvalidRowCountInLimitClause, "LIMIT must not be negative")
+			}
+			c = n
+		}
+	}
+	if offset != nil {
+		v, err := evalScalarCtx(ctx, rt, offset)
+		if err != nil {
+			return 0, 0, err
+		}
+		if v != nil {
+			n, err := rowCount(v)
+			if err != nil {
+				return 0, 0, err
+			}
+			if n < 0 {
+				return 0, 0, pgerr.New(pgerrcode.InvalidRowCountInResultOffsetClause, "OFFSET must not be negative")
+			}
+			o = n
+		}
+	}
+	return c, o, nil
+}
+
+// rowCount converts a LIMIT/OFFSET datum to an int64 (rounding as the cast
+// to bigint does).
+func rowCount(v any) (int64, error) {
+	if i, ok := toInt64(v); ok {
+		return i, nil
+	}
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || x >= math.MaxInt64 || x < math.MinInt64 {
+			return 0, pgerr.New(pgerrcode.NumericValueOutOfRange, "bigint out of range")
+		}
+		return int64(math.RoundToEven(x)), nil
+	case *apd.Decimal:
+		var r apd.Decimal
+		if _, err := apd.BaseContext.WithPrecision(40).RoundToIntegralValue(&r, x); err != nil {
+			return 0, err
+		}
+		i, err := r.Int64()
+		if err != nil {
+			return 0, pgerr.New(pgerrcode.NumericValueOutOfRange, "bigint out of range")
+		}
+		return i, nil
+	}
+	return 0, internalErr("LIMIT value of type %T", v)
+}
+
+// Schema implements Operator.
+func (l *Limit) Schema() *arrow.Schema { return l.input.Schema() }
+
+// Next implements Operator.
+func (l *Limit) Next(ctx context.Context) (arrow.Record, error) {
+	l.out.release()
+	if !l.inited {
+		c, o, err := limitValues(ctx, l.rt, l.countExpr, l.offsetExpr)
+		if err != nil {
+			return nil, err
+		}
+		l.count, l.offset, l.inited = c, o, true
+	}
+	for {
+		if l.count >= 0 && l.emitted >= l.count {
+			return nil, io.EOF
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rec, err := l.input.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		n := rec.NumRows()
+		if l.offset >= n {
+			l.offset -= n
+			continue
+		}
+		start, end := l.offset, n
+		l.offset = 0
+		if l.count >= 0 && end-start > l.count-l.emitted {
+			end = start + l.count - l.emitted
+		}
+		l.emitted += end - start
+		if start == 0 && end == n {
+			return l.out.pass(rec), nil
+		}
+		return l.out.set(rec.NewSlice(start, end)), nil
+	}
+}
+
+// Close implements Operator.
+func (l *Limit) Close() {
+	l.out.release()
+	l.input.Close()
+}

@@ -1,0 +1,848 @@
+package exec
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// Options configures an Engine.
+type Options struct {
+	Logger *slog.Logger
+}
+
+// Engine runs SQL against one storage.DB; it is safe for concurrent use
+// by many sessions.
+type Engine struct {
+	db     *storage.DB
+	logger *slog.Logger
+}
+
+// NewEngine returns an engine over db.
+func NewEngine(db *storage.DB, opts Options) *Engine {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Engine{db: db, logger: logger}
+}
+
+// DB is the storage the engine runs on.
+func (e *Engine) DB() *storage.DB { return e.db }
+
+// Session is one client connection's SQL state: settings, the open
+// transaction, SQL-level prepared statements. A session is used by one
+// goroutine at a time.
+type Session struct {
+	engine   *Engine
+	user     string
+	database string
+	values   map[string]string
+	changed  map[string]string
+	notices  []Notice
+
+	// tx is the explicit transaction (BEGIN ... COMMIT), nil in autocommit.
+	tx         *storage.Tx
+	txFailed   bool
+	savepoints []savepoint
+	// txStart is the transaction timestamp of the explicit transaction.
+	txStart time.Time
+
+	prepared map[string]*Statement
+}
+
+type savepoint struct {
+	name string
+	mark int
+}
+
+// Statement is a parsed and analysed statement: its parameter types and
+// result columns (nil when it returns no rows).
+type Statement struct {
+	SQL        string
+	ParamTypes []types.T
+	Columns    []Column
+
+	node *pg_query.Node
+}
+
+// Portal is a statement bound to parameter values, ready to run. A portal
+// whose Execute was suspended keeps its operator open for the next call.
+type Portal struct {
+	stmt    *Statement
+	bound   any
+	params  []any
+	columns []Column
+
+	run *portalRun
+}
+
+// portalRun is the state of a portal between Executes of a row-returning
+// statement.
+type portalRun struct {
+	op      Operator
+	tx      *storage.Tx
+	ownTx   bool
+	rows    int64
+	pending arrow.Record // rows of a batch left over after a row limit
+	done    bool
+	// dmlTag is the command tag of a data-modifying statement whose
+	// RETURNING rows are being streamed.
+	dmlTag string
+}
+
+// Columns are the portal's result columns (nil: no rows).
+func (p *Portal) Columns() []Column { return p.columns }
+
+// NewSession opens a session for a connected client.
+func (e *Engine) NewSession(user, database string, startup map[string]string) *Session {
+	s := &Session{engine: e, user: user, database: database, values: map[string]string{}, changed: map[string]string{}, prepared: map[string]*Statement{}}
+	s.values["session_authorization"] = user
+	for k, v := range startup {
+		name := strings.ToLower(k)
+		if st, ok := settings[name]; ok && !st.readOnly {
+			if st.check != nil {
+				if nv, err := st.check(v); err == nil {
+					v = nv
+				} else {
+					continue
+				}
+			}
+			s.values[name] = v
+		}
+	}
+	return s
+}
+
+// Close releases everything the session holds; an open transaction is
+// rolled back.
+func (s *Session) Close() {
+	if s.tx != nil {
+		s.tx.Rollback()
+		s.tx = nil
+	}
+}
+
+// get returns a setting's current value.
+func (s *Session) get(name string) string {
+	if v, ok := s.values[name]; ok {
+		return v
+	}
+	return settings[name].def
+}
+
+// ParameterStatus returns the parameters reported to the client at startup.
+func (s *Session) ParameterStatus() map[string]string {
+	out := map[string]string{}
+	for name, st := range settings {
+		if st.report {
+			out[showName(name)] = s.get(name)
+		}
+	}
+	return out
+}
+
+// TakeChangedParameters returns (and forgets) the reported parameters a
+// statement changed since the last call.
+func (s *Session) TakeChangedParameters() map[string]string {
+	if len(s.changed) == 0 {
+		return nil
+	}
+	out := s.changed
+	s.changed = map[string]string{}
+	return out
+}
+
+// TakeNotices returns (and forgets) notices raised since the last call.
+func (s *Session) TakeNotices() []Notice {
+	n := s.notices
+	s.notices = nil
+	return n
+}
+
+func (s *Session) notice(format string, args ...any) {
+	s.notices = append(s.notices, Notice{Severity: "NOTICE", Code: "00000", Message: sprintf(format, args...)})
+}
+
+// TxStatus reports the session's transaction state.
+func (s *Session) TxStatus() TxStatus {
+	switch {
+	case s.tx == nil:
+		return TxIdle
+	case s.txFailed:
+		return TxFailed
+	}
+	return TxActive
+}
+
+// Location is the session's TimeZone.
+func (s *Session) Location() *time.Location {
+	loc, err := loadLocation(s.get("timezone"))
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// searchPath resolves the search_path setting to schema names.
+func (s *Session) searchPath() []string {
+	var out []string
+	for _, part := range strings.Split(s.get("search_path"), ",") {
+		name := strings.Trim(strings.TrimSpace(part), `"`)
+		if name == "$user" {
+			name = s.user
+		}
+		if name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// User implements functions.SessionInfo.
+func (s *Session) User() string { return s.user }
+
+// Database implements functions.SessionInfo.
+func (s *Session) Database() string { return s.database }
+
+// CurrentSchema implements functions.SessionInfo: the first schema of the
+// search path that exists.
+func (s *Session) CurrentSchema() string {
+	cat := s.catalog()
+	for _, name := range s.searchPath() {
+		if _, ok := cat.Schemas[name]; ok {
+			return name
+		}
+	}
+	return ""
+}
+
+// SearchPath implements functions.SessionInfo.
+func (s *Session) SearchPath() []string { return s.searchPath() }
+
+// Setting implements functions.SessionInfo (current_setting).
+func (s *Session) Setting(name string) (string, bool) {
+	name = strings.ToLower(name)
+	if _, ok := lookupSetting(name); !ok {
+		return "", false
+	}
+	v, ok := s.values[name]
+	if !ok {
+		st, known := settings[name]
+		if !known {
+			return "", false
+		}
+		v = st.def
+	}
+	return v, true
+}
+
+// catalog is the catalog the session's next statement sees.
+func (s *Session) catalog() *storage.Catalog {
+	if s.tx != nil {
+		return s.tx.Catalog()
+	}
+	return s.engine.db.Catalog()
+}
+
+// Prepare parses and analyses sql (which may hold several statements; none
+// for an empty query). paramTypes gives known parameter types; Unknown ones
+// are inferred. A single statement is bound now so its parameter and
+// result types are known; several statements (a simple query) are bound
+// one by one when they run, since earlier ones may create what later ones
+// use.
+func (s *Session) Prepare(text string, paramTypes []types.T) ([]*Statement, error) {
+	raws, err := sql.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Statement, len(raws))
+	for i, r := range raws {
+		out[i] = &Statement{SQL: r.Text, ParamTypes: append([]types.T(nil), paramTypes...), node: r.Node}
+	}
+	if len(out) == 1 && !s.txFailed {
+		st := out[0]
+		bound, params, err := s.bind(st.node, st.ParamTypes)
+		if err != nil {
+			return nil, err
+		}
+		st.ParamTypes = params
+		st.Columns = s.resultColumns(bound)
+	}
+	return out, nil
+}
+
+// bind binds a statement against the session's current catalog.
+func (s *Session) bind(node *pg_query.Node, params []types.T) (any, []types.T, error) {
+	b := &sql.Binder{Catalog: s.catalog(), SearchPath: s.searchPath(), Params: append([]types.T(nil), params...)}
+	bound, err := b.Bind(node)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.FinishParams()
+	return bound, b.Params, nil
+}
+
+// resultColumns describes the rows a bound statement returns.
+func (s *Session) resultColumns(bound any) []Column {
+	switch x := bound.(type) {
+	case *sql.Query:
+		return visibleColumns(x.Plan.Columns())
+	case *sql.Show:
+		return []Column{{Name: showName(x.Name), Type: types.TextT}}
+	case *sql.Execute:
+		if p, ok := s.prepared[x.Name]; ok {
+			return p.Columns
+		}
+	}
+	return nil
+}
+
+func visibleColumns(cols []sql.Col) []Column {
+	var out []Column
+	for _, c := range cols {
+		if c.Hidden {
+			continue
+		}
+		out = append(out, Column{Name: c.Name, Type: c.T, TableOID: c.TableOID, Attnum: c.Attnum})
+	}
+	if out == nil {
+		out = []Column{}
+	}
+	return out
+}
+
+// Bind binds parameter values (datums, see package types) to st. The
+// statement is bound again against the current catalog, so a portal
+// always plans with the latest table definitions.
+func (s *Session) Bind(st *Statement, params []any) (*Portal, error) {
+	if s.txFailed && !isTxEnd(st.node) {
+		return nil, errTxAborted()
+	}
+	bound, ptypes, err := s.bind(st.node, st.ParamTypes)
+	if err != nil {
+		return nil, err
+	}
+	if len(params) < len(ptypes) && len(params) != 0 || len(params) > len(ptypes) {
+		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"\" requires %d", len(params), len(ptypes))
+	}
+	if len(params) == 0 && len(ptypes) > 0 {
+		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies 0 parameters, but prepared statement \"\" requires %d", len(ptypes))
+	}
+	return &Portal{stmt: st, bound: bound, params: params, columns: s.resultColumns(bound)}, nil
+}
+
+func isTxEnd(node *pg_query.Node) bool {
+	t := node.GetTransactionStmt()
+	if t == nil {
+		return false
+	}
+	switch t.Kind {
+	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT, pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK,
+		pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		return true
+	}
+	return false
+}
+
+func errTxAborted() error {
+	return pgerr.New(pgerrcode.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+}
+
+// Execute runs the portal, calling emit for each batch of result rows, up
+// to maxRows rows (0: all). suspended reports that rows remain for a later
+// Execute. The records passed to emit are valid only during the call.
+func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error) (tag string, suspended bool, err error) {
+	if s.txFailed && !isTxEnd(p.stmt.node) {
+		return "", false, errTxAborted()
+	}
+	if timeout, _ := parseDuration(s.get("statement_timeout")); timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	tag, suspended, err = s.execute(ctx, p, maxRows, emit)
+	if err != nil {
+		s.fail()
+		if ctx.Err() == context.DeadlineExceeded {
+			err = pgerr.New(pgerrcode.QueryCanceled, "canceling statement due to statement timeout")
+		}
+	}
+	return tag, suspended, err
+}
+
+// fail marks the explicit transaction aborted after an error.
+func (s *Session) fail() {
+	if s.tx != nil {
+		s.txFailed = true
+	}
+}
+
+func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error) (string, bool, error) {
+	switch x := p.bound.(type) {
+	case *sql.Query:
+		return s.runQuery(ctx, p, x.Plan, maxRows, emit)
+	case *sql.Transaction:
+		tag, err := s.runTransaction(x)
+		return tag, false, err
+	case *sql.Set:
+		return "SET", false, s.runSet(x)
+	case *sql.Show:
+		return s.runShow(x, emit)
+	case *sql.Prepare:
+		return "PREPARE", false, s.runPrepare(x)
+	case *sql.Execute:
+		return s.runExecute(ctx, x, maxRows, emit)
+	case *sql.Deallocate:
+		if x.All {
+			s.prepared = map[string]*Statement{}
+		} else if _, ok := s.prepared[x.Name]; !ok {
+			return "", false, pgerr.New(pgerrcode.UndefinedPstatement, "prepared statement \"%s\" does not exist", x.Name)
+		} else {
+			delete(s.prepared, x.Name)
+		}
+		if x.All {
+			return "DEALLOCATE ALL", false, nil
+		}
+		return "DEALLOCATE", false, nil
+	case *sql.NoOp:
+		return x.Tag, false, nil
+	}
+	tag, err := s.inTx(ctx, func(tx *storage.Tx) (string, error) { return s.runDDL(ctx, tx, p.bound) })
+	return tag, false, err
+}
+
+// inTx runs fn in the explicit transaction, or in a new one that commits
+// when fn succeeds (autocommit).
+func (s *Session) inTx(ctx context.Context, fn func(tx *storage.Tx) (string, error)) (string, error) {
+	if s.tx != nil {
+		mark := s.tx.Savepoint()
+		tag, err := fn(s.tx)
+		if err != nil {
+			// The statement leaves no effect even though the transaction
+			// stays open (aborted) until ROLLBACK.
+			s.tx.RollbackTo(mark)
+		}
+		return tag, err
+	}
+	tx := s.engine.db.Begin()
+	tag, err := fn(tx)
+	if err != nil {
+		tx.Rollback()
+		return "", err
+	}
+	if err := tx.Commit(); err != nil {
+		return "", err
+	}
+	return tag, nil
+}
+
+// runtime builds the Runtime of one statement.
+func (s *Session) runtime(tx *storage.Tx, params []any) *Runtime {
+	now := time.Now()
+	if s.tx != nil {
+		now = s.txStart
+	}
+	return &Runtime{
+		Fn:     &functions.Context{Now: now, Location: s.Location(), Mem: memory.DefaultAllocator, Session: s},
+		Params: params,
+		Tx:     tx,
+		DB:     s.engine.db,
+	}
+}
+
+// runQuery runs SELECT, INSERT, UPDATE, DELETE and EXPLAIN plans.
+func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRows int, emit func(arrow.Record) error) (string, bool, error) {
+	switch n := plan.(type) {
+	case *sql.Insert, *sql.Update, *sql.Delete:
+		// Data-modifying statements run to completion at the first
+		// Execute; their RETURNING rows are kept for later ones.
+		if p.run == nil {
+			var result *materialized
+			var tag string
+			_, err := s.inTx(ctx, func(tx *storage.Tx) (string, error) {
+				var err error
+				result, tag, err = runDML(ctx, s.runtime(tx, p.params), n)
+				return tag, err
+			})
+			if err != nil {
+				return "", false, err
+			}
+			p.run = &portalRun{op: result}
+			if len(n.Columns()) == 0 {
+				p.run.done = true
+				result.Close()
+				return tag, false, nil
+			}
+			p.run.dmlTag = tag
+		}
+		tag, suspended, err := streamRows(ctx, p.run, maxRows, emit)
+		if err != nil || suspended {
+			return "", suspended, err
+		}
+		return p.run.dmlTag, false, nil
+	case *sql.Explain:
+		lines, err := s.explain(ctx, p, n)
+		if err != nil {
+			return "", false, err
+		}
+		return "EXPLAIN", false, emitText(lines, emit)
+	}
+	if p.run == nil {
+		tx, own := s.tx, false
+		if tx == nil {
+			tx, own = s.engine.db.Begin(), true
+		}
+		op, err := Build(s.runtime(tx, p.params), plan)
+		if err != nil {
+			if own {
+				tx.Rollback()
+			}
+			return "", false, err
+		}
+		p.run = &portalRun{op: op, tx: tx, ownTx: own}
+	}
+	tag, suspended, err := streamRows(ctx, p.run, maxRows, emit)
+	if err != nil || !suspended {
+		p.closeRun()
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return "SELECT " + tag, suspended, nil
+}
+
+// closeRun releases a portal's running operator and read transaction.
+func (p *Portal) closeRun() {
+	r := p.run
+	if r == nil || r.done {
+		return
+	}
+	r.done = true
+	if r.pending != nil {
+		r.pending.Release()
+		r.pending = nil
+	}
+	r.op.Close()
+	if r.ownTx {
+		r.tx.Rollback()
+	}
+}
+
+// ClosePortal releases a portal's resources.
+func (s *Session) ClosePortal(p *Portal) { p.closeRun() }
+
+// streamRows pulls batches from run.op and emits up to maxRows rows (0:
+// all). It returns the number of rows emitted as the tag text.
+func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arrow.Record) error) (string, bool, error) {
+	var sent int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", false, err
+		}
+		rec := run.pending
+		run.pending = nil
+		if rec == nil {
+			next, err := run.op.Next(ctx)
+			if err == io.EOF {
+				return itoa(sent), false, nil
+			}
+			if err != nil {
+				return "", false, err
+			}
+			next.Retain()
+			rec = next
+		}
+		n := rec.NumRows()
+		if maxRows > 0 && sent+n > int64(maxRows) {
+			take := int64(maxRows) - sent
+			head := rec.NewSlice(0, take)
+			run.pending = rec.NewSlice(take, n)
+			rec.Release()
+			err := emit(head)
+			head.Release()
+			sent += take
+			if err != nil {
+				return "", false, err
+			}
+			return itoa(sent), true, nil
+		}
+		err := emit(rec)
+		rec.Release()
+		if err != nil {
+			return "", false, err
+		}
+		sent += n
+		if maxRows > 0 && sent == int64(maxRows) {
+			// Suspended only if more rows follow.
+			next, err := run.op.Next(ctx)
+			if err == io.EOF {
+				return itoa(sent), false, nil
+			}
+			if err != nil {
+				return "", false, err
+			}
+			next.Retain()
+			run.pending = next
+			return itoa(sent), true, nil
+		}
+	}
+}
+
+func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
+	switch t.Kind {
+	case sql.TxBegin:
+		if s.tx != nil {
+			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25001", Message: "there is already a transaction in progress"})
+			return "BEGIN", nil
+		}
+		s.tx = s.engine.db.Begin()
+		s.txStart = time.Now()
+		s.txFailed = false
+		s.savepoints = nil
+		return "BEGIN", nil
+	case sql.TxCommit:
+		if s.tx == nil {
+			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
+			return "COMMIT", nil
+		}
+		tx, failed := s.tx, s.txFailed
+		s.tx, s.txFailed, s.savepoints = nil, false, nil
+		if failed {
+			tx.Rollback()
+			return "ROLLBACK", nil
+		}
+		if err := tx.Commit(); err != nil {
+			return "", err
+		}
+		return "COMMIT", nil
+	case sql.TxRollback:
+		if s.tx == nil {
+			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
+			return "ROLLBACK", nil
+		}
+		s.tx.Rollback()
+		s.tx, s.txFailed, s.savepoints = nil, false, nil
+		return "ROLLBACK", nil
+	}
+	if s.tx == nil {
+		return "", pgerr.New(pgerrcode.NoActiveSQLTransaction, "%s can only be used in transaction blocks", map[sql.TxKind]string{sql.TxSavepoint: "SAVEPOINT", sql.TxRelease: "RELEASE SAVEPOINT", sql.TxRollbackTo: "ROLLBACK TO SAVEPOINT"}[t.Kind])
+	}
+	if t.Kind == sql.TxSavepoint {
+		s.savepoints = append(s.savepoints, savepoint{name: t.Savepoint, mark: s.tx.Savepoint()})
+		return "SAVEPOINT", nil
+	}
+	i := len(s.savepoints) - 1
+	for ; i >= 0 && s.savepoints[i].name != t.Savepoint; i-- {
+	}
+	if i < 0 {
+		s.txFailed = true
+		return "", pgerr.New(pgerrcode.InvalidSavepointSpecification, "savepoint \"%s\" does not exist", t.Savepoint)
+	}
+	if t.Kind == sql.TxRelease {
+		s.savepoints = s.savepoints[:i]
+		return "RELEASE", nil
+	}
+	s.tx.RollbackTo(s.savepoints[i].mark)
+	s.savepoints = s.savepoints[:i+1]
+	s.txFailed = false
+	return "ROLLBACK", nil
+}
+
+func (s *Session) runSet(x *sql.Set) error {
+	if x.Name == "all" && x.Reset {
+		for name, st := range settings {
+			if _, ok := s.values[name]; ok && !st.readOnly && name != "session_authorization" {
+				delete(s.values, name)
+				if st.report {
+					s.changed[showName(name)] = st.def
+				}
+			}
+		}
+		return nil
+	}
+	if x.Name == "transaction_isolation" || x.Name == "session characteristics" {
+		return nil
+	}
+	st, ok := lookupSetting(x.Name)
+	if !ok {
+		return unrecognized(x.Name)
+	}
+	if st.readOnly {
+		return pgerr.New(pgerrcode.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", x.Name)
+	}
+	v := x.Value
+	if x.Reset {
+		v = st.def
+	} else if st.check != nil {
+		var err error
+		if v, err = st.check(v); err != nil {
+			return err
+		}
+	}
+	s.values[x.Name] = v
+	if st.report {
+		s.changed[showName(x.Name)] = v
+	}
+	return nil
+}
+
+func (s *Session) runShow(x *sql.Show, emit func(arrow.Record) error) (string, bool, error) {
+	name := x.Name
+	switch name {
+	case "transaction isolation level":
+		name = "transaction_isolation"
+	case "session authorization":
+		name = "session_authorization"
+	case "time zone":
+		name = "timezone"
+	case "all":
+		return "", false, pgerr.NotSupported("SHOW ALL")
+	}
+	v, ok := s.Setting(name)
+	if !ok {
+		return "", false, unrecognized(x.Name)
+	}
+	return "SHOW", false, emitText([]string{v}, emit)
+}
+
+func (s *Session) runPrepare(x *sql.Prepare) error {
+	if _, ok := s.prepared[x.Name]; ok {
+		return pgerr.New(pgerrcode.DuplicatePstatement, "prepared statement \"%s\" already exists", x.Name)
+	}
+	st := &Statement{SQL: x.Text, ParamTypes: x.ParamTypes, node: x.Stmt}
+	bound, params, err := s.bind(x.Stmt, x.ParamTypes)
+	if err != nil {
+		return err
+	}
+	st.ParamTypes = params
+	st.Columns = s.resultColumns(bound)
+	s.prepared[x.Name] = st
+	return nil
+}
+
+func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, emit func(arrow.Record) error) (string, bool, error) {
+	st, ok := s.prepared[x.Name]
+	if !ok {
+		return "", false, pgerr.New(pgerrcode.UndefinedPstatement, "prepared statement \"%s\" does not exist", x.Name)
+	}
+	if len(x.Args) != len(st.ParamTypes) {
+		return "", false, pgerr.New(pgerrcode.SyntaxError, "wrong number of parameters for prepared statement \"%s\"", x.Name).
+			WithDetail("Expected %d parameters but got %d.", len(st.ParamTypes), len(x.Args))
+	}
+	params, err := s.evalArgs(x.Args, st.ParamTypes)
+	if err != nil {
+		return "", false, err
+	}
+	portal, err := s.Bind(st, params)
+	if err != nil {
+		return "", false, err
+	}
+	defer portal.closeRun()
+	return s.execute(ctx, portal, 0, emit)
+}
+
+// evalArgs evaluates EXECUTE's argument expressions as the parameter types.
+func (s *Session) evalArgs(args []*pg_query.Node, ptypes []types.T) ([]any, error) {
+	out := make([]any, len(args))
+	for i, a := range args {
+		sel := &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
+			TargetList: []*pg_query.Node{{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{Val: &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: a, TypeName: typeNameOf(ptypes[i])}}}}}}},
+		}}}
+		v, err := s.scalarQuery(sel)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// typeNameOf builds a parse-tree type name for t.
+func typeNameOf(t types.T) *pg_query.TypeName {
+	name := t.String()
+	var bounds []*pg_query.Node
+	for strings.HasSuffix(name, "[]") {
+		name = strings.TrimSuffix(name, "[]")
+		bounds = append(bounds, &pg_query.Node{Node: &pg_query.Node_Integer{Integer: &pg_query.Integer{Ival: -1}}})
+	}
+	if i := strings.IndexByte(name, '('); i >= 0 {
+		name = name[:i]
+	}
+	return &pg_query.TypeName{Names: []*pg_query.Node{{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: name}}}}, ArrayBounds: bounds, Typemod: -1}
+}
+
+// scalarQuery runs a one-row, one-column SELECT parse tree and returns the
+// datum.
+func (s *Session) scalarQuery(node *pg_query.Node) (any, error) {
+	bound, _, err := s.bind(node, nil)
+	if err != nil {
+		return nil, err
+	}
+	q := bound.(*sql.Query)
+	tx, own := s.tx, false
+	if tx == nil {
+		tx, own = s.engine.db.Begin(), true
+		defer func() {
+			if own {
+				tx.Rollback()
+			}
+		}()
+	}
+	rt := s.runtime(tx, nil)
+	op, err := Build(rt, q.Plan)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	err = Drain(context.Background(), op, func(rec arrow.Record) error {
+		if rec.NumRows() > 0 {
+			v = types.ValueAt(rec.Column(0), 0, q.Plan.Columns()[0].T)
+		}
+		return nil
+	})
+	return v, err
+}
+
+// explain renders EXPLAIN [ANALYZE] output lines.
+func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) ([]string, error) {
+	if !n.Analyze {
+		return sql.ExplainLines(n.Input), nil
+	}
+	switch n.Input.(type) {
+	case *sql.Insert, *sql.Update, *sql.Delete:
+		return nil, pgerr.NotSupported("EXPLAIN ANALYZE of INSERT, UPDATE or DELETE")
+	}
+	tx := s.tx
+	if tx == nil {
+		tx = s.engine.db.Begin()
+		defer tx.Rollback()
+	}
+	rt := s.runtime(tx, p.params)
+	rt.Analyze = true
+	start := time.Now()
+	op, err := Build(rt, n.Input)
+	if err != nil {
+		return nil, err
+	}
+	var rows int64
+	if err := Drain(ctx, op, func(rec arrow.Record) error { rows += rec.NumRows(); return nil }); err != nil {
+		return nil, err
+	}
+	lines := AnalyzeLines(op, n.Input)
+	lines = append(lines, sprintf("Execution Time: %.3f ms", float64(time.Since(start).Microseconds())/1000))
+	return lines, nil
+}

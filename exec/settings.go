@@ -1,0 +1,179 @@
+package exec
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
+
+// ServerVersion is the PostgreSQL version cairn reports: clients choose
+// their SQL dialect from it.
+const ServerVersion = "15.6"
+
+// setting describes one run-time parameter.
+type setting struct {
+	def string
+	// report: sent to the client as ParameterStatus when it changes.
+	report bool
+	// readOnly settings can be shown but not set.
+	readOnly bool
+	// check validates and normalises a new value.
+	check func(string) (string, error)
+}
+
+var settings = map[string]setting{
+	"server_version":                      {def: ServerVersion, report: true, readOnly: true},
+	"server_version_num":                  {def: "150006", readOnly: true},
+	"server_encoding":                     {def: "UTF8", report: true, readOnly: true},
+	"client_encoding":                     {def: "UTF8", report: true, check: checkEncoding},
+	"datestyle":                           {def: "ISO, MDY", report: true, check: checkDateStyle},
+	"intervalstyle":                       {def: "postgres", report: true, check: checkOneOf("postgres")},
+	"timezone":                            {def: "UTC", report: true, check: checkTimeZone},
+	"integer_datetimes":                   {def: "on", report: true, readOnly: true},
+	"standard_conforming_strings":         {def: "on", report: true, check: checkOneOf("on")},
+	"application_name":                    {def: "", report: true},
+	"is_superuser":                        {def: "on", report: true, readOnly: true},
+	"session_authorization":               {def: "", report: true, readOnly: true},
+	"default_transaction_read_only":       {def: "off", report: true},
+	"in_hot_standby":                      {def: "off", report: true, readOnly: true},
+	"search_path":                         {def: `"$user", public`},
+	"extra_float_digits":                  {def: "1", check: checkInt},
+	"statement_timeout":                   {def: "0", check: checkDuration},
+	"lock_timeout":                        {def: "0", check: checkDuration},
+	"idle_in_transaction_session_timeout": {def: "0", check: checkDuration},
+	"transaction_isolation":               {def: "repeatable read", readOnly: true},
+	"default_transaction_isolation":       {def: "repeatable read"},
+	"transaction_read_only":               {def: "off", readOnly: true},
+	"max_identifier_length":               {def: "63", readOnly: true},
+	"max_connections":                     {def: "100", readOnly: true},
+	"block_size":                          {def: "8192", readOnly: true},
+	"lc_collate":                          {def: "C", readOnly: true},
+	"lc_ctype":                            {def: "C", readOnly: true},
+	"lc_messages":                         {def: "C"},
+	"lc_monetary":                         {def: "C"},
+	"lc_numeric":                          {def: "C"},
+	"lc_time":                             {def: "C"},
+	"bytea_output":                        {def: "hex", check: checkOneOf("hex")},
+	"client_min_messages":                 {def: "notice"},
+	"row_security":                        {def: "on"},
+	"synchronous_commit":                  {def: "on"},
+	"work_mem":                            {def: "4MB"},
+	"maintenance_work_mem":                {def: "64MB"},
+	"jit":                                 {def: "off"},
+	"enable_seqscan":                      {def: "on"},
+	"hnsw.ef_search":                      {def: "40"},
+	"hnsw.iterative_scan":                 {def: "off"},
+	"ivfflat.probes":                      {def: "1"},
+}
+
+// lookupSetting finds a setting by its case-insensitive name. Names with
+// a dot are custom (extension) settings: any is accepted, like
+// PostgreSQL's placeholder variables.
+func lookupSetting(name string) (setting, bool) {
+	s, ok := settings[strings.ToLower(name)]
+	if !ok && strings.Contains(name, ".") {
+		return setting{}, true
+	}
+	return s, ok
+}
+
+func unrecognized(name string) error {
+	return pgerr.New(pgerrcode.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+}
+
+func checkOneOf(allowed ...string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		for _, a := range allowed {
+			if strings.EqualFold(v, a) {
+				return a, nil
+			}
+		}
+		return "", pgerr.NotSupported("value \"%s\"", v)
+	}
+}
+
+func checkEncoding(v string) (string, error) {
+	switch strings.ToUpper(strings.ReplaceAll(v, "-", "")) {
+	case "UTF8", "UNICODE":
+		return "UTF8", nil
+	}
+	return "", pgerr.NotSupported("client_encoding \"%s\" (only UTF8)", v)
+}
+
+func checkDateStyle(v string) (string, error) {
+	up := strings.ToUpper(v)
+	if strings.Contains(up, "ISO") || up == "MDY" {
+		return "ISO, MDY", nil
+	}
+	return "", pgerr.NotSupported("DateStyle \"%s\" (only ISO)", v)
+}
+
+func checkTimeZone(v string) (string, error) {
+	if _, err := loadLocation(v); err != nil {
+		return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter \"TimeZone\": \"%s\"", v)
+	}
+	return v, nil
+}
+
+// loadLocation resolves a TimeZone setting: a zone name or a numeric
+// offset in hours ("+2", "-5:30" as POSIX would say it is not supported).
+func loadLocation(v string) (*time.Location, error) {
+	switch strings.ToUpper(v) {
+	case "UTC", "GMT", "Z", "ZULU", "UCT":
+		return time.UTC, nil
+	}
+	if h, err := strconv.ParseFloat(v, 64); err == nil {
+		return time.FixedZone(v, int(h*3600)), nil
+	}
+	return time.LoadLocation(v)
+}
+
+func checkInt(v string) (string, error) {
+	if _, err := strconv.Atoi(strings.TrimSpace(v)); err != nil {
+		return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for integer parameter: \"%s\"", v)
+	}
+	return strings.TrimSpace(v), nil
+}
+
+// parseDuration reads a time setting: a bare number is milliseconds.
+func parseDuration(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	units := map[string]time.Duration{"us": time.Microsecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	for suffix, unit := range units {
+		if n, ok := strings.CutSuffix(v, suffix); ok {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(n), 64); err == nil {
+				return time.Duration(f * float64(unit)), nil
+			}
+		}
+	}
+	return 0, pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter: \"%s\"", v)
+}
+
+func checkDuration(v string) (string, error) {
+	d, err := parseDuration(v)
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10), nil
+}
+
+// showName is the display form of a setting name in SHOW's column
+// header (PostgreSQL keeps the canonical mixed case for a few).
+func showName(name string) string {
+	switch name {
+	case "datestyle":
+		return "DateStyle"
+	case "timezone":
+		return "TimeZone"
+	case "intervalstyle":
+		return "IntervalStyle"
+	}
+	return name
+}

@@ -1,0 +1,332 @@
+package exec
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// sortKind is how the values of a sort key are compared.
+type sortKind uint8
+
+const (
+	sortDatum sortKind = iota // types.Compare on datums
+	sortInt                   // int64 order (integers, dates, times, timestamps, booleans)
+	sortFloat                 // float order with NaN above every number
+)
+
+func sortKindOf(t types.T) sortKind {
+	switch t.Family {
+	case types.Int2, types.Int4, types.Int8, types.Oid, types.Bool,
+		types.Date, types.Time, types.Timestamp, types.TimestampTZ:
+		return sortInt
+	case types.Float4, types.Float8:
+		return sortFloat
+	}
+	return sortDatum
+}
+
+// sortVal is one key value of one row.
+type sortVal struct {
+	null bool
+	i    int64
+	f    float64
+	d    any
+}
+
+// keySpec is one ORDER BY key as the comparator sees it.
+type keySpec struct {
+	t          types.T
+	kind       sortKind
+	desc       bool
+	nullsFirst bool
+}
+
+func keySpecs(keys []sql.SortKey) []keySpec {
+	specs := make([]keySpec, len(keys))
+	for i, k := range keys {
+		t := k.Expr.Type()
+		specs[i] = keySpec{t: t, kind: sortKindOf(t), desc: k.Desc, nullsFirst: k.NullsFirst}
+	}
+	return specs
+}
+
+// compare orders two values of the key; NULLs go first or last as
+// nullsFirst says, whatever the direction.
+func (k *keySpec) compare(a, b *sortVal) int {
+	if a.null || b.null {
+		switch {
+		case a.null && b.null:
+			return 0
+		case a.null == k.nullsFirst:
+			return -1
+		default:
+			return 1
+		}
+	}
+	var c int
+	switch k.kind {
+	case sortInt:
+		c = cmp.Compare(a.i, b.i)
+	case sortFloat:
+		c = compareFloat(a.f, b.f)
+	default:
+		c = compareValues(a.d, b.d, k.t)
+	}
+	if k.desc {
+		return -c
+	}
+	return c
+}
+
+// compareFloat orders floats as PostgreSQL does: NaN equals NaN and sorts
+// above every other value.
+func compareFloat(a, b float64) int {
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	return cmp.Compare(a, b)
+}
+
+// compareRows compares two rows' keys.
+func compareRows(specs []keySpec, a, b []sortVal) int {
+	for k := range specs {
+		if c := specs[k].compare(&a[k], &b[k]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// sortValAt reads row i of arr as a key value.
+func sortValAt(arr arrow.Array, i int, k *keySpec) sortVal {
+	if arr.IsNull(i) {
+		return sortVal{null: true}
+	}
+	switch k.kind {
+	case sortInt:
+		switch a := arr.(type) {
+		case *array.Int64:
+			return sortVal{i: a.Value(i)}
+		case *array.Int32:
+			return sortVal{i: int64(a.Value(i))}
+		case *array.Int16:
+			return sortVal{i: int64(a.Value(i))}
+		case *array.Uint32:
+			return sortVal{i: int64(a.Value(i))}
+		case *array.Date32:
+			return sortVal{i: int64(a.Value(i))}
+		case *array.Time64:
+			return sortVal{i: int64(a.Value(i))}
+		case *array.Timestamp:
+			return sortVal{i: int64(a.Value(i))}
+		case *array.Boolean:
+			if a.Value(i) {
+				return sortVal{i: 1}
+			}
+			return sortVal{}
+		}
+	case sortFloat:
+		switch a := arr.(type) {
+		case *array.Float64:
+			return sortVal{f: a.Value(i)}
+		case *array.Float32:
+			return sortVal{f: float64(a.Value(i))}
+		}
+	}
+	return datumSortVal(valueAt(arr, i, k.t), k)
+}
+
+// datumSortVal converts a datum to a key value.
+func datumSortVal(v any, k *keySpec) sortVal {
+	if v == nil {
+		return sortVal{null: true}
+	}
+	switch k.kind {
+	case sortInt:
+		switch x := v.(type) {
+		case bool:
+			if x {
+				return sortVal{i: 1}
+			}
+			return sortVal{}
+		case types.Date:
+			return sortVal{i: int64(x)}
+		case types.TimeOfDay:
+			return sortVal{i: int64(x)}
+		case types.Timestamp:
+			return sortVal{i: int64(x)}
+		}
+		if i, ok := toInt64(v); ok {
+			return sortVal{i: i}
+		}
+	case sortFloat:
+		switch x := v.(type) {
+		case float64:
+			return sortVal{f: x}
+		case float32:
+			return sortVal{f: float64(x)}
+		}
+	}
+	return sortVal{d: v}
+}
+
+// keyEvaluator computes the sort keys of batches.
+type keyEvaluator struct {
+	exprs []sql.Expr
+	specs []keySpec
+}
+
+func newKeyEvaluator(keys []sql.SortKey) *keyEvaluator {
+	exprs := make([]sql.Expr, len(keys))
+	for i, k := range keys {
+		exprs[i] = k.Expr
+	}
+	return &keyEvaluator{exprs: exprs, specs: keySpecs(keys)}
+}
+
+// rows evaluates the keys over rec and appends one []sortVal per row.
+func (ke *keyEvaluator) rows(ev *evaluator, rec arrow.Record, dst [][]sortVal) ([][]sortVal, error) {
+	b := batchOf(rec)
+	n := b.n
+	vals := make([]sortVal, n*len(ke.exprs))
+	for k, e := range ke.exprs {
+		v, err := ev.eval(e, b)
+		if err != nil {
+			return nil, err
+		}
+		spec := &ke.specs[k]
+		if v.isConst() {
+			sv := datumSortVal(v.c, spec)
+			for i := 0; i < n; i++ {
+				vals[i*len(ke.exprs)+k] = sv
+			}
+		} else {
+			for i := 0; i < n; i++ {
+				vals[i*len(ke.exprs)+k] = sortValAt(v.arr, i, spec)
+			}
+			v.release()
+		}
+	}
+	for i := 0; i < n; i++ {
+		dst = append(dst, vals[i*len(ke.exprs):(i+1)*len(ke.exprs):(i+1)*len(ke.exprs)])
+	}
+	return dst, nil
+}
+
+// Sort materialises its input and emits it ordered by the keys (stable:
+// rows with equal keys keep their input order).
+type Sort struct {
+	rt      *Runtime
+	ke      *keyEvaluator
+	input   Operator
+	schema  *arrow.Schema
+	loaded  bool
+	batches []arrow.Record
+	order   []rowRef
+	pos     int
+	out     outSlot
+}
+
+func newSort(rt *Runtime, keys []sql.SortKey, in Operator, schema *arrow.Schema) *Sort {
+	return &Sort{rt: rt, ke: newKeyEvaluator(keys), input: in, schema: schema}
+}
+
+// Schema implements Operator.
+func (s *Sort) Schema() *arrow.Schema { return s.schema }
+
+func (s *Sort) load(ctx context.Context) error {
+	ev := newEvaluator(ctx, s.rt)
+	var keys [][]sortVal
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := s.input.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		n := int(rec.NumRows())
+		if n == 0 {
+			continue
+		}
+		if keys, err = s.ke.rows(ev, rec, keys); err != nil {
+			return err
+		}
+		bi := int32(len(s.batches))
+		rec.Retain()
+		s.batches = append(s.batches, rec)
+		for i := 0; i < n; i++ {
+			s.order = append(s.order, rowRef{Src: bi, Row: int32(i)})
+		}
+	}
+	idx := make([]int, len(s.order))
+	for i := range idx {
+		idx[i] = i
+	}
+	specs := s.ke.specs
+	slices.SortStableFunc(idx, func(a, b int) int { return compareRows(specs, keys[a], keys[b]) })
+	sorted := make([]rowRef, len(idx))
+	for i, j := range idx {
+		sorted[i] = s.order[j]
+	}
+	s.order = sorted
+	return nil
+}
+
+// Next implements Operator.
+func (s *Sort) Next(ctx context.Context) (arrow.Record, error) {
+	s.out.release()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !s.loaded {
+		s.loaded = true
+		if err := s.load(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if s.pos >= len(s.order) {
+		s.releaseBatches()
+		return nil, io.EOF
+	}
+	end := min(s.pos+batchSize, len(s.order))
+	rec, err := gatherRecords(s.rt.mem(), s.schema, s.batches, s.order[s.pos:end])
+	if err != nil {
+		return nil, err
+	}
+	s.pos = end
+	return s.out.set(rec), nil
+}
+
+func (s *Sort) releaseBatches() {
+	for _, b := range s.batches {
+		b.Release()
+	}
+	s.batches = nil
+}
+
+// Close implements Operator.
+func (s *Sort) Close() {
+	s.out.release()
+	s.releaseBatches()
+	s.order = nil
+	s.input.Close()
+}

@@ -1,0 +1,239 @@
+package exec
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/cairn-db/cairn/sql"
+)
+
+// TopK is ORDER BY ... LIMIT fused: it keeps the Count+Offset best rows in
+// a bounded heap (holding on only to the input batches those rows live in)
+// and emits them in order after skipping Offset. Equal keys keep input
+// order, as a stable Sort followed by Limit would. Without a count it is a
+// Sort followed by an Offset.
+type TopK struct {
+	rt     *Runtime
+	node   *sql.TopK
+	input  Operator
+	schema *arrow.Schema
+	ke     *keyEvaluator
+
+	inited bool
+	inner  Operator // no count: Sort + Limit
+
+	k       int64
+	offset  int64
+	heap    topHeap
+	batches []arrow.Record
+	refs    []int // heap entries per batch
+	order   []rowRef
+	pos     int
+	out     outSlot
+}
+
+type topEntry struct {
+	keys []sortVal
+	ref  rowRef
+	seq  int64
+}
+
+// topHeap is a max-heap: its root is the entry that sorts last.
+type topHeap struct {
+	specs   []keySpec
+	entries []topEntry
+}
+
+// after reports whether a sorts after b.
+func (h *topHeap) after(a, b *topEntry) bool {
+	if c := compareRows(h.specs, a.keys, b.keys); c != 0 {
+		return c > 0
+	}
+	return a.seq > b.seq
+}
+
+func (h *topHeap) Len() int           { return len(h.entries) }
+func (h *topHeap) Less(i, j int) bool { return h.after(&h.entries[i], &h.entries[j]) }
+func (h *topHeap) Swap(i, j int)      { h.entries[i], h.entries[j] = h.entries[j], h.entries[i] }
+func (h *topHeap) Push(x any)         { h.entries = append(h.entries, x.(topEntry)) }
+func (h *topHeap) Pop() any {
+	e := h.entries[len(h.entries)-1]
+	h.entries = h.entries[:len(h.entries)-1]
+	return e
+}
+
+func newTopK(rt *Runtime, n *sql.TopK, in Operator) *TopK {
+	ke := newKeyEvaluator(n.Keys)
+	return &TopK{rt: rt, node: n, input: in, schema: schemaOf(n.Columns()), ke: ke, heap: topHeap{specs: ke.specs}}
+}
+
+// Schema implements Operator.
+func (t *TopK) Schema() *arrow.Schema { return t.schema }
+
+func (t *TopK) init(ctx context.Context) error {
+	t.inited = true
+	count, offset, err := limitValues(ctx, t.rt, t.node.Count, t.node.Offset)
+	if err != nil {
+		return err
+	}
+	if count < 0 {
+		sorter := newSort(t.rt, t.node.Keys, t.input, t.schema)
+		t.inner = &Limit{rt: t.rt, input: sorter, inited: true, count: -1, offset: offset}
+		return nil
+	}
+	t.offset = offset
+	t.k = count + offset
+	if t.k < count { // overflow
+		t.k = math.MaxInt64
+	}
+	if count == 0 {
+		return nil
+	}
+	return t.load(ctx)
+}
+
+func (t *TopK) load(ctx context.Context) error {
+	ev := newEvaluator(ctx, t.rt)
+	var seq int64
+	var keys [][]sortVal
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := t.input.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		n := int(rec.NumRows())
+		if n == 0 {
+			continue
+		}
+		if keys, err = t.ke.rows(ev, rec, keys[:0]); err != nil {
+			return err
+		}
+		bi := len(t.batches)
+		rec.Retain()
+		t.batches = append(t.batches, rec)
+		t.refs = append(t.refs, 0)
+		for i := 0; i < n; i++ {
+			e := topEntry{keys: keys[i], ref: rowRef{Src: int32(bi), Row: int32(i)}, seq: seq}
+			seq++
+			if int64(t.heap.Len()) < t.k {
+				heap.Push(&t.heap, e)
+				t.refs[bi]++
+				continue
+			}
+			top := &t.heap.entries[0]
+			if !t.heap.after(top, &e) {
+				continue
+			}
+			t.unref(int(top.ref.Src))
+			*top = e
+			t.refs[bi]++
+			heap.Fix(&t.heap, 0)
+		}
+		if t.refs[bi] == 0 {
+			t.unref(bi)
+		}
+	}
+	entries := t.heap.entries
+	slices.SortFunc(entries, func(a, b topEntry) int {
+		if t.heap.after(&a, &b) {
+			return 1
+		}
+		if t.heap.after(&b, &a) {
+			return -1
+		}
+		return 0
+	})
+	if t.offset < int64(len(entries)) {
+		for _, e := range entries[t.offset:] {
+			t.order = append(t.order, e.ref)
+		}
+	}
+	t.heap.entries = nil
+	// Keep only the batches the output reads, renumbered.
+	remap := make([]int32, len(t.batches))
+	for i := range remap {
+		remap[i] = -1
+	}
+	var kept []arrow.Record
+	for i := range t.order {
+		src := t.order[i].Src
+		if remap[src] < 0 {
+			remap[src] = int32(len(kept))
+			t.batches[src].Retain()
+			kept = append(kept, t.batches[src])
+		}
+		t.order[i].Src = remap[src]
+	}
+	t.releaseBatches()
+	t.batches = kept
+	return nil
+}
+
+// unref drops one heap reference to batch bi, releasing it at zero.
+func (t *TopK) unref(bi int) {
+	if t.refs[bi] > 0 {
+		t.refs[bi]--
+	}
+	if t.refs[bi] == 0 && t.batches[bi] != nil {
+		t.batches[bi].Release()
+		t.batches[bi] = nil
+	}
+}
+
+// Next implements Operator.
+func (t *TopK) Next(ctx context.Context) (arrow.Record, error) {
+	t.out.release()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !t.inited {
+		if err := t.init(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if t.inner != nil {
+		return t.inner.Next(ctx)
+	}
+	if t.pos >= len(t.order) {
+		t.releaseBatches()
+		return nil, io.EOF
+	}
+	end := min(t.pos+batchSize, len(t.order))
+	rec, err := gatherRecords(t.rt.mem(), t.schema, t.batches, t.order[t.pos:end])
+	if err != nil {
+		return nil, err
+	}
+	t.pos = end
+	return t.out.set(rec), nil
+}
+
+func (t *TopK) releaseBatches() {
+	for _, b := range t.batches {
+		if b != nil {
+			b.Release()
+		}
+	}
+	t.batches = nil
+}
+
+// Close implements Operator.
+func (t *TopK) Close() {
+	t.out.release()
+	t.releaseBatches()
+	if t.inner != nil {
+		t.inner.Close()
+		return
+	}
+	t.input.Close()
+}

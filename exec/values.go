@@ -1,0 +1,83 @@
+package exec
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/cairn-db/cairn/sql"
+)
+
+// Values produces the rows of a VALUES list (and the single empty row of a
+// SELECT without FROM), evaluating each cell once, in batches of up to
+// batchSize rows.
+type Values struct {
+	rt     *Runtime
+	node   *sql.Values
+	schema *arrow.Schema
+	pos    int
+	out    outSlot
+}
+
+func newValues(rt *Runtime, n *sql.Values) *Values {
+	return &Values{rt: rt, node: n, schema: schemaOf(n.Out)}
+}
+
+// Schema implements Operator.
+func (v *Values) Schema() *arrow.Schema { return v.schema }
+
+// Next implements Operator.
+func (v *Values) Next(ctx context.Context) (arrow.Record, error) {
+	v.out.release()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rows := v.node.Rows
+	if v.pos >= len(rows) {
+		return nil, io.EOF
+	}
+	end := min(v.pos+batchSize, len(rows))
+	cols := v.node.Out
+	mem := v.rt.mem()
+	builders := make([]array.Builder, len(cols))
+	for j, c := range cols {
+		builders[j] = newBuilder(mem, c.T)
+		builders[j].Reserve(end - v.pos)
+	}
+	defer func() {
+		for _, b := range builders {
+			b.Release()
+		}
+	}()
+	for _, row := range rows[v.pos:end] {
+		if len(row) != len(cols) {
+			return nil, internalErr("VALUES row has %d cells, want %d", len(row), len(cols))
+		}
+		for j, cell := range row {
+			d, err := evalScalarCtx(ctx, v.rt, cell)
+			if err != nil {
+				return nil, err
+			}
+			if err := appendValue(builders[j], d, cols[j].T); err != nil {
+				return nil, err
+			}
+		}
+	}
+	arrs := make([]arrow.Array, len(cols))
+	for j, b := range builders {
+		arrs[j] = b.NewArray()
+	}
+	rec := array.NewRecord(v.schema, arrs, int64(end-v.pos))
+	for _, a := range arrs {
+		a.Release()
+	}
+	v.pos = end
+	return v.out.set(rec), nil
+}
+
+// Close implements Operator.
+func (v *Values) Close() {
+	v.out.release()
+	v.pos = len(v.node.Rows)
+}

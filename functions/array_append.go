@@ -1,0 +1,144 @@
+package functions
+
+// array_append, array_prepend and array_cat, and the array forms of ||
+// (anyarray || anyarray, anyarray || anyelement, anyelement || anyarray).
+// None is strict: a NULL array acts as an empty one.
+
+import (
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+)
+
+func init() {
+	app := func(name string) *Overload {
+		return &Overload{Name: name, Args: []types.T{ArgAnyArray, ArgAny}, ResultFn: arrayResult, NullCall: true,
+			Eval: func(_ *Context, args []any) (any, error) { return arrayAppend(args[0], args[1]) }}
+	}
+	pre := func(name string) *Overload {
+		return &Overload{Name: name, Args: []types.T{ArgAny, ArgAnyArray}, ResultFn: arrayResult, NullCall: true,
+			Eval: func(_ *Context, args []any) (any, error) { return arrayPrepend(args[0], args[1]) }}
+	}
+	cat := func(name string) *Overload {
+		return &Overload{Name: name, Args: []types.T{ArgAnyArray, ArgAnyArray}, ResultFn: arrayResult, NullCall: true,
+			Eval: func(_ *Context, args []any) (any, error) { return arrayCat(args[0], args[1]) }}
+	}
+	Register(app("array_append"), pre("array_prepend"), cat("array_cat"), app("||"), pre("||"), cat("||"))
+}
+
+// inferElem guesses an element type from a datum, for arrays built from a
+// NULL array and a lone element (the executor still encodes by the
+// resolved result type).
+func inferElem(v any) types.T {
+	switch v.(type) {
+	case bool:
+		return types.BoolT
+	case int64:
+		return types.Int8T
+	case float64:
+		return types.Float8T
+	case []byte:
+		return types.ByteaT
+	case [16]byte:
+		return types.UUIDT
+	case types.Date:
+		return types.DateT
+	case types.TimeOfDay:
+		return types.TimeT
+	case types.Timestamp:
+		return types.TimestampT
+	case types.IntervalValue:
+		return types.IntervalT
+	}
+	if _, ok := v.(string); ok {
+		return types.TextT
+	}
+	return types.NumericT
+}
+
+func errOneDim() error {
+	return pgerr.New(pgerrcode.DataException, "argument must be empty or one-dimensional array")
+}
+
+func arrayAppend(a, e any) (any, error) {
+	if a == nil {
+		return &types.Array{Elem: inferElem(e), Dims: []int{1}, Elems: []any{e}}, nil
+	}
+	arr := a.(*types.Array)
+	if len(arr.Dims) > 1 {
+		return nil, errOneDim()
+	}
+	elems := append(append(make([]any, 0, len(arr.Elems)+1), arr.Elems...), e)
+	return &types.Array{Elem: arr.Elem, Dims: []int{len(elems)}, Elems: elems}, nil
+}
+
+func arrayPrepend(e, a any) (any, error) {
+	if a == nil {
+		return &types.Array{Elem: inferElem(e), Dims: []int{1}, Elems: []any{e}}, nil
+	}
+	arr := a.(*types.Array)
+	if len(arr.Dims) > 1 {
+		return nil, errOneDim()
+	}
+	elems := append([]any{e}, arr.Elems...)
+	return &types.Array{Elem: arr.Elem, Dims: []int{len(elems)}, Elems: elems}, nil
+}
+
+func errConcat(detail string, args ...any) error {
+	return pgerr.New(pgerrcode.ArraySubscriptError, "cannot concatenate incompatible arrays").WithDetail(detail, args...)
+}
+
+func arrayCat(a, b any) (any, error) {
+	switch {
+	case a == nil && b == nil:
+		return nil, nil
+	case a == nil:
+		return b, nil
+	case b == nil:
+		return a, nil
+	}
+	x, y := a.(*types.Array), b.(*types.Array)
+	if len(x.Elems) == 0 && len(x.Dims) == 0 {
+		return y, nil
+	}
+	if len(y.Elems) == 0 && len(y.Dims) == 0 {
+		return x, nil
+	}
+	nx, ny := len(x.Dims), len(y.Dims)
+	elems := append(append(make([]any, 0, len(x.Elems)+len(y.Elems)), x.Elems...), y.Elems...)
+	var dims []int
+	switch {
+	case nx == ny:
+		for i := 1; i < nx; i++ {
+			if x.Dims[i] != y.Dims[i] {
+				return nil, errConcat("Arrays with differing element dimensions are not compatible for concatenation.")
+			}
+		}
+		dims = append([]int{x.Dims[0] + y.Dims[0]}, x.Dims[1:]...)
+	case nx == ny+1:
+		if !sameInts(x.Dims[1:], y.Dims) {
+			return nil, errConcat("Arrays with differing dimensions are not compatible for concatenation.")
+		}
+		dims = append([]int{x.Dims[0] + 1}, x.Dims[1:]...)
+	case ny == nx+1:
+		if !sameInts(y.Dims[1:], x.Dims) {
+			return nil, errConcat("Arrays with differing dimensions are not compatible for concatenation.")
+		}
+		dims = append([]int{y.Dims[0] + 1}, y.Dims[1:]...)
+	default:
+		return nil, errConcat("Arrays of %d and %d dimensions are not compatible for concatenation.", nx, ny)
+	}
+	return &types.Array{Elem: x.Elem, Dims: dims, Elems: elems}, nil
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,60 @@
+package functions
+
+// array_to_string(anyarray, delimiter [, null_string]): the elements'
+// text forms joined, NULL elements skipped or replaced.
+
+import (
+	"strings"
+
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+func init() {
+	f := func(args []any) (any, error) {
+		if args[0] == nil || args[1] == nil {
+			return nil, nil
+		}
+		a := args[0].(*types.Array)
+		var null *string
+		if len(args) > 2 && args[2] != nil {
+			s := args[2].(string)
+			null = &s
+		}
+		var b strings.Builder
+		first := true
+		for _, e := range a.Elems {
+			var s string
+			if e == nil {
+				if null == nil {
+					continue
+				}
+				s = *null
+			} else {
+				s = elemText(e, a.Elem)
+			}
+			if !first {
+				b.WriteString(args[1].(string))
+			}
+			first = false
+			b.WriteString(s)
+		}
+		return b.String(), nil
+	}
+	Register(
+		&Overload{Name: "array_to_string", Args: []types.T{ArgAnyArray, types.TextT}, Result: types.TextT,
+			Eval: func(_ *Context, args []any) (any, error) { return f(args) }},
+		&Overload{Name: "array_to_string", Args: []types.T{ArgAnyArray, types.TextT, types.TextT}, Result: types.TextT,
+			NullCall: true, Eval: func(_ *Context, args []any) (any, error) { return f(args) }},
+	)
+}
+
+// elemText is an array element's text form (its output function).
+func elemText(v any, t types.T) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	if t.Family == types.Unknown {
+		t = inferElem(v)
+	}
+	return types.FormatText(v, t)
+}

@@ -1,0 +1,517 @@
+package functions
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cockroachdb/apd/v3"
+	"github.com/jackc/pgerrcode"
+)
+
+// castContexts is pg_cast's castcontext for the casts between cairn's
+// scalar types that are not plain I/O conversions: 'i' implicit, 'a' in
+// assignment, 'e' explicit only.
+var castContexts = map[[2]types.Family]byte{
+	{types.Bool, types.Int4}: 'e',
+	{types.Int4, types.Bool}: 'e',
+
+	{types.Int2, types.Int4}: 'i', {types.Int2, types.Int8}: 'i', {types.Int2, types.Float4}: 'i',
+	{types.Int2, types.Float8}: 'i', {types.Int2, types.Numeric}: 'i', {types.Int2, types.Oid}: 'i',
+	{types.Int4, types.Int2}: 'a', {types.Int4, types.Int8}: 'i', {types.Int4, types.Float4}: 'i',
+	{types.Int4, types.Float8}: 'i', {types.Int4, types.Numeric}: 'i', {types.Int4, types.Oid}: 'i',
+	{types.Int8, types.Int2}: 'a', {types.Int8, types.Int4}: 'a', {types.Int8, types.Float4}: 'i',
+	{types.Int8, types.Float8}: 'i', {types.Int8, types.Numeric}: 'i', {types.Int8, types.Oid}: 'i',
+	{types.Float4, types.Int2}: 'a', {types.Float4, types.Int4}: 'a', {types.Float4, types.Int8}: 'a',
+	{types.Float4, types.Float8}: 'i', {types.Float4, types.Numeric}: 'a',
+	{types.Float8, types.Int2}: 'a', {types.Float8, types.Int4}: 'a', {types.Float8, types.Int8}: 'a',
+	{types.Float8, types.Float4}: 'a', {types.Float8, types.Numeric}: 'a',
+	{types.Numeric, types.Int2}: 'a', {types.Numeric, types.Int4}: 'a', {types.Numeric, types.Int8}: 'a',
+	{types.Numeric, types.Float4}: 'i', {types.Numeric, types.Float8}: 'i',
+	{types.Oid, types.Int4}: 'a', {types.Oid, types.Int8}: 'a',
+
+	{types.Text, types.Varchar}: 'i', {types.Text, types.Char}: 'i', {types.Text, types.Name}: 'i',
+	{types.Varchar, types.Text}: 'i', {types.Varchar, types.Char}: 'i', {types.Varchar, types.Name}: 'i',
+	{types.Char, types.Text}: 'i', {types.Char, types.Varchar}: 'i', {types.Char, types.Name}: 'i',
+	{types.Name, types.Text}: 'i', {types.Name, types.Varchar}: 'a', {types.Name, types.Char}: 'a',
+
+	{types.JSON, types.JSONB}: 'a', {types.JSONB, types.JSON}: 'a',
+	{types.JSONB, types.Bool}: 'e', {types.JSONB, types.Int2}: 'e', {types.JSONB, types.Int4}: 'e',
+	{types.JSONB, types.Int8}: 'e', {types.JSONB, types.Float4}: 'e', {types.JSONB, types.Float8}: 'e',
+	{types.JSONB, types.Numeric}: 'e',
+
+	{types.Date, types.Timestamp}: 'i', {types.Date, types.TimestampTZ}: 'i',
+	{types.Timestamp, types.TimestampTZ}: 'i', {types.Timestamp, types.Date}: 'a', {types.Timestamp, types.Time}: 'a',
+	{types.TimestampTZ, types.Timestamp}: 'a', {types.TimestampTZ, types.Date}: 'a', {types.TimestampTZ, types.Time}: 'a',
+	{types.Time, types.Interval}: 'i', {types.Interval, types.Time}: 'a',
+
+	// pgvector: vector -> real[] implicit, number arrays -> vector in
+	// assignment (handled with the arrays below).
+	{types.Vector, types.Vector}: 'i',
+}
+
+// CastKind reports in which contexts a value of type from may be converted
+// to type to, following pg_cast plus PostgreSQL's automatic I/O conversion
+// casts (anything to a string type in assignment, a string type to
+// anything explicitly) and element-wise array coercion.
+func CastKind(from, to types.T) (implicit, assignment, explicit bool) {
+	kind := castContext(from, to)
+	return kind == 'i', kind == 'i' || kind == 'a', kind != 0
+}
+
+func castContext(from, to types.T) byte {
+	if from.Family == types.Unknown || from.Family == types.Null {
+		return 'i'
+	}
+	if from.Family == types.Record || to.Family == types.Record {
+		if from.Family == to.Family {
+			return 'i'
+		}
+		if to.IsString() {
+			return 'a'
+		}
+		return 0
+	}
+	if from.Family == types.Array && to.Family == types.Array {
+		if from.Elem.Family == types.Unknown || to.Elem.Family == types.Unknown {
+			return 'i'
+		}
+		return castContext(*from.Elem, *to.Elem)
+	}
+	if from.Family == types.Vector && to.Family == types.Array {
+		if to.Elem.Family == types.Float4 {
+			return 'i'
+		}
+		return 0
+	}
+	if from.Family == types.Array && to.Family == types.Vector {
+		switch from.Elem.Family {
+		case types.Int4, types.Float4, types.Float8, types.Numeric:
+			return 'a'
+		}
+		return 0
+	}
+	if from.Family == to.Family {
+		return 'i'
+	}
+	if k, ok := castContexts[[2]types.Family{from.Family, to.Family}]; ok {
+		return k
+	}
+	// Automatic I/O conversions.
+	if to.IsString() {
+		return 'a'
+	}
+	if from.IsString() {
+		return 'e'
+	}
+	return 0
+}
+
+// Cast converts the datum v of type from to type to, as CAST / :: does
+// when explicit is true and as an assignment or implicit coercion does
+// otherwise (which rejects casts pg_cast allows only explicitly and makes
+// an over-long varchar(n)/char(n) value an error instead of truncating it).
+// NULL (nil) casts to NULL. Type modifiers of to (varchar(n), char(n),
+// numeric(p,s), vector(n)) are applied.
+func Cast(ctx *Context, v any, from, to types.T, explicit bool) (any, error) {
+	kind := castContext(from, to)
+	if kind == 0 || (!explicit && kind == 'e') {
+		return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast type %s to %s", typeName(from), typeName(to))
+	}
+	if v == nil {
+		return nil, nil
+	}
+	out, err := convert(ctx, v, from, to, explicit)
+	if err != nil {
+		return nil, err
+	}
+	return applyTypmod(out, to, explicit)
+}
+
+// convert changes the representation; applyTypmod then enforces to's
+// modifier.
+func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) {
+	ff, tf := from.Family, to.Family
+	if ff == types.Unknown || ff == types.Null {
+		s, ok := v.(string)
+		if !ok {
+			return v, nil
+		}
+		return parseText(ctx, s, to)
+	}
+	if ff == types.Array || ff == types.Vector {
+		if tf == types.Array || tf == types.Vector {
+			return castArray(ctx, v, from, to, explicit)
+		}
+	}
+	if from.Equal(to) && ff != types.Char {
+		return v, nil
+	}
+	switch tf {
+	case types.Text, types.Varchar, types.Char, types.Name:
+		return toText(ctx, v, from), nil
+	}
+	switch ff {
+	case types.Text, types.Varchar, types.Char, types.Name:
+		s := v.(string)
+		if ff == types.Char {
+			s = strings.TrimRight(s, " ")
+		}
+		return parseText(ctx, s, to)
+	case types.Bool:
+		if tf == types.Int4 {
+			if v.(bool) {
+				return int64(1), nil
+			}
+			return int64(0), nil
+		}
+	case types.Int2, types.Int4, types.Int8, types.Oid:
+		return castFromInt(v.(int64), to)
+	case types.Float4, types.Float8:
+		return castFromFloat(v.(float64), ff == types.Float4, to)
+	case types.Numeric:
+		return castFromNumeric(v.(*apd.Decimal), to)
+	case types.JSON:
+		if tf == types.JSONB {
+			return types.NormalizeJSONB(v.(string))
+		}
+	case types.JSONB:
+		if tf == types.JSON {
+			return v, nil
+		}
+		return castFromJSONB(ctx, v.(string), to)
+	case types.Date:
+		d := int32(v.(types.Date))
+		switch tf {
+		case types.Timestamp:
+			return types.Timestamp(dateToWall(d)), nil
+		case types.TimestampTZ:
+			return types.Timestamp(wallToUTC(dateToWall(d), location(ctx))), nil
+		}
+	case types.Timestamp, types.TimestampTZ:
+		ts := int64(v.(types.Timestamp))
+		wall := ts
+		if ff == types.TimestampTZ {
+			wall = utcToWall(ts, location(ctx))
+		}
+		switch tf {
+		case types.Timestamp:
+			return types.Timestamp(wall), nil
+		case types.TimestampTZ:
+			return types.Timestamp(wallToUTC(ts, location(ctx))), nil
+		case types.Date:
+			return types.Date(wallToDate(wall)), nil
+		case types.Time:
+			if isInfTS(wall) {
+				return nil, pgerr.New(pgerrcode.DatetimeFieldOverflow, "timestamp out of range")
+			}
+			return types.TimeOfDay(floorMod(wall, usecPerDay)), nil
+		}
+	case types.Time:
+		if tf == types.Interval {
+			return types.IntervalValue{Micros: int64(v.(types.TimeOfDay))}, nil
+		}
+	case types.Interval:
+		if tf == types.Time {
+			return types.TimeOfDay(floorMod(v.(types.IntervalValue).Micros, usecPerDay)), nil
+		}
+	}
+	return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast type %s to %s", typeName(from), typeName(to))
+}
+
+// parseText is a string type's input conversion to t (types.ParseText),
+// with the session time zone applied to timestamptz input.
+func parseText(ctx *Context, s string, t types.T) (any, error) {
+	base := t
+	base.Mod = -1
+	base.Domain = ""
+	v, err := types.ParseText(s, base)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// toText is a value's text form as a cast to text gives it (bool is
+// "true"/"false" there, unlike its output function; char(n) loses its
+// padding).
+func toText(ctx *Context, v any, from types.T) string {
+	switch from.Family {
+	case types.Bool:
+		if v.(bool) {
+			return "true"
+		}
+		return "false"
+	case types.Char:
+		return strings.TrimRight(v.(string), " ")
+	case types.TimestampTZ:
+		return formatTimestampTZ(int64(v.(types.Timestamp)), location(ctx))
+	}
+	return types.FormatText(v, baseType(from))
+}
+
+// intRange returns the bounds and name of an integer type.
+func intRange(f types.Family) (lo, hi int64, name string) {
+	switch f {
+	case types.Int2:
+		return math.MinInt16, math.MaxInt16, "smallint"
+	case types.Int4:
+		return math.MinInt32, math.MaxInt32, "integer"
+	case types.Oid:
+		return 0, math.MaxUint32, "oid"
+	}
+	return math.MinInt64, math.MaxInt64, "bigint"
+}
+
+func errIntRange(name string) error {
+	return pgerr.New(pgerrcode.NumericValueOutOfRange, "%s out of range", name)
+}
+
+// checkInt range-checks an integer result of type f.
+func checkInt(i int64, f types.Family) (int64, error) {
+	lo, hi, name := intRange(f)
+	if i < lo || i > hi {
+		return 0, errIntRange(name)
+	}
+	return i, nil
+}
+
+func castFromInt(i int64, to types.T) (any, error) {
+	switch to.Family {
+	case types.Int2, types.Int4, types.Int8:
+		return checkInt(i, to.Family)
+	case types.Oid:
+		if i < 0 && i >= math.MinInt32 {
+			return i + 1<<32, nil // int4 -> oid wraps
+		}
+		return checkInt(i, types.Oid)
+	case types.Float4:
+		return float64(float32(i)), nil
+	case types.Float8:
+		return float64(i), nil
+	case types.Numeric:
+		return newDec(i), nil
+	case types.Bool:
+		return i != 0, nil
+	}
+	return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast type %s to %s", "integer", typeName(to))
+}
+
+// castFromFloat converts a float: to an integer by rounding half to even
+// (rint), to numeric through its 15 (6 for real) significant digits.
+func castFromFloat(f float64, isFloat4 bool, to types.T) (any, error) {
+	switch to.Family {
+	case types.Int2, types.Int4, types.Int8:
+		lo, hi, name := intRange(to.Family)
+		r := math.RoundToEven(f)
+		if math.IsNaN(r) || r < float64(lo) || r >= -float64(lo) || (to.Family != types.Int8 && r > float64(hi)) {
+			return nil, errIntRange(name)
+		}
+		return int64(r), nil
+	case types.Float4:
+		r := float64(float32(f))
+		if math.IsInf(r, 0) && !math.IsInf(f, 0) {
+			return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "value out of range: overflow")
+		}
+		if r == 0 && f != 0 {
+			return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "value out of range: underflow")
+		}
+		return r, nil
+	case types.Float8:
+		return f, nil
+	case types.Numeric:
+		return decFromFloat(f, isFloat4), nil
+	}
+	return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast type double precision to %s", typeName(to))
+}
+
+func castFromNumeric(d *apd.Decimal, to types.T) (any, error) {
+	switch to.Family {
+	case types.Int2, types.Int4, types.Int8:
+		_, _, name := intRange(to.Family)
+		i, err := decToInt(d, name)
+		if err != nil {
+			return nil, err
+		}
+		return checkInt(i, to.Family)
+	case types.Float4, types.Float8:
+		f, ok := decToFloat(d)
+		if ok && to.Family == types.Float4 {
+			f32 := float32(f)
+			ok = !math.IsInf(float64(f32), 0) || math.IsInf(f, 0)
+			f = float64(f32)
+		}
+		if !ok {
+			return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "%q is out of range for type %s",
+				types.FormatText(d, types.NumericT), typeName(to))
+		}
+		return f, nil
+	case types.Numeric:
+		return d, nil
+	}
+	return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast type numeric to %s", typeName(to))
+}
+
+// castFromJSONB converts a jsonb scalar to bool or a number.
+func castFromJSONB(ctx *Context, s string, to types.T) (any, error) {
+	j, err := parseJSON(s)
+	if err != nil {
+		return nil, err
+	}
+	want := jsonNumber
+	if to.Family == types.Bool {
+		want = jsonBool
+	}
+	if j.kind != want {
+		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "cannot cast jsonb %s to type %s", jsonbKindName(j), typeName(to))
+	}
+	if want == jsonBool {
+		return j.b, nil
+	}
+	d, _, err := apd.NewFromString(j.str)
+	if err != nil {
+		return nil, err
+	}
+	return castFromNumeric(normDec(d), to)
+}
+
+// castArray converts arrays (and pgvector's vector, which is a float4
+// array) element by element.
+func castArray(ctx *Context, v any, from, to types.T, explicit bool) (any, error) {
+	a, ok := v.(*types.Array)
+	if !ok {
+		return v, nil
+	}
+	fe := types.Float4T
+	if from.Family == types.Array {
+		fe = *from.Elem
+	}
+	te := types.Float4T
+	if to.Family == types.Array {
+		te = *to.Elem
+	}
+	if to.Family == types.Vector {
+		if len(a.Dims) > 1 {
+			return nil, pgerr.New(pgerrcode.DataException, "array must be 1-D")
+		}
+		for _, e := range a.Elems {
+			if e == nil {
+				return nil, pgerr.New(pgerrcode.NullValueNotAllowed, "array must not contain nulls")
+			}
+		}
+	}
+	out := &types.Array{Elem: baseType(te), Dims: append([]int(nil), a.Dims...), Elems: make([]any, len(a.Elems))}
+	for i, e := range a.Elems {
+		if e == nil {
+			continue
+		}
+		c, err := convert(ctx, e, fe, te, explicit)
+		if err != nil {
+			return nil, err
+		}
+		if c, err = applyTypmod(c, te, explicit); err != nil {
+			return nil, err
+		}
+		if to.Family == types.Vector {
+			if f := c.(float64); math.IsNaN(f) {
+				return nil, pgerr.New(pgerrcode.DataException, "NaN not allowed in vector")
+			} else if math.IsInf(f, 0) {
+				return nil, pgerr.New(pgerrcode.DataException, "infinite value not allowed in vector")
+			}
+		}
+		out.Elems[i] = c
+	}
+	return out, nil
+}
+
+// applyTypmod enforces t's modifier on a value already of t's family:
+// varchar(n) and char(n) length (an explicit cast truncates, otherwise an
+// over-long value is 22001 unless only spaces are cut), char(n) padding,
+// numeric(p,s) rounding and 22003 overflow, vector(n) dimensions.
+func applyTypmod(v any, t types.T, explicit bool) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	switch t.Family {
+	case types.Varchar, types.Char:
+		s := v.(string)
+		if t.Mod < 0 {
+			return s, nil
+		}
+		n := int(t.Mod)
+		if l := utf8.RuneCountInString(s); l > n {
+			cut := runePrefix(s, n)
+			if !explicit && strings.TrimRight(s[len(cut):], " ") != "" {
+				return nil, pgerr.New(pgerrcode.StringDataRightTruncation, "value too long for type %s", t.String())
+			}
+			s = cut
+		} else if t.Family == types.Char && l < n {
+			s += strings.Repeat(" ", n-l)
+		}
+		return s, nil
+	case types.Numeric:
+		if t.Mod < 0 {
+			return v, nil
+		}
+		return numericTypmod(v.(*apd.Decimal), int(t.Mod>>16), int(t.Mod&0xffff))
+	case types.Vector:
+		a, ok := v.(*types.Array)
+		if ok && t.Mod > 0 && len(a.Elems) != int(t.Mod) {
+			return nil, pgerr.New(pgerrcode.DataException, "expected %d dimensions, not %d", t.Mod, len(a.Elems))
+		}
+	case types.Array:
+		a, ok := v.(*types.Array)
+		if !ok || t.Elem.Mod < 0 {
+			return v, nil
+		}
+		out := &types.Array{Elem: a.Elem, Dims: a.Dims, Elems: make([]any, len(a.Elems))}
+		for i, e := range a.Elems {
+			c, err := applyTypmod(e, *t.Elem, explicit)
+			if err != nil {
+				return nil, err
+			}
+			out.Elems[i] = c
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// runePrefix is the first n characters of s.
+func runePrefix(s string, n int) string {
+	i := 0
+	for n > 0 && i < len(s) {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n--
+	}
+	return s[:i]
+}
+
+// numericTypmod rounds d to numeric(p,s).
+func numericTypmod(d *apd.Decimal, p, s int) (any, error) {
+	if d.Form != apd.Finite {
+		if d.Form == apd.Infinite {
+			return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "numeric field overflow").
+				WithDetail("A field with precision %d, scale %d cannot hold an infinite value.", p, s)
+		}
+		return d, nil
+	}
+	r := roundDec(d, int32(s))
+	intDigits := int(r.NumDigits()) + int(r.Exponent)
+	if r.IsZero() {
+		intDigits = 0
+	}
+	if intDigits > p-s {
+		maxDigits := p - s
+		if maxDigits > 0 {
+			return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "numeric field overflow").
+				WithDetail("A field with precision %d, scale %d must round to an absolute value less than 10^%d.", p, s, maxDigits)
+		}
+		return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "numeric field overflow").
+			WithDetail("A field with precision %d, scale %d must round to an absolute value less than 1.", p, s)
+	}
+	return r, nil
+}

@@ -1,0 +1,60 @@
+package functions
+
+// The || operator on strings: text || text, and text || any non-array
+// value (either side), which concatenates the value's text form. The
+// array forms live in array_append.go, jsonb || jsonb in jsonb_ops.go.
+
+import (
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+func init() {
+	textcat := &Overload{Name: "||", Args: []types.T{types.TextT, types.TextT}, Result: types.TextT,
+		Eval: func(_ *Context, args []any) (any, error) { return args[0].(string) + args[1].(string), nil }}
+	textcat.Kernel = wrapKernel(textcat, types.TextT, textcatKernel)
+	Register(textcat,
+		withTypes(&Overload{Name: "||", Args: []types.T{types.TextT, ArgAnyNonArray}, Result: types.TextT},
+			func(ctx *Context, args []any, ts []types.T) (any, error) {
+				return args[0].(string) + outputText(ctx, args[1], argType(ts, 1, args[1])), nil
+			}),
+		withTypes(&Overload{Name: "||", Args: []types.T{ArgAnyNonArray, types.TextT}, Result: types.TextT},
+			func(ctx *Context, args []any, ts []types.T) (any, error) {
+				return outputText(ctx, args[0], argType(ts, 0, args[0])) + args[1].(string), nil
+			}),
+		&Overload{Name: "||", Args: []types.T{types.ByteaT, types.ByteaT}, Result: types.ByteaT,
+			Eval: func(_ *Context, args []any) (any, error) {
+				a, b := args[0].([]byte), args[1].([]byte)
+				return append(append(make([]byte, 0, len(a)+len(b)), a...), b...), nil
+			}},
+	)
+}
+
+// textcatKernel concatenates text columns and constants.
+func textcatKernel(ctx *Context, args []Arg, n int) (arrow.Array, error) {
+	b := array.NewStringBuilder(mem(ctx))
+	defer b.Release()
+	b.Reserve(n)
+	get := func(a Arg, i int) (string, bool) {
+		if a.Array == nil {
+			return a.Const.(string), true
+		}
+		if a.Array.IsNull(i) {
+			return "", false
+		}
+		return a.Array.(*array.String).Value(i), true
+	}
+	buf := make([]byte, 0, 64)
+	for i := 0; i < n; i++ {
+		x, ok1 := get(args[0], i)
+		y, ok2 := get(args[1], i)
+		if !ok1 || !ok2 {
+			b.AppendNull()
+			continue
+		}
+		buf = append(append(buf[:0], x...), y...)
+		b.BinaryBuilder.Append(buf)
+	}
+	return b.NewArray(), nil
+}

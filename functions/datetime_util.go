@@ -1,0 +1,239 @@
+package functions
+
+// Helpers for date/time datums shared by casts, operators and the
+// date/time functions. Timestamps are µs since 1970-01-01 UTC (timestamp
+// without time zone stores the wall clock as if it were UTC); dates are
+// days since 1970-01-01; ±infinity are the extreme values of the type.
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+)
+
+const (
+	usecPerSec  = int64(1000000)
+	usecPerMin  = 60 * usecPerSec
+	usecPerHour = 60 * usecPerMin
+	usecPerDay  = 24 * usecPerHour
+
+	tsInfinity    = math.MaxInt64
+	tsNegInfinity = math.MinInt64
+	dateInfinity  = math.MaxInt32
+	dateNegInf    = math.MinInt32
+)
+
+func isInfTS(ts int64) bool     { return ts == tsInfinity || ts == tsNegInfinity }
+func isInfDate(d int32) bool    { return d == dateInfinity || d == dateNegInf }
+func floorDiv(a, b int64) int64 { q := a / b; if (a%b != 0) && ((a < 0) != (b < 0)) { q-- }; return q }
+func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
+
+// location is the session time zone (UTC when unset).
+func location(ctx *Context) *time.Location {
+	if ctx != nil && ctx.Location != nil {
+		return ctx.Location
+	}
+	return time.UTC
+}
+
+// wallTime turns wall-clock µs (timestamp without time zone) into a UTC
+// time.Time with the same components.
+func wallTime(ts int64) time.Time { return time.UnixMicro(ts).UTC() }
+
+// utcToWall converts a timestamptz to the wall clock of loc.
+func utcToWall(ts int64, loc *time.Location) int64 {
+	if isInfTS(ts) {
+		return ts
+	}
+	t := time.UnixMicro(ts).In(loc)
+	_, off := t.Zone()
+	return ts + int64(off)*usecPerSec
+}
+
+// wallToUTC interprets wall-clock µs in loc (the later offset in a gap,
+// as PostgreSQL's DetermineTimeZoneOffset does for most zones).
+func wallToUTC(wall int64, loc *time.Location) int64 {
+	if isInfTS(wall) {
+		return wall
+	}
+	w := wallTime(wall)
+	t := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc)
+	return t.UnixMicro()
+}
+
+// dateToWall is the midnight of a date as wall-clock µs.
+func dateToWall(d int32) int64 {
+	switch d {
+	case dateInfinity:
+		return tsInfinity
+	case dateNegInf:
+		return tsNegInfinity
+	}
+	return int64(d) * usecPerDay
+}
+
+// wallToDate is the date of a wall-clock timestamp.
+func wallToDate(ts int64) int32 {
+	switch ts {
+	case tsInfinity:
+		return dateInfinity
+	case tsNegInfinity:
+		return dateNegInf
+	}
+	return int32(floorDiv(ts, usecPerDay))
+}
+
+// dateFromYMD returns the date of a calendar day.
+func dateFromYMD(y int, m time.Month, d int) int32 {
+	return int32(floorDiv(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix(), 86400))
+}
+
+func daysIn(y int, m time.Month) int {
+	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// addMonthsWall adds months to a wall-clock timestamp, clamping the day
+// to the end of the month as PostgreSQL does.
+func addMonthsWall(ts int64, months int32) int64 {
+	if months == 0 || isInfTS(ts) {
+		return ts
+	}
+	w := wallTime(ts)
+	y, m, d := w.Date()
+	total := int(m) - 1 + int(months)
+	y += total / 12
+	total %= 12
+	if total < 0 {
+		total += 12
+		y--
+	}
+	nm := time.Month(total + 1)
+	if dm := daysIn(y, nm); d > dm {
+		d = dm
+	}
+	day := dateFromYMD(y, nm, d)
+	return int64(day)*usecPerDay + floorMod(ts, usecPerDay)
+}
+
+// addIntervalWall adds an interval to a timestamp without time zone.
+func addIntervalWall(ts int64, iv types.IntervalValue) (int64, error) {
+	if isInfTS(ts) {
+		return ts, nil
+	}
+	ts = addMonthsWall(ts, iv.Months)
+	ts += int64(iv.Days) * usecPerDay
+	ts += iv.Micros
+	if err := checkTS(ts); err != nil {
+		return 0, err
+	}
+	return ts, nil
+}
+
+// addIntervalTZ adds an interval to a timestamptz: months and days in the
+// session time zone, the time part as elapsed µs.
+func addIntervalTZ(ts int64, iv types.IntervalValue, loc *time.Location) (int64, error) {
+	if isInfTS(ts) {
+		return ts, nil
+	}
+	if iv.Months != 0 || iv.Days != 0 {
+		w := utcToWall(ts, loc)
+		w = addMonthsWall(w, iv.Months)
+		w += int64(iv.Days) * usecPerDay
+		ts = wallToUTC(w, loc)
+	}
+	ts += iv.Micros
+	if err := checkTS(ts); err != nil {
+		return 0, err
+	}
+	return ts, nil
+}
+
+// Timestamps must lie between 4714-11-24 BC and 294276 AD.
+const (
+	minTimestamp = int64(-211813488000000000)
+	maxTimestamp = int64(9224318016000000000)
+)
+
+func checkTS(ts int64) error {
+	if ts < minTimestamp || ts >= maxTimestamp {
+		return pgerr.New(pgerrcode.DatetimeFieldOverflow, "timestamp out of range")
+	}
+	return nil
+}
+
+func negInterval(iv types.IntervalValue) types.IntervalValue {
+	return types.IntervalValue{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}
+}
+
+// intervalMicros is an interval as µs with 30-day months and 24-hour days
+// (PostgreSQL's interval comparison key).
+func intervalMicros(iv types.IntervalValue) float64 {
+	return float64(iv.Months)*30*float64(usecPerDay) + float64(iv.Days)*float64(usecPerDay) + float64(iv.Micros)
+}
+
+// cmpInterval compares intervals as PostgreSQL does (by their span with
+// 30-day months), exactly in 128 bits.
+func cmpInterval(a, b types.IntervalValue) int {
+	ka := intervalKey(a)
+	kb := intervalKey(b)
+	switch {
+	case ka[0] != kb[0]:
+		if ka[0] < kb[0] {
+			return -1
+		}
+		return 1
+	case ka[1] != kb[1]:
+		if ka[1] < kb[1] {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+// intervalKey is the interval's span as (days, µs within day), normalised.
+func intervalKey(iv types.IntervalValue) [2]int64 {
+	days := int64(iv.Months)*30 + int64(iv.Days) + floorDiv(iv.Micros, usecPerDay)
+	return [2]int64{days, floorMod(iv.Micros, usecPerDay)}
+}
+
+// formatTZOffset formats a UTC offset as PostgreSQL prints it: +00,
+// +05:30, -03:30:15.
+func formatTZOffset(off int) string {
+	sign := '+'
+	if off < 0 {
+		sign = '-'
+		off = -off
+	}
+	h, m, s := off/3600, off/60%60, off%60
+	switch {
+	case s != 0:
+		return fmt.Sprintf("%c%02d:%02d:%02d", sign, h, m, s)
+	case m != 0:
+		return fmt.Sprintf("%c%02d:%02d", sign, h, m)
+	}
+	return fmt.Sprintf("%c%02d", sign, h)
+}
+
+// tzOffsetAt is loc's UTC offset in seconds at the instant ts.
+func tzOffsetAt(ts int64, loc *time.Location) int {
+	if isInfTS(ts) {
+		return 0
+	}
+	_, off := time.UnixMicro(ts).In(loc).Zone()
+	return off
+}
+
+// formatTimestampTZ prints a timestamptz in the session time zone as
+// PostgreSQL's ISO DateStyle does: 2024-01-02 03:04:05.123+00.
+func formatTimestampTZ(ts int64, loc *time.Location) string {
+	if isInfTS(ts) {
+		return types.FormatText(types.Timestamp(ts), types.TimestampT)
+	}
+	wall := utcToWall(ts, loc)
+	return types.FormatText(types.Timestamp(wall), types.TimestampT) + formatTZOffset(tzOffsetAt(ts, loc))
+}

@@ -1,0 +1,327 @@
+package functions
+
+// LIKE and ILIKE: the operators ~~ (LIKE), !~~ (NOT LIKE), ~~* (ILIKE)
+// and !~~* (NOT ILIKE) on text and bytea. `x LIKE p ESCAPE e` reaches us
+// as PostgreSQL's parser writes it, x ~~ like_escape(p, e): like_escape
+// rewrites the pattern to use backslash as its escape character, so the
+// matchers only know backslash. A column against a constant pattern runs
+// as a batch kernel with the pattern compiled once.
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+)
+
+func init() {
+	for _, spec := range []struct {
+		name      string
+		fold, neg bool
+	}{{"~~", false, false}, {"!~~", false, true}, {"~~*", true, false}, {"!~~*", true, true}} {
+		spec := spec
+		ov := &Overload{Name: spec.name, Args: []types.T{types.TextT, types.TextT}, Result: types.BoolT}
+		ov.Eval = func(_ *Context, args []any) (any, error) {
+			m, err := compileLike(args[1].(string), spec.fold)
+			if err != nil {
+				return nil, err
+			}
+			return m.match(args[0].(string)) != spec.neg, nil
+		}
+		ov.Kernel = wrapKernel(ov, types.BoolT, likeKernel(spec.fold, spec.neg))
+		Register(ov)
+		if !spec.fold {
+			Register(&Overload{Name: spec.name, Args: []types.T{types.ByteaT, types.ByteaT}, Result: types.BoolT,
+				Eval: func(_ *Context, args []any) (any, error) {
+					m, err := compileLike(string(args[1].([]byte)), false)
+					if err != nil {
+						return nil, err
+					}
+					m.bytes = true
+					return m.match(string(args[0].([]byte))) != spec.neg, nil
+				}})
+		}
+	}
+	Register(&Overload{Name: "like_escape", Args: []types.T{types.TextT, types.TextT}, Result: types.TextT,
+		Eval: func(_ *Context, args []any) (any, error) { return likeEscape(args[0].(string), args[1].(string)) }})
+	// like(text, text) and friends exist as functions too.
+	for _, fn := range []struct {
+		name string
+		fold bool
+	}{{"like", false}, {"ilike", true}} {
+		fn := fn
+		Register(&Overload{Name: fn.name, Args: []types.T{types.TextT, types.TextT}, Result: types.BoolT,
+			Eval: func(_ *Context, args []any) (any, error) {
+				m, err := compileLike(args[1].(string), fn.fold)
+				if err != nil {
+					return nil, err
+				}
+				return m.match(args[0].(string)), nil
+			}})
+	}
+}
+
+// likeEscape rewrites a pattern whose escape character is esc into one
+// escaped with backslash; an empty esc means no escape character.
+func likeEscape(pat, esc string) (string, error) {
+	if utf8.RuneCountInString(esc) > 1 {
+		return "", pgerr.New(pgerrcode.InvalidEscapeSequence, "invalid escape string").
+			WithHint("Escape string must be empty or one character.")
+	}
+	var b strings.Builder
+	if esc == "" {
+		for _, r := range pat {
+			if r == '\\' {
+				b.WriteString(`\\`)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		return b.String(), nil
+	}
+	e, _ := utf8.DecodeRuneInString(esc)
+	if e == '\\' {
+		return pat, nil
+	}
+	afterEsc := false
+	for _, r := range pat {
+		switch {
+		case afterEsc:
+			if r == '\\' {
+				b.WriteString(`\\`)
+			} else {
+				b.WriteByte('\\')
+				b.WriteRune(r)
+			}
+			afterEsc = false
+		case r == e:
+			afterEsc = true
+		case r == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if afterEsc {
+		return "", errLikeEscape()
+	}
+	return b.String(), nil
+}
+
+func errLikeEscape() error {
+	return pgerr.New(pgerrcode.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+}
+
+// likeTok is one element of a compiled pattern.
+type likeTok struct {
+	kind byte // 'l' literal text, '_' one character, '%' any sequence
+	lit  string
+}
+
+// likeMatcher is a compiled LIKE pattern.
+type likeMatcher struct {
+	toks  []likeTok
+	fold  bool
+	bytes bool // bytea: '_' matches one byte
+	// Fast shapes: exact, prefix%, %suffix, %infix%.
+	shape byte
+	lit   string
+}
+
+var (
+	likeCache  sync.Map // pattern (+fold) -> *likeMatcher
+	likeCacheN atomic.Int64
+)
+
+// compileLike parses a LIKE pattern (backslash escapes).
+func compileLike(pat string, fold bool) (*likeMatcher, error) {
+	key := pat
+	if fold {
+		key = "\x00i" + pat
+	}
+	if m, ok := likeCache.Load(key); ok {
+		return m.(*likeMatcher), nil
+	}
+	if fold {
+		pat = strings.ToLower(pat)
+	}
+	m := &likeMatcher{fold: fold}
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			m.toks = append(m.toks, likeTok{kind: 'l', lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(pat); i++ {
+		c := pat[i]
+		switch c {
+		case '\\':
+			i++
+			if i >= len(pat) {
+				return nil, errLikeEscape()
+			}
+			lit.WriteByte(pat[i])
+		case '%':
+			flush()
+			if n := len(m.toks); n == 0 || m.toks[n-1].kind != '%' {
+				m.toks = append(m.toks, likeTok{kind: '%'})
+			}
+		case '_':
+			flush()
+			m.toks = append(m.toks, likeTok{kind: '_'})
+		default:
+			lit.WriteByte(c)
+		}
+	}
+	flush()
+	m.classify()
+	if likeCacheN.Add(1) <= 4096 {
+		likeCache.Store(key, m)
+	}
+	return m, nil
+}
+
+func (m *likeMatcher) classify() {
+	t := m.toks
+	switch {
+	case len(t) == 0:
+		m.shape, m.lit = '=', ""
+	case len(t) == 1 && t[0].kind == 'l':
+		m.shape, m.lit = '=', t[0].lit
+	case len(t) == 1 && t[0].kind == '%':
+		m.shape = '*'
+	case len(t) == 2 && t[0].kind == 'l' && t[1].kind == '%':
+		m.shape, m.lit = 'p', t[0].lit
+	case len(t) == 2 && t[0].kind == '%' && t[1].kind == 'l':
+		m.shape, m.lit = 's', t[1].lit
+	case len(t) == 3 && t[0].kind == '%' && t[1].kind == 'l' && t[2].kind == '%':
+		m.shape, m.lit = 'c', t[1].lit
+	}
+}
+
+// match reports whether s matches the pattern.
+func (m *likeMatcher) match(s string) bool {
+	if m.fold {
+		s = strings.ToLower(s)
+	}
+	switch m.shape {
+	case '=':
+		return s == m.lit
+	case '*':
+		return true
+	case 'p':
+		return strings.HasPrefix(s, m.lit)
+	case 's':
+		return strings.HasSuffix(s, m.lit)
+	case 'c':
+		return strings.Contains(s, m.lit)
+	}
+	return m.matchFrom(s, 0)
+}
+
+// matchFrom matches tokens from index ti against s, backtracking on %.
+func (m *likeMatcher) matchFrom(s string, ti int) bool {
+	for ti < len(m.toks) {
+		t := m.toks[ti]
+		switch t.kind {
+		case 'l':
+			if !strings.HasPrefix(s, t.lit) {
+				return false
+			}
+			s = s[len(t.lit):]
+		case '_':
+			if s == "" {
+				return false
+			}
+			if m.bytes {
+				s = s[1:]
+			} else {
+				_, size := utf8.DecodeRuneInString(s)
+				s = s[size:]
+			}
+		case '%':
+			if ti == len(m.toks)-1 {
+				return true
+			}
+			next := m.toks[ti+1]
+			for {
+				if next.kind == 'l' {
+					i := strings.Index(s, next.lit)
+					if i < 0 {
+						return false
+					}
+					s = s[i:]
+				}
+				if m.matchFrom(s, ti+1) {
+					return true
+				}
+				if s == "" {
+					return false
+				}
+				if m.bytes {
+					s = s[1:]
+				} else {
+					_, size := utf8.DecodeRuneInString(s)
+					s = s[size:]
+				}
+			}
+		}
+		ti++
+	}
+	return s == ""
+}
+
+// likeKernel matches a text column against a constant pattern (other
+// shapes go row by row).
+func likeKernel(fold, neg bool) func(*Context, []Arg, int) (arrow.Array, error) {
+	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
+		var pm *likeMatcher
+		if args[1].Array == nil {
+			var err error
+			if pm, err = compileLike(args[1].Const.(string), fold); err != nil {
+				return nil, err
+			}
+		}
+		var fail error
+		arr, _ := cmpBatch(ctx, args, n, func(out []byte) {
+			valid, _ := validity(mem(ctx), args, n)
+			if valid != nil {
+				defer valid.Release()
+			}
+			for i := 0; i < n; i++ {
+				if !isValid(valid, i) {
+					continue
+				}
+				var s string
+				if args[0].Array != nil {
+					s = args[0].Array.(*array.String).Value(i)
+				} else {
+					s = args[0].Const.(string)
+				}
+				m := pm
+				if m == nil {
+					var err error
+					if m, err = compileLike(args[1].Array.(*array.String).Value(i), fold); err != nil {
+						fail = err
+						return
+					}
+				}
+				if m.match(s) != neg {
+					out[i>>3] |= 1 << (i & 7)
+				}
+			}
+		})
+		if fail != nil {
+			arr.Release()
+			return nil, fail
+		}
+		return arr, nil
+	}
+}

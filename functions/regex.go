@@ -1,0 +1,190 @@
+package functions
+
+// POSIX regular expression match operators ~ (match), ~* (match, case
+// insensitive), !~ and !~* (their negations) on text. PostgreSQL's
+// Advanced Regular Expressions are run by Go's RE2 after a light
+// translation (word-boundary escapes, . matching newline); back-references
+// and look-around are not supported (2201B).
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+)
+
+func init() {
+	for _, spec := range []struct {
+		name      string
+		fold, neg bool
+	}{{"~", false, false}, {"!~", false, true}, {"~*", true, false}, {"!~*", true, true}} {
+		spec := spec
+		flags := ""
+		if spec.fold {
+			flags = "i"
+		}
+		ov := &Overload{Name: spec.name, Args: []types.T{types.TextT, types.TextT}, Result: types.BoolT}
+		ov.Eval = func(_ *Context, args []any) (any, error) {
+			re, err := compileRegex(args[1].(string), flags)
+			if err != nil {
+				return nil, err
+			}
+			return re.MatchString(args[0].(string)) != spec.neg, nil
+		}
+		ov.Kernel = wrapKernel(ov, types.BoolT, regexKernel(flags, spec.neg))
+		Register(ov)
+	}
+}
+
+var (
+	regexCache  sync.Map // flags + "\x00" + pattern -> *regexp.Regexp
+	regexCacheN atomic.Int64
+)
+
+// regexFlags are the option letters regexp_replace and friends accept;
+// it reports global ('g') separately.
+func regexFlags(flags string) (goFlags string, global bool, literal bool, err error) {
+	fold, newline := false, false
+	for _, c := range flags {
+		switch c {
+		case 'g':
+			global = true
+		case 'i':
+			fold = true
+		case 'c':
+			fold = false
+		case 'n', 'm':
+			newline = true
+		case 'p', 'w':
+			newline = true
+		case 's':
+			newline = false
+		case 'q':
+			literal = true
+		case 'x', 't', 'b', 'e':
+		default:
+			return "", false, false, pgerr.New(pgerrcode.InvalidParameterValue, "invalid regular expression option: \"%c\"", c)
+		}
+	}
+	if fold {
+		goFlags += "i"
+	}
+	if newline {
+		goFlags += "m"
+	} else {
+		goFlags += "s"
+	}
+	return goFlags, global, literal, nil
+}
+
+// compileRegex compiles a PostgreSQL regular expression with option
+// letters (see regexFlags); the 'g' letter is ignored here.
+func compileRegex(pat, flags string) (*regexp.Regexp, error) {
+	key := flags + "\x00" + pat
+	if re, ok := regexCache.Load(key); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	goFlags, _, literal, err := regexFlags(flags)
+	if err != nil {
+		return nil, err
+	}
+	src := translateRegex(pat)
+	if literal {
+		src = regexp.QuoteMeta(pat)
+	}
+	re, err := regexp.Compile("(?" + goFlags + ")" + src)
+	if err != nil {
+		msg := err.Error()
+		if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "error parsing regexp") {
+			msg = msg[i+2:]
+		}
+		return nil, pgerr.New(pgerrcode.InvalidRegularExpression, "invalid regular expression: %s", msg)
+	}
+	if regexCacheN.Add(1) <= 4096 {
+		regexCache.Store(key, re)
+	}
+	return re, nil
+}
+
+// translateRegex rewrites ARE-only syntax into RE2's.
+func translateRegex(p string) string {
+	if !strings.ContainsAny(p, `\[`) {
+		return p
+	}
+	r := strings.NewReplacer(`[[:<:]]`, `\b`, `[[:>:]]`, `\b`)
+	p = r.Replace(p)
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c != '\\' || i+1 >= len(p) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch p[i] {
+		case 'm', 'M', 'y':
+			b.WriteString(`\b`)
+		case 'Y':
+			b.WriteString(`\B`)
+		case 'Z':
+			b.WriteString(`\z`)
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(p[i])
+		}
+	}
+	return b.String()
+}
+
+// regexKernel matches a text column against a pattern.
+func regexKernel(flags string, neg bool) func(*Context, []Arg, int) (arrow.Array, error) {
+	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
+		var pre *regexp.Regexp
+		if args[1].Array == nil {
+			var err error
+			if pre, err = compileRegex(args[1].Const.(string), flags); err != nil {
+				return nil, err
+			}
+		}
+		var fail error
+		arr, _ := cmpBatch(ctx, args, n, func(out []byte) {
+			valid, _ := validity(mem(ctx), args, n)
+			if valid != nil {
+				defer valid.Release()
+			}
+			for i := 0; i < n; i++ {
+				if !isValid(valid, i) {
+					continue
+				}
+				var s string
+				if args[0].Array != nil {
+					s = args[0].Array.(*array.String).Value(i)
+				} else {
+					s = args[0].Const.(string)
+				}
+				re := pre
+				if re == nil {
+					var err error
+					if re, err = compileRegex(args[1].Array.(*array.String).Value(i), flags); err != nil {
+						fail = err
+						return
+					}
+				}
+				if re.MatchString(s) != neg {
+					out[i>>3] |= 1 << (i & 7)
+				}
+			}
+		})
+		if fail != nil {
+			arr.Release()
+			return nil, fail
+		}
+		return arr, nil
+	}
+}

@@ -1,0 +1,153 @@
+package functions
+
+import (
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// Context is what a function may need from the session and statement that
+// calls it. It is shared by all rows of one statement; functions must not
+// keep it.
+type Context struct {
+	// Now is the statement's transaction timestamp (now(), current_timestamp).
+	Now time.Time
+	// Location is the session's TimeZone.
+	Location *time.Location
+	// Mem allocates the arrays kernels return.
+	Mem memory.Allocator
+	// Session answers current_user, current_schema() and friends; nil in
+	// tests that need none of them.
+	Session SessionInfo
+}
+
+// SessionInfo is the part of a session that functions can read.
+type SessionInfo interface {
+	User() string
+	Database() string
+	CurrentSchema() string
+	SearchPath() []string
+	Setting(name string) (string, bool)
+}
+
+// Arg is one argument of a vectorised call: a column of the batch or a
+// constant that applies to every row (the query vector is never copied per
+// row).
+type Arg struct {
+	// Array is the column; nil when the argument is a constant.
+	Array arrow.Array
+	// Const is the constant's datum (see package types for the Go
+	// representation of each type); used when Array is nil.
+	Const any
+	// Type is the argument's SQL type.
+	Type types.T
+}
+
+// Overload is one signature of a SQL function or operator.
+type Overload struct {
+	// Name is the SQL name: "lower", "cosine_similarity", or an operator
+	// such as "=", "||", "->>", "<#>".
+	Name string
+	// Args are the parameter types. A parameter of Family types.Unknown
+	// accepts any type (polymorphic); ArgAnyArray accepts any array.
+	Args []types.T
+	// Variadic means the last parameter repeats (concat, jsonb_build_object).
+	Variadic bool
+	// Result is the result type; ResultFn, when set, computes it from the
+	// actual argument types (polymorphic functions).
+	Result   types.T
+	ResultFn func(args []types.T) types.T
+	// NullCall means the function is called with NULL arguments; when false
+	// (STRICT, the default) any NULL argument gives NULL without a call.
+	NullCall bool
+	// Volatile marks functions whose result changes between calls with the
+	// same arguments (random, nextval): never constant-folded.
+	Volatile bool
+	// Eval computes one row from datums. Every overload has Eval.
+	Eval func(ctx *Context, args []any) (any, error)
+	// Kernel, when set, computes a whole batch of n rows at once and is
+	// preferred over Eval; it must honour strictness itself.
+	Kernel func(ctx *Context, args []Arg, n int) (arrow.Array, error)
+}
+
+// Aggregate is one signature of an aggregate function.
+type Aggregate struct {
+	Name     string
+	Args     []types.T
+	Result   types.T
+	ResultFn func(args []types.T) types.T
+	// NullCall means NULL input rows are passed to Step (count(*), array_agg);
+	// otherwise rows with a NULL argument are skipped.
+	NullCall bool
+	// New returns the empty state of one group.
+	New func(argTypes []types.T) AggState
+}
+
+// AggState accumulates one group of an aggregate.
+type AggState interface {
+	// Step adds one row's arguments.
+	Step(ctx *Context, args []any) error
+	// Result returns the aggregate's value for the rows stepped so far.
+	Result(ctx *Context) (any, error)
+}
+
+var registry = struct {
+	sync.RWMutex
+	scalars    map[string][]*Overload
+	aggregates map[string][]*Aggregate
+}{scalars: map[string][]*Overload{}, aggregates: map[string][]*Aggregate{}}
+
+// Register adds scalar overloads; each file calls it from init().
+func Register(ovs ...*Overload) {
+	registry.Lock()
+	defer registry.Unlock()
+	for _, o := range ovs {
+		name := strings.ToLower(o.Name)
+		registry.scalars[name] = append(registry.scalars[name], o)
+	}
+}
+
+// RegisterAggregate adds aggregate overloads; each file calls it from init().
+func RegisterAggregate(aggs ...*Aggregate) {
+	registry.Lock()
+	defer registry.Unlock()
+	for _, a := range aggs {
+		name := strings.ToLower(a.Name)
+		registry.aggregates[name] = append(registry.aggregates[name], a)
+	}
+}
+
+// Overloads returns the scalar overloads registered under name.
+func Overloads(name string) []*Overload {
+	registry.RLock()
+	defer registry.RUnlock()
+	return registry.scalars[strings.ToLower(name)]
+}
+
+// Aggregates returns the aggregate overloads registered under name.
+func Aggregates(name string) []*Aggregate {
+	registry.RLock()
+	defer registry.RUnlock()
+	return registry.aggregates[strings.ToLower(name)]
+}
+
+// IsAggregate reports whether name is an aggregate function.
+func IsAggregate(name string) bool { return len(Aggregates(name)) > 0 }
+
+// Names lists every registered scalar function and operator name, sorted
+// (pg_proc and pg_operator are built from it).
+func Names() []string {
+	registry.RLock()
+	defer registry.RUnlock()
+	names := make([]string, 0, len(registry.scalars))
+	for n := range registry.scalars {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

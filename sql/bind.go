@@ -1,0 +1,235 @@
+package sql
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// Binder resolves parse trees against a catalog snapshot. A Binder binds
+// one statement; Params is both input (types the client declared, Unknown
+// where it did not) and output (types inferred from context).
+type Binder struct {
+	Catalog    *storage.Catalog
+	SearchPath []string
+	Params     []types.T
+
+	ctes []map[string]*cteDef
+	aggs []*aggCollector
+}
+
+type cteDef struct {
+	plan Node
+	cols []string
+}
+
+// Query is a bound statement that runs as a plan (SELECT, INSERT, UPDATE,
+// DELETE, EXPLAIN).
+type Query struct {
+	Plan Node
+}
+
+// Bind binds one parsed statement. The result is a *Query or one of the
+// utility statements of utility.go.
+func (b *Binder) Bind(n *pg_query.Node) (any, error) {
+	switch s := n.Node.(type) {
+	case *pg_query.Node_SelectStmt:
+		plan, err := b.bindSelect(s.SelectStmt, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &Query{Plan: plan}, nil
+	case *pg_query.Node_InsertStmt:
+		plan, err := b.bindInsert(s.InsertStmt)
+		if err != nil {
+			return nil, err
+		}
+		return &Query{Plan: plan}, nil
+	case *pg_query.Node_UpdateStmt:
+		plan, err := b.bindUpdate(s.UpdateStmt)
+		if err != nil {
+			return nil, err
+		}
+		return &Query{Plan: plan}, nil
+	case *pg_query.Node_DeleteStmt:
+		plan, err := b.bindDelete(s.DeleteStmt)
+		if err != nil {
+			return nil, err
+		}
+		return &Query{Plan: plan}, nil
+	case *pg_query.Node_ExplainStmt:
+		return b.bindExplain(s.ExplainStmt)
+	}
+	return b.bindUtility(n)
+}
+
+func (b *Binder) bindExplain(s *pg_query.ExplainStmt) (any, error) {
+	analyze := false
+	for _, o := range s.Options {
+		d := o.GetDefElem()
+		if d == nil {
+			continue
+		}
+		switch d.Defname {
+		case "analyze":
+			analyze = d.Arg == nil || defBool(d.Arg)
+		case "verbose", "costs", "buffers", "timing", "summary", "settings", "wal":
+		case "format":
+			if v := defString(d.Arg); !strings.EqualFold(v, "text") {
+				return nil, pgerr.NotSupported("EXPLAIN (FORMAT %s)", strings.ToUpper(v))
+			}
+		default:
+			return nil, pgerr.New(pgerrcode.SyntaxError, "unrecognized EXPLAIN option \"%s\"", d.Defname)
+		}
+	}
+	inner, err := b.Bind(s.Query)
+	if err != nil {
+		return nil, err
+	}
+	q, ok := inner.(*Query)
+	if !ok {
+		return nil, pgerr.NotSupported("EXPLAIN of a utility statement")
+	}
+	return &Query{Plan: &Explain{Input: q.Plan, Analyze: analyze}}, nil
+}
+
+// FinishParams gives every parameter whose type nothing determined the
+// type text, as PostgreSQL does for an unknown-typed parameter.
+func (b *Binder) FinishParams() {
+	for i, t := range b.Params {
+		if t.Family == types.Unknown || t.Family == types.Null {
+			b.Params[i] = types.TextT
+		}
+	}
+}
+
+// lookupTable finds a table by (optional) schema and name, following the
+// search path for unqualified names.
+func (b *Binder) lookupTable(schema, name string) (*storage.TableDef, error) {
+	if schema != "" {
+		if _, ok := b.Catalog.Schemas[schema]; !ok {
+			return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+		}
+		if t := b.Catalog.Table(schema, name); t != nil {
+			return t, nil
+		}
+		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
+	}
+	for _, s := range b.SearchPath {
+		if t := b.Catalog.Table(s, name); t != nil {
+			return t, nil
+		}
+	}
+	return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", name)
+}
+
+// CreationSchema is the schema an unqualified CREATE puts objects in: the
+// first existing schema of the search path.
+func (b *Binder) CreationSchema(schema string) (string, error) {
+	if schema != "" {
+		return schema, nil
+	}
+	for _, s := range b.SearchPath {
+		if _, ok := b.Catalog.Schemas[s]; ok {
+			return s, nil
+		}
+	}
+	return "", pgerr.New(pgerrcode.InvalidSchemaName, "no schema has been selected to create in")
+}
+
+func (b *Binder) rangeVarTable(rv *pg_query.RangeVar) (*storage.TableDef, error) {
+	return b.lookupTable(rv.Schemaname, rv.Relname)
+}
+
+// tableCols returns the output columns of a scan of all of def's columns.
+func tableCols(def *storage.TableDef, alias string) []Col {
+	cols := make([]Col, len(def.Columns))
+	for i, c := range def.Columns {
+		cols[i] = Col{Name: c.Name, T: c.Type, TableOID: TableOID(def.ID), Attnum: int16(i + 1), Table: alias}
+	}
+	return cols
+}
+
+// TableOID is the OID clients see for a table: its ID offset into the
+// user range so it never collides with built-in catalog OIDs.
+func TableOID(id uint64) uint32 { return uint32(100000 + id) }
+
+func defBool(n *pg_query.Node) bool {
+	switch v := n.Node.(type) {
+	case *pg_query.Node_Boolean:
+		return v.Boolean.Boolval
+	case *pg_query.Node_String_:
+		s := strings.ToLower(v.String_.Sval)
+		return s == "true" || s == "on" || s == "1"
+	case *pg_query.Node_Integer:
+		return v.Integer.Ival != 0
+	}
+	return true
+}
+
+func defString(n *pg_query.Node) string {
+	if n == nil {
+		return ""
+	}
+	switch v := n.Node.(type) {
+	case *pg_query.Node_String_:
+		return v.String_.Sval
+	case *pg_query.Node_Integer:
+		return itoa(int64(v.Integer.Ival))
+	case *pg_query.Node_Float:
+		return v.Float.Fval
+	case *pg_query.Node_Boolean:
+		if v.Boolean.Boolval {
+			return "true"
+		}
+		return "false"
+	case *pg_query.Node_TypeName:
+		return nameOf(v.TypeName.Names)
+	case *pg_query.Node_AConst:
+		return constText(v.AConst)
+	}
+	return ""
+}
+
+func constText(c *pg_query.A_Const) string {
+	switch v := c.Val.(type) {
+	case *pg_query.A_Const_Sval:
+		return v.Sval.Sval
+	case *pg_query.A_Const_Ival:
+		return itoa(int64(v.Ival.Ival))
+	case *pg_query.A_Const_Fval:
+		return v.Fval.Fval
+	case *pg_query.A_Const_Boolval:
+		if v.Boolval.Boolval {
+			return "true"
+		}
+		return "false"
+	}
+	return ""
+}
+
+// nameOf joins a dotted name list ("pg_catalog", "int4") into its last
+// part, which is what cairn resolves (schemas of built-ins are implicit).
+func nameOf(names []*pg_query.Node) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return names[len(names)-1].GetString_().GetSval()
+}
+
+// strList returns the string values of a list of String nodes.
+func strList(names []*pg_query.Node) []string {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, n.GetString_().GetSval())
+	}
+	return out
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

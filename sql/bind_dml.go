@@ -1,0 +1,349 @@
+package sql
+
+import (
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// RowIDColumn is the name of the hidden row-ID column UPDATE and DELETE
+// plans carry.
+const RowIDColumn = "__rowid"
+
+func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
+	if s.WithClause != nil {
+		return nil, pgerr.NotSupported("WITH on INSERT")
+	}
+	def, err := b.rangeVarTable(s.Relation)
+	if err != nil {
+		return nil, pgerr.From(err).WithPosition(s.Relation.Location + 1)
+	}
+	// Target columns: the named ones, or all of them in order.
+	var targets []int
+	if len(s.Cols) == 0 {
+		for i := range def.Columns {
+			targets = append(targets, i)
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, c := range s.Cols {
+			rt := c.GetResTarget()
+			if len(rt.Indirection) > 0 {
+				return nil, pgerr.NotSupported("INSERT into a subfield or array element")
+			}
+			pos, col := def.Column(rt.Name)
+			if col == nil {
+				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, def.Name).WithPosition(rt.Location + 1)
+			}
+			if seen[pos] {
+				return nil, pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", rt.Name).WithPosition(rt.Location + 1)
+			}
+			seen[pos] = true
+			targets = append(targets, pos)
+		}
+	}
+	want := make([]types.T, len(targets))
+	for i, pos := range targets {
+		want[i] = def.Columns[pos].Type
+	}
+
+	var source Node
+	if s.SelectStmt == nil {
+		// DEFAULT VALUES
+		source = &Values{Rows: [][]Expr{{}}}
+		targets = nil
+	} else if sel := s.SelectStmt.GetSelectStmt(); len(sel.ValuesLists) > 0 && sel.Op == pg_query.SetOperation_SETOP_NONE && len(sel.SortClause) == 0 && sel.LimitCount == nil {
+		vals, err := b.bindValues(sel.ValuesLists, want, nil)
+		if err != nil {
+			return nil, err
+		}
+		if len(vals.Out) > len(targets) {
+			return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more expressions than target columns")
+		}
+		if len(vals.Out) < len(targets) {
+			return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more target columns than expressions")
+		}
+		for _, row := range vals.Rows {
+			for c, e := range row {
+				if _, ok := e.(*defaultMarker); ok {
+					if row[c], err = b.columnDefault(def, targets[c]); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		source = vals
+	} else {
+		plan, err := b.bindSelect(sel, nil)
+		if err != nil {
+			return nil, err
+		}
+		cols := plan.Columns()
+		if len(cols) > len(targets) {
+			return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more expressions than target columns")
+		}
+		if len(cols) < len(targets) {
+			return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more target columns than expressions")
+		}
+		proj := &Project{Input: plan}
+		for i, c := range cols {
+			e, err := b.coerceColumn(&ColumnRef{Index: i, Name: c.Name, T: c.T}, def.Columns[targets[i]].Name, want[i])
+			if err != nil {
+				return nil, err
+			}
+			proj.Exprs = append(proj.Exprs, e)
+			proj.Out = append(proj.Out, Col{Name: def.Columns[targets[i]].Name, T: want[i]})
+		}
+		source = proj
+	}
+
+	// One expression per table column: the source's value or the default.
+	row := &Project{Input: source}
+	srcCols := source.Columns()
+	for pos, col := range def.Columns {
+		var e Expr
+		for i, t := range targets {
+			if t == pos {
+				e = &ColumnRef{Index: i, Name: col.Name, T: srcCols[i].T}
+			}
+		}
+		if e == nil {
+			var err error
+			if e, err = b.columnDefault(def, pos); err != nil {
+				return nil, err
+			}
+		}
+		row.Exprs = append(row.Exprs, e)
+		row.Out = append(row.Out, Col{Name: col.Name, T: col.Type})
+	}
+	ins := &Insert{Table: def, Input: row}
+	if s.OnConflictClause != nil {
+		oc, err := b.bindOnConflict(def, s.OnConflictClause)
+		if err != nil {
+			return nil, err
+		}
+		ins.OnConflict = oc
+	}
+	alias := def.Name
+	if s.Relation.Alias != nil {
+		alias = s.Relation.Alias.Aliasname
+	}
+	ins.Returning, ins.Out, err = b.bindReturning(def, alias, s.ReturningList)
+	return ins, err
+}
+
+// columnDefault binds the DEFAULT of column pos (NULL when it has none).
+func (b *Binder) columnDefault(def *storage.TableDef, pos int) (Expr, error) {
+	col := def.Columns[pos]
+	if col.Default == "" {
+		return &Const{Value: nil, T: col.Type}, nil
+	}
+	n, err := ParseExpr(col.Default)
+	if err != nil {
+		return nil, err
+	}
+	e, err := b.bindExpr(&scope{}, n)
+	if err != nil {
+		return nil, err
+	}
+	return b.coerceColumn(e, col.Name, col.Type)
+}
+
+func (b *Binder) bindOnConflict(def *storage.TableDef, oc *pg_query.OnConflictClause) (*OnConflict, error) {
+	out := &OnConflict{}
+	if oc.Infer != nil {
+		if oc.Infer.Conname != "" {
+			return nil, pgerr.NotSupported("ON CONFLICT ON CONSTRAINT")
+		}
+		for _, el := range oc.Infer.IndexElems {
+			ie := el.GetIndexElem()
+			pos, col := def.Column(ie.Name)
+			if col == nil {
+				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", ie.Name)
+			}
+			out.Columns = append(out.Columns, pos)
+		}
+		if !hasUniqueOn(def, out.Columns) {
+			return nil, pgerr.New(pgerrcode.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+		}
+	}
+	if oc.Action != pg_query.OnConflictAction_ONCONFLICT_UPDATE {
+		return out, nil
+	}
+	if len(out.Columns) == 0 {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
+			WithHint("For example, ON CONFLICT (column_name).")
+	}
+	out.DoUpdate = true
+	cols := append(tableCols(def, def.Name), tableCols(def, "excluded")...)
+	sc := &scope{cols: cols}
+	set, err := b.bindSetList(def, sc, oc.TargetList)
+	if err != nil {
+		return nil, err
+	}
+	out.Set = set
+	if oc.WhereClause != nil {
+		if out.Where, err = b.bindCondition(sc, oc.WhereClause, "WHERE"); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// hasUniqueOn reports whether the table has a primary key or unique
+// constraint on exactly the given column positions.
+func hasUniqueOn(def *storage.TableDef, positions []int) bool {
+	ids := map[int]bool{}
+	for _, p := range positions {
+		ids[def.Columns[p].ID] = true
+	}
+	match := func(cols []int) bool {
+		if len(cols) != len(ids) {
+			return false
+		}
+		for _, c := range cols {
+			if !ids[c] {
+				return false
+			}
+		}
+		return true
+	}
+	if len(def.PrimaryKey) > 0 && match(def.PrimaryKey) {
+		return true
+	}
+	for _, u := range def.Uniques {
+		if match(u.Columns) {
+			return true
+		}
+	}
+	return false
+}
+
+// bindSetList binds "SET col = expr, ..." into column position -> value.
+func (b *Binder) bindSetList(def *storage.TableDef, sc *scope, targets []*pg_query.Node) (map[int]Expr, error) {
+	set := map[int]Expr{}
+	for _, t := range targets {
+		rt := t.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return nil, pgerr.NotSupported("assignment to a subfield or array element")
+		}
+		if rt.Val.GetMultiAssignRef() != nil {
+			return nil, pgerr.NotSupported("multiple-column assignment")
+		}
+		pos, col := def.Column(rt.Name)
+		if col == nil {
+			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, def.Name).WithPosition(rt.Location + 1)
+		}
+		if _, dup := set[pos]; dup {
+			return nil, pgerr.New(pgerrcode.DuplicateColumn, "multiple assignments to same column \"%s\"", rt.Name)
+		}
+		var e Expr
+		var err error
+		if rt.Val.GetSetToDefault() != nil {
+			e, err = b.columnDefault(def, pos)
+		} else if e, err = b.bindExpr(sc, rt.Val); err == nil {
+			e, err = b.coerceColumn(e, col.Name, col.Type)
+		}
+		if err != nil {
+			return nil, err
+		}
+		set[pos] = e
+	}
+	return set, nil
+}
+
+// bindReturning binds a RETURNING list over the table's columns.
+func (b *Binder) bindReturning(def *storage.TableDef, alias string, list []*pg_query.Node) ([]Expr, []Col, error) {
+	if len(list) == 0 {
+		return nil, nil, nil
+	}
+	cols := tableCols(def, alias)
+	items, err := b.bindTargets(&scope{cols: cols}, list)
+	if err != nil {
+		return nil, nil, err
+	}
+	exprs := make([]Expr, len(items))
+	out := make([]Col, len(items))
+	for i, it := range items {
+		exprs[i] = it.expr
+		out[i] = colFor(it.expr, it.name, cols)
+	}
+	return exprs, out, nil
+}
+
+// scanForWrite is the input of UPDATE and DELETE: every column of the
+// table plus its hidden row ID, filtered by WHERE.
+func (b *Binder) scanForWrite(rv *pg_query.RangeVar, where *pg_query.Node) (*storage.TableDef, string, Node, error) {
+	def, err := b.rangeVarTable(rv)
+	if err != nil {
+		return nil, "", nil, pgerr.From(err).WithPosition(rv.Location + 1)
+	}
+	alias := def.Name
+	if rv.Alias != nil {
+		alias = rv.Alias.Aliasname
+	}
+	scan := &Scan{Table: def, Alias: alias, WithRowID: true}
+	for i := range def.Columns {
+		scan.Cols = append(scan.Cols, i)
+	}
+	scan.Out = append(tableCols(def, alias), Col{Name: RowIDColumn, T: types.Int8T, Hidden: true})
+	var plan Node = scan
+	if where != nil {
+		cond, err := b.bindCondition(&scope{cols: scan.Out}, where, "WHERE")
+		if err != nil {
+			return nil, "", nil, err
+		}
+		plan = &Filter{Input: plan, Cond: cond}
+	}
+	return def, alias, plan, nil
+}
+
+func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
+	if s.WithClause != nil {
+		return nil, pgerr.NotSupported("WITH on UPDATE")
+	}
+	if len(s.FromClause) > 0 {
+		return nil, pgerr.NotSupported("UPDATE ... FROM")
+	}
+	def, alias, input, err := b.scanForWrite(s.Relation, s.WhereClause)
+	if err != nil {
+		return nil, err
+	}
+	set, err := b.bindSetList(def, &scope{cols: input.Columns()}, s.TargetList)
+	if err != nil {
+		return nil, err
+	}
+	up := &Update{Table: def, Input: input, Set: set}
+	up.Returning, up.Out, err = b.bindReturning(def, alias, s.ReturningList)
+	return up, err
+}
+
+func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
+	if s.WithClause != nil {
+		return nil, pgerr.NotSupported("WITH on DELETE")
+	}
+	if len(s.UsingClause) > 0 {
+		return nil, pgerr.NotSupported("DELETE ... USING")
+	}
+	def, alias, input, err := b.scanForWrite(s.Relation, s.WhereClause)
+	if err != nil {
+		return nil, err
+	}
+	del := &Delete{Table: def, Input: input}
+	del.Returning, del.Out, err = b.bindReturning(def, alias, s.ReturningList)
+	return del, err
+}
+
+// BindTableExpr binds the SQL text of an expression over a table's columns
+// (CHECK constraints), as a boolean condition.
+func BindTableExpr(cat *storage.Catalog, def *storage.TableDef, text string) (Expr, error) {
+	n, err := ParseExpr(text)
+	if err != nil {
+		return nil, err
+	}
+	b := &Binder{Catalog: cat}
+	return b.bindCondition(&scope{cols: tableCols(def, def.Name)}, n, "CHECK")
+}

@@ -1,0 +1,888 @@
+package sql
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// bindCondition binds a boolean clause (WHERE, HAVING, ON).
+func (b *Binder) bindCondition(sc *scope, n *pg_query.Node, clause string) (Expr, error) {
+	e, err := b.bindExpr(sc, n)
+	if err != nil {
+		return nil, err
+	}
+	if t := e.Type(); t.Family != types.Bool && t.Family != types.Unknown && t.Family != types.Null {
+		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "argument of %s must be type boolean, not type %s", clause, t)
+	}
+	return b.coerce(e, types.BoolT, castImplicit)
+}
+
+// bindExprWant binds n and coerces it (by assignment rules) to want.
+func (b *Binder) bindExprWant(sc *scope, n *pg_query.Node, want types.T) (Expr, error) {
+	e, err := b.bindExpr(sc, n)
+	if err != nil {
+		return nil, err
+	}
+	return b.coerce(e, want, castAssignment)
+}
+
+// bindExpr binds one expression parse tree against a scope.
+func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
+	if n == nil {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "missing expression")
+	}
+	switch v := n.Node.(type) {
+	case *pg_query.Node_ColumnRef:
+		if isStar(v.ColumnRef) {
+			return nil, pgerr.NotSupported("* in this position")
+		}
+		return resolveColumn(sc, v.ColumnRef)
+	case *pg_query.Node_AConst:
+		return bindConst(v.AConst)
+	case *pg_query.Node_ParamRef:
+		return b.bindParam(v.ParamRef)
+	case *pg_query.Node_TypeCast:
+		return b.bindTypeCast(sc, v.TypeCast)
+	case *pg_query.Node_AExpr:
+		return b.bindAExpr(sc, v.AExpr)
+	case *pg_query.Node_BoolExpr:
+		return b.bindBoolExpr(sc, v.BoolExpr)
+	case *pg_query.Node_NullTest:
+		arg, err := b.bindExpr(sc, v.NullTest.Arg)
+		if err != nil {
+			return nil, err
+		}
+		return &IsNull{Arg: arg, Negate: v.NullTest.Nulltesttype == pg_query.NullTestType_IS_NOT_NULL}, nil
+	case *pg_query.Node_BooleanTest:
+		return b.bindBooleanTest(sc, v.BooleanTest)
+	case *pg_query.Node_FuncCall:
+		return b.bindFuncCall(sc, v.FuncCall)
+	case *pg_query.Node_CaseExpr:
+		return b.bindCase(sc, v.CaseExpr)
+	case *pg_query.Node_CoalesceExpr:
+		args, err := b.bindExprs(sc, v.CoalesceExpr.Args)
+		if err != nil {
+			return nil, err
+		}
+		t, args, err := b.unify("COALESCE", args)
+		if err != nil {
+			return nil, err
+		}
+		return &Coalesce{Args: args, T: t}, nil
+	case *pg_query.Node_MinMaxExpr:
+		name := "greatest"
+		if v.MinMaxExpr.Op == pg_query.MinMaxOp_IS_LEAST {
+			name = "least"
+		}
+		args, err := b.bindExprs(sc, v.MinMaxExpr.Args)
+		if err != nil {
+			return nil, err
+		}
+		t, args, err := b.unify(strings.ToUpper(name), args)
+		if err != nil {
+			return nil, err
+		}
+		return b.bindCall(name, args, func([]types.T) types.T { return t })
+	case *pg_query.Node_SqlvalueFunction:
+		return b.bindSQLValueFunction(v.SqlvalueFunction)
+	case *pg_query.Node_SubLink:
+		return b.bindSubLink(sc, v.SubLink)
+	case *pg_query.Node_AArrayExpr:
+		return b.bindArrayExpr(sc, v.AArrayExpr, types.UnknownT)
+	case *pg_query.Node_AIndirection:
+		return b.bindIndirection(sc, v.AIndirection)
+	case *pg_query.Node_RowExpr:
+		args, err := b.bindExprs(sc, v.RowExpr.Args)
+		if err != nil {
+			return nil, err
+		}
+		return &RowExpr{Args: args, T: types.RecordT}, nil
+	case *pg_query.Node_CollateClause:
+		return b.bindExpr(sc, v.CollateClause.Arg)
+	case *pg_query.Node_SetToDefault:
+		return nil, pgerr.New(pgerrcode.SyntaxError, "DEFAULT is not allowed in this context")
+	}
+	return nil, pgerr.NotSupported("expression %T", n.Node)
+}
+
+func (b *Binder) bindExprs(sc *scope, ns []*pg_query.Node) ([]Expr, error) {
+	out := make([]Expr, len(ns))
+	for i, n := range ns {
+		e, err := b.bindExpr(sc, n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// unify coerces args to their common type.
+func (b *Binder) unify(context string, args []Expr) (types.T, []Expr, error) {
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	t, err := commonType(context, ts)
+	if err != nil {
+		return t, nil, err
+	}
+	out := make([]Expr, len(args))
+	for i, a := range args {
+		if out[i], err = b.coerce(a, t, castImplicit); err != nil {
+			return t, nil, err
+		}
+	}
+	return t, out, nil
+}
+
+// resolveColumn finds a (possibly qualified) column in the scope.
+func resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) {
+	names := strList(cr.Fields)
+	var qual, name string
+	switch len(names) {
+	case 1:
+		name = names[0]
+	case 2:
+		qual, name = names[0], names[1]
+	case 3:
+		qual, name = names[1], names[2]
+	default:
+		return nil, pgerr.New(pgerrcode.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(names, "."))
+	}
+	for s := sc; s != nil; s = s.outer {
+		idx := -1
+		qualFound := false
+		for i, c := range s.cols {
+			if qual != "" && c.Table != qual {
+				continue
+			}
+			qualFound = true
+			if c.Name != name || (c.Hidden && qual == "") {
+				continue
+			}
+			if idx >= 0 {
+				return nil, pgerr.New(pgerrcode.AmbiguousColumn, "column reference \"%s\" is ambiguous", name).WithPosition(cr.Location + 1)
+			}
+			idx = i
+		}
+		if idx >= 0 {
+			if s != sc {
+				return nil, pgerr.NotSupported("correlated subqueries (column \"%s\" of an outer query)", name)
+			}
+			c := s.cols[idx]
+			return &ColumnRef{Index: idx, Name: name, T: c.T}, nil
+		}
+		if qual != "" && s == sc && !qualFound && s.outer == nil {
+			return nil, pgerr.New(pgerrcode.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual).WithPosition(cr.Location + 1)
+		}
+	}
+	full := name
+	if qual != "" {
+		full = qual + "." + name
+	}
+	return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", full).WithPosition(cr.Location + 1)
+}
+
+// bindConst binds a literal: integers are int4 (int8 or numeric when
+// larger), decimals numeric, strings of still-unknown type.
+func bindConst(c *pg_query.A_Const) (Expr, error) {
+	if c.Isnull {
+		return &Const{Value: nil, T: types.NullT}, nil
+	}
+	switch v := c.Val.(type) {
+	case *pg_query.A_Const_Ival:
+		return &Const{Value: int64(v.Ival.Ival), T: types.Int4T}, nil
+	case *pg_query.A_Const_Fval:
+		s := v.Fval.Fval
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return &Const{Value: i, T: types.Int8T}, nil
+		}
+		d, _, err := apd.NewFromString(s)
+		if err != nil {
+			return nil, pgerr.New(pgerrcode.InvalidTextRepresentation, "invalid input syntax for type numeric: \"%s\"", s)
+		}
+		return &Const{Value: d, T: types.NumericT}, nil
+	case *pg_query.A_Const_Sval:
+		return &Const{Value: v.Sval.Sval, T: types.UnknownT}, nil
+	case *pg_query.A_Const_Boolval:
+		return &Const{Value: v.Boolval.Boolval, T: types.BoolT}, nil
+	case *pg_query.A_Const_Bsval:
+		return nil, pgerr.NotSupported("bit string literals")
+	}
+	return &Const{Value: nil, T: types.NullT}, nil
+}
+
+func (b *Binder) bindParam(p *pg_query.ParamRef) (Expr, error) {
+	idx := int(p.Number) - 1
+	if idx < 0 || idx >= 65535 {
+		return nil, pgerr.New(pgerrcode.UndefinedParameter, "there is no parameter $%d", p.Number).WithPosition(p.Location + 1)
+	}
+	for len(b.Params) <= idx {
+		b.Params = append(b.Params, types.UnknownT)
+	}
+	return &Param{Index: idx, T: b.Params[idx]}, nil
+}
+
+// TypeFromName resolves a parse-tree type name (with modifiers and array
+// bounds) to a type.
+func TypeFromName(tn *pg_query.TypeName) (types.T, error) {
+	names := strList(tn.Names)
+	name := strings.ToLower(names[len(names)-1])
+	if len(names) == 2 && names[0] != "pg_catalog" && names[0] != "public" {
+		return types.UnknownT, pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
+	}
+	t, ok := types.Named(name)
+	if !ok {
+		return types.UnknownT, pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", name).WithPosition(tn.Location + 1)
+	}
+	if tn.Setof {
+		return types.UnknownT, pgerr.NotSupported("SETOF types")
+	}
+	var mods []int64
+	for _, m := range tn.Typmods {
+		c := m.GetAConst()
+		if c == nil {
+			return types.UnknownT, pgerr.New(pgerrcode.SyntaxError, "type modifiers must be simple constants or identifiers")
+		}
+		iv, ok := c.Val.(*pg_query.A_Const_Ival)
+		if !ok {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "type modifiers must be simple constants or identifiers")
+		}
+		mods = append(mods, int64(iv.Ival.Ival))
+	}
+	switch {
+	case len(mods) == 0:
+	case t.Family == types.Varchar || t.Family == types.Char:
+		if mods[0] < 1 {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "length for type %s must be at least 1", name)
+		}
+		t.Mod = int32(mods[0])
+	case t.Family == types.Numeric:
+		p, s := mods[0], int64(0)
+		if len(mods) > 1 {
+			s = mods[1]
+		}
+		if p < 1 || p > 1000 {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "NUMERIC precision %d must be between 1 and 1000", p)
+		}
+		t.Mod = int32(p<<16 | s)
+	case t.Family == types.Vector:
+		t.Mod = int32(mods[0])
+	case t.Family == types.TimestampFamily || t.Family == types.TimestampTZ || t.Family == types.Time || t.Family == types.Interval:
+		// Precision is accepted; values keep microseconds.
+	case t.Family == types.Float8 && name == "float":
+		if mods[0] <= 24 {
+			t = types.Float4T
+		}
+	default:
+		return types.UnknownT, pgerr.New(pgerrcode.SyntaxError, "type modifier is not allowed for type \"%s\"", name)
+	}
+	if len(tn.ArrayBounds) > 0 {
+		if t.Family == types.ArrayFamily {
+			return types.UnknownT, pgerr.NotSupported("arrays of %s", t)
+		}
+		dims := len(tn.ArrayBounds)
+		if dims > 2 {
+			return types.UnknownT, pgerr.NotSupported("arrays of more than 2 dimensions")
+		}
+		return types.ArrayOf(t, dims), nil
+	}
+	return t, nil
+}
+
+func (b *Binder) bindTypeCast(sc *scope, tc *pg_query.TypeCast) (Expr, error) {
+	t, err := TypeFromName(tc.TypeName)
+	if err != nil {
+		return nil, err
+	}
+	if arr := tc.Arg.GetAArrayExpr(); arr != nil && t.IsArray() {
+		return b.bindArrayExpr(sc, arr, t)
+	}
+	arg, err := b.bindExpr(sc, tc.Arg)
+	if err != nil {
+		return nil, err
+	}
+	e, err := b.coerce(arg, t, castExplicit)
+	if err != nil {
+		return nil, pgerr.From(err).WithPosition(tc.Location + 1)
+	}
+	return e, nil
+}
+
+// bindOperator binds "l op r" through the function registry.
+func (b *Binder) bindOperator(op string, l, r Expr) (Expr, error) {
+	e, err := b.bindCall(op, []Expr{l, r}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := e.(*Call); ok {
+		c.Infix = true
+	}
+	return e, nil
+}
+
+// bindCall resolves a scalar function or operator overload and coerces the
+// arguments to its parameter types. result, when set, overrides the
+// result type (greatest/least).
+func (b *Binder) bindCall(name string, args []Expr, result func([]types.T) types.T) (Expr, error) {
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	ov, castTo, err := functions.Resolve(name, ts)
+	if err != nil {
+		return nil, err
+	}
+	coerced := make([]Expr, len(args))
+	for i, a := range args {
+		to := a.Type()
+		if i < len(castTo) {
+			to = castTo[i]
+		}
+		if coerced[i], err = b.coerce(a, to, castImplicit); err != nil {
+			return nil, err
+		}
+	}
+	for i := range ts {
+		ts[i] = coerced[i].Type()
+	}
+	var rt types.T
+	switch {
+	case result != nil:
+		rt = result(ts)
+	case ov.ResultFn != nil:
+		rt = ov.ResultFn(ts)
+	default:
+		rt = ov.Result
+	}
+	return &Call{Name: name, Overload: ov, Args: coerced, T: rt}, nil
+}
+
+func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
+	op := ""
+	if len(a.Name) > 0 {
+		op = nameOf(a.Name)
+	}
+	switch a.Kind {
+	case pg_query.A_Expr_Kind_AEXPR_OP:
+		if a.Lexpr == nil {
+			r, err := b.bindExpr(sc, a.Rexpr)
+			if err != nil {
+				return nil, err
+			}
+			if op == "-" {
+				if c, ok := r.(*Const); ok {
+					if neg, ok := negateConst(c); ok {
+						return neg, nil
+					}
+				}
+			}
+			if op == "+" {
+				return r, nil
+			}
+			return b.bindCall(op, []Expr{r}, nil)
+		}
+		l, err := b.bindExpr(sc, a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindExpr(sc, a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		e, err := b.bindOperator(op, l, r)
+		if err != nil {
+			return nil, pgerr.From(err).WithPosition(a.Location + 1)
+		}
+		return e, nil
+	case pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:
+		return b.bindLike(sc, a, op)
+	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
+		l, err := b.bindExpr(sc, a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindExpr(sc, a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		return b.bindAnyAll(op, l, r, a.Kind == pg_query.A_Expr_Kind_AEXPR_OP_ALL)
+	case pg_query.A_Expr_Kind_AEXPR_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		l, err := b.bindExpr(sc, a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindExpr(sc, a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := b.bindOperator("=", l, r)
+		if err != nil {
+			return nil, err
+		}
+		c := eq.(*Call)
+		return &IsDistinct{Left: c.Args[0], Right: c.Args[1], Equal: c.Overload, Negate: a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT}, nil
+	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
+		l, err := b.bindExpr(sc, a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindExpr(sc, a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := b.bindOperator("=", l, r)
+		if err != nil {
+			return nil, err
+		}
+		lt := eq.(*Call).Args[0]
+		return &Case{Whens: []When{{Cond: eq, Result: &Const{T: lt.Type()}}}, Else: lt, T: lt.Type()}, nil
+	case pg_query.A_Expr_Kind_AEXPR_IN:
+		l, err := b.bindExpr(sc, a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		items, err := b.bindExprs(sc, a.Rexpr.GetList().Items)
+		if err != nil {
+			return nil, err
+		}
+		all := append([]Expr{l}, items...)
+		t, all, err := b.unify("IN", all)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := b.bindOperator("=", all[0], all[0])
+		if err != nil {
+			return nil, err
+		}
+		_ = t
+		return &InList{Arg: all[0], List: all[1:], Equal: eq.(*Call).Overload, Negate: op == "<>"}, nil
+	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN,
+		pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+		return b.bindBetween(sc, a)
+	case pg_query.A_Expr_Kind_AEXPR_SIMILAR:
+		return nil, pgerr.NotSupported("SIMILAR TO")
+	}
+	return nil, pgerr.NotSupported("operator expression kind %s", a.Kind)
+}
+
+// negateConst folds unary minus into a numeric literal (so -2147483648 is
+// an int4, as in PostgreSQL).
+func negateConst(c *Const) (Expr, bool) {
+	switch v := c.Value.(type) {
+	case int64:
+		return &Const{Value: -v, T: c.T}, true
+	case float64:
+		return &Const{Value: -v, T: c.T}, true
+	case *apd.Decimal:
+		d := new(apd.Decimal)
+		d.Neg(v)
+		return &Const{Value: d, T: c.T}, true
+	}
+	return nil, false
+}
+
+func (b *Binder) bindLike(sc *scope, a *pg_query.A_Expr, op string) (Expr, error) {
+	l, err := b.bindExpr(sc, a.Lexpr)
+	if err != nil {
+		return nil, err
+	}
+	// "x LIKE p ESCAPE e" parses as like_escape(p, e) on the right.
+	if fc := a.Rexpr.GetFuncCall(); fc != nil && nameOf(fc.Funcname) == "like_escape" {
+		args, err := b.bindExprs(sc, fc.Args)
+		if err != nil {
+			return nil, err
+		}
+		pat, err := b.bindCall("like_escape", args, nil)
+		if err != nil {
+			return nil, err
+		}
+		return b.bindOperator(op, l, pat)
+	}
+	r, err := b.bindExpr(sc, a.Rexpr)
+	if err != nil {
+		return nil, err
+	}
+	return b.bindOperator(op, l, r)
+}
+
+func (b *Binder) bindBetween(sc *scope, a *pg_query.A_Expr) (Expr, error) {
+	x, err := b.bindExpr(sc, a.Lexpr)
+	if err != nil {
+		return nil, err
+	}
+	bounds, err := b.bindExprs(sc, a.Rexpr.GetList().Items)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := bounds[0], bounds[1]
+	ge, err := b.bindOperator(">=", x, lo)
+	if err != nil {
+		return nil, err
+	}
+	le, err := b.bindOperator("<=", x, hi)
+	if err != nil {
+		return nil, err
+	}
+	var e Expr = &BoolOp{Op: And, Args: []Expr{ge, le}}
+	sym := a.Kind == pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM || a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM
+	if sym {
+		ge2, err := b.bindOperator(">=", x, hi)
+		if err != nil {
+			return nil, err
+		}
+		le2, err := b.bindOperator("<=", x, lo)
+		if err != nil {
+			return nil, err
+		}
+		e = &BoolOp{Op: Or, Args: []Expr{e, &BoolOp{Op: And, Args: []Expr{ge2, le2}}}}
+	}
+	if a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN || a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM {
+		e = &BoolOp{Op: Not, Args: []Expr{e}}
+	}
+	return e, nil
+}
+
+// bindAnyAll binds "l op ANY(array)" / ALL.
+func (b *Binder) bindAnyAll(op string, l, r Expr, all bool) (Expr, error) {
+	rt := r.Type()
+	if rt.Family == types.Unknown {
+		// '{1,2}' literal: an array of the left side's type.
+		at := types.ArrayOf(l.Type(), 1)
+		var err error
+		if r, err = b.coerce(r, at, castImplicit); err != nil {
+			return nil, err
+		}
+		rt = at
+	}
+	if !rt.IsArray() {
+		return nil, pgerr.New(pgerrcode.WrongObjectType, "op ANY/ALL (array) requires array on right side")
+	}
+	elem := &Const{T: *rt.Elem}
+	probe, err := b.bindOperator(op, l, elem)
+	if err != nil {
+		return nil, err
+	}
+	c := probe.(*Call)
+	if c.Type().Family != types.Bool {
+		return nil, pgerr.New(pgerrcode.WrongObjectType, "op ANY/ALL (array) requires operator to yield boolean")
+	}
+	if want := c.Args[1].Type(); !want.Equal(*rt.Elem) {
+		if r, err = b.coerce(r, types.ArrayOf(want, 1), castImplicit); err != nil {
+			return nil, err
+		}
+	}
+	return &AnyAll{Left: c.Args[0], Op: c.Overload, OpStr: op, Array: r, All: all}, nil
+}
+
+func (b *Binder) bindBoolExpr(sc *scope, be *pg_query.BoolExpr) (Expr, error) {
+	args := make([]Expr, len(be.Args))
+	for i, a := range be.Args {
+		e, err := b.bindExpr(sc, a)
+		if err != nil {
+			return nil, err
+		}
+		if t := e.Type(); t.Family != types.Bool && t.Family != types.Unknown && t.Family != types.Null {
+			name := map[pg_query.BoolExprType]string{pg_query.BoolExprType_AND_EXPR: "AND", pg_query.BoolExprType_OR_EXPR: "OR", pg_query.BoolExprType_NOT_EXPR: "NOT"}[be.Boolop]
+			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "argument of %s must be type boolean, not type %s", name, t)
+		}
+		if args[i], err = b.coerce(e, types.BoolT, castImplicit); err != nil {
+			return nil, err
+		}
+	}
+	switch be.Boolop {
+	case pg_query.BoolExprType_AND_EXPR:
+		return &BoolOp{Op: And, Args: args}, nil
+	case pg_query.BoolExprType_OR_EXPR:
+		return &BoolOp{Op: Or, Args: args}, nil
+	}
+	return &BoolOp{Op: Not, Args: args}, nil
+}
+
+func (b *Binder) bindBooleanTest(sc *scope, bt *pg_query.BooleanTest) (Expr, error) {
+	arg, err := b.bindExpr(sc, bt.Arg)
+	if err != nil {
+		return nil, err
+	}
+	if arg, err = b.coerce(arg, types.BoolT, castImplicit); err != nil {
+		return nil, err
+	}
+	switch bt.Booltesttype {
+	case pg_query.BoolTestType_IS_UNKNOWN:
+		return &IsNull{Arg: arg}, nil
+	case pg_query.BoolTestType_IS_NOT_UNKNOWN:
+		return &IsNull{Arg: arg, Negate: true}, nil
+	}
+	want := bt.Booltesttype == pg_query.BoolTestType_IS_TRUE || bt.Booltesttype == pg_query.BoolTestType_IS_NOT_FALSE
+	negate := bt.Booltesttype == pg_query.BoolTestType_IS_TRUE || bt.Booltesttype == pg_query.BoolTestType_IS_FALSE
+	eq, err := b.bindOperator("=", arg, &Const{Value: want, T: types.BoolT})
+	if err != nil {
+		return nil, err
+	}
+	// IS TRUE == IS NOT DISTINCT FROM true; IS NOT FALSE == IS DISTINCT FROM false.
+	c := eq.(*Call)
+	return &IsDistinct{Left: c.Args[0], Right: c.Args[1], Equal: c.Overload, Negate: negate}, nil
+}
+
+func (b *Binder) bindCase(sc *scope, ce *pg_query.CaseExpr) (Expr, error) {
+	var operand Expr
+	var err error
+	if ce.Arg != nil {
+		if operand, err = b.bindExpr(sc, ce.Arg); err != nil {
+			return nil, err
+		}
+	}
+	var conds, results []Expr
+	for _, w := range ce.Args {
+		cw := w.GetCaseWhen()
+		var cond Expr
+		if operand != nil {
+			v, err := b.bindExpr(sc, cw.Expr)
+			if err != nil {
+				return nil, err
+			}
+			if cond, err = b.bindOperator("=", operand, v); err != nil {
+				return nil, err
+			}
+		} else if cond, err = b.bindCondition(sc, cw.Expr, "CASE/WHEN"); err != nil {
+			return nil, err
+		}
+		res, err := b.bindExpr(sc, cw.Result)
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, cond)
+		results = append(results, res)
+	}
+	if ce.Defresult != nil {
+		def, err := b.bindExpr(sc, ce.Defresult)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, def)
+	}
+	t, results, err := b.unify("CASE", results)
+	if err != nil {
+		return nil, err
+	}
+	c := &Case{T: t}
+	for i, cond := range conds {
+		c.Whens = append(c.Whens, When{Cond: cond, Result: results[i]})
+	}
+	if ce.Defresult != nil {
+		c.Else = results[len(results)-1]
+	}
+	return c, nil
+}
+
+func sqlValueFunctionName(op pg_query.SQLValueFunctionOp) string {
+	switch op {
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		return "current_date"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		return "current_time"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		return "current_timestamp"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		return "localtime"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		return "localtimestamp"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		return "current_role"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER:
+		return "current_user"
+	case pg_query.SQLValueFunctionOp_SVFOP_USER:
+		return "user"
+	case pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		return "session_user"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		return "current_catalog"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		return "current_schema"
+	}
+	return "?column?"
+}
+
+func (b *Binder) bindSQLValueFunction(f *pg_query.SQLValueFunction) (Expr, error) {
+	name := sqlValueFunctionName(f.Op)
+	switch name {
+	case "current_timestamp":
+		name = "now"
+	case "current_role", "user":
+		name = "current_user"
+	case "current_catalog":
+		name = "current_database"
+	}
+	return b.bindCall(name, nil, nil)
+}
+
+func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
+	sel := sl.Subselect.GetSelectStmt()
+	// A subquery starts a new query level: its own aggregates.
+	saved := b.aggs
+	b.aggs = nil
+	plan, err := b.bindSelect(sel, sc)
+	b.aggs = saved
+	if err != nil {
+		return nil, err
+	}
+	cols := plan.Columns()
+	switch sl.SubLinkType {
+	case pg_query.SubLinkType_EXISTS_SUBLINK:
+		return &Subquery{Kind: ExistsSubquery, Plan: plan, T: types.BoolT}, nil
+	case pg_query.SubLinkType_EXPR_SUBLINK, pg_query.SubLinkType_ARRAY_SUBLINK:
+		if len(cols) != 1 {
+			return nil, pgerr.New(pgerrcode.SyntaxError, "subquery must return only one column")
+		}
+		if sl.SubLinkType == pg_query.SubLinkType_ARRAY_SUBLINK {
+			return &Subquery{Kind: ArraySubquery, Plan: plan, T: types.ArrayOf(cols[0].T, 1)}, nil
+		}
+		return &Subquery{Kind: ScalarSubquery, Plan: plan, T: cols[0].T}, nil
+	case pg_query.SubLinkType_ANY_SUBLINK:
+		if len(cols) != 1 {
+			return nil, pgerr.New(pgerrcode.SyntaxError, "subquery has too many columns")
+		}
+		left, err := b.bindExpr(sc, sl.Testexpr)
+		if err != nil {
+			return nil, err
+		}
+		op := "="
+		if len(sl.OperName) > 0 {
+			op = nameOf(sl.OperName)
+		}
+		eq, err := b.bindOperator(op, left, &Const{T: cols[0].T})
+		if err != nil {
+			return nil, err
+		}
+		c := eq.(*Call)
+		if want := c.Args[1].Type(); !want.Equal(cols[0].T) {
+			if plan, err = b.castColumns(plan, []types.T{want}); err != nil {
+				return nil, err
+			}
+		}
+		return &Subquery{Kind: InSubquery, Plan: plan, Left: c.Args[0], Equal: c.Overload, T: types.BoolT}, nil
+	}
+	return nil, pgerr.NotSupported("this kind of subquery (%s)", sl.SubLinkType)
+}
+
+// bindArrayExpr binds ARRAY[...] (and '{...}'-free array constructors);
+// want is the array type of an enclosing cast, or Unknown.
+func (b *Binder) bindArrayExpr(sc *scope, a *pg_query.A_ArrayExpr, want types.T) (Expr, error) {
+	elems := make([]Expr, len(a.Elements))
+	var innerWant types.T
+	if want.IsArray() && want.Dims > 1 {
+		innerWant = types.ArrayOf(*want.Elem, want.Dims-1)
+	}
+	for i, el := range a.Elements {
+		var e Expr
+		var err error
+		if sub := el.GetAArrayExpr(); sub != nil {
+			e, err = b.bindArrayExpr(sc, sub, innerWant)
+		} else {
+			e, err = b.bindExpr(sc, el)
+		}
+		if err != nil {
+			return nil, err
+		}
+		elems[i] = e
+	}
+	var elemT types.T
+	if want.IsArray() {
+		if want.Dims > 1 {
+			elemT = types.ArrayOf(*want.Elem, want.Dims-1)
+		} else {
+			elemT = *want.Elem
+		}
+		for i, e := range elems {
+			var err error
+			if elems[i], err = b.coerce(e, elemT, castExplicit); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		var err error
+		if elemT, elems, err = b.unify("ARRAY", elems); err != nil {
+			return nil, err
+		}
+		if len(elems) == 0 {
+			return nil, pgerr.New(pgerrcode.IndeterminateDatatype, "cannot determine type of empty array").WithHint("Explicitly cast to the desired type, for example ARRAY[]::integer[].")
+		}
+	}
+	var t types.T
+	if elemT.IsArray() {
+		t = types.ArrayOf(*elemT.Elem, elemT.Dims+1)
+	} else {
+		t = types.ArrayOf(elemT, 1)
+	}
+	if want.IsArray() {
+		t = want
+	}
+	return &ArrayExpr{Elems: elems, T: t}, nil
+}
+
+func (b *Binder) bindIndirection(sc *scope, ind *pg_query.A_Indirection) (Expr, error) {
+	arg, err := b.bindExpr(sc, ind.Arg)
+	if err != nil {
+		return nil, err
+	}
+	var idx []SubscriptIndex
+	slice := false
+	for _, n := range ind.Indirection {
+		ai := n.GetAIndices()
+		if ai == nil {
+			return nil, pgerr.NotSupported("field selection from a composite value")
+		}
+		var ix SubscriptIndex
+		ix.Slice = ai.IsSlice
+		if ai.Lidx != nil {
+			if ix.Lower, err = b.bindExprWant(sc, ai.Lidx, types.Int4T); err != nil {
+				return nil, err
+			}
+		}
+		if ai.Uidx != nil {
+			if ix.Upper, err = b.bindExprWant(sc, ai.Uidx, types.Int4T); err != nil {
+				return nil, err
+			}
+		}
+		if !ai.IsSlice {
+			ix.Lower = ix.Upper
+			ix.Upper = nil
+		}
+		slice = slice || ai.IsSlice
+		idx = append(idx, ix)
+	}
+	at := arg.Type()
+	switch {
+	case at.IsArray():
+	case at.Family == types.JSONB:
+		// jsonb subscripting: j['key'] is j -> 'key'.
+		e := arg
+		for _, ix := range idx {
+			if ix.Slice {
+				return nil, pgerr.New(pgerrcode.DatatypeMismatch, "jsonb subscript does not support slices")
+			}
+			if e, err = b.bindOperator("->", e, ix.Lower); err != nil {
+				return nil, err
+			}
+		}
+		return e, nil
+	default:
+		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", at)
+	}
+	t := *at.Elem
+	if slice {
+		t = at
+	} else if len(idx) < at.Dims {
+		t = types.ArrayOf(*at.Elem, at.Dims-len(idx))
+	}
+	return &Subscript{Arg: arg, Indexes: idx, T: t}, nil
+}

@@ -1,0 +1,125 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// bindFuncCall binds a function call: an aggregate, one of the calls the
+// binder handles itself (nextval), or a scalar function.
+func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
+	name := strings.ToLower(nameOf(fc.Funcname))
+	if fc.Over != nil {
+		return nil, pgerr.NotSupported("window functions")
+	}
+	if functions.IsAggregate(name) {
+		return b.bindAggregate(sc, fc, name)
+	}
+	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
+		return nil, pgerr.New(pgerrcode.WrongObjectType, "%s is not an aggregate function", name)
+	}
+	args, err := b.bindExprs(sc, fc.Args)
+	if err != nil {
+		return nil, err
+	}
+	switch name {
+	case "nextval":
+		return b.bindNextVal(args)
+	}
+	e, err := b.bindCall(name, args, nil)
+	if err != nil {
+		return nil, pgerr.From(err).WithPosition(fc.Location + 1)
+	}
+	return e, nil
+}
+
+// bindNextVal binds nextval('[schema.]seq'), resolving the sequence now.
+func (b *Binder) bindNextVal(args []Expr) (Expr, error) {
+	if len(args) != 1 {
+		return nil, pgerr.New(pgerrcode.UndefinedFunction, "function nextval(%s) does not exist", typeList(args))
+	}
+	c, ok := args[0].(*Const)
+	if !ok {
+		if cast, isCast := args[0].(*Cast); isCast {
+			c, ok = cast.Arg.(*Const)
+		}
+	}
+	name, _ := c.Value.(string)
+	if !ok || name == "" {
+		return nil, pgerr.NotSupported("nextval() of a computed sequence name")
+	}
+	schema, seq := "", name
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		schema, seq = name[:i], name[i+1:]
+	}
+	schema, seq = strings.Trim(schema, `"`), strings.Trim(seq, `"`)
+	if schema == "" {
+		for _, s := range b.SearchPath {
+			if _, ok := b.Catalog.Sequences[s+"."+seq]; ok {
+				schema = s
+				break
+			}
+		}
+	}
+	if _, ok := b.Catalog.Sequences[schema+"."+seq]; !ok {
+		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", name)
+	}
+	return &NextVal{Schema: schema, Name: seq}, nil
+}
+
+func (b *Binder) bindAggregate(sc *scope, fc *pg_query.FuncCall, name string) (Expr, error) {
+	agg := b.currentAgg()
+	if agg == nil {
+		return nil, pgerr.New(pgerrcode.GroupingError, "aggregate functions are not allowed here").WithPosition(fc.Location + 1)
+	}
+	if agg.inAgg {
+		return nil, pgerr.New(pgerrcode.GroupingError, "aggregate function calls cannot be nested").WithPosition(fc.Location + 1)
+	}
+	agg.inAgg = true
+	defer func() { agg.inAgg = false }()
+	var args []Expr
+	var err error
+	if !fc.AggStar {
+		if args, err = b.bindExprs(sc, fc.Args); err != nil {
+			return nil, err
+		}
+	}
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	ag, castTo, err := functions.ResolveAggregate(name, ts)
+	if err != nil {
+		return nil, pgerr.From(err).WithPosition(fc.Location + 1)
+	}
+	for i := range args {
+		if i < len(castTo) {
+			if args[i], err = b.coerce(args[i], castTo[i], castImplicit); err != nil {
+				return nil, err
+			}
+		}
+		ts[i] = args[i].Type()
+	}
+	call := AggCall{Agg: ag, Name: name, Args: args, Distinct: fc.AggDistinct, T: functions.AggregateResultType(ag, ts)}
+	if fc.AggFilter != nil {
+		if call.Filter, err = b.bindCondition(sc, fc.AggFilter, "FILTER"); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range fc.AggOrder {
+		sb := o.GetSortBy()
+		e, err := b.bindExpr(sc, sb.Node)
+		if err != nil {
+			return nil, err
+		}
+		call.OrderBy = append(call.OrderBy, makeSortKey(sb, e))
+	}
+	agg.calls = append(agg.calls, call)
+	return &aggRef{idx: len(agg.calls) - 1, t: call.T}, nil
+}

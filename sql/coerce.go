@@ -1,0 +1,101 @@
+package sql
+
+import (
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// castContext is where a conversion happens, which decides the casts
+// allowed (PostgreSQL's implicit / assignment / explicit cast contexts).
+type castContext uint8
+
+const (
+	castImplicit castContext = iota
+	castAssignment
+	castExplicit
+)
+
+// coerce converts e to type to. Untyped literals are parsed as that type
+// right away; untyped parameters take the type; NULL takes the type;
+// anything else gets a Cast node when the context allows the cast.
+func (b *Binder) coerce(e Expr, to types.T, ctx castContext) (Expr, error) {
+	if to.Family == types.Unknown {
+		return e, nil
+	}
+	from := e.Type()
+	switch x := e.(type) {
+	case *Const:
+		if x.Value == nil {
+			return &Const{Value: nil, T: to}, nil
+		}
+		if from.Family == types.Unknown {
+			s, _ := x.Value.(string)
+			v, err := types.ParseText(s, to)
+			if err != nil {
+				return nil, err
+			}
+			if v, err = types.ApplyTypmod(v, to, ctx == castExplicit); err != nil {
+				return nil, err
+			}
+			return &Const{Value: v, T: to}, nil
+		}
+	case *Param:
+		if from.Family == types.Unknown || from.Family == types.Null {
+			b.Params[x.Index] = to
+			p := &Param{Index: x.Index, T: to}
+			if to.Mod >= 0 {
+				return &Cast{Arg: p, To: to, Explicit: ctx == castExplicit}, nil
+			}
+			return p, nil
+		}
+	}
+	if from.Family == types.Null {
+		return &Cast{Arg: e, To: to, Explicit: true}, nil
+	}
+	if from.Equal(to) {
+		if to.Mod >= 0 && to.Mod != from.Mod || to.Domain != "" && to.Domain != from.Domain {
+			return b.foldCast(&Cast{Arg: e, To: to, Explicit: ctx == castExplicit})
+		}
+		return e, nil
+	}
+	implicit, assignment, explicit := functions.CastKind(from, to)
+	ok := explicit && ctx == castExplicit || assignment && ctx >= castAssignment || implicit
+	if !ok {
+		if !explicit {
+			return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast type %s to %s", from, to)
+		}
+		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "expression is of type %s but %s is expected", from, to).
+			WithHint("You will need to rewrite or cast the expression.")
+	}
+	return b.foldCast(&Cast{Arg: e, To: to, Explicit: ctx == castExplicit})
+}
+
+// foldCast evaluates a cast of a constant at bind time.
+func (b *Binder) foldCast(c *Cast) (Expr, error) {
+	k, ok := c.Arg.(*Const)
+	if !ok {
+		return c, nil
+	}
+	v, err := functions.Cast(&functions.Context{}, k.Value, k.T, c.To, c.Explicit)
+	if err != nil {
+		return nil, err
+	}
+	return &Const{Value: v, T: c.To}, nil
+}
+
+// coerceColumn converts an expression for assignment to a table column,
+// naming the column in the error as PostgreSQL does.
+func (b *Binder) coerceColumn(e Expr, col string, to types.T) (Expr, error) {
+	out, err := b.coerce(e, to, castAssignment)
+	if err != nil {
+		if pe := pgerr.From(err); pe.Code == pgerrcode.DatatypeMismatch || pe.Code == pgerrcode.CannotCoerce {
+			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "column \"%s\" is of type %s but expression is of type %s", col, to, e.Type()).
+				WithHint("You will need to rewrite or cast the expression.")
+		}
+		return nil, err
+	}
+	return out, nil
+}

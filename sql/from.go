@@ -1,0 +1,414 @@
+package sql
+
+import (
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// bindFrom binds a FROM list (items are cross-joined) and returns the plan
+// and the scope its columns form. An empty FROM yields one empty row.
+func (b *Binder) bindFrom(items []*pg_query.Node, outer *scope) (Node, *scope, error) {
+	if len(items) == 0 {
+		return &Values{Rows: [][]Expr{{}}}, &scope{outer: outer}, nil
+	}
+	var plan Node
+	sc := &scope{outer: outer}
+	for _, item := range items {
+		p, cols, err := b.bindFromItem(item, outer)
+		if err != nil {
+			return nil, nil, err
+		}
+		if plan == nil {
+			plan, sc.cols = p, cols
+			continue
+		}
+		joined := append(append([]Col{}, sc.cols...), cols...)
+		plan = &Join{Kind: CrossJoin, Left: plan, Right: p, Out: joined}
+		sc.cols = joined
+	}
+	return plan, sc, nil
+}
+
+func (b *Binder) bindFromItem(item *pg_query.Node, outer *scope) (Node, []Col, error) {
+	switch v := item.Node.(type) {
+	case *pg_query.Node_RangeVar:
+		return b.bindRangeVar(v.RangeVar)
+	case *pg_query.Node_RangeSubselect:
+		if v.RangeSubselect.Lateral {
+			return nil, nil, pgerr.NotSupported("LATERAL subqueries")
+		}
+		plan, err := b.bindSelect(v.RangeSubselect.Subquery.GetSelectStmt(), outer)
+		if err != nil {
+			return nil, nil, err
+		}
+		alias := ""
+		var colNames []string
+		if v.RangeSubselect.Alias != nil {
+			alias = v.RangeSubselect.Alias.Aliasname
+			colNames = strList(v.RangeSubselect.Alias.Colnames)
+		}
+		return plan, aliasCols(plan.Columns(), alias, colNames), nil
+	case *pg_query.Node_JoinExpr:
+		return b.bindJoin(v.JoinExpr, outer)
+	case *pg_query.Node_RangeFunction:
+		return b.bindRangeFunction(v.RangeFunction, outer)
+	}
+	return nil, nil, pgerr.NotSupported("this kind of FROM item")
+}
+
+// aliasCols renames columns for a FROM alias (t(a, b)).
+func aliasCols(in []Col, alias string, names []string) []Col {
+	out := make([]Col, len(in))
+	for i, c := range in {
+		c.Table = alias
+		if i < len(names) {
+			c.Name = names[i]
+		}
+		out[i] = c
+	}
+	return out
+}
+
+func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
+	alias := rv.Relname
+	var colNames []string
+	if rv.Alias != nil {
+		alias = rv.Alias.Aliasname
+		colNames = strList(rv.Alias.Colnames)
+	}
+	if rv.Schemaname == "" {
+		for i := len(b.ctes) - 1; i >= 0; i-- {
+			if cte, ok := b.ctes[i][rv.Relname]; ok {
+				cols := aliasCols(cte.plan.Columns(), alias, cte.cols)
+				return cte.plan, aliasCols(cols, alias, colNames), nil
+			}
+		}
+	}
+	def, err := b.rangeVarTable(rv)
+	if err != nil {
+		return nil, nil, pgerr.From(err).WithPosition(rv.Location + 1)
+	}
+	scan := &Scan{Table: def, Alias: alias}
+	for i := range def.Columns {
+		scan.Cols = append(scan.Cols, i)
+	}
+	scan.Out = tableCols(def, alias)
+	return scan, aliasCols(scan.Out, alias, colNames), nil
+}
+
+func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, error) {
+	left, lcols, err := b.bindFromItem(j.Larg, outer)
+	if err != nil {
+		return nil, nil, err
+	}
+	right, rcols, err := b.bindFromItem(j.Rarg, outer)
+	if err != nil {
+		return nil, nil, err
+	}
+	kind := map[pg_query.JoinType]JoinKind{
+		pg_query.JoinType_JOIN_INNER: InnerJoin,
+		pg_query.JoinType_JOIN_LEFT:  LeftJoin,
+		pg_query.JoinType_JOIN_RIGHT: RightJoin,
+		pg_query.JoinType_JOIN_FULL:  FullJoin,
+	}[j.Jointype]
+	cols := append(append([]Col{}, lcols...), rcols...)
+	sc := &scope{cols: cols, outer: outer}
+	join := &Join{Kind: kind, Left: left, Right: right, Out: cols}
+	using := strList(j.UsingClause)
+	if j.IsNatural {
+		for _, lc := range lcols {
+			for _, rc := range rcols {
+				if lc.Name == rc.Name && !lc.Hidden {
+					using = append(using, lc.Name)
+				}
+			}
+		}
+	}
+	switch {
+	case len(using) > 0:
+		var conds []Expr
+		for _, name := range using {
+			li, ri := findCol(lcols, name), findCol(rcols, name)
+			if li < 0 || ri < 0 {
+				return nil, nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" specified in USING clause does not exist in %s table", name, map[bool]string{true: "left", false: "right"}[li < 0])
+			}
+			l := &ColumnRef{Index: li, Name: name, T: lcols[li].T}
+			r := &ColumnRef{Index: len(lcols) + ri, Name: name, T: rcols[ri].T}
+			eq, err := b.bindOperator("=", l, r)
+			if err != nil {
+				return nil, nil, err
+			}
+			conds = append(conds, eq)
+			// The merged column appears once in "*": hide the right copy.
+			cols[len(lcols)+ri].Hidden = true
+		}
+		join.Cond = andAll(conds)
+	case j.Quals != nil:
+		cond, err := b.bindCondition(sc, j.Quals, "JOIN/ON")
+		if err != nil {
+			return nil, nil, err
+		}
+		join.Cond = cond
+	default:
+		join.Kind = CrossJoin
+	}
+	if join.Cond != nil {
+		splitEquiJoin(join, len(lcols))
+	}
+	out := cols
+	if j.Alias != nil {
+		out = aliasCols(cols, j.Alias.Aliasname, strList(j.Alias.Colnames))
+	}
+	join.Out = out
+	return join, out, nil
+}
+
+func findCol(cols []Col, name string) int {
+	for i, c := range cols {
+		if c.Name == name && !c.Hidden {
+			return i
+		}
+	}
+	return -1
+}
+
+func andAll(conds []Expr) Expr {
+	if len(conds) == 1 {
+		return conds[0]
+	}
+	return &BoolOp{Op: And, Args: conds}
+}
+
+// splitEquiJoin moves "left = right" conjuncts of the join condition into
+// hash-join keys, leaving the rest as the residual condition.
+func splitEquiJoin(j *Join, nLeft int) {
+	var rest []Expr
+	for _, c := range conjuncts(j.Cond) {
+		call, ok := c.(*Call)
+		if ok && call.Name == "=" && len(call.Args) == 2 {
+			l, r := call.Args[0], call.Args[1]
+			ls, rs := sideOf(l, nLeft), sideOf(r, nLeft)
+			if ls == 1 && rs == 2 && l.Type().Equal(r.Type()) {
+				j.EquiLeft = append(j.EquiLeft, l)
+				j.EquiRight = append(j.EquiRight, shiftRefs(r, -nLeft))
+				continue
+			}
+			if ls == 2 && rs == 1 && l.Type().Equal(r.Type()) {
+				j.EquiLeft = append(j.EquiLeft, r)
+				j.EquiRight = append(j.EquiRight, shiftRefs(l, -nLeft))
+				continue
+			}
+		}
+		rest = append(rest, c)
+	}
+	j.Cond = nil
+	if len(rest) > 0 {
+		j.Cond = andAll(rest)
+	}
+}
+
+// conjuncts flattens nested ANDs.
+func conjuncts(e Expr) []Expr {
+	if bo, ok := e.(*BoolOp); ok && bo.Op == And {
+		var out []Expr
+		for _, a := range bo.Args {
+			out = append(out, conjuncts(a)...)
+		}
+		return out
+	}
+	return []Expr{e}
+}
+
+// sideOf tells which join input an expression reads: 1 left only, 2 right
+// only, 0 neither, 3 both (or something not splittable, like a subquery).
+func sideOf(e Expr, nLeft int) int {
+	side := 0
+	ok := true
+	walkExpr(e, func(x Expr) {
+		switch r := x.(type) {
+		case *ColumnRef:
+			if r.Index < nLeft {
+				side |= 1
+			} else {
+				side |= 2
+			}
+		case *Subquery, *NextVal:
+			ok = false
+		}
+	})
+	if !ok {
+		return 3
+	}
+	return side
+}
+
+// shiftRefs returns e with every column index moved by delta.
+func shiftRefs(e Expr, delta int) Expr {
+	out, _ := transformExpr(e, func(x Expr) (Expr, error) {
+		if r, ok := x.(*ColumnRef); ok {
+			return &ColumnRef{Index: r.Index + delta, Name: r.Name, T: r.T}, nil
+		}
+		return nil, nil
+	})
+	return out
+}
+
+// bindRangeFunction binds a set-returning function in FROM.
+func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (Node, []Col, error) {
+	if rf.Lateral || len(rf.Functions) != 1 || rf.Ordinality || rf.IsRowsfrom {
+		return nil, nil, pgerr.NotSupported("this form of function in FROM")
+	}
+	fn := rf.Functions[0].GetList().Items[0].GetFuncCall()
+	if fn == nil {
+		return nil, nil, pgerr.NotSupported("this form of function in FROM")
+	}
+	name := nameOf(fn.Funcname)
+	sc := &scope{outer: outer}
+	args := make([]Expr, len(fn.Args))
+	for i, a := range fn.Args {
+		e, err := b.bindExpr(sc, a)
+		if err != nil {
+			return nil, nil, err
+		}
+		args[i] = e
+	}
+	srf, err := b.bindSRF(name, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	alias := name
+	var colNames []string
+	if rf.Alias != nil {
+		alias = rf.Alias.Aliasname
+		colNames = strList(rf.Alias.Colnames)
+	}
+	if len(colNames) == 0 && len(srf.Out) == 1 {
+		colNames = []string{alias}
+	}
+	return srf, aliasCols(srf.Out, alias, colNames), nil
+}
+
+// SRF is a set-returning function in FROM (generate_series, unnest,
+// jsonb_array_elements, ...): it produces rows from constant arguments.
+type SRF struct {
+	Name string
+	Args []Expr
+	Out  []Col
+}
+
+// Columns implements Node.
+func (n *SRF) Columns() []Col { return n.Out }
+
+// Children implements Node.
+func (n *SRF) Children() []Node { return nil }
+
+// String implements Node.
+func (n *SRF) String() string { return "Function Scan on " + n.Name }
+
+func (b *Binder) bindSRF(name string, args []Expr) (*SRF, error) {
+	srf := &SRF{Name: name, Args: args}
+	switch name {
+	case "generate_series":
+		if len(args) < 2 || len(args) > 3 {
+			break
+		}
+		t, err := commonType("generate_series", []types.T{args[0].Type(), args[1].Type()})
+		if err != nil {
+			return nil, err
+		}
+		if t.IsInteger() && t.Family != types.Int8 {
+			t = types.Int4T
+		}
+		if t.Family == types.Numeric || t.Family == types.Float4 {
+			t = types.NumericT
+		}
+		if t.Family == types.DateFamily {
+			t = types.TimestampTZT
+		}
+		for i := 0; i < 2; i++ {
+			if srf.Args[i], err = b.coerce(args[i], t, castImplicit); err != nil {
+				return nil, err
+			}
+		}
+		if len(args) == 3 {
+			step := t
+			if t.Family == types.TimestampFamily || t.Family == types.TimestampTZ {
+				step = types.IntervalT
+			}
+			if srf.Args[2], err = b.coerce(args[2], step, castImplicit); err != nil {
+				return nil, err
+			}
+		}
+		srf.Out = []Col{{Name: "generate_series", T: t}}
+		return srf, nil
+	case "unnest":
+		if len(args) != 1 || !args[0].Type().IsArray() {
+			break
+		}
+		srf.Out = []Col{{Name: "unnest", T: *args[0].Type().Elem}}
+		return srf, nil
+	case "jsonb_array_elements", "json_array_elements", "jsonb_array_elements_text", "json_array_elements_text":
+		if len(args) != 1 {
+			break
+		}
+		jt := types.JSONBT
+		if name[:5] == "json_" {
+			jt = types.JSONT
+		}
+		var err error
+		if srf.Args[0], err = b.coerce(args[0], jt, castImplicit); err != nil {
+			return nil, err
+		}
+		out := jt
+		if len(name) > 5 && name[len(name)-5:] == "_text" {
+			out = types.TextT
+		}
+		srf.Out = []Col{{Name: "value", T: out}}
+		return srf, nil
+	case "jsonb_each", "jsonb_each_text", "json_each", "json_each_text":
+		if len(args) != 1 {
+			break
+		}
+		jt := types.JSONBT
+		if name[:5] == "json_" {
+			jt = types.JSONT
+		}
+		var err error
+		if srf.Args[0], err = b.coerce(args[0], jt, castImplicit); err != nil {
+			return nil, err
+		}
+		vt := jt
+		if name[len(name)-5:] == "_text" {
+			vt = types.TextT
+		}
+		srf.Out = []Col{{Name: "key", T: types.TextT}, {Name: "value", T: vt}}
+		return srf, nil
+	case "jsonb_object_keys", "json_object_keys":
+		if len(args) != 1 {
+			break
+		}
+		var err error
+		if srf.Args[0], err = b.coerce(args[0], types.JSONBT, castImplicit); err != nil {
+			return nil, err
+		}
+		srf.Out = []Col{{Name: name, T: types.TextT}}
+		return srf, nil
+	default:
+		return nil, pgerr.NotSupported("function %s in FROM", name)
+	}
+	return nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+}
+
+func typeList(args []Expr) string {
+	s := ""
+	for i, a := range args {
+		if i > 0 {
+			s += ", "
+		}
+		s += a.Type().String()
+	}
+	return s
+}

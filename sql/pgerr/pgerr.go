@@ -1,0 +1,81 @@
+// Package pgerr is the one error type that crosses every stage of cairn: a
+// PostgreSQL error with its SQLSTATE, created where the fault is found and
+// turned into an ErrorResponse in exactly one place in wire.
+package pgerr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgerrcode"
+)
+
+// Error is a PostgreSQL error: SQLSTATE code, primary message and optional
+// detail, hint and 1-based cursor position in the statement text.
+type Error struct {
+	Code     string
+	Message  string
+	Detail   string
+	Hint     string
+	Position int32
+	// Severity is "ERROR" unless set (for example "FATAL" for a startup
+	// failure).
+	Severity string
+}
+
+// New returns an error with the given SQLSTATE and a printf-style message.
+func New(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Error implements error.
+func (e *Error) Error() string { return e.Message }
+
+// WithDetail returns e with Detail set.
+func (e *Error) WithDetail(format string, args ...any) *Error {
+	e.Detail = fmt.Sprintf(format, args...)
+	return e
+}
+
+// WithHint returns e with Hint set.
+func (e *Error) WithHint(format string, args ...any) *Error {
+	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// WithPosition returns e with the 1-based statement position set.
+func (e *Error) WithPosition(pos int32) *Error {
+	e.Position = pos
+	return e
+}
+
+// NotSupported is the 0A000 error for a feature cairn parses but does not
+// implement; feature names it, e.g. "LATERAL joins".
+func NotSupported(format string, args ...any) *Error {
+	return New(pgerrcode.FeatureNotSupported, format+" is not supported", args...)
+}
+
+// From converts any error into an *Error: a wrapped *Error is returned as
+// is, context cancellation becomes 57014 and anything else XX000.
+func From(err error) *Error {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	if errors.Is(err, context.Canceled) {
+		return New(pgerrcode.QueryCanceled, "canceling statement due to user request")
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return New(pgerrcode.QueryCanceled, "canceling statement due to statement timeout")
+	}
+	return New(pgerrcode.InternalError, "%s", err.Error())
+}
+
+// Code returns the SQLSTATE of err, or "" when err is nil.
+func Code(err error) string {
+	if err == nil {
+		return ""
+	}
+	return From(err).Code
+}

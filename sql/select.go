@@ -1,0 +1,715 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// scope is the set of columns a clause can reference: the FROM clause's
+// columns, in the order of the node that produces them. outer is the scope
+// of an enclosing query (references to it are correlated and unsupported).
+type scope struct {
+	cols  []Col
+	outer *scope
+}
+
+// bindSelect binds a SELECT (or VALUES, or set operation) into a plan.
+func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) {
+	if s.WithClause != nil {
+		if s.WithClause.Recursive {
+			return nil, pgerr.NotSupported("WITH RECURSIVE")
+		}
+		b.ctes = append(b.ctes, map[string]*cteDef{})
+		defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
+		for _, c := range s.WithClause.Ctes {
+			cte := c.GetCommonTableExpr()
+			sel := cte.Ctequery.GetSelectStmt()
+			if sel == nil {
+				return nil, pgerr.NotSupported("data-modifying statements in WITH")
+			}
+			plan, err := b.bindSelect(sel, outer)
+			if err != nil {
+				return nil, err
+			}
+			b.ctes[len(b.ctes)-1][cte.Ctename] = &cteDef{plan: plan, cols: strList(cte.Aliascolnames)}
+		}
+	}
+	if len(s.LockingClause) > 0 {
+		// FOR UPDATE / FOR SHARE: statements already run serialised against
+		// writers of the same rows at commit; accept and ignore the lock.
+		s.LockingClause = nil
+	}
+	if s.IntoClause != nil {
+		return nil, pgerr.NotSupported("SELECT INTO")
+	}
+	if len(s.WindowClause) > 0 {
+		return nil, pgerr.NotSupported("window functions")
+	}
+	var plan Node
+	var err error
+	switch {
+	case s.Op != pg_query.SetOperation_SETOP_NONE:
+		plan, err = b.bindSetOp(s, outer)
+	case len(s.ValuesLists) > 0:
+		plan, err = b.bindValues(s.ValuesLists, nil, outer)
+	default:
+		return b.bindPlainSelect(s, outer)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// ORDER BY / LIMIT over a set operation or VALUES: keys name output
+	// columns.
+	sc := &scope{cols: plan.Columns(), outer: outer}
+	keys, err := b.bindOutputSortKeys(s.SortClause, sc)
+	if err != nil {
+		return nil, err
+	}
+	return b.finishOrderLimit(plan, keys, s)
+}
+
+// bindSetOp binds UNION / INTERSECT / EXCEPT, unifying column types.
+func (b *Binder) bindSetOp(s *pg_query.SelectStmt, outer *scope) (Node, error) {
+	left, err := b.bindSelect(s.Larg, outer)
+	if err != nil {
+		return nil, err
+	}
+	right, err := b.bindSelect(s.Rarg, outer)
+	if err != nil {
+		return nil, err
+	}
+	lc, rc := left.Columns(), right.Columns()
+	opName := map[pg_query.SetOperation]string{
+		pg_query.SetOperation_SETOP_UNION:     "UNION",
+		pg_query.SetOperation_SETOP_INTERSECT: "INTERSECT",
+		pg_query.SetOperation_SETOP_EXCEPT:    "EXCEPT",
+	}[s.Op]
+	if len(lc) != len(rc) {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "each %s query must have the same number of columns", opName)
+	}
+	target := make([]types.T, len(lc))
+	for i := range lc {
+		t, err := commonType(opName, []types.T{lc[i].T, rc[i].T})
+		if err != nil {
+			return nil, err
+		}
+		target[i] = t
+	}
+	left, err = b.castColumns(left, target)
+	if err != nil {
+		return nil, err
+	}
+	right, err = b.castColumns(right, target)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Col, len(lc))
+	for i := range lc {
+		out[i] = Col{Name: lc[i].Name, T: target[i]}
+	}
+	kind := map[pg_query.SetOperation]SetOpKind{
+		pg_query.SetOperation_SETOP_UNION:     Union,
+		pg_query.SetOperation_SETOP_INTERSECT: Intersect,
+		pg_query.SetOperation_SETOP_EXCEPT:    Except,
+	}[s.Op]
+	return &SetOp{Kind: kind, All: s.All, Left: left, Right: right, Out: out}, nil
+}
+
+// castColumns wraps n in a Project casting its columns to target where
+// they differ.
+func (b *Binder) castColumns(n Node, target []types.T) (Node, error) {
+	cols := n.Columns()
+	same := true
+	for i, c := range cols {
+		if !c.T.Equal(target[i]) {
+			same = false
+		}
+	}
+	if same {
+		return n, nil
+	}
+	exprs := make([]Expr, len(cols))
+	out := make([]Col, len(cols))
+	for i, c := range cols {
+		e, err := b.coerce(&ColumnRef{Index: i, Name: c.Name, T: c.T}, target[i], castImplicit)
+		if err != nil {
+			return nil, err
+		}
+		exprs[i] = e
+		out[i] = Col{Name: c.Name, T: target[i]}
+	}
+	return &Project{Input: n, Exprs: exprs, Out: out}, nil
+}
+
+// bindValues binds a VALUES list. want, when given, are the types the
+// columns must have (INSERT targets); otherwise each column's type is the
+// common type of its items.
+func (b *Binder) bindValues(lists []*pg_query.Node, want []types.T, outer *scope) (*Values, error) {
+	sc := &scope{outer: outer}
+	rows := make([][]Expr, len(lists))
+	width := -1
+	for r, l := range lists {
+		items := l.GetList().Items
+		if width >= 0 && len(items) != width {
+			return nil, pgerr.New(pgerrcode.SyntaxError, "VALUES lists must all be the same length")
+		}
+		width = len(items)
+		rows[r] = make([]Expr, len(items))
+		for c, item := range items {
+			if item.GetSetToDefault() != nil {
+				rows[r][c] = &defaultMarker{}
+				continue
+			}
+			var e Expr
+			var err error
+			if want != nil && c < len(want) {
+				e, err = b.bindExprWant(sc, item, want[c])
+			} else {
+				e, err = b.bindExpr(sc, item)
+			}
+			if err != nil {
+				return nil, err
+			}
+			rows[r][c] = e
+		}
+	}
+	out := make([]Col, width)
+	for c := 0; c < width; c++ {
+		var t types.T
+		if want != nil && c < len(want) {
+			t = want[c]
+		} else {
+			ts := make([]types.T, 0, len(rows))
+			for _, row := range rows {
+				if _, ok := row[c].(*defaultMarker); !ok {
+					ts = append(ts, row[c].Type())
+				}
+			}
+			var err error
+			if t, err = commonType("VALUES", ts); err != nil {
+				return nil, err
+			}
+		}
+		for _, row := range rows {
+			if _, ok := row[c].(*defaultMarker); ok {
+				continue
+			}
+			e, err := b.coerce(row[c], t, castAssignment)
+			if err != nil {
+				return nil, err
+			}
+			row[c] = e
+		}
+		out[c] = Col{Name: "column" + itoa(int64(c+1)), T: t}
+	}
+	return &Values{Rows: rows, Out: out}, nil
+}
+
+// defaultMarker stands for DEFAULT in a VALUES row until INSERT replaces
+// it with the column's default expression.
+type defaultMarker struct{}
+
+func (*defaultMarker) Type() types.T  { return types.UnknownT }
+func (*defaultMarker) String() string { return "DEFAULT" }
+
+// selectItem is one bound select-list entry.
+type selectItem struct {
+	expr Expr
+	name string
+}
+
+func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) {
+	plan, sc, err := b.bindFrom(s.FromClause, outer)
+	if err != nil {
+		return nil, err
+	}
+	if s.WhereClause != nil {
+		cond, err := b.bindCondition(sc, s.WhereClause, "WHERE")
+		if err != nil {
+			return nil, err
+		}
+		plan = &Filter{Input: plan, Cond: cond}
+	}
+
+	agg := &aggCollector{}
+	b.pushAgg(agg)
+	items, err := b.bindTargets(sc, s.TargetList)
+	if err != nil {
+		b.popAgg()
+		return nil, err
+	}
+	var having Expr
+	if s.HavingClause != nil {
+		if having, err = b.bindCondition(sc, s.HavingClause, "HAVING"); err != nil {
+			b.popAgg()
+			return nil, err
+		}
+	}
+	// ORDER BY expressions may hold aggregates too: bind them while the
+	// collector is active.
+	keys, hidden, err := b.bindSortKeys(sc, s.SortClause, items)
+	b.popAgg()
+	if err != nil {
+		return nil, err
+	}
+
+	var groupBy []Expr
+	for _, g := range s.GroupClause {
+		e, err := b.bindGroupKey(sc, g, s.TargetList, items)
+		if err != nil {
+			return nil, err
+		}
+		groupBy = append(groupBy, e)
+	}
+
+	if len(agg.calls) > 0 || len(groupBy) > 0 || having != nil {
+		aggNode := &Aggregate{Input: plan, GroupBy: groupBy, Aggs: agg.calls}
+		for _, g := range groupBy {
+			aggNode.Out = append(aggNode.Out, Col{Name: exprName(g), T: g.Type()})
+		}
+		for _, a := range agg.calls {
+			aggNode.Out = append(aggNode.Out, Col{Name: a.Name, T: a.T})
+		}
+		rw := &groupRewriter{groupBy: groupBy, nGroup: len(groupBy), from: sc}
+		for i := range items {
+			if items[i].expr, err = rw.rewrite(items[i].expr); err != nil {
+				return nil, err
+			}
+		}
+		for i := range hidden {
+			if hidden[i], err = rw.rewrite(hidden[i]); err != nil {
+				return nil, err
+			}
+		}
+		plan = aggNode
+		if having != nil {
+			if having, err = rw.rewrite(having); err != nil {
+				return nil, err
+			}
+			plan = &Filter{Input: plan, Cond: having}
+		}
+	}
+
+	proj := &Project{Input: plan}
+	for _, it := range items {
+		proj.Exprs = append(proj.Exprs, it.expr)
+		proj.Out = append(proj.Out, colFor(it.expr, it.name, plan.Columns()))
+	}
+	visible := len(items)
+	for i, h := range hidden {
+		proj.Exprs = append(proj.Exprs, h)
+		proj.Out = append(proj.Out, Col{Name: "?sort" + itoa(int64(i)), T: h.Type(), Hidden: true})
+	}
+	plan = proj
+
+	if s.DistinctClause != nil {
+		if len(s.DistinctClause) > 1 || s.DistinctClause[0] != nil {
+			return nil, pgerr.NotSupported("DISTINCT ON")
+		}
+		if len(hidden) > 0 {
+			return nil, pgerr.New(pgerrcode.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		}
+		plan = &Distinct{Input: plan}
+	}
+	plan, err = b.finishOrderLimit(plan, keys, s)
+	if err != nil {
+		return nil, err
+	}
+	if len(hidden) > 0 {
+		cols := plan.Columns()
+		trim := &Project{Input: plan}
+		for i := 0; i < visible; i++ {
+			trim.Exprs = append(trim.Exprs, &ColumnRef{Index: i, Name: cols[i].Name, T: cols[i].T})
+			trim.Out = append(trim.Out, cols[i])
+		}
+		plan = trim
+	}
+	return plan, nil
+}
+
+// colFor names a projected column and, for a plain column reference,
+// carries its table identity for RowDescription.
+func colFor(e Expr, name string, in []Col) Col {
+	c := Col{Name: name, T: e.Type()}
+	if ref, ok := e.(*ColumnRef); ok && ref.Index < len(in) {
+		c.TableOID, c.Attnum = in[ref.Index].TableOID, in[ref.Index].Attnum
+	}
+	return c
+}
+
+// finishOrderLimit adds Sort/TopK/Limit for ORDER BY, LIMIT and OFFSET.
+func (b *Binder) finishOrderLimit(plan Node, keys []SortKey, s *pg_query.SelectStmt) (Node, error) {
+	if s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
+		return nil, pgerr.NotSupported("FETCH ... WITH TIES")
+	}
+	sc := &scope{}
+	var count, offset Expr
+	var err error
+	if s.LimitCount != nil && !isNullConst(s.LimitCount) {
+		if count, err = b.bindExprWant(sc, s.LimitCount, types.Int8T); err != nil {
+			return nil, err
+		}
+	}
+	if s.LimitOffset != nil {
+		if offset, err = b.bindExprWant(sc, s.LimitOffset, types.Int8T); err != nil {
+			return nil, err
+		}
+	}
+	if len(keys) > 0 {
+		if count != nil {
+			return &TopK{Input: plan, Keys: keys, Count: count, Offset: offset}, nil
+		}
+		plan = &Sort{Input: plan, Keys: keys}
+	}
+	if count != nil || offset != nil {
+		plan = &Limit{Input: plan, Count: count, Offset: offset}
+	}
+	return plan, nil
+}
+
+func isNullConst(n *pg_query.Node) bool {
+	c := n.GetAConst()
+	return c != nil && c.Isnull
+}
+
+// bindTargets binds the select list, expanding * and t.*.
+func (b *Binder) bindTargets(sc *scope, targets []*pg_query.Node) ([]selectItem, error) {
+	var items []selectItem
+	for _, t := range targets {
+		rt := t.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil && isStar(cr) {
+			expanded, err := expandStar(sc, cr)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, expanded...)
+			continue
+		}
+		e, err := b.bindExpr(sc, rt.Val)
+		if err != nil {
+			return nil, err
+		}
+		name := rt.Name
+		if name == "" {
+			name = FigureColname(rt.Val)
+		}
+		items = append(items, selectItem{expr: e, name: name})
+	}
+	return items, nil
+}
+
+func isStar(cr *pg_query.ColumnRef) bool {
+	return len(cr.Fields) > 0 && cr.Fields[len(cr.Fields)-1].GetAStar() != nil
+}
+
+func expandStar(sc *scope, cr *pg_query.ColumnRef) ([]selectItem, error) {
+	qual := ""
+	if len(cr.Fields) > 1 {
+		qual = cr.Fields[len(cr.Fields)-2].GetString_().GetSval()
+	}
+	var items []selectItem
+	found := false
+	for i, c := range sc.cols {
+		if c.Hidden {
+			continue
+		}
+		if qual != "" && c.Table != qual {
+			continue
+		}
+		found = true
+		items = append(items, selectItem{expr: &ColumnRef{Index: i, Name: c.Name, T: c.T}, name: c.Name})
+	}
+	if qual != "" && !found {
+		return nil, pgerr.New(pgerrcode.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual)
+	}
+	if qual == "" && len(sc.cols) == 0 && len(items) == 0 {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "SELECT * with no tables specified is not valid")
+	}
+	return items, nil
+}
+
+// FigureColname is the name PostgreSQL gives an unnamed select-list
+// expression.
+func FigureColname(n *pg_query.Node) string {
+	switch v := n.Node.(type) {
+	case *pg_query.Node_ColumnRef:
+		f := v.ColumnRef.Fields
+		return f[len(f)-1].GetString_().GetSval()
+	case *pg_query.Node_FuncCall:
+		return nameOf(v.FuncCall.Funcname)
+	case *pg_query.Node_TypeCast:
+		if name := FigureColname(v.TypeCast.Arg); name != "?column?" {
+			return name
+		}
+		return typeNameColname(v.TypeCast.TypeName)
+	case *pg_query.Node_CaseExpr:
+		return "case"
+	case *pg_query.Node_CoalesceExpr:
+		return "coalesce"
+	case *pg_query.Node_MinMaxExpr:
+		if v.MinMaxExpr.Op == pg_query.MinMaxOp_IS_GREATEST {
+			return "greatest"
+		}
+		return "least"
+	case *pg_query.Node_AArrayExpr:
+		return "array"
+	case *pg_query.Node_RowExpr:
+		return "row"
+	case *pg_query.Node_AIndirection:
+		if name := FigureColname(v.AIndirection.Arg); name != "?column?" {
+			return name
+		}
+	case *pg_query.Node_SubLink:
+		switch v.SubLink.SubLinkType {
+		case pg_query.SubLinkType_EXISTS_SUBLINK:
+			return "exists"
+		case pg_query.SubLinkType_ARRAY_SUBLINK:
+			return "array"
+		case pg_query.SubLinkType_EXPR_SUBLINK:
+			if sel := v.SubLink.Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
+				rt := sel.TargetList[0].GetResTarget()
+				if rt.Name != "" {
+					return rt.Name
+				}
+				return FigureColname(rt.Val)
+			}
+		}
+	case *pg_query.Node_SqlvalueFunction:
+		return sqlValueFunctionName(v.SqlvalueFunction.Op)
+	case *pg_query.Node_AExpr:
+		if v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF {
+			return "nullif"
+		}
+	}
+	return "?column?"
+}
+
+func typeNameColname(tn *pg_query.TypeName) string {
+	name := nameOf(tn.Names)
+	if len(tn.ArrayBounds) > 0 {
+		return name
+	}
+	switch name {
+	case "int4":
+		return "int4"
+	case "bpchar":
+		return "bpchar"
+	}
+	return name
+}
+
+// bindSortKeys binds ORDER BY of a plain SELECT. A key is an output column
+// (by ordinal or alias) or an expression over the FROM clause; expressions
+// that are not in the select list become hidden projected columns.
+func (b *Binder) bindSortKeys(sc *scope, sortBy []*pg_query.Node, items []selectItem) ([]SortKey, []Expr, error) {
+	var keys []SortKey
+	var hidden []Expr
+	for _, n := range sortBy {
+		sb := n.GetSortBy()
+		if len(sb.UseOp) > 0 {
+			return nil, nil, pgerr.NotSupported("ORDER BY ... USING")
+		}
+		idx := -1
+		if c := sb.Node.GetAConst(); c != nil {
+			if iv, ok := c.Val.(*pg_query.A_Const_Ival); ok {
+				pos := int(iv.Ival.Ival)
+				if pos < 1 || pos > len(items) {
+					return nil, nil, pgerr.New(pgerrcode.InvalidColumnReference, "ORDER BY position %d is not in select list", pos).WithPosition(c.Location + 1)
+				}
+				idx = pos - 1
+			}
+		}
+		if cr := sb.Node.GetColumnRef(); idx < 0 && cr != nil && len(cr.Fields) == 1 {
+			name := cr.Fields[0].GetString_().GetSval()
+			for i, it := range items {
+				if it.name == name {
+					if idx >= 0 && !sameExpr(items[idx].expr, it.expr) {
+						return nil, nil, pgerr.New(pgerrcode.AmbiguousColumn, "ORDER BY \"%s\" is ambiguous", name)
+					}
+					if idx < 0 {
+						idx = i
+					}
+				}
+			}
+		}
+		var t types.T
+		if idx < 0 {
+			e, err := b.bindExpr(sc, sb.Node)
+			if err != nil {
+				return nil, nil, err
+			}
+			for i, it := range items {
+				if sameExpr(it.expr, e) {
+					idx = i
+					break
+				}
+			}
+			if idx < 0 {
+				hidden = append(hidden, e)
+				idx = len(items) + len(hidden) - 1
+			}
+			t = e.Type()
+		} else {
+			t = items[idx].expr.Type()
+		}
+		keys = append(keys, makeSortKey(sb, &ColumnRef{Index: idx, Name: "col" + itoa(int64(idx+1)), T: t}))
+	}
+	// Name keys after the select-list entry they sort by (EXPLAIN).
+	for i := range keys {
+		ref := keys[i].Expr.(*ColumnRef)
+		if ref.Index < len(items) {
+			ref.Name = items[ref.Index].name
+		} else {
+			ref.Name = hidden[ref.Index-len(items)].String()
+		}
+	}
+	return keys, hidden, nil
+}
+
+// bindOutputSortKeys binds ORDER BY keys that can only name output columns
+// (after a set operation or VALUES).
+func (b *Binder) bindOutputSortKeys(sortBy []*pg_query.Node, sc *scope) ([]SortKey, error) {
+	items := make([]selectItem, len(sc.cols))
+	for i, c := range sc.cols {
+		items[i] = selectItem{expr: &ColumnRef{Index: i, Name: c.Name, T: c.T}, name: c.Name}
+	}
+	keys, hidden, err := b.bindSortKeys(sc, sortBy, items)
+	if err != nil {
+		return nil, err
+	}
+	if len(hidden) > 0 {
+		return nil, pgerr.NotSupported("ORDER BY on an expression of a set operation's result")
+	}
+	return keys, nil
+}
+
+// makeSortKey resolves direction and PostgreSQL's NULL placement default
+// (NULLs sort as larger than any value).
+func makeSortKey(sb *pg_query.SortBy, e Expr) SortKey {
+	k := SortKey{Expr: e, Desc: sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC}
+	switch sb.SortbyNulls {
+	case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+		k.NullsFirst = true
+	case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+		k.NullsFirst = false
+	default:
+		k.NullsFirst = k.Desc
+	}
+	return k
+}
+
+// bindGroupKey binds a GROUP BY item: an ordinal, an output alias, or an
+// expression over the FROM clause.
+func (b *Binder) bindGroupKey(sc *scope, g *pg_query.Node, targets []*pg_query.Node, items []selectItem) (Expr, error) {
+	if c := g.GetAConst(); c != nil {
+		if iv, ok := c.Val.(*pg_query.A_Const_Ival); ok {
+			pos := int(iv.Ival.Ival)
+			if pos < 1 || pos > len(items) {
+				return nil, pgerr.New(pgerrcode.InvalidColumnReference, "GROUP BY position %d is not in select list", pos).WithPosition(c.Location + 1)
+			}
+			return b.bindExpr(sc, targets[pos-1].GetResTarget().Val)
+		}
+	}
+	if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+		name := cr.Fields[0].GetString_().GetSval()
+		if _, err := resolveColumn(sc, cr); err != nil {
+			for i, it := range items {
+				if it.name == name && i < len(targets) {
+					return b.bindExpr(sc, targets[i].GetResTarget().Val)
+				}
+			}
+		}
+	}
+	if g.GetGroupingSet() != nil {
+		return nil, pgerr.NotSupported("GROUPING SETS, ROLLUP and CUBE")
+	}
+	return b.bindExpr(sc, g)
+}
+
+// sameExpr reports whether two bound expressions are the same computation.
+func sameExpr(a, b Expr) bool {
+	if ra, ok := a.(*ColumnRef); ok {
+		rb, ok := b.(*ColumnRef)
+		return ok && ra.Index == rb.Index
+	}
+	return a.String() == b.String() && a.Type().Equal(b.Type())
+}
+
+// exprName is a display name for a bound expression.
+func exprName(e Expr) string {
+	if ref, ok := e.(*ColumnRef); ok {
+		return ref.Name
+	}
+	return "?column?"
+}
+
+// commonType is the type a set of expressions unify to (UNION, CASE,
+// VALUES, COALESCE, ARRAY[...]), following PostgreSQL's rules: unknowns
+// take the others' type, numeric types widen, strings become text.
+func commonType(context string, ts []types.T) (types.T, error) {
+	var res types.T
+	have := false
+	for _, t := range ts {
+		if t.Family == types.Unknown || t.Family == types.Null {
+			continue
+		}
+		if !have {
+			res, have = t, true
+			continue
+		}
+		if res.Equal(t) {
+			if res.Mod != t.Mod {
+				res.Mod = -1
+			}
+			continue
+		}
+		switch {
+		case res.IsNumeric() && t.IsNumeric():
+			if numericRank(t) > numericRank(res) {
+				res = t
+			}
+		case res.IsString() && t.IsString():
+			res = types.TextT
+		case (res.Family == types.TimestampFamily || res.Family == types.TimestampTZ || res.Family == types.DateFamily) &&
+			(t.Family == types.TimestampFamily || t.Family == types.TimestampTZ || t.Family == types.DateFamily):
+			if t.Family == types.TimestampTZ || res.Family == types.DateFamily {
+				res = t
+			}
+		case res.Family == types.JSON && t.Family == types.JSONB, res.Family == types.JSONB && t.Family == types.JSON:
+			res = types.JSONBT
+		case res.IsFloatVector() && t.IsFloatVector():
+		default:
+			return types.UnknownT, pgerr.New(pgerrcode.DatatypeMismatch, "%s types %s and %s cannot be matched", context, res, t)
+		}
+	}
+	if !have {
+		return types.TextT, nil
+	}
+	res.Domain = ""
+	return res, nil
+}
+
+func numericRank(t types.T) int {
+	switch t.Family {
+	case types.Int2:
+		return 1
+	case types.Int4, types.Oid:
+		return 2
+	case types.Int8:
+		return 3
+	case types.Numeric:
+		return 4
+	case types.Float4:
+		return 5
+	case types.Float8:
+		return 6
+	}
+	return 0
+}
+
+func lower(s string) string { return strings.ToLower(s) }

@@ -1,0 +1,312 @@
+package types
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// appendZeroPad appends v in decimal with at least width digits.
+func appendZeroPad(dst []byte, v int64, width int) []byte {
+	var buf [24]byte
+	i := len(buf)
+	u := uint64(v)
+	if v < 0 {
+		u = uint64(-v)
+	}
+	for u > 0 || len(buf)-i < width {
+		i--
+		buf[i] = byte('0' + u%10)
+		u /= 10
+	}
+	if v < 0 {
+		dst = append(dst, '-')
+	}
+	return append(dst, buf[i:]...)
+}
+
+// appendYMD appends an ISO date; BC years are written as positive years and
+// the caller appends " BC".
+func appendYMD(dst []byte, y, m, d int) []byte {
+	if y <= 0 {
+		y = -(y - 1)
+	}
+	dst = appendZeroPad(dst, int64(y), 4)
+	dst = append(dst, '-')
+	dst = appendZeroPad(dst, int64(m), 2)
+	dst = append(dst, '-')
+	return appendZeroPad(dst, int64(d), 2)
+}
+
+// appendDate appends date_out's ISO form.
+func appendDate(dst []byte, d Date) []byte {
+	switch d {
+	case DateInfinity:
+		return append(dst, "infinity"...)
+	case DateNegInfinity:
+		return append(dst, "-infinity"...)
+	}
+	y, m, day := d.YMD()
+	dst = appendYMD(dst, y, m, day)
+	if y <= 0 {
+		dst = append(dst, " BC"...)
+	}
+	return dst
+}
+
+// appendFraction appends ".ffffff" without trailing zeros (nothing for 0).
+func appendFraction(dst []byte, us int64) []byte {
+	if us == 0 {
+		return dst
+	}
+	if us < 0 {
+		us = -us
+	}
+	var buf [7]byte
+	buf[0] = '.'
+	for i := 6; i >= 1; i-- {
+		buf[i] = byte('0' + us%10)
+		us /= 10
+	}
+	n := 7
+	for buf[n-1] == '0' {
+		n--
+	}
+	return append(dst, buf[:n]...)
+}
+
+// appendClock appends HH:MM:SS[.ffffff] of a time of day in microseconds.
+func appendClock(dst []byte, us int64) []byte {
+	h := us / MicrosPerHour
+	us -= h * MicrosPerHour
+	m := us / MicrosPerMinute
+	us -= m * MicrosPerMinute
+	s := us / MicrosPerSecond
+	us -= s * MicrosPerSecond
+	dst = appendZeroPad(dst, h, 2)
+	dst = append(dst, ':')
+	dst = appendZeroPad(dst, m, 2)
+	dst = append(dst, ':')
+	dst = appendZeroPad(dst, s, 2)
+	return appendFraction(dst, us)
+}
+
+// appendTimeOfDay appends time_out's form.
+func appendTimeOfDay(dst []byte, t TimeOfDay) []byte {
+	return appendClock(dst, int64(t))
+}
+
+// appendTZOffset appends EncodeTimezone's form of an offset in seconds
+// east of UTC: +00, -05, +05:30, -04:56:02.
+func appendTZOffset(dst []byte, east int) []byte {
+	if east >= 0 {
+		dst = append(dst, '+')
+	} else {
+		dst = append(dst, '-')
+		east = -east
+	}
+	h := east / 3600
+	m := east / 60 % 60
+	s := east % 60
+	dst = appendZeroPad(dst, int64(h), 2)
+	if s != 0 || m != 0 {
+		dst = append(dst, ':')
+		dst = appendZeroPad(dst, int64(m), 2)
+	}
+	if s != 0 {
+		dst = append(dst, ':')
+		dst = appendZeroPad(dst, int64(s), 2)
+	}
+	return dst
+}
+
+// zoneOffset is the offset in seconds east of UTC that loc has at the UTC
+// instant sec (seconds since 1970).
+func zoneOffset(loc *time.Location, sec int64) int {
+	if loc == nil || loc == time.UTC {
+		return 0
+	}
+	_, off := time.Unix(sec, 0).In(loc).Zone()
+	return off
+}
+
+// localOffset is PostgreSQL's DetermineTimeZoneOffset: the offset (seconds
+// east) of loc for the wall-clock time local (seconds since 1970 read as
+// UTC). In a spring-forward gap the offset before the transition is used,
+// in a fall-back overlap the one after it.
+func localOffset(loc *time.Location, local int64) int {
+	if loc == nil || loc == time.UTC {
+		return 0
+	}
+	before := zoneOffset(loc, local-86400)
+	after := zoneOffset(loc, local+86400)
+	if before == after {
+		off := zoneOffset(loc, local-int64(before))
+		if off == before {
+			return before
+		}
+		// Two transitions within two days: take what the instant says.
+		return off
+	}
+	beforeTime := local - int64(before)
+	afterTime := local - int64(after)
+	bOff := zoneOffset(loc, beforeTime)
+	aOff := zoneOffset(loc, afterTime)
+	if bOff == before && aOff == before {
+		return before
+	}
+	if bOff == after && aOff == after {
+		return after
+	}
+	if beforeTime > afterTime {
+		return before
+	}
+	return after
+}
+
+// appendTimestamp appends timestamp_out's (tz false) or timestamptz_out's
+// (tz true, in loc) ISO form.
+func appendTimestamp(dst []byte, ts Timestamp, tz bool, loc *time.Location) []byte {
+	switch ts {
+	case TimestampInfinity:
+		return append(dst, "infinity"...)
+	case TimestampNegInfinity:
+		return append(dst, "-infinity"...)
+	}
+	local := int64(ts)
+	off := 0
+	if tz {
+		off = zoneOffset(loc, floorDiv(local, MicrosPerSecond))
+		local += int64(off) * MicrosPerSecond
+	}
+	days := floorDiv(local, MicrosPerDay)
+	us := local - days*MicrosPerDay
+	y, m, d := j2date(int(days) + unixEpochJDate)
+	dst = appendYMD(dst, y, m, d)
+	dst = append(dst, ' ')
+	dst = appendClock(dst, us)
+	if tz {
+		dst = appendTZOffset(dst, off)
+	}
+	if y <= 0 {
+		dst = append(dst, " BC"...)
+	}
+	return dst
+}
+
+// appendInterval appends interval_out's form in IntervalStyle postgres.
+func appendInterval(dst []byte, iv IntervalValue) []byte {
+	year := int64(iv.Months) / 12
+	mon := int64(iv.Months) % 12
+	mday := int64(iv.Days)
+	t := iv.Micros
+	hour := t / MicrosPerHour
+	t -= hour * MicrosPerHour
+	min := t / MicrosPerMinute
+	t -= min * MicrosPerMinute
+	sec := t / MicrosPerSecond
+	fsec := t - sec*MicrosPerSecond
+
+	isZero, isBefore := true, false
+	part := func(v int64, unit string) {
+		if v == 0 {
+			return
+		}
+		if !isZero {
+			dst = append(dst, ' ')
+		}
+		if isBefore && v > 0 {
+			dst = append(dst, '+')
+		}
+		dst = appendZeroPad(dst, v, 1)
+		dst = append(dst, ' ')
+		dst = append(dst, unit...)
+		if v != 1 {
+			dst = append(dst, 's')
+		}
+		isBefore = v < 0
+		isZero = false
+	}
+	part(year, "year")
+	part(mon, "mon")
+	part(mday, "day")
+	if isZero || hour != 0 || min != 0 || sec != 0 || fsec != 0 {
+		minus := hour < 0 || min < 0 || sec < 0 || fsec < 0
+		if !isZero {
+			dst = append(dst, ' ')
+		}
+		if minus {
+			dst = append(dst, '-')
+		} else if isBefore {
+			dst = append(dst, '+')
+		}
+		dst = appendZeroPad(dst, abs64(hour), 2)
+		dst = append(dst, ':')
+		dst = appendZeroPad(dst, abs64(min), 2)
+		dst = append(dst, ':')
+		dst = appendZeroPad(dst, abs64(sec), 2)
+		dst = appendFraction(dst, fsec)
+	}
+	return dst
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+var (
+	zoneNamesOnce sync.Once
+	zoneNames     map[string]string // lower-case name -> name
+)
+
+// LoadZone looks up a time zone by name as PostgreSQL's pg_tzset does:
+// case-insensitively, IANA names ("America/New_York"), "UTC" and the like.
+// It returns nil if the name is unknown.
+func LoadZone(name string) *time.Location {
+	if name == "" || strings.EqualFold(name, "local") || strings.Contains(name, "..") || strings.HasPrefix(name, "/") {
+		return nil
+	}
+	if strings.EqualFold(name, "utc") || strings.EqualFold(name, "gmt") || strings.EqualFold(name, "z") {
+		return time.UTC
+	}
+	if loc, err := time.LoadLocation(name); err == nil {
+		return loc
+	}
+	zoneNamesOnce.Do(loadZoneNames)
+	if real, ok := zoneNames[strings.ToLower(name)]; ok {
+		if loc, err := time.LoadLocation(real); err == nil {
+			return loc
+		}
+	}
+	return nil
+}
+
+func loadZoneNames() {
+	zoneNames = map[string]string{}
+	for _, dir := range []string{"/usr/share/zoneinfo", "/usr/share/lib/zoneinfo", "/usr/lib/locale/TZ"} {
+		_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			rel, err := filepath.Rel(dir, path)
+			if err != nil {
+				return nil
+			}
+			if strings.HasPrefix(rel, "posix/") || strings.HasPrefix(rel, "right/") || strings.Contains(rel, ".") {
+				return nil
+			}
+			if _, ok := zoneNames[strings.ToLower(rel)]; !ok {
+				zoneNames[strings.ToLower(rel)] = rel
+			}
+			return nil
+		})
+		if len(zoneNames) > 0 {
+			return
+		}
+	}
+}

@@ -1,0 +1,372 @@
+package types
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
+)
+
+// isSpace is C's isspace in the C locale.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isAlpha(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+
+func isAlnum(c byte) bool { return isDigit(c) || isAlpha(c) }
+
+func isXDigit(c byte) bool {
+	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func toLowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// trimSpace trims C-locale white space from both ends.
+func trimSpace(s string) string {
+	i, j := 0, len(s)
+	for i < j && isSpace(s[i]) {
+		i++
+	}
+	for j > i && isSpace(s[j-1]) {
+		j--
+	}
+	return s[i:j]
+}
+
+// parseInt is PostgreSQL 15's pg_strtoint16/32/64: optional white space,
+// sign and at least one decimal digit, optional trailing white space.
+func parseInt(s string, t T) (int64, error) {
+	var lo, hi int64
+	switch t.Family {
+	case Int2:
+		lo, hi = math.MinInt16, math.MaxInt16
+	case Int4:
+		lo, hi = math.MinInt32, math.MaxInt32
+	default:
+		lo, hi = math.MinInt64, math.MaxInt64
+	}
+	i := 0
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	if i >= len(s) || !isDigit(s[i]) {
+		return 0, errSyntax(t, s)
+	}
+	// Accumulate negatively so that the minimum value fits.
+	var v int64
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		d := int64(s[i] - '0')
+		if v < (lo+d)/10 || v*10 < lo+d {
+			return 0, errRange(t, s)
+		}
+		v = v*10 - d
+	}
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	if i != len(s) {
+		return 0, errSyntax(t, s)
+	}
+	if !neg {
+		if v < -hi {
+			return 0, errRange(t, s)
+		}
+		v = -v
+	}
+	return v, nil
+}
+
+// parseOid is PostgreSQL's oidin: strtoul semantics, a leading minus sign
+// wraps around.
+func parseOid(s string) (int64, error) {
+	i := 0
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	if i >= len(s) || !isDigit(s[i]) {
+		return 0, errSyntax(OidT, s)
+	}
+	var v uint64
+	overflow := false
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		d := uint64(s[i] - '0')
+		if v > (math.MaxUint64-d)/10 {
+			overflow = true
+		}
+		v = v*10 + d
+	}
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	if i != len(s) {
+		return 0, errSyntax(OidT, s)
+	}
+	if overflow {
+		return 0, errRange(OidT, s)
+	}
+	if neg {
+		v = -v
+	}
+	r := uint32(v)
+	if v != uint64(r) && v != uint64(int64(int32(r))) {
+		return 0, errRange(OidT, s)
+	}
+	return int64(r), nil
+}
+
+// parseBool is PostgreSQL's boolin.
+func parseBool(s string) (bool, error) {
+	v := trimSpace(s)
+	prefixOf := func(word string, min int) bool {
+		return len(v) >= min && len(v) <= len(word) && strings.EqualFold(v, word[:len(v)])
+	}
+	if len(v) > 0 {
+		switch toLowerASCII(v[0]) {
+		case 't':
+			if prefixOf("true", 1) {
+				return true, nil
+			}
+		case 'f':
+			if prefixOf("false", 1) {
+				return false, nil
+			}
+		case 'y':
+			if prefixOf("yes", 1) {
+				return true, nil
+			}
+		case 'n':
+			if prefixOf("no", 1) {
+				return false, nil
+			}
+		case 'o':
+			if prefixOf("on", 2) {
+				return true, nil
+			}
+			if prefixOf("off", 2) {
+				return false, nil
+			}
+		case '1':
+			if len(v) == 1 {
+				return true, nil
+			}
+		case '0':
+			if len(v) == 1 {
+				return false, nil
+			}
+		}
+	}
+	return false, pgerr.New(pgerrcode.InvalidTextRepresentation, "invalid input syntax for type boolean: \"%s\"", s)
+}
+
+// strtodPrefix parses the longest prefix of s that C's strtod accepts
+// (decimal, hexadecimal, inf, infinity, nan). n is 0 if there is none.
+// nonzero reports whether a finite number had a nonzero digit, to tell an
+// underflow from a zero.
+func strtodPrefix(s string, bitSize int) (v float64, n int, nonzero bool, err error) {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	rest := s[i:]
+	lower := func(w string) bool { return len(rest) >= len(w) && strings.EqualFold(rest[:len(w)], w) }
+	switch {
+	case lower("infinity"):
+		v = math.Inf(1)
+		n = i + 8
+	case lower("inf"):
+		v = math.Inf(1)
+		n = i + 3
+	case lower("nan"):
+		v = math.NaN()
+		n = i + 3
+		if n < len(s) && s[n] == '(' {
+			j := n + 1
+			for j < len(s) && (isAlnum(s[j]) || s[j] == '_') {
+				j++
+			}
+			if j < len(s) && s[j] == ')' {
+				n = j + 1
+			}
+		}
+	}
+	if n > 0 {
+		if s[0] == '-' {
+			v = -v
+		}
+		return v, n, false, nil
+	}
+	if len(rest) >= 3 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X') && (isXDigit(rest[2]) || (rest[2] == '.' && len(rest) > 3 && isXDigit(rest[3]))) {
+		j := i + 2
+		digits := 0
+		for j < len(s) && isXDigit(s[j]) {
+			if s[j] != '0' {
+				nonzero = true
+			}
+			j++
+			digits++
+		}
+		if j < len(s) && s[j] == '.' {
+			j++
+			for j < len(s) && isXDigit(s[j]) {
+				if s[j] != '0' {
+					nonzero = true
+				}
+				j++
+				digits++
+			}
+		}
+		if digits == 0 {
+			return 0, 0, false, nil
+		}
+		end := j
+		if j < len(s) && (s[j] == 'p' || s[j] == 'P') {
+			k := j + 1
+			if k < len(s) && (s[k] == '+' || s[k] == '-') {
+				k++
+			}
+			if k < len(s) && isDigit(s[k]) {
+				for k < len(s) && isDigit(s[k]) {
+					k++
+				}
+				end = k
+			}
+		}
+		lit := s[:end]
+		if end == j {
+			lit += "p0"
+		}
+		v, err = strconv.ParseFloat(lit, bitSize)
+		return v, end, nonzero, err
+	}
+	j := i
+	digits := 0
+	for j < len(s) && isDigit(s[j]) {
+		if s[j] != '0' {
+			nonzero = true
+		}
+		j++
+		digits++
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		for j < len(s) && isDigit(s[j]) {
+			if s[j] != '0' {
+				nonzero = true
+			}
+			j++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, 0, false, nil
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if k < len(s) && isDigit(s[k]) {
+			for k < len(s) && isDigit(s[k]) {
+				k++
+			}
+			j = k
+		}
+	}
+	lit := s[:j]
+	v, err = strconv.ParseFloat(lit, bitSize)
+	return v, j, nonzero, err
+}
+
+// parseFloat is PostgreSQL's float4in/float8in.
+func parseFloat(s string, t T) (float64, error) {
+	bitSize := 64
+	if t.Family == Float4 {
+		bitSize = 32
+	}
+	i := 0
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	num := s[i:]
+	if num == "" {
+		return 0, errSyntax(t, s)
+	}
+	v, n, nonzero, err := strtodPrefix(num, bitSize)
+	if n == 0 {
+		return 0, errSyntax(t, s)
+	}
+	if err != nil || (v == 0 && nonzero) {
+		if err != nil && !math.IsInf(v, 0) && v != 0 {
+			return 0, errSyntax(t, s)
+		}
+		return 0, pgerr.New(pgerrcode.NumericValueOutOfRange, "\"%s\" is out of range for type %s", num[:n], typeName(t))
+	}
+	j := n
+	for j < len(num) && isSpace(num[j]) {
+		j++
+	}
+	if j != len(num) {
+		return 0, errSyntax(t, s)
+	}
+	return v, nil
+}
+
+// AppendFloat appends PostgreSQL's text form of a float8 (bitSize 64) or
+// float4 (bitSize 32) with extra_float_digits 1: the shortest text that
+// reads back to the same value, in exponent form outside 1e-4 <= |x| < 1e15
+// (1e6 for float4).
+func AppendFloat(dst []byte, f float64, bitSize int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	}
+	if bitSize == 32 {
+		f = float64(float32(f))
+	}
+	if f == 0 {
+		if math.Signbit(f) {
+			return append(dst, "-0"...)
+		}
+		return append(dst, '0')
+	}
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'e', -1, bitSize)
+	// Find the decimal exponent.
+	e := len(dst) - 1
+	for dst[e] != 'e' {
+		e--
+	}
+	exp, _ := strconv.Atoi(string(dst[e+1:]))
+	upper := 15
+	if bitSize == 32 {
+		upper = 6
+	}
+	if exp >= -4 && exp < upper {
+		dst = strconv.AppendFloat(dst[:start], f, 'f', -1, bitSize)
+	}
+	return dst
+}

@@ -1,0 +1,815 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// Utility statements: plain descriptions that exec carries out.
+
+// CreateSchema is CREATE SCHEMA [IF NOT EXISTS].
+type CreateSchema struct {
+	Name        string
+	IfNotExists bool
+}
+
+// DropSchema is DROP SCHEMA [IF EXISTS] ... [CASCADE].
+type DropSchema struct {
+	Names    []string
+	IfExists bool
+	Cascade  bool
+}
+
+// CreateTable is CREATE TABLE; Sequences are those its serial columns own.
+type CreateTable struct {
+	Def         *storage.TableDef
+	Sequences   []*storage.SequenceDef
+	IfNotExists bool
+}
+
+// DropTable is DROP TABLE; Missing lists names that did not exist (IF
+// EXISTS turns them into notices).
+type DropTable struct {
+	Tables  []*storage.TableDef
+	Missing []string
+	Cascade bool
+}
+
+// AlterTable is ALTER TABLE with its sub-commands, applied in order.
+type AlterTable struct {
+	Table *storage.TableDef
+	Cmds  []AlterCmd
+	// Missing is set for ALTER TABLE IF EXISTS on a missing table.
+	Missing string
+}
+
+// AlterCmd is one ALTER TABLE action.
+type AlterCmd struct {
+	Kind        AlterKind
+	Column      storage.ColumnDef // AddColumn
+	Name        string            // DropColumn / RenameColumn: the column; RenameTable: unused
+	NewName     string            // RenameColumn / RenameTable
+	IfExists    bool
+	IfNotExists bool
+	Unique      bool // AddColumn with UNIQUE / PRIMARY KEY
+	Primary     bool
+}
+
+// AlterKind is the kind of an ALTER TABLE action.
+type AlterKind uint8
+
+// ALTER TABLE actions.
+const (
+	AddColumn AlterKind = iota
+	DropColumn
+	RenameColumn
+	RenameTable
+	SetNotNull
+	DropNotNull
+	SetDefault
+)
+
+// Truncate is TRUNCATE of one or more tables.
+type Truncate struct {
+	Tables []*storage.TableDef
+}
+
+// CreateIndex is CREATE INDEX (deeplake_index, hnsw, ivfflat, btree).
+type CreateIndex struct {
+	Def         *storage.IndexDef
+	IfNotExists bool
+}
+
+// DropIndex is DROP INDEX.
+type DropIndex struct {
+	Names    [][2]string // schema, name
+	IfExists bool
+}
+
+// CreateExtension is CREATE EXTENSION for the extensions cairn has built in.
+type CreateExtension struct {
+	Name        string
+	IfNotExists bool
+}
+
+// Set is SET [LOCAL] name = value, SET name TO DEFAULT and RESET name.
+type Set struct {
+	Name  string
+	Value string // "" with Reset
+	Local bool
+	Reset bool
+}
+
+// Show is SHOW name (or SHOW ALL).
+type Show struct {
+	Name string
+}
+
+// TxKind is the kind of a transaction control statement.
+type TxKind uint8
+
+// Transaction control statements.
+const (
+	TxBegin TxKind = iota
+	TxCommit
+	TxRollback
+	TxSavepoint
+	TxRelease
+	TxRollbackTo
+)
+
+// Transaction is BEGIN, COMMIT, ROLLBACK and the savepoint statements.
+type Transaction struct {
+	Kind      TxKind
+	Savepoint string
+	// Isolation is the requested isolation level ("" when not given).
+	Isolation string
+}
+
+// Prepare is the SQL-level PREPARE name [(types)] AS statement.
+type Prepare struct {
+	Name       string
+	ParamTypes []types.T
+	Stmt       *pg_query.Node
+	Text       string
+}
+
+// Execute is the SQL-level EXECUTE name (args).
+type Execute struct {
+	Name string
+	Args []*pg_query.Node
+}
+
+// Deallocate is DEALLOCATE [ALL | name].
+type Deallocate struct {
+	Name string
+	All  bool
+}
+
+// NoOp is a statement cairn accepts and has nothing to do for (LISTEN,
+// VACUUM, ANALYZE, CHECKPOINT, DISCARD, COMMENT, ...); Tag is its command
+// tag.
+type NoOp struct {
+	Tag string
+}
+
+// CreateSequence is CREATE SEQUENCE.
+type CreateSequence struct {
+	Def         *storage.SequenceDef
+	IfNotExists bool
+}
+
+// DropSequence is DROP SEQUENCE.
+type DropSequence struct {
+	Names    [][2]string
+	IfExists bool
+}
+
+func (b *Binder) bindUtility(n *pg_query.Node) (any, error) {
+	switch s := n.Node.(type) {
+	case *pg_query.Node_CreateSchemaStmt:
+		if len(s.CreateSchemaStmt.SchemaElts) > 0 {
+			return nil, pgerr.NotSupported("CREATE SCHEMA with schema elements")
+		}
+		name := s.CreateSchemaStmt.Schemaname
+		if name == "" && s.CreateSchemaStmt.Authrole != nil {
+			name = s.CreateSchemaStmt.Authrole.Rolename
+		}
+		return &CreateSchema{Name: name, IfNotExists: s.CreateSchemaStmt.IfNotExists}, nil
+	case *pg_query.Node_CreateStmt:
+		return b.bindCreateTable(s.CreateStmt)
+	case *pg_query.Node_DropStmt:
+		return b.bindDrop(s.DropStmt)
+	case *pg_query.Node_AlterTableStmt:
+		return b.bindAlterTable(s.AlterTableStmt)
+	case *pg_query.Node_RenameStmt:
+		return b.bindRename(s.RenameStmt)
+	case *pg_query.Node_TruncateStmt:
+		t := &Truncate{}
+		for _, r := range s.TruncateStmt.Relations {
+			def, err := b.rangeVarTable(r.GetRangeVar())
+			if err != nil {
+				return nil, err
+			}
+			t.Tables = append(t.Tables, def)
+		}
+		return t, nil
+	case *pg_query.Node_IndexStmt:
+		return b.bindCreateIndex(s.IndexStmt)
+	case *pg_query.Node_CreateExtensionStmt:
+		name := s.CreateExtensionStmt.Extname
+		switch name {
+		case "vector", "pg_deeplake", "deeplake", "pgcrypto", "uuid-ossp", "plpgsql", "pg_trgm":
+		default:
+			return nil, pgerr.New(pgerrcode.UndefinedFile, "extension \"%s\" is not available", name)
+		}
+		return &CreateExtension{Name: name, IfNotExists: s.CreateExtensionStmt.IfNotExists}, nil
+	case *pg_query.Node_CreateSeqStmt:
+		return b.bindCreateSequence(s.CreateSeqStmt)
+	case *pg_query.Node_VariableSetStmt:
+		return bindSet(s.VariableSetStmt)
+	case *pg_query.Node_VariableShowStmt:
+		return &Show{Name: strings.ToLower(s.VariableShowStmt.Name)}, nil
+	case *pg_query.Node_TransactionStmt:
+		return bindTransaction(s.TransactionStmt)
+	case *pg_query.Node_PrepareStmt:
+		p := &Prepare{Name: s.PrepareStmt.Name, Stmt: s.PrepareStmt.Query}
+		for _, a := range s.PrepareStmt.Argtypes {
+			t, err := TypeFromName(a.GetTypeName())
+			if err != nil {
+				return nil, err
+			}
+			p.ParamTypes = append(p.ParamTypes, t)
+		}
+		return p, nil
+	case *pg_query.Node_ExecuteStmt:
+		return &Execute{Name: s.ExecuteStmt.Name, Args: s.ExecuteStmt.Params}, nil
+	case *pg_query.Node_DeallocateStmt:
+		return &Deallocate{Name: s.DeallocateStmt.Name, All: s.DeallocateStmt.Name == ""}, nil
+	case *pg_query.Node_ListenStmt:
+		return &NoOp{Tag: "LISTEN"}, nil
+	case *pg_query.Node_UnlistenStmt:
+		return &NoOp{Tag: "UNLISTEN"}, nil
+	case *pg_query.Node_VacuumStmt:
+		if s.VacuumStmt.IsVacuumcmd {
+			return &NoOp{Tag: "VACUUM"}, nil
+		}
+		return &NoOp{Tag: "ANALYZE"}, nil
+	case *pg_query.Node_CheckPointStmt:
+		return &NoOp{Tag: "CHECKPOINT"}, nil
+	case *pg_query.Node_DiscardStmt:
+		return &NoOp{Tag: "DISCARD ALL"}, nil
+	case *pg_query.Node_CommentStmt:
+		return &NoOp{Tag: "COMMENT"}, nil
+	case *pg_query.Node_ClosePortalStmt:
+		return &NoOp{Tag: "CLOSE CURSOR ALL"}, nil
+	}
+	return nil, pgerr.NotSupported("statement %s", statementName(n))
+}
+
+// statementName is a readable name of a parse-tree statement type.
+func statementName(n *pg_query.Node) string {
+	name := fmt.Sprintf("%T", n.Node)
+	name = strings.TrimPrefix(name, "*pg_query.Node_")
+	return strings.TrimSuffix(name, "Stmt")
+}
+
+func bindTransaction(t *pg_query.TransactionStmt) (any, error) {
+	switch t.Kind {
+	case pg_query.TransactionStmtKind_TRANS_STMT_BEGIN, pg_query.TransactionStmtKind_TRANS_STMT_START:
+		tx := &Transaction{Kind: TxBegin}
+		for _, o := range t.Options {
+			if d := o.GetDefElem(); d != nil && d.Defname == "transaction_isolation" {
+				tx.Isolation = defString(d.Arg)
+			}
+		}
+		return tx, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT:
+		if t.Chain {
+			return nil, pgerr.NotSupported("COMMIT AND CHAIN")
+		}
+		return &Transaction{Kind: TxCommit}, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		if t.Chain {
+			return nil, pgerr.NotSupported("ROLLBACK AND CHAIN")
+		}
+		return &Transaction{Kind: TxRollback}, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_SAVEPOINT:
+		return &Transaction{Kind: TxSavepoint, Savepoint: t.SavepointName}, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_RELEASE:
+		return &Transaction{Kind: TxRelease, Savepoint: t.SavepointName}, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		return &Transaction{Kind: TxRollbackTo, Savepoint: t.SavepointName}, nil
+	}
+	return nil, pgerr.NotSupported("two-phase commit")
+}
+
+func bindSet(s *pg_query.VariableSetStmt) (any, error) {
+	name := strings.ToLower(s.Name)
+	switch s.Kind {
+	case pg_query.VariableSetKind_VAR_SET_VALUE:
+		vals := make([]string, len(s.Args))
+		for i, a := range s.Args {
+			vals[i] = defString(a)
+		}
+		if name == "timezone" && len(s.Args) == 1 {
+			if c := s.Args[0].GetAConst(); c != nil {
+				vals[0] = constText(c)
+			}
+		}
+		return &Set{Name: name, Value: strings.Join(vals, ", "), Local: s.IsLocal}, nil
+	case pg_query.VariableSetKind_VAR_SET_DEFAULT, pg_query.VariableSetKind_VAR_RESET:
+		return &Set{Name: name, Reset: true, Local: s.IsLocal}, nil
+	case pg_query.VariableSetKind_VAR_RESET_ALL:
+		return &Set{Name: "all", Reset: true}, nil
+	case pg_query.VariableSetKind_VAR_SET_MULTI:
+		// SET TRANSACTION ... / SET SESSION CHARACTERISTICS: isolation levels.
+		return &NoOp{Tag: "SET"}, nil
+	case pg_query.VariableSetKind_VAR_SET_CURRENT:
+		return nil, pgerr.NotSupported("SET ... FROM CURRENT")
+	}
+	return nil, pgerr.NotSupported("this form of SET")
+}
+
+func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (any, error) {
+	if len(s.InhRelations) > 0 || s.Partspec != nil || s.OfTypename != nil {
+		return nil, pgerr.NotSupported("table inheritance, partitioning and typed tables")
+	}
+	if s.Relation.Relpersistence == "t" {
+		return nil, pgerr.NotSupported("temporary tables")
+	}
+	switch s.AccessMethod {
+	case "", "deeplake", "heap":
+	default:
+		return nil, pgerr.New(pgerrcode.UndefinedObject, "access method \"%s\" does not exist", s.AccessMethod)
+	}
+	schema, err := b.CreationSchema(s.Relation.Schemaname)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := b.Catalog.Schemas[schema]; !ok {
+		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+	}
+	def := &storage.TableDef{Schema: schema, Name: s.Relation.Relname}
+	ct := &CreateTable{Def: def, IfNotExists: s.IfNotExists}
+	var tableCons []*pg_query.Constraint
+	for _, elt := range s.TableElts {
+		switch e := elt.Node.(type) {
+		case *pg_query.Node_ColumnDef:
+			if err := b.addColumnDef(ct, e.ColumnDef, &tableCons); err != nil {
+				return nil, err
+			}
+		case *pg_query.Node_Constraint:
+			tableCons = append(tableCons, e.Constraint)
+		case *pg_query.Node_TableLikeClause:
+			return nil, pgerr.NotSupported("CREATE TABLE ... LIKE")
+		}
+	}
+	def.NextColumnID = len(def.Columns) + 1
+	for _, c := range s.Constraints {
+		tableCons = append(tableCons, c.GetConstraint())
+	}
+	for _, c := range tableCons {
+		if err := b.addTableConstraint(def, c); err != nil {
+			return nil, err
+		}
+	}
+	return ct, nil
+}
+
+// addColumnDef adds one column of CREATE TABLE (or ALTER TABLE ADD
+// COLUMN); column-level constraints that concern the table (PRIMARY KEY,
+// UNIQUE, REFERENCES) are turned into table constraints on that column.
+func (b *Binder) addColumnDef(ct *CreateTable, cd *pg_query.ColumnDef, tableCons *[]*pg_query.Constraint) error {
+	def := ct.Def
+	if pos, _ := def.Column(cd.Colname); pos >= 0 {
+		return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname)
+	}
+	col, seq, err := b.columnFromDef(def, cd)
+	if err != nil {
+		return err
+	}
+	if seq != nil {
+		ct.Sequences = append(ct.Sequences, seq)
+	}
+	for _, cn := range cd.Constraints {
+		c := cn.GetConstraint()
+		switch c.Contype {
+		case pg_query.ConstrType_CONSTR_PRIMARY, pg_query.ConstrType_CONSTR_UNIQUE, pg_query.ConstrType_CONSTR_FOREIGN, pg_query.ConstrType_CONSTR_CHECK:
+			c.Keys = []*pg_query.Node{{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: cd.Colname}}}}
+			if c.Contype == pg_query.ConstrType_CONSTR_FOREIGN {
+				c.FkAttrs = c.Keys
+			}
+			*tableCons = append(*tableCons, c)
+		}
+	}
+	col.ID = len(def.Columns) + 1
+	def.Columns = append(def.Columns, col)
+	return nil
+}
+
+// columnFromDef builds a column from its definition: type, NOT NULL,
+// DEFAULT (checked by binding it now), and the sequence a serial type
+// creates.
+func (b *Binder) columnFromDef(def *storage.TableDef, cd *pg_query.ColumnDef) (storage.ColumnDef, *storage.SequenceDef, error) {
+	col := storage.ColumnDef{Name: cd.Colname}
+	typeName := strings.ToLower(nameOf(cd.TypeName.Names))
+	t, err := TypeFromName(cd.TypeName)
+	if err != nil {
+		return col, nil, err
+	}
+	col.Type = t
+	col.NotNull = cd.IsNotNull
+	var seq *storage.SequenceDef
+	if types.IsSerial(typeName) && len(cd.TypeName.ArrayBounds) == 0 {
+		seq = &storage.SequenceDef{Schema: def.Schema, Name: def.Name + "_" + cd.Colname + "_seq", Start: 1, Increment: 1, Min: 1, Max: maxForType(t)}
+		col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", quoteIdent(def.Schema), quoteIdent(seq.Name))
+		col.NotNull = true
+	}
+	if cd.RawDefault != nil {
+		if err := b.setDefault(&col, cd.RawDefault); err != nil {
+			return col, nil, err
+		}
+	}
+	for _, cn := range cd.Constraints {
+		c := cn.GetConstraint()
+		switch c.Contype {
+		case pg_query.ConstrType_CONSTR_NOTNULL, pg_query.ConstrType_CONSTR_PRIMARY:
+			col.NotNull = true
+		case pg_query.ConstrType_CONSTR_NULL:
+			col.NotNull = false
+		case pg_query.ConstrType_CONSTR_DEFAULT:
+			if seq != nil {
+				return col, nil, pgerr.New(pgerrcode.SyntaxError, "multiple default values specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
+			}
+			if err := b.setDefault(&col, c.RawExpr); err != nil {
+				return col, nil, err
+			}
+		case pg_query.ConstrType_CONSTR_IDENTITY, pg_query.ConstrType_CONSTR_GENERATED:
+			return col, nil, pgerr.NotSupported("identity and generated columns")
+		}
+	}
+	return col, seq, nil
+}
+
+// setDefault checks a DEFAULT expression by binding it and stores its text.
+func (b *Binder) setDefault(col *storage.ColumnDef, n *pg_query.Node) error {
+	e, err := b.bindExpr(&scope{}, n)
+	if err != nil {
+		if pe := pgerr.From(err); pe.Code == pgerrcode.UndefinedColumn {
+			return pgerr.New(pgerrcode.FeatureNotSupported, "cannot use column reference in DEFAULT expression")
+		}
+		return err
+	}
+	if _, err := b.coerceColumn(e, col.Name, col.Type); err != nil {
+		return err
+	}
+	text, err := DeparseExpr(n)
+	if err != nil {
+		return err
+	}
+	col.Default = text
+	return nil
+}
+
+func maxForType(t types.T) int64 {
+	switch t.Family {
+	case types.Int2:
+		return 32767
+	case types.Int4:
+		return 2147483647
+	}
+	return 9223372036854775807
+}
+
+// quoteIdent quotes an identifier when PostgreSQL would.
+func quoteIdent(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// addTableConstraint records PRIMARY KEY, UNIQUE, CHECK and FOREIGN KEY.
+func (b *Binder) addTableConstraint(def *storage.TableDef, c *pg_query.Constraint) error {
+	colIDs := func(keys []*pg_query.Node) ([]int, []string, error) {
+		var ids []int
+		var names []string
+		for _, k := range keys {
+			name := k.GetString_().GetSval()
+			pos, col := def.Column(name)
+			if col == nil {
+				return nil, nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" named in key does not exist", name)
+			}
+			ids = append(ids, def.Columns[pos].ID)
+			names = append(names, name)
+		}
+		return ids, names, nil
+	}
+	switch c.Contype {
+	case pg_query.ConstrType_CONSTR_PRIMARY:
+		if len(def.PrimaryKey) > 0 {
+			return pgerr.New(pgerrcode.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", def.Name)
+		}
+		ids, _, err := colIDs(c.Keys)
+		if err != nil {
+			return err
+		}
+		def.PrimaryKey = ids
+		for _, id := range ids {
+			for i := range def.Columns {
+				if def.Columns[i].ID == id {
+					def.Columns[i].NotNull = true
+				}
+			}
+		}
+		name := c.Conname
+		if name == "" {
+			name = def.Name + "_pkey"
+		}
+		def.Uniques = append(def.Uniques, storage.UniqueDef{Name: name, Columns: ids})
+	case pg_query.ConstrType_CONSTR_UNIQUE:
+		ids, names, err := colIDs(c.Keys)
+		if err != nil {
+			return err
+		}
+		name := c.Conname
+		if name == "" {
+			name = def.Name + "_" + strings.Join(names, "_") + "_key"
+		}
+		def.Uniques = append(def.Uniques, storage.UniqueDef{Name: name, Columns: ids})
+	case pg_query.ConstrType_CONSTR_CHECK:
+		// Check the expression binds against the table's columns.
+		cond, err := b.bindCondition(&scope{cols: tableCols(def, def.Name)}, c.RawExpr, "CHECK")
+		if err != nil {
+			return err
+		}
+		_ = cond
+		text, err := DeparseExpr(c.RawExpr)
+		if err != nil {
+			return err
+		}
+		name := c.Conname
+		if name == "" {
+			name = def.Name + "_check"
+			if len(c.Keys) == 1 {
+				name = def.Name + "_" + c.Keys[0].GetString_().GetSval() + "_check"
+			}
+		}
+		def.Checks = append(def.Checks, storage.CheckDef{Name: name, Expr: text})
+	case pg_query.ConstrType_CONSTR_FOREIGN:
+		ids, names, err := colIDs(c.FkAttrs)
+		if err != nil {
+			return err
+		}
+		var ref *storage.TableDef
+		if c.Pktable.Relname == def.Name && (c.Pktable.Schemaname == "" || c.Pktable.Schemaname == def.Schema) {
+			ref = def
+		} else if ref, err = b.rangeVarTable(c.Pktable); err != nil {
+			return err
+		}
+		var refIDs []int
+		if len(c.PkAttrs) == 0 {
+			if len(ref.PrimaryKey) == 0 {
+				return pgerr.New(pgerrcode.UndefinedColumn, "there is no primary key for referenced table \"%s\"", ref.Name)
+			}
+			refIDs = ref.PrimaryKey
+		} else {
+			for _, k := range c.PkAttrs {
+				pos, col := ref.Column(k.GetString_().GetSval())
+				if col == nil {
+					return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" referenced in foreign key constraint does not exist", k.GetString_().GetSval())
+				}
+				refIDs = append(refIDs, ref.Columns[pos].ID)
+			}
+		}
+		if len(refIDs) != len(ids) {
+			return pgerr.New(pgerrcode.InvalidForeignKey, "number of referencing and referenced columns for foreign key disagree")
+		}
+		name := c.Conname
+		if name == "" {
+			name = def.Name + "_" + strings.Join(names, "_") + "_fkey"
+		}
+		def.ForeignKeys = append(def.ForeignKeys, storage.ForeignKeyDef{Name: name, Columns: ids, RefTable: ref.ID, RefColumns: refIDs})
+	case pg_query.ConstrType_CONSTR_EXCLUSION:
+		return pgerr.NotSupported("exclusion constraints")
+	}
+	return nil
+}
+
+func (b *Binder) bindDrop(s *pg_query.DropStmt) (any, error) {
+	cascade := s.Behavior == pg_query.DropBehavior_DROP_CASCADE
+	qualified := func(o *pg_query.Node) (string, string) {
+		names := strList(o.GetList().GetItems())
+		if len(names) == 0 {
+			return "", o.GetString_().GetSval()
+		}
+		if len(names) == 1 {
+			return "", names[0]
+		}
+		return names[len(names)-2], names[len(names)-1]
+	}
+	switch s.RemoveType {
+	case pg_query.ObjectType_OBJECT_TABLE:
+		d := &DropTable{Cascade: cascade}
+		for _, o := range s.Objects {
+			schema, name := qualified(o)
+			def, err := b.lookupTable(schema, name)
+			if err != nil {
+				if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable || s.MissingOk && pgerr.Code(err) == pgerrcode.InvalidSchemaName {
+					d.Missing = append(d.Missing, name)
+					continue
+				}
+				return nil, err
+			}
+			d.Tables = append(d.Tables, def)
+		}
+		return d, nil
+	case pg_query.ObjectType_OBJECT_SCHEMA:
+		d := &DropSchema{IfExists: s.MissingOk, Cascade: cascade}
+		for _, o := range s.Objects {
+			d.Names = append(d.Names, o.GetString_().GetSval())
+		}
+		return d, nil
+	case pg_query.ObjectType_OBJECT_INDEX:
+		d := &DropIndex{IfExists: s.MissingOk}
+		for _, o := range s.Objects {
+			schema, name := qualified(o)
+			d.Names = append(d.Names, [2]string{schema, name})
+		}
+		return d, nil
+	case pg_query.ObjectType_OBJECT_SEQUENCE:
+		d := &DropSequence{IfExists: s.MissingOk}
+		for _, o := range s.Objects {
+			schema, name := qualified(o)
+			d.Names = append(d.Names, [2]string{schema, name})
+		}
+		return d, nil
+	case pg_query.ObjectType_OBJECT_EXTENSION:
+		return &NoOp{Tag: "DROP EXTENSION"}, nil
+	}
+	return nil, pgerr.NotSupported("DROP %s", strings.TrimPrefix(s.RemoveType.String(), "OBJECT_"))
+}
+
+func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (any, error) {
+	if s.Objtype != pg_query.ObjectType_OBJECT_TABLE {
+		return nil, pgerr.NotSupported("ALTER %s", strings.TrimPrefix(s.Objtype.String(), "OBJECT_"))
+	}
+	def, err := b.rangeVarTable(s.Relation)
+	if err != nil {
+		if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
+			return &AlterTable{Missing: s.Relation.Relname}, nil
+		}
+		return nil, err
+	}
+	at := &AlterTable{Table: def}
+	for _, c := range s.Cmds {
+		cmd := c.GetAlterTableCmd()
+		switch cmd.Subtype {
+		case pg_query.AlterTableType_AT_AddColumn:
+			cd := cmd.Def.GetColumnDef()
+			col, seq, err := b.columnFromDef(def, cd)
+			if err != nil {
+				return nil, err
+			}
+			if seq != nil {
+				return nil, pgerr.NotSupported("ALTER TABLE ADD COLUMN of a serial type")
+			}
+			ac := AlterCmd{Kind: AddColumn, Column: col, IfNotExists: cmd.MissingOk}
+			for _, cn := range cd.Constraints {
+				switch cn.GetConstraint().Contype {
+				case pg_query.ConstrType_CONSTR_PRIMARY:
+					ac.Primary = true
+				case pg_query.ConstrType_CONSTR_UNIQUE:
+					ac.Unique = true
+				case pg_query.ConstrType_CONSTR_FOREIGN, pg_query.ConstrType_CONSTR_CHECK:
+					return nil, pgerr.NotSupported("ALTER TABLE ADD COLUMN with CHECK or REFERENCES")
+				}
+			}
+			at.Cmds = append(at.Cmds, ac)
+		case pg_query.AlterTableType_AT_DropColumn:
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropColumn, Name: cmd.Name, IfExists: cmd.MissingOk})
+		case pg_query.AlterTableType_AT_SetNotNull:
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: SetNotNull, Name: cmd.Name})
+		case pg_query.AlterTableType_AT_DropNotNull:
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropNotNull, Name: cmd.Name})
+		case pg_query.AlterTableType_AT_ColumnDefault:
+			ac := AlterCmd{Kind: SetDefault, Name: cmd.Name}
+			pos, col := def.Column(cmd.Name)
+			if col == nil {
+				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			}
+			ac.Column = def.Columns[pos]
+			ac.Column.Default = ""
+			if cmd.Def != nil {
+				if err := b.setDefault(&ac.Column, cmd.Def); err != nil {
+					return nil, err
+				}
+			}
+			at.Cmds = append(at.Cmds, ac)
+		default:
+			return nil, pgerr.NotSupported("ALTER TABLE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
+		}
+	}
+	return at, nil
+}
+
+func (b *Binder) bindRename(s *pg_query.RenameStmt) (any, error) {
+	switch s.RenameType {
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN:
+	default:
+		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.TrimPrefix(s.RenameType.String(), "OBJECT_"))
+	}
+	def, err := b.rangeVarTable(s.Relation)
+	if err != nil {
+		if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
+			return &AlterTable{Missing: s.Relation.Relname}, nil
+		}
+		return nil, err
+	}
+	if s.RenameType == pg_query.ObjectType_OBJECT_TABLE {
+		return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameTable, NewName: s.Newname}}}, nil
+	}
+	return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameColumn, Name: s.Subname, NewName: s.Newname}}}, nil
+}
+
+func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (any, error) {
+	def, err := b.rangeVarTable(s.Relation)
+	if err != nil {
+		return nil, err
+	}
+	method := strings.ToLower(s.AccessMethod)
+	switch method {
+	case "", "btree":
+		method = "btree"
+	case "deeplake_index", "hnsw", "ivfflat", "hash", "gin", "gist", "brin":
+	default:
+		return nil, pgerr.New(pgerrcode.UndefinedObject, "access method \"%s\" does not exist", s.AccessMethod)
+	}
+	idx := &storage.IndexDef{Schema: def.Schema, Name: s.Idxname, Table: def.ID, Method: method, Unique: s.Unique, Options: map[string]string{}}
+	var names []string
+	for _, p := range s.IndexParams {
+		ie := p.GetIndexElem()
+		if ie.Expr != nil {
+			return nil, pgerr.NotSupported("indexes on expressions")
+		}
+		pos, col := def.Column(ie.Name)
+		if col == nil {
+			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", ie.Name)
+		}
+		idx.Columns = append(idx.Columns, def.Columns[pos].ID)
+		names = append(names, ie.Name)
+	}
+	if idx.Name == "" {
+		suffix := "idx"
+		if s.Unique {
+			suffix = "key"
+		}
+		idx.Name = def.Name + "_" + strings.Join(names, "_") + "_" + suffix
+	}
+	for _, o := range s.Options {
+		d := o.GetDefElem()
+		idx.Options[d.Defname] = defString(d.Arg)
+	}
+	if s.Unique {
+		return nil, pgerr.NotSupported("CREATE UNIQUE INDEX (use a UNIQUE constraint)")
+	}
+	return &CreateIndex{Def: idx, IfNotExists: s.IfNotExists}, nil
+}
+
+func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (any, error) {
+	schema, err := b.CreationSchema(s.Sequence.Schemaname)
+	if err != nil {
+		return nil, err
+	}
+	seq := &storage.SequenceDef{Schema: schema, Name: s.Sequence.Relname, Start: 1, Increment: 1, Min: 1, Max: 9223372036854775807}
+	startSet := false
+	for _, o := range s.Options {
+		d := o.GetDefElem()
+		v := int64(0)
+		if d.Arg != nil {
+			switch a := d.Arg.Node.(type) {
+			case *pg_query.Node_Integer:
+				v = int64(a.Integer.Ival)
+			case *pg_query.Node_Float:
+				fmt.Sscan(a.Float.Fval, &v)
+			}
+		}
+		switch d.Defname {
+		case "start":
+			seq.Start, startSet = v, true
+		case "increment":
+			seq.Increment = v
+		case "minvalue":
+			seq.Min = v
+		case "maxvalue":
+			seq.Max = v
+		case "cache", "cycle", "owned_by", "as":
+		default:
+			return nil, pgerr.NotSupported("sequence option %s", d.Defname)
+		}
+	}
+	if seq.Increment == 0 {
+		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "INCREMENT must not be zero")
+	}
+	if !startSet {
+		seq.Start = seq.Min
+		if seq.Increment < 0 {
+			seq.Start = seq.Max
+		}
+	}
+	return &CreateSequence{Def: seq, IfNotExists: s.IfNotExists}, nil
+}

@@ -1,0 +1,141 @@
+package sql
+
+// walkExpr calls fn for e and every expression inside it, parents first.
+// It does not descend into subquery plans.
+func walkExpr(e Expr, fn func(Expr)) {
+	if e == nil {
+		return
+	}
+	fn(e)
+	for _, c := range exprChildren(e) {
+		walkExpr(c, fn)
+	}
+}
+
+// exprChildren lists the direct sub-expressions of e.
+func exprChildren(e Expr) []Expr {
+	switch x := e.(type) {
+	case *Call:
+		return x.Args
+	case *Cast:
+		return []Expr{x.Arg}
+	case *BoolOp:
+		return x.Args
+	case *IsNull:
+		return []Expr{x.Arg}
+	case *IsDistinct:
+		return []Expr{x.Left, x.Right}
+	case *Case:
+		var out []Expr
+		for _, w := range x.Whens {
+			out = append(out, w.Cond, w.Result)
+		}
+		if x.Else != nil {
+			out = append(out, x.Else)
+		}
+		return out
+	case *Coalesce:
+		return x.Args
+	case *InList:
+		return append([]Expr{x.Arg}, x.List...)
+	case *AnyAll:
+		return []Expr{x.Left, x.Array}
+	case *ArrayExpr:
+		return x.Elems
+	case *Subscript:
+		out := []Expr{x.Arg}
+		for _, ix := range x.Indexes {
+			if ix.Lower != nil {
+				out = append(out, ix.Lower)
+			}
+			if ix.Upper != nil {
+				out = append(out, ix.Upper)
+			}
+		}
+		return out
+	case *RowExpr:
+		return x.Args
+	case *Subquery:
+		if x.Left != nil {
+			return []Expr{x.Left}
+		}
+	}
+	return nil
+}
+
+// transformExpr rebuilds e top-down: fn is offered each node first; a
+// non-nil result replaces the node (and is not descended into), nil means
+// "keep this node and transform its children".
+func transformExpr(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
+	if e == nil {
+		return nil, nil
+	}
+	if r, err := fn(e); err != nil || r != nil {
+		return r, err
+	}
+	var err error
+	tr := func(x Expr) Expr {
+		if err != nil || x == nil {
+			return x
+		}
+		var out Expr
+		out, err = transformExpr(x, fn)
+		return out
+	}
+	trAll := func(xs []Expr) []Expr {
+		out := make([]Expr, len(xs))
+		for i, x := range xs {
+			out[i] = tr(x)
+		}
+		return out
+	}
+	switch x := e.(type) {
+	case *Call:
+		c := *x
+		c.Args = trAll(x.Args)
+		return &c, err
+	case *Cast:
+		c := *x
+		c.Arg = tr(x.Arg)
+		return &c, err
+	case *BoolOp:
+		return &BoolOp{Op: x.Op, Args: trAll(x.Args)}, err
+	case *IsNull:
+		return &IsNull{Arg: tr(x.Arg), Negate: x.Negate}, err
+	case *IsDistinct:
+		c := *x
+		c.Left, c.Right = tr(x.Left), tr(x.Right)
+		return &c, err
+	case *Case:
+		c := &Case{T: x.T, Else: tr(x.Else)}
+		for _, w := range x.Whens {
+			c.Whens = append(c.Whens, When{Cond: tr(w.Cond), Result: tr(w.Result)})
+		}
+		return c, err
+	case *Coalesce:
+		return &Coalesce{Args: trAll(x.Args), T: x.T}, err
+	case *InList:
+		c := *x
+		c.Arg, c.List = tr(x.Arg), trAll(x.List)
+		return &c, err
+	case *AnyAll:
+		c := *x
+		c.Left, c.Array = tr(x.Left), tr(x.Array)
+		return &c, err
+	case *ArrayExpr:
+		return &ArrayExpr{Elems: trAll(x.Elems), T: x.T}, err
+	case *Subscript:
+		c := &Subscript{Arg: tr(x.Arg), T: x.T}
+		for _, ix := range x.Indexes {
+			c.Indexes = append(c.Indexes, SubscriptIndex{Lower: tr(ix.Lower), Upper: tr(ix.Upper), Slice: ix.Slice})
+		}
+		return c, err
+	case *RowExpr:
+		return &RowExpr{Args: trAll(x.Args), T: x.T}, err
+	case *Subquery:
+		c := *x
+		c.Left = tr(x.Left)
+		return &c, err
+	}
+	return e, nil
+}

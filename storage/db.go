@@ -1,0 +1,387 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
+)
+
+// Options configure a DB. The zero value gives the defaults.
+type Options struct {
+	// FlushRows is the number of tail rows a table collects in memory before
+	// a background flush writes them to a Parquet segment (default 65536).
+	FlushRows int
+	// WALCheckpointBytes is the WAL size that triggers a checkpoint
+	// (default 64 MiB).
+	WALCheckpointBytes int64
+	// Logger receives recovery and background-work messages (default
+	// slog.Default()).
+	Logger *slog.Logger
+}
+
+// DefaultFlushRows and DefaultWALCheckpointBytes are the Options defaults.
+const (
+	DefaultFlushRows          = 65536
+	DefaultWALCheckpointBytes = 64 << 20
+)
+
+// compactSegments is the segment count above which a table is compacted.
+const compactSegments = 8
+
+// DB is an open data directory. Its methods are safe for concurrent use; a
+// Tx is not (one goroutine at a time).
+type DB struct {
+	dir  string
+	opts Options
+	log  *slog.Logger
+
+	// mu serialises commits (validation and WAL append), flush and
+	// compaction publication and checkpoint rotation.
+	mu        sync.Mutex
+	head      atomic.Pointer[dbState] // newest state, maybe not yet durable
+	published atomic.Pointer[dbState] // newest durable state; Begin reads it
+	lastLSN   uint64                  // LSN of the last record appended (mu)
+	wal       *walFile                // (mu)
+	walBytes  int64                   // bytes appended since the last rotation (mu)
+	broken    error                   // set when the WAL could not be written (mu)
+	closed    atomic.Bool
+	seqs      map[string]*seqState // sequence runtime state by key (mu)
+
+	rtMu sync.RWMutex
+	rts  map[uint64]*tableRT
+
+	// syncMu makes one goroutine fsync the WAL for every commit waiting.
+	syncMu     sync.Mutex
+	durableLSN atomic.Uint64
+
+	// idxMu guards the unique indexes and their consistency with the
+	// head's deleted row IDs.
+	idxMu sync.RWMutex
+
+	pinMu    sync.Mutex
+	pins     map[*pin]struct{}
+	obsolete []obsoleteFile
+
+	nextTableID atomic.Uint64
+
+	ckptMu sync.Mutex
+
+	workMu       sync.Mutex
+	pendingFlush map[uint64]bool
+	pendingCkpt  bool
+	work         chan struct{}
+	quit         chan struct{}
+	wg           sync.WaitGroup
+}
+
+// Open opens the data directory dir, creating it if missing, and recovers
+// it: loads catalog.json and the table manifests, replays the WAL records
+// they do not cover, truncates a torn record at the end of the log and
+// rebuilds the unique indexes. Background flushing and compaction run until
+// Close.
+func Open(dir string, opts Options) (*DB, error) {
+	if opts.FlushRows <= 0 {
+		opts.FlushRows = DefaultFlushRows
+	}
+	if opts.WALCheckpointBytes <= 0 {
+		opts.WALCheckpointBytes = DefaultWALCheckpointBytes
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{
+		dir:          abs,
+		opts:         opts,
+		log:          opts.Logger.With("component", "storage"),
+		seqs:         map[string]*seqState{},
+		rts:          map[uint64]*tableRT{},
+		pins:         map[*pin]struct{}{},
+		pendingFlush: map[uint64]bool{},
+		work:         make(chan struct{}, 1),
+		quit:         make(chan struct{}),
+	}
+	for _, d := range []string{abs, db.walDir(), db.tablesDir()} {
+		if err := mkdirAllDurable(d); err != nil {
+			return nil, err
+		}
+	}
+	if err := db.recover(); err != nil {
+		if db.wal != nil {
+			db.wal.close()
+		}
+		return nil, err
+	}
+	db.wg.Add(1)
+	go db.worker()
+	// Tails recovered from the log may already be due for a flush.
+	for id, ts := range db.published.Load().tables {
+		if ts.tailRows >= int64(db.opts.FlushRows) {
+			db.requestFlush(id)
+		}
+	}
+	return db, nil
+}
+
+func (db *DB) walDir() string    { return filepath.Join(db.dir, "wal") }
+func (db *DB) tablesDir() string { return filepath.Join(db.dir, "tables") }
+
+// tableDirFor is the folder of a new table.
+func (db *DB) tableDirFor(schema string, id uint64) string {
+	return filepath.Join(db.tablesDir(), escapeName(schema), strconv.FormatUint(id, 10))
+}
+
+// escapeName makes a schema name safe as a folder name.
+func escapeName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	if b.Len() == 0 {
+		return "%"
+	}
+	return b.String()
+}
+
+// Catalog returns the latest committed catalog. It is immutable.
+func (db *DB) Catalog() *Catalog { return db.published.Load().cat }
+
+// Dir returns the data directory.
+func (db *DB) Dir() string { return db.dir }
+
+// errClosed is returned by operations on a closed DB.
+func errClosed() error {
+	return pgerr.New(pgerrcode.AdminShutdown, "terminating connection due to administrator command").
+		WithDetail("the storage engine is closed")
+}
+
+// Close stops background work, flushes every tail to a segment, writes the
+// manifests and catalog.json (a checkpoint), fsyncs and releases the
+// directory. Transactions still open must not be used afterwards.
+func (db *DB) Close() error {
+	if db.closed.Swap(true) {
+		return nil
+	}
+	close(db.quit)
+	db.wg.Wait()
+	err := db.checkpoint(true)
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.wal != nil {
+		path := db.wal.path
+		empty := db.wal.size == 0
+		if cerr := db.wal.close(); err == nil {
+			err = cerr
+		}
+		db.wal = nil
+		if empty && err == nil {
+			os.Remove(path)
+			syncDir(db.walDir())
+		}
+	}
+	db.pinMu.Lock()
+	db.gcLocked(true)
+	db.pinMu.Unlock()
+	return err
+}
+
+// rt returns the runtime of table id, creating it (with a folder under the
+// given schema) when missing.
+func (db *DB) rt(id uint64, schema string) *tableRT {
+	db.rtMu.RLock()
+	rt := db.rts[id]
+	db.rtMu.RUnlock()
+	if rt != nil {
+		return rt
+	}
+	db.rtMu.Lock()
+	defer db.rtMu.Unlock()
+	if rt = db.rts[id]; rt == nil {
+		rt = &tableRT{id: id, dir: db.tableDirFor(schema, id), uniq: map[string]*uniqueIndex{}, nextSeg: 1}
+		db.rts[id] = rt
+	}
+	return rt
+}
+
+// lookupRT returns the runtime of table id or nil.
+func (db *DB) lookupRT(id uint64) *tableRT {
+	db.rtMu.RLock()
+	defer db.rtMu.RUnlock()
+	return db.rts[id]
+}
+
+// setHead installs a new head state (db.mu held).
+func (db *DB) setHead(s *dbState) { db.head.Store(s) }
+
+// publishLocked makes s the state new transactions see, if it is newer
+// than the current one (db.mu held; s must be durable).
+func (db *DB) publishLocked(s *dbState) {
+	if cur := db.published.Load(); cur == nil || s.version > cur.version {
+		db.pinMu.Lock()
+		db.published.Store(s)
+		db.gcLocked(false)
+		db.pinMu.Unlock()
+	}
+}
+
+// publishHeadIfDurable publishes the head when it holds no commit that is
+// still waiting for its fsync (db.mu held).
+func (db *DB) publishHeadIfDurable() {
+	if h := db.head.Load(); h.lsn <= db.durableLSN.Load() {
+		db.publishLocked(h)
+	}
+}
+
+// appendWAL assigns the next LSN to rec, appends it (without fsync) and
+// returns the LSN (db.mu held).
+func (db *DB) appendWALLocked(rec *walRecord) (uint64, error) {
+	if db.broken != nil {
+		return 0, db.broken
+	}
+	if db.wal == nil {
+		return 0, errClosed()
+	}
+	rec.lsn = db.lastLSN + 1
+	payload, err := encodeWALRecord(rec)
+	if err != nil {
+		return 0, err
+	}
+	before := db.wal.size
+	if err := db.wal.append(payload); err != nil {
+		// A partly written record would hide every later one from
+		// recovery: cut it off, and refuse further writes if that fails.
+		if terr := db.wal.f.Truncate(before); terr != nil {
+			db.broken = fmt.Errorf("wal unusable after failed write: %w", err)
+		}
+		db.wal.size = before
+		return 0, err
+	}
+	db.lastLSN = rec.lsn
+	db.walBytes += int64(len(payload)) + walHeaderSize
+	return rec.lsn, nil
+}
+
+// waitDurable returns once the WAL is fsynced up to lsn, fsyncing it if no
+// one else is: commits waiting together share one fsync (group commit).
+// It publishes the newest durable state.
+func (db *DB) waitDurable(lsn uint64) error {
+	db.syncMu.Lock()
+	defer db.syncMu.Unlock()
+	if db.durableLSN.Load() >= lsn {
+		return nil
+	}
+	db.mu.Lock()
+	if db.broken != nil {
+		db.mu.Unlock()
+		return db.broken
+	}
+	w, target, state := db.wal, db.lastLSN, db.head.Load()
+	db.mu.Unlock()
+	if w == nil {
+		return errClosed()
+	}
+	err := w.sync()
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if err != nil {
+		db.broken = fmt.Errorf("wal fsync failed: %w", err)
+		return db.broken
+	}
+	db.durableLSN.Store(target)
+	if h := db.head.Load(); h.lsn <= target {
+		state = h
+	}
+	db.publishLocked(state)
+	return nil
+}
+
+// pinPublished returns the published state and pins it until unpin is
+// called (idempotent).
+func (db *DB) pinPublished() (*dbState, func()) {
+	db.pinMu.Lock()
+	s := db.published.Load()
+	p := &pin{state: s}
+	db.pins[p] = struct{}{}
+	db.pinMu.Unlock()
+	var once sync.Once
+	return s, func() {
+		once.Do(func() {
+			db.pinMu.Lock()
+			delete(db.pins, p)
+			db.gcLocked(false)
+			db.pinMu.Unlock()
+		})
+	}
+}
+
+// minPinnedLocked returns the oldest state anyone may still read (pinMu
+// held).
+func (db *DB) minPinnedLocked() *dbState {
+	oldest := db.published.Load()
+	for p := range db.pins {
+		if p.state.version < oldest.version {
+			oldest = p.state
+		}
+	}
+	return oldest
+}
+
+// retire schedules path for removal once no state older than version is
+// in use.
+func (db *DB) retire(path string, version uint64, dir bool) {
+	db.pinMu.Lock()
+	db.obsolete = append(db.obsolete, obsoleteFile{path: path, version: version, dir: dir})
+	db.gcLocked(false)
+	db.pinMu.Unlock()
+}
+
+// gcLocked removes retired files no pinned state uses (pinMu held). all
+// removes every retired file (at Close).
+func (db *DB) gcLocked(all bool) {
+	if len(db.obsolete) == 0 {
+		return
+	}
+	min := db.minPinnedLocked().version
+	keep := db.obsolete[:0]
+	for _, o := range db.obsolete {
+		if !all && o.version > min {
+			keep = append(keep, o)
+			continue
+		}
+		var err error
+		if o.dir {
+			err = os.RemoveAll(o.path)
+		} else {
+			err = os.Remove(o.path)
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			db.log.Warn("removing obsolete file", "path", o.path, "err", err)
+		}
+	}
+	db.obsolete = keep
+}
+
+// minPinnedLSN is the LSN of the oldest state a transaction may still
+// read.
+func (db *DB) minPinnedLSN() uint64 {
+	db.pinMu.Lock()
+	defer db.pinMu.Unlock()
+	return db.minPinnedLocked().lsn
+}

@@ -1,0 +1,398 @@
+package storage
+
+import (
+	"math"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
+)
+
+// DDL changes a transaction's private copy of the catalog. Each change is
+// kept as an operation so that Commit can replay them on the newest
+// catalog when another transaction committed DDL meanwhile; a change that
+// no longer applies (a name taken, a table altered concurrently) fails the
+// commit.
+
+// ddlOp applies one DDL change to c (a private clone).
+type ddlOp func(c *Catalog) error
+
+// apply runs op on a clone of the transaction's catalog and keeps it.
+func (tx *Tx) apply(op ddlOp) error {
+	if err := tx.check(); err != nil {
+		return err
+	}
+	c := tx.cat.Clone()
+	if err := op(c); err != nil {
+		return err
+	}
+	tx.cat = c
+	tx.ops = append(tx.ops, op)
+	return nil
+}
+
+func schemaMissing(name string) error {
+	return pgerr.New(pgerrcode.InvalidSchemaName, "schema %q does not exist", name)
+}
+
+func relationExistsErr(name string) error {
+	return pgerr.New(pgerrcode.DuplicateTable, "relation %q already exists", name)
+}
+
+// CreateSchema creates a schema (42P06 if it exists).
+func (tx *Tx) CreateSchema(name string) error {
+	return tx.apply(func(c *Catalog) error {
+		if c.Schemas[name] != nil {
+			return pgerr.New(pgerrcode.DuplicateSchema, "schema %q already exists", name)
+		}
+		c.Schemas[name] = &SchemaDef{Name: name}
+		return nil
+	})
+}
+
+// DropSchema drops a schema (3F000 if missing). With cascade it drops the
+// tables, sequences and indexes in it; without, a schema that holds any is
+// 2BP01.
+func (tx *Tx) DropSchema(name string, cascade bool) error {
+	return tx.apply(func(c *Catalog) error {
+		if c.Schemas[name] == nil {
+			return schemaMissing(name)
+		}
+		var tables []uint64
+		for id, t := range c.Tables {
+			if t.Schema == name {
+				tables = append(tables, id)
+			}
+		}
+		var seqs, idxs []string
+		for k, s := range c.Sequences {
+			if s.Schema == name {
+				seqs = append(seqs, k)
+			}
+		}
+		for k, ix := range c.Indexes {
+			if ix.Schema == name {
+				idxs = append(idxs, k)
+			}
+		}
+		if !cascade && len(tables)+len(seqs)+len(idxs) > 0 {
+			return pgerr.New(pgerrcode.DependentObjectsStillExist,
+				"cannot drop schema %s because other objects depend on it", name).
+				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+		}
+		for _, id := range tables {
+			dropTable(c, id)
+		}
+		for _, k := range seqs {
+			delete(c.Sequences, k)
+		}
+		for _, k := range idxs {
+			delete(c.Indexes, k)
+		}
+		delete(c.Schemas, name)
+		return nil
+	})
+}
+
+// checkColumns assigns IDs to columns with ID 0 and checks names and types
+// (shared by CreateTable and AlterTable).
+func checkColumns(def *TableDef) error {
+	next := max(def.NextColumnID, 1)
+	seen := map[string]bool{}
+	ids := map[int]bool{}
+	for _, col := range def.Columns {
+		next = max(next, col.ID+1)
+	}
+	for i := range def.Columns {
+		col := &def.Columns[i]
+		if col.Name == RowIDColumn {
+			return pgerr.New(pgerrcode.DuplicateColumn, "column name %q conflicts with a system column name", col.Name)
+		}
+		if seen[col.Name] {
+			return pgerr.New(pgerrcode.DuplicateColumn, "column %q specified more than once", col.Name)
+		}
+		seen[col.Name] = true
+		if col.ID == 0 {
+			col.ID = next
+			next++
+		}
+		if ids[col.ID] {
+			return pgerr.New(pgerrcode.DuplicateColumn, "column ID %d of %q used twice", col.ID, col.Name)
+		}
+		ids[col.ID] = true
+		if _, err := parquetNode(col.Type.Arrow()); err != nil || col.Type.Arrow() == arrow.Null {
+			return pgerr.New(pgerrcode.FeatureNotSupported, "column %q cannot have type %s", col.Name, col.Type)
+		}
+	}
+	def.NextColumnID = next
+	return nil
+}
+
+// CreateTable creates a table and returns its definition with the table ID
+// and column IDs assigned. Columns with ID 0 get the next free IDs in
+// order, so in a new table whose columns all have ID 0 the column at
+// position i gets ID i+1 (which PrimaryKey and Uniques may already use).
+// Errors: 3F000 unknown schema, 42P07 name taken, 42701 duplicate column.
+func (tx *Tx) CreateTable(def *TableDef) (*TableDef, error) {
+	d := def.Clone()
+	if err := checkColumns(d); err != nil {
+		return nil, err
+	}
+	d.ID = tx.db.nextTableID.Add(1) - 1
+	err := tx.apply(func(c *Catalog) error {
+		if c.Schemas[d.Schema] == nil {
+			return schemaMissing(d.Schema)
+		}
+		if c.relationExists(d.Schema, d.Name) {
+			return relationExistsErr(d.Name)
+		}
+		c.Tables[d.ID] = d.Clone()
+		c.NextID = max(c.NextID, d.ID+1)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d.Clone(), nil
+}
+
+// AlterTable replaces a table's definition (same ID): add, drop or rename
+// columns, rename the table, move it to another schema, change
+// constraints. New columns (ID 0) get fresh IDs from NextColumnID; a
+// column's Arrow type cannot change (0A000: add a new column instead). A
+// new unique constraint is checked against the rows the transaction sees
+// (23505 "could not create unique index").
+func (tx *Tx) AlterTable(def *TableDef) error {
+	if err := tx.check(); err != nil {
+		return err
+	}
+	old := tx.cat.Tables[def.ID]
+	if old == nil {
+		return undefinedTableID(def.ID)
+	}
+	d := def.Clone()
+	d.NextColumnID = max(d.NextColumnID, old.NextColumnID)
+	if err := checkColumns(d); err != nil {
+		return err
+	}
+	for _, col := range d.Columns {
+		if _, oc := old.ColumnByID(col.ID); oc != nil && !arrow.TypeEqual(oc.Type.Arrow(), col.Type.Arrow()) {
+			return pgerr.New(pgerrcode.FeatureNotSupported, "changing the type of column %q from %s to %s is not supported",
+				col.Name, oc.Type, col.Type)
+		}
+	}
+	expect := old.Clone()
+	if err := tx.apply(func(c *Catalog) error {
+		cur := c.Tables[d.ID]
+		if cur == nil {
+			return pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", expect.Name)
+		}
+		if !tableDefsEqual(cur, expect) {
+			return serializationFailure()
+		}
+		if c.Schemas[d.Schema] == nil {
+			return schemaMissing(d.Schema)
+		}
+		if (d.Schema != cur.Schema || d.Name != cur.Name) && c.relationExists(d.Schema, d.Name) {
+			return relationExistsErr(d.Name)
+		}
+		c.Tables[d.ID] = d.Clone()
+		return nil
+	}); err != nil {
+		return err
+	}
+	return tx.checkNewConstraints(d.ID, old)
+}
+
+// checkNewConstraints validates the data of table id against unique rules
+// it did not have in old (nil: none), rolling back the last DDL op on
+// failure.
+func (tx *Tx) checkNewConstraints(id uint64, old *TableDef) error {
+	def := tx.cat.Tables[id]
+	had := map[string]bool{}
+	if old != nil {
+		for _, con := range tx.catBeforeLastOp().constraintsOf(old) {
+			had[con.sig()] = true
+		}
+	}
+	tt := tx.table(id)
+	for _, con := range tx.cat.constraintsOf(def) {
+		if had[con.sig()] {
+			continue
+		}
+		delete(tt.local, con.sig())
+		if _, err := tx.localIndex(def, tt, con, true); err != nil {
+			tx.undoLastOp()
+			return err
+		}
+	}
+	return nil
+}
+
+// catBeforeLastOp is the catalog before the newest DDL op.
+func (tx *Tx) catBeforeLastOp() *Catalog {
+	c := tx.snap.cat.Clone()
+	for _, op := range tx.ops[:len(tx.ops)-1] {
+		if op(c) != nil {
+			return tx.cat
+		}
+	}
+	return c
+}
+
+// undoLastOp removes the newest DDL op.
+func (tx *Tx) undoLastOp() {
+	tx.cat = tx.catBeforeLastOp()
+	tx.ops = tx.ops[:len(tx.ops)-1]
+}
+
+func serializationFailure() error {
+	return pgerr.New(pgerrcode.SerializationFailure, "could not serialize access due to concurrent update")
+}
+
+// dropTable removes table id and its indexes from c.
+func dropTable(c *Catalog, id uint64) {
+	delete(c.Tables, id)
+	for k, ix := range c.Indexes {
+		if ix.Table == id {
+			delete(c.Indexes, k)
+		}
+	}
+}
+
+// DropTable drops a table and its indexes (42P01 if missing).
+func (tx *Tx) DropTable(id uint64) error {
+	def := tx.cat.Tables[id]
+	if def == nil {
+		return undefinedTableID(id)
+	}
+	name := def.Name
+	if err := tx.apply(func(c *Catalog) error {
+		if c.Tables[id] == nil {
+			return pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", name)
+		}
+		dropTable(c, id)
+		return nil
+	}); err != nil {
+		return err
+	}
+	delete(tx.tables, id)
+	return nil
+}
+
+// normalizeSequence fills in PostgreSQL's defaults: increment 1; when both
+// Min and Max are 0, 1..MaxInt64 ascending or MinInt64..-1 descending;
+// Start 0 means Min (ascending) or Max (descending).
+func normalizeSequence(s *SequenceDef) error {
+	if s.Increment == 0 {
+		s.Increment = 1
+	}
+	if s.Min == 0 && s.Max == 0 {
+		if s.Increment > 0 {
+			s.Min, s.Max = 1, math.MaxInt64
+		} else {
+			s.Min, s.Max = math.MinInt64, -1
+		}
+	}
+	if s.Start == 0 {
+		if s.Increment > 0 {
+			s.Start = s.Min
+		} else {
+			s.Start = s.Max
+		}
+	}
+	if s.Min >= s.Max {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "MINVALUE (%d) must be less than MAXVALUE (%d)", s.Min, s.Max)
+	}
+	if s.Start < s.Min {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "START value (%d) cannot be less than MINVALUE (%d)", s.Start, s.Min)
+	}
+	if s.Start > s.Max {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", s.Start, s.Max)
+	}
+	return nil
+}
+
+// CreateSequence creates a sequence (42P07 if the name is taken). Zero
+// fields get PostgreSQL's defaults (see normalizeSequence).
+func (tx *Tx) CreateSequence(def *SequenceDef) error {
+	d := *def
+	if err := normalizeSequence(&d); err != nil {
+		return err
+	}
+	if err := tx.apply(func(c *Catalog) error {
+		if c.Schemas[d.Schema] == nil {
+			return schemaMissing(d.Schema)
+		}
+		if c.relationExists(d.Schema, d.Name) {
+			return relationExistsErr(d.Name)
+		}
+		s := d
+		c.Sequences[objKey(d.Schema, d.Name)] = &s
+		return nil
+	}); err != nil {
+		return err
+	}
+	tx.seqs[objKey(d.Schema, d.Name)] = &seqTxState{last: d.Start}
+	return nil
+}
+
+// DropSequence drops a sequence (42P01 if missing).
+func (tx *Tx) DropSequence(schema, name string) error {
+	key := objKey(schema, name)
+	if err := tx.apply(func(c *Catalog) error {
+		if c.Sequences[key] == nil {
+			return pgerr.New(pgerrcode.UndefinedTable, "sequence %q does not exist", name)
+		}
+		delete(c.Sequences, key)
+		return nil
+	}); err != nil {
+		return err
+	}
+	delete(tx.seqs, key)
+	return nil
+}
+
+// CreateIndex records an index (42P07 if the name is taken, 42P01 if the
+// table is missing). A unique index is enforced like a UNIQUE constraint
+// and checked against the existing rows.
+func (tx *Tx) CreateIndex(def *IndexDef) error {
+	d := def.Clone()
+	if err := tx.apply(func(c *Catalog) error {
+		if c.Schemas[d.Schema] == nil {
+			return schemaMissing(d.Schema)
+		}
+		t := c.Tables[d.Table]
+		if t == nil {
+			return undefinedTableID(d.Table)
+		}
+		if c.relationExists(d.Schema, d.Name) {
+			return relationExistsErr(d.Name)
+		}
+		for _, id := range d.Columns {
+			if i, _ := t.ColumnByID(id); i < 0 {
+				return pgerr.New(pgerrcode.UndefinedColumn, "column with ID %d of %q does not exist", id, t.Name)
+			}
+		}
+		c.Indexes[objKey(d.Schema, d.Name)] = d.Clone()
+		return nil
+	}); err != nil {
+		return err
+	}
+	if d.Unique {
+		return tx.checkNewConstraints(d.Table, tx.catBeforeLastOp().Tables[d.Table])
+	}
+	return nil
+}
+
+// DropIndex drops an index (42704 if missing).
+func (tx *Tx) DropIndex(schema, name string) error {
+	key := objKey(schema, name)
+	return tx.apply(func(c *Catalog) error {
+		if c.Indexes[key] == nil {
+			return pgerr.New(pgerrcode.UndefinedObject, "index %q does not exist", name)
+		}
+		delete(c.Indexes, key)
+		return nil
+	})
+}

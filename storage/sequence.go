@@ -1,0 +1,240 @@
+package storage
+
+import (
+	"sync"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
+)
+
+// Sequences are not transactional, as in PostgreSQL: a value nextval hands
+// out is never handed out again, even after a crash or a rollback. Before
+// handing out a value past what the log already covers, NextVal logs (and
+// fsyncs) a reservation of seqReserve values; after a crash the sequence
+// resumes past the reservation. SetVal is logged as is.
+
+const seqReserve = 32
+
+// seqState is the runtime state of a committed sequence.
+type seqState struct {
+	mu     sync.Mutex
+	last   int64 // last value handed out (or the start value if !called)
+	called bool
+	// durable is the state the log would restore: nextval after recovery
+	// returns durNext. covered is false until something was logged.
+	durLast   int64
+	durCalled bool
+}
+
+// seqTxState is a sequence created by a transaction that has not
+// committed: its values live in the transaction.
+type seqTxState struct {
+	last   int64
+	called bool
+}
+
+// nextValue computes nextval from (last, called) for def.
+func nextValue(def *SequenceDef, last int64, called bool) (int64, error) {
+	if !called {
+		return last, nil
+	}
+	v := last + def.Increment
+	overflow := (def.Increment > 0 && v < last) || (def.Increment < 0 && v > last)
+	if def.Increment > 0 && (overflow || v > def.Max) {
+		return 0, pgerr.New(pgerrcode.SequenceGeneratorLimitExceeded,
+			"nextval: reached maximum value of sequence %q (%d)", def.Name, def.Max)
+	}
+	if def.Increment < 0 && (overflow || v < def.Min) {
+		return 0, pgerr.New(pgerrcode.SequenceGeneratorLimitExceeded,
+			"nextval: reached minimum value of sequence %q (%d)", def.Name, def.Min)
+	}
+	return v, nil
+}
+
+// covers reports whether a durable state (last, called) already accounts
+// for handing out v: recovery would resume after v.
+func covers(def *SequenceDef, durLast int64, durCalled bool, v int64) bool {
+	if !durCalled {
+		return false
+	}
+	if def.Increment > 0 {
+		return v <= durLast
+	}
+	return v >= durLast
+}
+
+// reservationEnd is the last value of a reservation starting at v, clamped
+// to the sequence's bounds.
+func reservationEnd(def *SequenceDef, v int64) int64 {
+	span := def.Increment * (seqReserve - 1)
+	end := v + span
+	if def.Increment > 0 {
+		if end < v || end > def.Max {
+			end = def.Max
+		}
+	} else if end > v || end < def.Min {
+		end = def.Min
+	}
+	return end
+}
+
+// seqFor returns the committed sequence schema.name and its state.
+func (db *DB) seqFor(schema, name string) (*SequenceDef, *seqState, error) {
+	key := objKey(schema, name)
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	def := db.head.Load().cat.Sequences[key]
+	if def == nil {
+		return nil, nil, pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", name)
+	}
+	st := db.seqs[key]
+	if st == nil {
+		st = &seqState{last: def.Start}
+		db.seqs[key] = st
+	}
+	return def, st, nil
+}
+
+// NextVal advances a committed sequence and returns its new value (2200H
+// past its bounds). The value is never handed out again, even after a
+// crash.
+func (db *DB) NextVal(schema, name string) (int64, error) {
+	if db.closed.Load() {
+		return 0, errClosed()
+	}
+	def, st, err := db.seqFor(schema, name)
+	if err != nil {
+		return 0, err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	v, err := nextValue(def, st.last, st.called)
+	if err != nil {
+		return 0, err
+	}
+	if !covers(def, st.durLast, st.durCalled, v) {
+		end := reservationEnd(def, v)
+		if err := db.logSequence(objKey(schema, name), st, end, true); err != nil {
+			return 0, err
+		}
+		st.durLast, st.durCalled = end, true
+	}
+	st.last, st.called = v, true
+	return v, nil
+}
+
+// SetVal sets a committed sequence's state as setval(seq, v, isCalled)
+// does (22003 if v is out of bounds), durably.
+func (db *DB) SetVal(schema, name string, v int64, isCalled bool) error {
+	if db.closed.Load() {
+		return errClosed()
+	}
+	def, st, err := db.seqFor(schema, name)
+	if err != nil {
+		return err
+	}
+	if v < def.Min || v > def.Max {
+		return pgerr.New(pgerrcode.NumericValueOutOfRange,
+			"setval: value %d is out of bounds for sequence %q (%d..%d)", v, def.Name, def.Min, def.Max)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := db.logSequence(objKey(schema, name), st, v, isCalled); err != nil {
+		return err
+	}
+	st.last, st.called = v, isCalled
+	st.durLast, st.durCalled = v, isCalled
+	return nil
+}
+
+// logSequence writes and fsyncs a record setting a sequence's durable
+// state, unless the sequence was dropped meanwhile.
+func (db *DB) logSequence(key string, st *seqState, last int64, called bool) error {
+	db.mu.Lock()
+	if db.seqs[key] != st || db.head.Load().cat.Sequences[key] == nil {
+		db.mu.Unlock()
+		return pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", key)
+	}
+	lsn, err := db.appendWALLocked(&walRecord{seqs: []seqEntry{{key: key, last: last, called: called}}})
+	if err == nil {
+		next := db.head.Load().derive()
+		next.lsn = lsn
+		db.setHead(next)
+	}
+	db.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return db.waitDurable(lsn)
+}
+
+// NextVal is nextval for a sequence this transaction may have created: a
+// sequence created by the transaction counts inside it (its state commits
+// with it); any other goes to DB.NextVal.
+func (tx *Tx) NextVal(schema, name string) (int64, error) {
+	if err := tx.check(); err != nil {
+		return 0, err
+	}
+	key := objKey(schema, name)
+	if st := tx.seqs[key]; st != nil {
+		def := tx.cat.Sequences[key]
+		v, err := nextValue(def, st.last, st.called)
+		if err != nil {
+			return 0, err
+		}
+		st.last, st.called = v, true
+		return v, nil
+	}
+	if tx.cat.Sequences[key] == nil {
+		return 0, pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", name)
+	}
+	return tx.db.NextVal(schema, name)
+}
+
+// SetVal is setval for a sequence this transaction may have created (see
+// NextVal).
+func (tx *Tx) SetVal(schema, name string, v int64, isCalled bool) error {
+	if err := tx.check(); err != nil {
+		return err
+	}
+	key := objKey(schema, name)
+	if st := tx.seqs[key]; st != nil {
+		def := tx.cat.Sequences[key]
+		if v < def.Min || v > def.Max {
+			return pgerr.New(pgerrcode.NumericValueOutOfRange,
+				"setval: value %d is out of bounds for sequence %q (%d..%d)", v, def.Name, def.Min, def.Max)
+		}
+		st.last, st.called = v, isCalled
+		return nil
+	}
+	if tx.cat.Sequences[key] == nil {
+		return pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", name)
+	}
+	return tx.db.SetVal(schema, name, v, isCalled)
+}
+
+// seqSnapshot returns the state catalog.json should record for each
+// committed sequence: the exact state when final (nothing else runs), else
+// the durable one (values up to a reservation may have been handed out).
+func (db *DB) seqSnapshot(final bool) map[string]seqEntry {
+	db.mu.Lock()
+	cat := db.head.Load().cat
+	states := make(map[string]*seqState, len(db.seqs))
+	for k, s := range db.seqs {
+		if cat.Sequences[k] != nil {
+			states[k] = s
+		}
+	}
+	db.mu.Unlock()
+	out := map[string]seqEntry{}
+	for k, s := range states {
+		s.mu.Lock()
+		if final || !s.durCalled {
+			out[k] = seqEntry{key: k, last: s.last, called: s.called}
+		} else {
+			out[k] = seqEntry{key: k, last: s.durLast, called: s.durCalled}
+		}
+		s.mu.Unlock()
+	}
+	return out
+}

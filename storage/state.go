@@ -1,0 +1,162 @@
+package storage
+
+import (
+	"maps"
+	"sync"
+	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+)
+
+// dbState is one immutable version of the whole database: the catalog and,
+// per table, its segments, in-memory tail and deleted row IDs. Commits,
+// flushes and compactions derive a new dbState from the newest one (the
+// head) under DB.mu; a transaction reads the version that was published
+// (durable) when it began. Nothing reachable from a dbState is mutated once
+// the dbState is visible to another goroutine.
+type dbState struct {
+	version uint64 // increases with every new state
+	lsn     uint64 // the last WAL record this state includes
+	cat     *Catalog
+	tables  map[uint64]*tableState
+}
+
+// derive returns a shallow copy of s with the next version; the caller
+// replaces what it changes (copy on write).
+func (s *dbState) derive() *dbState {
+	return &dbState{
+		version: s.version + 1,
+		lsn:     s.lsn,
+		cat:     s.cat,
+		tables:  maps.Clone(s.tables),
+	}
+}
+
+// tableState is the data of one table in one dbState.
+type tableState struct {
+	id       uint64
+	segments []*segment
+	tail     []*tailBatch
+	tailRows int64
+	// deleted holds the row IDs deleted from segments and tail; never
+	// mutated (clone, then change, then publish).
+	deleted *roaring64.Bitmap
+	// epoch counts truncations: a flush or compaction started in an older
+	// epoch is discarded.
+	epoch uint64
+	// lastMod is the LSN of the last commit that changed the table's data.
+	lastMod uint64
+}
+
+func newTableState(id uint64) *tableState {
+	return &tableState{id: id, deleted: roaring64.New()}
+}
+
+func (t *tableState) clone() *tableState {
+	n := *t
+	return &n
+}
+
+// liveRows is the number of rows in segments and tail minus the deleted
+// ones (an estimate when deleted IDs include rows no longer stored).
+func (t *tableState) liveRows() int64 {
+	n := t.tailRows
+	for _, s := range t.segments {
+		n += s.rows
+	}
+	n -= int64(t.deleted.GetCardinality())
+	return max(n, 0)
+}
+
+// tailBatch is one batch of inserted rows kept in memory until a flush
+// writes it to a segment: table columns by column ID (as of the insert) and
+// the rows' IDs.
+type tailBatch struct {
+	colIDs []int
+	cols   []arrow.Array
+	rowIDs *array.Int64
+	n      int
+	lsn    uint64 // the commit that inserted it (0 while uncommitted)
+}
+
+// column returns the array holding column ID id, or nil.
+func (b *tailBatch) column(id int) arrow.Array {
+	for i, c := range b.colIDs {
+		if c == id {
+			return b.cols[i]
+		}
+	}
+	return nil
+}
+
+// segment is one immutable Parquet file of a table.
+type segment struct {
+	name    string // file name in the table folder
+	path    string
+	columns []segColumn // table columns the file holds
+	rows    int64
+	minRow  int64
+	maxRow  int64
+	bytes   int64
+}
+
+// segColumn maps a column of a segment file (by name) to a table column ID.
+type segColumn struct {
+	Name string `json:"name"`
+	ID   int    `json:"id"`
+}
+
+func (s *segment) columnName(id int) (string, bool) {
+	for _, c := range s.columns {
+		if c.ID == id {
+			return c.Name, true
+		}
+	}
+	return "", false
+}
+
+// tableRT is the mutable runtime of a table that lives outside the
+// versioned state: row ID allocation, unique indexes, the deletion log used
+// to detect write conflicts and the on-disk manifest bookkeeping.
+type tableRT struct {
+	id  uint64
+	dir string
+
+	nextRowID atomic.Int64
+
+	// flushMu serialises flush, compaction and manifest writes.
+	flushMu       sync.Mutex
+	nextSeg       int      // next segment number (flushMu)
+	manifestLSN   uint64   // LSN the on-disk manifest covers (flushMu)
+	manifestFiles []string // segment files the on-disk manifest lists (flushMu)
+	manifestDone  bool     // a manifest exists on disk (flushMu)
+
+	// uniq maps a constraint signature to its index (DB.idxMu).
+	uniq map[string]*uniqueIndex
+
+	// delLog lists recent commits' deletions (DB.mu), newest last.
+	delLog []delLogEntry
+}
+
+// delLogEntry records the rows one commit deleted, for first-committer-wins
+// conflict detection.
+type delLogEntry struct {
+	lsn  uint64
+	rows *roaring64.Bitmap
+}
+
+// pin is a reader's claim on a state: files that state uses are not deleted
+// while it is held.
+type pin struct {
+	state *dbState
+}
+
+// obsoleteFile is a file or folder no longer used by states of version
+// >= version; it is removed once no pinned state is older.
+type obsoleteFile struct {
+	path    string
+	version uint64
+	dir     bool
+}

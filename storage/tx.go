@@ -1,0 +1,534 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+)
+
+// Tx is a transaction with snapshot isolation: it reads the database as
+// committed when Begin was called, plus its own changes, and Commit makes
+// all of its changes durable and visible at once (or none of them). A Tx is
+// used by one goroutine at a time and must end with Commit or Rollback;
+// until then it holds its snapshot's files and conflict history.
+type Tx struct {
+	db     *DB
+	snap   *dbState
+	unpin  func()
+	cat    *Catalog
+	ops    []ddlOp
+	tables map[uint64]*txTable
+	seqs   map[string]*seqTxState
+	sps    []*savepoint
+	done   bool
+	keybuf []byte
+}
+
+// txTable is what a transaction did to one table.
+type txTable struct {
+	id        uint64
+	truncated bool
+	inserts   []*tailBatch
+	insRows   int64
+	ownIDs    *roaring64.Bitmap // row IDs of this tx's inserts
+	deletes   *roaring64.Bitmap // committed rows this tx deleted
+	ownDel    *roaring64.Bitmap // own inserted rows this tx deleted
+	local     map[string]*localIndex
+}
+
+// localIndex holds the keys of the rows a transaction inserted for one
+// constraint; full means it also holds the keys of the committed rows the
+// transaction sees (the constraint has no committed index yet).
+type localIndex struct {
+	m    map[string]int64
+	full bool
+}
+
+func newTxTable(id uint64) *txTable {
+	return &txTable{id: id, ownIDs: roaring64.New(), deletes: roaring64.New(), ownDel: roaring64.New(),
+		local: map[string]*localIndex{}}
+}
+
+func (tt *txTable) empty() bool {
+	return !tt.truncated && tt.insRows == 0 && tt.deletes.IsEmpty()
+}
+
+// Begin starts a transaction on the latest committed state.
+func (db *DB) Begin() *Tx {
+	snap, unpin := db.pinPublished()
+	return &Tx{db: db, snap: snap, unpin: unpin, cat: snap.cat, tables: map[uint64]*txTable{},
+		seqs: map[string]*seqTxState{}}
+}
+
+// Catalog returns the catalog as this transaction sees it: the snapshot
+// taken at Begin plus its own DDL. It is immutable.
+func (tx *Tx) Catalog() *Catalog { return tx.cat }
+
+func (tx *Tx) check() error {
+	if tx.done {
+		return pgerr.New(pgerrcode.NoActiveSQLTransaction, "transaction is already finished")
+	}
+	if tx.db.closed.Load() {
+		return errClosed()
+	}
+	return nil
+}
+
+func (tx *Tx) table(id uint64) *txTable {
+	tt := tx.tables[id]
+	if tt == nil {
+		tt = newTxTable(id)
+		tx.tables[id] = tt
+	}
+	return tt
+}
+
+func undefinedTableID(id uint64) error {
+	return pgerr.New(pgerrcode.UndefinedTable, "relation with OID %d does not exist", id)
+}
+
+// Insert adds the rows of rec to the table. rec has exactly the table's
+// columns in TableDef.Columns order, with Arrow types Column.Type.Arrow();
+// Insert keeps (retains) its arrays, which must not change afterwards. It
+// assigns the rows their IDs and checks the primary key and unique
+// constraints against the committed rows and this transaction's rows: a
+// duplicate is 23505 and the insert then has no effect. NOT NULL and CHECK
+// are the executor's job.
+func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
+	if err := tx.check(); err != nil {
+		return err
+	}
+	def := tx.cat.Tables[tableID]
+	if def == nil {
+		return undefinedTableID(tableID)
+	}
+	if int(rec.NumCols()) != len(def.Columns) {
+		return pgerr.New(pgerrcode.InternalError, "insert into %q: record has %d columns, table has %d",
+			def.Name, rec.NumCols(), len(def.Columns))
+	}
+	colIDs := make([]int, len(def.Columns))
+	cols := make([]arrow.Array, len(def.Columns))
+	for i, c := range def.Columns {
+		if want := c.Type.Arrow(); !arrow.TypeEqual(rec.Column(i).DataType(), want) {
+			return pgerr.New(pgerrcode.DatatypeMismatch, "insert into %q: column %q has arrow type %s, want %s",
+				def.Name, c.Name, rec.Column(i).DataType(), want)
+		}
+		colIDs[i] = c.ID
+		cols[i] = rec.Column(i)
+	}
+	n := int(rec.NumRows())
+	if n == 0 {
+		return nil
+	}
+	tt := tx.table(tableID)
+	cons := tx.cat.constraintsOf(def)
+	var keys [][]string
+	if len(cons) > 0 {
+		var err error
+		if keys, err = tx.checkUnique(def, tt, cons, colIDs, cols, n); err != nil {
+			return err
+		}
+	}
+	rt := tx.db.rt(tableID, def.Schema)
+	start := rt.nextRowID.Add(int64(n)) - int64(n)
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = start + int64(i)
+	}
+	rb := array.NewInt64Builder(memory.DefaultAllocator)
+	rb.AppendValues(ids, nil)
+	rowIDs := rb.NewInt64Array()
+	rb.Release()
+	for _, c := range cols {
+		c.Retain()
+	}
+	tt.inserts = append(tt.inserts, &tailBatch{colIDs: colIDs, cols: cols, rowIDs: rowIDs, n: n})
+	tt.insRows += int64(n)
+	tt.ownIDs.AddRange(uint64(start), uint64(start)+uint64(n))
+	for ci, con := range cons {
+		if keys[ci] == nil {
+			continue
+		}
+		li := tt.local[con.sig()]
+		for i, k := range keys[ci] {
+			if k != "" {
+				li.m[k] = ids[i]
+			}
+		}
+	}
+	return nil
+}
+
+// keyTypes returns the SQL types of a constraint's columns.
+func keyTypes(def *TableDef, con constraint) []types.T {
+	ts := make([]types.T, len(con.cols))
+	for i, id := range con.cols {
+		if _, c := def.ColumnByID(id); c != nil {
+			ts[i] = c.Type
+		}
+	}
+	return ts
+}
+
+// checkUnique checks n new rows against every constraint and returns their
+// keys per constraint ("" for a key with a NULL).
+func (tx *Tx) checkUnique(def *TableDef, tt *txTable, cons []constraint, colIDs []int, cols []arrow.Array, n int) ([][]string, error) {
+	keys := make([][]string, len(cons))
+	rt := tx.db.lookupRT(def.ID)
+	for ci, con := range cons {
+		pos, ok := keyCols(con, colIDs)
+		if !ok {
+			continue
+		}
+		li, err := tx.localIndex(def, tt, con, false)
+		if err != nil {
+			return nil, err
+		}
+		ts := keyTypes(def, con)
+		ks := make([]string, n)
+		seen := make(map[string]struct{}, n)
+		for i := 0; i < n; i++ {
+			var ok bool
+			tx.keybuf, ok = rowKey(tx.keybuf, ts, cols, pos, i)
+			if !ok {
+				continue
+			}
+			k := string(tx.keybuf)
+			if _, dup := seen[k]; dup {
+				return nil, uniqueViolation(def, con, cols, pos, i)
+			}
+			seen[k] = struct{}{}
+			if r, hit := li.m[k]; hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
+				return nil, uniqueViolation(def, con, cols, pos, i)
+			}
+			ks[i] = k
+		}
+		if !li.full && !tt.truncated && rt != nil {
+			if i := tx.db.committedConflict(rt, con, ks, tt); i >= 0 {
+				return nil, uniqueViolation(def, con, cols, pos, i)
+			}
+		}
+		keys[ci] = ks
+	}
+	return keys, nil
+}
+
+// committedConflict returns the first key in keys held by a live committed
+// row that tt has not deleted, or -1.
+func (db *DB) committedConflict(rt *tableRT, con constraint, keys []string, tt *txTable) int {
+	db.idxMu.RLock()
+	defer db.idxMu.RUnlock()
+	ix := rt.uniq[con.sig()]
+	if ix == nil {
+		return -1
+	}
+	var deleted *roaring64.Bitmap
+	if ts := db.head.Load().tables[rt.id]; ts != nil {
+		deleted = ts.deleted
+	}
+	for i, k := range keys {
+		if k == "" {
+			continue
+		}
+		r, ok := ix.m[k]
+		if !ok {
+			continue
+		}
+		if deleted != nil && deleted.Contains(uint64(r)) {
+			continue
+		}
+		if tt != nil && tt.deletes.Contains(uint64(r)) {
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+// localIndex returns tt's index for con, building it from the
+// transaction's rows (and, when the constraint has no committed index, the
+// committed rows it sees) if needed. With dupErr, a key repeated among
+// those rows is a "could not create unique index" error.
+func (tx *Tx) localIndex(def *TableDef, tt *txTable, con constraint, dupErr bool) (*localIndex, error) {
+	sig := con.sig()
+	if li := tt.local[sig]; li != nil && !dupErr {
+		return li, nil
+	}
+	li := &localIndex{m: map[string]int64{}}
+	ts := keyTypes(def, con)
+	add := func(colIDs []int, cols []arrow.Array, ids []int64, skip ...*roaring64.Bitmap) error {
+		pos, ok := keyCols(con, colIDs)
+		if !ok {
+			return nil
+		}
+	rows:
+		for i, id := range ids {
+			for _, s := range skip {
+				if s != nil && s.Contains(uint64(id)) {
+					continue rows
+				}
+			}
+			var ok bool
+			tx.keybuf, ok = rowKey(tx.keybuf, ts, cols, pos, i)
+			if !ok {
+				continue
+			}
+			k := string(tx.keybuf)
+			if _, dup := li.m[k]; dup && dupErr {
+				return duplicateInData(def, con, cols, pos, i)
+			}
+			li.m[k] = id
+		}
+		return nil
+	}
+	committed := false
+	if rt := tx.db.lookupRT(def.ID); rt != nil {
+		tx.db.idxMu.RLock()
+		committed = rt.uniq[sig] != nil
+		tx.db.idxMu.RUnlock()
+	}
+	if snapTS := tx.snap.tables[def.ID]; snapTS != nil && !tt.truncated && (!committed || dupErr) {
+		li.full = true
+		// Read the key columns of the committed rows this tx sees.
+		positions := make([]int, len(con.cols))
+		for i, id := range con.cols {
+			positions[i], _ = def.ColumnByID(id)
+		}
+		r := tx.db.newScan(context.Background(), tx.snap, snapTS, def, positions, true,
+			[]*roaring64.Bitmap{snapTS.deleted, tt.deletes}, nil, nil)
+		defer r.Release()
+		for r.Next() {
+			rec := r.Record()
+			cols := rec.Columns()
+			ids := cols[len(cols)-1].(*array.Int64).Int64Values()
+			if err := add(con.cols, cols[:len(cols)-1], ids); err != nil {
+				return nil, err
+			}
+		}
+		if err := r.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for _, b := range tt.inserts {
+		if err := add(b.colIDs, b.cols, b.rowIDs.Int64Values(), tt.ownDel); err != nil {
+			return nil, err
+		}
+	}
+	if !dupErr || tt.local[sig] == nil {
+		tt.local[sig] = li
+	}
+	return li, nil
+}
+
+// Delete removes rows, named by the row IDs this transaction's Scan
+// returned (committed rows or its own inserts).
+func (tx *Tx) Delete(tableID uint64, rowIDs []int64) error {
+	if err := tx.check(); err != nil {
+		return err
+	}
+	if tx.cat.Tables[tableID] == nil {
+		return undefinedTableID(tableID)
+	}
+	tt := tx.table(tableID)
+	for _, r := range rowIDs {
+		switch {
+		case tt.ownIDs.Contains(uint64(r)):
+			tt.ownDel.Add(uint64(r))
+		case !tt.truncated:
+			tt.deletes.Add(uint64(r))
+		}
+	}
+	return nil
+}
+
+// Truncate removes every row of the table.
+func (tx *Tx) Truncate(tableID uint64) error {
+	if err := tx.check(); err != nil {
+		return err
+	}
+	if tx.cat.Tables[tableID] == nil {
+		return undefinedTableID(tableID)
+	}
+	tt := tx.table(tableID)
+	tt.truncated = true
+	tt.inserts = nil
+	tt.insRows = 0
+	tt.ownIDs = roaring64.New()
+	tt.deletes = roaring64.New()
+	tt.ownDel = roaring64.New()
+	tt.local = map[string]*localIndex{}
+	return nil
+}
+
+// Scan streams the table as this transaction sees it: the rows committed
+// at Begin minus those deleted (then or by this transaction), plus this
+// transaction's own inserts as of the call. columns are positions in
+// TableDef.Columns; a column a segment lacks reads as NULL. withRowID
+// appends an int64 column "__rowid" (what Delete takes). Batches come
+// straight from Parquet row groups and in-memory tail batches; the table is
+// never materialised. The reader holds the snapshot's files until it is
+// released or reaches its end; each record is valid until the next Next.
+func (tx *Tx) Scan(ctx context.Context, tableID uint64, columns []int, withRowID bool) (array.RecordReader, error) {
+	if err := tx.check(); err != nil {
+		return nil, err
+	}
+	def := tx.cat.Tables[tableID]
+	if def == nil {
+		return nil, undefinedTableID(tableID)
+	}
+	for _, p := range columns {
+		if p < 0 || p >= len(def.Columns) {
+			return nil, pgerr.New(pgerrcode.InternalError, "scan of %q: no column at position %d", def.Name, p)
+		}
+	}
+	tt := tx.tables[tableID]
+	var ts *tableState
+	var deleted []*roaring64.Bitmap
+	if s := tx.snap.tables[tableID]; s != nil && (tt == nil || !tt.truncated) {
+		ts = s
+		deleted = append(deleted, s.deleted)
+		if tt != nil && !tt.deletes.IsEmpty() {
+			deleted = append(deleted, tt.deletes.Clone())
+		}
+	}
+	var own []*tailBatch
+	var ownDel *roaring64.Bitmap
+	if tt != nil {
+		own = slices.Clone(tt.inserts)
+		ownDel = tt.ownDel.Clone()
+	}
+	return tx.db.newScan(ctx, tx.snap, ts, def, columns, withRowID, deleted, own, ownDel), nil
+}
+
+// newScan builds a reader over ts (may be nil) and own, pinning snap.
+func (db *DB) newScan(ctx context.Context, snap *dbState, ts *tableState, def *TableDef, columns []int,
+	withRowID bool, deleted []*roaring64.Bitmap, own []*tailBatch, ownDel *roaring64.Bitmap) *scanReader {
+	schema, ids, types := scanSchema(def, columns, withRowID)
+	r := &scanReader{ctx: ctx, schema: schema, colIDs: ids, types: types, withRowID: withRowID,
+		deleted: deleted, own: own, ownDel: ownDel}
+	r.refs.Store(1)
+	if ts != nil {
+		r.segs = ts.segments
+		r.tail = ts.tail
+	}
+	r.unpin = db.pinState(snap)
+	return r
+}
+
+// pinState pins a state already pinned by the caller (so its files exist).
+func (db *DB) pinState(s *dbState) func() {
+	db.pinMu.Lock()
+	p := &pin{state: s}
+	db.pins[p] = struct{}{}
+	db.pinMu.Unlock()
+	done := false
+	return func() {
+		if done {
+			return
+		}
+		done = true
+		db.pinMu.Lock()
+		delete(db.pins, p)
+		db.gcLocked(false)
+		db.pinMu.Unlock()
+	}
+}
+
+// RowCount is a cheap estimate of the rows the transaction sees, for
+// planning.
+func (tx *Tx) RowCount(tableID uint64) int64 {
+	tt := tx.tables[tableID]
+	var n int64
+	if ts := tx.snap.tables[tableID]; ts != nil && (tt == nil || !tt.truncated) {
+		n += ts.liveRows()
+		if tt != nil {
+			n -= int64(tt.deletes.GetCardinality())
+		}
+	}
+	if tt != nil {
+		n += tt.insRows - int64(tt.ownDel.GetCardinality())
+	}
+	return max(n, 0)
+}
+
+// savepoint is the state of a transaction when Savepoint was called.
+type savepoint struct {
+	cat    *Catalog
+	nops   int
+	tables map[uint64]txTableSave
+	seqs   map[string]seqTxState
+}
+
+type txTableSave struct {
+	truncated               bool
+	inserts                 []*tailBatch
+	insRows                 int64
+	ownIDs, deletes, ownDel *roaring64.Bitmap
+}
+
+// Savepoint records the transaction's state and returns a handle for
+// RollbackTo.
+func (tx *Tx) Savepoint() int {
+	sp := &savepoint{cat: tx.cat, nops: len(tx.ops), tables: map[uint64]txTableSave{}, seqs: map[string]seqTxState{}}
+	for id, tt := range tx.tables {
+		sp.tables[id] = txTableSave{truncated: tt.truncated, inserts: slices.Clip(tt.inserts), insRows: tt.insRows,
+			ownIDs: tt.ownIDs.Clone(), deletes: tt.deletes.Clone(), ownDel: tt.ownDel.Clone()}
+	}
+	for k, s := range tx.seqs {
+		sp.seqs[k] = *s
+	}
+	tx.sps = append(tx.sps, sp)
+	return len(tx.sps) - 1
+}
+
+// RollbackTo undoes everything done since Savepoint returned sp (DDL and
+// DML; sequence values handed out stay used). sp stays valid; later
+// savepoints are discarded.
+func (tx *Tx) RollbackTo(sp int) {
+	if tx.done || sp < 0 || sp >= len(tx.sps) {
+		return
+	}
+	s := tx.sps[sp]
+	tx.sps = tx.sps[:sp+1]
+	tx.cat = s.cat
+	tx.ops = tx.ops[:s.nops]
+	for id, tt := range tx.tables {
+		saved, ok := s.tables[id]
+		if !ok {
+			delete(tx.tables, id)
+			continue
+		}
+		tt.truncated = saved.truncated
+		tt.inserts = saved.inserts
+		tt.insRows = saved.insRows
+		tt.ownIDs = saved.ownIDs.Clone()
+		tt.deletes = saved.deletes.Clone()
+		tt.ownDel = saved.ownDel.Clone()
+		tt.local = map[string]*localIndex{}
+	}
+	tx.seqs = map[string]*seqTxState{}
+	for k, v := range s.seqs {
+		tx.seqs[k] = &v
+	}
+}
+
+// Rollback abandons the transaction. It is safe to call after Commit (it
+// then does nothing).
+func (tx *Tx) Rollback() {
+	if tx.done {
+		return
+	}
+	tx.done = true
+	tx.tables = nil
+	tx.unpin()
+}
+
+func (tx *Tx) String() string { return fmt.Sprintf("tx@%d", tx.snap.lsn) }

@@ -1,0 +1,312 @@
+package storage
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+)
+
+// Unique and primary key enforcement: one in-memory hash index per
+// constraint, mapping the encoded key of a committed row to its row ID. An
+// entry may point at a row deleted since (entries are not removed on
+// delete, as a delete only names row IDs); a lookup treats such a hit as a
+// miss. Compaction, which sees the values, removes the entries of the rows
+// it drops. The indexes are rebuilt from the data on Open.
+
+// uniqueIndex is the committed index of one constraint.
+type uniqueIndex struct {
+	con constraint
+	m   map[string]int64
+}
+
+// keyCols locates a constraint's columns in a row layout given by column
+// IDs; ok is false if a column is missing.
+func keyCols(con constraint, colIDs []int) ([]int, bool) {
+	pos := make([]int, len(con.cols))
+	for i, id := range con.cols {
+		pos[i] = -1
+		for j, c := range colIDs {
+			if c == id {
+				pos[i] = j
+				break
+			}
+		}
+		if pos[i] < 0 {
+			return nil, false
+		}
+	}
+	return pos, true
+}
+
+// rowKey encodes row i's key over the arrays at pos. ok is false when a key
+// column is NULL (NULLs never conflict).
+func rowKey(buf []byte, ts []types.T, cols []arrow.Array, pos []int, i int) ([]byte, bool) {
+	buf = buf[:0]
+	for k, p := range pos {
+		a := cols[p]
+		if a.IsNull(i) {
+			return buf, false
+		}
+		buf = appendKeyValue(buf, ts[k], a, i)
+	}
+	return buf, true
+}
+
+// appendKeyValue encodes a non-null value so that values equal in SQL
+// encode equally: integers of any width as int64, floats as float64 with
+// -0 = 0 and one NaN, numeric text normalised, char(n) without trailing
+// blanks, intervals by their total length as PostgreSQL compares them.
+func appendKeyValue(b []byte, t types.T, arr arrow.Array, i int) []byte {
+	switch a := arr.(type) {
+	case *array.Boolean:
+		if a.Value(i) {
+			return append(b, 'b', 1)
+		}
+		return append(b, 'b', 0)
+	case *array.Int16:
+		return appendKeyInt(b, int64(a.Value(i)))
+	case *array.Int32:
+		return appendKeyInt(b, int64(a.Value(i)))
+	case *array.Int64:
+		return appendKeyInt(b, a.Value(i))
+	case *array.Uint32:
+		return appendKeyInt(b, int64(a.Value(i)))
+	case *array.Date32:
+		return appendKeyInt(b, int64(a.Value(i)))
+	case *array.Time64:
+		return appendKeyInt(b, int64(a.Value(i)))
+	case *array.Timestamp:
+		return appendKeyInt(b, int64(a.Value(i)))
+	case *array.Float32:
+		return appendKeyFloat(b, float64(a.Value(i)))
+	case *array.Float64:
+		return appendKeyFloat(b, a.Value(i))
+	case *array.String:
+		s := a.Value(i)
+		switch t.Family {
+		case types.Numeric:
+			s = normalizeNumeric(s)
+		case types.Char:
+			s = strings.TrimRight(s, " ")
+		}
+		return appendKeyBytes(b, 's', s)
+	case *array.Binary:
+		return appendKeyBytes(b, 'y', string(a.Value(i)))
+	case *array.FixedSizeBinary:
+		b = append(b, 'x')
+		return append(b, a.Value(i)...)
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		const dayNanos = 86400 * 1e9
+		total := new(big.Int).Mul(big.NewInt(int64(v.Months)), big.NewInt(30*dayNanos))
+		total.Add(total, new(big.Int).Mul(big.NewInt(int64(v.Days)), big.NewInt(dayNanos)))
+		total.Add(total, big.NewInt(v.Nanoseconds))
+		return appendKeyBytes(b, 'v', total.String())
+	case *array.List:
+		elem := t
+		if t.Family == types.Array && t.Elem != nil {
+			elem = *t.Elem
+			if t.Dims > 1 {
+				elem = types.ArrayOf(elem, t.Dims-1)
+			}
+		}
+		start, end := a.ValueOffsets(i)
+		b = append(b, 'l')
+		b = binary.AppendUvarint(b, uint64(end-start))
+		child := a.ListValues()
+		for k := start; k < end; k++ {
+			if child.IsNull(int(k)) {
+				b = append(b, 'n')
+				continue
+			}
+			b = appendKeyValue(b, elem, child, int(k))
+		}
+		return b
+	}
+	return appendKeyBytes(b, '?', fmt.Sprint(arr.GetOneForMarshal(i)))
+}
+
+func appendKeyInt(b []byte, v int64) []byte {
+	b = append(b, 'i')
+	return binary.BigEndian.AppendUint64(b, uint64(v))
+}
+
+func appendKeyFloat(b []byte, v float64) []byte {
+	switch {
+	case v == 0:
+		v = 0
+	case math.IsNaN(v):
+		v = math.NaN()
+	}
+	b = append(b, 'f')
+	return binary.BigEndian.AppendUint64(b, math.Float64bits(v))
+}
+
+func appendKeyBytes(b []byte, tag byte, s string) []byte {
+	b = append(b, tag)
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// normalizeNumeric canonicalises decimal text: no leading zeros, no
+// trailing fractional zeros, no sign on zero ("1.50" and "01.5" are equal).
+func normalizeNumeric(s string) string {
+	s = strings.TrimSpace(s)
+	neg := false
+	if strings.HasPrefix(s, "-") {
+		neg, s = true, s[1:]
+	} else if strings.HasPrefix(s, "+") {
+		s = s[1:]
+	}
+	if strings.ContainsAny(s, "eE") || !strings.ContainsAny(s, "0123456789") {
+		if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) {
+			if neg {
+				f = -f
+			}
+			return strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		return strings.ToLower(s)
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	intPart = strings.TrimLeft(intPart, "0")
+	frac = strings.TrimRight(frac, "0")
+	if intPart == "" {
+		intPart = "0"
+	}
+	out := intPart
+	if frac != "" {
+		out += "." + frac
+	}
+	if neg && out != "0" {
+		out = "-" + out
+	}
+	return out
+}
+
+// uniqueViolation is the 23505 error for a duplicate key, with PostgreSQL's
+// detail "Key (a, b)=(1, x) already exists.".
+func uniqueViolation(def *TableDef, con constraint, cols []arrow.Array, pos []int, i int) error {
+	names, vals := keyText(def, con, cols, pos, i)
+	return pgerr.New(pgerrcode.UniqueViolation, "duplicate key value violates unique constraint %q", con.name).
+		WithDetail("Key (%s)=(%s) already exists.", names, vals)
+}
+
+// duplicateInData is the 23505 error for a constraint added over data that
+// already repeats a key.
+func duplicateInData(def *TableDef, con constraint, cols []arrow.Array, pos []int, i int) error {
+	names, vals := keyText(def, con, cols, pos, i)
+	return pgerr.New(pgerrcode.UniqueViolation, "could not create unique index %q", con.name).
+		WithDetail("Key (%s)=(%s) is duplicated.", names, vals)
+}
+
+func keyText(def *TableDef, con constraint, cols []arrow.Array, pos []int, i int) (string, string) {
+	var names, vals []string
+	for k, id := range con.cols {
+		name := fmt.Sprintf("column %d", id)
+		var t types.T
+		if _, c := def.ColumnByID(id); c != nil {
+			name, t = c.Name, c.Type
+		}
+		names = append(names, name)
+		vals = append(vals, formatValue(t, cols[pos[k]], i))
+	}
+	return strings.Join(names, ", "), strings.Join(vals, ", ")
+}
+
+// formatValue renders a value roughly as PostgreSQL's text output does,
+// for error details.
+func formatValue(t types.T, arr arrow.Array, i int) string {
+	if arr.IsNull(i) {
+		return "null"
+	}
+	switch a := arr.(type) {
+	case *array.Boolean:
+		if a.Value(i) {
+			return "t"
+		}
+		return "f"
+	case *array.Int16:
+		return strconv.FormatInt(int64(a.Value(i)), 10)
+	case *array.Int32:
+		return strconv.FormatInt(int64(a.Value(i)), 10)
+	case *array.Int64:
+		return strconv.FormatInt(a.Value(i), 10)
+	case *array.Uint32:
+		return strconv.FormatUint(uint64(a.Value(i)), 10)
+	case *array.Float32:
+		return formatFloat(float64(a.Value(i)), 32)
+	case *array.Float64:
+		return formatFloat(a.Value(i), 64)
+	case *array.String:
+		return a.Value(i)
+	case *array.Binary:
+		return `\x` + hex.EncodeToString(a.Value(i))
+	case *array.FixedSizeBinary:
+		v := a.Value(i)
+		if len(v) == 16 {
+			h := hex.EncodeToString(v)
+			return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+		}
+		return `\x` + hex.EncodeToString(v)
+	case *array.Date32:
+		return time.Unix(int64(a.Value(i))*86400, 0).UTC().Format("2006-01-02")
+	case *array.Time64:
+		d := time.Duration(a.Value(i)) * time.Microsecond
+		return time.Unix(0, 0).UTC().Add(d).Format("15:04:05.999999")
+	case *array.Timestamp:
+		ts := time.UnixMicro(int64(a.Value(i))).UTC()
+		if t.Family == types.TimestampTZ {
+			return ts.Format("2006-01-02 15:04:05.999999") + "+00"
+		}
+		return ts.Format("2006-01-02 15:04:05.999999")
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		return fmt.Sprintf("%d mons %d days %s", v.Months, v.Days, time.Duration(v.Nanoseconds))
+	case *array.List:
+		elem := t
+		if t.Family == types.Array && t.Elem != nil {
+			elem = *t.Elem
+			if t.Dims > 1 {
+				elem = types.ArrayOf(elem, t.Dims-1)
+			}
+		}
+		start, end := a.ValueOffsets(i)
+		parts := make([]string, 0, end-start)
+		child := a.ListValues()
+		for k := start; k < end; k++ {
+			if child.IsNull(int(k)) {
+				parts = append(parts, "NULL")
+			} else {
+				parts = append(parts, formatValue(elem, child, int(k)))
+			}
+		}
+		if t.Family == types.Vector {
+			return "[" + strings.Join(parts, ",") + "]"
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	}
+	return fmt.Sprint(arr.GetOneForMarshal(i))
+}
+
+func formatFloat(v float64, bits int) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "Infinity"
+	case math.IsInf(v, -1):
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(v, 'g', -1, bits)
+}

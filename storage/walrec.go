@@ -1,0 +1,331 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// A WAL record payload (all integers little endian):
+//
+//	u8 version (1) | u64 lsn
+//	u32 len | catalog JSON (len 0: the transaction changed no DDL)
+//	u32 n | n x (u16 len | sequence key | i64 last | u8 called)
+//	u32 n | n x table op:
+//	    u64 table ID | u8 flags (1: truncate first)
+//	    u32 len | deleted row IDs (roaring64 portable format; len 0: none)
+//	    u32 n | n x (u32 ncols | ncols x u32 column ID | u32 len | Arrow IPC stream)
+//
+// Each IPC stream holds record batches whose columns are the table columns
+// listed (named c<ID>) followed by the int64 __rowid column. Applying a
+// record means: replace the catalog, set the sequences, then per table
+// truncate, add the deleted row IDs, append the inserted batches.
+const walVersion = 1
+
+// walRecord is a decoded WAL record.
+type walRecord struct {
+	lsn     uint64
+	catalog []byte
+	seqs    []seqEntry
+	tables  []walTableOp
+}
+
+// seqEntry is the durable state of a sequence: the last value handed out
+// (or, for a reservation, the last value that may have been handed out) and
+// whether nextval has returned it.
+type seqEntry struct {
+	key    string
+	last   int64
+	called bool
+}
+
+// walTableOp is what one record does to one table.
+type walTableOp struct {
+	id       uint64
+	truncate bool
+	deletes  *roaring64.Bitmap
+	inserts  []*tailBatch
+}
+
+func encodeWALRecord(rec *walRecord) ([]byte, error) {
+	b := make([]byte, 0, 256)
+	b = append(b, walVersion)
+	b = binary.LittleEndian.AppendUint64(b, rec.lsn)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(rec.catalog)))
+	b = append(b, rec.catalog...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(rec.seqs)))
+	for _, s := range rec.seqs {
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(s.key)))
+		b = append(b, s.key...)
+		b = binary.LittleEndian.AppendUint64(b, uint64(s.last))
+		if s.called {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+	}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(rec.tables)))
+	for _, op := range rec.tables {
+		b = binary.LittleEndian.AppendUint64(b, op.id)
+		var flags byte
+		if op.truncate {
+			flags |= 1
+		}
+		b = append(b, flags)
+		if op.deletes != nil && !op.deletes.IsEmpty() {
+			del, err := op.deletes.ToBytes()
+			if err != nil {
+				return nil, err
+			}
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(del)))
+			b = append(b, del...)
+		} else {
+			b = binary.LittleEndian.AppendUint32(b, 0)
+		}
+		groups := groupBatches(op.inserts)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(groups)))
+		for _, g := range groups {
+			ids := g[0].colIDs
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(ids)))
+			for _, id := range ids {
+				b = binary.LittleEndian.AppendUint32(b, uint32(id))
+			}
+			stream, err := encodeBatchesIPC(g)
+			if err != nil {
+				return nil, err
+			}
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(stream)))
+			b = append(b, stream...)
+		}
+	}
+	return b, nil
+}
+
+// groupBatches splits batches into runs that share column IDs and types, so
+// that each run is one IPC stream.
+func groupBatches(batches []*tailBatch) [][]*tailBatch {
+	var out [][]*tailBatch
+	for _, tb := range batches {
+		if tb.n == 0 {
+			continue
+		}
+		if len(out) > 0 {
+			last := out[len(out)-1][0]
+			if sameLayout(last, tb) {
+				out[len(out)-1] = append(out[len(out)-1], tb)
+				continue
+			}
+		}
+		out = append(out, []*tailBatch{tb})
+	}
+	return out
+}
+
+func sameLayout(a, b *tailBatch) bool {
+	if !slices.Equal(a.colIDs, b.colIDs) {
+		return false
+	}
+	for i := range a.cols {
+		if !arrow.TypeEqual(a.cols[i].DataType(), b.cols[i].DataType()) {
+			return false
+		}
+	}
+	return true
+}
+
+func batchIPCSchema(tb *tailBatch) *arrow.Schema {
+	fields := make([]arrow.Field, 0, len(tb.cols)+1)
+	for i, c := range tb.cols {
+		fields = append(fields, arrow.Field{Name: "c" + strconv.Itoa(tb.colIDs[i]), Type: c.DataType(), Nullable: true})
+	}
+	fields = append(fields, arrow.Field{Name: RowIDColumn, Type: arrow.PrimitiveTypes.Int64})
+	return arrow.NewSchema(fields, nil)
+}
+
+func encodeBatchesIPC(batches []*tailBatch) ([]byte, error) {
+	schema := batchIPCSchema(batches[0])
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	for _, tb := range batches {
+		cols := append(slices.Clone(tb.cols), tb.rowIDs)
+		rec := array.NewRecord(schema, cols, int64(tb.n))
+		err := w.Write(rec)
+		rec.Release()
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// walDecoder reads the fields of a payload with bounds checks.
+type walDecoder struct {
+	b   []byte
+	err error
+}
+
+var errShortRecord = errors.New("wal record shorter than its contents")
+
+func (d *walDecoder) take(n int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(d.b) {
+		d.err = errShortRecord
+		return nil
+	}
+	out := d.b[:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *walDecoder) u8() byte {
+	b := d.take(1)
+	if b == nil {
+		return 0
+	}
+	return b[0]
+}
+
+func (d *walDecoder) u16() uint16 {
+	b := d.take(2)
+	if b == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint16(b)
+}
+
+func (d *walDecoder) u32() uint32 {
+	b := d.take(4)
+	if b == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+func (d *walDecoder) u64() uint64 {
+	b := d.take(8)
+	if b == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+// decodeWALHeader returns the LSN of a payload without decoding the rest.
+func decodeWALHeader(p []byte) (uint64, error) {
+	if len(p) < 9 {
+		return 0, errShortRecord
+	}
+	if p[0] != walVersion {
+		return 0, fmt.Errorf("unknown wal record version %d", p[0])
+	}
+	return binary.LittleEndian.Uint64(p[1:]), nil
+}
+
+func decodeWALRecord(p []byte) (*walRecord, error) {
+	d := &walDecoder{b: p}
+	if v := d.u8(); d.err == nil && v != walVersion {
+		return nil, fmt.Errorf("unknown wal record version %d", v)
+	}
+	rec := &walRecord{lsn: d.u64()}
+	if n := int(d.u32()); n > 0 {
+		rec.catalog = d.take(n)
+	}
+	nseq := int(d.u32())
+	for i := 0; i < nseq && d.err == nil; i++ {
+		key := string(d.take(int(d.u16())))
+		last := int64(d.u64())
+		called := d.u8() != 0
+		rec.seqs = append(rec.seqs, seqEntry{key: key, last: last, called: called})
+	}
+	ntab := int(d.u32())
+	for i := 0; i < ntab && d.err == nil; i++ {
+		op := walTableOp{id: d.u64()}
+		op.truncate = d.u8()&1 != 0
+		if n := int(d.u32()); n > 0 {
+			raw := d.take(n)
+			if d.err != nil {
+				break
+			}
+			bm := roaring64.New()
+			if err := bm.UnmarshalBinary(raw); err != nil {
+				return nil, fmt.Errorf("deleted row IDs: %w", err)
+			}
+			op.deletes = bm
+		}
+		ngroups := int(d.u32())
+		for g := 0; g < ngroups && d.err == nil; g++ {
+			ncols := int(d.u32())
+			if ncols > len(d.b)/4 {
+				d.err = errShortRecord
+				break
+			}
+			ids := make([]int, ncols)
+			for j := range ids {
+				ids[j] = int(d.u32())
+			}
+			stream := d.take(int(d.u32()))
+			if d.err != nil {
+				break
+			}
+			batches, err := decodeBatchesIPC(stream, ids)
+			if err != nil {
+				return nil, fmt.Errorf("inserted rows of table %d: %w", op.id, err)
+			}
+			op.inserts = append(op.inserts, batches...)
+		}
+		rec.tables = append(rec.tables, op)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return rec, nil
+}
+
+func decodeBatchesIPC(stream []byte, ids []int) (out []*tailBatch, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("corrupt arrow ipc stream: %v", r)
+		}
+	}()
+	r, err := ipc.NewReader(bytes.NewReader(stream), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	if r.Schema().NumFields() != len(ids)+1 {
+		return nil, fmt.Errorf("ipc stream has %d columns, want %d", r.Schema().NumFields(), len(ids)+1)
+	}
+	for r.Next() {
+		rec := r.Record()
+		n := int(rec.NumRows())
+		cols := make([]arrow.Array, len(ids))
+		for i := range ids {
+			cols[i] = rec.Column(i)
+			cols[i].Retain()
+		}
+		rid, ok := rec.Column(len(ids)).(*array.Int64)
+		if !ok {
+			return nil, fmt.Errorf("ipc stream row ID column has type %s", rec.Column(len(ids)).DataType())
+		}
+		rid.Retain()
+		out = append(out, &tailBatch{colIDs: slices.Clone(ids), cols: cols, rowIDs: rid, n: n})
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,373 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"sort"
+	"sync"
+
+	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgproto3/v2"
+)
+
+// flushThreshold is how much output a connection buffers before writing it
+// out in the middle of a result; everything is flushed at ReadyForQuery
+// and Flush.
+const flushThreshold = 64 << 10
+
+// conn is one client connection. Everything but cancelFn belongs to the
+// connection's goroutine.
+type conn struct {
+	srv *Server
+	nc  net.Conn
+	log *slog.Logger
+	cr  *limitReader
+	be  *pgproto3.Backend
+
+	out  []byte // encoded messages not yet written
+	werr error  // the first write error; the connection is dead
+
+	sess        *exec.Session
+	pid, secret uint32 // the cancel key, set by Server.track
+
+	stmts   map[string]*statement
+	portals map[string]*portal
+	// ignoreTillSync is set by an error in an extended-protocol message:
+	// everything up to the next Sync is discarded.
+	ignoreTillSync bool
+	// closing is set by a FATAL error: the connection ends after sending it.
+	closing bool
+
+	mu       sync.Mutex
+	cancelFn context.CancelFunc // the running statement's; nil when idle
+}
+
+func (s *Server) newConn(nc net.Conn) *conn {
+	c := &conn{
+		srv:     s,
+		nc:      nc,
+		log:     s.logger().With("remote", nc.RemoteAddr().String()),
+		stmts:   make(map[string]*statement),
+		portals: make(map[string]*portal),
+	}
+	c.cr = &limitReader{cr: pgproto3.NewChunkReader(nc), max: s.maxMessageSize()}
+	c.be = pgproto3.NewBackend(c.cr, nc)
+	return c
+}
+
+// serve runs the connection to its end. It never lets a panic escape: the
+// panic is logged, the client gets FATAL XX000 and only this connection
+// closes.
+func (c *conn) serve() {
+	defer c.srv.untrack(c)
+	defer c.nc.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("panic serving connection", "panic", r, "stack", string(debug.Stack()))
+			if c.srv.panicHook != nil {
+				c.srv.panicHook(r)
+			}
+			c.out = c.out[:0]
+			c.fatal(pgerr.New(pgerrcode.InternalError, "internal error: %v", r))
+		}
+		c.closeSession()
+	}()
+	if !c.startup() {
+		return
+	}
+	c.log.Debug("session started", "pid", c.pid)
+	c.loop()
+}
+
+// loop reads and answers messages until the client leaves, the protocol is
+// violated or the server shuts down.
+func (c *conn) loop() {
+	for {
+		if c.srv.closing.Load() {
+			c.fatal(adminShutdown())
+			return
+		}
+		msg, err := c.be.Receive()
+		if err != nil {
+			c.receiveFailed(err)
+			return
+		}
+		if c.ignoreTillSync {
+			switch msg.(type) {
+			case *pgproto3.Sync, *pgproto3.Terminate:
+			default:
+				continue
+			}
+		}
+		switch m := msg.(type) {
+		case *pgproto3.Query:
+			c.simpleQuery(m.String)
+		case *pgproto3.Parse:
+			c.extended(c.parse(m))
+		case *pgproto3.Bind:
+			c.extended(c.bind(m))
+		case *pgproto3.Describe:
+			c.extended(c.describe(m))
+		case *pgproto3.Execute:
+			c.extended(c.execute(m))
+		case *pgproto3.Close:
+			c.extended(c.close(m))
+		case *pgproto3.Sync:
+			c.ignoreTillSync = false
+			c.endOfTransactionPortals()
+			c.readyForQuery()
+		case *pgproto3.Flush:
+			c.flush()
+		case *pgproto3.Terminate:
+			return
+		case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
+			// Outside COPY these are ignored, as PostgreSQL does.
+		case *pgproto3.FunctionCall:
+			c.sendError(pgerr.NotSupported("the function call protocol message"))
+			c.readyForQuery()
+		default:
+			c.fatal(pgerr.New(pgerrcode.ProtocolViolation, "unexpected message type %T", msg))
+			return
+		}
+		if c.werr != nil {
+			c.log.Debug("connection lost", "err", c.werr)
+			return
+		}
+		if c.closing {
+			c.flush()
+			return
+		}
+	}
+}
+
+// extended finishes an extended-protocol message: an error is reported and
+// the rest up to Sync is skipped.
+func (c *conn) extended(err error) {
+	if err != nil {
+		c.sendError(err)
+		c.ignoreTillSync = true
+	}
+}
+
+// receiveFailed ends the connection after a failed read: silently when the
+// client went away, with FATAL 57P01 on shutdown, FATAL 08P01 for a
+// malformed or oversized message.
+func (c *conn) receiveFailed(err error) {
+	switch {
+	case c.srv.closing.Load():
+		c.fatal(adminShutdown())
+	case isNetError(err):
+		c.log.Debug("connection closed", "err", err)
+	default:
+		c.log.Warn("protocol violation", "err", err)
+		var tl *tooLargeError
+		var pe *pgerr.Error
+		if errors.As(err, &pe) {
+			c.fatal(pe)
+			return
+		}
+		if errors.As(err, &tl) {
+			c.fatal(pgerr.New(pgerrcode.ProtocolViolation, "invalid message length %d: the limit is %d bytes", tl.n, tl.max))
+			return
+		}
+		c.fatal(pgerr.New(pgerrcode.ProtocolViolation, "invalid frontend message: %s", err.Error()))
+	}
+}
+
+func isNetError(err error) bool {
+	var ne net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne)
+}
+
+func adminShutdown() error {
+	return pgerr.New(pgerrcode.AdminShutdown, "terminating connection due to administrator command")
+}
+
+// closeSession releases the session and its portals; it runs once, when
+// the connection ends for whatever reason.
+func (c *conn) closeSession() {
+	if c.sess == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("panic closing session", "panic", r, "stack", string(debug.Stack()))
+			if c.srv.panicHook != nil {
+				c.srv.panicHook(r)
+			}
+		}
+	}()
+	sess := c.sess
+	c.sess = nil
+	for name, p := range c.portals {
+		if p.p != nil {
+			sess.ClosePortal(p.p)
+		}
+		delete(c.portals, name)
+	}
+	sess.Close()
+}
+
+// statementContext returns the context a statement runs under: cancelled
+// by a CancelRequest for this connection or by a forced Shutdown. done
+// must be called when the statement ends.
+func (c *conn) statementContext() (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancel(c.srv.baseCtx)
+	c.mu.Lock()
+	c.cancelFn = cancel
+	c.mu.Unlock()
+	return ctx, func() {
+		c.mu.Lock()
+		c.cancelFn = nil
+		c.mu.Unlock()
+		cancel()
+	}
+}
+
+// cancelRunning cancels the running statement, if any; it may be called
+// from any goroutine.
+func (c *conn) cancelRunning() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cancelFn != nil {
+		c.cancelFn()
+	}
+}
+
+// send buffers msg; output is written at flushThreshold, Flush and
+// ReadyForQuery.
+func (c *conn) send(msg pgproto3.BackendMessage) {
+	if c.werr != nil {
+		return
+	}
+	out, err := msg.Encode(c.out)
+	if err != nil {
+		// Only a message over pgproto3's 1 GiB limit fails to encode.
+		c.log.Error("encoding message", "type", fmt.Sprintf("%T", msg), "err", err)
+		c.werr = err
+		return
+	}
+	c.out = out
+	if len(c.out) >= flushThreshold {
+		c.flush()
+	}
+}
+
+// flush writes the buffered output; it returns (and keeps) the first write
+// error.
+func (c *conn) flush() error {
+	if c.werr != nil {
+		return c.werr
+	}
+	if len(c.out) == 0 {
+		return nil
+	}
+	_, err := c.nc.Write(c.out)
+	if cap(c.out) > 4*flushThreshold {
+		c.out = nil // don't pin a huge buffer for the connection's life
+	} else {
+		c.out = c.out[:0]
+	}
+	if err != nil {
+		c.werr = err
+	}
+	return err
+}
+
+// sendError reports err to the client as an ErrorResponse.
+func (c *conn) sendError(err error) {
+	resp := errorResponse(err, false)
+	c.logError(err, resp)
+	if resp.Severity == "FATAL" || resp.Severity == "PANIC" {
+		c.closing = true
+	}
+	c.send(resp)
+}
+
+// fatal reports err with severity FATAL and flushes; the caller then ends
+// the connection.
+func (c *conn) fatal(err error) {
+	resp := errorResponse(err, true)
+	c.logError(err, resp)
+	c.send(resp)
+	c.flush()
+}
+
+func (c *conn) logError(err error, resp *pgproto3.ErrorResponse) {
+	if resp.Code == pgerrcode.InternalError {
+		c.log.Error("internal error", "err", err, "pid", c.pid)
+	} else {
+		c.log.Debug("statement error", "code", resp.Code, "err", resp.Message, "pid", c.pid)
+	}
+}
+
+// sendNotices sends the notices the session raised since the last call.
+func (c *conn) sendNotices() {
+	if c.sess == nil {
+		return
+	}
+	for _, n := range c.sess.TakeNotices() {
+		sev := n.Severity
+		if sev == "" {
+			sev = "NOTICE"
+		}
+		code := n.Code
+		if code == "" {
+			code = pgerrcode.SuccessfulCompletion
+		}
+		c.send(&pgproto3.NoticeResponse{Severity: sev, SeverityUnlocalized: sev, Code: code, Message: n.Message})
+	}
+}
+
+// sendParameters sends params as ParameterStatus messages, sorted by name.
+func (c *conn) sendParameters(params map[string]string) {
+	names := make([]string, 0, len(params))
+	for k := range params {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		c.send(&pgproto3.ParameterStatus{Name: k, Value: params[k]})
+	}
+}
+
+// readyForQuery ends a query cycle: pending notices, the parameters a
+// statement changed (as PostgreSQL, just before ReadyForQuery), then
+// ReadyForQuery with the transaction status, and a flush.
+func (c *conn) readyForQuery() {
+	c.sendNotices()
+	c.sendParameters(c.sess.TakeChangedParameters())
+	c.send(&pgproto3.ReadyForQuery{TxStatus: byte(c.sess.TxStatus())})
+	c.flush()
+}
+
+// limitReader is the pgproto3.ChunkReader under the Backend: it refuses a
+// message longer than max before anything is allocated for it.
+type limitReader struct {
+	cr  pgproto3.ChunkReader
+	max int
+}
+
+// Next implements pgproto3.ChunkReader. pgproto3 asks for the 5-byte header
+// and then for the body, whose length excludes the 4 bytes of the length
+// word itself.
+func (r *limitReader) Next(n int) ([]byte, error) {
+	if n < 0 || n > r.max-4 {
+		return nil, &tooLargeError{n: n + 4, max: r.max}
+	}
+	return r.cr.Next(n)
+}
+
+type tooLargeError struct{ n, max int }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", e.n, e.max)
+}

@@ -1,0 +1,310 @@
+package wire
+
+import (
+	"unicode/utf8"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgproto3/v2"
+)
+
+// statement is a prepared statement of the extended protocol.
+type statement struct {
+	name string
+	st   *exec.Statement // nil for an empty query
+}
+
+// portal is a bound statement of the extended protocol.
+type portal struct {
+	name    string
+	p       *exec.Portal // nil for an empty query
+	cols    []exec.Column
+	formats []int16 // one result format per column; nil: all text
+}
+
+// parse handles Parse: the statement is prepared now and kept under its
+// name (the unnamed one is replaced).
+func (c *conn) parse(m *pgproto3.Parse) error {
+	if m.Name == "" {
+		delete(c.stmts, "")
+	} else if _, ok := c.stmts[m.Name]; ok {
+		return pgerr.New(pgerrcode.DuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
+	}
+	paramTypes := make([]types.T, len(m.ParameterOIDs))
+	for i, oid := range m.ParameterOIDs {
+		if oid == 0 {
+			paramTypes[i] = types.UnknownT
+			continue
+		}
+		t, ok := types.ByOID(oid)
+		if !ok {
+			return pgerr.NotSupported("parameter $%d of type OID %d", i+1, oid)
+		}
+		paramTypes[i] = t
+	}
+	stmts, err := c.sess.Prepare(m.Query, paramTypes)
+	if err != nil {
+		return err
+	}
+	if len(stmts) > 1 {
+		return pgerr.New(pgerrcode.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	s := &statement{name: m.Name}
+	if len(stmts) == 1 {
+		s.st = stmts[0]
+	}
+	c.stmts[m.Name] = s
+	c.send(&pgproto3.ParseComplete{})
+	return nil
+}
+
+// bind handles Bind: parameters are decoded with the statement's parameter
+// types in the formats the client chose, and the portal keeps the result
+// formats for Describe and Execute.
+func (c *conn) bind(m *pgproto3.Bind) error {
+	s, ok := c.stmts[m.PreparedStatement]
+	if !ok {
+		return noStatement(m.PreparedStatement)
+	}
+	if m.DestinationPortal == "" {
+		c.closePortal("")
+	} else if _, ok := c.portals[m.DestinationPortal]; ok {
+		return pgerr.New(pgerrcode.DuplicateCursor, "portal %q already exists", m.DestinationPortal)
+	}
+	var paramTypes []types.T
+	if s.st != nil {
+		paramTypes = s.st.ParamTypes
+	}
+	params, err := decodeParams(m, s.name, paramTypes)
+	if err != nil {
+		return err
+	}
+	pt := &portal{name: m.DestinationPortal}
+	if s.st != nil {
+		p, err := c.sess.Bind(s.st, params)
+		if err != nil {
+			return err
+		}
+		pt.p = p
+		pt.cols = p.Columns()
+		pt.formats, err = resultFormats(m.ResultFormatCodes, len(pt.cols))
+		if err != nil {
+			c.sess.ClosePortal(p)
+			return err
+		}
+	}
+	c.portals[pt.name] = pt
+	c.send(&pgproto3.BindComplete{})
+	return nil
+}
+
+// decodeParams turns Bind's parameter values into datums.
+func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T) ([]any, error) {
+	if len(m.Parameters) != len(paramTypes) {
+		return nil, pgerr.New(pgerrcode.ProtocolViolation,
+			"bind message supplies %d parameters, but prepared statement %q requires %d",
+			len(m.Parameters), stmtName, len(paramTypes))
+	}
+	formats, err := expandFormats(m.ParameterFormatCodes, len(m.Parameters), "parameter formats", "parameters")
+	if err != nil {
+		return nil, err
+	}
+	params := make([]any, len(m.Parameters))
+	for i, raw := range m.Parameters {
+		if raw == nil {
+			continue // NULL
+		}
+		var f int16
+		if formats != nil {
+			f = formats[i]
+		}
+		v, err := decodeParam(raw, f, paramTypes[i])
+		if err != nil {
+			return nil, paramError(err, i, f)
+		}
+		params[i] = v
+	}
+	return params, nil
+}
+
+// paramError gives a codec error that carries no SQLSTATE the one
+// PostgreSQL uses for bad bind parameters.
+func paramError(err error, i int, format int16) error {
+	if pgerr.Code(err) != pgerrcode.InternalError {
+		return err
+	}
+	if format == pgproto3.BinaryFormat {
+		return pgerr.New(pgerrcode.InvalidBinaryRepresentation,
+			"incorrect binary data format in bind parameter %d", i+1).WithDetail("%s", err.Error())
+	}
+	return pgerr.New(pgerrcode.InvalidTextRepresentation, "invalid input in bind parameter %d: %s", i+1, err.Error())
+}
+
+// resultFormats checks Bind's result format codes against the portal's
+// column count and returns one code per column (nil: all text).
+func resultFormats(codes []int16, ncols int) ([]int16, error) {
+	return expandFormats(codes, ncols, "result formats", "columns")
+}
+
+// expandFormats applies the protocol's rule for format codes: none means
+// all text, one applies to all, otherwise one each. It returns nil for all
+// text.
+func expandFormats(codes []int16, n int, what, of string) ([]int16, error) {
+	for _, f := range codes {
+		if f != pgproto3.TextFormat && f != pgproto3.BinaryFormat {
+			return nil, pgerr.New(pgerrcode.InvalidParameterValue, "unsupported format code: %d", f)
+		}
+	}
+	switch {
+	case len(codes) == 0:
+		return nil, nil
+	case len(codes) == 1:
+		if codes[0] == pgproto3.TextFormat {
+			return nil, nil
+		}
+		out := make([]int16, n)
+		for i := range out {
+			out[i] = codes[0]
+		}
+		return out, nil
+	case len(codes) == n:
+		return append([]int16(nil), codes...), nil
+	}
+	if of == "columns" {
+		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message has %d result formats but query has %d columns", len(codes), n)
+	}
+	return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message has %d %s but %d %s", len(codes), what, n, of)
+}
+
+// decodeParam decodes one non-NULL parameter value.
+func decodeParam(raw []byte, format int16, t types.T) (any, error) {
+	if format == pgproto3.BinaryFormat {
+		return decodeBinary(raw, t)
+	}
+	if !utf8.Valid(raw) {
+		return nil, pgerr.New(pgerrcode.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+	}
+	return parseText(string(raw), t)
+}
+
+// describe handles Describe of a statement (ParameterDescription, then
+// RowDescription in text format or NoData) or of a portal (RowDescription
+// in the portal's formats or NoData).
+func (c *conn) describe(m *pgproto3.Describe) error {
+	switch m.ObjectType {
+	case 'S':
+		s, ok := c.stmts[m.Name]
+		if !ok {
+			return noStatement(m.Name)
+		}
+		var pd pgproto3.ParameterDescription
+		var cols []exec.Column
+		if s.st != nil {
+			pd.ParameterOIDs = make([]uint32, len(s.st.ParamTypes))
+			for i, t := range s.st.ParamTypes {
+				pd.ParameterOIDs[i] = t.OID()
+			}
+			cols = s.st.Columns
+		}
+		c.send(&pd)
+		c.sendColumns(cols, nil)
+	case 'P':
+		p, ok := c.portals[m.Name]
+		if !ok {
+			return noPortal(m.Name)
+		}
+		c.sendColumns(p.cols, p.formats)
+	default:
+		return pgerr.New(pgerrcode.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType)
+	}
+	return nil
+}
+
+// sendColumns sends RowDescription, or NoData when cols is nil.
+func (c *conn) sendColumns(cols []exec.Column, formats []int16) {
+	if cols == nil {
+		c.send(&pgproto3.NoData{})
+		return
+	}
+	c.send(rowDescription(cols, formats))
+}
+
+// execute handles Execute: up to MaxRows rows (0: all), then
+// PortalSuspended when rows remain or CommandComplete.
+func (c *conn) execute(m *pgproto3.Execute) error {
+	p, ok := c.portals[m.Portal]
+	if !ok {
+		return noPortal(m.Portal)
+	}
+	if p.p == nil {
+		c.send(&pgproto3.EmptyQueryResponse{})
+		return nil
+	}
+	ctx, done := c.statementContext()
+	tag, suspended, err := c.sess.Execute(ctx, p.p, int(m.MaxRows), func(rec arrow.Record) error {
+		return c.writeRecord(rec, p.cols, p.formats)
+	})
+	done()
+	c.sendNotices()
+	if err != nil {
+		return err
+	}
+	if suspended {
+		c.send(&pgproto3.PortalSuspended{})
+	} else {
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	}
+	return nil
+}
+
+// close handles Close of a statement or a portal; closing one that does
+// not exist is not an error.
+func (c *conn) close(m *pgproto3.Close) error {
+	switch m.ObjectType {
+	case 'S':
+		delete(c.stmts, m.Name)
+	case 'P':
+		c.closePortal(m.Name)
+	default:
+		return pgerr.New(pgerrcode.ProtocolViolation, "invalid CLOSE message subtype %d", m.ObjectType)
+	}
+	c.send(&pgproto3.CloseComplete{})
+	return nil
+}
+
+func (c *conn) closePortal(name string) {
+	p, ok := c.portals[name]
+	if !ok {
+		return
+	}
+	delete(c.portals, name)
+	if p.p != nil {
+		c.sess.ClosePortal(p.p)
+	}
+}
+
+// endOfTransactionPortals drops every portal once no transaction is open
+// (after Sync or a Query), as PostgreSQL drops portals at transaction end;
+// inside BEGIN ... COMMIT portals live on, for cursor-style fetches.
+func (c *conn) endOfTransactionPortals() {
+	if len(c.portals) == 0 || c.sess.TxStatus() != exec.TxIdle {
+		return
+	}
+	for name := range c.portals {
+		c.closePortal(name)
+	}
+}
+
+func noStatement(name string) error {
+	if name == "" {
+		return pgerr.New(pgerrcode.InvalidSQLStatementName, "unnamed prepared statement does not exist")
+	}
+	return pgerr.New(pgerrcode.InvalidSQLStatementName, "prepared statement %q does not exist", name)
+}
+
+func noPortal(name string) error {
+	return pgerr.New(pgerrcode.InvalidCursorName, "portal %q does not exist", name)
+}

@@ -1,0 +1,286 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgproto3/v2"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func pgCode(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
+}
+
+func TestExtendedParams(t *testing.T) {
+	ts := startServer(t)
+	c := ts.connect(t)
+
+	// Text in, text out; the parameter's type comes from the cast (OID 0).
+	res := c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{[]byte("42")}, nil, nil, nil).Read()
+	if res.Err != nil || len(res.Rows) != 1 || string(res.Rows[0][0]) != "42" {
+		t.Fatalf("text: %q %v", res.Rows, res.Err)
+	}
+	if res.CommandTag.String() != "SELECT 1" {
+		t.Errorf("tag %q", res.CommandTag)
+	}
+
+	// Binary in, binary out, with the parameter type given.
+	res = c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{{0, 0, 1, 0}}, []uint32{23}, []int16{1}, []int16{1}).Read()
+	if res.Err != nil || len(res.Rows) != 1 || string(res.Rows[0][0]) != "\x00\x00\x01\x00" {
+		t.Fatalf("binary: %q %v", res.Rows, res.Err)
+	}
+	if f := res.FieldDescriptions[0]; f.Format != 1 || f.DataTypeOID != 23 {
+		t.Errorf("binary field: %+v", f)
+	}
+
+	// NULL.
+	res = c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{nil}, nil, nil, nil).Read()
+	if res.Err != nil || len(res.Rows) != 1 || res.Rows[0][0] != nil {
+		t.Fatalf("NULL: %q %v", res.Rows, res.Err)
+	}
+
+	// Bad input.
+	res = c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{[]byte("abc")}, nil, nil, nil).Read()
+	if pgCode(res.Err) != "22P02" {
+		t.Errorf("bad text: %v", res.Err)
+	}
+	res = c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{{1, 2}}, []uint32{23}, []int16{1}, nil).Read()
+	if pgCode(res.Err) != "22P03" {
+		t.Errorf("bad binary: %v", res.Err)
+	}
+	res = c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{[]byte("1")}, nil, []int16{2}, nil).Read()
+	if pgCode(res.Err) != "22023" {
+		t.Errorf("bad format code: %v", res.Err)
+	}
+	res = c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{[]byte("1"), []byte("2")}, nil, nil, nil).Read()
+	if pgCode(res.Err) != "08P01" {
+		t.Errorf("too many parameters: %v", res.Err)
+	}
+	res = c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{[]byte("1")}, nil, nil, []int16{0, 1}).Read()
+	if pgCode(res.Err) != "08P01" {
+		t.Errorf("result formats: %v", res.Err)
+	}
+	res = c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{[]byte("1")}, []uint32{99999}, nil, nil).Read()
+	if pgCode(res.Err) != "0A000" {
+		t.Errorf("unknown parameter type: %v", res.Err)
+	}
+	res = c.ExecParams(testCtx(t), "SELECT 1; SELECT 2", nil, nil, nil, nil).Read()
+	if pgCode(res.Err) != "42601" {
+		t.Errorf("two statements: %v", res.Err)
+	}
+}
+
+func TestPrepareDescribe(t *testing.T) {
+	ts := startServer(t)
+	c := ts.connect(t)
+	sd, err := c.Prepare(testCtx(t), "s1", "SELECT $1::int", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sd.ParamOIDs) != 1 || sd.ParamOIDs[0] != 23 {
+		t.Errorf("ParamOIDs = %v", sd.ParamOIDs)
+	}
+	if len(sd.Fields) != 1 || sd.Fields[0].Name != "int4" || sd.Fields[0].DataTypeOID != 23 ||
+		sd.Fields[0].DataTypeSize != 4 || sd.Fields[0].TypeModifier != -1 || sd.Fields[0].Format != 0 {
+		t.Errorf("Fields = %+v", sd.Fields)
+	}
+	res := c.ExecPrepared(testCtx(t), "s1", [][]byte{[]byte("7")}, nil, nil).Read()
+	if res.Err != nil || string(res.Rows[0][0]) != "7" {
+		t.Errorf("execute s1: %q %v", res.Rows, res.Err)
+	}
+	if _, err := c.Prepare(testCtx(t), "s1", "SELECT 1", nil); pgCode(err) != "42P05" {
+		t.Errorf("duplicate name: %v", err)
+	}
+	// The unnamed statement is simply replaced.
+	for _, q := range []string{"SELECT 1", "SELECT 2"} {
+		if _, err := c.Prepare(testCtx(t), "", q, nil); err != nil {
+			t.Errorf("unnamed %s: %v", q, err)
+		}
+	}
+	if err := c.Deallocate(testCtx(t), "s1"); err != nil {
+		t.Errorf("Deallocate: %v", err)
+	}
+	if _, err := c.Prepare(testCtx(t), "s1", "SELECT 1", nil); err != nil {
+		t.Errorf("prepare after close: %v", err)
+	}
+
+	// A statement that returns no rows: NoData.
+	sd, err = c.Prepare(testCtx(t), "ddl", "CREATE TABLE d (a int)", nil)
+	if err != nil || len(sd.Fields) != 0 {
+		t.Errorf("DDL: %+v %v", sd, err)
+	}
+}
+
+// TestExtendedRaw drives the extended protocol message by message.
+func TestExtendedRaw(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+
+	rc.send(
+		&pgproto3.Parse{Name: "s", Query: "SELECT $1::int"},
+		&pgproto3.Describe{ObjectType: 'S', Name: "s"},
+		&pgproto3.Bind{PreparedStatement: "s", Parameters: [][]byte{[]byte("5")}},
+		&pgproto3.Describe{ObjectType: 'P'},
+		&pgproto3.Execute{},
+		&pgproto3.Close{ObjectType: 'P'},
+		&pgproto3.Close{ObjectType: 'S', Name: "s"},
+		&pgproto3.Close{ObjectType: 'S', Name: "never-existed"},
+		&pgproto3.Sync{},
+	)
+	expect(t, "parse/bind/execute", rc.readUntilReady(),
+		"ParseComplete", "ParameterDescription 23", "RowDescription int4:23",
+		"BindComplete", "RowDescription int4:23", "DataRow 5", "CommandComplete SELECT 1",
+		"CloseComplete", "CloseComplete", "CloseComplete", "ReadyForQuery I")
+
+	// Flush sends what is buffered without ending the cycle.
+	rc.send(&pgproto3.Parse{Query: "SELECT 1"}, &pgproto3.Flush{})
+	if s, err := rc.receive(); err != nil || s != "ParseComplete" {
+		t.Fatalf("after Flush: %q %v", s, err)
+	}
+	rc.send(&pgproto3.Sync{})
+	expect(t, "Sync after Flush", rc.readUntilReady(), "ReadyForQuery I")
+
+	// The empty query.
+	rc.send(
+		&pgproto3.Parse{Query: "-- nothing"},
+		&pgproto3.Describe{ObjectType: 'S'},
+		&pgproto3.Bind{},
+		&pgproto3.Describe{ObjectType: 'P'},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expect(t, "empty statement", rc.readUntilReady(),
+		"ParseComplete", "ParameterDescription ", "NoData", "BindComplete", "NoData",
+		"EmptyQueryResponse", "ReadyForQuery I")
+
+	// Result format codes show in Describe portal.
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT $1::int"},
+		&pgproto3.Bind{Parameters: [][]byte{{0, 0, 0, 9}}, ParameterFormatCodes: []int16{1}, ResultFormatCodes: []int16{1}},
+		&pgproto3.Describe{ObjectType: 'P'},
+		&pgproto3.Sync{},
+	)
+	for _, want := range []string{"ParseComplete", "BindComplete"} {
+		if s, err := rc.receive(); err != nil || s != want {
+			t.Fatalf("got %q %v, want %s", s, err, want)
+		}
+	}
+	rc.nc.SetReadDeadline(timeoutSoon())
+	msg, err := rc.fe.Receive()
+	if rd, ok := msg.(*pgproto3.RowDescription); err != nil || !ok || rd.Fields[0].Format != 1 {
+		t.Fatalf("Describe portal with binary results: %#v %v", msg, err)
+	}
+	expect(t, "end", rc.readUntilReady(), "ReadyForQuery I")
+}
+
+// TestSkipUntilSync checks that after an error everything up to Sync is
+// discarded, and the next cycle works.
+func TestSkipUntilSync(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+
+	rc.send(
+		&pgproto3.Bind{PreparedStatement: "missing"},
+		&pgproto3.Describe{ObjectType: 'P'},
+		&pgproto3.Execute{},
+		&pgproto3.Query{String: "SELECT 1"}, // ignored too
+		&pgproto3.Sync{},
+	)
+	expect(t, "bind to missing statement", rc.readUntilReady(), "ErrorResponse ERROR 26000", "ReadyForQuery I")
+
+	rc.send(
+		&pgproto3.Parse{Query: "SELEC 1"},
+		&pgproto3.Bind{},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expect(t, "syntax error", rc.readUntilReady(), "ErrorResponse ERROR 42601", "ReadyForQuery I")
+
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT 1"},
+		&pgproto3.Bind{},
+		&pgproto3.Execute{Portal: "nope"},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+		&pgproto3.Bind{},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expect(t, "missing portal", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "ErrorResponse ERROR 34000", "ReadyForQuery I")
+	expect(t, "next cycle", rc.readUntilReady(),
+		"BindComplete", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
+}
+
+// TestPortalSuspended checks Execute with a row limit: PortalSuspended,
+// then the next Execute continues where the last one stopped.
+func TestPortalSuspended(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE five (a int); INSERT INTO five VALUES (1), (2), (3), (4), (5)"})
+	expect(t, "setup", rc.readUntilReady(), "CommandComplete CREATE TABLE", "CommandComplete INSERT 0 5", "ReadyForQuery I")
+
+	rc.send(&pgproto3.Query{String: "BEGIN"})
+	expect(t, "BEGIN", rc.readUntilReady(), "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT a FROM five ORDER BY a"},
+		&pgproto3.Bind{DestinationPortal: "cur"},
+		&pgproto3.Execute{Portal: "cur", MaxRows: 2},
+		&pgproto3.Sync{},
+	)
+	expect(t, "first fetch", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "DataRow 1", "DataRow 2", "PortalSuspended", "ReadyForQuery T")
+	// Inside a transaction the portal survives Sync (pgjdbc's fetchSize).
+	rc.send(&pgproto3.Execute{Portal: "cur", MaxRows: 2}, &pgproto3.Sync{})
+	expect(t, "second fetch", rc.readUntilReady(), "DataRow 3", "DataRow 4", "PortalSuspended", "ReadyForQuery T")
+	rc.send(&pgproto3.Execute{Portal: "cur", MaxRows: 2}, &pgproto3.Sync{})
+	got := rc.readUntilReady()
+	if len(got) != 3 || got[0] != "DataRow 5" || got[1][:len("CommandComplete SELECT")] != "CommandComplete SELECT" {
+		t.Errorf("last fetch: %q", got)
+	}
+	rc.send(&pgproto3.Query{String: "COMMIT"})
+	expect(t, "COMMIT", rc.readUntilReady(), "CommandComplete COMMIT", "ReadyForQuery I")
+
+	// Outside a transaction portals end at Sync. (The Query above dropped
+	// the unnamed statement.)
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT a FROM five ORDER BY a"},
+		&pgproto3.Bind{DestinationPortal: "p"},
+		&pgproto3.Execute{Portal: "p", MaxRows: 1},
+		&pgproto3.Sync{},
+		&pgproto3.Execute{Portal: "p", MaxRows: 1},
+		&pgproto3.Sync{},
+	)
+	expect(t, "portal before Sync", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended", "ReadyForQuery I")
+	expect(t, "portal after Sync", rc.readUntilReady(), "ErrorResponse ERROR 34000", "ReadyForQuery I")
+
+	// A named portal may not be bound twice.
+	rc.send(
+		&pgproto3.Bind{DestinationPortal: "q"},
+		&pgproto3.Bind{DestinationPortal: "q"},
+		&pgproto3.Sync{},
+	)
+	expect(t, "duplicate portal", rc.readUntilReady(), "BindComplete", "ErrorResponse ERROR 42P03", "ReadyForQuery I")
+}
+
+// TestBinaryParamFormats checks one format code for all parameters.
+func TestBinaryParamFormats(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	four := make([]byte, 4)
+	binary.BigEndian.PutUint32(four, 1234)
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT $1::int", ParameterOIDs: []uint32{23}},
+		&pgproto3.Bind{ParameterFormatCodes: []int16{1}, Parameters: [][]byte{four}},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expect(t, "binary int4", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "DataRow 1234", "CommandComplete SELECT 1", "ReadyForQuery I")
+}

@@ -1,0 +1,80 @@
+package wire
+
+import (
+	"context"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/cairn-db/cairn/exec"
+	"github.com/jackc/pgproto3/v2"
+)
+
+// simpleQuery answers a Query message: every statement in the text in
+// turn, each with RowDescription (when it returns rows), DataRows in text
+// format and CommandComplete; the first error ends the message. Empty or
+// comment-only text gets EmptyQueryResponse. As in PostgreSQL, a Query
+// discards the unnamed prepared statement and portal.
+func (c *conn) simpleQuery(sql string) {
+	delete(c.stmts, "")
+	c.closePortal("")
+	ctx, done := c.statementContext()
+	err := c.runQuery(ctx, sql)
+	done()
+	if err != nil {
+		c.sendNotices()
+		c.sendError(err)
+	}
+	c.endOfTransactionPortals()
+	c.readyForQuery()
+}
+
+func (c *conn) runQuery(ctx context.Context, sql string) error {
+	stmts, err := c.sess.Prepare(sql, nil)
+	if err != nil {
+		return err
+	}
+	if len(stmts) == 0 {
+		c.send(&pgproto3.EmptyQueryResponse{})
+		return nil
+	}
+	for _, st := range stmts {
+		if err := c.runStatement(ctx, st); err != nil {
+			return err
+		}
+		if c.werr != nil {
+			return c.werr
+		}
+	}
+	return nil
+}
+
+// runStatement binds st without parameters and runs it to completion.
+// RowDescription goes out with the first batch (or before CommandComplete
+// when there are no rows), so an error the statement raises before
+// producing rows (an unknown table, an aborted transaction) comes alone,
+// as in PostgreSQL.
+func (c *conn) runStatement(ctx context.Context, st *exec.Statement) error {
+	p, err := c.sess.Bind(st, nil)
+	if err != nil {
+		return err
+	}
+	defer c.sess.ClosePortal(p)
+	cols := p.Columns()
+	described := cols == nil
+	describe := func() {
+		if !described {
+			c.send(rowDescription(cols, nil))
+			described = true
+		}
+	}
+	tag, _, err := c.sess.Execute(ctx, p, 0, func(rec arrow.Record) error {
+		describe()
+		return c.writeRecord(rec, cols, nil)
+	})
+	c.sendNotices()
+	if err != nil {
+		return err
+	}
+	describe()
+	c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	return nil
+}

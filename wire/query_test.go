@@ -1,0 +1,121 @@
+package wire
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgproto3/v2"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func TestSimpleQuery(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+
+	rc.send(&pgproto3.Query{String: "SELECT 1"})
+	expect(t, "SELECT 1", rc.readUntilReady(),
+		"RowDescription ?column?:23", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
+
+	rc.send(&pgproto3.Query{String: "SELECT 1; SELECT 2"})
+	expect(t, "two statements", rc.readUntilReady(),
+		"RowDescription ?column?:23", "DataRow 1", "CommandComplete SELECT 1",
+		"RowDescription ?column?:23", "DataRow 2", "CommandComplete SELECT 1",
+		"ReadyForQuery I")
+}
+
+// TestSimpleQueryErrorSkipsRest checks that an error ends the message: the
+// statements before it have run, the ones after it do not.
+func TestSimpleQueryErrorSkipsRest(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "SELECT 1; SELECT * FROM no_such_table; SELECT 3"})
+	expect(t, "error in the middle", rc.readUntilReady(),
+		"RowDescription ?column?:23", "DataRow 1", "CommandComplete SELECT 1",
+		"ErrorResponse ERROR 42P01", "ReadyForQuery I")
+
+	rc.send(&pgproto3.Query{String: "SELEC 1"})
+	expect(t, "syntax error", rc.readUntilReady(), "ErrorResponse ERROR 42601", "ReadyForQuery I")
+
+	// The connection is still usable.
+	rc.send(&pgproto3.Query{String: "SELECT 3"})
+	expect(t, "after errors", rc.readUntilReady(),
+		"RowDescription ?column?:23", "DataRow 3", "CommandComplete SELECT 1", "ReadyForQuery I")
+}
+
+func TestEmptyQuery(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	for _, q := range []string{"", "  ", "-- ping", ";", "/* nothing */"} {
+		rc.send(&pgproto3.Query{String: q})
+		expect(t, "query "+q, rc.readUntilReady(), "EmptyQueryResponse", "ReadyForQuery I")
+	}
+	c := ts.connect(t)
+	if err := c.Ping(testCtx(t)); err != nil { // pgx's Ping is "-- ping"
+		t.Errorf("Ping: %v", err)
+	}
+}
+
+func TestCreateInsertSelect(t *testing.T) {
+	ts := startServer(t)
+	c := ts.connect(t)
+	results, err := c.Exec(testCtx(t), `
+		CREATE TABLE notes (id int, body text);
+		INSERT INTO notes VALUES (1, 'one'), (2, NULL);
+		SELECT id, body FROM notes ORDER BY id`).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 3 {
+		t.Fatalf("got %d results", len(results))
+	}
+	for i, want := range []string{"CREATE TABLE", "INSERT 0 2", "SELECT 2"} {
+		if got := results[i].CommandTag.String(); got != want {
+			t.Errorf("result %d: tag %q, want %q", i, got, want)
+		}
+	}
+	sel := results[2]
+	if len(sel.FieldDescriptions) != 2 || sel.FieldDescriptions[0].Name != "id" ||
+		sel.FieldDescriptions[0].DataTypeOID != 23 || sel.FieldDescriptions[1].DataTypeOID != 25 {
+		t.Errorf("fields: %+v", sel.FieldDescriptions)
+	}
+	if f := sel.FieldDescriptions[0]; f.TableOID == 0 || f.TableAttributeNumber != 1 {
+		t.Errorf("id column: table OID %d, attnum %d; want the table's", f.TableOID, f.TableAttributeNumber)
+	}
+	if len(sel.Rows) != 2 || string(sel.Rows[0][0]) != "1" || string(sel.Rows[0][1]) != "one" ||
+		string(sel.Rows[1][0]) != "2" || sel.Rows[1][1] != nil {
+		t.Errorf("rows: %q", sel.Rows)
+	}
+
+	_, err = c.Exec(testCtx(t), "INSERT INTO missing VALUES (1)").ReadAll()
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "42P01" {
+		t.Errorf("insert into missing table: %v", err)
+	}
+}
+
+func TestNoticeAndParameterStatus(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE IF NOT EXISTS t (a int)"})
+	expect(t, "create", rc.readUntilReady(), "CommandComplete CREATE TABLE", "ReadyForQuery I")
+	rc.send(&pgproto3.Query{String: "CREATE TABLE IF NOT EXISTS t (a int)"})
+	expect(t, "create again", rc.readUntilReady(),
+		"NoticeResponse 42P07", "CommandComplete CREATE TABLE", "ReadyForQuery I")
+
+	rc.send(&pgproto3.Query{String: "SET application_name = 'agent'"})
+	expect(t, "SET", rc.readUntilReady(),
+		"CommandComplete SET", "ParameterStatus application_name=agent", "ReadyForQuery I")
+}
+
+func TestTransactionStatus(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "BEGIN"})
+	expect(t, "BEGIN", rc.readUntilReady(), "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.send(&pgproto3.Query{String: "SELECT * FROM no_such_table"})
+	expect(t, "error in transaction", rc.readUntilReady(), "ErrorResponse ERROR 42P01", "ReadyForQuery E")
+	rc.send(&pgproto3.Query{String: "SELECT 1"})
+	expect(t, "aborted transaction", rc.readUntilReady(), "ErrorResponse ERROR 25P02", "ReadyForQuery E")
+	rc.send(&pgproto3.Query{String: "ROLLBACK"})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "CommandComplete ROLLBACK", "ReadyForQuery I")
+}

@@ -1,0 +1,236 @@
+package wire
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/binary"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairn-db/cairn/exec"
+)
+
+// DefaultMaxMessageSize is the largest frontend message a Server accepts
+// when Server.MaxMessageSize is 0: PostgreSQL's own limit (1 GiB).
+const DefaultMaxMessageSize = 1 << 30
+
+// ErrServerClosed is returned by Serve after Shutdown.
+var ErrServerClosed = errors.New("wire: server closed")
+
+// Server serves the PostgreSQL v3 protocol, one goroutine per connection,
+// in the manner of net/http's Server: set the fields, then call Serve with
+// one or more listeners and Shutdown to stop. The fields must not change
+// once Serve has been called.
+type Server struct {
+	// Engine runs the SQL; each connection gets its own exec.Session.
+	Engine *exec.Engine
+	// Logger receives connection-level events; nil means slog.Default().
+	Logger *slog.Logger
+	// Auth authenticates clients after the startup message; nil trusts
+	// every client (AuthenticationOk at once).
+	Auth Authenticator
+	// MaxMessageSize bounds the length of one frontend message, header
+	// included; a longer one closes the connection with FATAL 08P01.
+	// 0 means DefaultMaxMessageSize.
+	MaxMessageSize int
+
+	initOnce sync.Once
+	baseCtx  context.Context // parent of every statement's context
+	abort    context.CancelFunc
+	nextPID  atomic.Uint32
+
+	closing   atomic.Bool // Shutdown was called; read without mu
+	mu        sync.Mutex
+	shutdown  bool
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	byPID     map[uint32]*conn
+	active    sync.WaitGroup // one per tracked connection
+
+	// panicHook, when set (by tests), is called with a recovered panic.
+	panicHook func(any)
+}
+
+func (s *Server) init() {
+	s.initOnce.Do(func() {
+		s.baseCtx, s.abort = context.WithCancel(context.Background())
+		s.listeners = make(map[net.Listener]struct{})
+		s.conns = make(map[*conn]struct{})
+		s.byPID = make(map[uint32]*conn)
+		s.nextPID.Store(1000 + randUint32()%(1<<20))
+	})
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
+
+func (s *Server) maxMessageSize() int {
+	if s.MaxMessageSize > 0 {
+		return s.MaxMessageSize
+	}
+	return DefaultMaxMessageSize
+}
+
+func (s *Server) shuttingDown() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shutdown
+}
+
+// Serve accepts connections on l and serves each in its own goroutine
+// until l fails or Shutdown is called; it then returns ErrServerClosed
+// (after Shutdown) or the accept error. Serve closes l when it returns. It
+// may be called for several listeners at once.
+func (s *Server) Serve(l net.Listener) error {
+	s.init()
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		l.Close()
+		return ErrServerClosed
+	}
+	s.listeners[l] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, l)
+		s.mu.Unlock()
+		l.Close()
+	}()
+
+	var backoff time.Duration
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if s.shuttingDown() {
+				return ErrServerClosed
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return err
+			}
+			// Out of file descriptors and the like: back off and retry,
+			// as net/http does.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.logger().Warn("accept failed; retrying", "err", err, "delay", backoff)
+			time.Sleep(backoff)
+			continue
+		}
+		backoff = 0
+		c := s.newConn(nc)
+		if !s.track(c) {
+			nc.Close()
+			continue
+		}
+		go c.serve()
+	}
+}
+
+// Shutdown stops the server gracefully: it closes the listeners, lets each
+// connection finish the message it is processing (a running statement runs
+// to its end and its results are sent), then ends every connection with
+// FATAL 57P01. When ctx expires first, running statements are cancelled
+// and the connections closed; Shutdown then waits for their goroutines
+// (and thus their sessions' Close) and returns ctx's error.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.init()
+	s.mu.Lock()
+	s.shutdown = true
+	s.closing.Store(true)
+	for l := range s.listeners {
+		l.Close()
+	}
+	for c := range s.conns {
+		// Wake a connection blocked reading the next message; one that is
+		// busy sees the deadline when it next reads, after its results.
+		c.nc.SetReadDeadline(time.Now())
+	}
+	s.mu.Unlock()
+
+	done := make(chan struct{})
+	go func() {
+		s.active.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	s.abort()
+	s.mu.Lock()
+	for c := range s.conns {
+		c.nc.Close()
+	}
+	s.mu.Unlock()
+	<-done
+	return ctx.Err()
+}
+
+// track registers a new connection and assigns its cancel key; it reports
+// false when the server is shutting down.
+func (s *Server) track(c *conn) bool {
+	s.init()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdown {
+		return false
+	}
+	for {
+		c.pid = s.nextPID.Add(1) & 0x7fffffff
+		if _, taken := s.byPID[c.pid]; !taken && c.pid != 0 {
+			break
+		}
+	}
+	c.secret = randUint32()
+	s.conns[c] = struct{}{}
+	s.byPID[c.pid] = c
+	s.active.Add(1)
+	return true
+}
+
+func (s *Server) untrack(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.conns[c]; !ok {
+		return
+	}
+	delete(s.conns, c)
+	delete(s.byPID, c.pid)
+	s.active.Done()
+}
+
+// cancel handles a CancelRequest: it cancels the statement running on the
+// connection with the given key, if any. A wrong key is ignored silently,
+// as PostgreSQL does.
+func (s *Server) cancel(pid, secret uint32) {
+	s.mu.Lock()
+	c := s.byPID[pid]
+	s.mu.Unlock()
+	if c == nil {
+		return
+	}
+	var a, b [4]byte
+	binary.BigEndian.PutUint32(a[:], c.secret)
+	binary.BigEndian.PutUint32(b[:], secret)
+	if subtle.ConstantTimeCompare(a[:], b[:]) != 1 {
+		return
+	}
+	c.cancelRunning()
+}
+
+func randUint32() uint32 {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return binary.BigEndian.Uint32(b[:])
+}

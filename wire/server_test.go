@@ -1,0 +1,252 @@
+package wire
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgproto3/v2"
+)
+
+// TestMalformedMessages checks that a malformed or oversized message ends
+// only its own connection, with FATAL 08P01.
+func TestMalformedMessages(t *testing.T) {
+	ts := startServer(t, func(s *Server) { s.MaxMessageSize = 1 << 20 })
+	other := ts.rawConnect(t)
+
+	oversized := []byte{'Q', 0, 0, 0, 0}
+	binary.BigEndian.PutUint32(oversized[1:], 2<<20)
+	for name, raw := range map[string][]byte{
+		"unknown type":     {'Z', 0, 0, 0, 4},
+		"negative length":  {'Q', 0, 0, 0, 2},
+		"huge length":      {'Q', 0xff, 0xff, 0xff, 0xf0},
+		"oversized":        oversized,
+		"bad bind":         {'B', 0, 0, 0, 6, 'x', 'y'},
+		"unterminated":     {'Q', 0, 0, 0, 7, 'a', 'b', 'c'},
+		"bad execute":      {'E', 0, 0, 0, 5, 0},
+		"password message": {'p', 0, 0, 0, 6, 'p', 0},
+	} {
+		rc := ts.rawConnect(t)
+		rc.write(raw)
+		expect(t, name, rc.readUntilClosed(), "ErrorResponse FATAL 08P01")
+	}
+
+	other.send(&pgproto3.Sync{})
+	expect(t, "other connection", other.readUntilReady(), "ReadyForQuery I")
+}
+
+func TestCancelRequest(t *testing.T) {
+	ts := startServer(t)
+	c := ts.connect(t)
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := c.Exec(context.Background(), "SELECT pg_sleep(30)").ReadAll()
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	if err := c.CancelRequest(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if pgCode(err) != "57014" {
+			t.Errorf("cancelled statement: %v, want 57014", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("statement not cancelled")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("cancel took %v", d)
+	}
+	if err := c.Ping(testCtx(t)); err != nil {
+		t.Errorf("connection after cancel: %v", err)
+	}
+}
+
+// TestCancelKey checks the cancel plumbing without the engine: only the
+// right pid and secret reach the running statement.
+func TestCancelKey(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.dial(t)
+	rc.send(&pgproto3.StartupMessage{
+		ProtocolVersion: pgproto3.ProtocolVersionNumber,
+		Parameters:      map[string]string{"user": "tester"},
+	})
+	var pid, secret uint32
+	for {
+		rc.nc.SetReadDeadline(timeoutSoon())
+		msg, err := rc.fe.Receive()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, ok := msg.(*pgproto3.BackendKeyData); ok {
+			pid, secret = k.ProcessID, k.SecretKey
+		}
+		if _, ok := msg.(*pgproto3.ReadyForQuery); ok {
+			break
+		}
+	}
+	c := ts.srv.byPIDForTest(pid)
+	if c == nil {
+		t.Fatalf("no connection with pid %d", pid)
+	}
+	cancelled := make(chan struct{}, 1)
+	c.mu.Lock()
+	c.cancelFn = func() { cancelled <- struct{}{} }
+	c.mu.Unlock()
+
+	sendCancel := func(pid, secret uint32) {
+		cc := ts.dial(t)
+		cc.send(&pgproto3.CancelRequest{ProcessID: pid, SecretKey: secret})
+		// The server closes a cancel connection without a word.
+		expect(t, "cancel connection", cc.readUntilClosed())
+	}
+	sendCancel(pid, secret+1)
+	sendCancel(pid+1, secret)
+	select {
+	case <-cancelled:
+		t.Fatal("cancelled with a wrong key")
+	default:
+	}
+	sendCancel(pid, secret)
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("not cancelled with the right key")
+	}
+	c.mu.Lock()
+	c.cancelFn = nil
+	c.mu.Unlock()
+}
+
+func (s *Server) byPIDForTest(pid uint32) *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byPID[pid]
+}
+
+func (s *Server) connCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestTerminateAndDrop(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Terminate{})
+	expect(t, "after Terminate", rc.readUntilClosed())
+	waitFor(t, "session closed after Terminate", func() bool { return ts.srv.connCount() == 0 })
+
+	rc = ts.rawConnect(t)
+	rc.send(&pgproto3.Parse{Query: "SELECT 1"}) // half a cycle, then gone
+	rc.nc.Close()
+	waitFor(t, "session closed after drop", func() bool { return ts.srv.connCount() == 0 })
+}
+
+// panicAuth is an Authenticator that panics for user "panic", to
+// exercise recovery.
+type panicAuth struct{}
+
+func (panicAuth) Authenticate(ex AuthExchange, user, database string) error {
+	if user == "panic" {
+		panic("boom")
+	}
+	return nil
+}
+
+func TestPanicClosesOnlyThatConnection(t *testing.T) {
+	panics := make(chan any, 10)
+	ts := startServer(t, func(s *Server) {
+		s.Auth = panicAuth{}
+		s.panicHook = func(r any) { panics <- r }
+	})
+	rc := ts.dial(t)
+	rc.send(&pgproto3.StartupMessage{
+		ProtocolVersion: pgproto3.ProtocolVersionNumber,
+		Parameters:      map[string]string{"user": "panic"},
+	})
+	expect(t, "panicking connection", rc.readUntilClosed(), "ErrorResponse FATAL XX000")
+	waitFor(t, "connection gone", func() bool { return ts.srv.connCount() == 0 })
+	if len(panics) != 1 {
+		t.Errorf("%d panics", len(panics))
+	}
+	// The server still serves.
+	ts.rawConnect(t)
+}
+
+// TestShutdownIdle checks that Shutdown ends idle connections with FATAL
+// 57P01 at once and makes Serve return ErrServerClosed.
+func TestShutdownIdle(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := ts.srv.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Shutdown took %v", d)
+	}
+	expect(t, "idle connection", rc.readUntilClosed(), "ErrorResponse FATAL 57P01")
+	if err := <-ts.served; !errors.Is(err, ErrServerClosed) {
+		t.Errorf("Serve returned %v", err)
+	}
+	if _, err := net.DialTimeout("tcp", ts.addr, time.Second); err == nil {
+		t.Error("listener still open")
+	}
+}
+
+// TestShutdownLetsStatementFinish checks that a running statement
+// completes and its results are delivered before the connection ends.
+func TestShutdownLetsStatementFinish(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "SELECT pg_sleep(1)"})
+	time.Sleep(200 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ts.srv.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := rc.readUntilClosed()
+	if n := len(got); n < 4 || !strings.HasPrefix(got[0], "RowDescription pg_sleep") ||
+		got[n-3] != "CommandComplete SELECT 1" || got[n-2] != "ReadyForQuery I" || got[n-1] != "ErrorResponse FATAL 57P01" {
+		t.Errorf("statement during shutdown: %q", got)
+	}
+}
+
+// TestShutdownDeadline checks that a statement still running when
+// Shutdown's context expires is cancelled.
+func TestShutdownDeadline(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "SELECT pg_sleep(30)"})
+	time.Sleep(200 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := ts.srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown: %v, want deadline exceeded", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Shutdown took %v", d)
+	}
+	rc.readUntilClosed()
+}
