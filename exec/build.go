@@ -14,7 +14,7 @@ import (
 
 // batchSize is the number of rows operators that build batches (Values,
 // Sort, Aggregate, Join) aim for.
-const batchSize = 8192
+var batchSize = 8192
 
 // Build turns a query plan into a tree of operators. Insert, Update,
 // Delete and Explain are not query operators and are refused. With
@@ -36,6 +36,8 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newScan(rt, n), nil
 	case *sql.Values:
 		return newValues(rt, n), nil
+	case *sql.SRF:
+		return buildSRF(rt, n)
 	case *sql.Filter:
 		in, err := Build(rt, n.Input)
 		if err != nil {

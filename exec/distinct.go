@@ -63,8 +63,8 @@ func (d *Distinct) Next(ctx context.Context) (arrow.Record, error) {
 	}
 }
 
-// rowKey appends the key of row i over the first ncols columns of rec.
-func rowKey(dst []byte, rec arrow.Record, i, ncols int, ts []types.T) []byte {
+// recordKey appends the key of row i over the first ncols columns of rec.
+func recordKey(dst []byte, rec arrow.Record, i, ncols int, ts []types.T) []byte {
 	for c := 0; c < ncols; c++ {
 		dst = appendColKey(dst, rec.Column(c), i, ts[c])
 	}
@@ -76,7 +76,7 @@ func rowKey(dst []byte, rec arrow.Record, i, ncols int, ts []types.T) []byte {
 func newRows(seen map[string]struct{}, rec arrow.Record, ncols int, ts []types.T, sel []int) []int {
 	var key []byte
 	for i := 0; i < int(rec.NumRows()); i++ {
-		key = rowKey(key[:0], rec, i, ncols, ts)
+		key = recordKey(key[:0], rec, i, ncols, ts)
 		if _, ok := seen[string(key)]; ok {
 			continue
 		}

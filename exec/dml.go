@@ -28,15 +28,6 @@ func newMaterialized(cols []sql.Col) *materialized {
 	return &materialized{schema: schemaOf(cols)}
 }
 
-// schemaOf builds the Arrow schema of plan columns.
-func schemaOf(cols []sql.Col) *arrow.Schema {
-	fields := make([]arrow.Field, len(cols))
-	for i, c := range cols {
-		fields[i] = arrow.Field{Name: c.Name, Type: c.T.Arrow(), Nullable: true}
-	}
-	return arrow.NewSchema(fields, nil)
-}
-
 func (m *materialized) Schema() *arrow.Schema { return m.schema }
 
 func (m *materialized) Next(context.Context) (arrow.Record, error) {

@@ -350,7 +350,7 @@ func noopCast(from, to types.T) bool {
 	if to.Mod >= 0 && to.Mod != from.Mod {
 		return false
 	}
-	if from.Family == types.Array {
+	if from.Family == types.ArrayFamily {
 		if from.Elem == nil || to.Elem == nil {
 			return false
 		}

@@ -59,7 +59,7 @@ func (ev *evaluator) evalArrayExpr(e *sql.ArrayExpr, b batch) (vec, error) {
 	if e.T.Elem != nil {
 		elemT = *e.T.Elem
 	}
-	nested := len(e.Elems) > 0 && e.Elems[0].Type().Family == types.Array
+	nested := len(e.Elems) > 0 && e.Elems[0].Type().Family == types.ArrayFamily
 	return ev.rowLoop(elems, e.T, b.n, func(row []any) (any, error) {
 		return buildArray(elemT, row, nested)
 	})

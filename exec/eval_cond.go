@@ -380,7 +380,7 @@ func (ev *evaluator) evalAnyAll(e *sql.AnyAll, b batch) (vec, error) {
 	}
 	defer arrv.release()
 	elemT := types.UnknownT
-	if at := e.Array.Type(); at.Family == types.Array && at.Elem != nil {
+	if at := e.Array.Type(); at.Family == types.ArrayFamily && at.Elem != nil {
 		elemT = *at.Elem
 	} else if at.Family == types.Vector {
 		elemT = types.Float4T

@@ -36,8 +36,18 @@ func castValue(fn *functions.Context, v any, from, to types.T, explicit bool) (a
 	return functions.Cast(fn, v, from, to, explicit)
 }
 
-// nextVal draws the next value of a sequence.
-func nextVal(db *storage.DB, schema, name string) (int64, error) { return db.NextVal(schema, name) }
+// nextVal draws the next value of a sequence: through the transaction
+// when there is one (a sequence it created counts inside it), else from
+// the database.
+func nextVal(rt *Runtime, schema, name string) (int64, error) {
+	if rt.Tx != nil {
+		return rt.Tx.NextVal(schema, name)
+	}
+	if rt.DB == nil {
+		return 0, internalErr("nextval without a database")
+	}
+	return rt.DB.NextVal(schema, name)
+}
 
 // scanTable opens a scan of a table's columns (plus the row ID).
 func scanTable(ctx context.Context, tx *storage.Tx, tableID uint64, cols []int, withRowID bool) (array.RecordReader, error) {

@@ -108,7 +108,7 @@ func (a *float64Appender) span(src, start, end int) {
 
 type nullAppender struct{ b array.Builder }
 
-func (a nullAppender) one(int, int)            { a.b.AppendNull() }
+func (a nullAppender) one(int, int)           { a.b.AppendNull() }
 func (a nullAppender) span(_, start, end int) { a.b.AppendNulls(end - start) }
 
 type listAppender struct {

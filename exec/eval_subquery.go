@@ -3,6 +3,9 @@ package exec
 import (
 	"errors"
 	"io"
+	"slices"
+
+	"github.com/apache/arrow/go/v17/arrow"
 
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/cairn-db/cairn/sql"
@@ -22,17 +25,25 @@ type subqueryResult struct {
 	values  []any
 	hasNull bool
 	set     *valueSet
+	// tuples are the rows of a multi-column IN subquery: keys holds those
+	// without NULLs, nullRows the others.
+	tuples *tupleSet
+}
+
+// tupleSet holds the rows of "(a, b) IN (SELECT x, y ...)".
+type tupleSet struct {
+	types    []types.T
+	keys     map[string]struct{}
+	nullRows [][]any
+	all      [][]any
 }
 
 func (ev *evaluator) evalNextVal(e *sql.NextVal, b batch) (vec, error) {
-	if ev.rt.DB == nil {
-		return vec{}, internalErr("nextval without a database")
-	}
 	bld := array.NewInt64Builder(ev.mem)
 	defer bld.Release()
 	bld.Reserve(b.n)
 	for i := 0; i < b.n; i++ {
-		v, err := nextVal(ev.rt.DB, e.Schema, e.Name)
+		v, err := nextVal(ev.rt, e.Schema, e.Name)
 		if err != nil {
 			return vec{}, err
 		}
@@ -85,6 +96,16 @@ func (ev *evaluator) runSubquery(e *sql.Subquery) (*subqueryResult, error) {
 		if len(cols) == 0 {
 			return nil, internalErr("subquery returns no columns")
 		}
+		if e.Kind == sql.InSubquery && len(cols) > 1 {
+			if res.tuples == nil {
+				res.tuples = &tupleSet{keys: map[string]struct{}{}}
+				for _, c := range cols {
+					res.tuples.types = append(res.tuples.types, c.T)
+				}
+			}
+			res.tuples.add(rec)
+			continue
+		}
 		col := rec.Column(0)
 		for i := 0; i < n; i++ {
 			var v any
@@ -104,15 +125,21 @@ func (ev *evaluator) runSubquery(e *sql.Subquery) (*subqueryResult, error) {
 		}
 	case sql.ArraySubquery:
 		elemT := colT
-		if e.T.Family == types.Array && e.T.Elem != nil {
+		if e.T.Family == types.ArrayFamily && e.T.Elem != nil {
 			elemT = *e.T.Elem
 		}
-		a, err := buildArray(elemT, vals, colT.Family == types.Array)
+		a, err := buildArray(elemT, vals, colT.Family == types.ArrayFamily)
 		if err != nil {
 			return nil, err
 		}
 		res.array = a
 	case sql.InSubquery:
+		if len(cols) > 1 {
+			if res.tuples == nil {
+				res.tuples = &tupleSet{}
+			}
+			break
+		}
 		res.values = vals
 		leftT := colT
 		if e.Left != nil {
@@ -158,12 +185,22 @@ func (ev *evaluator) evalSubquery(e *sql.Subquery, b batch) (vec, error) {
 		if e.Left == nil {
 			return vec{}, internalErr("IN subquery without a left operand")
 		}
+		var out vec
+		if res.tuples != nil {
+			if out, err = ev.inTuples(e.Left, res.tuples, b); err != nil {
+				return vec{}, err
+			}
+			if !e.Negate {
+				return out, nil
+			}
+			defer out.release()
+			return ev.mapTri(out, b.n, triNot), nil
+		}
 		left, err := ev.eval(e.Left, b)
 		if err != nil {
 			return vec{}, err
 		}
 		defer left.release()
-		var out vec
 		if res.set != nil {
 			out = ev.probeSet(left, res.set, b.n)
 		} else {
@@ -186,4 +223,102 @@ func (ev *evaluator) evalSubquery(e *sql.Subquery, b batch) (vec, error) {
 		return ev.mapTri(out, b.n, triNot), nil
 	}
 	return vec{}, internalErr("unknown subquery kind %d", e.Kind)
+}
+
+// add records the rows of rec.
+func (ts *tupleSet) add(rec arrow.Record) {
+	var key []byte
+	for i := 0; i < int(rec.NumRows()); i++ {
+		r := make([]any, len(ts.types))
+		null := false
+		key = key[:0]
+		for c := range r {
+			col := rec.Column(c)
+			if col.IsNull(i) {
+				null = true
+				continue
+			}
+			r[c] = valueAt(col, i, ts.types[c])
+			key = appendDatumKey(key, r[c], ts.types[c])
+		}
+		ts.all = append(ts.all, r)
+		if null {
+			ts.nullRows = append(ts.nullRows, r)
+		} else {
+			ts.keys[string(key)] = struct{}{}
+		}
+	}
+}
+
+// match compares a probe row with a subquery row: true when all fields
+// are equal, false when one differs, NULL otherwise.
+func (ts *tupleSet) match(p, r []any) tri {
+	res := triTrue
+	for c := range p {
+		if p[c] == nil || r[c] == nil {
+			res = triNull
+			continue
+		}
+		a := appendDatumKey(nil, p[c], ts.types[c])
+		b := appendDatumKey(nil, r[c], ts.types[c])
+		if string(a) != string(b) {
+			return triFalse
+		}
+	}
+	return res
+}
+
+// lookup is "p IN (rows)".
+func (ts *tupleSet) lookup(p []any) tri {
+	if len(ts.all) == 0 {
+		return triFalse
+	}
+	candidates := ts.all
+	if !slices.Contains(p, nil) {
+		var key []byte
+		for c, v := range p {
+			key = appendDatumKey(key, v, ts.types[c])
+		}
+		if _, ok := ts.keys[string(key)]; ok {
+			return triTrue
+		}
+		candidates = ts.nullRows
+	}
+	res := triFalse
+	for _, r := range candidates {
+		switch ts.match(p, r) {
+		case triTrue:
+			return triTrue
+		case triNull:
+			res = triNull
+		}
+	}
+	return res
+}
+
+// inTuples is "(a, b, ...) IN (SELECT x, y, ...)".
+func (ev *evaluator) inTuples(left sql.Expr, ts *tupleSet, b batch) (vec, error) {
+	var fields []sql.Expr
+	if r, ok := left.(*sql.RowExpr); ok {
+		fields = r.Args
+	} else {
+		fields = []sql.Expr{left}
+	}
+	if len(fields) != len(ts.types) && len(ts.all) > 0 {
+		return vec{}, pgerr.New(pgerrcode.SyntaxError, "subquery has too many columns")
+	}
+	vals, err := ev.evalArgs(fields, b)
+	if err != nil {
+		return vec{}, err
+	}
+	defer releaseVecs(vals)
+	out := make([]tri, b.n)
+	p := make([]any, len(vals))
+	for i := range out {
+		for c, v := range vals {
+			p[c] = v.at(i)
+		}
+		out[i] = ts.lookup(p)
+	}
+	return ev.triVec(out, vals), nil
 }

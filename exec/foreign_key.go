@@ -37,7 +37,7 @@ func positions(def *storage.TableDef, ids []int) []int {
 
 // rowKey encodes the given columns of a row; ok is false when one is NULL
 // (a NULL key never violates a foreign key).
-func rowKey(def *storage.TableDef, rec arrow.Record, row int, pos []int) (string, bool) {
+func fkRowKey(def *storage.TableDef, rec arrow.Record, row int, pos []int) (string, bool) {
 	var key []byte
 	for _, p := range pos {
 		if p < 0 {
@@ -65,7 +65,7 @@ func loadKeys(ctx context.Context, rt *Runtime, def *storage.TableDef, pos []int
 	for rr.Next() {
 		rec := rr.Record()
 		for r := 0; r < int(rec.NumRows()); r++ {
-			if k, ok := rowKey(def, rec, r, pos); ok {
+			if k, ok := fkRowKey(def, rec, r, pos); ok {
 				keys[k] = true
 			}
 		}
@@ -113,7 +113,7 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec arrow.Record
 	childPos := positions(f.child, f.fk.Columns)
 	parentPos := positions(f.parent, f.fk.RefColumns)
 	for r := 0; r < int(rec.NumRows()); r++ {
-		k, ok := rowKey(f.child, rec, r, childPos)
+		k, ok := fkRowKey(f.child, rec, r, childPos)
 		if !ok {
 			continue
 		}
@@ -127,7 +127,7 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec arrow.Record
 			f.keys = keys
 			if f.parent.ID == f.child.ID {
 				for rr := 0; rr < int(rec.NumRows()); rr++ {
-					if pk, ok := rowKey(f.child, rec, rr, parentPos); ok {
+					if pk, ok := fkRowKey(f.child, rec, rr, parentPos); ok {
 						f.keys[pk] = true
 					}
 				}
@@ -167,7 +167,7 @@ func (f *fkCheck) verifyParentDelete(ctx context.Context, rt *Runtime, rec arrow
 		f.keys = keys
 	}
 	for r := 0; r < int(rec.NumRows()); r++ {
-		if k, ok := rowKey(f.parent, rec, r, parentPos); ok && f.keys[k] {
+		if k, ok := fkRowKey(f.parent, rec, r, parentPos); ok && f.keys[k] {
 			return pgerr.New(pgerrcode.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", f.parent.Name, f.fk.Name, f.child.Name).
 				WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", colNames(f.parent, parentPos), keyText(f.parent, rec, r, parentPos), f.child.Name)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -410,7 +411,7 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		if x.All {
 			s.prepared = map[string]*Statement{}
 		} else if _, ok := s.prepared[x.Name]; !ok {
-			return "", false, pgerr.New(pgerrcode.UndefinedPstatement, "prepared statement \"%s\" does not exist", x.Name)
+			return "", false, pgerr.New(pgerrcode.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", x.Name)
 		} else {
 			delete(s.prepared, x.Name)
 		}
@@ -489,7 +490,7 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 			}
 			p.run.dmlTag = tag
 		}
-		tag, suspended, err := streamRows(ctx, p.run, maxRows, emit)
+		_, suspended, err := streamRows(ctx, p.run, maxRows, emit)
 		if err != nil || suspended {
 			return "", suspended, err
 		}
@@ -721,7 +722,7 @@ func (s *Session) runShow(x *sql.Show, emit func(arrow.Record) error) (string, b
 
 func (s *Session) runPrepare(x *sql.Prepare) error {
 	if _, ok := s.prepared[x.Name]; ok {
-		return pgerr.New(pgerrcode.DuplicatePstatement, "prepared statement \"%s\" already exists", x.Name)
+		return pgerr.New(pgerrcode.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", x.Name)
 	}
 	st := &Statement{SQL: x.Text, ParamTypes: x.ParamTypes, node: x.Stmt}
 	bound, params, err := s.bind(x.Stmt, x.ParamTypes)
@@ -737,7 +738,7 @@ func (s *Session) runPrepare(x *sql.Prepare) error {
 func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, emit func(arrow.Record) error) (string, bool, error) {
 	st, ok := s.prepared[x.Name]
 	if !ok {
-		return "", false, pgerr.New(pgerrcode.UndefinedPstatement, "prepared statement \"%s\" does not exist", x.Name)
+		return "", false, pgerr.New(pgerrcode.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", x.Name)
 	}
 	if len(x.Args) != len(st.ParamTypes) {
 		return "", false, pgerr.New(pgerrcode.SyntaxError, "wrong number of parameters for prepared statement \"%s\"", x.Name).
@@ -845,4 +846,17 @@ func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) ([]str
 	lines := AnalyzeLines(op, n.Input)
 	lines = append(lines, sprintf("Execution Time: %.3f ms", float64(time.Since(start).Microseconds())/1000))
 	return lines, nil
+}
+
+// emitText emits lines as rows of one text column (EXPLAIN, SHOW).
+func emitText(lines []string, emit func(arrow.Record) error) error {
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues(lines, nil)
+	col := b.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "text", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	rec := array.NewRecord(schema, []arrow.Array{col}, int64(len(lines)))
+	defer rec.Release()
+	return emit(rec)
 }

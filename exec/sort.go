@@ -26,7 +26,7 @@ const (
 func sortKindOf(t types.T) sortKind {
 	switch t.Family {
 	case types.Int2, types.Int4, types.Int8, types.Oid, types.Bool,
-		types.Date, types.Time, types.Timestamp, types.TimestampTZ:
+		types.DateFamily, types.Time, types.TimestampFamily, types.TimestampTZ:
 		return sortInt
 	case types.Float4, types.Float8:
 		return sortFloat

@@ -135,9 +135,9 @@ func (t *TopK) load(ctx context.Context) error {
 			if !t.heap.after(top, &e) {
 				continue
 			}
+			t.refs[bi]++ // before unref: top may live in this batch
 			t.unref(int(top.ref.Src))
 			*top = e
-			t.refs[bi]++
 			heap.Fix(&t.heap, 0)
 		}
 		if t.refs[bi] == 0 {

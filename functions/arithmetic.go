@@ -117,9 +117,10 @@ func mulOvf[T signed](x, y T) (T, bool) {
 	r := x * y
 	switch any(x).(type) {
 	case int64:
-		hi, lo := bits.Mul64(uint64(x), uint64(y))
-		hi -= uint64(x>>63) & uint64(y)
-		hi -= uint64(y>>63) & uint64(x)
+		x64, y64 := int64(x), int64(y)
+		hi, lo := bits.Mul64(uint64(x64), uint64(y64))
+		hi -= uint64(x64>>63) & uint64(y64)
+		hi -= uint64(y64>>63) & uint64(x64)
 		return r, hi != uint64(int64(lo)>>63)
 	}
 	return r, int64(x)*int64(y) != int64(r)

@@ -26,35 +26,10 @@ func init() {
 	Register(app("array_append"), pre("array_prepend"), cat("array_cat"), app("||"), pre("||"), cat("||"))
 }
 
-// inferElem guesses an element type from a datum, for arrays built from a
-// NULL array and a lone element (the executor still encodes by the
-// resolved result type).
-func inferElem(v any) types.T {
-	switch v.(type) {
-	case bool:
-		return types.BoolT
-	case int64:
-		return types.Int8T
-	case float64:
-		return types.Float8T
-	case []byte:
-		return types.ByteaT
-	case [16]byte:
-		return types.UUIDT
-	case types.Date:
-		return types.DateT
-	case types.TimeOfDay:
-		return types.TimeT
-	case types.Timestamp:
-		return types.TimestampT
-	case types.IntervalValue:
-		return types.IntervalT
-	}
-	if _, ok := v.(string); ok {
-		return types.TextT
-	}
-	return types.NumericT
-}
+// inferElem guesses an element type from a datum (types.TypeOfValue),
+// for arrays built from a NULL array and a lone element when the argument
+// types are unknown.
+func inferElem(v any) types.T { return types.TypeOfValue(v) }
 
 func errOneDim() error {
 	return pgerr.New(pgerrcode.DataException, "argument must be empty or one-dimensional array")

@@ -22,7 +22,7 @@ func init() {
 		start := 0
 		if len(args) > 2 {
 			if args[2] == nil {
-				return nil, pgerr.New(pgerrcode.NullValueNotAllowed, "initial position must not be null")
+				return nil, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "initial position must not be null")
 			}
 			start = int(args[2].(int64)) - 1
 			if start < 0 {

@@ -42,9 +42,9 @@ var castContexts = map[[2]types.Family]byte{
 	{types.JSONB, types.Int8}: 'e', {types.JSONB, types.Float4}: 'e', {types.JSONB, types.Float8}: 'e',
 	{types.JSONB, types.Numeric}: 'e',
 
-	{types.Date, types.Timestamp}: 'i', {types.Date, types.TimestampTZ}: 'i',
-	{types.Timestamp, types.TimestampTZ}: 'i', {types.Timestamp, types.Date}: 'a', {types.Timestamp, types.Time}: 'a',
-	{types.TimestampTZ, types.Timestamp}: 'a', {types.TimestampTZ, types.Date}: 'a', {types.TimestampTZ, types.Time}: 'a',
+	{types.DateFamily, types.TimestampFamily}: 'i', {types.DateFamily, types.TimestampTZ}: 'i',
+	{types.TimestampFamily, types.TimestampTZ}: 'i', {types.TimestampFamily, types.DateFamily}: 'a', {types.TimestampFamily, types.Time}: 'a',
+	{types.TimestampTZ, types.TimestampFamily}: 'a', {types.TimestampTZ, types.DateFamily}: 'a', {types.TimestampTZ, types.Time}: 'a',
 	{types.Time, types.Interval}: 'i', {types.Interval, types.Time}: 'a',
 
 	// pgvector: vector -> real[] implicit, number arrays -> vector in
@@ -74,19 +74,19 @@ func castContext(from, to types.T) byte {
 		}
 		return 0
 	}
-	if from.Family == types.Array && to.Family == types.Array {
+	if from.Family == types.ArrayFamily && to.Family == types.ArrayFamily {
 		if from.Elem.Family == types.Unknown || to.Elem.Family == types.Unknown {
 			return 'i'
 		}
 		return castContext(*from.Elem, *to.Elem)
 	}
-	if from.Family == types.Vector && to.Family == types.Array {
+	if from.Family == types.Vector && to.Family == types.ArrayFamily {
 		if to.Elem.Family == types.Float4 {
 			return 'i'
 		}
 		return 0
 	}
-	if from.Family == types.Array && to.Family == types.Vector {
+	if from.Family == types.ArrayFamily && to.Family == types.Vector {
 		switch from.Elem.Family {
 		case types.Int4, types.Float4, types.Float8, types.Numeric:
 			return 'a'
@@ -127,7 +127,7 @@ func Cast(ctx *Context, v any, from, to types.T, explicit bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return applyTypmod(out, to, explicit)
+	return types.ApplyTypmod(out, to, explicit)
 }
 
 // convert changes the representation; applyTypmod then enforces to's
@@ -141,8 +141,8 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 		}
 		return parseText(ctx, s, to)
 	}
-	if ff == types.Array || ff == types.Vector {
-		if tf == types.Array || tf == types.Vector {
+	if ff == types.ArrayFamily || ff == types.Vector {
+		if tf == types.ArrayFamily || tf == types.Vector {
 			return castArray(ctx, v, from, to, explicit)
 		}
 	}
@@ -182,26 +182,26 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 			return v, nil
 		}
 		return castFromJSONB(ctx, v.(string), to)
-	case types.Date:
+	case types.DateFamily:
 		d := int32(v.(types.Date))
 		switch tf {
-		case types.Timestamp:
+		case types.TimestampFamily:
 			return types.Timestamp(dateToWall(d)), nil
 		case types.TimestampTZ:
 			return types.Timestamp(wallToUTC(dateToWall(d), location(ctx))), nil
 		}
-	case types.Timestamp, types.TimestampTZ:
+	case types.TimestampFamily, types.TimestampTZ:
 		ts := int64(v.(types.Timestamp))
 		wall := ts
 		if ff == types.TimestampTZ {
 			wall = utcToWall(ts, location(ctx))
 		}
 		switch tf {
-		case types.Timestamp:
+		case types.TimestampFamily:
 			return types.Timestamp(wall), nil
 		case types.TimestampTZ:
 			return types.Timestamp(wallToUTC(ts, location(ctx))), nil
-		case types.Date:
+		case types.DateFamily:
 			return types.Date(wallToDate(wall)), nil
 		case types.Time:
 			if isInfTS(wall) {
@@ -224,14 +224,7 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 // parseText is a string type's input conversion to t (types.ParseText),
 // with the session time zone applied to timestamptz input.
 func parseText(ctx *Context, s string, t types.T) (any, error) {
-	base := t
-	base.Mod = -1
-	base.Domain = ""
-	v, err := types.ParseText(s, base)
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
+	return types.ParseTextTZ(s, baseType(t), location(ctx))
 }
 
 // toText is a value's text form as a cast to text gives it (bool is
@@ -385,11 +378,11 @@ func castArray(ctx *Context, v any, from, to types.T, explicit bool) (any, error
 		return v, nil
 	}
 	fe := types.Float4T
-	if from.Family == types.Array {
+	if from.Family == types.ArrayFamily {
 		fe = *from.Elem
 	}
 	te := types.Float4T
-	if to.Family == types.Array {
+	if to.Family == types.ArrayFamily {
 		te = *to.Elem
 	}
 	if to.Family == types.Vector {
@@ -398,7 +391,7 @@ func castArray(ctx *Context, v any, from, to types.T, explicit bool) (any, error
 		}
 		for _, e := range a.Elems {
 			if e == nil {
-				return nil, pgerr.New(pgerrcode.NullValueNotAllowed, "array must not contain nulls")
+				return nil, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "array must not contain nulls")
 			}
 		}
 	}
@@ -411,7 +404,7 @@ func castArray(ctx *Context, v any, from, to types.T, explicit bool) (any, error
 		if err != nil {
 			return nil, err
 		}
-		if c, err = applyTypmod(c, te, explicit); err != nil {
+		if c, err = types.ApplyTypmod(c, te, explicit); err != nil {
 			return nil, err
 		}
 		if to.Family == types.Vector {
@@ -426,59 +419,6 @@ func castArray(ctx *Context, v any, from, to types.T, explicit bool) (any, error
 	return out, nil
 }
 
-// applyTypmod enforces t's modifier on a value already of t's family:
-// varchar(n) and char(n) length (an explicit cast truncates, otherwise an
-// over-long value is 22001 unless only spaces are cut), char(n) padding,
-// numeric(p,s) rounding and 22003 overflow, vector(n) dimensions.
-func applyTypmod(v any, t types.T, explicit bool) (any, error) {
-	if v == nil {
-		return nil, nil
-	}
-	switch t.Family {
-	case types.Varchar, types.Char:
-		s := v.(string)
-		if t.Mod < 0 {
-			return s, nil
-		}
-		n := int(t.Mod)
-		if l := utf8.RuneCountInString(s); l > n {
-			cut := runePrefix(s, n)
-			if !explicit && strings.TrimRight(s[len(cut):], " ") != "" {
-				return nil, pgerr.New(pgerrcode.StringDataRightTruncation, "value too long for type %s", t.String())
-			}
-			s = cut
-		} else if t.Family == types.Char && l < n {
-			s += strings.Repeat(" ", n-l)
-		}
-		return s, nil
-	case types.Numeric:
-		if t.Mod < 0 {
-			return v, nil
-		}
-		return numericTypmod(v.(*apd.Decimal), int(t.Mod>>16), int(t.Mod&0xffff))
-	case types.Vector:
-		a, ok := v.(*types.Array)
-		if ok && t.Mod > 0 && len(a.Elems) != int(t.Mod) {
-			return nil, pgerr.New(pgerrcode.DataException, "expected %d dimensions, not %d", t.Mod, len(a.Elems))
-		}
-	case types.Array:
-		a, ok := v.(*types.Array)
-		if !ok || t.Elem.Mod < 0 {
-			return v, nil
-		}
-		out := &types.Array{Elem: a.Elem, Dims: a.Dims, Elems: make([]any, len(a.Elems))}
-		for i, e := range a.Elems {
-			c, err := applyTypmod(e, *t.Elem, explicit)
-			if err != nil {
-				return nil, err
-			}
-			out.Elems[i] = c
-		}
-		return out, nil
-	}
-	return v, nil
-}
-
 // runePrefix is the first n characters of s.
 func runePrefix(s string, n int) string {
 	i := 0
@@ -488,30 +428,4 @@ func runePrefix(s string, n int) string {
 		n--
 	}
 	return s[:i]
-}
-
-// numericTypmod rounds d to numeric(p,s).
-func numericTypmod(d *apd.Decimal, p, s int) (any, error) {
-	if d.Form != apd.Finite {
-		if d.Form == apd.Infinite {
-			return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "numeric field overflow").
-				WithDetail("A field with precision %d, scale %d cannot hold an infinite value.", p, s)
-		}
-		return d, nil
-	}
-	r := roundDec(d, int32(s))
-	intDigits := int(r.NumDigits()) + int(r.Exponent)
-	if r.IsZero() {
-		intDigits = 0
-	}
-	if intDigits > p-s {
-		maxDigits := p - s
-		if maxDigits > 0 {
-			return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "numeric field overflow").
-				WithDetail("A field with precision %d, scale %d must round to an absolute value less than 10^%d.", p, s, maxDigits)
-		}
-		return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "numeric field overflow").
-			WithDetail("A field with precision %d, scale %d must round to an absolute value less than 1.", p, s)
-	}
-	return r, nil
 }

@@ -87,12 +87,12 @@ func cmpOverload(op cmpOp, left, right types.T) *Overload {
 	}
 	ov.Eval = func(_ *Context, args []any) (any, error) {
 		t := elemT
-		if t.Family == types.Array && t.Elem.Family == types.Unknown {
+		if t.Family == types.ArrayFamily && t.Elem.Family == types.Unknown {
 			t = types.ArrayOf(types.TextT, 1)
 		}
 		return op.test(compareDatum(args[0], args[1], t)), nil
 	}
-	if left.Family == types.Array {
+	if left.Family == types.ArrayFamily {
 		// The element type is known only at call time.
 		ov.Eval = func(ctx *Context, args []any) (any, error) {
 			a, b := args[0].(*types.Array), args[1].(*types.Array)
@@ -114,9 +114,9 @@ func cmpKernelFor(op cmpOp, t types.T) func(*Context, []Arg, int) (arrow.Array, 
 	switch t.Family {
 	case types.Int2:
 		return cmpFixedKernel[int16](op)
-	case types.Int4, types.Date:
+	case types.Int4, types.DateFamily:
 		return cmpFixedKernel[int32](op)
-	case types.Int8, types.Time, types.Timestamp, types.TimestampTZ:
+	case types.Int8, types.Time, types.TimestampFamily, types.TimestampTZ:
 		return cmpFixedKernel[int64](op)
 	case types.Float4:
 		return cmpFloatKernel[float32](op)

@@ -175,7 +175,9 @@ func intervalAdd(a, b types.IntervalValue) (any, error) {
 // tsRound rounds to microsecond precision (PostgreSQL's TSROUND).
 func tsRound(x float64) float64 { return math.RoundToEven(x*1e6) / 1e6 }
 
-func fitsInt32(f float64) bool { return !math.IsNaN(f) && f >= math.MinInt32 && f < -float64(math.MinInt32) }
+func fitsInt32(f float64) bool {
+	return !math.IsNaN(f) && f >= math.MinInt32 && f < -float64(math.MinInt32)
+}
 
 // intervalMul is PostgreSQL's interval_mul: fractional months cascade
 // into days (30 per month) and fractional days into seconds.

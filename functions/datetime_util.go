@@ -27,9 +27,15 @@ const (
 	dateNegInf    = math.MinInt32
 )
 
-func isInfTS(ts int64) bool     { return ts == tsInfinity || ts == tsNegInfinity }
-func isInfDate(d int32) bool    { return d == dateInfinity || d == dateNegInf }
-func floorDiv(a, b int64) int64 { q := a / b; if (a%b != 0) && ((a < 0) != (b < 0)) { q-- }; return q }
+func isInfTS(ts int64) bool  { return ts == tsInfinity || ts == tsNegInfinity }
+func isInfDate(d int32) bool { return d == dateInfinity || d == dateNegInf }
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
 // location is the session time zone (UTC when unset).
@@ -152,14 +158,13 @@ func addIntervalTZ(ts int64, iv types.IntervalValue, loc *time.Location) (int64,
 	return ts, nil
 }
 
-// Timestamps must lie between 4714-11-24 BC and 294276 AD.
-const (
-	minTimestamp = int64(-211813488000000000)
-	maxTimestamp = int64(9224318016000000000)
-)
+// Timestamps must not lie before 4714-11-24 BC (PostgreSQL's upper limit,
+// 294277 AD, is beyond int64 µs since 1970; the largest value is
+// 'infinity' itself).
+const minTimestamp = int64(-211813488000000000 + 946684800000000)
 
 func checkTS(ts int64) error {
-	if ts < minTimestamp || ts >= maxTimestamp {
+	if ts < minTimestamp || ts == tsInfinity {
 		return pgerr.New(pgerrcode.DatetimeFieldOverflow, "timestamp out of range")
 	}
 	return nil
@@ -231,9 +236,5 @@ func tzOffsetAt(ts int64, loc *time.Location) int {
 // formatTimestampTZ prints a timestamptz in the session time zone as
 // PostgreSQL's ISO DateStyle does: 2024-01-02 03:04:05.123+00.
 func formatTimestampTZ(ts int64, loc *time.Location) string {
-	if isInfTS(ts) {
-		return types.FormatText(types.Timestamp(ts), types.TimestampT)
-	}
-	wall := utcToWall(ts, loc)
-	return types.FormatText(types.Timestamp(wall), types.TimestampT) + formatTZOffset(tzOffsetAt(ts, loc))
+	return types.FormatTextTZ(types.Timestamp(ts), types.TimestampTZT, loc)
 }

@@ -101,9 +101,84 @@ func truncDec(x *apd.Decimal, s int32) *apd.Decimal {
 	if prec < 1 {
 		prec = 1
 	}
-	// Truncating to more digits than wanted and then rounding half away
-	// from zero is exact: truncation keeps the deciding digit.
-	c := decCtx(uint32(prec + 2))
+	c := decCtx(uint32(prec))
+	c.Rounding = apd.RoundDown
+	if _, err := c.Quantize(d, x, -s); err != nil {
+		d.Set(x)
+	}
+	return normDec(d)
+}
+
+// decWeight returns PostgreSQL's base-10000 weight of the first non-zero
+// digit group of x and that group's value (both 0 for zero).
+func decWeight(x *apd.Decimal) (weight int, first int) {
+	if x.Form != apd.Finite || x.Coeff.Sign() == 0 {
+		return 0, 0
+	}
+	// p: decimal exponent of the most significant digit.
+	p := int(x.NumDigits()) - 1 + int(x.Exponent)
+	weight = p / 4
+	if p < 0 && p%4 != 0 {
+		weight--
+	}
+	digits := x.Coeff.String()
+	// The first group holds the digits at decimal positions p down to
+	// 4*weight.
+	n := p - 4*weight + 1
+	if n > len(digits) {
+		g, _ := strconv.Atoi(digits)
+		for i := len(digits); i < n; i++ {
+			g *= 10
+		}
+		return weight, g
+	}
+	g, _ := strconv.Atoi(digits[:n])
+	return weight, g
+}
+
+// divScale is PostgreSQL's select_div_scale: the display scale of x / y.
+func divScale(x, y *apd.Decimal) int32 {
+	w1, f1 := decWeight(x)
+	w2, f2 := decWeight(y)
+	qweight := w1 - w2
+	if f1 <= f2 {
+		qweight--
+	}
+	rscale := int32(numericMinSigDigits - qweight*4)
+	rscale = max(rscale, decScale(x), decScale(y), numericMinDisplayScale)
+	return min(rscale, numericMaxDisplayScale)
+}
+
+// quoDec divides x by y to scale s, rounding half away from zero.
+func quoDec(x, y *apd.Decimal, s int32) (*apd.Decimal, error) {
+	if y.Form == apd.Finite && y.IsZero() {
+		return nil, errDivByZero()
+	}
+	d := new(apd.Decimal)
+	if x.Form != apd.Finite || y.Form != apd.Finite {
+		switch {
+		case x.Form == apd.NaN || y.Form == apd.NaN:
+			d.Form = apd.NaN
+		case x.Form == apd.Infinite && y.Form == apd.Infinite:
+			d.Form = apd.NaN
+		case x.Form == apd.Infinite:
+			d.Set(x)
+			d.Negative = x.Negative != y.Negative
+		default: // finite / infinite
+			return newDec(0), nil
+		}
+		return d, nil
+	}
+	// Digits of the quotient's integer part (an over-estimate), plus s
+	// decimals and guard digits. Truncating to more digits than wanted
+	// and then rounding half away from zero is exact: truncation keeps
+	// the deciding digit.
+	intDigits := x.NumDigits() + int64(x.Exponent) - (y.NumDigits() + int64(y.Exponent)) + 2
+	prec := intDigits + int64(s) + 4
+	if prec < 4 {
+		prec = 4
+	}
+	c := decCtx(uint32(prec))
 	c.Rounding = apd.RoundDown
 	if _, err := c.Quo(d, x, y); err != nil {
 		return nil, numericOverflow()

@@ -337,7 +337,7 @@ func pathStrings(a *types.Array) ([]string, error) {
 	p := make([]string, len(a.Elems))
 	for i, e := range a.Elems {
 		if e == nil {
-			return nil, pgerr.New(pgerrcode.NullValueNotAllowed, "path element at position %d is null", i+1)
+			return nil, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "path element at position %d is null", i+1)
 		}
 		p[i] = e.(string)
 	}

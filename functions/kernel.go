@@ -181,7 +181,6 @@ func floatHasNaN[T float](v []T) bool {
 	return false
 }
 
-
 // wrapKernel completes a kernel k of ov: a strict call with a NULL
 // constant is all NULL, and a call with only constants evaluates once and
 // repeats the value, so k itself always sees at least one column.
@@ -225,9 +224,9 @@ func broadcast(ctx *Context, v any, t types.T, n int) (arrow.Array, error) {
 		return finish(dt, n, nil, 0, out), nil
 	case types.Int2:
 		return fillFixed[int16](m, dt, n, constAs[int16](v)), nil
-	case types.Int4, types.Date:
+	case types.Int4, types.DateFamily:
 		return fillFixed[int32](m, dt, n, constAs[int32](v)), nil
-	case types.Int8, types.Time, types.Timestamp, types.TimestampTZ:
+	case types.Int8, types.Time, types.TimestampFamily, types.TimestampTZ:
 		return fillFixed[int64](m, dt, n, constAs[int64](v)), nil
 	case types.Float4:
 		return fillFixed[float32](m, dt, n, constAs[float32](v)), nil

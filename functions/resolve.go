@@ -21,11 +21,16 @@ var (
 	ArgAnyArray = types.ArrayOf(types.UnknownT, 1)
 	// ArgAnyNonArray accepts any type that is not an array (anynonarray).
 	ArgAnyNonArray = types.T{Family: types.Unknown, Mod: -1, Domain: "anynonarray"}
+	// ArgAnyType accepts any type independently of the other arguments
+	// (PostgreSQL's "any", as in concat and format).
+	ArgAnyType = types.T{Family: types.Unknown, Mod: -1, Domain: "any"}
 )
 
-func isAnyParam(p types.T) bool      { return p.Family == types.Unknown }
-func isAnyArrayParam(p types.T) bool { return p.Family == types.Array && p.Elem.Family == types.Unknown }
-func isPolyParam(p types.T) bool     { return isAnyParam(p) || isAnyArrayParam(p) }
+func isAnyParam(p types.T) bool { return p.Family == types.Unknown }
+func isAnyArrayParam(p types.T) bool {
+	return p.Family == types.ArrayFamily && p.Elem.Family == types.Unknown
+}
+func isPolyParam(p types.T) bool { return isAnyParam(p) || isAnyArrayParam(p) }
 
 // isUnknownArg reports whether an argument's type is still open: an untyped
 // literal, a parameter of unknown type or a bare NULL.
@@ -47,13 +52,13 @@ func typeCategory(t types.T) (cat byte, preferred bool) {
 		return 'S', true
 	case types.Varchar, types.Char, types.Name:
 		return 'S', false
-	case types.Date, types.Time, types.Timestamp:
+	case types.DateFamily, types.Time, types.TimestampFamily:
 		return 'D', false
 	case types.TimestampTZ:
 		return 'D', true
 	case types.Interval:
 		return 'T', true
-	case types.Array:
+	case types.ArrayFamily:
 		return 'A', false
 	case types.Record:
 		return 'P', false
@@ -88,13 +93,16 @@ func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 			if isUnknownArg(a) {
 				continue
 			}
-			if a.Family != types.Array {
+			if a.Family != types.ArrayFamily {
 				return types.T{}, true, false
 			}
 			got = append(got, baseType(*a.Elem))
 		case isAnyParam(p):
+			if p.Domain == "any" {
+				continue
+			}
 			has = true
-			if p.Domain == "anynonarray" && a.Family == types.Array {
+			if p.Domain == "anynonarray" && a.Family == types.ArrayFamily {
 				return types.T{}, true, false
 			}
 			if isUnknownArg(a) {
@@ -110,7 +118,7 @@ func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 		return types.TextT, true, true
 	}
 	elem, ok = commonType(got)
-	if ok && elem.Family == types.Array {
+	if ok && elem.Family == types.ArrayFamily {
 		for _, p := range params {
 			if isAnyArrayParam(p) {
 				return types.T{}, true, false // no arrays of arrays
@@ -198,16 +206,26 @@ func concretize(params, args []types.T) ([]types.T, bool) {
 		return nil, false
 	}
 	actual := params
+	for _, p := range params {
+		if p.Domain == "any" {
+			has = true
+		}
+	}
 	if has {
 		actual = make([]types.T, len(params))
 		for i, p := range params {
 			switch {
 			case isAnyArrayParam(p):
 				d := 1
-				if args[i].Family == types.Array && args[i].Dims > 0 {
+				if args[i].Family == types.ArrayFamily && args[i].Dims > 0 {
 					d = args[i].Dims
 				}
 				actual[i] = types.ArrayOf(elem, d)
+			case p.Domain == "any":
+				actual[i] = args[i]
+				if isUnknownArg(args[i]) {
+					actual[i] = types.TextT
+				}
 			case isAnyParam(p):
 				actual[i] = elem
 			default:
@@ -438,7 +456,7 @@ func typeName(t types.T) string {
 		return "unknown"
 	}
 	t.Mod = -1
-	if t.Family == types.Array {
+	if t.Family == types.ArrayFamily {
 		e := *t.Elem
 		e.Mod = -1
 		t.Elem = &e
@@ -479,6 +497,9 @@ func ambiguousError(name string, args []types.T) error {
 // argument's type where no cast is needed). No match is 42883, several
 // equally good ones 42725, both with PostgreSQL's message and hint.
 func Resolve(name string, args []types.T) (*Overload, []types.T, error) {
+	if name == "!=" {
+		name = "<>"
+	}
 	var cands []candidate
 	for _, ov := range Overloads(name) {
 		params, ok := expandParams(ov.Args, ov.Variadic, len(args))
@@ -542,24 +563,19 @@ func argType(ts []types.T, i int, v any) types.T {
 			return types.TextT
 		}
 	}
-	if a, ok := v.(*types.Array); ok {
-		return types.ArrayOf(a.Elem, max(len(a.Dims), 1))
-	}
-	return inferElem(v)
+	return types.TypeOfValue(v)
 }
 
 // outputText is a datum's text form as its type's output function writes
 // it, with timestamptz in the session time zone.
 func outputText(ctx *Context, v any, t types.T) string {
-	switch t.Family {
-	case types.TimestampTZ:
-		return formatTimestampTZ(int64(v.(types.Timestamp)), location(ctx))
-	case types.Text, types.Varchar, types.Char, types.Name, types.JSON, types.JSONB, types.Unknown:
-		if s, ok := v.(string); ok {
+	if s, ok := v.(string); ok {
+		switch t.Family {
+		case types.Text, types.Varchar, types.Char, types.Name, types.JSON, types.JSONB, types.Unknown:
 			return s
 		}
 	}
-	return types.FormatText(v, baseType(t))
+	return types.FormatTextTZ(v, baseType(t), location(ctx))
 }
 
 // ResultType is the result type of ov when called with arguments of the
@@ -608,12 +624,12 @@ func AggregateResultType(ag *Aggregate, args []types.T) types.T {
 // argument (or the first argument's type when none is an array).
 func elemResult(args []types.T) types.T {
 	for _, a := range args {
-		if a.Family == types.Array {
-			return *a.Elem
+		if a.Family == types.ArrayFamily {
+			return baseType(*a.Elem)
 		}
 	}
 	if len(args) > 0 {
-		return args[0]
+		return baseType(args[0])
 	}
 	return types.TextT
 }
@@ -622,7 +638,7 @@ func elemResult(args []types.T) types.T {
 // polymorphic type.
 func arrayResult(args []types.T) types.T {
 	for _, a := range args {
-		if a.Family == types.Array {
+		if a.Family == types.ArrayFamily {
 			return baseType(a)
 		}
 	}
@@ -631,6 +647,3 @@ func arrayResult(args []types.T) types.T {
 	}
 	return types.ArrayOf(types.TextT, 1)
 }
-
-// firstArgResult is a ResultFn returning the first argument's type.
-func firstArgResult(args []types.T) types.T { return baseType(args[0]) }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -421,7 +422,7 @@ func (sw *segmentWriter) finish() (*segment, error) {
 		os.Remove(sw.tmp)
 		return nil, err
 	}
-	s := &segment{path: sw.path, rows: sw.rows, minRow: sw.minRow, maxRow: sw.maxRow, bytes: st.Size()}
+	s := &segment{name: filepath.Base(sw.path), path: sw.path, rows: sw.rows, minRow: sw.minRow, maxRow: sw.maxRow, bytes: st.Size()}
 	for _, c := range sw.cols {
 		s.columns = append(s.columns, segColumn{Name: c.name, ID: c.id})
 	}

@@ -132,6 +132,7 @@ type tableRT struct {
 	manifestLSN   uint64   // LSN the on-disk manifest covers (flushMu)
 	manifestFiles []string // segment files the on-disk manifest lists (flushMu)
 	manifestDone  bool     // a manifest exists on disk (flushMu)
+	retired       []string // files earlier manifests listed, to retire (flushMu)
 
 	// uniq maps a constraint signature to its index (DB.idxMu).
 	uniq map[string]*uniqueIndex

@@ -115,7 +115,7 @@ func appendKeyValue(b []byte, t types.T, arr arrow.Array, i int) []byte {
 		return appendKeyBytes(b, 'v', total.String())
 	case *array.List:
 		elem := t
-		if t.Family == types.Array && t.Elem != nil {
+		if t.IsArray() && t.Elem != nil {
 			elem = *t.Elem
 			if t.Dims > 1 {
 				elem = types.ArrayOf(elem, t.Dims-1)
@@ -275,7 +275,7 @@ func formatValue(t types.T, arr arrow.Array, i int) string {
 		return fmt.Sprintf("%d mons %d days %s", v.Months, v.Days, time.Duration(v.Nanoseconds))
 	case *array.List:
 		elem := t
-		if t.Family == types.Array && t.Elem != nil {
+		if t.IsArray() && t.Elem != nil {
 			elem = *t.Elem
 			if t.Dims > 1 {
 				elem = types.ArrayOf(elem, t.Dims-1)

@@ -42,6 +42,9 @@ type conn struct {
 	// ignoreTillSync is set by an error in an extended-protocol message:
 	// everything up to the next Sync is discarded.
 	ignoreTillSync bool
+	// inCycle is set from the first extended-protocol message to Sync: a
+	// shutdown waits for the cycle's messages already received.
+	inCycle bool
 	// closing is set by a FATAL error: the connection ends after sending it.
 	closing bool
 
@@ -90,11 +93,11 @@ func (c *conn) serve() {
 // violated or the server shuts down.
 func (c *conn) loop() {
 	for {
-		if c.srv.closing.Load() {
+		if c.srv.closing.Load() && !c.inCycle {
 			c.fatal(adminShutdown())
 			return
 		}
-		msg, err := c.be.Receive()
+		msg, err := c.receive()
 		if err != nil {
 			c.receiveFailed(err)
 			return
@@ -105,6 +108,12 @@ func (c *conn) loop() {
 			default:
 				continue
 			}
+		}
+		switch msg.(type) {
+		case *pgproto3.Parse, *pgproto3.Bind, *pgproto3.Describe, *pgproto3.Execute, *pgproto3.Close, *pgproto3.Flush:
+			c.inCycle = true
+		case *pgproto3.Sync:
+			c.inCycle = false
 		}
 		switch m := msg.(type) {
 		case *pgproto3.Query:
@@ -145,6 +154,19 @@ func (c *conn) loop() {
 			return
 		}
 	}
+}
+
+// receive reads the next message. pgproto3/v2's decoders can panic on
+// some malformed bodies (a Bind parameter length below -1, for one); such
+// a panic is a malformed message like any other. The Backend has consumed
+// the whole message by then, but the connection ends anyway.
+func (c *conn) receive() (msg pgproto3.FrontendMessage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg, err = nil, fmt.Errorf("malformed message: %v", r)
+		}
+	}()
+	return c.be.Receive()
 }
 
 // extended finishes an extended-protocol message: an error is reported and

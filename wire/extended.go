@@ -78,7 +78,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if s.st != nil {
 		paramTypes = s.st.ParamTypes
 	}
-	params, err := decodeParams(m, s.name, paramTypes)
+	params, err := decodeParams(m, s.name, paramTypes, c.textOptions())
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 }
 
 // decodeParams turns Bind's parameter values into datums.
-func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T) ([]any, error) {
+func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T, opts *types.TextOptions) ([]any, error) {
 	if len(m.Parameters) != len(paramTypes) {
 		return nil, pgerr.New(pgerrcode.ProtocolViolation,
 			"bind message supplies %d parameters, but prepared statement %q requires %d",
@@ -121,7 +121,7 @@ func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T) ([]an
 		if formats != nil {
 			f = formats[i]
 		}
-		v, err := decodeParam(raw, f, paramTypes[i])
+		v, err := decodeParam(raw, f, paramTypes[i], opts)
 		if err != nil {
 			return nil, paramError(err, i, f)
 		}
@@ -180,14 +180,14 @@ func expandFormats(codes []int16, n int, what, of string) ([]int16, error) {
 }
 
 // decodeParam decodes one non-NULL parameter value.
-func decodeParam(raw []byte, format int16, t types.T) (any, error) {
+func decodeParam(raw []byte, format int16, t types.T, opts *types.TextOptions) (any, error) {
 	if format == pgproto3.BinaryFormat {
 		return decodeBinary(raw, t)
 	}
 	if !utf8.Valid(raw) {
 		return nil, pgerr.New(pgerrcode.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 	}
-	return parseText(string(raw), t)
+	return parseText(string(raw), t, opts)
 }
 
 // describe handles Describe of a statement (ParameterDescription, then
@@ -244,8 +244,9 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		return nil
 	}
 	ctx, done := c.statementContext()
+	opts := c.textOptions()
 	tag, suspended, err := c.sess.Execute(ctx, p.p, int(m.MaxRows), func(rec arrow.Record) error {
-		return c.writeRecord(rec, p.cols, p.formats)
+		return c.writeRecord(rec, p.cols, p.formats, opts)
 	})
 	done()
 	c.sendNotices()

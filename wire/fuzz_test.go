@@ -30,8 +30,11 @@ func FuzzProtocol(f *testing.F) {
 		&pgproto3.Execute{}, &pgproto3.Close{ObjectType: 'S', Name: "a"}, &pgproto3.Sync{}, &pgproto3.Terminate{}))
 	f.Add([]byte{'Z', 0, 0, 0, 4})
 	f.Add([]byte{'B', 0, 0, 0, 12, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0})
+	f.Add([]byte("B\x00\x00\x00\x110\x00\x00\x00\x0000\x86\x86\x86\x86\x86\x86000000"))
 
+	panics := make(chan any, 100)
 	ts := startServer(f, func(s *Server) {
+		s.panicHook = func(r any) { panics <- r }
 		s.MaxMessageSize = 1 << 16
 		// The fuzz function may not log through f; connections log nowhere.
 		s.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -60,6 +63,11 @@ func FuzzProtocol(f *testing.F) {
 		case <-done:
 		case <-time.After(10 * time.Second):
 			t.Fatal("connection did not end")
+		}
+		select {
+		case r := <-panics:
+			t.Fatalf("server panicked: %v", r)
+		default:
 		}
 	})
 }

@@ -66,9 +66,10 @@ func (c *conn) runStatement(ctx context.Context, st *exec.Statement) error {
 			described = true
 		}
 	}
+	opts := c.textOptions()
 	tag, _, err := c.sess.Execute(ctx, p, 0, func(rec arrow.Record) error {
 		describe()
-		return c.writeRecord(rec, cols, nil)
+		return c.writeRecord(rec, cols, nil, opts)
 	})
 	c.sendNotices()
 	if err != nil {

@@ -58,9 +58,9 @@ func typmod(t types.T) int32 {
 }
 
 // writeRecord sends each row of rec as a DataRow. cols describes the
-// columns and formats holds their format codes (nil: all text). The record
-// is not retained.
-func (c *conn) writeRecord(rec arrow.Record, cols []exec.Column, formats []int16) error {
+// columns, formats holds their format codes (nil: all text) and opts the
+// session settings for text output. The record is not retained.
+func (c *conn) writeRecord(rec arrow.Record, cols []exec.Column, formats []int16, opts *types.TextOptions) error {
 	if c.werr != nil {
 		return c.werr
 	}
@@ -85,7 +85,7 @@ func (c *conn) writeRecord(rec arrow.Record, cols []exec.Column, formats []int16
 			lenAt := len(c.out)
 			c.out = append(c.out, 0, 0, 0, 0)
 			var err error
-			c.out, err = appendValue(c.out, arr, i, cols[j].Type, f)
+			c.out, err = appendValue(c.out, arr, i, cols[j].Type, f, opts)
 			if err != nil {
 				c.out = c.out[:start]
 				return err

@@ -21,11 +21,13 @@ func TestMalformedMessages(t *testing.T) {
 	oversized := []byte{'Q', 0, 0, 0, 0}
 	binary.BigEndian.PutUint32(oversized[1:], 2<<20)
 	for name, raw := range map[string][]byte{
-		"unknown type":     {'Z', 0, 0, 0, 4},
-		"negative length":  {'Q', 0, 0, 0, 2},
-		"huge length":      {'Q', 0xff, 0xff, 0xff, 0xf0},
-		"oversized":        oversized,
-		"bad bind":         {'B', 0, 0, 0, 6, 'x', 'y'},
+		"unknown type":    {'Z', 0, 0, 0, 4},
+		"negative length": {'Q', 0, 0, 0, 2},
+		"huge length":     {'Q', 0xff, 0xff, 0xff, 0xf0},
+		"oversized":       oversized,
+		"bad bind":        {'B', 0, 0, 0, 6, 'x', 'y'},
+		// pgproto3/v2 panics decoding a parameter length below -1.
+		"bind length -100": {'B', 0, 0, 0, 14, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0x9c},
 		"unterminated":     {'Q', 0, 0, 0, 7, 'a', 'b', 'c'},
 		"bad execute":      {'E', 0, 0, 0, 5, 0},
 		"password message": {'p', 0, 0, 0, 6, 'p', 0},

@@ -4,14 +4,22 @@ package wire
 // change of their names or signatures touches nothing else in wire.
 
 import (
+	"time"
+
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/jackc/pgproto3/v2"
 )
 
+// textOptions are the session settings text input and output depend on,
+// read afresh for each statement (SET TimeZone changes them).
+func (c *conn) textOptions() *types.TextOptions {
+	return &types.TextOptions{Location: c.sess.Location(), Now: time.Now()}
+}
+
 // parseText decodes a text-format parameter value of type t.
-func parseText(s string, t types.T) (any, error) {
-	return types.ParseText(s, t)
+func parseText(s string, t types.T, opts *types.TextOptions) (any, error) {
+	return types.ParseTextOpts(s, t, opts)
 }
 
 // decodeBinary decodes a binary-format parameter value of type t.
@@ -21,10 +29,10 @@ func decodeBinary(raw []byte, t types.T) (any, error) {
 
 // appendValue appends the encoding of the non-NULL value at row i of arr,
 // of SQL type t, in the given format.
-func appendValue(dst []byte, arr arrow.Array, i int, t types.T, format int16) ([]byte, error) {
+func appendValue(dst []byte, arr arrow.Array, i int, t types.T, format int16, opts *types.TextOptions) ([]byte, error) {
 	v := types.ValueAt(arr, i, t)
 	if format == pgproto3.BinaryFormat {
 		return types.EncodeBinary(dst, v, t)
 	}
-	return append(dst, types.FormatText(v, t)...), nil
+	return types.AppendText(dst, v, t, opts), nil
 }

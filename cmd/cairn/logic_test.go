@@ -22,7 +22,10 @@ import (
 //	                 and one line per row, values in PostgreSQL's text
 //	                 format joined by " | ", NULL as NULL
 //
-// Run with -rewrite to regenerate the expected output.
+// Expected output is what PostgreSQL 15 prints: with LOGIC_TEST_PG set to
+// a PostgreSQL connection string (for example the server of
+// ../shared/tools/pg-oracle), the files run against that server instead,
+// each in a database of its own, and -rewrite records PostgreSQL's answers.
 func TestLogic(t *testing.T) {
 	root := filepath.Join("..", "..", "testdata", "sql")
 	var files []string
@@ -41,12 +44,8 @@ func TestLogic(t *testing.T) {
 	for _, file := range files {
 		name, _ := filepath.Rel(root, file)
 		t.Run(name, func(t *testing.T) {
-			ts := startServer(t, "")
 			ctx := context.Background()
-			conn, err := pgconn.Connect(ctx, ts.connString())
-			if err != nil {
-				t.Fatal(err)
-			}
+			conn := logicConn(t, name)
 			defer conn.Close(ctx)
 			datadriven.RunTest(t, file, func(t *testing.T, d *datadriven.TestData) string {
 				switch d.Cmd {
@@ -108,4 +107,39 @@ func runQuery(ctx context.Context, conn *pgconn.PgConn, sql string) string {
 		b.WriteString(strings.Join(vals, " | ") + "\n")
 	}
 	return b.String()
+}
+
+// logicConn connects to a fresh cairn server, or to a fresh database on
+// the PostgreSQL server LOGIC_TEST_PG names.
+func logicConn(t *testing.T, name string) *pgconn.PgConn {
+	ctx := context.Background()
+	pg := os.Getenv("LOGIC_TEST_PG")
+	if pg == "" {
+		ts := startServer(t, "")
+		conn, err := pgconn.Connect(ctx, ts.connString())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conn
+	}
+	admin, err := pgconn.Connect(ctx, pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	db := "logic_" + strings.NewReplacer("/", "_", ".", "_").Replace(name)
+	admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db).ReadAll()
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db).ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := pgconn.ParseConfig(pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = db
+	conn, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }

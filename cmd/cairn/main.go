@@ -134,7 +134,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			log.Error("closing data directory", "err", err)
 		}
 	}()
-	engine := exec.NewEngine(db, exec.Options{})
+	engine := exec.NewEngine(db, exec.Options{Logger: log})
 
 	pgl, err := net.Listen("tcp", cfg.listen)
 	if err != nil {

@@ -1348,6 +1348,9 @@ func timestampFromTm(tm *pgTm, loc *time.Location, withZone bool) (Timestamp, bo
 		return 0, false
 	}
 	days := int64(date2j(tm.year, tm.mon, tm.mday) - unixEpochJDate)
+	if days > math.MaxInt64/MicrosPerDay-2 || days < math.MinInt64/MicrosPerDay+2 {
+		return 0, false
+	}
 	us := ((int64(tm.hour)*60+int64(tm.min))*60+int64(tm.sec))*MicrosPerSecond + tm.fsec
 	local := days*MicrosPerDay + us
 	if withZone {
@@ -1417,7 +1420,7 @@ func parseTimestamp(s string, withZone bool, opts *TextOptions) (Timestamp, erro
 	}
 	ts, ok := timestampFromTm(&tm, opts.Location, withZone)
 	if !ok {
-		return 0, pgerr.New(pgerrcode.DatetimeValueOutOfRange, "timestamp out of range: \"%s\"", s)
+		return 0, pgerr.New(pgerrcode.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
 	return ts, nil
 }
@@ -1454,11 +1457,11 @@ func parseDate(s string, opts *TextOptions) (Date, error) {
 		return 0, dateTimeError(dtBadFormat, s, "date")
 	}
 	if !validJulian(tm.year, tm.mon) {
-		return 0, pgerr.New(pgerrcode.DatetimeValueOutOfRange, "date out of range: \"%s\"", s)
+		return 0, pgerr.New(pgerrcode.DatetimeFieldOverflow, "date out of range: \"%s\"", s)
 	}
 	d := Date(date2j(tm.year, tm.mon, tm.mday) - unixEpochJDate)
 	if d < minDate || d >= endDate {
-		return 0, pgerr.New(pgerrcode.DatetimeValueOutOfRange, "date out of range: \"%s\"", s)
+		return 0, pgerr.New(pgerrcode.DatetimeFieldOverflow, "date out of range: \"%s\"", s)
 	}
 	return d, nil
 }
@@ -2034,7 +2037,7 @@ func parseInterval(s string) (IntervalValue, error) {
 	}
 	months := int64(it.year)*12 + int64(it.mon)
 	if months > math.MaxInt32 || months < math.MinInt32 {
-		return IntervalValue{}, pgerr.New(pgerrcode.DatetimeValueOutOfRange, "interval out of range")
+		return IntervalValue{}, pgerr.New(pgerrcode.DatetimeFieldOverflow, "interval out of range")
 	}
 	return IntervalValue{Months: int32(months), Days: it.mday, Micros: it.usec}, nil
 }

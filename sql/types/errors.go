@@ -15,7 +15,7 @@ func typeName(t T) string {
 		return "character varying"
 	case Vector:
 		return "vector"
-	case Array:
+	case ArrayFamily:
 		return t.Elem.String() + "[]"
 	}
 	t.Mod = -1

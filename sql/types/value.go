@@ -93,10 +93,12 @@ const (
 // epoch): 4714-11-24 BC up to but excluding 5874898-01-01 for dates and
 // 294277-01-01 for timestamps.
 const (
-	minDate         = Date(0 - unixEpochJDate)
-	endDate         = Date(2147483494 - unixEpochJDate)
-	minTimestamp    = Timestamp(-211813488000000000 + pgEpochMicros)
-	endTimestamp    = Timestamp(9223371331200000000 + pgEpochMicros)
+	minDate      = Date(0 - unixEpochJDate)
+	endDate      = Date(2147483494 - unixEpochJDate)
+	minTimestamp = Timestamp(-211813488000000000 + pgEpochMicros)
+	// PostgreSQL's end (294277-01-01) lies beyond int64 microseconds since
+	// 1970; the last representable one is just below TimestampInfinity.
+	endTimestamp    = Timestamp(math.MaxInt64)
 	julianMinYear   = -4713
 	julianMinMonth  = 11
 	julianMaxYear   = 5874898

@@ -1,0 +1,168 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// SetOp is UNION, INTERSECT or EXCEPT, with or without ALL, under
+// PostgreSQL's multiset rules (NULLs compare equal): UNION ALL
+// concatenates; UNION keeps the first copy of each row; INTERSECT ALL keeps
+// min(m, n) copies of a row that is m times on the left and n times on the
+// right, INTERSECT one; EXCEPT ALL keeps max(m - n, 0), EXCEPT one if n is 0.
+// Rows come out in left-then-right input order; INTERSECT and EXCEPT read
+// the right input first.
+type SetOp struct {
+	rt     *Runtime
+	node   *sql.SetOp
+	left   Operator
+	right  Operator
+	schema *arrow.Schema
+	types  []types.T
+
+	onRight bool                // UNION: reading the right input
+	seen    map[string]struct{} // UNION, INTERSECT, EXCEPT (distinct)
+	counts  map[string]int      // INTERSECT, EXCEPT: right rows per key
+	loaded  bool
+	out     outSlot
+}
+
+func newSetOp(rt *Runtime, n *sql.SetOp, l, r Operator) *SetOp {
+	ts := make([]types.T, len(n.Out))
+	for i, c := range n.Out {
+		ts[i] = c.T
+	}
+	return &SetOp{rt: rt, node: n, left: l, right: r, schema: schemaOf(n.Out), types: ts,
+		seen: map[string]struct{}{}}
+}
+
+// Schema implements Operator.
+func (s *SetOp) Schema() *arrow.Schema { return s.schema }
+
+// loadRight counts the right input's rows by key.
+func (s *SetOp) loadRight(ctx context.Context) error {
+	s.loaded = true
+	s.counts = map[string]int{}
+	var key []byte
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := s.right.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for i := 0; i < int(rec.NumRows()); i++ {
+			key = recordKey(key[:0], rec, i, len(s.types), s.types)
+			s.counts[string(key)]++
+		}
+	}
+}
+
+// Next implements Operator.
+func (s *SetOp) Next(ctx context.Context) (arrow.Record, error) {
+	s.out.release()
+	if s.node.Kind != sql.Union && !s.loaded {
+		if err := s.loadRight(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		in := s.left
+		if s.onRight {
+			in = s.right
+		}
+		rec, err := in.Next(ctx)
+		if errors.Is(err, io.EOF) && s.node.Kind == sql.Union && !s.onRight {
+			s.onRight = true
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		n := int(rec.NumRows())
+		if n == 0 {
+			continue
+		}
+		sel := s.selectRows(rec)
+		if len(sel) == 0 {
+			continue
+		}
+		var out arrow.Record
+		if len(sel) == n {
+			out, err = conformRecord(s.rt.mem(), rec, s.schema)
+		} else {
+			var taken arrow.Record
+			taken, err = takeRecord(s.rt.mem(), rec, sel)
+			if err == nil {
+				out, err = conformRecord(s.rt.mem(), taken, s.schema)
+				taken.Release()
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return s.out.set(out), nil
+	}
+}
+
+// selectRows returns the rows of rec that the operation keeps.
+func (s *SetOp) selectRows(rec arrow.Record) []int {
+	n := int(rec.NumRows())
+	if s.node.Kind == sql.Union {
+		if s.node.All {
+			return allRows(n)
+		}
+		return newRows(s.seen, rec, len(s.types), s.types, nil)
+	}
+	var sel []int
+	var key []byte
+	for i := 0; i < n; i++ {
+		key = recordKey(key[:0], rec, i, len(s.types), s.types)
+		k := string(key)
+		c := s.counts[k]
+		switch {
+		case s.node.Kind == sql.Intersect && s.node.All:
+			if c > 0 {
+				s.counts[k] = c - 1
+				sel = append(sel, i)
+			}
+		case s.node.Kind == sql.Intersect:
+			if _, dup := s.seen[k]; c > 0 && !dup {
+				s.seen[k] = struct{}{}
+				sel = append(sel, i)
+			}
+		case s.node.All: // EXCEPT ALL
+			if c > 0 {
+				s.counts[k] = c - 1
+			} else {
+				sel = append(sel, i)
+			}
+		default: // EXCEPT
+			if _, dup := s.seen[k]; c == 0 && !dup {
+				s.seen[k] = struct{}{}
+				sel = append(sel, i)
+			}
+		}
+	}
+	return sel
+}
+
+// Close implements Operator.
+func (s *SetOp) Close() {
+	s.out.release()
+	s.seen, s.counts = nil, nil
+	s.left.Close()
+	s.right.Close()
+}

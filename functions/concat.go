@@ -1,0 +1,45 @@
+package functions
+
+// concat(any...) and concat_ws(separator, any...): text forms joined,
+// NULL arguments skipped (a NULL separator gives NULL).
+
+import (
+	"strings"
+
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+func init() {
+	Register(
+		withTypes(&Overload{Name: "concat", Args: targs(ArgAnyType), Variadic: true, Result: tText, NullCall: true},
+			func(ctx *Context, a []any, ts []types.T) (any, error) {
+				var b strings.Builder
+				for i, v := range a {
+					if v != nil {
+						b.WriteString(outputText(ctx, v, argType(ts, i, v)))
+					}
+				}
+				return b.String(), nil
+			}),
+		withTypes(&Overload{Name: "concat_ws", Args: targs(tText, ArgAnyType), Variadic: true, Result: tText, NullCall: true},
+			func(ctx *Context, a []any, ts []types.T) (any, error) {
+				if a[0] == nil {
+					return nil, nil
+				}
+				sep := a[0].(string)
+				var b strings.Builder
+				first := true
+				for i, v := range a[1:] {
+					if v == nil {
+						continue
+					}
+					if !first {
+						b.WriteString(sep)
+					}
+					first = false
+					b.WriteString(outputText(ctx, v, argType(ts, i+1, v)))
+				}
+				return b.String(), nil
+			}),
+	)
+}

@@ -1,0 +1,210 @@
+package functions
+
+// format(formatstr, any...): %s (text form, NULL as empty), %I (quoted
+// identifier), %L (quoted literal, NULL as NULL) and %%, with argument
+// positions (%2$s) and widths (%5s, %-5s, %*s). Also quote_ident,
+// quote_literal and quote_nullable.
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+)
+
+func init() {
+	Register(
+		withTypes(&Overload{Name: "format", Args: targs(tText), Result: tText, NullCall: true},
+			func(ctx *Context, a []any, ts []types.T) (any, error) { return formatSQL(ctx, a, ts) }),
+		withTypes(&Overload{Name: "format", Args: targs(tText, ArgAnyType), Variadic: true, Result: tText, NullCall: true},
+			func(ctx *Context, a []any, ts []types.T) (any, error) { return formatSQL(ctx, a, ts) }),
+		fn1("quote_ident", tText, tText, func(a any) (any, error) { return quoteIdent(a.(string)), nil }),
+		fn1("quote_literal", tText, tText, func(a any) (any, error) { return quoteLiteral(a.(string)), nil }),
+		&Overload{Name: "quote_nullable", Args: targs(tText), Result: tText, NullCall: true,
+			Eval: func(_ *Context, a []any) (any, error) {
+				if a[0] == nil {
+					return "NULL", nil
+				}
+				return quoteLiteral(a[0].(string)), nil
+			}},
+	)
+}
+
+func errFormat(msg string, args ...any) *pgerr.Error {
+	return pgerr.New(pgerrcode.InvalidParameterValue, msg, args...)
+}
+
+// formatSQL implements format(); a[0] is the format string.
+func formatSQL(ctx *Context, a []any, ts []types.T) (any, error) {
+	if a[0] == nil {
+		return nil, nil
+	}
+	f := a[0].(string)
+	args := a[1:]
+	next := 0
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if i >= len(f) {
+			return nil, errFormat("unterminated format() type specifier").WithHint(`For a single "%%" use "%%%%".`)
+		}
+		if f[i] == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		// [argpos$][flags][width]type
+		readNum := func() (int, bool) {
+			j := i
+			for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+				i++
+			}
+			if j == i {
+				return 0, false
+			}
+			n, err := strconv.Atoi(f[j:i])
+			if err != nil {
+				n = 1 << 30
+			}
+			return n, true
+		}
+		argPos := -1
+		save := i
+		if n, ok := readNum(); ok && i < len(f) && f[i] == '$' {
+			if n == 0 {
+				return nil, errFormat("format specifies argument 0, but arguments are numbered from 1")
+			}
+			argPos = n - 1
+			i++
+		} else {
+			i = save
+		}
+		leftAlign := false
+		if i < len(f) && f[i] == '-' {
+			leftAlign = true
+			i++
+		}
+		width := 0
+		if i < len(f) && f[i] == '*' {
+			i++
+			wi := next
+			if n, ok := readNum(); ok {
+				if i >= len(f) || f[i] != '$' {
+					return nil, errFormat("unterminated format() type specifier")
+				}
+				i++
+				wi = n - 1
+			} else {
+				next++
+			}
+			if wi >= len(args) {
+				return nil, errFormat("too few arguments for format()")
+			}
+			if args[wi] != nil {
+				w, ok := args[wi].(int64)
+				if !ok {
+					return nil, errFormat("width argument must be an integer")
+				}
+				width = int(w)
+				if width < 0 {
+					leftAlign, width = true, -width
+				}
+			}
+		} else if n, ok := readNum(); ok {
+			width = n
+		}
+		if i >= len(f) {
+			return nil, errFormat("unterminated format() type specifier").WithHint(`For a single "%%" use "%%%%".`)
+		}
+		typ := f[i]
+		if typ != 's' && typ != 'I' && typ != 'L' {
+			return nil, errFormat("unrecognized format() type specifier \"%c\"", typ).WithHint(`For a single "%%" use "%%%%".`)
+		}
+		ai := argPos
+		if ai < 0 {
+			ai = next
+		}
+		next = ai + 1
+		if ai >= len(args) {
+			return nil, errFormat("too few arguments for format()")
+		}
+		v := args[ai]
+		var s string
+		switch {
+		case v == nil && typ == 'I':
+			return nil, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "null values cannot be formatted as an SQL identifier")
+		case v == nil && typ == 'L':
+			s = "NULL"
+		case v == nil:
+			s = ""
+		default:
+			s = outputText(ctx, v, argType(ts, ai+1, v))
+			if typ == 'I' {
+				s = quoteIdent(s)
+			} else if typ == 'L' {
+				s = quoteLiteral(s)
+			}
+		}
+		if pad := width - utf8.RuneCountInString(s); pad > 0 {
+			if leftAlign {
+				s += strings.Repeat(" ", pad)
+			} else {
+				s = strings.Repeat(" ", pad) + s
+			}
+		}
+		b.WriteString(s)
+	}
+	return b.String(), nil
+}
+
+// quoteIdent quotes an identifier when it is not a plain lower-case name
+// or is a reserved keyword.
+func quoteIdent(s string) string {
+	safe := s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] == '_')
+	for i := 0; safe && i < len(s); i++ {
+		c := s[i]
+		safe = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_'
+	}
+	if safe && !reservedWords[s] {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// quoteLiteral quotes a string literal, as E'...' when it has a backslash.
+func quoteLiteral(s string) string {
+	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	if strings.Contains(s, `\`) {
+		return "E" + strings.ReplaceAll(q, `\`, `\\`)
+	}
+	return q
+}
+
+// reservedWords are the keywords quote_ident must quote (PostgreSQL's
+// reserved and type/function-name keywords that cannot be bare column
+// names).
+var reservedWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`all analyse analyze and any array as asc asymmetric authorization binary both case
+	cast check collate collation column concurrently constraint create cross current_catalog current_date
+	current_role current_schema current_time current_timestamp current_user default deferrable desc distinct
+	do else end except false fetch for foreign freeze from full grant group having ilike in initially inner
+	intersect into is isnull join lateral leading left like limit localtime localtimestamp natural not
+	notnull null offset on only or order outer overlaps placing primary references returning right select
+	session_user similar some symmetric table tablesample then to trailing true union unique user using
+	variadic verbose when where window with between bigint bit boolean char character coalesce dec decimal
+	exists extract float greatest grouping inout int integer interval least national nchar none normalize
+	nullif numeric out overlay position precision real row setof smallint substring time timestamp treat
+	trim values varchar xmlattributes xmlconcat xmlelement xmlexists xmlforest xmlnamespaces xmlparse xmlpi
+	xmlroot xmlserialize xmltable`) {
+		reservedWords[w] = true
+	}
+}

@@ -1,0 +1,25 @@
+package functions
+
+// initcap(text): the first letter of each word upper case, the rest lower
+// case; words are runs of letters and digits.
+
+import (
+	"strings"
+	"unicode"
+)
+
+func init() {
+	Register(fn1("initcap", tText, tText, func(a any) (any, error) {
+		var b strings.Builder
+		inWord := false
+		for _, r := range a.(string) {
+			if inWord {
+				b.WriteRune(unicode.ToLower(r))
+			} else {
+				b.WriteRune(unicode.ToUpper(r))
+			}
+			inWord = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
+		return b.String(), nil
+	}))
+}

@@ -1,0 +1,31 @@
+package functions
+
+// repeat(string, n): the string n times ('' for n <= 0); results over
+// 1GB are 54000 as in PostgreSQL.
+
+import (
+	"strings"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
+)
+
+// maxAlloc is PostgreSQL's MaxAllocSize, the largest text value.
+const maxAlloc = 1<<30 - 1
+
+func errTooLarge() error {
+	return pgerr.New(pgerrcode.ProgramLimitExceeded, "requested length too large")
+}
+
+func init() {
+	Register(fn("repeat", targs(tText, tInt4), tText, func(_ *Context, a []any) (any, error) {
+		s, n := a[0].(string), a[1].(int64)
+		if n <= 0 || s == "" {
+			return "", nil
+		}
+		if int64(len(s))*n > maxAlloc {
+			return nil, errTooLarge()
+		}
+		return strings.Repeat(s, int(n)), nil
+	}))
+}

@@ -1,0 +1,142 @@
+package storage
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// catalogFileName is catalog.json in the data directory.
+const catalogFileName = "catalog.json"
+
+// catalogFile is the JSON form of catalog.json: the catalog and sequence
+// states as of WAL LSN LSN (records up to it are reflected).
+type catalogFile struct {
+	LSN       uint64                  `json:"lsn"`
+	Catalog   *Catalog                `json:"catalog"`
+	Sequences map[string]seqFileEntry `json:"sequences,omitempty"`
+}
+
+type seqFileEntry struct {
+	Last   int64 `json:"last"`
+	Called bool  `json:"called"`
+}
+
+func readCatalogFile(path string) (*catalogFile, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cf := &catalogFile{}
+	if err := json.Unmarshal(b, cf); err != nil {
+		return nil, fmt.Errorf("corrupt %s: %w", path, err)
+	}
+	if cf.Catalog == nil {
+		return nil, fmt.Errorf("corrupt %s: no catalog", path)
+	}
+	cf.Catalog.normalize()
+	return cf, nil
+}
+
+// checkpoint makes the WAL written so far unnecessary: it starts a new WAL
+// file, flushes every table's tail to a segment and writes its manifest,
+// writes catalog.json, then deletes the older WAL files. final (Close)
+// records the exact sequence states.
+func (db *DB) checkpoint(final bool) error {
+	db.ckptMu.Lock()
+	defer db.ckptMu.Unlock()
+
+	// 1. Rotate: everything up to here is fsynced and published.
+	db.syncMu.Lock()
+	db.mu.Lock()
+	if db.wal == nil || db.broken != nil {
+		err := db.broken
+		db.mu.Unlock()
+		db.syncMu.Unlock()
+		return err
+	}
+	if err := db.wal.sync(); err != nil {
+		db.broken = err
+		db.mu.Unlock()
+		db.syncMu.Unlock()
+		return err
+	}
+	db.durableLSN.Store(db.lastLSN)
+	db.publishHeadIfDurable()
+	old, err := listWALFiles(db.walDir())
+	if err == nil {
+		var nw *walFile
+		if nw, err = createWALFile(db.walDir(), db.wal.seq+1); err == nil {
+			db.wal.close()
+			db.wal = nw
+			db.walBytes = 0
+		}
+	}
+	db.mu.Unlock()
+	db.syncMu.Unlock()
+	if err != nil {
+		return err
+	}
+
+	// 2. Segments and manifests.
+	ids := make([]uint64, 0)
+	for id := range db.published.Load().tables {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		if err := db.flushTable(id, true); err != nil {
+			return err
+		}
+	}
+
+	// 3. catalog.json (the state first, then the sequences, which are at
+	// least as new).
+	s := db.published.Load()
+	seqs := db.seqSnapshot(final)
+	cf := catalogFile{LSN: s.lsn, Catalog: s.cat, Sequences: map[string]seqFileEntry{}}
+	for k, e := range seqs {
+		cf.Sequences[k] = seqFileEntry{Last: e.last, Called: e.called}
+	}
+	b, err := json.MarshalIndent(cf, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(db.dir, catalogFileName), b); err != nil {
+		return err
+	}
+
+	// 4. The older WAL files are no longer needed.
+	db.mu.Lock()
+	cur := db.wal
+	db.mu.Unlock()
+	removed := false
+	for _, f := range old {
+		if cur != nil && f.seq >= cur.seq {
+			continue
+		}
+		if err := os.Remove(f.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		removed = true
+	}
+	if removed {
+		return syncDir(db.walDir())
+	}
+	return nil
+}
+
+// Checkpoint runs a checkpoint now (normally the background worker does
+// when the WAL passes WALCheckpointBytes, and Close does).
+func (db *DB) Checkpoint() error {
+	if db.closed.Load() {
+		return errClosed()
+	}
+	return db.checkpoint(false)
+}

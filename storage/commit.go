@@ -1,0 +1,436 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
+)
+
+// ownKey is the key of one row a transaction inserted, for one constraint.
+type ownKey struct {
+	key string
+	row int64
+}
+
+// Commit makes the transaction durable and visible. It writes one
+// checksummed WAL record holding all of it (the new catalog if DDL
+// happened, sequence states, truncates, deleted row IDs, inserted rows as
+// Arrow IPC), fsyncs (sharing the fsync with concurrent commits), then
+// publishes; it returns only after the fsync. It fails with 23505 when a
+// key inserted by the transaction was committed by another transaction
+// since Begin, and with 40001 when a row it deletes was deleted (or its
+// table truncated or dropped) by one: first committer wins. On failure
+// nothing of the transaction is applied.
+func (tx *Tx) Commit() error {
+	if tx.done {
+		return pgerr.New(pgerrcode.NoActiveSQLTransaction, "transaction is already finished")
+	}
+	db := tx.db
+	defer tx.Rollback()
+	if db.closed.Load() {
+		return errClosed()
+	}
+	changed := len(tx.ops) > 0 || len(tx.seqs) > 0
+	prepared := map[uint64][]*tailBatch{}
+	for id, tt := range tx.tables {
+		if tt.empty() {
+			delete(tx.tables, id)
+			continue
+		}
+		changed = true
+		bs, err := liveInserts(tt)
+		if err != nil {
+			return err
+		}
+		prepared[id] = bs
+	}
+	if !changed {
+		return nil
+	}
+
+	db.mu.Lock()
+	lsn, next, dropped, err := tx.commitLocked(prepared)
+	db.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := db.waitDurable(lsn); err != nil {
+		return err
+	}
+	for _, rt := range dropped {
+		db.retire(rt.dir, next.version, true)
+	}
+	for id, tt := range tx.tables {
+		if ts := next.tables[id]; ts != nil && (tt.truncated || ts.tailRows >= int64(db.opts.FlushRows)) {
+			db.requestFlush(id)
+		}
+	}
+	return nil
+}
+
+// liveInserts returns the transaction's inserted batches without the rows
+// it deleted again.
+func liveInserts(tt *txTable) ([]*tailBatch, error) {
+	if tt.ownDel.IsEmpty() {
+		return tt.inserts, nil
+	}
+	var out []*tailBatch
+	for _, b := range tt.inserts {
+		runs, kept, all := keptRuns(b.rowIDs.Int64Values(), tt.ownDel)
+		if all {
+			out = append(out, b)
+			continue
+		}
+		if kept == 0 {
+			continue
+		}
+		nb := &tailBatch{colIDs: b.colIDs, cols: make([]arrow.Array, len(b.cols)), n: kept}
+		for i, c := range b.cols {
+			a, err := takeRuns(c, runs)
+			if err != nil {
+				return nil, err
+			}
+			nb.cols[i] = a
+		}
+		a, err := takeRuns(b.rowIDs, runs)
+		if err != nil {
+			return nil, err
+		}
+		nb.rowIDs = a.(*array.Int64)
+		out = append(out, nb)
+	}
+	return out, nil
+}
+
+// commitLocked validates the transaction against the head, appends its WAL
+// record and installs the new head (db.mu held). It returns the record's
+// LSN, the new state and the runtimes of dropped tables.
+func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch) (uint64, *dbState, []*tableRT, error) {
+	db := tx.db
+	if db.broken != nil {
+		return 0, nil, nil, db.broken
+	}
+	head := db.head.Load()
+	newCat := head.cat
+	if len(tx.ops) > 0 {
+		if head.cat == tx.snap.cat {
+			newCat = tx.cat
+		} else {
+			c := head.cat.Clone()
+			for _, op := range tx.ops {
+				if err := op(c); err != nil {
+					return 0, nil, nil, err
+				}
+			}
+			newCat = c
+		}
+		newCat.NextID = max(newCat.NextID, db.nextTableID.Load())
+	}
+
+	// Write conflicts: first committer wins.
+	for id, tt := range tx.tables {
+		if newCat.Tables[id] == nil {
+			return 0, nil, nil, serializationFailure()
+		}
+		hts, sts := head.tables[id], tx.snap.tables[id]
+		if hts != nil && sts != nil && hts.epoch != sts.epoch && (tt.truncated || !tt.deletes.IsEmpty()) {
+			return 0, nil, nil, serializationFailure()
+		}
+		if tt.truncated && hts != nil && hts.lastMod > tx.snap.lsn {
+			return 0, nil, nil, serializationFailure()
+		}
+		if !tt.deletes.IsEmpty() {
+			if rt := db.lookupRT(id); rt != nil {
+				for _, e := range rt.delLog {
+					if e.lsn > tx.snap.lsn && e.rows.Intersects(tt.deletes) {
+						return 0, nil, nil, serializationFailure()
+					}
+				}
+			}
+		}
+	}
+
+	// Unique indexes for constraints that have none yet (new or changed by
+	// DDL), built from the committed rows.
+	newIdx := map[uint64]map[string]*uniqueIndex{}
+	if newCat != head.cat {
+		for id, def := range newCat.Tables {
+			rt := db.rt(id, def.Schema)
+			for _, con := range newCat.constraintsOf(def) {
+				db.idxMu.RLock()
+				have := rt.uniq[con.sig()] != nil
+				db.idxMu.RUnlock()
+				if have {
+					continue
+				}
+				ix, err := db.buildIndex(head, id, def, con)
+				if err != nil {
+					return 0, nil, nil, err
+				}
+				if newIdx[id] == nil {
+					newIdx[id] = map[string]*uniqueIndex{}
+				}
+				newIdx[id][con.sig()] = ix
+			}
+		}
+	}
+
+	// Re-check the inserted keys against what committed since Begin.
+	keys := map[uint64]map[string][]ownKey{}
+	for id, tt := range tx.tables {
+		bs := prepared[id]
+		if len(bs) == 0 {
+			continue
+		}
+		def := newCat.Tables[id]
+		rt := db.rt(id, def.Schema)
+		var deleted *roaring64.Bitmap
+		if hts := head.tables[id]; hts != nil {
+			deleted = hts.deleted
+		}
+		for _, con := range newCat.constraintsOf(def) {
+			sig := con.sig()
+			ix := newIdx[id][sig]
+			if ix == nil {
+				db.idxMu.RLock()
+				ix = rt.uniq[sig]
+				db.idxMu.RUnlock()
+			}
+			ts := keyTypes(def, con)
+			seen := map[string]bool{}
+			var ks []ownKey
+			for _, b := range bs {
+				pos, ok := keyCols(con, b.colIDs)
+				if !ok {
+					continue
+				}
+				ids := b.rowIDs.Int64Values()
+				for i := 0; i < b.n; i++ {
+					var ok bool
+					tx.keybuf, ok = rowKey(tx.keybuf, ts, b.cols, pos, i)
+					if !ok {
+						continue
+					}
+					k := string(tx.keybuf)
+					if seen[k] {
+						return 0, nil, nil, uniqueViolation(def, con, b.cols, pos, i)
+					}
+					seen[k] = true
+					if ix != nil && !tt.truncated {
+						if r, hit := ix.m[k]; hit && !(deleted != nil && deleted.Contains(uint64(r))) &&
+							!tt.deletes.Contains(uint64(r)) {
+							return 0, nil, nil, uniqueViolation(def, con, b.cols, pos, i)
+						}
+					}
+					ks = append(ks, ownKey{key: k, row: ids[i]})
+				}
+			}
+			if keys[id] == nil {
+				keys[id] = map[string][]ownKey{}
+			}
+			keys[id][sig] = ks
+		}
+	}
+
+	// The WAL record.
+	rec := &walRecord{}
+	if newCat != head.cat {
+		b, err := marshalCatalog(newCat)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		rec.catalog = b
+	}
+	for key, s := range tx.seqs {
+		if newCat.Sequences[key] != nil {
+			rec.seqs = append(rec.seqs, seqEntry{key: key, last: s.last, called: s.called})
+		}
+	}
+	for id, tt := range tx.tables {
+		op := walTableOp{id: id, truncate: tt.truncated, inserts: prepared[id]}
+		if !tt.deletes.IsEmpty() {
+			op.deletes = tt.deletes
+		}
+		rec.tables = append(rec.tables, op)
+	}
+	lsn, err := db.appendWALLocked(rec)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+
+	// The new head.
+	next := head.derive()
+	next.lsn = lsn
+	next.cat = newCat
+	var dropped []*tableRT
+	if newCat != head.cat {
+		for id := range newCat.Tables {
+			if next.tables[id] == nil {
+				next.tables[id] = newTableState(id)
+			}
+		}
+		for id := range next.tables {
+			if newCat.Tables[id] == nil {
+				delete(next.tables, id)
+				if rt := db.lookupRT(id); rt != nil {
+					dropped = append(dropped, rt)
+					db.rtMu.Lock()
+					delete(db.rts, id)
+					db.rtMu.Unlock()
+				}
+			}
+		}
+	}
+	for id, tt := range tx.tables {
+		ts := next.tables[id].clone()
+		if tt.truncated {
+			ts.epoch++
+			ts.segments = nil
+			ts.tail = nil
+			ts.tailRows = 0
+			ts.deleted = roaring64.New()
+		}
+		if !tt.deletes.IsEmpty() {
+			d := ts.deleted.Clone()
+			d.Or(tt.deletes)
+			ts.deleted = d
+		}
+		for _, b := range prepared[id] {
+			b.lsn = lsn
+			ts.tail = append(ts.tail, b)
+			ts.tailRows += int64(b.n)
+		}
+		ts.lastMod = lsn
+		next.tables[id] = ts
+	}
+
+	db.idxMu.Lock()
+	if newCat != head.cat {
+		for id, def := range newCat.Tables {
+			rt := db.rt(id, def.Schema)
+			want := map[string]bool{}
+			for _, con := range newCat.constraintsOf(def) {
+				want[con.sig()] = true
+				if ix := newIdx[id][con.sig()]; ix != nil {
+					rt.uniq[con.sig()] = ix
+				}
+			}
+			for sig := range rt.uniq {
+				if !want[sig] {
+					delete(rt.uniq, sig)
+				}
+			}
+		}
+	}
+	for id, tt := range tx.tables {
+		rt := db.lookupRT(id)
+		if rt == nil {
+			continue
+		}
+		if tt.truncated {
+			for _, ix := range rt.uniq {
+				ix.m = map[string]int64{}
+			}
+		}
+		for sig, ks := range keys[id] {
+			ix := rt.uniq[sig]
+			if ix == nil {
+				continue
+			}
+			for _, k := range ks {
+				ix.m[k.key] = k.row
+			}
+		}
+	}
+	db.setHead(next)
+	db.idxMu.Unlock()
+
+	// Conflict history and sequences.
+	minLSN := db.minPinnedLSN()
+	for id, tt := range tx.tables {
+		rt := db.lookupRT(id)
+		if rt == nil {
+			continue
+		}
+		if !tt.deletes.IsEmpty() {
+			rt.delLog = append(rt.delLog, delLogEntry{lsn: lsn, rows: tt.deletes})
+		}
+		pruneDelLog(rt, minLSN)
+	}
+	for key, s := range tx.seqs {
+		if newCat.Sequences[key] != nil {
+			db.seqs[key] = &seqState{last: s.last, called: s.called, durLast: s.last, durCalled: s.called}
+		}
+	}
+	if newCat != head.cat {
+		for key := range db.seqs {
+			if newCat.Sequences[key] == nil {
+				delete(db.seqs, key)
+			}
+		}
+	}
+	if db.walBytes >= db.opts.WALCheckpointBytes {
+		db.requestCheckpoint()
+	}
+	return lsn, next, dropped, nil
+}
+
+// pruneDelLog drops conflict history no transaction can need: entries at
+// or below the oldest snapshot in use (db.mu held).
+func pruneDelLog(rt *tableRT, minLSN uint64) {
+	i := 0
+	for i < len(rt.delLog) && rt.delLog[i].lsn <= minLSN {
+		i++
+	}
+	if i > 0 {
+		rt.delLog = append(rt.delLog[:0:0], rt.delLog[i:]...)
+	}
+}
+
+// buildIndex builds the index of con over the rows of table id in state s;
+// a repeated key is 23505 "could not create unique index".
+func (db *DB) buildIndex(s *dbState, id uint64, def *TableDef, con constraint) (*uniqueIndex, error) {
+	ix := &uniqueIndex{con: con, m: map[string]int64{}}
+	ts := s.tables[id]
+	if ts == nil {
+		return ix, nil
+	}
+	positions := make([]int, len(con.cols))
+	for i, cid := range con.cols {
+		positions[i], _ = def.ColumnByID(cid)
+	}
+	r := db.newScan(context.Background(), s, ts, def, positions, true, []*roaring64.Bitmap{ts.deleted}, nil, nil)
+	defer r.Release()
+	kt := keyTypes(def, con)
+	pos := make([]int, len(con.cols))
+	for i := range pos {
+		pos[i] = i
+	}
+	var buf []byte
+	for r.Next() {
+		rec := r.Record()
+		cols := rec.Columns()
+		ids := cols[len(cols)-1].(*array.Int64).Int64Values()
+		for i, rid := range ids {
+			var ok bool
+			buf, ok = rowKey(buf, kt, cols, pos, i)
+			if !ok {
+				continue
+			}
+			k := string(buf)
+			if _, dup := ix.m[k]; dup {
+				return nil, duplicateInData(def, con, cols, pos, i)
+			}
+			ix.m[k] = rid
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("building index %q: %w", con.name, err)
+	}
+	return ix, nil
+}

@@ -1,0 +1,5 @@
+// Package storage keeps cairn's data: the catalog, tables as immutable
+// Parquet segments plus an in-memory tail, a checksummed write-ahead log
+// with group commit, snapshot-isolated transactions, unique-key indexes and
+// sequences. It knows no SQL; rows cross its boundary as Arrow records.
+package storage

@@ -1,0 +1,433 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// Background work: a flush writes a table's tail to a new segment and
+// rewrites its manifest; a compaction merges small segments into one and
+// drops deleted rows. Both work from the published (durable) state, write
+// their files completely (tmp, fsync, rename, manifest) and then swap the
+// result into the head under DB.mu; readers of older states keep their
+// files until they are done with them.
+
+func (db *DB) signal() {
+	select {
+	case db.work <- struct{}{}:
+	default:
+	}
+}
+
+// requestFlush asks the worker to flush table id (if due) and compact it
+// (if it has too many segments).
+func (db *DB) requestFlush(id uint64) {
+	db.workMu.Lock()
+	db.pendingFlush[id] = true
+	db.workMu.Unlock()
+	db.signal()
+}
+
+// requestCheckpoint asks the worker for a checkpoint.
+func (db *DB) requestCheckpoint() {
+	db.workMu.Lock()
+	db.pendingCkpt = true
+	db.workMu.Unlock()
+	db.signal()
+}
+
+// worker runs flushes, compactions and checkpoints until Close.
+func (db *DB) worker() {
+	defer db.wg.Done()
+	for {
+		select {
+		case <-db.quit:
+			return
+		case <-db.work:
+		}
+		for {
+			db.workMu.Lock()
+			ids := make([]uint64, 0, len(db.pendingFlush))
+			for id := range db.pendingFlush {
+				ids = append(ids, id)
+			}
+			clear(db.pendingFlush)
+			ckpt := db.pendingCkpt
+			db.pendingCkpt = false
+			db.workMu.Unlock()
+			if len(ids) == 0 && !ckpt {
+				break
+			}
+			for _, id := range ids {
+				select {
+				case <-db.quit:
+					return
+				default:
+				}
+				if err := db.flushTable(id, false); err != nil {
+					db.log.Error("flush failed", "table", id, "err", err)
+					continue
+				}
+				if err := db.compactTable(id); err != nil {
+					db.log.Error("compaction failed", "table", id, "err", err)
+				}
+			}
+			if ckpt {
+				if err := db.checkpoint(false); err != nil {
+					db.log.Error("checkpoint failed", "err", err)
+				}
+			}
+		}
+	}
+}
+
+// segmentSpecs lists the columns of def for a segment.
+func segmentSpecs(def *TableDef) []segColumnSpec {
+	specs := make([]segColumnSpec, len(def.Columns))
+	for i, c := range def.Columns {
+		specs[i] = segColumnSpec{id: c.ID, name: c.Name, typ: c.Type.Arrow()}
+	}
+	return specs
+}
+
+// tailChunk lays a tail batch out as the columns of specs (NULLs where
+// the batch lacks a column).
+func tailChunk(b *tailBatch, specs []segColumnSpec) segmentChunk {
+	c := segmentChunk{cols: make([]arrow.Array, len(specs)), rowIDs: b.rowIDs}
+	for i, s := range specs {
+		if a := b.column(s.id); a != nil && arrow.TypeEqual(a.DataType(), s.typ) {
+			c.cols[i] = a
+		} else {
+			c.cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, s.typ, b.n)
+		}
+	}
+	return c
+}
+
+// newSegmentPath reserves the next segment file name of rt (flushMu held).
+func (rt *tableRT) newSegmentPath() string {
+	name := fmt.Sprintf("seg-%06d.parquet", rt.nextSeg)
+	rt.nextSeg++
+	return filepath.Join(rt.dir, name)
+}
+
+// flushTable writes table id's durable tail batches to a segment when the
+// tail reached FlushRows (or, with force, whenever there are any) and
+// rewrites the manifest when that changed anything, when the manifest
+// still lists files the table no longer uses (after TRUNCATE), or, with
+// force, when the manifest is older than the table's last durable change.
+//
+// It works from the head's segments and tail (which earlier flushes
+// already updated, even if not yet published) but takes only what is
+// durable: tail batches and deleted row IDs of the published state.
+func (db *DB) flushTable(id uint64, force bool) error {
+	rt := db.lookupRT(id)
+	if rt == nil {
+		return nil
+	}
+	rt.flushMu.Lock()
+	defer rt.flushMu.Unlock()
+	db.mu.Lock()
+	hs, ps := db.head.Load(), db.published.Load()
+	db.mu.Unlock()
+	hts, pts, def := hs.tables[id], ps.tables[id], ps.cat.Tables[id]
+	if hts == nil || pts == nil || def == nil || hts.epoch != pts.epoch {
+		return nil
+	}
+	// The durable prefix of the tail.
+	k, rows := 0, int64(0)
+	for k < len(hts.tail) && hts.tail[k].lsn <= ps.lsn {
+		rows += int64(hts.tail[k].n)
+		k++
+	}
+	needSeg := rows > 0 && (force || rows >= int64(db.opts.FlushRows))
+	names := segmentNames(hts.segments)
+	stale := false
+	for _, f := range rt.manifestFiles {
+		if !slices.Contains(names, f) {
+			stale = true
+		}
+	}
+	if !needSeg && !stale && !(force && pts.lastMod > rt.manifestLSN) {
+		return nil
+	}
+	segs := hts.segments
+	var newSeg *segment
+	if needSeg {
+		if err := mkdirAllDurable(rt.dir); err != nil {
+			return err
+		}
+		specs := segmentSpecs(def)
+		sw, err := newSegmentWriter(rt.newSegmentPath(), specs)
+		if err != nil {
+			return err
+		}
+		for _, b := range hts.tail[:k] {
+			if err := sw.write(tailChunk(b, specs)); err != nil {
+				sw.abort()
+				return fmt.Errorf("writing %s: %w", sw.path, err)
+			}
+		}
+		if newSeg, err = sw.finish(); err != nil {
+			return fmt.Errorf("writing %s: %w", sw.path, err)
+		}
+		segs = append(slices.Clip(segs), newSeg)
+	} else {
+		k = 0
+	}
+	// The manifest covers every record up to the published LSN, except
+	// inserts still in the tail.
+	lsn := ps.lsn
+	if k < len(hts.tail) && hts.tail[k].lsn <= lsn {
+		lsn = hts.tail[k].lsn - 1
+	}
+	lsn = max(lsn, rt.manifestLSN)
+	if err := db.writeTableManifest(rt, lsn, segs, pts.deleted); err != nil {
+		return err
+	}
+
+	db.mu.Lock()
+	cur := db.head.Load()
+	if cts := cur.tables[id]; newSeg != nil && cts != nil && cts.epoch == hts.epoch && len(cts.tail) >= k {
+		nts := cts.clone()
+		nts.segments = segs
+		nts.tail = cts.tail[k:]
+		nts.tailRows = cts.tailRows - rows
+		next := cur.derive()
+		next.tables[id] = nts
+		db.setHead(next)
+		db.publishHeadIfDurable()
+	}
+	version := db.head.Load().version
+	db.mu.Unlock()
+	db.retireUnlisted(rt, version)
+	return nil
+}
+
+// writeTableManifest writes rt's manifest listing segs and records what it
+// lists (flushMu held).
+func (db *DB) writeTableManifest(rt *tableRT, lsn uint64, segs []*segment, deleted *roaring64.Bitmap) error {
+	m, err := manifestOf(rt.id, lsn, rt.nextRowID.Load(), rt.nextSeg, segs, deleted)
+	if err != nil {
+		return err
+	}
+	if err := writeManifest(rt.dir, m); err != nil {
+		return err
+	}
+	prev := rt.manifestFiles
+	rt.manifestFiles = segmentNames(segs)
+	rt.manifestLSN = lsn
+	rt.manifestDone = true
+	rt.retired = append(rt.retired, prev...)
+	return nil
+}
+
+// retireUnlisted schedules the removal of files an older manifest listed
+// and the current one does not (flushMu held).
+func (db *DB) retireUnlisted(rt *tableRT, version uint64) {
+	for _, f := range rt.retired {
+		if !slices.Contains(rt.manifestFiles, f) {
+			db.retire(filepath.Join(rt.dir, f), version, false)
+		}
+	}
+	rt.retired = rt.retired[:0]
+}
+
+func segmentNames(segs []*segment) []string {
+	out := make([]string, len(segs))
+	for i, s := range segs {
+		out[i] = s.name
+	}
+	return out
+}
+
+// compactTable merges the smaller half of table id's segments (plus one)
+// into one when it has more than compactSegments, dropping deleted rows.
+func (db *DB) compactTable(id uint64) error {
+	rt := db.lookupRT(id)
+	if rt == nil {
+		return nil
+	}
+	rt.flushMu.Lock()
+	defer rt.flushMu.Unlock()
+	snap, unpin := db.pinPublished()
+	defer unpin()
+	db.mu.Lock()
+	hts := db.head.Load().tables[id]
+	db.mu.Unlock()
+	pts, def := snap.tables[id], snap.cat.Tables[id]
+	if hts == nil || pts == nil || def == nil || hts.epoch != pts.epoch || len(hts.segments) <= compactSegments {
+		return nil
+	}
+	if !slices.Equal(segmentNames(hts.segments), rt.manifestFiles) {
+		return nil // a truncate is not yet reflected in the manifest
+	}
+	// Segments as in the head (flushes update it first), deleted row IDs
+	// as durable.
+	ts := &tableState{segments: hts.segments, deleted: pts.deleted, epoch: hts.epoch}
+	order := make([]int, len(ts.segments))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return ts.segments[order[a]].rows < ts.segments[order[b]].rows })
+	chosen := map[int]bool{}
+	for _, i := range order[:len(order)/2+1] {
+		chosen[i] = true
+	}
+
+	specs := segmentSpecs(def)
+	cons := snap.cat.constraintsOf(def)
+	type droppedKey struct {
+		sig string
+		key string
+		row int64
+	}
+	var droppedKeys []droppedKey
+	dropped := roaring64.New()
+	if err := mkdirAllDurable(rt.dir); err != nil {
+		return err
+	}
+	sw, err := newSegmentWriter(rt.newSegmentPath(), specs)
+	if err != nil {
+		return err
+	}
+	positions := make([]int, len(def.Columns))
+	for i := range positions {
+		positions[i] = i
+	}
+	colIDs := make([]int, len(specs))
+	for i, s := range specs {
+		colIDs[i] = s.id
+	}
+	var keybuf []byte
+	for i, seg := range ts.segments {
+		if !chosen[i] {
+			continue
+		}
+		// Read every row (deleted ones too, to drop their index entries).
+		r := db.newScan(context.Background(), snap, &tableState{segments: []*segment{seg}}, def, positions, true, nil, nil, nil)
+		for r.Next() {
+			rec := r.Record()
+			cols := rec.Columns()
+			ids := cols[len(cols)-1].(*array.Int64)
+			runs, kept, all := keptRuns(ids.Int64Values(), ts.deleted)
+			if !all {
+				keepSet := make([]bool, len(ids.Int64Values()))
+				for _, run := range runs {
+					for k := run.lo; k < run.hi; k++ {
+						keepSet[k] = true
+					}
+				}
+				for k, rid := range ids.Int64Values() {
+					if keepSet[k] {
+						continue
+					}
+					dropped.Add(uint64(rid))
+					for _, con := range cons {
+						pos, ok := keyCols(con, colIDs)
+						if !ok {
+							continue
+						}
+						var ok2 bool
+						keybuf, ok2 = rowKey(keybuf, keyTypes(def, con), cols, pos, k)
+						if ok2 {
+							droppedKeys = append(droppedKeys, droppedKey{con.sig(), string(keybuf), rid})
+						}
+					}
+				}
+			}
+			if kept == 0 {
+				continue
+			}
+			chunk := segmentChunk{cols: make([]arrow.Array, len(specs))}
+			for c := range specs {
+				a, err := takeRuns(cols[c], runs)
+				if err != nil {
+					r.Release()
+					sw.abort()
+					return err
+				}
+				chunk.cols[c] = a
+			}
+			a, err := takeRuns(ids, runs)
+			if err != nil {
+				r.Release()
+				sw.abort()
+				return err
+			}
+			chunk.rowIDs = a.(*array.Int64)
+			err = sw.write(chunk)
+			releaseAll(chunk.cols)
+			chunk.rowIDs.Release()
+			if err != nil {
+				r.Release()
+				sw.abort()
+				return fmt.Errorf("writing %s: %w", sw.path, err)
+			}
+		}
+		err := r.Err()
+		r.Release()
+		if err != nil {
+			sw.abort()
+			return err
+		}
+	}
+	merged, err := sw.finish()
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", sw.path, err)
+	}
+	var segs []*segment
+	placed := false
+	for i, s := range ts.segments {
+		if !chosen[i] {
+			segs = append(segs, s)
+		} else if !placed {
+			if merged.rows > 0 {
+				segs = append(segs, merged)
+			}
+			placed = true
+		}
+	}
+	deleted := ts.deleted.Clone()
+	deleted.AndNot(dropped)
+	if err := db.writeTableManifest(rt, rt.manifestLSN, segs, deleted); err != nil {
+		return err
+	}
+	if merged.rows == 0 {
+		rt.retired = append(rt.retired, merged.name)
+	}
+
+	db.mu.Lock()
+	cur := db.head.Load()
+	if cts := cur.tables[id]; cts != nil && cts.epoch == ts.epoch && slices.Equal(segmentNames(cts.segments), segmentNames(ts.segments)) {
+		nts := cts.clone()
+		nts.segments = segs
+		d := cts.deleted.Clone()
+		d.AndNot(dropped)
+		nts.deleted = d
+		next := cur.derive()
+		next.tables[id] = nts
+		db.idxMu.Lock()
+		for _, dk := range droppedKeys {
+			if ix := rt.uniq[dk.sig]; ix != nil && ix.m[dk.key] == dk.row {
+				delete(ix.m, dk.key)
+			}
+		}
+		db.setHead(next)
+		db.idxMu.Unlock()
+		db.publishHeadIfDurable()
+	}
+	version := db.head.Load().version
+	db.mu.Unlock()
+	db.retireUnlisted(rt, version)
+	db.log.Debug("compacted", "table", id, "segments", len(chosen), "rows", merged.rows, "dropped", dropped.GetCardinality())
+	return nil
+}

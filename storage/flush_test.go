@@ -1,0 +1,242 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+func countRows(t *testing.T, tx *Tx, id uint64) int {
+	t.Helper()
+	r, err := tx.Scan(context.Background(), id, []int{0}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	n := 0
+	for r.Next() {
+		n += int(r.Record().NumRows())
+	}
+	if r.Err() != nil {
+		t.Fatal(r.Err())
+	}
+	return n
+}
+
+func TestFlushAndCompaction(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir, Options{FlushRows: 1 << 30})
+	def := kvTable(t, db, "t")
+	const batches, per = 12, 10
+	var old *Tx
+	var oldReaderRows int
+	for b := 0; b < batches; b++ {
+		var rows [][]any
+		for i := 0; i < per; i++ {
+			k := b*per + i
+			rows = append(rows, []any{k, fmt.Sprint("v", k)})
+		}
+		insert(t, db, def, rows...)
+		if err := db.flushTable(def.ID, true); err != nil {
+			t.Fatal(err)
+		}
+		if b == 2 {
+			old = db.Begin()
+		}
+	}
+	if n := len(db.published.Load().tables[def.ID].segments); n != batches {
+		t.Fatalf("%d segments, want %d", n, batches)
+	}
+	// Delete every even key.
+	tx := db.Begin()
+	var del []int64
+	for _, r := range scanRows(t, tx, def.ID, true) {
+		if r[0].(int)%2 == 0 {
+			del = append(del, r[2].(int64))
+		}
+	}
+	tx.Delete(def.ID, del)
+	mustCommit(t, tx)
+
+	// A reader on an old snapshot, started before the compaction.
+	oldReader, err := old.Scan(context.Background(), def.ID, []int{0, 1}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !oldReader.Next() {
+		t.Fatal(oldReader.Err())
+	}
+	oldReaderRows += int(oldReader.Record().NumRows())
+
+	before := db.published.Load().tables[def.ID].deleted.GetCardinality()
+	for i := 0; i < 3; i++ {
+		if err := db.compactTable(def.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := db.published.Load().tables[def.ID]
+	if len(ts.segments) > compactSegments {
+		t.Fatalf("%d segments after compaction", len(ts.segments))
+	}
+	if after := ts.deleted.GetCardinality(); after >= before {
+		t.Fatalf("deleted set not pruned: %d -> %d", before, after)
+	}
+	// The old snapshot still reads everything it saw.
+	for oldReader.Next() {
+		oldReaderRows += int(oldReader.Record().NumRows())
+	}
+	if oldReader.Err() != nil {
+		t.Fatal(oldReader.Err())
+	}
+	oldReader.Release()
+	if oldReaderRows != 3*per {
+		t.Fatalf("old reader saw %d rows", oldReaderRows)
+	}
+	if n := countRows(t, old, def.ID); n != 3*per {
+		t.Fatalf("old snapshot sees %d rows", n)
+	}
+	old.Rollback()
+	// Replaced files are gone once no snapshot uses them.
+	files, _ := filepath.Glob(filepath.Join(dir, "tables", "public", fmt.Sprint(def.ID), "seg-*.parquet"))
+	if len(files) != len(ts.segments) {
+		t.Fatalf("%d files for %d segments", len(files), len(ts.segments))
+	}
+
+	check := func(db *DB) {
+		t.Helper()
+		tx := db.Begin()
+		defer tx.Rollback()
+		rows := scanRows(t, tx, def.ID, false)
+		if len(rows) != batches*per/2 {
+			t.Fatalf("%d rows", len(rows))
+		}
+		for _, r := range rows {
+			if r[0].(int)%2 == 0 {
+				t.Fatalf("deleted row %v is back", r)
+			}
+		}
+		// Unique index: a live key conflicts, a deleted (and compacted)
+		// key is free.
+		if sqlstate(tx.Insert(def.ID, makeRecord(t, def, []any{1, "x"}))) != "23505" {
+			t.Fatal("live key accepted twice")
+		}
+		if err := tx.Insert(def.ID, makeRecord(t, def, []any{0, "x"})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check(db)
+	db.Close()
+	db = openDB(t, dir, Options{})
+	check(db)
+	db.Close()
+}
+
+func TestBackgroundFlushAndCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir, Options{FlushRows: 100, WALCheckpointBytes: 32 << 10})
+	def := kvTable(t, db, "t")
+	for b := 0; b < 50; b++ {
+		var rows [][]any
+		for i := 0; i < 40; i++ {
+			rows = append(rows, []any{b*40 + i, "some text to fill the log"})
+		}
+		insert(t, db, def, rows...)
+	}
+	// Background work catches up: segments exist, compaction keeps them
+	// few, the WAL was checkpointed.
+	for i := 0; i < 400; i++ {
+		ts := db.published.Load().tables[def.ID]
+		files, _ := listWALFiles(filepath.Join(dir, "wal"))
+		if len(ts.segments) > 0 && len(ts.segments) <= compactSegments+1 && len(files) <= 2 && ts.tailRows < 100 {
+			break
+		}
+		sleepMS(10)
+	}
+	ts := db.published.Load().tables[def.ID]
+	if len(ts.segments) == 0 || len(ts.segments) > compactSegments+1 {
+		t.Fatalf("%d segments", len(ts.segments))
+	}
+	tx := db.Begin()
+	if n := countRows(t, tx, def.ID); n != 2000 {
+		t.Fatalf("%d rows", n)
+	}
+	tx.Rollback()
+	img := crashImage(t, db)
+	db.Close()
+	db = openDB(t, img, Options{})
+	defer db.Close()
+	tx = db.Begin()
+	defer tx.Rollback()
+	if n := countRows(t, tx, def.ID); n != 2000 {
+		t.Fatalf("after crash: %d rows", n)
+	}
+}
+
+func TestConcurrentCommits(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir, Options{FlushRows: 500})
+	def := createTable(t, db, "t", []ColumnDef{col("id", types.Int8T), col("w", types.Int4T)}, 0)
+	const workers, each = 8, 100
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				tx := db.Begin()
+				if err := tx.Insert(def.ID, makeRecord(t, def, []any{w*each + i, w})); err != nil {
+					errs <- err
+					return
+				}
+				if err := tx.Commit(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	tx := db.Begin()
+	if n := countRows(t, tx, def.ID); n != workers*each {
+		t.Fatalf("%d rows", n)
+	}
+	tx.Rollback()
+	img := crashImage(t, db)
+	db.Close()
+	db = openDB(t, img, Options{})
+	defer db.Close()
+	tx = db.Begin()
+	defer tx.Rollback()
+	if n := countRows(t, tx, def.ID); n != workers*each {
+		t.Fatalf("after crash: %d rows", n)
+	}
+}
+
+func TestDropTableRemovesFiles(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir, Options{})
+	defer db.Close()
+	def := kvTable(t, db, "t")
+	insert(t, db, def, []any{1, "a"})
+	db.Checkpoint()
+	tdir := filepath.Join(dir, "tables", "public", fmt.Sprint(def.ID))
+	if _, err := os.Stat(tdir); err != nil {
+		t.Fatal(err)
+	}
+	tx := db.Begin()
+	tx.DropTable(def.ID)
+	mustCommit(t, tx)
+	if _, err := os.Stat(tdir); !os.IsNotExist(err) {
+		t.Fatalf("table folder after drop: %v", err)
+	}
+}
