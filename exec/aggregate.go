@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -245,6 +246,7 @@ func (a *Aggregate) step(ev *evaluator, ai int, b batch, gidx []int32) error {
 					row.keys[k] = datumSortVal(v.c, &info.specs[k])
 				} else {
 					row.keys[k] = sortValAt(v.arr, j, &info.specs[k])
+					row.keys[k].s = strings.Clone(row.keys[k].s) // outlives the batch
 				}
 			}
 			g.buffered[ai] = append(g.buffered[ai], row)

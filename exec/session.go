@@ -78,6 +78,9 @@ type Statement struct {
 	Columns    []Column
 
 	node *pg_query.Node
+	// simple marks a statement of the simple query protocol, which has no
+	// parameters.
+	simple bool
 }
 
 // Portal is a statement bound to parameter values, ready to run. A portal
@@ -261,7 +264,8 @@ func (s *Session) catalog() *storage.Catalog {
 
 // Prepare parses and analyses sql (which may hold several statements; none
 // for an empty query). paramTypes gives known parameter types; Unknown ones
-// are inferred. A single statement is bound now so its parameter and
+// are inferred. A nil paramTypes means the simple query protocol, where
+// $n parameters are an error. A single statement is bound now so its parameter and
 // result types are known; several statements (a simple query) are bound
 // one by one when they run, since earlier ones may create what later ones
 // use.
@@ -272,11 +276,11 @@ func (s *Session) Prepare(text string, paramTypes []types.T) ([]*Statement, erro
 	}
 	out := make([]*Statement, len(raws))
 	for i, r := range raws {
-		out[i] = &Statement{SQL: r.Text, ParamTypes: append([]types.T(nil), paramTypes...), node: r.Node}
+		out[i] = &Statement{SQL: r.Text, ParamTypes: append([]types.T(nil), paramTypes...), node: r.Node, simple: paramTypes == nil}
 	}
 	if len(out) == 1 && !s.txFailed {
 		st := out[0]
-		bound, params, err := s.bind(st.node, st.ParamTypes)
+		bound, params, err := s.bind(st, st.ParamTypes)
 		if err != nil {
 			return nil, err
 		}
@@ -287,9 +291,9 @@ func (s *Session) Prepare(text string, paramTypes []types.T) ([]*Statement, erro
 }
 
 // bind binds a statement against the session's current catalog.
-func (s *Session) bind(node *pg_query.Node, params []types.T) (any, []types.T, error) {
-	b := &sql.Binder{Catalog: s.catalog(), SearchPath: s.searchPath(), Params: append([]types.T(nil), params...)}
-	bound, err := b.Bind(node)
+func (s *Session) bind(st *Statement, params []types.T) (any, []types.T, error) {
+	b := &sql.Binder{Catalog: s.catalog(), SearchPath: s.searchPath(), Params: append([]types.T(nil), params...), NoParams: st.simple}
+	bound, err := b.Bind(st.node)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -333,7 +337,7 @@ func (s *Session) Bind(st *Statement, params []any) (*Portal, error) {
 	if s.txFailed && !isTxEnd(st.node) {
 		return nil, errTxAborted()
 	}
-	bound, ptypes, err := s.bind(st.node, st.ParamTypes)
+	bound, ptypes, err := s.bind(st, st.ParamTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -725,7 +729,7 @@ func (s *Session) runPrepare(x *sql.Prepare) error {
 		return pgerr.New(pgerrcode.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", x.Name)
 	}
 	st := &Statement{SQL: x.Text, ParamTypes: x.ParamTypes, node: x.Stmt}
-	bound, params, err := s.bind(x.Stmt, x.ParamTypes)
+	bound, params, err := s.bind(st, x.ParamTypes)
 	if err != nil {
 		return err
 	}
@@ -789,7 +793,7 @@ func typeNameOf(t types.T) *pg_query.TypeName {
 // scalarQuery runs a one-row, one-column SELECT parse tree and returns the
 // datum.
 func (s *Session) scalarQuery(node *pg_query.Node) (any, error) {
-	bound, _, err := s.bind(node, nil)
+	bound, _, err := s.bind(&Statement{node: node}, nil)
 	if err != nil {
 		return nil, err
 	}

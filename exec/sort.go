@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -18,9 +19,10 @@ import (
 type sortKind uint8
 
 const (
-	sortDatum sortKind = iota // types.Compare on datums
-	sortInt                   // int64 order (integers, dates, times, timestamps, booleans)
-	sortFloat                 // float order with NaN above every number
+	sortDatum  sortKind = iota // types.Compare on datums
+	sortInt                    // int64 order (integers, dates, times, timestamps, booleans)
+	sortFloat                  // float order with NaN above every number
+	sortString                 // bytewise (C collation, as types.Compare)
 )
 
 func sortKindOf(t types.T) sortKind {
@@ -30,15 +32,19 @@ func sortKindOf(t types.T) sortKind {
 		return sortInt
 	case types.Float4, types.Float8:
 		return sortFloat
+	case types.Text, types.Varchar, types.Name:
+		return sortString
 	}
 	return sortDatum
 }
 
-// sortVal is one key value of one row.
+// sortVal is one key value of one row. A string read from an Arrow
+// column (s) points into the column's buffer: keep the batch or clone it.
 type sortVal struct {
 	null bool
 	i    int64
 	f    float64
+	s    string
 	d    any
 }
 
@@ -78,6 +84,8 @@ func (k *keySpec) compare(a, b *sortVal) int {
 		c = cmp.Compare(a.i, b.i)
 	case sortFloat:
 		c = compareFloat(a.f, b.f)
+	case sortString:
+		c = strings.Compare(a.s, b.s)
 	default:
 		c = compareValues(a.d, b.d, k.t)
 	}
@@ -147,6 +155,10 @@ func sortValAt(arr arrow.Array, i int, k *keySpec) sortVal {
 		case *array.Float32:
 			return sortVal{f: float64(a.Value(i))}
 		}
+	case sortString:
+		if a, ok := arr.(*array.String); ok {
+			return sortVal{s: a.Value(i)}
+		}
 	}
 	return datumSortVal(valueAt(arr, i, k.t), k)
 }
@@ -180,6 +192,10 @@ func datumSortVal(v any, k *keySpec) sortVal {
 			return sortVal{f: x}
 		case float32:
 			return sortVal{f: float64(x)}
+		}
+	case sortString:
+		if x, ok := v.(string); ok {
+			return sortVal{s: x}
 		}
 	}
 	return sortVal{d: v}

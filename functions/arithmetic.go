@@ -236,20 +236,29 @@ func intLoop[T signed](op arithOp, a, b []T, ac, bc T, out []T) int {
 			return 0
 		}
 	case opMul:
-		bad := false
-		for i := 0; i < n; i++ {
-			x, y := ac, bc
-			if a != nil {
-				x = a[i]
+		var bad byte
+		switch {
+		case a != nil && b != nil:
+			b = b[:len(a)]
+			for i := range a {
+				r, o := mulOvf(a[i], b[i])
+				out[i] = r
+				bad |= b2u(o)
 			}
-			if b != nil {
-				y = b[i]
+		case a != nil:
+			for i := range a {
+				r, o := mulOvf(a[i], bc)
+				out[i] = r
+				bad |= b2u(o)
 			}
-			r, o := mulOvf(x, y)
-			out[i] = r
-			bad = bad || o
+		default:
+			for i := range b {
+				r, o := mulOvf(ac, b[i])
+				out[i] = r
+				bad |= b2u(o)
+			}
 		}
-		if bad {
+		if bad != 0 {
 			return 0
 		}
 	case opDiv, opMod:
@@ -401,9 +410,9 @@ func floatArithKernel[T float](op arithOp) func(*Context, []Arg, int) (arrow.Arr
 }
 
 // floatLoop computes out = a op b and reports whether some row may need
-// an error (an infinite or zero result, or a zero divisor).
+// an error: an infinite or NaN result (overflow), a zero result of a
+// multiplication or division (underflow), a zero divisor.
 func floatLoop[T float](op arithOp, a, b []T, ac, bc T, out []T) bool {
-	suspect := false
 	switch op {
 	case opAdd:
 		switch {
@@ -453,11 +462,6 @@ func floatLoop[T float](op arithOp, a, b []T, ac, bc T, out []T) bool {
 				out[i] = ac * b[i]
 			}
 		}
-		for _, r := range out {
-			if r == 0 {
-				return true
-			}
-		}
 	case opDiv:
 		switch {
 		case a != nil && b != nil:
@@ -474,21 +478,35 @@ func floatLoop[T float](op arithOp, a, b []T, ac, bc T, out []T) bool {
 				out[i] = ac / b[i]
 			}
 		}
-		for _, r := range out {
-			if r == 0 || r != r {
-				return true
-			}
-		}
 	}
-	// An infinite result (or NaN from inf-inf) may be an overflow.
+	// r - r is NaN exactly when r is infinite or NaN.
 	var acc T
 	for _, r := range out {
 		acc += r - r
 	}
 	if acc != 0 || acc != acc {
-		suspect = true
+		return true
 	}
-	return suspect
+	if op == opMul || op == opDiv {
+		// A zero result is an underflow unless the dividend or a factor is
+		// zero (or the divisor infinite, already flagged above).
+		for i, r := range out {
+			if r != 0 {
+				continue
+			}
+			x, y := ac, bc
+			if a != nil {
+				x = a[i]
+			}
+			if b != nil {
+				y = b[i]
+			}
+			if x != 0 && (op == opDiv || y != 0) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // numericArith is op on numerics.

@@ -168,6 +168,9 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 			return int64(0), nil
 		}
 	case types.Int2, types.Int4, types.Int8, types.Oid:
+		if ff == types.Oid && tf == types.Int4 {
+			return int64(int32(uint32(v.(int64)))), nil // oid -> int4 wraps
+		}
 		return castFromInt(v.(int64), to)
 	case types.Float4, types.Float8:
 		return castFromFloat(v.(float64), ff == types.Float4, to)

@@ -261,62 +261,170 @@ func cmpBatch(ctx *Context, args []Arg, n int, fill func(out []byte)) (arrow.Arr
 	return finish(dt, n, valid, nulls, out), nil
 }
 
-// cmpColCol sets bit i of out when a[i] op b[i]. out must be zeroed.
+// cmpColCol sets bit i of out when a[i] op b[i], eight rows per output
+// byte. The last partial byte of out must be zeroed.
 func cmpColCol[T cmp.Ordered](op cmpOp, a, b []T, out []byte) {
 	b = b[:len(a)]
+	n := len(a)
+	full := n &^ 7
 	switch op {
 	case opEq:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			y := b[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] == y[j]) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] == b[i]) << (i & 7)
 		}
 	case opNe:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			y := b[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] != y[j]) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] != b[i]) << (i & 7)
 		}
 	case opLt:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			y := b[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] < y[j]) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] < b[i]) << (i & 7)
 		}
 	case opLe:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			y := b[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] <= y[j]) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] <= b[i]) << (i & 7)
 		}
 	case opGt:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			y := b[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] > y[j]) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] > b[i]) << (i & 7)
 		}
 	case opGe:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			y := b[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] >= y[j]) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] >= b[i]) << (i & 7)
 		}
 	}
 }
 
-// cmpColConst sets bit i of out when a[i] op c. out must be zeroed.
+// cmpColConst sets bit i of out when a[i] op c, eight rows per output
+// byte. The last partial byte of out must be zeroed.
 func cmpColConst[T cmp.Ordered](op cmpOp, a []T, c T, out []byte) {
+	n := len(a)
+	full := n &^ 7
 	switch op {
 	case opEq:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] == c) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] == c) << (i & 7)
 		}
 	case opNe:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] != c) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] != c) << (i & 7)
 		}
 	case opLt:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] < c) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] < c) << (i & 7)
 		}
 	case opLe:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] <= c) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] <= c) << (i & 7)
 		}
 	case opGt:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] > c) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] > c) << (i & 7)
 		}
 	case opGe:
-		for i := range a {
+		for i := 0; i < full; i += 8 {
+			x := a[i : i+8 : i+8]
+			var m byte
+			for j := 0; j < 8; j++ {
+				m |= b2u(x[j] >= c) << j
+			}
+			out[i>>3] = m
+		}
+		for i := full; i < n; i++ {
 			out[i>>3] |= b2u(a[i] >= c) << (i & 7)
 		}
 	}

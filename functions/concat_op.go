@@ -17,11 +17,11 @@ func init() {
 	Register(textcat,
 		withTypes(&Overload{Name: "||", Args: []types.T{types.TextT, ArgAnyNonArray}, Result: types.TextT},
 			func(ctx *Context, args []any, ts []types.T) (any, error) {
-				return args[0].(string) + outputText(ctx, args[1], argType(ts, 1, args[1])), nil
+				return args[0].(string) + toText(ctx, args[1], argType(ts, 1, args[1])), nil
 			}),
 		withTypes(&Overload{Name: "||", Args: []types.T{ArgAnyNonArray, types.TextT}, Result: types.TextT},
 			func(ctx *Context, args []any, ts []types.T) (any, error) {
-				return outputText(ctx, args[0], argType(ts, 0, args[0])) + args[1].(string), nil
+				return toText(ctx, args[0], argType(ts, 0, args[0])) + args[1].(string), nil
 			}),
 		&Overload{Name: "||", Args: []types.T{types.ByteaT, types.ByteaT}, Result: types.ByteaT,
 			Eval: func(_ *Context, args []any) (any, error) {

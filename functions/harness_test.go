@@ -220,7 +220,18 @@ func evalCase(ctx *Context, c tc) (string, types.T, *Overload, []lit) {
 // runCases runs a table of cases (see the file comment).
 func runCases(t *testing.T, cases []tc) {
 	t.Helper()
-	oracle := openOracle(t)
+	runCasesWith(t, cases, openOracle(t))
+}
+
+// runCasesNoOracle runs cases of functions PostgreSQL itself does not
+// have (pg_deeplake's, cairn's own).
+func runCasesNoOracle(t *testing.T, cases []tc) {
+	t.Helper()
+	runCasesWith(t, cases, nil)
+}
+
+func runCasesWith(t *testing.T, cases []tc, oracle *oracleConn) {
+	t.Helper()
 	for _, c := range cases {
 		c := c
 		t.Run(c.sqlOf(), func(t *testing.T) {

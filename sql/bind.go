@@ -19,6 +19,12 @@ type Binder struct {
 	Catalog    *storage.Catalog
 	SearchPath []string
 	Params     []types.T
+	// NoParams makes $n an error (a simple-protocol query has no
+	// parameters).
+	NoParams bool
+	// clause names the clause being bound where aggregates are not
+	// allowed ("WHERE", "JOIN conditions", ...).
+	clause string
 
 	ctes []map[string]*cteDef
 	aggs []*aggCollector

@@ -46,8 +46,10 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		}
 	}
 	want := make([]types.T, len(targets))
+	names := make([]string, len(targets))
 	for i, pos := range targets {
 		want[i] = def.Columns[pos].Type
+		names[i] = def.Columns[pos].Name
 	}
 
 	var source Node
@@ -56,7 +58,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		source = &Values{Rows: [][]Expr{{}}}
 		targets = nil
 	} else if sel := s.SelectStmt.GetSelectStmt(); len(sel.ValuesLists) > 0 && sel.Op == pg_query.SetOperation_SETOP_NONE && len(sel.SortClause) == 0 && sel.LimitCount == nil {
-		vals, err := b.bindValues(sel.ValuesLists, want, nil)
+		vals, err := b.bindValues(sel.ValuesLists, want, names, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,10 @@ import (
 
 // bindCondition binds a boolean clause (WHERE, HAVING, ON).
 func (b *Binder) bindCondition(sc *scope, n *pg_query.Node, clause string) (Expr, error) {
+	saved := b.clause
+	b.clause = clause
 	e, err := b.bindExpr(sc, n)
+	b.clause = saved
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +226,7 @@ func bindConst(c *pg_query.A_Const) (Expr, error) {
 
 func (b *Binder) bindParam(p *pg_query.ParamRef) (Expr, error) {
 	idx := int(p.Number) - 1
-	if idx < 0 || idx >= 65535 {
+	if idx < 0 || idx >= 65535 || b.NoParams {
 		return nil, pgerr.New(pgerrcode.UndefinedParameter, "there is no parameter $%d", p.Number).WithPosition(p.Location + 1)
 	}
 	for len(b.Params) <= idx {
@@ -303,6 +306,15 @@ func (b *Binder) bindTypeCast(sc *scope, tc *pg_query.TypeCast) (Expr, error) {
 	t, err := TypeFromName(tc.TypeName)
 	if err != nil {
 		return nil, err
+	}
+	if name := strings.ToLower(nameOf(tc.TypeName.Names)); name == "regclass" || name == "regproc" || name == "regtype" {
+		// 'name'::regclass stays the name: cairn resolves relations by
+		// name where one is expected (nextval).
+		if c := tc.Arg.GetAConst(); c != nil {
+			if _, ok := c.Val.(*pg_query.A_Const_Sval); ok {
+				return bindConst(c)
+			}
+		}
 	}
 	if arr := tc.Arg.GetAArrayExpr(); arr != nil && t.IsArray() {
 		return b.bindArrayExpr(sc, arr, t)

@@ -75,8 +75,12 @@ func (b *Binder) bindNextVal(args []Expr) (Expr, error) {
 
 func (b *Binder) bindAggregate(sc *scope, fc *pg_query.FuncCall, name string) (Expr, error) {
 	agg := b.currentAgg()
-	if agg == nil {
-		return nil, pgerr.New(pgerrcode.GroupingError, "aggregate functions are not allowed here").WithPosition(fc.Location + 1)
+	if agg == nil || b.clause == "WHERE" || b.clause == "JOIN/ON" {
+		where := map[string]string{"WHERE": "WHERE", "JOIN/ON": "JOIN conditions"}[b.clause]
+		if where == "" {
+			return nil, pgerr.New(pgerrcode.GroupingError, "aggregate functions are not allowed here").WithPosition(fc.Location + 1)
+		}
+		return nil, pgerr.New(pgerrcode.GroupingError, "aggregate functions are not allowed in %s", where).WithPosition(fc.Location + 1)
 	}
 	if agg.inAgg {
 		return nil, pgerr.New(pgerrcode.GroupingError, "aggregate function calls cannot be nested").WithPosition(fc.Location + 1)

@@ -344,6 +344,12 @@ func ExplainLines(n Node) []string {
 	var lines []string
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
+		if p, ok := n.(*Project); ok {
+			// Projections are part of every node in PostgreSQL's
+			// EXPLAIN; cairn does not show them either.
+			walk(p.Input, depth)
+			return
+		}
 		if depth == 0 {
 			lines = append(lines, n.String())
 		} else {

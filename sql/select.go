@@ -56,7 +56,7 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) 
 	case s.Op != pg_query.SetOperation_SETOP_NONE:
 		plan, err = b.bindSetOp(s, outer)
 	case len(s.ValuesLists) > 0:
-		plan, err = b.bindValues(s.ValuesLists, nil, outer)
+		plan, err = b.bindValues(s.ValuesLists, nil, nil, outer)
 	default:
 		return b.bindPlainSelect(s, outer)
 	}
@@ -149,7 +149,7 @@ func (b *Binder) castColumns(n Node, target []types.T) (Node, error) {
 // bindValues binds a VALUES list. want, when given, are the types the
 // columns must have (INSERT targets); otherwise each column's type is the
 // common type of its items.
-func (b *Binder) bindValues(lists []*pg_query.Node, want []types.T, outer *scope) (*Values, error) {
+func (b *Binder) bindValues(lists []*pg_query.Node, want []types.T, names []string, outer *scope) (*Values, error) {
 	sc := &scope{outer: outer}
 	rows := make([][]Expr, len(lists))
 	width := -1
@@ -165,13 +165,7 @@ func (b *Binder) bindValues(lists []*pg_query.Node, want []types.T, outer *scope
 				rows[r][c] = &defaultMarker{}
 				continue
 			}
-			var e Expr
-			var err error
-			if want != nil && c < len(want) {
-				e, err = b.bindExprWant(sc, item, want[c])
-			} else {
-				e, err = b.bindExpr(sc, item)
-			}
+			e, err := b.bindExpr(sc, item)
 			if err != nil {
 				return nil, err
 			}
@@ -199,7 +193,13 @@ func (b *Binder) bindValues(lists []*pg_query.Node, want []types.T, outer *scope
 			if _, ok := row[c].(*defaultMarker); ok {
 				continue
 			}
-			e, err := b.coerce(row[c], t, castAssignment)
+			var e Expr
+			var err error
+			if names != nil {
+				e, err = b.coerceColumn(row[c], names[c], t)
+			} else {
+				e, err = b.coerce(row[c], t, castAssignment)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -689,6 +689,12 @@ func commonType(context string, ts []types.T) (types.T, error) {
 	}
 	if !have {
 		return types.TextT, nil
+	}
+	// A type modifier survives only when every input has the same one.
+	for _, t := range ts {
+		if t.Family != types.Unknown && t.Family != types.Null && (!t.Equal(res) || t.Mod != res.Mod) {
+			res.Mod = -1
+		}
 	}
 	res.Domain = ""
 	return res, nil

@@ -259,12 +259,12 @@ func (db *DB) appendWALLocked(rec *walRecord) (uint64, error) {
 		return 0, errClosed()
 	}
 	rec.lsn = db.lastLSN + 1
-	payload, err := encodeWALRecord(rec)
+	frame, err := encodeWALRecord(rec)
 	if err != nil {
 		return 0, err
 	}
 	before := db.wal.size
-	if err := db.wal.append(payload); err != nil {
+	if err := db.wal.append(frame); err != nil {
 		// A partly written record would hide every later one from
 		// recovery: cut it off, and refuse further writes if that fails.
 		if terr := db.wal.f.Truncate(before); terr != nil {
@@ -274,7 +274,7 @@ func (db *DB) appendWALLocked(rec *walRecord) (uint64, error) {
 		return 0, err
 	}
 	db.lastLSN = rec.lsn
-	db.walBytes += int64(len(payload)) + walHeaderSize
+	db.walBytes += int64(len(frame))
 	return rec.lsn, nil
 }
 

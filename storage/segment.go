@@ -3,8 +3,10 @@ package storage
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -39,8 +41,10 @@ const (
 	segmentMaxGroupRows  = 65536
 	segmentMinGroupRows  = 1024
 	// writeChunkRows is how many rows' values are handed to a column
-	// writer at once.
-	writeChunkRows = 512
+	// writer at once, at most; writeChunkValues bounds the values so that
+	// the buffer stays in cache.
+	writeChunkRows   = 4096
+	writeChunkValues = 8192
 )
 
 // segColumnSpec describes one table column written to a segment.
@@ -173,7 +177,6 @@ type segmentWriter struct {
 	minRow    int64
 	maxRow    int64
 	vals      []parquet.Value
-	scratch   []byte
 }
 
 func newSegmentWriter(path string, cols []segColumnSpec) (*segmentWriter, error) {
@@ -265,11 +268,9 @@ func (sw *segmentWriter) writeRows(c segmentChunk, from, to int) error {
 		cw := writers[sw.leaf[i]]
 		depth := listDepth(sw.cols[i].typ)
 		leaf := sw.leaf[i]
-		for lo := from; lo < to; lo += writeChunkRows {
-			hi := min(lo+writeChunkRows, to)
+		for r := from; r < to; {
 			sw.vals = sw.vals[:0]
-			sw.scratch = sw.scratch[:0]
-			for r := lo; r < hi; r++ {
+			for hi := min(r+writeChunkRows, to); r < hi && len(sw.vals) < writeChunkValues; r++ {
 				sw.vals = sw.emit(arr, r, 0, 1, depth, leaf, sw.vals)
 			}
 			if _, err := cw.WriteRowValues(sw.vals); err != nil {
@@ -319,14 +320,24 @@ func (sw *segmentWriter) emit(arr arrow.Array, i int, rep, def byte, remaining, 
 		// The repetition level of this list's elements after the first: the
 		// list sits at nesting (def-1)/2, its elements one deeper.
 		listRep := byte((int(def) + 1) / 2)
-		// Fast path: a list of non-null float32 leaves.
+		// Fast path: a list of non-null float32 leaves (embeddings).
 		if remaining == 1 {
 			if f, ok := child.(*array.Float32); ok && f.NullN() == 0 {
-				vals := f.Float32Values()
+				vals := f.Float32Values()[start:end]
 				leafDef := int(def + 2)
-				out = append(out, parquet.FloatValue(vals[start]).Level(int(rep), leafDef, col))
-				for k := start + 1; k < end; k++ {
-					out = append(out, parquet.FloatValue(vals[k]).Level(int(listRep), leafDef, col))
+				if !floatFastOK {
+					out = append(out, parquet.FloatValue(vals[0]).Level(int(rep), leafDef, col))
+					for _, v := range vals[1:] {
+						out = append(out, parquet.FloatValue(v).Level(int(listRep), leafDef, col))
+					}
+					return out
+				}
+				out = append(out, withFloat(parquet.FloatValue(0).Level(int(rep), leafDef, col), vals[0]))
+				rest := parquet.FloatValue(0).Level(int(listRep), leafDef, col)
+				n := len(out)
+				out = slices.Grow(out, len(vals)-1)[:n+len(vals)-1]
+				for i, v := range vals[1:] {
+					out[n+i] = withFloat(rest, v)
 				}
 				return out
 			}
@@ -342,6 +353,30 @@ func (sw *segmentWriter) emit(arr arrow.Array, i int, rep, def byte, remaining, 
 	}
 	return append(out, sw.leafValue(arr, i).Level(int(rep), int(def), col))
 }
+
+// withFloat returns v (a FLOAT value) holding f instead, keeping its
+// levels: parquet.Value keeps a float's bits in its second word. This saves
+// a constructor and a Level call per embedding element; floatFastOK checks
+// the layout at start-up and the slow path is used if it ever changes.
+func withFloat(v parquet.Value, f float32) parquet.Value {
+	*(*uint64)(unsafe.Add(unsafe.Pointer(&v), unsafe.Sizeof(uintptr(0)))) = uint64(math.Float32bits(f))
+	return v
+}
+
+var floatFastOK = func() bool {
+	if unsafe.Sizeof(parquet.Value{}) != 2*unsafe.Sizeof(uintptr(0))+8 {
+		return false
+	}
+	for _, f := range []float32{1.5, -2, float32(math.Inf(1)), 0, 3.25e-20} {
+		got := withFloat(parquet.FloatValue(7).Level(1, 3, 5), f)
+		want := parquet.FloatValue(f).Level(1, 3, 5)
+		if got.Kind() != parquet.Float || got.Float() != f || got.RepetitionLevel() != 1 ||
+			got.DefinitionLevel() != 3 || got.Column() != 5 || !parquet.Equal(got, want) {
+			return false
+		}
+	}
+	return true
+}()
 
 // leafValue converts a non-null scalar to a Parquet value.
 func (sw *segmentWriter) leafValue(arr arrow.Array, i int) parquet.Value {

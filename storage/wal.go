@@ -52,18 +52,16 @@ func createWALFile(dir string, seq int) (*walFile, error) {
 	return &walFile{f: f, path: path, seq: seq}, nil
 }
 
-// append writes one framed record; it does not fsync.
-func (w *walFile) append(payload []byte) error {
+// append writes one record; frame is walHeaderSize bytes of room for the
+// header followed by the payload. It does not fsync.
+func (w *walFile) append(frame []byte) error {
+	payload := frame[walHeaderSize:]
 	if len(payload) > maxWALRecord {
 		return fmt.Errorf("wal record of %d bytes is too large", len(payload))
 	}
-	var hdr [walHeaderSize]byte
-	binary.LittleEndian.PutUint32(hdr[0:], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(hdr[4:], crc32.Checksum(payload, crcTable))
-	buf := make([]byte, 0, walHeaderSize+len(payload))
-	buf = append(buf, hdr[:]...)
-	buf = append(buf, payload...)
-	n, err := w.f.Write(buf)
+	binary.LittleEndian.PutUint32(frame[0:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(frame[4:], crc32.Checksum(payload, crcTable))
+	n, err := w.f.Write(frame)
 	w.size += int64(n)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", w.path, err)

@@ -56,8 +56,19 @@ type walTableOp struct {
 	inserts  []*tailBatch
 }
 
+// encodeWALRecord returns a frame: walHeaderSize bytes for the header
+// (filled in by walFile.append) followed by the payload.
 func encodeWALRecord(rec *walRecord) ([]byte, error) {
-	b := make([]byte, 0, 256)
+	size := 256 + len(rec.catalog)
+	for _, op := range rec.tables {
+		for _, b := range op.inserts {
+			size += 512 + b.n*8
+			for _, c := range b.cols {
+				size += int(arraySize(c.Data()))
+			}
+		}
+	}
+	b := make([]byte, walHeaderSize, walHeaderSize+size)
 	b = append(b, walVersion)
 	b = binary.LittleEndian.AppendUint64(b, rec.lsn)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(rec.catalog)))
@@ -99,12 +110,13 @@ func encodeWALRecord(rec *walRecord) ([]byte, error) {
 			for _, id := range ids {
 				b = binary.LittleEndian.AppendUint32(b, uint32(id))
 			}
-			stream, err := encodeBatchesIPC(g)
-			if err != nil {
+			at := len(b)
+			b = binary.LittleEndian.AppendUint32(b, 0)
+			var err error
+			if b, err = appendBatchesIPC(b, g); err != nil {
 				return nil, err
 			}
-			b = binary.LittleEndian.AppendUint32(b, uint32(len(stream)))
-			b = append(b, stream...)
+			binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 		}
 	}
 	return b, nil
@@ -151,10 +163,19 @@ func batchIPCSchema(tb *tailBatch) *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
-func encodeBatchesIPC(batches []*tailBatch) ([]byte, error) {
+// appendWriter is an io.Writer appending to a byte slice.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// appendBatchesIPC appends an Arrow IPC stream of batches to b.
+func appendBatchesIPC(b []byte, batches []*tailBatch) ([]byte, error) {
 	schema := batchIPCSchema(batches[0])
-	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	buf := &appendWriter{b: b}
+	w := ipc.NewWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	for _, tb := range batches {
 		cols := append(slices.Clone(tb.cols), tb.rowIDs)
 		rec := array.NewRecord(schema, cols, int64(tb.n))
@@ -168,7 +189,7 @@ func encodeBatchesIPC(batches []*tailBatch) ([]byte, error) {
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return buf.b, nil
 }
 
 // walDecoder reads the fields of a payload with bounds checks.

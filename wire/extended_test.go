@@ -50,9 +50,14 @@ func TestExtendedParams(t *testing.T) {
 	if pgCode(res.Err) != "22P02" {
 		t.Errorf("bad text: %v", res.Err)
 	}
+	// As PostgreSQL: too few bytes is 08P01, too many 22P03.
 	res = c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{{1, 2}}, []uint32{23}, []int16{1}, nil).Read()
+	if pgCode(res.Err) != "08P01" {
+		t.Errorf("short binary: %v", res.Err)
+	}
+	res = c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{{0, 0, 0, 1, 2}}, []uint32{23}, []int16{1}, nil).Read()
 	if pgCode(res.Err) != "22P03" {
-		t.Errorf("bad binary: %v", res.Err)
+		t.Errorf("long binary: %v", res.Err)
 	}
 	res = c.ExecParams(testCtx(t), "SELECT $1::int", [][]byte{[]byte("1")}, nil, []int16{2}, nil).Read()
 	if pgCode(res.Err) != "22023" {

@@ -91,6 +91,8 @@ type rawClient struct {
 	t  testing.TB
 	nc net.Conn
 	fe *pgproto3.Frontend
+	// pid and secret are the BackendKeyData of a rawConnect.
+	pid, secret uint32
 }
 
 func (ts *testServer) dial(t testing.TB) *rawClient {
@@ -111,11 +113,43 @@ func (ts *testServer) rawConnect(t testing.TB) *rawClient {
 		ProtocolVersion: pgproto3.ProtocolVersionNumber,
 		Parameters:      map[string]string{"user": "tester", "database": "testdb"},
 	})
-	got := rc.readUntilReady()
-	if got[0] != "AuthenticationOk" || got[len(got)-1] != "ReadyForQuery I" {
+	var got []string
+	for {
+		rc.nc.SetReadDeadline(timeoutSoon())
+		msg, err := rc.fe.Receive()
+		if err != nil {
+			t.Fatalf("startup: after %q: %v", got, err)
+		}
+		if k, ok := msg.(*pgproto3.BackendKeyData); ok {
+			rc.pid, rc.secret = k.ProcessID, k.SecretKey
+		}
+		got = append(got, summary(msg))
+		if _, ok := msg.(*pgproto3.ReadyForQuery); ok {
+			break
+		}
+	}
+	if got[0] != "AuthenticationOk" || got[len(got)-1] != "ReadyForQuery I" || rc.pid == 0 {
 		t.Fatalf("startup: %q", got)
 	}
 	return rc
+}
+
+// readRows reads until the first message that is not a DataRow and
+// returns how many DataRows came before it, and it.
+func (rc *rawClient) readRows() (int, string) {
+	rc.t.Helper()
+	n := 0
+	for {
+		rc.nc.SetReadDeadline(timeoutSoon())
+		msg, err := rc.fe.Receive()
+		if err != nil {
+			rc.t.Fatalf("after %d rows: %v", n, err)
+		}
+		if _, ok := msg.(*pgproto3.DataRow); !ok {
+			return n, summary(msg)
+		}
+		n++
+	}
 }
 
 // send writes msgs in one packet.

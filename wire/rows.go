@@ -40,7 +40,7 @@ func rowDescription(cols []exec.Column, formats []int16) *pgproto3.RowDescriptio
 // dimension count for pgvector's vector(n). An array column reports its
 // element's modifier.
 func typmod(t types.T) int32 {
-	if t.Family == types.Array && t.Elem != nil {
+	if t.Family == types.ArrayFamily && t.Elem != nil {
 		t = *t.Elem
 	}
 	if t.Mod < 0 {

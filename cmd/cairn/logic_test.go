@@ -22,7 +22,9 @@ import (
 //	                 and one line per row, values in PostgreSQL's text
 //	                 format joined by " | ", NULL as NULL
 //
-// Expected output is what PostgreSQL 15 prints: with LOGIC_TEST_PG set to
+// Files under pg/ hold SQL whose expected output is what PostgreSQL 15
+// prints; files under cairn/ cover what only cairn has (USING deeplake,
+// its EXPLAIN, 0A000 for what it lacks). With LOGIC_TEST_PG set to
 // a PostgreSQL connection string (for example the server of
 // ../shared/tools/pg-oracle), the files run against that server instead,
 // each in a database of its own, and -rewrite records PostgreSQL's answers.
@@ -43,6 +45,9 @@ func TestLogic(t *testing.T) {
 	}
 	for _, file := range files {
 		name, _ := filepath.Rel(root, file)
+		if os.Getenv("LOGIC_TEST_PG") != "" && !strings.HasPrefix(name, "pg"+string(filepath.Separator)) {
+			continue // cairn's own behaviour: no PostgreSQL answer to compare
+		}
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			conn := logicConn(t, name)

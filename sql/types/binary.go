@@ -65,11 +65,17 @@ func EncodeBinary(buf []byte, v any, t T) ([]byte, error) {
 		if !ok {
 			break
 		}
+		if f != f {
+			return binary.BigEndian.AppendUint32(buf, 0x7fc00000), nil
+		}
 		return binary.BigEndian.AppendUint32(buf, math.Float32bits(float32(f))), nil
 	case Float8:
 		f, ok := toFloat(v)
 		if !ok {
 			break
+		}
+		if f != f {
+			return binary.BigEndian.AppendUint64(buf, 0x7ff8000000000000), nil
 		}
 		return binary.BigEndian.AppendUint64(buf, math.Float64bits(f)), nil
 	case Numeric:

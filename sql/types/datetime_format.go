@@ -283,7 +283,50 @@ func LoadZone(name string) *time.Location {
 			return loc
 		}
 	}
-	return nil
+	return posixZone(name)
+}
+
+// posixZone reads a POSIX TZ string without daylight saving rules, such as
+// "gmt+3" or "UTC-05:30": a zone name of at least three letters and an
+// offset west of UTC.
+func posixZone(s string) *time.Location {
+	i := 0
+	for i < len(s) && isAlpha(s[i]) {
+		i++
+	}
+	if i < 3 || i == len(s) {
+		return nil
+	}
+	name, rest := s[:i], s[i:]
+	sign := 1
+	switch rest[0] {
+	case '+':
+		rest = rest[1:]
+	case '-':
+		sign = -1
+		rest = rest[1:]
+	}
+	var parts [3]int
+	n := 0
+	for _, p := range strings.Split(rest, ":") {
+		if n == 3 || p == "" || len(p) > 2 {
+			return nil
+		}
+		v := 0
+		for _, c := range []byte(p) {
+			if !isDigit(c) {
+				return nil
+			}
+			v = v*10 + int(c-'0')
+		}
+		parts[n] = v
+		n++
+	}
+	if parts[0] > 24 || parts[1] > 59 || parts[2] > 59 {
+		return nil
+	}
+	west := sign * (parts[0]*3600 + parts[1]*60 + parts[2])
+	return time.FixedZone(strings.ToUpper(name), -west)
 }
 
 func loadZoneNames() {

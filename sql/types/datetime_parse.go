@@ -1048,9 +1048,13 @@ func decodeDateTime(fields []dtField, tm *pgTm) (dtype int, derr dtErr, err erro
 				case rsvNow:
 					tmask = dtkDateM | dtkTimeM | dtkM(tTZ)
 					dtype = rsvNow
+					// The caller fills in the clock; a valid placeholder
+					// date passes validateDate meanwhile.
+					tm.year, tm.mon, tm.mday = 2000, 1, 1
 				case rsvYesterday, rsvToday, rsvTomorrow:
 					tmask = dtkDateM
 					dtype = tok.val
+					tm.year, tm.mon, tm.mday = 2000, 1, 1
 				case rsvZulu:
 					tmask = dtkTimeM | dtkM(tTZ)
 					tm.hour, tm.min, tm.sec = 0, 0, 0
@@ -1115,7 +1119,7 @@ func decodeDateTime(fields []dtField, tm *pgTm) (dtype int, derr dtErr, err erro
 		if fmask&dtkDateM != dtkDateM {
 			return 0, dtBadFormat, nil
 		}
-		if tm.namedTZ != nil && tm.dtzmod {
+		if tm.dtzmod && (tm.namedTZ != nil || !tm.haveTZ) {
 			return 0, dtBadFormat, nil
 		}
 	}
@@ -1288,7 +1292,33 @@ func decodeTimeOnly(fields []dtField, tm *pgTm) (dtype int, derr dtErr, err erro
 	if fmask&dtkTimeM == 0 {
 		return 0, dtBadFormat, nil
 	}
+	if tm.namedTZ != nil {
+		if tm.dtzmod {
+			return 0, dtBadFormat, nil
+		}
+		// A zone with daylight saving time needs a date.
+		if !fixedZone(tm.namedTZ) && fmask&dtkDateM != dtkDateM {
+			return 0, dtBadFormat, nil
+		}
+	}
 	return dtype, dtOK, nil
+}
+
+// fixedZone reports whether loc has had a single UTC offset (PostgreSQL's
+// pg_get_timezone_offset).
+func fixedZone(loc *time.Location) bool {
+	var first int
+	for i, y := range []int{1800, 1850, 1900, 1930, 1950, 1970, 1990, 2000, 2010, 2024} {
+		for _, m := range []time.Month{time.January, time.July} {
+			_, off := time.Date(y, m, 1, 0, 0, 0, 0, loc).Zone()
+			if i == 0 && m == time.January {
+				first = off
+			} else if off != first {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // dateTimeError is DateTimeParseError.
@@ -1348,11 +1378,15 @@ func timestampFromTm(tm *pgTm, loc *time.Location, withZone bool) (Timestamp, bo
 		return 0, false
 	}
 	days := int64(date2j(tm.year, tm.mon, tm.mday) - unixEpochJDate)
-	if days > math.MaxInt64/MicrosPerDay-2 || days < math.MinInt64/MicrosPerDay+2 {
+	if days > math.MaxInt64/MicrosPerDay || days < math.MinInt64/MicrosPerDay {
 		return 0, false
 	}
 	us := ((int64(tm.hour)*60+int64(tm.min))*60+int64(tm.sec))*MicrosPerSecond + tm.fsec
-	local := days*MicrosPerDay + us
+	local := days * MicrosPerDay
+	if local > math.MaxInt64-us {
+		return 0, false
+	}
+	local += us
 	if withZone {
 		var off int
 		switch {
@@ -1366,7 +1400,11 @@ func timestampFromTm(tm *pgTm, loc *time.Location, withZone bool) (Timestamp, bo
 			}
 			off = localOffset(loc, floorDiv(local, MicrosPerSecond))
 		}
-		local -= int64(off) * MicrosPerSecond
+		o := int64(off) * MicrosPerSecond
+		if (o < 0 && local > math.MaxInt64+o) || (o > 0 && local < math.MinInt64+o) {
+			return 0, false
+		}
+		local -= o
 	}
 	ts := Timestamp(local)
 	if ts < minTimestamp || ts >= endTimestamp {

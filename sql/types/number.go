@@ -334,18 +334,18 @@ func parseFloat(s string, t T) (float64, error) {
 // AppendFloat appends PostgreSQL's text form of a float8 (bitSize 64) or
 // float4 (bitSize 32) with extra_float_digits 1: the shortest text that
 // reads back to the same value, in exponent form outside 1e-4 <= |x| < 1e15
-// (1e6 for float4).
+// (1e6 for float4), "NaN", "Infinity", "-Infinity" and "-0".
 func AppendFloat(dst []byte, f float64, bitSize int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(dst, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-Infinity"...)
-	}
 	if bitSize == 32 {
 		f = float64(float32(f))
+	}
+	switch {
+	case f != f:
+		return append(dst, "NaN"...)
+	case f > math.MaxFloat64:
+		return append(dst, "Infinity"...)
+	case f < -math.MaxFloat64:
+		return append(dst, "-Infinity"...)
 	}
 	if f == 0 {
 		if math.Signbit(f) {
@@ -353,20 +353,56 @@ func AppendFloat(dst []byte, f float64, bitSize int) []byte {
 		}
 		return append(dst, '0')
 	}
-	start := len(dst)
-	dst = strconv.AppendFloat(dst, f, 'e', -1, bitSize)
-	// Find the decimal exponent.
-	e := len(dst) - 1
-	for dst[e] != 'e' {
-		e--
+	// Shortest digits in exponent form: [-]d[.ddd]e±XX.
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, bitSize)
+	k := len(e) - 1
+	for e[k] != 'e' {
+		k--
 	}
-	exp, _ := strconv.Atoi(string(dst[e+1:]))
+	exp := 0
+	for _, c := range e[k+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if e[k+1] == '-' {
+		exp = -exp
+	}
 	upper := 15
 	if bitSize == 32 {
 		upper = 6
 	}
-	if exp >= -4 && exp < upper {
-		dst = strconv.AppendFloat(dst[:start], f, 'f', -1, bitSize)
+	if exp < -4 || exp >= upper {
+		return append(dst, e...)
 	}
-	return dst
+	mant := e[:k]
+	if mant[0] == '-' {
+		dst = append(dst, '-')
+		mant = mant[1:]
+	}
+	// Digits without the point.
+	var digits [24]byte
+	nd := 0
+	for _, c := range mant {
+		if c != '.' {
+			digits[nd] = c
+			nd++
+		}
+	}
+	if exp < 0 {
+		dst = append(dst, '0', '.')
+		for i := -1; i > exp; i-- {
+			dst = append(dst, '0')
+		}
+		return append(dst, digits[:nd]...)
+	}
+	if nd <= exp+1 {
+		dst = append(dst, digits[:nd]...)
+		for i := nd; i <= exp; i++ {
+			dst = append(dst, '0')
+		}
+		return dst
+	}
+	dst = append(dst, digits[:exp+1]...)
+	dst = append(dst, '.')
+	return append(dst, digits[exp+1:nd]...)
 }

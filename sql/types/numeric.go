@@ -14,7 +14,7 @@ import (
 const (
 	numericMaxIntDigits = 131072 // (NUMERIC_WEIGHT_MAX+1) * 4
 	numericMaxDScale    = 0x3FFF
-	numericMaxExponent  = 1000 // NUMERIC_MAX_PRECISION
+	numericMaxExponent  = 1<<30 - 1 // PG_INT32_MAX / 2
 )
 
 func errNumericOverflow() *pgerr.Error {
@@ -109,7 +109,7 @@ func parseNumeric(s string) (*apd.Decimal, error) {
 		}
 		big := false
 		for k < len(cp) && isDigit(cp[k]) {
-			if exp > 100000 {
+			if exp > numericMaxExponent {
 				big = true
 			} else {
 				exp = exp*10 + int(cp[k]-'0')
@@ -333,7 +333,10 @@ func appendNumericBinary(dst []byte, d *apd.Decimal) []byte {
 		}
 	}
 	if sign != 0 {
-		return append(dst, 0, 0, 0, 0, byte(sign>>8), byte(sign), 0, 0)
+		// numeric_send reads the display scale of a special value out of
+		// its short header: 0 for NaN, 32 for the infinities.
+		dscale := byte(sign & 0x1F80 >> 7)
+		return append(dst, 0, 0, 0, 0, byte(sign>>8), byte(sign), 0, dscale)
 	}
 	d = normalizeNumeric(d)
 	dscale := int(-d.Exponent)

@@ -31,14 +31,34 @@ func oracleType(t *testing.T, name string) T {
 	return typ
 }
 
-// lowerBound reports array input with explicit bounds, which cairn drops
-// (so its binary output, which carries bounds, differs).
-func lowerBound(c oracleCase) bool {
-	return strings.HasPrefix(c.out, "[")
+// deviations are the oracle cases where cairn knowingly differs from
+// PostgreSQL 15, with what cairn does instead (out, or an error code).
+var deviations = map[string]struct{ out, code string }{
+	// Timestamps are int64 microseconds since 1970 (and MaxInt64 is
+	// 'infinity'), which ends in 294247 where PostgreSQL's end in 294276.
+	"timestamp|294276-12-31 23:59:59.999999":   {code: "22008"},
+	"timestamp|294247-01-10 04:00:54.775807":   {code: "22008"},
+	"timestamptz|294276-12-31 23:59:59.999999": {code: "22008"},
+	// Arrays have no lower bounds: explicit bounds are checked, then dropped.
+	"int4[]|[2:3]={1,2}": {out: "{1,2}"},
+	"int4[]|[0:1]={1,2}": {out: "{1,2}"},
+	// PostgreSQL 15 accepts sub-arrays nested at different depths and
+	// builds odd values from them (PostgreSQL 16 rejects them, as cairn
+	// does).
+	"int4[]|{{1},{{2}}}": {code: "22P02"},
+	"int4[]|{{{1}},{2}}": {code: "22P02"},
+}
+
+// noReadBack are outputs PostgreSQL cannot read back either.
+var noReadBack = map[string]bool{
+	"interval|-9223372036854775808 microseconds": true,
 }
 
 func TestOracleCases(t *testing.T) {
 	for _, c := range oracleCases {
+		if d, ok := deviations[c.typ+"|"+c.in]; ok {
+			c.out, c.code, c.msg, c.detail, c.hint, c.bin = d.out, d.code, "", "", "", ""
+		}
 		typ := oracleType(t, c.typ)
 		loc := time.UTC
 		if c.tz != "" {
@@ -59,6 +79,9 @@ func TestOracleCases(t *testing.T) {
 				continue
 			}
 			pe := pgerr.From(err)
+			if c.msg == "" && pe.Code == c.code {
+				continue // a deviation: only the code is fixed
+			}
 			if pe.Code != c.code || pe.Message != c.msg || pe.Detail != c.detail || pe.Hint != c.hint {
 				t.Errorf("%s: got error %s %q (detail %q hint %q), want %s %q (detail %q hint %q)",
 					name, pe.Code, pe.Message, pe.Detail, pe.Hint, c.code, c.msg, c.detail, c.hint)
@@ -75,12 +98,16 @@ func TestOracleCases(t *testing.T) {
 		}
 		// Text round trip of the output.
 		v2, err := ParseTextOpts(c.out, typ, opts)
-		if err != nil {
+		if noReadBack[c.typ+"|"+c.in] {
+			if err == nil {
+				t.Errorf("%s: reading back %q worked, PostgreSQL fails", name, c.out)
+			}
+		} else if err != nil {
 			t.Errorf("%s: reading back %q: %v", name, c.out, err)
 		} else if got := string(AppendText(nil, v2, typ, opts)); got != c.out {
 			t.Errorf("%s: round trip %q, want %q", name, got, c.out)
 		}
-		if lowerBound(c) {
+		if c.bin == "" {
 			continue
 		}
 		bin, err := EncodeBinary(nil, v, typ)
