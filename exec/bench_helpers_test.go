@@ -128,11 +128,9 @@ func BenchmarkSort(b *testing.B) {
 func BenchmarkHashAggregate(b *testing.B) {
 	recs := benchRecords(benchRows)
 	rt := &Runtime{}
-	count, _, err := functions.ResolveAggregate("count", nil)
-	if err != nil {
-		b.Skip("count(*) not registered:", err)
-	}
-	n := aggNode(values(benchCols), []sql.Expr{ref(1, types.Int8T)}, sql.AggCall{Agg: count, Name: "count", T: types.Int8T})
+	n := aggNode(values(benchCols), []sql.Expr{ref(1, types.Int8T)},
+		sql.AggCall{Agg: aggCountStar, Name: "count", T: types.Int8T},
+		sql.AggCall{Agg: aggSum, Name: "sum", Args: []sql.Expr{ref(0, types.Int8T)}, T: types.Int8T})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		src := &recordsOp{schema: schemaOf(benchCols), recs: recs}

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
 )
 
 // batchSize is the number of rows operators that build batches (Values,
@@ -110,9 +111,15 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 
 // Drain pulls every batch of op, calls fn on each (the record is valid only
 // during the call) and closes op. It stops at the first error, returning
-// ctx.Err() when the context ends.
-func Drain(ctx context.Context, op Operator, fn func(arrow.Record) error) error {
+// ctx.Err() when the context ends. A panic in an operator becomes an XX000
+// error rather than taking the server down.
+func Drain(ctx context.Context, op Operator, fn func(arrow.Record) error) (err error) {
 	defer op.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = pgerr.New(pgerrcode.InternalError, "internal error: %v", r)
+		}
+	}()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -20,7 +20,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 	switch x := bound.(type) {
 	case *sql.CreateSchema:
 		if _, ok := tx.Catalog().Schemas[x.Name]; ok && x.IfNotExists {
-			s.notice("schema \"%s\" already exists, skipping", x.Name)
+			s.notice("42P06", "schema \"%s\" already exists, skipping", x.Name)
 			return "CREATE SCHEMA", nil
 		}
 		return "CREATE SCHEMA", tx.CreateSchema(x.Name)
@@ -28,7 +28,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 		for _, name := range x.Names {
 			if _, ok := tx.Catalog().Schemas[name]; !ok {
 				if x.IfExists {
-					s.notice("schema \"%s\" does not exist, skipping", name)
+					s.notice("00000", "schema \"%s\" does not exist, skipping", name)
 					continue
 				}
 				return "", pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
@@ -42,7 +42,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 		return "CREATE TABLE", s.createTable(tx, x)
 	case *sql.DropTable:
 		for _, name := range x.Missing {
-			s.notice("table \"%s\" does not exist, skipping", name)
+			s.notice("00000", "table \"%s\" does not exist, skipping", name)
 		}
 		for _, def := range x.Tables {
 			if err := dropTable(tx, def, x.Cascade); err != nil {
@@ -52,7 +52,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 		return "DROP TABLE", nil
 	case *sql.AlterTable:
 		if x.Missing != "" {
-			s.notice("relation \"%s\" does not exist, skipping", x.Missing)
+			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
 			return "ALTER TABLE", nil
 		}
 		return "ALTER TABLE", s.alterTable(ctx, tx, x)
@@ -67,7 +67,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 		key := x.Def.Schema + "." + x.Def.Name
 		if _, ok := tx.Catalog().Indexes[key]; ok || relationExists(tx.Catalog(), x.Def.Schema, x.Def.Name) {
 			if x.IfNotExists {
-				s.notice("relation \"%s\" already exists, skipping", x.Def.Name)
+				s.notice("42P07", "relation \"%s\" already exists, skipping", x.Def.Name)
 				return "CREATE INDEX", nil
 			}
 			return "", pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
@@ -78,7 +78,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 			schema := s.findIndexSchema(tx.Catalog(), n[0], n[1])
 			if schema == "" {
 				if x.IfExists {
-					s.notice("index \"%s\" does not exist, skipping", n[1])
+					s.notice("00000", "index \"%s\" does not exist, skipping", n[1])
 					continue
 				}
 				return "", pgerr.New(pgerrcode.UndefinedObject, "index \"%s\" does not exist", n[1])
@@ -93,7 +93,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 	case *sql.CreateSequence:
 		if _, ok := tx.Catalog().Sequences[x.Def.Schema+"."+x.Def.Name]; ok {
 			if x.IfNotExists {
-				s.notice("relation \"%s\" already exists, skipping", x.Def.Name)
+				s.notice("42P07", "relation \"%s\" already exists, skipping", x.Def.Name)
 				return "CREATE SEQUENCE", nil
 			}
 			return "", pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
@@ -107,7 +107,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 			}
 			if _, ok := tx.Catalog().Sequences[schema+"."+n[1]]; !ok {
 				if x.IfExists {
-					s.notice("sequence \"%s\" does not exist, skipping", n[1])
+					s.notice("00000", "sequence \"%s\" does not exist, skipping", n[1])
 					continue
 				}
 				return "", pgerr.New(pgerrcode.UndefinedTable, "sequence \"%s\" does not exist", n[1])
@@ -145,7 +145,7 @@ func (s *Session) createTable(tx *storage.Tx, x *sql.CreateTable) error {
 	cat := tx.Catalog()
 	if cat.Table(x.Def.Schema, x.Def.Name) != nil {
 		if x.IfNotExists {
-			s.notice("relation \"%s\" already exists, skipping", x.Def.Name)
+			s.notice("42P07", "relation \"%s\" already exists, skipping", x.Def.Name)
 			return nil
 		}
 		return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
@@ -242,7 +242,7 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		case sql.AddColumn:
 			if pos, _ := def.Column(cmd.Column.Name); pos >= 0 {
 				if cmd.IfNotExists {
-					s.notice("column \"%s\" of relation \"%s\" already exists, skipping", cmd.Column.Name, def.Name)
+					s.notice("42701", "column \"%s\" of relation \"%s\" already exists, skipping", cmd.Column.Name, def.Name)
 					continue
 				}
 				return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cmd.Column.Name, def.Name)
@@ -271,7 +271,7 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			pos, col := def.Column(cmd.Name)
 			if col == nil {
 				if cmd.IfExists {
-					s.notice("column \"%s\" of relation \"%s\" does not exist, skipping", cmd.Name, def.Name)
+					s.notice("00000", "column \"%s\" of relation \"%s\" does not exist, skipping", cmd.Name, def.Name)
 					continue
 				}
 				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)

@@ -6,8 +6,11 @@ package exec
 // per-row work is a typed Value/Append.
 
 import (
+	"unsafe"
+
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/bitutil"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 )
 
@@ -230,6 +233,9 @@ func newAppender(b array.Builder, srcs []arrow.Array) (appender, error) {
 
 // gatherArray builds an array of type dt from the rows refs points at.
 func gatherArray(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []rowRef) (arrow.Array, error) {
+	if out, ok := gatherFast(mem, dt, srcs, refs); ok {
+		return out, nil
+	}
 	b := array.NewBuilder(mem, dt)
 	defer b.Release()
 	b.Reserve(len(refs))
@@ -251,6 +257,9 @@ func gatherArray(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 func takeArray(mem memory.Allocator, arr arrow.Array, rows []int) (arrow.Array, error) {
 	if arr.DataType().ID() == arrow.NULL {
 		return array.NewNull(len(rows)), nil
+	}
+	if out, ok := takeFast(mem, arr, rows); ok {
+		return out, nil
 	}
 	b := array.NewBuilder(mem, arr.DataType())
 	defer b.Release()
@@ -318,4 +327,141 @@ func gatherRecords(mem memory.Allocator, schema *arrow.Schema, srcs []arrow.Reco
 		cols[i] = c
 	}
 	return array.NewRecord(schema, cols, int64(len(refs))), nil
+}
+
+// fixedWidth is the byte width of the Arrow types takeFixed copies
+// directly (validity bitmap plus one values buffer), 0 for others.
+func fixedWidth(dt arrow.DataType) int {
+	switch dt.ID() {
+	case arrow.INT16:
+		return 2
+	case arrow.INT32, arrow.UINT32, arrow.FLOAT32, arrow.DATE32:
+		return 4
+	case arrow.INT64, arrow.FLOAT64, arrow.TIME64, arrow.TIMESTAMP:
+		return 8
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return 16
+	}
+	return 0
+}
+
+// takeFixed copies the given rows of a fixed-width column straight
+// between buffers.
+func takeFixed[T int16 | int32 | int64 | arrow.MonthDayNanoInterval](mem memory.Allocator, arr arrow.Array, rows []int) arrow.Array {
+	d := arr.Data()
+	var zero T
+	width := int(unsafeSizeof(zero))
+	src := arrow.GetData[T](d.Buffers()[1].Bytes())[d.Offset() : d.Offset()+d.Len()]
+	vals := memory.NewResizableBuffer(mem)
+	vals.Resize(len(rows) * width)
+	dst := arrow.GetData[T](vals.Bytes())
+	for j, r := range rows {
+		dst[j] = src[r]
+	}
+	var validity *memory.Buffer
+	nulls := 0
+	if arr.NullN() > 0 {
+		validity = memory.NewResizableBuffer(mem)
+		validity.Resize(int(bitutil.BytesForBits(int64(len(rows)))))
+		bits := validity.Bytes()
+		for i := range bits {
+			bits[i] = 0
+		}
+		for j, r := range rows {
+			if arr.IsValid(r) {
+				bitutil.SetBit(bits, j)
+			} else {
+				nulls++
+			}
+		}
+	}
+	out := array.NewData(arr.DataType(), len(rows), []*memory.Buffer{validity, vals}, nil, nulls, 0)
+	vals.Release()
+	if validity != nil {
+		validity.Release()
+	}
+	defer out.Release()
+	return array.MakeFromData(out)
+}
+
+func unsafeSizeof[T any](v T) uintptr { return unsafe.Sizeof(v) }
+
+// takeFast copies rows of fixed-width columns without a builder; ok is
+// false for other types.
+func takeFast(mem memory.Allocator, arr arrow.Array, rows []int) (arrow.Array, bool) {
+	if len(arr.Data().Buffers()) < 2 || arr.Data().Buffers()[1] == nil {
+		return nil, false
+	}
+	switch fixedWidth(arr.DataType()) {
+	case 2:
+		return takeFixed[int16](mem, arr, rows), true
+	case 4:
+		return takeFixed[int32](mem, arr, rows), true
+	case 8:
+		return takeFixed[int64](mem, arr, rows), true
+	case 16:
+		return takeFixed[arrow.MonthDayNanoInterval](mem, arr, rows), true
+	}
+	return nil, false
+}
+
+// gatherFixed is gatherArray for fixed-width columns.
+func gatherFixed[T int16 | int32 | int64 | arrow.MonthDayNanoInterval](mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []rowRef) arrow.Array {
+	var zero T
+	width := int(unsafeSizeof(zero))
+	vals := make([][]T, len(srcs))
+	for i, s := range srcs {
+		d := s.Data()
+		vals[i] = arrow.GetData[T](d.Buffers()[1].Bytes())[d.Offset() : d.Offset()+d.Len()]
+	}
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(len(refs) * width)
+	dst := arrow.GetData[T](buf.Bytes())
+	validity := memory.NewResizableBuffer(mem)
+	validity.Resize(int(bitutil.BytesForBits(int64(len(refs)))))
+	bits := validity.Bytes()
+	for i := range bits {
+		bits[i] = 0
+	}
+	nulls := 0
+	for j, r := range refs {
+		if r.Src < 0 || srcs[r.Src].IsNull(int(r.Row)) {
+			dst[j] = zero
+			nulls++
+			continue
+		}
+		dst[j] = vals[r.Src][r.Row]
+		bitutil.SetBit(bits, j)
+	}
+	out := array.NewData(dt, len(refs), []*memory.Buffer{validity, buf}, nil, nulls, 0)
+	buf.Release()
+	validity.Release()
+	defer out.Release()
+	return array.MakeFromData(out)
+}
+
+// gatherFast is gatherArray without a builder for fixed-width columns; ok
+// is false for other types.
+func gatherFast(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []rowRef) (arrow.Array, bool) {
+	w := fixedWidth(dt)
+	if w == 0 {
+		return nil, false
+	}
+	for _, s := range srcs {
+		bufs := s.Data().Buffers()
+		if fixedWidth(s.DataType()) != w || len(bufs) < 2 || bufs[1] == nil {
+			return nil, false
+		}
+	}
+	switch w {
+	case 2:
+		return gatherFixed[int16](mem, dt, srcs, refs), true
+	case 4:
+		return gatherFixed[int32](mem, dt, srcs, refs), true
+	case 8:
+		return gatherFixed[int64](mem, dt, srcs, refs), true
+	case 16:
+		return gatherFixed[arrow.MonthDayNanoInterval](mem, dt, srcs, refs), true
+	}
+	return nil, false
 }

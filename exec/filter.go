@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/cairn-db/cairn/sql"
 )
 
@@ -67,9 +68,18 @@ func filterRecord(ev *evaluator, cond sql.Expr, rec arrow.Record) (arrow.Record,
 		return nil, nil
 	}
 	sel := make([]int, 0, n)
-	for i := 0; i < n; i++ {
-		if triAt(mask, i) == triTrue {
-			sel = append(sel, i)
+	if bools, ok := mask.arr.(*array.Boolean); ok {
+		noNulls := bools.NullN() == 0
+		for i := 0; i < n; i++ {
+			if bools.Value(i) && (noNulls || bools.IsValid(i)) {
+				sel = append(sel, i)
+			}
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			if triAt(mask, i) == triTrue {
+				sel = append(sel, i)
+			}
 		}
 	}
 	switch len(sel) {

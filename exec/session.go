@@ -177,8 +177,10 @@ func (s *Session) TakeNotices() []Notice {
 	return n
 }
 
-func (s *Session) notice(format string, args ...any) {
-	s.notices = append(s.notices, Notice{Severity: "NOTICE", Code: "00000", Message: sprintf(format, args...)})
+// notice queues a NOTICE with its SQLSTATE (PostgreSQL sends 42P07 for
+// "already exists, skipping", 00000 for "does not exist, skipping").
+func (s *Session) notice(code, format string, args ...any) {
+	s.notices = append(s.notices, Notice{Severity: "NOTICE", Code: code, Message: sprintf(format, args...)})
 }
 
 // TxStatus reports the session's transaction state.
@@ -272,6 +274,7 @@ func (s *Session) catalog() *storage.Catalog {
 func (s *Session) Prepare(text string, paramTypes []types.T) ([]*Statement, error) {
 	raws, err := sql.Parse(text)
 	if err != nil {
+		s.fail()
 		return nil, err
 	}
 	out := make([]*Statement, len(raws))
@@ -282,6 +285,7 @@ func (s *Session) Prepare(text string, paramTypes []types.T) ([]*Statement, erro
 		st := out[0]
 		bound, params, err := s.bind(st, st.ParamTypes)
 		if err != nil {
+			s.fail()
 			return nil, err
 		}
 		st.ParamTypes = params
@@ -305,6 +309,20 @@ func (s *Session) bind(st *Statement, params []types.T) (any, []types.T, error) 
 func (s *Session) resultColumns(bound any) []Column {
 	switch x := bound.(type) {
 	case *sql.Query:
+		switch n := x.Plan.(type) {
+		case *sql.Insert:
+			if n.Returning == nil {
+				return nil
+			}
+		case *sql.Update:
+			if n.Returning == nil {
+				return nil
+			}
+		case *sql.Delete:
+			if n.Returning == nil {
+				return nil
+			}
+		}
 		return visibleColumns(x.Plan.Columns())
 	case *sql.Show:
 		return []Column{{Name: showName(x.Name), Type: types.TextT}}
@@ -339,6 +357,7 @@ func (s *Session) Bind(st *Statement, params []any) (*Portal, error) {
 	}
 	bound, ptypes, err := s.bind(st, st.ParamTypes)
 	if err != nil {
+		s.fail()
 		return nil, err
 	}
 	if len(params) < len(ptypes) && len(params) != 0 || len(params) > len(ptypes) {

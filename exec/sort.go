@@ -298,7 +298,13 @@ func (s *Sort) load(ctx context.Context) error {
 		idx[i] = i
 	}
 	specs := s.ke.specs
-	slices.SortStableFunc(idx, func(a, b int) int { return compareRows(specs, keys[a], keys[b]) })
+	// Ties broken by input position: a stable order from an O(n log n) sort.
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := compareRows(specs, keys[a], keys[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 	sorted := make([]rowRef, len(idx))
 	for i, j := range idx {
 		sorted[i] = s.order[j]

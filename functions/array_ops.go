@@ -8,7 +8,7 @@ import "github.com/cairn-db/cairn/sql/types"
 
 func init() {
 	op := func(name string, f func(a, b *types.Array) bool) *Overload {
-		return &Overload{Name: name, Args: []types.T{ArgAnyArray, ArgAnyArray}, Result: types.BoolT,
+		return &Overload{Name: name, Args: []types.T{ArgSameArray, ArgSameArray}, Result: types.BoolT,
 			Eval: func(_ *Context, args []any) (any, error) {
 				return f(args[0].(*types.Array), args[1].(*types.Array)), nil
 			}}

@@ -158,6 +158,12 @@ func parseLit(ctx *Context, s string) (lit, error) {
 
 // sqlOf is the case as a PostgreSQL expression.
 func (c tc) sqlOf() string {
+	if c.fn == "extract" && len(c.args) == 2 {
+		return fmt.Sprintf("extract(%s from %s)", c.args[0], c.args[1])
+	}
+	if c.fn == "position" && len(c.args) == 2 {
+		return fmt.Sprintf("position(%s in %s)", c.args[1], c.args[0])
+	}
 	if isOperatorName(c.fn) {
 		if len(c.args) == 1 {
 			return fmt.Sprintf("(%s %s)", c.fn, c.args[0])

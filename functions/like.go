@@ -26,49 +26,58 @@ func init() {
 		fold, neg bool
 	}{{"~~", false, false}, {"!~~", false, true}, {"~~*", true, false}, {"!~~*", true, true}} {
 		spec := spec
-		ov := &Overload{Name: spec.name, Args: []types.T{types.TextT, types.TextT}, Result: types.BoolT}
-		ov.Eval = func(_ *Context, args []any) (any, error) {
-			m, err := compileLike(args[1].(string), spec.fold)
-			if err != nil {
-				return nil, err
+		// char(n) matches with its padding (bpcharlike).
+		for _, t := range []types.T{types.TextT, types.CharT} {
+			ov := &Overload{Name: spec.name, Args: []types.T{t, types.TextT}, Result: types.BoolT}
+			ov.Eval = func(_ *Context, args []any) (any, error) {
+				return likeEval(args[0].(string), args[1].(string), spec.fold, spec.neg, false)
 			}
-			return m.match(args[0].(string)) != spec.neg, nil
+			ov.Kernel = wrapKernel(ov, types.BoolT, likeKernel(spec.fold, spec.neg))
+			Register(ov)
 		}
-		ov.Kernel = wrapKernel(ov, types.BoolT, likeKernel(spec.fold, spec.neg))
-		Register(ov)
 		if !spec.fold {
 			Register(&Overload{Name: spec.name, Args: []types.T{types.ByteaT, types.ByteaT}, Result: types.BoolT,
 				Eval: func(_ *Context, args []any) (any, error) {
-					m, err := compileLike(string(args[1].([]byte)), false)
-					if err != nil {
-						return nil, err
-					}
-					m.bytes = true
-					return m.match(string(args[0].([]byte))) != spec.neg, nil
+					return likeEval(string(args[0].([]byte)), string(args[1].([]byte)), false, spec.neg, true)
 				}})
 		}
 	}
 	Register(&Overload{Name: "like_escape", Args: []types.T{types.TextT, types.TextT}, Result: types.TextT,
 		Eval: func(_ *Context, args []any) (any, error) { return likeEscape(args[0].(string), args[1].(string)) }})
-	// like(text, text) and friends exist as functions too.
-	for _, fn := range []struct {
+	// like(text, text) and ilike(text, text) exist as functions too.
+	for _, f := range []struct {
 		name string
 		fold bool
 	}{{"like", false}, {"ilike", true}} {
-		fn := fn
-		Register(&Overload{Name: fn.name, Args: []types.T{types.TextT, types.TextT}, Result: types.BoolT,
+		f := f
+		Register(&Overload{Name: f.name, Args: []types.T{types.TextT, types.TextT}, Result: types.BoolT,
 			Eval: func(_ *Context, args []any) (any, error) {
-				m, err := compileLike(args[1].(string), fn.fold)
-				if err != nil {
-					return nil, err
-				}
-				return m.match(args[0].(string)), nil
+				return likeEval(args[0].(string), args[1].(string), f.fold, false, false)
 			}})
 	}
 }
 
+// likeEval matches s against a LIKE pattern; bytes makes _ match a byte.
+func likeEval(s, pat string, fold, neg, bytes bool) (any, error) {
+	m, err := compileLike(pat, fold)
+	if err != nil {
+		return nil, err
+	}
+	if bytes {
+		c := *m
+		c.bytes = true
+		m = &c
+	}
+	ok, err := m.match(s)
+	if err != nil {
+		return nil, err
+	}
+	return ok != neg, nil
+}
+
 // likeEscape rewrites a pattern whose escape character is esc into one
-// escaped with backslash; an empty esc means no escape character.
+// escaped with backslash, as PostgreSQL's like_escape does; an empty esc
+// means no escape character.
 func likeEscape(pat, esc string) (string, error) {
 	if utf8.RuneCountInString(esc) > 1 {
 		return "", pgerr.New(pgerrcode.InvalidEscapeSequence, "invalid escape string").
@@ -78,38 +87,29 @@ func likeEscape(pat, esc string) (string, error) {
 	if esc == "" {
 		for _, r := range pat {
 			if r == '\\' {
-				b.WriteString(`\\`)
-			} else {
-				b.WriteRune(r)
+				b.WriteByte('\\')
 			}
+			b.WriteRune(r)
 		}
 		return b.String(), nil
 	}
 	e, _ := utf8.DecodeRuneInString(esc)
-	if e == '\\' {
-		return pat, nil
-	}
 	afterEsc := false
 	for _, r := range pat {
 		switch {
-		case afterEsc:
-			if r == '\\' {
-				b.WriteString(`\\`)
-			} else {
-				b.WriteByte('\\')
-				b.WriteRune(r)
-			}
-			afterEsc = false
-		case r == e:
+		case r == e && !afterEsc:
+			b.WriteByte('\\')
 			afterEsc = true
 		case r == '\\':
-			b.WriteString(`\\`)
+			b.WriteByte('\\')
+			if !afterEsc {
+				b.WriteByte('\\')
+			}
+			afterEsc = false
 		default:
 			b.WriteRune(r)
+			afterEsc = false
 		}
-	}
-	if afterEsc {
-		return "", errLikeEscape()
 	}
 	return b.String(), nil
 }
@@ -120,7 +120,7 @@ func errLikeEscape() error {
 
 // likeTok is one element of a compiled pattern.
 type likeTok struct {
-	kind byte // 'l' literal text, '_' one character, '%' any sequence
+	kind byte // 'l' literal text, '_' one character, '%' any sequence, 'E' a trailing escape
 	lit  string
 }
 
@@ -165,7 +165,10 @@ func compileLike(pat string, fold bool) (*likeMatcher, error) {
 		case '\\':
 			i++
 			if i >= len(pat) {
-				return nil, errLikeEscape()
+				// An error only if matching reaches it with text left.
+				flush()
+				m.toks = append(m.toks, likeTok{kind: 'E'})
+				continue
 			}
 			lit.WriteByte(pat[i])
 		case '%':
@@ -206,8 +209,18 @@ func (m *likeMatcher) classify() {
 	}
 }
 
-// match reports whether s matches the pattern.
-func (m *likeMatcher) match(s string) bool {
+// match reports whether s matches the pattern; a pattern ending in an
+// escape character is an error when matching reaches it with text left.
+func (m *likeMatcher) match(s string) (bool, error) {
+	var bad bool
+	ok := m.matchText(s, &bad)
+	if bad {
+		return false, errLikeEscape()
+	}
+	return ok, nil
+}
+
+func (m *likeMatcher) matchText(s string, bad *bool) bool {
 	if m.fold {
 		s = strings.ToLower(s)
 	}
@@ -223,14 +236,17 @@ func (m *likeMatcher) match(s string) bool {
 	case 'c':
 		return strings.Contains(s, m.lit)
 	}
-	return m.matchFrom(s, 0)
+	return m.matchFrom(s, 0, bad)
 }
 
 // matchFrom matches tokens from index ti against s, backtracking on %.
-func (m *likeMatcher) matchFrom(s string, ti int) bool {
+func (m *likeMatcher) matchFrom(s string, ti int, bad *bool) bool {
 	for ti < len(m.toks) {
 		t := m.toks[ti]
 		switch t.kind {
+		case 'E':
+			*bad = *bad || s != ""
+			return false
 		case 'l':
 			if !strings.HasPrefix(s, t.lit) {
 				return false
@@ -251,6 +267,10 @@ func (m *likeMatcher) matchFrom(s string, ti int) bool {
 				return true
 			}
 			next := m.toks[ti+1]
+			if next.kind == 'E' {
+				*bad = *bad || s != ""
+				return false
+			}
 			for {
 				if next.kind == 'l' {
 					i := strings.Index(s, next.lit)
@@ -259,8 +279,8 @@ func (m *likeMatcher) matchFrom(s string, ti int) bool {
 					}
 					s = s[i:]
 				}
-				if m.matchFrom(s, ti+1) {
-					return true
+				if m.matchFrom(s, ti+1, bad) || *bad {
+					return !*bad
 				}
 				if s == "" {
 					return false
@@ -313,7 +333,12 @@ func likeKernel(fold, neg bool) func(*Context, []Arg, int) (arrow.Array, error) 
 						return
 					}
 				}
-				if m.match(s) != neg {
+				ok, err := m.match(s)
+				if err != nil {
+					fail = err
+					return
+				}
+				if ok != neg {
 					out[i>>3] |= 1 << (i & 7)
 				}
 			}

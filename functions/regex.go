@@ -7,7 +7,9 @@ package functions
 // and look-around are not supported (2201B).
 
 import (
+	"errors"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -100,11 +102,7 @@ func compileRegex(pat, flags string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile("(?" + goFlags + ")" + src)
 	if err != nil {
-		msg := err.Error()
-		if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "error parsing regexp") {
-			msg = msg[i+2:]
-		}
-		return nil, pgerr.New(pgerrcode.InvalidRegularExpression, "invalid regular expression: %s", msg)
+		return nil, pgerr.New(pgerrcode.InvalidRegularExpression, "invalid regular expression: %s", regexErrorText(err))
 	}
 	if regexCacheN.Add(1) <= 4096 {
 		regexCache.Store(key, re)
@@ -187,4 +185,32 @@ func regexKernel(flags string, neg bool) func(*Context, []Arg, int) (arrow.Array
 		}
 		return arr, nil
 	}
+}
+
+// regexErrorText words an RE2 parse error as PostgreSQL's regex library
+// does where there is a counterpart.
+func regexErrorText(err error) string {
+	var se *syntax.Error
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	switch se.Code {
+	case syntax.ErrMissingParen, syntax.ErrUnexpectedParen:
+		return "parentheses () not balanced"
+	case syntax.ErrMissingBracket:
+		return "brackets [] not balanced"
+	case syntax.ErrMissingRepeatArgument:
+		return "quantifier operand invalid"
+	case syntax.ErrInvalidRepeatOp, syntax.ErrInvalidRepeatSize:
+		return "invalid repetition count(s)"
+	case syntax.ErrInvalidEscape, syntax.ErrTrailingBackslash:
+		return "invalid escape \\ sequence"
+	case syntax.ErrInvalidCharRange:
+		return "invalid character range"
+	case syntax.ErrInvalidCharClass:
+		return "invalid character class"
+	case syntax.ErrInvalidPerlOp:
+		return "unsupported construct " + se.Expr
+	}
+	return string(se.Code)
 }

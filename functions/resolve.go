@@ -21,6 +21,9 @@ var (
 	ArgAnyArray = types.ArrayOf(types.UnknownT, 1)
 	// ArgAnyNonArray accepts any type that is not an array (anynonarray).
 	ArgAnyNonArray = types.T{Family: types.Unknown, Mod: -1, Domain: "anynonarray"}
+	// ArgSameArray accepts any array, but all such arguments must have the
+	// very same type (PostgreSQL's anyarray, as in the array operators).
+	ArgSameArray = types.T{Family: types.ArrayFamily, Elem: &types.T{Family: types.Unknown, Mod: -1, Domain: "same"}, Dims: 1, Mod: -1}
 	// ArgAnyType accepts any type independently of the other arguments
 	// (PostgreSQL's "any", as in concat and format).
 	ArgAnyType = types.T{Family: types.Unknown, Mod: -1, Domain: "any"}
@@ -85,11 +88,13 @@ func canImplicit(from, to types.T) bool {
 // whether there are any polymorphic parameters at all.
 func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 	var got []types.T
+	same := false
 	for i, p := range params {
 		a := args[i]
 		switch {
 		case isAnyArrayParam(p):
 			has = true
+			same = same || p.Elem.Domain == "same"
 			if isUnknownArg(a) {
 				continue
 			}
@@ -116,6 +121,13 @@ func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 	}
 	if len(got) == 0 {
 		return types.TextT, true, true
+	}
+	if same {
+		for _, g := range got[1:] {
+			if !g.Equal(got[0]) {
+				return types.T{}, true, false
+			}
+		}
 	}
 	elem, ok = commonType(got)
 	if ok && elem.Family == types.ArrayFamily {
@@ -182,7 +194,9 @@ type candidate struct {
 
 func expandParams(args []types.T, variadic bool, n int) ([]types.T, bool) {
 	if variadic {
-		if len(args) == 0 || n < len(args)-1 {
+		// At least one argument for the variadic parameter, as without
+		// the VARIADIC keyword PostgreSQL requires.
+		if len(args) == 0 || n < len(args) {
 			return nil, false
 		}
 		ps := make([]types.T, n)

@@ -394,6 +394,12 @@ func (b *Binder) bindTargets(sc *scope, targets []*pg_query.Node) ([]selectItem,
 		if err != nil {
 			return nil, err
 		}
+		if t := e.Type(); t.Family == types.Unknown {
+			// An untyped literal in the output is text, as in PostgreSQL.
+			if e, err = b.coerce(e, types.TextT, castImplicit); err != nil {
+				return nil, err
+			}
+		}
 		name := rt.Name
 		if name == "" {
 			name = FigureColname(rt.Val)

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -31,7 +30,8 @@ import (
 //   - arrays as standard 3-level LISTs with optional elements
 //     (list<float> for embeddings, list<list<float>> for 2-D arrays).
 //
-// Files use Snappy compression and data page v2, with row groups of at
+// Files use Snappy compression (none for float lists, which barely
+// compress) and data page v2, with row groups of at
 // most 65536 rows and about segmentRowGroupBytes of Arrow data.
 
 var le = binary.LittleEndian
@@ -99,6 +99,11 @@ func parquetNode(dt arrow.DataType) (parquet.Node, error) {
 		elem, err := parquetNode(t.Elem())
 		if err != nil {
 			return nil, err
+		}
+		if _, ok := t.Elem().(*arrow.Float32Type); ok && false {
+			// Embeddings barely compress; storing them plain makes reads
+			// and writes cheaper.
+			elem = parquet.Compressed(elem, &parquet.Uncompressed)
 		}
 		return parquet.List(parquet.Optional(elem)), nil
 	}
@@ -177,6 +182,7 @@ type segmentWriter struct {
 	minRow    int64
 	maxRow    int64
 	vals      []parquet.Value
+	templates map[floatTemplateKey][]parquet.Value
 }
 
 func newSegmentWriter(path string, cols []segColumnSpec) (*segmentWriter, error) {
@@ -332,13 +338,12 @@ func (sw *segmentWriter) emit(arr arrow.Array, i int, rep, def byte, remaining, 
 					}
 					return out
 				}
-				out = append(out, withFloat(parquet.FloatValue(0).Level(int(rep), leafDef, col), vals[0]))
-				rest := parquet.FloatValue(0).Level(int(listRep), leafDef, col)
+				// Copy a template row of values with the right levels in
+				// bulk, then set the float bits (plain stores: no write
+				// barriers, unlike storing whole Values).
 				n := len(out)
-				out = slices.Grow(out, len(vals)-1)[:n+len(vals)-1]
-				for i, v := range vals[1:] {
-					out[n+i] = withFloat(rest, v)
-				}
+				out = append(out, sw.floatTemplate(rep, listRep, byte(leafDef), col, len(vals))...)
+				setFloats(out[n:], vals)
 				return out
 			}
 		}
@@ -354,13 +359,43 @@ func (sw *segmentWriter) emit(arr arrow.Array, i int, rep, def byte, remaining, 
 	return append(out, sw.leafValue(arr, i).Level(int(rep), int(def), col))
 }
 
-// withFloat returns v (a FLOAT value) holding f instead, keeping its
-// levels: parquet.Value keeps a float's bits in its second word. This saves
-// a constructor and a Level call per embedding element; floatFastOK checks
-// the layout at start-up and the slow path is used if it ever changes.
-func withFloat(v parquet.Value, f float32) parquet.Value {
-	*(*uint64)(unsafe.Add(unsafe.Pointer(&v), unsafe.Sizeof(uintptr(0)))) = uint64(math.Float32bits(f))
-	return v
+// The embedding fast path below writes the float bits of parquet.Value
+// directly (its second word): floatFastOK checks that layout at start-up,
+// and the plain constructor path is used if it ever changes.
+
+// setFloats stores vals into the FLOAT values dst (same length).
+func setFloats(dst []parquet.Value, vals []float32) {
+	const size = unsafe.Sizeof(parquet.Value{})
+	base := unsafe.Pointer(unsafe.SliceData(dst))
+	off := unsafe.Sizeof(uintptr(0))
+	for i, v := range vals[:len(dst)] {
+		*(*uint64)(unsafe.Add(base, uintptr(i)*size+off)) = uint64(math.Float32bits(v))
+	}
+}
+
+// floatTemplate returns n FLOAT values levelled as one list: the first
+// with repetition level rep, the others listRep.
+func (sw *segmentWriter) floatTemplate(rep, listRep, def byte, col, n int) []parquet.Value {
+	key := floatTemplateKey{rep, listRep, def, col}
+	t := sw.templates[key]
+	if len(t) < n {
+		t = make([]parquet.Value, max(n, 2*len(t)))
+		t[0] = parquet.FloatValue(0).Level(int(rep), int(def), col)
+		rest := parquet.FloatValue(0).Level(int(listRep), int(def), col)
+		for i := 1; i < len(t); i++ {
+			t[i] = rest
+		}
+		if sw.templates == nil {
+			sw.templates = map[floatTemplateKey][]parquet.Value{}
+		}
+		sw.templates[key] = t
+	}
+	return t[:n]
+}
+
+type floatTemplateKey struct {
+	rep, listRep, def byte
+	col               int
 }
 
 var floatFastOK = func() bool {
@@ -368,9 +403,10 @@ var floatFastOK = func() bool {
 		return false
 	}
 	for _, f := range []float32{1.5, -2, float32(math.Inf(1)), 0, 3.25e-20} {
-		got := withFloat(parquet.FloatValue(7).Level(1, 3, 5), f)
+		got := []parquet.Value{parquet.FloatValue(7).Level(1, 3, 5)}
+		setFloats(got, []float32{f})
 		want := parquet.FloatValue(f).Level(1, 3, 5)
-		if got.Kind() != parquet.Float || got.Float() != f || got.RepetitionLevel() != 1 ||
+		if got := got[0]; got.Kind() != parquet.Float || got.Float() != f || got.RepetitionLevel() != 1 ||
 			got.DefinitionLevel() != 3 || got.Column() != 5 || !parquet.Equal(got, want) {
 			return false
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -168,6 +169,80 @@ func (l *levelNode) validityBuffer() *memory.Buffer {
 	return memory.NewBufferBytes(l.valid)
 }
 
+// levelAssembler turns definition and repetition levels, page by page,
+// into the validity and offsets of each nesting level: nodes[j] is the
+// list at nesting j (0 = the column), leaf the innermost values.
+type levelAssembler struct {
+	depth int
+	nodes []levelNode
+	leaf  levelNode
+}
+
+func newLevelAssembler(depth, numRows int) *levelAssembler {
+	a := &levelAssembler{depth: depth, nodes: make([]levelNode, depth)}
+	if depth > 0 {
+		a.nodes[0].offsets = make([]int32, 0, numRows+1)
+	}
+	return a
+}
+
+// feedScalar handles an optional scalar column (max definition level 1).
+func (a *levelAssembler) feedScalar(defs []byte) {
+	for _, d := range defs {
+		if d == 1 {
+			a.leaf.addValid()
+		} else {
+			a.leaf.addNull()
+		}
+	}
+}
+
+// feedLists handles a list column: definition level 2j+1 means the node at
+// nesting j is not null, 2j+2 that its list has an element; repetition
+// level r starts a new element of the list at nesting r-1.
+func (a *levelAssembler) feedLists(defs, reps []byte) {
+	if a.depth == 1 {
+		n0, leaf := &a.nodes[0], &a.leaf
+		for i, d := range defs {
+			if reps[i] == 0 {
+				n0.offsets = append(n0.offsets, int32(leaf.n))
+				n0.add(d >= 1)
+			}
+			if d == 3 {
+				if leaf.valid == nil {
+					leaf.n++
+				} else {
+					leaf.addValid()
+				}
+			} else if d == 2 {
+				leaf.addNull()
+			}
+		}
+		return
+	}
+	depth := a.depth
+	for i, db := range defs {
+		d, r := int(db), int(reps[i])
+		for j := r; j < depth; j++ {
+			if d < 2*j {
+				break
+			}
+			child := a.leaf.n
+			if j+1 < depth {
+				child = a.nodes[j+1].n
+			}
+			a.nodes[j].offsets = append(a.nodes[j].offsets, int32(child))
+			a.nodes[j].add(d >= 2*j+1)
+			if d < 2*j+2 {
+				break
+			}
+		}
+		if d >= 2*depth {
+			a.leaf.add(d >= 2*depth+1)
+		}
+	}
+}
+
 // decodeColumnChunk decodes a column chunk of numRows rows as Arrow type dt.
 func decodeColumnChunk(cc parquet.ColumnChunk, leaf parquet.LeafColumn, dt arrow.DataType, numRows int) (arrow.Array, error) {
 	depth := listDepth(dt)
@@ -181,7 +256,9 @@ func decodeColumnChunk(cc parquet.ColumnChunk, leaf parquet.LeafColumn, dt arrow
 	if err != nil {
 		return nil, err
 	}
-	var defs, reps []byte
+	nv := int(cc.NumValues())
+	sink.reserve(nv)
+	asm := newLevelAssembler(depth, numRows)
 	pages := cc.Pages()
 	defer pages.Close()
 	var vbuf []parquet.Value
@@ -193,11 +270,18 @@ func decodeColumnChunk(cc parquet.ColumnChunk, leaf parquet.LeafColumn, dt arrow
 		if err != nil {
 			return nil, err
 		}
-		if maxDef > 0 {
-			defs = append(defs, p.DefinitionLevels()...)
-		}
-		if maxRep > 0 {
-			reps = append(reps, p.RepetitionLevels()...)
+		switch {
+		case required:
+			asm.leaf.n += int(p.NumValues())
+		case depth == 0:
+			asm.feedScalar(p.DefinitionLevels())
+		default:
+			defs, reps := p.DefinitionLevels(), p.RepetitionLevels()
+			if len(defs) != len(reps) {
+				parquet.Release(p)
+				return nil, fmt.Errorf("corrupt levels: %d repetition, %d definition", len(reps), len(defs))
+			}
+			asm.feedLists(defs, reps)
 		}
 		if p.Dictionary() != nil || sink.slow() {
 			if vbuf == nil {
@@ -228,68 +312,11 @@ func decodeColumnChunk(cc parquet.ColumnChunk, leaf parquet.LeafColumn, dt arrow
 		}
 		parquet.Release(p)
 	}
-	if maxRep > 0 && len(reps) != len(defs) {
-		return nil, fmt.Errorf("corrupt levels: %d repetition, %d definition", len(reps), len(defs))
-	}
-
-	// Assemble the nesting levels.
-	var leafN levelNode
-	nodes := make([]levelNode, depth)
-	switch {
-	case required:
-		leafN.n = sink.count()
-	case depth == 0:
-		for _, d := range defs {
-			if d == 1 {
-				leafN.addValid()
-			} else {
-				leafN.addNull()
-			}
-		}
-	case depth == 1:
-		n0 := &nodes[0]
-		n0.offsets = make([]int32, 0, numRows+1)
-		for i, d := range defs {
-			if reps[i] == 0 {
-				n0.offsets = append(n0.offsets, int32(leafN.n))
-				n0.add(d >= 1)
-			}
-			if d == 3 {
-				if leafN.valid == nil {
-					leafN.n++
-				} else {
-					leafN.addValid()
-				}
-			} else if d == 2 {
-				leafN.addNull()
-			}
-		}
-	default:
-		for i, db := range defs {
-			d, r := int(db), int(reps[i])
-			for j := r; j < depth; j++ {
-				if d < 2*j {
-					break
-				}
-				child := leafN.n
-				if j+1 < depth {
-					child = nodes[j+1].n
-				}
-				nodes[j].offsets = append(nodes[j].offsets, int32(child))
-				nodes[j].add(d >= 2*j+1)
-				if d < 2*j+2 {
-					break
-				}
-			}
-			if d >= 2*depth {
-				leafN.add(d >= 2*depth+1)
-			}
-		}
-	}
+	leafN, nodes := &asm.leaf, asm.nodes
 	if leafN.n-leafN.nulls != sink.count() {
 		return nil, fmt.Errorf("corrupt column chunk: %d values for %d non-null slots", sink.count(), leafN.n-leafN.nulls)
 	}
-	data, err := sink.build(lt, &leafN)
+	data, err := sink.build(lt, leafN)
 	if err != nil {
 		return nil, err
 	}
@@ -338,6 +365,8 @@ type leafSink interface {
 	appendValue(v parquet.Value)
 	count() int
 	slow() bool
+	// reserve makes room for about n values.
+	reserve(n int)
 	// build returns the leaf array with slots as its validity.
 	build(dt arrow.DataType, slots *levelNode) (arrow.ArrayData, error)
 }
@@ -419,6 +448,7 @@ func (s *fixedSink[T]) appendData(v encoding.Values) error {
 func (s *fixedSink[T]) appendValue(v parquet.Value) { s.vals = append(s.vals, s.one(v)) }
 func (s *fixedSink[T]) count() int                  { return len(s.vals) }
 func (s *fixedSink[T]) slow() bool                  { return false }
+func (s *fixedSink[T]) reserve(n int)               { s.vals = slices.Grow(s.vals, n) }
 
 func (s *fixedSink[T]) build(dt arrow.DataType, slots *levelNode) (arrow.ArrayData, error) {
 	vals := s.vals
@@ -440,10 +470,13 @@ func (s *fixedSink[T]) build(dt arrow.DataType, slots *levelNode) (arrow.ArrayDa
 // boolSink collects booleans.
 type boolSink struct{ vals []bool }
 
-func (s *boolSink) appendData(encoding.Values) error { return errors.New("boolean pages are read by value") }
-func (s *boolSink) appendValue(v parquet.Value)      { s.vals = append(s.vals, v.Boolean()) }
-func (s *boolSink) count() int                       { return len(s.vals) }
-func (s *boolSink) slow() bool                       { return true }
+func (s *boolSink) appendData(encoding.Values) error {
+	return errors.New("boolean pages are read by value")
+}
+func (s *boolSink) appendValue(v parquet.Value) { s.vals = append(s.vals, v.Boolean()) }
+func (s *boolSink) count() int                  { return len(s.vals) }
+func (s *boolSink) slow() bool                  { return true }
+func (s *boolSink) reserve(n int)               { s.vals = slices.Grow(s.vals, n) }
 
 func (s *boolSink) build(dt arrow.DataType, slots *levelNode) (arrow.ArrayData, error) {
 	bits := make([]byte, bitutil.BytesForBits(int64(slots.n)))
@@ -486,8 +519,9 @@ func (s *bytesSink) appendValue(v parquet.Value) {
 	s.data = append(s.data, v.ByteArray()...)
 	s.ends = append(s.ends, int64(len(s.data)))
 }
-func (s *bytesSink) count() int { return len(s.ends) }
-func (s *bytesSink) slow() bool { return false }
+func (s *bytesSink) count() int    { return len(s.ends) }
+func (s *bytesSink) slow() bool    { return false }
+func (s *bytesSink) reserve(n int) { s.ends = slices.Grow(s.ends, n) }
 
 func (s *bytesSink) build(dt arrow.DataType, slots *levelNode) (arrow.ArrayData, error) {
 	if len(s.data) > 1<<31-1 {
@@ -525,6 +559,7 @@ func (s *flbaSink) appendData(v encoding.Values) error {
 func (s *flbaSink) appendValue(v parquet.Value) { s.data = append(s.data, v.ByteArray()...) }
 func (s *flbaSink) count() int                  { return len(s.data) / s.size }
 func (s *flbaSink) slow() bool                  { return false }
+func (s *flbaSink) reserve(n int)               { s.data = slices.Grow(s.data, n*s.size) }
 
 func (s *flbaSink) build(dt arrow.DataType, slots *levelNode) (arrow.ArrayData, error) {
 	data := s.data

@@ -268,6 +268,20 @@ var (
 // case-insensitively, IANA names ("America/New_York"), "UTC" and the like.
 // It returns nil if the name is unknown.
 func LoadZone(name string) *time.Location {
+	if loc, ok := zoneCache.Load(name); ok {
+		return loc.(*time.Location)
+	}
+	loc := loadZone(name)
+	if loc != nil {
+		zoneCache.Store(name, loc)
+	}
+	return loc
+}
+
+// zoneCache maps names given to LoadZone to their locations.
+var zoneCache sync.Map
+
+func loadZone(name string) *time.Location {
 	if name == "" || strings.EqualFold(name, "local") || strings.Contains(name, "..") || strings.HasPrefix(name, "/") {
 		return nil
 	}

@@ -208,12 +208,12 @@ func mbLen(s string, p int) int {
 	c := s[p]
 	n := 1
 	switch {
-	case c >= 0xF0:
-		n = 4
-	case c >= 0xE0:
-		n = 3
-	case c >= 0xC0:
+	case c&0xe0 == 0xc0:
 		n = 2
+	case c&0xf0 == 0xe0:
+		n = 3
+	case c&0xf8 == 0xf0:
+		n = 4
 	}
 	if p+n > len(s) {
 		n = len(s) - p

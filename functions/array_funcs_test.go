@@ -1,0 +1,87 @@
+package functions
+
+import "testing"
+
+func TestArrayAppendCat(t *testing.T) {
+	runCases(t, []tc{
+		{"array_append", []string{"'{1,2}'::int4[]", "3"}, "{1,2,3}", "integer[]"},
+		{"array_append", []string{"NULL::int4[]", "1"}, "{1}", "integer[]"},
+		{"array_append", []string{"'{}'::text[]", "NULL::text"}, "{NULL}", "text[]"},
+		{"array_append", []string{"'{{1,2}}'::int4[]", "3"}, "ERROR 22000: argument must be empty or one-dimensional array", ""},
+		{"array_prepend", []string{"0", "'{1,2}'::int4[]"}, "{0,1,2}", "integer[]"},
+		{"array_prepend", []string{"1", "'{{1,2}}'::int4[]"}, "ERROR 22000: argument must be empty or one-dimensional array", ""},
+		{"array_cat", []string{"'{1,2}'::int4[]", "'{3}'::int4[]"}, "{1,2,3}", "integer[]"},
+		{"array_cat", []string{"NULL::int4[]", "'{1}'::int4[]"}, "{1}", "integer[]"},
+		{"array_cat", []string{"'{}'::int4[]", "'{}'::int4[]"}, "{}", "integer[]"},
+		{"array_cat", []string{"'{{1,2}}'::int4[]", "'{3,4}'::int4[]"}, "{{1,2},{3,4}}", "integer[]"},
+		{"array_cat", []string{"'{{1,2}}'::int4[]", "'{{3,4}}'::int4[]"}, "{{1,2},{3,4}}", "integer[]"},
+		{"array_cat", []string{"'{{1,2}}'::int4[]", "'{3}'::int4[]"}, "ERROR 2202E: cannot concatenate incompatible arrays", ""},
+		{"||", []string{"'{1,2}'::int4[]", "NULL"}, "{1,2}", "integer[]"},
+		{"||", []string{"1", "'{2}'::int4[]"}, "{1,2}", "integer[]"},
+		{"||", []string{"'{a}'::text[]", "'{b,c}'"}, "{a,b,c}", "text[]"},
+	})
+}
+
+func TestArrayLength(t *testing.T) {
+	runCases(t, []tc{
+		{"array_length", []string{"'{1,2,3}'::int4[]", "1"}, "3", "integer"},
+		{"array_length", []string{"'{{1,2},{3,4}}'::int4[]", "2"}, "2", "integer"},
+		{"array_length", []string{"'{1,2,3}'::int4[]", "2"}, NULL, "integer"},
+		{"array_length", []string{"'{}'::int4[]", "1"}, NULL, "integer"},
+		{"array_upper", []string{"'{1,2,3}'::int4[]", "1"}, "3", "integer"},
+		{"array_upper", []string{"'{}'::int4[]", "1"}, NULL, "integer"},
+		{"array_lower", []string{"'{1,2,3}'::int4[]", "1"}, "1", "integer"},
+		{"cardinality", []string{"'{{1,2},{3,4}}'::int4[]"}, "4", "integer"},
+		{"cardinality", []string{"'{}'::int4[]"}, "0", "integer"},
+		{"array_ndims", []string{"'{{1,2},{3,4}}'::int4[]"}, "2", "integer"},
+		{"array_dims", []string{"'{{1,2,3},{3,4,5}}'::int4[]"}, "[1:2][1:3]", "text"},
+		{"cardinality", []string{"'{1.5,2.5}'::float4[]"}, "2", "integer"},
+	})
+}
+
+func TestArrayToString(t *testing.T) {
+	runCases(t, []tc{
+		{"array_to_string", []string{"'{1,NULL,3}'::int4[]", "','", "'*'"}, "1,*,3", "text"},
+		{"array_to_string", []string{"'{1,NULL,3}'::int4[]", "','"}, "1,3", "text"},
+		{"array_to_string", []string{"'{{1,2},{3,4}}'::int4[]", "'-'"}, "1-2-3-4", "text"},
+		{"array_to_string", []string{"'{a,b}'::text[]", "NULL"}, NULL, "text"},
+		{"array_to_string", []string{"'{1.5,2}'::float4[]", "' '"}, "1.5 2", "text"},
+		{"array_to_string", []string{"'{t,f}'::bool[]", "','"}, "t,f", "text"},
+		{"string_to_array", []string{"'a,b,,c'", "','"}, `{a,b,"",c}`, "text[]"},
+		{"string_to_array", []string{"'abc'", "NULL"}, "{a,b,c}", "text[]"},
+		{"string_to_array", []string{"'a,b'", "''"}, `{"a,b"}`, "text[]"},
+		{"string_to_array", []string{"''", "','"}, "{}", "text[]"},
+		{"string_to_array", []string{"'a,*,c'", "','", "'*'"}, "{a,NULL,c}", "text[]"},
+		{"string_to_array", []string{"NULL", "','"}, NULL, "text[]"},
+	})
+}
+
+func TestArrayPositionRemove(t *testing.T) {
+	runCases(t, []tc{
+		{"array_position", []string{"'{1,2,NULL,2}'::int4[]", "2"}, "2", "integer"},
+		{"array_position", []string{"'{1,2,NULL,2}'::int4[]", "2", "3"}, "4", "integer"},
+		{"array_position", []string{"'{1,NULL}'::int4[]", "NULL"}, "2", "integer"},
+		{"array_position", []string{"'{a,b}'::text[]", "'c'"}, NULL, "integer"},
+		{"array_position", []string{"'{{1,2},{3,4}}'::int4[]", "2"}, "ERROR 0A000: searching for elements in multidimensional arrays is not supported", ""},
+		{"array_positions", []string{"'{1,2,1}'::int4[]", "1"}, "{1,3}", "integer[]"},
+		{"array_remove", []string{"'{1,2,NULL,2}'::int4[]", "2"}, "{1,NULL}", "integer[]"},
+		{"array_remove", []string{"'{1,NULL}'::int4[]", "NULL"}, "{1}", "integer[]"},
+		{"array_remove", []string{"'{1}'::int4[]", "1"}, "{}", "integer[]"},
+		{"array_remove", []string{"'{{1,2},{3,4}}'::int4[]", "2"}, "ERROR 0A000: removing elements from multidimensional arrays is not supported", ""},
+		{"array_replace", []string{"'{1,2,1}'::int4[]", "1", "9"}, "{9,2,9}", "integer[]"},
+	})
+}
+
+func TestArrayOperators(t *testing.T) {
+	runCases(t, []tc{
+		{"@>", []string{"'{1,NULL}'::int4[]", "'{NULL}'::int4[]"}, "f", "boolean"},
+		{"@>", []string{"'{1,2,3}'::int4[]", "'{3,1}'"}, "t", "boolean"},
+		{"@>", []string{"'{1,2}'::int4[]", "'{}'"}, "t", "boolean"},
+		{"@>", []string{"'{{1,2},{3,4}}'::int4[]", "'{4}'::int4[]"}, "t", "boolean"},
+		{"<@", []string{"'{1,2}'::int4[]", "'{1,2,3}'::int4[]"}, "t", "boolean"},
+		{"&&", []string{"'{1,2}'::int4[]", "'{2,3}'::int4[]"}, "t", "boolean"},
+		{"&&", []string{"'{1,2}'::int4[]", "'{3}'::int4[]"}, "f", "boolean"},
+		{"&&", []string{"'{a,b}'::text[]", "'{B,a}'::text[]"}, "t", "boolean"},
+		{"@>", []string{"'{1,2}'::int4[]", "'{1}'::int8[]"}, "ERROR 42883: operator does not exist: integer[] @> bigint[]", ""},
+	})
+}

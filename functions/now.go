@@ -1,0 +1,73 @@
+package functions
+
+// The current time: now(), current_timestamp, transaction_timestamp()
+// and statement_timestamp() (the statement's Context.Now), clock_timestamp()
+// (the wall clock, volatile), current_date, localtimestamp and localtime
+// (in the session time zone), timeofday().
+
+import (
+	"time"
+
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// nowMicros is the statement time as µs since 1970.
+func nowMicros(ctx *Context) int64 {
+	if ctx == nil || ctx.Now.IsZero() {
+		return time.Now().UnixMicro()
+	}
+	return ctx.Now.UnixMicro()
+}
+
+// timeMonth converts a month number.
+func timeMonth(m int) time.Month { return time.Month(m) }
+
+// roundPrecision rounds µs to p fractional digits of a second (0..6).
+func roundPrecision(us int64, p int64) int64 {
+	if p >= 6 || p < 0 {
+		return us
+	}
+	unit := int64(1)
+	for i := p; i < 6; i++ {
+		unit *= 10
+	}
+	r := floorMod(us, unit)
+	us -= r
+	if r*2 >= unit {
+		us += unit
+	}
+	return us
+}
+
+func init() {
+	TZ := types.TimestampTZT
+	now := func(ctx *Context, _ []any) (any, error) { return types.Timestamp(nowMicros(ctx)), nil }
+	nowP := func(ctx *Context, a []any) (any, error) {
+		return types.Timestamp(roundPrecision(nowMicros(ctx), a[0].(int64))), nil
+	}
+	for _, name := range []string{"now", "current_timestamp", "transaction_timestamp", "statement_timestamp"} {
+		// Not folded at plan time: a prepared plan outlives the statement.
+		Register(&Overload{Name: name, Result: TZ, Volatile: true, Eval: now})
+	}
+	Register(
+		fn("current_timestamp", targs(tInt4), TZ, nowP),
+		&Overload{Name: "clock_timestamp", Result: TZ, Volatile: true,
+			Eval: func(_ *Context, _ []any) (any, error) { return types.Timestamp(time.Now().UnixMicro()), nil }},
+		&Overload{Name: "timeofday", Result: tText, Volatile: true,
+			Eval: func(ctx *Context, _ []any) (any, error) {
+				return time.Now().In(location(ctx)).Format("Mon Jan 02 15:04:05.000000 2006 MST"), nil
+			}},
+		fn("current_date", nil, types.DateT, func(ctx *Context, _ []any) (any, error) {
+			return types.Date(wallToDate(utcToWall(nowMicros(ctx), location(ctx)))), nil
+		}),
+		fn("localtimestamp", nil, types.TimestampT, func(ctx *Context, _ []any) (any, error) {
+			return types.Timestamp(utcToWall(nowMicros(ctx), location(ctx))), nil
+		}),
+		fn("localtimestamp", targs(tInt4), types.TimestampT, func(ctx *Context, a []any) (any, error) {
+			return types.Timestamp(roundPrecision(utcToWall(nowMicros(ctx), location(ctx)), a[0].(int64))), nil
+		}),
+		fn("localtime", nil, types.TimeT, func(ctx *Context, _ []any) (any, error) {
+			return types.TimeOfDay(floorMod(utcToWall(nowMicros(ctx), location(ctx)), usecPerDay)), nil
+		}),
+	)
+}
