@@ -26,9 +26,10 @@ type Runtime struct {
 	Fn *functions.Context
 	// Params are the datums of $1, $2, ...
 	Params []any
-	// Tx is the transaction scans read through.
+	// Tx is the transaction scans read through; nextval goes through it
+	// too (a sequence the transaction created counts inside it).
 	Tx *storage.Tx
-	// DB draws sequence values (nextval).
+	// DB draws sequence values when there is no Tx.
 	DB *storage.DB
 	// Analyze, when true, makes operators count rows and time (EXPLAIN
 	// ANALYZE); see AnalyzeLines.

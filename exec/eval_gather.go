@@ -6,6 +6,7 @@ package exec
 // per-row work is a typed Value/Append.
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -236,6 +237,11 @@ func gatherArray(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 	if out, ok := gatherFast(mem, dt, srcs, refs); ok {
 		return out, nil
 	}
+	if id := dt.ID(); id == arrow.STRING || id == arrow.BINARY {
+		if out, ok := gatherBytes(mem, dt, srcs, refs); ok {
+			return out, nil
+		}
+	}
 	b := array.NewBuilder(mem, dt)
 	defer b.Release()
 	b.Reserve(len(refs))
@@ -464,4 +470,63 @@ func gatherFast(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, ref
 		return gatherFixed[arrow.MonthDayNanoInterval](mem, dt, srcs, refs), true
 	}
 	return nil, false
+}
+
+// gatherBytes is gatherArray for string and binary columns: offsets and
+// data are written straight into new buffers.
+func gatherBytes(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []rowRef) (arrow.Array, bool) {
+	type byteArray interface {
+		arrow.Array
+		ValueOffsets() []int32
+		ValueBytes() []byte
+	}
+	typed := make([]byteArray, len(srcs))
+	for i, s := range srcs {
+		a, ok := s.(byteArray)
+		if !ok || s.DataType().ID() != dt.ID() {
+			return nil, false
+		}
+		typed[i] = a
+	}
+	total := 0
+	for _, r := range refs {
+		if r.Src >= 0 {
+			offs := typed[r.Src].ValueOffsets()
+			total += int(offs[r.Row+1] - offs[r.Row])
+		}
+	}
+	if total > math.MaxInt32 {
+		return nil, false
+	}
+	offBuf := memory.NewResizableBuffer(mem)
+	offBuf.Resize((len(refs) + 1) * 4)
+	offsets := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
+	dataBuf := memory.NewResizableBuffer(mem)
+	dataBuf.Resize(total)
+	data := dataBuf.Bytes()
+	validity := memory.NewResizableBuffer(mem)
+	validity.Resize(int(bitutil.BytesForBits(int64(len(refs)))))
+	bits := validity.Bytes()
+	for i := range bits {
+		bits[i] = 0
+	}
+	nulls, pos := 0, 0
+	for j, r := range refs {
+		offsets[j] = int32(pos)
+		if r.Src < 0 || typed[r.Src].IsNull(int(r.Row)) {
+			nulls++
+			continue
+		}
+		a := typed[r.Src]
+		offs := a.ValueOffsets()
+		pos += copy(data[pos:], a.ValueBytes()[offs[r.Row]:offs[r.Row+1]])
+		bitutil.SetBit(bits, j)
+	}
+	offsets[len(refs)] = int32(pos)
+	out := array.NewData(dt, len(refs), []*memory.Buffer{validity, offBuf, dataBuf}, nil, nulls, 0)
+	offBuf.Release()
+	dataBuf.Release()
+	validity.Release()
+	defer out.Release()
+	return array.MakeFromData(out), true
 }

@@ -40,7 +40,6 @@ type Join struct {
 
 	probe     arrow.Record
 	cands     [][]int32 // hash join: candidate right rows per left row
-	candNull  []bool    // a left row whose key has a NULL
 	matchedL  []bool
 	li, mi    int
 	leftDone  bool
@@ -97,39 +96,36 @@ func (j *Join) Schema() *arrow.Schema { return j.schema }
 
 func (j *Join) hashed() bool { return len(j.node.EquiLeft) > 0 }
 
-// rowKeys computes the hash keys of a batch's rows; null[i] reports a NULL
-// in row i's key.
-func (j *Join) rowKeys(ev *evaluator, exprs []sql.Expr, conv []bool, b batch) ([]string, []bool, error) {
+// rowKeys computes the hash key of each row of a batch and calls fn with
+// it (key is only valid during the call; null reports a NULL in the key).
+func (j *Join) rowKeys(ev *evaluator, exprs []sql.Expr, conv []bool, b batch, fn func(i int, key []byte, null bool)) error {
 	vals, err := ev.evalArgs(exprs, b)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer releaseVecs(vals)
-	keys := make([]string, b.n)
-	null := make([]bool, b.n)
 	var kb []byte
 	for i := 0; i < b.n; i++ {
 		kb = kb[:0]
+		null := false
 		for k, v := range vals {
 			if v.isNull(i) {
-				null[i] = true
+				null = true
 				break
 			}
 			if conv[k] {
 				c, err := castValue(ev.fn, v.at(i), v.t, j.keyTypes[k], false)
 				if err != nil {
-					return nil, nil, err
+					return err
 				}
 				kb = appendDatumKey(kb, c, j.keyTypes[k])
 			} else {
 				kb = appendVecKey(kb, v, i)
 			}
 		}
-		if !null[i] {
-			keys[i] = string(kb)
-		}
+		fn(i, kb, null)
 	}
-	return keys, null, nil
+	return nil
 }
 
 // build materialises the right input (and its hash table).
@@ -161,14 +157,13 @@ func (j *Join) build(ctx context.Context, ev *evaluator) error {
 			j.rrows = append(j.rrows, rowRef{Src: bi, Row: int32(i)})
 		}
 		if j.hashed() {
-			keys, null, err := j.rowKeys(ev, j.node.EquiRight, j.rconv, batchOf(rec))
+			err := j.rowKeys(ev, j.node.EquiRight, j.rconv, batchOf(rec), func(i int, key []byte, null bool) {
+				if !null {
+					j.table[string(key)] = append(j.table[string(key)], base+int32(i))
+				}
+			})
 			if err != nil {
 				return err
-			}
-			for i, k := range keys {
-				if !null[i] {
-					j.table[k] = append(j.table[k], base+int32(i))
-				}
 			}
 		}
 	}
@@ -204,16 +199,14 @@ func (j *Join) nextProbe(ctx context.Context, ev *evaluator) (bool, error) {
 		j.li, j.mi = 0, 0
 		j.matchedL = make([]bool, n)
 		if j.hashed() {
-			keys, null, err := j.rowKeys(ev, j.node.EquiLeft, j.lconv, batchOf(rec))
+			j.cands = make([][]int32, n)
+			err := j.rowKeys(ev, j.node.EquiLeft, j.lconv, batchOf(rec), func(i int, key []byte, null bool) {
+				if !null {
+					j.cands[i] = j.table[string(key)]
+				}
+			})
 			if err != nil {
 				return false, err
-			}
-			j.cands = make([][]int32, n)
-			j.candNull = null
-			for i, k := range keys {
-				if !null[i] {
-					j.cands[i] = j.table[k]
-				}
 			}
 		}
 		return true, nil

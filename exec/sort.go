@@ -1,8 +1,10 @@
 package exec
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -267,7 +269,16 @@ func (s *Sort) Schema() *arrow.Schema { return s.schema }
 
 func (s *Sort) load(ctx context.Context) error {
 	ev := newEvaluator(ctx, s.rt)
-	var keys [][]sortVal
+	specs := s.ke.specs
+	// With only integer, float and text keys each row's keys are encoded
+	// into one byte string that compares as the row does; otherwise the
+	// rows' key values are kept and compared key by key.
+	norm := normalizable(specs)
+	var (
+		keys    [][]sortVal
+		normBuf []byte
+		normOff = []int{0}
+	)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -283,7 +294,17 @@ func (s *Sort) load(ctx context.Context) error {
 		if n == 0 {
 			continue
 		}
-		if keys, err = s.ke.rows(ev, rec, keys); err != nil {
+		if norm {
+			batchKeys, err := s.ke.rows(ev, rec, keys[:0])
+			if err != nil {
+				return err
+			}
+			for _, row := range batchKeys {
+				normBuf = appendNormRow(normBuf, specs, row)
+				normOff = append(normOff, len(normBuf))
+			}
+			keys = batchKeys
+		} else if keys, err = s.ke.rows(ev, rec, keys); err != nil {
 			return err
 		}
 		bi := int32(len(s.batches))
@@ -297,20 +318,91 @@ func (s *Sort) load(ctx context.Context) error {
 	for i := range idx {
 		idx[i] = i
 	}
-	specs := s.ke.specs
 	// Ties broken by input position: a stable order from an O(n log n) sort.
-	slices.SortFunc(idx, func(a, b int) int {
-		if c := compareRows(specs, keys[a], keys[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	if norm {
+		slices.SortFunc(idx, func(a, b int) int {
+			if c := bytes.Compare(normBuf[normOff[a]:normOff[a+1]], normBuf[normOff[b]:normOff[b+1]]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	} else {
+		slices.SortFunc(idx, func(a, b int) int {
+			if c := compareRows(specs, keys[a], keys[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	}
 	sorted := make([]rowRef, len(idx))
 	for i, j := range idx {
 		sorted[i] = s.order[j]
 	}
 	s.order = sorted
 	return nil
+}
+
+// normalizable reports whether every key can be encoded by appendNormRow.
+func normalizable(specs []keySpec) bool {
+	for _, k := range specs {
+		if k.kind == sortDatum {
+			return false
+		}
+	}
+	return true
+}
+
+// appendNormRow appends a byte string for one row's keys whose bytewise
+// order is the rows' ORDER BY order (NULL placement, direction, NaN above
+// all numbers, strings bytewise).
+func appendNormRow(dst []byte, specs []keySpec, row []sortVal) []byte {
+	for k := range specs {
+		spec, v := &specs[k], &row[k]
+		if v.null {
+			if spec.nullsFirst {
+				dst = append(dst, 0)
+			} else {
+				dst = append(dst, 2)
+			}
+			continue
+		}
+		dst = append(dst, 1)
+		start := len(dst)
+		switch spec.kind {
+		case sortInt:
+			dst = binary.BigEndian.AppendUint64(dst, uint64(v.i)^(1<<63))
+		case sortFloat:
+			f := v.f
+			if f == 0 {
+				f = 0
+			}
+			bits := math.Float64bits(f)
+			if math.IsNaN(f) {
+				bits = 0x7FF8000000000000
+			}
+			if bits&(1<<63) != 0 {
+				bits = ^bits
+			} else {
+				bits |= 1 << 63
+			}
+			dst = binary.BigEndian.AppendUint64(dst, bits)
+		case sortString:
+			for i := 0; i < len(v.s); i++ {
+				if c := v.s[i]; c == 0 {
+					dst = append(dst, 0, 0xFF)
+				} else {
+					dst = append(dst, c)
+				}
+			}
+			dst = append(dst, 0, 0)
+		}
+		if spec.desc {
+			for i := start; i < len(dst); i++ {
+				dst[i] = ^dst[i]
+			}
+		}
+	}
+	return dst
 }
 
 // Next implements Operator.

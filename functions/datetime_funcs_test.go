@@ -124,3 +124,43 @@ func TestNow(t *testing.T) {
 		t.Errorf("now() must not be folded into a cached plan")
 	}
 }
+
+func TestToTimestamp(t *testing.T) {
+	runCases(t, []tc{
+		{"to_timestamp", []string{"1704067200.5"}, "2024-01-01 00:00:00.5+00", "timestamp with time zone"},
+		{"to_timestamp", []string{"0"}, "1970-01-01 00:00:00+00", "timestamp with time zone"},
+		{"to_timestamp", []string{"'infinity'::float8"}, "infinity", "timestamp with time zone"},
+		{"to_timestamp", []string{"'NaN'::float8"}, "ERROR 22008: timestamp cannot be NaN", ""},
+		{"to_timestamp", []string{"'2024-03-05 14:07:09'", "'YYYY-MM-DD HH24:MI:SS'"}, "2024-03-05 14:07:09+00", "timestamp with time zone"},
+		{"to_timestamp", []string{"'05 Mar 2024 02:07 PM'", "'DD Mon YYYY HH12:MI AM'"}, "2024-03-05 14:07:00+00", "timestamp with time zone"},
+		{"to_timestamp", []string{"'2024-03-05 14:07:09.123 +05:30'", "'YYYY-MM-DD HH24:MI:SS.MS TZH:TZM'"}, "2024-03-05 08:37:09.123+00", "timestamp with time zone"},
+		{"to_date", []string{"'2024-03-05'", "'YYYY-MM-DD'"}, "2024-03-05", "date"},
+		{"to_date", []string{"'20240305'", "'YYYYMMDD'"}, "2024-03-05", "date"},
+		{"to_date", []string{"'March 5, 2024'", "'Month DD, YYYY'"}, "2024-03-05", "date"},
+		{"to_date", []string{"'2024/3/5'", "'YYYY-MM-DD'"}, "2024-03-05", "date"},
+		{"to_date", []string{"'24-03-05'", "'YY-MM-DD'"}, "2024-03-05", "date"},
+		{"to_date", []string{"'2024-13-01'", "'YYYY-MM-DD'"}, `ERROR 22008: date/time field value out of range: "2024-13-01"`, ""},
+		{"to_date", []string{"'abc'", "'YYYY'"}, `ERROR 22007: invalid value "abc" for "YYYY"`, ""},
+		{"to_date", []string{"'2024 060'", "'YYYY DDD'"}, "2024-02-29", "date"},
+	})
+}
+
+func TestMakeDate(t *testing.T) {
+	runCases(t, []tc{
+		{"make_date", []string{"2024", "2", "29"}, "2024-02-29", "date"},
+		{"make_date", []string{"-44", "3", "15"}, "0044-03-15 BC", "date"},
+		{"make_date", []string{"2024", "2", "30"}, "ERROR 22008: date field value out of range: 2024-02-30", ""},
+		{"make_date", []string{"0", "1", "1"}, "ERROR 22008: date field value out of range: 0-01-01", ""},
+		{"make_time", []string{"10", "30", "15.5"}, "10:30:15.5", "time without time zone"},
+		{"make_time", []string{"25", "0", "0"}, "ERROR 22008: time field value out of range: 25:00:00", ""},
+		{"make_timestamp", []string{"2024", "1", "2", "3", "4", "5.5"}, "2024-01-02 03:04:05.5", "timestamp without time zone"},
+		{"make_timestamptz", []string{"2024", "1", "2", "3", "4", "5.5"}, "2024-01-02 03:04:05.5+00", "timestamp with time zone"},
+		{"make_timestamptz", []string{"2024", "1", "2", "3", "4", "5", "'Asia/Tokyo'"}, "2024-01-01 18:04:05+00", "timestamp with time zone"},
+		{"make_interval", []string{"1", "2", "3", "4", "5", "6", "7.5"}, "1 year 2 mons 25 days 05:06:07.5", "interval"},
+		{"make_interval", []string{"0", "0", "0", "10"}, "10 days", "interval"},
+		{"make_interval", []string{"0", "0", "0", "0", "0", "0", "1.0000005"}, "00:00:01.000001", "interval"},
+		{"justify_days", []string{"'35 days'::interval"}, "1 mon 5 days", "interval"},
+		{"justify_hours", []string{"'27 hours'::interval"}, "1 day 03:00:00", "interval"},
+		{"justify_interval", []string{"'1 mon -1 hour'::interval"}, "29 days 23:00:00", "interval"},
+	})
+}

@@ -50,13 +50,13 @@ func (b *Binder) Bind(n *pg_query.Node) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Query{Plan: plan}, nil
+		return &Query{Plan: PruneColumns(plan)}, nil
 	case *pg_query.Node_InsertStmt:
 		plan, err := b.bindInsert(s.InsertStmt)
 		if err != nil {
 			return nil, err
 		}
-		return &Query{Plan: plan}, nil
+		return &Query{Plan: PruneColumns(plan)}, nil
 	case *pg_query.Node_UpdateStmt:
 		plan, err := b.bindUpdate(s.UpdateStmt)
 		if err != nil {

@@ -301,8 +301,8 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch) (uint64, *dbState, 
 			ts.deleted = d
 		}
 		for _, b := range prepared[id] {
-			b.lsn = lsn
-			ts.tail = append(ts.tail, b)
+			b.lsn, b.minLSN = lsn, lsn
+			ts.tail = appendTail(ts.tail, b)
 			ts.tailRows += int64(b.n)
 		}
 		ts.lastMod = lsn

@@ -137,18 +137,25 @@ func (db *DB) flushTable(id uint64, force bool) error {
 	defer rt.flushMu.Unlock()
 	db.mu.Lock()
 	hs, ps := db.head.Load(), db.published.Load()
-	db.mu.Unlock()
 	hts, pts, def := hs.tables[id], ps.tables[id], ps.cat.Tables[id]
 	if hts == nil || pts == nil || def == nil || hts.epoch != pts.epoch {
+		db.mu.Unlock()
 		return nil
 	}
-	// The durable prefix of the tail.
+	// The durable prefix of the tail; once taken, commits no longer merge
+	// into it.
 	k, rows := 0, int64(0)
 	for k < len(hts.tail) && hts.tail[k].lsn <= ps.lsn {
 		rows += int64(hts.tail[k].n)
 		k++
 	}
 	needSeg := rows > 0 && (force || rows >= int64(db.opts.FlushRows))
+	if needSeg {
+		for _, b := range hts.tail[:k] {
+			b.sealed = true
+		}
+	}
+	db.mu.Unlock()
 	names := segmentNames(hts.segments)
 	stale := false
 	for _, f := range rt.manifestFiles {
@@ -186,8 +193,8 @@ func (db *DB) flushTable(id uint64, force bool) error {
 	// The manifest covers every record up to the published LSN, except
 	// inserts still in the tail.
 	lsn := ps.lsn
-	if k < len(hts.tail) && hts.tail[k].lsn <= lsn {
-		lsn = hts.tail[k].lsn - 1
+	if k < len(hts.tail) && hts.tail[k].minLSN <= lsn {
+		lsn = hts.tail[k].minLSN - 1
 	}
 	lsn = max(lsn, rt.manifestLSN)
 	if err := db.writeTableManifest(rt, lsn, segs, pts.deleted); err != nil {

@@ -240,3 +240,108 @@ func TestDropTableRemovesFiles(t *testing.T) {
 		t.Fatalf("table folder after drop: %v", err)
 	}
 }
+
+// TestStress runs writers that insert and delete single rows while
+// background flushes and compactions run, then checks the surviving keys
+// against a model, live, after a crash and after a clean reopen.
+func TestStress(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir, Options{FlushRows: 50, WALCheckpointBytes: 64 << 10})
+	def := createTable(t, db, "t", []ColumnDef{col("id", types.Int8T), col("w", types.Int4T)}, 0)
+	const workers, ops = 4, 300
+	var mu sync.Mutex
+	live := map[int]bool{}
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			var mine []int
+			for i := 0; i < ops; i++ {
+				tx := db.Begin()
+				if i%3 == 2 && len(mine) > 0 {
+					// Delete my oldest key.
+					k := mine[0]
+					r, err := tx.Scan(context.Background(), def.ID, []int{0}, true)
+					if err != nil {
+						errs <- err
+						return
+					}
+					var ids []int64
+					for r.Next() {
+						rec := r.Record()
+						for j := 0; j < int(rec.NumRows()); j++ {
+							if int(goValue(rec.Column(0), j).(int)) == k {
+								ids = append(ids, rec.Column(1).(interface{ Value(int) int64 }).Value(j))
+							}
+						}
+					}
+					r.Release()
+					if len(ids) != 1 {
+						errs <- fmt.Errorf("key %d: %d rows", k, len(ids))
+						return
+					}
+					tx.Delete(def.ID, ids)
+					if err := tx.Commit(); err != nil {
+						errs <- err
+						return
+					}
+					mine = mine[1:]
+					mu.Lock()
+					delete(live, k)
+					mu.Unlock()
+					continue
+				}
+				k := w*ops + i
+				if err := tx.Insert(def.ID, makeRecord(t, def, []any{k, w})); err != nil {
+					errs <- err
+					return
+				}
+				if err := tx.Commit(); err != nil {
+					errs <- err
+					return
+				}
+				mine = append(mine, k)
+				mu.Lock()
+				live[k] = true
+				mu.Unlock()
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	check := func(db *DB, stage string) {
+		t.Helper()
+		tx := db.Begin()
+		defer tx.Rollback()
+		got := map[int]bool{}
+		for _, r := range scanRows(t, tx, def.ID, false) {
+			k := r[0].(int)
+			if got[k] {
+				t.Fatalf("%s: key %d twice", stage, k)
+			}
+			got[k] = true
+		}
+		if len(got) != len(live) {
+			t.Fatalf("%s: %d keys, want %d", stage, len(got), len(live))
+		}
+		for k := range live {
+			if !got[k] {
+				t.Fatalf("%s: key %d missing", stage, k)
+			}
+		}
+	}
+	check(db, "live")
+	img := crashImage(t, db)
+	db2 := openDB(t, img, Options{FlushRows: 50})
+	check(db2, "after crash")
+	db2.Close()
+	db.Close()
+	db = openDB(t, dir, Options{})
+	check(db, "after reopen")
+	db.Close()
+}

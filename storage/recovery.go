@@ -152,8 +152,8 @@ func (db *DB) recover() error {
 					ts.deleted.Or(op.deletes)
 				}
 				for _, b := range op.inserts {
-					b.lsn = rec.lsn
-					ts.tail = append(ts.tail, b)
+					b.lsn, b.minLSN = rec.lsn, rec.lsn
+					ts.tail = appendTail(ts.tail, b)
 					ts.tailRows += int64(b.n)
 					for _, r := range b.rowIDs.Int64Values() {
 						if r >= rt.nextRowID.Load() {

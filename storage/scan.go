@@ -62,8 +62,11 @@ func scanSchema(def *TableDef, cols []int, withRowID bool) (*arrow.Schema, []int
 	return arrow.NewSchema(fields, nil), ids, types
 }
 
+// Retain adds a reference.
 func (r *scanReader) Retain() { r.refs.Add(1) }
 
+// Release drops a reference; the last one closes the open segment and
+// releases the snapshot.
 func (r *scanReader) Release() {
 	if r.refs.Add(-1) == 0 {
 		if r.rec != nil {
@@ -74,9 +77,14 @@ func (r *scanReader) Release() {
 	}
 }
 
+// Schema is the scan's output schema.
 func (r *scanReader) Schema() *arrow.Schema { return r.schema }
-func (r *scanReader) Record() arrow.Record  { return r.rec }
-func (r *scanReader) Err() error            { return r.err }
+
+// Record is the current batch, valid until the next call to Next.
+func (r *scanReader) Record() arrow.Record { return r.rec }
+
+// Err is the error that ended the scan, if any.
+func (r *scanReader) Err() error { return r.err }
 
 // finish closes the open file and releases the snapshot.
 func (r *scanReader) finish() {
@@ -90,6 +98,7 @@ func (r *scanReader) finish() {
 	}
 }
 
+// Next advances to the next non-empty batch; false at the end or on error.
 func (r *scanReader) Next() bool {
 	if r.rec != nil {
 		r.rec.Release()

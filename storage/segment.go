@@ -100,7 +100,7 @@ func parquetNode(dt arrow.DataType) (parquet.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := t.Elem().(*arrow.Float32Type); ok && false {
+		if _, ok := t.Elem().(*arrow.Float32Type); ok {
 			// Embeddings barely compress; storing them plain makes reads
 			// and writes cheaper.
 			elem = parquet.Compressed(elem, &parquet.Uncompressed)

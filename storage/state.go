@@ -8,6 +8,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 )
 
 // dbState is one immutable version of the whole database: the catalog and,
@@ -78,7 +79,65 @@ type tailBatch struct {
 	cols   []arrow.Array
 	rowIDs *array.Int64
 	n      int
-	lsn    uint64 // the commit that inserted it (0 while uncommitted)
+	// lsn is the (last) commit that inserted the rows, minLSN the first:
+	// small batches of consecutive commits are merged.
+	lsn    uint64
+	minLSN uint64
+	// sealed is set (under DB.mu) once a flush took the batch: it is not
+	// merged into any more.
+	sealed bool
+}
+
+// Small batches (single-row INSERTs) are merged as they are committed so
+// that the tail does not hold one Arrow record per row.
+const (
+	tailMergeRows  = 1024
+	tailMergeBytes = 256 << 10
+)
+
+// appendTail returns tail with b added, merged into the last batch when
+// both are small and alike. tail is never modified in place: states share
+// it.
+func appendTail(tail []*tailBatch, b *tailBatch) []*tailBatch {
+	if len(tail) > 0 {
+		last := tail[len(tail)-1]
+		if !last.sealed && last.n+b.n <= tailMergeRows && batchBytes(last) < tailMergeBytes && sameLayout(last, b) {
+			if m, err := mergeBatches(last, b); err == nil {
+				out := make([]*tailBatch, len(tail), len(tail)+8)
+				copy(out, tail)
+				out[len(out)-1] = m
+				return out
+			}
+		}
+	}
+	return append(tail, b)
+}
+
+func batchBytes(b *tailBatch) int64 {
+	n := int64(b.n) * 8
+	for _, c := range b.cols {
+		n += arraySize(c.Data())
+	}
+	return n
+}
+
+// mergeBatches concatenates two batches of the same layout.
+func mergeBatches(a, b *tailBatch) (*tailBatch, error) {
+	m := &tailBatch{colIDs: a.colIDs, cols: make([]arrow.Array, len(a.cols)), n: a.n + b.n,
+		lsn: max(a.lsn, b.lsn), minLSN: min(a.minLSN, b.minLSN)}
+	for i := range a.cols {
+		c, err := array.Concatenate([]arrow.Array{a.cols[i], b.cols[i]}, memory.DefaultAllocator)
+		if err != nil {
+			return nil, err
+		}
+		m.cols[i] = c
+	}
+	r, err := array.Concatenate([]arrow.Array{a.rowIDs, b.rowIDs}, memory.DefaultAllocator)
+	if err != nil {
+		return nil, err
+	}
+	m.rowIDs = r.(*array.Int64)
+	return m, nil
 }
 
 // column returns the array holding column ID id, or nil.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
@@ -429,16 +430,14 @@ func (db *DB) pinState(s *dbState) func() {
 	p := &pin{state: s}
 	db.pins[p] = struct{}{}
 	db.pinMu.Unlock()
-	done := false
+	var once sync.Once
 	return func() {
-		if done {
-			return
-		}
-		done = true
-		db.pinMu.Lock()
-		delete(db.pins, p)
-		db.gcLocked(false)
-		db.pinMu.Unlock()
+		once.Do(func() {
+			db.pinMu.Lock()
+			delete(db.pins, p)
+			db.gcLocked(false)
+			db.pinMu.Unlock()
+		})
 	}
 }
 
@@ -531,4 +530,5 @@ func (tx *Tx) Rollback() {
 	tx.unpin()
 }
 
+// String names the transaction by its snapshot's LSN, for logs.
 func (tx *Tx) String() string { return fmt.Sprintf("tx@%d", tx.snap.lsn) }

@@ -166,6 +166,7 @@ func batchIPCSchema(tb *tailBatch) *arrow.Schema {
 // appendWriter is an io.Writer appending to a byte slice.
 type appendWriter struct{ b []byte }
 
+// Write appends p.
 func (w *appendWriter) Write(p []byte) (int, error) {
 	w.b = append(w.b, p...)
 	return len(p), nil

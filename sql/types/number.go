@@ -2,6 +2,7 @@ package types
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -356,6 +357,9 @@ func AppendFloat(dst []byte, f float64, bitSize int) []byte {
 	// Shortest digits in exponent form: [-]d[.ddd]e±XX.
 	var buf [32]byte
 	e := strconv.AppendFloat(buf[:0], f, 'e', -1, bitSize)
+	if big := math.Abs(f); (bitSize == 64 && big >= 1<<53) || (bitSize == 32 && big >= 1<<24) {
+		e = ryuLargeShortest(buf[:0], f, bitSize, e)
+	}
 	k := len(e) - 1
 	for e[k] != 'e' {
 		k--
@@ -405,4 +409,97 @@ func AppendFloat(dst []byte, f float64, bitSize int) []byte {
 	dst = append(dst, digits[:exp+1]...)
 	dst = append(dst, '.')
 	return append(dst, digits[exp+1:nd]...)
+}
+
+// ryuLargeShortest corrects Go's shortest digits (e, in 'e' format) for
+// integers at and above 2^53 (2^24 for float4), where PostgreSQL's Ryu
+// excludes both ends of the rounding interval while Go includes them for
+// even mantissas: if Go's digits lie on a bound, the shortest digits
+// strictly inside the interval are returned instead.
+func ryuLargeShortest(dst []byte, f float64, bitSize int, e []byte) []byte {
+	var m2 uint64
+	var e2 int
+	var mantZero, minExp bool
+	if bitSize == 32 {
+		b := math.Float32bits(float32(f))
+		mant, exp := uint64(b&(1<<23-1)), int(b>>23&0xff)
+		m2, e2, mantZero, minExp = mant|1<<23, exp-150, mant == 0, exp <= 1
+	} else {
+		b := math.Float64bits(f)
+		mant, exp := b&(1<<52-1), int(b>>52&0x7ff)
+		m2, e2, mantZero, minExp = mant|1<<52, exp-1075, mant == 0, exp <= 1
+	}
+	if e2 < 1 {
+		return e
+	}
+	x := new(big.Int).Lsh(new(big.Int).SetUint64(m2), uint(e2))
+	hi := new(big.Int).Lsh(big.NewInt(1), uint(e2-1))
+	lo := hi
+	if mantZero && !minExp {
+		lo = new(big.Int).Lsh(big.NewInt(1), uint(e2-2))
+	}
+	inside := func(cand []byte) bool {
+		// cand is [-]d[.ddd]e±XX: digits times 10^(XX - fraction digits).
+		k := len(cand) - 1
+		for cand[k] != 'e' {
+			k--
+		}
+		exp, _ := strconv.Atoi(string(cand[k+1:]))
+		var digits []byte
+		frac := -1
+		for _, c := range cand[:k] {
+			switch {
+			case c == '.':
+				frac = 0
+			case c >= '0' && c <= '9':
+				digits = append(digits, c)
+				if frac >= 0 {
+					frac++
+				}
+			}
+		}
+		if frac < 0 {
+			frac = 0
+		}
+		c, _ := new(big.Int).SetString(string(digits), 10)
+		p := exp - frac
+		xs, los, his := x, lo, hi
+		if p >= 0 {
+			c.Mul(c, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p)), nil))
+		} else {
+			m := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-p)), nil)
+			xs, los, his = new(big.Int).Mul(x, m), new(big.Int).Mul(lo, m), new(big.Int).Mul(hi, m)
+		}
+		d := new(big.Int).Sub(c, xs)
+		if d.Sign() >= 0 {
+			return d.Cmp(his) < 0
+		}
+		return d.Neg(d).Cmp(los) < 0
+	}
+	if inside(e) {
+		return e
+	}
+	maxDigits := 17
+	if bitSize == 32 {
+		maxDigits = 9
+	}
+	for n := 1; n <= maxDigits; n++ {
+		cand := strconv.AppendFloat(dst[:0], f, 'e', n-1, bitSize)
+		if inside(cand) {
+			// Drop trailing zeros of the mantissa, as Ryu's digits have none.
+			k := len(cand) - 1
+			for cand[k] != 'e' {
+				k--
+			}
+			j := k
+			for cand[j-1] == '0' {
+				j--
+			}
+			if cand[j-1] == '.' {
+				j--
+			}
+			return append(cand[:j:j], cand[k:]...)
+		}
+	}
+	return e
 }

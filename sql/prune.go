@@ -1,0 +1,220 @@
+package sql
+
+// Column pruning: a scan reads only the columns some node above it uses, so
+// `SELECT id FROM memory` never decodes the embeddings. The pass walks the
+// plan top-down with the set of output columns each node's parent needs,
+// narrows Scans, and renumbers column references on the way back up.
+
+// PruneColumns returns plan with every Scan reading only the columns the
+// plan uses. The plan's own output columns are unchanged.
+func PruneColumns(plan Node) Node {
+	all := make([]bool, len(plan.Columns()))
+	for i := range all {
+		all[i] = true
+	}
+	n, _ := prune(plan, all)
+	return n
+}
+
+// refs marks the input columns e reads.
+func refs(need []bool, exprs ...Expr) {
+	for _, e := range exprs {
+		walkExpr(e, func(x Expr) {
+			if r, ok := x.(*ColumnRef); ok && r.Index < len(need) {
+				need[r.Index] = true
+			}
+		})
+	}
+}
+
+func sortExprs(keys []SortKey) []Expr {
+	out := make([]Expr, len(keys))
+	for i, k := range keys {
+		out[i] = k.Expr
+	}
+	return out
+}
+
+// remap renumbers column references through mapping (old index -> new).
+func remap(e Expr, mapping []int) Expr {
+	if e == nil {
+		return nil
+	}
+	out, _ := transformExpr(e, func(x Expr) (Expr, error) {
+		if r, ok := x.(*ColumnRef); ok {
+			return &ColumnRef{Index: mapping[r.Index], Name: r.Name, T: r.T}, nil
+		}
+		return nil, nil
+	})
+	return out
+}
+
+func remapAll(es []Expr, mapping []int) []Expr {
+	out := make([]Expr, len(es))
+	for i, e := range es {
+		out[i] = remap(e, mapping)
+	}
+	return out
+}
+
+func remapKeys(keys []SortKey, mapping []int) []SortKey {
+	out := make([]SortKey, len(keys))
+	for i, k := range keys {
+		out[i] = k
+		out[i].Expr = remap(k.Expr, mapping)
+	}
+	return out
+}
+
+func identity(n int) []int {
+	m := make([]int, n)
+	for i := range m {
+		m[i] = i
+	}
+	return m
+}
+
+func allTrue(n int) []bool {
+	b := make([]bool, n)
+	for i := range b {
+		b[i] = true
+	}
+	return b
+}
+
+// prune narrows n to the needed output columns (it may keep more) and
+// returns the new node with the mapping from old output positions to new
+// ones (-1 for dropped columns).
+func prune(n Node, need []bool) (Node, []int) {
+	switch x := n.(type) {
+	case *Scan:
+		out := &Scan{Table: x.Table, Alias: x.Alias, WithRowID: x.WithRowID}
+		ncols := len(x.Cols)
+		mapping := make([]int, len(x.Out))
+		for i := 0; i < ncols; i++ {
+			mapping[i] = -1
+			// A scan keeps at least one column so that its batches still
+			// carry row counts (count(*)).
+			if need[i] || i == 0 && !anyTrue(need[:ncols]) {
+				mapping[i] = len(out.Cols)
+				out.Cols = append(out.Cols, x.Cols[i])
+				out.Out = append(out.Out, x.Out[i])
+			}
+		}
+		if x.WithRowID {
+			mapping[ncols] = len(out.Out)
+			out.Out = append(out.Out, x.Out[ncols])
+		}
+		return out, mapping
+	case *Filter:
+		childNeed := append([]bool(nil), need...)
+		refs(childNeed, x.Cond)
+		in, m := prune(x.Input, childNeed)
+		return &Filter{Input: in, Cond: remap(x.Cond, m)}, m
+	case *Project:
+		childNeed := make([]bool, len(x.Input.Columns()))
+		refs(childNeed, x.Exprs...)
+		in, m := prune(x.Input, childNeed)
+		return &Project{Input: in, Exprs: remapAll(x.Exprs, m), Out: x.Out}, identity(len(x.Out))
+	case *Aggregate:
+		childNeed := make([]bool, len(x.Input.Columns()))
+		refs(childNeed, x.GroupBy...)
+		for _, a := range x.Aggs {
+			refs(childNeed, a.Args...)
+			refs(childNeed, a.Filter)
+			refs(childNeed, sortExprs(a.OrderBy)...)
+		}
+		in, m := prune(x.Input, childNeed)
+		agg := &Aggregate{Input: in, GroupBy: remapAll(x.GroupBy, m), Out: x.Out}
+		for _, a := range x.Aggs {
+			a.Args = remapAll(a.Args, m)
+			a.Filter = remap(a.Filter, m)
+			a.OrderBy = remapKeys(a.OrderBy, m)
+			agg.Aggs = append(agg.Aggs, a)
+		}
+		return agg, identity(len(x.Out))
+	case *Sort:
+		childNeed := append([]bool(nil), need...)
+		refs(childNeed, sortExprs(x.Keys)...)
+		in, m := prune(x.Input, childNeed)
+		return &Sort{Input: in, Keys: remapKeys(x.Keys, m)}, m
+	case *TopK:
+		childNeed := append([]bool(nil), need...)
+		refs(childNeed, sortExprs(x.Keys)...)
+		in, m := prune(x.Input, childNeed)
+		return &TopK{Input: in, Keys: remapKeys(x.Keys, m), Count: x.Count, Offset: x.Offset}, m
+	case *Limit:
+		in, m := prune(x.Input, need)
+		return &Limit{Input: in, Count: x.Count, Offset: x.Offset}, m
+	case *Distinct:
+		in, m := prune(x.Input, allTrue(len(x.Input.Columns())))
+		return &Distinct{Input: in, OnCount: x.OnCount}, m
+	case *Join:
+		nl := len(x.Left.Columns())
+		lneed := make([]bool, nl)
+		rneed := make([]bool, len(x.Right.Columns()))
+		for i, b := range need {
+			if b && i < nl {
+				lneed[i] = true
+			} else if b {
+				rneed[i-nl] = true
+			}
+		}
+		both := make([]bool, nl+len(rneed))
+		refs(both, x.Cond)
+		refs(both, x.EquiLeft...)
+		for i, b := range both {
+			if b && i < nl {
+				lneed[i] = true
+			} else if b {
+				rneed[i-nl] = true
+			}
+		}
+		refs(rneed, x.EquiRight...)
+		left, lm := prune(x.Left, lneed)
+		right, rm := prune(x.Right, rneed)
+		newL := len(left.Columns())
+		mapping := make([]int, len(x.Out))
+		var out []Col
+		for i := range x.Out {
+			mapping[i] = -1
+			if i < nl && lm[i] >= 0 {
+				mapping[i] = lm[i]
+			} else if i >= nl && rm[i-nl] >= 0 {
+				mapping[i] = newL + rm[i-nl]
+			}
+		}
+		out = make([]Col, newL+len(right.Columns()))
+		for i, c := range x.Out {
+			if mapping[i] >= 0 {
+				out[mapping[i]] = c
+			}
+		}
+		j := &Join{Kind: x.Kind, Left: left, Right: right, Cond: remap(x.Cond, mapping),
+			EquiLeft: remapAll(x.EquiLeft, lm), EquiRight: remapAll(x.EquiRight, rm), Out: out}
+		return j, mapping
+	case *SetOp:
+		l, _ := prune(x.Left, allTrue(len(x.Left.Columns())))
+		r, _ := prune(x.Right, allTrue(len(x.Right.Columns())))
+		return &SetOp{Kind: x.Kind, All: x.All, Left: l, Right: r, Out: x.Out}, identity(len(x.Out))
+	case *Explain:
+		in := PruneColumns(x.Input)
+		return &Explain{Input: in, Analyze: x.Analyze}, identity(1)
+	case *Insert:
+		in := PruneColumns(x.Input)
+		c := *x
+		c.Input = in
+		return &c, identity(len(x.Out))
+	}
+	// Values, SRF, Update, Delete and anything else: unchanged.
+	return n, identity(len(n.Columns()))
+}
+
+func anyTrue(b []bool) bool {
+	for _, v := range b {
+		if v {
+			return true
+		}
+	}
+	return false
+}
