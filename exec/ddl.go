@@ -3,8 +3,8 @@ package exec
 import (
 	"context"
 
-	"github.com/apache/arrow/go/v17/arrow"
 	"fmt"
+	"github.com/apache/arrow/go/v17/arrow"
 	"strconv"
 	"strings"
 

@@ -167,7 +167,7 @@ const (
 type Subquery struct {
 	Kind   SubqueryKind
 	Plan   Node
-	Left   Expr               // InSubquery only
+	Left   Expr                // InSubquery only
 	Equal  *functions.Overload // InSubquery only
 	Negate bool
 	T      types.T
