@@ -2,12 +2,11 @@ package exec
 
 import (
 	"context"
-
 	"fmt"
-	"github.com/apache/arrow/go/v17/arrow"
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql"
