@@ -303,6 +303,9 @@ func TypeFromName(tn *pg_query.TypeName) (types.T, error) {
 }
 
 func (b *Binder) bindTypeCast(sc *scope, tc *pg_query.TypeCast) (Expr, error) {
+	if hybrid, weighted := isHybridTypeName(tc.TypeName); hybrid {
+		return b.bindHybridCast(sc, tc.Arg, weighted)
+	}
 	t, err := TypeFromName(tc.TypeName)
 	if err != nil {
 		return nil, err
@@ -410,6 +413,11 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 		r, err := b.bindExpr(sc, a.Rexpr)
 		if err != nil {
 			return nil, err
+		}
+		if op == "<#>" {
+			if e, ok, err := b.bindSimilarityOperator(sc, l, r); ok || err != nil {
+				return e, err
+			}
 		}
 		e, err := b.bindOperator(op, l, r)
 		if err != nil {

@@ -31,6 +31,8 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	switch name {
 	case "nextval":
 		return b.bindNextVal(args)
+	case "deeplake_hybrid_record":
+		return b.bindHybridConstructor(args)
 	}
 	e, err := b.bindCall(name, args, nil)
 	if err != nil {

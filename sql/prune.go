@@ -197,6 +197,15 @@ func prune(n Node, need []bool) (Node, []int) {
 		l, _ := prune(x.Left, allTrue(len(x.Left.Columns())))
 		r, _ := prune(x.Right, allTrue(len(x.Right.Columns())))
 		return &SetOp{Kind: x.Kind, All: x.All, Left: l, Right: r, Out: x.Out}, identity(len(x.Out))
+	case *HybridTopK:
+		nin := len(x.Input.Columns())
+		childNeed := append([]bool(nil), need[:nin]...)
+		refs(childNeed, x.Score)
+		in, m := prune(x.Input, childNeed)
+		score, _ := remap(x.Score, m).(*HybridScore)
+		out := &HybridTopK{Input: in, Score: score, Count: x.Count, Offset: x.Offset}
+		out.Out = append(append([]Col{}, in.Columns()...), x.Out[nin])
+		return out, append(m, len(out.Out)-1)
 	case *Explain:
 		in := PruneColumns(x.Input)
 		return &Explain{Input: in, Analyze: x.Analyze}, identity(1)

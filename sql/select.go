@@ -258,6 +258,31 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		return nil, err
 	}
 
+	// Search: a hybrid score runs as a HybridTopK under everything else;
+	// ORDER BY a BM25 score with LIMIT returns only matching rows.
+	searchExprs := []*Expr{&having}
+	for i := range items {
+		searchExprs = append(searchExprs, &items[i].expr)
+	}
+	for i := range hidden {
+		searchExprs = append(searchExprs, &hidden[i])
+	}
+	if plan, sc, err = b.planHybrid(plan, sc, s, searchExprs); err != nil {
+		return nil, err
+	}
+	if _, isHybrid := plan.(*HybridTopK); isHybrid && (len(agg.calls) > 0 || len(s.GroupClause) > 0) {
+		return nil, pgerr.NotSupported("hybrid search with aggregates")
+	}
+	if len(keys) > 0 && s.LimitCount != nil {
+		if bm, ok := sortKeyExpr(keys[0], items, hidden).(*BM25Score); ok {
+			pos, err := b.bindOperator(">", bm, &Const{Value: 0.0, T: types.Float4T})
+			if err != nil {
+				return nil, err
+			}
+			plan = &Filter{Input: plan, Cond: pos}
+		}
+	}
+
 	var groupBy []Expr
 	for _, g := range s.GroupClause {
 		e, err := b.bindGroupKey(sc, g, s.TargetList, items)
@@ -330,6 +355,15 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		plan = trim
 	}
 	return plan, nil
+}
+
+// sortKeyExpr is the expression a bound sort key stands for.
+func sortKeyExpr(k SortKey, items []selectItem, hidden []Expr) Expr {
+	ref := k.Expr.(*ColumnRef)
+	if ref.Index < len(items) {
+		return items[ref.Index].expr
+	}
+	return hidden[ref.Index-len(items)]
 }
 
 // colFor names a projected column and, for a plain column reference,
@@ -563,7 +597,20 @@ func (b *Binder) bindSortKeys(sc *scope, sortBy []*pg_query.Node, items []select
 		} else {
 			t = items[idx].expr.Type()
 		}
-		keys = append(keys, makeSortKey(sb, &ColumnRef{Index: idx, Name: "col" + itoa(int64(idx+1)), T: t}))
+		key := makeSortKey(sb, &ColumnRef{Index: idx, Name: "col" + itoa(int64(idx+1)), T: t})
+		var target Expr
+		if idx < len(items) {
+			target = items[idx].expr
+		} else {
+			target = hidden[idx-len(items)]
+		}
+		if sb.SortbyDir == pg_query.SortByDir_SORTBY_DEFAULT && IsSimilarity(target) {
+			// pg_deeplake applications write ORDER BY score with no
+			// direction and get the best matches first.
+			key.Desc = true
+			key.NullsFirst = sb.SortbyNulls == pg_query.SortByNulls_SORTBY_NULLS_FIRST
+		}
+		keys = append(keys, key)
 	}
 	// Name keys after the select-list entry they sort by (EXPLAIN).
 	for i := range keys {

@@ -59,8 +59,24 @@ func exprChildren(e Expr) []Expr {
 		if x.Left != nil {
 			return []Expr{x.Left}
 		}
+	case *HybridRecord:
+		return nonNil(x.Embedding, x.Text, x.WVec, x.WText)
+	case *BM25Score:
+		return []Expr{x.Text, x.Query}
+	case *HybridScore:
+		return append(exprChildren(x.Source), exprChildren(x.Query)...)
 	}
 	return nil
+}
+
+func nonNil(es ...Expr) []Expr {
+	out := es[:0:0]
+	for _, e := range es {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // transformExpr rebuilds e top-down: fn is offered each node first; a
@@ -135,6 +151,18 @@ func transformExpr(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
 	case *Subquery:
 		c := *x
 		c.Left = tr(x.Left)
+		return &c, err
+	case *HybridRecord:
+		return &HybridRecord{Embedding: tr(x.Embedding), Text: tr(x.Text), WVec: tr(x.WVec), WText: tr(x.WText)}, err
+	case *BM25Score:
+		c := *x
+		c.Text, c.Query = tr(x.Text), tr(x.Query)
+		return &c, err
+	case *HybridScore:
+		c := *x
+		src, _ := tr(x.Source).(*HybridRecord)
+		q, _ := tr(x.Query).(*HybridRecord)
+		c.Source, c.Query = src, q
 		return &c, err
 	}
 	return e, nil

@@ -359,6 +359,8 @@ func AppendFloat(dst []byte, f float64, bitSize int) []byte {
 	e := strconv.AppendFloat(buf[:0], f, 'e', -1, bitSize)
 	if big := math.Abs(f); (bitSize == 64 && big >= 1<<53) || (bitSize == 32 && big >= 1<<24) {
 		e = ryuLargeShortest(buf[:0], f, bitSize, e)
+	} else {
+		e = ryuTieEven(e, f, bitSize)
 	}
 	k := len(e) - 1
 	for e[k] != 'e' {
@@ -432,11 +434,12 @@ func ryuLargeShortest(dst []byte, f float64, bitSize int, e []byte) []byte {
 	if e2 < 1 {
 		return e
 	}
-	x := new(big.Int).Lsh(new(big.Int).SetUint64(m2), uint(e2))
-	hi := new(big.Int).Lsh(big.NewInt(1), uint(e2-1))
+	// Everything is scaled by 4 so that the half gaps are integers.
+	x := new(big.Int).Lsh(new(big.Int).SetUint64(m2), uint(e2+2))
+	hi := new(big.Int).Lsh(big.NewInt(1), uint(e2+1))
 	lo := hi
 	if mantZero && !minExp {
-		lo = new(big.Int).Lsh(big.NewInt(1), uint(e2-2))
+		lo = new(big.Int).Lsh(big.NewInt(1), uint(e2))
 	}
 	inside := func(cand []byte) bool {
 		// cand is [-]d[.ddd]e±XX: digits times 10^(XX - fraction digits).
@@ -462,6 +465,7 @@ func ryuLargeShortest(dst []byte, f float64, bitSize int, e []byte) []byte {
 			frac = 0
 		}
 		c, _ := new(big.Int).SetString(string(digits), 10)
+		c.Lsh(c, 2)
 		p := exp - frac
 		xs, los, his := x, lo, hi
 		if p >= 0 {
@@ -502,4 +506,109 @@ func ryuLargeShortest(dst []byte, f float64, bitSize int, e []byte) []byte {
 		}
 	}
 	return e
+}
+
+// pow5 are the powers of 5 that fit in a uint64.
+var pow5 = func() (p [28]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 5
+	}
+	return
+}()
+
+// ryuTieEven corrects Go's shortest digits e when f's exact decimal value
+// lies exactly halfway between two shortest candidates: Go rounds the
+// tie up, PostgreSQL's Ryu to the even digit.
+func ryuTieEven(e []byte, f float64, bitSize int) []byte {
+	var m uint64
+	var exp int
+	if bitSize == 32 {
+		b := math.Float32bits(float32(f))
+		mant, be := uint64(b&(1<<23-1)), int(b>>23&0xff)
+		if be == 0 {
+			m, exp = mant, -149
+		} else {
+			m, exp = mant|1<<23, be-150
+		}
+	} else {
+		b := math.Float64bits(f)
+		mant, be := b&(1<<52-1), int(b>>52&0x7ff)
+		if be == 0 {
+			m, exp = mant, -1074
+		} else {
+			m, exp = mant|1<<52, be-1075
+		}
+	}
+	if m == 0 || exp >= 0 {
+		return e
+	}
+	for m&1 == 0 && exp < 0 {
+		m >>= 1
+		exp++
+	}
+	if exp >= 0 {
+		return e
+	}
+	// Exact value: m * 5^-exp / 10^-exp; short enough to be a tie?
+	k := -exp
+	if k >= len(pow5) || m > math.MaxUint64/pow5[k] {
+		return e
+	}
+	sig := m * pow5[k]
+	digits := strconv.AppendUint(nil, sig, 10)
+	// Go's digits.
+	j := len(e) - 1
+	for e[j] != 'e' {
+		j--
+	}
+	n := 0
+	for _, c := range e[:j] {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	if len(digits) != n+1 || digits[n] != '5' {
+		return e
+	}
+	// Candidates: the exact digits truncated, or that plus one; Ryu
+	// keeps the even one.
+	trunc := sig / 10
+	if trunc%2 != 0 {
+		return e // Go's rounded-up digits are the even ones
+	}
+	// Decimal exponent of the first digit: sig * 10^-k.
+	exp10 := len(digits) - 1 - k
+	td := strconv.AppendUint(nil, trunc, 10)
+	if len(td) != n {
+		return e
+	}
+	var out []byte
+	if f < 0 {
+		out = append(out, '-')
+	}
+	out = append(out, td[0])
+	rest := td[1:]
+	for len(rest) > 0 && rest[len(rest)-1] == '0' {
+		rest = rest[:len(rest)-1]
+	}
+	if len(rest) > 0 {
+		out = append(out, '.')
+		out = append(out, rest...)
+	}
+	out = append(out, 'e')
+	if exp10 < 0 {
+		out = append(out, '-')
+		exp10 = -exp10
+	} else {
+		out = append(out, '+')
+	}
+	if exp10 < 10 {
+		out = append(out, '0')
+	}
+	out = strconv.AppendInt(out, int64(exp10), 10)
+	if back, err := strconv.ParseFloat(string(out), bitSize); err != nil || back != f {
+		return e
+	}
+	return out
 }

@@ -1,0 +1,308 @@
+package sql
+
+import (
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// Search expressions: pg_deeplake's BM25 and hybrid scores. Unlike cosine
+// similarity, which is an ordinary function of two vectors, these scores
+// depend on more than one row (BM25 on corpus statistics, hybrid on the
+// candidate sets of both arms), so they are plan-level nodes.
+
+// HybridRecord is a deeplake_hybrid_record value: an embedding and a text,
+// and for the weighted form the weights of the vector and text arms.
+type HybridRecord struct {
+	Embedding Expr
+	Text      Expr
+	// WVec and WText are the arm weights; nil for the plain record (the
+	// plain-to-weighted cast gives 1.0 / 1.0).
+	WVec, WText Expr
+}
+
+// BM25Score is "text <#> 'query'": the Okapi BM25 score of the row's text
+// for the query, with corpus statistics of the whole table column.
+type BM25Score struct {
+	Text  Expr
+	Query Expr
+	// Table and Column identify the table column the text comes from (the
+	// corpus); Column is a position in the table's columns.
+	Table  uint64
+	Column int
+}
+
+// HybridScore is "(embedding, text) <#> deeplake_hybrid_record(q, qtext,
+// wv, wt)". It is evaluated by a HybridTopK node, which replaces it with a
+// reference to the score column it produces.
+type HybridScore struct {
+	Source *HybridRecord // columns of the row
+	Query  *HybridRecord // the query: vector, text and weights
+	// Table and Column identify the table column of Source.Text (the BM25
+	// corpus).
+	Table  uint64
+	Column int
+}
+
+var hybridRecordT = types.T{Family: types.Record, Mod: -1, Domain: "deeplake_hybrid_record"}
+
+// Type implementations.
+
+func (e *HybridRecord) Type() types.T { return hybridRecordT }
+func (e *BM25Score) Type() types.T    { return types.Float4T }
+func (e *HybridScore) Type() types.T  { return types.Float4T }
+
+// String implementations (EXPLAIN).
+
+func (e *HybridRecord) String() string {
+	if e.WVec == nil {
+		return "(" + e.Embedding.String() + ", " + e.Text.String() + ")::deeplake_hybrid_record"
+	}
+	return "deeplake_hybrid_record(" + joinExprs([]Expr{e.Embedding, e.Text, e.WVec, e.WText}, ", ") + ")"
+}
+func (e *BM25Score) String() string { return "(" + e.Text.String() + " <#> " + e.Query.String() + ")" }
+func (e *HybridScore) String() string {
+	return "(" + e.Source.String() + " <#> " + e.Query.String() + ")"
+}
+
+// isHybridTypeName reports whether a cast names one of the hybrid record
+// types, and which.
+func isHybridTypeName(tn *pg_query.TypeName) (hybrid, weighted bool) {
+	switch nameOf(tn.Names) {
+	case "deeplake_hybrid_record":
+		return true, false
+	case "deeplake_hybrid_record_weighted":
+		return true, true
+	}
+	return false, false
+}
+
+// bindHybridCast binds "(emb, text)::deeplake_hybrid_record" and
+// "(emb, text, wv, wt)::deeplake_hybrid_record_weighted".
+func (b *Binder) bindHybridCast(sc *scope, arg *pg_query.Node, weighted bool) (Expr, error) {
+	row := arg.GetRowExpr()
+	if row == nil {
+		return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast to deeplake_hybrid_record: a row (embedding, text) is expected")
+	}
+	args, err := b.bindExprs(sc, row.Args)
+	if err != nil {
+		return nil, err
+	}
+	want := 2
+	if weighted {
+		want = 4
+	}
+	if len(args) != want {
+		return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast type record to %s: it has %d fields, not %d", map[bool]string{false: "deeplake_hybrid_record", true: "deeplake_hybrid_record_weighted"}[weighted], len(args), want)
+	}
+	return b.hybridRecord(args)
+}
+
+// hybridRecord types the fields of a hybrid record: float4[] embedding,
+// text, and float8 weights when given.
+func (b *Binder) hybridRecord(args []Expr) (*HybridRecord, error) {
+	emb := args[0]
+	if t := emb.Type(); t.Family == types.Unknown || t.Family == types.Null || t.Family == types.Vector {
+		var err error
+		if emb, err = b.coerce(emb, types.Float4ArrayT, castExplicit); err != nil {
+			return nil, err
+		}
+	} else if !emb.Type().IsFloatVector() {
+		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "the embedding of a deeplake_hybrid_record must be real[], not %s", emb.Type())
+	}
+	text, err := b.coerce(args[1], types.TextT, castImplicit)
+	if err != nil {
+		return nil, err
+	}
+	r := &HybridRecord{Embedding: emb, Text: text}
+	if len(args) == 4 {
+		if r.WVec, err = b.coerce(args[2], types.Float8T, castImplicit); err != nil {
+			return nil, err
+		}
+		if r.WText, err = b.coerce(args[3], types.Float8T, castImplicit); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// bindHybridConstructor binds deeplake_hybrid_record(q, text[, wv, wt]):
+// a weighted record, 0.5 / 0.5 when the weights are left out.
+func (b *Binder) bindHybridConstructor(args []Expr) (Expr, error) {
+	if len(args) != 2 && len(args) != 4 {
+		return nil, pgerr.New(pgerrcode.UndefinedFunction, "function deeplake_hybrid_record(%s) does not exist", typeList(args))
+	}
+	if len(args) == 2 {
+		half := &Const{Value: 0.5, T: types.Float8T}
+		args = append(args, half, half)
+	}
+	return b.hybridRecord(args)
+}
+
+// bindSimilarityOperator binds "<#>" where pg_deeplake gives it a meaning
+// the function registry does not: BM25 between texts and the hybrid score
+// between hybrid records. ok is false for other operand types.
+func (b *Binder) bindSimilarityOperator(sc *scope, l, r Expr) (Expr, bool, error) {
+	lr, lok := l.(*HybridRecord)
+	rr, rok := r.(*HybridRecord)
+	if row, isRow := l.(*RowExpr); isRow && rok && len(row.Args) == 2 {
+		rec, err := b.hybridRecord(row.Args)
+		if err != nil {
+			return nil, true, err
+		}
+		lr, lok = rec, true
+	}
+	if lok || rok {
+		if !lok || !rok {
+			return nil, true, pgerr.New(pgerrcode.UndefinedFunction, "operator does not exist: %s <#> %s", l.Type(), r.Type())
+		}
+		table, col, err := corpusColumn(sc, lr.Text)
+		if err != nil {
+			return nil, true, err
+		}
+		query := *rr
+		if query.WVec == nil {
+			one := &Const{Value: 1.0, T: types.Float8T}
+			query.WVec, query.WText = one, one
+		}
+		return &HybridScore{Source: lr, Query: &query, Table: table, Column: col}, true, nil
+	}
+	if l.Type().IsString() && (r.Type().IsString() || r.Type().Family == types.Unknown) {
+		q, err := b.coerce(r, types.TextT, castImplicit)
+		if err != nil {
+			return nil, true, err
+		}
+		text, err := b.coerce(l, types.TextT, castImplicit)
+		if err != nil {
+			return nil, true, err
+		}
+		table, col, err := corpusColumn(sc, l)
+		if err != nil {
+			return nil, true, err
+		}
+		return &BM25Score{Text: text, Query: q, Table: table, Column: col}, true, nil
+	}
+	return nil, false, nil
+}
+
+// corpusColumn finds the table column a BM25 text comes from: its corpus
+// statistics are those of the whole column.
+func corpusColumn(sc *scope, e Expr) (uint64, int, error) {
+	if c, ok := e.(*Cast); ok {
+		e = c.Arg
+	}
+	ref, ok := e.(*ColumnRef)
+	if !ok || sc == nil || ref.Index >= len(sc.cols) || sc.cols[ref.Index].TableOID == 0 {
+		return 0, 0, pgerr.NotSupported("BM25 (<#>) over an expression that is not a table column")
+	}
+	c := sc.cols[ref.Index]
+	return uint64(c.TableOID) - 100000, int(c.Attnum) - 1, nil
+}
+
+// IsSimilarity reports whether e is a Deeplake similarity (higher is
+// better): <#> or cosine_similarity on real[], BM25, hybrid. ORDER BY such a
+// key with no direction sorts best first.
+func IsSimilarity(e Expr) bool {
+	switch x := e.(type) {
+	case *BM25Score, *HybridScore:
+		return true
+	case *Call:
+		switch x.Name {
+		case "cosine_similarity", "maxsim", "deeplake_cosine_similarity", "deeplake_maxsim":
+			return true
+		case "<#>":
+			return len(x.Args) == 2 && x.Args[0].Type().Family == types.ArrayFamily
+		}
+	}
+	return false
+}
+
+// hasSearchNode reports whether e contains a node of the given kind.
+func containsHybrid(e Expr) bool {
+	found := false
+	walkExpr(e, func(x Expr) {
+		if _, ok := x.(*HybridScore); ok {
+			found = true
+		}
+	})
+	return found
+}
+
+// HybridTopK ranks its input rows by pg_deeplake's hybrid score: the K
+// best rows by cosine (the vector arm) and up to K rows matching the query
+// text by BM25 (the text arm), each arm turned into a softmax over its own
+// candidates, fused as wv*p_vec + wt*p_text. It outputs the union of both
+// arms, best first, with the fused score appended as the last column.
+// K = Count + Offset; all rows when Count is nil.
+type HybridTopK struct {
+	Input  Node
+	Score  *HybridScore
+	Count  Expr
+	Offset Expr
+	Out    []Col
+}
+
+// Columns implements Node.
+func (n *HybridTopK) Columns() []Col { return n.Out }
+
+// Children implements Node.
+func (n *HybridTopK) Children() []Node { return []Node{n.Input} }
+
+// String implements Node.
+func (n *HybridTopK) String() string {
+	return "HybridTopK: vector arm: " + n.Score.Source.Embedding.String() + " <#> " + n.Score.Query.Embedding.String() +
+		"; text arm: BM25 " + n.Score.Source.Text.String() + " <#> " + n.Score.Query.Text.String() + limitText(n.Count, n.Offset)
+}
+
+// planHybrid puts a HybridTopK over plan when the query uses a hybrid
+// score, and rewrites the score expressions into a reference to its score
+// column.
+func (b *Binder) planHybrid(plan Node, sc *scope, s *pg_query.SelectStmt, exprs []*Expr) (Node, *scope, error) {
+	var score *HybridScore
+	for _, e := range exprs {
+		var err error
+		walkExpr(*e, func(x Expr) {
+			if h, ok := x.(*HybridScore); ok {
+				if score != nil && !sameExpr(score, h) {
+					err = pgerr.NotSupported("more than one hybrid score in a query")
+				}
+				score = h
+			}
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if score == nil {
+		return plan, sc, nil
+	}
+	node := &HybridTopK{Input: plan, Score: score}
+	var err error
+	if s.LimitCount != nil && !isNullConst(s.LimitCount) {
+		if node.Count, err = b.bindExprWant(&scope{}, s.LimitCount, types.Int8T); err != nil {
+			return nil, nil, err
+		}
+	}
+	if s.LimitOffset != nil {
+		if node.Offset, err = b.bindExprWant(&scope{}, s.LimitOffset, types.Int8T); err != nil {
+			return nil, nil, err
+		}
+	}
+	idx := len(sc.cols)
+	node.Out = append(append([]Col{}, plan.Columns()...), Col{Name: "score", T: types.Float4T})
+	ref := &ColumnRef{Index: idx, Name: "score", T: types.Float4T}
+	for _, e := range exprs {
+		if *e, err = transformExpr(*e, func(x Expr) (Expr, error) {
+			if _, ok := x.(*HybridScore); ok {
+				return ref, nil
+			}
+			return nil, nil
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	out := &scope{cols: append(append([]Col{}, sc.cols...), Col{Name: "score", T: types.Float4T, Hidden: true}), outer: sc.outer}
+	return node, out, nil
+}
