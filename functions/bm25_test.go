@@ -1,0 +1,105 @@
+package functions
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+// hybridSearchKeywords is the keywords column of pg_deeplake's own
+// hybrid_search test (postgres/tests/sql/hybrid_search.sql), rows 1..26.
+var hybridSearchKeywords = []string{
+	"machine learning algorithms introduction",
+	"data science guide methodologies",
+	"artificial intelligence neural networks deep learning",
+	"python programming tutorial advanced",
+	"database design optimization principles",
+	"nlp natural language processing ai",
+	"cloud computing infrastructure distributed systems",
+	"computer vision image recognition object detection",
+	"big data architecture scalability",
+	"reinforcement learning agents decision making",
+	"devops automation ci/cd pipelines",
+	"cybersecurity threats vulnerabilities protection",
+	"edge computing low latency data processing",
+	"graph databases relationships queries",
+	"quantum computing algorithms qubits",
+	"explainable ai model interpretability",
+	"time series analysis forecasting temporal",
+	"generative models gans vae synthetic data",
+	"feature engineering model performance",
+	"model deployment production environments",
+	"ai ethics ethical considerations",
+	"data privacy principles techniques",
+	"robotics automation ai integration",
+	"ai-driven decision making complex processes",
+	"ai in healthcare medical research",
+	"ai in finance banking financial services",
+}
+
+// statsOf computes corpus statistics the way the executor does.
+func statsOf(docs []string, terms []string) *BM25Stats {
+	s := &BM25Stats{DocFreq: map[string]int64{}}
+	for _, d := range docs {
+		s.Docs++
+		seen := map[string]bool{}
+		ForEachToken(d, func(tok string) {
+			s.TotalTokens++
+			seen[tok] = true
+		})
+		for _, t := range terms {
+			if seen[t] {
+				s.DocFreq[t]++
+			}
+		}
+	}
+	return s
+}
+
+func TestTokenize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"Machine-Learning, CI/CD!", []string{"machine-learning", "ci", "cd"}},
+		{"-lead trail_ a--b", []string{"lead", "trail", "a--b"}},
+		{"  ", nil},
+		{"Ünïcode Straße 42x", []string{"ünïcode", "straße", "42x"}},
+	} {
+		if got := Tokenize(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Tokenize(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestBM25PgDeeplake reproduces pg_deeplake's expected BM25 scores for
+// 'machine learning' over its 26-row test corpus.
+func TestBM25PgDeeplake(t *testing.T) {
+	stats := statsOf(hybridSearchKeywords, []string{"machine", "learning"})
+	q := PrepareBM25("machine learning", stats)
+	want := map[int]float64{1: 5.057182, 10: 1.8425648, 3: 1.6849195}
+	var tf []int
+	for i, doc := range hybridSearchKeywords {
+		var got float64
+		got, tf = q.Score(doc, tf)
+		w, match := want[i+1]
+		if !match {
+			if got != 0 {
+				t.Errorf("row %d scores %v, want 0", i+1, got)
+			}
+			continue
+		}
+		if math.Abs(got-w) > 1e-5 {
+			t.Errorf("row %d scores %.7f, want %.7f", i+1, got, w)
+		}
+	}
+}
+
+func BenchmarkBM25Score(b *testing.B) {
+	stats := statsOf(hybridSearchKeywords, []string{"machine", "learning"})
+	q := PrepareBM25("machine learning", stats)
+	var tf []int
+	for i := 0; i < b.N; i++ {
+		_, tf = q.Score(hybridSearchKeywords[i%len(hybridSearchKeywords)], tf)
+	}
+}
