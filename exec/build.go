@@ -39,6 +39,12 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newValues(rt, n), nil
 	case *sql.SRF:
 		return buildSRF(rt, n)
+	case *sql.HybridTopK:
+		in, err := Build(rt, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newHybridTopK(rt, n, in)
 	case *sql.Filter:
 		in, err := Build(rt, n.Input)
 		if err != nil {

@@ -35,6 +35,9 @@ type Runtime struct {
 	// ANALYZE); see AnalyzeLines.
 	Analyze bool
 
+	// bm25 caches prepared BM25 queries (corpus statistics) per statement.
+	bm25 map[bm25Key]*functions.BM25Query
+
 	defaultFn  *functions.Context
 	subqueries map[*sql.Subquery]*subqueryResult
 	stats      map[sql.Node]*opStats
@@ -233,6 +236,8 @@ func (ev *evaluator) eval(e sql.Expr, b batch) (vec, error) {
 		return ev.evalNextVal(e, b)
 	case *sql.Subquery:
 		return ev.evalSubquery(e, b)
+	case *sql.BM25Score:
+		return ev.evalBM25(e, b)
 	case nil:
 		return vec{}, pgerr.New(pgerrcode.InternalError, "nil expression")
 	}

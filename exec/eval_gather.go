@@ -481,17 +481,19 @@ func gatherBytes(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 		ValueBytes() []byte
 	}
 	typed := make([]byteArray, len(srcs))
+	offsets := make([][]int32, len(srcs))
+	values := make([][]byte, len(srcs))
 	for i, s := range srcs {
 		a, ok := s.(byteArray)
 		if !ok || s.DataType().ID() != dt.ID() {
 			return nil, false
 		}
-		typed[i] = a
+		typed[i], offsets[i], values[i] = a, a.ValueOffsets(), a.ValueBytes()
 	}
 	total := 0
 	for _, r := range refs {
 		if r.Src >= 0 {
-			offs := typed[r.Src].ValueOffsets()
+			offs := offsets[r.Src]
 			total += int(offs[r.Row+1] - offs[r.Row])
 		}
 	}
@@ -500,7 +502,7 @@ func gatherBytes(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 	}
 	offBuf := memory.NewResizableBuffer(mem)
 	offBuf.Resize((len(refs) + 1) * 4)
-	offsets := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
+	outOffs := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
 	dataBuf := memory.NewResizableBuffer(mem)
 	dataBuf.Resize(total)
 	data := dataBuf.Bytes()
@@ -512,17 +514,17 @@ func gatherBytes(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 	}
 	nulls, pos := 0, 0
 	for j, r := range refs {
-		offsets[j] = int32(pos)
+		outOffs[j] = int32(pos)
 		if r.Src < 0 || typed[r.Src].IsNull(int(r.Row)) {
 			nulls++
 			continue
 		}
-		a := typed[r.Src]
-		offs := a.ValueOffsets()
-		pos += copy(data[pos:], a.ValueBytes()[offs[r.Row]:offs[r.Row+1]])
+		offs := offsets[r.Src]
+		base := offs[0] // ValueBytes starts at the first value's offset
+		pos += copy(data[pos:], values[r.Src][offs[r.Row]-base:offs[r.Row+1]-base])
 		bitutil.SetBit(bits, j)
 	}
-	offsets[len(refs)] = int32(pos)
+	outOffs[len(refs)] = int32(pos)
 	out := array.NewData(dt, len(refs), []*memory.Buffer{validity, offBuf, dataBuf}, nil, nulls, 0)
 	offBuf.Release()
 	dataBuf.Release()

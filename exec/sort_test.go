@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"slices"
@@ -129,6 +130,36 @@ func TestSortNormalizedKeys(t *testing.T) {
 			if got[i][3] != want[i][3] {
 				t.Fatalf("keys %v: row %d is id %v, want %v", keys, i, got[i][3], want[i][3])
 			}
+		}
+	}
+}
+
+// TestGatherFromSlices sorts and joins batches that Limit sliced (their
+// buffers start before their first row).
+func TestGatherFromSlices(t *testing.T) {
+	rt := testRuntime(t)
+	smallBatches(t, 4)
+	cols := []sql.Col{col("id", types.Int8T), col("s", types.TextT), col("b", types.ByteaT), col("e", types.Float4ArrayT)}
+	var rows [][]any
+	for i := 0; i < 10; i++ {
+		rows = append(rows, row(int64(i), fmt.Sprintf("str%d", i), []byte{byte(i), byte(i)}, types.NewArray(types.Float4T, float64(i))))
+	}
+	lim := &sql.Limit{Input: values(cols, rows...), Count: i64(5), Offset: i64(3)}
+	got := collect(t, rt, &sql.Sort{Input: lim, Keys: []sql.SortKey{{Expr: ref(0, types.Int8T), Desc: true}}})
+	if len(got) != 5 {
+		t.Fatalf("%d rows", len(got))
+	}
+	for j, r := range got {
+		i := 7 - j
+		if r[0] != int64(i) || r[1] != fmt.Sprintf("str%d", i) || r[2].([]byte)[0] != byte(i) || r[3].(*types.Array).Elems[0] != float64(i) {
+			t.Fatalf("row %d = %v", j, r)
+		}
+	}
+	join := &sql.Join{Kind: sql.InnerJoin, Left: lim, Right: lim, EquiLeft: []sql.Expr{ref(1, types.TextT)}, EquiRight: []sql.Expr{ref(1, types.TextT)},
+		Out: append(append([]sql.Col(nil), cols...), cols...)}
+	for _, r := range collect(t, rt, join) {
+		if r[1] != r[5] || r[1] != fmt.Sprintf("str%d", r[0]) {
+			t.Fatalf("join row %v", r)
 		}
 	}
 }
