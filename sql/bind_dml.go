@@ -58,15 +58,16 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		source = &Values{Rows: [][]Expr{{}}}
 		targets = nil
 	} else if sel := s.SelectStmt.GetSelectStmt(); len(sel.ValuesLists) > 0 && sel.Op == pg_query.SetOperation_SETOP_NONE && len(sel.SortClause) == 0 && sel.LimitCount == nil {
+		for _, l := range sel.ValuesLists {
+			if n := len(l.GetList().Items); n > len(targets) {
+				return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more expressions than target columns")
+			} else if n < len(targets) {
+				return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more target columns than expressions")
+			}
+		}
 		vals, err := b.bindValues(sel.ValuesLists, want, names, nil)
 		if err != nil {
 			return nil, err
-		}
-		if len(vals.Out) > len(targets) {
-			return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more expressions than target columns")
-		}
-		if len(vals.Out) < len(targets) {
-			return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more target columns than expressions")
 		}
 		for _, row := range vals.Rows {
 			for c, e := range row {

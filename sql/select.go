@@ -333,7 +333,7 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 	plan = proj
 
 	if s.DistinctClause != nil {
-		if len(s.DistinctClause) > 1 || s.DistinctClause[0] != nil {
+		if len(s.DistinctClause) > 1 || s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
 			return nil, pgerr.NotSupported("DISTINCT ON")
 		}
 		if len(hidden) > 0 {

@@ -61,8 +61,6 @@ func ValueAt(arr arrow.Array, i int, t T) any {
 			}
 			return r
 		}
-	case TimestampFamily, TimestampTZ, Time:
-		return v
 	}
 	return v
 }
@@ -156,8 +154,7 @@ func scalarAt(arr arrow.Array, i int) any {
 	return nil
 }
 
-// listLen and listChild give the bounds and values of row i of a list
-// column.
+// listBounds gives the values and the bounds of row i of a list column.
 func listBounds(arr arrow.Array, i int) (child arrow.Array, start, end int, ok bool) {
 	l, isList := arr.(array.ListLike)
 	if !isList {

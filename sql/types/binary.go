@@ -336,12 +336,11 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 		return math.Float64frombits(binary.BigEndian.Uint64(src)), nil
 	case Numeric:
 		d, err := decodeNumericBinary(src)
-		if err != nil && elem > 0 && pgerr.Code(err) == pgerrcode.InvalidBinaryRepresentation && len(src) > 8 {
-			if pe := pgerr.From(err); pe.Message == "incorrect binary data format" {
+		if err != nil {
+			if pe := pgerr.From(err); elem > 0 && pe.Message == errBinaryFormat().Message {
+				// Bytes left over after the digits.
 				return nil, errBinaryMsg("improper binary format in array element %d", elem)
 			}
-		}
-		if err != nil {
 			return nil, err
 		}
 		return d, nil

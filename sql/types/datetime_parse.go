@@ -104,6 +104,7 @@ const (
 	uDecade
 	uCentury
 	uMillennium
+	uJulian
 	uOther
 )
 
@@ -139,10 +140,10 @@ var dateTokens = map[string]dtToken{
 	"infinity": {tRESERV, rsvLate},
 	"isodow":   {tUNITS, uOther},
 	"isoyear":  {tUNITS, uOther},
-	"j":        {tUNITS, uOther},
+	"j":        {tUNITS, uJulian},
 	"jan":      {tMONTH, 1}, "january": {tMONTH, 1},
-	"jd":  {tUNITS, uOther},
-	"jul": {tMONTH, 7}, "julian": {tUNITS, uOther},
+	"jd":  {tUNITS, uJulian},
+	"jul": {tMONTH, 7}, "julian": {tUNITS, uJulian},
 	"july": {tMONTH, 7},
 	"jun":  {tMONTH, 6}, "june": {tMONTH, 6},
 	"m":   {tUNITS, uMonth},
@@ -927,7 +928,7 @@ func decodeAbbrev(s string, tm *pgTm) (tmask int, ok bool) {
 func decodeDateTime(fields []dtField, tm *pgTm) (dtype int, derr dtErr, err error) {
 	fmask := 0
 	ptype := 0
-	is2digits, bc, haveTextMonth := false, false, false
+	is2digits, bc, haveTextMonth, isJulian := false, false, false, false
 	mer := merHR24
 	tm.isdst = -1
 	for i := 0; i < len(fields); i++ {
@@ -990,6 +991,37 @@ func decodeDateTime(fields []dtField, tm *pgTm) (dtype int, derr dtErr, err erro
 			tm.haveTZ, tm.tzEast = true, tz
 			tmask = dtkM(tTZ)
 		case dtkNumber:
+			if ptype == -2 {
+				// A Julian day number, maybe with a fraction of a day.
+				ptype = 0
+				val, cp, ok := strtoint(f.val)
+				if !ok {
+					return 0, dtFieldOverflow, nil
+				}
+				if val < 0 {
+					return 0, dtFieldOverflow, nil
+				}
+				tmask = dtkDateM
+				tm.year, tm.mon, tm.mday = j2date(val)
+				isJulian = true
+				if len(cp) > 0 && cp[0] == '.' {
+					frac, e := parseFraction(cp)
+					if e != dtOK {
+						return 0, e, nil
+					}
+					us := int64(math.RoundToEven(frac * float64(MicrosPerDay)))
+					tm.hour = int(us / MicrosPerHour)
+					us -= int64(tm.hour) * MicrosPerHour
+					tm.min = int(us / MicrosPerMinute)
+					us -= int64(tm.min) * MicrosPerMinute
+					tm.sec = int(us / MicrosPerSecond)
+					tm.fsec = us - int64(tm.sec)*MicrosPerSecond
+					tmask |= dtkTimeM
+				} else if len(cp) != 0 {
+					return 0, dtBadFormat, nil
+				}
+				break
+			}
 			if ptype != 0 {
 				// Only the "t" prefix of an ISO time is supported.
 				if ptype != -1 {
@@ -1081,9 +1113,13 @@ func decodeDateTime(fields []dtField, tm *pgTm) (dtype int, derr dtErr, err erro
 			case tDOW:
 				tm.wday = tok.val
 			case tUNITS:
-				// Labelled ISO fields (y2001m02d04, J2451545) are not
-				// supported.
-				return 0, dtBadFormat, nil
+				// Only the Julian day label (J2451545) is supported, not
+				// labelled ISO fields (y2001m02d04).
+				if tok.val != uJulian {
+					return 0, dtBadFormat, nil
+				}
+				tmask = 0
+				ptype = -2
 			case tISOTIME:
 				tmask = 0
 				if fmask&dtkDateM != dtkDateM {
@@ -1104,8 +1140,14 @@ func decodeDateTime(fields []dtField, tm *pgTm) (dtype int, derr dtErr, err erro
 		}
 		fmask |= tmask
 	}
+	if isJulian {
+		fmask &^= dtkM(tYEAR) // the year is right as it is
+	}
 	if e := validateDate(fmask, is2digits, bc, tm); e != dtOK {
 		return 0, e, nil
+	}
+	if isJulian {
+		fmask |= dtkM(tYEAR)
 	}
 	if mer != merHR24 && tm.hour > 12 {
 		return 0, dtFieldOverflow, nil

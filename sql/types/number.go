@@ -556,7 +556,8 @@ func ryuTieEven(e []byte, f float64, bitSize int) []byte {
 		return e
 	}
 	sig := m * pow5[k]
-	digits := strconv.AppendUint(nil, sig, 10)
+	var dbuf [24]byte
+	digits := strconv.AppendUint(dbuf[:0], sig, 10)
 	// Go's digits.
 	j := len(e) - 1
 	for e[j] != 'e' {
