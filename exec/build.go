@@ -205,16 +205,3 @@ func (s *outSlot) release() {
 		s.rec = nil
 	}
 }
-
-// emptyRecord is a zero-row batch of schema.
-func emptyRecord(mem memory.Allocator, schema *arrow.Schema) arrow.Record {
-	cols := make([]arrow.Array, schema.NumFields())
-	for i, f := range schema.Fields() {
-		cols[i] = array.MakeArrayOfNull(mem, f.Type, 0)
-	}
-	rec := array.NewRecord(schema, cols, 0)
-	for _, c := range cols {
-		c.Release()
-	}
-	return rec
-}

@@ -11,13 +11,24 @@ import (
 )
 
 func init() {
+	// elemOf is the element type the call was resolved with.
+	elemOf := func(ts []types.T, e any) types.T {
+		for _, t := range ts {
+			if t.Family == types.ArrayFamily {
+				return baseType(*t.Elem)
+			}
+		}
+		return inferElem(e)
+	}
 	app := func(name string) *Overload {
-		return &Overload{Name: name, Args: []types.T{ArgAnyArray, ArgAny}, ResultFn: arrayResult, NullCall: true,
-			Eval: func(_ *Context, args []any) (any, error) { return arrayAppend(args[0], args[1]) }}
+		return withTypes(&Overload{Name: name, Args: []types.T{ArgAnyArray, ArgAny}, ResultFn: arrayResult, NullCall: true},
+			func(_ *Context, a []any, ts []types.T) (any, error) { return arrayAppend(a[0], a[1], elemOf(ts, a[1])) })
 	}
 	pre := func(name string) *Overload {
-		return &Overload{Name: name, Args: []types.T{ArgAny, ArgAnyArray}, ResultFn: arrayResult, NullCall: true,
-			Eval: func(_ *Context, args []any) (any, error) { return arrayPrepend(args[0], args[1]) }}
+		return withTypes(&Overload{Name: name, Args: []types.T{ArgAny, ArgAnyArray}, ResultFn: arrayResult, NullCall: true},
+			func(_ *Context, a []any, ts []types.T) (any, error) {
+				return arrayPrepend(a[0], a[1], elemOf(ts, a[0]))
+			})
 	}
 	cat := func(name string) *Overload {
 		return &Overload{Name: name, Args: []types.T{ArgAnyArray, ArgAnyArray}, ResultFn: arrayResult, NullCall: true,
@@ -27,17 +38,17 @@ func init() {
 }
 
 // inferElem guesses an element type from a datum (types.TypeOfValue),
-// for arrays built from a NULL array and a lone element when the argument
-// types are unknown.
+// for values whose argument types are not known (an Eval called without
+// Resolve).
 func inferElem(v any) types.T { return types.TypeOfValue(v) }
 
 func errOneDim() error {
 	return pgerr.New(pgerrcode.DataException, "argument must be empty or one-dimensional array")
 }
 
-func arrayAppend(a, e any) (any, error) {
+func arrayAppend(a, e any, elem types.T) (any, error) {
 	if a == nil {
-		return &types.Array{Elem: inferElem(e), Dims: []int{1}, Elems: []any{e}}, nil
+		return &types.Array{Elem: elem, Dims: []int{1}, Elems: []any{e}}, nil
 	}
 	arr := a.(*types.Array)
 	if len(arr.Dims) > 1 {
@@ -47,9 +58,9 @@ func arrayAppend(a, e any) (any, error) {
 	return &types.Array{Elem: arr.Elem, Dims: []int{len(elems)}, Elems: elems}, nil
 }
 
-func arrayPrepend(e, a any) (any, error) {
+func arrayPrepend(e, a any, elem types.T) (any, error) {
 	if a == nil {
-		return &types.Array{Elem: inferElem(e), Dims: []int{1}, Elems: []any{e}}, nil
+		return &types.Array{Elem: elem, Dims: []int{1}, Elems: []any{e}}, nil
 	}
 	arr := a.(*types.Array)
 	if len(arr.Dims) > 1 {

@@ -200,8 +200,51 @@ func wrapKernel(ov *Overload, res types.T, k func(*Context, []Arg, int) (arrow.A
 			}
 			return broadcast(ctx, v, res, n)
 		}
+		for _, a := range args {
+			if a.Array != nil && !arrow.TypeEqual(a.Array.DataType(), a.Type.Arrow()) {
+				// Not the layout the kernel reads (a dictionary-encoded
+				// column, say): go row by row.
+				return rowKernel(ctx, ov, res, args, n)
+			}
+		}
 		return k(ctx, args, n)
 	}
+}
+
+// rowKernel evaluates ov row by row over a batch through Eval, reading and
+// building Arrow values with package types.
+func rowKernel(ctx *Context, ov *Overload, res types.T, args []Arg, n int) (arrow.Array, error) {
+	b := types.NewBuilder(mem(ctx), res)
+	defer b.Release()
+	row := make([]any, len(args))
+	for i := 0; i < n; i++ {
+		null := false
+		for j, a := range args {
+			switch {
+			case a.Array == nil:
+				row[j] = a.Const
+			case a.Array.IsNull(i):
+				row[j] = nil
+			default:
+				row[j] = datumAt(a.Array, i, a.Type)
+			}
+			null = null || row[j] == nil
+		}
+		if null && !ov.NullCall {
+			b.AppendNull()
+			continue
+		}
+		v, err := ov.Eval(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			b.AppendNull()
+		} else if err := types.AppendValue(b, v, res); err != nil {
+			return nil, err
+		}
+	}
+	return b.NewArray(), nil
 }
 
 // broadcast is an array of n copies of the datum v of type t, for the
@@ -252,4 +295,13 @@ func fillFixed[T fixed](m memory.Allocator, dt arrow.DataType, n int, v T) arrow
 		out[i] = v
 	}
 	return finish(dt, n, nil, 0, buf)
+}
+
+// datumAt is row i of a column as a datum, looking through dictionary
+// encoding.
+func datumAt(a arrow.Array, i int, t types.T) any {
+	if d, ok := a.(*array.Dictionary); ok {
+		return types.ValueAt(d.Dictionary(), d.GetValueIndex(i), t)
+	}
+	return types.ValueAt(a, i, t)
 }

@@ -46,8 +46,8 @@ func init() {
 		return types.Timestamp(roundPrecision(nowMicros(ctx), a[0].(int64))), nil
 	}
 	for _, name := range []string{"now", "current_timestamp", "transaction_timestamp", "statement_timestamp"} {
-		// Not folded at plan time: a prepared plan outlives the statement.
-		Register(&Overload{Name: name, Result: TZ, Volatile: true, Eval: now})
+		// Stable, not volatile: one value per statement (Context.Now).
+		Register(fn(name, nil, TZ, now))
 	}
 	Register(
 		fn("current_timestamp", targs(tInt4), TZ, nowP),

@@ -74,6 +74,7 @@ type DB struct {
 	nextTableID atomic.Uint64
 
 	ckptMu sync.Mutex
+	lock   *os.File
 
 	workMu       sync.Mutex
 	pendingFlush map[uint64]bool
@@ -113,8 +114,15 @@ func Open(dir string, opts Options) (*DB, error) {
 		work:         make(chan struct{}, 1),
 		quit:         make(chan struct{}),
 	}
-	for _, d := range []string{abs, db.walDir(), db.tablesDir()} {
+	if err := mkdirAllDurable(abs); err != nil {
+		return nil, err
+	}
+	if db.lock, err = lockDir(abs); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{db.walDir(), db.tablesDir()} {
 		if err := mkdirAllDurable(d); err != nil {
+			db.lock.Close()
 			return nil, err
 		}
 	}
@@ -122,6 +130,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		if db.wal != nil {
 			db.wal.close()
 		}
+		db.lock.Close()
 		return nil, err
 	}
 	db.wg.Add(1)
@@ -199,6 +208,7 @@ func (db *DB) Close() error {
 	db.pinMu.Lock()
 	db.gcLocked(true)
 	db.pinMu.Unlock()
+	db.lock.Close()
 	return err
 }
 

@@ -232,7 +232,6 @@ func (db *DB) writeTableManifest(rt *tableRT, lsn uint64, segs []*segment, delet
 	prev := rt.manifestFiles
 	rt.manifestFiles = segmentNames(segs)
 	rt.manifestLSN = lsn
-	rt.manifestDone = true
 	rt.retired = append(rt.retired, prev...)
 	return nil
 }

@@ -74,7 +74,6 @@ func (db *DB) recover() error {
 				}
 				rt.manifestLSN = m.LSN
 				rt.manifestFiles = segmentNames(segs)
-				rt.manifestDone = true
 				rt.nextSeg = max(m.NextSegment, 1)
 				next := max(m.NextRowID, 1)
 				for _, s := range segs {

@@ -461,14 +461,6 @@ func encodeInterval(v arrow.MonthDayNanoInterval) [16]byte {
 	return b
 }
 
-func decodeInterval(b []byte) arrow.MonthDayNanoInterval {
-	return arrow.MonthDayNanoInterval{
-		Months:      int32(le.Uint32(b[0:])),
-		Days:        int32(le.Uint32(b[4:])),
-		Nanoseconds: int64(le.Uint64(b[8:])),
-	}
-}
-
 // finish closes the file, fsyncs it and renames it into place (the
 // directory fsync is left to the manifest write that follows).
 func (sw *segmentWriter) finish() (*segment, error) {

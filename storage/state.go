@@ -190,7 +190,6 @@ type tableRT struct {
 	nextSeg       int      // next segment number (flushMu)
 	manifestLSN   uint64   // LSN the on-disk manifest covers (flushMu)
 	manifestFiles []string // segment files the on-disk manifest lists (flushMu)
-	manifestDone  bool     // a manifest exists on disk (flushMu)
 	retired       []string // files earlier manifests listed, to retire (flushMu)
 
 	// uniq maps a constraint signature to its index (DB.idxMu).

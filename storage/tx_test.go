@@ -687,3 +687,14 @@ func TestScanCancel(t *testing.T) {
 		t.Fatalf("cancelled scan: %v", r.Err())
 	}
 }
+
+func TestDirectoryLock(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir, Options{})
+	if _, err := Open(dir, Options{Logger: quietLogger()}); err == nil {
+		t.Fatal("second Open of the same directory succeeded")
+	}
+	db.Close()
+	db = openDB(t, dir, Options{})
+	db.Close()
+}

@@ -1,0 +1,72 @@
+package functions
+
+// array_agg(x): the inputs, NULLs included, as an array; array inputs
+// make an array of one more dimension (they must all have the same
+// dimensions and not be NULL or empty).
+
+import (
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+)
+
+type arrayAggState struct {
+	elem  types.T
+	elems []any
+	n     int
+}
+
+func (s *arrayAggState) Step(_ *Context, a []any) error {
+	s.elems = append(s.elems, a[0])
+	s.n++
+	return nil
+}
+
+func (s *arrayAggState) Result(_ *Context) (any, error) {
+	if s.n == 0 {
+		return nil, nil
+	}
+	return &types.Array{Elem: s.elem, Dims: []int{s.n}, Elems: s.elems}, nil
+}
+
+type arrayAggArrayState struct {
+	elem  types.T
+	elems []any
+	dims  []int
+	n     int
+}
+
+func (s *arrayAggArrayState) Step(_ *Context, a []any) error {
+	if a[0] == nil {
+		return pgerr.New(pgerrcode.NullValueNotAllowedDataException, "cannot accumulate null arrays")
+	}
+	arr := a[0].(*types.Array)
+	if len(arr.Dims) == 0 {
+		return pgerr.New(pgerrcode.ArraySubscriptError, "cannot accumulate empty arrays")
+	}
+	if s.n == 0 {
+		s.dims = append([]int(nil), arr.Dims...)
+	} else if !sameInts(s.dims, arr.Dims) {
+		return pgerr.New(pgerrcode.ArraySubscriptError, "cannot accumulate arrays of different dimensionality")
+	}
+	s.elems = append(s.elems, arr.Elems...)
+	s.n++
+	return nil
+}
+
+func (s *arrayAggArrayState) Result(_ *Context) (any, error) {
+	if s.n == 0 {
+		return nil, nil
+	}
+	return &types.Array{Elem: s.elem, Dims: append([]int{s.n}, s.dims...), Elems: s.elems}, nil
+}
+
+func init() {
+	RegisterAggregate(
+		&Aggregate{Name: "array_agg", Args: targs(ArgAnyNonArray), NullCall: true, ResultFn: arrayResult,
+			New: func(ts []types.T) AggState { return &arrayAggState{elem: baseType(ts[0])} }},
+		&Aggregate{Name: "array_agg", Args: targs(ArgAnyArray), NullCall: true,
+			ResultFn: func(ts []types.T) types.T { return types.ArrayOf(baseType(*ts[0].Elem), ts[0].Dims+1) },
+			New:      func(ts []types.T) AggState { return &arrayAggArrayState{elem: baseType(*ts[0].Elem)} }},
+	)
+}

@@ -1,0 +1,106 @@
+package functions
+
+// Session information: version(), current_database() / current_catalog,
+// current_schema(), current_schemas(bool), current_user, session_user,
+// user, current_setting(name [, missing_ok]) and pg_backend_pid(), read
+// from Context.Session (defaults when there is none).
+
+import (
+	"os"
+	"strings"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+)
+
+// Version is what version() returns.
+const Version = "PostgreSQL 15.6 (cairn) on x86_64-pc-linux-gnu, compiled by Go"
+
+// BackendPIDer is the optional part of a SessionInfo that pg_backend_pid()
+// reads; without it the server's process id is returned.
+type BackendPIDer interface {
+	BackendPID() int32
+}
+
+func sessionUser(ctx *Context) string {
+	if ctx != nil && ctx.Session != nil {
+		return ctx.Session.User()
+	}
+	return "postgres"
+}
+
+func init() {
+	N := types.NameT
+	user := func(ctx *Context, _ []any) (any, error) { return sessionUser(ctx), nil }
+	database := func(ctx *Context, _ []any) (any, error) {
+		if ctx != nil && ctx.Session != nil {
+			return ctx.Session.Database(), nil
+		}
+		return "postgres", nil
+	}
+	setting := func(ctx *Context, a []any) (any, error) {
+		name := a[0].(string)
+		missingOK := len(a) > 1 && a[1] != nil && a[1].(bool)
+		if ctx != nil && ctx.Session != nil {
+			if v, ok := ctx.Session.Setting(strings.ToLower(name)); ok {
+				return v, nil
+			}
+		}
+		if missingOK {
+			return nil, nil
+		}
+		return nil, pgerr.New(pgerrcode.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	}
+	Register(
+		fn("version", nil, tText, func(_ *Context, _ []any) (any, error) { return Version, nil }),
+		fn("current_database", nil, N, database),
+		fn("current_catalog", nil, N, database),
+		fn("current_schema", nil, N, func(ctx *Context, _ []any) (any, error) {
+			if ctx != nil && ctx.Session != nil {
+				s := ctx.Session.CurrentSchema()
+				if s == "" {
+					return nil, nil
+				}
+				return s, nil
+			}
+			return "public", nil
+		}),
+		fn("current_schemas", targs(tBool), types.ArrayOf(N, 1), func(ctx *Context, a []any) (any, error) {
+			var path []any
+			if a[0].(bool) {
+				path = append(path, "pg_catalog")
+			}
+			if ctx != nil && ctx.Session != nil {
+				for _, s := range ctx.Session.SearchPath() {
+					if s != "pg_catalog" || !a[0].(bool) {
+						path = append(path, s)
+					}
+				}
+			} else {
+				path = append(path, "public")
+			}
+			return types.NewArray(N, path...), nil
+		}),
+		fn("current_user", nil, N, user),
+		fn("session_user", nil, N, user),
+		fn("user", nil, N, user),
+		fn("current_role", nil, N, user),
+		fn("current_setting", targs(tText), tText, setting),
+		&Overload{Name: "current_setting", Args: targs(tText, tBool), Result: tText, NullCall: true,
+			Eval: func(ctx *Context, a []any) (any, error) {
+				if a[0] == nil {
+					return nil, nil
+				}
+				return setting(ctx, a)
+			}},
+		fn("pg_backend_pid", nil, tInt4, func(ctx *Context, _ []any) (any, error) {
+			if ctx != nil {
+				if p, ok := ctx.Session.(BackendPIDer); ok {
+					return int64(p.BackendPID()), nil
+				}
+			}
+			return int64(os.Getpid()), nil
+		}),
+	)
+}
