@@ -86,3 +86,14 @@ func BenchmarkLikeKernel(b *testing.B) {
 		out.Release()
 	}
 }
+
+func TestSimilarToEscape(t *testing.T) {
+	runCases(t, []tc{
+		{"similar_to_escape", []string{"'a%b_c'"}, "^(?:a.*b.c)$", "text"},
+		{"similar_to_escape", []string{"'(a|b)[x.]\\%.$'"}, `^(?:(?:a|b)[x.]\%\.\$)$`, "text"},
+		{"similar_to_escape", []string{"'a#%'", "'#'"}, `^(?:a\%)$`, "text"},
+		{"similar_to_escape", []string{"'a\\b'", "''"}, `^(?:a\\b)$`, "text"},
+		{"similar_to_escape", []string{"'a'", "'ab'"}, "ERROR 22025: invalid escape string", ""},
+		{"~", []string{"'abc'", "'^(?:a.*c)$'"}, "t", "boolean"},
+	})
+}

@@ -104,12 +104,19 @@ func (b *Binder) bindHybridCast(sc *scope, arg *pg_query.Node, weighted bool) (E
 // text, and float8 weights when given.
 func (b *Binder) hybridRecord(args []Expr) (*HybridRecord, error) {
 	emb := args[0]
-	if t := emb.Type(); t.Family == types.Unknown || t.Family == types.Null || t.Family == types.Vector {
+	switch t := emb.Type(); {
+	case t.Family == types.Unknown || t.Family == types.Null || t.Family == types.Vector:
 		var err error
 		if emb, err = b.coerce(emb, types.Float4ArrayT, castExplicit); err != nil {
 			return nil, err
 		}
-	} else if !emb.Type().IsFloatVector() {
+	case t.IsArray() && t.Elem.IsNumeric() && t.Elem.Family != types.Float4:
+		// ARRAY[0.1, 0.2] is numeric[]: the query vector is real[].
+		var err error
+		if emb, err = b.coerce(emb, types.ArrayOf(types.Float4T, t.Dims), castExplicit); err != nil {
+			return nil, err
+		}
+	case !t.IsFloatVector():
 		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "the embedding of a deeplake_hybrid_record must be real[], not %s", emb.Type())
 	}
 	text, err := b.coerce(args[1], types.TextT, castImplicit)

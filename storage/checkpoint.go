@@ -94,6 +94,9 @@ func (db *DB) checkpoint(final bool) error {
 		if err := db.flushTable(id, true); err != nil {
 			return err
 		}
+		if ts := db.head.Load().tables[id]; !final && ts != nil && len(ts.segments) > compactSegments {
+			db.requestFlush(id) // the worker compacts it
+		}
 	}
 
 	// 3. catalog.json (the state first, then the sequences, which are at

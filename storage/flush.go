@@ -255,8 +255,9 @@ func segmentNames(segs []*segment) []string {
 	return out
 }
 
-// compactTable merges the smaller half of table id's segments (plus one)
-// into one when it has more than compactSegments, dropping deleted rows.
+// compactTable merges table id's smaller segments into one when it has
+// more than compactSegments, dropping deleted rows (and their entries in
+// the deleted set and the unique indexes).
 func (db *DB) compactTable(id uint64) error {
 	rt := db.lookupRT(id)
 	if rt == nil {
@@ -279,13 +280,22 @@ func (db *DB) compactTable(id uint64) error {
 	// Segments as in the head (flushes update it first), deleted row IDs
 	// as durable.
 	ts := &tableState{segments: hts.segments, deleted: pts.deleted, epoch: hts.epoch}
-	order := make([]int, len(ts.segments))
-	for i := range order {
-		order[i] = i
+	// Merge the smaller segments (big ones stay as they are) until about
+	// half the threshold remains.
+	limit := int64(16) * int64(db.opts.FlushRows)
+	var order []int
+	for i, seg := range ts.segments {
+		if seg.rows < limit {
+			order = append(order, i)
+		}
 	}
 	sort.SliceStable(order, func(a, b int) bool { return ts.segments[order[a]].rows < ts.segments[order[b]].rows })
+	take := min(len(order), len(ts.segments)-compactSegments/2+1)
+	if take < 2 {
+		return nil
+	}
 	chosen := map[int]bool{}
-	for _, i := range order[:len(order)/2+1] {
+	for _, i := range order[:take] {
 		chosen[i] = true
 	}
 

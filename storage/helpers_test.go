@@ -254,3 +254,11 @@ func (db *DB) freeze() func() {
 		db.ckptMu.Unlock()
 	}
 }
+
+func mkRowIDs(n int) *array.Int64 {
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := 0; i < n; i++ {
+		b.Append(int64(i + 1))
+	}
+	return b.NewInt64Array()
+}

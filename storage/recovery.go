@@ -250,10 +250,11 @@ func (db *DB) recover() error {
 			rt.uniq[con.sig()] = ix
 		}
 	}
-	// Reclaim the files of tables truncated in the replayed log.
+	// Reclaim the files of tables truncated in the replayed log; compact
+	// tables with many segments.
 	for id, ts := range tables {
 		rt := db.rts[id]
-		if !slices.Equal(segmentNames(ts.segments), rt.manifestFiles) {
+		if !slices.Equal(segmentNames(ts.segments), rt.manifestFiles) || len(ts.segments) > compactSegments {
 			db.pendingFlush[id] = true
 		}
 	}
