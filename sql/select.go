@@ -608,7 +608,11 @@ func (b *Binder) bindSortKeys(sc *scope, sortBy []*pg_query.Node, items []select
 			// pg_deeplake applications write ORDER BY score with no
 			// direction and get the best matches first.
 			key.Desc = true
-			key.NullsFirst = sb.SortbyNulls == pg_query.SortByNulls_SORTBY_NULLS_FIRST
+		}
+		if IsSimilarity(target) && sb.SortbyNulls == pg_query.SortByNulls_SORTBY_NULLS_DEFAULT {
+			// Best first: rows without a score (NULL or empty vectors)
+			// come last, whatever the direction.
+			key.NullsFirst = !key.Desc
 		}
 		keys = append(keys, key)
 	}

@@ -1,6 +1,10 @@
 package storage
 
 import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -54,6 +58,25 @@ func keptRuns(ids []int64, deleted ...*roaring64.Bitmap) (runs []rowRun, kept in
 		kept += len(ids) - start
 	}
 	return runs, kept, kept == len(ids)
+}
+
+// unmarshalBitmap decodes a roaring64 bitmap in its portable format,
+// rejecting a bucket count the data cannot hold (the library would
+// allocate it) and turning a panic on garbage into an error.
+func unmarshalBitmap(raw []byte) (bm *roaring64.Bitmap, err error) {
+	if len(raw) < 8 || binary.LittleEndian.Uint64(raw) > uint64(len(raw)-8)/8 {
+		return nil, errors.New("corrupt bitmap")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			bm, err = nil, fmt.Errorf("corrupt bitmap: %v", r)
+		}
+	}()
+	bm = roaring64.New()
+	if err := bm.UnmarshalBinary(raw); err != nil {
+		return nil, err
+	}
+	return bm, nil
 }
 
 // rangeHasAny reports whether bm holds a value in [lo, hi].

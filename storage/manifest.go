@@ -97,10 +97,10 @@ func readManifest(dir string) (*manifest, []*segment, *roaring64.Bitmap, error) 
 	deleted := roaring64.New()
 	if m.Deleted != "" {
 		raw, err := base64.StdEncoding.DecodeString(m.Deleted)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("corrupt manifest %s: deleted row IDs: %w", path, err)
+		if err == nil {
+			deleted, err = unmarshalBitmap(raw)
 		}
-		if err := deleted.UnmarshalBinary(raw); err != nil {
+		if err != nil {
 			return nil, nil, nil, fmt.Errorf("corrupt manifest %s: deleted row IDs: %w", path, err)
 		}
 	}

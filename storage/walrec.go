@@ -282,8 +282,8 @@ func decodeWALRecord(p []byte) (*walRecord, error) {
 			if d.err != nil {
 				break
 			}
-			bm := roaring64.New()
-			if err := bm.UnmarshalBinary(raw); err != nil {
+			bm, err := unmarshalBitmap(raw)
+			if err != nil {
 				return nil, fmt.Errorf("deleted row IDs: %w", err)
 			}
 			op.deletes = bm

@@ -86,30 +86,40 @@ func runStatement(ctx context.Context, conn *pgconn.PgConn, sql string) string {
 }
 
 func runQuery(ctx context.Context, conn *pgconn.PgConn, sql string) string {
-	results, err := conn.Exec(ctx, sql).ReadAll()
-	if err != nil {
+	// Read results through ResultReader: pgconn's ReadAll leaves the field
+	// descriptions of an empty result unset.
+	mrr := conn.Exec(ctx, sql)
+	var b strings.Builder
+	results := 0
+	for mrr.NextResult() {
+		results++
+		rr := mrr.ResultReader()
+		names := make([]string, len(rr.FieldDescriptions()))
+		for i, f := range rr.FieldDescriptions() {
+			names[i] = f.Name
+		}
+		b.WriteString(strings.Join(names, " | ") + "\n")
+		for rr.NextRow() {
+			vals := make([]string, len(rr.Values()))
+			for i, v := range rr.Values() {
+				if v == nil {
+					vals[i] = "NULL"
+				} else {
+					vals[i] = string(v)
+				}
+			}
+			b.WriteString(strings.Join(vals, " | ") + "\n")
+		}
+		if _, err := rr.Close(); err != nil {
+			mrr.Close()
+			return errorText(err)
+		}
+	}
+	if err := mrr.Close(); err != nil {
 		return errorText(err)
 	}
-	if len(results) != 1 {
-		return fmt.Sprintf("expected one result, got %d\n", len(results))
-	}
-	res := results[0]
-	var b strings.Builder
-	names := make([]string, len(res.FieldDescriptions))
-	for i, f := range res.FieldDescriptions {
-		names[i] = f.Name
-	}
-	b.WriteString(strings.Join(names, " | ") + "\n")
-	for _, row := range res.Rows {
-		vals := make([]string, len(row))
-		for i, v := range row {
-			if v == nil {
-				vals[i] = "NULL"
-			} else {
-				vals[i] = string(v)
-			}
-		}
-		b.WriteString(strings.Join(vals, " | ") + "\n")
+	if results != 1 {
+		return fmt.Sprintf("expected one result, got %d\n", results)
 	}
 	return b.String()
 }
