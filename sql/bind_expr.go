@@ -382,6 +382,19 @@ func (b *Binder) bindCall(name string, args []Expr, result func([]types.T) types
 	return &Call{Name: name, Overload: ov, Args: coerced, T: rt}, nil
 }
 
+// bindOperands binds both sides of a binary operator expression.
+func (b *Binder) bindOperands(sc *scope, a *pg_query.A_Expr) (Expr, Expr, error) {
+	l, err := b.bindExpr(sc, a.Lexpr)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := b.bindExpr(sc, a.Rexpr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, r, nil
+}
+
 func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 	op := ""
 	if len(a.Name) > 0 {
@@ -406,11 +419,7 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 			}
 			return b.bindCall(op, []Expr{r}, nil)
 		}
-		l, err := b.bindExpr(sc, a.Lexpr)
-		if err != nil {
-			return nil, err
-		}
-		r, err := b.bindExpr(sc, a.Rexpr)
+		l, r, err := b.bindOperands(sc, a)
 		if err != nil {
 			return nil, err
 		}
@@ -427,21 +436,13 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 	case pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:
 		return b.bindLike(sc, a, op)
 	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
-		l, err := b.bindExpr(sc, a.Lexpr)
-		if err != nil {
-			return nil, err
-		}
-		r, err := b.bindExpr(sc, a.Rexpr)
+		l, r, err := b.bindOperands(sc, a)
 		if err != nil {
 			return nil, err
 		}
 		return b.bindAnyAll(op, l, r, a.Kind == pg_query.A_Expr_Kind_AEXPR_OP_ALL)
 	case pg_query.A_Expr_Kind_AEXPR_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT:
-		l, err := b.bindExpr(sc, a.Lexpr)
-		if err != nil {
-			return nil, err
-		}
-		r, err := b.bindExpr(sc, a.Rexpr)
+		l, r, err := b.bindOperands(sc, a)
 		if err != nil {
 			return nil, err
 		}
@@ -452,11 +453,7 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 		c := eq.(*Call)
 		return &IsDistinct{Left: c.Args[0], Right: c.Args[1], Equal: c.Overload, Negate: a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT}, nil
 	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
-		l, err := b.bindExpr(sc, a.Lexpr)
-		if err != nil {
-			return nil, err
-		}
-		r, err := b.bindExpr(sc, a.Rexpr)
+		l, r, err := b.bindOperands(sc, a)
 		if err != nil {
 			return nil, err
 		}
