@@ -34,6 +34,9 @@ type Runtime struct {
 	// Analyze, when true, makes operators count rows and time (EXPLAIN
 	// ANALYZE); see AnalyzeLines.
 	Analyze bool
+	// ExprCache, when set, memoises deterministic one-column expressions
+	// over immutable batches (shared by all sessions of an engine).
+	ExprCache *ExprCache
 
 	// bm25 caches prepared BM25 queries (corpus statistics) per statement.
 	bm25 map[bm25Key]*functions.BM25Query
@@ -263,6 +266,26 @@ func (ev *evaluator) evalCall(e *sql.Call, b batch) (vec, error) {
 	if e.Overload == nil {
 		return vec{}, pgerr.New(pgerrcode.InternalError, "function %s has no overload", e.Name)
 	}
+	if cache := ev.rt.ExprCache; cache != nil && b.rec != nil {
+		if col, ok := cacheableInput(e); ok && col.Index < int(b.rec.NumCols()) {
+			input := b.rec.Column(col.Index)
+			if key, ok := cacheKey(e, input); ok {
+				if res := cache.get(key); res != nil {
+					return vec{arr: res, t: e.T}, nil
+				}
+				v, err := ev.callArgs(e, b)
+				if err == nil && v.arr != nil {
+					cache.put(key, input, v.arr)
+				}
+				return v, err
+			}
+		}
+	}
+	return ev.callArgs(e, b)
+}
+
+// callArgs evaluates the arguments of e over b and applies it.
+func (ev *evaluator) callArgs(e *sql.Call, b batch) (vec, error) {
 	args, err := ev.evalArgs(e.Args, b)
 	if err != nil {
 		return vec{}, err

@@ -30,7 +30,11 @@ type Options struct {
 type Engine struct {
 	db     *storage.DB
 	logger *slog.Logger
+	exprs  *ExprCache
 }
+
+// exprCacheBytes bounds the memoised expression results of an engine.
+const exprCacheBytes = 256 << 20
 
 // NewEngine returns an engine over db.
 func NewEngine(db *storage.DB, opts Options) *Engine {
@@ -38,7 +42,7 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Engine{db: db, logger: logger}
+	return &Engine{db: db, logger: logger, exprs: NewExprCache(exprCacheBytes)}
 }
 
 // DB is the storage the engine runs on.
@@ -481,10 +485,11 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *Runtime {
 		now = s.txStart
 	}
 	return &Runtime{
-		Fn:     &functions.Context{Now: now, Location: s.Location(), Mem: memory.DefaultAllocator, Session: s},
-		Params: params,
-		Tx:     tx,
-		DB:     s.engine.db,
+		Fn:        &functions.Context{Now: now, Location: s.Location(), Mem: memory.DefaultAllocator, Session: s},
+		Params:    params,
+		Tx:        tx,
+		DB:        s.engine.db,
+		ExprCache: s.engine.exprs,
 	}
 }
 

@@ -1,0 +1,178 @@
+package exec
+
+import (
+	"container/list"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// ExprCache memoises deterministic functions of one column over immutable
+// batches. Table data reaches the executor as immutable Arrow arrays
+// (cached Parquet row groups, in-memory tail batches), so the result of,
+// say, metadata->>'repo' over one such array never changes: the second
+// query that filters on it compares strings instead of parsing JSON again.
+//
+// An entry is keyed by the expression and the identity of its input (the
+// address of the array's value buffer plus offset and length) and keeps a
+// reference to that input, so the memory cannot be reused for other data
+// while the entry lives. The cache is bounded by bytes, least recently used
+// first out, and safe for concurrent use.
+type ExprCache struct {
+	mu      sync.Mutex
+	budget  int64
+	bytes   int64
+	entries map[exprKey]*list.Element
+	lru     list.List // front: most recently used
+}
+
+type exprKey struct {
+	expr   string
+	buf    uintptr
+	offset int
+	length int
+}
+
+type exprEntry struct {
+	key    exprKey
+	input  arrow.Array
+	result arrow.Array
+	bytes  int64
+}
+
+// NewExprCache returns a cache holding up to budget bytes of results.
+func NewExprCache(budget int64) *ExprCache {
+	return &ExprCache{budget: budget, entries: map[exprKey]*list.Element{}}
+}
+
+// maxCachedConst bounds the text of a constant argument of a cached call:
+// large constants (query vectors) change from query to query and are not
+// worth a cache entry.
+const maxCachedConst = 256
+
+// exprText is the exact identity of a cacheable call: function name,
+// argument and result types, and the full text of its constants.
+func exprText(e *sql.Call) (string, bool) {
+	var b strings.Builder
+	b.WriteString(e.Name)
+	b.WriteString("(")
+	for _, a := range e.Args {
+		b.WriteString(a.Type().String())
+		if c, ok := a.(*sql.Const); ok {
+			text := "NULL"
+			if c.Value != nil {
+				text = types.FormatText(c.Value, c.T)
+			}
+			if len(text) > maxCachedConst {
+				return "", false
+			}
+			b.WriteString("=" + strconv.Quote(text))
+		}
+		b.WriteString(",")
+	}
+	b.WriteString(")" + e.T.String())
+	return b.String(), true
+}
+
+// cacheKey identifies e applied to arr; ok is false when the call or the
+// array cannot be identified.
+func cacheKey(e *sql.Call, arr arrow.Array) (exprKey, bool) {
+	text, ok := exprText(e)
+	if !ok {
+		return exprKey{}, false
+	}
+	bufs := arr.Data().Buffers()
+	for i := len(bufs) - 1; i >= 1; i-- {
+		if bufs[i] != nil && bufs[i].Len() > 0 {
+			return exprKey{expr: text, buf: uintptr(unsafe.Pointer(&bufs[i].Bytes()[0])), offset: arr.Data().Offset(), length: arr.Len()}, true
+		}
+	}
+	return exprKey{}, false
+}
+
+// get returns a retained cached result, or nil.
+func (c *ExprCache) get(k exprKey) arrow.Array {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[k]
+	if !ok {
+		return nil
+	}
+	c.lru.MoveToFront(el)
+	res := el.Value.(*exprEntry).result
+	res.Retain()
+	return res
+}
+
+// put stores result for k, retaining input and result.
+func (c *ExprCache) put(k exprKey, input, result arrow.Array) {
+	size := arraySize(result) + 64
+	if size > c.budget/4 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[k]; ok {
+		return
+	}
+	input.Retain()
+	result.Retain()
+	c.entries[k] = c.lru.PushFront(&exprEntry{key: k, input: input, result: result, bytes: size})
+	c.bytes += size
+	for c.bytes > c.budget {
+		el := c.lru.Back()
+		ent := el.Value.(*exprEntry)
+		c.lru.Remove(el)
+		delete(c.entries, ent.key)
+		c.bytes -= ent.bytes
+		ent.input.Release()
+		ent.result.Release()
+	}
+}
+
+// arraySize is the memory an array's buffers take.
+func arraySize(a arrow.Array) int64 {
+	var n int64
+	var walk func(d arrow.ArrayData)
+	walk = func(d arrow.ArrayData) {
+		for _, b := range d.Buffers() {
+			if b != nil {
+				n += int64(b.Len())
+			}
+		}
+		for _, c := range d.Children() {
+			walk(c)
+		}
+	}
+	walk(a.Data())
+	return n
+}
+
+// cacheableInput returns the one column argument of a call that the cache
+// can serve: a deterministic function whose other arguments are constants
+// (not parameters, which change between executions of a statement).
+func cacheableInput(e *sql.Call) (*sql.ColumnRef, bool) {
+	if e.Overload == nil || e.Overload.Volatile {
+		return nil, false
+	}
+	var col *sql.ColumnRef
+	for _, a := range e.Args {
+		switch x := a.(type) {
+		case *sql.ColumnRef:
+			if col != nil {
+				return nil, false
+			}
+			col = x
+		case *sql.Const:
+		default:
+			return nil, false
+		}
+	}
+	return col, col != nil
+}
