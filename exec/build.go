@@ -76,6 +76,9 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		}
 		return newLimit(rt, n.Count, n.Offset, in), nil
 	case *sql.TopK:
+		if op, ok, err := buildParallelTopK(rt, n); ok || err != nil {
+			return op, err
+		}
 		in, err := Build(rt, n.Input)
 		if err != nil {
 			return nil, err

@@ -38,6 +38,9 @@ type Runtime struct {
 	// over immutable batches (shared by all sessions of an engine).
 	ExprCache *ExprCache
 
+	// scanReaders are preset readers of the scans of one partition of a
+	// parallel pipeline.
+	scanReaders map[*sql.Scan]array.RecordReader
 	// bm25 caches prepared BM25 queries (corpus statistics) per statement.
 	bm25 map[bm25Key]*functions.BM25Query
 

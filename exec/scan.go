@@ -40,11 +40,17 @@ func (s *Scan) Next(ctx context.Context) (arrow.Record, error) {
 		if s.rt.Tx == nil {
 			return nil, internalErr("scan of %s without a transaction", s.node.Table.Name)
 		}
-		r, err := scanTable(ctx, s.rt.Tx, s.node.Table.ID, s.node.Cols, s.node.WithRowID)
-		if err != nil {
-			return nil, err
+		if r, ok := s.rt.scanReaders[s.node]; ok {
+			// One partition of a parallel scan (see parallel.go).
+			s.reader = r
+			delete(s.rt.scanReaders, s.node)
+		} else {
+			r, err := scanTable(ctx, s.rt.Tx, s.node.Table.ID, s.node.Cols, s.node.WithRowID)
+			if err != nil {
+				return nil, err
+			}
+			s.reader = r
 		}
-		s.reader = r
 	}
 	for s.reader.Next() {
 		rec := s.reader.Record()
@@ -67,6 +73,10 @@ func (s *Scan) Next(ctx context.Context) (arrow.Record, error) {
 // Close implements Operator.
 func (s *Scan) Close() {
 	s.out.release()
+	if r, ok := s.rt.scanReaders[s.node]; ok {
+		r.Release()
+		delete(s.rt.scanReaders, s.node)
+	}
 	if s.reader != nil {
 		s.reader.Release()
 		s.reader = nil

@@ -1,5 +1,9 @@
 package sql
 
+// WalkExpr calls fn for e and every expression inside it, parents first.
+// It does not descend into subquery plans.
+func WalkExpr(e Expr, fn func(Expr)) { walkExpr(e, fn) }
+
 // walkExpr calls fn for e and every expression inside it, parents first.
 // It does not descend into subquery plans.
 func walkExpr(e Expr, fn func(Expr)) {
