@@ -2,9 +2,8 @@ package functions
 
 import (
 	"math"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/cairn-db/cairn/storage/textindex"
 )
 
 // Okapi BM25 as pg_deeplake scores text (SPEC §3.2): Robertson IDF floored
@@ -23,64 +22,14 @@ const (
 	BM25MinIDF = 1e-3
 )
 
-// Tokenize splits text into BM25 terms.
-func Tokenize(text string) []string {
-	var out []string
-	ForEachToken(text, func(tok string) { out = append(out, tok) })
-	return out
-}
+// Tokenize splits text into BM25 terms (textindex.Tokenize: storage's
+// inverted indexes use the same tokenizer).
+func Tokenize(text string) []string { return textindex.Tokenize(text) }
 
-// ForEachToken calls fn with each BM25 term of text, in order. Tokens of
-// ASCII text are substrings of a lower-cased copy; fn must not keep them
-// past the call if it needs them to stay small.
-func ForEachToken(text string, fn func(string)) {
-	lowered := lowerIfNeeded(text)
-	start := -1
-	for i := 0; i < len(lowered); {
-		r, size := rune(lowered[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(lowered[i:])
-		}
-		if isTokenRune(r) || (r == '-' || r == '_') && start >= 0 {
-			if start < 0 {
-				start = i
-			}
-		} else if start >= 0 {
-			emitToken(lowered[start:i], fn)
-			start = -1
-		}
-		i += size
-	}
-	if start >= 0 {
-		emitToken(lowered[start:], fn)
-	}
-}
-
-// emitToken passes a word on without the joiners it may end with.
-func emitToken(tok string, fn func(string)) {
-	if tok = strings.TrimRight(tok, "-_"); tok != "" {
-		fn(tok)
-	}
-}
-
-func isTokenRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z'
-	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
-
-// lowerIfNeeded lower-cases text, without allocating when it has no upper
-// case letters.
-func lowerIfNeeded(text string) string {
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
-			return strings.ToLower(text)
-		}
-	}
-	return text
-}
+// ForEachToken calls fn with each BM25 term of text, in order
+// (textindex.ForEachToken). Tokens may be substrings of text or of a
+// lower-cased copy; fn must copy a token it keeps.
+func ForEachToken(text string, fn func(string)) { textindex.ForEachToken(text, fn) }
 
 // BM25Stats are the corpus statistics of one text column: the number of
 // documents (non-NULL rows), their total length in tokens, and for each

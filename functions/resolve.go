@@ -446,9 +446,14 @@ func isOperatorName(name string) bool {
 func castTargets(c candidate, args []types.T) []types.T {
 	out := make([]types.T, len(args))
 	for i, a := range args {
-		if !isUnknownArg(a) && a.Equal(c.actual[i]) {
+		switch {
+		case !isUnknownArg(a) && a.Equal(c.actual[i]):
 			out[i] = a
-		} else {
+		case a.IsArray() && c.actual[i].IsArray():
+			// Array types match regardless of dimensions (as in
+			// PostgreSQL): a 2-D argument keeps its layout.
+			out[i] = types.ArrayOf(*c.actual[i].Elem, max(a.Dims, 1))
+		default:
 			out[i] = c.actual[i]
 		}
 	}

@@ -320,6 +320,11 @@ func (b *Binder) bindTypeCast(sc *scope, tc *pg_query.TypeCast) (Expr, error) {
 		}
 	}
 	if arr := tc.Arg.GetAArrayExpr(); arr != nil && t.IsArray() {
+		// float4[] and float4[][] are one type in PostgreSQL: the
+		// constructor's nesting decides the dimensions.
+		if depth := arrayDepth(arr); depth > t.Dims {
+			t = types.ArrayOf(*t.Elem, depth)
+		}
 		return b.bindArrayExpr(sc, arr, t)
 	}
 	arg, err := b.bindExpr(sc, tc.Arg)
@@ -844,6 +849,16 @@ func (b *Binder) bindArrayExpr(sc *scope, a *pg_query.A_ArrayExpr, want types.T)
 		t = want
 	}
 	return &ArrayExpr{Elems: elems, T: t}, nil
+}
+
+// arrayDepth is the nesting depth of an ARRAY[...] constructor.
+func arrayDepth(a *pg_query.A_ArrayExpr) int {
+	for _, el := range a.Elements {
+		if sub := el.GetAArrayExpr(); sub != nil {
+			return 1 + arrayDepth(sub)
+		}
+	}
+	return 1
 }
 
 func (b *Binder) bindIndirection(sc *scope, ind *pg_query.A_Indirection) (Expr, error) {

@@ -476,17 +476,35 @@ func expandStar(sc *scope, cr *pg_query.ColumnRef) ([]selectItem, error) {
 // FigureColname is the name PostgreSQL gives an unnamed select-list
 // expression.
 func FigureColname(n *pg_query.Node) string {
+	name, _ := figureColname(n)
+	return name
+}
+
+// figureColname returns a column name and its strength: 2 for names that
+// win (a column, a function), 1 for a cast's type name, which an outer cast
+// replaces, 0 for "?column?" (PostgreSQL's FigureColnameInternal).
+func figureColname(n *pg_query.Node) (string, int) {
+	if tc := n.GetTypeCast(); tc != nil {
+		if name, strength := figureColname(tc.Arg); strength > 1 {
+			return name, strength
+		}
+		return typeNameColname(tc.TypeName), 1
+	}
+	name := figureStrong(n)
+	if name == "?column?" {
+		return name, 0
+	}
+	return name, 2
+}
+
+// figureStrong names the expression kinds whose names beat a cast's.
+func figureStrong(n *pg_query.Node) string {
 	switch v := n.Node.(type) {
 	case *pg_query.Node_ColumnRef:
 		f := v.ColumnRef.Fields
 		return f[len(f)-1].GetString_().GetSval()
 	case *pg_query.Node_FuncCall:
 		return nameOf(v.FuncCall.Funcname)
-	case *pg_query.Node_TypeCast:
-		if name := FigureColname(v.TypeCast.Arg); name != "?column?" {
-			return name
-		}
-		return typeNameColname(v.TypeCast.TypeName)
 	case *pg_query.Node_CaseExpr:
 		return "case"
 	case *pg_query.Node_CoalesceExpr:

@@ -758,7 +758,7 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (any, error) {
 		if s.Unique {
 			suffix = "key"
 		}
-		idx.Name = def.Name + "_" + strings.Join(names, "_") + "_" + suffix
+		idx.Name = b.freeRelationName(def.Schema, def.Name+"_"+strings.Join(names, "_")+"_"+suffix)
 	}
 	for _, o := range s.Options {
 		d := o.GetDefElem()
@@ -768,6 +768,22 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (any, error) {
 		return nil, pgerr.NotSupported("CREATE UNIQUE INDEX (use a UNIQUE constraint)")
 	}
 	return &CreateIndex{Def: idx, IfNotExists: s.IfNotExists}, nil
+}
+
+// freeRelationName returns name, or name with the smallest numeric suffix
+// that no table, index or sequence of the schema uses (PostgreSQL's
+// ChooseRelationName).
+func (b *Binder) freeRelationName(schema, name string) string {
+	taken := func(n string) bool {
+		_, idx := b.Catalog.Indexes[schema+"."+n]
+		_, seq := b.Catalog.Sequences[schema+"."+n]
+		return idx || seq || b.Catalog.Table(schema, n) != nil
+	}
+	candidate := name
+	for i := 1; taken(candidate); i++ {
+		candidate = name + itoa(int64(i))
+	}
+	return candidate
 }
 
 func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (any, error) {
