@@ -630,7 +630,7 @@ func (b *Binder) bindSortKeys(sc *scope, sortBy []*pg_query.Node, items []select
 		if IsSimilarity(target) && sb.SortbyNulls == pg_query.SortByNulls_SORTBY_NULLS_DEFAULT {
 			// Best first: rows without a score (NULL or empty vectors)
 			// come last, whatever the direction.
-			key.NullsFirst = !key.Desc
+			key.NullsFirst = false
 		}
 		keys = append(keys, key)
 	}
