@@ -91,11 +91,14 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 	if err != nil {
 		return nil, nil, pgerr.From(err).WithPosition(rv.Location + 1)
 	}
-	scan := &Scan{Table: def, Alias: alias}
+	// Every table scan offers its row ID as a hidden last column, which
+	// search expressions use to look rows up in the text index; column
+	// pruning drops it when nothing does.
+	scan := &Scan{Table: def, Alias: alias, WithRowID: true}
 	for i := range def.Columns {
 		scan.Cols = append(scan.Cols, i)
 	}
-	scan.Out = tableCols(def, alias)
+	scan.Out = append(tableCols(def, alias), Col{Name: RowIDColumn, T: types.Int8T, Table: alias, Hidden: true})
 	return scan, aliasCols(scan.Out, alias, colNames), nil
 }
 

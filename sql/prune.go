@@ -101,9 +101,12 @@ func prune(n Node, need []bool) (Node, []int) {
 				out.Out = append(out.Out, x.Out[i])
 			}
 		}
-		if x.WithRowID {
+		if x.WithRowID && (ncols >= len(need) || need[ncols]) {
 			mapping[ncols] = len(out.Out)
 			out.Out = append(out.Out, x.Out[ncols])
+		} else if x.WithRowID {
+			mapping[ncols] = -1
+			out.WithRowID = false
 		}
 		return out, mapping
 	case *Filter:

@@ -32,6 +32,9 @@ type BM25Score struct {
 	// corpus); Column is a position in the table's columns.
 	Table  uint64
 	Column int
+	// RowID reads the row's ID, with which the executor looks the row up
+	// in the table's text index instead of tokenizing its text.
+	RowID Expr
 }
 
 // HybridScore is "(embedding, text) <#> deeplake_hybrid_record(q, qtext,
@@ -41,9 +44,10 @@ type HybridScore struct {
 	Source *HybridRecord // columns of the row
 	Query  *HybridRecord // the query: vector, text and weights
 	// Table and Column identify the table column of Source.Text (the BM25
-	// corpus).
+	// corpus); RowID reads the row's ID (see BM25Score).
 	Table  uint64
 	Column int
+	RowID  Expr
 }
 
 var hybridRecordT = types.T{Family: types.Record, Mod: -1, Domain: "deeplake_hybrid_record"}
@@ -165,7 +169,7 @@ func (b *Binder) bindSimilarityOperator(sc *scope, l, r Expr) (Expr, bool, error
 		if !lok || !rok {
 			return nil, true, pgerr.New(pgerrcode.UndefinedFunction, "operator does not exist: %s <#> %s", l.Type(), r.Type())
 		}
-		table, col, err := corpusColumn(sc, lr.Text)
+		table, col, rowID, err := corpusColumn(sc, lr.Text)
 		if err != nil {
 			return nil, true, err
 		}
@@ -174,7 +178,7 @@ func (b *Binder) bindSimilarityOperator(sc *scope, l, r Expr) (Expr, bool, error
 			one := &Const{Value: 1.0, T: types.Float8T}
 			query.WVec, query.WText = one, one
 		}
-		return &HybridScore{Source: lr, Query: &query, Table: table, Column: col}, true, nil
+		return &HybridScore{Source: lr, Query: &query, Table: table, Column: col, RowID: rowID}, true, nil
 	}
 	if l.Type().IsString() && (r.Type().IsString() || r.Type().Family == types.Unknown) {
 		q, err := b.coerce(r, types.TextT, castImplicit)
@@ -185,27 +189,35 @@ func (b *Binder) bindSimilarityOperator(sc *scope, l, r Expr) (Expr, bool, error
 		if err != nil {
 			return nil, true, err
 		}
-		table, col, err := corpusColumn(sc, l)
+		table, col, rowID, err := corpusColumn(sc, l)
 		if err != nil {
 			return nil, true, err
 		}
-		return &BM25Score{Text: text, Query: q, Table: table, Column: col}, true, nil
+		return &BM25Score{Text: text, Query: q, Table: table, Column: col, RowID: rowID}, true, nil
 	}
 	return nil, false, nil
 }
 
-// corpusColumn finds the table column a BM25 text comes from: its corpus
-// statistics are those of the whole column.
-func corpusColumn(sc *scope, e Expr) (uint64, int, error) {
+// corpusColumn finds the table column a BM25 text comes from (its corpus
+// statistics are those of the whole column) and the row ID column of the
+// same scan, when the scope has it (nil otherwise).
+func corpusColumn(sc *scope, e Expr) (uint64, int, Expr, error) {
 	if c, ok := e.(*Cast); ok {
 		e = c.Arg
 	}
 	ref, ok := e.(*ColumnRef)
 	if !ok || sc == nil || ref.Index >= len(sc.cols) || sc.cols[ref.Index].TableOID == 0 {
-		return 0, 0, pgerr.NotSupported("BM25 (<#>) over an expression that is not a table column")
+		return 0, 0, nil, pgerr.NotSupported("BM25 (<#>) over an expression that is not a table column")
 	}
 	c := sc.cols[ref.Index]
-	return uint64(c.TableOID) - 100000, int(c.Attnum) - 1, nil
+	var rowID Expr
+	for i, rc := range sc.cols {
+		if rc.Name == RowIDColumn && rc.Hidden && rc.Table == c.Table && i > ref.Index {
+			rowID = &ColumnRef{Index: i, Name: RowIDColumn, T: types.Int8T}
+			break
+		}
+	}
+	return uint64(c.TableOID) - 100000, int(c.Attnum) - 1, rowID, nil
 }
 
 // IsSimilarity reports whether e is a Deeplake similarity (higher is

@@ -66,9 +66,9 @@ func exprChildren(e Expr) []Expr {
 	case *HybridRecord:
 		return nonNil(x.Embedding, x.Text, x.WVec, x.WText)
 	case *BM25Score:
-		return []Expr{x.Text, x.Query}
+		return nonNil(x.Text, x.Query, x.RowID)
 	case *HybridScore:
-		return append(exprChildren(x.Source), exprChildren(x.Query)...)
+		return nonNil(append(append(exprChildren(x.Source), exprChildren(x.Query)...), x.RowID)...)
 	}
 	return nil
 }
@@ -160,13 +160,13 @@ func transformExpr(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
 		return &HybridRecord{Embedding: tr(x.Embedding), Text: tr(x.Text), WVec: tr(x.WVec), WText: tr(x.WText)}, err
 	case *BM25Score:
 		c := *x
-		c.Text, c.Query = tr(x.Text), tr(x.Query)
+		c.Text, c.Query, c.RowID = tr(x.Text), tr(x.Query), tr(x.RowID)
 		return &c, err
 	case *HybridScore:
 		c := *x
 		src, _ := tr(x.Source).(*HybridRecord)
 		q, _ := tr(x.Query).(*HybridRecord)
-		c.Source, c.Query = src, q
+		c.Source, c.Query, c.RowID = src, q, tr(x.RowID)
 		return &c, err
 	}
 	return e, nil
