@@ -2,172 +2,184 @@
 // server over the PostgreSQL wire protocol with a deterministic
 // agent-memory dataset and prints throughput and latency figures.
 //
+// It loads the dataset (N rows of debugging tasks with JSONB metadata and
+// clustered, unit-normalised embeddings, fixed seed) and times the inserts
+// and full scans; then it runs a mix of recall queries as prepared
+// statements — exact cosine, cosine_similarity, hybrid, filtered cosine,
+// BM25 top-10 and a point lookup — for each client count, and prints
+// latency percentiles and queries/s. Every result is checked against the
+// client's own copy of the table (row counts, filters, terms, order and,
+// with --verify, the exact cosine top-10), so a query that errs or answers
+// wrongly is reported as FAIL or WRONG instead of being timed silently.
+//
 //	go run ./cmd/cairn-bench --addr 127.0.0.1:5432 --rows 100000 --dim 384
+//	go run ./cmd/cairn-bench --addr 127.0.0.1:5432 --load=false --queries cosine,bm25 --clients 1,4 --n 200 --json out.json
+//
+// The exit status is 1 when any query failed or answered wrongly.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"math"
-	"math/rand"
 	"os"
-	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
+// options are the command-line flags.
+type options struct {
+	addr     string
+	table    string
+	rows     int
+	dim      int
+	perStmt  int
+	perBatch int
+	scans    int
+	load     bool
+	queries  string
+	clients  []int
+	n        int
+	warmup   int
+	timeout  time.Duration
+	verify   bool
+	explain  bool
+	jsonPath string
+}
+
 func main() {
-	addr := flag.String("addr", "127.0.0.1:5432", "server host:port")
-	rows := flag.Int("rows", 100000, "rows to load")
-	dim := flag.Int("dim", 384, "embedding dimensions")
-	perStmt := flag.Int("rows-per-insert", 500, "rows per multi-row INSERT")
-	perBatch := flag.Int("inserts-per-batch", 4, "INSERT statements per pgx batch")
-	scans := flag.Int("scans", 5, "full scans to time")
-	table := flag.String("table", "bench_memory", "table to (re)create")
+	var o options
+	var clients string
+	flag.StringVar(&o.addr, "addr", "127.0.0.1:5432", "server host:port")
+	flag.StringVar(&o.table, "table", "bench_memory", "table to (re)create, or to reuse with --load=false")
+	flag.IntVar(&o.rows, "rows", 100000, "rows to load")
+	flag.IntVar(&o.dim, "dim", 384, "embedding dimensions (must match the table with --load=false)")
+	flag.IntVar(&o.perStmt, "rows-per-insert", 500, "rows per multi-row INSERT")
+	flag.IntVar(&o.perBatch, "inserts-per-batch", 4, "INSERT statements per pgx batch")
+	flag.IntVar(&o.scans, "scans", 5, "full scans to time (0: none)")
+	flag.BoolVar(&o.load, "load", true, "drop, create and load the table; false reuses the existing one")
+	flag.StringVar(&o.queries, "queries", "all", "comma-separated queries to run: "+queryNames()+"; all or none")
+	flag.StringVar(&clients, "clients", "1,4", "comma-separated numbers of concurrent clients")
+	flag.IntVar(&o.n, "n", 100, "timed executions per query and client count (after the warm-up)")
+	flag.IntVar(&o.warmup, "warmup", 10, "untimed warm-up executions per client before each timed run")
+	flag.DurationVar(&o.timeout, "timeout", 2*time.Minute, "give up on a query execution after this long (counted as an error; 0: never)")
+	flag.BoolVar(&o.verify, "verify", true, "check cosine results against the exact top-10 computed by the client (keeps the embeddings in memory)")
+	flag.BoolVar(&o.explain, "explain", true, "print the server's EXPLAIN ANALYZE of each query once")
+	flag.StringVar(&o.jsonPath, "json", "", "also write the results as JSON to this file")
 	flag.Parse()
-	if err := run(*addr, *table, *rows, *dim, *perStmt, *perBatch, *scans); err != nil {
+	var err error
+	if o.clients, err = parseInts(clients); err != nil {
+		fmt.Fprintln(os.Stderr, "cairn-bench: --clients:", err)
+		os.Exit(2)
+	}
+	if o.n < 1 || o.warmup < 0 || o.rows < 1 || o.dim < 1 {
+		fmt.Fprintln(os.Stderr, "cairn-bench: --n, --rows and --dim must be positive and --warmup not negative")
+		os.Exit(2)
+	}
+	if err := run(context.Background(), &o); err != nil {
 		fmt.Fprintln(os.Stderr, "cairn-bench:", err)
 		os.Exit(1)
 	}
 }
 
-// dataset makes the deterministic rows: tasks from a debugging vocabulary,
-// JSONB metadata and unit-normalised clustered embeddings (fixed seed).
-type dataset struct {
-	rng     *rand.Rand
-	dim     int
-	centers [][]float32
-}
+// errWrong is returned when a query failed or answered wrongly.
+var errWrong = errors.New("some queries failed or answered wrongly (see the table)")
 
-var vocabulary = strings.Fields("fix crash oom memory leak timeout retry parquet csv etl pipeline " +
-	"deadlock race null pointer panic index query slow cache miss auth token expired flaky test " +
-	"docker build dependency upgrade migration schema rollback latency spike disk full")
-
-var repos = []string{"data-pipeline", "api-gateway", "web-frontend", "ml-training", "billing"}
-
-func newDataset(dim int) *dataset {
-	d := &dataset{rng: rand.New(rand.NewSource(42)), dim: dim}
-	for c := 0; c < 32; c++ {
-		d.centers = append(d.centers, d.unit(nil, 1))
+// run loads (or reuses) the table, prints the load figures and runs the
+// query mix.
+func run(ctx context.Context, o *options) error {
+	specs, err := selectQueries(o.queries)
+	if err != nil {
+		return err
 	}
-	return d
-}
-
-// unit returns a unit vector: around center (with noise) or random.
-func (d *dataset) unit(center []float32, noise float64) []float32 {
-	v := make([]float32, d.dim)
-	var norm float64
-	for i := range v {
-		x := d.rng.NormFloat64() * noise
-		if center != nil {
-			x += float64(center[i])
-		}
-		v[i] = float32(x)
-		norm += x * x
-	}
-	norm = math.Sqrt(norm)
-	for i := range v {
-		v[i] = float32(float64(v[i]) / norm)
-	}
-	return v
-}
-
-func (d *dataset) row() (task, meta string, emb []float32) {
-	words := make([]string, 6)
-	for i := range words {
-		words[i] = vocabulary[d.rng.Intn(len(vocabulary))]
-	}
-	c := d.rng.Intn(len(d.centers))
-	meta = fmt.Sprintf(`{"repo": %q, "memory_type": %q}`, repos[c%len(repos)], []string{"episodic", "semantic", "procedural"}[c%3])
-	return strings.Join(words, " "), meta, d.unit(d.centers[c], 0.05)
-}
-
-func run(addr, table string, rows, dim, perStmt, perBatch, scans int) error {
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, "postgres://cairn@"+addr+"/cairn?sslmode=disable")
+	dsn := dsnFor(o.addr)
+	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
-		return err
-	}
-	if _, err := conn.Exec(ctx, "CREATE TABLE "+table+" (id bigserial PRIMARY KEY, task text, metadata jsonb, embedding float4[])"); err != nil {
-		return err
-	}
-	d := newDataset(dim)
-	var sb strings.Builder
-	sb.WriteString("INSERT INTO " + table + " (task, metadata, embedding) VALUES ")
-	for i := 0; i < perStmt; i++ {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		fmt.Fprintf(&sb, "($%d, $%d::jsonb, $%d)", 3*i+1, 3*i+2, 3*i+3)
-	}
-	insert := sb.String()
 
-	start := time.Now()
-	loaded := 0
-	for loaded < rows {
-		b := &pgx.Batch{}
-		for s := 0; s < perBatch && loaded < rows; s++ {
-			n := min(perStmt, rows-loaded)
-			args := make([]any, 0, 3*perStmt)
-			for i := 0; i < n; i++ {
-				task, meta, emb := d.row()
-				args = append(args, task, meta, emb)
-			}
-			if n == perStmt {
-				b.Queue(insert, args...)
-			} else {
-				b.Queue(insert[:strings.Index(insert, fmt.Sprintf(", ($%d,", 3*n+1))], args...)
-			}
-			loaded += n
+	rep := &report{Date: today(), Machine: machine(), Addr: o.addr, Table: o.table, Loaded: o.load,
+		Warmup: o.warmup, Verify: o.verify}
+	rep.Load.Dim = o.dim
+	var ref *reference
+	if o.load {
+		rep.Load.Rows = o.rows
+		if err := load(ctx, conn, o.table, o.rows, o.dim, o.perStmt, o.perBatch, &rep.Load); err != nil {
+			return err
 		}
-		if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		if err := scanFigures(ctx, conn, o.table, o.rows, o.scans, &rep.Load); err != nil {
 			return err
 		}
 	}
-	insertDur := time.Since(start)
-	fmt.Printf("insert: %d rows x %d-d in %.2fs = %.0f rows/s\n", rows, dim, insertDur.Seconds(), float64(rows)/insertDur.Seconds())
-
-	var durs []time.Duration
-	for s := 0; s < scans; s++ {
-		start := time.Now()
-		r, err := conn.Query(ctx, "SELECT id, task, metadata, embedding FROM "+table)
+	if len(specs) > 0 || !o.load {
+		if ref, err = readReference(ctx, conn, o.table, o.dim, o.verify); err != nil {
+			return fmt.Errorf("reading the table for reference: %w", err)
+		}
+		if o.load && ref.rows() != o.rows {
+			return fmt.Errorf("the table has %d rows after loading %d", ref.rows(), o.rows)
+		}
+	}
+	if !o.load {
+		rep.Load.Rows = ref.rows()
+		fmt.Printf("reusing %s: %d rows x %d-d\n", o.table, ref.rows(), o.dim)
+		if err := scanFigures(ctx, conn, o.table, ref.rows(), o.scans, &rep.Load); err != nil {
+			return err
+		}
+	}
+	if len(specs) > 0 {
+		rep.Results, rep.Explain, err = runMix(ctx, dsn, o.table, specs, o.clients, o.n, o.warmup, o.timeout,
+			newParamGen(o.dim, ref.ids), newChecker(ref), o.explain)
 		if err != nil {
 			return err
 		}
-		n := 0
-		for r.Next() {
-			n++
-		}
-		if err := r.Err(); err != nil {
+		fmt.Printf("\nquery mix on %d rows: %d timed executions per line after %d warm-up per client; latency per query, qps of all clients together\n",
+			ref.rows(), o.n, o.warmup)
+		printTable(os.Stdout, rep.Results)
+	}
+	if o.jsonPath != "" {
+		if err := writeJSON(o.jsonPath, rep); err != nil {
 			return err
 		}
-		if n != rows {
-			return fmt.Errorf("scan returned %d rows, want %d", n, rows)
-		}
-		durs = append(durs, time.Since(start))
 	}
-	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
-	med := durs[len(durs)/2]
-	fmt.Printf("full scan over the wire (binary, all columns): median %.3fs of %d = %.0f rows/s\n", med.Seconds(), scans, float64(rows)/med.Seconds())
-
-	durs = durs[:0]
-	for s := 0; s < scans; s++ {
-		start := time.Now()
-		var n int64
-		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+table+" WHERE embedding IS NOT NULL").Scan(&n); err != nil {
-			return err
+	for _, r := range rep.Results {
+		if !r.ok() {
+			return errWrong
 		}
-		durs = append(durs, time.Since(start))
 	}
-	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
-	med = durs[len(durs)/2]
-	fmt.Printf("server-side scan (count over embedding column): median %.3fs = %.0f rows/s\n", med.Seconds(), float64(rows)/med.Seconds())
 	return nil
 }
+
+// parseInts parses a comma-separated list of positive integers.
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// queryNames lists the query names, comma-separated.
+func queryNames() string {
+	var names []string
+	for _, q := range queries {
+		names = append(names, q.name)
+	}
+	return strings.Join(names, ",")
+}
+
+// pgxConnect connects to the server at addr as user cairn.
+func pgxConnect(ctx context.Context, addr string) (*pgx.Conn, error) {
+	return pgx.Connect(ctx, dsnFor(addr))
+}
+
+// dsnFor is the connection URL for the server at addr.
+func dsnFor(addr string) string { return "postgres://cairn@" + addr + "/cairn?sslmode=disable" }

@@ -1,0 +1,55 @@
+# Shared by the bench/*.sh scripts (source it; it is not run on its own).
+# It makes a temporary work directory, builds cairn and cairn-bench into it,
+# starts a fresh server on a data directory inside it, and on exit stops
+# the server, waits for it to finish shutting down and only then removes
+# the directory.
+
+work=$(mktemp -d)
+pid=
+
+# cleanup stops the server (SIGTERM: it flushes and fsyncs), waits for it
+# to exit, then removes the work directory.
+cleanup() {
+	if [ -n "$pid" ]; then
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# build builds cairn and cairn-bench into $work.
+build() {
+	go build -o "$work/cairn" ./cmd/cairn
+	go build -o "$work/cairn-bench" ./cmd/cairn-bench
+}
+
+# machine prints a line describing this machine and the date.
+machine() {
+	local cpu
+	cpu=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo 2>/dev/null || true)
+	echo "machine: ${cpu:+$cpu, }$(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -r)"
+	echo "date: $(date -u '+%F %T UTC')"
+}
+
+# start_server starts cairn on $work/data and a free loopback port, and
+# sets pid and addr.
+start_server() {
+	"$work/cairn" --data-dir "$work/data" --listen 127.0.0.1:0 --http off 2>"$work/log" &
+	pid=$!
+	for _ in $(seq 100); do grep -q 'postgres=' "$work/log" && break; sleep 0.1; done
+	addr=$(grep -o 'postgres=[0-9.:]*' "$work/log" | head -1 | cut -d= -f2)
+	if [ -z "$addr" ]; then
+		echo "cairn did not start:" >&2
+		cat "$work/log" >&2
+		exit 1
+	fi
+}
+
+# server_rss prints the server's resident memory now and at its peak.
+server_rss() {
+	local rss hwm
+	rss=$(awk '/^VmRSS:/{printf "%.0f MiB", $2/1024}' "/proc/$pid/status" 2>/dev/null || true)
+	hwm=$(awk '/^VmHWM:/{printf "%.0f MiB", $2/1024}' "/proc/$pid/status" 2>/dev/null || true)
+	echo "server RSS after the run: ${rss:-unknown} (peak ${hwm:-unknown})"
+}
