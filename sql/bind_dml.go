@@ -57,7 +57,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		// DEFAULT VALUES
 		source = &Values{Rows: [][]Expr{{}}}
 		targets = nil
-	} else if sel := s.SelectStmt.GetSelectStmt(); len(sel.ValuesLists) > 0 && sel.Op == pg_query.SetOperation_SETOP_NONE && len(sel.SortClause) == 0 && sel.LimitCount == nil {
+	} else if sel := s.SelectStmt.GetSelectStmt(); len(sel.ValuesLists) > 0 && (sel.Op == pg_query.SetOperation_SETOP_NONE || sel.Op == pg_query.SetOperation_SET_OPERATION_UNDEFINED) && len(sel.SortClause) == 0 && sel.LimitCount == nil {
 		for _, l := range sel.ValuesLists {
 			if n := len(l.GetList().Items); n > len(targets) {
 				return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more expressions than target columns")

@@ -53,7 +53,7 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) 
 	var plan Node
 	var err error
 	switch {
-	case s.Op != pg_query.SetOperation_SETOP_NONE:
+	case s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED:
 		plan, err = b.bindSetOp(s, outer)
 	case len(s.ValuesLists) > 0:
 		plan, err = b.bindValues(s.ValuesLists, nil, nil, outer)
