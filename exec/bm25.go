@@ -2,6 +2,8 @@ package exec
 
 import (
 	"context"
+	"errors"
+	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/jackc/pgerrcode"
@@ -9,6 +11,7 @@ import (
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage"
 )
 
 // bm25Key identifies a prepared BM25 query: the corpus column and the
@@ -22,13 +25,44 @@ type bm25Key struct {
 // bm25Query prepares query text against the corpus statistics of a table
 // column, once per statement: N documents (non-NULL rows visible to the
 // transaction), their average length and the document frequency of each
-// query term.
+// query term — from the table's text index, or by reading the column when
+// it has none.
 func (rt *Runtime) bm25Query(ctx context.Context, table uint64, column int, query string) (*functions.BM25Query, error) {
 	key := bm25Key{table, column, query}
 	if q, ok := rt.bm25[key]; ok {
 		return q, nil
 	}
 	terms := functions.Tokenize(query)
+	stats, err := rt.corpusStats(ctx, table, column, terms)
+	if err != nil {
+		return nil, err
+	}
+	q := functions.PrepareBM25(query, stats)
+	if rt.bm25 == nil {
+		rt.bm25 = map[bm25Key]*functions.BM25Query{}
+	}
+	rt.bm25[key] = q
+	return q, nil
+}
+
+// corpusStats reads the BM25 statistics of a column for the given terms.
+func (rt *Runtime) corpusStats(ctx context.Context, table uint64, column int, terms []string) (*functions.BM25Stats, error) {
+	docs, total, df, err := rt.Tx.TextStats(table, column, terms)
+	if err == nil {
+		stats := &functions.BM25Stats{Docs: docs, TotalTokens: total, DocFreq: map[string]int64{}}
+		for i, t := range terms {
+			stats.DocFreq[t] = df[i]
+		}
+		return stats, nil
+	}
+	if !errors.Is(err, storage.ErrNoTextIndex) {
+		return nil, err
+	}
+	return rt.scanCorpusStats(ctx, table, column, terms)
+}
+
+// scanCorpusStats computes corpus statistics by reading the whole column.
+func (rt *Runtime) scanCorpusStats(ctx context.Context, table uint64, column int, terms []string) (*functions.BM25Stats, error) {
 	stats := &functions.BM25Stats{DocFreq: map[string]int64{}}
 	want := map[string]bool{}
 	for _, t := range terms {
@@ -63,12 +97,53 @@ func (rt *Runtime) bm25Query(ctx context.Context, table uint64, column int, quer
 	if err := rr.Err(); err != nil {
 		return nil, err
 	}
-	q := functions.PrepareBM25(query, stats)
-	if rt.bm25 == nil {
-		rt.bm25 = map[bm25Key]*functions.BM25Query{}
+	return stats, nil
+}
+
+// bm25Matches scores every row of the column that holds a query term,
+// from the table's text index, once per statement: row ID -> BM25 score.
+// ok is false when the column has no text index.
+func (rt *Runtime) bm25Matches(ctx context.Context, table uint64, column int, query string) (map[int64]float64, bool, error) {
+	key := bm25Key{table, column, query}
+	if m, ok := rt.bm25Rows[key]; ok {
+		return m, true, nil
 	}
-	rt.bm25[key] = q
-	return q, nil
+	q, err := rt.bm25Query(ctx, table, column, query)
+	if err != nil {
+		return nil, false, err
+	}
+	terms := q.UniqueTerms()
+	matches, err := rt.Tx.TextSearch(ctx, table, column, terms)
+	if errors.Is(err, storage.ErrNoTextIndex) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	// TextSearch orders its terms as given: map them onto the query's tf
+	// slots.
+	slot := make([]int, len(matches.Terms))
+	for i, t := range matches.Terms {
+		slot[i] = slices.Index(terms, t)
+	}
+	scores := make(map[int64]float64, matches.Len())
+	tf := make([]int, len(terms))
+	for i := 0; i < matches.Len(); i++ {
+		clear(tf)
+		for t := range matches.Terms {
+			if slot[t] >= 0 {
+				tf[slot[t]] = int(matches.Freq(i, t))
+			}
+		}
+		if s := q.ScoreCounts(tf, int(matches.DocLen[i])); s > 0 {
+			scores[matches.RowIDs[i]] = s
+		}
+	}
+	if rt.bm25Rows == nil {
+		rt.bm25Rows = map[bm25Key]map[int64]float64{}
+	}
+	rt.bm25Rows[key] = scores
+	return scores, true, nil
 }
 
 // evalBM25 scores each row's text for the query (0 when no term matches,
@@ -93,18 +168,50 @@ func (ev *evaluator) evalBM25(e *sql.BM25Score, b batch) (vec, error) {
 		return vec{}, err
 	}
 	defer tv.release()
+	score, done, err := ev.bm25Scorer(e, q, qtext, b)
+	if err != nil {
+		return vec{}, err
+	}
+	defer done()
 	out := array.NewFloat32Builder(ev.mem)
 	defer out.Release()
 	out.Reserve(b.n)
-	var tf []int
 	for i := 0; i < b.n; i++ {
 		if tv.isNull(i) {
 			out.AppendNull()
 			continue
 		}
-		var s float64
-		s, tf = q.Score(tv.at(i).(string), tf)
-		out.Append(float32(s))
+		out.Append(float32(score(i, tv)))
 	}
 	return vec{arr: out.NewArray(), t: e.Type()}, nil
+}
+
+// bm25Scorer returns the BM25 score of row i of a batch: looked up by row
+// ID in the text index's matches when the scan carries row IDs and the
+// column has an index, computed from the row's text otherwise.
+// The caller calls done when it has scored the batch.
+func (ev *evaluator) bm25Scorer(e *sql.BM25Score, q *functions.BM25Query, qtext string, b batch) (score func(i int, text vec) float64, done func(), err error) {
+	if e.RowID != nil {
+		matches, ok, err := ev.rt.bm25Matches(ev.ctx, e.Table, e.Column, qtext)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			idv, err := ev.eval(e.RowID, b)
+			if err != nil {
+				return nil, nil, err
+			}
+			if ids, isInt := idv.arr.(*array.Int64); isInt {
+				vals := ids.Int64Values()
+				return func(i int, _ vec) float64 { return matches[vals[i]] }, idv.release, nil
+			}
+			idv.release()
+		}
+	}
+	var tf []int
+	return func(i int, text vec) float64 {
+		var s float64
+		s, tf = q.Score(text.at(i).(string), tf)
+		return s
+	}, func() {}, nil
 }

@@ -43,6 +43,8 @@ type Runtime struct {
 	scanReaders map[*sql.Scan]array.RecordReader
 	// bm25 caches prepared BM25 queries (corpus statistics) per statement.
 	bm25 map[bm25Key]*functions.BM25Query
+	// bm25Rows caches the text index's scored matches per statement.
+	bm25Rows map[bm25Key]map[int64]float64
 
 	defaultFn  *functions.Context
 	subqueries map[*sql.Subquery]*subqueryResult

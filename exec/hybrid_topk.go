@@ -192,9 +192,15 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 	}
 	qtext, _ := qv.(string)
 	var bm *functions.BM25Query
+	var indexed map[int64]float64 // text arm from the text index, by row ID
 	if qtext != "" {
 		if bm, err = h.rt.bm25Query(ctx, h.node.Score.Table, h.node.Score.Column, qtext); err != nil {
 			return nil, err
+		}
+		if h.node.Score.RowID != nil {
+			if indexed, _, err = h.rt.bm25Matches(ctx, h.node.Score.Table, h.node.Score.Column, qtext); err != nil {
+				return nil, err
+			}
 		}
 	}
 
@@ -231,6 +237,17 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 			return nil, err
 		}
 		texts := text.(*array.String)
+		var rowIDs []int64
+		if indexed != nil {
+			ids, err := Eval(h.rt, h.node.Score.RowID, rec)
+			if err != nil {
+				cos.Release()
+				text.Release()
+				return nil, err
+			}
+			rowIDs = append(rowIDs, ids.(*array.Int64).Int64Values()...)
+			ids.Release()
+		}
 		for row := 0; row < int(rec.NumRows()); row++ {
 			ref := rowRef{Src: int32(src), Row: int32(row)}
 			if cosf.IsValid(row) {
@@ -243,7 +260,11 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 			}
 			if bm != nil && texts.IsValid(row) {
 				var s float64
-				s, tf = bm.Score(texts.Value(row), tf)
+				if indexed != nil {
+					s = indexed[rowIDs[row]]
+				} else {
+					s, tf = bm.Score(texts.Value(row), tf)
+				}
 				if s > 0 {
 					if k < 0 {
 						textArm = append(textArm, scored{ref: ref, score: s})

@@ -74,11 +74,12 @@ func BenchmarkFlush(b *testing.B) {
 }
 
 // BenchmarkScan scans 100k rows of (id, embedding) from Parquet segments,
-// reported as rows/s.
+// decoding them every time (no column cache; BenchmarkScanCached is the
+// warm case), reported as rows/s.
 func BenchmarkScan(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
 	dir := b.TempDir()
-	db := openDB(b, dir, Options{FlushRows: 1 << 30, WALCheckpointBytes: 1 << 40})
+	db := openDB(b, dir, Options{FlushRows: 1 << 30, WALCheckpointBytes: 1 << 40, CacheBytes: -1})
 	def := embeddingTable(b, db)
 	tx := db.Begin()
 	for i := 0; i < benchRows; i += 10_000 {

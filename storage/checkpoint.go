@@ -69,6 +69,14 @@ func (db *DB) checkpoint(final bool) error {
 	}
 	db.durableLSN.Store(db.lastLSN)
 	db.publishHeadIfDurable()
+	rotated := db.lastLSN
+	// No later commit may merge into a tail batch holding records of the
+	// old files: the flushes below must be able to write all of them.
+	for _, ts := range db.head.Load().tables {
+		for _, b := range ts.tail {
+			b.sealed = true
+		}
+	}
 	old, err := listWALFiles(db.walDir())
 	if err == nil {
 		var nw *walFile
@@ -115,7 +123,22 @@ func (db *DB) checkpoint(final bool) error {
 		return err
 	}
 
-	// 4. The older WAL files are no longer needed.
+	// 4. The older WAL files are no longer needed, unless a table's
+	// manifest does not cover them yet (a flush skipped for a truncate
+	// not yet durable): the next checkpoint removes them.
+	for id, ts := range db.published.Load().tables {
+		rt := db.lookupRT(id)
+		if rt == nil {
+			continue
+		}
+		rt.flushMu.Lock()
+		covered := rt.manifestLSN >= min(rotated, ts.lastMod)
+		rt.flushMu.Unlock()
+		if !covered {
+			db.log.Info("checkpoint keeps the older wal files: a table's manifest does not cover them yet", "table", id)
+			return nil
+		}
+	}
 	db.mu.Lock()
 	cur := db.wal
 	db.mu.Unlock()

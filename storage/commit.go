@@ -133,21 +133,25 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch) (uint64, *dbState, 
 	}
 
 	// Write conflicts: first committer wins.
+	base := tx.snap
+	if tx.base != nil {
+		base = tx.base
+	}
 	for id, tt := range tx.tables {
 		if newCat.Tables[id] == nil {
 			return 0, nil, nil, serializationFailure()
 		}
-		hts, sts := head.tables[id], tx.snap.tables[id]
+		hts, sts := head.tables[id], base.tables[id]
 		if hts != nil && sts != nil && hts.epoch != sts.epoch && (tt.truncated || !tt.deletes.IsEmpty()) {
 			return 0, nil, nil, serializationFailure()
 		}
-		if tt.truncated && hts != nil && hts.lastMod > tx.snap.lsn {
+		if tt.truncated && hts != nil && hts.lastMod > base.lsn {
 			return 0, nil, nil, serializationFailure()
 		}
 		if !tt.deletes.IsEmpty() {
 			if rt := db.lookupRT(id); rt != nil {
 				for _, e := range rt.delLog {
-					if e.lsn > tx.snap.lsn && e.rows.Intersects(tt.deletes) {
+					if e.lsn > base.lsn && e.rows.Intersects(tt.deletes) {
 						return 0, nil, nil, serializationFailure()
 					}
 				}
@@ -224,6 +228,9 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch) (uint64, *dbState, 
 					if ix != nil && !tt.truncated {
 						if r, hit := ix.m[k]; hit && !(deleted != nil && deleted.Contains(uint64(r))) &&
 							!tt.deletes.Contains(uint64(r)) {
+							if tt.upsert {
+								return 0, nil, nil, serializationFailure()
+							}
 							return 0, nil, nil, uniqueViolation(def, con, b.cols, pos, i)
 						}
 					}

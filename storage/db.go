@@ -26,6 +26,26 @@ type Options struct {
 	// Logger receives recovery and background-work messages (default
 	// slog.Default()).
 	Logger *slog.Logger
+	// CacheBytes is the memory budget of the decoded column cache, which
+	// keeps segment row groups decoded as Arrow arrays for every reader
+	// (cache.go). 0 means DefaultCacheBytes(); a negative value turns the
+	// cache off (every scan decodes the Parquet pages again).
+	CacheBytes int64
+	// DisableTextIndex turns off the BM25 text indexes (textunit.go):
+	// segments are written without a .bm25 file, and TextStats and
+	// TextSearch return ErrNoTextIndex.
+	DisableTextIndex bool
+}
+
+// DefaultCacheBytes is the default column cache budget: 40% of the
+// machine's physical memory, at most 4 GiB (1 GiB when the memory size is
+// unknown).
+func DefaultCacheBytes() int64 {
+	m := physicalMemory()
+	if m <= 0 {
+		return 1 << 30
+	}
+	return min(m/10*4, 4<<30)
 }
 
 // DefaultFlushRows and DefaultWALCheckpointBytes are the Options defaults.
@@ -82,6 +102,13 @@ type DB struct {
 	work         chan struct{}
 	quit         chan struct{}
 	wg           sync.WaitGroup
+
+	// cache holds decoded segment columns (cache.go).
+	cache *colCache
+
+	// locks are the row and key write locks of open transactions
+	// (locks.go).
+	locks lockTable
 }
 
 // Open opens the data directory dir, creating it if missing, and recovers
@@ -99,6 +126,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = DefaultCacheBytes()
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -113,6 +143,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		pendingFlush: map[uint64]bool{},
 		work:         make(chan struct{}, 1),
 		quit:         make(chan struct{}),
+		cache:        newColCache(opts.CacheBytes),
 	}
 	if err := mkdirAllDurable(abs); err != nil {
 		return nil, err
@@ -208,6 +239,7 @@ func (db *DB) Close() error {
 	db.pinMu.Lock()
 	db.gcLocked(true)
 	db.pinMu.Unlock()
+	db.cache.clear()
 	db.lock.Close()
 	return err
 }
@@ -384,6 +416,7 @@ func (db *DB) gcLocked(all bool) {
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			db.log.Warn("removing obsolete file", "path", o.path, "err", err)
 		}
+		db.forgetFile(o.path, o.dir)
 	}
 	db.obsolete = keep
 }

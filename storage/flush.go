@@ -149,6 +149,12 @@ func (db *DB) flushTable(id uint64, force bool) error {
 		rows += int64(hts.tail[k].n)
 		k++
 	}
+	// A commit whose rows span several batches is flushed whole or not at
+	// all: the manifest's LSN cannot cover half of a record.
+	for k > 0 && k < len(hts.tail) && hts.tail[k].minLSN <= hts.tail[k-1].lsn {
+		k--
+		rows -= int64(hts.tail[k].n)
+	}
 	needSeg := rows > 0 && (force || rows >= int64(db.opts.FlushRows))
 	if needSeg {
 		for _, b := range hts.tail[:k] {
@@ -177,6 +183,7 @@ func (db *DB) flushTable(id uint64, force bool) error {
 		if err != nil {
 			return err
 		}
+		sw.side = db.newSegSide(def, specs, db.cache.budget/4)
 		for _, b := range hts.tail[:k] {
 			if err := sw.write(tailChunk(b, specs)); err != nil {
 				sw.abort()
@@ -315,6 +322,7 @@ func (db *DB) compactTable(id uint64) error {
 	if err != nil {
 		return err
 	}
+	sw.side = db.newSegSide(def, specs, db.cache.budget/16)
 	positions := make([]int, len(def.Columns))
 	for i := range positions {
 		positions[i] = i

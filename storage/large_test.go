@@ -61,7 +61,10 @@ func TestLargeEmbeddingsStreaming(t *testing.T) {
 	}
 	const total, batch = 200_000, 10_000
 	dir := t.TempDir()
-	db := openDB(t, dir, Options{})
+	// A column cache far smaller than the table: it must not make the
+	// scan hold the table.
+	opts := Options{CacheBytes: 16 << 20}
+	db := openDB(t, dir, opts)
 	def := embeddingTable(t, db)
 	rng := rand.New(rand.NewSource(1))
 	var checksum float64
@@ -81,7 +84,7 @@ func TestLargeEmbeddingsStreaming(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.GC()
-	db = openDB(t, dir, Options{})
+	db = openDB(t, dir, opts)
 	defer db.Close()
 	runtime.GC()
 	base := heapInUse()

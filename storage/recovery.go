@@ -99,6 +99,7 @@ func (db *DB) recover() error {
 	}
 	var walBytes int64
 	lastSeq := 0
+	lastRecLSN := catLSN // the LSN of the last record read
 	for i, f := range files {
 		lastSeq = f.seq
 		good, torn, err := readWALFile(f.path, func(p []byte) error {
@@ -107,6 +108,7 @@ func (db *DB) recover() error {
 				return err
 			}
 			maxLSN = max(maxLSN, lsn)
+			lastRecLSN = lsn
 			rec, err := decodeWALRecord(p)
 			if err != nil {
 				return err
@@ -169,7 +171,15 @@ func (db *DB) recover() error {
 		}
 		walBytes += good
 		if torn {
-			db.log.Warn("wal ends with a torn or corrupt record; truncating it", "file", f.path, "offset", good)
+			if err := checkWALTail(files, i, good, lastRecLSN); err != nil {
+				return err
+			}
+			size := good
+			if st, err := os.Stat(f.path); err == nil {
+				size = st.Size()
+			}
+			db.log.Warn("wal ends with a torn or corrupt record, a commit that was never acknowledged (or damage): dropping it",
+				"file", f.path, "offset", good, "dropped_bytes", size-good)
 			if err := os.Truncate(f.path, good); err != nil {
 				return err
 			}
@@ -277,7 +287,7 @@ func removeUnlisted(db *DB, rt *tableRT) {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if name == manifestName || slices.Contains(rt.manifestFiles, name) {
+		if name == manifestName || slices.Contains(rt.manifestFiles, name) || sidecarOfListed(rt.manifestFiles, name) {
 			continue
 		}
 		if strings.HasSuffix(name, ".tmp") || strings.HasPrefix(name, "seg-") {

@@ -183,6 +183,9 @@ type segmentWriter struct {
 	maxRow    int64
 	vals      []parquet.Value
 	templates map[floatTemplateKey][]parquet.Value
+	// side, when set, sees every chunk written and completes the segment
+	// once it is in place (text index, cache warming: segside.go).
+	side *segSide
 }
 
 func newSegmentWriter(path string, cols []segColumnSpec) (*segmentWriter, error) {
@@ -250,6 +253,9 @@ func (sw *segmentWriter) write(c segmentChunk) error {
 	}
 	if sw.groupRows == 0 {
 		sw.groupRows = rowGroupRowsFor(c)
+	}
+	if sw.side != nil {
+		sw.side.add(c)
 	}
 	for off := 0; off < n; {
 		take := min(n-off, sw.groupRows-sw.inGroup)
@@ -489,6 +495,10 @@ func (sw *segmentWriter) finish() (*segment, error) {
 	for _, c := range sw.cols {
 		s.columns = append(s.columns, segColumn{Name: c.name, ID: c.id})
 	}
+	if sw.side != nil {
+		sw.side.finish(s)
+		sw.side = nil
+	}
 	return s, nil
 }
 
@@ -496,4 +506,8 @@ func (sw *segmentWriter) finish() (*segment, error) {
 func (sw *segmentWriter) abort() {
 	sw.f.Close()
 	os.Remove(sw.tmp)
+	if sw.side != nil {
+		sw.side.discard()
+		sw.side = nil
+	}
 }

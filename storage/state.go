@@ -86,6 +86,8 @@ type tailBatch struct {
 	// sealed is set (under DB.mu) once a flush took the batch: it is not
 	// merged into any more.
 	sealed bool
+	// text is the batch's text index, built on first use (textunit.go).
+	text lazyTextUnit
 }
 
 // Small batches (single-row INSERTs) are merged as they are committed so
@@ -159,6 +161,8 @@ type segment struct {
 	minRow  int64
 	maxRow  int64
 	bytes   int64
+	// x is what is learnt about the file at run time (segmeta.go).
+	x segExtra
 }
 
 // segColumn maps a column of a segment file (by name) to a table column ID.

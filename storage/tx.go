@@ -31,6 +31,17 @@ type Tx struct {
 	sps    []*savepoint
 	done   bool
 	keybuf []byte
+	// base is the oldest snapshot a change of this transaction was made
+	// under, held (with unpinBase) once Refresh moved snap past it; write
+	// conflicts at commit are judged against it. nil: snap.
+	base      *dbState
+	unpinBase func()
+	// Write locks (locks.go): ctx bounds lock waits; the rest is guarded
+	// by DB.locks.mu.
+	ctx        context.Context
+	held       []lockKey
+	ended      chan struct{} // closed when the transaction ends; made on first lock
+	waitingFor *Tx
 }
 
 // txTable is what a transaction did to one table.
@@ -43,6 +54,10 @@ type txTable struct {
 	deletes   *roaring64.Bitmap // committed rows this tx deleted
 	ownDel    *roaring64.Bitmap // own inserted rows this tx deleted
 	local     map[string]*localIndex
+	// upsert is set when an INSERT ... ON CONFLICT wrote the table: a key
+	// a concurrent transaction committed meanwhile is then a serialization
+	// failure at commit (a retry resolves it), not a unique violation.
+	upsert bool
 }
 
 // localIndex holds the keys of the rows a transaction inserted for one
@@ -212,6 +227,18 @@ func (tx *Tx) checkUnique(def *TableDef, tt *txTable, cons []constraint, colIDs 
 			}
 			ks[i] = k
 		}
+		// Lock the keys before looking at the committed ones: a
+		// transaction inserting one of them commits or aborts first.
+		locks := make([]lockKey, 0, len(ks))
+		sig := con.sig()
+		for _, k := range ks {
+			if k != "" {
+				locks = append(locks, keyLock(def.ID, sig, k))
+			}
+		}
+		if err := tx.db.locks.lock(tx, locks); err != nil {
+			return nil, err
+		}
 		if !li.full && !tt.truncated && rt != nil {
 			if i := tx.db.committedConflict(rt, con, ks, tt); i >= 0 {
 				return nil, uniqueViolation(def, con, cols, pos, i)
@@ -329,6 +356,15 @@ func (tx *Tx) localIndex(def *TableDef, tt *txTable, con constraint, dupErr bool
 	return li, nil
 }
 
+// MarkUpsert records that an INSERT ... ON CONFLICT writes the table:
+// Commit then reports a key inserted concurrently as 40001 instead of
+// 23505, since running the statement again resolves the conflict.
+func (tx *Tx) MarkUpsert(tableID uint64) {
+	if !tx.done {
+		tx.table(tableID).upsert = true
+	}
+}
+
 // Delete removes rows, named by the row IDs this transaction's Scan
 // returned (committed rows or its own inserts).
 func (tx *Tx) Delete(tableID uint64, rowIDs []int64) error {
@@ -339,14 +375,23 @@ func (tx *Tx) Delete(tableID uint64, rowIDs []int64) error {
 		return undefinedTableID(tableID)
 	}
 	tt := tx.table(tableID)
+	committed := roaring64.New()
 	for _, r := range rowIDs {
-		switch {
-		case tt.ownIDs.Contains(uint64(r)):
-			tt.ownDel.Add(uint64(r))
-		case !tt.truncated:
-			tt.deletes.Add(uint64(r))
+		if !tt.ownIDs.Contains(uint64(r)) && !tt.truncated && !tt.deletes.Contains(uint64(r)) {
+			committed.Add(uint64(r))
 		}
 	}
+	// Lock the committed rows first (waiting for a concurrent writer);
+	// on a conflict nothing is deleted.
+	if err := tx.lockRows(tableID, committed); err != nil {
+		return err
+	}
+	for _, r := range rowIDs {
+		if tt.ownIDs.Contains(uint64(r)) {
+			tt.ownDel.Add(uint64(r))
+		}
+	}
+	tt.deletes.Or(committed)
 	return nil
 }
 
@@ -413,7 +458,7 @@ func (tx *Tx) Scan(ctx context.Context, tableID uint64, columns []int, withRowID
 func (db *DB) newScan(ctx context.Context, snap *dbState, ts *tableState, def *TableDef, columns []int,
 	withRowID bool, deleted []*roaring64.Bitmap, own []*tailBatch, ownDel *roaring64.Bitmap) *scanReader {
 	schema, ids, types := scanSchema(def, columns, withRowID)
-	r := &scanReader{ctx: ctx, schema: schema, colIDs: ids, types: types, withRowID: withRowID,
+	r := &scanReader{db: db, ctx: ctx, schema: schema, colIDs: ids, types: types, withRowID: withRowID,
 		deleted: deleted, own: own, ownDel: ownDel}
 	r.refs.Store(1)
 	if ts != nil {
@@ -498,6 +543,9 @@ func (tx *Tx) RollbackTo(sp int) {
 	s := tx.sps[sp]
 	tx.sps = tx.sps[:sp+1]
 	tx.cat = s.cat
+	if s.nops == 0 {
+		tx.cat = tx.snap.cat // Refresh may have moved the snapshot since
+	}
 	tx.ops = tx.ops[:s.nops]
 	for id, tt := range tx.tables {
 		saved, ok := s.tables[id]
@@ -528,6 +576,10 @@ func (tx *Tx) Rollback() {
 	tx.done = true
 	tx.tables = nil
 	tx.unpin()
+	if tx.unpinBase != nil {
+		tx.unpinBase()
+	}
+	tx.db.locks.release(tx)
 }
 
 // String names the transaction by its snapshot's LSN, for logs.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -309,17 +310,20 @@ func TestUniqueWithinAndAcrossTx(t *testing.T) {
 
 	// Two concurrent transactions insert the same key: the second to
 	// commit fails.
+	// The second waits for the first's lock on the key, and fails once
+	// the first commits.
 	a, b := db.Begin(), db.Begin()
 	if err := a.Insert(def.ID, makeRecord(t, def, []any{5, "a"})); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Insert(def.ID, makeRecord(t, def, []any{5, "b"})); err != nil {
-		t.Fatal(err)
-	}
+	done := make(chan error, 1)
+	go func() { done <- b.Insert(def.ID, makeRecord(t, def, []any{5, "b"})) }()
+	time.Sleep(20 * time.Millisecond)
 	mustCommit(t, a)
-	if sqlstate(b.Commit()) != "23505" {
-		t.Fatal("second committer did not fail")
+	if sqlstate(<-done) != "23505" {
+		t.Fatal("second inserter did not fail")
 	}
+	b.Rollback()
 	expectRows(t, db, def.ID, "[[1 updated] [5 a] [<nil> n1] [<nil> n2]]")
 	// After a delete commits, the key is free again.
 	tx = db.Begin()
@@ -363,21 +367,87 @@ func TestDeleteConflict(t *testing.T) {
 	defer db.Close()
 	def := kvTable(t, db, "t")
 	insert(t, db, def, []any{1, "a"}, []any{2, "b"})
+	rowOf := func(rows [][]any, k int) int64 {
+		for _, r := range rows {
+			if r[0] == k {
+				return r[2].(int64)
+			}
+		}
+		t.Fatalf("no row %d", k)
+		return 0
+	}
 	a, b := db.Begin(), db.Begin()
 	ra, rb := scanRows(t, a, def.ID, true), scanRows(t, b, def.ID, true)
-	a.Delete(def.ID, []int64{ra[0][2].(int64)})
-	b.Delete(def.ID, []int64{rb[0][2].(int64)})
+	a.Delete(def.ID, []int64{rowOf(ra, 1)})
+	// b waits for a's lock on the row; once a commits, b has lost.
+	done := make(chan error, 1)
+	go func() { done <- b.Delete(def.ID, []int64{rowOf(rb, 1)}) }()
+	select {
+	case err := <-done:
+		t.Fatalf("second delete of a locked row did not wait: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
 	mustCommit(t, a)
-	err := b.Commit()
-	if pe := pgerr.From(err); pe.Code != "40001" || pe.Message != "could not serialize access due to concurrent update" {
+	err := <-done
+	if pe := pgerr.From(err); pe.Code != "40001" || pe.Message != "could not serialize access due to concurrent update" || !IsConflict(err) {
 		t.Fatalf("err = %v", err)
 	}
+	b.Rollback()
+	// A row deleted by a commit after the snapshot: no wait, a conflict.
+	insert(t, db, def, []any{1, "a"})
+	a, b = db.Begin(), db.Begin()
+	ra, rb = scanRows(t, a, def.ID, true), scanRows(t, b, def.ID, true)
+	a.Delete(def.ID, []int64{rowOf(ra, 1)})
+	mustCommit(t, a)
+	if err := b.Delete(def.ID, []int64{rowOf(rb, 1)}); !IsConflict(err) {
+		t.Fatalf("delete of a row deleted since the snapshot: %v", err)
+	}
+	b.Rollback()
+	// A waiter whose holder rolls back goes ahead.
+	insert(t, db, def, []any{1, "a"})
+	a, b = db.Begin(), db.Begin()
+	ra, rb = scanRows(t, a, def.ID, true), scanRows(t, b, def.ID, true)
+	a.Delete(def.ID, []int64{rowOf(ra, 1)})
+	go func() { done <- b.Delete(def.ID, []int64{rowOf(rb, 1)}) }()
+	time.Sleep(20 * time.Millisecond)
+	a.Rollback()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, b)
+	expectRows(t, db, def.ID, "[[2 b]]")
+	// Two transactions locking rows in opposite orders: one of them gets
+	// 40P01 instead of waiting for ever.
+	insert(t, db, def, []any{5, "x"}, []any{6, "y"})
+	a, b = db.Begin(), db.Begin()
+	ra, rb = scanRows(t, a, def.ID, true), scanRows(t, b, def.ID, true)
+	if err := a.Delete(def.ID, []int64{rowOf(ra, 5)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Delete(def.ID, []int64{rowOf(rb, 6)}); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- a.Delete(def.ID, []int64{rowOf(ra, 6)}) }()
+	time.Sleep(20 * time.Millisecond)
+	if err := b.Delete(def.ID, []int64{rowOf(rb, 5)}); sqlstate(err) != "40P01" {
+		t.Fatalf("deadlock: %v", err)
+	}
+	b.Rollback()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, a)
+	expectRows(t, db, def.ID, "[[2 b]]")
 	// Deleting different rows concurrently is fine.
 	insert(t, db, def, []any{3, "c"}, []any{4, "d"})
 	a, b = db.Begin(), db.Begin()
 	ra, rb = scanRows(t, a, def.ID, true), scanRows(t, b, def.ID, true)
-	a.Delete(def.ID, []int64{ra[0][2].(int64)})
-	b.Delete(def.ID, []int64{rb[1][2].(int64)})
+	if err := a.Delete(def.ID, []int64{rowOf(ra, 2)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Delete(def.ID, []int64{rowOf(rb, 3)}); err != nil {
+		t.Fatal(err)
+	}
 	mustCommit(t, a)
 	mustCommit(t, b)
 	expectRows(t, db, def.ID, "[[4 d]]")

@@ -1,0 +1,188 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"hash/maphash"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
+)
+
+// Write locks. A transaction that deletes (or updates) a committed row, or
+// inserts a key of a primary key or unique constraint, locks the row or
+// the key until it ends; another transaction that wants the same row or
+// key waits for it, as in PostgreSQL. Readers never lock and never wait.
+// After the wait (or without one) the writer checks what committed since
+// its statement's snapshot: a row deleted meanwhile is a conflict
+// (IsConflict), which a READ COMMITTED statement resolves by running again
+// on a new snapshot and a REPEATABLE READ transaction reports as 40001; a
+// key committed meanwhile is a unique violation. A wait that would close a
+// cycle fails with 40P01 (deadlock detected). Commit still validates
+// everything (first committer wins), so the locks make conflicts rarer and
+// earlier, never decide correctness alone.
+
+// lockKey names one lockable thing: a row (kind 0, id = row ID) or a key of
+// a constraint (kind 1, id = hash of signature and key; a collision only
+// makes a transaction wait without need).
+type lockKey struct {
+	table uint64
+	kind  uint8
+	id    uint64
+}
+
+// lockTable holds the locks of every open transaction. Its zero value is
+// ready to use.
+type lockTable struct {
+	mu   sync.Mutex
+	held map[lockKey]*Tx
+}
+
+var keySeed = maphash.MakeSeed()
+
+func keyLock(table uint64, sig, key string) lockKey {
+	var h maphash.Hash
+	h.SetSeed(keySeed)
+	h.WriteString(sig)
+	h.WriteByte(0)
+	h.WriteString(key)
+	return lockKey{table: table, kind: 1, id: h.Sum64()}
+}
+
+// SetContext sets the context that bounds the transaction's lock waits
+// (the running statement's: a cancel or statement_timeout ends a wait).
+func (tx *Tx) SetContext(ctx context.Context) { tx.ctx = ctx }
+
+func deadlockDetected() error {
+	return pgerr.New(pgerrcode.DeadlockDetected, "deadlock detected").
+		WithDetail("The transaction waited for a row or key locked by a transaction that waits for it.").
+		WithHint("Retry the transaction.")
+}
+
+// lock acquires keys for tx, waiting for the holders of any taken by
+// another transaction. On error tx keeps the locks it acquired so far.
+func (lt *lockTable) lock(tx *Tx, keys []lockKey) error {
+	ctx := tx.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	lt.mu.Lock()
+	if lt.held == nil {
+		lt.held = map[lockKey]*Tx{}
+	}
+	for i := 0; i < len(keys); {
+		k := keys[i]
+		h := lt.held[k]
+		if h == nil {
+			lt.held[k] = tx
+			tx.held = append(tx.held, k)
+			if tx.ended == nil {
+				tx.ended = make(chan struct{})
+			}
+			i++
+			continue
+		}
+		if h == tx {
+			i++
+			continue
+		}
+		for w := h; w != nil; w = w.waitingFor {
+			if w == tx {
+				lt.mu.Unlock()
+				return deadlockDetected()
+			}
+		}
+		tx.waitingFor = h
+		ended := h.ended
+		lt.mu.Unlock()
+		var err error
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		lt.mu.Lock()
+		tx.waitingFor = nil
+		if err != nil {
+			lt.mu.Unlock()
+			return err
+		}
+		// Try k again: the holder is gone (or another waiter won).
+	}
+	lt.mu.Unlock()
+	return nil
+}
+
+// release drops every lock tx holds and wakes its waiters.
+func (lt *lockTable) release(tx *Tx) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	for _, k := range tx.held {
+		if lt.held[k] == tx {
+			delete(lt.held, k)
+		}
+	}
+	tx.held = nil
+	if tx.ended != nil {
+		close(tx.ended)
+		tx.ended = nil
+	}
+}
+
+// conflictError marks a write conflict found while a statement runs: a
+// row it changes was changed by a transaction that committed after the
+// statement's snapshot.
+type conflictError struct{ err *pgerr.Error }
+
+func (e *conflictError) Error() string { return e.err.Error() }
+func (e *conflictError) Unwrap() error { return e.err }
+
+// Conflict returns the error of a statement that met a concurrent update
+// (40001): IsConflict reports it, and the statement may run again on a new
+// snapshot.
+func Conflict() error {
+	return &conflictError{err: pgerr.New(pgerrcode.SerializationFailure, "could not serialize access due to concurrent update")}
+}
+
+// IsConflict reports whether err is a write conflict found while a
+// statement ran (not at commit), which running the statement again on a
+// new snapshot resolves.
+func IsConflict(err error) bool {
+	var c *conflictError
+	return errors.As(err, &c)
+}
+
+// lockRows locks the committed rows of a table this transaction is about
+// to delete and checks that no transaction deleted one of them after the
+// snapshot they were read from.
+func (tx *Tx) lockRows(tableID uint64, rows *roaring64.Bitmap) error {
+	if rows.IsEmpty() {
+		return nil
+	}
+	keys := make([]lockKey, 0, rows.GetCardinality())
+	it := rows.Iterator()
+	for it.HasNext() {
+		keys = append(keys, lockKey{table: tableID, id: it.Next()})
+	}
+	if err := tx.db.locks.lock(tx, keys); err != nil {
+		return err
+	}
+	db := tx.db
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	head := db.head.Load()
+	hts, sts := head.tables[tableID], tx.snap.tables[tableID]
+	if hts == nil || sts != nil && hts.epoch != sts.epoch {
+		return Conflict() // dropped or truncated meanwhile
+	}
+	if rt := db.lookupRT(tableID); rt != nil {
+		for _, e := range rt.delLog {
+			if e.lsn > tx.snap.lsn && e.rows.Intersects(rows) {
+				return Conflict()
+			}
+		}
+	}
+	return nil
+}

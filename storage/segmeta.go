@@ -1,0 +1,253 @@
+package storage
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/parquet-go/parquet-go"
+)
+
+// segExtra is what storage learns about an immutable segment file once
+// and keeps for as long as the segment is in use: its row group sizes, a
+// row ID -> position index and its text index. All of it is loaded on
+// first use (or handed over by the writer).
+type segExtra struct {
+	mu     sync.Mutex
+	groups []int64       // rows per row group; nil until known
+	starts []int64       // position of each group's first row; len(groups)+1
+	rows   *rowPositions // nil until loaded
+	text   *textUnit     // nil until loaded
+	textMu sync.Mutex    // serialises loading text
+}
+
+// groupsOf returns the row counts of seg's row groups and the position of
+// each group's first row, reading the file's footer the first time.
+func (db *DB) groupsOf(seg *segment) ([]int64, []int64, error) {
+	x := &seg.x
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.groups != nil {
+		return x.groups, x.starts, nil
+	}
+	groups, err := footerGroups(seg.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := x.setGroupsLocked(seg, groups); err != nil {
+		return nil, nil, err
+	}
+	return x.groups, x.starts, nil
+}
+
+// setGroupsLocked records the row group sizes (x.mu held).
+func (x *segExtra) setGroupsLocked(seg *segment, groups []int64) error {
+	starts := make([]int64, len(groups)+1)
+	for i, n := range groups {
+		starts[i+1] = starts[i] + n
+	}
+	if starts[len(groups)] != seg.rows {
+		return fmt.Errorf("corrupt segment %s: row groups hold %d rows, manifest says %d", seg.path, starts[len(groups)], seg.rows)
+	}
+	x.groups, x.starts = groups, starts
+	return nil
+}
+
+// footerGroups reads the row group sizes of a segment file.
+func footerGroups(path string) (groups []int64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			groups, err = nil, fmt.Errorf("corrupt segment %s: %v", path, r)
+		}
+	}()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+	if err != nil {
+		return nil, fmt.Errorf("corrupt segment %s: %w", path, err)
+	}
+	for _, rg := range pf.RowGroups() {
+		groups = append(groups, rg.NumRows())
+	}
+	return groups, nil
+}
+
+// segReader opens segment files on demand for cache misses, keeping the
+// last one open. It is used by one goroutine.
+type segReader struct {
+	cur *segmentFile
+}
+
+func (r *segReader) file(seg *segment) (*segmentFile, error) {
+	if r.cur != nil && r.cur.seg == seg {
+		return r.cur, nil
+	}
+	r.close()
+	sf, err := openSegment(seg)
+	if err != nil {
+		return nil, err
+	}
+	r.cur = sf
+	return sf, nil
+}
+
+func (r *segReader) close() {
+	if r.cur != nil {
+		r.cur.close()
+		r.cur = nil
+	}
+}
+
+// column returns column id (Arrow type dt) of row group g of seg through
+// the column cache; rowIDCacheCol gives the row IDs. The caller releases
+// the array.
+func (db *DB) column(r *segReader, seg *segment, g int, id int, dt arrow.DataType) (arrow.Array, error) {
+	key := cacheKey{path: seg.path, group: int32(g), col: int32(id)}
+	return db.cache.get(key, func() (arrow.ArrayData, error) {
+		sf, err := r.file(seg)
+		if err != nil {
+			return nil, err
+		}
+		var a arrow.Array
+		if id == rowIDCacheCol {
+			a, err = sf.readRowIDs(g)
+		} else {
+			a, err = sf.readColumn(g, id, dt)
+		}
+		if err != nil {
+			return nil, err
+		}
+		d := a.Data()
+		d.Retain()
+		a.Release()
+		return d, nil
+	})
+}
+
+// rowIDs returns the row IDs of row group g of seg.
+func (db *DB) rowIDs(r *segReader, seg *segment, g int) (*array.Int64, error) {
+	a, err := db.column(r, seg, g, rowIDCacheCol, arrow.PrimitiveTypes.Int64)
+	if err != nil {
+		return nil, err
+	}
+	ids, ok := a.(*array.Int64)
+	if !ok || ids.NullN() > 0 {
+		a.Release()
+		return nil, fmt.Errorf("corrupt segment %s: bad %s column", seg.path, RowIDColumn)
+	}
+	return ids, nil
+}
+
+// positionsOf returns seg's row ID index, loading the row IDs the first
+// time.
+func (db *DB) positionsOf(r *segReader, seg *segment) (*rowPositions, error) {
+	groups, _, err := db.groupsOf(seg)
+	if err != nil {
+		return nil, err
+	}
+	x := &seg.x
+	x.mu.Lock()
+	p := x.rows
+	x.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	all := make([]int64, 0, seg.rows)
+	for g := range groups {
+		ids, err := db.rowIDs(r, seg, g)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ids.Int64Values()...)
+		ids.Release()
+	}
+	p = newRowPositions(all)
+	x.mu.Lock()
+	if x.rows == nil {
+		x.rows = p
+	}
+	p = x.rows
+	x.mu.Unlock()
+	return p, nil
+}
+
+// locate returns the row group and the position in it of segment
+// position pos.
+func locate(starts []int64, pos int) (g, off int) {
+	g = sort.Search(len(starts)-1, func(i int) bool { return starts[i+1] > int64(pos) })
+	return g, pos - int(starts[g])
+}
+
+// rowPositions maps row IDs to their positions in an ID array.
+type rowPositions struct {
+	ids  []int64
+	perm []uint32 // positions in ID order; nil when ids ascend
+	min  int64
+	max  int64
+}
+
+func newRowPositions(ids []int64) *rowPositions {
+	p := &rowPositions{ids: ids, min: 1, max: 0}
+	if len(ids) == 0 {
+		return p
+	}
+	sorted := true
+	p.min, p.max = ids[0], ids[0]
+	for i, id := range ids {
+		if i > 0 && id <= ids[i-1] {
+			sorted = false
+		}
+		p.min = min(p.min, id)
+		p.max = max(p.max, id)
+	}
+	if !sorted {
+		p.perm = make([]uint32, len(ids))
+		for i := range p.perm {
+			p.perm[i] = uint32(i)
+		}
+		slices.SortFunc(p.perm, func(a, b uint32) int {
+			x, y := ids[a], ids[b]
+			switch {
+			case x < y:
+				return -1
+			case x > y:
+				return 1
+			}
+			return int(a) - int(b)
+		})
+	}
+	return p
+}
+
+// find returns the position of row ID id.
+func (p *rowPositions) find(id int64) (int, bool) {
+	if id < p.min || id > p.max {
+		return 0, false
+	}
+	if p.perm == nil {
+		i, ok := slices.BinarySearch(p.ids, id)
+		return i, ok
+	}
+	i := sort.Search(len(p.perm), func(i int) bool { return p.ids[p.perm[i]] >= id })
+	if i < len(p.perm) && p.ids[p.perm[i]] == id {
+		return int(p.perm[i]), true
+	}
+	return 0, false
+}
+
+// nullColumn is an all-NULL column of type dt and n rows.
+func nullColumn(dt arrow.DataType, n int) arrow.Array {
+	return array.MakeArrayOfNull(memory.DefaultAllocator, dt, n)
+}

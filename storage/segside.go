@@ -1,0 +1,185 @@
+package storage
+
+import (
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/cairn-db/cairn/storage/textindex"
+)
+
+// segSide follows a segment being written (flush or compaction): it
+// indexes the text columns of the rows as they pass, and keeps the rows'
+// arrays, while they fit in a share of the cache budget, so that once
+// the file is in place the segment's row groups go into the column cache
+// without being decoded again. It also records the segment's row group
+// sizes and row IDs, so reading it needs no footer read.
+type segSide struct {
+	db     *DB
+	specs  []segColumnSpec
+	text   []*textindex.Builder // per spec; nil for columns not indexed
+	ids    []int64
+	warm   bool
+	limit  int64
+	held   int64
+	chunks []segmentChunk // retained while warm
+}
+
+// newSegSide returns the side of a segment of def's columns specs. The
+// segment's row groups are put into the column cache if its arrays take
+// at most warmLimit bytes (a flush allows a quarter of the cache budget;
+// a compaction, whose inputs are usually still cached, which would
+// briefly double their memory, a sixteenth).
+func (db *DB) newSegSide(def *TableDef, specs []segColumnSpec, warmLimit int64) *segSide {
+	s := &segSide{db: db, specs: specs, text: make([]*textindex.Builder, len(specs)),
+		warm: warmLimit > 0, limit: warmLimit}
+	if !db.opts.DisableTextIndex {
+		for i, sp := range specs {
+			if _, c := def.ColumnByID(sp.id); c != nil && textColumn(c.Type) {
+				s.text[i] = textindex.NewBuilder()
+			}
+		}
+	}
+	return s
+}
+
+// add sees a chunk about to be written.
+func (s *segSide) add(c segmentChunk) {
+	s.ids = append(s.ids, c.rowIDs.Int64Values()...)
+	for i, b := range s.text {
+		if b != nil {
+			addText(b, c.cols[i])
+		}
+	}
+	if !s.warm {
+		return
+	}
+	size := int64(c.rowIDs.Len()) * 8
+	for _, a := range c.cols {
+		size += arraySize(a.Data())
+	}
+	if s.held+size > s.limit {
+		s.dropChunks()
+		s.warm = false
+		return
+	}
+	s.held += size
+	for _, a := range c.cols {
+		a.Retain()
+	}
+	c.rowIDs.Retain()
+	c.cols = append([]arrow.Array(nil), c.cols...)
+	s.chunks = append(s.chunks, c)
+}
+
+func (s *segSide) dropChunks() {
+	for _, c := range s.chunks {
+		releaseAll(c.cols)
+		c.rowIDs.Release()
+	}
+	s.chunks = nil
+}
+
+// discard abandons the side (the segment was not written).
+func (s *segSide) discard() { s.dropChunks() }
+
+// finish completes seg, which is now in place: its row groups, row IDs,
+// text index (written to its .bm25 file) and cached columns. Failures are
+// logged: all of it can be rebuilt from the segment.
+func (s *segSide) finish(seg *segment) {
+	db := s.db
+	defer s.dropChunks()
+	groups, err := footerGroups(seg.path)
+	if err != nil {
+		db.log.Warn("reading new segment", "file", seg.path, "err", err)
+		return
+	}
+	pos := newRowPositions(s.ids)
+	x := &seg.x
+	x.mu.Lock()
+	err = x.setGroupsLocked(seg, groups)
+	if err == nil && len(s.ids) == int(seg.rows) {
+		x.rows = pos
+	}
+	x.mu.Unlock()
+	if err != nil {
+		db.log.Warn("reading new segment", "file", seg.path, "err", err)
+		return
+	}
+	cols := map[int]*textindex.Index{}
+	for i, b := range s.text {
+		if b != nil {
+			cols[s.specs[i].id] = b.Build()
+		}
+	}
+	if len(cols) > 0 && len(s.ids) == int(seg.rows) {
+		if err := writeTextIndexFile(seg, cols); err != nil {
+			db.log.Warn("writing text index", "file", textIndexPath(seg.path), "err", err)
+		}
+		u := db.newSegTextUnit(seg, pos, cols)
+		x.mu.Lock()
+		x.text = u
+		x.mu.Unlock()
+	}
+	if s.warm {
+		s.fillCache(seg, groups)
+	}
+}
+
+// fillCache puts the segment's row groups, sliced from the chunks written,
+// into the column cache.
+func (s *segSide) fillCache(seg *segment, groups []int64) {
+	var start int64
+	for g, n := range groups {
+		end := start + n
+		for i, sp := range s.specs {
+			if d := s.rows(start, end, func(c segmentChunk) arrow.Array { return c.cols[i] }); d != nil {
+				s.db.cache.put(cacheKey{path: seg.path, group: int32(g), col: int32(sp.id)}, d)
+			}
+		}
+		if d := s.rows(start, end, func(c segmentChunk) arrow.Array { return c.rowIDs }); d != nil {
+			s.db.cache.put(cacheKey{path: seg.path, group: int32(g), col: rowIDCacheCol}, d)
+		}
+		start = end
+	}
+}
+
+// rows returns rows [start, end) of the column col picks from the chunks,
+// as data holding one reference (nil on failure).
+func (s *segSide) rows(start, end int64, col func(segmentChunk) arrow.Array) arrow.ArrayData {
+	var parts []arrow.Array
+	defer func() { releaseAll(parts) }()
+	var off int64
+	for _, c := range s.chunks {
+		a := col(c)
+		n := int64(a.Len())
+		lo, hi := max(start, off), min(end, off+n)
+		if lo < hi {
+			if lo == off && hi == off+n {
+				a.Retain()
+				parts = append(parts, a)
+			} else {
+				parts = append(parts, array.NewSlice(a, lo-off, hi-off))
+			}
+		}
+		off += n
+		if off >= end {
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	if len(parts) == 1 && parts[0].Data().Offset() == 0 && int64(parts[0].Len()) == end-start {
+		d := parts[0].Data()
+		d.Retain()
+		return d
+	}
+	out, err := array.Concatenate(parts, memory.DefaultAllocator)
+	if err != nil {
+		return nil
+	}
+	d := out.Data()
+	d.Retain()
+	out.Release()
+	return d
+}

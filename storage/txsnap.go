@@ -1,0 +1,45 @@
+package storage
+
+// Refresh moves the transaction's snapshot to the latest committed state,
+// keeping its own changes: READ COMMITTED takes a new snapshot for every
+// statement. A transaction that ran DDL keeps its snapshot (its catalog
+// changes are built on it); Refresh then reports false. Write conflicts
+// stay judged from the oldest snapshot a change was made under, so an
+// update made under an earlier statement's snapshot still loses to a
+// concurrent commit of the same row.
+func (tx *Tx) Refresh() bool {
+	if tx.done || len(tx.ops) > 0 || tx.cat != tx.snap.cat {
+		return false
+	}
+	if tx.snap == tx.db.published.Load() {
+		return true
+	}
+	snap, unpin := tx.db.pinPublished()
+	changed := false
+	for _, tt := range tx.tables {
+		if tt.truncated || !tt.deletes.IsEmpty() {
+			changed = true
+		}
+		for sig, li := range tt.local {
+			if li.full {
+				delete(tt.local, sig) // built from the old snapshot's rows
+			}
+		}
+	}
+	if changed && tx.base == nil {
+		tx.base, tx.unpinBase = tx.snap, tx.unpin
+	} else {
+		tx.unpin()
+	}
+	tx.snap, tx.unpin, tx.cat = snap, unpin, snap.cat
+	return true
+}
+
+// ReleaseSavepoint forgets savepoint sp and every later one, keeping the
+// changes made since (RELEASE SAVEPOINT, or a statement that succeeded).
+func (tx *Tx) ReleaseSavepoint(sp int) {
+	if sp >= 0 && sp < len(tx.sps) {
+		clear(tx.sps[sp:])
+		tx.sps = tx.sps[:sp]
+	}
+}
