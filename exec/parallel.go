@@ -75,7 +75,9 @@ func buildParallelTopK(rt *Runtime, n *sql.TopK) (Operator, bool, error) {
 	workers := runtime.GOMAXPROCS(0)
 	scan := pipelineScan(n.Input)
 	part, isPart := any(rt.Tx).(partitioner)
-	if workers < 2 || scan == nil || !isPart || rt.Analyze || n.Count == nil {
+	// A partition's own runtime has preset scan readers: its partial TopK
+	// runs serially.
+	if workers < 2 || scan == nil || !isPart || rt.Analyze || n.Count == nil || rt.scanReaders != nil {
 		return nil, false, nil
 	}
 	for _, k := range n.Keys {
