@@ -100,10 +100,29 @@ func (rt *Runtime) scanCorpusStats(ctx context.Context, table uint64, column int
 	return stats, nil
 }
 
+// textScores are the BM25 scores of the rows of a column that hold a
+// query term, from the table's text index: IDs[i] scores Scores[i].
+type textScores struct {
+	IDs    []int64
+	Scores []float64
+	byID   map[int64]float64
+}
+
+// score looks a row's score up by ID (0 for a row without a query term).
+func (t *textScores) score(id int64) float64 {
+	if t.byID == nil {
+		t.byID = make(map[int64]float64, len(t.IDs))
+		for i, id := range t.IDs {
+			t.byID[id] = t.Scores[i]
+		}
+	}
+	return t.byID[id]
+}
+
 // bm25Matches scores every row of the column that holds a query term,
-// from the table's text index, once per statement: row ID -> BM25 score.
-// ok is false when the column has no text index.
-func (rt *Runtime) bm25Matches(ctx context.Context, table uint64, column int, query string) (map[int64]float64, bool, error) {
+// from the table's text index, once per statement. ok is false when the
+// column has no text index.
+func (rt *Runtime) bm25Matches(ctx context.Context, table uint64, column int, query string) (*textScores, bool, error) {
 	key := bm25Key{table, column, query}
 	if m, ok := rt.bm25Rows[key]; ok {
 		return m, true, nil
@@ -126,7 +145,7 @@ func (rt *Runtime) bm25Matches(ctx context.Context, table uint64, column int, qu
 	for i, t := range matches.Terms {
 		slot[i] = slices.Index(terms, t)
 	}
-	scores := make(map[int64]float64, matches.Len())
+	out := &textScores{IDs: make([]int64, 0, matches.Len()), Scores: make([]float64, 0, matches.Len())}
 	tf := make([]int, len(terms))
 	for i := 0; i < matches.Len(); i++ {
 		clear(tf)
@@ -136,14 +155,15 @@ func (rt *Runtime) bm25Matches(ctx context.Context, table uint64, column int, qu
 			}
 		}
 		if s := q.ScoreCounts(tf, int(matches.DocLen[i])); s > 0 {
-			scores[matches.RowIDs[i]] = s
+			out.IDs = append(out.IDs, matches.RowIDs[i])
+			out.Scores = append(out.Scores, s)
 		}
 	}
 	if rt.bm25Rows == nil {
-		rt.bm25Rows = map[bm25Key]map[int64]float64{}
+		rt.bm25Rows = map[bm25Key]*textScores{}
 	}
-	rt.bm25Rows[key] = scores
-	return scores, true, nil
+	rt.bm25Rows[key] = out
+	return out, true, nil
 }
 
 // evalBM25 scores each row's text for the query (0 when no term matches,
@@ -203,7 +223,7 @@ func (ev *evaluator) bm25Scorer(e *sql.BM25Score, q *functions.BM25Query, qtext 
 			}
 			if ids, isInt := idv.arr.(*array.Int64); isInt {
 				vals := ids.Int64Values()
-				return func(i int, _ vec) float64 { return matches[vals[i]] }, idv.release, nil
+				return func(i int, _ vec) float64 { return matches.score(vals[i]) }, idv.release, nil
 			}
 			idv.release()
 		}

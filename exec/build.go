@@ -39,6 +39,8 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newValues(rt, n), nil
 	case *sql.SRF:
 		return buildSRF(rt, n)
+	case *sql.TextTopK:
+		return newTextTopK(rt, n), nil
 	case *sql.HybridTopK:
 		in, err := Build(rt, n.Input)
 		if err != nil {

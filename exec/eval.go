@@ -44,7 +44,7 @@ type Runtime struct {
 	// bm25 caches prepared BM25 queries (corpus statistics) per statement.
 	bm25 map[bm25Key]*functions.BM25Query
 	// bm25Rows caches the text index's scored matches per statement.
-	bm25Rows map[bm25Key]map[int64]float64
+	bm25Rows map[bm25Key]*textScores
 
 	defaultFn  *functions.Context
 	subqueries map[*sql.Subquery]*subqueryResult

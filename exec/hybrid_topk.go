@@ -192,7 +192,7 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 	}
 	qtext, _ := qv.(string)
 	var bm *functions.BM25Query
-	var indexed map[int64]float64 // text arm from the text index, by row ID
+	var indexed *textScores // text arm from the text index, by row ID
 	if qtext != "" {
 		if bm, err = h.rt.bm25Query(ctx, h.node.Score.Table, h.node.Score.Column, qtext); err != nil {
 			return nil, err
@@ -261,7 +261,7 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 			if bm != nil && texts.IsValid(row) {
 				var s float64
 				if indexed != nil {
-					s = indexed[rowIDs[row]]
+					s = indexed.score(rowIDs[row])
 				} else {
 					s, tf = bm.Score(texts.Value(row), tf)
 				}

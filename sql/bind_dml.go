@@ -3,6 +3,7 @@ package sql
 import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"slices"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -123,16 +124,16 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		row.Out = append(row.Out, Col{Name: col.Name, T: col.Type})
 	}
 	ins := &Insert{Table: def, Input: row}
+	alias := def.Name
+	if s.Relation.Alias != nil {
+		alias = s.Relation.Alias.Aliasname
+	}
 	if s.OnConflictClause != nil {
-		oc, err := b.bindOnConflict(def, s.OnConflictClause)
+		oc, err := b.bindOnConflict(def, alias, s.OnConflictClause)
 		if err != nil {
 			return nil, err
 		}
 		ins.OnConflict = oc
-	}
-	alias := def.Name
-	if s.Relation.Alias != nil {
-		alias = s.Relation.Alias.Aliasname
 	}
 	ins.Returning, ins.Out, err = b.bindReturning(def, alias, s.ReturningList)
 	return ins, err
@@ -155,11 +156,31 @@ func (b *Binder) columnDefault(def *storage.TableDef, pos int) (Expr, error) {
 	return b.coerceColumn(e, col.Name, col.Type)
 }
 
-func (b *Binder) bindOnConflict(def *storage.TableDef, oc *pg_query.OnConflictClause) (*OnConflict, error) {
+func (b *Binder) bindOnConflict(def *storage.TableDef, alias string, oc *pg_query.OnConflictClause) (*OnConflict, error) {
 	out := &OnConflict{}
 	if oc.Infer != nil {
-		if oc.Infer.Conname != "" {
-			return nil, pgerr.NotSupported("ON CONFLICT ON CONSTRAINT")
+		if name := oc.Infer.Conname; name != "" {
+			var ids []int
+			if len(def.PrimaryKey) > 0 && def.PrimaryKeyConstraint() == name {
+				ids = def.PrimaryKey
+			}
+			for _, u := range def.Uniques {
+				if u.Name == name {
+					ids = u.Columns
+				}
+			}
+			for _, ix := range b.Catalog.IndexesOf(def.ID) {
+				if ix.Unique && ix.Name == name {
+					ids = ix.Columns
+				}
+			}
+			if ids == nil {
+				return nil, pgerr.New(pgerrcode.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", name, def.Name)
+			}
+			for _, id := range ids {
+				pos, _ := def.ColumnByID(id)
+				out.Columns = append(out.Columns, pos)
+			}
 		}
 		for _, el := range oc.Infer.IndexElems {
 			ie := el.GetIndexElem()
@@ -169,7 +190,7 @@ func (b *Binder) bindOnConflict(def *storage.TableDef, oc *pg_query.OnConflictCl
 			}
 			out.Columns = append(out.Columns, pos)
 		}
-		if !hasUniqueOn(def, out.Columns) {
+		if !hasUniqueOn(def, out.Columns) && !b.uniqueIndexOn(def, out.Columns) {
 			return nil, pgerr.New(pgerrcode.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
 		}
 	}
@@ -181,7 +202,7 @@ func (b *Binder) bindOnConflict(def *storage.TableDef, oc *pg_query.OnConflictCl
 			WithHint("For example, ON CONFLICT (column_name).")
 	}
 	out.DoUpdate = true
-	cols := append(tableCols(def, def.Name), tableCols(def, "excluded")...)
+	cols := append(tableCols(def, alias), tableCols(def, "excluded")...)
 	sc := &scope{cols: cols}
 	set, err := b.bindSetList(def, sc, oc.TargetList)
 	if err != nil {
@@ -194,6 +215,24 @@ func (b *Binder) bindOnConflict(def *storage.TableDef, oc *pg_query.OnConflictCl
 		}
 	}
 	return out, nil
+}
+
+// uniqueIndexOn reports whether a unique index of the table covers
+// exactly the given column positions.
+func (b *Binder) uniqueIndexOn(def *storage.TableDef, positions []int) bool {
+	for _, ix := range b.Catalog.IndexesOf(def.ID) {
+		if !ix.Unique || len(ix.Columns) != len(positions) {
+			continue
+		}
+		all := true
+		for _, p := range positions {
+			all = all && slices.Contains(ix.Columns, def.Columns[p].ID)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // hasUniqueOn reports whether the table has a primary key or unique

@@ -209,6 +209,12 @@ func prune(n Node, need []bool) (Node, []int) {
 		out := &HybridTopK{Input: in, Score: score, Count: x.Count, Offset: x.Offset}
 		out.Out = append(append([]Col{}, in.Columns()...), x.Out[nin])
 		return out, append(m, len(out.Out)-1)
+	case *TextTopK:
+		childNeed := append([]bool(nil), need...)
+		refs(childNeed, x.Score)
+		sc, m := prune(x.Scan, childNeed)
+		score, _ := remap(x.Score, m).(*BM25Score)
+		return &TextTopK{Scan: sc.(*Scan), Score: score, Count: x.Count, Offset: x.Offset}, m
 	case *Explain:
 		in := PruneColumns(x.Input)
 		return &Explain{Input: in, Analyze: x.Analyze}, identity(1)

@@ -325,3 +325,27 @@ func (b *Binder) planHybrid(plan Node, sc *scope, s *pg_query.SelectStmt, exprs 
 	out := &scope{cols: append(append([]Col{}, sc.cols...), Col{Name: "score", T: types.Float4T, Hidden: true}), outer: sc.outer}
 	return node, out, nil
 }
+
+// TextTopK reads, instead of a whole table, its K (Count + Offset) rows
+// with the best BM25 score for Score's query — from the table's text
+// index — in the shape of Scan: the same columns, row ID last when the
+// scan had it. Rows without a query term never come out. It replaces
+// "Filter(score > 0) over Scan" under ORDER BY <bm25> LIMIT k when the
+// query has no WHERE clause; the nodes above still sort and limit.
+type TextTopK struct {
+	Scan   *Scan
+	Score  *BM25Score // over the scan's columns
+	Count  Expr
+	Offset Expr
+}
+
+// Columns implements Node.
+func (n *TextTopK) Columns() []Col { return n.Scan.Columns() }
+
+// Children implements Node.
+func (n *TextTopK) Children() []Node { return nil }
+
+// String implements Node.
+func (n *TextTopK) String() string {
+	return "Text Index Scan on " + n.Scan.Table.Name + ": BM25 " + n.Score.Text.String() + " <#> " + n.Score.Query.String() + limitText(n.Count, n.Offset)
+}

@@ -275,11 +275,25 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 	}
 	if len(keys) > 0 && s.LimitCount != nil {
 		if bm, ok := sortKeyExpr(keys[0], items, hidden).(*BM25Score); ok {
-			pos, err := b.bindOperator(">", bm, &Const{Value: 0.0, T: types.Float4T})
-			if err != nil {
-				return nil, err
+			if scan, isScan := plan.(*Scan); isScan && bm.RowID != nil && len(agg.calls) == 0 && len(s.GroupClause) == 0 && s.DistinctClause == nil {
+				// No WHERE: the text index yields the best K rows.
+				tk := &TextTopK{Scan: scan, Score: bm}
+				if tk.Count, err = b.bindExprWant(&scope{}, s.LimitCount, types.Int8T); err != nil {
+					return nil, err
+				}
+				if s.LimitOffset != nil {
+					if tk.Offset, err = b.bindExprWant(&scope{}, s.LimitOffset, types.Int8T); err != nil {
+						return nil, err
+					}
+				}
+				plan = tk
+			} else {
+				pos, err := b.bindOperator(">", bm, &Const{Value: 0.0, T: types.Float4T})
+				if err != nil {
+					return nil, err
+				}
+				plan = &Filter{Input: plan, Cond: pos}
 			}
-			plan = &Filter{Input: plan, Cond: pos}
 		}
 	}
 

@@ -131,6 +131,38 @@ type Transaction struct {
 	Savepoint string
 	// Isolation is the requested isolation level ("" when not given).
 	Isolation string
+	// ReadOnly is the requested access mode (nil when not given).
+	ReadOnly *bool
+	// Start marks BEGIN spelt START TRANSACTION (its command tag).
+	Start bool
+}
+
+// SetTransaction is SET TRANSACTION (Session false) or SET SESSION
+// CHARACTERISTICS AS TRANSACTION (Session true): the isolation level ("" when
+// not given) and access mode (nil when not given) of the current
+// transaction or of the session's later ones.
+type SetTransaction struct {
+	Session   bool
+	Isolation string
+	ReadOnly  *bool
+}
+
+// txModes reads the options of BEGIN and SET TRANSACTION.
+func txModes(opts []*pg_query.Node) (isolation string, readOnly *bool) {
+	for _, o := range opts {
+		d := o.GetDefElem()
+		if d == nil {
+			continue
+		}
+		switch d.Defname {
+		case "transaction_isolation":
+			isolation = defString(d.Arg)
+		case "transaction_read_only":
+			ro := defString(d.Arg) == "1"
+			readOnly = &ro
+		}
+	}
+	return isolation, readOnly
 }
 
 // Prepare is the SQL-level PREPARE name [(types)] AS statement.
@@ -264,12 +296,8 @@ func statementName(n *pg_query.Node) string {
 func bindTransaction(t *pg_query.TransactionStmt) (any, error) {
 	switch t.Kind {
 	case pg_query.TransactionStmtKind_TRANS_STMT_BEGIN, pg_query.TransactionStmtKind_TRANS_STMT_START:
-		tx := &Transaction{Kind: TxBegin}
-		for _, o := range t.Options {
-			if d := o.GetDefElem(); d != nil && d.Defname == "transaction_isolation" {
-				tx.Isolation = defString(d.Arg)
-			}
-		}
+		tx := &Transaction{Kind: TxBegin, Start: t.Kind == pg_query.TransactionStmtKind_TRANS_STMT_START}
+		tx.Isolation, tx.ReadOnly = txModes(t.Options)
 		return tx, nil
 	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT:
 		if t.Chain {
@@ -310,8 +338,13 @@ func bindSet(s *pg_query.VariableSetStmt) (any, error) {
 	case pg_query.VariableSetKind_VAR_RESET_ALL:
 		return &Set{Name: "all", Reset: true}, nil
 	case pg_query.VariableSetKind_VAR_SET_MULTI:
-		// SET TRANSACTION ... / SET SESSION CHARACTERISTICS: isolation levels.
-		return &NoOp{Tag: "SET"}, nil
+		switch s.Name {
+		case "TRANSACTION", "SESSION CHARACTERISTICS":
+			st := &SetTransaction{Session: s.Name != "TRANSACTION"}
+			st.Isolation, st.ReadOnly = txModes(s.Args)
+			return st, nil
+		}
+		return nil, pgerr.NotSupported("SET %s", s.Name)
 	case pg_query.VariableSetKind_VAR_SET_CURRENT:
 		return nil, pgerr.NotSupported("SET ... FROM CURRENT")
 	}
