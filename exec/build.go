@@ -54,6 +54,13 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		}
 		return newFilter(rt, n, in), nil
 	case *sql.Project:
+		if f, ok := n.Input.(*sql.Filter); ok && !rt.Analyze && hasSelectiveCall(n) {
+			in, err := Build(rt, f.Input)
+			if err != nil {
+				return nil, err
+			}
+			return newFilterProject(rt, n, f, in), nil
+		}
 		in, err := Build(rt, n.Input)
 		if err != nil {
 			return nil, err

@@ -46,6 +46,12 @@ type Arg struct {
 	Const any
 	// Type is the argument's SQL type.
 	Type types.T
+	// Sel, when set on a column argument, selects the rows of Array to
+	// compute, in order: the kernel returns len(Sel) rows. Only kernels of
+	// overloads with SelKernel accept it. A filter passes its surviving
+	// rows this way, so a similarity over them reads the embeddings in
+	// place instead of copying them first.
+	Sel []int32
 }
 
 // Overload is one signature of a SQL function or operator.
@@ -73,6 +79,8 @@ type Overload struct {
 	// Kernel, when set, computes a whole batch of n rows at once and is
 	// preferred over Eval; it must honour strictness itself.
 	Kernel func(ctx *Context, args []Arg, n int) (arrow.Array, error)
+	// SelKernel means Kernel honours Arg.Sel (see Arg).
+	SelKernel bool
 }
 
 // Aggregate is one signature of an aggregate function.

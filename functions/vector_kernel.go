@@ -291,13 +291,37 @@ type vecOut[R vecResult] struct {
 	nulls int
 }
 
-func newVecOut[R vecResult](ctx *Context, args []Arg, n int) *vecOut[R] {
+// newVecOut prepares a result of n rows; with a selection, NULL inputs are
+// marked row by row instead of from the arguments' validity bitmaps.
+func newVecOut[R vecResult](ctx *Context, args []Arg, n int, sel []int32) *vecOut[R] {
 	o := &vecOut[R]{m: mem(ctx), n: n}
 	o.buf = memory.NewResizableBuffer(o.m)
 	o.buf.Resize(n * int(arrowSize[R]()))
 	o.vals = arrow.GetData[R](o.buf.Bytes())[:n]
-	o.valid, o.nulls = validity(o.m, args, n)
+	if sel == nil {
+		o.valid, o.nulls = validity(o.m, args, n)
+	}
 	return o
+}
+
+// argSel is the row selection of a kernel call (see Arg.Sel), or nil.
+func argSel(args []Arg) []int32 {
+	for _, a := range args {
+		if a.Array != nil && a.Sel != nil {
+			return a.Sel
+		}
+	}
+	return nil
+}
+
+// argNullAt reports whether a column argument is NULL at row.
+func argNullAt(args []Arg, row int) bool {
+	for _, a := range args {
+		if a.Array != nil && a.Array.IsNull(row) {
+			return true
+		}
+	}
+	return false
 }
 
 func arrowSize[R vecResult]() uintptr {
@@ -350,18 +374,30 @@ func vecBinaryKernel[R vecResult](res types.T, norms bool, f vecBinaryFn) func(*
 		if err != nil {
 			return nil, err
 		}
-		o := newVecOut[R](ctx, args, n)
+		sel := argSel(args)
+		if sel != nil {
+			n = len(sel)
+		}
+		o := newVecOut[R](ctx, args, n, sel)
 		var s vecScratch
 		for i := 0; i < n; i++ {
+			row := i
+			if sel != nil {
+				row = int(sel[i])
+				if argNullAt(args, row) {
+					o.null(i)
+					continue
+				}
+			}
 			if !isValid(o.valid, i) {
 				continue
 			}
-			av, err := a.at(i)
+			av, err := a.at(row)
 			if err != nil {
 				o.release()
 				return nil, err
 			}
-			bv, err := b.at(i)
+			bv, err := b.at(row)
 			if err != nil {
 				o.release()
 				return nil, err
@@ -388,7 +424,7 @@ func vecUnaryKernel[R vecResult](res types.T, f vecUnaryFn) func(*Context, []Arg
 		if err != nil {
 			return nil, err
 		}
-		o := newVecOut[R](ctx, args, n)
+		o := newVecOut[R](ctx, args, n, nil)
 		for i := 0; i < n; i++ {
 			if !isValid(o.valid, i) {
 				continue
@@ -446,6 +482,7 @@ func vecBinary[R vecResult](name string, a, b, res types.T, norms bool, f vecBin
 			return vecResultDatum(r, res), nil
 		}}
 	ov.Kernel = wrapKernel(ov, res, vecBinaryKernel[R](res, norms, f))
+	ov.SelKernel = true
 	return ov
 }
 
