@@ -17,7 +17,7 @@ import (
 // the top k of a text or vector search costs about k lookups. The
 // caller releases the record.
 func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowIDs []int64) (arrow.Record, error) {
-	def, ts, tt, err := tx.view(tableID)
+	def, ts, tt, err := tx.tableView(tableID)
 	if err != nil {
 		return nil, err
 	}

@@ -14,10 +14,10 @@ import (
 // (fewer partitions are returned for a small table).
 const minPartitionRows = 4096
 
-// view returns what transaction tx sees of table tableID: its definition,
-// the committed state (nil when the table has none or tx truncated it)
-// and tx's own changes (nil when none). It mirrors Scan.
-func (tx *Tx) view(tableID uint64) (*TableDef, *tableState, *txTable, error) {
+// tableView returns what transaction tx sees of table tableID: its
+// definition, the committed state (nil when the table has none or tx
+// truncated it) and tx's own changes (nil when none). It mirrors Scan.
+func (tx *Tx) tableView(tableID uint64) (*TableDef, *tableState, *txTable, error) {
 	if err := tx.check(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -50,7 +50,7 @@ func checkPositions(def *TableDef, columns []int) error {
 // is used by one goroutine; different readers may run concurrently. Each
 // holds the snapshot's files until it is released or reaches its end.
 func (tx *Tx) ScanPartitions(ctx context.Context, tableID uint64, columns []int, withRowID bool, n int) ([]array.RecordReader, error) {
-	def, ts, tt, err := tx.view(tableID)
+	def, ts, tt, err := tx.tableView(tableID)
 	if err != nil {
 		return nil, err
 	}

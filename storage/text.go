@@ -90,7 +90,7 @@ func dedupeTerms(terms []string) ([]string, []int) {
 // textScan gathers the statistics (and with matches, the matching rows)
 // of column over what tx sees.
 func (tx *Tx) textScan(ctx context.Context, tableID uint64, column int, terms []string, matches bool) (*TextMatches, error) {
-	def, ts, tt, err := tx.view(tableID)
+	def, ts, tt, err := tx.tableView(tableID)
 	if err != nil {
 		return nil, err
 	}

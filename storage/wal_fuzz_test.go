@@ -14,7 +14,7 @@ func FuzzWALRecord(f *testing.F) {
 	rec := makeRecord(f, def, []any{1, []float32{1, 2}}, []any{nil, nil})
 	tb := &tailBatch{colIDs: []int{1, 2}, cols: rec.Columns(), rowIDs: mkRowIDs(2), n: 2}
 	frame, err := encodeWALRecord(&walRecord{lsn: 7, catalog: []byte(`{}`),
-		seqs: []seqEntry{{key: "public.s", last: 3, called: true}},
+		seqs:   []seqEntry{{key: "public.s", last: 3, called: true}},
 		tables: []walTableOp{{id: 1, truncate: true, inserts: []*tailBatch{tb}}}})
 	if err != nil {
 		f.Fatal(err)
