@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql"
@@ -222,6 +224,7 @@ func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialize
 		return "", err
 	}
 	var count int64
+	seen := map[string]bool{} // keys proposed so far (ON CONFLICT)
 	err = Drain(ctx, op, func(in arrow.Record) error {
 		rec := tableRecord(n.Table, in.Columns(), in.NumRows())
 		defer rec.Release()
@@ -229,7 +232,7 @@ func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialize
 			return err
 		}
 		if n.OnConflict != nil {
-			inserted, err := insertOnConflict(ctx, rt, n, cons, rec, out)
+			inserted, err := insertOnConflict(ctx, rt, n, cons, rec, out, seen)
 			count += inserted
 			return err
 		}
@@ -245,44 +248,209 @@ func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialize
 	return fmt.Sprintf("INSERT 0 %d", count), nil
 }
 
-// insertOnConflict inserts row by row, resolving unique conflicts on the
-// ON CONFLICT target by skipping (DO NOTHING) or updating the existing row
-// (DO UPDATE).
-func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constraints, rec arrow.Record, out *materialized) (int64, error) {
-	var count int64
-	for r := int64(0); r < rec.NumRows(); r++ {
-		row := rec.NewSlice(r, r+1)
-		err := rt.Tx.Insert(n.Table.ID, row)
-		if err == nil {
-			count++
-			err = out.addReturning(rt, n.Returning, row)
-			row.Release()
-			if err != nil {
-				return count, err
+// insertOnConflict inserts the rows of rec that conflict with no existing
+// row (on the ON CONFLICT target's constraint, or on any unique one without
+// a target) and skips (DO NOTHING) or updates (DO UPDATE) the existing row
+// of the others. The existing row is found through the unique index
+// (LookupKey, a hash lookup) and read with FetchRows. A row committed after
+// the statement's snapshot, or a key a concurrent transaction inserts and
+// commits while this one waits for it, is a concurrent update
+// (storage.Conflict): under READ COMMITTED the statement then runs again on
+// a new snapshot, where it sees that row. seen holds the keys the
+// statement proposed so far: DO UPDATE may not touch a row twice (21000).
+func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constraints, rec arrow.Record, out *materialized, seen map[string]bool) (int64, error) {
+	def, oc, tx := n.Table, n.OnConflict, rt.Tx
+	tx.MarkUpsert(def.ID)
+	var targets [][]int // column IDs of the constraints a conflict counts on
+	if len(oc.Columns) > 0 {
+		ids := make([]int, len(oc.Columns))
+		for i, p := range oc.Columns {
+			ids[i] = def.Columns[p].ID
+		}
+		targets = [][]int{ids}
+	} else {
+		targets = tx.UniqueKeys(def.ID)
+	}
+	var insertRows, updRows []int
+	var updIDs []int64
+	var keybuf []byte
+	for r := 0; r < int(rec.NumRows()); r++ {
+		if r%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		dup := false
+		var keys []string
+		for ti, cols := range targets {
+			var ok bool
+			keybuf, ok = proposedKey(keybuf[:0], def, cols, rec, r)
+			if !ok {
+				continue
+			}
+			k := fmt.Sprintf("%d:%s", ti, keybuf)
+			dup = dup || seen[k]
+			keys = append(keys, k)
+		}
+		if dup {
+			if oc.DoUpdate {
+				return 0, pgerr.New(pgerrcode.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
+					WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
 			}
 			continue
 		}
-		if pgerr.Code(err) != pgerrcode.UniqueViolation || !conflictMatches(n, err) {
-			row.Release()
-			return count, err
+		for _, k := range keys {
+			seen[k] = true
 		}
-		if !n.OnConflict.DoUpdate {
-			row.Release()
-			continue
+		found := false
+		var rowID int64
+		for _, cols := range targets {
+			id, ok, err := tx.LookupKey(def.ID, cols, rec, r)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				rowID, found = id, true
+				break
+			}
 		}
-		updated, err := upsertRow(ctx, rt, n, cons, row, out)
-		row.Release()
-		if err != nil {
-			return count, err
+		switch {
+		case !found:
+			insertRows = append(insertRows, r)
+		case oc.DoUpdate:
+			updRows = append(updRows, r)
+			updIDs = append(updIDs, rowID)
 		}
-		count += updated
 	}
-	return count, nil
+	// The written rows and the proposed rows they come from, for RETURNING
+	// in the order of the proposals.
+	var written []arrow.Record
+	var from []int
+	defer func() {
+		for _, w := range written {
+			w.Release()
+		}
+	}()
+	if len(updRows) > 0 {
+		newRows, applied, err := upsertRows(ctx, rt, n, cons, rec, updRows, updIDs)
+		if err != nil {
+			return 0, err
+		}
+		if newRows != nil {
+			written = append(written, newRows)
+			for _, i := range applied {
+				from = append(from, updRows[i])
+			}
+		}
+	}
+	if len(insertRows) > 0 {
+		ins := rec
+		if len(insertRows) == int(rec.NumRows()) {
+			rec.Retain()
+		} else {
+			var err error
+			if ins, err = takeRecord(memory.DefaultAllocator, rec, insertRows); err != nil {
+				return 0, err
+			}
+		}
+		written = append(written, ins)
+		from = append(from, insertRows...)
+		if err := tx.Insert(def.ID, ins); err != nil {
+			if pgerr.Code(err) == pgerrcode.UniqueViolation && conflictMatches(tx.Catalog(), n, err) {
+				if concurrent, cerr := committedSince(ctx, tx, def, targets, ins); cerr != nil {
+					return 0, cerr
+				} else if concurrent {
+					// A key a transaction committed after this statement's
+					// snapshot (maybe while this one waited for it).
+					return 0, storage.Conflict()
+				}
+			}
+			return 0, err
+		}
+	}
+	if len(n.Returning) > 0 && len(written) > 0 {
+		all := written[0]
+		if len(written) > 1 {
+			cols := make([]arrow.Array, all.NumCols())
+			for c := range cols {
+				parts := make([]arrow.Array, len(written))
+				for i, w := range written {
+					parts[i] = w.Column(c)
+				}
+				a, err := array.Concatenate(parts, memory.DefaultAllocator)
+				if err != nil {
+					releaseAll(cols)
+					return 0, err
+				}
+				cols[c] = a
+			}
+			all = array.NewRecord(all.Schema(), cols, int64(len(from)))
+			releaseAll(cols)
+			written = append(written, all)
+		}
+		order := make([]int, len(from))
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(a, b int) bool { return from[order[a]] < from[order[b]] })
+		if !sort.IntsAreSorted(order) {
+			sorted, err := takeRecord(memory.DefaultAllocator, all, order)
+			if err != nil {
+				return 0, err
+			}
+			written = append(written, sorted)
+			all = sorted
+		}
+		if err := out.addReturning(rt, n.Returning, all); err != nil {
+			return 0, err
+		}
+	}
+	return int64(len(from)), nil
+}
+
+// committedSince reports whether a row of rec has a key (on one of the
+// targets) held by a row committed after tx's snapshot.
+func committedSince(ctx context.Context, tx *storage.Tx, def *storage.TableDef, targets [][]int, rec arrow.Record) (bool, error) {
+	var ids []int64
+	for r := 0; r < int(rec.NumRows()); r++ {
+		for _, cols := range targets {
+			id, ok, err := tx.LookupKey(def.ID, cols, rec, r)
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return false, nil
+	}
+	seen, err := tx.FetchRows(ctx, def.ID, nil, ids)
+	if err != nil {
+		return false, err
+	}
+	defer seen.Release()
+	return seen.NumRows() < int64(len(ids)), nil
+}
+
+// proposedKey encodes row r's values of the columns colIDs; ok is false
+// when one is NULL (NULLs never conflict).
+func proposedKey(buf []byte, def *storage.TableDef, colIDs []int, rec arrow.Record, r int) ([]byte, bool) {
+	for _, id := range colIDs {
+		p, c := def.ColumnByID(id)
+		if p < 0 || rec.Column(p).IsNull(r) {
+			return buf, false
+		}
+		buf = types.KeyBytes(buf, types.ValueAt(rec.Column(p), r, c.Type), c.Type)
+		buf = append(buf, 0)
+	}
+	return buf, true
 }
 
 // conflictMatches reports whether a unique violation is on the ON
 // CONFLICT target (any constraint when there is no target).
-func conflictMatches(n *sql.Insert, err error) bool {
+func conflictMatches(cat *storage.Catalog, n *sql.Insert, err error) bool {
 	oc := n.OnConflict
 	if len(oc.Columns) == 0 {
 		return true
@@ -304,107 +472,131 @@ func conflictMatches(n *sql.Insert, err error) bool {
 			return true
 		}
 	}
+	if len(n.Table.PrimaryKey) == len(ids) {
+		all := true
+		for _, c := range n.Table.PrimaryKey {
+			all = all && ids[c]
+		}
+		if all && strings.Contains(msg, `"`+n.Table.PrimaryKeyConstraint()+`"`) {
+			return true
+		}
+	}
+	for _, ix := range cat.IndexesOf(n.Table.ID) {
+		if !ix.Unique || len(ix.Columns) != len(ids) {
+			continue
+		}
+		all := true
+		for _, c := range ix.Columns {
+			all = all && ids[c]
+		}
+		if all && strings.Contains(msg, `"`+ix.Name+`"`) {
+			return true
+		}
+	}
 	return false
 }
 
-// upsertRow applies DO UPDATE SET to the existing row that conflicts with
-// the proposed row.
-func upsertRow(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constraints, proposed arrow.Record, out *materialized) (int64, error) {
-	existing, rowID, err := findConflictingRow(ctx, rt, n, proposed)
-	if err != nil {
-		return 0, err
-	}
-	defer existing.Release()
-	// SET expressions see the existing row followed by EXCLUDED.
-	both := make([]arrow.Array, 0, 2*len(n.Table.Columns))
-	both = append(both, existing.Columns()...)
-	both = append(both, proposed.Columns()...)
-	fields := append(append([]arrow.Field{}, tableSchema(n.Table).Fields()...), tableSchema(n.Table).Fields()...)
-	in := array.NewRecord(arrow.NewSchema(fields, nil), both, 1)
-	defer in.Release()
-	if n.OnConflict.Where != nil {
-		ok, err := Eval(rt, n.OnConflict.Where, in)
-		if err != nil {
-			return 0, err
-		}
-		b := ok.(*array.Boolean)
-		pass := b.IsValid(0) && b.Value(0)
-		ok.Release()
-		if !pass {
-			return 0, nil
-		}
-	}
-	cols := make([]arrow.Array, len(n.Table.Columns))
-	for pos := range n.Table.Columns {
-		if e, ok := n.OnConflict.Set[pos]; ok {
-			a, err := Eval(rt, e, in)
-			if err != nil {
-				releaseAll(cols)
-				return 0, err
-			}
-			cols[pos] = a
-		} else {
-			cols[pos] = existing.Column(pos)
-			cols[pos].Retain()
-		}
-	}
-	newRow := tableRecord(n.Table, cols, 1)
-	releaseAll(cols)
-	defer newRow.Release()
-	if err := cons.verify(ctx, rt, newRow); err != nil {
-		return 0, err
-	}
-	if err := rt.Tx.Delete(n.Table.ID, []int64{rowID}); err != nil {
-		return 0, err
-	}
-	if err := rt.Tx.Insert(n.Table.ID, newRow); err != nil {
-		return 0, err
-	}
-	return 1, out.addReturning(rt, n.Returning, newRow)
-}
-
-// findConflictingRow scans the table for the row whose conflict-target
-// columns equal the proposed row's.
-func findConflictingRow(ctx context.Context, rt *Runtime, n *sql.Insert, proposed arrow.Record) (arrow.Record, int64, error) {
-	target := n.OnConflict.Columns
-	want := make([][]byte, len(target))
-	for i, p := range target {
-		want[i] = types.KeyBytes(nil, types.ValueAt(proposed.Column(p), 0, n.Table.Columns[p].Type), n.Table.Columns[p].Type)
-	}
-	all := make([]int, len(n.Table.Columns))
+// upsertRows applies DO UPDATE SET to the existing rows updIDs, which
+// conflict with the proposed rows rows of rec (in the same order). It
+// returns the new rows (nil when the WHERE clause passed none) and which
+// of rows they come from (indexes into rows).
+func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constraints, rec arrow.Record, rows []int, updIDs []int64) (arrow.Record, []int, error) {
+	def, oc, tx := n.Table, n.OnConflict, rt.Tx
+	mem := memory.DefaultAllocator
+	all := make([]int, len(def.Columns))
 	for i := range all {
 		all[i] = i
 	}
-	rr, err := rt.Tx.Scan(ctx, n.Table.ID, all, true)
+	fetched, err := tx.FetchRows(ctx, def.ID, all, updIDs)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
-	defer rr.Release()
-	for rr.Next() {
-		rec := rr.Record()
-		for r := 0; r < int(rec.NumRows()); r++ {
-			match := true
-			for i, p := range target {
-				got := types.KeyBytes(nil, types.ValueAt(rec.Column(p), r, n.Table.Columns[p].Type), n.Table.Columns[p].Type)
-				if string(got) != string(want[i]) {
-					match = false
-					break
-				}
-			}
-			if match {
-				rowID := rec.Column(len(all)).(*array.Int64).Value(r)
-				row := rec.NewSlice(int64(r), int64(r+1))
-				cols := row.Columns()[:len(all)]
-				out := tableRecord(n.Table, cols, 1)
-				row.Release()
-				return out, rowID, nil
-			}
+	defer fetched.Release()
+	if fetched.NumRows() != int64(len(updIDs)) {
+		// A row committed after this statement's snapshot.
+		return nil, nil, storage.Conflict()
+	}
+	// FetchRows keeps the order given; check it all the same.
+	got := fetched.Column(len(all)).(*array.Int64)
+	for i, id := range updIDs {
+		if got.Value(i) != id {
+			return nil, nil, pgerr.New(pgerrcode.InternalError, "upsert: fetched row %d, want %d", got.Value(i), id)
 		}
 	}
-	if err := rr.Err(); err != nil {
-		return nil, 0, err
+	proposed, err := takeRecord(mem, rec, rows)
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil, 0, pgerr.New(pgerrcode.SerializationFailure, "could not serialize access due to concurrent update")
+	defer proposed.Release()
+	// SET and WHERE see the existing row followed by EXCLUDED.
+	both := make([]arrow.Array, 0, 2*len(def.Columns))
+	both = append(both, fetched.Columns()[:len(all)]...)
+	both = append(both, proposed.Columns()...)
+	fields := append(append([]arrow.Field{}, tableSchema(def).Fields()...), tableSchema(def).Fields()...)
+	in := array.NewRecord(arrow.NewSchema(fields, nil), both, int64(len(rows)))
+	defer in.Release()
+	ids := updIDs
+	applied := make([]int, len(rows))
+	for i := range applied {
+		applied[i] = i
+	}
+	if oc.Where != nil {
+		res, err := Eval(rt, oc.Where, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		b := res.(*array.Boolean)
+		var keep []int
+		ids = nil
+		for i := 0; i < b.Len(); i++ {
+			if b.IsValid(i) && b.Value(i) {
+				keep = append(keep, i)
+				ids = append(ids, updIDs[i])
+			}
+		}
+		res.Release()
+		applied = keep
+		if len(keep) == 0 {
+			return nil, nil, nil
+		}
+		if len(keep) < int(in.NumRows()) {
+			filtered, err := takeRecord(mem, in, keep)
+			if err != nil {
+				return nil, nil, err
+			}
+			defer filtered.Release()
+			in = filtered
+		}
+	}
+	cols := make([]arrow.Array, len(def.Columns))
+	for pos := range def.Columns {
+		if e, ok := oc.Set[pos]; ok {
+			a, err := Eval(rt, e, in)
+			if err != nil {
+				releaseAll(cols)
+				return nil, nil, err
+			}
+			cols[pos] = a
+		} else {
+			cols[pos] = in.Column(pos)
+			cols[pos].Retain()
+		}
+	}
+	newRows := tableRecord(def, cols, in.NumRows())
+	releaseAll(cols)
+	if err := cons.verify(ctx, rt, newRows); err != nil {
+		newRows.Release()
+		return nil, nil, err
+	}
+	if err := tx.Delete(def.ID, ids); err != nil {
+		newRows.Release()
+		return nil, nil, err
+	}
+	if err := tx.Insert(def.ID, newRows); err != nil {
+		newRows.Release()
+		return nil, nil, err
+	}
+	return newRows, applied, nil
 }
 
 // pendingWrite is one batch of an UPDATE: the rows to delete and their

@@ -63,8 +63,16 @@ type Session struct {
 	tx         *storage.Tx
 	txFailed   bool
 	savepoints []savepoint
-	// txStart is the transaction timestamp of the explicit transaction.
+	// txStart is the transaction timestamp of the open transaction.
 	txStart time.Time
+	// isolation and readOnly are the open transaction's modes; queried is
+	// set once it ran a statement that reads or writes (its snapshot is
+	// then taken). implicit marks a transaction the session opened for a
+	// block of statements, which commits when the block ends (txn.go).
+	isolation string
+	readOnly  bool
+	queried   bool
+	implicit  bool
 
 	prepared map[string]*Statement
 }
@@ -246,6 +254,15 @@ func (s *Session) SearchPath() []string { return s.searchPath() }
 // Setting implements functions.SessionInfo (current_setting).
 func (s *Session) Setting(name string) (string, bool) {
 	name = strings.ToLower(name)
+	switch name {
+	case "transaction_isolation":
+		return s.currentIsolation(), true
+	case "transaction_read_only":
+		if s.currentReadOnly() {
+			return "on", true
+		}
+		return "off", true
+	}
 	if _, ok := lookupSetting(name); !ok {
 		return "", false
 	}
@@ -287,6 +304,7 @@ func (s *Session) Prepare(text string, paramTypes []types.T) ([]*Statement, erro
 	}
 	if len(out) == 1 && !s.txFailed {
 		st := out[0]
+		s.statementSnapshot(st.node)
 		bound, params, err := s.bind(st, st.ParamTypes)
 		if err != nil {
 			s.fail()
@@ -359,6 +377,7 @@ func (s *Session) Bind(st *Statement, params []any) (*Portal, error) {
 	if s.txFailed && !isTxEnd(st.node) {
 		return nil, errTxAborted()
 	}
+	s.statementSnapshot(st.node)
 	bound, ptypes, err := s.bind(st, st.ParamTypes)
 	if err != nil {
 		s.fail()
@@ -428,6 +447,8 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return tag, false, err
 	case *sql.Set:
 		return "SET", false, s.runSet(x)
+	case *sql.SetTransaction:
+		return "SET", false, s.runSetTransaction(x)
 	case *sql.Show:
 		return s.runShow(x, emit)
 	case *sql.Prepare:
@@ -449,33 +470,11 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 	case *sql.NoOp:
 		return x.Tag, false, nil
 	}
+	if err := s.checkWritable(p.stmt.SQL); err != nil {
+		return "", false, err
+	}
 	tag, err := s.inTx(ctx, func(tx *storage.Tx) (string, error) { return s.runDDL(ctx, tx, p.bound) })
 	return tag, false, err
-}
-
-// inTx runs fn in the explicit transaction, or in a new one that commits
-// when fn succeeds (autocommit).
-func (s *Session) inTx(ctx context.Context, fn func(tx *storage.Tx) (string, error)) (string, error) {
-	if s.tx != nil {
-		mark := s.tx.Savepoint()
-		tag, err := fn(s.tx)
-		if err != nil {
-			// The statement leaves no effect even though the transaction
-			// stays open (aborted) until ROLLBACK.
-			s.tx.RollbackTo(mark)
-		}
-		return tag, err
-	}
-	tx := s.engine.db.Begin()
-	tag, err := fn(tx)
-	if err != nil {
-		tx.Rollback()
-		return "", err
-	}
-	if err := tx.Commit(); err != nil {
-		return "", err
-	}
-	return tag, nil
 }
 
 // runtime builds the Runtime of one statement.
@@ -500,14 +499,24 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 		// Data-modifying statements run to completion at the first
 		// Execute; their RETURNING rows are kept for later ones.
 		if p.run == nil {
+			if err := s.checkWritable(p.stmt.SQL); err != nil {
+				return "", false, err
+			}
 			var result *materialized
 			var tag string
 			_, err := s.inTx(ctx, func(tx *storage.Tx) (string, error) {
+				if result != nil {
+					result.Close() // an earlier attempt's
+					result = nil
+				}
 				var err error
 				result, tag, err = runDML(ctx, s.runtime(tx, p.params), n)
 				return tag, err
 			})
 			if err != nil {
+				if result != nil {
+					result.Close()
+				}
 				return "", false, err
 			}
 			p.run = &portalRun{op: result}
@@ -632,24 +641,50 @@ func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arro
 }
 
 func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
+	noTx := func() {
+		s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
+	}
 	switch t.Kind {
 	case sql.TxBegin:
-		if s.tx != nil {
-			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25001", Message: "there is already a transaction in progress"})
-			return "BEGIN", nil
+		tag := "BEGIN"
+		if t.Start {
+			tag = "START TRANSACTION"
 		}
-		s.tx = s.engine.db.Begin()
-		s.txStart = time.Now()
-		s.txFailed = false
-		s.savepoints = nil
-		return "BEGIN", nil
+		level := ""
+		if t.Isolation != "" {
+			var err error
+			if level, err = isolationLevel(t.Isolation); err != nil {
+				return "", err
+			}
+		}
+		switch {
+		case s.tx != nil && s.implicit:
+			// BEGIN inside a block of statements makes the block an
+			// explicit transaction, as in PostgreSQL.
+			s.implicit = false
+		case s.tx != nil:
+			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25001", Message: "there is already a transaction in progress"})
+			return tag, nil
+		default:
+			s.beginTx()
+		}
+		if level != "" && !s.queried {
+			s.isolation = level
+		}
+		if t.ReadOnly != nil {
+			s.readOnly = *t.ReadOnly
+		}
+		return tag, nil
 	case sql.TxCommit:
 		if s.tx == nil {
-			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
+			noTx()
 			return "COMMIT", nil
 		}
+		if s.implicit {
+			noTx()
+		}
 		tx, failed := s.tx, s.txFailed
-		s.tx, s.txFailed, s.savepoints = nil, false, nil
+		s.endTx()
 		if failed {
 			tx.Rollback()
 			return "ROLLBACK", nil
@@ -659,15 +694,16 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		}
 		return "COMMIT", nil
 	case sql.TxRollback:
-		if s.tx == nil {
-			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
-			return "ROLLBACK", nil
+		if s.tx == nil || s.implicit {
+			noTx()
 		}
-		s.tx.Rollback()
-		s.tx, s.txFailed, s.savepoints = nil, false, nil
+		if s.tx != nil {
+			s.tx.Rollback()
+			s.endTx()
+		}
 		return "ROLLBACK", nil
 	}
-	if s.tx == nil {
+	if s.tx == nil || s.implicit {
 		return "", pgerr.New(pgerrcode.NoActiveSQLTransaction, "%s can only be used in transaction blocks", map[sql.TxKind]string{sql.TxSavepoint: "SAVEPOINT", sql.TxRelease: "RELEASE SAVEPOINT", sql.TxRollbackTo: "ROLLBACK TO SAVEPOINT"}[t.Kind])
 	}
 	if t.Kind == sql.TxSavepoint {
@@ -682,6 +718,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		return "", pgerr.New(pgerrcode.InvalidSavepointSpecification, "savepoint \"%s\" does not exist", t.Savepoint)
 	}
 	if t.Kind == sql.TxRelease {
+		s.tx.ReleaseSavepoint(s.savepoints[i].mark)
 		s.savepoints = s.savepoints[:i]
 		return "RELEASE", nil
 	}
@@ -703,8 +740,18 @@ func (s *Session) runSet(x *sql.Set) error {
 		}
 		return nil
 	}
-	if x.Name == "transaction_isolation" || x.Name == "session characteristics" {
-		return nil
+	switch x.Name {
+	case "transaction_isolation":
+		if x.Reset {
+			return nil
+		}
+		return s.runSetTransaction(&sql.SetTransaction{Isolation: x.Value})
+	case "transaction_read_only":
+		if x.Reset {
+			return nil
+		}
+		ro := isOn(x.Value)
+		return s.runSetTransaction(&sql.SetTransaction{ReadOnly: &ro})
 	}
 	st, ok := lookupSetting(x.Name)
 	if !ok {

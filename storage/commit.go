@@ -66,7 +66,8 @@ func (tx *Tx) Commit() error {
 		db.retire(rt.dir, next.version, true)
 	}
 	for id, tt := range tx.tables {
-		if ts := next.tables[id]; ts != nil && (tt.truncated || ts.tailRows >= int64(db.opts.FlushRows)) {
+		if ts := next.tables[id]; ts != nil && (tt.truncated || ts.tailRows >= int64(db.opts.FlushRows) ||
+			!tt.deletes.IsEmpty() && manyDeleted(ts)) {
 			db.requestFlush(id)
 		}
 	}

@@ -278,7 +278,7 @@ func (db *DB) compactTable(id uint64) error {
 	hts := db.head.Load().tables[id]
 	db.mu.Unlock()
 	pts, def := snap.tables[id], snap.cat.Tables[id]
-	if hts == nil || pts == nil || def == nil || hts.epoch != pts.epoch || len(hts.segments) <= compactSegments {
+	if hts == nil || pts == nil || def == nil || hts.epoch != pts.epoch {
 		return nil
 	}
 	if !slices.Equal(segmentNames(hts.segments), rt.manifestFiles) {
@@ -287,23 +287,33 @@ func (db *DB) compactTable(id uint64) error {
 	// Segments as in the head (flushes update it first), deleted row IDs
 	// as durable.
 	ts := &tableState{segments: hts.segments, deleted: pts.deleted, epoch: hts.epoch}
-	// Merge the smaller segments (big ones stay as they are) until about
-	// half the threshold remains.
-	limit := int64(16) * int64(db.opts.FlushRows)
-	var order []int
-	for i, seg := range ts.segments {
-		if seg.rows < limit {
-			order = append(order, i)
+	chosen := map[int]bool{}
+	if len(ts.segments) > compactSegments {
+		// Merge the smaller segments (big ones stay as they are) until
+		// about half the threshold remains.
+		limit := int64(16) * int64(db.opts.FlushRows)
+		var order []int
+		for i, seg := range ts.segments {
+			if seg.rows < limit {
+				order = append(order, i)
+			}
+		}
+		sort.SliceStable(order, func(a, b int) bool { return ts.segments[order[a]].rows < ts.segments[order[b]].rows })
+		if take := min(len(order), len(ts.segments)-compactSegments/2+1); take >= 2 {
+			for _, i := range order[:take] {
+				chosen[i] = true
+			}
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return ts.segments[order[a]].rows < ts.segments[order[b]].rows })
-	take := min(len(order), len(ts.segments)-compactSegments/2+1)
-	if take < 2 {
-		return nil
+	// Rewrite the segments whose rows are mostly deleted, so that disk
+	// use follows the live data.
+	for i, seg := range ts.segments {
+		if !chosen[i] && db.mostlyDeleted(seg, ts.deleted) {
+			chosen[i] = true
+		}
 	}
-	chosen := map[int]bool{}
-	for _, i := range order[:take] {
-		chosen[i] = true
+	if len(chosen) == 0 {
+		return nil
 	}
 
 	specs := segmentSpecs(def)

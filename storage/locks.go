@@ -61,6 +61,11 @@ func deadlockDetected() error {
 		WithHint("Retry the transaction.")
 }
 
+// maxLocks is the most rows and keys a transaction locks: a bulk change
+// beyond it takes no more locks (they cost memory), and relies on the
+// checks that follow and on commit's validation alone.
+const maxLocks = 100_000
+
 // lock acquires keys for tx, waiting for the holders of any taken by
 // another transaction. On error tx keeps the locks it acquired so far.
 func (lt *lockTable) lock(tx *Tx, keys []lockKey) error {
@@ -69,6 +74,10 @@ func (lt *lockTable) lock(tx *Tx, keys []lockKey) error {
 		ctx = context.Background()
 	}
 	lt.mu.Lock()
+	if len(tx.held)+len(keys) > maxLocks {
+		lt.mu.Unlock()
+		return nil
+	}
 	if lt.held == nil {
 		lt.held = map[lockKey]*Tx{}
 	}
@@ -161,13 +170,15 @@ func (tx *Tx) lockRows(tableID uint64, rows *roaring64.Bitmap) error {
 	if rows.IsEmpty() {
 		return nil
 	}
-	keys := make([]lockKey, 0, rows.GetCardinality())
-	it := rows.Iterator()
-	for it.HasNext() {
-		keys = append(keys, lockKey{table: tableID, id: it.Next()})
-	}
-	if err := tx.db.locks.lock(tx, keys); err != nil {
-		return err
+	if n := rows.GetCardinality(); n <= maxLocks {
+		keys := make([]lockKey, 0, n)
+		it := rows.Iterator()
+		for it.HasNext() {
+			keys = append(keys, lockKey{table: tableID, id: it.Next()})
+		}
+		if err := tx.db.locks.lock(tx, keys); err != nil {
+			return err
+		}
 	}
 	db := tx.db
 	db.mu.Lock()

@@ -92,6 +92,10 @@ func (db *DB) recover() error {
 		}
 	}
 
+	if err := verifySegments(tables); err != nil {
+		return err
+	}
+
 	// WAL replay.
 	files, err := listWALFiles(db.walDir())
 	if err != nil {

@@ -130,6 +130,11 @@ func (c *conn) loop() {
 			c.extended(c.close(m))
 		case *pgproto3.Sync:
 			c.ignoreTillSync = false
+			// The messages since the last Sync ran as one implicit
+			// transaction (unless they opened an explicit one).
+			if err := c.sess.EndImplicit(); err != nil {
+				c.sendError(err)
+			}
 			c.endOfTransactionPortals()
 			c.readyForQuery()
 		case *pgproto3.Flush:
@@ -175,6 +180,7 @@ func (c *conn) extended(err error) {
 	if err != nil {
 		c.sendError(err)
 		c.ignoreTillSync = true
+		c.sess.AbortBlock()
 	}
 }
 

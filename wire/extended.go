@@ -243,6 +243,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
+	c.sess.BeginImplicit()
 	ctx, done := c.statementContext()
 	opts := c.textOptions()
 	tag, suspended, err := c.sess.Execute(ctx, p.p, int(m.MaxRows), func(rec arrow.Record) error {

@@ -36,15 +36,29 @@ func (c *conn) runQuery(ctx context.Context, sql string) error {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
-	for _, st := range stmts {
-		if err := c.runStatement(ctx, st); err != nil {
+	if len(stmts) == 1 {
+		if err := c.runStatement(ctx, stmts[0]); err != nil {
 			return err
 		}
+		return c.werr
+	}
+	// Several statements run as one implicit transaction, as in
+	// PostgreSQL: the first error rolls back what the others did.
+	for _, st := range stmts {
+		c.sess.BeginImplicit()
+		if err = c.runStatement(ctx, st); err != nil {
+			break
+		}
 		if c.werr != nil {
-			return c.werr
+			err = c.werr
+			c.sess.AbortBlock()
+			break
 		}
 	}
-	return nil
+	if cerr := c.sess.EndImplicit(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // runStatement binds st without parameters and runs it to completion.

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -25,7 +26,7 @@ import (
 
 // shutdownTimeout is how long in-flight statements get to finish after
 // SIGINT/SIGTERM before they are cancelled.
-const shutdownTimeout = 5 * time.Second
+const shutdownTimeout = 3 * time.Second
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -49,6 +50,9 @@ type config struct {
 	listen   string
 	http     string
 	password string
+	// flushRows and walCheckpoint tune storage ("" = storage's default).
+	flushRows     string
+	walCheckpoint string
 }
 
 // option is one flag with its environment variable.
@@ -63,6 +67,8 @@ func options(cfg *config) []option {
 		{"listen", "CAIRN_LISTEN", "127.0.0.1:5432", "host:port", "PostgreSQL protocol address (port 0 picks a free port)", &cfg.listen},
 		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
 		{"password", "CAIRN_PASSWORD", "", "secret", "require SCRAM-SHA-256 authentication with this password (not implemented yet)", &cfg.password},
+		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
+		{"wal-checkpoint-bytes", "CAIRN_WAL_CHECKPOINT_BYTES", "", "n", fmt.Sprintf("write-ahead log size that triggers a checkpoint (default %d)", storage.DefaultWALCheckpointBytes), &cfg.walCheckpoint},
 	}
 }
 
@@ -124,7 +130,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 
-	db, err := storage.Open(cfg.dataDir, storage.Options{Logger: log})
+	sopts, err := storageOptions(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: %v\n", err)
+		return 2
+	}
+	sopts.Logger = log
+	db, err := storage.Open(cfg.dataDir, sopts)
 	if err != nil {
 		log.Error("opening data directory", "dir", cfg.dataDir, "err", err)
 		return 1
@@ -186,6 +198,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("stopped")
 	return code
+}
+
+// storageOptions turns the storage tuning flags into storage.Options.
+func storageOptions(cfg config) (storage.Options, error) {
+	var o storage.Options
+	if cfg.flushRows != "" {
+		n, err := strconv.Atoi(cfg.flushRows)
+		if err != nil || n <= 0 {
+			return o, fmt.Errorf("--flush-rows %q: want a positive integer", cfg.flushRows)
+		}
+		o.FlushRows = n
+	}
+	if cfg.walCheckpoint != "" {
+		n, err := strconv.ParseInt(cfg.walCheckpoint, 10, 64)
+		if err != nil || n <= 0 {
+			return o, fmt.Errorf("--wal-checkpoint-bytes %q: want a positive integer", cfg.walCheckpoint)
+		}
+		o.WALCheckpointBytes = n
+	}
+	return o, nil
 }
 
 // checkAuth enforces the password rules: without a password only loopback

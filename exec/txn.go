@@ -1,0 +1,283 @@
+package exec
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// Transactions. cairn gives two of PostgreSQL's isolation levels, both
+// over snapshots (writes are never visible to others before COMMIT):
+//
+//   - READ COMMITTED, the default as in PostgreSQL: every statement of a
+//     transaction reads a new snapshot of what was committed when it began,
+//     plus the transaction's own writes. A statement that changes a row
+//     another transaction is changing waits for it; if that one commits,
+//     the statement runs again on a new snapshot (PostgreSQL re-checks the
+//     row instead; the outcome is one of the serial orders either way).
+//   - REPEATABLE READ: the whole transaction reads the snapshot taken at its
+//     first statement (snapshot isolation); changing a row that another
+//     transaction changed and committed since fails with 40001.
+//
+// READ UNCOMMITTED is READ COMMITTED, as in PostgreSQL. SERIALIZABLE is
+// refused with 0A000: snapshot isolation allows write skew, so cairn
+// cannot honestly give it. Outside BEGIN every statement is its own
+// transaction (autocommit); a simple query of several statements, and the
+// extended-protocol messages up to Sync, run as one implicit transaction.
+
+const (
+	readCommitted  = "read committed"
+	repeatableRead = "repeatable read"
+)
+
+// isolationLevel normalises a requested isolation level.
+func isolationLevel(v string) (string, error) { return isolationFor("transaction_isolation", v) }
+
+func checkIsolation(v string) (string, error) {
+	return isolationFor("default_transaction_isolation", v)
+}
+
+func isolationFor(param, v string) (string, error) {
+	switch strings.ToLower(strings.Join(strings.Fields(v), " ")) {
+	case "read uncommitted", "read committed", "default", "":
+		return readCommitted, nil
+	case "repeatable read":
+		return repeatableRead, nil
+	case "serializable":
+		return "", pgerr.NotSupported("SERIALIZABLE isolation").
+			WithDetail("cairn provides READ COMMITTED and REPEATABLE READ (snapshot isolation, which allows write skew).").
+			WithHint("Use REPEATABLE READ, and retry transactions that fail with SQLSTATE 40001.")
+	}
+	return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", param, v)
+}
+
+// currentIsolation is the isolation level of the open transaction, or the
+// one the next transaction gets.
+func (s *Session) currentIsolation() string {
+	if s.tx != nil && s.isolation != "" {
+		return s.isolation
+	}
+	return s.get("default_transaction_isolation")
+}
+
+// currentReadOnly reports whether the open (or next) transaction is read
+// only.
+func (s *Session) currentReadOnly() bool {
+	if s.tx != nil && !s.implicit {
+		return s.readOnly
+	}
+	return isOn(s.get("default_transaction_read_only"))
+}
+
+func isOn(v string) bool {
+	switch strings.ToLower(v) {
+	case "on", "true", "yes", "1":
+		return true
+	}
+	return false
+}
+
+// beginTx opens a transaction with the session's default modes.
+func (s *Session) beginTx() {
+	s.tx = s.engine.db.Begin()
+	s.txStart = time.Now()
+	s.txFailed = false
+	s.savepoints = nil
+	s.isolation = s.get("default_transaction_isolation")
+	s.readOnly = isOn(s.get("default_transaction_read_only"))
+	s.queried = false
+}
+
+// endTx forgets the open transaction (already committed or rolled back).
+func (s *Session) endTx() {
+	s.tx, s.txFailed, s.savepoints, s.implicit, s.queried = nil, false, nil, false, false
+}
+
+// BeginImplicit opens an implicit transaction block unless a transaction
+// is open: the statements of a simple query holding several, or the
+// extended-protocol messages up to Sync, commit together at EndImplicit.
+func (s *Session) BeginImplicit() {
+	if s.tx != nil {
+		return
+	}
+	s.beginTx()
+	s.implicit = true
+}
+
+// EndImplicit ends an implicit transaction block: it commits unless a
+// statement failed, in which case everything the block did is rolled back.
+// It returns the commit's error.
+func (s *Session) EndImplicit() error {
+	if s.tx == nil || !s.implicit {
+		return nil
+	}
+	tx, failed := s.tx, s.txFailed
+	s.endTx()
+	if failed {
+		tx.Rollback()
+		return nil
+	}
+	return tx.Commit()
+}
+
+// AbortBlock marks the open transaction failed (an error in the middle of
+// a block of messages): an implicit one then rolls back at EndImplicit, an
+// explicit one answers 25P02 until ROLLBACK.
+func (s *Session) AbortBlock() { s.fail() }
+
+// takesSnapshot reports whether a statement reads or writes data (and so
+// fixes a REPEATABLE READ transaction's snapshot).
+func takesSnapshot(node *pg_query.Node) bool {
+	switch node.Node.(type) {
+	case *pg_query.Node_TransactionStmt, *pg_query.Node_VariableSetStmt, *pg_query.Node_VariableShowStmt,
+		*pg_query.Node_PrepareStmt, *pg_query.Node_DeallocateStmt:
+		return false
+	}
+	return true
+}
+
+// statementSnapshot gives the open transaction the snapshot the next
+// statement reads: a new one for each statement under READ COMMITTED, the
+// first statement's under REPEATABLE READ.
+func (s *Session) statementSnapshot(node *pg_query.Node) {
+	if s.tx == nil || s.txFailed || node == nil || !takesSnapshot(node) {
+		return
+	}
+	if !s.queried || s.currentIsolation() == readCommitted {
+		s.tx.Refresh()
+	}
+	s.queried = true
+}
+
+// runSetTransaction is SET TRANSACTION and SET SESSION CHARACTERISTICS AS
+// TRANSACTION.
+func (s *Session) runSetTransaction(x *sql.SetTransaction) error {
+	var level string
+	if x.Isolation != "" {
+		var err error
+		if level, err = isolationLevel(x.Isolation); err != nil {
+			return err
+		}
+	}
+	if x.Session {
+		if level != "" {
+			s.values["default_transaction_isolation"] = level
+		}
+		if x.ReadOnly != nil {
+			v := "off"
+			if *x.ReadOnly {
+				v = "on"
+			}
+			s.values["default_transaction_read_only"] = v
+			s.changed[showName("default_transaction_read_only")] = v
+		}
+		return nil
+	}
+	if s.tx == nil || s.implicit {
+		s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25P01", Message: "SET TRANSACTION can only be used in transaction blocks"})
+		return nil
+	}
+	if level != "" && level != s.isolation {
+		if s.queried {
+			return pgerr.New(pgerrcode.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+		}
+		s.isolation = level
+	}
+	if x.ReadOnly != nil {
+		if !*x.ReadOnly && s.readOnly && s.queried {
+			return pgerr.New(pgerrcode.ActiveSQLTransaction, "transaction read-write mode must be set before any query")
+		}
+		s.readOnly = *x.ReadOnly
+	}
+	return nil
+}
+
+// checkWritable refuses a statement that writes in a read-only
+// transaction (25006).
+func (s *Session) checkWritable(sqlText string) error {
+	if !s.currentReadOnly() {
+		return nil
+	}
+	words := strings.Fields(strings.ToUpper(sqlText))
+	what := "this statement"
+	if len(words) > 0 {
+		what = words[0]
+		switch what {
+		case "CREATE", "DROP", "ALTER":
+			if len(words) > 1 {
+				what += " " + words[1]
+			}
+		}
+	}
+	return pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", what)
+}
+
+// maxStatementRetries bounds how often a statement runs again after
+// meeting concurrent updates.
+const maxStatementRetries = 1000
+
+// retryBackoff sleeps a little before a statement runs again.
+func retryBackoff(ctx context.Context, attempt int) {
+	d := time.Duration(min(attempt+1, 20)) * 500 * time.Microsecond
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// inTx runs fn in the open transaction, or in a new one that commits when
+// fn succeeds (autocommit). Under READ COMMITTED a statement that met a
+// concurrent update (storage.IsConflict) runs again on a new snapshot;
+// an autocommit statement whose commit lost to a concurrent one too.
+func (s *Session) inTx(ctx context.Context, fn func(tx *storage.Tx) (string, error)) (string, error) {
+	for attempt := 0; ; attempt++ {
+		tag, err := s.inTxOnce(ctx, fn)
+		if err == nil || s.currentIsolation() != readCommitted || attempt >= maxStatementRetries || ctx.Err() != nil {
+			return tag, err
+		}
+		if !storage.IsConflict(err) && !(s.tx == nil && pgerr.Code(err) == pgerrcode.SerializationFailure) {
+			return tag, err
+		}
+		retryBackoff(ctx, attempt)
+		if s.tx != nil {
+			s.tx.Refresh()
+		}
+	}
+}
+
+func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (string, error)) (string, error) {
+	if s.tx != nil {
+		mark := s.tx.Savepoint()
+		s.tx.SetContext(ctx)
+		tag, err := fn(s.tx)
+		s.tx.SetContext(nil)
+		if err != nil {
+			// The statement leaves no effect even though the transaction
+			// stays open (aborted) until ROLLBACK.
+			s.tx.RollbackTo(mark)
+		}
+		s.tx.ReleaseSavepoint(mark)
+		return tag, err
+	}
+	tx := s.engine.db.Begin()
+	tx.SetContext(ctx)
+	tag, err := fn(tx)
+	if err != nil {
+		tx.Rollback()
+		return "", err
+	}
+	tx.SetContext(nil)
+	if err := tx.Commit(); err != nil {
+		return "", err
+	}
+	return tag, nil
+}
