@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,6 +54,8 @@ type config struct {
 	// flushRows and walCheckpoint tune storage ("" = storage's default).
 	flushRows     string
 	walCheckpoint string
+	// memoryLimit is the soft memory limit ("off" = none).
+	memoryLimit string
 }
 
 // option is one flag with its environment variable.
@@ -68,6 +71,7 @@ func options(cfg *config) []option {
 		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
 		{"password", "CAIRN_PASSWORD", "", "secret", "require SCRAM-SHA-256 authentication with this password (not implemented yet)", &cfg.password},
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
+		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.5GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 70% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
 		{"wal-checkpoint-bytes", "CAIRN_WAL_CHECKPOINT_BYTES", "", "n", fmt.Sprintf("write-ahead log size that triggers a checkpoint (default %d)", storage.DefaultWALCheckpointBytes), &cfg.walCheckpoint},
 	}
 }
@@ -134,6 +138,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "cairn: %v\n", err)
 		return 2
+	}
+	limit, err := parseSize(cfg.memoryLimit)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: --memory-limit: %v\n", err)
+		return 2
+	}
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+		sopts.CacheBytes = limit / 10 * 7
 	}
 	sopts.Logger = log
 	db, err := storage.Open(cfg.dataDir, sopts)
@@ -218,6 +231,31 @@ func storageOptions(cfg config) (storage.Options, error) {
 		o.WALCheckpointBytes = n
 	}
 	return o, nil
+}
+
+// parseSize reads a byte size such as "2.5GiB", "512MiB", "1GB" or a bare
+// number of bytes; "off" and "0" mean no limit (0).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "off") {
+		return 0, nil
+	}
+	units := []struct {
+		suffix string
+		size   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = strings.TrimSpace(rest), u.size
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%q is not a size (e.g. 2.5GiB, 512MiB, off)", s)
+	}
+	return int64(v * mult), nil
 }
 
 // checkAuth enforces the password rules: without a password only loopback

@@ -200,3 +200,17 @@ func TestRunHTTPOff(t *testing.T) {
 		t.Errorf("exit code %d", code)
 	}
 }
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"2.5GiB": 5 << 29, "512MiB": 512 << 20, "1GB": 1e9, "4096": 4096, "off": 0, "0": 0, " 1 KiB ": 1024} {
+		got, err := parseSize(in)
+		if err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"lots", "-1GiB", "1.5XB"} {
+		if _, err := parseSize(bad); err == nil {
+			t.Errorf("parseSize(%q) succeeded", bad)
+		}
+	}
+}
