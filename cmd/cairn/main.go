@@ -71,7 +71,7 @@ func options(cfg *config) []option {
 		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
 		{"password", "CAIRN_PASSWORD", "", "secret", "require SCRAM-SHA-256 authentication with this password (not implemented yet)", &cfg.password},
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
-		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.5GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 70% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
+		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 75% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
 		{"wal-checkpoint-bytes", "CAIRN_WAL_CHECKPOINT_BYTES", "", "n", fmt.Sprintf("write-ahead log size that triggers a checkpoint (default %d)", storage.DefaultWALCheckpointBytes), &cfg.walCheckpoint},
 	}
 }
@@ -146,7 +146,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
-		sopts.CacheBytes = limit / 10 * 7
+		sopts.CacheBytes = limit / 4 * 3
 	}
 	sopts.Logger = log
 	db, err := storage.Open(cfg.dataDir, sopts)
