@@ -18,7 +18,7 @@ import (
 // binary encoding sent as a parameter must come back as our text, and our
 // text sent as a parameter must come back as our binary encoding. It runs
 // only when ORACLE_PORT names a server started with
-// a throwaway PostgreSQL 15 (e.g. pg-oracle start); the hard-coded cases of
+// a throwaway PostgreSQL 15 server (e.g. from pg-oracle); the hard-coded cases of
 // oracle_cases_test.go cover the same ground without one.
 func TestLiveOracle(t *testing.T) {
 	port := os.Getenv("ORACLE_PORT")
