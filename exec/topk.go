@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/cairn-db/cairn/sql"
 )
 
@@ -75,6 +76,65 @@ func newTopK(rt *Runtime, n *sql.TopK, in Operator) *TopK {
 // Schema implements Operator.
 func (t *TopK) Schema() *arrow.Schema { return t.schema }
 
+// offerFloats is the fast path of the common search shape, one float sort
+// key (a similarity score): each row's score is compared with the heap's
+// worst entry in place, and only rows that enter the heap get a key. done
+// is false when the batch does not fit the path (the caller takes the
+// general one).
+func (t *TopK) offerFloats(ev *evaluator, rec arrow.Record, bi int, seq *int64) (done bool, err error) {
+	if len(t.ke.specs) != 1 || t.ke.specs[0].kind != sortFloat || t.k <= 0 {
+		return false, nil
+	}
+	v, err := ev.eval(t.ke.exprs[0], batchOf(rec))
+	if err != nil {
+		return false, err
+	}
+	defer v.release()
+	var value func(i int) float64
+	switch a := v.arr.(type) {
+	case *array.Float32:
+		vals := a.Float32Values()
+		value = func(i int) float64 { return float64(vals[i]) }
+	case *array.Float64:
+		vals := a.Float64Values()
+		value = func(i int) float64 { return vals[i] }
+	default:
+		return false, nil
+	}
+	arr := v.arr
+	rec.Retain()
+	t.batches = append(t.batches, rec)
+	t.refs = append(t.refs, 0)
+	var probe [1]sortVal
+	for i := 0; i < arr.Len(); i++ {
+		probe[0] = sortVal{null: arr.IsNull(i)}
+		if !probe[0].null {
+			probe[0].f = value(i)
+		}
+		e := topEntry{keys: probe[:], ref: rowRef{Src: int32(bi), Row: int32(i)}, seq: *seq}
+		*seq++
+		if int64(t.heap.Len()) >= t.k {
+			top := &t.heap.entries[0]
+			if !t.heap.after(top, &e) {
+				continue
+			}
+			e.keys = []sortVal{probe[0]}
+			t.refs[bi]++ // before unref: top may live in this batch
+			t.unref(int(top.ref.Src))
+			*top = e
+			heap.Fix(&t.heap, 0)
+			continue
+		}
+		e.keys = []sortVal{probe[0]}
+		heap.Push(&t.heap, e)
+		t.refs[bi]++
+	}
+	if t.refs[bi] == 0 {
+		t.unref(bi)
+	}
+	return true, nil
+}
+
 func (t *TopK) init(ctx context.Context) error {
 	t.inited = true
 	count, offset, err := limitValues(ctx, t.rt, t.node.Count, t.node.Offset)
@@ -116,10 +176,16 @@ func (t *TopK) load(ctx context.Context) error {
 		if n == 0 {
 			continue
 		}
+		bi := len(t.batches)
+		if done, err := t.offerFloats(ev, rec, bi, &seq); done || err != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if keys, err = t.ke.rows(ev, rec, keys[:0]); err != nil {
 			return err
 		}
-		bi := len(t.batches)
 		rec.Retain()
 		t.batches = append(t.batches, rec)
 		t.refs = append(t.refs, 0)
