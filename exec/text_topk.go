@@ -1,9 +1,9 @@
 package exec
 
 import (
+	"container/heap"
 	"context"
 	"io"
-	"sort"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -106,24 +106,44 @@ func (t *textTopK) fallback() error {
 }
 
 // bestIDs returns the IDs of the k best scores, best first (ties: lower
-// row ID first), with a bounded heap over the matches.
+// row ID first), keeping a bounded heap of k candidates.
 func bestIDs(m *textScores, k int) []int64 {
-	h := &minHeap{}
-	for i, id := range m.IDs {
-		offer(h, k, scored{ref: rowRef{Src: int32(id >> 31), Row: int32(id & (1<<31 - 1))}, score: m.Scores[i]})
-	}
-	best := append([]scored(nil), (*h)...)
-	sort.Slice(best, func(i, j int) bool {
-		if best[i].score != best[j].score {
-			return best[i].score > best[j].score
+	h := &matchHeap{m: m}
+	for i := range m.IDs {
+		if h.Len() < k {
+			heap.Push(h, i)
+		} else if k > 0 && h.better(i, h.idx[0]) {
+			h.idx[0] = i
+			heap.Fix(h, 0)
 		}
-		return refAfter(best[j].ref, best[i].ref)
-	})
-	ids := make([]int64, len(best))
-	for i, b := range best {
-		ids[i] = int64(b.ref.Src)<<31 | int64(b.ref.Row)
+	}
+	ids := make([]int64, h.Len())
+	for i := len(ids) - 1; i >= 0; i-- {
+		ids[i] = m.IDs[heap.Pop(h).(int)]
 	}
 	return ids
+}
+
+// matchHeap holds indexes into textScores with the worst match on top.
+type matchHeap struct {
+	m   *textScores
+	idx []int
+}
+
+func (h *matchHeap) better(a, b int) bool {
+	if h.m.Scores[a] != h.m.Scores[b] {
+		return h.m.Scores[a] > h.m.Scores[b]
+	}
+	return h.m.IDs[a] < h.m.IDs[b]
+}
+func (h *matchHeap) Len() int           { return len(h.idx) }
+func (h *matchHeap) Less(i, j int) bool { return h.better(h.idx[j], h.idx[i]) }
+func (h *matchHeap) Swap(i, j int)      { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
+func (h *matchHeap) Push(x any)         { h.idx = append(h.idx, x.(int)) }
+func (h *matchHeap) Pop() any {
+	x := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return x
 }
 
 // eofOr is err, or io.EOF when err is nil.
