@@ -28,6 +28,9 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isSetReturning(name) && len(functions.Overloads(name)) == 0 {
+		return nil, pgerr.NotSupported("set-returning function %s outside FROM (write SELECT ... FROM %s(...))", name, name)
+	}
 	switch name {
 	case "nextval":
 		return b.bindNextVal(args)
@@ -128,4 +131,16 @@ func (b *Binder) bindAggregate(sc *scope, fc *pg_query.FuncCall, name string) (E
 	}
 	agg.calls = append(agg.calls, call)
 	return &aggRef{idx: len(agg.calls) - 1, t: call.T}, nil
+}
+
+// isSetReturning reports whether name is a set-returning function cairn
+// runs in FROM (see bindSRF).
+func isSetReturning(name string) bool {
+	switch name {
+	case "generate_series", "unnest", "jsonb_array_elements", "json_array_elements", "jsonb_array_elements_text",
+		"json_array_elements_text", "jsonb_each", "jsonb_each_text", "json_each", "json_each_text",
+		"jsonb_object_keys", "json_object_keys":
+		return true
+	}
+	return false
 }

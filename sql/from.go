@@ -4,6 +4,7 @@ import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -400,6 +401,10 @@ func (b *Binder) bindSRF(name string, args []Expr) (*SRF, error) {
 		srf.Out = []Col{{Name: name, T: types.TextT}}
 		return srf, nil
 	default:
+		if len(functions.Overloads(name)) == 0 && !functions.IsAggregate(name) {
+			return nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args)).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
 		return nil, pgerr.NotSupported("function %s in FROM", name)
 	}
 	return nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
