@@ -5,7 +5,10 @@ import (
 	"context"
 	"io"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -213,7 +216,7 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 	var vecArm, textArm minHeap
 	var all []scored // every row when K is unlimited
 	var tf []int
-	for src := 0; ; src++ {
+	for {
 		rec, err := h.input.Next(ctx)
 		if err == io.EOF {
 			break
@@ -223,17 +226,20 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 		}
 		rec.Retain()
 		recs = append(recs, rec)
+	}
+	cosines, err := h.cosines(recs)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(cosines)
+	for src, rec := range recs {
 		if rec.NumRows() == 0 {
 			continue
 		}
-		cos, err := Eval(h.rt, h.cosine, rec)
-		if err != nil {
-			return nil, err
-		}
+		cos := cosines[src]
 		cosf := cos.(*array.Float32)
 		text, err := Eval(h.rt, h.node.Score.Source.Text, rec)
 		if err != nil {
-			cos.Release()
 			return nil, err
 		}
 		texts := text.(*array.String)
@@ -241,7 +247,6 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 		if indexed != nil {
 			ids, err := Eval(h.rt, h.node.Score.RowID, rec)
 			if err != nil {
-				cos.Release()
 				text.Release()
 				return nil, err
 			}
@@ -274,7 +279,6 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 				}
 			}
 		}
-		cos.Release()
 		text.Release()
 	}
 	if k < 0 {
@@ -302,6 +306,36 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 		cands = cands[:k]
 	}
 	return h.output(recs, cands)
+}
+
+// cosines computes the vector arm's similarity for every batch, the
+// batches shared out among the cores (the kernel is bound by memory
+// bandwidth, which one core does not saturate).
+func (h *hybridTopK) cosines(recs []arrow.Record) ([]arrow.Array, error) {
+	out := make([]arrow.Array, len(recs))
+	errs := make([]error, len(recs))
+	h.rt.fnCtx() // settle the runtime's lazily made state before sharing it
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(recs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(recs); i = int(next.Add(1) - 1) {
+				if recs[i].NumRows() > 0 {
+					out[i], errs[i] = Eval(h.rt, h.cosine, recs[i])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // output gathers the candidate rows, best first, with their fused score.
