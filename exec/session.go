@@ -383,11 +383,8 @@ func (s *Session) Bind(st *Statement, params []any) (*Portal, error) {
 		s.fail()
 		return nil, err
 	}
-	if len(params) < len(ptypes) && len(params) != 0 || len(params) > len(ptypes) {
+	if len(params) != len(ptypes) {
 		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"\" requires %d", len(params), len(ptypes))
-	}
-	if len(params) == 0 && len(ptypes) > 0 {
-		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies 0 parameters, but prepared statement \"\" requires %d", len(ptypes))
 	}
 	return &Portal{stmt: st, bound: bound, params: params, columns: s.resultColumns(bound)}, nil
 }
@@ -861,6 +858,16 @@ func typeNameOf(t types.T) *pg_query.TypeName {
 	return &pg_query.TypeName{Names: []*pg_query.Node{{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: name}}}}, ArrayBounds: bounds, Typemod: -1}
 }
 
+// readTx is the transaction a read runs in: the explicit one, or a new one
+// that done rolls back (a read has nothing to commit).
+func (s *Session) readTx() (tx *storage.Tx, done func()) {
+	if s.tx != nil {
+		return s.tx, func() {}
+	}
+	tx = s.engine.db.Begin()
+	return tx, tx.Rollback
+}
+
 // scalarQuery runs a one-row, one-column SELECT parse tree and returns the
 // datum.
 func (s *Session) scalarQuery(node *pg_query.Node) (any, error) {
@@ -869,15 +876,8 @@ func (s *Session) scalarQuery(node *pg_query.Node) (any, error) {
 		return nil, err
 	}
 	q := bound.(*sql.Query)
-	tx, own := s.tx, false
-	if tx == nil {
-		tx, own = s.engine.db.Begin(), true
-		defer func() {
-			if own {
-				tx.Rollback()
-			}
-		}()
-	}
+	tx, done := s.readTx()
+	defer done()
 	rt := s.runtime(tx, nil)
 	op, err := Build(rt, q.Plan)
 	if err != nil {
@@ -902,11 +902,8 @@ func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) ([]str
 	case *sql.Insert, *sql.Update, *sql.Delete:
 		return nil, pgerr.NotSupported("EXPLAIN ANALYZE of INSERT, UPDATE or DELETE")
 	}
-	tx := s.tx
-	if tx == nil {
-		tx = s.engine.db.Begin()
-		defer tx.Rollback()
-	}
+	tx, done := s.readTx()
+	defer done()
 	rt := s.runtime(tx, p.params)
 	rt.Analyze = true
 	start := time.Now()

@@ -238,17 +238,6 @@ func IsSimilarity(e Expr) bool {
 	return false
 }
 
-// hasSearchNode reports whether e contains a node of the given kind.
-func containsHybrid(e Expr) bool {
-	found := false
-	walkExpr(e, func(x Expr) {
-		if _, ok := x.(*HybridScore); ok {
-			found = true
-		}
-	})
-	return found
-}
-
 // HybridTopK ranks its input rows by pg_deeplake's hybrid score: the K
 // best rows by cosine (the vector arm) and up to K rows matching the query
 // text by BM25 (the text arm), each arm turned into a softmax over its own

@@ -1,8 +1,6 @@
 package sql
 
 import (
-	"strings"
-
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
@@ -502,7 +500,7 @@ func figureColname(n *pg_query.Node) (string, int) {
 		if name, strength := figureColname(tc.Arg); strength > 1 {
 			return name, strength
 		}
-		return typeNameColname(tc.TypeName), 1
+		return nameOf(tc.TypeName.Names), 1
 	}
 	name := figureStrong(n)
 	if name == "?column?" {
@@ -559,20 +557,6 @@ func figureStrong(n *pg_query.Node) string {
 		}
 	}
 	return "?column?"
-}
-
-func typeNameColname(tn *pg_query.TypeName) string {
-	name := nameOf(tn.Names)
-	if len(tn.ArrayBounds) > 0 {
-		return name
-	}
-	switch name {
-	case "int4":
-		return "int4"
-	case "bpchar":
-		return "bpchar"
-	}
-	return name
 }
 
 // bindSortKeys binds ORDER BY of a plain SELECT. A key is an output column
@@ -806,5 +790,3 @@ func numericRank(t types.T) int {
 	}
 	return 0
 }
-
-func lower(s string) string { return strings.ToLower(s) }
