@@ -43,10 +43,10 @@ func cosineVals(a, b *vecVal) (float64, bool) {
 	var d, aa, bb float64
 	switch {
 	case b.norms != nil:
-		d, aa = vecDotNorm(a.data, b.data)
+		d, aa = vecDotNorm(a.data, b.data, a.next)
 		bb = b.norms[0]
 	case a.norms != nil:
-		d, bb = vecDotNorm(b.data, a.data)
+		d, bb = vecDotNorm(b.data, a.data, b.next)
 		aa = a.norms[0]
 	default:
 		d, aa, bb = vecDotNorms(a.data, b.data)

@@ -25,8 +25,11 @@ var (
 	vecDot = dotGo
 	// vecDotNorm is Σ a[i]·b[i] and Σ a[i]² in one pass over a (the
 	// column side of a column-constant cosine, whose constant norm is
-	// known).
-	vecDotNorm = dotNormGo
+	// known). next is the row the caller will pass as a next, when that
+	// is not the one that follows a in memory (a scan of selected rows):
+	// the assembly loads it into the cache while it reads a. nil: the
+	// memory after a.
+	vecDotNorm = func(a, b, _ []float32) (dot, aa float64) { return dotNormGo(a, b) }
 	// vecDotNorms is Σ a[i]·b[i], Σ a[i]² and Σ b[i]² in one pass.
 	vecDotNorms = dotNormsGo
 	// vecSqDist is Σ (a[i]-b[i])².
@@ -68,7 +71,7 @@ func cosine(a, b []float32) (float32, bool) {
 // cosineNorm is cosine(a, b) when Σ b[i]² is already known as bb (the
 // query vector of a scan, computed once).
 func cosineNorm(a, b []float32, bb float64) (float32, bool) {
-	d, aa := vecDotNorm(a, b)
+	d, aa := vecDotNorm(a, b, nil)
 	c, ok := cosineOf(d, aa, bb)
 	return float32(c), ok
 }

@@ -2,7 +2,11 @@
 
 package functions
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // The assembly sums of vector_math_amd64.s; n is the length of a, and b
 // has at least n elements.
@@ -10,8 +14,11 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func dotAVX2(a, b *float32, n int) float64
 
+// dotNormAVX2 prefetches the memory at pf, 64 bytes per 16 elements, as
+// it reads a (see vecDotNorm's next).
+//
 //go:noescape
-func dotNormAVX2(a, b *float32, n int) (dot, aa float64)
+func dotNormAVX2(a, b *float32, n int, pf uintptr) (dot, aa float64)
 
 //go:noescape
 func dotNormsAVX2(a, b *float32, n int) (dot, aa, bb float64)
@@ -42,10 +49,19 @@ func dotAsm(a, b []float32) float64 {
 	return dotAVX2(vecFirst(a), vecFirst(b), len(a))
 }
 
-func dotNormAsm(a, b []float32) (dot, aa float64) {
+func dotNormAsm(a, b, next []float32) (dot, aa float64) {
 	b = b[:len(a)]
-	return dotNormAVX2(vecFirst(a), vecFirst(b), len(a))
+	first := vecFirst(a)
+	pf := uintptr(unsafe.Pointer(first)) + prefetchAhead
+	if len(next) > 0 {
+		pf = uintptr(unsafe.Pointer(&next[0]))
+	}
+	return dotNormAVX2(first, vecFirst(b), len(a), pf)
 }
+
+// prefetchAhead is PREFETCH_AHEAD of the assembly: how far past the
+// current element the loops of a sequential scan prefetch.
+const prefetchAhead = 4096
 
 func dotNormsAsm(a, b []float32) (dot, aa, bb float64) {
 	b = b[:len(a)]

@@ -86,11 +86,14 @@ dot_done:
 	MOVSD X0, ret+24(FP)
 	RET
 
-// func dotNormAVX2(a, b *float32, n int) (dot, aa float64)
-TEXT ·dotNormAVX2(SB), NOSPLIT, $0-40
+// func dotNormAVX2(a, b *float32, n int, pf uintptr) (dot, aa float64)
+// b is the constant side (a query vector, in cache): only pf, the next
+// memory the caller will read, is prefetched.
+TEXT ·dotNormAVX2(SB), NOSPLIT, $0-48
 	MOVQ a+0(FP), SI
 	MOVQ b+8(FP), DI
 	MOVQ n+16(FP), CX
+	MOVQ pf+24(FP), R8
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -104,8 +107,7 @@ TEXT ·dotNormAVX2(SB), NOSPLIT, $0-40
 	JZ   dn_reduce
 
 dn_loop:
-	PREFETCHT0 PREFETCH_AHEAD(SI)
-	PREFETCHT0 PREFETCH_AHEAD(DI)
+	PREFETCHT0 (R8)
 	VCVTPS2PD 0(SI), Y8
 	VCVTPS2PD 0(DI), Y9
 	VFMADD231PD Y8, Y9, Y0
@@ -124,6 +126,7 @@ dn_loop:
 	VFMADD231PD Y8, Y8, Y7
 	ADDQ $64, SI
 	ADDQ $64, DI
+	ADDQ $64, R8
 	DECQ BX
 	JNZ  dn_loop
 
@@ -147,8 +150,8 @@ dn_tail:
 
 dn_done:
 	VZEROUPPER
-	MOVSD X0, dot+24(FP)
-	MOVSD X4, aa+32(FP)
+	MOVSD X0, dot+32(FP)
+	MOVSD X4, aa+40(FP)
 	RET
 
 // func dotNormsAVX2(a, b *float32, n int) (dot, aa, bb float64)
