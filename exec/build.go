@@ -54,7 +54,7 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		}
 		return newFilter(rt, n, in), nil
 	case *sql.Project:
-		if f, ok := n.Input.(*sql.Filter); ok && !rt.Analyze && hasSelectiveCall(n) {
+		if f, ok := n.Input.(*sql.Filter); ok && hasSelectiveCall(n) {
 			in, err := Build(rt, f.Input)
 			if err != nil {
 				return nil, err
@@ -87,6 +87,13 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 	case *sql.TopK:
 		if op, ok, err := buildParallelTopK(rt, n); ok || err != nil {
 			return op, err
+		}
+		if f, ok := n.Input.(*sql.Filter); ok {
+			in, err := Build(rt, f.Input)
+			if err != nil {
+				return nil, err
+			}
+			return newFilteredTopK(rt, n, f, in), nil
 		}
 		in, err := Build(rt, n.Input)
 		if err != nil {

@@ -545,16 +545,12 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 		if err != nil {
 			return nil, nil, err
 		}
-		b := res.(*array.Boolean)
-		var keep []int
-		ids = nil
-		for i := 0; i < b.Len(); i++ {
-			if b.IsValid(i) && b.Value(i) {
-				keep = append(keep, i)
-				ids = append(ids, updIDs[i])
-			}
-		}
+		keep := trueRows[int](res.(*array.Boolean))
 		res.Release()
+		ids = make([]int64, len(keep))
+		for i, row := range keep {
+			ids[i] = updIDs[row]
+		}
 		applied = keep
 		if len(keep) == 0 {
 			return nil, nil, nil

@@ -271,31 +271,60 @@ func (ev *evaluator) evalCall(e *sql.Call, b batch) (vec, error) {
 	if e.Overload == nil {
 		return vec{}, pgerr.New(pgerrcode.InternalError, "function %s has no overload", e.Name)
 	}
+	v, _, err := ev.evalCallMemo(e, b)
+	return v, err
+}
+
+// evalCallMemo is evalCall that also reports whether the result is held
+// by the ExprCache (and so stays immutable while the batch lives).
+func (ev *evaluator) evalCallMemo(e *sql.Call, b batch) (vec, bool, error) {
 	if cache := ev.rt.ExprCache; cache != nil && b.rec != nil {
 		if col, ok := cacheableInput(e); ok && col.Index < int(b.rec.NumCols()) {
 			input := b.rec.Column(col.Index)
 			if key, ok := cacheKey(e, input); ok {
 				if res := cache.get(key); res != nil {
-					return vec{arr: res, t: e.T}, nil
+					return vec{arr: res, t: e.T}, true, nil
 				}
 				v, err := ev.callArgs(e, b)
-				if err == nil && v.arr != nil {
-					cache.put(key, input, v.arr)
-				}
-				return v, err
+				kept := err == nil && v.arr != nil && cache.put(key, input, v.arr)
+				return v, kept, err
 			}
 		}
 	}
-	return ev.callArgs(e, b)
+	v, err := ev.callArgs(e, b)
+	return v, false, err
 }
 
-// callArgs evaluates the arguments of e over b and applies it.
+// callArgs evaluates the arguments of e over b and applies it, over the
+// dictionary of its varying argument when that is a low-cardinality
+// string column (dictionary.go).
 func (ev *evaluator) callArgs(e *sql.Call, b batch) (vec, error) {
-	args, err := ev.evalArgs(e.Args, b)
-	if err != nil {
-		return vec{}, err
+	varying, overDict := -1, false
+	if ev.rt.ExprCache != nil && b.rec != nil {
+		varying, overDict = dictionaryArg(e)
 	}
-	defer releaseVecs(args)
+	args := make([]vec, 0, len(e.Args))
+	defer func() { releaseVecs(args) }()
+	for i, a := range e.Args {
+		var v vec
+		var err error
+		if call, ok := a.(*sql.Call); ok && i == varying {
+			var kept bool
+			v, kept, err = ev.evalCallMemo(call, b)
+			overDict = overDict && kept
+		} else {
+			v, err = ev.eval(a, b)
+		}
+		if err != nil {
+			return vec{}, err
+		}
+		args = append(args, v)
+	}
+	if overDict {
+		if v, ok, err := ev.callOnDictionary(e, args, varying, b.n); ok {
+			return v, err
+		}
+	}
 	return ev.call(e.Overload, args, e.T, b.n)
 }
 

@@ -28,6 +28,16 @@ type analyzed struct {
 // instrument wraps op for EXPLAIN ANALYZE and registers its statistics
 // under n.
 func (rt *Runtime) instrument(op Operator, n sql.Node) Operator {
+	return &analyzed{Operator: op, stats: rt.statsOf(n), reg: rt.stats}
+}
+
+// statsOf returns the EXPLAIN ANALYZE statistics of n, for operators that
+// run a node fused into another (a Filter inside a TopK) to count it
+// themselves; nil when the statement is not analyzed.
+func (rt *Runtime) statsOf(n sql.Node) *opStats {
+	if !rt.Analyze {
+		return nil
+	}
 	if rt.stats == nil {
 		rt.stats = map[sql.Node]*opStats{}
 	}
@@ -36,7 +46,16 @@ func (rt *Runtime) instrument(op Operator, n sql.Node) Operator {
 		st = &opStats{}
 		rt.stats[n] = st
 	}
-	return &analyzed{Operator: op, stats: st, reg: rt.stats}
+	return st
+}
+
+// add counts a batch of rows produced in d (nothing when s is nil).
+func (s *opStats) add(rows int, d time.Duration) {
+	if s != nil {
+		s.started = true
+		s.rows += int64(rows)
+		s.elapsed += d
+	}
 }
 
 // Next implements Operator.

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
@@ -22,8 +24,9 @@ import (
 // An entry is keyed by the expression and the identity of its input (the
 // address of the array's value buffer plus offset and length) and keeps a
 // reference to that input, so the memory cannot be reused for other data
-// while the entry lives. The cache is bounded by bytes, least recently used
-// first out, and safe for concurrent use.
+// while the entry lives. The cache also keeps the dictionaries of string
+// columns (dictionary.go), keyed the same way. It is bounded by bytes,
+// least recently used first out, and safe for concurrent use.
 type ExprCache struct {
 	mu      sync.Mutex
 	budget  int64
@@ -43,7 +46,21 @@ type exprEntry struct {
 	key    exprKey
 	input  arrow.Array
 	result arrow.Array
-	bytes  int64
+	// dict is the entry of a dictionary key: the input's dictionary, or
+	// nil when the input has too many distinct values to encode.
+	dict  *dictionary
+	bytes int64
+}
+
+// release drops the entry's references.
+func (ent *exprEntry) release() {
+	ent.input.Release()
+	if ent.result != nil {
+		ent.result.Release()
+	}
+	if ent.dict != nil {
+		ent.dict.values.Release()
+	}
 }
 
 // NewExprCache returns a cache holding up to budget bytes of results.
@@ -87,6 +104,15 @@ func cacheKey(e *sql.Call, arr arrow.Array) (exprKey, bool) {
 	if !ok {
 		return exprKey{}, false
 	}
+	return arrayKey(text, arr)
+}
+
+// dictionaryKeyText is the expression text of dictionary entries; no
+// call's text starts with a NUL byte.
+const dictionaryKeyText = "\x00dictionary"
+
+// arrayKey identifies the result of expression text over arr.
+func arrayKey(text string, arr arrow.Array) (exprKey, bool) {
 	bufs := arr.Data().Buffers()
 	for i := len(bufs) - 1; i >= 1; i-- {
 		if bufs[i] != nil && bufs[i].Len() > 0 {
@@ -106,34 +132,79 @@ func (c *ExprCache) get(k exprKey) arrow.Array {
 	}
 	c.lru.MoveToFront(el)
 	res := el.Value.(*exprEntry).result
+	if res == nil {
+		return nil
+	}
 	res.Retain()
 	return res
 }
 
-// put stores result for k, retaining input and result.
-func (c *ExprCache) put(k exprKey, input, result arrow.Array) {
-	size := arraySize(result) + 64
-	if size > c.budget/4 {
-		return
+// put stores result for k, retaining input and result; false when the
+// result is too large to keep.
+func (c *ExprCache) put(k exprKey, input, result arrow.Array) bool {
+	result.Retain()
+	if !c.add(&exprEntry{key: k, input: input, result: result, bytes: arraySize(result) + 64}) {
+		result.Release()
+		return false
+	}
+	return true
+}
+
+// dictionary returns the dictionary of col, building and keeping it on
+// first use, with its values retained for the caller; nil when col has
+// too many distinct values or cannot be identified.
+func (c *ExprCache) dictionary(mem memory.Allocator, col *array.String) *dictionary {
+	k, ok := arrayKey(dictionaryKeyText, col)
+	if !ok {
+		return nil
+	}
+	c.mu.Lock()
+	if el, ok := c.entries[k]; ok {
+		c.lru.MoveToFront(el)
+		d := el.Value.(*exprEntry).dict
+		if d != nil {
+			d.values.Retain()
+		}
+		c.mu.Unlock()
+		return d
+	}
+	c.mu.Unlock()
+	d := buildDictionary(mem, col)
+	ent := &exprEntry{key: k, input: col, dict: d, bytes: 64}
+	if d != nil {
+		ent.bytes += int64(4*len(d.codes)) + arraySize(d.values)
+		d.values.Retain() // the caller's reference; the entry keeps the first
+	}
+	if !c.add(ent) && d != nil {
+		d.values.Release()
+	}
+	return d
+}
+
+// add stores an entry whose result or dictionary references it already
+// holds, retaining its input; false (and nothing retained) when the entry
+// is too large or its key already present.
+func (c *ExprCache) add(ent *exprEntry) bool {
+	if ent.bytes > c.budget/4 {
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.entries[k]; ok {
-		return
+	if _, ok := c.entries[ent.key]; ok {
+		return false
 	}
-	input.Retain()
-	result.Retain()
-	c.entries[k] = c.lru.PushFront(&exprEntry{key: k, input: input, result: result, bytes: size})
-	c.bytes += size
+	ent.input.Retain()
+	c.entries[ent.key] = c.lru.PushFront(ent)
+	c.bytes += ent.bytes
 	for c.bytes > c.budget {
 		el := c.lru.Back()
-		ent := el.Value.(*exprEntry)
+		old := el.Value.(*exprEntry)
 		c.lru.Remove(el)
-		delete(c.entries, ent.key)
-		c.bytes -= ent.bytes
-		ent.input.Release()
-		ent.result.Release()
+		delete(c.entries, old.key)
+		c.bytes -= old.bytes
+		old.release()
 	}
+	return true
 }
 
 // arraySize is the memory an array's buffers take.

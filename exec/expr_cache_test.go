@@ -73,3 +73,91 @@ func TestExprCache(t *testing.T) {
 		t.Fatalf("cache holds %d entries, want 4", len(cache.entries))
 	}
 }
+
+// TestDictionaryEvaluation checks that functions of a low-cardinality
+// column computed over its dictionary (boolean filters and other results,
+// NULL rows, sliced batches) equal the row-by-row results, and that a
+// high-cardinality column is remembered as such.
+func TestDictionaryEvaluation(t *testing.T) {
+	const n = 5000
+	vals := make([]string, n)
+	valid := make([]bool, n)
+	for i := range vals {
+		vals[i] = []string{"api", "web", "ml"}[i%3]
+		valid[i] = i%11 != 0
+	}
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	b.AppendValues(vals, valid)
+	low := b.NewArray()
+	for i := 0; i < n; i++ {
+		b.Append("row" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676)))
+	}
+	high := b.NewArray()
+	b.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "low", Type: arrow.BinaryTypes.String, Nullable: true}, {Name: "high", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	rec := array.NewRecord(schema, []arrow.Array{low, high}, n)
+	low.Release()
+	high.Release()
+	defer rec.Release()
+
+	call := func(name string, args ...sql.Expr) *sql.Call {
+		ts := make([]types.T, len(args))
+		for i, a := range args {
+			ts[i] = a.Type()
+		}
+		ov, _, err := functions.Resolve(name, ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &sql.Call{Name: name, Overload: ov, Args: args, T: ov.Result}
+	}
+	col := func(i int) sql.Expr { return &sql.ColumnRef{Index: i, Name: schema.Field(i).Name, T: types.TextT} }
+	text := func(s string) sql.Expr { return &sql.Const{Value: s, T: types.TextT} }
+	exprs := []sql.Expr{
+		call("=", col(0), text("web")),
+		call("<>", text("web"), col(0)),
+		call("~~", col(0), text("%p%")),
+		call("upper", col(0)),
+		call("=", call("upper", col(0)), text("ML")),
+		call("=", col(1), text("rowabc")),
+	}
+	plain := &Runtime{}
+	cache := NewExprCache(64 << 20)
+	memo := &Runtime{ExprCache: cache}
+	for _, batch := range []arrow.Record{rec, rec.NewSlice(1003, 4700)} {
+		for round := 0; round < 2; round++ {
+			for _, e := range exprs {
+				want, err := Eval(plain, e, batch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := Eval(memo, e, batch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !array.Equal(got, want) {
+					t.Fatalf("%s over %d rows, round %d: dictionary result differs from row by row", e, batch.NumRows(), round)
+				}
+				got.Release()
+				want.Release()
+			}
+		}
+		if batch != rec {
+			batch.Release()
+		}
+	}
+	var encoded, refused int
+	for k, el := range cache.entries {
+		if k.expr == dictionaryKeyText {
+			if el.Value.(*exprEntry).dict != nil {
+				encoded++
+			} else {
+				refused++
+			}
+		}
+	}
+	// Two batches: low and upper(low) encoded in each, high refused in each.
+	if encoded != 4 || refused != 2 {
+		t.Fatalf("%d dictionaries built and %d refused, want 4 and 2", encoded, refused)
+	}
+}

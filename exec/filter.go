@@ -67,14 +67,9 @@ func filterRecord(ev *evaluator, cond sql.Expr, rec arrow.Record) (arrow.Record,
 		}
 		return nil, nil
 	}
-	sel := make([]int, 0, n)
+	var sel []int
 	if bools, ok := mask.arr.(*array.Boolean); ok {
-		noNulls := bools.NullN() == 0
-		for i := 0; i < n; i++ {
-			if bools.Value(i) && (noNulls || bools.IsValid(i)) {
-				sel = append(sel, i)
-			}
-		}
+		sel = trueRows[int](bools)
 	} else {
 		for i := 0; i < n; i++ {
 			if triAt(mask, i) == triTrue {

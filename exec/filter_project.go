@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -30,6 +31,8 @@ type filterProject struct {
 	consts map[sql.Expr]any
 	// copied marks the input columns that non-selective expressions read.
 	copied []bool
+	// filterStats counts the filter's rows and time for EXPLAIN ANALYZE.
+	filterStats *opStats
 }
 
 // selectiveCall reports whether e is a call whose kernel can compute a
@@ -80,7 +83,7 @@ func newFilterProject(rt *Runtime, p *sql.Project, f *sql.Filter, in Operator) *
 			markRefs(copied, e)
 		}
 	}
-	return &filterProject{rt: rt, node: p, cond: f.Cond, schema: schemaOf(p.Out), input: in, copied: copied, consts: map[sql.Expr]any{}}
+	return &filterProject{rt: rt, node: p, cond: f.Cond, schema: schemaOf(p.Out), input: in, copied: copied, consts: map[sql.Expr]any{}, filterStats: rt.statsOf(f)}
 }
 
 func markRefs(need []bool, e sql.Expr) {
@@ -100,6 +103,7 @@ func (fp *filterProject) Close() {
 
 func (fp *filterProject) Next(ctx context.Context) (arrow.Record, error) {
 	fp.out.release()
+	start := time.Now()
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -115,6 +119,7 @@ func (fp *filterProject) Next(ctx context.Context) (arrow.Record, error) {
 		if len(sel) == 0 {
 			continue
 		}
+		fp.filterStats.add(len(sel), time.Since(start))
 		out, err := fp.project(ctx, rec, sel)
 		if err != nil {
 			return nil, err
@@ -130,14 +135,7 @@ func (fp *filterProject) selection(rec arrow.Record) ([]int32, error) {
 		return nil, err
 	}
 	defer mask.Release()
-	b := mask.(*array.Boolean)
-	sel := make([]int32, 0, b.Len())
-	for i := 0; i < b.Len(); i++ {
-		if b.IsValid(i) && b.Value(i) {
-			sel = append(sel, int32(i))
-		}
-	}
-	return sel, nil
+	return trueRows[int32](mask.(*array.Boolean)), nil
 }
 
 // project computes the output over the selected rows.

@@ -4,9 +4,11 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -18,12 +20,22 @@ import (
 // and emits them in order after skipping Offset. Equal keys keep input
 // order, as a stable Sort followed by Limit would. Without a count it is a
 // Sort followed by an Offset.
+//
+// Over a Filter (newFilteredTopK) it reads the filter's input and
+// selection instead of filtered copies: the keys are computed over the
+// selected rows in place and the heap points into the unfiltered batches,
+// so of all the rows that pass the filter only the k winners are copied.
 type TopK struct {
 	rt     *Runtime
 	node   *sql.TopK
 	input  Operator
 	schema *arrow.Schema
 	ke     *keyEvaluator
+	// filtered, when set, is input's filter with the keys as its
+	// projection (input is then the filter's input); filterStats counts
+	// the filter's rows and time for EXPLAIN ANALYZE.
+	filtered    *filterProject
+	filterStats *opStats
 
 	inited bool
 	inner  Operator // no count: Sort + Limit
@@ -73,6 +85,62 @@ func newTopK(rt *Runtime, n *sql.TopK, in Operator) *TopK {
 	return &TopK{rt: rt, node: n, input: in, schema: schemaOf(n.Columns()), ke: ke, heap: topHeap{specs: ke.specs}}
 }
 
+// newFilteredTopK is the TopK n over its Filter f, reading f's input from
+// in.
+func newFilteredTopK(rt *Runtime, n *sql.TopK, f *sql.Filter, in Operator) *TopK {
+	keys := &sql.Project{Input: f, Exprs: make([]sql.Expr, len(n.Keys)), Out: make([]sql.Col, len(n.Keys))}
+	refs := make([]sql.SortKey, len(n.Keys))
+	for i, k := range n.Keys {
+		keys.Exprs[i] = k.Expr
+		keys.Out[i] = sql.Col{Name: fmt.Sprintf("key%d", i+1), T: k.Expr.Type()}
+		refs[i] = k
+		refs[i].Expr = &sql.ColumnRef{Index: i, Name: keys.Out[i].Name, T: keys.Out[i].T}
+	}
+	ke := newKeyEvaluator(refs)
+	fp := newFilterProject(rt, keys, f, in)
+	return &TopK{rt: rt, node: n, input: in, schema: schemaOf(n.Columns()), ke: ke, heap: topHeap{specs: ke.specs}, filtered: fp, filterStats: rt.statsOf(f)}
+}
+
+// next returns the next input batch to keep rows of, the batch to compute
+// the sort keys over, and which row of the first each row of the second
+// is (nil: the same row). With a filter the first is unfiltered and the
+// second holds the keys of its selected rows only.
+func (t *TopK) next(ctx context.Context) (data, keys arrow.Record, rows []int32, err error) {
+	if t.filtered == nil {
+		rec, err := t.input.Next(ctx)
+		return rec, rec, nil, err
+	}
+	start := time.Now()
+	for {
+		rec, err := t.input.Next(ctx)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sel, err := t.filtered.selection(rec)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if len(sel) == 0 {
+			continue
+		}
+		t.filterStats.add(len(sel), time.Since(start))
+		keys, err := t.filtered.project(ctx, rec, sel)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		t.filtered.out.set(keys)
+		return rec, keys, sel, nil
+	}
+}
+
+// keyRowRef is the heap's reference to the row of key i of batch bi.
+func keyRowRef(bi int, rows []int32, i int) rowRef {
+	if rows != nil {
+		return rowRef{Src: int32(bi), Row: rows[i]}
+	}
+	return rowRef{Src: int32(bi), Row: int32(i)}
+}
+
 // Schema implements Operator.
 func (t *TopK) Schema() *arrow.Schema { return t.schema }
 
@@ -81,11 +149,11 @@ func (t *TopK) Schema() *arrow.Schema { return t.schema }
 // worst entry in place, and only rows that enter the heap get a key. done
 // is false when the batch does not fit the path (the caller takes the
 // general one).
-func (t *TopK) offerFloats(ev *evaluator, rec arrow.Record, bi int, seq *int64) (done bool, err error) {
+func (t *TopK) offerFloats(ev *evaluator, data, keys arrow.Record, rows []int32, bi int, seq *int64) (done bool, err error) {
 	if len(t.ke.specs) != 1 || t.ke.specs[0].kind != sortFloat || t.k <= 0 {
 		return false, nil
 	}
-	v, err := ev.eval(t.ke.exprs[0], batchOf(rec))
+	v, err := ev.eval(t.ke.exprs[0], batchOf(keys))
 	if err != nil {
 		return false, err
 	}
@@ -102,8 +170,8 @@ func (t *TopK) offerFloats(ev *evaluator, rec arrow.Record, bi int, seq *int64) 
 		return false, nil
 	}
 	arr := v.arr
-	rec.Retain()
-	t.batches = append(t.batches, rec)
+	data.Retain()
+	t.batches = append(t.batches, data)
 	t.refs = append(t.refs, 0)
 	var probe [1]sortVal
 	for i := 0; i < arr.Len(); i++ {
@@ -111,7 +179,7 @@ func (t *TopK) offerFloats(ev *evaluator, rec arrow.Record, bi int, seq *int64) 
 		if !probe[0].null {
 			probe[0].f = value(i)
 		}
-		e := topEntry{keys: probe[:], ref: rowRef{Src: int32(bi), Row: int32(i)}, seq: *seq}
+		e := topEntry{keys: probe[:], ref: keyRowRef(bi, rows, i), seq: *seq}
 		*seq++
 		if int64(t.heap.Len()) >= t.k {
 			top := &t.heap.entries[0]
@@ -165,32 +233,32 @@ func (t *TopK) load(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec, err := t.input.Next(ctx)
+		data, keyRec, rows, err := t.next(ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		n := int(rec.NumRows())
+		n := int(keyRec.NumRows())
 		if n == 0 {
 			continue
 		}
 		bi := len(t.batches)
-		if done, err := t.offerFloats(ev, rec, bi, &seq); done || err != nil {
+		if done, err := t.offerFloats(ev, data, keyRec, rows, bi, &seq); done || err != nil {
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		if keys, err = t.ke.rows(ev, rec, keys[:0]); err != nil {
+		if keys, err = t.ke.rows(ev, keyRec, keys[:0]); err != nil {
 			return err
 		}
-		rec.Retain()
-		t.batches = append(t.batches, rec)
+		data.Retain()
+		t.batches = append(t.batches, data)
 		t.refs = append(t.refs, 0)
 		for i := 0; i < n; i++ {
-			e := topEntry{keys: keys[i], ref: rowRef{Src: int32(bi), Row: int32(i)}, seq: seq}
+			e := topEntry{keys: keys[i], ref: keyRowRef(bi, rows, i), seq: seq}
 			seq++
 			if int64(t.heap.Len()) < t.k {
 				heap.Push(&t.heap, e)
@@ -296,6 +364,9 @@ func (t *TopK) releaseBatches() {
 // Close implements Operator.
 func (t *TopK) Close() {
 	t.out.release()
+	if t.filtered != nil {
+		t.filtered.out.release()
+	}
 	t.releaseBatches()
 	if t.inner != nil {
 		t.inner.Close()

@@ -388,6 +388,43 @@ func colFor(e Expr, name string, in []Col) Col {
 	return c
 }
 
+// deferrable reports whether a projection may run after the TopK that
+// orders its rows instead of before: its expressions give the same values
+// whenever they are computed (no volatile function, no sequence draw).
+// The projection then computes only the k rows the TopK keeps: a filtered
+// vector search returning ten rows copies ten texts, not the text of every
+// matching row.
+func deferrable(p *Project) bool {
+	ok := true
+	for _, e := range p.Exprs {
+		WalkExpr(e, func(x Expr) {
+			switch x := x.(type) {
+			case *NextVal:
+				ok = false
+			case *Call:
+				ok = ok && x.Overload != nil && !x.Overload.Volatile
+			}
+		})
+	}
+	return ok
+}
+
+// substituteKeys rewrites sort keys over a projection's output as keys
+// over its input: each column reference becomes the projected expression.
+func substituteKeys(keys []SortKey, exprs []Expr) []SortKey {
+	out := make([]SortKey, len(keys))
+	for i, k := range keys {
+		out[i] = k
+		out[i].Expr, _ = transformExpr(k.Expr, func(x Expr) (Expr, error) {
+			if r, ok := x.(*ColumnRef); ok {
+				return exprs[r.Index], nil
+			}
+			return nil, nil
+		})
+	}
+	return out
+}
+
 // finishOrderLimit adds Sort/TopK/Limit for ORDER BY, LIMIT and OFFSET.
 func (b *Binder) finishOrderLimit(plan Node, keys []SortKey, s *pg_query.SelectStmt) (Node, error) {
 	if s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
@@ -408,6 +445,9 @@ func (b *Binder) finishOrderLimit(plan Node, keys []SortKey, s *pg_query.SelectS
 	}
 	if len(keys) > 0 {
 		if count != nil {
+			if p, ok := plan.(*Project); ok && deferrable(p) {
+				return &Project{Input: &TopK{Input: p.Input, Keys: substituteKeys(keys, p.Exprs), Count: count, Offset: offset}, Exprs: p.Exprs, Out: p.Out}, nil
+			}
 			return &TopK{Input: plan, Keys: keys, Count: count, Offset: offset}, nil
 		}
 		plan = &Sort{Input: plan, Keys: keys}
