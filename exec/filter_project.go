@@ -140,11 +140,13 @@ func (fp *filterProject) selection(rec arrow.Record) ([]int32, error) {
 
 // project computes the output over the selected rows.
 func (fp *filterProject) project(ctx context.Context, rec arrow.Record, sel []int32) (arrow.Record, error) {
-	subset, err := fp.subset(rec, sel)
-	if err != nil {
-		return nil, err
-	}
-	defer subset.Release()
+	// subset is made when the first expression needs it.
+	var subset arrow.Record
+	defer func() {
+		if subset != nil {
+			subset.Release()
+		}
+	}()
 	ev := newEvaluator(ctx, fp.rt)
 	cols := make([]arrow.Array, len(fp.node.Exprs))
 	defer func() { releaseAll(cols) }()
@@ -153,6 +155,9 @@ func (fp *filterProject) project(ctx context.Context, rec arrow.Record, sel []in
 		var err error
 		if c, ok := selectiveCall(e); ok {
 			arr, err = fp.callSelected(ev, c, rec, sel)
+		}
+		if arr == nil && err == nil && subset == nil {
+			subset, err = fp.subset(rec, sel)
 		}
 		if arr == nil && err == nil {
 			arr, err = ev.evalArray(e, batchOf(subset))

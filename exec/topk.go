@@ -173,15 +173,26 @@ func (t *TopK) offerFloats(ev *evaluator, data, keys arrow.Record, rows []int32,
 	data.Retain()
 	t.batches = append(t.batches, data)
 	t.refs = append(t.refs, 0)
+	desc := t.ke.specs[0].desc
 	var probe [1]sortVal
 	for i := 0; i < arr.Len(); i++ {
 		probe[0] = sortVal{null: arr.IsNull(i)}
 		if !probe[0].null {
 			probe[0].f = value(i)
 		}
+		full := int64(t.heap.Len()) >= t.k
+		if full {
+			// Most rows lose to the worst kept one: plain float
+			// comparison settles them (ties lose: they come later).
+			worst := t.heap.entries[0].keys[0]
+			if f := probe[0].f; !worst.null && !probe[0].null && !math.IsNaN(worst.f) && !math.IsNaN(f) && (f == worst.f || (f < worst.f) == desc) {
+				*seq++
+				continue
+			}
+		}
 		e := topEntry{keys: probe[:], ref: keyRowRef(bi, rows, i), seq: *seq}
 		*seq++
-		if int64(t.heap.Len()) >= t.k {
+		if full {
 			top := &t.heap.entries[0]
 			if !t.heap.after(top, &e) {
 				continue

@@ -384,6 +384,9 @@ func filterRuns(ids []int64, deleted ...*roaring64.Bitmap) (runs []rowRun, kept 
 	if len(ids) == 0 {
 		return nil, 0, true
 	}
+	if !slices.ContainsFunc(deleted, func(d *roaring64.Bitmap) bool { return d != nil && !d.IsEmpty() }) {
+		return []rowRun{{0, len(ids)}}, len(ids), true
+	}
 	lo, hi := ids[0], ids[0]
 	sorted := true
 	for i, id := range ids {
