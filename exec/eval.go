@@ -48,6 +48,10 @@ type Runtime struct {
 
 	defaultFn  *functions.Context
 	subqueries map[*sql.Subquery]*subqueryResult
+	// correlated holds the results of correlated subqueries per
+	// distinct outer row; outer is the outer row of the one running.
+	correlated map[*sql.Subquery]map[string]*subqueryResult
+	outer      []any
 	stats      map[sql.Node]*opStats
 }
 
@@ -244,6 +248,8 @@ func (ev *evaluator) eval(e sql.Expr, b batch) (vec, error) {
 		return ev.evalNextVal(e, b)
 	case *sql.Subquery:
 		return ev.evalSubquery(e, b)
+	case *sql.OuterRef:
+		return ev.evalOuterRef(e)
 	case *sql.BM25Score:
 		return ev.evalBM25(e, b)
 	case nil:

@@ -57,11 +57,69 @@ func (ev *evaluator) evalNextVal(e *sql.NextVal, b batch) (vec, error) {
 	return vec{arr: bld.NewArray(), t: types.Int8T}, nil
 }
 
-// runSubquery runs a subquery's plan once per Runtime.
+// runSubquery runs an uncorrelated subquery's plan once per Runtime.
 func (ev *evaluator) runSubquery(e *sql.Subquery) (*subqueryResult, error) {
 	if r, ok := ev.rt.subqueries[e]; ok {
 		return r, nil
 	}
+	res, err := ev.computeSubquery(e)
+	if err != nil {
+		return nil, err
+	}
+	if ev.rt.subqueries == nil {
+		ev.rt.subqueries = map[*sql.Subquery]*subqueryResult{}
+	}
+	ev.rt.subqueries[e] = res
+	return res, nil
+}
+
+// maxCorrelatedMemo bounds the results a correlated subquery keeps per
+// statement, one per distinct outer row.
+const maxCorrelatedMemo = 4096
+
+// runCorrelated runs a correlated subquery's plan for the outer values
+// args (its OuterRefs read them), remembering the result per distinct
+// values for the rest of the statement.
+func (ev *evaluator) runCorrelated(e *sql.Subquery, args []any) (*subqueryResult, error) {
+	var key []byte
+	for i, a := range args {
+		key = appendDatumKey(key, a, e.Args[i].Type())
+	}
+	memo := ev.rt.correlated[e]
+	if r, ok := memo[string(key)]; ok {
+		return r, nil
+	}
+	saved := ev.rt.outer
+	ev.rt.outer = args
+	res, err := ev.computeSubquery(e)
+	ev.rt.outer = saved
+	if err != nil {
+		return nil, err
+	}
+	if memo == nil {
+		if ev.rt.correlated == nil {
+			ev.rt.correlated = map[*sql.Subquery]map[string]*subqueryResult{}
+		}
+		memo = map[string]*subqueryResult{}
+		ev.rt.correlated[e] = memo
+	}
+	if len(memo) < maxCorrelatedMemo {
+		memo[string(key)] = res
+	}
+	return res, nil
+}
+
+// evalOuterRef reads a value of the outer row of the correlated subquery
+// being run.
+func (ev *evaluator) evalOuterRef(e *sql.OuterRef) (vec, error) {
+	if e.Slot >= len(ev.rt.outer) {
+		return vec{}, internalErr("outer reference %s outside its subquery", e.Name)
+	}
+	return constVec(ev.rt.outer[e.Slot], e.T), nil
+}
+
+// computeSubquery runs a subquery's plan and collects what its kind needs.
+func (ev *evaluator) computeSubquery(e *sql.Subquery) (*subqueryResult, error) {
 	op, err := Build(ev.rt, e.Plan)
 	if err != nil {
 		return nil, err
@@ -162,18 +220,67 @@ func (ev *evaluator) runSubquery(e *sql.Subquery) (*subqueryResult, error) {
 			}
 		}
 	}
-	if ev.rt.subqueries == nil {
-		ev.rt.subqueries = map[*sql.Subquery]*subqueryResult{}
-	}
-	ev.rt.subqueries[e] = res
 	return res, nil
 }
 
 func (ev *evaluator) evalSubquery(e *sql.Subquery, b batch) (vec, error) {
+	if len(e.Args) > 0 {
+		return ev.evalCorrelated(e, b)
+	}
 	res, err := ev.runSubquery(e)
 	if err != nil {
 		return vec{}, err
 	}
+	return ev.subqueryValue(e, res, b)
+}
+
+// evalCorrelated evaluates a correlated subquery row by row: its plan runs
+// for each distinct outer row, and the row's value is computed from that
+// run's result as for an uncorrelated subquery over a one-row batch.
+func (ev *evaluator) evalCorrelated(e *sql.Subquery, b batch) (vec, error) {
+	args, err := ev.evalArgs(e.Args, b)
+	if err != nil {
+		return vec{}, err
+	}
+	defer releaseVecs(args)
+	bld := newBuilder(ev.mem, e.T)
+	defer bld.Release()
+	vals := make([]any, len(args))
+	for i := 0; i < b.n; i++ {
+		if err := ev.checkCtx(); err != nil {
+			return vec{}, err
+		}
+		for k, a := range args {
+			vals[k] = a.at(i)
+		}
+		res, err := ev.runCorrelated(e, slices.Clone(vals))
+		if err != nil {
+			return vec{}, err
+		}
+		row := batch{n: 1}
+		if b.rec != nil {
+			row.rec = b.rec.NewSlice(int64(i), int64(i+1))
+		}
+		v, err := ev.subqueryValue(e, res, row)
+		if row.rec != nil {
+			row.rec.Release()
+		}
+		if err != nil {
+			return vec{}, err
+		}
+		d := v.at(0)
+		v.release()
+		if err := appendValue(bld, d, e.T); err != nil {
+			return vec{}, err
+		}
+	}
+	return vec{arr: bld.NewArray(), t: e.T}, nil
+}
+
+// subqueryValue is the value of a subquery over the rows of b, given the
+// result of its plan.
+func (ev *evaluator) subqueryValue(e *sql.Subquery, res *subqueryResult, b batch) (vec, error) {
+	var err error
 	switch e.Kind {
 	case sql.ScalarSubquery:
 		return constVec(res.scalar, e.T), nil

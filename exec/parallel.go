@@ -125,7 +125,7 @@ func buildParallelTopK(rt *Runtime, n *sql.TopK) (Operator, bool, error) {
 // partition returns a copy of rt for one partition of a parallel scan:
 // scan reads r, and the per-statement caches are its own.
 func (rt *Runtime) partition(scan *sql.Scan, r array.RecordReader) *Runtime {
-	c := &Runtime{Fn: rt.Fn, Params: rt.Params, Tx: rt.Tx, DB: rt.DB, ExprCache: rt.ExprCache}
+	c := &Runtime{Fn: rt.Fn, Params: rt.Params, Tx: rt.Tx, DB: rt.DB, ExprCache: rt.ExprCache, outer: rt.outer}
 	c.scanReaders = map[*sql.Scan]array.RecordReader{scan: r}
 	return c
 }

@@ -28,6 +28,9 @@ type Binder struct {
 
 	ctes []map[string]*cteDef
 	aggs []*aggCollector
+	// corrs maps the scope a subquery expression is bound in to the
+	// correlation of that subquery, while its plan is bound.
+	corrs map[*scope]*correlation
 }
 
 type cteDef struct {

@@ -47,7 +47,7 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 		if isStar(v.ColumnRef) {
 			return nil, pgerr.NotSupported("* in this position")
 		}
-		return resolveColumn(sc, v.ColumnRef)
+		return b.resolveColumn(sc, v.ColumnRef)
 	case *pg_query.Node_AConst:
 		return bindConst(v.AConst)
 	case *pg_query.Node_ParamRef:
@@ -147,8 +147,57 @@ func (b *Binder) unify(context string, args []Expr) (types.T, []Expr, error) {
 	return t, out, nil
 }
 
-// resolveColumn finds a (possibly qualified) column in the scope.
-func resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) {
+// correlation collects the values of outer rows that a subquery being
+// bound reads: they become its Args, and OuterRefs inside its plan.
+type correlation struct {
+	args []Expr
+}
+
+// slot returns the index of e (a column of the outer query level, or an
+// outer value of that level) among the args, adding it once.
+func (c *correlation) slot(e Expr) int {
+	for i, a := range c.args {
+		switch x := a.(type) {
+		case *ColumnRef:
+			if y, ok := e.(*ColumnRef); ok && y.Index == x.Index {
+				return i
+			}
+		case *OuterRef:
+			if y, ok := e.(*OuterRef); ok && y.Slot == x.Slot {
+				return i
+			}
+		}
+	}
+	c.args = append(c.args, e)
+	return len(c.args) - 1
+}
+
+// outerColumn is the expression for column idx of scope level s, read from
+// the query level of sc inside it: a ColumnRef at s itself, else an
+// OuterRef through the correlation of each subquery boundary in between.
+// ok is false when a boundary is not a subquery expression (a column of
+// a sibling FROM item: LATERAL, unsupported).
+func (b *Binder) outerColumn(sc, s *scope, idx int, name string) (Expr, bool) {
+	c := s.cols[idx]
+	var e Expr = &ColumnRef{Index: idx, Name: name, T: c.T}
+	// levels[j] is the scope j levels out from sc.
+	var levels []*scope
+	for l := sc; l != s; l = l.outer {
+		levels = append(levels, l)
+	}
+	for j := len(levels) - 1; j >= 0; j-- {
+		corr := b.corrs[levels[j].outer]
+		if corr == nil {
+			return nil, false
+		}
+		e = &OuterRef{Slot: corr.slot(e), Name: name, T: c.T}
+	}
+	return e, true
+}
+
+// resolveColumn finds a (possibly qualified) column in the scope or, for
+// a correlated subquery, in the scope of an enclosing query.
+func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) {
 	names := strList(cr.Fields)
 	var qual, name string
 	switch len(names) {
@@ -178,11 +227,11 @@ func resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) {
 			idx = i
 		}
 		if idx >= 0 {
-			if s != sc {
-				return nil, pgerr.NotSupported("correlated subqueries (column \"%s\" of an outer query)", name)
+			e, ok := b.outerColumn(sc, s, idx, name)
+			if !ok {
+				return nil, pgerr.NotSupported("LATERAL references (column \"%s\" of another FROM item)", name)
 			}
-			c := s.cols[idx]
-			return &ColumnRef{Index: idx, Name: name, T: c.T}, nil
+			return e, nil
 		}
 		if qual != "" && s == sc && !qualFound && s.outer == nil {
 			return nil, pgerr.New(pgerrcode.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual).WithPosition(cr.Location + 1)
@@ -750,25 +799,34 @@ func (b *Binder) bindSQLValueFunction(f *pg_query.SQLValueFunction) (Expr, error
 func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
 	sel := sl.Subselect.GetSelectStmt()
 	// A subquery starts a new query level: its own aggregates.
-	saved := b.aggs
-	b.aggs = nil
+	saved, savedClause := b.aggs, b.clause
+	b.aggs, b.clause = nil, ""
+	// Columns of sc's level (and further out) that the subquery reads
+	// are collected in corr while its plan is bound.
+	corr := &correlation{}
+	if b.corrs == nil {
+		b.corrs = map[*scope]*correlation{}
+	}
+	savedCorr := b.corrs[sc]
+	b.corrs[sc] = corr
 	plan, err := b.bindSelect(sel, sc)
-	b.aggs = saved
+	b.aggs, b.clause = saved, savedClause
+	b.corrs[sc] = savedCorr
 	if err != nil {
 		return nil, err
 	}
 	cols := plan.Columns()
 	switch sl.SubLinkType {
 	case pg_query.SubLinkType_EXISTS_SUBLINK:
-		return &Subquery{Kind: ExistsSubquery, Plan: plan, T: types.BoolT}, nil
+		return &Subquery{Kind: ExistsSubquery, Plan: plan, T: types.BoolT, Args: corr.args}, nil
 	case pg_query.SubLinkType_EXPR_SUBLINK, pg_query.SubLinkType_ARRAY_SUBLINK:
 		if len(cols) != 1 {
 			return nil, pgerr.New(pgerrcode.SyntaxError, "subquery must return only one column")
 		}
 		if sl.SubLinkType == pg_query.SubLinkType_ARRAY_SUBLINK {
-			return &Subquery{Kind: ArraySubquery, Plan: plan, T: types.ArrayOf(cols[0].T, 1)}, nil
+			return &Subquery{Kind: ArraySubquery, Plan: plan, T: types.ArrayOf(cols[0].T, 1), Args: corr.args}, nil
 		}
-		return &Subquery{Kind: ScalarSubquery, Plan: plan, T: cols[0].T}, nil
+		return &Subquery{Kind: ScalarSubquery, Plan: plan, T: cols[0].T, Args: corr.args}, nil
 	case pg_query.SubLinkType_ANY_SUBLINK:
 		if len(cols) != 1 {
 			return nil, pgerr.New(pgerrcode.SyntaxError, "subquery has too many columns")
@@ -791,7 +849,7 @@ func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
 				return nil, err
 			}
 		}
-		return &Subquery{Kind: InSubquery, Plan: plan, Left: c.Args[0], Equal: c.Overload, T: types.BoolT}, nil
+		return &Subquery{Kind: InSubquery, Plan: plan, Left: c.Args[0], Equal: c.Overload, T: types.BoolT, Args: corr.args}, nil
 	}
 	return nil, pgerr.NotSupported("this kind of subquery (%s)", sl.SubLinkType)
 }

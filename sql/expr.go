@@ -161,9 +161,12 @@ const (
 	ArraySubquery
 )
 
-// Subquery is an uncorrelated subquery evaluated once per statement:
-// scalar (one column, at most one row), EXISTS, "Left [NOT] IN (subquery)"
-// or ARRAY(subquery).
+// Subquery is a subquery used as an expression: scalar (one column, at
+// most one row), EXISTS, "Left [NOT] IN (subquery)" or ARRAY(subquery).
+// Without Args it is uncorrelated and runs once per statement. A
+// correlated subquery reads columns of the query around it: Args are those
+// values as expressions of the outer row, and the plan reads them as
+// OuterRefs; it runs once per distinct outer row.
 type Subquery struct {
 	Kind   SubqueryKind
 	Plan   Node
@@ -171,6 +174,15 @@ type Subquery struct {
 	Equal  *functions.Overload // InSubquery only
 	Negate bool
 	T      types.T
+	Args   []Expr
+}
+
+// OuterRef is a correlated subquery's reference to a value of the outer
+// row: Args[Slot] of the innermost Subquery whose plan contains it.
+type OuterRef struct {
+	Slot int
+	Name string
+	T    types.T
 }
 
 // Type implementations.
@@ -192,6 +204,7 @@ func (e *Subscript) Type() types.T  { return e.T }
 func (e *RowExpr) Type() types.T    { return e.T }
 func (e *NextVal) Type() types.T    { return types.Int8T }
 func (e *Subquery) Type() types.T   { return e.T }
+func (e *OuterRef) Type() types.T   { return e.T }
 
 // String implementations (EXPLAIN).
 
@@ -288,6 +301,7 @@ func (e *Subscript) String() string {
 func (e *RowExpr) String() string  { return "ROW(" + joinExprs(e.Args, ", ") + ")" }
 func (e *NextVal) String() string  { return fmt.Sprintf("nextval('%s.%s')", e.Schema, e.Name) }
 func (e *Subquery) String() string { return "(SubPlan)" }
+func (e *OuterRef) String() string { return e.Name }
 
 func joinExprs(es []Expr, sep string) string {
 	parts := make([]string, len(es))

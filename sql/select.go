@@ -730,7 +730,7 @@ func (b *Binder) bindGroupKey(sc *scope, g *pg_query.Node, targets []*pg_query.N
 	}
 	if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
 		name := cr.Fields[0].GetString_().GetSval()
-		if _, err := resolveColumn(sc, cr); err != nil {
+		if _, err := b.resolveColumn(sc, cr); err != nil {
 			for i, it := range items {
 				if it.name == name && i < len(targets) {
 					return b.bindExpr(sc, targets[i].GetResTarget().Val)

@@ -60,9 +60,7 @@ func exprChildren(e Expr) []Expr {
 	case *RowExpr:
 		return x.Args
 	case *Subquery:
-		if x.Left != nil {
-			return []Expr{x.Left}
-		}
+		return append(nonNil(x.Left), x.Args...)
 	case *HybridRecord:
 		return nonNil(x.Embedding, x.Text, x.WVec, x.WText)
 	case *BM25Score:
@@ -155,6 +153,9 @@ func transformExpr(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
 	case *Subquery:
 		c := *x
 		c.Left = tr(x.Left)
+		if x.Args != nil {
+			c.Args = trAll(x.Args)
+		}
 		return &c, err
 	case *HybridRecord:
 		return &HybridRecord{Embedding: tr(x.Embedding), Text: tr(x.Text), WVec: tr(x.WVec), WText: tr(x.WText)}, err
