@@ -37,6 +37,8 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newScan(rt, n), nil
 	case *sql.Values:
 		return newValues(rt, n), nil
+	case *sql.SystemScan:
+		return newSystemScan(rt, n), nil
 	case *sql.SRF:
 		return buildSRF(rt, n)
 	case *sql.TextTopK:

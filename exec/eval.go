@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -11,6 +12,7 @@ import (
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
 	"github.com/jackc/pgerrcode"
@@ -52,7 +54,10 @@ type Runtime struct {
 	// distinct outer row; outer is the outer row of the one running.
 	correlated map[*sql.Subquery]map[string]*subqueryResult
 	outer      []any
-	stats      map[sql.Node]*opStats
+	// sysView is the system catalog view of the statement (catalogView).
+	sysView *syscat.View
+	sysOnce sync.Once
+	stats   map[sql.Node]*opStats
 }
 
 // fnCtx is the function context of the statement.

@@ -480,13 +480,15 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *Runtime {
 	if s.tx != nil {
 		now = s.txStart
 	}
-	return &Runtime{
+	rt := &Runtime{
 		Fn:        &functions.Context{Now: now, Location: s.Location(), Mem: memory.DefaultAllocator, Session: s},
 		Params:    params,
 		Tx:        tx,
 		DB:        s.engine.db,
 		ExprCache: s.engine.exprs,
 	}
+	rt.Fn.Catalog = lazyCatalog{rt}
+	return rt
 }
 
 // runQuery runs SELECT, INSERT, UPDATE, DELETE and EXPLAIN plans.

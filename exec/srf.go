@@ -60,6 +60,15 @@ func srfGenerator(rt *Runtime, n *sql.SRF, args []any) (func() ([]any, bool, err
 	switch n.Name {
 	case "generate_series":
 		return seriesGenerator(rt, n, args)
+	case "pg_partition_ancestors":
+		done := false
+		return func() ([]any, bool, error) {
+			if done {
+				return nil, false, nil
+			}
+			done = true
+			return []any{args[0]}, true, nil
+		}, nil
 	case "unnest":
 		arr := args[0].(*types.Array)
 		i := 0

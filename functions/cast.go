@@ -31,6 +31,16 @@ var castContexts = map[[2]types.Family]byte{
 	{types.Numeric, types.Int2}: 'a', {types.Numeric, types.Int4}: 'a', {types.Numeric, types.Int8}: 'a',
 	{types.Numeric, types.Float4}: 'i', {types.Numeric, types.Float8}: 'i',
 	{types.Oid, types.Int4}: 'a', {types.Oid, types.Int8}: 'a',
+	{types.Oid, types.RegClass}: 'i', {types.RegClass, types.Oid}: 'i', {types.Int2, types.RegClass}: 'i', {types.Int4, types.RegClass}: 'i',
+	{types.Int8, types.RegClass}: 'i', {types.RegClass, types.Int4}: 'a', {types.RegClass, types.Int8}: 'a',
+	{types.Oid, types.RegType}: 'i', {types.RegType, types.Oid}: 'i', {types.Int2, types.RegType}: 'i', {types.Int4, types.RegType}: 'i',
+	{types.Int8, types.RegType}: 'i', {types.RegType, types.Int4}: 'a', {types.RegType, types.Int8}: 'a',
+	{types.Oid, types.RegNamespace}: 'i', {types.RegNamespace, types.Oid}: 'i', {types.Int2, types.RegNamespace}: 'i', {types.Int4, types.RegNamespace}: 'i',
+	{types.Int8, types.RegNamespace}: 'i', {types.RegNamespace, types.Int4}: 'a', {types.RegNamespace, types.Int8}: 'a',
+	{types.Oid, types.RegProc}: 'i', {types.RegProc, types.Oid}: 'i', {types.Int2, types.RegProc}: 'i', {types.Int4, types.RegProc}: 'i',
+	{types.Int8, types.RegProc}: 'i', {types.RegProc, types.Int4}: 'a', {types.RegProc, types.Int8}: 'a',
+	{types.Oid, types.RegRole}: 'i', {types.RegRole, types.Oid}: 'i', {types.Int2, types.RegRole}: 'i', {types.Int4, types.RegRole}: 'i',
+	{types.Int8, types.RegRole}: 'i', {types.RegRole, types.Int4}: 'a', {types.RegRole, types.Int8}: 'a',
 
 	{types.Text, types.Varchar}: 'i', {types.Text, types.Char}: 'i', {types.Text, types.Name}: 'i',
 	{types.Varchar, types.Text}: 'i', {types.Varchar, types.Char}: 'i', {types.Varchar, types.Name}: 'i',
@@ -149,6 +159,9 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 	if from.Equal(to) && ff != types.Char {
 		return v, nil
 	}
+	if from.IsOID() && ff != types.Oid && to.IsString() {
+		return regName(ctx, v.(int64), ff), nil
+	}
 	switch tf {
 	case types.Text, types.Varchar, types.Char, types.Name:
 		return toText(ctx, v, from), nil
@@ -167,8 +180,8 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 			}
 			return int64(0), nil
 		}
-	case types.Int2, types.Int4, types.Int8, types.Oid:
-		if ff == types.Oid && tf == types.Int4 {
+	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole:
+		if from.IsOID() && tf == types.Int4 {
 			return int64(int32(uint32(v.(int64)))), nil // oid -> int4 wraps
 		}
 		return castFromInt(v.(int64), to)
@@ -225,9 +238,27 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 }
 
 // parseText is a string type's input conversion to t (types.ParseText),
-// with the session time zone applied to timestamptz input.
+// with the session time zone applied to timestamptz input and the reg*
+// types' names looked up in the catalog.
 func parseText(ctx *Context, s string, t types.T) (any, error) {
+	if t.IsOID() && t.Family != types.Oid {
+		if ctx == nil || ctx.Catalog == nil {
+			return types.ParseText(s, types.OidT)
+		}
+		return ctx.Catalog.Lookup(t.Family, s)
+	}
 	return types.ParseTextTZ(s, baseType(t), location(ctx))
+}
+
+// regName is the text form of a reg* value: the object's name, or the
+// number when there is no such object (or no catalog to ask).
+func regName(ctx *Context, oid int64, f types.Family) string {
+	if ctx != nil && ctx.Catalog != nil {
+		if name, ok := ctx.Catalog.Name(f, oid); ok {
+			return name
+		}
+	}
+	return types.FormatText(oid, types.OidT)
 }
 
 // toText is a value's text form as a cast to text gives it (bool is
@@ -278,7 +309,7 @@ func castFromInt(i int64, to types.T) (any, error) {
 	switch to.Family {
 	case types.Int2, types.Int4, types.Int8:
 		return checkInt(i, to.Family)
-	case types.Oid:
+	case types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole:
 		if i < 0 && i >= math.MinInt32 {
 			return i + 1<<32, nil // int4 -> oid wraps
 		}

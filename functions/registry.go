@@ -24,6 +24,26 @@ type Context struct {
 	// Session answers current_user, current_schema() and friends; nil in
 	// tests that need none of them.
 	Session SessionInfo
+	// Catalog answers the reg* types' name lookups and the catalog
+	// functions (pg_get_indexdef, pg_table_is_visible, ...); nil outside
+	// a session.
+	Catalog Catalog
+}
+
+// Catalog is the system catalog as functions see it (implemented by
+// sql/syscat's View).
+type Catalog interface {
+	// Name is the text form of an OID of a reg* type (regclass: the
+	// relation's name); ok is false when no such object exists.
+	Name(family types.Family, oid int64) (string, bool)
+	// Lookup is a reg* type's input: the OID of the named object.
+	Lookup(family types.Family, text string) (int64, error)
+	// TableVisible is pg_table_is_visible.
+	TableVisible(oid int64) bool
+	// IndexDef is pg_get_indexdef; ok is false for an unknown OID.
+	IndexDef(oid int64) (string, bool)
+	// ConstraintDef is pg_get_constraintdef; ok is false for an unknown OID.
+	ConstraintDef(oid int64) (string, bool)
 }
 
 // SessionInfo is the part of a session that functions can read.

@@ -8,6 +8,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
 )
@@ -31,6 +32,8 @@ type Binder struct {
 	// corrs maps the scope a subquery expression is bound in to the
 	// correlation of that subquery, while its plan is bound.
 	corrs map[*scope]*correlation
+	// view is the system catalog view of Catalog (catalogView).
+	view *syscat.View
 }
 
 type cteDef struct {
@@ -53,7 +56,7 @@ func (b *Binder) Bind(n *pg_query.Node) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Query{Plan: PruneColumns(plan)}, nil
+		return &Query{Plan: PruneColumns(regAsText(plan))}, nil
 	case *pg_query.Node_InsertStmt:
 		plan, err := b.bindInsert(s.InsertStmt)
 		if err != nil {
@@ -165,9 +168,36 @@ func tableCols(def *storage.TableDef, alias string) []Col {
 	return cols
 }
 
-// TableOID is the OID clients see for a table: its ID offset into the
-// user range so it never collides with built-in catalog OIDs.
-func TableOID(id uint64) uint32 { return uint32(100000 + id) }
+// regAsText makes the reg* columns of a query's result text: a regclass
+// prints as the relation's name, which only the catalog knows, so the
+// value is converted where the statement still has one (clients see a
+// text column).
+func regAsText(plan Node) Node {
+	cols := plan.Columns()
+	var exprs []Expr
+	for i, c := range cols {
+		if c.T.IsOID() && c.T.Family != types.Oid {
+			if exprs == nil {
+				exprs = make([]Expr, len(cols))
+				for j, cc := range cols {
+					exprs[j] = &ColumnRef{Index: j, Name: cc.Name, T: cc.T}
+				}
+			}
+			exprs[i] = &Cast{Arg: exprs[i], To: types.TextT, Explicit: true}
+		}
+	}
+	if exprs == nil {
+		return plan
+	}
+	out := make([]Col, len(cols))
+	for i, c := range cols {
+		out[i] = Col{Name: c.Name, T: exprs[i].Type(), Hidden: c.Hidden}
+	}
+	return &Project{Input: plan, Exprs: exprs, Out: out}
+}
+
+// TableOID is the OID clients see for a table (syscat.TableOID).
+func TableOID(id uint64) uint32 { return uint32(syscat.TableOID(id)) }
 
 func defBool(n *pg_query.Node) bool {
 	switch v := n.Node.(type) {

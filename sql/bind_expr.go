@@ -359,15 +359,6 @@ func (b *Binder) bindTypeCast(sc *scope, tc *pg_query.TypeCast) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name := strings.ToLower(nameOf(tc.TypeName.Names)); name == "regclass" || name == "regproc" || name == "regtype" {
-		// 'name'::regclass stays the name: cairn resolves relations by
-		// name where one is expected (nextval).
-		if c := tc.Arg.GetAConst(); c != nil {
-			if _, ok := c.Val.(*pg_query.A_Const_Sval); ok {
-				return bindConst(c)
-			}
-		}
-	}
 	if arr := tc.Arg.GetAArrayExpr(); arr != nil && t.IsArray() {
 		// float4[] and float4[][] are one type in PostgreSQL: the
 		// constructor's nesting decides the dimensions.

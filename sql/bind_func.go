@@ -56,6 +56,13 @@ func (b *Binder) bindNextVal(args []Expr) (Expr, error) {
 		}
 	}
 	name, _ := c.Value.(string)
+	if oid, isOID := c.Value.(int64); ok && isOID && c.T.Family == types.RegClass {
+		// nextval('seq'::regclass): the cast has looked the name up.
+		if schema, seq, kind, found := b.catalogView().Relation(oid); found && kind == 'S' {
+			return &NextVal{Schema: schema, Name: seq}, nil
+		}
+		return nil, pgerr.New(pgerrcode.WrongObjectType, "relation with OID %d is not a sequence", oid)
+	}
 	if !ok || name == "" {
 		return nil, pgerr.NotSupported("nextval() of a computed sequence name")
 	}
@@ -139,7 +146,7 @@ func isSetReturning(name string) bool {
 	switch name {
 	case "generate_series", "unnest", "jsonb_array_elements", "json_array_elements", "jsonb_array_elements_text",
 		"json_array_elements_text", "jsonb_each", "jsonb_each_text", "json_each", "json_each_text",
-		"jsonb_object_keys", "json_object_keys":
+		"jsonb_object_keys", "json_object_keys", "pg_partition_ancestors":
 		return true
 	}
 	return false

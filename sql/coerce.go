@@ -5,6 +5,7 @@ import (
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -30,6 +31,10 @@ func (b *Binder) coerce(e Expr, to types.T, ctx castContext) (Expr, error) {
 	case *Const:
 		if x.Value == nil {
 			return &Const{Value: nil, T: to}, nil
+		}
+		if from.Family == types.Unknown && to.IsOID() && to.Family != types.Oid {
+			// 'name'::regclass and friends: a catalog lookup.
+			return b.foldCast(&Cast{Arg: x, To: to, Explicit: true})
 		}
 		if from.Family == types.Unknown {
 			s, _ := x.Value.(string)
@@ -79,7 +84,12 @@ func (b *Binder) foldCast(c *Cast) (Expr, error) {
 	if !ok {
 		return c, nil
 	}
-	v, err := functions.Cast(&functions.Context{}, k.Value, k.T, c.To, c.Explicit)
+	fn := &functions.Context{}
+	if (c.To.IsOID() || k.T.IsOID()) && b.Catalog != nil {
+		// 'name'::regclass and friends look the name up now.
+		fn.Catalog = b.catalogView()
+	}
+	v, err := functions.Cast(fn, k.Value, k.T, c.To, c.Explicit)
 	if err != nil {
 		return nil, err
 	}
@@ -98,4 +108,13 @@ func (b *Binder) coerceColumn(e Expr, col string, to types.T) (Expr, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// catalogView is the system catalog view of the binder's catalog, for the
+// reg* types' name lookups; built once per statement.
+func (b *Binder) catalogView() *syscat.View {
+	if b.view == nil {
+		b.view = syscat.NewView(b.Catalog, "", "", b.SearchPath)
+	}
+	return b.view
 }

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
@@ -87,6 +88,13 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 				return cte.plan, aliasCols(cols, alias, colNames), nil
 			}
 		}
+	}
+	if rel := b.systemRelation(rv); rel != nil {
+		scan := &SystemScan{Rel: rel, Alias: alias}
+		for _, c := range rel.Cols {
+			scan.Out = append(scan.Out, Col{Name: c.Name, T: c.T, Table: alias})
+		}
+		return scan, aliasCols(scan.Out, alias, colNames), nil
 	}
 	def, err := b.rangeVarTable(rv)
 	if err != nil {
@@ -348,6 +356,18 @@ func (b *Binder) bindSRF(name string, args []Expr) (*SRF, error) {
 		}
 		srf.Out = []Col{{Name: "generate_series", T: t}}
 		return srf, nil
+	case "pg_partition_ancestors":
+		// cairn has no partitioned tables: a relation is its only ancestor.
+		if len(args) != 1 {
+			break
+		}
+		regclass := types.T{Family: types.RegClass, Mod: -1}
+		var err error
+		if srf.Args[0], err = b.coerce(args[0], regclass, castImplicit); err != nil {
+			return nil, err
+		}
+		srf.Out = []Col{{Name: "relid", T: regclass}}
+		return srf, nil
 	case "unnest":
 		if len(args) != 1 || !args[0].Type().IsArray() {
 			break
@@ -419,4 +439,23 @@ func typeList(args []Expr) string {
 		s += a.Type().String()
 	}
 	return s
+}
+
+// systemRelation resolves a FROM name to a system relation: qualified
+// with pg_catalog or information_schema, or a bare name of pg_catalog
+// (searched before the search path, as PostgreSQL does) or of
+// information_schema when that schema is on the search path.
+func (b *Binder) systemRelation(rv *pg_query.RangeVar) *syscat.Relation {
+	if rv.Schemaname != "" {
+		return syscat.Lookup(rv.Schemaname, rv.Relname)
+	}
+	if rel := syscat.Lookup("pg_catalog", rv.Relname); rel != nil {
+		return rel
+	}
+	for _, s := range b.SearchPath {
+		if s == "information_schema" {
+			return syscat.Lookup(s, rv.Relname)
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"strings"
 
 	"github.com/cairn-db/cairn/functions"
@@ -40,6 +41,14 @@ type Scan struct {
 	Cols      []int
 	WithRowID bool
 	Out       []Col
+}
+
+// SystemScan reads a system relation (pg_catalog, information_schema):
+// its rows are computed from the catalog the statement sees.
+type SystemScan struct {
+	Rel   *syscat.Relation
+	Alias string
+	Out   []Col
 }
 
 // Values produces literal rows.
@@ -216,41 +225,43 @@ type Explain struct {
 
 // Columns implementations.
 
-func (n *Scan) Columns() []Col      { return n.Out }
-func (n *Values) Columns() []Col    { return n.Out }
-func (n *Filter) Columns() []Col    { return n.Input.Columns() }
-func (n *Project) Columns() []Col   { return n.Out }
-func (n *Aggregate) Columns() []Col { return n.Out }
-func (n *Sort) Columns() []Col      { return n.Input.Columns() }
-func (n *Limit) Columns() []Col     { return n.Input.Columns() }
-func (n *TopK) Columns() []Col      { return n.Input.Columns() }
-func (n *Distinct) Columns() []Col  { return n.Input.Columns() }
-func (n *Join) Columns() []Col      { return n.Out }
-func (n *SetOp) Columns() []Col     { return n.Out }
-func (n *Insert) Columns() []Col    { return n.Out }
-func (n *Update) Columns() []Col    { return n.Out }
-func (n *Delete) Columns() []Col    { return n.Out }
+func (n *Scan) Columns() []Col       { return n.Out }
+func (n *SystemScan) Columns() []Col { return n.Out }
+func (n *Values) Columns() []Col     { return n.Out }
+func (n *Filter) Columns() []Col     { return n.Input.Columns() }
+func (n *Project) Columns() []Col    { return n.Out }
+func (n *Aggregate) Columns() []Col  { return n.Out }
+func (n *Sort) Columns() []Col       { return n.Input.Columns() }
+func (n *Limit) Columns() []Col      { return n.Input.Columns() }
+func (n *TopK) Columns() []Col       { return n.Input.Columns() }
+func (n *Distinct) Columns() []Col   { return n.Input.Columns() }
+func (n *Join) Columns() []Col       { return n.Out }
+func (n *SetOp) Columns() []Col      { return n.Out }
+func (n *Insert) Columns() []Col     { return n.Out }
+func (n *Update) Columns() []Col     { return n.Out }
+func (n *Delete) Columns() []Col     { return n.Out }
 func (n *Explain) Columns() []Col {
 	return []Col{{Name: "QUERY PLAN", T: types.TextT}}
 }
 
 // Children implementations.
 
-func (n *Scan) Children() []Node      { return nil }
-func (n *Values) Children() []Node    { return nil }
-func (n *Filter) Children() []Node    { return []Node{n.Input} }
-func (n *Project) Children() []Node   { return []Node{n.Input} }
-func (n *Aggregate) Children() []Node { return []Node{n.Input} }
-func (n *Sort) Children() []Node      { return []Node{n.Input} }
-func (n *Limit) Children() []Node     { return []Node{n.Input} }
-func (n *TopK) Children() []Node      { return []Node{n.Input} }
-func (n *Distinct) Children() []Node  { return []Node{n.Input} }
-func (n *Join) Children() []Node      { return []Node{n.Left, n.Right} }
-func (n *SetOp) Children() []Node     { return []Node{n.Left, n.Right} }
-func (n *Insert) Children() []Node    { return []Node{n.Input} }
-func (n *Update) Children() []Node    { return []Node{n.Input} }
-func (n *Delete) Children() []Node    { return []Node{n.Input} }
-func (n *Explain) Children() []Node   { return []Node{n.Input} }
+func (n *Scan) Children() []Node       { return nil }
+func (n *SystemScan) Children() []Node { return nil }
+func (n *Values) Children() []Node     { return nil }
+func (n *Filter) Children() []Node     { return []Node{n.Input} }
+func (n *Project) Children() []Node    { return []Node{n.Input} }
+func (n *Aggregate) Children() []Node  { return []Node{n.Input} }
+func (n *Sort) Children() []Node       { return []Node{n.Input} }
+func (n *Limit) Children() []Node      { return []Node{n.Input} }
+func (n *TopK) Children() []Node       { return []Node{n.Input} }
+func (n *Distinct) Children() []Node   { return []Node{n.Input} }
+func (n *Join) Children() []Node       { return []Node{n.Left, n.Right} }
+func (n *SetOp) Children() []Node      { return []Node{n.Left, n.Right} }
+func (n *Insert) Children() []Node     { return []Node{n.Input} }
+func (n *Update) Children() []Node     { return []Node{n.Input} }
+func (n *Delete) Children() []Node     { return []Node{n.Input} }
+func (n *Explain) Children() []Node    { return []Node{n.Input} }
 
 // String implementations: the EXPLAIN line of each node.
 
@@ -261,7 +272,10 @@ func (n *Scan) String() string {
 	}
 	return s
 }
-func (n *Values) String() string  { return fmt.Sprintf("Values Scan (%d rows)", len(n.Rows)) }
+func (n *Values) String() string { return fmt.Sprintf("Values Scan (%d rows)", len(n.Rows)) }
+func (n *SystemScan) String() string {
+	return fmt.Sprintf("System Scan on %s.%s", n.Rel.Schema, n.Rel.Name)
+}
 func (n *Filter) String() string  { return "Filter: " + n.Cond.String() }
 func (n *Project) String() string { return "Project: " + joinExprs(n.Exprs, ", ") }
 func (n *Aggregate) String() string {

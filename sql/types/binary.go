@@ -51,7 +51,7 @@ func EncodeBinary(buf []byte, v any, t T) ([]byte, error) {
 			break
 		}
 		return binary.BigEndian.AppendUint64(buf, uint64(i)), nil
-	case Oid:
+	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
 		i, ok := toInt64(v)
 		if !ok {
 			break
@@ -319,7 +319,7 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 			return nil, err
 		}
 		return int64(binary.BigEndian.Uint64(src)), nil
-	case Oid:
+	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
 		if err := fixedLen(src, 4, elem); err != nil {
 			return nil, err
 		}

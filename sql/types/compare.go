@@ -115,7 +115,7 @@ func Compare(a, b any, t T) int {
 		if ok1 && ok2 {
 			return cmpBool(x, y)
 		}
-	case Int2, Int4, Int8, Oid:
+	case Int2, Int4, Int8, Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
 		x, ok1 := toInt64(a)
 		y, ok2 := toInt64(b)
 		if ok1 && ok2 {
@@ -313,7 +313,7 @@ func KeyBytes(dst []byte, v any, t T) []byte {
 			}
 			return append(dst, 0)
 		}
-	case Int2, Int4, Int8, Oid:
+	case Int2, Int4, Int8, Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
 		if x, ok := toInt64(v); ok {
 			return binary.BigEndian.AppendUint64(dst, uint64(x))
 		}

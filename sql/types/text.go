@@ -67,7 +67,7 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 			}
 			return append(dst, 'f')
 		}
-	case Int2, Int4, Int8, Oid:
+	case Int2, Int4, Int8, Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
 		if i, ok := toInt64(v); ok {
 			return strconv.AppendInt(dst, i, 10)
 		}
@@ -265,7 +265,7 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 		return parseBool(s)
 	case Int2, Int4, Int8:
 		return parseInt(s, t)
-	case Oid:
+	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
 		return parseOid(s)
 	case Float4:
 		f, err := parseFloat(s, t)

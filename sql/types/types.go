@@ -46,6 +46,15 @@ const (
 	ArrayFamily
 	Vector // pgvector's vector(n): stored like float4[]
 	Record // an anonymous row, e.g. (embedding, task)
+	// The object identifier aliases: an oid whose text form is the
+	// object's name (regclass: a relation, regtype: a type, ...). Their
+	// datums are oids; casts to and from text look names up in the
+	// catalog (functions.Context.Catalog).
+	RegClass
+	RegType
+	RegNamespace
+	RegProc
+	RegRole
 )
 
 // T is a SQL type. The zero value is Unknown. T is a small value type:
@@ -143,6 +152,15 @@ func (t T) IsInteger() bool {
 	return false
 }
 
+// IsOID reports whether t is oid or one of its reg* aliases.
+func (t T) IsOID() bool {
+	switch t.Family {
+	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
+		return true
+	}
+	return false
+}
+
 // IsString reports whether t is a string type (text, varchar, char, name).
 func (t T) IsString() bool {
 	switch t.Family {
@@ -186,6 +204,11 @@ var families = map[Family]familyInfo{
 	TimestampTZ:     {1184, 1185, "timestamp with time zone", 8},
 	Interval:        {1186, 1187, "interval", 16},
 	Oid:             {26, 1028, "oid", 4},
+	RegClass:        {2205, 2210, "regclass", 4},
+	RegType:         {2206, 2211, "regtype", 4},
+	RegNamespace:    {4089, 4090, "regnamespace", 4},
+	RegProc:         {24, 1008, "regproc", 4},
+	RegRole:         {4096, 4097, "regrole", 4},
 	Name:            {19, 1003, "name", 64},
 	Record:          {2249, 2287, "record", -1},
 	// pgvector's type has no fixed OID; cairn reports a stable one of its own
@@ -269,7 +292,7 @@ func (t T) Arrow() arrow.DataType {
 		return arrow.PrimitiveTypes.Int32
 	case Int8:
 		return arrow.PrimitiveTypes.Int64
-	case Oid:
+	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
 		return arrow.PrimitiveTypes.Uint32
 	case Float4:
 		return arrow.PrimitiveTypes.Float32
@@ -349,8 +372,18 @@ func Named(name string) (T, bool) {
 		return TimestampTZT, true
 	case "interval":
 		return IntervalT, true
-	case "oid", "regclass", "regtype", "regproc", "regnamespace":
+	case "oid":
 		return OidT, true
+	case "regclass":
+		return T{Family: RegClass, Mod: -1}, true
+	case "regtype":
+		return T{Family: RegType, Mod: -1}, true
+	case "regnamespace":
+		return T{Family: RegNamespace, Mod: -1}, true
+	case "regproc", "regprocedure":
+		return T{Family: RegProc, Mod: -1}, true
+	case "regrole":
+		return T{Family: RegRole, Mod: -1}, true
 	case "name":
 		return NameT, true
 	case "vector":

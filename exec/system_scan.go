@@ -1,0 +1,114 @@
+package exec
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/syscat"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// SystemScan reads a system relation: its rows are computed from the
+// catalog the statement's transaction sees, once, when it is first read.
+type SystemScan struct {
+	rt     *Runtime
+	node   *sql.SystemScan
+	schema *arrow.Schema
+	rows   [][]any
+	pos    int
+	loaded bool
+	out    outSlot
+}
+
+func newSystemScan(rt *Runtime, n *sql.SystemScan) *SystemScan {
+	return &SystemScan{rt: rt, node: n, schema: schemaOf(n.Out)}
+}
+
+// Schema implements Operator.
+func (s *SystemScan) Schema() *arrow.Schema { return s.schema }
+
+// Next implements Operator.
+func (s *SystemScan) Next(ctx context.Context) (arrow.Record, error) {
+	s.out.release()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !s.loaded {
+		s.loaded = true
+		s.rows = s.node.Rel.Rows(s.rt.catalogView())
+	}
+	if s.pos >= len(s.rows) {
+		return nil, io.EOF
+	}
+	end := min(s.pos+batchSize, len(s.rows))
+	cols := s.node.Out
+	builders := make([]array.Builder, len(cols))
+	for j, c := range cols {
+		builders[j] = newBuilder(s.rt.mem(), c.T)
+	}
+	defer func() {
+		for _, b := range builders {
+			b.Release()
+		}
+	}()
+	for _, row := range s.rows[s.pos:end] {
+		for j, d := range row {
+			if err := appendValue(builders[j], d, cols[j].T); err != nil {
+				return nil, err
+			}
+		}
+	}
+	arrs := make([]arrow.Array, len(cols))
+	for j, b := range builders {
+		arrs[j] = b.NewArray()
+	}
+	defer releaseAll(arrs)
+	rec := array.NewRecord(s.schema, arrs, int64(end-s.pos))
+	s.pos = end
+	return s.out.set(rec), nil
+}
+
+// Close implements Operator.
+func (s *SystemScan) Close() { s.out.release() }
+
+// catalogView is the system catalog as the statement sees it, built on
+// first use (most statements never read it).
+func (rt *Runtime) catalogView() *syscat.View {
+	// Parallel partitions share the statement's function context, and so
+	// this view: build it once.
+	rt.sysOnce.Do(func() {
+		var user, db string
+		var path []string
+		if fn := rt.fnCtx(); fn.Session != nil {
+			user, db, path = fn.Session.User(), fn.Session.Database(), fn.Session.SearchPath()
+		}
+		cat := rt.DB.Catalog()
+		if rt.Tx != nil {
+			cat = rt.Tx.Catalog()
+		}
+		rt.sysView = syscat.NewView(cat, user, db, path)
+	})
+	return rt.sysView
+}
+
+// lazyCatalog is the functions.Catalog of a statement: the catalog view,
+// built when a function first asks.
+type lazyCatalog struct{ rt *Runtime }
+
+func (c lazyCatalog) Name(f types.Family, oid int64) (string, bool) {
+	return c.rt.catalogView().Name(f, oid)
+}
+func (c lazyCatalog) Lookup(f types.Family, text string) (int64, error) {
+	return c.rt.catalogView().Lookup(f, text)
+}
+func (c lazyCatalog) TableVisible(oid int64) bool { return c.rt.catalogView().TableVisible(oid) }
+func (c lazyCatalog) IndexDef(oid int64) (string, bool) {
+	return c.rt.catalogView().IndexDef(oid)
+}
+func (c lazyCatalog) ConstraintDef(oid int64) (string, bool) {
+	return c.rt.catalogView().ConstraintDef(oid)
+}

@@ -1,0 +1,367 @@
+package syscat
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// The information_schema relations, with PostgreSQL 15's columns in its
+// order: the SQL-standard metadata views that JDBC/ODBC drivers, ORMs and
+// BI tools read. Their domains map to plain types: sql_identifier is name,
+// cardinal_number int4, character_data and yes_or_no text, time_stamp
+// timestamptz. The values follow PostgreSQL's view definitions for what
+// cairn has: tables, their columns and constraints, sequences. cairn has
+// no views, functions or triggers, so those relations have no rows.
+
+// charOctetsUnbounded is character_octet_length of a text column or of a
+// varchar or char without a length: PostgreSQL's 2^30.
+const charOctetsUnbounded = 1 << 30
+
+// maxCharBytes is the longest character in bytes in the database encoding
+// (UTF8): character_octet_length is the length times this.
+const maxCharBytes = 4
+
+func init() {
+	const is = "information_schema"
+
+	register(is, "schemata", 0, "catalog_name name, schema_name name, schema_owner name, default_character_set_catalog name, default_character_set_schema name, default_character_set_name name, sql_path text", func(v *View) [][]any {
+		var rows [][]any
+		for _, s := range v.schemas() {
+			rows = append(rows, []any{v.Database, s, v.User, nil, nil, nil, nil})
+		}
+		return rows
+	})
+
+	register(is, "tables", 0, "table_catalog name, table_schema name, table_name name, table_type text, self_referencing_column_name name, reference_generation text, user_defined_type_catalog name, user_defined_type_schema name, user_defined_type_name name, is_insertable_into text, is_typed text, commit_action text", func(v *View) [][]any {
+		var rows [][]any
+		row := func(schema, name, kind, insertable string) {
+			rows = append(rows, []any{v.Database, schema, name, kind, nil, nil, nil, nil, nil, insertable, "NO", nil})
+		}
+		for _, t := range v.tables {
+			row(t.Schema, t.Name, "BASE TABLE", "YES")
+		}
+		// System relations are read-only in cairn, so none is insertable
+		// (PostgreSQL says YES for its catalog tables, to a superuser).
+		for _, r := range allRelations() {
+			kind := "BASE TABLE"
+			if r.isView() {
+				kind = "VIEW"
+			}
+			row(r.Schema, r.Name, kind, "NO")
+		}
+		return rows
+	})
+
+	register(is, "columns", 0, "table_catalog name, table_schema name, table_name name, column_name name, ordinal_position int4, column_default text, is_nullable text, data_type text, character_maximum_length int4, character_octet_length int4, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, domain_catalog name, domain_schema name, domain_name name, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, is_self_referencing text, is_identity text, identity_generation text, identity_start text, identity_increment text, identity_maximum text, identity_minimum text, identity_cycle text, is_generated text, generation_expression text, is_updatable text", func(v *View) [][]any {
+		var rows [][]any
+		for _, t := range v.tables {
+			for i, c := range t.Columns {
+				var def, collCatalog, collSchema, collName any
+				if c.Default != "" {
+					def = c.Default
+				}
+				nullable := "YES"
+				if notNull(t, c) {
+					nullable = "NO"
+				}
+				// name is the one type whose collation (C) is not the
+				// default, which PostgreSQL leaves out.
+				if c.Type.Family == types.Name {
+					collCatalog, collSchema, collName = v.Database, "pg_catalog", "C"
+				}
+				udtSchema, udtName := udtOf(c.Type)
+				charLen, octets := charLengths(c.Type)
+				precision, radix, scale := numericFacets(c.Type)
+				rows = append(rows, []any{v.Database, t.Schema, t.Name, c.Name, int64(i + 1), def, nullable, sqlDataType(c.Type),
+					charLen, octets, precision, radix, scale, datetimePrecision(c.Type), nil, nil,
+					nil, nil, nil, collCatalog, collSchema, collName, nil, nil, nil,
+					v.Database, udtSchema, udtName, nil, nil, nil, nil, strconv.Itoa(i + 1),
+					"NO", "NO", nil, nil, nil, nil, nil, "NO", "NEVER", nil, "YES"})
+			}
+		}
+		return rows
+	})
+
+	register(is, "table_constraints", 0, "constraint_catalog name, constraint_schema name, constraint_name name, table_catalog name, table_schema name, table_name name, constraint_type text, is_deferrable text, initially_deferred text, enforced text, nulls_distinct text", func(v *View) [][]any {
+		var rows [][]any
+		row := func(t *storage.TableDef, name, kind string, nullsDistinct any) {
+			rows = append(rows, []any{v.Database, t.Schema, name, v.Database, t.Schema, t.Name, kind, "NO", "NO", "YES", nullsDistinct})
+		}
+		for _, c := range v.constraints {
+			var nullsDistinct any
+			if c.kind == 'u' {
+				nullsDistinct = "YES"
+			}
+			row(c.table, c.name, constraintTypes[c.kind], nullsDistinct)
+		}
+		// PostgreSQL 15 also lists each NOT NULL column as a CHECK
+		// constraint named <schema oid>_<table oid>_<attnum>_not_null.
+		for _, t := range v.tables {
+			for i, c := range t.Columns {
+				if notNull(t, c) {
+					row(t, fmt.Sprintf("%d_%d_%d_not_null", SchemaOID(t.Schema), TableOID(t.ID), i+1), "CHECK", nil)
+				}
+			}
+		}
+		return rows
+	})
+
+	register(is, "key_column_usage", 0, "constraint_catalog name, constraint_schema name, constraint_name name, table_catalog name, table_schema name, table_name name, column_name name, ordinal_position int4, position_in_unique_constraint int4", func(v *View) [][]any {
+		var rows [][]any
+		for _, c := range v.constraints {
+			if c.kind == 'c' {
+				continue
+			}
+			var key *index
+			if c.fk != nil {
+				key, _ = v.referencedKey(c.fk)
+			}
+			for i, id := range c.columns {
+				_, col := c.table.ColumnByID(id)
+				if col == nil {
+					continue
+				}
+				var pos any
+				if key != nil && i < len(c.fk.RefColumns) {
+					if p := slices.Index(key.columns, c.fk.RefColumns[i]); p >= 0 {
+						pos = int64(p + 1)
+					}
+				}
+				rows = append(rows, []any{v.Database, c.table.Schema, c.name, v.Database, c.table.Schema, c.table.Name, col.Name, int64(i + 1), pos})
+			}
+		}
+		return rows
+	})
+
+	register(is, "referential_constraints", 0, "constraint_catalog name, constraint_schema name, constraint_name name, unique_constraint_catalog name, unique_constraint_schema name, unique_constraint_name name, match_option text, update_rule text, delete_rule text", func(v *View) [][]any {
+		var rows [][]any
+		for _, c := range v.constraints {
+			if c.fk == nil {
+				continue
+			}
+			var catalog, schema, name any
+			if _, uc := v.referencedKey(c.fk); uc != nil {
+				catalog, schema, name = v.Database, uc.table.Schema, uc.name
+			}
+			rows = append(rows, []any{v.Database, c.table.Schema, c.name, catalog, schema, name, "NONE", "NO ACTION", "NO ACTION"})
+		}
+		return rows
+	})
+
+	register(is, "constraint_column_usage", 0, "table_catalog name, table_schema name, table_name name, column_name name, constraint_catalog name, constraint_schema name, constraint_name name", func(v *View) [][]any {
+		var rows [][]any
+		for _, c := range v.constraints {
+			t, ids := c.table, c.columns
+			switch c.kind {
+			case 'f':
+				if t = v.Cat.TableByID(c.fk.RefTable); t == nil {
+					continue
+				}
+				ids = c.fk.RefColumns
+			case 'c':
+				ids = checkColumns(t, c.check)
+			}
+			// One row per column in table order, as PostgreSQL's join with
+			// pg_attribute gives them.
+			for _, col := range t.Columns {
+				if slices.Contains(ids, col.ID) {
+					rows = append(rows, []any{v.Database, t.Schema, t.Name, col.Name, v.Database, c.table.Schema, c.name})
+				}
+			}
+		}
+		return rows
+	})
+
+	register(is, "sequences", 0, "sequence_catalog name, sequence_schema name, sequence_name name, data_type text, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, start_value text, minimum_value text, maximum_value text, increment text, cycle_option text", func(v *View) [][]any {
+		var rows [][]any
+		for _, s := range v.sequences {
+			rows = append(rows, []any{v.Database, s.Schema, s.Name, "bigint", int64(64), int64(2), int64(0),
+				strconv.FormatInt(s.Start, 10), strconv.FormatInt(s.Min, 10), strconv.FormatInt(s.Max, 10), strconv.FormatInt(s.Increment, 10), "NO"})
+		}
+		return rows
+	})
+
+	register(is, "views", 0, "table_catalog name, table_schema name, table_name name, view_definition text, check_option text, is_updatable text, is_insertable_into text, is_trigger_updatable text, is_trigger_deletable text, is_trigger_insertable_into text", nil)
+	register(is, "routines", 0, "specific_catalog name, specific_schema name, specific_name name, routine_catalog name, routine_schema name, routine_name name, routine_type text, module_catalog name, module_schema name, module_name name, udt_catalog name, udt_schema name, udt_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, type_udt_catalog name, type_udt_schema name, type_udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, routine_body text, routine_definition text, external_name text, external_language text, parameter_style text, is_deterministic text, sql_data_access text, is_null_call text, sql_path text, schema_level_routine text, max_dynamic_result_sets int4, is_user_defined_cast text, is_implicitly_invocable text, security_type text, to_sql_specific_catalog name, to_sql_specific_schema name, to_sql_specific_name name, as_locator text, created timestamptz, last_altered timestamptz, new_savepoint_level text, is_udt_dependent text, result_cast_from_data_type text, result_cast_as_locator text, result_cast_char_max_length int4, result_cast_char_octet_length int4, result_cast_char_set_catalog name, result_cast_char_set_schema name, result_cast_char_set_name name, result_cast_collation_catalog name, result_cast_collation_schema name, result_cast_collation_name name, result_cast_numeric_precision int4, result_cast_numeric_precision_radix int4, result_cast_numeric_scale int4, result_cast_datetime_precision int4, result_cast_interval_type text, result_cast_interval_precision int4, result_cast_type_udt_catalog name, result_cast_type_udt_schema name, result_cast_type_udt_name name, result_cast_scope_catalog name, result_cast_scope_schema name, result_cast_scope_name name, result_cast_maximum_cardinality int4, result_cast_dtd_identifier name", nil)
+	register(is, "parameters", 0, "specific_catalog name, specific_schema name, specific_name name, ordinal_position int4, parameter_mode text, is_result text, as_locator text, parameter_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, parameter_default text", nil)
+	register(is, "triggers", 0, "trigger_catalog name, trigger_schema name, trigger_name name, event_manipulation text, event_object_catalog name, event_object_schema name, event_object_table name, action_order int4, action_condition text, action_statement text, action_orientation text, action_timing text, action_reference_old_table name, action_reference_new_table name, action_reference_old_row name, action_reference_new_row name, created timestamptz", nil)
+}
+
+// constraintTypes are information_schema's constraint_type for each
+// pg_constraint.contype.
+var constraintTypes = map[byte]string{'p': "PRIMARY KEY", 'u': "UNIQUE", 'c': "CHECK", 'f': "FOREIGN KEY"}
+
+// isView reports whether PostgreSQL has the system relation as a view
+// rather than a catalog table: every information_schema relation, and the
+// pg_catalog ones of viewNames.
+func (r *Relation) isView() bool {
+	return r.Schema == "information_schema" || viewNames[r.Name]
+}
+
+// notNull reports whether a column rejects NULLs (pg_attribute.attnotnull):
+// declared NOT NULL or part of the primary key.
+func notNull(t *storage.TableDef, c storage.ColumnDef) bool {
+	return c.NotNull || slices.Contains(t.PrimaryKey, c.ID)
+}
+
+// sqlDataType is information_schema's data_type: "ARRAY" for an array,
+// "USER-DEFINED" for a type outside pg_catalog (vector), else the type's
+// format_type name without modifiers. A domain counts as its base type,
+// as cairn's pg_attribute reports it.
+func sqlDataType(t types.T) string {
+	if t.IsArray() {
+		return "ARRAY"
+	}
+	if schema, _ := udtOf(t); schema != "pg_catalog" {
+		return "USER-DEFINED"
+	}
+	return types.T{Family: t.Family, Mod: -1}.String()
+}
+
+// udtOf is the schema and pg_type name of a column's type (udt_schema,
+// udt_name): "int4", "varchar", "_float4", ...
+func udtOf(t types.T) (schema, name string) {
+	oid := int64(t.OID())
+	for _, bt := range builtinTypes {
+		if oid != bt.oid && (bt.array == 0 || oid != bt.array) {
+			continue
+		}
+		schema, name = "pg_catalog", bt.name
+		if bt.oid == types.VectorOID {
+			schema = "public"
+		}
+		if oid == bt.array {
+			name = "_" + name
+		}
+		return schema, name
+	}
+	return "pg_catalog", t.String()
+}
+
+// charLengths are character_maximum_length and character_octet_length:
+// the declared length of varchar(n) and char(n), and the most bytes a
+// value of a string type can take (NULL for other types, arrays included).
+func charLengths(t types.T) (maxLen, octets any) {
+	switch t.Family {
+	case types.Text, types.Varchar, types.Char:
+		if t.Family == types.Text || t.Mod < 0 {
+			return nil, int64(charOctetsUnbounded)
+		}
+		return int64(t.Mod), int64(t.Mod) * maxCharBytes
+	}
+	return nil, nil
+}
+
+// numericFacets are numeric_precision, numeric_precision_radix and
+// numeric_scale: binary digits for integers and floats (scale 0 for
+// integers only), decimal digits for numeric(p,s), NULL where undeclared.
+func numericFacets(t types.T) (precision, radix, scale any) {
+	switch t.Family {
+	case types.Int2:
+		return int64(16), int64(2), int64(0)
+	case types.Int4:
+		return int64(32), int64(2), int64(0)
+	case types.Int8:
+		return int64(64), int64(2), int64(0)
+	case types.Float4:
+		return int64(24), int64(2), nil
+	case types.Float8:
+		return int64(53), int64(2), nil
+	case types.Numeric:
+		if t.Mod < 0 {
+			return nil, int64(10), nil
+		}
+		return int64(t.Mod >> 16), int64(10), int64(t.Mod & 0xffff)
+	}
+	return nil, nil, nil
+}
+
+// datetimePrecision is datetime_precision: fractional second digits, 6
+// for the time types (cairn keeps microseconds whatever the declared
+// precision), 0 for date, NULL for other types.
+func datetimePrecision(t types.T) any {
+	switch t.Family {
+	case types.DateFamily:
+		return int64(0)
+	case types.Time, types.TimestampFamily, types.TimestampTZ, types.Interval:
+		return int64(6)
+	}
+	return nil
+}
+
+// referencedKey finds the unique index a foreign key relies on, the
+// primary key first: the one on the referenced table over exactly the
+// referenced columns. uc is the primary key or unique constraint behind
+// it, nil for a plain unique index.
+func (v *View) referencedKey(fk *storage.ForeignKeyDef) (key *index, uc *constraint) {
+	for _, ix := range v.indexes {
+		if ix.table.ID != fk.RefTable || !ix.unique || len(ix.columns) != len(fk.RefColumns) {
+			continue
+		}
+		covers := true
+		for _, id := range fk.RefColumns {
+			covers = covers && slices.Contains(ix.columns, id)
+		}
+		if covers && (key == nil || ix.primary) {
+			key = ix
+		}
+	}
+	if key == nil {
+		return nil, nil
+	}
+	for _, c := range v.constraints {
+		if c.index == key {
+			return key, c
+		}
+	}
+	return key, nil
+}
+
+// checkColumns are the IDs of the columns of t that a CHECK expression
+// refers to: what PostgreSQL records as the constraint's dependencies. The
+// expression is parsed, so names in literals, casts and function calls do
+// not count; an expression that does not parse refers to none.
+func checkColumns(t *storage.TableDef, expr string) []int {
+	tree, err := pg_query.ParseToJSON("SELECT " + expr)
+	if err != nil {
+		return nil
+	}
+	var root any
+	if err := json.Unmarshal([]byte(tree), &root); err != nil {
+		return nil
+	}
+	var ids []int
+	var walk func(n any)
+	walk = func(n any) {
+		switch n := n.(type) {
+		case map[string]any:
+			if ref, ok := n["ColumnRef"].(map[string]any); ok {
+				fields, _ := ref["fields"].([]any)
+				if len(fields) > 0 {
+					last, _ := fields[len(fields)-1].(map[string]any)
+					str, _ := last["String"].(map[string]any)
+					name, _ := str["sval"].(string)
+					if _, c := t.Column(name); c != nil && !slices.Contains(ids, c.ID) {
+						ids = append(ids, c.ID)
+					}
+				}
+			}
+			for _, child := range n {
+				walk(child)
+			}
+		case []any:
+			for _, child := range n {
+				walk(child)
+			}
+		}
+	}
+	walk(root)
+	return ids
+}

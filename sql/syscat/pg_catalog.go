@@ -1,0 +1,375 @@
+package syscat
+
+import (
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// The pg_catalog relations, with PostgreSQL 15's columns in its order.
+// Relations cairn has no objects for (triggers, policies, publications,
+// inheritance, ...) exist with no rows, so the queries that clients join
+// them into still run.
+
+// builtinType is a row of pg_type for a base type.
+type builtinType struct {
+	oid       int64
+	name      string
+	len       int64
+	byVal     bool
+	category  string
+	array     int64
+	preferred bool
+	collation int64
+	kind      string // typtype: b base, p pseudo
+}
+
+// builtinTypes are the base types cairn has, with PostgreSQL's OIDs;
+// their array types are derived (typname "_" + name).
+var builtinTypes = []builtinType{
+	{16, "bool", 1, true, "B", 1000, true, 0, "b"},
+	{17, "bytea", -1, false, "U", 1001, false, 0, "b"},
+	{18, "char", 1, true, "Z", 1002, false, 0, "b"},
+	{19, "name", 64, false, "S", 1003, false, 950, "b"},
+	{20, "int8", 8, true, "N", 1016, false, 0, "b"},
+	{21, "int2", 2, true, "N", 1005, false, 0, "b"},
+	{22, "int2vector", -1, false, "A", 1006, false, 0, "b"},
+	{23, "int4", 4, true, "N", 1007, false, 0, "b"},
+	{24, "regproc", 4, true, "N", 1008, false, 0, "b"},
+	{25, "text", -1, false, "S", 1009, true, defaultCollationOID, "b"},
+	{26, "oid", 4, true, "N", 1028, true, 0, "b"},
+	{30, "oidvector", -1, false, "A", 1013, false, 0, "b"},
+	{114, "json", -1, false, "U", 199, false, 0, "b"},
+	{194, "pg_node_tree", -1, false, "Z", 0, false, defaultCollationOID, "b"},
+	{700, "float4", 4, true, "N", 1021, false, 0, "b"},
+	{701, "float8", 8, true, "N", 1022, true, 0, "b"},
+	{705, "unknown", -2, false, "X", 0, false, 0, "p"},
+	{1042, "bpchar", -1, false, "S", 1014, false, defaultCollationOID, "b"},
+	{1043, "varchar", -1, false, "S", 1015, false, defaultCollationOID, "b"},
+	{1082, "date", 4, true, "D", 1182, false, 0, "b"},
+	{1083, "time", 8, true, "D", 1183, false, 0, "b"},
+	{1114, "timestamp", 8, true, "D", 1115, false, 0, "b"},
+	{1184, "timestamptz", 8, true, "D", 1185, true, 0, "b"},
+	{1186, "interval", 16, false, "T", 1187, true, 0, "b"},
+	{1700, "numeric", -1, false, "N", 1231, false, 0, "b"},
+	{2205, "regclass", 4, true, "N", 2210, false, 0, "b"},
+	{2206, "regtype", 4, true, "N", 2211, false, 0, "b"},
+	{2249, "record", -1, false, "P", 2287, false, 0, "p"},
+	{2950, "uuid", 16, false, "U", 2951, false, 0, "b"},
+	{3802, "jsonb", -1, false, "U", 3807, false, 0, "b"},
+	{4089, "regnamespace", 4, true, "N", 4090, false, 0, "b"},
+	{4096, "regrole", 4, true, "N", 4097, false, 0, "b"},
+	{types.VectorOID, "vector", -1, false, "U", types.VectorArrayOID, false, 0, "b"},
+}
+
+// Typmod is a type's modifier as PostgreSQL stores it (atttypmod):
+// varchar(n) and char(n) are n+4, numeric(p,s) ((p<<16)|s)+4, vector(n) n;
+// an array has its element's; -1 for none.
+func Typmod(t types.T) int64 {
+	if t.IsArray() {
+		t = *t.Elem
+	}
+	if t.Mod < 0 {
+		return -1
+	}
+	switch t.Family {
+	case types.Varchar, types.Char, types.Numeric:
+		return int64(t.Mod) + 4
+	case types.Vector:
+		return int64(t.Mod)
+	}
+	return -1
+}
+
+// oids is an oid[] datum.
+func oids(xs ...int64) *types.Array {
+	elems := make([]any, len(xs))
+	for i, x := range xs {
+		elems[i] = x
+	}
+	return types.NewArray(types.OidT, elems...)
+}
+
+// int2s is an int2[] datum (int2vector columns).
+func int2s(xs ...int64) *types.Array {
+	elems := make([]any, len(xs))
+	for i, x := range xs {
+		elems[i] = x
+	}
+	return types.NewArray(types.Int2T, elems...)
+}
+
+// attnums are the attribute numbers (1-based positions) of column IDs.
+func attnums(t *storage.TableDef, ids []int) []int64 {
+	out := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		if pos, c := t.ColumnByID(id); c != nil {
+			out = append(out, int64(pos+1))
+		}
+	}
+	return out
+}
+
+func init() {
+	register("pg_catalog", "pg_namespace", 2615, "oid oid, nspname name, nspowner oid, nspacl text[]", func(v *View) [][]any {
+		var rows [][]any
+		for _, s := range v.schemas() {
+			rows = append(rows, []any{SchemaOID(s), s, int64(BootstrapUserOID), nil})
+		}
+		return rows
+	})
+
+	register("pg_catalog", "pg_class", pgClassOID, "oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, relpersistence text, relkind text, relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, relforcerowsecurity bool, relispopulated bool, relreplident text, relispartition bool, relrewrite oid, relfrozenxid oid, relminmxid oid, relacl text[], reloptions text[], relpartbound text", func(v *View) [][]any {
+		var rows [][]any
+		row := func(oid int64, name string, ns int64, am int64, kind string, natts int, checks int, hasIndex bool) {
+			rows = append(rows, []any{oid, name, ns, int64(0), int64(0), int64(BootstrapUserOID), am, oid, int64(0),
+				int64(0), float64(-1), int64(0), int64(0), hasIndex, false, "p", kind, int64(natts), int64(checks),
+				false, false, false, false, false, true, "d", false, int64(0), int64(0), int64(0), nil, nil, nil})
+		}
+		for _, r := range allRelations() {
+			kind := "r"
+			if r.isView() {
+				kind = "v"
+			}
+			row(r.OID, r.Name, SchemaOID(r.Schema), heapAMOID, kind, len(r.Cols), 0, false)
+		}
+		for _, t := range v.tables {
+			hasIndex := len(t.PrimaryKey) > 0 || len(t.Uniques) > 0 || len(v.Cat.IndexesOf(t.ID)) > 0
+			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), hasIndex)
+		}
+		for _, ix := range v.indexes {
+			row(ix.oid, ix.name, SchemaOID(ix.schema), amOID(ix.method), "i", len(ix.columns), 0, false)
+		}
+		for _, s := range v.sequences {
+			row(SequenceOID(s.Schema, s.Name), s.Name, SchemaOID(s.Schema), 0, "S", 3, 0, false)
+		}
+		return rows
+	})
+
+	register("pg_catalog", "pg_attribute", 1249, "attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign text, attstorage text, attcompression text, attnotnull bool, atthasdef bool, atthasmissing bool, attidentity text, attgenerated text, attisdropped bool, attislocal bool, attinhcount int4, attcollation oid, attacl text[], attoptions text[], attfdwoptions text[], attmissingval text", func(v *View) [][]any {
+		var rows [][]any
+		row := func(rel int64, num int, name string, t types.T, notNull, hasDef bool) {
+			var coll int64
+			if t.IsString() && t.Family != types.Name {
+				coll = defaultCollationOID
+			}
+			dims := 0
+			if t.IsArray() {
+				dims = t.Dims
+			}
+			rows = append(rows, []any{rel, name, int64(t.OID()), int64(-1), int64(t.TypLen()), int64(num), int64(dims), int64(-1),
+				Typmod(t), t.TypLen() > 0 && t.TypLen() <= 8, "i", "x", "", notNull, hasDef, false, "", "", false, true,
+				int64(0), coll, nil, nil, nil, nil})
+		}
+		for _, t := range v.tables {
+			for i, c := range t.Columns {
+				row(TableOID(t.ID), i+1, c.Name, c.Type, notNull(t, c), c.Default != "")
+			}
+		}
+		for _, ix := range v.indexes {
+			for i, id := range ix.columns {
+				if _, c := ix.table.ColumnByID(id); c != nil {
+					row(ix.oid, i+1, c.Name, c.Type, false, false)
+				}
+			}
+		}
+		for _, r := range allRelations() {
+			for i, c := range r.Cols {
+				row(r.OID, i+1, c.Name, c.T, false, false)
+			}
+		}
+		return rows
+	})
+
+	register("pg_catalog", "pg_attrdef", 2604, "oid oid, adrelid oid, adnum int2, adbin text", func(v *View) [][]any {
+		var rows [][]any
+		for _, t := range v.tables {
+			for i, c := range t.Columns {
+				if c.Default != "" {
+					rows = append(rows, []any{hashOID("d:" + t.Name + "." + c.Name), TableOID(t.ID), int64(i + 1), c.Default})
+				}
+			}
+		}
+		return rows
+	})
+
+	register("pg_catalog", "pg_type", 1247, "oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype text, typcategory text, typispreferred bool, typisdefined bool, typdelim text, typrelid oid, typsubscript oid, typelem oid, typarray oid, typinput oid, typoutput oid, typreceive oid, typsend oid, typmodin oid, typmodout oid, typanalyze oid, typalign text, typstorage text, typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text[]", func(v *View) [][]any {
+		var rows [][]any
+		row := func(oid int64, name string, ns, length int64, byVal bool, kind, category string, preferred bool, elem, array, coll int64) {
+			align, storage := "i", "p"
+			if length < 0 {
+				storage = "x"
+			}
+			if length == 8 {
+				align = "d"
+			}
+			rows = append(rows, []any{oid, name, ns, int64(BootstrapUserOID), length, byVal, kind, category, preferred, true, ",",
+				int64(0), int64(0), elem, array, int64(0), int64(0), int64(0), int64(0), int64(0), int64(0), int64(0),
+				align, storage, false, int64(0), int64(-1), int64(0), coll, nil, nil, nil})
+		}
+		for _, t := range builtinTypes {
+			ns := int64(PgCatalogOID)
+			if t.oid == types.VectorOID {
+				ns = PublicOID
+			}
+			row(t.oid, t.name, ns, t.len, t.byVal, t.kind, t.category, t.preferred, 0, t.array, t.collation)
+			if t.array != 0 {
+				row(t.array, "_"+t.name, ns, -1, false, "b", "A", false, t.oid, 0, t.collation)
+			}
+		}
+		return rows
+	})
+
+	register("pg_catalog", "pg_index", 2610, "indexrelid oid, indrelid oid, indnatts int2, indnkeyatts int2, indisunique bool, indnullsnotdistinct bool, indisprimary bool, indisexclusion bool, indimmediate bool, indisclustered bool, indisvalid bool, indcheckxmin bool, indisready bool, indislive bool, indisreplident bool, indkey int2[], indcollation oid[], indclass oid[], indoption int2[], indexprs text, indpred text", func(v *View) [][]any {
+		var rows [][]any
+		for _, ix := range v.indexes {
+			keys := attnums(ix.table, ix.columns)
+			zeros := make([]int64, len(keys))
+			rows = append(rows, []any{ix.oid, TableOID(ix.table.ID), int64(len(keys)), int64(len(keys)), ix.unique, false, ix.primary,
+				false, true, false, true, false, true, true, false, int2s(keys...), oids(zeros...), oids(zeros...), int2s(zeros...), nil, nil})
+		}
+		return rows
+	})
+
+	register("pg_catalog", "pg_constraint", pgConstraintOID, "oid oid, conname name, connamespace oid, contype text, condeferrable bool, condeferred bool, convalidated bool, conrelid oid, contypid oid, conindid oid, conparentid oid, confrelid oid, confupdtype text, confdeltype text, confmatchtype text, conislocal bool, coninhcount int4, connoinherit bool, conkey int2[], confkey int2[], conpfeqop oid[], conppeqop oid[], conffeqop oid[], confdelsetcols int2[], conexclop oid[], conbin text", func(v *View) [][]any {
+		var rows [][]any
+		for _, c := range v.constraints {
+			var indexOID, refOID int64
+			var refKeys, updType, delType, matchType any = nil, " ", " ", " "
+			if c.index != nil {
+				indexOID = c.index.oid
+			}
+			if c.fk != nil {
+				if ref := v.Cat.TableByID(c.fk.RefTable); ref != nil {
+					refOID = TableOID(ref.ID)
+					refKeys = int2s(attnums(ref, c.fk.RefColumns)...)
+				}
+				updType, delType, matchType = "a", "a", "s"
+			}
+			var keys, bin any
+			if len(c.columns) > 0 {
+				keys = int2s(attnums(c.table, c.columns)...)
+			}
+			if c.kind == 'c' {
+				bin = c.check
+			}
+			rows = append(rows, []any{c.oid, c.name, SchemaOID(c.table.Schema), string(c.kind), false, false, true, TableOID(c.table.ID),
+				int64(0), indexOID, int64(0), refOID, updType, delType, matchType, true, int64(0), false, keys, refKeys,
+				nil, nil, nil, nil, nil, bin})
+		}
+		return rows
+	})
+
+	register("pg_catalog", "pg_am", 2601, "oid oid, amname name, amhandler oid, amtype text", func(v *View) [][]any {
+		var rows [][]any
+		for _, m := range accessMethods {
+			rows = append(rows, []any{m.oid, m.name, int64(0), m.kind})
+		}
+		return rows
+	})
+
+	register("pg_catalog", "pg_database", 1262, "oid oid, datname name, datdba oid, encoding int4, datlocprovider text, datistemplate bool, datallowconn bool, datconnlimit int4, datfrozenxid oid, datminmxid oid, dattablespace oid, datcollate text, datctype text, daticulocale text, datcollversion text, datacl text[]", func(v *View) [][]any {
+		return [][]any{{int64(DatabaseOID), v.Database, int64(BootstrapUserOID), int64(6), "c", false, true, int64(-1), int64(0), int64(0), int64(1663), "C.UTF-8", "C.UTF-8", nil, nil, nil}}
+	})
+
+	roleCols := "rolname name, rolsuper bool, rolinherit bool, rolcreaterole bool, rolcreatedb bool, rolcanlogin bool, rolreplication bool, rolconnlimit int4, rolpassword text, rolvaliduntil timestamptz, rolbypassrls bool, rolconfig text[], oid oid"
+	register("pg_catalog", "pg_roles", 0, roleCols, func(v *View) [][]any {
+		return [][]any{{v.User, true, true, true, true, true, true, int64(-1), "********", nil, true, nil, int64(BootstrapUserOID)}}
+	})
+	register("pg_catalog", "pg_user", 0, "usename name, usesysid oid, usecreatedb bool, usesuper bool, userepl bool, usebypassrls bool, passwd text, valuntil timestamptz, useconfig text[]", func(v *View) [][]any {
+		return [][]any{{v.User, int64(BootstrapUserOID), true, true, true, true, "********", nil, nil}}
+	})
+	register("pg_catalog", "pg_auth_members", 1261, "roleid oid, member oid, grantor oid, admin_option bool", nil)
+	register("pg_catalog", "pg_description", 2609, "objoid oid, classoid oid, objsubid int4, description text", nil)
+	register("pg_catalog", "pg_shdescription", 2396, "objoid oid, classoid oid, description text", nil)
+	register("pg_catalog", "pg_extension", 3079, "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable bool, extversion text, extconfig oid[], extcondition text[]", nil)
+	register("pg_catalog", "pg_collation", 3456, "oid oid, collname name, collnamespace oid, collowner oid, collprovider text, collisdeterministic bool, collencoding int4, collcollate text, collctype text, colliculocale text, collversion text", func(v *View) [][]any {
+		return [][]any{
+			{int64(defaultCollationOID), "default", int64(PgCatalogOID), int64(BootstrapUserOID), "d", true, int64(-1), nil, nil, nil, nil},
+			{int64(950), "C", int64(PgCatalogOID), int64(BootstrapUserOID), "c", true, int64(-1), "C", "C", nil, nil},
+			{int64(951), "POSIX", int64(PgCatalogOID), int64(BootstrapUserOID), "c", true, int64(-1), "POSIX", "POSIX", nil, nil},
+		}
+	})
+	register("pg_catalog", "pg_inherits", 2611, "inhrelid oid, inhparent oid, inhseqno int4, inhdetachpending bool", nil)
+	register("pg_catalog", "pg_policy", 3256, "oid oid, polname name, polrelid oid, polcmd text, polpermissive bool, polroles oid[], polqual text, polwithcheck text", nil)
+	register("pg_catalog", "pg_statistic_ext", 3381, "oid oid, stxrelid oid, stxname name, stxnamespace oid, stxowner oid, stxstattarget int4, stxkeys int2[], stxkind text[], stxexprs text", nil)
+	register("pg_catalog", "pg_publication", 6104, "oid oid, pubname name, pubowner oid, puballtables bool, pubinsert bool, pubupdate bool, pubdelete bool, pubtruncate bool, pubviaroot bool", nil)
+	register("pg_catalog", "pg_publication_namespace", 6237, "oid oid, pnpubid oid, pnnspid oid", nil)
+	register("pg_catalog", "pg_publication_rel", 6106, "oid oid, prpubid oid, prrelid oid, prqual text, prattrs int2[]", nil)
+	register("pg_catalog", "pg_trigger", 2620, "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype int2, tgenabled text, tgisinternal bool, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, tgattr int2[], tgargs bytea, tgqual text, tgoldtable name, tgnewtable name", nil)
+	register("pg_catalog", "pg_rewrite", 2618, "oid oid, rulename name, ev_class oid, ev_type text, ev_enabled text, is_instead bool, ev_qual text, ev_action text", nil)
+	register("pg_catalog", "pg_proc", 1255, "oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost float4, prorows float4, provariadic oid, prosupport oid, prokind text, prosecdef bool, proleakproof bool, proisstrict bool, proretset bool, provolatile text, proparallel text, pronargs int2, pronargdefaults int2, prorettype oid, proargtypes oid[], proallargtypes oid[], proargmodes text[], proargnames text[], proargdefaults text, protrftypes oid[], prosrc text, probin text, prosqlbody text, proconfig text[], proacl text[]", nil)
+	register("pg_catalog", "pg_enum", 3501, "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", nil)
+	register("pg_catalog", "pg_range", 3541, "rngtypid oid, rngsubtype oid, rngmultitypid oid, rngcollation oid, rngsubopc oid, rngcanonical oid, rngsubdiff oid", nil)
+	register("pg_catalog", "pg_tablespace", 1213, "oid oid, spcname name, spcowner oid, spcacl text[], spcoptions text[]", func(v *View) [][]any {
+		return [][]any{{int64(1663), "pg_default", int64(BootstrapUserOID), nil, nil}, {int64(1664), "pg_global", int64(BootstrapUserOID), nil, nil}}
+	})
+	register("pg_catalog", "pg_sequence", 2224, "seqrelid oid, seqtypid oid, seqstart int8, seqincrement int8, seqmax int8, seqmin int8, seqcache int8, seqcycle bool", func(v *View) [][]any {
+		var rows [][]any
+		for _, s := range v.sequences {
+			rows = append(rows, []any{SequenceOID(s.Schema, s.Name), int64(20), s.Start, s.Increment, s.Max, s.Min, int64(1), false})
+		}
+		return rows
+	})
+	register("pg_catalog", "pg_tables", 0, "schemaname name, tablename name, tableowner name, tablespace name, hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool", func(v *View) [][]any {
+		var rows [][]any
+		for _, t := range v.tables {
+			hasIndex := len(t.PrimaryKey) > 0 || len(t.Uniques) > 0 || len(v.Cat.IndexesOf(t.ID)) > 0
+			rows = append(rows, []any{t.Schema, t.Name, v.User, nil, hasIndex, false, false, false})
+		}
+		return rows
+	})
+	register("pg_catalog", "pg_indexes", 0, "schemaname name, tablename name, indexname name, tablespace name, indexdef text", func(v *View) [][]any {
+		var rows [][]any
+		for _, ix := range v.indexes {
+			def, _ := v.IndexDef(ix.oid)
+			rows = append(rows, []any{ix.schema, ix.table.Name, ix.name, nil, def})
+		}
+		return rows
+	})
+	register("pg_catalog", "pg_views", 0, "schemaname name, viewname name, viewowner name, definition text", nil)
+	register("pg_catalog", "pg_matviews", 0, "schemaname name, matviewname name, matviewowner name, tablespace name, hasindexes bool, ispopulated bool, definition text", nil)
+	register("pg_catalog", "pg_sequences", 0, "schemaname name, sequencename name, sequenceowner name, data_type regtype, start_value int8, min_value int8, max_value int8, increment_by int8, cycle bool, cache_size int8, last_value int8", func(v *View) [][]any {
+		var rows [][]any
+		for _, s := range v.sequences {
+			rows = append(rows, []any{s.Schema, s.Name, v.User, int64(20), s.Start, s.Min, s.Max, s.Increment, false, int64(1), nil})
+		}
+		return rows
+	})
+}
+
+// viewNames are the pg_catalog relations that are views in PostgreSQL.
+var viewNames = map[string]bool{
+	"pg_roles": true, "pg_user": true, "pg_tables": true, "pg_indexes": true, "pg_views": true,
+	"pg_matviews": true, "pg_sequences": true, "pg_settings": true,
+}
+
+// accessMethod is a row of pg_am.
+type accessMethod struct {
+	oid  int64
+	name string
+	kind string
+}
+
+// accessMethods are the table and index methods: tables are heap in
+// pg_am's terms; the index kinds are the ones CREATE INDEX records.
+var accessMethods = []accessMethod{
+	{heapAMOID, "heap", "t"},
+	{btreeAMOID, "btree", "i"},
+	{405, "hash", "i"},
+	{783, "gist", "i"},
+	{2742, "gin", "i"},
+	{3580, "brin", "i"},
+	{hashOID("am:hnsw"), "hnsw", "i"},
+	{hashOID("am:ivfflat"), "ivfflat", "i"},
+	{hashOID("am:deeplake_index"), "deeplake_index", "i"},
+}
+
+// amOID is the pg_am OID of an index method.
+func amOID(method string) int64 {
+	for _, m := range accessMethods {
+		if m.name == method {
+			return m.oid
+		}
+	}
+	return btreeAMOID
+}

@@ -1,0 +1,385 @@
+package syscat
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
+	"github.com/jackc/pgerrcode"
+)
+
+// View is the catalog as one statement sees it: cairn's catalog, the
+// session's user, database and search path, and the objects PostgreSQL
+// would list for them (each table's implicit indexes and constraints,
+// sequences) with their OIDs. Build it with NewView; it is read-only.
+type View struct {
+	Cat        *storage.Catalog
+	User       string
+	Database   string
+	SearchPath []string
+
+	tables      []*storage.TableDef
+	indexes     []*index
+	constraints []*constraint
+	sequences   []*storage.SequenceDef
+	byOID       map[int64]any
+}
+
+// index is an index as pg_index lists it: a recorded one, or the one
+// behind a primary key or unique constraint.
+type index struct {
+	oid     int64
+	schema  string
+	name    string
+	table   *storage.TableDef
+	method  string
+	columns []int // column IDs
+	unique  bool
+	primary bool
+}
+
+// constraint is a table constraint as pg_constraint lists it.
+type constraint struct {
+	oid     int64
+	name    string
+	kind    byte // p, u, c, f
+	table   *storage.TableDef
+	columns []int // column IDs
+	index   *index
+	check   string
+	fk      *storage.ForeignKeyDef
+}
+
+// NewView prepares the system relations' view of cat for a session.
+func NewView(cat *storage.Catalog, user, database string, searchPath []string) *View {
+	v := &View{Cat: cat, User: user, Database: database, SearchPath: searchPath, byOID: map[int64]any{}}
+	for _, t := range cat.Tables {
+		v.tables = append(v.tables, t)
+	}
+	sort.Slice(v.tables, func(i, j int) bool { return v.tables[i].ID < v.tables[j].ID })
+	for _, t := range v.tables {
+		toid := TableOID(t.ID)
+		v.byOID[toid] = t
+		pkName := ""
+		if len(t.PrimaryKey) > 0 {
+			name := t.PrimaryKeyConstraint()
+			pkName = name
+			ix := &index{oid: IndexOID(t.Schema, name), schema: t.Schema, name: name, table: t, method: "btree", columns: t.PrimaryKey, unique: true, primary: true}
+			v.indexes = append(v.indexes, ix)
+			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, name), name: name, kind: 'p', table: t, columns: t.PrimaryKey, index: ix})
+		}
+		for _, u := range t.Uniques {
+			if u.Name == pkName {
+				continue // storage lists the primary key among the unique keys
+			}
+			ix := &index{oid: IndexOID(t.Schema, u.Name), schema: t.Schema, name: u.Name, table: t, method: "btree", columns: u.Columns, unique: true}
+			v.indexes = append(v.indexes, ix)
+			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, u.Name), name: u.Name, kind: 'u', table: t, columns: u.Columns, index: ix})
+		}
+		for _, c := range t.Checks {
+			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, c.Name), name: c.Name, kind: 'c', table: t, check: c.Expr})
+		}
+		for i := range t.ForeignKeys {
+			fk := &t.ForeignKeys[i]
+			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, fk.Name), name: fk.Name, kind: 'f', table: t, columns: fk.Columns, fk: fk})
+		}
+	}
+	for _, ix := range cat.Indexes {
+		t := cat.TableByID(ix.Table)
+		if t == nil {
+			continue
+		}
+		v.indexes = append(v.indexes, &index{oid: IndexOID(ix.Schema, ix.Name), schema: ix.Schema, name: ix.Name, table: t, method: ix.Method, columns: ix.Columns, unique: ix.Unique})
+	}
+	sort.Slice(v.indexes, func(i, j int) bool { return v.indexes[i].oid < v.indexes[j].oid })
+	for _, ix := range v.indexes {
+		v.byOID[ix.oid] = ix
+	}
+	for _, c := range v.constraints {
+		v.byOID[c.oid] = c
+	}
+	for _, s := range cat.Sequences {
+		v.sequences = append(v.sequences, s)
+	}
+	sort.Slice(v.sequences, func(i, j int) bool {
+		return SequenceOID(v.sequences[i].Schema, v.sequences[i].Name) < SequenceOID(v.sequences[j].Schema, v.sequences[j].Name)
+	})
+	for _, s := range v.sequences {
+		v.byOID[SequenceOID(s.Schema, s.Name)] = s
+	}
+	for _, r := range relations {
+		v.byOID[r.OID] = r
+	}
+	return v
+}
+
+// schemas lists the schemas, system ones included, by name.
+func (v *View) schemas() []string {
+	names := []string{"pg_catalog", "information_schema"}
+	for name := range v.Cat.Schemas {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return slices.Compact(names)
+}
+
+// visible reports whether unqualified names in schema resolve there (the
+// search path, after the implicit pg_catalog).
+func (v *View) visible(schema string) bool {
+	return schema == "pg_catalog" || slices.Contains(v.SearchPath, schema)
+}
+
+// qualified is name as PostgreSQL prints a reg* value: bare when the
+// schema is on the search path, schema-qualified otherwise; identifiers
+// quoted when they need it.
+func (v *View) qualified(schema, name string) string {
+	if v.visible(schema) {
+		return QuoteIdent(name)
+	}
+	return QuoteIdent(schema) + "." + QuoteIdent(name)
+}
+
+// Relation describes the relation with the given OID: its schema, name
+// and kind (pg_class.relkind: r table, i index, S sequence, v view).
+func (v *View) Relation(oid int64) (schema, name string, kind byte, ok bool) {
+	switch x := v.byOID[oid].(type) {
+	case *storage.TableDef:
+		return x.Schema, x.Name, 'r', true
+	case *index:
+		return x.schema, x.name, 'i', true
+	case *storage.SequenceDef:
+		return x.Schema, x.Name, 'S', true
+	case *Relation:
+		kind := byte('r')
+		if x.isView() {
+			kind = 'v'
+		}
+		return x.Schema, x.Name, kind, true
+	}
+	return "", "", 0, false
+}
+
+// Name is the text form of oid as a value of a reg* type: the object's
+// name (qualified when it is not on the search path). ok is false when no
+// such object exists; PostgreSQL then prints the number.
+func (v *View) Name(family types.Family, oid int64) (string, bool) {
+	switch family {
+	case types.RegClass:
+		if schema, name, _, ok := v.Relation(oid); ok {
+			return v.qualified(schema, name), true
+		}
+	case types.RegType:
+		if t, ok := types.ByOID(uint32(oid)); ok {
+			return t.String(), true
+		}
+	case types.RegNamespace:
+		for _, s := range v.schemas() {
+			if SchemaOID(s) == oid {
+				return QuoteIdent(s), true
+			}
+		}
+	case types.RegRole:
+		if oid == BootstrapUserOID {
+			return QuoteIdent(v.User), true
+		}
+	}
+	return "", false
+}
+
+// Lookup is the input function of a reg* type: the OID of the named
+// object, or of a number given as text.
+func (v *View) Lookup(family types.Family, text string) (int64, error) {
+	if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64); err == nil {
+		return n, nil
+	}
+	schema, name := splitQualified(text)
+	switch family {
+	case types.RegClass:
+		for _, s := range v.candidates(schema) {
+			if oid, ok := v.relationOID(s, name); ok {
+				return oid, nil
+			}
+		}
+		return 0, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", text)
+	case types.RegType:
+		if t, ok := types.Named(strings.ToLower(strings.TrimSpace(text))); ok {
+			return int64(t.OID()), nil
+		}
+		return 0, pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", text)
+	case types.RegNamespace:
+		for _, s := range v.schemas() {
+			if s == name {
+				return SchemaOID(s), nil
+			}
+		}
+		return 0, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", text)
+	case types.RegRole:
+		if name == v.User {
+			return BootstrapUserOID, nil
+		}
+		return 0, pgerr.New(pgerrcode.UndefinedObject, "role \"%s\" does not exist", text)
+	}
+	return 0, pgerr.NotSupported("input of type %s by name", types.T{Family: family}.String())
+}
+
+// candidates are the schemas an unqualified name is looked up in.
+func (v *View) candidates(schema string) []string {
+	if schema != "" {
+		return []string{schema}
+	}
+	return append([]string{"pg_catalog"}, v.SearchPath...)
+}
+
+// relationOID finds a relation (table, index, sequence, system relation)
+// by schema and name.
+func (v *View) relationOID(schema, name string) (int64, bool) {
+	if r := Lookup(schema, name); r != nil {
+		return r.OID, true
+	}
+	if t := v.Cat.Table(schema, name); t != nil {
+		return TableOID(t.ID), true
+	}
+	for _, ix := range v.indexes {
+		if ix.schema == schema && ix.name == name {
+			return ix.oid, true
+		}
+	}
+	if s := v.Cat.Sequence(schema, name); s != nil {
+		return SequenceOID(schema, name), true
+	}
+	return 0, false
+}
+
+// splitQualified splits "schema.name" (either part possibly quoted) into
+// its parts; schema is "" for a bare name. Unquoted parts are lower-cased.
+func splitQualified(s string) (schema, name string) {
+	var parts []string
+	var cur strings.Builder
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' && quoted && i+1 < len(s) && s[i+1] == '"':
+			cur.WriteByte('"')
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == '.' && !quoted:
+			parts = append(parts, cur.String())
+			cur.Reset()
+		case !quoted:
+			cur.WriteString(strings.ToLower(string(c)))
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	parts = append(parts, strings.TrimSpace(cur.String()))
+	if len(parts) >= 2 {
+		return strings.TrimSpace(parts[len(parts)-2]), parts[len(parts)-1]
+	}
+	return "", parts[0]
+}
+
+// QuoteIdent quotes an identifier when PostgreSQL's quote_ident would:
+// anything but lower-case letters, digits and underscores (not leading
+// with a digit), or a keyword.
+func QuoteIdent(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain && !reservedWords[s] {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// reservedWords are the keywords quote_ident quotes that a table or
+// column is likely to be named.
+var reservedWords = map[string]bool{
+	"all": true, "analyse": true, "analyze": true, "and": true, "any": true, "array": true, "as": true, "asc": true,
+	"both": true, "case": true, "cast": true, "check": true, "collate": true, "column": true, "constraint": true,
+	"create": true, "current_date": true, "current_role": true, "current_time": true, "current_timestamp": true,
+	"current_user": true, "default": true, "desc": true, "distinct": true, "do": true, "else": true, "end": true,
+	"except": true, "false": true, "fetch": true, "for": true, "foreign": true, "from": true, "grant": true,
+	"group": true, "having": true, "in": true, "initially": true, "intersect": true, "into": true, "leading": true,
+	"limit": true, "localtime": true, "localtimestamp": true, "not": true, "null": true, "offset": true, "on": true,
+	"only": true, "or": true, "order": true, "placing": true, "primary": true, "references": true, "returning": true,
+	"select": true, "session_user": true, "some": true, "symmetric": true, "table": true, "then": true, "to": true,
+	"trailing": true, "true": true, "union": true, "unique": true, "user": true, "using": true, "variadic": true,
+	"when": true, "where": true, "window": true, "with": true,
+}
+
+// TableVisible is pg_table_is_visible: the relation would be found by its
+// bare name.
+func (v *View) TableVisible(oid int64) bool {
+	schema, name, _, ok := v.Relation(oid)
+	if !ok {
+		return false
+	}
+	for _, s := range v.candidates("") {
+		if o, ok := v.relationOID(s, name); ok {
+			return o == oid && s == schema
+		}
+	}
+	return false
+}
+
+// columnNames names the columns with the given IDs, quoted as needed.
+func columnNames(t *storage.TableDef, ids []int) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if _, c := t.ColumnByID(id); c != nil {
+			out = append(out, QuoteIdent(c.Name))
+		}
+	}
+	return out
+}
+
+// IndexDef is pg_get_indexdef: the CREATE INDEX statement of an index.
+func (v *View) IndexDef(oid int64) (string, bool) {
+	ix, ok := v.byOID[oid].(*index)
+	if !ok {
+		return "", false
+	}
+	unique := ""
+	if ix.unique {
+		unique = "UNIQUE "
+	}
+	return fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, QuoteIdent(ix.name),
+		QuoteIdent(ix.table.Schema), QuoteIdent(ix.table.Name), ix.method, strings.Join(columnNames(ix.table, ix.columns), ", ")), true
+}
+
+// ConstraintDef is pg_get_constraintdef: a constraint's definition as it
+// would be written in CREATE TABLE.
+func (v *View) ConstraintDef(oid int64) (string, bool) {
+	c, ok := v.byOID[oid].(*constraint)
+	if !ok {
+		return "", false
+	}
+	cols := strings.Join(columnNames(c.table, c.columns), ", ")
+	switch c.kind {
+	case 'p':
+		return "PRIMARY KEY (" + cols + ")", true
+	case 'u':
+		return "UNIQUE (" + cols + ")", true
+	case 'c':
+		return "CHECK (" + c.check + ")", true
+	case 'f':
+		ref := v.Cat.TableByID(c.fk.RefTable)
+		if ref == nil {
+			return "", false
+		}
+		return fmt.Sprintf("FOREIGN KEY (%s) REFERENCES %s(%s)", cols, v.qualified(ref.Schema, ref.Name),
+			strings.Join(columnNames(ref, c.fk.RefColumns), ", ")), true
+	}
+	return "", false
+}
