@@ -46,6 +46,17 @@ func buildSRF(rt *Runtime, n *sql.SRF) (Operator, error) {
 		return nil, err
 	}
 	op.next = gen
+	if n.Ordinality {
+		k := int64(0)
+		op.next = func() ([]any, bool, error) {
+			row, ok, err := gen()
+			if !ok || err != nil {
+				return nil, ok, err
+			}
+			k++
+			return append(append([]any(nil), row...), k), true, nil
+		}
+	}
 	return op, nil
 }
 

@@ -270,7 +270,7 @@ func shiftRefs(e Expr, delta int) Expr {
 
 // bindRangeFunction binds a set-returning function in FROM.
 func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (Node, []Col, error) {
-	if rf.Lateral || len(rf.Functions) != 1 || rf.Ordinality || rf.IsRowsfrom {
+	if rf.Lateral || len(rf.Functions) != 1 || rf.IsRowsfrom {
 		return nil, nil, pgerr.NotSupported("this form of function in FROM")
 	}
 	fn := rf.Functions[0].GetList().Items[0].GetFuncCall()
@@ -300,6 +300,10 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 	if len(colNames) == 0 && len(srf.Out) == 1 {
 		colNames = []string{alias}
 	}
+	if rf.Ordinality {
+		srf.Ordinality = true
+		srf.Out = append(srf.Out, Col{Name: "ordinality", T: types.Int8T})
+	}
 	return srf, aliasCols(srf.Out, alias, colNames), nil
 }
 
@@ -309,6 +313,9 @@ type SRF struct {
 	Name string
 	Args []Expr
 	Out  []Col
+	// Ordinality (WITH ORDINALITY) adds a last column numbering the rows
+	// from 1.
+	Ordinality bool
 }
 
 // Columns implements Node.

@@ -120,27 +120,35 @@ func init() {
 
 	register("pg_catalog", "pg_class", pgClassOID, "oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, relpersistence text, relkind text, relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, relforcerowsecurity bool, relispopulated bool, relreplident text, relispartition bool, relrewrite oid, relfrozenxid oid, relminmxid oid, relacl text[], reloptions text[], relpartbound text", func(v *View) [][]any {
 		var rows [][]any
-		row := func(oid int64, name string, ns int64, am int64, kind string, natts int, checks int, hasIndex bool) {
+		row := func(oid int64, name string, ns int64, am int64, kind string, natts int, checks int, hasIndex, hasTriggers bool) {
 			rows = append(rows, []any{oid, name, ns, int64(0), int64(0), int64(BootstrapUserOID), am, oid, int64(0),
 				int64(0), float64(-1), int64(0), int64(0), hasIndex, false, "p", kind, int64(natts), int64(checks),
-				false, false, false, false, false, true, "d", false, int64(0), int64(0), int64(0), nil, nil, nil})
+				false, hasTriggers, false, false, false, true, "d", false, int64(0), int64(0), int64(0), nil, nil, nil})
+		}
+		// PostgreSQL enforces foreign keys with triggers on both tables,
+		// and psql only shows them for tables with relhastriggers.
+		inFK := map[uint64]bool{}
+		for _, t := range v.tables {
+			for _, fk := range t.ForeignKeys {
+				inFK[t.ID], inFK[fk.RefTable] = true, true
+			}
 		}
 		for _, r := range allRelations() {
 			kind := "r"
 			if r.isView() {
 				kind = "v"
 			}
-			row(r.OID, r.Name, SchemaOID(r.Schema), heapAMOID, kind, len(r.Cols), 0, false)
+			row(r.OID, r.Name, SchemaOID(r.Schema), heapAMOID, kind, len(r.Cols), 0, false, false)
 		}
 		for _, t := range v.tables {
 			hasIndex := len(t.PrimaryKey) > 0 || len(t.Uniques) > 0 || len(v.Cat.IndexesOf(t.ID)) > 0
-			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), hasIndex)
+			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), hasIndex, inFK[t.ID])
 		}
 		for _, ix := range v.indexes {
-			row(ix.oid, ix.name, SchemaOID(ix.schema), amOID(ix.method), "i", len(ix.columns), 0, false)
+			row(ix.oid, ix.name, SchemaOID(ix.schema), amOID(ix.method), "i", len(ix.columns), 0, false, false)
 		}
 		for _, s := range v.sequences {
-			row(SequenceOID(s.Schema, s.Name), s.Name, SchemaOID(s.Schema), 0, "S", 3, 0, false)
+			row(SequenceOID(s.Schema, s.Name), s.Name, SchemaOID(s.Schema), 0, "S", 3, 0, false, false)
 		}
 		return rows
 	})
@@ -156,8 +164,13 @@ func init() {
 			if t.IsArray() {
 				dims = t.Dims
 			}
+			// Fixed-size values are stored plain, the rest extended.
+			storage := "x"
+			if t.TypLen() > 0 {
+				storage = "p"
+			}
 			rows = append(rows, []any{rel, name, int64(t.OID()), int64(-1), int64(t.TypLen()), int64(num), int64(dims), int64(-1),
-				Typmod(t), t.TypLen() > 0 && t.TypLen() <= 8, "i", "x", "", notNull, hasDef, false, "", "", false, true,
+				Typmod(t), t.TypLen() > 0 && t.TypLen() <= 8, "i", storage, "", notNull, hasDef, false, "", "", false, true,
 				int64(0), coll, nil, nil, nil, nil})
 		}
 		for _, t := range v.tables {
