@@ -102,6 +102,12 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 			return nil, err
 		}
 		return newTopK(rt, n, in), nil
+	case *sql.Window:
+		in, err := Build(rt, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newWindow(rt, n, in), nil
 	case *sql.Distinct:
 		in, err := Build(rt, n.Input)
 		if err != nil {

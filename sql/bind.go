@@ -34,6 +34,8 @@ type Binder struct {
 	corrs map[*scope]*correlation
 	// view is the system catalog view of Catalog (catalogView).
 	view *syscat.View
+	// windows is the WINDOW clause of the query level being bound.
+	windows []*pg_query.Node
 }
 
 type cteDef struct {

@@ -16,7 +16,7 @@ import (
 func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	name := strings.ToLower(nameOf(fc.Funcname))
 	if fc.Over != nil {
-		return nil, pgerr.NotSupported("window functions")
+		return b.bindWindowCall(sc, fc, name)
 	}
 	if functions.IsAggregate(name) {
 		return b.bindAggregate(sc, fc, name)
@@ -99,11 +99,22 @@ func (b *Binder) bindAggregate(sc *scope, fc *pg_query.FuncCall, name string) (E
 	}
 	agg.inAgg = true
 	defer func() { agg.inAgg = false }()
+	call, err := b.bindAggCall(sc, fc, name)
+	if err != nil {
+		return nil, err
+	}
+	agg.calls = append(agg.calls, call)
+	return &aggRef{idx: len(agg.calls) - 1, t: call.T}, nil
+}
+
+// bindAggCall binds an aggregate call's arguments, FILTER and ORDER BY
+// and resolves the aggregate (for GROUP BY aggregation or a window).
+func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (AggCall, error) {
 	var args []Expr
 	var err error
 	if !fc.AggStar {
 		if args, err = b.bindExprs(sc, fc.Args); err != nil {
-			return nil, err
+			return AggCall{}, err
 		}
 	}
 	ts := make([]types.T, len(args))
@@ -112,12 +123,12 @@ func (b *Binder) bindAggregate(sc *scope, fc *pg_query.FuncCall, name string) (E
 	}
 	ag, castTo, err := functions.ResolveAggregate(name, ts)
 	if err != nil {
-		return nil, pgerr.From(err).WithPosition(fc.Location + 1)
+		return AggCall{}, pgerr.From(err).WithPosition(fc.Location + 1)
 	}
 	for i := range args {
 		if i < len(castTo) {
 			if args[i], err = b.coerce(args[i], castTo[i], castImplicit); err != nil {
-				return nil, err
+				return AggCall{}, err
 			}
 		}
 		ts[i] = args[i].Type()
@@ -125,19 +136,18 @@ func (b *Binder) bindAggregate(sc *scope, fc *pg_query.FuncCall, name string) (E
 	call := AggCall{Agg: ag, Name: name, Args: args, Distinct: fc.AggDistinct, T: functions.AggregateResultType(ag, ts)}
 	if fc.AggFilter != nil {
 		if call.Filter, err = b.bindCondition(sc, fc.AggFilter, "FILTER"); err != nil {
-			return nil, err
+			return AggCall{}, err
 		}
 	}
 	for _, o := range fc.AggOrder {
 		sb := o.GetSortBy()
 		e, err := b.bindExpr(sc, sb.Node)
 		if err != nil {
-			return nil, err
+			return AggCall{}, err
 		}
 		call.OrderBy = append(call.OrderBy, makeSortKey(sb, e))
 	}
-	agg.calls = append(agg.calls, call)
-	return &aggRef{idx: len(agg.calls) - 1, t: call.T}, nil
+	return call, nil
 }
 
 // isSetReturning reports whether name is a set-returning function cairn

@@ -48,9 +48,6 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) 
 	if s.IntoClause != nil {
 		return nil, pgerr.NotSupported("SELECT INTO")
 	}
-	if len(s.WindowClause) > 0 {
-		return nil, pgerr.NotSupported("window functions")
-	}
 	var plan Node
 	var err error
 	switch {
@@ -226,6 +223,9 @@ type selectItem struct {
 
 func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) {
 	s = srfTargetAsFrom(s)
+	savedWindows := b.windows
+	b.windows = s.WindowClause
+	defer func() { b.windows = savedWindows }()
 	plan, sc, err := b.bindFrom(s.FromClause, outer)
 	if err != nil {
 		return nil, err
@@ -334,6 +334,17 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 			}
 			plan = &Filter{Input: plan, Cond: having}
 		}
+	}
+
+	windowed := make([]*Expr, 0, len(items)+len(hidden))
+	for i := range items {
+		windowed = append(windowed, &items[i].expr)
+	}
+	for i := range hidden {
+		windowed = append(windowed, &hidden[i])
+	}
+	if plan, err = planWindows(plan, windowed); err != nil {
+		return nil, err
 	}
 
 	proj := &Project{Input: plan}

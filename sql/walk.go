@@ -61,6 +61,8 @@ func exprChildren(e Expr) []Expr {
 		return x.Args
 	case *Subquery:
 		return append(nonNil(x.Left), x.Args...)
+	case *WindowCall:
+		return x.Func.windowExprs()
 	case *HybridRecord:
 		return nonNil(x.Embedding, x.Text, x.WVec, x.WText)
 	case *BM25Score:
@@ -150,6 +152,8 @@ func transformExpr(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
 		return c, err
 	case *RowExpr:
 		return &RowExpr{Args: trAll(x.Args), T: x.T}, err
+	case *WindowCall:
+		return &WindowCall{Func: x.Func.transform(tr)}, err
 	case *Subquery:
 		c := *x
 		c.Left = tr(x.Left)

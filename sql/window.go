@@ -1,0 +1,380 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// Window functions: fn(...) OVER (PARTITION BY ... ORDER BY ... [frame]).
+// They are bound where they appear (select list, ORDER BY) as WindowCall
+// expressions; once the query's WHERE, GROUP BY and HAVING are planned,
+// the binder moves them into one Window node over that plan and leaves
+// column references to its outputs behind, so they see the grouped rows
+// and are computed before DISTINCT, ORDER BY and LIMIT, as in PostgreSQL.
+
+// WindowFunc is one window function call.
+type WindowFunc struct {
+	// Name is the function: row_number, rank, dense_rank, percent_rank,
+	// cume_dist, ntile, lag, lead, first_value, last_value, nth_value, or
+	// an aggregate's name (then Agg is set).
+	Name      string
+	Agg       *AggCall
+	Args      []Expr
+	Partition []Expr
+	Order     []SortKey
+	Frame     WindowFrame
+	T         types.T
+}
+
+// WindowFrame is the frame of rows an aggregate, first_value, last_value
+// or nth_value sees for each row: in ROWS mode counted in rows, in RANGE
+// mode (the default) with the current row's peers (rows tying on the
+// ORDER BY keys) counted as the current row. The default frame runs from
+// the partition's first row to the current row's last peer.
+type WindowFrame struct {
+	Rows       bool
+	Start, End FrameBound
+}
+
+// FrameBound is one end of a frame.
+type FrameBound struct {
+	Kind BoundKind
+	// Offset is N of N PRECEDING / N FOLLOWING (ROWS mode), a constant.
+	Offset Expr
+}
+
+// BoundKind is where a frame bound lies.
+type BoundKind uint8
+
+// Frame bounds.
+const (
+	UnboundedPreceding BoundKind = iota
+	OffsetPreceding
+	CurrentRow
+	OffsetFollowing
+	UnboundedFollowing
+)
+
+// WindowCall is a window function inside an expression until the binder
+// moves it into a Window node.
+type WindowCall struct {
+	Func *WindowFunc
+}
+
+func (e *WindowCall) Type() types.T { return e.Func.T }
+func (e *WindowCall) String() string {
+	args := e.Func.Args
+	if e.Func.Agg != nil {
+		args = e.Func.Agg.Args
+	}
+	return fmt.Sprintf("%s(%s) OVER (...)", e.Func.Name, joinExprs(args, ", "))
+}
+
+// windowExprs are the expressions a window function reads.
+func (f *WindowFunc) windowExprs() []Expr {
+	out := append(append([]Expr{}, f.Args...), f.Partition...)
+	for _, k := range f.Order {
+		out = append(out, k.Expr)
+	}
+	if f.Agg != nil {
+		out = append(out, f.Agg.Args...)
+		out = append(out, nonNil(f.Agg.Filter)...)
+	}
+	return append(out, nonNil(f.Frame.Start.Offset, f.Frame.End.Offset)...)
+}
+
+// transform rebuilds f with fn applied to its expressions.
+func (f *WindowFunc) transform(tr func(Expr) Expr) *WindowFunc {
+	c := *f
+	c.Args = make([]Expr, len(f.Args))
+	for i, a := range f.Args {
+		c.Args[i] = tr(a)
+	}
+	c.Partition = make([]Expr, len(f.Partition))
+	for i, p := range f.Partition {
+		c.Partition[i] = tr(p)
+	}
+	c.Order = make([]SortKey, len(f.Order))
+	for i, k := range f.Order {
+		c.Order[i] = k
+		c.Order[i].Expr = tr(k.Expr)
+	}
+	c.Frame.Start.Offset, c.Frame.End.Offset = tr(f.Frame.Start.Offset), tr(f.Frame.End.Offset)
+	if f.Agg != nil {
+		agg := *f.Agg
+		agg.Args = make([]Expr, len(f.Agg.Args))
+		for i, a := range f.Agg.Args {
+			agg.Args[i] = tr(a)
+		}
+		if f.Agg.Filter != nil {
+			agg.Filter = tr(f.Agg.Filter)
+		}
+		c.Agg = &agg
+	}
+	return &c
+}
+
+// Window computes window functions over its input's rows; its output is
+// the input's columns followed by one column per function.
+type Window struct {
+	Input Node
+	Funcs []*WindowFunc
+	Out   []Col
+}
+
+func (n *Window) Columns() []Col   { return n.Out }
+func (n *Window) Children() []Node { return []Node{n.Input} }
+func (n *Window) String() string {
+	names := make([]string, len(n.Funcs))
+	for i, f := range n.Funcs {
+		names[i] = f.Name
+	}
+	return "WindowAgg: " + strings.Join(names, ", ")
+}
+
+// Frame options of pg_query's WindowDef (PostgreSQL's FRAMEOPTION_*).
+const (
+	frameNonDefault        = 0x00001
+	frameRows              = 0x00004
+	frameGroups            = 0x00008
+	frameStartUnboundedPre = 0x00020
+	frameStartCurrentRow   = 0x00200
+	frameStartOffsetPre    = 0x00800
+	frameStartOffsetFol    = 0x02000
+	frameEndUnboundedFol   = 0x00100
+	frameEndCurrentRow     = 0x00400
+	frameEndOffsetPre      = 0x01000
+	frameEndOffsetFol      = 0x04000
+	frameExclude           = 0x08000 | 0x10000 | 0x20000
+)
+
+// defaultFrame is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
+var defaultFrame = WindowFrame{Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}}
+
+// bindFrame binds a window's frame clause. Offsets are supported in ROWS
+// mode; RANGE with an offset (a distance in the ORDER BY key's units),
+// GROUPS and EXCLUDE answer 0A000.
+func (b *Binder) bindFrame(sc *scope, def *pg_query.WindowDef) (WindowFrame, error) {
+	opts := def.FrameOptions
+	if opts&frameNonDefault == 0 {
+		return defaultFrame, nil
+	}
+	f := WindowFrame{Rows: opts&frameRows != 0}
+	if opts&frameGroups != 0 || opts&frameExclude != 0 {
+		return f, pgerr.NotSupported("GROUPS and EXCLUDE in window frames")
+	}
+	bound := func(unbounded, current, pre, fol int32, offset *pg_query.Node, unboundedKind BoundKind) (FrameBound, error) {
+		switch {
+		case opts&unbounded != 0:
+			return FrameBound{Kind: unboundedKind}, nil
+		case opts&current != 0:
+			return FrameBound{Kind: CurrentRow}, nil
+		case opts&(pre|fol) != 0:
+			if !f.Rows {
+				return FrameBound{}, pgerr.NotSupported("RANGE frames with an offset (use ROWS)")
+			}
+			e, err := b.bindExprWant(sc, offset, types.Int8T)
+			if err != nil {
+				return FrameBound{}, err
+			}
+			kind := OffsetFollowing
+			if opts&pre != 0 {
+				kind = OffsetPreceding
+			}
+			return FrameBound{Kind: kind, Offset: e}, nil
+		}
+		return FrameBound{Kind: CurrentRow}, nil
+	}
+	var err error
+	if f.Start, err = bound(frameStartUnboundedPre, frameStartCurrentRow, frameStartOffsetPre, frameStartOffsetFol, def.StartOffset, UnboundedPreceding); err != nil {
+		return f, err
+	}
+	if f.End, err = bound(frameEndUnboundedFol, frameEndCurrentRow, frameEndOffsetPre, frameEndOffsetFol, def.EndOffset, UnboundedFollowing); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// windowOnly are the functions that exist only as window functions, and
+// their result types (nil: the type of the first argument).
+var windowOnly = map[string]*types.T{
+	"row_number": &types.Int8T, "rank": &types.Int8T, "dense_rank": &types.Int8T,
+	"percent_rank": &types.Float8T, "cume_dist": &types.Float8T, "ntile": &types.Int4T,
+	"lag": nil, "lead": nil, "first_value": nil, "last_value": nil, "nth_value": nil,
+}
+
+// bindWindowCall binds fn(...) OVER (...).
+func (b *Binder) bindWindowCall(sc *scope, fc *pg_query.FuncCall, name string) (Expr, error) {
+	if b.clause != "" || b.currentAgg() == nil {
+		where := b.clause
+		if where == "" {
+			where = "this context"
+		}
+		return nil, pgerr.New(pgerrcode.WindowingError, "window functions are not allowed in %s", where).WithPosition(fc.Location + 1)
+	}
+	if agg := b.currentAgg(); agg.inAgg {
+		return nil, pgerr.New(pgerrcode.GroupingError, "aggregate function calls cannot contain window function calls").WithPosition(fc.Location + 1)
+	}
+	def, err := b.windowDef(fc.Over)
+	if err != nil {
+		return nil, err
+	}
+	f := &WindowFunc{Name: name}
+	if f.Frame, err = b.bindFrame(sc, def); err != nil {
+		return nil, err
+	}
+	for _, p := range def.PartitionClause {
+		e, err := b.bindExpr(sc, p)
+		if err != nil {
+			return nil, err
+		}
+		f.Partition = append(f.Partition, e)
+	}
+	for _, o := range def.OrderClause {
+		sb := o.GetSortBy()
+		e, err := b.bindExpr(sc, sb.Node)
+		if err != nil {
+			return nil, err
+		}
+		f.Order = append(f.Order, makeSortKey(sb, e))
+	}
+	if res, isWindow := windowOnly[name]; isWindow {
+		if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil {
+			return nil, pgerr.NotSupported("DISTINCT, FILTER or * with %s", name)
+		}
+		if f.Args, err = b.bindExprs(sc, fc.Args); err != nil {
+			return nil, err
+		}
+		if err := b.checkWindowArgs(f, res); err != nil {
+			return nil, pgerr.From(err).WithPosition(fc.Location + 1)
+		}
+		return &WindowCall{Func: f}, nil
+	}
+	if !functions.IsAggregate(name) {
+		return nil, pgerr.New(pgerrcode.WrongObjectType, "OVER specified, but %s is not a window function nor an aggregate function", name).WithPosition(fc.Location + 1)
+	}
+	if fc.AggDistinct || len(fc.AggOrder) > 0 {
+		return nil, pgerr.NotSupported("DISTINCT or ORDER BY in a window aggregate")
+	}
+	call, err := b.bindAggCall(sc, fc, name)
+	if err != nil {
+		return nil, err
+	}
+	f.Agg, f.T = &call, call.T
+	return &WindowCall{Func: f}, nil
+}
+
+// checkWindowArgs checks and types the arguments of a window-only
+// function and sets its result type (res, or the first argument's).
+func (b *Binder) checkWindowArgs(f *WindowFunc, res *types.T) error {
+	min, max := 0, 0
+	switch f.Name {
+	case "ntile":
+		min, max = 1, 1
+	case "lag", "lead":
+		min, max = 1, 3
+	case "first_value", "last_value":
+		min, max = 1, 1
+	case "nth_value":
+		min, max = 2, 2
+	}
+	if len(f.Args) < min || len(f.Args) > max {
+		return pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", f.Name, typeList(f.Args))
+	}
+	var err error
+	switch f.Name {
+	case "ntile", "nth_value":
+		last := len(f.Args) - 1
+		if f.Args[last], err = b.coerce(f.Args[last], types.Int4T, castImplicit); err != nil {
+			return err
+		}
+	case "lag", "lead":
+		if len(f.Args) >= 2 {
+			if f.Args[1], err = b.coerce(f.Args[1], types.Int4T, castImplicit); err != nil {
+				return err
+			}
+		}
+		if len(f.Args) == 3 {
+			// The default takes the value's type (or both a common one).
+			_, args, err := b.unify(f.Name, []Expr{f.Args[0], f.Args[2]})
+			if err != nil {
+				return err
+			}
+			f.Args[0], f.Args[2] = args[0], args[1]
+		}
+	}
+	if res != nil {
+		f.T = *res
+	} else {
+		f.T = f.Args[0].Type()
+		if f.T.Family == types.Unknown {
+			f.T = types.TextT
+		}
+	}
+	return nil
+}
+
+// windowDef resolves OVER (...) or OVER name against the query's WINDOW
+// clause; an OVER (name ...) inherits the named window's partitioning and
+// ordering.
+func (b *Binder) windowDef(over *pg_query.WindowDef) (*pg_query.WindowDef, error) {
+	ref := over.Name
+	if ref == "" {
+		ref = over.Refname
+	}
+	if ref == "" {
+		return over, nil
+	}
+	for _, w := range b.windows {
+		if d := w.GetWindowDef(); d != nil && d.Name == ref {
+			if over.Name != "" {
+				return d, nil
+			}
+			out := proto.Clone(d).(*pg_query.WindowDef)
+			if len(over.OrderClause) > 0 {
+				out.OrderClause = over.OrderClause
+			}
+			if over.FrameOptions&frameNonDefault != 0 {
+				out.FrameOptions = over.FrameOptions
+			}
+			return out, nil
+		}
+	}
+	return nil, pgerr.New(pgerrcode.UndefinedObject, "window \"%s\" does not exist", ref)
+}
+
+// planWindows moves the window calls of exprs into a Window node over
+// plan, replacing each with a reference to its output column; plan is
+// returned unchanged when there are none.
+func planWindows(plan Node, exprs []*Expr) (Node, error) {
+	base := plan.Columns()
+	w := &Window{Input: plan, Out: append([]Col{}, base...)}
+	for _, e := range exprs {
+		out, err := transformExpr(*e, func(x Expr) (Expr, error) {
+			wc, ok := x.(*WindowCall)
+			if !ok {
+				return nil, nil
+			}
+			idx := len(w.Out)
+			w.Funcs = append(w.Funcs, wc.Func)
+			w.Out = append(w.Out, Col{Name: wc.Func.Name, T: wc.Func.T})
+			return &ColumnRef{Index: idx, Name: wc.Func.Name, T: wc.Func.T}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		*e = out
+	}
+	if len(w.Funcs) == 0 {
+		return plan, nil
+	}
+	return w, nil
+}
