@@ -102,6 +102,10 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 			return nil, err
 		}
 		return newTopK(rt, n, in), nil
+	case *sql.RecursiveUnion:
+		return newRecursiveUnion(rt, n), nil
+	case *sql.WorkTableScan:
+		return newWorkTableScan(rt, n), nil
 	case *sql.Window:
 		in, err := Build(rt, n.Input)
 		if err != nil {

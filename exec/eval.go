@@ -57,6 +57,9 @@ type Runtime struct {
 	// sysView is the system catalog view of the statement (catalogView).
 	sysView *syscat.View
 	sysOnce sync.Once
+	// workTables are the rows of the previous round of each running
+	// recursive union (WITH RECURSIVE), read by its WorkTableScan.
+	workTables map[*sql.WorkTableScan][]arrow.Record
 	stats   map[sql.Node]*opStats
 }
 

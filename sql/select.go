@@ -22,9 +22,6 @@ type scope struct {
 // bindSelect binds a SELECT (or VALUES, or set operation) into a plan.
 func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) {
 	if s.WithClause != nil {
-		if s.WithClause.Recursive {
-			return nil, pgerr.NotSupported("WITH RECURSIVE")
-		}
 		b.ctes = append(b.ctes, map[string]*cteDef{})
 		defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
 		for _, c := range s.WithClause.Ctes {
@@ -33,7 +30,13 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) 
 			if sel == nil {
 				return nil, pgerr.NotSupported("data-modifying statements in WITH")
 			}
-			plan, err := b.bindSelect(sel, outer)
+			var plan Node
+			var err error
+			if s.WithClause.Recursive {
+				plan, err = b.bindRecursiveCTE(cte, sel, outer)
+			} else {
+				plan, err = b.bindSelect(sel, outer)
+			}
 			if err != nil {
 				return nil, err
 			}
