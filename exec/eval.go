@@ -60,7 +60,7 @@ type Runtime struct {
 	// workTables are the rows of the previous round of each running
 	// recursive union (WITH RECURSIVE), read by its WorkTableScan.
 	workTables map[*sql.WorkTableScan][]arrow.Record
-	stats   map[sql.Node]*opStats
+	stats      map[sql.Node]*opStats
 }
 
 // fnCtx is the function context of the statement.
