@@ -106,6 +106,12 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newRecursiveUnion(rt, n), nil
 	case *sql.WorkTableScan:
 		return newWorkTableScan(rt, n), nil
+	case *sql.ProjectSet:
+		in, err := Build(rt, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newProjectSet(rt, n, in), nil
 	case *sql.Window:
 		in, err := Build(rt, n.Input)
 		if err != nil {

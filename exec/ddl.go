@@ -191,15 +191,9 @@ func dropTable(tx *storage.Tx, def *storage.TableDef, cascade bool) error {
 			}
 		}
 	}
+	// storage drops the table's indexes with it.
 	if err := tx.DropTable(def.ID); err != nil {
 		return err
-	}
-	for key, idx := range cat.Indexes {
-		if idx.Table == def.ID {
-			if err := tx.DropIndex(idx.Schema, idx.Name); err != nil {
-				return fmt.Errorf("drop index %s: %w", key, err)
-			}
-		}
 	}
 	for _, col := range def.Columns {
 		if schema, name, ok := ownedSequence(col.Default); ok {

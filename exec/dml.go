@@ -215,13 +215,27 @@ func rowText(def *storage.TableDef, rec arrow.Record, row int) string {
 }
 
 func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialized) (string, error) {
-	cons, err := newConstraints(rt, n.Table)
-	if err != nil {
-		return "", err
-	}
 	op, err := Build(rt, n.Input)
 	if err != nil {
 		return "", err
+	}
+	count, err := insertRows(ctx, rt, n, op, out)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("INSERT 0 %d", count), nil
+}
+
+// insertRows inserts the rows op yields (n.Table's columns, in order; op
+// stands for n.Input) and closes op: every constraint is enforced, ON
+// CONFLICT applied and RETURNING rows kept in out. It returns the number
+// of rows inserted (or updated by ON CONFLICT DO UPDATE). INSERT and COPY
+// FROM both insert through it.
+func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, out *materialized) (int64, error) {
+	cons, err := newConstraints(rt, n.Table)
+	if err != nil {
+		op.Close()
+		return 0, err
 	}
 	var count int64
 	seen := map[string]bool{} // keys proposed so far (ON CONFLICT)
@@ -242,10 +256,7 @@ func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialize
 		count += rec.NumRows()
 		return out.addReturning(rt, n.Returning, rec)
 	})
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("INSERT 0 %d", count), nil
+	return count, err
 }
 
 // insertOnConflict inserts the rows of rec that conflict with no existing

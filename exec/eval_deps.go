@@ -53,3 +53,33 @@ func nextVal(rt *Runtime, schema, name string) (int64, error) {
 func scanTable(ctx context.Context, tx *storage.Tx, tableID uint64, cols []int, withRowID bool) (array.RecordReader, error) {
 	return tx.Scan(ctx, tableID, cols, withRowID)
 }
+
+// isNullAt reports whether row i of arr is NULL (an Arrow null array's
+// rows included).
+func isNullAt(arr arrow.Array, i int) bool { return types.IsNullAt(arr, i) }
+
+// appendTextAt appends the text output of the non-NULL value at row i of
+// arr, of type t.
+func appendTextAt(dst []byte, arr arrow.Array, i int, t types.T, opts *types.TextOptions) ([]byte, error) {
+	return types.AppendTextAt(dst, arr, i, t, opts)
+}
+
+// appendBinaryAt appends the binary format of the non-NULL value at row i
+// of arr, of type t.
+func appendBinaryAt(dst []byte, arr arrow.Array, i int, t types.T) ([]byte, error) {
+	return types.AppendBinaryAt(dst, arr, i, t)
+}
+
+// receiveBinary reads a value of type t in binary format as PostgreSQL's
+// receive function with the type modifier does (an over-long varchar(n)
+// value is an error).
+func receiveBinary(raw []byte, t types.T) (any, error) {
+	v, err := types.DecodeBinary(raw, t)
+	if err != nil {
+		return nil, err
+	}
+	return types.ApplyTypmod(v, t, false)
+}
+
+// checkText verifies that text input is valid UTF-8 without NUL bytes.
+func checkText(b []byte) error { return types.CheckText(b) }

@@ -410,22 +410,34 @@ func errTxAborted() error {
 // to maxRows rows (0: all). suspended reports that rows remain for a later
 // Execute. The records passed to emit are valid only during the call.
 func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error) (tag string, suspended bool, err error) {
+	err = s.statement(ctx, p, func(ctx context.Context) error {
+		var err error
+		tag, suspended, err = s.execute(ctx, p, maxRows, emit)
+		return err
+	})
+	return tag, suspended, err
+}
+
+// statement runs the work of portal p (Execute, CopyFrom, CopyTo): not
+// in an aborted transaction unless p ends it, under statement_timeout, and
+// an error marks the open transaction failed.
+func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Context) error) error {
 	if s.txFailed && !isTxEnd(p.stmt.node) {
-		return "", false, errTxAborted()
+		return errTxAborted()
 	}
 	if timeout, _ := parseDuration(s.get("statement_timeout")); timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	tag, suspended, err = s.execute(ctx, p, maxRows, emit)
+	err := run(ctx)
 	if err != nil {
 		s.fail()
 		if ctx.Err() == context.DeadlineExceeded {
 			err = pgerr.New(pgerrcode.QueryCanceled, "canceling statement due to statement timeout")
 		}
 	}
-	return tag, suspended, err
+	return err
 }
 
 // fail marks the explicit transaction aborted after an error.
@@ -443,7 +455,11 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		tag, err := s.runTransaction(x)
 		return tag, false, err
 	case *sql.Set:
-		return "SET", false, s.runSet(x)
+		tag := "SET"
+		if x.Tag != "" {
+			tag = x.Tag
+		}
+		return tag, false, s.runSet(x)
 	case *sql.SetTransaction:
 		return "SET", false, s.runSetTransaction(x)
 	case *sql.Show:
@@ -466,6 +482,8 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return "DEALLOCATE", false, nil
 	case *sql.NoOp:
 		return x.Tag, false, nil
+	case *sql.Copy:
+		return "", false, errCopyPortal("Execute")
 	}
 	if err := s.checkWritable(p.stmt.SQL); err != nil {
 		return "", false, err

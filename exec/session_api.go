@@ -35,7 +35,29 @@ type Notice struct {
 	Message  string
 }
 
-// The session API (implemented in session.go):
+// CopyDir is which way the data of a COPY portal flows.
+type CopyDir uint8
+
+const (
+	// NotCopy marks a portal that is not a COPY.
+	NotCopy CopyDir = iota
+	// CopyIn is COPY ... FROM STDIN, run with Session.CopyFrom.
+	CopyIn
+	// CopyOut is COPY ... TO STDOUT, run with Session.CopyTo.
+	CopyOut
+)
+
+// CopyInfo describes the data of a COPY portal, which the protocol
+// announces before it flows (CopyInResponse, CopyOutResponse).
+type CopyInfo struct {
+	Dir CopyDir
+	// Columns is the number of columns of the data.
+	Columns int
+	// Binary is set for the binary format (text and CSV are text).
+	Binary bool
+}
+
+// The session API (implemented in session.go and, for COPY, copy.go):
 //
 //	func NewEngine(db *storage.DB, opts Options) *Engine
 //	func (e *Engine) NewSession(user, database string, startup map[string]string) *Session
@@ -50,3 +72,6 @@ type Notice struct {
 //	func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int,
 //	        emit func(arrow.Record) error) (tag string, suspended bool, err error)
 //	func (s *Session) ClosePortal(p *Portal)
+//	func (p *Portal) Copy() CopyInfo                             // a COPY runs with:
+//	func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (tag string, err error)
+//	func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) error) (tag string, err error)

@@ -7,7 +7,9 @@ import (
 
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 )
 
 // ServerVersion is the PostgreSQL version cairn reports: clients choose
@@ -49,6 +51,7 @@ var settings = map[string]setting{
 	"default_transaction_isolation":       {def: readCommitted, check: checkIsolation},
 	"transaction_read_only":               {def: "off"},
 	"max_identifier_length":               {def: "63", readOnly: true},
+	"max_index_keys":                      {def: "32", readOnly: true},
 	"max_connections":                     {def: "100", readOnly: true},
 	"block_size":                          {def: "8192", readOnly: true},
 	"lc_collate":                          {def: "C", readOnly: true},
@@ -79,6 +82,17 @@ func lookupSetting(name string) (setting, bool) {
 		return setting{}, true
 	}
 	return s, ok
+}
+
+// sessionSettings are every setting's value in a session, for
+// pg_settings.
+func sessionSettings(s functions.SessionInfo) []syscat.Setting {
+	out := make([]syscat.Setting, 0, len(settings))
+	for name, st := range settings {
+		v, _ := s.Setting(name)
+		out = append(out, syscat.Setting{Name: name, Value: v, Default: st.def})
+	}
+	return out
 }
 
 func unrecognized(name string) error {

@@ -71,6 +71,21 @@ func srfGenerator(rt *Runtime, n *sql.SRF, args []any) (func() ([]any, bool, err
 	switch n.Name {
 	case "generate_series":
 		return seriesGenerator(rt, n, args)
+	case "generate_subscripts":
+		// Subscripts start at 1 in cairn's arrays.
+		arr, dim := args[0].(*types.Array), args[1].(int64)
+		n := int64(0)
+		if dim >= 1 && int(dim) <= len(arr.Dims) {
+			n = int64(arr.Dims[dim-1])
+		}
+		i := int64(0)
+		return func() ([]any, bool, error) {
+			if i >= n {
+				return nil, false, nil
+			}
+			i++
+			return []any{i}, true, nil
+		}, nil
 	case "pg_partition_ancestors":
 		done := false
 		return func() ([]any, bool, error) {

@@ -83,7 +83,8 @@ func (rt *Runtime) catalogView() *syscat.View {
 	rt.sysOnce.Do(func() {
 		var user, db string
 		var path []string
-		if fn := rt.fnCtx(); fn.Session != nil {
+		fn := rt.fnCtx()
+		if fn.Session != nil {
 			user, db, path = fn.Session.User(), fn.Session.Database(), fn.Session.SearchPath()
 		}
 		cat := rt.DB.Catalog()
@@ -91,6 +92,9 @@ func (rt *Runtime) catalogView() *syscat.View {
 			cat = rt.Tx.Catalog()
 		}
 		rt.sysView = syscat.NewView(cat, user, db, path)
+		if fn.Session != nil {
+			rt.sysView.Settings = sessionSettings(fn.Session)
+		}
 	})
 	return rt.sysView
 }
@@ -111,4 +115,7 @@ func (c lazyCatalog) IndexDef(oid int64) (string, bool) {
 }
 func (c lazyCatalog) ConstraintDef(oid int64) (string, bool) {
 	return c.rt.catalogView().ConstraintDef(oid)
+}
+func (c lazyCatalog) SerialSequence(table, column string) (string, bool, error) {
+	return c.rt.catalogView().SerialSequence(table, column)
 }

@@ -250,9 +250,13 @@ func parseText(ctx *Context, s string, t types.T) (any, error) {
 	return types.ParseTextTZ(s, baseType(t), location(ctx))
 }
 
-// regName is the text form of a reg* value: the object's name, or the
-// number when there is no such object (or no catalog to ask).
+// regName is the text form of a reg* value: the object's name, "-" for 0
+// (no object, as in pg_type.typmodin), or the number when there is no
+// such object (or no catalog to ask).
 func regName(ctx *Context, oid int64, f types.Family) string {
+	if oid == 0 {
+		return "-"
+	}
 	if ctx != nil && ctx.Catalog != nil {
 		if name, ok := ctx.Catalog.Name(f, oid); ok {
 			return name

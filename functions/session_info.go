@@ -7,6 +7,7 @@ package functions
 
 import (
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -28,6 +29,16 @@ func sessionUser(ctx *Context) string {
 		return ctx.Session.User()
 	}
 	return "postgres"
+}
+
+// schemaExists reports whether the catalog has schema s (true without a
+// catalog to ask).
+func schemaExists(ctx *Context, s string) bool {
+	if ctx == nil || ctx.Catalog == nil {
+		return true
+	}
+	_, err := ctx.Catalog.Lookup(types.RegNamespace, quoteIdent(s))
+	return err == nil
 }
 
 func init() {
@@ -66,21 +77,23 @@ func init() {
 			}
 			return "public", nil
 		}),
+		// The search path's schemas that exist, with (when asked for) the
+		// implicitly searched pg_catalog first unless the path names it.
 		fn("current_schemas", targs(tBool), types.ArrayOf(N, 1), func(ctx *Context, a []any) (any, error) {
-			var path []any
-			if a[0].(bool) {
-				path = append(path, "pg_catalog")
-			}
+			path := []string{"public"}
 			if ctx != nil && ctx.Session != nil {
-				for _, s := range ctx.Session.SearchPath() {
-					if s != "pg_catalog" || !a[0].(bool) {
-						path = append(path, s)
-					}
-				}
-			} else {
-				path = append(path, "public")
+				path = ctx.Session.SearchPath()
 			}
-			return types.NewArray(N, path...), nil
+			var out []any
+			if a[0].(bool) && !slices.Contains(path, "pg_catalog") {
+				out = append(out, "pg_catalog")
+			}
+			for _, s := range path {
+				if schemaExists(ctx, s) {
+					out = append(out, s)
+				}
+			}
+			return types.NewArray(N, out...), nil
 		}),
 		fn("current_user", nil, N, user),
 		fn("session_user", nil, N, user),

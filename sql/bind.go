@@ -49,8 +49,8 @@ type Query struct {
 	Plan Node
 }
 
-// Bind binds one parsed statement. The result is a *Query or one of the
-// utility statements of utility.go.
+// Bind binds one parsed statement. The result is a *Query, a *Copy or one
+// of the utility statements of utility.go.
 func (b *Binder) Bind(n *pg_query.Node) (any, error) {
 	switch s := n.Node.(type) {
 	case *pg_query.Node_SelectStmt:
@@ -79,6 +79,8 @@ func (b *Binder) Bind(n *pg_query.Node) (any, error) {
 		return &Query{Plan: plan}, nil
 	case *pg_query.Node_ExplainStmt:
 		return b.bindExplain(s.ExplainStmt)
+	case *pg_query.Node_CopyStmt:
+		return b.bindCopy(s.CopyStmt)
 	}
 	return b.bindUtility(n)
 }

@@ -22,29 +22,19 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if err != nil {
 		return nil, pgerr.From(err).WithPosition(s.Relation.Location + 1)
 	}
-	// Target columns: the named ones, or all of them in order.
-	var targets []int
-	if len(s.Cols) == 0 {
-		for i := range def.Columns {
-			targets = append(targets, i)
+	var colNames []string
+	var locs []int32
+	for _, c := range s.Cols {
+		rt := c.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return nil, pgerr.NotSupported("INSERT into a subfield or array element")
 		}
-	} else {
-		seen := map[int]bool{}
-		for _, c := range s.Cols {
-			rt := c.GetResTarget()
-			if len(rt.Indirection) > 0 {
-				return nil, pgerr.NotSupported("INSERT into a subfield or array element")
-			}
-			pos, col := def.Column(rt.Name)
-			if col == nil {
-				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, def.Name).WithPosition(rt.Location + 1)
-			}
-			if seen[pos] {
-				return nil, pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", rt.Name).WithPosition(rt.Location + 1)
-			}
-			seen[pos] = true
-			targets = append(targets, pos)
-		}
+		colNames = append(colNames, rt.Name)
+		locs = append(locs, rt.Location)
+	}
+	targets, err := targetColumns(def, colNames, locs)
+	if err != nil {
+		return nil, err
 	}
 	want := make([]types.T, len(targets))
 	names := make([]string, len(targets))
@@ -104,7 +94,61 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		source = proj
 	}
 
-	// One expression per table column: the source's value or the default.
+	row, err := b.tableRow(def, targets, source)
+	if err != nil {
+		return nil, err
+	}
+	ins := &Insert{Table: def, Input: row}
+	alias := def.Name
+	if s.Relation.Alias != nil {
+		alias = s.Relation.Alias.Aliasname
+	}
+	if s.OnConflictClause != nil {
+		oc, err := b.bindOnConflict(def, alias, s.OnConflictClause)
+		if err != nil {
+			return nil, err
+		}
+		ins.OnConflict = oc
+	}
+	ins.Returning, ins.Out, err = b.bindReturning(def, alias, s.ReturningList)
+	return ins, err
+}
+
+// targetColumns resolves the column list of INSERT or COPY to column
+// positions: the named columns, or all of them in order when names is
+// empty. locs holds the names' statement locations, for errors (nil: none).
+func targetColumns(def *storage.TableDef, names []string, locs []int32) ([]int, error) {
+	var targets []int
+	if len(names) == 0 {
+		for i := range def.Columns {
+			targets = append(targets, i)
+		}
+		return targets, nil
+	}
+	seen := map[int]bool{}
+	for i, name := range names {
+		var pos int32
+		if locs != nil {
+			pos = locs[i] + 1
+		}
+		p, col := def.Column(name)
+		if col == nil {
+			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, def.Name).WithPosition(pos)
+		}
+		if seen[p] {
+			return nil, pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", name).WithPosition(pos)
+		}
+		seen[p] = true
+		targets = append(targets, p)
+	}
+	return targets, nil
+}
+
+// tableRow computes a whole row of def from source, whose columns are the
+// target columns (positions) in order: one expression per table column,
+// the source's value or the column's DEFAULT. INSERT and COPY FROM insert
+// its rows.
+func (b *Binder) tableRow(def *storage.TableDef, targets []int, source Node) (*Project, error) {
 	row := &Project{Input: source}
 	srcCols := source.Columns()
 	for pos, col := range def.Columns {
@@ -123,20 +167,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		row.Exprs = append(row.Exprs, e)
 		row.Out = append(row.Out, Col{Name: col.Name, T: col.Type})
 	}
-	ins := &Insert{Table: def, Input: row}
-	alias := def.Name
-	if s.Relation.Alias != nil {
-		alias = s.Relation.Alias.Aliasname
-	}
-	if s.OnConflictClause != nil {
-		oc, err := b.bindOnConflict(def, alias, s.OnConflictClause)
-		if err != nil {
-			return nil, err
-		}
-		ins.OnConflict = oc
-	}
-	ins.Returning, ins.Out, err = b.bindReturning(def, alias, s.ReturningList)
-	return ins, err
+	return row, nil
 }
 
 // columnDefault binds the DEFAULT of column pos (NULL when it has none).

@@ -29,7 +29,7 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 		return nil, err
 	}
 	if isSetReturning(name) && len(functions.Overloads(name)) == 0 {
-		return nil, pgerr.NotSupported("set-returning function %s outside FROM (write SELECT ... FROM %s(...))", name, name)
+		return b.bindSRFCall(name, args, fc)
 	}
 	switch name {
 	case "nextval":
@@ -88,7 +88,7 @@ func (b *Binder) bindNextVal(args []Expr) (Expr, error) {
 func (b *Binder) bindAggregate(sc *scope, fc *pg_query.FuncCall, name string) (Expr, error) {
 	agg := b.currentAgg()
 	if agg == nil || b.clause == "WHERE" || b.clause == "JOIN/ON" {
-		where := map[string]string{"WHERE": "WHERE", "JOIN/ON": "JOIN conditions"}[b.clause]
+		where := map[string]string{"WHERE": "WHERE", "JOIN/ON": "JOIN conditions", "COPY FROM WHERE": "COPY FROM WHERE conditions"}[b.clause]
 		if where == "" {
 			return nil, pgerr.New(pgerrcode.GroupingError, "aggregate functions are not allowed here").WithPosition(fc.Location + 1)
 		}
@@ -156,8 +156,28 @@ func isSetReturning(name string) bool {
 	switch name {
 	case "generate_series", "unnest", "jsonb_array_elements", "json_array_elements", "jsonb_array_elements_text",
 		"json_array_elements_text", "jsonb_each", "jsonb_each_text", "json_each", "json_each_text",
-		"jsonb_object_keys", "json_object_keys", "pg_partition_ancestors":
+		"jsonb_object_keys", "json_object_keys", "pg_partition_ancestors", "generate_subscripts":
 		return true
 	}
 	return false
+}
+
+// bindSRFCall binds a set-returning function in a select list (see
+// ProjectSet); elsewhere it is not supported.
+func (b *Binder) bindSRFCall(name string, args []Expr, fc *pg_query.FuncCall) (Expr, error) {
+	agg := b.currentAgg()
+	if agg == nil || b.clause != "" {
+		return nil, pgerr.NotSupported("set-returning function %s outside FROM and the select list", name)
+	}
+	if agg.inAgg {
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "aggregate function calls cannot contain set-returning function calls").WithPosition(fc.Location + 1)
+	}
+	srf, err := b.bindSRF(name, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(srf.Out) != 1 {
+		return nil, pgerr.NotSupported("set-returning function %s of several columns in a select list (write SELECT ... FROM %s(...))", name, name)
+	}
+	return &SRFCall{SRF: srf}, nil
 }

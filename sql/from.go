@@ -287,15 +287,30 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		}
 		args[i] = e
 	}
-	srf, err := b.bindSRF(name, args)
-	if err != nil {
-		return nil, nil, err
-	}
 	alias := name
 	var colNames []string
 	if rf.Alias != nil {
 		alias = rf.Alias.Aliasname
 		colNames = strList(rf.Alias.Colnames)
+	}
+	if !isSetReturning(name) && len(functions.Overloads(name)) > 0 {
+		// A scalar function in FROM is a relation of one row.
+		if rf.Ordinality {
+			return nil, nil, pgerr.NotSupported("WITH ORDINALITY on a function that returns no set")
+		}
+		e, err := b.bindCall(name, args, nil)
+		if err != nil {
+			return nil, nil, pgerr.From(err).WithPosition(fn.Location + 1)
+		}
+		if len(colNames) == 0 {
+			colNames = []string{alias}
+		}
+		v := &Values{Rows: [][]Expr{{e}}, Out: []Col{{Name: name, T: e.Type()}}}
+		return v, aliasCols(v.Out, alias, colNames), nil
+	}
+	srf, err := b.bindSRF(name, args)
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(colNames) == 0 && len(srf.Out) == 1 {
 		colNames = []string{alias}
@@ -362,6 +377,16 @@ func (b *Binder) bindSRF(name string, args []Expr) (*SRF, error) {
 			}
 		}
 		srf.Out = []Col{{Name: "generate_series", T: t}}
+		return srf, nil
+	case "generate_subscripts":
+		if len(args) != 2 || !args[0].Type().IsArray() {
+			break
+		}
+		var err error
+		if srf.Args[1], err = b.coerce(args[1], types.Int4T, castImplicit); err != nil {
+			return nil, err
+		}
+		srf.Out = []Col{{Name: "generate_subscripts", T: types.Int4T}}
 		return srf, nil
 	case "pg_partition_ancestors":
 		// cairn has no partitioned tables: a relation is its only ancestor.

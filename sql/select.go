@@ -1,11 +1,8 @@
 package sql
 
 import (
-	"strings"
-
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -225,7 +222,6 @@ type selectItem struct {
 }
 
 func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) {
-	s = srfTargetAsFrom(s)
 	savedWindows := b.windows
 	b.windows = s.WindowClause
 	defer func() { b.windows = savedWindows }()
@@ -349,6 +345,9 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 	if plan, err = planWindows(plan, windowed); err != nil {
 		return nil, err
 	}
+	if plan, err = planSRFs(plan, windowed); err != nil {
+		return nil, err
+	}
 
 	proj := &Project{Input: plan}
 	for _, it := range items {
@@ -404,36 +403,6 @@ func colFor(e Expr, name string, in []Col) Col {
 		c.TableOID, c.Attnum = in[ref.Index].TableOID, in[ref.Index].Attnum
 	}
 	return c
-}
-
-// srfTargetAsFrom rewrites "SELECT srf(...) [AS name]" — a lone
-// set-returning function with no FROM, as in SELECT unnest(ARRAY[1,2]) or
-// SELECT generate_series(1, 3) — into "SELECT srf AS name FROM srf(...)",
-// which returns the same rows. Other statements are returned unchanged.
-func srfTargetAsFrom(s *pg_query.SelectStmt) *pg_query.SelectStmt {
-	if len(s.FromClause) != 0 || len(s.TargetList) != 1 || s.WhereClause != nil || len(s.GroupClause) != 0 || s.HavingClause != nil {
-		return s
-	}
-	rt := s.TargetList[0].GetResTarget()
-	fc := rt.GetVal().GetFuncCall()
-	if fc == nil || fc.AggStar || fc.Over != nil || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
-		return s
-	}
-	name := nameOf(fc.Funcname)
-	if !isSetReturning(name) || strings.Contains(name, "_each") {
-		return s // the _each functions return two columns: a record here
-	}
-	from := &pg_query.RangeFunction{Functions: []*pg_query.Node{pg_query.MakeListNode([]*pg_query.Node{rt.GetVal(), nil})},
-		Alias: &pg_query.Alias{Aliasname: name}}
-	out := proto.Clone(s).(*pg_query.SelectStmt)
-	out.FromClause = []*pg_query.Node{{Node: &pg_query.Node_RangeFunction{RangeFunction: from}}}
-	col := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(name)}, rt.Location)
-	alias := rt.Name
-	if alias == "" {
-		alias = name
-	}
-	out.TargetList = []*pg_query.Node{pg_query.MakeResTargetNodeWithNameAndVal(alias, col, rt.Location)}
-	return out
 }
 
 // deferrable reports whether a projection may run after the TopK that

@@ -105,6 +105,8 @@ type Set struct {
 	Value string // "" with Reset
 	Local bool
 	Reset bool
+	// Tag is the command tag when it is not SET: RESET.
+	Tag string
 }
 
 // Show is SHOW name (or SHOW ALL).
@@ -333,10 +335,12 @@ func bindSet(s *pg_query.VariableSetStmt) (any, error) {
 			}
 		}
 		return &Set{Name: name, Value: strings.Join(vals, ", "), Local: s.IsLocal}, nil
-	case pg_query.VariableSetKind_VAR_SET_DEFAULT, pg_query.VariableSetKind_VAR_RESET:
+	case pg_query.VariableSetKind_VAR_SET_DEFAULT:
 		return &Set{Name: name, Reset: true, Local: s.IsLocal}, nil
+	case pg_query.VariableSetKind_VAR_RESET:
+		return &Set{Name: name, Reset: true, Local: s.IsLocal, Tag: "RESET"}, nil
 	case pg_query.VariableSetKind_VAR_RESET_ALL:
-		return &Set{Name: "all", Reset: true}, nil
+		return &Set{Name: "all", Reset: true, Tag: "RESET"}, nil
 	case pg_query.VariableSetKind_VAR_SET_MULTI:
 		switch s.Name {
 		case "TRANSACTION", "SESSION CHARACTERISTICS":

@@ -63,6 +63,8 @@ func exprChildren(e Expr) []Expr {
 		return append(nonNil(x.Left), x.Args...)
 	case *WindowCall:
 		return x.Func.windowExprs()
+	case *SRFCall:
+		return x.SRF.Args
 	case *HybridRecord:
 		return nonNil(x.Embedding, x.Text, x.WVec, x.WText)
 	case *BM25Score:
@@ -154,6 +156,10 @@ func transformExpr(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
 		return &RowExpr{Args: trAll(x.Args), T: x.T}, err
 	case *WindowCall:
 		return &WindowCall{Func: x.Func.transform(tr)}, err
+	case *SRFCall:
+		srf := *x.SRF
+		srf.Args = trAll(x.SRF.Args)
+		return &SRFCall{SRF: &srf}, err
 	case *Subquery:
 		c := *x
 		c.Left = tr(x.Left)

@@ -356,25 +356,39 @@ func (b *Binder) windowDef(over *pg_query.WindowDef) (*pg_query.WindowDef, error
 // returned unchanged when there are none.
 func planWindows(plan Node, exprs []*Expr) (Node, error) {
 	base := plan.Columns()
-	w := &Window{Input: plan, Out: append([]Col{}, base...)}
+	funcs, cols, err := liftCalls(exprs, len(base), func(x Expr) (*WindowFunc, Col, bool) {
+		wc, ok := x.(*WindowCall)
+		if !ok {
+			return nil, Col{}, false
+		}
+		return wc.Func, Col{Name: wc.Func.Name, T: wc.Func.T}, true
+	})
+	if err != nil || len(funcs) == 0 {
+		return plan, err
+	}
+	return &Window{Input: plan, Funcs: funcs, Out: append(append([]Col{}, base...), cols...)}, nil
+}
+
+// liftCalls replaces each expression of exprs that pick selects (a window
+// call, a set-returning call) with a reference to a new column numbered
+// from first, and returns what pick made of them with their columns, in
+// order: the calls are computed by a node under the projection.
+func liftCalls[F any](exprs []*Expr, first int, pick func(Expr) (F, Col, bool)) ([]F, []Col, error) {
+	var funcs []F
+	var cols []Col
 	for _, e := range exprs {
 		out, err := transformExpr(*e, func(x Expr) (Expr, error) {
-			wc, ok := x.(*WindowCall)
+			f, col, ok := pick(x)
 			if !ok {
 				return nil, nil
 			}
-			idx := len(w.Out)
-			w.Funcs = append(w.Funcs, wc.Func)
-			w.Out = append(w.Out, Col{Name: wc.Func.Name, T: wc.Func.T})
-			return &ColumnRef{Index: idx, Name: wc.Func.Name, T: wc.Func.T}, nil
+			funcs, cols = append(funcs, f), append(cols, col)
+			return &ColumnRef{Index: first + len(cols) - 1, Name: col.Name, T: col.T}, nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		*e = out
 	}
-	if len(w.Funcs) == 0 {
-		return plan, nil
-	}
-	return w, nil
+	return funcs, cols, nil
 }

@@ -142,7 +142,8 @@ func (c *conn) loop() {
 		case *pgproto3.Terminate:
 			return
 		case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
-			// Outside COPY these are ignored, as PostgreSQL does.
+			// Outside COPY (the rest of a COPY FROM STDIN that failed)
+			// these are ignored, as PostgreSQL does.
 		case *pgproto3.FunctionCall:
 			c.sendError(pgerr.NotSupported("the function call protocol message"))
 			c.readyForQuery()

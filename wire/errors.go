@@ -35,5 +35,6 @@ func errorResponse(err error, fatal bool) *pgproto3.ErrorResponse {
 		Detail:              pe.Detail,
 		Hint:                pe.Hint,
 		Position:            pe.Position,
+		Where:               pe.Where,
 	}
 }

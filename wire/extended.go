@@ -233,7 +233,8 @@ func (c *conn) sendColumns(cols []exec.Column, formats []int16) {
 }
 
 // execute handles Execute: up to MaxRows rows (0: all), then
-// PortalSuspended when rows remain or CommandComplete.
+// PortalSuspended when rows remain or CommandComplete. A COPY runs whole
+// (runCopy).
 func (c *conn) execute(m *pgproto3.Execute) error {
 	p, ok := c.portals[m.Portal]
 	if !ok {
@@ -245,6 +246,23 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	}
 	c.sess.BeginImplicit()
 	ctx, done := c.statementContext()
+	if info := p.p.Copy(); info.Dir != exec.NotCopy {
+		tag, err := c.runCopy(ctx, p.p, info)
+		done()
+		c.sendNotices()
+		if err != nil && info.Dir == exec.CopyIn {
+			// The client may still be sending data: the error goes out
+			// now, as PostgreSQL's does, so that it can stop.
+			c.extended(err)
+			c.flush()
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		return nil
+	}
 	opts := c.textOptions()
 	tag, suspended, err := c.sess.Execute(ctx, p.p, int(m.MaxRows), func(rec arrow.Record) error {
 		return c.writeRecord(rec, p.cols, p.formats, opts)

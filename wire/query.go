@@ -61,17 +61,25 @@ func (c *conn) runQuery(ctx context.Context, sql string) error {
 	return err
 }
 
-// runStatement binds st without parameters and runs it to completion.
-// RowDescription goes out with the first batch (or before CommandComplete
-// when there are no rows), so an error the statement raises before
-// producing rows (an unknown table, an aborted transaction) comes alone,
-// as in PostgreSQL.
+// runStatement binds st without parameters and runs it to completion (a
+// COPY through runCopy). RowDescription goes out with the first batch (or
+// before CommandComplete when there are no rows), so an error the
+// statement raises before producing rows (an unknown table, an aborted
+// transaction) comes alone, as in PostgreSQL.
 func (c *conn) runStatement(ctx context.Context, st *exec.Statement) error {
 	p, err := c.sess.Bind(st, nil)
 	if err != nil {
 		return err
 	}
 	defer c.sess.ClosePortal(p)
+	if info := p.Copy(); info.Dir != exec.NotCopy {
+		tag, err := c.runCopy(ctx, p, info)
+		if err != nil {
+			return err
+		}
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		return nil
+	}
 	cols := p.Columns()
 	described := cols == nil
 	describe := func() {

@@ -74,7 +74,7 @@ func (c *conn) writeRecord(rec arrow.Record, cols []exec.Column, formats []int16
 		c.out = append(c.out, 'D', 0, 0, 0, 0)
 		c.out = binary.BigEndian.AppendUint16(c.out, uint16(len(cols)))
 		for j, arr := range arrs {
-			if arr.IsNull(i) {
+			if isNull(arr, i) {
 				c.out = binary.BigEndian.AppendUint32(c.out, math.MaxUint32) // -1: NULL
 				continue
 			}

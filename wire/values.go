@@ -27,29 +27,16 @@ func decodeBinary(raw []byte, t types.T) (any, error) {
 	return types.DecodeBinary(raw, t)
 }
 
+// isNull reports whether row i of arr is NULL (an untyped NULL's Arrow
+// null array included).
+func isNull(arr arrow.Array, i int) bool { return types.IsNullAt(arr, i) }
+
 // appendValue appends the encoding of the non-NULL value at row i of arr,
 // of SQL type t, in the given format. Embeddings (a list<float32> column
 // of type real[] or vector) are encoded straight from the Arrow buffers.
 func appendValue(dst []byte, arr arrow.Array, i int, t types.T, format int16, opts *types.TextOptions) ([]byte, error) {
-	if isFloat32List(arr, t) {
-		if format == pgproto3.BinaryFormat {
-			return types.AppendFloat32ListBinary(dst, arr, i, t)
-		}
-		return types.AppendFloat32ListText(dst, arr, i, t)
-	}
-	v := types.ValueAt(arr, i, t)
 	if format == pgproto3.BinaryFormat {
-		return types.EncodeBinary(dst, v, t)
+		return types.AppendBinaryAt(dst, arr, i, t)
 	}
-	return types.AppendText(dst, v, t, opts), nil
-}
-
-// isFloat32List reports whether the fast path for embeddings applies: a
-// 1-D real[] or a vector held as an Arrow list<float32>.
-func isFloat32List(arr arrow.Array, t types.T) bool {
-	if t.Family != types.Vector && !(t.Family == types.ArrayFamily && t.Elem != nil && t.Elem.Family == types.Float4 && t.Dims <= 1) {
-		return false
-	}
-	lt, ok := arr.DataType().(*arrow.ListType)
-	return ok && lt.Elem().ID() == arrow.FLOAT32
+	return types.AppendTextAt(dst, arr, i, t, opts)
 }

@@ -12,13 +12,15 @@ import (
 )
 
 // Error is a PostgreSQL error: SQLSTATE code, primary message and optional
-// detail, hint and 1-based cursor position in the statement text.
+// detail, hint, 1-based cursor position in the statement text and context
+// (where the error happened, as "COPY t, line 3, column a: ...").
 type Error struct {
 	Code     string
 	Message  string
 	Detail   string
 	Hint     string
 	Position int32
+	Where    string
 	// Severity is "ERROR" unless set (for example "FATAL" for a startup
 	// failure).
 	Severity string

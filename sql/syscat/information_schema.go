@@ -65,7 +65,7 @@ func init() {
 			for i, c := range t.Columns {
 				var def, collCatalog, collSchema, collName any
 				if c.Default != "" {
-					def = c.Default
+					def = v.defaultExpr(c.Default)
 				}
 				nullable := "YES"
 				if notNull(t, c) {

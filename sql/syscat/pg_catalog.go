@@ -21,44 +21,47 @@ type builtinType struct {
 	preferred bool
 	collation int64
 	kind      string // typtype: b base, p pseudo
+	// io and typmod are the prefixes of the names of its I/O functions
+	// and of its typmod functions ("" for none); see procsOf.
+	io, typmod string
 }
 
 // builtinTypes are the base types cairn has, with PostgreSQL's OIDs;
 // their array types are derived (typname "_" + name).
 var builtinTypes = []builtinType{
-	{16, "bool", 1, true, "B", 1000, true, 0, "b"},
-	{17, "bytea", -1, false, "U", 1001, false, 0, "b"},
-	{18, "char", 1, true, "Z", 1002, false, 0, "b"},
-	{19, "name", 64, false, "S", 1003, false, 950, "b"},
-	{20, "int8", 8, true, "N", 1016, false, 0, "b"},
-	{21, "int2", 2, true, "N", 1005, false, 0, "b"},
-	{22, "int2vector", -1, false, "A", 1006, false, 0, "b"},
-	{23, "int4", 4, true, "N", 1007, false, 0, "b"},
-	{24, "regproc", 4, true, "N", 1008, false, 0, "b"},
-	{25, "text", -1, false, "S", 1009, true, defaultCollationOID, "b"},
-	{26, "oid", 4, true, "N", 1028, true, 0, "b"},
-	{30, "oidvector", -1, false, "A", 1013, false, 0, "b"},
-	{114, "json", -1, false, "U", 199, false, 0, "b"},
-	{194, "pg_node_tree", -1, false, "Z", 0, false, defaultCollationOID, "b"},
-	{700, "float4", 4, true, "N", 1021, false, 0, "b"},
-	{701, "float8", 8, true, "N", 1022, true, 0, "b"},
-	{705, "unknown", -2, false, "X", 0, false, 0, "p"},
-	{1042, "bpchar", -1, false, "S", 1014, false, defaultCollationOID, "b"},
-	{1043, "varchar", -1, false, "S", 1015, false, defaultCollationOID, "b"},
-	{1082, "date", 4, true, "D", 1182, false, 0, "b"},
-	{1083, "time", 8, true, "D", 1183, false, 0, "b"},
-	{1114, "timestamp", 8, true, "D", 1115, false, 0, "b"},
-	{1184, "timestamptz", 8, true, "D", 1185, true, 0, "b"},
-	{1186, "interval", 16, false, "T", 1187, true, 0, "b"},
-	{1700, "numeric", -1, false, "N", 1231, false, 0, "b"},
-	{2205, "regclass", 4, true, "N", 2210, false, 0, "b"},
-	{2206, "regtype", 4, true, "N", 2211, false, 0, "b"},
-	{2249, "record", -1, false, "P", 2287, false, 0, "p"},
-	{2950, "uuid", 16, false, "U", 2951, false, 0, "b"},
-	{3802, "jsonb", -1, false, "U", 3807, false, 0, "b"},
-	{4089, "regnamespace", 4, true, "N", 4090, false, 0, "b"},
-	{4096, "regrole", 4, true, "N", 4097, false, 0, "b"},
-	{types.VectorOID, "vector", -1, false, "U", types.VectorArrayOID, false, 0, "b"},
+	{16, "bool", 1, true, "B", 1000, true, 0, "b", "bool", ""},
+	{17, "bytea", -1, false, "U", 1001, false, 0, "b", "bytea", ""},
+	{18, "char", 1, true, "Z", 1002, false, 0, "b", "char", ""},
+	{19, "name", 64, false, "S", 1003, false, 950, "b", "name", ""},
+	{20, "int8", 8, true, "N", 1016, false, 0, "b", "int8", ""},
+	{21, "int2", 2, true, "N", 1005, false, 0, "b", "int2", ""},
+	{22, "int2vector", -1, false, "A", 1006, false, 0, "b", "int2vector", ""},
+	{23, "int4", 4, true, "N", 1007, false, 0, "b", "int4", ""},
+	{24, "regproc", 4, true, "N", 1008, false, 0, "b", "regproc", ""},
+	{25, "text", -1, false, "S", 1009, true, defaultCollationOID, "b", "text", ""},
+	{26, "oid", 4, true, "N", 1028, true, 0, "b", "oid", ""},
+	{30, "oidvector", -1, false, "A", 1013, false, 0, "b", "oidvector", ""},
+	{114, "json", -1, false, "U", 199, false, 0, "b", "json_", ""},
+	{194, "pg_node_tree", -1, false, "Z", 0, false, defaultCollationOID, "b", "pg_node_tree_", ""},
+	{700, "float4", 4, true, "N", 1021, false, 0, "b", "float4", ""},
+	{701, "float8", 8, true, "N", 1022, true, 0, "b", "float8", ""},
+	{705, "unknown", -2, false, "X", 0, false, 0, "p", "unknown", ""},
+	{1042, "bpchar", -1, false, "S", 1014, false, defaultCollationOID, "b", "bpchar", "bpchartypmod"},
+	{1043, "varchar", -1, false, "S", 1015, false, defaultCollationOID, "b", "varchar", "varchartypmod"},
+	{1082, "date", 4, true, "D", 1182, false, 0, "b", "date_", ""},
+	{1083, "time", 8, true, "D", 1183, false, 0, "b", "time_", "timetypmod"},
+	{1114, "timestamp", 8, true, "D", 1115, false, 0, "b", "timestamp_", "timestamptypmod"},
+	{1184, "timestamptz", 8, true, "D", 1185, true, 0, "b", "timestamptz_", "timestamptztypmod"},
+	{1186, "interval", 16, false, "T", 1187, true, 0, "b", "interval_", "intervaltypmod"},
+	{1700, "numeric", -1, false, "N", 1231, false, 0, "b", "numeric_", "numerictypmod"},
+	{2205, "regclass", 4, true, "N", 2210, false, 0, "b", "regclass", ""},
+	{2206, "regtype", 4, true, "N", 2211, false, 0, "b", "regtype", ""},
+	{2249, "record", -1, false, "P", 2287, false, 0, "p", "record_", ""},
+	{2950, "uuid", 16, false, "U", 2951, false, 0, "b", "uuid_", ""},
+	{3802, "jsonb", -1, false, "U", 3807, false, 0, "b", "jsonb_", ""},
+	{4089, "regnamespace", 4, true, "N", 4090, false, 0, "b", "regnamespace", ""},
+	{4096, "regrole", 4, true, "N", 4097, false, 0, "b", "regrole", ""},
+	{types.VectorOID, "vector", -1, false, "U", types.VectorArrayOID, false, 0, "b", "vector_", "vector_typmod_"},
 }
 
 // Typmod is a type's modifier as PostgreSQL stores it (atttypmod):
@@ -141,8 +144,7 @@ func init() {
 			row(r.OID, r.Name, SchemaOID(r.Schema), heapAMOID, kind, len(r.Cols), 0, false, false)
 		}
 		for _, t := range v.tables {
-			hasIndex := len(t.PrimaryKey) > 0 || len(t.Uniques) > 0 || len(v.Cat.IndexesOf(t.ID)) > 0
-			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), hasIndex, inFK[t.ID])
+			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), v.hasIndex(t), inFK[t.ID])
 		}
 		for _, ix := range v.indexes {
 			row(ix.oid, ix.name, SchemaOID(ix.schema), amOID(ix.method), "i", len(ix.columns), 0, false, false)
@@ -198,16 +200,16 @@ func init() {
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
 				if c.Default != "" {
-					rows = append(rows, []any{hashOID("d:" + t.Name + "." + c.Name), TableOID(t.ID), int64(i + 1), c.Default})
+					rows = append(rows, []any{hashOID("d:" + t.Name + "." + c.Name), TableOID(t.ID), int64(i + 1), v.defaultExpr(c.Default)})
 				}
 			}
 		}
 		return rows
 	})
 
-	register("pg_catalog", "pg_type", 1247, "oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype text, typcategory text, typispreferred bool, typisdefined bool, typdelim text, typrelid oid, typsubscript oid, typelem oid, typarray oid, typinput oid, typoutput oid, typreceive oid, typsend oid, typmodin oid, typmodout oid, typanalyze oid, typalign text, typstorage text, typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text[]", func(v *View) [][]any {
+	register("pg_catalog", "pg_type", 1247, "oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype text, typcategory text, typispreferred bool, typisdefined bool, typdelim text, typrelid oid, typsubscript regproc, typelem oid, typarray oid, typinput regproc, typoutput regproc, typreceive regproc, typsend regproc, typmodin regproc, typmodout regproc, typanalyze regproc, typalign text, typstorage text, typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text[]", func(v *View) [][]any {
 		var rows [][]any
-		row := func(oid int64, name string, ns, length int64, byVal bool, kind, category string, preferred bool, elem, array, coll int64) {
+		row := func(oid int64, name string, ns, length int64, byVal bool, kind, category string, preferred bool, elem, array, coll int64, p typeProcs) {
 			align, storage := "i", "p"
 			if length < 0 {
 				storage = "x"
@@ -216,7 +218,8 @@ func init() {
 				align = "d"
 			}
 			rows = append(rows, []any{oid, name, ns, int64(BootstrapUserOID), length, byVal, kind, category, preferred, true, ",",
-				int64(0), int64(0), elem, array, int64(0), int64(0), int64(0), int64(0), int64(0), int64(0), int64(0),
+				int64(0), procOID(p.subscript), elem, array, procOID(p.in), procOID(p.out), procOID(p.recv), procOID(p.send),
+				procOID(p.modIn), procOID(p.modOut), procOID(p.analyze),
 				align, storage, false, int64(0), int64(-1), int64(0), coll, nil, nil, nil})
 		}
 		for _, t := range builtinTypes {
@@ -224,9 +227,9 @@ func init() {
 			if t.oid == types.VectorOID {
 				ns = PublicOID
 			}
-			row(t.oid, t.name, ns, t.len, t.byVal, t.kind, t.category, t.preferred, 0, t.array, t.collation)
+			row(t.oid, t.name, ns, t.len, t.byVal, t.kind, t.category, t.preferred, 0, t.array, t.collation, procsOf(t, false))
 			if t.array != 0 {
-				row(t.array, "_"+t.name, ns, -1, false, "b", "A", false, t.oid, 0, t.collation)
+				row(t.array, "_"+t.name, ns, -1, false, "b", "A", false, t.oid, 0, t.collation, procsOf(t, true))
 			}
 		}
 		return rows
@@ -326,8 +329,7 @@ func init() {
 	register("pg_catalog", "pg_tables", 0, "schemaname name, tablename name, tableowner name, tablespace name, hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool", func(v *View) [][]any {
 		var rows [][]any
 		for _, t := range v.tables {
-			hasIndex := len(t.PrimaryKey) > 0 || len(t.Uniques) > 0 || len(v.Cat.IndexesOf(t.ID)) > 0
-			rows = append(rows, []any{t.Schema, t.Name, v.User, nil, hasIndex, false, false, false})
+			rows = append(rows, []any{t.Schema, t.Name, v.User, nil, v.hasIndex(t), false, false, false})
 		}
 		return rows
 	})
@@ -353,7 +355,9 @@ func init() {
 // viewNames are the pg_catalog relations that are views in PostgreSQL.
 var viewNames = map[string]bool{
 	"pg_roles": true, "pg_user": true, "pg_tables": true, "pg_indexes": true, "pg_views": true,
-	"pg_matviews": true, "pg_sequences": true, "pg_settings": true,
+	"pg_matviews": true, "pg_sequences": true, "pg_settings": true, "pg_stat_user_tables": true,
+	"pg_stat_activity": true, "pg_locks": true, "pg_prepared_xacts": true, "pg_timezone_names": true,
+	"pg_available_extensions": true,
 }
 
 // accessMethod is a row of pg_am.
@@ -375,6 +379,12 @@ var accessMethods = []accessMethod{
 	{hashOID("am:hnsw"), "hnsw", "i"},
 	{hashOID("am:ivfflat"), "ivfflat", "i"},
 	{hashOID("am:deeplake_index"), "deeplake_index", "i"},
+}
+
+// hasIndex reports whether a table has an index: a recorded one, or the
+// one behind its primary key or a unique constraint.
+func (v *View) hasIndex(t *storage.TableDef) bool {
+	return len(t.PrimaryKey) > 0 || len(t.Uniques) > 0 || len(v.Cat.IndexesOf(t.ID)) > 0
 }
 
 // amOID is the pg_am OID of an index method.

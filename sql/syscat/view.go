@@ -16,12 +16,17 @@ import (
 // View is the catalog as one statement sees it: cairn's catalog, the
 // session's user, database and search path, and the objects PostgreSQL
 // would list for them (each table's implicit indexes and constraints,
-// sequences) with their OIDs. Build it with NewView; it is read-only.
+// sequences) with their OIDs. Build it with NewView (and fill in
+// Settings); it is read-only after that.
 type View struct {
 	Cat        *storage.Catalog
 	User       string
 	Database   string
 	SearchPath []string
+	// Settings are the session's run-time parameters, which pg_settings
+	// lists; the session fills them in after NewView (none: pg_settings
+	// is empty).
+	Settings []Setting
 
 	tables      []*storage.TableDef
 	indexes     []*index
@@ -187,6 +192,10 @@ func (v *View) Name(family types.Family, oid int64) (string, bool) {
 		if oid == BootstrapUserOID {
 			return QuoteIdent(v.User), true
 		}
+	case types.RegProc:
+		if schema, name, ok := procName(oid); ok {
+			return v.qualified(schema, name), true
+		}
 	}
 	return "", false
 }
@@ -196,6 +205,9 @@ func (v *View) Name(family types.Family, oid int64) (string, bool) {
 func (v *View) Lookup(family types.Family, text string) (int64, error) {
 	if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64); err == nil {
 		return n, nil
+	}
+	if strings.TrimSpace(text) == "-" {
+		return 0, nil // no object, as reg* output prints 0
 	}
 	schema, name := splitQualified(text)
 	switch family {
@@ -223,6 +235,11 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 			return BootstrapUserOID, nil
 		}
 		return 0, pgerr.New(pgerrcode.UndefinedObject, "role \"%s\" does not exist", text)
+	case types.RegProc:
+		if oid, ok := procByName(v.candidates(schema), name); ok {
+			return oid, nil
+		}
+		return 0, pgerr.New(pgerrcode.UndefinedFunction, "function \"%s\" does not exist", text)
 	}
 	return 0, pgerr.NotSupported("input of type %s by name", types.T{Family: family}.String())
 }
@@ -382,4 +399,91 @@ func (v *View) ConstraintDef(oid int64) (string, bool) {
 			strings.Join(columnNames(ref, c.fk.RefColumns), ", ")), true
 	}
 	return "", false
+}
+
+// nextvalSequence reads the default of a serial column,
+// nextval('<sequence>'::regclass): the sequence's name as written (the
+// text of the string literal) and what follows the literal.
+func nextvalSequence(def string) (seq, rest string, ok bool) {
+	lit, found := strings.CutPrefix(def, "nextval('")
+	if !found {
+		return "", "", false
+	}
+	var b strings.Builder
+	for i := 0; i < len(lit); i++ {
+		if lit[i] != '\'' {
+			b.WriteByte(lit[i])
+			continue
+		}
+		if i+1 < len(lit) && lit[i+1] == '\'' {
+			b.WriteByte('\'')
+			i++
+			continue
+		}
+		return b.String(), lit[i+1:], true
+	}
+	return "", "", false
+}
+
+// defaultExpr is a column default as pg_get_expr prints it. cairn stores
+// a serial column's nextval('schema.seq'::regclass) schema-qualified, so
+// that it resolves whatever the search path; PostgreSQL prints the
+// regclass constant as a regclass value prints, bare when the schema is
+// on the search path.
+func (v *View) defaultExpr(def string) string {
+	seq, rest, ok := nextvalSequence(def)
+	if !ok {
+		return def
+	}
+	schema, name := splitQualified(seq)
+	if schema == "" {
+		return def
+	}
+	return "nextval('" + strings.ReplaceAll(v.qualified(schema, name), "'", "''") + "'" + rest
+}
+
+// SerialSequence is pg_get_serial_sequence: the schema-qualified name of
+// the sequence a column's nextval default draws from (the one a serial
+// column owns; cairn records no other ownership), or ok false when the
+// column has no such default. table is read as regclass input (quoted
+// parts keep their case); column is taken literally.
+func (v *View) SerialSequence(table, column string) (seq string, ok bool, err error) {
+	oid, err := v.Lookup(types.RegClass, table)
+	if err != nil {
+		return "", false, err
+	}
+	var def string
+	switch x := v.byOID[oid].(type) {
+	case *storage.TableDef:
+		_, c := x.Column(column)
+		if c == nil {
+			return "", false, errNoColumn(column, x.Name)
+		}
+		def = c.Default
+	case *Relation:
+		if !slices.ContainsFunc(x.Cols, func(c Column) bool { return c.Name == column }) {
+			return "", false, errNoColumn(column, x.Name)
+		}
+	default:
+		_, name, _, _ := v.Relation(oid)
+		return "", false, errNoColumn(column, name)
+	}
+	text, _, ok := nextvalSequence(def)
+	if !ok {
+		return "", false, nil
+	}
+	soid, err := v.Lookup(types.RegClass, text)
+	if err != nil {
+		return "", false, nil
+	}
+	s, ok := v.byOID[soid].(*storage.SequenceDef)
+	if !ok {
+		return "", false, nil
+	}
+	return QuoteIdent(s.Schema) + "." + QuoteIdent(s.Name), true, nil
+}
+
+// errNoColumn is PostgreSQL's error for a column a relation lacks.
+func errNoColumn(column, relation string) error {
+	return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, relation)
 }

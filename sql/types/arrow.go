@@ -249,6 +249,44 @@ func Float32List(arr arrow.Array, i int) []float32 {
 	return vals.Float32Values()[start:end:end]
 }
 
+// IsNullAt reports whether row i of arr is NULL. An Arrow null array (the
+// column of an untyped NULL, as in SELECT NULL) has no validity bitmap, so
+// its IsNull is false although every row of it is NULL.
+func IsNullAt(arr arrow.Array, i int) bool {
+	return arr.IsNull(i) || arr.DataType().ID() == arrow.NULL
+}
+
+// IsFloat32List reports whether arr holds embeddings that the
+// AppendFloat32List* functions encode straight from the Arrow buffers: a
+// 1-D real[] or a vector of SQL type t, held as an Arrow list<float32>.
+func IsFloat32List(arr arrow.Array, t T) bool {
+	if t.Family != Vector && !(t.Family == ArrayFamily && t.Elem != nil && t.Elem.Family == Float4 && t.Dims <= 1) {
+		return false
+	}
+	lt, ok := arr.DataType().(*arrow.ListType)
+	return ok && lt.Elem().ID() == arrow.FLOAT32
+}
+
+// AppendTextAt appends the text output of the non-NULL value at row i of
+// arr, of SQL type t: embeddings straight from the Arrow buffers, anything
+// else as AppendText of its datum.
+func AppendTextAt(dst []byte, arr arrow.Array, i int, t T, opts *TextOptions) ([]byte, error) {
+	if IsFloat32List(arr, t) {
+		return AppendFloat32ListText(dst, arr, i, t)
+	}
+	return AppendText(dst, ValueAt(arr, i, t), t, opts), nil
+}
+
+// AppendBinaryAt appends the binary format of the non-NULL value at row i
+// of arr, of SQL type t: embeddings straight from the Arrow buffers,
+// anything else as EncodeBinary of its datum.
+func AppendBinaryAt(dst []byte, arr arrow.Array, i int, t T) ([]byte, error) {
+	if IsFloat32List(arr, t) {
+		return AppendFloat32ListBinary(dst, arr, i, t)
+	}
+	return EncodeBinary(dst, ValueAt(arr, i, t), t)
+}
+
 // AppendFloat32ListBinary appends the binary wire format of row i of a
 // list<float32> column of type t (vector or real[]) straight from the
 // Arrow buffers. The caller writes NULL rows itself (the row must not be

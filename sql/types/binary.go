@@ -270,7 +270,10 @@ func fixedLen(src []byte, n, elem int) error {
 	return nil
 }
 
-func checkText(src []byte) error {
+// CheckText verifies that src is valid UTF-8 without NUL bytes, as
+// PostgreSQL requires of text in a UTF8 database; the error (22021) names
+// the offending bytes.
+func CheckText(src []byte) error {
 	for i := 0; i < len(src); {
 		c := src[i]
 		if c != 0 && c < utf8.RuneSelf {
@@ -345,17 +348,17 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 		}
 		return d, nil
 	case Text, Varchar, Char, Unknown:
-		if err := checkText(src); err != nil {
+		if err := CheckText(src); err != nil {
 			return nil, err
 		}
 		return string(src), nil
 	case Name:
-		if err := checkText(src); err != nil {
+		if err := CheckText(src); err != nil {
 			return nil, err
 		}
 		return clipName(string(src)), nil
 	case JSON:
-		if err := checkText(src); err != nil {
+		if err := CheckText(src); err != nil {
 			return nil, err
 		}
 		s := string(src)
@@ -370,7 +373,7 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 		if src[0] != 1 {
 			return nil, errBinaryMsg("unsupported jsonb version number %d", src[0])
 		}
-		if err := checkText(src[1:]); err != nil {
+		if err := CheckText(src[1:]); err != nil {
 			return nil, err
 		}
 		return NormalizeJSONB(string(src[1:]))

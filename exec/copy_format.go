@@ -1,0 +1,729 @@
+package exec
+
+// The data formats of COPY: PostgreSQL's text format (tab-separated, \N
+// for NULL, backslash escapes), CSV and binary, read as copyfromparse.c
+// reads them and written as copyto.c writes them.
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"unicode/utf8"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// eolType is the end of line of COPY FROM data, fixed by its first line;
+// a line ending otherwise is an error, as in PostgreSQL.
+type eolType uint8
+
+const (
+	eolUnknown eolType = iota
+	eolNL
+	eolCR
+	eolCRNL
+)
+
+// copyField is one field of a row read by COPY FROM: its text, or in
+// binary format its bytes.
+type copyField struct {
+	val  string
+	raw  []byte
+	null bool
+}
+
+// binarySignature starts the binary format's header; a flags word and the
+// length of a header extension (both 0 when written) follow it.
+const binarySignature = "PGCOPY\n\377\r\n\x00"
+
+// copyParser reads the rows of COPY FROM data: it splits the input into
+// lines and the lines into fields, undoing the format's quoting and
+// escaping. The data ends at EOF or at the end-of-data marker \. on a line
+// of its own. In binary format rows are tuples of length-prefixed fields
+// after a header, up to a trailer.
+type copyParser struct {
+	opts *sql.CopyOptions
+	// names are the copied columns, in data order.
+	names []string
+	r     *bufio.Reader
+	eol   eolType
+	// line is the number of the line being read (1-based; lines quoted
+	// inside a CSV field count; tuples in binary format), raw its text
+	// without the end of line and lineOK whether raw holds the whole line:
+	// the CONTEXT of an error.
+	line   int64
+	raw    []byte
+	lineOK bool
+	// done is set at the end of the data; header once the header line (or
+	// the binary header) is consumed.
+	done   bool
+	header bool
+	fields []copyField
+	buf    []byte
+}
+
+func newCopyParser(r io.Reader, opts *sql.CopyOptions, names []string) *copyParser {
+	return &copyParser{opts: opts, names: names, r: bufio.NewReaderSize(r, 64<<10),
+		header: !opts.Header && opts.Format != sql.CopyBinary}
+}
+
+func (p *copyParser) csv() bool { return p.opts.Format == sql.CopyCSV }
+
+// next returns the fields of the next row, or io.EOF after the last. A row
+// may have fewer fields than there are columns: as PostgreSQL, the caller
+// converts the fields it has before it reports the first missing one
+// (missing). The fields are valid until the next call.
+func (p *copyParser) next() ([]copyField, error) {
+	if p.opts.Format == sql.CopyBinary {
+		return p.nextBinary()
+	}
+	if !p.header {
+		p.header = true
+		ok, err := p.readLine()
+		if err != nil || !ok {
+			return nil, orEOF(err)
+		}
+		if p.opts.HeaderMatch {
+			if err := p.matchHeader(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ok, err := p.readLine()
+	if err != nil || !ok {
+		return nil, orEOF(err)
+	}
+	if err := p.split(); err != nil {
+		return nil, err
+	}
+	if len(p.fields) > len(p.names) {
+		return nil, pgerr.New(pgerrcode.BadCopyFileFormat, "extra data after last expected column")
+	}
+	for i := range p.fields {
+		f := &p.fields[i]
+		switch {
+		case f.null && p.opts.ForceNotNull != nil && p.opts.ForceNotNull[i]:
+			f.val, f.null = p.opts.Null, false
+		case !f.null && p.opts.ForceNull != nil && p.opts.ForceNull[i] && f.val == p.opts.Null:
+			f.null = true
+		}
+	}
+	return p.fields, nil
+}
+
+// missing is the error for a row whose field for column i is missing.
+func (p *copyParser) missing(i int) error {
+	return pgerr.New(pgerrcode.BadCopyFileFormat, "missing data for column \"%s\"", p.names[i])
+}
+
+func orEOF(err error) error {
+	if err == nil {
+		return io.EOF
+	}
+	return err
+}
+
+// matchHeader checks the header line against the column names (HEADER
+// MATCH).
+func (p *copyParser) matchHeader() error {
+	if err := p.split(); err != nil {
+		return err
+	}
+	if len(p.fields) != len(p.names) {
+		return pgerr.New(pgerrcode.BadCopyFileFormat, "wrong number of fields in header line: got %d, expected %d", len(p.fields), len(p.names))
+	}
+	for i, f := range p.fields {
+		if f.null {
+			return pgerr.New(pgerrcode.BadCopyFileFormat, "column name mismatch in header line field %d: got null value (\"%s\"), expected \"%s\"", i+1, p.opts.Null, p.names[i])
+		}
+		if f.val != p.names[i] {
+			return pgerr.New(pgerrcode.BadCopyFileFormat, "column name mismatch in header line field %d: got \"%s\", expected \"%s\"", i+1, f.val, p.names[i])
+		}
+	}
+	return nil
+}
+
+// drain reads and discards what follows the end-of-data marker, as
+// PostgreSQL ignores it.
+func (p *copyParser) drain() error {
+	_, err := io.Copy(io.Discard, p.r)
+	return err
+}
+
+// where is the CONTEXT of an error met at the current line of the COPY
+// into table rel: the line number, and the line once it was read whole.
+func (p *copyParser) where(rel string) string {
+	if p.lineOK {
+		return fmt.Sprintf("COPY %s, line %d: \"%s\"", rel, p.line, clipText(string(p.raw)))
+	}
+	return fmt.Sprintf("COPY %s, line %d", rel, p.line)
+}
+
+// fieldWhere is the CONTEXT of an error converting field f of column col.
+func (p *copyParser) fieldWhere(rel, col string, f copyField) string {
+	if p.opts.Format == sql.CopyBinary {
+		return fmt.Sprintf("COPY %s, line %d, column %s", rel, p.line, col)
+	}
+	return fmt.Sprintf("COPY %s, line %d, column %s: \"%s\"", rel, p.line, col, clipText(f.val))
+}
+
+// maxCopyDataDisplay bounds the data an error context shows, as
+// PostgreSQL's MAX_COPY_DATA_DISPLAY.
+const maxCopyDataDisplay = 100
+
+// clipText shortens s for an error context, on a character boundary.
+func clipText(s string) string {
+	if len(s) <= maxCopyDataDisplay {
+		return s
+	}
+	n := maxCopyDataDisplay
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// readLine reads the next line into raw; it reports false at the end of
+// the data. A line ends at the end of line of the data's style (a newline
+// escaped in text format or quoted in CSV is data), at EOF, or at the
+// end-of-data marker.
+func (p *copyParser) readLine() (bool, error) {
+	p.raw, p.lineOK = p.raw[:0], false
+	if p.done {
+		return false, nil
+	}
+	p.line++
+	csv := p.csv()
+	quote, esc := p.opts.Quote, p.opts.Escape
+	inQuote := false
+	for {
+		c, err := p.r.ReadByte()
+		if err == io.EOF {
+			p.done, p.lineOK = true, true
+			return len(p.raw) > 0, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if inQuote {
+			// Only the quote (or an escaped quote or escape) matters
+			// inside a quoted CSV field.
+			switch {
+			case c == esc && esc != quote:
+				if next, err := p.r.Peek(1); err == nil && (next[0] == quote || next[0] == esc) {
+					p.raw = append(p.raw, c, next[0])
+					p.r.Discard(1)
+					continue
+				}
+			case c == quote:
+				inQuote = false
+			case c == '\n' && p.eol == eolNL || c == '\r' && p.eol != eolNL:
+				p.line++
+			}
+			p.raw = append(p.raw, c)
+			continue
+		}
+		switch {
+		case csv && c == quote:
+			inQuote = true
+		case c == '\r':
+			switch p.eol {
+			case eolUnknown, eolCRNL:
+				if next, err := p.r.Peek(1); err == nil && next[0] == '\n' {
+					p.r.Discard(1)
+					p.eol = eolCRNL
+				} else if p.eol == eolCRNL {
+					return false, p.eolError(c)
+				} else {
+					p.eol = eolCR
+				}
+			case eolNL:
+				return false, p.eolError(c)
+			}
+			p.lineOK = true
+			return true, nil
+		case c == '\n':
+			if p.eol == eolCR || p.eol == eolCRNL {
+				return false, p.eolError(c)
+			}
+			p.eol = eolNL
+			p.lineOK = true
+			return true, nil
+		case c == '\\' && (!csv || len(p.raw) == 0):
+			end, err := p.endMarker()
+			if err != nil {
+				return false, err
+			}
+			if end {
+				p.done, p.lineOK = true, true
+				return len(p.raw) > 0, nil
+			}
+			if !csv {
+				// Whatever follows a backslash is data, even an end of
+				// line.
+				p.raw = append(p.raw, c)
+				next, err := p.r.ReadByte()
+				if err == io.EOF {
+					p.done, p.lineOK = true, true
+					return true, nil
+				}
+				if err != nil {
+					return false, err
+				}
+				c = next
+			}
+		}
+		p.raw = append(p.raw, c)
+	}
+}
+
+// endMarker reports whether the backslash just read starts the end-of-data
+// marker: \. and an end of line of the data's style. It consumes the
+// marker. In text format a backslash-period followed by anything else is
+// an error; in CSV it is data.
+func (p *copyParser) endMarker() (bool, error) {
+	b, _ := p.r.Peek(3)
+	if len(b) == 0 || b[0] != '.' {
+		return false, nil
+	}
+	at := func(i int) byte {
+		if i < len(b) {
+			return b[i]
+		}
+		return 0
+	}
+	csv := p.csv()
+	corrupt := pgerr.New(pgerrcode.BadCopyFileFormat, "end-of-copy marker corrupt")
+	mismatch := pgerr.New(pgerrcode.BadCopyFileFormat, "end-of-copy marker does not match previous newline style")
+	i := 1
+	if p.eol == eolCRNL {
+		switch at(i) {
+		case '\r':
+			i++
+		case '\n':
+			if csv {
+				return false, nil
+			}
+			return false, mismatch
+		default:
+			if csv {
+				return false, nil
+			}
+			return false, corrupt
+		}
+	}
+	c := at(i)
+	if c != '\r' && c != '\n' {
+		if csv {
+			return false, nil
+		}
+		return false, corrupt
+	}
+	if (p.eol == eolNL || p.eol == eolCRNL) && c != '\n' || p.eol == eolCR && c != '\r' {
+		return false, mismatch
+	}
+	p.r.Discard(i + 1)
+	return true, nil
+}
+
+// eolError is the error for an end-of-line character c that does not
+// match the data's end-of-line style.
+func (p *copyParser) eolError(c byte) error {
+	what, esc := "newline", `\n`
+	if c == '\r' {
+		what, esc = "carriage return", `\r`
+	}
+	if p.csv() {
+		return pgerr.New(pgerrcode.BadCopyFileFormat, "unquoted %s found in data", what).
+			WithHint("Use quoted CSV field to represent %s.", what)
+	}
+	return pgerr.New(pgerrcode.BadCopyFileFormat, "literal %s found in data", what).
+		WithHint("Use \"%s\" to represent %s.", esc, what)
+}
+
+// split splits raw into fields.
+func (p *copyParser) split() error {
+	p.fields = p.fields[:0]
+	raw := p.raw
+	for i := 0; i <= len(raw); {
+		start := i
+		var end int
+		quoted := false
+		if p.csv() {
+			var err error
+			if i, end, quoted, err = p.csvField(raw, i); err != nil {
+				return err
+			}
+		} else {
+			i, end = p.textField(raw, i)
+		}
+		f := copyField{null: !quoted && string(raw[start:end]) == p.opts.Null}
+		if !f.null {
+			if err := checkText(p.buf); err != nil {
+				return err
+			}
+			f.val = string(p.buf)
+		}
+		p.fields = append(p.fields, f)
+	}
+	return nil
+}
+
+// textField de-escapes the text-format field of raw starting at i into
+// buf, as CopyReadAttributesText does. It returns where the next field
+// starts (past len(raw) after the last field) and where this one's raw
+// text ends; that raw text, not the de-escaped value, is compared with the
+// NULL string.
+func (p *copyParser) textField(raw []byte, i int) (next, end int) {
+	p.buf = p.buf[:0]
+	delim := p.opts.Delimiter
+	for i < len(raw) {
+		c := raw[i]
+		i++
+		if c == delim {
+			return i, i - 1
+		}
+		if c == '\\' {
+			if i >= len(raw) {
+				break
+			}
+			c = raw[i]
+			i++
+			switch {
+			case c >= '0' && c <= '7':
+				v := int(c - '0')
+				for k := 0; k < 2 && i < len(raw) && raw[i] >= '0' && raw[i] <= '7'; k++ {
+					v = v<<3 + int(raw[i]-'0')
+					i++
+				}
+				c = byte(v)
+			case c == 'x' && i < len(raw) && isHexDigit(raw[i]):
+				v := hexValue(raw[i])
+				i++
+				if i < len(raw) && isHexDigit(raw[i]) {
+					v = v<<4 + hexValue(raw[i])
+					i++
+				}
+				c = v
+			default:
+				if u := controlFor(c); u != 0 {
+					c = u
+				}
+			}
+		}
+		p.buf = append(p.buf, c)
+	}
+	return len(raw) + 1, len(raw)
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func hexValue(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}
+
+// csvField reads the CSV field of raw starting at i into buf, as
+// CopyReadAttributesCSV does: quoted parts lose their quotes and escapes.
+// It returns where the next field starts and where this one's raw text
+// ends (see textField), and whether it had quotes: only an unquoted field
+// matching the NULL string is NULL.
+func (p *copyParser) csvField(raw []byte, i int) (next, end int, quoted bool, err error) {
+	p.buf = p.buf[:0]
+	delim, quote, esc := p.opts.Delimiter, p.opts.Quote, p.opts.Escape
+	inQuote := false
+	for i < len(raw) {
+		c := raw[i]
+		i++
+		if !inQuote {
+			switch c {
+			case delim:
+				return i, i - 1, quoted, nil
+			case quote:
+				inQuote, quoted = true, true
+			default:
+				p.buf = append(p.buf, c)
+			}
+			continue
+		}
+		switch {
+		case c == esc && i < len(raw) && (raw[i] == esc || raw[i] == quote):
+			p.buf = append(p.buf, raw[i])
+			i++
+		case c == quote:
+			inQuote = false
+		default:
+			p.buf = append(p.buf, c)
+		}
+	}
+	if inQuote {
+		return 0, 0, false, pgerr.New(pgerrcode.BadCopyFileFormat, "unterminated CSV quoted field")
+	}
+	return len(raw) + 1, len(raw), quoted, nil
+}
+
+// nextBinary reads the next tuple of binary data (the header first), as
+// CopyReadBinaryTupleHeader and CopyReadBinaryAttribute do. The field
+// bytes are valid until the next call.
+func (p *copyParser) nextBinary() ([]copyField, error) {
+	if p.done {
+		return nil, io.EOF
+	}
+	if !p.header {
+		p.header = true
+		if err := p.binaryHeader(); err != nil {
+			return nil, err
+		}
+	}
+	p.line++
+	b, err := p.r.Peek(2)
+	switch {
+	case len(b) == 0 && err == io.EOF:
+		p.done = true // no trailer: the end all the same
+		return nil, io.EOF
+	case len(b) < 2:
+		return nil, binaryEOF(err)
+	}
+	count := int16(binary.BigEndian.Uint16(b))
+	p.r.Discard(2)
+	if count == -1 {
+		// The trailer: nothing may follow it.
+		p.done = true
+		if _, err := p.r.ReadByte(); err == nil {
+			return nil, pgerr.New(pgerrcode.BadCopyFileFormat, "received copy data after EOF marker")
+		} else if err != io.EOF {
+			return nil, err
+		}
+		return nil, io.EOF
+	}
+	if int(count) != len(p.names) {
+		return nil, pgerr.New(pgerrcode.BadCopyFileFormat, "row field count is %d, expected %d", count, len(p.names))
+	}
+	p.buf, p.fields = p.buf[:0], p.fields[:0]
+	var ends []int
+	for range count {
+		var size [4]byte
+		if _, err := io.ReadFull(p.r, size[:]); err != nil {
+			return nil, binaryEOF(err)
+		}
+		n := int32(binary.BigEndian.Uint32(size[:]))
+		if n < -1 {
+			return nil, pgerr.New(pgerrcode.BadCopyFileFormat, "invalid field size")
+		}
+		p.fields = append(p.fields, copyField{null: n == -1})
+		if n > 0 {
+			start := len(p.buf)
+			p.buf = append(p.buf, make([]byte, n)...)
+			if _, err := io.ReadFull(p.r, p.buf[start:]); err != nil {
+				return nil, binaryEOF(err)
+			}
+		}
+		ends = append(ends, len(p.buf))
+	}
+	start := 0
+	for i, end := range ends {
+		if !p.fields[i].null {
+			p.fields[i].raw = p.buf[start:end:end]
+		}
+		start = end
+	}
+	return p.fields, nil
+}
+
+// binaryHeader reads and checks the binary format's header.
+func (p *copyParser) binaryHeader() error {
+	bad := func(what string) error {
+		return pgerr.New(pgerrcode.BadCopyFileFormat, "invalid COPY file header (%s)", what)
+	}
+	sig := make([]byte, len(binarySignature))
+	if _, err := io.ReadFull(p.r, sig); err != nil || string(sig) != binarySignature {
+		if isReadError(err) {
+			return err
+		}
+		return pgerr.New(pgerrcode.BadCopyFileFormat, "COPY file signature not recognized")
+	}
+	var word [4]byte
+	if _, err := io.ReadFull(p.r, word[:]); err != nil {
+		if isReadError(err) {
+			return err
+		}
+		return bad("missing flags")
+	}
+	flags := binary.BigEndian.Uint32(word[:])
+	if flags&(1<<16) != 0 {
+		return bad("WITH OIDS")
+	}
+	if flags&^(1<<16)>>16 != 0 {
+		return pgerr.New(pgerrcode.BadCopyFileFormat, "unrecognized critical flags in COPY file header")
+	}
+	if _, err := io.ReadFull(p.r, word[:]); err != nil {
+		if isReadError(err) {
+			return err
+		}
+		return bad("missing length")
+	}
+	ext := int64(binary.BigEndian.Uint32(word[:]))
+	if n, err := p.r.Discard(int(ext)); int64(n) != ext {
+		if isReadError(err) {
+			return err
+		}
+		return bad("wrong length")
+	}
+	return nil
+}
+
+// isReadError reports whether err is a failure of the data's source (the
+// client's CopyFail, a lost connection) rather than the data ending.
+func isReadError(err error) bool {
+	return err != nil && err != io.EOF && err != io.ErrUnexpectedEOF && err != bufio.ErrNegativeCount
+}
+
+// binaryEOF is the error for binary data that ends inside a tuple.
+func binaryEOF(err error) error {
+	if isReadError(err) {
+		return err
+	}
+	return pgerr.New(pgerrcode.BadCopyFileFormat, "unexpected EOF in COPY data")
+}
+
+// copyWriter formats the rows of COPY TO, one line (in binary format one
+// tuple) each.
+type copyWriter struct {
+	opts *sql.CopyOptions
+	// types are the column types; text the session settings their text
+	// output depends on.
+	types []types.T
+	text  *types.TextOptions
+	// single is set when there is one column: CSV then quotes a value \.
+	// so that it cannot read back as the end-of-data marker.
+	single  bool
+	scratch []byte
+}
+
+// appendHeader appends the header line: the column names.
+func (w *copyWriter) appendHeader(dst []byte, names []string) []byte {
+	for i, name := range names {
+		if i > 0 {
+			dst = append(dst, w.opts.Delimiter)
+		}
+		dst = w.appendField(dst, []byte(name), false)
+	}
+	return append(dst, '\n')
+}
+
+// appendRow appends row r of arrs, one array per column.
+func (w *copyWriter) appendRow(dst []byte, arrs []arrow.Array, r int) ([]byte, error) {
+	var err error
+	if w.opts.Format == sql.CopyBinary {
+		dst = binary.BigEndian.AppendUint16(dst, uint16(len(arrs)))
+		for j, arr := range arrs {
+			if isNullAt(arr, r) {
+				dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32) // -1: NULL
+				continue
+			}
+			at := len(dst)
+			if dst, err = appendBinaryAt(append(dst, 0, 0, 0, 0), arr, r, w.types[j]); err != nil {
+				return dst, err
+			}
+			binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
+		}
+		return dst, nil
+	}
+	for j, arr := range arrs {
+		if j > 0 {
+			dst = append(dst, w.opts.Delimiter)
+		}
+		if isNullAt(arr, r) {
+			dst = append(dst, w.opts.Null...)
+			continue
+		}
+		if w.scratch, err = appendTextAt(w.scratch[:0], arr, r, w.types[j], w.text); err != nil {
+			return dst, err
+		}
+		dst = w.appendField(dst, w.scratch, w.opts.ForceQuote != nil && w.opts.ForceQuote[j])
+	}
+	return append(dst, '\n'), nil
+}
+
+// appendField appends the non-NULL field s: in CSV quoted when forceQuote
+// is set or the value needs it (it holds the delimiter, the quote or an
+// end of line, or equals the NULL string), in text format with its
+// special characters backslash-escaped.
+func (w *copyWriter) appendField(dst, s []byte, forceQuote bool) []byte {
+	o := w.opts
+	if o.Format == sql.CopyCSV {
+		quote := forceQuote || string(s) == o.Null || w.single && string(s) == `\.`
+		for i := 0; i < len(s) && !quote; i++ {
+			c := s[i]
+			quote = c == o.Delimiter || c == o.Quote || c == '\n' || c == '\r'
+		}
+		if !quote {
+			return append(dst, s...)
+		}
+		dst = append(dst, o.Quote)
+		for _, c := range s {
+			if c == o.Quote || c == o.Escape {
+				dst = append(dst, o.Escape)
+			}
+			dst = append(dst, c)
+		}
+		return append(dst, o.Quote)
+	}
+	for _, c := range s {
+		switch {
+		case c < 0x20:
+			if e := controlEscape(c); e != 0 {
+				dst = append(dst, '\\', e)
+			} else if c == o.Delimiter {
+				dst = append(dst, '\\', c)
+			} else {
+				dst = append(dst, c)
+			}
+		case c == '\\' || c == o.Delimiter:
+			dst = append(dst, '\\', c)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// controlEscapes pairs the letters of the text format's escapes for
+// control characters with the characters: \b \f \n \r \t \v.
+const controlEscapes = "b\bf\fn\nr\rt\tv\v"
+
+// controlEscape is the letter of the escape for control character c, 0
+// when it has none.
+func controlEscape(c byte) byte {
+	for i := 0; i < len(controlEscapes); i += 2 {
+		if controlEscapes[i+1] == c {
+			return controlEscapes[i]
+		}
+	}
+	return 0
+}
+
+// controlFor is the control character the escape letter stands for, 0
+// when it is no such letter.
+func controlFor(letter byte) byte {
+	for i := 0; i < len(controlEscapes); i += 2 {
+		if controlEscapes[i] == letter {
+			return controlEscapes[i+1]
+		}
+	}
+	return 0
+}

@@ -1,0 +1,128 @@
+package exec
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// copySession opens a session on a fresh database.
+func copySession(t *testing.T) (*Session, *storage.DB) {
+	t.Helper()
+	db, err := storage.Open(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return NewEngine(db, Options{}).NewSession("tester", "testdb", nil), db
+}
+
+// run runs one SQL statement that returns no rows and no COPY data.
+func run(t *testing.T, s *Session, text string) string {
+	t.Helper()
+	p := bindOne(t, s, text)
+	tag, _, err := s.Execute(context.Background(), p, 0, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return tag
+}
+
+func bindOne(t *testing.T, s *Session, text string) *Portal {
+	t.Helper()
+	stmts, err := s.Prepare(text, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	p, err := s.Bind(stmts[0], nil)
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return p
+}
+
+// copyOut runs a COPY TO STDOUT and returns its data.
+func copyOut(t *testing.T, s *Session, text string) string {
+	t.Helper()
+	p := bindOne(t, s, text)
+	if info := p.Copy(); info.Dir != CopyOut {
+		t.Fatalf("%s: %+v", text, info)
+	}
+	var b strings.Builder
+	if _, err := s.CopyTo(context.Background(), p, func(line []byte) error { b.Write(line); return nil }); err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return b.String()
+}
+
+// TestSessionCopy runs COPY FROM and TO through the session API, which
+// knows nothing of the protocol: the data is an io.Reader and a callback.
+func TestSessionCopy(t *testing.T) {
+	s, _ := copySession(t)
+	ctx := context.Background()
+	run(t, s, `CREATE TABLE t (id serial PRIMARY KEY, v text, n int DEFAULT 5 CHECK (n > 0))`)
+	p := bindOne(t, s, `COPY t (v) FROM STDIN (FORMAT csv) WHERE v <> 'skip'`)
+	if info := p.Copy(); info.Dir != CopyIn || info.Columns != 1 || info.Binary {
+		t.Fatalf("COPY FROM info: %+v", info)
+	}
+	tag, err := s.CopyFrom(ctx, p, strings.NewReader("a\nskip\n\"b,c\"\n"))
+	if err != nil || tag != "COPY 2" {
+		t.Fatalf("CopyFrom: %q, %v", tag, err)
+	}
+	if got := copyOut(t, s, `COPY t TO STDOUT (FORMAT csv, HEADER)`); got != "id,v,n\n1,a,5\n3,\"b,c\",5\n" {
+		t.Errorf("COPY TO: %q", got)
+	}
+	// A failed COPY leaves nothing behind; its error has a context.
+	_, err = s.CopyFrom(ctx, bindOne(t, s, `COPY t (v, n) FROM STDIN`), strings.NewReader("x\t1\ny\t0\n"))
+	if pe := pgerr.From(err); pe.Code != "23514" {
+		t.Fatalf("CHECK: %v", err)
+	}
+	_, err = s.CopyFrom(ctx, bindOne(t, s, `COPY t (v, n) FROM STDIN`), strings.NewReader("x\t1\ny\tz\n"))
+	if pe := pgerr.From(err); pe.Code != "22P02" || pe.Where != `COPY t, line 2, column n: "z"` {
+		t.Fatalf("bad integer: %+v", pe)
+	}
+	if got := copyOut(t, s, `COPY (SELECT count(*) FROM t) TO STDOUT`); got != "2\n" {
+		t.Errorf("rows after the errors: %q", got)
+	}
+	// A portal runs with the method of its kind only.
+	if _, _, err := s.Execute(ctx, bindOne(t, s, `COPY t TO STDOUT`), 0, nil); pgerr.From(err).Code != "XX000" {
+		t.Errorf("Execute of a COPY: %v", err)
+	}
+	if _, err := s.CopyTo(ctx, bindOne(t, s, `COPY t FROM STDIN`), nil); pgerr.From(err).Code != "XX000" {
+		t.Errorf("CopyTo of COPY FROM: %v", err)
+	}
+}
+
+// TestCopyReplay checks that a COPY that runs again (a statement retried
+// after a concurrent update) inserts every row of the data, which it
+// cannot read a second time: the batches read are replayed.
+func TestCopyReplay(t *testing.T) {
+	smallBatches(t, 2)
+	s, db := copySession(t)
+	ctx := context.Background()
+	run(t, s, `CREATE TABLE t (id int PRIMARY KEY, v text)`)
+	c := bindOne(t, s, `COPY t FROM STDIN (FORMAT csv)`).bound.(*sql.Copy)
+	in := &copyIn{c: c, p: newCopyParser(strings.NewReader("1,a\n2,b\n3,c\n4,d\n5,e\n"), &c.Options, columnNames(c.Columns)), schema: schemaOf(c.Columns)}
+	defer in.release()
+	// The first attempt fails after the data was read, as a conflict at
+	// commit would.
+	tx := db.Begin()
+	if tag, err := in.run(ctx, s.runtime(tx, nil)); err != nil || tag != "COPY 5" {
+		t.Fatalf("first attempt: %q, %v", tag, err)
+	}
+	tx.Rollback()
+	tx = db.Begin()
+	if tag, err := in.run(ctx, s.runtime(tx, nil)); err != nil || tag != "COPY 5" {
+		t.Fatalf("second attempt: %q, %v", tag, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := copyOut(t, s, `COPY t TO STDOUT`); got != "1\ta\n2\tb\n3\tc\n4\td\n5\te\n" {
+		t.Errorf("rows: %q", got)
+	}
+}

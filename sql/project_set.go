@@ -1,0 +1,59 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// Set-returning functions in a select list: SELECT id, unnest(tags) FROM
+// t. Each such call is bound as an SRFCall where it appears; once the
+// query's windows are planned the binder moves the calls into one
+// ProjectSet node, which runs them for every input row in lockstep, as
+// PostgreSQL 10 and later do: a row yields as many rows as its longest
+// function does, the shorter ones padded with NULL.
+
+// SRFCall is a set-returning function inside a select-list expression
+// until the binder moves it into a ProjectSet.
+type SRFCall struct {
+	SRF *SRF
+}
+
+func (e *SRFCall) Type() types.T  { return e.SRF.Out[0].T }
+func (e *SRFCall) String() string { return e.SRF.Name + "(" + joinExprs(e.SRF.Args, ", ") + ")" }
+
+// ProjectSet runs set-returning functions over each input row; its output
+// is the input's columns followed by one column per function.
+type ProjectSet struct {
+	Input Node
+	SRFs  []*SRF
+	Out   []Col
+}
+
+func (n *ProjectSet) Columns() []Col   { return n.Out }
+func (n *ProjectSet) Children() []Node { return []Node{n.Input} }
+func (n *ProjectSet) String() string {
+	names := make([]string, len(n.SRFs))
+	for i, s := range n.SRFs {
+		names[i] = s.Name
+	}
+	return "ProjectSet: " + strings.Join(names, ", ")
+}
+
+// planSRFs moves the SRFCalls of exprs into a ProjectSet over plan,
+// replacing each with a reference to its output column; plan is returned
+// unchanged when there are none.
+func planSRFs(plan Node, exprs []*Expr) (Node, error) {
+	base := plan.Columns()
+	srfs, cols, err := liftCalls(exprs, len(base), func(x Expr) (*SRF, Col, bool) {
+		call, ok := x.(*SRFCall)
+		if !ok {
+			return nil, Col{}, false
+		}
+		return call.SRF, Col{Name: call.SRF.Name, T: call.Type()}, true
+	})
+	if err != nil || len(srfs) == 0 {
+		return plan, err
+	}
+	return &ProjectSet{Input: plan, SRFs: srfs, Out: append(append([]Col{}, base...), cols...)}, nil
+}

@@ -1,0 +1,70 @@
+package syscat
+
+// The pg_catalog relations that database tools read beyond psql's \d:
+// DBeaver's and pgAdmin's object browsers, Metabase's table sync
+// (pg_stat_user_tables), pgjdbc (pg_settings, in pg_settings.go). They
+// have PostgreSQL 15's columns; those of objects cairn does not have
+// (operators, casts, aggregates, foreign servers, event triggers, ...)
+// are empty, as in a database where none was created.
+
+func init() {
+	const pc = "pg_catalog"
+
+	// The statistics views count nothing yet: no scans, and 0 live rows
+	// (what PostgreSQL shows before its statistics are first collected).
+	register(pc, "pg_stat_user_tables", 0, "relid oid, schemaname name, relname name, seq_scan int8, seq_tup_read int8, idx_scan int8, idx_tup_fetch int8, n_tup_ins int8, n_tup_upd int8, n_tup_del int8, n_tup_hot_upd int8, n_live_tup int8, n_dead_tup int8, n_mod_since_analyze int8, n_ins_since_vacuum int8, last_vacuum timestamptz, last_autovacuum timestamptz, last_analyze timestamptz, last_autoanalyze timestamptz, vacuum_count int8, autovacuum_count int8, analyze_count int8, autoanalyze_count int8", func(v *View) [][]any {
+		var rows [][]any
+		zero := int64(0)
+		for _, t := range v.tables {
+			// Index counters are NULL for a table without indexes.
+			var idxScan, idxFetch any
+			if v.hasIndex(t) {
+				idxScan, idxFetch = zero, zero
+			}
+			rows = append(rows, []any{TableOID(t.ID), t.Schema, t.Name, zero, zero, idxScan, idxFetch, zero, zero, zero, zero,
+				zero, zero, zero, zero, nil, nil, nil, nil, zero, zero, zero, zero})
+		}
+		return rows
+	})
+	register(pc, "pg_stat_activity", 0, "datid oid, datname name, pid int4, leader_pid int4, usesysid oid, usename name, application_name text, client_addr text, client_hostname text, client_port int4, backend_start timestamptz, xact_start timestamptz, query_start timestamptz, state_change timestamptz, wait_event_type text, wait_event text, state text, backend_xid oid, backend_xmin oid, query_id int8, query text, backend_type text", nil)
+	register(pc, "pg_locks", 0, "locktype text, database oid, relation oid, page int4, tuple int2, virtualxid text, transactionid oid, classid oid, objid oid, objsubid int2, virtualtransaction text, pid int4, mode text, granted bool, fastpath bool, waitstart timestamptz", nil)
+	register(pc, "pg_prepared_xacts", 0, "transaction oid, gid text, prepared timestamptz, owner name, database name", nil)
+	// cairn does not enumerate the time zone database.
+	register(pc, "pg_timezone_names", 0, "name text, abbrev text, utc_offset interval, is_dst bool", nil)
+
+	// The languages of a fresh PostgreSQL 15 database, with its OIDs.
+	register(pc, "pg_language", 2612, "oid oid, lanname name, lanowner oid, lanispl bool, lanpltrusted bool, lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl text[]", func(v *View) [][]any {
+		owner := int64(BootstrapUserOID)
+		return [][]any{
+			{int64(12), "internal", owner, false, false, int64(0), int64(0), int64(2246), nil},
+			{int64(13), "c", owner, false, false, int64(0), int64(0), int64(2247), nil},
+			{int64(14), "sql", owner, false, true, int64(0), int64(0), int64(2248), nil},
+			{int64(13563), "plpgsql", owner, true, true, int64(13560), int64(13561), int64(13562), nil},
+		}
+	})
+	// The extensions cairn has built in. CREATE EXTENSION records nothing
+	// (pg_extension stays empty), so none shows an installed version.
+	register(pc, "pg_available_extensions", 0, "name name, default_version text, installed_version text, comment text", func(v *View) [][]any {
+		return [][]any{
+			{"pg_deeplake", "1.0", nil, "Deep Lake's BM25, hybrid search and multimodal types, built into cairn"},
+			{"vector", "0.8.0", nil, "vector data type and ivfflat and hnsw access methods"},
+		}
+	})
+	// The one role, as pg_roles shows it (pg_authid holds the password
+	// pg_roles masks; cairn keeps none).
+	register(pc, "pg_authid", 1260, "oid oid, rolname name, rolsuper bool, rolinherit bool, rolcreaterole bool, rolcreatedb bool, rolcanlogin bool, rolreplication bool, rolbypassrls bool, rolconnlimit int4, rolpassword text, rolvaliduntil timestamptz", func(v *View) [][]any {
+		return [][]any{{int64(BootstrapUserOID), v.User, true, true, true, true, true, true, true, int64(-1), nil, nil}}
+	})
+
+	register(pc, "pg_depend", 2608, "classid oid, objid oid, objsubid int4, refclassid oid, refobjid oid, refobjsubid int4, deptype text", nil)
+	register(pc, "pg_default_acl", 826, "oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype text, defaclacl text[]", nil)
+	register(pc, "pg_foreign_data_wrapper", 2328, "oid oid, fdwname name, fdwowner oid, fdwhandler oid, fdwvalidator oid, fdwacl text[], fdwoptions text[]", nil)
+	register(pc, "pg_foreign_server", 1417, "oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl text[], srvoptions text[]", nil)
+	register(pc, "pg_foreign_table", 3118, "ftrelid oid, ftserver oid, ftoptions text[]", nil)
+	register(pc, "pg_event_trigger", 3466, "oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled text, evttags text[]", nil)
+	register(pc, "pg_aggregate", 2600, "aggfnoid regproc, aggkind text, aggnumdirectargs int2, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra bool, aggmfinalextra bool, aggfinalmodify text, aggmfinalmodify text, aggsortop oid, aggtranstype oid, aggtransspace int4, aggmtranstype oid, aggmtransspace int4, agginitval text, aggminitval text", nil)
+	register(pc, "pg_opclass", 2616, "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid", nil)
+	register(pc, "pg_conversion", 2607, "oid oid, conname name, connamespace oid, conowner oid, conforencoding int4, contoencoding int4, conproc regproc, condefault bool", nil)
+	register(pc, "pg_cast", 2605, "oid oid, castsource oid, casttarget oid, castfunc oid, castcontext text, castmethod text", nil)
+	register(pc, "pg_operator", 2617, "oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind text, oprcanmerge bool, oprcanhash bool, oprleft oid, oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc", nil)
+}

@@ -1,0 +1,140 @@
+package wire
+
+import (
+	"context"
+	"io"
+
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgproto3/v2"
+
+	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
+
+// runCopy runs a COPY portal, in either protocol, and returns its command
+// tag. COPY FROM STDIN answers CopyInResponse and reads CopyData up to
+// CopyDone; COPY TO STDOUT answers CopyOutResponse, one CopyData per row
+// and CopyDone. On an error the caller sends ErrorResponse at once, as
+// PostgreSQL does; the CopyData, CopyDone or CopyFail the client still
+// sends are then ignored by the main loop (up to Sync in the extended
+// protocol).
+func (c *conn) runCopy(ctx context.Context, p *exec.Portal, info exec.CopyInfo) (string, error) {
+	var format byte
+	formats := make([]uint16, info.Columns)
+	if info.Binary {
+		format = 1
+		for i := range formats {
+			formats[i] = 1
+		}
+	}
+	if info.Dir == exec.CopyIn {
+		src := &copyInReader{c: c, format: format, formats: formats}
+		tag, err := c.sess.CopyFrom(ctx, p, src)
+		switch {
+		case src.lost != nil:
+			// The connection failed or ended mid-COPY.
+			c.receiveFailed(src.lost)
+			c.end(src.lost)
+		case src.desync:
+			// As PostgreSQL: the error, then FATAL, and the end.
+			c.sendError(err)
+			c.fatal(pgerr.New(pgerrcode.ProtocolViolation, "terminating connection because protocol synchronization was lost"))
+			c.end(err)
+		}
+		return tag, err
+	}
+	started := false
+	start := func() {
+		if !started {
+			c.send(&pgproto3.CopyOutResponse{OverallFormat: format, ColumnFormatCodes: formats})
+			started = true
+		}
+	}
+	tag, err := c.sess.CopyTo(ctx, p, func(line []byte) error {
+		start()
+		c.send(&pgproto3.CopyData{Data: line})
+		return c.werr
+	})
+	if err != nil {
+		return "", err
+	}
+	start()
+	c.send(&pgproto3.CopyDone{})
+	return tag, nil
+}
+
+// copyInReader is the data of a COPY FROM STDIN as an io.Reader: the
+// payloads of the client's CopyData messages, then io.EOF at CopyDone.
+// CopyInResponse goes out (and is flushed) at the first Read, once the
+// session has accepted the statement. Flush and Sync are ignored meanwhile,
+// as PostgreSQL ignores them; CopyFail ends the copy with an error, and so
+// does any other message, which also ends the connection.
+type copyInReader struct {
+	c       *conn
+	format  byte // the overall format: 0 text, 1 binary
+	formats []uint16
+	started bool
+	data    []byte // the unread rest of the last CopyData
+	err     error  // sticky: io.EOF after CopyDone, or why the copy ended
+	// lost is set when the connection failed or the client left; desync
+	// when a message other than the copy's came, after which the
+	// connection cannot go on.
+	lost   error
+	desync bool
+}
+
+// Read implements io.Reader.
+func (r *copyInReader) Read(p []byte) (int, error) {
+	if !r.started {
+		r.started = true
+		r.c.send(&pgproto3.CopyInResponse{OverallFormat: r.format, ColumnFormatCodes: r.formats})
+		if err := r.c.flush(); err != nil {
+			r.lost, r.err = err, err
+		}
+	}
+	for len(r.data) == 0 && r.err == nil {
+		msg, err := r.c.receive()
+		if err != nil {
+			r.lost, r.err = err, err
+			break
+		}
+		switch m := msg.(type) {
+		case *pgproto3.CopyData:
+			r.data = m.Data
+		case *pgproto3.CopyDone:
+			r.err = io.EOF
+		case *pgproto3.CopyFail:
+			r.err = pgerr.New(pgerrcode.QueryCanceled, "COPY from stdin failed: %s", m.Message)
+		case *pgproto3.Flush, *pgproto3.Sync:
+		case *pgproto3.Terminate:
+			r.lost, r.err = io.EOF, io.ErrUnexpectedEOF
+		default:
+			r.err = pgerr.New(pgerrcode.ProtocolViolation, "unexpected message type 0x%02X during COPY from stdin", messageType(m))
+			r.desync = true
+		}
+	}
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// messageType is the type byte of a frontend message.
+func messageType(m pgproto3.FrontendMessage) byte {
+	b, err := m.Encode(nil)
+	if err != nil || len(b) == 0 {
+		return 0
+	}
+	return b[0]
+}
+
+// end makes the connection end after the current message: nothing more is
+// sent on it (why is kept as its write error).
+func (c *conn) end(why error) {
+	c.closing = true
+	if c.werr == nil {
+		c.werr = why
+	}
+}
