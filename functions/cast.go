@@ -280,6 +280,9 @@ func toText(ctx *Context, v any, from types.T) string {
 	case types.TimestampTZ:
 		return formatTimestampTZ(int64(v.(types.Timestamp)), location(ctx))
 	}
+	if from.IsCatalogVector() {
+		return types.FormatText(v, from)
+	}
 	return types.FormatText(v, baseType(from))
 }
 

@@ -108,6 +108,15 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 			return appendInterval(dst, iv)
 		}
 	case ArrayFamily:
+		if a, ok := v.(*Array); ok && t.IsCatalogVector() {
+			for i, e := range a.Elems {
+				if i > 0 {
+					dst = append(dst, ' ')
+				}
+				dst = appendText(dst, e, *t.Elem, opts)
+			}
+			return dst
+		}
 		if a, ok := v.(*Array); ok {
 			a2 := *a
 			if a2.Elem.Family == Unknown && t.Elem != nil {

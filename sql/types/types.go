@@ -223,8 +223,27 @@ const (
 	HybridRecordOID = 16387
 )
 
+// The internal vector types of PostgreSQL's catalogs (pg_index.indkey):
+// 1-D arrays of int2 or oid, written with spaces ("1 3"), with OIDs of
+// their own. cairn models them as arrays marked by Domain.
+var (
+	Int2VectorT = T{Family: ArrayFamily, Elem: &Int2T, Dims: 1, Mod: -1, Domain: "int2vector"}
+	OidVectorT  = T{Family: ArrayFamily, Elem: &OidT, Dims: 1, Mod: -1, Domain: "oidvector"}
+)
+
+// IsCatalogVector reports whether t is int2vector or oidvector.
+func (t T) IsCatalogVector() bool {
+	return t.Family == ArrayFamily && (t.Domain == "int2vector" || t.Domain == "oidvector")
+}
+
 // OID is the pg_type OID clients see for t.
 func (t T) OID() uint32 {
+	switch {
+	case t.Domain == "int2vector" && t.Family == ArrayFamily:
+		return 22
+	case t.Domain == "oidvector" && t.Family == ArrayFamily:
+		return 30
+	}
 	if t.Family == ArrayFamily {
 		return families[t.Elem.Family].arrayOID
 	}
@@ -374,6 +393,10 @@ func Named(name string) (T, bool) {
 		return IntervalT, true
 	case "oid":
 		return OidT, true
+	case "int2vector":
+		return Int2VectorT, true
+	case "oidvector":
+		return OidVectorT, true
 	case "regclass":
 		return T{Family: RegClass, Mod: -1}, true
 	case "regtype":
