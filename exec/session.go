@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"strings"
 	"time"
 
@@ -73,6 +74,12 @@ type Session struct {
 	readOnly  bool
 	queried   bool
 	implicit  bool
+	// txValues are the settings as they were before the open transaction
+	// first changed one (nil: unchanged); txLocal names those SET LOCAL
+	// changed. A rollback restores them all, a commit the local ones
+	// (settings.go).
+	txValues map[string]string
+	txLocal  map[string]bool
 
 	prepared map[string]*Statement
 }
@@ -704,11 +711,14 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		s.endTx()
 		if failed {
 			tx.Rollback()
+			s.endTxSettings(false)
 			return "ROLLBACK", nil
 		}
 		if err := tx.Commit(); err != nil {
+			s.endTxSettings(false)
 			return "", err
 		}
+		s.endTxSettings(true)
 		return "COMMIT", nil
 	case sql.TxRollback:
 		if s.tx == nil || s.implicit {
@@ -717,6 +727,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		if s.tx != nil {
 			s.tx.Rollback()
 			s.endTx()
+			s.endTxSettings(false)
 		}
 		return "ROLLBACK", nil
 	}
@@ -746,6 +757,19 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 }
 
 func (s *Session) runSet(x *sql.Set) error {
+	if x.Local && s.tx == nil {
+		s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25P01", Message: "SET LOCAL can only be used in transaction blocks"})
+		return nil
+	}
+	if s.tx != nil && s.txValues == nil {
+		s.txValues = maps.Clone(s.values)
+	}
+	if x.Local {
+		if s.txLocal == nil {
+			s.txLocal = map[string]bool{}
+		}
+		s.txLocal[x.Name] = true
+	}
 	if x.Name == "all" && x.Reset {
 		for name, st := range settings {
 			if _, ok := s.values[name]; ok && !st.readOnly && name != "session_authorization" {

@@ -95,6 +95,40 @@ func sessionSettings(s functions.SessionInfo) []syscat.Setting {
 	return out
 }
 
+// endTxSettings undoes what the ending transaction did to the settings:
+// everything when it rolled back, the SET LOCAL changes when it
+// committed, as PostgreSQL does.
+func (s *Session) endTxSettings(committed bool) {
+	saved, local := s.txValues, s.txLocal
+	s.txValues, s.txLocal = nil, nil
+	if saved == nil {
+		return
+	}
+	restore := func(name string) {
+		old, had := saved[name]
+		if cur, ok := s.values[name]; ok == had && cur == old {
+			return
+		}
+		if had {
+			s.values[name] = old
+		} else {
+			delete(s.values, name)
+		}
+		if st, ok := lookupSetting(name); ok && st.report {
+			s.changed[showName(name)] = s.get(name)
+		}
+	}
+	if committed {
+		for name := range local {
+			restore(name)
+		}
+		return
+	}
+	for name := range settings {
+		restore(name)
+	}
+}
+
 func unrecognized(name string) error {
 	return pgerr.New(pgerrcode.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 }

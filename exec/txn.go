@@ -122,9 +122,12 @@ func (s *Session) EndImplicit() error {
 	s.endTx()
 	if failed {
 		tx.Rollback()
+		s.endTxSettings(false)
 		return nil
 	}
-	return tx.Commit()
+	err := tx.Commit()
+	s.endTxSettings(err == nil)
+	return err
 }
 
 // AbortBlock marks the open transaction failed (an error in the middle of
