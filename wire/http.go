@@ -1,20 +1,57 @@
 package wire
 
 import (
-	"encoding/json"
+	"crypto/subtle"
+	"log/slog"
 	"net/http"
+	"runtime/debug"
+	"strings"
 
 	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
 )
 
-// HTTPHandler returns cairn's HTTP API over engine:
+// DefaultMaxBodyBytes bounds an HTTP request body when
+// HTTPOptions.MaxBodyBytes is 0: room for an ingest of some thousands of
+// embedded rows, small enough that one request cannot exhaust memory.
+const DefaultMaxBodyBytes = 64 << 20
+
+// HTTPOptions configures the HTTP API.
+type HTTPOptions struct {
+	// Token, when set, is the bearer token every endpoint but /health and
+	// /ready requires (Authorization: Bearer <token>); a request without
+	// it gets 401.
+	Token string
+	// MaxBodyBytes bounds a request body; a larger one gets 413. 0 means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Logger receives the server's own errors (SQLSTATE class XX, panics);
+	// nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// HTTPHandler returns cairn's HTTP API over engine, shaped like
+// pg_deeplake's managed API (SPEC §5):
 //
-//	GET /health  200 {"status":"ok"} while the process serves requests
-//	GET /ready   200 {"status":"ready"} once the engine can take queries
+//	GET    /health                                200 {"status":"ok"} while the process serves requests
+//	GET    /ready                                 200 {"status":"ready"} once the engine can take queries
+//	POST   /workspaces/{ws}/tables/query          one statement with $n parameters (http_query.go)
+//	POST   /workspaces/{ws}/tables/query/batch    one statement per parameter list, in one transaction
+//	GET    /workspaces/{ws}/tables                the workspace's tables (http_tables.go)
+//	DELETE /workspaces/{ws}/tables/{name}         drops a table
+//	POST   /workspaces/{ws}/tables/{name}/ingest  columnar JSON rows, creating the table (http_ingest.go)
 //
-// The query API (SPEC §5) is added route by route in http_*.go files.
-func HTTPHandler(engine *exec.Engine) http.Handler {
-	api := &httpAPI{engine: engine}
+// A workspace is a schema (http_session.go). Errors have the shape
+// {"error": ..., "code": ..., "sqlstate": ...} (http_json.go).
+func HTTPHandler(engine *exec.Engine, opts HTTPOptions) http.Handler {
+	api := &httpAPI{engine: engine, token: opts.Token, maxBody: opts.MaxBodyBytes, log: opts.Logger}
+	if api.maxBody <= 0 {
+		api.maxBody = DefaultMaxBodyBytes
+	}
+	if api.log == nil {
+		api.log = slog.Default()
+	}
 	mux := http.NewServeMux()
 	api.routes(mux)
 	return mux
@@ -22,14 +59,22 @@ func HTTPHandler(engine *exec.Engine) http.Handler {
 
 // httpAPI holds what the HTTP handlers share.
 type httpAPI struct {
-	engine *exec.Engine
+	engine  *exec.Engine
+	token   string // "" = no authentication
+	maxBody int64
+	log     *slog.Logger
 }
 
 // routes registers every endpoint; each handler lives in the http_*.go
-// file of its group.
+// file of its group. The workspace endpoints go through guard.
 func (a *httpAPI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /health", a.health)
 	mux.HandleFunc("GET /ready", a.ready)
+	mux.HandleFunc("POST /workspaces/{ws}/tables/query", a.guard(a.query))
+	mux.HandleFunc("POST /workspaces/{ws}/tables/query/batch", a.guard(a.queryBatch))
+	mux.HandleFunc("GET /workspaces/{ws}/tables", a.guard(a.listTables))
+	mux.HandleFunc("DELETE /workspaces/{ws}/tables/{name}", a.guard(a.dropTable))
+	mux.HandleFunc("POST /workspaces/{ws}/tables/{name}/ingest", a.guard(a.ingest))
 }
 
 func (a *httpAPI) health(w http.ResponseWriter, r *http.Request) {
@@ -44,9 +89,38 @@ func (a *httpAPI) ready(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
-// writeJSON writes v as a JSON response with the given status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+// guard wraps an API handler: it checks the bearer token, bounds the body
+// at maxBody, and turns a panic into a 500 answer, as a connection's
+// panic in the PostgreSQL protocol ends only that connection.
+func (a *httpAPI) guard(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				a.log.Error("panic serving http request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+				a.fail(w, pgerr.New(pgerrcode.InternalError, "internal error: %v", p))
+			}
+		}()
+		if !a.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+			writeError(w, http.StatusUnauthorized, "UNAUTHORIZED",
+				pgerr.New(pgerrcode.InvalidAuthorizationSpecification, "missing or invalid bearer token"))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, a.maxBody)
+		h(w, r)
+	}
+}
+
+// authorized reports whether r carries the configured token (always,
+// when none is configured). The comparison takes the same time whatever
+// the token's first wrong byte.
+func (a *httpAPI) authorized(r *http.Request) bool {
+	if a.token == "" {
+		return true
+	}
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(a.token)) == 1
 }

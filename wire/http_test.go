@@ -10,7 +10,7 @@ import (
 
 func TestHTTPHealth(t *testing.T) {
 	ts := startServer(t)
-	hs := httptest.NewServer(HTTPHandler(ts.engine))
+	hs := httptest.NewServer(HTTPHandler(ts.engine, HTTPOptions{}))
 	defer hs.Close()
 	for _, tc := range []struct {
 		method, path string

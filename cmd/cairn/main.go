@@ -51,6 +51,8 @@ type config struct {
 	listen   string
 	http     string
 	password string
+	// httpToken is the bearer token the HTTP API requires ("" = none).
+	httpToken string
 	// flushRows and walCheckpoint tune storage ("" = storage's default).
 	flushRows     string
 	walCheckpoint string
@@ -69,6 +71,7 @@ func options(cfg *config) []option {
 		{"data-dir", "CAIRN_DATA_DIR", "./cairn-data", "dir", "data directory", &cfg.dataDir},
 		{"listen", "CAIRN_LISTEN", "127.0.0.1:5432", "host:port", "PostgreSQL protocol address (port 0 picks a free port)", &cfg.listen},
 		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
+		{"http-token", "CAIRN_HTTP_TOKEN", "", "token", "require Authorization: Bearer <token> on the HTTP API (all but /health and /ready)", &cfg.httpToken},
 		{"password", "CAIRN_PASSWORD", "", "secret", "require SCRAM-SHA-256 authentication with this password (not implemented yet)", &cfg.password},
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
 		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 75% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
@@ -183,7 +186,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var hs *http.Server
 	if httpl != nil {
 		hs = &http.Server{
-			Handler:           wire.HTTPHandler(engine),
+			Handler:           wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, Logger: log}),
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		}

@@ -1,0 +1,430 @@
+package wire
+
+// http_json.go is the JSON side of the HTTP API: request bodies in,
+// parameter values from JSON to datums, result values from Arrow to
+// JSON, responses and errors out. Values cross by their PostgreSQL text
+// form (parseText and appendValue of values.go), so the HTTP API reads and
+// prints every type exactly as the PostgreSQL protocol does.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgproto3/v2"
+)
+
+// Error codes of the error body's "code" field. pg_deeplake answers every
+// SQL error with QUERY_ERROR; the others are about the request itself.
+const (
+	codeQuery        = "QUERY_ERROR"
+	codeBadRequest   = "BAD_REQUEST"
+	codeTooLarge     = "PAYLOAD_TOO_LARGE"
+	codeUnauthorized = "UNAUTHORIZED"
+)
+
+// errorBody is the JSON body of every error answer.
+type errorBody struct {
+	Error    string `json:"error"`
+	Code     string `json:"code"`
+	SQLState string `json:"sqlstate"`
+	Detail   string `json:"detail,omitempty"`
+	Hint     string `json:"hint,omitempty"`
+}
+
+// requestError is an error in the request itself (its body, its size),
+// answered with its own status and code rather than by SQLSTATE.
+type requestError struct {
+	status int
+	code   string
+	err    *pgerr.Error
+}
+
+func (e *requestError) Error() string { return e.err.Error() }
+
+// badRequest is a 400 BAD_REQUEST error with SQLSTATE 08P01: the body is
+// not what the endpoint takes, as a malformed message is a protocol
+// violation in the PostgreSQL protocol.
+func badRequest(format string, args ...any) error {
+	return &requestError{http.StatusBadRequest, codeBadRequest, pgerr.New(pgerrcode.ProtocolViolation, format, args...)}
+}
+
+// fail answers err: a requestError with its status, any other error as a
+// QUERY_ERROR whose status its SQLSTATE decides (httpStatus). Internal
+// errors are logged as errors, the rest at debug level, as the
+// PostgreSQL protocol's are.
+func (a *httpAPI) fail(w http.ResponseWriter, err error) {
+	var re *requestError
+	if errors.As(err, &re) {
+		writeError(w, re.status, re.code, re.err)
+		return
+	}
+	pe := pgerr.From(err)
+	if pe.Code == pgerrcode.InternalError {
+		a.log.Error("internal error in http request", "err", err)
+	} else {
+		a.log.Debug("http request failed", "sqlstate", pe.Code, "err", err)
+	}
+	writeError(w, httpStatus(pe.Code), codeQuery, pe)
+}
+
+// httpStatus maps a SQLSTATE to the HTTP status of its answer: 500 for
+// the server's failures (internal errors, resources, system errors,
+// cancellation), 503 while the server shuts down, 409 for a transaction
+// that lost a conflict and may be retried, 400 for everything the request
+// got wrong (syntax, types, constraints, unsupported features, ...).
+func httpStatus(sqlstate string) int {
+	switch sqlstate {
+	case pgerrcode.AdminShutdown, pgerrcode.CrashShutdown, pgerrcode.CannotConnectNow:
+		return http.StatusServiceUnavailable
+	}
+	class := sqlstate
+	if len(class) > 2 {
+		class = class[:2]
+	}
+	switch class {
+	case "XX", "53", "58", "57":
+		return http.StatusInternalServerError
+	case "40":
+		return http.StatusConflict
+	}
+	return http.StatusBadRequest
+}
+
+// writeError writes the error body of pe.
+func writeError(w http.ResponseWriter, status int, code string, pe *pgerr.Error) {
+	sqlstate := pe.Code
+	if sqlstate == "" {
+		sqlstate = pgerrcode.InternalError
+	}
+	writeJSON(w, status, errorBody{Error: pe.Message, Code: code, SQLState: sqlstate, Detail: pe.Detail, Hint: pe.Hint})
+}
+
+// writeJSON writes v as a JSON response with the given status. v is one
+// of the API's own response types, which always encode.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// writeRaw writes an already encoded JSON body.
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// decodeBody reads r's body, one JSON value, into v. A body over the
+// size limit is a 413; bad JSON, a field of the wrong type or anything
+// after the value is a 400.
+func decodeBody(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		return bodyError(err)
+	}
+	return checkEnd(dec)
+}
+
+// checkEnd checks that dec has nothing left after the value it read.
+func checkEnd(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return bodyError(err)
+		}
+		return badRequest("invalid request body: data after the JSON value")
+	}
+	return nil
+}
+
+// bodyError describes an error reading or decoding a request body.
+func bodyError(err error) error {
+	var tooLarge *http.MaxBytesError
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &tooLarge):
+		return &requestError{http.StatusRequestEntityTooLarge, codeTooLarge,
+			pgerr.New(pgerrcode.ProgramLimitExceeded, "request body exceeds the limit of %d bytes", tooLarge.Limit)}
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return badRequest("invalid request body: %q cannot be a JSON %s", typeErr.Field, typeErr.Value)
+	case errors.As(err, &typeErr):
+		return badRequest("invalid request body: want a JSON object, not %s", typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return badRequest("invalid JSON in request body at byte %d: %s", syntaxErr.Offset, syntaxErr.Error())
+	case errors.Is(err, io.EOF):
+		return badRequest("empty request body: want a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("invalid JSON in request body: unexpected end of input")
+	}
+	return badRequest("invalid request body: %s", err.Error())
+}
+
+// paramValue converts the JSON value raw to a datum of type t (nil for
+// JSON null), through t's text input as a text-format Bind parameter is
+// read: a string is the text itself; numbers and booleans are their
+// literal; an array is an array literal ('{1,2}') for an array type and
+// its JSON text otherwise (jsonb, pgvector's '[1,2]'); an object is its
+// JSON text.
+func paramValue(raw json.RawMessage, t types.T, opts *types.TextOptions) (any, error) {
+	raw = trimJSON(raw)
+	if len(raw) == 0 || raw[0] == 'n' {
+		return nil, nil
+	}
+	var text string
+	switch raw[0] {
+	case '"':
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return nil, err
+		}
+	case '[':
+		if t.Family != types.ArrayFamily {
+			text = string(raw)
+			break
+		}
+		lit, err := appendArrayLiteral(nil, raw)
+		if err != nil {
+			return nil, err
+		}
+		text = string(lit)
+	default: // numbers, true, false, objects
+		text = string(raw)
+	}
+	v, err := parseText(text, t, opts)
+	if pgerr.Code(err) == pgerrcode.InternalError {
+		// A codec error without a SQLSTATE: bad input, as for Bind.
+		err = pgerr.New(pgerrcode.InvalidTextRepresentation, "invalid input for type %s: %s", t, err.Error())
+	}
+	return v, err
+}
+
+// trimJSON drops the white space around a JSON value.
+func trimJSON(raw json.RawMessage) json.RawMessage {
+	return bytes.TrimSpace(raw)
+}
+
+// appendArrayLiteral appends the PostgreSQL array literal of a JSON array:
+// nested arrays are sub-arrays, null is NULL, numbers and booleans are
+// bare, strings and objects are quoted elements.
+func appendArrayLiteral(dst []byte, raw json.RawMessage) ([]byte, error) {
+	if !bytes.ContainsAny(raw, `"{`) {
+		// Numbers, booleans, nulls and nested arrays only (an embedding):
+		// the JSON text is the literal but for its brackets, since array
+		// input reads null as NULL and skips white space.
+		for _, c := range raw {
+			switch c {
+			case '[':
+				c = '{'
+			case ']':
+				c = '}'
+			}
+			dst = append(dst, c)
+		}
+		return dst, nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, err
+	}
+	dst = append(dst, '{')
+	for i, e := range elems {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		e = trimJSON(e)
+		switch e[0] {
+		case 'n':
+			dst = append(dst, "NULL"...)
+		case '[':
+			var err error
+			if dst, err = appendArrayLiteral(dst, e); err != nil {
+				return nil, err
+			}
+		case '"':
+			var s string
+			if err := json.Unmarshal(e, &s); err != nil {
+				return nil, err
+			}
+			dst = appendQuotedElement(dst, s)
+		case '{':
+			dst = appendQuotedElement(dst, string(e))
+		default:
+			dst = append(dst, e...)
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendQuotedElement appends s as a double-quoted array element.
+func appendQuotedElement(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			dst = append(dst, '\\')
+		}
+		dst = append(dst, s[i])
+	}
+	return append(dst, '"')
+}
+
+// rowsEncoder encodes result batches as the elements of a JSON array of
+// rows, each row an array of values (appendJSONValue).
+type rowsEncoder struct {
+	opts *types.TextOptions
+	buf  []byte // the encoded rows, comma separated
+}
+
+// add encodes the rows of rec, whose columns cols describes; the record
+// is not retained.
+func (e *rowsEncoder) add(cols []exec.Column, rec arrow.Record) error {
+	if int(rec.NumCols()) != len(cols) {
+		return pgerr.New(pgerrcode.InternalError, "result batch has %d columns, expected %d", rec.NumCols(), len(cols))
+	}
+	for i := 0; i < int(rec.NumRows()); i++ {
+		if len(e.buf) > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.buf = append(e.buf, '[')
+		for j, arr := range rec.Columns() {
+			if j > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			var err error
+			if e.buf, err = appendJSONValue(e.buf, arr, i, cols[j].Type, e.opts); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, ']')
+	}
+	return nil
+}
+
+// appendJSONValue appends row i of arr, of SQL type t, as a JSON value:
+// null for NULL; a number for integers, floats and numeric (NaN and
+// infinities, which JSON lacks, as the strings PostgreSQL prints); true
+// or false; the document itself for json and jsonb; an array for arrays
+// and vectors (embeddings as arrays of numbers); PostgreSQL's text output
+// as a string for everything else (text, dates, timestamps, uuid, bytea
+// as '\x...' hex, intervals, ...).
+func appendJSONValue(dst []byte, arr arrow.Array, i int, t types.T, opts *types.TextOptions) ([]byte, error) {
+	if isNull(arr, i) {
+		return append(dst, "null"...), nil
+	}
+	if list, ok := arr.(array.ListLike); ok && (t.Family == types.ArrayFamily || t.Family == types.Vector) {
+		return appendJSONArray(dst, list, i, t, opts)
+	}
+	start := len(dst)
+	dst, err := appendValue(dst, arr, i, t, pgproto3.TextFormat, opts)
+	if err != nil {
+		return dst[:start], err
+	}
+	text := dst[start:]
+	switch t.Family {
+	case types.Int2, types.Int4, types.Int8, types.Oid, types.JSON, types.JSONB:
+		return dst, nil
+	case types.Float4, types.Float8, types.Numeric:
+		switch string(text) {
+		case "NaN", "Infinity", "-Infinity":
+		default:
+			return dst, nil
+		}
+	case types.Bool:
+		if string(text) == "t" {
+			return append(dst[:start], "true"...), nil
+		}
+		return append(dst[:start], "false"...), nil
+	}
+	return appendJSONString(dst[:start], string(text)), nil
+}
+
+// appendJSONArray appends row i of a list column of array or vector type
+// t as a JSON array; a 2-D array's rows are lists of lists.
+func appendJSONArray(dst []byte, list array.ListLike, i int, t types.T, opts *types.TextOptions) ([]byte, error) {
+	elem := types.Float4T // a vector's elements
+	if t.Family == types.ArrayFamily && t.Elem != nil {
+		elem = *t.Elem
+	}
+	child := list.ListValues()
+	if _, nested := child.(array.ListLike); nested {
+		elem = t // the next dimension
+	}
+	from, to := list.ValueOffsets(i)
+	dst = append(dst, '[')
+	for j := int(from); j < int(to); j++ {
+		if j > int(from) {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = appendJSONValue(dst, child, j, elem, opts); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
+}
+
+// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes
+// U+FFFD, as encoding/json does.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c < 0x20:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}
+
+// appendJSONStrings appends names as a JSON array of strings.
+func appendJSONStrings(dst []byte, names []string) []byte {
+	dst = append(dst, '[')
+	for i, n := range names {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, n)
+	}
+	return append(dst, ']')
+}
+
+// errorAt prefixes err's message with where it happened (a parameter, an
+// ingested cell, an item of a batch), keeping its SQLSTATE, detail and
+// hint.
+func errorAt(err error, format string, args ...any) error {
+	pe := *pgerr.From(err)
+	pe.Message = fmt.Sprintf(format, args...) + ": " + pe.Message
+	return &pe
+}

@@ -1,0 +1,239 @@
+package wire
+
+// http_session.go runs the HTTP API's SQL. Every request gets an
+// exec.Session of its own, like a PostgreSQL connection that lives for
+// one request, and goes through the same Prepare, Bind and Execute as the
+// extended query protocol.
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+)
+
+// The user and database names of HTTP sessions (current_user,
+// current_database()); the API has no logins of its own.
+const (
+	httpUser     = "cairn"
+	httpDatabase = "cairn"
+)
+
+// maxIdentifierLength is PostgreSQL's NAMEDATALEN-1: a longer schema
+// name would be truncated by CREATE SCHEMA and so differ from the
+// search_path that names it.
+const maxIdentifierLength = 63
+
+// workspaceSession opens the session of a request on workspace ws; the
+// caller closes it. A workspace is a schema, as in pg_deeplake's managed
+// service, and the session's search_path is that schema alone: unqualified
+// names resolve in the workspace and CREATE TABLE puts tables there, while
+// other schemas (public included) need qualified names, so workspaces
+// never see each other's tables by accident. pg_catalog and
+// information_schema stay reachable as always.
+func (a *httpAPI) workspaceSession(ws string) (*exec.Session, error) {
+	if err := checkWorkspace(ws); err != nil {
+		return nil, err
+	}
+	return a.engine.NewSession(httpUser, httpDatabase, map[string]string{
+		"search_path":      quoteIdent(ws),
+		"application_name": "cairn-http",
+	}), nil
+}
+
+// checkWorkspace refuses workspace names that a search_path cannot hold.
+func checkWorkspace(ws string) error {
+	bad := func(why string) error {
+		return pgerr.New(pgerrcode.InvalidName, "invalid workspace name %q: %s", ws, why)
+	}
+	switch {
+	case len(ws) > maxIdentifierLength:
+		return bad("longer than 63 bytes")
+	case !utf8.ValidString(ws):
+		return bad("not valid UTF-8")
+	case ws == "$user":
+		return bad("reserved")
+	case strings.IndexFunc(ws, func(r rune) bool { return r == '"' || r == ',' || unicode.IsControl(r) }) >= 0:
+		return bad("double quotes, commas and control characters are not allowed")
+	}
+	return nil
+}
+
+// quoteIdent quotes a name as a SQL identifier, whatever it holds.
+func quoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// requestContext is the context a request's statements run under: the
+// client going away cancels them, and timeout_ms (which pg_deeplake's
+// SDK sends) bounds the whole request, failing with 57014 as
+// statement_timeout does.
+func requestContext(ctx context.Context, timeoutMS int64) (context.Context, context.CancelFunc) {
+	if timeoutMS > 0 {
+		return context.WithTimeout(ctx, time.Duration(timeoutMS)*time.Millisecond)
+	}
+	return context.WithCancel(ctx)
+}
+
+// sessionTextOptions are the session settings that text input and output
+// of values depend on.
+func sessionTextOptions(sess *exec.Session) *types.TextOptions {
+	return &types.TextOptions{Location: sess.Location(), Now: time.Now()}
+}
+
+// prepare prepares query, a single statement, whose parameter types the
+// binder infers; nparams is the number of values the request gives (a
+// query using more gets 42P02 at bindParams). When the statement would
+// create an object in workspace ws while ws's schema does not exist yet,
+// the schema is created first: a workspace comes into being with its
+// first table, as pg_deeplake's exist before their first query and cairn
+// has no endpoint that creates one. Reads never create a workspace.
+// Called outside a transaction block, so that the failed first attempt
+// aborts nothing.
+func prepare(ctx context.Context, sess *exec.Session, ws, query string, nparams int) (*exec.Statement, error) {
+	ptypes := unknownTypes(nparams)
+	st, err := prepareOne(sess, query, ptypes)
+	if pgerr.Code(err) == pgerrcode.InvalidSchemaName && sess.CurrentSchema() == "" {
+		if err := createWorkspace(ctx, sess, ws); err != nil {
+			return nil, err
+		}
+		st, err = prepareOne(sess, query, ptypes)
+	}
+	return st, err
+}
+
+// unknownTypes is n parameter types for the binder to infer.
+func unknownTypes(n int) []types.T {
+	ts := make([]types.T, n)
+	for i := range ts {
+		ts[i] = types.UnknownT
+	}
+	return ts
+}
+
+// prepareOne prepares query, which must hold exactly one statement, as
+// the extended query protocol requires of a statement with parameters.
+func prepareOne(sess *exec.Session, query string, ptypes []types.T) (*exec.Statement, error) {
+	stmts, err := sess.Prepare(query, ptypes)
+	if err != nil {
+		return nil, err
+	}
+	switch len(stmts) {
+	case 0:
+		return nil, pgerr.New(pgerrcode.SyntaxError, "empty query: \"query\" holds no SQL statement")
+	case 1:
+		return stmts[0], nil
+	}
+	return nil, pgerr.New(pgerrcode.SyntaxError, "cannot insert multiple commands into a prepared statement").
+		WithHint("Send one statement per request; /tables/query/batch runs one statement for many parameter lists in a transaction.")
+}
+
+// createWorkspace creates the schema of workspace ws unless it exists.
+// Outside a transaction block, losing a race with a concurrent creation
+// (which IF NOT EXISTS, checked when the statement runs, does not cover
+// at commit) is success: the schema exists.
+func createWorkspace(ctx context.Context, sess *exec.Session, ws string) error {
+	st, err := prepareOne(sess, "CREATE SCHEMA IF NOT EXISTS "+quoteIdent(ws), nil)
+	if err != nil {
+		return err
+	}
+	if _, _, err = execute(ctx, sess, st, nil, nil); pgerr.Code(err) == pgerrcode.DuplicateSchema {
+		return nil
+	}
+	return err
+}
+
+// bindParams converts the JSON values of st's parameters to datums of the
+// types the binder inferred for them (paramValue).
+func bindParams(st *exec.Statement, raws []json.RawMessage, opts *types.TextOptions) ([]any, error) {
+	if len(raws) < len(st.ParamTypes) {
+		return nil, pgerr.New(pgerrcode.UndefinedParameter, "there is no parameter $%d", len(raws)+1).
+			WithDetail("The query uses %d parameters, the request gives %d values.", len(st.ParamTypes), len(raws))
+	}
+	params := make([]any, len(st.ParamTypes))
+	for i, t := range st.ParamTypes {
+		v, err := paramValue(raws[i], t, opts)
+		if err != nil {
+			return nil, errorAt(err, "parameter $%d", i+1)
+		}
+		params[i] = v
+	}
+	return params, nil
+}
+
+// execute binds params to st and runs it to completion. emit, when not
+// nil, receives the result columns with each batch of rows (valid during
+// the call only). It returns the result columns (nil when the statement
+// returns no rows) and the row count: the rows returned, or for a
+// statement that returns none the rows it affected (its command tag's
+// count, 0 for DDL).
+func execute(ctx context.Context, sess *exec.Session, st *exec.Statement, params []any, emit func([]exec.Column, arrow.Record) error) ([]exec.Column, int64, error) {
+	p, err := sess.Bind(st, params)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer sess.ClosePortal(p)
+	if p.Copy().Dir != exec.NotCopy {
+		return nil, 0, pgerr.NotSupported("COPY over the HTTP API").
+			WithHint("Load rows with POST /workspaces/{ws}/tables/{name}/ingest, or COPY over the PostgreSQL protocol.")
+	}
+	cols := p.Columns()
+	var n int64
+	tag, _, err := sess.Execute(ctx, p, 0, func(rec arrow.Record) error {
+		n += rec.NumRows()
+		if emit == nil {
+			return nil
+		}
+		return emit(cols, rec)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if cols == nil {
+		n = rowsAffected(tag)
+	}
+	return cols, n, nil
+}
+
+// rowsAffected is the row count at the end of a command tag ("INSERT 0
+// 5", "UPDATE 3", "SELECT 2" of CREATE TABLE AS); 0 for tags without one.
+func rowsAffected(tag string) int64 {
+	n, err := strconv.ParseInt(tag[strings.LastIndexByte(tag, ' ')+1:], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// inTransaction runs fn in one transaction of sess: what its statements
+// do commits together at the end, or not at all when fn fails.
+func inTransaction(sess *exec.Session, fn func() error) error {
+	sess.BeginImplicit()
+	if err := fn(); err != nil {
+		sess.AbortBlock()
+		sess.EndImplicit() // rolls back; nothing to report
+		return err
+	}
+	return sess.EndImplicit()
+}
+
+// checkNoTransaction refuses a request that leaves a transaction block
+// open (a BEGIN): the request's session, and with it the transaction,
+// ends with the request, so its writes would be lost without a word.
+func checkNoTransaction(sess *exec.Session) error {
+	if sess.TxStatus() == exec.TxIdle {
+		return nil
+	}
+	return pgerr.New(pgerrcode.FeatureNotSupported, "transaction blocks are not supported over the HTTP API").
+		WithDetail("Each request runs in a transaction of its own; the transaction the statement opened was rolled back.").
+		WithHint("Use /tables/query/batch to run a statement for many parameter lists in one transaction.")
+}

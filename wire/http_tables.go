@@ -1,0 +1,93 @@
+package wire
+
+import (
+	"net/http"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgproto3/v2"
+)
+
+// listTablesSQL lists a schema's tables, as information_schema shows them
+// to any client.
+const listTablesSQL = `SELECT table_name::text FROM information_schema.tables
+WHERE table_schema = $1 AND table_type = 'BASE TABLE' ORDER BY table_name`
+
+// tableName is an element of GET /workspaces/{ws}/tables's answer.
+type tableName struct {
+	TableName string `json:"table_name"`
+}
+
+// listTables answers GET /workspaces/{ws}/tables with the workspace's
+// tables sorted by name, in pg_deeplake's shape:
+//
+//	{"tables": [{"table_name": "memory"}, {"table_name": "sessions"}]}
+//
+// A workspace that has no schema yet has no tables.
+func (a *httpAPI) listTables(w http.ResponseWriter, r *http.Request) {
+	tables, err := a.tables(r)
+	if err != nil {
+		a.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string][]tableName{"tables": tables})
+}
+
+func (a *httpAPI) tables(r *http.Request) ([]tableName, error) {
+	ws := r.PathValue("ws")
+	sess, err := a.workspaceSession(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	st, err := prepareOne(sess, listTablesSQL, []types.T{types.TextT})
+	if err != nil {
+		return nil, err
+	}
+	opts := sessionTextOptions(sess)
+	tables := []tableName{}
+	_, _, err = execute(r.Context(), sess, st, []any{ws}, func(cols []exec.Column, rec arrow.Record) error {
+		for i := 0; i < int(rec.NumRows()); i++ {
+			name, err := appendValue(nil, rec.Column(0), i, cols[0].Type, pgproto3.TextFormat, opts)
+			if err != nil {
+				return err
+			}
+			tables = append(tables, tableName{string(name)})
+		}
+		return nil
+	})
+	return tables, err
+}
+
+// dropTable answers DELETE /workspaces/{ws}/tables/{name}: the table is
+// dropped, {"table_name": name} comes back; a table that does not exist
+// is a 404 with the 42P01 error.
+func (a *httpAPI) dropTable(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := a.drop(r, name); err != nil {
+		if pgerr.Code(err) == pgerrcode.UndefinedTable {
+			writeError(w, http.StatusNotFound, codeQuery, pgerr.From(err))
+			return
+		}
+		a.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, tableName{name})
+}
+
+func (a *httpAPI) drop(r *http.Request, name string) error {
+	sess, err := a.workspaceSession(r.PathValue("ws"))
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	st, err := prepareOne(sess, "DROP TABLE "+quoteIdent(name), nil)
+	if err != nil {
+		return err
+	}
+	_, _, err = execute(r.Context(), sess, st, nil, nil)
+	return err
+}
