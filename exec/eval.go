@@ -258,6 +258,8 @@ func (ev *evaluator) eval(e sql.Expr, b batch) (vec, error) {
 		return ev.evalSubquery(e, b)
 	case *sql.OuterRef:
 		return ev.evalOuterRef(e)
+	case *sql.FieldSelect:
+		return ev.evalFieldSelect(e, b)
 	case *sql.BM25Score:
 		return ev.evalBM25(e, b)
 	case nil:

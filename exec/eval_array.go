@@ -336,3 +336,25 @@ func (ev *evaluator) evalRowExpr(e *sql.RowExpr, b batch) (vec, error) {
 		return out, nil
 	})
 }
+
+// evalFieldSelect is (record).field. A record read back from a column
+// holds its fields as text (the record's text form); they are converted
+// to the field's type.
+func (ev *evaluator) evalFieldSelect(e *sql.FieldSelect, b batch) (vec, error) {
+	arg, err := ev.eval(e.Arg, b)
+	if err != nil {
+		return vec{}, err
+	}
+	defer arg.release()
+	return ev.rowLoop([]vec{arg}, e.T, b.n, func(row []any) (any, error) {
+		rec, ok := row[0].([]any)
+		if !ok || e.Index >= len(rec) || rec[e.Index] == nil {
+			return nil, nil
+		}
+		v := rec[e.Index]
+		if s, isText := v.(string); isText && !e.T.IsString() {
+			return types.ParseText(s, e.T)
+		}
+		return v, nil
+	})
+}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -95,7 +96,11 @@ func (p *projectSet) expand(ctx context.Context, rec arrow.Record) (arrow.Record
 				if !ok {
 					break
 				}
-				produced[k] = append(produced[k], row[0])
+				if srf.AsRecord {
+					produced[k] = append(produced[k], slices.Clone(row))
+				} else {
+					produced[k] = append(produced[k], row[0])
+				}
 			}
 			longest = max(longest, len(produced[k]))
 		}
@@ -122,7 +127,7 @@ func (p *projectSet) expand(ctx context.Context, rec arrow.Record) (arrow.Record
 	var made []arrow.Array
 	defer func() { releaseAll(made) }()
 	for k, srf := range p.node.SRFs {
-		arr, err := datumsArray(p.rt, vals[k], srf.Out[0].T)
+		arr, err := datumsArray(p.rt, vals[k], srf.ResultType())
 		if err != nil {
 			return nil, err
 		}

@@ -71,6 +71,16 @@ func srfGenerator(rt *Runtime, n *sql.SRF, args []any) (func() ([]any, bool, err
 	switch n.Name {
 	case "generate_series":
 		return seriesGenerator(rt, n, args)
+	case "_pg_expandarray":
+		arr := args[0].(*types.Array)
+		i := 0
+		return func() ([]any, bool, error) {
+			if i >= len(arr.Elems) {
+				return nil, false, nil
+			}
+			i++
+			return []any{arr.Elems[i-1], int64(i)}, true, nil
+		}, nil
 	case "generate_subscripts":
 		// Subscripts start at 1 in cairn's arrays.
 		arr, dim := args[0].(*types.Array), args[1].(int64)

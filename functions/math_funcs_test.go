@@ -91,7 +91,22 @@ func TestRandom(t *testing.T) {
 	if len(seen) < 90 {
 		t.Errorf("random() repeats: %d distinct of 100", len(seen))
 	}
-	if ResultType(ov, nil) != types.Float8T {
+	if !ResultType(ov, nil).Equal(types.Float8T) {
 		t.Errorf("random() type %s", ResultType(ov, nil))
 	}
+}
+
+// Bitwise operators, from PostgreSQL 15.
+func TestBitwise(t *testing.T) {
+	runCases(t, []tc{
+		{"&", []string{"12::int2", "10::int2"}, "8", "smallint"},
+		{"|", []string{"12", "3"}, "15", "integer"},
+		{"#", []string{"12::int8", "10::int8"}, "6", "bigint"},
+		{"~", []string{"5"}, "-6", "integer"},
+		{"<<", []string{"1", "4"}, "16", "integer"},
+		{">>", []string{"-16::int8", "2"}, "-4", "bigint"},
+		{"<<", []string{"16384::int2", "1"}, "-32768", "smallint"},
+		{"<<", []string{"1", "33"}, "2", "integer"},
+		{"&", []string{"NULL::int4", "1"}, NULL, "integer"},
+	})
 }

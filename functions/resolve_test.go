@@ -103,7 +103,7 @@ func TestResolveCastTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if targets[0] != types.Int4T || targets[1] != types.TextT || targets[2] != types.BoolT {
+	if !targets[0].Equal(types.Int4T) || !targets[1].Equal(types.TextT) || !targets[2].Equal(types.BoolT) {
 		t.Errorf("concat targets %v", targets)
 	}
 	v, err := ov.Eval(testCtx(nil), []any{int64(1), "x", true})

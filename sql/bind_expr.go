@@ -917,10 +917,19 @@ func (b *Binder) bindIndirection(sc *scope, ind *pg_query.A_Indirection) (Expr, 
 	}
 	var idx []SubscriptIndex
 	slice := false
-	for _, n := range ind.Indirection {
+	for i, n := range ind.Indirection {
+		if name := n.GetString_(); name != nil {
+			if len(idx) > 0 || i > 0 {
+				return nil, pgerr.NotSupported("field selection after a subscript")
+			}
+			if arg, err = selectField(arg, name.Sval); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		ai := n.GetAIndices()
 		if ai == nil {
-			return nil, pgerr.NotSupported("field selection from a composite value")
+			return nil, pgerr.NotSupported("this kind of indirection")
 		}
 		var ix SubscriptIndex
 		ix.Slice = ai.IsSlice
@@ -940,6 +949,9 @@ func (b *Binder) bindIndirection(sc *scope, ind *pg_query.A_Indirection) (Expr, 
 		}
 		slice = slice || ai.IsSlice
 		idx = append(idx, ix)
+	}
+	if len(idx) == 0 {
+		return arg, nil
 	}
 	at := arg.Type()
 	switch {
@@ -966,4 +978,18 @@ func (b *Binder) bindIndirection(sc *scope, ind *pg_query.A_Indirection) (Expr, 
 		t = types.ArrayOf(*at.Elem, at.Dims-len(idx))
 	}
 	return &Subscript{Arg: arg, Indexes: idx, T: t}, nil
+}
+
+// selectField binds (arg).name for a record with known fields.
+func selectField(arg Expr, name string) (Expr, error) {
+	t := arg.Type()
+	if t.Family != types.Record || t.Fields == nil {
+		return nil, pgerr.NotSupported("field selection from a value of type %s", t)
+	}
+	for i, f := range t.Fields {
+		if f.Name == name {
+			return &FieldSelect{Arg: arg, Index: i, Name: name, T: f.T}, nil
+		}
+	}
+	return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" not found in data type record", name)
 }

@@ -156,7 +156,7 @@ func isSetReturning(name string) bool {
 	switch name {
 	case "generate_series", "unnest", "jsonb_array_elements", "json_array_elements", "jsonb_array_elements_text",
 		"json_array_elements_text", "jsonb_each", "jsonb_each_text", "json_each", "json_each_text",
-		"jsonb_object_keys", "json_object_keys", "pg_partition_ancestors", "generate_subscripts":
+		"jsonb_object_keys", "json_object_keys", "pg_partition_ancestors", "generate_subscripts", "_pg_expandarray":
 		return true
 	}
 	return false
@@ -176,8 +176,7 @@ func (b *Binder) bindSRFCall(name string, args []Expr, fc *pg_query.FuncCall) (E
 	if err != nil {
 		return nil, err
 	}
-	if len(srf.Out) != 1 {
-		return nil, pgerr.NotSupported("set-returning function %s of several columns in a select list (write SELECT ... FROM %s(...))", name, name)
-	}
+	// In a select list a function of several columns returns records.
+	srf.AsRecord = len(srf.Out) > 1
 	return &SRFCall{SRF: srf}, nil
 }

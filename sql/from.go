@@ -331,6 +331,22 @@ type SRF struct {
 	// Ordinality (WITH ORDINALITY) adds a last column numbering the rows
 	// from 1.
 	Ordinality bool
+	// AsRecord makes a function of several columns return its rows as
+	// records (a select-list call; see ResultType).
+	AsRecord bool
+}
+
+// ResultType is the type of a select-list call's value: its one column,
+// or with AsRecord a record of its columns.
+func (n *SRF) ResultType() types.T {
+	if !n.AsRecord {
+		return n.Out[0].T
+	}
+	fields := make([]types.Field, len(n.Out))
+	for i, c := range n.Out {
+		fields[i] = types.Field{Name: c.Name, T: c.T}
+	}
+	return types.T{Family: types.Record, Mod: -1, Fields: fields}
 }
 
 // Columns implements Node.
@@ -377,6 +393,14 @@ func (b *Binder) bindSRF(name string, args []Expr) (*SRF, error) {
 			}
 		}
 		srf.Out = []Col{{Name: "generate_series", T: t}}
+		return srf, nil
+	case "_pg_expandarray":
+		// information_schema._pg_expandarray(anyarray): each element x
+		// with its position n, as pgjdbc's getPrimaryKeys reads indkey.
+		if len(args) != 1 || !args[0].Type().IsArray() {
+			break
+		}
+		srf.Out = []Col{{Name: "x", T: *args[0].Type().Elem}, {Name: "n", T: types.Int4T}}
 		return srf, nil
 	case "generate_subscripts":
 		if len(args) != 2 || !args[0].Type().IsArray() {

@@ -19,7 +19,7 @@ type SRFCall struct {
 	SRF *SRF
 }
 
-func (e *SRFCall) Type() types.T  { return e.SRF.Out[0].T }
+func (e *SRFCall) Type() types.T  { return e.SRF.ResultType() }
 func (e *SRFCall) String() string { return e.SRF.Name + "(" + joinExprs(e.SRF.Args, ", ") + ")" }
 
 // ProjectSet runs set-returning functions over each input row; its output
@@ -57,3 +57,15 @@ func planSRFs(plan Node, exprs []*Expr) (Node, error) {
 	}
 	return &ProjectSet{Input: plan, SRFs: srfs, Out: append(append([]Col{}, base...), cols...)}, nil
 }
+
+// FieldSelect is (record).field: one field of a record whose fields are
+// known (see types.T.Fields).
+type FieldSelect struct {
+	Arg   Expr
+	Index int
+	Name  string
+	T     types.T
+}
+
+func (e *FieldSelect) Type() types.T  { return e.T }
+func (e *FieldSelect) String() string { return "(" + e.Arg.String() + ")." + e.Name }

@@ -234,7 +234,7 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		if err != nil {
 			return nil, err
 		}
-		plan = &Filter{Input: plan, Cond: cond}
+		plan = planWhere(plan, cond)
 	}
 
 	agg := &aggCollector{}
@@ -588,6 +588,11 @@ func figureStrong(n *pg_query.Node) string {
 	case *pg_query.Node_RowExpr:
 		return "row"
 	case *pg_query.Node_AIndirection:
+		// (record).field is named by the field, a[i] by a.
+		ind := v.AIndirection.Indirection
+		if last := ind[len(ind)-1].GetString_(); last != nil {
+			return last.Sval
+		}
 		if name := FigureColname(v.AIndirection.Arg); name != "?column?" {
 			return name
 		}

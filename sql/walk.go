@@ -65,6 +65,8 @@ func exprChildren(e Expr) []Expr {
 		return x.Func.windowExprs()
 	case *SRFCall:
 		return x.SRF.Args
+	case *FieldSelect:
+		return []Expr{x.Arg}
 	case *HybridRecord:
 		return nonNil(x.Embedding, x.Text, x.WVec, x.WText)
 	case *BM25Score:
@@ -156,6 +158,10 @@ func transformExpr(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
 		return &RowExpr{Args: trAll(x.Args), T: x.T}, err
 	case *WindowCall:
 		return &WindowCall{Func: x.Func.transform(tr)}, err
+	case *FieldSelect:
+		c := *x
+		c.Arg = tr(x.Arg)
+		return &c, err
 	case *SRFCall:
 		srf := *x.SRF
 		srf.Args = trAll(x.SRF.Args)

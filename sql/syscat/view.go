@@ -101,6 +101,19 @@ func NewView(cat *storage.Catalog, user, database string, searchPath []string) *
 		}
 		v.indexes = append(v.indexes, &index{oid: IndexOID(ix.Schema, ix.Name), schema: ix.Schema, name: ix.Name, table: t, method: ix.Method, columns: ix.Columns, unique: ix.Unique})
 	}
+	// A foreign key depends on the unique index of the key it references
+	// (pg_constraint.conindid), as in PostgreSQL.
+	for _, c := range v.constraints {
+		if c.kind != 'f' {
+			continue
+		}
+		for _, ix := range v.indexes {
+			if ix.unique && ix.table.ID == c.fk.RefTable && sameColumns(ix.columns, c.fk.RefColumns) {
+				c.index = ix
+				break
+			}
+		}
+	}
 	sort.Slice(v.indexes, func(i, j int) bool { return v.indexes[i].oid < v.indexes[j].oid })
 	for _, ix := range v.indexes {
 		v.byOID[ix.oid] = ix
@@ -486,4 +499,18 @@ func (v *View) SerialSequence(table, column string) (seq string, ok bool, err er
 // errNoColumn is PostgreSQL's error for a column a relation lacks.
 func errNoColumn(column, relation string) error {
 	return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, relation)
+}
+
+// sameColumns reports whether two lists hold the same column IDs, in any
+// order.
+func sameColumns(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }

@@ -72,6 +72,16 @@ type T struct {
 	// Domain is the name of a pg_deeplake domain over the type (EMBEDDING,
 	// EMBEDDING_2D, IMAGE, VIDEO, FILE, FILE_ID) or "".
 	Domain string
+	// Fields are the named fields of a record whose shape is known (the
+	// row a set-returning function of several columns returns in a select
+	// list); nil for an anonymous record.
+	Fields []Field `json:",omitempty"`
+}
+
+// Field is a named field of a record type.
+type Field struct {
+	Name string
+	T    T
 }
 
 // Common types.
