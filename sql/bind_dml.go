@@ -53,7 +53,12 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 			if n := len(l.GetList().Items); n > len(targets) {
 				return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more expressions than target columns")
 			} else if n < len(targets) {
-				return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more target columns than expressions")
+				if len(colNames) > 0 {
+					return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more target columns than expressions")
+				}
+				// Without a column list the values fill the first
+				// columns; the rest take their defaults.
+				targets, want, names = targets[:n], want[:n], names[:n]
 			}
 		}
 		vals, err := b.bindValues(sel.ValuesLists, want, names, nil)
@@ -80,7 +85,10 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 			return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more expressions than target columns")
 		}
 		if len(cols) < len(targets) {
-			return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more target columns than expressions")
+			if len(colNames) > 0 {
+				return nil, pgerr.New(pgerrcode.SyntaxError, "INSERT has more target columns than expressions")
+			}
+			targets, want = targets[:len(cols)], want[:len(cols)]
 		}
 		proj := &Project{Input: plan}
 		for i, c := range cols {
