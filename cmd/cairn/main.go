@@ -184,8 +184,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(pgl) }()
 	var hs *http.Server
+	// Requests still running when the HTTP server's shutdown gives up are
+	// cancelled, so no statement outlives the storage it runs on.
+	httpCtx, cancelHTTP := context.WithCancel(context.Background())
+	defer cancelHTTP()
 	if httpl != nil {
 		hs = &http.Server{
+			BaseContext:       func(net.Listener) context.Context { return httpCtx },
 			Handler:           wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, Logger: log}),
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -206,9 +211,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	if hs != nil {
 		if err := hs.Shutdown(sctx); err != nil {
-			log.Warn("http shutdown", "err", err)
+			log.Warn("http shutdown: requests cancelled", "err", err)
 		}
 	}
+	cancelHTTP()
 	if err := srv.Shutdown(sctx); err != nil {
 		log.Warn("postgres shutdown: statements cancelled", "err", err)
 	}
