@@ -71,16 +71,6 @@ func srfGenerator(rt *Runtime, n *sql.SRF, args []any) (func() ([]any, bool, err
 	switch n.Name {
 	case "generate_series":
 		return seriesGenerator(rt, n, args)
-	case "_pg_expandarray":
-		arr := args[0].(*types.Array)
-		i := 0
-		return func() ([]any, bool, error) {
-			if i >= len(arr.Elems) {
-				return nil, false, nil
-			}
-			i++
-			return []any{arr.Elems[i-1], int64(i)}, true, nil
-		}, nil
 	case "generate_subscripts":
 		// Subscripts start at 1 in cairn's arrays.
 		arr, dim := args[0].(*types.Array), args[1].(int64)
@@ -105,14 +95,18 @@ func srfGenerator(rt *Runtime, n *sql.SRF, args []any) (func() ([]any, bool, err
 			done = true
 			return []any{args[0]}, true, nil
 		}, nil
-	case "unnest":
-		arr := args[0].(*types.Array)
+	case "unnest", "_pg_expandarray":
+		// _pg_expandarray gives each element with its position.
+		arr, withPos := args[0].(*types.Array), n.Name == "_pg_expandarray"
 		i := 0
 		return func() ([]any, bool, error) {
 			if i >= len(arr.Elems) {
 				return nil, false, nil
 			}
 			i++
+			if withPos {
+				return []any{arr.Elems[i-1], int64(i)}, true, nil
+			}
 			return []any{arr.Elems[i-1]}, true, nil
 		}, nil
 	case "jsonb_array_elements", "json_array_elements", "jsonb_array_elements_text", "json_array_elements_text":

@@ -255,26 +255,14 @@ func appendArrayLiteral(dst []byte, raw json.RawMessage) ([]byte, error) {
 			if err := json.Unmarshal(e, &s); err != nil {
 				return nil, err
 			}
-			dst = appendQuotedElement(dst, s)
+			dst = types.AppendQuotedElement(dst, s)
 		case '{':
-			dst = appendQuotedElement(dst, string(e))
+			dst = types.AppendQuotedElement(dst, string(e))
 		default:
 			dst = append(dst, e...)
 		}
 	}
 	return append(dst, '}'), nil
-}
-
-// appendQuotedElement appends s as a double-quoted array element.
-func appendQuotedElement(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' || s[i] == '\\' {
-			dst = append(dst, '\\')
-		}
-		dst = append(dst, s[i])
-	}
-	return append(dst, '"')
 }
 
 // rowsEncoder encodes result batches as the elements of a JSON array of

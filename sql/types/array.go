@@ -312,6 +312,10 @@ func arrayNeedsQuote(s string) bool {
 	return false
 }
 
+// AppendQuotedElement appends s as a double-quoted array element (for
+// building array literals): quotes and backslashes escaped.
+func AppendQuotedElement(dst []byte, s string) []byte { return appendQuoted(dst, s, true) }
+
 func appendQuoted(dst []byte, s string, quote bool) []byte {
 	if !quote {
 		return append(dst, s...)
