@@ -87,6 +87,10 @@ type Session struct {
 type savepoint struct {
 	name string
 	mark int
+	// values and local are the settings and the SET LOCAL names when the
+	// savepoint was set: ROLLBACK TO restores them.
+	values map[string]string
+	local  map[string]bool
 }
 
 // Statement is a parsed and analysed statement: its parameter types and
@@ -735,7 +739,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		return "", pgerr.New(pgerrcode.NoActiveSQLTransaction, "%s can only be used in transaction blocks", map[sql.TxKind]string{sql.TxSavepoint: "SAVEPOINT", sql.TxRelease: "RELEASE SAVEPOINT", sql.TxRollbackTo: "ROLLBACK TO SAVEPOINT"}[t.Kind])
 	}
 	if t.Kind == sql.TxSavepoint {
-		s.savepoints = append(s.savepoints, savepoint{name: t.Savepoint, mark: s.tx.Savepoint()})
+		s.savepoints = append(s.savepoints, savepoint{name: t.Savepoint, mark: s.tx.Savepoint(), values: maps.Clone(s.values), local: maps.Clone(s.txLocal)})
 		return "SAVEPOINT", nil
 	}
 	i := len(s.savepoints) - 1
@@ -751,6 +755,8 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		return "RELEASE", nil
 	}
 	s.tx.RollbackTo(s.savepoints[i].mark)
+	s.restoreSettings(s.savepoints[i].values, nil)
+	s.txLocal = maps.Clone(s.savepoints[i].local)
 	s.savepoints = s.savepoints[:i+1]
 	s.txFailed = false
 	return "ROLLBACK", nil

@@ -104,28 +104,33 @@ func (s *Session) endTxSettings(committed bool) {
 	if saved == nil {
 		return
 	}
-	restore := func(name string) {
+	if committed {
+		s.restoreSettings(saved, local)
+		return
+	}
+	s.restoreSettings(saved, nil)
+}
+
+// restoreSettings puts back the values of saved (a copy of s.values) for
+// the settings in only, or for all when only is nil, reporting the
+// changes clients track.
+func (s *Session) restoreSettings(saved map[string]string, only map[string]bool) {
+	for name := range settings {
+		if only != nil && !only[name] {
+			continue
+		}
 		old, had := saved[name]
 		if cur, ok := s.values[name]; ok == had && cur == old {
-			return
+			continue
 		}
 		if had {
 			s.values[name] = old
 		} else {
 			delete(s.values, name)
 		}
-		if st, ok := lookupSetting(name); ok && st.report {
+		if st := settings[name]; st.report {
 			s.changed[showName(name)] = s.get(name)
 		}
-	}
-	if committed {
-		for name := range local {
-			restore(name)
-		}
-		return
-	}
-	for name := range settings {
-		restore(name)
 	}
 }
 
