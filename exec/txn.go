@@ -258,9 +258,11 @@ func (s *Session) inTx(ctx context.Context, fn func(tx *storage.Tx) (string, err
 }
 
 func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (string, error)) (string, error) {
+	lockTimeout, _ := parseDuration(s.get("lock_timeout"))
 	if s.tx != nil {
 		mark := s.tx.Savepoint()
 		s.tx.SetContext(ctx)
+		s.tx.SetLockTimeout(lockTimeout)
 		tag, err := fn(s.tx)
 		s.tx.SetContext(nil)
 		if err != nil {
@@ -273,6 +275,7 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (string,
 	}
 	tx := s.engine.db.Begin()
 	tx.SetContext(ctx)
+	tx.SetLockTimeout(lockTimeout)
 	tag, err := fn(tx)
 	if err != nil {
 		tx.Rollback()

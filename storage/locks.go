@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"sync"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -54,6 +55,14 @@ func keyLock(table uint64, sig, key string) lockKey {
 // SetContext sets the context that bounds the transaction's lock waits
 // (the running statement's: a cancel or statement_timeout ends a wait).
 func (tx *Tx) SetContext(ctx context.Context) { tx.ctx = ctx }
+
+// SetLockTimeout bounds each lock wait of the transaction (lock_timeout;
+// 0: no bound). A wait that runs out fails with 55P03.
+func (tx *Tx) SetLockTimeout(d time.Duration) { tx.lockTimeout = d }
+
+func lockTimedOut() error {
+	return pgerr.New(pgerrcode.LockNotAvailable, "canceling statement due to lock timeout")
+}
 
 func deadlockDetected() error {
 	return pgerr.New(pgerrcode.DeadlockDetected, "deadlock detected").
@@ -107,10 +116,18 @@ func (lt *lockTable) lock(tx *Tx, keys []lockKey) error {
 		ended := h.ended
 		lt.mu.Unlock()
 		var err error
+		var timeout <-chan time.Time
+		if tx.lockTimeout > 0 {
+			t := time.NewTimer(tx.lockTimeout)
+			defer t.Stop()
+			timeout = t.C
+		}
 		select {
 		case <-ended:
 		case <-ctx.Done():
 			err = ctx.Err()
+		case <-timeout:
+			err = lockTimedOut()
 		}
 		lt.mu.Lock()
 		tx.waitingFor = nil

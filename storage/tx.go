@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
@@ -38,10 +39,12 @@ type Tx struct {
 	unpinBase func()
 	// Write locks (locks.go): ctx bounds lock waits; the rest is guarded
 	// by DB.locks.mu.
-	ctx        context.Context
-	held       []lockKey
-	ended      chan struct{} // closed when the transaction ends; made on first lock
-	waitingFor *Tx
+	ctx context.Context
+	// lockTimeout bounds each lock wait (SetLockTimeout).
+	lockTimeout time.Duration
+	held        []lockKey
+	ended       chan struct{} // closed when the transaction ends; made on first lock
+	waitingFor  *Tx
 }
 
 // txTable is what a transaction did to one table.

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestTransactionStates follows ReadyForQuery's transaction status and
@@ -119,5 +122,44 @@ func TestTransactionStates(t *testing.T) {
 	}
 	if count(b, `k = 'g'`) != 0 {
 		t.Fatal("a failed statement kept some of its rows")
+	}
+}
+
+// lock_timeout bounds a wait for a row another transaction holds: the
+// waiting statement fails with 55P03 (and its transaction with it), the
+// holder is unaffected, and without the setting the waiter gets the row
+// once the holder commits.
+func TestLockTimeout(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	holder, waiter := ts.connect(t), ts.connect(t)
+	mustExec(t, holder, `CREATE TABLE lt (k int PRIMARY KEY, v int)`)
+	mustExec(t, holder, `INSERT INTO lt VALUES (1, 0)`)
+	mustExec(t, holder, `BEGIN`)
+	mustExec(t, holder, `UPDATE lt SET v = 1 WHERE k = 1`)
+	mustExec(t, waiter, `SET lock_timeout = '150ms'`)
+	start := time.Now()
+	_, err := waiter.Exec(ctx, `UPDATE lt SET v = 2 WHERE k = 1`)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "55P03" {
+		t.Fatalf("UPDATE of a locked row under lock_timeout: %v, want 55P03", err)
+	}
+	if waited := time.Since(start); waited < 150*time.Millisecond || waited > 5*time.Second {
+		t.Fatalf("waited %v for a 150ms lock_timeout", waited)
+	}
+	mustExec(t, waiter, `RESET lock_timeout`)
+	done := make(chan error, 1)
+	go func() {
+		_, err := waiter.Exec(ctx, `UPDATE lt SET v = v + 10 WHERE k = 1`)
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	mustExec(t, holder, `COMMIT`)
+	if err := <-done; err != nil {
+		t.Fatalf("UPDATE after the holder committed: %v", err)
+	}
+	var v int
+	if err := waiter.QueryRow(ctx, `SELECT v FROM lt WHERE k = 1`).Scan(&v); err != nil || v != 11 {
+		t.Fatalf("v = %d (%v), want 11", v, err)
 	}
 }
