@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"slices"
+
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
@@ -252,12 +254,17 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		}
 	}
 	// ORDER BY expressions may hold aggregates too: bind them while the
-	// collector is active.
-	keys, hidden, err := b.bindSortKeys(sc, s.SortClause, items)
+	// collector is active. DISTINCT ON expressions are bound the same way,
+	// ahead of them (they name select-list entries or become hidden
+	// columns too).
+	onClause := distinctOnExprs(s)
+	keys, hidden, err := b.bindSortKeys(sc, append(onClause, s.SortClause...), items)
 	b.popAgg()
 	if err != nil {
 		return nil, err
 	}
+	onKeys := keys[:len(onClause)]
+	keys = keys[len(onClause):]
 
 	// Search: a hybrid score runs as a HybridTopK under everything else;
 	// ORDER BY a BM25 score with LIMIT returns only matching rows.
@@ -361,10 +368,12 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 	}
 	plan = proj
 
-	if s.DistinctClause != nil {
-		if len(s.DistinctClause) > 1 || s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
-			return nil, pgerr.NotSupported("DISTINCT ON")
+	if len(onKeys) > 0 {
+		if plan, err = distinctOn(proj, onKeys, keys); err != nil {
+			return nil, err
 		}
+		keys = nil
+	} else if s.DistinctClause != nil {
 		if len(hidden) > 0 {
 			return nil, pgerr.New(pgerrcode.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 		}
@@ -667,6 +676,11 @@ func (b *Binder) bindSortKeys(sc *scope, sortBy []*pg_query.Node, items []select
 					break
 				}
 			}
+			for i, h := range hidden {
+				if idx < 0 && sameExpr(h, e) {
+					idx = len(items) + i
+				}
+			}
 			if idx < 0 {
 				hidden = append(hidden, e)
 				idx = len(items) + len(hidden) - 1
@@ -851,4 +865,55 @@ func numericRank(t types.T) int {
 		return 6
 	}
 	return 0
+}
+
+// distinctOnExprs are the expressions of DISTINCT ON (...) as sort items
+// (bindSortKeys binds them), or nil for a query without.
+func distinctOnExprs(s *pg_query.SelectStmt) []*pg_query.Node {
+	if len(s.DistinctClause) == 0 || s.DistinctClause[0] == nil || s.DistinctClause[0].Node == nil {
+		return nil
+	}
+	out := make([]*pg_query.Node, len(s.DistinctClause))
+	for i, e := range s.DistinctClause {
+		out[i] = &pg_query.Node{Node: &pg_query.Node_SortBy{SortBy: &pg_query.SortBy{Node: e}}}
+	}
+	return out
+}
+
+// distinctOn keeps the first row of each group of equal onKeys, in the
+// order of the ORDER BY keys, which must begin with the DISTINCT ON
+// expressions (as PostgreSQL requires): it sorts, then keeps a row when its
+// DISTINCT ON values are new. The result has proj's columns.
+func distinctOn(proj *Project, onKeys, keys []SortKey) (Node, error) {
+	onCols := make([]int, len(onKeys))
+	for i, k := range onKeys {
+		onCols[i] = k.Expr.(*ColumnRef).Index
+	}
+	for i := 0; i < len(keys) && i < len(onCols); i++ {
+		if !slices.Contains(onCols, keys[i].Expr.(*ColumnRef).Index) {
+			return nil, pgerr.New(pgerrcode.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+		}
+	}
+	var plan Node = proj
+	if len(keys) > 0 {
+		plan = &Sort{Input: plan, Keys: keys}
+	}
+	// Distinct compares its first columns: put the DISTINCT ON values
+	// first, then take them off again.
+	cols := plan.Columns()
+	front := &Project{Input: plan}
+	for _, c := range onCols {
+		front.Exprs = append(front.Exprs, &ColumnRef{Index: c, Name: cols[c].Name, T: cols[c].T})
+		front.Out = append(front.Out, Col{Name: cols[c].Name, T: cols[c].T, Hidden: true})
+	}
+	for i, c := range cols {
+		front.Exprs = append(front.Exprs, &ColumnRef{Index: i, Name: c.Name, T: c.T})
+		front.Out = append(front.Out, c)
+	}
+	dist := &Distinct{Input: front, OnCount: len(onCols)}
+	back := &Project{Input: dist, Out: cols}
+	for i, c := range cols {
+		back.Exprs = append(back.Exprs, &ColumnRef{Index: len(onCols) + i, Name: c.Name, T: c.T})
+	}
+	return back, nil
 }
