@@ -356,8 +356,11 @@ func (b *Binder) bindReturning(def *storage.TableDef, alias string, list []*pg_q
 }
 
 // scanForWrite is the input of UPDATE and DELETE: every column of the
-// table plus its hidden row ID, filtered by WHERE.
-func (b *Binder) scanForWrite(rv *pg_query.RangeVar, where *pg_query.Node) (*storage.TableDef, string, Node, error) {
+// table plus its hidden row ID, then the columns of the UPDATE ... FROM or
+// DELETE ... USING relations joined to it, filtered by WHERE. A row the
+// join matches several times comes once (the first match), as in
+// PostgreSQL, where each target row is changed at most once.
+func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, where *pg_query.Node) (*storage.TableDef, string, Node, error) {
 	def, err := b.rangeVarTable(rv)
 	if err != nil {
 		return nil, "", nil, pgerr.From(err).WithPosition(rv.Location + 1)
@@ -372,12 +375,24 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, where *pg_query.Node) (*sto
 	}
 	scan.Out = append(tableCols(def, alias), Col{Name: RowIDColumn, T: types.Int8T, Hidden: true})
 	var plan Node = scan
-	if where != nil {
-		cond, err := b.bindCondition(&scope{cols: scan.Out}, where, "WHERE")
+	sc := &scope{cols: scan.Out}
+	if len(from) > 0 {
+		other, osc, err := b.bindFrom(from, nil)
 		if err != nil {
 			return nil, "", nil, err
 		}
-		plan = &Filter{Input: plan, Cond: cond}
+		sc = &scope{cols: append(append([]Col{}, scan.Out...), osc.cols...)}
+		plan = &Join{Kind: CrossJoin, Left: scan, Right: other, Out: sc.cols}
+	}
+	if where != nil {
+		cond, err := b.bindCondition(sc, where, "WHERE")
+		if err != nil {
+			return nil, "", nil, err
+		}
+		plan = planWhere(plan, cond)
+	}
+	if len(from) > 0 {
+		plan = firstPerKey(plan, []int{len(def.Columns)})
 	}
 	return def, alias, plan, nil
 }
@@ -386,10 +401,7 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	if s.WithClause != nil {
 		return nil, pgerr.NotSupported("WITH on UPDATE")
 	}
-	if len(s.FromClause) > 0 {
-		return nil, pgerr.NotSupported("UPDATE ... FROM")
-	}
-	def, alias, input, err := b.scanForWrite(s.Relation, s.WhereClause)
+	def, alias, input, err := b.scanForWrite(s.Relation, s.FromClause, s.WhereClause)
 	if err != nil {
 		return nil, err
 	}
@@ -406,10 +418,7 @@ func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 	if s.WithClause != nil {
 		return nil, pgerr.NotSupported("WITH on DELETE")
 	}
-	if len(s.UsingClause) > 0 {
-		return nil, pgerr.NotSupported("DELETE ... USING")
-	}
-	def, alias, input, err := b.scanForWrite(s.Relation, s.WhereClause)
+	def, alias, input, err := b.scanForWrite(s.Relation, s.UsingClause, s.WhereClause)
 	if err != nil {
 		return nil, err
 	}

@@ -898,11 +898,16 @@ func distinctOn(proj *Project, onKeys, keys []SortKey) (Node, error) {
 	if len(keys) > 0 {
 		plan = &Sort{Input: plan, Keys: keys}
 	}
-	// Distinct compares its first columns: put the DISTINCT ON values
-	// first, then take them off again.
+	return firstPerKey(plan, onCols), nil
+}
+
+// firstPerKey keeps the first row of plan for each distinct value of the
+// columns keyCols. Distinct compares its first columns, so the key
+// columns are put first and taken off again.
+func firstPerKey(plan Node, keyCols []int) Node {
 	cols := plan.Columns()
 	front := &Project{Input: plan}
-	for _, c := range onCols {
+	for _, c := range keyCols {
 		front.Exprs = append(front.Exprs, &ColumnRef{Index: c, Name: cols[c].Name, T: cols[c].T})
 		front.Out = append(front.Out, Col{Name: cols[c].Name, T: cols[c].T, Hidden: true})
 	}
@@ -910,10 +915,10 @@ func distinctOn(proj *Project, onKeys, keys []SortKey) (Node, error) {
 		front.Exprs = append(front.Exprs, &ColumnRef{Index: i, Name: c.Name, T: c.T})
 		front.Out = append(front.Out, c)
 	}
-	dist := &Distinct{Input: front, OnCount: len(onCols)}
+	dist := &Distinct{Input: front, OnCount: len(keyCols)}
 	back := &Project{Input: dist, Out: cols}
 	for i, c := range cols {
-		back.Exprs = append(back.Exprs, &ColumnRef{Index: len(onCols) + i, Name: c.Name, T: c.T})
+		back.Exprs = append(back.Exprs, &ColumnRef{Index: len(keyCols) + i, Name: c.Name, T: c.T})
 	}
-	return back, nil
+	return back
 }
