@@ -112,6 +112,12 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 			return nil, err
 		}
 		return newProjectSet(rt, n, in), nil
+	case *sql.LateralJoin:
+		in, err := Build(rt, n.Left)
+		if err != nil {
+			return nil, err
+		}
+		return newLateralJoin(rt, n, in), nil
 	case *sql.Window:
 		in, err := Build(rt, n.Input)
 		if err != nil {

@@ -226,6 +226,11 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 			}
 			idx = i
 		}
+		if idx < 0 && qual == "" {
+			// The alias of a one-column FROM item (a function) stands
+			// for its value, as PostgreSQL's whole-row reference does.
+			idx = singleColumnOf(s.cols, name)
+		}
 		if idx >= 0 {
 			e, ok := b.outerColumn(sc, s, idx, name)
 			if !ok {
@@ -992,4 +997,20 @@ func selectField(arg Expr, name string) (Expr, error) {
 		}
 	}
 	return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" not found in data type record", name)
+}
+
+// singleColumnOf is the index of the one visible column of the FROM item
+// called alias, or -1 when it has none or several.
+func singleColumnOf(cols []Col, alias string) int {
+	idx := -1
+	for i, c := range cols {
+		if c.Table != alias || c.Hidden {
+			continue
+		}
+		if idx >= 0 {
+			return -1
+		}
+		idx = i
+	}
+	return idx
 }

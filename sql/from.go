@@ -19,6 +19,13 @@ func (b *Binder) bindFrom(items []*pg_query.Node, outer *scope) (Node, *scope, e
 	var plan Node
 	sc := &scope{outer: outer}
 	for _, item := range items {
+		if plan != nil && isLateral(item) {
+			var err error
+			if plan, sc.cols, err = b.bindLateral(plan, sc.cols, item, outer, false); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
 		p, cols, err := b.bindFromItem(item, outer)
 		if err != nil {
 			return nil, nil, err
@@ -39,9 +46,6 @@ func (b *Binder) bindFromItem(item *pg_query.Node, outer *scope) (Node, []Col, e
 	case *pg_query.Node_RangeVar:
 		return b.bindRangeVar(v.RangeVar)
 	case *pg_query.Node_RangeSubselect:
-		if v.RangeSubselect.Lateral {
-			return nil, nil, pgerr.NotSupported("LATERAL subqueries")
-		}
 		plan, err := b.bindSelect(v.RangeSubselect.Subquery.GetSelectStmt(), outer)
 		if err != nil {
 			return nil, nil, err
@@ -115,6 +119,9 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, erro
 	left, lcols, err := b.bindFromItem(j.Larg, outer)
 	if err != nil {
 		return nil, nil, err
+	}
+	if isLateral(j.Rarg) {
+		return b.bindLateralJoin(j, left, lcols, outer)
 	}
 	right, rcols, err := b.bindFromItem(j.Rarg, outer)
 	if err != nil {
@@ -270,7 +277,7 @@ func shiftRefs(e Expr, delta int) Expr {
 
 // bindRangeFunction binds a set-returning function in FROM.
 func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (Node, []Col, error) {
-	if rf.Lateral || len(rf.Functions) != 1 || rf.IsRowsfrom {
+	if len(rf.Functions) != 1 || rf.IsRowsfrom {
 		return nil, nil, pgerr.NotSupported("this form of function in FROM")
 	}
 	fn := rf.Functions[0].GetList().Items[0].GetFuncCall()
@@ -312,7 +319,10 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(colNames) == 0 && len(srf.Out) == 1 {
+	if len(colNames) == 0 && len(srf.Out) == 1 && srf.Out[0].Name == name {
+		// A function with an anonymous result (unnest, generate_series)
+		// names its column after the alias; jsonb_array_elements keeps
+		// "value".
 		colNames = []string{alias}
 	}
 	if rf.Ordinality {
