@@ -22,6 +22,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 			s.notice("42P06", "schema \"%s\" already exists, skipping", x.Name)
 			return "CREATE SCHEMA", nil
 		}
+		if x.IfNotExists {
+			return "CREATE SCHEMA", tx.IfNotExists(x.Name, "", func() (uint64, error) { return 0, tx.CreateSchema(x.Name) })
+		}
 		return "CREATE SCHEMA", tx.CreateSchema(x.Name)
 	case *sql.DropSchema:
 		for _, name := range x.Names {
@@ -70,6 +73,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 				return "CREATE INDEX", nil
 			}
 			return "", pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
+		}
+		if x.IfNotExists {
+			return "CREATE INDEX", tx.IfNotExists(x.Def.Schema, x.Def.Name, func() (uint64, error) { return 0, tx.CreateIndex(x.Def) })
 		}
 		return "CREATE INDEX", tx.CreateIndex(x.Def)
 	case *sql.DropIndex:
@@ -149,17 +155,28 @@ func (s *Session) createTable(tx *storage.Tx, x *sql.CreateTable) error {
 		}
 		return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 	}
+	if x.IfNotExists {
+		return tx.IfNotExists(x.Def.Schema, x.Def.Name, func() (uint64, error) { return s.createTableNow(tx, x) })
+	}
+	_, err := s.createTableNow(tx, x)
+	return err
+}
+
+// createTableNow creates the table of x and the sequences of its serial
+// columns, returning its ID.
+func (s *Session) createTableNow(tx *storage.Tx, x *sql.CreateTable) (uint64, error) {
+	cat := tx.Catalog()
 	for _, seq := range x.Sequences {
 		if _, ok := cat.Sequences[seq.Schema+"."+seq.Name]; ok {
-			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", seq.Name)
+			return 0, pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", seq.Name)
 		}
 		if err := tx.CreateSequence(seq); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	def, err := tx.CreateTable(x.Def)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	// A foreign key to the table itself was bound before it had an ID.
 	selfRef := false
@@ -170,9 +187,9 @@ func (s *Session) createTable(tx *storage.Tx, x *sql.CreateTable) error {
 		}
 	}
 	if selfRef {
-		return tx.AlterTable(def)
+		return def.ID, tx.AlterTable(def)
 	}
-	return nil
+	return def.ID, nil
 }
 
 // dropTable drops a table with the sequences its serial columns own and

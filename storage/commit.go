@@ -123,10 +123,8 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch) (uint64, *dbState, 
 			newCat = tx.cat
 		} else {
 			c := head.cat.Clone()
-			for _, op := range tx.ops {
-				if err := op(c); err != nil {
-					return 0, nil, nil, err
-				}
+			if err := tx.replayOps(c); err != nil {
+				return 0, nil, nil, err
 			}
 			newCat = c
 		}

@@ -31,6 +31,63 @@ func (tx *Tx) apply(op ddlOp) error {
 	return nil
 }
 
+// absentGroup is a run of ops [start, end) that created an object IF NOT
+// EXISTS: schema (name "") or relation schema.name, and the table they
+// created (0: none).
+type absentGroup struct {
+	start, end   int
+	schema, name string
+	table        uint64
+}
+
+// exists reports whether the group's object exists in c.
+func (g *absentGroup) exists(c *Catalog) bool {
+	if g.name == "" {
+		return c.Schemas[g.schema] != nil
+	}
+	return c.relationExists(g.schema, g.name)
+}
+
+// IfNotExists runs create, which creates the schema (name "") or the
+// relation schema.name as CREATE ... IF NOT EXISTS does and returns the
+// ID of the table it created (0 if none). Should another transaction
+// create the same object before this one commits, the commit skips these
+// changes instead of failing on the name — unless this transaction wrote
+// rows to the table they created, which would then be lost, and the
+// commit fails as before. Concurrent agents that each make sure their
+// tables exist at start-up thus all succeed.
+func (tx *Tx) IfNotExists(schema, name string, create func() (uint64, error)) error {
+	start := len(tx.ops)
+	table, err := create()
+	if err != nil {
+		return err
+	}
+	tx.ifAbsent = append(tx.ifAbsent, absentGroup{start: start, end: len(tx.ops), schema: schema, name: name, table: table})
+	return nil
+}
+
+// replayOps applies the transaction's DDL to c, the newest catalog,
+// skipping IF NOT EXISTS creations whose object now exists.
+func (tx *Tx) replayOps(c *Catalog) error {
+	g := 0
+	for i := 0; i < len(tx.ops); i++ {
+		for g < len(tx.ifAbsent) && tx.ifAbsent[g].end <= i {
+			g++
+		}
+		if g < len(tx.ifAbsent) && tx.ifAbsent[g].start == i {
+			grp := tx.ifAbsent[g]
+			if grp.exists(c) && (grp.table == 0 || tx.tables[grp.table] == nil) {
+				i = grp.end - 1
+				continue
+			}
+		}
+		if err := tx.ops[i](c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func schemaMissing(name string) error {
 	return pgerr.New(pgerrcode.InvalidSchemaName, "schema %q does not exist", name)
 }
@@ -243,7 +300,16 @@ func (tx *Tx) catBeforeLastOp() *Catalog {
 // undoLastOp removes the newest DDL op.
 func (tx *Tx) undoLastOp() {
 	tx.cat = tx.catBeforeLastOp()
-	tx.ops = tx.ops[:len(tx.ops)-1]
+	tx.truncateOps(len(tx.ops) - 1)
+}
+
+// truncateOps forgets the DDL ops from n on, and the IF NOT EXISTS groups
+// that hold them.
+func (tx *Tx) truncateOps(n int) {
+	tx.ops = tx.ops[:n]
+	for len(tx.ifAbsent) > 0 && tx.ifAbsent[len(tx.ifAbsent)-1].end > n {
+		tx.ifAbsent = tx.ifAbsent[:len(tx.ifAbsent)-1]
+	}
 }
 
 func serializationFailure() error {

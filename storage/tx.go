@@ -27,6 +27,9 @@ type Tx struct {
 	unpin  func()
 	cat    *Catalog
 	ops    []ddlOp
+	// ifAbsent are the runs of ops that create an object IF NOT EXISTS
+	// (see IfNotExists).
+	ifAbsent []absentGroup
 	tables map[uint64]*txTable
 	seqs   map[string]*seqTxState
 	sps    []*savepoint
@@ -549,7 +552,7 @@ func (tx *Tx) RollbackTo(sp int) {
 	if s.nops == 0 {
 		tx.cat = tx.snap.cat // Refresh may have moved the snapshot since
 	}
-	tx.ops = tx.ops[:s.nops]
+	tx.truncateOps(s.nops)
 	for id, tt := range tx.tables {
 		saved, ok := s.tables[id]
 		if !ok {

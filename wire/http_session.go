@@ -137,18 +137,15 @@ func prepareOne(sess *exec.Session, query string, ptypes []types.T) (*exec.State
 		WithHint("Send one statement per request; /tables/query/batch runs one statement for many parameter lists in a transaction.")
 }
 
-// createWorkspace creates the schema of workspace ws unless it exists.
-// Outside a transaction block, losing a race with a concurrent creation
-// (which IF NOT EXISTS, checked when the statement runs, does not cover
-// at commit) is success: the schema exists.
+// createWorkspace creates the schema of workspace ws unless it exists
+// (a concurrent creation of the same schema is no error: storage skips
+// an IF NOT EXISTS creation that lost the race).
 func createWorkspace(ctx context.Context, sess *exec.Session, ws string) error {
 	st, err := prepareOne(sess, "CREATE SCHEMA IF NOT EXISTS "+quoteIdent(ws), nil)
 	if err != nil {
 		return err
 	}
-	if _, _, err = execute(ctx, sess, st, nil, nil); pgerr.Code(err) == pgerrcode.DuplicateSchema {
-		return nil
-	}
+	_, _, err = execute(ctx, sess, st, nil, nil)
 	return err
 }
 

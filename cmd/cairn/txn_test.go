@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -161,5 +162,54 @@ func TestLockTimeout(t *testing.T) {
 	var v int
 	if err := waiter.QueryRow(ctx, `SELECT v FROM lt WHERE k = 1`).Scan(&v); err != nil || v != 11 {
 		t.Fatalf("v = %d (%v), want 11", v, err)
+	}
+}
+
+// Agents that start together each make sure their schema, table and index
+// exist: every CREATE ... IF NOT EXISTS succeeds, whichever commits first,
+// and all of them can use the one table that results.
+func TestConcurrentCreateIfNotExists(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	const agents = 8
+	errs := make(chan error, agents)
+	for a := 0; a < agents; a++ {
+		go func(a int) {
+			conn, err := pgx.Connect(ctx, ts.connString())
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer conn.Close(ctx)
+			for _, stmt := range []string{
+				`CREATE SCHEMA IF NOT EXISTS agents`,
+				`CREATE TABLE IF NOT EXISTS agents.memory (id bigserial PRIMARY KEY, agent int, task text)`,
+				`CREATE INDEX IF NOT EXISTS memory_agent ON agents.memory (agent)`,
+				fmt.Sprintf(`INSERT INTO agents.memory (agent, task) VALUES (%d, 'hello')`, a),
+			} {
+				if _, err := conn.Exec(ctx, stmt); err != nil {
+					errs <- fmt.Errorf("agent %d: %s: %w", a, stmt, err)
+					return
+				}
+			}
+			errs <- nil
+		}(a)
+	}
+	for a := 0; a < agents; a++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn := ts.connect(t)
+	var rows, agentsSeen int
+	if err := conn.QueryRow(ctx, `SELECT count(*), count(DISTINCT agent) FROM agents.memory`).Scan(&rows, &agentsSeen); err != nil {
+		t.Fatal(err)
+	}
+	if rows != agents || agentsSeen != agents {
+		t.Fatalf("%d rows from %d agents, want %d from %d", rows, agentsSeen, agents, agents)
+	}
+	var tables int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = 'agents'`).Scan(&tables); err != nil || tables != 1 {
+		t.Fatalf("%d tables in schema agents (%v), want 1", tables, err)
 	}
 }
