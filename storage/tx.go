@@ -22,19 +22,19 @@ import (
 // used by one goroutine at a time and must end with Commit or Rollback;
 // until then it holds its snapshot's files and conflict history.
 type Tx struct {
-	db     *DB
-	snap   *dbState
-	unpin  func()
-	cat    *Catalog
-	ops    []ddlOp
+	db    *DB
+	snap  *dbState
+	unpin func()
+	cat   *Catalog
+	ops   []ddlOp
 	// ifAbsent are the runs of ops that create an object IF NOT EXISTS
 	// (see IfNotExists).
 	ifAbsent []absentGroup
-	tables map[uint64]*txTable
-	seqs   map[string]*seqTxState
-	sps    []*savepoint
-	done   bool
-	keybuf []byte
+	tables   map[uint64]*txTable
+	seqs     map[string]*seqTxState
+	sps      []*savepoint
+	done     bool
+	keybuf   []byte
 	// base is the oldest snapshot a change of this transaction was made
 	// under, held (with unpinBase) once Refresh moved snap past it; write
 	// conflicts at commit are judged against it. nil: snap.
