@@ -3,8 +3,9 @@ package functions
 // The definitions of objects cairn does not have: pg_get_viewdef(view_oid
 // [, pretty | wrap_column]), pg_get_triggerdef(trigger_oid [, pretty]),
 // pg_get_statisticsobjdef_columns(statistics_oid),
-// pg_get_function_result(func_oid), pg_get_function_arguments(func_oid)
-// and pg_get_function_identity_arguments(func_oid). cairn has no CREATE
+// pg_get_function_result(func_oid), pg_get_function_arguments(func_oid),
+// pg_get_function_identity_arguments(func_oid) and
+// pg_get_function_sqlbody(func_oid). cairn has no CREATE
 // VIEW (its information_schema views are computed in Go, with no SQL to
 // show), no triggers and no extended statistics, and its functions are
 // built-in with no pg_proc rows to describe, so they return NULL, as
@@ -26,5 +27,6 @@ func init() {
 		fn("pg_get_function_result", targs(oid), tText, none),
 		fn("pg_get_function_arguments", targs(oid), tText, none),
 		fn("pg_get_function_identity_arguments", targs(oid), tText, none),
+		fn("pg_get_function_sqlbody", targs(oid), tText, none),
 	)
 }
