@@ -56,7 +56,19 @@ func init() {
 		return [][]any{{int64(BootstrapUserOID), v.User, true, true, true, true, true, true, true, int64(-1), nil, nil}}
 	})
 
-	register(pc, "pg_depend", 2608, "classid oid, objid oid, objsubid int4, refclassid oid, refobjid oid, refobjsubid int4, deptype text", nil)
+	// pg_depend: the sequences serial columns own (deptype 'a'), which
+	// psql's \d shows as "Owned by".
+	register(pc, "pg_depend", 2608, "classid oid, objid oid, objsubid int4, refclassid oid, refobjid oid, refobjsubid int4, deptype text", func(v *View) [][]any {
+		var rows [][]any
+		for _, t := range v.tables {
+			for i, c := range t.Columns {
+				if s := v.columnSequence(c.Default); s != nil {
+					rows = append(rows, []any{int64(pgClassOID), SequenceOID(s.Schema, s.Name), int64(0), int64(pgClassOID), TableOID(t.ID), int64(i + 1), "a"})
+				}
+			}
+		}
+		return rows
+	})
 	register(pc, "pg_default_acl", 826, "oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype text, defaclacl text[]", nil)
 	register(pc, "pg_foreign_data_wrapper", 2328, "oid oid, fdwname name, fdwowner oid, fdwhandler oid, fdwvalidator oid, fdwacl text[], fdwoptions text[]", nil)
 	register(pc, "pg_foreign_server", 1417, "oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl text[], srvoptions text[]", nil)

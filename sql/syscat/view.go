@@ -481,19 +481,26 @@ func (v *View) SerialSequence(table, column string) (seq string, ok bool, err er
 		_, name, _, _ := v.Relation(oid)
 		return "", false, errNoColumn(column, name)
 	}
-	text, _, ok := nextvalSequence(def)
-	if !ok {
-		return "", false, nil
-	}
-	soid, err := v.Lookup(types.RegClass, text)
-	if err != nil {
-		return "", false, nil
-	}
-	s, ok := v.byOID[soid].(*storage.SequenceDef)
-	if !ok {
+	s := v.columnSequence(def)
+	if s == nil {
 		return "", false, nil
 	}
 	return QuoteIdent(s.Schema) + "." + QuoteIdent(s.Name), true, nil
+}
+
+// columnSequence is the sequence a column default nextval('seq'::regclass)
+// draws from (a serial column's, which the column owns), or nil.
+func (v *View) columnSequence(def string) *storage.SequenceDef {
+	text, _, ok := nextvalSequence(def)
+	if !ok {
+		return nil
+	}
+	soid, err := v.Lookup(types.RegClass, text)
+	if err != nil {
+		return nil
+	}
+	s, _ := v.byOID[soid].(*storage.SequenceDef)
+	return s
 }
 
 // errNoColumn is PostgreSQL's error for a column a relation lacks.
