@@ -175,6 +175,7 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, erro
 		join.Kind = CrossJoin
 	}
 	if join.Cond != nil {
+		join.On = join.Cond
 		splitEquiJoin(join, len(lcols))
 	}
 	out := cols

@@ -10,13 +10,14 @@ package sql
 // list's column order, so the rest of the query is bound as before.
 func planWhere(plan Node, cond Expr) Node {
 	var leaves []Node
-	flattenCross(plan, &leaves)
+	var on []Expr
+	flattenJoins(plan, 0, &leaves, &on)
 	if len(leaves) < 2 {
 		return &Filter{Input: plan, Cond: cond}
 	}
 	r := newJoinRegion(leaves)
 	var top []Expr
-	for _, c := range conjuncts(cond) {
+	for _, c := range append(conjuncts(cond), on...) {
 		set, ok := r.leavesOf(c)
 		switch {
 		case !ok || len(set) == 0:
@@ -42,13 +43,20 @@ func planWhere(plan Node, cond Expr) Node {
 	return &Project{Input: out, Exprs: exprs, Out: cols}
 }
 
-// flattenCross lists the relations of a tree of cross joins, left to
-// right.
-func flattenCross(n Node, out *[]Node) {
-	if j, ok := n.(*Join); ok && j.Kind == CrossJoin && j.Cond == nil && len(j.EquiLeft) == 0 {
-		flattenCross(j.Left, out)
-		flattenCross(j.Right, out)
-		return
+// flattenJoins lists the relations of a tree of cross and inner joins,
+// left to right, and adds the inner joins' ON conditions to on, over the
+// whole tree's columns (offset is where n's columns start).
+func flattenJoins(n Node, offset int, out *[]Node, on *[]Expr) {
+	if j, ok := n.(*Join); ok {
+		cross := j.Kind == CrossJoin && j.Cond == nil && len(j.EquiLeft) == 0
+		if cross || j.Kind == InnerJoin && j.On != nil {
+			flattenJoins(j.Left, offset, out, on)
+			flattenJoins(j.Right, offset+len(j.Left.Columns()), out, on)
+			if j.On != nil {
+				*on = append(*on, conjuncts(shiftRefs(j.On, offset))...)
+			}
+			return
+		}
 	}
 	*out = append(*out, n)
 }

@@ -154,6 +154,10 @@ type Join struct {
 	EquiLeft  []Expr
 	EquiRight []Expr
 	Out       []Col
+	// On is the whole ON condition of an explicit join as written (Cond
+	// and the Equi keys split from it), so that join planning can take an
+	// INNER JOIN apart with the WHERE clause (planWhere).
+	On Expr
 }
 
 // SetOpKind is UNION, INTERSECT or EXCEPT.
