@@ -72,7 +72,7 @@ func options(cfg *config) []option {
 		{"listen", "CAIRN_LISTEN", "127.0.0.1:5432", "host:port", "PostgreSQL protocol address (port 0 picks a free port)", &cfg.listen},
 		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
 		{"http-token", "CAIRN_HTTP_TOKEN", "", "token", "require Authorization: Bearer <token> on the HTTP API (all but /health and /ready)", &cfg.httpToken},
-		{"password", "CAIRN_PASSWORD", "", "secret", "require SCRAM-SHA-256 authentication with this password (not implemented yet)", &cfg.password},
+		{"password", "CAIRN_PASSWORD", "", "secret", "require SCRAM-SHA-256 password authentication with this password", &cfg.password},
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
 		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 75% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
 		{"wal-checkpoint-bytes", "CAIRN_WAL_CHECKPOINT_BYTES", "", "n", fmt.Sprintf("write-ahead log size that triggers a checkpoint (default %d)", storage.DefaultWALCheckpointBytes), &cfg.walCheckpoint},
@@ -181,6 +181,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	srv := &wire.Server{Engine: engine, Logger: log}
+	if cfg.password != "" {
+		auth, err := wire.NewSCRAMAuth(cfg.password)
+		if err != nil {
+			log.Error("password authentication", "err", err)
+			return 1
+		}
+		srv.Auth = auth
+	}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(pgl) }()
 	var hs *http.Server
@@ -268,14 +276,17 @@ func parseSize(s string) (int64, error) {
 }
 
 // checkAuth enforces the password rules: without a password only loopback
-// addresses may be served; SCRAM-SHA-256 itself is not built yet.
+// addresses may be served (every client is trusted then). With one, the
+// PostgreSQL port asks for it (SCRAM-SHA-256) and the HTTP API needs
+// --http-token to leave loopback.
 func checkAuth(cfg config) error {
-	if cfg.password != "" {
-		return errors.New("--password (CAIRN_PASSWORD): SCRAM-SHA-256 authentication is not implemented yet; unset it and listen on a loopback address")
+	type open struct{ flag, addr, secret string }
+	var addrs []open
+	if cfg.password == "" {
+		addrs = append(addrs, open{"--listen", cfg.listen, "--password (CAIRN_PASSWORD)"})
 	}
-	addrs := []struct{ flag, addr string }{{"--listen", cfg.listen}}
-	if !isOff(cfg.http) {
-		addrs = append(addrs, struct{ flag, addr string }{"--http", cfg.http})
+	if !isOff(cfg.http) && cfg.httpToken == "" {
+		addrs = append(addrs, open{"--http", cfg.http, "--http-token (CAIRN_HTTP_TOKEN)"})
 	}
 	for _, a := range addrs {
 		ok, err := isLoopback(a.addr)
@@ -283,7 +294,7 @@ func checkAuth(cfg config) error {
 			return fmt.Errorf("%s %s: %v", a.flag, a.addr, err)
 		}
 		if !ok {
-			return fmt.Errorf("refusing to listen on non-loopback address %s (%s) without a password: without --password (CAIRN_PASSWORD) every client is trusted, so only 127.0.0.1, ::1 or localhost are allowed", a.addr, a.flag)
+			return fmt.Errorf("refusing to listen on non-loopback address %s (%s) without %s: every client would be trusted, so only 127.0.0.1, ::1 or localhost are allowed", a.addr, a.flag, a.secret)
 		}
 	}
 	return nil

@@ -89,7 +89,10 @@ func TestCheckAuth(t *testing.T) {
 		{config{listen: "0.0.0.0:5432", http: "off"}, false},
 		{config{listen: ":5432", http: "off"}, false},
 		{config{listen: "127.0.0.1:5432", http: ":8080"}, false},
-		{config{listen: "127.0.0.1:5432", http: "off", password: "pw"}, false}, // SCRAM not built yet
+		{config{listen: "127.0.0.1:5432", http: "off", password: "pw"}, true},
+		{config{listen: "0.0.0.0:5432", http: "off", password: "pw"}, true},
+		{config{listen: "0.0.0.0:5432", http: "0.0.0.0:8080", password: "pw"}, false},
+		{config{listen: "0.0.0.0:5432", http: "0.0.0.0:8080", password: "pw", httpToken: "t"}, true},
 		{config{listen: "nonsense", http: "off"}, false},
 	} {
 		err := checkAuth(tc.cfg)

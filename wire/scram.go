@@ -1,0 +1,172 @@
+package wire
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/pbkdf2"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgproto3/v2"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
+
+// SCRAM-SHA-256 password authentication (RFC 5802 and 7677), as
+// PostgreSQL does it: the client proves it knows the password without
+// sending it, and the server proves it knows it too. As in PostgreSQL the
+// user name inside the SCRAM messages is ignored (the startup message's
+// is used) and channel binding is not offered.
+
+// scramIterations is PostgreSQL's default scram_iterations.
+const scramIterations = 4096
+
+// SCRAMAuth authenticates every user with one password. It keeps only the
+// salted keys, never the password.
+type SCRAMAuth struct {
+	salt      []byte
+	storedKey []byte
+	serverKey []byte
+}
+
+// NewSCRAMAuth derives the SCRAM keys of password under a fresh salt.
+func NewSCRAMAuth(password string) (*SCRAMAuth, error) {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return nil, err
+	}
+	salted, err := pbkdf2.Key(sha256.New, password, salt, scramIterations, sha256.Size)
+	if err != nil {
+		return nil, err
+	}
+	clientKey := hmacSHA256(salted, "Client Key")
+	stored := sha256.Sum256(clientKey)
+	return &SCRAMAuth{salt: salt, storedKey: stored[:], serverKey: hmacSHA256(salted, "Server Key")}, nil
+}
+
+func hmacSHA256(key []byte, msg string) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte(msg))
+	return h.Sum(nil)
+}
+
+// Authenticate implements Authenticator: the SASL exchange, then nil when
+// the client's proof matches.
+func (s *SCRAMAuth) Authenticate(ex AuthExchange, user, database string) error {
+	if err := ex.Send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{"SCRAM-SHA-256"}}); err != nil {
+		return err
+	}
+	msg, err := ex.Receive(pgproto3.AuthTypeSASL)
+	if err != nil {
+		return err
+	}
+	initial, ok := msg.(*pgproto3.SASLInitialResponse)
+	if !ok || initial.AuthMechanism != "SCRAM-SHA-256" {
+		return protocolErr("expected SASL initial response for SCRAM-SHA-256")
+	}
+	gs2, clientFirstBare, clientNonce, err := parseClientFirst(string(initial.Data))
+	if err != nil {
+		return err
+	}
+	serverNonce := make([]byte, 18)
+	if _, err := rand.Read(serverNonce); err != nil {
+		return err
+	}
+	nonce := clientNonce + base64.StdEncoding.EncodeToString(serverNonce)
+	serverFirst := fmt.Sprintf("r=%s,s=%s,i=%d", nonce, base64.StdEncoding.EncodeToString(s.salt), scramIterations)
+	if err := ex.Send(&pgproto3.AuthenticationSASLContinue{Data: []byte(serverFirst)}); err != nil {
+		return err
+	}
+	if msg, err = ex.Receive(pgproto3.AuthTypeSASLContinue); err != nil {
+		return err
+	}
+	resp, ok := msg.(*pgproto3.SASLResponse)
+	if !ok {
+		return protocolErr("expected SASL response")
+	}
+	withoutProof, proof, err := parseClientFinal(string(resp.Data), gs2, nonce)
+	if err != nil {
+		return err
+	}
+	authMessage := clientFirstBare + "," + serverFirst + "," + withoutProof
+	signature := hmacSHA256(s.storedKey, authMessage)
+	if len(proof) != len(signature) {
+		return passwordFailed(user)
+	}
+	clientKey := make([]byte, len(proof))
+	for i := range proof {
+		clientKey[i] = proof[i] ^ signature[i]
+	}
+	stored := sha256.Sum256(clientKey)
+	if subtle.ConstantTimeCompare(stored[:], s.storedKey) != 1 {
+		return passwordFailed(user)
+	}
+	final := "v=" + base64.StdEncoding.EncodeToString(hmacSHA256(s.serverKey, authMessage))
+	return ex.Send(&pgproto3.AuthenticationSASLFinal{Data: []byte(final)})
+}
+
+// parseClientFirst reads "n,,n=user,r=nonce": the GS2 header, the message
+// without it, and the client's nonce.
+func parseClientFirst(msg string) (gs2, bare, nonce string, err error) {
+	parts := strings.SplitN(msg, ",", 3)
+	if len(parts) != 3 {
+		return "", "", "", protocolErr("malformed SCRAM client-first-message")
+	}
+	switch {
+	case strings.HasPrefix(parts[0], "p="):
+		return "", "", "", protocolErr("SCRAM channel binding is not supported")
+	case parts[0] != "n" && parts[0] != "y":
+		return "", "", "", protocolErr("malformed SCRAM GS2 header")
+	}
+	gs2 = parts[0] + "," + parts[1] + ","
+	bare = parts[2]
+	for _, attr := range strings.Split(bare, ",") {
+		if v, ok := strings.CutPrefix(attr, "r="); ok && v != "" {
+			return gs2, bare, v, nil
+		}
+	}
+	return "", "", "", protocolErr("SCRAM client-first-message has no nonce")
+}
+
+// parseClientFinal reads "c=<gs2 base64>,r=<nonce>,p=<proof>": the message
+// without its proof, and the proof, checking the channel binding and the
+// nonce.
+func parseClientFinal(msg, gs2, nonce string) (withoutProof string, proof []byte, err error) {
+	i := strings.LastIndex(msg, ",p=")
+	if i < 0 {
+		return "", nil, protocolErr("SCRAM client-final-message has no proof")
+	}
+	withoutProof = msg[:i]
+	if proof, err = base64.StdEncoding.DecodeString(msg[i+3:]); err != nil {
+		return "", nil, protocolErr("malformed SCRAM proof")
+	}
+	var binding, gotNonce string
+	for _, attr := range strings.Split(withoutProof, ",") {
+		if v, ok := strings.CutPrefix(attr, "c="); ok {
+			binding = v
+		} else if v, ok := strings.CutPrefix(attr, "r="); ok {
+			gotNonce = v
+		}
+	}
+	cb, err := base64.StdEncoding.DecodeString(binding)
+	if err != nil || !bytes.Equal(cb, []byte(gs2)) {
+		return "", nil, protocolErr("SCRAM channel binding does not match")
+	}
+	if gotNonce != nonce {
+		return "", nil, protocolErr("SCRAM nonce does not match")
+	}
+	return withoutProof, proof, nil
+}
+
+func protocolErr(msg string) error {
+	return pgerr.New(pgerrcode.ProtocolViolation, "%s", msg)
+}
+
+func passwordFailed(user string) error {
+	return pgerr.New(pgerrcode.InvalidPassword, "password authentication failed for user \"%s\"", user)
+}
