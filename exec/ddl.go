@@ -42,6 +42,8 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 		return "DROP SCHEMA", nil
 	case *sql.CreateTable:
 		return "CREATE TABLE", s.createTable(tx, x)
+	case *sql.CreateTableAs:
+		return s.createTableAs(ctx, tx, x)
 	case *sql.DropTable:
 		for _, name := range x.Missing {
 			s.notice("00000", "table \"%s\" does not exist, skipping", name)
@@ -397,8 +399,9 @@ func (s *Session) runInternal(ctx context.Context, tx *storage.Tx, text string) 
 	return s.runInternalRows(ctx, tx, text, nil)
 }
 
-// runInternalRows runs a generated statement in tx and reports the row
-// count of each result batch to rows.
+// runInternalRows runs a generated statement in tx and reports to rows
+// the row count of each result batch, or of the rows a DML statement
+// changed.
 func (s *Session) runInternalRows(ctx context.Context, tx *storage.Tx, text string, rows func(int64)) error {
 	raws, err := sql.Parse(text)
 	if err != nil {
@@ -413,11 +416,17 @@ func (s *Session) runInternalRows(ctx context.Context, tx *storage.Tx, text stri
 	rt := s.runtime(tx, nil)
 	switch plan.(type) {
 	case *sql.Insert, *sql.Update, *sql.Delete:
-		out, _, err := runDML(ctx, rt, plan)
-		if err == nil {
-			out.Close()
+		out, tag, err := runDML(ctx, rt, plan)
+		if err != nil {
+			return err
 		}
-		return err
+		out.Close()
+		if rows != nil {
+			// The tag's last word is the row count: INSERT 0 n, UPDATE n.
+			n, _ := strconv.ParseInt(tag[strings.LastIndexByte(tag, ' ')+1:], 10, 64)
+			rows(n)
+		}
+		return nil
 	}
 	op, err := Build(rt, plan)
 	if err != nil {
@@ -434,3 +443,26 @@ func (s *Session) runInternalRows(ctx context.Context, tx *storage.Tx, text stri
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// createTableAs creates the table of CREATE TABLE ... AS and fills it from
+// the query, in the statement's transaction; its tag is SELECT n, as in
+// PostgreSQL.
+func (s *Session) createTableAs(ctx context.Context, tx *storage.Tx, x *sql.CreateTableAs) (string, error) {
+	def := x.Create.Def
+	if tx.Catalog().Table(def.Schema, def.Name) != nil && x.Create.IfNotExists {
+		s.notice("42P07", "relation \"%s\" already exists, skipping", def.Name)
+		return "CREATE TABLE AS", nil
+	}
+	if err := s.createTable(tx, x.Create); err != nil {
+		return "", err
+	}
+	if x.WithNoData {
+		return "CREATE TABLE AS", nil
+	}
+	var n int64
+	err := s.runInternalRows(ctx, tx, "INSERT INTO "+quote(def.Schema)+"."+quote(def.Name)+" "+x.Query, func(k int64) { n += k })
+	if err != nil {
+		return "", err
+	}
+	return "SELECT " + itoa(n), nil
+}

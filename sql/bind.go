@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
@@ -54,6 +55,12 @@ type Query struct {
 func (b *Binder) Bind(n *pg_query.Node) (any, error) {
 	switch s := n.Node.(type) {
 	case *pg_query.Node_SelectStmt:
+		if into := s.SelectStmt.IntoClause; into != nil {
+			// SELECT ... INTO t is CREATE TABLE t AS SELECT ...
+			sel := proto.Clone(s.SelectStmt).(*pg_query.SelectStmt)
+			sel.IntoClause = nil
+			return b.bindCreateTableAs(&pg_query.CreateTableAsStmt{Query: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, Into: into, Objtype: pg_query.ObjectType_OBJECT_TABLE})
+		}
 		plan, err := b.bindSelect(s.SelectStmt, nil)
 		if err != nil {
 			return nil, err

@@ -34,6 +34,15 @@ type CreateTable struct {
 	IfNotExists bool
 }
 
+// CreateTableAs is CREATE TABLE ... AS SELECT (and SELECT ... INTO): the
+// table, with the query's columns, and the query's text, which fills it
+// unless WithNoData.
+type CreateTableAs struct {
+	Create     *CreateTable
+	Query      string
+	WithNoData bool
+}
+
 // DropTable is DROP TABLE; Missing lists names that did not exist (IF
 // EXISTS turns them into notices).
 type DropTable struct {
@@ -219,6 +228,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (any, error) {
 		return &CreateSchema{Name: name, IfNotExists: s.CreateSchemaStmt.IfNotExists}, nil
 	case *pg_query.Node_CreateStmt:
 		return b.bindCreateTable(s.CreateStmt)
+	case *pg_query.Node_CreateTableAsStmt:
+		return b.bindCreateTableAs(s.CreateTableAsStmt)
 	case *pg_query.Node_DropStmt:
 		return b.bindDrop(s.DropStmt)
 	case *pg_query.Node_AlterTableStmt:
@@ -289,10 +300,30 @@ func (b *Binder) bindUtility(n *pg_query.Node) (any, error) {
 }
 
 // statementName is a readable name of a parse-tree statement type.
+// statementName names a statement as SQL writes it, from its parse node
+// type: CreateFunctionStmt is CREATE FUNCTION, ViewStmt CREATE VIEW.
 func statementName(n *pg_query.Node) string {
-	name := fmt.Sprintf("%T", n.Node)
-	name = strings.TrimPrefix(name, "*pg_query.Node_")
-	return strings.TrimSuffix(name, "Stmt")
+	name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", n.Node), "*pg_query.Node_"), "Stmt")
+	if sql, ok := statementNames[name]; ok {
+		return sql
+	}
+	var words []string
+	start := 0
+	for i := 1; i <= len(name); i++ {
+		if i == len(name) || name[i] >= 'A' && name[i] <= 'Z' {
+			words = append(words, strings.ToUpper(name[start:i]))
+			start = i
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// statementNames are the statements whose parse node names are not their
+// SQL words.
+var statementNames = map[string]string{
+	"View": "CREATE VIEW", "Rule": "CREATE RULE", "Grant": "GRANT and REVOKE", "GrantRole": "GRANT and REVOKE of roles",
+	"Createdb": "CREATE DATABASE", "Dropdb": "DROP DATABASE", "Alterdb": "ALTER DATABASE", "Lock": "LOCK TABLE",
+	"CreateTrig": "CREATE TRIGGER", "CreatePlang": "CREATE LANGUAGE", "Do": "DO", "Execute": "EXECUTE",
 }
 
 func bindTransaction(t *pg_query.TransactionStmt) (any, error) {
@@ -865,4 +896,62 @@ func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (any, error) {
 		}
 	}
 	return &CreateSequence{Def: seq, IfNotExists: s.IfNotExists}, nil
+}
+
+// bindCreateTableAs binds CREATE TABLE name [(columns)] AS query [WITH
+// [NO] DATA]: the query is bound to learn its columns' names and types.
+func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (any, error) {
+	if s.Objtype != pg_query.ObjectType_OBJECT_TABLE {
+		return nil, pgerr.NotSupported("materialized views")
+	}
+	into := s.Into
+	if into.Rel.Relpersistence == "t" {
+		return nil, pgerr.NotSupported("temporary tables")
+	}
+	sel := s.Query.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.NotSupported("CREATE TABLE AS of a statement other than SELECT")
+	}
+	plan, err := b.bindSelect(sel, nil)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := b.CreationSchema(into.Rel.Schemaname)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := b.Catalog.Schemas[schema]; !ok {
+		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+	}
+	names := strList(into.ColNames)
+	def := &storage.TableDef{Schema: schema, Name: into.Rel.Relname}
+	var visible []Col
+	for _, c := range plan.Columns() {
+		if !c.Hidden {
+			visible = append(visible, c)
+		}
+	}
+	if len(names) > len(visible) {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "too many column names were specified")
+	}
+	for i, c := range visible {
+		name, t := c.Name, c.T
+		if i < len(names) {
+			name = names[i]
+		}
+		if t.Family == types.Unknown || t.Family == types.Null {
+			t = types.TextT
+		}
+		for _, d := range def.Columns {
+			if d.Name == name {
+				return nil, pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", name)
+			}
+		}
+		def.Columns = append(def.Columns, storage.ColumnDef{Name: name, Type: t})
+	}
+	text, err := pg_query.Deparse(&pg_query.ParseResult{Stmts: []*pg_query.RawStmt{{Stmt: s.Query}}})
+	if err != nil {
+		return nil, err
+	}
+	return &CreateTableAs{Create: &CreateTable{Def: def, IfNotExists: s.IfNotExists}, Query: text, WithNoData: into.SkipData}, nil
 }
