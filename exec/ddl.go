@@ -44,6 +44,15 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 		return "CREATE TABLE", s.createTable(tx, x)
 	case *sql.CreateTableAs:
 		return s.createTableAs(ctx, tx, x)
+	case *sql.CommentOn:
+		def := cloneTable(x.Table)
+		if x.Column == "" {
+			def.Comment = x.Text
+		} else {
+			pos, _ := def.Column(x.Column)
+			def.Columns[pos].Comment = x.Text
+		}
+		return "COMMENT", tx.AlterTable(def)
 	case *sql.DropTable:
 		for _, name := range x.Missing {
 			s.notice("00000", "table \"%s\" does not exist, skipping", name)

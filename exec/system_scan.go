@@ -116,6 +116,9 @@ func (c lazyCatalog) IndexDef(oid int64) (string, bool) {
 func (c lazyCatalog) ConstraintDef(oid int64) (string, bool) {
 	return c.rt.catalogView().ConstraintDef(oid)
 }
+func (c lazyCatalog) Description(oid, sub int64) (string, bool) {
+	return c.rt.catalogView().Description(oid, sub)
+}
 func (c lazyCatalog) SerialSequence(table, column string) (string, bool, error) {
 	return c.rt.catalogView().SerialSequence(table, column)
 }

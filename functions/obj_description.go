@@ -2,18 +2,33 @@ package functions
 
 // obj_description(oid [, catalog_name]), col_description(table_oid,
 // column_number) and shobj_description(oid, catalog_name): the comment on
-// an object, which psql's \d+ and \dt+ and drivers' REMARKS columns show.
-// cairn keeps no comments (there is no COMMENT ON), so they are always
-// NULL.
+// an object (COMMENT ON TABLE / COLUMN), which psql's \d+ and \dt+ and
+// drivers' REMARKS columns show; NULL when it has none. cairn keeps
+// comments on tables and columns only, so shobj_description (databases,
+// roles) is always NULL.
 
 import "github.com/cairn-db/cairn/sql/types"
 
 func init() {
-	none := func(*Context, []any) (any, error) { return nil, nil }
+	describe := func(ctx *Context, oid, sub int64) (any, error) {
+		if ctx == nil || ctx.Catalog == nil {
+			return nil, nil
+		}
+		if text, ok := ctx.Catalog.Description(oid, sub); ok {
+			return text, nil
+		}
+		return nil, nil
+	}
 	Register(
-		fn("obj_description", targs(types.OidT), tText, none),
-		fn("obj_description", targs(types.OidT, types.NameT), tText, none),
-		fn("col_description", targs(types.OidT, tInt4), tText, none),
-		fn("shobj_description", targs(types.OidT, types.NameT), tText, none),
+		fn("obj_description", targs(types.OidT), tText, func(ctx *Context, a []any) (any, error) {
+			return describe(ctx, a[0].(int64), 0)
+		}),
+		fn("obj_description", targs(types.OidT, types.NameT), tText, func(ctx *Context, a []any) (any, error) {
+			return describe(ctx, a[0].(int64), 0)
+		}),
+		fn("col_description", targs(types.OidT, tInt4), tText, func(ctx *Context, a []any) (any, error) {
+			return describe(ctx, a[0].(int64), a[1].(int64))
+		}),
+		fn("shobj_description", targs(types.OidT, types.NameT), tText, func(*Context, []any) (any, error) { return nil, nil }),
 	)
 }

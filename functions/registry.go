@@ -44,6 +44,9 @@ type Catalog interface {
 	IndexDef(oid int64) (string, bool)
 	// ConstraintDef is pg_get_constraintdef; ok is false for an unknown OID.
 	ConstraintDef(oid int64) (string, bool)
+	// Description is the comment on an object (sub: a column's number, 0
+	// for the object itself); ok is false when it has none.
+	Description(oid, sub int64) (string, bool)
 }
 
 // SessionInfo is the part of a session that functions can read.

@@ -34,6 +34,14 @@ type CreateTable struct {
 	IfNotExists bool
 }
 
+// CommentOn is COMMENT ON TABLE / COLUMN: Text ("" removes the comment)
+// for the table, or for its column Column when that is set.
+type CommentOn struct {
+	Table  *storage.TableDef
+	Column string
+	Text   string
+}
+
 // CreateTableAs is CREATE TABLE ... AS SELECT (and SELECT ... INTO): the
 // table, with the query's columns, and the query's text, which fills it
 // unless WithNoData.
@@ -292,7 +300,7 @@ func (b *Binder) bindUtility(n *pg_query.Node) (any, error) {
 	case *pg_query.Node_DiscardStmt:
 		return &NoOp{Tag: "DISCARD ALL"}, nil
 	case *pg_query.Node_CommentStmt:
-		return &NoOp{Tag: "COMMENT"}, nil
+		return b.bindComment(s.CommentStmt)
 	case *pg_query.Node_ClosePortalStmt:
 		return &NoOp{Tag: "CLOSE CURSOR ALL"}, nil
 	}
@@ -954,4 +962,35 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (any, error) {
 		return nil, err
 	}
 	return &CreateTableAs{Create: &CreateTable{Def: def, IfNotExists: s.IfNotExists}, Query: text, WithNoData: into.SkipData}, nil
+}
+
+// bindComment binds COMMENT ON TABLE t / COLUMN t.c IS 'text' | NULL.
+// cairn keeps comments on tables and columns only.
+func (b *Binder) bindComment(s *pg_query.CommentStmt) (any, error) {
+	names := strList(s.Object.GetList().GetItems())
+	var column string
+	switch s.Objtype {
+	case pg_query.ObjectType_OBJECT_TABLE:
+	case pg_query.ObjectType_OBJECT_COLUMN:
+		if len(names) < 2 {
+			return nil, pgerr.New(pgerrcode.SyntaxError, "column name must be qualified")
+		}
+		column, names = names[len(names)-1], names[:len(names)-1]
+	default:
+		return nil, pgerr.NotSupported("COMMENT ON objects other than tables and columns")
+	}
+	schema, name := "", names[len(names)-1]
+	if len(names) > 1 {
+		schema = names[len(names)-2]
+	}
+	def, err := b.lookupTable(schema, name)
+	if err != nil {
+		return nil, err
+	}
+	if column != "" {
+		if _, c := def.Column(column); c == nil {
+			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, def.Name)
+		}
+	}
+	return &CommentOn{Table: def, Column: column, Text: s.Comment}, nil
 }

@@ -46,6 +46,8 @@ type TableDef struct {
 	ForeignKeys []ForeignKeyDef `json:"foreign_keys,omitempty"`
 	// NextColumnID hands out column IDs.
 	NextColumnID int `json:"next_column_id"`
+	// Comment is COMMENT ON TABLE's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // ColumnDef is one column.
@@ -57,6 +59,8 @@ type ColumnDef struct {
 	// Default is the SQL text of the DEFAULT expression, "" for none;
 	// storage does not interpret it.
 	Default string `json:"default,omitempty"`
+	// Comment is COMMENT ON COLUMN's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // UniqueDef is a UNIQUE (or PRIMARY KEY) constraint.

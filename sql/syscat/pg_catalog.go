@@ -295,7 +295,20 @@ func init() {
 		return [][]any{{v.User, int64(BootstrapUserOID), true, true, true, true, "********", nil, nil}}
 	})
 	register("pg_catalog", "pg_auth_members", 1261, "roleid oid, member oid, grantor oid, admin_option bool", nil)
-	register("pg_catalog", "pg_description", 2609, "objoid oid, classoid oid, objsubid int4, description text", nil)
+	register("pg_catalog", "pg_description", 2609, "objoid oid, classoid oid, objsubid int4, description text", func(v *View) [][]any {
+		var rows [][]any
+		for _, t := range v.tables {
+			if t.Comment != "" {
+				rows = append(rows, []any{TableOID(t.ID), int64(pgClassOID), int64(0), t.Comment})
+			}
+			for i, c := range t.Columns {
+				if c.Comment != "" {
+					rows = append(rows, []any{TableOID(t.ID), int64(pgClassOID), int64(i + 1), c.Comment})
+				}
+			}
+		}
+		return rows
+	})
 	register("pg_catalog", "pg_shdescription", 2396, "objoid oid, classoid oid, description text", nil)
 	register("pg_catalog", "pg_extension", 3079, "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable bool, extversion text, extconfig oid[], extcondition text[]", nil)
 	register("pg_catalog", "pg_collation", 3456, "oid oid, collname name, collnamespace oid, collowner oid, collprovider text, collisdeterministic bool, collencoding int4, collcollate text, collctype text, colliculocale text, collversion text", func(v *View) [][]any {

@@ -521,3 +521,20 @@ func sameColumns(a, b []int) bool {
 	}
 	return true
 }
+
+// Description is the comment on a table (sub 0) or on its column number
+// sub (COMMENT ON); ok is false when there is none.
+func (v *View) Description(oid, sub int64) (string, bool) {
+	t, ok := v.byOID[oid].(*storage.TableDef)
+	if !ok {
+		return "", false
+	}
+	text := t.Comment
+	if sub > 0 {
+		if sub > int64(len(t.Columns)) {
+			return "", false
+		}
+		text = t.Columns[sub-1].Comment
+	}
+	return text, text != ""
+}
