@@ -71,6 +71,20 @@ func srfGenerator(rt *Runtime, n *sql.SRF, args []any) (func() ([]any, bool, err
 	switch n.Name {
 	case "generate_series":
 		return seriesGenerator(rt, n, args)
+	case "pg_get_keywords":
+		i := 0
+		return func() ([]any, bool, error) {
+			if i >= len(sql.Keywords) {
+				return nil, false, nil
+			}
+			k := sql.Keywords[i]
+			i++
+			bare := "requires AS"
+			if k.BareLabel {
+				bare = "can be bare label"
+			}
+			return []any{k.Word, k.Category, k.BareLabel, sql.KeywordCategory(k.Category), bare}, true, nil
+		}, nil
 	case "generate_subscripts":
 		// Subscripts start at 1 in cairn's arrays.
 		arr, dim := args[0].(*types.Array), args[1].(int64)

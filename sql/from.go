@@ -413,6 +413,13 @@ func (b *Binder) bindSRF(name string, args []Expr) (*SRF, error) {
 		}
 		srf.Out = []Col{{Name: "x", T: *args[0].Type().Elem}, {Name: "n", T: types.Int4T}}
 		return srf, nil
+	case "pg_get_keywords":
+		if len(args) != 0 {
+			break
+		}
+		srf.Out = []Col{{Name: "word", T: types.TextT}, {Name: "catcode", T: types.TextT}, {Name: "barelabel", T: types.BoolT},
+			{Name: "catdesc", T: types.TextT}, {Name: "baredesc", T: types.TextT}}
+		return srf, nil
 	case "generate_subscripts":
 		if len(args) != 2 || !args[0].Type().IsArray() {
 			break
