@@ -44,6 +44,18 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 		return "CREATE TABLE", s.createTable(tx, x)
 	case *sql.CreateTableAs:
 		return s.createTableAs(ctx, tx, x)
+	case *sql.CreateView:
+		return "CREATE VIEW", tx.CreateView(x.Def, x.Replace)
+	case *sql.DropView:
+		for _, name := range x.Missing {
+			s.notice("00000", "view \"%s\" does not exist, skipping", name)
+		}
+		for _, v := range x.Views {
+			if err := tx.DropView(v.Schema, v.Name); err != nil {
+				return "", err
+			}
+		}
+		return "DROP VIEW", nil
 	case *sql.CommentOn:
 		def := cloneTable(x.Table)
 		if x.Column == "" {

@@ -113,6 +113,9 @@ func (c lazyCatalog) TableVisible(oid int64) bool { return c.rt.catalogView().Ta
 func (c lazyCatalog) IndexDef(oid int64) (string, bool) {
 	return c.rt.catalogView().IndexDef(oid)
 }
+func (c lazyCatalog) ViewDef(oid int64) (string, bool) {
+	return c.rt.catalogView().ViewDef(oid)
+}
 func (c lazyCatalog) ConstraintDef(oid int64) (string, bool) {
 	return c.rt.catalogView().ConstraintDef(oid)
 }

@@ -1,14 +1,13 @@
 package functions
 
-// The definitions of objects cairn does not have: pg_get_viewdef(view_oid
-// [, pretty | wrap_column]), pg_get_triggerdef(trigger_oid [, pretty]),
+// The definitions of objects cairn does not have:
+// pg_get_triggerdef(trigger_oid [, pretty]),
 // pg_get_statisticsobjdef_columns(statistics_oid),
 // pg_get_function_result(func_oid), pg_get_function_arguments(func_oid),
 // pg_get_function_identity_arguments(func_oid) and
-// pg_get_function_sqlbody(func_oid). cairn has no CREATE
-// VIEW (its information_schema views are computed in Go, with no SQL to
-// show), no triggers and no extended statistics, and its functions are
-// built-in with no pg_proc rows to describe, so they return NULL, as
+// pg_get_function_sqlbody(func_oid). cairn has no triggers and no extended
+// statistics, and its functions are built-in with no pg_proc rows to
+// describe, so they return NULL, as
 // PostgreSQL does for an OID naming no such object. psql's \d and drivers'
 // metadata queries still call them, so they must resolve.
 
@@ -18,9 +17,6 @@ func init() {
 	oid := types.OidT
 	none := func(*Context, []any) (any, error) { return nil, nil }
 	Register(
-		fn("pg_get_viewdef", targs(oid), tText, none),
-		fn("pg_get_viewdef", targs(oid, tBool), tText, none),
-		fn("pg_get_viewdef", targs(oid, tInt4), tText, none),
 		fn("pg_get_triggerdef", targs(oid), tText, none),
 		fn("pg_get_triggerdef", targs(oid, tBool), tText, none),
 		fn("pg_get_statisticsobjdef_columns", targs(oid), tText, none),

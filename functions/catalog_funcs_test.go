@@ -290,6 +290,8 @@ func (fakeCatalog) Lookup(f types.Family, text string) (int64, error) {
 
 func (fakeCatalog) TableVisible(oid int64) bool { return oid == 100001 }
 
+func (fakeCatalog) ViewDef(oid int64) (string, bool) { return "", false }
+
 func (fakeCatalog) IndexDef(oid int64) (string, bool) {
 	switch oid {
 	case 200:

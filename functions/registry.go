@@ -42,6 +42,8 @@ type Catalog interface {
 	TableVisible(oid int64) bool
 	// IndexDef is pg_get_indexdef; ok is false for an unknown OID.
 	IndexDef(oid int64) (string, bool)
+	// ViewDef is pg_get_viewdef; ok is false for an unknown OID.
+	ViewDef(oid int64) (string, bool)
 	// ConstraintDef is pg_get_constraintdef; ok is false for an unknown OID.
 	ConstraintDef(oid int64) (string, bool)
 	// Description is the comment on an object (sub: a column's number, 0

@@ -37,6 +37,9 @@ type Binder struct {
 	view *syscat.View
 	// windows is the WINDOW clause of the query level being bound.
 	windows []*pg_query.Node
+	// expanding lists the views (schema.name) whose queries are being
+	// bound, outermost first, to catch a view that reads itself.
+	expanding []string
 }
 
 type cteDef struct {
@@ -142,14 +145,27 @@ func (b *Binder) lookupTable(schema, name string) (*storage.TableDef, error) {
 		if t := b.Catalog.Table(schema, name); t != nil {
 			return t, nil
 		}
+		if b.Catalog.View(schema, name) != nil {
+			return nil, viewNotTable(name)
+		}
 		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
 	for _, s := range b.SearchPath {
 		if t := b.Catalog.Table(s, name); t != nil {
 			return t, nil
 		}
+		if b.Catalog.View(s, name) != nil {
+			return nil, viewNotTable(name)
+		}
 	}
 	return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", name)
+}
+
+// viewNotTable is the error for a view named where only a table will do
+// (INSERT, ALTER TABLE, DROP TABLE, ...).
+func viewNotTable(name string) error {
+	return pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is a view", name).
+		WithHint("cairn's views are read-only; DROP VIEW removes one.")
 }
 
 // CreationSchema is the schema an unqualified CREATE puts objects in: the

@@ -242,11 +242,10 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 			return nil, pgerr.New(pgerrcode.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual).WithPosition(cr.Location + 1)
 		}
 	}
-	full := name
-	if qual != "" {
-		full = qual + "." + name
+	if qual != "" { // PostgreSQL quotes neither part here
+		return nil, pgerr.New(pgerrcode.UndefinedColumn, "column %s.%s does not exist", qual, name).WithPosition(cr.Location + 1)
 	}
-	return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", full).WithPosition(cr.Location + 1)
+	return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", name).WithPosition(cr.Location + 1)
 }
 
 // bindConst binds a literal: integers are int4 (int8 or numeric when

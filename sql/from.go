@@ -100,6 +100,9 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 		}
 		return scan, aliasCols(scan.Out, alias, colNames), nil
 	}
+	if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
+		return b.bindView(v, alias, colNames)
+	}
 	def, err := b.rangeVarTable(rv)
 	if err != nil {
 		return nil, nil, pgerr.From(err).WithPosition(rv.Location + 1)

@@ -238,6 +238,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (any, error) {
 		return b.bindCreateTable(s.CreateStmt)
 	case *pg_query.Node_CreateTableAsStmt:
 		return b.bindCreateTableAs(s.CreateTableAsStmt)
+	case *pg_query.Node_ViewStmt:
+		return b.bindCreateView(s.ViewStmt)
 	case *pg_query.Node_DropStmt:
 		return b.bindDrop(s.DropStmt)
 	case *pg_query.Node_AlterTableStmt:
@@ -329,7 +331,7 @@ func statementName(n *pg_query.Node) string {
 // statementNames are the statements whose parse node names are not their
 // SQL words.
 var statementNames = map[string]string{
-	"View": "CREATE VIEW", "Rule": "CREATE RULE", "Grant": "GRANT and REVOKE", "GrantRole": "GRANT and REVOKE of roles",
+	"Rule": "CREATE RULE", "Grant": "GRANT and REVOKE", "GrantRole": "GRANT and REVOKE of roles",
 	"Createdb": "CREATE DATABASE", "Dropdb": "DROP DATABASE", "Alterdb": "ALTER DATABASE", "Lock": "LOCK TABLE",
 	"CreateTrig": "CREATE TRIGGER", "CreatePlang": "CREATE LANGUAGE", "Do": "DO", "Execute": "EXECUTE",
 }
@@ -714,6 +716,8 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (any, error) {
 			d.Names = append(d.Names, [2]string{schema, name})
 		}
 		return d, nil
+	case pg_query.ObjectType_OBJECT_VIEW:
+		return b.bindDropView(s)
 	case pg_query.ObjectType_OBJECT_EXTENSION:
 		return &NoOp{Tag: "DROP EXTENSION"}, nil
 	}

@@ -13,8 +13,9 @@ import (
 type Catalog struct {
 	Schemas   map[string]*SchemaDef   `json:"schemas"`
 	Tables    map[uint64]*TableDef    `json:"tables"`
-	Sequences map[string]*SequenceDef `json:"sequences"` // key: schema + "." + name
-	Indexes   map[string]*IndexDef    `json:"indexes"`   // key: schema + "." + name
+	Sequences map[string]*SequenceDef `json:"sequences"`       // key: schema + "." + name
+	Indexes   map[string]*IndexDef    `json:"indexes"`         // key: schema + "." + name
+	Views     map[string]*ViewDef     `json:"views,omitempty"` // key: schema + "." + name
 	// NextID hands out table IDs; IDs are never reused.
 	NextID uint64 `json:"next_id"`
 }
@@ -81,6 +82,21 @@ type ForeignKeyDef struct {
 	Columns    []int  `json:"columns"`
 	RefTable   uint64 `json:"ref_table"`
 	RefColumns []int  `json:"ref_columns"`
+}
+
+// ViewDef is a view: the SQL text of its query, bound again wherever the
+// view is read (under the search path it was created with, so its names
+// mean what they meant then), and the columns it had when created.
+type ViewDef struct {
+	Schema     string      `json:"schema"`
+	Name       string      `json:"name"`
+	Query      string      `json:"query"`
+	SearchPath []string    `json:"search_path"`
+	Columns    []ColumnDef `json:"columns"`
+	// QueryColumns are the names the query gave its columns (before the
+	// view's own column names), to tell when a changed table makes the
+	// query answer other columns than the view was made of.
+	QueryColumns []string `json:"query_columns"`
 }
 
 // SequenceDef is a sequence (serial columns own one).

@@ -39,6 +39,9 @@ func (c *Catalog) normalize() {
 	if c.Indexes == nil {
 		c.Indexes = map[string]*IndexDef{}
 	}
+	if c.Views == nil {
+		c.Views = map[string]*ViewDef{}
+	}
 	if c.NextID == 0 {
 		c.NextID = 1
 	}
@@ -52,7 +55,15 @@ func (c *Catalog) Clone() *Catalog {
 		Tables:    make(map[uint64]*TableDef, len(c.Tables)),
 		Sequences: make(map[string]*SequenceDef, len(c.Sequences)),
 		Indexes:   make(map[string]*IndexDef, len(c.Indexes)),
+		Views:     make(map[string]*ViewDef, len(c.Views)),
 		NextID:    c.NextID,
+	}
+	for k, v := range c.Views {
+		v2 := *v
+		v2.Columns = append([]ColumnDef(nil), v.Columns...)
+		v2.SearchPath = append([]string(nil), v.SearchPath...)
+		v2.QueryColumns = append([]string(nil), v.QueryColumns...)
+		n.Views[k] = &v2
 	}
 	for k, s := range c.Schemas {
 		s2 := *s
@@ -80,6 +91,9 @@ func (c *Catalog) Table(schema, name string) *TableDef {
 	}
 	return nil
 }
+
+// View returns the view schema.name, or nil.
+func (c *Catalog) View(schema, name string) *ViewDef { return c.Views[objKey(schema, name)] }
 
 // TableByID returns the table with the given ID, or nil if there is none.
 func (c *Catalog) TableByID(id uint64) *TableDef { return c.Tables[id] }
@@ -123,7 +137,7 @@ func (c *Catalog) IndexesOf(tableID uint64) []*IndexDef {
 // exists in schema (PostgreSQL keeps them in one namespace).
 func (c *Catalog) relationExists(schema, name string) bool {
 	return c.Table(schema, name) != nil || c.Sequences[objKey(schema, name)] != nil ||
-		c.Indexes[objKey(schema, name)] != nil
+		c.Indexes[objKey(schema, name)] != nil || c.Views[objKey(schema, name)] != nil
 }
 
 func objKey(schema, name string) string { return schema + "." + name }

@@ -132,6 +132,11 @@ func (tx *Tx) DropSchema(name string, cascade bool) error {
 				idxs = append(idxs, k)
 			}
 		}
+		for k, v := range c.Views {
+			if v.Schema == name {
+				idxs = append(idxs, k)
+			}
+		}
 		if !cascade && len(tables)+len(seqs)+len(idxs) > 0 {
 			return pgerr.New(pgerrcode.DependentObjectsStillExist,
 				"cannot drop schema %s because other objects depend on it", name).
@@ -145,6 +150,7 @@ func (tx *Tx) DropSchema(name string, cascade bool) error {
 		}
 		for _, k := range idxs {
 			delete(c.Indexes, k)
+			delete(c.Views, k)
 		}
 		delete(c.Schemas, name)
 		return nil
@@ -459,6 +465,34 @@ func (tx *Tx) DropIndex(schema, name string) error {
 			return pgerr.New(pgerrcode.UndefinedObject, "index %q does not exist", name)
 		}
 		delete(c.Indexes, key)
+		return nil
+	})
+}
+
+// CreateView creates a view, or with replace replaces a view of that name
+// (42P07 when another kind of relation has it).
+func (tx *Tx) CreateView(def *ViewDef, replace bool) error {
+	d := *def
+	return tx.apply(func(c *Catalog) error {
+		if c.Schemas[d.Schema] == nil {
+			return schemaMissing(d.Schema)
+		}
+		if c.relationExists(d.Schema, d.Name) && !(replace && c.View(d.Schema, d.Name) != nil) {
+			return relationExistsErr(d.Name)
+		}
+		v := d
+		c.Views[objKey(d.Schema, d.Name)] = &v
+		return nil
+	})
+}
+
+// DropView drops a view (42P01 if missing).
+func (tx *Tx) DropView(schema, name string) error {
+	return tx.apply(func(c *Catalog) error {
+		if c.View(schema, name) == nil {
+			return pgerr.New(pgerrcode.UndefinedTable, "view %q does not exist", name)
+		}
+		delete(c.Views, objKey(schema, name))
 		return nil
 	})
 }

@@ -47,6 +47,9 @@ func init() {
 		for _, t := range v.tables {
 			row(t.Schema, t.Name, "BASE TABLE", "YES")
 		}
+		for _, d := range v.views {
+			row(d.Schema, d.Name, "VIEW", "NO")
+		}
 		// System relations are read-only in cairn, so none is insertable
 		// (PostgreSQL says YES for its catalog tables, to a superuser).
 		for _, r := range allRelations() {
@@ -61,29 +64,38 @@ func init() {
 
 	register(is, "columns", 0, "table_catalog name, table_schema name, table_name name, column_name name, ordinal_position int4, column_default text, is_nullable text, data_type text, character_maximum_length int4, character_octet_length int4, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, domain_catalog name, domain_schema name, domain_name name, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, is_self_referencing text, is_identity text, identity_generation text, identity_start text, identity_increment text, identity_maximum text, identity_minimum text, identity_cycle text, is_generated text, generation_expression text, is_updatable text", func(v *View) [][]any {
 		var rows [][]any
+		row := func(schema, table string, i int, c storage.ColumnDef, nullable, updatable string) {
+			var def, collCatalog, collSchema, collName any
+			if c.Default != "" {
+				def = v.defaultExpr(c.Default)
+			}
+			// name is the one type whose collation (C) is not the
+			// default, which PostgreSQL leaves out.
+			if c.Type.Family == types.Name {
+				collCatalog, collSchema, collName = v.Database, "pg_catalog", "C"
+			}
+			udtSchema, udtName := udtOf(c.Type)
+			charLen, octets := charLengths(c.Type)
+			precision, radix, scale := numericFacets(c.Type)
+			rows = append(rows, []any{v.Database, schema, table, c.Name, int64(i + 1), def, nullable, sqlDataType(c.Type),
+				charLen, octets, precision, radix, scale, datetimePrecision(c.Type), nil, nil,
+				nil, nil, nil, collCatalog, collSchema, collName, nil, nil, nil,
+				v.Database, udtSchema, udtName, nil, nil, nil, nil, strconv.Itoa(i + 1),
+				"NO", "NO", nil, nil, nil, nil, nil, "NO", "NEVER", nil, updatable})
+		}
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
-				var def, collCatalog, collSchema, collName any
-				if c.Default != "" {
-					def = v.defaultExpr(c.Default)
-				}
 				nullable := "YES"
 				if notNull(t, c) {
 					nullable = "NO"
 				}
-				// name is the one type whose collation (C) is not the
-				// default, which PostgreSQL leaves out.
-				if c.Type.Family == types.Name {
-					collCatalog, collSchema, collName = v.Database, "pg_catalog", "C"
-				}
-				udtSchema, udtName := udtOf(c.Type)
-				charLen, octets := charLengths(c.Type)
-				precision, radix, scale := numericFacets(c.Type)
-				rows = append(rows, []any{v.Database, t.Schema, t.Name, c.Name, int64(i + 1), def, nullable, sqlDataType(c.Type),
-					charLen, octets, precision, radix, scale, datetimePrecision(c.Type), nil, nil,
-					nil, nil, nil, collCatalog, collSchema, collName, nil, nil, nil,
-					v.Database, udtSchema, udtName, nil, nil, nil, nil, strconv.Itoa(i + 1),
-					"NO", "NO", nil, nil, nil, nil, nil, "NO", "NEVER", nil, "YES"})
+				row(t.Schema, t.Name, i, c, nullable, "YES")
+			}
+		}
+		// cairn's views are read-only.
+		for _, d := range v.views {
+			for i, c := range d.Columns {
+				row(d.Schema, d.Name, i, c, "YES", "NO")
 			}
 		}
 		return rows
@@ -188,7 +200,14 @@ func init() {
 		return rows
 	})
 
-	register(is, "views", 0, "table_catalog name, table_schema name, table_name name, view_definition text, check_option text, is_updatable text, is_insertable_into text, is_trigger_updatable text, is_trigger_deletable text, is_trigger_insertable_into text", nil)
+	register(is, "views", 0, "table_catalog name, table_schema name, table_name name, view_definition text, check_option text, is_updatable text, is_insertable_into text, is_trigger_updatable text, is_trigger_deletable text, is_trigger_insertable_into text", func(v *View) [][]any {
+		var rows [][]any
+		for _, d := range v.views {
+			def, _ := v.ViewDef(ViewOID(d.Schema, d.Name))
+			rows = append(rows, []any{v.Database, d.Schema, d.Name, def, "NONE", "NO", "NO", "NO", "NO", "NO"})
+		}
+		return rows
+	})
 	register(is, "routines", 0, "specific_catalog name, specific_schema name, specific_name name, routine_catalog name, routine_schema name, routine_name name, routine_type text, module_catalog name, module_schema name, module_name name, udt_catalog name, udt_schema name, udt_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, type_udt_catalog name, type_udt_schema name, type_udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, routine_body text, routine_definition text, external_name text, external_language text, parameter_style text, is_deterministic text, sql_data_access text, is_null_call text, sql_path text, schema_level_routine text, max_dynamic_result_sets int4, is_user_defined_cast text, is_implicitly_invocable text, security_type text, to_sql_specific_catalog name, to_sql_specific_schema name, to_sql_specific_name name, as_locator text, created timestamptz, last_altered timestamptz, new_savepoint_level text, is_udt_dependent text, result_cast_from_data_type text, result_cast_as_locator text, result_cast_char_max_length int4, result_cast_char_octet_length int4, result_cast_char_set_catalog name, result_cast_char_set_schema name, result_cast_char_set_name name, result_cast_collation_catalog name, result_cast_collation_schema name, result_cast_collation_name name, result_cast_numeric_precision int4, result_cast_numeric_precision_radix int4, result_cast_numeric_scale int4, result_cast_datetime_precision int4, result_cast_interval_type text, result_cast_interval_precision int4, result_cast_type_udt_catalog name, result_cast_type_udt_schema name, result_cast_type_udt_name name, result_cast_scope_catalog name, result_cast_scope_schema name, result_cast_scope_name name, result_cast_maximum_cardinality int4, result_cast_dtd_identifier name", nil)
 	register(is, "parameters", 0, "specific_catalog name, specific_schema name, specific_name name, ordinal_position int4, parameter_mode text, is_result text, as_locator text, parameter_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, parameter_default text", nil)
 	register(is, "triggers", 0, "trigger_catalog name, trigger_schema name, trigger_name name, event_manipulation text, event_object_catalog name, event_object_schema name, event_object_table name, action_order int4, action_condition text, action_statement text, action_orientation text, action_timing text, action_reference_old_table name, action_reference_new_table name, action_reference_old_row name, action_reference_new_row name, created timestamptz", nil)

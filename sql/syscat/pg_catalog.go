@@ -152,6 +152,9 @@ func init() {
 		for _, s := range v.sequences {
 			row(SequenceOID(s.Schema, s.Name), s.Name, SchemaOID(s.Schema), 0, "S", 3, 0, false, false)
 		}
+		for _, d := range v.views {
+			row(ViewOID(d.Schema, d.Name), d.Name, SchemaOID(d.Schema), 0, "v", len(d.Columns), 0, false, false)
+		}
 		return rows
 	})
 
@@ -190,6 +193,11 @@ func init() {
 		for _, r := range allRelations() {
 			for i, c := range r.Cols {
 				row(r.OID, i+1, c.Name, c.T, false, false)
+			}
+		}
+		for _, d := range v.views {
+			for i, c := range d.Columns {
+				row(ViewOID(d.Schema, d.Name), i+1, c.Name, c.Type, false, false)
 			}
 		}
 		return rows
@@ -354,7 +362,14 @@ func init() {
 		}
 		return rows
 	})
-	register("pg_catalog", "pg_views", 0, "schemaname name, viewname name, viewowner name, definition text", nil)
+	register("pg_catalog", "pg_views", 0, "schemaname name, viewname name, viewowner name, definition text", func(v *View) [][]any {
+		var rows [][]any
+		for _, d := range v.views {
+			def, _ := v.ViewDef(ViewOID(d.Schema, d.Name))
+			rows = append(rows, []any{d.Schema, d.Name, v.User, def})
+		}
+		return rows
+	})
 	register("pg_catalog", "pg_matviews", 0, "schemaname name, matviewname name, matviewowner name, tablespace name, hasindexes bool, ispopulated bool, definition text", nil)
 	register("pg_catalog", "pg_sequences", 0, "schemaname name, sequencename name, sequenceowner name, data_type regtype, start_value int8, min_value int8, max_value int8, increment_by int8, cycle bool, cache_size int8, last_value int8", func(v *View) [][]any {
 		var rows [][]any

@@ -157,6 +157,9 @@ func IndexOID(schema, name string) int64 { return hashOID("i:" + schema + "." + 
 // SequenceOID is the OID of a sequence.
 func SequenceOID(schema, name string) int64 { return hashOID("S:" + schema + "." + name) }
 
+// ViewOID is the OID of a view.
+func ViewOID(schema, name string) int64 { return hashOID("v:" + schema + "." + name) }
+
 // ConstraintOID is the OID of a table constraint.
 func ConstraintOID(table int64, name string) int64 {
 	return hashOID(fmt.Sprintf("c:%d.%s", table, name))

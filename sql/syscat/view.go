@@ -32,6 +32,7 @@ type View struct {
 	indexes     []*index
 	constraints []*constraint
 	sequences   []*storage.SequenceDef
+	views       []*storage.ViewDef
 	byOID       map[int64]any
 }
 
@@ -130,6 +131,15 @@ func NewView(cat *storage.Catalog, user, database string, searchPath []string) *
 	for _, s := range v.sequences {
 		v.byOID[SequenceOID(s.Schema, s.Name)] = s
 	}
+	for _, d := range cat.Views {
+		v.views = append(v.views, d)
+	}
+	sort.Slice(v.views, func(i, j int) bool {
+		return ViewOID(v.views[i].Schema, v.views[i].Name) < ViewOID(v.views[j].Schema, v.views[j].Name)
+	})
+	for _, d := range v.views {
+		v.byOID[ViewOID(d.Schema, d.Name)] = d
+	}
 	for _, r := range relations {
 		v.byOID[r.OID] = r
 	}
@@ -172,6 +182,8 @@ func (v *View) Relation(oid int64) (schema, name string, kind byte, ok bool) {
 		return x.schema, x.name, 'i', true
 	case *storage.SequenceDef:
 		return x.Schema, x.Name, 'S', true
+	case *storage.ViewDef:
+		return x.Schema, x.Name, 'v', true
 	case *Relation:
 		kind := byte('r')
 		if x.isView() {
@@ -282,6 +294,9 @@ func (v *View) relationOID(schema, name string) (int64, bool) {
 	if s := v.Cat.Sequence(schema, name); s != nil {
 		return SequenceOID(schema, name), true
 	}
+	if v.Cat.View(schema, name) != nil {
+		return ViewOID(schema, name), true
+	}
 	return 0, false
 }
 
@@ -386,6 +401,15 @@ func (v *View) IndexDef(oid int64) (string, bool) {
 	}
 	return fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, QuoteIdent(ix.name),
 		QuoteIdent(ix.table.Schema), QuoteIdent(ix.table.Name), ix.method, strings.Join(columnNames(ix.table, ix.columns), ", ")), true
+}
+
+// ViewDef is pg_get_viewdef: the query of a view, as cairn keeps it.
+func (v *View) ViewDef(oid int64) (string, bool) {
+	d, ok := v.byOID[oid].(*storage.ViewDef)
+	if !ok {
+		return "", false
+	}
+	return " " + d.Query + ";", true
 }
 
 // ConstraintDef is pg_get_constraintdef: a constraint's definition as it

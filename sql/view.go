@@ -1,0 +1,225 @@
+package sql
+
+// Views: CREATE [OR REPLACE] VIEW keeps the query's SQL text with the
+// search path it was written under; a query that names the view binds that
+// text again in its place, so the view always reads the current rows.
+
+import (
+	"slices"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// CreateView is CREATE [OR REPLACE] VIEW.
+type CreateView struct {
+	Def     *storage.ViewDef
+	Replace bool
+}
+
+// DropView is DROP VIEW; Missing lists names that did not exist (IF EXISTS
+// turns them into notices).
+type DropView struct {
+	Views   []*storage.ViewDef
+	Missing []string
+}
+
+// bindCreateView binds CREATE [OR REPLACE] VIEW name [(columns)] AS query:
+// the query is bound now, to check it and learn its columns.
+func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (any, error) {
+	if s.View.Relpersistence == "t" {
+		return nil, pgerr.NotSupported("temporary views")
+	}
+	if s.WithCheckOption != pg_query.ViewCheckOption_NO_CHECK_OPTION {
+		return nil, pgerr.NotSupported("WITH CHECK OPTION (cairn's views are read-only)")
+	}
+	if len(s.Options) > 0 {
+		return nil, pgerr.NotSupported("view options")
+	}
+	sel := s.Query.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.NotSupported("CREATE VIEW of a statement other than SELECT")
+	}
+	schema, err := b.CreationSchema(s.View.Schemaname)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := b.Catalog.Schemas[schema]; !ok {
+		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+	}
+	// A view's query stands alone: no parameters, no outer CTEs.
+	vb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, NoParams: true}
+	plan, err := vb.bindSelect(sel, nil)
+	if err != nil {
+		return nil, err
+	}
+	names := strList(s.Aliases)
+	def := &storage.ViewDef{Schema: schema, Name: s.View.Relname, SearchPath: slices.Clone(b.SearchPath)}
+	var visible []Col
+	for _, c := range plan.Columns() {
+		if !c.Hidden {
+			visible = append(visible, c)
+		}
+	}
+	if len(names) > len(visible) {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "CREATE VIEW specifies more column names than columns")
+	}
+	for i, c := range visible {
+		name, t := c.Name, c.T
+		if i < len(names) {
+			name = names[i]
+		}
+		if t.Family == types.Unknown || t.Family == types.Null {
+			t = types.TextT
+		}
+		for _, d := range def.Columns {
+			if d.Name == name {
+				return nil, pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", name)
+			}
+		}
+		def.Columns = append(def.Columns, storage.ColumnDef{Name: name, Type: t})
+		def.QueryColumns = append(def.QueryColumns, c.Name)
+	}
+	if old := b.Catalog.View(schema, def.Name); old != nil && s.Replace {
+		if err := checkViewReplacement(old, def); err != nil {
+			return nil, err
+		}
+	}
+	text, err := pg_query.Deparse(&pg_query.ParseResult{Stmts: []*pg_query.RawStmt{{Stmt: s.Query}}})
+	if err != nil {
+		return nil, err
+	}
+	def.Query = text
+	return &CreateView{Def: def, Replace: s.Replace}, nil
+}
+
+// checkViewReplacement applies PostgreSQL's rule for CREATE OR REPLACE
+// VIEW: the new query keeps the old columns' names and types in order and
+// may only add columns at the end.
+func checkViewReplacement(old, def *storage.ViewDef) error {
+	if len(def.Columns) < len(old.Columns) {
+		return pgerr.New(pgerrcode.InvalidTableDefinition, "cannot drop columns from view")
+	}
+	for i, o := range old.Columns {
+		n := def.Columns[i]
+		if o.Name != n.Name {
+			return pgerr.New(pgerrcode.InvalidTableDefinition, "cannot change name of view column \"%s\" to \"%s\"", o.Name, n.Name).
+				WithHint("Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.")
+		}
+		if !o.Type.Equal(n.Type) {
+			return pgerr.New(pgerrcode.InvalidTableDefinition, "cannot change data type of view column \"%s\" from %s to %s", o.Name, o.Type, n.Type)
+		}
+	}
+	return nil
+}
+
+// bindDropView binds DROP VIEW [IF EXISTS] names.
+func (b *Binder) bindDropView(s *pg_query.DropStmt) (any, error) {
+	d := &DropView{}
+	for _, o := range s.Objects {
+		names := strList(o.GetList().GetItems())
+		schema, name := "", names[len(names)-1]
+		if len(names) > 1 {
+			schema = names[len(names)-2]
+		}
+		v := b.lookupView(schema, name)
+		if v == nil && b.tableNamed(schema, name) {
+			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a view", name).
+				WithHint("Use DROP TABLE to remove a table.")
+		}
+		if v == nil {
+			if s.MissingOk {
+				d.Missing = append(d.Missing, name)
+				continue
+			}
+			return nil, pgerr.New(pgerrcode.UndefinedTable, "view \"%s\" does not exist", name)
+		}
+		d.Views = append(d.Views, v)
+	}
+	return d, nil
+}
+
+// lookupView finds the view a relation name means: in the named schema,
+// or in the first schema of the search path that has a table or view of
+// that name. nil when the name means no view.
+func (b *Binder) lookupView(schema, name string) *storage.ViewDef {
+	if schema != "" {
+		return b.Catalog.View(schema, name)
+	}
+	for _, s := range b.SearchPath {
+		if v := b.Catalog.View(s, name); v != nil {
+			return v
+		}
+		if b.Catalog.Table(s, name) != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// tableNamed reports whether a relation name means a table.
+func (b *Binder) tableNamed(schema, name string) bool {
+	_, err := b.lookupTable(schema, name)
+	return err == nil
+}
+
+// bindView binds a view's query where a query names it, under the search
+// path the view was created with. Its columns take the view's column
+// names and report the view as their table, as PostgreSQL's
+// RowDescription does.
+func (b *Binder) bindView(v *storage.ViewDef, alias string, colNames []string) (Node, []Col, error) {
+	key := v.Schema + "." + v.Name
+	if slices.Contains(b.expanding, key) {
+		return nil, nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "infinite recursion detected in rules for relation \"%s\"", v.Name)
+	}
+	stmts, err := Parse(v.Query)
+	if err != nil || len(stmts) != 1 || stmts[0].Node.GetSelectStmt() == nil {
+		return nil, nil, pgerr.New(pgerrcode.DataCorrupted, "view \"%s\" has an unreadable definition", v.Name)
+	}
+	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, NoParams: true, expanding: append(slices.Clone(b.expanding), key)}
+	plan, err := vb.bindSelect(stmts[0].Node.GetSelectStmt(), nil)
+	if err != nil {
+		// A position would point into the view's text, not the query's.
+		e := *pgerr.From(err)
+		e.Position, e.Where = 0, "view \""+v.Name+"\""
+		return nil, nil, &e
+	}
+	var cols []Col
+	n := 0
+	for _, c := range plan.Columns() {
+		if !c.Hidden && n < len(v.Columns) {
+			if c.Name != v.QueryColumns[n] || !c.T.Equal(v.Columns[n].Type) {
+				return nil, nil, viewChanged(v, n, c)
+			}
+			c.Name = v.Columns[n].Name
+			n++
+			c.TableOID, c.Attnum = uint32(syscat.ViewOID(v.Schema, v.Name)), int16(n)
+		} else {
+			// Columns a table gained since the view was made (SELECT *)
+			// are not the view's.
+			c.Hidden = true
+		}
+		cols = append(cols, c)
+	}
+	if n < len(v.Columns) {
+		return nil, nil, viewChanged(v, n, Col{})
+	}
+	return plan, aliasCols(cols, alias, colNames), nil
+}
+
+// viewChanged is the error for a view whose query, bound again, no longer
+// answers the columns the view was made of (a table it reads lost or
+// changed a column; PostgreSQL forbids that change while the view exists).
+func viewChanged(v *storage.ViewDef, i int, got Col) error {
+	want := v.Columns[i]
+	e := pgerr.New(pgerrcode.InvalidTableDefinition, "view \"%s\" no longer matches the tables it reads: column %d (\"%s\", %s)", v.Name, i+1, want.Name, want.Type)
+	if got.Name == "" {
+		return e.WithDetail("Its query now has %d columns.", i).WithHint("Recreate the view with CREATE OR REPLACE VIEW or DROP VIEW.")
+	}
+	return e.WithDetail("Its query now gives column \"%s\" of type %s there.", got.Name, got.T).WithHint("Recreate the view with CREATE OR REPLACE VIEW or DROP VIEW.")
+}
