@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
 )
@@ -82,6 +83,7 @@ type Session struct {
 	txLocal  map[string]bool
 
 	prepared map[string]*Statement
+	cursors  map[string]*cursor
 }
 
 type savepoint struct {
@@ -136,7 +138,7 @@ func (p *Portal) Columns() []Column { return p.columns }
 
 // NewSession opens a session for a connected client.
 func (e *Engine) NewSession(user, database string, startup map[string]string) *Session {
-	s := &Session{engine: e, user: user, database: database, values: map[string]string{}, changed: map[string]string{}, prepared: map[string]*Statement{}}
+	s := &Session{engine: e, user: user, database: database, values: map[string]string{}, changed: map[string]string{}, prepared: map[string]*Statement{}, cursors: map[string]*cursor{}}
 	s.values["session_authorization"] = user
 	for k, v := range startup {
 		name := strings.ToLower(k)
@@ -157,6 +159,7 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) *S
 // Close releases everything the session holds; an open transaction is
 // rolled back.
 func (s *Session) Close() {
+	s.closeAllCursors()
 	if s.tx != nil {
 		s.tx.Rollback()
 		s.tx = nil
@@ -363,6 +366,10 @@ func (s *Session) resultColumns(bound any) []Column {
 		if p, ok := s.prepared[x.Name]; ok {
 			return p.Columns
 		}
+	case *sql.Fetch:
+		if c, ok := s.cursors[x.Name]; ok && !x.Move {
+			return c.cols
+		}
 	}
 	return nil
 }
@@ -397,7 +404,34 @@ func (s *Session) Bind(st *Statement, params []any) (*Portal, error) {
 	if len(params) != len(ptypes) {
 		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"\" requires %d", len(params), len(ptypes))
 	}
+	if err := s.lookupRegParams(ptypes, params); err != nil {
+		s.fail()
+		return nil, err
+	}
 	return &Portal{stmt: st, bound: bound, params: params, columns: s.resultColumns(bound)}, nil
+}
+
+// lookupRegParams turns the text of reg* parameters ('jsonb' for a
+// regtype, 'public.t' for a regclass), which the wire layer leaves as
+// strings, into the OIDs they name: their input functions read the
+// catalog, as PostgreSQL's do.
+func (s *Session) lookupRegParams(ptypes []types.T, params []any) error {
+	var view *syscat.View
+	for i, t := range ptypes {
+		text, ok := params[i].(string)
+		if !ok || !t.IsOID() || t.Family == types.Oid {
+			continue
+		}
+		if view == nil {
+			view = syscat.NewView(s.catalog(), s.user, s.database, s.searchPath())
+		}
+		oid, err := view.Lookup(t.Family, text)
+		if err != nil {
+			return err
+		}
+		params[i] = oid
+	}
+	return nil
 }
 
 func isTxEnd(node *pg_query.Node) bool {
@@ -493,6 +527,15 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return "DEALLOCATE", false, nil
 	case *sql.NoOp:
 		return x.Tag, false, nil
+	case *sql.DeclareCursor:
+		tag, err := s.declareCursor(ctx, x, p.params)
+		return tag, false, err
+	case *sql.Fetch:
+		tag, err := s.fetch(ctx, x, emit)
+		return tag, false, err
+	case *sql.CloseCursor:
+		tag, err := s.closeCursor(x)
+		return tag, false, err
 	case *sql.Copy:
 		return "", false, errCopyPortal("Execute")
 	}
@@ -593,8 +636,14 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 
 // closeRun releases a portal's running operator and read transaction.
 func (p *Portal) closeRun() {
-	r := p.run
-	if r == nil || r.done {
+	if p.run != nil {
+		p.run.close()
+	}
+}
+
+// close releases a run's operator and its own read transaction, once.
+func (r *portalRun) close() {
+	if r.done {
 		return
 	}
 	r.done = true
@@ -712,17 +761,25 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 			noTx()
 		}
 		tx, failed := s.tx, s.txFailed
+		if !failed {
+			if err := s.holdCursors(); err != nil {
+				s.endTx()
+				tx.Rollback()
+				s.txEnded(false)
+				return "", err
+			}
+		}
 		s.endTx()
 		if failed {
 			tx.Rollback()
-			s.endTxSettings(false)
+			s.txEnded(false)
 			return "ROLLBACK", nil
 		}
 		if err := tx.Commit(); err != nil {
-			s.endTxSettings(false)
+			s.txEnded(false)
 			return "", err
 		}
-		s.endTxSettings(true)
+		s.txEnded(true)
 		return "COMMIT", nil
 	case sql.TxRollback:
 		if s.tx == nil || s.implicit {
@@ -731,7 +788,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		if s.tx != nil {
 			s.tx.Rollback()
 			s.endTx()
-			s.endTxSettings(false)
+			s.txEnded(false)
 		}
 		return "ROLLBACK", nil
 	}

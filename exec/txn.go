@@ -119,15 +119,26 @@ func (s *Session) EndImplicit() error {
 		return nil
 	}
 	tx, failed := s.tx, s.txFailed
+	var holdErr error
+	if !failed {
+		holdErr = s.holdCursors()
+	}
 	s.endTx()
-	if failed {
+	if failed || holdErr != nil {
 		tx.Rollback()
-		s.endTxSettings(false)
-		return nil
+		s.txEnded(false)
+		return holdErr
 	}
 	err := tx.Commit()
-	s.endTxSettings(err == nil)
+	s.txEnded(err == nil)
 	return err
+}
+
+// txEnded applies the end of a transaction, already committed or rolled
+// back, to the session: its settings and its cursors.
+func (s *Session) txEnded(committed bool) {
+	s.endTxSettings(committed)
+	s.endTxCursors(committed)
 }
 
 // AbortBlock marks the open transaction failed (an error in the middle of

@@ -303,8 +303,12 @@ func (b *Binder) bindUtility(n *pg_query.Node) (any, error) {
 		return &NoOp{Tag: "DISCARD ALL"}, nil
 	case *pg_query.Node_CommentStmt:
 		return b.bindComment(s.CommentStmt)
+	case *pg_query.Node_DeclareCursorStmt:
+		return b.bindDeclareCursor(s.DeclareCursorStmt)
+	case *pg_query.Node_FetchStmt:
+		return bindFetch(s.FetchStmt)
 	case *pg_query.Node_ClosePortalStmt:
-		return &NoOp{Tag: "CLOSE CURSOR ALL"}, nil
+		return &CloseCursor{Name: s.ClosePortalStmt.Portalname}, nil
 	}
 	return nil, pgerr.NotSupported("statement %s", statementName(n))
 }

@@ -187,6 +187,11 @@ func decodeParam(raw []byte, format int16, t types.T, opts *types.TextOptions) (
 	if !utf8.Valid(raw) {
 		return nil, pgerr.New(pgerrcode.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 	}
+	if t.IsOID() && t.Family != types.Oid {
+		// A reg* value names an object; the session looks it up in the
+		// catalog (exec.Session.Bind).
+		return string(raw), nil
+	}
 	return parseText(string(raw), t, opts)
 }
 
@@ -214,6 +219,12 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 	case 'P':
 		p, ok := c.portals[m.Name]
 		if !ok {
+			// A cursor of DECLARE is a portal too (psycopg describes its
+			// named cursors so); its rows come in text.
+			if cols, ok := c.sess.CursorColumns(m.Name); ok {
+				c.sendColumns(cols, nil)
+				return nil
+			}
 			return noPortal(m.Name)
 		}
 		c.sendColumns(p.cols, p.formats)

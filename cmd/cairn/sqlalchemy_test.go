@@ -8,7 +8,7 @@ import (
 )
 
 // TestSQLAlchemy runs SQLAlchemy's PostgreSQL dialect (psycopg2) against a
-// server: it creates tables, reflects them the way ORMs, LangChain's
+// server: it creates tables and a view, reflects them the way ORMs, LangChain's
 // SQLDatabase and Superset do (each reflection is a catalog query of
 // SQLAlchemy's own), uses the ORM and round-trips JSONB and real[] values.
 // .ci/run installs python3-sqlalchemy and python3-psycopg2.
@@ -30,6 +30,8 @@ func TestSQLAlchemy(t *testing.T) {
 		"fks [{'name': 'memories_author_id_fkey', 'constrained_columns': ['author_id'], 'referred_schema': None, 'referred_table': 'authors', 'referred_columns': ['id'], 'options': {}}]",
 		"indexes [{'name': 'memories_task', 'unique': False, 'column_names': ['task']",
 		"uniques [{'name': 'authors_name_key', 'column_names': ['name']}]",
+		"views ['recent_memories']  SELECT id, task FROM memories WHERE id > 100;",
+		"view columns [('id', 'BIGINT'), ('task', 'TEXT')]",
 		"autoload ['id', 'author_id', 'task', 'metadata', 'embedding'] ['id']",
 		"orm ['ann']",
 		"rows [('fix oom', {'repo': 'x'}, [0.1, 0.2])]",

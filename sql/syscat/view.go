@@ -244,8 +244,12 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 		}
 		return 0, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", text)
 	case types.RegType:
-		if t, ok := types.Named(strings.ToLower(strings.TrimSpace(text))); ok {
+		t, schema, ok := typeByName(text)
+		if ok {
 			return int64(t.OID()), nil
+		}
+		if _, known := v.Cat.Schemas[schema]; schema != "" && schema != "pg_catalog" && !known {
+			return 0, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 		}
 		return 0, pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", text)
 	case types.RegNamespace:
@@ -267,6 +271,42 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 		return 0, pgerr.New(pgerrcode.UndefinedFunction, "function \"%s\" does not exist", text)
 	}
 	return 0, pgerr.NotSupported("input of type %s by name", types.T{Family: family}.String())
+}
+
+// typeByName reads a type name as regtype's input does: SQL's spelling
+// ("double precision", "character varying(20)"), optionally qualified with
+// pg_catalog or quoted, with array brackets ("float4[]", "int[][]") or as
+// the array type's own name ("_float4"). schema is the qualifying schema,
+// if any; every type cairn has is in pg_catalog.
+func typeByName(text string) (t types.T, schema string, ok bool) {
+	s := strings.TrimSpace(text)
+	dims := 0
+	for strings.HasSuffix(s, "]") {
+		open := strings.LastIndexByte(s, '[')
+		if open < 0 {
+			return types.T{}, "", false
+		}
+		s, dims = strings.TrimSpace(s[:open]), dims+1
+	}
+	if open := strings.IndexByte(s, '('); open >= 0 && strings.HasSuffix(s, ")") {
+		s = strings.TrimSpace(s[:open]) // a type modifier names the same type
+	}
+	schema, name := splitQualified(s)
+	if schema != "" && schema != "pg_catalog" {
+		return types.T{}, schema, false
+	}
+	name = strings.Join(strings.Fields(name), " ")
+	if elem, isArray := strings.CutPrefix(name, "_"); isArray && dims == 0 {
+		name, dims = elem, 1
+	}
+	t, ok = types.Named(name)
+	if !ok || dims == 0 {
+		return t, schema, ok
+	}
+	if t.IsArray() {
+		return types.T{}, schema, false
+	}
+	return types.ArrayOf(t, 1), schema, true
 }
 
 // candidates are the schemas an unqualified name is looked up in.
@@ -499,6 +539,10 @@ func (v *View) SerialSequence(table, column string) (seq string, ok bool, err er
 		def = c.Default
 	case *Relation:
 		if !slices.ContainsFunc(x.Cols, func(c Column) bool { return c.Name == column }) {
+			return "", false, errNoColumn(column, x.Name)
+		}
+	case *storage.ViewDef:
+		if !slices.ContainsFunc(x.Columns, func(c storage.ColumnDef) bool { return c.Name == column }) {
 			return "", false, errNoColumn(column, x.Name)
 		}
 	default:

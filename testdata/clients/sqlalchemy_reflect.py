@@ -1,6 +1,6 @@
 """SQLAlchemy 1.4 (Debian's python3-sqlalchemy) with psycopg2 against cairn:
-create tables, reflect them (tables, columns, primary key, foreign keys,
-indexes, unique constraints, Table autoload), use the ORM, and insert and
+create tables and a view, reflect them (tables, columns, primary key,
+foreign keys, indexes, unique constraints, views, Table autoload), use the ORM, and insert and
 read JSONB and real[] values. Prints one line per check; the Go test
 TestSQLAlchemy compares them. Usage: python3 sqlalchemy_reflect.py URL
 """
@@ -15,6 +15,7 @@ with engine.begin() as conn:
     conn.execute(text("CREATE TABLE authors (id serial PRIMARY KEY, name varchar(100) NOT NULL UNIQUE)"))
     conn.execute(text("CREATE TABLE memories (id bigserial PRIMARY KEY, author_id int REFERENCES authors(id), task text NOT NULL, metadata jsonb, embedding real[])"))
     conn.execute(text("CREATE INDEX memories_task ON memories (task)"))
+    conn.execute(text("CREATE VIEW recent_memories AS SELECT id, task FROM memories WHERE id > 100"))
 insp = inspect(engine)
 print("tables", sorted(insp.get_table_names()))
 print("columns", [(c["name"], str(c["type"]), c["nullable"]) for c in insp.get_columns("memories")])
@@ -22,6 +23,8 @@ print("pk", insp.get_pk_constraint("memories"))
 print("fks", insp.get_foreign_keys("memories"))
 print("indexes", insp.get_indexes("memories"))
 print("uniques", insp.get_unique_constraints("authors"))
+print("views", insp.get_view_names(), insp.get_view_definition("recent_memories"))
+print("view columns", [(c["name"], str(c["type"])) for c in insp.get_columns("recent_memories")])
 md = MetaData()
 t = Table("memories", md, autoload_with=engine)
 print("autoload", [c.name for c in t.columns], [c.name for c in t.primary_key])
