@@ -262,6 +262,13 @@ func (ev *evaluator) eval(e sql.Expr, b batch) (vec, error) {
 		return ev.evalFieldSelect(e, b)
 	case *sql.BM25Score:
 		return ev.evalBM25(e, b)
+	case *sql.HybridRecord:
+		// Selected as a value, the record is its fields.
+		args := []sql.Expr{e.Embedding, e.Text}
+		if e.WVec != nil {
+			args = append(args, e.WVec, e.WText)
+		}
+		return ev.evalRowExpr(&sql.RowExpr{Args: args, T: e.Type()}, b)
 	case nil:
 		return vec{}, pgerr.New(pgerrcode.InternalError, "nil expression")
 	}

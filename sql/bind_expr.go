@@ -107,7 +107,17 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &RowExpr{Args: args, T: types.RecordT}, nil
+		// The fields are f1, f2, ... as in PostgreSQL, so (ROW(...)).f1
+		// reads one and the binary form names each field's type.
+		t := types.RecordT
+		for i, a := range args {
+			ft := a.Type()
+			if ft.Family == types.Unknown || ft.Family == types.Null {
+				ft = types.TextT
+			}
+			t.Fields = append(t.Fields, types.Field{Name: "f" + itoa(int64(i+1)), T: ft})
+		}
+		return &RowExpr{Args: args, T: t}, nil
 	case *pg_query.Node_CollateClause:
 		return b.bindExpr(sc, v.CollateClause.Arg)
 	case *pg_query.Node_SetToDefault:
@@ -384,6 +394,11 @@ func (b *Binder) bindTypeCast(sc *scope, tc *pg_query.TypeCast) (Expr, error) {
 
 // bindOperator binds "l op r" through the function registry.
 func (b *Binder) bindOperator(op string, l, r Expr) (Expr, error) {
+	if lr, ok := l.(*RowExpr); ok {
+		if rr, ok := r.(*RowExpr); ok {
+			return b.bindRowCompare(op, lr.Args, rr.Args)
+		}
+	}
 	e, err := b.bindCall(op, []Expr{l, r}, nil)
 	if err != nil {
 		return nil, err
@@ -392,6 +407,91 @@ func (b *Binder) bindOperator(op string, l, r Expr) (Expr, error) {
 		c.Infix = true
 	}
 	return e, nil
+}
+
+// callOf is a bound comparison as the single operator call the forms
+// built on one need; a row comparison (several calls) is refused there.
+func callOf(e Expr, form string) (*Call, error) {
+	c, ok := e.(*Call)
+	if !ok {
+		return nil, pgerr.NotSupported("%s on row constructors", form)
+	}
+	return c, nil
+}
+
+// bindRowIn binds (a, b) [NOT] IN ((x, y), ...): the row equals one of the
+// rows of the list.
+func (b *Binder) bindRowIn(row *RowExpr, items []Expr, negate bool) (Expr, error) {
+	var eqs []Expr
+	for _, it := range items {
+		r, ok := it.(*RowExpr)
+		if !ok {
+			return nil, pgerr.NotSupported("IN of a row constructor and a value that is not one")
+		}
+		eq, err := b.bindRowCompare("=", row.Args, r.Args)
+		if err != nil {
+			return nil, err
+		}
+		eqs = append(eqs, eq)
+	}
+	var e Expr = &BoolOp{Op: Or, Args: eqs}
+	if negate {
+		e = &BoolOp{Op: Not, Args: []Expr{e}}
+	}
+	return e, nil
+}
+
+// bindRowCompare binds a comparison of two row constructors as PostgreSQL
+// defines it: = and <> compare the fields pairwise (all equal; any
+// different), <, <=, > and >= order the rows by their first unequal pair
+// of fields.
+func (b *Binder) bindRowCompare(op string, l, r []Expr) (Expr, error) {
+	if len(l) != len(r) {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "unequal number of entries in row expressions")
+	}
+	if len(l) == 0 {
+		return nil, pgerr.NotSupported("comparison of zero-column rows")
+	}
+	pairs := func(op string) ([]Expr, error) {
+		out := make([]Expr, len(l))
+		for i := range l {
+			e, err := b.bindOperator(op, l[i], r[i])
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return out, nil
+	}
+	switch op {
+	case "=":
+		eq, err := pairs("=")
+		return &BoolOp{Op: And, Args: eq}, err
+	case "<>", "!=":
+		ne, err := pairs("<>")
+		return &BoolOp{Op: Or, Args: ne}, err
+	case "<", "<=", ">", ">=":
+		strict := op[:1] // the order of the unequal pair decides
+		lt, err := pairs(strict)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := pairs("=")
+		if err != nil {
+			return nil, err
+		}
+		// (l1 op' r1) OR (l1 = r1 AND (... (ln op rn))), op' strict.
+		last, err := b.bindOperator(op, l[len(l)-1], r[len(r)-1])
+		if err != nil {
+			return nil, err
+		}
+		e := last
+		for i := len(l) - 2; i >= 0; i-- {
+			e = &BoolOp{Op: Or, Args: []Expr{lt[i], &BoolOp{Op: And, Args: []Expr{eq[i], e}}}}
+		}
+		return e, nil
+	}
+	return nil, pgerr.NotSupported("operator %s on rows", op)
 }
 
 // bindCall resolves a scalar function or operator overload and coerces the
@@ -499,7 +599,10 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := eq.(*Call)
+		c, err := callOf(eq, "IS DISTINCT FROM")
+		if err != nil {
+			return nil, err
+		}
 		return &IsDistinct{Left: c.Args[0], Right: c.Args[1], Equal: c.Overload, Negate: a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT}, nil
 	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
 		l, r, err := b.bindOperands(sc, a)
@@ -510,7 +613,11 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		lt := eq.(*Call).Args[0]
+		c, err := callOf(eq, "NULLIF")
+		if err != nil {
+			return nil, err
+		}
+		lt := c.Args[0]
 		return &Case{Whens: []When{{Cond: eq, Result: &Const{T: lt.Type()}}}, Else: lt, T: lt.Type()}, nil
 	case pg_query.A_Expr_Kind_AEXPR_IN:
 		l, err := b.bindExpr(sc, a.Lexpr)
@@ -520,6 +627,9 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 		items, err := b.bindExprs(sc, a.Rexpr.GetList().Items)
 		if err != nil {
 			return nil, err
+		}
+		if row, ok := l.(*RowExpr); ok {
+			return b.bindRowIn(row, items, op == "<>")
 		}
 		all := append([]Expr{l}, items...)
 		t, all, err := b.unify("IN", all)
@@ -531,7 +641,11 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 			return nil, err
 		}
 		_ = t
-		return &InList{Arg: all[0], List: all[1:], Equal: eq.(*Call).Overload, Negate: op == "<>"}, nil
+		c, err := callOf(eq, "IN")
+		if err != nil {
+			return nil, err
+		}
+		return &InList{Arg: all[0], List: all[1:], Equal: c.Overload, Negate: op == "<>"}, nil
 	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN,
 		pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		return b.bindBetween(sc, a)
@@ -638,7 +752,10 @@ func (b *Binder) bindAnyAll(op string, l, r Expr, all bool) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := probe.(*Call)
+	c, err := callOf(probe, "ANY and ALL")
+	if err != nil {
+		return nil, err
+	}
 	if c.Type().Family != types.Bool {
 		return nil, pgerr.New(pgerrcode.WrongObjectType, "op ANY/ALL (array) requires operator to yield boolean")
 	}
@@ -695,7 +812,10 @@ func (b *Binder) bindBooleanTest(sc *scope, bt *pg_query.BooleanTest) (Expr, err
 		return nil, err
 	}
 	// IS TRUE == IS NOT DISTINCT FROM true; IS NOT FALSE == IS DISTINCT FROM false.
-	c := eq.(*Call)
+	c, err := callOf(eq, "IS TRUE and IS FALSE")
+	if err != nil {
+		return nil, err
+	}
 	return &IsDistinct{Left: c.Args[0], Right: c.Args[1], Equal: c.Overload, Negate: negate}, nil
 }
 
@@ -838,7 +958,10 @@ func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := eq.(*Call)
+		c, err := callOf(eq, "subquery comparisons")
+		if err != nil {
+			return nil, err
+		}
 		if want := c.Args[1].Type(); !want.Equal(cols[0].T) {
 			if plan, err = b.castColumns(plan, []types.T{want}); err != nil {
 				return nil, err

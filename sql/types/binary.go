@@ -167,7 +167,11 @@ func EncodeBinary(buf []byte, v any, t T) ([]byte, error) {
 		}
 	case Record:
 		if r, ok := v.([]any); ok {
-			return AppendRecordBinary(buf, r, nil)
+			var fieldTypes []T
+			for _, f := range t.Fields {
+				fieldTypes = append(fieldTypes, f.T)
+			}
+			return AppendRecordBinary(buf, r, fieldTypes)
 		}
 	}
 	return buf, pgerr.New(pgerrcode.DatatypeMismatch, "cannot encode Go value of type %T as %s", v, t)
@@ -234,6 +238,14 @@ func AppendRecordBinary(buf []byte, fields []any, types []T) ([]byte, error) {
 		if f == nil {
 			buf = binary.BigEndian.AppendUint32(buf, math.MaxUint32)
 			continue
+		}
+		if s, isText := f.(string); isText && !t.IsString() {
+			// A record read back from a column keeps its fields as text.
+			v, err := ParseText(s, t)
+			if err != nil {
+				return buf, err
+			}
+			f = v
 		}
 		at := len(buf)
 		buf = append(buf, 0, 0, 0, 0)
