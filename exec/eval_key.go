@@ -40,7 +40,7 @@ func keyClassOf(t types.T) keyClass {
 		return classInt
 	case types.Float4, types.Float8:
 		return classFloat
-	case types.Text, types.Varchar, types.Name, types.Char:
+	case types.Text, types.Varchar, types.Name, types.Char, types.InternalChar:
 		return classString
 	case types.Bool:
 		return classBool

@@ -34,7 +34,7 @@ func sortKindOf(t types.T) sortKind {
 		return sortInt
 	case types.Float4, types.Float8:
 		return sortFloat
-	case types.Text, types.Varchar, types.Name:
+	case types.Text, types.Varchar, types.Name, types.InternalChar:
 		return sortString
 	}
 	return sortDatum

@@ -46,6 +46,8 @@ var castContexts = map[[2]types.Family]byte{
 	{types.Varchar, types.Text}: 'i', {types.Varchar, types.Char}: 'i', {types.Varchar, types.Name}: 'i',
 	{types.Char, types.Text}: 'i', {types.Char, types.Varchar}: 'i', {types.Char, types.Name}: 'i',
 	{types.Name, types.Text}: 'i', {types.Name, types.Varchar}: 'a', {types.Name, types.Char}: 'a',
+	{types.InternalChar, types.Text}: 'i', {types.InternalChar, types.Varchar}: 'a', {types.InternalChar, types.Char}: 'a',
+	{types.Text, types.InternalChar}: 'a', {types.Varchar, types.InternalChar}: 'a', {types.Char, types.InternalChar}: 'a',
 
 	{types.JSON, types.JSONB}: 'a', {types.JSONB, types.JSON}: 'a',
 	{types.JSONB, types.Bool}: 'e', {types.JSONB, types.Int2}: 'e', {types.JSONB, types.Int4}: 'e',
@@ -167,7 +169,7 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 		return toText(ctx, v, from), nil
 	}
 	switch ff {
-	case types.Text, types.Varchar, types.Char, types.Name:
+	case types.Text, types.Varchar, types.Char, types.Name, types.InternalChar:
 		s := v.(string)
 		if ff == types.Char {
 			s = strings.TrimRight(s, " ")

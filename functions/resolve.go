@@ -53,7 +53,7 @@ func typeCategory(t types.T) (cat byte, preferred bool) {
 		return 'N', true
 	case types.Text:
 		return 'S', true
-	case types.Varchar, types.Char, types.Name:
+	case types.Varchar, types.Char, types.Name, types.InternalChar:
 		return 'S', false
 	case types.DateFamily, types.Time, types.TimestampFamily:
 		return 'D', false
@@ -590,7 +590,7 @@ func argType(ts []types.T, i int, v any) types.T {
 func outputText(ctx *Context, v any, t types.T) string {
 	if s, ok := v.(string); ok {
 		switch t.Family {
-		case types.Text, types.Varchar, types.Char, types.Name, types.JSON, types.JSONB, types.Unknown:
+		case types.Text, types.Varchar, types.Char, types.Name, types.InternalChar, types.JSON, types.JSONB, types.Unknown:
 			return s
 		}
 	}

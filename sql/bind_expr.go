@@ -303,6 +303,11 @@ func (b *Binder) bindParam(p *pg_query.ParamRef) (Expr, error) {
 func TypeFromName(tn *pg_query.TypeName) (types.T, error) {
 	names := strList(tn.Names)
 	name := strings.ToLower(names[len(names)-1])
+	if names[len(names)-1] == "char" {
+		// Only the quoted "char" reaches here as char: the grammar turns
+		// SQL's char and character into bpchar.
+		name = `"char"`
+	}
 	if len(names) == 2 && names[0] != "pg_catalog" && names[0] != "public" {
 		return types.UnknownT, pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
 	}

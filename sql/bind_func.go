@@ -36,6 +36,11 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 		return b.bindNextVal(args)
 	case "deeplake_hybrid_record":
 		return b.bindHybridConstructor(args)
+	case "pg_typeof":
+		// The argument's type is known here, so the call is a constant.
+		if len(args) == 1 {
+			return &Const{Value: int64(args[0].Type().OID()), T: types.T{Family: types.RegType, Mod: -1}}, nil
+		}
 	}
 	e, err := b.bindCall(name, args, nil)
 	if err != nil {

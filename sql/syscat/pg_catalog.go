@@ -121,7 +121,7 @@ func init() {
 		return rows
 	})
 
-	register("pg_catalog", "pg_class", pgClassOID, "oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, relpersistence text, relkind text, relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, relforcerowsecurity bool, relispopulated bool, relreplident text, relispartition bool, relrewrite oid, relfrozenxid oid, relminmxid oid, relacl text[], reloptions text[], relpartbound text", func(v *View) [][]any {
+	register("pg_catalog", "pg_class", pgClassOID, "oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, relpersistence \"char\", relkind \"char\", relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, relforcerowsecurity bool, relispopulated bool, relreplident \"char\", relispartition bool, relrewrite oid, relfrozenxid oid, relminmxid oid, relacl text[], reloptions text[], relpartbound text", func(v *View) [][]any {
 		var rows [][]any
 		row := func(oid int64, name string, ns int64, am int64, kind string, natts int, checks int, hasIndex, hasTriggers bool) {
 			rows = append(rows, []any{oid, name, ns, int64(0), int64(0), int64(BootstrapUserOID), am, oid, int64(0),
@@ -158,7 +158,7 @@ func init() {
 		return rows
 	})
 
-	register("pg_catalog", "pg_attribute", 1249, "attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign text, attstorage text, attcompression text, attnotnull bool, atthasdef bool, atthasmissing bool, attidentity text, attgenerated text, attisdropped bool, attislocal bool, attinhcount int4, attcollation oid, attacl text[], attoptions text[], attfdwoptions text[], attmissingval text", func(v *View) [][]any {
+	register("pg_catalog", "pg_attribute", 1249, "attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign \"char\", attstorage \"char\", attcompression \"char\", attnotnull bool, atthasdef bool, atthasmissing bool, attidentity \"char\", attgenerated \"char\", attisdropped bool, attislocal bool, attinhcount int4, attcollation oid, attacl text[], attoptions text[], attfdwoptions text[], attmissingval text", func(v *View) [][]any {
 		var rows [][]any
 		row := func(rel int64, num int, name string, t types.T, notNull, hasDef bool) {
 			var coll int64
@@ -215,7 +215,7 @@ func init() {
 		return rows
 	})
 
-	register("pg_catalog", "pg_type", 1247, "oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype text, typcategory text, typispreferred bool, typisdefined bool, typdelim text, typrelid oid, typsubscript regproc, typelem oid, typarray oid, typinput regproc, typoutput regproc, typreceive regproc, typsend regproc, typmodin regproc, typmodout regproc, typanalyze regproc, typalign text, typstorage text, typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text[]", func(v *View) [][]any {
+	register("pg_catalog", "pg_type", 1247, "oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype \"char\", typcategory \"char\", typispreferred bool, typisdefined bool, typdelim \"char\", typrelid oid, typsubscript regproc, typelem oid, typarray oid, typinput regproc, typoutput regproc, typreceive regproc, typsend regproc, typmodin regproc, typmodout regproc, typanalyze regproc, typalign \"char\", typstorage \"char\", typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text[]", func(v *View) [][]any {
 		var rows [][]any
 		row := func(oid int64, name string, ns, length int64, byVal bool, kind, category string, preferred bool, elem, array, coll int64, p typeProcs) {
 			align, storage := "i", "p"
@@ -254,7 +254,7 @@ func init() {
 		return rows
 	})
 
-	register("pg_catalog", "pg_constraint", pgConstraintOID, "oid oid, conname name, connamespace oid, contype text, condeferrable bool, condeferred bool, convalidated bool, conrelid oid, contypid oid, conindid oid, conparentid oid, confrelid oid, confupdtype text, confdeltype text, confmatchtype text, conislocal bool, coninhcount int4, connoinherit bool, conkey int2[], confkey int2[], conpfeqop oid[], conppeqop oid[], conffeqop oid[], confdelsetcols int2[], conexclop oid[], conbin text", func(v *View) [][]any {
+	register("pg_catalog", "pg_constraint", pgConstraintOID, "oid oid, conname name, connamespace oid, contype \"char\", condeferrable bool, condeferred bool, convalidated bool, conrelid oid, contypid oid, conindid oid, conparentid oid, confrelid oid, confupdtype \"char\", confdeltype \"char\", confmatchtype \"char\", conislocal bool, coninhcount int4, connoinherit bool, conkey int2[], confkey int2[], conpfeqop oid[], conppeqop oid[], conffeqop oid[], confdelsetcols int2[], conexclop oid[], conbin text", func(v *View) [][]any {
 		var rows [][]any
 		for _, c := range v.constraints {
 			var indexOID, refOID int64
@@ -283,7 +283,7 @@ func init() {
 		return rows
 	})
 
-	register("pg_catalog", "pg_am", 2601, "oid oid, amname name, amhandler oid, amtype text", func(v *View) [][]any {
+	register("pg_catalog", "pg_am", 2601, "oid oid, amname name, amhandler oid, amtype \"char\"", func(v *View) [][]any {
 		var rows [][]any
 		for _, m := range accessMethods {
 			rows = append(rows, []any{m.oid, m.name, int64(0), m.kind})
@@ -291,7 +291,7 @@ func init() {
 		return rows
 	})
 
-	register("pg_catalog", "pg_database", 1262, "oid oid, datname name, datdba oid, encoding int4, datlocprovider text, datistemplate bool, datallowconn bool, datconnlimit int4, datfrozenxid oid, datminmxid oid, dattablespace oid, datcollate text, datctype text, daticulocale text, datcollversion text, datacl text[]", func(v *View) [][]any {
+	register("pg_catalog", "pg_database", 1262, "oid oid, datname name, datdba oid, encoding int4, datlocprovider \"char\", datistemplate bool, datallowconn bool, datconnlimit int4, datfrozenxid oid, datminmxid oid, dattablespace oid, datcollate text, datctype text, daticulocale text, datcollversion text, datacl text[]", func(v *View) [][]any {
 		return [][]any{{int64(DatabaseOID), v.Database, int64(BootstrapUserOID), int64(6), "c", false, true, int64(-1), int64(0), int64(0), int64(1663), "C.UTF-8", "C.UTF-8", nil, nil, nil}}
 	})
 
@@ -319,7 +319,7 @@ func init() {
 	})
 	register("pg_catalog", "pg_shdescription", 2396, "objoid oid, classoid oid, description text", nil)
 	register("pg_catalog", "pg_extension", 3079, "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable bool, extversion text, extconfig oid[], extcondition text[]", nil)
-	register("pg_catalog", "pg_collation", 3456, "oid oid, collname name, collnamespace oid, collowner oid, collprovider text, collisdeterministic bool, collencoding int4, collcollate text, collctype text, colliculocale text, collversion text", func(v *View) [][]any {
+	register("pg_catalog", "pg_collation", 3456, "oid oid, collname name, collnamespace oid, collowner oid, collprovider \"char\", collisdeterministic bool, collencoding int4, collcollate text, collctype text, colliculocale text, collversion text", func(v *View) [][]any {
 		return [][]any{
 			{int64(defaultCollationOID), "default", int64(PgCatalogOID), int64(BootstrapUserOID), "d", true, int64(-1), nil, nil, nil, nil},
 			{int64(950), "C", int64(PgCatalogOID), int64(BootstrapUserOID), "c", true, int64(-1), "C", "C", nil, nil},
@@ -327,14 +327,14 @@ func init() {
 		}
 	})
 	register("pg_catalog", "pg_inherits", 2611, "inhrelid oid, inhparent oid, inhseqno int4, inhdetachpending bool", nil)
-	register("pg_catalog", "pg_policy", 3256, "oid oid, polname name, polrelid oid, polcmd text, polpermissive bool, polroles oid[], polqual text, polwithcheck text", nil)
+	register("pg_catalog", "pg_policy", 3256, "oid oid, polname name, polrelid oid, polcmd \"char\", polpermissive bool, polroles oid[], polqual text, polwithcheck text", nil)
 	register("pg_catalog", "pg_statistic_ext", 3381, "oid oid, stxrelid oid, stxname name, stxnamespace oid, stxowner oid, stxstattarget int4, stxkeys int2vector, stxkind text[], stxexprs text", nil)
 	register("pg_catalog", "pg_publication", 6104, "oid oid, pubname name, pubowner oid, puballtables bool, pubinsert bool, pubupdate bool, pubdelete bool, pubtruncate bool, pubviaroot bool", nil)
 	register("pg_catalog", "pg_publication_namespace", 6237, "oid oid, pnpubid oid, pnnspid oid", nil)
 	register("pg_catalog", "pg_publication_rel", 6106, "oid oid, prpubid oid, prrelid oid, prqual text, prattrs int2[]", nil)
-	register("pg_catalog", "pg_trigger", 2620, "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype int2, tgenabled text, tgisinternal bool, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, tgattr int2vector, tgargs bytea, tgqual text, tgoldtable name, tgnewtable name", nil)
-	register("pg_catalog", "pg_rewrite", 2618, "oid oid, rulename name, ev_class oid, ev_type text, ev_enabled text, is_instead bool, ev_qual text, ev_action text", nil)
-	register("pg_catalog", "pg_proc", 1255, "oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost float4, prorows float4, provariadic oid, prosupport oid, prokind text, prosecdef bool, proleakproof bool, proisstrict bool, proretset bool, provolatile text, proparallel text, pronargs int2, pronargdefaults int2, prorettype oid, proargtypes oidvector, proallargtypes oid[], proargmodes text[], proargnames text[], proargdefaults text, protrftypes oid[], prosrc text, probin text, prosqlbody text, proconfig text[], proacl text[]", nil)
+	register("pg_catalog", "pg_trigger", 2620, "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype int2, tgenabled \"char\", tgisinternal bool, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, tgattr int2vector, tgargs bytea, tgqual text, tgoldtable name, tgnewtable name", nil)
+	register("pg_catalog", "pg_rewrite", 2618, "oid oid, rulename name, ev_class oid, ev_type \"char\", ev_enabled \"char\", is_instead bool, ev_qual text, ev_action text", nil)
+	register("pg_catalog", "pg_proc", 1255, "oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost float4, prorows float4, provariadic oid, prosupport oid, prokind \"char\", prosecdef bool, proleakproof bool, proisstrict bool, proretset bool, provolatile \"char\", proparallel \"char\", pronargs int2, pronargdefaults int2, prorettype oid, proargtypes oidvector, proallargtypes oid[], proargmodes text[], proargnames text[], proargdefaults text, protrftypes oid[], prosrc text, probin text, prosqlbody text, proconfig text[], proacl text[]", nil)
 	register("pg_catalog", "pg_enum", 3501, "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", nil)
 	register("pg_catalog", "pg_range", 3541, "rngtypid oid, rngsubtype oid, rngmultitypid oid, rngcollation oid, rngsubopc oid, rngcanonical oid, rngsubdiff oid", nil)
 	register("pg_catalog", "pg_tablespace", 1213, "oid oid, spcname name, spcowner oid, spcacl text[], spcoptions text[]", func(v *View) [][]any {

@@ -58,7 +58,7 @@ func init() {
 
 	// pg_depend: the sequences serial columns own (deptype 'a'), which
 	// psql's \d shows as "Owned by".
-	register(pc, "pg_depend", 2608, "classid oid, objid oid, objsubid int4, refclassid oid, refobjid oid, refobjsubid int4, deptype text", func(v *View) [][]any {
+	register(pc, "pg_depend", 2608, "classid oid, objid oid, objsubid int4, refclassid oid, refobjid oid, refobjsubid int4, deptype \"char\"", func(v *View) [][]any {
 		var rows [][]any
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
@@ -69,14 +69,14 @@ func init() {
 		}
 		return rows
 	})
-	register(pc, "pg_default_acl", 826, "oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype text, defaclacl text[]", nil)
+	register(pc, "pg_default_acl", 826, "oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype \"char\", defaclacl text[]", nil)
 	register(pc, "pg_foreign_data_wrapper", 2328, "oid oid, fdwname name, fdwowner oid, fdwhandler oid, fdwvalidator oid, fdwacl text[], fdwoptions text[]", nil)
 	register(pc, "pg_foreign_server", 1417, "oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl text[], srvoptions text[]", nil)
 	register(pc, "pg_foreign_table", 3118, "ftrelid oid, ftserver oid, ftoptions text[]", nil)
-	register(pc, "pg_event_trigger", 3466, "oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled text, evttags text[]", nil)
-	register(pc, "pg_aggregate", 2600, "aggfnoid regproc, aggkind text, aggnumdirectargs int2, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra bool, aggmfinalextra bool, aggfinalmodify text, aggmfinalmodify text, aggsortop oid, aggtranstype oid, aggtransspace int4, aggmtranstype oid, aggmtransspace int4, agginitval text, aggminitval text", nil)
+	register(pc, "pg_event_trigger", 3466, "oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled \"char\", evttags text[]", nil)
+	register(pc, "pg_aggregate", 2600, "aggfnoid regproc, aggkind \"char\", aggnumdirectargs int2, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra bool, aggmfinalextra bool, aggfinalmodify \"char\", aggmfinalmodify \"char\", aggsortop oid, aggtranstype oid, aggtransspace int4, aggmtranstype oid, aggmtransspace int4, agginitval text, aggminitval text", nil)
 	register(pc, "pg_opclass", 2616, "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid", nil)
 	register(pc, "pg_conversion", 2607, "oid oid, conname name, connamespace oid, conowner oid, conforencoding int4, contoencoding int4, conproc regproc, condefault bool", nil)
-	register(pc, "pg_cast", 2605, "oid oid, castsource oid, casttarget oid, castfunc oid, castcontext text, castmethod text", nil)
-	register(pc, "pg_operator", 2617, "oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind text, oprcanmerge bool, oprcanhash bool, oprleft oid, oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc", nil)
+	register(pc, "pg_cast", 2605, "oid oid, castsource oid, casttarget oid, castfunc oid, castcontext \"char\", castmethod \"char\"", nil)
+	register(pc, "pg_operator", 2617, "oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind \"char\", oprcanmerge bool, oprcanhash bool, oprleft oid, oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc", nil)
 }

@@ -59,9 +59,9 @@ func IsSystemSchema(schema string) bool {
 }
 
 // register adds a relation; cols is "name type, name type, ..." with the
-// type names of types.Named ("char" columns are text, int2vector and
-// oidvector int2[] and oid[], pg_node_tree and aclitem[] text and text[],
-// inet text, xid oid).
+// type names of types.Named ("char" is PostgreSQL's one-byte type;
+// int2vector and oidvector are int2[] and oid[], pg_node_tree and aclitem[]
+// text and text[], inet text, xid oid).
 func register(schema, name string, oid int64, cols string, rows func(v *View) [][]any) {
 	r := &Relation{Schema: schema, Name: name, OID: oid, rows: rows}
 	if oid == 0 {

@@ -295,6 +295,9 @@ func typeByName(text string) (t types.T, schema string, ok bool) {
 	if schema != "" && schema != "pg_catalog" {
 		return types.T{}, schema, false
 	}
+	if strings.HasSuffix(s, `"char"`) {
+		name = `"char"` // quoted, the one-byte type; bare, SQL's character
+	}
 	name = strings.Join(strings.Fields(name), " ")
 	if elem, isArray := strings.CutPrefix(name, "_"); isArray && dims == 0 {
 		name, dims = elem, 1

@@ -84,7 +84,7 @@ func EncodeBinary(buf []byte, v any, t T) ([]byte, error) {
 			break
 		}
 		return appendNumericBinary(buf, d), nil
-	case Text, Varchar, Char, Name, JSON, Unknown:
+	case Text, Varchar, Char, Name, InternalChar, JSON, Unknown:
 		switch x := v.(type) {
 		case string:
 			return append(buf, x...), nil
@@ -369,6 +369,8 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 			return nil, err
 		}
 		return clipName(string(src)), nil
+	case InternalChar:
+		return firstByte(string(src)), nil
 	case JSON:
 		if err := CheckText(src); err != nil {
 			return nil, err

@@ -145,7 +145,7 @@ func Compare(a, b any, t T) int {
 		if ok1 && ok2 {
 			return compareJSONB(x, y)
 		}
-	case Text, Varchar, Name, JSON, Unknown:
+	case Text, Varchar, Name, InternalChar, JSON, Unknown:
 		x, ok1 := a.(string)
 		y, ok2 := b.(string)
 		if ok1 && ok2 {
@@ -335,7 +335,7 @@ func KeyBytes(dst []byte, v any, t T) []byte {
 		if s, ok := v.(string); ok {
 			return appendJSONBKey(dst, s)
 		}
-	case Text, Varchar, Name, JSON, Unknown, Bytea:
+	case Text, Varchar, Name, InternalChar, JSON, Unknown, Bytea:
 		switch x := v.(type) {
 		case string:
 			dst = appendUvarint(dst, uint64(len(x)))

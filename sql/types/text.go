@@ -287,6 +287,8 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 		return s, nil
 	case Name:
 		return clipName(s), nil
+	case InternalChar:
+		return firstByte(s), nil
 	case Bytea:
 		return parseBytea(s)
 	case UUID:
@@ -565,4 +567,13 @@ func toInterval(v any) (IntervalValue, bool) {
 		return IntervalValue{Micros: x.Microseconds()}, true
 	}
 	return IntervalValue{}, false
+}
+
+// firstByte is "char" input: the first byte of the text ("" for none), as
+// PostgreSQL's charin keeps.
+func firstByte(s string) string {
+	if len(s) > 1 {
+		return s[:1]
+	}
+	return s
 }

@@ -55,6 +55,9 @@ const (
 	RegNamespace
 	RegProc
 	RegRole
+	// InternalChar is PostgreSQL's one-byte "char" (pg_class.relkind,
+	// pg_type.typtype, ...), not the SQL char(n) type, which is Char.
+	InternalChar
 )
 
 // T is a SQL type. The zero value is Unknown. T is a small value type:
@@ -86,31 +89,32 @@ type Field struct {
 
 // Common types.
 var (
-	UnknownT     = T{Family: Unknown, Mod: -1}
-	NullT        = T{Family: Null, Mod: -1}
-	BoolT        = T{Family: Bool, Mod: -1}
-	Int2T        = T{Family: Int2, Mod: -1}
-	Int4T        = T{Family: Int4, Mod: -1}
-	Int8T        = T{Family: Int8, Mod: -1}
-	Float4T      = T{Family: Float4, Mod: -1}
-	Float8T      = T{Family: Float8, Mod: -1}
-	NumericT     = T{Family: Numeric, Mod: -1}
-	TextT        = T{Family: Text, Mod: -1}
-	VarcharT     = T{Family: Varchar, Mod: -1}
-	CharT        = T{Family: Char, Mod: -1}
-	ByteaT       = T{Family: Bytea, Mod: -1}
-	UUIDT        = T{Family: UUID, Mod: -1}
-	JSONT        = T{Family: JSON, Mod: -1}
-	JSONBT       = T{Family: JSONB, Mod: -1}
-	DateT        = T{Family: DateFamily, Mod: -1}
-	TimeT        = T{Family: Time, Mod: -1}
-	TimestampT   = T{Family: TimestampFamily, Mod: -1}
-	TimestampTZT = T{Family: TimestampTZ, Mod: -1}
-	IntervalT    = T{Family: Interval, Mod: -1}
-	OidT         = T{Family: Oid, Mod: -1}
-	NameT        = T{Family: Name, Mod: -1}
-	RecordT      = T{Family: Record, Mod: -1}
-	Float4ArrayT = ArrayOf(Float4T, 1)
+	UnknownT      = T{Family: Unknown, Mod: -1}
+	NullT         = T{Family: Null, Mod: -1}
+	BoolT         = T{Family: Bool, Mod: -1}
+	Int2T         = T{Family: Int2, Mod: -1}
+	Int4T         = T{Family: Int4, Mod: -1}
+	Int8T         = T{Family: Int8, Mod: -1}
+	Float4T       = T{Family: Float4, Mod: -1}
+	Float8T       = T{Family: Float8, Mod: -1}
+	NumericT      = T{Family: Numeric, Mod: -1}
+	TextT         = T{Family: Text, Mod: -1}
+	VarcharT      = T{Family: Varchar, Mod: -1}
+	CharT         = T{Family: Char, Mod: -1}
+	ByteaT        = T{Family: Bytea, Mod: -1}
+	UUIDT         = T{Family: UUID, Mod: -1}
+	JSONT         = T{Family: JSON, Mod: -1}
+	JSONBT        = T{Family: JSONB, Mod: -1}
+	DateT         = T{Family: DateFamily, Mod: -1}
+	TimeT         = T{Family: Time, Mod: -1}
+	TimestampT    = T{Family: TimestampFamily, Mod: -1}
+	TimestampTZT  = T{Family: TimestampTZ, Mod: -1}
+	IntervalT     = T{Family: Interval, Mod: -1}
+	OidT          = T{Family: Oid, Mod: -1}
+	NameT         = T{Family: Name, Mod: -1}
+	InternalCharT = T{Family: InternalChar, Mod: -1}
+	RecordT       = T{Family: Record, Mod: -1}
+	Float4ArrayT  = ArrayOf(Float4T, 1)
 )
 
 // ArrayOf returns the array type with the given element type and
@@ -171,10 +175,11 @@ func (t T) IsOID() bool {
 	return false
 }
 
-// IsString reports whether t is a string type (text, varchar, char, name).
+// IsString reports whether t is a string type (text, varchar, char, name,
+// "char").
 func (t T) IsString() bool {
 	switch t.Family {
-	case Text, Varchar, Char, Name:
+	case Text, Varchar, Char, Name, InternalChar:
 		return true
 	}
 	return false
@@ -220,6 +225,7 @@ var families = map[Family]familyInfo{
 	RegProc:         {24, 1008, "regproc", 4},
 	RegRole:         {4096, 4097, "regrole", 4},
 	Name:            {19, 1003, "name", 64},
+	InternalChar:    {18, 1002, `"char"`, 1},
 	Record:          {2249, 2287, "record", -1},
 	// pgvector's type has no fixed OID; cairn reports a stable one of its own
 	// in the user range.
@@ -383,6 +389,8 @@ func Named(name string) (T, bool) {
 		return VarcharT, true
 	case "bpchar", "char", "character":
 		return CharT, true
+	case `"char"`:
+		return InternalCharT, true
 	case "bytea":
 		return ByteaT, true
 	case "uuid":
