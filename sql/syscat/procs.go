@@ -2,16 +2,18 @@ package syscat
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/cairn-db/cairn/sql/types"
 )
 
 // The functions pg_type names as each type's input, output, receive, send
 // and typmod functions (regproc columns): pgjdbc tells array types apart
-// with typinput = 'pg_catalog.array_in'::regproc. cairn has no pg_proc
-// rows, but these names resolve as regproc values both ways, with
-// PostgreSQL's OIDs (pgvector's, which PostgreSQL assigns at CREATE
-// EXTENSION, are derived from the name like other OIDs here).
+// with typinput = 'pg_catalog.array_in'::regproc, Npgsql by joining
+// pg_proc on typreceive and reading proname = 'array_recv'. These are
+// cairn's pg_proc rows, and their names resolve as regproc values both
+// ways, with PostgreSQL's OIDs (pgvector's, which PostgreSQL assigns at
+// CREATE EXTENSION, are derived from the name like other OIDs here).
 
 // Array types' functions, shared by every array type.
 const (
@@ -138,4 +140,70 @@ func procByName(schemas []string, name string) (int64, bool) {
 		return 0, false
 	}
 	return p.oid, true
+}
+
+// OIDs of the types the I/O functions take and return.
+const (
+	boolOID        = 16
+	byteaOID       = 17
+	int4OID        = 23
+	oidOID         = 26
+	cstringOID     = 2275
+	cstringArrOID  = 1263
+	internalOID    = 2281
+	anyarrayOID    = 2277
+	internalLangID = 12
+	cLangID        = 13
+)
+
+// procRows are pg_proc's rows: each function a built-in type names, with
+// the signature PostgreSQL gives such functions (in: cstring to the type,
+// out: the type to cstring, recv: internal to the type, send: the type to
+// bytea, typmod in and out, array analyze and subscripting).
+func procRows(*View) [][]any {
+	seen := map[string]bool{}
+	var rows [][]any
+	add := func(name string, ret int64, args ...int64) {
+		if name == "" || seen[name] {
+			return
+		}
+		seen[name] = true
+		p := procs[name]
+		lang := int64(internalLangID)
+		if p.schema != "pg_catalog" {
+			lang = cLangID
+		}
+		rows = append(rows, []any{p.oid, name, SchemaOID(p.schema), int64(BootstrapUserOID), lang, float64(1), float64(0),
+			int64(0), int64(0), "f", false, false, true, false, "i", "s", int64(len(args)), int64(0), ret, oids(args...),
+			nil, nil, nil, nil, nil, name, nil, nil, nil, nil})
+	}
+	for _, t := range builtinTypes {
+		for _, array := range []bool{false, true} {
+			if array && t.array == 0 {
+				continue
+			}
+			typ := t.oid
+			if array {
+				typ = anyarrayOID
+			}
+			p := procsOf(t, array)
+			// Input of a type with a modifier also takes the element
+			// type and the modifier.
+			if array || t.typmod != "" {
+				add(p.in, typ, cstringOID, oidOID, int4OID)
+				add(p.recv, typ, internalOID, oidOID, int4OID)
+			} else {
+				add(p.in, typ, cstringOID)
+				add(p.recv, typ, internalOID)
+			}
+			add(p.out, cstringOID, typ)
+			add(p.send, byteaOID, typ)
+			add(p.modIn, int4OID, cstringArrOID)
+			add(p.modOut, cstringOID, int4OID)
+			add(p.analyze, boolOID, internalOID)
+			add(p.subscript, internalOID, internalOID)
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i][0].(int64) < rows[j][0].(int64) })
+	return rows
 }
