@@ -153,7 +153,6 @@ const (
 	internalOID    = 2281
 	anyarrayOID    = 2277
 	internalLangID = 12
-	cLangID        = 13
 )
 
 // procRows are pg_proc's rows: each function a built-in type names, with
@@ -169,11 +168,13 @@ func procRows(*View) [][]any {
 		}
 		seen[name] = true
 		p := procs[name]
-		lang := int64(internalLangID)
 		if p.schema != "pg_catalog" {
-			lang = cLangID
+			// pgvector's would be listed by psql's \df as the user's own
+			// functions, without the signatures it reads from
+			// pg_get_function_result; they stay regproc names only.
+			return
 		}
-		rows = append(rows, []any{p.oid, name, SchemaOID(p.schema), int64(BootstrapUserOID), lang, float64(1), float64(0),
+		rows = append(rows, []any{p.oid, name, SchemaOID(p.schema), int64(BootstrapUserOID), int64(internalLangID), float64(1), float64(0),
 			int64(0), int64(0), "f", false, false, true, false, "i", "s", int64(len(args)), int64(0), ret, oids(args...),
 			nil, nil, nil, nil, nil, name, nil, nil, nil, nil})
 	}
