@@ -1,73 +1,60 @@
 package functions
 
-// similar_to_escape(pattern [, escape]): the parser turns
-// `x SIMILAR TO p [ESCAPE e]` into x ~ similar_to_escape(p [, e]), which
-// rewrites SQL's regular expression syntax as a POSIX one.
+// similar_to_escape(pattern [, escape]): the POSIX regular expression a SQL
+// SIMILAR TO pattern means, which `x SIMILAR TO p` matches with ~ (the
+// parser writes it so). % becomes .*, _ becomes ., the escape character
+// (\ unless given; '' for none) makes the next character literal, bracket
+// expressions pass through, ( opens a non-capturing group, and the whole
+// pattern must match.
 
 import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
 func init() {
-	one := func(_ *Context, a []any) (any, error) { return similarEscape(a[0].(string), `\`, true) }
-	two := func(_ *Context, a []any) (any, error) { return similarEscape(a[0].(string), a[1].(string), true) }
 	Register(
-		fn("similar_to_escape", targs(tText), tText, one),
-		fn("similar_to_escape", targs(tText, tText), tText, two),
-		fn("similar_escape", targs(tText, tText), tText, two),
+		fn("similar_to_escape", targs(tText), tText, func(_ *Context, a []any) (any, error) {
+			return similarToRegex(a[0].(string), `\`)
+		}),
+		fn("similar_to_escape", targs(tText, tText), tText, func(_ *Context, a []any) (any, error) {
+			return similarToRegex(a[0].(string), a[1].(string))
+		}),
 	)
 }
 
-// similarEscape is PostgreSQL's similar_escape_internal.
-func similarEscape(pat, esc string, hasEsc bool) (string, error) {
-	var e rune = -1
-	if hasEsc && esc != "" {
-		if utf8.RuneCountInString(esc) > 1 {
-			return "", pgerr.New(pgerrcode.InvalidEscapeSequence, "invalid escape string").
-				WithHint("Escape string must be empty or one character.")
-		}
-		e, _ = utf8.DecodeRuneInString(esc)
+// similarToRegex translates a SIMILAR TO pattern with escape character esc
+// ("" for none) into a regular expression anchored at both ends.
+func similarToRegex(pat, esc string) (string, error) {
+	if utf8.RuneCountInString(esc) > 1 {
+		return "", pgerr.New(pgerrcode.InvalidEscapeSequence, "invalid escape string").
+			WithHint("Escape string must be empty or one character.")
 	}
+	escape, _ := utf8.DecodeRuneInString(esc)
 	var b strings.Builder
 	b.WriteString("^(?:")
-	afterEsc, inClass := false, false
-	nquotes := 0
+	escaped, inBracket := false, false
 	for _, c := range pat {
 		switch {
-		case afterEsc:
-			if c == '"' && !inClass {
-				switch nquotes {
-				case 0:
-					b.WriteString("){1,1}?(")
-				case 1:
-					b.WriteString("){1,1}(?:")
-				default:
-					return "", pgerr.New(pgerrcode.InvalidUseOfEscapeCharacter,
-						"SQL regular expression may not contain more than two escape-double-quote separators")
-				}
-				nquotes++
-			} else {
-				b.WriteByte('\\')
-				b.WriteRune(c)
-			}
-			afterEsc = false
-		case c == e:
-			afterEsc = true
-		case inClass:
+		case escaped:
+			b.WriteByte('\\')
+			b.WriteRune(c)
+			escaped = false
+		case esc != "" && c == escape:
+			escaped = true
+		case inBracket:
 			if c == '\\' {
 				b.WriteByte('\\')
 			}
 			b.WriteRune(c)
-			if c == ']' {
-				inClass = false
-			}
+			inBracket = c != ']'
 		case c == '[':
 			b.WriteRune(c)
-			inClass = true
+			inBracket = true
 		case c == '%':
 			b.WriteString(".*")
 		case c == '_':
@@ -81,6 +68,6 @@ func similarEscape(pat, esc string, hasEsc bool) (string, error) {
 			b.WriteRune(c)
 		}
 	}
-	b.WriteString(")$")
+	b.WriteString(")$") // a trailing escape character escapes nothing
 	return b.String(), nil
 }

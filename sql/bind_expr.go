@@ -655,7 +655,13 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 		pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		return b.bindBetween(sc, a)
 	case pg_query.A_Expr_Kind_AEXPR_SIMILAR:
-		return nil, pgerr.NotSupported("SIMILAR TO")
+		// The parser has written the pattern as similar_to_escape(p [,
+		// escape]) and the operator as ~ or !~.
+		l, r, err := b.bindOperands(sc, a)
+		if err != nil {
+			return nil, err
+		}
+		return b.bindOperator(op, l, r)
 	}
 	return nil, pgerr.NotSupported("operator expression kind %s", a.Kind)
 }
