@@ -117,6 +117,10 @@ type Aggregate struct {
 	// NullCall means NULL input rows are passed to Step (count(*), array_agg);
 	// otherwise rows with a NULL argument are skipped.
 	NullCall bool
+	// OrderedSet marks an ordered-set aggregate, called as name(direct
+	// args) WITHIN GROUP (ORDER BY value): Args are the direct arguments
+	// followed by the value, and the rows come sorted by it.
+	OrderedSet bool
 	// New returns the empty state of one group.
 	New func(argTypes []types.T) AggState
 }

@@ -122,6 +122,21 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 			return AggCall{}, err
 		}
 	}
+	var withinGroup []SortKey
+	if fc.AggWithinGroup {
+		// An ordered-set aggregate takes its direct arguments, then the
+		// value it orders.
+		if len(fc.AggOrder) != 1 {
+			return AggCall{}, pgerr.NotSupported("WITHIN GROUP with other than one ORDER BY expression")
+		}
+		sb := fc.AggOrder[0].GetSortBy()
+		e, err := b.bindExpr(sc, sb.Node)
+		if err != nil {
+			return AggCall{}, err
+		}
+		args = append(args, e)
+		withinGroup = []SortKey{makeSortKey(sb, e)}
+	}
 	ts := make([]types.T, len(args))
 	for i, a := range args {
 		ts[i] = a.Type()
@@ -138,13 +153,25 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 		}
 		ts[i] = args[i].Type()
 	}
-	call := AggCall{Agg: ag, Name: name, Args: args, Distinct: fc.AggDistinct, T: functions.AggregateResultType(ag, ts)}
+	switch {
+	case fc.AggWithinGroup && !ag.OrderedSet:
+		return AggCall{}, pgerr.New(pgerrcode.WrongObjectType, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name).WithPosition(fc.Location + 1)
+	case ag.OrderedSet && !fc.AggWithinGroup:
+		return AggCall{}, pgerr.New(pgerrcode.WrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name).WithPosition(fc.Location + 1)
+	}
+	call := AggCall{Agg: ag, Name: name, Args: args, Distinct: fc.AggDistinct, T: functions.AggregateResultType(ag, ts), OrderBy: withinGroup}
+	if fc.AggWithinGroup {
+		withinGroup[0].Expr = args[len(args)-1] // as coerced
+	}
 	if fc.AggFilter != nil {
 		if call.Filter, err = b.bindCondition(sc, fc.AggFilter, "FILTER"); err != nil {
 			return AggCall{}, err
 		}
 	}
 	for _, o := range fc.AggOrder {
+		if fc.AggWithinGroup {
+			break // the value's order, bound above
+		}
 		sb := o.GetSortBy()
 		e, err := b.bindExpr(sc, sb.Node)
 		if err != nil {

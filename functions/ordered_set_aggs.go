@@ -1,0 +1,127 @@
+package functions
+
+// The ordered-set aggregates, called as name(direct arguments) WITHIN
+// GROUP (ORDER BY value): percentile_cont(fraction) over float8 (the value
+// at that fraction, interpolated between the two nearest rows),
+// percentile_disc(fraction) over any type (the first value whose position
+// reaches the fraction), each also with an array of fractions giving an
+// array, and mode() (the most frequent value, the first in sort order
+// among ties). The binder passes the direct arguments, then the value,
+// with the rows sorted by the ORDER BY; NULL values are skipped.
+
+import (
+	"math"
+
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+func init() {
+	f8, f8s := types.Float8T, types.ArrayOf(types.Float8T, 1)
+	RegisterAggregate(
+		&Aggregate{Name: "percentile_cont", Args: targs(f8, f8), Result: f8, OrderedSet: true,
+			New: func([]types.T) AggState { return &percentileState{cont: true} }},
+		&Aggregate{Name: "percentile_cont", Args: targs(f8s, f8), Result: f8s, OrderedSet: true,
+			New: func([]types.T) AggState { return &percentileState{cont: true, many: true} }},
+		&Aggregate{Name: "percentile_disc", Args: targs(f8, ArgAny), OrderedSet: true,
+			ResultFn: func(ts []types.T) types.T { return baseType(ts[1]) },
+			New:      func([]types.T) AggState { return &percentileState{} }},
+		&Aggregate{Name: "percentile_disc", Args: targs(f8s, ArgAny), OrderedSet: true,
+			ResultFn: func(ts []types.T) types.T { return types.ArrayOf(baseType(ts[1]), 1) },
+			New:      func(ts []types.T) AggState { return &percentileState{many: true, elem: baseType(ts[1])} }},
+		&Aggregate{Name: "mode", Args: targs(ArgAny), OrderedSet: true,
+			ResultFn: func(ts []types.T) types.T { return baseType(ts[0]) },
+			New:      func(ts []types.T) AggState { return &modeState{t: baseType(ts[0])} }},
+	)
+}
+
+// percentileState collects a group's sorted values and the fraction (or
+// fractions, with many) of its first row.
+type percentileState struct {
+	cont, many bool
+	elem       types.T // percentile_disc's value type, for its array result
+	fractions  any
+	values     []any
+}
+
+func (s *percentileState) Step(_ *Context, a []any) error {
+	if s.values == nil {
+		s.fractions = a[0]
+	}
+	s.values = append(s.values, a[1])
+	return nil
+}
+
+func (s *percentileState) Result(*Context) (any, error) {
+	if len(s.values) == 0 {
+		return nil, nil
+	}
+	if !s.many {
+		return s.at(s.fractions.(float64))
+	}
+	arr := s.fractions.(*types.Array)
+	out := &types.Array{Elem: types.Float8T, Dims: append([]int(nil), arr.Dims...), Elems: make([]any, len(arr.Elems))}
+	if !s.cont {
+		out.Elem = s.elem
+	}
+	for i, f := range arr.Elems {
+		if f == nil {
+			continue
+		}
+		v, err := s.at(f.(float64))
+		if err != nil {
+			return nil, err
+		}
+		out.Elems[i] = v
+	}
+	return out, nil
+}
+
+// at is the percentile at fraction f of the collected values.
+func (s *percentileState) at(f float64) (any, error) {
+	if f < 0 || f > 1 || math.IsNaN(f) {
+		return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "percentile value %g is not between 0 and 1", f)
+	}
+	n := len(s.values)
+	if !s.cont {
+		row := int(math.Ceil(f * float64(n)))
+		return s.values[max(row, 1)-1], nil
+	}
+	pos := f * float64(n-1)
+	lo, hi := math.Floor(pos), math.Ceil(pos)
+	first, second := s.values[int(lo)].(float64), s.values[int(hi)].(float64)
+	if lo == hi {
+		return first, nil
+	}
+	return first + (pos-lo)*(second-first), nil
+}
+
+// modeState counts runs of equal values in sort order, keeping the first
+// longest.
+type modeState struct {
+	t               types.T
+	best, cur       any
+	bestRun, curRun int
+}
+
+func (s *modeState) Step(_ *Context, a []any) error {
+	v := a[0]
+	if s.curRun > 0 && types.Compare(s.cur, v, s.t) == 0 {
+		s.curRun++
+	} else {
+		s.cur, s.curRun = v, 1
+	}
+	if s.curRun > s.bestRun {
+		s.best, s.bestRun = s.cur, s.curRun
+	}
+	return nil
+}
+
+func (s *modeState) Result(*Context) (any, error) {
+	if s.bestRun == 0 {
+		return nil, nil
+	}
+	return s.best, nil
+}
