@@ -29,6 +29,11 @@ func (s *jsonAggState) Step(ctx *Context, a []any) error {
 	} else {
 		if s.n > 0 {
 			s.txt.WriteString(", ")
+			// PostgreSQL starts each array or row after the first on a
+			// line of its own.
+			if a[0] != nil && (s.t.IsArray() || s.t.Family == types.Record) {
+				s.txt.WriteString("\n ")
+			}
 		}
 		s.txt.WriteString(jsonOf(ctx, a[0], s.t))
 	}

@@ -1,12 +1,14 @@
 package functions
 
-// to_jsonb(anyelement) and to_json(anyelement), and the datum-to-JSON
+// to_jsonb(anyelement), to_json(anyelement) and row_to_json(record [,
+// pretty]), and the datum-to-JSON
 // conversion json_build_object, jsonb_agg and friends share: numbers stay
 // numbers (NaN and infinities become strings), dates and timestamps are
 // ISO 8601 strings, arrays become JSON arrays, json and jsonb values are
 // embedded, everything else becomes its text output as a string.
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/cairn-db/cairn/sql/types"
@@ -26,6 +28,18 @@ func init() {
 		withTypes(&Overload{Name: "to_json", Args: targs(ArgAny), Result: types.JSONT},
 			func(ctx *Context, a []any, ts []types.T) (any, error) {
 				return jsonOf(ctx, a[0], argType(ts, 0, a[0])), nil
+			}),
+		withTypes(&Overload{Name: "row_to_json", Args: targs(types.RecordT), Result: types.JSONT},
+			func(ctx *Context, a []any, ts []types.T) (any, error) {
+				return jsonOf(ctx, a[0], argType(ts, 0, a[0])), nil
+			}),
+		withTypes(&Overload{Name: "row_to_json", Args: targs(types.RecordT, types.BoolT), Result: types.JSONT},
+			func(ctx *Context, a []any, ts []types.T) (any, error) {
+				fields, ok := a[0].([]any)
+				if !ok || !a[1].(bool) {
+					return jsonOf(ctx, a[0], argType(ts, 0, a[0])), nil
+				}
+				return jsonRecordText(ctx, fields, argType(ts, 0, a[0]), ",\n "), nil
 			}),
 	)
 }
@@ -95,8 +109,55 @@ func jsonOf(ctx *Context, v any, t types.T) string {
 	case types.ArrayFamily:
 		a := v.(*types.Array)
 		return jsonArrayText(ctx, a, *t.Elem, 0, 0, ",")
+	case types.Record:
+		if fields, ok := v.([]any); ok {
+			return jsonRecordText(ctx, fields, t, ",")
+		}
 	}
 	return jsonQuote(outputText(ctx, v, t))
+}
+
+// jsonRecordText is a record as a json object, fields separated by sep
+// ("," or, for row_to_json's pretty form, ",\n ").
+func jsonRecordText(ctx *Context, fields []any, t types.T, sep string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, f := range fields {
+		name, ft := recordField(t, i, f)
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		quoteJSON(&b, name)
+		b.WriteByte(':')
+		b.WriteString(jsonOf(ctx, fieldValue(f, ft), ft))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// recordField is the name and type of field i of a record of type t: the
+// declared ones (a table's row), else PostgreSQL's f1, f2, ... and the
+// value's own type.
+func recordField(t types.T, i int, v any) (string, types.T) {
+	if i < len(t.Fields) {
+		return t.Fields[i].Name, t.Fields[i].T
+	}
+	ft := types.TypeOfValue(v)
+	if ft.Family == types.Unknown {
+		ft = types.TextT
+	}
+	return "f" + strconv.Itoa(i+1), ft
+}
+
+// fieldValue is a record field as a datum of its type: a record read back
+// from a column keeps its fields as text.
+func fieldValue(v any, t types.T) any {
+	if s, ok := v.(string); ok && !t.IsString() {
+		if d, err := types.ParseText(s, t); err == nil {
+			return d
+		}
+	}
+	return v
 }
 
 // jsonArrayText writes dimension dim of a starting at element off.
@@ -158,6 +219,20 @@ func jsonbOf(ctx *Context, v any, t types.T) (*jnode, error) {
 	case types.ArrayFamily:
 		a := v.(*types.Array)
 		return jsonbArray(ctx, a, *t.Elem, 0, 0)
+	case types.Record:
+		if fields, ok := v.([]any); ok {
+			out := &jnode{kind: jsonObject}
+			for i, f := range fields {
+				name, ft := recordField(t, i, f)
+				j, err := jsonbOf(ctx, fieldValue(f, ft), ft)
+				if err != nil {
+					return nil, err
+				}
+				out.keys = append(out.keys, name)
+				out.vals = append(out.vals, j)
+			}
+			return out, nil
+		}
 	}
 	return &jnode{kind: jsonString, str: outputText(ctx, v, t)}, nil
 }

@@ -45,6 +45,12 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 	switch v := n.Node.(type) {
 	case *pg_query.Node_ColumnRef:
 		if isStar(v.ColumnRef) {
+			// t.* inside an expression is t's whole row.
+			if f := v.ColumnRef.Fields; len(f) == 2 {
+				if e, found, err := b.wholeRow(sc, f[0].GetString_().GetSval()); found || err != nil {
+					return e, err
+				}
+			}
 			return nil, pgerr.NotSupported("* in this position")
 		}
 		return b.resolveColumn(sc, v.ColumnRef)
@@ -240,6 +246,11 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 			// The alias of a one-column FROM item (a function) stands
 			// for its value, as PostgreSQL's whole-row reference does.
 			idx = singleColumnOf(s.cols, name)
+			if idx < 0 && s == sc {
+				if e, found, err := b.wholeRow(sc, name); found || err != nil {
+					return e, err
+				}
+			}
 		}
 		if idx >= 0 {
 			e, ok := b.outerColumn(sc, s, idx, name)
@@ -256,6 +267,30 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 		return nil, pgerr.New(pgerrcode.UndefinedColumn, "column %s.%s does not exist", qual, name).WithPosition(cr.Location + 1)
 	}
 	return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", name).WithPosition(cr.Location + 1)
+}
+
+// wholeRow binds a FROM item's alias used as a value (to_jsonb(t),
+// row_to_json(t), t.* as an argument): a record of its visible columns,
+// whose fields carry the column names. found is false when no FROM item
+// of the scope has that alias.
+func (b *Binder) wholeRow(sc *scope, alias string) (e Expr, found bool, err error) {
+	t := types.RecordT
+	var args []Expr
+	for i, c := range sc.cols {
+		if c.Table != alias || c.Hidden {
+			continue
+		}
+		ref, ok := b.outerColumn(sc, sc, i, c.Name)
+		if !ok {
+			return nil, true, pgerr.NotSupported("whole-row references to another FROM item")
+		}
+		args = append(args, ref)
+		t.Fields = append(t.Fields, types.Field{Name: c.Name, T: c.T})
+	}
+	if len(args) == 0 {
+		return nil, false, nil
+	}
+	return &RowExpr{Args: args, T: t}, true, nil
 }
 
 // bindConst binds a literal: integers are int4 (int8 or numeric when
