@@ -1,0 +1,115 @@
+package sql
+
+// Named arguments (f(a => 1), f(a := 1)) for the built-in functions whose
+// PostgreSQL signatures name their parameters: the call is rewritten into
+// positional form, parameters left out taking their defaults.
+
+import (
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
+
+// param is a named parameter and its default as SQL text ("" for none).
+type param struct{ name, def string }
+
+// omittable are the parameters without a default that a shorter signature
+// of the same function lets a call leave out.
+var omittable = map[string]bool{"make_timestamptz.timezone": true}
+
+// namedParams are the parameters of the functions named arguments can
+// call, as pg_proc's proargnames and defaults have them.
+var namedParams = map[string][]param{
+	"make_interval":  {{"years", "0"}, {"months", "0"}, {"weeks", "0"}, {"days", "0"}, {"hours", "0"}, {"mins", "0"}, {"secs", "0.0"}},
+	"make_date":      {{"year", ""}, {"month", ""}, {"day", ""}},
+	"make_time":      {{"hour", ""}, {"min", ""}, {"sec", ""}},
+	"make_timestamp": {{"year", ""}, {"month", ""}, {"mday", ""}, {"hour", ""}, {"min", ""}, {"sec", ""}},
+	"make_timestamptz": {{"year", ""}, {"month", ""}, {"mday", ""}, {"hour", ""}, {"min", ""}, {"sec", ""},
+		{"timezone", ""}},
+	"jsonb_set":    {{"jsonb_in", ""}, {"path", ""}, {"replacement", ""}, {"create_if_missing", "true"}},
+	"jsonb_insert": {{"jsonb_in", ""}, {"path", ""}, {"replacement", ""}, {"insert_after", "false"}},
+}
+
+// positionalArgs puts a call's named arguments in their parameters'
+// places. Positional arguments must come first, as in PostgreSQL.
+func (b *Binder) positionalArgs(sc *scope, name string, args []*pg_query.Node) ([]*pg_query.Node, error) {
+	named := false
+	for _, a := range args {
+		if a.GetNamedArgExpr() != nil {
+			named = true
+		}
+	}
+	if !named {
+		return args, nil
+	}
+	params := namedParams[name] // none: no parameter name matches
+	out := make([]*pg_query.Node, len(params))
+	last := -1
+	for i, a := range args {
+		na := a.GetNamedArgExpr()
+		if na == nil { // the grammar puts positional arguments first
+			if i >= len(params) {
+				return nil, b.noNamedMatch(sc, name, args)
+			}
+			out[i], last = a, i
+			continue
+		}
+		pos := -1
+		for j, p := range params {
+			if p.name == strings.ToLower(na.Name) {
+				pos = j
+			}
+		}
+		for _, b := range args[:i] {
+			if prev := b.GetNamedArgExpr(); prev != nil && strings.EqualFold(prev.Name, na.Name) {
+				return nil, pgerr.New(pgerrcode.SyntaxError, "argument name \"%s\" used more than once", na.Name)
+			}
+		}
+		if pos < 0 || out[pos] != nil {
+			return nil, b.noNamedMatch(sc, name, args)
+		}
+		out[pos], last = na.Arg, max(last, pos)
+	}
+	// Parameters after the last one given are left out; a gap before it
+	// takes the parameter's default.
+	for j, p := range params {
+		if out[j] == nil && p.def == "" && !omittable[name+"."+p.name] {
+			return nil, b.noNamedMatch(sc, name, args)
+		}
+	}
+	out = out[:last+1]
+	for j, a := range out {
+		if a != nil {
+			continue
+		}
+		def, err := ParseExpr(params[j].def)
+		if err != nil {
+			return nil, err
+		}
+		out[j] = def
+	}
+	return out, nil
+}
+
+// noNamedMatch is the error for named arguments that match no signature
+// of the function (an unknown or repeated name, a missing parameter),
+// naming the call as PostgreSQL does: f(integer, days => integer).
+func (b *Binder) noNamedMatch(sc *scope, name string, args []*pg_query.Node) error {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		arg, prefix := a, ""
+		if na := a.GetNamedArgExpr(); na != nil {
+			arg, prefix = na.Arg, na.Name+" => "
+		}
+		t := "unknown"
+		if e, err := b.bindExpr(sc, arg); err == nil {
+			t = e.Type().String()
+		}
+		parts[i] = prefix + t
+	}
+	return pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(parts, ", ")).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
