@@ -24,7 +24,11 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
 		return nil, pgerr.New(pgerrcode.WrongObjectType, "%s is not an aggregate function", name)
 	}
-	args, err := b.bindExprs(sc, fc.Args)
+	argNodes, err := b.positionalArgs(sc, name, fc.Args)
+	if err != nil {
+		return nil, pgerr.From(err).WithPosition(fc.Location + 1)
+	}
+	args, err := b.bindExprs(sc, argNodes)
 	if err != nil {
 		return nil, err
 	}
