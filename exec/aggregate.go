@@ -20,8 +20,9 @@ import (
 // already seen, FILTER feeds only the rows where it is true (arguments are
 // evaluated for those rows only), and ORDER BY inside an aggregate buffers
 // the group's rows and sorts them before stepping. Without GROUP BY the
-// output is exactly one row, even for no input. Groups come out in the
-// order they were first seen.
+// output is exactly one row, even for no input. With grouping sets each
+// row joins one group per set. Groups come out in the order they were
+// first seen.
 type Aggregate struct {
 	rt     *Runtime
 	node   *sql.Aggregate
@@ -46,7 +47,9 @@ type aggInfo struct {
 }
 
 type aggGroup struct {
-	key    []any
+	key []any
+	// set is the grouping set (an index into sql.Aggregate.Sets).
+	set    int
 	states []functions.AggState
 	// seen holds the argument keys of DISTINCT aggregates (nil otherwise).
 	seen []map[string]struct{}
@@ -80,9 +83,10 @@ func newAggregate(rt *Runtime, n *sql.Aggregate, in Operator) *Aggregate {
 // Schema implements Operator.
 func (a *Aggregate) Schema() *arrow.Schema { return a.schema }
 
-func (a *Aggregate) newGroup(key []any) (*aggGroup, error) {
+func (a *Aggregate) newGroup(key []any, set int) (*aggGroup, error) {
 	g := &aggGroup{
 		key:      key,
+		set:      set,
 		states:   make([]functions.AggState, len(a.aggs)),
 		seen:     make([]map[string]struct{}, len(a.aggs)),
 		buffered: make([][]bufferedRow, len(a.aggs)),
@@ -119,12 +123,22 @@ func (a *Aggregate) load(ctx context.Context) error {
 			return err
 		}
 	}
-	if len(a.node.GroupBy) == 0 && len(a.groups) == 0 {
-		g, err := a.newGroup(nil)
+	if len(a.node.GroupBy) == 0 && len(a.groups) == 0 && a.node.Sets == nil {
+		g, err := a.newGroup(nil, 0)
 		if err != nil {
 			return err
 		}
 		a.groups = append(a.groups, g)
+	}
+	// An empty grouping set has its one row even for no input.
+	for si, set := range a.node.Sets {
+		if len(set) == 0 && !slices.ContainsFunc(a.groups, func(g *aggGroup) bool { return g.set == si }) {
+			g, err := a.newGroup(make([]any, len(a.node.GroupBy)), si)
+			if err != nil {
+				return err
+			}
+			a.groups = append(a.groups, g)
+		}
 	}
 	return a.finishOrdered(ev)
 }
@@ -137,20 +151,38 @@ func (a *Aggregate) consume(ev *evaluator, rec arrow.Record) error {
 		return err
 	}
 	defer releaseVecs(keys)
+	if a.node.Sets == nil {
+		return a.consumeSet(ev, b, keys, nil, 0)
+	}
+	for si, set := range a.node.Sets {
+		if err := a.consumeSet(ev, b, keys, set, si); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// consumeSet adds a batch to the groups of one grouping set: set lists the
+// keys it groups by (nil: all of them); the others are NULL in its groups.
+func (a *Aggregate) consumeSet(ev *evaluator, b batch, keys []vec, set []int, si int) error {
 	gidx := make([]int32, b.n)
 	var kb []byte
 	for i := 0; i < b.n; i++ {
-		kb = kb[:0]
-		for _, k := range keys {
-			kb = appendVecKey(kb, k, i)
+		kb = append(kb[:0], byte(si), byte(si>>8))
+		for j, k := range keys {
+			if set == nil || slices.Contains(set, j) {
+				kb = appendVecKey(kb, k, i)
+			}
 		}
 		g, ok := a.index[string(kb)]
 		if !ok {
 			vals := make([]any, len(keys))
 			for j, k := range keys {
-				vals[j] = k.at(i)
+				if set == nil || slices.Contains(set, j) {
+					vals[j] = k.at(i)
+				}
 			}
-			grp, err := a.newGroup(vals)
+			grp, err := a.newGroup(vals, si)
 			if err != nil {
 				return err
 			}
@@ -301,7 +333,11 @@ func (a *Aggregate) Next(ctx context.Context) (arrow.Record, error) {
 	fn := a.rt.fnCtx()
 	cols := a.node.Out
 	nkeys := len(a.node.GroupBy)
-	if len(cols) != nkeys+len(a.aggs) {
+	nsets := 0
+	if a.node.Sets != nil {
+		nsets = 1 // the set number column
+	}
+	if len(cols) != nkeys+len(a.aggs)+nsets {
 		return nil, internalErr("aggregate has %d columns for %d keys and %d aggregates", len(cols), nkeys, len(a.aggs))
 	}
 	builders := make([]array.Builder, len(cols))
@@ -328,6 +364,9 @@ func (a *Aggregate) Next(ctx context.Context) (arrow.Record, error) {
 			if err := appendValue(builders[nkeys+ai], v, cols[nkeys+ai].T); err != nil {
 				return nil, err
 			}
+		}
+		if nsets > 0 {
+			builders[len(cols)-1].(*array.Int32Builder).Append(int32(g.set + 1))
 		}
 	}
 	arrs := make([]arrow.Array, len(cols))

@@ -14,6 +14,9 @@ type aggCollector struct {
 	// inAgg is set while an aggregate's arguments are bound (nested
 	// aggregates are an error).
 	inAgg bool
+	// grouping is set when the query level calls GROUPING(), which makes
+	// it an aggregation like an aggregate call does.
+	grouping bool
 }
 
 // aggRef stands for the result of aggregate call idx until groupRewriter
@@ -44,11 +47,18 @@ func (b *Binder) currentAgg() *aggCollector {
 type groupRewriter struct {
 	groupBy []Expr
 	nGroup  int
-	from    *scope
+	// sets and nAggs place GROUPING(): the grouping sets (nil for a plain
+	// GROUP BY) and the aggregate columns before the set number column.
+	sets  [][]int
+	nAggs int
+	from  *scope
 }
 
 func (g *groupRewriter) rewrite(e Expr) (Expr, error) {
 	return transformExpr(e, func(x Expr) (Expr, error) {
+		if gr, ok := x.(*groupingRef); ok {
+			return g.groupingValue(gr)
+		}
 		if a, ok := x.(*aggRef); ok {
 			return &ColumnRef{Index: g.nGroup + a.idx, Name: a.String(), T: a.t}, nil
 		}

@@ -108,6 +108,8 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 		return b.bindArrayExpr(sc, v.AArrayExpr, types.UnknownT)
 	case *pg_query.Node_AIndirection:
 		return b.bindIndirection(sc, v.AIndirection)
+	case *pg_query.Node_GroupingFunc:
+		return b.bindGroupingFunc(sc, v.GroupingFunc)
 	case *pg_query.Node_RowExpr:
 		args, err := b.bindExprs(sc, v.RowExpr.Args)
 		if err != nil {

@@ -89,7 +89,12 @@ type Aggregate struct {
 	Input   Node
 	GroupBy []Expr
 	Aggs    []AggCall
-	Out     []Col
+	// Sets are the grouping sets of GROUPING SETS, ROLLUP and CUBE, each
+	// the GroupBy positions it groups by (the other keys are NULL in its
+	// rows); nil for a plain GROUP BY. With sets, Out ends with an int4
+	// column numbering each row's set from 1, which GROUPING() reads.
+	Sets [][]int
+	Out  []Col
 }
 
 // SortKey is one ORDER BY key.
@@ -283,6 +288,17 @@ func (n *SystemScan) String() string {
 func (n *Filter) String() string  { return "Filter: " + n.Cond.String() }
 func (n *Project) String() string { return "Project: " + joinExprs(n.Exprs, ", ") }
 func (n *Aggregate) String() string {
+	if n.Sets != nil {
+		sets := make([]string, len(n.Sets))
+		for i, set := range n.Sets {
+			keys := make([]Expr, len(set))
+			for j, k := range set {
+				keys[j] = n.GroupBy[k]
+			}
+			sets[i] = "(" + joinExprs(keys, ", ") + ")"
+		}
+		return "MixedAggregate: Grouping Sets: " + strings.Join(sets, ", ")
+	}
 	if len(n.GroupBy) == 0 {
 		return "Aggregate"
 	}

@@ -128,7 +128,7 @@ func prune(n Node, need []bool) (Node, []int) {
 			refs(childNeed, sortExprs(a.OrderBy)...)
 		}
 		in, m := prune(x.Input, childNeed)
-		agg := &Aggregate{Input: in, GroupBy: remapAll(x.GroupBy, m), Out: x.Out}
+		agg := &Aggregate{Input: in, GroupBy: remapAll(x.GroupBy, m), Sets: x.Sets, Out: x.Out}
 		for _, a := range x.Aggs {
 			a.Args = remapAll(a.Args, m)
 			a.Filter = remap(a.Filter, m)

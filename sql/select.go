@@ -305,24 +305,23 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		}
 	}
 
-	var groupBy []Expr
-	for _, g := range s.GroupClause {
-		e, err := b.bindGroupKey(sc, g, s.TargetList, items)
-		if err != nil {
-			return nil, err
-		}
-		groupBy = append(groupBy, e)
+	groupBy, sets, err := b.bindGroupClause(sc, s, items)
+	if err != nil {
+		return nil, err
 	}
 
-	if len(agg.calls) > 0 || len(groupBy) > 0 || having != nil {
-		aggNode := &Aggregate{Input: plan, GroupBy: groupBy, Aggs: agg.calls}
+	if len(agg.calls) > 0 || len(s.GroupClause) > 0 || having != nil || agg.grouping {
+		aggNode := &Aggregate{Input: plan, GroupBy: groupBy, Aggs: agg.calls, Sets: sets}
 		for _, g := range groupBy {
 			aggNode.Out = append(aggNode.Out, Col{Name: exprName(g), T: g.Type()})
 		}
 		for _, a := range agg.calls {
 			aggNode.Out = append(aggNode.Out, Col{Name: a.Name, T: a.T})
 		}
-		rw := &groupRewriter{groupBy: groupBy, nGroup: len(groupBy), from: sc}
+		if sets != nil {
+			aggNode.Out = append(aggNode.Out, Col{Name: "grouping set", T: types.Int4T, Hidden: true})
+		}
+		rw := &groupRewriter{groupBy: groupBy, nGroup: len(groupBy), sets: sets, nAggs: len(agg.calls), from: sc}
 		for i := range items {
 			if items[i].expr, err = rw.rewrite(items[i].expr); err != nil {
 				return nil, err
@@ -596,6 +595,8 @@ func figureStrong(n *pg_query.Node) string {
 		return "array"
 	case *pg_query.Node_RowExpr:
 		return "row"
+	case *pg_query.Node_GroupingFunc:
+		return "grouping"
 	case *pg_query.Node_AIndirection:
 		// (record).field is named by the field, a[i] by a.
 		ind := v.AIndirection.Indirection
@@ -773,9 +774,6 @@ func (b *Binder) bindGroupKey(sc *scope, g *pg_query.Node, targets []*pg_query.N
 				}
 			}
 		}
-	}
-	if g.GetGroupingSet() != nil {
-		return nil, pgerr.NotSupported("GROUPING SETS, ROLLUP and CUBE")
 	}
 	return b.bindExpr(sc, g)
 }
