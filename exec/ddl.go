@@ -87,7 +87,18 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 				return "", err
 			}
 		}
+		for _, seq := range x.Restart {
+			if err := tx.SetVal(seq.Schema, seq.Name, seq.Start, false); err != nil {
+				return "", err
+			}
+		}
 		return "TRUNCATE TABLE", nil
+	case *sql.AlterSequence:
+		if x.Seq == nil {
+			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
+			return "ALTER SEQUENCE", nil
+		}
+		return "ALTER SEQUENCE", tx.SetVal(x.Seq.Schema, x.Seq.Name, x.Value, false)
 	case *sql.CreateIndex:
 		key := x.Def.Schema + "." + x.Def.Name
 		if _, ok := tx.Catalog().Indexes[key]; ok || relationExists(tx.Catalog(), x.Def.Schema, x.Def.Name) {

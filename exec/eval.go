@@ -39,6 +39,9 @@ type Runtime struct {
 	// ExprCache, when set, memoises deterministic one-column expressions
 	// over immutable batches (shared by all sessions of an engine).
 	ExprCache *ExprCache
+	// Seqs are the session's sequence values (currval, lastval); nil
+	// outside a session.
+	Seqs *seqValues
 
 	// scanReaders are preset readers of the scans of one partition of a
 	// parallel pipeline.
@@ -254,6 +257,8 @@ func (ev *evaluator) eval(e sql.Expr, b batch) (vec, error) {
 		return ev.evalRowExpr(e, b)
 	case *sql.NextVal:
 		return ev.evalNextVal(e, b)
+	case *sql.SeqFunc:
+		return ev.evalSeqFunc(e, b)
 	case *sql.Subquery:
 		return ev.evalSubquery(e, b)
 	case *sql.OuterRef:

@@ -39,14 +39,30 @@ func castValue(fn *functions.Context, v any, from, to types.T, explicit bool) (a
 // nextVal draws the next value of a sequence: through the transaction
 // when there is one (a sequence it created counts inside it), else from
 // the database.
-func nextVal(rt *Runtime, schema, name string) (int64, error) {
-	if rt.Tx != nil {
-		return rt.Tx.NextVal(schema, name)
-	}
-	if rt.DB == nil {
+func nextVal(rt *Runtime, schema, name string) (v int64, err error) {
+	switch {
+	case rt.Tx != nil:
+		v, err = rt.Tx.NextVal(schema, name)
+	case rt.DB == nil:
 		return 0, internalErr("nextval without a database")
+	default:
+		v, err = rt.DB.NextVal(schema, name)
 	}
-	return rt.DB.NextVal(schema, name)
+	if err == nil {
+		rt.Seqs.record(schema, name, v)
+	}
+	return v, err
+}
+
+// setVal is setval: through the transaction when there is one, as nextVal.
+func setVal(rt *Runtime, schema, name string, v int64, called bool) error {
+	switch {
+	case rt.Tx != nil:
+		return rt.Tx.SetVal(schema, name, v, called)
+	case rt.DB == nil:
+		return internalErr("setval without a database")
+	}
+	return rt.DB.SetVal(schema, name, v, called)
 }
 
 // scanTable opens a scan of a table's columns (plus the row ID).

@@ -57,7 +57,7 @@ func hasColumnRef(e sql.Expr) bool {
 	found := false
 	sql.WalkExpr(e, func(x sql.Expr) {
 		switch x.(type) {
-		case *sql.ColumnRef, *sql.Subquery, *sql.NextVal:
+		case *sql.ColumnRef, *sql.Subquery, *sql.NextVal, *sql.SeqFunc:
 			found = true
 		}
 	})

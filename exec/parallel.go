@@ -61,7 +61,7 @@ func parallelSafe(e sql.Expr) bool {
 	ok := true
 	sql.WalkExpr(e, func(x sql.Expr) {
 		switch x.(type) {
-		case *sql.NextVal, *sql.Subquery:
+		case *sql.NextVal, *sql.SeqFunc, *sql.Subquery:
 			ok = false
 		}
 	})

@@ -84,6 +84,7 @@ type Session struct {
 
 	prepared map[string]*Statement
 	cursors  map[string]*cursor
+	seqs     seqValues
 }
 
 type savepoint struct {
@@ -558,6 +559,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *Runtime {
 		Tx:        tx,
 		DB:        s.engine.db,
 		ExprCache: s.engine.exprs,
+		Seqs:      &s.seqs,
 	}
 	rt.Fn.Catalog = lazyCatalog{rt}
 	return rt

@@ -67,7 +67,13 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		}
 		for _, row := range vals.Rows {
 			for c, e := range row {
-				if _, ok := e.(*defaultMarker); ok {
+				_, isDefault := e.(*defaultMarker)
+				if !isDefault {
+					if isDefault, err = identityValue(def.Columns[targets[c]], s.Override); err != nil {
+						return nil, err
+					}
+				}
+				if isDefault {
 					if row[c], err = b.columnDefault(def, targets[c]); err != nil {
 						return nil, err
 					}
@@ -96,6 +102,13 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 			if err != nil {
 				return nil, err
 			}
+			if useDefault, err := identityValue(def.Columns[targets[i]], s.Override); err != nil {
+				return nil, err
+			} else if useDefault {
+				if e, err = b.columnDefault(def, targets[i]); err != nil {
+					return nil, err
+				}
+			}
 			proj.Exprs = append(proj.Exprs, e)
 			proj.Out = append(proj.Out, Col{Name: def.Columns[targets[i]].Name, T: want[i]})
 		}
@@ -120,6 +133,24 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	}
 	ins.Returning, ins.Out, err = b.bindReturning(def, alias, s.ReturningList)
 	return ins, err
+}
+
+// identityValue applies the identity rules to a value INSERT gives
+// column col: a GENERATED ALWAYS column refuses it unless OVERRIDING
+// SYSTEM VALUE, and OVERRIDING USER VALUE replaces it with the column's
+// default (useDefault) for either kind of identity column.
+func identityValue(col storage.ColumnDef, override pg_query.OverridingKind) (useDefault bool, err error) {
+	switch {
+	case col.Identity == "":
+		return false, nil
+	case override == pg_query.OverridingKind_OVERRIDING_USER_VALUE:
+		return true, nil
+	case col.Identity == "a" && override != pg_query.OverridingKind_OVERRIDING_SYSTEM_VALUE:
+		return false, pgerr.New(pgerrcode.GeneratedAlways, "cannot insert a non-DEFAULT value into column \"%s\"", col.Name).
+			WithDetail("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", col.Name).
+			WithHint("Use OVERRIDING SYSTEM VALUE to override.")
+	}
+	return false, nil
 }
 
 // targetColumns resolves the column list of INSERT or COPY to column
@@ -325,6 +356,9 @@ func (b *Binder) bindSetList(def *storage.TableDef, sc *scope, targets []*pg_que
 		var err error
 		if rt.Val.GetSetToDefault() != nil {
 			e, err = b.columnDefault(def, pos)
+		} else if col.Identity == "a" {
+			return nil, pgerr.New(pgerrcode.GeneratedAlways, "column \"%s\" can only be updated to DEFAULT", col.Name).
+				WithDetail("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", col.Name)
 		} else if e, err = b.bindExpr(sc, rt.Val); err == nil {
 			e, err = b.coerceColumn(e, col.Name, col.Type)
 		}

@@ -38,6 +38,8 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	switch name {
 	case "nextval":
 		return b.bindNextVal(args)
+	case "currval", "setval", "lastval":
+		return b.bindSeqFunc(name, args)
 	case "deeplake_hybrid_record":
 		return b.bindHybridConstructor(args)
 	case "pg_typeof":
@@ -58,38 +60,9 @@ func (b *Binder) bindNextVal(args []Expr) (Expr, error) {
 	if len(args) != 1 {
 		return nil, pgerr.New(pgerrcode.UndefinedFunction, "function nextval(%s) does not exist", typeList(args))
 	}
-	c, ok := args[0].(*Const)
-	if !ok {
-		if cast, isCast := args[0].(*Cast); isCast {
-			c, ok = cast.Arg.(*Const)
-		}
-	}
-	name, _ := c.Value.(string)
-	if oid, isOID := c.Value.(int64); ok && isOID && c.T.Family == types.RegClass {
-		// nextval('seq'::regclass): the cast has looked the name up.
-		if schema, seq, kind, found := b.catalogView().Relation(oid); found && kind == 'S' {
-			return &NextVal{Schema: schema, Name: seq}, nil
-		}
-		return nil, pgerr.New(pgerrcode.WrongObjectType, "relation with OID %d is not a sequence", oid)
-	}
-	if !ok || name == "" {
-		return nil, pgerr.NotSupported("nextval() of a computed sequence name")
-	}
-	schema, seq := "", name
-	if i := strings.IndexByte(name, '.'); i >= 0 {
-		schema, seq = name[:i], name[i+1:]
-	}
-	schema, seq = strings.Trim(schema, `"`), strings.Trim(seq, `"`)
-	if schema == "" {
-		for _, s := range b.SearchPath {
-			if _, ok := b.Catalog.Sequences[s+"."+seq]; ok {
-				schema = s
-				break
-			}
-		}
-	}
-	if _, ok := b.Catalog.Sequences[schema+"."+seq]; !ok {
-		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", name)
+	schema, seq, err := b.sequenceArg("nextval", args[0])
+	if err != nil {
+		return nil, err
 	}
 	return &NextVal{Schema: schema, Name: seq}, nil
 }

@@ -258,7 +258,7 @@ func sideOf(e Expr, nLeft int) int {
 			} else {
 				side |= 2
 			}
-		case *Subquery, *NextVal:
+		case *Subquery, *NextVal, *SeqFunc:
 			ok = false
 		}
 	})

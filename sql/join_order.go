@@ -100,7 +100,7 @@ func (r *joinRegion) leavesOf(e Expr) (map[int]bool, bool) {
 		switch v := x.(type) {
 		case *ColumnRef:
 			set[r.owner[v.Index]] = true
-		case *NextVal:
+		case *NextVal, *SeqFunc:
 			ok = false
 		case *Call:
 			ok = ok && v.Overload != nil && !v.Overload.Volatile

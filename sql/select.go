@@ -424,7 +424,7 @@ func deferrable(p *Project) bool {
 	for _, e := range p.Exprs {
 		WalkExpr(e, func(x Expr) {
 			switch x := x.(type) {
-			case *NextVal:
+			case *NextVal, *SeqFunc:
 				ok = false
 			case *Call:
 				ok = ok && x.Overload != nil && !x.Overload.Volatile

@@ -96,6 +96,18 @@ const (
 // Truncate is TRUNCATE of one or more tables.
 type Truncate struct {
 	Tables []*storage.TableDef
+	// Restart are the sequences of the tables' serial and identity
+	// columns, for RESTART IDENTITY.
+	Restart []*storage.SequenceDef
+}
+
+// AlterSequence is ALTER SEQUENCE ... RESTART [WITH n]: the sequence's
+// next nextval returns Value. Missing names the sequence IF EXISTS did
+// not find (Seq is nil then).
+type AlterSequence struct {
+	Seq     *storage.SequenceDef
+	Value   int64
+	Missing string
 }
 
 // CreateIndex is CREATE INDEX (deeplake_index, hnsw, ivfflat, btree).
@@ -254,8 +266,17 @@ func (b *Binder) bindUtility(n *pg_query.Node) (any, error) {
 				return nil, err
 			}
 			t.Tables = append(t.Tables, def)
+			if s.TruncateStmt.RestartSeqs {
+				for _, c := range def.Columns {
+					if seq := b.catalogView().ColumnSequence(c.Default); seq != nil {
+						t.Restart = append(t.Restart, seq)
+					}
+				}
+			}
 		}
 		return t, nil
+	case *pg_query.Node_AlterSeqStmt:
+		return b.bindAlterSequence(s.AlterSeqStmt)
 	case *pg_query.Node_IndexStmt:
 		return b.bindCreateIndex(s.IndexStmt)
 	case *pg_query.Node_CreateExtensionStmt:
@@ -514,11 +535,37 @@ func (b *Binder) columnFromDef(def *storage.TableDef, cd *pg_query.ColumnDef) (s
 			if err := b.setDefault(&col, c.RawExpr); err != nil {
 				return col, nil, err
 			}
-		case pg_query.ConstrType_CONSTR_IDENTITY, pg_query.ConstrType_CONSTR_GENERATED:
-			return col, nil, pgerr.NotSupported("identity and generated columns")
+		case pg_query.ConstrType_CONSTR_IDENTITY:
+			if seq != nil || col.Default != "" {
+				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
+			}
+			if seq, err = identitySequence(def, &col, c); err != nil {
+				return col, nil, err
+			}
+		case pg_query.ConstrType_CONSTR_GENERATED:
+			return col, nil, pgerr.NotSupported("generated columns")
 		}
 	}
 	return col, seq, nil
+}
+
+// identitySequence makes col an identity column (GENERATED ALWAYS or BY
+// DEFAULT AS IDENTITY): NOT NULL, drawing its default from the sequence
+// it owns, named as a serial column's is.
+func identitySequence(def *storage.TableDef, col *storage.ColumnDef, c *pg_query.Constraint) (*storage.SequenceDef, error) {
+	switch col.Type.Family {
+	case types.Int2, types.Int4, types.Int8:
+	default:
+		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+	}
+	seq := &storage.SequenceDef{Schema: def.Schema, Name: def.Name + "_" + col.Name + "_seq", Start: 1, Increment: 1, Min: 1, Max: maxForType(col.Type)}
+	if err := applySequenceOptions(seq, c.Options); err != nil {
+		return nil, err
+	}
+	col.Identity = c.GeneratedWhen // "a" (ALWAYS) or "d" (BY DEFAULT)
+	col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", quoteIdent(def.Schema), quoteIdent(seq.Name))
+	col.NotNull = true
+	return seq, nil
 }
 
 // setDefault checks a DEFAULT expression by binding it and stores its text.
@@ -876,8 +923,60 @@ func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (any, error) {
 		return nil, err
 	}
 	seq := &storage.SequenceDef{Schema: schema, Name: s.Sequence.Relname, Start: 1, Increment: 1, Min: 1, Max: 9223372036854775807}
-	startSet := false
+	if err := applySequenceOptions(seq, s.Options); err != nil {
+		return nil, err
+	}
+	return &CreateSequence{Def: seq, IfNotExists: s.IfNotExists}, nil
+}
+
+// bindAlterSequence binds ALTER SEQUENCE [IF EXISTS] name RESTART [WITH
+// n], the form migrations and test fixtures use; other options are 0A000.
+func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (any, error) {
+	schema := s.Sequence.Schemaname
+	if schema == "" {
+		for _, sp := range b.SearchPath {
+			if b.Catalog.Sequence(sp, s.Sequence.Relname) != nil {
+				schema = sp
+				break
+			}
+		}
+	}
+	seq := b.Catalog.Sequence(schema, s.Sequence.Relname)
+	if seq == nil {
+		if s.MissingOk {
+			return &AlterSequence{Missing: s.Sequence.Relname}, nil
+		}
+		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", s.Sequence.Relname)
+	}
+	a := &AlterSequence{Seq: seq, Value: seq.Start}
 	for _, o := range s.Options {
+		d := o.GetDefElem()
+		if d.Defname != "restart" {
+			return nil, pgerr.NotSupported("ALTER SEQUENCE %s (only RESTART is)", strings.ToUpper(d.Defname))
+		}
+		if i := d.Arg.GetInteger(); i != nil {
+			a.Value = int64(i.Ival)
+		} else if f := d.Arg.GetFloat(); f != nil {
+			if _, err := fmt.Sscan(f.Fval, &a.Value); err != nil {
+				return nil, pgerr.New(pgerrcode.InvalidParameterValue, "RESTART value %s is out of range", f.Fval)
+			}
+		}
+	}
+	if a.Value < seq.Min {
+		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (%d)", a.Value, seq.Min)
+	}
+	if a.Value > seq.Max {
+		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", a.Value, seq.Max)
+	}
+	return a, nil
+}
+
+// applySequenceOptions sets a sequence's START, INCREMENT, MINVALUE and
+// MAXVALUE from CREATE SEQUENCE's (or an identity column's) options; the
+// start defaults to the bound the sequence counts away from.
+func applySequenceOptions(seq *storage.SequenceDef, opts []*pg_query.Node) error {
+	startSet := false
+	for _, o := range opts {
 		d := o.GetDefElem()
 		v := int64(0)
 		if d.Arg != nil {
@@ -897,13 +996,13 @@ func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (any, error) {
 			seq.Min = v
 		case "maxvalue":
 			seq.Max = v
-		case "cache", "cycle", "owned_by", "as":
+		case "cache", "cycle", "owned_by", "as", "sequence_name":
 		default:
-			return nil, pgerr.NotSupported("sequence option %s", d.Defname)
+			return pgerr.NotSupported("sequence option %s", d.Defname)
 		}
 	}
 	if seq.Increment == 0 {
-		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "INCREMENT must not be zero")
+		return pgerr.New(pgerrcode.InvalidParameterValue, "INCREMENT must not be zero")
 	}
 	if !startSet {
 		seq.Start = seq.Min
@@ -911,7 +1010,7 @@ func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (any, error) {
 			seq.Start = seq.Max
 		}
 	}
-	return &CreateSequence{Def: seq, IfNotExists: s.IfNotExists}, nil
+	return nil
 }
 
 // bindCreateTableAs binds CREATE TABLE name [(columns)] AS query [WITH

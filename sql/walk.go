@@ -59,6 +59,8 @@ func exprChildren(e Expr) []Expr {
 		return out
 	case *RowExpr:
 		return x.Args
+	case *SeqFunc:
+		return x.Args
 	case *Subquery:
 		return append(nonNil(x.Left), x.Args...)
 	case *WindowCall:
@@ -156,6 +158,10 @@ func transformExpr(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
 		return c, err
 	case *RowExpr:
 		return &RowExpr{Args: trAll(x.Args), T: x.T}, err
+	case *SeqFunc:
+		c := *x
+		c.Args = trAll(x.Args)
+		return &c, err
 	case *WindowCall:
 		return &WindowCall{Func: x.Func.transform(tr)}, err
 	case *FieldSelect:

@@ -62,6 +62,10 @@ type ColumnDef struct {
 	Default string `json:"default,omitempty"`
 	// Comment is COMMENT ON COLUMN's text ("" for none).
 	Comment string `json:"comment,omitempty"`
+	// Identity is "a" for GENERATED ALWAYS AS IDENTITY, "d" for GENERATED
+	// BY DEFAULT AS IDENTITY, "" for neither (pg_attribute.attidentity);
+	// Default then draws from the column's sequence.
+	Identity string `json:"identity,omitempty"`
 }
 
 // UniqueDef is a UNIQUE (or PRIMARY KEY) constraint.

@@ -66,7 +66,16 @@ func init() {
 		var rows [][]any
 		row := func(schema, table string, i int, c storage.ColumnDef, nullable, updatable string) {
 			var def, collCatalog, collSchema, collName any
-			if c.Default != "" {
+			isIdentity := "NO"
+			var generation, start, increment, maximum, minimum any
+			switch {
+			case c.Identity != "":
+				isIdentity, generation = "YES", map[string]string{"a": "ALWAYS", "d": "BY DEFAULT"}[c.Identity]
+				if s := v.ColumnSequence(c.Default); s != nil {
+					start, increment = strconv.FormatInt(s.Start, 10), strconv.FormatInt(s.Increment, 10)
+					maximum, minimum = strconv.FormatInt(s.Max, 10), strconv.FormatInt(s.Min, 10)
+				}
+			case c.Default != "":
 				def = v.defaultExpr(c.Default)
 			}
 			// name is the one type whose collation (C) is not the
@@ -81,7 +90,7 @@ func init() {
 				charLen, octets, precision, radix, scale, datetimePrecision(c.Type), nil, nil,
 				nil, nil, nil, collCatalog, collSchema, collName, nil, nil, nil,
 				v.Database, udtSchema, udtName, nil, nil, nil, nil, strconv.Itoa(i + 1),
-				"NO", "NO", nil, nil, nil, nil, nil, "NO", "NEVER", nil, updatable})
+				"NO", isIdentity, generation, start, increment, maximum, minimum, "NO", "NEVER", nil, updatable})
 		}
 		for _, t := range v.tables {
 			for i, c := range t.Columns {

@@ -62,8 +62,12 @@ func init() {
 		var rows [][]any
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
-				if s := v.columnSequence(c.Default); s != nil {
-					rows = append(rows, []any{int64(pgClassOID), SequenceOID(s.Schema, s.Name), int64(0), int64(pgClassOID), TableOID(t.ID), int64(i + 1), "a"})
+				if s := v.ColumnSequence(c.Default); s != nil {
+					kind := "a" // a serial column's sequence: auto
+					if c.Identity != "" {
+						kind = "i" // an identity column's: internal
+					}
+					rows = append(rows, []any{int64(pgClassOID), SequenceOID(s.Schema, s.Name), int64(0), int64(pgClassOID), TableOID(t.ID), int64(i + 1), kind})
 				}
 			}
 		}

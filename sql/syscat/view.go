@@ -552,16 +552,16 @@ func (v *View) SerialSequence(table, column string) (seq string, ok bool, err er
 		_, name, _, _ := v.Relation(oid)
 		return "", false, errNoColumn(column, name)
 	}
-	s := v.columnSequence(def)
+	s := v.ColumnSequence(def)
 	if s == nil {
 		return "", false, nil
 	}
 	return QuoteIdent(s.Schema) + "." + QuoteIdent(s.Name), true, nil
 }
 
-// columnSequence is the sequence a column default nextval('seq'::regclass)
+// ColumnSequence is the sequence a column default nextval('seq'::regclass)
 // draws from (a serial column's, which the column owns), or nil.
-func (v *View) columnSequence(def string) *storage.SequenceDef {
+func (v *View) ColumnSequence(def string) *storage.SequenceDef {
 	text, _, ok := nextvalSequence(def)
 	if !ok {
 		return nil

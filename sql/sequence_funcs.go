@@ -1,0 +1,104 @@
+package sql
+
+// currval, setval and lastval: the sequence functions besides nextval
+// (bindNextVal), bound with the sequence resolved now, as nextval is.
+
+import (
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// SeqFunc is currval(seq), setval(seq, value [, is_called]) or lastval();
+// Args are setval's value and is_called (true when not given).
+type SeqFunc struct {
+	Func         string
+	Schema, Name string
+	Args         []Expr
+}
+
+func (e *SeqFunc) Type() types.T { return types.Int8T }
+func (e *SeqFunc) String() string {
+	if e.Name == "" {
+		return e.Func + "()"
+	}
+	args := append([]Expr{&Const{Value: e.Schema + "." + e.Name, T: types.TextT}}, e.Args...)
+	return e.Func + "(" + joinExprs(args, ", ") + ")"
+}
+
+// bindSeqFunc binds currval, setval and lastval.
+func (b *Binder) bindSeqFunc(name string, args []Expr) (Expr, error) {
+	noSuch := pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	switch {
+	case name == "lastval" && len(args) == 0:
+		return &SeqFunc{Func: name}, nil
+	case name == "currval" && len(args) == 1, name == "setval" && (len(args) == 2 || len(args) == 3):
+	default:
+		return nil, noSuch
+	}
+	schema, seq, err := b.sequenceArg(name, args[0])
+	if err != nil {
+		return nil, err
+	}
+	f := &SeqFunc{Func: name, Schema: schema, Name: seq}
+	if name == "setval" {
+		v, err := b.coerce(args[1], types.Int8T, castImplicit)
+		if err != nil {
+			return nil, noSuch
+		}
+		called := Expr(&Const{Value: true, T: types.BoolT})
+		if len(args) == 3 {
+			if called, err = b.coerce(args[2], types.BoolT, castImplicit); err != nil {
+				return nil, noSuch
+			}
+		}
+		f.Args = []Expr{v, called}
+	}
+	return f, nil
+}
+
+// sequenceArg resolves the sequence argument of a sequence function: a
+// name as text ('seq', 'schema.seq') or a regclass ('seq'::regclass).
+func (b *Binder) sequenceArg(fn string, arg Expr) (schema, seq string, err error) {
+	c, ok := arg.(*Const)
+	if !ok {
+		if cast, isCast := arg.(*Cast); isCast {
+			c, ok = cast.Arg.(*Const)
+		}
+	}
+	if !ok {
+		return "", "", pgerr.NotSupported("%s() of a computed sequence name", fn)
+	}
+	if oid, isOID := c.Value.(int64); isOID && c.T.Family == types.RegClass {
+		// seq::regclass: the cast has looked the name up.
+		if schema, seq, kind, found := b.catalogView().Relation(oid); found && kind == 'S' {
+			return schema, seq, nil
+		}
+		return "", "", pgerr.New(pgerrcode.WrongObjectType, "relation with OID %d is not a sequence", oid)
+	}
+	name, _ := c.Value.(string)
+	if name == "" {
+		return "", "", pgerr.NotSupported("%s() of a computed sequence name", fn)
+	}
+	seq = name
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		schema, seq = name[:i], name[i+1:]
+	}
+	schema, seq = strings.Trim(schema, `"`), strings.Trim(seq, `"`)
+	if schema == "" {
+		for _, s := range b.SearchPath {
+			if _, ok := b.Catalog.Sequences[s+"."+seq]; ok {
+				schema = s
+				break
+			}
+		}
+	}
+	if _, ok := b.Catalog.Sequences[schema+"."+seq]; !ok {
+		return "", "", pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", name)
+	}
+	return schema, seq, nil
+}
