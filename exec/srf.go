@@ -109,8 +109,15 @@ func srfGenerator(rt *Runtime, n *sql.SRF, args []any) (func() ([]any, bool, err
 			done = true
 			return []any{args[0]}, true, nil
 		}, nil
-	case "unnest", "_pg_expandarray":
-		// _pg_expandarray gives each element with its position.
+	case "regexp_matches":
+		ms, err := functions.RegexpMatches(args[0].(string), args[1].(string), flagsArg(args))
+		return rowsOf(ms), err
+	case "regexp_split_to_table":
+		parts, err := functions.RegexpSplit(n.Name, args[0].(string), args[1].(string), flagsArg(args))
+		return rowsOf(parts), err
+	case "unnest", "_pg_expandarray", "string_to_table":
+		// _pg_expandarray gives each element with its position;
+		// string_to_table's argument is string_to_array's result.
 		arr, withPos := args[0].(*types.Array), n.Name == "_pg_expandarray"
 		i := 0
 		return func() ([]any, bool, error) {
@@ -169,6 +176,27 @@ func srfGenerator(rt *Runtime, n *sql.SRF, args []any) (func() ([]any, bool, err
 		}, nil
 	}
 	return nil, pgerr.NotSupported("function %s in FROM", n.Name)
+}
+
+// flagsArg is the optional third argument of the regular expression
+// functions: their option letters, none when absent.
+func flagsArg(args []any) string {
+	if len(args) > 2 {
+		return args[2].(string)
+	}
+	return ""
+}
+
+// rowsOf generates one single-column row per value.
+func rowsOf[T any](vals []T) func() ([]any, bool, error) {
+	i := 0
+	return func() ([]any, bool, error) {
+		if i >= len(vals) {
+			return nil, false, nil
+		}
+		i++
+		return []any{vals[i-1]}, true, nil
+	}
 }
 
 // jsonValue converts one JSON element into a datum of type t: JSON text

@@ -31,16 +31,7 @@ func init() {
 		if m == nil {
 			return nil, nil
 		}
-		if len(m) == 2 {
-			return types.NewArray(types.TextT, s[m[0]:m[1]]), nil
-		}
-		elems := make([]any, len(m)/2-1)
-		for g := 1; g < len(m)/2; g++ {
-			if m[2*g] >= 0 {
-				elems[g-1] = s[m[2*g]:m[2*g+1]]
-			}
-		}
-		return types.NewArray(types.TextT, elems...), nil
+		return matchArray(s, m), nil
 	}
 	Register(
 		fn("regexp_match", targs(tText, tText), textArrayT, f),
@@ -53,4 +44,20 @@ func init() {
 			return re.MatchString(a[0].(string)), nil
 		}),
 	)
+}
+
+// matchArray is the text[] regexp_match and regexp_matches return for the
+// match m (submatch indexes) in s: its capture groups, NULL for a group
+// that took no part, or the whole match when the pattern has no groups.
+func matchArray(s string, m []int) *types.Array {
+	if len(m) == 2 {
+		return types.NewArray(types.TextT, s[m[0]:m[1]])
+	}
+	elems := make([]any, len(m)/2-1)
+	for g := 1; g < len(m)/2; g++ {
+		if m[2*g] >= 0 {
+			elems[g-1] = s[m[2*g]:m[2*g+1]]
+		}
+	}
+	return types.NewArray(types.TextT, elems...)
 }

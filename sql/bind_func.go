@@ -165,7 +165,8 @@ func isSetReturning(name string) bool {
 	switch name {
 	case "generate_series", "unnest", "jsonb_array_elements", "json_array_elements", "jsonb_array_elements_text",
 		"json_array_elements_text", "jsonb_each", "jsonb_each_text", "json_each", "json_each_text",
-		"jsonb_object_keys", "json_object_keys", "pg_partition_ancestors", "generate_subscripts", "_pg_expandarray", "pg_get_keywords":
+		"jsonb_object_keys", "json_object_keys", "pg_partition_ancestors", "generate_subscripts", "_pg_expandarray", "pg_get_keywords",
+		"regexp_matches", "regexp_split_to_table", "string_to_table":
 		return true
 	}
 	return false

@@ -497,6 +497,32 @@ func (b *Binder) bindSRF(name string, args []Expr) (*SRF, error) {
 		}
 		srf.Out = []Col{{Name: name, T: types.TextT}}
 		return srf, nil
+	case "regexp_matches", "regexp_split_to_table", "string_to_table":
+		if len(args) < 2 || len(args) > 3 {
+			break
+		}
+		text, ok := b.coerceAll(args, types.TextT)
+		if !ok {
+			break
+		}
+		srf.Args = text
+		out := types.TextT
+		switch name {
+		case "regexp_matches":
+			out = types.ArrayOf(types.TextT, 1)
+		case "string_to_table":
+			// string_to_table(s, d [, null]) is unnest(string_to_array(s,
+			// d [, null])), whose NULL handling it shares: unlike the
+			// other functions it is not strict (a NULL delimiter splits
+			// into characters), while a NULL array gives no rows.
+			arr, err := b.bindCall("string_to_array", text, nil)
+			if err != nil {
+				return nil, err
+			}
+			srf.Args = []Expr{arr}
+		}
+		srf.Out = []Col{{Name: name, T: out}}
+		return srf, nil
 	default:
 		if len(functions.Overloads(name)) == 0 && !functions.IsAggregate(name) {
 			return nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args)).
@@ -505,6 +531,21 @@ func (b *Binder) bindSRF(name string, args []Expr) (*SRF, error) {
 		return nil, pgerr.NotSupported("function %s in FROM", name)
 	}
 	return nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+}
+
+// coerceAll converts args to t by implicit casts, as resolving a function
+// whose parameters are all of type t does; false when one does not
+// convert. args is left as it was.
+func (b *Binder) coerceAll(args []Expr, t types.T) ([]Expr, bool) {
+	out := make([]Expr, len(args))
+	for i, a := range args {
+		e, err := b.coerce(a, t, castImplicit)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = e
+	}
+	return out, true
 }
 
 func typeList(args []Expr) string {

@@ -1,0 +1,55 @@
+package functions
+
+import "testing"
+
+func TestToNumber(t *testing.T) {
+	runCases(t, []tc{
+		{"to_number", []string{"'12,454.8-'", "'99G999D9S'"}, "-12454.8", "numeric"},
+		{"to_number", []string{"'-12,345.67'", "'99,999.99'"}, "-12345.67", "numeric"},
+		{"to_number", []string{"'12,345.6-'", "'99G999D9S'"}, "-12345.6", "numeric"},
+		{"to_number", []string{"'1,234'", "'9,999'"}, "1234", "numeric"},
+		{"to_number", []string{"'1234'", "'9,999'"}, "1234", "numeric"},
+		{"to_number", []string{"'12,34'", "'FM99,99'"}, "123", "numeric"},
+		{"to_number", []string{"'12'", "'FM9G9'"}, "12", "numeric"},
+		{"to_number", []string{"'<123>'", "'999PR'"}, "-123", "numeric"},
+		{"to_number", []string{"'$ 123'", "'L999'"}, "123", "numeric"},
+		{"to_number", []string{"'1 2'", "'9 9'"}, "12", "numeric"},
+		{"to_number", []string{"' -  12'", "'999'"}, "-12", "numeric"},
+		{"to_number", []string{"'123.456'", "'999.9'"}, "123.4", "numeric"},
+		{"to_number", []string{"'12.30'", "'99.99'"}, "12.30", "numeric"},
+		{"to_number", []string{"'0.5'", "'0.9'"}, "0.5", "numeric"},
+		{"to_number", []string{"'12.5'", "'99D9'"}, "12.5", "numeric"},
+		{"to_number", []string{"'1-'", "'9MI'"}, "-1", "numeric"},
+		{"to_number", []string{"'5.01-'", "'FM9.999999MI'"}, "-5.01", "numeric"},
+		{"to_number", []string{"'.5-'", "'9.9S'"}, "-0.5", "numeric"},
+		{"to_number", []string{"'1 -'", "'9S'"}, "1", "numeric"},
+		{"to_number", []string{"'12-'", "'99S'"}, "-12", "numeric"},
+		{"to_number", []string{"'-12'", "'S99'"}, "-12", "numeric"},
+		{"to_number", []string{"'+12'", "'S99'"}, "12", "numeric"},
+		{"to_number", []string{"'12+'", "'99PL'"}, "12", "numeric"},
+		{"to_number", []string{"'-12'", "'SG99'"}, "-12", "numeric"},
+		{"to_number", []string{"'a12'", "'x99'"}, "12", "numeric"},
+		{"to_number", []string{"'é12'", "'x99'"}, "12", "numeric"},
+		{"to_number", []string{"'ab12'", "'\"ab\"99'"}, "12", "numeric"},
+		{"to_number", []string{"'12th'", "'99th'"}, "12", "numeric"},
+		{"to_number", []string{"'1234'", "'99TH'"}, "12", "numeric"},
+		{"to_number", []string{"'12'", "'B99'"}, "12", "numeric"},
+		{"to_number", []string{"'12'", "''"}, NULL, "numeric"},
+		{"to_number", []string{"NULL", "'99'"}, NULL, "numeric"},
+		{"to_number", []string{"'12'", "'\"ab\"99'"}, `ERROR 22P02: invalid input syntax for type numeric: " "`, ""},
+		{"to_number", []string{"''", "'999'"}, `ERROR 22P02: invalid input syntax for type numeric: " "`, ""},
+		{"to_number", []string{"'-'", "'9'"}, `ERROR 22P02: invalid input syntax for type numeric: "-"`, ""},
+		{"to_number", []string{"'123'", "'9.99'"}, "ERROR 22003: numeric field overflow", ""},
+		{"to_number", []string{"'12'", "'.99'"}, "ERROR 22003: numeric field overflow", ""},
+		{"to_number", []string{"'1.2.3'", "'9.9.9'"}, "ERROR 42601: multiple decimal points", ""},
+		{"to_number", []string{"'12'", "'9S9S'"}, `ERROR 42601: cannot use "S" twice`, ""},
+		{"to_number", []string{"'12'", "'9PR9'"}, `ERROR 42601: "9" must be ahead of "PR"`, ""},
+		{"to_number", []string{"'12'", "'S9MI'"}, `ERROR 42601: cannot use "S" and "MI" together`, ""},
+		{"to_number", []string{"'12'", "'MIS9'"}, `ERROR 42601: cannot use "S" and "PL"/"MI"/"SG"/"PR" together`, ""},
+		{"to_number", []string{"'1e5'", "'9EEEE'"}, `ERROR 0A000: "EEEE" not supported for input`, ""},
+		{"to_number", []string{"'XII'", "'RN'"}, `ERROR 0A000: "RN" not supported for input`, ""},
+	})
+	runCasesNoOracle(t, []tc{
+		{"to_number", []string{"'12'", "'99V9'"}, `ERROR 0A000: the "V" pattern of to_number is not supported`, ""},
+	})
+}
