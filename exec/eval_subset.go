@@ -41,7 +41,9 @@ func (ev *evaluator) subBatch(b batch, rows []int, exprs ...sql.Expr) (batch, er
 	}
 	used := make([]bool, b.rec.NumCols())
 	for _, e := range exprs {
-		walkExpr(e, func(x sql.Expr) {
+		// Every expression over the batch's rows counts, a correlated
+		// subquery's outer references included.
+		sql.WalkExpr(e, func(x sql.Expr) {
 			if c, ok := x.(*sql.ColumnRef); ok && c.Index >= 0 && c.Index < len(used) {
 				used[c.Index] = true
 			}
@@ -104,69 +106,6 @@ func safeExpr(e sql.Expr) bool {
 		return true
 	}
 	return false
-}
-
-// exprChildren lists the sub-expressions of e evaluated over the same
-// rows (a subquery's plan is not one of them; its Left is).
-func exprChildren(e sql.Expr) []sql.Expr {
-	switch e := e.(type) {
-	case *sql.Call:
-		return e.Args
-	case *sql.Cast:
-		return []sql.Expr{e.Arg}
-	case *sql.BoolOp:
-		return e.Args
-	case *sql.IsNull:
-		return []sql.Expr{e.Arg}
-	case *sql.IsDistinct:
-		return []sql.Expr{e.Left, e.Right}
-	case *sql.Case:
-		var out []sql.Expr
-		for _, w := range e.Whens {
-			out = append(out, w.Cond, w.Result)
-		}
-		if e.Else != nil {
-			out = append(out, e.Else)
-		}
-		return out
-	case *sql.Coalesce:
-		return e.Args
-	case *sql.InList:
-		return append([]sql.Expr{e.Arg}, e.List...)
-	case *sql.AnyAll:
-		return []sql.Expr{e.Left, e.Array}
-	case *sql.ArrayExpr:
-		return e.Elems
-	case *sql.Subscript:
-		out := []sql.Expr{e.Arg}
-		for _, ix := range e.Indexes {
-			if ix.Lower != nil {
-				out = append(out, ix.Lower)
-			}
-			if ix.Upper != nil {
-				out = append(out, ix.Upper)
-			}
-		}
-		return out
-	case *sql.RowExpr:
-		return e.Args
-	case *sql.Subquery:
-		if e.Left != nil {
-			return []sql.Expr{e.Left}
-		}
-	}
-	return nil
-}
-
-// walkExpr calls fn on e and every sub-expression.
-func walkExpr(e sql.Expr, fn func(sql.Expr)) {
-	if e == nil {
-		return
-	}
-	fn(e)
-	for _, c := range exprChildren(e) {
-		walkExpr(c, fn)
-	}
 }
 
 // conformArray returns arr with the Arrow type of t, taking over arr. Types
