@@ -281,6 +281,8 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	def := cloneTable(x.Table)
 	var fill []storage.ColumnDef
 	var checkNotNull []string
+	var checks []storage.CheckDef
+	var fks []storage.ForeignKeyDef
 	for _, cmd := range x.Cmds {
 		switch cmd.Kind {
 		case sql.AddColumn:
@@ -354,10 +356,56 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		case sql.SetDefault:
 			pos, _ := def.Column(cmd.Name)
 			def.Columns[pos].Default = cmd.Column.Default
+		case sql.AddConstraint:
+			check, fk, err := addConstraint(def, x.Table, cmd)
+			if err != nil {
+				return err
+			}
+			if cmd.Primary {
+				for _, id := range def.PrimaryKey {
+					if _, c := def.ColumnByID(id); c != nil {
+						checkNotNull = append(checkNotNull, c.Name)
+					}
+				}
+			}
+			if check != nil {
+				checks = append(checks, *check)
+			}
+			if fk != nil {
+				fks = append(fks, *fk)
+			}
+		case sql.DropConstraint:
+			if err := dropConstraint(tx.Catalog(), def, cmd.Name); err != nil {
+				if cmd.IfExists && pgerr.Code(err) == pgerrcode.UndefinedObject {
+					s.notice("00000", "constraint \"%s\" of relation \"%s\" does not exist, skipping", cmd.Name, def.Name)
+					continue
+				}
+				return err
+			}
 		}
 	}
 	if err := tx.AlterTable(def); err != nil {
 		return err
+	}
+	// Rows already in the table must satisfy the constraints added (unique
+	// keys storage checks itself).
+	for _, c := range checks {
+		stmt := fmt.Sprintf("SELECT 1 FROM %s.%s WHERE NOT (%s) LIMIT 1", quote(def.Schema), quote(def.Name), c.Expr)
+		if found, err := s.anyRow(ctx, tx, stmt); err != nil || found {
+			if err == nil {
+				err = pgerr.New(pgerrcode.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", c.Name, def.Name)
+			}
+			return err
+		}
+	}
+	for _, fk := range fks {
+		found, err := s.anyRow(ctx, tx, orphanQuery(tx.Catalog(), def, fk))
+		if err != nil || found {
+			if err == nil {
+				err = pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", def.Name, fk.Name)
+			}
+			return err
+		}
 	}
 	// Existing rows of an added column with a DEFAULT get the default, as
 	// in PostgreSQL; this rewrites them in the same transaction.
@@ -369,15 +417,155 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	}
 	for _, name := range checkNotNull {
 		stmt := fmt.Sprintf("SELECT 1 FROM %s.%s WHERE %s IS NULL LIMIT 1", quote(def.Schema), quote(def.Name), quote(name))
-		var found bool
-		if err := s.runInternalRows(ctx, tx, stmt, func(n int64) { found = found || n > 0 }); err != nil {
+		if found, err := s.anyRow(ctx, tx, stmt); err != nil || found {
+			if err == nil {
+				err = pgerr.New(pgerrcode.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", name, def.Name)
+			}
 			return err
-		}
-		if found {
-			return pgerr.New(pgerrcode.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", name, def.Name)
 		}
 	}
 	return nil
+}
+
+// anyRow reports whether an internal query returns a row.
+func (s *Session) anyRow(ctx context.Context, tx *storage.Tx, stmt string) (bool, error) {
+	var found bool
+	err := s.runInternalRows(ctx, tx, stmt, func(n int64) { found = found || n > 0 })
+	return found, err
+}
+
+// orphanQuery selects the rows of def whose foreign key fk has no
+// referenced row (rows with a NULL in the key are exempt).
+func orphanQuery(cat *storage.Catalog, def *storage.TableDef, fk storage.ForeignKeyDef) string {
+	ref := cat.TableByID(fk.RefTable)
+	if fk.RefTable == def.ID {
+		ref = def
+	}
+	var notNull, match []string
+	for i, id := range fk.Columns {
+		_, c := def.ColumnByID(id)
+		_, rc := ref.ColumnByID(fk.RefColumns[i])
+		notNull = append(notNull, "t."+quote(c.Name)+" IS NOT NULL")
+		match = append(match, "r."+quote(rc.Name)+" = t."+quote(c.Name))
+	}
+	return fmt.Sprintf("SELECT 1 FROM %s.%s t WHERE %s AND NOT EXISTS (SELECT 1 FROM %s.%s r WHERE %s) LIMIT 1",
+		quote(def.Schema), quote(def.Name), strings.Join(notNull, " AND "),
+		quote(ref.Schema), quote(ref.Name), strings.Join(match, " AND "))
+}
+
+// addConstraint adds to def the constraint ALTER TABLE ADD CONSTRAINT
+// bound: the one cmd.Constraint has beyond the table as it was (orig).
+// It returns the check or foreign key, whose existing rows the caller
+// validates.
+func addConstraint(def, orig *storage.TableDef, cmd sql.AlterCmd) (*storage.CheckDef, *storage.ForeignKeyDef, error) {
+	with := cmd.Constraint
+	var name string
+	switch {
+	case len(with.Uniques) > len(orig.Uniques):
+		name = with.Uniques[len(with.Uniques)-1].Name
+	case len(with.Checks) > len(orig.Checks):
+		name = with.Checks[len(with.Checks)-1].Name
+	default:
+		name = with.ForeignKeys[len(with.ForeignKeys)-1].Name
+	}
+	if constraintExists(def, name) {
+		return nil, nil, pgerr.New(pgerrcode.DuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", name, def.Name)
+	}
+	switch {
+	case len(with.Uniques) > len(orig.Uniques):
+		u := with.Uniques[len(with.Uniques)-1]
+		if cmd.Primary {
+			if len(def.PrimaryKey) > 0 {
+				return nil, nil, pgerr.New(pgerrcode.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", def.Name)
+			}
+			def.PrimaryKey = u.Columns
+			for i := range def.Columns {
+				if isKeyColumn(u.Columns, def.Columns[i].ID) {
+					def.Columns[i].NotNull = true
+				}
+			}
+		}
+		def.Uniques = append(def.Uniques, u)
+	case len(with.Checks) > len(orig.Checks):
+		c := with.Checks[len(with.Checks)-1]
+		def.Checks = append(def.Checks, c)
+		return &c, nil, nil
+	default:
+		fk := with.ForeignKeys[len(with.ForeignKeys)-1]
+		def.ForeignKeys = append(def.ForeignKeys, fk)
+		return nil, &fk, nil
+	}
+	return nil, nil, nil
+}
+
+// constraintExists reports whether def has a constraint of that name.
+func constraintExists(def *storage.TableDef, name string) bool {
+	for _, u := range def.Uniques {
+		if u.Name == name {
+			return true
+		}
+	}
+	for _, c := range def.Checks {
+		if c.Name == name {
+			return true
+		}
+	}
+	for _, fk := range def.ForeignKeys {
+		if fk.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// dropConstraint removes the constraint name from def; a unique key
+// another table's foreign key references cannot go (2BP01).
+func dropConstraint(cat *storage.Catalog, def *storage.TableDef, name string) error {
+	for i, u := range def.Uniques {
+		if u.Name != name {
+			continue
+		}
+		for _, t := range cat.Tables {
+			for _, fk := range t.ForeignKeys {
+				if fk.RefTable == def.ID && sameIDs(fk.RefColumns, u.Columns) {
+					return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop constraint %s on table %s because other objects depend on it", name, def.Name).
+						WithDetail("constraint %s on table %s depends on index %s", fk.Name, t.Name, name).
+						WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+				}
+			}
+		}
+		if sameIDs(def.PrimaryKey, u.Columns) && name == def.PrimaryKeyConstraint() {
+			def.PrimaryKey = nil
+		}
+		def.Uniques = append(def.Uniques[:i:i], def.Uniques[i+1:]...)
+		return nil
+	}
+	for i, c := range def.Checks {
+		if c.Name == name {
+			def.Checks = append(def.Checks[:i:i], def.Checks[i+1:]...)
+			return nil
+		}
+	}
+	for i, fk := range def.ForeignKeys {
+		if fk.Name == name {
+			def.ForeignKeys = append(def.ForeignKeys[:i:i], def.ForeignKeys[i+1:]...)
+			return nil
+		}
+	}
+	return pgerr.New(pgerrcode.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", name, def.Name)
+}
+
+// sameIDs reports whether two column ID lists hold the same IDs.
+func sameIDs(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !isKeyColumn(b, x) {
+			return false
+		}
+	}
+	return true
 }
 
 func isKeyColumn(ids []int, id int) bool {

@@ -816,6 +816,22 @@ func commonType(context string, ts []types.T) (types.T, error) {
 			continue
 		}
 		switch {
+		case res.IsOID() && t.IsOID() && (res.Family == types.Oid || t.Family == types.Oid):
+			// oid and a reg* alias meet at the alias, as in PostgreSQL.
+			if t.Family != types.Oid {
+				res = t
+			}
+		case res.IsOID() && t.IsInteger():
+			// Integers cast to oid and its aliases implicitly, not the
+			// other way.
+		case res.IsInteger() && t.IsOID():
+			res = t
+		case res.IsOID() && t.IsNumeric() || res.IsNumeric() && t.IsOID():
+			from, to := t, res
+			if t.IsOID() {
+				from, to = res, t
+			}
+			return types.UnknownT, pgerr.New(pgerrcode.CannotCoerce, "%s could not convert type %s to %s", context, from, to)
 		case res.IsNumeric() && t.IsNumeric():
 			if numericRank(t) > numericRank(res) {
 				res = t
@@ -851,7 +867,7 @@ func numericRank(t types.T) int {
 	switch t.Family {
 	case types.Int2:
 		return 1
-	case types.Int4, types.Oid:
+	case types.Int4:
 		return 2
 	case types.Int8:
 		return 3

@@ -77,6 +77,10 @@ type AlterCmd struct {
 	IfNotExists bool
 	Unique      bool // AddColumn with UNIQUE / PRIMARY KEY
 	Primary     bool
+	// Constraint is AddConstraint's table with the constraint added: the
+	// new unique key, check or foreign key is the last of its kind there
+	// (Primary marks a primary key).
+	Constraint *storage.TableDef
 }
 
 // AlterKind is the kind of an ALTER TABLE action.
@@ -91,6 +95,8 @@ const (
 	SetNotNull
 	DropNotNull
 	SetDefault
+	AddConstraint
+	DropConstraint // Name: the constraint
 )
 
 // Truncate is TRUNCATE of one or more tables.
@@ -831,6 +837,23 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (any, error) {
 				}
 			}
 			at.Cmds = append(at.Cmds, ac)
+		case pg_query.AlterTableType_AT_AddConstraint:
+			c := cmd.Def.GetConstraint()
+			switch c.Contype {
+			case pg_query.ConstrType_CONSTR_PRIMARY, pg_query.ConstrType_CONSTR_UNIQUE, pg_query.ConstrType_CONSTR_CHECK, pg_query.ConstrType_CONSTR_FOREIGN:
+			default:
+				return nil, pgerr.NotSupported("ALTER TABLE ADD CONSTRAINT of this kind")
+			}
+			if c.Indexname != "" {
+				return nil, pgerr.NotSupported("ADD CONSTRAINT ... USING INDEX")
+			}
+			with := def.Clone()
+			if err := b.addTableConstraint(with, c); err != nil {
+				return nil, err
+			}
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: AddConstraint, Constraint: with, Primary: c.Contype == pg_query.ConstrType_CONSTR_PRIMARY})
+		case pg_query.AlterTableType_AT_DropConstraint:
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropConstraint, Name: cmd.Name, IfExists: cmd.MissingOk})
 		default:
 			return nil, pgerr.NotSupported("ALTER TABLE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
 		}
