@@ -86,6 +86,12 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 			return nil, err
 		}
 		return newLimit(rt, n.Count, n.Offset, in), nil
+	case *sql.LockRows:
+		in, err := Build(rt, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newLockRows(rt, n, in), nil
 	case *sql.TopK:
 		if op, ok, err := buildParallelTopK(rt, n); ok || err != nil {
 			return op, err

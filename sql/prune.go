@@ -5,6 +5,8 @@ package sql
 // plan top-down with the set of output columns each node's parent needs,
 // narrows Scans, and renumbers column references on the way back up.
 
+import "slices"
+
 // PruneColumns returns plan with every Scan reading only the columns the
 // plan uses. The plan's own output columns are unchanged.
 func PruneColumns(plan Node) Node {
@@ -149,6 +151,18 @@ func prune(n Node, need []bool) (Node, []int) {
 	case *Limit:
 		in, m := prune(x.Input, need)
 		return &Limit{Input: in, Count: x.Count, Offset: x.Offset}, m
+	case *LockRows:
+		childNeed := append([]bool(nil), need...)
+		for _, t := range x.Targets {
+			childNeed[t.RowID] = true
+		}
+		in, m := prune(x.Input, childNeed)
+		l := *x // Count and Offset read no columns
+		l.Input, l.Targets = in, slices.Clone(x.Targets)
+		for i := range l.Targets {
+			l.Targets[i].RowID = m[x.Targets[i].RowID]
+		}
+		return &l, m
 	case *Distinct:
 		in, m := prune(x.Input, allTrue(len(x.Input.Columns())))
 		return &Distinct{Input: in, OnCount: x.OnCount}, m

@@ -42,16 +42,17 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) 
 			b.ctes[len(b.ctes)-1][cte.Ctename] = &cteDef{plan: plan, cols: strList(cte.Aliascolnames)}
 		}
 	}
-	if len(s.LockingClause) > 0 {
-		// FOR UPDATE / FOR SHARE: statements already run serialised against
-		// writers of the same rows at commit; accept and ignore the lock.
-		s.LockingClause = nil
-	}
 	if s.IntoClause != nil {
 		return nil, pgerr.NotSupported("SELECT INTO")
 	}
 	var plan Node
 	var err error
+	if len(s.LockingClause) > 0 && s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED {
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "FOR UPDATE is not allowed with UNION/INTERSECT/EXCEPT")
+	}
+	if len(s.LockingClause) > 0 && len(s.ValuesLists) > 0 {
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "FOR UPDATE cannot be applied to VALUES")
+	}
 	switch {
 	case s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED:
 		plan, err = b.bindSetOp(s, outer)
@@ -70,7 +71,7 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) 
 	if err != nil {
 		return nil, err
 	}
-	return b.finishOrderLimit(plan, keys, s)
+	return b.finishOrderLimit(plan, keys, s, nil)
 }
 
 // bindSetOp binds UNION / INTERSECT / EXCEPT, unifying column types.
@@ -266,6 +267,29 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 	onKeys := keys[:len(onClause)]
 	keys = keys[len(onClause):]
 
+	// FOR UPDATE / FOR SHARE: the locked tables' row IDs ride along as
+	// hidden columns to the LockRows node.
+	var lock *LockRows
+	if locking, err := b.bindLocking(sc, s); err != nil {
+		return nil, err
+	} else if locking != nil {
+		if len(agg.calls) > 0 {
+			return nil, pgerr.New(pgerrcode.FeatureNotSupported, "%s is not allowed with aggregate functions", locking.strength)
+		}
+		for _, it := range items {
+			windowed := false
+			WalkExpr(it.expr, func(x Expr) { _, w := x.(*WindowCall); windowed = windowed || w })
+			if windowed {
+				return nil, pgerr.New(pgerrcode.FeatureNotSupported, "%s is not allowed with window functions", locking.strength)
+			}
+		}
+		lock = &LockRows{Wait: locking.wait, Strength: locking.strength}
+		for i, def := range locking.tables {
+			lock.Targets = append(lock.Targets, LockTarget{Table: def, RowID: len(items) + len(hidden)})
+			hidden = append(hidden, locking.rowIDs[i])
+		}
+	}
+
 	// Search: a hybrid score runs as a HybridTopK under everything else;
 	// ORDER BY a BM25 score with LIMIT returns only matching rows.
 	searchExprs := []*Expr{&having}
@@ -378,7 +402,7 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		}
 		plan = &Distinct{Input: plan}
 	}
-	plan, err = b.finishOrderLimit(plan, keys, s)
+	plan, err = b.finishOrderLimit(plan, keys, s, lock)
 	if err != nil {
 		return nil, err
 	}
@@ -450,8 +474,9 @@ func substituteKeys(keys []SortKey, exprs []Expr) []SortKey {
 	return out
 }
 
-// finishOrderLimit adds Sort/TopK/Limit for ORDER BY, LIMIT and OFFSET.
-func (b *Binder) finishOrderLimit(plan Node, keys []SortKey, s *pg_query.SelectStmt) (Node, error) {
+// finishOrderLimit adds Sort/TopK/Limit for ORDER BY, LIMIT and OFFSET,
+// and lock (FOR UPDATE; nil for none) between the order and the limit.
+func (b *Binder) finishOrderLimit(plan Node, keys []SortKey, s *pg_query.SelectStmt, lock *LockRows) (Node, error) {
 	if s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
 		return nil, pgerr.NotSupported("FETCH ... WITH TIES")
 	}
@@ -467,6 +492,13 @@ func (b *Binder) finishOrderLimit(plan Node, keys []SortKey, s *pg_query.SelectS
 		if offset, err = b.bindExprWant(sc, s.LimitOffset, types.Int8T); err != nil {
 			return nil, err
 		}
+	}
+	if lock != nil {
+		if len(keys) > 0 {
+			plan = &Sort{Input: plan, Keys: keys}
+		}
+		lock.Input, lock.Count, lock.Offset = plan, count, offset
+		plan, keys = lock, nil
 	}
 	if len(keys) > 0 {
 		if count != nil {

@@ -214,3 +214,79 @@ func (tx *Tx) lockRows(tableID uint64, rows *roaring64.Bitmap) error {
 	}
 	return nil
 }
+
+// RowLockWait says what LockRow does when another transaction holds the
+// row: wait for it, fail (NOWAIT) or pass over the row (SKIP LOCKED).
+type RowLockWait uint8
+
+// The wait policies of SELECT ... FOR UPDATE.
+const (
+	LockWait RowLockWait = iota
+	LockNoWait
+	LockSkip
+)
+
+// RowLock is the outcome of LockRow.
+type RowLock uint8
+
+// LockRow outcomes: the row is locked; another transaction holds it (with
+// LockSkip); or it is gone, deleted or updated by a transaction that
+// committed after this transaction's snapshot.
+const (
+	RowLocked RowLock = iota
+	RowBusy
+	RowGone
+)
+
+// LockRow locks one committed row for SELECT ... FOR UPDATE or FOR SHARE
+// until the transaction ends; the lock is the one writers take, so the
+// row's next writer or locker waits. Rows the transaction inserted itself
+// are visible to no one else and need no lock.
+func (tx *Tx) LockRow(tableID uint64, rowID int64, wait RowLockWait) (RowLock, error) {
+	if err := tx.check(); err != nil {
+		return RowGone, err
+	}
+	key := lockKey{table: tableID, id: uint64(rowID)}
+	switch wait {
+	case LockWait:
+		if err := tx.db.locks.lock(tx, []lockKey{key}); err != nil {
+			return RowGone, err
+		}
+	default:
+		if !tx.db.locks.tryLock(tx, key) {
+			if wait == LockSkip {
+				return RowBusy, nil
+			}
+			return RowBusy, pgerr.New(pgerrcode.LockNotAvailable, "could not obtain lock on row in relation %q", tx.cat.Tables[tableID].Name)
+		}
+	}
+	db := tx.db
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if rt := db.lookupRT(tableID); rt != nil {
+		for _, e := range rt.delLog {
+			if e.lsn > tx.snap.lsn && e.rows.Contains(uint64(rowID)) {
+				return RowGone, nil
+			}
+		}
+	}
+	return RowLocked, nil
+}
+
+// tryLock takes key for tx if no other transaction holds it.
+func (lt *lockTable) tryLock(tx *Tx, key lockKey) bool {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	if h := lt.held[key]; h != nil {
+		return h == tx
+	}
+	if lt.held == nil {
+		lt.held = map[lockKey]*Tx{}
+	}
+	lt.held[key] = tx
+	tx.held = append(tx.held, key)
+	if tx.ended == nil {
+		tx.ended = make(chan struct{})
+	}
+	return true
+}

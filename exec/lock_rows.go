@@ -1,0 +1,130 @@
+package exec
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// LockRows is SELECT ... FOR UPDATE / FOR SHARE: it locks each row of the
+// locked tables as it passes and lets through only the rows it locked. A
+// row another transaction holds is waited for, or fails the statement
+// (NOWAIT), or is passed over (SKIP LOCKED). A row changed by a
+// transaction that committed after the statement's snapshot is passed
+// over under READ COMMITTED (its new version is another row) and is a
+// serialization failure under REPEATABLE READ, as in PostgreSQL.
+type LockRows struct {
+	rt    *Runtime
+	node  *sql.LockRows
+	input Operator
+	out   outSlot
+	// left is how many more rows the LIMIT above takes (-1: all); rows
+	// past it are not locked.
+	left   int64
+	inited bool
+}
+
+func newLockRows(rt *Runtime, n *sql.LockRows, in Operator) *LockRows {
+	return &LockRows{rt: rt, node: n, input: in}
+}
+
+// Schema implements Operator.
+func (l *LockRows) Schema() *arrow.Schema { return l.input.Schema() }
+
+// Next implements Operator.
+func (l *LockRows) Next(ctx context.Context) (arrow.Record, error) {
+	l.out.release()
+	tx := l.rt.Tx
+	if tx == nil {
+		return nil, internalErr("FOR UPDATE without a transaction")
+	}
+	tx.SetContext(ctx)
+	if !l.inited {
+		l.inited = true
+		count, offset, err := limitValues(ctx, l.rt, l.node.Count, l.node.Offset)
+		if err != nil {
+			return nil, err
+		}
+		l.left = -1
+		if count >= 0 {
+			l.left = count + offset
+		}
+	}
+	for {
+		if l.left == 0 {
+			return nil, io.EOF
+		}
+		rec, err := l.input.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		keep := make([]int, 0, rec.NumRows())
+		for i := 0; i < int(rec.NumRows()) && l.left != 0; i++ {
+			ok, err := l.lockRow(tx, rec, i)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				keep = append(keep, i)
+				if l.left > 0 {
+					l.left--
+				}
+			}
+		}
+		switch {
+		case len(keep) == int(rec.NumRows()):
+			return l.out.pass(rec), nil
+		case len(keep) > 0:
+			taken, err := takeRecord(l.rt.mem(), rec, keep)
+			if err != nil {
+				return nil, err
+			}
+			return l.out.set(taken), nil
+		}
+	}
+}
+
+// lockRow locks row i's rows of the locked tables; false passes it over.
+func (l *LockRows) lockRow(tx *storage.Tx, rec arrow.Record, i int) (bool, error) {
+	for _, t := range l.node.Targets {
+		ids := rec.Column(t.RowID).(*array.Int64)
+		if ids.IsNull(i) {
+			continue // the NULL side of an outer join locks nothing
+		}
+		got, err := tx.LockRow(t.Table.ID, ids.Value(i), l.node.Wait)
+		if err != nil {
+			return false, err
+		}
+		switch got {
+		case storage.RowBusy:
+			return false, nil
+		case storage.RowGone:
+			if l.repeatableRead() {
+				return false, storage.Conflict()
+			}
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// repeatableRead reports whether the statement runs under REPEATABLE READ.
+func (l *LockRows) repeatableRead() bool {
+	fn := l.rt.fnCtx()
+	if fn.Session == nil {
+		return false
+	}
+	level, _ := fn.Session.Setting("transaction_isolation")
+	return level == repeatableRead
+}
+
+// Close implements Operator.
+func (l *LockRows) Close() {
+	l.out.release()
+	l.input.Close()
+}

@@ -1,0 +1,146 @@
+package sql
+
+// SELECT ... FOR UPDATE / FOR NO KEY UPDATE / FOR SHARE / FOR KEY SHARE
+// [OF table] [NOWAIT | SKIP LOCKED]: a LockRows node locks each row of the
+// locked tables as it passes, after ORDER BY and before LIMIT, so that a
+// row skipped or gone does not count against the limit (the queue pattern
+// "take the next free job" relies on this). cairn's row locks are
+// exclusive, so FOR SHARE locks as FOR UPDATE does.
+
+import (
+	"slices"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// LockRows locks the rows of Targets as they pass.
+type LockRows struct {
+	Input   Node
+	Targets []LockTarget
+	Wait    storage.RowLockWait
+	// Strength is the clause's words (FOR UPDATE, FOR SHARE, ...).
+	Strength string
+	// Count and Offset are the LIMIT above (nil: none): only the rows it
+	// will take are locked.
+	Count, Offset Expr
+}
+
+// LockTarget is a locked table and the input column with its row IDs.
+type LockTarget struct {
+	Table *storage.TableDef
+	RowID int
+}
+
+func (n *LockRows) Columns() []Col   { return n.Input.Columns() }
+func (n *LockRows) Children() []Node { return []Node{n.Input} }
+func (n *LockRows) String() string {
+	s := "LockRows: " + n.Strength
+	switch n.Wait {
+	case storage.LockNoWait:
+		s += " NOWAIT"
+	case storage.LockSkip:
+		s += " SKIP LOCKED"
+	}
+	return s
+}
+
+// rowLocking is a bound locking clause: what to lock, and the row ID
+// expressions the select list carries (hidden) for it.
+type rowLocking struct {
+	tables   []*storage.TableDef
+	rowIDs   []Expr
+	wait     storage.RowLockWait
+	strength string
+}
+
+// bindLocking binds a SELECT's locking clause over its FROM scope.
+func (b *Binder) bindLocking(sc *scope, s *pg_query.SelectStmt) (*rowLocking, error) {
+	if len(s.LockingClause) == 0 {
+		return nil, nil
+	}
+	lc := s.LockingClause[0].GetLockingClause()
+	words := map[pg_query.LockClauseStrength]string{
+		pg_query.LockClauseStrength_LCS_FORUPDATE: "FOR UPDATE", pg_query.LockClauseStrength_LCS_FORNOKEYUPDATE: "FOR NO KEY UPDATE",
+		pg_query.LockClauseStrength_LCS_FORSHARE: "FOR SHARE", pg_query.LockClauseStrength_LCS_FORKEYSHARE: "FOR KEY SHARE",
+	}[lc.Strength]
+	for _, c := range s.LockingClause[1:] {
+		if c.GetLockingClause().WaitPolicy != lc.WaitPolicy {
+			return nil, pgerr.NotSupported("locking clauses with different wait policies")
+		}
+	}
+	switch {
+	case s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED:
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "%s is not allowed with UNION/INTERSECT/EXCEPT", words)
+	case s.DistinctClause != nil:
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "%s is not allowed with DISTINCT clause", words)
+	case len(s.GroupClause) > 0:
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "%s is not allowed with GROUP BY clause", words)
+	case s.HavingClause != nil:
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "%s is not allowed with HAVING clause", words)
+	}
+	l := &rowLocking{strength: words}
+	switch lc.WaitPolicy {
+	case pg_query.LockWaitPolicy_LockWaitError:
+		l.wait = storage.LockNoWait
+	case pg_query.LockWaitPolicy_LockWaitSkip:
+		l.wait = storage.LockSkip
+	}
+	// The tables named in OF, else every table of the FROM clause.
+	var named []string
+	for _, c := range s.LockingClause {
+		for _, r := range c.GetLockingClause().LockedRels {
+			named = append(named, r.GetRangeVar().Relname)
+		}
+	}
+	for _, item := range fromRangeVars(s.FromClause) {
+		alias := item.Relname
+		if item.Alias != nil {
+			alias = item.Alias.Aliasname
+		}
+		if len(named) > 0 && !slices.Contains(named, alias) {
+			continue
+		}
+		named = slices.DeleteFunc(named, func(n string) bool { return n == alias })
+		def, err := b.lookupTable(item.Schemaname, item.Relname)
+		if err != nil {
+			return nil, pgerr.NotSupported("%s of a view, CTE or system relation", words)
+		}
+		idx := slices.IndexFunc(sc.cols, func(c Col) bool { return c.Hidden && c.Name == RowIDColumn && c.Table == alias })
+		if idx < 0 {
+			return nil, pgerr.NotSupported("%s of this FROM item", words)
+		}
+		l.tables = append(l.tables, def)
+		l.rowIDs = append(l.rowIDs, &ColumnRef{Index: idx, Name: RowIDColumn, T: sc.cols[idx].T})
+	}
+	if len(named) > 0 {
+		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" in %s clause not found in FROM clause", named[0], words)
+	}
+	if len(l.tables) == 0 {
+		return nil, pgerr.NotSupported("%s without a table in FROM", words)
+	}
+	return l, nil
+}
+
+// fromRangeVars lists the tables named in a FROM clause, joins included;
+// subqueries and functions are not tables to lock.
+func fromRangeVars(from []*pg_query.Node) []*pg_query.RangeVar {
+	var out []*pg_query.RangeVar
+	var visit func(n *pg_query.Node)
+	visit = func(n *pg_query.Node) {
+		switch {
+		case n.GetRangeVar() != nil:
+			out = append(out, n.GetRangeVar())
+		case n.GetJoinExpr() != nil:
+			visit(n.GetJoinExpr().Larg)
+			visit(n.GetJoinExpr().Rarg)
+		}
+	}
+	for _, n := range from {
+		visit(n)
+	}
+	return out
+}
