@@ -30,9 +30,10 @@ type Options struct {
 // Engine runs SQL against one storage.DB; it is safe for concurrent use
 // by many sessions.
 type Engine struct {
-	db     *storage.DB
-	logger *slog.Logger
-	exprs  *ExprCache
+	db       *storage.DB
+	logger   *slog.Logger
+	exprs    *ExprCache
+	advisory advisoryTable
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -85,6 +86,10 @@ type Session struct {
 	prepared map[string]*Statement
 	cursors  map[string]*cursor
 	seqs     seqValues
+	// stmtCtx is the running statement's context (an advisory lock wait
+	// ends with it); xactAdvisory the transaction's advisory locks.
+	stmtCtx      context.Context
+	xactAdvisory []heldAdvisory
 }
 
 type savepoint struct {
@@ -161,6 +166,7 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) *S
 // rolled back.
 func (s *Session) Close() {
 	s.closeAllCursors()
+	s.engine.advisory.releaseAll(s)
 	if s.tx != nil {
 		s.tx.Rollback()
 		s.tx = nil
@@ -476,7 +482,12 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
+	s.stmtCtx = ctx
 	err := run(ctx)
+	s.stmtCtx = nil
+	if s.tx == nil {
+		s.endTxAdvisory() // the statement was its own transaction
+	}
 	if err != nil {
 		s.fail()
 		if ctx.Err() == context.DeadlineExceeded {
@@ -562,6 +573,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *Runtime {
 		Seqs:      &s.seqs,
 	}
 	rt.Fn.Catalog = lazyCatalog{rt}
+	rt.Fn.Advisory = sessionAdvisory{s}
 	return rt
 }
 

@@ -135,10 +135,11 @@ func (s *Session) EndImplicit() error {
 }
 
 // txEnded applies the end of a transaction, already committed or rolled
-// back, to the session: its settings and its cursors.
+// back, to the session: its settings, cursors and advisory locks.
 func (s *Session) txEnded(committed bool) {
 	s.endTxSettings(committed)
 	s.endTxCursors(committed)
+	s.endTxAdvisory()
 }
 
 // AbortBlock marks the open transaction failed (an error in the middle of

@@ -35,12 +35,6 @@ func TestParseIdent(t *testing.T) {
 	})
 }
 
-func TestAdvisoryUnlockAll(t *testing.T) {
-	// PostgreSQL's result type is void; cairn's is text. The output is
-	// the same.
-	runCases(t, []tc{{"pg_advisory_unlock_all", nil, "", ""}})
-}
-
 // The OIDs print as numbers here: naming them is the output path's job.
 func TestToReg(t *testing.T) {
 	runCatalogCases(t, []tc{

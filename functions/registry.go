@@ -28,6 +28,27 @@ type Context struct {
 	// functions (pg_get_indexdef, pg_table_is_visible, ...); nil outside
 	// a session.
 	Catalog Catalog
+	// Advisory are the session's advisory locks; nil outside a session.
+	Advisory AdvisoryLocks
+}
+
+// AdvisoryKey names an advisory lock: a bigint, or (Pair) two integers,
+// which PostgreSQL keeps apart from the bigint of the same bits.
+type AdvisoryKey struct {
+	ID   int64
+	Pair bool
+}
+
+// AdvisoryLocks are a session's advisory locks (implemented by exec).
+type AdvisoryLocks interface {
+	// Lock takes key, shared or exclusive, for the session or (xact) its
+	// transaction; without wait it returns false instead of waiting for
+	// another session's hold.
+	Lock(key AdvisoryKey, shared, xact, wait bool) (bool, error)
+	// Unlock releases one session-level hold; false when there is none.
+	Unlock(key AdvisoryKey, shared bool) bool
+	// UnlockAll releases every session-level hold.
+	UnlockAll()
 }
 
 // Catalog is the system catalog as functions see it (implemented by

@@ -1,0 +1,175 @@
+package exec
+
+// Advisory locks (pg_advisory_lock and friends): application-defined
+// locks on a number, held by a session until it releases them (or, for
+// the _xact_ forms, until its transaction ends), which migration tools
+// take so that only one of them migrates at a time. A lock is exclusive or
+// shared, and re-entrant: a session releases it as often as it took it.
+
+import (
+	"context"
+	"sync"
+
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
+
+// advisoryTable holds the engine's advisory locks.
+type advisoryTable struct {
+	mu    sync.Mutex
+	locks map[functions.AdvisoryKey]*advisoryLock
+}
+
+// advisoryLock is one key's holders: the sessions with their hold counts
+// (exclusive holds and shared ones), and a channel closed when the key is
+// next released, for waiters.
+type advisoryLock struct {
+	exclusive map[*Session]int
+	shared    map[*Session]int
+	released  chan struct{}
+}
+
+// grantable reports whether s may take the lock in the mode asked: no
+// other session holds it exclusively, nor, for an exclusive lock, at all.
+func (l *advisoryLock) grantable(s *Session, shared bool) bool {
+	for h := range l.exclusive {
+		if h != s {
+			return false
+		}
+	}
+	if !shared {
+		for h := range l.shared {
+			if h != s {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sessionAdvisory is a session's view of the table (functions.AdvisoryLocks).
+type sessionAdvisory struct {
+	s *Session
+}
+
+// Lock implements functions.AdvisoryLocks.
+func (a sessionAdvisory) Lock(key functions.AdvisoryKey, shared, xact, wait bool) (bool, error) {
+	s, t := a.s, &a.s.engine.advisory
+	for {
+		t.mu.Lock()
+		if t.locks == nil {
+			t.locks = map[functions.AdvisoryKey]*advisoryLock{}
+		}
+		l := t.locks[key]
+		if l == nil {
+			l = &advisoryLock{exclusive: map[*Session]int{}, shared: map[*Session]int{}, released: make(chan struct{})}
+			t.locks[key] = l
+		}
+		if l.grantable(s, shared) {
+			if shared {
+				l.shared[s]++
+			} else {
+				l.exclusive[s]++
+			}
+			t.mu.Unlock()
+			if xact {
+				s.xactAdvisory = append(s.xactAdvisory, heldAdvisory{key: key, shared: shared})
+			}
+			return true, nil
+		}
+		released := l.released
+		t.mu.Unlock()
+		if !wait {
+			return false, nil
+		}
+		ctx := s.stmtCtx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		select {
+		case <-released:
+		case <-ctx.Done():
+			return false, pgerr.From(ctx.Err())
+		}
+	}
+}
+
+// Unlock implements functions.AdvisoryLocks: one session-level hold of
+// key goes; false, with PostgreSQL's warning, when the session has none.
+func (a sessionAdvisory) Unlock(key functions.AdvisoryKey, shared bool) bool {
+	ok := a.s.engine.advisory.release(a.s, key, shared)
+	if !ok {
+		mode := "ExclusiveLock"
+		if shared {
+			mode = "ShareLock"
+		}
+		a.s.notices = append(a.s.notices, Notice{Severity: "WARNING", Code: pgerrcode.Warning, Message: "you don't own a lock of type " + mode})
+	}
+	return ok
+}
+
+// UnlockAll implements functions.AdvisoryLocks: the session's holds go.
+func (a sessionAdvisory) UnlockAll() { a.s.engine.advisory.releaseAll(a.s) }
+
+// release drops one hold of key by s; false if s held none in that mode.
+func (t *advisoryTable) release(s *Session, key functions.AdvisoryKey, shared bool) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l := t.locks[key]
+	if l == nil {
+		return false
+	}
+	holds := l.exclusive
+	if shared {
+		holds = l.shared
+	}
+	if holds[s] == 0 {
+		return false
+	}
+	if holds[s]--; holds[s] == 0 {
+		delete(holds, s)
+		t.wake(key, l)
+	}
+	return true
+}
+
+// releaseAll drops every hold of s (pg_advisory_unlock_all, session end).
+func (t *advisoryTable) releaseAll(s *Session) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for key, l := range t.locks {
+		_, ex := l.exclusive[s]
+		_, sh := l.shared[s]
+		if ex || sh {
+			delete(l.exclusive, s)
+			delete(l.shared, s)
+			t.wake(key, l)
+		}
+	}
+}
+
+// wake tells the key's waiters it changed and forgets an unheld key.
+func (t *advisoryTable) wake(key functions.AdvisoryKey, l *advisoryLock) {
+	close(l.released)
+	l.released = make(chan struct{})
+	if len(l.exclusive) == 0 && len(l.shared) == 0 {
+		delete(t.locks, key)
+	}
+}
+
+// heldAdvisory is a transaction-level advisory hold, released when the
+// transaction ends.
+type heldAdvisory struct {
+	key    functions.AdvisoryKey
+	shared bool
+}
+
+// endTxAdvisory releases the transaction-level advisory locks.
+func (s *Session) endTxAdvisory() {
+	for _, h := range s.xactAdvisory {
+		s.engine.advisory.release(s, h.key, h.shared)
+	}
+	s.xactAdvisory = nil
+}
