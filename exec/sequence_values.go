@@ -35,6 +35,13 @@ func (s *seqValues) record(schema, name string, v int64) {
 	s.last[s.lastKey] = v
 }
 
+// reset forgets every value (DISCARD SEQUENCES).
+func (s *seqValues) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last, s.lastKey = nil, ""
+}
+
 func (s *seqValues) get(key string) (int64, bool) {
 	if s == nil {
 		return 0, false

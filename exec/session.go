@@ -539,6 +539,8 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return "DEALLOCATE", false, nil
 	case *sql.NoOp:
 		return x.Tag, false, nil
+	case *sql.Discard:
+		return "DISCARD " + x.What, false, s.runDiscard(x)
 	case *sql.DeclareCursor:
 		tag, err := s.declareCursor(ctx, x, p.params)
 		return tag, false, err
@@ -831,6 +833,29 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	s.savepoints = s.savepoints[:i+1]
 	s.txFailed = false
 	return "ROLLBACK", nil
+}
+
+// runDiscard resets what DISCARD names: for ALL, the session's cursors,
+// settings, prepared statements, advisory locks and sequence values, as
+// if it had just connected (cairn has no temporary objects or cached
+// plans for TEMP and PLANS to drop).
+func (s *Session) runDiscard(x *sql.Discard) error {
+	switch x.What {
+	case "ALL":
+		if s.tx != nil && !s.implicit {
+			return pgerr.New(pgerrcode.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
+		}
+		s.closeAllCursors()
+		if err := s.runSet(&sql.Set{Name: "all", Reset: true}); err != nil {
+			return err
+		}
+		s.prepared = map[string]*Statement{}
+		s.engine.advisory.releaseAll(s)
+		s.seqs.reset()
+	case "SEQUENCES":
+		s.seqs.reset()
+	}
+	return nil
 }
 
 func (s *Session) runSet(x *sql.Set) error {

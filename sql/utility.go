@@ -144,6 +144,12 @@ type Set struct {
 	Tag string
 }
 
+// Discard is DISCARD ALL | PLANS | SEQUENCES | TEMP (What), which
+// connection pools run to hand a session over clean.
+type Discard struct {
+	What string
+}
+
 // Show is SHOW name (or SHOW ALL).
 type Show struct {
 	Name string
@@ -327,7 +333,7 @@ func (b *Binder) bindUtility(n *pg_query.Node) (any, error) {
 	case *pg_query.Node_CheckPointStmt:
 		return &NoOp{Tag: "CHECKPOINT"}, nil
 	case *pg_query.Node_DiscardStmt:
-		return &NoOp{Tag: "DISCARD ALL"}, nil
+		return &Discard{What: strings.TrimPrefix(s.DiscardStmt.Target.String(), "DISCARD_")}, nil
 	case *pg_query.Node_CommentStmt:
 		return b.bindComment(s.CommentStmt)
 	case *pg_query.Node_DeclareCursorStmt:
