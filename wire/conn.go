@@ -103,8 +103,10 @@ func (c *conn) loop() {
 			return
 		}
 		if c.ignoreTillSync {
+			// Flush still flushes: a client that pipelined Flush after
+			// the failed message waits for everything before it.
 			switch msg.(type) {
-			case *pgproto3.Sync, *pgproto3.Terminate:
+			case *pgproto3.Sync, *pgproto3.Terminate, *pgproto3.Flush:
 			default:
 				continue
 			}
@@ -175,11 +177,15 @@ func (c *conn) receive() (msg pgproto3.FrontendMessage, err error) {
 	return c.be.Receive()
 }
 
-// extended finishes an extended-protocol message: an error is reported and
-// the rest up to Sync is skipped.
+// extended finishes an extended-protocol message: an error is reported
+// and flushed at once, as PostgreSQL does, and the rest up to Sync is
+// skipped. The flush matters to a client that sent Parse, Describe and
+// Flush and now waits (asyncpg's prepare): no Sync follows until it has
+// its answer, so an error left in the buffer would stall it for ever.
 func (c *conn) extended(err error) {
 	if err != nil {
 		c.sendError(err)
+		c.flush()
 		c.ignoreTillSync = true
 		c.sess.AbortBlock()
 	}

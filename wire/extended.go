@@ -261,14 +261,9 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		tag, err := c.runCopy(ctx, p.p, info)
 		done()
 		c.sendNotices()
-		if err != nil && info.Dir == exec.CopyIn {
-			// The client may still be sending data: the error goes out
-			// now, as PostgreSQL's does, so that it can stop.
-			c.extended(err)
-			c.flush()
-			return nil
-		}
 		if err != nil {
+			// extended flushes it at once: a client still sending COPY
+			// data sees it and can stop.
 			return err
 		}
 		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
