@@ -28,7 +28,7 @@ type conn struct {
 	srv *Server
 	nc  net.Conn
 	log *slog.Logger
-	cr  *limitReader
+	cr  *frameReader
 	be  *pgproto3.Backend
 
 	out  []byte // encoded messages not yet written
@@ -60,7 +60,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 		stmts:   make(map[string]*statement),
 		portals: make(map[string]*portal),
 	}
-	c.cr = &limitReader{cr: pgproto3.NewChunkReader(nc), max: s.maxMessageSize()}
+	c.cr = newFrameReader(nc, s.maxMessageSize())
 	c.be = pgproto3.NewBackend(c.cr, nc)
 	return c
 }
@@ -202,14 +202,14 @@ func (c *conn) receiveFailed(err error) {
 		c.log.Debug("connection closed", "err", err)
 	default:
 		c.log.Warn("protocol violation", "err", err)
-		var tl *tooLargeError
+		var le *lengthError
 		var pe *pgerr.Error
-		if errors.As(err, &pe) {
-			c.fatal(pe)
+		if errors.As(err, &le) {
+			c.fatal(le.pgError())
 			return
 		}
-		if errors.As(err, &tl) {
-			c.fatal(pgerr.New(pgerrcode.ProtocolViolation, "invalid message length %d: the limit is %d bytes", tl.n, tl.max))
+		if errors.As(err, &pe) {
+			c.fatal(pe)
 			return
 		}
 		c.fatal(pgerr.New(pgerrcode.ProtocolViolation, "invalid frontend message: %s", err.Error()))
@@ -382,27 +382,4 @@ func (c *conn) readyForQuery() {
 	c.sendParameters(c.sess.TakeChangedParameters())
 	c.send(&pgproto3.ReadyForQuery{TxStatus: byte(c.sess.TxStatus())})
 	c.flush()
-}
-
-// limitReader is the pgproto3.ChunkReader under the Backend: it refuses a
-// message longer than max before anything is allocated for it.
-type limitReader struct {
-	cr  pgproto3.ChunkReader
-	max int
-}
-
-// Next implements pgproto3.ChunkReader. pgproto3 asks for the 5-byte header
-// and then for the body, whose length excludes the 4 bytes of the length
-// word itself.
-func (r *limitReader) Next(n int) ([]byte, error) {
-	if n < 0 || n > r.max-4 {
-		return nil, &tooLargeError{n: n + 4, max: r.max}
-	}
-	return r.cr.Next(n)
-}
-
-type tooLargeError struct{ n, max int }
-
-func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", e.n, e.max)
 }

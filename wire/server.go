@@ -16,8 +16,8 @@ import (
 )
 
 // DefaultMaxMessageSize is the largest frontend message a Server accepts
-// when Server.MaxMessageSize is 0: PostgreSQL's own limit (1 GiB).
-const DefaultMaxMessageSize = 1 << 30
+// when Server.MaxMessageSize is 0: PostgreSQL's own limit (1 GiB - 1).
+const DefaultMaxMessageSize = 1<<30 - 1
 
 // ErrServerClosed is returned by Serve after Shutdown.
 var ErrServerClosed = errors.New("wire: server closed")

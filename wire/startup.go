@@ -15,9 +15,6 @@ const (
 	sslRequestCode    = 80877103
 	gssEncRequestCode = 80877104
 	cancelRequestCode = 80877102
-
-	// maxStartupPacket is PostgreSQL's MAX_STARTUP_PACKET_LENGTH.
-	maxStartupPacket = 10000
 )
 
 // startup runs the connection's start-up phase: encryption requests are
@@ -27,7 +24,7 @@ const (
 // connection proceeds to the query loop.
 func (c *conn) startup() bool {
 	for attempt := 0; ; attempt++ {
-		body, err := c.readStartupPacket()
+		body, err := c.cr.startupPacket()
 		if err != nil {
 			c.receiveFailed(err)
 			return false
@@ -78,20 +75,6 @@ func (c *conn) startup() bool {
 		}
 		return c.open(sm.Parameters)
 	}
-}
-
-// readStartupPacket reads one length-prefixed start-up packet and returns
-// its body (at least the 4-byte code).
-func (c *conn) readStartupPacket() ([]byte, error) {
-	hdr, err := c.cr.Next(4)
-	if err != nil {
-		return nil, err
-	}
-	n := int(binary.BigEndian.Uint32(hdr))
-	if n < 8 || n > maxStartupPacket {
-		return nil, pgerr.New(pgerrcode.ProtocolViolation, "invalid length of startup packet: %d", n)
-	}
-	return c.cr.Next(n - 4)
 }
 
 // open authenticates the client and starts its session.

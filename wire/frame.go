@@ -1,0 +1,178 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
+)
+
+// Message length limits, as PostgreSQL's (src/include/libpq/libpq.h and
+// the maxmsglen choices in postgres.c): a start-up packet carries at most
+// maxStartupPacket bytes after its length word, a message that has no
+// reason to be long (Sync, Execute, Describe...) at most
+// smallMessageLimit bytes, a password or SASL message at most
+// authMessageLimit, and the rest (Query, Parse, Bind, CopyData) the
+// server's MaxMessageSize.
+const (
+	maxStartupPacket  = 10000 // MAX_STARTUP_PACKET_LENGTH
+	smallMessageLimit = 10000 // PQ_SMALL_MESSAGE_LIMIT
+	authMessageLimit  = 65535 // PG_MAX_AUTH_TOKEN_LENGTH
+)
+
+// Read buffer sizes: small messages are cut from a shared slab of
+// slabSize bytes; a body longer than directReadThreshold is read into a
+// buffer of its own that starts at firstChunk bytes and doubles as the
+// bytes arrive, so that what a connection holds for one message is at
+// most about twice what the client has actually sent, whatever length it
+// declared.
+const (
+	slabSize            = 8 << 10
+	directReadThreshold = 64 << 10
+	firstChunk          = 256 << 10
+)
+
+// frameReader is the pgproto3.ChunkReader under the connection's Backend.
+// pgproto3's own (jackc/chunkreader) allocates a message's declared length
+// up front, before the body arrives: a 20-byte packet declaring 1 GiB
+// would make the server allocate 1 GiB. frameReader instead checks each
+// message header as soon as it is read (a known type, a length within
+// that type's limit) and reads a long body progressively.
+//
+// Backend.Receive calls Next twice per message, first for the 5-byte
+// header and then for the body; inBody tracks which one comes next.
+type frameReader struct {
+	r      io.Reader
+	max    int // the longest message accepted, length word included
+	buf    []byte
+	rp, wp int // unread data is buf[rp:wp]
+	inBody bool
+}
+
+func newFrameReader(r io.Reader, max int) *frameReader {
+	return &frameReader{r: r, max: max}
+}
+
+// Next implements pgproto3.ChunkReader: the returned slice belongs to the
+// caller and is never reused.
+func (f *frameReader) Next(n int) ([]byte, error) {
+	if f.inBody {
+		f.inBody = false
+		return f.read(n)
+	}
+	hdr, err := f.read(n)
+	if err != nil || n != 5 {
+		return hdr, err
+	}
+	if err := f.checkHeader(hdr[0], int32(binary.BigEndian.Uint32(hdr[1:]))); err != nil {
+		return nil, err
+	}
+	f.inBody = true
+	return hdr, nil
+}
+
+// checkHeader refuses an unknown message type or a length outside the
+// type's limits, before any byte of the body is read.
+func (f *frameReader) checkHeader(typ byte, length int32) error {
+	limit := f.max
+	switch typ {
+	case 'Q', 'P', 'B', 'F', 'd':
+	case 'C', 'D', 'E', 'H', 'S', 'X', 'c', 'f':
+		limit = min(limit, smallMessageLimit)
+	case 'p':
+		limit = min(limit, authMessageLimit)
+	default:
+		return pgerr.New(pgerrcode.ProtocolViolation, "invalid frontend message type %d", typ)
+	}
+	if length < 4 || int64(length) > int64(limit) {
+		return &lengthError{typ: typ, length: int64(length), limit: limit}
+	}
+	return nil
+}
+
+// startupPacket reads one start-up packet (SSLRequest, StartupMessage,
+// CancelRequest...) and returns its body, at least the 4-byte code. A
+// length outside PostgreSQL's bounds is refused before the body is read.
+func (f *frameReader) startupPacket() ([]byte, error) {
+	hdr, err := f.read(4)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(int32(binary.BigEndian.Uint32(hdr))) - 4
+	if n < 4 || n > maxStartupPacket {
+		return nil, pgerr.New(pgerrcode.ProtocolViolation, "invalid length of startup packet").
+			WithDetail("the packet declares %d bytes; a start-up packet has 8 to %d", n+4, maxStartupPacket+4)
+	}
+	return f.read(int(n))
+}
+
+// read returns the next n bytes.
+func (f *frameReader) read(n int) ([]byte, error) {
+	if f.wp-f.rp >= n {
+		b := f.buf[f.rp : f.rp+n : f.rp+n]
+		f.rp += n
+		return b, nil
+	}
+	if n > directReadThreshold {
+		return f.readLong(n)
+	}
+	if len(f.buf)-f.rp < n {
+		// Start a new slab (the old one stays with the slices handed out
+		// of it) holding the unread rest.
+		slab := make([]byte, max(slabSize, n))
+		f.wp = copy(slab, f.buf[f.rp:f.wp])
+		f.rp = 0
+		f.buf = slab
+	}
+	m, err := io.ReadAtLeast(f.r, f.buf[f.wp:], n-(f.wp-f.rp))
+	f.wp += m
+	if err != nil {
+		return nil, err
+	}
+	b := f.buf[f.rp : f.rp+n : f.rp+n]
+	f.rp += n
+	return b, nil
+}
+
+// readLong reads a long body into a buffer of its own that grows as the
+// bytes arrive, never reading past the body.
+func (f *frameReader) readLong(n int) ([]byte, error) {
+	out := make([]byte, 0, max(min(n, firstChunk), f.wp-f.rp))
+	out = append(out, f.buf[f.rp:f.wp]...)
+	f.rp, f.wp = 0, 0
+	for len(out) < n {
+		if len(out) == cap(out) {
+			grown := make([]byte, len(out), min(n, 2*cap(out)))
+			copy(grown, out)
+			out = grown
+		}
+		m, err := f.r.Read(out[len(out):cap(out)])
+		out = out[:len(out)+m]
+		if err != nil && len(out) < n {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// lengthError is a message header whose length is out of bounds.
+type lengthError struct {
+	typ    byte
+	length int64
+	limit  int
+}
+
+func (e *lengthError) Error() string {
+	return fmt.Sprintf("message of type %q declares %d bytes; the limit is %d", e.typ, e.length, e.limit)
+}
+
+// pgError is what the client is told: PostgreSQL's "invalid message
+// length", with the numbers in the detail.
+func (e *lengthError) pgError() *pgerr.Error {
+	return pgerr.New(pgerrcode.ProtocolViolation, "invalid message length").WithDetail("%s", e.Error())
+}
