@@ -22,14 +22,13 @@ type RawStatement struct {
 // Parse splits and parses a query string into statements. A syntax error
 // is 42601 with the 1-based position of the offending token. An empty or
 // comment-only string gives no statements.
+//
+// A statement nested or chained too deeply is 54001 (see depth.go), as in
+// PostgreSQL, and never reaches the C parser's stack limit.
 func Parse(query string) ([]RawStatement, error) {
-	tree, err := pg_query.Parse(query)
+	tree, err := parse(query)
 	if err != nil {
-		var pe *parser.Error
-		if errors.As(err, &pe) {
-			return nil, pgerr.New(pgerrcode.SyntaxError, "%s", pe.Message).WithPosition(int32(pe.Cursorpos))
-		}
-		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error())
+		return nil, err
 	}
 	stmts := make([]RawStatement, 0, len(tree.Stmts))
 	for _, raw := range tree.Stmts {
@@ -64,10 +63,31 @@ func DeparseExpr(n *pg_query.Node) (string, error) {
 
 // ParseExpr parses the SQL text of a single expression.
 func ParseExpr(text string) (*pg_query.Node, error) {
-	tree, err := pg_query.Parse("SELECT " + text)
+	tree, err := parse("SELECT " + text)
 	if err != nil {
-		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error())
+		return nil, err
 	}
 	sel := tree.Stmts[0].Stmt.GetSelectStmt()
 	return sel.TargetList[0].GetResTarget().Val, nil
+}
+
+// parse runs pg_query on a query that checkDepth has let through. A syntax
+// error is 42601 at the offending token; a tree deeper than the protobuf
+// decoder's recursion limit is 54001, as PostgreSQL answers for it.
+func parse(query string) (*pg_query.ParseResult, error) {
+	if err := checkDepth(query); err != nil {
+		return nil, err
+	}
+	tree, err := pg_query.Parse(query)
+	if err == nil {
+		return tree, nil
+	}
+	var pe *parser.Error
+	if errors.As(err, &pe) {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", pe.Message).WithPosition(int32(pe.Cursorpos))
+	}
+	if strings.Contains(err.Error(), "exceeded maximum recursion depth") {
+		return nil, stackDepthExceeded()
+	}
+	return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error())
 }

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cairn-db/cairn/wire"
+)
+
+// deepStatement is one construct nested or chained 100,000 times, with
+// what PostgreSQL 15 answers for it (asked of a real PostgreSQL 15).
+type deepStatement struct {
+	name  string
+	query string
+	// code is PostgreSQL's SQLSTATE; "" when the statement runs, and then
+	// its one value is want.
+	code string
+	want string
+}
+
+const deepN = 100_000
+
+func nest(open, inner, close string) string {
+	return strings.Repeat(open, deepN) + inner + strings.Repeat(close, deepN)
+}
+
+func deepStatements() []deepStatement {
+	in := make([]string, deepN)
+	for i := range in {
+		in[i] = fmt.Sprint(i)
+	}
+	return []deepStatement{
+		{"parentheses", "SELECT " + nest("(", "1", ")"), "42601", ""},
+		{"plus chain", "SELECT 1" + strings.Repeat("+1", deepN), "54001", ""},
+		{"concat chain", "SELECT 'a'" + strings.Repeat("||'a'", deepN), "54001", ""},
+		{"AND chain", "SELECT (true" + strings.Repeat(" AND true", deepN) + ")::text", "", "true"},
+		{"OR chain", "SELECT (false" + strings.Repeat(" OR false", deepN) + " OR true)::text", "", "true"},
+		{"unary minus", "SELECT " + strings.Repeat("- ", deepN) + "1", "42601", ""},
+		{"NOT", "SELECT " + strings.Repeat("NOT ", deepN) + "true", "42601", ""},
+		{"CASE", "SELECT " + nest("CASE WHEN true THEN ", "1", " END"), "42601", ""},
+		{"subquery", "SELECT " + nest("(SELECT ", "1", ")"), "42601", ""},
+		{"ARRAY constructor", "SELECT " + nest("ARRAY[", "1", "]"), "42601", ""},
+		{"function call", "SELECT " + nest("abs(", "1", ")"), "42601", ""},
+		{"cast chain", "SELECT 1" + strings.Repeat("::int", deepN), "54001", ""},
+		{"UNION chain", "SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", deepN), "54001", ""},
+		{"WHERE parentheses", "SELECT 1 WHERE " + nest("(", "true", ")"), "42601", ""},
+		{"jsonb literal", "SELECT '" + nest("[", "1", "]") + "'::jsonb", "54001", ""},
+		{"jsonb object literal", "SELECT '" + nest(`{"a":`, "1", "}") + "'::jsonb", "54001", ""},
+		{"array literal", "SELECT '" + nest("{", "1", "}") + "'::int[]", "54000", ""},
+		{"IN list", "SELECT (99999 IN (" + strings.Join(in, ",") + "))::text", "", "true"},
+		{"long array", "SELECT cardinality(ARRAY[" + strings.Join(in, ",") + "])::text", "", "100000"},
+		{"chain in UPDATE", "UPDATE deep SET a = 1" + strings.Repeat("*1", deepN), "54001", ""},
+		{"chain in DDL", "CREATE TABLE deep2 (a int DEFAULT 1" + strings.Repeat("-1", deepN) + ")", "54001", ""},
+	}
+}
+
+// TestDeepStatements sends every deeply nested or chained form over the
+// simple protocol, the extended protocol and the HTTP API. Each answers
+// PostgreSQL's SQLSTATE (or runs, where PostgreSQL runs it), and the server
+// and a bystander session keep working: before the depth guard a plus chain
+// killed the process from inside the C parser.
+func TestDeepStatements(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	conn := ts.connect(t)
+	bystander := ts.connect(t)
+	if _, err := conn.Exec(ctx, "CREATE TABLE deep (a int)"); err != nil {
+		t.Fatal(err)
+	}
+	api := startHTTP(t, ts, wire.HTTPOptions{})
+	for _, st := range deepStatements() {
+		for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeDescribeExec} {
+			var got string
+			err := conn.QueryRow(ctx, st.query, mode).Scan(&got)
+			if st.code == "" {
+				if err != nil || got != st.want {
+					t.Errorf("%s (%v): %q, %v; want %s", st.name, mode, got, err, st.want)
+				}
+			} else if code := sqlState(err); code != st.code {
+				t.Errorf("%s (%v): SQLSTATE %q (%v), want %s", st.name, mode, code, err, st.code)
+			}
+		}
+		status, _, body := api.do("POST", "/workspaces/public/tables/query", map[string]any{"query": st.query})
+		if st.code == "" {
+			if status != http.StatusOK || !strings.Contains(string(body), st.want) {
+				t.Errorf("%s over HTTP: %d %.200s", st.name, status, body)
+			}
+		} else if status != http.StatusBadRequest || !strings.Contains(string(body), `"sqlstate":"`+st.code+`"`) {
+			t.Errorf("%s over HTTP: %d %.200s, want 400 with %s", st.name, status, body, st.code)
+		}
+		var one int
+		if err := bystander.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
+			t.Fatalf("bystander after %s: %v", st.name, err)
+		}
+	}
+}
+
+// TestDeepParameters sends deeply nested values as parameters, in text and
+// binary form and as HTTP JSON: the value parsers refuse them with
+// PostgreSQL's errors instead of recursing without bound.
+func TestDeepParameters(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	conn := ts.connect(t)
+	deepJSON := nest("[", "1", "]")
+	var s string
+	err := conn.QueryRow(ctx, "SELECT $1::jsonb::text", deepJSON).Scan(&s)
+	if code := sqlState(err); code != "54001" {
+		t.Errorf("deep jsonb parameter: %q (%v), want 54001", code, err)
+	}
+	err = conn.QueryRow(ctx, "SELECT $1::text::jsonb::text", pgx.QueryExecModeSimpleProtocol, deepJSON).Scan(&s)
+	if code := sqlState(err); code != "54001" {
+		t.Errorf("deep jsonb text parameter: %q (%v), want 54001", code, err)
+	}
+	err = conn.QueryRow(ctx, "SELECT $1::text::int[]::text", nest("{", "1", "}")).Scan(&s)
+	if code := sqlState(err); code != "54000" {
+		t.Errorf("deep array parameter: %q (%v), want 54000", code, err)
+	}
+	api := startHTTP(t, ts, wire.HTTPOptions{})
+	body := `{"query": "SELECT $1::jsonb", "params": [` + deepJSON + `]}`
+	status, _, out := api.do("POST", "/workspaces/public/tables/query", body)
+	if status != http.StatusBadRequest {
+		t.Errorf("deep JSON parameter over HTTP: %d %.200s, want 400", status, out)
+	}
+	if err := conn.QueryRow(ctx, "SELECT 'ok'").Scan(&s); err != nil || s != "ok" {
+		t.Fatalf("after deep parameters: %q %v", s, err)
+	}
+}
