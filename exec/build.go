@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
-	"github.com/jackc/pgerrcode"
 )
 
 // batchSize is the number of rows operators that build batches (Values,
@@ -167,12 +166,12 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 // Drain pulls every batch of op, calls fn on each (the record is valid only
 // during the call) and closes op. It stops at the first error, returning
 // ctx.Err() when the context ends. A panic in an operator becomes an XX000
-// error rather than taking the server down.
+// error (a *panicError) rather than taking the server down.
 func Drain(ctx context.Context, op Operator, fn func(arrow.Record) error) (err error) {
 	defer op.Close()
 	defer func() {
 		if r := recover(); r != nil {
-			err = pgerr.New(pgerrcode.InternalError, "internal error: %v", r)
+			err = newPanicError(r)
 		}
 	}()
 	for {

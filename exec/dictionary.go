@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/bitutil"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 )
 
@@ -91,7 +92,7 @@ func buildDictionary(mem memory.Allocator, arr *array.String) *dictionary {
 // argument is a column or a memoised expression (both immutable for the
 // batch's lifetime, so their dictionaries can be kept).
 func dictionaryArg(e *sql.Call) (int, bool) {
-	if e.Overload.Volatile {
+	if e.Overload.Volatility == functions.Volatile {
 		return 0, false
 	}
 	varying := -1

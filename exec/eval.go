@@ -367,7 +367,7 @@ func (ev *evaluator) call(ov *functions.Overload, args []vec, t types.T, n int) 
 			break
 		}
 	}
-	if allConst && !ov.Volatile {
+	if allConst && ov.Volatility != functions.Volatile {
 		row := make([]any, len(args))
 		for i, a := range args {
 			row[i] = a.c

@@ -14,7 +14,7 @@ import (
 func countedValues(runs *int, rows ...int64) *sql.Values {
 	counter := *opPlus
 	counter.Kernel = nil
-	counter.Volatile = true
+	counter.Volatility = functions.Volatile
 	counter.Eval = func(_ *functions.Context, args []any) (any, error) {
 		*runs++
 		return args[0].(int64) + args[1].(int64), nil

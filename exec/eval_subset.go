@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -95,7 +96,7 @@ func safeExpr(e sql.Expr) bool {
 		}
 		return true
 	case *sql.Call:
-		if !e.Infix || !comparisonOps[e.Name] || e.Overload == nil || e.Overload.Volatile {
+		if !e.Infix || !comparisonOps[e.Name] || e.Overload == nil || e.Overload.Volatility == functions.Volatile {
 			return false
 		}
 		for _, a := range e.Args {

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -229,7 +230,7 @@ func arraySize(a arrow.Array) int64 {
 // can serve: a deterministic function whose other arguments are constants
 // (not parameters, which change between executions of a statement).
 func cacheableInput(e *sql.Call) (*sql.ColumnRef, bool) {
-	if e.Overload == nil || e.Overload.Volatile {
+	if e.Overload == nil || e.Overload.Volatility != functions.Immutable {
 		return nil, false
 	}
 	var col *sql.ColumnRef

@@ -323,7 +323,12 @@ func (h *hybridTopK) cosines(recs []arrow.Record) ([]arrow.Array, error) {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(recs); i = int(next.Add(1) - 1) {
 				if recs[i].NumRows() > 0 {
-					out[i], errs[i] = Eval(h.rt, h.cosine, recs[i])
+					// A panic fails this batch (and so the statement), not
+					// the process: no other goroutine could recover it.
+					errs[i] = catchPanic(func() (err error) {
+						out[i], err = Eval(h.rt, h.cosine, recs[i])
+						return err
+					})
 				}
 			}
 		}()

@@ -4,11 +4,14 @@ import (
 	"context"
 	"io"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -55,14 +58,19 @@ func pipelineScan(n sql.Node) *sql.Scan {
 }
 
 // parallelSafe reports whether e can be evaluated by several partitions
-// independently: no sequence draws and no subqueries (run once per
-// statement).
+// independently: no sequence draws, no subqueries (run once per
+// statement) and no volatile function — set_config, pg_advisory_lock and
+// friends write session state, random and clock_timestamp promise a new
+// value per call in the order rows are read; they run in the session's
+// goroutine.
 func parallelSafe(e sql.Expr) bool {
 	ok := true
 	sql.WalkExpr(e, func(x sql.Expr) {
-		switch x.(type) {
+		switch x := x.(type) {
 		case *sql.NextVal, *sql.SeqFunc, *sql.Subquery:
 			ok = false
+		case *sql.Call:
+			ok = ok && x.Overload != nil && x.Overload.Volatility != functions.Volatile
 		}
 	})
 	return ok
@@ -96,6 +104,7 @@ func buildParallelTopK(rt *Runtime, n *sql.TopK) (Operator, bool, error) {
 		return nil, false, nil
 	}
 	local := &sql.TopK{Input: n.Input, Keys: n.Keys, Count: &sql.Const{Value: count + offset, T: types.Int8T}}
+	shared := rt.partitionsShared()
 	g := &gather{schema: schemaOf(n.Input.Columns())}
 	g.open = func(ctx context.Context) ([]Operator, error) {
 		readers, err := part.ScanPartitions(ctx, scan.Table.ID, scan.Cols, scan.WithRowID, workers)
@@ -104,7 +113,7 @@ func buildParallelTopK(rt *Runtime, n *sql.TopK) (Operator, bool, error) {
 		}
 		ops := make([]Operator, 0, len(readers))
 		for i, r := range readers {
-			prt := rt.partition(scan, r)
+			prt := shared.partition(scan, r)
 			op, err := build(prt, local)
 			if err != nil {
 				for _, o := range ops {
@@ -122,12 +131,78 @@ func buildParallelTopK(rt *Runtime, n *sql.TopK) (Operator, bool, error) {
 	return newTopK(rt, n, g), true, nil
 }
 
-// partition returns a copy of rt for one partition of a parallel scan:
-// scan reads r, and the per-statement caches are its own.
-func (rt *Runtime) partition(scan *sql.Scan, r array.RecordReader) *Runtime {
-	c := &Runtime{Fn: rt.Fn, Params: rt.Params, Tx: rt.Tx, DB: rt.DB, ExprCache: rt.ExprCache, outer: rt.outer}
+// partitionsShared returns the runtime the partitions of one parallel
+// plan share (each gets a copy, see partition). It holds nothing of the
+// session that can change: its function context has a snapshot of what
+// functions read from the session (settings, user, search path) instead
+// of the session, no advisory locks, no sequence values, and a catalog
+// view of its own built from the snapshot. Partitions run only
+// non-volatile expressions (parallelSafe), which read this and nothing
+// else, so they cannot write session state or race with it.
+func (rt *Runtime) partitionsShared() *Runtime {
+	fn := *rt.fnCtx()
+	if s, ok := fn.Session.(*Session); ok {
+		fn.Session = s.snapshot()
+	}
+	fn.Advisory = nil
+	shared := &Runtime{Fn: &fn, Params: rt.Params, Tx: rt.Tx, DB: rt.DB, ExprCache: rt.ExprCache, outer: rt.outer}
+	fn.Catalog = lazyCatalog{shared}
+	return shared
+}
+
+// partition returns a copy of shared (see partitionsShared) for one
+// partition of a parallel scan: scan reads r, and the per-statement
+// caches are its own. The catalog view stays shared (built once, under
+// its sync.Once).
+func (shared *Runtime) partition(scan *sql.Scan, r array.RecordReader) *Runtime {
+	c := &Runtime{Fn: shared.Fn, Params: shared.Params, Tx: shared.Tx, DB: shared.DB, ExprCache: shared.ExprCache, outer: shared.outer}
 	c.scanReaders = map[*sql.Scan]array.RecordReader{scan: r}
 	return c
+}
+
+// sessionSnapshot is what functions read from a session (SessionInfo),
+// copied: parallel partitions read it while the session is free to
+// change.
+type sessionSnapshot struct {
+	user, database, currentSchema string
+	searchPath                    []string
+	// settings are every setting's value as Setting reports it, custom
+	// (dotted) ones included.
+	settings map[string]string
+}
+
+// snapshot copies what functions read from s.
+func (s *Session) snapshot() *sessionSnapshot {
+	snap := &sessionSnapshot{
+		user:          s.User(),
+		database:      s.Database(),
+		currentSchema: s.CurrentSchema(),
+		searchPath:    s.SearchPath(),
+		settings:      make(map[string]string, len(settings)+len(s.values)+2),
+	}
+	names := []string{"transaction_isolation", "transaction_read_only"}
+	for name := range settings {
+		names = append(names, name)
+	}
+	for name := range s.values {
+		names = append(names, name)
+	}
+	for _, name := range names {
+		if v, ok := s.Setting(name); ok {
+			snap.settings[name] = v
+		}
+	}
+	return snap
+}
+
+func (s *sessionSnapshot) User() string          { return s.user }
+func (s *sessionSnapshot) Database() string      { return s.database }
+func (s *sessionSnapshot) CurrentSchema() string { return s.currentSchema }
+func (s *sessionSnapshot) SearchPath() []string  { return slices.Clone(s.searchPath) }
+
+func (s *sessionSnapshot) Setting(name string) (string, bool) {
+	v, ok := s.settings[strings.ToLower(name)]
+	return v, ok
 }
 
 // gather runs several operators concurrently and yields all their
@@ -162,29 +237,42 @@ func (g *gather) start(ctx context.Context) error {
 	g.live = len(ops)
 	for _, op := range ops {
 		g.wg.Add(1)
-		go func(op Operator) {
-			defer g.wg.Done()
-			defer op.Close()
-			for {
-				rec, err := op.Next(ctx)
-				if err != nil {
-					select {
-					case g.ch <- gathered{err: err}:
-					case <-ctx.Done():
-					}
-					return
-				}
-				rec.Retain()
-				select {
-				case g.ch <- gathered{rec: rec}:
-				case <-ctx.Done():
-					rec.Release()
-					return
-				}
-			}
-		}(op)
+		go g.run(ctx, op)
 	}
 	return nil
+}
+
+// run pulls op's batches into g.ch until op ends, fails or ctx is done.
+// A panic in op (this goroutine's own: nothing else could recover it)
+// ends this child with a *panicError for the statement.
+func (g *gather) run(ctx context.Context, op Operator) {
+	defer g.wg.Done()
+	defer func() {
+		if r := recover(); r != nil {
+			select {
+			case g.ch <- gathered{err: newPanicError(r)}:
+			case <-ctx.Done():
+			}
+		}
+	}()
+	defer op.Close()
+	for {
+		rec, err := op.Next(ctx)
+		if err != nil {
+			select {
+			case g.ch <- gathered{err: err}:
+			case <-ctx.Done():
+			}
+			return
+		}
+		rec.Retain()
+		select {
+		case g.ch <- gathered{rec: rec}:
+		case <-ctx.Done():
+			rec.Release()
+			return
+		}
+	}
 }
 
 func (g *gather) Next(ctx context.Context) (arrow.Record, error) {

@@ -472,7 +472,9 @@ func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int, emit func
 
 // statement runs the work of portal p (Execute, CopyFrom, CopyTo): not
 // in an aborted transaction unless p ends it, under statement_timeout, and
-// an error marks the open transaction failed.
+// an error marks the open transaction failed. A panic in the statement's
+// work, here or in a goroutine it started, is logged with its stack and
+// fails the statement with XX000; the session lives on.
 func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Context) error) error {
 	if s.txFailed && !isTxEnd(p.stmt.node) {
 		return errTxAborted()
@@ -483,8 +485,13 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 		defer cancel()
 	}
 	s.stmtCtx = ctx
-	err := run(ctx)
+	err := catchPanic(func() error { return run(ctx) })
 	s.stmtCtx = nil
+	if pe := asPanic(err); pe != nil {
+		s.engine.logger.Error("panic running statement", "panic", pe.value, "statement", p.stmt.SQL, "stack", string(pe.stack))
+		s.abandonRun(p)
+		err = pe.err
+	}
 	if s.tx == nil {
 		s.endTxAdvisory() // the statement was its own transaction
 	}

@@ -275,7 +275,7 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (string,
 		mark := s.tx.Savepoint()
 		s.tx.SetContext(ctx)
 		s.tx.SetLockTimeout(lockTimeout)
-		tag, err := fn(s.tx)
+		tag, err := catchFnPanic(fn, s.tx)
 		s.tx.SetContext(nil)
 		if err != nil {
 			// The statement leaves no effect even though the transaction
@@ -288,7 +288,7 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (string,
 	tx := s.engine.db.Begin()
 	tx.SetContext(ctx)
 	tx.SetLockTimeout(lockTimeout)
-	tag, err := fn(tx)
+	tag, err := catchFnPanic(fn, tx)
 	if err != nil {
 		tx.Rollback()
 		return "", err

@@ -20,7 +20,7 @@ func init() {
 		return u, nil
 	}
 	Register(
-		&Overload{Name: "gen_random_uuid", Result: types.UUIDT, Volatile: true, Eval: gen},
-		&Overload{Name: "uuid_generate_v4", Result: types.UUIDT, Volatile: true, Eval: gen},
+		&Overload{Name: "gen_random_uuid", Result: types.UUIDT, Volatility: Volatile, Eval: gen},
+		&Overload{Name: "uuid_generate_v4", Result: types.UUIDT, Volatility: Volatile, Eval: gen},
 	)
 }

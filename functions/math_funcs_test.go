@@ -76,7 +76,7 @@ func TestMathFunctions(t *testing.T) {
 
 func TestRandom(t *testing.T) {
 	ov, _, err := Resolve("random", nil)
-	if err != nil || !ov.Volatile {
+	if err != nil || ov.Volatility != Volatile {
 		t.Fatalf("random: %v", err)
 	}
 	seen := map[float64]bool{}

@@ -51,9 +51,9 @@ func init() {
 	}
 	Register(
 		fn("current_timestamp", targs(tInt4), TZ, nowP),
-		&Overload{Name: "clock_timestamp", Result: TZ, Volatile: true,
+		&Overload{Name: "clock_timestamp", Result: TZ, Volatility: Volatile,
 			Eval: func(_ *Context, _ []any) (any, error) { return types.Timestamp(time.Now().UnixMicro()), nil }},
-		&Overload{Name: "timeofday", Result: tText, Volatile: true,
+		&Overload{Name: "timeofday", Result: tText, Volatility: Volatile,
 			Eval: func(ctx *Context, _ []any) (any, error) {
 				return time.Now().In(location(ctx)).Format("Mon Jan 02 15:04:05.000000 2006 MST"), nil
 			}},

@@ -36,7 +36,7 @@ func init() {
 					infix = "_xact"
 				}
 				Register(
-					&Overload{Name: "pg_advisory" + infix + "_lock" + suffix, Args: keyArgs, Result: tText, Volatile: true,
+					&Overload{Name: "pg_advisory" + infix + "_lock" + suffix, Args: keyArgs, Result: tText, Volatility: Volatile,
 						Eval: func(ctx *Context, a []any) (any, error) {
 							l, err := locks(ctx)
 							if err != nil {
@@ -45,7 +45,7 @@ func init() {
 							_, err = l.Lock(keyOf(a), shared, xact, true)
 							return "", err
 						}},
-					&Overload{Name: "pg_try_advisory" + infix + "_lock" + suffix, Args: keyArgs, Result: types.BoolT, Volatile: true,
+					&Overload{Name: "pg_try_advisory" + infix + "_lock" + suffix, Args: keyArgs, Result: types.BoolT, Volatility: Volatile,
 						Eval: func(ctx *Context, a []any) (any, error) {
 							l, err := locks(ctx)
 							if err != nil {
@@ -55,7 +55,7 @@ func init() {
 						}},
 				)
 			}
-			Register(&Overload{Name: "pg_advisory_unlock" + suffixOf(shared), Args: keyArgs, Result: types.BoolT, Volatile: true,
+			Register(&Overload{Name: "pg_advisory_unlock" + suffixOf(shared), Args: keyArgs, Result: types.BoolT, Volatility: Volatile,
 				Eval: func(ctx *Context, a []any) (any, error) {
 					l, err := locks(ctx)
 					if err != nil {
@@ -67,7 +67,7 @@ func init() {
 	}
 	// asyncpg's pool runs pg_advisory_unlock_all whenever it takes a
 	// connection back.
-	Register(&Overload{Name: "pg_advisory_unlock_all", Result: tText, Volatile: true,
+	Register(&Overload{Name: "pg_advisory_unlock_all", Result: tText, Volatility: Volatile,
 		Eval: func(ctx *Context, _ []any) (any, error) {
 			l, err := locks(ctx)
 			if err != nil {

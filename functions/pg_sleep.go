@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	Register(&Overload{Name: "pg_sleep", Args: targs(tF8), Result: tText, Volatile: true,
+	Register(&Overload{Name: "pg_sleep", Args: targs(tF8), Result: tText, Volatility: Volatile,
 		Eval: func(ctx *Context, a []any) (any, error) {
 			secs := a[0].(float64)
 			if !(secs > 0) {

@@ -14,7 +14,7 @@ import (
 func init() {
 	Register(
 		fn("pi", nil, tF8, func(_ *Context, _ []any) (any, error) { return math.Pi, nil }),
-		&Overload{Name: "random", Result: tF8, Volatile: true,
+		&Overload{Name: "random", Result: tF8, Volatility: Volatile,
 			Eval: func(_ *Context, _ []any) (any, error) { return rand.Float64(), nil }},
 		fn1("degrees", tF8, tF8, func(a any) (any, error) { return a.(float64) * (180 / math.Pi), nil }),
 		fn1("radians", tF8, tF8, func(a any) (any, error) { return a.(float64) * (math.Pi / 180), nil }),

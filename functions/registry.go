@@ -117,9 +117,9 @@ type Overload struct {
 	// NullCall means the function is called with NULL arguments; when false
 	// (STRICT, the default) any NULL argument gives NULL without a call.
 	NullCall bool
-	// Volatile marks functions whose result changes between calls with the
-	// same arguments (random, nextval): never constant-folded.
-	Volatile bool
+	// Volatility is PostgreSQL's provolatile of the function: what besides
+	// its arguments its result may depend on (see Volatility).
+	Volatility Volatility
 	// Eval computes one row from datums. Every overload has Eval.
 	Eval func(ctx *Context, args []any) (any, error)
 	// Kernel, when set, computes a whole batch of n rows at once and is
@@ -127,6 +127,34 @@ type Overload struct {
 	Kernel func(ctx *Context, args []Arg, n int) (arrow.Array, error)
 	// SelKernel means Kernel honours Arg.Sel (see Arg).
 	SelKernel bool
+}
+
+// Volatility says what a function's result depends on besides its
+// arguments, as PostgreSQL's pg_proc.provolatile does, and so what the
+// executor may do with it.
+type Volatility uint8
+
+const (
+	// Immutable: the arguments alone decide the result (lower, +,
+	// cosine_similarity). Its results may be cached across statements and
+	// sessions (the ExprCache) and computed once for constant arguments.
+	// The zero value: a function is immutable unless marked otherwise.
+	Immutable Volatility = iota
+	// Stable: the result also depends on the session's settings or the
+	// statement's snapshot (TimeZone, search_path, now(), current_user,
+	// current_setting), and does not change within one statement. It may
+	// be computed once per statement, never shared between statements.
+	Stable
+	// Volatile: the result may change from call to call or the call has
+	// side effects (random, nextval, set_config, clock_timestamp,
+	// pg_advisory_lock). Called once per row, in the session's goroutine:
+	// never folded, cached, deferred or run by parallel partitions.
+	Volatile
+)
+
+// String is the volatility as pg_proc.provolatile spells it.
+func (v Volatility) String() string {
+	return [...]string{Immutable: "i", Stable: "s", Volatile: "v"}[v]
 }
 
 // Aggregate is one signature of an aggregate function.

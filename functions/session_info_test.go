@@ -72,8 +72,8 @@ func TestSessionInfo(t *testing.T) {
 func TestGenRandomUUID(t *testing.T) {
 	for _, name := range []string{"gen_random_uuid", "uuid_generate_v4"} {
 		ov, _, err := Resolve(name, nil)
-		if err != nil || !ov.Volatile {
-			t.Fatalf("%s: %v volatile=%v", name, err, ov != nil && ov.Volatile)
+		if err != nil || ov.Volatility != Volatile {
+			t.Fatalf("%s: %v volatile=%v", name, err, ov != nil && ov.Volatility == Volatile)
 		}
 		a, _ := ov.Eval(nil, nil)
 		b, _ := ov.Eval(nil, nil)

@@ -19,7 +19,7 @@ type SettingWriter interface {
 }
 
 func init() {
-	Register(&Overload{Name: "set_config", Args: targs(tText, tText, tBool), Result: tText, NullCall: true, Volatile: true,
+	Register(&Overload{Name: "set_config", Args: targs(tText, tText, tBool), Result: tText, NullCall: true, Volatility: Volatile,
 		Eval: func(ctx *Context, a []any) (any, error) {
 			if a[0] == nil {
 				return nil, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "SET requires parameter name")

@@ -1,5 +1,7 @@
 package sql
 
+import "github.com/cairn-db/cairn/functions"
+
 // planWhere places a WHERE clause over the FROM plan. Over a FROM list of
 // several relations (FROM a, b, c, bound as cross joins) it does what a
 // planner must for such queries not to run as cross products: conjuncts
@@ -103,7 +105,7 @@ func (r *joinRegion) leavesOf(e Expr) (map[int]bool, bool) {
 		case *NextVal, *SeqFunc:
 			ok = false
 		case *Call:
-			ok = ok && v.Overload != nil && !v.Overload.Volatile
+			ok = ok && v.Overload != nil && v.Overload.Volatility != functions.Volatile
 		}
 	})
 	return set, ok

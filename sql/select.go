@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -451,7 +452,7 @@ func deferrable(p *Project) bool {
 			case *NextVal, *SeqFunc:
 				ok = false
 			case *Call:
-				ok = ok && x.Overload != nil && !x.Overload.Volatile
+				ok = ok && x.Overload != nil && x.Overload.Volatility != functions.Volatile
 			}
 		})
 	}
