@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -82,9 +83,17 @@ func (c *conn) serve() {
 		}
 		c.closeSession()
 	}()
+	// The start-up phase has AuthenticationTimeout in all; a Shutdown
+	// that set its read deadline to wake us just before is seen here.
+	c.nc.SetReadDeadline(time.Now().Add(c.srv.authenticationTimeout()))
+	if c.srv.closing.Load() {
+		c.fatal(adminShutdown())
+		return
+	}
 	if !c.startup() {
 		return
 	}
+	c.nc.SetReadDeadline(time.Time{})
 	c.log.Debug("session started", "pid", c.pid)
 	c.loop()
 }
@@ -305,6 +314,7 @@ func (c *conn) flush() error {
 	if len(c.out) == 0 {
 		return nil
 	}
+	c.nc.SetWriteDeadline(time.Now().Add(c.srv.writeTimeout()))
 	_, err := c.nc.Write(c.out)
 	if cap(c.out) > 4*flushThreshold {
 		c.out = nil // don't pin a huge buffer for the connection's life

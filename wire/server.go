@@ -19,6 +19,14 @@ import (
 // when Server.MaxMessageSize is 0: PostgreSQL's own limit (1 GiB - 1).
 const DefaultMaxMessageSize = 1<<30 - 1
 
+// DefaultAuthenticationTimeout bounds a connection's start-up phase when
+// Server.AuthenticationTimeout is 0: PostgreSQL's authentication_timeout.
+const DefaultAuthenticationTimeout = 60 * time.Second
+
+// DefaultWriteTimeout bounds one blocked write to a client when
+// Server.WriteTimeout is 0.
+const DefaultWriteTimeout = 2 * time.Minute
+
 // ErrServerClosed is returned by Serve after Shutdown.
 var ErrServerClosed = errors.New("wire: server closed")
 
@@ -38,6 +46,19 @@ type Server struct {
 	// included; a longer one closes the connection with FATAL 08P01.
 	// 0 means DefaultMaxMessageSize.
 	MaxMessageSize int
+	// AuthenticationTimeout bounds the start-up phase, from the
+	// connection's accept to its first ReadyForQuery: a client that opens
+	// a connection and sends its start-up packet slowly or never
+	// (slowloris) is dropped then, as PostgreSQL drops it after
+	// authentication_timeout. 0 means DefaultAuthenticationTimeout.
+	AuthenticationTimeout time.Duration
+	// WriteTimeout bounds how long one write to a client may block: a
+	// client that stops reading its results while the socket's buffers
+	// are full loses its connection then, and its statement ends,
+	// releasing its locks and memory, instead of holding them for ever.
+	// A client that reads, however slowly, is never cut off. 0 means
+	// DefaultWriteTimeout.
+	WriteTimeout time.Duration
 
 	initOnce sync.Once
 	baseCtx  context.Context // parent of every statement's context
@@ -78,6 +99,20 @@ func (s *Server) maxMessageSize() int {
 		return s.MaxMessageSize
 	}
 	return DefaultMaxMessageSize
+}
+
+func (s *Server) authenticationTimeout() time.Duration {
+	if s.AuthenticationTimeout > 0 {
+		return s.AuthenticationTimeout
+	}
+	return DefaultAuthenticationTimeout
+}
+
+func (s *Server) writeTimeout() time.Duration {
+	if s.WriteTimeout > 0 {
+		return s.WriteTimeout
+	}
+	return DefaultWriteTimeout
 }
 
 func (s *Server) shuttingDown() bool {

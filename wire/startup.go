@@ -23,27 +23,28 @@ const (
 // parameters, the cancel key and ReadyForQuery. It reports whether the
 // connection proceeds to the query loop.
 func (c *conn) startup() bool {
-	for attempt := 0; ; attempt++ {
+	var sslDone, gssDone bool
+	for {
 		body, err := c.cr.startupPacket()
 		if err != nil {
 			c.receiveFailed(err)
 			return false
 		}
 		code := binary.BigEndian.Uint32(body)
-		switch code {
-		case sslRequestCode, gssEncRequestCode:
+		switch {
+		case code == sslRequestCode && !sslDone, code == gssEncRequestCode && !gssDone:
 			// cairn speaks no TLS or GSSAPI encryption: 'N' tells the
 			// client to go on in the clear (or give up, per its sslmode).
-			if attempt >= 2 {
-				c.fatal(pgerr.New(pgerrcode.ProtocolViolation, "too many encryption requests"))
-				return false
-			}
+			// Each may be asked once; a repeat is taken, as PostgreSQL
+			// takes it, for an unsupported protocol version below.
+			sslDone = sslDone || code == sslRequestCode
+			gssDone = gssDone || code == gssEncRequestCode
 			c.out = append(c.out, 'N')
 			if c.flush() != nil {
 				return false
 			}
 			continue
-		case cancelRequestCode:
+		case code == cancelRequestCode:
 			if len(body) == 12 {
 				c.srv.cancel(binary.BigEndian.Uint32(body[4:]), binary.BigEndian.Uint32(body[8:]))
 			}
