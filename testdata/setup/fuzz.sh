@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Fuzzes every `func FuzzX` target of the repository for a bounded time
+# each (FUZZTIME, default 15s), one at a time. A crasher makes Go write a
+# regression seed to the package's testdata/fuzz/FuzzX/; commit it (plain
+# `go test` then replays it) with the fix. Exits non-zero if any target
+# failed, after running them all.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+fuzztime=${FUZZTIME:-15s}
+
+failed=()
+while IFS=: read -r file name; do
+  pkg=./$(dirname "$file")
+  echo "=== fuzz $name ($pkg, $fuzztime)"
+  if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "$pkg" </dev/null; then
+    failed+=("$name")
+  fi
+done < <(grep -r -E --include='*_test.go' --exclude-dir=node_modules '^func Fuzz[A-Za-z0-9_]*\(' . |
+         sed -E 's|^\./([^:]*):func (Fuzz[A-Za-z0-9_]*)\(.*|\1:\2|' | sort)
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzzing failed: ${failed[*]} (new crashers are in the packages' testdata/fuzz/)" >&2
+  exit 1
+fi
