@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"unicode/utf8"
-
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -28,6 +26,12 @@ type portal struct {
 // parse handles Parse: the statement is prepared now and kept under its
 // name (the unnamed one is replaced).
 func (c *conn) parse(m *pgproto3.Parse) error {
+	if err := checkText(m.Name); err != nil {
+		return err
+	}
+	if err := checkText(m.Query); err != nil {
+		return err
+	}
 	if m.Name == "" {
 		delete(c.stmts, "")
 	} else if _, ok := c.stmts[m.Name]; ok {
@@ -65,6 +69,9 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 // types in the formats the client chose, and the portal keeps the result
 // formats for Describe and Execute.
 func (c *conn) bind(m *pgproto3.Bind) error {
+	if err := checkText(m.DestinationPortal + m.PreparedStatement); err != nil {
+		return err
+	}
 	s, ok := c.stmts[m.PreparedStatement]
 	if !ok {
 		return noStatement(m.PreparedStatement)
@@ -184,8 +191,8 @@ func decodeParam(raw []byte, format int16, t types.T, opts *types.TextOptions) (
 	if format == pgproto3.BinaryFormat {
 		return decodeBinary(raw, t)
 	}
-	if !utf8.Valid(raw) {
-		return nil, pgerr.New(pgerrcode.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+	if err := checkTextBytes(raw); err != nil {
+		return nil, err
 	}
 	if t.IsOID() && t.Family != types.Oid {
 		// A reg* value names an object; the session looks it up in the

@@ -54,7 +54,7 @@ func HTTPHandler(engine *exec.Engine, opts HTTPOptions) http.Handler {
 	}
 	mux := http.NewServeMux()
 	api.routes(mux)
-	return mux
+	return api.recoverPanics(mux)
 }
 
 // httpAPI holds what the HTTP handlers share.
@@ -89,17 +89,33 @@ func (a *httpAPI) ready(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
-// guard wraps an API handler: it checks the bearer token, bounds the body
-// at maxBody, and turns a panic into a 500 answer, as a connection's
-// panic in the PostgreSQL protocol ends only that connection.
+// recoverPanics wraps every endpoint: a panic is logged with its stack
+// and answered with a 500 XX000 error body, as a panic in the PostgreSQL
+// protocol ends only its connection with FATAL XX000, instead of
+// net/http's dropped connection, which a client cannot tell from a
+// network failure. http.ErrAbortHandler keeps its meaning (abort the
+// response silently).
+func (a *httpAPI) recoverPanics(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			a.log.Error("panic serving http request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			a.fail(w, pgerr.New(pgerrcode.InternalError, "internal error: %v", p))
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// guard wraps an API handler: it checks the bearer token and bounds the
+// body at maxBody.
 func (a *httpAPI) guard(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if p := recover(); p != nil {
-				a.log.Error("panic serving http request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
-				a.fail(w, pgerr.New(pgerrcode.InternalError, "internal error: %v", p))
-			}
-		}()
 		if !a.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
 			writeError(w, http.StatusUnauthorized, "UNAUTHORIZED",

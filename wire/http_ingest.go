@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -62,7 +63,11 @@ func (a *httpAPI) ingest(w http.ResponseWriter, r *http.Request) {
 // checks that there is at least one column and that all have the same
 // number of values.
 func decodeColumns(r *http.Request) ([]ingestColumn, error) {
-	dec := json.NewDecoder(r.Body)
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, bodyError(err)

@@ -125,11 +125,31 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 	w.Write(body)
 }
 
+// readBody reads r's whole body (guard bounds its size) and checks that
+// it is valid UTF-8, 22021 in a 400 otherwise: encoding/json would
+// silently replace invalid bytes with U+FFFD and store text the client
+// never sent. json.Decoder buffers the whole top-level value anyway, so
+// reading the body first costs no memory more.
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, bodyError(err)
+	}
+	if err := checkTextBytes(body); err != nil {
+		return nil, &requestError{http.StatusBadRequest, codeBadRequest, pgerr.From(err)}
+	}
+	return body, nil
+}
+
 // decodeBody reads r's body, one JSON value, into v. A body over the
-// size limit is a 413; bad JSON, a field of the wrong type or anything
-// after the value is a 400.
+// size limit is a 413; text that is not UTF-8, bad JSON, a field of the
+// wrong type or anything after the value is a 400.
 func decodeBody(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
 		return bodyError(err)
 	}
@@ -185,6 +205,11 @@ func paramValue(raw json.RawMessage, t types.T, opts *types.TextOptions) (any, e
 	switch raw[0] {
 	case '"':
 		if err := json.Unmarshal(raw, &text); err != nil {
+			return nil, err
+		}
+		// The body is valid UTF-8, but an escape (\u0000) can still
+		// make a NUL, which no text holds.
+		if err := checkText(text); err != nil {
 			return nil, err
 		}
 	case '[':

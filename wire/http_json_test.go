@@ -1,8 +1,8 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -251,14 +251,19 @@ func TestQuoteIdent(t *testing.T) {
 }
 
 // TestHTTPPanicAnswer checks that a handler's panic is answered with a
-// 500 XX000 error body rather than a dropped connection.
+// 500 XX000 error body rather than a dropped connection, and logged with
+// its stack.
 func TestHTTPPanicAnswer(t *testing.T) {
-	a := &httpAPI{maxBody: DefaultMaxBodyBytes, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	h := a.guard(func(http.ResponseWriter, *http.Request) { panic("boom") })
+	var logged bytes.Buffer
+	a := &httpAPI{maxBody: DefaultMaxBodyBytes, log: slog.New(slog.NewTextHandler(&logged, nil))}
+	h := a.recoverPanics(a.guard(func(http.ResponseWriter, *http.Request) { panic("boom") }))
 	rec := httptest.NewRecorder()
-	h(rec, httptest.NewRequest("POST", "/workspaces/w/tables/query", strings.NewReader(`{}`)))
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/workspaces/w/tables/query", strings.NewReader(`{}`)))
 	var e errorBody
 	if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || rec.Code != 500 || e.SQLState != "XX000" || e.Code != codeQuery || e.Error != "internal error: boom" {
 		t.Errorf("panic: %d %s", rec.Code, rec.Body)
+	}
+	if !strings.Contains(logged.String(), "panic serving http request") || !strings.Contains(logged.String(), "TestHTTPPanicAnswer") {
+		t.Errorf("panic not logged with its stack: %s", logged.String())
 	}
 }

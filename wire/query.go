@@ -28,6 +28,9 @@ func (c *conn) simpleQuery(sql string) {
 }
 
 func (c *conn) runQuery(ctx context.Context, sql string) error {
+	if err := checkText(sql); err != nil {
+		return err
+	}
 	stmts, err := c.sess.Prepare(sql, nil)
 	if err != nil {
 		return err

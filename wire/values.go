@@ -4,7 +4,10 @@ package wire
 // change of their names or signatures touches nothing else in wire.
 
 import (
+	"bytes"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/cairn-db/cairn/sql/types"
@@ -15,6 +18,25 @@ import (
 // read afresh for each statement (SET TimeZone changes them).
 func (c *conn) textOptions() *types.TextOptions {
 	return &types.TextOptions{Location: c.sess.Location(), Now: time.Now()}
+}
+
+// checkText verifies that text from the client (a query, a name) is
+// valid UTF-8 without NUL bytes; otherwise it is 22021 naming the bytes,
+// as PostgreSQL reports it. The common case costs one pass of
+// utf8.ValidString and one of IndexByte.
+func checkText(s string) error {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return nil
+	}
+	return types.CheckText([]byte(s))
+}
+
+// checkTextBytes is checkText for a parameter value.
+func checkTextBytes(b []byte) error {
+	if utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 {
+		return nil
+	}
+	return types.CheckText(b)
 }
 
 // parseText decodes a text-format parameter value of type t.
