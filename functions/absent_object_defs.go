@@ -16,7 +16,7 @@ import "github.com/cairn-db/cairn/sql/types"
 func init() {
 	oid := types.OidT
 	none := func(*Context, []any) (any, error) { return nil, nil }
-	Register(
+	Register(allStable(
 		fn("pg_get_triggerdef", targs(oid), tText, none),
 		fn("pg_get_triggerdef", targs(oid, tBool), tText, none),
 		fn("pg_get_statisticsobjdef_columns", targs(oid), tText, none),
@@ -24,5 +24,5 @@ func init() {
 		fn("pg_get_function_arguments", targs(oid), tText, none),
 		fn("pg_get_function_identity_arguments", targs(oid), tText, none),
 		fn("pg_get_function_sqlbody", targs(oid), tText, none),
-	)
+	)...)
 }

@@ -18,12 +18,12 @@ func init() {
 			loc := location(ctx)
 			return ageWall(utcToWall(int64(a[0].(types.Timestamp)), loc), utcToWall(int64(a[1].(types.Timestamp)), loc))
 		}),
-		fn("age", targs(TS), IV, func(ctx *Context, a []any) (any, error) {
+		stable(fn("age", targs(TS), IV, func(ctx *Context, a []any) (any, error) {
 			return ageWall(todayWall(ctx), int64(a[0].(types.Timestamp)))
-		}),
-		fn("age", targs(TZ), IV, func(ctx *Context, a []any) (any, error) {
+		})),
+		stable(fn("age", targs(TZ), IV, func(ctx *Context, a []any) (any, error) {
 			return ageWall(todayWall(ctx), utcToWall(int64(a[0].(types.Timestamp)), location(ctx)))
-		}),
+		})),
 	)
 }
 

@@ -40,12 +40,12 @@ func init() {
 		}
 		return b.String(), nil
 	}
-	Register(
+	Register(allStable(
 		&Overload{Name: "array_to_string", Args: []types.T{ArgAnyArray, types.TextT}, Result: types.TextT,
 			Eval: func(_ *Context, args []any) (any, error) { return f(args) }},
 		&Overload{Name: "array_to_string", Args: []types.T{ArgAnyArray, types.TextT, types.TextT}, Result: types.TextT,
 			NullCall: true, Eval: func(_ *Context, args []any) (any, error) { return f(args) }},
-	)
+	)...)
 }
 
 // elemText is an array element's text form (its output function).

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	Register(
+	Register(allStable(
 		withTypes(&Overload{Name: "concat", Args: targs(ArgAnyType), Variadic: true, Result: tText, NullCall: true},
 			func(ctx *Context, a []any, ts []types.T) (any, error) {
 				var b strings.Builder
@@ -41,5 +41,5 @@ func init() {
 				}
 				return b.String(), nil
 			}),
-	)
+	)...)
 }

@@ -15,14 +15,14 @@ func init() {
 		Eval: func(_ *Context, args []any) (any, error) { return args[0].(string) + args[1].(string), nil }}
 	textcat.Kernel = wrapKernel(textcat, types.TextT, textcatKernel)
 	Register(textcat,
-		withTypes(&Overload{Name: "||", Args: []types.T{types.TextT, ArgAnyNonArray}, Result: types.TextT},
+		stable(withTypes(&Overload{Name: "||", Args: []types.T{types.TextT, ArgAnyNonArray}, Result: types.TextT},
 			func(ctx *Context, args []any, ts []types.T) (any, error) {
 				return args[0].(string) + toText(ctx, args[1], argType(ts, 1, args[1])), nil
-			}),
-		withTypes(&Overload{Name: "||", Args: []types.T{ArgAnyNonArray, types.TextT}, Result: types.TextT},
+			})),
+		stable(withTypes(&Overload{Name: "||", Args: []types.T{ArgAnyNonArray, types.TextT}, Result: types.TextT},
 			func(ctx *Context, args []any, ts []types.T) (any, error) {
 				return toText(ctx, args[0], argType(ts, 0, args[0])) + args[1].(string), nil
-			}),
+			})),
 		&Overload{Name: "||", Args: []types.T{types.ByteaT, types.ByteaT}, Result: types.ByteaT,
 			Eval: func(_ *Context, args []any) (any, error) {
 				a, b := args[0].([]byte), args[1].([]byte)

@@ -50,7 +50,7 @@ func init() {
 	D, TS, TZ, TM, IV := types.DateT, types.TimestampT, types.TimestampTZT, types.TimeT, types.IntervalT
 	for _, t := range []types.T{TS, TZ, D, TM, IV} {
 		t := t
-		Register(
+		ovs := []*Overload{
 			fn("extract", targs(tText, t), tNum, func(ctx *Context, a []any) (any, error) {
 				d, err := extractField(ctx, a[0].(string), a[1], t)
 				if d == nil || err != nil {
@@ -66,7 +66,13 @@ func init() {
 				f, _ := decToFloat(d)
 				return f, nil
 			}),
-		)
+		}
+		if t.Family == types.TimestampTZ {
+			// A timestamptz's fields are those of its local time in the
+			// session's TimeZone.
+			ovs = allStable(ovs...)
+		}
+		Register(ovs...)
 	}
 }
 

@@ -24,16 +24,16 @@ func init() {
 			}
 			return types.Timestamp(r), nil
 		}),
-		fn("date_trunc", targs(tText, TZ), TZ, func(ctx *Context, a []any) (any, error) {
+		stable(fn("date_trunc", targs(tText, TZ), TZ, func(ctx *Context, a []any) (any, error) {
 			return truncTZ(a[0].(string), int64(a[1].(types.Timestamp)), location(ctx))
-		}),
-		fn("date_trunc", targs(tText, TZ, tText), TZ, func(_ *Context, a []any) (any, error) {
+		})),
+		stable(fn("date_trunc", targs(tText, TZ, tText), TZ, func(_ *Context, a []any) (any, error) {
 			loc := types.LoadZone(a[2].(string))
 			if loc == nil {
 				return nil, pgerr.New(pgerrcode.InvalidParameterValue, "time zone \"%s\" not recognized", a[2].(string))
 			}
 			return truncTZ(a[0].(string), int64(a[1].(types.Timestamp)), loc)
-		}),
+		})),
 		fn("date_trunc", targs(tText, IV), IV, func(_ *Context, a []any) (any, error) {
 			return truncInterval(a[0].(string), a[1].(types.IntervalValue))
 		}),

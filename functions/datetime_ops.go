@@ -53,15 +53,15 @@ func init() {
 		op("-", TS, IV, TS, func(_ *Context, a, b any) (any, error) {
 			return tsAddInterval(a.(types.Timestamp), negInterval(b.(types.IntervalValue)))
 		}),
-		op("+", TZ, IV, TZ, func(ctx *Context, a, b any) (any, error) {
+		stable(op("+", TZ, IV, TZ, func(ctx *Context, a, b any) (any, error) {
 			return tzAddInterval(ctx, a.(types.Timestamp), b.(types.IntervalValue))
-		}),
-		op("+", IV, TZ, TZ, func(ctx *Context, a, b any) (any, error) {
+		})),
+		stable(op("+", IV, TZ, TZ, func(ctx *Context, a, b any) (any, error) {
 			return tzAddInterval(ctx, b.(types.Timestamp), a.(types.IntervalValue))
-		}),
-		op("-", TZ, IV, TZ, func(ctx *Context, a, b any) (any, error) {
+		})),
+		stable(op("-", TZ, IV, TZ, func(ctx *Context, a, b any) (any, error) {
 			return tzAddInterval(ctx, a.(types.Timestamp), negInterval(b.(types.IntervalValue)))
-		}),
+		})),
 		op("-", TS, TS, IV, func(_ *Context, a, b any) (any, error) { return tsDiff(a.(types.Timestamp), b.(types.Timestamp)) }),
 		op("-", TZ, TZ, IV, func(_ *Context, a, b any) (any, error) { return tsDiff(a.(types.Timestamp), b.(types.Timestamp)) }),
 		op("+", TM, IV, TM, func(_ *Context, a, b any) (any, error) {

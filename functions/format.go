@@ -17,10 +17,10 @@ import (
 
 func init() {
 	Register(
-		withTypes(&Overload{Name: "format", Args: targs(tText), Result: tText, NullCall: true},
-			func(ctx *Context, a []any, ts []types.T) (any, error) { return formatSQL(ctx, a, ts) }),
-		withTypes(&Overload{Name: "format", Args: targs(tText, ArgAnyType), Variadic: true, Result: tText, NullCall: true},
-			func(ctx *Context, a []any, ts []types.T) (any, error) { return formatSQL(ctx, a, ts) }),
+		stable(withTypes(&Overload{Name: "format", Args: targs(tText), Result: tText, NullCall: true},
+			func(ctx *Context, a []any, ts []types.T) (any, error) { return formatSQL(ctx, a, ts) })),
+		stable(withTypes(&Overload{Name: "format", Args: targs(tText, ArgAnyType), Variadic: true, Result: tText, NullCall: true},
+			func(ctx *Context, a []any, ts []types.T) (any, error) { return formatSQL(ctx, a, ts) })),
 		fn1("quote_ident", tText, tText, func(a any) (any, error) { return quoteIdent(a.(string)), nil }),
 		fn1("quote_literal", tText, tText, func(a any) (any, error) { return quoteLiteral(a.(string)), nil }),
 		&Overload{Name: "quote_nullable", Args: targs(tText), Result: tText, NullCall: true,

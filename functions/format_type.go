@@ -24,7 +24,7 @@ import (
 const varHdrSz = 4
 
 func init() {
-	Register(&Overload{Name: "format_type", Args: targs(types.OidT, tInt4), Result: tText, NullCall: true,
+	Register(allStable(&Overload{Name: "format_type", Args: targs(types.OidT, tInt4), Result: tText, NullCall: true,
 		Eval: func(_ *Context, a []any) (any, error) {
 			if a[0] == nil {
 				return nil, nil
@@ -34,7 +34,7 @@ func init() {
 				typmod = a[1].(int64)
 			}
 			return formatType(a[0].(int64), typmod, given)
-		}})
+		}})...)
 }
 
 // formatType is format_type(oid, typmod); given is false for a NULL

@@ -49,7 +49,7 @@ func init() {
 		for _, user := range [][]types.T{nil, {name}, {oid}} {
 			for _, obj := range objects {
 				args := append(append(append([]types.T(nil), user...), obj...), tText)
-				Register(fn(f.name, args, tBool, eval))
+				Register(allStable(fn(f.name, args, tBool, eval))...)
 			}
 		}
 	}

@@ -15,7 +15,7 @@ import "github.com/cairn-db/cairn/sql/types"
 
 func init() {
 	oid := targs(types.OidT)
-	Register(
+	Register(allStable(
 		fn("pg_table_is_visible", oid, tBool, func(ctx *Context, a []any) (any, error) {
 			if ctx == nil || ctx.Catalog == nil {
 				return false, nil
@@ -33,5 +33,5 @@ func init() {
 			return true, nil
 		}),
 		fn1("pg_function_is_visible", types.OidT, tBool, func(any) (any, error) { return true, nil }),
-	)
+	)...)
 }

@@ -86,10 +86,10 @@ func init() {
 			withTypes(&Overload{Name: name, Args: targs(ArgAnyType), Variadic: true, Result: res, NullCall: true}, f),
 		}
 	}
-	Register(obj("jsonb_build_object", types.JSONBT, true)...)
-	Register(obj("json_build_object", types.JSONT, false)...)
-	Register(arr("jsonb_build_array", types.JSONBT, true)...)
-	Register(arr("json_build_array", types.JSONT, false)...)
+	Register(allStable(obj("jsonb_build_object", types.JSONBT, true)...)...)
+	Register(allStable(obj("json_build_object", types.JSONT, false)...)...)
+	Register(allStable(arr("jsonb_build_array", types.JSONBT, true)...)...)
+	Register(allStable(arr("json_build_array", types.JSONT, false)...)...)
 }
 
 // jsonKey is an object key from a scalar datum; pos is the 1-based

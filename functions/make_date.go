@@ -36,14 +36,14 @@ func init() {
 			}
 			return types.Timestamp(w), nil
 		}),
-		fn("make_timestamptz", targs(tInt4, tInt4, tInt4, tInt4, tInt4, tF8), TZ, func(ctx *Context, a []any) (any, error) {
+		stable(fn("make_timestamptz", targs(tInt4, tInt4, tInt4, tInt4, tInt4, tF8), TZ, func(ctx *Context, a []any) (any, error) {
 			w, err := makeWall(a)
 			if err != nil {
 				return nil, err
 			}
 			return types.Timestamp(wallToUTC(w, location(ctx))), nil
-		}),
-		fn("make_timestamptz", targs(tInt4, tInt4, tInt4, tInt4, tInt4, tF8, tText), TZ, func(_ *Context, a []any) (any, error) {
+		})),
+		stable(fn("make_timestamptz", targs(tInt4, tInt4, tInt4, tInt4, tInt4, tF8, tText), TZ, func(_ *Context, a []any) (any, error) {
 			w, err := makeWall(a)
 			if err != nil {
 				return nil, err
@@ -53,7 +53,7 @@ func init() {
 				return nil, pgerr.New(pgerrcode.InvalidParameterValue, "time zone \"%s\" not recognized", a[6].(string))
 			}
 			return types.Timestamp(wallToUTC(w, loc)), nil
-		}),
+		})),
 	)
 }
 

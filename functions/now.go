@@ -47,27 +47,27 @@ func init() {
 	}
 	for _, name := range []string{"now", "current_timestamp", "transaction_timestamp", "statement_timestamp"} {
 		// Stable, not volatile: one value per statement (Context.Now).
-		Register(fn(name, nil, TZ, now))
+		Register(stable(fn(name, nil, TZ, now)))
 	}
 	Register(
-		fn("current_timestamp", targs(tInt4), TZ, nowP),
+		stable(fn("current_timestamp", targs(tInt4), TZ, nowP)),
 		&Overload{Name: "clock_timestamp", Result: TZ, Volatility: Volatile,
 			Eval: func(_ *Context, _ []any) (any, error) { return types.Timestamp(time.Now().UnixMicro()), nil }},
 		&Overload{Name: "timeofday", Result: tText, Volatility: Volatile,
 			Eval: func(ctx *Context, _ []any) (any, error) {
 				return time.Now().In(location(ctx)).Format("Mon Jan 02 15:04:05.000000 2006 MST"), nil
 			}},
-		fn("current_date", nil, types.DateT, func(ctx *Context, _ []any) (any, error) {
+		stable(fn("current_date", nil, types.DateT, func(ctx *Context, _ []any) (any, error) {
 			return types.Date(wallToDate(utcToWall(nowMicros(ctx), location(ctx)))), nil
-		}),
-		fn("localtimestamp", nil, types.TimestampT, func(ctx *Context, _ []any) (any, error) {
+		})),
+		stable(fn("localtimestamp", nil, types.TimestampT, func(ctx *Context, _ []any) (any, error) {
 			return types.Timestamp(utcToWall(nowMicros(ctx), location(ctx))), nil
-		}),
-		fn("localtimestamp", targs(tInt4), types.TimestampT, func(ctx *Context, a []any) (any, error) {
+		})),
+		stable(fn("localtimestamp", targs(tInt4), types.TimestampT, func(ctx *Context, a []any) (any, error) {
 			return types.Timestamp(roundPrecision(utcToWall(nowMicros(ctx), location(ctx)), a[0].(int64))), nil
-		}),
-		fn("localtime", nil, types.TimeT, func(ctx *Context, _ []any) (any, error) {
+		})),
+		stable(fn("localtime", nil, types.TimeT, func(ctx *Context, _ []any) (any, error) {
 			return types.TimeOfDay(floorMod(utcToWall(nowMicros(ctx), location(ctx)), usecPerDay)), nil
-		}),
+		})),
 	)
 }

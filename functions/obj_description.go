@@ -19,7 +19,7 @@ func init() {
 		}
 		return nil, nil
 	}
-	Register(
+	Register(allStable(
 		fn("obj_description", targs(types.OidT), tText, func(ctx *Context, a []any) (any, error) {
 			return describe(ctx, a[0].(int64), 0)
 		}),
@@ -30,5 +30,5 @@ func init() {
 			return describe(ctx, a[0].(int64), a[1].(int64))
 		}),
 		fn("shobj_description", targs(types.OidT, types.NameT), tText, func(*Context, []any) (any, error) { return nil, nil }),
-	)
+	)...)
 }

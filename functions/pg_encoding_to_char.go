@@ -19,10 +19,10 @@ var encodingNames = []string{
 }
 
 func init() {
-	Register(fn1("pg_encoding_to_char", tInt4, types.NameT, func(a any) (any, error) {
+	Register(allStable(fn1("pg_encoding_to_char", tInt4, types.NameT, func(a any) (any, error) {
 		if n := a.(int64); n >= 0 && n < int64(len(encodingNames)) {
 			return encodingNames[n], nil
 		}
 		return "", nil
-	}))
+	}))...)
 }

@@ -18,8 +18,8 @@ func init() {
 		}
 		return nil, nil
 	}
-	Register(
+	Register(allStable(
 		fn("pg_get_constraintdef", targs(types.OidT), tText, def),
 		fn("pg_get_constraintdef", targs(types.OidT, tBool), tText, def),
-	)
+	)...)
 }

@@ -11,8 +11,8 @@ import "github.com/cairn-db/cairn/sql/types"
 
 func init() {
 	expr := func(_ *Context, a []any) (any, error) { return a[0], nil }
-	Register(
+	Register(allStable(
 		fn("pg_get_expr", targs(tText, types.OidT), tText, expr),
 		fn("pg_get_expr", targs(tText, types.OidT, tBool), tText, expr),
-	)
+	)...)
 }

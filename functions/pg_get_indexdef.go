@@ -27,14 +27,14 @@ func init() {
 		}
 		return indexColumn(s, colno)
 	}
-	Register(
+	Register(allStable(
 		fn("pg_get_indexdef", targs(types.OidT), tText, func(ctx *Context, a []any) (any, error) {
 			return def(ctx, a[0].(int64), 0), nil
 		}),
 		fn("pg_get_indexdef", targs(types.OidT, tInt4, tBool), tText, func(ctx *Context, a []any) (any, error) {
 			return def(ctx, a[0].(int64), a[1].(int64)), nil
 		}),
-	)
+	)...)
 }
 
 // indexColumn is the colno-th (from 1) column of a CREATE INDEX statement:

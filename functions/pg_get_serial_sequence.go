@@ -15,7 +15,7 @@ type SerialSequencer interface {
 }
 
 func init() {
-	Register(fn("pg_get_serial_sequence", targs(tText, tText), tText, func(ctx *Context, a []any) (any, error) {
+	Register(allStable(fn("pg_get_serial_sequence", targs(tText, tText), tText, func(ctx *Context, a []any) (any, error) {
 		if ctx == nil {
 			return nil, nil
 		}
@@ -28,5 +28,5 @@ func init() {
 			return nil, err
 		}
 		return seq, nil
-	}))
+	}))...)
 }

@@ -13,10 +13,10 @@ import (
 )
 
 func init() {
-	Register(fn("pg_get_userbyid", targs(types.OidT), types.NameT, func(ctx *Context, a []any) (any, error) {
+	Register(allStable(fn("pg_get_userbyid", targs(types.OidT), types.NameT, func(ctx *Context, a []any) (any, error) {
 		if ctx == nil || ctx.Session == nil {
 			return "unknown (OID=" + strconv.FormatInt(a[0].(int64), 10) + ")", nil
 		}
 		return ctx.Session.User(), nil
-	}))
+	}))...)
 }

@@ -18,9 +18,9 @@ func init() {
 		}
 		return nil, nil
 	}
-	Register(
+	Register(allStable(
 		fn("pg_get_viewdef", targs(types.OidT), tText, def),
 		fn("pg_get_viewdef", targs(types.OidT, tBool), tText, def),
 		fn("pg_get_viewdef", targs(types.OidT, tInt4), tText, def),
-	)
+	)...)
 }

@@ -4,5 +4,5 @@ package functions
 // which tools check before writing. A cairn server never is.
 
 func init() {
-	Register(fn("pg_is_in_recovery", nil, tBool, func(*Context, []any) (any, error) { return false, nil }))
+	Register(allVolatile(fn("pg_is_in_recovery", nil, tBool, func(*Context, []any) (any, error) { return false, nil }))...)
 }

@@ -14,7 +14,7 @@ import (
 var serverStart = types.Timestamp(time.Now().UnixMicro())
 
 func init() {
-	Register(fn("pg_postmaster_start_time", nil, types.TimestampTZT, func(*Context, []any) (any, error) {
+	Register(allStable(fn("pg_postmaster_start_time", nil, types.TimestampTZT, func(*Context, []any) (any, error) {
 		return serverStart, nil
-	}))
+	}))...)
 }

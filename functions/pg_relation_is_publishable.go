@@ -6,10 +6,10 @@ package functions
 // Context.Catalog knows no relation by, as in PostgreSQL).
 
 func init() {
-	Register(fn("pg_relation_is_publishable", targs(regclassT), tBool, func(ctx *Context, a []any) (any, error) {
+	Register(allStable(fn("pg_relation_is_publishable", targs(regclassT), tBool, func(ctx *Context, a []any) (any, error) {
 		if !relationExists(ctx, a[0].(int64)) {
 			return nil, nil
 		}
 		return false, nil
-	}))
+	}))...)
 }

@@ -37,7 +37,7 @@ func init() {
 		}
 		return int64(0), nil
 	}
-	Register(
+	Register(allVolatile(
 		fn("pg_relation_size", targs(regclassT), tInt8, size),
 		fn("pg_relation_size", targs(regclassT, tText), tInt8, func(ctx *Context, a []any) (any, error) {
 			if !relationExists(ctx, a[0].(int64)) {
@@ -53,5 +53,5 @@ func init() {
 		fn("pg_table_size", targs(regclassT), tInt8, size),
 		fn("pg_indexes_size", targs(regclassT), tInt8, size),
 		fn("pg_total_relation_size", targs(regclassT), tInt8, size),
-	)
+	)...)
 }

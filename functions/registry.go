@@ -157,6 +157,29 @@ func (v Volatility) String() string {
 	return [...]string{Immutable: "i", Stable: "s", Volatile: "v"}[v]
 }
 
+// stable marks an overload Stable where it is registered:
+// Register(stable(fn(...)), ...).
+func stable(o *Overload) *Overload {
+	o.Volatility = Stable
+	return o
+}
+
+// allStable marks overloads Stable: Register(allStable(...)...).
+func allStable(ovs ...*Overload) []*Overload {
+	for _, o := range ovs {
+		o.Volatility = Stable
+	}
+	return ovs
+}
+
+// allVolatile marks overloads Volatile: Register(allVolatile(...)...).
+func allVolatile(ovs ...*Overload) []*Overload {
+	for _, o := range ovs {
+		o.Volatility = Volatile
+	}
+	return ovs
+}
+
 // Aggregate is one signature of an aggregate function.
 type Aggregate struct {
 	Name     string

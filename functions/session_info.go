@@ -63,7 +63,7 @@ func init() {
 		}
 		return nil, pgerr.New(pgerrcode.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
-	Register(
+	Register(allStable(
 		fn("version", nil, tText, func(_ *Context, _ []any) (any, error) { return Version, nil }),
 		fn("current_database", nil, N, database),
 		fn("current_catalog", nil, N, database),
@@ -115,5 +115,5 @@ func init() {
 			}
 			return int64(os.Getpid()), nil
 		}),
-	)
+	)...)
 }

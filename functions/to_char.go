@@ -21,7 +21,7 @@ import (
 
 func init() {
 	TS, TZ, IV := types.TimestampT, types.TimestampTZT, types.IntervalT
-	Register(
+	Register(allStable(
 		fn("to_char", targs(TS, tText), tText, func(_ *Context, a []any) (any, error) {
 			ts := int64(a[0].(types.Timestamp))
 			if isInfTS(ts) {
@@ -56,7 +56,7 @@ func init() {
 		fn("to_char", targs(types.Float4T, tText), tText, func(_ *Context, a []any) (any, error) {
 			return formatNumber(decFromFloat(a[0].(float64), true), a[1].(string)), nil
 		}),
-	)
+	)...)
 }
 
 // tmFields are the broken-down fields a template reads.

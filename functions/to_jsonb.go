@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	Register(
+	Register(allStable(
 		withTypes(&Overload{Name: "to_jsonb", Args: targs(ArgAny), Result: types.JSONBT},
 			func(ctx *Context, a []any, ts []types.T) (any, error) {
 				j, err := jsonbOf(ctx, a[0], argType(ts, 0, a[0]))
@@ -41,7 +41,7 @@ func init() {
 				}
 				return jsonRecordText(ctx, fields, argType(ts, 0, a[0]), ",\n "), nil
 			}),
-	)
+	)...)
 }
 
 // jsonTimeText is a date/time value as JSON writes it (ISO 8601 with T),

@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	Register(fn("to_number", targs(tText, tText), tNum, func(_ *Context, a []any) (any, error) {
+	Register(allStable(fn("to_number", targs(tText, tText), tNum, func(_ *Context, a []any) (any, error) {
 		if a[1].(string) == "" {
 			return nil, nil
 		}
@@ -30,7 +30,7 @@ func init() {
 			return nil, err
 		}
 		return f.read(a[0].(string))
-	}))
+	}))...)
 }
 
 // numKey is a numeric template pattern; numLiteral is any other template

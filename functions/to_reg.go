@@ -34,11 +34,11 @@ func init() {
 			return oid, nil
 		})
 	}
-	Register(
+	Register(allStable(
 		reg("to_regclass", types.RegClass),
 		reg("to_regtype", types.RegType),
 		reg("to_regproc", types.RegProc),
 		reg("to_regnamespace", types.RegNamespace),
 		reg("to_regrole", types.RegRole),
-	)
+	)...)
 }

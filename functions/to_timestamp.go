@@ -36,7 +36,7 @@ func init() {
 			}
 			return types.Timestamp(int64(us)), nil
 		}),
-		fn("to_timestamp", targs(tText, tText), TZ, func(ctx *Context, a []any) (any, error) {
+		stable(fn("to_timestamp", targs(tText, tText), TZ, func(ctx *Context, a []any) (any, error) {
 			p, err := parseDateTime(a[0].(string), a[1].(string))
 			if err != nil {
 				return nil, err
@@ -49,8 +49,8 @@ func init() {
 				return types.Timestamp(wall - int64(p.tzOff)*usecPerSec), nil
 			}
 			return types.Timestamp(wallToUTC(wall, location(ctx))), nil
-		}),
-		fn("to_date", targs(tText, tText), types.DateT, func(_ *Context, a []any) (any, error) {
+		})),
+		stable(fn("to_date", targs(tText, tText), types.DateT, func(_ *Context, a []any) (any, error) {
 			p, err := parseDateTime(a[0].(string), a[1].(string))
 			if err != nil {
 				return nil, err
@@ -60,7 +60,7 @@ func init() {
 				return nil, err
 			}
 			return types.Date(wallToDate(wall)), nil
-		}),
+		})),
 	)
 }
 

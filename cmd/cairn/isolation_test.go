@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -81,4 +83,102 @@ func TestParallelPlanLeavesSessionStateAlone(t *testing.T) {
 		t.Fatalf("lock 200000 taken by the scan is free in another session: %v, %v", free, err)
 	}
 	mustExec(t, conn, `SELECT pg_advisory_unlock_all()`)
+}
+
+// TestExprCacheKeepsSessionsApart runs the same statements over the same
+// table from concurrent sessions whose TimeZone, search_path and
+// extra_float_digits differ, many times so that the engine's expression
+// cache (shared by all sessions) is warm, and checks every answer against
+// PostgreSQL's. The cache used to key date_trunc('day', at) on the
+// function and its constants only, so a Tokyo session got a UTC
+// session's days; now it keeps only immutable functions, and functions
+// that read the session (stable) are computed in the statement.
+func TestExprCacheKeepsSessionsApart(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	setup := ts.connect(t)
+	mustExec(t, setup, `CREATE TABLE events (id int, at timestamptz, x float8, name text)`)
+	mustExec(t, setup, `INSERT INTO events VALUES (1, '2024-01-01 20:00+00', 0.5, 'items'), (2, '2024-03-10 06:30+00', 2.25, 'other'), (3, '2024-06-30 23:59:59+00', -1, 'items')`)
+	mustExec(t, setup, `CREATE SCHEMA a`)
+	mustExec(t, setup, `CREATE SCHEMA b`)
+	mustExec(t, setup, `CREATE TABLE a.items (id int)`)
+	mustExec(t, setup, `CREATE TABLE b.items (id int)`)
+
+	const timeQuery = `SELECT id::text, date_trunc('day', at)::text, to_char(at, 'YYYY-MM-DD HH24:MI'), at::date::text,
+		extract(hour from at)::text, date_part('dow', at)::text, (at + interval '1 day')::text, at::text
+		FROM events ORDER BY id`
+	// PostgreSQL 15's answers, one row per line.
+	timeAnswers := map[string]string{
+		"UTC": `1|2024-01-01 00:00:00+00|2024-01-01 20:00|2024-01-01|20|1|2024-01-02 20:00:00+00|2024-01-01 20:00:00+00
+2|2024-03-10 00:00:00+00|2024-03-10 06:30|2024-03-10|6|0|2024-03-11 06:30:00+00|2024-03-10 06:30:00+00
+3|2024-06-30 00:00:00+00|2024-06-30 23:59|2024-06-30|23|0|2024-07-01 23:59:59+00|2024-06-30 23:59:59+00`,
+		"Asia/Tokyo": `1|2024-01-02 00:00:00+09|2024-01-02 05:00|2024-01-02|5|2|2024-01-03 05:00:00+09|2024-01-02 05:00:00+09
+2|2024-03-10 00:00:00+09|2024-03-10 15:30|2024-03-10|15|0|2024-03-11 15:30:00+09|2024-03-10 15:30:00+09
+3|2024-07-01 00:00:00+09|2024-07-01 08:59|2024-07-01|8|1|2024-07-02 08:59:59+09|2024-07-01 08:59:59+09`,
+		// 2024-03-10 is the day New York's clocks go forward: one day
+		// after 01:30 EST is 01:30 EDT.
+		"America/New_York": `1|2024-01-01 00:00:00-05|2024-01-01 15:00|2024-01-01|15|1|2024-01-02 15:00:00-05|2024-01-01 15:00:00-05
+2|2024-03-10 00:00:00-05|2024-03-10 01:30|2024-03-10|1|0|2024-03-11 01:30:00-04|2024-03-10 01:30:00-05
+3|2024-06-30 00:00:00-04|2024-06-30 19:59|2024-06-30|19|0|2024-07-01 19:59:59-04|2024-06-30 19:59:59-04`,
+	}
+	const pathQuery = `SELECT count(*)::text FROM public.events WHERE to_regclass(name) = 'a.items'::regclass`
+	const floatQuery = `SELECT string_agg((x * 3)::text, ',' ORDER BY id) FROM events`
+
+	type session struct {
+		settings []string
+		query    string
+		want     string
+	}
+	var sessions []session
+	for zone, want := range timeAnswers {
+		sessions = append(sessions, session{[]string{"SET TimeZone = '" + zone + "'", "SET DateStyle = 'ISO, MDY'"}, timeQuery, want})
+	}
+	sessions = append(sessions,
+		session{[]string{"SET search_path = a"}, pathQuery, "2"},
+		session{[]string{"SET search_path = b"}, pathQuery, "0"},
+		session{[]string{"SET extra_float_digits = 0"}, floatQuery, "1.5,6.75,-3"},
+		session{[]string{"SET extra_float_digits = 3"}, floatQuery, "1.5,6.75,-3"},
+	)
+	const rounds = 30
+	errs := make(chan error, len(sessions))
+	for _, s := range sessions {
+		conn := ts.connect(t)
+		for _, set := range s.settings {
+			mustExec(t, conn, set)
+		}
+		go func() {
+			errs <- func() error {
+				for i := 0; i < rounds; i++ {
+					rows, err := conn.Query(ctx, s.query)
+					if err != nil {
+						return fmt.Errorf("%v: %s: %v", s.settings, s.query, err)
+					}
+					var lines []string
+					for rows.Next() {
+						vals, err := rows.Values()
+						if err != nil {
+							return err
+						}
+						fields := make([]string, len(vals))
+						for j, v := range vals {
+							fields[j] = fmt.Sprint(v)
+						}
+						lines = append(lines, strings.Join(fields, "|"))
+					}
+					if err := rows.Err(); err != nil {
+						return err
+					}
+					if got := strings.Join(lines, "\n"); got != s.want {
+						return fmt.Errorf("%v, round %d:\n%s\nwant (PostgreSQL):\n%s", s.settings, i, got, s.want)
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	for range sessions {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }
