@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
+	"sync/atomic"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
@@ -44,9 +47,21 @@ func (db *DB) requestCheckpoint() {
 	db.signal()
 }
 
-// worker runs flushes, compactions and checkpoints until Close.
+// worker runs flushes, compactions and checkpoints until Close. A step
+// that fails — with an error or a Go panic, which is recovered and
+// logged with its stack — is retried later with a growing delay
+// (retryDelay) while the server goes on: the rows stay in the tail and
+// the write-ahead log until a flush succeeds, so nothing is lost, and a
+// step that keeps failing neither crashes the process nor spins. The
+// locked regions of the steps only swap states; their work (encoding,
+// writing files) runs outside the locks, so a panic there leaves none
+// held.
 func (db *DB) worker() {
 	defer db.wg.Done()
+	// failures counts the consecutive failed attempts per table (flush or
+	// compaction), and of checkpoints; only this goroutine uses them.
+	failures := map[uint64]int{}
+	ckptFailures := 0
 	for {
 		select {
 		case <-db.quit:
@@ -72,21 +87,60 @@ func (db *DB) worker() {
 					return
 				default:
 				}
-				if err := db.flushTable(id, false); err != nil {
-					db.log.Error("flush failed", "table", id, "err", err)
+				err := db.backgroundStep("flush", id, func() error { return db.flushTable(id, false) })
+				if err == nil {
+					err = db.backgroundStep("compaction", id, func() error { return db.compactTable(id) })
+				}
+				if err != nil {
+					failures[id]++
+					time.AfterFunc(retryDelay(failures[id]), func() { db.requestFlush(id) })
 					continue
 				}
-				if err := db.compactTable(id); err != nil {
-					db.log.Error("compaction failed", "table", id, "err", err)
-				}
+				delete(failures, id)
 			}
 			if ckpt {
-				if err := db.checkpoint(false); err != nil {
-					db.log.Error("checkpoint failed", "err", err)
+				if err := db.backgroundStep("checkpoint", 0, func() error { return db.checkpoint(false) }); err != nil {
+					ckptFailures++
+					time.AfterFunc(retryDelay(ckptFailures), db.requestCheckpoint)
+				} else {
+					ckptFailures = 0
 				}
 			}
 		}
 	}
+}
+
+// backgroundStep runs one step of the worker (table 0: not a table's),
+// logging its failure; a panic becomes its error.
+func (db *DB) backgroundStep(what string, table uint64, step func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+			db.log.Error(what+" panicked; retrying later", "table", table, "panic", r, "stack", string(debug.Stack()))
+		} else if err != nil {
+			db.log.Error(what+" failed; retrying later", "table", table, "err", err)
+		}
+	}()
+	if fault := flushFault.Load(); fault != nil && what == "flush" {
+		(*fault)(db, table)
+	}
+	return step()
+}
+
+// flushFault, when set (by a test), is called before each background
+// flush of a table: the test makes it panic to check that the worker
+// survives and retries.
+var flushFault atomic.Pointer[func(db *DB, table uint64)]
+
+// retryDelay is the wait before the next attempt after n consecutive
+// failures: 100ms doubling up to a minute.
+func retryDelay(n int) time.Duration {
+	const first, most = 100 * time.Millisecond, time.Minute
+	d := first
+	for i := 1; i < n && d < most; i++ {
+		d *= 2
+	}
+	return min(d, most)
 }
 
 // segmentSpecs lists the columns of def for a segment.
