@@ -627,7 +627,7 @@ func (s *Session) runInternalRows(ctx context.Context, tx *storage.Tx, text stri
 	if err != nil {
 		return err
 	}
-	b := &sql.Binder{Catalog: tx.Catalog(), SearchPath: s.searchPath()}
+	b := &sql.Binder{Catalog: tx.Catalog(), SearchPath: s.searchPath(), Location: s.Location()}
 	bound, err := b.Bind(raws[0].Node)
 	if err != nil {
 		return err

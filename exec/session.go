@@ -339,7 +339,7 @@ func (s *Session) Prepare(text string, paramTypes []types.T) ([]*Statement, erro
 
 // bind binds a statement against the session's current catalog.
 func (s *Session) bind(st *Statement, params []types.T) (any, []types.T, error) {
-	b := &sql.Binder{Catalog: s.catalog(), SearchPath: s.searchPath(), Params: append([]types.T(nil), params...), NoParams: st.simple}
+	b := &sql.Binder{Catalog: s.catalog(), SearchPath: s.searchPath(), Location: s.Location(), Params: append([]types.T(nil), params...), NoParams: st.simple}
 	bound, err := b.Bind(st.node)
 	if err != nil {
 		return nil, nil, err

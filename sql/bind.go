@@ -3,6 +3,7 @@ package sql
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -20,7 +21,12 @@ import (
 type Binder struct {
 	Catalog    *storage.Catalog
 	SearchPath []string
-	Params     []types.T
+	// Location is the session's TimeZone (nil: UTC). A constant cast at
+	// bind time that depends on it (a literal read as timestamptz, a
+	// timestamptz constant written as text or date) is computed in it, as
+	// PostgreSQL reads a literal when it parses the statement.
+	Location *time.Location
+	Params   []types.T
 	// NoParams makes $n an error (a simple-protocol query has no
 	// parameters).
 	NoParams bool

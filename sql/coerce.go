@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"time"
+
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/functions"
@@ -38,7 +40,7 @@ func (b *Binder) coerce(e Expr, to types.T, ctx castContext) (Expr, error) {
 		}
 		if from.Family == types.Unknown {
 			s, _ := x.Value.(string)
-			v, err := types.ParseText(s, to)
+			v, err := types.ParseTextTZ(s, to, b.location())
 			if err != nil {
 				return nil, err
 			}
@@ -78,13 +80,21 @@ func (b *Binder) coerce(e Expr, to types.T, ctx castContext) (Expr, error) {
 	return b.foldCast(&Cast{Arg: e, To: to, Explicit: ctx == castExplicit})
 }
 
+// location is the time zone constants are read and written in.
+func (b *Binder) location() *time.Location {
+	if b.Location == nil {
+		return time.UTC
+	}
+	return b.Location
+}
+
 // foldCast evaluates a cast of a constant at bind time.
 func (b *Binder) foldCast(c *Cast) (Expr, error) {
 	k, ok := c.Arg.(*Const)
 	if !ok {
 		return c, nil
 	}
-	fn := &functions.Context{}
+	fn := &functions.Context{Location: b.location()}
 	if (c.To.IsOID() || k.T.IsOID()) && b.Catalog != nil {
 		// 'name'::regclass and friends look the name up now.
 		fn.Catalog = b.catalogView()

@@ -53,7 +53,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (any, error) {
 		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
 	// A view's query stands alone: no parameters, no outer CTEs.
-	vb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, NoParams: true}
+	vb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, NoParams: true}
 	plan, err := vb.bindSelect(sel, nil)
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func (b *Binder) bindView(v *storage.ViewDef, alias string, colNames []string) (
 	if err != nil || len(stmts) != 1 || stmts[0].Node.GetSelectStmt() == nil {
 		return nil, nil, pgerr.New(pgerrcode.DataCorrupted, "view \"%s\" has an unreadable definition", v.Name)
 	}
-	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, NoParams: true, expanding: append(slices.Clone(b.expanding), key)}
+	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, NoParams: true, expanding: append(slices.Clone(b.expanding), key)}
 	plan, err := vb.bindSelect(stmts[0].Node.GetSelectStmt(), nil)
 	if err != nil {
 		// A position would point into the view's text, not the query's.

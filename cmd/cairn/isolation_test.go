@@ -89,7 +89,8 @@ func TestParallelPlanLeavesSessionStateAlone(t *testing.T) {
 // table from concurrent sessions whose TimeZone, search_path and
 // extra_float_digits differ, many times so that the engine's expression
 // cache (shared by all sessions) is warm, and checks every answer against
-// PostgreSQL's. The cache used to key date_trunc('day', at) on the
+// PostgreSQL's. Constants are read in each session's TimeZone too. The
+// cache used to key date_trunc('day', at) on the
 // function and its constants only, so a Tokyo session got a UTC
 // session's days; now it keeps only immutable functions, and functions
 // that read the session (stable) are computed in the statement.
@@ -121,6 +122,14 @@ func TestExprCacheKeepsSessionsApart(t *testing.T) {
 2|2024-03-10 00:00:00-05|2024-03-10 01:30|2024-03-10|1|0|2024-03-11 01:30:00-04|2024-03-10 01:30:00-05
 3|2024-06-30 00:00:00-04|2024-06-30 19:59|2024-06-30|19|0|2024-07-01 19:59:59-04|2024-06-30 19:59:59-04`,
 	}
+	// Literals are read in the session's TimeZone when the statement is
+	// bound.
+	const literalQuery = `SELECT '2024-01-01 00:00'::timestamptz::text, count(*)::text FROM events WHERE at > '2024-01-01 21:00'`
+	literalAnswers := map[string]string{
+		"UTC":              "2024-01-01 00:00:00+00|2",
+		"Asia/Tokyo":       "2024-01-01 00:00:00+09|3",
+		"America/New_York": "2024-01-01 00:00:00-05|2",
+	}
 	const pathQuery = `SELECT count(*)::text FROM public.events WHERE to_regclass(name) = 'a.items'::regclass`
 	const floatQuery = `SELECT string_agg((x * 3)::text, ',' ORDER BY id) FROM events`
 
@@ -132,6 +141,7 @@ func TestExprCacheKeepsSessionsApart(t *testing.T) {
 	var sessions []session
 	for zone, want := range timeAnswers {
 		sessions = append(sessions, session{[]string{"SET TimeZone = '" + zone + "'", "SET DateStyle = 'ISO, MDY'"}, timeQuery, want})
+		sessions = append(sessions, session{[]string{"SET TimeZone = '" + zone + "'"}, literalQuery, literalAnswers[zone]})
 	}
 	sessions = append(sessions,
 		session{[]string{"SET search_path = a"}, pathQuery, "2"},
