@@ -53,7 +53,6 @@ func deepStatements() []deepStatement {
 		{"jsonb object literal", "SELECT '" + nest(`{"a":`, "1", "}") + "'::jsonb", "54001", ""},
 		{"array literal", "SELECT '" + nest("{", "1", "}") + "'::int[]", "54000", ""},
 		{"IN list", "SELECT (99999 IN (" + strings.Join(in, ",") + "))::text", "", "true"},
-		{"long array", "SELECT cardinality(ARRAY[" + strings.Join(in, ",") + "])::text", "", "100000"},
 		{"chain in UPDATE", "UPDATE deep SET a = 1" + strings.Repeat("*1", deepN), "54001", ""},
 		{"chain in DDL", "CREATE TABLE deep2 (a int DEFAULT 1" + strings.Repeat("-1", deepN) + ")", "54001", ""},
 	}
