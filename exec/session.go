@@ -52,8 +52,8 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 func (e *Engine) DB() *storage.DB { return e.db }
 
 // Session is one client connection's SQL state: settings, the open
-// transaction, SQL-level prepared statements. A session is used by one
-// goroutine at a time.
+// transaction, prepared statements. A session is used by one goroutine at
+// a time.
 type Session struct {
 	engine   *Engine
 	user     string
@@ -83,6 +83,9 @@ type Session struct {
 	txValues map[string]string
 	txLocal  map[string]bool
 
+	// prepared are the session's prepared statements: one namespace for
+	// SQL PREPARE and the protocol's Parse, as in PostgreSQL, so that
+	// EXECUTE, DEALLOCATE, DISCARD ALL and Bind each see both kinds.
 	prepared map[string]*Statement
 	cursors  map[string]*cursor
 	seqs     seqValues
@@ -112,7 +115,18 @@ type Statement struct {
 	// simple marks a statement of the simple query protocol, which has no
 	// parameters.
 	simple bool
+	// What pg_prepared_statements shows of a prepared statement: whether
+	// SQL PREPARE made it (and its text), when, and how many times it
+	// was bound to run.
+	fromSQL     bool
+	prepareText string
+	prepareTime time.Time
+	runs        int64
 }
+
+// Empty reports whether st is an empty query (nothing but white space
+// and comments), which a Parse may prepare.
+func (st *Statement) Empty() bool { return st.node == nil }
 
 // Portal is a statement bound to parameter values, ready to run. A portal
 // whose Execute was suspended keeps its operator open for the next call.
@@ -411,6 +425,7 @@ func (s *Session) Bind(st *Statement, params []any) (*Portal, error) {
 	if len(params) != len(ptypes) {
 		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"\" requires %d", len(params), len(ptypes))
 	}
+	st.runs++
 	if err := s.lookupRegParams(ptypes, params); err != nil {
 		s.fail()
 		return nil, err
@@ -529,12 +544,12 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 	case *sql.Show:
 		return s.runShow(x, emit)
 	case *sql.Prepare:
-		return "PREPARE", false, s.runPrepare(x)
+		return "PREPARE", false, s.runPrepare(x, p.stmt.SQL)
 	case *sql.Execute:
 		return s.runExecute(ctx, x, maxRows, emit)
 	case *sql.Deallocate:
 		if x.All {
-			s.prepared = map[string]*Statement{}
+			s.dropAllPrepared()
 		} else if _, ok := s.prepared[x.Name]; !ok {
 			return "", false, pgerr.New(pgerrcode.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", x.Name)
 		} else {
@@ -856,7 +871,7 @@ func (s *Session) runDiscard(x *sql.Discard) error {
 		if err := s.runSet(&sql.Set{Name: "all", Reset: true}); err != nil {
 			return err
 		}
-		s.prepared = map[string]*Statement{}
+		s.dropAllPrepared()
 		s.engine.advisory.releaseAll(s)
 		s.seqs.reset()
 	case "SEQUENCES":
@@ -945,25 +960,85 @@ func (s *Session) runShow(x *sql.Show, emit func(arrow.Record) error) (string, b
 	return "SHOW", false, emitText([]string{v}, emit)
 }
 
-func (s *Session) runPrepare(x *sql.Prepare) error {
+// runPrepare runs SQL PREPARE; text is the PREPARE statement's own text,
+// which pg_prepared_statements shows.
+func (s *Session) runPrepare(x *sql.Prepare, text string) error {
 	if _, ok := s.prepared[x.Name]; ok {
 		return pgerr.New(pgerrcode.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", x.Name)
 	}
-	st := &Statement{SQL: x.Text, ParamTypes: x.ParamTypes, node: x.Stmt}
+	st := &Statement{SQL: x.Text, ParamTypes: x.ParamTypes, node: x.Stmt, fromSQL: true, prepareText: text}
 	bound, params, err := s.bind(st, x.ParamTypes)
 	if err != nil {
 		return err
 	}
 	st.ParamTypes = params
 	st.Columns = s.resultColumns(bound)
+	st.prepareTime = time.Now()
 	s.prepared[x.Name] = st
 	return nil
+}
+
+// StorePrepared keeps st, prepared by the protocol's Parse, under name in
+// the session's prepared statements, where SQL EXECUTE and DEALLOCATE see
+// it too. The unnamed statement ("") is replaced; a named one must be
+// new (42P05), as in PostgreSQL.
+func (s *Session) StorePrepared(name string, st *Statement) error {
+	if _, ok := s.prepared[name]; ok && name != "" {
+		return pgerr.New(pgerrcode.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", name)
+	}
+	st.prepareText = st.SQL
+	st.prepareTime = time.Now()
+	s.prepared[name] = st
+	return nil
+}
+
+// PreparedStatement returns the prepared statement called name, made by
+// SQL PREPARE or by Parse.
+func (s *Session) PreparedStatement(name string) (*Statement, bool) {
+	st, ok := s.prepared[name]
+	return st, ok
+}
+
+// ClosePrepared drops the prepared statement called name, if there is
+// one (the protocol's Close, for which a missing one is no error).
+func (s *Session) ClosePrepared(name string) { delete(s.prepared, name) }
+
+// dropAllPrepared runs DEALLOCATE ALL: every named prepared statement
+// goes, whichever way it was made. The unnamed one stays, as in
+// PostgreSQL (it may be the statement running).
+func (s *Session) dropAllPrepared() {
+	for name := range s.prepared {
+		if name != "" {
+			delete(s.prepared, name)
+		}
+	}
+}
+
+// preparedStatements lists the named prepared statements for
+// pg_prepared_statements.
+func (s *Session) preparedStatements() []syscat.PreparedStatement {
+	out := make([]syscat.PreparedStatement, 0, len(s.prepared))
+	for name, st := range s.prepared {
+		if name == "" {
+			continue
+		}
+		oids := make([]uint32, len(st.ParamTypes))
+		for i, t := range st.ParamTypes {
+			oids[i] = t.OID()
+		}
+		out = append(out, syscat.PreparedStatement{Name: name, Statement: st.prepareText, PrepareTime: st.prepareTime,
+			ParamTypes: oids, FromSQL: st.fromSQL, Runs: st.runs})
+	}
+	return out
 }
 
 func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, emit func(arrow.Record) error) (string, bool, error) {
 	st, ok := s.prepared[x.Name]
 	if !ok {
 		return "", false, pgerr.New(pgerrcode.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", x.Name)
+	}
+	if st.Empty() {
+		return "", false, nil // a Parse of an empty query
 	}
 	if len(x.Args) != len(st.ParamTypes) {
 		return "", false, pgerr.New(pgerrcode.SyntaxError, "wrong number of parameters for prepared statement \"%s\"", x.Name).

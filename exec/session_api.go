@@ -68,6 +68,9 @@ type CopyInfo struct {
 //	func (s *Session) TxStatus() TxStatus
 //	func (s *Session) Location() *time.Location                  // session TimeZone
 //	func (s *Session) Prepare(sql string, paramTypes []types.T) ([]*Statement, error)
+//	func (s *Session) StorePrepared(name string, st *Statement) error  // Parse: one namespace
+//	func (s *Session) PreparedStatement(name string) (*Statement, bool) // with SQL PREPARE
+//	func (s *Session) ClosePrepared(name string)
 //	func (s *Session) Bind(st *Statement, params []any) (*Portal, error)
 //	func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int,
 //	        emit func(arrow.Record) error) (tag string, suspended bool, err error)

@@ -95,6 +95,9 @@ func (rt *Runtime) catalogView() *syscat.View {
 		if fn.Session != nil {
 			rt.sysView.Settings = sessionSettings(fn.Session)
 		}
+		if s, ok := fn.Session.(*Session); ok {
+			rt.sysView.PreparedStatements = s.preparedStatements()
+		}
 	})
 	return rt.sysView
 }

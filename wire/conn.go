@@ -38,7 +38,6 @@ type conn struct {
 	sess        *exec.Session
 	pid, secret uint32 // the cancel key, set by Server.track
 
-	stmts   map[string]*statement
 	portals map[string]*portal
 	// ignoreTillSync is set by an error in an extended-protocol message:
 	// everything up to the next Sync is discarded.
@@ -58,7 +57,6 @@ func (s *Server) newConn(nc net.Conn) *conn {
 		srv:     s,
 		nc:      nc,
 		log:     s.logger().With("remote", nc.RemoteAddr().String()),
-		stmts:   make(map[string]*statement),
 		portals: make(map[string]*portal),
 	}
 	c.cr = newFrameReader(nc, s.maxMessageSize())

@@ -9,12 +9,6 @@ import (
 	"github.com/jackc/pgproto3/v2"
 )
 
-// statement is a prepared statement of the extended protocol.
-type statement struct {
-	name string
-	st   *exec.Statement // nil for an empty query
-}
-
 // portal is a bound statement of the extended protocol.
 type portal struct {
 	name    string
@@ -24,7 +18,8 @@ type portal struct {
 }
 
 // parse handles Parse: the statement is prepared now and kept under its
-// name (the unnamed one is replaced).
+// name (the unnamed one is replaced) among the session's prepared
+// statements, which SQL PREPARE shares.
 func (c *conn) parse(m *pgproto3.Parse) error {
 	if err := checkText(m.Name); err != nil {
 		return err
@@ -33,8 +28,8 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 		return err
 	}
 	if m.Name == "" {
-		delete(c.stmts, "")
-	} else if _, ok := c.stmts[m.Name]; ok {
+		c.sess.ClosePrepared("")
+	} else if _, ok := c.sess.PreparedStatement(m.Name); ok {
 		return pgerr.New(pgerrcode.DuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 	}
 	paramTypes := make([]types.T, len(m.ParameterOIDs))
@@ -56,11 +51,13 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	if len(stmts) > 1 {
 		return pgerr.New(pgerrcode.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
-	s := &statement{name: m.Name}
+	st := &exec.Statement{SQL: m.Query} // an empty query
 	if len(stmts) == 1 {
-		s.st = stmts[0]
+		st = stmts[0]
 	}
-	c.stmts[m.Name] = s
+	if err := c.sess.StorePrepared(m.Name, st); err != nil {
+		return err
+	}
 	c.send(&pgproto3.ParseComplete{})
 	return nil
 }
@@ -72,7 +69,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if err := checkText(m.DestinationPortal + m.PreparedStatement); err != nil {
 		return err
 	}
-	s, ok := c.stmts[m.PreparedStatement]
+	st, ok := c.sess.PreparedStatement(m.PreparedStatement)
 	if !ok {
 		return noStatement(m.PreparedStatement)
 	}
@@ -81,17 +78,13 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	} else if _, ok := c.portals[m.DestinationPortal]; ok {
 		return pgerr.New(pgerrcode.DuplicateCursor, "portal %q already exists", m.DestinationPortal)
 	}
-	var paramTypes []types.T
-	if s.st != nil {
-		paramTypes = s.st.ParamTypes
-	}
-	params, err := decodeParams(m, s.name, paramTypes, c.textOptions())
+	params, err := decodeParams(m, m.PreparedStatement, st.ParamTypes, c.textOptions())
 	if err != nil {
 		return err
 	}
 	pt := &portal{name: m.DestinationPortal}
-	if s.st != nil {
-		p, err := c.sess.Bind(s.st, params)
+	if !st.Empty() {
+		p, err := c.sess.Bind(st, params)
 		if err != nil {
 			return err
 		}
@@ -208,19 +201,16 @@ func decodeParam(raw []byte, format int16, t types.T, opts *types.TextOptions) (
 func (c *conn) describe(m *pgproto3.Describe) error {
 	switch m.ObjectType {
 	case 'S':
-		s, ok := c.stmts[m.Name]
+		st, ok := c.sess.PreparedStatement(m.Name)
 		if !ok {
 			return noStatement(m.Name)
 		}
 		var pd pgproto3.ParameterDescription
-		var cols []exec.Column
-		if s.st != nil {
-			pd.ParameterOIDs = make([]uint32, len(s.st.ParamTypes))
-			for i, t := range s.st.ParamTypes {
-				pd.ParameterOIDs[i] = t.OID()
-			}
-			cols = s.st.Columns
+		pd.ParameterOIDs = make([]uint32, len(st.ParamTypes))
+		for i, t := range st.ParamTypes {
+			pd.ParameterOIDs[i] = t.OID()
 		}
+		cols := st.Columns
 		c.send(&pd)
 		c.sendColumns(cols, nil)
 	case 'P':
@@ -298,7 +288,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 func (c *conn) close(m *pgproto3.Close) error {
 	switch m.ObjectType {
 	case 'S':
-		delete(c.stmts, m.Name)
+		c.sess.ClosePrepared(m.Name)
 	case 'P':
 		c.closePortal(m.Name)
 	default:

@@ -14,7 +14,7 @@ import (
 // comment-only text gets EmptyQueryResponse. As in PostgreSQL, a Query
 // discards the unnamed prepared statement and portal.
 func (c *conn) simpleQuery(sql string) {
-	delete(c.stmts, "")
+	c.sess.ClosePrepared("")
 	c.closePortal("")
 	ctx, done := c.statementContext()
 	err := c.runQuery(ctx, sql)

@@ -27,6 +27,9 @@ type View struct {
 	// lists; the session fills them in after NewView (none: pg_settings
 	// is empty).
 	Settings []Setting
+	// PreparedStatements are the session's, which pg_prepared_statements
+	// lists (pg_prepared_statements.go).
+	PreparedStatements []PreparedStatement
 
 	tables      []*storage.TableDef
 	indexes     []*index
