@@ -171,17 +171,27 @@ func (c *conn) loop() {
 	}
 }
 
-// receive reads the next message. pgproto3/v2's decoders can panic on
-// some malformed bodies (a Bind parameter length below -1, for one); such
-// a panic is a malformed message like any other. The Backend has consumed
-// the whole message by then, but the connection ends anyway.
+// receive reads the next message. An error decoding its body (pgproto3's
+// decoders return io.EOF for a string without its terminator, and panic
+// on some bodies, a Bind parameter length below -1 for one) is a
+// malformed message, FATAL 08P01, not a client that left. The Backend has
+// consumed the whole message by then, but the connection ends anyway.
 func (c *conn) receive() (msg pgproto3.FrontendMessage, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			msg, err = nil, fmt.Errorf("malformed message: %v", r)
+			msg, err = nil, malformed(fmt.Sprint(r))
 		}
 	}()
-	return c.be.Receive()
+	msg, err = c.be.Receive()
+	if err != nil && !c.cr.failed {
+		return nil, malformed(err.Error())
+	}
+	return msg, err
+}
+
+// malformed is the error for a message whose body cannot be decoded.
+func malformed(why string) error {
+	return pgerr.New(pgerrcode.ProtocolViolation, "invalid message format").WithDetail("%s", why)
 }
 
 // extended finishes an extended-protocol message: an error is reported

@@ -49,6 +49,10 @@ type frameReader struct {
 	buf    []byte
 	rp, wp int // unread data is buf[rp:wp]
 	inBody bool
+	// failed is set once reading failed (the client left, a timeout, a
+	// header out of bounds): an error the Backend returns when failed is
+	// clear is its decoder's, a malformed body.
+	failed bool
 }
 
 func newFrameReader(r io.Reader, max int) *frameReader {
@@ -57,7 +61,8 @@ func newFrameReader(r io.Reader, max int) *frameReader {
 
 // Next implements pgproto3.ChunkReader: the returned slice belongs to the
 // caller and is never reused.
-func (f *frameReader) Next(n int) ([]byte, error) {
+func (f *frameReader) Next(n int) (b []byte, err error) {
+	defer func() { f.failed = f.failed || err != nil }()
 	if f.inBody {
 		f.inBody = false
 		return f.read(n)
