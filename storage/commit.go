@@ -53,9 +53,17 @@ func (tx *Tx) Commit() error {
 		return nil
 	}
 
+	// Indexes of constraints added to tables with rows are built before
+	// the commit lock, so that other sessions keep committing meanwhile
+	// (index_build.go).
+	pending, err := tx.prebuildIndexes()
+	if err != nil {
+		return err
+	}
 	db.mu.Lock()
-	lsn, next, dropped, err := tx.commitLocked(prepared)
+	lsn, next, dropped, err := tx.commitLocked(prepared, pending)
 	db.mu.Unlock()
+	pending.release()
 	if err != nil {
 		return err
 	}
@@ -109,9 +117,10 @@ func liveInserts(tt *txTable) ([]*tailBatch, error) {
 }
 
 // commitLocked validates the transaction against the head, appends its WAL
-// record and installs the new head (db.mu held). It returns the record's
+// record and installs the new head (db.mu held). pending are the indexes
+// of new constraints built ahead (nil: none). It returns the record's
 // LSN, the new state and the runtimes of dropped tables.
-func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch) (uint64, *dbState, []*tableRT, error) {
+func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, pending *pendingIndexes) (uint64, *dbState, []*tableRT, error) {
 	db := tx.db
 	if db.broken != nil {
 		return 0, nil, nil, db.broken
@@ -159,7 +168,9 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch) (uint64, *dbState, 
 	}
 
 	// Unique indexes for constraints that have none yet (new or changed by
-	// DDL), built from the committed rows.
+	// DDL): the ones built ahead brought up to the head (only the rows
+	// committed since their last catch-up are read here), the others (a
+	// new or truncated table's) built from the committed rows.
 	newIdx := map[uint64]map[string]*uniqueIndex{}
 	if newCat != head.cat {
 		for id, def := range newCat.Tables {
@@ -171,9 +182,21 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch) (uint64, *dbState, 
 				if have {
 					continue
 				}
-				ix, err := db.buildIndex(head, id, def, con)
-				if err != nil {
-					return 0, nil, nil, err
+				var ix *uniqueIndex
+				if pi := pending.get(id, con.sig()); pi != nil && pi.base != head {
+					if err := pi.catchUp(db, head, id, def, tx.ownDeletes(id)); err != nil {
+						return 0, nil, nil, err
+					}
+					ix = pi.ix
+				} else if pi != nil {
+					ix = pi.ix
+				} else if tt := tx.tables[id]; tt != nil && tt.truncated {
+					ix = &uniqueIndex{con: con, m: map[string]int64{}}
+				} else {
+					var err error
+					if ix, err = db.buildIndex(head, id, def, con, tx.ownDeletes(id)); err != nil {
+						return 0, nil, nil, err
+					}
 				}
 				if newIdx[id] == nil {
 					newIdx[id] = map[string]*uniqueIndex{}
@@ -398,24 +421,56 @@ func pruneDelLog(rt *tableRT, minLSN uint64) {
 	}
 }
 
-// buildIndex builds the index of con over the rows of table id in state s;
-// a repeated key is 23505 "could not create unique index".
-func (db *DB) buildIndex(s *dbState, id uint64, def *TableDef, con constraint) (*uniqueIndex, error) {
+// buildIndex builds the index of con over the rows of table id in state s,
+// leaving out the rows in skip (may be nil: the committing transaction's
+// deletes); a repeated key is 23505 "could not create unique index".
+func (db *DB) buildIndex(s *dbState, id uint64, def *TableDef, con constraint, skip *roaring64.Bitmap) (*uniqueIndex, error) {
 	ix := &uniqueIndex{con: con, m: map[string]int64{}}
 	ts := s.tables[id]
 	if ts == nil {
 		return ix, nil
 	}
+	if err := db.indexRows(ix, s, ts, def, deadRows(ts.deleted, skip)); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// deadRows lists the non-nil row ID sets of rows that no longer count.
+func deadRows(sets ...*roaring64.Bitmap) []*roaring64.Bitmap {
+	var out []*roaring64.Bitmap
+	for _, s := range sets {
+		if s != nil && !s.IsEmpty() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// indexRows adds to ix the keys of the rows of ts (part of state s) that
+// are not in dead. A key ix already maps to the same row is skipped, one
+// mapped to a dead row is taken over, and one mapped to a live row is
+// 23505 "could not create unique index".
+func (db *DB) indexRows(ix *uniqueIndex, s *dbState, ts *tableState, def *TableDef, dead []*roaring64.Bitmap) error {
+	con := ix.con
 	positions := make([]int, len(con.cols))
 	for i, cid := range con.cols {
 		positions[i], _ = def.ColumnByID(cid)
 	}
-	r := db.newScan(context.Background(), s, ts, def, positions, true, []*roaring64.Bitmap{ts.deleted}, nil, nil)
+	r := db.newScan(context.Background(), s, ts, def, positions, true, dead, nil, nil)
 	defer r.Release()
 	kt := keyTypes(def, con)
 	pos := make([]int, len(con.cols))
 	for i := range pos {
 		pos[i] = i
+	}
+	isDead := func(row int64) bool {
+		for _, d := range dead {
+			if d.Contains(uint64(row)) {
+				return true
+			}
+		}
+		return false
 	}
 	var buf []byte
 	for r.Next() {
@@ -429,14 +484,14 @@ func (db *DB) buildIndex(s *dbState, id uint64, def *TableDef, con constraint) (
 				continue
 			}
 			k := string(buf)
-			if _, dup := ix.m[k]; dup {
-				return nil, duplicateInData(def, con, cols, pos, i)
+			if other, hit := ix.m[k]; hit && other != rid && !isDead(other) {
+				return duplicateInData(def, con, cols, pos, i)
 			}
 			ix.m[k] = rid
 		}
 	}
 	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf("building index %q: %w", con.name, err)
+		return fmt.Errorf("building index %q: %w", con.name, err)
 	}
-	return ix, nil
+	return nil
 }

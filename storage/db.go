@@ -58,7 +58,9 @@ const (
 const compactSegments = 8
 
 // DB is an open data directory. Its methods are safe for concurrent use; a
-// Tx is not (one goroutine at a time).
+// Tx is not (one goroutine at a time). The order its mutexes (and every
+// other lock of storage and exec) may be taken in is written down in
+// locks.go.
 type DB struct {
 	dir  string
 	opts Options

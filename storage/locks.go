@@ -12,6 +12,44 @@ import (
 	"github.com/jackc/pgerrcode"
 )
 
+// Lock order. Every mutex of storage and exec, in the order they may be
+// taken: a goroutine holding one takes only locks listed below it (never
+// one above, never a second of the same kind unless the line says how).
+// Readers take none of the commit path's: a scan pins a state (pinMu,
+// briefly) and reads immutable data.
+//
+//	exec (none of them is held while calling into storage)
+//	  advisoryTable.mu    advisory locks (advisory.go); waits with it released
+//	  seqValues.mu        a session's currval/lastval values (sequence_values.go)
+//	  exprCache.mu        the shared expression cache (expr_cache.go)
+//	storage
+//	  DB.ckptMu           one checkpoint at a time (checkpoint.go); takes
+//	                      syncMu and DB.mu, then each table's flushMu
+//	  seqState.mu         one sequence's runtime state (NextVal, SetVal);
+//	                      then DB.mu to log, then syncMu to wait for the fsync
+//	  tableRT.flushMu     one table's flush, compaction and manifest
+//	                      (flush.go); a commit that adds a unique index to
+//	                      tables with rows holds theirs, taken in ascending
+//	                      table ID order, while it builds the index and
+//	                      until DB.mu is released (index_build.go); never
+//	                      held together with syncMu
+//	  DB.syncMu           the group-commit fsync (waitDurable) and the
+//	                      checkpoint's WAL rotation; then DB.mu
+//	  DB.mu               commit validation, WAL append and publication of
+//	                      new states; flush and compaction publication
+//	  DB.idxMu            the unique indexes: read alone by inserts'
+//	                      checks, written under DB.mu
+//	  DB.rtMu             the map of table runtimes
+//	  DB.pinMu            pinned states and files waiting for removal
+//	  DB.workMu           requests to the background worker
+//	  leaves: lockTable.mu (row and key locks below; a wait releases it),
+//	  colCache.mu (cache.go), segExtra.textMu then segExtra.mu
+//	  (segmeta.go), textUnit.mu (textunit.go)
+//
+// The long work of DDL (building a new unique index over a large table)
+// holds only the table's flushMu, never DB.mu, so other sessions keep
+// committing meanwhile (index_build.go).
+
 // Write locks. A transaction that deletes (or updates) a committed row, or
 // inserts a key of a primary key or unique constraint, locks the row or
 // the key until it ends; another transaction that wants the same row or

@@ -256,7 +256,7 @@ func (db *DB) recover() error {
 	for id, def := range cat.Tables {
 		rt := db.rts[id]
 		for _, con := range cat.constraintsOf(def) {
-			ix, err := db.buildIndex(state, id, def, con)
+			ix, err := db.buildIndex(state, id, def, con, nil)
 			if err != nil {
 				db.log.Error("rebuilding unique index", "table", def.Name, "constraint", con.name, "err", err)
 				return fmt.Errorf("rebuilding unique index %q of %q: %w", con.name, def.Name, err)
