@@ -158,9 +158,11 @@ func (p *copyParser) drain() error {
 }
 
 // where is the CONTEXT of an error met at the current line of the COPY
-// into table rel: the line number, and the line once it was read whole.
+// into table rel: the line number, and the line once it was read whole
+// and is valid text (as PostgreSQL, which leaves out a line it could not
+// convert: the error goes to the client, and must be UTF-8 itself).
 func (p *copyParser) where(rel string) string {
-	if p.lineOK {
+	if p.lineOK && checkText(p.raw) == nil {
 		return fmt.Sprintf("COPY %s, line %d: \"%s\"", rel, p.line, clipText(string(p.raw)))
 	}
 	return fmt.Sprintf("COPY %s, line %d", rel, p.line)

@@ -1,6 +1,9 @@
 package wire
 
 import (
+	"strings"
+	"unicode/utf8"
+
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgproto3/v2"
@@ -31,10 +34,20 @@ func errorResponse(err error, fatal bool) *pgproto3.ErrorResponse {
 		Severity:            sev,
 		SeverityUnlocalized: sev,
 		Code:                code,
-		Message:             msg,
-		Detail:              pe.Detail,
-		Hint:                pe.Hint,
+		Message:             validUTF8(msg),
+		Detail:              validUTF8(pe.Detail),
+		Hint:                validUTF8(pe.Hint),
 		Position:            pe.Position,
-		Where:               pe.Where,
+		Where:               validUTF8(pe.Where),
 	}
+}
+
+// validUTF8 replaces what is not UTF-8 in s: an error that quotes the
+// client's bad bytes back must not itself be text the client cannot
+// decode.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }

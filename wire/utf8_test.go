@@ -109,3 +109,42 @@ func TestHTTPInvalidUTF8(t *testing.T) {
 		t.Errorf("a good request after: %d %+v", status, e)
 	}
 }
+
+// TestCopyInvalidUTF8 checks COPY FROM data: a field that is not UTF-8,
+// raw or escaped, or holds a NUL is 22021 naming the bytes, and the
+// error's CONTEXT quotes the line only when the line itself is valid text
+// (as PostgreSQL: the error must be UTF-8 for the client to read it).
+func TestCopyInvalidUTF8(t *testing.T) {
+	ts := startServer(t)
+	c := ts.connect(t)
+	ctx := testCtx(t)
+	if err := c.Exec(ctx, "CREATE TABLE notes (id int, body text)").Close(); err != nil {
+		t.Fatal(err)
+	}
+	const prefix = `invalid byte sequence for encoding "UTF8": `
+	for _, tc := range []struct{ copy, data, bytes, where string }{
+		{"COPY notes FROM STDIN", "1\tok\n2\tbad\xff\n", "0xff", "COPY notes, line 2"},
+		{"COPY notes FROM STDIN", "3\tnul\\000x\n", "0x00", "COPY notes, line 1: \"3\tnul\\000x\""},
+		{"COPY notes FROM STDIN", "4\tescaped \\xc3\\x28\n", "0xc3 0x28", "COPY notes, line 1: \"4\tescaped \\xc3\\x28\""},
+		{"COPY notes FROM STDIN (FORMAT csv)", "5,\"a\xc3\x28\"\n", "0xc3 0x28", "COPY notes, line 1"},
+		{"COPY notes FROM STDIN (FORMAT csv)", "6,a\x00b\n", "0x00", "COPY notes, line 1"},
+	} {
+		_, err := c.CopyFrom(ctx, strings.NewReader(tc.data), tc.copy)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "22021" || pe.Message != prefix+tc.bytes || pe.Where != tc.where {
+			t.Errorf("%s %q: got %v (where %q), want 22021 %s (where %q)", tc.copy, tc.data, err, whereOf(err), tc.bytes, tc.where)
+		}
+	}
+	res := c.ExecParams(ctx, "SELECT count(*) FROM notes", nil, nil, nil, nil).Read()
+	if res.Err != nil || string(res.Rows[0][0]) != "0" {
+		t.Errorf("rows stored: %v %q", res.Err, res.Rows)
+	}
+}
+
+func whereOf(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Where
+	}
+	return ""
+}
