@@ -138,8 +138,9 @@ func newConstraints(rt *Runtime, def *storage.TableDef) (*constraints, error) {
 	return c, nil
 }
 
-// verify enforces NOT NULL, CHECK, domain and FOREIGN KEY constraints on a
-// batch of new rows.
+// verify enforces NOT NULL, CHECK and FOREIGN KEY constraints on a batch of
+// new rows. (The EMBEDDING domains' dimensionality checks run earlier, as
+// the values are converted to the column's type: types.appendList.)
 func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record) error {
 	for i, col := range c.def.Columns {
 		arr := rec.Column(i)
@@ -147,11 +148,6 @@ func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record)
 			row := firstNull(arr)
 			return pgerr.New(pgerrcode.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", col.Name, c.def.Name).
 				WithDetail("Failing row contains %s.", rowText(c.def, rec, row))
-		}
-		if col.Type.Domain == "EMBEDDING" {
-			if err := checkEmbedding1D(arr, col); err != nil {
-				return err
-			}
 		}
 	}
 	for _, chk := range c.checks {
@@ -172,20 +168,6 @@ func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record)
 	for _, fk := range c.fks {
 		if err := fk.verifyChild(ctx, rt, rec); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// checkEmbedding1D rejects 2-D values in an EMBEDDING column (a domain
-// over 1-D real[]).
-func checkEmbedding1D(arr arrow.Array, col storage.ColumnDef) error {
-	for r := 0; r < arr.Len(); r++ {
-		if arr.IsNull(r) {
-			continue
-		}
-		if a, ok := types.ValueAt(arr, r, col.Type).(*types.Array); ok && len(a.Dims) > 1 {
-			return pgerr.New(pgerrcode.CheckViolation, "value for domain embedding violates check constraint \"embedding_check\"")
 		}
 	}
 	return nil

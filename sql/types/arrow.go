@@ -500,6 +500,16 @@ func AppendValue(b array.Builder, v any, t T) error {
 	return errAppend(v, t, b)
 }
 
+// domainCheckViolation is the error of a value pg_deeplake's EMBEDDING
+// (real[] CHECK 1-D) or EMBEDDING_2D (real[][] CHECK 2-D) domain refuses
+// for its number of dimensions: the domain's CHECK fails, as in
+// PostgreSQL, where the constraint of an unnamed domain check is named
+// <domain>_check.
+func domainCheckViolation(t T) error {
+	name := strings.ToLower(t.Domain)
+	return pgerr.New(pgerrcode.CheckViolation, "value for domain %s violates check constraint \"%s_check\"", name, name)
+}
+
 func appendList(lb *array.ListBuilder, v any, t T) error {
 	depth := listDepth(lb.Type())
 	switch x := v.(type) {
@@ -526,6 +536,9 @@ func appendList(lb *array.ListBuilder, v any, t T) error {
 			return nil
 		}
 		if len(x.Dims) != depth {
+			if t.Domain == "EMBEDDING" || t.Domain == "EMBEDDING_2D" {
+				return domainCheckViolation(t)
+			}
 			return pgerr.New(pgerrcode.ArraySubscriptError,
 				"array has %d dimensions but the column holds %d", len(x.Dims), depth)
 		}
