@@ -2,6 +2,7 @@ package exec
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"math/rand"
@@ -408,5 +409,28 @@ func TestCopyParseBinary(t *testing.T) {
 	// No trailer: the data ends all the same.
 	if got, err := parseAll(opts, 1, header); err != nil || got != nil {
 		t.Errorf("header only: %q, %v", got, err)
+	}
+}
+
+// BenchmarkCopyParseText parses COPY text data of agent-memory-like rows
+// (an id, a sentence, a JSON object), the path every COPY FROM row takes.
+func BenchmarkCopyParseText(b *testing.B) {
+	var data strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&data, "%d\tthe agent remembered that the deploy of service %d failed with an out-of-memory error — retry later\t{\"repo\": \"api\", \"step\": %d}\n", i, i, i)
+	}
+	text := data.String()
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for range b.N {
+		p := newCopyParser(strings.NewReader(text), textOptions(), []string{"id", "note", "meta"})
+		for {
+			if _, err := p.next(); err != nil {
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
 	}
 }
