@@ -146,7 +146,7 @@ func (f *frameReader) read(n int) ([]byte, error) {
 func (f *frameReader) readLong(n int) ([]byte, error) {
 	out := make([]byte, 0, max(min(n, firstChunk), f.wp-f.rp))
 	out = append(out, f.buf[f.rp:f.wp]...)
-	f.rp, f.wp = 0, 0
+	f.rp = f.wp // the slab's free space stays after wp: what it handed out is never overwritten
 	for len(out) < n {
 		if len(out) == cap(out) {
 			grown := make([]byte, len(out), min(n, 2*cap(out)))

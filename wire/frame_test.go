@@ -94,7 +94,7 @@ func TestDeclaredLengthNotAllocated(t *testing.T) {
 func TestFrameReaderBodies(t *testing.T) {
 	var stream []byte
 	var want [][]byte
-	for i, n := range []int{0, 1, 100, slabSize - 1, slabSize, slabSize + 1, directReadThreshold, directReadThreshold + 1, 3*firstChunk + 17, 5} {
+	for i, n := range []int{0, 1, 100, slabSize - 1, slabSize, slabSize + 1, directReadThreshold, directReadThreshold + 1, 3*firstChunk + 17, 5, 10, directReadThreshold + 1, 10, 7} {
 		body := bytes.Repeat([]byte{byte('a' + i)}, n)
 		want = append(want, body)
 		stream = append(stream, header('d', uint32(n+4))...)
