@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 	"testing/iotest"
@@ -139,4 +141,60 @@ func TestStartupPacketLength(t *testing.T) {
 			t.Errorf("length %d: got %#v %v", n, msg, err)
 		}
 	}
+}
+
+// TestFrameReaderRandom reads a random mix of small and long messages
+// through a reader that returns random amounts, keeping every body, and
+// checks them all at the end: no body handed out is ever overwritten.
+func TestFrameReaderRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var stream []byte
+	var want [][]byte
+	for i := range 300 {
+		n := rng.IntN(200)
+		if rng.IntN(8) == 0 {
+			n = directReadThreshold - 100 + rng.IntN(2*firstChunk)
+		}
+		body := make([]byte, n)
+		for j := range body {
+			body[j] = byte(i + j)
+		}
+		want = append(want, body)
+		stream = append(stream, header('d', uint32(n+4))...)
+		stream = append(stream, body...)
+	}
+	r := newFrameReader(&randomReader{data: stream, rng: rng}, DefaultMaxMessageSize)
+	var got [][]byte
+	for range want {
+		hdr, err := r.Next(5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := r.Next(int(binary.BigEndian.Uint32(hdr[1:])) - 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, body)
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("body %d (%d bytes) differs", i, len(want[i]))
+		}
+	}
+}
+
+// randomReader returns between 1 byte and 100 KiB per Read.
+type randomReader struct {
+	data []byte
+	rng  *rand.Rand
+}
+
+func (r *randomReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(r.data), 1+r.rng.IntN(100<<10))
+	copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
 }
