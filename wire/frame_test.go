@@ -96,7 +96,7 @@ func TestDeclaredLengthNotAllocated(t *testing.T) {
 func TestFrameReaderBodies(t *testing.T) {
 	var stream []byte
 	var want [][]byte
-	for i, n := range []int{0, 1, 100, slabSize - 1, slabSize, slabSize + 1, directReadThreshold, directReadThreshold + 1, 3*firstChunk + 17, 5, 10, directReadThreshold + 1, 10, 7} {
+	for i, n := range []int{0, 1, 100, slabSize - 1, slabSize, slabSize + 1, directReadThreshold, directReadThreshold + 1, 1<<20 + 17, 5, 10, directReadThreshold + 1, 10, 7} {
 		body := bytes.Repeat([]byte{byte('a' + i)}, n)
 		want = append(want, body)
 		stream = append(stream, header('d', uint32(n+4))...)
@@ -153,7 +153,7 @@ func TestFrameReaderRandom(t *testing.T) {
 	for i := range 300 {
 		n := rng.IntN(200)
 		if rng.IntN(8) == 0 {
-			n = directReadThreshold - 100 + rng.IntN(2*firstChunk)
+			n = directReadThreshold - 100 + rng.IntN(1<<20)
 		}
 		body := make([]byte, n)
 		for j := range body {
