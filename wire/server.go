@@ -42,9 +42,12 @@ type Server struct {
 	// Auth authenticates clients after the startup message; nil trusts
 	// every client (AuthenticationOk at once).
 	Auth Authenticator
-	// MaxMessageSize bounds the length of one frontend message, header
-	// included; a longer one closes the connection with FATAL 08P01.
-	// 0 means DefaultMaxMessageSize.
+	// MaxMessageSize bounds the length of a Query, Parse, Bind, CopyData
+	// or FunctionCall message as its length word counts it (itself
+	// included, the type byte not); other messages have PostgreSQL's
+	// smaller limits (frame.go). A longer one closes the connection with
+	// FATAL 08P01 as soon as its header arrives. 0 means
+	// DefaultMaxMessageSize.
 	MaxMessageSize int
 	// AuthenticationTimeout bounds the start-up phase, from the
 	// connection's accept to its first ReadyForQuery: a client that opens
