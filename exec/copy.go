@@ -270,7 +270,7 @@ func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) 
 		if err != nil {
 			return err
 		}
-		w := &copyWriter{opts: &c.Options, single: len(c.Columns) == 1, text: &types.TextOptions{Location: s.Location()}}
+		w := &copyWriter{opts: &c.Options, single: len(c.Columns) == 1, text: s.TextOptions()}
 		for _, col := range c.Columns {
 			w.types = append(w.types, col.T)
 		}

@@ -627,7 +627,7 @@ func (s *Session) runInternalRows(ctx context.Context, tx *storage.Tx, text stri
 	if err != nil {
 		return err
 	}
-	b := &sql.Binder{Catalog: tx.Catalog(), SearchPath: s.searchPath(), Location: s.Location()}
+	b := &sql.Binder{Catalog: tx.Catalog(), SearchPath: s.searchPath(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle()}
 	bound, err := b.Bind(raws[0].Node)
 	if err != nil {
 		return err

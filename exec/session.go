@@ -163,14 +163,11 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) *S
 	for k, v := range startup {
 		name := strings.ToLower(k)
 		if st, ok := settings[name]; ok && !st.readOnly {
-			if st.check != nil {
-				if nv, err := st.check(v); err == nil {
-					v = nv
-				} else {
-					continue
-				}
+			nv, err := st.validate(v, s.get(name))
+			if err != nil {
+				continue
 			}
-			s.values[name] = v
+			s.values[name] = nv
 		}
 	}
 	return s
@@ -353,7 +350,7 @@ func (s *Session) Prepare(text string, paramTypes []types.T) ([]*Statement, erro
 
 // bind binds a statement against the session's current catalog.
 func (s *Session) bind(st *Statement, params []types.T) (any, []types.T, error) {
-	b := &sql.Binder{Catalog: s.catalog(), SearchPath: s.searchPath(), Location: s.Location(), Params: append([]types.T(nil), params...), NoParams: st.simple}
+	b := &sql.Binder{Catalog: s.catalog(), SearchPath: s.searchPath(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Params: append([]types.T(nil), params...), NoParams: st.simple}
 	bound, err := b.Bind(st.node)
 	if err != nil {
 		return nil, nil, err
@@ -589,7 +586,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *Runtime {
 		now = s.txStart
 	}
 	rt := &Runtime{
-		Fn:        &functions.Context{Now: now, Location: s.Location(), Mem: memory.DefaultAllocator, Session: s},
+		Fn:        &functions.Context{Now: now, Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Mem: memory.DefaultAllocator, Session: s},
 		Params:    params,
 		Tx:        tx,
 		DB:        s.engine.db,
@@ -928,9 +925,9 @@ func (s *Session) runSet(x *sql.Set) error {
 	v := x.Value
 	if x.Reset {
 		v = st.def
-	} else if st.check != nil {
+	} else {
 		var err error
-		if v, err = st.check(v); err != nil {
+		if v, err = st.validate(v, s.get(x.Name)); err != nil {
 			return err
 		}
 	}

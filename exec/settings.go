@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // ServerVersion is the PostgreSQL version cairn reports: clients choose
@@ -25,6 +28,21 @@ type setting struct {
 	readOnly bool
 	// check validates and normalises a new value.
 	check func(string) (string, error)
+	// update is check for a setting whose new value depends on its
+	// current one (DateStyle 'SQL' keeps the current field order).
+	update func(v, cur string) (string, error)
+}
+
+// validate checks and normalises v, a new value for the setting whose
+// value is now cur.
+func (st setting) validate(v, cur string) (string, error) {
+	switch {
+	case st.update != nil:
+		return st.update(v, cur)
+	case st.check != nil:
+		return st.check(v)
+	}
+	return v, nil
 }
 
 var settings = map[string]setting{
@@ -32,7 +50,7 @@ var settings = map[string]setting{
 	"server_version_num":                  {def: "150006", readOnly: true},
 	"server_encoding":                     {def: "UTF8", report: true, readOnly: true},
 	"client_encoding":                     {def: "UTF8", report: true, check: checkEncoding},
-	"datestyle":                           {def: "ISO, MDY", report: true, check: checkDateStyle},
+	"datestyle":                           {def: "ISO, MDY", report: true, update: updateDateStyle},
 	"intervalstyle":                       {def: "postgres", report: true, check: checkOneOf("postgres")},
 	"timezone":                            {def: "UTC", report: true, check: checkTimeZone},
 	"integer_datetimes":                   {def: "on", report: true, readOnly: true},
@@ -43,7 +61,7 @@ var settings = map[string]setting{
 	"default_transaction_read_only":       {def: "off", report: true},
 	"in_hot_standby":                      {def: "off", report: true, readOnly: true},
 	"search_path":                         {def: `"$user", public`},
-	"extra_float_digits":                  {def: "1", check: checkInt},
+	"extra_float_digits":                  {def: "1", check: checkIntRange("extra_float_digits", -15, 3)},
 	"statement_timeout":                   {def: "0", check: checkDuration},
 	"lock_timeout":                        {def: "0", check: checkDuration},
 	"idle_in_transaction_session_timeout": {def: "0", check: checkDuration},
@@ -157,12 +175,37 @@ func checkEncoding(v string) (string, error) {
 	return "", pgerr.NotSupported("client_encoding \"%s\" (only UTF8)", v)
 }
 
-func checkDateStyle(v string) (string, error) {
-	up := strings.ToUpper(v)
-	if strings.Contains(up, "ISO") || up == "MDY" {
-		return "ISO, MDY", nil
+// updateDateStyle is PostgreSQL's check_datestyle: v may give the output
+// style, the field order or both (what it leaves out stays as in cur);
+// the result is the canonical "Style, ORDER".
+func updateDateStyle(v, cur string) (string, error) {
+	now, _ := types.ParseDateStyle(cur, types.DateStyle{})
+	ds, err := types.ParseDateStyle(v, now)
+	if err != nil {
+		return "", err
 	}
-	return "", pgerr.NotSupported("DateStyle \"%s\" (only ISO)", v)
+	return ds.String(), nil
+}
+
+// DateStyle is the session's DateStyle setting.
+func (s *Session) DateStyle() types.DateStyle {
+	ds, _ := types.ParseDateStyle(s.get("datestyle"), types.DateStyle{})
+	return ds
+}
+
+// floatStyle is how the session prints float4 and float8 values, from
+// extra_float_digits.
+func (s *Session) floatStyle() types.FloatStyle {
+	n, _ := strconv.Atoi(s.get("extra_float_digits"))
+	return types.FloatStyleFor(n)
+}
+
+// TextOptions are the session settings that the text input and output of
+// values follow (TimeZone, DateStyle, extra_float_digits), read afresh
+// for each statement, with the current time for 'now' and friends. Binary
+// input and output follow none of them.
+func (s *Session) TextOptions() *types.TextOptions {
+	return &types.TextOptions{Location: s.Location(), Now: time.Now(), DateStyle: s.DateStyle(), Floats: s.floatStyle()}
 }
 
 func checkTimeZone(v string) (string, error) {
@@ -172,24 +215,58 @@ func checkTimeZone(v string) (string, error) {
 	return v, nil
 }
 
+// gmt is UTC under the name GMT, which the SQL, Postgres and German
+// DateStyles print after a timestamptz as PostgreSQL does.
+var gmt = time.FixedZone("GMT", 0)
+
+// fixedZone is the zone of a numeric TimeZone setting, east seconds east
+// of UTC, named as PostgreSQL abbreviates it: +05, -03:30.
+func fixedZone(east int) *time.Location {
+	abs, sign := east, "+"
+	if east < 0 {
+		abs, sign = -east, "-"
+	}
+	name := fmt.Sprintf("%s%02d", sign, abs/3600)
+	if m := abs / 60 % 60; m != 0 {
+		name += fmt.Sprintf(":%02d", m)
+	}
+	return time.FixedZone(name, east)
+}
+
 // loadLocation resolves a TimeZone setting: a zone name or a numeric
 // offset in hours ("+2", "-5:30" as POSIX would say it is not supported).
 func loadLocation(v string) (*time.Location, error) {
 	switch strings.ToUpper(v) {
-	case "UTC", "GMT", "Z", "ZULU", "UCT":
+	case "UTC", "Z", "ZULU", "UCT":
 		return time.UTC, nil
+	case "GMT":
+		return gmt, nil
 	}
 	if h, err := strconv.ParseFloat(v, 64); err == nil {
-		return time.FixedZone(v, int(h*3600)), nil
+		return fixedZone(int(h * 3600)), nil
 	}
 	return time.LoadLocation(v)
 }
 
-func checkInt(v string) (string, error) {
-	if _, err := strconv.Atoi(strings.TrimSpace(v)); err != nil {
-		return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for integer parameter: \"%s\"", v)
+// checkIntRange validates an integer setting as PostgreSQL's parse_int
+// does (surrounding spaces allowed, a fraction rounded half to even) and
+// its range, with PostgreSQL's errors.
+func checkIntRange(name string, lo, hi int) func(string) (string, error) {
+	return func(v string) (string, error) {
+		text := strings.TrimSpace(v)
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			f, ferr := strconv.ParseFloat(text, 64)
+			if ferr != nil || math.IsNaN(f) || math.Abs(f) > math.MaxInt32 {
+				return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
+			}
+			n = int(math.RoundToEven(f))
+		}
+		if n < lo || n > hi {
+			return "", pgerr.New(pgerrcode.InvalidParameterValue, "%d is outside the valid range for parameter \"%s\" (%d .. %d)", n, name, lo, hi)
+		}
+		return strconv.Itoa(n), nil
 	}
-	return strings.TrimSpace(v), nil
 }
 
 // parseDuration reads a time setting: a bare number is milliseconds.

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	f := func(args []any) (any, error) {
+	f := func(ctx *Context, args []any) (any, error) {
 		if args[0] == nil || args[1] == nil {
 			return nil, nil
 		}
@@ -30,7 +30,7 @@ func init() {
 				}
 				s = *null
 			} else {
-				s = elemText(e, a.Elem)
+				s = elemText(ctx, e, a.Elem)
 			}
 			if !first {
 				b.WriteString(args[1].(string))
@@ -42,19 +42,20 @@ func init() {
 	}
 	Register(allStable(
 		&Overload{Name: "array_to_string", Args: []types.T{ArgAnyArray, types.TextT}, Result: types.TextT,
-			Eval: func(_ *Context, args []any) (any, error) { return f(args) }},
+			Eval: func(ctx *Context, args []any) (any, error) { return f(ctx, args) }},
 		&Overload{Name: "array_to_string", Args: []types.T{ArgAnyArray, types.TextT, types.TextT}, Result: types.TextT,
-			NullCall: true, Eval: func(_ *Context, args []any) (any, error) { return f(args) }},
+			NullCall: true, Eval: func(ctx *Context, args []any) (any, error) { return f(ctx, args) }},
 	)...)
 }
 
-// elemText is an array element's text form (its output function).
-func elemText(v any, t types.T) string {
+// elemText is an array element's text form (its output function, in the
+// session's settings).
+func elemText(ctx *Context, v any, t types.T) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
 	if t.Family == types.Unknown {
 		t = inferElem(v)
 	}
-	return types.FormatText(v, t)
+	return string(types.AppendText(nil, v, t, textOptions(ctx)))
 }

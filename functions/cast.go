@@ -240,8 +240,8 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 }
 
 // parseText is a string type's input conversion to t (types.ParseText),
-// with the session time zone applied to timestamptz input and the reg*
-// types' names looked up in the catalog.
+// with the session's TimeZone applied to timestamptz input, its DateStyle
+// to ambiguous dates, and the reg* types' names looked up in the catalog.
 func parseText(ctx *Context, s string, t types.T) (any, error) {
 	if t.IsOID() && t.Family != types.Oid {
 		if ctx == nil || ctx.Catalog == nil {
@@ -249,7 +249,7 @@ func parseText(ctx *Context, s string, t types.T) (any, error) {
 		}
 		return ctx.Catalog.Lookup(t.Family, s)
 	}
-	return types.ParseTextTZ(s, baseType(t), location(ctx))
+	return types.ParseTextOpts(s, baseType(t), textOptions(ctx))
 }
 
 // regName is the text form of a reg* value: the object's name, "-" for 0
@@ -267,9 +267,9 @@ func regName(ctx *Context, oid int64, f types.Family) string {
 	return types.FormatText(oid, types.OidT)
 }
 
-// toText is a value's text form as a cast to text gives it (bool is
-// "true"/"false" there, unlike its output function; char(n) loses its
-// padding).
+// toText is a value's text form as a cast to text gives it: its output
+// function's (outputText), except that bool is "true"/"false" there and
+// char(n) loses its padding.
 func toText(ctx *Context, v any, from types.T) string {
 	switch from.Family {
 	case types.Bool:
@@ -279,13 +279,11 @@ func toText(ctx *Context, v any, from types.T) string {
 		return "false"
 	case types.Char:
 		return strings.TrimRight(v.(string), " ")
-	case types.TimestampTZ:
-		return formatTimestampTZ(int64(v.(types.Timestamp)), location(ctx))
 	}
 	if from.IsCatalogVector() {
 		return types.FormatText(v, from)
 	}
-	return types.FormatText(v, baseType(from))
+	return string(types.AppendText(nil, v, baseType(from), textOptions(ctx)))
 }
 
 // intRange returns the bounds and name of an integer type.

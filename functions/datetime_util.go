@@ -46,6 +46,16 @@ func location(ctx *Context) *time.Location {
 	return time.UTC
 }
 
+// textOptions are the session settings a value's text form follows
+// (TimeZone, DateStyle, extra_float_digits), for output functions and
+// input conversions.
+func textOptions(ctx *Context) *types.TextOptions {
+	if ctx == nil {
+		return nil
+	}
+	return &types.TextOptions{Location: ctx.Location, DateStyle: ctx.DateStyle, Floats: ctx.Floats}
+}
+
 // wallTime turns wall-clock µs (timestamp without time zone) into a UTC
 // time.Time with the same components.
 func wallTime(ts int64) time.Time { return time.UnixMicro(ts).UTC() }
@@ -231,10 +241,4 @@ func tzOffsetAt(ts int64, loc *time.Location) int {
 	}
 	_, off := time.UnixMicro(ts).In(loc).Zone()
 	return off
-}
-
-// formatTimestampTZ prints a timestamptz in the session time zone as
-// PostgreSQL's ISO DateStyle does: 2024-01-02 03:04:05.123+00.
-func formatTimestampTZ(ts int64, loc *time.Location) string {
-	return types.FormatTextTZ(types.Timestamp(ts), types.TimestampTZT, loc)
 }

@@ -19,6 +19,12 @@ type Context struct {
 	Now time.Time
 	// Location is the session's TimeZone.
 	Location *time.Location
+	// DateStyle is the session's DateStyle: how values of date and
+	// timestamp types print as text, and how ambiguous dates read.
+	DateStyle types.DateStyle
+	// Floats is how float4 and float8 print as text (the session's
+	// extra_float_digits).
+	Floats types.FloatStyle
 	// Mem allocates the arrays kernels return.
 	Mem memory.Allocator
 	// Session answers current_user, current_schema() and friends; nil in

@@ -586,7 +586,7 @@ func argType(ts []types.T, i int, v any) types.T {
 }
 
 // outputText is a datum's text form as its type's output function writes
-// it, with timestamptz in the session time zone.
+// it, following the session's TimeZone, DateStyle and extra_float_digits.
 func outputText(ctx *Context, v any, t types.T) string {
 	if s, ok := v.(string); ok {
 		switch t.Family {
@@ -594,7 +594,7 @@ func outputText(ctx *Context, v any, t types.T) string {
 			return s
 		}
 	}
-	return types.FormatTextTZ(v, baseType(t), location(ctx))
+	return string(types.AppendText(nil, v, baseType(t), textOptions(ctx)))
 }
 
 // ResultType is the result type of ov when called with arguments of the

@@ -97,7 +97,10 @@ func jsonOf(ctx *Context, v any, t types.T) string {
 		}
 		return "false"
 	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole, types.Float4, types.Float8, types.Numeric:
-		s := types.FormatText(v, baseType(t))
+		// Numbers are their output function's text (floats follow
+		// extra_float_digits), unlike dates, which JSON always writes in
+		// ISO 8601 (jsonTimeText).
+		s := outputText(ctx, v, t)
 		if isJSONNumber(s) {
 			return s
 		}
@@ -194,7 +197,7 @@ func jsonbOf(ctx *Context, v any, t types.T) (*jnode, error) {
 	case types.Bool:
 		return &jnode{kind: jsonBool, b: v.(bool)}, nil
 	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole, types.Float4, types.Float8:
-		s := types.FormatText(v, baseType(t))
+		s := outputText(ctx, v, t)
 		if !isJSONNumber(s) {
 			return &jnode{kind: jsonString, str: s}, nil
 		}

@@ -26,7 +26,13 @@ type Binder struct {
 	// timestamptz constant written as text or date) is computed in it, as
 	// PostgreSQL reads a literal when it parses the statement.
 	Location *time.Location
-	Params   []types.T
+	// DateStyle and Floats are the session's DateStyle and
+	// extra_float_digits, which the same constants follow: an ambiguous
+	// date literal is read in DateStyle's field order, a constant date
+	// or float cast to text is written in them.
+	DateStyle types.DateStyle
+	Floats    types.FloatStyle
+	Params    []types.T
 	// NoParams makes $n an error (a simple-protocol query has no
 	// parameters).
 	NoParams bool

@@ -85,7 +85,10 @@ func requestContext(ctx context.Context, timeoutMS int64) (context.Context, cont
 }
 
 // sessionTextOptions are the session settings that text input and output
-// of values depend on.
+// of values depend on: its TimeZone only. The JSON answers write dates and
+// timestamps in ISO form and floats in full precision whatever DateStyle
+// and extra_float_digits say, as PostgreSQL's to_json does for dates (a
+// request's session starts with the defaults of both anyway).
 func sessionTextOptions(sess *exec.Session) *types.TextOptions {
 	return &types.TextOptions{Location: sess.Location(), Now: time.Now()}
 }

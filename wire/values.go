@@ -6,7 +6,6 @@ package wire
 import (
 	"bytes"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -14,10 +13,11 @@ import (
 	"github.com/jackc/pgproto3/v2"
 )
 
-// textOptions are the session settings text input and output depend on,
-// read afresh for each statement (SET TimeZone changes them).
+// textOptions are the session settings text input and output depend on
+// (TimeZone, DateStyle, extra_float_digits), read afresh for each
+// statement (SET changes them).
 func (c *conn) textOptions() *types.TextOptions {
-	return &types.TextOptions{Location: c.sess.Location(), Now: time.Now()}
+	return c.sess.TextOptions()
 }
 
 // checkText verifies that text from the client (a query, a name) is

@@ -268,10 +268,11 @@ func IsFloat32List(arr arrow.Array, t T) bool {
 }
 
 // AppendTextAt appends the text output of the non-NULL value at row i of
-// arr, of SQL type t: embeddings straight from the Arrow buffers, anything
-// else as AppendText of its datum.
+// arr, of SQL type t: embeddings straight from the Arrow buffers (a real[]
+// only with extra_float_digits above 0), anything else as AppendText of
+// its datum.
 func AppendTextAt(dst []byte, arr arrow.Array, i int, t T, opts *TextOptions) ([]byte, error) {
-	if IsFloat32List(arr, t) {
+	if IsFloat32List(arr, t) && (t.Family == Vector || opts == nil || !opts.Floats.Rounded) {
 		return AppendFloat32ListText(dst, arr, i, t)
 	}
 	return AppendText(dst, ValueAt(arr, i, t), t, opts), nil

@@ -645,18 +645,26 @@ func AppendFloat32sBinary(dst []byte, xs []float32, t T) []byte {
 }
 
 // AppendFloat32sText appends the text format of a float vector: [1,2.5]
-// for vector, {1,2.5} for float4[].
+// for vector, {1,2.5} for float4[] (with extra_float_digits 1).
 func AppendFloat32sText(dst []byte, xs []float32, t T) []byte {
+	return appendFloat32sText(dst, xs, t, FloatStyle{})
+}
+
+// appendFloat32sText is AppendFloat32sText with float4[] elements printed
+// in style fs. A vector's elements are always the shortest exact text, as
+// pgvector's vector_out prints them whatever extra_float_digits says.
+func appendFloat32sText(dst []byte, xs []float32, t T, fs FloatStyle) []byte {
 	open, close := byte('{'), byte('}')
 	if t.Family == Vector {
 		open, close = '[', ']'
+		fs = FloatStyle{}
 	}
 	dst = append(dst, open)
 	for i, x := range xs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = AppendFloat(dst, float64(x), 32)
+		dst = AppendFloatStyle(dst, float64(x), 32, fs)
 	}
 	return append(dst, close)
 }

@@ -27,21 +27,48 @@ func appendZeroPad(dst []byte, v int64, width int) []byte {
 	return append(dst, buf[i:]...)
 }
 
-// appendYMD appends an ISO date; BC years are written as positive years and
-// the caller appends " BC".
-func appendYMD(dst []byte, y, m, d int) []byte {
+// appendYear appends a year as EncodeDateOnly and EncodeDateTime do: at
+// least four digits, BC years as positive years (the caller appends
+// " BC").
+func appendYear(dst []byte, y int) []byte {
 	if y <= 0 {
 		y = -(y - 1)
 	}
-	dst = appendZeroPad(dst, int64(y), 4)
-	dst = append(dst, '-')
-	dst = appendZeroPad(dst, int64(m), 2)
-	dst = append(dst, '-')
-	return appendZeroPad(dst, int64(d), 2)
+	return appendZeroPad(dst, int64(y), 4)
 }
 
-// appendDate appends date_out's ISO form.
-func appendDate(dst []byte, d Date) []byte {
+// appendDateFields appends the date part of a date or timestamp in
+// DateStyle ds: EncodeDateOnly's forms (ISO 2024-01-02, SQL 01/02/2024,
+// German 02.01.2024, Postgres 01-02-2024), day before month in SQL and
+// Postgres under DMY.
+func appendDateFields(dst []byte, y, m, d int, ds DateStyle) []byte {
+	two := func(dst []byte, v int) []byte { return appendZeroPad(dst, int64(v), 2) }
+	switch ds.Output {
+	case DateOutputSQL, DateOutputPostgres:
+		sep := byte('/')
+		if ds.Output == DateOutputPostgres {
+			sep = '-'
+		}
+		if ds.Order == DateOrderDMY {
+			dst = append(two(dst, d), sep)
+			dst = append(two(dst, m), sep)
+		} else {
+			dst = append(two(dst, m), sep)
+			dst = append(two(dst, d), sep)
+		}
+		return appendYear(dst, y)
+	case DateOutputGerman:
+		dst = append(two(dst, d), '.')
+		dst = append(two(dst, m), '.')
+		return appendYear(dst, y)
+	}
+	dst = append(appendYear(dst, y), '-')
+	dst = append(two(dst, m), '-')
+	return two(dst, d)
+}
+
+// appendDate appends date_out's form in DateStyle ds.
+func appendDate(dst []byte, d Date, ds DateStyle) []byte {
 	switch d {
 	case DateInfinity:
 		return append(dst, "infinity"...)
@@ -49,7 +76,7 @@ func appendDate(dst []byte, d Date) []byte {
 		return append(dst, "-infinity"...)
 	}
 	y, m, day := d.YMD()
-	dst = appendYMD(dst, y, m, day)
+	dst = appendDateFields(dst, y, m, day, ds)
 	if y <= 0 {
 		dst = append(dst, " BC"...)
 	}
@@ -166,9 +193,32 @@ func localOffset(loc *time.Location, local int64) int {
 	return after
 }
 
+// zoneAt is the offset in seconds east of UTC that loc has at the UTC
+// instant sec (seconds since 1970), and the zone's abbreviation then
+// ("JST", "EDT", "+04", "LMT").
+func zoneAt(loc *time.Location, sec int64) (east int, abbrev string) {
+	if loc == nil || loc == time.UTC {
+		return 0, "UTC"
+	}
+	abbrev, east = time.Unix(sec, 0).In(loc).Zone()
+	return east, abbrev
+}
+
+// maxTZLen is MAXTZLEN: the longest zone abbreviation timestamptz output
+// prints.
+const maxTZLen = 10
+
+// Short names of the days and months, as the Postgres DateStyle prints
+// them.
+var (
+	dayAbbrevs   = [7]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
+	monthAbbrevs = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+)
+
 // appendTimestamp appends timestamp_out's (tz false) or timestamptz_out's
-// (tz true, in loc) ISO form.
-func appendTimestamp(dst []byte, ts Timestamp, tz bool, loc *time.Location) []byte {
+// (tz true, in loc) form in DateStyle ds: EncodeDateTime. ISO prints the
+// zone as its offset (+09), the other styles as its abbreviation (JST).
+func appendTimestamp(dst []byte, ts Timestamp, tz bool, loc *time.Location, ds DateStyle) []byte {
 	switch ts {
 	case TimestampInfinity:
 		return append(dst, "infinity"...)
@@ -176,19 +226,44 @@ func appendTimestamp(dst []byte, ts Timestamp, tz bool, loc *time.Location) []by
 		return append(dst, "-infinity"...)
 	}
 	local := int64(ts)
-	off := 0
+	off, abbrev := 0, ""
 	if tz {
-		off = zoneOffset(loc, floorDiv(local, MicrosPerSecond))
+		off, abbrev = zoneAt(loc, floorDiv(local, MicrosPerSecond))
 		local += int64(off) * MicrosPerSecond
 	}
 	days := floorDiv(local, MicrosPerDay)
 	us := local - days*MicrosPerDay
-	y, m, d := j2date(int(days) + unixEpochJDate)
-	dst = appendYMD(dst, y, m, d)
-	dst = append(dst, ' ')
-	dst = appendClock(dst, us)
+	jd := int(days) + unixEpochJDate
+	y, m, d := j2date(jd)
+	if ds.Output == DateOutputPostgres {
+		// Tue Jan 02 03:04:05 2024 JST (02 Jan under DMY).
+		dst = append(dst, dayAbbrevs[(jd+1)%7]...)
+		dst = append(dst, ' ')
+		if ds.Order == DateOrderDMY {
+			dst = append(appendZeroPad(dst, int64(d), 2), ' ')
+			dst = append(dst, monthAbbrevs[m-1]...)
+		} else {
+			dst = append(dst, monthAbbrevs[m-1]...)
+			dst = appendZeroPad(append(dst, ' '), int64(d), 2)
+		}
+		dst = appendClock(append(dst, ' '), us)
+		dst = appendYear(append(dst, ' '), y)
+	} else {
+		dst = appendDateFields(dst, y, m, d, ds)
+		dst = appendClock(append(dst, ' '), us)
+	}
 	if tz {
-		dst = appendTZOffset(dst, off)
+		switch {
+		case ds.Output == DateOutputISO:
+			dst = appendTZOffset(dst, off)
+		case abbrev != "":
+			dst = append(dst, ' ')
+			dst = append(dst, abbrev[:min(len(abbrev), maxTZLen)]...)
+		case ds.Output == DateOutputPostgres:
+			dst = appendTZOffset(append(dst, ' '), off)
+		default:
+			dst = appendTZOffset(dst, off)
+		}
 	}
 	if y <= 0 {
 		dst = append(dst, " BC"...)

@@ -12,8 +12,8 @@ import (
 // This file is a port of the parts of PostgreSQL 15's
 // src/backend/utils/adt/datetime.c that read dates, times, timestamps and
 // intervals (ParseDateTime, DecodeDateTime, DecodeTimeOnly, DecodeInterval,
-// DecodeISO8601Interval), with DateStyle ISO, MDY and IntervalStyle
-// postgres.
+// DecodeISO8601Interval), with IntervalStyle postgres; ambiguous dates are
+// read in the DateStyle's field order (pgTm.order).
 
 // Field types from ParseDateTime.
 const (
@@ -431,6 +431,9 @@ type pgTm struct {
 	tzName            string
 	dtzmod            bool
 	specialNeedsClock int // rsvNow etc. when the value depends on the clock
+	// order is the DateStyle field order ambiguous dates are read in;
+	// set before decoding.
+	order DateOrder
 }
 
 // strtoint reads an optionally signed decimal integer prefix as strtol;
@@ -672,7 +675,8 @@ func decodeNumberField(str string, fmask int, tm *pgTm, is2digits *bool) (int, i
 	return 0, 0, dtBadFormat
 }
 
-// decodeNumber is DecodeNumber with DateOrder MDY.
+// decodeNumber is DecodeNumber: a numeric date field, read in tm.order
+// where the fields so far leave it ambiguous.
 func decodeNumber(str string, haveTextMonth bool, fmask int, tm *pgTm, is2digits *bool) (int, dtErr) {
 	flen := len(str)
 	val, cp, ok := strtoint(str)
@@ -707,10 +711,16 @@ func decodeNumber(str string, haveTextMonth bool, fmask int, tm *pgTm, is2digits
 	var tmask int
 	switch fmask & dtkDateM {
 	case 0:
-		if flen >= 3 {
+		// Nothing so far: YYYY-MM-DD with a year of three or more digits,
+		// or else the field order of DateStyle.
+		switch {
+		case flen >= 3 || tm.order == DateOrderYMD:
 			tmask = dtkM(tYEAR)
 			tm.year = val
-		} else {
+		case tm.order == DateOrderDMY:
+			tmask = dtkM(tDAY)
+			tm.mday = val
+		default:
 			tmask = dtkM(tMONTH)
 			tm.mon = val
 		}
@@ -719,7 +729,9 @@ func decodeNumber(str string, haveTextMonth bool, fmask int, tm *pgTm, is2digits
 		tm.mon = val
 	case dtkM(tMONTH):
 		if haveTextMonth {
-			if flen >= 3 {
+			// The first number of a date with a month name: MON-DD-YYYY,
+			// DD-MON-YYYY and YYYY-MON-DD, and YY-MON-DD under YMD.
+			if flen >= 3 || tm.order == DateOrderYMD {
 				tmask = dtkM(tYEAR)
 				tm.year = val
 			} else {
@@ -1462,7 +1474,7 @@ func parseTimestamp(s string, withZone bool, opts *TextOptions) (Timestamp, erro
 		typ = "timestamp with time zone"
 	}
 	fields, e := parseDateTimeFields(s, 128+maxDateFields)
-	var tm pgTm
+	tm := pgTm{order: opts.DateStyle.Order}
 	var dtype int
 	var err error
 	if e == dtOK {
@@ -1508,7 +1520,7 @@ func parseTimestamp(s string, withZone bool, opts *TextOptions) (Timestamp, erro
 // parseDate is date_in.
 func parseDate(s string, opts *TextOptions) (Date, error) {
 	fields, e := parseDateTimeFields(s, 128+maxDateFields)
-	var tm pgTm
+	tm := pgTm{order: opts.DateStyle.Order}
 	var dtype int
 	var err error
 	if e == dtOK {
@@ -1549,7 +1561,7 @@ func parseDate(s string, opts *TextOptions) (Date, error) {
 // parseTime is time_in.
 func parseTime(s string, opts *TextOptions) (TimeOfDay, error) {
 	fields, e := parseDateTimeFields(s, 128+maxDateFields)
-	var tm pgTm
+	tm := pgTm{order: opts.DateStyle.Order}
 	var dtype int
 	var err error
 	if e == dtOK {

@@ -332,6 +332,54 @@ func parseFloat(s string, t T) (float64, error) {
 	return v, nil
 }
 
+// FloatStyle is how float4 and float8 values are printed, as the
+// extra_float_digits setting decides. The zero value is PostgreSQL's
+// default (extra_float_digits 1, or any value above 0): the shortest text
+// that reads back as the same value (AppendFloat).
+type FloatStyle struct {
+	// Rounded is extra_float_digits 0 or below: values are printed as C's
+	// %g with Digits significant digits.
+	Rounded bool
+	// Digits is extra_float_digits when Rounded; float8 values get
+	// DBL_DIG (15) plus Digits significant digits, float4 FLT_DIG (6)
+	// plus Digits, and at least one.
+	Digits int
+}
+
+// FloatStyleFor is the FloatStyle of an extra_float_digits setting.
+func FloatStyleFor(extraFloatDigits int) FloatStyle {
+	if extraFloatDigits > 0 {
+		return FloatStyle{}
+	}
+	return FloatStyle{Rounded: true, Digits: extraFloatDigits}
+}
+
+// AppendFloatStyle appends f's float8 (bitSize 64) or float4 (bitSize 32)
+// text output in style fs: float8out and float4out.
+func AppendFloatStyle(dst []byte, f float64, bitSize int, fs FloatStyle) []byte {
+	if !fs.Rounded {
+		return AppendFloat(dst, f, bitSize)
+	}
+	digits := 15 + fs.Digits
+	if bitSize == 32 {
+		f = float64(float32(f))
+		digits = 6 + fs.Digits
+	}
+	switch {
+	case f != f:
+		return append(dst, "NaN"...)
+	case f > math.MaxFloat64:
+		return append(dst, "Infinity"...)
+	case f < -math.MaxFloat64:
+		return append(dst, "-Infinity"...)
+	}
+	// pg_strfromd clamps the precision to 1..32; strconv's 'g' with a
+	// precision is C's %g: exponent form for an exponent below -4 or not
+	// below the precision, at least two exponent digits, no trailing
+	// zeros.
+	return strconv.AppendFloat(dst, f, 'g', min(max(digits, 1), 32), 64)
+}
+
 // AppendFloat appends PostgreSQL's text form of a float8 (bitSize 64) or
 // float4 (bitSize 32) with extra_float_digits 1: the shortest text that
 // reads back to the same value, in exponent form outside 1e-4 <= |x| < 1e15

@@ -14,9 +14,9 @@ import (
 )
 
 // TextOptions are the session settings PostgreSQL's text input and output
-// depend on. The zero value (and a nil *TextOptions) means TimeZone UTC and
-// no current time. DateStyle is always ISO, MDY; IntervalStyle postgres;
-// extra_float_digits 1.
+// depend on. The zero value (and a nil *TextOptions) means PostgreSQL's
+// defaults (TimeZone UTC, DateStyle ISO, MDY, extra_float_digits 1) and no
+// current time. IntervalStyle is always postgres.
 type TextOptions struct {
 	// Location is the session TimeZone: timestamptz values are printed in
 	// it, and timestamptz input without an explicit zone is read in it.
@@ -26,6 +26,12 @@ type TextOptions struct {
 	// 'now', 'today', 'tomorrow' and 'yesterday'. When it is zero those
 	// inputs are a 0A000 error saying the caller must supply it.
 	Now time.Time
+	// DateStyle is how date, timestamp and timestamptz values are
+	// printed, and the field order ambiguous date input is read in.
+	DateStyle DateStyle
+	// Floats is how float4 and float8 values are printed
+	// (extra_float_digits).
+	Floats FloatStyle
 }
 
 var defaultTextOptions = &TextOptions{}
@@ -73,11 +79,11 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 		}
 	case Float4:
 		if f, ok := toFloat(v); ok {
-			return AppendFloat(dst, f, 32)
+			return AppendFloatStyle(dst, f, 32, opts.Floats)
 		}
 	case Float8:
 		if f, ok := toFloat(v); ok {
-			return AppendFloat(dst, f, 64)
+			return AppendFloatStyle(dst, f, 64, opts.Floats)
 		}
 	case Numeric:
 		if d, ok := toDecimal(v); ok {
@@ -93,7 +99,7 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 		}
 	case DateFamily:
 		if d, ok := toDate(v); ok {
-			return appendDate(dst, d)
+			return appendDate(dst, d, opts.DateStyle)
 		}
 	case Time:
 		if tod, ok := toTimeOfDay(v); ok {
@@ -101,7 +107,7 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 		}
 	case TimestampFamily, TimestampTZ:
 		if ts, ok := toTimestamp(v); ok {
-			return appendTimestamp(dst, ts, t.Family == TimestampTZ, opts.Location)
+			return appendTimestamp(dst, ts, t.Family == TimestampTZ, opts.Location, opts.DateStyle)
 		}
 	case Interval:
 		if iv, ok := toInterval(v); ok {
@@ -145,7 +151,7 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 		}
 		return append(dst, x...)
 	case []float32:
-		return AppendFloat32sText(dst, x, t)
+		return appendFloat32sText(dst, x, t, opts.Floats)
 	}
 	if t.Family != Unknown && t.Family != Null && t.Family != Text {
 		// A value of another Go type than t's: print it as its own type.
