@@ -318,7 +318,7 @@ type sqlGen struct {
 // literals; an array of unknown element type is "anyarray".
 func typeKey(t types.T) string {
 	if t.Family == types.ArrayFamily {
-		if t.Elem == nil {
+		if t.Elem == nil || t.Elem.Family == types.Unknown {
 			return "anyarray"
 		}
 		return typeKey(*t.Elem) + "[]"
@@ -442,13 +442,16 @@ func (s *genState) expr(want types.T) string {
 		}
 		return lits[s.pick(len(lits))]
 	case 2:
-		if want.Family == types.Unknown {
+		if want.Family == types.Unknown || key == "anyarray" {
 			return "NULL"
 		}
 		return "NULL::" + want.String()
 	case 3, 4, 5, 6:
 		return s.call(want)
 	case 7:
+		if key == "anyarray" {
+			want = types.UnknownT // a polymorphic array: cast to any type
+		}
 		return "(" + s.expr(want) + ")::" + s.castTarget(want)
 	case 8:
 		return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", s.expr(types.BoolT), s.expr(want), s.expr(want))
@@ -496,8 +499,8 @@ func (s *genState) call(want types.T) string {
 		}
 		args := make([]string, len(ov.Args))
 		for i, at := range ov.Args {
-			if at.Family == types.ArrayFamily && at.Elem == nil {
-				at = types.UnknownT
+			if at.Family == types.ArrayFamily && typeKey(at) == "anyarray" {
+				at = types.T{Family: types.ArrayFamily, Mod: -1} // any array
 			}
 			args[i] = s.expr(at)
 		}
@@ -541,8 +544,8 @@ func (g *sqlGen) statement(data []byte) string {
 		fmt.Fprintf(&b, "SELECT id, %s OVER (PARTITION BY %s ORDER BY %s ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t",
 			[]string{"row_number()", "rank()", "sum(id)", "lag(txt)", "first_value(j)", "count(*)"}[s.pick(6)],
 			s.expr(types.UnknownT), s.expr(types.UnknownT))
-	case 2: // join with itself
-		fmt.Fprintf(&b, "SELECT a.id, %s FROM t a JOIN t b ON %s ORDER BY 1", s.expr(types.UnknownT), s.expr(types.BoolT))
+	case 2: // join with itself (the other side's names do not clash)
+		fmt.Fprintf(&b, "SELECT a.id, %s FROM t a LEFT JOIN (SELECT id AS id2, txt AS txt2 FROM t) b2 ON %s ORDER BY 1", s.expr(types.UnknownT), s.expr(types.BoolT))
 	case 3: // DML rolled back with the transaction
 		fmt.Fprintf(&b, "UPDATE t SET txt = (%s)::text WHERE %s RETURNING id, txt", s.expr(types.UnknownT), s.expr(types.BoolT))
 	case 4: // search
