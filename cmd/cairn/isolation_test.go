@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -86,14 +87,17 @@ func TestParallelPlanLeavesSessionStateAlone(t *testing.T) {
 }
 
 // TestExprCacheKeepsSessionsApart runs the same statements over the same
-// table from concurrent sessions whose TimeZone, search_path and
-// extra_float_digits differ, many times so that the engine's expression
-// cache (shared by all sessions) is warm, and checks every answer against
-// PostgreSQL's. Constants are read in each session's TimeZone too. The
-// cache used to key date_trunc('day', at) on the
-// function and its constants only, so a Tokyo session got a UTC
+// table from concurrent sessions whose TimeZone, DateStyle, search_path
+// and extra_float_digits differ, many times so that the engine's
+// expression cache (shared by all sessions) is warm, and checks every
+// answer against PostgreSQL's. The cache used to key date_trunc('day', at)
+// on the function and its constants only, so a Tokyo session got a UTC
 // session's days; now it keeps only immutable functions, and functions
-// that read the session (stable) are computed in the statement.
+// that read the session (stable) are computed in the statement. Constants
+// are read in each session's TimeZone and DateStyle field order; values
+// print in its DateStyle and extra_float_digits in the wire's text format
+// (raw: read as the bytes the server sent) and in casts to text, never in
+// the binary format or in JSON's dates.
 func TestExprCacheKeepsSessionsApart(t *testing.T) {
 	ts := startServer(t, "")
 	ctx := context.Background()
@@ -105,6 +109,11 @@ func TestExprCacheKeepsSessionsApart(t *testing.T) {
 	mustExec(t, setup, `CREATE TABLE a.items (id int)`)
 	mustExec(t, setup, `CREATE TABLE b.items (id int)`)
 
+	type check struct {
+		query string
+		raw   bool // simple protocol, the text the server sent
+		want  string
+	}
 	const timeQuery = `SELECT id::text, date_trunc('day', at)::text, to_char(at, 'YYYY-MM-DD HH24:MI'), at::date::text,
 		extract(hour from at)::text, date_part('dow', at)::text, (at + interval '1 day')::text, at::text
 		FROM events ORDER BY id`
@@ -122,8 +131,6 @@ func TestExprCacheKeepsSessionsApart(t *testing.T) {
 2|2024-03-10 00:00:00-05|2024-03-10 01:30|2024-03-10|1|0|2024-03-11 01:30:00-04|2024-03-10 01:30:00-05
 3|2024-06-30 00:00:00-04|2024-06-30 19:59|2024-06-30|19|0|2024-07-01 19:59:59-04|2024-06-30 19:59:59-04`,
 	}
-	// Literals are read in the session's TimeZone when the statement is
-	// bound.
 	const literalQuery = `SELECT '2024-01-01 00:00'::timestamptz::text, count(*)::text FROM events WHERE at > '2024-01-01 21:00'`
 	literalAnswers := map[string]string{
 		"UTC":              "2024-01-01 00:00:00+00|2",
@@ -131,24 +138,128 @@ func TestExprCacheKeepsSessionsApart(t *testing.T) {
 		"America/New_York": "2024-01-01 00:00:00-05|2",
 	}
 	const pathQuery = `SELECT count(*)::text FROM public.events WHERE to_regclass(name) = 'a.items'::regclass`
-	const floatQuery = `SELECT string_agg((x * 3)::text, ',' ORDER BY id) FROM events`
+
+	// DateStyle: casts to text, || and an ambiguous literal (read in the
+	// session's field order), with to_char and to_json, which it does not
+	// govern; then the columns themselves in the text format; then in the
+	// binary format, which no setting changes.
+	const styleQuery = `SELECT id::text, at::text, at::date::text, at::timestamp::text, to_char('03/04/2024'::date, 'YYYY-MM-DD'),
+		to_char(at, 'DD.MM.YYYY'), to_json(at)::text, 'at ' || at FROM events ORDER BY id`
+	const columnsQuery = `SELECT at, at::date, at::timestamp FROM events ORDER BY id`
+	binary := check{`SELECT at FROM events ORDER BY id`, false, "2024-01-01T20:00:00Z\n2024-03-10T06:30:00Z\n2024-06-30T23:59:59Z"}
+	// extra_float_digits: casts to text in an aggregate, then the text
+	// format, then the binary format.
+	const floatQuery = `SELECT string_agg((x / 3)::text, ',' ORDER BY id), string_agg((x / 3)::real::text, ',' ORDER BY id) FROM events`
+	const floatColumns = `SELECT x / 3, (x / 3)::real, ARRAY[x / 7] FROM events ORDER BY id`
+	floatBinary := check{`SELECT x / 3 FROM events ORDER BY id`, false, "0.16666666666666666\n0.75\n-0.3333333333333333"}
 
 	type session struct {
 		settings []string
-		query    string
-		want     string
+		checks   []check
 	}
 	var sessions []session
 	for zone, want := range timeAnswers {
-		sessions = append(sessions, session{[]string{"SET TimeZone = '" + zone + "'", "SET DateStyle = 'ISO, MDY'"}, timeQuery, want})
-		sessions = append(sessions, session{[]string{"SET TimeZone = '" + zone + "'"}, literalQuery, literalAnswers[zone]})
+		sessions = append(sessions,
+			session{[]string{"SET TimeZone = '" + zone + "'", "SET DateStyle = 'ISO, MDY'"}, []check{{timeQuery, false, want}}},
+			session{[]string{"SET TimeZone = '" + zone + "'"}, []check{{literalQuery, false, literalAnswers[zone]}}})
 	}
 	sessions = append(sessions,
-		session{[]string{"SET search_path = a"}, pathQuery, "2"},
-		session{[]string{"SET search_path = b"}, pathQuery, "0"},
-		session{[]string{"SET extra_float_digits = 0"}, floatQuery, "1.5,6.75,-3"},
-		session{[]string{"SET extra_float_digits = 3"}, floatQuery, "1.5,6.75,-3"},
+		session{[]string{"SET search_path = a"}, []check{{pathQuery, false, "2"}}},
+		session{[]string{"SET search_path = b"}, []check{{pathQuery, false, "0"}}},
+		session{[]string{"SET TimeZone = 'Asia/Tokyo'", "SET DateStyle = 'SQL, DMY'"}, []check{
+			{styleQuery, false, `1|02/01/2024 05:00:00 JST|02/01/2024|02/01/2024 05:00:00|2024-04-03|02.01.2024|"2024-01-02T05:00:00+09:00"|at 02/01/2024 05:00:00 JST
+2|10/03/2024 15:30:00 JST|10/03/2024|10/03/2024 15:30:00|2024-04-03|10.03.2024|"2024-03-10T15:30:00+09:00"|at 10/03/2024 15:30:00 JST
+3|01/07/2024 08:59:59 JST|01/07/2024|01/07/2024 08:59:59|2024-04-03|01.07.2024|"2024-07-01T08:59:59+09:00"|at 01/07/2024 08:59:59 JST`},
+			{columnsQuery, true, `02/01/2024 05:00:00 JST|02/01/2024|02/01/2024 05:00:00
+10/03/2024 15:30:00 JST|10/03/2024|10/03/2024 15:30:00
+01/07/2024 08:59:59 JST|01/07/2024|01/07/2024 08:59:59`},
+			binary}},
+		session{[]string{"SET TimeZone = 'America/New_York'", "SET DateStyle = 'Postgres, MDY'"}, []check{
+			{styleQuery, false, `1|Mon Jan 01 15:00:00 2024 EST|01-01-2024|Mon Jan 01 15:00:00 2024|2024-03-04|01.01.2024|"2024-01-01T15:00:00-05:00"|at Mon Jan 01 15:00:00 2024 EST
+2|Sun Mar 10 01:30:00 2024 EST|03-10-2024|Sun Mar 10 01:30:00 2024|2024-03-04|10.03.2024|"2024-03-10T01:30:00-05:00"|at Sun Mar 10 01:30:00 2024 EST
+3|Sun Jun 30 19:59:59 2024 EDT|06-30-2024|Sun Jun 30 19:59:59 2024|2024-03-04|30.06.2024|"2024-06-30T19:59:59-04:00"|at Sun Jun 30 19:59:59 2024 EDT`},
+			{columnsQuery, true, `Mon Jan 01 15:00:00 2024 EST|01-01-2024|Mon Jan 01 15:00:00 2024
+Sun Mar 10 01:30:00 2024 EST|03-10-2024|Sun Mar 10 01:30:00 2024
+Sun Jun 30 19:59:59 2024 EDT|06-30-2024|Sun Jun 30 19:59:59 2024`},
+			binary}},
+		session{[]string{"SET TimeZone = 'UTC'", "SET DateStyle = 'German'"}, []check{
+			{styleQuery, false, `1|01.01.2024 20:00:00 UTC|01.01.2024|01.01.2024 20:00:00|2024-04-03|01.01.2024|"2024-01-01T20:00:00+00:00"|at 01.01.2024 20:00:00 UTC
+2|10.03.2024 06:30:00 UTC|10.03.2024|10.03.2024 06:30:00|2024-04-03|10.03.2024|"2024-03-10T06:30:00+00:00"|at 10.03.2024 06:30:00 UTC
+3|30.06.2024 23:59:59 UTC|30.06.2024|30.06.2024 23:59:59|2024-04-03|30.06.2024|"2024-06-30T23:59:59+00:00"|at 30.06.2024 23:59:59 UTC`},
+			{columnsQuery, true, `01.01.2024 20:00:00 UTC|01.01.2024|01.01.2024 20:00:00
+10.03.2024 06:30:00 UTC|10.03.2024|10.03.2024 06:30:00
+30.06.2024 23:59:59 UTC|30.06.2024|30.06.2024 23:59:59`},
+			binary}},
+		session{[]string{"SET TimeZone = 'Asia/Tokyo'", "SET DateStyle = 'ISO, YMD'"}, []check{
+			{`SELECT to_char('24/03/04'::date, 'YYYY-MM-DD')`, false, "2024-03-04"},
+			{columnsQuery, true, `2024-01-02 05:00:00+09|2024-01-02|2024-01-02 05:00:00
+2024-03-10 15:30:00+09|2024-03-10|2024-03-10 15:30:00
+2024-07-01 08:59:59+09|2024-07-01|2024-07-01 08:59:59`},
+			binary}},
+		session{[]string{"SET extra_float_digits = 0"}, []check{
+			{floatQuery, false, "0.166666666666667,0.75,-0.333333333333333|0.166667,0.75,-0.333333"},
+			{floatColumns, true, `0.166666666666667|0.166667|{0.0714285714285714}
+0.75|0.75|{0.321428571428571}
+-0.333333333333333|-0.333333|{-0.142857142857143}`},
+			floatBinary}},
+		session{[]string{"SET extra_float_digits = -3"}, []check{
+			{floatQuery, false, "0.166666666667,0.75,-0.333333333333|0.167,0.75,-0.333"},
+			{floatColumns, true, `0.166666666667|0.167|{0.0714285714286}
+0.75|0.75|{0.321428571429}
+-0.333333333333|-0.333|{-0.142857142857}`},
+			floatBinary}},
+		session{[]string{"SET extra_float_digits = -12"}, []check{
+			{floatQuery, false, "0.167,0.75,-0.333|0.2,0.8,-0.3"},
+			{floatColumns, true, `0.167|0.2|{0.0714}
+0.75|0.8|{0.321}
+-0.333|-0.3|{-0.143}`},
+			floatBinary}},
+		session{[]string{"SET extra_float_digits = 3"}, []check{
+			{floatQuery, false, "0.16666666666666666,0.75,-0.3333333333333333|0.16666667,0.75,-0.33333334"},
+			{floatColumns, true, `0.16666666666666666|0.16666667|{0.07142857142857142}
+0.75|0.75|{0.32142857142857145}
+-0.3333333333333333|-0.33333334|{-0.14285714285714285}`},
+			floatBinary}},
 	)
+	// run answers a check's query as lines of fields joined by "|":
+	// decoded by pgx (timestamps as UTC RFC 3339), or raw, the bytes the
+	// server sent in the simple protocol's text format.
+	run := func(conn *pgx.Conn, c check) (string, error) {
+		var lines []string
+		if c.raw {
+			results, err := conn.PgConn().Exec(ctx, c.query).ReadAll()
+			if err != nil {
+				return "", err
+			}
+			for _, row := range results[0].Rows {
+				fields := make([]string, len(row))
+				for j, v := range row {
+					fields[j] = string(v)
+				}
+				lines = append(lines, strings.Join(fields, "|"))
+			}
+			return strings.Join(lines, "\n"), nil
+		}
+		rows, err := conn.Query(ctx, c.query)
+		if err != nil {
+			return "", err
+		}
+		for rows.Next() {
+			vals, err := rows.Values()
+			if err != nil {
+				return "", err
+			}
+			fields := make([]string, len(vals))
+			for j, v := range vals {
+				if tm, ok := v.(time.Time); ok {
+					v = tm.UTC().Format(time.RFC3339Nano)
+				}
+				fields[j] = fmt.Sprint(v)
+			}
+			lines = append(lines, strings.Join(fields, "|"))
+		}
+		return strings.Join(lines, "\n"), rows.Err()
+	}
 	const rounds = 30
 	errs := make(chan error, len(sessions))
 	for _, s := range sessions {
@@ -159,27 +270,14 @@ func TestExprCacheKeepsSessionsApart(t *testing.T) {
 		go func() {
 			errs <- func() error {
 				for i := 0; i < rounds; i++ {
-					rows, err := conn.Query(ctx, s.query)
-					if err != nil {
-						return fmt.Errorf("%v: %s: %v", s.settings, s.query, err)
-					}
-					var lines []string
-					for rows.Next() {
-						vals, err := rows.Values()
+					for _, c := range s.checks {
+						got, err := run(conn, c)
 						if err != nil {
-							return err
+							return fmt.Errorf("%v: %s: %v", s.settings, c.query, err)
 						}
-						fields := make([]string, len(vals))
-						for j, v := range vals {
-							fields[j] = fmt.Sprint(v)
+						if got != c.want {
+							return fmt.Errorf("%v, round %d: %s:\n%s\nwant (PostgreSQL):\n%s", s.settings, i, c.query, got, c.want)
 						}
-						lines = append(lines, strings.Join(fields, "|"))
-					}
-					if err := rows.Err(); err != nil {
-						return err
-					}
-					if got := strings.Join(lines, "\n"); got != s.want {
-						return fmt.Errorf("%v, round %d:\n%s\nwant (PostgreSQL):\n%s", s.settings, i, got, s.want)
 					}
 				}
 				return nil
