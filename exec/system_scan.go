@@ -125,6 +125,9 @@ func (c lazyCatalog) ConstraintDef(oid int64) (string, bool) {
 func (c lazyCatalog) Description(oid, sub int64) (string, bool) {
 	return c.rt.catalogView().Description(oid, sub)
 }
+func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments string, ok bool) {
+	return c.rt.catalogView().FunctionSignature(oid)
+}
 func (c lazyCatalog) SerialSequence(table, column string) (string, bool, error) {
 	return c.rt.catalogView().SerialSequence(table, column)
 }

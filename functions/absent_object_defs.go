@@ -2,12 +2,9 @@ package functions
 
 // The definitions of objects cairn does not have:
 // pg_get_triggerdef(trigger_oid [, pretty]),
-// pg_get_statisticsobjdef_columns(statistics_oid),
-// pg_get_function_result(func_oid), pg_get_function_arguments(func_oid),
-// pg_get_function_identity_arguments(func_oid) and
-// pg_get_function_sqlbody(func_oid). cairn has no triggers and no extended
-// statistics, and its functions are built-in with no pg_proc rows to
-// describe, so they return NULL, as
+// pg_get_statisticsobjdef_columns(statistics_oid) and
+// pg_get_function_sqlbody(func_oid). cairn has no triggers, no extended
+// statistics and no SQL-bodied functions, so they return NULL, as
 // PostgreSQL does for an OID naming no such object. psql's \d and drivers'
 // metadata queries still call them, so they must resolve.
 
@@ -20,9 +17,6 @@ func init() {
 		fn("pg_get_triggerdef", targs(oid), tText, none),
 		fn("pg_get_triggerdef", targs(oid, tBool), tText, none),
 		fn("pg_get_statisticsobjdef_columns", targs(oid), tText, none),
-		fn("pg_get_function_result", targs(oid), tText, none),
-		fn("pg_get_function_arguments", targs(oid), tText, none),
-		fn("pg_get_function_identity_arguments", targs(oid), tText, none),
 		fn("pg_get_function_sqlbody", targs(oid), tText, none),
 	)...)
 }

@@ -7,11 +7,16 @@ package functions
 // gives NULL.
 //
 // Tables are asked of Context.Catalog (false without one). Types are the
-// built-in ones, all in pg_catalog, which is always searched. cairn's
-// functions are all built-in too, in pg_catalog, so every function OID is
-// visible.
+// built-in ones, all in pg_catalog, which is always searched. A function
+// is visible when it is in pg_catalog or in a schema of the search path
+// (the built-in extensions' are in public); without a catalog every
+// function OID is taken to be.
 
-import "github.com/cairn-db/cairn/sql/types"
+import (
+	"slices"
+
+	"github.com/cairn-db/cairn/sql/types"
+)
 
 func init() {
 	oid := targs(types.OidT)
@@ -32,6 +37,15 @@ func init() {
 			}
 			return true, nil
 		}),
-		fn1("pg_function_is_visible", types.OidT, tBool, func(any) (any, error) { return true, nil }),
+		fn("pg_function_is_visible", oid, tBool, func(ctx *Context, a []any) (any, error) {
+			if ctx == nil || ctx.Catalog == nil {
+				return true, nil
+			}
+			schema, _, _, ok := functionSignature(ctx, a[0].(int64))
+			if !ok {
+				return nil, nil
+			}
+			return schema == "pg_catalog" || ctx.Session == nil || slices.Contains(ctx.Session.SearchPath(), schema), nil
+		}),
 	)...)
 }

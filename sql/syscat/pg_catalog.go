@@ -316,10 +316,19 @@ func init() {
 				}
 			}
 		}
+		for _, e := range extensions {
+			rows = append(rows, []any{e.oid, int64(pgExtensionOID), int64(0), e.comment})
+		}
 		return rows
 	})
 	register("pg_catalog", "pg_shdescription", 2396, "objoid oid, classoid oid, description text", nil)
-	register("pg_catalog", "pg_extension", 3079, "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable bool, extversion text, extconfig oid[], extcondition text[]", nil)
+	register("pg_catalog", "pg_extension", pgExtensionOID, "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable bool, extversion text, extconfig oid[], extcondition text[]", func(v *View) [][]any {
+		var rows [][]any
+		for _, e := range extensions {
+			rows = append(rows, []any{e.oid, e.name, int64(BootstrapUserOID), SchemaOID(e.schema), false, e.version, nil, nil})
+		}
+		return rows
+	})
 	register("pg_catalog", "pg_collation", 3456, "oid oid, collname name, collnamespace oid, collowner oid, collprovider \"char\", collisdeterministic bool, collencoding int4, collcollate text, collctype text, colliculocale text, collversion text", func(v *View) [][]any {
 		return [][]any{
 			{int64(defaultCollationOID), "default", int64(PgCatalogOID), int64(BootstrapUserOID), "d", true, int64(-1), nil, nil, nil, nil},

@@ -42,13 +42,13 @@ func init() {
 			{int64(13563), "plpgsql", owner, true, true, int64(13560), int64(13561), int64(13562), nil},
 		}
 	})
-	// The extensions cairn has built in. CREATE EXTENSION records nothing
-	// (pg_extension stays empty), so none shows an installed version.
+	// The extensions cairn has built in, all installed (extensions.go).
 	register(pc, "pg_available_extensions", 0, "name name, default_version text, installed_version text, comment text", func(v *View) [][]any {
-		return [][]any{
-			{"pg_deeplake", "1.0", nil, "Deep Lake's BM25, hybrid search and multimodal types, built into cairn"},
-			{"vector", "0.8.0", nil, "vector data type and ivfflat and hnsw access methods"},
+		var rows [][]any
+		for _, e := range extensions {
+			rows = append(rows, []any{e.name, e.version, e.version, e.comment})
 		}
+		return rows
 	})
 	// The one role, as pg_roles shows it (pg_authid holds the password
 	// pg_roles masks; cairn keeps none).

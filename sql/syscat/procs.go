@@ -2,7 +2,6 @@ package syscat
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -144,67 +143,31 @@ func procByName(schemas []string, name string) (int64, bool) {
 
 // OIDs of the types the I/O functions take and return.
 const (
-	boolOID        = 16
-	byteaOID       = 17
-	int4OID        = 23
-	oidOID         = 26
-	cstringOID     = 2275
-	cstringArrOID  = 1263
-	internalOID    = 2281
-	anyarrayOID    = 2277
-	internalLangID = 12
+	boolOID       = 16
+	byteaOID      = 17
+	int4OID       = 23
+	oidOID        = 26
+	cstringOID    = 2275
+	cstringArrOID = 1263
+	internalOID   = 2281
+	anyarrayOID   = 2277
+	textOID       = 25
+	float8OID     = 701
+	float4ArrOID  = 1021
+	recordOID     = 2249
 )
 
-// procRows are pg_proc's rows: each function a built-in type names, with
-// the signature PostgreSQL gives such functions (in: cstring to the type,
-// out: the type to cstring, recv: internal to the type, send: the type to
-// bytea, typmod in and out, array analyze and subscripting).
+// procRows are pg_proc's rows (procDefs): each function a built-in type
+// names, with the signature PostgreSQL gives such functions (in: cstring
+// to the type, out: the type to cstring, recv: internal to the type,
+// send: the type to bytea, typmod in and out, array analyze and
+// subscripting), and the built-in extensions' functions (extensions.go).
 func procRows(*View) [][]any {
-	seen := map[string]bool{}
 	var rows [][]any
-	add := func(name string, ret int64, args ...int64) {
-		if name == "" || seen[name] {
-			return
-		}
-		seen[name] = true
-		p := procs[name]
-		if p.schema != "pg_catalog" {
-			// pgvector's would be listed by psql's \df as the user's own
-			// functions, without the signatures it reads from
-			// pg_get_function_result; they stay regproc names only.
-			return
-		}
-		rows = append(rows, []any{p.oid, name, SchemaOID(p.schema), int64(BootstrapUserOID), int64(internalLangID), float64(1), float64(0),
-			int64(0), int64(0), "f", false, false, true, false, "i", "s", int64(len(args)), int64(0), ret, oids(args...),
-			nil, nil, nil, nil, nil, name, nil, nil, nil, nil})
+	for _, d := range procDefs() {
+		rows = append(rows, []any{d.oid, d.name, SchemaOID(d.schema), int64(BootstrapUserOID), d.lang, float64(1), float64(0),
+			int64(0), int64(0), "f", false, false, true, false, d.volatility, "s", int64(len(d.args)), int64(0), d.ret, oids(d.args...),
+			nil, nil, nil, nil, nil, d.src, d.bin, nil, nil, nil})
 	}
-	for _, t := range builtinTypes {
-		for _, array := range []bool{false, true} {
-			if array && t.array == 0 {
-				continue
-			}
-			typ := t.oid
-			if array {
-				typ = anyarrayOID
-			}
-			p := procsOf(t, array)
-			// Input of a type with a modifier also takes the element
-			// type and the modifier.
-			if array || t.typmod != "" {
-				add(p.in, typ, cstringOID, oidOID, int4OID)
-				add(p.recv, typ, internalOID, oidOID, int4OID)
-			} else {
-				add(p.in, typ, cstringOID)
-				add(p.recv, typ, internalOID)
-			}
-			add(p.out, cstringOID, typ)
-			add(p.send, byteaOID, typ)
-			add(p.modIn, int4OID, cstringArrOID)
-			add(p.modOut, cstringOID, int4OID)
-			add(p.analyze, boolOID, internalOID)
-			add(p.subscript, internalOID, internalOID)
-		}
-	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i][0].(int64) < rows[j][0].(int64) })
 	return rows
 }

@@ -117,6 +117,7 @@ const (
 	btreeAMOID           = 403
 	pgClassOID           = 1259
 	pgConstraintOID      = 2606
+	pgExtensionOID       = 3079
 	defaultCollationOID  = 100
 	tableOIDBase         = 100000
 	hashOIDBase          = 1 << 24

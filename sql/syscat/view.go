@@ -597,10 +597,16 @@ func sameColumns(a, b []int) bool {
 }
 
 // Description is the comment on a table (sub 0) or on its column number
-// sub (COMMENT ON); ok is false when there is none.
+// sub (COMMENT ON), or a built-in extension's; ok is false when there is
+// none.
 func (v *View) Description(oid, sub int64) (string, bool) {
 	t, ok := v.byOID[oid].(*storage.TableDef)
 	if !ok {
+		for _, e := range extensions {
+			if e.oid == oid && sub == 0 {
+				return e.comment, true
+			}
+		}
 		return "", false
 	}
 	text := t.Comment
