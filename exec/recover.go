@@ -65,6 +65,23 @@ func asPanic(err error) *panicError {
 	return nil
 }
 
+// guard runs fn, the work of one of the session's entry points that parse
+// or bind a statement before it runs (Prepare, Bind), so that a panic in
+// the parser, binder or planner fails just that protocol message, as
+// statement does for a statement's execution: the panic is logged with
+// its stack and text, the open transaction is marked failed as after any
+// error there, and the caller gets the XX000 error. The wire layer then
+// answers as for any other error (the extended protocol skips to Sync).
+func (s *Session) guard(what, text string, fn func() error) error {
+	err := catchPanic(fn)
+	if pe := asPanic(err); pe != nil {
+		s.engine.logger.Error("panic "+what, "panic", pe.value, "statement", text, "stack", string(pe.stack))
+		s.fail()
+		return pe.err
+	}
+	return err
+}
+
 // abandonRun releases what a statement that panicked left open in p: its
 // operator and its own read transaction (whose snapshot would otherwise
 // pin old files). A second panic while closing is logged and dropped.

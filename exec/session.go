@@ -324,7 +324,19 @@ func (s *Session) catalog() *storage.Catalog {
 // result types are known; several statements (a simple query) are bound
 // one by one when they run, since earlier ones may create what later ones
 // use.
-func (s *Session) Prepare(text string, paramTypes []types.T) ([]*Statement, error) {
+//
+// A panic while parsing or binding fails the message with XX000 and
+// leaves the session running (see guard).
+func (s *Session) Prepare(text string, paramTypes []types.T) (stmts []*Statement, err error) {
+	err = s.guard("preparing statement", text, func() error {
+		stmts, err = s.prepare(text, paramTypes)
+		return err
+	})
+	return stmts, err
+}
+
+// prepare is Prepare without the panic guard.
+func (s *Session) prepare(text string, paramTypes []types.T) ([]*Statement, error) {
 	raws, err := sql.Parse(text)
 	if err != nil {
 		s.fail()
@@ -408,8 +420,19 @@ func visibleColumns(cols []sql.Col) []Column {
 
 // Bind binds parameter values (datums, see package types) to st. The
 // statement is bound again against the current catalog, so a portal
-// always plans with the latest table definitions.
-func (s *Session) Bind(st *Statement, params []any) (*Portal, error) {
+// always plans with the latest table definitions. A panic while binding
+// fails the message with XX000 and leaves the session running (see
+// guard).
+func (s *Session) Bind(st *Statement, params []any) (p *Portal, err error) {
+	err = s.guard("binding statement", st.SQL, func() error {
+		p, err = s.bindPortal(st, params)
+		return err
+	})
+	return p, err
+}
+
+// bindPortal is Bind without the panic guard.
+func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 	if s.txFailed && !isTxEnd(st.node) {
 		return nil, errTxAborted()
 	}

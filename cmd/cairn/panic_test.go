@@ -32,6 +32,15 @@ func init() {
 				}
 				return true, nil
 			}},
+		// cairn_test_panic_plan(bigint) panics when a statement calling it
+		// is bound (the binder asks ResultFn for its result type), so in
+		// Parse or Bind, before anything runs; cairn_test_panic_plan(text)
+		// binds and returns its argument.
+		&functions.Overload{Name: "cairn_test_panic_plan", Args: []types.T{types.Int8T},
+			ResultFn: func([]types.T) types.T { panic("cairn_test_panic_plan: bound") },
+			Eval:     func(_ *functions.Context, a []any) (any, error) { return a[0], nil }},
+		&functions.Overload{Name: "cairn_test_panic_plan", Args: []types.T{types.TextT}, Result: types.TextT,
+			Eval: func(_ *functions.Context, a []any) (any, error) { return a[0], nil }},
 		// cairn_test_panic_vec(embedding) always panics.
 		&functions.Overload{Name: "cairn_test_panic_vec", Args: []types.T{types.ArrayOf(types.Float4T, 1)}, Result: types.ArrayOf(types.Float4T, 1),
 			Eval: func(*functions.Context, []any) (any, error) {
@@ -140,4 +149,84 @@ func TestPanicFailsOnlyTheStatement(t *testing.T) {
 	if err := c.Ping(cctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestPanicWhileBindingFailsOnlyTheMessage provokes Go panics while a
+// statement is parsed and bound (cairn_test_panic_plan's result type),
+// over the simple and the extended protocol, outside and inside a
+// transaction block: each fails its message with XX000 and the same
+// connection goes on, a transaction block it hit being aborted as after
+// any error.
+func TestPanicWhileBindingFailsOnlyTheMessage(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	a, b := ts.connect(t), ts.connect(t)
+	simple := pgx.QueryExecModeSimpleProtocol
+	mustExec(t, a, `CREATE TABLE notes (v text)`)
+	mustExec(t, a, `INSERT INTO notes VALUES ('kept')`)
+	const panics = `SELECT cairn_test_panic_plan(1::bigint)`
+	count := func(what string) int {
+		t.Helper()
+		var n int
+		if err := a.QueryRow(ctx, `SELECT count(*) FROM notes`).Scan(&n); err != nil {
+			t.Fatalf("%s: count: %v", what, err)
+		}
+		return n
+	}
+
+	// Outside a transaction block: a simple Query, pgx's Parse/Describe
+	// (the panic in Parse), a named Prepare.
+	_, err := a.Exec(ctx, panics, simple)
+	wantInternalError(t, "simple query", err)
+	wantAlive(t, "simple query", a)
+	_, err = a.Exec(ctx, panics)
+	wantInternalError(t, "extended protocol", err)
+	wantAlive(t, "extended protocol", a)
+	_, err = a.Prepare(ctx, "bad", panics)
+	wantInternalError(t, "named prepare", err)
+	if _, err := a.Exec(ctx, `EXECUTE bad`, simple); sqlState(err) != "26000" {
+		t.Fatalf("statement whose Parse panicked: %v, want 26000 (never stored)", err)
+	}
+	wantAlive(t, "named prepare", a)
+	wantAlive(t, "other session", b)
+
+	// A panic in Bind: prepared while notes.v is text, bound after it
+	// became bigint, which the binder resolves to the overload that
+	// panics.
+	if _, err := a.Prepare(ctx, "late", `SELECT cairn_test_panic_plan(v) FROM notes`); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, b, `DROP TABLE notes`)
+	mustExec(t, b, `CREATE TABLE notes (v bigint)`)
+	_, err = a.Exec(ctx, "late")
+	wantInternalError(t, "bind", err)
+	wantAlive(t, "bind", a)
+
+	// Several statements in one Query: the panic binding the second rolls
+	// back the first, as any error does.
+	_, err = a.Exec(ctx, `INSERT INTO notes VALUES (1); `+panics, simple)
+	wantInternalError(t, "second statement of a query", err)
+	if n := count("second statement of a query"); n != 0 {
+		t.Fatalf("rows after the failed query: %d, want 0 (rolled back)", n)
+	}
+
+	// Inside a transaction block, over either protocol: the block is
+	// aborted (25P02 until ROLLBACK), then the session carries on and
+	// what the block did is gone.
+	for _, mode := range []pgx.QueryExecMode{simple, pgx.QueryExecModeCacheDescribe} {
+		what := "in a transaction block, " + mode.String()
+		mustExec(t, a, `BEGIN`)
+		mustExec(t, a, `INSERT INTO notes VALUES (2)`)
+		_, err = a.Exec(ctx, panics, mode)
+		wantInternalError(t, what, err)
+		if _, err := a.Exec(ctx, `SELECT 1`, mode); sqlState(err) != "25P02" {
+			t.Fatalf("%s: next statement: %v, want 25P02", what, err)
+		}
+		mustExec(t, a, `ROLLBACK`)
+		wantAlive(t, what, a)
+		if n := count(what); n != 0 {
+			t.Fatalf("%s: rows after ROLLBACK: %d, want 0", what, n)
+		}
+	}
+	wantAlive(t, "other session", b)
 }
