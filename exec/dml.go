@@ -147,7 +147,7 @@ func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record)
 		if col.NotNull && arr.NullN() > 0 {
 			row := firstNull(arr)
 			return pgerr.New(pgerrcode.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", col.Name, c.def.Name).
-				WithDetail("Failing row contains %s.", rowText(c.def, rec, row))
+				WithDetail("Failing row contains %s.", rowText(c.def, rec, row, rt.textOptions()))
 		}
 	}
 	for _, chk := range c.checks {
@@ -160,7 +160,7 @@ func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record)
 			if b.IsValid(r) && !b.Value(r) {
 				res.Release()
 				return pgerr.New(pgerrcode.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", c.def.Name, chk.name).
-					WithDetail("Failing row contains %s.", rowText(c.def, rec, r))
+					WithDetail("Failing row contains %s.", rowText(c.def, rec, r, rt.textOptions()))
 			}
 		}
 		res.Release()
@@ -182,15 +182,16 @@ func firstNull(arr arrow.Array) int {
 	return 0
 }
 
-// rowText renders a row as PostgreSQL's "Failing row contains (...)".
-func rowText(def *storage.TableDef, rec arrow.Record, row int) string {
+// rowText renders a row as PostgreSQL's "Failing row contains (...)",
+// values in the session's text output settings opts.
+func rowText(def *storage.TableDef, rec arrow.Record, row int, opts *types.TextOptions) string {
 	parts := make([]string, len(def.Columns))
 	for i, col := range def.Columns {
 		v := types.ValueAt(rec.Column(i), row, col.Type)
 		if v == nil {
 			parts[i] = "null"
 		} else {
-			parts[i] = types.FormatText(v, col.Type)
+			parts[i] = string(types.AppendText(nil, v, col.Type, opts))
 		}
 	}
 	return "(" + strings.Join(parts, ", ") + ")"

@@ -91,11 +91,13 @@ func colNames(def *storage.TableDef, pos []int) string {
 	return strings.Join(names, ", ")
 }
 
-func keyText(def *storage.TableDef, rec arrow.Record, row int, pos []int) string {
+// keyText is the key of a row as a foreign key error's detail shows it:
+// values in the session's text output settings opts, comma separated.
+func keyText(def *storage.TableDef, rec arrow.Record, row int, pos []int, opts *types.TextOptions) string {
 	vals := make([]string, len(pos))
 	for i, p := range pos {
 		t := def.Columns[p].Type
-		vals[i] = types.FormatText(types.ValueAt(rec.Column(p), row, t), t)
+		vals[i] = string(types.AppendText(nil, types.ValueAt(rec.Column(p), row, t), t, opts))
 	}
 	return strings.Join(vals, ", ")
 }
@@ -135,7 +137,7 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec arrow.Record
 		}
 		if !f.keys[k] {
 			return pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", f.child.Name, f.fk.Name).
-				WithDetail("Key (%s)=(%s) is not present in table \"%s\".", colNames(f.child, childPos), keyText(f.child, rec, r, childPos), f.parent.Name)
+				WithDetail("Key (%s)=(%s) is not present in table \"%s\".", colNames(f.child, childPos), keyText(f.child, rec, r, childPos, rt.textOptions()), f.parent.Name)
 		}
 	}
 	return nil
@@ -169,7 +171,7 @@ func (f *fkCheck) verifyParentDelete(ctx context.Context, rt *Runtime, rec arrow
 	for r := 0; r < int(rec.NumRows()); r++ {
 		if k, ok := fkRowKey(f.parent, rec, r, parentPos); ok && f.keys[k] {
 			return pgerr.New(pgerrcode.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", f.parent.Name, f.fk.Name, f.child.Name).
-				WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", colNames(f.parent, parentPos), keyText(f.parent, rec, r, parentPos), f.child.Name)
+				WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", colNames(f.parent, parentPos), keyText(f.parent, rec, r, parentPos, rt.textOptions()), f.child.Name)
 		}
 	}
 	return nil

@@ -200,6 +200,15 @@ func (s *Session) floatStyle() types.FloatStyle {
 	return types.FloatStyleFor(n)
 }
 
+// textOptions are the settings of the statement's session that text
+// output of values follows (error details show values as they print).
+func (rt *Runtime) textOptions() *types.TextOptions {
+	if rt.Fn == nil {
+		return nil
+	}
+	return &types.TextOptions{Location: rt.Fn.Location, DateStyle: rt.Fn.DateStyle, Floats: rt.Fn.Floats}
+}
+
 // TextOptions are the session settings that the text input and output of
 // values follow (TimeZone, DateStyle, extra_float_digits), read afresh
 // for each statement, with the current time for 'now' and friends. Binary

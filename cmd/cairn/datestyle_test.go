@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestDateStyleCopyAndParameters checks the text that enters and leaves
@@ -74,4 +77,36 @@ func TestDateStyleCopyAndParameters(t *testing.T) {
 			t.Errorf("'03/04/2024' as a date parameter under %s: %s, want %s", c.style, got, c.want)
 		}
 	}
+}
+
+// TestDateStyleErrorDetails checks that the values a constraint error's
+// detail shows print as the session prints them (PostgreSQL 15's details).
+func TestDateStyleErrorDetails(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	conn := ts.connect(t)
+	for _, sql := range []string{
+		`SET DateStyle = 'SQL, DMY'`, `SET extra_float_digits = -3`, `SET TimeZone = 'Asia/Tokyo'`,
+		`CREATE TABLE k1 (d date PRIMARY KEY)`,
+		`CREATE TABLE k2 (d date REFERENCES k1, ts timestamptz, f float8 CHECK (f > 0))`,
+	} {
+		mustExec(t, conn, sql)
+	}
+	for _, c := range []struct{ sql, detail string }{
+		{`INSERT INTO k2 VALUES (NULL, '2024-01-02 03:04:05+00', -0.1)`, `Failing row contains (null, 02/01/2024 12:04:05 JST, -0.1).`},
+		{`INSERT INTO k2 VALUES ('02/01/2024', '2024-01-02 03:04:05+00', 1)`, `Key (d)=(02/01/2024) is not present in table "k1".`},
+	} {
+		_, err := conn.Exec(ctx, c.sql)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Detail != c.detail {
+			t.Errorf("%s: %v (detail %q), want the detail %q", c.sql, err, detailOf(pe), c.detail)
+		}
+	}
+}
+
+func detailOf(pe *pgconn.PgError) string {
+	if pe == nil {
+		return ""
+	}
+	return pe.Detail
 }
