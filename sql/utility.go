@@ -924,8 +924,8 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (any, error) {
 		d := o.GetDefElem()
 		idx.Options[d.Defname] = defString(d.Arg)
 	}
-	if s.Unique {
-		return nil, pgerr.NotSupported("CREATE UNIQUE INDEX (use a UNIQUE constraint)")
+	if s.Unique && method != "btree" {
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "access method \"%s\" does not support unique indexes", method)
 	}
 	return &CreateIndex{Def: idx, IfNotExists: s.IfNotExists}, nil
 }

@@ -44,8 +44,8 @@ func commitLoop(ctx context.Context, conn *pgx.Conn, query string, from int64, s
 	}
 }
 
-// TestOnlineAddPrimaryKey adds a PRIMARY KEY and a UNIQUE constraint to a
-// 300,000-row table while other sessions commit
+// TestOnlineAddPrimaryKey adds a PRIMARY KEY, a UNIQUE constraint and a
+// unique index to a 300,000-row table while other sessions commit
 // single-row INSERTs into another table and into the same one: the index
 // is built against a snapshot outside the commit lock, so no commit waits
 // for the build (the longest commit stays a small fraction of the build:
@@ -57,9 +57,10 @@ func TestOnlineAddPrimaryKey(t *testing.T) {
 	loadBig(t, ddl, "big")
 	mustExec(t, ddl, `CREATE TABLE other (id bigint, note text)`)
 
-	for _, stmt := range []string{
+	for i, stmt := range []string{
 		`ALTER TABLE big ADD PRIMARY KEY (id)`,
 		`ALTER TABLE big ADD CONSTRAINT big_v_key UNIQUE (v)`,
+		`CREATE UNIQUE INDEX big_id_v ON big (id, v)`,
 	} {
 		stop := make(chan struct{})
 		type result struct {
@@ -75,7 +76,7 @@ func TestOnlineAddPrimaryKey(t *testing.T) {
 			l, n, err := commitLoop(ctx, conn, query, from, stop)
 			results <- result{l, n, err}
 		}
-		base := int64(10_000_000 * (1 + len(stmt)%7))
+		base := int64(10_000_000 * (i + 1))
 		go run(other, `INSERT INTO other VALUES ($1, 'x')`, base)
 		go run(same, `INSERT INTO big VALUES ($1, 'new ' || $1::text)`, base)
 		started.Wait()
