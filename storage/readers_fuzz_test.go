@@ -150,7 +150,9 @@ func FuzzManifest(f *testing.F) {
 	f.Add([]byte(`{"next_row_id":-9223372036854775808,"next_segment":-1,"lsn":18446744073709551615}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := tpl.write(t, tpl.manifest, data)
-		readManifest(filepath.Dir(filepath.Join(dir, tpl.manifest)))
+		if _, _, _, err := readManifest(filepath.Dir(filepath.Join(dir, tpl.manifest))); err != nil {
+			return // Open stops at the same error
+		}
 		openAndScan(dir)
 	})
 }
@@ -164,7 +166,11 @@ func FuzzCatalog(f *testing.F) {
 	f.Add([]byte(`{"catalog":{"tables":{"1":{"id":1,"schema":"public","name":"t","columns":[{"id":1,"name":"a","type":{"family":99}}]}}}}`))
 	f.Add([]byte(`{"catalog":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		openAndScan(tpl.write(t, catalogFileName, data))
+		dir := tpl.write(t, catalogFileName, data)
+		if _, err := readCatalogFile(filepath.Join(dir, catalogFileName)); err != nil {
+			return // Open stops at the same error
+		}
+		openAndScan(dir)
 	})
 }
 
@@ -188,29 +194,32 @@ func FuzzSegment(f *testing.F) {
 			t.Fatal(err)
 		}
 		footerGroups(path)
-		readSegment(&segment{name: filepath.Base(path), path: path, columns: cols, rows: 5}, tpl.def)
+		if !readSegment(&segment{name: filepath.Base(path), path: path, columns: cols, rows: 5}, tpl.def) {
+			return // Open's check of the segment stops at the same error
+		}
 		openAndScan(tpl.write(t, tpl.segment, data))
 	})
 }
 
 // readSegment decodes every column of every row group of seg as def's
-// types, stopping at the first error.
-func readSegment(seg *segment, def *TableDef) {
+// types, stopping at the first error; it reports whether the file opened.
+func readSegment(seg *segment, def *TableDef) bool {
 	sf, err := openSegment(seg)
 	if err != nil {
-		return
+		return false
 	}
 	defer sf.close()
 	for g := 0; g < sf.numRowGroups(); g++ {
 		if _, err := sf.readRowIDs(g); err != nil {
-			return
+			return true
 		}
 		for _, c := range def.Columns {
 			var a arrow.Array
 			if a, err = sf.readColumn(g, c.ID, c.Type.Arrow()); err != nil {
-				return
+				return true
 			}
 			a.Release()
 		}
 	}
+	return true
 }
