@@ -58,6 +58,11 @@ type config struct {
 	walCheckpoint string
 	// memoryLimit is the soft memory limit ("off" = none).
 	memoryLimit string
+	// authenticationTimeout and writeTimeout bound a PostgreSQL
+	// connection's start-up and each blocked write to it, as durations
+	// ("" = wire's defaults).
+	authenticationTimeout string
+	writeTimeout          string
 }
 
 // option is one flag with its environment variable.
@@ -76,6 +81,8 @@ func options(cfg *config) []option {
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
 		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 75% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
 		{"wal-checkpoint-bytes", "CAIRN_WAL_CHECKPOINT_BYTES", "", "n", fmt.Sprintf("write-ahead log size that triggers a checkpoint (default %d)", storage.DefaultWALCheckpointBytes), &cfg.walCheckpoint},
+		{"authentication-timeout", "CAIRN_AUTHENTICATION_TIMEOUT", "", "duration", fmt.Sprintf("time a PostgreSQL connection has from its accept to its first ReadyForQuery, start-up packet and password included, before it is dropped (default %s)", wire.DefaultAuthenticationTimeout), &cfg.authenticationTimeout},
+		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
 }
 
@@ -147,6 +154,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cairn: --memory-limit: %v\n", err)
 		return 2
 	}
+	authTimeout, err := parseTimeout(cfg.authenticationTimeout)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: --authentication-timeout: %v\n", err)
+		return 2
+	}
+	writeTimeout, err := parseTimeout(cfg.writeTimeout)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: --write-timeout: %v\n", err)
+		return 2
+	}
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
 		sopts.CacheBytes = limit / 4 * 3
@@ -180,7 +197,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		httpAddr = httpl.Addr().String()
 	}
 
-	srv := &wire.Server{Engine: engine, Logger: log}
+	srv := &wire.Server{Engine: engine, Logger: log, AuthenticationTimeout: authTimeout, WriteTimeout: writeTimeout}
 	if cfg.password != "" {
 		auth, err := wire.NewSCRAMAuth(cfg.password)
 		if err != nil {
@@ -197,12 +214,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	httpCtx, cancelHTTP := context.WithCancel(context.Background())
 	defer cancelHTTP()
 	if httpl != nil {
-		hs = &http.Server{
-			BaseContext:       func(net.Listener) context.Context { return httpCtx },
-			Handler:           wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, Logger: log}),
-			ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		}
+		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, Logger: log}), log, defaultHTTPTimeouts)
 		go func() { errc <- hs.Serve(httpl) }()
 	}
 	log.Info("listening", "postgres", pgl.Addr().String(), "http", httpAddr)
@@ -228,6 +240,55 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("stopped")
 	return code
+}
+
+// httpTimeouts bound how long one HTTP client may hold a connection, and
+// with it a goroutine and the memory of its request, without finishing.
+type httpTimeouts struct {
+	// readHeader bounds reading a request's headers.
+	readHeader time.Duration
+	// read bounds reading a whole request, headers and body: a client
+	// that trickles its body is cut off then.
+	read time.Duration
+	// idle bounds the wait for the next request on a kept-alive
+	// connection.
+	idle time.Duration
+}
+
+// defaultHTTPTimeouts are the HTTP API's. Ten minutes to read a request
+// is enough for the largest body the API takes (wire.DefaultMaxBodyBytes,
+// 64 MiB) over a link of about 1 Mbit/s, and a client that sends a byte
+// a second holds its connection for ten minutes, not for ever.
+var defaultHTTPTimeouts = httpTimeouts{readHeader: 10 * time.Second, read: 10 * time.Minute, idle: 2 * time.Minute}
+
+// newHTTPServer is the HTTP API's server: requests run under base, whose
+// cancellation ends those still running at shutdown, and the server's
+// own errors go to log as warnings. The read timeout bounds reading a
+// request only (net/http clears the deadline once the body has been
+// read), and there is no write timeout: a query runs, and its answer goes
+// out, for as long as the query takes.
+func newHTTPServer(base context.Context, h http.Handler, log *slog.Logger, t httpTimeouts) *http.Server {
+	return &http.Server{
+		BaseContext:       func(net.Listener) context.Context { return base },
+		Handler:           h,
+		ReadHeaderTimeout: t.readHeader,
+		ReadTimeout:       t.read,
+		IdleTimeout:       t.idle,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// parseTimeout reads a timeout flag: a positive Go duration ("90s",
+// "2m"), or "" for the default (0).
+func parseTimeout(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration (e.g. 30s, 2m)", s)
+	}
+	return d, nil
 }
 
 // storageOptions turns the storage tuning flags into storage.Options.
