@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgerrcode"
@@ -678,19 +679,29 @@ func (b *Binder) addTableConstraint(def *storage.TableDef, c *pg_query.Constrain
 		if err != nil {
 			return err
 		}
-		_ = cond
 		text, err := DeparseExpr(c.RawExpr)
 		if err != nil {
 			return err
 		}
+		// The columns the expression reads, in order of appearance
+		// (pg_constraint.conkey). As in PostgreSQL, an unnamed check
+		// reading exactly one column is <table>_<column>_check, any
+		// other <table>_check, whether written on a column or not.
+		var positions, cols []int
+		WalkExpr(cond, func(e Expr) {
+			if ref, ok := e.(*ColumnRef); ok && ref.Index >= 0 && ref.Index < len(def.Columns) && !slices.Contains(positions, ref.Index) {
+				positions = append(positions, ref.Index)
+				cols = append(cols, def.Columns[ref.Index].ID)
+			}
+		})
 		name := c.Conname
 		if name == "" {
 			name = def.Name + "_check"
-			if len(c.Keys) == 1 {
-				name = def.Name + "_" + c.Keys[0].GetString_().GetSval() + "_check"
+			if len(positions) == 1 {
+				name = def.Name + "_" + def.Columns[positions[0]].Name + "_check"
 			}
 		}
-		def.Checks = append(def.Checks, storage.CheckDef{Name: name, Expr: text})
+		def.Checks = append(def.Checks, storage.CheckDef{Name: name, Expr: text, Columns: cols})
 	case pg_query.ConstrType_CONSTR_FOREIGN:
 		ids, names, err := colIDs(c.FkAttrs)
 		if err != nil {

@@ -78,6 +78,10 @@ type UniqueDef struct {
 type CheckDef struct {
 	Name string `json:"name"`
 	Expr string `json:"expr"`
+	// Columns are the IDs of the columns Expr reads, in order of
+	// appearance (pg_constraint.conkey); empty in catalogs written before
+	// they were recorded.
+	Columns []int `json:"columns,omitempty"`
 }
 
 // ForeignKeyDef is FOREIGN KEY (Columns) REFERENCES RefSchema.RefTable (RefColumns).

@@ -91,7 +91,7 @@ func NewView(cat *storage.Catalog, user, database string, searchPath []string) *
 			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, u.Name), name: u.Name, kind: 'u', table: t, columns: u.Columns, index: ix})
 		}
 		for _, c := range t.Checks {
-			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, c.Name), name: c.Name, kind: 'c', table: t, check: c.Expr})
+			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, c.Name), name: c.Name, kind: 'c', table: t, check: c.Expr, columns: c.Columns})
 		}
 		for i := range t.ForeignKeys {
 			fk := &t.ForeignKeys[i]
