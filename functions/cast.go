@@ -249,22 +249,31 @@ func parseText(ctx *Context, s string, t types.T) (any, error) {
 		}
 		return ctx.Catalog.Lookup(t.Family, s)
 	}
+	if isRegArray(t) && ctx != nil && ctx.Catalog != nil {
+		// '{int4,text}'::regtype[]: the elements' text, each then looked
+		// up as its own literal would be.
+		texts, err := types.ParseTextOpts(s, types.ArrayOf(types.TextT, t.Dims), textOptions(ctx))
+		if err != nil {
+			return nil, err
+		}
+		return castArray(ctx, texts, types.ArrayOf(types.TextT, t.Dims), t, true)
+	}
 	return types.ParseTextOpts(s, baseType(t), textOptions(ctx))
 }
 
-// regName is the text form of a reg* value: the object's name, "-" for 0
-// (no object, as in pg_type.typmodin), or the number when there is no
-// such object (or no catalog to ask).
+// isRegArray reports whether t is an array of a reg* type other than oid,
+// whose elements are names in text.
+func isRegArray(t types.T) bool {
+	return t.Family == types.ArrayFamily && t.Elem != nil && t.Elem.IsOID() && t.Elem.Family != types.Oid
+}
+
+// regName is the text form of a reg* value (types.FormatReg), with the
+// names of ctx's catalog when it has one.
 func regName(ctx *Context, oid int64, f types.Family) string {
-	if oid == 0 {
-		return "-"
+	if ctx == nil || ctx.Catalog == nil {
+		return types.FormatReg(oid, f, nil)
 	}
-	if ctx != nil && ctx.Catalog != nil {
-		if name, ok := ctx.Catalog.Name(f, oid); ok {
-			return name
-		}
-	}
-	return types.FormatText(oid, types.OidT)
+	return types.FormatReg(oid, f, ctx.Catalog)
 }
 
 // toText is a value's text form as a cast to text gives it: its output

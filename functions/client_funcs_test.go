@@ -38,12 +38,12 @@ func TestParseIdent(t *testing.T) {
 // The OIDs print as numbers here: naming them is the output path's job.
 func TestToReg(t *testing.T) {
 	runCatalogCases(t, []tc{
-		{"to_regclass", []string{"'mem'"}, "100001", "regclass"},
-		{"to_regclass", []string{"'other.mem'"}, "100002", "regclass"},
+		{"to_regclass", []string{"'mem'"}, "mem", "regclass"},
+		{"to_regclass", []string{"'other.mem'"}, "other.mem", "regclass"},
 		{"to_regclass", []string{"'nope'"}, NULL, "regclass"},
 		{"to_regclass", []string{"'100001'"}, NULL, "regclass"},
 		{"to_regclass", []string{"'-'"}, NULL, "regclass"},
-		{"to_regtype", []string{"'int4'"}, "23", "regtype"},
+		{"to_regtype", []string{"'int4'"}, "integer", "regtype"},
 		{"to_regtype", []string{"'nope'"}, NULL, "regtype"},
 		{"to_regproc", []string{"'nope'"}, NULL, "regproc"},
 		{"to_regnamespace", []string{"'nope'"}, NULL, "regnamespace"},

@@ -53,7 +53,11 @@ func textOptions(ctx *Context) *types.TextOptions {
 	if ctx == nil {
 		return nil
 	}
-	return &types.TextOptions{Location: ctx.Location, DateStyle: ctx.DateStyle, Floats: ctx.Floats}
+	opts := &types.TextOptions{Location: ctx.Location, DateStyle: ctx.DateStyle, Floats: ctx.Floats}
+	if ctx.Catalog != nil {
+		opts.RegNames = ctx.Catalog // reg* values print as names
+	}
+	return opts
 }
 
 // wallTime turns wall-clock µs (timestamp without time zone) into a UTC

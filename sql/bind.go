@@ -207,23 +207,25 @@ func tableCols(def *storage.TableDef, alias string) []Col {
 	return cols
 }
 
-// regAsText makes the reg* columns of a query's result text: a regclass
-// prints as the relation's name, which only the catalog knows, so the
-// value is converted where the statement still has one (clients see a
-// text column).
+// regAsText makes the reg* columns of a query's result text, and arrays
+// of them text arrays: a regclass prints as the relation's name, which
+// only the catalog knows, so the value is converted where the statement
+// still has one (clients see a text or text[] column).
 func regAsText(plan Node) Node {
 	cols := plan.Columns()
 	var exprs []Expr
 	for i, c := range cols {
-		if c.T.IsOID() && c.T.Family != types.Oid {
-			if exprs == nil {
-				exprs = make([]Expr, len(cols))
-				for j, cc := range cols {
-					exprs[j] = &ColumnRef{Index: j, Name: cc.Name, T: cc.T}
-				}
-			}
-			exprs[i] = &Cast{Arg: exprs[i], To: types.TextT, Explicit: true}
+		to, ok := regTextType(c.T)
+		if !ok {
+			continue
 		}
+		if exprs == nil {
+			exprs = make([]Expr, len(cols))
+			for j, cc := range cols {
+				exprs[j] = &ColumnRef{Index: j, Name: cc.Name, T: cc.T}
+			}
+		}
+		exprs[i] = &Cast{Arg: exprs[i], To: to, Explicit: true}
 	}
 	if exprs == nil {
 		return plan
@@ -233,6 +235,28 @@ func regAsText(plan Node) Node {
 		out[i] = Col{Name: c.Name, T: exprs[i].Type(), Hidden: c.Hidden}
 	}
 	return &Project{Input: plan, Exprs: exprs, Out: out}
+}
+
+// regTextType is the type a result column of type t goes out as when t
+// holds values of reg* types other than oid: text for one, text[] for an
+// array of them; ok is false for any other type.
+func regTextType(t types.T) (to types.T, ok bool) {
+	switch {
+	case isReg(t):
+		return types.TextT, true
+	case isRegArray(t):
+		return types.ArrayOf(types.TextT, t.Dims), true
+	}
+	return types.T{}, false
+}
+
+// isReg reports whether t is a reg* type other than oid (regclass,
+// regtype, ...), whose values are read and printed as names.
+func isReg(t types.T) bool { return t.IsOID() && t.Family != types.Oid }
+
+// isRegArray reports whether t is an array of such a type.
+func isRegArray(t types.T) bool {
+	return t.Family == types.ArrayFamily && t.Elem != nil && isReg(*t.Elem)
 }
 
 // TableOID is the OID clients see for a table (syscat.TableOID).

@@ -34,7 +34,7 @@ func (b *Binder) coerce(e Expr, to types.T, ctx castContext) (Expr, error) {
 		if x.Value == nil {
 			return &Const{Value: nil, T: to}, nil
 		}
-		if from.Family == types.Unknown && to.IsOID() && to.Family != types.Oid {
+		if from.Family == types.Unknown && (isReg(to) || isRegArray(to)) {
 			// 'name'::regclass and friends: a catalog lookup.
 			return b.foldCast(&Cast{Arg: x, To: to, Explicit: true})
 		}
@@ -95,7 +95,7 @@ func (b *Binder) foldCast(c *Cast) (Expr, error) {
 		return c, nil
 	}
 	fn := &functions.Context{Location: b.location(), DateStyle: b.DateStyle, Floats: b.Floats}
-	if (c.To.IsOID() || k.T.IsOID()) && b.Catalog != nil {
+	if (c.To.IsOID() || k.T.IsOID() || isRegArray(c.To) || isRegArray(k.T)) && b.Catalog != nil {
 		// 'name'::regclass and friends look the name up now.
 		fn.Catalog = b.catalogView()
 	}

@@ -32,6 +32,36 @@ type TextOptions struct {
 	// Floats is how float4 and float8 values are printed
 	// (extra_float_digits).
 	Floats FloatStyle
+	// RegNames, when set, names the objects values of the reg* types
+	// other than oid refer to (FormatReg: regtype 23 prints "integer"),
+	// wherever one is printed, array elements included; without it they
+	// print as their OIDs, as oid does.
+	RegNames RegNames
+}
+
+// RegNames is what knows the names of the objects reg* values refer to:
+// the system catalog.
+type RegNames interface {
+	// Name is the text form of oid as a value of the reg* type f
+	// (regclass: the relation's name, qualified when it is not on the
+	// search path); ok is false when no such object exists.
+	Name(f Family, oid int64) (name string, ok bool)
+}
+
+// FormatReg is reg*_out: the text form of oid as a value of the reg*
+// type f, its object's name as names gives it, "-" for 0 (no object, as
+// in pg_type.typmodin), or the number when there is no such object (or
+// names is nil).
+func FormatReg(oid int64, f Family, names RegNames) string {
+	if oid == 0 {
+		return "-"
+	}
+	if names != nil {
+		if name, ok := names.Name(f, oid); ok {
+			return name
+		}
+	}
+	return strconv.FormatInt(oid, 10)
 }
 
 var defaultTextOptions = &TextOptions{}
@@ -75,6 +105,9 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 		}
 	case Int2, Int4, Int8, Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
 		if i, ok := toInt64(v); ok {
+			if opts.RegNames != nil && t.IsOID() && t.Family != Oid {
+				return append(dst, FormatReg(i, t.Family, opts.RegNames)...)
+			}
 			return strconv.AppendInt(dst, i, 10)
 		}
 	case Float4:
