@@ -365,19 +365,28 @@ func AppendFloatStyle(dst []byte, f float64, bitSize int, fs FloatStyle) []byte 
 		f = float64(float32(f))
 		digits = 6 + fs.Digits
 	}
-	switch {
-	case f != f:
-		return append(dst, "NaN"...)
-	case f > math.MaxFloat64:
-		return append(dst, "Infinity"...)
-	case f < -math.MaxFloat64:
-		return append(dst, "-Infinity"...)
+	if special, ok := appendNonFinite(dst, f); ok {
+		return special
 	}
 	// pg_strfromd clamps the precision to 1..32; strconv's 'g' with a
 	// precision is C's %g: exponent form for an exponent below -4 or not
 	// below the precision, at least two exponent digits, no trailing
 	// zeros.
 	return strconv.AppendFloat(dst, f, 'g', min(max(digits, 1), 32), 64)
+}
+
+// appendNonFinite appends PostgreSQL's spelling of a NaN or an infinity;
+// ok is false, and dst unchanged, for a finite f.
+func appendNonFinite(dst []byte, f float64) (out []byte, ok bool) {
+	switch {
+	case f != f:
+		return append(dst, "NaN"...), true
+	case f > math.MaxFloat64:
+		return append(dst, "Infinity"...), true
+	case f < -math.MaxFloat64:
+		return append(dst, "-Infinity"...), true
+	}
+	return dst, false
 }
 
 // AppendFloat appends PostgreSQL's text form of a float8 (bitSize 64) or
@@ -388,13 +397,8 @@ func AppendFloat(dst []byte, f float64, bitSize int) []byte {
 	if bitSize == 32 {
 		f = float64(float32(f))
 	}
-	switch {
-	case f != f:
-		return append(dst, "NaN"...)
-	case f > math.MaxFloat64:
-		return append(dst, "Infinity"...)
-	case f < -math.MaxFloat64:
-		return append(dst, "-Infinity"...)
+	if special, ok := appendNonFinite(dst, f); ok {
+		return special
 	}
 	if f == 0 {
 		if math.Signbit(f) {
