@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -222,4 +224,31 @@ func readSegment(seg *segment, def *TableDef) bool {
 		}
 	}
 	return true
+}
+
+// TestWALRecordDamagedIPCLength decodes the FuzzWALRecord crasher whose
+// Arrow IPC stream declares a message of about 1.7 GB in a 567-byte
+// record: the decoder must refuse it without allocating the declared size
+// (before checkIPCFraming it allocated 1.7 GB, and under the fuzzer's
+// memory pressure hung).
+func TestWALRecordDamagedIPCLength(t *testing.T) {
+	b, err := os.ReadFile("testdata/fuzz/FuzzWALRecord/ipc-metadata-length-2gb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(b), "\n", 3)
+	payload, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = decodeWALRecord([]byte(payload))
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("decodeWALRecord accepted a damaged IPC stream")
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Fatalf("decoding a %d-byte record allocated %d MB", len(payload), alloc>>20)
+	}
 }

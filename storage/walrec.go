@@ -323,6 +323,9 @@ func decodeBatchesIPC(stream []byte, ids []int) (out []*tailBatch, err error) {
 			err = fmt.Errorf("corrupt arrow ipc stream: %v", r)
 		}
 	}()
+	if err := checkIPCFraming(stream); err != nil {
+		return nil, err
+	}
 	r, err := ipc.NewReader(bytes.NewReader(stream), ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		return nil, err
@@ -350,4 +353,70 @@ func decodeBatchesIPC(stream []byte, ids []int) (out []*tailBatch, err error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkIPCFraming checks that every message of an Arrow IPC stream fits in
+// the stream: arrow's reader allocates a message's declared metadata and
+// body sizes before reading them, so a damaged length in a record that
+// passed its checksum would otherwise allocate up to gigabytes. It walks
+// the framing as the reader does: an optional 0xFFFFFFFF continuation, the
+// int32 metadata length (0 ends the stream), the metadata (a flatbuffers
+// Message whose bodyLength field sizes the body), then the body.
+func checkIPCFraming(stream []byte) error {
+	bad := errors.New("corrupt arrow ipc stream: a message is longer than the stream")
+	for off := 0; off+4 <= len(stream); {
+		n := int64(int32(binary.LittleEndian.Uint32(stream[off:])))
+		off += 4
+		if n == -1 { // the continuation marker: the length follows
+			if off+4 > len(stream) {
+				return bad
+			}
+			n = int64(int32(binary.LittleEndian.Uint32(stream[off:])))
+			off += 4
+		}
+		if n == 0 {
+			return nil
+		}
+		if n < 0 || n > int64(len(stream)-off) {
+			return bad
+		}
+		body, ok := flatbufMessageBodyLength(stream[off : off+int(n)])
+		off += int(n)
+		if !ok || body < 0 || body > int64(len(stream)-off) {
+			return bad
+		}
+		off += int(body)
+	}
+	return nil
+}
+
+// flatbufMessageBodyLength reads the bodyLength field (the fourth) of the
+// flatbuffers Message table at the root of meta; ok is false when meta is
+// too short for the offsets it holds.
+func flatbufMessageBodyLength(meta []byte) (n int64, ok bool) {
+	in := func(pos, size int64) bool { return pos >= 0 && pos+size <= int64(len(meta)) }
+	if !in(0, 4) {
+		return 0, false
+	}
+	table := int64(binary.LittleEndian.Uint32(meta))
+	if !in(table, 4) {
+		return 0, false
+	}
+	vtable := table - int64(int32(binary.LittleEndian.Uint32(meta[table:])))
+	if !in(vtable, 4) {
+		return 0, false
+	}
+	vtableSize := int64(binary.LittleEndian.Uint16(meta[vtable:]))
+	const field = 4 + 2*3 // the vtable slot of field 3, bodyLength
+	if vtableSize < field+2 || !in(vtable, field+2) {
+		return 0, true // absent: the default, 0
+	}
+	fieldOff := int64(binary.LittleEndian.Uint16(meta[vtable+field:]))
+	if fieldOff == 0 {
+		return 0, true
+	}
+	if !in(table+fieldOff, 8) {
+		return 0, false
+	}
+	return int64(binary.LittleEndian.Uint64(meta[table+fieldOff:])), true
 }
