@@ -226,29 +226,31 @@ func readSegment(seg *segment, def *TableDef) bool {
 	return true
 }
 
-// TestWALRecordDamagedIPCLength decodes the FuzzWALRecord crasher whose
-// Arrow IPC stream declares a message of about 1.7 GB in a 567-byte
-// record: the decoder must refuse it without allocating the declared size
-// (before checkIPCFraming it allocated 1.7 GB, and under the fuzzer's
-// memory pressure hung).
+// TestWALRecordDamagedIPCLength decodes the FuzzWALRecord crashers whose
+// Arrow IPC stream declares a message of about 1.7 GB (ipc-metadata-length-2gb)
+// or a column buffer of 16 TB (ipc-buffer-length-16tb, a fatal out of memory)
+// in records of a few hundred bytes: the decoder must refuse them without
+// allocating what they declare (checkIPCFraming, streamAllocator).
 func TestWALRecordDamagedIPCLength(t *testing.T) {
-	b, err := os.ReadFile("testdata/fuzz/FuzzWALRecord/ipc-metadata-length-2gb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitN(string(b), "\n", 3)
-	payload, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err = decodeWALRecord([]byte(payload))
-	runtime.ReadMemStats(&after)
-	if err == nil {
-		t.Fatal("decodeWALRecord accepted a damaged IPC stream")
-	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
-		t.Fatalf("decoding a %d-byte record allocated %d MB", len(payload), alloc>>20)
+	for _, seed := range []string{"ipc-metadata-length-2gb", "ipc-buffer-length-16tb"} {
+		b, err := os.ReadFile("testdata/fuzz/FuzzWALRecord/" + seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitN(string(b), "\n", 3)
+		payload, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err = decodeWALRecord([]byte(payload))
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("%s: decodeWALRecord accepted a damaged IPC stream", seed)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+			t.Errorf("%s: decoding a %d-byte record allocated %d MB", seed, len(payload), alloc>>20)
+		}
 	}
 }

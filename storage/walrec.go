@@ -326,7 +326,8 @@ func decodeBatchesIPC(stream []byte, ids []int) (out []*tailBatch, err error) {
 	if err := checkIPCFraming(stream); err != nil {
 		return nil, err
 	}
-	r, err := ipc.NewReader(bytes.NewReader(stream), ipc.WithAllocator(memory.DefaultAllocator))
+	mem := streamAllocator{Allocator: memory.DefaultAllocator, max: len(stream) + 128}
+	r, err := ipc.NewReader(bytes.NewReader(stream), ipc.WithAllocator(mem))
 	if err != nil {
 		return nil, err
 	}
@@ -419,4 +420,30 @@ func flatbufMessageBodyLength(meta []byte) (n int64, ok bool) {
 		return 0, false
 	}
 	return int64(binary.LittleEndian.Uint64(meta[table+fieldOff:])), true
+}
+
+// streamAllocator allocates the buffers of one Arrow IPC stream. None can
+// be larger than the stream (cairn writes it uncompressed; max allows for
+// the allocator's rounding up), so a damaged buffer length panics, which
+// decodeBatchesIPC recovers as a corrupt stream, instead of allocating
+// what the length declares.
+type streamAllocator struct {
+	memory.Allocator
+	max int
+}
+
+func (a streamAllocator) Allocate(size int) []byte {
+	a.check(size)
+	return a.Allocator.Allocate(size)
+}
+
+func (a streamAllocator) Reallocate(size int, b []byte) []byte {
+	a.check(size)
+	return a.Allocator.Reallocate(size, b)
+}
+
+func (a streamAllocator) check(size int) {
+	if size > a.max {
+		panic(fmt.Sprintf("a buffer of %d bytes in a stream of %d", size, a.max))
+	}
 }
