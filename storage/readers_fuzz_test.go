@@ -226,6 +226,41 @@ func readSegment(seg *segment, def *TableDef) bool {
 	return true
 }
 
+// TestSegmentDamagedFooterLength opens the FuzzSegment input of 13 bytes
+// whose footer length says about 1.5 GB: before checkParquetFooter,
+// parquet-go allocated that much and took seconds to refuse it.
+func TestSegmentDamagedFooterLength(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "seg-000001.parquet")
+	if err := os.WriteFile(path, fuzzSeed(t, "FuzzSegment/footer-length-1gb"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err1 := footerGroups(path)
+	_, err2 := openSegment(&segment{name: filepath.Base(path), path: path})
+	runtime.ReadMemStats(&after)
+	if err1 == nil || err2 == nil {
+		t.Fatalf("a damaged footer opened: %v, %v", err1, err2)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Fatalf("opening a 13-byte segment allocated %d MB", alloc>>20)
+	}
+}
+
+// fuzzSeed reads the bytes of a []byte regression seed in testdata/fuzz.
+func fuzzSeed(t *testing.T, name string) []byte {
+	b, err := os.ReadFile("testdata/fuzz/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(b), "\n", 3)
+	v, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte(v)
+}
+
 // TestWALRecordDamagedIPCLength decodes the FuzzWALRecord crashers whose
 // Arrow IPC stream declares a message of about 1.7 GB (ipc-metadata-length-2gb)
 // or a column buffer of 16 TB (ipc-buffer-length-16tb, a fatal out of memory)
@@ -233,18 +268,10 @@ func readSegment(seg *segment, def *TableDef) bool {
 // allocating what they declare (checkIPCFraming, streamAllocator).
 func TestWALRecordDamagedIPCLength(t *testing.T) {
 	for _, seed := range []string{"ipc-metadata-length-2gb", "ipc-buffer-length-16tb"} {
-		b, err := os.ReadFile("testdata/fuzz/FuzzWALRecord/" + seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := strings.SplitN(string(b), "\n", 3)
-		payload, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		payload := fuzzSeed(t, "FuzzWALRecord/"+seed)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		_, err = decodeWALRecord([]byte(payload))
+		_, err := decodeWALRecord(payload)
 		runtime.ReadMemStats(&after)
 		if err == nil {
 			t.Errorf("%s: decodeWALRecord accepted a damaged IPC stream", seed)

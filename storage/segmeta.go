@@ -74,6 +74,9 @@ func footerGroups(path string) (groups []int64, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkParquetFooter(f, st.Size()); err != nil {
+		return nil, fmt.Errorf("corrupt segment %s: %w", path, err)
+	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, fmt.Errorf("corrupt segment %s: %w", path, err)

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +50,9 @@ func openSegment(seg *segment) (sf *segmentFile, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkParquetFooter(f, st.Size()); err != nil {
+		return nil, fmt.Errorf("corrupt segment %s: %w", seg.path, err)
+	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true),
 		parquet.ReadBufferSize(1<<20))
 	if err != nil {
@@ -59,6 +63,28 @@ func openSegment(seg *segment) (sf *segmentFile, err error) {
 		return nil, fmt.Errorf("corrupt segment %s: no %s column", seg.path, RowIDColumn)
 	}
 	return sf, nil
+}
+
+// checkParquetFooter checks that the footer length a Parquet file ends with
+// fits in the file: parquet-go allocates the footer's declared size before
+// reading it, so a damaged length would allocate up to 4 GB (and take
+// seconds) for a file of a few bytes.
+func checkParquetFooter(f *os.File, size int64) error {
+	const magic = "PAR1"
+	if size < 12 {
+		return fmt.Errorf("%d bytes is too short for a parquet file", size)
+	}
+	var tail [8]byte
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	if string(tail[4:]) != magic {
+		return errors.New("no parquet magic at the end of the file")
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("parquet footer of %d bytes in a file of %d", n, size)
+	}
+	return nil
 }
 
 func (sf *segmentFile) close() { sf.f.Close() }
