@@ -267,7 +267,9 @@ func TestHostileClients(t *testing.T) {
 
 	t.Run("client that never reads", func(t *testing.T) {
 		rc := dialStarted(t, addr)
-		var batch []byte
+		// The lock shows when the server has ended the session: it is
+		// released then, though the client never reads a byte.
+		batch := encode(&pgproto3.Query{String: "SELECT pg_advisory_lock(4242)"})
 		for range 50 {
 			batch = append(batch, encode(&pgproto3.Query{String: "SELECT i, repeat('x', 100) FROM generate_series(1, 100000) i"})...)
 		}
@@ -279,7 +281,23 @@ func TestHostileClients(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("bystander answered in %v while a client did not read", time.Since(start))
-		time.Sleep(hostileWriteTimeout + 500*time.Millisecond)
+		// How soon the server blocks depends on how fast it fills the
+		// socket buffers (slow under -race); wait for the lock to go.
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			var got bool
+			if err := bystander.QueryRow(ctx, "SELECT pg_try_advisory_lock(4242)").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the stuck connection still holds its lock after 60 s")
+			}
+		}
+		if _, err := bystander.Exec(ctx, "SELECT pg_advisory_unlock(4242)"); err != nil {
+			t.Fatal(err)
+		}
 		rc.nc.SetReadDeadline(time.Now().Add(20 * time.Second))
 		if _, err := io.Copy(io.Discard, rc.nc); err != nil {
 			t.Fatalf("the stuck connection was not ended: %v", err)
