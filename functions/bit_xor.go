@@ -1,0 +1,8 @@
+package functions
+
+// bit_xor(x): the bitwise exclusive OR of all non-NULL smallint, integer or
+// bigint inputs, in the input's type; no rows (or only NULLs) give NULL.
+
+func init() {
+	registerBitAggregate("bit_xor", func(acc, x int64) int64 { return acc ^ x })
+}
