@@ -203,10 +203,15 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 	case types.DateFamily:
 		d := int32(v.(types.Date))
 		switch tf {
-		case types.TimestampFamily:
-			return types.Timestamp(dateToWall(d)), nil
-		case types.TimestampTZ:
-			return types.Timestamp(wallToUTC(dateToWall(d), location(ctx))), nil
+		case types.TimestampFamily, types.TimestampTZ:
+			w, err := dateToWallChecked(d)
+			if err != nil {
+				return nil, err
+			}
+			if tf == types.TimestampTZ {
+				w = wallToUTC(w, location(ctx))
+			}
+			return types.Timestamp(w), nil
 		}
 	case types.TimestampFamily, types.TimestampTZ:
 		ts := int64(v.(types.Timestamp))

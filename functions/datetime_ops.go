@@ -30,19 +30,33 @@ func init() {
 			return int64(x) - int64(y), nil
 		}),
 		op("+", D, IV, TS, func(_ *Context, a, b any) (any, error) {
-			return tsAddInterval(types.Timestamp(dateToWall(int32(a.(types.Date)))), b.(types.IntervalValue))
+			w, err := dateToWallChecked(int32(a.(types.Date)))
+			if err != nil {
+				return nil, err
+			}
+			return tsAddInterval(types.Timestamp(w), b.(types.IntervalValue))
 		}),
 		op("+", IV, D, TS, func(_ *Context, a, b any) (any, error) {
-			return tsAddInterval(types.Timestamp(dateToWall(int32(b.(types.Date)))), a.(types.IntervalValue))
+			w, err := dateToWallChecked(int32(b.(types.Date)))
+			if err != nil {
+				return nil, err
+			}
+			return tsAddInterval(types.Timestamp(w), a.(types.IntervalValue))
 		}),
 		op("-", D, IV, TS, func(_ *Context, a, b any) (any, error) {
-			return tsAddInterval(types.Timestamp(dateToWall(int32(a.(types.Date)))), negInterval(b.(types.IntervalValue)))
+			w, err := dateToWallChecked(int32(a.(types.Date)))
+			if err != nil {
+				return nil, err
+			}
+			return tsAddInterval(types.Timestamp(w), negInterval(b.(types.IntervalValue)))
 		}),
 		op("+", D, TM, TS, func(_ *Context, a, b any) (any, error) {
-			return types.Timestamp(dateToWall(int32(a.(types.Date))) + int64(b.(types.TimeOfDay))), nil
+			w, err := dateTimeToWall(int32(a.(types.Date)), b.(types.TimeOfDay))
+			return types.Timestamp(w), err
 		}),
 		op("+", TM, D, TS, func(_ *Context, a, b any) (any, error) {
-			return types.Timestamp(dateToWall(int32(b.(types.Date))) + int64(a.(types.TimeOfDay))), nil
+			w, err := dateTimeToWall(int32(b.(types.Date)), a.(types.TimeOfDay))
+			return types.Timestamp(w), err
 		}),
 		op("+", TS, IV, TS, func(_ *Context, a, b any) (any, error) {
 			return tsAddInterval(a.(types.Timestamp), b.(types.IntervalValue))

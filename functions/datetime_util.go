@@ -96,6 +96,30 @@ func dateToWall(d int32) int64 {
 	return int64(d) * usecPerDay
 }
 
+// dateToWallChecked is dateToWall for a date that must become a timestamp
+// (PostgreSQL's date2timestamp): a finite date past the last timestamp is
+// "date out of range for timestamp" rather than a wrapped value.
+func dateToWallChecked(d int32) (int64, error) {
+	if !isInfDate(d) && int64(d) > (tsInfinity-1)/usecPerDay {
+		return 0, pgerr.New(pgerrcode.DatetimeFieldOverflow, "date out of range for timestamp")
+	}
+	return dateToWall(d), nil
+}
+
+// dateTimeToWall is date + time of day as a wall-clock timestamp
+// (PostgreSQL's datetime_timestamp): an infinite date stays infinite and a
+// sum past the last timestamp is "timestamp out of range".
+func dateTimeToWall(d int32, t types.TimeOfDay) (int64, error) {
+	w, err := dateToWallChecked(d)
+	if err != nil || isInfTS(w) {
+		return w, err
+	}
+	if w > tsInfinity-1-int64(t) {
+		return 0, pgerr.New(pgerrcode.DatetimeFieldOverflow, "timestamp out of range")
+	}
+	return w + int64(t), nil
+}
+
 // wallToDate is the date of a wall-clock timestamp.
 func wallToDate(ts int64) int32 {
 	switch ts {

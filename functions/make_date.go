@@ -101,5 +101,9 @@ func makeWall(a []any) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if d > (tsInfinity-1-us)/usecPerDay {
+		return 0, pgerr.New(pgerrcode.DatetimeFieldOverflow, "timestamp out of range: %d-%02d-%02d %d:%02d:%02g",
+			a[0].(int64), a[1].(int64), a[2].(int64), a[3].(int64), a[4].(int64), a[5].(float64))
+	}
 	return d*usecPerDay + us, nil
 }
