@@ -59,7 +59,18 @@ func init() {
 				return d, nil
 			}),
 			fn("date_part", targs(tText, t), tF8, func(ctx *Context, a []any) (any, error) {
-				d, err := extractField(ctx, a[0].(string), a[1], t)
+				v, vt := a[1], t
+				if t.Family == types.DateFamily {
+					// PostgreSQL's date_part(text, date) is
+					// date_part($1, $2::timestamp): timestamp's units
+					// and range apply.
+					w, err := dateToWallChecked(int32(v.(types.Date)))
+					if err != nil {
+						return nil, err
+					}
+					v, vt = types.Timestamp(w), TS
+				}
+				d, err := extractField(ctx, a[0].(string), v, vt)
 				if d == nil || err != nil {
 					return nil, err
 				}
@@ -127,7 +138,7 @@ func extractField(ctx *Context, unitIn string, v any, t types.T) (*apd.Decimal, 
 		case "julian":
 			return newDec(int64(d) + 2440588), nil
 		}
-		return extractTimestamp(canon, unit, dateToWall(d), 0, types.TimestampT)
+		return extractDayTime(canon, unit, int64(d), 0, 0, types.TimestampT)
 	}
 	ts := int64(v.(types.Timestamp))
 	if isInfTS(ts) {
@@ -176,7 +187,13 @@ func pgYear(y int) int {
 // extractTimestamp extracts from wall-clock µs.
 func extractTimestamp(canon, unit string, wall int64, off int, t types.T) (*apd.Decimal, error) {
 	days := floorDiv(wall, usecPerDay)
-	tod := wall - days*usecPerDay
+	return extractDayTime(canon, unit, days, wall-days*usecPerDay, off, t)
+}
+
+// extractDayTime is extractTimestamp given the wall clock as days since
+// 1970 and µs into the day, so that extract from a date needs no
+// timestamp (a date may lie past the last timestamp).
+func extractDayTime(canon, unit string, days, tod int64, off int, t types.T) (*apd.Decimal, error) {
 	y, mo, d := types.Date(days).YMD()
 	year := pgYear(y)
 	switch canon {
@@ -230,7 +247,7 @@ func extractTimestamp(canon, unit string, wall int64, off int, t types.T) (*apd.
 	case "doy":
 		return newDec(int64(days - int64(types.DateFromYMD(y, 1, 1)) + 1)), nil
 	case "epoch":
-		return decScaled(wall-int64(off)*usecPerSec, 6), nil
+		return decScaled(days*usecPerDay+tod-int64(off)*usecPerSec, 6), nil
 	case "julian":
 		j := newDec(days + 2440588)
 		frac, err := numericOp(opDiv, newDec(tod), newDec(usecPerDay))
