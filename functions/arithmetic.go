@@ -567,6 +567,11 @@ func numericOp(op arithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 		if _, err := exact.Mul(d, x, y); err != nil {
 			return nil, numericOverflow()
 		}
+		// The exact product's scale is the sum of the inputs'; PostgreSQL
+		// stores at most numericMaxDScale decimals and rounds the rest.
+		if decScale(d) > numericMaxDScale {
+			return roundDec(d, numericMaxDScale), nil
+		}
 	case opDiv:
 		return quoDec(x, y, divScale(x, y))
 	case opMod:

@@ -20,6 +20,11 @@ const (
 	numericMaxDisplayScale = 1000
 	numericMinDisplayScale = 0
 	numericMaxResultScale  = 2000
+	// numericMaxDScale is the most decimals a numeric stores
+	// (NUMERIC_DSCALE_MAX); numericMaxIntDigits the most digits before
+	// the decimal point ((NUMERIC_WEIGHT_MAX + 1) * DEC_DIGITS).
+	numericMaxDScale    = 0x3FFF
+	numericMaxIntDigits = 131072
 )
 
 // exact is an apd context that never rounds (add, sub, mul).
@@ -76,6 +81,9 @@ func roundDec(x *apd.Decimal, s int32) *apd.Decimal {
 		d.Set(x)
 		return d
 	}
+	if belowHalfUnit(x, s) {
+		return zeroDec(s)
+	}
 	prec := x.NumDigits() + int64(x.Exponent) + int64(s) + 2
 	if prec < 1 {
 		prec = 1
@@ -97,6 +105,9 @@ func truncDec(x *apd.Decimal, s int32) *apd.Decimal {
 		d.Set(x)
 		return d
 	}
+	if belowHalfUnit(x, s) {
+		return zeroDec(s)
+	}
 	prec := x.NumDigits() + int64(x.Exponent) + int64(s) + 2
 	if prec < 1 {
 		prec = 1
@@ -107,6 +118,19 @@ func truncDec(x *apd.Decimal, s int32) *apd.Decimal {
 		d.Set(x)
 	}
 	return normDec(d)
+}
+
+// belowHalfUnit reports whether the finite x is less than half a unit of
+// scale s (s < 0 only), so that rounding or truncating it to s gives zero.
+// It lets round(x, -131073) answer without asking apd for an exponent
+// beyond its range.
+func belowHalfUnit(x *apd.Decimal, s int32) bool {
+	return s < 0 && x.NumDigits()+int64(x.Exponent) < -int64(s)
+}
+
+// zeroDec is zero with display scale max(s, 0).
+func zeroDec(s int32) *apd.Decimal {
+	return apd.New(0, -max(s, 0))
 }
 
 // decWeight returns PostgreSQL's base-10000 weight of the first non-zero

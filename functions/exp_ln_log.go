@@ -139,11 +139,16 @@ func init() {
 		f, _ := decToFloat(x)
 		val := f * 0.434294481903252
 		val = max(min(val, numericMaxResultScale), -numericMaxResultScale)
-		if val > 131072 {
-			return nil, numericOverflow()
-		}
 		rscale := int32(numericMinSigDigits - int(val))
 		rscale = min(max(rscale, decScale(x), 0), numericMaxDisplayScale)
+		// PostgreSQL's exp_var: from |x| >= 6000 on, exp(x) overflows or
+		// is zero at the result scale.
+		if math.Abs(f) >= 3*numericMaxResultScale {
+			if f > 0 {
+				return nil, numericOverflow()
+			}
+			return zeroDec(rscale), nil
+		}
 		d := new(apd.Decimal)
 		prec := int64(max(val, 0)) + int64(rscale) + 10
 		if _, err := decCtx(uint32(prec)).Exp(d, x); err != nil {

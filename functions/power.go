@@ -81,8 +81,13 @@ func powDec(x, y *apd.Decimal) (*apd.Decimal, error) {
 	if math.IsNaN(mag) || math.IsInf(mag, 0) {
 		mag = 0
 	}
-	if mag > 131072 {
+	if mag > numericMaxIntDigits {
 		return nil, numericOverflow()
+	}
+	// As PostgreSQL's power_var_int and exp_var: a result certainly below
+	// a unit of the result scale is zero at that scale.
+	if mag+1 < -float64(rscale) || mag+1 < -numericMaxDisplayScale {
+		return zeroDec(rscale), nil
 	}
 	prec := int64(max(mag, 0)) + int64(rscale) + 10
 	d := new(apd.Decimal)

@@ -11,8 +11,11 @@ import (
 )
 
 func init() {
+	// clampScale limits the scale argument as PostgreSQL 15 does: to the
+	// most decimals a numeric stores, and to one digit more than its
+	// integer digits (a scale below that rounds every numeric to zero).
 	clampScale := func(s int64) int32 {
-		return int32(max(min(s, 2000), -2000))
+		return int32(max(min(s, numericMaxDScale), -numericMaxIntDigits-1))
 	}
 	Register(
 		fn1("round", tF8, tF8, func(a any) (any, error) { return math.RoundToEven(a.(float64)), nil }),

@@ -309,9 +309,11 @@ func bindConst(c *pg_query.A_Const) (Expr, error) {
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return &Const{Value: i, T: types.Int8T}, nil
 		}
-		d, _, err := apd.NewFromString(s)
+		// numeric_in, as PostgreSQL reads the literal: 22003 beyond
+		// numeric's range.
+		d, err := types.ParseText(s, types.NumericT)
 		if err != nil {
-			return nil, pgerr.New(pgerrcode.InvalidTextRepresentation, "invalid input syntax for type numeric: \"%s\"", s)
+			return nil, err
 		}
 		return &Const{Value: d, T: types.NumericT}, nil
 	case *pg_query.A_Const_Sval:
