@@ -581,7 +581,10 @@ func numericOp(op arithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 		if y.Form == apd.Infinite {
 			return x, nil
 		}
-		q := truncDec(mustQuo(x, y), 0)
+		q, err := truncQuo(x, y)
+		if err != nil {
+			return nil, err
+		}
 		var p apd.Decimal
 		if _, err := exact.Mul(&p, y, q); err != nil {
 			return nil, numericOverflow()
@@ -593,13 +596,8 @@ func numericOp(op arithOp, x, y *apd.Decimal) (*apd.Decimal, error) {
 	return normDec(d), nil
 }
 
-// mustQuo is x / y with enough digits for its integer part.
-func mustQuo(x, y *apd.Decimal) *apd.Decimal {
-	q, err := quoDec(x, y, 0)
-	if err != nil {
-		return newDec(0)
-	}
-	// quoDec rounds; the truncated quotient needs the exact integer part.
+// truncQuo is x / y truncated toward zero to an integer (div, mod).
+func truncQuo(x, y *apd.Decimal) (*apd.Decimal, error) {
 	d := new(apd.Decimal)
 	prec := x.NumDigits() + int64(x.Exponent) - y.NumDigits() - int64(y.Exponent) + 4
 	if prec < 4 {
@@ -608,9 +606,9 @@ func mustQuo(x, y *apd.Decimal) *apd.Decimal {
 	c := decCtx(uint32(prec))
 	c.Rounding = apd.RoundDown
 	if _, err := c.QuoInteger(d, x, y); err != nil {
-		return q
+		return nil, numericOverflow()
 	}
-	return d
+	return d, nil
 }
 
 // negOverload is unary minus on t.

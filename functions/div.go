@@ -21,6 +21,10 @@ func init() {
 		case y.Form == apd.Infinite:
 			return newDec(0), nil
 		}
-		return normDec(mustQuo(x, y)), nil
+		q, err := truncQuo(x, y)
+		if err != nil {
+			return nil, err
+		}
+		return normDec(q), nil
 	}))
 }

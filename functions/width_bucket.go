@@ -99,7 +99,11 @@ func widthBucketNumeric(x, lo, hi *apd.Decimal, count int64) (any, error) {
 	if _, err := exact.Sub(&den, hi, lo); err != nil {
 		return nil, numericOverflow()
 	}
-	q, err := mustQuo(&num, &den).Int64()
+	quo, err := truncQuo(&num, &den)
+	if err != nil {
+		return nil, err
+	}
+	q, err := quo.Int64()
 	if err != nil {
 		return nil, errIntRange("integer")
 	}
