@@ -37,11 +37,21 @@ func init() {
 		sweight := (w+1)*4/2 - 1
 		rscale := int32(numericMinSigDigits - sweight)
 		rscale = min(max(rscale, decScale(x), 0), numericMaxDisplayScale)
-		d := new(apd.Decimal)
 		prec := int64(max(sweight+1, 1)) + int64(rscale) + 10
-		if _, err := decCtx(uint32(prec)).Sqrt(d, x); err != nil {
+		// sqrt(m * 10^2k) = sqrt(m) * 10^k with m near 1, m rounded to
+		// more digits than the root needs: apd's Sqrt fails on exponents
+		// far from zero (1e99999) that numeric holds.
+		k := (x.NumDigits() + int64(x.Exponent)) / 2
+		m := new(apd.Decimal)
+		if _, err := decCtx(uint32(prec+10)).Round(m, x); err != nil {
 			return nil, numericOverflow()
 		}
+		m.Exponent -= int32(2 * k)
+		d := new(apd.Decimal)
+		if _, err := decCtx(uint32(prec)).Sqrt(d, m); err != nil {
+			return nil, numericOverflow()
+		}
+		d.Exponent += int32(k)
 		return roundDec(d, rscale), nil
 	}
 	fcbrt := func(a any) (any, error) { return math.Cbrt(a.(float64)), nil }
