@@ -1,28 +1,41 @@
 package main
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
+
+// runAsyncpg runs a script of testdata/clients with /usr/bin/python3
+// against a fresh server (host and port as its arguments) under a 60 s
+// deadline, so a client that hangs fails the test, and returns its output.
+func runAsyncpg(t *testing.T, script string) string {
+	t.Helper()
+	python := "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import asyncpg").Run(); err != nil {
+		t.Fatalf("%s cannot import asyncpg (make setup installs python3-asyncpg): %v", python, err)
+	}
+	ts := startServer(t, "")
+	host, port, _ := strings.Cut(ts.Addr, ":")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	path := filepath.Join("..", "..", "testdata", "clients", script)
+	out, err := exec.CommandContext(ctx, python, path, host, port).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s failed (%v):\n%s", script, err, out)
+	}
+	return string(out)
+}
 
 // TestAsyncpg runs asyncpg against a server: binary values both ways, its
 // type introspection and set_type_codec (which needs pg_type's "char"
 // columns), the search functions, COPY, prepared statements, savepoints,
-// cursors, records and a pool. .ci/run installs python3-asyncpg.
+// cursors, records and a pool.
 func TestAsyncpg(t *testing.T) {
-	python := "/usr/bin/python3"
-	if err := exec.Command(python, "-c", "import asyncpg").Run(); err != nil {
-		t.Fatalf("%s cannot import asyncpg (.ci/run installs python3-asyncpg): %v", python, err)
-	}
-	ts := startServer(t, "")
-	host, port, _ := strings.Cut(ts.Addr, ":")
-	script := filepath.Join("..", "..", "testdata", "clients", "asyncpg_check.py")
-	out, err := exec.Command(python, script, host, port).CombinedOutput()
-	if err != nil {
-		t.Fatalf("asyncpg script failed: %v\n%s", err, out)
-	}
+	out := runAsyncpg(t, "asyncpg_check.py")
 	for _, want := range []string{
 		"row 3 task 2 {'i': 2, 'repo': 'web'} [1.0, 0.20000000298023224] 0.5 3",
 		"search [2, 4, 6]",
@@ -35,7 +48,26 @@ func TestAsyncpg(t *testing.T) {
 		"error 22000",
 		"pool 22",
 	} {
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
+			t.Errorf("asyncpg output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestAsyncpgErrors checks that an error in asyncpg's prepare (Parse,
+// Describe, Flush and a wait, no Sync) reaches the client at once rather
+// than sitting in the server's output buffer while the client waits for
+// it: a syntax error, an unknown table, then the connection still works.
+// Before the fix the script hung until runAsyncpg's deadline.
+func TestAsyncpgErrors(t *testing.T) {
+	out := runAsyncpg(t, "asyncpg_errors.py")
+	for _, want := range []string{
+		"syntax 42601",
+		"unknown 42P01 relation \"no_such_table\" does not exist",
+		"prepare unknown 42P01",
+		"after 2",
+	} {
+		if !strings.Contains(out, want) {
 			t.Errorf("asyncpg output lacks %q:\n%s", want, out)
 		}
 	}
