@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/storage"
 )
@@ -161,11 +163,11 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 }
 
 // relationExists reports whether a table of that name exists in schema.
-func relationExists(cat *storage.Catalog, schema, name string) bool {
+func relationExists(cat *catalog.Catalog, schema, name string) bool {
 	return cat.Table(schema, name) != nil
 }
 
-func (s *Session) findIndexSchema(cat *storage.Catalog, schema, name string) string {
+func (s *Session) findIndexSchema(cat *catalog.Catalog, schema, name string) string {
 	if schema != "" {
 		if _, ok := cat.Indexes[schema+"."+name]; ok {
 			return schema
@@ -228,7 +230,7 @@ func (s *Session) createTableNow(tx *storage.Tx, x *sql.CreateTable) (uint64, er
 
 // dropTable drops a table with the sequences its serial columns own and
 // its indexes.
-func dropTable(tx *storage.Tx, def *storage.TableDef, cascade bool) error {
+func dropTable(tx *storage.Tx, def *catalog.TableDef, cascade bool) error {
 	cat := tx.Catalog()
 	for _, t := range cat.Tables {
 		if t.ID == def.ID {
@@ -279,10 +281,10 @@ func ownedSequence(def string) (schema, name string, ok bool) {
 
 func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTable) error {
 	def := cloneTable(x.Table)
-	var fill []storage.ColumnDef
+	var fill []catalog.ColumnDef
 	var checkNotNull []string
-	var checks []storage.CheckDef
-	var fks []storage.ForeignKeyDef
+	var checks []catalog.CheckDef
+	var fks []catalog.ForeignKeyDef
 	for _, cmd := range x.Cmds {
 		switch cmd.Kind {
 		case sql.AddColumn:
@@ -306,7 +308,7 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 					name = def.Name + "_pkey"
 					def.PrimaryKey = []int{col.ID}
 				}
-				def.Uniques = append(def.Uniques, storage.UniqueDef{Name: name, Columns: []int{col.ID}})
+				def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: []int{col.ID}})
 			}
 			if col.Default != "" {
 				fill = append(fill, col)
@@ -390,7 +392,7 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	// Rows already in the table must satisfy the constraints added (unique
 	// keys storage checks itself).
 	for _, c := range checks {
-		stmt := fmt.Sprintf("SELECT 1 FROM %s.%s WHERE NOT (%s) LIMIT 1", quote(def.Schema), quote(def.Name), c.Expr)
+		stmt := fmt.Sprintf("SELECT 1 FROM %s.%s WHERE NOT (%s) LIMIT 1", ident.Quote(def.Schema), ident.Quote(def.Name), c.Expr)
 		if found, err := s.anyRow(ctx, tx, stmt); err != nil || found {
 			if err == nil {
 				err = pgerr.New(pgerrcode.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", c.Name, def.Name)
@@ -410,13 +412,13 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	// Existing rows of an added column with a DEFAULT get the default, as
 	// in PostgreSQL; this rewrites them in the same transaction.
 	for _, col := range fill {
-		stmt := fmt.Sprintf("UPDATE %s.%s SET %s = DEFAULT", quote(def.Schema), quote(def.Name), quote(col.Name))
+		stmt := fmt.Sprintf("UPDATE %s.%s SET %s = DEFAULT", ident.Quote(def.Schema), ident.Quote(def.Name), ident.Quote(col.Name))
 		if err := s.runInternal(ctx, tx, stmt); err != nil {
 			return err
 		}
 	}
 	for _, name := range checkNotNull {
-		stmt := fmt.Sprintf("SELECT 1 FROM %s.%s WHERE %s IS NULL LIMIT 1", quote(def.Schema), quote(def.Name), quote(name))
+		stmt := fmt.Sprintf("SELECT 1 FROM %s.%s WHERE %s IS NULL LIMIT 1", ident.Quote(def.Schema), ident.Quote(def.Name), ident.Quote(name))
 		if found, err := s.anyRow(ctx, tx, stmt); err != nil || found {
 			if err == nil {
 				err = pgerr.New(pgerrcode.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", name, def.Name)
@@ -436,7 +438,7 @@ func (s *Session) anyRow(ctx context.Context, tx *storage.Tx, stmt string) (bool
 
 // orphanQuery selects the rows of def whose foreign key fk has no
 // referenced row (rows with a NULL in the key are exempt).
-func orphanQuery(cat *storage.Catalog, def *storage.TableDef, fk storage.ForeignKeyDef) string {
+func orphanQuery(cat *catalog.Catalog, def *catalog.TableDef, fk catalog.ForeignKeyDef) string {
 	ref := cat.TableByID(fk.RefTable)
 	if fk.RefTable == def.ID {
 		ref = def
@@ -445,19 +447,19 @@ func orphanQuery(cat *storage.Catalog, def *storage.TableDef, fk storage.Foreign
 	for i, id := range fk.Columns {
 		_, c := def.ColumnByID(id)
 		_, rc := ref.ColumnByID(fk.RefColumns[i])
-		notNull = append(notNull, "t."+quote(c.Name)+" IS NOT NULL")
-		match = append(match, "r."+quote(rc.Name)+" = t."+quote(c.Name))
+		notNull = append(notNull, "t."+ident.Quote(c.Name)+" IS NOT NULL")
+		match = append(match, "r."+ident.Quote(rc.Name)+" = t."+ident.Quote(c.Name))
 	}
 	return fmt.Sprintf("SELECT 1 FROM %s.%s t WHERE %s AND NOT EXISTS (SELECT 1 FROM %s.%s r WHERE %s) LIMIT 1",
-		quote(def.Schema), quote(def.Name), strings.Join(notNull, " AND "),
-		quote(ref.Schema), quote(ref.Name), strings.Join(match, " AND "))
+		ident.Quote(def.Schema), ident.Quote(def.Name), strings.Join(notNull, " AND "),
+		ident.Quote(ref.Schema), ident.Quote(ref.Name), strings.Join(match, " AND "))
 }
 
 // addConstraint adds to def the constraint ALTER TABLE ADD CONSTRAINT
 // bound: the one cmd.Constraint has beyond the table as it was (orig).
 // It returns the check or foreign key, whose existing rows the caller
 // validates.
-func addConstraint(def, orig *storage.TableDef, cmd sql.AlterCmd) (*storage.CheckDef, *storage.ForeignKeyDef, error) {
+func addConstraint(def, orig *catalog.TableDef, cmd sql.AlterCmd) (*catalog.CheckDef, *catalog.ForeignKeyDef, error) {
 	with := cmd.Constraint
 	var name string
 	switch {
@@ -499,7 +501,7 @@ func addConstraint(def, orig *storage.TableDef, cmd sql.AlterCmd) (*storage.Chec
 }
 
 // constraintExists reports whether def has a constraint of that name.
-func constraintExists(def *storage.TableDef, name string) bool {
+func constraintExists(def *catalog.TableDef, name string) bool {
 	for _, u := range def.Uniques {
 		if u.Name == name {
 			return true
@@ -520,7 +522,7 @@ func constraintExists(def *storage.TableDef, name string) bool {
 
 // dropConstraint removes the constraint name from def; a unique key
 // another table's foreign key references cannot go (2BP01).
-func dropConstraint(cat *storage.Catalog, def *storage.TableDef, name string) error {
+func dropConstraint(cat *catalog.Catalog, def *catalog.TableDef, name string) error {
 	for i, u := range def.Uniques {
 		if u.Name != name {
 			continue
@@ -578,20 +580,20 @@ func isKeyColumn(ids []int, id int) bool {
 }
 
 // dropColumn removes column pos and the constraints that use it.
-func dropColumn(def *storage.TableDef, pos int) {
+func dropColumn(def *catalog.TableDef, pos int) {
 	id := def.Columns[pos].ID
 	def.Columns = append(def.Columns[:pos:pos], def.Columns[pos+1:]...)
 	if isKeyColumn(def.PrimaryKey, id) {
 		def.PrimaryKey = nil
 	}
-	var uniques []storage.UniqueDef
+	var uniques []catalog.UniqueDef
 	for _, u := range def.Uniques {
 		if !isKeyColumn(u.Columns, id) {
 			uniques = append(uniques, u)
 		}
 	}
 	def.Uniques = uniques
-	var fks []storage.ForeignKeyDef
+	var fks []catalog.ForeignKeyDef
 	for _, fk := range def.ForeignKeys {
 		if !isKeyColumn(fk.Columns, id) {
 			fks = append(fks, fk)
@@ -601,18 +603,15 @@ func dropColumn(def *storage.TableDef, pos int) {
 }
 
 // cloneTable deep-copies a table definition for modification.
-func cloneTable(t *storage.TableDef) *storage.TableDef {
+func cloneTable(t *catalog.TableDef) *catalog.TableDef {
 	c := *t
-	c.Columns = append([]storage.ColumnDef(nil), t.Columns...)
+	c.Columns = append([]catalog.ColumnDef(nil), t.Columns...)
 	c.PrimaryKey = append([]int(nil), t.PrimaryKey...)
-	c.Uniques = append([]storage.UniqueDef(nil), t.Uniques...)
-	c.Checks = append([]storage.CheckDef(nil), t.Checks...)
-	c.ForeignKeys = append([]storage.ForeignKeyDef(nil), t.ForeignKeys...)
+	c.Uniques = append([]catalog.UniqueDef(nil), t.Uniques...)
+	c.Checks = append([]catalog.CheckDef(nil), t.Checks...)
+	c.ForeignKeys = append([]catalog.ForeignKeyDef(nil), t.ForeignKeys...)
 	return &c
 }
-
-// quote quotes an identifier for SQL cairn generates itself.
-func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // runInternal runs a statement cairn generates, inside tx.
 func (s *Session) runInternal(ctx context.Context, tx *storage.Tx, text string) error {
@@ -680,7 +679,7 @@ func (s *Session) createTableAs(ctx context.Context, tx *storage.Tx, x *sql.Crea
 		return "CREATE TABLE AS", nil
 	}
 	var n int64
-	err := s.runInternalRows(ctx, tx, "INSERT INTO "+quote(def.Schema)+"."+quote(def.Name)+" "+x.Query, func(k int64) { n += k })
+	err := s.runInternalRows(ctx, tx, "INSERT INTO "+ident.Quote(def.Schema)+"."+ident.Quote(def.Name)+" "+x.Query, func(k int64) { n += k })
 	if err != nil {
 		return "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
@@ -98,11 +99,11 @@ func runDML(ctx context.Context, rt *Runtime, n sql.Node) (*materialized, string
 
 // tableRecord re-labels a batch whose columns are the table's columns with
 // the table's schema (storage matches columns by position and type).
-func tableRecord(def *storage.TableDef, cols []arrow.Array, n int64) arrow.Record {
+func tableRecord(def *catalog.TableDef, cols []arrow.Array, n int64) arrow.Record {
 	return array.NewRecord(tableSchema(def), cols, n)
 }
 
-func tableSchema(def *storage.TableDef) *arrow.Schema {
+func tableSchema(def *catalog.TableDef) *arrow.Schema {
 	fields := make([]arrow.Field, len(def.Columns))
 	for i, c := range def.Columns {
 		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.Arrow(), Nullable: true}
@@ -112,7 +113,7 @@ func tableSchema(def *storage.TableDef) *arrow.Schema {
 
 // constraints holds the checks of one table, bound once per statement.
 type constraints struct {
-	def    *storage.TableDef
+	def    *catalog.TableDef
 	checks []boundCheck
 	fks    []*fkCheck
 }
@@ -122,7 +123,7 @@ type boundCheck struct {
 	cond sql.Expr
 }
 
-func newConstraints(rt *Runtime, def *storage.TableDef) (*constraints, error) {
+func newConstraints(rt *Runtime, def *catalog.TableDef) (*constraints, error) {
 	c := &constraints{def: def}
 	cat := rt.Tx.Catalog()
 	for _, chk := range def.Checks {
@@ -184,7 +185,7 @@ func firstNull(arr arrow.Array) int {
 
 // rowText renders a row as PostgreSQL's "Failing row contains (...)",
 // values in the session's text output settings opts.
-func rowText(def *storage.TableDef, rec arrow.Record, row int, opts *types.TextOptions) string {
+func rowText(def *catalog.TableDef, rec arrow.Record, row int, opts *types.TextOptions) string {
 	parts := make([]string, len(def.Columns))
 	for i, col := range def.Columns {
 		v := types.ValueAt(rec.Column(i), row, col.Type)
@@ -404,7 +405,7 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 
 // committedSince reports whether a row of rec has a key (on one of the
 // targets) held by a row committed after tx's snapshot.
-func committedSince(ctx context.Context, tx *storage.Tx, def *storage.TableDef, targets [][]int, rec arrow.Record) (bool, error) {
+func committedSince(ctx context.Context, tx *storage.Tx, def *catalog.TableDef, targets [][]int, rec arrow.Record) (bool, error) {
 	var ids []int64
 	for r := 0; r < int(rec.NumRows()); r++ {
 		for _, cols := range targets {
@@ -430,7 +431,7 @@ func committedSince(ctx context.Context, tx *storage.Tx, def *storage.TableDef, 
 
 // proposedKey encodes row r's values of the columns colIDs; ok is false
 // when one is NULL (NULLs never conflict).
-func proposedKey(buf []byte, def *storage.TableDef, colIDs []int, rec arrow.Record, r int) ([]byte, bool) {
+func proposedKey(buf []byte, def *catalog.TableDef, colIDs []int, rec arrow.Record, r int) ([]byte, bool) {
 	for _, id := range colIDs {
 		p, c := def.ColumnByID(id)
 		if p < 0 || rec.Column(p).IsNull(r) {
@@ -444,7 +445,7 @@ func proposedKey(buf []byte, def *storage.TableDef, colIDs []int, rec arrow.Reco
 
 // conflictMatches reports whether a unique violation is on the ON
 // CONFLICT target (any constraint when there is no target).
-func conflictMatches(cat *storage.Catalog, n *sql.Insert, err error) bool {
+func conflictMatches(cat *catalog.Catalog, n *sql.Insert, err error) bool {
 	oc := n.OnConflict
 	if len(oc.Columns) == 0 {
 		return true

@@ -7,22 +7,22 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // fkCheck enforces one FOREIGN KEY constraint for one statement. The keys
 // of the other side are read once, on first use.
 type fkCheck struct {
-	fk     *storage.ForeignKeyDef
-	child  *storage.TableDef
-	parent *storage.TableDef
+	fk     *catalog.ForeignKeyDef
+	child  *catalog.TableDef
+	parent *catalog.TableDef
 	keys   map[string]bool
 }
 
 // positions maps column IDs to positions in def.
-func positions(def *storage.TableDef, ids []int) []int {
+func positions(def *catalog.TableDef, ids []int) []int {
 	out := make([]int, len(ids))
 	for i, id := range ids {
 		out[i] = -1
@@ -37,7 +37,7 @@ func positions(def *storage.TableDef, ids []int) []int {
 
 // rowKey encodes the given columns of a row; ok is false when one is NULL
 // (a NULL key never violates a foreign key).
-func fkRowKey(def *storage.TableDef, rec arrow.Record, row int, pos []int) (string, bool) {
+func fkRowKey(def *catalog.TableDef, rec arrow.Record, row int, pos []int) (string, bool) {
 	var key []byte
 	for _, p := range pos {
 		if p < 0 {
@@ -55,7 +55,7 @@ func fkRowKey(def *storage.TableDef, rec arrow.Record, row int, pos []int) (stri
 }
 
 // loadKeys reads the set of keys of def's columns pos.
-func loadKeys(ctx context.Context, rt *Runtime, def *storage.TableDef, pos []int) (map[string]bool, error) {
+func loadKeys(ctx context.Context, rt *Runtime, def *catalog.TableDef, pos []int) (map[string]bool, error) {
 	rr, err := rt.Tx.Scan(ctx, def.ID, allPositions(def), false)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func loadKeys(ctx context.Context, rt *Runtime, def *storage.TableDef, pos []int
 	return keys, rr.Err()
 }
 
-func allPositions(def *storage.TableDef) []int {
+func allPositions(def *catalog.TableDef) []int {
 	out := make([]int, len(def.Columns))
 	for i := range out {
 		out[i] = i
@@ -81,7 +81,7 @@ func allPositions(def *storage.TableDef) []int {
 	return out
 }
 
-func colNames(def *storage.TableDef, pos []int) string {
+func colNames(def *catalog.TableDef, pos []int) string {
 	names := make([]string, len(pos))
 	for i, p := range pos {
 		if p >= 0 {
@@ -93,7 +93,7 @@ func colNames(def *storage.TableDef, pos []int) string {
 
 // keyText is the key of a row as a foreign key error's detail shows it:
 // values in the session's text output settings opts, comma separated.
-func keyText(def *storage.TableDef, rec arrow.Record, row int, pos []int, opts *types.TextOptions) string {
+func keyText(def *catalog.TableDef, rec arrow.Record, row int, pos []int, opts *types.TextOptions) string {
 	vals := make([]string, len(pos))
 	for i, p := range pos {
 		t := def.Columns[p].Type
@@ -144,7 +144,7 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec arrow.Record
 }
 
 // referencingKeys lists the foreign keys of other tables that point at def.
-func referencingKeys(rt *Runtime, def *storage.TableDef) []*fkCheck {
+func referencingKeys(rt *Runtime, def *catalog.TableDef) []*fkCheck {
 	var out []*fkCheck
 	for _, t := range rt.Tx.Catalog().Tables {
 		for i := range t.ForeignKeys {

@@ -96,7 +96,7 @@ func (l *LockRows) lockRow(tx *storage.Tx, rec arrow.Record, i int) (bool, error
 		if ids.IsNull(i) {
 			continue // the NULL side of an outer join locks nothing
 		}
-		got, err := tx.LockRow(t.Table.ID, ids.Value(i), l.node.Wait)
+		got, err := tx.LockRow(t.Table.ID, ids.Value(i), rowLockWait(l.node.Wait))
 		if err != nil {
 			return false, err
 		}
@@ -127,4 +127,15 @@ func (l *LockRows) repeatableRead() bool {
 func (l *LockRows) Close() {
 	l.out.release()
 	l.input.Close()
+}
+
+// rowLockWait is storage's policy for a locking clause's wait policy.
+func rowLockWait(w sql.LockWait) storage.RowLockWait {
+	switch w {
+	case sql.LockWaitNoWait:
+		return storage.LockNoWait
+	case sql.LockWaitSkipLocked:
+		return storage.LockSkip
+	}
+	return storage.LockWait
 }

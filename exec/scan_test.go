@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
 )
@@ -13,7 +15,7 @@ import (
 // testTable creates public.t (id int8, name text, emb float4[]) holding
 // n rows (id i, name "n<i%3>", emb {i, -i}) inserted in several
 // transactions, and returns the database and the table.
-func testTable(t *testing.T, n int) (*storage.DB, *storage.TableDef) {
+func testTable(t *testing.T, n int) (*storage.DB, *catalog.TableDef) {
 	t.Helper()
 	db, err := storage.Open(t.TempDir(), storage.Options{FlushRows: 16})
 	if err != nil {
@@ -21,7 +23,7 @@ func testTable(t *testing.T, n int) (*storage.DB, *storage.TableDef) {
 	}
 	t.Cleanup(func() { db.Close() })
 	tx := db.Begin()
-	def, err := tx.CreateTable(&storage.TableDef{Schema: "public", Name: "t", Columns: []storage.ColumnDef{
+	def, err := tx.CreateTable(&catalog.TableDef{Schema: "public", Name: "t", Columns: []catalog.ColumnDef{
 		{Name: "id", Type: types.Int8T},
 		{Name: "name", Type: types.TextT},
 		{Name: "emb", Type: types.Float4ArrayT},
@@ -56,7 +58,7 @@ func testTable(t *testing.T, n int) (*storage.DB, *storage.TableDef) {
 	return db, def
 }
 
-func scanNode(def *storage.TableDef, withRowID bool, cols ...int) *sql.Scan {
+func scanNode(def *catalog.TableDef, withRowID bool, cols ...int) *sql.Scan {
 	n := &sql.Scan{Table: def, Cols: cols, WithRowID: withRowID}
 	for _, c := range cols {
 		n.Out = append(n.Out, sql.Col{Name: def.Columns[c].Name, T: def.Columns[c].Type, Table: def.Name})
@@ -103,7 +105,7 @@ func TestScan(t *testing.T) {
 func TestNextVal(t *testing.T) {
 	db, _ := testTable(t, 3)
 	tx := db.Begin()
-	if err := tx.CreateSequence(&storage.SequenceDef{Schema: "public", Name: "s", Start: 1, Increment: 1, Min: 1, Max: 1 << 62}); err != nil {
+	if err := tx.CreateSequence(&catalog.SequenceDef{Schema: "public", Name: "s", Start: 1, Increment: 1, Min: 1, Max: 1 << 62}); err != nil {
 		t.Fatal(err)
 	}
 	rt := testRuntime(t)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
@@ -310,7 +311,7 @@ func (s *Session) Setting(name string) (string, bool) {
 }
 
 // catalog is the catalog the session's next statement sees.
-func (s *Session) catalog() *storage.Catalog {
+func (s *Session) catalog() *catalog.Catalog {
 	if s.tx != nil {
 		return s.tx.Catalog()
 	}

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/syscat"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // defaultSession is a session whose settings all have their defaults.
@@ -23,7 +23,7 @@ func (defaultSession) Setting(name string) (string, bool) {
 // pg_settings describes every setting cairn has, except the two that
 // PostgreSQL leaves out of it too.
 func TestPgSettingsListsEverySetting(t *testing.T) {
-	v := syscat.NewView(&storage.Catalog{}, "cairn", "cairn", []string{"public"})
+	v := syscat.NewView(&catalog.Catalog{}, "cairn", "cairn", []string{"public"})
 	v.Settings = sessionSettings(defaultSession{})
 	listed := map[string]bool{}
 	for _, row := range syscat.Lookup("pg_catalog", "pg_settings").Rows(v) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -74,16 +75,16 @@ func srfGenerator(rt *Runtime, n *sql.SRF, args []any) (func() ([]any, bool, err
 	case "pg_get_keywords":
 		i := 0
 		return func() ([]any, bool, error) {
-			if i >= len(sql.Keywords) {
+			if i >= len(ident.Keywords) {
 				return nil, false, nil
 			}
-			k := sql.Keywords[i]
+			k := ident.Keywords[i]
 			i++
 			bare := "requires AS"
 			if k.BareLabel {
 				bare = "can be bare label"
 			}
-			return []any{k.Word, k.Category, k.BareLabel, sql.KeywordCategory(k.Category), bare}, true, nil
+			return []any{k.Word, k.Category, k.BareLabel, ident.KeywordCategory(k.Category), bare}, true, nil
 		}, nil
 	case "generate_subscripts":
 		// Subscripts start at 1 in cairn's arrays.

@@ -3,7 +3,7 @@ package functions
 import (
 	"math"
 
-	"github.com/cairn-db/cairn/storage/textindex"
+	"github.com/cairn-db/cairn/sql/textsearch"
 )
 
 // Okapi BM25 as pg_deeplake scores text (SPEC §3.2): Robertson IDF floored
@@ -22,14 +22,14 @@ const (
 	BM25MinIDF = 1e-3
 )
 
-// Tokenize splits text into BM25 terms (textindex.Tokenize: storage's
+// Tokenize splits text into BM25 terms (textsearch.Tokenize: storage's
 // inverted indexes use the same tokenizer).
-func Tokenize(text string) []string { return textindex.Tokenize(text) }
+func Tokenize(text string) []string { return textsearch.Tokenize(text) }
 
 // ForEachToken calls fn with each BM25 term of text, in order
-// (textindex.ForEachToken). Tokens may be substrings of text or of a
+// (textsearch.ForEachToken). Tokens may be substrings of text or of a
 // lower-cased copy; fn must copy a token it keeps.
-func ForEachToken(text string, fn func(string)) { textindex.ForEachToken(text, fn) }
+func ForEachToken(text string, fn func(string)) { textsearch.ForEachToken(text, fn) }
 
 // BM25Stats are the corpus statistics of one text column: the number of
 // documents (non-NULL rows), their total length in tokens, and for each

@@ -12,9 +12,10 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/jackc/pgerrcode"
+
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/jackc/pgerrcode"
 )
 
 func TestFormatType(t *testing.T) {

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/jackc/pgerrcode"
 )
 
 func init() {
@@ -21,7 +23,7 @@ func init() {
 			func(ctx *Context, a []any, ts []types.T) (any, error) { return formatSQL(ctx, a, ts) })),
 		stable(withTypes(&Overload{Name: "format", Args: targs(tText, ArgAnyType), Variadic: true, Result: tText, NullCall: true},
 			func(ctx *Context, a []any, ts []types.T) (any, error) { return formatSQL(ctx, a, ts) })),
-		fn1("quote_ident", tText, tText, func(a any) (any, error) { return quoteIdent(a.(string)), nil }),
+		fn1("quote_ident", tText, tText, func(a any) (any, error) { return ident.Quote(a.(string)), nil }),
 		fn1("quote_literal", tText, tText, func(a any) (any, error) { return quoteLiteral(a.(string)), nil }),
 		&Overload{Name: "quote_nullable", Args: targs(tText), Result: tText, NullCall: true,
 			Eval: func(_ *Context, a []any) (any, error) {
@@ -147,7 +149,7 @@ func formatSQL(ctx *Context, a []any, ts []types.T) (any, error) {
 		default:
 			s = outputText(ctx, v, argType(ts, ai+1, v))
 			if typ == 'I' {
-				s = quoteIdent(s)
+				s = ident.Quote(s)
 			} else if typ == 'L' {
 				s = quoteLiteral(s)
 			}
@@ -164,20 +166,6 @@ func formatSQL(ctx *Context, a []any, ts []types.T) (any, error) {
 	return b.String(), nil
 }
 
-// quoteIdent quotes an identifier when it is not a plain lower-case name
-// or is a reserved keyword.
-func quoteIdent(s string) string {
-	safe := s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] == '_')
-	for i := 0; safe && i < len(s); i++ {
-		c := s[i]
-		safe = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_'
-	}
-	if safe && !reservedWords[s] {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
 // quoteLiteral quotes a string literal, as E'...' when it has a backslash.
 func quoteLiteral(s string) string {
 	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
@@ -185,26 +173,4 @@ func quoteLiteral(s string) string {
 		return "E" + strings.ReplaceAll(q, `\`, `\\`)
 	}
 	return q
-}
-
-// reservedWords are the keywords quote_ident must quote (PostgreSQL's
-// reserved and type/function-name keywords that cannot be bare column
-// names).
-var reservedWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`all analyse analyze and any array as asc asymmetric authorization binary both case
-	cast check collate collation column concurrently constraint create cross current_catalog current_date
-	current_role current_schema current_time current_timestamp current_user default deferrable desc distinct
-	do else end except false fetch for foreign freeze from full grant group having ilike in initially inner
-	intersect into is isnull join lateral leading left like limit localtime localtimestamp natural not
-	notnull null offset on only or order outer overlaps placing primary references returning right select
-	session_user similar some symmetric table tablesample then to trailing true union unique user using
-	variadic verbose when where window with between bigint bit boolean char character coalesce dec decimal
-	exists extract float greatest grouping inout int integer interval least national nchar none normalize
-	nullif numeric out overlay position precision real row setof smallint substring time timestamp treat
-	trim values varchar xmlattributes xmlconcat xmlelement xmlexists xmlforest xmlnamespaces xmlparse xmlpi
-	xmlroot xmlserialize xmltable`) {
-		reservedWords[w] = true
-	}
 }

@@ -10,9 +10,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/jackc/pgerrcode"
 )
 
 // Version is what version() returns.
@@ -37,7 +39,7 @@ func schemaExists(ctx *Context, s string) bool {
 	if ctx == nil || ctx.Catalog == nil {
 		return true
 	}
-	_, err := ctx.Catalog.Lookup(types.RegNamespace, quoteIdent(s))
+	_, err := ctx.Catalog.Lookup(types.RegNamespace, ident.Quote(s))
 	return err == nil
 }
 

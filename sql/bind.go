@@ -9,17 +9,17 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // Binder resolves parse trees against a catalog snapshot. A Binder binds
 // one statement; Params is both input (types the client declared, Unknown
 // where it did not) and output (types inferred from context).
 type Binder struct {
-	Catalog    *storage.Catalog
+	Catalog    *catalog.Catalog
 	SearchPath []string
 	// Location is the session's TimeZone (nil: UTC). A constant cast at
 	// bind time that depends on it (a literal read as timestamptz, a
@@ -149,7 +149,7 @@ func (b *Binder) FinishParams() {
 
 // lookupTable finds a table by (optional) schema and name, following the
 // search path for unqualified names.
-func (b *Binder) lookupTable(schema, name string) (*storage.TableDef, error) {
+func (b *Binder) lookupTable(schema, name string) (*catalog.TableDef, error) {
 	if schema != "" {
 		if _, ok := b.Catalog.Schemas[schema]; !ok {
 			return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
@@ -194,12 +194,12 @@ func (b *Binder) CreationSchema(schema string) (string, error) {
 	return "", pgerr.New(pgerrcode.InvalidSchemaName, "no schema has been selected to create in")
 }
 
-func (b *Binder) rangeVarTable(rv *pg_query.RangeVar) (*storage.TableDef, error) {
+func (b *Binder) rangeVarTable(rv *pg_query.RangeVar) (*catalog.TableDef, error) {
 	return b.lookupTable(rv.Schemaname, rv.Relname)
 }
 
 // tableCols returns the output columns of a scan of all of def's columns.
-func tableCols(def *storage.TableDef, alias string) []Col {
+func tableCols(def *catalog.TableDef, alias string) []Col {
 	cols := make([]Col, len(def.Columns))
 	for i, c := range def.Columns {
 		cols[i] = Col{Name: c.Name, T: c.Type, TableOID: TableOID(def.ID), Attnum: int16(i + 1), Table: alias}

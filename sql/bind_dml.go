@@ -1,13 +1,14 @@
 package sql
 
 import (
-	"github.com/jackc/pgerrcode"
-	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"slices"
 
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // RowIDColumn is the name of the hidden row-ID column UPDATE and DELETE
@@ -139,7 +140,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 // column col: a GENERATED ALWAYS column refuses it unless OVERRIDING
 // SYSTEM VALUE, and OVERRIDING USER VALUE replaces it with the column's
 // default (useDefault) for either kind of identity column.
-func identityValue(col storage.ColumnDef, override pg_query.OverridingKind) (useDefault bool, err error) {
+func identityValue(col catalog.ColumnDef, override pg_query.OverridingKind) (useDefault bool, err error) {
 	switch {
 	case col.Identity == "":
 		return false, nil
@@ -156,7 +157,7 @@ func identityValue(col storage.ColumnDef, override pg_query.OverridingKind) (use
 // targetColumns resolves the column list of INSERT or COPY to column
 // positions: the named columns, or all of them in order when names is
 // empty. locs holds the names' statement locations, for errors (nil: none).
-func targetColumns(def *storage.TableDef, names []string, locs []int32) ([]int, error) {
+func targetColumns(def *catalog.TableDef, names []string, locs []int32) ([]int, error) {
 	var targets []int
 	if len(names) == 0 {
 		for i := range def.Columns {
@@ -187,7 +188,7 @@ func targetColumns(def *storage.TableDef, names []string, locs []int32) ([]int, 
 // target columns (positions) in order: one expression per table column,
 // the source's value or the column's DEFAULT. INSERT and COPY FROM insert
 // its rows.
-func (b *Binder) tableRow(def *storage.TableDef, targets []int, source Node) (*Project, error) {
+func (b *Binder) tableRow(def *catalog.TableDef, targets []int, source Node) (*Project, error) {
 	row := &Project{Input: source}
 	srcCols := source.Columns()
 	for pos, col := range def.Columns {
@@ -210,7 +211,7 @@ func (b *Binder) tableRow(def *storage.TableDef, targets []int, source Node) (*P
 }
 
 // columnDefault binds the DEFAULT of column pos (NULL when it has none).
-func (b *Binder) columnDefault(def *storage.TableDef, pos int) (Expr, error) {
+func (b *Binder) columnDefault(def *catalog.TableDef, pos int) (Expr, error) {
 	col := def.Columns[pos]
 	if col.Default == "" {
 		return &Const{Value: nil, T: col.Type}, nil
@@ -226,7 +227,7 @@ func (b *Binder) columnDefault(def *storage.TableDef, pos int) (Expr, error) {
 	return b.coerceColumn(e, col.Name, col.Type)
 }
 
-func (b *Binder) bindOnConflict(def *storage.TableDef, alias string, oc *pg_query.OnConflictClause) (*OnConflict, error) {
+func (b *Binder) bindOnConflict(def *catalog.TableDef, alias string, oc *pg_query.OnConflictClause) (*OnConflict, error) {
 	out := &OnConflict{}
 	if oc.Infer != nil {
 		if name := oc.Infer.Conname; name != "" {
@@ -289,7 +290,7 @@ func (b *Binder) bindOnConflict(def *storage.TableDef, alias string, oc *pg_quer
 
 // uniqueIndexOn reports whether a unique index of the table covers
 // exactly the given column positions.
-func (b *Binder) uniqueIndexOn(def *storage.TableDef, positions []int) bool {
+func (b *Binder) uniqueIndexOn(def *catalog.TableDef, positions []int) bool {
 	for _, ix := range b.Catalog.IndexesOf(def.ID) {
 		if !ix.Unique || len(ix.Columns) != len(positions) {
 			continue
@@ -307,7 +308,7 @@ func (b *Binder) uniqueIndexOn(def *storage.TableDef, positions []int) bool {
 
 // hasUniqueOn reports whether the table has a primary key or unique
 // constraint on exactly the given column positions.
-func hasUniqueOn(def *storage.TableDef, positions []int) bool {
+func hasUniqueOn(def *catalog.TableDef, positions []int) bool {
 	ids := map[int]bool{}
 	for _, p := range positions {
 		ids[def.Columns[p].ID] = true
@@ -335,7 +336,7 @@ func hasUniqueOn(def *storage.TableDef, positions []int) bool {
 }
 
 // bindSetList binds "SET col = expr, ..." into column position -> value.
-func (b *Binder) bindSetList(def *storage.TableDef, sc *scope, targets []*pg_query.Node) (map[int]Expr, error) {
+func (b *Binder) bindSetList(def *catalog.TableDef, sc *scope, targets []*pg_query.Node) (map[int]Expr, error) {
 	set := map[int]Expr{}
 	for _, t := range targets {
 		rt := t.GetResTarget()
@@ -371,7 +372,7 @@ func (b *Binder) bindSetList(def *storage.TableDef, sc *scope, targets []*pg_que
 }
 
 // bindReturning binds a RETURNING list over the table's columns.
-func (b *Binder) bindReturning(def *storage.TableDef, alias string, list []*pg_query.Node) ([]Expr, []Col, error) {
+func (b *Binder) bindReturning(def *catalog.TableDef, alias string, list []*pg_query.Node) ([]Expr, []Col, error) {
 	if len(list) == 0 {
 		return nil, nil, nil
 	}
@@ -394,7 +395,7 @@ func (b *Binder) bindReturning(def *storage.TableDef, alias string, list []*pg_q
 // DELETE ... USING relations joined to it, filtered by WHERE. A row the
 // join matches several times comes once (the first match), as in
 // PostgreSQL, where each target row is changed at most once.
-func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, where *pg_query.Node) (*storage.TableDef, string, Node, error) {
+func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, where *pg_query.Node) (*catalog.TableDef, string, Node, error) {
 	def, err := b.rangeVarTable(rv)
 	if err != nil {
 		return nil, "", nil, pgerr.From(err).WithPosition(rv.Location + 1)
@@ -463,7 +464,7 @@ func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 
 // BindTableExpr binds the SQL text of an expression over a table's columns
 // (CHECK constraints), as a boolean condition.
-func BindTableExpr(cat *storage.Catalog, def *storage.TableDef, text string) (Expr, error) {
+func BindTableExpr(cat *catalog.Catalog, def *catalog.TableDef, text string) (Expr, error) {
 	n, err := ParseExpr(text)
 	if err != nil {
 		return nil, err

@@ -5,21 +5,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // testCatalog holds one table public.mem(id, task, repo, embedding).
-func testCatalog() *storage.Catalog {
-	def := &storage.TableDef{ID: 1, Schema: "public", Name: "mem", Columns: []storage.ColumnDef{
+func testCatalog() *catalog.Catalog {
+	def := &catalog.TableDef{ID: 1, Schema: "public", Name: "mem", Columns: []catalog.ColumnDef{
 		{ID: 1, Name: "id", Type: types.Int8T},
 		{ID: 2, Name: "task", Type: types.TextT},
 		{ID: 3, Name: "repo", Type: types.TextT},
 		{ID: 4, Name: "embedding", Type: types.Float4ArrayT},
 	}}
-	return &storage.Catalog{
-		Schemas: map[string]*storage.SchemaDef{"public": {Name: "public"}},
-		Tables:  map[uint64]*storage.TableDef{1: def},
+	return &catalog.Catalog{
+		Schemas: map[string]*catalog.SchemaDef{"public": {Name: "public"}},
+		Tables:  map[uint64]*catalog.TableDef{1: def},
 	}
 }
 

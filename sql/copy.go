@@ -6,8 +6,8 @@ import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // Copy is COPY ... FROM STDIN or COPY ... TO STDOUT. Server-side files and
@@ -17,7 +17,7 @@ type Copy struct {
 	// STDOUT.
 	From bool
 	// Table is the table copied; nil for COPY (query) TO.
-	Table *storage.TableDef
+	Table *catalog.TableDef
 	// Columns are the columns of the data, in its order: the table's (all,
 	// or the listed ones) or the query's. HEADER lines hold their names.
 	Columns []Col

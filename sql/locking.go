@@ -13,15 +13,15 @@ import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // LockRows locks the rows of Targets as they pass.
 type LockRows struct {
 	Input   Node
 	Targets []LockTarget
-	Wait    storage.RowLockWait
+	Wait    LockWait
 	// Strength is the clause's words (FOR UPDATE, FOR SHARE, ...).
 	Strength string
 	// Count and Offset are the LIMIT above (nil: none): only the rows it
@@ -29,9 +29,20 @@ type LockRows struct {
 	Count, Offset Expr
 }
 
+// LockWait is what a locking clause does when another transaction holds a
+// row: wait for it, fail (NOWAIT) or pass over the row (SKIP LOCKED).
+type LockWait uint8
+
+// The wait policies of SELECT ... FOR UPDATE.
+const (
+	LockWaitBlock LockWait = iota
+	LockWaitNoWait
+	LockWaitSkipLocked
+)
+
 // LockTarget is a locked table and the input column with its row IDs.
 type LockTarget struct {
-	Table *storage.TableDef
+	Table *catalog.TableDef
 	RowID int
 }
 
@@ -40,9 +51,9 @@ func (n *LockRows) Children() []Node { return []Node{n.Input} }
 func (n *LockRows) String() string {
 	s := "LockRows: " + n.Strength
 	switch n.Wait {
-	case storage.LockNoWait:
+	case LockWaitNoWait:
 		s += " NOWAIT"
-	case storage.LockSkip:
+	case LockWaitSkipLocked:
 		s += " SKIP LOCKED"
 	}
 	return s
@@ -51,9 +62,9 @@ func (n *LockRows) String() string {
 // rowLocking is a bound locking clause: what to lock, and the row ID
 // expressions the select list carries (hidden) for it.
 type rowLocking struct {
-	tables   []*storage.TableDef
+	tables   []*catalog.TableDef
 	rowIDs   []Expr
-	wait     storage.RowLockWait
+	wait     LockWait
 	strength string
 }
 
@@ -85,9 +96,9 @@ func (b *Binder) bindLocking(sc *scope, s *pg_query.SelectStmt) (*rowLocking, er
 	l := &rowLocking{strength: words}
 	switch lc.WaitPolicy {
 	case pg_query.LockWaitPolicy_LockWaitError:
-		l.wait = storage.LockNoWait
+		l.wait = LockWaitNoWait
 	case pg_query.LockWaitPolicy_LockWaitSkip:
-		l.wait = storage.LockSkip
+		l.wait = LockWaitSkipLocked
 	}
 	// The tables named in OF, else every table of the FROM clause.
 	var named []string

@@ -2,12 +2,13 @@ package sql
 
 import (
 	"fmt"
-	"github.com/cairn-db/cairn/sql/syscat"
 	"strings"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/syscat"
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // Node is a logical plan node. Nodes are plain structs; exec builds an
@@ -36,7 +37,7 @@ type Col struct {
 // Scan reads columns Cols (positions in Table.Columns) of a table, plus the
 // row ID as a last int64 column when WithRowID.
 type Scan struct {
-	Table     *storage.TableDef
+	Table     *catalog.TableDef
 	Alias     string
 	Cols      []int
 	WithRowID bool
@@ -199,7 +200,7 @@ type OnConflict struct {
 // Insert writes the rows of Input (one column per table column, already
 // cast and defaulted) into Table.
 type Insert struct {
-	Table      *storage.TableDef
+	Table      *catalog.TableDef
 	Input      Node
 	OnConflict *OnConflict
 	// Returning is evaluated over the inserted row (table columns).
@@ -211,7 +212,7 @@ type Insert struct {
 // row ID (last); Set gives the new value of a column position as an
 // expression over Input's row.
 type Update struct {
-	Table     *storage.TableDef
+	Table     *catalog.TableDef
 	Input     Node
 	Set       map[int]Expr
 	Returning []Expr // over the new row (table columns)
@@ -220,7 +221,7 @@ type Update struct {
 
 // Delete removes the rows Input yields (table columns plus row ID, last).
 type Delete struct {
-	Table     *storage.TableDef
+	Table     *catalog.TableDef
 	Input     Node
 	Returning []Expr // over the deleted row (table columns)
 	Out       []Col

@@ -8,9 +8,10 @@ import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // Utility statements: plain descriptions that exec carries out.
@@ -30,15 +31,15 @@ type DropSchema struct {
 
 // CreateTable is CREATE TABLE; Sequences are those its serial columns own.
 type CreateTable struct {
-	Def         *storage.TableDef
-	Sequences   []*storage.SequenceDef
+	Def         *catalog.TableDef
+	Sequences   []*catalog.SequenceDef
 	IfNotExists bool
 }
 
 // CommentOn is COMMENT ON TABLE / COLUMN: Text ("" removes the comment)
 // for the table, or for its column Column when that is set.
 type CommentOn struct {
-	Table  *storage.TableDef
+	Table  *catalog.TableDef
 	Column string
 	Text   string
 }
@@ -55,14 +56,14 @@ type CreateTableAs struct {
 // DropTable is DROP TABLE; Missing lists names that did not exist (IF
 // EXISTS turns them into notices).
 type DropTable struct {
-	Tables  []*storage.TableDef
+	Tables  []*catalog.TableDef
 	Missing []string
 	Cascade bool
 }
 
 // AlterTable is ALTER TABLE with its sub-commands, applied in order.
 type AlterTable struct {
-	Table *storage.TableDef
+	Table *catalog.TableDef
 	Cmds  []AlterCmd
 	// Missing is set for ALTER TABLE IF EXISTS on a missing table.
 	Missing string
@@ -71,7 +72,7 @@ type AlterTable struct {
 // AlterCmd is one ALTER TABLE action.
 type AlterCmd struct {
 	Kind        AlterKind
-	Column      storage.ColumnDef // AddColumn
+	Column      catalog.ColumnDef // AddColumn
 	Name        string            // DropColumn / RenameColumn: the column; RenameTable: unused
 	NewName     string            // RenameColumn / RenameTable
 	IfExists    bool
@@ -81,7 +82,7 @@ type AlterCmd struct {
 	// Constraint is AddConstraint's table with the constraint added: the
 	// new unique key, check or foreign key is the last of its kind there
 	// (Primary marks a primary key).
-	Constraint *storage.TableDef
+	Constraint *catalog.TableDef
 }
 
 // AlterKind is the kind of an ALTER TABLE action.
@@ -102,24 +103,24 @@ const (
 
 // Truncate is TRUNCATE of one or more tables.
 type Truncate struct {
-	Tables []*storage.TableDef
+	Tables []*catalog.TableDef
 	// Restart are the sequences of the tables' serial and identity
 	// columns, for RESTART IDENTITY.
-	Restart []*storage.SequenceDef
+	Restart []*catalog.SequenceDef
 }
 
 // AlterSequence is ALTER SEQUENCE ... RESTART [WITH n]: the sequence's
 // next nextval returns Value. Missing names the sequence IF EXISTS did
 // not find (Seq is nil then).
 type AlterSequence struct {
-	Seq     *storage.SequenceDef
+	Seq     *catalog.SequenceDef
 	Value   int64
 	Missing string
 }
 
 // CreateIndex is CREATE INDEX (deeplake_index, hnsw, ivfflat, btree).
 type CreateIndex struct {
-	Def         *storage.IndexDef
+	Def         *catalog.IndexDef
 	IfNotExists bool
 }
 
@@ -238,7 +239,7 @@ type NoOp struct {
 
 // CreateSequence is CREATE SEQUENCE.
 type CreateSequence struct {
-	Def         *storage.SequenceDef
+	Def         *catalog.SequenceDef
 	IfNotExists bool
 }
 
@@ -453,7 +454,7 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (any, error) {
 	if _, ok := b.Catalog.Schemas[schema]; !ok {
 		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
-	def := &storage.TableDef{Schema: schema, Name: s.Relation.Relname}
+	def := &catalog.TableDef{Schema: schema, Name: s.Relation.Relname}
 	ct := &CreateTable{Def: def, IfNotExists: s.IfNotExists}
 	var tableCons []*pg_query.Constraint
 	for _, elt := range s.TableElts {
@@ -514,8 +515,8 @@ func (b *Binder) addColumnDef(ct *CreateTable, cd *pg_query.ColumnDef, tableCons
 // columnFromDef builds a column from its definition: type, NOT NULL,
 // DEFAULT (checked by binding it now), and the sequence a serial type
 // creates.
-func (b *Binder) columnFromDef(def *storage.TableDef, cd *pg_query.ColumnDef) (storage.ColumnDef, *storage.SequenceDef, error) {
-	col := storage.ColumnDef{Name: cd.Colname}
+func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (catalog.ColumnDef, *catalog.SequenceDef, error) {
+	col := catalog.ColumnDef{Name: cd.Colname}
 	typeName := strings.ToLower(nameOf(cd.TypeName.Names))
 	t, err := TypeFromName(cd.TypeName)
 	if err != nil {
@@ -523,10 +524,10 @@ func (b *Binder) columnFromDef(def *storage.TableDef, cd *pg_query.ColumnDef) (s
 	}
 	col.Type = t
 	col.NotNull = cd.IsNotNull
-	var seq *storage.SequenceDef
+	var seq *catalog.SequenceDef
 	if types.IsSerial(typeName) && len(cd.TypeName.ArrayBounds) == 0 {
-		seq = &storage.SequenceDef{Schema: def.Schema, Name: def.Name + "_" + cd.Colname + "_seq", Start: 1, Increment: 1, Min: 1, Max: maxForType(t)}
-		col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", quoteIdent(def.Schema), quoteIdent(seq.Name))
+		seq = &catalog.SequenceDef{Schema: def.Schema, Name: def.Name + "_" + cd.Colname + "_seq", Start: 1, Increment: 1, Min: 1, Max: maxForType(t)}
+		col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(def.Schema), ident.Quote(seq.Name))
 		col.NotNull = true
 	}
 	if cd.RawDefault != nil {
@@ -565,24 +566,24 @@ func (b *Binder) columnFromDef(def *storage.TableDef, cd *pg_query.ColumnDef) (s
 // identitySequence makes col an identity column (GENERATED ALWAYS or BY
 // DEFAULT AS IDENTITY): NOT NULL, drawing its default from the sequence
 // it owns, named as a serial column's is.
-func identitySequence(def *storage.TableDef, col *storage.ColumnDef, c *pg_query.Constraint) (*storage.SequenceDef, error) {
+func identitySequence(def *catalog.TableDef, col *catalog.ColumnDef, c *pg_query.Constraint) (*catalog.SequenceDef, error) {
 	switch col.Type.Family {
 	case types.Int2, types.Int4, types.Int8:
 	default:
 		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
 	}
-	seq := &storage.SequenceDef{Schema: def.Schema, Name: def.Name + "_" + col.Name + "_seq", Start: 1, Increment: 1, Min: 1, Max: maxForType(col.Type)}
+	seq := &catalog.SequenceDef{Schema: def.Schema, Name: def.Name + "_" + col.Name + "_seq", Start: 1, Increment: 1, Min: 1, Max: maxForType(col.Type)}
 	if err := applySequenceOptions(seq, c.Options); err != nil {
 		return nil, err
 	}
 	col.Identity = c.GeneratedWhen // "a" (ALWAYS) or "d" (BY DEFAULT)
-	col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", quoteIdent(def.Schema), quoteIdent(seq.Name))
+	col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(def.Schema), ident.Quote(seq.Name))
 	col.NotNull = true
 	return seq, nil
 }
 
 // setDefault checks a DEFAULT expression by binding it and stores its text.
-func (b *Binder) setDefault(col *storage.ColumnDef, n *pg_query.Node) error {
+func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 	e, err := b.bindExpr(&scope{}, n)
 	if err != nil {
 		if pe := pgerr.From(err); pe.Code == pgerrcode.UndefinedColumn {
@@ -611,22 +612,8 @@ func maxForType(t types.T) int64 {
 	return 9223372036854775807
 }
 
-// quoteIdent quotes an identifier when PostgreSQL would.
-func quoteIdent(s string) string {
-	plain := s != ""
-	for i, r := range s {
-		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
-			plain = false
-		}
-	}
-	if plain {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
 // addTableConstraint records PRIMARY KEY, UNIQUE, CHECK and FOREIGN KEY.
-func (b *Binder) addTableConstraint(def *storage.TableDef, c *pg_query.Constraint) error {
+func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constraint) error {
 	colIDs := func(keys []*pg_query.Node) ([]int, []string, error) {
 		var ids []int
 		var names []string
@@ -662,7 +649,7 @@ func (b *Binder) addTableConstraint(def *storage.TableDef, c *pg_query.Constrain
 		if name == "" {
 			name = def.Name + "_pkey"
 		}
-		def.Uniques = append(def.Uniques, storage.UniqueDef{Name: name, Columns: ids})
+		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids})
 	case pg_query.ConstrType_CONSTR_UNIQUE:
 		ids, names, err := colIDs(c.Keys)
 		if err != nil {
@@ -672,7 +659,7 @@ func (b *Binder) addTableConstraint(def *storage.TableDef, c *pg_query.Constrain
 		if name == "" {
 			name = def.Name + "_" + strings.Join(names, "_") + "_key"
 		}
-		def.Uniques = append(def.Uniques, storage.UniqueDef{Name: name, Columns: ids})
+		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids})
 	case pg_query.ConstrType_CONSTR_CHECK:
 		// Check the expression binds against the table's columns.
 		cond, err := b.bindCondition(&scope{cols: tableCols(def, def.Name)}, c.RawExpr, "CHECK")
@@ -701,13 +688,13 @@ func (b *Binder) addTableConstraint(def *storage.TableDef, c *pg_query.Constrain
 				name = def.Name + "_" + def.Columns[positions[0]].Name + "_check"
 			}
 		}
-		def.Checks = append(def.Checks, storage.CheckDef{Name: name, Expr: text, Columns: cols})
+		def.Checks = append(def.Checks, catalog.CheckDef{Name: name, Expr: text, Columns: cols})
 	case pg_query.ConstrType_CONSTR_FOREIGN:
 		ids, names, err := colIDs(c.FkAttrs)
 		if err != nil {
 			return err
 		}
-		var ref *storage.TableDef
+		var ref *catalog.TableDef
 		if c.Pktable.Relname == def.Name && (c.Pktable.Schemaname == "" || c.Pktable.Schemaname == def.Schema) {
 			ref = def
 		} else if ref, err = b.rangeVarTable(c.Pktable); err != nil {
@@ -735,7 +722,7 @@ func (b *Binder) addTableConstraint(def *storage.TableDef, c *pg_query.Constrain
 		if name == "" {
 			name = def.Name + "_" + strings.Join(names, "_") + "_fkey"
 		}
-		def.ForeignKeys = append(def.ForeignKeys, storage.ForeignKeyDef{Name: name, Columns: ids, RefTable: ref.ID, RefColumns: refIDs})
+		def.ForeignKeys = append(def.ForeignKeys, catalog.ForeignKeyDef{Name: name, Columns: ids, RefTable: ref.ID, RefColumns: refIDs})
 	case pg_query.ConstrType_CONSTR_EXCLUSION:
 		return pgerr.NotSupported("exclusion constraints")
 	}
@@ -910,7 +897,7 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (any, error) {
 	default:
 		return nil, pgerr.New(pgerrcode.UndefinedObject, "access method \"%s\" does not exist", s.AccessMethod)
 	}
-	idx := &storage.IndexDef{Schema: def.Schema, Name: s.Idxname, Table: def.ID, Method: method, Unique: s.Unique, Options: map[string]string{}}
+	idx := &catalog.IndexDef{Schema: def.Schema, Name: s.Idxname, Table: def.ID, Method: method, Unique: s.Unique, Options: map[string]string{}}
 	var names []string
 	for _, p := range s.IndexParams {
 		ie := p.GetIndexElem()
@@ -962,7 +949,7 @@ func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	seq := &storage.SequenceDef{Schema: schema, Name: s.Sequence.Relname, Start: 1, Increment: 1, Min: 1, Max: 9223372036854775807}
+	seq := &catalog.SequenceDef{Schema: schema, Name: s.Sequence.Relname, Start: 1, Increment: 1, Min: 1, Max: 9223372036854775807}
 	if err := applySequenceOptions(seq, s.Options); err != nil {
 		return nil, err
 	}
@@ -1014,7 +1001,7 @@ func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (any, error) {
 // applySequenceOptions sets a sequence's START, INCREMENT, MINVALUE and
 // MAXVALUE from CREATE SEQUENCE's (or an identity column's) options; the
 // start defaults to the bound the sequence counts away from.
-func applySequenceOptions(seq *storage.SequenceDef, opts []*pg_query.Node) error {
+func applySequenceOptions(seq *catalog.SequenceDef, opts []*pg_query.Node) error {
 	startSet := false
 	for _, o := range opts {
 		d := o.GetDefElem()
@@ -1079,7 +1066,7 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (any, error) {
 		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
 	names := strList(into.ColNames)
-	def := &storage.TableDef{Schema: schema, Name: into.Rel.Relname}
+	def := &catalog.TableDef{Schema: schema, Name: into.Rel.Relname}
 	var visible []Col
 	for _, c := range plan.Columns() {
 		if !c.Hidden {
@@ -1102,7 +1089,7 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (any, error) {
 				return nil, pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", name)
 			}
 		}
-		def.Columns = append(def.Columns, storage.ColumnDef{Name: name, Type: t})
+		def.Columns = append(def.Columns, catalog.ColumnDef{Name: name, Type: t})
 	}
 	text, err := pg_query.Deparse(&pg_query.ParseResult{Stmts: []*pg_query.RawStmt{{Stmt: s.Query}}})
 	if err != nil {

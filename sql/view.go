@@ -10,22 +10,22 @@ import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // CreateView is CREATE [OR REPLACE] VIEW.
 type CreateView struct {
-	Def     *storage.ViewDef
+	Def     *catalog.ViewDef
 	Replace bool
 }
 
 // DropView is DROP VIEW; Missing lists names that did not exist (IF EXISTS
 // turns them into notices).
 type DropView struct {
-	Views   []*storage.ViewDef
+	Views   []*catalog.ViewDef
 	Missing []string
 }
 
@@ -59,7 +59,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (any, error) {
 		return nil, err
 	}
 	names := strList(s.Aliases)
-	def := &storage.ViewDef{Schema: schema, Name: s.View.Relname, SearchPath: slices.Clone(b.SearchPath)}
+	def := &catalog.ViewDef{Schema: schema, Name: s.View.Relname, SearchPath: slices.Clone(b.SearchPath)}
 	var visible []Col
 	for _, c := range plan.Columns() {
 		if !c.Hidden {
@@ -82,7 +82,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (any, error) {
 				return nil, pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", name)
 			}
 		}
-		def.Columns = append(def.Columns, storage.ColumnDef{Name: name, Type: t})
+		def.Columns = append(def.Columns, catalog.ColumnDef{Name: name, Type: t})
 		def.QueryColumns = append(def.QueryColumns, c.Name)
 	}
 	if old := b.Catalog.View(schema, def.Name); old != nil && s.Replace {
@@ -101,7 +101,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (any, error) {
 // checkViewReplacement applies PostgreSQL's rule for CREATE OR REPLACE
 // VIEW: the new query keeps the old columns' names and types in order and
 // may only add columns at the end.
-func checkViewReplacement(old, def *storage.ViewDef) error {
+func checkViewReplacement(old, def *catalog.ViewDef) error {
 	if len(def.Columns) < len(old.Columns) {
 		return pgerr.New(pgerrcode.InvalidTableDefinition, "cannot drop columns from view")
 	}
@@ -147,7 +147,7 @@ func (b *Binder) bindDropView(s *pg_query.DropStmt) (any, error) {
 // lookupView finds the view a relation name means: in the named schema,
 // or in the first schema of the search path that has a table or view of
 // that name. nil when the name means no view.
-func (b *Binder) lookupView(schema, name string) *storage.ViewDef {
+func (b *Binder) lookupView(schema, name string) *catalog.ViewDef {
 	if schema != "" {
 		return b.Catalog.View(schema, name)
 	}
@@ -172,7 +172,7 @@ func (b *Binder) tableNamed(schema, name string) bool {
 // path the view was created with. Its columns take the view's column
 // names and report the view as their table, as PostgreSQL's
 // RowDescription does.
-func (b *Binder) bindView(v *storage.ViewDef, alias string, colNames []string) (Node, []Col, error) {
+func (b *Binder) bindView(v *catalog.ViewDef, alias string, colNames []string) (Node, []Col, error) {
 	key := v.Schema + "." + v.Name
 	if slices.Contains(b.expanding, key) {
 		return nil, nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "infinite recursion detected in rules for relation \"%s\"", v.Name)
@@ -215,7 +215,7 @@ func (b *Binder) bindView(v *storage.ViewDef, alias string, colNames []string) (
 // viewChanged is the error for a view whose query, bound again, no longer
 // answers the columns the view was made of (a table it reads lost or
 // changed a column; PostgreSQL forbids that change while the view exists).
-func viewChanged(v *storage.ViewDef, i int, got Col) error {
+func viewChanged(v *catalog.ViewDef, i int, got Col) error {
 	want := v.Columns[i]
 	e := pgerr.New(pgerrcode.InvalidTableDefinition, "view \"%s\" no longer matches the tables it reads: column %d (\"%s\", %s)", v.Name, i+1, want.Name, want.Type)
 	if got.Name == "" {

@@ -11,12 +11,14 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
 // embeddingDB is a database holding benchRows rows of embeddingTable in
 // segments (checkpointed, so the cache was warmed by the flush).
-func embeddingDB(b *testing.B, opts Options) (*DB, *TableDef) {
+func embeddingDB(b *testing.B, opts Options) (*DB, *catalog.TableDef) {
 	rng := rand.New(rand.NewSource(1))
 	opts.FlushRows, opts.WALCheckpointBytes = 1<<30, 1<<40
 	db := openDB(b, b.TempDir(), opts)
@@ -174,9 +176,9 @@ func memoryTexts(n int) []string {
 
 // textDB is a database holding n memoryTexts in segments (and tail rows
 // in the tail) of (id bigint, body text).
-func textDB(b *testing.B, n, tail int) (*DB, *TableDef) {
+func textDB(b *testing.B, n, tail int) (*DB, *catalog.TableDef) {
 	db := openDB(b, b.TempDir(), Options{FlushRows: 1 << 30, WALCheckpointBytes: 1 << 40})
-	def := createTable(b, db, "notes", []ColumnDef{col("id", types.Int8T), col("body", types.TextT)})
+	def := createTable(b, db, "notes", []catalog.ColumnDef{col("id", types.Int8T), col("body", types.TextT)})
 	texts := memoryTexts(n + tail)
 	add := func(from, to int) {
 		schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},

@@ -12,11 +12,13 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // loadEmbeddings commits rows [0, n) of embeddingTable in batches and
 // flushes them to one segment per batch.
-func loadEmbeddings(t testing.TB, db *DB, def *TableDef, n, batch int) {
+func loadEmbeddings(t testing.TB, db *DB, def *catalog.TableDef, n, batch int) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(1))
 	for from := 0; from < n; from += batch {
@@ -35,7 +37,7 @@ func loadEmbeddings(t testing.TB, db *DB, def *TableDef, n, batch int) {
 
 // scanSum scans (id, embedding) and returns the row count, the sum of the
 // IDs and of the floats, and the address of each batch's float data.
-func scanSum(t testing.TB, db *DB, def *TableDef) (rows int, ids int64, sum float64, addrs []uintptr) {
+func scanSum(t testing.TB, db *DB, def *catalog.TableDef) (rows int, ids int64, sum float64, addrs []uintptr) {
 	t.Helper()
 	tx := db.Begin()
 	defer tx.Rollback()

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // catalogFileName is catalog.json in the data directory.
@@ -16,7 +18,7 @@ const catalogFileName = "catalog.json"
 // states as of WAL LSN LSN (records up to it are reflected).
 type catalogFile struct {
 	LSN       uint64                  `json:"lsn"`
-	Catalog   *Catalog                `json:"catalog"`
+	Catalog   *catalog.Catalog        `json:"catalog"`
 	Sequences map[string]seqFileEntry `json:"sequences,omitempty"`
 }
 
@@ -40,7 +42,7 @@ func readCatalogFile(path string) (*catalogFile, error) {
 	if cf.Catalog == nil {
 		return nil, fmt.Errorf("corrupt %s: no catalog", path)
 	}
-	cf.Catalog.normalize()
+	cf.Catalog.Normalize()
 	return cf, nil
 }
 

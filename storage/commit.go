@@ -7,8 +7,10 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
 // ownKey is the key of one row a transaction inserted, for one constraint.
@@ -175,7 +177,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, pending *pendingInd
 	if newCat != head.cat {
 		for id, def := range newCat.Tables {
 			rt := db.rt(id, def.Schema)
-			for _, con := range newCat.constraintsOf(def) {
+			for _, con := range constraintsOf(newCat, def) {
 				db.idxMu.RLock()
 				have := rt.uniq[con.sig()] != nil
 				db.idxMu.RUnlock()
@@ -219,7 +221,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, pending *pendingInd
 		if hts := head.tables[id]; hts != nil {
 			deleted = hts.deleted
 		}
-		for _, con := range newCat.constraintsOf(def) {
+		for _, con := range constraintsOf(newCat, def) {
 			sig := con.sig()
 			ix := newIdx[id][sig]
 			if ix == nil {
@@ -343,7 +345,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, pending *pendingInd
 		for id, def := range newCat.Tables {
 			rt := db.rt(id, def.Schema)
 			want := map[string]bool{}
-			for _, con := range newCat.constraintsOf(def) {
+			for _, con := range constraintsOf(newCat, def) {
 				want[con.sig()] = true
 				if ix := newIdx[id][con.sig()]; ix != nil {
 					rt.uniq[con.sig()] = ix
@@ -424,7 +426,7 @@ func pruneDelLog(rt *tableRT, minLSN uint64) {
 // buildIndex builds the index of con over the rows of table id in state s,
 // leaving out the rows in skip (may be nil: the committing transaction's
 // deletes); a repeated key is 23505 "could not create unique index".
-func (db *DB) buildIndex(s *dbState, id uint64, def *TableDef, con constraint, skip *roaring64.Bitmap) (*uniqueIndex, error) {
+func (db *DB) buildIndex(s *dbState, id uint64, def *catalog.TableDef, con constraint, skip *roaring64.Bitmap) (*uniqueIndex, error) {
 	ix := &uniqueIndex{con: con, m: map[string]int64{}}
 	ts := s.tables[id]
 	if ts == nil {
@@ -451,7 +453,7 @@ func deadRows(sets ...*roaring64.Bitmap) []*roaring64.Bitmap {
 // are not in dead. A key ix already maps to the same row is skipped, one
 // mapped to a dead row is taken over, and one mapped to a live row is
 // 23505 "could not create unique index".
-func (db *DB) indexRows(ix *uniqueIndex, s *dbState, ts *tableState, def *TableDef, dead []*roaring64.Bitmap) error {
+func (db *DB) indexRows(ix *uniqueIndex, s *dbState, ts *tableState, def *catalog.TableDef, dead []*roaring64.Bitmap) error {
 	con := ix.con
 	positions := make([]int, len(con.cols))
 	for i, cid := range con.cols {

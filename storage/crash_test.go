@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // kvRows builds rows (id, "v<id>") for ids [from, to).
@@ -17,7 +19,7 @@ func kvRows(from, to int) [][]any {
 	return rows
 }
 
-func countKV(t *testing.T, db *DB, def *TableDef) int {
+func countKV(t *testing.T, db *DB, def *catalog.TableDef) int {
 	t.Helper()
 	tx := db.Begin()
 	defer tx.Rollback()

@@ -11,8 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
 // Options configure a DB. The zero value gives the defaults.
@@ -203,7 +205,7 @@ func escapeName(s string) string {
 }
 
 // Catalog returns the latest committed catalog. It is immutable.
-func (db *DB) Catalog() *Catalog { return db.published.Load().cat }
+func (db *DB) Catalog() *catalog.Catalog { return db.published.Load().cat }
 
 // Dir returns the data directory.
 func (db *DB) Dir() string { return db.dir }

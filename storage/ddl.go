@@ -4,8 +4,10 @@ import (
 	"math"
 
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
 // DDL changes a transaction's private copy of the catalog. Each change is
@@ -15,7 +17,7 @@ import (
 // commit.
 
 // ddlOp applies one DDL change to c (a private clone).
-type ddlOp func(c *Catalog) error
+type ddlOp func(c *catalog.Catalog) error
 
 // apply runs op on a clone of the transaction's catalog and keeps it.
 func (tx *Tx) apply(op ddlOp) error {
@@ -41,11 +43,11 @@ type absentGroup struct {
 }
 
 // exists reports whether the group's object exists in c.
-func (g *absentGroup) exists(c *Catalog) bool {
+func (g *absentGroup) exists(c *catalog.Catalog) bool {
 	if g.name == "" {
 		return c.Schemas[g.schema] != nil
 	}
-	return c.relationExists(g.schema, g.name)
+	return c.RelationExists(g.schema, g.name)
 }
 
 // IfNotExists runs create, which creates the schema (name "") or the
@@ -68,7 +70,7 @@ func (tx *Tx) IfNotExists(schema, name string, create func() (uint64, error)) er
 
 // replayOps applies the transaction's DDL to c, the newest catalog,
 // skipping IF NOT EXISTS creations whose object now exists.
-func (tx *Tx) replayOps(c *Catalog) error {
+func (tx *Tx) replayOps(c *catalog.Catalog) error {
 	g := 0
 	for i := 0; i < len(tx.ops); i++ {
 		for g < len(tx.ifAbsent) && tx.ifAbsent[g].end <= i {
@@ -98,11 +100,11 @@ func relationExistsErr(name string) error {
 
 // CreateSchema creates a schema (42P06 if it exists).
 func (tx *Tx) CreateSchema(name string) error {
-	return tx.apply(func(c *Catalog) error {
+	return tx.apply(func(c *catalog.Catalog) error {
 		if c.Schemas[name] != nil {
 			return pgerr.New(pgerrcode.DuplicateSchema, "schema %q already exists", name)
 		}
-		c.Schemas[name] = &SchemaDef{Name: name}
+		c.Schemas[name] = &catalog.SchemaDef{Name: name}
 		return nil
 	})
 }
@@ -111,7 +113,7 @@ func (tx *Tx) CreateSchema(name string) error {
 // tables, sequences and indexes in it; without, a schema that holds any is
 // 2BP01.
 func (tx *Tx) DropSchema(name string, cascade bool) error {
-	return tx.apply(func(c *Catalog) error {
+	return tx.apply(func(c *catalog.Catalog) error {
 		if c.Schemas[name] == nil {
 			return schemaMissing(name)
 		}
@@ -159,7 +161,7 @@ func (tx *Tx) DropSchema(name string, cascade bool) error {
 
 // checkColumns assigns IDs to columns with ID 0 and checks names and types
 // (shared by CreateTable and AlterTable).
-func checkColumns(def *TableDef) error {
+func checkColumns(def *catalog.TableDef) error {
 	next := max(def.NextColumnID, 1)
 	seen := map[string]bool{}
 	ids := map[int]bool{}
@@ -168,7 +170,7 @@ func checkColumns(def *TableDef) error {
 	}
 	for i := range def.Columns {
 		col := &def.Columns[i]
-		if col.Name == RowIDColumn {
+		if col.Name == catalog.RowIDColumn {
 			return pgerr.New(pgerrcode.DuplicateColumn, "column name %q conflicts with a system column name", col.Name)
 		}
 		if seen[col.Name] {
@@ -196,17 +198,17 @@ func checkColumns(def *TableDef) error {
 // order, so in a new table whose columns all have ID 0 the column at
 // position i gets ID i+1 (which PrimaryKey and Uniques may already use).
 // Errors: 3F000 unknown schema, 42P07 name taken, 42701 duplicate column.
-func (tx *Tx) CreateTable(def *TableDef) (*TableDef, error) {
+func (tx *Tx) CreateTable(def *catalog.TableDef) (*catalog.TableDef, error) {
 	d := def.Clone()
 	if err := checkColumns(d); err != nil {
 		return nil, err
 	}
 	d.ID = tx.db.nextTableID.Add(1) - 1
-	err := tx.apply(func(c *Catalog) error {
+	err := tx.apply(func(c *catalog.Catalog) error {
 		if c.Schemas[d.Schema] == nil {
 			return schemaMissing(d.Schema)
 		}
-		if c.relationExists(d.Schema, d.Name) {
+		if c.RelationExists(d.Schema, d.Name) {
 			return relationExistsErr(d.Name)
 		}
 		c.Tables[d.ID] = d.Clone()
@@ -225,7 +227,7 @@ func (tx *Tx) CreateTable(def *TableDef) (*TableDef, error) {
 // column's Arrow type cannot change (0A000: add a new column instead). A
 // new unique constraint is checked against the rows the transaction sees
 // (23505 "could not create unique index").
-func (tx *Tx) AlterTable(def *TableDef) error {
+func (tx *Tx) AlterTable(def *catalog.TableDef) error {
 	if err := tx.check(); err != nil {
 		return err
 	}
@@ -245,7 +247,7 @@ func (tx *Tx) AlterTable(def *TableDef) error {
 		}
 	}
 	expect := old.Clone()
-	if err := tx.apply(func(c *Catalog) error {
+	if err := tx.apply(func(c *catalog.Catalog) error {
 		cur := c.Tables[d.ID]
 		if cur == nil {
 			return pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", expect.Name)
@@ -256,7 +258,7 @@ func (tx *Tx) AlterTable(def *TableDef) error {
 		if c.Schemas[d.Schema] == nil {
 			return schemaMissing(d.Schema)
 		}
-		if (d.Schema != cur.Schema || d.Name != cur.Name) && c.relationExists(d.Schema, d.Name) {
+		if (d.Schema != cur.Schema || d.Name != cur.Name) && c.RelationExists(d.Schema, d.Name) {
 			return relationExistsErr(d.Name)
 		}
 		c.Tables[d.ID] = d.Clone()
@@ -270,16 +272,16 @@ func (tx *Tx) AlterTable(def *TableDef) error {
 // checkNewConstraints validates the data of table id against unique rules
 // it did not have in old (nil: none), rolling back the last DDL op on
 // failure.
-func (tx *Tx) checkNewConstraints(id uint64, old *TableDef) error {
+func (tx *Tx) checkNewConstraints(id uint64, old *catalog.TableDef) error {
 	def := tx.cat.Tables[id]
 	had := map[string]bool{}
 	if old != nil {
-		for _, con := range tx.catBeforeLastOp().constraintsOf(old) {
+		for _, con := range constraintsOf(tx.catBeforeLastOp(), old) {
 			had[con.sig()] = true
 		}
 	}
 	tt := tx.table(id)
-	for _, con := range tx.cat.constraintsOf(def) {
+	for _, con := range constraintsOf(tx.cat, def) {
 		if had[con.sig()] {
 			continue
 		}
@@ -293,7 +295,7 @@ func (tx *Tx) checkNewConstraints(id uint64, old *TableDef) error {
 }
 
 // catBeforeLastOp is the catalog before the newest DDL op.
-func (tx *Tx) catBeforeLastOp() *Catalog {
+func (tx *Tx) catBeforeLastOp() *catalog.Catalog {
 	c := tx.snap.cat.Clone()
 	for _, op := range tx.ops[:len(tx.ops)-1] {
 		if op(c) != nil {
@@ -323,7 +325,7 @@ func serializationFailure() error {
 }
 
 // dropTable removes table id and its indexes from c.
-func dropTable(c *Catalog, id uint64) {
+func dropTable(c *catalog.Catalog, id uint64) {
 	delete(c.Tables, id)
 	for k, ix := range c.Indexes {
 		if ix.Table == id {
@@ -339,7 +341,7 @@ func (tx *Tx) DropTable(id uint64) error {
 		return undefinedTableID(id)
 	}
 	name := def.Name
-	if err := tx.apply(func(c *Catalog) error {
+	if err := tx.apply(func(c *catalog.Catalog) error {
 		if c.Tables[id] == nil {
 			return pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", name)
 		}
@@ -355,7 +357,7 @@ func (tx *Tx) DropTable(id uint64) error {
 // normalizeSequence fills in PostgreSQL's defaults: increment 1; when both
 // Min and Max are 0, 1..MaxInt64 ascending or MinInt64..-1 descending;
 // Start 0 means Min (ascending) or Max (descending).
-func normalizeSequence(s *SequenceDef) error {
+func normalizeSequence(s *catalog.SequenceDef) error {
 	if s.Increment == 0 {
 		s.Increment = 1
 	}
@@ -387,32 +389,32 @@ func normalizeSequence(s *SequenceDef) error {
 
 // CreateSequence creates a sequence (42P07 if the name is taken). Zero
 // fields get PostgreSQL's defaults (see normalizeSequence).
-func (tx *Tx) CreateSequence(def *SequenceDef) error {
+func (tx *Tx) CreateSequence(def *catalog.SequenceDef) error {
 	d := *def
 	if err := normalizeSequence(&d); err != nil {
 		return err
 	}
-	if err := tx.apply(func(c *Catalog) error {
+	if err := tx.apply(func(c *catalog.Catalog) error {
 		if c.Schemas[d.Schema] == nil {
 			return schemaMissing(d.Schema)
 		}
-		if c.relationExists(d.Schema, d.Name) {
+		if c.RelationExists(d.Schema, d.Name) {
 			return relationExistsErr(d.Name)
 		}
 		s := d
-		c.Sequences[objKey(d.Schema, d.Name)] = &s
+		c.Sequences[catalog.Key(d.Schema, d.Name)] = &s
 		return nil
 	}); err != nil {
 		return err
 	}
-	tx.seqs[objKey(d.Schema, d.Name)] = &seqTxState{last: d.Start}
+	tx.seqs[catalog.Key(d.Schema, d.Name)] = &seqTxState{last: d.Start}
 	return nil
 }
 
 // DropSequence drops a sequence (42P01 if missing).
 func (tx *Tx) DropSequence(schema, name string) error {
-	key := objKey(schema, name)
-	if err := tx.apply(func(c *Catalog) error {
+	key := catalog.Key(schema, name)
+	if err := tx.apply(func(c *catalog.Catalog) error {
 		if c.Sequences[key] == nil {
 			return pgerr.New(pgerrcode.UndefinedTable, "sequence %q does not exist", name)
 		}
@@ -428,9 +430,9 @@ func (tx *Tx) DropSequence(schema, name string) error {
 // CreateIndex records an index (42P07 if the name is taken, 42P01 if the
 // table is missing). A unique index is enforced like a UNIQUE constraint
 // and checked against the existing rows.
-func (tx *Tx) CreateIndex(def *IndexDef) error {
+func (tx *Tx) CreateIndex(def *catalog.IndexDef) error {
 	d := def.Clone()
-	if err := tx.apply(func(c *Catalog) error {
+	if err := tx.apply(func(c *catalog.Catalog) error {
 		if c.Schemas[d.Schema] == nil {
 			return schemaMissing(d.Schema)
 		}
@@ -438,7 +440,7 @@ func (tx *Tx) CreateIndex(def *IndexDef) error {
 		if t == nil {
 			return undefinedTableID(d.Table)
 		}
-		if c.relationExists(d.Schema, d.Name) {
+		if c.RelationExists(d.Schema, d.Name) {
 			return relationExistsErr(d.Name)
 		}
 		for _, id := range d.Columns {
@@ -446,7 +448,7 @@ func (tx *Tx) CreateIndex(def *IndexDef) error {
 				return pgerr.New(pgerrcode.UndefinedColumn, "column with ID %d of %q does not exist", id, t.Name)
 			}
 		}
-		c.Indexes[objKey(d.Schema, d.Name)] = d.Clone()
+		c.Indexes[catalog.Key(d.Schema, d.Name)] = d.Clone()
 		return nil
 	}); err != nil {
 		return err
@@ -459,8 +461,8 @@ func (tx *Tx) CreateIndex(def *IndexDef) error {
 
 // DropIndex drops an index (42704 if missing).
 func (tx *Tx) DropIndex(schema, name string) error {
-	key := objKey(schema, name)
-	return tx.apply(func(c *Catalog) error {
+	key := catalog.Key(schema, name)
+	return tx.apply(func(c *catalog.Catalog) error {
 		if c.Indexes[key] == nil {
 			return pgerr.New(pgerrcode.UndefinedObject, "index %q does not exist", name)
 		}
@@ -471,28 +473,28 @@ func (tx *Tx) DropIndex(schema, name string) error {
 
 // CreateView creates a view, or with replace replaces a view of that name
 // (42P07 when another kind of relation has it).
-func (tx *Tx) CreateView(def *ViewDef, replace bool) error {
+func (tx *Tx) CreateView(def *catalog.ViewDef, replace bool) error {
 	d := *def
-	return tx.apply(func(c *Catalog) error {
+	return tx.apply(func(c *catalog.Catalog) error {
 		if c.Schemas[d.Schema] == nil {
 			return schemaMissing(d.Schema)
 		}
-		if c.relationExists(d.Schema, d.Name) && !(replace && c.View(d.Schema, d.Name) != nil) {
+		if c.RelationExists(d.Schema, d.Name) && !(replace && c.View(d.Schema, d.Name) != nil) {
 			return relationExistsErr(d.Name)
 		}
 		v := d
-		c.Views[objKey(d.Schema, d.Name)] = &v
+		c.Views[catalog.Key(d.Schema, d.Name)] = &v
 		return nil
 	})
 }
 
 // DropView drops a view (42P01 if missing).
 func (tx *Tx) DropView(schema, name string) error {
-	return tx.apply(func(c *Catalog) error {
+	return tx.apply(func(c *catalog.Catalog) error {
 		if c.View(schema, name) == nil {
 			return pgerr.New(pgerrcode.UndefinedTable, "view %q does not exist", name)
 		}
-		delete(c.Views, objKey(schema, name))
+		delete(c.Views, catalog.Key(schema, name))
 		return nil
 	})
 }

@@ -10,7 +10,7 @@ import (
 
 // FetchRows returns the rows with the given IDs that tx sees, in the
 // order given (an ID given twice gives the row twice): columns at
-// positions columns of TableDef.Columns, then "__rowid", so that a caller
+// positions columns of catalog.TableDef.Columns, then "__rowid", so that a caller
 // can tell which IDs were found — rows that do not exist, were deleted or
 // are not visible to tx are left out. Segment rows are read through the
 // column cache (a row group is decoded once, then shared), so fetching

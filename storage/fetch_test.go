@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // fetch returns FetchRows' rows as "[key value rowid]" strings.
@@ -16,7 +18,7 @@ func fetch(t *testing.T, tx *Tx, id uint64, rowIDs []int64) []string {
 		t.Fatal(err)
 	}
 	defer rec.Release()
-	if rec.NumCols() != 3 || rec.Schema().Field(2).Name != RowIDColumn {
+	if rec.NumCols() != 3 || rec.Schema().Field(2).Name != catalog.RowIDColumn {
 		t.Fatalf("schema %s", rec.Schema())
 	}
 	var out []string

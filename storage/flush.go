@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // Background work: a flush writes a table's tail to a new segment and
@@ -144,7 +146,7 @@ func retryDelay(n int) time.Duration {
 }
 
 // segmentSpecs lists the columns of def for a segment.
-func segmentSpecs(def *TableDef) []segColumnSpec {
+func segmentSpecs(def *catalog.TableDef) []segColumnSpec {
 	specs := make([]segColumnSpec, len(def.Columns))
 	for i, c := range def.Columns {
 		specs[i] = segColumnSpec{id: c.ID, name: c.Name, typ: c.Type.Arrow()}
@@ -371,7 +373,7 @@ func (db *DB) compactTable(id uint64) error {
 	}
 
 	specs := segmentSpecs(def)
-	cons := snap.cat.constraintsOf(def)
+	cons := constraintsOf(snap.cat, def)
 	type droppedKey struct {
 		sig string
 		key string

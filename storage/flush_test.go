@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -180,7 +181,7 @@ func TestBackgroundFlushAndCheckpoint(t *testing.T) {
 func TestConcurrentCommits(t *testing.T) {
 	dir := t.TempDir()
 	db := openDB(t, dir, Options{FlushRows: 500})
-	def := createTable(t, db, "t", []ColumnDef{col("id", types.Int8T), col("w", types.Int4T)}, 0)
+	def := createTable(t, db, "t", []catalog.ColumnDef{col("id", types.Int8T), col("w", types.Int4T)}, 0)
 	const workers, each = 8, 100
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
@@ -247,7 +248,7 @@ func TestDropTableRemovesFiles(t *testing.T) {
 func TestStress(t *testing.T) {
 	dir := t.TempDir()
 	db := openDB(t, dir, Options{FlushRows: 50, WALCheckpointBytes: 64 << 10})
-	def := createTable(t, db, "t", []ColumnDef{col("id", types.Int8T), col("w", types.Int4T)}, 0)
+	def := createTable(t, db, "t", []catalog.ColumnDef{col("id", types.Int8T), col("w", types.Int4T)}, 0)
 	const workers, ops = 4, 300
 	var mu sync.Mutex
 	live := map[int]bool{}

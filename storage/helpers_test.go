@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -42,10 +44,10 @@ func mustCommit(t testing.TB, tx *Tx) {
 
 // createTable creates public.name with the given columns (name, type) and
 // returns its definition. pk lists primary key column positions.
-func createTable(t testing.TB, db *DB, name string, cols []ColumnDef, pk ...int) *TableDef {
+func createTable(t testing.TB, db *DB, name string, cols []catalog.ColumnDef, pk ...int) *catalog.TableDef {
 	t.Helper()
 	tx := db.Begin()
-	def := &TableDef{Schema: PublicSchema, Name: name, Columns: cols}
+	def := &catalog.TableDef{Schema: catalog.PublicSchema, Name: name, Columns: cols}
 	for _, p := range pk {
 		def.PrimaryKey = append(def.PrimaryKey, p+1)
 	}
@@ -57,10 +59,10 @@ func createTable(t testing.TB, db *DB, name string, cols []ColumnDef, pk ...int)
 	return d
 }
 
-func col(name string, typ types.T) ColumnDef { return ColumnDef{Name: name, Type: typ} }
+func col(name string, typ types.T) catalog.ColumnDef { return catalog.ColumnDef{Name: name, Type: typ} }
 
 // makeRecord builds a record for def from rows of Go values (nil = NULL).
-func makeRecord(t testing.TB, def *TableDef, rows ...[]any) arrow.Record {
+func makeRecord(t testing.TB, def *catalog.TableDef, rows ...[]any) arrow.Record {
 	t.Helper()
 	fields := make([]arrow.Field, len(def.Columns))
 	for i, c := range def.Columns {

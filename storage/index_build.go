@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // Online index builds. A transaction that adds a unique constraint or a
@@ -88,7 +90,7 @@ func (tx *Tx) prebuildIndexes() (*pendingIndexes, error) {
 	db := tx.db
 	published := db.published.Load()
 	type need struct {
-		def *TableDef
+		def *catalog.TableDef
 		con constraint
 	}
 	needs := map[uint64][]need{}
@@ -101,7 +103,7 @@ func (tx *Tx) prebuildIndexes() (*pendingIndexes, error) {
 		if tt := tx.tables[id]; tt != nil && tt.truncated {
 			continue // truncated by tx: its index starts empty
 		}
-		for _, con := range tx.cat.constraintsOf(def) {
+		for _, con := range constraintsOf(tx.cat, def) {
 			db.idxMu.RLock()
 			have := rt.uniq[con.sig()] != nil
 			db.idxMu.RUnlock()
@@ -173,7 +175,7 @@ func (tx *Tx) ownDeletes(id uint64) *roaring64.Bitmap {
 // after pi.base and segments pi.base lacks (flushed from the tail, so
 // their rows mostly are in the index already under the same row ID). A
 // truncation in between makes it index to's rows from scratch.
-func (pi *pendingIndex) catchUp(db *DB, to *dbState, id uint64, def *TableDef, skip *roaring64.Bitmap) error {
+func (pi *pendingIndex) catchUp(db *DB, to *dbState, id uint64, def *catalog.TableDef, skip *roaring64.Bitmap) error {
 	from := pi.base
 	fts, tts := from.tables[id], to.tables[id]
 	if tts == nil {

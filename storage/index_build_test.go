@@ -8,23 +8,24 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
 // plainTable creates public.name(id int8, v text) with no key.
-func plainTable(t *testing.T, db *DB, name string) *TableDef {
-	return createTable(t, db, name, []ColumnDef{col("id", types.Int8T), col("v", types.TextT)})
+func plainTable(t *testing.T, db *DB, name string) *catalog.TableDef {
+	return createTable(t, db, name, []catalog.ColumnDef{col("id", types.Int8T), col("v", types.TextT)})
 }
 
 // addPrimaryKey starts a transaction that adds a primary key on column id
 // of def; the caller commits it.
-func addPrimaryKey(t *testing.T, db *DB, def *TableDef) *Tx {
+func addPrimaryKey(t *testing.T, db *DB, def *catalog.TableDef) *Tx {
 	t.Helper()
 	tx := db.Begin()
 	nd := tx.Catalog().Tables[def.ID].Clone()
 	nd.PrimaryKey = []int{1}
-	nd.Uniques = append(nd.Uniques, UniqueDef{Name: def.Name + "_pkey", Columns: []int{1}})
+	nd.Uniques = append(nd.Uniques, catalog.UniqueDef{Name: def.Name + "_pkey", Columns: []int{1}})
 	if err := tx.AlterTable(nd); err != nil {
 		t.Fatalf("AlterTable: %v", err)
 	}
@@ -33,7 +34,7 @@ func addPrimaryKey(t *testing.T, db *DB, def *TableDef) *Tx {
 
 // commitRows commits a transaction that deletes rows dels of def and
 // inserts row.
-func commitRows(db *DB, def *TableDef, dels []int64, row []any) error {
+func commitRows(db *DB, def *catalog.TableDef, dels []int64, row []any) error {
 	tx := db.Begin()
 	defer tx.Rollback()
 	if len(dels) > 0 {

@@ -9,19 +9,21 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
 const embedDim = 384
 
 // embeddingTable is (id bigint primary key, body text, embedding float4[]).
-func embeddingTable(t testing.TB, db *DB) *TableDef {
-	return createTable(t, db, "memories", []ColumnDef{
+func embeddingTable(t testing.TB, db *DB) *catalog.TableDef {
+	return createTable(t, db, "memories", []catalog.ColumnDef{
 		col("id", types.Int8T), col("body", types.TextT), col("embedding", types.Float4ArrayT)}, 0)
 }
 
 // embeddingRecord builds rows [from, from+n) with deterministic vectors.
-func embeddingRecord(def *TableDef, from, n int, rng *rand.Rand) arrow.Record {
+func embeddingRecord(def *catalog.TableDef, from, n int, rng *rand.Rand) arrow.Record {
 	fields := make([]arrow.Field, len(def.Columns))
 	for i, c := range def.Columns {
 		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.Arrow(), Nullable: true}

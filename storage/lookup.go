@@ -4,13 +4,14 @@ import (
 	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
 // LookupKey finds the live row that holds row i of rec's key on the
 // primary key or unique constraint over the columns colIDs (column IDs, in
-// any order). rec has the table's columns in TableDef.Columns order. It
+// any order). rec has the table's columns in catalog.TableDef.Columns order. It
 // consults this transaction's own rows and the committed unique index, so
 // it costs a hash lookup, not a scan. found is false when no row holds the
 // key (or the key has a NULL). A committed row it returns may have been
@@ -26,7 +27,7 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 	}
 	var con constraint
 	ok := false
-	for _, c := range tx.cat.constraintsOf(def) {
+	for _, c := range constraintsOf(tx.cat, def) {
 		if len(c.cols) == len(colIDs) && !slices.ContainsFunc(colIDs, func(id int) bool { return !slices.Contains(c.cols, id) }) {
 			con, ok = c, true
 			break
@@ -90,7 +91,7 @@ func (tx *Tx) UniqueKeys(tableID uint64) [][]int {
 		return nil
 	}
 	var out [][]int
-	for _, c := range tx.cat.constraintsOf(def) {
+	for _, c := range constraintsOf(tx.cat, def) {
 		out = append(out, slices.Clone(c.cols))
 	}
 	return out

@@ -6,8 +6,10 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
 // minPartitionRows is the fewest rows ScanPartitions gives a partition
@@ -17,7 +19,7 @@ const minPartitionRows = 4096
 // tableView returns what transaction tx sees of table tableID: its
 // definition, the committed state (nil when the table has none or tx
 // truncated it) and tx's own changes (nil when none). It mirrors Scan.
-func (tx *Tx) tableView(tableID uint64) (*TableDef, *tableState, *txTable, error) {
+func (tx *Tx) tableView(tableID uint64) (*catalog.TableDef, *tableState, *txTable, error) {
 	if err := tx.check(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -34,7 +36,7 @@ func (tx *Tx) tableView(tableID uint64) (*TableDef, *tableState, *txTable, error
 }
 
 // checkPositions checks column positions of def.
-func checkPositions(def *TableDef, columns []int) error {
+func checkPositions(def *catalog.TableDef, columns []int) error {
 	for _, p := range columns {
 		if p < 0 || p >= len(def.Columns) {
 			return pgerr.New(pgerrcode.InternalError, "scan of %q: no column at position %d", def.Name, p)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -75,7 +77,7 @@ func scanStrings(t *testing.T, tx *Tx, id uint64) []string {
 func TestScanPartitions(t *testing.T) {
 	db := openDB(t, t.TempDir(), Options{FlushRows: 1 << 30})
 	defer db.Close()
-	def := createTable(t, db, "p", []ColumnDef{col("id", types.Int8T), col("v", types.TextT)})
+	def := createTable(t, db, "p", []catalog.ColumnDef{col("id", types.Int8T), col("v", types.TextT)})
 	next := 0
 	add := func(n int) {
 		var rows [][]any
@@ -162,7 +164,7 @@ func TestScanPartitions(t *testing.T) {
 	tx.Rollback()
 
 	// An empty table gives one empty reader.
-	empty := createTable(t, db, "e", []ColumnDef{col("id", types.Int8T)})
+	empty := createTable(t, db, "e", []catalog.ColumnDef{col("id", types.Int8T)})
 	tx = db.Begin()
 	defer tx.Rollback()
 	if got, counts := readPartitions(t, tx, empty.ID, 4); len(got) != 0 || len(counts) != 1 {

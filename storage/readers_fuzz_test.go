@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -24,7 +26,7 @@ import (
 // by path relative to the directory.
 type fuzzTemplate struct {
 	files map[string][]byte
-	def   *TableDef
+	def   *catalog.TableDef
 	// segment and manifest are the paths of the table's one segment file
 	// and its manifest.
 	segment, manifest string
@@ -36,12 +38,12 @@ func templateDataDir(f *testing.F) *fuzzTemplate {
 	dir := f.TempDir()
 	db := openDB(f, dir, Options{})
 	int4s := types.ArrayOf(types.Int4T, 1)
-	def := createTable(f, db, "t", []ColumnDef{
+	def := createTable(f, db, "t", []catalog.ColumnDef{
 		col("id", types.Int8T), col("v", types.TextT), col("emb", types.Float4ArrayT), col("ok", types.BoolT),
 		col("x", types.Float8T), col("d", types.DateT), col("ts", types.TimestampTZT), col("by", types.ByteaT),
 		col("u", types.UUIDT), col("ia", int4s), col("s", types.Int2T)}, 0)
 	tx := db.Begin()
-	if err := tx.CreateIndex(&IndexDef{Schema: PublicSchema, Name: "t_v", Table: def.ID, Method: "btree", Columns: []int{2}, Unique: true}); err != nil {
+	if err := tx.CreateIndex(&catalog.IndexDef{Schema: catalog.PublicSchema, Name: "t_v", Table: def.ID, Method: "btree", Columns: []int{2}, Unique: true}); err != nil {
 		f.Fatal(err)
 	}
 	mustCommit(f, tx)
@@ -205,7 +207,7 @@ func FuzzSegment(f *testing.F) {
 
 // readSegment decodes every column of every row group of seg as def's
 // types, stopping at the first error; it reports whether the file opened.
-func readSegment(seg *segment, def *TableDef) bool {
+func readSegment(seg *segment, def *catalog.TableDef) bool {
 	sf, err := openSegment(seg)
 	if err != nil {
 		return false

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // recover rebuilds the in-memory state from disk (Open): catalog.json,
@@ -18,7 +20,7 @@ import (
 // truncated away, and any later WAL file is removed. Nothing of a bad
 // record is applied.
 func (db *DB) recover() error {
-	cat := newCatalog()
+	cat := catalog.New()
 	var catLSN uint64
 	seqs := map[string]seqEntry{}
 	cf, err := readCatalogFile(filepath.Join(db.dir, catalogFileName))
@@ -255,7 +257,7 @@ func (db *DB) recover() error {
 	// Unique indexes.
 	for id, def := range cat.Tables {
 		rt := db.rts[id]
-		for _, con := range cat.constraintsOf(def) {
+		for _, con := range constraintsOf(cat, def) {
 			ix, err := db.buildIndex(state, id, def, con, nil)
 			if err != nil {
 				db.log.Error("rebuilding unique index", "table", def.Name, "constraint", con.name, "err", err)

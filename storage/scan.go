@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // tailScanRows is how many rows of small in-memory batches a scan joins
@@ -76,7 +78,7 @@ type scanReader struct {
 
 // scanSchema builds the output schema of a scan of def's columns at
 // positions cols.
-func scanSchema(def *TableDef, cols []int, withRowID bool) (*arrow.Schema, []int, []arrow.DataType) {
+func scanSchema(def *catalog.TableDef, cols []int, withRowID bool) (*arrow.Schema, []int, []arrow.DataType) {
 	fields := make([]arrow.Field, 0, len(cols)+1)
 	ids := make([]int, len(cols))
 	types := make([]arrow.DataType, len(cols))
@@ -87,7 +89,7 @@ func scanSchema(def *TableDef, cols []int, withRowID bool) (*arrow.Schema, []int
 		fields = append(fields, arrow.Field{Name: c.Name, Type: types[i], Nullable: true})
 	}
 	if withRowID {
-		fields = append(fields, arrow.Field{Name: RowIDColumn, Type: arrow.PrimitiveTypes.Int64})
+		fields = append(fields, arrow.Field{Name: catalog.RowIDColumn, Type: arrow.PrimitiveTypes.Int64})
 	}
 	return arrow.NewSchema(fields, nil), ids, types
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // Segment files are plain Parquet, readable by DuckDB, pyarrow or Spark:
@@ -144,7 +146,7 @@ func segmentSchema(cols []segColumnSpec) (*parquet.Schema, error) {
 		}
 		g[c.name] = parquet.Optional(n)
 	}
-	g[RowIDColumn] = parquet.Required(parquet.Int(64))
+	g[catalog.RowIDColumn] = parquet.Required(parquet.Int(64))
 	return parquet.NewSchema("cairn", g), nil
 }
 
@@ -209,7 +211,7 @@ func newSegmentWriter(path string, cols []segColumnSpec) (*segmentWriter, error)
 	for _, c := range cols {
 		sw.leaf = append(sw.leaf, idx[c.name])
 	}
-	sw.rowIDLeaf = idx[RowIDColumn]
+	sw.rowIDLeaf = idx[catalog.RowIDColumn]
 	return sw, nil
 }
 

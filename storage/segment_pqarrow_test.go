@@ -12,6 +12,8 @@ import (
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -19,7 +21,7 @@ import (
 // with Arrow's own Parquet reader: the files must be plain enough for
 // other tools (embeddings as list<float>).
 func TestSegmentReadByPqarrow(t *testing.T) {
-	def := &TableDef{Name: "t", Columns: allTypesColumns()}
+	def := &catalog.TableDef{Name: "t", Columns: allTypesColumns()}
 	if err := checkColumns(def); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestSegmentReadByPqarrow(t *testing.T) {
 		}
 	}
 	// Row IDs.
-	ridIdx := schema.FieldIndices(RowIDColumn)[0]
+	ridIdx := schema.FieldIndices(catalog.RowIDColumn)[0]
 	rid := tbl.Column(ridIdx).Data().Chunk(0).(*array.Int64)
 	if rid.Value(0) != 100 || rid.Value(n-1) != int64(100+n-1) {
 		t.Fatalf("row ids %v", rid)

@@ -9,12 +9,14 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
 // allTypesTable has a column of every Arrow type storage maps.
-func allTypesColumns() []ColumnDef {
-	return []ColumnDef{
+func allTypesColumns() []catalog.ColumnDef {
+	return []catalog.ColumnDef{
 		col("b", types.BoolT),
 		col("i2", types.Int2T),
 		col("i4", types.Int4T),
@@ -92,7 +94,7 @@ func scanRecord(t *testing.T, tx *Tx, id uint64) []arrow.Array {
 	return out
 }
 
-func checkSameColumns(t *testing.T, def *TableDef, want arrow.Record, got []arrow.Array) {
+func checkSameColumns(t *testing.T, def *catalog.TableDef, want arrow.Record, got []arrow.Array) {
 	t.Helper()
 	for i, c := range def.Columns {
 		if !array.Equal(want.Column(i), got[i]) {

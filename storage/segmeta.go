@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // segExtra is what storage learns about an immutable segment file once
@@ -148,7 +150,7 @@ func (db *DB) rowIDs(r *segReader, seg *segment, g int) (*array.Int64, error) {
 	ids, ok := a.(*array.Int64)
 	if !ok || ids.NullN() > 0 {
 		a.Release()
-		return nil, fmt.Errorf("corrupt segment %s: bad %s column", seg.path, RowIDColumn)
+		return nil, fmt.Errorf("corrupt segment %s: bad %s column", seg.path, catalog.RowIDColumn)
 	}
 	return ids, nil
 }

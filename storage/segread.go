@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // Segment reading decodes one column chunk (of one row group) at a time
@@ -59,8 +61,8 @@ func openSegment(seg *segment) (sf *segmentFile, err error) {
 		return nil, fmt.Errorf("corrupt segment %s: %w", seg.path, err)
 	}
 	sf = &segmentFile{seg: seg, f: f, pf: pf, leaf: leafIndexes(pf.Schema())}
-	if _, ok := sf.leaf[RowIDColumn]; !ok {
-		return nil, fmt.Errorf("corrupt segment %s: no %s column", seg.path, RowIDColumn)
+	if _, ok := sf.leaf[catalog.RowIDColumn]; !ok {
+		return nil, fmt.Errorf("corrupt segment %s: no %s column", seg.path, catalog.RowIDColumn)
 	}
 	return sf, nil
 }
@@ -93,13 +95,13 @@ func (sf *segmentFile) numRowGroups() int { return len(sf.pf.RowGroups()) }
 
 // readRowIDs decodes the row IDs of row group g.
 func (sf *segmentFile) readRowIDs(g int) (*array.Int64, error) {
-	a, err := sf.readLeaf(g, RowIDColumn, arrow.PrimitiveTypes.Int64)
+	a, err := sf.readLeaf(g, catalog.RowIDColumn, arrow.PrimitiveTypes.Int64)
 	if err != nil {
 		return nil, err
 	}
 	ids, ok := a.(*array.Int64)
 	if !ok || ids.NullN() > 0 {
-		return nil, fmt.Errorf("corrupt segment %s: bad %s column", sf.seg.path, RowIDColumn)
+		return nil, fmt.Errorf("corrupt segment %s: bad %s column", sf.seg.path, catalog.RowIDColumn)
 	}
 	return ids, nil
 }

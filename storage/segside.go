@@ -4,6 +4,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/storage/textindex"
 )
 
@@ -29,7 +31,7 @@ type segSide struct {
 // at most warmLimit bytes (a flush allows a quarter of the cache budget;
 // a compaction, whose inputs are usually still cached, which would
 // briefly double their memory, a sixteenth).
-func (db *DB) newSegSide(def *TableDef, specs []segColumnSpec, warmLimit int64) *segSide {
+func (db *DB) newSegSide(def *catalog.TableDef, specs []segColumnSpec, warmLimit int64) *segSide {
 	s := &segSide{db: db, specs: specs, text: make([]*textindex.Builder, len(specs)),
 		warm: warmLimit > 0, limit: warmLimit}
 	if !db.opts.DisableTextIndex {

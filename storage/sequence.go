@@ -3,8 +3,10 @@ package storage
 import (
 	"sync"
 
-	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
 // Sequences are not transactional, as in PostgreSQL: a value nextval hands
@@ -34,7 +36,7 @@ type seqTxState struct {
 }
 
 // nextValue computes nextval from (last, called) for def.
-func nextValue(def *SequenceDef, last int64, called bool) (int64, error) {
+func nextValue(def *catalog.SequenceDef, last int64, called bool) (int64, error) {
 	if !called {
 		return last, nil
 	}
@@ -53,7 +55,7 @@ func nextValue(def *SequenceDef, last int64, called bool) (int64, error) {
 
 // covers reports whether a durable state (last, called) already accounts
 // for handing out v: recovery would resume after v.
-func covers(def *SequenceDef, durLast int64, durCalled bool, v int64) bool {
+func covers(def *catalog.SequenceDef, durLast int64, durCalled bool, v int64) bool {
 	if !durCalled {
 		return false
 	}
@@ -65,7 +67,7 @@ func covers(def *SequenceDef, durLast int64, durCalled bool, v int64) bool {
 
 // reservationEnd is the last value of a reservation starting at v, clamped
 // to the sequence's bounds.
-func reservationEnd(def *SequenceDef, v int64) int64 {
+func reservationEnd(def *catalog.SequenceDef, v int64) int64 {
 	span := def.Increment * (seqReserve - 1)
 	end := v + span
 	if def.Increment > 0 {
@@ -79,8 +81,8 @@ func reservationEnd(def *SequenceDef, v int64) int64 {
 }
 
 // seqFor returns the committed sequence schema.name and its state.
-func (db *DB) seqFor(schema, name string) (*SequenceDef, *seqState, error) {
-	key := objKey(schema, name)
+func (db *DB) seqFor(schema, name string) (*catalog.SequenceDef, *seqState, error) {
+	key := catalog.Key(schema, name)
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	def := db.head.Load().cat.Sequences[key]
@@ -114,7 +116,7 @@ func (db *DB) NextVal(schema, name string) (int64, error) {
 	}
 	if !covers(def, st.durLast, st.durCalled, v) {
 		end := reservationEnd(def, v)
-		if err := db.logSequence(objKey(schema, name), st, end, true); err != nil {
+		if err := db.logSequence(catalog.Key(schema, name), st, end, true); err != nil {
 			return 0, err
 		}
 		st.durLast, st.durCalled = end, true
@@ -139,7 +141,7 @@ func (db *DB) SetVal(schema, name string, v int64, isCalled bool) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := db.logSequence(objKey(schema, name), st, v, isCalled); err != nil {
+	if err := db.logSequence(catalog.Key(schema, name), st, v, isCalled); err != nil {
 		return err
 	}
 	st.last, st.called = v, isCalled
@@ -175,7 +177,7 @@ func (tx *Tx) NextVal(schema, name string) (int64, error) {
 	if err := tx.check(); err != nil {
 		return 0, err
 	}
-	key := objKey(schema, name)
+	key := catalog.Key(schema, name)
 	if st := tx.seqs[key]; st != nil {
 		def := tx.cat.Sequences[key]
 		v, err := nextValue(def, st.last, st.called)
@@ -197,7 +199,7 @@ func (tx *Tx) SetVal(schema, name string, v int64, isCalled bool) error {
 	if err := tx.check(); err != nil {
 		return err
 	}
-	key := objKey(schema, name)
+	key := catalog.Key(schema, name)
 	if st := tx.seqs[key]; st != nil {
 		def := tx.cat.Sequences[key]
 		if v < def.Min || v > def.Max {

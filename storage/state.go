@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // dbState is one immutable version of the whole database: the catalog and,
@@ -20,7 +22,7 @@ import (
 type dbState struct {
 	version uint64 // increases with every new state
 	lsn     uint64 // the last WAL record this state includes
-	cat     *Catalog
+	cat     *catalog.Catalog
 	tables  map[uint64]*tableState
 }
 

@@ -6,9 +6,10 @@ import (
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/jackc/pgerrcode"
+
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/storage/textindex"
-	"github.com/jackc/pgerrcode"
 )
 
 // TextMatches is what TextSearch finds: the corpus statistics of the
@@ -38,10 +39,10 @@ func (m *TextMatches) Len() int { return len(m.RowIDs) }
 func (m *TextMatches) Freq(i, t int) int32 { return m.TF[i*len(m.Terms)+t] }
 
 // TextStats returns the BM25 corpus statistics of text column column (a
-// position in TableDef.Columns) over exactly the rows tx sees (its
+// position in catalog.TableDef.Columns) over exactly the rows tx sees (its
 // snapshot, minus what it deleted, plus what it inserted): the number of
 // non-NULL rows, their total length in tokens and, for each of terms
-// (tokens as textindex.Tokenize makes them), the number of rows holding
+// (tokens as textsearch.Tokenize makes them), the number of rows holding
 // it. It reads the text indexes only, in O(len(terms)) per segment and
 // in-memory batch. ErrNoTextIndex means the column has none.
 func (tx *Tx) TextStats(tableID uint64, column int, terms []string) (docs, totalTokens int64, docFreq []int64, err error) {

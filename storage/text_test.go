@@ -12,13 +12,15 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/textsearch"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage/textindex"
 )
 
 // textTable is (id bigint, body text, tag varchar, n int).
-func textTable(t testing.TB, db *DB, name string) *TableDef {
-	return createTable(t, db, name, []ColumnDef{col("id", types.Int8T), col("body", types.TextT),
+func textTable(t testing.TB, db *DB, name string) *catalog.TableDef {
+	return createTable(t, db, name, []catalog.ColumnDef{col("id", types.Int8T), col("body", types.TextT),
 		col("tag", types.VarcharT), col("n", types.Int4T)})
 }
 
@@ -58,7 +60,7 @@ func bruteText(t *testing.T, tx *Tx, id uint64, column int, terms []string) (doc
 			if s.IsNull(i) {
 				continue
 			}
-			toks := textindex.Tokenize(s.Value(i))
+			toks := textsearch.Tokenize(s.Value(i))
 			docs++
 			tokens += int64(len(toks))
 			tf := make([]int, len(terms))

@@ -14,6 +14,8 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage/textindex"
 )
@@ -281,7 +283,7 @@ func addText(b *textindex.Builder, a arrow.Array) {
 // segText returns seg's text unit: from its .bm25 file the first time,
 // rebuilt from the segment (and the file rewritten) when the file is
 // missing or corrupt. def names the text columns to index on a rebuild.
-func (db *DB) segText(seg *segment, def *TableDef) (*textUnit, error) {
+func (db *DB) segText(seg *segment, def *catalog.TableDef) (*textUnit, error) {
 	x := &seg.x
 	x.mu.Lock()
 	u := x.text

@@ -11,9 +11,11 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/jackc/pgerrcode"
 )
 
 // Tx is a transaction with snapshot isolation: it reads the database as
@@ -25,7 +27,7 @@ type Tx struct {
 	db    *DB
 	snap  *dbState
 	unpin func()
-	cat   *Catalog
+	cat   *catalog.Catalog
 	ops   []ddlOp
 	// ifAbsent are the runs of ops that create an object IF NOT EXISTS
 	// (see IfNotExists).
@@ -92,7 +94,7 @@ func (db *DB) Begin() *Tx {
 
 // Catalog returns the catalog as this transaction sees it: the snapshot
 // taken at Begin plus its own DDL. It is immutable.
-func (tx *Tx) Catalog() *Catalog { return tx.cat }
+func (tx *Tx) Catalog() *catalog.Catalog { return tx.cat }
 
 func (tx *Tx) check() error {
 	if tx.done {
@@ -118,7 +120,7 @@ func undefinedTableID(id uint64) error {
 }
 
 // Insert adds the rows of rec to the table. rec has exactly the table's
-// columns in TableDef.Columns order, with Arrow types Column.Type.Arrow();
+// columns in catalog.TableDef.Columns order, with Arrow types Column.Type.Arrow();
 // Insert keeps (retains) its arrays, which must not change afterwards. It
 // assigns the rows their IDs and checks the primary key and unique
 // constraints against the committed rows and this transaction's rows: a
@@ -151,7 +153,7 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 		return nil
 	}
 	tt := tx.table(tableID)
-	cons := tx.cat.constraintsOf(def)
+	cons := constraintsOf(tx.cat, def)
 	var keys [][]string
 	if len(cons) > 0 {
 		var err error
@@ -190,7 +192,7 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 }
 
 // keyTypes returns the SQL types of a constraint's columns.
-func keyTypes(def *TableDef, con constraint) []types.T {
+func keyTypes(def *catalog.TableDef, con constraint) []types.T {
 	ts := make([]types.T, len(con.cols))
 	for i, id := range con.cols {
 		if _, c := def.ColumnByID(id); c != nil {
@@ -202,7 +204,7 @@ func keyTypes(def *TableDef, con constraint) []types.T {
 
 // checkUnique checks n new rows against every constraint and returns their
 // keys per constraint ("" for a key with a NULL).
-func (tx *Tx) checkUnique(def *TableDef, tt *txTable, cons []constraint, colIDs []int, cols []arrow.Array, n int) ([][]string, error) {
+func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint, colIDs []int, cols []arrow.Array, n int) ([][]string, error) {
 	keys := make([][]string, len(cons))
 	rt := tx.db.lookupRT(def.ID)
 	for ci, con := range cons {
@@ -291,7 +293,7 @@ func (db *DB) committedConflict(rt *tableRT, con constraint, keys []string, tt *
 // transaction's rows (and, when the constraint has no committed index, the
 // committed rows it sees) if needed. With dupErr, a key repeated among
 // those rows is a "could not create unique index" error.
-func (tx *Tx) localIndex(def *TableDef, tt *txTable, con constraint, dupErr bool) (*localIndex, error) {
+func (tx *Tx) localIndex(def *catalog.TableDef, tt *txTable, con constraint, dupErr bool) (*localIndex, error) {
 	sig := con.sig()
 	if li := tt.local[sig]; li != nil && !dupErr {
 		return li, nil
@@ -423,7 +425,7 @@ func (tx *Tx) Truncate(tableID uint64) error {
 // Scan streams the table as this transaction sees it: the rows committed
 // at Begin minus those deleted (then or by this transaction), plus this
 // transaction's own inserts as of the call. columns are positions in
-// TableDef.Columns; a column a segment lacks reads as NULL. withRowID
+// catalog.TableDef.Columns; a column a segment lacks reads as NULL. withRowID
 // appends an int64 column "__rowid" (what Delete takes). Batches come
 // straight from Parquet row groups and in-memory tail batches; the table is
 // never materialised. The reader holds the snapshot's files until it is
@@ -461,7 +463,7 @@ func (tx *Tx) Scan(ctx context.Context, tableID uint64, columns []int, withRowID
 }
 
 // newScan builds a reader over ts (may be nil) and own, pinning snap.
-func (db *DB) newScan(ctx context.Context, snap *dbState, ts *tableState, def *TableDef, columns []int,
+func (db *DB) newScan(ctx context.Context, snap *dbState, ts *tableState, def *catalog.TableDef, columns []int,
 	withRowID bool, deleted []*roaring64.Bitmap, own []*tailBatch, ownDel *roaring64.Bitmap) *scanReader {
 	schema, ids, types := scanSchema(def, columns, withRowID)
 	r := &scanReader{db: db, ctx: ctx, schema: schema, colIDs: ids, types: types, withRowID: withRowID,
@@ -511,7 +513,7 @@ func (tx *Tx) RowCount(tableID uint64) int64 {
 
 // savepoint is the state of a transaction when Savepoint was called.
 type savepoint struct {
-	cat    *Catalog
+	cat    *catalog.Catalog
 	nops   int
 	tables map[uint64]txTableSave
 	seqs   map[string]seqTxState

@@ -7,15 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
-func kvTable(t *testing.T, db *DB, name string) *TableDef {
-	return createTable(t, db, name, []ColumnDef{col("id", types.Int8T), col("v", types.TextT)}, 0)
+func kvTable(t *testing.T, db *DB, name string) *catalog.TableDef {
+	return createTable(t, db, name, []catalog.ColumnDef{col("id", types.Int8T), col("v", types.TextT)}, 0)
 }
 
-func insert(t *testing.T, db *DB, def *TableDef, rows ...[]any) {
+func insert(t *testing.T, db *DB, def *catalog.TableDef, rows ...[]any) {
 	t.Helper()
 	tx := db.Begin()
 	if err := tx.Insert(def.ID, makeRecord(t, def, rows...)); err != nil {
@@ -165,7 +166,7 @@ func TestCrashRecovery(t *testing.T) {
 	insert(t, db, def, []any{1, "a"}, []any{2, "b"})
 	// DDL and DML in one transaction.
 	tx := db.Begin()
-	d2, err := tx.CreateTable(&TableDef{Schema: "public", Name: "u", Columns: []ColumnDef{col("x", types.Int4T)}})
+	d2, err := tx.CreateTable(&catalog.TableDef{Schema: "public", Name: "u", Columns: []catalog.ColumnDef{col("x", types.Int4T)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,9 +341,9 @@ func TestUniqueKeyEncoding(t *testing.T) {
 	db := openDB(t, t.TempDir(), Options{})
 	defer db.Close()
 	tx := db.Begin()
-	def, err := tx.CreateTable(&TableDef{Schema: "public", Name: "n", Columns: []ColumnDef{
+	def, err := tx.CreateTable(&catalog.TableDef{Schema: "public", Name: "n", Columns: []catalog.ColumnDef{
 		col("a", types.NumericT), col("b", types.Float8T)},
-		Uniques: []UniqueDef{{Name: "n_a_key", Columns: []int{1}}, {Name: "n_b_key", Columns: []int{2}}}})
+		Uniques: []catalog.UniqueDef{{Name: "n_a_key", Columns: []int{1}}, {Name: "n_b_key", Columns: []int{2}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,29 +473,29 @@ func TestDDL(t *testing.T) {
 	if err := tx.CreateSchema("ws"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.CreateTable(&TableDef{Schema: "nope", Name: "t", Columns: []ColumnDef{col("a", types.Int4T)}}); sqlstate(err) != "3F000" {
+	if _, err := tx.CreateTable(&catalog.TableDef{Schema: "nope", Name: "t", Columns: []catalog.ColumnDef{col("a", types.Int4T)}}); sqlstate(err) != "3F000" {
 		t.Fatalf("unknown schema: %v", err)
 	}
-	d, err := tx.CreateTable(&TableDef{Schema: "ws", Name: "t", Columns: []ColumnDef{col("a", types.Int4T), col("b", types.TextT)}})
+	d, err := tx.CreateTable(&catalog.TableDef{Schema: "ws", Name: "t", Columns: []catalog.ColumnDef{col("a", types.Int4T), col("b", types.TextT)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Columns[0].ID != 1 || d.Columns[1].ID != 2 || d.NextColumnID != 3 || d.ID == 0 {
 		t.Fatalf("ids: %+v", d)
 	}
-	if _, err := tx.CreateTable(&TableDef{Schema: "ws", Name: "t", Columns: []ColumnDef{col("a", types.Int4T)}}); sqlstate(err) != "42P07" {
+	if _, err := tx.CreateTable(&catalog.TableDef{Schema: "ws", Name: "t", Columns: []catalog.ColumnDef{col("a", types.Int4T)}}); sqlstate(err) != "42P07" {
 		t.Fatalf("duplicate table: %v", err)
 	}
-	if _, err := tx.CreateTable(&TableDef{Schema: "ws", Name: "x", Columns: []ColumnDef{col("a", types.Int4T), col("a", types.Int4T)}}); sqlstate(err) != "42701" {
+	if _, err := tx.CreateTable(&catalog.TableDef{Schema: "ws", Name: "x", Columns: []catalog.ColumnDef{col("a", types.Int4T), col("a", types.Int4T)}}); sqlstate(err) != "42701" {
 		t.Fatalf("duplicate column: %v", err)
 	}
-	if err := tx.CreateSequence(&SequenceDef{Schema: "ws", Name: "s"}); err != nil {
+	if err := tx.CreateSequence(&catalog.SequenceDef{Schema: "ws", Name: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.CreateIndex(&IndexDef{Schema: "ws", Name: "t_b_idx", Table: d.ID, Method: "btree", Columns: []int{2}}); err != nil {
+	if err := tx.CreateIndex(&catalog.IndexDef{Schema: "ws", Name: "t_b_idx", Table: d.ID, Method: "btree", Columns: []int{2}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.CreateIndex(&IndexDef{Schema: "ws", Name: "t", Table: d.ID, Method: "btree", Columns: []int{2}}); sqlstate(err) != "42P07" {
+	if err := tx.CreateIndex(&catalog.IndexDef{Schema: "ws", Name: "t", Table: d.ID, Method: "btree", Columns: []int{2}}); sqlstate(err) != "42P07" {
 		t.Fatalf("index name clash: %v", err)
 	}
 	// Not visible outside before commit.
@@ -568,10 +569,10 @@ func TestConcurrentDDLRebase(t *testing.T) {
 	db := openDB(t, t.TempDir(), Options{})
 	defer db.Close()
 	a, b := db.Begin(), db.Begin()
-	if _, err := a.CreateTable(&TableDef{Schema: "public", Name: "a", Columns: []ColumnDef{col("x", types.Int4T)}}); err != nil {
+	if _, err := a.CreateTable(&catalog.TableDef{Schema: "public", Name: "a", Columns: []catalog.ColumnDef{col("x", types.Int4T)}}); err != nil {
 		t.Fatal(err)
 	}
-	db2, err := b.CreateTable(&TableDef{Schema: "public", Name: "b", Columns: []ColumnDef{col("x", types.Int4T)}})
+	db2, err := b.CreateTable(&catalog.TableDef{Schema: "public", Name: "b", Columns: []catalog.ColumnDef{col("x", types.Int4T)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -585,8 +586,8 @@ func TestConcurrentDDLRebase(t *testing.T) {
 	expectRows(t, db, db2.ID, "[[1]]")
 	// The same name created concurrently: the second fails.
 	a, b = db.Begin(), db.Begin()
-	a.CreateTable(&TableDef{Schema: "public", Name: "same", Columns: []ColumnDef{col("x", types.Int4T)}})
-	b.CreateTable(&TableDef{Schema: "public", Name: "same", Columns: []ColumnDef{col("x", types.Int4T)}})
+	a.CreateTable(&catalog.TableDef{Schema: "public", Name: "same", Columns: []catalog.ColumnDef{col("x", types.Int4T)}})
+	b.CreateTable(&catalog.TableDef{Schema: "public", Name: "same", Columns: []catalog.ColumnDef{col("x", types.Int4T)}})
 	mustCommit(t, a)
 	if sqlstate(b.Commit()) != "42P07" {
 		t.Fatal("second create of the same name committed")
@@ -634,7 +635,7 @@ func TestAlterAddColumnReadsNull(t *testing.T) {
 	insert(t, db, db.Catalog().Tables[def.ID], []any{5, 40})
 	tx = db.Begin()
 	nd = tx.Catalog().Tables[def.ID].Clone()
-	nd.Uniques = append(nd.Uniques, UniqueDef{Name: "t_extra_key", Columns: []int{3}})
+	nd.Uniques = append(nd.Uniques, catalog.UniqueDef{Name: "t_extra_key", Columns: []int{3}})
 	err := tx.AlterTable(nd)
 	if pe := pgerr.From(err); pe.Code != "23505" || pe.Message != `could not create unique index "t_extra_key"` {
 		t.Fatalf("err = %v", err)
@@ -661,7 +662,7 @@ func TestSequences(t *testing.T) {
 	dir := t.TempDir()
 	db := openDB(t, dir, Options{})
 	tx := db.Begin()
-	if err := tx.CreateSequence(&SequenceDef{Schema: "public", Name: "s"}); err != nil {
+	if err := tx.CreateSequence(&catalog.SequenceDef{Schema: "public", Name: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	// A sequence created in the transaction counts inside it.
@@ -700,7 +701,7 @@ func TestSequences(t *testing.T) {
 	}
 	// Limits.
 	tx = db.Begin()
-	tx.CreateSequence(&SequenceDef{Schema: "public", Name: "small", Start: 1, Increment: 1, Min: 1, Max: 2})
+	tx.CreateSequence(&catalog.SequenceDef{Schema: "public", Name: "small", Start: 1, Increment: 1, Min: 1, Max: 2})
 	mustCommit(t, tx)
 	db.NextVal("public", "small")
 	db.NextVal("public", "small")
@@ -723,7 +724,7 @@ func TestSavepoints(t *testing.T) {
 	sp := tx.Savepoint()
 	tx.Insert(def.ID, makeRecord(t, def, []any{2, "b"}))
 	tx.Truncate(def.ID)
-	d2, _ := tx.CreateTable(&TableDef{Schema: "public", Name: "u", Columns: []ColumnDef{col("x", types.Int4T)}})
+	d2, _ := tx.CreateTable(&catalog.TableDef{Schema: "public", Name: "u", Columns: []catalog.ColumnDef{col("x", types.Int4T)}})
 	tx.RollbackTo(sp)
 	if tx.Catalog().Tables[d2.ID] != nil {
 		t.Fatal("table survived rollback to savepoint")

@@ -3,6 +3,8 @@ package storage
 import (
 	"sort"
 	"testing"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // TestRefresh: a READ COMMITTED transaction moves to the latest committed
@@ -63,7 +65,7 @@ func TestRefresh(t *testing.T) {
 
 	// A transaction that ran DDL keeps its snapshot.
 	c := db.Begin()
-	if _, err := c.CreateTable(&TableDef{Schema: PublicSchema, Name: "u", Columns: []ColumnDef{col("x", def.Columns[0].Type)}}); err != nil {
+	if _, err := c.CreateTable(&catalog.TableDef{Schema: catalog.PublicSchema, Name: "u", Columns: []catalog.ColumnDef{col("x", def.Columns[0].Type)}}); err != nil {
 		t.Fatal(err)
 	}
 	if c.Refresh() {

@@ -12,9 +12,11 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/jackc/pgerrcode"
 )
 
 // Unique and primary key enforcement: one in-memory hash index per
@@ -196,7 +198,7 @@ func normalizeNumeric(s string) string {
 
 // uniqueViolation is the 23505 error for a duplicate key, with PostgreSQL's
 // detail "Key (a, b)=(1, x) already exists.".
-func uniqueViolation(def *TableDef, con constraint, cols []arrow.Array, pos []int, i int) error {
+func uniqueViolation(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []int, i int) error {
 	names, vals := keyText(def, con, cols, pos, i)
 	return pgerr.New(pgerrcode.UniqueViolation, "duplicate key value violates unique constraint %q", con.name).
 		WithDetail("Key (%s)=(%s) already exists.", names, vals)
@@ -204,13 +206,13 @@ func uniqueViolation(def *TableDef, con constraint, cols []arrow.Array, pos []in
 
 // duplicateInData is the 23505 error for a constraint added over data that
 // already repeats a key.
-func duplicateInData(def *TableDef, con constraint, cols []arrow.Array, pos []int, i int) error {
+func duplicateInData(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []int, i int) error {
 	names, vals := keyText(def, con, cols, pos, i)
 	return pgerr.New(pgerrcode.UniqueViolation, "could not create unique index %q", con.name).
 		WithDetail("Key (%s)=(%s) is duplicated.", names, vals)
 }
 
-func keyText(def *TableDef, con constraint, cols []arrow.Array, pos []int, i int) (string, string) {
+func keyText(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []int, i int) (string, string) {
 	var names, vals []string
 	for k, id := range con.cols {
 		name := fmt.Sprintf("column %d", id)

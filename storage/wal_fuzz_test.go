@@ -3,13 +3,14 @@ package storage
 import (
 	"testing"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
 // FuzzWALRecord feeds arbitrary payloads to the WAL record decoder: it
 // must return an error, never panic.
 func FuzzWALRecord(f *testing.F) {
-	def := &TableDef{Columns: []ColumnDef{col("id", types.Int8T), col("emb", types.Float4ArrayT)}}
+	def := &catalog.TableDef{Columns: []catalog.ColumnDef{col("id", types.Int8T), col("emb", types.Float4ArrayT)}}
 	checkColumns(def)
 	rec := makeRecord(f, def, []any{1, []float32{1, 2}}, []any{nil, nil})
 	tb := &tailBatch{colIDs: []int{1, 2}, cols: rec.Columns(), rowIDs: mkRowIDs(2), n: 2}

@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // A WAL record payload (all integers little endian):
@@ -159,7 +161,7 @@ func batchIPCSchema(tb *tailBatch) *arrow.Schema {
 	for i, c := range tb.cols {
 		fields = append(fields, arrow.Field{Name: "c" + strconv.Itoa(tb.colIDs[i]), Type: c.DataType(), Nullable: true})
 	}
-	fields = append(fields, arrow.Field{Name: RowIDColumn, Type: arrow.PrimitiveTypes.Int64})
+	fields = append(fields, arrow.Field{Name: catalog.RowIDColumn, Type: arrow.PrimitiveTypes.Int64})
 	return arrow.NewSchema(fields, nil)
 }
 

@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-db/cairn/exec"
-	"github.com/cairn-db/cairn/storage"
 	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/storage"
 )
 
 // httpFuzzFixture is the workspace the HTTP fuzzer's requests run in: a
@@ -34,7 +36,7 @@ type httpFuzzServer struct {
 	root    string
 	db      *storage.DB
 	handler http.Handler
-	catalog *storage.Catalog
+	catalog *catalog.Catalog
 }
 
 func (s *httpFuzzServer) open(tb testing.TB) {

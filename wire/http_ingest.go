@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-db/cairn/exec"
-	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/ident"
+	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
 // ingestRowsPerInsert is how many rows one INSERT of an ingest carries;
@@ -217,12 +219,12 @@ func ingestRows(ctx context.Context, sess *exec.Session, ws, name string, cols [
 // one parameter per value; the binder gives each the type of its column.
 func prepareInsert(sess *exec.Session, name string, cols []ingestColumn, rows int) (*exec.Statement, error) {
 	var b strings.Builder
-	b.WriteString("INSERT INTO " + quoteIdent(name) + " (")
+	b.WriteString("INSERT INTO " + ident.Quote(name) + " (")
 	for i, c := range cols {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(quoteIdent(c.name))
+		b.WriteString(ident.Quote(c.name))
 	}
 	b.WriteString(") VALUES ")
 	n := 0
@@ -254,9 +256,9 @@ func createTableSQL(name string, cols []ingestColumn) (string, error) {
 			return "", pgerr.New(pgerrcode.IndeterminateDatatype, "could not determine the type of column %q: it has no non-null value", c.name).
 				WithHint("Create the table with CREATE TABLE first, or send at least one value of the column.")
 		}
-		defs[i] = quoteIdent(c.name) + " " + t
+		defs[i] = ident.Quote(c.name) + " " + t
 	}
-	return "CREATE TABLE IF NOT EXISTS " + quoteIdent(name) + " (" + strings.Join(defs, ", ") + ") USING deeplake", nil
+	return "CREATE TABLE IF NOT EXISTS " + ident.Quote(name) + " (" + strings.Join(defs, ", ") + ") USING deeplake", nil
 }
 
 // columnType infers a column's SQL type from its JSON values as

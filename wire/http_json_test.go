@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -244,8 +246,8 @@ func TestRowsAffected(t *testing.T) {
 
 func TestQuoteIdent(t *testing.T) {
 	for in, want := range map[string]string{"t": `"t"`, `a"b`: `"a""b"`, "My Table": `"My Table"`} {
-		if got := quoteIdent(in); got != want {
-			t.Errorf("quoteIdent(%q) = %s, want %s", in, got, want)
+		if got := ident.Quote(in); got != want {
+			t.Errorf("ident.Quote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -15,10 +15,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/jackc/pgerrcode"
+
 	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/jackc/pgerrcode"
 )
 
 // The user and database names of HTTP sessions (current_user,
@@ -45,7 +47,7 @@ func (a *httpAPI) workspaceSession(ws string) (*exec.Session, error) {
 		return nil, err
 	}
 	return a.engine.NewSession(httpUser, httpDatabase, map[string]string{
-		"search_path":      quoteIdent(ws),
+		"search_path":      ident.Quote(ws),
 		"application_name": "cairn-http",
 	}), nil
 }
@@ -66,11 +68,6 @@ func checkWorkspace(ws string) error {
 		return bad("double quotes, commas and control characters are not allowed")
 	}
 	return nil
-}
-
-// quoteIdent quotes a name as a SQL identifier, whatever it holds.
-func quoteIdent(name string) string {
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
 // requestContext is the context a request's statements run under: the
@@ -144,7 +141,7 @@ func prepareOne(sess *exec.Session, query string, ptypes []types.T) (*exec.State
 // (a concurrent creation of the same schema is no error: storage skips
 // an IF NOT EXISTS creation that lost the race).
 func createWorkspace(ctx context.Context, sess *exec.Session, ws string) error {
-	st, err := prepareOne(sess, "CREATE SCHEMA IF NOT EXISTS "+quoteIdent(ws), nil)
+	st, err := prepareOne(sess, "CREATE SCHEMA IF NOT EXISTS "+ident.Quote(ws), nil)
 	if err != nil {
 		return err
 	}

@@ -4,11 +4,13 @@ import (
 	"net/http"
 
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/cairn-db/cairn/exec"
-	"github.com/cairn-db/cairn/sql/pgerr"
-	"github.com/cairn-db/cairn/sql/types"
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgproto3/v2"
+
+	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/ident"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // listTablesSQL lists a schema's tables, as information_schema shows them
@@ -84,7 +86,7 @@ func (a *httpAPI) drop(r *http.Request, name string) error {
 		return err
 	}
 	defer sess.Close()
-	st, err := prepareOne(sess, "DROP TABLE "+quoteIdent(name), nil)
+	st, err := prepareOne(sess, "DROP TABLE "+ident.Quote(name), nil)
 	if err != nil {
 		return err
 	}

@@ -381,7 +381,7 @@ func TestHTTPPgwireInterop(t *testing.T) {
 	mustExec(t, conn, `CREATE TABLE shared (x int)`)
 	mustExec(t, conn, `INSERT INTO shared VALUES (7)`)
 	c.expect("POST", "/workspaces/team/tables/query", `{"query": "SELECT current_schema(), current_setting('search_path')"}`, 200,
-		`{"columns": ["current_schema", "current_setting"], "rows": [["team", "\"team\""]], "row_count": 1}`)
+		`{"columns": ["current_schema", "current_setting"], "rows": [["team", "team"]], "row_count": 1}`)
 	c.expect("POST", "/workspaces/team/tables/query", `{"query": "SELECT x FROM shared"}`, 400,
 		`{"error": "relation \"shared\" does not exist", "code": "QUERY_ERROR", "sqlstate": "42P01"}`)
 	c.expect("POST", "/workspaces/team/tables/query", `{"query": "SELECT x FROM public.shared"}`, 200,

@@ -3,9 +3,9 @@ package syscat
 import (
 	"testing"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // Tests of what drivers' metadata calls read besides psql's: regproc
@@ -13,19 +13,19 @@ import (
 
 // serialCatalog has a serial column (public.t.id) in a schema on the
 // search path and one in a schema off it (app.u.id).
-func serialCatalog() *storage.Catalog {
-	return &storage.Catalog{
-		Schemas: map[string]*storage.SchemaDef{"public": {Name: "public"}, "app": {Name: "app"}},
-		Tables: map[uint64]*storage.TableDef{
-			1: {ID: 1, Schema: "public", Name: "t", Columns: []storage.ColumnDef{
+func serialCatalog() *catalog.Catalog {
+	return &catalog.Catalog{
+		Schemas: map[string]*catalog.SchemaDef{"public": {Name: "public"}, "app": {Name: "app"}},
+		Tables: map[uint64]*catalog.TableDef{
+			1: {ID: 1, Schema: "public", Name: "t", Columns: []catalog.ColumnDef{
 				{ID: 1, Name: "id", Type: types.Int4T, Default: "nextval('public.t_id_seq'::regclass)"},
 				{ID: 2, Name: "Note", Type: types.TextT, Default: "'it''s'::text"},
 			}},
-			2: {ID: 2, Schema: "app", Name: "u", Columns: []storage.ColumnDef{
+			2: {ID: 2, Schema: "app", Name: "u", Columns: []catalog.ColumnDef{
 				{ID: 1, Name: "id", Type: types.Int8T, Default: "nextval('app.u_id_seq'::regclass)"},
 			}},
 		},
-		Sequences: map[string]*storage.SequenceDef{
+		Sequences: map[string]*catalog.SequenceDef{
 			"public.t_id_seq": {Schema: "public", Name: "t_id_seq", Start: 1, Increment: 1, Min: 1, Max: 1 << 31},
 			"app.u_id_seq":    {Schema: "app", Name: "u_id_seq", Start: 1, Increment: 1, Min: 1, Max: 1 << 62},
 		},

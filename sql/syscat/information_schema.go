@@ -8,8 +8,8 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // The information_schema relations, with PostgreSQL 15's columns in its
@@ -64,7 +64,7 @@ func init() {
 
 	register(is, "columns", 0, "table_catalog name, table_schema name, table_name name, column_name name, ordinal_position int4, column_default text, is_nullable text, data_type text, character_maximum_length int4, character_octet_length int4, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, domain_catalog name, domain_schema name, domain_name name, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, is_self_referencing text, is_identity text, identity_generation text, identity_start text, identity_increment text, identity_maximum text, identity_minimum text, identity_cycle text, is_generated text, generation_expression text, is_updatable text", func(v *View) [][]any {
 		var rows [][]any
-		row := func(schema, table string, i int, c storage.ColumnDef, nullable, updatable string) {
+		row := func(schema, table string, i int, c catalog.ColumnDef, nullable, updatable string) {
 			var def, collCatalog, collSchema, collName any
 			isIdentity := "NO"
 			var generation, start, increment, maximum, minimum any
@@ -112,7 +112,7 @@ func init() {
 
 	register(is, "table_constraints", 0, "constraint_catalog name, constraint_schema name, constraint_name name, table_catalog name, table_schema name, table_name name, constraint_type text, is_deferrable text, initially_deferred text, enforced text, nulls_distinct text", func(v *View) [][]any {
 		var rows [][]any
-		row := func(t *storage.TableDef, name, kind string, nullsDistinct any) {
+		row := func(t *catalog.TableDef, name, kind string, nullsDistinct any) {
 			rows = append(rows, []any{v.Database, t.Schema, name, v.Database, t.Schema, t.Name, kind, "NO", "NO", "YES", nullsDistinct})
 		}
 		for _, c := range v.constraints {
@@ -235,7 +235,7 @@ func (r *Relation) isView() bool {
 
 // notNull reports whether a column rejects NULLs (pg_attribute.attnotnull):
 // declared NOT NULL or part of the primary key.
-func notNull(t *storage.TableDef, c storage.ColumnDef) bool {
+func notNull(t *catalog.TableDef, c catalog.ColumnDef) bool {
 	return c.NotNull || slices.Contains(t.PrimaryKey, c.ID)
 }
 
@@ -328,7 +328,7 @@ func datetimePrecision(t types.T) any {
 // primary key first: the one on the referenced table over exactly the
 // referenced columns. uc is the primary key or unique constraint behind
 // it, nil for a plain unique index.
-func (v *View) referencedKey(fk *storage.ForeignKeyDef) (key *index, uc *constraint) {
+func (v *View) referencedKey(fk *catalog.ForeignKeyDef) (key *index, uc *constraint) {
 	for _, ix := range v.indexes {
 		if ix.table.ID != fk.RefTable || !ix.unique || len(ix.columns) != len(fk.RefColumns) {
 			continue
@@ -356,7 +356,7 @@ func (v *View) referencedKey(fk *storage.ForeignKeyDef) (key *index, uc *constra
 // refers to: what PostgreSQL records as the constraint's dependencies. The
 // expression is parsed, so names in literals, casts and function calls do
 // not count; an expression that does not parse refers to none.
-func checkColumns(t *storage.TableDef, expr string) []int {
+func checkColumns(t *catalog.TableDef, expr string) []int {
 	tree, err := pg_query.ParseToJSON("SELECT " + expr)
 	if err != nil {
 		return nil

@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // isCatalog is cairn's catalog after this DDL, which the expected values of
@@ -26,18 +26,18 @@ import (
 //
 // (the oracle has no pgvector; kinds.v's values are pgvector's documented
 // ones).
-func isCatalog() *storage.Catalog {
+func isCatalog() *catalog.Catalog {
 	varchar20 := types.VarcharT
 	varchar20.Mod = 20
 	numeric102 := types.NumericT
 	numeric102.Mod = 10<<16 | 2
 	char3 := types.CharT
 	char3.Mod = 3
-	return &storage.Catalog{
-		Schemas: map[string]*storage.SchemaDef{"public": {Name: "public"}},
-		Tables: map[uint64]*storage.TableDef{
+	return &catalog.Catalog{
+		Schemas: map[string]*catalog.SchemaDef{"public": {Name: "public"}},
+		Tables: map[uint64]*catalog.TableDef{
 			1: {ID: 1, Schema: "public", Name: "mem",
-				Columns: []storage.ColumnDef{
+				Columns: []catalog.ColumnDef{
 					{ID: 1, Name: "id", Type: types.Int8T, NotNull: true},
 					{ID: 2, Name: "name", Type: varchar20},
 					{ID: 3, Name: "price", Type: numeric102},
@@ -46,27 +46,27 @@ func isCatalog() *storage.Catalog {
 					{ID: 6, Name: "n", Type: types.Int4T, NotNull: true},
 				},
 				PrimaryKey: []int{1},
-				Uniques:    []storage.UniqueDef{{Name: "mem_name_key", Columns: []int{2}}},
-				Checks:     []storage.CheckDef{{Name: "mem_price_check", Expr: "price > (0)::numeric"}}},
+				Uniques:    []catalog.UniqueDef{{Name: "mem_name_key", Columns: []int{2}}},
+				Checks:     []catalog.CheckDef{{Name: "mem_price_check", Expr: "price > (0)::numeric"}}},
 			2: {ID: 2, Schema: "public", Name: "ref",
-				Columns: []storage.ColumnDef{
+				Columns: []catalog.ColumnDef{
 					{ID: 1, Name: "id", Type: types.Int4T},
 					{ID: 2, Name: "mem_id", Type: types.Int8T},
 					{ID: 3, Name: "mname", Type: varchar20},
 				},
 				PrimaryKey: []int{1},
-				ForeignKeys: []storage.ForeignKeyDef{
+				ForeignKeys: []catalog.ForeignKeyDef{
 					{Name: "ref_mem_id_fkey", Columns: []int{2}, RefTable: 1, RefColumns: []int{1}},
 					{Name: "ref_mname_fkey", Columns: []int{3}, RefTable: 1, RefColumns: []int{2}},
 				}},
 			3: {ID: 3, Schema: "public", Name: "u",
-				Columns: []storage.ColumnDef{{ID: 1, Name: "a", Type: types.Int4T}, {ID: 2, Name: "b", Type: types.Int4T}},
-				Uniques: []storage.UniqueDef{{Name: "u_a_b_key", Columns: []int{1, 2}}}},
+				Columns: []catalog.ColumnDef{{ID: 1, Name: "a", Type: types.Int4T}, {ID: 2, Name: "b", Type: types.Int4T}},
+				Uniques: []catalog.UniqueDef{{Name: "u_a_b_key", Columns: []int{1, 2}}}},
 			4: {ID: 4, Schema: "public", Name: "w",
-				Columns:     []storage.ColumnDef{{ID: 1, Name: "x", Type: types.Int4T}, {ID: 2, Name: "y", Type: types.Int4T}},
-				ForeignKeys: []storage.ForeignKeyDef{{Name: "w_y_x_fkey", Columns: []int{2, 1}, RefTable: 3, RefColumns: []int{2, 1}}}},
+				Columns:     []catalog.ColumnDef{{ID: 1, Name: "x", Type: types.Int4T}, {ID: 2, Name: "y", Type: types.Int4T}},
+				ForeignKeys: []catalog.ForeignKeyDef{{Name: "w_y_x_fkey", Columns: []int{2, 1}, RefTable: 3, RefColumns: []int{2, 1}}}},
 			5: {ID: 5, Schema: "public", Name: "kinds",
-				Columns: []storage.ColumnDef{
+				Columns: []catalog.ColumnDef{
 					{ID: 1, Name: "a", Type: types.VarcharT},
 					{ID: 2, Name: "b", Type: types.NumericT},
 					{ID: 3, Name: "c", Type: types.TimestampTZT},
@@ -79,7 +79,7 @@ func isCatalog() *storage.Catalog {
 					{ID: 10, Name: "v", Type: types.VectorOf(3)},
 				}},
 		},
-		Sequences: map[string]*storage.SequenceDef{"public.sq": {Schema: "public", Name: "sq", Start: 5, Increment: 2, Min: 1, Max: 1000}},
+		Sequences: map[string]*catalog.SequenceDef{"public.sq": {Schema: "public", Name: "sq", Start: 5, Increment: 2, Min: 1, Max: 1000}},
 	}
 }
 

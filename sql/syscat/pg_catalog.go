@@ -1,8 +1,8 @@
 package syscat
 
 import (
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // The pg_catalog relations, with PostgreSQL 15's columns in its order.
@@ -102,7 +102,7 @@ func int2s(xs ...int64) *types.Array {
 }
 
 // attnums are the attribute numbers (1-based positions) of column IDs.
-func attnums(t *storage.TableDef, ids []int) []int64 {
+func attnums(t *catalog.TableDef, ids []int) []int64 {
 	out := make([]int64, 0, len(ids))
 	for _, id := range ids {
 		if pos, c := t.ColumnByID(id); c != nil {
@@ -421,7 +421,7 @@ var accessMethods = []accessMethod{
 
 // hasIndex reports whether a table has an index: a recorded one, or the
 // one behind its primary key or a unique constraint.
-func (v *View) hasIndex(t *storage.TableDef) bool {
+func (v *View) hasIndex(t *catalog.TableDef) bool {
 	return len(t.PrimaryKey) > 0 || len(t.Uniques) > 0 || len(v.Cat.IndexesOf(t.ID)) > 0
 }
 

@@ -1,7 +1,7 @@
 // Package syscat is the system catalog as SQL sees it: the pg_catalog and
 // information_schema relations that psql's \d commands, drivers' metadata
 // calls and BI tools query, computed from cairn's own catalog
-// (storage.Catalog) when a statement reads them, and the name lookups of
+// (catalog.Catalog) when a statement reads them, and the name lookups of
 // the reg* types and catalog functions (pg_get_indexdef, ...).
 //
 // cairn keeps no OIDs of its own. They are derived here, the same way

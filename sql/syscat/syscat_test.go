@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
 
 // Every relation's rows have one datum per column, of the column's type.
 func TestRowsMatchColumns(t *testing.T) {
-	cat := &storage.Catalog{
-		Schemas: map[string]*storage.SchemaDef{"public": {Name: "public"}},
-		Tables: map[uint64]*storage.TableDef{1: {ID: 1, Schema: "public", Name: "mem",
-			Columns:    []storage.ColumnDef{{ID: 1, Name: "id", Type: types.Int8T, NotNull: true}, {ID: 2, Name: "task", Type: types.TextT, Default: "'x'::text"}},
-			PrimaryKey: []int{1}, Checks: []storage.CheckDef{{Name: "c", Expr: "id > 0"}}}},
-		Sequences: map[string]*storage.SequenceDef{"public.mem_id_seq": {Schema: "public", Name: "mem_id_seq", Start: 1, Increment: 1, Min: 1, Max: 1 << 62}},
-		Indexes:   map[string]*storage.IndexDef{"public.mem_task": {Schema: "public", Name: "mem_task", Table: 1, Method: "btree", Columns: []int{2}}},
+	cat := &catalog.Catalog{
+		Schemas: map[string]*catalog.SchemaDef{"public": {Name: "public"}},
+		Tables: map[uint64]*catalog.TableDef{1: {ID: 1, Schema: "public", Name: "mem",
+			Columns:    []catalog.ColumnDef{{ID: 1, Name: "id", Type: types.Int8T, NotNull: true}, {ID: 2, Name: "task", Type: types.TextT, Default: "'x'::text"}},
+			PrimaryKey: []int{1}, Checks: []catalog.CheckDef{{Name: "c", Expr: "id > 0"}}}},
+		Sequences: map[string]*catalog.SequenceDef{"public.mem_id_seq": {Schema: "public", Name: "mem_id_seq", Start: 1, Increment: 1, Min: 1, Max: 1 << 62}},
+		Indexes:   map[string]*catalog.IndexDef{"public.mem_task": {Schema: "public", Name: "mem_task", Table: 1, Method: "btree", Columns: []int{2}}},
 	}
 	v := NewView(cat, "cairn", "cairn", []string{"public"})
 	for _, r := range allRelations() {

@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
-	"github.com/jackc/pgerrcode"
 )
 
 // View is the catalog as one statement sees it: cairn's catalog, the
@@ -19,7 +21,7 @@ import (
 // sequences) with their OIDs. Build it with NewView (and fill in
 // Settings); it is read-only after that.
 type View struct {
-	Cat        *storage.Catalog
+	Cat        *catalog.Catalog
 	User       string
 	Database   string
 	SearchPath []string
@@ -31,11 +33,11 @@ type View struct {
 	// lists (pg_prepared_statements.go).
 	PreparedStatements []PreparedStatement
 
-	tables      []*storage.TableDef
+	tables      []*catalog.TableDef
 	indexes     []*index
 	constraints []*constraint
-	sequences   []*storage.SequenceDef
-	views       []*storage.ViewDef
+	sequences   []*catalog.SequenceDef
+	views       []*catalog.ViewDef
 	byOID       map[int64]any
 }
 
@@ -45,7 +47,7 @@ type index struct {
 	oid     int64
 	schema  string
 	name    string
-	table   *storage.TableDef
+	table   *catalog.TableDef
 	method  string
 	columns []int // column IDs
 	unique  bool
@@ -57,15 +59,15 @@ type constraint struct {
 	oid     int64
 	name    string
 	kind    byte // p, u, c, f
-	table   *storage.TableDef
+	table   *catalog.TableDef
 	columns []int // column IDs
 	index   *index
 	check   string
-	fk      *storage.ForeignKeyDef
+	fk      *catalog.ForeignKeyDef
 }
 
 // NewView prepares the system relations' view of cat for a session.
-func NewView(cat *storage.Catalog, user, database string, searchPath []string) *View {
+func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *View {
 	v := &View{Cat: cat, User: user, Database: database, SearchPath: searchPath, byOID: map[int64]any{}}
 	for _, t := range cat.Tables {
 		v.tables = append(v.tables, t)
@@ -170,22 +172,22 @@ func (v *View) visible(schema string) bool {
 // quoted when they need it.
 func (v *View) qualified(schema, name string) string {
 	if v.visible(schema) {
-		return QuoteIdent(name)
+		return ident.Quote(name)
 	}
-	return QuoteIdent(schema) + "." + QuoteIdent(name)
+	return ident.Quote(schema) + "." + ident.Quote(name)
 }
 
 // Relation describes the relation with the given OID: its schema, name
 // and kind (pg_class.relkind: r table, i index, S sequence, v view).
 func (v *View) Relation(oid int64) (schema, name string, kind byte, ok bool) {
 	switch x := v.byOID[oid].(type) {
-	case *storage.TableDef:
+	case *catalog.TableDef:
 		return x.Schema, x.Name, 'r', true
 	case *index:
 		return x.schema, x.name, 'i', true
-	case *storage.SequenceDef:
+	case *catalog.SequenceDef:
 		return x.Schema, x.Name, 'S', true
-	case *storage.ViewDef:
+	case *catalog.ViewDef:
 		return x.Schema, x.Name, 'v', true
 	case *Relation:
 		kind := byte('r')
@@ -213,12 +215,12 @@ func (v *View) Name(family types.Family, oid int64) (string, bool) {
 	case types.RegNamespace:
 		for _, s := range v.schemas() {
 			if SchemaOID(s) == oid {
-				return QuoteIdent(s), true
+				return ident.Quote(s), true
 			}
 		}
 	case types.RegRole:
 		if oid == BootstrapUserOID {
-			return QuoteIdent(v.User), true
+			return ident.Quote(v.User), true
 		}
 	case types.RegProc:
 		if schema, name, ok := procName(oid); ok {
@@ -376,39 +378,6 @@ func splitQualified(s string) (schema, name string) {
 	return "", parts[0]
 }
 
-// QuoteIdent quotes an identifier when PostgreSQL's quote_ident would:
-// anything but lower-case letters, digits and underscores (not leading
-// with a digit), or a keyword.
-func QuoteIdent(s string) string {
-	plain := s != ""
-	for i, r := range s {
-		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
-			plain = false
-			break
-		}
-	}
-	if plain && !reservedWords[s] {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
-// reservedWords are the keywords quote_ident quotes that a table or
-// column is likely to be named.
-var reservedWords = map[string]bool{
-	"all": true, "analyse": true, "analyze": true, "and": true, "any": true, "array": true, "as": true, "asc": true,
-	"both": true, "case": true, "cast": true, "check": true, "collate": true, "column": true, "constraint": true,
-	"create": true, "current_date": true, "current_role": true, "current_time": true, "current_timestamp": true,
-	"current_user": true, "default": true, "desc": true, "distinct": true, "do": true, "else": true, "end": true,
-	"except": true, "false": true, "fetch": true, "for": true, "foreign": true, "from": true, "grant": true,
-	"group": true, "having": true, "in": true, "initially": true, "intersect": true, "into": true, "leading": true,
-	"limit": true, "localtime": true, "localtimestamp": true, "not": true, "null": true, "offset": true, "on": true,
-	"only": true, "or": true, "order": true, "placing": true, "primary": true, "references": true, "returning": true,
-	"select": true, "session_user": true, "some": true, "symmetric": true, "table": true, "then": true, "to": true,
-	"trailing": true, "true": true, "union": true, "unique": true, "user": true, "using": true, "variadic": true,
-	"when": true, "where": true, "window": true, "with": true,
-}
-
 // TableVisible is pg_table_is_visible: the relation would be found by its
 // bare name.
 func (v *View) TableVisible(oid int64) bool {
@@ -425,11 +394,11 @@ func (v *View) TableVisible(oid int64) bool {
 }
 
 // columnNames names the columns with the given IDs, quoted as needed.
-func columnNames(t *storage.TableDef, ids []int) []string {
+func columnNames(t *catalog.TableDef, ids []int) []string {
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
 		if _, c := t.ColumnByID(id); c != nil {
-			out = append(out, QuoteIdent(c.Name))
+			out = append(out, ident.Quote(c.Name))
 		}
 	}
 	return out
@@ -445,13 +414,13 @@ func (v *View) IndexDef(oid int64) (string, bool) {
 	if ix.unique {
 		unique = "UNIQUE "
 	}
-	return fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, QuoteIdent(ix.name),
-		QuoteIdent(ix.table.Schema), QuoteIdent(ix.table.Name), ix.method, strings.Join(columnNames(ix.table, ix.columns), ", ")), true
+	return fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, ident.Quote(ix.name),
+		ident.Quote(ix.table.Schema), ident.Quote(ix.table.Name), ix.method, strings.Join(columnNames(ix.table, ix.columns), ", ")), true
 }
 
 // ViewDef is pg_get_viewdef: the query of a view, as cairn keeps it.
 func (v *View) ViewDef(oid int64) (string, bool) {
-	d, ok := v.byOID[oid].(*storage.ViewDef)
+	d, ok := v.byOID[oid].(*catalog.ViewDef)
 	if !ok {
 		return "", false
 	}
@@ -537,7 +506,7 @@ func (v *View) SerialSequence(table, column string) (seq string, ok bool, err er
 	}
 	var def string
 	switch x := v.byOID[oid].(type) {
-	case *storage.TableDef:
+	case *catalog.TableDef:
 		_, c := x.Column(column)
 		if c == nil {
 			return "", false, errNoColumn(column, x.Name)
@@ -547,8 +516,8 @@ func (v *View) SerialSequence(table, column string) (seq string, ok bool, err er
 		if !slices.ContainsFunc(x.Cols, func(c Column) bool { return c.Name == column }) {
 			return "", false, errNoColumn(column, x.Name)
 		}
-	case *storage.ViewDef:
-		if !slices.ContainsFunc(x.Columns, func(c storage.ColumnDef) bool { return c.Name == column }) {
+	case *catalog.ViewDef:
+		if !slices.ContainsFunc(x.Columns, func(c catalog.ColumnDef) bool { return c.Name == column }) {
 			return "", false, errNoColumn(column, x.Name)
 		}
 	default:
@@ -559,12 +528,12 @@ func (v *View) SerialSequence(table, column string) (seq string, ok bool, err er
 	if s == nil {
 		return "", false, nil
 	}
-	return QuoteIdent(s.Schema) + "." + QuoteIdent(s.Name), true, nil
+	return ident.Quote(s.Schema) + "." + ident.Quote(s.Name), true, nil
 }
 
 // ColumnSequence is the sequence a column default nextval('seq'::regclass)
 // draws from (a serial column's, which the column owns), or nil.
-func (v *View) ColumnSequence(def string) *storage.SequenceDef {
+func (v *View) ColumnSequence(def string) *catalog.SequenceDef {
 	text, _, ok := nextvalSequence(def)
 	if !ok {
 		return nil
@@ -573,7 +542,7 @@ func (v *View) ColumnSequence(def string) *storage.SequenceDef {
 	if err != nil {
 		return nil
 	}
-	s, _ := v.byOID[soid].(*storage.SequenceDef)
+	s, _ := v.byOID[soid].(*catalog.SequenceDef)
 	return s
 }
 
@@ -600,7 +569,7 @@ func sameColumns(a, b []int) bool {
 // sub (COMMENT ON), or a built-in extension's; ok is false when there is
 // none.
 func (v *View) Description(oid, sub int64) (string, bool) {
-	t, ok := v.byOID[oid].(*storage.TableDef)
+	t, ok := v.byOID[oid].(*catalog.TableDef)
 	if !ok {
 		for _, e := range extensions {
 			if e.oid == oid && sub == 0 {

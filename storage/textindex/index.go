@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cairn-db/cairn/sql/textsearch"
 )
 
 // Index is the inverted index of one text column over a fixed set of rows
@@ -154,7 +156,7 @@ func NewBuilder() *Builder { return &Builder{ids: map[string]uint32{}} }
 func (b *Builder) Add(text string) {
 	row := uint32(len(b.lens))
 	n := uint32(0)
-	ForEachToken(text, func(tok string) {
+	textsearch.ForEachToken(text, func(tok string) {
 		n++
 		id, ok := b.ids[tok]
 		if !ok {

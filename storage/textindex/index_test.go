@@ -2,26 +2,11 @@ package textindex
 
 import (
 	"math/rand"
-	"reflect"
 	"strings"
 	"testing"
-)
 
-func TestTokenize(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want []string
-	}{
-		{"Machine-Learning, CI/CD!", []string{"machine-learning", "ci", "cd"}},
-		{"-lead trail_ a--b", []string{"lead", "trail", "a--b"}},
-		{"  ", nil},
-		{"Ünïcode Straße 42x", []string{"ünïcode", "straße", "42x"}},
-	} {
-		if got := Tokenize(c.in); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("Tokenize(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
+	"github.com/cairn-db/cairn/sql/textsearch"
+)
 
 // randomDocs returns n documents over a small vocabulary, with NULLs
 // (nil) and empty strings.
@@ -75,7 +60,7 @@ func checkIndex(t *testing.T, x *Index, docs []*string) {
 			}
 			continue
 		}
-		toks := Tokenize(*d)
+		toks := textsearch.Tokenize(*d)
 		if null || n != len(toks) {
 			t.Fatalf("row %d: length %d (null %v), want %d", i, n, null, len(toks))
 		}
@@ -114,7 +99,7 @@ func checkIndex(t *testing.T, x *Index, docs []*string) {
 		var want []string
 		if docs[i] != nil {
 			seen := map[string]bool{}
-			for _, tok := range Tokenize(*docs[i]) {
+			for _, tok := range textsearch.Tokenize(*docs[i]) {
 				if !seen[tok] {
 					seen[tok] = true
 					want = append(want, tok)

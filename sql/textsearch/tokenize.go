@@ -1,4 +1,4 @@
-package textindex
+package textsearch
 
 import (
 	"strings"

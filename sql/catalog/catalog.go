@@ -1,0 +1,330 @@
+package catalog
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// Catalog is an immutable snapshot of every schema, table, sequence and
+// index definition. A transaction sees the catalog as of its start plus its
+// own DDL; callers never mutate a Catalog they were handed (use Clone).
+type Catalog struct {
+	Schemas   map[string]*SchemaDef   `json:"schemas"`
+	Tables    map[uint64]*TableDef    `json:"tables"`
+	Sequences map[string]*SequenceDef `json:"sequences"`       // key: schema + "." + name
+	Indexes   map[string]*IndexDef    `json:"indexes"`         // key: schema + "." + name
+	Views     map[string]*ViewDef     `json:"views,omitempty"` // key: schema + "." + name
+	// NextID hands out table IDs; IDs are never reused.
+	NextID uint64 `json:"next_id"`
+}
+
+// SchemaDef is a schema (a workspace).
+type SchemaDef struct {
+	Name string `json:"name"`
+}
+
+// TableDef is a table's definition. Column positions are the order of
+// Columns; a column's ID is stable across renames and never reused, and is
+// what segment files are matched by.
+type TableDef struct {
+	ID      uint64      `json:"id"`
+	Schema  string      `json:"schema"`
+	Name    string      `json:"name"`
+	Columns []ColumnDef `json:"columns"`
+	// PrimaryKey holds column IDs; empty when the table has none.
+	PrimaryKey []int `json:"primary_key,omitempty"`
+	// PrimaryKeyName names the primary key constraint in errors; "" means
+	// "<table>_pkey" as of the table's current name.
+	PrimaryKeyName string `json:"primary_key_name,omitempty"`
+	// Uniques are UNIQUE constraints (column IDs each), enforced by storage
+	// at insert and at commit like the primary key.
+	Uniques []UniqueDef `json:"uniques,omitempty"`
+	// Checks and ForeignKeys are SQL text that storage only keeps; the
+	// executor evaluates them.
+	Checks      []CheckDef      `json:"checks,omitempty"`
+	ForeignKeys []ForeignKeyDef `json:"foreign_keys,omitempty"`
+	// NextColumnID hands out column IDs.
+	NextColumnID int `json:"next_column_id"`
+	// Comment is COMMENT ON TABLE's text ("" for none).
+	Comment string `json:"comment,omitempty"`
+}
+
+// ColumnDef is one column.
+type ColumnDef struct {
+	ID      int     `json:"id"`
+	Name    string  `json:"name"`
+	Type    types.T `json:"type"`
+	NotNull bool    `json:"not_null,omitempty"`
+	// Default is the SQL text of the DEFAULT expression, "" for none;
+	// storage does not interpret it.
+	Default string `json:"default,omitempty"`
+	// Comment is COMMENT ON COLUMN's text ("" for none).
+	Comment string `json:"comment,omitempty"`
+	// Identity is "a" for GENERATED ALWAYS AS IDENTITY, "d" for GENERATED
+	// BY DEFAULT AS IDENTITY, "" for neither (pg_attribute.attidentity);
+	// Default then draws from the column's sequence.
+	Identity string `json:"identity,omitempty"`
+}
+
+// UniqueDef is a UNIQUE (or PRIMARY KEY) constraint.
+type UniqueDef struct {
+	Name    string `json:"name"`
+	Columns []int  `json:"columns"` // column IDs
+}
+
+// CheckDef is a CHECK constraint as SQL text.
+type CheckDef struct {
+	Name string `json:"name"`
+	Expr string `json:"expr"`
+	// Columns are the IDs of the columns Expr reads, in order of
+	// appearance (pg_constraint.conkey); empty in catalogs written before
+	// they were recorded.
+	Columns []int `json:"columns,omitempty"`
+}
+
+// ForeignKeyDef is FOREIGN KEY (Columns) REFERENCES RefSchema.RefTable (RefColumns).
+type ForeignKeyDef struct {
+	Name       string `json:"name"`
+	Columns    []int  `json:"columns"`
+	RefTable   uint64 `json:"ref_table"`
+	RefColumns []int  `json:"ref_columns"`
+}
+
+// ViewDef is a view: the SQL text of its query, bound again wherever the
+// view is read (under the search path it was created with, so its names
+// mean what they meant then), and the columns it had when created.
+type ViewDef struct {
+	Schema     string      `json:"schema"`
+	Name       string      `json:"name"`
+	Query      string      `json:"query"`
+	SearchPath []string    `json:"search_path"`
+	Columns    []ColumnDef `json:"columns"`
+	// QueryColumns are the names the query gave its columns (before the
+	// view's own column names), to tell when a changed table makes the
+	// query answer other columns than the view was made of.
+	QueryColumns []string `json:"query_columns"`
+}
+
+// SequenceDef is a sequence (serial columns own one).
+type SequenceDef struct {
+	Schema    string `json:"schema"`
+	Name      string `json:"name"`
+	Start     int64  `json:"start"`
+	Increment int64  `json:"increment"`
+	Min       int64  `json:"min"`
+	Max       int64  `json:"max"`
+}
+
+// IndexDef is a recorded index (deeplake_index, hnsw, ivfflat, btree).
+type IndexDef struct {
+	Schema  string            `json:"schema"`
+	Name    string            `json:"name"`
+	Table   uint64            `json:"table"`
+	Method  string            `json:"method"`
+	Columns []int             `json:"columns"`
+	Options map[string]string `json:"options,omitempty"`
+	Unique  bool              `json:"unique,omitempty"`
+}
+
+// PublicSchema is the schema that exists in every new database.
+const PublicSchema = "public"
+
+// RowIDColumn is the name of the hidden row ID column: Scan appends it when
+// asked to, and every segment file stores it. No table column may use it.
+const RowIDColumn = "__rowid"
+
+// New returns an empty catalog holding only the public schema.
+func New() *Catalog {
+	c := &Catalog{NextID: 1}
+	c.Normalize()
+	c.Schemas[PublicSchema] = &SchemaDef{Name: PublicSchema}
+	return c
+}
+
+// Normalize replaces nil maps (from an old or hand-written catalog.json)
+// with empty ones.
+func (c *Catalog) Normalize() {
+	if c.Schemas == nil {
+		c.Schemas = map[string]*SchemaDef{}
+	}
+	if c.Tables == nil {
+		c.Tables = map[uint64]*TableDef{}
+	}
+	if c.Sequences == nil {
+		c.Sequences = map[string]*SequenceDef{}
+	}
+	if c.Indexes == nil {
+		c.Indexes = map[string]*IndexDef{}
+	}
+	if c.Views == nil {
+		c.Views = map[string]*ViewDef{}
+	}
+	if c.NextID == 0 {
+		c.NextID = 1
+	}
+}
+
+// Clone returns a deep copy of c that shares no memory with it (types.T
+// values are shared: they are immutable).
+func (c *Catalog) Clone() *Catalog {
+	n := &Catalog{
+		Schemas:   make(map[string]*SchemaDef, len(c.Schemas)),
+		Tables:    make(map[uint64]*TableDef, len(c.Tables)),
+		Sequences: make(map[string]*SequenceDef, len(c.Sequences)),
+		Indexes:   make(map[string]*IndexDef, len(c.Indexes)),
+		Views:     make(map[string]*ViewDef, len(c.Views)),
+		NextID:    c.NextID,
+	}
+	for k, v := range c.Views {
+		v2 := *v
+		v2.Columns = append([]ColumnDef(nil), v.Columns...)
+		v2.SearchPath = append([]string(nil), v.SearchPath...)
+		v2.QueryColumns = append([]string(nil), v.QueryColumns...)
+		n.Views[k] = &v2
+	}
+	for k, s := range c.Schemas {
+		s2 := *s
+		n.Schemas[k] = &s2
+	}
+	for k, t := range c.Tables {
+		n.Tables[k] = t.Clone()
+	}
+	for k, s := range c.Sequences {
+		s2 := *s
+		n.Sequences[k] = &s2
+	}
+	for k, ix := range c.Indexes {
+		n.Indexes[k] = ix.Clone()
+	}
+	return n
+}
+
+// Table returns the table named name in schema, or nil if there is none.
+func (c *Catalog) Table(schema, name string) *TableDef {
+	for _, t := range c.Tables {
+		if t.Schema == schema && t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// View returns the view schema.name, or nil.
+func (c *Catalog) View(schema, name string) *ViewDef { return c.Views[Key(schema, name)] }
+
+// TableByID returns the table with the given ID, or nil if there is none.
+func (c *Catalog) TableByID(id uint64) *TableDef { return c.Tables[id] }
+
+// Sequence returns the sequence named name in schema, or nil.
+func (c *Catalog) Sequence(schema, name string) *SequenceDef {
+	return c.Sequences[Key(schema, name)]
+}
+
+// Index returns the index named name in schema, or nil.
+func (c *Catalog) Index(schema, name string) *IndexDef {
+	return c.Indexes[Key(schema, name)]
+}
+
+// TableNames returns the names of the tables in schema, sorted.
+func (c *Catalog) TableNames(schema string) []string {
+	var names []string
+	for _, t := range c.Tables {
+		if t.Schema == schema {
+			names = append(names, t.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// IndexesOf returns the indexes defined on the table with the given ID,
+// sorted by name.
+func (c *Catalog) IndexesOf(tableID uint64) []*IndexDef {
+	var out []*IndexDef
+	for _, ix := range c.Indexes {
+		if ix.Table == tableID {
+			out = append(out, ix)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// RelationExists reports whether a table, sequence or index called name
+// exists in schema (PostgreSQL keeps them in one namespace).
+func (c *Catalog) RelationExists(schema, name string) bool {
+	return c.Table(schema, name) != nil || c.Sequences[Key(schema, name)] != nil ||
+		c.Indexes[Key(schema, name)] != nil || c.Views[Key(schema, name)] != nil
+}
+
+// Key is the map key of a sequence, index or view: schema + "." + name.
+func Key(schema, name string) string { return schema + "." + name }
+
+// Clone returns a deep copy of t.
+func (t *TableDef) Clone() *TableDef {
+	n := *t
+	n.Columns = slices.Clone(t.Columns)
+	n.PrimaryKey = slices.Clone(t.PrimaryKey)
+	n.Uniques = make([]UniqueDef, len(t.Uniques))
+	for i, u := range t.Uniques {
+		n.Uniques[i] = UniqueDef{Name: u.Name, Columns: slices.Clone(u.Columns)}
+	}
+	if t.Uniques == nil {
+		n.Uniques = nil
+	}
+	n.Checks = slices.Clone(t.Checks)
+	if t.ForeignKeys != nil {
+		n.ForeignKeys = make([]ForeignKeyDef, len(t.ForeignKeys))
+		for i, f := range t.ForeignKeys {
+			f.Columns = slices.Clone(f.Columns)
+			f.RefColumns = slices.Clone(f.RefColumns)
+			n.ForeignKeys[i] = f
+		}
+	}
+	return &n
+}
+
+// Column returns the position and definition of the column called name, or
+// (-1, nil) if the table has none.
+func (t *TableDef) Column(name string) (int, *ColumnDef) {
+	for i := range t.Columns {
+		if t.Columns[i].Name == name {
+			return i, &t.Columns[i]
+		}
+	}
+	return -1, nil
+}
+
+// ColumnByID returns the position and definition of the column with the
+// given ID, or (-1, nil).
+func (t *TableDef) ColumnByID(id int) (int, *ColumnDef) {
+	for i := range t.Columns {
+		if t.Columns[i].ID == id {
+			return i, &t.Columns[i]
+		}
+	}
+	return -1, nil
+}
+
+// PrimaryKeyConstraint is the name of the primary key constraint.
+func (t *TableDef) PrimaryKeyConstraint() string {
+	if t.PrimaryKeyName != "" {
+		return t.PrimaryKeyName
+	}
+	return t.Name + "_pkey"
+}
+
+// Clone returns a deep copy of ix.
+func (ix *IndexDef) Clone() *IndexDef {
+	n := *ix
+	n.Columns = slices.Clone(ix.Columns)
+	if ix.Options != nil {
+		n.Options = make(map[string]string, len(ix.Options))
+		for k, v := range ix.Options {
+			n.Options[k] = v
+		}
+	}
+	return &n
+}
