@@ -166,12 +166,12 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 // Drain pulls every batch of op, calls fn on each (the record is valid only
 // during the call) and closes op. It stops at the first error, returning
 // ctx.Err() when the context ends. A panic in an operator becomes an XX000
-// error (a *panicError) rather than taking the server down.
+// error (a *PanicError) rather than taking the server down.
 func Drain(ctx context.Context, op Operator, fn func(arrow.Record) error) (err error) {
 	defer op.Close()
 	defer func() {
 		if r := recover(); r != nil {
-			err = newPanicError(r)
+			err = NewPanicError(r)
 		}
 	}()
 	for {

@@ -4,66 +4,16 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
-	"github.com/cairn-db/cairn/storage"
 )
-
-// Copy describes the portal's data; Dir is NotCopy when it is no COPY.
-func (p *Portal) Copy() CopyInfo {
-	c, ok := p.bound.(*sql.Copy)
-	if !ok {
-		return CopyInfo{}
-	}
-	info := CopyInfo{Dir: CopyOut, Columns: len(c.Columns), Binary: c.Options.Format == sql.CopyBinary}
-	if c.From {
-		info.Dir = CopyIn
-	}
-	return info
-}
-
-// errCopyPortal is the error of a portal run with the wrong method: a COPY
-// runs with CopyFrom or CopyTo (as its direction says), anything else with
-// Execute.
-func errCopyPortal(method string) error {
-	return internalErr("%s does not run this portal: COPY runs with CopyFrom (FROM STDIN) or CopyTo (TO STDOUT)", method)
-}
-
-// CopyFrom runs a COPY ... FROM STDIN portal. src is the data: the
-// payloads of the client's CopyData messages, io.EOF at CopyDone; any
-// other error (the client's CopyFail) aborts the COPY. The rows go through
-// INSERT's path (column defaults, every constraint), all or none, in the
-// session's transaction or in one of their own. src is first read once the
-// statement has passed its checks, so a caller may announce the copy at
-// that first Read. The tag is "COPY n". After an error src may hold
-// unread data, which the caller discards.
-func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (string, error) {
-	c, ok := p.bound.(*sql.Copy)
-	if !ok || !c.From {
-		return "", errCopyPortal("CopyFrom")
-	}
-	var tag string
-	err := s.statement(ctx, p, func(ctx context.Context) error {
-		if s.currentReadOnly() {
-			return pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute COPY FROM in a read-only transaction")
-		}
-		in := &copyIn{c: c, p: newCopyParser(src, &c.Options, columnNames(c.Columns)), schema: schemaOf(c.Columns)}
-		defer in.release()
-		var err error
-		tag, err = s.inTx(ctx, func(tx *storage.Tx) (string, error) { return in.run(ctx, s.runtime(tx, p.params)) })
-		return err
-	})
-	return tag, err
-}
 
 func columnNames(cols []sql.Col) []string {
 	names := make([]string, len(cols))
@@ -73,11 +23,11 @@ func columnNames(cols []sql.Col) []string {
 	return names
 }
 
-// copyIn is the state of one COPY FROM: the parser over the data and the
+// CopyIn is the state of one COPY FROM: the parser over the data and the
 // batches read so far. A statement that meets a concurrent update runs
-// again (Session.inTx); the data cannot be read twice, so a new attempt
-// replays the batches before reading on.
-type copyIn struct {
+// again; the data cannot be read twice, so a new attempt (another Run)
+// replays the batches before reading on. Release frees the batches.
+type CopyIn struct {
 	c       *sql.Copy
 	p       *copyParser
 	schema  *arrow.Schema
@@ -89,28 +39,36 @@ type copyIn struct {
 // (besides batchSize rows), so wide rows make smaller batches.
 const copyBatchBytes = 16 << 20
 
-// run is one attempt at inserting the data in rt.Tx.
-func (in *copyIn) run(ctx context.Context, rt *Runtime) (string, error) {
+// NewCopyIn prepares COPY c FROM STDIN over src: the payloads of the
+// client's CopyData messages, io.EOF at CopyDone; any other error (the
+// client's CopyFail) aborts the COPY. src is first read by Run.
+func NewCopyIn(c *sql.Copy, src io.Reader) *CopyIn {
+	return &CopyIn{c: c, p: newCopyParser(src, &c.Options, columnNames(c.Columns)), schema: schemaOf(c.Columns)}
+}
+
+// Run is one attempt at inserting the data in rt.Tx, through INSERT's
+// path (column defaults, every constraint); it returns the rows inserted.
+func (in *CopyIn) Run(ctx context.Context, rt *Runtime) (int64, error) {
 	op, err := in.input(rt, in.c.Insert.Input)
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	out := newMaterialized(nil)
 	defer out.Close()
 	n, err := insertRows(ctx, rt, in.c.Insert, op, out)
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	if err := in.p.drain(); err != nil {
-		return "", in.withContext(err)
+		return 0, in.withContext(err)
 	}
-	return fmt.Sprintf("COPY %d", n), nil
+	return n, nil
 }
 
 // input builds the operators of the insert's input plan n (a Project,
 // maybe under a Filter for WHERE, over the CopySource), the source being
 // the rows of the data.
-func (in *copyIn) input(rt *Runtime, n sql.Node) (Operator, error) {
+func (in *CopyIn) input(rt *Runtime, n sql.Node) (Operator, error) {
 	switch n := n.(type) {
 	case *sql.CopySource:
 		return &copySource{in: in, rt: rt}, nil
@@ -134,7 +92,7 @@ func (in *copyIn) input(rt *Runtime, n sql.Node) (Operator, error) {
 // type's input function as a string literal in INSERT is, or in binary
 // format by its receive function (type modifiers applied, so an over-long
 // varchar(n) value is an error).
-func (in *copyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
+func (in *CopyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
 	if in.eof {
 		return nil, io.EOF
 	}
@@ -202,7 +160,7 @@ func (in *copyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
 
 // withContext gives an error met reading the data the CONTEXT of the
 // current line.
-func (in *copyIn) withContext(err error) error {
+func (in *CopyIn) withContext(err error) error {
 	return withWhere(err, in.p.where(in.c.Table.Name))
 }
 
@@ -216,7 +174,7 @@ func withWhere(err error, where string) error {
 	return err
 }
 
-func (in *copyIn) release() {
+func (in *CopyIn) Release() {
 	for _, r := range in.batches {
 		r.Release()
 	}
@@ -226,7 +184,7 @@ func (in *copyIn) release() {
 // copySource is the operator of the CopySource: the batches an earlier
 // attempt read, then new ones. The batches belong to the copyIn.
 type copySource struct {
-	in   *copyIn
+	in   *CopyIn
 	rt   *Runtime
 	next int
 }
@@ -252,71 +210,59 @@ func (s *copySource) Next(ctx context.Context) (arrow.Record, error) {
 // Close implements Operator.
 func (s *copySource) Close() {}
 
-// CopyTo runs a COPY ... TO STDOUT portal: emit is called with the data of
+// CopyTo runs COPY c TO STDOUT in rt.Tx: emit is called with the data of
 // each row, valid only during the call: a line with its newline in text
 // and CSV (the header line first, with HEADER), a tuple in binary format
-// (the format's header with the first, its trailer last, alone). The tag
-// is "COPY n".
-func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) error) (string, error) {
-	c, ok := p.bound.(*sql.Copy)
-	if !ok || c.From {
-		return "", errCopyPortal("CopyTo")
-	}
+// (the format's header with the first, its trailer last, alone). Values
+// print as text says. It returns the rows sent.
+func CopyTo(ctx context.Context, rt *Runtime, c *sql.Copy, text *types.TextOptions, emit func(line []byte) error) (int64, error) {
 	var n int64
-	err := s.statement(ctx, p, func(ctx context.Context) error {
-		tx, done := s.readTx()
-		defer done()
-		op, err := Build(s.runtime(tx, p.params), c.Query)
-		if err != nil {
-			return err
+	op, err := Build(rt, c.Query)
+	if err != nil {
+		return n, err
+	}
+	w := &copyWriter{opts: &c.Options, single: len(c.Columns) == 1, text: text}
+	for _, col := range c.Columns {
+		w.types = append(w.types, col.T)
+	}
+	// The positions of the visible columns among the plan's.
+	var visible []int
+	for i, col := range c.Query.Columns() {
+		if !col.Hidden {
+			visible = append(visible, i)
 		}
-		w := &copyWriter{opts: &c.Options, single: len(c.Columns) == 1, text: s.TextOptions()}
-		for _, col := range c.Columns {
-			w.types = append(w.types, col.T)
+	}
+	var line []byte
+	switch {
+	case c.Options.Format == sql.CopyBinary:
+		// The header goes out with the first tuple (or the trailer).
+		line = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32([]byte(binarySignature), 0), 0)
+	case c.Options.Header:
+		if err := emit(w.appendHeader(nil, columnNames(c.Columns))); err != nil {
+			op.Close()
+			return n, err
 		}
-		// The positions of the visible columns among the plan's.
-		var visible []int
-		for i, col := range c.Query.Columns() {
-			if !col.Hidden {
-				visible = append(visible, i)
-			}
+	}
+	arrs := make([]arrow.Array, len(visible))
+	err = Drain(ctx, op, func(rec arrow.Record) error {
+		for j, pos := range visible {
+			arrs[j] = rec.Column(pos)
 		}
-		var line []byte
-		switch {
-		case c.Options.Format == sql.CopyBinary:
-			// The header goes out with the first tuple (or the trailer).
-			line = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32([]byte(binarySignature), 0), 0)
-		case c.Options.Header:
-			if err := emit(w.appendHeader(nil, columnNames(c.Columns))); err != nil {
-				op.Close()
+		for r := 0; r < int(rec.NumRows()); r++ {
+			var err error
+			if line, err = w.appendRow(line, arrs, r); err != nil {
 				return err
 			}
-		}
-		arrs := make([]arrow.Array, len(visible))
-		err = Drain(ctx, op, func(rec arrow.Record) error {
-			for j, pos := range visible {
-				arrs[j] = rec.Column(pos)
+			if err := emit(line); err != nil {
+				return err
 			}
-			for r := 0; r < int(rec.NumRows()); r++ {
-				var err error
-				if line, err = w.appendRow(line, arrs, r); err != nil {
-					return err
-				}
-				if err := emit(line); err != nil {
-					return err
-				}
-				line = line[:0]
-				n++
-			}
-			return nil
-		})
-		if err != nil || c.Options.Format != sql.CopyBinary {
-			return err
+			line = line[:0]
+			n++
 		}
-		return emit(binary.BigEndian.AppendUint16(line, math.MaxUint16)) // the trailer, -1
+		return nil
 	})
-	if err != nil {
-		return "", err
+	if err != nil || c.Options.Format != sql.CopyBinary {
+		return n, err
 	}
-	return fmt.Sprintf("COPY %d", n), nil
+	return n, emit(binary.BigEndian.AppendUint16(line, math.MaxUint16)) // the trailer, -1
 }

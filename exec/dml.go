@@ -76,25 +76,46 @@ func releaseAll(arrs []arrow.Array) {
 	}
 }
 
-// runDML runs INSERT, UPDATE or DELETE in rt.Tx and returns the RETURNING
-// rows and the command tag.
-func runDML(ctx context.Context, rt *Runtime, n sql.Node) (*materialized, string, error) {
+// RunDML runs INSERT, UPDATE or DELETE in rt.Tx to completion. It returns
+// the rows the statement changed and its RETURNING rows, computed already
+// (an operator the caller closes; no rows without RETURNING).
+func RunDML(ctx context.Context, rt *Runtime, n sql.Node) (changed int64, returning Operator, err error) {
 	out := newMaterialized(n.Columns())
-	var tag string
-	var err error
 	switch x := n.(type) {
 	case *sql.Insert:
-		tag, err = runInsert(ctx, rt, x, out)
+		changed, err = runInsert(ctx, rt, x, out)
 	case *sql.Update:
-		tag, err = runUpdate(ctx, rt, x, out)
+		changed, err = runUpdate(ctx, rt, x, out)
 	case *sql.Delete:
-		tag, err = runDelete(ctx, rt, x, out)
+		changed, err = runDelete(ctx, rt, x, out)
 	}
 	if err != nil {
 		out.Close()
-		return nil, "", err
+		return 0, nil, err
 	}
-	return out, tag, nil
+	return changed, out, nil
+}
+
+// Materialize reads the rest of op (first, when not nil, being a batch
+// of it already read) into memory and returns an operator replaying it.
+// op stays the caller's to close; the batches read are retained.
+func Materialize(ctx context.Context, op Operator, first arrow.Record) (Operator, error) {
+	m := &materialized{schema: op.Schema()}
+	if first != nil {
+		m.recs = append(m.recs, first)
+	}
+	for {
+		rec, err := op.Next(ctx)
+		if err == io.EOF {
+			return m, nil
+		}
+		if err != nil {
+			m.Close()
+			return nil, err
+		}
+		rec.Retain()
+		m.recs = append(m.recs, rec)
+	}
 }
 
 // tableRecord re-labels a batch whose columns are the table's columns with
@@ -198,16 +219,16 @@ func rowText(def *catalog.TableDef, rec arrow.Record, row int, opts *types.TextO
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialized) (string, error) {
+func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialized) (int64, error) {
 	op, err := Build(rt, n.Input)
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	count, err := insertRows(ctx, rt, n, op, out)
 	if err != nil {
-		return "", err
+		return 0, err
 	}
-	return fmt.Sprintf("INSERT 0 %d", count), nil
+	return int64(count), nil
 }
 
 // insertRows inserts the rows op yields (n.Table's columns, in order; op
@@ -597,14 +618,14 @@ type pendingWrite struct {
 	newRec arrow.Record
 }
 
-func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialized) (string, error) {
+func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialized) (int64, error) {
 	cons, err := newConstraints(rt, n.Table)
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	op, err := Build(rt, n.Input)
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	ncols := len(n.Table.Columns)
 	// Compute every new row before writing any, so the scan never sees
@@ -640,33 +661,33 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	var count int64
 	for _, w := range writes {
 		if err := rt.Tx.Delete(n.Table.ID, w.rowIDs); err != nil {
-			return "", err
+			return 0, err
 		}
 	}
 	for _, w := range writes {
 		if err := cons.verify(ctx, rt, w.newRec); err != nil {
-			return "", err
+			return 0, err
 		}
 		if err := rt.Tx.Insert(n.Table.ID, w.newRec); err != nil {
-			return "", err
+			return 0, err
 		}
 		count += w.newRec.NumRows()
 		if err := out.addReturning(rt, n.Returning, w.newRec); err != nil {
-			return "", err
+			return 0, err
 		}
 	}
-	return fmt.Sprintf("UPDATE %d", count), nil
+	return int64(count), nil
 }
 
-func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialized) (string, error) {
+func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialized) (int64, error) {
 	op, err := Build(rt, n.Input)
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	ncols := len(n.Table.Columns)
 	var ids []int64
@@ -683,12 +704,12 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		return out.addReturning(rt, n.Returning, rec)
 	})
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	if len(ids) > 0 {
 		if err := rt.Tx.Delete(n.Table.ID, ids); err != nil {
-			return "", err
+			return 0, err
 		}
 	}
-	return fmt.Sprintf("DELETE %d", len(ids)), nil
+	return int64(len(ids)), nil
 }

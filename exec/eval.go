@@ -41,7 +41,7 @@ type Runtime struct {
 	ExprCache *ExprCache
 	// Seqs are the session's sequence values (currval, lastval); nil
 	// outside a session.
-	Seqs *seqValues
+	Seqs *SequenceValues
 
 	// scanReaders are preset readers of the scans of one partition of a
 	// parallel pipeline.

@@ -2,8 +2,9 @@ package exec
 
 import (
 	"fmt"
-	"github.com/apache/arrow/go/v17/arrow"
 	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow"
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"

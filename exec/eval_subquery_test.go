@@ -1,8 +1,9 @@
 package exec
 
 import (
-	"github.com/cairn-db/cairn/functions"
 	"testing"
+
+	"github.com/cairn-db/cairn/functions"
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"

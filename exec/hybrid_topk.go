@@ -325,7 +325,7 @@ func (h *hybridTopK) cosines(recs []arrow.Record) ([]arrow.Array, error) {
 				if recs[i].NumRows() > 0 {
 					// A panic fails this batch (and so the statement), not
 					// the process: no other goroutine could recover it.
-					errs[i] = catchPanic(func() (err error) {
+					errs[i] = CatchPanic(func() (err error) {
 						out[i], err = Eval(h.rt, h.cosine, recs[i])
 						return err
 					})

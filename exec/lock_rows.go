@@ -120,7 +120,7 @@ func (l *LockRows) repeatableRead() bool {
 		return false
 	}
 	level, _ := fn.Session.Setting("transaction_isolation")
-	return level == repeatableRead
+	return level == RepeatableRead
 }
 
 // Close implements Operator.

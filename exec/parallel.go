@@ -4,8 +4,6 @@ import (
 	"context"
 	"io"
 	"runtime"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -141,8 +139,8 @@ func buildParallelTopK(rt *Runtime, n *sql.TopK) (Operator, bool, error) {
 // else, so they cannot write session state or race with it.
 func (rt *Runtime) partitionsShared() *Runtime {
 	fn := *rt.fnCtx()
-	if s, ok := fn.Session.(*Session); ok {
-		fn.Session = s.snapshot()
+	if fn.Session != nil {
+		fn.Session = readOnlySession{fn.Session}
 	}
 	fn.Advisory = nil
 	shared := &Runtime{Fn: &fn, Params: rt.Params, Tx: rt.Tx, DB: rt.DB, ExprCache: rt.ExprCache, outer: rt.outer}
@@ -158,51 +156,6 @@ func (shared *Runtime) partition(scan *sql.Scan, r array.RecordReader) *Runtime 
 	c := &Runtime{Fn: shared.Fn, Params: shared.Params, Tx: shared.Tx, DB: shared.DB, ExprCache: shared.ExprCache, outer: shared.outer}
 	c.scanReaders = map[*sql.Scan]array.RecordReader{scan: r}
 	return c
-}
-
-// sessionSnapshot is what functions read from a session (SessionInfo),
-// copied: parallel partitions read it while the session is free to
-// change.
-type sessionSnapshot struct {
-	user, database, currentSchema string
-	searchPath                    []string
-	// settings are every setting's value as Setting reports it, custom
-	// (dotted) ones included.
-	settings map[string]string
-}
-
-// snapshot copies what functions read from s.
-func (s *Session) snapshot() *sessionSnapshot {
-	snap := &sessionSnapshot{
-		user:          s.User(),
-		database:      s.Database(),
-		currentSchema: s.CurrentSchema(),
-		searchPath:    s.SearchPath(),
-		settings:      make(map[string]string, len(settings)+len(s.values)+2),
-	}
-	names := []string{"transaction_isolation", "transaction_read_only"}
-	for name := range settings {
-		names = append(names, name)
-	}
-	for name := range s.values {
-		names = append(names, name)
-	}
-	for _, name := range names {
-		if v, ok := s.Setting(name); ok {
-			snap.settings[name] = v
-		}
-	}
-	return snap
-}
-
-func (s *sessionSnapshot) User() string          { return s.user }
-func (s *sessionSnapshot) Database() string      { return s.database }
-func (s *sessionSnapshot) CurrentSchema() string { return s.currentSchema }
-func (s *sessionSnapshot) SearchPath() []string  { return slices.Clone(s.searchPath) }
-
-func (s *sessionSnapshot) Setting(name string) (string, bool) {
-	v, ok := s.settings[strings.ToLower(name)]
-	return v, ok
 }
 
 // gather runs several operators concurrently and yields all their
@@ -244,13 +197,13 @@ func (g *gather) start(ctx context.Context) error {
 
 // run pulls op's batches into g.ch until op ends, fails or ctx is done.
 // A panic in op (this goroutine's own: nothing else could recover it)
-// ends this child with a *panicError for the statement.
+// ends this child with a *PanicError for the statement.
 func (g *gather) run(ctx context.Context, op Operator) {
 	defer g.wg.Done()
 	defer func() {
 		if r := recover(); r != nil {
 			select {
-			case g.ch <- gathered{err: newPanicError(r)}:
+			case g.ch <- gathered{err: NewPanicError(r)}:
 			case <-ctx.Done():
 			}
 		}

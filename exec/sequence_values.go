@@ -14,15 +14,16 @@ import (
 	"github.com/cairn-db/cairn/sql/types"
 )
 
-// seqValues is a session's sequence values; parallel partitions of one
-// statement may record into it at once.
-type seqValues struct {
+// SequenceValues are a session's sequence values, which the session owns
+// and hands each statement's Runtime; parallel partitions of one
+// statement may record into them at once.
+type SequenceValues struct {
 	mu      sync.Mutex
 	last    map[string]int64 // schema.name -> value
 	lastKey string
 }
 
-func (s *seqValues) record(schema, name string, v int64) {
+func (s *SequenceValues) record(schema, name string, v int64) {
 	if s == nil {
 		return
 	}
@@ -35,14 +36,14 @@ func (s *seqValues) record(schema, name string, v int64) {
 	s.last[s.lastKey] = v
 }
 
-// reset forgets every value (DISCARD SEQUENCES).
-func (s *seqValues) reset() {
+// Reset forgets every value (DISCARD SEQUENCES).
+func (s *SequenceValues) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last, s.lastKey = nil, ""
 }
 
-func (s *seqValues) get(key string) (int64, bool) {
+func (s *SequenceValues) get(key string) (int64, bool) {
 	if s == nil {
 		return 0, false
 	}

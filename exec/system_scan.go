@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
@@ -92,15 +93,18 @@ func (rt *Runtime) catalogView() *syscat.View {
 			cat = rt.Tx.Catalog()
 		}
 		rt.sysView = syscat.NewView(cat, user, db, path)
-		if fn.Session != nil {
-			rt.sysView.Settings = sessionSettings(fn.Session)
-		}
-		if s, ok := fn.Session.(*Session); ok {
-			rt.sysView.PreparedStatements = s.preparedStatements()
+		if v, ok := fn.Session.(SessionViews); ok {
+			rt.sysView.Settings = v.SettingRows()
+			rt.sysView.PreparedStatements = v.PreparedStatements()
 		}
 	})
 	return rt.sysView
 }
+
+// CatalogFunctions is what the functions of rt's statement ask of the
+// system catalog (reg* lookups, pg_get_indexdef, ...): the statement's
+// catalog view, built when a function first asks.
+func (rt *Runtime) CatalogFunctions() functions.Catalog { return lazyCatalog{rt} }
 
 // lazyCatalog is the functions.Catalog of a statement: the catalog view,
 // built when a function first asks.

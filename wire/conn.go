@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgproto3/v2"
@@ -35,7 +35,7 @@ type conn struct {
 	out  []byte // encoded messages not yet written
 	werr error  // the first write error; the connection is dead
 
-	sess        *exec.Session
+	sess        *session.Session
 	pid, secret uint32 // the cancel key, set by Server.track
 
 	portals map[string]*portal

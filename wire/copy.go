@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgproto3/v2"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
@@ -18,7 +18,7 @@ import (
 // PostgreSQL does; the CopyData, CopyDone or CopyFail the client still
 // sends are then ignored by the main loop (up to Sync in the extended
 // protocol).
-func (c *conn) runCopy(ctx context.Context, p *exec.Portal, info exec.CopyInfo) (string, error) {
+func (c *conn) runCopy(ctx context.Context, p *session.Portal, info session.CopyInfo) (string, error) {
 	var format byte
 	formats := make([]uint16, info.Columns)
 	if info.Binary {
@@ -27,7 +27,7 @@ func (c *conn) runCopy(ctx context.Context, p *exec.Portal, info exec.CopyInfo) 
 			formats[i] = 1
 		}
 	}
-	if info.Dir == exec.CopyIn {
+	if info.Dir == session.CopyIn {
 		src := &copyInReader{c: c, format: format, formats: formats}
 		tag, err := c.sess.CopyFrom(ctx, p, src)
 		switch {

@@ -2,7 +2,7 @@ package wire
 
 import (
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/jackc/pgerrcode"
@@ -12,8 +12,8 @@ import (
 // portal is a bound statement of the extended protocol.
 type portal struct {
 	name    string
-	p       *exec.Portal // nil for an empty query
-	cols    []exec.Column
+	p       *session.Portal // nil for an empty query
+	cols    []session.Column
 	formats []int16 // one result format per column; nil: all text
 }
 
@@ -51,7 +51,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	if len(stmts) > 1 {
 		return pgerr.New(pgerrcode.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
-	st := &exec.Statement{SQL: m.Query} // an empty query
+	st := &session.Statement{SQL: m.Query} // an empty query
 	if len(stmts) == 1 {
 		st = stmts[0]
 	}
@@ -189,7 +189,7 @@ func decodeParam(raw []byte, format int16, t types.T, opts *types.TextOptions) (
 	}
 	if t.IsOID() && t.Family != types.Oid {
 		// A reg* value names an object; the session looks it up in the
-		// catalog (exec.Session.Bind).
+		// catalog (session.Session.Bind).
 		return string(raw), nil
 	}
 	return parseText(string(raw), t, opts)
@@ -232,7 +232,7 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 }
 
 // sendColumns sends RowDescription, or NoData when cols is nil.
-func (c *conn) sendColumns(cols []exec.Column, formats []int16) {
+func (c *conn) sendColumns(cols []session.Column, formats []int16) {
 	if cols == nil {
 		c.send(&pgproto3.NoData{})
 		return
@@ -254,7 +254,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	}
 	c.sess.BeginImplicit()
 	ctx, done := c.statementContext()
-	if info := p.p.Copy(); info.Dir != exec.NotCopy {
+	if info := p.p.Copy(); info.Dir != session.NotCopy {
 		tag, err := c.runCopy(ctx, p.p, info)
 		done()
 		c.sendNotices()
@@ -313,7 +313,7 @@ func (c *conn) closePortal(name string) {
 // (after Sync or a Query), as PostgreSQL drops portals at transaction end;
 // inside BEGIN ... COMMIT portals live on, for cursor-style fetches.
 func (c *conn) endOfTransactionPortals() {
-	if len(c.portals) == 0 || c.sess.TxStatus() != exec.TxIdle {
+	if len(c.portals) == 0 || c.sess.TxStatus() != session.TxIdle {
 		return
 	}
 	for name := range c.portals {

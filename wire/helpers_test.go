@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/storage"
 	"github.com/jackc/pgproto3/v2"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,7 +22,7 @@ import (
 type testServer struct {
 	srv    *Server
 	addr   string
-	engine *exec.Engine
+	engine *session.Engine
 	served chan error // Serve's result
 }
 
@@ -34,7 +34,7 @@ func startServer(t testing.TB, configure ...func(*Server)) *testServer {
 	if err != nil {
 		t.Fatalf("storage.Open: %v", err)
 	}
-	engine := exec.NewEngine(db, exec.Options{})
+	engine := session.NewEngine(db, session.Options{})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
 )
@@ -44,7 +44,7 @@ type HTTPOptions struct {
 //
 // A workspace is a schema (http_session.go). Errors have the shape
 // {"error": ..., "code": ..., "sqlstate": ...} (http_json.go).
-func HTTPHandler(engine *exec.Engine, opts HTTPOptions) http.Handler {
+func HTTPHandler(engine *session.Engine, opts HTTPOptions) http.Handler {
 	api := &httpAPI{engine: engine, token: opts.Token, maxBody: opts.MaxBodyBytes, log: opts.Logger}
 	if api.maxBody <= 0 {
 		api.maxBody = DefaultMaxBodyBytes
@@ -59,7 +59,7 @@ func HTTPHandler(engine *exec.Engine, opts HTTPOptions) http.Handler {
 
 // httpAPI holds what the HTTP handlers share.
 type httpAPI struct {
-	engine  *exec.Engine
+	engine  *session.Engine
 	token   string // "" = no authentication
 	maxBody int64
 	log     *slog.Logger

@@ -15,7 +15,7 @@ import (
 
 	"github.com/jackc/pgerrcode"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/storage"
 )
@@ -49,7 +49,7 @@ func (s *httpFuzzServer) open(tb testing.TB) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s.handler = HTTPHandler(exec.NewEngine(s.db, exec.Options{Logger: quiet}), HTTPOptions{Logger: quiet})
+	s.handler = HTTPHandler(session.NewEngine(s.db, session.Options{Logger: quiet}), HTTPOptions{Logger: quiet})
 	for _, q := range httpFuzzFixture {
 		if status, body := s.do(`/workspaces/fz/tables/query`, mustJSON(map[string]string{"query": q})); status != http.StatusOK {
 			tb.Fatalf("fixture %s: %d %s", q, status, body)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgerrcode"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
@@ -151,7 +151,7 @@ func (a *httpAPI) runIngest(r *http.Request, name string, cols []ingestColumn) (
 
 // ingestRows is runIngest's transaction: the table's creation when it is
 // missing, then the rows, in INSERTs of up to ingestRowsPerInsert rows.
-func ingestRows(ctx context.Context, sess *exec.Session, ws, name string, cols []ingestColumn) error {
+func ingestRows(ctx context.Context, sess *session.Session, ws, name string, cols []ingestColumn) error {
 	nrows := len(cols[0].values)
 	perInsert := max(1, min(ingestRowsPerInsert, maxIngestParams/len(cols)))
 	first := max(1, min(nrows, perInsert))
@@ -217,7 +217,7 @@ func ingestRows(ctx context.Context, sess *exec.Session, ws, name string, cols [
 
 // prepareInsert prepares the INSERT of rows rows of cols into table name,
 // one parameter per value; the binder gives each the type of its column.
-func prepareInsert(sess *exec.Session, name string, cols []ingestColumn, rows int) (*exec.Statement, error) {
+func prepareInsert(sess *session.Session, name string, cols []ingestColumn, rows int) (*session.Statement, error) {
 	var b strings.Builder
 	b.WriteString("INSERT INTO " + ident.Quote(name) + " (")
 	for i, c := range cols {

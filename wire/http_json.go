@@ -17,7 +17,7 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/jackc/pgerrcode"
@@ -299,7 +299,7 @@ type rowsEncoder struct {
 
 // add encodes the rows of rec, whose columns cols describes; the record
 // is not retained.
-func (e *rowsEncoder) add(cols []exec.Column, rec arrow.Record) error {
+func (e *rowsEncoder) add(cols []session.Column, rec arrow.Record) error {
 	if int(rec.NumCols()) != len(cols) {
 		return pgerr.New(pgerrcode.InternalError, "result batch has %d columns, expected %d", rec.NumCols(), len(cols))
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
-	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -240,14 +239,6 @@ func TestRowsAffected(t *testing.T) {
 	for tag, want := range map[string]int64{"INSERT 0 5": 5, "UPDATE 3": 3, "DELETE 0": 0, "SELECT 12": 12, "CREATE TABLE": 0, "BEGIN": 0, "": 0} {
 		if got := rowsAffected(tag); got != want {
 			t.Errorf("rowsAffected(%q) = %d, want %d", tag, got, want)
-		}
-	}
-}
-
-func TestQuoteIdent(t *testing.T) {
-	for in, want := range map[string]string{"t": `"t"`, `a"b`: `"a""b"`, "My Table": `"My Table"`} {
-		if got := ident.Quote(in); got != want {
-			t.Errorf("ident.Quote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

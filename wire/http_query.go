@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 )
 
 // queryRequest is the body of POST /workspaces/{ws}/tables/query.
@@ -72,7 +72,7 @@ func (a *httpAPI) runQuery(r *http.Request, req queryRequest) ([]byte, error) {
 		return nil, err
 	}
 	rows := &rowsEncoder{opts: opts}
-	cols, n, err := execute(ctx, sess, st, params, func(cols []exec.Column, rec arrow.Record) error {
+	cols, n, err := execute(ctx, sess, st, params, func(cols []session.Column, rec arrow.Record) error {
 		return rows.add(cols, rec)
 	})
 	if err != nil {

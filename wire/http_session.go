@@ -1,7 +1,7 @@
 package wire
 
 // http_session.go runs the HTTP API's SQL. Every request gets an
-// exec.Session of its own, like a PostgreSQL connection that lives for
+// session.Session of its own, like a PostgreSQL connection that lives for
 // one request, and goes through the same Prepare, Bind and Execute as the
 // extended query protocol.
 
@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/jackc/pgerrcode"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -42,7 +42,7 @@ const maxIdentifierLength = 63
 // other schemas (public included) need qualified names, so workspaces
 // never see each other's tables by accident. pg_catalog and
 // information_schema stay reachable as always.
-func (a *httpAPI) workspaceSession(ws string) (*exec.Session, error) {
+func (a *httpAPI) workspaceSession(ws string) (*session.Session, error) {
 	if err := checkWorkspace(ws); err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func requestContext(ctx context.Context, timeoutMS int64) (context.Context, cont
 // timestamps in ISO form and floats in full precision whatever DateStyle
 // and extra_float_digits say, as PostgreSQL's to_json does for dates (a
 // request's session starts with the defaults of both anyway).
-func sessionTextOptions(sess *exec.Session) *types.TextOptions {
+func sessionTextOptions(sess *session.Session) *types.TextOptions {
 	return &types.TextOptions{Location: sess.Location(), Now: time.Now()}
 }
 
@@ -99,7 +99,7 @@ func sessionTextOptions(sess *exec.Session) *types.TextOptions {
 // has no endpoint that creates one. Reads never create a workspace.
 // Called outside a transaction block, so that the failed first attempt
 // aborts nothing.
-func prepare(ctx context.Context, sess *exec.Session, ws, query string, nparams int) (*exec.Statement, error) {
+func prepare(ctx context.Context, sess *session.Session, ws, query string, nparams int) (*session.Statement, error) {
 	ptypes := unknownTypes(nparams)
 	st, err := prepareOne(sess, query, ptypes)
 	if pgerr.Code(err) == pgerrcode.InvalidSchemaName && sess.CurrentSchema() == "" {
@@ -122,7 +122,7 @@ func unknownTypes(n int) []types.T {
 
 // prepareOne prepares query, which must hold exactly one statement, as
 // the extended query protocol requires of a statement with parameters.
-func prepareOne(sess *exec.Session, query string, ptypes []types.T) (*exec.Statement, error) {
+func prepareOne(sess *session.Session, query string, ptypes []types.T) (*session.Statement, error) {
 	stmts, err := sess.Prepare(query, ptypes)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func prepareOne(sess *exec.Session, query string, ptypes []types.T) (*exec.State
 // createWorkspace creates the schema of workspace ws unless it exists
 // (a concurrent creation of the same schema is no error: storage skips
 // an IF NOT EXISTS creation that lost the race).
-func createWorkspace(ctx context.Context, sess *exec.Session, ws string) error {
+func createWorkspace(ctx context.Context, sess *session.Session, ws string) error {
 	st, err := prepareOne(sess, "CREATE SCHEMA IF NOT EXISTS "+ident.Quote(ws), nil)
 	if err != nil {
 		return err
@@ -151,7 +151,7 @@ func createWorkspace(ctx context.Context, sess *exec.Session, ws string) error {
 
 // bindParams converts the JSON values of st's parameters to datums of the
 // types the binder inferred for them (paramValue).
-func bindParams(st *exec.Statement, raws []json.RawMessage, opts *types.TextOptions) ([]any, error) {
+func bindParams(st *session.Statement, raws []json.RawMessage, opts *types.TextOptions) ([]any, error) {
 	if len(raws) < len(st.ParamTypes) {
 		return nil, pgerr.New(pgerrcode.UndefinedParameter, "there is no parameter $%d", len(raws)+1).
 			WithDetail("The query uses %d parameters, the request gives %d values.", len(st.ParamTypes), len(raws))
@@ -173,13 +173,13 @@ func bindParams(st *exec.Statement, raws []json.RawMessage, opts *types.TextOpti
 // returns no rows) and the row count: the rows returned, or for a
 // statement that returns none the rows it affected (its command tag's
 // count, 0 for DDL).
-func execute(ctx context.Context, sess *exec.Session, st *exec.Statement, params []any, emit func([]exec.Column, arrow.Record) error) ([]exec.Column, int64, error) {
+func execute(ctx context.Context, sess *session.Session, st *session.Statement, params []any, emit func([]session.Column, arrow.Record) error) ([]session.Column, int64, error) {
 	p, err := sess.Bind(st, params)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer sess.ClosePortal(p)
-	if p.Copy().Dir != exec.NotCopy {
+	if p.Copy().Dir != session.NotCopy {
 		return nil, 0, pgerr.NotSupported("COPY over the HTTP API").
 			WithHint("Load rows with POST /workspaces/{ws}/tables/{name}/ingest, or COPY over the PostgreSQL protocol.")
 	}
@@ -213,7 +213,7 @@ func rowsAffected(tag string) int64 {
 
 // inTransaction runs fn in one transaction of sess: what its statements
 // do commits together at the end, or not at all when fn fails.
-func inTransaction(sess *exec.Session, fn func() error) error {
+func inTransaction(sess *session.Session, fn func() error) error {
 	sess.BeginImplicit()
 	if err := fn(); err != nil {
 		sess.AbortBlock()
@@ -226,8 +226,8 @@ func inTransaction(sess *exec.Session, fn func() error) error {
 // checkNoTransaction refuses a request that leaves a transaction block
 // open (a BEGIN): the request's session, and with it the transaction,
 // ends with the request, so its writes would be lost without a word.
-func checkNoTransaction(sess *exec.Session) error {
-	if sess.TxStatus() == exec.TxIdle {
+func checkNoTransaction(sess *session.Session) error {
+	if sess.TxStatus() == session.TxIdle {
 		return nil
 	}
 	return pgerr.New(pgerrcode.FeatureNotSupported, "transaction blocks are not supported over the HTTP API").

@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgproto3/v2"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -51,7 +51,7 @@ func (a *httpAPI) tables(r *http.Request) ([]tableName, error) {
 	}
 	opts := sessionTextOptions(sess)
 	tables := []tableName{}
-	_, _, err = execute(r.Context(), sess, st, []any{ws}, func(cols []exec.Column, rec arrow.Record) error {
+	_, _, err = execute(r.Context(), sess, st, []any{ws}, func(cols []session.Column, rec arrow.Record) error {
 		for i := 0; i < int(rec.NumRows()); i++ {
 			name, err := appendValue(nil, rec.Column(0), i, cols[0].Type, pgproto3.TextFormat, opts)
 			if err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/jackc/pgproto3/v2"
 )
 
@@ -69,13 +69,13 @@ func (c *conn) runQuery(ctx context.Context, sql string) error {
 // before CommandComplete when there are no rows), so an error the
 // statement raises before producing rows (an unknown table, an aborted
 // transaction) comes alone, as in PostgreSQL.
-func (c *conn) runStatement(ctx context.Context, st *exec.Statement) error {
+func (c *conn) runStatement(ctx context.Context, st *session.Statement) error {
 	p, err := c.sess.Bind(st, nil)
 	if err != nil {
 		return err
 	}
 	defer c.sess.ClosePortal(p)
-	if info := p.Copy(); info.Dir != exec.NotCopy {
+	if info := p.Copy(); info.Dir != session.NotCopy {
 		tag, err := c.runCopy(ctx, p, info)
 		if err != nil {
 			return err

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/jackc/pgerrcode"
@@ -14,7 +14,7 @@ import (
 
 // rowDescription describes cols; formats holds one format code per column,
 // or is nil for all text.
-func rowDescription(cols []exec.Column, formats []int16) *pgproto3.RowDescription {
+func rowDescription(cols []session.Column, formats []int16) *pgproto3.RowDescription {
 	rd := &pgproto3.RowDescription{Fields: make([]pgproto3.FieldDescription, len(cols))}
 	for i, col := range cols {
 		var f int16
@@ -60,7 +60,7 @@ func typmod(t types.T) int32 {
 // writeRecord sends each row of rec as a DataRow. cols describes the
 // columns, formats holds their format codes (nil: all text) and opts the
 // session settings for text output. The record is not retained.
-func (c *conn) writeRecord(rec arrow.Record, cols []exec.Column, formats []int16, opts *types.TextOptions) error {
+func (c *conn) writeRecord(rec arrow.Record, cols []session.Column, formats []int16, opts *types.TextOptions) error {
 	if c.werr != nil {
 		return c.werr
 	}

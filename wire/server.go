@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 )
 
 // DefaultMaxMessageSize is the largest frontend message a Server accepts
@@ -35,8 +35,8 @@ var ErrServerClosed = errors.New("wire: server closed")
 // one or more listeners and Shutdown to stop. The fields must not change
 // once Serve has been called.
 type Server struct {
-	// Engine runs the SQL; each connection gets its own exec.Session.
-	Engine *exec.Engine
+	// Engine runs the SQL; each connection gets its own session.Session.
+	Engine *session.Engine
 	// Logger receives connection-level events; nil means slog.Default().
 	Logger *slog.Logger
 	// Auth authenticates clients after the startup message; nil trusts

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/storage"
 	"github.com/cairn-db/cairn/wire"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -278,7 +278,7 @@ func startTestServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &wire.Server{Engine: exec.NewEngine(db, exec.Options{Logger: logger}), Logger: logger}
+	srv := &wire.Server{Engine: session.NewEngine(db, session.Options{Logger: logger}), Logger: logger}
 	go srv.Serve(l)
 	t.Cleanup(func() {
 		srv.Shutdown(context.Background())

@@ -16,7 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/storage"
 	"github.com/cairn-db/cairn/wire"
 )
@@ -35,7 +35,7 @@ func startServerOpts(t testing.TB, dir string, opts storage.Options) *testServer
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &wire.Server{Engine: exec.NewEngine(db, exec.Options{Logger: logger}), Logger: logger}
+	srv := &wire.Server{Engine: session.NewEngine(db, session.Options{Logger: logger}), Logger: logger}
 	go srv.Serve(l)
 	ts := &testServer{Addr: l.Addr().String(), Dir: dir, db: db, srv: srv}
 	t.Cleanup(ts.stop)

@@ -17,7 +17,7 @@ import (
 	"github.com/jackc/pgproto3/v2"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/storage"
 	"github.com/cairn-db/cairn/wire"
 )
@@ -348,7 +348,7 @@ func startHostileServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &wire.Server{Engine: exec.NewEngine(db, exec.Options{Logger: logger}), Logger: logger,
+	srv := &wire.Server{Engine: session.NewEngine(db, session.Options{Logger: logger}), Logger: logger,
 		AuthenticationTimeout: hostileAuthTimeout, WriteTimeout: hostileWriteTimeout}
 	go srv.Serve(l)
 	t.Cleanup(func() {

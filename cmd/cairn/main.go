@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/storage"
 	"github.com/cairn-db/cairn/wire"
 )
@@ -179,7 +179,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			log.Error("closing data directory", "err", err)
 		}
 	}()
-	engine := exec.NewEngine(db, exec.Options{Logger: log})
+	engine := session.NewEngine(db, session.Options{Logger: log})
 
 	pgl, err := net.Listen("tcp", cfg.listen)
 	if err != nil {

@@ -1,4 +1,4 @@
-package exec
+package session
 
 // This file is the contract between exec and wire: how a wire session
 // prepares, binds and runs statements. Bodies live in session.go.

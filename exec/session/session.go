@@ -1,10 +1,11 @@
-package exec
+package session
 
 import (
 	"context"
 	"io"
 	"log/slog"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
@@ -33,7 +35,7 @@ type Options struct {
 type Engine struct {
 	db       *storage.DB
 	logger   *slog.Logger
-	exprs    *ExprCache
+	exprs    *exec.ExprCache
 	advisory advisoryTable
 }
 
@@ -46,7 +48,7 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Engine{db: db, logger: logger, exprs: NewExprCache(exprCacheBytes)}
+	return &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes)}
 }
 
 // DB is the storage the engine runs on.
@@ -89,7 +91,7 @@ type Session struct {
 	// EXECUTE, DEALLOCATE, DISCARD ALL and Bind each see both kinds.
 	prepared map[string]*Statement
 	cursors  map[string]*cursor
-	seqs     seqValues
+	seqs     exec.SequenceValues
 	// stmtCtx is the running statement's context (an advisory lock wait
 	// ends with it); xactAdvisory the transaction's advisory locks.
 	stmtCtx      context.Context
@@ -143,7 +145,7 @@ type Portal struct {
 // portalRun is the state of a portal between Executes of a row-returning
 // statement.
 type portalRun struct {
-	op      Operator
+	op      exec.Operator
 	tx      *storage.Tx
 	ownTx   bool
 	rows    int64
@@ -263,14 +265,8 @@ func (s *Session) searchPath() []string {
 	return out
 }
 
-// User implements functions.SessionInfo.
-func (s *Session) User() string { return s.user }
-
-// Database implements functions.SessionInfo.
-func (s *Session) Database() string { return s.database }
-
-// CurrentSchema implements functions.SessionInfo: the first schema of the
-// search path that exists.
+// CurrentSchema is current_schema(): the first schema of the search path
+// that exists.
 func (s *Session) CurrentSchema() string {
 	cat := s.catalog()
 	for _, name := range s.searchPath() {
@@ -281,34 +277,8 @@ func (s *Session) CurrentSchema() string {
 	return ""
 }
 
-// SearchPath implements functions.SessionInfo.
-func (s *Session) SearchPath() []string { return s.searchPath() }
-
-// Setting implements functions.SessionInfo (current_setting).
-func (s *Session) Setting(name string) (string, bool) {
-	name = strings.ToLower(name)
-	switch name {
-	case "transaction_isolation":
-		return s.currentIsolation(), true
-	case "transaction_read_only":
-		if s.currentReadOnly() {
-			return "on", true
-		}
-		return "off", true
-	}
-	if _, ok := lookupSetting(name); !ok {
-		return "", false
-	}
-	v, ok := s.values[name]
-	if !ok {
-		st, known := settings[name]
-		if !known {
-			return "", false
-		}
-		v = st.def
-	}
-	return v, true
-}
+// Setting is current_setting(name) in the session.
+func (s *Session) Setting(name string) (string, bool) { return s.env().Setting(name) }
 
 // catalog is the catalog the session's next statement sees.
 func (s *Session) catalog() *catalog.Catalog {
@@ -521,12 +491,12 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 		defer cancel()
 	}
 	s.stmtCtx = ctx
-	err := catchPanic(func() error { return run(ctx) })
+	err := exec.CatchPanic(func() error { return run(ctx) })
 	s.stmtCtx = nil
-	if pe := asPanic(err); pe != nil {
-		s.engine.logger.Error("panic running statement", "panic", pe.value, "statement", p.stmt.SQL, "stack", string(pe.stack))
+	if pe := exec.AsPanic(err); pe != nil {
+		s.engine.logger.Error("panic running statement", "panic", pe.Value, "statement", p.stmt.SQL, "stack", string(pe.Stack))
 		s.abandonRun(p)
-		err = pe.err
+		err = pe.Err
 	}
 	if s.tx == nil {
 		s.endTxAdvisory() // the statement was its own transaction
@@ -603,21 +573,21 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 	return tag, false, err
 }
 
-// runtime builds the Runtime of one statement.
-func (s *Session) runtime(tx *storage.Tx, params []any) *Runtime {
+// runtime builds the exec.Runtime of one statement.
+func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	now := time.Now()
 	if s.tx != nil {
 		now = s.txStart
 	}
-	rt := &Runtime{
-		Fn:        &functions.Context{Now: now, Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Mem: memory.DefaultAllocator, Session: s},
+	rt := &exec.Runtime{
+		Fn:        &functions.Context{Now: now, Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Mem: memory.DefaultAllocator, Session: s.env()},
 		Params:    params,
 		Tx:        tx,
 		DB:        s.engine.db,
 		ExprCache: s.engine.exprs,
 		Seqs:      &s.seqs,
 	}
-	rt.Fn.Catalog = lazyCatalog{rt}
+	rt.Fn.Catalog = rt.CatalogFunctions()
 	rt.Fn.Advisory = sessionAdvisory{s}
 	return rt
 }
@@ -632,15 +602,15 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 			if err := s.checkWritable(p.stmt.SQL); err != nil {
 				return "", false, err
 			}
-			var result *materialized
+			var result exec.Operator
 			var tag string
 			_, err := s.inTx(ctx, func(tx *storage.Tx) (string, error) {
 				if result != nil {
 					result.Close() // an earlier attempt's
 					result = nil
 				}
-				var err error
-				result, tag, err = runDML(ctx, s.runtime(tx, p.params), n)
+				changed, returning, err := exec.RunDML(ctx, s.runtime(tx, p.params), n)
+				result, tag = returning, dmlTag(n, changed)
 				return tag, err
 			})
 			if err != nil {
@@ -674,7 +644,7 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 		if tx == nil {
 			tx, own = s.engine.db.Begin(), true
 		}
-		op, err := Build(s.runtime(tx, p.params), plan)
+		op, err := exec.Build(s.runtime(tx, p.params), plan)
 		if err != nil {
 			if own {
 				tx.Rollback()
@@ -691,6 +661,18 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 		return "", false, err
 	}
 	return "SELECT " + tag, suspended, nil
+}
+
+// dmlTag is the command tag of a data-modifying statement that changed
+// rows rows.
+func dmlTag(n sql.Node, rows int64) string {
+	switch n.(type) {
+	case *sql.Insert:
+		return "INSERT 0 " + strconv.FormatInt(rows, 10)
+	case *sql.Update:
+		return "UPDATE " + strconv.FormatInt(rows, 10)
+	}
+	return "DELETE " + strconv.FormatInt(rows, 10)
 }
 
 // closeRun releases a portal's running operator and read transaction.
@@ -894,9 +876,9 @@ func (s *Session) runDiscard(x *sql.Discard) error {
 		}
 		s.dropAllPrepared()
 		s.engine.advisory.releaseAll(s)
-		s.seqs.reset()
+		s.seqs.Reset()
 	case "SEQUENCES":
-		s.seqs.reset()
+		s.seqs.Reset()
 	}
 	return nil
 }
@@ -918,7 +900,7 @@ func (s *Session) runSet(x *sql.Set) error {
 	if x.Name == "all" && x.Reset {
 		for name, st := range settings {
 			if _, ok := s.values[name]; ok && !st.readOnly && name != "session_authorization" {
-				delete(s.values, name)
+				s.unsetValue(name)
 				if st.report {
 					s.changed[showName(name)] = st.def
 				}
@@ -955,7 +937,7 @@ func (s *Session) runSet(x *sql.Set) error {
 			return err
 		}
 	}
-	s.values[x.Name] = v
+	s.setValue(x.Name, v)
 	if st.report {
 		s.changed[showName(x.Name)] = v
 	}
@@ -1128,12 +1110,12 @@ func (s *Session) scalarQuery(node *pg_query.Node) (any, error) {
 	tx, done := s.readTx()
 	defer done()
 	rt := s.runtime(tx, nil)
-	op, err := Build(rt, q.Plan)
+	op, err := exec.Build(rt, q.Plan)
 	if err != nil {
 		return nil, err
 	}
 	var v any
-	err = Drain(context.Background(), op, func(rec arrow.Record) error {
+	err = exec.Drain(context.Background(), op, func(rec arrow.Record) error {
 		if rec.NumRows() > 0 {
 			v = types.ValueAt(rec.Column(0), 0, q.Plan.Columns()[0].T)
 		}
@@ -1156,15 +1138,15 @@ func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) ([]str
 	rt := s.runtime(tx, p.params)
 	rt.Analyze = true
 	start := time.Now()
-	op, err := Build(rt, n.Input)
+	op, err := exec.Build(rt, n.Input)
 	if err != nil {
 		return nil, err
 	}
 	var rows int64
-	if err := Drain(ctx, op, func(rec arrow.Record) error { rows += rec.NumRows(); return nil }); err != nil {
+	if err := exec.Drain(ctx, op, func(rec arrow.Record) error { rows += rec.NumRows(); return nil }); err != nil {
 		return nil, err
 	}
-	lines := AnalyzeLines(op, n.Input)
+	lines := exec.AnalyzeLines(op, n.Input)
 	lines = append(lines, sprintf("Execution Time: %.3f ms", float64(time.Since(start).Microseconds())/1000))
 	return lines, nil
 }

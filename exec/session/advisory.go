@@ -1,4 +1,4 @@
-package exec
+package session
 
 // Advisory locks (pg_advisory_lock and friends): application-defined
 // locks on a number, held by a session until it releases them (or, for

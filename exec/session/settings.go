@@ -1,7 +1,8 @@
-package exec
+package session
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -9,9 +10,8 @@ import (
 
 	"github.com/jackc/pgerrcode"
 
-	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql/pgerr"
-	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -65,8 +65,8 @@ var settings = map[string]setting{
 	"statement_timeout":                   {def: "0", check: checkDuration},
 	"lock_timeout":                        {def: "0", check: checkDuration},
 	"idle_in_transaction_session_timeout": {def: "0", check: checkDuration},
-	"transaction_isolation":               {def: readCommitted},
-	"default_transaction_isolation":       {def: readCommitted, check: checkIsolation},
+	"transaction_isolation":               {def: exec.ReadCommitted},
+	"default_transaction_isolation":       {def: exec.ReadCommitted, check: checkIsolation},
 	"transaction_read_only":               {def: "off"},
 	"max_identifier_length":               {def: "63", readOnly: true},
 	"max_index_keys":                      {def: "32", readOnly: true},
@@ -102,15 +102,23 @@ func lookupSetting(name string) (setting, bool) {
 	return s, ok
 }
 
-// sessionSettings are every setting's value in a session, for
-// pg_settings.
-func sessionSettings(s functions.SessionInfo) []syscat.Setting {
-	out := make([]syscat.Setting, 0, len(settings))
-	for name, st := range settings {
-		v, _ := s.Setting(name)
-		out = append(out, syscat.Setting{Name: name, Value: v, Default: st.def})
+// setValue sets a setting of the session. The values map is copied, not
+// changed in place: the running statements' environments share the map
+// they were given (see statementEnv).
+func (s *Session) setValue(name, v string) {
+	values := maps.Clone(s.values)
+	values[name] = v
+	s.values = values
+}
+
+// unsetValue returns a setting to its default, copying the map as
+// setValue does.
+func (s *Session) unsetValue(name string) {
+	if _, ok := s.values[name]; ok {
+		values := maps.Clone(s.values)
+		delete(values, name)
+		s.values = values
 	}
-	return out
 }
 
 // endTxSettings undoes what the ending transaction did to the settings:
@@ -142,9 +150,9 @@ func (s *Session) restoreSettings(saved map[string]string, only map[string]bool)
 			continue
 		}
 		if had {
-			s.values[name] = old
+			s.setValue(name, old)
 		} else {
-			delete(s.values, name)
+			s.unsetValue(name)
 		}
 		if st := settings[name]; st.report {
 			s.changed[showName(name)] = s.get(name)
@@ -198,15 +206,6 @@ func (s *Session) DateStyle() types.DateStyle {
 func (s *Session) floatStyle() types.FloatStyle {
 	n, _ := strconv.Atoi(s.get("extra_float_digits"))
 	return types.FloatStyleFor(n)
-}
-
-// textOptions are the settings of the statement's session that text
-// output of values follows (error details show values as they print).
-func (rt *Runtime) textOptions() *types.TextOptions {
-	if rt.Fn == nil {
-		return nil
-	}
-	return &types.TextOptions{Location: rt.Fn.Location, DateStyle: rt.Fn.DateStyle, Floats: rt.Fn.Floats}
 }
 
 // TextOptions are the session settings that the text input and output of

@@ -1,4 +1,4 @@
-package exec
+package session
 
 // Cursors (DECLARE, FETCH, MOVE, CLOSE): an open cursor is the running
 // operator of its query, read forward a FETCH at a time. A cursor lives
@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
@@ -53,7 +54,7 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, param
 	if tx == nil {
 		tx, own = s.engine.db.Begin(), true
 	}
-	op, err := Build(s.runtime(tx, params), x.Plan)
+	op, err := exec.Build(s.runtime(tx, params), x.Plan)
 	if err != nil {
 		if own {
 			tx.Rollback()
@@ -133,22 +134,10 @@ func (s *Session) holdCursors() error {
 		if !c.hold || !c.inTx || c.run.done {
 			continue
 		}
-		m := &materialized{schema: c.run.op.Schema()}
-		if c.run.pending != nil {
-			m.recs = append(m.recs, c.run.pending)
-			c.run.pending = nil
-		}
-		for {
-			rec, err := c.run.op.Next(context.Background())
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				m.Close()
-				return err
-			}
-			rec.Retain()
-			m.recs = append(m.recs, rec)
+		m, err := exec.Materialize(context.Background(), c.run.op, c.run.pending)
+		c.run.pending = nil
+		if err != nil {
+			return err
 		}
 		c.run.close()
 		c.run = &portalRun{op: m}

@@ -1,4 +1,4 @@
-package exec
+package session
 
 import (
 	"context"
@@ -228,7 +228,7 @@ func fuzzing() bool {
 // finds the tables it reads (up to seedSetupBytes of them, the latest).
 func logicTestSeeds(f *testing.F) []string {
 	const seedSetupBytes = 4096
-	files, err := filepath.Glob("../testdata/sql/*/*.test")
+	files, err := filepath.Glob("../../testdata/sql/*/*.test")
 	if err != nil || len(files) == 0 {
 		f.Fatalf("no logic tests found: %v", err)
 	}

@@ -1,4 +1,4 @@
-package exec
+package session
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/ident"
@@ -635,23 +636,21 @@ func (s *Session) runInternalRows(ctx context.Context, tx *storage.Tx, text stri
 	rt := s.runtime(tx, nil)
 	switch plan.(type) {
 	case *sql.Insert, *sql.Update, *sql.Delete:
-		out, tag, err := runDML(ctx, rt, plan)
+		changed, out, err := exec.RunDML(ctx, rt, plan)
 		if err != nil {
 			return err
 		}
 		out.Close()
 		if rows != nil {
-			// The tag's last word is the row count: INSERT 0 n, UPDATE n.
-			n, _ := strconv.ParseInt(tag[strings.LastIndexByte(tag, ' ')+1:], 10, 64)
-			rows(n)
+			rows(changed)
 		}
 		return nil
 	}
-	op, err := Build(rt, plan)
+	op, err := exec.Build(rt, plan)
 	if err != nil {
 		return err
 	}
-	return Drain(ctx, op, func(rec arrow.Record) error {
+	return exec.Drain(ctx, op, func(rec arrow.Record) error {
 		if rows != nil {
 			rows(rec.NumRows())
 		}

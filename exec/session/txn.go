@@ -1,4 +1,4 @@
-package exec
+package session
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/storage"
@@ -32,11 +33,6 @@ import (
 // transaction (autocommit); a simple query of several statements, and the
 // extended-protocol messages up to Sync, run as one implicit transaction.
 
-const (
-	readCommitted  = "read committed"
-	repeatableRead = "repeatable read"
-)
-
 // isolationLevel normalises a requested isolation level.
 func isolationLevel(v string) (string, error) { return isolationFor("transaction_isolation", v) }
 
@@ -47,9 +43,9 @@ func checkIsolation(v string) (string, error) {
 func isolationFor(param, v string) (string, error) {
 	switch strings.ToLower(strings.Join(strings.Fields(v), " ")) {
 	case "read uncommitted", "read committed", "default", "":
-		return readCommitted, nil
+		return exec.ReadCommitted, nil
 	case "repeatable read":
-		return repeatableRead, nil
+		return exec.RepeatableRead, nil
 	case "serializable":
 		return "", pgerr.NotSupported("SERIALIZABLE isolation").
 			WithDetail("cairn provides READ COMMITTED and REPEATABLE READ (snapshot isolation, which allows write skew).").
@@ -165,7 +161,7 @@ func (s *Session) statementSnapshot(node *pg_query.Node) {
 	if s.tx == nil || s.txFailed || node == nil || !takesSnapshot(node) {
 		return
 	}
-	if !s.queried || s.currentIsolation() == readCommitted {
+	if !s.queried || s.currentIsolation() == exec.ReadCommitted {
 		s.tx.Refresh()
 	}
 	s.queried = true
@@ -183,14 +179,14 @@ func (s *Session) runSetTransaction(x *sql.SetTransaction) error {
 	}
 	if x.Session {
 		if level != "" {
-			s.values["default_transaction_isolation"] = level
+			s.setValue("default_transaction_isolation", level)
 		}
 		if x.ReadOnly != nil {
 			v := "off"
 			if *x.ReadOnly {
 				v = "on"
 			}
-			s.values["default_transaction_read_only"] = v
+			s.setValue("default_transaction_read_only", v)
 			s.changed[showName("default_transaction_read_only")] = v
 		}
 		return nil
@@ -256,7 +252,7 @@ func retryBackoff(ctx context.Context, attempt int) {
 func (s *Session) inTx(ctx context.Context, fn func(tx *storage.Tx) (string, error)) (string, error) {
 	for attempt := 0; ; attempt++ {
 		tag, err := s.inTxOnce(ctx, fn)
-		if err == nil || s.currentIsolation() != readCommitted || attempt >= maxStatementRetries || ctx.Err() != nil {
+		if err == nil || s.currentIsolation() != exec.ReadCommitted || attempt >= maxStatementRetries || ctx.Err() != nil {
 			return tag, err
 		}
 		if !storage.IsConflict(err) && !(s.tx == nil && pgerr.Code(err) == pgerrcode.SerializationFailure) {

@@ -1,0 +1,105 @@
+package session
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/syscat"
+)
+
+// statementEnv is the session as one statement's functions and operators
+// see it (functions.SessionInfo, exec.SessionViews): a copy taken when the
+// statement starts, so that a parallel plan's partitions and a suspended
+// portal read a session that cannot change under them. Only set_config
+// and pg_prepared_statements reach the session itself: set_config is
+// volatile, so its plan runs on the session's goroutine, and the system
+// view is built there too.
+type statementEnv struct {
+	sess                          *Session
+	user, database, currentSchema string
+	searchPath                    []string
+	// values are the session's settings when the statement started; the
+	// session never changes a values map in place (setValue copies it).
+	values              map[string]string
+	isolation, readOnly string
+}
+
+// env takes the environment of the statement about to run.
+func (s *Session) env() *statementEnv {
+	readOnly := "off"
+	if s.currentReadOnly() {
+		readOnly = "on"
+	}
+	return &statementEnv{
+		sess:          s,
+		user:          s.user,
+		database:      s.database,
+		currentSchema: s.CurrentSchema(),
+		searchPath:    s.searchPath(),
+		values:        s.values,
+		isolation:     s.currentIsolation(),
+		readOnly:      readOnly,
+	}
+}
+
+// User implements functions.SessionInfo.
+func (e *statementEnv) User() string { return e.user }
+
+// Database implements functions.SessionInfo.
+func (e *statementEnv) Database() string { return e.database }
+
+// CurrentSchema implements functions.SessionInfo.
+func (e *statementEnv) CurrentSchema() string { return e.currentSchema }
+
+// SearchPath implements functions.SessionInfo.
+func (e *statementEnv) SearchPath() []string { return slices.Clone(e.searchPath) }
+
+// Setting implements functions.SessionInfo (current_setting): a known or
+// custom (dotted) setting's value, false for names no setting has.
+func (e *statementEnv) Setting(name string) (string, bool) {
+	name = strings.ToLower(name)
+	switch name {
+	case "transaction_isolation":
+		return e.isolation, true
+	case "transaction_read_only":
+		return e.readOnly, true
+	}
+	if _, ok := lookupSetting(name); !ok {
+		return "", false
+	}
+	if v, ok := e.values[name]; ok {
+		return v, true
+	}
+	st, known := settings[name]
+	return st.def, known
+}
+
+// SetSetting implements functions.SettingWriter: set_config runs as the
+// SET (or RESET) statement would, and returns the new value, which the
+// rest of the statement then sees.
+func (e *statementEnv) SetSetting(name, value string, reset, local bool) (string, error) {
+	name = strings.ToLower(name)
+	if err := e.sess.runSet(&sql.Set{Name: name, Value: value, Local: local, Reset: reset}); err != nil {
+		return "", err
+	}
+	e.values = e.sess.values
+	v, _ := e.Setting(name)
+	return v, nil
+}
+
+// SettingRows implements exec.SessionViews: pg_settings.
+func (e *statementEnv) SettingRows() []syscat.Setting {
+	out := make([]syscat.Setting, 0, len(settings))
+	for name, st := range settings {
+		v, _ := e.Setting(name)
+		out = append(out, syscat.Setting{Name: name, Value: v, Default: st.def})
+	}
+	return out
+}
+
+// PreparedStatements implements exec.SessionViews:
+// pg_prepared_statements, read from the session when the view is built.
+func (e *statementEnv) PreparedStatements() []syscat.PreparedStatement {
+	return e.sess.preparedStatements()
+}
