@@ -22,22 +22,20 @@ type bm25Key struct {
 	query  string
 }
 
-// bm25Query prepares query text against the corpus statistics of a table
-// column, once per statement: N documents (non-NULL rows visible to the
-// transaction), their average length and the document frequency of each
-// query term — from the table's text index, or by reading the column when
-// it has none.
-func (rt *Runtime) bm25Query(ctx context.Context, table uint64, column int, query string) (*functions.BM25Query, error) {
+// bm25Query prepares query text for the search operator op against the
+// corpus of a table column, once per statement: op's Prepare hook reads
+// the column's statistics (BM25's: its documents, their average length
+// and the document frequency of each query term). Both search operators
+// share BM25's hook, so a prepared query serves either.
+func (rt *Runtime) bm25Query(ctx context.Context, op *functions.Overload, table uint64, column int, query string) (*functions.BM25Query, error) {
 	key := bm25Key{table, column, query}
 	if q, ok := rt.bm25[key]; ok {
 		return q, nil
 	}
-	terms := functions.Tokenize(query)
-	stats, err := rt.corpusStats(ctx, table, column, terms)
+	q, err := op.Prepare(corpus{ctx: ctx, rt: rt, table: table, column: column}, query)
 	if err != nil {
 		return nil, err
 	}
-	q := functions.PrepareBM25(query, stats)
 	if rt.bm25 == nil {
 		rt.bm25 = map[bm25Key]*functions.BM25Query{}
 	}
@@ -45,59 +43,43 @@ func (rt *Runtime) bm25Query(ctx context.Context, table uint64, column int, quer
 	return q, nil
 }
 
-// corpusStats reads the BM25 statistics of a column for the given terms.
-func (rt *Runtime) corpusStats(ctx context.Context, table uint64, column int, terms []string) (*functions.BM25Stats, error) {
-	docs, total, df, err := rt.Tx.TextStats(table, column, terms)
-	if err == nil {
-		stats := &functions.BM25Stats{Docs: docs, TotalTokens: total, DocFreq: map[string]int64{}}
-		for i, t := range terms {
-			stats.DocFreq[t] = df[i]
-		}
-		return stats, nil
-	}
-	if !errors.Is(err, storage.ErrNoTextIndex) {
-		return nil, err
-	}
-	return rt.scanCorpusStats(ctx, table, column, terms)
+// corpus is a table column as a search operator's Prepare hook reads it
+// (functions.Corpus), in the statement's transaction.
+type corpus struct {
+	ctx    context.Context
+	rt     *Runtime
+	table  uint64
+	column int
 }
 
-// scanCorpusStats computes corpus statistics by reading the whole column.
-func (rt *Runtime) scanCorpusStats(ctx context.Context, table uint64, column int, terms []string) (*functions.BM25Stats, error) {
-	stats := &functions.BM25Stats{DocFreq: map[string]int64{}}
-	want := map[string]bool{}
-	for _, t := range terms {
-		want[t] = true
+// IndexStats implements functions.Corpus from the column's text index.
+func (c corpus) IndexStats(terms []string) (docs, tokens int64, docFreq []int64, ok bool, err error) {
+	docs, tokens, docFreq, err = c.rt.Tx.TextStats(c.table, c.column, terms)
+	if errors.Is(err, storage.ErrNoTextIndex) {
+		return 0, 0, nil, false, nil
 	}
-	rr, err := rt.Tx.Scan(ctx, table, []int{column}, false)
+	return docs, tokens, docFreq, err == nil, err
+}
+
+// Texts implements functions.Corpus by reading the whole column.
+func (c corpus) Texts(fn func(text string)) error {
+	rr, err := c.rt.Tx.Scan(c.ctx, c.table, []int{c.column}, false)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rr.Release()
-	seen := map[string]bool{}
 	for rr.Next() {
 		col, ok := rr.Record().Column(0).(*array.String)
 		if !ok {
-			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "BM25 needs a text column")
+			return pgerr.New(pgerrcode.DatatypeMismatch, "BM25 needs a text column")
 		}
 		for i := 0; i < col.Len(); i++ {
-			if col.IsNull(i) {
-				continue
+			if !col.IsNull(i) {
+				fn(col.Value(i))
 			}
-			stats.Docs++
-			clear(seen)
-			functions.ForEachToken(col.Value(i), func(tok string) {
-				stats.TotalTokens++
-				if want[tok] && !seen[tok] {
-					seen[tok] = true
-					stats.DocFreq[tok]++
-				}
-			})
 		}
 	}
-	if err := rr.Err(); err != nil {
-		return nil, err
-	}
-	return stats, nil
+	return rr.Err()
 }
 
 // textScores are the BM25 scores of the rows of a column that hold a
@@ -122,12 +104,12 @@ func (t *textScores) score(id int64) float64 {
 // bm25Matches scores every row of the column that holds a query term,
 // from the table's text index, once per statement. ok is false when the
 // column has no text index.
-func (rt *Runtime) bm25Matches(ctx context.Context, table uint64, column int, query string) (*textScores, bool, error) {
+func (rt *Runtime) bm25Matches(ctx context.Context, op *functions.Overload, table uint64, column int, query string) (*textScores, bool, error) {
 	key := bm25Key{table, column, query}
 	if m, ok := rt.bm25Rows[key]; ok {
 		return m, true, nil
 	}
-	q, err := rt.bm25Query(ctx, table, column, query)
+	q, err := rt.bm25Query(ctx, op, table, column, query)
 	if err != nil {
 		return nil, false, err
 	}
@@ -179,7 +161,7 @@ func (ev *evaluator) evalBM25(e *sql.BM25Score, b batch) (vec, error) {
 	if qnull {
 		return constVec(nil, e.Type()), nil
 	}
-	q, err := ev.rt.bm25Query(ev.ctx, e.Table, e.Column, qtext)
+	q, err := ev.rt.bm25Query(ev.ctx, e.Op, e.Table, e.Column, qtext)
 	if err != nil {
 		return vec{}, err
 	}
@@ -212,7 +194,7 @@ func (ev *evaluator) evalBM25(e *sql.BM25Score, b batch) (vec, error) {
 // The caller calls done when it has scored the batch.
 func (ev *evaluator) bm25Scorer(e *sql.BM25Score, q *functions.BM25Query, qtext string, b batch) (score func(i int, text vec) float64, done func(), err error) {
 	if e.RowID != nil {
-		matches, ok, err := ev.rt.bm25Matches(ev.ctx, e.Table, e.Column, qtext)
+		matches, ok, err := ev.rt.bm25Matches(ev.ctx, e.Op, e.Table, e.Column, qtext)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -197,11 +197,11 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 	var bm *functions.BM25Query
 	var indexed *textScores // text arm from the text index, by row ID
 	if qtext != "" {
-		if bm, err = h.rt.bm25Query(ctx, h.node.Score.Table, h.node.Score.Column, qtext); err != nil {
+		if bm, err = h.rt.bm25Query(ctx, h.node.Score.Op, h.node.Score.Table, h.node.Score.Column, qtext); err != nil {
 			return nil, err
 		}
 		if h.node.Score.RowID != nil {
-			if indexed, _, err = h.rt.bm25Matches(ctx, h.node.Score.Table, h.node.Score.Column, qtext); err != nil {
+			if indexed, _, err = h.rt.bm25Matches(ctx, h.node.Score.Op, h.node.Score.Table, h.node.Score.Column, qtext); err != nil {
 				return nil, err
 			}
 		}

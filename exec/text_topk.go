@@ -57,7 +57,7 @@ func (t *textTopK) Next(ctx context.Context) (arrow.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	matches, ok, err := t.rt.bm25Matches(ctx, t.node.Score.Table, t.node.Score.Column, qv.(string))
+	matches, ok, err := t.rt.bm25Matches(ctx, t.node.Score.Op, t.node.Score.Table, t.node.Score.Column, qv.(string))
 	if err != nil {
 		return nil, err
 	}

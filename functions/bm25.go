@@ -80,6 +80,54 @@ func PrepareBM25(query string, stats *BM25Stats) *BM25Query {
 	return q
 }
 
+// prepareBM25 is the Prepare hook of BM25 and of the hybrid score's text
+// arm: query prepared against the corpus statistics of the column c for
+// the query's terms.
+func prepareBM25(c Corpus, query string) (*BM25Query, error) {
+	stats, err := corpusStats(c, Tokenize(query))
+	if err != nil {
+		return nil, err
+	}
+	return PrepareBM25(query, stats), nil
+}
+
+// corpusStats reads the BM25 statistics of c for terms: from its text
+// index, or by reading every text when it has none.
+func corpusStats(c Corpus, terms []string) (*BM25Stats, error) {
+	docs, tokens, df, ok, err := c.IndexStats(terms)
+	if err != nil {
+		return nil, err
+	}
+	stats := &BM25Stats{DocFreq: map[string]int64{}}
+	if ok {
+		stats.Docs, stats.TotalTokens = docs, tokens
+		for i, t := range terms {
+			stats.DocFreq[t] = df[i]
+		}
+		return stats, nil
+	}
+	want := map[string]bool{}
+	for _, t := range terms {
+		want[t] = true
+	}
+	seen := map[string]bool{}
+	err = c.Texts(func(text string) {
+		stats.Docs++
+		clear(seen)
+		ForEachToken(text, func(tok string) {
+			stats.TotalTokens++
+			if want[tok] && !seen[tok] {
+				seen[tok] = true
+				stats.DocFreq[tok]++
+			}
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return stats, nil
+}
+
 // Score is the BM25 score of one document; 0 when it contains no query
 // term. tf is scratch space reused between calls (len >= unique terms).
 func (q *BM25Query) Score(doc string, tf []int) (float64, []int) {

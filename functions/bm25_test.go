@@ -37,21 +37,24 @@ var hybridSearchKeywords = []string{
 	"ai in finance banking financial services",
 }
 
-// statsOf computes corpus statistics the way the executor does.
+// texts is a Corpus of a column without a text index.
+type texts []string
+
+func (texts) IndexStats([]string) (int64, int64, []int64, bool, error) { return 0, 0, nil, false, nil }
+
+func (c texts) Texts(fn func(string)) error {
+	for _, t := range c {
+		fn(t)
+	}
+	return nil
+}
+
+// statsOf computes corpus statistics as BM25's Prepare hook does for a
+// column without a text index.
 func statsOf(docs []string, terms []string) *BM25Stats {
-	s := &BM25Stats{DocFreq: map[string]int64{}}
-	for _, d := range docs {
-		s.Docs++
-		seen := map[string]bool{}
-		ForEachToken(d, func(tok string) {
-			s.TotalTokens++
-			seen[tok] = true
-		})
-		for _, t := range terms {
-			if seen[t] {
-				s.DocFreq[t]++
-			}
-		}
+	s, err := corpusStats(texts(docs), terms)
+	if err != nil {
+		panic(err)
 	}
 	return s
 }

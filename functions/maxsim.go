@@ -68,6 +68,6 @@ func rowNorms(s *vecScratch, i int, v *vecVal) ([]float64, bool) {
 
 func init() {
 	for _, name := range []string{"maxsim", "deeplake_maxsim"} {
-		Register(vecBinary[float32](name, tF4Arr, tF4Arr, types.Float4T, true, similarity))
+		Register(higherIsBetter(vecBinary[float32](name, tF4Arr, tF4Arr, types.Float4T, true, similarity)))
 	}
 }

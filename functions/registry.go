@@ -133,6 +133,22 @@ type Overload struct {
 	Kernel func(ctx *Context, args []Arg, n int) (arrow.Array, error)
 	// SelKernel means Kernel honours Arg.Sel (see Arg).
 	SelKernel bool
+	// HigherIsBetter marks a similarity: the larger the result, the
+	// better the match (cosine_similarity, maxsim, <#> on real[], BM25,
+	// the hybrid score). ORDER BY such a call with no direction sorts
+	// best first, descending. Distances leave it false, pgvector's <#> on
+	// vector among them: its negative inner product is best smallest.
+	HigherIsBetter bool
+	// Search marks pg_deeplake's search operators, whose score depends
+	// on more than the row; the binder plans them as their own nodes
+	// instead of calls (see Search).
+	Search Search
+	// Prepare is the plan-time hook of an overload that needs more than
+	// its arguments: the executor calls it once per statement for each
+	// query text, with the table column the operator scores (BM25 and
+	// the hybrid score's text arm: the query's terms weighted by the
+	// column's corpus statistics).
+	Prepare func(c Corpus, query string) (*BM25Query, error)
 }
 
 // Volatility says what a function's result depends on besides its
@@ -167,6 +183,13 @@ func (v Volatility) String() string {
 // Register(stable(fn(...)), ...).
 func stable(o *Overload) *Overload {
 	o.Volatility = Stable
+	return o
+}
+
+// higherIsBetter marks an overload a similarity (Overload.HigherIsBetter)
+// where it is registered: Register(higherIsBetter(fn(...))).
+func higherIsBetter(o *Overload) *Overload {
+	o.HigherIsBetter = true
 	return o
 }
 

@@ -75,6 +75,10 @@ func typeCategory(t types.T) (cat byte, preferred bool) {
 // is expected (PostgreSQL's can_coerce_type with COERCION_IMPLICIT), not
 // counting polymorphic parameters.
 func canImplicit(from, to types.T) bool {
+	if to.Family == types.Record && to.Domain != "" && !isUnknownArg(from) {
+		// A named record type (deeplake_hybrid_record) takes only itself.
+		return from.Domain == to.Domain
+	}
 	if isUnknownArg(from) || from.Equal(to) {
 		return true
 	}

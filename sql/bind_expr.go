@@ -616,14 +616,12 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if op == "<#>" {
-			if e, ok, err := b.bindSimilarityOperator(sc, l, r); ok || err != nil {
-				return e, err
-			}
-		}
 		e, err := b.bindOperator(op, l, r)
 		if err != nil {
 			return nil, pgerr.From(err).WithPosition(a.Location + 1)
+		}
+		if c, ok := e.(*Call); ok && c.Overload.Search != functions.NotSearch {
+			return b.bindSearch(sc, c, l, r)
 		}
 		return e, nil
 	case pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:

@@ -4,14 +4,17 @@ import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
-// Search expressions: pg_deeplake's BM25 and hybrid scores. Unlike cosine
-// similarity, which is an ordinary function of two vectors, these scores
-// depend on more than one row (BM25 on corpus statistics, hybrid on the
-// candidate sets of both arms), so they are plan-level nodes.
+// Search expressions: pg_deeplake's BM25 and hybrid scores, the overloads
+// of <#> the registry marks as search operators (functions.Search).
+// Unlike cosine similarity, which is an ordinary function of two vectors,
+// these scores depend on more than one row (BM25 on corpus statistics,
+// hybrid on the candidate sets of both arms), so they are plan-level
+// nodes.
 
 // HybridRecord is a deeplake_hybrid_record value: an embedding and a text,
 // and for the weighted form the weights of the vector and text arms.
@@ -35,6 +38,9 @@ type BM25Score struct {
 	// RowID reads the row's ID, with which the executor looks the row up
 	// in the table's text index instead of tokenizing its text.
 	RowID Expr
+	// Op is the overload of <#> (functions.SearchBM25); its Prepare hook
+	// reads the corpus statistics.
+	Op *functions.Overload
 }
 
 // HybridScore is "(embedding, text) <#> deeplake_hybrid_record(q, qtext,
@@ -48,13 +54,14 @@ type HybridScore struct {
 	Table  uint64
 	Column int
 	RowID  Expr
+	// Op is the overload of <#> (functions.SearchHybrid); its Prepare
+	// hook reads the text arm's corpus statistics.
+	Op *functions.Overload
 }
-
-var hybridRecordT = types.T{Family: types.Record, Mod: -1, Domain: "deeplake_hybrid_record"}
 
 // Type implementations.
 
-func (e *HybridRecord) Type() types.T { return hybridRecordT }
+func (e *HybridRecord) Type() types.T { return functions.HybridRecordT }
 func (e *BM25Score) Type() types.T    { return types.Float4T }
 func (e *HybridScore) Type() types.T  { return types.Float4T }
 
@@ -152,50 +159,41 @@ func (b *Binder) bindHybridConstructor(args []Expr) (Expr, error) {
 	return b.hybridRecord(args)
 }
 
-// bindSimilarityOperator binds "<#>" where pg_deeplake gives it a meaning
-// the function registry does not: BM25 between texts and the hybrid score
-// between hybrid records. ok is false for other operand types.
-func (b *Binder) bindSimilarityOperator(sc *scope, l, r Expr) (Expr, bool, error) {
+// bindSearch binds the <#> operator l <#> r whose overload, as resolved
+// into call, is a search operator (functions.Search): BM25 between texts,
+// the hybrid score between an (embedding, text) row and a hybrid record.
+func (b *Binder) bindSearch(sc *scope, call *Call, l, r Expr) (Expr, error) {
+	if call.Overload.Search == functions.SearchBM25 {
+		table, col, rowID, err := corpusColumn(sc, l)
+		if err != nil {
+			return nil, err
+		}
+		return &BM25Score{Text: call.Args[0], Query: call.Args[1], Table: table, Column: col, RowID: rowID, Op: call.Overload}, nil
+	}
+	// The source is a hybrid record or a row of its two fields; the query
+	// a hybrid record.
 	lr, lok := l.(*HybridRecord)
-	rr, rok := r.(*HybridRecord)
-	if row, isRow := l.(*RowExpr); isRow && rok && len(row.Args) == 2 {
+	if row, isRow := l.(*RowExpr); isRow && len(row.Args) == 2 {
 		rec, err := b.hybridRecord(row.Args)
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		lr, lok = rec, true
 	}
-	if lok || rok {
-		if !lok || !rok {
-			return nil, true, pgerr.New(pgerrcode.UndefinedFunction, "operator does not exist: %s <#> %s", l.Type(), r.Type())
-		}
-		table, col, rowID, err := corpusColumn(sc, lr.Text)
-		if err != nil {
-			return nil, true, err
-		}
-		query := *rr
-		if query.WVec == nil {
-			one := &Const{Value: 1.0, T: types.Float8T}
-			query.WVec, query.WText = one, one
-		}
-		return &HybridScore{Source: lr, Query: &query, Table: table, Column: col, RowID: rowID}, true, nil
+	rr, rok := r.(*HybridRecord)
+	if !lok || !rok {
+		return nil, pgerr.New(pgerrcode.UndefinedFunction, "operator does not exist: %s <#> %s", l.Type(), r.Type())
 	}
-	if l.Type().IsString() && (r.Type().IsString() || r.Type().Family == types.Unknown) {
-		q, err := b.coerce(r, types.TextT, castImplicit)
-		if err != nil {
-			return nil, true, err
-		}
-		text, err := b.coerce(l, types.TextT, castImplicit)
-		if err != nil {
-			return nil, true, err
-		}
-		table, col, rowID, err := corpusColumn(sc, l)
-		if err != nil {
-			return nil, true, err
-		}
-		return &BM25Score{Text: text, Query: q, Table: table, Column: col, RowID: rowID}, true, nil
+	table, col, rowID, err := corpusColumn(sc, lr.Text)
+	if err != nil {
+		return nil, err
 	}
-	return nil, false, nil
+	query := *rr
+	if query.WVec == nil {
+		one := &Const{Value: 1.0, T: types.Float8T}
+		query.WVec, query.WText = one, one
+	}
+	return &HybridScore{Source: lr, Query: &query, Table: table, Column: col, RowID: rowID, Op: call.Overload}, nil
 }
 
 // corpusColumn finds the table column a BM25 text comes from (its corpus
@@ -220,22 +218,20 @@ func corpusColumn(sc *scope, e Expr) (uint64, int, Expr, error) {
 	return uint64(c.TableOID) - 100000, int(c.Attnum) - 1, rowID, nil
 }
 
-// IsSimilarity reports whether e is a Deeplake similarity (higher is
-// better): <#> or cosine_similarity on real[], BM25, hybrid. ORDER BY such a
+// IsSimilarity reports whether e is a similarity, higher is better (its
+// overload says so: functions.Overload.HigherIsBetter). ORDER BY such a
 // key with no direction sorts best first.
 func IsSimilarity(e Expr) bool {
+	var op *functions.Overload
 	switch x := e.(type) {
-	case *BM25Score, *HybridScore:
-		return true
+	case *BM25Score:
+		op = x.Op
+	case *HybridScore:
+		op = x.Op
 	case *Call:
-		switch x.Name {
-		case "cosine_similarity", "maxsim", "deeplake_cosine_similarity", "deeplake_maxsim":
-			return true
-		case "<#>":
-			return len(x.Args) == 2 && x.Args[0].Type().Family == types.ArrayFamily
-		}
+		op = x.Overload
 	}
-	return false
+	return op != nil && op.HigherIsBetter
 }
 
 // HybridTopK ranks its input rows by pg_deeplake's hybrid score: the K
