@@ -94,11 +94,7 @@ func Eval(rt *Runtime, e sql.Expr, rec arrow.Record) (arrow.Array, error) {
 
 // EvalScalar evaluates an expression that references no column (LIMIT
 // counts, VALUES cells, defaults) and returns its datum.
-func EvalScalar(rt *Runtime, e sql.Expr) (any, error) {
-	return evalScalarCtx(context.Background(), rt, e)
-}
-
-func evalScalarCtx(ctx context.Context, rt *Runtime, e sql.Expr) (any, error) {
+func EvalScalar(ctx context.Context, rt *Runtime, e sql.Expr) (any, error) {
 	if c, ok := e.(*sql.Const); ok {
 		return c.Value, nil
 	}

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"testing"
 
 	"github.com/cairn-db/cairn/functions"
@@ -76,7 +77,7 @@ func TestSubqueries(t *testing.T) {
 	}
 	arrT := types.ArrayOf(types.Int8T, 1)
 	arr := &sql.Subquery{Kind: sql.ArraySubquery, Plan: intRows(1, row(int64(3)), row(nil), row(int64(5))), T: arrT}
-	v, err := EvalScalar(rt, arr)
+	v, err := EvalScalar(context.Background(), rt, arr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestSubqueries(t *testing.T) {
 		t.Fatalf("ARRAY(subquery) = %+v", a)
 	}
 	arr = &sql.Subquery{Kind: sql.ArraySubquery, Plan: intRows(1), T: arrT}
-	if v, err := EvalScalar(rt, arr); err != nil || len(v.(*types.Array).Elems) != 0 {
+	if v, err := EvalScalar(context.Background(), rt, arr); err != nil || len(v.(*types.Array).Elems) != 0 {
 		t.Fatalf("ARRAY(empty) = %v, %v", v, err)
 	}
 

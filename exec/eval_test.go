@@ -86,13 +86,13 @@ func TestEvalColumnRefIsZeroCopy(t *testing.T) {
 func TestEvalScalar(t *testing.T) {
 	rt := testRuntime(t)
 	rt.Params = []any{int64(40)}
-	v, err := EvalScalar(rt, call(opPlus, &sql.Param{Index: 0, T: types.Int8T}, i64(2)))
+	v, err := EvalScalar(context.Background(), rt, call(opPlus, &sql.Param{Index: 0, T: types.Int8T}, i64(2)))
 	if err != nil || v != int64(42) {
 		t.Fatalf("$1 + 2 = %v, %v", v, err)
 	}
-	_, err = EvalScalar(rt, &sql.Param{Index: 3, T: types.Int8T})
+	_, err = EvalScalar(context.Background(), rt, &sql.Param{Index: 3, T: types.Int8T})
 	wantCode(t, err, pgerrcode.UndefinedParameter)
-	_, err = EvalScalar(rt, ref(0, types.Int8T))
+	_, err = EvalScalar(context.Background(), rt, ref(0, types.Int8T))
 	wantCode(t, err, pgerrcode.InternalError)
 }
 
@@ -160,7 +160,7 @@ func TestEvalBoolThreeValued(t *testing.T) {
 		{&sql.BoolOp{Op: sql.Or, Args: []sql.Expr{boolF, boolNull}}, nil},
 		{&sql.BoolOp{Op: sql.Not, Args: []sql.Expr{boolNull}}, nil},
 	} {
-		if v, err := EvalScalar(rt, c.e); err != nil || v != c.want {
+		if v, err := EvalScalar(context.Background(), rt, c.e); err != nil || v != c.want {
 			t.Errorf("%s = %v (%v), want %v", c.e, v, err, c.want)
 		}
 	}
@@ -313,7 +313,7 @@ func TestEvalArrays(t *testing.T) {
 	inner1 := &sql.ArrayExpr{Elems: []sql.Expr{i64(1), i64(2)}, T: arrT}
 	inner2 := &sql.ArrayExpr{Elems: []sql.Expr{i64(3), i64(4)}, T: arrT}
 	outer := &sql.ArrayExpr{Elems: []sql.Expr{inner1, inner2}, T: arr2T}
-	v, err := EvalScalar(rt, outer)
+	v, err := EvalScalar(context.Background(), rt, outer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,15 +322,15 @@ func TestEvalArrays(t *testing.T) {
 		t.Fatalf("ARRAY[[1,2],[3,4]] = %+v", m)
 	}
 	el := &sql.Subscript{Arg: outer, Indexes: []sql.SubscriptIndex{{Lower: i64(2)}, {Lower: i64(1)}}, T: types.Int8T}
-	if v, err := EvalScalar(rt, el); err != nil || v != int64(3) {
+	if v, err := EvalScalar(context.Background(), rt, el); err != nil || v != int64(3) {
 		t.Fatalf("m[2][1] = %v, %v", v, err)
 	}
 	one := &sql.Subscript{Arg: outer, Indexes: []sql.SubscriptIndex{{Lower: i64(2)}}, T: types.Int8T}
-	if v, err := EvalScalar(rt, one); err != nil || v != nil {
+	if v, err := EvalScalar(context.Background(), rt, one); err != nil || v != nil {
 		t.Fatalf("m[2] = %v, %v (want NULL)", v, err)
 	}
 	bad := &sql.ArrayExpr{Elems: []sql.Expr{inner1, &sql.ArrayExpr{Elems: []sql.Expr{i64(1)}, T: arrT}}, T: arr2T}
-	_, err = EvalScalar(rt, bad)
+	_, err = EvalScalar(context.Background(), rt, bad)
 	wantCode(t, err, pgerrcode.ArraySubscriptError)
 	// Slices.
 	five := cnst(intArray(int64(1), int64(2), int64(3), int64(4), int64(5)), arrT)
@@ -345,7 +345,7 @@ func TestEvalArrays(t *testing.T) {
 		{i64(4), i64(2), nil},
 	} {
 		s := &sql.Subscript{Arg: five, Indexes: []sql.SubscriptIndex{{Lower: c.lo, Upper: c.hi, Slice: true}}, T: arrT}
-		v, err := EvalScalar(rt, s)
+		v, err := EvalScalar(context.Background(), rt, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -360,7 +360,7 @@ func TestEvalArrays(t *testing.T) {
 		}
 	}
 	s := &sql.Subscript{Arg: outer, Indexes: []sql.SubscriptIndex{{Lower: i64(2), Upper: i64(2), Slice: true}}, T: arr2T}
-	v, err = EvalScalar(rt, s)
+	v, err = EvalScalar(context.Background(), rt, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,14 +376,14 @@ func TestEvalCast(t *testing.T) {
 	wantVals(t, "::float8", evalOver(t, rt, e, in), 1.0, nil)
 	e = &sql.Cast{Arg: ref(0, types.Int8T), To: types.Int8T}
 	wantVals(t, "no-op cast", evalOver(t, rt, e, in), int64(1), nil)
-	if v, err := EvalScalar(rt, &sql.Cast{Arg: cnst(nil, types.NullT), To: types.TextT}); err != nil || v != nil {
+	if v, err := EvalScalar(context.Background(), rt, &sql.Cast{Arg: cnst(nil, types.NullT), To: types.TextT}); err != nil || v != nil {
 		t.Fatalf("NULL::text = %v, %v", v, err)
 	}
 }
 
 func TestEvalRowExpr(t *testing.T) {
 	rt := testRuntime(t)
-	v, err := EvalScalar(rt, &sql.RowExpr{Args: []sql.Expr{i64(1), cnst("a", types.TextT)}, T: types.RecordT})
+	v, err := EvalScalar(context.Background(), rt, &sql.RowExpr{Args: []sql.Expr{i64(1), cnst("a", types.TextT)}, T: types.RecordT})
 	if err != nil {
 		t.Fatal(err)
 	}

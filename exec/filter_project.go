@@ -186,7 +186,7 @@ func (fp *filterProject) callSelected(ev *evaluator, c *sql.Call, rec arrow.Reco
 		v, ok := fp.consts[a]
 		if !ok {
 			var err error
-			if v, err = EvalScalar(fp.rt, a); err != nil {
+			if v, err = EvalScalar(context.Background(), fp.rt, a); err != nil {
 				return nil, err
 			}
 			fp.consts[a] = v

@@ -136,7 +136,7 @@ func softmax(arm []scored) map[rowRef]float64 {
 
 // scalarFloat evaluates a constant float8 expression (weights).
 func (h *hybridTopK) scalarFloat(e sql.Expr, what string) (float64, error) {
-	v, err := EvalScalar(h.rt, e)
+	v, err := EvalScalar(context.Background(), h.rt, e)
 	if err != nil {
 		return 0, err
 	}
@@ -157,7 +157,7 @@ func (h *hybridTopK) limit() (int, error) {
 		if e == nil {
 			continue
 		}
-		v, err := EvalScalar(h.rt, e)
+		v, err := EvalScalar(context.Background(), h.rt, e)
 		if err != nil {
 			return 0, err
 		}
@@ -189,7 +189,7 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	qv, err := EvalScalar(h.rt, h.node.Score.Query.Text)
+	qv, err := EvalScalar(context.Background(), h.rt, h.node.Score.Query.Text)
 	if err != nil {
 		return nil, err
 	}

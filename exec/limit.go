@@ -34,7 +34,7 @@ func newLimit(rt *Runtime, count, offset sql.Expr, in Operator) *Limit {
 func limitValues(ctx context.Context, rt *Runtime, count, offset sql.Expr) (int64, int64, error) {
 	c, o := int64(-1), int64(0)
 	if count != nil {
-		v, err := evalScalarCtx(ctx, rt, count)
+		v, err := EvalScalar(ctx, rt, count)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -50,7 +50,7 @@ func limitValues(ctx context.Context, rt *Runtime, count, offset sql.Expr) (int6
 		}
 	}
 	if offset != nil {
-		v, err := evalScalarCtx(ctx, rt, offset)
+		v, err := EvalScalar(ctx, rt, offset)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -112,7 +112,7 @@ func TestNextVal(t *testing.T) {
 	rt.Tx, rt.DB = tx, db
 	in := intRows(1, row(int64(1)), row(int64(2)), row(int64(3)))
 	wantVals(t, "nextval", evalOver(t, rt, &sql.NextVal{Schema: "public", Name: "s"}, in), int64(1), int64(2), int64(3))
-	if v, err := EvalScalar(rt, &sql.NextVal{Schema: "public", Name: "s"}); err != nil || v != int64(4) {
+	if v, err := EvalScalar(context.Background(), rt, &sql.NextVal{Schema: "public", Name: "s"}); err != nil || v != int64(4) {
 		t.Fatalf("nextval = %v, %v", v, err)
 	}
 	if err := tx.Commit(); err != nil {

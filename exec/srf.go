@@ -35,7 +35,7 @@ type srfOp struct {
 func buildSRF(rt *Runtime, n *sql.SRF) (Operator, error) {
 	args := make([]any, len(n.Args))
 	for i, a := range n.Args {
-		v, err := EvalScalar(rt, a)
+		v, err := EvalScalar(context.Background(), rt, a)
 		if err != nil {
 			return nil, err
 		}

@@ -49,7 +49,7 @@ func (t *textTopK) Next(ctx context.Context) (arrow.Record, error) {
 		return nil, io.EOF
 	}
 	t.done = true
-	qv, err := EvalScalar(t.rt, t.node.Score.Query)
+	qv, err := EvalScalar(context.Background(), t.rt, t.node.Score.Query)
 	if err != nil || qv == nil {
 		return nil, eofOr(err)
 	}

@@ -55,7 +55,7 @@ func (v *Values) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, internalErr("VALUES row has %d cells, want %d", len(row), len(cols))
 		}
 		for j, cell := range row {
-			d, err := evalScalarCtx(ctx, v.rt, cell)
+			d, err := EvalScalar(ctx, v.rt, cell)
 			if err != nil {
 				return nil, err
 			}

@@ -259,7 +259,7 @@ func newFrame(ev *evaluator, f *sql.WindowFunc) (*frame, error) {
 		if b.bound.Offset == nil {
 			continue
 		}
-		v, err := evalScalarCtx(ev.ctx, ev.rt, b.bound.Offset)
+		v, err := EvalScalar(ev.ctx, ev.rt, b.bound.Offset)
 		if err != nil {
 			return nil, err
 		}

@@ -36,6 +36,9 @@ type Binder struct {
 	// NoParams makes $n an error (a simple-protocol query has no
 	// parameters).
 	NoParams bool
+	// Prepared gives the parameter types of the session's prepared
+	// statement name, for EXECUTE's arguments (nil: none known).
+	Prepared func(name string) ([]types.T, bool)
 	// clause names the clause being bound where aggregates are not
 	// allowed ("WHERE", "JOIN conditions", ...).
 	clause string
@@ -65,9 +68,18 @@ type Query struct {
 	Plan Node
 }
 
-// Bind binds one parsed statement. The result is a *Query, a *Copy or one
-// of the utility statements of utility.go.
-func (b *Binder) Bind(n *pg_query.Node) (any, error) {
+// Statement is a bound statement: a *Query (a plan), a *Copy, or one of
+// the utility statements of utility.go. The interface is sealed; a type
+// switch over the kinds is how the session runs one.
+type Statement interface {
+	statement()
+}
+
+// Bind binds one parsed statement against the binder's catalog.
+func (b *Binder) Bind(p *Parsed) (Statement, error) { return b.bindStatement(p.node) }
+
+// bindStatement binds a statement's parse tree.
+func (b *Binder) bindStatement(n *pg_query.Node) (Statement, error) {
 	switch s := n.Node.(type) {
 	case *pg_query.Node_SelectStmt:
 		if into := s.SelectStmt.IntoClause; into != nil {
@@ -107,7 +119,7 @@ func (b *Binder) Bind(n *pg_query.Node) (any, error) {
 	return b.bindUtility(n)
 }
 
-func (b *Binder) bindExplain(s *pg_query.ExplainStmt) (any, error) {
+func (b *Binder) bindExplain(s *pg_query.ExplainStmt) (Statement, error) {
 	analyze := false
 	for _, o := range s.Options {
 		d := o.GetDefElem()
@@ -126,7 +138,7 @@ func (b *Binder) bindExplain(s *pg_query.ExplainStmt) (any, error) {
 			return nil, pgerr.New(pgerrcode.SyntaxError, "unrecognized EXPLAIN option \"%s\"", d.Defname)
 		}
 	}
-	inner, err := b.Bind(s.Query)
+	inner, err := b.bindStatement(s.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -335,3 +347,35 @@ func strList(names []*pg_query.Node) []string {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// The kinds of Statement.
+func (*Query) statement()           {}
+func (*Copy) statement()            {}
+func (*Transaction) statement()     {}
+func (*Set) statement()             {}
+func (*SetTransaction) statement()  {}
+func (*Show) statement()            {}
+func (*Prepare) statement()         {}
+func (*Execute) statement()         {}
+func (*Deallocate) statement()      {}
+func (*Discard) statement()         {}
+func (*NoOp) statement()            {}
+func (*DeclareCursor) statement()   {}
+func (*Fetch) statement()           {}
+func (*CloseCursor) statement()     {}
+func (*CreateSchema) statement()    {}
+func (*DropSchema) statement()      {}
+func (*CreateTable) statement()     {}
+func (*CreateTableAs) statement()   {}
+func (*DropTable) statement()       {}
+func (*AlterTable) statement()      {}
+func (*Truncate) statement()        {}
+func (*CreateIndex) statement()     {}
+func (*DropIndex) statement()       {}
+func (*CreateSequence) statement()  {}
+func (*AlterSequence) statement()   {}
+func (*DropSequence) statement()    {}
+func (*CreateView) statement()      {}
+func (*DropView) statement()        {}
+func (*CommentOn) statement()       {}
+func (*CreateExtension) statement() {}

@@ -30,7 +30,7 @@ func bindQuery(t *testing.T, sql string) Node {
 		t.Fatal(err)
 	}
 	b := &Binder{Catalog: testCatalog(), SearchPath: []string{"public"}}
-	bound, err := b.Bind(stmts[0].Node)
+	bound, err := b.Bind(stmts[0])
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}

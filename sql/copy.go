@@ -77,7 +77,7 @@ type CopyOptions struct {
 }
 
 // bindCopy binds a CopyStmt.
-func (b *Binder) bindCopy(s *pg_query.CopyStmt) (any, error) {
+func (b *Binder) bindCopy(s *pg_query.CopyStmt) (Statement, error) {
 	dir := "TO"
 	if s.IsFrom {
 		dir = "FROM"
@@ -147,7 +147,7 @@ func (b *Binder) bindCopyTable(c *Copy, s *pg_query.CopyStmt) error {
 
 // bindCopyQuery binds the query of COPY (query) TO.
 func (b *Binder) bindCopyQuery(c *Copy, query *pg_query.Node) error {
-	bound, err := b.Bind(query)
+	bound, err := b.bindStatement(query)
 	if err != nil {
 		return err
 	}

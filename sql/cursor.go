@@ -45,7 +45,7 @@ type CloseCursor struct {
 }
 
 // bindDeclareCursor binds DECLARE ... CURSOR FOR query.
-func (b *Binder) bindDeclareCursor(s *pg_query.DeclareCursorStmt) (any, error) {
+func (b *Binder) bindDeclareCursor(s *pg_query.DeclareCursorStmt) (Statement, error) {
 	if s.Options&cursorBinary != 0 {
 		return nil, pgerr.NotSupported("BINARY cursors (a FETCH through the extended protocol can ask for binary columns)")
 	}
@@ -64,7 +64,7 @@ func (b *Binder) bindDeclareCursor(s *pg_query.DeclareCursorStmt) (any, error) {
 }
 
 // bindFetch binds FETCH and MOVE: forward ones only.
-func bindFetch(s *pg_query.FetchStmt) (any, error) {
+func bindFetch(s *pg_query.FetchStmt) (Statement, error) {
 	f := &Fetch{Name: s.Portalname, Count: s.HowMany, Move: s.Ismove}
 	switch {
 	case s.Direction == pg_query.FetchDirection_FETCH_FORWARD && s.HowMany == math.MaxInt64:

@@ -11,12 +11,40 @@ import (
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
-// RawStatement is one parsed statement of a query string.
-type RawStatement struct {
+// Parsed is one statement of a query string, parsed and not yet bound:
+// its text, and its parse tree, which nothing outside this package sees
+// (Binder.Bind turns it into a typed Statement).
+type Parsed struct {
 	// Text is the statement's own text, trimmed.
 	Text string
-	// Node is the statement's parse tree.
-	Node *pg_query.Node
+	node *pg_query.Node
+}
+
+// EndsTransaction reports whether the statement is COMMIT, ROLLBACK or
+// ROLLBACK TO SAVEPOINT, which run even in an aborted transaction.
+func (p *Parsed) EndsTransaction() bool {
+	t := p.node.GetTransactionStmt()
+	if t == nil {
+		return false
+	}
+	switch t.Kind {
+	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT, pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK,
+		pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		return true
+	}
+	return false
+}
+
+// TakesSnapshot reports whether the statement reads or writes data, and so
+// takes a snapshot in a transaction: everything but transaction control,
+// SET, SHOW, PREPARE and DEALLOCATE.
+func (p *Parsed) TakesSnapshot() bool {
+	switch p.node.Node.(type) {
+	case *pg_query.Node_TransactionStmt, *pg_query.Node_VariableSetStmt, *pg_query.Node_VariableShowStmt,
+		*pg_query.Node_PrepareStmt, *pg_query.Node_DeallocateStmt:
+		return false
+	}
+	return true
 }
 
 // Parse splits and parses a query string into statements. A syntax error
@@ -25,12 +53,12 @@ type RawStatement struct {
 //
 // A statement nested or chained too deeply is 54001 (see depth.go), as in
 // PostgreSQL, and never reaches the C parser's stack limit.
-func Parse(query string) ([]RawStatement, error) {
+func Parse(query string) ([]*Parsed, error) {
 	tree, err := parse(query)
 	if err != nil {
 		return nil, err
 	}
-	stmts := make([]RawStatement, 0, len(tree.Stmts))
+	stmts := make([]*Parsed, 0, len(tree.Stmts))
 	for _, raw := range tree.Stmts {
 		text := query
 		start := int(raw.StmtLocation)
@@ -41,7 +69,7 @@ func Parse(query string) ([]RawStatement, error) {
 			}
 			text = query[start:end]
 		}
-		stmts = append(stmts, RawStatement{Text: strings.TrimSpace(text), Node: raw.Stmt})
+		stmts = append(stmts, &Parsed{Text: strings.TrimSpace(text), node: raw.Stmt})
 	}
 	return stmts, nil
 }

@@ -45,11 +45,13 @@ type CommentOn struct {
 }
 
 // CreateTableAs is CREATE TABLE ... AS SELECT (and SELECT ... INTO): the
-// table, with the query's columns, and the query's text, which fills it
+// table, with the query's columns, and the query's plan, which fills it
 // unless WithNoData.
 type CreateTableAs struct {
-	Create     *CreateTable
-	Query      string
+	Create *CreateTable
+	// Query is the plan of the rows to insert: one column per column of
+	// Create.Def, cast to its type.
+	Query      Node
 	WithNoData bool
 }
 
@@ -214,14 +216,18 @@ func txModes(opts []*pg_query.Node) (isolation string, readOnly *bool) {
 type Prepare struct {
 	Name       string
 	ParamTypes []types.T
-	Stmt       *pg_query.Node
-	Text       string
+	// Stmt is the statement prepared, bound when the PREPARE runs (and
+	// again at each EXECUTE, against the catalog of the time).
+	Stmt *Parsed
 }
 
-// Execute is the SQL-level EXECUTE name (args).
+// Execute is the SQL-level EXECUTE name (args). Args are bound, each cast
+// to its parameter's type when the binder knew the prepared statement
+// (Binder.Prepared) and its parameter count matches; the session checks
+// both again when it runs the statement.
 type Execute struct {
 	Name string
-	Args []*pg_query.Node
+	Args []Expr
 }
 
 // Deallocate is DEALLOCATE [ALL | name].
@@ -249,7 +255,7 @@ type DropSequence struct {
 	IfExists bool
 }
 
-func (b *Binder) bindUtility(n *pg_query.Node) (any, error) {
+func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	switch s := n.Node.(type) {
 	case *pg_query.Node_CreateSchemaStmt:
 		if len(s.CreateSchemaStmt.SchemaElts) > 0 {
@@ -310,7 +316,7 @@ func (b *Binder) bindUtility(n *pg_query.Node) (any, error) {
 	case *pg_query.Node_TransactionStmt:
 		return bindTransaction(s.TransactionStmt)
 	case *pg_query.Node_PrepareStmt:
-		p := &Prepare{Name: s.PrepareStmt.Name, Stmt: s.PrepareStmt.Query}
+		p := &Prepare{Name: s.PrepareStmt.Name, Stmt: &Parsed{node: s.PrepareStmt.Query}}
 		for _, a := range s.PrepareStmt.Argtypes {
 			t, err := TypeFromName(a.GetTypeName())
 			if err != nil {
@@ -320,7 +326,7 @@ func (b *Binder) bindUtility(n *pg_query.Node) (any, error) {
 		}
 		return p, nil
 	case *pg_query.Node_ExecuteStmt:
-		return &Execute{Name: s.ExecuteStmt.Name, Args: s.ExecuteStmt.Params}, nil
+		return b.bindExecute(s.ExecuteStmt)
 	case *pg_query.Node_DeallocateStmt:
 		return &Deallocate{Name: s.DeallocateStmt.Name, All: s.DeallocateStmt.Name == ""}, nil
 	case *pg_query.Node_ListenStmt:
@@ -375,7 +381,7 @@ var statementNames = map[string]string{
 	"CreateTrig": "CREATE TRIGGER", "CreatePlang": "CREATE LANGUAGE", "Do": "DO", "Execute": "EXECUTE",
 }
 
-func bindTransaction(t *pg_query.TransactionStmt) (any, error) {
+func bindTransaction(t *pg_query.TransactionStmt) (Statement, error) {
 	switch t.Kind {
 	case pg_query.TransactionStmtKind_TRANS_STMT_BEGIN, pg_query.TransactionStmtKind_TRANS_STMT_START:
 		tx := &Transaction{Kind: TxBegin, Start: t.Kind == pg_query.TransactionStmtKind_TRANS_STMT_START}
@@ -401,7 +407,7 @@ func bindTransaction(t *pg_query.TransactionStmt) (any, error) {
 	return nil, pgerr.NotSupported("two-phase commit")
 }
 
-func bindSet(s *pg_query.VariableSetStmt) (any, error) {
+func bindSet(s *pg_query.VariableSetStmt) (Statement, error) {
 	name := strings.ToLower(s.Name)
 	switch s.Kind {
 	case pg_query.VariableSetKind_VAR_SET_VALUE:
@@ -435,7 +441,7 @@ func bindSet(s *pg_query.VariableSetStmt) (any, error) {
 	return nil, pgerr.NotSupported("this form of SET")
 }
 
-func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (any, error) {
+func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 	if len(s.InhRelations) > 0 || s.Partspec != nil || s.OfTypename != nil {
 		return nil, pgerr.NotSupported("table inheritance, partitioning and typed tables")
 	}
@@ -729,7 +735,7 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 	return nil
 }
 
-func (b *Binder) bindDrop(s *pg_query.DropStmt) (any, error) {
+func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 	cascade := s.Behavior == pg_query.DropBehavior_DROP_CASCADE
 	qualified := func(o *pg_query.Node) (string, string) {
 		names := strList(o.GetList().GetItems())
@@ -785,7 +791,7 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (any, error) {
 	return nil, pgerr.NotSupported("DROP %s", strings.TrimPrefix(s.RemoveType.String(), "OBJECT_"))
 }
 
-func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (any, error) {
+func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 	if s.Objtype != pg_query.ObjectType_OBJECT_TABLE {
 		return nil, pgerr.NotSupported("ALTER %s", strings.TrimPrefix(s.Objtype.String(), "OBJECT_"))
 	}
@@ -865,7 +871,7 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (any, error) {
 	return at, nil
 }
 
-func (b *Binder) bindRename(s *pg_query.RenameStmt) (any, error) {
+func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	switch s.RenameType {
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN:
 	default:
@@ -884,7 +890,7 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (any, error) {
 	return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameColumn, Name: s.Subname, NewName: s.Newname}}}, nil
 }
 
-func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (any, error) {
+func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 	def, err := b.rangeVarTable(s.Relation)
 	if err != nil {
 		return nil, err
@@ -944,7 +950,7 @@ func (b *Binder) freeRelationName(schema, name string) string {
 	return candidate
 }
 
-func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (any, error) {
+func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (Statement, error) {
 	schema, err := b.CreationSchema(s.Sequence.Schemaname)
 	if err != nil {
 		return nil, err
@@ -958,7 +964,7 @@ func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (any, error) {
 
 // bindAlterSequence binds ALTER SEQUENCE [IF EXISTS] name RESTART [WITH
 // n], the form migrations and test fixtures use; other options are 0A000.
-func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (any, error) {
+func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (Statement, error) {
 	schema := s.Sequence.Schemaname
 	if schema == "" {
 		for _, sp := range b.SearchPath {
@@ -1042,7 +1048,7 @@ func applySequenceOptions(seq *catalog.SequenceDef, opts []*pg_query.Node) error
 
 // bindCreateTableAs binds CREATE TABLE name [(columns)] AS query [WITH
 // [NO] DATA]: the query is bound to learn its columns' names and types.
-func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (any, error) {
+func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, error) {
 	if s.Objtype != pg_query.ObjectType_OBJECT_TABLE {
 		return nil, pgerr.NotSupported("materialized views")
 	}
@@ -1066,20 +1072,26 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (any, error) {
 		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
 	names := strList(into.ColNames)
-	def := &catalog.TableDef{Schema: schema, Name: into.Rel.Relname}
-	var visible []Col
+	visible := 0
 	for _, c := range plan.Columns() {
 		if !c.Hidden {
-			visible = append(visible, c)
+			visible++
 		}
 	}
-	if len(names) > len(visible) {
+	if len(names) > visible {
 		return nil, pgerr.New(pgerrcode.SyntaxError, "too many column names were specified")
 	}
-	for i, c := range visible {
+	def := &catalog.TableDef{Schema: schema, Name: into.Rel.Relname}
+	// The query's rows go into the table through a projection of its
+	// visible columns, each cast to the column it fills.
+	proj := &Project{Input: plan}
+	for i, c := range plan.Columns() {
+		if c.Hidden {
+			continue
+		}
 		name, t := c.Name, c.T
-		if i < len(names) {
-			name = names[i]
+		if n := len(def.Columns); n < len(names) {
+			name = names[n]
 		}
 		if t.Family == types.Unknown || t.Family == types.Null {
 			t = types.TextT
@@ -1090,17 +1102,19 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (any, error) {
 			}
 		}
 		def.Columns = append(def.Columns, catalog.ColumnDef{Name: name, Type: t})
+		e, err := b.coerceColumn(&ColumnRef{Index: i, Name: c.Name, T: c.T}, name, t)
+		if err != nil {
+			return nil, err
+		}
+		proj.Exprs = append(proj.Exprs, e)
+		proj.Out = append(proj.Out, Col{Name: name, T: t})
 	}
-	text, err := pg_query.Deparse(&pg_query.ParseResult{Stmts: []*pg_query.RawStmt{{Stmt: s.Query}}})
-	if err != nil {
-		return nil, err
-	}
-	return &CreateTableAs{Create: &CreateTable{Def: def, IfNotExists: s.IfNotExists}, Query: text, WithNoData: into.SkipData}, nil
+	return &CreateTableAs{Create: &CreateTable{Def: def, IfNotExists: s.IfNotExists}, Query: PruneColumns(proj), WithNoData: into.SkipData}, nil
 }
 
 // bindComment binds COMMENT ON TABLE t / COLUMN t.c IS 'text' | NULL.
 // cairn keeps comments on tables and columns only.
-func (b *Binder) bindComment(s *pg_query.CommentStmt) (any, error) {
+func (b *Binder) bindComment(s *pg_query.CommentStmt) (Statement, error) {
 	names := strList(s.Object.GetList().GetItems())
 	var column string
 	switch s.Objtype {
@@ -1127,4 +1141,29 @@ func (b *Binder) bindComment(s *pg_query.CommentStmt) (any, error) {
 		}
 	}
 	return &CommentOn{Table: def, Column: column, Text: s.Comment}, nil
+}
+
+// bindExecute binds EXECUTE's arguments as constant expressions, each as
+// CAST(arg AS type) of its parameter when the prepared statement is known.
+func (b *Binder) bindExecute(s *pg_query.ExecuteStmt) (Statement, error) {
+	var ptypes []types.T
+	if b.Prepared != nil {
+		if t, ok := b.Prepared(s.Name); ok && len(t) == len(s.Params) {
+			ptypes = t
+		}
+	}
+	x := &Execute{Name: s.Name, Args: make([]Expr, len(s.Params))}
+	for i, a := range s.Params {
+		e, err := b.bindExpr(&scope{}, a)
+		if err != nil {
+			return nil, err
+		}
+		if ptypes != nil {
+			if e, err = b.coerce(e, ptypes[i], castExplicit); err != nil {
+				return nil, err
+			}
+		}
+		x.Args[i] = e
+	}
+	return x, nil
 }

@@ -31,7 +31,7 @@ type DropView struct {
 
 // bindCreateView binds CREATE [OR REPLACE] VIEW name [(columns)] AS query:
 // the query is bound now, to check it and learn its columns.
-func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (any, error) {
+func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 	if s.View.Relpersistence == "t" {
 		return nil, pgerr.NotSupported("temporary views")
 	}
@@ -119,7 +119,7 @@ func checkViewReplacement(old, def *catalog.ViewDef) error {
 }
 
 // bindDropView binds DROP VIEW [IF EXISTS] names.
-func (b *Binder) bindDropView(s *pg_query.DropStmt) (any, error) {
+func (b *Binder) bindDropView(s *pg_query.DropStmt) (Statement, error) {
 	d := &DropView{}
 	for _, o := range s.Objects {
 		names := strList(o.GetList().GetItems())
@@ -178,11 +178,11 @@ func (b *Binder) bindView(v *catalog.ViewDef, alias string, colNames []string) (
 		return nil, nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "infinite recursion detected in rules for relation \"%s\"", v.Name)
 	}
 	stmts, err := Parse(v.Query)
-	if err != nil || len(stmts) != 1 || stmts[0].Node.GetSelectStmt() == nil {
+	if err != nil || len(stmts) != 1 || stmts[0].node.GetSelectStmt() == nil {
 		return nil, nil, pgerr.New(pgerrcode.DataCorrupted, "view \"%s\" has an unreadable definition", v.Name)
 	}
 	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, NoParams: true, expanding: append(slices.Clone(b.expanding), key)}
-	plan, err := vb.bindSelect(stmts[0].Node.GetSelectStmt(), nil)
+	plan, err := vb.bindSelect(stmts[0].node.GetSelectStmt(), nil)
 	if err != nil {
 		// A position would point into the view's text, not the query's.
 		e := *pgerr.From(err)

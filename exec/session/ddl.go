@@ -12,7 +12,6 @@ import (
 	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
-	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/storage"
 )
@@ -392,9 +391,14 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	}
 	// Rows already in the table must satisfy the constraints added (unique
 	// keys storage checks itself).
+	b := s.binder(tx.Catalog())
+	def = b.Catalog.TableByID(def.ID)
 	for _, c := range checks {
-		stmt := fmt.Sprintf("SELECT 1 FROM %s.%s WHERE NOT (%s) LIMIT 1", ident.Quote(def.Schema), ident.Quote(def.Name), c.Expr)
-		if found, err := s.anyRow(ctx, tx, stmt); err != nil || found {
+		plan, err := b.CheckViolations(def, c)
+		if err != nil {
+			return err
+		}
+		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
 			if err == nil {
 				err = pgerr.New(pgerrcode.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", c.Name, def.Name)
 			}
@@ -402,8 +406,11 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		}
 	}
 	for _, fk := range fks {
-		found, err := s.anyRow(ctx, tx, orphanQuery(tx.Catalog(), def, fk))
-		if err != nil || found {
+		plan, err := b.OrphanRows(def, fk)
+		if err != nil {
+			return err
+		}
+		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
 			if err == nil {
 				err = pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", def.Name, fk.Name)
 			}
@@ -413,14 +420,18 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	// Existing rows of an added column with a DEFAULT get the default, as
 	// in PostgreSQL; this rewrites them in the same transaction.
 	for _, col := range fill {
-		stmt := fmt.Sprintf("UPDATE %s.%s SET %s = DEFAULT", ident.Quote(def.Schema), ident.Quote(def.Name), ident.Quote(col.Name))
-		if err := s.runInternal(ctx, tx, stmt); err != nil {
+		pos, _ := def.Column(col.Name)
+		plan, err := b.FillColumn(def, pos)
+		if err != nil {
+			return err
+		}
+		if _, err := s.runDML(ctx, tx, plan); err != nil {
 			return err
 		}
 	}
 	for _, name := range checkNotNull {
-		stmt := fmt.Sprintf("SELECT 1 FROM %s.%s WHERE %s IS NULL LIMIT 1", ident.Quote(def.Schema), ident.Quote(def.Name), ident.Quote(name))
-		if found, err := s.anyRow(ctx, tx, stmt); err != nil || found {
+		pos, _ := def.Column(name)
+		if found, err := s.anyRow(ctx, tx, sql.NullViolations(def, pos)); err != nil || found {
 			if err == nil {
 				err = pgerr.New(pgerrcode.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", name, def.Name)
 			}
@@ -430,30 +441,29 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	return nil
 }
 
-// anyRow reports whether an internal query returns a row.
-func (s *Session) anyRow(ctx context.Context, tx *storage.Tx, stmt string) (bool, error) {
+// anyRow reports whether plan, run in tx, returns a row.
+func (s *Session) anyRow(ctx context.Context, tx *storage.Tx, plan sql.Node) (bool, error) {
+	op, err := exec.Build(s.runtime(tx, nil), plan)
+	if err != nil {
+		return false, err
+	}
 	var found bool
-	err := s.runInternalRows(ctx, tx, stmt, func(n int64) { found = found || n > 0 })
+	err = exec.Drain(ctx, op, func(rec arrow.Record) error {
+		found = found || rec.NumRows() > 0
+		return nil
+	})
 	return found, err
 }
 
-// orphanQuery selects the rows of def whose foreign key fk has no
-// referenced row (rows with a NULL in the key are exempt).
-func orphanQuery(cat *catalog.Catalog, def *catalog.TableDef, fk catalog.ForeignKeyDef) string {
-	ref := cat.TableByID(fk.RefTable)
-	if fk.RefTable == def.ID {
-		ref = def
+// runDML runs a data-modifying plan the session built itself in tx and
+// returns the rows it changed.
+func (s *Session) runDML(ctx context.Context, tx *storage.Tx, plan sql.Node) (int64, error) {
+	changed, returning, err := exec.RunDML(ctx, s.runtime(tx, nil), plan)
+	if err != nil {
+		return 0, err
 	}
-	var notNull, match []string
-	for i, id := range fk.Columns {
-		_, c := def.ColumnByID(id)
-		_, rc := ref.ColumnByID(fk.RefColumns[i])
-		notNull = append(notNull, "t."+ident.Quote(c.Name)+" IS NOT NULL")
-		match = append(match, "r."+ident.Quote(rc.Name)+" = t."+ident.Quote(c.Name))
-	}
-	return fmt.Sprintf("SELECT 1 FROM %s.%s t WHERE %s AND NOT EXISTS (SELECT 1 FROM %s.%s r WHERE %s) LIMIT 1",
-		ident.Quote(def.Schema), ident.Quote(def.Name), strings.Join(notNull, " AND "),
-		ident.Quote(ref.Schema), ident.Quote(ref.Name), strings.Join(match, " AND "))
+	returning.Close()
+	return changed, nil
 }
 
 // addConstraint adds to def the constraint ALTER TABLE ADD CONSTRAINT
@@ -614,50 +624,6 @@ func cloneTable(t *catalog.TableDef) *catalog.TableDef {
 	return &c
 }
 
-// runInternal runs a statement cairn generates, inside tx.
-func (s *Session) runInternal(ctx context.Context, tx *storage.Tx, text string) error {
-	return s.runInternalRows(ctx, tx, text, nil)
-}
-
-// runInternalRows runs a generated statement in tx and reports to rows
-// the row count of each result batch, or of the rows a DML statement
-// changed.
-func (s *Session) runInternalRows(ctx context.Context, tx *storage.Tx, text string, rows func(int64)) error {
-	raws, err := sql.Parse(text)
-	if err != nil {
-		return err
-	}
-	b := &sql.Binder{Catalog: tx.Catalog(), SearchPath: s.searchPath(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle()}
-	bound, err := b.Bind(raws[0].Node)
-	if err != nil {
-		return err
-	}
-	plan := bound.(*sql.Query).Plan
-	rt := s.runtime(tx, nil)
-	switch plan.(type) {
-	case *sql.Insert, *sql.Update, *sql.Delete:
-		changed, out, err := exec.RunDML(ctx, rt, plan)
-		if err != nil {
-			return err
-		}
-		out.Close()
-		if rows != nil {
-			rows(changed)
-		}
-		return nil
-	}
-	op, err := exec.Build(rt, plan)
-	if err != nil {
-		return err
-	}
-	return exec.Drain(ctx, op, func(rec arrow.Record) error {
-		if rows != nil {
-			rows(rec.NumRows())
-		}
-		return nil
-	})
-}
-
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
@@ -677,8 +643,7 @@ func (s *Session) createTableAs(ctx context.Context, tx *storage.Tx, x *sql.Crea
 	if x.WithNoData {
 		return "CREATE TABLE AS", nil
 	}
-	var n int64
-	err := s.runInternalRows(ctx, tx, "INSERT INTO "+ident.Quote(def.Schema)+"."+ident.Quote(def.Name)+" "+x.Query, func(k int64) { n += k })
+	n, err := s.runDML(ctx, tx, sql.InsertRows(tx.Catalog().Table(def.Schema, def.Name), x.Query))
 	if err != nil {
 		return "", err
 	}

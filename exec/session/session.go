@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/jackc/pgerrcode"
-	pg_query "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/functions"
@@ -114,7 +113,8 @@ type Statement struct {
 	ParamTypes []types.T
 	Columns    []Column
 
-	node *pg_query.Node
+	// parsed is the statement's parse; nil for an empty query.
+	parsed *sql.Parsed
 	// simple marks a statement of the simple query protocol, which has no
 	// parameters.
 	simple bool
@@ -129,13 +129,13 @@ type Statement struct {
 
 // Empty reports whether st is an empty query (nothing but white space
 // and comments), which a Parse may prepare.
-func (st *Statement) Empty() bool { return st.node == nil }
+func (st *Statement) Empty() bool { return st.parsed == nil }
 
 // Portal is a statement bound to parameter values, ready to run. A portal
 // whose Execute was suspended keeps its operator open for the next call.
 type Portal struct {
 	stmt    *Statement
-	bound   any
+	bound   sql.Statement
 	params  []any
 	columns []Column
 
@@ -315,11 +315,11 @@ func (s *Session) prepare(text string, paramTypes []types.T) ([]*Statement, erro
 	}
 	out := make([]*Statement, len(raws))
 	for i, r := range raws {
-		out[i] = &Statement{SQL: r.Text, ParamTypes: append([]types.T(nil), paramTypes...), node: r.Node, simple: paramTypes == nil}
+		out[i] = &Statement{SQL: r.Text, ParamTypes: append([]types.T(nil), paramTypes...), parsed: r, simple: paramTypes == nil}
 	}
 	if len(out) == 1 && !s.txFailed {
 		st := out[0]
-		s.statementSnapshot(st.node)
+		s.statementSnapshot(st)
 		bound, params, err := s.bind(st, st.ParamTypes)
 		if err != nil {
 			s.fail()
@@ -332,9 +332,10 @@ func (s *Session) prepare(text string, paramTypes []types.T) ([]*Statement, erro
 }
 
 // bind binds a statement against the session's current catalog.
-func (s *Session) bind(st *Statement, params []types.T) (any, []types.T, error) {
-	b := &sql.Binder{Catalog: s.catalog(), SearchPath: s.searchPath(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Params: append([]types.T(nil), params...), NoParams: st.simple}
-	bound, err := b.Bind(st.node)
+func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.T, error) {
+	b := s.binder(s.catalog())
+	b.Params, b.NoParams = append([]types.T(nil), params...), st.simple
+	bound, err := b.Bind(st.parsed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -342,8 +343,23 @@ func (s *Session) bind(st *Statement, params []types.T) (any, []types.T, error) 
 	return bound, b.Params, nil
 }
 
+// binder is a binder over cat with the session's search path, settings
+// and prepared statements.
+func (s *Session) binder(cat *catalog.Catalog) *sql.Binder {
+	return &sql.Binder{Catalog: cat, SearchPath: s.searchPath(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Prepared: s.preparedParams}
+}
+
+// preparedParams are the parameter types of the prepared statement name.
+func (s *Session) preparedParams(name string) ([]types.T, bool) {
+	st, ok := s.prepared[name]
+	if !ok {
+		return nil, false
+	}
+	return st.ParamTypes, true
+}
+
 // resultColumns describes the rows a bound statement returns.
-func (s *Session) resultColumns(bound any) []Column {
+func (s *Session) resultColumns(bound sql.Statement) []Column {
 	switch x := bound.(type) {
 	case *sql.Query:
 		switch n := x.Plan.(type) {
@@ -404,10 +420,10 @@ func (s *Session) Bind(st *Statement, params []any) (p *Portal, err error) {
 
 // bindPortal is Bind without the panic guard.
 func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
-	if s.txFailed && !isTxEnd(st.node) {
+	if s.txFailed && !endsTx(st) {
 		return nil, errTxAborted()
 	}
-	s.statementSnapshot(st.node)
+	s.statementSnapshot(st)
 	bound, ptypes, err := s.bind(st, st.ParamTypes)
 	if err != nil {
 		s.fail()
@@ -447,18 +463,9 @@ func (s *Session) lookupRegParams(ptypes []types.T, params []any) error {
 	return nil
 }
 
-func isTxEnd(node *pg_query.Node) bool {
-	t := node.GetTransactionStmt()
-	if t == nil {
-		return false
-	}
-	switch t.Kind {
-	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT, pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK,
-		pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
-		return true
-	}
-	return false
-}
+// endsTx reports whether st ends the transaction (COMMIT, ROLLBACK,
+// ROLLBACK TO), which runs even in an aborted one.
+func endsTx(st *Statement) bool { return st.parsed != nil && st.parsed.EndsTransaction() }
 
 func errTxAborted() error {
 	return pgerr.New(pgerrcode.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -482,7 +489,7 @@ func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int, emit func
 // work, here or in a goroutine it started, is logged with its stack and
 // fails the statement with XX000; the session lives on.
 func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Context) error) error {
-	if s.txFailed && !isTxEnd(p.stmt.node) {
+	if s.txFailed && !endsTx(p.stmt) {
 		return errTxAborted()
 	}
 	if timeout, _ := parseDuration(s.get("statement_timeout")); timeout > 0 {
@@ -969,7 +976,7 @@ func (s *Session) runPrepare(x *sql.Prepare, text string) error {
 	if _, ok := s.prepared[x.Name]; ok {
 		return pgerr.New(pgerrcode.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", x.Name)
 	}
-	st := &Statement{SQL: x.Text, ParamTypes: x.ParamTypes, node: x.Stmt, fromSQL: true, prepareText: text}
+	st := &Statement{SQL: text, ParamTypes: x.ParamTypes, parsed: x.Stmt, fromSQL: true, prepareText: text}
 	bound, params, err := s.bind(st, x.ParamTypes)
 	if err != nil {
 		return err
@@ -1047,7 +1054,7 @@ func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, e
 		return "", false, pgerr.New(pgerrcode.SyntaxError, "wrong number of parameters for prepared statement \"%s\"", x.Name).
 			WithDetail("Expected %d parameters but got %d.", len(st.ParamTypes), len(x.Args))
 	}
-	params, err := s.evalArgs(x.Args, st.ParamTypes)
+	params, err := s.evalArgs(ctx, x.Args)
 	if err != nil {
 		return "", false, err
 	}
@@ -1059,34 +1066,21 @@ func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, e
 	return s.execute(ctx, portal, 0, emit)
 }
 
-// evalArgs evaluates EXECUTE's argument expressions as the parameter types.
-func (s *Session) evalArgs(args []*pg_query.Node, ptypes []types.T) ([]any, error) {
+// evalArgs evaluates EXECUTE's arguments (bound as casts to the parameter
+// types) in the session's transaction.
+func (s *Session) evalArgs(ctx context.Context, args []sql.Expr) ([]any, error) {
+	tx, done := s.readTx()
+	defer done()
+	rt := s.runtime(tx, nil)
 	out := make([]any, len(args))
 	for i, a := range args {
-		sel := &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
-			TargetList: []*pg_query.Node{{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{Val: &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: a, TypeName: typeNameOf(ptypes[i])}}}}}}},
-		}}}
-		v, err := s.scalarQuery(sel)
+		v, err := exec.EvalScalar(ctx, rt, a)
 		if err != nil {
 			return nil, err
 		}
 		out[i] = v
 	}
 	return out, nil
-}
-
-// typeNameOf builds a parse-tree type name for t.
-func typeNameOf(t types.T) *pg_query.TypeName {
-	name := t.String()
-	var bounds []*pg_query.Node
-	for strings.HasSuffix(name, "[]") {
-		name = strings.TrimSuffix(name, "[]")
-		bounds = append(bounds, &pg_query.Node{Node: &pg_query.Node_Integer{Integer: &pg_query.Integer{Ival: -1}}})
-	}
-	if i := strings.IndexByte(name, '('); i >= 0 {
-		name = name[:i]
-	}
-	return &pg_query.TypeName{Names: []*pg_query.Node{{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: name}}}}, ArrayBounds: bounds, Typemod: -1}
 }
 
 // readTx is the transaction a read runs in: the explicit one, or a new one
@@ -1097,31 +1091,6 @@ func (s *Session) readTx() (tx *storage.Tx, done func()) {
 	}
 	tx = s.engine.db.Begin()
 	return tx, tx.Rollback
-}
-
-// scalarQuery runs a one-row, one-column SELECT parse tree and returns the
-// datum.
-func (s *Session) scalarQuery(node *pg_query.Node) (any, error) {
-	bound, _, err := s.bind(&Statement{node: node}, nil)
-	if err != nil {
-		return nil, err
-	}
-	q := bound.(*sql.Query)
-	tx, done := s.readTx()
-	defer done()
-	rt := s.runtime(tx, nil)
-	op, err := exec.Build(rt, q.Plan)
-	if err != nil {
-		return nil, err
-	}
-	var v any
-	err = exec.Drain(context.Background(), op, func(rec arrow.Record) error {
-		if rec.NumRows() > 0 {
-			v = types.ValueAt(rec.Column(0), 0, q.Plan.Columns()[0].T)
-		}
-		return nil
-	})
-	return v, err
 }
 
 // explain renders EXPLAIN [ANALYZE] output lines.

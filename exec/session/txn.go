@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgerrcode"
-	pg_query "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql"
@@ -143,22 +142,11 @@ func (s *Session) txEnded(committed bool) {
 // explicit one answers 25P02 until ROLLBACK.
 func (s *Session) AbortBlock() { s.fail() }
 
-// takesSnapshot reports whether a statement reads or writes data (and so
-// fixes a REPEATABLE READ transaction's snapshot).
-func takesSnapshot(node *pg_query.Node) bool {
-	switch node.Node.(type) {
-	case *pg_query.Node_TransactionStmt, *pg_query.Node_VariableSetStmt, *pg_query.Node_VariableShowStmt,
-		*pg_query.Node_PrepareStmt, *pg_query.Node_DeallocateStmt:
-		return false
-	}
-	return true
-}
-
 // statementSnapshot gives the open transaction the snapshot the next
 // statement reads: a new one for each statement under READ COMMITTED, the
 // first statement's under REPEATABLE READ.
-func (s *Session) statementSnapshot(node *pg_query.Node) {
-	if s.tx == nil || s.txFailed || node == nil || !takesSnapshot(node) {
+func (s *Session) statementSnapshot(st *Statement) {
+	if s.tx == nil || s.txFailed || st.parsed == nil || !st.parsed.TakesSnapshot() {
 		return
 	}
 	if !s.queried || s.currentIsolation() == exec.ReadCommitted {

@@ -1,0 +1,101 @@
+package sql
+
+// Plans the session runs for its own work on a table's existing rows, when
+// ALTER TABLE adds a constraint or a column: they are built here as plans,
+// never as SQL text to parse again. The binder's catalog is the one the
+// ALTER TABLE's transaction sees, its search path the session's (a
+// DEFAULT's nextval('seq') resolves as it does in INSERT).
+
+import (
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// CheckViolations is a plan of at most one row of def that breaks the
+// CHECK constraint check (its condition is false; NULL passes).
+func (b *Binder) CheckViolations(def *catalog.TableDef, check catalog.CheckDef) (Node, error) {
+	n, err := ParseExpr(check.Expr)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := b.bindCondition(&scope{cols: tableCols(def, def.Name)}, n, "CHECK")
+	if err != nil {
+		return nil, err
+	}
+	return firstRow(&Filter{Input: tableScan(def, false), Cond: &BoolOp{Op: Not, Args: []Expr{cond}}}), nil
+}
+
+// NullViolations is a plan of at most one row of def whose column at
+// position pos is NULL (SET NOT NULL on a column that has them fails).
+func NullViolations(def *catalog.TableDef, pos int) Node {
+	return firstRow(&Filter{Input: tableScan(def, false), Cond: &IsNull{Arg: columnRef(def, pos, 0)}})
+}
+
+// OrphanRows is a plan of at most one row of def whose foreign key fk has
+// no referenced row; rows with a NULL in the key are exempt. The key is
+// matched by an anti join with "=" of each column pair, as the
+// constraint's checks on new rows compare them.
+func (b *Binder) OrphanRows(def *catalog.TableDef, fk catalog.ForeignKeyDef) (Node, error) {
+	ref := b.Catalog.TableByID(fk.RefTable)
+	if fk.RefTable == def.ID {
+		ref = def
+	}
+	left := tableScan(def, false)
+	right := tableScan(ref, false)
+	nLeft := len(def.Columns)
+	var notNull, match []Expr
+	for i, id := range fk.Columns {
+		pos, _ := def.ColumnByID(id)
+		refPos, _ := ref.ColumnByID(fk.RefColumns[i])
+		notNull = append(notNull, &IsNull{Arg: columnRef(def, pos, 0), Negate: true})
+		eq, err := b.bindOperator("=", columnRef(def, pos, 0), columnRef(ref, refPos, nLeft))
+		if err != nil {
+			return nil, err
+		}
+		match = append(match, eq)
+	}
+	j := &Join{Kind: AntiJoin, Left: &Filter{Input: left, Cond: andAll(notNull)}, Right: right, Cond: andAll(match), Out: left.Out}
+	splitEquiJoin(j, nLeft)
+	return firstRow(j), nil
+}
+
+// FillColumn is an UPDATE of every row of def that sets the column at
+// position pos to its DEFAULT (a column added with one holds it in the
+// rows already there).
+func (b *Binder) FillColumn(def *catalog.TableDef, pos int) (Node, error) {
+	value, err := b.columnDefault(def, pos)
+	if err != nil {
+		return nil, err
+	}
+	return &Update{Table: def, Input: tableScan(def, true), Set: map[int]Expr{pos: value}}, nil
+}
+
+// InsertRows is the INSERT of CREATE TABLE AS: the rows of query (bound
+// with the statement, one visible column per column of def, cast to it)
+// into def, the table the statement created.
+func InsertRows(def *catalog.TableDef, query Node) *Insert {
+	return &Insert{Table: def, Input: query}
+}
+
+// tableScan reads every column of def, and its row ID last when withRowID.
+func tableScan(def *catalog.TableDef, withRowID bool) *Scan {
+	scan := &Scan{Table: def, Alias: def.Name, WithRowID: withRowID, Out: tableCols(def, def.Name)}
+	for i := range def.Columns {
+		scan.Cols = append(scan.Cols, i)
+	}
+	if withRowID {
+		scan.Out = append(scan.Out, Col{Name: RowIDColumn, T: types.Int8T, Table: def.Name, Hidden: true})
+	}
+	return scan
+}
+
+// columnRef refers to the column at position pos of def, in a row where
+// def's columns start at offset.
+func columnRef(def *catalog.TableDef, pos, offset int) *ColumnRef {
+	return &ColumnRef{Index: offset + pos, Name: def.Columns[pos].Name, T: def.Columns[pos].Type}
+}
+
+// firstRow limits plan to one row.
+func firstRow(plan Node) Node {
+	return &Limit{Input: plan, Count: &Const{Value: int64(1), T: types.Int8T}}
+}
