@@ -174,7 +174,7 @@ func cmpFloatKernel[T float](op cmpOp) func(*Context, []Arg, int) (arrow.Array, 
 					if bv != nil {
 						y = bv[i]
 					}
-					if op.test(cmpFloat(float64(x), float64(y))) {
+					if op.test(types.CompareFloat(float64(x), float64(y))) {
 						out[i>>3] |= 1 << (i & 7)
 					}
 				}
