@@ -85,7 +85,7 @@ func (k *keySpec) compare(a, b *sortVal) int {
 	case sortInt:
 		c = cmp.Compare(a.i, b.i)
 	case sortFloat:
-		c = compareFloat(a.f, b.f)
+		c = types.CompareFloat(a.f, b.f)
 	case sortString:
 		c = strings.Compare(a.s, b.s)
 	default:
@@ -95,21 +95,6 @@ func (k *keySpec) compare(a, b *sortVal) int {
 		return -c
 	}
 	return c
-}
-
-// compareFloat orders floats as PostgreSQL does: NaN equals NaN and sorts
-// above every other value.
-func compareFloat(a, b float64) int {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	}
-	return cmp.Compare(a, b)
 }
 
 // compareRows compares two rows' keys.

@@ -4,34 +4,12 @@ package functions
 // btree operator class for that type does (comparison operators, min/max,
 // greatest/least, array comparisons, array_position).
 
-import (
-	"math"
-
-	"github.com/cairn-db/cairn/sql/types"
-)
+import "github.com/cairn-db/cairn/sql/types"
 
 // compareDatum returns -1, 0 or 1 (types.Compare: floats order NaN
 // above everything and equal to itself, char(n) ignores trailing spaces,
 // arrays compare element by element with a NULL element above any value).
 func compareDatum(a, b any, t types.T) int { return types.Compare(a, b, t) }
-
-// cmpFloat is types.Compare for floats.
-func cmpFloat(a, b float64) int {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // cmpArray compares arrays as types.Compare does.
 func cmpArray(a, b *types.Array, elem types.T) int {

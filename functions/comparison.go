@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -133,7 +134,7 @@ func cmpKernelFor(op cmpOp, t types.T) func(*Context, []Arg, int) (arrow.Array, 
 // cmpFixedKernel compares fixed-width columns of T.
 func cmpFixedKernel[T signed](op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
 	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
-		return cmpBatch(ctx, args, n, func(out []byte) {
+		return cmpBatch(ctx, args, n, func(out []byte, _ *memory.Buffer) error {
 			a, b := args[0], args[1]
 			switch {
 			case a.Array != nil && b.Array != nil:
@@ -143,6 +144,7 @@ func cmpFixedKernel[T signed](op cmpOp) func(*Context, []Arg, int) (arrow.Array,
 			default:
 				cmpColConst(op.flip(), values[T](b.Array), constAs[T](a.Const), out)
 			}
+			return nil
 		})
 	}
 }
@@ -151,7 +153,7 @@ func cmpFixedKernel[T signed](op cmpOp) func(*Context, []Arg, int) (arrow.Array,
 // everything) takes a slower row loop only when present.
 func cmpFloatKernel[T float](op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
 	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
-		return cmpBatch(ctx, args, n, func(out []byte) {
+		return cmpBatch(ctx, args, n, func(out []byte, _ *memory.Buffer) error {
 			a, b := args[0], args[1]
 			var av, bv []T
 			var ac, bc T
@@ -174,11 +176,11 @@ func cmpFloatKernel[T float](op cmpOp) func(*Context, []Arg, int) (arrow.Array, 
 					if bv != nil {
 						y = bv[i]
 					}
-					if op.test(cmpFloat(float64(x), float64(y))) {
+					if op.test(types.CompareFloat(float64(x), float64(y))) {
 						out[i>>3] |= 1 << (i & 7)
 					}
 				}
-				return
+				return nil
 			}
 			switch {
 			case av != nil && bv != nil:
@@ -188,6 +190,7 @@ func cmpFloatKernel[T float](op cmpOp) func(*Context, []Arg, int) (arrow.Array, 
 			default:
 				cmpColConst(op.flip(), bv, ac, out)
 			}
+			return nil
 		})
 	}
 }
@@ -195,7 +198,7 @@ func cmpFloatKernel[T float](op cmpOp) func(*Context, []Arg, int) (arrow.Array, 
 // cmpStringKernel compares text columns bytewise (the C collation).
 func cmpStringKernel(op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
 	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
-		return cmpBatch(ctx, args, n, func(out []byte) {
+		return cmpBatch(ctx, args, n, func(out []byte, _ *memory.Buffer) error {
 			a, b := args[0], args[1]
 			switch {
 			case a.Array != nil && b.Array != nil:
@@ -219,7 +222,7 @@ func cmpStringKernel(op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
 							out[i>>3] |= 1 << (i & 7)
 						}
 					}
-					return
+					return nil
 				}
 				for i := 0; i < n; i++ {
 					if o.test(cmp.Compare(x.Value(i), k)) {
@@ -227,6 +230,7 @@ func cmpStringKernel(op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
 					}
 				}
 			}
+			return nil
 		})
 	}
 }
@@ -234,7 +238,7 @@ func cmpStringKernel(op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
 // cmpBoolKernel compares boolean columns (false < true).
 func cmpBoolKernel(op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
 	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
-		return cmpBatch(ctx, args, n, func(out []byte) {
+		return cmpBatch(ctx, args, n, func(out []byte, _ *memory.Buffer) error {
 			get := func(a Arg, i int) bool {
 				if a.Array != nil {
 					return a.Array.(*array.Boolean).Value(i)
@@ -246,19 +250,28 @@ func cmpBoolKernel(op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
 					out[i>>3] |= 1 << (i & 7)
 				}
 			}
+			return nil
 		})
 	}
 }
 
-// cmpBatch runs fill over a zeroed output bitmap and applies the combined
-// validity of the arguments.
-func cmpBatch(ctx *Context, args []Arg, n int, fill func(out []byte)) (arrow.Array, error) {
-	dt := arrow.FixedWidthTypes.Boolean
+// cmpBatch is a boolean result of n rows whose NULLs are those of the
+// arguments: fill sets the bits of out (zeroed) for the rows that are
+// true, and may skip the rows that valid (the arguments' combined
+// validity, nil when no row is NULL) marks NULL. An error from fill is
+// the kernel's.
+func cmpBatch(ctx *Context, args []Arg, n int, fill func(out []byte, valid *memory.Buffer) error) (arrow.Array, error) {
 	m := mem(ctx)
 	valid, nulls := validity(m, args, n)
 	out := newBits(m, n)
-	fill(out.Bytes())
-	return finish(dt, n, valid, nulls, out), nil
+	if err := fill(out.Bytes(), valid); err != nil {
+		out.Release()
+		if valid != nil {
+			valid.Release()
+		}
+		return nil, err
+	}
+	return finish(arrow.FixedWidthTypes.Boolean, n, valid, nulls, out), nil
 }
 
 // cmpColCol sets bit i of out when a[i] op b[i], eight rows per output

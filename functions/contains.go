@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -25,7 +26,7 @@ func init() {
 // containsKernel tests a text column against a constant or another
 // column.
 func containsKernel(ctx *Context, args []Arg, n int) (arrow.Array, error) {
-	return cmpBatch(ctx, args, n, func(out []byte) {
+	return cmpBatch(ctx, args, n, func(out []byte, _ *memory.Buffer) error {
 		get := func(a Arg, i int) string {
 			if a.Array == nil {
 				return a.Const.(string)
@@ -40,12 +41,13 @@ func containsKernel(ctx *Context, args []Arg, n int) (arrow.Array, error) {
 					out[i>>3] |= 1 << (i & 7)
 				}
 			}
-			return
+			return nil
 		}
 		for i := 0; i < n; i++ {
 			if strings.Contains(get(args[0], i), get(args[1], i)) {
 				out[i>>3] |= 1 << (i & 7)
 			}
 		}
+		return nil
 	})
 }

@@ -291,18 +291,3 @@ func decBig(d *apd.Decimal) *big.Int {
 	}
 	return b
 }
-
-// cmpDec compares numerics as PostgreSQL does: NaN equals NaN and sorts
-// above everything, including +Infinity.
-func cmpDec(a, b *apd.Decimal) int {
-	an, bn := a.Form == apd.NaN, b.Form == apd.NaN
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	}
-	return a.Cmp(b)
-}

@@ -567,7 +567,7 @@ func jsonbCompare(a, b *jnode) int {
 		if x == nil || y == nil {
 			return strings.Compare(a.str, b.str)
 		}
-		return cmpDec(x, y)
+		return types.CompareNumeric(x, y)
 	case jsonBool:
 		return cmpBool(a.b, b.b)
 	case jsonArray:

@@ -9,12 +9,8 @@ package functions
 
 import (
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/jackc/pgerrcode"
@@ -32,7 +28,9 @@ func init() {
 			ov.Eval = func(_ *Context, args []any) (any, error) {
 				return likeEval(args[0].(string), args[1].(string), spec.fold, spec.neg, false)
 			}
-			ov.Kernel = wrapKernel(ov, types.BoolT, likeKernel(spec.fold, spec.neg))
+			ov.Kernel = wrapKernel(ov, types.BoolT, patternKernel(
+				func(pat string) (*likeMatcher, error) { return compileLike(pat, spec.fold) },
+				(*likeMatcher).match, spec.neg))
 			Register(ov)
 		}
 		if !spec.fold {
@@ -134,10 +132,9 @@ type likeMatcher struct {
 	lit   string
 }
 
-var (
-	likeCache  sync.Map // pattern (+fold) -> *likeMatcher
-	likeCacheN atomic.Int64
-)
+// likeCache holds compiled LIKE patterns, keyed by the pattern (with a
+// prefix for ILIKE).
+var likeCache patternCache[*likeMatcher]
 
 // compileLike parses a LIKE pattern (backslash escapes).
 func compileLike(pat string, fold bool) (*likeMatcher, error) {
@@ -145,9 +142,11 @@ func compileLike(pat string, fold bool) (*likeMatcher, error) {
 	if fold {
 		key = "\x00i" + pat
 	}
-	if m, ok := likeCache.Load(key); ok {
-		return m.(*likeMatcher), nil
-	}
+	return likeCache.get(key, func() (*likeMatcher, error) { return parseLike(pat, fold), nil })
+}
+
+// parseLike compiles a LIKE pattern.
+func parseLike(pat string, fold bool) *likeMatcher {
 	if fold {
 		pat = strings.ToLower(pat)
 	}
@@ -185,10 +184,7 @@ func compileLike(pat string, fold bool) (*likeMatcher, error) {
 	}
 	flush()
 	m.classify()
-	if likeCacheN.Add(1) <= 4096 {
-		likeCache.Store(key, m)
-	}
-	return m, nil
+	return m
 }
 
 func (m *likeMatcher) classify() {
@@ -296,57 +292,4 @@ func (m *likeMatcher) matchFrom(s string, ti int, bad *bool) bool {
 		ti++
 	}
 	return s == ""
-}
-
-// likeKernel matches a text column against a constant pattern (other
-// shapes go row by row).
-func likeKernel(fold, neg bool) func(*Context, []Arg, int) (arrow.Array, error) {
-	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
-		var pm *likeMatcher
-		if args[1].Array == nil {
-			var err error
-			if pm, err = compileLike(args[1].Const.(string), fold); err != nil {
-				return nil, err
-			}
-		}
-		var fail error
-		arr, _ := cmpBatch(ctx, args, n, func(out []byte) {
-			valid, _ := validity(mem(ctx), args, n)
-			if valid != nil {
-				defer valid.Release()
-			}
-			for i := 0; i < n; i++ {
-				if !isValid(valid, i) {
-					continue
-				}
-				var s string
-				if args[0].Array != nil {
-					s = args[0].Array.(*array.String).Value(i)
-				} else {
-					s = args[0].Const.(string)
-				}
-				m := pm
-				if m == nil {
-					var err error
-					if m, err = compileLike(args[1].Array.(*array.String).Value(i), fold); err != nil {
-						fail = err
-						return
-					}
-				}
-				ok, err := m.match(s)
-				if err != nil {
-					fail = err
-					return
-				}
-				if ok != neg {
-					out[i>>3] |= 1 << (i & 7)
-				}
-			}
-		})
-		if fail != nil {
-			arr.Release()
-			return nil, fail
-		}
-		return arr, nil
-	}
 }

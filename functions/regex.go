@@ -11,11 +11,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
-	"sync"
-	"sync/atomic"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/jackc/pgerrcode"
@@ -39,15 +35,16 @@ func init() {
 			}
 			return re.MatchString(args[0].(string)) != spec.neg, nil
 		}
-		ov.Kernel = wrapKernel(ov, types.BoolT, regexKernel(flags, spec.neg))
+		ov.Kernel = wrapKernel(ov, types.BoolT, patternKernel(
+			func(pat string) (*regexp.Regexp, error) { return compileRegex(pat, flags) },
+			func(re *regexp.Regexp, s string) (bool, error) { return re.MatchString(s), nil }, spec.neg))
 		Register(ov)
 	}
 }
 
-var (
-	regexCache  sync.Map // flags + "\x00" + pattern -> *regexp.Regexp
-	regexCacheN atomic.Int64
-)
+// regexCache holds compiled regular expressions, keyed by option letters
+// + "\x00" + pattern.
+var regexCache patternCache[*regexp.Regexp]
 
 // regexFlags are the option letters regexp_replace and friends accept;
 // it reports global ('g') separately.
@@ -88,26 +85,21 @@ func regexFlags(flags string) (goFlags string, global bool, literal bool, err er
 // compileRegex compiles a PostgreSQL regular expression with option
 // letters (see regexFlags); the 'g' letter is ignored here.
 func compileRegex(pat, flags string) (*regexp.Regexp, error) {
-	key := flags + "\x00" + pat
-	if re, ok := regexCache.Load(key); ok {
-		return re.(*regexp.Regexp), nil
-	}
-	goFlags, _, literal, err := regexFlags(flags)
-	if err != nil {
-		return nil, err
-	}
-	src := translateRegex(pat)
-	if literal {
-		src = regexp.QuoteMeta(pat)
-	}
-	re, err := regexp.Compile("(?" + goFlags + ")" + src)
-	if err != nil {
-		return nil, pgerr.New(pgerrcode.InvalidRegularExpression, "invalid regular expression: %s", regexErrorText(err))
-	}
-	if regexCacheN.Add(1) <= 4096 {
-		regexCache.Store(key, re)
-	}
-	return re, nil
+	return regexCache.get(flags+"\x00"+pat, func() (*regexp.Regexp, error) {
+		goFlags, _, literal, err := regexFlags(flags)
+		if err != nil {
+			return nil, err
+		}
+		src := translateRegex(pat)
+		if literal {
+			src = regexp.QuoteMeta(pat)
+		}
+		re, err := regexp.Compile("(?" + goFlags + ")" + src)
+		if err != nil {
+			return nil, pgerr.New(pgerrcode.InvalidRegularExpression, "invalid regular expression: %s", regexErrorText(err))
+		}
+		return re, nil
+	})
 }
 
 // translateRegex rewrites ARE-only syntax into RE2's.
@@ -138,53 +130,6 @@ func translateRegex(p string) string {
 		}
 	}
 	return b.String()
-}
-
-// regexKernel matches a text column against a pattern.
-func regexKernel(flags string, neg bool) func(*Context, []Arg, int) (arrow.Array, error) {
-	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
-		var pre *regexp.Regexp
-		if args[1].Array == nil {
-			var err error
-			if pre, err = compileRegex(args[1].Const.(string), flags); err != nil {
-				return nil, err
-			}
-		}
-		var fail error
-		arr, _ := cmpBatch(ctx, args, n, func(out []byte) {
-			valid, _ := validity(mem(ctx), args, n)
-			if valid != nil {
-				defer valid.Release()
-			}
-			for i := 0; i < n; i++ {
-				if !isValid(valid, i) {
-					continue
-				}
-				var s string
-				if args[0].Array != nil {
-					s = args[0].Array.(*array.String).Value(i)
-				} else {
-					s = args[0].Const.(string)
-				}
-				re := pre
-				if re == nil {
-					var err error
-					if re, err = compileRegex(args[1].Array.(*array.String).Value(i), flags); err != nil {
-						fail = err
-						return
-					}
-				}
-				if re.MatchString(s) != neg {
-					out[i>>3] |= 1 << (i & 7)
-				}
-			}
-		})
-		if fail != nil {
-			arr.Release()
-			return nil, fail
-		}
-		return arr, nil
-	}
 }
 
 // regexErrorText words an RE2 parse error as PostgreSQL's regex library

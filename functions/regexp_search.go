@@ -9,7 +9,6 @@ package functions
 
 import (
 	"regexp"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -18,7 +17,7 @@ import (
 
 // regexFromCache maps a compiled regex's source to its "from" form (see
 // regexFrom).
-var regexFromCache sync.Map
+var regexFromCache patternCache[*regexp.Regexp]
 
 // regexFrom returns the submatch indexes of the first match of re in s
 // that starts at byte offset pos or later, or nil. For pos > 0 it runs a
@@ -31,17 +30,15 @@ func regexFrom(re *regexp.Regexp, s string, pos int) ([]int, error) {
 		return re.FindStringSubmatchIndex(s), nil
 	}
 	src := re.String()
-	var from *regexp.Regexp
-	if f, ok := regexFromCache.Load(src); ok {
-		from = f.(*regexp.Regexp)
-	} else {
-		var err error
-		if from, err = regexp.Compile(`\A(?s:.)(?s:.*?)(` + src + `)`); err != nil {
+	from, err := regexFromCache.get(src, func() (*regexp.Regexp, error) {
+		from, err := regexp.Compile(`\A(?s:.)(?s:.*?)(` + src + `)`)
+		if err != nil {
 			return nil, pgerr.New(pgerrcode.InvalidRegularExpression, "invalid regular expression: %s", regexErrorText(err))
 		}
-		if regexCacheN.Add(1) <= 4096 {
-			regexFromCache.Store(src, from)
-		}
+		return from, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	_, w := utf8.DecodeLastRuneInString(s[:pos])
 	m := from.FindStringSubmatchIndex(s[pos-w:])

@@ -28,9 +28,11 @@ func cmpBool(a, b bool) int {
 	return 1
 }
 
-// cmpFloat is float8_cmp: NaN equals NaN and sorts above every other
-// value; -0 equals 0.
-func cmpFloat(a, b float64) int {
+// CompareFloat orders two floats as PostgreSQL's float8_cmp (and
+// float4_cmp) does, for every float comparison, sort and min/max: NaN
+// equals NaN and sorts above every other value, including +Infinity; -0
+// equals 0. It returns -1, 0 or 1.
+func CompareFloat(a, b float64) int {
 	an, bn := math.IsNaN(a), math.IsNaN(b)
 	switch {
 	case an && bn:
@@ -125,13 +127,13 @@ func Compare(a, b any, t T) int {
 		x, ok1 := toFloat(a)
 		y, ok2 := toFloat(b)
 		if ok1 && ok2 {
-			return cmpFloat(x, y)
+			return CompareFloat(x, y)
 		}
 	case Numeric:
 		x, ok1 := toDecimal(a)
 		y, ok2 := toDecimal(b)
 		if ok1 && ok2 {
-			return compareNumeric(x, y)
+			return CompareNumeric(x, y)
 		}
 	case Char:
 		x, ok1 := a.(string)
@@ -238,7 +240,7 @@ func Compare(a, b any, t T) int {
 		x, _ := toDecimal(a)
 		y, _ := toDecimal(b)
 		if x != nil && y != nil {
-			return compareNumeric(x, y)
+			return CompareNumeric(x, y)
 		}
 	}
 	return strings.Compare(FormatText(a, ta), FormatText(b, tb))

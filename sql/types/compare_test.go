@@ -147,3 +147,30 @@ func TestCompareNulls(t *testing.T) {
 }
 
 func float64frombits(b uint64) float64 { return math.Float64frombits(b) }
+
+// TestCompareFloat checks float8_cmp's rules that IEEE comparison breaks:
+// NaN (any payload, either sign) equals NaN and is above +Infinity, and
+// -0 equals 0.
+func TestCompareFloat(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	for _, c := range []struct {
+		a, b float64
+		want int
+	}{
+		{1, 2, -1},
+		{2, 1, 1},
+		{-inf, inf, -1},
+		{math.Copysign(0, -1), 0, 0},
+		{nan, nan, 0},
+		{nan, nanBits(1), 0},
+		{math.Copysign(nan, -1), nan, 0},
+		{nan, inf, 1},
+		{inf, nan, -1},
+		{-inf, nan, -1},
+		{nan, -inf, 1},
+	} {
+		if got := CompareFloat(c.a, c.b); got != c.want {
+			t.Errorf("CompareFloat(%v, %v) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -762,7 +762,7 @@ func compareJSONScalar(a, b *jsonValue) int {
 	case jkString:
 		return strings.Compare(a.str, b.str)
 	case jkNumber:
-		return compareNumeric(a.num, b.num)
+		return CompareNumeric(a.num, b.num)
 	case jkBool:
 		return cmpBool(a.b, b.b)
 	}

@@ -446,9 +446,10 @@ func decodeNumericBinary(src []byte) (*apd.Decimal, error) {
 	return d, nil
 }
 
-// compareNumeric orders numerics as PostgreSQL: -Infinity < finite <
-// Infinity < NaN, NaN equal to NaN.
-func compareNumeric(a, b *apd.Decimal) int {
+// CompareNumeric orders numerics as PostgreSQL's cmp_numerics does, for
+// every numeric comparison and sort: -Infinity < finite < Infinity < NaN,
+// NaN equal to NaN. It returns -1, 0 or 1.
+func CompareNumeric(a, b *apd.Decimal) int {
 	ra, rb := numericRank(a), numericRank(b)
 	if ra != rb {
 		if ra < rb {
