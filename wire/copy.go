@@ -18,7 +18,7 @@ import (
 // PostgreSQL does; the CopyData, CopyDone or CopyFail the client still
 // sends are then ignored by the main loop (up to Sync in the extended
 // protocol).
-func (c *conn) runCopy(ctx context.Context, p *session.Portal, info session.CopyInfo) (string, error) {
+func (c *conn) runCopy(ctx context.Context, p *session.Portal, info session.CopyInfo) (session.Tag, error) {
 	var format byte
 	formats := make([]uint16, info.Columns)
 	if info.Binary {
@@ -56,7 +56,7 @@ func (c *conn) runCopy(ctx context.Context, p *session.Portal, info session.Copy
 		return c.werr
 	})
 	if err != nil {
-		return "", err
+		return session.Tag{}, err
 	}
 	start()
 	c.send(&pgproto3.CopyDone{})

@@ -263,7 +263,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 			// data sees it and can stop.
 			return err
 		}
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag.String())})
 		return nil
 	}
 	opts := c.textOptions()
@@ -278,7 +278,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	if suspended {
 		c.send(&pgproto3.PortalSuspended{})
 	} else {
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag.String())})
 	}
 	return nil
 }

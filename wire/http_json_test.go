@@ -235,14 +235,6 @@ func TestCheckWorkspace(t *testing.T) {
 	}
 }
 
-func TestRowsAffected(t *testing.T) {
-	for tag, want := range map[string]int64{"INSERT 0 5": 5, "UPDATE 3": 3, "DELETE 0": 0, "SELECT 12": 12, "CREATE TABLE": 0, "BEGIN": 0, "": 0} {
-		if got := rowsAffected(tag); got != want {
-			t.Errorf("rowsAffected(%q) = %d, want %d", tag, got, want)
-		}
-	}
-}
-
 // TestHTTPPanicAnswer checks that a handler's panic is answered with a
 // 500 XX000 error body rather than a dropped connection, and logged with
 // its stack.

@@ -8,7 +8,6 @@ package wire
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -196,19 +195,9 @@ func execute(ctx context.Context, sess *session.Session, st *session.Statement, 
 		return nil, 0, err
 	}
 	if cols == nil {
-		n = rowsAffected(tag)
+		n = tag.Rows
 	}
 	return cols, n, nil
-}
-
-// rowsAffected is the row count at the end of a command tag ("INSERT 0
-// 5", "UPDATE 3", "SELECT 2" of CREATE TABLE AS); 0 for tags without one.
-func rowsAffected(tag string) int64 {
-	n, err := strconv.ParseInt(tag[strings.LastIndexByte(tag, ' ')+1:], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n
 }
 
 // inTransaction runs fn in one transaction of sess: what its statements

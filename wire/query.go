@@ -31,56 +31,30 @@ func (c *conn) runQuery(ctx context.Context, sql string) error {
 	if err := checkText(sql); err != nil {
 		return err
 	}
-	stmts, err := c.sess.Prepare(sql, nil)
-	if err != nil {
-		return err
-	}
-	if len(stmts) == 0 {
-		c.send(&pgproto3.EmptyQueryResponse{})
-		return nil
-	}
-	if len(stmts) == 1 {
-		if err := c.runStatement(ctx, stmts[0]); err != nil {
+	empty, err := c.sess.Query(ctx, sql, func(p *session.Portal) error {
+		if err := c.runStatement(ctx, p); err != nil {
 			return err
 		}
 		return c.werr
-	}
-	// Several statements run as one implicit transaction, as in
-	// PostgreSQL: the first error rolls back what the others did.
-	for _, st := range stmts {
-		c.sess.BeginImplicit()
-		if err = c.runStatement(ctx, st); err != nil {
-			break
-		}
-		if c.werr != nil {
-			err = c.werr
-			c.sess.AbortBlock()
-			break
-		}
-	}
-	if cerr := c.sess.EndImplicit(); err == nil {
-		err = cerr
+	})
+	if empty {
+		c.send(&pgproto3.EmptyQueryResponse{})
 	}
 	return err
 }
 
-// runStatement binds st without parameters and runs it to completion (a
-// COPY through runCopy). RowDescription goes out with the first batch (or
+// runStatement runs portal p of a simple query to completion (a COPY
+// through runCopy). RowDescription goes out with the first batch (or
 // before CommandComplete when there are no rows), so an error the
 // statement raises before producing rows (an unknown table, an aborted
 // transaction) comes alone, as in PostgreSQL.
-func (c *conn) runStatement(ctx context.Context, st *session.Statement) error {
-	p, err := c.sess.Bind(st, nil)
-	if err != nil {
-		return err
-	}
-	defer c.sess.ClosePortal(p)
+func (c *conn) runStatement(ctx context.Context, p *session.Portal) error {
 	if info := p.Copy(); info.Dir != session.NotCopy {
 		tag, err := c.runCopy(ctx, p, info)
 		if err != nil {
 			return err
 		}
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag.String())})
 		return nil
 	}
 	cols := p.Columns()
@@ -101,6 +75,6 @@ func (c *conn) runStatement(ctx context.Context, st *session.Statement) error {
 		return err
 	}
 	describe()
-	c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag.String())})
 	return nil
 }

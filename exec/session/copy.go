@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/jackc/pgerrcode"
@@ -41,12 +40,12 @@ func errCopyPortal(method string) error {
 // statement has passed its checks, so a caller may announce the copy at
 // that first Read. The tag is "COPY n". After an error src may hold
 // unread data, which the caller discards.
-func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (string, error) {
+func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (Tag, error) {
 	c, ok := p.bound.(*sql.Copy)
 	if !ok || !c.From {
-		return "", errCopyPortal("CopyFrom")
+		return Tag{}, errCopyPortal("CopyFrom")
 	}
-	var tag string
+	var tag Tag
 	err := s.statement(ctx, p, func(ctx context.Context) error {
 		if s.currentReadOnly() {
 			return pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute COPY FROM in a read-only transaction")
@@ -54,9 +53,9 @@ func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (strin
 		in := exec.NewCopyIn(c, src)
 		defer in.Release()
 		var err error
-		tag, err = s.inTx(ctx, func(tx *storage.Tx) (string, error) {
+		tag, err = s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
 			n, err := in.Run(ctx, s.runtime(tx, p.params))
-			return fmt.Sprintf("COPY %d", n), err
+			return rowsTag("COPY", n), err
 		})
 		return err
 	})
@@ -65,10 +64,10 @@ func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (strin
 
 // CopyTo runs a COPY ... TO STDOUT portal: emit is called with the data of
 // each row (see exec.CopyTo). The tag is "COPY n".
-func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) error) (string, error) {
+func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) error) (Tag, error) {
 	c, ok := p.bound.(*sql.Copy)
 	if !ok || c.From {
-		return "", errCopyPortal("CopyTo")
+		return Tag{}, errCopyPortal("CopyTo")
 	}
 	var n int64
 	err := s.statement(ctx, p, func(ctx context.Context) error {
@@ -79,7 +78,7 @@ func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) 
 		return err
 	})
 	if err != nil {
-		return "", err
+		return Tag{}, err
 	}
-	return fmt.Sprintf("COPY %d", n), nil
+	return rowsTag("COPY", n), nil
 }

@@ -31,7 +31,7 @@ func run(t *testing.T, s *Session, text string) string {
 	if err != nil {
 		t.Fatalf("%s: %v", text, err)
 	}
-	return tag
+	return tag.String()
 }
 
 func bindOne(t *testing.T, s *Session, text string) *Portal {
@@ -72,8 +72,8 @@ func TestSessionCopy(t *testing.T) {
 		t.Fatalf("COPY FROM info: %+v", info)
 	}
 	tag, err := s.CopyFrom(ctx, p, strings.NewReader("a\nskip\n\"b,c\"\n"))
-	if err != nil || tag != "COPY 2" {
-		t.Fatalf("CopyFrom: %q, %v", tag, err)
+	if err != nil || tag != (Tag{Command: "COPY", Rows: 2, HasRows: true}) {
+		t.Fatalf("CopyFrom: %v, %v", tag, err)
 	}
 	if got := copyOut(t, s, `COPY t TO STDOUT (FORMAT csv, HEADER)`); got != "id,v,n\n1,a,5\n3,\"b,c\",5\n" {
 		t.Errorf("COPY TO: %q", got)

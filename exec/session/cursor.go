@@ -82,18 +82,18 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, param
 
 // fetch runs FETCH (rows to emit) and MOVE (rows skipped); the tag counts
 // them. A cursor read to its end stays open and fetches no more rows.
-func (s *Session) fetch(ctx context.Context, x *sql.Fetch, emit func(arrow.Record) error) (string, error) {
+func (s *Session) fetch(ctx context.Context, x *sql.Fetch, emit func(arrow.Record) error) (Tag, error) {
 	c, ok := s.cursors[x.Name]
 	if !ok {
-		return "", pgerr.New(pgerrcode.InvalidCursorName, "cursor \"%s\" does not exist", x.Name)
+		return Tag{}, pgerr.New(pgerrcode.InvalidCursorName, "cursor \"%s\" does not exist", x.Name)
 	}
-	verb := "FETCH "
+	verb := "FETCH"
 	if x.Move {
-		verb = "MOVE "
+		verb = "MOVE"
 		emit = func(arrow.Record) error { return nil }
 	}
 	if c.run.done {
-		return verb + "0", nil
+		return rowsTag(verb, 0), nil
 	}
 	limit := 0 // all
 	if !x.All {
@@ -101,12 +101,12 @@ func (s *Session) fetch(ctx context.Context, x *sql.Fetch, emit func(arrow.Recor
 	}
 	n, more, err := streamRows(ctx, c.run, limit, emit)
 	if err != nil {
-		return "", err
+		return Tag{}, err
 	}
 	if !more {
 		c.run.close()
 	}
-	return verb + n, nil
+	return rowsTag(verb, n), nil
 }
 
 // closeCursor runs CLOSE name and CLOSE ALL.

@@ -2,8 +2,6 @@ package session
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -17,17 +15,17 @@ import (
 )
 
 // runDDL carries out a bound DDL statement in tx and returns its tag.
-func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string, error) {
+func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statement) (Tag, error) {
 	switch x := bound.(type) {
 	case *sql.CreateSchema:
 		if _, ok := tx.Catalog().Schemas[x.Name]; ok && x.IfNotExists {
 			s.notice("42P06", "schema \"%s\" already exists, skipping", x.Name)
-			return "CREATE SCHEMA", nil
+			return commandTag("CREATE SCHEMA"), nil
 		}
 		if x.IfNotExists {
-			return "CREATE SCHEMA", tx.IfNotExists(x.Name, "", func() (uint64, error) { return 0, tx.CreateSchema(x.Name) })
+			return commandTag("CREATE SCHEMA"), tx.IfNotExists(x.Name, "", func() (uint64, error) { return 0, tx.CreateSchema(x.Name) })
 		}
-		return "CREATE SCHEMA", tx.CreateSchema(x.Name)
+		return commandTag("CREATE SCHEMA"), tx.CreateSchema(x.Name)
 	case *sql.DropSchema:
 		for _, name := range x.Names {
 			if _, ok := tx.Catalog().Schemas[name]; !ok {
@@ -35,85 +33,85 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 					s.notice("00000", "schema \"%s\" does not exist, skipping", name)
 					continue
 				}
-				return "", pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
+				return Tag{}, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
 			}
 			if err := tx.DropSchema(name, x.Cascade); err != nil {
-				return "", err
+				return Tag{}, err
 			}
 		}
-		return "DROP SCHEMA", nil
+		return commandTag("DROP SCHEMA"), nil
 	case *sql.CreateTable:
-		return "CREATE TABLE", s.createTable(tx, x)
+		return commandTag("CREATE TABLE"), s.createTable(tx, x)
 	case *sql.CreateTableAs:
 		return s.createTableAs(ctx, tx, x)
 	case *sql.CreateView:
-		return "CREATE VIEW", tx.CreateView(x.Def, x.Replace)
+		return commandTag("CREATE VIEW"), tx.CreateView(x.Def, x.Replace)
 	case *sql.DropView:
 		for _, name := range x.Missing {
 			s.notice("00000", "view \"%s\" does not exist, skipping", name)
 		}
 		for _, v := range x.Views {
 			if err := tx.DropView(v.Schema, v.Name); err != nil {
-				return "", err
+				return Tag{}, err
 			}
 		}
-		return "DROP VIEW", nil
+		return commandTag("DROP VIEW"), nil
 	case *sql.CommentOn:
-		def := cloneTable(x.Table)
+		def := x.Table.Clone()
 		if x.Column == "" {
 			def.Comment = x.Text
 		} else {
 			pos, _ := def.Column(x.Column)
 			def.Columns[pos].Comment = x.Text
 		}
-		return "COMMENT", tx.AlterTable(def)
+		return commandTag("COMMENT"), tx.AlterTable(def)
 	case *sql.DropTable:
 		for _, name := range x.Missing {
 			s.notice("00000", "table \"%s\" does not exist, skipping", name)
 		}
 		for _, def := range x.Tables {
 			if err := dropTable(tx, def, x.Cascade); err != nil {
-				return "", err
+				return Tag{}, err
 			}
 		}
-		return "DROP TABLE", nil
+		return commandTag("DROP TABLE"), nil
 	case *sql.AlterTable:
 		if x.Missing != "" {
 			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
-			return "ALTER TABLE", nil
+			return commandTag("ALTER TABLE"), nil
 		}
-		return "ALTER TABLE", s.alterTable(ctx, tx, x)
+		return commandTag("ALTER TABLE"), s.alterTable(ctx, tx, x)
 	case *sql.Truncate:
 		for _, def := range x.Tables {
 			if err := tx.Truncate(def.ID); err != nil {
-				return "", err
+				return Tag{}, err
 			}
 		}
 		for _, seq := range x.Restart {
 			if err := tx.SetVal(seq.Schema, seq.Name, seq.Start, false); err != nil {
-				return "", err
+				return Tag{}, err
 			}
 		}
-		return "TRUNCATE TABLE", nil
+		return commandTag("TRUNCATE TABLE"), nil
 	case *sql.AlterSequence:
 		if x.Seq == nil {
 			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
-			return "ALTER SEQUENCE", nil
+			return commandTag("ALTER SEQUENCE"), nil
 		}
-		return "ALTER SEQUENCE", tx.SetVal(x.Seq.Schema, x.Seq.Name, x.Value, false)
+		return commandTag("ALTER SEQUENCE"), tx.SetVal(x.Seq.Schema, x.Seq.Name, x.Value, false)
 	case *sql.CreateIndex:
 		key := x.Def.Schema + "." + x.Def.Name
 		if _, ok := tx.Catalog().Indexes[key]; ok || relationExists(tx.Catalog(), x.Def.Schema, x.Def.Name) {
 			if x.IfNotExists {
 				s.notice("42P07", "relation \"%s\" already exists, skipping", x.Def.Name)
-				return "CREATE INDEX", nil
+				return commandTag("CREATE INDEX"), nil
 			}
-			return "", pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
+			return Tag{}, pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 		}
 		if x.IfNotExists {
-			return "CREATE INDEX", tx.IfNotExists(x.Def.Schema, x.Def.Name, func() (uint64, error) { return 0, tx.CreateIndex(x.Def) })
+			return commandTag("CREATE INDEX"), tx.IfNotExists(x.Def.Schema, x.Def.Name, func() (uint64, error) { return 0, tx.CreateIndex(x.Def) })
 		}
-		return "CREATE INDEX", tx.CreateIndex(x.Def)
+		return commandTag("CREATE INDEX"), tx.CreateIndex(x.Def)
 	case *sql.DropIndex:
 		for _, n := range x.Names {
 			schema := s.findIndexSchema(tx.Catalog(), n[0], n[1])
@@ -122,24 +120,24 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 					s.notice("00000", "index \"%s\" does not exist, skipping", n[1])
 					continue
 				}
-				return "", pgerr.New(pgerrcode.UndefinedObject, "index \"%s\" does not exist", n[1])
+				return Tag{}, pgerr.New(pgerrcode.UndefinedObject, "index \"%s\" does not exist", n[1])
 			}
 			if err := tx.DropIndex(schema, n[1]); err != nil {
-				return "", err
+				return Tag{}, err
 			}
 		}
-		return "DROP INDEX", nil
+		return commandTag("DROP INDEX"), nil
 	case *sql.CreateExtension:
-		return "CREATE EXTENSION", nil
+		return commandTag("CREATE EXTENSION"), nil
 	case *sql.CreateSequence:
 		if _, ok := tx.Catalog().Sequences[x.Def.Schema+"."+x.Def.Name]; ok {
 			if x.IfNotExists {
 				s.notice("42P07", "relation \"%s\" already exists, skipping", x.Def.Name)
-				return "CREATE SEQUENCE", nil
+				return commandTag("CREATE SEQUENCE"), nil
 			}
-			return "", pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
+			return Tag{}, pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 		}
-		return "CREATE SEQUENCE", tx.CreateSequence(x.Def)
+		return commandTag("CREATE SEQUENCE"), tx.CreateSequence(x.Def)
 	case *sql.DropSequence:
 		for _, n := range x.Names {
 			schema := n[0]
@@ -151,15 +149,15 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound any) (string
 					s.notice("00000", "sequence \"%s\" does not exist, skipping", n[1])
 					continue
 				}
-				return "", pgerr.New(pgerrcode.UndefinedTable, "sequence \"%s\" does not exist", n[1])
+				return Tag{}, pgerr.New(pgerrcode.UndefinedTable, "sequence \"%s\" does not exist", n[1])
 			}
 			if err := tx.DropSequence(schema, n[1]); err != nil {
-				return "", err
+				return Tag{}, err
 			}
 		}
-		return "DROP SEQUENCE", nil
+		return commandTag("DROP SEQUENCE"), nil
 	}
-	return "", pgerr.NotSupported("statement %T", bound)
+	return Tag{}, pgerr.NotSupported("statement %T", bound)
 }
 
 // relationExists reports whether a table of that name exists in schema.
@@ -280,7 +278,7 @@ func ownedSequence(def string) (schema, name string, ok bool) {
 }
 
 func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTable) error {
-	def := cloneTable(x.Table)
+	def := x.Table.Clone()
 	var fill []catalog.ColumnDef
 	var checkNotNull []string
 	var checks []catalog.CheckDef
@@ -613,39 +611,24 @@ func dropColumn(def *catalog.TableDef, pos int) {
 	def.ForeignKeys = fks
 }
 
-// cloneTable deep-copies a table definition for modification.
-func cloneTable(t *catalog.TableDef) *catalog.TableDef {
-	c := *t
-	c.Columns = append([]catalog.ColumnDef(nil), t.Columns...)
-	c.PrimaryKey = append([]int(nil), t.PrimaryKey...)
-	c.Uniques = append([]catalog.UniqueDef(nil), t.Uniques...)
-	c.Checks = append([]catalog.CheckDef(nil), t.Checks...)
-	c.ForeignKeys = append([]catalog.ForeignKeyDef(nil), t.ForeignKeys...)
-	return &c
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
-
 // createTableAs creates the table of CREATE TABLE ... AS and fills it from
 // the query, in the statement's transaction; its tag is SELECT n, as in
 // PostgreSQL.
-func (s *Session) createTableAs(ctx context.Context, tx *storage.Tx, x *sql.CreateTableAs) (string, error) {
+func (s *Session) createTableAs(ctx context.Context, tx *storage.Tx, x *sql.CreateTableAs) (Tag, error) {
 	def := x.Create.Def
 	if tx.Catalog().Table(def.Schema, def.Name) != nil && x.Create.IfNotExists {
 		s.notice("42P07", "relation \"%s\" already exists, skipping", def.Name)
-		return "CREATE TABLE AS", nil
+		return commandTag("CREATE TABLE AS"), nil
 	}
 	if err := s.createTable(tx, x.Create); err != nil {
-		return "", err
+		return Tag{}, err
 	}
 	if x.WithNoData {
-		return "CREATE TABLE AS", nil
+		return commandTag("CREATE TABLE AS"), nil
 	}
 	n, err := s.runDML(ctx, tx, sql.InsertRows(tx.Catalog().Table(def.Schema, def.Name), x.Query))
 	if err != nil {
-		return "", err
+		return Tag{}, err
 	}
-	return "SELECT " + itoa(n), nil
+	return rowsTag("SELECT", n), nil
 }

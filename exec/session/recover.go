@@ -38,7 +38,7 @@ func (s *Session) abandonRun(p *Portal) {
 // catchFnPanic runs a statement's work in tx, a panic becoming its error,
 // so that the transaction is rolled back (its row locks released) as
 // after any other failure.
-func catchFnPanic(fn func(tx *storage.Tx) (string, error), tx *storage.Tx) (tag string, err error) {
+func catchFnPanic(fn func(tx *storage.Tx) (Tag, error), tx *storage.Tx) (tag Tag, err error) {
 	err = exec.CatchPanic(func() error {
 		tag, err = fn(tx)
 		return err

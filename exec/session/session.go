@@ -2,10 +2,10 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"strconv"
 	"strings"
 	"time"
 
@@ -151,9 +151,9 @@ type portalRun struct {
 	rows    int64
 	pending arrow.Record // rows of a batch left over after a row limit
 	done    bool
-	// dmlTag is the command tag of a data-modifying statement whose
-	// RETURNING rows are being streamed.
-	dmlTag string
+	// dmlTag is the tag of a data-modifying statement whose RETURNING
+	// rows are being streamed.
+	dmlTag Tag
 }
 
 // Columns are the portal's result columns (nil: no rows).
@@ -227,7 +227,7 @@ func (s *Session) TakeNotices() []Notice {
 // notice queues a NOTICE with its SQLSTATE (PostgreSQL sends 42P07 for
 // "already exists, skipping", 00000 for "does not exist, skipping").
 func (s *Session) notice(code, format string, args ...any) {
-	s.notices = append(s.notices, Notice{Severity: "NOTICE", Code: code, Message: sprintf(format, args...)})
+	s.notices = append(s.notices, Notice{Severity: "NOTICE", Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
 // TxStatus reports the session's transaction state.
@@ -288,13 +288,11 @@ func (s *Session) catalog() *catalog.Catalog {
 	return s.engine.db.Catalog()
 }
 
-// Prepare parses and analyses sql (which may hold several statements; none
-// for an empty query). paramTypes gives known parameter types; Unknown ones
-// are inferred. A nil paramTypes means the simple query protocol, where
-// $n parameters are an error. A single statement is bound now so its parameter and
-// result types are known; several statements (a simple query) are bound
-// one by one when they run, since earlier ones may create what later ones
-// use.
+// Prepare parses and analyses text for the extended query protocol (and
+// the HTTP API): paramTypes gives the known parameter types, Unknown ones
+// are inferred, and a single statement is bound now so that its parameter
+// and result types are known. Text may hold several statements or none
+// (an empty query); those of a simple query run through Query instead.
 //
 // A panic while parsing or binding fails the message with XX000 and
 // leaves the session running (see guard).
@@ -304,6 +302,45 @@ func (s *Session) Prepare(text string, paramTypes []types.T) (stmts []*Statement
 		return err
 	})
 	return stmts, err
+}
+
+// Query runs a simple-protocol query: the statements of text in turn,
+// each bound once (without parameters) when its turn comes, since earlier
+// ones may create what it uses, and handed to run, which executes it
+// (Execute, or CopyFrom/CopyTo as its Copy says); the portal is closed
+// after. Several statements run as one implicit transaction, as in
+// PostgreSQL: the first error (from binding or from run) ends the query
+// and rolls back what the others did. empty reports a query of nothing
+// but white space and comments.
+func (s *Session) Query(ctx context.Context, text string, run func(*Portal) error) (empty bool, err error) {
+	stmts, err := s.Prepare(text, nil)
+	if err != nil || len(stmts) == 0 {
+		return len(stmts) == 0 && err == nil, err
+	}
+	if len(stmts) == 1 {
+		return false, s.runSimple(stmts[0], run)
+	}
+	for _, st := range stmts {
+		s.BeginImplicit()
+		if err = s.runSimple(st, run); err != nil {
+			s.AbortBlock()
+			break
+		}
+	}
+	if cerr := s.EndImplicit(); err == nil {
+		err = cerr
+	}
+	return false, err
+}
+
+// runSimple binds st without parameters and hands the portal to run.
+func (s *Session) runSimple(st *Statement, run func(*Portal) error) error {
+	p, err := s.Bind(st, nil)
+	if err != nil {
+		return err
+	}
+	defer s.ClosePortal(p)
+	return run(p)
 }
 
 // prepare is Prepare without the panic guard.
@@ -317,7 +354,7 @@ func (s *Session) prepare(text string, paramTypes []types.T) ([]*Statement, erro
 	for i, r := range raws {
 		out[i] = &Statement{SQL: r.Text, ParamTypes: append([]types.T(nil), paramTypes...), parsed: r, simple: paramTypes == nil}
 	}
-	if len(out) == 1 && !s.txFailed {
+	if len(out) == 1 && paramTypes != nil && !s.txFailed {
 		st := out[0]
 		s.statementSnapshot(st)
 		bound, params, err := s.bind(st, st.ParamTypes)
@@ -474,7 +511,7 @@ func errTxAborted() error {
 // Execute runs the portal, calling emit for each batch of result rows, up
 // to maxRows rows (0: all). suspended reports that rows remain for a later
 // Execute. The records passed to emit are valid only during the call.
-func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error) (tag string, suspended bool, err error) {
+func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error) (tag Tag, suspended bool, err error) {
 	err = s.statement(ctx, p, func(ctx context.Context) error {
 		var err error
 		tag, suspended, err = s.execute(ctx, p, maxRows, emit)
@@ -524,59 +561,59 @@ func (s *Session) fail() {
 	}
 }
 
-func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error) (string, bool, error) {
+func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error) (Tag, bool, error) {
 	switch x := p.bound.(type) {
 	case *sql.Query:
 		return s.runQuery(ctx, p, x.Plan, maxRows, emit)
 	case *sql.Transaction:
 		tag, err := s.runTransaction(x)
-		return tag, false, err
+		return commandTag(tag), false, err
 	case *sql.Set:
 		tag := "SET"
 		if x.Tag != "" {
 			tag = x.Tag
 		}
-		return tag, false, s.runSet(x)
+		return commandTag(tag), false, s.runSet(x)
 	case *sql.SetTransaction:
-		return "SET", false, s.runSetTransaction(x)
+		return commandTag("SET"), false, s.runSetTransaction(x)
 	case *sql.Show:
 		return s.runShow(x, emit)
 	case *sql.Prepare:
-		return "PREPARE", false, s.runPrepare(x, p.stmt.SQL)
+		return commandTag("PREPARE"), false, s.runPrepare(x, p.stmt.SQL)
 	case *sql.Execute:
 		return s.runExecute(ctx, x, maxRows, emit)
 	case *sql.Deallocate:
 		if x.All {
 			s.dropAllPrepared()
 		} else if _, ok := s.prepared[x.Name]; !ok {
-			return "", false, pgerr.New(pgerrcode.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", x.Name)
+			return Tag{}, false, pgerr.New(pgerrcode.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", x.Name)
 		} else {
 			delete(s.prepared, x.Name)
 		}
 		if x.All {
-			return "DEALLOCATE ALL", false, nil
+			return commandTag("DEALLOCATE ALL"), false, nil
 		}
-		return "DEALLOCATE", false, nil
+		return commandTag("DEALLOCATE"), false, nil
 	case *sql.NoOp:
-		return x.Tag, false, nil
+		return commandTag(x.Tag), false, nil
 	case *sql.Discard:
-		return "DISCARD " + x.What, false, s.runDiscard(x)
+		return commandTag("DISCARD " + x.What), false, s.runDiscard(x)
 	case *sql.DeclareCursor:
 		tag, err := s.declareCursor(ctx, x, p.params)
-		return tag, false, err
+		return commandTag(tag), false, err
 	case *sql.Fetch:
 		tag, err := s.fetch(ctx, x, emit)
 		return tag, false, err
 	case *sql.CloseCursor:
 		tag, err := s.closeCursor(x)
-		return tag, false, err
+		return commandTag(tag), false, err
 	case *sql.Copy:
-		return "", false, errCopyPortal("Execute")
+		return Tag{}, false, errCopyPortal("Execute")
 	}
 	if err := s.checkWritable(p.stmt.SQL); err != nil {
-		return "", false, err
+		return Tag{}, false, err
 	}
-	tag, err := s.inTx(ctx, func(tx *storage.Tx) (string, error) { return s.runDDL(ctx, tx, p.bound) })
+	tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) { return s.runDDL(ctx, tx, p.bound) })
 	return tag, false, err
 }
 
@@ -600,31 +637,30 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 }
 
 // runQuery runs SELECT, INSERT, UPDATE, DELETE and EXPLAIN plans.
-func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRows int, emit func(arrow.Record) error) (string, bool, error) {
+func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRows int, emit func(arrow.Record) error) (Tag, bool, error) {
 	switch n := plan.(type) {
 	case *sql.Insert, *sql.Update, *sql.Delete:
 		// Data-modifying statements run to completion at the first
 		// Execute; their RETURNING rows are kept for later ones.
 		if p.run == nil {
 			if err := s.checkWritable(p.stmt.SQL); err != nil {
-				return "", false, err
+				return Tag{}, false, err
 			}
 			var result exec.Operator
-			var tag string
-			_, err := s.inTx(ctx, func(tx *storage.Tx) (string, error) {
+			tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
 				if result != nil {
 					result.Close() // an earlier attempt's
 					result = nil
 				}
 				changed, returning, err := exec.RunDML(ctx, s.runtime(tx, p.params), n)
-				result, tag = returning, dmlTag(n, changed)
-				return tag, err
+				result = returning
+				return rowsTag(dmlCommand(n), changed), err
 			})
 			if err != nil {
 				if result != nil {
 					result.Close()
 				}
-				return "", false, err
+				return Tag{}, false, err
 			}
 			p.run = &portalRun{op: result}
 			if len(n.Columns()) == 0 {
@@ -636,15 +672,15 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 		}
 		_, suspended, err := streamRows(ctx, p.run, maxRows, emit)
 		if err != nil || suspended {
-			return "", suspended, err
+			return Tag{}, suspended, err
 		}
 		return p.run.dmlTag, false, nil
 	case *sql.Explain:
 		lines, err := s.explain(ctx, p, n)
 		if err != nil {
-			return "", false, err
+			return Tag{}, false, err
 		}
-		return "EXPLAIN", false, emitText(lines, emit)
+		return commandTag("EXPLAIN"), false, emitText(lines, emit)
 	}
 	if p.run == nil {
 		tx, own := s.tx, false
@@ -656,30 +692,29 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 			if own {
 				tx.Rollback()
 			}
-			return "", false, err
+			return Tag{}, false, err
 		}
 		p.run = &portalRun{op: op, tx: tx, ownTx: own}
 	}
-	tag, suspended, err := streamRows(ctx, p.run, maxRows, emit)
+	sent, suspended, err := streamRows(ctx, p.run, maxRows, emit)
 	if err != nil || !suspended {
 		p.closeRun()
 	}
 	if err != nil {
-		return "", false, err
+		return Tag{}, false, err
 	}
-	return "SELECT " + tag, suspended, nil
+	return rowsTag("SELECT", sent), suspended, nil
 }
 
-// dmlTag is the command tag of a data-modifying statement that changed
-// rows rows.
-func dmlTag(n sql.Node, rows int64) string {
+// dmlCommand is the command of a data-modifying statement's tag.
+func dmlCommand(n sql.Node) string {
 	switch n.(type) {
 	case *sql.Insert:
-		return "INSERT 0 " + strconv.FormatInt(rows, 10)
+		return "INSERT"
 	case *sql.Update:
-		return "UPDATE " + strconv.FormatInt(rows, 10)
+		return "UPDATE"
 	}
-	return "DELETE " + strconv.FormatInt(rows, 10)
+	return "DELETE"
 }
 
 // closeRun releases a portal's running operator and read transaction.
@@ -710,21 +745,20 @@ func (s *Session) ClosePortal(p *Portal) { p.closeRun() }
 
 // streamRows pulls batches from run.op and emits up to maxRows rows (0:
 // all). It returns the number of rows emitted as the tag text.
-func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arrow.Record) error) (string, bool, error) {
-	var sent int64
+func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arrow.Record) error) (sent int64, suspended bool, err error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return "", false, err
+			return 0, false, err
 		}
 		rec := run.pending
 		run.pending = nil
 		if rec == nil {
 			next, err := run.op.Next(ctx)
 			if err == io.EOF {
-				return itoa(sent), false, nil
+				return sent, false, nil
 			}
 			if err != nil {
-				return "", false, err
+				return 0, false, err
 			}
 			next.Retain()
 			rec = next
@@ -739,28 +773,28 @@ func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arro
 			head.Release()
 			sent += take
 			if err != nil {
-				return "", false, err
+				return 0, false, err
 			}
-			return itoa(sent), true, nil
+			return sent, true, nil
 		}
 		err := emit(rec)
 		rec.Release()
 		if err != nil {
-			return "", false, err
+			return 0, false, err
 		}
 		sent += n
 		if maxRows > 0 && sent == int64(maxRows) {
 			// Suspended only if more rows follow.
 			next, err := run.op.Next(ctx)
 			if err == io.EOF {
-				return itoa(sent), false, nil
+				return sent, false, nil
 			}
 			if err != nil {
-				return "", false, err
+				return 0, false, err
 			}
 			next.Retain()
 			run.pending = next
-			return itoa(sent), true, nil
+			return sent, true, nil
 		}
 	}
 }
@@ -951,7 +985,7 @@ func (s *Session) runSet(x *sql.Set) error {
 	return nil
 }
 
-func (s *Session) runShow(x *sql.Show, emit func(arrow.Record) error) (string, bool, error) {
+func (s *Session) runShow(x *sql.Show, emit func(arrow.Record) error) (Tag, bool, error) {
 	name := x.Name
 	switch name {
 	case "transaction isolation level":
@@ -961,13 +995,13 @@ func (s *Session) runShow(x *sql.Show, emit func(arrow.Record) error) (string, b
 	case "time zone":
 		name = "timezone"
 	case "all":
-		return "", false, pgerr.NotSupported("SHOW ALL")
+		return Tag{}, false, pgerr.NotSupported("SHOW ALL")
 	}
 	v, ok := s.Setting(name)
 	if !ok {
-		return "", false, unrecognized(x.Name)
+		return Tag{}, false, unrecognized(x.Name)
 	}
-	return "SHOW", false, emitText([]string{v}, emit)
+	return commandTag("SHOW"), false, emitText([]string{v}, emit)
 }
 
 // runPrepare runs SQL PREPARE; text is the PREPARE statement's own text,
@@ -1042,25 +1076,25 @@ func (s *Session) preparedStatements() []syscat.PreparedStatement {
 	return out
 }
 
-func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, emit func(arrow.Record) error) (string, bool, error) {
+func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, emit func(arrow.Record) error) (Tag, bool, error) {
 	st, ok := s.prepared[x.Name]
 	if !ok {
-		return "", false, pgerr.New(pgerrcode.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", x.Name)
+		return Tag{}, false, pgerr.New(pgerrcode.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", x.Name)
 	}
 	if st.Empty() {
-		return "", false, nil // a Parse of an empty query
+		return Tag{}, false, nil // a Parse of an empty query
 	}
 	if len(x.Args) != len(st.ParamTypes) {
-		return "", false, pgerr.New(pgerrcode.SyntaxError, "wrong number of parameters for prepared statement \"%s\"", x.Name).
+		return Tag{}, false, pgerr.New(pgerrcode.SyntaxError, "wrong number of parameters for prepared statement \"%s\"", x.Name).
 			WithDetail("Expected %d parameters but got %d.", len(st.ParamTypes), len(x.Args))
 	}
 	params, err := s.evalArgs(ctx, x.Args)
 	if err != nil {
-		return "", false, err
+		return Tag{}, false, err
 	}
 	portal, err := s.Bind(st, params)
 	if err != nil {
-		return "", false, err
+		return Tag{}, false, err
 	}
 	defer portal.closeRun()
 	return s.execute(ctx, portal, 0, emit)
@@ -1116,7 +1150,7 @@ func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) ([]str
 		return nil, err
 	}
 	lines := exec.AnalyzeLines(op, n.Input)
-	lines = append(lines, sprintf("Execution Time: %.3f ms", float64(time.Since(start).Microseconds())/1000))
+	lines = append(lines, fmt.Sprintf("Execution Time: %.3f ms", float64(time.Since(start).Microseconds())/1000))
 	return lines, nil
 }
 

@@ -4,6 +4,8 @@ package session
 // prepares, binds and runs statements. Bodies live in session.go.
 
 import (
+	"strconv"
+
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -15,6 +17,36 @@ type Column struct {
 	// is a plain table column; 0 otherwise.
 	TableOID uint32
 	Attnum   int16
+}
+
+// Tag is how a statement completed, as CommandComplete reports it: the
+// command, and for the commands whose tag carries one (SELECT, INSERT,
+// UPDATE, DELETE, FETCH, MOVE, COPY, CREATE TABLE AS) the rows it
+// returned or changed. An empty Command is a statement that completed
+// nothing (EXECUTE of an empty query).
+type Tag struct {
+	Command string
+	Rows    int64
+	HasRows bool
+}
+
+// commandTag is the tag of a command that reports no row count.
+func commandTag(command string) Tag { return Tag{Command: command} }
+
+// rowsTag is the tag of a command that reports a row count.
+func rowsTag(command string, rows int64) Tag { return Tag{Command: command, Rows: rows, HasRows: true} }
+
+// String is the tag as CommandComplete carries it: "INSERT 0 5",
+// "SELECT 3", "CREATE TABLE" (INSERT's 0 is the OID PostgreSQL no longer
+// assigns).
+func (t Tag) String() string {
+	switch {
+	case !t.HasRows:
+		return t.Command
+	case t.Command == "INSERT":
+		return "INSERT 0 " + strconv.FormatInt(t.Rows, 10)
+	}
+	return t.Command + " " + strconv.FormatInt(t.Rows, 10)
 }
 
 // TxStatus is the ReadyForQuery transaction indicator.

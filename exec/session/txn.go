@@ -237,7 +237,7 @@ func retryBackoff(ctx context.Context, attempt int) {
 // fn succeeds (autocommit). Under READ COMMITTED a statement that met a
 // concurrent update (storage.IsConflict) runs again on a new snapshot;
 // an autocommit statement whose commit lost to a concurrent one too.
-func (s *Session) inTx(ctx context.Context, fn func(tx *storage.Tx) (string, error)) (string, error) {
+func (s *Session) inTx(ctx context.Context, fn func(tx *storage.Tx) (Tag, error)) (Tag, error) {
 	for attempt := 0; ; attempt++ {
 		tag, err := s.inTxOnce(ctx, fn)
 		if err == nil || s.currentIsolation() != exec.ReadCommitted || attempt >= maxStatementRetries || ctx.Err() != nil {
@@ -253,7 +253,7 @@ func (s *Session) inTx(ctx context.Context, fn func(tx *storage.Tx) (string, err
 	}
 }
 
-func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (string, error)) (string, error) {
+func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, error)) (Tag, error) {
 	lockTimeout, _ := parseDuration(s.get("lock_timeout"))
 	if s.tx != nil {
 		mark := s.tx.Savepoint()
@@ -275,11 +275,11 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (string,
 	tag, err := catchFnPanic(fn, tx)
 	if err != nil {
 		tx.Rollback()
-		return "", err
+		return Tag{}, err
 	}
 	tx.SetContext(nil)
 	if err := tx.Commit(); err != nil {
-		return "", err
+		return Tag{}, err
 	}
 	return tag, nil
 }
