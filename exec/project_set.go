@@ -84,7 +84,7 @@ func (p *projectSet) expand(ctx context.Context, rec arrow.Record) (arrow.Record
 			for a, v := range argVecs[k] {
 				args[a] = v.at(i)
 			}
-			gen, err := srfGenerator(p.rt, srf, args)
+			gen, err := srfRows(p.rt, srf, args)
 			if err != nil {
 				return nil, err
 			}

@@ -2,7 +2,7 @@ package functions
 
 // regexp_split_to_array(string, pattern [, flags]) -> text[]: the pieces
 // of string between the matches of pattern, as regexp_split_to_table
-// returns them (see RegexpSplit).
+// returns them (see regexpSplit).
 
 import "github.com/cairn-db/cairn/sql/types"
 
@@ -12,7 +12,7 @@ func init() {
 		if len(a) > 2 {
 			flags = a[2].(string)
 		}
-		parts, err := RegexpSplit("regexp_split_to_array", a[0].(string), a[1].(string), flags)
+		parts, err := regexpSplit("regexp_split_to_array", a[0].(string), a[1].(string), flags)
 		if err != nil {
 			return nil, err
 		}

@@ -238,7 +238,8 @@ var registry = struct {
 	sync.RWMutex
 	scalars    map[string][]*Overload
 	aggregates map[string][]*Aggregate
-}{scalars: map[string][]*Overload{}, aggregates: map[string][]*Aggregate{}}
+	sets       map[string]*SetReturning
+}{scalars: map[string][]*Overload{}, aggregates: map[string][]*Aggregate{}, sets: map[string]*SetReturning{}}
 
 // Register adds scalar overloads; each file calls it from init().
 func Register(ovs ...*Overload) {
@@ -260,6 +261,16 @@ func RegisterAggregate(aggs ...*Aggregate) {
 	}
 }
 
+// RegisterSetReturning adds set-returning functions; each file calls it
+// from init().
+func RegisterSetReturning(fns ...*SetReturning) {
+	registry.Lock()
+	defer registry.Unlock()
+	for _, f := range fns {
+		registry.sets[f.Name] = f
+	}
+}
+
 // Overloads returns the scalar overloads registered under name.
 func Overloads(name string) []*Overload {
 	registry.RLock()
@@ -272,6 +283,15 @@ func Aggregates(name string) []*Aggregate {
 	registry.RLock()
 	defer registry.RUnlock()
 	return registry.aggregates[strings.ToLower(name)]
+}
+
+// SetReturningFunc returns the set-returning function registered under
+// name; nil when name is not one. The name matches exactly, as
+// PostgreSQL's do: a quoted "Unnest" is not unnest.
+func SetReturningFunc(name string) *SetReturning {
+	registry.RLock()
+	defer registry.RUnlock()
+	return registry.sets[name]
 }
 
 // IsAggregate reports whether name is an aggregate function.

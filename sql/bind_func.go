@@ -32,8 +32,8 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if isSetReturning(name) && len(functions.Overloads(name)) == 0 {
-		return b.bindSRFCall(name, args, fc)
+	if fn := functions.SetReturningFunc(name); fn != nil {
+		return b.bindSRFCall(fn, args, fc)
 	}
 	switch name {
 	case "nextval":
@@ -159,30 +159,17 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 	return call, nil
 }
 
-// isSetReturning reports whether name is a set-returning function cairn
-// runs in FROM (see bindSRF).
-func isSetReturning(name string) bool {
-	switch name {
-	case "generate_series", "unnest", "jsonb_array_elements", "json_array_elements", "jsonb_array_elements_text",
-		"json_array_elements_text", "jsonb_each", "jsonb_each_text", "json_each", "json_each_text",
-		"jsonb_object_keys", "json_object_keys", "pg_partition_ancestors", "generate_subscripts", "_pg_expandarray", "pg_get_keywords",
-		"regexp_matches", "regexp_split_to_table", "string_to_table":
-		return true
-	}
-	return false
-}
-
 // bindSRFCall binds a set-returning function in a select list (see
 // ProjectSet); elsewhere it is not supported.
-func (b *Binder) bindSRFCall(name string, args []Expr, fc *pg_query.FuncCall) (Expr, error) {
+func (b *Binder) bindSRFCall(fn *functions.SetReturning, args []Expr, fc *pg_query.FuncCall) (Expr, error) {
 	agg := b.currentAgg()
 	if agg == nil || b.clause != "" {
-		return nil, pgerr.NotSupported("set-returning function %s outside FROM and the select list", name)
+		return nil, pgerr.NotSupported("set-returning function %s outside FROM and the select list", fn.Name)
 	}
 	if agg.inAgg {
 		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "aggregate function calls cannot contain set-returning function calls").WithPosition(fc.Location + 1)
 	}
-	srf, err := b.bindSRF(name, args)
+	srf, err := b.bindSRF(fn, args)
 	if err != nil {
 		return nil, err
 	}

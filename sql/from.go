@@ -304,7 +304,8 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		alias = rf.Alias.Aliasname
 		colNames = strList(rf.Alias.Colnames)
 	}
-	if !isSetReturning(name) && len(functions.Overloads(name)) > 0 {
+	set := functions.SetReturningFunc(name)
+	if set == nil && len(functions.Overloads(name)) > 0 {
 		// A scalar function in FROM is a relation of one row.
 		if rf.Ordinality {
 			return nil, nil, pgerr.NotSupported("WITH ORDINALITY on a function that returns no set")
@@ -319,7 +320,14 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		v := &Values{Rows: [][]Expr{{e}}, Out: []Col{{Name: name, T: e.Type()}}}
 		return v, aliasCols(v.Out, alias, colNames), nil
 	}
-	srf, err := b.bindSRF(name, args)
+	if set == nil {
+		if functions.IsAggregate(name) {
+			return nil, nil, pgerr.NotSupported("function %s in FROM", name)
+		}
+		return nil, nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	srf, err := b.bindSRF(set, args)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -340,6 +348,8 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 // jsonb_array_elements, ...): it produces rows from constant arguments.
 type SRF struct {
 	Name string
+	// Fn is the function, which generates the rows.
+	Fn   *functions.SetReturning
 	Args []Expr
 	Out  []Col
 	// Ordinality (WITH ORDINALITY) adds a last column numbering the rows
@@ -372,180 +382,35 @@ func (n *SRF) Children() []Node { return nil }
 // String implements Node.
 func (n *SRF) String() string { return "Function Scan on " + n.Name }
 
-func (b *Binder) bindSRF(name string, args []Expr) (*SRF, error) {
-	srf := &SRF{Name: name, Args: args}
-	switch name {
-	case "generate_series":
-		if len(args) < 2 || len(args) > 3 {
-			break
-		}
-		t, err := commonType("generate_series", []types.T{args[0].Type(), args[1].Type()})
-		if err != nil {
-			return nil, err
-		}
-		if t.IsInteger() && t.Family != types.Int8 {
-			t = types.Int4T
-		}
-		if t.Family == types.Numeric || t.Family == types.Float4 {
-			t = types.NumericT
-		}
-		if t.Family == types.DateFamily {
-			t = types.TimestampTZT
-		}
-		for i := 0; i < 2; i++ {
-			if srf.Args[i], err = b.coerce(args[i], t, castImplicit); err != nil {
-				return nil, err
-			}
-		}
-		if len(args) == 3 {
-			step := t
-			if t.Family == types.TimestampFamily || t.Family == types.TimestampTZ {
-				step = types.IntervalT
-			}
-			if srf.Args[2], err = b.coerce(args[2], step, castImplicit); err != nil {
-				return nil, err
-			}
-		}
-		srf.Out = []Col{{Name: "generate_series", T: t}}
-		return srf, nil
-	case "_pg_expandarray":
-		// information_schema._pg_expandarray(anyarray): each element x
-		// with its position n, as pgjdbc's getPrimaryKeys reads indkey.
-		if len(args) != 1 || !args[0].Type().IsArray() {
-			break
-		}
-		srf.Out = []Col{{Name: "x", T: *args[0].Type().Elem}, {Name: "n", T: types.Int4T}}
-		return srf, nil
-	case "pg_get_keywords":
-		if len(args) != 0 {
-			break
-		}
-		srf.Out = []Col{{Name: "word", T: types.TextT}, {Name: "catcode", T: types.TextT}, {Name: "barelabel", T: types.BoolT},
-			{Name: "catdesc", T: types.TextT}, {Name: "baredesc", T: types.TextT}}
-		return srf, nil
-	case "generate_subscripts":
-		if len(args) != 2 || !args[0].Type().IsArray() {
-			break
-		}
-		var err error
-		if srf.Args[1], err = b.coerce(args[1], types.Int4T, castImplicit); err != nil {
-			return nil, err
-		}
-		srf.Out = []Col{{Name: "generate_subscripts", T: types.Int4T}}
-		return srf, nil
-	case "pg_partition_ancestors":
-		// cairn has no partitioned tables: a relation is its only ancestor.
-		if len(args) != 1 {
-			break
-		}
-		regclass := types.T{Family: types.RegClass, Mod: -1}
-		var err error
-		if srf.Args[0], err = b.coerce(args[0], regclass, castImplicit); err != nil {
-			return nil, err
-		}
-		srf.Out = []Col{{Name: "relid", T: regclass}}
-		return srf, nil
-	case "unnest":
-		if len(args) != 1 || !args[0].Type().IsArray() {
-			break
-		}
-		srf.Out = []Col{{Name: "unnest", T: *args[0].Type().Elem}}
-		return srf, nil
-	case "jsonb_array_elements", "json_array_elements", "jsonb_array_elements_text", "json_array_elements_text":
-		if len(args) != 1 {
-			break
-		}
-		jt := types.JSONBT
-		if name[:5] == "json_" {
-			jt = types.JSONT
-		}
-		var err error
-		if srf.Args[0], err = b.coerce(args[0], jt, castImplicit); err != nil {
-			return nil, err
-		}
-		out := jt
-		if len(name) > 5 && name[len(name)-5:] == "_text" {
-			out = types.TextT
-		}
-		srf.Out = []Col{{Name: "value", T: out}}
-		return srf, nil
-	case "jsonb_each", "jsonb_each_text", "json_each", "json_each_text":
-		if len(args) != 1 {
-			break
-		}
-		jt := types.JSONBT
-		if name[:5] == "json_" {
-			jt = types.JSONT
-		}
-		var err error
-		if srf.Args[0], err = b.coerce(args[0], jt, castImplicit); err != nil {
-			return nil, err
-		}
-		vt := jt
-		if name[len(name)-5:] == "_text" {
-			vt = types.TextT
-		}
-		srf.Out = []Col{{Name: "key", T: types.TextT}, {Name: "value", T: vt}}
-		return srf, nil
-	case "jsonb_object_keys", "json_object_keys":
-		if len(args) != 1 {
-			break
-		}
-		var err error
-		if srf.Args[0], err = b.coerce(args[0], types.JSONBT, castImplicit); err != nil {
-			return nil, err
-		}
-		srf.Out = []Col{{Name: name, T: types.TextT}}
-		return srf, nil
-	case "regexp_matches", "regexp_split_to_table", "string_to_table":
-		if len(args) < 2 || len(args) > 3 {
-			break
-		}
-		text, ok := b.coerceAll(args, types.TextT)
-		if !ok {
-			break
-		}
-		srf.Args = text
-		out := types.TextT
-		switch name {
-		case "regexp_matches":
-			out = types.ArrayOf(types.TextT, 1)
-		case "string_to_table":
-			// string_to_table(s, d [, null]) is unnest(string_to_array(s,
-			// d [, null])), whose NULL handling it shares: unlike the
-			// other functions it is not strict (a NULL delimiter splits
-			// into characters), while a NULL array gives no rows.
-			arr, err := b.bindCall("string_to_array", text, nil)
-			if err != nil {
-				return nil, err
-			}
-			srf.Args = []Expr{arr}
-		}
-		srf.Out = []Col{{Name: name, T: out}}
-		return srf, nil
-	default:
-		if len(functions.Overloads(name)) == 0 && !functions.IsAggregate(name) {
-			return nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args)).
-				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
-		}
-		return nil, pgerr.NotSupported("function %s in FROM", name)
-	}
-	return nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
-}
-
-// coerceAll converts args to t by implicit casts, as resolving a function
-// whose parameters are all of type t does; false when one does not
-// convert. args is left as it was.
-func (b *Binder) coerceAll(args []Expr, t types.T) ([]Expr, bool) {
-	out := make([]Expr, len(args))
+// bindSRF binds a call of the set-returning function fn: its Type hook
+// types the call, and the binder converts each argument to the type the
+// hook asks for.
+func (b *Binder) bindSRF(fn *functions.SetReturning, args []Expr) (*SRF, error) {
+	name := fn.Name
+	ts := make([]types.T, len(args))
 	for i, a := range args {
-		e, err := b.coerce(a, t, castImplicit)
-		if err != nil {
-			return nil, false
-		}
-		out[i] = e
+		ts[i] = a.Type()
 	}
-	return out, true
+	sig, ok, err := fn.Type(ts, func(ts []types.T) (types.T, error) { return commonType(name, ts) })
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args))
+	}
+	srf := &SRF{Name: name, Fn: fn, Args: make([]Expr, len(args)), Out: make([]Col, len(sig.Out))}
+	for i, a := range args {
+		if i < len(sig.Params) {
+			if a, err = b.coerce(a, sig.Params[i], castImplicit); err != nil {
+				return nil, err
+			}
+		}
+		srf.Args[i] = a
+	}
+	for i, c := range sig.Out {
+		srf.Out[i] = Col{Name: c.Name, T: c.T}
+	}
+	return srf, nil
 }
 
 func typeList(args []Expr) string {

@@ -1,0 +1,49 @@
+package functions
+
+// regexp_split_to_table(string, pattern [, flags]): the pieces of string
+// between the matches of pattern, one row each (regexp_split_to_array
+// returns them as an array).
+
+import "github.com/cairn-db/cairn/sql/types"
+
+func init() {
+	RegisterSetReturning(&SetReturning{Name: "regexp_split_to_table", Type: textArgs(types.Field{Name: "regexp_split_to_table", T: types.TextT}),
+		Rows: func(_ *Context, args []any, _ []types.T) (NextRow, error) {
+			parts, err := regexpSplit("regexp_split_to_table", args[0].(string), args[1].(string), flagsArg(args))
+			if err != nil {
+				return nil, err
+			}
+			return valueRows(parts), nil
+		}})
+}
+
+// regexpSplit returns the pieces of s between the matches of pattern, as
+// fn (regexp_split_to_table or regexp_split_to_array) splits it. As in
+// PostgreSQL, empty matches at the start or end of s or right after
+// another match split nothing, and flag g is refused.
+func regexpSplit(fn, s, pattern, flags string) ([]string, error) {
+	_, global, _, err := regexFlags(flags)
+	if err != nil {
+		return nil, err
+	}
+	if global {
+		return nil, errGlobalOption(fn)
+	}
+	re, err := compileRegex(pattern, flags)
+	if err != nil {
+		return nil, err
+	}
+	// Go's FindAll finds PostgreSQL's matches but for the empty ones
+	// right after another match (see regexSearch), which splitting
+	// ignores anyway; it is faster than regexSearch.
+	var out []string
+	start, prevEnd := 0, 0
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if m[0] < len(s) && m[1] > prevEnd {
+			out = append(out, s[start:m[0]])
+			start = m[1]
+		}
+		prevEnd = m[1]
+	}
+	return append(out, s[start:]), nil
+}
