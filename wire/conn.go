@@ -38,7 +38,6 @@ type conn struct {
 	sess        *session.Session
 	pid, secret uint32 // the cancel key, set by Server.track
 
-	portals map[string]*portal
 	// ignoreTillSync is set by an error in an extended-protocol message:
 	// everything up to the next Sync is discarded.
 	ignoreTillSync bool
@@ -54,10 +53,9 @@ type conn struct {
 
 func (s *Server) newConn(nc net.Conn) *conn {
 	c := &conn{
-		srv:     s,
-		nc:      nc,
-		log:     s.logger().With("remote", nc.RemoteAddr().String()),
-		portals: make(map[string]*portal),
+		srv: s,
+		nc:  nc,
+		log: s.logger().With("remote", nc.RemoteAddr().String()),
 	}
 	c.cr = newFrameReader(nc, s.maxMessageSize())
 	c.be = pgproto3.NewBackend(c.cr, nc)
@@ -144,7 +142,7 @@ func (c *conn) loop() {
 			if err := c.sess.EndImplicit(); err != nil {
 				c.sendError(err)
 			}
-			c.endOfTransactionPortals()
+			c.sess.DropPortals()
 			c.readyForQuery()
 		case *pgproto3.Flush:
 			c.flush()
@@ -243,8 +241,8 @@ func adminShutdown() error {
 	return pgerr.New(pgerrcode.AdminShutdown, "terminating connection due to administrator command")
 }
 
-// closeSession releases the session and its portals; it runs once, when
-// the connection ends for whatever reason.
+// closeSession releases the session and with it its portals; it runs once,
+// when the connection ends for whatever reason.
 func (c *conn) closeSession() {
 	if c.sess == nil {
 		return
@@ -259,12 +257,6 @@ func (c *conn) closeSession() {
 	}()
 	sess := c.sess
 	c.sess = nil
-	for name, p := range c.portals {
-		if p.p != nil {
-			sess.ClosePortal(p.p)
-		}
-		delete(c.portals, name)
-	}
 	sess.Close()
 }
 

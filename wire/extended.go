@@ -9,14 +9,6 @@ import (
 	"github.com/jackc/pgproto3/v2"
 )
 
-// portal is a bound statement of the extended protocol.
-type portal struct {
-	name    string
-	p       *session.Portal // nil for an empty query
-	cols    []session.Column
-	formats []int16 // one result format per column; nil: all text
-}
-
 // parse handles Parse: the statement is prepared now and kept under its
 // name (the unnamed one is replaced) among the session's prepared
 // statements, which SQL PREPARE shares.
@@ -73,30 +65,18 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if !ok {
 		return noStatement(m.PreparedStatement)
 	}
-	if m.DestinationPortal == "" {
-		c.closePortal("")
-	} else if _, ok := c.portals[m.DestinationPortal]; ok {
-		return pgerr.New(pgerrcode.DuplicateCursor, "portal %q already exists", m.DestinationPortal)
-	}
 	params, err := decodeParams(m, m.PreparedStatement, st.ParamTypes, c.textOptions())
 	if err != nil {
 		return err
 	}
-	pt := &portal{name: m.DestinationPortal}
-	if !st.Empty() {
-		p, err := c.sess.Bind(st, params)
-		if err != nil {
-			return err
-		}
-		pt.p = p
-		pt.cols = p.Columns()
-		pt.formats, err = resultFormats(m.ResultFormatCodes, len(pt.cols))
-		if err != nil {
-			c.sess.ClosePortal(p)
-			return err
-		}
+	p, err := c.sess.BindPortal(m.DestinationPortal, st, params)
+	if err != nil {
+		return err
 	}
-	c.portals[pt.name] = pt
+	if p.ResultFormats, err = resultFormats(m.ResultFormatCodes, len(p.Columns())); err != nil {
+		c.sess.ClosePortal(p)
+		return err
+	}
 	c.send(&pgproto3.BindComplete{})
 	return nil
 }
@@ -214,17 +194,13 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		c.send(&pd)
 		c.sendColumns(cols, nil)
 	case 'P':
-		p, ok := c.portals[m.Name]
+		// A cursor of DECLARE is a portal too (psycopg describes its named
+		// cursors so); its rows come in text.
+		p, ok := c.sess.Portal(m.Name)
 		if !ok {
-			// A cursor of DECLARE is a portal too (psycopg describes its
-			// named cursors so); its rows come in text.
-			if cols, ok := c.sess.CursorColumns(m.Name); ok {
-				c.sendColumns(cols, nil)
-				return nil
-			}
 			return noPortal(m.Name)
 		}
-		c.sendColumns(p.cols, p.formats)
+		c.sendColumns(p.Columns(), p.ResultFormats)
 	default:
 		return pgerr.New(pgerrcode.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType)
 	}
@@ -244,18 +220,18 @@ func (c *conn) sendColumns(cols []session.Column, formats []int16) {
 // PortalSuspended when rows remain or CommandComplete. A COPY runs whole
 // (runCopy).
 func (c *conn) execute(m *pgproto3.Execute) error {
-	p, ok := c.portals[m.Portal]
+	p, ok := c.sess.Portal(m.Portal)
 	if !ok {
 		return noPortal(m.Portal)
 	}
-	if p.p == nil {
+	if p.Empty() {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
 	c.sess.BeginImplicit()
 	ctx, done := c.statementContext()
-	if info := p.p.Copy(); info.Dir != session.NotCopy {
-		tag, err := c.runCopy(ctx, p.p, info)
+	if info := p.Copy(); info.Dir != session.NotCopy {
+		tag, err := c.runCopy(ctx, p, info)
 		done()
 		c.sendNotices()
 		if err != nil {
@@ -267,8 +243,9 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		return nil
 	}
 	opts := c.textOptions()
-	tag, suspended, err := c.sess.Execute(ctx, p.p, int(m.MaxRows), func(rec arrow.Record) error {
-		return c.writeRecord(rec, p.cols, p.formats, opts)
+	cols := p.Columns()
+	tag, suspended, err := c.sess.Execute(ctx, p, int(m.MaxRows), func(rec arrow.Record) error {
+		return c.writeRecord(rec, cols, p.ResultFormats, opts)
 	})
 	done()
 	c.sendNotices()
@@ -290,35 +267,14 @@ func (c *conn) close(m *pgproto3.Close) error {
 	case 'S':
 		c.sess.ClosePrepared(m.Name)
 	case 'P':
-		c.closePortal(m.Name)
+		if p, ok := c.sess.Portal(m.Name); ok {
+			c.sess.ClosePortal(p)
+		}
 	default:
 		return pgerr.New(pgerrcode.ProtocolViolation, "invalid CLOSE message subtype %d", m.ObjectType)
 	}
 	c.send(&pgproto3.CloseComplete{})
 	return nil
-}
-
-func (c *conn) closePortal(name string) {
-	p, ok := c.portals[name]
-	if !ok {
-		return
-	}
-	delete(c.portals, name)
-	if p.p != nil {
-		c.sess.ClosePortal(p.p)
-	}
-}
-
-// endOfTransactionPortals drops every portal once no transaction is open
-// (after Sync or a Query), as PostgreSQL drops portals at transaction end;
-// inside BEGIN ... COMMIT portals live on, for cursor-style fetches.
-func (c *conn) endOfTransactionPortals() {
-	if len(c.portals) == 0 || c.sess.TxStatus() != session.TxIdle {
-		return
-	}
-	for name := range c.portals {
-		c.closePortal(name)
-	}
 }
 
 func noStatement(name string) error {

@@ -15,7 +15,9 @@ import (
 // discards the unnamed prepared statement and portal.
 func (c *conn) simpleQuery(sql string) {
 	c.sess.ClosePrepared("")
-	c.closePortal("")
+	if p, ok := c.sess.Portal(""); ok {
+		c.sess.ClosePortal(p)
+	}
 	ctx, done := c.statementContext()
 	err := c.runQuery(ctx, sql)
 	done()
@@ -23,7 +25,7 @@ func (c *conn) simpleQuery(sql string) {
 		c.sendNotices()
 		c.sendError(err)
 	}
-	c.endOfTransactionPortals()
+	c.sess.DropPortals()
 	c.readyForQuery()
 }
 

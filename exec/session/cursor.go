@@ -1,9 +1,11 @@
 package session
 
-// Cursors (DECLARE, FETCH, MOVE, CLOSE): an open cursor is the running
-// operator of its query, read forward a FETCH at a time. A cursor lives
-// until CLOSE or the end of its transaction; WITH HOLD keeps it after a
-// commit, its remaining rows computed then, as PostgreSQL does.
+// Cursors (DECLARE, FETCH, MOVE, CLOSE): an open cursor is a named portal
+// whose query's operator was started at the DECLARE, read forward a FETCH
+// (or a protocol Execute) at a time. Cursors share the portals' namespace,
+// as in PostgreSQL. A cursor lives until CLOSE or the end of its
+// transaction; WITH HOLD keeps it after a commit, its remaining rows
+// computed then, as PostgreSQL does.
 
 import (
 	"context"
@@ -18,34 +20,21 @@ import (
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
-// cursor is an open cursor.
-type cursor struct {
-	run  *portalRun
-	cols []Column
-	hold bool
-	// inTx is set while the transaction that declared the cursor is open;
-	// the cursor ends with it unless it is held and that transaction
-	// commits.
-	inTx bool
-}
-
-// CursorColumns are the columns of the open cursor name (ok false when
-// there is none).
-func (s *Session) CursorColumns(name string) (cols []Column, ok bool) {
-	c, ok := s.cursors[name]
-	if !ok {
-		return nil, false
+// cursorOf returns the open cursor name, or nil.
+func (s *Session) cursorOf(name string) *Portal {
+	if p, ok := s.portals[name]; ok && p.cursor {
+		return p
 	}
-	return c.cols, true
+	return nil
 }
 
 // declareCursor opens a cursor: its query's operator is built and started
 // now, so it reads the snapshot of the DECLARE.
-func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, params []any) (string, error) {
+func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, decl *Portal) (string, error) {
 	if s.tx == nil && !x.Hold {
 		return "", pgerr.New(pgerrcode.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 	}
-	if _, ok := s.cursors[x.Name]; ok {
+	if _, ok := s.portals[x.Name]; ok {
 		return "", pgerr.New(pgerrcode.DuplicateCursor, "cursor \"%s\" already exists", x.Name)
 	}
 	// A held cursor declared outside a transaction block keeps a read
@@ -54,7 +43,7 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, param
 	if tx == nil {
 		tx, own = s.engine.db.Begin(), true
 	}
-	op, err := exec.Build(s.runtime(tx, params), x.Plan)
+	op, err := exec.Build(s.runtime(tx, decl.params), x.Plan)
 	if err != nil {
 		if own {
 			tx.Rollback()
@@ -76,15 +65,16 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, param
 		first.Retain()
 		run.pending = first
 	}
-	s.cursors[x.Name] = &cursor{run: run, cols: visibleColumns(x.Plan.Columns()), hold: x.Hold, inTx: !own}
+	s.portals[x.Name] = &Portal{name: x.Name, stmt: decl.stmt, bound: &sql.Query{Plan: x.Plan}, params: decl.params,
+		columns: visibleColumns(x.Plan.Columns()), run: run, cursor: true, hold: x.Hold, inTx: !own}
 	return "DECLARE CURSOR", nil
 }
 
 // fetch runs FETCH (rows to emit) and MOVE (rows skipped); the tag counts
 // them. A cursor read to its end stays open and fetches no more rows.
 func (s *Session) fetch(ctx context.Context, x *sql.Fetch, emit func(arrow.Record) error) (Tag, error) {
-	c, ok := s.cursors[x.Name]
-	if !ok {
+	c := s.cursorOf(x.Name)
+	if c == nil {
 		return Tag{}, pgerr.New(pgerrcode.InvalidCursorName, "cursor \"%s\" does not exist", x.Name)
 	}
 	verb := "FETCH"
@@ -112,26 +102,22 @@ func (s *Session) fetch(ctx context.Context, x *sql.Fetch, emit func(arrow.Recor
 // closeCursor runs CLOSE name and CLOSE ALL.
 func (s *Session) closeCursor(x *sql.CloseCursor) (string, error) {
 	if x.Name == "" {
-		for name, c := range s.cursors {
-			c.run.close()
-			delete(s.cursors, name)
-		}
+		s.closePortals(func(p *Portal) bool { return p.cursor })
 		return "CLOSE CURSOR ALL", nil
 	}
-	c, ok := s.cursors[x.Name]
-	if !ok {
+	c := s.cursorOf(x.Name)
+	if c == nil {
 		return "", pgerr.New(pgerrcode.InvalidCursorName, "cursor \"%s\" does not exist", x.Name)
 	}
-	c.run.close()
-	delete(s.cursors, x.Name)
+	s.ClosePortal(c)
 	return "CLOSE CURSOR", nil
 }
 
 // holdCursors computes the remaining rows of the held cursors the
 // committing transaction declared, while it can still read them.
 func (s *Session) holdCursors() error {
-	for _, c := range s.cursors {
-		if !c.hold || !c.inTx || c.run.done {
+	for _, c := range s.portals {
+		if !c.cursor || !c.hold || !c.inTx || c.run.done {
 			continue
 		}
 		m, err := exec.Materialize(context.Background(), c.run.op, c.run.pending)
@@ -148,23 +134,14 @@ func (s *Session) holdCursors() error {
 // endTxCursors closes the cursors of a transaction that ended, except the
 // held ones of a commit (holdCursors materialised them).
 func (s *Session) endTxCursors(committed bool) {
-	for name, c := range s.cursors {
-		if !c.inTx {
-			continue
+	s.closePortals(func(c *Portal) bool {
+		if !c.cursor || !c.inTx {
+			return false
 		}
 		if committed && c.hold {
 			c.inTx = false
-			continue
+			return false
 		}
-		c.run.close()
-		delete(s.cursors, name)
-	}
-}
-
-// closeAllCursors releases every cursor (the session is closing).
-func (s *Session) closeAllCursors() {
-	for name, c := range s.cursors {
-		c.run.close()
-		delete(s.cursors, name)
-	}
+		return true
+	})
 }

@@ -89,7 +89,9 @@ type Session struct {
 	// SQL PREPARE and the protocol's Parse, as in PostgreSQL, so that
 	// EXECUTE, DEALLOCATE, DISCARD ALL and Bind each see both kinds.
 	prepared map[string]*Statement
-	cursors  map[string]*cursor
+	// portals are the named portals: the protocol's (Bind) and the
+	// cursors of DECLARE, one namespace as in PostgreSQL.
+	portals map[string]*Portal
 	seqs     exec.SequenceValues
 	// stmtCtx is the running statement's context (an advisory lock wait
 	// ends with it); xactAdvisory the transaction's advisory locks.
@@ -133,13 +135,24 @@ func (st *Statement) Empty() bool { return st.parsed == nil }
 
 // Portal is a statement bound to parameter values, ready to run. A portal
 // whose Execute was suspended keeps its operator open for the next call.
+// A named portal (BindPortal, or a cursor of DECLARE) lives in the
+// session until closed; an unnamed one of Bind belongs to its caller.
 type Portal struct {
+	name    string
 	stmt    *Statement
-	bound   sql.Statement
+	bound   sql.Statement // nil for an empty query
 	params  []any
 	columns []Column
+	// ResultFormats are the formats the client chose for the result
+	// columns (extended protocol; nil: all text). The session keeps them
+	// with the portal and does not read them.
+	ResultFormats []int16
 
 	run *portalRun
+	// cursor marks a cursor of DECLARE: its run started at the DECLARE;
+	// hold is WITH HOLD; inTx is set while the transaction that declared
+	// it is open (it ends with it unless held and committed).
+	cursor, hold, inTx bool
 }
 
 // portalRun is the state of a portal between Executes of a row-returning
@@ -159,9 +172,13 @@ type portalRun struct {
 // Columns are the portal's result columns (nil: no rows).
 func (p *Portal) Columns() []Column { return p.columns }
 
+// Empty reports whether the portal is of an empty query, which Execute
+// answers with EmptyQueryResponse.
+func (p *Portal) Empty() bool { return p.bound == nil }
+
 // NewSession opens a session for a connected client.
 func (e *Engine) NewSession(user, database string, startup map[string]string) *Session {
-	s := &Session{engine: e, user: user, database: database, values: map[string]string{}, changed: map[string]string{}, prepared: map[string]*Statement{}, cursors: map[string]*cursor{}}
+	s := &Session{engine: e, user: user, database: database, values: map[string]string{}, changed: map[string]string{}, prepared: map[string]*Statement{}, portals: map[string]*Portal{}}
 	s.values["session_authorization"] = user
 	for k, v := range startup {
 		name := strings.ToLower(k)
@@ -179,7 +196,7 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) *S
 // Close releases everything the session holds; an open transaction is
 // rolled back.
 func (s *Session) Close() {
-	s.closeAllCursors()
+	s.closePortals(func(*Portal) bool { return true })
 	s.engine.advisory.releaseAll(s)
 	if s.tx != nil {
 		s.tx.Rollback()
@@ -421,8 +438,8 @@ func (s *Session) resultColumns(bound sql.Statement) []Column {
 			return p.Columns
 		}
 	case *sql.Fetch:
-		if c, ok := s.cursors[x.Name]; ok && !x.Move {
-			return c.cols
+		if c := s.cursorOf(x.Name); c != nil && !x.Move {
+			return c.columns
 		}
 	}
 	return nil
@@ -599,7 +616,7 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 	case *sql.Discard:
 		return commandTag("DISCARD " + x.What), false, s.runDiscard(x)
 	case *sql.DeclareCursor:
-		tag, err := s.declareCursor(ctx, x, p.params)
+		tag, err := s.declareCursor(ctx, x, p)
 		return commandTag(tag), false, err
 	case *sql.Fetch:
 		tag, err := s.fetch(ctx, x, emit)
@@ -740,8 +757,62 @@ func (r *portalRun) close() {
 	}
 }
 
-// ClosePortal releases a portal's resources.
-func (s *Session) ClosePortal(p *Portal) { p.closeRun() }
+// BindPortal binds st to params as Bind does and keeps the portal under
+// name, in the namespace cursors share: the unnamed portal ("") is
+// replaced, a named one must be new (42P03). An empty query makes an
+// empty portal.
+func (s *Session) BindPortal(name string, st *Statement, params []any) (*Portal, error) {
+	if old, ok := s.portals[name]; ok {
+		if name != "" {
+			return nil, pgerr.New(pgerrcode.DuplicateCursor, "cursor \"%s\" already exists", name)
+		}
+		s.ClosePortal(old)
+	}
+	p := &Portal{stmt: st}
+	if !st.Empty() {
+		var err error
+		if p, err = s.Bind(st, params); err != nil {
+			return nil, err
+		}
+	}
+	p.name = name
+	s.portals[name] = p
+	return p, nil
+}
+
+// Portal returns the named portal (a cursor of DECLARE is one too).
+func (s *Session) Portal(name string) (*Portal, bool) {
+	p, ok := s.portals[name]
+	return p, ok
+}
+
+// ClosePortal releases a portal's resources, and forgets it if it is a
+// named one.
+func (s *Session) ClosePortal(p *Portal) {
+	p.closeRun()
+	if s.portals[p.name] == p {
+		delete(s.portals, p.name)
+	}
+}
+
+// DropPortals closes the protocol's portals once no transaction is open
+// (after Sync, or a simple query), as PostgreSQL drops portals when their
+// transaction ends; inside BEGIN ... COMMIT they live on, for cursor-style
+// fetches. Cursors of DECLARE follow their own rules (endTxCursors).
+func (s *Session) DropPortals() {
+	if s.tx == nil {
+		s.closePortals(func(p *Portal) bool { return !p.cursor })
+	}
+}
+
+// closePortals closes the named portals that close says to.
+func (s *Session) closePortals(close func(*Portal) bool) {
+	for _, p := range s.portals {
+		if close(p) {
+			s.ClosePortal(p)
+		}
+	}
+}
 
 // streamRows pulls batches from run.op and emits up to maxRows rows (0:
 // all). It returns the number of rows emitted as the tag text.
@@ -911,7 +982,7 @@ func (s *Session) runDiscard(x *sql.Discard) error {
 		if s.tx != nil && !s.implicit {
 			return pgerr.New(pgerrcode.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 		}
-		s.closeAllCursors()
+		s.closePortals(func(p *Portal) bool { return p.cursor })
 		if err := s.runSet(&sql.Set{Name: "all", Reset: true}); err != nil {
 			return err
 		}
