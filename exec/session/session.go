@@ -92,7 +92,7 @@ type Session struct {
 	// portals are the named portals: the protocol's (Bind) and the
 	// cursors of DECLARE, one namespace as in PostgreSQL.
 	portals map[string]*Portal
-	seqs     exec.SequenceValues
+	seqs    exec.SequenceValues
 	// stmtCtx is the running statement's context (an advisory lock wait
 	// ends with it); xactAdvisory the transaction's advisory locks.
 	stmtCtx      context.Context
