@@ -1,7 +1,7 @@
 package session
 
-// This file is the contract between exec and wire: how a wire session
-// prepares, binds and runs statements. Bodies live in session.go.
+// The values a session hands the wire layer besides rows: result columns,
+// command tags, transaction status, notices and the shape of COPY data.
 
 import (
 	"strconv"
@@ -88,25 +88,3 @@ type CopyInfo struct {
 	// Binary is set for the binary format (text and CSV are text).
 	Binary bool
 }
-
-// The session API (implemented in session.go and, for COPY, copy.go):
-//
-//	func NewEngine(db *storage.DB, opts Options) *Engine
-//	func (e *Engine) NewSession(user, database string, startup map[string]string) *Session
-//	func (s *Session) Close()
-//	func (s *Session) ParameterStatus() map[string]string        // reported at startup
-//	func (s *Session) TakeChangedParameters() map[string]string  // reported after SET ...
-//	func (s *Session) TakeNotices() []Notice
-//	func (s *Session) TxStatus() TxStatus
-//	func (s *Session) Location() *time.Location                  // session TimeZone
-//	func (s *Session) Prepare(sql string, paramTypes []types.T) ([]*Statement, error)
-//	func (s *Session) StorePrepared(name string, st *Statement) error  // Parse: one namespace
-//	func (s *Session) PreparedStatement(name string) (*Statement, bool) // with SQL PREPARE
-//	func (s *Session) ClosePrepared(name string)
-//	func (s *Session) Bind(st *Statement, params []any) (*Portal, error)
-//	func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int,
-//	        emit func(arrow.Record) error) (tag string, suspended bool, err error)
-//	func (s *Session) ClosePortal(p *Portal)
-//	func (p *Portal) Copy() CopyInfo                             // a COPY runs with:
-//	func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (tag string, err error)
-//	func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) error) (tag string, err error)
