@@ -12,7 +12,7 @@ package functions
 import "github.com/cairn-db/cairn/sql/types"
 
 // FunctionCatalog is a Catalog that also describes pg_proc's rows
-// (sql/syscat's View).
+// (sql/syscat's View); read-only and safe for concurrent use, as Catalog.
 type FunctionCatalog interface {
 	// FunctionSignature is the schema, result type and argument types of
 	// the function with OID oid; ok is false when there is none.

@@ -9,7 +9,8 @@ package functions
 // SerialSequencer is the optional part of a Catalog that
 // pg_get_serial_sequence asks (sql/syscat's View has it): the sequence
 // name, ok false for a column without one, or the error for a table or
-// column that does not exist.
+// column that does not exist. Like Catalog it is read-only and safe for
+// concurrent use.
 type SerialSequencer interface {
 	SerialSequence(table, column string) (seq string, ok bool, err error)
 }

@@ -45,7 +45,11 @@ type AdvisoryKey struct {
 	Pair bool
 }
 
-// AdvisoryLocks are a session's advisory locks (implemented by exec).
+// AdvisoryLocks are a session's advisory locks (implemented by
+// exec/session). The lock functions are volatile, so their plans run on
+// the session's goroutine and these methods are never called concurrently
+// for one session; a Lock that waits returns when the lock is granted, the
+// statement is cancelled or the deadlock/lock timeout fires.
 type AdvisoryLocks interface {
 	// Lock takes key, shared or exclusive, for the session or (xact) its
 	// transaction; without wait it returns false instead of waiting for
@@ -58,7 +62,8 @@ type AdvisoryLocks interface {
 }
 
 // Catalog is the system catalog as functions see it (implemented by
-// sql/syscat's View).
+// sql/syscat's View): the catalog of the statement's snapshot, read-only,
+// safe for concurrent use by the partitions of a parallel plan.
 type Catalog interface {
 	// Name is the text form of an OID of a reg* type (regclass: the
 	// relation's name); ok is false when no such object exists.
@@ -78,7 +83,11 @@ type Catalog interface {
 	Description(oid, sub int64) (string, bool)
 }
 
-// SessionInfo is the part of a session that functions can read.
+// SessionInfo is the part of a session that functions can read: a copy
+// the session takes when the statement starts, which does not change under
+// the statement (but for set_config's own writes, see SettingWriter) and
+// is safe for concurrent use. SearchPath returns a slice the caller may
+// keep.
 type SessionInfo interface {
 	User() string
 	Database() string
@@ -226,7 +235,9 @@ type Aggregate struct {
 	New func(argTypes []types.T) AggState
 }
 
-// AggState accumulates one group of an aggregate.
+// AggState accumulates one group of an aggregate. It is used by one
+// goroutine at a time; Result may be called more than once (window
+// frames) and does not end the accumulation.
 type AggState interface {
 	// Step adds one row's arguments.
 	Step(ctx *Context, args []any) error

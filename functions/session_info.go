@@ -21,7 +21,8 @@ import (
 const Version = "PostgreSQL 15.6 (cairn) on x86_64-pc-linux-gnu, compiled by Go"
 
 // BackendPIDer is the optional part of a SessionInfo that pg_backend_pid()
-// reads; without it the server's process id is returned.
+// reads; without it the server's process id is returned. Like SessionInfo
+// it is safe for concurrent use.
 type BackendPIDer interface {
 	BackendPID() int32
 }

@@ -14,6 +14,9 @@ import (
 // SettingWriter is the optional part of a SessionInfo that set_config
 // uses: it sets a run-time parameter as SET [LOCAL] would (with reset, as
 // RESET would) and returns its new value as current_setting shows it.
+// set_config is volatile, so its plan runs on the session's own goroutine
+// and SetSetting is never called concurrently; the parallel partitions of
+// a plan get a SessionInfo without it.
 type SettingWriter interface {
 	SetSetting(name, value string, reset, local bool) (string, error)
 }

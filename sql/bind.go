@@ -70,7 +70,8 @@ type Query struct {
 
 // Statement is a bound statement: a *Query (a plan), a *Copy, or one of
 // the utility statements of utility.go. The interface is sealed; a type
-// switch over the kinds is how the session runs one.
+// switch over the kinds is how the session runs one. A Statement belongs to
+// the portal it was bound for and is immutable.
 type Statement interface {
 	statement()
 }

@@ -9,7 +9,9 @@ import (
 )
 
 // Expr is a bound, typed expression. Column references are positions in the
-// input row of the node that evaluates the expression.
+// input row of the node that evaluates the expression. An Expr is immutable
+// once bound: a plan's expressions are shared, unsynchronised, by every
+// operator and parallel partition that evaluates them.
 type Expr interface {
 	// Type is the expression's SQL type.
 	Type() types.T

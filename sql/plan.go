@@ -12,7 +12,10 @@ import (
 )
 
 // Node is a logical plan node. Nodes are plain structs; exec builds an
-// operator for each. Columns describes the rows the node produces.
+// operator for each. Columns describes the rows the node produces. A plan
+// is immutable once bound, and may be run more than once (a prepared
+// statement's portal, a cursor) and by several goroutines at a time (the
+// partitions of a parallel scan).
 type Node interface {
 	Columns() []Col
 	Children() []Node

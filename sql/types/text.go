@@ -40,7 +40,8 @@ type TextOptions struct {
 }
 
 // RegNames is what knows the names of the objects reg* values refer to:
-// the system catalog.
+// the system catalog of the statement, read-only and safe for concurrent
+// use.
 type RegNames interface {
 	// Name is the text form of oid as a value of the reg* type f
 	// (regclass: the relation's name, qualified when it is not on the
