@@ -22,15 +22,6 @@ const (
 	BM25MinIDF = 1e-3
 )
 
-// Tokenize splits text into BM25 terms (textsearch.Tokenize: storage's
-// inverted indexes use the same tokenizer).
-func Tokenize(text string) []string { return textsearch.Tokenize(text) }
-
-// ForEachToken calls fn with each BM25 term of text, in order
-// (textsearch.ForEachToken). Tokens may be substrings of text or of a
-// lower-cased copy; fn must copy a token it keeps.
-func ForEachToken(text string, fn func(string)) { textsearch.ForEachToken(text, fn) }
-
 // BM25Stats are the corpus statistics of one text column: the number of
 // documents (non-NULL rows), their total length in tokens, and for each
 // term of interest the number of documents containing it.
@@ -70,7 +61,7 @@ type BM25Query struct {
 // PrepareBM25 prepares query text for scoring against stats.
 func PrepareBM25(query string, stats *BM25Stats) *BM25Query {
 	q := &BM25Query{AvgLen: stats.AvgLen(), index: map[string]int{}}
-	for _, t := range Tokenize(query) {
+	for _, t := range textsearch.Tokenize(query) {
 		q.Terms = append(q.Terms, t)
 		q.IDF = append(q.IDF, stats.IDF(t))
 		if _, ok := q.index[t]; !ok {
@@ -84,7 +75,7 @@ func PrepareBM25(query string, stats *BM25Stats) *BM25Query {
 // arm: query prepared against the corpus statistics of the column c for
 // the query's terms.
 func prepareBM25(c Corpus, query string) (*BM25Query, error) {
-	stats, err := corpusStats(c, Tokenize(query))
+	stats, err := corpusStats(c, textsearch.Tokenize(query))
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +105,7 @@ func corpusStats(c Corpus, terms []string) (*BM25Stats, error) {
 	err = c.Texts(func(text string) {
 		stats.Docs++
 		clear(seen)
-		ForEachToken(text, func(tok string) {
+		textsearch.ForEachToken(text, func(tok string) {
 			stats.TotalTokens++
 			if want[tok] && !seen[tok] {
 				seen[tok] = true
@@ -139,7 +130,7 @@ func (q *BM25Query) Score(doc string, tf []int) (float64, []int) {
 		tf[i] = 0
 	}
 	length := 0
-	ForEachToken(doc, func(tok string) {
+	textsearch.ForEachToken(doc, func(tok string) {
 		length++
 		if i, ok := q.index[tok]; ok {
 			tf[i]++

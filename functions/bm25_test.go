@@ -2,7 +2,6 @@ package functions
 
 import (
 	"math"
-	"reflect"
 	"testing"
 )
 
@@ -57,22 +56,6 @@ func statsOf(docs []string, terms []string) *BM25Stats {
 		panic(err)
 	}
 	return s
-}
-
-func TestTokenize(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want []string
-	}{
-		{"Machine-Learning, CI/CD!", []string{"machine-learning", "ci", "cd"}},
-		{"-lead trail_ a--b", []string{"lead", "trail", "a--b"}},
-		{"  ", nil},
-		{"Ünïcode Straße 42x", []string{"ünïcode", "straße", "42x"}},
-	} {
-		if got := Tokenize(c.in); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("Tokenize(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
 }
 
 // TestBM25PgDeeplake reproduces pg_deeplake's expected BM25 scores for

@@ -824,15 +824,9 @@ func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arro
 		rec := run.pending
 		run.pending = nil
 		if rec == nil {
-			next, err := run.op.Next(ctx)
-			if err == io.EOF {
-				return sent, false, nil
+			if rec, err = run.pull(ctx); rec == nil {
+				return sent, false, err
 			}
-			if err != nil {
-				return 0, false, err
-			}
-			next.Retain()
-			rec = next
 		}
 		n := rec.NumRows()
 		if maxRows > 0 && sent+n > int64(maxRows) {
@@ -856,18 +850,25 @@ func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arro
 		sent += n
 		if maxRows > 0 && sent == int64(maxRows) {
 			// Suspended only if more rows follow.
-			next, err := run.op.Next(ctx)
-			if err == io.EOF {
-				return sent, false, nil
-			}
-			if err != nil {
+			if run.pending, err = run.pull(ctx); err != nil {
 				return 0, false, err
 			}
-			next.Retain()
-			run.pending = next
-			return sent, true, nil
+			return sent, run.pending != nil, nil
 		}
 	}
+}
+
+// pull returns the run's next batch, retained, or nil at the end.
+func (r *portalRun) pull(ctx context.Context) (arrow.Record, error) {
+	rec, err := r.op.Next(ctx)
+	if err == io.EOF {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec.Retain()
+	return rec, nil
 }
 
 func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
