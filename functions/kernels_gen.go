@@ -491,16 +491,17 @@ func compareFixedEqColCol[T fixed](a []T, b []T, out []byte) {
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], ys[j]
-			m |= b2u(x == y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] == ys[0])<<0 |
+			b2u(xs[1] == ys[1])<<1 |
+			b2u(xs[2] == ys[2])<<2 |
+			b2u(xs[3] == ys[3])<<3 |
+			b2u(xs[4] == ys[4])<<4 |
+			b2u(xs[5] == ys[5])<<5 |
+			b2u(xs[6] == ys[6])<<6 |
+			b2u(xs[7] == ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], b[i]
-		out[i>>3] |= b2u(x == y) << (i & 7)
+		out[i>>3] |= b2u(a[i] == b[i]) << (i & 7)
 	}
 }
 
@@ -512,16 +513,17 @@ func compareFixedNeColCol[T fixed](a []T, b []T, out []byte) {
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], ys[j]
-			m |= b2u(x != y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] != ys[0])<<0 |
+			b2u(xs[1] != ys[1])<<1 |
+			b2u(xs[2] != ys[2])<<2 |
+			b2u(xs[3] != ys[3])<<3 |
+			b2u(xs[4] != ys[4])<<4 |
+			b2u(xs[5] != ys[5])<<5 |
+			b2u(xs[6] != ys[6])<<6 |
+			b2u(xs[7] != ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], b[i]
-		out[i>>3] |= b2u(x != y) << (i & 7)
+		out[i>>3] |= b2u(a[i] != b[i]) << (i & 7)
 	}
 }
 
@@ -533,16 +535,17 @@ func compareFixedLtColCol[T fixed](a []T, b []T, out []byte) {
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], ys[j]
-			m |= b2u(x < y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] < ys[0])<<0 |
+			b2u(xs[1] < ys[1])<<1 |
+			b2u(xs[2] < ys[2])<<2 |
+			b2u(xs[3] < ys[3])<<3 |
+			b2u(xs[4] < ys[4])<<4 |
+			b2u(xs[5] < ys[5])<<5 |
+			b2u(xs[6] < ys[6])<<6 |
+			b2u(xs[7] < ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], b[i]
-		out[i>>3] |= b2u(x < y) << (i & 7)
+		out[i>>3] |= b2u(a[i] < b[i]) << (i & 7)
 	}
 }
 
@@ -554,16 +557,17 @@ func compareFixedLeColCol[T fixed](a []T, b []T, out []byte) {
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], ys[j]
-			m |= b2u(x <= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] <= ys[0])<<0 |
+			b2u(xs[1] <= ys[1])<<1 |
+			b2u(xs[2] <= ys[2])<<2 |
+			b2u(xs[3] <= ys[3])<<3 |
+			b2u(xs[4] <= ys[4])<<4 |
+			b2u(xs[5] <= ys[5])<<5 |
+			b2u(xs[6] <= ys[6])<<6 |
+			b2u(xs[7] <= ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], b[i]
-		out[i>>3] |= b2u(x <= y) << (i & 7)
+		out[i>>3] |= b2u(a[i] <= b[i]) << (i & 7)
 	}
 }
 
@@ -575,16 +579,17 @@ func compareFixedGtColCol[T fixed](a []T, b []T, out []byte) {
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], ys[j]
-			m |= b2u(x > y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] > ys[0])<<0 |
+			b2u(xs[1] > ys[1])<<1 |
+			b2u(xs[2] > ys[2])<<2 |
+			b2u(xs[3] > ys[3])<<3 |
+			b2u(xs[4] > ys[4])<<4 |
+			b2u(xs[5] > ys[5])<<5 |
+			b2u(xs[6] > ys[6])<<6 |
+			b2u(xs[7] > ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], b[i]
-		out[i>>3] |= b2u(x > y) << (i & 7)
+		out[i>>3] |= b2u(a[i] > b[i]) << (i & 7)
 	}
 }
 
@@ -596,16 +601,17 @@ func compareFixedGeColCol[T fixed](a []T, b []T, out []byte) {
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], ys[j]
-			m |= b2u(x >= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] >= ys[0])<<0 |
+			b2u(xs[1] >= ys[1])<<1 |
+			b2u(xs[2] >= ys[2])<<2 |
+			b2u(xs[3] >= ys[3])<<3 |
+			b2u(xs[4] >= ys[4])<<4 |
+			b2u(xs[5] >= ys[5])<<5 |
+			b2u(xs[6] >= ys[6])<<6 |
+			b2u(xs[7] >= ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], b[i]
-		out[i>>3] |= b2u(x >= y) << (i & 7)
+		out[i>>3] |= b2u(a[i] >= b[i]) << (i & 7)
 	}
 }
 
@@ -615,16 +621,17 @@ func compareFixedEqColConst[T fixed](a []T, bc T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], bc
-			m |= b2u(x == y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] == bc)<<0 |
+			b2u(xs[1] == bc)<<1 |
+			b2u(xs[2] == bc)<<2 |
+			b2u(xs[3] == bc)<<3 |
+			b2u(xs[4] == bc)<<4 |
+			b2u(xs[5] == bc)<<5 |
+			b2u(xs[6] == bc)<<6 |
+			b2u(xs[7] == bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], bc
-		out[i>>3] |= b2u(x == y) << (i & 7)
+		out[i>>3] |= b2u(a[i] == bc) << (i & 7)
 	}
 }
 
@@ -634,16 +641,17 @@ func compareFixedNeColConst[T fixed](a []T, bc T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], bc
-			m |= b2u(x != y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] != bc)<<0 |
+			b2u(xs[1] != bc)<<1 |
+			b2u(xs[2] != bc)<<2 |
+			b2u(xs[3] != bc)<<3 |
+			b2u(xs[4] != bc)<<4 |
+			b2u(xs[5] != bc)<<5 |
+			b2u(xs[6] != bc)<<6 |
+			b2u(xs[7] != bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], bc
-		out[i>>3] |= b2u(x != y) << (i & 7)
+		out[i>>3] |= b2u(a[i] != bc) << (i & 7)
 	}
 }
 
@@ -653,16 +661,17 @@ func compareFixedLtColConst[T fixed](a []T, bc T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], bc
-			m |= b2u(x < y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] < bc)<<0 |
+			b2u(xs[1] < bc)<<1 |
+			b2u(xs[2] < bc)<<2 |
+			b2u(xs[3] < bc)<<3 |
+			b2u(xs[4] < bc)<<4 |
+			b2u(xs[5] < bc)<<5 |
+			b2u(xs[6] < bc)<<6 |
+			b2u(xs[7] < bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], bc
-		out[i>>3] |= b2u(x < y) << (i & 7)
+		out[i>>3] |= b2u(a[i] < bc) << (i & 7)
 	}
 }
 
@@ -672,16 +681,17 @@ func compareFixedLeColConst[T fixed](a []T, bc T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], bc
-			m |= b2u(x <= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] <= bc)<<0 |
+			b2u(xs[1] <= bc)<<1 |
+			b2u(xs[2] <= bc)<<2 |
+			b2u(xs[3] <= bc)<<3 |
+			b2u(xs[4] <= bc)<<4 |
+			b2u(xs[5] <= bc)<<5 |
+			b2u(xs[6] <= bc)<<6 |
+			b2u(xs[7] <= bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], bc
-		out[i>>3] |= b2u(x <= y) << (i & 7)
+		out[i>>3] |= b2u(a[i] <= bc) << (i & 7)
 	}
 }
 
@@ -691,16 +701,17 @@ func compareFixedGtColConst[T fixed](a []T, bc T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], bc
-			m |= b2u(x > y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] > bc)<<0 |
+			b2u(xs[1] > bc)<<1 |
+			b2u(xs[2] > bc)<<2 |
+			b2u(xs[3] > bc)<<3 |
+			b2u(xs[4] > bc)<<4 |
+			b2u(xs[5] > bc)<<5 |
+			b2u(xs[6] > bc)<<6 |
+			b2u(xs[7] > bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], bc
-		out[i>>3] |= b2u(x > y) << (i & 7)
+		out[i>>3] |= b2u(a[i] > bc) << (i & 7)
 	}
 }
 
@@ -710,16 +721,17 @@ func compareFixedGeColConst[T fixed](a []T, bc T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		xs := a[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := xs[j], bc
-			m |= b2u(x >= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(xs[0] >= bc)<<0 |
+			b2u(xs[1] >= bc)<<1 |
+			b2u(xs[2] >= bc)<<2 |
+			b2u(xs[3] >= bc)<<3 |
+			b2u(xs[4] >= bc)<<4 |
+			b2u(xs[5] >= bc)<<5 |
+			b2u(xs[6] >= bc)<<6 |
+			b2u(xs[7] >= bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a[i], bc
-		out[i>>3] |= b2u(x >= y) << (i & 7)
+		out[i>>3] |= b2u(a[i] >= bc) << (i & 7)
 	}
 }
 
@@ -729,16 +741,17 @@ func compareFixedEqConstCol[T fixed](ac T, b []T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, ys[j]
-			m |= b2u(x == y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac == ys[0])<<0 |
+			b2u(ac == ys[1])<<1 |
+			b2u(ac == ys[2])<<2 |
+			b2u(ac == ys[3])<<3 |
+			b2u(ac == ys[4])<<4 |
+			b2u(ac == ys[5])<<5 |
+			b2u(ac == ys[6])<<6 |
+			b2u(ac == ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b[i]
-		out[i>>3] |= b2u(x == y) << (i & 7)
+		out[i>>3] |= b2u(ac == b[i]) << (i & 7)
 	}
 }
 
@@ -748,16 +761,17 @@ func compareFixedNeConstCol[T fixed](ac T, b []T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, ys[j]
-			m |= b2u(x != y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac != ys[0])<<0 |
+			b2u(ac != ys[1])<<1 |
+			b2u(ac != ys[2])<<2 |
+			b2u(ac != ys[3])<<3 |
+			b2u(ac != ys[4])<<4 |
+			b2u(ac != ys[5])<<5 |
+			b2u(ac != ys[6])<<6 |
+			b2u(ac != ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b[i]
-		out[i>>3] |= b2u(x != y) << (i & 7)
+		out[i>>3] |= b2u(ac != b[i]) << (i & 7)
 	}
 }
 
@@ -767,16 +781,17 @@ func compareFixedLtConstCol[T fixed](ac T, b []T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, ys[j]
-			m |= b2u(x < y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac < ys[0])<<0 |
+			b2u(ac < ys[1])<<1 |
+			b2u(ac < ys[2])<<2 |
+			b2u(ac < ys[3])<<3 |
+			b2u(ac < ys[4])<<4 |
+			b2u(ac < ys[5])<<5 |
+			b2u(ac < ys[6])<<6 |
+			b2u(ac < ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b[i]
-		out[i>>3] |= b2u(x < y) << (i & 7)
+		out[i>>3] |= b2u(ac < b[i]) << (i & 7)
 	}
 }
 
@@ -786,16 +801,17 @@ func compareFixedLeConstCol[T fixed](ac T, b []T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, ys[j]
-			m |= b2u(x <= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac <= ys[0])<<0 |
+			b2u(ac <= ys[1])<<1 |
+			b2u(ac <= ys[2])<<2 |
+			b2u(ac <= ys[3])<<3 |
+			b2u(ac <= ys[4])<<4 |
+			b2u(ac <= ys[5])<<5 |
+			b2u(ac <= ys[6])<<6 |
+			b2u(ac <= ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b[i]
-		out[i>>3] |= b2u(x <= y) << (i & 7)
+		out[i>>3] |= b2u(ac <= b[i]) << (i & 7)
 	}
 }
 
@@ -805,16 +821,17 @@ func compareFixedGtConstCol[T fixed](ac T, b []T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, ys[j]
-			m |= b2u(x > y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac > ys[0])<<0 |
+			b2u(ac > ys[1])<<1 |
+			b2u(ac > ys[2])<<2 |
+			b2u(ac > ys[3])<<3 |
+			b2u(ac > ys[4])<<4 |
+			b2u(ac > ys[5])<<5 |
+			b2u(ac > ys[6])<<6 |
+			b2u(ac > ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b[i]
-		out[i>>3] |= b2u(x > y) << (i & 7)
+		out[i>>3] |= b2u(ac > b[i]) << (i & 7)
 	}
 }
 
@@ -824,16 +841,17 @@ func compareFixedGeConstCol[T fixed](ac T, b []T, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
 		ys := b[i : i+8 : i+8]
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, ys[j]
-			m |= b2u(x >= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac >= ys[0])<<0 |
+			b2u(ac >= ys[1])<<1 |
+			b2u(ac >= ys[2])<<2 |
+			b2u(ac >= ys[3])<<3 |
+			b2u(ac >= ys[4])<<4 |
+			b2u(ac >= ys[5])<<5 |
+			b2u(ac >= ys[6])<<6 |
+			b2u(ac >= ys[7])<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b[i]
-		out[i>>3] |= b2u(x >= y) << (i & 7)
+		out[i>>3] |= b2u(ac >= b[i]) << (i & 7)
 	}
 }
 
@@ -893,16 +911,17 @@ func compareText(op cmpOp, a, b *array.String, ac, bc string, n int, out []byte)
 func compareTextEqColCol(a *array.String, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), b.Value(i+j)
-			m |= b2u(x == y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) == b.Value(i+0))<<0 |
+			b2u(a.Value(i+1) == b.Value(i+1))<<1 |
+			b2u(a.Value(i+2) == b.Value(i+2))<<2 |
+			b2u(a.Value(i+3) == b.Value(i+3))<<3 |
+			b2u(a.Value(i+4) == b.Value(i+4))<<4 |
+			b2u(a.Value(i+5) == b.Value(i+5))<<5 |
+			b2u(a.Value(i+6) == b.Value(i+6))<<6 |
+			b2u(a.Value(i+7) == b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), b.Value(i)
-		out[i>>3] |= b2u(x == y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) == b.Value(i)) << (i & 7)
 	}
 }
 
@@ -910,16 +929,17 @@ func compareTextEqColCol(a *array.String, b *array.String, n int, out []byte) {
 func compareTextNeColCol(a *array.String, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), b.Value(i+j)
-			m |= b2u(x != y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) != b.Value(i+0))<<0 |
+			b2u(a.Value(i+1) != b.Value(i+1))<<1 |
+			b2u(a.Value(i+2) != b.Value(i+2))<<2 |
+			b2u(a.Value(i+3) != b.Value(i+3))<<3 |
+			b2u(a.Value(i+4) != b.Value(i+4))<<4 |
+			b2u(a.Value(i+5) != b.Value(i+5))<<5 |
+			b2u(a.Value(i+6) != b.Value(i+6))<<6 |
+			b2u(a.Value(i+7) != b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), b.Value(i)
-		out[i>>3] |= b2u(x != y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) != b.Value(i)) << (i & 7)
 	}
 }
 
@@ -927,16 +947,17 @@ func compareTextNeColCol(a *array.String, b *array.String, n int, out []byte) {
 func compareTextLtColCol(a *array.String, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), b.Value(i+j)
-			m |= b2u(x < y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) < b.Value(i+0))<<0 |
+			b2u(a.Value(i+1) < b.Value(i+1))<<1 |
+			b2u(a.Value(i+2) < b.Value(i+2))<<2 |
+			b2u(a.Value(i+3) < b.Value(i+3))<<3 |
+			b2u(a.Value(i+4) < b.Value(i+4))<<4 |
+			b2u(a.Value(i+5) < b.Value(i+5))<<5 |
+			b2u(a.Value(i+6) < b.Value(i+6))<<6 |
+			b2u(a.Value(i+7) < b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), b.Value(i)
-		out[i>>3] |= b2u(x < y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) < b.Value(i)) << (i & 7)
 	}
 }
 
@@ -944,16 +965,17 @@ func compareTextLtColCol(a *array.String, b *array.String, n int, out []byte) {
 func compareTextLeColCol(a *array.String, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), b.Value(i+j)
-			m |= b2u(x <= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) <= b.Value(i+0))<<0 |
+			b2u(a.Value(i+1) <= b.Value(i+1))<<1 |
+			b2u(a.Value(i+2) <= b.Value(i+2))<<2 |
+			b2u(a.Value(i+3) <= b.Value(i+3))<<3 |
+			b2u(a.Value(i+4) <= b.Value(i+4))<<4 |
+			b2u(a.Value(i+5) <= b.Value(i+5))<<5 |
+			b2u(a.Value(i+6) <= b.Value(i+6))<<6 |
+			b2u(a.Value(i+7) <= b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), b.Value(i)
-		out[i>>3] |= b2u(x <= y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) <= b.Value(i)) << (i & 7)
 	}
 }
 
@@ -961,16 +983,17 @@ func compareTextLeColCol(a *array.String, b *array.String, n int, out []byte) {
 func compareTextGtColCol(a *array.String, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), b.Value(i+j)
-			m |= b2u(x > y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) > b.Value(i+0))<<0 |
+			b2u(a.Value(i+1) > b.Value(i+1))<<1 |
+			b2u(a.Value(i+2) > b.Value(i+2))<<2 |
+			b2u(a.Value(i+3) > b.Value(i+3))<<3 |
+			b2u(a.Value(i+4) > b.Value(i+4))<<4 |
+			b2u(a.Value(i+5) > b.Value(i+5))<<5 |
+			b2u(a.Value(i+6) > b.Value(i+6))<<6 |
+			b2u(a.Value(i+7) > b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), b.Value(i)
-		out[i>>3] |= b2u(x > y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) > b.Value(i)) << (i & 7)
 	}
 }
 
@@ -978,16 +1001,17 @@ func compareTextGtColCol(a *array.String, b *array.String, n int, out []byte) {
 func compareTextGeColCol(a *array.String, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), b.Value(i+j)
-			m |= b2u(x >= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) >= b.Value(i+0))<<0 |
+			b2u(a.Value(i+1) >= b.Value(i+1))<<1 |
+			b2u(a.Value(i+2) >= b.Value(i+2))<<2 |
+			b2u(a.Value(i+3) >= b.Value(i+3))<<3 |
+			b2u(a.Value(i+4) >= b.Value(i+4))<<4 |
+			b2u(a.Value(i+5) >= b.Value(i+5))<<5 |
+			b2u(a.Value(i+6) >= b.Value(i+6))<<6 |
+			b2u(a.Value(i+7) >= b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), b.Value(i)
-		out[i>>3] |= b2u(x >= y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) >= b.Value(i)) << (i & 7)
 	}
 }
 
@@ -995,16 +1019,17 @@ func compareTextGeColCol(a *array.String, b *array.String, n int, out []byte) {
 func compareTextEqColConst(a *array.String, bc string, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), bc
-			m |= b2u(x == y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) == bc)<<0 |
+			b2u(a.Value(i+1) == bc)<<1 |
+			b2u(a.Value(i+2) == bc)<<2 |
+			b2u(a.Value(i+3) == bc)<<3 |
+			b2u(a.Value(i+4) == bc)<<4 |
+			b2u(a.Value(i+5) == bc)<<5 |
+			b2u(a.Value(i+6) == bc)<<6 |
+			b2u(a.Value(i+7) == bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), bc
-		out[i>>3] |= b2u(x == y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) == bc) << (i & 7)
 	}
 }
 
@@ -1012,16 +1037,17 @@ func compareTextEqColConst(a *array.String, bc string, n int, out []byte) {
 func compareTextNeColConst(a *array.String, bc string, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), bc
-			m |= b2u(x != y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) != bc)<<0 |
+			b2u(a.Value(i+1) != bc)<<1 |
+			b2u(a.Value(i+2) != bc)<<2 |
+			b2u(a.Value(i+3) != bc)<<3 |
+			b2u(a.Value(i+4) != bc)<<4 |
+			b2u(a.Value(i+5) != bc)<<5 |
+			b2u(a.Value(i+6) != bc)<<6 |
+			b2u(a.Value(i+7) != bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), bc
-		out[i>>3] |= b2u(x != y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) != bc) << (i & 7)
 	}
 }
 
@@ -1029,16 +1055,17 @@ func compareTextNeColConst(a *array.String, bc string, n int, out []byte) {
 func compareTextLtColConst(a *array.String, bc string, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), bc
-			m |= b2u(x < y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) < bc)<<0 |
+			b2u(a.Value(i+1) < bc)<<1 |
+			b2u(a.Value(i+2) < bc)<<2 |
+			b2u(a.Value(i+3) < bc)<<3 |
+			b2u(a.Value(i+4) < bc)<<4 |
+			b2u(a.Value(i+5) < bc)<<5 |
+			b2u(a.Value(i+6) < bc)<<6 |
+			b2u(a.Value(i+7) < bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), bc
-		out[i>>3] |= b2u(x < y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) < bc) << (i & 7)
 	}
 }
 
@@ -1046,16 +1073,17 @@ func compareTextLtColConst(a *array.String, bc string, n int, out []byte) {
 func compareTextLeColConst(a *array.String, bc string, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), bc
-			m |= b2u(x <= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) <= bc)<<0 |
+			b2u(a.Value(i+1) <= bc)<<1 |
+			b2u(a.Value(i+2) <= bc)<<2 |
+			b2u(a.Value(i+3) <= bc)<<3 |
+			b2u(a.Value(i+4) <= bc)<<4 |
+			b2u(a.Value(i+5) <= bc)<<5 |
+			b2u(a.Value(i+6) <= bc)<<6 |
+			b2u(a.Value(i+7) <= bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), bc
-		out[i>>3] |= b2u(x <= y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) <= bc) << (i & 7)
 	}
 }
 
@@ -1063,16 +1091,17 @@ func compareTextLeColConst(a *array.String, bc string, n int, out []byte) {
 func compareTextGtColConst(a *array.String, bc string, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), bc
-			m |= b2u(x > y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) > bc)<<0 |
+			b2u(a.Value(i+1) > bc)<<1 |
+			b2u(a.Value(i+2) > bc)<<2 |
+			b2u(a.Value(i+3) > bc)<<3 |
+			b2u(a.Value(i+4) > bc)<<4 |
+			b2u(a.Value(i+5) > bc)<<5 |
+			b2u(a.Value(i+6) > bc)<<6 |
+			b2u(a.Value(i+7) > bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), bc
-		out[i>>3] |= b2u(x > y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) > bc) << (i & 7)
 	}
 }
 
@@ -1080,16 +1109,17 @@ func compareTextGtColConst(a *array.String, bc string, n int, out []byte) {
 func compareTextGeColConst(a *array.String, bc string, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := a.Value(i+j), bc
-			m |= b2u(x >= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(a.Value(i+0) >= bc)<<0 |
+			b2u(a.Value(i+1) >= bc)<<1 |
+			b2u(a.Value(i+2) >= bc)<<2 |
+			b2u(a.Value(i+3) >= bc)<<3 |
+			b2u(a.Value(i+4) >= bc)<<4 |
+			b2u(a.Value(i+5) >= bc)<<5 |
+			b2u(a.Value(i+6) >= bc)<<6 |
+			b2u(a.Value(i+7) >= bc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := a.Value(i), bc
-		out[i>>3] |= b2u(x >= y) << (i & 7)
+		out[i>>3] |= b2u(a.Value(i) >= bc) << (i & 7)
 	}
 }
 
@@ -1097,16 +1127,17 @@ func compareTextGeColConst(a *array.String, bc string, n int, out []byte) {
 func compareTextEqConstCol(ac string, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, b.Value(i+j)
-			m |= b2u(x == y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac == b.Value(i+0))<<0 |
+			b2u(ac == b.Value(i+1))<<1 |
+			b2u(ac == b.Value(i+2))<<2 |
+			b2u(ac == b.Value(i+3))<<3 |
+			b2u(ac == b.Value(i+4))<<4 |
+			b2u(ac == b.Value(i+5))<<5 |
+			b2u(ac == b.Value(i+6))<<6 |
+			b2u(ac == b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b.Value(i)
-		out[i>>3] |= b2u(x == y) << (i & 7)
+		out[i>>3] |= b2u(ac == b.Value(i)) << (i & 7)
 	}
 }
 
@@ -1114,16 +1145,17 @@ func compareTextEqConstCol(ac string, b *array.String, n int, out []byte) {
 func compareTextNeConstCol(ac string, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, b.Value(i+j)
-			m |= b2u(x != y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac != b.Value(i+0))<<0 |
+			b2u(ac != b.Value(i+1))<<1 |
+			b2u(ac != b.Value(i+2))<<2 |
+			b2u(ac != b.Value(i+3))<<3 |
+			b2u(ac != b.Value(i+4))<<4 |
+			b2u(ac != b.Value(i+5))<<5 |
+			b2u(ac != b.Value(i+6))<<6 |
+			b2u(ac != b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b.Value(i)
-		out[i>>3] |= b2u(x != y) << (i & 7)
+		out[i>>3] |= b2u(ac != b.Value(i)) << (i & 7)
 	}
 }
 
@@ -1131,16 +1163,17 @@ func compareTextNeConstCol(ac string, b *array.String, n int, out []byte) {
 func compareTextLtConstCol(ac string, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, b.Value(i+j)
-			m |= b2u(x < y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac < b.Value(i+0))<<0 |
+			b2u(ac < b.Value(i+1))<<1 |
+			b2u(ac < b.Value(i+2))<<2 |
+			b2u(ac < b.Value(i+3))<<3 |
+			b2u(ac < b.Value(i+4))<<4 |
+			b2u(ac < b.Value(i+5))<<5 |
+			b2u(ac < b.Value(i+6))<<6 |
+			b2u(ac < b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b.Value(i)
-		out[i>>3] |= b2u(x < y) << (i & 7)
+		out[i>>3] |= b2u(ac < b.Value(i)) << (i & 7)
 	}
 }
 
@@ -1148,16 +1181,17 @@ func compareTextLtConstCol(ac string, b *array.String, n int, out []byte) {
 func compareTextLeConstCol(ac string, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, b.Value(i+j)
-			m |= b2u(x <= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac <= b.Value(i+0))<<0 |
+			b2u(ac <= b.Value(i+1))<<1 |
+			b2u(ac <= b.Value(i+2))<<2 |
+			b2u(ac <= b.Value(i+3))<<3 |
+			b2u(ac <= b.Value(i+4))<<4 |
+			b2u(ac <= b.Value(i+5))<<5 |
+			b2u(ac <= b.Value(i+6))<<6 |
+			b2u(ac <= b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b.Value(i)
-		out[i>>3] |= b2u(x <= y) << (i & 7)
+		out[i>>3] |= b2u(ac <= b.Value(i)) << (i & 7)
 	}
 }
 
@@ -1165,16 +1199,17 @@ func compareTextLeConstCol(ac string, b *array.String, n int, out []byte) {
 func compareTextGtConstCol(ac string, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, b.Value(i+j)
-			m |= b2u(x > y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac > b.Value(i+0))<<0 |
+			b2u(ac > b.Value(i+1))<<1 |
+			b2u(ac > b.Value(i+2))<<2 |
+			b2u(ac > b.Value(i+3))<<3 |
+			b2u(ac > b.Value(i+4))<<4 |
+			b2u(ac > b.Value(i+5))<<5 |
+			b2u(ac > b.Value(i+6))<<6 |
+			b2u(ac > b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b.Value(i)
-		out[i>>3] |= b2u(x > y) << (i & 7)
+		out[i>>3] |= b2u(ac > b.Value(i)) << (i & 7)
 	}
 }
 
@@ -1182,16 +1217,17 @@ func compareTextGtConstCol(ac string, b *array.String, n int, out []byte) {
 func compareTextGeConstCol(ac string, b *array.String, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := ac, b.Value(i+j)
-			m |= b2u(x >= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(ac >= b.Value(i+0))<<0 |
+			b2u(ac >= b.Value(i+1))<<1 |
+			b2u(ac >= b.Value(i+2))<<2 |
+			b2u(ac >= b.Value(i+3))<<3 |
+			b2u(ac >= b.Value(i+4))<<4 |
+			b2u(ac >= b.Value(i+5))<<5 |
+			b2u(ac >= b.Value(i+6))<<6 |
+			b2u(ac >= b.Value(i+7))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := ac, b.Value(i)
-		out[i>>3] |= b2u(x >= y) << (i & 7)
+		out[i>>3] |= b2u(ac >= b.Value(i)) << (i & 7)
 	}
 }
 
@@ -1251,16 +1287,17 @@ func compareBool(op cmpOp, a, b *array.Boolean, ac, bc bool, n int, out []byte) 
 func compareBoolEqColCol(a *array.Boolean, b *array.Boolean, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), b2u(b.Value(i+j))
-			m |= b2u(x == y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) == b2u(b.Value(i+0)))<<0 |
+			b2u(b2u(a.Value(i+1)) == b2u(b.Value(i+1)))<<1 |
+			b2u(b2u(a.Value(i+2)) == b2u(b.Value(i+2)))<<2 |
+			b2u(b2u(a.Value(i+3)) == b2u(b.Value(i+3)))<<3 |
+			b2u(b2u(a.Value(i+4)) == b2u(b.Value(i+4)))<<4 |
+			b2u(b2u(a.Value(i+5)) == b2u(b.Value(i+5)))<<5 |
+			b2u(b2u(a.Value(i+6)) == b2u(b.Value(i+6)))<<6 |
+			b2u(b2u(a.Value(i+7)) == b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), b2u(b.Value(i))
-		out[i>>3] |= b2u(x == y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) == b2u(b.Value(i))) << (i & 7)
 	}
 }
 
@@ -1268,16 +1305,17 @@ func compareBoolEqColCol(a *array.Boolean, b *array.Boolean, n int, out []byte) 
 func compareBoolNeColCol(a *array.Boolean, b *array.Boolean, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), b2u(b.Value(i+j))
-			m |= b2u(x != y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) != b2u(b.Value(i+0)))<<0 |
+			b2u(b2u(a.Value(i+1)) != b2u(b.Value(i+1)))<<1 |
+			b2u(b2u(a.Value(i+2)) != b2u(b.Value(i+2)))<<2 |
+			b2u(b2u(a.Value(i+3)) != b2u(b.Value(i+3)))<<3 |
+			b2u(b2u(a.Value(i+4)) != b2u(b.Value(i+4)))<<4 |
+			b2u(b2u(a.Value(i+5)) != b2u(b.Value(i+5)))<<5 |
+			b2u(b2u(a.Value(i+6)) != b2u(b.Value(i+6)))<<6 |
+			b2u(b2u(a.Value(i+7)) != b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), b2u(b.Value(i))
-		out[i>>3] |= b2u(x != y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) != b2u(b.Value(i))) << (i & 7)
 	}
 }
 
@@ -1285,16 +1323,17 @@ func compareBoolNeColCol(a *array.Boolean, b *array.Boolean, n int, out []byte) 
 func compareBoolLtColCol(a *array.Boolean, b *array.Boolean, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), b2u(b.Value(i+j))
-			m |= b2u(x < y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) < b2u(b.Value(i+0)))<<0 |
+			b2u(b2u(a.Value(i+1)) < b2u(b.Value(i+1)))<<1 |
+			b2u(b2u(a.Value(i+2)) < b2u(b.Value(i+2)))<<2 |
+			b2u(b2u(a.Value(i+3)) < b2u(b.Value(i+3)))<<3 |
+			b2u(b2u(a.Value(i+4)) < b2u(b.Value(i+4)))<<4 |
+			b2u(b2u(a.Value(i+5)) < b2u(b.Value(i+5)))<<5 |
+			b2u(b2u(a.Value(i+6)) < b2u(b.Value(i+6)))<<6 |
+			b2u(b2u(a.Value(i+7)) < b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), b2u(b.Value(i))
-		out[i>>3] |= b2u(x < y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) < b2u(b.Value(i))) << (i & 7)
 	}
 }
 
@@ -1302,16 +1341,17 @@ func compareBoolLtColCol(a *array.Boolean, b *array.Boolean, n int, out []byte) 
 func compareBoolLeColCol(a *array.Boolean, b *array.Boolean, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), b2u(b.Value(i+j))
-			m |= b2u(x <= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) <= b2u(b.Value(i+0)))<<0 |
+			b2u(b2u(a.Value(i+1)) <= b2u(b.Value(i+1)))<<1 |
+			b2u(b2u(a.Value(i+2)) <= b2u(b.Value(i+2)))<<2 |
+			b2u(b2u(a.Value(i+3)) <= b2u(b.Value(i+3)))<<3 |
+			b2u(b2u(a.Value(i+4)) <= b2u(b.Value(i+4)))<<4 |
+			b2u(b2u(a.Value(i+5)) <= b2u(b.Value(i+5)))<<5 |
+			b2u(b2u(a.Value(i+6)) <= b2u(b.Value(i+6)))<<6 |
+			b2u(b2u(a.Value(i+7)) <= b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), b2u(b.Value(i))
-		out[i>>3] |= b2u(x <= y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) <= b2u(b.Value(i))) << (i & 7)
 	}
 }
 
@@ -1319,16 +1359,17 @@ func compareBoolLeColCol(a *array.Boolean, b *array.Boolean, n int, out []byte) 
 func compareBoolGtColCol(a *array.Boolean, b *array.Boolean, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), b2u(b.Value(i+j))
-			m |= b2u(x > y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) > b2u(b.Value(i+0)))<<0 |
+			b2u(b2u(a.Value(i+1)) > b2u(b.Value(i+1)))<<1 |
+			b2u(b2u(a.Value(i+2)) > b2u(b.Value(i+2)))<<2 |
+			b2u(b2u(a.Value(i+3)) > b2u(b.Value(i+3)))<<3 |
+			b2u(b2u(a.Value(i+4)) > b2u(b.Value(i+4)))<<4 |
+			b2u(b2u(a.Value(i+5)) > b2u(b.Value(i+5)))<<5 |
+			b2u(b2u(a.Value(i+6)) > b2u(b.Value(i+6)))<<6 |
+			b2u(b2u(a.Value(i+7)) > b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), b2u(b.Value(i))
-		out[i>>3] |= b2u(x > y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) > b2u(b.Value(i))) << (i & 7)
 	}
 }
 
@@ -1336,16 +1377,17 @@ func compareBoolGtColCol(a *array.Boolean, b *array.Boolean, n int, out []byte) 
 func compareBoolGeColCol(a *array.Boolean, b *array.Boolean, n int, out []byte) {
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), b2u(b.Value(i+j))
-			m |= b2u(x >= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) >= b2u(b.Value(i+0)))<<0 |
+			b2u(b2u(a.Value(i+1)) >= b2u(b.Value(i+1)))<<1 |
+			b2u(b2u(a.Value(i+2)) >= b2u(b.Value(i+2)))<<2 |
+			b2u(b2u(a.Value(i+3)) >= b2u(b.Value(i+3)))<<3 |
+			b2u(b2u(a.Value(i+4)) >= b2u(b.Value(i+4)))<<4 |
+			b2u(b2u(a.Value(i+5)) >= b2u(b.Value(i+5)))<<5 |
+			b2u(b2u(a.Value(i+6)) >= b2u(b.Value(i+6)))<<6 |
+			b2u(b2u(a.Value(i+7)) >= b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), b2u(b.Value(i))
-		out[i>>3] |= b2u(x >= y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) >= b2u(b.Value(i))) << (i & 7)
 	}
 }
 
@@ -1354,16 +1396,17 @@ func compareBoolEqColConst(a *array.Boolean, bc bool, n int, out []byte) {
 	kbc := b2u(bc)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), kbc
-			m |= b2u(x == y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) == kbc)<<0 |
+			b2u(b2u(a.Value(i+1)) == kbc)<<1 |
+			b2u(b2u(a.Value(i+2)) == kbc)<<2 |
+			b2u(b2u(a.Value(i+3)) == kbc)<<3 |
+			b2u(b2u(a.Value(i+4)) == kbc)<<4 |
+			b2u(b2u(a.Value(i+5)) == kbc)<<5 |
+			b2u(b2u(a.Value(i+6)) == kbc)<<6 |
+			b2u(b2u(a.Value(i+7)) == kbc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), kbc
-		out[i>>3] |= b2u(x == y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) == kbc) << (i & 7)
 	}
 }
 
@@ -1372,16 +1415,17 @@ func compareBoolNeColConst(a *array.Boolean, bc bool, n int, out []byte) {
 	kbc := b2u(bc)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), kbc
-			m |= b2u(x != y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) != kbc)<<0 |
+			b2u(b2u(a.Value(i+1)) != kbc)<<1 |
+			b2u(b2u(a.Value(i+2)) != kbc)<<2 |
+			b2u(b2u(a.Value(i+3)) != kbc)<<3 |
+			b2u(b2u(a.Value(i+4)) != kbc)<<4 |
+			b2u(b2u(a.Value(i+5)) != kbc)<<5 |
+			b2u(b2u(a.Value(i+6)) != kbc)<<6 |
+			b2u(b2u(a.Value(i+7)) != kbc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), kbc
-		out[i>>3] |= b2u(x != y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) != kbc) << (i & 7)
 	}
 }
 
@@ -1390,16 +1434,17 @@ func compareBoolLtColConst(a *array.Boolean, bc bool, n int, out []byte) {
 	kbc := b2u(bc)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), kbc
-			m |= b2u(x < y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) < kbc)<<0 |
+			b2u(b2u(a.Value(i+1)) < kbc)<<1 |
+			b2u(b2u(a.Value(i+2)) < kbc)<<2 |
+			b2u(b2u(a.Value(i+3)) < kbc)<<3 |
+			b2u(b2u(a.Value(i+4)) < kbc)<<4 |
+			b2u(b2u(a.Value(i+5)) < kbc)<<5 |
+			b2u(b2u(a.Value(i+6)) < kbc)<<6 |
+			b2u(b2u(a.Value(i+7)) < kbc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), kbc
-		out[i>>3] |= b2u(x < y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) < kbc) << (i & 7)
 	}
 }
 
@@ -1408,16 +1453,17 @@ func compareBoolLeColConst(a *array.Boolean, bc bool, n int, out []byte) {
 	kbc := b2u(bc)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), kbc
-			m |= b2u(x <= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) <= kbc)<<0 |
+			b2u(b2u(a.Value(i+1)) <= kbc)<<1 |
+			b2u(b2u(a.Value(i+2)) <= kbc)<<2 |
+			b2u(b2u(a.Value(i+3)) <= kbc)<<3 |
+			b2u(b2u(a.Value(i+4)) <= kbc)<<4 |
+			b2u(b2u(a.Value(i+5)) <= kbc)<<5 |
+			b2u(b2u(a.Value(i+6)) <= kbc)<<6 |
+			b2u(b2u(a.Value(i+7)) <= kbc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), kbc
-		out[i>>3] |= b2u(x <= y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) <= kbc) << (i & 7)
 	}
 }
 
@@ -1426,16 +1472,17 @@ func compareBoolGtColConst(a *array.Boolean, bc bool, n int, out []byte) {
 	kbc := b2u(bc)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), kbc
-			m |= b2u(x > y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) > kbc)<<0 |
+			b2u(b2u(a.Value(i+1)) > kbc)<<1 |
+			b2u(b2u(a.Value(i+2)) > kbc)<<2 |
+			b2u(b2u(a.Value(i+3)) > kbc)<<3 |
+			b2u(b2u(a.Value(i+4)) > kbc)<<4 |
+			b2u(b2u(a.Value(i+5)) > kbc)<<5 |
+			b2u(b2u(a.Value(i+6)) > kbc)<<6 |
+			b2u(b2u(a.Value(i+7)) > kbc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), kbc
-		out[i>>3] |= b2u(x > y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) > kbc) << (i & 7)
 	}
 }
 
@@ -1444,16 +1491,17 @@ func compareBoolGeColConst(a *array.Boolean, bc bool, n int, out []byte) {
 	kbc := b2u(bc)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := b2u(a.Value(i+j)), kbc
-			m |= b2u(x >= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(b2u(a.Value(i+0)) >= kbc)<<0 |
+			b2u(b2u(a.Value(i+1)) >= kbc)<<1 |
+			b2u(b2u(a.Value(i+2)) >= kbc)<<2 |
+			b2u(b2u(a.Value(i+3)) >= kbc)<<3 |
+			b2u(b2u(a.Value(i+4)) >= kbc)<<4 |
+			b2u(b2u(a.Value(i+5)) >= kbc)<<5 |
+			b2u(b2u(a.Value(i+6)) >= kbc)<<6 |
+			b2u(b2u(a.Value(i+7)) >= kbc)<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := b2u(a.Value(i)), kbc
-		out[i>>3] |= b2u(x >= y) << (i & 7)
+		out[i>>3] |= b2u(b2u(a.Value(i)) >= kbc) << (i & 7)
 	}
 }
 
@@ -1462,16 +1510,17 @@ func compareBoolEqConstCol(ac bool, b *array.Boolean, n int, out []byte) {
 	kac := b2u(ac)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := kac, b2u(b.Value(i+j))
-			m |= b2u(x == y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(kac == b2u(b.Value(i+0)))<<0 |
+			b2u(kac == b2u(b.Value(i+1)))<<1 |
+			b2u(kac == b2u(b.Value(i+2)))<<2 |
+			b2u(kac == b2u(b.Value(i+3)))<<3 |
+			b2u(kac == b2u(b.Value(i+4)))<<4 |
+			b2u(kac == b2u(b.Value(i+5)))<<5 |
+			b2u(kac == b2u(b.Value(i+6)))<<6 |
+			b2u(kac == b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := kac, b2u(b.Value(i))
-		out[i>>3] |= b2u(x == y) << (i & 7)
+		out[i>>3] |= b2u(kac == b2u(b.Value(i))) << (i & 7)
 	}
 }
 
@@ -1480,16 +1529,17 @@ func compareBoolNeConstCol(ac bool, b *array.Boolean, n int, out []byte) {
 	kac := b2u(ac)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := kac, b2u(b.Value(i+j))
-			m |= b2u(x != y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(kac != b2u(b.Value(i+0)))<<0 |
+			b2u(kac != b2u(b.Value(i+1)))<<1 |
+			b2u(kac != b2u(b.Value(i+2)))<<2 |
+			b2u(kac != b2u(b.Value(i+3)))<<3 |
+			b2u(kac != b2u(b.Value(i+4)))<<4 |
+			b2u(kac != b2u(b.Value(i+5)))<<5 |
+			b2u(kac != b2u(b.Value(i+6)))<<6 |
+			b2u(kac != b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := kac, b2u(b.Value(i))
-		out[i>>3] |= b2u(x != y) << (i & 7)
+		out[i>>3] |= b2u(kac != b2u(b.Value(i))) << (i & 7)
 	}
 }
 
@@ -1498,16 +1548,17 @@ func compareBoolLtConstCol(ac bool, b *array.Boolean, n int, out []byte) {
 	kac := b2u(ac)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := kac, b2u(b.Value(i+j))
-			m |= b2u(x < y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(kac < b2u(b.Value(i+0)))<<0 |
+			b2u(kac < b2u(b.Value(i+1)))<<1 |
+			b2u(kac < b2u(b.Value(i+2)))<<2 |
+			b2u(kac < b2u(b.Value(i+3)))<<3 |
+			b2u(kac < b2u(b.Value(i+4)))<<4 |
+			b2u(kac < b2u(b.Value(i+5)))<<5 |
+			b2u(kac < b2u(b.Value(i+6)))<<6 |
+			b2u(kac < b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := kac, b2u(b.Value(i))
-		out[i>>3] |= b2u(x < y) << (i & 7)
+		out[i>>3] |= b2u(kac < b2u(b.Value(i))) << (i & 7)
 	}
 }
 
@@ -1516,16 +1567,17 @@ func compareBoolLeConstCol(ac bool, b *array.Boolean, n int, out []byte) {
 	kac := b2u(ac)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := kac, b2u(b.Value(i+j))
-			m |= b2u(x <= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(kac <= b2u(b.Value(i+0)))<<0 |
+			b2u(kac <= b2u(b.Value(i+1)))<<1 |
+			b2u(kac <= b2u(b.Value(i+2)))<<2 |
+			b2u(kac <= b2u(b.Value(i+3)))<<3 |
+			b2u(kac <= b2u(b.Value(i+4)))<<4 |
+			b2u(kac <= b2u(b.Value(i+5)))<<5 |
+			b2u(kac <= b2u(b.Value(i+6)))<<6 |
+			b2u(kac <= b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := kac, b2u(b.Value(i))
-		out[i>>3] |= b2u(x <= y) << (i & 7)
+		out[i>>3] |= b2u(kac <= b2u(b.Value(i))) << (i & 7)
 	}
 }
 
@@ -1534,16 +1586,17 @@ func compareBoolGtConstCol(ac bool, b *array.Boolean, n int, out []byte) {
 	kac := b2u(ac)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := kac, b2u(b.Value(i+j))
-			m |= b2u(x > y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(kac > b2u(b.Value(i+0)))<<0 |
+			b2u(kac > b2u(b.Value(i+1)))<<1 |
+			b2u(kac > b2u(b.Value(i+2)))<<2 |
+			b2u(kac > b2u(b.Value(i+3)))<<3 |
+			b2u(kac > b2u(b.Value(i+4)))<<4 |
+			b2u(kac > b2u(b.Value(i+5)))<<5 |
+			b2u(kac > b2u(b.Value(i+6)))<<6 |
+			b2u(kac > b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := kac, b2u(b.Value(i))
-		out[i>>3] |= b2u(x > y) << (i & 7)
+		out[i>>3] |= b2u(kac > b2u(b.Value(i))) << (i & 7)
 	}
 }
 
@@ -1552,15 +1605,16 @@ func compareBoolGeConstCol(ac bool, b *array.Boolean, n int, out []byte) {
 	kac := b2u(ac)
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		var m byte
-		for j := 0; j < 8; j++ {
-			x, y := kac, b2u(b.Value(i+j))
-			m |= b2u(x >= y) << j
-		}
-		out[i>>3] = m
+		out[i>>3] = b2u(kac >= b2u(b.Value(i+0)))<<0 |
+			b2u(kac >= b2u(b.Value(i+1)))<<1 |
+			b2u(kac >= b2u(b.Value(i+2)))<<2 |
+			b2u(kac >= b2u(b.Value(i+3)))<<3 |
+			b2u(kac >= b2u(b.Value(i+4)))<<4 |
+			b2u(kac >= b2u(b.Value(i+5)))<<5 |
+			b2u(kac >= b2u(b.Value(i+6)))<<6 |
+			b2u(kac >= b2u(b.Value(i+7)))<<7
 	}
 	for i := full; i < n; i++ {
-		x, y := kac, b2u(b.Value(i))
-		out[i>>3] |= b2u(x >= y) << (i & 7)
+		out[i>>3] |= b2u(kac >= b2u(b.Value(i))) << (i & 7)
 	}
 }

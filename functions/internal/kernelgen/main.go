@@ -26,14 +26,13 @@ import (
 )
 
 // op is one operator: its arithOp or cmpOp constant, the name its
-// functions carry, and the statements or expression computing it from x
-// and y.
+// functions carry, and the Go that computes it.
 type op struct {
 	Const, Name string
-	// Expr is a comparison's boolean expression, or an arithmetic
-	// operator's statements: they store the result in out[i] and, for a
-	// family with a flag, OR into flag a value that is negative when the
-	// row overflowed or divided by zero.
+	// Expr is a comparison's boolean expression of %[1]s and %[2]s, or
+	// an arithmetic operator's statements on x and y: they store the
+	// result in out[i] and, for a family with a flag, OR into flag a value
+	// that is negative when the row overflowed or divided by zero.
 	Expr string
 }
 
@@ -74,8 +73,8 @@ var (
 
 // cmpOps are the comparison operators.
 var cmpOps = []op{
-	{"opEq", "Eq", "x == y"}, {"opNe", "Ne", "x != y"}, {"opLt", "Lt", "x < y"},
-	{"opLe", "Le", "x <= y"}, {"opGt", "Gt", "x > y"}, {"opGe", "Ge", "x >= y"},
+	{"opEq", "Eq", "%[1]s == %[2]s"}, {"opNe", "Ne", "%[1]s != %[2]s"}, {"opLt", "Lt", "%[1]s < %[2]s"},
+	{"opLe", "Le", "%[1]s <= %[2]s"}, {"opGt", "Gt", "%[1]s > %[2]s"}, {"opGe", "Ge", "%[1]s >= %[2]s"},
 }
 
 var families = []family{
@@ -136,7 +135,7 @@ type loop struct {
 	Setup             string // statements before the loop
 	Range             string // the column whose rows the loop ranges over
 	Block             string // statements starting each block of eight rows
-	X8, Y8            string // the operands' row j of the block
+	X8, Y8            string // the operands' row {j} of the block
 	X, Y              string // the operands' row i
 	Expr              string
 	Call              string // the dispatcher's call
@@ -163,11 +162,11 @@ func (f family) loop(o op, s shape) loop {
 		if k.Sliced {
 			if f.Compare {
 				l.Block += fmt.Sprintf("%s := %s[i : i+8 : i+8]\n", colVar, name)
-				return colVar + "[j]", name + "[i]"
+				return colVar + "[{j}]", name + "[i]"
 			}
 			return name + "[i]", name + "[i]"
 		}
-		return fmt.Sprintf(k.At, name, "i+j"), fmt.Sprintf(k.At, name, "i")
+		return fmt.Sprintf(k.At, name, "i+{j}"), fmt.Sprintf(k.At, name, "i")
 	}
 	l.X8, l.X = operand(s.ACol, "a", "ac", "xs")
 	l.Y8, l.Y = operand(s.BCol, "b", "bc", "ys")
@@ -199,6 +198,21 @@ func (f family) loop(o op, s shape) loop {
 	l.Call = l.Func + "(" + strings.Join(call, ", ") + ")"
 	return l
 }
+
+// Block8 is a comparison's bitmap byte for the block of eight rows at
+// i, written out term by term: with a constant shift per row, the
+// compiler keeps everything in registers.
+func (l loop) Block8() string {
+	terms := make([]string, 8)
+	for j := range terms {
+		at := func(x string) string { return strings.ReplaceAll(x, "{j}", fmt.Sprint(j)) }
+		terms[j] = fmt.Sprintf("b2u(%s)<<%d", fmt.Sprintf(l.Expr, at(l.X8), at(l.Y8)), j)
+	}
+	return strings.Join(terms, " |\n")
+}
+
+// Row is a comparison's test of row i.
+func (l loop) Row() string { return fmt.Sprintf(l.Expr, l.X, l.Y) }
 
 // Loops is every function of the family, shape by shape.
 func (f family) Loops() (ls []loop) {
@@ -259,16 +273,10 @@ func {{.Func}}{{$f.Kind.TParams}}({{.Params}}){{if $f.Flag}} (flag T){{end}} {
 	{{- if $f.Compare}}
 	full := n &^ 7
 	for i := 0; i < full; i += 8 {
-		{{.Block}}var m byte
-		for j := 0; j < 8; j++ {
-			x, y := {{.X8}}, {{.Y8}}
-			m |= b2u({{.Expr}}) << j
-		}
-		out[i>>3] = m
+		{{.Block}}out[i>>3] = {{.Block8}}
 	}
 	for i := full; i < n; i++ {
-		x, y := {{.X}}, {{.Y}}
-		out[i>>3] |= b2u({{.Expr}}) << (i & 7)
+		out[i>>3] |= b2u({{.Row}}) << (i & 7)
 	}
 	{{- else}}
 	for i := range {{.Range}} {
