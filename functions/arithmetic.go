@@ -128,29 +128,15 @@ func mulOvf[T signed](x, y T) (T, bool) {
 
 // intArithKernel is the batch form of intArith for Go element type T.
 func intArithKernel[T signed](op arithOp, f types.Family) func(*Context, []Arg, int) (arrow.Array, error) {
-	_, _, name := intRange(f)
 	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
 		m := mem(ctx)
 		valid, nulls := validity(m, args, n)
 		buf, out := newFixed[T](m, n)
-		a, b := args[0], args[1]
-		var av, bv []T
-		var ac, bc T
-		if a.Array != nil {
-			av = values[T](a.Array)
-		} else {
-			ac = constAs[T](a.Const)
-		}
-		if b.Array != nil {
-			bv = values[T](b.Array)
-		} else {
-			bc = constAs[T](b.Const)
-		}
-		bad := intLoop(op, av, bv, ac, bc, out)
-		if bad >= 0 {
+		av, bv, ac, bc := fixedArgs[T](args[0], args[1])
+		if intLoop(op, av, bv, ac, bc, out) {
 			// Something overflowed or divided by zero: find the first such
 			// row that is not NULL.
-			for i := bad; i < n; i++ {
+			for i := 0; i < n; i++ {
 				if !isValid(valid, i) {
 					continue
 				}
@@ -170,131 +156,11 @@ func intArithKernel[T signed](op arithOp, f types.Family) func(*Context, []Arg, 
 				}
 			}
 		}
-		_ = name
 		return finish(f2arrow(f), n, valid, nulls, buf), nil
 	}
 }
 
 func f2arrow(f types.Family) arrow.DataType { return types.T{Family: f, Mod: -1}.Arrow() }
-
-// intLoop computes out = a op b for column (a, b non-nil) or constant
-// (ac, bc) operands and returns the first row index that overflowed or
-// divided by zero, or -1. Rows under NULLs are computed too; the caller
-// checks them.
-func intLoop[T signed](op arithOp, a, b []T, ac, bc T, out []T) int {
-	n := len(out)
-	var flag T
-	switch op {
-	case opAdd:
-		switch {
-		case a != nil && b != nil:
-			b = b[:len(a)]
-			for i := range a {
-				r := a[i] + b[i]
-				flag |= (a[i] ^ r) & (b[i] ^ r)
-				out[i] = r
-			}
-		case a != nil:
-			for i := range a {
-				r := a[i] + bc
-				flag |= (a[i] ^ r) & (bc ^ r)
-				out[i] = r
-			}
-		default:
-			for i := range b {
-				r := ac + b[i]
-				flag |= (ac ^ r) & (b[i] ^ r)
-				out[i] = r
-			}
-		}
-		if flag < 0 {
-			return 0
-		}
-	case opSub:
-		switch {
-		case a != nil && b != nil:
-			b = b[:len(a)]
-			for i := range a {
-				r := a[i] - b[i]
-				flag |= (a[i] ^ b[i]) & (a[i] ^ r)
-				out[i] = r
-			}
-		case a != nil:
-			for i := range a {
-				r := a[i] - bc
-				flag |= (a[i] ^ bc) & (a[i] ^ r)
-				out[i] = r
-			}
-		default:
-			for i := range b {
-				r := ac - b[i]
-				flag |= (ac ^ b[i]) & (ac ^ r)
-				out[i] = r
-			}
-		}
-		if flag < 0 {
-			return 0
-		}
-	case opMul:
-		var bad byte
-		switch {
-		case a != nil && b != nil:
-			b = b[:len(a)]
-			for i := range a {
-				r, o := mulOvf(a[i], b[i])
-				out[i] = r
-				bad |= b2u(o)
-			}
-		case a != nil:
-			for i := range a {
-				r, o := mulOvf(a[i], bc)
-				out[i] = r
-				bad |= b2u(o)
-			}
-		default:
-			for i := range b {
-				r, o := mulOvf(ac, b[i])
-				out[i] = r
-				bad |= b2u(o)
-			}
-		}
-		if bad != 0 {
-			return 0
-		}
-	case opDiv, opMod:
-		for i := 0; i < n; i++ {
-			x, y := ac, bc
-			if a != nil {
-				x = a[i]
-			}
-			if b != nil {
-				y = b[i]
-			}
-			switch {
-			case y == 0:
-				out[i] = 0
-				if flag == 0 {
-					flag = 1
-				}
-			case y == -1:
-				out[i] = -x // MinInt / -1 overflows: checked below
-				if op == opMod {
-					out[i] = 0
-				} else if x == -x && x != 0 && flag == 0 {
-					flag = 1
-				}
-			case op == opDiv:
-				out[i] = x / y
-			default:
-				out[i] = x % y
-			}
-		}
-		if flag != 0 {
-			return 0
-		}
-	}
-	return -1
-}
 
 // floatArith is op on floats; left and right may differ (real with double
 // precision computes in double precision).
@@ -367,19 +233,7 @@ func floatArithKernel[T float](op arithOp) func(*Context, []Arg, int) (arrow.Arr
 		m := mem(ctx)
 		valid, nulls := validity(m, args, n)
 		buf, out := newFixed[T](m, n)
-		a, b := args[0], args[1]
-		var av, bv []T
-		var ac, bc T
-		if a.Array != nil {
-			av = values[T](a.Array)
-		} else {
-			ac = constAs[T](a.Const)
-		}
-		if b.Array != nil {
-			bv = values[T](b.Array)
-		} else {
-			bc = constAs[T](b.Const)
-		}
+		av, bv, ac, bc := fixedArgs[T](args[0], args[1])
 		if floatLoop(op, av, bv, ac, bc, out) {
 			for i := 0; i < n; i++ {
 				if !isValid(valid, i) {
@@ -413,72 +267,7 @@ func floatArithKernel[T float](op arithOp) func(*Context, []Arg, int) (arrow.Arr
 // an error: an infinite or NaN result (overflow), a zero result of a
 // multiplication or division (underflow), a zero divisor.
 func floatLoop[T float](op arithOp, a, b []T, ac, bc T, out []T) bool {
-	switch op {
-	case opAdd:
-		switch {
-		case a != nil && b != nil:
-			b = b[:len(a)]
-			for i := range a {
-				out[i] = a[i] + b[i]
-			}
-		case a != nil:
-			for i := range a {
-				out[i] = a[i] + bc
-			}
-		default:
-			for i := range b {
-				out[i] = ac + b[i]
-			}
-		}
-	case opSub:
-		switch {
-		case a != nil && b != nil:
-			b = b[:len(a)]
-			for i := range a {
-				out[i] = a[i] - b[i]
-			}
-		case a != nil:
-			for i := range a {
-				out[i] = a[i] - bc
-			}
-		default:
-			for i := range b {
-				out[i] = ac - b[i]
-			}
-		}
-	case opMul:
-		switch {
-		case a != nil && b != nil:
-			b = b[:len(a)]
-			for i := range a {
-				out[i] = a[i] * b[i]
-			}
-		case a != nil:
-			for i := range a {
-				out[i] = a[i] * bc
-			}
-		default:
-			for i := range b {
-				out[i] = ac * b[i]
-			}
-		}
-	case opDiv:
-		switch {
-		case a != nil && b != nil:
-			b = b[:len(a)]
-			for i := range a {
-				out[i] = a[i] / b[i]
-			}
-		case a != nil:
-			for i := range a {
-				out[i] = a[i] / bc
-			}
-		default:
-			for i := range b {
-				out[i] = ac / b[i]
-			}
-		}
-	}
+	floatMap(op, a, b, ac, bc, out)
 	// r - r is NaN exactly when r is infinite or NaN.
 	var acc T
 	for _, r := range out {

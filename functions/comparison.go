@@ -5,10 +5,7 @@ package functions
 // columns against a column or a constant.
 
 import (
-	"cmp"
-
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -26,21 +23,6 @@ const (
 )
 
 var cmpOpNames = [...]string{"=", "<>", "<", "<=", ">", ">="}
-
-// flip is the operator with its operands swapped (a < b == b > a).
-func (o cmpOp) flip() cmpOp {
-	switch o {
-	case opLt:
-		return opGt
-	case opLe:
-		return opGe
-	case opGt:
-		return opLt
-	case opGe:
-		return opLe
-	}
-	return o
-}
 
 // test applies the operator to a three-way comparison result.
 func (o cmpOp) test(c int) bool {
@@ -124,9 +106,9 @@ func cmpKernelFor(op cmpOp, t types.T) func(*Context, []Arg, int) (arrow.Array, 
 	case types.Float8:
 		return cmpFloatKernel[float64](op)
 	case types.Text:
-		return cmpStringKernel(op)
+		return cmpArrayKernel(op, compareText)
 	case types.Bool:
-		return cmpBoolKernel(op)
+		return cmpArrayKernel(op, compareBool)
 	}
 	return nil
 }
@@ -135,15 +117,8 @@ func cmpKernelFor(op cmpOp, t types.T) func(*Context, []Arg, int) (arrow.Array, 
 func cmpFixedKernel[T signed](op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
 	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
 		return cmpBatch(ctx, args, n, func(out []byte, _ *memory.Buffer) error {
-			a, b := args[0], args[1]
-			switch {
-			case a.Array != nil && b.Array != nil:
-				cmpColCol(op, values[T](a.Array), values[T](b.Array), out)
-			case a.Array != nil:
-				cmpColConst(op, values[T](a.Array), constAs[T](b.Const), out)
-			default:
-				cmpColConst(op.flip(), values[T](b.Array), constAs[T](a.Const), out)
-			}
+			av, bv, ac, bc := fixedArgs[T](args[0], args[1])
+			compareFixed(op, av, bv, ac, bc, out)
 			return nil
 		})
 	}
@@ -154,19 +129,7 @@ func cmpFixedKernel[T signed](op cmpOp) func(*Context, []Arg, int) (arrow.Array,
 func cmpFloatKernel[T float](op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
 	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
 		return cmpBatch(ctx, args, n, func(out []byte, _ *memory.Buffer) error {
-			a, b := args[0], args[1]
-			var av, bv []T
-			var ac, bc T
-			if a.Array != nil {
-				av = values[T](a.Array)
-			} else {
-				ac = constAs[T](a.Const)
-			}
-			if b.Array != nil {
-				bv = values[T](b.Array)
-			} else {
-				bc = constAs[T](b.Const)
-			}
+			av, bv, ac, bc := fixedArgs[T](args[0], args[1])
 			if floatHasNaN(av) || floatHasNaN(bv) || ac != ac || bc != bc {
 				for i := 0; i < n; i++ {
 					x, y := ac, bc
@@ -182,74 +145,31 @@ func cmpFloatKernel[T float](op cmpOp) func(*Context, []Arg, int) (arrow.Array, 
 				}
 				return nil
 			}
-			switch {
-			case av != nil && bv != nil:
-				cmpColCol(op, av, bv, out)
-			case av != nil:
-				cmpColConst(op, av, bc, out)
-			default:
-				cmpColConst(op.flip(), bv, ac, out)
-			}
+			compareFixed(op, av, bv, ac, bc, out)
 			return nil
 		})
 	}
 }
 
-// cmpStringKernel compares text columns bytewise (the C collation).
-func cmpStringKernel(op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
+// cmpArrayKernel compares columns read as Arrow arrays of type C, with
+// constants of type E, through their generated loops compare
+// (compareText, compareBool).
+func cmpArrayKernel[C arrow.Array, E any](op cmpOp, compare func(op cmpOp, a, b C, ac, bc E, n int, out []byte)) func(*Context, []Arg, int) (arrow.Array, error) {
 	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
 		return cmpBatch(ctx, args, n, func(out []byte, _ *memory.Buffer) error {
-			a, b := args[0], args[1]
-			switch {
-			case a.Array != nil && b.Array != nil:
-				x, y := a.Array.(*array.String), b.Array.(*array.String)
-				for i := 0; i < n; i++ {
-					if op.test(cmp.Compare(x.Value(i), y.Value(i))) {
-						out[i>>3] |= 1 << (i & 7)
-					}
-				}
-			default:
-				col, c, o := a.Array, b.Const, op
-				if col == nil {
-					col, c, o = b.Array, a.Const, op.flip()
-				}
-				x := col.(*array.String)
-				k := c.(string)
-				if o == opEq || o == opNe {
-					want := o == opEq
-					for i := 0; i < n; i++ {
-						if (x.Value(i) == k) == want {
-							out[i>>3] |= 1 << (i & 7)
-						}
-					}
-					return nil
-				}
-				for i := 0; i < n; i++ {
-					if o.test(cmp.Compare(x.Value(i), k)) {
-						out[i>>3] |= 1 << (i & 7)
-					}
-				}
+			var av, bv C
+			var ac, bc E
+			if a := args[0]; a.Array != nil {
+				av = a.Array.(C)
+			} else {
+				ac = a.Const.(E)
 			}
-			return nil
-		})
-	}
-}
-
-// cmpBoolKernel compares boolean columns (false < true).
-func cmpBoolKernel(op cmpOp) func(*Context, []Arg, int) (arrow.Array, error) {
-	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
-		return cmpBatch(ctx, args, n, func(out []byte, _ *memory.Buffer) error {
-			get := func(a Arg, i int) bool {
-				if a.Array != nil {
-					return a.Array.(*array.Boolean).Value(i)
-				}
-				return a.Const.(bool)
+			if b := args[1]; b.Array != nil {
+				bv = b.Array.(C)
+			} else {
+				bc = b.Const.(E)
 			}
-			for i := 0; i < n; i++ {
-				if op.test(cmpBool(get(args[0], i), get(args[1], i))) {
-					out[i>>3] |= 1 << (i & 7)
-				}
-			}
+			compare(op, av, bv, ac, bc, n, out)
 			return nil
 		})
 	}
@@ -272,175 +192,6 @@ func cmpBatch(ctx *Context, args []Arg, n int, fill func(out []byte, valid *memo
 		return nil, err
 	}
 	return finish(arrow.FixedWidthTypes.Boolean, n, valid, nulls, out), nil
-}
-
-// cmpColCol sets bit i of out when a[i] op b[i], eight rows per output
-// byte. The last partial byte of out must be zeroed.
-func cmpColCol[T cmp.Ordered](op cmpOp, a, b []T, out []byte) {
-	b = b[:len(a)]
-	n := len(a)
-	full := n &^ 7
-	switch op {
-	case opEq:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			y := b[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] == y[j]) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] == b[i]) << (i & 7)
-		}
-	case opNe:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			y := b[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] != y[j]) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] != b[i]) << (i & 7)
-		}
-	case opLt:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			y := b[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] < y[j]) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] < b[i]) << (i & 7)
-		}
-	case opLe:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			y := b[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] <= y[j]) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] <= b[i]) << (i & 7)
-		}
-	case opGt:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			y := b[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] > y[j]) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] > b[i]) << (i & 7)
-		}
-	case opGe:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			y := b[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] >= y[j]) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] >= b[i]) << (i & 7)
-		}
-	}
-}
-
-// cmpColConst sets bit i of out when a[i] op c, eight rows per output
-// byte. The last partial byte of out must be zeroed.
-func cmpColConst[T cmp.Ordered](op cmpOp, a []T, c T, out []byte) {
-	n := len(a)
-	full := n &^ 7
-	switch op {
-	case opEq:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] == c) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] == c) << (i & 7)
-		}
-	case opNe:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] != c) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] != c) << (i & 7)
-		}
-	case opLt:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] < c) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] < c) << (i & 7)
-		}
-	case opLe:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] <= c) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] <= c) << (i & 7)
-		}
-	case opGt:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] > c) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] > c) << (i & 7)
-		}
-	case opGe:
-		for i := 0; i < full; i += 8 {
-			x := a[i : i+8 : i+8]
-			var m byte
-			for j := 0; j < 8; j++ {
-				m |= b2u(x[j] >= c) << j
-			}
-			out[i>>3] = m
-		}
-		for i := full; i < n; i++ {
-			out[i>>3] |= b2u(a[i] >= c) << (i & 7)
-		}
-	}
 }
 
 // b2u is 1 for true and 0 for false (compiled to SETcc).

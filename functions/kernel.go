@@ -2,10 +2,13 @@ package functions
 
 // The batch plumbing every Kernel shares: views of Arrow columns as Go
 // slices (no copies), constants converted to the element type, the
-// combined validity of the arguments, and output buffers. The loops
-// themselves are generic over the element type (comparison.go,
-// arithmetic.go) and written once for three shapes: column-column,
-// column-constant, and constant-constant.
+// combined validity of the arguments, and output buffers. The loops of
+// the arithmetic and comparison kernels are generated, one function per
+// operator and shape (column-column, column-constant, constant-column),
+// from one template per loop in internal/kernelgen into kernels_gen.go;
+// a call with constants only never reaches them (wrapKernel).
+
+//go:generate go run ./internal/kernelgen
 
 import (
 	"github.com/apache/arrow/go/v17/arrow"
@@ -67,6 +70,23 @@ func constAs[T fixed](v any) T {
 		}
 	}
 	return 0
+}
+
+// fixedArgs reads the two arguments of a fixed-width binary kernel as
+// the generated loops take them: a column's values (av, bv) or, where
+// that is nil, the constant (ac, bc).
+func fixedArgs[T fixed](a, b Arg) (av, bv []T, ac, bc T) {
+	if a.Array != nil {
+		av = values[T](a.Array)
+	} else {
+		ac = constAs[T](a.Const)
+	}
+	if b.Array != nil {
+		bv = values[T](b.Array)
+	} else {
+		bc = constAs[T](b.Const)
+	}
+	return av, bv, ac, bc
 }
 
 // anyNullConst reports whether some argument is a NULL constant, which

@@ -28,9 +28,10 @@ func init() {
 			ov.Eval = func(_ *Context, args []any) (any, error) {
 				return likeEval(args[0].(string), args[1].(string), spec.fold, spec.neg, false)
 			}
-			ov.Kernel = wrapKernel(ov, types.BoolT, patternKernel(
-				func(pat string) (*likeMatcher, error) { return compileLike(pat, spec.fold) },
-				(*likeMatcher).match, spec.neg))
+			ov.Kernel = wrapKernel(ov, types.BoolT, patternKernel[*likeMatcher]{
+				compile: func(pat string) (*likeMatcher, error) { return compileLike(pat, spec.fold) },
+				neg:     spec.neg,
+			}.run)
 			Register(ov)
 		}
 		if !spec.fold {

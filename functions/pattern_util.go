@@ -42,46 +42,67 @@ func (c *patternCache[M]) get(key string, compile func() (M, error)) (M, error) 
 	return v, nil
 }
 
-// patternKernel is the batch kernel of a strict operator `text op text`
-// that tests its left argument against a pattern on its right: compile
-// turns a pattern into a matcher M (a constant pattern once per batch, a
-// pattern column row by row, where compile's cache does the rest), match
-// tests a string, and neg negates the result (NOT LIKE, !~). NULL rows
-// are neither compiled nor matched, so they raise no pattern errors.
-func patternKernel[M any](compile func(pat string) (M, error), match func(m M, s string) (bool, error), neg bool) func(*Context, []Arg, int) (arrow.Array, error) {
-	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
-		subject, pattern := args[0], args[1]
-		var m M
-		if pattern.Array == nil {
-			var err error
-			if m, err = compile(pattern.Const.(string)); err != nil {
-				return nil, err
-			}
+// matcher is a compiled pattern of patternKernel.
+type matcher interface {
+	// match tests s against the pattern.
+	match(s string) (bool, error)
+}
+
+// patternKernel is the batch kernel (run) of a strict operator
+// `text op text` that tests its left argument against a pattern on its
+// right: compile turns a pattern into a matcher M (a constant pattern
+// once per batch, a pattern column row by row, where compile's cache does
+// the rest), and neg negates the result (NOT LIKE, !~). NULL rows are
+// neither compiled nor matched, so they raise no pattern errors.
+//
+// The row loop is a method, not a closure returned by a function: such a
+// closure is inlined into the registering init function, whose size
+// stops the compiler from inlining the loop's own calls (LIKE was 8%
+// slower so).
+type patternKernel[M matcher] struct {
+	compile func(pat string) (M, error)
+	neg     bool
+}
+
+// run is the kernel.
+func (k patternKernel[M]) run(ctx *Context, args []Arg, n int) (arrow.Array, error) {
+	var constM M
+	var subjects, patterns *array.String
+	constS, _ := args[0].Const.(string)
+	if args[0].Array != nil {
+		subjects = args[0].Array.(*array.String)
+	}
+	if args[1].Array != nil {
+		patterns = args[1].Array.(*array.String)
+	} else {
+		var err error
+		if constM, err = k.compile(args[1].Const.(string)); err != nil {
+			return nil, err
 		}
-		return cmpBatch(ctx, args, n, func(out []byte, valid *memory.Buffer) error {
-			for i := 0; i < n; i++ {
-				if !isValid(valid, i) {
-					continue
-				}
-				if pattern.Array != nil {
-					var err error
-					if m, err = compile(pattern.Array.(*array.String).Value(i)); err != nil {
-						return err
-					}
-				}
-				s, _ := subject.Const.(string)
-				if subject.Array != nil {
-					s = subject.Array.(*array.String).Value(i)
-				}
-				ok, err := match(m, s)
-				if err != nil {
+	}
+	return cmpBatch(ctx, args, n, func(out []byte, valid *memory.Buffer) error {
+		m, s := constM, constS
+		for i := 0; i < n; i++ {
+			if !isValid(valid, i) {
+				continue
+			}
+			if patterns != nil {
+				var err error
+				if m, err = k.compile(patterns.Value(i)); err != nil {
 					return err
 				}
-				if ok != neg {
-					out[i>>3] |= 1 << (i & 7)
-				}
 			}
-			return nil
-		})
-	}
+			if subjects != nil {
+				s = subjects.Value(i)
+			}
+			ok, err := m.match(s)
+			if err != nil {
+				return err
+			}
+			if ok != k.neg {
+				out[i>>3] |= 1 << (i & 7)
+			}
+		}
+		return nil
+	})
 }

@@ -35,12 +35,22 @@ func init() {
 			}
 			return re.MatchString(args[0].(string)) != spec.neg, nil
 		}
-		ov.Kernel = wrapKernel(ov, types.BoolT, patternKernel(
-			func(pat string) (*regexp.Regexp, error) { return compileRegex(pat, flags) },
-			func(re *regexp.Regexp, s string) (bool, error) { return re.MatchString(s), nil }, spec.neg))
+		ov.Kernel = wrapKernel(ov, types.BoolT, patternKernel[regexMatcher]{
+			compile: func(pat string) (regexMatcher, error) {
+				re, err := compileRegex(pat, flags)
+				return regexMatcher{re}, err
+			},
+			neg: spec.neg,
+		}.run)
 		Register(ov)
 	}
 }
+
+// regexMatcher is a compiled regular expression as patternKernel's
+// matcher.
+type regexMatcher struct{ re *regexp.Regexp }
+
+func (r regexMatcher) match(s string) (bool, error) { return r.re.MatchString(s), nil }
 
 // regexCache holds compiled regular expressions, keyed by option letters
 // + "\x00" + pattern.
