@@ -10,7 +10,6 @@ package exec
 
 import (
 	"encoding/binary"
-	"math"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -54,14 +53,8 @@ func appendIntKey(dst []byte, i int64) []byte {
 }
 
 func appendFloatKey(dst []byte, f float64) []byte {
-	switch {
-	case f == 0:
-		f = 0 // -0 = 0
-	case math.IsNaN(f):
-		f = math.NaN() // all NaNs are equal in PostgreSQL
-	}
 	dst = append(dst, keyValue)
-	return binary.BigEndian.AppendUint64(dst, math.Float64bits(f))
+	return binary.BigEndian.AppendUint64(dst, types.FloatKeyBits(f))
 }
 
 func appendStringKey(dst []byte, s string, t types.T) []byte {

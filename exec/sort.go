@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
@@ -357,14 +356,7 @@ func appendNormRow(dst []byte, specs []keySpec, row []sortVal) []byte {
 		case sortInt:
 			dst = binary.BigEndian.AppendUint64(dst, uint64(v.i)^(1<<63))
 		case sortFloat:
-			f := v.f
-			if f == 0 {
-				f = 0
-			}
-			bits := math.Float64bits(f)
-			if math.IsNaN(f) {
-				bits = 0x7FF8000000000000
-			}
+			bits := types.FloatKeyBits(v.f)
 			if bits&(1<<63) != 0 {
 				bits = ^bits
 			} else {

@@ -321,7 +321,7 @@ func KeyBytes(dst []byte, v any, t T) []byte {
 		}
 	case Float4, Float8:
 		if x, ok := toFloat(v); ok {
-			return binary.BigEndian.AppendUint64(dst, floatKeyBits(x))
+			return binary.BigEndian.AppendUint64(dst, FloatKeyBits(x))
 		}
 	case Numeric:
 		if d, ok := toDecimal(v); ok {
@@ -390,7 +390,7 @@ func KeyBytes(dst []byte, v any, t T) []byte {
 		if xs, ok := vectorFloats(v); ok {
 			dst = appendUvarint(dst, uint64(len(xs)))
 			for _, x := range xs {
-				dst = binary.BigEndian.AppendUint64(dst, floatKeyBits(float64(x)))
+				dst = binary.BigEndian.AppendUint64(dst, FloatKeyBits(float64(x)))
 			}
 			return dst
 		}
@@ -416,8 +416,11 @@ func KeyBytes(dst []byte, v any, t T) []byte {
 	return append(dst, s...)
 }
 
-// floatKeyBits canonicalizes -0 and NaN.
-func floatKeyBits(f float64) uint64 {
+// FloatKeyBits are the bits of f with PostgreSQL's float equality applied:
+// -0 is 0 and every NaN is one NaN, which sorts above +Infinity when the
+// bits are read as an ordered key (see CompareFloat). Hash and sort keys
+// of floats are built from them.
+func FloatKeyBits(f float64) uint64 {
 	if f == 0 {
 		return 0
 	}
