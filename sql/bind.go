@@ -349,6 +349,65 @@ func strList(names []*pg_query.Node) []string {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
+// CommandName is the name PostgreSQL gives a data-modifying or DDL
+// statement in its command tag and in messages about it ("cannot execute
+// CREATE TABLE in a read-only transaction"): INSERT, UPDATE, DELETE,
+// CREATE TABLE, DROP INDEX, TRUNCATE TABLE, COMMENT, ... A query that
+// only reads is SELECT (EXPLAIN for EXPLAIN); the utility statements
+// whose tag depends on how they ran (BEGIN, SET, FETCH, ...) are named
+// where they run.
+func CommandName(st Statement) string {
+	switch x := st.(type) {
+	case *Query:
+		switch x.Plan.(type) {
+		case *Insert:
+			return "INSERT"
+		case *Update:
+			return "UPDATE"
+		case *Delete:
+			return "DELETE"
+		case *Explain:
+			return "EXPLAIN"
+		}
+		return "SELECT"
+	case *Copy:
+		return "COPY"
+	case *CreateSchema:
+		return "CREATE SCHEMA"
+	case *DropSchema:
+		return "DROP SCHEMA"
+	case *CreateTable:
+		return "CREATE TABLE"
+	case *CreateTableAs:
+		return "CREATE TABLE AS"
+	case *DropTable:
+		return "DROP TABLE"
+	case *AlterTable:
+		return "ALTER TABLE"
+	case *Truncate:
+		return "TRUNCATE TABLE"
+	case *CreateIndex:
+		return "CREATE INDEX"
+	case *DropIndex:
+		return "DROP INDEX"
+	case *CreateSequence:
+		return "CREATE SEQUENCE"
+	case *AlterSequence:
+		return "ALTER SEQUENCE"
+	case *DropSequence:
+		return "DROP SEQUENCE"
+	case *CreateView:
+		return "CREATE VIEW"
+	case *DropView:
+		return "DROP VIEW"
+	case *CommentOn:
+		return "COMMENT"
+	case *CreateExtension:
+		return "CREATE EXTENSION"
+	}
+	return "this statement"
+}
+
 // The kinds of Statement.
 func (*Query) statement()           {}
 func (*Copy) statement()            {}

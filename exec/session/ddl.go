@@ -14,18 +14,19 @@ import (
 	"github.com/cairn-db/cairn/storage"
 )
 
-// runDDL carries out a bound DDL statement in tx and returns its tag.
-func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statement) (Tag, error) {
+// runDDL carries out a bound DDL statement in tx (CREATE TABLE AS, whose
+// tag counts rows, runs through createTableAs).
+func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statement) error {
 	switch x := bound.(type) {
 	case *sql.CreateSchema:
 		if _, ok := tx.Catalog().Schemas[x.Name]; ok && x.IfNotExists {
 			s.notice("42P06", "schema \"%s\" already exists, skipping", x.Name)
-			return commandTag("CREATE SCHEMA"), nil
+			return nil
 		}
 		if x.IfNotExists {
-			return commandTag("CREATE SCHEMA"), tx.IfNotExists(x.Name, "", func() (uint64, error) { return 0, tx.CreateSchema(x.Name) })
+			return tx.IfNotExists(x.Name, "", func() (uint64, error) { return 0, tx.CreateSchema(x.Name) })
 		}
-		return commandTag("CREATE SCHEMA"), tx.CreateSchema(x.Name)
+		return tx.CreateSchema(x.Name)
 	case *sql.DropSchema:
 		for _, name := range x.Names {
 			if _, ok := tx.Catalog().Schemas[name]; !ok {
@@ -33,29 +34,27 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 					s.notice("00000", "schema \"%s\" does not exist, skipping", name)
 					continue
 				}
-				return Tag{}, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
+				return pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
 			}
 			if err := tx.DropSchema(name, x.Cascade); err != nil {
-				return Tag{}, err
+				return err
 			}
 		}
-		return commandTag("DROP SCHEMA"), nil
+		return nil
 	case *sql.CreateTable:
-		return commandTag("CREATE TABLE"), s.createTable(tx, x)
-	case *sql.CreateTableAs:
-		return s.createTableAs(ctx, tx, x)
+		return s.createTable(tx, x)
 	case *sql.CreateView:
-		return commandTag("CREATE VIEW"), tx.CreateView(x.Def, x.Replace)
+		return tx.CreateView(x.Def, x.Replace)
 	case *sql.DropView:
 		for _, name := range x.Missing {
 			s.notice("00000", "view \"%s\" does not exist, skipping", name)
 		}
 		for _, v := range x.Views {
 			if err := tx.DropView(v.Schema, v.Name); err != nil {
-				return Tag{}, err
+				return err
 			}
 		}
-		return commandTag("DROP VIEW"), nil
+		return nil
 	case *sql.CommentOn:
 		def := x.Table.Clone()
 		if x.Column == "" {
@@ -64,54 +63,53 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			pos, _ := def.Column(x.Column)
 			def.Columns[pos].Comment = x.Text
 		}
-		return commandTag("COMMENT"), tx.AlterTable(def)
+		return tx.AlterTable(def)
 	case *sql.DropTable:
 		for _, name := range x.Missing {
 			s.notice("00000", "table \"%s\" does not exist, skipping", name)
 		}
 		for _, def := range x.Tables {
 			if err := dropTable(tx, def, x.Cascade); err != nil {
-				return Tag{}, err
+				return err
 			}
 		}
-		return commandTag("DROP TABLE"), nil
+		return nil
 	case *sql.AlterTable:
 		if x.Missing != "" {
 			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
-			return commandTag("ALTER TABLE"), nil
+			return nil
 		}
-		return commandTag("ALTER TABLE"), s.alterTable(ctx, tx, x)
+		return s.alterTable(ctx, tx, x)
 	case *sql.Truncate:
 		for _, def := range x.Tables {
 			if err := tx.Truncate(def.ID); err != nil {
-				return Tag{}, err
+				return err
 			}
 		}
 		for _, seq := range x.Restart {
 			if err := tx.SetVal(seq.Schema, seq.Name, seq.Start, false); err != nil {
-				return Tag{}, err
+				return err
 			}
 		}
-		return commandTag("TRUNCATE TABLE"), nil
+		return nil
 	case *sql.AlterSequence:
 		if x.Seq == nil {
 			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
-			return commandTag("ALTER SEQUENCE"), nil
+			return nil
 		}
-		return commandTag("ALTER SEQUENCE"), tx.SetVal(x.Seq.Schema, x.Seq.Name, x.Value, false)
+		return tx.SetVal(x.Seq.Schema, x.Seq.Name, x.Value, false)
 	case *sql.CreateIndex:
-		key := x.Def.Schema + "." + x.Def.Name
-		if _, ok := tx.Catalog().Indexes[key]; ok || relationExists(tx.Catalog(), x.Def.Schema, x.Def.Name) {
+		if tx.Catalog().RelationExists(x.Def.Schema, x.Def.Name) {
 			if x.IfNotExists {
 				s.notice("42P07", "relation \"%s\" already exists, skipping", x.Def.Name)
-				return commandTag("CREATE INDEX"), nil
+				return nil
 			}
-			return Tag{}, pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
+			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 		}
 		if x.IfNotExists {
-			return commandTag("CREATE INDEX"), tx.IfNotExists(x.Def.Schema, x.Def.Name, func() (uint64, error) { return 0, tx.CreateIndex(x.Def) })
+			return tx.IfNotExists(x.Def.Schema, x.Def.Name, func() (uint64, error) { return 0, tx.CreateIndex(x.Def) })
 		}
-		return commandTag("CREATE INDEX"), tx.CreateIndex(x.Def)
+		return tx.CreateIndex(x.Def)
 	case *sql.DropIndex:
 		for _, n := range x.Names {
 			schema := s.findIndexSchema(tx.Catalog(), n[0], n[1])
@@ -120,24 +118,24 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 					s.notice("00000", "index \"%s\" does not exist, skipping", n[1])
 					continue
 				}
-				return Tag{}, pgerr.New(pgerrcode.UndefinedObject, "index \"%s\" does not exist", n[1])
+				return pgerr.New(pgerrcode.UndefinedObject, "index \"%s\" does not exist", n[1])
 			}
 			if err := tx.DropIndex(schema, n[1]); err != nil {
-				return Tag{}, err
+				return err
 			}
 		}
-		return commandTag("DROP INDEX"), nil
+		return nil
 	case *sql.CreateExtension:
-		return commandTag("CREATE EXTENSION"), nil
+		return nil
 	case *sql.CreateSequence:
 		if _, ok := tx.Catalog().Sequences[x.Def.Schema+"."+x.Def.Name]; ok {
 			if x.IfNotExists {
 				s.notice("42P07", "relation \"%s\" already exists, skipping", x.Def.Name)
-				return commandTag("CREATE SEQUENCE"), nil
+				return nil
 			}
-			return Tag{}, pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
+			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 		}
-		return commandTag("CREATE SEQUENCE"), tx.CreateSequence(x.Def)
+		return tx.CreateSequence(x.Def)
 	case *sql.DropSequence:
 		for _, n := range x.Names {
 			schema := n[0]
@@ -149,20 +147,15 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 					s.notice("00000", "sequence \"%s\" does not exist, skipping", n[1])
 					continue
 				}
-				return Tag{}, pgerr.New(pgerrcode.UndefinedTable, "sequence \"%s\" does not exist", n[1])
+				return pgerr.New(pgerrcode.UndefinedTable, "sequence \"%s\" does not exist", n[1])
 			}
 			if err := tx.DropSequence(schema, n[1]); err != nil {
-				return Tag{}, err
+				return err
 			}
 		}
-		return commandTag("DROP SEQUENCE"), nil
+		return nil
 	}
-	return Tag{}, pgerr.NotSupported("statement %T", bound)
-}
-
-// relationExists reports whether a table of that name exists in schema.
-func relationExists(cat *catalog.Catalog, schema, name string) bool {
-	return cat.Table(schema, name) != nil
+	return pgerr.NotSupported("statement %T", bound)
 }
 
 func (s *Session) findIndexSchema(cat *catalog.Catalog, schema, name string) string {

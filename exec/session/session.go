@@ -627,10 +627,16 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 	case *sql.Copy:
 		return Tag{}, false, errCopyPortal("Execute")
 	}
-	if err := s.checkWritable(p.stmt.SQL); err != nil {
+	if err := s.checkWritable(p.bound); err != nil {
 		return Tag{}, false, err
 	}
-	tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) { return s.runDDL(ctx, tx, p.bound) })
+	if x, ok := p.bound.(*sql.CreateTableAs); ok {
+		tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) { return s.createTableAs(ctx, tx, x) })
+		return tag, false, err
+	}
+	tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
+		return commandTag(sql.CommandName(p.bound)), s.runDDL(ctx, tx, p.bound)
+	})
 	return tag, false, err
 }
 
@@ -660,7 +666,7 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 		// Data-modifying statements run to completion at the first
 		// Execute; their RETURNING rows are kept for later ones.
 		if p.run == nil {
-			if err := s.checkWritable(p.stmt.SQL); err != nil {
+			if err := s.checkWritable(p.bound); err != nil {
 				return Tag{}, false, err
 			}
 			var result exec.Operator

@@ -200,22 +200,11 @@ func (s *Session) runSetTransaction(x *sql.SetTransaction) error {
 
 // checkWritable refuses a statement that writes in a read-only
 // transaction (25006).
-func (s *Session) checkWritable(sqlText string) error {
+func (s *Session) checkWritable(st sql.Statement) error {
 	if !s.currentReadOnly() {
 		return nil
 	}
-	words := strings.Fields(strings.ToUpper(sqlText))
-	what := "this statement"
-	if len(words) > 0 {
-		what = words[0]
-		switch what {
-		case "CREATE", "DROP", "ALTER":
-			if len(words) > 1 {
-				what += " " + words[1]
-			}
-		}
-	}
-	return pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", what)
+	return pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", sql.CommandName(st))
 }
 
 // maxStatementRetries bounds how often a statement runs again after
