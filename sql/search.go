@@ -164,6 +164,9 @@ func (b *Binder) bindHybridConstructor(args []Expr) (Expr, error) {
 // the hybrid score between an (embedding, text) row and a hybrid record.
 func (b *Binder) bindSearch(sc *scope, call *Call, l, r Expr) (Expr, error) {
 	if call.Overload.Search == functions.SearchBM25 {
+		if readsColumns(call.Args[1]) {
+			return nil, errSearchQueryReadsColumns("BM25")
+		}
 		table, col, rowID, err := corpusColumn(sc, l)
 		if err != nil {
 			return nil, err
@@ -184,6 +187,11 @@ func (b *Binder) bindSearch(sc *scope, call *Call, l, r Expr) (Expr, error) {
 	if !lok || !rok {
 		return nil, pgerr.New(pgerrcode.UndefinedFunction, "operator does not exist: %s <#> %s", l.Type(), r.Type())
 	}
+	for _, e := range []Expr{rr.Embedding, rr.Text, rr.WVec, rr.WText} {
+		if e != nil && readsColumns(e) {
+			return nil, errSearchQueryReadsColumns("hybrid search")
+		}
+	}
 	table, col, rowID, err := corpusColumn(sc, lr.Text)
 	if err != nil {
 		return nil, err
@@ -194,6 +202,26 @@ func (b *Binder) bindSearch(sc *scope, call *Call, l, r Expr) (Expr, error) {
 		query.WVec, query.WText = one, one
 	}
 	return &HybridScore{Source: lr, Query: &query, Table: table, Column: col, RowID: rowID, Op: call.Overload}, nil
+}
+
+// errSearchQueryReadsColumns refuses a search whose query (the right side
+// of <#>) reads a column: the query is scored against the whole column's
+// statistics once per statement, so it must be a constant or a parameter.
+func errSearchQueryReadsColumns(what string) error {
+	return pgerr.NotSupported("%s (<#>) with a query that reads a column", what).
+		WithHint("The query (the right side of <#>) must be a constant or a parameter.")
+}
+
+// readsColumns reports whether e refers to a column of its input row.
+func readsColumns(e Expr) bool {
+	found := false
+	walkExpr(e, func(x Expr) {
+		switch x.(type) {
+		case *ColumnRef, *OuterRef:
+			found = true
+		}
+	})
+	return found
 }
 
 // corpusColumn finds the table column a BM25 text comes from (its corpus
