@@ -117,8 +117,8 @@ func (c lazyCatalog) Lookup(f types.Family, text string) (int64, error) {
 	return c.rt.catalogView().Lookup(f, text)
 }
 func (c lazyCatalog) TableVisible(oid int64) bool { return c.rt.catalogView().TableVisible(oid) }
-func (c lazyCatalog) IndexDef(oid int64) (string, bool) {
-	return c.rt.catalogView().IndexDef(oid)
+func (c lazyCatalog) IndexDef(oid int64, column int) (string, bool) {
+	return c.rt.catalogView().IndexDef(oid, column)
 }
 func (c lazyCatalog) ViewDef(oid int64) (string, bool) {
 	return c.rt.catalogView().ViewDef(oid)

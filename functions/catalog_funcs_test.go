@@ -293,14 +293,19 @@ func (fakeCatalog) TableVisible(oid int64) bool { return oid == 100001 }
 
 func (fakeCatalog) ViewDef(oid int64) (string, bool) { return "", false }
 
-func (fakeCatalog) IndexDef(oid int64) (string, bool) {
-	switch oid {
-	case 200:
+func (fakeCatalog) IndexDef(oid int64, column int) (string, bool) {
+	keys := map[int64][]string{200: {"id"}, 201: {"b", `"Weird, col"`, "lower(b)", "c"}}[oid]
+	switch {
+	case keys == nil:
+		return "", false
+	case column == 0 && oid == 200:
 		return "CREATE UNIQUE INDEX mem_pkey ON public.mem USING btree (id)", true
-	case 201:
+	case column == 0:
 		return `CREATE INDEX mem_i ON public.mem USING btree (b, "Weird, col", lower(b)) INCLUDE (c)`, true
+	case column < 0 || column > len(keys):
+		return "", true
 	}
-	return "", false
+	return keys[column-1], true
 }
 
 func (fakeCatalog) ConstraintDef(oid int64) (string, bool) {

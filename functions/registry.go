@@ -72,8 +72,10 @@ type Catalog interface {
 	Lookup(family types.Family, text string) (int64, error)
 	// TableVisible is pg_table_is_visible.
 	TableVisible(oid int64) bool
-	// IndexDef is pg_get_indexdef; ok is false for an unknown OID.
-	IndexDef(oid int64) (string, bool)
+	// IndexDef is pg_get_indexdef: the CREATE INDEX statement, or with a
+	// column above 0 that key alone ("" past the last); ok is false for
+	// an unknown OID.
+	IndexDef(oid int64, column int) (string, bool)
 	// ViewDef is pg_get_viewdef; ok is false for an unknown OID.
 	ViewDef(oid int64) (string, bool)
 	// ConstraintDef is pg_get_constraintdef; ok is false for an unknown OID.

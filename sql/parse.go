@@ -56,7 +56,15 @@ func (p *Parsed) TakesSnapshot() bool {
 func Parse(query string) ([]*Parsed, error) {
 	tree, err := parse(query)
 	if err != nil {
-		return nil, err
+		fixed, ok := parenthesizeHybridIndexKey(query)
+		if !ok {
+			return nil, err
+		}
+		var ferr error
+		if tree, ferr = parse(fixed); ferr != nil {
+			return nil, err
+		}
+		query = fixed
 	}
 	stmts := make([]*Parsed, 0, len(tree.Stmts))
 	for _, raw := range tree.Stmts {
@@ -118,4 +126,61 @@ func parse(query string) (*pg_query.ParseResult, error) {
 		return nil, stackDepthExceeded()
 	}
 	return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error())
+}
+
+// parenthesizeHybridIndexKey rewrites pg_deeplake's hybrid index DDL as
+// its users write it, "USING deeplake_index ((emb, text)::
+// deeplake_hybrid_record)", which PostgreSQL's grammar refuses (an
+// expression key needs parentheses of its own), into the form it
+// accepts, "USING deeplake_index (((emb, text)::deeplake_hybrid_record))".
+// ok is false when query has no such key.
+func parenthesizeHybridIndexKey(query string) (string, bool) {
+	lower := strings.ToLower(query)
+	i := strings.Index(lower, "deeplake_index")
+	if i < 0 {
+		return "", false
+	}
+	skip := func(j int) int {
+		for j < len(query) && (query[j] == ' ' || query[j] == '\t' || query[j] == '\n' || query[j] == '\r') {
+			j++
+		}
+		return j
+	}
+	j := skip(i + len("deeplake_index"))
+	if j >= len(query) || query[j] != '(' {
+		return "", false
+	}
+	open := skip(j + 1)
+	if open >= len(query) || query[open] != '(' {
+		return "", false
+	}
+	depth, k := 0, open
+	for ; k < len(query); k++ {
+		switch query[k] {
+		case '"':
+			if e := strings.IndexByte(query[k+1:], '"'); e >= 0 {
+				k += e + 1
+			}
+		case '(':
+			depth++
+		case ')':
+			depth--
+		}
+		if depth == 0 {
+			break
+		}
+	}
+	cast := skip(k + 1)
+	if k >= len(query) || !strings.HasPrefix(query[cast:], "::") {
+		return "", false
+	}
+	end := skip(cast + 2)
+	for end < len(query) && (query[end] == '_' || query[end] == '.' || query[end] == '"' ||
+		query[end] >= 'a' && query[end] <= 'z' || query[end] >= 'A' && query[end] <= 'Z' || query[end] >= '0' && query[end] <= '9') {
+		end++
+	}
+	if !strings.Contains(strings.ToLower(query[cast:end]), "deeplake_hybrid_record") {
+		return "", false
+	}
+	return query[:open] + "(" + query[open:end] + ")" + query[end:], true
 }

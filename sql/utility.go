@@ -890,50 +890,6 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameColumn, Name: s.Subname, NewName: s.Newname}}}, nil
 }
 
-func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
-	def, err := b.rangeVarTable(s.Relation)
-	if err != nil {
-		return nil, err
-	}
-	method := strings.ToLower(s.AccessMethod)
-	switch method {
-	case "", "btree":
-		method = "btree"
-	case "deeplake_index", "hnsw", "ivfflat", "hash", "gin", "gist", "brin":
-	default:
-		return nil, pgerr.New(pgerrcode.UndefinedObject, "access method \"%s\" does not exist", s.AccessMethod)
-	}
-	idx := &catalog.IndexDef{Schema: def.Schema, Name: s.Idxname, Table: def.ID, Method: method, Unique: s.Unique, Options: map[string]string{}}
-	var names []string
-	for _, p := range s.IndexParams {
-		ie := p.GetIndexElem()
-		if ie.Expr != nil {
-			return nil, pgerr.NotSupported("indexes on expressions")
-		}
-		pos, col := def.Column(ie.Name)
-		if col == nil {
-			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", ie.Name)
-		}
-		idx.Columns = append(idx.Columns, def.Columns[pos].ID)
-		names = append(names, ie.Name)
-	}
-	if idx.Name == "" {
-		suffix := "idx"
-		if s.Unique {
-			suffix = "key"
-		}
-		idx.Name = b.freeRelationName(def.Schema, def.Name+"_"+strings.Join(names, "_")+"_"+suffix)
-	}
-	for _, o := range s.Options {
-		d := o.GetDefElem()
-		idx.Options[d.Defname] = defString(d.Arg)
-	}
-	if s.Unique && method != "btree" {
-		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "access method \"%s\" does not support unique indexes", method)
-	}
-	return &CreateIndex{Def: idx, IfNotExists: s.IfNotExists}, nil
-}
-
 // freeRelationName returns name, or name with the smallest numeric suffix
 // that no table, index or sequence of the schema uses (PostgreSQL's
 // ChooseRelationName).

@@ -380,6 +380,18 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	if err := tx.AlterTable(def); err != nil {
 		return err
 	}
+	// An index on a dropped column goes with it, as in PostgreSQL (all of
+	// a multicolumn index, and a hybrid index on either of its columns).
+	for _, ix := range tx.Catalog().IndexesOf(def.ID) {
+		for _, id := range ix.Columns {
+			if _, c := def.ColumnByID(id); c == nil {
+				if err := tx.DropIndex(ix.Schema, ix.Name); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
 	// Rows already in the table must satisfy the constraints added (unique
 	// keys storage checks itself).
 	b := s.binder(tx.Catalog())

@@ -1042,6 +1042,10 @@ func (s *Session) runSet(x *sql.Set) error {
 	}
 	st, ok := lookupSetting(x.Name)
 	if !ok {
+		if prefix := reservedPrefix(x.Name); prefix != "" && !x.Reset {
+			return pgerr.New(pgerrcode.InvalidName, "invalid configuration parameter name \"%s\"", x.Name).
+				WithDetail("\"%s\" is a reserved prefix.", prefix)
+		}
 		return unrecognized(x.Name)
 	}
 	if st.readOnly {

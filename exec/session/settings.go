@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,17 +87,36 @@ var settings = map[string]setting{
 	"maintenance_work_mem":                {def: "64MB"},
 	"jit":                                 {def: "off"},
 	"enable_seqscan":                      {def: "on"},
-	"hnsw.ef_search":                      {def: "40"},
-	"hnsw.iterative_scan":                 {def: "off"},
-	"ivfflat.probes":                      {def: "1"},
+	// pgvector 0.8.6's settings, with its defaults and ranges (hnsw.c,
+	// ivfflat.c).
+	"hnsw.ef_search":           {def: "40", check: checkIntRange("hnsw.ef_search", 1, 1000)},
+	"hnsw.iterative_scan":      {def: "off", check: checkEnum("hnsw.iterative_scan", "off", "relaxed_order", "strict_order")},
+	"hnsw.max_scan_tuples":     {def: "20000", check: checkIntRange("hnsw.max_scan_tuples", 1, math.MaxInt32)},
+	"hnsw.scan_mem_multiplier": {def: "1", check: checkRealRange("hnsw.scan_mem_multiplier", 1, 1000)},
+	"ivfflat.probes":           {def: "1", check: checkIntRange("ivfflat.probes", 1, 32768)},
+	"ivfflat.iterative_scan":   {def: "off", check: checkEnum("ivfflat.iterative_scan", "off", "relaxed_order")},
+	"ivfflat.max_probes":       {def: "32768", check: checkIntRange("ivfflat.max_probes", 1, 32768)},
+}
+
+// reservedPrefixes are the setting prefixes pgvector reserves
+// (MarkGUCPrefixReserved): a name under them must be one of its settings.
+var reservedPrefixes = []string{"hnsw", "ivfflat"}
+
+// reservedPrefix is the reserved prefix of a custom setting's name, or "".
+func reservedPrefix(name string) string {
+	prefix, _, _ := strings.Cut(strings.ToLower(name), ".")
+	if slices.Contains(reservedPrefixes, prefix) {
+		return prefix
+	}
+	return ""
 }
 
 // lookupSetting finds a setting by its case-insensitive name. Names with
 // a dot are custom (extension) settings: any is accepted, like
-// PostgreSQL's placeholder variables.
+// PostgreSQL's placeholder variables, except under a reserved prefix.
 func lookupSetting(name string) (setting, bool) {
 	s, ok := settings[strings.ToLower(name)]
-	if !ok && strings.Contains(name, ".") {
+	if !ok && strings.Contains(name, ".") && reservedPrefix(name) == "" {
 		return setting{}, true
 	}
 	return s, ok
@@ -172,6 +192,19 @@ func checkOneOf(allowed ...string) func(string) (string, error) {
 			}
 		}
 		return "", pgerr.NotSupported("value \"%s\"", v)
+	}
+}
+
+// checkEnum is PostgreSQL's check of an enum setting (case-insensitive).
+func checkEnum(name string, values ...string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		for _, a := range values {
+			if strings.EqualFold(v, a) {
+				return a, nil
+			}
+		}
+		return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v).
+			WithHint("Available values: %s.", strings.Join(values, ", "))
 	}
 }
 
@@ -274,6 +307,20 @@ func checkIntRange(name string, lo, hi int) func(string) (string, error) {
 			return "", pgerr.New(pgerrcode.InvalidParameterValue, "%d is outside the valid range for parameter \"%s\" (%d .. %d)", n, name, lo, hi)
 		}
 		return strconv.Itoa(n), nil
+	}
+}
+
+// checkRealRange checks a floating-point setting against its range.
+func checkRealRange(name string, lo, hi float64) func(string) (string, error) {
+	return func(v string) (string, error) {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) {
+			return "", pgerr.New(pgerrcode.InvalidParameterValue, "parameter \"%s\" requires a numeric value", name)
+		}
+		if f < lo || f > hi {
+			return "", pgerr.New(pgerrcode.InvalidParameterValue, "%g is outside the valid range for parameter \"%s\" (%g .. %g)", f, name, lo, hi)
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64), nil
 	}
 }
 

@@ -3,6 +3,7 @@ package catalog
 import (
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -119,13 +120,101 @@ type SequenceDef struct {
 
 // IndexDef is a recorded index (deeplake_index, hnsw, ivfflat, btree).
 type IndexDef struct {
-	Schema  string            `json:"schema"`
-	Name    string            `json:"name"`
-	Table   uint64            `json:"table"`
-	Method  string            `json:"method"`
-	Columns []int             `json:"columns"`
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	Table  uint64 `json:"table"`
+	Method string `json:"method"`
+	// Columns are the IDs of the indexed columns. A deeplake_index on
+	// (embedding, text)::deeplake_hybrid_record holds both, embedding
+	// first, with Options["index_type"] "hybrid".
+	Columns []int `json:"columns"`
+	// Options are the index's effective parameters: the WITH options,
+	// validated and normalised (integers in decimal, index_type in lower
+	// case), and for hnsw, ivfflat and deeplake_index the access method's
+	// default for each parameter WITH left out, so whoever builds the
+	// index needs no defaults of its own (IntOption reads them).
 	Options map[string]string `json:"options,omitempty"`
-	Unique  bool              `json:"unique,omitempty"`
+	// With are the WITH options as written, "name=value" in the order
+	// given: pg_class.reloptions, which pg_get_indexdef prints.
+	With []string `json:"with,omitempty"`
+	// OpClass is the operator class of an hnsw or ivfflat index
+	// (OpClassL2, OpClassIP, OpClassCosine, OpClassL1): the distance the
+	// index orders by. "" in catalogs written before it was recorded:
+	// EffectiveOpClass reads that as the default.
+	OpClass string `json:"opclass,omitempty"`
+	// Desc marks the keys indexed DESC, by position in CREATE INDEX's
+	// key list (a hybrid record is one key); nil when none is.
+	Desc   []bool `json:"desc,omitempty"`
+	Unique bool   `json:"unique,omitempty"`
+}
+
+// The operator classes of pgvector's hnsw and ivfflat indexes, which
+// cairn also accepts on real[] columns.
+const (
+	OpClassL2     = "vector_l2_ops"     // <->, Euclidean distance
+	OpClassIP     = "vector_ip_ops"     // <#> on vector: negative inner product
+	OpClassCosine = "vector_cosine_ops" // <=>, cosine distance
+	OpClassL1     = "vector_l1_ops"     // <+>, taxicab distance (hnsw only)
+)
+
+// DefaultOpClass is the operator class an hnsw or ivfflat index on a
+// column of type t uses when CREATE INDEX names none: vector_l2_ops on
+// vector, as pgvector's ivfflat does (pgvector's hnsw has no default and
+// refuses; cairn takes the same one), and vector_cosine_ops on real[]
+// (a cairn extension: on real[], <#> is pg_deeplake's cosine similarity,
+// so an index on a real[] column serves it by default). "" for other
+// methods.
+func DefaultOpClass(method string, t types.T) string {
+	if method != "hnsw" && method != "ivfflat" {
+		return ""
+	}
+	if t.Family == types.Vector {
+		return OpClassL2
+	}
+	return OpClassCosine
+}
+
+// EffectiveOpClass is the operator class of an hnsw or ivfflat index on
+// table t: the one recorded, or the default for the column's type.
+func (ix *IndexDef) EffectiveOpClass(t *TableDef) string {
+	if ix.OpClass != "" || len(ix.Columns) == 0 {
+		return ix.OpClass
+	}
+	_, c := t.ColumnByID(ix.Columns[0])
+	if c == nil {
+		return ""
+	}
+	return DefaultOpClass(ix.Method, c.Type)
+}
+
+// IndexParam is an integer WITH parameter of an access method, with
+// pgvector's default and valid range.
+type IndexParam struct {
+	Name     string
+	Default  int
+	Min, Max int
+}
+
+// VectorIndexParams are the WITH parameters of hnsw and ivfflat, as
+// pgvector 0.8.6 defines them (hnsw.h, ivfflat.h).
+var VectorIndexParams = map[string][]IndexParam{
+	"hnsw":    {{Name: "m", Default: 16, Min: 2, Max: 100}, {Name: "ef_construction", Default: 64, Min: 4, Max: 1000}},
+	"ivfflat": {{Name: "lists", Default: 100, Min: 1, Max: 32768}},
+}
+
+// IntOption is the integer parameter name of an hnsw or ivfflat index:
+// its recorded value, or pgvector's default where the catalog was written
+// before defaults were recorded (0 for a parameter the method lacks).
+func (ix *IndexDef) IntOption(name string) int {
+	if v, err := strconv.Atoi(ix.Options[name]); err == nil {
+		return v
+	}
+	for _, p := range VectorIndexParams[ix.Method] {
+		if p.Name == name {
+			return p.Default
+		}
+	}
+	return 0
 }
 
 // PublicSchema is the schema that exists in every new database.
@@ -320,6 +409,8 @@ func (t *TableDef) PrimaryKeyConstraint() string {
 func (ix *IndexDef) Clone() *IndexDef {
 	n := *ix
 	n.Columns = slices.Clone(ix.Columns)
+	n.With = slices.Clone(ix.With)
+	n.Desc = slices.Clone(ix.Desc)
 	if ix.Options != nil {
 		n.Options = make(map[string]string, len(ix.Options))
 		for k, v := range ix.Options {

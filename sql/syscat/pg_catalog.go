@@ -367,7 +367,7 @@ func init() {
 	register("pg_catalog", "pg_indexes", 0, "schemaname name, tablename name, indexname name, tablespace name, indexdef text", func(v *View) [][]any {
 		var rows [][]any
 		for _, ix := range v.indexes {
-			def, _ := v.IndexDef(ix.oid)
+			def, _ := v.IndexDef(ix.oid, 0)
 			rows = append(rows, []any{ix.schema, ix.table.Name, ix.name, nil, def})
 		}
 		return rows

@@ -56,3 +56,23 @@ func format(d any, t types.T) (err error) {
 	types.FormatText(d, t)
 	return nil
 }
+
+// reloptions prints WITH options as PostgreSQL's flatten_reloptions does:
+// values that read as plain identifiers bare, others as literals.
+func TestReloptions(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"m=16", "ef_construction=64"}, "m='16', ef_construction='64'"},
+		{[]string{"index_type=bm25"}, "index_type=bm25"},
+		{[]string{"index_type=BM25"}, "index_type='BM25'"},
+		{[]string{"index_type=it's"}, "index_type='it''s'"},
+		{[]string{"buffering=on"}, "buffering='on'"}, // ON is a reserved keyword
+		{[]string{"x=select"}, "x='select'"},
+	} {
+		if got := reloptions(c.in); got != c.want {
+			t.Errorf("reloptions(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

@@ -52,6 +52,7 @@ type index struct {
 	columns []int // column IDs
 	unique  bool
 	primary bool
+	def     *catalog.IndexDef // nil for a key constraint's index
 }
 
 // constraint is a table constraint as pg_constraint lists it.
@@ -105,7 +106,7 @@ func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *
 		if t == nil {
 			continue
 		}
-		v.indexes = append(v.indexes, &index{oid: IndexOID(ix.Schema, ix.Name), schema: ix.Schema, name: ix.Name, table: t, method: ix.Method, columns: ix.Columns, unique: ix.Unique})
+		v.indexes = append(v.indexes, &index{oid: IndexOID(ix.Schema, ix.Name), schema: ix.Schema, name: ix.Name, table: t, method: ix.Method, columns: ix.Columns, unique: ix.Unique, def: ix})
 	}
 	// A foreign key depends on the unique index of the key it references
 	// (pg_constraint.conindid), as in PostgreSQL.
@@ -404,18 +405,83 @@ func columnNames(t *catalog.TableDef, ids []int) []string {
 	return out
 }
 
-// IndexDef is pg_get_indexdef: the CREATE INDEX statement of an index.
-func (v *View) IndexDef(oid int64) (string, bool) {
+// IndexDef is pg_get_indexdef: the CREATE INDEX statement of an index,
+// or with a column number other than 0 that key of the index alone (its
+// column or expression, without operator class or ordering; "" when there
+// is no such key),
+// as PostgreSQL's pg_get_indexdef_worker prints them.
+func (v *View) IndexDef(oid int64, column int) (string, bool) {
 	ix, ok := v.byOID[oid].(*index)
 	if !ok {
 		return "", false
+	}
+	keys := indexKeys(ix, column != 0)
+	if column != 0 {
+		if column < 0 || column > len(keys) {
+			return "", true
+		}
+		return keys[column-1], true
 	}
 	unique := ""
 	if ix.unique {
 		unique = "UNIQUE "
 	}
-	return fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, ident.Quote(ix.name),
-		ident.Quote(ix.table.Schema), ident.Quote(ix.table.Name), ix.method, strings.Join(columnNames(ix.table, ix.columns), ", ")), true
+	def := fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, ident.Quote(ix.name),
+		ident.Quote(ix.table.Schema), ident.Quote(ix.table.Name), ix.method, strings.Join(keys, ", "))
+	if ix.def != nil && len(ix.def.With) > 0 {
+		def += " WITH (" + reloptions(ix.def.With) + ")"
+	}
+	return def, true
+}
+
+// indexKeys are the keys of an index as pg_get_indexdef prints them: each
+// column (or pg_deeplake's hybrid record) with, unless attrsOnly, its
+// operator class where it is not the default for the column's type and
+// DESC where it is descending.
+func indexKeys(ix *index, attrsOnly bool) []string {
+	names := columnNames(ix.table, ix.columns)
+	d := ix.def
+	if d == nil {
+		return names
+	}
+	if d.Options["index_type"] == "hybrid" && len(names) == 2 {
+		names = []string{"ROW(" + names[0] + ", " + names[1] + ")::deeplake_hybrid_record"}
+		if !attrsOnly {
+			names[0] = "(" + names[0] + ")"
+		}
+	}
+	if attrsOnly {
+		return names
+	}
+	if opclass := d.EffectiveOpClass(ix.table); opclass != "" && len(names) == 1 {
+		_, col := ix.table.ColumnByID(d.Columns[0])
+		// pgvector's hnsw has no default operator class: PostgreSQL always
+		// prints the one the index has.
+		if col != nil && (opclass != catalog.DefaultOpClass(d.Method, col.Type) || d.Method == "hnsw" && col.Type.Family == types.Vector) {
+			names[0] += " " + opclass
+		}
+	}
+	for i, desc := range d.Desc {
+		if desc && i < len(names) {
+			names[i] += " DESC"
+		}
+	}
+	return names
+}
+
+// reloptions prints pg_class.reloptions entries ("name=value") as
+// ruleutils.c's flatten_reloptions does: name=value, the value quoted as a
+// literal unless it reads as a plain identifier.
+func reloptions(opts []string) string {
+	out := make([]string, len(opts))
+	for i, o := range opts {
+		name, value, _ := strings.Cut(o, "=")
+		if ident.Quote(value) != value {
+			value = "'" + strings.ReplaceAll(value, "'", "''") + "'"
+		}
+		out[i] = ident.Quote(name) + "=" + value
+	}
+	return strings.Join(out, ", ")
 }
 
 // ViewDef is pg_get_viewdef: the query of a view, as cairn keeps it.

@@ -1,0 +1,405 @@
+package sql
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// CREATE INDEX: the access methods, operator classes and WITH options
+// users type for pgvector (hnsw, ivfflat) and pg_deeplake
+// (deeplake_index), validated as those extensions validate them and
+// recorded in catalog.IndexDef with their effective values.
+//
+// Dimensions: pgvector requires a vector(n) column and refuses n > 2000;
+// cairn indexes vector(n) up to the type's own limit (16000) and also
+// real[] columns, which have no declared dimension: such an index takes
+// its dimension from the rows, and requires every non-NULL vector it
+// holds to have that one dimension (checked when the index is built).
+
+func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
+	def, err := b.rangeVarTable(s.Relation)
+	if err != nil {
+		return nil, err
+	}
+	method := strings.ToLower(s.AccessMethod)
+	switch method {
+	case "", "btree":
+		method = "btree"
+	case "deeplake_index", "hnsw", "ivfflat", "hash", "gin", "gist", "brin":
+	default:
+		return nil, pgerr.New(pgerrcode.UndefinedObject, "access method \"%s\" does not exist", s.AccessMethod)
+	}
+	if s.Unique && method != "btree" {
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "access method \"%s\" does not support unique indexes", method)
+	}
+	vectorMethod := method == "hnsw" || method == "ivfflat" || method == "deeplake_index"
+	if vectorMethod && len(s.IndexParams) > 1 {
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "access method \"%s\" does not support multicolumn indexes", method)
+	}
+	idx := &catalog.IndexDef{Schema: def.Schema, Name: s.Idxname, Table: def.ID, Method: method, Unique: s.Unique, Options: map[string]string{}}
+	var names []string
+	var colType types.T
+	hybrid := false
+	for i, p := range s.IndexParams {
+		ie := p.GetIndexElem()
+		if ie.Expr != nil {
+			cols, err := hybridIndexColumns(def, method, ie.Expr)
+			if err != nil {
+				return nil, err
+			}
+			hybrid = true
+			for _, c := range cols {
+				idx.Columns = append(idx.Columns, c.ID)
+				names = append(names, c.Name)
+			}
+		} else {
+			pos, col := def.Column(ie.Name)
+			if col == nil {
+				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", ie.Name)
+			}
+			idx.Columns = append(idx.Columns, def.Columns[pos].ID)
+			names = append(names, ie.Name)
+			colType = col.Type
+		}
+		if ie.Ordering == pg_query.SortByDir_SORTBY_DESC {
+			if idx.Desc == nil {
+				idx.Desc = make([]bool, len(s.IndexParams))
+			}
+			idx.Desc[i] = true
+		}
+		if vectorMethod {
+			opclass := strings.ToLower(nameOf(ie.Opclass))
+			if idx.OpClass, err = vectorOpClass(method, opclass, colType, hybrid); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if idx.Name == "" {
+		suffix := "idx"
+		if s.Unique {
+			suffix = "key"
+		}
+		idx.Name = b.freeRelationName(def.Schema, def.Name+"_"+strings.Join(names, "_")+"_"+suffix)
+	}
+	if err := indexOptions(idx, s.Options, colType, hybrid); err != nil {
+		return nil, err
+	}
+	return &CreateIndex{Def: idx, IfNotExists: s.IfNotExists}, nil
+}
+
+// hybridIndexColumns reads pg_deeplake's hybrid index key,
+// (embedding, text)::deeplake_hybrid_record: the two columns it names.
+// Other expressions are not supported as index keys.
+func hybridIndexColumns(def *catalog.TableDef, method string, expr *pg_query.Node) ([]*catalog.ColumnDef, error) {
+	tc := expr.GetTypeCast()
+	if tc == nil || method != "deeplake_index" {
+		return nil, pgerr.NotSupported("indexes on expressions")
+	}
+	if hybrid, weighted := isHybridTypeName(tc.TypeName); !hybrid || weighted {
+		return nil, pgerr.NotSupported("indexes on expressions")
+	}
+	row := tc.Arg.GetRowExpr()
+	if row == nil || len(row.Args) != 2 {
+		return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast to deeplake_hybrid_record: a row (embedding, text) is expected")
+	}
+	var cols []*catalog.ColumnDef
+	for i, a := range row.Args {
+		ref := a.GetColumnRef()
+		if ref == nil || len(ref.Fields) != 1 || ref.Fields[0].GetString_() == nil {
+			return nil, pgerr.NotSupported("a deeplake_hybrid_record index on expressions other than two columns")
+		}
+		name := ref.Fields[0].GetString_().Sval
+		_, col := def.Column(name)
+		if col == nil {
+			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", name)
+		}
+		if i == 0 && !col.Type.IsFloatVector() {
+			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "the embedding of a deeplake_hybrid_record must be real[], not %s", col.Type)
+		}
+		if i == 1 && !isTextType(col.Type) {
+			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "the text of a deeplake_hybrid_record must be text, not %s", col.Type)
+		}
+		cols = append(cols, col)
+	}
+	return cols, nil
+}
+
+func isTextType(t types.T) bool {
+	return t.Family == types.Text || t.Family == types.Varchar || t.Family == types.Char
+}
+
+// isEmbedding reports whether t is a column an hnsw or ivfflat index
+// accepts: vector(n), or a one-dimensional real[] (a cairn extension).
+func isEmbedding(t types.T) bool {
+	return t.Family == types.Vector || t.Family == types.ArrayFamily && t.Elem.Family == types.Float4 && t.Dims <= 1
+}
+
+// deeplakeOpClasses are pg_deeplake's operator classes, each with the
+// column types it accepts.
+var deeplakeOpClasses = map[string]func(types.T) bool{
+	"deeplake_vector_ops": types.T.IsFloatVector,
+	"deeplake_text_ops":   isTextType,
+	"deeplake_uuid_ops":   func(t types.T) bool { return t.Family == types.UUID },
+	"deeplake_jsonb_ops":  func(t types.T) bool { return t.Family == types.JSONB },
+}
+
+// vectorOpClass resolves the operator class of an hnsw, ivfflat or
+// deeplake_index key as PostgreSQL's ResolveOpClass does, with
+// pgvector's and pg_deeplake's operator classes: the class named, or the
+// default for the column's type when none is (see
+// catalog.DefaultOpClass). It returns the operator class to record,
+// which deeplake_index does not (its class follows from the column).
+func vectorOpClass(method, opclass string, t types.T, hybrid bool) (string, error) {
+	switch {
+	case strings.HasPrefix(opclass, "halfvec_"), strings.HasPrefix(opclass, "sparsevec_"), strings.HasPrefix(opclass, "bit_"):
+		return "", pgerr.NotSupported("operator class \"%s\" (cairn has no %s type)", opclass, opclass[:strings.IndexByte(opclass, '_')])
+	case method == "deeplake_index":
+		ok := false
+		switch accepts := deeplakeOpClasses[opclass]; {
+		case opclass == "":
+			return "", nil
+		case opclass == "deeplake_hybrid_ops":
+			ok = hybrid
+		case accepts == nil:
+			return "", noOpClass(opclass, method)
+		default:
+			ok = !hybrid && accepts(t)
+		}
+		if !ok {
+			return "", opClassType(opclass, t, hybrid)
+		}
+		return "", nil
+	case hybrid:
+		return "", pgerr.NotSupported("indexes on expressions")
+	}
+	switch opclass {
+	case "":
+		if !isEmbedding(t) {
+			return "", pgerr.New(pgerrcode.UndefinedObject, "data type %s has no default operator class for access method \"%s\"", t, method).
+				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
+		}
+		return catalog.DefaultOpClass(method, t), nil
+	case catalog.OpClassL2, catalog.OpClassIP, catalog.OpClassCosine:
+	case catalog.OpClassL1:
+		if method != "hnsw" {
+			return "", noOpClass(opclass, method)
+		}
+	default:
+		return "", noOpClass(opclass, method)
+	}
+	if !isEmbedding(t) {
+		return "", opClassType(opclass, t, false)
+	}
+	if method == "ivfflat" && opclass != catalog.OpClassL2 && t.Family == types.Vector && t.Mod == 1 {
+		// ivfflat's spherical k-means (ivfbuild.c).
+		return "", pgerr.New(pgerrcode.InvalidParameterValue, "dimensions must be greater than one for this opclass")
+	}
+	return opclass, nil
+}
+
+func noOpClass(opclass, method string) error {
+	return pgerr.New(pgerrcode.UndefinedObject, "operator class \"%s\" does not exist for access method \"%s\"", opclass, method)
+}
+
+func opClassType(opclass string, t types.T, hybrid bool) error {
+	name := t.String()
+	if hybrid {
+		name = "deeplake_hybrid_record"
+	}
+	return pgerr.New(pgerrcode.DatatypeMismatch, "operator class \"%s\" does not accept data type %s", opclass, name)
+}
+
+// reloption kinds: how a WITH option's value is read.
+const (
+	relInt = iota
+	relBool
+	relEnum
+)
+
+// reloption is a WITH option of an access method (PostgreSQL's
+// reloptions.c tables, pgvector's hnsw.c and ivfflat.c).
+type reloption struct {
+	kind     int
+	min, max int      // relInt
+	values   []string // relEnum
+}
+
+// reloptions are the WITH options of each access method. deeplake_index's
+// index_type is checked against the column's type in deeplakeIndexType.
+var reloptions = map[string]map[string]reloption{
+	"btree":          {"fillfactor": {kind: relInt, min: 10, max: 100}, "deduplicate_items": {kind: relBool}},
+	"hash":           {"fillfactor": {kind: relInt, min: 10, max: 100}},
+	"gist":           {"fillfactor": {kind: relInt, min: 10, max: 100}, "buffering": {kind: relEnum, values: []string{"on", "off", "auto"}}},
+	"gin":            {"fastupdate": {kind: relBool}, "gin_pending_list_limit": {kind: relInt, min: 64, max: math.MaxInt32}},
+	"brin":           {"pages_per_range": {kind: relInt, min: 1, max: 131072}, "autosummarize": {kind: relBool}},
+	"hnsw":           {},
+	"ivfflat":        {},
+	"deeplake_index": {"index_type": {kind: relEnum}},
+}
+
+func init() {
+	for method, params := range catalog.VectorIndexParams {
+		for _, p := range params {
+			reloptions[method][p.Name] = reloption{kind: relInt, min: p.Min, max: p.Max}
+		}
+	}
+}
+
+// indexOptions validates the WITH options of idx as PostgreSQL's
+// parseRelOptions does, records them as written in idx.With and
+// normalised in idx.Options, and adds the defaults of hnsw, ivfflat and
+// deeplake_index for those left out.
+func indexOptions(idx *catalog.IndexDef, opts []*pg_query.Node, t types.T, hybrid bool) error {
+	known := reloptions[idx.Method]
+	for _, o := range opts {
+		d := o.GetDefElem()
+		if d.Defnamespace != "" {
+			return pgerr.New(pgerrcode.InvalidParameterValue, "unrecognized parameter namespace \"%s\"", d.Defnamespace)
+		}
+		name := d.Defname
+		opt, ok := known[name]
+		if !ok {
+			return pgerr.New(pgerrcode.InvalidParameterValue, "unrecognized parameter \"%s\"", name)
+		}
+		if _, dup := idx.Options[name]; dup {
+			return pgerr.New(pgerrcode.InvalidParameterValue, "parameter \"%s\" specified more than once", name)
+		}
+		raw := "true" // PostgreSQL's value for an option written without one
+		if d.Arg != nil {
+			raw = defString(d.Arg)
+		}
+		idx.With = append(idx.With, name+"="+raw)
+		var v string
+		var err error
+		switch opt.kind {
+		case relInt:
+			v, err = intReloption(name, raw, opt.min, opt.max)
+		case relBool:
+			v, err = boolReloption(name, raw)
+		default:
+			if idx.Method == "deeplake_index" {
+				v, err = deeplakeIndexType(raw, t, hybrid)
+			} else {
+				v, err = enumReloption(name, raw, opt.values)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		idx.Options[name] = v
+	}
+	for _, p := range catalog.VectorIndexParams[idx.Method] {
+		if _, ok := idx.Options[p.Name]; !ok {
+			idx.Options[p.Name] = strconv.Itoa(p.Default)
+		}
+	}
+	if idx.Method == "hnsw" && idx.IntOption("ef_construction") < 2*idx.IntOption("m") {
+		// pgvector checks this when it builds the index (hnswbuild.c).
+		return pgerr.New(pgerrcode.InvalidParameterValue, "ef_construction must be greater than or equal to 2 * m")
+	}
+	if _, ok := idx.Options["index_type"]; !ok && idx.Method == "deeplake_index" {
+		allowed, err := deeplakeIndexTypes(t, hybrid)
+		if err != nil {
+			return err
+		}
+		idx.Options["index_type"] = allowed[0]
+	}
+	return nil
+}
+
+// intReloption reads an integer option as parse_int does (a number with
+// a fraction is rounded to the nearest integer).
+func intReloption(name, raw string, lo, hi int) (string, error) {
+	text := strings.TrimSpace(raw)
+	n, err := strconv.ParseInt(text, 10, 32)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(text, 64)
+		if ferr != nil || math.IsNaN(f) || math.Abs(f) > math.MaxInt32 {
+			return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for integer option \"%s\": %s", name, raw)
+		}
+		n = int64(math.RoundToEven(f))
+	}
+	if n < int64(lo) || n > int64(hi) {
+		return "", pgerr.New(pgerrcode.InvalidParameterValue, "value %s out of bounds for option \"%s\"", raw, name).
+			WithDetail("Valid values are between \"%d\" and \"%d\".", lo, hi)
+	}
+	return strconv.FormatInt(n, 10), nil
+}
+
+// boolReloption reads a boolean option as parse_bool does.
+func boolReloption(name, raw string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(raw)) {
+	case "t", "tr", "tru", "true", "y", "ye", "yes", "on", "1":
+		return "true", nil
+	case "f", "fa", "fal", "fals", "false", "n", "no", "of", "off", "0":
+		return "false", nil
+	}
+	return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for boolean option \"%s\": %s", name, raw)
+}
+
+// enumReloption reads an enum option (case-insensitive).
+func enumReloption(name, raw string, values []string) (string, error) {
+	v := strings.ToLower(raw)
+	if slices.Contains(values, v) {
+		return v, nil
+	}
+	return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for enum option \"%s\": %s", name, raw).
+		WithDetail("Valid values are \"%s\".", strings.Join(values, "\", \""))
+}
+
+// deeplakeIndexTypes are the index_type values pg_deeplake accepts for
+// a column of type t (case-insensitive), the default first, from its
+// deeplake_index_type.hpp:
+//
+//	text, varchar, char    bm25, exact_text, inverted (or inverted_index)
+//	real[], vector         clustered, clustered_quantized, pooled_quantized
+//	real[][]               pooled_quantized
+//	numbers, jsonb, uuid   inverted
+//
+// The hybrid record's index is of its own kind, "hybrid", which WITH
+// cannot name.
+func deeplakeIndexTypes(t types.T, hybrid bool) ([]string, error) {
+	switch {
+	case hybrid:
+		return []string{"hybrid"}, nil
+	case isTextType(t):
+		return []string{"bm25", "exact_text", "inverted"}, nil
+	case t.Family == types.ArrayFamily && t.Elem.Family == types.Float4 && t.Dims == 2:
+		return []string{"pooled_quantized"}, nil
+	case t.IsFloatVector():
+		return []string{"clustered", "clustered_quantized", "pooled_quantized"}, nil
+	case t.IsNumeric() || t.Family == types.JSONB || t.Family == types.UUID:
+		return []string{"inverted"}, nil
+	}
+	return nil, pgerr.NotSupported("deeplake_index on a column of type %s", t)
+}
+
+// deeplakeIndexType checks index_type = raw against the column's type and
+// returns it normalised.
+func deeplakeIndexType(raw string, t types.T, hybrid bool) (string, error) {
+	allowed, err := deeplakeIndexTypes(t, hybrid)
+	if err != nil {
+		return "", err
+	}
+	if hybrid {
+		return "", pgerr.New(pgerrcode.InvalidParameterValue, "index_type cannot be given for a deeplake_hybrid_record index")
+	}
+	v := strings.ToLower(raw)
+	if v == "inverted_index" {
+		v = "inverted"
+	}
+	if !slices.Contains(allowed, v) {
+		return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid index_type \"%s\" for a column of type %s", raw, t).
+			WithDetail("Valid values are \"%s\".", strings.Join(allowed, "\", \""))
+	}
+	return v, nil
+}
