@@ -18,10 +18,12 @@ import (
 // Readers take none of the commit path's: a scan pins a state (pinMu,
 // briefly) and reads immutable data.
 //
-//	exec (none of them is held while calling into storage)
-//	  advisoryTable.mu    advisory locks (advisory.go); waits with it released
-//	  seqValues.mu        a session's currval/lastval values (sequence_values.go)
-//	  exprCache.mu        the shared expression cache (expr_cache.go)
+//	exec/session and exec (none of them is held while calling into storage)
+//	  advisoryTable.mu    advisory locks (exec/session/advisory.go); waits
+//	                      with it released
+//	  SequenceValues.mu   a session's currval/lastval values
+//	                      (exec/sequence_values.go)
+//	  ExprCache.mu        the shared expression cache (exec/expr_cache.go)
 //	storage
 //	  DB.ckptMu           one checkpoint at a time (checkpoint.go); takes
 //	                      syncMu and DB.mu, then each table's flushMu
