@@ -15,5 +15,15 @@
 //	go run ./cmd/cairn-bench --addr 127.0.0.1:5432 --rows 100000 --dim 384
 //	go run ./cmd/cairn-bench --addr 127.0.0.1:5432 --load=false --queries cosine,bm25 --clients 1,4 --n 200 --json out.json
 //
+// With --vector-index it instead compares cairn's HNSW index with
+// PostgreSQL + pgvector's on the same data (bench/vector_index.sh starts
+// both servers): it copies --vi-rows clustered vectors into both, times
+// CREATE INDEX ... USING hnsw (emb vector_cosine_ops) WITH (m = 16,
+// ef_construction = 64) on each, and for each --ef prints top-10 and
+// filtered top-10 (a tag selecting --filter-pct of the rows) latency and
+// recall@10 against the client's exact answers, with the cairn/pg ratios:
+//
+//	go run ./cmd/cairn-bench --vector-index --addr 127.0.0.1:5432 --pg-addr 127.0.0.1:5433 --vi-rows 100000 --ef 40,100
+//
 // The exit status is 1 when any query failed or answered wrongly.
 package main

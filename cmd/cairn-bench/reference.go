@@ -121,8 +121,14 @@ func (ref *reference) cosine(i int, q []float32) float64 {
 // topCosine returns the k best cosine similarities to q, best first, over
 // the rows of repo (all rows when repo is ""), and the ids holding them.
 func (ref *reference) topCosine(q []float32, repo string, k int) (scores []float64, ids []int64) {
+	return ref.topCosineWhere(q, k, func(i int) bool { return repo == "" || ref.repos[i] == repo })
+}
+
+// topCosineWhere returns the k best cosine similarities to q, best first,
+// over the rows i for which keep(i) holds, and the ids holding them.
+func (ref *reference) topCosineWhere(q []float32, k int, keep func(i int) bool) (scores []float64, ids []int64) {
 	for i, id := range ref.ids {
-		if repo != "" && ref.repos[i] != repo {
+		if !keep(i) {
 			continue
 		}
 		s := ref.cosine(i, q)

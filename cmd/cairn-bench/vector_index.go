@@ -1,0 +1,570 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// The --vector-index mode compares cairn's HNSW index with PostgreSQL +
+// pgvector's on the same data in one run: it loads the same vectors into
+// both servers, times CREATE INDEX on each, and measures top-10 and
+// filtered top-10 latency and recall@10 (against the client's exact
+// answers) at each hnsw.ef_search.
+
+// viTable is the table the mode (re)creates on both servers.
+const viTable = "vi_items"
+
+// viIndexSQL builds the index under test, with the same statement on both
+// servers (m and ef_construction are pgvector's defaults, spelled out).
+const viIndexSQL = "CREATE INDEX vi_items_emb ON " + viTable +
+	" USING hnsw (emb vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
+
+// viOptions are the flags of the --vector-index mode.
+type viOptions struct {
+	enabled   bool
+	pgAddr    string
+	rows      int
+	dim       int
+	queries   int
+	clusters  int
+	efs       []int
+	iterative []string
+	filterPct float64
+	cairnPID  int
+	pgPID     int
+}
+
+// register adds the mode's flags to fs.
+func (v *viOptions) register(fs *flag.FlagSet) {
+	v.efs = []int{40, 100}
+	v.iterative = []string{"off", "relaxed_order"}
+	fs.BoolVar(&v.enabled, "vector-index", false, "compare cairn's HNSW index with PostgreSQL + pgvector's (at --addr and --pg-addr) instead of running the query mix")
+	fs.StringVar(&v.pgAddr, "pg-addr", "", "with --vector-index: PostgreSQL host:port (user and database cairn, pgvector installed)")
+	fs.IntVar(&v.rows, "vi-rows", 100000, "with --vector-index: rows to load into both servers")
+	fs.IntVar(&v.dim, "vi-dim", 384, "with --vector-index: vector dimensions")
+	fs.IntVar(&v.queries, "vi-queries", 200, "with --vector-index: timed queries per configuration")
+	fs.IntVar(&v.clusters, "vi-clusters", 500, "with --vector-index: Gaussian cluster centres the vectors gather around")
+	fs.Func("ef", "with --vector-index: comma-separated hnsw.ef_search values (default 40,100)", func(s string) (err error) {
+		v.efs, err = parseInts(s)
+		return err
+	})
+	fs.Func("iterative-scan", "with --vector-index: comma-separated hnsw.iterative_scan modes for the filtered queries (default off,relaxed_order)", func(s string) error {
+		v.iterative = nil
+		for _, m := range strings.Split(s, ",") {
+			switch m = strings.TrimSpace(m); m {
+			case "off", "relaxed_order", "strict_order":
+				v.iterative = append(v.iterative, m)
+			default:
+				return fmt.Errorf("%q is not off, relaxed_order or strict_order", m)
+			}
+		}
+		return nil
+	})
+	fs.Float64Var(&v.filterPct, "filter-pct", 1, "with --vector-index: percentage of rows the filtered queries' tag selects")
+	fs.IntVar(&v.cairnPID, "cairn-pid", 0, "with --vector-index: cairn's process id, to report its memory (0: skip)")
+	fs.IntVar(&v.pgPID, "pg-pid", 0, "with --vector-index: the postmaster's process id, to report the memory of its processes (0: skip)")
+}
+
+// check reports what is wrong with the flags, or nil.
+func (v *viOptions) check() error {
+	switch {
+	case v.pgAddr == "":
+		return errors.New("--vector-index needs --pg-addr")
+	case v.rows < 1 || v.dim < 1 || v.queries < 1 || v.clusters < 1:
+		return errors.New("--vi-rows, --vi-dim, --vi-queries and --vi-clusters must be positive")
+	case v.filterPct <= 0 || v.filterPct > 100:
+		return errors.New("--filter-pct must be in (0, 100]")
+	}
+	return nil
+}
+
+// tags is how many tag values the rows are spread over, so that one tag
+// selects about filterPct percent of them.
+func (v *viOptions) tags() int { return max(1, int(math.Round(100/v.filterPct))) }
+
+// viData is the mode's dataset, deterministic in datasetSeed: rows
+// unit-normalised vectors, each a Gaussian cluster centre plus noise (real
+// embeddings are clustered), and a tag per row drawn independently of the
+// vector (so a filter cuts across clusters, the hard case for a graph
+// index). ref holds the vectors under ids 1..rows for the exact answers.
+type viData struct {
+	ref     *reference
+	tags    []int32
+	ntags   int
+	centers [][]float32
+	// noise is the per-component standard deviation around a centre,
+	// 1/sqrt(dim): a vector's cosine to its centre is about 0.7 at any dim.
+	noise float64
+}
+
+// newVIData generates the dataset.
+func newVIData(rows, dim, clusters, ntags int) *viData {
+	rng := rand.New(rand.NewSource(datasetSeed))
+	d := &viData{ref: &reference{dim: dim, ids: make([]int64, rows), emb: make([]float32, 0, rows*dim)},
+		tags: make([]int32, rows), ntags: ntags, noise: 1 / math.Sqrt(float64(dim))}
+	for c := 0; c < clusters; c++ {
+		d.centers = append(d.centers, unitVector(rng, dim, nil, 1))
+	}
+	for i := range rows {
+		d.ref.ids[i] = int64(i + 1)
+		d.tags[i] = int32(rng.Intn(ntags))
+		d.ref.emb = append(d.ref.emb, unitVector(rng, dim, d.centers[rng.Intn(clusters)], d.noise)...)
+	}
+	return d
+}
+
+// vector returns row i's vector.
+func (d *viData) vector(i int) []float32 { return d.ref.emb[i*d.ref.dim : (i+1)*d.ref.dim] }
+
+// viQuery is one query: a vector drawn like the rows (query i from seed
+// querySeed+i), the tag of its filtered variant, and the exact answers.
+type viQuery struct {
+	vec           []float32
+	tag           int32
+	exact         []int64 // exact cosine top-10 ids
+	exactFiltered []int64 // exact cosine top-10 ids among the rows with tag
+}
+
+// queries draws n queries and computes their exact answers, in parallel.
+func (d *viData) queries(n int) []viQuery {
+	qs := make([]viQuery, n)
+	for i := range qs {
+		rng := rand.New(rand.NewSource(querySeed + int64(i)))
+		qs[i].vec = unitVector(rng, d.ref.dim, d.centers[rng.Intn(len(d.centers))], d.noise)
+		qs[i].tag = int32(rng.Intn(d.ntags))
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.NumCPU(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				q := &qs[i]
+				_, q.exact = d.ref.topCosineWhere(q.vec, topK, func(int) bool { return true })
+				_, q.exactFiltered = d.ref.topCosineWhere(q.vec, topK, func(j int) bool { return d.tags[j] == q.tag })
+			}
+		}()
+	}
+	wg.Wait()
+	return qs
+}
+
+// viSystem is one server under test and how its SQL spells the benchmark.
+type viSystem struct {
+	name        string
+	conn        *pgx.Conn
+	createTable string
+	// topSQL and filteredSQL are the top-10 query, taking the query
+	// vector as $1, and its filtered variant, taking the tag as $2.
+	topSQL, filteredSQL string
+	// value converts a vector to what the server's column and queries take.
+	value func([]float32) any
+	// memory describes the server's memory use, "" when unknown.
+	memory func() string
+}
+
+// Names of the prepared statements.
+const (
+	viTopStmt      = "vi_top"
+	viFilteredStmt = "vi_filtered"
+)
+
+// cairnSystem is cairn at addr: real[] vectors and its <#> (cosine
+// similarity on real[], so DESC); pid, when known, is read for its memory.
+func cairnSystem(ctx context.Context, addr string, pid int) (*viSystem, error) {
+	conn, err := pgxConnect(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("cairn: %w", err)
+	}
+	order := " ORDER BY emb <#> $1 DESC LIMIT 10"
+	return &viSystem{name: "cairn", conn: conn,
+		createTable: "CREATE TABLE " + viTable + " (id int PRIMARY KEY, tag int, emb real[])",
+		topSQL:      "SELECT id FROM " + viTable + order,
+		filteredSQL: "SELECT id FROM " + viTable + " WHERE tag = $2" + order,
+		value:       func(v []float32) any { return v },
+		memory: func() string {
+			if pid == 0 {
+				return ""
+			}
+			return processMemory(pid)
+		}}, nil
+}
+
+// pgvectorSystem is PostgreSQL + pgvector at addr: vector(dim) and its
+// <=> (cosine distance, so ASC); pid, when known, is the postmaster's, and
+// the memory of it and its children is reported.
+func pgvectorSystem(ctx context.Context, addr string, dim, pid int) (*viSystem, error) {
+	conn, err := pgxConnect(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("pgvector: %w", err)
+	}
+	var oid uint32
+	if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("pgvector: %w", err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT 'vector'::regtype::oid").Scan(&oid); err != nil {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("pgvector: %w", err)
+	}
+	// pgx sends a []byte through the bytea codec as-is, in binary format,
+	// for COPY and parameters alike: pgvectorBinary's bytes, which
+	// vector_recv reads.
+	conn.TypeMap().RegisterType(&pgtype.Type{Name: "vector", OID: oid, Codec: pgtype.ByteaCodec{}})
+	order := " ORDER BY emb <=> $1::vector LIMIT 10"
+	return &viSystem{name: "pgvector", conn: conn,
+		createTable: fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, tag int, emb vector(%d))", viTable, dim),
+		topSQL:      "SELECT id FROM " + viTable + order,
+		filteredSQL: "SELECT id FROM " + viTable + " WHERE tag = $2" + order,
+		value:       func(v []float32) any { return pgvectorBinary(v) },
+		memory: func() string {
+			if pid == 0 {
+				return ""
+			}
+			return processTreeMemory(pid)
+		}}, nil
+}
+
+// pgvectorBinary is v in pgvector's binary format (vector_send): the
+// number of dimensions and an unused word as int16s, then the float4
+// components, all big-endian.
+func pgvectorBinary(v []float32) []byte {
+	b := make([]byte, 4+4*len(v))
+	binary.BigEndian.PutUint16(b, uint16(len(v)))
+	for i, x := range v {
+		binary.BigEndian.PutUint32(b[4+4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// load (re)creates the table and copies the dataset into it, returning
+// how long the COPY took.
+func (s *viSystem) load(ctx context.Context, d *viData) (time.Duration, error) {
+	for _, stmt := range []string{"DROP TABLE IF EXISTS " + viTable, s.createTable} {
+		if _, err := s.conn.Exec(ctx, stmt); err != nil {
+			return 0, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	start := time.Now()
+	n, err := s.conn.CopyFrom(ctx, pgx.Identifier{viTable}, []string{"id", "tag", "emb"},
+		pgx.CopyFromSlice(len(d.tags), func(i int) ([]any, error) {
+			return []any{int32(i + 1), d.tags[i], s.value(d.vector(i))}, nil
+		}))
+	if err != nil {
+		return 0, fmt.Errorf("%s: COPY: %w", s.name, err)
+	}
+	if n != int64(len(d.tags)) {
+		return 0, fmt.Errorf("%s: COPY loaded %d rows of %d", s.name, n, len(d.tags))
+	}
+	return time.Since(start), nil
+}
+
+// buildIndex creates the HNSW index, analyzes the table and prepares the
+// two queries, returning how long CREATE INDEX took.
+func (s *viSystem) buildIndex(ctx context.Context) (time.Duration, error) {
+	start := time.Now()
+	if _, err := s.conn.Exec(ctx, viIndexSQL); err != nil {
+		return 0, fmt.Errorf("%s: %w", s.name, err)
+	}
+	took := time.Since(start)
+	if _, err := s.conn.Exec(ctx, "ANALYZE "+viTable); err != nil {
+		return 0, fmt.Errorf("%s: %w", s.name, err)
+	}
+	for name, sql := range map[string]string{viTopStmt: s.topSQL, viFilteredStmt: s.filteredSQL} {
+		if _, err := s.conn.Prepare(ctx, name, sql); err != nil {
+			return 0, fmt.Errorf("%s: prepare %s: %w", s.name, sql, err)
+		}
+	}
+	return took, nil
+}
+
+// args are the arguments of q's top-10 query, or its filtered variant.
+func (s *viSystem) args(q *viQuery, filtered bool) []any {
+	if filtered {
+		return []any{s.value(q.vec), q.tag}
+	}
+	return []any{s.value(q.vec)}
+}
+
+// ids runs a query returning ids.
+func (s *viSystem) ids(ctx context.Context, sql string, args ...any) ([]int64, error) {
+	rows, err := s.conn.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// plan is the server's EXPLAIN of sql with q's arguments.
+func (s *viSystem) plan(ctx context.Context, sql string, args []any) (string, error) {
+	rows, err := s.conn.Query(ctx, "EXPLAIN "+sql, args...)
+	if err != nil {
+		return "", err
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return strings.Join(lines, "\n"), err
+}
+
+// vectorLiteral matches the query vector PostgreSQL prints inline in a
+// custom plan, which the printed plans elide.
+var vectorLiteral = regexp.MustCompile(`'\[[^\]]*\]'`)
+
+// viConfig is one measured configuration: the search settings and whether
+// the queries filter on the tag.
+type viConfig struct {
+	ef        int
+	filtered  bool
+	iterative string // hnsw.iterative_scan
+}
+
+// viRun is what one configuration measured on one server.
+type viRun struct {
+	p50, p99 float64 // ms
+	recall   float64 // mean recall@10 against the exact answers
+	// full counts the queries that returned as many rows as the exact
+	// answer has (10 unless fewer rows qualify).
+	full int
+}
+
+// measure sets c's search settings, runs the first warmup queries untimed
+// and then all of qs, one at a time as prepared statements, and returns
+// their latency percentiles and recall.
+func (s *viSystem) measure(ctx context.Context, c viConfig, qs []viQuery, warmup int) (*viRun, error) {
+	for _, set := range []string{fmt.Sprintf("SET hnsw.ef_search = %d", c.ef), "SET hnsw.iterative_scan = " + c.iterative} {
+		if _, err := s.conn.Exec(ctx, set); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	stmt := viTopStmt
+	if c.filtered {
+		stmt = viFilteredStmt
+	}
+	for i := 0; i < min(warmup, len(qs)); i++ {
+		if _, err := s.ids(ctx, stmt, s.args(&qs[i], c.filtered)...); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	r := &viRun{}
+	durs := make([]time.Duration, len(qs))
+	for i := range qs {
+		q := &qs[i]
+		start := time.Now()
+		got, err := s.ids(ctx, stmt, s.args(q, c.filtered)...)
+		durs[i] = time.Since(start)
+		if err != nil {
+			return nil, fmt.Errorf("%s: query %d: %w", s.name, i, err)
+		}
+		exact := q.exact
+		if c.filtered {
+			exact = q.exactFiltered
+		}
+		r.recall += recall(got, exact) / float64(len(qs))
+		if len(got) == len(exact) {
+			r.full++
+		}
+	}
+	slices.Sort(durs)
+	r.p50, r.p99 = ms(percentile(durs, 50)), ms(percentile(durs, 99))
+	return r, nil
+}
+
+// recall is the fraction of exact found in got (1 when exact is empty).
+func recall(got, exact []int64) float64 {
+	if len(exact) == 0 {
+		return 1
+	}
+	found := 0
+	for _, id := range exact {
+		if slices.Contains(got, id) {
+			found++
+		}
+	}
+	return float64(found) / float64(len(exact))
+}
+
+// runVectorIndex runs the --vector-index mode against cairn at addr and
+// PostgreSQL at v.pgAddr and prints the comparison.
+func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, v *viOptions) error {
+	if err := v.check(); err != nil {
+		return err
+	}
+	fmt.Printf("vector index: %d rows x %d-d, unit-normalised around %d Gaussian centres (seed %d); "+
+		"tag uniform over %d values (%.3g%% of rows each, independent of the vector)\n",
+		v.rows, v.dim, v.clusters, datasetSeed, v.tags(), 100/float64(v.tags()))
+	start := time.Now()
+	d := newVIData(v.rows, v.dim, v.clusters, v.tags())
+	qs := d.queries(v.queries)
+	fmt.Printf("generated the rows and the exact top-10 of %d queries (and of their filtered variants) in %.1fs\n",
+		len(qs), time.Since(start).Seconds())
+
+	cairn, err := cairnSystem(ctx, addr, v.cairnPID)
+	if err != nil {
+		return err
+	}
+	defer cairn.conn.Close(ctx)
+	pg, err := pgvectorSystem(ctx, v.pgAddr, v.dim, v.pgPID)
+	if err != nil {
+		return err
+	}
+	defer pg.conn.Close(ctx)
+	systems := []*viSystem{cairn, pg}
+
+	var loads, builds [2]time.Duration
+	for k, s := range systems {
+		if loads[k], err = s.load(ctx, d); err != nil {
+			return err
+		}
+		fmt.Printf("%s: COPY %d rows in %.2fs\n", s.name, v.rows, loads[k].Seconds())
+	}
+	fmt.Println(viIndexSQL)
+	for k, s := range systems {
+		if builds[k], err = s.buildIndex(ctx); err != nil {
+			return err
+		}
+		fmt.Printf("%s: CREATE INDEX in %.2fs\n", s.name, builds[k].Seconds())
+	}
+	if explain {
+		for _, s := range systems {
+			for _, q := range []struct {
+				sql      string
+				filtered bool
+			}{{s.topSQL, false}, {s.filteredSQL, true}} {
+				plan, err := s.plan(ctx, q.sql, s.args(&qs[0], q.filtered))
+				if err != nil {
+					plan = "failed: " + err.Error()
+				}
+				plan = vectorLiteral.ReplaceAllString(plan, "'[...]'")
+				fmt.Printf("%s: EXPLAIN %s\n    %s\n", s.name, q.sql, strings.ReplaceAll(plan, "\n", "\n    "))
+			}
+		}
+	}
+
+	var configs []viConfig
+	for _, ef := range v.efs {
+		configs = append(configs, viConfig{ef: ef, iterative: "off"})
+		for _, it := range v.iterative {
+			configs = append(configs, viConfig{ef: ef, filtered: true, iterative: it})
+		}
+	}
+	runs := make([][2]*viRun, len(configs))
+	for i, c := range configs {
+		for k, s := range systems {
+			if runs[i][k], err = s.measure(ctx, c, qs, warmup); err != nil {
+				return err
+			}
+		}
+	}
+
+	fmt.Printf("\n%d queries per line, one at a time as prepared statements, after %d untimed; recall@10 against exact cosine search; "+
+		"'all rows': queries that returned 10 rows (or every qualifying row when fewer qualify)\n", len(qs), min(warmup, len(qs)))
+	printVITable(os.Stdout, configs, runs, len(qs))
+	fmt.Printf("\nindex build: cairn %.2fs, pgvector %.2fs, cairn/pg %.2f\n",
+		builds[0].Seconds(), builds[1].Seconds(), builds[0].Seconds()/builds[1].Seconds())
+	fmt.Printf("load (binary COPY): cairn %.2fs, pgvector %.2fs\n", loads[0].Seconds(), loads[1].Seconds())
+	fmt.Printf("raw float32 vectors: %.0f MiB\n", float64(v.rows*v.dim*4)/(1<<20))
+	for _, s := range systems {
+		if m := s.memory(); m != "" {
+			fmt.Printf("%s memory after the run: %s\n", s.name, m)
+		}
+	}
+	return nil
+}
+
+// printVITable writes one line per configuration with both servers'
+// figures and the latency ratios.
+func printVITable(w io.Writer, configs []viConfig, runs [][2]*viRun, n int) {
+	const row = "%-9s %4v %-13s | %8v %8v %7v %9v | %8v %8v %7v %9v | %9v %9v\n"
+	fmt.Fprintf(w, row, "", "", "", "cairn", "", "", "", "pgvector", "", "", "", "cairn/pg", "")
+	fmt.Fprintf(w, row, "query", "ef", "iterative", "p50 ms", "p99 ms", "recall", "all rows", "p50 ms", "p99 ms", "recall", "all rows", "p50", "p99")
+	f2 := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+	for i, c := range configs {
+		query, iterative := "top-10", "-"
+		if c.filtered {
+			query, iterative = "filtered", c.iterative
+		}
+		a, b := runs[i][0], runs[i][1]
+		fmt.Fprintf(w, row, query, c.ef, iterative,
+			f2(a.p50), f2(a.p99), strconv.FormatFloat(a.recall, 'f', 3, 64), fmt.Sprintf("%d/%d", a.full, n),
+			f2(b.p50), f2(b.p99), strconv.FormatFloat(b.recall, 'f', 3, 64), fmt.Sprintf("%d/%d", b.full, n),
+			f2(a.p50/b.p50), f2(a.p99/b.p99))
+	}
+}
+
+// processMemory describes process pid's resident memory now and at its
+// peak, from /proc/<pid>/status; "" when it cannot be read.
+func processMemory(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return ""
+	}
+	rss, hwm := procField(string(b), "VmRSS:"), procField(string(b), "VmHWM:")
+	return fmt.Sprintf("RSS %.0f MiB (peak %.0f MiB)", float64(rss)/1024, float64(hwm)/1024)
+}
+
+// processTreeMemory describes the memory of process pid and its children
+// as the sum of their proportional set sizes (PSS, from
+// /proc/<pid>/smaps_rollup), which counts shared memory such as
+// PostgreSQL's shared buffers once rather than once per process.
+func processTreeMemory(pid int) string {
+	pids := []int{pid}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		// The fields after the parenthesised command are state, ppid, ...
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			child, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+			pids = append(pids, child)
+		}
+	}
+	var pss int64
+	n := 0
+	for _, p := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", p))
+		if err != nil {
+			if p == pid {
+				return ""
+			}
+			continue // a child that has exited
+		}
+		pss += procField(string(b), "Pss:")
+		n++
+	}
+	return fmt.Sprintf("PSS %.0f MiB over %d processes", float64(pss)/1024, n)
+}
+
+// procField returns the kB figure on the line of a /proc file starting
+// with key, 0 when there is none.
+func procField(text, key string) int64 {
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, key); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
