@@ -42,6 +42,8 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return buildSRF(rt, n)
 	case *sql.TextTopK:
 		return newTextTopK(rt, n), nil
+	case *sql.VectorTopK:
+		return newVectorTopK(rt, n), nil
 	case *sql.HybridTopK:
 		in, err := Build(rt, n.Input)
 		if err != nil {

@@ -34,9 +34,9 @@ func cosineDistanceFn(f vecFlavor) vecBinaryFn {
 }
 
 func init() {
-	Register(
+	Register(ranksVectors("cosine", false,
 		vecBinary[float64]("cosine_distance", tF4Arr, tF4Arr, types.Float8T, true, cosineDistanceFn(flavorArray)),
 		vecBinary[float64]("cosine_distance", tVec, tVec, types.Float8T, true, cosineDistanceFn(flavorVector)),
 		vecBinary[float64]("<=>", tVec, tVec, types.Float8T, true, cosineDistanceFn(flavorVector)),
-	)
+	)...)
 }

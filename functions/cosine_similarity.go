@@ -56,6 +56,6 @@ func cosineVals(a, b *vecVal) (float64, bool) {
 
 func init() {
 	for _, name := range []string{"cosine_similarity", "deeplake_cosine_similarity", "<#>"} {
-		Register(higherIsBetter(vecBinary[float32](name, tF4Arr, tF4Arr, types.Float4T, true, similarity)))
+		Register(ranksVectors("cosine", true, higherIsBetter(vecBinary[float32](name, tF4Arr, tF4Arr, types.Float4T, true, similarity)))...)
 	}
 }

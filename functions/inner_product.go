@@ -29,9 +29,11 @@ func innerProductFn(f vecFlavor, negate bool) vecBinaryFn {
 }
 
 func init() {
-	Register(
+	Register(ranksVectors("ip", true,
 		vecBinary[float64]("inner_product", tF4Arr, tF4Arr, types.Float8T, false, innerProductFn(flavorArray, false)),
 		vecBinary[float64]("inner_product", tVec, tVec, types.Float8T, false, innerProductFn(flavorVector, false)),
+	)...)
+	Register(ranksVectors("ip", false,
 		vecBinary[float64]("<#>", tVec, tVec, types.Float8T, false, innerProductFn(flavorVector, true)),
-	)
+	)...)
 }

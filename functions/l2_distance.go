@@ -24,9 +24,9 @@ func l2DistanceFn(f vecFlavor) vecBinaryFn {
 }
 
 func init() {
-	Register(
+	Register(ranksVectors("l2", false,
 		vecBinary[float64]("l2_distance", tF4Arr, tF4Arr, types.Float8T, false, l2DistanceFn(flavorArray)),
 		vecBinary[float64]("l2_distance", tVec, tVec, types.Float8T, false, l2DistanceFn(flavorVector)),
 		vecBinary[float64]("<->", tVec, tVec, types.Float8T, false, l2DistanceFn(flavorVector)),
-	)
+	)...)
 }

@@ -150,6 +150,14 @@ type Overload struct {
 	// best first, descending. Distances leave it false, pgvector's <#> on
 	// vector among them: its negative inner product is best smallest.
 	HigherIsBetter bool
+	// VectorMetric, on an overload that compares two vectors, names the
+	// metric it ranks them by ("cosine", "l2" or "ip"; "" for others),
+	// and NearerIsHigher whether a nearer pair gives a larger result
+	// (cosine_similarity, inner_product) or a smaller one (the distances,
+	// pgvector's <#>). A vector index of the same metric finds the rows
+	// that ORDER BY the call puts first.
+	VectorMetric   string
+	NearerIsHigher bool
 	// Search marks pg_deeplake's search operators, whose score depends
 	// on more than the row; the binder plans them as their own nodes
 	// instead of calls (see Search).
@@ -202,6 +210,15 @@ func stable(o *Overload) *Overload {
 func higherIsBetter(o *Overload) *Overload {
 	o.HigherIsBetter = true
 	return o
+}
+
+// ranksVectors marks overloads that rank vector pairs by metric (see
+// Overload.VectorMetric): Register(ranksVectors("l2", false, ...)...).
+func ranksVectors(metric string, nearerIsHigher bool, ovs ...*Overload) []*Overload {
+	for _, o := range ovs {
+		o.VectorMetric, o.NearerIsHigher = metric, nearerIsHigher
+	}
+	return ovs
 }
 
 // allStable marks overloads Stable: Register(allStable(...)...).

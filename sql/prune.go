@@ -223,6 +223,14 @@ func prune(n Node, need []bool) (Node, []int) {
 		out := &HybridTopK{Input: in, Score: score, Count: x.Count, Offset: x.Offset}
 		out.Out = append(append([]Col{}, in.Columns()...), x.Out[nin])
 		return out, append(m, len(out.Out)-1)
+	case *VectorTopK:
+		sc, m := prune(x.Scan, need)
+		out := *x
+		out.Scan = sc.(*Scan)
+		if x.RowFilter != nil {
+			out.RowFilter = PruneColumns(x.RowFilter)
+		}
+		return &out, m
 	case *TextTopK:
 		childNeed := append([]bool(nil), need...)
 		refs(childNeed, x.Score)

@@ -306,6 +306,25 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 	if _, isHybrid := plan.(*HybridTopK); isHybrid && (len(agg.calls) > 0 || len(s.GroupClause) > 0) {
 		return nil, pgerr.NotSupported("hybrid search with aggregates")
 	}
+	if len(keys) > 0 && s.LimitCount != nil && lock == nil && len(agg.calls) == 0 &&
+		len(s.GroupClause) == 0 && s.DistinctClause == nil && !windowedOrSets(items) {
+		// One table, maybe filtered: a vector index on the ORDER BY's
+		// column finds the candidates; the Sort and Limit above rank them
+		// exactly.
+		count, err := b.bindExprWant(&scope{}, s.LimitCount, types.Int8T)
+		if err != nil {
+			return nil, err
+		}
+		var offset Expr
+		if s.LimitOffset != nil {
+			if offset, err = b.bindExprWant(&scope{}, s.LimitOffset, types.Int8T); err != nil {
+				return nil, err
+			}
+		}
+		if vt := b.planVectorTopK(plan, keys[0], sortKeyExpr(keys[0], items, hidden), count, offset); vt != nil {
+			plan = vt
+		}
+	}
 	if len(keys) > 0 && s.LimitCount != nil {
 		if bm, ok := sortKeyExpr(keys[0], items, hidden).(*BM25Score); ok {
 			if scan, isScan := plan.(*Scan); isScan && bm.RowID != nil && len(agg.calls) == 0 && len(s.GroupClause) == 0 && s.DistinctClause == nil {

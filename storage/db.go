@@ -113,6 +113,15 @@ type DB struct {
 	// locks are the row and key write locks of open transactions
 	// (locks.go).
 	locks lockTable
+
+	// vecMu guards the queue of vector index builds (vector.go): the
+	// builds waiting, the keys of those waiting or running, and whether
+	// the builder runs; vecDone is signalled as each build ends.
+	vecMu      sync.Mutex
+	vecDone    *sync.Cond
+	vecQueue   []vecBuild
+	vecQueued  map[string]bool
+	vecRunning bool
 }
 
 // Open opens the data directory dir, creating it if missing, and recovers
@@ -145,10 +154,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		rts:          map[uint64]*tableRT{},
 		pins:         map[*pin]struct{}{},
 		pendingFlush: map[uint64]bool{},
+		vecQueued:    map[string]bool{},
 		work:         make(chan struct{}, 1),
 		quit:         make(chan struct{}),
 		cache:        newColCache(opts.CacheBytes),
 	}
+	db.vecDone = sync.NewCond(&db.vecMu)
 	if err := mkdirAllDurable(abs); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/cairn-db/cairn/storage/vecindex"
+
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
@@ -26,6 +28,9 @@ type segExtra struct {
 	rows   *rowPositions // nil until loaded
 	text   *textUnit     // nil until loaded
 	textMu sync.Mutex    // serialises loading text
+	// vec are the segment's vector indexes by key (vector.go), once read
+	// or built.
+	vec map[string]*vecindex.Index
 }
 
 // groupsOf returns the row counts of seg's row groups and the position of

@@ -17,6 +17,7 @@ import (
 // sizes and row IDs, so reading it needs no footer read.
 type segSide struct {
 	db     *DB
+	def    *catalog.TableDef
 	specs  []segColumnSpec
 	text   []*textindex.Builder // per spec; nil for columns not indexed
 	ids    []int64
@@ -32,7 +33,7 @@ type segSide struct {
 // a compaction, whose inputs are usually still cached, which would
 // briefly double their memory, a sixteenth).
 func (db *DB) newSegSide(def *catalog.TableDef, specs []segColumnSpec, warmLimit int64) *segSide {
-	s := &segSide{db: db, specs: specs, text: make([]*textindex.Builder, len(specs)),
+	s := &segSide{db: db, def: def, specs: specs, text: make([]*textindex.Builder, len(specs)),
 		warm: warmLimit > 0, limit: warmLimit}
 	if !db.opts.DisableTextIndex {
 		for i, sp := range specs {
@@ -125,6 +126,7 @@ func (s *segSide) finish(seg *segment) {
 	if s.warm {
 		s.fillCache(seg, groups)
 	}
+	db.queueVectorBuilds(seg, s.def)
 }
 
 // fillCache puts the segment's row groups, sliced from the chunks written,

@@ -50,9 +50,12 @@ func textIndexPath(segPath string) string {
 	return strings.TrimSuffix(segPath, ".parquet") + textIndexExt
 }
 
-// sidecarOfListed reports whether name is the text index of a segment in
-// listed (file names).
+// sidecarOfListed reports whether name is the text index or a vector
+// index of a segment in listed (file names).
 func sidecarOfListed(listed []string, name string) bool {
+	if seg, ok := vecSidecarOf(name); ok {
+		return slices.Contains(listed, seg)
+	}
 	base, ok := strings.CutSuffix(name, textIndexExt)
 	return ok && slices.Contains(listed, base+".parquet")
 }
@@ -70,6 +73,7 @@ func (db *DB) forgetFile(path string, dir bool) {
 		if err := os.Remove(textIndexPath(path)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			db.log.Warn("removing obsolete file", "path", textIndexPath(path), "err", err)
 		}
+		db.removeVecIndexFiles(path)
 	}
 }
 

@@ -637,7 +637,22 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 	tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
 		return commandTag(sql.CommandName(p.bound)), s.runDDL(ctx, tx, p.bound)
 	})
+	if x, ok := p.bound.(*sql.CreateIndex); ok && err == nil && s.tx == nil {
+		err = s.buildVectorIndex(ctx, x)
+	}
 	return tag, false, err
+}
+
+// buildVectorIndex builds a committed vector index over the rows its
+// table has, so that CREATE INDEX returns with the index built, as in
+// PostgreSQL; other sessions read and write the table meanwhile. In a
+// transaction block the build waits for the first search after COMMIT.
+func (s *Session) buildVectorIndex(ctx context.Context, x *sql.CreateIndex) error {
+	def := s.engine.db.Catalog().TableByID(x.Def.Table)
+	if def == nil || x.Def.VectorMetric(def) == "" {
+		return nil
+	}
+	return s.engine.db.BuildVectorIndexes(ctx, def.ID)
 }
 
 // runtime builds the exec.Runtime of one statement.

@@ -1,0 +1,148 @@
+package exec
+
+import (
+	"context"
+	"io"
+	"strconv"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// efSearchDefault is hnsw.ef_search's default, pgvector's.
+const efSearchDefault = 40
+
+// vectorExactRows is how many rows a WHERE clause may leave for a vector
+// search to score them all exactly instead of walking the index: fetching
+// and scoring this many rows costs about what a filtered walk does, and
+// gives every qualifying row (recall 1).
+const vectorExactRows = 20000
+
+// vectorTopK runs sql.VectorTopK: the Count+Offset rows nearest to the
+// query vector, found through the table's vector index (and exactly in
+// the parts of the table the index does not cover yet), fetched by row
+// ID, nearest first. Under a WHERE clause it first finds the qualifying
+// rows (RowFilter): when there are at most vectorExactRows it returns
+// them all, for the TopK above to rank exactly; otherwise the index walk
+// accepts only them.
+type vectorTopK struct {
+	rt     *Runtime
+	node   *sql.VectorTopK
+	schema *arrow.Schema
+	out    arrow.Record
+	done   bool
+}
+
+func newVectorTopK(rt *Runtime, n *sql.VectorTopK) *vectorTopK {
+	return &vectorTopK{rt: rt, node: n, schema: schemaOf(n.Columns())}
+}
+
+// Schema implements Operator.
+func (v *vectorTopK) Schema() *arrow.Schema { return v.schema }
+
+// Close implements Operator.
+func (v *vectorTopK) Close() {
+	if v.out != nil {
+		v.out.Release()
+		v.out = nil
+	}
+}
+
+// Next implements Operator: the one batch of candidates.
+func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
+	if v.done {
+		return nil, io.EOF
+	}
+	v.done = true
+	qv, err := EvalScalar(ctx, v.rt, v.node.Query)
+	if err != nil || qv == nil {
+		return nil, eofOr(err)
+	}
+	arr, ok := qv.(*types.Array)
+	if !ok {
+		return nil, internalErr("vector search query is %T", qv)
+	}
+	query, ok := arr.Float32s()
+	if !ok || len(query) == 0 {
+		return nil, io.EOF // a NULL element or an empty vector scores no row
+	}
+	count, offset, err := limitValues(ctx, v.rt, v.node.Count, v.node.Offset)
+	if err != nil {
+		return nil, err
+	}
+	k := count + offset
+	if count < 0 || k <= 0 {
+		return nil, io.EOF
+	}
+	scan := v.node.Scan
+	var allow *roaring64.Bitmap
+	if v.node.RowFilter != nil {
+		if allow, err = v.qualifying(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var ids []int64
+	if allow != nil && allow.GetCardinality() <= vectorExactRows {
+		ids = make([]int64, 0, allow.GetCardinality())
+		for it := allow.Iterator(); it.HasNext(); {
+			ids = append(ids, int64(it.Next()))
+		}
+	} else {
+		hits, err := v.rt.Tx.VectorSearch(ctx, scan.Table.ID, v.node.Index, query, int(k), v.efSearch(), allow)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			ids = append(ids, h.RowID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, io.EOF
+	}
+	rec, err := v.rt.Tx.FetchRows(ctx, scan.Table.ID, scan.Cols, ids)
+	if err != nil {
+		return nil, err
+	}
+	cols := rec.Columns()
+	if !scan.WithRowID {
+		cols = cols[:len(cols)-1]
+	}
+	v.out = array.NewRecord(v.schema, cols, rec.NumRows())
+	rec.Release()
+	return v.out, nil
+}
+
+// qualifying returns the row IDs of the rows that satisfy the WHERE
+// clause (RowFilter's one column).
+func (v *vectorTopK) qualifying(ctx context.Context) (*roaring64.Bitmap, error) {
+	op, err := Build(v.rt, v.node.RowFilter)
+	if err != nil {
+		return nil, err
+	}
+	ids := roaring64.New()
+	err = Drain(ctx, op, func(rec arrow.Record) error {
+		col := rec.Column(0).(*array.Int64)
+		for i := 0; i < col.Len(); i++ {
+			ids.Add(uint64(col.Value(i)))
+		}
+		return nil
+	})
+	return ids, err
+}
+
+// efSearch is the session's hnsw.ef_search.
+func (v *vectorTopK) efSearch() int {
+	if s := v.rt.fnCtx().Session; s != nil {
+		if val, ok := s.Setting("hnsw.ef_search"); ok {
+			if n, err := strconv.Atoi(val); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return efSearchDefault
+}

@@ -1,0 +1,359 @@
+package vecindex
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Build indexes rows 0..n-1 of a segment. vector(row) returns a row's
+// vector, or nil for a NULL; it is called from Build's own goroutine only,
+// twice per row (once to find the value ranges, once to code the row). A
+// row whose vector has a NaN or infinite element, or under Cosine a zero
+// vector (which has no direction), is left out like a NULL. The graph is
+// built by GOMAXPROCS goroutines inserting rows in parallel, each row's
+// links behind its own lock, as hnswlib and pgvector do; a parallel build
+// is therefore not bit-for-bit repeatable, though Seed fixes every row's
+// layer. Build stops with ctx's error when ctx is cancelled.
+func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Params) (*Index, error) {
+	p, err := p.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || int64(n) > math.MaxUint32 {
+		return nil, fmt.Errorf("vecindex: %d rows out of range", n)
+	}
+	if dim < 1 || dim > maxDim {
+		return nil, fmt.Errorf("vecindex: dimension %d out of range 1..%d", dim, maxDim)
+	}
+	x := &Index{params: p, n: n, dim: dim, stride: (dim + 7) &^ 7, top: -1}
+	x.level = make([]int8, n)
+
+	// Pass 1: which rows are indexed, and the range of each dimension.
+	lo, hi := make([]float32, dim), make([]float32, dim)
+	for d := range lo {
+		lo[d], hi[d] = float32(math.Inf(1)), float32(math.Inf(-1))
+	}
+	unit := make([]float32, dim)
+	indexable := func(r int) ([]float32, error) {
+		v := vector(r)
+		if v == nil {
+			return nil, nil
+		}
+		if len(v) != dim {
+			return nil, fmt.Errorf("vecindex: row %d has %d dimensions, not %d", r, len(v), dim)
+		}
+		if f := dot(v, v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, nil
+		}
+		if p.Metric == Cosine {
+			if !normalize(v, unit) {
+				return nil, nil
+			}
+			v = unit
+		}
+		return v, nil
+	}
+	for r := 0; r < n; r++ {
+		if r%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		v, err := indexable(r)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			x.level[r] = noLevel
+			continue
+		}
+		x.count++
+		for d, f := range v {
+			lo[d], hi[d] = min(lo[d], f), max(hi[d], f)
+		}
+	}
+	if x.count == 0 {
+		clear(lo)
+		clear(hi)
+	}
+	x.quant = newQuantizer(p.Metric, lo, hi)
+
+	// Pass 2: code the rows and draw their layers.
+	x.codes = make([]byte, n*x.stride)
+	x.term, x.s1 = make([]float32, n), make([]float32, n)
+	b := &builder{x: x, sq: make([]float32, n), t: make([]float32, n)}
+	var maxNorm float64
+	rng := rand.New(rand.NewSource(p.Seed))
+	mL := 1 / math.Log(float64(p.M))
+	for r := 0; r < n; r++ {
+		if x.level[r] == noLevel {
+			continue
+		}
+		if r%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		v, err := indexable(r)
+		if err != nil || v == nil {
+			return nil, fmt.Errorf("vecindex: row %d changed during the build", r)
+		}
+		x.term[r], x.s1[r], b.sq[r] = x.quant.encode(v, x.rowCodes(uint32(r)))
+		if p.Metric == InnerProduct {
+			b.t[r] = float32(dot(v, v)) // t² for now
+			maxNorm = max(maxNorm, float64(b.t[r]))
+		}
+		x.level[r] = int8(min(int(-math.Log(1-rng.Float64())*mL), maxLevel))
+	}
+	if p.Metric == InnerProduct {
+		// The graph is built for the Euclidean distance between rows
+		// extended by t = √(max|x|² - |x|²), under which the nearest rows
+		// to a query extended by 0 are those of the largest inner product
+		// (Bachrach et al. 2014), so that the graph's metric is a metric.
+		for r, l := range x.level {
+			if l != noLevel {
+				t := math.Sqrt(max(0, maxNorm-float64(b.t[r])))
+				b.sq[r] += float32(t * t)
+				b.t[r] = float32(t)
+			}
+		}
+	}
+	x.allocLinks()
+	if err := b.insertAll(ctx); err != nil {
+		return nil, err
+	}
+	x.pool.New = x.newSearcher
+	return x, nil
+}
+
+// allocLinks allocates the link blocks for the rows' drawn layers.
+func (x *Index) allocLinks() {
+	m := x.params.M
+	x.links0 = make([]uint32, x.n*(2*m+1))
+	var words int
+	for r, l := range x.level {
+		if l > 0 {
+			x.upperRows = append(x.upperRows, uint32(r))
+			x.upperStart = append(x.upperStart, uint32(words))
+			words += int(l) * (m + 1)
+		}
+	}
+	x.upper = make([]uint32, words)
+}
+
+// builder is the shared state of a parallel build.
+type builder struct {
+	x *Index
+	// Per row, the build terms of quantizer.prepareRow.
+	sq, t []float32
+	locks []sync.Mutex // per row, guarding its link blocks
+	epMu  sync.Mutex   // guards x.entry and x.top
+}
+
+// prepare makes p the probe of row r.
+func (b *builder) prepare(r uint32, p *probe) {
+	b.x.quant.prepareRow(b.x.rowCodes(r), b.sq[r], b.t[r], p)
+}
+
+// dist is the build distance from p to row r.
+func (b *builder) dist(p *probe, r uint32) float32 {
+	return p.dist(b.x.rowCodes(r), b.sq[r], b.t[r])
+}
+
+// insertAll inserts the indexed rows into the graph, in parallel.
+func (b *builder) insertAll(ctx context.Context) error {
+	x := b.x
+	b.locks = make([]sync.Mutex, x.n)
+	rows := make([]uint32, 0, x.count)
+	for r, l := range x.level {
+		if l != noLevel {
+			rows = append(rows, uint32(r))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	x.entry, x.top = rows[0], int(x.level[rows[0]])
+	rows = rows[1:]
+	workers := min(runtime.GOMAXPROCS(0), 1+len(rows)/1024)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := x.newBuildSearcher()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(rows) || i%64 == 0 && ctx.Err() != nil {
+					return
+				}
+				b.insert(s, rows[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// links copies row r's links at layer l into buf, under r's lock.
+func (b *builder) links(r uint32, l int, buf []uint32) []uint32 {
+	b.locks[r].Lock()
+	blk := b.x.block(r, l)
+	buf = append(buf[:0], blk[1:1+blk[0]]...)
+	b.locks[r].Unlock()
+	return buf
+}
+
+// insert links row q into the graph (the paper's Algorithm 1).
+func (b *builder) insert(s *searcher, q uint32) {
+	x := b.x
+	p := &s.probe
+	b.prepare(q, p)
+	lq := int(x.level[q])
+	b.epMu.Lock()
+	ep, top := x.entry, x.top
+	if lq > top {
+		// A new top layer: hold the entry point until q is linked.
+		defer func() { x.entry, x.top = q, lq; b.epMu.Unlock() }()
+	} else {
+		b.epMu.Unlock()
+	}
+	e := cand{b.dist(p, ep), ep}
+	for l := top; l > lq; l-- {
+		e = b.greedy(s, e, l)
+	}
+	s.eps = append(s.eps[:0], e)
+	for l := min(lq, top); l >= 0; l-- {
+		s.eps = b.searchLayer(s, s.eps, l)
+		maxLinks := x.params.M
+		if l == 0 {
+			maxLinks *= 2
+		}
+		s.chosen = b.selectNeighbours(s, s.eps, maxLinks, s.chosen)
+		b.locks[q].Lock()
+		blk := x.block(q, l)
+		blk[0] = uint32(len(s.chosen))
+		for i, c := range s.chosen {
+			blk[1+i] = c.id
+		}
+		b.locks[q].Unlock()
+		for _, c := range s.chosen {
+			b.link(s, c.id, cand{c.d, q}, l)
+		}
+	}
+}
+
+// greedy walks layer l from e to a local minimum of the distance to the
+// probe.
+func (b *builder) greedy(s *searcher, e cand, l int) cand {
+	for moved := true; moved; {
+		moved = false
+		s.nbuf = b.links(e.id, l, s.nbuf)
+		for _, nb := range s.nbuf {
+			if d := b.dist(&s.probe, nb); d < e.d {
+				e, moved = cand{d, nb}, true
+			}
+		}
+	}
+	return e
+}
+
+// searchLayer returns the EfConstruction rows of layer l nearest the probe
+// reachable from eps, nearest first (the paper's Algorithm 2).
+func (b *builder) searchLayer(s *searcher, eps []cand, l int) []cand {
+	x := b.x
+	s.reset()
+	s.res.reset(x.params.EfConstruction)
+	s.cand = s.cand[:0]
+	for _, e := range eps {
+		s.visit(e.id)
+		s.cand.push(e)
+		s.res.add(e)
+	}
+	for len(s.cand) > 0 {
+		c := s.cand.pop()
+		if s.res.full() && c.d > s.res.worst() {
+			break
+		}
+		s.nbuf = b.links(c.id, l, s.nbuf)
+		for _, nb := range s.nbuf {
+			if !s.visit(nb) {
+				continue
+			}
+			if d := b.dist(&s.probe, nb); s.res.admits(d) {
+				s.cand.push(cand{d, nb})
+				s.res.add(cand{d, nb})
+			}
+		}
+	}
+	return s.res.drain(eps)
+}
+
+// link adds q (at distance q.d) to row r's links at layer l, pruning them
+// with the heuristic when they are full.
+func (b *builder) link(s *searcher, r uint32, q cand, l int) {
+	x := b.x
+	b.locks[r].Lock()
+	defer b.locks[r].Unlock()
+	blk := x.block(r, l)
+	if n := blk[0]; int(n) < len(blk)-1 {
+		blk[1+n] = q.id
+		blk[0]++
+		return
+	}
+	rp := &s.rowProbe
+	b.prepare(r, rp)
+	s.prune = append(s.prune[:0], q)
+	for _, nb := range blk[1:] {
+		s.prune = append(s.prune, cand{b.dist(rp, nb), nb})
+	}
+	slices.SortFunc(s.prune, func(a, b cand) int { return cmpCand(a, b) })
+	s.pruned = b.selectNeighbours(s, s.prune, len(blk)-1, s.pruned)
+	blk[0] = uint32(len(s.pruned))
+	for i, c := range s.pruned {
+		blk[1+i] = c.id
+	}
+}
+
+// selectNeighbours picks at most m of cands (nearest first) by the paper's
+// heuristic (Algorithm 4): a candidate is kept only if it is nearer the
+// probe than to every candidate kept before it, so links spread out in
+// different directions. It appends to dst[:0].
+func (b *builder) selectNeighbours(s *searcher, cands []cand, m int, dst []cand) []cand {
+	dst = dst[:0]
+	for _, c := range cands {
+		if len(dst) == m {
+			break
+		}
+		keep := true
+		for i := range dst {
+			if b.dist(&s.kept[i], c.id) < c.d {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			b.prepare(c.id, &s.kept[len(dst)])
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// cmpCand orders candidates by distance, then row.
+func cmpCand(a, b cand) int {
+	switch {
+	case a.d < b.d:
+		return -1
+	case a.d > b.d:
+		return 1
+	case a.id < b.id:
+		return -1
+	case a.id > b.id:
+		return 1
+	}
+	return 0
+}

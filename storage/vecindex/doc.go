@@ -1,0 +1,29 @@
+// Package vecindex is the approximate nearest-neighbour index storage keeps
+// per immutable segment for one vector column: an HNSW graph (Malkov and
+// Yashunin) walked over 7-bit scalar-quantised codes, whose best candidates
+// are re-ranked with exact float32 distances read from the caller's own
+// vectors. It knows nothing of tables, files or SQL; a node's id is its row
+// number in the segment.
+//
+// Layout. The graph is flat: layer 0 is one []uint32 with a fixed stride of
+// 2M+1 words per row (a count, then up to 2M neighbours); the few rows that
+// reach the upper layers keep M+1 words per layer in a second array. The
+// codes are one byte per dimension, so a 384-d row costs 384 bytes of codes,
+// 132 bytes of layer-0 links and 8 bytes of per-row terms (M = 16).
+//
+// Quantisation (quant.go). A value x[d] is coded as u = round((x[d] -
+// lo[d]) / s) in 0..127, with a per-dimension offset lo and one global step
+// s. A query is coded against the same offsets with its own step and base,
+// so no query is clipped. Every metric's distance then reduces to one
+// integer dot product of codes plus per-row and per-query terms, and that
+// dot product runs four dimensions per 64-bit multiply (SWAR) in pure Go.
+//
+// Filters. Search takes an allow predicate. A row it rejects still routes
+// the walk but never enters the results; where few of a node's neighbours
+// are accepted, the walk looks through the rejected ones to their own
+// neighbours (ACORN-1). The walk goes on until it holds ef accepted rows or
+// spends its budget; a filter so selective that the walk would cost more
+// than scanning, or a walk that ends with fewer than k accepted rows, is
+// answered by an exact scan of the accepted rows, so a filtered search
+// returns min(k, accepted) rows.
+package vecindex

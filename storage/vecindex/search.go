@@ -1,0 +1,286 @@
+package vecindex
+
+import (
+	"slices"
+)
+
+// searcher is the scratch of one search or one build worker, pooled per
+// index so that a search allocates nothing but its result.
+type searcher struct {
+	visited []uint32 // per row: the generation that last visited it
+	gen     uint32
+	cand    minHeap
+	res     bounded
+	probe   probe
+	codes   []byte    // the query's codes
+	unit    []float32 // the normalised query (Cosine)
+	nbuf    []uint32
+	ok      []bool
+	eps     []cand
+	hits    []Hit
+	scored  int // distances the current walk has computed
+	// Build only: the probes of the kept neighbours, a pruned row's probe
+	// and candidate lists.
+	kept                  []probe
+	rowProbe              probe
+	chosen, prune, pruned []cand
+}
+
+func (x *Index) newSearcher() any {
+	words := func() []uint64 { return make([]uint64, x.stride/4) }
+	s := &searcher{
+		visited: make([]uint32, x.n),
+		probe:   probe{words: words()},
+		codes:   make([]byte, x.stride),
+		unit:    make([]float32, x.dim),
+	}
+	return s
+}
+
+// newBuildSearcher is newSearcher with the scratch of a build worker.
+func (x *Index) newBuildSearcher() *searcher {
+	s := x.newSearcher().(*searcher)
+	s.kept = make([]probe, 2*x.params.M)
+	for i := range s.kept {
+		s.kept[i].words = make([]uint64, x.stride/4)
+	}
+	s.rowProbe.words = make([]uint64, x.stride/4)
+	return s
+}
+
+// reset starts a new generation of the visited set.
+func (s *searcher) reset() {
+	s.gen++
+	if s.gen == 0 {
+		clear(s.visited)
+		s.gen = 1
+	}
+}
+
+// visit marks row r visited and reports whether it was not already.
+func (s *searcher) visit(r uint32) bool {
+	if s.visited[r] == s.gen {
+		return false
+	}
+	s.visited[r] = s.gen
+	return true
+}
+
+// dist is the approximate distance from p to row r.
+func (x *Index) dist(p *probe, r uint32) float32 {
+	return p.dist(x.rowCodes(r), x.term[r], x.s1[r])
+}
+
+// Search returns up to k rows nearest query, nearest first, among the rows
+// allow accepts (nil: all), with their exact distances. ef is the size of
+// the walk's candidate list; the walk keeps at least 4k, since its codes
+// are approximate, and all it keeps are re-ranked with exact distances
+// from vector (the caller's float vectors, as at Build). A filtered search
+// returns min(k, accepted rows) rows: a filter that keeps too few rows for
+// the walk to pay is answered by an exact scan of them, and so is a walk
+// that ends with fewer than k rows. A query of the wrong dimension, or a
+// zero query under Cosine, has no neighbours. Safe for concurrent use.
+func (x *Index) Search(query []float32, k, ef int, allow func(row uint32) bool, vector func(row int) []float32) []Hit {
+	if k <= 0 || len(query) != x.dim || x.count == 0 {
+		return nil
+	}
+	s := x.pool.Get().(*searcher)
+	defer x.pool.Put(s)
+	q := query
+	if x.params.Metric == Cosine {
+		if !normalize(query, s.unit) {
+			return nil
+		}
+		q = s.unit
+	}
+	ef = max(ef, 4*k)
+	budget := -1 // distances the walk may compute; -1: no limit
+	if allow != nil {
+		if budget = x.walkBudget(allow, ef); budget == 0 {
+			return x.scan(s, q, k, allow, vector)
+		}
+	}
+	x.quant.prepare(q, s.codes, &s.probe)
+	e := cand{x.dist(&s.probe, x.entry), x.entry}
+	for l := x.top; l > 0; l-- {
+		e = x.greedy(s, e, l)
+	}
+	if !x.walk(s, e, ef, allow, budget) || len(s.res.h) < min(k, x.count) {
+		return x.scan(s, q, k, allow, vector)
+	}
+	s.eps = s.res.drain(s.eps)
+	s.hits = s.hits[:0]
+	for _, c := range s.eps {
+		if d, ok := exactDist(x.params.Metric, q, vector(int(c.id))); ok {
+			s.hits = append(s.hits, Hit{c.id, d})
+		}
+	}
+	slices.SortFunc(s.hits, cmpHit)
+	return slices.Clone(s.hits[:min(k, len(s.hits))])
+}
+
+// greedy walks upper layer l from e to a local minimum of the distance to
+// the probe.
+func (x *Index) greedy(s *searcher, e cand, l int) cand {
+	for moved := true; moved; {
+		moved = false
+		for _, nb := range x.neighbours(e.id, l) {
+			if d := x.dist(&s.probe, nb); d < e.d {
+				e, moved = cand{d, nb}, true
+			}
+		}
+	}
+	return e
+}
+
+// Tuning of filtered walks.
+const (
+	// scarce: a node with fewer than 1/scarce of its new neighbours
+	// accepted is looked through to its neighbours' neighbours.
+	scarce = 4
+	// visitsPerEf estimates the rows an unfiltered walk visits per unit of
+	// ef (measured: about 15 on clustered 128- and 384-d data).
+	visitsPerEf = 20
+	// scanCost is the cost of an exact float distance in code distances;
+	// allowCost that of one allow call.
+	scanCost  = 2
+	allowCost = 0.05
+	// samples is the number of rows scanIsCheaper tests to estimate a
+	// filter's selectivity.
+	samples = 256
+)
+
+// walk runs the layer-0 search from e, keeping in s.res the ef accepted
+// rows nearest the probe. It gives up, returning false, when it would
+// compute more than budget distances (-1: no limit).
+func (x *Index) walk(s *searcher, e cand, ef int, allow func(uint32) bool, budget int) bool {
+	s.reset()
+	s.res.reset(ef)
+	s.scored = 0
+	s.cand = append(s.cand[:0], e)
+	s.visit(e.id)
+	if allow == nil || allow(e.id) {
+		s.res.add(e)
+	}
+	for len(s.cand) > 0 {
+		c := s.cand.pop()
+		if s.res.full() && c.d > s.res.worst() {
+			break
+		}
+		nbs := x.neighbours(c.id, 0)
+		if allow == nil {
+			for _, nb := range nbs {
+				if s.visit(nb) {
+					if d := x.dist(&s.probe, nb); s.res.admits(d) {
+						s.cand.push(cand{d, nb})
+						s.res.add(cand{d, nb})
+					}
+				}
+			}
+			continue
+		}
+		if budget >= 0 && s.scored > budget {
+			return false
+		}
+		s.ok = s.ok[:0]
+		accepted, fresh := 0, 0
+		for _, nb := range nbs {
+			ok := s.visited[nb] != s.gen && allow(nb)
+			s.ok = append(s.ok, ok)
+			if s.visited[nb] != s.gen {
+				fresh++
+			}
+			if ok {
+				accepted++
+			}
+		}
+		hop2 := accepted*scarce < fresh
+		for i, nb := range nbs {
+			if !s.visit(nb) {
+				continue
+			}
+			switch {
+			case s.ok[i]:
+				x.consider(s, nb, true)
+			case !hop2:
+				x.consider(s, nb, false)
+			default:
+				// ACORN-1: reach past a rejected neighbour to its
+				// accepted ones; it still routes if it leads nearer.
+				s.scored++
+				if d := x.dist(&s.probe, nb); d < c.d {
+					s.cand.push(cand{d, nb})
+				}
+				for _, nb2 := range x.neighbours(nb, 0) {
+					if s.visited[nb2] != s.gen && allow(nb2) {
+						s.visit(nb2)
+						x.consider(s, nb2, true)
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+// consider scores row r for the walk: it becomes a candidate to expand if
+// it could improve the results, and a result too if accepted.
+func (x *Index) consider(s *searcher, r uint32, accepted bool) {
+	d := x.dist(&s.probe, r)
+	s.scored++
+	if !s.res.admits(d) {
+		return
+	}
+	s.cand.push(cand{d, r})
+	if accepted {
+		s.res.add(cand{d, r})
+	}
+}
+
+// walkBudget estimates allow's selectivity from a sample of rows, and
+// returns how many distances a filtered walk for ef results may compute
+// before an exact scan of the accepted rows would have been cheaper: 0
+// when the scan is cheaper from the start.
+func (x *Index) walkBudget(allow func(uint32) bool, ef int) int {
+	m := min(samples, x.n)
+	hit := 0
+	for i := range m {
+		r := uint32(i * x.n / m)
+		if x.level[r] != noLevel && allow(r) {
+			hit++
+		}
+	}
+	if hit == 0 {
+		return 0
+	}
+	p := float64(hit) / float64(m)
+	scan := scanCost*p*float64(x.n) + allowCost*float64(x.n)
+	if scan <= visitsPerEf*float64(ef)/p {
+		return 0
+	}
+	return int(scan)
+}
+
+// scan is the exact search: the k accepted rows nearest q by their exact
+// distances.
+func (x *Index) scan(s *searcher, q []float32, k int, allow func(uint32) bool, vector func(row int) []float32) []Hit {
+	s.res.reset(k)
+	for r, l := range x.level {
+		if l == noLevel || allow != nil && !allow(uint32(r)) {
+			continue
+		}
+		if d, ok := exactDist(x.params.Metric, q, vector(r)); ok && s.res.admits(d) {
+			s.res.add(cand{d, uint32(r)})
+		}
+	}
+	s.eps = s.res.drain(s.eps)
+	hits := make([]Hit, len(s.eps))
+	for i, c := range s.eps {
+		hits[i] = Hit{c.id, c.d}
+	}
+	slices.SortFunc(hits, cmpHit)
+	return hits
+}
+
+// cmpHit orders hits by distance, then row.
+func cmpHit(a, b Hit) int { return cmpCand(cand{a.Dist, a.Row}, cand{b.Dist, b.Row}) }

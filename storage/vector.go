@@ -1,0 +1,631 @@
+package storage
+
+// Vector indexes (hnsw, ivfflat and deeplake_index on a vector column):
+// each immutable segment gets its own approximate index (storage/vecindex)
+// over the column, built in the background once the segment exists and
+// persisted beside it (<segment>.<key>.vidx), so a restart loads it
+// instead of building it again. A search walks the index of every segment
+// that has one, skipping deleted rows through the same bitmap scans use,
+// and scores everything else exactly: segments whose index is not built
+// yet, the unflushed tail and the transaction's own inserts. An index can
+// make a search slower, never wrong about which rows exist: a missing,
+// stale or corrupt index file only means an exact scan of that segment.
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"hash/fnv"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage/vecindex"
+)
+
+// vecIndexExt ends the name of a segment's vector index file.
+const vecIndexExt = ".vidx"
+
+// vecIndexMagic starts a vector index file.
+var vecIndexMagic = []byte("CAIRNVX1")
+
+// VectorHit is one row a vector search found: its row ID and its exact
+// distance to the query under the index's metric (smaller is nearer).
+type VectorHit struct {
+	RowID int64
+	Dist  float32
+}
+
+// vecSpec is what a vector index definition means for building and
+// searching: the column, the metric and the graph parameters.
+type vecSpec struct {
+	colID  int
+	params vecindex.Params
+	// key identifies the index's files: the same column, metric and
+	// parameters give the same key, so a renamed index keeps its files.
+	key string
+}
+
+// vectorSpec returns the spec of a vector index, ok false for an index
+// that is not one (catalog.IndexDef.VectorMetric).
+func vectorSpec(ix *catalog.IndexDef, def *catalog.TableDef) (vecSpec, bool) {
+	var metric vecindex.Metric
+	switch ix.VectorMetric(def) {
+	case "cosine":
+		metric = vecindex.Cosine
+	case "l2":
+		metric = vecindex.L2
+	case "ip":
+		metric = vecindex.InnerProduct
+	default:
+		return vecSpec{}, false
+	}
+	p := vecindex.Params{Metric: metric, M: ix.IntOption("m"), EfConstruction: ix.IntOption("ef_construction")}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%d/%d/%d", ix.Columns[0], p.Metric, p.M, p.EfConstruction)
+	return vecSpec{colID: ix.Columns[0], params: p, key: strconv.FormatUint(h.Sum64(), 16)}, true
+}
+
+// vecIndexPath is the file of the vector index with the given key of the
+// segment at segPath (seg-000042.parquet: seg-000042.<key>.vidx).
+func vecIndexPath(segPath, key string) string {
+	return strings.TrimSuffix(segPath, ".parquet") + "." + key + vecIndexExt
+}
+
+// VectorSearch returns the k rows tx sees whose vector column, as index ix
+// (a vector index on table tableID) defines it, is nearest to query,
+// nearest first, with exact distances; ef is the search's candidate list
+// size (hnsw.ef_search). allow, when not nil, holds the row IDs that may
+// be found (a WHERE clause's): the index walk routes through other rows
+// but returns only these, and falls back to scoring them exactly when
+// they are too few for the walk to find. Rows with a NULL vector or a
+// vector of another dimension are not candidates.
+func (tx *Tx) VectorSearch(ctx context.Context, tableID uint64, ix *catalog.IndexDef, query []float32, k, ef int, allow *roaring64.Bitmap) ([]VectorHit, error) {
+	def, ts, tt, err := tx.tableView(tableID)
+	if err != nil {
+		return nil, err
+	}
+	spec, ok := vectorSpec(ix, def)
+	if !ok {
+		return nil, pgerr.New(pgerrcode.InternalError, "index %q is not a vector index", ix.Name)
+	}
+	if _, col := def.ColumnByID(spec.colID); col == nil {
+		return nil, pgerr.New(pgerrcode.UndefinedColumn, "the column of index %q no longer exists", ix.Name)
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	ef = max(ef, k)
+	s := &vecSearch{metric: spec.params.Metric, query: query, k: k}
+	if spec.params.Metric == vecindex.Cosine {
+		s.query = normalized(query)
+	}
+	if ts != nil {
+		var over *roaring64.Bitmap
+		if tt != nil && !tt.deletes.IsEmpty() {
+			over = tt.deletes
+		}
+		var deleted func(id int64) bool // rows that may not be found; nil: none
+		if !ts.deleted.IsEmpty() || over != nil || allow != nil {
+			deleted = func(id int64) bool {
+				return ts.deleted.Contains(uint64(id)) || over != nil && over.Contains(uint64(id)) ||
+					allow != nil && !allow.Contains(uint64(id))
+			}
+		}
+		for _, seg := range ts.segments {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if err := tx.db.searchSegment(ctx, s, seg, def, spec, ef, deleted); err != nil {
+				return nil, err
+			}
+		}
+		for _, b := range ts.tail {
+			s.batch(b, spec.colID, deleted)
+		}
+	}
+	if tt != nil {
+		for _, b := range tt.inserts {
+			s.batch(b, spec.colID, func(id int64) bool {
+				return tt.ownDel.Contains(uint64(id)) || allow != nil && !allow.Contains(uint64(id))
+			})
+		}
+	}
+	return s.result(), nil
+}
+
+// vecSearch gathers the best hits of a search over the units of a table.
+type vecSearch struct {
+	metric vecindex.Metric
+	query  []float32
+	k      int
+	hits   []VectorHit
+}
+
+// add offers a candidate.
+func (s *vecSearch) add(id int64, dist float32) {
+	s.hits = append(s.hits, VectorHit{RowID: id, Dist: dist})
+	if len(s.hits) >= 4*s.k+64 {
+		s.trim()
+	}
+}
+
+// trim keeps the k best hits.
+func (s *vecSearch) trim() {
+	sort.Slice(s.hits, func(i, j int) bool {
+		if s.hits[i].Dist != s.hits[j].Dist {
+			return s.hits[i].Dist < s.hits[j].Dist
+		}
+		return s.hits[i].RowID < s.hits[j].RowID
+	})
+	if len(s.hits) > s.k {
+		s.hits = s.hits[:s.k]
+	}
+}
+
+// result is the k best hits, nearest first.
+func (s *vecSearch) result() []VectorHit {
+	s.trim()
+	return s.hits
+}
+
+// exact scores every row of arr (one vector per row) whose ID ids gives,
+// unless skip says the row is gone.
+func (s *vecSearch) exact(arr arrow.Array, ids func(i int) int64, skip func(id int64) bool) {
+	for i := 0; i < arr.Len(); i++ {
+		v := vectorAt(arr, i)
+		if v == nil || len(v) != len(s.query) {
+			continue
+		}
+		id := ids(i)
+		if skip != nil && skip(id) {
+			continue
+		}
+		if d, ok := vecindex.Distance(s.metric, s.query, v); ok {
+			s.add(id, d)
+		}
+	}
+}
+
+// batch scores the rows of an in-memory batch exactly.
+func (s *vecSearch) batch(b *tailBatch, colID int, skip func(id int64) bool) {
+	i := slices.Index(b.colIDs, colID)
+	if i < 0 {
+		return // the column was added after these rows: all NULL
+	}
+	s.exact(b.cols[i], func(r int) int64 { return b.rowIDs.Value(r) }, skip)
+}
+
+// searchSegment adds seg's best rows: through its index when it has one
+// (and, when it has none yet, after queueing its build), else exactly.
+func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def *catalog.TableDef, spec vecSpec, ef int, deleted func(int64) bool) error {
+	if _, ok := seg.columnName(spec.colID); !ok {
+		return nil // the segment predates the column: all NULL
+	}
+	var files segReader
+	defer files.close()
+	pos, err := db.positionsOf(&files, seg)
+	if err != nil {
+		return err
+	}
+	cols, err := db.vectorColumn(&files, seg, def, spec.colID)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(cols.arrays)
+	ix := db.segVectorIndex(seg, def, spec)
+	if ix == nil || ix.Dim() != len(s.query) {
+		for g, a := range cols.arrays {
+			start := cols.starts[g]
+			s.exact(a, func(i int) int64 { return pos.ids[start+int64(i)] }, deleted)
+		}
+		return nil
+	}
+	var allow func(row uint32) bool
+	if deleted != nil {
+		allow = func(row uint32) bool { return !deleted(pos.ids[row]) }
+	}
+	for _, h := range ix.Search(s.query, s.k, ef, allow, cols.vector) {
+		s.add(pos.ids[h.Row], h.Dist)
+	}
+	return ctx.Err()
+}
+
+// segVectors is a segment's vector column, one array per row group.
+type segVectors struct {
+	arrays []arrow.Array
+	starts []int64 // position of each group's first row
+}
+
+// vector returns the vector at a position of the segment (nil for NULL).
+func (c *segVectors) vector(row int) []float32 {
+	g := sort.Search(len(c.arrays), func(g int) bool { return c.starts[g+1] > int64(row) })
+	if g == len(c.arrays) {
+		return nil
+	}
+	return vectorAt(c.arrays[g], row-int(c.starts[g]))
+}
+
+// vectorColumn reads the vector column colID of seg, every row group
+// (through the column cache); the caller releases the arrays.
+func (db *DB) vectorColumn(files *segReader, seg *segment, def *catalog.TableDef, colID int) (*segVectors, error) {
+	groups, starts, err := db.groupsOf(seg)
+	if err != nil {
+		return nil, err
+	}
+	_, col := def.ColumnByID(colID)
+	out := &segVectors{starts: starts}
+	for g := range groups {
+		a, err := db.column(files, seg, g, colID, col.Type.Arrow())
+		if err != nil {
+			releaseAll(out.arrays)
+			return nil, err
+		}
+		out.arrays = append(out.arrays, a)
+	}
+	return out, nil
+}
+
+// vectorAt returns row i of a list-of-float32 array as a slice of its
+// values buffer (nil for NULL, or an array of another shape).
+func vectorAt(a arrow.Array, i int) []float32 {
+	if a.IsNull(i) {
+		return nil
+	}
+	switch l := a.(type) {
+	case *array.List:
+		vals, ok := l.ListValues().(*array.Float32)
+		if !ok {
+			return nil
+		}
+		start, end := l.ValueOffsets(i)
+		return vals.Float32Values()[start:end]
+	case *array.FixedSizeList:
+		vals, ok := l.ListValues().(*array.Float32)
+		if !ok {
+			return nil
+		}
+		n := l.DataType().(*arrow.FixedSizeListType).Len()
+		off := (l.Offset() + i) * int(n)
+		return vals.Float32Values()[off : off+int(n)]
+	}
+	return nil
+}
+
+// normalized returns v scaled to unit length (v itself when zero).
+func normalized(v []float32) []float32 {
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	if ss == 0 {
+		return v
+	}
+	inv := float32(1 / math.Sqrt(ss))
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = x * inv
+	}
+	return out
+}
+
+// segVectorIndex returns seg's index for spec: loaded, read from its file,
+// or nil when it is not built yet (the build is then queued).
+func (db *DB) segVectorIndex(seg *segment, def *catalog.TableDef, spec vecSpec) *vecindex.Index {
+	x := &seg.x
+	x.mu.Lock()
+	ix, ok := x.vec[spec.key]
+	x.mu.Unlock()
+	if ok {
+		return ix
+	}
+	ix, err := readVecIndexFile(seg, spec.key)
+	switch {
+	case err == nil:
+	case errors.Is(err, os.ErrNotExist):
+		db.queueVectorBuild(seg, def, spec)
+		return nil
+	default:
+		db.log.Warn("rebuilding vector index", "file", vecIndexPath(seg.path, spec.key), "err", err)
+		db.queueVectorBuild(seg, def, spec)
+		return nil
+	}
+	db.installVectorIndex(seg, spec, ix)
+	return ix
+}
+
+// queueVectorBuilds queues the builds of seg's indexes for every vector
+// index the catalog has on its table (a new segment of a flush or a
+// compaction).
+func (db *DB) queueVectorBuilds(seg *segment, def *catalog.TableDef) {
+	for _, ix := range db.Catalog().IndexesOf(def.ID) {
+		if spec, ok := vectorSpec(ix, def); ok {
+			db.queueVectorBuild(seg, def, spec)
+		}
+	}
+}
+
+// BuildVectorIndexes makes every segment of table tableID indexed by
+// every vector index the catalog has on it, flushing the table's
+// unflushed rows into segments first: CREATE INDEX calls it once the
+// index is committed, so that it returns with the index built, as in
+// PostgreSQL. The builds run on the background builder (a build a flush
+// queued is not repeated); other sessions read and write the table
+// meanwhile. It returns when they are done or ctx ends (the builds go on).
+func (db *DB) BuildVectorIndexes(ctx context.Context, tableID uint64) error {
+	if err := db.flushTable(tableID, true); err != nil {
+		return err
+	}
+	def := db.Catalog().TableByID(tableID)
+	ts := db.published.Load().tables[tableID]
+	if def == nil || ts == nil {
+		return nil
+	}
+	var keys []string
+	for _, ix := range db.Catalog().IndexesOf(tableID) {
+		spec, ok := vectorSpec(ix, def)
+		if !ok {
+			continue
+		}
+		for _, seg := range ts.segments {
+			if !db.segVectorIndexLoaded(seg, spec) {
+				keys = append(keys, db.queueVectorBuild(seg, def, spec))
+			}
+		}
+	}
+	stop := context.AfterFunc(ctx, func() {
+		db.vecMu.Lock()
+		db.vecDone.Broadcast()
+		db.vecMu.Unlock()
+	})
+	defer stop()
+	db.vecMu.Lock()
+	defer db.vecMu.Unlock()
+	for _, key := range keys {
+		for db.vecQueued[key] {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			db.vecDone.Wait()
+		}
+	}
+	return nil
+}
+
+// segVectorIndexLoaded reports whether seg's index for spec is in memory
+// or readable from its file (and then loads it), without queueing a build.
+func (db *DB) segVectorIndexLoaded(seg *segment, spec vecSpec) bool {
+	x := &seg.x
+	x.mu.Lock()
+	_, ok := x.vec[spec.key]
+	x.mu.Unlock()
+	if ok {
+		return true
+	}
+	ix, err := readVecIndexFile(seg, spec.key)
+	if err != nil {
+		return false
+	}
+	db.installVectorIndex(seg, spec, ix)
+	return true
+}
+
+// installVectorIndex keeps seg's index for spec in memory.
+func (db *DB) installVectorIndex(seg *segment, spec vecSpec, ix *vecindex.Index) {
+	x := &seg.x
+	x.mu.Lock()
+	if x.vec == nil {
+		x.vec = map[string]*vecindex.Index{}
+	}
+	x.vec[spec.key] = ix
+	x.mu.Unlock()
+}
+
+// vecBuild is a queued build of one segment's vector index.
+type vecBuild struct {
+	seg  *segment
+	def  *catalog.TableDef
+	spec vecSpec
+}
+
+// queueVectorBuild asks the builder to index seg for spec, unless it is
+// queued or running already, and returns the build's key in vecQueued.
+func (db *DB) queueVectorBuild(seg *segment, def *catalog.TableDef, spec vecSpec) string {
+	key := seg.path + "|" + spec.key
+	db.vecMu.Lock()
+	defer db.vecMu.Unlock()
+	if db.vecQueued[key] {
+		return key
+	}
+	db.vecQueued[key] = true
+	db.vecQueue = append(db.vecQueue, vecBuild{seg: seg, def: def, spec: spec})
+	if !db.vecRunning {
+		db.vecRunning = true
+		db.wg.Add(1)
+		go db.runVectorBuilds()
+	}
+	return key
+}
+
+// runVectorBuilds builds the queued indexes one at a time (a build uses
+// every core itself), until the queue is empty or the database closes.
+func (db *DB) runVectorBuilds() {
+	defer db.wg.Done()
+	for {
+		db.vecMu.Lock()
+		if len(db.vecQueue) == 0 || db.closed.Load() {
+			db.vecRunning = false
+			db.vecQueue = nil
+			clear(db.vecQueued)
+			db.vecDone.Broadcast()
+			db.vecMu.Unlock()
+			return
+		}
+		job := db.vecQueue[0]
+		db.vecQueue = db.vecQueue[1:]
+		db.vecMu.Unlock()
+		if err := db.buildQueued(job); err != nil && !errors.Is(err, context.Canceled) {
+			db.log.Warn("building vector index", "file", job.seg.path, "err", err)
+		}
+		db.vecMu.Lock()
+		delete(db.vecQueued, job.seg.path+"|"+job.spec.key)
+		db.vecDone.Broadcast()
+		db.vecMu.Unlock()
+	}
+}
+
+// buildQueued runs a queued build, cancelled when the database closes.
+func (db *DB) buildQueued(job vecBuild) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-db.quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return db.buildVectorIndex(ctx, job)
+}
+
+// buildVectorIndex builds, writes and installs one segment's index. A
+// segment removed meanwhile (compacted away) keeps no file. A panic in
+// the build is its error: the segment is then searched exactly.
+func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic building a vector index: %v", r)
+		}
+	}()
+	var files segReader
+	defer files.close()
+	cols, err := db.vectorColumn(&files, job.seg, job.def, job.spec.colID)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(cols.arrays)
+	dim := 0
+	for row := 0; row < int(job.seg.rows) && dim == 0; row++ {
+		dim = len(cols.vector(row))
+	}
+	if dim == 0 {
+		dim = 1 // no vectors: an empty index still records that
+	}
+	vector := func(row int) []float32 {
+		if v := cols.vector(row); len(v) == dim {
+			return v
+		}
+		return nil
+	}
+	ix, err := vecindex.Build(ctx, int(job.seg.rows), dim, vector, job.spec.params)
+	if err != nil {
+		return err
+	}
+	if err := writeVecIndexFile(job.seg, job.spec.key, ix); err != nil {
+		return err
+	}
+	db.installVectorIndex(job.seg, job.spec, ix)
+	return nil
+}
+
+// writeVecIndexFile writes seg's index file for key: magic; the segment's
+// row count, first and last row ID and file size (zig-zag varints) to tie
+// it to the segment; the index; a CRC-32C of everything before it. It is
+// written to a temporary name, fsynced and renamed; if the segment was
+// removed meanwhile, so is the file.
+func writeVecIndexFile(seg *segment, key string, ix *vecindex.Index) error {
+	var body bytes.Buffer
+	body.Write(vecIndexMagic)
+	var head []byte
+	for _, v := range []int64{seg.rows, seg.minRow, seg.maxRow, seg.bytes} {
+		head = binary.AppendVarint(head, v)
+	}
+	body.Write(head)
+	if _, err := ix.WriteTo(&body); err != nil {
+		return err
+	}
+	buf := binary.LittleEndian.AppendUint32(body.Bytes(), crc32.Checksum(body.Bytes(), textCRC))
+	path := vecIndexPath(seg.path, key)
+	if err := writeFileAtomic(path, buf); err != nil {
+		return err
+	}
+	if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
+		os.Remove(path)
+	}
+	return nil
+}
+
+// readVecIndexFile reads seg's index file for key; an error wrapping
+// os.ErrNotExist when there is none.
+func readVecIndexFile(seg *segment, key string) (*vecindex.Index, error) {
+	path := vecIndexPath(seg.path, key)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	corrupt := func(why string) error { return fmt.Errorf("corrupt vector index %s: %s", path, why) }
+	if len(b) < len(vecIndexMagic)+4 || !bytes.HasPrefix(b, vecIndexMagic) {
+		return nil, corrupt("bad header")
+	}
+	body := b[:len(b)-4]
+	if crc32.Checksum(body, textCRC) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return nil, corrupt("checksum mismatch")
+	}
+	body = body[len(vecIndexMagic):]
+	var head [4]int64
+	for i := range head {
+		v, n := binary.Varint(body)
+		if n <= 0 {
+			return nil, corrupt("bad header")
+		}
+		head[i] = v
+		body = body[n:]
+	}
+	if head != [4]int64{seg.rows, seg.minRow, seg.maxRow, seg.bytes} {
+		return nil, corrupt("written for another segment")
+	}
+	ix, err := vecindex.Read(body)
+	if err != nil {
+		return nil, corrupt(err.Error())
+	}
+	return ix, nil
+}
+
+// vecSidecarOf returns the segment file name a vector index file name
+// belongs to.
+func vecSidecarOf(name string) (string, bool) {
+	base, ok := strings.CutSuffix(name, vecIndexExt)
+	if !ok {
+		return "", false
+	}
+	dot := strings.LastIndexByte(base, '.')
+	if dot < 0 {
+		return "", false
+	}
+	return base[:dot] + ".parquet", true
+}
+
+// removeVecIndexFiles removes every vector index file of the segment at
+// segPath (it was compacted away or dropped).
+func (db *DB) removeVecIndexFiles(segPath string) {
+	files, _ := filepath.Glob(strings.TrimSuffix(segPath, ".parquet") + ".*" + vecIndexExt)
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			db.log.Warn("removing obsolete file", "path", f, "err", err)
+		}
+	}
+}
