@@ -184,15 +184,22 @@ func (s *vecSearch) result() []VectorHit {
 }
 
 // exact scores every row of arr (one vector per row) whose ID ids gives,
-// unless skip says the row is gone.
+// unless skip says the row is gone. A vector of another dimension than
+// the query's ranks first: the caller's exact ranking of the candidates
+// then fails on it with the distance function's own error, as a search
+// without the index would.
 func (s *vecSearch) exact(arr arrow.Array, ids func(i int) int64, skip func(id int64) bool) {
 	for i := 0; i < arr.Len(); i++ {
 		v := vectorAt(arr, i)
-		if v == nil || len(v) != len(s.query) {
+		if v == nil {
 			continue
 		}
 		id := ids(i)
 		if skip != nil && skip(id) {
+			continue
+		}
+		if len(v) != len(s.query) {
+			s.add(id, float32(math.Inf(-1)))
 			continue
 		}
 		if d, ok := vecindex.Distance(s.metric, s.query, v); ok {
@@ -229,6 +236,8 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 	defer releaseAll(cols.arrays)
 	ix := db.segVectorIndex(seg, def, spec)
 	if ix == nil || ix.Dim() != len(s.query) {
+		// No index (yet, or a segment whose vectors differ in
+		// dimension), or a query of another dimension: exactly.
 		for g, a := range cols.arrays {
 			start := cols.starts[g]
 			s.exact(a, func(i int) int64 { return pos.ids[start+int64(i)] }, deleted)
@@ -324,7 +333,8 @@ func normalized(v []float32) []float32 {
 }
 
 // segVectorIndex returns seg's index for spec: loaded, read from its file,
-// or nil when it is not built yet (the build is then queued).
+// or nil when it is not built yet (the build is then queued) or the
+// segment cannot have one (its vectors differ in dimension).
 func (db *DB) segVectorIndex(seg *segment, def *catalog.TableDef, spec vecSpec) *vecindex.Index {
 	x := &seg.x
 	x.mu.Lock()
@@ -519,18 +529,22 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 	}
 	defer releaseAll(cols.arrays)
 	dim := 0
-	for row := 0; row < int(job.seg.rows) && dim == 0; row++ {
-		dim = len(cols.vector(row))
+	for row := 0; row < int(job.seg.rows); row++ {
+		switch n := len(cols.vector(row)); {
+		case n == 0 || n == dim:
+		case dim == 0:
+			dim = n
+		default:
+			// Vectors of two dimensions: no index; the segment is
+			// always scored exactly (which reports the mismatch).
+			db.installVectorIndex(job.seg, job.spec, nil)
+			return nil
+		}
 	}
 	if dim == 0 {
 		dim = 1 // no vectors: an empty index still records that
 	}
-	vector := func(row int) []float32 {
-		if v := cols.vector(row); len(v) == dim {
-			return v
-		}
-		return nil
-	}
+	vector := cols.vector
 	ix, err := vecindex.Build(ctx, int(job.seg.rows), dim, vector, job.spec.params)
 	if err != nil {
 		return err
