@@ -1,11 +1,9 @@
 package storage
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"slices"
 	"strings"
@@ -377,11 +375,7 @@ func (db *DB) buildSegText(files *segReader, seg *segment, colID int) (*textinde
 // written to a temporary name, fsynced and renamed. If the segment was
 // removed meanwhile, so is the file.
 func writeTextIndexFile(seg *segment, cols map[int]*textindex.Index) error {
-	buf := append([]byte(nil), textIndexMagic...)
-	buf = binary.AppendVarint(buf, seg.rows)
-	buf = binary.AppendVarint(buf, seg.minRow)
-	buf = binary.AppendVarint(buf, seg.maxRow)
-	buf = binary.AppendVarint(buf, seg.bytes)
+	buf := sidecarHead(textIndexMagic, seg)
 	ids := make([]int, 0, len(cols))
 	for id, ix := range cols {
 		if ix != nil {
@@ -394,46 +388,18 @@ func writeTextIndexFile(seg *segment, cols map[int]*textindex.Index) error {
 		buf = binary.AppendUvarint(buf, uint64(id))
 		buf = cols[id].AppendBinary(buf)
 	}
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, textCRC))
-	path := textIndexPath(seg.path)
-	if err := writeFileAtomic(path, buf); err != nil {
-		return err
-	}
-	if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
-		os.Remove(path)
-	}
-	return nil
+	return writeSidecar(textIndexPath(seg.path), seg, buf)
 }
 
 // readTextIndexFile reads seg's text index file; an error wrapping
 // os.ErrNotExist when there is none.
 func readTextIndexFile(seg *segment) (map[int]*textindex.Index, error) {
 	path := textIndexPath(seg.path)
-	b, err := os.ReadFile(path)
+	body, err := readSidecar(path, "text index", textIndexMagic, seg)
 	if err != nil {
 		return nil, err
 	}
 	corrupt := func(why string) error { return fmt.Errorf("corrupt text index %s: %s", path, why) }
-	if len(b) < len(textIndexMagic)+4 || !bytes.HasPrefix(b, textIndexMagic) {
-		return nil, corrupt("bad header")
-	}
-	body := b[:len(b)-4]
-	if crc32.Checksum(body, textCRC) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-		return nil, corrupt("checksum mismatch")
-	}
-	body = body[len(textIndexMagic):]
-	var head [4]int64
-	for i := range head {
-		v, n := binary.Varint(body)
-		if n <= 0 {
-			return nil, corrupt("bad header")
-		}
-		head[i] = v
-		body = body[n:]
-	}
-	if head != [4]int64{seg.rows, seg.minRow, seg.maxRow, seg.bytes} {
-		return nil, corrupt("written for another segment")
-	}
 	n, k := binary.Uvarint(body)
 	if k <= 0 || n > uint64(len(body)) {
 		return nil, corrupt("bad column count")
@@ -460,6 +426,3 @@ func readTextIndexFile(seg *segment) (map[int]*textindex.Index, error) {
 	}
 	return cols, nil
 }
-
-// textCRC is the CRC-32C table of text index files.
-var textCRC = crc32.MakeTable(crc32.Castagnoli)

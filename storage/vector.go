@@ -14,10 +14,8 @@ package storage
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"hash/fnv"
 	"math"
 	"os"
@@ -556,65 +554,27 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 	return nil
 }
 
-// writeVecIndexFile writes seg's index file for key: magic; the segment's
-// row count, first and last row ID and file size (zig-zag varints) to tie
-// it to the segment; the index; a CRC-32C of everything before it. It is
-// written to a temporary name, fsynced and renamed; if the segment was
-// removed meanwhile, so is the file.
+// writeVecIndexFile writes seg's index file for key: the sidecar frame
+// (sidecar.go) around the index's encoding.
 func writeVecIndexFile(seg *segment, key string, ix *vecindex.Index) error {
-	var body bytes.Buffer
-	body.Write(vecIndexMagic)
-	var head []byte
-	for _, v := range []int64{seg.rows, seg.minRow, seg.maxRow, seg.bytes} {
-		head = binary.AppendVarint(head, v)
-	}
-	body.Write(head)
-	if _, err := ix.WriteTo(&body); err != nil {
+	body := bytes.NewBuffer(sidecarHead(vecIndexMagic, seg))
+	if _, err := ix.WriteTo(body); err != nil {
 		return err
 	}
-	buf := binary.LittleEndian.AppendUint32(body.Bytes(), crc32.Checksum(body.Bytes(), textCRC))
-	path := vecIndexPath(seg.path, key)
-	if err := writeFileAtomic(path, buf); err != nil {
-		return err
-	}
-	if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
-		os.Remove(path)
-	}
-	return nil
+	return writeSidecar(vecIndexPath(seg.path, key), seg, body.Bytes())
 }
 
 // readVecIndexFile reads seg's index file for key; an error wrapping
 // os.ErrNotExist when there is none.
 func readVecIndexFile(seg *segment, key string) (*vecindex.Index, error) {
 	path := vecIndexPath(seg.path, key)
-	b, err := os.ReadFile(path)
+	body, err := readSidecar(path, "vector index", vecIndexMagic, seg)
 	if err != nil {
 		return nil, err
 	}
-	corrupt := func(why string) error { return fmt.Errorf("corrupt vector index %s: %s", path, why) }
-	if len(b) < len(vecIndexMagic)+4 || !bytes.HasPrefix(b, vecIndexMagic) {
-		return nil, corrupt("bad header")
-	}
-	body := b[:len(b)-4]
-	if crc32.Checksum(body, textCRC) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-		return nil, corrupt("checksum mismatch")
-	}
-	body = body[len(vecIndexMagic):]
-	var head [4]int64
-	for i := range head {
-		v, n := binary.Varint(body)
-		if n <= 0 {
-			return nil, corrupt("bad header")
-		}
-		head[i] = v
-		body = body[n:]
-	}
-	if head != [4]int64{seg.rows, seg.minRow, seg.maxRow, seg.bytes} {
-		return nil, corrupt("written for another segment")
-	}
 	ix, err := vecindex.Read(body)
 	if err != nil {
-		return nil, corrupt(err.Error())
+		return nil, fmt.Errorf("corrupt vector index %s: %w", path, err)
 	}
 	return ix, nil
 }

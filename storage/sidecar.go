@@ -1,0 +1,75 @@
+package storage
+
+// A segment's sidecar files (its text index, its vector indexes) share one
+// frame: a magic string; the segment's row count, first and last row ID
+// and file size (zig-zag varints), which tie the file to that segment; the
+// body; a CRC-32C of everything before it. A sidecar is written to a
+// temporary name, fsynced and renamed, and removed again if its segment
+// was removed meanwhile; a sidecar that is missing, torn or written for
+// another segment is rebuilt from the segment.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+)
+
+// sidecarCRC is the CRC-32C table of sidecar files.
+var sidecarCRC = crc32.MakeTable(crc32.Castagnoli)
+
+// sidecarHead starts a sidecar of seg: magic, then the segment's identity.
+func sidecarHead(magic []byte, seg *segment) []byte {
+	buf := append([]byte(nil), magic...)
+	for _, v := range []int64{seg.rows, seg.minRow, seg.maxRow, seg.bytes} {
+		buf = binary.AppendVarint(buf, v)
+	}
+	return buf
+}
+
+// writeSidecar seals buf (sidecarHead and the body) with its checksum and
+// writes it to path, beside seg.
+func writeSidecar(path string, seg *segment, buf []byte) error {
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, sidecarCRC))
+	if err := writeFileAtomic(path, buf); err != nil {
+		return err
+	}
+	if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
+		os.Remove(path)
+	}
+	return nil
+}
+
+// readSidecar reads the sidecar at path of seg and returns its body, or an
+// error: one wrapping os.ErrNotExist when there is none, one naming what
+// (a kind of file, for messages) when it is corrupt or not seg's.
+func readSidecar(path, what string, magic []byte, seg *segment) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	corrupt := func(why string) error { return fmt.Errorf("corrupt %s %s: %s", what, path, why) }
+	if len(b) < len(magic)+4 || !bytes.HasPrefix(b, magic) {
+		return nil, corrupt("bad header")
+	}
+	body := b[:len(b)-4]
+	if crc32.Checksum(body, sidecarCRC) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return nil, corrupt("checksum mismatch")
+	}
+	body = body[len(magic):]
+	var head [4]int64
+	for i := range head {
+		v, n := binary.Varint(body)
+		if n <= 0 {
+			return nil, corrupt("bad header")
+		}
+		head[i] = v
+		body = body[n:]
+	}
+	if head != [4]int64{seg.rows, seg.minRow, seg.maxRow, seg.bytes} {
+		return nil, corrupt("written for another segment")
+	}
+	return body, nil
+}
