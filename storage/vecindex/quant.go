@@ -17,6 +17,7 @@ package vecindex
 // beta and mul fixed per query and term and S1 stored per row.
 
 import (
+	"encoding/binary"
 	"math"
 )
 
@@ -143,17 +144,22 @@ func packWords(codes []byte, words []uint64) {
 // sum of the four products (below 2^16, and no lower lane carries into it).
 func dotCodes(q []uint64, x []byte) uint64 {
 	const spread = 0x00FF00FF00FF00FF
-	q = q[:len(x)/4]
-	var s0, s1 uint64
-	for i := 0; i+8 <= len(x); i += 8 {
-		c := x[i : i+8 : i+8]
-		w := uint64(c[0]) | uint64(c[1])<<8 | uint64(c[2])<<16 | uint64(c[3])<<24 |
-			uint64(c[4])<<32 | uint64(c[5])<<40 | uint64(c[6])<<48 | uint64(c[7])<<56
-		qq := q[i/4 : i/4+2 : i/4+2]
-		s0 += ((w & spread) * qq[0]) >> 48
-		s1 += ((w >> 8 & spread) * qq[1]) >> 48
+	var s0, s1, s2, s3 uint64
+	for len(x) >= 16 && len(q) >= 4 {
+		w := binary.LittleEndian.Uint64(x)
+		v := binary.LittleEndian.Uint64(x[8:])
+		s0 += ((w & spread) * q[0]) >> 48
+		s1 += ((w >> 8 & spread) * q[1]) >> 48
+		s2 += ((v & spread) * q[2]) >> 48
+		s3 += ((v >> 8 & spread) * q[3]) >> 48
+		x, q = x[16:], q[4:]
 	}
-	return s0 + s1
+	if len(x) >= 8 && len(q) >= 2 {
+		w := binary.LittleEndian.Uint64(x)
+		s0 += ((w & spread) * q[0]) >> 48
+		s1 += ((w >> 8 & spread) * q[1]) >> 48
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // dot is Σ a[i]·b[i] in float64; b is at least as long as a.
@@ -172,6 +178,28 @@ func dot(a, b []float32) float64 {
 		s0 += float64(a[i]) * float64(b[i])
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// dotNorm is Σ a[i]·b[i] and Σ b[i]² in one pass, in float64; b is at
+// least as long as a.
+func dotNorm(a, b []float32) (ab, bb float64) {
+	b = b[:len(a)]
+	var s0, s1, n0, n1 float64
+	i := 0
+	for ; i+2 <= len(a); i += 2 {
+		x, y := a[i:i+2:i+2], b[i:i+2:i+2]
+		y0, y1 := float64(y[0]), float64(y[1])
+		s0 += float64(x[0]) * y0
+		s1 += float64(x[1]) * y1
+		n0 += y0 * y0
+		n1 += y1 * y1
+	}
+	for ; i < len(a); i++ {
+		y := float64(b[i])
+		s0 += float64(a[i]) * y
+		n0 += y * y
+	}
+	return s0 + s1, n0 + n1
 }
 
 // sqDist is Σ (a[i]-b[i])² in float64; b is at least as long as a.
@@ -209,11 +237,11 @@ func exactDist(m Metric, q, v []float32) (d float32, ok bool) {
 	case InnerProduct:
 		r = -dot(q, v)
 	default:
-		vv := dot(v, v)
+		qv, vv := dotNorm(q, v)
 		if vv == 0 {
 			return 0, false
 		}
-		r = 1 - dot(q, v)/math.Sqrt(vv)
+		r = 1 - qv/math.Sqrt(vv)
 	}
 	return float32(r), !math.IsNaN(r)
 }

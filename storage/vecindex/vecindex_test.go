@@ -233,6 +233,13 @@ func TestEdgeCases(t *testing.T) {
 	if err != nil || empty.Search([]float32{1, 2, 3, 4}, 5, 10, nil, nil) != nil {
 		t.Fatalf("all-NULL index: %v", err)
 	}
+	var buf bytes.Buffer
+	if _, err := empty.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if y, err := Read(buf.Bytes()); err != nil || y.Len() != 3 || y.Search([]float32{1, 2, 3, 4}, 5, 10, nil, nil) != nil {
+		t.Fatalf("all-NULL index read back: %v", err)
+	}
 	rows := [][]float32{{1, 0}, {0, 1}, {1, 1}}
 	one, err := Build(ctx, 3, 2, accessor(rows), Params{Metric: L2})
 	if err != nil {
@@ -240,6 +247,9 @@ func TestEdgeCases(t *testing.T) {
 	}
 	if got := one.Search([]float32{1, 0.9}, 5, 1, nil, accessor(rows)); len(got) != 3 || got[0].Row != 2 {
 		t.Fatalf("3 rows: %v", got)
+	}
+	if got := one.Search([]float32{float32(math.NaN()), 0}, 5, 10, nil, accessor(rows)); got != nil {
+		t.Fatalf("NaN query: %v", got)
 	}
 	if _, err := Build(ctx, 3, 3, accessor(rows), Params{}); err == nil {
 		t.Fatal("a row of the wrong dimension must be an error")
@@ -295,6 +305,19 @@ func TestConcurrentSearch(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+func TestSearchAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under the race detector")
+	}
+	f := getFixture(t, L2)
+	allow := func(r uint32) bool { return r%2 == 0 }
+	for _, a := range []func(uint32) bool{nil, allow} {
+		if n := testing.AllocsPerRun(50, func() { f.x.Search(f.queries[0], 10, 100, a, accessor(f.rows)) }); n > 1 {
+			t.Errorf("%v allocations per search, want 1 (the result)", n)
+		}
+	}
 }
 
 func TestRoundTrip(t *testing.T) {
