@@ -1,7 +1,8 @@
 package vecindex
 
 // The arithmetic of the index, kept apart from the graph loops: scalar
-// quantisation, the SWAR code dot product, and the exact float distances of
+// quantisation, the SWAR code dot product (on amd64 with AVX2, the
+// assembly one of codes_amd64.s instead), and the exact float distances of
 // the re-rank.
 //
 // A row x is coded as u[d] = round((x[d] - lo[d]) / s) in 0..codeMax. A
@@ -69,11 +70,21 @@ func (z *quantizer) encode(v []float32, dst []byte) (term, s1, sqNorm float32) {
 	return float32(-s * slo), float32(sum), float32(s * s * sq)
 }
 
-// probe is a query prepared for dotCodes: its codes packed in reversed
-// 16-bit lanes, and the terms of its distance formula.
+// probe is a query prepared for the code dot product: its codes (and,
+// without the assembly, those packed for dotCodes), and the terms of its
+// distance formula.
 type probe struct {
+	codes           []byte
 	words           []uint64
 	base, beta, mul float64
+}
+
+// setCodes makes codes p's codes.
+func (p *probe) setCodes(codes []byte) {
+	p.codes = codes
+	if !hasCodeAsm {
+		packWords(codes, p.words)
+	}
 }
 
 // prepare codes the float query q (normalised already under Cosine) into p,
@@ -96,7 +107,7 @@ func (z *quantizer) prepare(q []float32, codes []byte, p *probe) {
 		ylo += y * float64(z.lo[d])
 		codes[d] = byte(min(max(math.Round((y-c)/sq), 0), codeMax))
 	}
-	packWords(codes, p.words)
+	p.setCodes(codes)
 	s := float64(z.step)
 	switch z.metric {
 	case L2:
@@ -115,7 +126,7 @@ func (z *quantizer) prepare(q []float32, codes []byte, p *probe) {
 // the row's build terms sq = s²·N + t² and t, the distance to a row with
 // build terms sq', t' is sq + sq' - 2t·t' - 2s²·U.
 func (z *quantizer) prepareRow(codes []byte, sq, t float32, p *probe) {
-	packWords(codes, p.words)
+	p.setCodes(codes)
 	s := float64(z.step)
 	p.base, p.beta, p.mul = float64(sq), -2*float64(t), -2*s*s
 }
@@ -123,7 +134,13 @@ func (z *quantizer) prepareRow(codes []byte, sq, t float32, p *probe) {
 // dist is the approximate distance from p to a row with the given codes
 // and stored terms.
 func (p *probe) dist(codes []byte, term, s1 float32) float32 {
-	return float32(p.base + float64(term) + p.beta*float64(s1) + p.mul*float64(dotCodes(p.words, codes)))
+	var u uint64
+	if hasCodeAsm {
+		u = dotCodesAsm(p.codes, codes)
+	} else {
+		u = dotCodes(p.words, codes)
+	}
+	return float32(p.base + float64(term) + p.beta*float64(s1) + p.mul*float64(u))
 }
 
 // packWords packs codes (a multiple of 8 long) for dotCodes: per 8 codes

@@ -3,8 +3,10 @@ package vecindex
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"math/rand"
 	"slices"
@@ -180,6 +182,26 @@ func TestFilteredSearch(t *testing.T) {
 					t.Errorf("recall@10 %.3f, want ≥ 0.99", r)
 				}
 			})
+		}
+	}
+}
+
+// TestFilterOnRowNumbers filters on row numbers, which a regular sample
+// of rows would alias with (every 100th row sampled every 390.6 rows).
+func TestFilterOnRowNumbers(t *testing.T) {
+	f := getFixture(t, L2)
+	for _, mod := range []uint32{100, 30, 10} {
+		allow := func(r uint32) bool { return r%mod == 0 }
+		var sum float64
+		for _, q := range f.queries {
+			got := f.x.Search(q, 10, 40, allow, accessor(f.rows))
+			if len(got) != 10 {
+				t.Fatalf("1/%d: %d hits", mod, len(got))
+			}
+			sum += recall(got, exact(L2, f.rows, q, 10, allow))
+		}
+		if r := sum / float64(len(f.queries)); r < 0.99 {
+			t.Errorf("1/%d: recall@10 %.3f, want ≥ 0.99", mod, r)
 		}
 	}
 }
@@ -361,6 +383,40 @@ func TestReadCorrupt(t *testing.T) {
 			t.Fatalf("byte %d flipped: no error", i)
 		}
 	}
+	// Corruption the checksum does not see (it is recomputed) must be
+	// refused by Read's checks, or give an index Search can walk.
+	rng := rand.New(rand.NewSource(10))
+	for range 2000 {
+		c := bytes.Clone(b)
+		for range 1 + rng.Intn(3) {
+			c[rng.Intn(len(c)-4)] = byte(rng.Intn(256))
+		}
+		searchCorrupt(withChecksum(c))
+	}
+}
+
+// withChecksum replaces the last 4 bytes of b with the checksum of the rest.
+func withChecksum(b []byte) []byte {
+	if len(b) >= 4 {
+		binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
+	}
+	return b
+}
+
+// searchCorrupt reads b and, if Read accepts it, searches the index with
+// and without a filter: neither may panic or loop.
+func searchCorrupt(b []byte) {
+	x, err := Read(b)
+	if err != nil {
+		return
+	}
+	q := make([]float32, x.Dim())
+	for i := range q {
+		q[i] = float32(i)
+	}
+	vec := func(int) []float32 { return q }
+	x.Search(q, 5, 10, nil, vec)
+	x.Search(q, 5, 10, func(r uint32) bool { return r%2 == 0 }, vec)
 }
 
 // smallIndexBytes is a small index with NULL rows and upper layers, written.
@@ -378,9 +434,11 @@ func smallIndexBytes(t testing.TB) []byte {
 	return buf.Bytes()
 }
 
+// TestDotCodes checks the SWAR and the assembly code dot products against
+// the plain sum, at the largest codes and at lengths with tails.
 func TestDotCodes(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	for _, n := range []int{8, 16, 384, 4096} {
+	for _, n := range []int{8, 16, 24, 32, 40, 64, 96, 384, 4096} {
 		a, b := make([]byte, n), make([]byte, n)
 		var want uint64
 		for i := range a {
@@ -393,7 +451,12 @@ func TestDotCodes(t *testing.T) {
 		words := make([]uint64, n/4)
 		packWords(a, words)
 		if got := dotCodes(words, b); got != want {
-			t.Errorf("n %d: %d, want %d", n, got, want)
+			t.Errorf("n %d: SWAR %d, want %d", n, got, want)
+		}
+		if hasCodeAsm {
+			if got := dotCodesAsm(a, b); got != want {
+				t.Errorf("n %d: assembly %d, want %d", n, got, want)
+			}
 		}
 	}
 }
@@ -422,20 +485,12 @@ func TestQuantizedDistance(t *testing.T) {
 	}
 }
 
+// FuzzRead feeds Read arbitrary bytes with a valid checksum, so that the
+// fuzzer explores the checks behind it.
 func FuzzRead(f *testing.F) {
 	f.Add(smallIndexBytes(f))
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		x, err := Read(b)
-		if err != nil {
-			return
-		}
-		q := make([]float32, x.Dim())
-		for i := range q {
-			q[i] = float32(i)
-		}
-		vec := func(int) []float32 { return q }
-		x.Search(q, 5, 10, nil, vec)
-		x.Search(q, 5, 10, func(r uint32) bool { return r%2 == 0 }, vec)
+		searchCorrupt(withChecksum(b))
 	})
 }
