@@ -11,10 +11,6 @@ import (
 	"github.com/cairn-db/cairn/sql/types"
 )
 
-// RowIDColumn is the name of the hidden row-ID column UPDATE and DELETE
-// plans carry.
-const RowIDColumn = "__rowid"
-
 func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if s.WithClause != nil {
 		return nil, pgerr.NotSupported("WITH on INSERT")
@@ -408,7 +404,7 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 	for i := range def.Columns {
 		scan.Cols = append(scan.Cols, i)
 	}
-	scan.Out = append(tableCols(def, alias), Col{Name: RowIDColumn, T: types.Int8T, Hidden: true})
+	scan.Out = append(tableCols(def, alias), Col{Name: catalog.RowIDColumn, T: types.Int8T, Hidden: true})
 	var plan Node = scan
 	sc := &scope{cols: scan.Out}
 	if len(from) > 0 {

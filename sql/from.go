@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -114,7 +115,7 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 	for i := range def.Columns {
 		scan.Cols = append(scan.Cols, i)
 	}
-	scan.Out = append(tableCols(def, alias), Col{Name: RowIDColumn, T: types.Int8T, Table: alias, Hidden: true})
+	scan.Out = append(tableCols(def, alias), Col{Name: catalog.RowIDColumn, T: types.Int8T, Table: alias, Hidden: true})
 	return scan, aliasCols(scan.Out, alias, colNames), nil
 }
 

@@ -120,12 +120,12 @@ func (b *Binder) bindLocking(sc *scope, s *pg_query.SelectStmt) (*rowLocking, er
 		if err != nil {
 			return nil, pgerr.NotSupported("%s of a view, CTE or system relation", words)
 		}
-		idx := slices.IndexFunc(sc.cols, func(c Col) bool { return c.Hidden && c.Name == RowIDColumn && c.Table == alias })
+		idx := slices.IndexFunc(sc.cols, func(c Col) bool { return c.Hidden && c.Name == catalog.RowIDColumn && c.Table == alias })
 		if idx < 0 {
 			return nil, pgerr.NotSupported("%s of this FROM item", words)
 		}
 		l.tables = append(l.tables, def)
-		l.rowIDs = append(l.rowIDs, &ColumnRef{Index: idx, Name: RowIDColumn, T: sc.cols[idx].T})
+		l.rowIDs = append(l.rowIDs, &ColumnRef{Index: idx, Name: catalog.RowIDColumn, T: sc.cols[idx].T})
 	}
 	if len(named) > 0 {
 		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" in %s clause not found in FROM clause", named[0], words)

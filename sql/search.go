@@ -5,6 +5,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -238,8 +239,8 @@ func corpusColumn(sc *scope, e Expr) (uint64, int, Expr, error) {
 	c := sc.cols[ref.Index]
 	var rowID Expr
 	for i, rc := range sc.cols {
-		if rc.Name == RowIDColumn && rc.Hidden && rc.Table == c.Table && i > ref.Index {
-			rowID = &ColumnRef{Index: i, Name: RowIDColumn, T: types.Int8T}
+		if rc.Name == catalog.RowIDColumn && rc.Hidden && rc.Table == c.Table && i > ref.Index {
+			rowID = &ColumnRef{Index: i, Name: catalog.RowIDColumn, T: types.Int8T}
 			break
 		}
 	}

@@ -84,7 +84,7 @@ func tableScan(def *catalog.TableDef, withRowID bool) *Scan {
 		scan.Cols = append(scan.Cols, i)
 	}
 	if withRowID {
-		scan.Out = append(scan.Out, Col{Name: RowIDColumn, T: types.Int8T, Table: def.Name, Hidden: true})
+		scan.Out = append(scan.Out, Col{Name: catalog.RowIDColumn, T: types.Int8T, Table: def.Name, Hidden: true})
 	}
 	return scan
 }

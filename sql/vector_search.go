@@ -136,5 +136,5 @@ func rowFilter(scan *Scan, cond Expr) Node {
 	}
 	own := *scan
 	id := len(scan.Out) - 1
-	return &Project{Input: &Filter{Input: &own, Cond: cond}, Exprs: []Expr{&ColumnRef{Index: id, Name: RowIDColumn, T: scan.Out[id].T}}, Out: []Col{scan.Out[id]}}
+	return &Project{Input: &Filter{Input: &own, Cond: cond}, Exprs: []Expr{&ColumnRef{Index: id, Name: catalog.RowIDColumn, T: scan.Out[id].T}}, Out: []Col{scan.Out[id]}}
 }
