@@ -487,7 +487,10 @@ func (db *DB) runVectorBuilds() {
 		db.vecQueue = db.vecQueue[1:]
 		db.vecMu.Unlock()
 		if err := db.buildQueued(job); err != nil && !errors.Is(err, context.Canceled) {
+			// Not retried until a restart: the segment is scored exactly
+			// (a vector too long for the index, a panic, a full disk).
 			db.log.Warn("building vector index", "file", job.seg.path, "err", err)
+			db.installVectorIndex(job.seg, job.spec, nil)
 		}
 		db.vecMu.Lock()
 		delete(db.vecQueued, job.seg.path+"|"+job.spec.key)
