@@ -647,12 +647,18 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 // table has, so that CREATE INDEX returns with the index built, as in
 // PostgreSQL; other sessions read and write the table meanwhile. In a
 // transaction block the build waits for the first search after COMMIT.
+// The index is committed already: a statement cancelled (or timed out)
+// while it waits succeeds, and the builds finish in the background.
 func (s *Session) buildVectorIndex(ctx context.Context, x *sql.CreateIndex) error {
 	def := s.engine.db.Catalog().TableByID(x.Def.Table)
 	if def == nil || x.Def.VectorMetric(def) == "" {
 		return nil
 	}
-	return s.engine.db.BuildVectorIndexes(ctx, def.ID)
+	err := s.engine.db.BuildVectorIndexes(ctx, def.ID)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // runtime builds the exec.Runtime of one statement.

@@ -180,10 +180,20 @@ func (b *builder) insertAll(ctx context.Context) error {
 	workers := min(runtime.GOMAXPROCS(0), 1+len(rows)/1024)
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	// A panic in a worker (a bug) must not take the process down: it
+	// ends the build with an error, and the other workers stop.
+	var failed atomic.Pointer[error]
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					err := fmt.Errorf("vecindex: panic building the graph: %v", r)
+					failed.CompareAndSwap(nil, &err)
+					next.Store(int64(len(rows)))
+				}
+			}()
 			s := x.newBuildSearcher()
 			for {
 				i := int(next.Add(1)) - 1
@@ -195,6 +205,9 @@ func (b *builder) insertAll(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	if err := failed.Load(); err != nil {
+		return *err
+	}
 	return ctx.Err()
 }
 
