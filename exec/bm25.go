@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/jackc/pgerrcode"
 
@@ -88,6 +89,18 @@ type textScores struct {
 	IDs    []int64
 	Scores []float64
 	byID   map[int64]float64
+}
+
+// within returns the matches whose row is in allow.
+func (t *textScores) within(allow *roaring64.Bitmap) *textScores {
+	out := &textScores{}
+	for i, id := range t.IDs {
+		if allow.Contains(uint64(id)) {
+			out.IDs = append(out.IDs, id)
+			out.Scores = append(out.Scores, t.Scores[i])
+		}
+	}
+	return out
 }
 
 // score looks a row's score up by ID (0 for a row without a query term).

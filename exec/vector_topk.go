@@ -82,18 +82,15 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 	scan := v.node.Scan
 	var allow *roaring64.Bitmap
 	if v.node.RowFilter != nil {
-		if allow, err = v.qualifying(ctx); err != nil {
+		if allow, err = qualifyingRows(ctx, v.rt, v.node.RowFilter); err != nil {
 			return nil, err
 		}
 	}
 	var ids []int64
 	if allow != nil && allow.GetCardinality() <= vectorExactRows {
-		ids = make([]int64, 0, allow.GetCardinality())
-		for it := allow.Iterator(); it.HasNext(); {
-			ids = append(ids, int64(it.Next()))
-		}
+		ids = bitmapIDs(allow)
 	} else {
-		hits, err := v.rt.Tx.VectorSearch(ctx, scan.Table.ID, v.node.Index, query, int(k), v.efSearch(), allow)
+		hits, err := v.rt.Tx.VectorSearch(ctx, scan.Table.ID, v.node.Index, query, int(k), efSearch(v.rt), allow)
 		if err != nil {
 			return nil, err
 		}
@@ -117,10 +114,10 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 	return v.out, nil
 }
 
-// qualifying returns the row IDs of the rows that satisfy the WHERE
-// clause (RowFilter's one column).
-func (v *vectorTopK) qualifying(ctx context.Context) (*roaring64.Bitmap, error) {
-	op, err := Build(v.rt, v.node.RowFilter)
+// qualifyingRows returns the row IDs of the rows that satisfy a WHERE
+// clause: those rowFilter (a plan of one column of row IDs) yields.
+func qualifyingRows(ctx context.Context, rt *Runtime, rowFilter sql.Node) (*roaring64.Bitmap, error) {
+	op, err := Build(rt, rowFilter)
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +133,8 @@ func (v *vectorTopK) qualifying(ctx context.Context) (*roaring64.Bitmap, error) 
 }
 
 // efSearch is the session's hnsw.ef_search.
-func (v *vectorTopK) efSearch() int {
-	if s := v.rt.fnCtx().Session; s != nil {
+func efSearch(rt *Runtime) int {
+	if s := rt.fnCtx().Session; s != nil {
 		if val, ok := s.Setting("hnsw.ef_search"); ok {
 			if n, err := strconv.Atoi(val); err == nil && n > 0 {
 				return n

@@ -231,6 +231,14 @@ func prune(n Node, need []bool) (Node, []int) {
 			out.RowFilter = PruneColumns(x.RowFilter)
 		}
 		return &out, m
+	case *HybridCandidates:
+		sc, m := prune(x.Scan, need)
+		out := *x
+		out.Scan = sc.(*Scan)
+		if x.RowFilter != nil {
+			out.RowFilter = PruneColumns(x.RowFilter)
+		}
+		return &out, m
 	case *TextTopK:
 		childNeed := append([]bool(nil), need...)
 		refs(childNeed, x.Score)

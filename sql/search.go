@@ -323,6 +323,7 @@ func (b *Binder) planHybrid(plan Node, sc *scope, s *pg_query.SelectStmt, exprs 
 			return nil, nil, err
 		}
 	}
+	b.planHybridCandidates(node)
 	idx := len(sc.cols)
 	node.Out = append(append([]Col{}, plan.Columns()...), Col{Name: "score", T: types.Float4T})
 	ref := &ColumnRef{Index: idx, Name: "score", T: types.Float4T}

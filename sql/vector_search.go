@@ -6,6 +6,7 @@ package sql
 import (
 	"strings"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/catalog"
 )
 
@@ -84,21 +85,111 @@ func (b *Binder) planVectorTopK(plan Node, key SortKey, target Expr, count, offs
 		if !isRef || ref.Index >= len(scan.Cols) || readsColumns(query) {
 			continue
 		}
-		colID := scan.Table.Columns[scan.Cols[ref.Index]].ID
-		for _, ix := range b.Catalog.IndexesOf(scan.Table.ID) {
-			if len(ix.Columns) == 1 && ix.Columns[0] == colID && ix.VectorMetric(scan.Table) == call.Overload.VectorMetric {
-				vt := &VectorTopK{Scan: scan, Index: ix, Query: query, Count: count, Offset: offset}
-				if filter != nil {
-					if vt.RowFilter = rowFilter(scan, filter); vt.RowFilter == nil {
-						return nil
-					}
-					vt.Filter = filter
-				}
-				return vt
+		ix := b.vectorIndexOn(scan, ref.Index, call.Overload.VectorMetric)
+		if ix == nil {
+			continue
+		}
+		vt := &VectorTopK{Scan: scan, Index: ix, Query: query, Count: count, Offset: offset}
+		if filter != nil {
+			if vt.RowFilter = rowFilter(scan, filter); vt.RowFilter == nil {
+				return nil
 			}
+			vt.Filter = filter
+		}
+		return vt
+	}
+	return nil
+}
+
+// vectorIndexOn returns a vector index of the given metric on the scan's
+// column at position col, or nil when the table has none. The vector arm
+// of a hybrid index is one (of metric cosine).
+func (b *Binder) vectorIndexOn(scan *Scan, col int, metric string) *catalog.IndexDef {
+	colID := scan.Table.Columns[scan.Cols[col]].ID
+	for _, ix := range b.Catalog.IndexesOf(scan.Table.ID) {
+		if len(ix.Columns) > 0 && ix.Columns[0] == colID && ix.VectorMetric(scan.Table) == metric {
+			return ix
 		}
 	}
 	return nil
+}
+
+// HybridCandidates feeds a HybridTopK from the indexes instead of the
+// whole table: the Count+Offset rows nearest to the query vector by the
+// vector index (the vector arm's candidates) and the Count+Offset best
+// BM25 matches of the query text by the text index (the text arm's), as
+// rows of Scan. HybridTopK then ranks them exactly as it ranks a scan:
+// its text arm is the same as over the whole table, its vector arm the
+// index's approximation of it. Filter and RowFilter are as in VectorTopK:
+// when few rows qualify, all of them are the candidates (an exact
+// answer).
+type HybridCandidates struct {
+	Scan  *Scan
+	Index *catalog.IndexDef
+	// Vector and Text are the query's vector and text (constants or
+	// parameters); Table, Column and Op name the text arm's corpus as in
+	// HybridScore.
+	Vector, Text Expr
+	Table        uint64
+	Column       int
+	Op           *functions.Overload
+	Count        Expr
+	Offset       Expr
+	Filter       Expr
+	RowFilter    Node
+}
+
+// Columns implements Node.
+func (n *HybridCandidates) Columns() []Col { return n.Scan.Columns() }
+
+// Children implements Node.
+func (n *HybridCandidates) Children() []Node { return nil }
+
+// String implements Node.
+func (n *HybridCandidates) String() string {
+	line := "Hybrid Index Scan using " + n.Index.Name + " on " + n.Scan.Table.Name + " (" + n.Index.Method + ", cosine): nearest to " +
+		n.Vector.String() + ", BM25 matches of " + n.Text.String() + limitText(n.Count, n.Offset)
+	if n.Filter != nil {
+		line += " Filter: " + n.Filter.String()
+	}
+	return line
+}
+
+// planHybridCandidates puts a HybridCandidates under a HybridTopK with a
+// LIMIT whose input is one table (maybe under a WHERE filter) with a
+// vector index of metric cosine on the embedding column, when the query
+// vector and text read no column. It leaves node as it is otherwise.
+func (b *Binder) planHybridCandidates(node *HybridTopK) {
+	if node.Count == nil || node.Score.RowID == nil {
+		return
+	}
+	plan := node.Input
+	var filter Expr
+	if f, ok := plan.(*Filter); ok {
+		plan, filter = f.Input, f.Cond
+	}
+	scan, ok := plan.(*Scan)
+	if !ok || !scan.WithRowID || readsColumns(node.Score.Query.Embedding) || readsColumns(node.Score.Query.Text) {
+		return
+	}
+	ref, ok := stripCasts(node.Score.Source.Embedding).(*ColumnRef)
+	if !ok || ref.Index >= len(scan.Cols) {
+		return
+	}
+	ix := b.vectorIndexOn(scan, ref.Index, "cosine")
+	if ix == nil {
+		return
+	}
+	score := node.Score
+	hc := &HybridCandidates{Scan: scan, Index: ix, Vector: score.Query.Embedding, Text: score.Query.Text,
+		Table: score.Table, Column: score.Column, Op: score.Op, Count: node.Count, Offset: node.Offset}
+	if filter != nil {
+		if hc.RowFilter = rowFilter(scan, filter); hc.RowFilter == nil {
+			return
+		}
+		hc.Filter = filter
+	}
+	node.Input = hc
 }
 
 // stripCasts returns e without the casts around it.

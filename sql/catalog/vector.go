@@ -5,11 +5,12 @@ package catalog
 // "cosine" for vector_cosine_ops, "l2" for vector_l2_ops, "ip" for
 // vector_ip_ops (EffectiveOpClass: real[] columns default to cosine, the
 // meaning of cairn's <#>), and "cosine" for a deeplake_index of a vector
-// index_type (pg_deeplake's <#> is cosine similarity). "" for every other
+// index_type (pg_deeplake's <#> is cosine similarity) and for the vector
+// arm of a hybrid index, whose embedding is Columns[0]. "" for every other
 // index, vector_l1_ops among them (no L1 index yet: such an index is
 // recorded and searched exactly).
 func (ix *IndexDef) VectorMetric(t *TableDef) string {
-	if len(ix.Columns) != 1 {
+	if len(ix.Columns) == 0 || len(ix.Columns) > 1 && ix.Options["index_type"] != "hybrid" {
 		return ""
 	}
 	switch ix.Method {
@@ -24,7 +25,7 @@ func (ix *IndexDef) VectorMetric(t *TableDef) string {
 		}
 	case "deeplake_index":
 		switch ix.Options["index_type"] {
-		case "clustered", "clustered_quantized":
+		case "clustered", "clustered_quantized", "hybrid":
 			return "cosine"
 		}
 	}
