@@ -39,6 +39,7 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 		src src
 		off int
 		id  int64
+		pos int64 // position in the segment
 	}
 	hits := make([]hit, 0, len(rowIDs))
 	for i, id := range rowIDs {
@@ -56,7 +57,7 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 			}
 			for _, b := range tt.inserts {
 				if off, ok := b.textUnit().pos.find(id); ok {
-					hits = append(hits, hit{src{batch: b}, off, id})
+					hits = append(hits, hit{src{batch: b}, off, id, 0})
 					break
 				}
 			}
@@ -83,7 +84,7 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 				return nil, err
 			}
 			g, off := locate(starts, p)
-			hits = append(hits, hit{src{seg: seg, group: g}, off, id})
+			hits = append(hits, hit{src{seg: seg, group: g}, off, id, int64(p)})
 			found = true
 			break
 		}
@@ -92,10 +93,47 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 		}
 		for _, b := range ts.tail {
 			if off, ok := b.textUnit().pos.find(id); ok {
-				hits = append(hits, hit{src{batch: b}, off, id})
+				hits = append(hits, hit{src{batch: b}, off, id, 0})
 				break
 			}
 		}
+	}
+
+	// A vector column of a segment few rows are fetched from is read from
+	// its raw vectors, when it has them (vecraw.go), rather than decoded
+	// (and cached) whole.
+	perSeg := map[*segment]int{}
+	for _, h := range hits {
+		if h.src.seg != nil {
+			perSeg[h.src.seg]++
+		}
+	}
+	raws := map[*segment][]*rawReader{}
+	defer func() {
+		for _, rds := range raws {
+			for _, rd := range rds {
+				if rd != nil {
+					rd.close()
+				}
+			}
+		}
+	}()
+	rawReaders := func(seg *segment) ([]*rawReader, error) {
+		if rds, ok := raws[seg]; ok || perSeg[seg] > rawFetchMax {
+			return rds, nil
+		}
+		rds := make([]*rawReader, len(colIDs))
+		raws[seg] = rds
+		for i, id := range colIDs {
+			if raw := segRawVectors(seg, id); raw != nil {
+				rd, err := raw.open()
+				if err != nil {
+					return nil, err
+				}
+				rds[i] = rd
+			}
+		}
+		return rds, nil
 	}
 
 	// Gather: consecutive rows of one source become one slice.
@@ -110,7 +148,17 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 			return cols, nil
 		}
 		cols := make([]arrow.Array, len(colIDs))
+		var rds []*rawReader
+		if s.seg != nil {
+			var err error
+			if rds, err = rawReaders(s.seg); err != nil {
+				return nil, err
+			}
+		}
 		for i, id := range colIDs {
+			if rds != nil && rds[i] != nil {
+				continue // read row by row below
+			}
 			if s.seg != nil {
 				a, err := db.column(&files, s.seg, s.group, id, types[i])
 				if err != nil {
@@ -148,6 +196,13 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 		}
 		lo, hi := int64(hits[i].off), int64(hits[j-1].off+1)
 		for c, a := range cols {
+			if a == nil {
+				if a, err = raws[hits[i].src.seg][c].column(types[c], int(hits[i].pos), j-i); err != nil {
+					return nil, err
+				}
+				parts[c] = append(parts[c], a)
+				continue
+			}
 			parts[c] = append(parts[c], array.NewSlice(a, lo, hi))
 		}
 		i = j

@@ -31,6 +31,9 @@ type segExtra struct {
 	// vec are the segment's vector indexes by key (vector.go), once read
 	// or built.
 	vec map[string]*vecindex.Index
+	// raw are the raw vectors of the columns with a vector index, by
+	// column ID (vecraw.go), once read or written.
+	raw map[int]*rawVectors
 }
 
 // groupsOf returns the row counts of seg's row groups and the position of

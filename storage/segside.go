@@ -130,12 +130,22 @@ func (s *segSide) finish(seg *segment) {
 }
 
 // fillCache puts the segment's row groups, sliced from the chunks written,
-// into the column cache.
+// into the column cache, except the columns with a vector index: searches
+// read those from the raw vectors the index build writes (vecraw.go).
 func (s *segSide) fillCache(seg *segment, groups []int64) {
+	indexed := map[int]bool{}
+	for _, ix := range s.db.Catalog().IndexesOf(s.def.ID) {
+		if spec, ok := vectorSpec(ix, s.def); ok {
+			indexed[spec.colID] = true
+		}
+	}
 	var start int64
 	for g, n := range groups {
 		end := start + n
 		for i, sp := range s.specs {
+			if indexed[sp.id] {
+				continue
+			}
 			if d := s.rows(start, end, func(c segmentChunk) arrow.Array { return c.cols[i] }); d != nil {
 				s.db.cache.put(cacheKey{path: seg.path, group: int32(g), col: int32(sp.id)}, d)
 			}

@@ -227,29 +227,47 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 	if err != nil {
 		return err
 	}
-	cols, err := db.vectorColumn(&files, seg, def, spec.colID)
+	ix := db.segVectorIndex(seg, def, spec)
+	raw := segRawVectors(seg, spec.colID)
+	if ix == nil || ix.Dim() != len(s.query) || raw == nil {
+		cols, err := db.vectorColumn(&files, seg, def, spec.colID, true)
+		if err != nil {
+			return err
+		}
+		defer releaseAll(cols.arrays)
+		if ix == nil || ix.Dim() != len(s.query) {
+			// No index (yet, or a segment whose vectors differ in
+			// dimension), or a query of another dimension: exactly.
+			for g, a := range cols.arrays {
+				start := cols.starts[g]
+				s.exact(a, func(i int) int64 { return pos.ids[start+int64(i)] }, deleted)
+			}
+			return nil
+		}
+		s.walk(ix, pos, ef, deleted, cols.vector)
+		return ctx.Err()
+	}
+	rd, err := raw.open()
 	if err != nil {
 		return err
 	}
-	defer releaseAll(cols.arrays)
-	ix := db.segVectorIndex(seg, def, spec)
-	if ix == nil || ix.Dim() != len(s.query) {
-		// No index (yet, or a segment whose vectors differ in
-		// dimension), or a query of another dimension: exactly.
-		for g, a := range cols.arrays {
-			start := cols.starts[g]
-			s.exact(a, func(i int) int64 { return pos.ids[start+int64(i)] }, deleted)
-		}
-		return nil
+	s.walk(ix, pos, ef, deleted, rd.vector)
+	if err := rd.close(); err != nil {
+		return err
 	}
+	return ctx.Err()
+}
+
+// walk adds the best rows of a segment's index walk, re-ranked with the
+// exact vectors vector gives (from the raw vector file or the column).
+func (s *vecSearch) walk(ix *vecindex.Index, pos *rowPositions, ef int, deleted func(int64) bool, vector func(row int) []float32) {
 	var allow func(row uint32) bool
 	if deleted != nil {
 		allow = func(row uint32) bool { return !deleted(pos.ids[row]) }
 	}
-	for _, h := range ix.Search(s.query, s.k, ef, allow, cols.vector) {
+	for _, h := range ix.Search(s.query, s.k, ef, allow, vector) {
 		s.add(pos.ids[h.Row], h.Dist)
 	}
-	return ctx.Err()
 }
 
 // segVectors is a segment's vector column, one array per row group.
@@ -267,9 +285,11 @@ func (c *segVectors) vector(row int) []float32 {
 	return vectorAt(c.arrays[g], row-int(c.starts[g]))
 }
 
-// vectorColumn reads the vector column colID of seg, every row group
-// (through the column cache); the caller releases the arrays.
-func (db *DB) vectorColumn(files *segReader, seg *segment, def *catalog.TableDef, colID int) (*segVectors, error) {
+// vectorColumn reads the vector column colID of seg, every row group,
+// through the column cache when cached (searches, which read it again),
+// else straight from the file (an index build, which reads it once); the
+// caller releases the arrays.
+func (db *DB) vectorColumn(files *segReader, seg *segment, def *catalog.TableDef, colID int, cached bool) (*segVectors, error) {
 	groups, starts, err := db.groupsOf(seg)
 	if err != nil {
 		return nil, err
@@ -277,7 +297,14 @@ func (db *DB) vectorColumn(files *segReader, seg *segment, def *catalog.TableDef
 	_, col := def.ColumnByID(colID)
 	out := &segVectors{starts: starts}
 	for g := range groups {
-		a, err := db.column(files, seg, g, colID, col.Type.Arrow())
+		var a arrow.Array
+		if cached {
+			a, err = db.column(files, seg, g, colID, col.Type.Arrow())
+		} else if sf, ferr := files.file(seg); ferr != nil {
+			err = ferr
+		} else {
+			a, err = sf.readColumn(g, colID, col.Type.Arrow())
+		}
 		if err != nil {
 			releaseAll(out.arrays)
 			return nil, err
@@ -352,8 +379,26 @@ func (db *DB) segVectorIndex(seg *segment, def *catalog.TableDef, spec vecSpec) 
 		db.queueVectorBuild(seg, def, spec)
 		return nil
 	}
+	db.loadRawVectors(seg, spec.colID)
 	db.installVectorIndex(seg, spec, ix)
 	return ix
+}
+
+// loadRawVectors loads seg's raw vectors of column colID, when they exist
+// and are not loaded yet, beside an index read from its file. A segment
+// without them (its vectors cannot be given back exactly, or it was
+// indexed before raw files existed) is read from the column instead.
+func (db *DB) loadRawVectors(seg *segment, colID int) {
+	if segRawVectors(seg, colID) != nil {
+		return
+	}
+	raw, err := readRawVectors(seg, colID)
+	switch {
+	case err == nil:
+		installRawVectors(seg, colID, raw)
+	case !errors.Is(err, os.ErrNotExist):
+		db.log.Warn("ignoring raw vector file", "file", vecRawPath(seg.path, colID), "err", err)
+	}
 }
 
 // queueVectorBuilds queues the builds of seg's indexes for every vector
@@ -428,6 +473,7 @@ func (db *DB) segVectorIndexLoaded(seg *segment, spec vecSpec) bool {
 	if err != nil {
 		return false
 	}
+	db.loadRawVectors(seg, spec.colID)
 	db.installVectorIndex(seg, spec, ix)
 	return true
 }
@@ -524,7 +570,7 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 	}()
 	var files segReader
 	defer files.close()
-	cols, err := db.vectorColumn(&files, job.seg, job.def, job.spec.colID)
+	cols, err := db.vectorColumn(&files, job.seg, job.def, job.spec.colID, false)
 	if err != nil {
 		return err
 	}
@@ -549,6 +595,17 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 	ix, err := vecindex.Build(ctx, int(job.seg.rows), dim, vector, job.spec.params)
 	if err != nil {
 		return err
+	}
+	// The raw vectors first: an index file on disk means they were
+	// written (or cannot be).
+	if segRawVectors(job.seg, job.spec.colID) == nil {
+		raw, err := writeRawVectors(job.seg, job.spec.colID, cols, dim)
+		if err != nil {
+			return err
+		}
+		if raw != nil {
+			installRawVectors(job.seg, job.spec.colID, raw)
+		}
 	}
 	if err := writeVecIndexFile(job.seg, job.spec.key, ix); err != nil {
 		return err
@@ -582,12 +639,14 @@ func readVecIndexFile(seg *segment, key string) (*vecindex.Index, error) {
 	return ix, nil
 }
 
-// vecSidecarOf returns the segment file name a vector index file name
-// belongs to.
+// vecSidecarOf returns the segment file name a vector index or raw
+// vector file name belongs to.
 func vecSidecarOf(name string) (string, bool) {
 	base, ok := strings.CutSuffix(name, vecIndexExt)
 	if !ok {
-		return "", false
+		if base, ok = strings.CutSuffix(name, vecRawExt); !ok {
+			return "", false
+		}
 	}
 	dot := strings.LastIndexByte(base, '.')
 	if dot < 0 {
@@ -596,11 +655,13 @@ func vecSidecarOf(name string) (string, bool) {
 	return base[:dot] + ".parquet", true
 }
 
-// removeVecIndexFiles removes every vector index file of the segment at
-// segPath (it was compacted away or dropped).
+// removeVecIndexFiles removes every vector index and raw vector file of
+// the segment at segPath (it was compacted away or dropped).
 func (db *DB) removeVecIndexFiles(segPath string) {
-	files, _ := filepath.Glob(strings.TrimSuffix(segPath, ".parquet") + ".*" + vecIndexExt)
-	for _, f := range files {
+	base := strings.TrimSuffix(segPath, ".parquet")
+	files, _ := filepath.Glob(base + ".*" + vecIndexExt)
+	raws, _ := filepath.Glob(base + ".c*" + vecRawExt)
+	for _, f := range append(files, raws...) {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			db.log.Warn("removing obsolete file", "path", f, "err", err)
 		}

@@ -26,9 +26,12 @@ import (
 
 // The --vector-index mode compares cairn's HNSW index with PostgreSQL +
 // pgvector's on the same data in one run: it loads the same vectors into
-// both servers, times CREATE INDEX on each, and measures top-10 and
-// filtered top-10 latency and recall@10 (against the client's exact
-// answers) at each hnsw.ef_search.
+// both servers, times exact top-10 search before the index and CREATE
+// INDEX on each, and measures top-10 and filtered top-10 latency and
+// recall@10 (against the client's exact answers) at each hnsw.ef_search.
+// On cairn it also times what only cairn has, over a text column of the
+// same rows: hybrid top-10 (vector arm from the index, text arm from the
+// BM25 index) and BM25 top-10.
 
 // viTable is the table the mode (re)creates on both servers.
 const viTable = "vi_items"
@@ -49,6 +52,7 @@ type viOptions struct {
 	efs       []int
 	iterative []string
 	filterPct float64
+	exactN    int
 	cairnPID  int
 	pgPID     int
 }
@@ -79,6 +83,7 @@ func (v *viOptions) register(fs *flag.FlagSet) {
 		}
 		return nil
 	})
+	fs.IntVar(&v.exactN, "vi-exact-queries", 20, "with --vector-index: timed exact top-10 queries per server before the index exists")
 	fs.Float64Var(&v.filterPct, "filter-pct", 1, "with --vector-index: percentage of rows the filtered queries' tag selects")
 	fs.IntVar(&v.cairnPID, "cairn-pid", 0, "with --vector-index: cairn's process id, to report its memory (0: skip)")
 	fs.IntVar(&v.pgPID, "pg-pid", 0, "with --vector-index: the postmaster's process id, to report the memory of its processes (0: skip)")
@@ -89,8 +94,8 @@ func (v *viOptions) check() error {
 	switch {
 	case v.pgAddr == "":
 		return errors.New("--vector-index needs --pg-addr")
-	case v.rows < 1 || v.dim < 1 || v.queries < 1 || v.clusters < 1:
-		return errors.New("--vi-rows, --vi-dim, --vi-queries and --vi-clusters must be positive")
+	case v.rows < 1 || v.dim < 1 || v.queries < 1 || v.clusters < 1 || v.exactN < 1:
+		return errors.New("--vi-rows, --vi-dim, --vi-queries, --vi-clusters and --vi-exact-queries must be positive")
 	case v.filterPct <= 0 || v.filterPct > 100:
 		return errors.New("--filter-pct must be in (0, 100]")
 	}
@@ -103,12 +108,15 @@ func (v *viOptions) tags() int { return max(1, int(math.Round(100/v.filterPct)))
 
 // viData is the mode's dataset, deterministic in datasetSeed: rows
 // unit-normalised vectors, each a Gaussian cluster centre plus noise (real
-// embeddings are clustered), and a tag per row drawn independently of the
+// embeddings are clustered), a tag per row drawn independently of the
 // vector (so a filter cuts across clusters, the hard case for a graph
-// index). ref holds the vectors under ids 1..rows for the exact answers.
+// index), and a text of viTextWords words drawn from a Zipf distribution
+// over viVocabulary synthetic words (as word frequencies in prose are).
+// ref holds the vectors under ids 1..rows for the exact answers.
 type viData struct {
 	ref     *reference
 	tags    []int32
+	texts   []string
 	ntags   int
 	centers [][]float32
 	// noise is the per-component standard deviation around a centre,
@@ -120,17 +128,37 @@ type viData struct {
 func newVIData(rows, dim, clusters, ntags int) *viData {
 	rng := rand.New(rand.NewSource(datasetSeed))
 	d := &viData{ref: &reference{dim: dim, ids: make([]int64, rows), emb: make([]float32, 0, rows*dim)},
-		tags: make([]int32, rows), ntags: ntags, noise: 1 / math.Sqrt(float64(dim))}
+		tags: make([]int32, rows), texts: make([]string, rows), ntags: ntags, noise: 1 / math.Sqrt(float64(dim))}
 	for c := 0; c < clusters; c++ {
 		d.centers = append(d.centers, unitVector(rng, dim, nil, 1))
 	}
+	zipf := rand.NewZipf(rng, 1.1, 1, viVocabulary-1)
+	words := make([]string, viTextWords)
 	for i := range rows {
 		d.ref.ids[i] = int64(i + 1)
 		d.tags[i] = int32(rng.Intn(ntags))
 		d.ref.emb = append(d.ref.emb, unitVector(rng, dim, d.centers[rng.Intn(clusters)], d.noise)...)
+		for w := range words {
+			words[w] = viWord(int(zipf.Uint64()))
+		}
+		d.texts[i] = strings.Join(words, " ")
 	}
 	return d
 }
+
+// The text column: viTextWords words per row from a vocabulary of
+// viVocabulary; a query's two words are drawn uniformly from the ranks
+// viQueryRanks (neither the commonest words, which match most rows, nor
+// the rarest).
+const (
+	viTextWords  = 12
+	viVocabulary = 20000
+)
+
+var viQueryRanks = [2]int{20, 2000}
+
+// viWord is the synthetic word of the given frequency rank.
+func viWord(rank int) string { return "w" + strconv.Itoa(rank) }
 
 // vector returns row i's vector.
 func (d *viData) vector(i int) []float32 { return d.ref.emb[i*d.ref.dim : (i+1)*d.ref.dim] }
@@ -139,6 +167,7 @@ func (d *viData) vector(i int) []float32 { return d.ref.emb[i*d.ref.dim : (i+1)*
 // querySeed+i), the tag of its filtered variant, and the exact answers.
 type viQuery struct {
 	vec           []float32
+	text          string // two words, for the hybrid and BM25 queries
 	tag           int32
 	exact         []int64 // exact cosine top-10 ids
 	exactFiltered []int64 // exact cosine top-10 ids among the rows with tag
@@ -151,6 +180,8 @@ func (d *viData) queries(n int) []viQuery {
 		rng := rand.New(rand.NewSource(querySeed + int64(i)))
 		qs[i].vec = unitVector(rng, d.ref.dim, d.centers[rng.Intn(len(d.centers))], d.noise)
 		qs[i].tag = int32(rng.Intn(d.ntags))
+		span := viQueryRanks[1] - viQueryRanks[0]
+		qs[i].text = viWord(viQueryRanks[0]+rng.Intn(span)) + " " + viWord(viQueryRanks[0]+rng.Intn(span))
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -174,6 +205,7 @@ type viSystem struct {
 	name        string
 	conn        *pgx.Conn
 	createTable string
+	columns     []string // the columns COPY fills, of id, tag, emb, txt
 	// topSQL and filteredSQL are the top-10 query, taking the query
 	// vector as $1, and its filtered variant, taking the tag as $2.
 	topSQL, filteredSQL string
@@ -198,7 +230,8 @@ func cairnSystem(ctx context.Context, addr string, pid int) (*viSystem, error) {
 	}
 	order := " ORDER BY emb <#> $1 DESC LIMIT 10"
 	return &viSystem{name: "cairn", conn: conn,
-		createTable: "CREATE TABLE " + viTable + " (id int PRIMARY KEY, tag int, emb real[])",
+		createTable: "CREATE TABLE " + viTable + " (id int PRIMARY KEY, tag int, emb real[], txt text)",
+		columns:     []string{"id", "tag", "emb", "txt"},
 		topSQL:      "SELECT id FROM " + viTable + order,
 		filteredSQL: "SELECT id FROM " + viTable + " WHERE tag = $2" + order,
 		value:       func(v []float32) any { return v },
@@ -234,6 +267,7 @@ func pgvectorSystem(ctx context.Context, addr string, dim, pid int) (*viSystem, 
 	order := " ORDER BY emb <=> $1::vector LIMIT 10"
 	return &viSystem{name: "pgvector", conn: conn,
 		createTable: fmt.Sprintf("CREATE TABLE %s (id int PRIMARY KEY, tag int, emb vector(%d))", viTable, dim),
+		columns:     []string{"id", "tag", "emb"},
 		topSQL:      "SELECT id FROM " + viTable + order,
 		filteredSQL: "SELECT id FROM " + viTable + " WHERE tag = $2" + order,
 		value:       func(v []float32) any { return pgvectorBinary(v) },
@@ -266,9 +300,9 @@ func (s *viSystem) load(ctx context.Context, d *viData) (time.Duration, error) {
 		}
 	}
 	start := time.Now()
-	n, err := s.conn.CopyFrom(ctx, pgx.Identifier{viTable}, []string{"id", "tag", "emb"},
+	n, err := s.conn.CopyFrom(ctx, pgx.Identifier{viTable}, s.columns,
 		pgx.CopyFromSlice(len(d.tags), func(i int) ([]any, error) {
-			return []any{int32(i + 1), d.tags[i], s.value(d.vector(i))}, nil
+			return []any{int32(i + 1), d.tags[i], s.value(d.vector(i)), d.texts[i]}[:len(s.columns)], nil
 		}))
 	if err != nil {
 		return 0, fmt.Errorf("%s: COPY: %w", s.name, err)
@@ -359,27 +393,41 @@ func (s *viSystem) measure(ctx context.Context, c viConfig, qs []viQuery, warmup
 	if c.filtered {
 		stmt = viFilteredStmt
 	}
+	return s.timed(ctx, stmt, qs, warmup, func(q *viQuery) []any { return s.args(q, c.filtered) }, func(q *viQuery) []int64 {
+		if c.filtered {
+			return q.exactFiltered
+		}
+		return q.exact
+	})
+}
+
+// timed runs sql once per query (the first warmup of them untimed first)
+// with the arguments args gives, and returns the latency percentiles and
+// the recall@10 against want's answers (every answer counts as complete
+// and exact when want is nil).
+func (s *viSystem) timed(ctx context.Context, sql string, qs []viQuery, warmup int, args func(*viQuery) []any, want func(*viQuery) []int64) (*viRun, error) {
 	for i := 0; i < min(warmup, len(qs)); i++ {
-		if _, err := s.ids(ctx, stmt, s.args(&qs[i], c.filtered)...); err != nil {
+		if _, err := s.ids(ctx, sql, args(&qs[i])...); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
 	r := &viRun{}
 	durs := make([]time.Duration, len(qs))
 	for i := range qs {
-		q := &qs[i]
 		start := time.Now()
-		got, err := s.ids(ctx, stmt, s.args(q, c.filtered)...)
+		got, err := s.ids(ctx, sql, args(&qs[i])...)
 		durs[i] = time.Since(start)
 		if err != nil {
 			return nil, fmt.Errorf("%s: query %d: %w", s.name, i, err)
 		}
-		exact := q.exact
-		if c.filtered {
-			exact = q.exactFiltered
+		var exact []int64
+		if want != nil {
+			exact = want(&qs[i])
+			r.recall += recall(got, exact) / float64(len(qs))
+		} else {
+			r.recall += 1 / float64(len(qs))
 		}
-		r.recall += recall(got, exact) / float64(len(qs))
-		if len(got) == len(exact) {
+		if want == nil || len(got) == len(exact) {
 			r.full++
 		}
 	}
@@ -436,6 +484,15 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 		}
 		fmt.Printf("%s: COPY %d rows in %.2fs\n", s.name, v.rows, loads[k].Seconds())
 	}
+	exactQs := qs[:min(v.exactN, len(qs))]
+	for _, s := range systems {
+		r, err := s.timed(ctx, s.topSQL, exactQs, 2, func(q *viQuery) []any { return s.args(q, false) },
+			func(q *viQuery) []int64 { return q.exact })
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s: exact top-10 before the index: p50 %.2f ms, p99 %.2f ms over %d queries, recall %.3f\n", s.name, r.p50, r.p99, len(exactQs), r.recall)
+	}
 	fmt.Println(viIndexSQL)
 	for k, s := range systems {
 		if builds[k], err = s.buildIndex(ctx); err != nil {
@@ -478,6 +535,25 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 	fmt.Printf("\n%d queries per line, one at a time as prepared statements, after %d untimed; recall@10 against exact cosine search; "+
 		"'all rows': queries that returned 10 rows (or every qualifying row when fewer qualify)\n", len(qs), min(warmup, len(qs)))
 	printVITable(os.Stdout, configs, runs, len(qs))
+	hybridSQL := "SELECT id FROM " + viTable + " ORDER BY (emb, txt)::deeplake_hybrid_record <#> deeplake_hybrid_record($1::real[], $2, 0.5, 0.5) DESC LIMIT 10"
+	bm25SQL := "SELECT id FROM " + viTable + " ORDER BY txt <#> $1 DESC LIMIT 10"
+	if _, err := cairn.conn.Exec(ctx, fmt.Sprintf("SET hnsw.ef_search = %d", v.efs[len(v.efs)-1])); err != nil {
+		return err
+	}
+	fmt.Printf("\ncairn only, %d queries each (two words of frequency rank %d-%d), hnsw.ef_search = %d:\n", len(qs), viQueryRanks[0], viQueryRanks[1], v.efs[len(v.efs)-1])
+	for _, t := range []struct {
+		name, sql string
+		args      func(*viQuery) []any
+	}{
+		{"hybrid top-10", hybridSQL, func(q *viQuery) []any { return []any{q.vec, q.text} }},
+		{"BM25 top-10", bm25SQL, func(q *viQuery) []any { return []any{q.text} }},
+	} {
+		r, err := cairn.timed(ctx, t.sql, qs, warmup, t.args, nil)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  %-14s p50 %.2f ms, p99 %.2f ms\n", t.name, r.p50, r.p99)
+	}
 	fmt.Printf("\nindex build: cairn %.2fs, pgvector %.2fs, cairn/pg %.2f\n",
 		builds[0].Seconds(), builds[1].Seconds(), builds[0].Seconds()/builds[1].Seconds())
 	fmt.Printf("load (binary COPY): cairn %.2fs, pgvector %.2fs\n", loads[0].Seconds(), loads[1].Seconds())

@@ -1,0 +1,282 @@
+package storage
+
+// A segment's raw vectors: the float32 vectors of a column that has a
+// vector index, as fixed-width rows in a file beside the segment
+// (<segment>.c<column ID>.vraw), written when the segment's first index on
+// the column is built. A search re-ranks its candidates and FetchRows
+// reads a few rows' vectors from it with one positioned read each, so
+// neither decodes the column nor keeps it in the column cache: what a
+// vector index keeps in memory is its quantised codes and graph, and the
+// vectors stay on disk (in the page cache when memory allows). A missing
+// or corrupt file only means the column is read from the segment as
+// before.
+//
+// The file is a sidecar frame (sidecar.go) written as a stream: magic;
+// the segment's identity; the dimension (uvarint); a bitmap of the rows
+// that hold a vector (the others are NULL), (rows+7)/8 bytes; then every
+// row's vector, dim little-endian float32s (zeros for NULL); and the
+// CRC-32C of all of it.
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// vecRawExt ends the name of a segment's raw vector file.
+const vecRawExt = ".vraw"
+
+// vecRawMagic starts a raw vector file.
+var vecRawMagic = []byte("CAIRNVR1")
+
+// rawFetchMax is the most rows of one segment FetchRows reads from its
+// raw vectors one by one; more are cheaper decoded from the segment.
+const rawFetchMax = 1024
+
+// rawVectors is a verified raw vector file of one segment's column.
+type rawVectors struct {
+	path    string
+	dim     int
+	present []byte // bit r: row r holds a vector
+	body    int64  // file offset of row 0's vector
+}
+
+// vecRawPath is the raw vector file of column colID of the segment at
+// segPath (seg-000042.parquet: seg-000042.c7.vraw).
+func vecRawPath(segPath string, colID int) string {
+	return strings.TrimSuffix(segPath, ".parquet") + ".c" + strconv.Itoa(colID) + vecRawExt
+}
+
+// has reports whether row holds a vector.
+func (r *rawVectors) has(row int) bool { return r.present[row>>3]&(1<<(row&7)) != 0 }
+
+// rawRepresentable reports whether every row of cols is NULL or a
+// one-dimensional vector of dim components without NULL elements: what a
+// raw file can give back exactly.
+func rawRepresentable(cols *segVectors, dim int) bool {
+	for _, a := range cols.arrays {
+		l, ok := a.(*array.List)
+		if !ok {
+			return false
+		}
+		vals, ok := l.ListValues().(*array.Float32)
+		if !ok {
+			return false
+		}
+		for i := 0; i < l.Len(); i++ {
+			if l.IsNull(i) {
+				continue
+			}
+			start, end := l.ValueOffsets(i)
+			if int(end-start) != dim {
+				return false
+			}
+			if vals.NullN() > 0 {
+				for j := start; j < end; j++ {
+					if vals.IsNull(int(j)) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+// writeRawVectors writes the raw vector file of column colID of seg from
+// its decoded vectors (rows of dim components or NULL), or does nothing
+// when they are not representable (rawRepresentable). It returns the
+// file, nil when none was written.
+func writeRawVectors(seg *segment, colID int, cols *segVectors, dim int) (*rawVectors, error) {
+	if !rawRepresentable(cols, dim) {
+		return nil, nil
+	}
+	rows := int(seg.rows)
+	raw := &rawVectors{path: vecRawPath(seg.path, colID), dim: dim, present: make([]byte, (rows+7)/8)}
+	for r := 0; r < rows; r++ {
+		if cols.vector(r) != nil {
+			raw.present[r>>3] |= 1 << (r & 7)
+		}
+	}
+	head := binary.AppendUvarint(sidecarHead(vecRawMagic, seg), uint64(dim))
+	raw.body = int64(len(head) + len(raw.present))
+	err := writeFileAtomicFunc(raw.path, func(w io.Writer) error {
+		crc := crc32.New(sidecarCRC)
+		out := io.MultiWriter(w, crc)
+		if _, err := out.Write(head); err != nil {
+			return err
+		}
+		if _, err := out.Write(raw.present); err != nil {
+			return err
+		}
+		buf := make([]byte, 4*dim)
+		for r := 0; r < rows; r++ {
+			clear(buf)
+			for i, x := range cols.vector(r) {
+				binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(x))
+			}
+			if _, err := out.Write(buf); err != nil {
+				return err
+			}
+		}
+		_, err := w.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
+		os.Remove(raw.path) // the segment was compacted away meanwhile
+	}
+	return raw, nil
+}
+
+// readRawVectors opens and verifies the raw vector file of column colID
+// of seg, reading its header and bitmap and streaming the rest through
+// the checksum. An error wrapping os.ErrNotExist when there is none.
+func readRawVectors(seg *segment, colID int) (*rawVectors, error) {
+	path := vecRawPath(seg.path, colID)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	corrupt := func(why string) error { return fmt.Errorf("corrupt raw vector file %s: %s", path, why) }
+	crc := crc32.New(sidecarCRC)
+	br := bufio.NewReaderSize(io.TeeReader(io.LimitReader(f, st.Size()-4), crc), 1<<20)
+	magic := make([]byte, len(vecRawMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != string(vecRawMagic) {
+		return nil, corrupt("bad header")
+	}
+	var head [4]int64
+	for i := range head {
+		if head[i], err = binary.ReadVarint(br); err != nil {
+			return nil, corrupt("bad header")
+		}
+	}
+	if head != [4]int64{seg.rows, seg.minRow, seg.maxRow, seg.bytes} {
+		return nil, corrupt("written for another segment")
+	}
+	dim, err := binary.ReadUvarint(br)
+	if err != nil || dim == 0 || dim > math.MaxInt32/4 {
+		return nil, corrupt("bad dimension")
+	}
+	rows := seg.rows
+	raw := &rawVectors{path: path, dim: int(dim), present: make([]byte, (rows+7)/8)}
+	if _, err := io.ReadFull(br, raw.present); err != nil {
+		return nil, corrupt("truncated")
+	}
+	raw.body = st.Size() - 4 - rows*4*int64(dim)
+	if raw.body <= 0 {
+		return nil, corrupt("truncated")
+	}
+	if n, err := io.Copy(io.Discard, br); err != nil || n != rows*4*int64(dim) {
+		return nil, corrupt("truncated")
+	}
+	var sum [4]byte
+	if _, err := f.ReadAt(sum[:], st.Size()-4); err != nil || binary.LittleEndian.Uint32(sum[:]) != crc.Sum32() {
+		return nil, corrupt("checksum mismatch")
+	}
+	return raw, nil
+}
+
+// rawReader reads rows of a raw vector file; one per search or fetch.
+type rawReader struct {
+	raw *rawVectors
+	f   *os.File
+	buf []byte
+	vec []float32
+	err error
+}
+
+// open returns a reader of the file.
+func (r *rawVectors) open() (*rawReader, error) {
+	f, err := os.Open(r.path)
+	if err != nil {
+		return nil, err
+	}
+	return &rawReader{raw: r, f: f, buf: make([]byte, 4*r.dim), vec: make([]float32, r.dim)}, nil
+}
+
+// close closes the file; err is the first read error, if any.
+func (rd *rawReader) close() error {
+	rd.f.Close()
+	return rd.err
+}
+
+// vector returns row's vector (nil for NULL), valid until the next call.
+// A read error gives nil and is kept for close.
+func (rd *rawReader) vector(row int) []float32 {
+	if row < 0 || row >= 8*len(rd.raw.present) || !rd.raw.has(row) || rd.err != nil {
+		return nil
+	}
+	if _, err := rd.f.ReadAt(rd.buf, rd.raw.body+int64(row)*int64(len(rd.buf))); err != nil {
+		rd.err = fmt.Errorf("reading %s: %w", rd.raw.path, err)
+		return nil
+	}
+	for i := range rd.vec {
+		rd.vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(rd.buf[4*i:]))
+	}
+	return rd.vec
+}
+
+// column builds an array of type dt (a list of float32) holding rows
+// first .. first+n-1.
+func (rd *rawReader) column(dt arrow.DataType, first, n int) (arrow.Array, error) {
+	b := array.NewBuilder(memory.DefaultAllocator, dt)
+	defer b.Release()
+	lb, ok := b.(*array.ListBuilder)
+	if !ok {
+		return nil, fmt.Errorf("raw vectors read as %s", dt)
+	}
+	vb := lb.ValueBuilder().(*array.Float32Builder)
+	for r := first; r < first+n; r++ {
+		v := rd.vector(r)
+		if rd.err != nil {
+			return nil, rd.err
+		}
+		if v == nil {
+			lb.AppendNull()
+			continue
+		}
+		lb.Append(true)
+		vb.AppendValues(v, nil)
+	}
+	return b.NewArray(), nil
+}
+
+// segRawVectors returns seg's raw vectors of column colID when they are
+// loaded (by the column's index being loaded or built), else nil.
+func segRawVectors(seg *segment, colID int) *rawVectors {
+	x := &seg.x
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.raw[colID]
+}
+
+// installRawVectors keeps seg's raw vectors of column colID in memory
+// (their header and bitmap).
+func installRawVectors(seg *segment, colID int, raw *rawVectors) {
+	x := &seg.x
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.raw == nil {
+		x.raw = map[int]*rawVectors{}
+	}
+	x.raw[colID] = raw
+}

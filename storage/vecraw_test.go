@@ -1,0 +1,153 @@
+package storage
+
+import (
+	"context"
+	"math/rand"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// cachedColumn reports whether the column cache holds any row group of
+// column colID.
+func cachedColumn(db *DB, colID int) bool {
+	db.cache.mu.Lock()
+	defer db.cache.mu.Unlock()
+	for k := range db.cache.entries {
+		if k.col == int32(colID) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRawVectors checks the raw vector files of indexed vector columns: an
+// index build writes one per segment, searches re-rank from it and
+// FetchRows of a few rows reads from it without decoding the column into
+// the cache, giving back exactly the stored vectors and NULLs; many rows
+// are read from the segment as before; and a corrupt file after a restart
+// only means the column is read from the segment.
+func TestRawVectors(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir, Options{})
+	def := createTable(t, db, "mem", []catalog.ColumnDef{col("id", types.Int8T), col("emb", types.ArrayOf(types.Float4T, 1))})
+	embID := def.Columns[1].ID
+	ix := &catalog.IndexDef{Schema: catalog.PublicSchema, Name: "mem_emb", Table: def.ID, Method: "hnsw",
+		Columns: []int{embID}, Options: map[string]string{"m": "8", "ef_construction": "32"}}
+	tx := db.Begin()
+	if err := tx.CreateIndex(ix); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+
+	const n, dim = 3000, 24
+	vecs := clustered(rand.New(rand.NewSource(3)), n, dim)
+	var batch [][]any
+	for i := 0; i < n; i++ {
+		if i%7 == 3 {
+			batch = append(batch, []any{i, nil})
+		} else {
+			batch = append(batch, []any{i, vecs[i]})
+		}
+	}
+	tx = db.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, def, batch...)); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	if err := db.BuildVectorIndexes(context.Background(), def.ID); err != nil {
+		t.Fatal(err)
+	}
+	seg := db.published.Load().tables[def.ID].segments[0]
+	if _, err := os.Stat(vecRawPath(seg.path, embID)); err != nil {
+		t.Fatalf("no raw vector file: %v", err)
+	}
+	rowIDs := map[int]int64{} // id -> row ID
+	tx = db.Begin()
+	for _, r := range scanRows(t, tx, def.ID, true) {
+		rowIDs[r[0].(int)] = r[2].(int64)
+	}
+	tx.Rollback()
+
+	// check fetches ids and compares their vectors with what was stored.
+	check := func(what string, ids []int) {
+		t.Helper()
+		var want []int64
+		for _, id := range ids {
+			want = append(want, rowIDs[id])
+		}
+		tx := db.Begin()
+		defer tx.Rollback()
+		rec, err := tx.FetchRows(context.Background(), def.ID, []int{0, 1}, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rec.Release()
+		if int(rec.NumRows()) != len(ids) {
+			t.Fatalf("%s: %d rows of %d", what, rec.NumRows(), len(ids))
+		}
+		idCol, embCol := rec.Column(0).(*array.Int64), rec.Column(1)
+		for i := 0; i < len(ids); i++ {
+			id := int(idCol.Value(i))
+			got := vectorAt(embCol, i)
+			switch {
+			case id%7 == 3 && !embCol.IsNull(i):
+				t.Fatalf("%s: row %d: a NULL vector came back as %v", what, id, got)
+			case id%7 != 3 && !slices.Equal(got, vecs[id]):
+				t.Fatalf("%s: row %d: vector %v, stored %v", what, id, got, vecs[id])
+			}
+		}
+	}
+	search := func() {
+		t.Helper()
+		tx := db.Begin()
+		defer tx.Rollback()
+		q := vecs[100]
+		hits, err := tx.VectorSearch(context.Background(), def.ID, ix, q, 5, 40, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 5 || hits[0].Dist > 1e-5 || hits[0].RowID != rowIDs[100] {
+			t.Fatalf("search: %v, want row %d first", hits, rowIDs[100])
+		}
+	}
+
+	db.cache.clear()
+	search()
+	check("few rows", []int{5, 3, 2999, 10, 11, 12, 1000})
+	if cachedColumn(db, embID) {
+		t.Fatal("a search and a fetch of a few rows decoded the vector column into the cache")
+	}
+	many := make([]int, 0, rawFetchMax+1)
+	for id := 0; len(many) <= rawFetchMax; id += 2 {
+		many = append(many, id)
+	}
+	check("many rows", many)
+	if !cachedColumn(db, embID) {
+		t.Fatal("a fetch of many rows did not read the column")
+	}
+
+	// A corrupt raw file: the column is read instead.
+	db.Close()
+	path := vecRawPath(seg.path, embID)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db = openDB(t, dir, Options{})
+	defer db.Close()
+	search()
+	check("corrupt raw file", []int{5, 3, 2999})
+	if !cachedColumn(db, embID) {
+		t.Fatal("with a corrupt raw file the column was not read from the segment")
+	}
+}
