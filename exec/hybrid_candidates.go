@@ -16,10 +16,9 @@ import (
 // rank first, found through the indexes. The vector arm's are the K rows
 // the vector index finds nearest to the query vector, the text arm's the
 // K best BM25 matches by the text index (K = Count + Offset); under a
-// WHERE clause both accept only qualifying rows, and when at most
-// vectorExactRows qualify they are all candidates. Without a text index
-// (the column's is disabled) it yields every qualifying row, as the scan
-// it replaces would.
+// WHERE clause both accept only qualifying rows. Without a text index (the
+// column's is disabled) it yields every qualifying row, as the scan it
+// replaces would.
 type hybridCandidates struct {
 	rt     *Runtime
 	node   *sql.HybridCandidates
@@ -99,9 +98,6 @@ func (h *hybridCandidates) candidates(ctx context.Context) (ids []int64, all boo
 	if h.node.RowFilter != nil {
 		if allow, err = qualifyingRows(ctx, h.rt, h.node.RowFilter); err != nil {
 			return nil, false, err
-		}
-		if allow.GetCardinality() <= vectorExactRows {
-			return bitmapIDs(allow), false, nil
 		}
 	}
 	qt, err := EvalScalar(ctx, h.rt, h.node.Text)

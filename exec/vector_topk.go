@@ -17,19 +17,12 @@ import (
 // efSearchDefault is hnsw.ef_search's default, pgvector's.
 const efSearchDefault = 40
 
-// vectorExactRows is how many rows a WHERE clause may leave for a vector
-// search to score them all exactly instead of walking the index: fetching
-// and scoring this many rows costs about what a filtered walk does, and
-// gives every qualifying row (recall 1).
-const vectorExactRows = 20000
-
 // vectorTopK runs sql.VectorTopK: the Count+Offset rows nearest to the
 // query vector, found through the table's vector index (and exactly in
 // the parts of the table the index does not cover yet), fetched by row
 // ID, nearest first. Under a WHERE clause it first finds the qualifying
-// rows (RowFilter): when there are at most vectorExactRows it returns
-// them all, for the TopK above to rank exactly; otherwise the index walk
-// accepts only them.
+// rows (RowFilter), and the search accepts only them: storage scores them
+// all by their codes where they are few and walks the index otherwise.
 type vectorTopK struct {
 	rt     *Runtime
 	node   *sql.VectorTopK
@@ -86,17 +79,13 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, err
 		}
 	}
-	var ids []int64
-	if allow != nil && allow.GetCardinality() <= vectorExactRows {
-		ids = bitmapIDs(allow)
-	} else {
-		hits, err := v.rt.Tx.VectorSearch(ctx, scan.Table.ID, v.node.Index, query, int(k), efSearch(v.rt), allow)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hits {
-			ids = append(ids, h.RowID)
-		}
+	hits, err := v.rt.Tx.VectorSearch(ctx, scan.Table.ID, v.node.Index, query, int(k), efSearch(v.rt), allow)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.RowID
 	}
 	if len(ids) == 0 {
 		return nil, io.EOF

@@ -17,10 +17,9 @@ import (
 //
 // With a WHERE clause, RowFilter yields the row IDs of the rows that
 // satisfy it (reading only the columns the clause needs); Filter is the
-// clause, for EXPLAIN. The executor then answers exactly from the
-// qualifying rows when they are few, and otherwise walks the index
-// accepting only them, so a filter never makes the search return fewer
-// rows than qualify.
+// clause, for EXPLAIN. The search then accepts only those rows (scoring
+// them all where they are few, walking the index otherwise), so a filter
+// never makes it return fewer rows than qualify.
 type VectorTopK struct {
 	Scan  *Scan
 	Index *catalog.IndexDef
@@ -121,8 +120,7 @@ func (b *Binder) vectorIndexOn(scan *Scan, col int, metric string) *catalog.Inde
 // rows of Scan. HybridTopK then ranks them exactly as it ranks a scan:
 // its text arm is the same as over the whole table, its vector arm the
 // index's approximation of it. Filter and RowFilter are as in VectorTopK:
-// when few rows qualify, all of them are the candidates (an exact
-// answer).
+// both arms accept only the qualifying rows.
 type HybridCandidates struct {
 	Scan  *Scan
 	Index *catalog.IndexDef

@@ -128,7 +128,7 @@ func (tx *Tx) VectorSearch(ctx context.Context, tableID uint64, ix *catalog.Inde
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if err := tx.db.searchSegment(ctx, s, seg, def, spec, ef, deleted); err != nil {
+			if err := tx.db.searchSegment(ctx, s, seg, def, spec, ef, deleted, allow); err != nil {
 				return nil, err
 			}
 		}
@@ -217,7 +217,9 @@ func (s *vecSearch) batch(b *tailBatch, colID int, skip func(id int64) bool) {
 
 // searchSegment adds seg's best rows: through its index when it has one
 // (and, when it has none yet, after queueing its build), else exactly.
-func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def *catalog.TableDef, spec vecSpec, ef int, deleted func(int64) bool) error {
+// deleted says which rows may not be found; allow, when not nil, is the
+// WHERE clause's rows (which deleted already excludes the others of).
+func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def *catalog.TableDef, spec vecSpec, ef int, deleted func(int64) bool, allow *roaring64.Bitmap) error {
 	if _, ok := seg.columnName(spec.colID); !ok {
 		return nil // the segment predates the column: all NULL
 	}
@@ -244,30 +246,68 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 			}
 			return nil
 		}
-		s.walk(ix, pos, ef, deleted, cols.vector)
+		s.indexed(ix, seg, pos, ef, deleted, allow, cols.vector)
 		return ctx.Err()
 	}
 	rd, err := raw.open()
 	if err != nil {
 		return err
 	}
-	s.walk(ix, pos, ef, deleted, rd.vector)
+	s.indexed(ix, seg, pos, ef, deleted, allow, rd.vector)
 	if err := rd.close(); err != nil {
 		return err
 	}
 	return ctx.Err()
 }
 
-// walk adds the best rows of a segment's index walk, re-ranked with the
+// indexed adds the best rows of a segment by its index, re-ranked with the
 // exact vectors vector gives (from the raw vector file or the column).
-func (s *vecSearch) walk(ix *vecindex.Index, pos *rowPositions, ef int, deleted func(int64) bool, vector func(row int) []float32) {
-	var allow func(row uint32) bool
-	if deleted != nil {
-		allow = func(row uint32) bool { return !deleted(pos.ids[row]) }
+// Under a WHERE clause whose rows are few in the segment, it lists them
+// and scores just those; otherwise the walk asks deleted about the rows
+// it meets.
+func (s *vecSearch) indexed(ix *vecindex.Index, seg *segment, pos *rowPositions, ef int, deleted func(int64) bool, allow *roaring64.Bitmap, vector func(row int) []float32) {
+	if allow != nil && ix.ScanRows(allowedIn(seg, allow), ef) {
+		if rows := allowedRows(seg, pos, allow, deleted); ix.ScanRows(len(rows), ef) {
+			for _, h := range ix.SearchRows(s.query, s.k, ef, rows, vector) {
+				s.add(pos.ids[h.Row], h.Dist)
+			}
+			return
+		}
 	}
-	for _, h := range ix.Search(s.query, s.k, ef, allow, vector) {
+	var accept func(row uint32) bool
+	if deleted != nil {
+		accept = func(row uint32) bool { return !deleted(pos.ids[row]) }
+	}
+	for _, h := range ix.Search(s.query, s.k, ef, accept, vector) {
 		s.add(pos.ids[h.Row], h.Dist)
 	}
+}
+
+// allowedIn counts the rows of allow in seg's row ID range.
+func allowedIn(seg *segment, allow *roaring64.Bitmap) int {
+	n := allow.Rank(uint64(seg.maxRow))
+	if seg.minRow > 0 {
+		n -= allow.Rank(uint64(seg.minRow - 1))
+	}
+	return int(n)
+}
+
+// allowedRows lists the positions in seg of the rows of allow that
+// deleted does not exclude.
+func allowedRows(seg *segment, pos *rowPositions, allow *roaring64.Bitmap, deleted func(int64) bool) []uint32 {
+	var rows []uint32
+	it := allow.Iterator()
+	it.AdvanceIfNeeded(uint64(seg.minRow))
+	for it.HasNext() {
+		id := int64(it.Next())
+		if id > seg.maxRow {
+			break
+		}
+		if p, ok := pos.find(id); ok && !deleted(id) {
+			rows = append(rows, uint32(p))
+		}
+	}
+	return rows
 }
 
 // segVectors is a segment's vector column, one array per row group.

@@ -85,8 +85,8 @@ func (x *Index) dist(p *probe, r uint32) float32 {
 // are approximate, and all it keeps are re-ranked with exact distances
 // from vector (the caller's float vectors, as at Build). A filtered search
 // returns min(k, accepted rows) rows: a filter that keeps too few rows for
-// the walk to pay is answered by an exact scan of them, and so is a walk
-// that ends with fewer than k rows. A query of the wrong dimension, with a
+// the walk to pay is answered by a scan of their codes (see scan), and so
+// is a walk that ends with fewer than k rows. A query of the wrong dimension, with a
 // NaN or infinite element, or zero under Cosine, has no neighbours. Safe
 // for concurrent use; it allocates nothing but the result.
 func (x *Index) Search(query []float32, k, ef int, allow func(row uint32) bool, vector func(row int) []float32) []Hit {
@@ -103,20 +103,59 @@ func (x *Index) Search(query []float32, k, ef int, allow func(row uint32) bool, 
 		q = s.unit
 	}
 	ef = max(ef, 4*k)
+	x.quant.prepare(q, s.codes, &s.probe)
 	budget := -1 // distances the walk may compute; -1: no limit
 	if allow != nil {
 		if budget = x.walkBudget(allow, ef); budget == 0 {
-			return x.scan(s, q, k, allow, vector)
+			return x.scan(s, q, k, ef, nil, allow, vector)
 		}
 	}
-	x.quant.prepare(q, s.codes, &s.probe)
 	e := cand{x.dist(&s.probe, x.entry), x.entry}
 	for l := x.top; l > 0; l-- {
 		e = x.greedy(s, e, l)
 	}
 	if !x.walk(s, e, ef, allow, budget) || len(s.res.h) < min(k, x.count) {
-		return x.scan(s, q, k, allow, vector)
+		return x.scan(s, q, k, ef, nil, allow, vector)
 	}
+	return x.rerank(s, q, k, vector)
+}
+
+// SearchRows is Search among the given rows only (a filter's, each at most
+// once, in any order), for a caller that has listed them: it scores each
+// by its codes, as a filtered search that chooses not to walk does,
+// without asking a filter about every row of the index. Use it when
+// ScanRows says so.
+func (x *Index) SearchRows(query []float32, k, ef int, rows []uint32, vector func(row int) []float32) []Hit {
+	if qq := dot(query, query); k <= 0 || len(rows) == 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
+		return nil
+	}
+	s := x.pool.Get().(*searcher)
+	defer x.pool.Put(s)
+	q := query
+	if x.params.Metric == Cosine {
+		if !normalize(query, s.unit) {
+			return nil
+		}
+		q = s.unit
+	}
+	x.quant.prepare(q, s.codes, &s.probe)
+	return x.scan(s, q, k, max(ef, 4*k), rows, nil, vector)
+}
+
+// ScanRows reports whether a search for ef rows among accepted of the
+// index's rows should score them all (SearchRows) rather than walk the
+// graph under a filter: when they are too few for a walk to connect, or
+// scoring them costs less than the walk would.
+func (x *Index) ScanRows(accepted, ef int) bool {
+	if accepted == 0 || x.n == 0 {
+		return true
+	}
+	p := float64(accepted) / float64(x.n)
+	return p < minWalk || codeCost*float64(accepted) <= walkCost*float64(ef)/math.Sqrt(p)
+}
+
+// rerank returns the k nearest of the walk's results by exact distance.
+func (x *Index) rerank(s *searcher, q []float32, k int, vector func(row int) []float32) []Hit {
 	s.eps = s.res.drain(s.eps)
 	s.hits = s.hits[:0]
 	for _, c := range s.eps {
@@ -153,9 +192,10 @@ const (
 	// of selectivity p scores as walkCost·ef/√p (measured 7.8 to 67 per
 	// unit of ef for p from 50% down to 2%).
 	walkCost = 10
-	// scanCost is the cost of an exact distance from the caller's float
-	// vectors, allowCost that of one call of allow.
-	scanCost  = 1
+	// codeCost is the cost of scoring an accepted row by its codes in a
+	// scan (the codes are read in order, so cheaper than a walk's), and
+	// allowCost that of one call of allow.
+	codeCost  = 0.5
 	allowCost = 0.01
 	// minWalk is the lowest selectivity a walk is tried at: below it the
 	// accepted rows are too sparse for the 2-hop expansion to connect
@@ -280,32 +320,39 @@ func (x *Index) walkBudget(allow func(uint32) bool, ef int) int {
 		return 0
 	}
 	p := float64(hit) / float64(m)
-	scan := scanCost*p*float64(x.n) + allowCost*float64(x.n)
+	scan := codeCost*p*float64(x.n) + allowCost*float64(x.n)
 	if p < minWalk || scan <= walkCost*float64(ef)/math.Sqrt(p) {
 		return 0
 	}
 	return int(2 * scan)
 }
 
-// scan is the exact search: the k accepted rows nearest q by their exact
-// distances.
-func (x *Index) scan(s *searcher, q []float32, k int, allow func(uint32) bool, vector func(row int) []float32) []Hit {
-	s.res.reset(k)
-	for r, l := range x.level {
-		if l == noLevel || allow != nil && !allow(uint32(r)) {
-			continue
-		}
-		if d, ok := exactDist(x.params.Metric, q, vector(r)); ok && s.res.admits(d) {
-			s.res.add(cand{d, uint32(r)})
+// scan scores every accepted row by its codes (the probe is prepared):
+// the rows listed, or when rows is nil every indexed row allow accepts
+// (nil: all). It keeps the ef nearest and returns the k nearest of those
+// by exact distance: the codes' error is far below the gap between the
+// k-th and the ef-th row, so the answer is exact search's in practice.
+func (x *Index) scan(s *searcher, q []float32, k, ef int, rows []uint32, allow func(uint32) bool, vector func(row int) []float32) []Hit {
+	s.res.reset(ef)
+	consider := func(r uint32) {
+		if d := x.dist(&s.probe, r); s.res.admits(d) {
+			s.res.add(cand{d, r})
 		}
 	}
-	s.eps = s.res.drain(s.eps)
-	hits := make([]Hit, len(s.eps))
-	for i, c := range s.eps {
-		hits[i] = Hit{c.id, c.d}
+	if rows != nil {
+		for _, r := range rows {
+			if int(r) < x.n && x.level[r] != noLevel {
+				consider(r)
+			}
+		}
+	} else {
+		for r, l := range x.level {
+			if l != noLevel && (allow == nil || allow(uint32(r))) {
+				consider(uint32(r))
+			}
+		}
 	}
-	slices.SortFunc(hits, cmpHit)
-	return hits
+	return x.rerank(s, q, k, vector)
 }
 
 // cmpHit orders hits by distance, then row.

@@ -186,6 +186,43 @@ func TestFilteredSearch(t *testing.T) {
 	}
 }
 
+// TestSearchRows checks the search among listed rows: min(k, listed)
+// rows, all of them listed, with recall ≥ 0.99 against exact search among
+// them, and none for an empty list.
+func TestSearchRows(t *testing.T) {
+	f := getFixture(t, L2)
+	if got := f.x.SearchRows(f.queries[0], 10, 40, nil, accessor(f.rows)); len(got) != 0 {
+		t.Fatalf("no rows listed: %d hits", len(got))
+	}
+	for _, n := range []int{1, 5, 10, 200, 3000} {
+		rng := rand.New(rand.NewSource(int64(n)))
+		rows := rng.Perm(len(f.rows))[:n]
+		listed := make([]uint32, n)
+		set := make([]bool, len(f.rows))
+		for i, r := range rows {
+			listed[i], set[r] = uint32(r), true
+		}
+		allow := func(r uint32) bool { return set[r] }
+		var sum float64
+		for _, q := range f.queries {
+			got := f.x.SearchRows(q, 10, 40, listed, accessor(f.rows))
+			want := exact(L2, f.rows, q, 10, allow)
+			if len(got) != len(want) {
+				t.Fatalf("%d rows listed: %d hits, want %d", n, len(got), len(want))
+			}
+			for _, h := range got {
+				if !set[h.Row] {
+					t.Fatalf("row %d is not listed", h.Row)
+				}
+			}
+			sum += recall(got, want)
+		}
+		if r := sum / float64(len(f.queries)); r < 0.99 {
+			t.Errorf("%d rows listed: recall@10 %.3f, want ≥ 0.99", n, r)
+		}
+	}
+}
+
 // TestFilterOnRowNumbers filters on row numbers, which a regular sample
 // of rows would alias with (every 100th row sampled every 390.6 rows).
 func TestFilterOnRowNumbers(t *testing.T) {
