@@ -20,6 +20,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -571,12 +572,20 @@ func (db *DB) runVectorBuilds() {
 		}
 		job := db.vecQueue[0]
 		db.vecQueue = db.vecQueue[1:]
+		last := len(db.vecQueue) == 0
 		db.vecMu.Unlock()
 		if err := db.buildQueued(job); err != nil && !errors.Is(err, context.Canceled) {
 			// Not retried until a restart: the segment is scored exactly
 			// (a vector too long for the index, a panic, a full disk).
 			db.log.Warn("building vector index", "file", job.seg.path, "err", err)
 			db.installVectorIndex(job.seg, job.spec, nil)
+		}
+		if last {
+			// A build decodes its segment's vectors and scratch space
+			// several times the size of the index it keeps: give that
+			// back to the operating system once the queue is done,
+			// rather than holding it as free heap.
+			debug.FreeOSMemory()
 		}
 		db.vecMu.Lock()
 		delete(db.vecQueued, job.seg.path+"|"+job.spec.key)
@@ -645,6 +654,10 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 		}
 		if raw != nil {
 			installRawVectors(job.seg, job.spec.colID, raw)
+			// Searches and small fetches read the raw vectors now: the
+			// column's decoded row groups need not stay in the cache.
+			colID := int32(job.spec.colID)
+			db.cache.drop(func(k cacheKey) bool { return k.path == job.seg.path && k.col == colID })
 		}
 	}
 	if err := writeVecIndexFile(job.seg, job.spec.key, ix); err != nil {
