@@ -17,7 +17,10 @@ package functions
 // element gives NaN, an infinite one NaN (Inf/Inf); pgvector's vector
 // rejects both on input, so only float4[] can hold them.
 
-import "github.com/cairn-db/cairn/sql/types"
+import (
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/sql/types/vecmath"
+)
 
 // similarity is cosine_similarity's per-row math: the cosine of two
 // vectors, or MaxSim when either operand is 2-D. It uses a constant's
@@ -43,13 +46,13 @@ func cosineVals(a, b *vecVal) (float64, bool) {
 	var d, aa, bb float64
 	switch {
 	case b.norms != nil:
-		d, aa = vecDotNorm(a.data, b.data, a.next)
+		d, aa = vecmath.DotNorm(a.data, b.data, a.next)
 		bb = b.norms[0]
 	case a.norms != nil:
-		d, bb = vecDotNorm(b.data, a.data, b.next)
+		d, bb = vecmath.DotNorm(b.data, a.data, b.next)
 		aa = a.norms[0]
 	default:
-		d, aa, bb = vecDotNorms(a.data, b.data)
+		d, aa, bb = vecmath.DotNorms(a.data, b.data)
 	}
 	return cosineOf(d, aa, bb)
 }

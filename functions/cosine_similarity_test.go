@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/sql/types/vecmath"
 )
 
 // cosine_similarity, deeplake_cosine_similarity and float4[] <#> float4[]
@@ -117,7 +118,7 @@ func TestCosineAgainstReference(t *testing.T) {
 			if !ok || !within32(got, ref) {
 				t.Fatalf("n=%d: cosine %v, reference %v", n, got, ref)
 			}
-			got2, ok := cosineNorm(a, b, vecSqNorm(b))
+			got2, ok := cosineNorm(a, b, vecmath.SqNorm(b))
 			if !ok || got2 != got {
 				t.Fatalf("n=%d: cosineNorm %v, cosine %v", n, got2, got)
 			}

@@ -13,6 +13,7 @@ import (
 	"math"
 
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/sql/types/vecmath"
 )
 
 // maxSim is the MaxSim of doc against query, both non-empty with equal
@@ -33,7 +34,7 @@ func maxSim(s *vecScratch, doc, query *vecVal) (float64, bool, error) {
 		q := query.row(j)
 		best := math.Inf(-1)
 		for i := 0; i < doc.rows; i++ {
-			c, _ := cosineOf(vecDot(doc.row(i), q), dn[i], qn[j])
+			c, _ := cosineOf(vecmath.Dot(doc.row(i), q), dn[i], qn[j])
 			if c > best {
 				best = c
 			} else if c != c {
@@ -55,7 +56,7 @@ func rowNorms(s *vecScratch, i int, v *vecVal) ([]float64, bool) {
 	if ns == nil {
 		ns = s.floats(i, v.rows)
 		for r := range ns {
-			ns[r] = vecSqNorm(v.row(r))
+			ns[r] = vecmath.SqNorm(v.row(r))
 		}
 	}
 	for _, n := range ns {

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/sql/types/vecmath"
 	"github.com/jackc/pgerrcode"
 )
 
@@ -73,7 +74,7 @@ type vecVal struct {
 	// computed once per batch. nil otherwise.
 	norms []float64
 	// next is the data of the row a scan of selected rows reads after
-	// the next one, for the sums to prefetch (see vecDotNorm); nil in a
+	// the next one, for the sums to prefetch (see vecmath.DotNorm); nil in a
 	// sequential scan.
 	next []float32
 }
@@ -115,7 +116,7 @@ func vecOfDatum(d any) (vecVal, error) {
 func (v *vecVal) withNorms() {
 	v.norms = make([]float64, v.rows)
 	for i := range v.norms {
-		v.norms[i] = vecSqNorm(v.row(i))
+		v.norms[i] = vecmath.SqNorm(v.row(i))
 	}
 }
 

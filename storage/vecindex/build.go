@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cairn-db/cairn/sql/types/vecmath"
 )
 
 // Build indexes rows 0..n-1 of a segment. vector(row) returns a row's
@@ -48,7 +50,7 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 		if len(v) != dim {
 			return nil, fmt.Errorf("vecindex: row %d has %d dimensions, not %d", r, len(v), dim)
 		}
-		if f := dot(v, v); math.IsNaN(f) || math.IsInf(f, 0) {
+		if f := vecmath.SqNorm(v); math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, nil
 		}
 		if p.Metric == Cosine {
@@ -102,7 +104,7 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 		}
 		x.term[r], x.s1[r], b.sq[r] = x.quant.encode(v, x.rowCodes(uint32(r)))
 		if p.Metric == InnerProduct {
-			b.t[r] = float32(dot(v, v)) // t² for now
+			b.t[r] = float32(vecmath.SqNorm(v)) // t² for now
 			maxNorm = max(maxNorm, float64(b.t[r]))
 		}
 		x.level[r] = int8(min(int(-math.Log(1-rng.Float64())*mL), maxLevel))

@@ -20,6 +20,8 @@ package vecindex
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/cairn-db/cairn/sql/types/vecmath"
 )
 
 // codeMax is the largest code. Codes have 7 bits so that four products of
@@ -179,67 +181,6 @@ func dotCodes(q []uint64, x []byte) uint64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// dot is Σ a[i]·b[i] in float64; b is at least as long as a.
-func dot(a, b []float32) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		x, y := a[i:i+4:i+4], b[i:i+4:i+4]
-		s0 += float64(x[0]) * float64(y[0])
-		s1 += float64(x[1]) * float64(y[1])
-		s2 += float64(x[2]) * float64(y[2])
-		s3 += float64(x[3]) * float64(y[3])
-	}
-	for ; i < len(a); i++ {
-		s0 += float64(a[i]) * float64(b[i])
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// dotNorm is Σ a[i]·b[i] and Σ b[i]² in one pass, in float64; b is at
-// least as long as a.
-func dotNorm(a, b []float32) (ab, bb float64) {
-	b = b[:len(a)]
-	var s0, s1, n0, n1 float64
-	i := 0
-	for ; i+2 <= len(a); i += 2 {
-		x, y := a[i:i+2:i+2], b[i:i+2:i+2]
-		y0, y1 := float64(y[0]), float64(y[1])
-		s0 += float64(x[0]) * y0
-		s1 += float64(x[1]) * y1
-		n0 += y0 * y0
-		n1 += y1 * y1
-	}
-	for ; i < len(a); i++ {
-		y := float64(b[i])
-		s0 += float64(a[i]) * y
-		n0 += y * y
-	}
-	return s0 + s1, n0 + n1
-}
-
-// sqDist is Σ (a[i]-b[i])² in float64; b is at least as long as a.
-func sqDist(a, b []float32) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		x, y := a[i:i+4:i+4], b[i:i+4:i+4]
-		d0, d1 := float64(x[0])-float64(y[0]), float64(x[1])-float64(y[1])
-		d2, d3 := float64(x[2])-float64(y[2]), float64(x[3])-float64(y[3])
-		s0 += d0 * d0
-		s1 += d1 * d1
-		s2 += d2 * d2
-		s3 += d3 * d3
-	}
-	for ; i < len(a); i++ {
-		d := float64(a[i]) - float64(b[i])
-		s0 += d * d
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
 // exactDist is the metric's distance from q to v, with q normalised
 // already under Cosine; ok is false when v has no direction (Cosine) or the
 // result is not a number, or v is not a vector of q's dimension.
@@ -250,11 +191,11 @@ func exactDist(m Metric, q, v []float32) (d float32, ok bool) {
 	var r float64
 	switch m {
 	case L2:
-		r = sqDist(q, v)
+		r = vecmath.SqDist(q, v)
 	case InnerProduct:
-		r = -dot(q, v)
+		r = -vecmath.Dot(q, v)
 	default:
-		qv, vv := dotNorm(q, v)
+		qv, vv := vecmath.DotNorm(v, q, nil)
 		if vv == 0 {
 			return 0, false
 		}
@@ -265,7 +206,7 @@ func exactDist(m Metric, q, v []float32) (d float32, ok bool) {
 
 // normalize writes v/|v| to dst; ok is false for a zero or non-finite v.
 func normalize(v, dst []float32) (ok bool) {
-	n := math.Sqrt(dot(v, v))
+	n := math.Sqrt(vecmath.SqNorm(v))
 	if n == 0 || math.IsInf(n, 0) || math.IsNaN(n) {
 		return false
 	}

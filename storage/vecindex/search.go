@@ -3,6 +3,8 @@ package vecindex
 import (
 	"math"
 	"slices"
+
+	"github.com/cairn-db/cairn/sql/types/vecmath"
 )
 
 // searcher is the scratch of one search or one build worker, pooled per
@@ -90,7 +92,7 @@ func (x *Index) dist(p *probe, r uint32) float32 {
 // NaN or infinite element, or zero under Cosine, has no neighbours. Safe
 // for concurrent use; it allocates nothing but the result.
 func (x *Index) Search(query []float32, k, ef int, allow func(row uint32) bool, vector func(row int) []float32) []Hit {
-	if qq := dot(query, query); k <= 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
+	if qq := vecmath.SqNorm(query); k <= 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
 		return nil
 	}
 	s := x.pool.Get().(*searcher)
@@ -126,7 +128,7 @@ func (x *Index) Search(query []float32, k, ef int, allow func(row uint32) bool, 
 // without asking a filter about every row of the index. Use it when
 // ScanRows says so.
 func (x *Index) SearchRows(query []float32, k, ef int, rows []uint32, vector func(row int) []float32) []Hit {
-	if qq := dot(query, query); k <= 0 || len(rows) == 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
+	if qq := vecmath.SqNorm(query); k <= 0 || len(rows) == 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
 		return nil
 	}
 	s := x.pool.Get().(*searcher)

@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// AVX2 + FMA versions of the sums in vector_math.go. Elements are float32,
+// AVX2 + FMA versions of the sums in vecmath.go. Elements are float32,
 // sums float64: each step widens four floats (VCVTPS2PD) and fuses the
 // multiply-add. Every routine has the same shape, so a sum computed by two
 // of them is the same to the bit (dotAVX2(b, b) equals the third result of

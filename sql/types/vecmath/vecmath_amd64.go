@@ -1,6 +1,6 @@
 //go:build !purego
 
-package functions
+package vecmath
 
 import (
 	"unsafe"
@@ -8,14 +8,14 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// The assembly sums of vector_math_amd64.s; n is the length of a, and b
+// The assembly sums of vecmath_amd64.s; n is the length of a, and b
 // has at least n elements.
 
 //go:noescape
 func dotAVX2(a, b *float32, n int) float64
 
 // dotNormAVX2 prefetches the memory at pf, 64 bytes per 16 elements, as
-// it reads a (see vecDotNorm's next).
+// it reads a (see DotNorm's next).
 //
 //go:noescape
 func dotNormAVX2(a, b *float32, n int, pf uintptr) (dot, aa float64)
@@ -26,12 +26,12 @@ func dotNormsAVX2(a, b *float32, n int) (dot, aa, bb float64)
 //go:noescape
 func sqDistAVX2(a, b *float32, n int) float64
 
-// hasVecAsm reports whether the assembly sums run on this CPU.
-var hasVecAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// hasAsm reports whether the assembly sums run on this CPU.
+var hasAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 func init() {
-	if hasVecAsm {
-		vecDot, vecDotNorm, vecDotNorms, vecSqDist = dotAsm, dotNormAsm, dotNormsAsm, sqDistAsm
+	if hasAsm {
+		dot, dotNorm, dotNorms, sqDist = dotAsm, dotNormAsm, dotNormsAsm, sqDistAsm
 	}
 }
 

@@ -1,4 +1,4 @@
-package functions
+package vecmath
 
 import (
 	"math"
@@ -28,7 +28,7 @@ func closeSum(got, want, scale float64) bool {
 // dispatch agree with each other to the bit, which makes Kernel and Eval
 // results identical.
 func TestVecSumsAgree(t *testing.T) {
-	t.Logf("assembly sums: %v", hasVecAsm)
+	t.Logf("assembly sums: %v", hasAsm)
 	rng := rand.New(rand.NewSource(5))
 	for _, n := range vecLengths {
 		for k := 0; k < 10; k++ {
@@ -50,7 +50,7 @@ func TestVecSumsAgree(t *testing.T) {
 				sqDist func(a, b []float32) float64
 			}{
 				{"go", dotGo, dotNormGo, dotNormsGo, sqDistGo},
-				{"dispatched", vecDot, func(a, b []float32) (float64, float64) { return vecDotNorm(a, b, nil) }, vecDotNorms, vecSqDist},
+				{"dispatched", Dot, func(a, b []float32) (float64, float64) { return DotNorm(a, b, nil) }, DotNorms, SqDist},
 			} {
 				d1 := impl.dot(a, b)
 				d2, aa2 := impl.dn(a, b)
@@ -78,7 +78,7 @@ func TestVecSumsSpecialValues(t *testing.T) {
 					a[i], b[i] = 1, 2
 				}
 				a[pos] = v
-				for _, dot := range []func(a, b []float32) float64{dotGo, vecDot} {
+				for _, dot := range []func(a, b []float32) float64{dotGo, Dot} {
 					got := dot(a, b)
 					if math.IsNaN(float64(v)) != math.IsNaN(got) || (!math.IsNaN(got) && !math.IsInf(got, 1)) {
 						t.Errorf("n=%d pos=%d v=%v: dot %v", n, pos, v, got)
@@ -90,10 +90,10 @@ func TestVecSumsSpecialValues(t *testing.T) {
 			for i := range big {
 				big[i], tiny[i] = 3e38, 1e-40
 			}
-			if s := vecSqNorm(big); math.IsInf(s, 0) || s < 9e76*float64(n) {
+			if s := SqNorm(big); math.IsInf(s, 0) || s < 9e76*float64(n) {
 				t.Errorf("n=%d: sqnorm of 3e38s %v", n, s)
 			}
-			if s := vecSqNorm(tiny); s == 0 {
+			if s := SqNorm(tiny); s == 0 {
 				t.Errorf("n=%d: sqnorm of 1e-40s underflowed", n)
 			}
 		}
@@ -115,7 +115,17 @@ func BenchmarkVecDotNorm(b *testing.B) {
 	b.Run("dispatched", func(b *testing.B) {
 		b.SetBytes(dim * 4)
 		for i := 0; i < b.N; i++ {
-			benchSink, _ = vecDotNorm(x, y, nil)
+			benchSink, _ = DotNorm(x, y, nil)
 		}
 	})
 }
+
+func randVec(rng *rand.Rand, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	return v
+}
+
+var benchSink float64
