@@ -553,6 +553,18 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 	if err := writeVecIndexFile(job.seg, job.spec.key, ix); err != nil {
 		return err
 	}
+	if !db.vecKeyInUse(job.def.ID, job.spec.key) {
+		// The index was dropped while it was built (or is a
+		// transaction's uncommitted one): neither a file, which
+		// removeUnusedVecIndexes may have looked for before it existed,
+		// nor a copy in memory, which an index created again with the
+		// same definition would take as built without writing its file.
+		path := vecIndexPath(job.seg.path, job.spec.key)
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			db.log.Warn("removing unused vector index", "path", path, "err", err)
+		}
+		return nil
+	}
 	db.installVectorIndex(job.seg, job.spec, ix)
 	return nil
 }
@@ -583,17 +595,88 @@ func readVecIndexFile(seg *segment, key string) (*vecindex.Index, error) {
 }
 
 // vecSidecarOf returns the segment file name a vector index file name
-// belongs to.
-func vecSidecarOf(name string) (string, bool) {
+// belongs to and the index key it holds.
+func vecSidecarOf(name string) (seg, key string, ok bool) {
 	base, ok := strings.CutSuffix(name, vecIndexExt)
 	if !ok {
-		return "", false
+		return "", "", false
 	}
 	dot := strings.LastIndexByte(base, '.')
 	if dot < 0 {
-		return "", false
+		return "", "", false
 	}
-	return base[:dot] + ".parquet", true
+	return base[:dot] + ".parquet", base[dot+1:], true
+}
+
+// vecKeysOf returns the keys of the vector indexes cat has on table def:
+// the index files its segments need.
+func vecKeysOf(cat *catalog.Catalog, def *catalog.TableDef) map[string]bool {
+	keys := map[string]bool{}
+	for _, ix := range cat.IndexesOf(def.ID) {
+		if spec, ok := vectorSpec(ix, def); ok {
+			keys[spec.key] = true
+		}
+	}
+	return keys
+}
+
+// vecKeyInUse reports whether the latest catalog has a vector index with
+// key on table tableID.
+func (db *DB) vecKeyInUse(tableID uint64, key string) bool {
+	cat := db.Catalog()
+	def := cat.Tables[tableID]
+	return def != nil && vecKeysOf(cat, def)[key]
+}
+
+// tablesLosingVecIndexes returns the tables that a catalog change from old
+// to cur left without some vector index key they had (the tables whose
+// index files removeUnusedVecIndexes should look at).
+func tablesLosingVecIndexes(old, cur *catalog.Catalog) []uint64 {
+	var out []uint64
+	for _, ix := range old.Indexes {
+		def, now := old.Tables[ix.Table], cur.Tables[ix.Table]
+		if def == nil || now == nil || slices.Contains(out, ix.Table) {
+			continue
+		}
+		spec, ok := vectorSpec(ix, def)
+		if ok && !vecKeysOf(cur, now)[spec.key] {
+			out = append(out, ix.Table)
+		}
+	}
+	return out
+}
+
+// removeUnusedVecIndexes forgets and deletes the vector indexes of table
+// tableID's segments that no vector index of the latest catalog uses any
+// more (a DROP INDEX, or a dropped column's indexes). A transaction that
+// still sees the dropped index searches those segments exactly.
+func (db *DB) removeUnusedVecIndexes(tableID uint64) {
+	cat := db.Catalog()
+	def, rt := cat.Tables[tableID], db.lookupRT(tableID)
+	if def == nil || rt == nil {
+		return
+	}
+	keep := vecKeysOf(cat, def)
+	if ts := db.published.Load().tables[tableID]; ts != nil {
+		for _, seg := range ts.segments {
+			seg.x.mu.Lock()
+			for key := range seg.x.vec {
+				if !keep[key] {
+					delete(seg.x.vec, key)
+				}
+			}
+			seg.x.mu.Unlock()
+		}
+	}
+	ents, _ := os.ReadDir(rt.dir)
+	for _, e := range ents {
+		if _, key, ok := vecSidecarOf(e.Name()); ok && !keep[key] {
+			path := filepath.Join(rt.dir, e.Name())
+			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				db.log.Warn("removing unused vector index", "path", path, "err", err)
+			}
+		}
+	}
 }
 
 // removeVecIndexFiles removes every vector index file of the segment at
