@@ -633,13 +633,20 @@ func (db *DB) vecKeyInUse(tableID uint64, key string) bool {
 // index files removeUnusedVecIndexes should look at).
 func tablesLosingVecIndexes(old, cur *catalog.Catalog) []uint64 {
 	var out []uint64
+	kept := map[uint64]map[string]bool{} // vecKeysOf cur, by table
 	for _, ix := range old.Indexes {
 		def, now := old.Tables[ix.Table], cur.Tables[ix.Table]
 		if def == nil || now == nil || slices.Contains(out, ix.Table) {
 			continue
 		}
 		spec, ok := vectorSpec(ix, def)
-		if ok && !vecKeysOf(cur, now)[spec.key] {
+		if !ok {
+			continue
+		}
+		if kept[ix.Table] == nil {
+			kept[ix.Table] = vecKeysOf(cur, now)
+		}
+		if !kept[ix.Table][spec.key] {
 			out = append(out, ix.Table)
 		}
 	}
