@@ -355,8 +355,8 @@ func TestVectorIndexKill9DuringBuild(t *testing.T) {
 		slowest = max(slowest, l)
 	}
 	t.Logf("the slowest of %d writer commits while the index was being built: %v", len(latencies), slowest)
-	if len(latencies) < 3 {
-		t.Fatalf("only %d writer commits while the index was being built", len(latencies))
+	if len(latencies) == 0 {
+		t.Fatal("no writer committed while the index was being built")
 	}
 	if slowest > 5*time.Second {
 		t.Fatalf("a writer's commit took %v while the index was being built", slowest)
