@@ -452,8 +452,14 @@ type vecBuild struct {
 
 // queueVectorBuild asks the builder to index seg for spec, unless it is
 // queued or running already, and returns the build's key in vecQueued.
+// An index the latest catalog does not have (dropped, or a transaction's
+// uncommitted one, which it searches) is not built: its segments are
+// scored exactly.
 func (db *DB) queueVectorBuild(seg *segment, def *catalog.TableDef, spec vecSpec) string {
 	key := seg.path + "|" + spec.key
+	if !db.vecKeyInUse(def.ID, spec.key) {
+		return key
+	}
 	db.vecMu.Lock()
 	defer db.vecMu.Unlock()
 	if db.vecQueued[key] {

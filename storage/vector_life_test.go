@@ -683,3 +683,70 @@ func TestVectorSearchHighDimensions(t *testing.T) {
 	v.check(queries, 10, 0.95)
 	v.wantVecFiles(v.ix)
 }
+
+// TestVectorIndexDroppedDuringBuild drops an index while a segment's build
+// for it runs, and searches with an index a transaction created and has
+// not committed: neither leaves a file or an index in memory, and the
+// uncommitted index's search is exact search's.
+func TestVectorIndexDroppedDuringBuild(t *testing.T) {
+	v := newVecTable(t, Options{FlushRows: 1 << 30})
+	rng := rand.New(rand.NewSource(4))
+	const dim = 64
+	data := clustered(rng, 20000+5, dim)
+	v.insert(data[:20000])
+	v.flush()
+	running := func() bool {
+		v.db.vecMu.Lock()
+		defer v.db.vecMu.Unlock()
+		return v.db.vecRunning
+	}
+	if !running() {
+		t.Fatal("no build running after the flush")
+	}
+	tx := v.db.Begin()
+	if err := tx.DropIndex(v.ix.Schema, v.ix.Name); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	if !running() {
+		t.Fatal("the build ended before the index was dropped")
+	}
+	waitVectorBuilds(t, v.db)
+	v.wantVecFiles()
+	spec, _ := vectorSpec(v.ix, v.def)
+	seg := v.db.published.Load().tables[v.def.ID].segments[0]
+	seg.x.mu.Lock()
+	_, kept := seg.x.vec[spec.key]
+	seg.x.mu.Unlock()
+	if kept {
+		t.Fatal("the dropped index is kept in memory")
+	}
+
+	// An uncommitted index: its searches are exact and build nothing.
+	tx = v.db.Begin()
+	ix := &catalog.IndexDef{Schema: catalog.PublicSchema, Name: "mem_new", Table: v.def.ID, Method: "hnsw", OpClass: catalog.OpClassCosine,
+		Columns: []int{v.def.Columns[1].ID}, Options: map[string]string{"m": "16", "ef_construction": "64"}}
+	if err := tx.CreateIndex(ix); err != nil {
+		t.Fatal(err)
+	}
+	rids := v.rowIDs(tx)
+	byRow := map[int64]int{}
+	for id, rid := range rids {
+		byRow[rid] = id
+	}
+	for _, q := range data[20000:] {
+		hits, err := tx.VectorSearch(context.Background(), v.def.ID, ix, q, 10, 40, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := v.exactIDs(rids, q, 10, nil)
+		if r := v.checkHits(hits, want, byRow, q); r != 1 {
+			t.Fatalf("uncommitted index: recall %.2f, want exact search's answer", r)
+		}
+	}
+	if running() {
+		t.Fatal("a search with an uncommitted index started a build")
+	}
+	tx.Rollback()
+	v.wantVecFiles()
+}
