@@ -449,6 +449,13 @@ func castArray(ctx *Context, v any, from, to types.T, explicit bool) (any, error
 				return nil, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "array must not contain nulls")
 			}
 		}
+		// pgvector's CheckDim.
+		if len(a.Elems) < 1 {
+			return nil, pgerr.New(pgerrcode.DataException, "vector must have at least 1 dimension")
+		}
+		if len(a.Elems) > types.VectorMaxDim {
+			return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "vector cannot have more than %d dimensions", types.VectorMaxDim)
+		}
 	}
 	out := &types.Array{Elem: baseType(te), Dims: append([]int(nil), a.Dims...), Elems: make([]any, len(a.Elems))}
 	for i, e := range a.Elems {

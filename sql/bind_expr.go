@@ -386,6 +386,15 @@ func TypeFromName(tn *pg_query.TypeName) (types.T, error) {
 		}
 		t.Mod = int32(p<<16 | s)
 	case t.Family == types.Vector:
+		// pgvector's vector_typmod_in.
+		switch {
+		case len(mods) != 1:
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "invalid type modifier")
+		case mods[0] < 1:
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "dimensions for type vector must be at least 1")
+		case mods[0] > types.VectorMaxDim:
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "dimensions for type vector cannot exceed %d", types.VectorMaxDim)
+		}
 		t.Mod = int32(mods[0])
 	case t.Family == types.TimestampFamily || t.Family == types.TimestampTZ || t.Family == types.Time || t.Family == types.Interval:
 		// Precision is accepted; values keep microseconds.

@@ -75,6 +75,11 @@ func (tx *Tx) Commit() error {
 	for _, rt := range dropped {
 		db.retire(rt.dir, next.version, true)
 	}
+	if len(tx.ops) > 0 {
+		for _, id := range tablesLosingVecIndexes(tx.snap.cat, next.cat) {
+			db.removeUnusedVecIndexes(id)
+		}
+	}
 	for id, tt := range tx.tables {
 		if ts := next.tables[id]; ts != nil && (tt.truncated || ts.tailRows >= int64(db.opts.FlushRows) ||
 			!tt.deletes.IsEmpty() && manyDeleted(ts)) {

@@ -227,7 +227,7 @@ func (db *DB) recover() error {
 			}
 			continue
 		}
-		removeUnlisted(db, rt)
+		removeUnlisted(db, rt, vecKeysOf(cat, cat.Tables[id]))
 	}
 	for key, s := range seqs {
 		if cat.Sequences[key] != nil {
@@ -285,15 +285,16 @@ func (db *DB) recover() error {
 
 // removeUnlisted deletes files in a table folder that its manifest does
 // not list: segments of a flush or compaction cut short, replaced
-// segments, temporary files.
-func removeUnlisted(db *DB, rt *tableRT) {
+// segments, temporary files, and vector index files of indexes (keys
+// vecKeys) the catalog no longer has.
+func removeUnlisted(db *DB, rt *tableRT, vecKeys map[string]bool) {
 	ents, err := os.ReadDir(rt.dir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if name == manifestName || slices.Contains(rt.manifestFiles, name) || sidecarOfListed(rt.manifestFiles, name) {
+		if name == manifestName || slices.Contains(rt.manifestFiles, name) || sidecarOfListed(rt.manifestFiles, vecKeys, name) {
 			continue
 		}
 		if strings.HasSuffix(name, ".tmp") || strings.HasPrefix(name, "seg-") {

@@ -48,11 +48,12 @@ func textIndexPath(segPath string) string {
 	return strings.TrimSuffix(segPath, ".parquet") + textIndexExt
 }
 
-// sidecarOfListed reports whether name is the text index or a vector
-// index of a segment in listed (file names).
-func sidecarOfListed(listed []string, name string) bool {
-	if seg, ok := vecSidecarOf(name); ok {
-		return slices.Contains(listed, seg)
+// sidecarOfListed reports whether name is the text index of a segment in
+// listed (file names), or a vector index of one that an index with a key
+// in vecKeys uses.
+func sidecarOfListed(listed []string, vecKeys map[string]bool, name string) bool {
+	if seg, key, ok := vecSidecarOf(name); ok {
+		return vecKeys[key] && slices.Contains(listed, seg)
 	}
 	base, ok := strings.CutSuffix(name, textIndexExt)
 	return ok && slices.Contains(listed, base+".parquet")

@@ -2,7 +2,7 @@ package storage
 
 // A segment's raw vectors: the float32 vectors of a column that has a
 // vector index, as fixed-width rows in a file beside the segment
-// (<segment>.c<column ID>.vraw), written when the segment's first index on
+// (<segment>.col<column ID>.vraw), written when the segment's first index on
 // the column is built. A search re-ranks its candidates and FetchRows
 // reads a few rows' vectors from it with one positioned read each, so
 // neither decodes the column nor keeps it in the column cache: what a
@@ -53,10 +53,14 @@ type rawVectors struct {
 }
 
 // vecRawPath is the raw vector file of column colID of the segment at
-// segPath (seg-000042.parquet: seg-000042.c7.vraw).
+// segPath (seg-000042.parquet: seg-000042.col7.vraw).
 func vecRawPath(segPath string, colID int) string {
-	return strings.TrimSuffix(segPath, ".parquet") + ".c" + strconv.Itoa(colID) + vecRawExt
+	return strings.TrimSuffix(segPath, ".parquet") + "." + vecRawKey(colID) + vecRawExt
 }
+
+// vecRawKey names the raw vectors of column colID among a segment's
+// sidecars; "col" keeps it apart from index keys, which are hexadecimal.
+func vecRawKey(colID int) string { return "col" + strconv.Itoa(colID) }
 
 // has reports whether row holds a vector.
 func (r *rawVectors) has(row int) bool { return r.present[row>>3]&(1<<(row&7)) != 0 }

@@ -539,8 +539,14 @@ type vecBuild struct {
 
 // queueVectorBuild asks the builder to index seg for spec, unless it is
 // queued or running already, and returns the build's key in vecQueued.
+// An index the latest catalog does not have (dropped, or a transaction's
+// uncommitted one, which it searches) is not built: its segments are
+// scored exactly.
 func (db *DB) queueVectorBuild(seg *segment, def *catalog.TableDef, spec vecSpec) string {
 	key := seg.path + "|" + spec.key
+	if !db.vecKeyInUse(def.ID, spec.key) {
+		return key
+	}
 	db.vecMu.Lock()
 	defer db.vecMu.Unlock()
 	if db.vecQueued[key] {
@@ -663,6 +669,28 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 	if err := writeVecIndexFile(job.seg, job.spec.key, ix); err != nil {
 		return err
 	}
+	if !db.vecKeyInUse(job.def.ID, job.spec.key) {
+		// The index was dropped while it was built (or is a
+		// transaction's uncommitted one): neither a file, which
+		// removeUnusedVecIndexes may have looked for before it existed,
+		// nor a copy in memory, which an index created again with the
+		// same definition would take as built without writing its file.
+		paths := []string{vecIndexPath(job.seg.path, job.spec.key)}
+		if !db.vecKeyInUse(job.def.ID, vecRawKey(job.spec.colID)) {
+			// No other index on the column: its raw vectors go too.
+			paths = append(paths, vecRawPath(job.seg.path, job.spec.colID))
+			x := &job.seg.x
+			x.mu.Lock()
+			delete(x.raw, job.spec.colID)
+			x.mu.Unlock()
+		}
+		for _, path := range paths {
+			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				db.log.Warn("removing unused vector index", "path", path, "err", err)
+			}
+		}
+		return nil
+	}
 	db.installVectorIndex(job.seg, job.spec, ix)
 	return nil
 }
@@ -692,20 +720,106 @@ func readVecIndexFile(seg *segment, key string) (*vecindex.Index, error) {
 	return ix, nil
 }
 
-// vecSidecarOf returns the segment file name a vector index or raw
-// vector file name belongs to.
-func vecSidecarOf(name string) (string, bool) {
+// vecSidecarOf returns the segment file name a vector index or raw vector
+// file name belongs to and the key it holds (an index's key, or
+// vecRawKey of the raw vectors' column).
+func vecSidecarOf(name string) (seg, key string, ok bool) {
 	base, ok := strings.CutSuffix(name, vecIndexExt)
 	if !ok {
 		if base, ok = strings.CutSuffix(name, vecRawExt); !ok {
-			return "", false
+			return "", "", false
 		}
 	}
 	dot := strings.LastIndexByte(base, '.')
 	if dot < 0 {
-		return "", false
+		return "", "", false
 	}
-	return base[:dot] + ".parquet", true
+	return base[:dot] + ".parquet", base[dot+1:], true
+}
+
+// vecKeysOf returns the keys of the vector indexes cat has on table def
+// and the vecRawKey of their columns: the index and raw vector files its
+// segments need.
+func vecKeysOf(cat *catalog.Catalog, def *catalog.TableDef) map[string]bool {
+	keys := map[string]bool{}
+	for _, ix := range cat.IndexesOf(def.ID) {
+		if spec, ok := vectorSpec(ix, def); ok {
+			keys[spec.key] = true
+			keys[vecRawKey(spec.colID)] = true
+		}
+	}
+	return keys
+}
+
+// vecKeyInUse reports whether the latest catalog has a vector index with
+// key on table tableID.
+func (db *DB) vecKeyInUse(tableID uint64, key string) bool {
+	cat := db.Catalog()
+	def := cat.Tables[tableID]
+	return def != nil && vecKeysOf(cat, def)[key]
+}
+
+// tablesLosingVecIndexes returns the tables that a catalog change from old
+// to cur left without some vector index key they had (the tables whose
+// index files removeUnusedVecIndexes should look at).
+func tablesLosingVecIndexes(old, cur *catalog.Catalog) []uint64 {
+	var out []uint64
+	kept := map[uint64]map[string]bool{} // vecKeysOf cur, by table
+	for _, ix := range old.Indexes {
+		def, now := old.Tables[ix.Table], cur.Tables[ix.Table]
+		if def == nil || now == nil || slices.Contains(out, ix.Table) {
+			continue
+		}
+		spec, ok := vectorSpec(ix, def)
+		if !ok {
+			continue
+		}
+		if kept[ix.Table] == nil {
+			kept[ix.Table] = vecKeysOf(cur, now)
+		}
+		if !kept[ix.Table][spec.key] {
+			out = append(out, ix.Table)
+		}
+	}
+	return out
+}
+
+// removeUnusedVecIndexes forgets and deletes the vector indexes of table
+// tableID's segments that no vector index of the latest catalog uses any
+// more (a DROP INDEX, or a dropped column's indexes). A transaction that
+// still sees the dropped index searches those segments exactly.
+func (db *DB) removeUnusedVecIndexes(tableID uint64) {
+	cat := db.Catalog()
+	def, rt := cat.Tables[tableID], db.lookupRT(tableID)
+	if def == nil || rt == nil {
+		return
+	}
+	keep := vecKeysOf(cat, def)
+	if ts := db.published.Load().tables[tableID]; ts != nil {
+		for _, seg := range ts.segments {
+			seg.x.mu.Lock()
+			for key := range seg.x.vec {
+				if !keep[key] {
+					delete(seg.x.vec, key)
+				}
+			}
+			for colID := range seg.x.raw {
+				if !keep[vecRawKey(colID)] {
+					delete(seg.x.raw, colID)
+				}
+			}
+			seg.x.mu.Unlock()
+		}
+	}
+	ents, _ := os.ReadDir(rt.dir)
+	for _, e := range ents {
+		if _, key, ok := vecSidecarOf(e.Name()); ok && !keep[key] {
+			path := filepath.Join(rt.dir, e.Name())
+			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				db.log.Warn("removing unused vector index", "path", path, "err", err)
+			}
+		}
+	}
 }
 
 // removeVecIndexFiles removes every vector index and raw vector file of
@@ -713,7 +827,7 @@ func vecSidecarOf(name string) (string, bool) {
 func (db *DB) removeVecIndexFiles(segPath string) {
 	base := strings.TrimSuffix(segPath, ".parquet")
 	files, _ := filepath.Glob(base + ".*" + vecIndexExt)
-	raws, _ := filepath.Glob(base + ".c*" + vecRawExt)
+	raws, _ := filepath.Glob(base + ".col*" + vecRawExt)
 	for _, f := range append(files, raws...) {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			db.log.Warn("removing obsolete file", "path", f, "err", err)

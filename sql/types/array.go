@@ -455,8 +455,9 @@ func parseRecord(s string) ([]any, error) {
 	return fields, nil
 }
 
-// Vector limits of pgvector.
-const vectorMaxDim = 16000
+// VectorMaxDim is the most dimensions a vector value or a vector(n) type
+// may have: pgvector's VECTOR_MAX_DIM.
+const VectorMaxDim = 16000
 
 func errVectorSyntax(s string) *pgerr.Error {
 	return pgerr.New(pgerrcode.InvalidTextRepresentation, "invalid input syntax for type vector: \"%s\"", s)
@@ -480,8 +481,8 @@ func parseVector(s string) (*Array, error) {
 	}
 	var elems []any
 	for {
-		if len(elems) == vectorMaxDim {
-			return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "vector cannot have more than %d dimensions", vectorMaxDim)
+		if len(elems) == VectorMaxDim {
+			return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "vector cannot have more than %d dimensions", VectorMaxDim)
 		}
 		for p < len(s) && isSpace(s[p]) {
 			p++

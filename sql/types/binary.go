@@ -551,8 +551,8 @@ func decodeVectorBinary(src []byte, elem int) (any, error) {
 	if dim < 1 {
 		return nil, pgerr.New(pgerrcode.DataException, "vector must have at least 1 dimension")
 	}
-	if dim > vectorMaxDim {
-		return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "vector cannot have more than %d dimensions", vectorMaxDim)
+	if dim > VectorMaxDim {
+		return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "vector cannot have more than %d dimensions", VectorMaxDim)
 	}
 	if unused != 0 {
 		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "expected unused to be 0, not %d", unused)
