@@ -13,7 +13,7 @@ import (
 )
 
 // copySession opens a session on a fresh database.
-func copySession(t *testing.T) (*Session, *storage.DB) {
+func copySession(t testing.TB) (*Session, *storage.DB) {
 	t.Helper()
 	db, err := storage.Open(t.TempDir(), storage.Options{})
 	if err != nil {
@@ -24,7 +24,7 @@ func copySession(t *testing.T) (*Session, *storage.DB) {
 }
 
 // run runs one SQL statement that returns no rows and no COPY data.
-func run(t *testing.T, s *Session, text string) string {
+func run(t testing.TB, s *Session, text string) string {
 	t.Helper()
 	p := bindOne(t, s, text)
 	tag, _, err := s.Execute(context.Background(), p, 0, nil)
@@ -34,7 +34,7 @@ func run(t *testing.T, s *Session, text string) string {
 	return tag.String()
 }
 
-func bindOne(t *testing.T, s *Session, text string) *Portal {
+func bindOne(t testing.TB, s *Session, text string) *Portal {
 	t.Helper()
 	stmts, err := s.Prepare(text, nil)
 	if err != nil {
