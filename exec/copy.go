@@ -50,8 +50,10 @@ type CopyIn struct {
 	stop  chan struct{}
 	wg    sync.WaitGroup
 	conv  *copyConverter
-	// cur is the chunk read waits for.
-	cur *copyChunk
+	// cur is the chunk read waits for; free holds the buffers of chunks
+	// converted, for new ones.
+	cur  *copyChunk
+	free chan []byte
 }
 
 // copyChunk is a run of rows of COPY FROM data: the rows' bytes (see
@@ -143,6 +145,7 @@ func (in *CopyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
 	}
 	if in.conv != nil {
 		c.rec, c.perr = in.conv.chunk(c)
+		in.recycle(c)
 	} else {
 		in.cur = c // Release frees its record
 		select {
@@ -164,6 +167,7 @@ func (in *CopyIn) start(rt *Runtime) {
 		parallel = parallel && parallelInput(c.T)
 	}
 	in.order = make(chan *copyChunk, 2*workers)
+	in.free = make(chan []byte, 2*workers)
 	in.stop = make(chan struct{})
 	var work chan *copyChunk
 	if parallel {
@@ -191,7 +195,11 @@ func (in *CopyIn) readChunks(work chan<- *copyChunk) {
 	p, rel := in.p, in.c.Table.Name
 	for more := true; more; {
 		c := &copyChunk{done: make(chan struct{})}
-		p.raw = make([]byte, 0, copyChunkBytes+copyChunkBytes/4)
+		select {
+		case p.raw = <-in.free:
+		default:
+			p.raw = make([]byte, 0, copyChunkBytes+copyChunkBytes/4)
+		}
 		err := CatchPanic(func() error {
 			for len(c.ends) < copyChunkRows && len(p.raw) < copyChunkBytes {
 				ok, err := p.readRow()
@@ -218,6 +226,15 @@ func (in *CopyIn) readChunks(work chan<- *copyChunk) {
 			return
 		}
 	}
+}
+
+// recycle keeps the buffer of chunk c, converted, for a later chunk.
+func (in *CopyIn) recycle(c *copyChunk) {
+	select {
+	case in.free <- c.data[:0]:
+	default:
+	}
+	c.data = nil
 }
 
 // send queues chunk c on in.order and, when it is not nil, work; it
@@ -249,6 +266,7 @@ func (in *CopyIn) work(rt *Runtime, work <-chan *copyChunk) {
 			c.rec, err = conv.chunk(c)
 			return err
 		})
+		in.recycle(c)
 		close(c.done)
 	}
 }

@@ -450,6 +450,10 @@ func (s *copySplitter) split(raw []byte) error {
 		}
 		if bytes.IndexByte(seg, special) < 0 {
 			i, end, f.b = next, next-1, seg
+		} else if j, ok := s.quotedField(raw, i); ok {
+			// A CSV field that is all one quoted part, without escapes.
+			f.b, quoted = raw[i+1:j], true
+			i, end = j+2, j+1
 		} else {
 			at := len(s.buf)
 			if csv {
@@ -473,6 +477,25 @@ func (s *copySplitter) split(raw []byte) error {
 		s.fields[spans[k]].b = s.buf[spans[k+1]:spans[k+2]:spans[k+2]]
 	}
 	return nil
+}
+
+// quotedField reports whether the CSV field of raw starting at i is one
+// quoted part without escapes (of the quote or the escape) and returns
+// where its closing quote is.
+func (s *copySplitter) quotedField(raw []byte, i int) (int, bool) {
+	o := s.opts
+	if s.opts.Format != sql.CopyCSV || raw[i] != o.Quote {
+		return 0, false
+	}
+	k := bytes.IndexByte(raw[i+1:], o.Quote)
+	if k < 0 {
+		return 0, false
+	}
+	j := i + 1 + k
+	if j+1 < len(raw) && raw[j+1] != o.Delimiter || o.Escape != o.Quote && bytes.IndexByte(raw[i+1:j], o.Escape) >= 0 {
+		return 0, false
+	}
+	return j, true
 }
 
 // validText is a fast check that b is valid UTF-8 without NUL bytes
@@ -628,7 +651,11 @@ func (p *copyParser) readTuple() (bool, error) {
 		if n < -1 {
 			return false, pgerr.New(pgerrcode.BadCopyFileFormat, "invalid field size")
 		}
-		if n > 0 {
+		if b, _ := p.r.Peek(int(n)); len(b) == int(n) {
+			// The usual field, smaller than the buffer.
+			p.raw = append(p.raw, b...)
+			p.r.Discard(int(n))
+		} else if n > 0 {
 			at = len(p.raw)
 			p.raw = append(p.raw, make([]byte, n)...)
 			if _, err := io.ReadFull(p.r, p.raw[at:]); err != nil {
