@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 
@@ -39,13 +40,14 @@ func columnNames(cols []sql.Col) []string {
 type CopyIn struct {
 	c       *sql.Copy
 	p       *copyParser
+	data    *blockReader
 	schema  *arrow.Schema
 	batches []arrow.Record
 	eof     bool
 	// The pipeline, started by the first read: chunks in the order of the
-	// data (each parsed once its done is closed), stop to end it early,
-	// wg for its goroutines; conv converts chunks on the statement's
-	// goroutine when the columns' input functions may not run on others.
+	// data (each parsed once its done is closed), stop to end it, wg for
+	// its workers; conv converts chunks on the statement's goroutine when
+	// the columns' input functions may not run on others.
 	order chan *copyChunk
 	stop  chan struct{}
 	wg    sync.WaitGroup
@@ -78,10 +80,131 @@ const (
 
 // NewCopyIn prepares COPY c FROM STDIN over src: the payloads of the
 // client's CopyData messages, io.EOF at CopyDone; any other error (the
-// client's CopyFail) aborts the COPY. src is first read by Run, and last
-// before Release returns.
+// client's CopyFail) aborts the COPY. src is first read by Run, on a
+// goroutine of the COPY's; no Read starts once Release returned, but one
+// already waiting for the client may still be under way (its owner waits
+// for it before reading src's source itself).
 func NewCopyIn(c *sql.Copy, src io.Reader) *CopyIn {
-	return &CopyIn{c: c, p: newCopyParser(src, &c.Options, columnNames(c.Columns)), schema: schemaOf(c.Columns)}
+	in := &CopyIn{c: c, schema: schemaOf(c.Columns), stop: make(chan struct{})}
+	in.data = &blockReader{src: src, stop: in.stop, blocks: make(chan []byte, copyBlocks), free: make(chan []byte, copyBlocks+2)}
+	in.p = newCopyParser(in.data, &c.Options, columnNames(c.Columns))
+	return in
+}
+
+// copyBlocks and copyBlockSize bound the data read ahead of the parser.
+const (
+	copyBlocks    = 16
+	copyBlockSize = 64 << 10
+)
+
+// copyFlushWait is how long the reader waits for more data before it
+// hands over the rows it has: a client may wait for the answer to what
+// it sent (the error of a bad row) before it sends more.
+const copyFlushWait = 2 * time.Millisecond
+
+// blockReader is the data as the parser reads it: blocks that a goroutine
+// of its own reads from src (fetch), so that the parser can tell data
+// that is there from data still to come (ready), and so that a read
+// waiting for the client does not hold up the end of the COPY.
+type blockReader struct {
+	src    io.Reader
+	stop   <-chan struct{}
+	blocks chan []byte // closed after the last, err then set
+	free   chan []byte
+	err    error
+	cur    []byte
+	buf    []byte // cur's whole block, to recycle
+	ahead  []byte // a block received by ready
+	closed bool
+	timer  *time.Timer
+}
+
+// errCopyStopped is what the data reads as once the COPY ended.
+var errCopyStopped = errors.New("COPY FROM ended")
+
+// fetch reads src into blocks until its end, an error or stop.
+func (r *blockReader) fetch() {
+	defer close(r.blocks)
+	for {
+		var b []byte
+		select {
+		case b = <-r.free:
+		default:
+			b = make([]byte, copyBlockSize)
+		}
+		select {
+		case <-r.stop:
+			r.err = errCopyStopped
+			return
+		default:
+		}
+		n, err := r.src.Read(b[:cap(b)])
+		if n > 0 {
+			select {
+			case r.blocks <- b[:n]:
+			case <-r.stop:
+				r.err = errCopyStopped
+				return
+			}
+		}
+		if err != nil {
+			r.err = err
+			return
+		}
+	}
+}
+
+// Read implements io.Reader.
+func (r *blockReader) Read(p []byte) (int, error) {
+	for len(r.cur) == 0 {
+		if r.buf != nil {
+			select {
+			case r.free <- r.buf:
+			default:
+			}
+			r.buf = nil
+		}
+		switch {
+		case r.ahead != nil:
+			r.cur, r.buf, r.ahead = r.ahead, r.ahead, nil
+		case r.closed:
+			return 0, r.err
+		default:
+			b, ok := <-r.blocks
+			if !ok {
+				r.closed = true
+				continue
+			}
+			r.cur, r.buf = b, b
+		}
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
+}
+
+// ready reports whether a Read would return at once, waiting up to wait
+// for data to come.
+func (r *blockReader) ready(wait time.Duration) bool {
+	if len(r.cur) > 0 || r.ahead != nil || r.closed {
+		return true
+	}
+	if r.timer == nil {
+		r.timer = time.NewTimer(wait)
+	} else {
+		r.timer.Reset(wait)
+	}
+	defer r.timer.Stop()
+	select {
+	case b, ok := <-r.blocks:
+		if !ok {
+			r.closed = true
+		}
+		r.ahead = b
+		return true
+	case <-r.timer.C:
+		return false
+	}
 }
 
 // Run is one attempt at inserting the data in rt.Tx, through INSERT's
@@ -168,7 +291,6 @@ func (in *CopyIn) start(rt *Runtime) {
 	}
 	in.order = make(chan *copyChunk, 2*workers)
 	in.free = make(chan []byte, 2*workers)
-	in.stop = make(chan struct{})
 	var work chan *copyChunk
 	if parallel {
 		work = make(chan *copyChunk, 2*workers)
@@ -179,7 +301,7 @@ func (in *CopyIn) start(rt *Runtime) {
 	} else {
 		in.conv = newCopyConverter(rt, in.c)
 	}
-	in.wg.Add(1)
+	go in.data.fetch()
 	go in.readChunks(work)
 }
 
@@ -187,7 +309,6 @@ func (in *CopyIn) start(rt *Runtime) {
 // in.order and (when there are workers) on work; it closes both at the
 // end of the data, after an error or when stopped.
 func (in *CopyIn) readChunks(work chan<- *copyChunk) {
-	defer in.wg.Done()
 	defer close(in.order)
 	if work != nil {
 		defer close(work)
@@ -202,6 +323,9 @@ func (in *CopyIn) readChunks(work chan<- *copyChunk) {
 		}
 		err := CatchPanic(func() error {
 			for len(c.ends) < copyChunkRows && len(p.raw) < copyChunkBytes {
+				if len(c.ends) > 0 && p.r.Buffered() == 0 && !in.data.ready(copyFlushWait) {
+					break // hand over the rows read so far
+				}
 				ok, err := p.readRow()
 				if err != nil {
 					return withWhere(err, p.where(rel))
@@ -260,7 +384,16 @@ func (in *CopyIn) send(c *copyChunk, work chan<- *copyChunk) bool {
 func (in *CopyIn) work(rt *Runtime, work <-chan *copyChunk) {
 	defer in.wg.Done()
 	conv := newCopyConverter(rt, in.c)
-	for c := range work {
+	for {
+		var c *copyChunk
+		select {
+		case c = <-work:
+		case <-in.stop:
+			return
+		}
+		if c == nil {
+			return
+		}
 		c.perr = CatchPanic(func() error {
 			var err error
 			c.rec, err = conv.chunk(c)
@@ -281,18 +414,25 @@ func withWhere(err error, where string) error {
 	return err
 }
 
-// Release stops the pipeline, waiting for its goroutines (so the data
-// is not read once it returns), and frees the batches.
+// Release stops the pipeline, waiting for its workers but not for its
+// reader, which may wait for the client (see NewCopyIn), and frees the
+// batches and the records parsed ahead.
 func (in *CopyIn) Release() {
+	close(in.stop)
 	if in.order != nil {
-		close(in.stop)
 		in.wg.Wait()
 		if in.cur != nil && in.cur.rec != nil {
 			in.cur.rec.Release()
 		}
-		for c := range in.order {
-			if c.rec != nil {
-				c.rec.Release()
+		for drained := false; !drained; {
+			select {
+			case c, ok := <-in.order:
+				if ok && c.rec != nil {
+					c.rec.Release()
+				}
+				drained = !ok
+			default:
+				drained = true
 			}
 		}
 	}
