@@ -31,6 +31,8 @@ type copyConverter struct {
 	// conv converts a non-NULL field of each column into its builder.
 	conv   []func(b array.Builder, f []byte) error
 	floats []float32
+	// left is the number of rows of the chunk from the current one on.
+	left int
 }
 
 func newCopyConverter(rt *Runtime, c *sql.Copy) *copyConverter {
@@ -71,7 +73,7 @@ func (v *copyConverter) chunk(c *copyChunk) (arrow.Record, error) {
 	start := 0
 	for i, end := range c.ends {
 		raw := c.data[start:end]
-		start = end
+		start, v.left = end, len(c.ends)-i
 		fields, err := v.split.row(raw)
 		if err != nil {
 			return nil, withWhere(err, rowWhere(rel, opts, c.lines[i], raw))
@@ -175,7 +177,13 @@ func (v *copyConverter) converter(t types.T) func(b array.Builder, f []byte) err
 			}
 			lb := b.(*array.ListBuilder)
 			lb.Append(true)
-			lb.ValueBuilder().(*array.Float32Builder).AppendValues(v.floats, nil)
+			vb := lb.ValueBuilder().(*array.Float32Builder)
+			if vb.Cap()-vb.Len() < len(v.floats) {
+				// Room for the rest of the chunk's rows at this length, so
+				// that the values are not copied as the builder grows.
+				vb.Reserve(len(v.floats) * v.left)
+			}
+			vb.AppendValues(v.floats, nil)
 			return nil
 		}
 	}
