@@ -6,9 +6,11 @@ import (
 	"errors"
 	"io"
 	"math"
+	"runtime"
+	"sync"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -23,27 +25,186 @@ func columnNames(cols []sql.Col) []string {
 	return names
 }
 
-// CopyIn is the state of one COPY FROM: the parser over the data and the
-// batches read so far. A statement that meets a concurrent update runs
+// CopyIn is the state of one COPY FROM: the pipeline parsing the data and
+// the batches read so far. A statement that meets a concurrent update runs
 // again; the data cannot be read twice, so a new attempt (another Run)
-// replays the batches before reading on. Release frees the batches.
+// replays the batches before reading on. Release stops the pipeline and
+// frees the batches.
+//
+// The data is parsed in parallel: one goroutine reads it and cuts it into
+// chunks of whole rows (a line, or a tuple in binary format), which
+// workers split into fields and convert into Arrow records, column by
+// column, while the statement's goroutine inserts the records of earlier
+// chunks. The records come out in the order of the data, so the first
+// bad row is the one reported.
 type CopyIn struct {
 	c       *sql.Copy
 	p       *copyParser
+	data    *blockReader
 	schema  *arrow.Schema
 	batches []arrow.Record
 	eof     bool
+	// The pipeline, started by the first read: chunks in the order of the
+	// data (each parsed once its done is closed), stop to end it, wg for
+	// its workers; conv converts chunks on the statement's goroutine when
+	// the columns' input functions may not run on others.
+	order chan *copyChunk
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	conv  *copyConverter
+	// cur is the chunk read waits for; free holds the buffers of chunks
+	// converted, for new ones.
+	cur  *copyChunk
+	free chan []byte
 }
 
-// copyBatchBytes bounds the field bytes of one batch of COPY FROM rows
-// (besides batchSize rows), so wide rows make smaller batches.
-const copyBatchBytes = 16 << 20
+// copyChunk is a run of rows of COPY FROM data: the rows' bytes (see
+// copyParser.raw) end to end, where each ends and the line it starts at,
+// and once done is closed their record or the error that parsing them
+// met; or, alone, the error the reader met after the rows before.
+type copyChunk struct {
+	data  []byte
+	ends  []int
+	lines []int64
+	err   error
+	rec   arrow.Record
+	perr  error
+	done  chan struct{}
+}
+
+// copyChunkRows and copyChunkBytes bound a chunk: the rows of one record.
+const (
+	copyChunkRows  = 2048
+	copyChunkBytes = 8 << 20
+)
 
 // NewCopyIn prepares COPY c FROM STDIN over src: the payloads of the
 // client's CopyData messages, io.EOF at CopyDone; any other error (the
-// client's CopyFail) aborts the COPY. src is first read by Run.
+// client's CopyFail) aborts the COPY. src is first read by Run, on a
+// goroutine of the COPY's; no Read starts once Release returned, but one
+// already waiting for the client may still be under way (its owner waits
+// for it before reading src's source itself).
 func NewCopyIn(c *sql.Copy, src io.Reader) *CopyIn {
-	return &CopyIn{c: c, p: newCopyParser(src, &c.Options, columnNames(c.Columns)), schema: schemaOf(c.Columns)}
+	in := &CopyIn{c: c, schema: schemaOf(c.Columns), stop: make(chan struct{})}
+	in.data = &blockReader{src: src, stop: in.stop, blocks: make(chan []byte, copyBlocks), free: make(chan []byte, copyBlocks+2)}
+	in.p = newCopyParser(in.data, &c.Options, columnNames(c.Columns))
+	return in
+}
+
+// copyBlocks and copyBlockSize bound the data read ahead of the parser.
+const (
+	copyBlocks    = 16
+	copyBlockSize = 64 << 10
+)
+
+// copyFlushWait is how long the reader waits for more data before it
+// hands over the rows it has: a client may wait for the answer to what
+// it sent (the error of a bad row) before it sends more.
+const copyFlushWait = 2 * time.Millisecond
+
+// blockReader is the data as the parser reads it: blocks that a goroutine
+// of its own reads from src (fetch), so that the parser can tell data
+// that is there from data still to come (ready), and so that a read
+// waiting for the client does not hold up the end of the COPY.
+type blockReader struct {
+	src    io.Reader
+	stop   <-chan struct{}
+	blocks chan []byte // closed after the last, err then set
+	free   chan []byte
+	err    error
+	cur    []byte
+	buf    []byte // cur's whole block, to recycle
+	ahead  []byte // a block received by ready
+	closed bool
+	timer  *time.Timer
+}
+
+// errCopyStopped is what the data reads as once the COPY ended.
+var errCopyStopped = errors.New("COPY FROM ended")
+
+// fetch reads src into blocks until its end, an error or stop.
+func (r *blockReader) fetch() {
+	defer close(r.blocks)
+	for {
+		var b []byte
+		select {
+		case b = <-r.free:
+		default:
+			b = make([]byte, copyBlockSize)
+		}
+		select {
+		case <-r.stop:
+			r.err = errCopyStopped
+			return
+		default:
+		}
+		n, err := r.src.Read(b[:cap(b)])
+		if n > 0 {
+			select {
+			case r.blocks <- b[:n]:
+			case <-r.stop:
+				r.err = errCopyStopped
+				return
+			}
+		}
+		if err != nil {
+			r.err = err
+			return
+		}
+	}
+}
+
+// Read implements io.Reader.
+func (r *blockReader) Read(p []byte) (int, error) {
+	for len(r.cur) == 0 {
+		if r.buf != nil {
+			select {
+			case r.free <- r.buf:
+			default:
+			}
+			r.buf = nil
+		}
+		switch {
+		case r.ahead != nil:
+			r.cur, r.buf, r.ahead = r.ahead, r.ahead, nil
+		case r.closed:
+			return 0, r.err
+		default:
+			b, ok := <-r.blocks
+			if !ok {
+				r.closed = true
+				continue
+			}
+			r.cur, r.buf = b, b
+		}
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
+}
+
+// ready reports whether a Read would return at once, waiting up to wait
+// for data to come.
+func (r *blockReader) ready(wait time.Duration) bool {
+	if len(r.cur) > 0 || r.ahead != nil || r.closed {
+		return true
+	}
+	if r.timer == nil {
+		r.timer = time.NewTimer(wait)
+	} else {
+		r.timer.Reset(wait)
+	}
+	defer r.timer.Stop()
+	select {
+	case b, ok := <-r.blocks:
+		if !ok {
+			r.closed = true
+		}
+		r.ahead = b
+		return true
+	case <-r.timer.C:
+		return false
+	}
 }
 
 // Run is one attempt at inserting the data in rt.Tx, through INSERT's
@@ -55,14 +216,7 @@ func (in *CopyIn) Run(ctx context.Context, rt *Runtime) (int64, error) {
 	}
 	out := newMaterialized(nil)
 	defer out.Close()
-	n, err := insertRows(ctx, rt, in.c.Insert, op, out)
-	if err != nil {
-		return 0, err
-	}
-	if err := in.p.drain(); err != nil {
-		return 0, in.withContext(err)
-	}
-	return n, nil
+	return insertRows(ctx, rt, in.c.Insert, op, out)
 }
 
 // input builds the operators of the insert's input plan n (a Project,
@@ -88,80 +242,166 @@ func (in *CopyIn) input(rt *Runtime, n sql.Node) (Operator, error) {
 	return nil, internalErr("COPY FROM input %s", n.String())
 }
 
-// read parses the next batch of rows, each field converted by its column
-// type's input function as a string literal in INSERT is, or in binary
-// format by its receive function (type modifiers applied, so an over-long
-// varchar(n) value is an error).
+// read returns the record of the next chunk of rows, each field converted
+// by its column type's input function as a string literal in INSERT is,
+// or in binary format by its receive function (type modifiers applied, so
+// an over-long varchar(n) value is an error).
 func (in *CopyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
 	if in.eof {
 		return nil, io.EOF
 	}
-	cols := in.c.Columns
-	builders := make([]array.Builder, len(cols))
-	for j, c := range cols {
-		builders[j] = newBuilder(rt.mem(), c.T)
+	if in.order == nil {
+		in.start(rt)
 	}
-	defer func() {
-		for _, b := range builders {
-			b.Release()
-		}
-	}()
-	isBinary := in.c.Options.Format == sql.CopyBinary
-	rows, size := 0, 0
-	for rows < batchSize && size < copyBatchBytes {
-		if rows%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		fields, err := in.p.next()
-		if err == io.EOF {
-			in.eof = true
-			break
-		}
-		if err != nil {
-			return nil, in.withContext(err)
-		}
-		for j := range cols {
-			if j == len(fields) {
-				return nil, in.withContext(in.p.missing(j))
-			}
-			f := fields[j]
-			var v any
-			switch {
-			case f.null:
-			case isBinary:
-				v, err = receiveBinary(f.raw, cols[j].T)
-				size += len(f.raw)
-			default:
-				v, err = castValue(rt.Fn, f.val, types.UnknownT, cols[j].T, false)
-				size += len(f.val)
-			}
-			if err != nil {
-				return nil, withWhere(err, in.p.fieldWhere(in.c.Table.Name, cols[j].Name, f))
-			}
-			if err := appendValue(builders[j], v, cols[j].T); err != nil {
-				return nil, err
-			}
-		}
-		rows++
+	var c *copyChunk
+	select {
+	case c = <-in.order:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	if rows == 0 {
+	if c == nil {
+		in.eof = true
 		return nil, io.EOF
 	}
-	arrs := make([]arrow.Array, len(cols))
-	for j, b := range builders {
-		arrs[j] = b.NewArray()
+	if c.err != nil {
+		return nil, c.err
 	}
-	rec := array.NewRecord(in.schema, arrs, int64(rows))
-	releaseAll(arrs)
-	return rec, nil
+	if in.conv != nil {
+		c.rec, c.perr = in.conv.chunk(c)
+		in.recycle(c)
+	} else {
+		in.cur = c // Release frees its record
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		in.cur = nil
+	}
+	return c.rec, c.perr
 }
 
-// withContext gives an error met reading the data the CONTEXT of the
-// current line.
-func (in *CopyIn) withContext(err error) error {
-	return withWhere(err, in.p.where(in.c.Table.Name))
+// start starts the pipeline: the reader and, when every column's input
+// function may run on any goroutine, a worker per processor.
+func (in *CopyIn) start(rt *Runtime) {
+	workers := runtime.GOMAXPROCS(0)
+	parallel := true
+	for _, c := range in.c.Columns {
+		parallel = parallel && parallelInput(c.T)
+	}
+	in.order = make(chan *copyChunk, 2*workers)
+	in.free = make(chan []byte, 2*workers)
+	var work chan *copyChunk
+	if parallel {
+		work = make(chan *copyChunk, 2*workers)
+		for range workers {
+			in.wg.Add(1)
+			go in.work(rt, work)
+		}
+	} else {
+		in.conv = newCopyConverter(rt, in.c)
+	}
+	go in.data.fetch()
+	go in.readChunks(work)
+}
+
+// readChunks reads the data into chunks and queues them, in order, on
+// in.order and (when there are workers) on work; it closes both at the
+// end of the data, after an error or when stopped.
+func (in *CopyIn) readChunks(work chan<- *copyChunk) {
+	defer close(in.order)
+	if work != nil {
+		defer close(work)
+	}
+	p, rel := in.p, in.c.Table.Name
+	for more := true; more; {
+		c := &copyChunk{done: make(chan struct{})}
+		select {
+		case p.raw = <-in.free:
+		default:
+			p.raw = make([]byte, 0, copyChunkBytes+copyChunkBytes/4)
+		}
+		err := CatchPanic(func() error {
+			for len(c.ends) < copyChunkRows && len(p.raw) < copyChunkBytes {
+				if len(c.ends) > 0 && p.r.Buffered() == 0 && !in.data.ready(copyFlushWait) {
+					break // hand over the rows read so far
+				}
+				ok, err := p.readRow()
+				if err != nil {
+					return withWhere(err, p.where(rel))
+				}
+				if !ok {
+					// PostgreSQL ignores what follows the end-of-data
+					// marker.
+					more = false
+					return p.drain()
+				}
+				c.ends = append(c.ends, len(p.raw))
+				c.lines = append(c.lines, p.line)
+			}
+			return nil
+		})
+		c.data = p.raw
+		if len(c.ends) > 0 && !in.send(c, work) {
+			return
+		}
+		if err != nil {
+			in.send(&copyChunk{err: err}, nil)
+			return
+		}
+	}
+}
+
+// recycle keeps the buffer of chunk c, converted, for a later chunk.
+func (in *CopyIn) recycle(c *copyChunk) {
+	select {
+	case in.free <- c.data[:0]:
+	default:
+	}
+	c.data = nil
+}
+
+// send queues chunk c on in.order and, when it is not nil, work; it
+// reports false when the pipeline was stopped.
+func (in *CopyIn) send(c *copyChunk, work chan<- *copyChunk) bool {
+	select {
+	case in.order <- c:
+	case <-in.stop:
+		return false
+	}
+	if work == nil {
+		return true
+	}
+	select {
+	case work <- c:
+		return true
+	case <-in.stop:
+		return false
+	}
+}
+
+// work parses the chunks of work until it is closed.
+func (in *CopyIn) work(rt *Runtime, work <-chan *copyChunk) {
+	defer in.wg.Done()
+	conv := newCopyConverter(rt, in.c)
+	for {
+		var c *copyChunk
+		select {
+		case c = <-work:
+		case <-in.stop:
+			return
+		}
+		if c == nil {
+			return
+		}
+		c.perr = CatchPanic(func() error {
+			var err error
+			c.rec, err = conv.chunk(c)
+			return err
+		})
+		in.recycle(c)
+		close(c.done)
+	}
 }
 
 // withWhere sets the CONTEXT of a PostgreSQL error that has none; other
@@ -174,7 +414,28 @@ func withWhere(err error, where string) error {
 	return err
 }
 
+// Release stops the pipeline, waiting for its workers but not for its
+// reader, which may wait for the client (see NewCopyIn), and frees the
+// batches and the records parsed ahead.
 func (in *CopyIn) Release() {
+	close(in.stop)
+	if in.order != nil {
+		in.wg.Wait()
+		if in.cur != nil && in.cur.rec != nil {
+			in.cur.rec.Release()
+		}
+		for drained := false; !drained; {
+			select {
+			case c, ok := <-in.order:
+				if ok && c.rec != nil {
+					c.rec.Release()
+				}
+				drained = !ok
+			default:
+				drained = true
+			}
+		}
+	}
 	for _, r := range in.batches {
 		r.Release()
 	}

@@ -6,6 +6,7 @@ package exec
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -31,11 +32,11 @@ const (
 	eolCRNL
 )
 
-// copyField is one field of a row read by COPY FROM: its text, or in
-// binary format its bytes.
+// copyField is one field of a row read by COPY FROM: its text (valid
+// UTF-8, de-escaped), or in binary format its bytes. b points into the
+// row's data or the splitter's buffer: valid until the next row is split.
 type copyField struct {
-	val  string
-	raw  []byte
+	b    []byte
 	null bool
 }
 
@@ -43,11 +44,11 @@ type copyField struct {
 // length of a header extension (both 0 when written) follow it.
 const binarySignature = "PGCOPY\n\377\r\n\x00"
 
-// copyParser reads the rows of COPY FROM data: it splits the input into
-// lines and the lines into fields, undoing the format's quoting and
-// escaping. The data ends at EOF or at the end-of-data marker \. on a line
-// of its own. In binary format rows are tuples of length-prefixed fields
-// after a header, up to a trailer.
+// copyParser reads the rows of COPY FROM data, one after the other: it
+// splits the input into lines, or in binary format into tuples; a
+// copySplitter splits the rows into fields. The data ends at EOF or at the
+// end-of-data marker \. on a line of its own. In binary format rows are
+// tuples of length-prefixed fields after a header, up to a trailer.
 type copyParser struct {
 	opts *sql.CopyOptions
 	// names are the copied columns, in data order.
@@ -55,96 +56,119 @@ type copyParser struct {
 	r     *bufio.Reader
 	eol   eolType
 	// line is the number of the line being read (1-based; lines quoted
-	// inside a CSV field count; tuples in binary format), raw its text
-	// without the end of line and lineOK whether raw holds the whole line:
-	// the CONTEXT of an error.
+	// inside a CSV field count; tuples in binary format). The row read
+	// is raw[start:]: a line without its end of line, or a tuple's fields
+	// with their sizes (less the field count); rows are appended to raw,
+	// which the caller empties. lineOK is whether the row was read whole:
+	// with the line, the CONTEXT of an error.
 	line   int64
 	raw    []byte
+	start  int
 	lineOK bool
 	// done is set at the end of the data; header once the header line (or
 	// the binary header) is consumed.
 	done   bool
 	header bool
-	fields []copyField
-	buf    []byte
+	plain  *[2][256]bool // see plainBytes
 }
 
 func newCopyParser(r io.Reader, opts *sql.CopyOptions, names []string) *copyParser {
-	return &copyParser{opts: opts, names: names, r: bufio.NewReaderSize(r, 64<<10),
+	return &copyParser{opts: opts, names: names, r: bufio.NewReaderSize(r, 256<<10),
 		header: !opts.Header && opts.Format != sql.CopyBinary}
 }
 
 func (p *copyParser) csv() bool { return p.opts.Format == sql.CopyCSV }
 
-// next returns the fields of the next row, or io.EOF after the last. A row
-// may have fewer fields than there are columns: as PostgreSQL, the caller
-// converts the fields it has before it reports the first missing one
-// (missing). The fields are valid until the next call.
-func (p *copyParser) next() ([]copyField, error) {
+// readRow appends the next row to raw (see copyParser.raw); it reports
+// false at the end of the data. It skips (or with HEADER MATCH checks) the
+// header line first.
+func (p *copyParser) readRow() (bool, error) {
 	if p.opts.Format == sql.CopyBinary {
-		return p.nextBinary()
+		return p.readTuple()
 	}
 	if !p.header {
 		p.header = true
 		ok, err := p.readLine()
 		if err != nil || !ok {
-			return nil, orEOF(err)
+			return false, err
 		}
 		if p.opts.HeaderMatch {
 			if err := p.matchHeader(); err != nil {
-				return nil, err
+				return false, err
 			}
 		}
+		p.raw = p.raw[:p.start]
 	}
-	ok, err := p.readLine()
-	if err != nil || !ok {
-		return nil, orEOF(err)
+	return p.readLine()
+}
+
+// copySplitter splits rows read by a copyParser into fields, undoing the
+// format's quoting and escaping. Each goroutine parsing rows has its own.
+type copySplitter struct {
+	opts  *sql.CopyOptions
+	names []string
+	// fields are the fields of the last row split, buf the de-escaped
+	// text of those that needed it.
+	fields []copyField
+	buf    []byte
+	null   []byte
+}
+
+func newCopySplitter(opts *sql.CopyOptions, names []string) *copySplitter {
+	return &copySplitter{opts: opts, names: names, null: []byte(opts.Null)}
+}
+
+// row returns the fields of row raw (see copyParser.raw). A row may have
+// fewer fields than there are columns: as PostgreSQL, the caller converts
+// the fields it has before it reports the first missing one (missing).
+// The fields are valid until the next call.
+func (s *copySplitter) row(raw []byte) ([]copyField, error) {
+	if s.opts.Format == sql.CopyBinary {
+		return s.splitBinary(raw), nil
 	}
-	if err := p.split(); err != nil {
+	if err := s.split(raw); err != nil {
 		return nil, err
 	}
-	if len(p.fields) > len(p.names) {
+	if len(s.fields) > len(s.names) {
 		return nil, pgerr.New(pgerrcode.BadCopyFileFormat, "extra data after last expected column")
 	}
-	for i := range p.fields {
-		f := &p.fields[i]
+	o := s.opts
+	if o.ForceNotNull == nil && o.ForceNull == nil {
+		return s.fields, nil
+	}
+	for i := range s.fields {
+		f := &s.fields[i]
 		switch {
-		case f.null && p.opts.ForceNotNull != nil && p.opts.ForceNotNull[i]:
-			f.val, f.null = p.opts.Null, false
-		case !f.null && p.opts.ForceNull != nil && p.opts.ForceNull[i] && f.val == p.opts.Null:
+		case f.null && o.ForceNotNull != nil && o.ForceNotNull[i]:
+			f.b, f.null = s.null, false
+		case !f.null && o.ForceNull != nil && o.ForceNull[i] && string(f.b) == o.Null:
 			f.null = true
 		}
 	}
-	return p.fields, nil
+	return s.fields, nil
 }
 
 // missing is the error for a row whose field for column i is missing.
-func (p *copyParser) missing(i int) error {
-	return pgerr.New(pgerrcode.BadCopyFileFormat, "missing data for column \"%s\"", p.names[i])
-}
-
-func orEOF(err error) error {
-	if err == nil {
-		return io.EOF
-	}
-	return err
+func (s *copySplitter) missing(i int) error {
+	return pgerr.New(pgerrcode.BadCopyFileFormat, "missing data for column \"%s\"", s.names[i])
 }
 
 // matchHeader checks the header line against the column names (HEADER
 // MATCH).
 func (p *copyParser) matchHeader() error {
-	if err := p.split(); err != nil {
+	s := newCopySplitter(p.opts, p.names)
+	if err := s.split(p.raw[p.start:]); err != nil {
 		return err
 	}
-	if len(p.fields) != len(p.names) {
-		return pgerr.New(pgerrcode.BadCopyFileFormat, "wrong number of fields in header line: got %d, expected %d", len(p.fields), len(p.names))
+	if len(s.fields) != len(p.names) {
+		return pgerr.New(pgerrcode.BadCopyFileFormat, "wrong number of fields in header line: got %d, expected %d", len(s.fields), len(p.names))
 	}
-	for i, f := range p.fields {
+	for i, f := range s.fields {
 		if f.null {
 			return pgerr.New(pgerrcode.BadCopyFileFormat, "column name mismatch in header line field %d: got null value (\"%s\"), expected \"%s\"", i+1, p.opts.Null, p.names[i])
 		}
-		if f.val != p.names[i] {
-			return pgerr.New(pgerrcode.BadCopyFileFormat, "column name mismatch in header line field %d: got \"%s\", expected \"%s\"", i+1, f.val, p.names[i])
+		if string(f.b) != p.names[i] {
+			return pgerr.New(pgerrcode.BadCopyFileFormat, "column name mismatch in header line field %d: got \"%s\", expected \"%s\"", i+1, f.b, p.names[i])
 		}
 	}
 	return nil
@@ -162,18 +186,29 @@ func (p *copyParser) drain() error {
 // and is valid text (as PostgreSQL, which leaves out a line it could not
 // convert: the error goes to the client, and must be UTF-8 itself).
 func (p *copyParser) where(rel string) string {
-	if p.lineOK && checkText(p.raw) == nil {
-		return fmt.Sprintf("COPY %s, line %d: \"%s\"", rel, p.line, clipText(string(p.raw)))
+	if !p.lineOK {
+		return fmt.Sprintf("COPY %s, line %d", rel, p.line)
 	}
-	return fmt.Sprintf("COPY %s, line %d", rel, p.line)
+	return rowWhere(rel, p.opts, p.line, p.raw[p.start:])
 }
 
-// fieldWhere is the CONTEXT of an error converting field f of column col.
-func (p *copyParser) fieldWhere(rel, col string, f copyField) string {
-	if p.opts.Format == sql.CopyBinary {
-		return fmt.Sprintf("COPY %s, line %d, column %s", rel, p.line, col)
+// rowWhere is the CONTEXT of an error met in row raw, read whole at line
+// line: the line number, and the line when it is valid text (not in
+// binary format).
+func rowWhere(rel string, opts *sql.CopyOptions, line int64, raw []byte) string {
+	if opts.Format != sql.CopyBinary && checkText(raw) == nil {
+		return fmt.Sprintf("COPY %s, line %d: \"%s\"", rel, line, clipText(string(raw)))
 	}
-	return fmt.Sprintf("COPY %s, line %d, column %s: \"%s\"", rel, p.line, col, clipText(f.val))
+	return fmt.Sprintf("COPY %s, line %d", rel, line)
+}
+
+// fieldWhere is the CONTEXT of an error converting field f of column col
+// in the row at line line.
+func fieldWhere(rel string, opts *sql.CopyOptions, line int64, col string, f copyField) string {
+	if opts.Format == sql.CopyBinary {
+		return fmt.Sprintf("COPY %s, line %d, column %s", rel, line, col)
+	}
+	return fmt.Sprintf("COPY %s, line %d, column %s: \"%s\"", rel, line, col, clipText(string(f.b)))
 }
 
 // maxCopyDataDisplay bounds the data an error context shows, as
@@ -197,7 +232,7 @@ func clipText(s string) string {
 // escaped in text format or quoted in CSV is data), at EOF, or at the
 // end-of-data marker.
 func (p *copyParser) readLine() (bool, error) {
-	p.raw, p.lineOK = p.raw[:0], false
+	p.start, p.lineOK = len(p.raw), false
 	if p.done {
 		return false, nil
 	}
@@ -205,11 +240,23 @@ func (p *copyParser) readLine() (bool, error) {
 	csv := p.csv()
 	quote, esc := p.opts.Quote, p.opts.Escape
 	inQuote := false
+	var plain [2]*[256]bool // the bytes that need no look outside and inside quotes
+	plain[0], plain[1] = p.plainBytes()
 	for {
+		// Copy the run of bytes that need no look at once.
+		if n := p.r.Buffered(); n > 0 {
+			win, _ := p.r.Peek(n)
+			t, i := plain[b2i(inQuote)], 0
+			for i < len(win) && t[win[i]] {
+				i++
+			}
+			p.raw = append(p.raw, win[:i]...)
+			p.r.Discard(i)
+		}
 		c, err := p.r.ReadByte()
 		if err == io.EOF {
 			p.done, p.lineOK = true, true
-			return len(p.raw) > 0, nil
+			return len(p.raw) > p.start, nil
 		}
 		if err != nil {
 			return false, err
@@ -258,14 +305,14 @@ func (p *copyParser) readLine() (bool, error) {
 			p.eol = eolNL
 			p.lineOK = true
 			return true, nil
-		case c == '\\' && (!csv || len(p.raw) == 0):
+		case c == '\\' && (!csv || len(p.raw) == p.start):
 			end, err := p.endMarker()
 			if err != nil {
 				return false, err
 			}
 			if end {
 				p.done, p.lineOK = true, true
-				return len(p.raw) > 0, nil
+				return len(p.raw) > p.start, nil
 			}
 			if !csv {
 				// Whatever follows a backslash is data, even an end of
@@ -284,6 +331,35 @@ func (p *copyParser) readLine() (bool, error) {
 		}
 		p.raw = append(p.raw, c)
 	}
+}
+
+// plainBytes returns the tables of the bytes readLine copies without a
+// look: outside quotes and inside (in CSV) quotes.
+func (p *copyParser) plainBytes() (out, in *[256]bool) {
+	if p.plain == nil {
+		p.plain = new([2][256]bool)
+		for i := range p.plain {
+			for c := range p.plain[i] {
+				p.plain[i][c] = c != '\n' && c != '\r'
+			}
+		}
+		o := p.opts
+		if p.csv() {
+			p.plain[0][o.Quote] = false
+			p.plain[0]['\\'] = false // the end-of-data marker at the start of a line
+			p.plain[1][o.Quote], p.plain[1][o.Escape] = false, false
+		} else {
+			p.plain[0]['\\'] = false
+		}
+	}
+	return &p.plain[0], &p.plain[1]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // endMarker reports whether the backslash just read starts the end-of-data
@@ -350,42 +426,91 @@ func (p *copyParser) eolError(c byte) error {
 		WithHint("Use \"%s\" to represent %s.", esc, what)
 }
 
-// split splits raw into fields.
-func (p *copyParser) split() error {
-	p.fields = p.fields[:0]
-	raw := p.raw
+// split splits raw, a line of text or CSV data, into fields. A field
+// without escapes (or quotes in CSV) points into raw; the others are
+// de-escaped into buf.
+func (s *copySplitter) split(raw []byte) error {
+	s.fields, s.buf = s.fields[:0], s.buf[:0]
+	var spans []int // the fields de-escaped into buf: their index, start and end in buf
+	csv := s.opts.Format == sql.CopyCSV
 	for i := 0; i <= len(raw); {
 		start := i
 		var end int
 		quoted := false
-		if p.csv() {
-			var err error
-			if i, end, quoted, err = p.csvField(raw, i); err != nil {
-				return err
-			}
+		var f copyField
+		// A field without anything to undo is the raw text itself.
+		next := len(raw) + 1
+		seg := raw[i:]
+		if k := bytes.IndexByte(seg, s.opts.Delimiter); k >= 0 {
+			seg, next = seg[:k], i+k+1
+		}
+		special := byte('\\')
+		if csv {
+			special = s.opts.Quote
+		}
+		if bytes.IndexByte(seg, special) < 0 {
+			i, end, f.b = next, next-1, seg
+		} else if j, ok := s.quotedField(raw, i); ok {
+			// A CSV field that is all one quoted part, without escapes.
+			f.b, quoted = raw[i+1:j], true
+			i, end = j+2, j+1
 		} else {
-			i, end = p.textField(raw, i)
-		}
-		f := copyField{null: !quoted && string(raw[start:end]) == p.opts.Null}
-		if !f.null {
-			if err := checkText(p.buf); err != nil {
-				return err
+			at := len(s.buf)
+			if csv {
+				var err error
+				if i, end, quoted, err = s.csvField(raw, i); err != nil {
+					return err
+				}
+			} else {
+				i, end = s.textField(raw, i)
 			}
-			f.val = string(p.buf)
+			spans = append(spans, len(s.fields), at, len(s.buf))
+			f.b = s.buf[at:]
 		}
-		p.fields = append(p.fields, f)
+		f.null = !quoted && string(raw[start:end]) == s.opts.Null
+		if !f.null && !validText(f.b) {
+			return checkText(f.b)
+		}
+		s.fields = append(s.fields, f)
+	}
+	for k := 0; k < len(spans); k += 3 {
+		s.fields[spans[k]].b = s.buf[spans[k+1]:spans[k+2]:spans[k+2]]
 	}
 	return nil
 }
 
-// textField de-escapes the text-format field of raw starting at i into
+// quotedField reports whether the CSV field of raw starting at i is one
+// quoted part without escapes (of the quote or the escape) and returns
+// where its closing quote is.
+func (s *copySplitter) quotedField(raw []byte, i int) (int, bool) {
+	o := s.opts
+	if s.opts.Format != sql.CopyCSV || raw[i] != o.Quote {
+		return 0, false
+	}
+	k := bytes.IndexByte(raw[i+1:], o.Quote)
+	if k < 0 {
+		return 0, false
+	}
+	j := i + 1 + k
+	if j+1 < len(raw) && raw[j+1] != o.Delimiter || o.Escape != o.Quote && bytes.IndexByte(raw[i+1:j], o.Escape) >= 0 {
+		return 0, false
+	}
+	return j, true
+}
+
+// validText is a fast check that b is valid UTF-8 without NUL bytes
+// (checkText says what is wrong).
+func validText(b []byte) bool {
+	return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0
+}
+
+// textField de-escapes the text-format field of raw starting at i onto
 // buf, as CopyReadAttributesText does. It returns where the next field
 // starts (past len(raw) after the last field) and where this one's raw
 // text ends; that raw text, not the de-escaped value, is compared with the
 // NULL string.
-func (p *copyParser) textField(raw []byte, i int) (next, end int) {
-	p.buf = p.buf[:0]
-	delim := p.opts.Delimiter
+func (s *copySplitter) textField(raw []byte, i int) (next, end int) {
+	delim := s.opts.Delimiter
 	for i < len(raw) {
 		c := raw[i]
 		i++
@@ -420,7 +545,7 @@ func (p *copyParser) textField(raw []byte, i int) (next, end int) {
 				}
 			}
 		}
-		p.buf = append(p.buf, c)
+		s.buf = append(s.buf, c)
 	}
 	return len(raw) + 1, len(raw)
 }
@@ -439,14 +564,13 @@ func hexValue(c byte) byte {
 	return c - '0'
 }
 
-// csvField reads the CSV field of raw starting at i into buf, as
+// csvField reads the CSV field of raw starting at i onto buf, as
 // CopyReadAttributesCSV does: quoted parts lose their quotes and escapes.
 // It returns where the next field starts and where this one's raw text
 // ends (see textField), and whether it had quotes: only an unquoted field
 // matching the NULL string is NULL.
-func (p *copyParser) csvField(raw []byte, i int) (next, end int, quoted bool, err error) {
-	p.buf = p.buf[:0]
-	delim, quote, esc := p.opts.Delimiter, p.opts.Quote, p.opts.Escape
+func (s *copySplitter) csvField(raw []byte, i int) (next, end int, quoted bool, err error) {
+	delim, quote, esc := s.opts.Delimiter, s.opts.Quote, s.opts.Escape
 	inQuote := false
 	for i < len(raw) {
 		c := raw[i]
@@ -458,18 +582,18 @@ func (p *copyParser) csvField(raw []byte, i int) (next, end int, quoted bool, er
 			case quote:
 				inQuote, quoted = true, true
 			default:
-				p.buf = append(p.buf, c)
+				s.buf = append(s.buf, c)
 			}
 			continue
 		}
 		switch {
 		case c == esc && i < len(raw) && (raw[i] == esc || raw[i] == quote):
-			p.buf = append(p.buf, raw[i])
+			s.buf = append(s.buf, raw[i])
 			i++
 		case c == quote:
 			inQuote = false
 		default:
-			p.buf = append(p.buf, c)
+			s.buf = append(s.buf, c)
 		}
 	}
 	if inQuote {
@@ -478,17 +602,19 @@ func (p *copyParser) csvField(raw []byte, i int) (next, end int, quoted bool, er
 	return len(raw) + 1, len(raw), quoted, nil
 }
 
-// nextBinary reads the next tuple of binary data (the header first), as
-// CopyReadBinaryTupleHeader and CopyReadBinaryAttribute do. The field
-// bytes are valid until the next call.
-func (p *copyParser) nextBinary() ([]copyField, error) {
+// readTuple appends the next tuple of binary data to raw, the header
+// first, as CopyReadBinaryTupleHeader and CopyReadBinaryAttribute read
+// them: its fields with their sizes, less the field count (the number of
+// columns). It reports false at the end of the data.
+func (p *copyParser) readTuple() (bool, error) {
+	p.start = len(p.raw)
 	if p.done {
-		return nil, io.EOF
+		return false, nil
 	}
 	if !p.header {
 		p.header = true
 		if err := p.binaryHeader(); err != nil {
-			return nil, err
+			return false, err
 		}
 	}
 	p.line++
@@ -496,9 +622,9 @@ func (p *copyParser) nextBinary() ([]copyField, error) {
 	switch {
 	case len(b) == 0 && err == io.EOF:
 		p.done = true // no trailer: the end all the same
-		return nil, io.EOF
+		return false, nil
 	case len(b) < 2:
-		return nil, binaryEOF(err)
+		return false, binaryEOF(err)
 	}
 	count := int16(binary.BigEndian.Uint16(b))
 	p.r.Discard(2)
@@ -506,44 +632,55 @@ func (p *copyParser) nextBinary() ([]copyField, error) {
 		// The trailer: nothing may follow it.
 		p.done = true
 		if _, err := p.r.ReadByte(); err == nil {
-			return nil, pgerr.New(pgerrcode.BadCopyFileFormat, "received copy data after EOF marker")
+			return false, pgerr.New(pgerrcode.BadCopyFileFormat, "received copy data after EOF marker")
 		} else if err != io.EOF {
-			return nil, err
+			return false, err
 		}
-		return nil, io.EOF
+		return false, nil
 	}
 	if int(count) != len(p.names) {
-		return nil, pgerr.New(pgerrcode.BadCopyFileFormat, "row field count is %d, expected %d", count, len(p.names))
+		return false, pgerr.New(pgerrcode.BadCopyFileFormat, "row field count is %d, expected %d", count, len(p.names))
 	}
-	p.buf, p.fields = p.buf[:0], p.fields[:0]
-	var ends []int
 	for range count {
-		var size [4]byte
-		if _, err := io.ReadFull(p.r, size[:]); err != nil {
-			return nil, binaryEOF(err)
+		at := len(p.raw)
+		p.raw = append(p.raw, 0, 0, 0, 0)
+		if _, err := io.ReadFull(p.r, p.raw[at:]); err != nil {
+			return false, binaryEOF(err)
 		}
-		n := int32(binary.BigEndian.Uint32(size[:]))
+		n := int32(binary.BigEndian.Uint32(p.raw[at:]))
 		if n < -1 {
-			return nil, pgerr.New(pgerrcode.BadCopyFileFormat, "invalid field size")
+			return false, pgerr.New(pgerrcode.BadCopyFileFormat, "invalid field size")
 		}
-		p.fields = append(p.fields, copyField{null: n == -1})
-		if n > 0 {
-			start := len(p.buf)
-			p.buf = append(p.buf, make([]byte, n)...)
-			if _, err := io.ReadFull(p.r, p.buf[start:]); err != nil {
-				return nil, binaryEOF(err)
+		if b, _ := p.r.Peek(int(n)); len(b) == int(n) {
+			// The usual field, smaller than the buffer.
+			p.raw = append(p.raw, b...)
+			p.r.Discard(int(n))
+		} else if n > 0 {
+			at = len(p.raw)
+			p.raw = append(p.raw, make([]byte, n)...)
+			if _, err := io.ReadFull(p.r, p.raw[at:]); err != nil {
+				return false, binaryEOF(err)
 			}
 		}
-		ends = append(ends, len(p.buf))
 	}
-	start := 0
-	for i, end := range ends {
-		if !p.fields[i].null {
-			p.fields[i].raw = p.buf[start:end:end]
+	return true, nil
+}
+
+// splitBinary splits a tuple that readTuple read (so well formed) into
+// its fields.
+func (s *copySplitter) splitBinary(raw []byte) []copyField {
+	s.fields = s.fields[:0]
+	for i := 0; i < len(raw); {
+		n := int32(binary.BigEndian.Uint32(raw[i:]))
+		i += 4
+		if n < 0 {
+			s.fields = append(s.fields, copyField{null: true})
+			continue
 		}
-		start = end
+		s.fields = append(s.fields, copyField{b: raw[i : i+int(n) : i+int(n)]})
+		i += int(n)
 	}
-	return p.fields, nil
+	return s.fields
 }
 
 // binaryHeader reads and checks the binary format's header.

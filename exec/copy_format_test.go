@@ -40,9 +40,10 @@ func parseAll(opts *sql.CopyOptions, ncols int, data string) ([][]string, error)
 	// A reader that returns one byte at a time finds bugs at buffer
 	// boundaries.
 	p := newCopyParser(io.LimitReader(&oneByteReader{s: data}, int64(len(data))), opts, names)
+	s := newCopySplitter(opts, names)
 	var rows [][]string
 	for {
-		fields, err := p.next()
+		fields, err := nextFields(p, s)
 		if err == io.EOF {
 			return rows, p.drain()
 		}
@@ -50,18 +51,32 @@ func parseAll(opts *sql.CopyOptions, ncols int, data string) ([][]string, error)
 			return rows, err
 		}
 		if len(fields) < ncols {
-			return rows, p.missing(len(fields))
+			return rows, s.missing(len(fields))
 		}
 		var row []string
 		for _, f := range fields {
 			if f.null {
 				row = append(row, null)
 			} else {
-				row = append(row, f.val)
+				row = append(row, string(f.b))
 			}
 		}
 		rows = append(rows, row)
 	}
+}
+
+// nextFields reads the next row of p and splits it with s, as COPY FROM's
+// pipeline does; io.EOF after the last.
+func nextFields(p *copyParser, s *copySplitter) ([]copyField, error) {
+	p.raw = p.raw[:0]
+	ok, err := p.readRow()
+	if err == nil && !ok {
+		err = io.EOF
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.row(p.raw[p.start:])
 }
 
 type oneByteReader struct{ s string }
@@ -204,11 +219,12 @@ func TestCopyParseErrors(t *testing.T) {
 			`COPY t, line 1: "` + strings.Repeat("é", 50) + `..."`},
 	} {
 		p := newCopyParser(strings.NewReader(c.data), c.opts, []string{"a", "b"})
+		s := newCopySplitter(c.opts, []string{"a", "b"})
 		var err error
 		for err == nil {
 			var fields []copyField
-			if fields, err = p.next(); err == nil && len(fields) < 2 {
-				err = p.missing(len(fields))
+			if fields, err = nextFields(p, s); err == nil && len(fields) < 2 {
+				err = s.missing(len(fields))
 			}
 		}
 		pe, ok := err.(*pgerr.Error)
@@ -368,13 +384,14 @@ func TestCopyParseBinary(t *testing.T) {
 	opts := &sql.CopyOptions{Format: sql.CopyBinary}
 	data := binaryData([][]byte{[]byte("ab"), nil}, [][]byte{{}, []byte("\x00\x01")})
 	got, err := parseAll(opts, 2, data)
-	if want := [][]string{{"", null}, {"", ""}}; err != nil || !reflect.DeepEqual(got, want) {
+	if want := [][]string{{"ab", null}, {"", "\x00\x01"}}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("binary: got %q, %v", got, err)
 	}
 	p := newCopyParser(strings.NewReader(data), opts, []string{"a", "b"})
+	s := newCopySplitter(opts, []string{"a", "b"})
 	var raws [][]byte
 	for {
-		fields, err := p.next()
+		fields, err := nextFields(p, s)
 		if err != nil {
 			break
 		}
@@ -382,7 +399,7 @@ func TestCopyParseBinary(t *testing.T) {
 			if f.null {
 				raws = append(raws, nil)
 			} else {
-				raws = append(raws, append([]byte{}, f.raw...))
+				raws = append(raws, append([]byte{}, f.b...))
 			}
 		}
 	}
@@ -424,8 +441,9 @@ func BenchmarkCopyParseText(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		p := newCopyParser(strings.NewReader(text), textOptions(), []string{"id", "note", "meta"})
+		s := newCopySplitter(textOptions(), []string{"id", "note", "meta"})
 		for {
-			if _, err := p.next(); err != nil {
+			if _, err := nextFields(p, s); err != nil {
 				if err != io.EOF {
 					b.Fatal(err)
 				}

@@ -31,6 +31,9 @@ type conn struct {
 	log *slog.Logger
 	cr  *frameReader
 	be  *pgproto3.Backend
+	// copyIn is the data of a COPY FROM STDIN that ended while a read of
+	// it waited for the client (see nextMessage).
+	copyIn *copyInReader
 
 	out  []byte // encoded messages not yet written
 	werr error  // the first write error; the connection is dead
@@ -102,7 +105,7 @@ func (c *conn) loop() {
 			c.fatal(adminShutdown())
 			return
 		}
-		msg, err := c.receive()
+		msg, err := c.nextMessage()
 		if err != nil {
 			c.receiveFailed(err)
 			return

@@ -2,7 +2,10 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"io"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgproto3/v2"
@@ -29,7 +32,17 @@ func (c *conn) runCopy(ctx context.Context, p *session.Portal, info session.Copy
 	}
 	if info.Dir == session.CopyIn {
 		src := &copyInReader{c: c, format: format, formats: formats}
+		c.cr.setBorrow(true)
 		tag, err := c.sess.CopyFrom(ctx, p, src)
+		src.abandoned.Store(true)
+		if !src.mu.TryLock() {
+			// A read of the session's still waits for the client's next
+			// message: the main loop takes it over (nextMessage).
+			c.copyIn = src
+			return tag, err
+		}
+		defer src.mu.Unlock()
+		c.cr.setBorrow(false)
 		switch {
 		case src.lost != nil:
 			// The connection failed or ended mid-COPY.
@@ -81,10 +94,50 @@ type copyInReader struct {
 	// connection cannot go on.
 	lost   error
 	desync bool
+	// mu is held while Read runs. After an error the session returns
+	// without waiting for a Read that waits for the client's next message
+	// (the client may wait for the error first, as PostgreSQL sends it at
+	// once); abandoned is then set, and that Read leaves the message in
+	// held for the main loop instead of taking it.
+	mu        sync.Mutex
+	abandoned atomic.Bool
+	held      pgproto3.FrontendMessage
+	heldErr   error
+}
+
+// errCopyAbandoned is what Read returns once the COPY ended.
+var errCopyAbandoned = errors.New("COPY FROM STDIN ended")
+
+// nextMessage is the main loop's next message: after a COPY FROM whose
+// last read was still waiting, the message that read got (or, once the
+// read took it, the one after); otherwise the next one received.
+func (c *conn) nextMessage() (pgproto3.FrontendMessage, error) {
+	r := c.copyIn
+	if r == nil {
+		return c.receive()
+	}
+	c.copyIn = nil
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c.cr.setBorrow(false)
+	switch {
+	case r.held != nil || r.heldErr != nil:
+		return r.held, r.heldErr
+	case r.lost != nil:
+		return nil, r.lost
+	case r.desync:
+		return nil, pgerr.New(pgerrcode.ProtocolViolation, "terminating connection because protocol synchronization was lost")
+	}
+	return c.receive()
 }
 
 // Read implements io.Reader.
 func (r *copyInReader) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.abandoned.Load() {
+		return 0, errCopyAbandoned
+	}
 	if !r.started {
 		r.started = true
 		r.c.send(&pgproto3.CopyInResponse{OverallFormat: r.format, ColumnFormatCodes: r.formats})
@@ -94,6 +147,10 @@ func (r *copyInReader) Read(p []byte) (int, error) {
 	}
 	for len(r.data) == 0 && r.err == nil {
 		msg, err := r.c.receive()
+		if r.abandoned.Load() {
+			r.held, r.heldErr = msg, err
+			return 0, errCopyAbandoned
+		}
 		if err != nil {
 			r.lost, r.err = err, err
 			break

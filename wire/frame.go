@@ -53,14 +53,22 @@ type frameReader struct {
 	// header out of bounds): an error the Backend returns when failed is
 	// clear is its decoder's, a malformed body.
 	failed bool
+	// borrow is set while the bodies read are cut from copyBuf, reused
+	// once they are consumed (see setBorrow).
+	borrow  bool
+	copyBuf []byte
 }
+
+// copyBufSize is the buffer of a COPY FROM's messages: reads of the
+// connection that large.
+const copyBufSize = 256 << 10
 
 func newFrameReader(r io.Reader, max int) *frameReader {
 	return &frameReader{r: r, max: max}
 }
 
 // Next implements pgproto3.ChunkReader: the returned slice belongs to the
-// caller and is never reused.
+// caller and is never reused, unless borrowing (see setBorrow).
 func (f *frameReader) Next(n int) (b []byte, err error) {
 	defer func() { f.failed = f.failed || err != nil }()
 	if f.inBody {
@@ -113,6 +121,32 @@ func (f *frameReader) startupPacket() ([]byte, error) {
 	return f.read(int(n))
 }
 
+// setBorrow starts (on) or ends borrowing: meanwhile what Next returns is
+// valid only until the next call, as the bytes are read into one buffer
+// that is reused once they are consumed. A COPY FROM borrows: it copies
+// each CopyData's payload out before it reads the next message, and its
+// data (most of what a server reads) then costs no allocation and comes
+// in large reads. The unread bytes move into the buffer of the new mode.
+func (f *frameReader) setBorrow(on bool) {
+	if on == f.borrow {
+		return
+	}
+	f.borrow = on
+	var dst []byte
+	switch {
+	case f.wp-f.rp > copyBufSize:
+		dst = make([]byte, f.wp-f.rp)
+	case on:
+		if f.copyBuf == nil {
+			f.copyBuf = make([]byte, copyBufSize)
+		}
+		dst = f.copyBuf
+	default:
+		dst = make([]byte, max(slabSize, f.wp-f.rp))
+	}
+	f.wp, f.rp, f.buf = copy(dst, f.buf[f.rp:f.wp]), 0, dst
+}
+
 // read returns the next n bytes.
 func (f *frameReader) read(n int) ([]byte, error) {
 	if f.wp-f.rp >= n {
@@ -123,10 +157,19 @@ func (f *frameReader) read(n int) ([]byte, error) {
 	if n > directReadThreshold {
 		return f.readLong(n)
 	}
+	if f.borrow && f.rp == f.wp {
+		f.rp, f.wp = 0, 0
+	}
 	if len(f.buf)-f.rp < n {
 		// Start a new slab (the old one stays with the slices handed out
-		// of it) holding the unread rest.
-		slab := make([]byte, max(slabSize, n))
+		// of it) holding the unread rest; when borrowing, move the rest to
+		// the start of the buffer.
+		var slab []byte
+		if f.borrow && n <= len(f.buf) {
+			slab = f.buf
+		} else {
+			slab = make([]byte, max(slabSize, n))
+		}
 		f.wp = copy(slab, f.buf[f.rp:f.wp])
 		f.rp = 0
 		f.buf = slab

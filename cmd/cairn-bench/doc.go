@@ -25,5 +25,10 @@
 //
 //	go run ./cmd/cairn-bench --vector-index --addr 127.0.0.1:5432 --pg-addr 127.0.0.1:5433 --vi-rows 100000 --ef 40,100
 //
+// With --copy-files DIR it instead writes --rows rows (a ~200-byte task,
+// JSONB metadata, a --dim real[] embedding) as COPY FROM data in CSV, text
+// and binary into DIR and exits; bench/copy.sh loads them into cairn and
+// PostgreSQL.
+//
 // The exit status is 1 when any query failed or answered wrongly.
 package main

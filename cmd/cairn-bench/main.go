@@ -36,7 +36,7 @@ type options struct {
 func main() {
 	var o options
 	var vi viOptions
-	var clients string
+	var clients, copyDir string
 	vi.register(flag.CommandLine)
 	flag.StringVar(&o.addr, "addr", "127.0.0.1:5432", "server host:port")
 	flag.StringVar(&o.table, "table", "bench_memory", "table to (re)create, or to reuse with --load=false")
@@ -54,6 +54,7 @@ func main() {
 	flag.BoolVar(&o.verify, "verify", true, "check cosine results against the exact top-10 computed by the client (keeps the embeddings in memory)")
 	flag.BoolVar(&o.explain, "explain", true, "print the server's EXPLAIN ANALYZE of each query once")
 	flag.StringVar(&o.jsonPath, "json", "", "also write the results as JSON to this file")
+	flag.StringVar(&copyDir, "copy-files", "", "write --rows rows of --dim embeddings as COPY data in CSV, text and binary (copy.csv, copy.txt, copy.bin) into this directory and exit")
 	flag.Parse()
 	var err error
 	if o.clients, err = parseInts(clients); err != nil {
@@ -63,6 +64,13 @@ func main() {
 	if o.n < 1 || o.warmup < 0 || o.rows < 1 || o.dim < 1 {
 		fmt.Fprintln(os.Stderr, "cairn-bench: --n, --rows and --dim must be positive and --warmup not negative")
 		os.Exit(2)
+	}
+	if copyDir != "" {
+		if err := writeCopyFiles(copyDir, o.rows, o.dim); err != nil {
+			fmt.Fprintln(os.Stderr, "cairn-bench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if vi.enabled {
 		if err := runVectorIndex(context.Background(), o.addr, o.warmup, o.explain, &vi); err != nil {

@@ -1,0 +1,357 @@
+package exec
+
+// The conversion of COPY FROM fields into Arrow builders. Every column
+// has the general conversion (the type's input or receive function, then
+// the builder); the columns of the types bulk loads are made of (bigint,
+// integer, text, real[]) have a direct one that parses the field's bytes
+// straight into the builder, without boxing the value or copying it into
+// a string, and falls back to the general conversion for any field it
+// does not take (so the errors and edge cases stay the input function's).
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"strconv"
+	"unsafe"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// copyConverter converts chunks of COPY FROM rows into records. Each
+// goroutine converting rows has its own.
+type copyConverter struct {
+	c     *sql.Copy
+	rt    *Runtime
+	split *copySplitter
+	// conv converts a non-NULL field of each column into its builder.
+	conv   []func(b array.Builder, f []byte) error
+	floats []float32
+	// left is the number of rows of the chunk from the current one on.
+	left int
+}
+
+func newCopyConverter(rt *Runtime, c *sql.Copy) *copyConverter {
+	v := &copyConverter{c: c, rt: rt, split: newCopySplitter(&c.Options, columnNames(c.Columns))}
+	for _, col := range c.Columns {
+		v.conv = append(v.conv, v.converter(col.T))
+	}
+	return v
+}
+
+// parallelInput reports whether the input and receive functions of type
+// t may run on any goroutine: not those that look names up in the
+// session's catalog (the reg* types) or check a domain.
+func parallelInput(t types.T) bool {
+	switch t.Family {
+	case types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole:
+		return false
+	case types.ArrayFamily:
+		return t.Domain == "" && parallelInput(*t.Elem)
+	}
+	return t.Domain == ""
+}
+
+// chunk converts the rows of c into a record, with the CONTEXT of the
+// row (and column) on an error.
+func (v *copyConverter) chunk(c *copyChunk) (arrow.Record, error) {
+	cols, opts, rel := v.c.Columns, &v.c.Options, v.c.Table.Name
+	builders := make([]array.Builder, len(cols))
+	for j, col := range cols {
+		builders[j] = newBuilder(v.rt.mem(), col.T)
+		builders[j].Reserve(len(c.ends))
+	}
+	defer func() {
+		for _, b := range builders {
+			b.Release()
+		}
+	}()
+	start := 0
+	for i, end := range c.ends {
+		raw := c.data[start:end]
+		start, v.left = end, len(c.ends)-i
+		fields, err := v.split.row(raw)
+		if err != nil {
+			return nil, withWhere(err, rowWhere(rel, opts, c.lines[i], raw))
+		}
+		for j := range cols {
+			if j == len(fields) {
+				return nil, withWhere(v.split.missing(j), rowWhere(rel, opts, c.lines[i], raw))
+			}
+			f := fields[j]
+			if f.null {
+				builders[j].AppendNull()
+				continue
+			}
+			if err := v.conv[j](builders[j], f.b); err != nil {
+				return nil, withWhere(err, fieldWhere(rel, opts, c.lines[i], cols[j].Name, f))
+			}
+		}
+	}
+	arrs := make([]arrow.Array, len(cols))
+	for j, b := range builders {
+		arrs[j] = b.NewArray()
+	}
+	rec := array.NewRecord(schemaOf(cols), arrs, int64(len(c.ends)))
+	releaseAll(arrs)
+	return rec, nil
+}
+
+// converter returns the conversion of the fields of a column of type t.
+func (v *copyConverter) converter(t types.T) func(b array.Builder, f []byte) error {
+	binaryFormat := v.c.Options.Format == sql.CopyBinary
+	general := func(b array.Builder, f []byte) error {
+		var val any
+		var err error
+		if binaryFormat {
+			val, err = receiveBinary(f, t)
+		} else {
+			val, err = castValue(v.rt.Fn, string(f), types.UnknownT, t, false)
+		}
+		if err != nil {
+			return err
+		}
+		return appendValue(b, val, t)
+	}
+	if t.Domain != "" {
+		return general
+	}
+	switch {
+	case t.Family == types.Int8 && binaryFormat:
+		return func(b array.Builder, f []byte) error {
+			if len(f) != 8 {
+				return general(b, f)
+			}
+			b.(*array.Int64Builder).Append(int64(binary.BigEndian.Uint64(f)))
+			return nil
+		}
+	case t.Family == types.Int8:
+		return func(b array.Builder, f []byte) error {
+			n, ok := parseDecimal(f)
+			if !ok {
+				return general(b, f)
+			}
+			b.(*array.Int64Builder).Append(n)
+			return nil
+		}
+	case t.Family == types.Int4 && binaryFormat:
+		return func(b array.Builder, f []byte) error {
+			if len(f) != 4 {
+				return general(b, f)
+			}
+			b.(*array.Int32Builder).Append(int32(binary.BigEndian.Uint32(f)))
+			return nil
+		}
+	case t.Family == types.Int4:
+		return func(b array.Builder, f []byte) error {
+			n, ok := parseDecimal(f)
+			if !ok || n != int64(int32(n)) {
+				return general(b, f)
+			}
+			b.(*array.Int32Builder).Append(int32(n))
+			return nil
+		}
+	case t.Family == types.Text:
+		// Text and CSV fields were checked to be valid text when split.
+		return func(b array.Builder, f []byte) error {
+			if binaryFormat && !validText(f) {
+				return general(b, f)
+			}
+			b.(*array.StringBuilder).BinaryBuilder.Append(f)
+			return nil
+		}
+	case t.Family == types.ArrayFamily && t.Elem.Family == types.Float4 && t.Dims <= 1:
+		return func(b array.Builder, f []byte) error {
+			var ok bool
+			if binaryFormat {
+				v.floats, ok = receiveFloat4s(v.floats[:0], f)
+			} else {
+				v.floats, ok = parseFloat4s(v.floats[:0], f)
+			}
+			if !ok {
+				return general(b, f)
+			}
+			lb := b.(*array.ListBuilder)
+			lb.Append(true)
+			vb := lb.ValueBuilder().(*array.Float32Builder)
+			if vb.Cap()-vb.Len() < len(v.floats) {
+				// Room for the rest of the chunk's rows at this length, so
+				// that the values are not copied as the builder grows.
+				vb.Reserve(len(v.floats) * v.left)
+			}
+			vb.AppendValues(v.floats, nil)
+			return nil
+		}
+	}
+	return general
+}
+
+// parseDecimal parses f when it is a plain decimal integer of at most 18
+// digits (optionally negative); anything else is left to the input
+// function.
+func parseDecimal(f []byte) (int64, bool) {
+	neg := len(f) > 0 && f[0] == '-'
+	if neg {
+		f = f[1:]
+	}
+	if len(f) == 0 || len(f) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range f {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// parseFloat4s appends the elements of f, a one-dimensional real[] in
+// text form, to dst when f is the plain form: braces around numbers (no
+// NULLs, quotes, spaces or special values) separated by commas, each
+// nonzero and in range. Anything else is left to the input function.
+func parseFloat4s(dst []float32, f []byte) ([]float32, bool) {
+	if len(f) < 3 || f[0] != '{' || f[len(f)-1] != '}' {
+		return dst, false
+	}
+	body := f[1 : len(f)-1]
+	for {
+		tok := body
+		k := bytes.IndexByte(body, ',')
+		if k >= 0 {
+			tok, body = body[:k], body[k+1:]
+		}
+		x, ok := parseFloat4(tok)
+		if !ok {
+			return dst, false
+		}
+		dst = append(dst, x)
+		if k < 0 {
+			return dst, true
+		}
+	}
+}
+
+// parseFloat4 parses tok when it is a plain nonzero decimal number within
+// real's normal range, correctly rounded as float4in would. Numbers of at
+// most 15 significant digits and 10^±22 are computed exactly in float64 and
+// rounded once to float64 and once to float32; that second rounding is
+// the correct one unless the float64 lies next to a point halfway between
+// two float32s, which (like anything else unusual) goes to strconv.
+func parseFloat4(tok []byte) (float32, bool) {
+	i, neg := 0, false
+	if len(tok) > 0 && (tok[0] == '-' || tok[0] == '+') {
+		neg, i = tok[0] == '-', 1
+	}
+	var m uint64
+	digits, exp, seen := 0, 0, false
+	for ; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
+		seen = true
+		if m == 0 && tok[i] == '0' {
+			continue
+		}
+		m, digits = m*10+uint64(tok[i]-'0'), digits+1
+	}
+	if i < len(tok) && tok[i] == '.' {
+		for i++; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
+			seen = true
+			exp--
+			if m == 0 && tok[i] == '0' {
+				continue
+			}
+			m, digits = m*10+uint64(tok[i]-'0'), digits+1
+		}
+	}
+	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') && seen {
+		i++
+		eneg := i < len(tok) && tok[i] == '-'
+		if i < len(tok) && (tok[i] == '-' || tok[i] == '+') {
+			i++
+		}
+		e, start := 0, i
+		for ; i < len(tok) && tok[i] >= '0' && tok[i] <= '9' && e < 1000; i++ {
+			e = e*10 + int(tok[i]-'0')
+		}
+		if i == start {
+			return 0, false
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if !seen || i != len(tok) || m == 0 || digits > 15 {
+		return parseFloat4Slow(tok)
+	}
+	var f float64
+	switch {
+	case exp == 0:
+		f = float64(m)
+	case exp > 0 && exp <= 22:
+		f = float64(m) * float64pow10[exp]
+	case exp < 0 && exp >= -22:
+		f = float64(m) / float64pow10[-exp]
+	default:
+		return parseFloat4Slow(tok)
+	}
+	const halfway = 1 << 28 // below a float32's last bit in a float64's mantissa
+	if low := math.Float64bits(f) & (1<<29 - 1); low >= halfway-1 && low <= halfway+1 ||
+		f < math.SmallestNonzeroFloat32*(1<<23) || f > math.MaxFloat32 {
+		return parseFloat4Slow(tok)
+	}
+	if neg {
+		f = -f
+	}
+	return float32(f), true
+}
+
+var float64pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseFloat4Slow is parseFloat4 through strconv, for the numbers
+// parseFloat4 does not compute itself.
+func parseFloat4Slow(tok []byte) (float32, bool) {
+	if len(tok) == 0 {
+		return 0, false
+	}
+	for _, c := range tok {
+		if (c < '0' || c > '9') && c != '.' && c != '-' && c != '+' && c != 'e' && c != 'E' {
+			return 0, false
+		}
+	}
+	x, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 32)
+	if err != nil || x == 0 || math.IsInf(x, 0) {
+		return 0, false
+	}
+	return float32(x), true
+}
+
+// receiveFloat4s appends the elements of f, a real[] in binary form, to
+// dst when it is one-dimensional, with lower bound 1 and no NULLs.
+// Anything else is left to the receive function.
+func receiveFloat4s(dst []float32, f []byte) ([]float32, bool) {
+	const float4OID = 700
+	be := binary.BigEndian
+	if len(f) < 20 || be.Uint32(f) != 1 || be.Uint32(f[4:]) != 0 || be.Uint32(f[8:]) != float4OID || be.Uint32(f[16:]) != 1 {
+		return dst, false
+	}
+	n := int(be.Uint32(f[12:]))
+	if n < 1 || len(f) != 20+8*n {
+		return dst, false
+	}
+	for i := 20; i < len(f); i += 8 {
+		if be.Uint32(f[i:]) != 4 {
+			return dst, false
+		}
+		dst = append(dst, math.Float32frombits(be.Uint32(f[i+4:])))
+	}
+	return dst, true
+}
