@@ -32,7 +32,6 @@ func likeRegexp(pat string, fold bool) *regexp.Regexp {
 	return regexp.MustCompile(sb.String())
 }
 
-
 func TestLikeKeys(t *testing.T) {
 	for _, tc := range []struct {
 		pat  string
