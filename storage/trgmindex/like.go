@@ -13,7 +13,7 @@ import (
 // literal run between wildcards gives its trigrams, padded with Boundary
 // where the run starts or ends the pattern (it is then anchored), as
 // pg_trgm pads words. ok is false when the index cannot help: no run
-// yields a trigram ('%ab%', '_', ”), or the pattern ends with an escape
+// yields a trigram ('%ab%', '_', the empty pattern), or the pattern ends with an escape
 // character (an error the matcher raises on rows with text left, which
 // only a scan of every row reports as PostgreSQL does) or is not valid
 // UTF-8.
