@@ -44,6 +44,8 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newTextTopK(rt, n), nil
 	case *sql.VectorTopK:
 		return newVectorTopK(rt, n), nil
+	case *sql.TrigramScan:
+		return newTrigramScan(rt, n), nil
 	case *sql.HybridTopK:
 		in, err := Build(rt, n.Input)
 		if err != nil {

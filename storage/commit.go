@@ -62,6 +62,7 @@ func (tx *Tx) Commit() error {
 	if err != nil {
 		return err
 	}
+	before := db.Catalog()
 	db.mu.Lock()
 	lsn, next, dropped, err := tx.commitLocked(prepared, pending)
 	db.mu.Unlock()
@@ -74,6 +75,9 @@ func (tx *Tx) Commit() error {
 	}
 	for _, rt := range dropped {
 		db.retire(rt.dir, next.version, true)
+	}
+	if len(tx.ops) > 0 {
+		db.dropUnusedTrigramFiles(before, next.cat)
 	}
 	for id, tt := range tx.tables {
 		if ts := next.tables[id]; ts != nil && (tt.truncated || ts.tailRows >= int64(db.opts.FlushRows) ||

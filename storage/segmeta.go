@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/storage/trgmindex"
 )
 
 // segExtra is what storage learns about an immutable segment file once
@@ -31,6 +32,10 @@ type segExtra struct {
 	// vec are the segment's vector indexes by key (vector.go), once read
 	// or built.
 	vec map[string]*vecindex.Index
+	// trgm are the segment's trigram indexes by column ID (trigram.go),
+	// once read or built; a nil entry: it could not be built.
+	trgm   map[int]*trgmindex.Index
+	trgmMu sync.Mutex // serialises reading and building them
 }
 
 // groupsOf returns the row counts of seg's row groups and the position of

@@ -48,10 +48,13 @@ func textIndexPath(segPath string) string {
 	return strings.TrimSuffix(segPath, ".parquet") + textIndexExt
 }
 
-// sidecarOfListed reports whether name is the text index or a vector
-// index of a segment in listed (file names).
+// sidecarOfListed reports whether name is the text index, a vector
+// index or a trigram index of a segment in listed (file names).
 func sidecarOfListed(listed []string, name string) bool {
 	if seg, ok := vecSidecarOf(name); ok {
+		return slices.Contains(listed, seg)
+	}
+	if seg, ok := trgmSidecarOf(name); ok {
 		return slices.Contains(listed, seg)
 	}
 	base, ok := strings.CutSuffix(name, textIndexExt)
@@ -72,6 +75,7 @@ func (db *DB) forgetFile(path string, dir bool) {
 			db.log.Warn("removing obsolete file", "path", textIndexPath(path), "err", err)
 		}
 		db.removeVecIndexFiles(path)
+		db.removeTrgmIndexFiles(path)
 	}
 }
 

@@ -12,11 +12,11 @@ import (
 // character; ILIKE lowers the pattern and the text before matching. Each
 // literal run between wildcards gives its trigrams, padded with Boundary
 // where the run starts or ends the pattern (it is then anchored), as
-// pg_trgm pads words. ok is false when the index cannot help: no run
-// yields a trigram ('%ab%', '_', the empty pattern), or the pattern ends with an escape
-// character (an error the matcher raises on rows with text left, which
-// only a scan of every row reports as PostgreSQL does) or is not valid
-// UTF-8.
+// pg_trgm pads words; a run shorter than that gives none ('%ab%', '_',
+// the empty pattern give no trigram: every row may match). ok is false
+// when the pattern must be matched against every row: it ends with an
+// escape character (an error the matcher raises on rows with text left,
+// as PostgreSQL does) or it is not valid UTF-8.
 func LikeKeys(pat string, fold bool) (keys []Key, ok bool) {
 	if !utf8.ValidString(pat) {
 		// A literal that is no text could match inside a character.
@@ -54,6 +54,5 @@ func LikeKeys(pat string, fold bool) (keys []Key, ok bool) {
 	}
 	flush(true)
 	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	return keys, len(keys) > 0
+	return slices.Compact(keys), true
 }

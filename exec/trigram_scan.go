@@ -1,0 +1,157 @@
+package exec
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/storage/trgmindex"
+)
+
+// trigramFetchRows is how many candidate rows one batch fetches.
+const trigramFetchRows = 4096
+
+// trigramScanShare is the share of a table's rows (1/trigramScanShare)
+// past which reading the candidates row by row costs more than a scan:
+// more candidates, and the table is scanned instead.
+const trigramScanShare = 4
+
+// trigramScan runs sql.TrigramScan: it evaluates the patterns, has the
+// trigram index find the rows holding their trigrams, fetches those by
+// row ID and rechecks the whole WHERE clause on them. Without a trigram
+// to look for, or with too many candidates, it runs Filter(Scan).
+type trigramScan struct {
+	rt     *Runtime
+	node   *sql.TrigramScan
+	schema *arrow.Schema
+	inner  Operator // the recheck over the candidates, or Filter(Scan)
+	done   bool     // no row can match
+}
+
+func newTrigramScan(rt *Runtime, n *sql.TrigramScan) *trigramScan {
+	return &trigramScan{rt: rt, node: n, schema: schemaOf(n.Columns())}
+}
+
+// Schema implements Operator.
+func (t *trigramScan) Schema() *arrow.Schema { return t.schema }
+
+// Close implements Operator.
+func (t *trigramScan) Close() {
+	if t.inner != nil {
+		t.inner.Close()
+	}
+}
+
+// Next implements Operator.
+func (t *trigramScan) Next(ctx context.Context) (arrow.Record, error) {
+	if t.done {
+		return nil, io.EOF
+	}
+	if t.inner == nil {
+		if err := t.start(ctx); err != nil || t.done {
+			return nil, eofOr(err)
+		}
+	}
+	return t.inner.Next(ctx)
+}
+
+// start finds the candidates and sets up inner.
+func (t *trigramScan) start(ctx context.Context) error {
+	n := t.node
+	filter := &sql.Filter{Input: n.Scan, Cond: n.Cond}
+	var keys []trgmindex.Key
+	for _, p := range n.Patterns {
+		v, err := EvalScalar(ctx, t.rt, p.Pattern)
+		if err != nil {
+			return err
+		}
+		pat, isText := v.(string)
+		if v == nil || !isText {
+			// A NULL pattern: the conjunct is never true.
+			t.done = v == nil
+			if !t.done {
+				return internalErr("LIKE pattern is %T", v)
+			}
+			return nil
+		}
+		k, ok := trgmindex.LikeKeys(pat, p.Fold)
+		if !ok {
+			keys = nil
+			break
+		}
+		keys = append(keys, k...)
+	}
+	if len(keys) == 0 {
+		return t.scan(filter)
+	}
+	ids, rows, err := t.rt.Tx.TrigramSearch(ctx, n.Scan.Table.ID, n.Index.Columns[0], keys)
+	if err != nil {
+		return err
+	}
+	if int64(len(ids))*trigramScanShare > rows {
+		return t.scan(filter)
+	}
+	t.inner = newFilter(t.rt, filter, &fetchByID{rt: t.rt, scan: n.Scan, schema: t.schema, ids: ids})
+	return nil
+}
+
+// scan sets inner to Filter(Scan).
+func (t *trigramScan) scan(filter *sql.Filter) error {
+	op, err := Build(t.rt, filter)
+	if err != nil {
+		return err
+	}
+	t.inner = op
+	return nil
+}
+
+// fetchByID returns the rows of a scan with the given IDs, in that order,
+// trigramFetchRows at a time. A batch is valid until the next call.
+type fetchByID struct {
+	rt     *Runtime
+	scan   *sql.Scan
+	schema *arrow.Schema
+	ids    []int64
+	out    arrow.Record
+}
+
+// Schema implements Operator.
+func (f *fetchByID) Schema() *arrow.Schema { return f.schema }
+
+// Close implements Operator.
+func (f *fetchByID) Close() { f.release() }
+
+func (f *fetchByID) release() {
+	if f.out != nil {
+		f.out.Release()
+		f.out = nil
+	}
+}
+
+// Next implements Operator.
+func (f *fetchByID) Next(ctx context.Context) (arrow.Record, error) {
+	f.release()
+	for len(f.ids) > 0 {
+		n := min(len(f.ids), trigramFetchRows)
+		rec, err := f.rt.Tx.FetchRows(ctx, f.scan.Table.ID, f.scan.Cols, f.ids[:n])
+		if err != nil {
+			return nil, err
+		}
+		f.ids = f.ids[n:]
+		if rec.NumRows() == 0 {
+			rec.Release()
+			continue
+		}
+		cols := rec.Columns()
+		if !f.scan.WithRowID {
+			cols = cols[:len(cols)-1]
+		}
+		f.out = array.NewRecord(f.schema, cols, rec.NumRows())
+		rec.Release()
+		return f.out, nil
+	}
+	return nil, io.EOF
+}
