@@ -36,8 +36,10 @@ type options struct {
 func main() {
 	var o options
 	var vi viOptions
+	var tg tgOptions
 	var clients string
 	vi.register(flag.CommandLine)
+	tg.register(flag.CommandLine)
 	flag.StringVar(&o.addr, "addr", "127.0.0.1:5432", "server host:port")
 	flag.StringVar(&o.table, "table", "bench_memory", "table to (re)create, or to reuse with --load=false")
 	flag.IntVar(&o.rows, "rows", 100000, "rows to load")
@@ -63,6 +65,13 @@ func main() {
 	if o.n < 1 || o.warmup < 0 || o.rows < 1 || o.dim < 1 {
 		fmt.Fprintln(os.Stderr, "cairn-bench: --n, --rows and --dim must be positive and --warmup not negative")
 		os.Exit(2)
+	}
+	if tg.enabled {
+		if err := runTrigram(context.Background(), o.addr, vi.pgAddr, vi.cairnPID, vi.pgPID, &tg); err != nil {
+			fmt.Fprintln(os.Stderr, "cairn-bench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if vi.enabled {
 		if err := runVectorIndex(context.Background(), o.addr, o.warmup, o.explain, &vi); err != nil {
