@@ -68,14 +68,13 @@ func (t *trigramScan) start(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		pat, isText := v.(string)
-		if v == nil || !isText {
-			// A NULL pattern: the conjunct is never true.
-			t.done = v == nil
-			if !t.done {
-				return internalErr("LIKE pattern is %T", v)
-			}
+		if v == nil {
+			t.done = true // a NULL pattern: the conjunct is never true
 			return nil
+		}
+		pat, ok := v.(string)
+		if !ok {
+			return internalErr("LIKE pattern is %T", v)
 		}
 		k, ok := trgmindex.LikeKeys(pat, p.Fold)
 		if !ok {
