@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 
@@ -14,15 +15,17 @@ import (
 // trigramFetchRows is how many candidate rows one batch fetches.
 const trigramFetchRows = 4096
 
-// trigramScanShare is the share of a table's rows (1/trigramScanShare)
-// past which reading the candidates row by row costs more than a scan:
-// more candidates, and the table is scanned instead.
-const trigramScanShare = 4
+// trigramFetchMax is how many candidates are fetched by row ID at most:
+// with more, gathering them one by one costs more than scanning the
+// table's columns (from the column cache) and keeping the candidates.
+const trigramFetchMax = 16384
 
 // trigramScan runs sql.TrigramScan: it evaluates the patterns, has the
-// trigram index find the rows holding their trigrams, fetches those by
-// row ID and rechecks the whole WHERE clause on them. Without a trigram
-// to look for, or with too many candidates, it runs Filter(Scan).
+// trigram index find the rows holding their trigrams, and rechecks the
+// whole WHERE clause on those: fetched by row ID when they are few, else
+// kept from a scan of the table's columns by row ID (so the clause is
+// evaluated on them only). Without a trigram to look for it runs
+// Filter(Scan).
 type trigramScan struct {
 	rt     *Runtime
 	node   *sql.TrigramScan
@@ -86,14 +89,21 @@ func (t *trigramScan) start(ctx context.Context) error {
 	if len(keys) == 0 {
 		return t.scan(filter)
 	}
-	ids, rows, err := t.rt.Tx.TrigramSearch(ctx, n.Scan.Table.ID, n.Index.Columns[0], keys)
+	ids, err := t.rt.Tx.TrigramSearch(ctx, n.Scan.Table.ID, n.Index.Columns[0], keys)
 	if err != nil {
 		return err
 	}
-	if int64(len(ids))*trigramScanShare > rows {
-		return t.scan(filter)
+	var source Operator = &fetchByID{rt: t.rt, scan: n.Scan, schema: t.schema, ids: ids}
+	if len(ids) > trigramFetchMax {
+		scan := *n.Scan
+		scan.WithRowID = true
+		set := roaring64.New()
+		for _, id := range ids {
+			set.Add(uint64(id))
+		}
+		source = &keepRows{rt: t.rt, input: newScan(t.rt, &scan), schema: t.schema, keep: set, dropRowID: !n.Scan.WithRowID}
 	}
-	t.inner = newFilter(t.rt, filter, &fetchByID{rt: t.rt, scan: n.Scan, schema: t.schema, ids: ids})
+	t.inner = newFilter(t.rt, filter, source)
 	return nil
 }
 
@@ -153,4 +163,64 @@ func (f *fetchByID) Next(ctx context.Context) (arrow.Record, error) {
 		return f.out, nil
 	}
 	return nil, io.EOF
+}
+
+// keepRows passes on the rows of its input (a scan with row IDs, the
+// last column) whose row ID keep holds, without the row ID column when
+// dropRowID. A batch is valid until the next call.
+type keepRows struct {
+	rt        *Runtime
+	input     Operator
+	schema    *arrow.Schema
+	keep      *roaring64.Bitmap
+	dropRowID bool
+	out       arrow.Record
+}
+
+// Schema implements Operator.
+func (k *keepRows) Schema() *arrow.Schema { return k.schema }
+
+// Close implements Operator.
+func (k *keepRows) Close() {
+	k.release()
+	k.input.Close()
+}
+
+func (k *keepRows) release() {
+	if k.out != nil {
+		k.out.Release()
+		k.out = nil
+	}
+}
+
+// Next implements Operator.
+func (k *keepRows) Next(ctx context.Context) (arrow.Record, error) {
+	k.release()
+	for {
+		rec, err := k.input.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ids := rec.Column(int(rec.NumCols()) - 1).(*array.Int64).Int64Values()
+		var sel []int
+		for i, id := range ids {
+			if k.keep.Contains(uint64(id)) {
+				sel = append(sel, i)
+			}
+		}
+		if len(sel) == 0 {
+			continue
+		}
+		kept, err := takeRecord(k.rt.mem(), rec, sel)
+		if err != nil {
+			return nil, err
+		}
+		cols := kept.Columns()
+		if k.dropRowID {
+			cols = cols[:len(cols)-1]
+		}
+		k.out = array.NewRecord(k.schema, cols, kept.NumRows())
+		kept.Release()
+		return k.out, nil
+	}
 }

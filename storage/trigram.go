@@ -64,21 +64,19 @@ func trgmSidecarOf(name string) (string, bool) {
 // TrigramSearch returns the IDs of the rows tx sees whose text column
 // colID of table tableID holds every trigram of keys (trgmindex.LikeKeys
 // of a pattern: a superset of the rows the pattern matches), in the order
-// a scan returns them, and the number of rows searched (for a caller
-// deciding whether reading the candidates beats a scan). NULLs are never
-// found. Segments are searched through their trigram index, built first
+// a scan returns them. NULLs are never found. Segments are searched through their trigram index, built first
 // where it is missing; the rest row by row.
-func (tx *Tx) TrigramSearch(ctx context.Context, tableID uint64, colID int, keys []trgmindex.Key) (ids []int64, rows int64, err error) {
+func (tx *Tx) TrigramSearch(ctx context.Context, tableID uint64, colID int, keys []trgmindex.Key) (ids []int64, err error) {
 	def, ts, tt, err := tx.tableView(tableID)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	_, col := def.ColumnByID(colID)
 	if col == nil {
-		return nil, 0, pgerr.New(pgerrcode.UndefinedColumn, "column with ID %d of %q does not exist", colID, def.Name)
+		return nil, pgerr.New(pgerrcode.UndefinedColumn, "column with ID %d of %q does not exist", colID, def.Name)
 	}
 	if !textColumn(col.Type) {
-		return nil, 0, pgerr.New(pgerrcode.InternalError, "trigram search of column %q of type %s", col.Name, col.Type)
+		return nil, pgerr.New(pgerrcode.InternalError, "trigram search of column %q of type %s", col.Name, col.Type)
 	}
 	if ts != nil {
 		gone := func(id int64) bool {
@@ -86,25 +84,22 @@ func (tx *Tx) TrigramSearch(ctx context.Context, tableID uint64, colID int, keys
 		}
 		for _, seg := range ts.segments {
 			if err := ctx.Err(); err != nil {
-				return nil, 0, err
+				return nil, err
 			}
-			rows += seg.rows
 			if ids, err = tx.db.trigramSegment(ids, seg, def, colID, keys, gone); err != nil {
-				return nil, 0, err
+				return nil, err
 			}
 		}
 		for _, b := range ts.tail {
-			rows += int64(b.n)
 			ids = holdsBatch(ids, b, colID, keys, gone)
 		}
 	}
 	if tt != nil {
 		for _, b := range tt.inserts {
-			rows += int64(b.n)
 			ids = holdsBatch(ids, b, colID, keys, func(id int64) bool { return tt.ownDel.Contains(uint64(id)) })
 		}
 	}
-	return ids, rows, nil
+	return ids, nil
 }
 
 // holdsRows appends the IDs of the rows of a (a text column) that hold

@@ -87,12 +87,9 @@ func TestTrigramSearch(t *testing.T) {
 				want = append(want, r[2].(int64))
 			}
 		}
-		got, rows, err := tx.TrigramSearch(context.Background(), def.ID, colID, keys)
+		got, err := tx.TrigramSearch(context.Background(), def.ID, colID, keys)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if rows < int64(len(want)) {
-			t.Fatalf("%q: %d rows searched, %d match", pat, rows, len(want))
 		}
 		slices.Sort(want) // scanRows orders rows by their text
 		slices.Sort(got)
