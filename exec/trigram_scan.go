@@ -3,12 +3,15 @@ package exec
 import (
 	"context"
 	"io"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage/trgmindex"
 )
 
@@ -96,7 +99,10 @@ func (t *trigramScan) start(ctx context.Context) error {
 	var source Operator = &fetchByID{rt: t.rt, scan: n.Scan, schema: t.schema, ids: ids}
 	if len(ids) > trigramFetchMax {
 		scan := *n.Scan
-		scan.WithRowID = true
+		if !scan.WithRowID {
+			scan.WithRowID = true
+			scan.Out = append(slices.Clip(scan.Out), sql.Col{Name: catalog.RowIDColumn, T: types.Int8T, Hidden: true})
+		}
 		set := roaring64.New()
 		for _, id := range ids {
 			set.Add(uint64(id))
