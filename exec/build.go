@@ -46,6 +46,8 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newVectorTopK(rt, n), nil
 	case *sql.HybridCandidates:
 		return newHybridCandidates(rt, n), nil
+	case *sql.TrigramScan:
+		return newTrigramScan(rt, n), nil
 	case *sql.HybridTopK:
 		in, err := Build(rt, n.Input)
 		if err != nil {

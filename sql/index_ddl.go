@@ -81,6 +81,8 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 			if idx.OpClass, err = vectorOpClass(method, opclass, colType, hybrid); err != nil {
 				return nil, err
 			}
+		} else if err := trigramOpClass(idx, strings.ToLower(nameOf(ie.Opclass)), colType, len(s.IndexParams)); err != nil {
+			return nil, err
 		}
 	}
 	if idx.Name == "" {

@@ -239,6 +239,15 @@ func prune(n Node, need []bool) (Node, []int) {
 			out.RowFilter = PruneColumns(x.RowFilter)
 		}
 		return &out, m
+	case *TrigramScan:
+		childNeed := append([]bool(nil), need...)
+		refs(childNeed, x.Cond)
+		sc, m := prune(x.Scan, childNeed)
+		out := &TrigramScan{Scan: sc.(*Scan), Index: x.Index, Cond: remap(x.Cond, m)}
+		for _, p := range x.Patterns {
+			out.Patterns = append(out.Patterns, TrigramPattern{Cond: remap(p.Cond, m), Pattern: p.Pattern, Fold: p.Fold})
+		}
+		return out, m
 	case *TextTopK:
 		childNeed := append([]bool(nil), need...)
 		refs(childNeed, x.Score)

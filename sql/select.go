@@ -349,6 +349,11 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		}
 	}
 
+	// A LIKE or ILIKE on a trigram-indexed column reads only the rows
+	// the index finds (after the vector search, which takes a filtered
+	// scan of its own).
+	plan = b.planTrigramScans(plan)
+
 	groupBy, sets, err := b.bindGroupClause(sc, s, items)
 	if err != nil {
 		return nil, err

@@ -62,6 +62,7 @@ func (tx *Tx) Commit() error {
 	if err != nil {
 		return err
 	}
+	before := db.Catalog()
 	db.mu.Lock()
 	lsn, next, dropped, err := tx.commitLocked(prepared, pending)
 	db.mu.Unlock()
@@ -79,6 +80,7 @@ func (tx *Tx) Commit() error {
 		for _, id := range tablesLosingVecIndexes(tx.snap.cat, next.cat) {
 			db.removeUnusedVecIndexes(id)
 		}
+		db.dropUnusedTrigramFiles(before, next.cat)
 	}
 	for id, tt := range tx.tables {
 		if ts := next.tables[id]; ts != nil && (tt.truncated || ts.tailRows >= int64(db.opts.FlushRows) ||

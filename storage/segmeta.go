@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/storage/trgmindex"
 )
 
 // segExtra is what storage learns about an immutable segment file once
@@ -34,6 +35,10 @@ type segExtra struct {
 	// raw are the raw vectors of the columns with a vector index, by
 	// column ID (vecraw.go), once read or written.
 	raw map[int]*rawVectors
+	// trgm are the segment's trigram indexes by column ID (trigram.go),
+	// once read or built; a nil entry: it could not be built.
+	trgm   map[int]*trgmindex.Index
+	trgmMu sync.Mutex // serialises reading and building them
 }
 
 // groupsOf returns the row counts of seg's row groups and the position of

@@ -1,16 +1,20 @@
 package storage
 
 import (
+	"slices"
+
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/storage/textindex"
+	"github.com/cairn-db/cairn/storage/trgmindex"
 )
 
 // segSide follows a segment being written (flush or compaction): it
-// indexes the text columns of the rows as they pass, and keeps the rows'
+// indexes the text columns of the rows as they pass (BM25, and trigrams
+// for columns with a trigram index), and keeps the rows'
 // arrays, while they fit in a share of the cache budget, so that once
 // the file is in place the segment's row groups go into the column cache
 // without being decoded again. It also records the segment's row group
@@ -20,6 +24,7 @@ type segSide struct {
 	def    *catalog.TableDef
 	specs  []segColumnSpec
 	text   []*textindex.Builder // per spec; nil for columns not indexed
+	trgm   []*trgmindex.Builder // per spec; nil for columns without a trigram index
 	ids    []int64
 	warm   bool
 	limit  int64
@@ -34,7 +39,13 @@ type segSide struct {
 // briefly double their memory, a sixteenth).
 func (db *DB) newSegSide(def *catalog.TableDef, specs []segColumnSpec, warmLimit int64) *segSide {
 	s := &segSide{db: db, def: def, specs: specs, text: make([]*textindex.Builder, len(specs)),
-		warm: warmLimit > 0, limit: warmLimit}
+		trgm: make([]*trgmindex.Builder, len(specs)), warm: warmLimit > 0, limit: warmLimit}
+	trgmCols := db.Catalog().TrigramColumns(def.ID)
+	for i, sp := range specs {
+		if _, c := def.ColumnByID(sp.id); c != nil && textColumn(c.Type) && slices.Contains(trgmCols, sp.id) {
+			s.trgm[i] = trgmindex.NewBuilder()
+		}
+	}
 	if !db.opts.DisableTextIndex {
 		for i, sp := range specs {
 			if _, c := def.ColumnByID(sp.id); c != nil && textColumn(c.Type) {
@@ -51,6 +62,11 @@ func (s *segSide) add(c segmentChunk) {
 	for i, b := range s.text {
 		if b != nil {
 			addText(b, c.cols[i])
+		}
+	}
+	for i, b := range s.trgm {
+		if b != nil && !addTrigrams(b, c.cols[i]) {
+			s.trgm[i] = nil // built from the file when searched
 		}
 	}
 	if !s.warm {
@@ -123,10 +139,34 @@ func (s *segSide) finish(seg *segment) {
 		x.text = u
 		x.mu.Unlock()
 	}
+	if len(s.ids) == int(seg.rows) {
+		s.finishTrigrams(seg)
+	}
 	if s.warm {
 		s.fillCache(seg, groups)
 	}
 	db.queueVectorBuilds(seg, s.def)
+}
+
+// finishTrigrams writes and installs seg's trigram indexes.
+func (s *segSide) finishTrigrams(seg *segment) {
+	for i, b := range s.trgm {
+		if b == nil {
+			continue
+		}
+		ix := b.Build()
+		colID := s.specs[i].id
+		if err := writeTrgmIndexFile(seg, colID, ix); err != nil {
+			s.db.log.Warn("writing trigram index", "file", trgmIndexPath(seg.path, colID), "err", err)
+		}
+		x := &seg.x
+		x.trgmMu.Lock()
+		if x.trgm == nil {
+			x.trgm = map[int]*trgmindex.Index{}
+		}
+		x.trgm[colID] = ix
+		x.trgmMu.Unlock()
+	}
 }
 
 // fillCache puts the segment's row groups, sliced from the chunks written,

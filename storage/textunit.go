@@ -48,12 +48,15 @@ func textIndexPath(segPath string) string {
 	return strings.TrimSuffix(segPath, ".parquet") + textIndexExt
 }
 
-// sidecarOfListed reports whether name is the text index of a segment in
-// listed (file names), or a vector index of one that an index with a key
-// in vecKeys uses.
+// sidecarOfListed reports whether name is the text index or a trigram
+// index of a segment in listed (file names), or a vector index or raw
+// vector file of one that a key in vecKeys uses.
 func sidecarOfListed(listed []string, vecKeys map[string]bool, name string) bool {
 	if seg, key, ok := vecSidecarOf(name); ok {
 		return vecKeys[key] && slices.Contains(listed, seg)
+	}
+	if seg, ok := trgmSidecarOf(name); ok {
+		return slices.Contains(listed, seg)
 	}
 	base, ok := strings.CutSuffix(name, textIndexExt)
 	return ok && slices.Contains(listed, base+".parquet")
@@ -73,6 +76,7 @@ func (db *DB) forgetFile(path string, dir bool) {
 			db.log.Warn("removing obsolete file", "path", textIndexPath(path), "err", err)
 		}
 		db.removeVecIndexFiles(path)
+		db.removeTrgmIndexFiles(path)
 	}
 }
 

@@ -36,8 +36,10 @@ type options struct {
 func main() {
 	var o options
 	var vi viOptions
+	var tg tgOptions
 	var clients, copyDir string
 	vi.register(flag.CommandLine)
+	tg.register(flag.CommandLine)
 	flag.StringVar(&o.addr, "addr", "127.0.0.1:5432", "server host:port")
 	flag.StringVar(&o.table, "table", "bench_memory", "table to (re)create, or to reuse with --load=false")
 	flag.IntVar(&o.rows, "rows", 100000, "rows to load")
@@ -67,6 +69,13 @@ func main() {
 	}
 	if copyDir != "" {
 		if err := writeCopyFiles(copyDir, o.rows, o.dim); err != nil {
+			fmt.Fprintln(os.Stderr, "cairn-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if tg.enabled {
+		if err := runTrigram(context.Background(), o.addr, vi.pgAddr, vi.cairnPID, vi.pgPID, &tg); err != nil {
 			fmt.Fprintln(os.Stderr, "cairn-bench:", err)
 			os.Exit(1)
 		}

@@ -639,6 +639,9 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 	})
 	if x, ok := p.bound.(*sql.CreateIndex); ok && err == nil && s.tx == nil {
 		err = s.buildVectorIndex(ctx, x)
+		if err == nil && x.Def.Trigram() {
+			err = s.buildTrigramIndex(ctx, x)
+		}
 	}
 	return tag, false, err
 }
@@ -655,6 +658,17 @@ func (s *Session) buildVectorIndex(ctx context.Context, x *sql.CreateIndex) erro
 		return nil
 	}
 	err := s.engine.db.BuildVectorIndexes(ctx, def.ID)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// buildTrigramIndex builds a committed trigram index over the rows its
+// table has, as buildVectorIndex does a vector index; a search builds
+// what a cancelled build left.
+func (s *Session) buildTrigramIndex(ctx context.Context, x *sql.CreateIndex) error {
+	err := s.engine.db.BuildTrigramIndexes(ctx, x.Def.Table)
 	if ctx.Err() != nil {
 		return nil
 	}
