@@ -40,6 +40,8 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newSystemScan(rt, n), nil
 	case *sql.SRF:
 		return buildSRF(rt, n)
+	case *sql.KeyLookup:
+		return newKeyLookup(rt, n), nil
 	case *sql.TextTopK:
 		return newTextTopK(rt, n), nil
 	case *sql.VectorTopK:

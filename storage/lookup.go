@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
@@ -25,14 +26,7 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 	if def == nil {
 		return 0, false, undefinedTableID(tableID)
 	}
-	var con constraint
-	ok := false
-	for _, c := range constraintsOf(tx.cat, def) {
-		if len(c.cols) == len(colIDs) && !slices.ContainsFunc(colIDs, func(id int) bool { return !slices.Contains(c.cols, id) }) {
-			con, ok = c, true
-			break
-		}
-	}
+	con, ok := matchConstraint(tx.cat, def, colIDs)
 	if !ok {
 		return 0, false, pgerr.New(pgerrcode.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
 	}
@@ -49,15 +43,9 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 
 	tt := tx.tables[tableID]
 	if tt != nil {
-		li, err := tx.localIndex(def, tt, con, false)
-		if err != nil {
-			return 0, false, err
-		}
-		if r, hit := li.m[k]; hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
-			return r, true, nil
-		}
-		if li.full || tt.truncated {
-			return 0, false, nil
+		r, hit, sure, err := tx.lookupOwn(def, tt, con, k)
+		if hit || sure || err != nil {
+			return r, hit, err
 		}
 	}
 	rt := tx.db.lookupRT(tableID)
@@ -81,6 +69,94 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 		return 0, false, nil
 	}
 	return r, true, nil
+}
+
+// matchConstraint finds the unique rule of def over exactly the columns
+// colIDs (in any order).
+func matchConstraint(cat *catalog.Catalog, def *catalog.TableDef, colIDs []int) (constraint, bool) {
+	for _, c := range constraintsOf(cat, def) {
+		if len(c.cols) == len(colIDs) && !slices.ContainsFunc(colIDs, func(id int) bool { return !slices.Contains(c.cols, id) }) {
+			return c, true
+		}
+	}
+	return constraint{}, false
+}
+
+// lookupOwn looks key k of con up among the rows the transaction wrote
+// to the table: hit gives an own live row; sure (without hit) says that
+// no row the transaction sees holds the key (the local index covers the
+// committed rows too, or the table was truncated).
+func (tx *Tx) lookupOwn(def *catalog.TableDef, tt *txTable, con constraint, k string) (rowID int64, hit, sure bool, err error) {
+	li, err := tx.localIndex(def, tt, con, false)
+	if err != nil {
+		return 0, false, false, err
+	}
+	if r, ok := li.m[k]; ok && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
+		return r, true, true, nil
+	}
+	return 0, false, li.full || tt.truncated, nil
+}
+
+// KeyRow finds the row this transaction sees whose primary key, unique
+// constraint or unique index over the columns colIDs holds the key given
+// by keys (one array per column, in colIDs order; row i of each): a
+// point lookup by key, a hash probe instead of a scan. found is false
+// when no row holds the key (or it has a NULL). ok is false when the
+// committed index cannot answer for this transaction's snapshot — the
+// index follows the latest commit, and the table changed since the
+// snapshot was taken — or when there is no such rule; the caller then
+// scans.
+func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (rowID int64, found, ok bool, err error) {
+	if err := tx.check(); err != nil {
+		return 0, false, false, err
+	}
+	def := tx.cat.Tables[tableID]
+	if def == nil {
+		return 0, false, false, undefinedTableID(tableID)
+	}
+	con, ok := matchConstraint(tx.cat, def, colIDs)
+	if !ok {
+		return 0, false, false, nil
+	}
+	// The key in the rule's column order, encoded as the column's type.
+	pos := make([]int, len(con.cols))
+	for k, id := range con.cols {
+		pos[k] = slices.Index(colIDs, id)
+	}
+	var keyOK bool
+	tx.keybuf, keyOK = rowKey(tx.keybuf, keyTypes(def, con), keys, pos, i)
+	if !keyOK {
+		return 0, false, true, nil
+	}
+	k := string(tx.keybuf)
+
+	tt := tx.tables[tableID]
+	if tt != nil {
+		r, hit, sure, err := tx.lookupOwn(def, tt, con, k)
+		if hit || sure || err != nil {
+			return r, hit, err == nil, err
+		}
+	}
+	rt := tx.db.lookupRT(tableID)
+	if rt == nil {
+		return 0, false, false, nil
+	}
+	snap := tx.snap.tables[tableID]
+	tx.db.idxMu.RLock()
+	defer tx.db.idxMu.RUnlock()
+	// The index matches the head; it matches the snapshot when no commit
+	// changed the table's rows between the two (a flush or compaction
+	// moves rows, and drops from the index only rows deleted before).
+	head := tx.db.head.Load().tables[tableID]
+	ix := rt.uniq[con.sig()]
+	if ix == nil || snap == nil || head == nil || head.epoch != snap.epoch || head.lastMod != snap.lastMod {
+		return 0, false, false, nil
+	}
+	r, hit := ix.m[k]
+	if !hit || snap.deleted.Contains(uint64(r)) || tt != nil && tt.deletes.Contains(uint64(r)) {
+		return 0, false, true, nil
+	}
+	return r, true, true, nil
 }
 
 // UniqueKeys returns the column IDs of each primary key, unique constraint
