@@ -2,10 +2,12 @@
 # It makes a temporary work directory, builds cairn and cairn-bench into it,
 # starts a fresh server on a data directory inside it, and on exit stops
 # the server, waits for it to finish shutting down and only then removes
-# the directory.
+# the directory. A script that compares with PostgreSQL sets pg_bin and
+# pg_settings, calls start_pg and traps 'stop_pg; cleanup' on EXIT.
 
 work=$(mktemp -d)
 pid=
+pgdata=$work/pg
 
 # cleanup stops the server (SIGTERM: it flushes and fsyncs), waits for it
 # to exit, then removes the work directory.
@@ -52,4 +54,40 @@ server_rss() {
 	rss=$(awk '/^VmRSS:/{printf "%.0f MiB", $2/1024}' "/proc/$pid/status" 2>/dev/null || true)
 	hwm=$(awk '/^VmHWM:/{printf "%.0f MiB", $2/1024}' "/proc/$pid/status" 2>/dev/null || true)
 	echo "server RSS after the run: ${rss:-unknown} (peak ${hwm:-unknown})"
+}
+
+# as_pg runs a PostgreSQL binary, as the postgres user when we are root
+# (PostgreSQL refuses to run as root).
+as_pg() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# stop_pg stops the throwaway cluster if it is running.
+stop_pg() {
+	if [ -f "$pgdata/postmaster.pid" ]; then
+		as_pg "$pg_bin/pg_ctl" -D "$pgdata" -m fast -w stop >/dev/null 2>&1 || true
+	fi
+}
+
+# start_pg initdbs and starts PostgreSQL ($pg_bin) on a free loopback port
+# with the settings pg_settings, creates database cairn (owner cairn), and
+# sets pg_addr and pg_pid.
+start_pg() {
+	local port opts=()
+	if [ "$(id -u)" = 0 ]; then
+		chmod 711 "$work"
+		install -d -o postgres "$pgdata"
+	fi
+	as_pg "$pg_bin/initdb" -D "$pgdata" -U cairn --auth=trust >"$work/pg-initdb.log"
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	for s in "${pg_settings[@]}"; do opts+=(-c "$s"); done
+	as_pg "$pg_bin/pg_ctl" -D "$pgdata" -l "$pgdata/log" -w start \
+		-o "-h 127.0.0.1 -p $port -k $pgdata $(printf '%s ' "${opts[@]}")" >/dev/null
+	as_pg "$pg_bin/createdb" -h 127.0.0.1 -p "$port" -U cairn cairn
+	pg_addr=127.0.0.1:$port
+	pg_pid=$(head -1 "$pgdata/postmaster.pid")
 }
