@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/cairn-db/cairn/sql"
 )
@@ -96,13 +95,8 @@ func (k *keyLookup) Next(ctx context.Context) (arrow.Record, error) {
 	if rec.NumRows() == 0 {
 		return nil, io.EOF
 	}
-	if !scan.WithRowID {
-		// FetchRows ends with the row ID; the plan did not ask for it.
-		n := len(scan.Cols)
-		rec = array.NewRecord(arrow.NewSchema(rec.Schema().Fields()[:n], nil), rec.Columns()[:n], rec.NumRows())
-		defer rec.Release()
-	}
-	out, err := conformRecord(k.rt.mem(), rec, k.schema)
+	// FetchRows ends with the row ID, which the plan may not ask for.
+	out, err := conformColumns(k.rt.mem(), rec.Columns()[:len(k.node.Scan.Out)], rec.NumRows(), k.schema)
 	if err != nil {
 		return nil, err
 	}

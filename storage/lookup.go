@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // LookupKey finds the live row that holds row i of rec's key on the
@@ -98,14 +99,14 @@ func (tx *Tx) lookupOwn(def *catalog.TableDef, tt *txTable, con constraint, k st
 }
 
 // KeyRow finds the row this transaction sees whose primary key, unique
-// constraint or unique index over the columns colIDs holds the key given
-// by keys (one array per column, in colIDs order; row i of each): a
-// point lookup by key, a hash probe instead of a scan. found is false
-// when no row holds the key (or it has a NULL). ok is false when the
-// committed index cannot answer for this transaction's snapshot — the
-// index follows the latest commit, and the table changed since the
-// snapshot was taken — or when there is no such rule; the caller then
-// scans.
+// constraint or unique index over the columns colIDs (in the rule's
+// column order) holds the key given by keys (one array per column, in
+// colIDs order; row i of each): a point lookup by key, a hash probe
+// instead of a scan. found is false when no row holds the key (or it has
+// a NULL). ok is false when the committed index cannot answer for this
+// transaction's snapshot — the index follows the latest commit, and the
+// table changed since the snapshot was taken — or when the table has no
+// such rule; the caller then scans.
 func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (rowID int64, found, ok bool, err error) {
 	if err := tx.check(); err != nil {
 		return 0, false, false, err
@@ -114,25 +115,26 @@ func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (r
 	if def == nil {
 		return 0, false, false, undefinedTableID(tableID)
 	}
-	con, ok := matchConstraint(tx.cat, def, colIDs)
-	if !ok {
+	if !hasRule(tx.cat, def, colIDs) {
 		return 0, false, false, nil
 	}
-	// The key in the rule's column order, encoded as the column's type.
-	pos := make([]int, len(con.cols))
-	for k, id := range con.cols {
-		pos[k] = slices.Index(colIDs, id)
+	con := constraint{cols: colIDs}
+	pos := make([]int, len(colIDs))
+	ts := make([]types.T, len(colIDs))
+	for k, id := range colIDs {
+		pos[k] = k
+		_, c := def.ColumnByID(id)
+		ts[k] = c.Type
 	}
 	var keyOK bool
-	tx.keybuf, keyOK = rowKey(tx.keybuf, keyTypes(def, con), keys, pos, i)
+	tx.keybuf, keyOK = rowKey(tx.keybuf, ts, keys, pos, i)
 	if !keyOK {
 		return 0, false, true, nil
 	}
-	k := string(tx.keybuf)
 
 	tt := tx.tables[tableID]
 	if tt != nil {
-		r, hit, sure, err := tx.lookupOwn(def, tt, con, k)
+		r, hit, sure, err := tx.lookupOwn(def, tt, con, string(tx.keybuf))
 		if hit || sure || err != nil {
 			return r, hit, err == nil, err
 		}
@@ -141,6 +143,7 @@ func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (r
 	if rt == nil {
 		return 0, false, false, nil
 	}
+	var sig [64]byte
 	snap := tx.snap.tables[tableID]
 	tx.db.idxMu.RLock()
 	defer tx.db.idxMu.RUnlock()
@@ -148,15 +151,34 @@ func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (r
 	// changed the table's rows between the two (a flush or compaction
 	// moves rows, and drops from the index only rows deleted before).
 	head := tx.db.head.Load().tables[tableID]
-	ix := rt.uniq[con.sig()]
+	ix := rt.uniq[string(appendSig(sig[:0], colIDs))]
 	if ix == nil || snap == nil || head == nil || head.epoch != snap.epoch || head.lastMod != snap.lastMod {
 		return 0, false, false, nil
 	}
-	r, hit := ix.m[k]
+	r, hit := ix.m[string(tx.keybuf)]
 	if !hit || snap.deleted.Contains(uint64(r)) || tt != nil && tt.deletes.Contains(uint64(r)) {
 		return 0, false, true, nil
 	}
 	return r, true, true, nil
+}
+
+// hasRule reports whether def has a primary key, unique constraint or
+// unique index over exactly the columns colIDs, in that order.
+func hasRule(cat *catalog.Catalog, def *catalog.TableDef, colIDs []int) bool {
+	if slices.Equal(def.PrimaryKey, colIDs) {
+		return true
+	}
+	for _, u := range def.Uniques {
+		if slices.Equal(u.Columns, colIDs) {
+			return true
+		}
+	}
+	for _, ix := range cat.Indexes {
+		if ix.Table == def.ID && ix.Unique && slices.Equal(ix.Columns, colIDs) {
+			return true
+		}
+	}
+	return false
 }
 
 // UniqueKeys returns the column IDs of each primary key, unique constraint

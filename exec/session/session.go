@@ -93,6 +93,9 @@ type Session struct {
 	// cursors of DECLARE, one namespace as in PostgreSQL.
 	portals map[string]*Portal
 	seqs    exec.SequenceValues
+	// parsed are the settings parsed for use, nil until needed after a
+	// change (settings.go).
+	parsed *parsedSettings
 	// stmtCtx is the running statement's context (an advisory lock wait
 	// ends with it); xactAdvisory the transaction's advisory locks.
 	stmtCtx      context.Context
@@ -285,28 +288,11 @@ func (s *Session) TxStatus() TxStatus {
 }
 
 // Location is the session's TimeZone.
-func (s *Session) Location() *time.Location {
-	loc, err := loadLocation(s.get("timezone"))
-	if err != nil {
-		return time.UTC
-	}
-	return loc
-}
+func (s *Session) Location() *time.Location { return s.parsedSettings().loc }
 
-// searchPath resolves the search_path setting to schema names.
-func (s *Session) searchPath() []string {
-	var out []string
-	for _, part := range strings.Split(s.get("search_path"), ",") {
-		name := strings.Trim(strings.TrimSpace(part), `"`)
-		if name == "$user" {
-			name = s.user
-		}
-		if name != "" {
-			out = append(out, name)
-		}
-	}
-	return out
-}
+// searchPath resolves the search_path setting to schema names. The slice
+// is shared: callers do not change it.
+func (s *Session) searchPath() []string { return s.parsedSettings().searchPath }
 
 // CurrentSchema is current_schema(): the first schema of the search path
 // that exists.
