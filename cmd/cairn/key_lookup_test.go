@@ -90,3 +90,41 @@ func TestKeyLookupSnapshot(t *testing.T) {
 		t.Fatal("the old key of a re-keyed row still finds it")
 	}
 }
+
+// TestPreparedPlanFollowsCatalog checks that a prepared statement, whose
+// plan is bound once and reused by every execution, is bound again when
+// what the binding read changes: the search path and the catalog.
+func TestPreparedPlanFollowsCatalog(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	c := ts.connect(t)
+	mustExec(t, c, `CREATE SCHEMA other`)
+	mustExec(t, c, `CREATE TABLE public.t (id int PRIMARY KEY, v text)`)
+	mustExec(t, c, `CREATE TABLE other.t (id int PRIMARY KEY, v text)`)
+	mustExec(t, c, `INSERT INTO public.t VALUES (1, 'public')`)
+	mustExec(t, c, `INSERT INTO other.t VALUES (1, 'other')`)
+	// pgx prepares the statement once and then only binds and executes it.
+	read := func(want string) {
+		t.Helper()
+		var v string
+		if err := c.QueryRow(ctx, `SELECT v FROM t WHERE id = $1`, 1).Scan(&v); err != nil || v != want {
+			t.Fatalf("got %q, %v; want %q", v, err, want)
+		}
+	}
+	read("public")
+	read("public")
+	mustExec(t, c, `SET search_path = other, public`)
+	read("other")
+	mustExec(t, c, `DROP TABLE other.t`)
+	read("public")
+	mustExec(t, c, `ALTER TABLE public.t DROP CONSTRAINT t_pkey`)
+	mustExec(t, c, `INSERT INTO public.t VALUES (1, 'public')`)
+	rows, err := c.Query(ctx, `SELECT v FROM t WHERE id = $1`, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(vs) != 2 {
+		t.Fatalf("after dropping the key: %v, %v; want both rows", vs, err)
+	}
+}
