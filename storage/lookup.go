@@ -44,9 +44,15 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 
 	tt := tx.tables[tableID]
 	if tt != nil {
-		r, hit, sure, err := tx.lookupOwn(def, tt, con, k)
-		if hit || sure || err != nil {
-			return r, hit, err
+		li, err := tx.localIndex(def, tt, con, false)
+		if err != nil {
+			return 0, false, err
+		}
+		if r, hit := li.m[k]; hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
+			return r, true, nil
+		}
+		if li.full || tt.truncated {
+			return 0, false, nil
 		}
 	}
 	rt := tx.db.lookupRT(tableID)
@@ -83,21 +89,6 @@ func matchConstraint(cat *catalog.Catalog, def *catalog.TableDef, colIDs []int) 
 	return constraint{}, false
 }
 
-// lookupOwn looks key k of con up among the rows the transaction wrote
-// to the table: hit gives an own live row; sure (without hit) says that
-// no row the transaction sees holds the key (the local index covers the
-// committed rows too, or the table was truncated).
-func (tx *Tx) lookupOwn(def *catalog.TableDef, tt *txTable, con constraint, k string) (rowID int64, hit, sure bool, err error) {
-	li, err := tx.localIndex(def, tt, con, false)
-	if err != nil {
-		return 0, false, false, err
-	}
-	if r, ok := li.m[k]; ok && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
-		return r, true, true, nil
-	}
-	return 0, false, li.full || tt.truncated, nil
-}
-
 // KeyRow finds the row this transaction sees whose primary key, unique
 // constraint or unique index over the columns colIDs (in the rule's
 // column order) holds the key given by keys (one array per column, in
@@ -105,8 +96,8 @@ func (tx *Tx) lookupOwn(def *catalog.TableDef, tt *txTable, con constraint, k st
 // instead of a scan. found is false when no row holds the key (or it has
 // a NULL). ok is false when the committed index cannot answer for this
 // transaction's snapshot — the index follows the latest commit, and the
-// table changed since the snapshot was taken — or when the table has no
-// such rule; the caller then scans.
+// table changed since the snapshot was taken, or the transaction wrote
+// the table — or when the table has no such rule; the caller then scans.
 func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (rowID int64, found, ok bool, err error) {
 	if err := tx.check(); err != nil {
 		return 0, false, false, err
@@ -118,7 +109,6 @@ func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (r
 	if !hasRule(tx.cat, def, colIDs) {
 		return 0, false, false, nil
 	}
-	con := constraint{cols: colIDs}
 	pos := make([]int, len(colIDs))
 	ts := make([]types.T, len(colIDs))
 	for k, id := range colIDs {
@@ -132,12 +122,11 @@ func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (r
 		return 0, false, true, nil
 	}
 
+	// A transaction that wrote the table reads it by scanning: its own
+	// rows and deletions are not in the committed index.
 	tt := tx.tables[tableID]
-	if tt != nil {
-		r, hit, sure, err := tx.lookupOwn(def, tt, con, string(tx.keybuf))
-		if hit || sure || err != nil {
-			return r, hit, err == nil, err
-		}
+	if tt != nil && !tt.empty() {
+		return 0, false, false, nil
 	}
 	rt := tx.db.lookupRT(tableID)
 	if rt == nil {
@@ -156,7 +145,7 @@ func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (r
 		return 0, false, false, nil
 	}
 	r, hit := ix.m[string(tx.keybuf)]
-	if !hit || snap.deleted.Contains(uint64(r)) || tt != nil && tt.deletes.Contains(uint64(r)) {
+	if !hit || snap.deleted.Contains(uint64(r)) {
 		return 0, false, true, nil
 	}
 	return r, true, true, nil
