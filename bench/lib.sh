@@ -2,7 +2,8 @@
 # It makes a temporary work directory, builds cairn and cairn-bench into it,
 # starts a fresh server on a data directory inside it, and on exit stops
 # the server, waits for it to finish shutting down and only then removes
-# the directory.
+# the directory. A script that compares with PostgreSQL sets pg_settings
+# after sourcing it, calls start_pg and traps 'stop_pg; cleanup' on EXIT.
 
 work=$(mktemp -d)
 pid=

@@ -40,6 +40,8 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newSystemScan(rt, n), nil
 	case *sql.SRF:
 		return buildSRF(rt, n)
+	case *sql.KeyLookup:
+		return newKeyLookup(rt, n), nil
 	case *sql.TextTopK:
 		return newTextTopK(rt, n), nil
 	case *sql.VectorTopK:
@@ -213,10 +215,17 @@ func conformRecord(mem memory.Allocator, rec arrow.Record, schema *arrow.Schema)
 		rec.Retain()
 		return rec, nil
 	}
-	if int(rec.NumCols()) != schema.NumFields() {
-		return nil, internalErr("batch has %d columns, want %d", rec.NumCols(), schema.NumFields())
+	return conformColumns(mem, rec.Columns(), rec.NumRows(), schema)
+}
+
+// conformColumns returns a record of schema over the columns in (of
+// rows rows each), relabelled as conformRecord does; in stays the
+// caller's.
+func conformColumns(mem memory.Allocator, in []arrow.Array, rows int64, schema *arrow.Schema) (arrow.Record, error) {
+	if len(in) != schema.NumFields() {
+		return nil, internalErr("batch has %d columns, want %d", len(in), schema.NumFields())
 	}
-	cols := make([]arrow.Array, rec.NumCols())
+	cols := make([]arrow.Array, len(in))
 	defer func() {
 		for _, c := range cols {
 			if c != nil {
@@ -224,8 +233,7 @@ func conformRecord(mem memory.Allocator, rec arrow.Record, schema *arrow.Schema)
 			}
 		}
 	}()
-	for i := range cols {
-		c := rec.Column(i)
+	for i, c := range in {
 		c.Retain()
 		conformed, err := conformToType(mem, c, schema.Field(i).Type)
 		if err != nil {
@@ -233,7 +241,7 @@ func conformRecord(mem memory.Allocator, rec arrow.Record, schema *arrow.Schema)
 		}
 		cols[i] = conformed
 	}
-	return array.NewRecord(schema, cols, rec.NumRows()), nil
+	return array.NewRecord(schema, cols, rows), nil
 }
 
 // outSlot holds the batch an operator returned last, released on the next

@@ -59,6 +59,9 @@ func CatchPanic(fn func() error) (err error) {
 
 // AsPanic returns the panic that err carries, or nil.
 func AsPanic(err error) *PanicError {
+	if err == nil {
+		return nil // most statements: no error to unwrap
+	}
 	var pe *PanicError
 	if errors.As(err, &pe) {
 		return pe

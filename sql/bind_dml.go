@@ -420,7 +420,7 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 		if err != nil {
 			return nil, "", nil, err
 		}
-		plan = planWhere(plan, cond)
+		plan = planWhere(b.Catalog, plan, cond)
 	}
 	if len(from) > 0 {
 		plan = firstPerKey(plan, []int{len(def.Columns)})

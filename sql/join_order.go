@@ -1,6 +1,9 @@
 package sql
 
-import "github.com/cairn-db/cairn/functions"
+import (
+	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql/catalog"
+)
 
 // planWhere places a WHERE clause over the FROM plan. Over a FROM list of
 // several relations (FROM a, b, c, bound as cross joins) it does what a
@@ -9,15 +12,17 @@ import "github.com/cairn-db/cairn/functions"
 // relations become hash-join keys, and the relations are joined in an
 // order that follows those equalities, a cross join only where none
 // connects the next relation. A projection on top restores the FROM
-// list's column order, so the rest of the query is bound as before.
-func planWhere(plan Node, cond Expr) Node {
+// list's column order, so the rest of the query is bound as before. A
+// table's filter that fixes a primary or unique key becomes a KeyLookup
+// (filterScan; cat has the unique indexes).
+func planWhere(cat *catalog.Catalog, plan Node, cond Expr) Node {
 	var leaves []Node
 	var on []Expr
 	flattenJoins(plan, 0, &leaves, &on)
 	if len(leaves) < 2 {
-		return &Filter{Input: plan, Cond: cond}
+		return filterScan(cat, plan, conjuncts(cond))
 	}
-	r := newJoinRegion(leaves)
+	r := newJoinRegion(cat, leaves)
 	var top []Expr
 	for _, c := range append(conjuncts(cond), on...) {
 		set, ok := r.leavesOf(c)
@@ -68,6 +73,7 @@ func flattenJoins(n Node, offset int, out *[]Node, on *[]Expr) {
 // conjuncts that join them, and where each FROM-list column is in the
 // plan built so far.
 type joinRegion struct {
+	cat     *catalog.Catalog // for the unique indexes of key lookups
 	leaves  []Node
 	start   []int
 	owner   []int // FROM-list column -> its relation
@@ -81,8 +87,8 @@ type joinConjunct struct {
 	leaves map[int]bool
 }
 
-func newJoinRegion(leaves []Node) *joinRegion {
-	r := &joinRegion{leaves: leaves, filters: make([][]Expr, len(leaves))}
+func newJoinRegion(cat *catalog.Catalog, leaves []Node) *joinRegion {
+	r := &joinRegion{cat: cat, leaves: leaves, filters: make([][]Expr, len(leaves))}
 	for i, l := range leaves {
 		r.start = append(r.start, len(r.owner))
 		for range l.Columns() {
@@ -125,7 +131,7 @@ func (r *joinRegion) leaf(i int) Node {
 	if len(r.filters[i]) == 0 {
 		return r.leaves[i]
 	}
-	return &Filter{Input: r.leaves[i], Cond: andAll(r.filters[i])}
+	return filterScan(r.cat, r.leaves[i], r.filters[i])
 }
 
 // build joins the relations: first the one with the most pushed-down

@@ -111,6 +111,13 @@ func prune(n Node, need []bool) (Node, []int) {
 			out.WithRowID = false
 		}
 		return out, mapping
+	case *KeyLookup:
+		// The key columns are needed only by the fallback filter, which
+		// reads the scan's own.
+		scanNeed := append([]bool(nil), need...)
+		refs(scanNeed, x.Cond)
+		sc, m := prune(x.Scan, scanNeed)
+		return &KeyLookup{Scan: sc.(*Scan), Constraint: x.Constraint, KeyCols: x.KeyCols, Keys: x.Keys, Cond: remap(x.Cond, m)}, m
 	case *Filter:
 		childNeed := append([]bool(nil), need...)
 		refs(childNeed, x.Cond)

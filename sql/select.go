@@ -238,7 +238,7 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		if err != nil {
 			return nil, err
 		}
-		plan = planWhere(plan, cond)
+		plan = planWhere(b.Catalog, plan, cond)
 	}
 
 	agg := &aggCollector{}

@@ -2,10 +2,9 @@ package storage
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 )
@@ -19,15 +18,17 @@ type constraint struct {
 
 // sig identifies the rule by its columns: two rules over the same columns
 // share one hash index.
-func (c constraint) sig() string {
-	var b strings.Builder
-	for i, id := range c.cols {
+func (c constraint) sig() string { return string(appendSig(nil, c.cols)) }
+
+// appendSig appends the signature of a rule over the columns cols.
+func appendSig(b []byte, cols []int) []byte {
+	for i, id := range cols {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		fmt.Fprint(&b, id)
+		b = strconv.AppendInt(b, int64(id), 10)
 	}
-	return b.String()
+	return b
 }
 
 // constraintsOf lists the unique rules of t in c (nil: no indexes), skipping any that name a

@@ -6,7 +6,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // LookupKey finds the live row that holds row i of rec's key on the
@@ -25,14 +27,7 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 	if def == nil {
 		return 0, false, undefinedTableID(tableID)
 	}
-	var con constraint
-	ok := false
-	for _, c := range constraintsOf(tx.cat, def) {
-		if len(c.cols) == len(colIDs) && !slices.ContainsFunc(colIDs, func(id int) bool { return !slices.Contains(c.cols, id) }) {
-			con, ok = c, true
-			break
-		}
-	}
+	con, ok := matchConstraint(tx.cat, def, colIDs)
 	if !ok {
 		return 0, false, pgerr.New(pgerrcode.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
 	}
@@ -81,6 +76,98 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 		return 0, false, nil
 	}
 	return r, true, nil
+}
+
+// matchConstraint finds the unique rule of def over exactly the columns
+// colIDs (in any order).
+func matchConstraint(cat *catalog.Catalog, def *catalog.TableDef, colIDs []int) (constraint, bool) {
+	for _, c := range constraintsOf(cat, def) {
+		if len(c.cols) == len(colIDs) && !slices.ContainsFunc(colIDs, func(id int) bool { return !slices.Contains(c.cols, id) }) {
+			return c, true
+		}
+	}
+	return constraint{}, false
+}
+
+// KeyRow finds the row this transaction sees whose primary key, unique
+// constraint or unique index over the columns colIDs (in the rule's
+// column order) holds the key given by keys (one array per column, in
+// colIDs order; row i of each): a point lookup by key, a hash probe
+// instead of a scan. found is false when no row holds the key (or it has
+// a NULL). ok is false when the committed index cannot answer for this
+// transaction's snapshot — the index follows the latest commit, and the
+// table changed since the snapshot was taken, or the transaction wrote
+// the table — or when the table has no such rule; the caller then scans.
+func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (rowID int64, found, ok bool, err error) {
+	if err := tx.check(); err != nil {
+		return 0, false, false, err
+	}
+	def := tx.cat.Tables[tableID]
+	if def == nil {
+		return 0, false, false, undefinedTableID(tableID)
+	}
+	if !hasRule(tx.cat, def, colIDs) {
+		return 0, false, false, nil
+	}
+	pos := make([]int, len(colIDs))
+	ts := make([]types.T, len(colIDs))
+	for k, id := range colIDs {
+		pos[k] = k
+		_, c := def.ColumnByID(id)
+		ts[k] = c.Type
+	}
+	var keyOK bool
+	tx.keybuf, keyOK = rowKey(tx.keybuf, ts, keys, pos, i)
+	if !keyOK {
+		return 0, false, true, nil
+	}
+
+	// A transaction that wrote the table reads it by scanning: its own
+	// rows and deletions are not in the committed index.
+	tt := tx.tables[tableID]
+	if tt != nil && !tt.empty() {
+		return 0, false, false, nil
+	}
+	rt := tx.db.lookupRT(tableID)
+	if rt == nil {
+		return 0, false, false, nil
+	}
+	var sig [64]byte
+	snap := tx.snap.tables[tableID]
+	tx.db.idxMu.RLock()
+	defer tx.db.idxMu.RUnlock()
+	// The index matches the head; it matches the snapshot when no commit
+	// changed the table's rows between the two (a flush or compaction
+	// moves rows, and drops from the index only rows deleted before).
+	head := tx.db.head.Load().tables[tableID]
+	ix := rt.uniq[string(appendSig(sig[:0], colIDs))]
+	if ix == nil || snap == nil || head == nil || head.epoch != snap.epoch || head.lastMod != snap.lastMod {
+		return 0, false, false, nil
+	}
+	r, hit := ix.m[string(tx.keybuf)]
+	if !hit || snap.deleted.Contains(uint64(r)) {
+		return 0, false, true, nil
+	}
+	return r, true, true, nil
+}
+
+// hasRule reports whether def has a primary key, unique constraint or
+// unique index over exactly the columns colIDs, in that order.
+func hasRule(cat *catalog.Catalog, def *catalog.TableDef, colIDs []int) bool {
+	if slices.Equal(def.PrimaryKey, colIDs) {
+		return true
+	}
+	for _, u := range def.Uniques {
+		if slices.Equal(u.Columns, colIDs) {
+			return true
+		}
+	}
+	for _, ix := range cat.Indexes {
+		if ix.Table == def.ID && ix.Unique && slices.Equal(ix.Columns, colIDs) {
+			return true
+		}
+	}
+	return false
 }
 
 // UniqueKeys returns the column IDs of each primary key, unique constraint

@@ -93,6 +93,9 @@ type Session struct {
 	// cursors of DECLARE, one namespace as in PostgreSQL.
 	portals map[string]*Portal
 	seqs    exec.SequenceValues
+	// parsed are the settings parsed for use, nil until needed after a
+	// change (settings.go).
+	parsed *parsedSettings
 	// stmtCtx is the running statement's context (an advisory lock wait
 	// ends with it); xactAdvisory the transaction's advisory locks.
 	stmtCtx      context.Context
@@ -127,6 +130,32 @@ type Statement struct {
 	prepareText string
 	prepareTime time.Time
 	runs        int64
+
+	// cached is the statement's last binding of a plan (SELECT, INSERT,
+	// UPDATE, DELETE), reused by the next Bind when nothing it depends on
+	// changed: executing a prepared statement again costs no parse
+	// analysis or planning (see bindCached).
+	cached *boundPlan
+}
+
+// boundPlan is a statement bound to a plan, with what the binding
+// depended on.
+type boundPlan struct {
+	key     bindKey
+	bound   sql.Statement
+	params  []types.T
+	columns []Column
+}
+
+// bindKey is what a binding depends on besides the statement: the
+// catalog (immutable: a DDL makes a new one), the parameter types asked
+// for, and the settings the binder reads (search_path and the user its
+// $user names, and the TimeZone, DateStyle and extra_float_digits that
+// constant casts follow).
+type bindKey struct {
+	cat                                   *catalog.Catalog
+	params                                string
+	user, searchPath, tz, dates, floatDig string
 }
 
 // Empty reports whether st is an empty query (nothing but white space
@@ -259,28 +288,11 @@ func (s *Session) TxStatus() TxStatus {
 }
 
 // Location is the session's TimeZone.
-func (s *Session) Location() *time.Location {
-	loc, err := loadLocation(s.get("timezone"))
-	if err != nil {
-		return time.UTC
-	}
-	return loc
-}
+func (s *Session) Location() *time.Location { return s.parsedSettings().loc }
 
-// searchPath resolves the search_path setting to schema names.
-func (s *Session) searchPath() []string {
-	var out []string
-	for _, part := range strings.Split(s.get("search_path"), ",") {
-		name := strings.Trim(strings.TrimSpace(part), `"`)
-		if name == "$user" {
-			name = s.user
-		}
-		if name != "" {
-			out = append(out, name)
-		}
-	}
-	return out
-}
+// searchPath resolves the search_path setting to schema names. The slice
+// is shared: callers do not change it.
+func (s *Session) searchPath() []string { return s.parsedSettings().searchPath }
 
 // CurrentSchema is current_schema(): the first schema of the search path
 // that exists.
@@ -374,13 +386,13 @@ func (s *Session) prepare(text string, paramTypes []types.T) ([]*Statement, erro
 	if len(out) == 1 && paramTypes != nil && !s.txFailed {
 		st := out[0]
 		s.statementSnapshot(st)
-		bound, params, err := s.bind(st, st.ParamTypes)
+		bp, err := s.bindCached(st)
 		if err != nil {
 			s.fail()
 			return nil, err
 		}
-		st.ParamTypes = params
-		st.Columns = s.resultColumns(bound)
+		st.ParamTypes = bp.params
+		st.Columns = bp.columns
 	}
 	return out, nil
 }
@@ -478,20 +490,58 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 		return nil, errTxAborted()
 	}
 	s.statementSnapshot(st)
-	bound, ptypes, err := s.bind(st, st.ParamTypes)
+	bp, err := s.bindCached(st)
 	if err != nil {
 		s.fail()
 		return nil, err
 	}
-	if len(params) != len(ptypes) {
-		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"\" requires %d", len(params), len(ptypes))
+	if len(params) != len(bp.params) {
+		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"\" requires %d", len(params), len(bp.params))
 	}
 	st.runs++
-	if err := s.lookupRegParams(ptypes, params); err != nil {
+	if err := s.lookupRegParams(bp.params, params); err != nil {
 		s.fail()
 		return nil, err
 	}
-	return &Portal{stmt: st, bound: bound, params: params, columns: s.resultColumns(bound)}, nil
+	return &Portal{stmt: st, bound: bp.bound, params: params, columns: bp.columns}, nil
+}
+
+// bindCached binds st with its parameter types against the session's
+// current catalog, or returns the binding kept from the last time when
+// the catalog and the settings binding reads are the same: a plan
+// depends on nothing else (parameter values are read when it runs), and
+// a bound statement is immutable, so portals may share it. Only plans
+// are kept; utility statements (SET, EXECUTE, COPY...) are bound afresh.
+func (s *Session) bindCached(st *Statement) (*boundPlan, error) {
+	key := s.bindKey(st.ParamTypes)
+	if c := st.cached; c != nil && c.key == key {
+		return c, nil
+	}
+	bound, ptypes, err := s.bind(st, st.ParamTypes)
+	if err != nil {
+		return nil, err
+	}
+	bp := &boundPlan{key: key, bound: bound, params: ptypes, columns: s.resultColumns(bound)}
+	if _, isPlan := bound.(*sql.Query); isPlan && !st.simple {
+		st.cached = bp
+	}
+	return bp, nil
+}
+
+// bindKey is the key under which a binding of a statement with parameter
+// types params is kept.
+func (s *Session) bindKey(params []types.T) bindKey {
+	k := bindKey{cat: s.catalog(), user: s.user, searchPath: s.get("search_path"), tz: s.get("timezone"),
+		dates: s.get("datestyle"), floatDig: s.get("extra_float_digits")}
+	if len(params) > 0 {
+		var b strings.Builder
+		for _, t := range params {
+			b.WriteString(t.String())
+			b.WriteByte(',')
+		}
+		k.params = b.String()
+	}
+	return k
 }
 
 // lookupRegParams turns the text of reg* parameters ('jsonb' for a

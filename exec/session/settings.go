@@ -129,6 +129,7 @@ func (s *Session) setValue(name, v string) {
 	values := maps.Clone(s.values)
 	values[name] = v
 	s.values = values
+	s.parsed = nil
 }
 
 // unsetValue returns a setting to its default, copying the map as
@@ -138,7 +139,45 @@ func (s *Session) unsetValue(name string) {
 		values := maps.Clone(s.values)
 		delete(values, name)
 		s.values = values
+		s.parsed = nil
 	}
+}
+
+// parsedSettings are the settings every statement reads, parsed from the
+// session's values once after each change rather than per statement: a
+// named TimeZone would otherwise be loaded from the time zone database
+// each time.
+type parsedSettings struct {
+	loc        *time.Location
+	dateStyle  types.DateStyle
+	floats     types.FloatStyle
+	searchPath []string
+}
+
+// parsedSettings returns the session's parsed settings (setValue and
+// unsetValue drop them).
+func (s *Session) parsedSettings() *parsedSettings {
+	if s.parsed != nil {
+		return s.parsed
+	}
+	p := &parsedSettings{loc: time.UTC}
+	if loc, err := loadLocation(s.get("timezone")); err == nil {
+		p.loc = loc
+	}
+	p.dateStyle, _ = types.ParseDateStyle(s.get("datestyle"), types.DateStyle{})
+	n, _ := strconv.Atoi(s.get("extra_float_digits"))
+	p.floats = types.FloatStyleFor(n)
+	for _, part := range strings.Split(s.get("search_path"), ",") {
+		name := strings.Trim(strings.TrimSpace(part), `"`)
+		if name == "$user" {
+			name = s.user
+		}
+		if name != "" {
+			p.searchPath = append(p.searchPath, name)
+		}
+	}
+	s.parsed = p
+	return p
 }
 
 // endTxSettings undoes what the ending transaction did to the settings:
@@ -229,17 +268,11 @@ func updateDateStyle(v, cur string) (string, error) {
 }
 
 // DateStyle is the session's DateStyle setting.
-func (s *Session) DateStyle() types.DateStyle {
-	ds, _ := types.ParseDateStyle(s.get("datestyle"), types.DateStyle{})
-	return ds
-}
+func (s *Session) DateStyle() types.DateStyle { return s.parsedSettings().dateStyle }
 
 // floatStyle is how the session prints float4 and float8 values, from
 // extra_float_digits.
-func (s *Session) floatStyle() types.FloatStyle {
-	n, _ := strconv.Atoi(s.get("extra_float_digits"))
-	return types.FloatStyleFor(n)
-}
+func (s *Session) floatStyle() types.FloatStyle { return s.parsedSettings().floats }
 
 // TextOptions are the session settings that the text input and output of
 // values follow (TimeZone, DateStyle, extra_float_digits), read afresh

@@ -1,0 +1,104 @@
+package exec
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/cairn-db/cairn/sql"
+)
+
+// keyLookup runs sql.KeyLookup: the key values are computed once, the
+// constraint's hash index gives the row ID and the row is fetched by it.
+// Where the index cannot answer for the statement's snapshot (the table
+// changed since), it scans with the plan's equalities instead.
+type keyLookup struct {
+	rt     *Runtime
+	node   *sql.KeyLookup
+	schema *arrow.Schema
+	inner  Operator // the fallback scan, when the index could not answer
+	out    outSlot
+	done   bool
+}
+
+func newKeyLookup(rt *Runtime, n *sql.KeyLookup) *keyLookup {
+	return &keyLookup{rt: rt, node: n, schema: schemaOf(n.Columns())}
+}
+
+// Schema implements Operator.
+func (k *keyLookup) Schema() *arrow.Schema { return k.schema }
+
+// Close implements Operator.
+func (k *keyLookup) Close() {
+	k.out.release()
+	if k.inner != nil {
+		k.inner.Close()
+	}
+	k.done = true
+}
+
+// Next implements Operator.
+func (k *keyLookup) Next(ctx context.Context) (arrow.Record, error) {
+	if k.inner != nil {
+		return k.inner.Next(ctx)
+	}
+	k.out.release()
+	if k.done {
+		return nil, io.EOF
+	}
+	k.done = true
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	tx := k.rt.Tx
+	if tx == nil {
+		return nil, internalErr("key lookup on %s without a transaction", k.node.Scan.Table.Name)
+	}
+	ev := newEvaluator(ctx, k.rt)
+	keys := make([]arrow.Array, len(k.node.Keys))
+	defer func() {
+		for _, a := range keys {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, e := range k.node.Keys {
+		a, err := ev.evalArray(e, batch{n: 1})
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = a
+	}
+	scan := k.node.Scan
+	id, found, ok, err := tx.KeyRow(scan.Table.ID, k.node.KeyCols, keys, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		op, err := build(k.rt, &sql.Filter{Input: scan, Cond: k.node.Cond})
+		if err != nil {
+			return nil, err
+		}
+		k.inner = op
+		return op.Next(ctx)
+	}
+	if !found {
+		return nil, io.EOF
+	}
+	rec, err := tx.FetchRows(ctx, scan.Table.ID, scan.Cols, []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	defer rec.Release()
+	if rec.NumRows() == 0 {
+		return nil, io.EOF
+	}
+	// FetchRows ends with the row ID, which the plan may not ask for.
+	out, err := conformColumns(k.rt.mem(), rec.Columns()[:len(k.node.Scan.Out)], rec.NumRows(), k.schema)
+	if err != nil {
+		return nil, err
+	}
+	return k.out.set(out), nil
+}

@@ -1,0 +1,175 @@
+package sql
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// KeyLookup reads the row of a table whose primary key or unique
+// constraint columns equal values computed once per execution: the plan
+// of `SELECT ... FROM t WHERE id = $1`. The executor probes the
+// constraint's hash index and fetches the row by its ID instead of
+// scanning the table; where the index cannot answer for the statement's
+// snapshot it scans with Cond (the equalities it was planned from).
+type KeyLookup struct {
+	Scan *Scan
+	// Constraint names the constraint or unique index (EXPLAIN).
+	Constraint string
+	// KeyCols are the constraint's column IDs and Keys the values they
+	// must equal, in the same order. Keys read no columns.
+	KeyCols []int
+	Keys    []Expr
+	// Cond is the conjunction of the equalities, over Scan's columns.
+	Cond Expr
+}
+
+func (n *KeyLookup) Columns() []Col   { return n.Scan.Out }
+func (n *KeyLookup) Children() []Node { return nil }
+func (n *KeyLookup) String() string {
+	s := fmt.Sprintf("Index Scan using %s on %s", n.Constraint, n.Scan.Table.Name)
+	if n.Scan.Alias != "" && n.Scan.Alias != n.Scan.Table.Name {
+		s += " " + n.Scan.Alias
+	}
+	return s + " Index Cond: " + n.Cond.String()
+}
+
+// filterScan places conds over input: over a table's scan whose
+// conjuncts include equalities that cover a primary key, unique
+// constraint or unique index (of cat, which may be nil), a KeyLookup
+// answers those, with a Filter of the others above it; otherwise a Filter
+// of them all.
+func filterScan(cat *catalog.Catalog, input Node, conds []Expr) Node {
+	if scan, ok := input.(*Scan); ok {
+		if kl, rest := keyLookup(cat, scan, conds); kl != nil {
+			if len(rest) == 0 {
+				return kl
+			}
+			return &Filter{Input: kl, Cond: andAll(rest)}
+		}
+	}
+	return &Filter{Input: input, Cond: andAll(conds)}
+}
+
+// keyLookup returns the KeyLookup for scan that conds' equalities allow
+// (the first constraint they cover, the primary key first) and the
+// conjuncts it does not answer, or nil.
+func keyLookup(cat *catalog.Catalog, scan *Scan, conds []Expr) (*KeyLookup, []Expr) {
+	def := scan.Table
+	// The equality conjuncts of the form column = value, by column ID.
+	eq := map[int]int{}
+	keys := make([]Expr, len(conds))
+	for i, c := range conds {
+		col, key, ok := keyEquality(scan, c)
+		if !ok {
+			continue
+		}
+		if _, dup := eq[col]; !dup {
+			eq[col] = i
+			keys[i] = key
+		}
+	}
+	if len(eq) == 0 {
+		return nil, nil
+	}
+	type rule struct {
+		name string
+		cols []int
+	}
+	rules := []rule{{def.PrimaryKeyConstraint(), def.PrimaryKey}}
+	for _, u := range def.Uniques {
+		rules = append(rules, rule{u.Name, u.Columns})
+	}
+	if cat != nil {
+		for _, ix := range cat.IndexesOf(def.ID) {
+			if ix.Unique {
+				rules = append(rules, rule{ix.Name, ix.Columns})
+			}
+		}
+	}
+	for _, r := range rules {
+		if len(r.cols) == 0 || slices.ContainsFunc(r.cols, func(id int) bool { _, ok := eq[id]; return !ok }) {
+			continue
+		}
+		kl := &KeyLookup{Scan: scan, Constraint: r.name, KeyCols: slices.Clone(r.cols)}
+		used := make([]bool, len(conds))
+		var cond []Expr
+		for _, id := range r.cols {
+			i := eq[id]
+			used[i] = true
+			kl.Keys = append(kl.Keys, keys[i])
+			cond = append(cond, conds[i])
+		}
+		kl.Cond = andAll(cond)
+		var rest []Expr
+		for i, c := range conds {
+			if !used[i] {
+				rest = append(rest, c)
+			}
+		}
+		return kl, rest
+	}
+	return nil, nil
+}
+
+// keyEquality recognises `column = value` (either way round) where the
+// column is one of scan's table columns and value reads no column and is
+// evaluated once: a constant, a parameter, a cast or a call that is not
+// volatile over such. The types must be ones whose equality is the
+// storage key's: the same type, two integer types, or text and varchar.
+func keyEquality(scan *Scan, c Expr) (colID int, key Expr, ok bool) {
+	call, isCall := c.(*Call)
+	if !isCall || call.Name != "=" || len(call.Args) != 2 {
+		return 0, nil, false
+	}
+	for i, arg := range call.Args {
+		ref, isRef := arg.(*ColumnRef)
+		if !isRef || ref.Index >= len(scan.Cols) {
+			continue
+		}
+		value := call.Args[1-i]
+		if !onceValue(value) || !keyTypesAgree(ref.T, value.Type()) {
+			continue
+		}
+		return scan.Table.Columns[scan.Cols[ref.Index]].ID, value, true
+	}
+	return 0, nil, false
+}
+
+// onceValue reports whether e reads no column and gives the same value
+// however often it is evaluated in one statement.
+func onceValue(e Expr) bool {
+	ok := true
+	walkExpr(e, func(x Expr) {
+		switch v := x.(type) {
+		case *Const, *Param, *Cast:
+		case *Call:
+			ok = ok && v.Overload != nil && v.Overload.Volatility != functions.Volatile
+		default:
+			ok = false
+		}
+	})
+	return ok
+}
+
+// keyTypesAgree reports whether a column of type col equals a value of
+// type val exactly when their storage keys are equal.
+func keyTypesAgree(col, val types.T) bool {
+	switch {
+	case col.IsInteger() && val.IsInteger():
+		return col.Family != types.Oid && val.Family != types.Oid
+	case (col.Family == types.Text || col.Family == types.Varchar) && (val.Family == types.Text || val.Family == types.Varchar):
+		return true
+	case !col.Equal(val):
+		return false
+	}
+	switch col.Family {
+	case types.Bool, types.Float4, types.Float8, types.Numeric, types.Char, types.Bytea, types.UUID,
+		types.DateFamily, types.Time, types.TimestampFamily, types.TimestampTZ, types.Interval, types.Name:
+		return true
+	}
+	return false
+}
