@@ -130,7 +130,7 @@ func (h *hybridCandidates) candidates(ctx context.Context) (ids []int64, all boo
 	}
 	if arr, ok := qv.(*types.Array); ok {
 		if query, ok := arr.Float32s(); ok && len(query) > 0 {
-			hits, err := h.rt.Tx.VectorSearch(ctx, h.node.Scan.Table.ID, h.node.Index, query, int(k), efSearch(h.rt), allow)
+			hits, err := h.rt.Tx.VectorSearch(ctx, h.node.Scan.Table.ID, h.node.Index, query, int(k), vectorEffort(h.rt), allow)
 			if err != nil {
 				return nil, false, err
 			}

@@ -12,10 +12,15 @@ import (
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
 )
 
-// efSearchDefault is hnsw.ef_search's default, pgvector's.
-const efSearchDefault = 40
+// efSearchDefault and probesDefault are hnsw.ef_search's and
+// ivfflat.probes' defaults, pgvector's.
+const (
+	efSearchDefault = 40
+	probesDefault   = 1
+)
 
 // vectorTopK runs sql.VectorTopK: the Count+Offset rows nearest to the
 // query vector, found through the table's vector index (and exactly in
@@ -79,7 +84,7 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, err
 		}
 	}
-	hits, err := v.rt.Tx.VectorSearch(ctx, scan.Table.ID, v.node.Index, query, int(k), efSearch(v.rt), allow)
+	hits, err := v.rt.Tx.VectorSearch(ctx, scan.Table.ID, v.node.Index, query, int(k), vectorEffort(v.rt), allow)
 	if err != nil {
 		return nil, err
 	}
@@ -121,14 +126,22 @@ func qualifyingRows(ctx context.Context, rt *Runtime, rowFilter sql.Node) (*roar
 	return ids, err
 }
 
-// efSearch is the session's hnsw.ef_search.
-func efSearch(rt *Runtime) int {
+// vectorEffort is the session's hnsw.ef_search and ivfflat.probes.
+func vectorEffort(rt *Runtime) storage.VectorEffort {
+	return storage.VectorEffort{
+		Ef:     intSetting(rt, "hnsw.ef_search", efSearchDefault),
+		Probes: intSetting(rt, "ivfflat.probes", probesDefault),
+	}
+}
+
+// intSetting is the session's positive integer setting name, or def.
+func intSetting(rt *Runtime, name string, def int) int {
 	if s := rt.fnCtx().Session; s != nil {
-		if val, ok := s.Setting("hnsw.ef_search"); ok {
+		if val, ok := s.Setting(name); ok {
 			if n, err := strconv.Atoi(val); err == nil && n > 0 {
 				return n
 			}
 		}
 	}
-	return efSearchDefault
+	return def
 }

@@ -108,7 +108,7 @@ func TestRawVectors(t *testing.T) {
 		tx := db.Begin()
 		defer tx.Rollback()
 		q := vecs[100]
-		hits, err := tx.VectorSearch(context.Background(), def.ID, ix, q, 5, 40, nil)
+		hits, err := tx.VectorSearch(context.Background(), def.ID, ix, q, 5, VectorEffort{Ef: 40}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

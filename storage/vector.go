@@ -50,7 +50,7 @@ type VectorHit struct {
 }
 
 // vecSpec is what a vector index definition means for building and
-// searching: the column, the metric and the graph parameters.
+// searching: the column, the metric and the graph or list parameters.
 type vecSpec struct {
 	colID  int
 	params vecindex.Params
@@ -76,6 +76,12 @@ func vectorSpec(ix *catalog.IndexDef, def *catalog.TableDef) (vecSpec, bool) {
 	p := vecindex.Params{Metric: metric, M: ix.IntOption("m"), EfConstruction: ix.IntOption("ef_construction")}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d/%d/%d/%d", ix.Columns[0], p.Metric, p.M, p.EfConstruction)
+	if ix.Method == "ivfflat" {
+		// An IVF-Flat index; its key differs from that of the graph
+		// ivfflat indexes were built as before.
+		p.Lists = ix.IntOption("lists")
+		fmt.Fprintf(h, "/ivf%d", p.Lists)
+	}
 	return vecSpec{colID: ix.Columns[0], params: p, key: strconv.FormatUint(h.Sum64(), 16)}, true
 }
 
@@ -85,15 +91,20 @@ func vecIndexPath(segPath, key string) string {
 	return strings.TrimSuffix(segPath, ".parquet") + "." + key + vecIndexExt
 }
 
+// VectorEffort is how hard a vector search looks: Ef is an HNSW walk's
+// candidate list size (hnsw.ef_search), Probes the lists an IVF-Flat
+// index scores (ivfflat.probes).
+type VectorEffort = vecindex.Effort
+
 // VectorSearch returns the k rows tx sees whose vector column, as index ix
 // (a vector index on table tableID) defines it, is nearest to query,
-// nearest first, with exact distances; ef is the search's candidate list
-// size (hnsw.ef_search). allow, when not nil, holds the row IDs that may
+// nearest first, with exact distances; eff is the session's search
+// settings. allow, when not nil, holds the row IDs that may
 // be found (a WHERE clause's): the index walk routes through other rows
 // but returns only these, and falls back to scoring them exactly when
 // they are too few for the walk to find. Rows with a NULL vector or a
 // vector of another dimension are not candidates.
-func (tx *Tx) VectorSearch(ctx context.Context, tableID uint64, ix *catalog.IndexDef, query []float32, k, ef int, allow *roaring64.Bitmap) ([]VectorHit, error) {
+func (tx *Tx) VectorSearch(ctx context.Context, tableID uint64, ix *catalog.IndexDef, query []float32, k int, eff VectorEffort, allow *roaring64.Bitmap) ([]VectorHit, error) {
 	def, ts, tt, err := tx.tableView(tableID)
 	if err != nil {
 		return nil, err
@@ -108,7 +119,7 @@ func (tx *Tx) VectorSearch(ctx context.Context, tableID uint64, ix *catalog.Inde
 	if k <= 0 {
 		return nil, nil
 	}
-	ef = max(ef, k)
+	eff.Ef = max(eff.Ef, k)
 	s := &vecSearch{metric: spec.params.Metric, query: query, k: k}
 	if spec.params.Metric == vecindex.Cosine {
 		s.query = normalized(query)
@@ -129,7 +140,7 @@ func (tx *Tx) VectorSearch(ctx context.Context, tableID uint64, ix *catalog.Inde
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if err := tx.db.searchSegment(ctx, s, seg, def, spec, ef, deleted, allow); err != nil {
+			if err := tx.db.searchSegment(ctx, s, seg, def, spec, eff, deleted, allow); err != nil {
 				return nil, err
 			}
 		}
@@ -220,7 +231,7 @@ func (s *vecSearch) batch(b *tailBatch, colID int, skip func(id int64) bool) {
 // (and, when it has none yet, after queueing its build), else exactly.
 // deleted says which rows may not be found; allow, when not nil, is the
 // WHERE clause's rows (which deleted already excludes the others of).
-func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def *catalog.TableDef, spec vecSpec, ef int, deleted func(int64) bool, allow *roaring64.Bitmap) error {
+func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def *catalog.TableDef, spec vecSpec, eff VectorEffort, deleted func(int64) bool, allow *roaring64.Bitmap) error {
 	if _, ok := seg.columnName(spec.colID); !ok {
 		return nil // the segment predates the column: all NULL
 	}
@@ -247,14 +258,14 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 			}
 			return nil
 		}
-		s.indexed(ix, seg, pos, ef, deleted, allow, cols.vector)
+		s.indexed(ix, seg, pos, eff, deleted, allow, cols.vector)
 		return ctx.Err()
 	}
 	rd, err := raw.open()
 	if err != nil {
 		return err
 	}
-	s.indexed(ix, seg, pos, ef, deleted, allow, rd.vector)
+	s.indexed(ix, seg, pos, eff, deleted, allow, rd.vector)
 	if err := rd.close(); err != nil {
 		return err
 	}
@@ -266,10 +277,10 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 // Under a WHERE clause whose rows are few in the segment, it lists them
 // and scores just those; otherwise the walk asks deleted about the rows
 // it meets.
-func (s *vecSearch) indexed(ix *vecindex.Index, seg *segment, pos *rowPositions, ef int, deleted func(int64) bool, allow *roaring64.Bitmap, vector func(row int) []float32) {
-	if allow != nil && ix.ScanRows(allowedIn(seg, allow), ef) {
-		if rows := allowedRows(seg, pos, allow, deleted); ix.ScanRows(len(rows), ef) {
-			for _, h := range ix.SearchRows(s.query, s.k, ef, rows, vector) {
+func (s *vecSearch) indexed(ix *vecindex.Index, seg *segment, pos *rowPositions, eff VectorEffort, deleted func(int64) bool, allow *roaring64.Bitmap, vector func(row int) []float32) {
+	if allow != nil && ix.ScanRows(allowedIn(seg, allow), eff) {
+		if rows := allowedRows(seg, pos, allow, deleted); ix.ScanRows(len(rows), eff) {
+			for _, h := range ix.SearchRows(s.query, s.k, eff, rows, vector) {
 				s.add(pos.ids[h.Row], h.Dist)
 			}
 			return
@@ -279,7 +290,7 @@ func (s *vecSearch) indexed(ix *vecindex.Index, seg *segment, pos *rowPositions,
 	if deleted != nil {
 		accept = func(row uint32) bool { return !deleted(pos.ids[row]) }
 	}
-	for _, h := range ix.Search(s.query, s.k, ef, accept, vector) {
+	for _, h := range ix.Search(s.query, s.k, eff, accept, vector) {
 		s.add(pos.ids[h.Row], h.Dist)
 	}
 }

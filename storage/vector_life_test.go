@@ -198,7 +198,7 @@ func (v *vecTable) check(queries [][]float32, k int, minRecall float64) float64 
 	}
 	total := 0.0
 	for _, q := range queries {
-		hits, err := tx.VectorSearch(context.Background(), v.def.ID, v.ix, q, k, 100, nil)
+		hits, err := tx.VectorSearch(context.Background(), v.def.ID, v.ix, q, k, VectorEffort{Ef: 100}, nil)
 		if err != nil {
 			v.t.Fatal(err)
 		}
@@ -434,7 +434,7 @@ func TestVectorSearchFilterSelectivity(t *testing.T) {
 		live := func(id int) bool { return c.keep(id) }
 		total := 0.0
 		for _, q := range queries {
-			hits, err := tx.VectorSearch(context.Background(), v.def.ID, v.ix, q, k, 40, allow)
+			hits, err := tx.VectorSearch(context.Background(), v.def.ID, v.ix, q, k, VectorEffort{Ef: 40}, allow)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -522,7 +522,7 @@ func TestVectorBuildConcurrentWrites(t *testing.T) {
 	// A reader searches while the build runs: the segment is scored
 	// exactly until its index is ready.
 	readTx := v.db.Begin()
-	if _, err := readTx.VectorSearch(context.Background(), v.def.ID, v.ix, queries[0], 10, 100, nil); err != nil {
+	if _, err := readTx.VectorSearch(context.Background(), v.def.ID, v.ix, queries[0], 10, VectorEffort{Ef: 100}, nil); err != nil {
 		t.Fatal(err)
 	}
 	readTx.Rollback()
@@ -596,7 +596,7 @@ func TestVectorIndexFiles(t *testing.T) {
 	// sees it searched): no file.
 	old := v.db.Begin()
 	drop(v.ix)
-	if _, err := old.VectorSearch(context.Background(), v.def.ID, v.ix, queries[0], 10, 100, nil); err != nil {
+	if _, err := old.VectorSearch(context.Background(), v.def.ID, v.ix, queries[0], 10, VectorEffort{Ef: 100}, nil); err != nil {
 		t.Fatal(err)
 	}
 	old.Rollback()
@@ -735,7 +735,7 @@ func TestVectorIndexDroppedDuringBuild(t *testing.T) {
 		byRow[rid] = id
 	}
 	for _, q := range data[20000:] {
-		hits, err := tx.VectorSearch(context.Background(), v.def.ID, ix, q, 10, 40, nil)
+		hits, err := tx.VectorSearch(context.Background(), v.def.ID, ix, q, 10, VectorEffort{Ef: 40}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

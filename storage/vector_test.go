@@ -148,7 +148,7 @@ func TestVectorSearch(t *testing.T) {
 		t.Helper()
 		tx := db.Begin()
 		defer tx.Rollback()
-		hits, err := tx.VectorSearch(context.Background(), def.ID, ix, q, 10, 100, nil)
+		hits, err := tx.VectorSearch(context.Background(), def.ID, ix, q, 10, VectorEffort{Ef: 100}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

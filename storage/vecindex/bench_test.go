@@ -85,7 +85,7 @@ func BenchmarkSearch(b *testing.B) {
 				for b.Loop() {
 					q := i % benchQueries
 					start := time.Now()
-					hits := bench.x.Search(bench.queries[q], 10, ef, allow, accessor(bench.rows))
+					hits := bench.x.Search(bench.queries[q], 10, Effort{Ef: ef}, allow, accessor(bench.rows))
 					lat = append(lat, time.Since(start))
 					found += recall(hits, truth[q])
 					i++

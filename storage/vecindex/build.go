@@ -15,13 +15,16 @@ import (
 
 // Build indexes rows 0..n-1 of a segment. vector(row) returns a row's
 // vector, or nil for a NULL; it is called from Build's own goroutine only,
-// twice per row (once to find the value ranges, once to code the row). A
-// row whose vector has a NaN or infinite element, or under Cosine a zero
-// vector (which has no direction), is left out like a NULL. The graph is
-// built by GOMAXPROCS goroutines inserting rows in parallel, each row's
-// links behind its own lock, as hnswlib and pgvector do; a parallel build
-// is therefore not bit-for-bit repeatable, though Seed fixes every row's
-// layer. Build stops with ctx's error when ctx is cancelled.
+// twice per row (once to find the value ranges, and under IVF to sample
+// rows, once to code the row). A row whose vector has a NaN or infinite
+// element, or under Cosine a zero vector (which has no direction), is
+// left out like a NULL. The graph is built by GOMAXPROCS goroutines
+// inserting rows in parallel, each row's links behind its own lock, as
+// hnswlib and pgvector do; a parallel build is therefore not bit-for-bit
+// repeatable, though Seed fixes every row's layer. An IVF-Flat index
+// (Params.Lists > 0) has no graph: its lists are trained and filled as
+// ivf.go describes, repeatably for a given Seed. Build stops with ctx's
+// error when ctx is cancelled.
 func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Params) (*Index, error) {
 	p, err := p.withDefaults()
 	if err != nil {
@@ -61,6 +64,10 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 		}
 		return v, nil
 	}
+	var smp *sampler
+	if p.Lists > 0 {
+		smp = newSampler(p, dim)
+	}
 	for r := 0; r < n; r++ {
 		if r%4096 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -76,6 +83,9 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 		x.count++
 		for d, f := range v {
 			lo[d], hi[d] = min(lo[d], f), max(hi[d], f)
+		}
+		if smp != nil {
+			smp.offer(v)
 		}
 	}
 	if x.count == 0 {
@@ -103,11 +113,21 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 			return nil, fmt.Errorf("vecindex: row %d changed during the build", r)
 		}
 		x.term[r], x.s1[r], b.sq[r] = x.quant.encode(v, x.rowCodes(uint32(r)))
+		if smp != nil {
+			continue // level 0: indexed, in no graph
+		}
 		if p.Metric == InnerProduct {
 			b.t[r] = float32(vecmath.SqNorm(v)) // t² for now
 			maxNorm = max(maxNorm, float64(b.t[r]))
 		}
 		x.level[r] = int8(min(int(-math.Log(1-rng.Float64())*mL), maxLevel))
+	}
+	if smp != nil {
+		if err := x.buildLists(ctx, smp); err != nil {
+			return nil, err
+		}
+		x.pool.New = x.newSearcher
+		return x, nil
 	}
 	if p.Metric == InnerProduct {
 		// The graph is built for the Euclidean distance between rows

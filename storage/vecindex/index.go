@@ -32,7 +32,9 @@ func (m Metric) String() string {
 }
 
 // Params are an index's build parameters. Zero M and EfConstruction take
-// the defaults, pgvector's.
+// the defaults, pgvector's. Lists > 0 makes the index an IVF-Flat one
+// (ivf.go) instead of an HNSW graph: M and EfConstruction then shape
+// nothing.
 type Params struct {
 	Metric Metric
 	// M is the number of links a row keeps per upper layer; it keeps 2M at
@@ -40,8 +42,20 @@ type Params struct {
 	M int
 	// EfConstruction is the candidate list size of a build. Default 64.
 	EfConstruction int
-	// Seed draws the rows' layers.
+	// Lists is the number of inverted lists of an IVF-Flat index
+	// (pgvector's ivfflat lists), at most maxLists; a segment with fewer
+	// indexed rows gets one list per row. 0: an HNSW graph.
+	Lists int
+	// Seed draws the rows' layers, or an IVF index's sample and its
+	// k-means seeding.
 	Seed int64
+}
+
+// Effort is how hard a search looks: Ef is an HNSW walk's candidate list
+// size (hnsw.ef_search), Probes the number of an IVF index's lists it
+// scores (ivfflat.probes). Each kind of index ignores the other's field.
+type Effort struct {
+	Ef, Probes int
 }
 
 // Limits on Params and shapes, checked by Build and Read.
@@ -50,6 +64,7 @@ const (
 	maxEfc      = 4096
 	maxDim      = 1 << 16
 	maxLevel    = 30
+	maxLists    = 32768
 	defaultM    = 16
 	defaultEfc  = 64
 	noLevel     = -1 // the level of a row the index leaves out
@@ -72,6 +87,8 @@ func (p Params) withDefaults() (Params, error) {
 		return p, fmt.Errorf("vecindex: M %d out of range 2..%d", p.M, maxM)
 	case p.EfConstruction < 1 || p.EfConstruction > maxEfc:
 		return p, fmt.Errorf("vecindex: ef_construction %d out of range 1..%d", p.EfConstruction, maxEfc)
+	case p.Lists < 0 || p.Lists > maxLists:
+		return p, fmt.Errorf("vecindex: lists %d out of range 0..%d", p.Lists, maxLists)
 	}
 	return p, nil
 }
@@ -82,17 +99,17 @@ type Hit struct {
 	Dist float32
 }
 
-// Index is an HNSW index over rows 0..Len()-1 of one segment. It is
-// immutable once built or read, and safe for concurrent use. Its arrays
-// hold no pointers, so even a large index costs the garbage collector
-// nothing to scan.
+// Index is an HNSW or an IVF-Flat index over rows 0..Len()-1 of one
+// segment. It is immutable once built or read, and safe for concurrent
+// use. Its arrays hold no pointers, so even a large index costs the
+// garbage collector nothing to scan.
 type Index struct {
 	params   Params
 	n, dim   int
 	stride   int // bytes of codes per row: dim rounded up to 8
 	count    int // rows indexed (not NULL)
 	quant    quantizer
-	level    []int8    // per row: its top layer, or noLevel
+	level    []int8    // per row: its top layer (0 under IVF), or noLevel
 	term, s1 []float32 // per row: the stored terms of quant.go's formula
 	codes    []byte    // row r's codes: codes[r*stride:][:stride]
 	// links0 holds layer 0: row r's block is links0[r*(2M+1):][:2M+1], a
@@ -105,7 +122,15 @@ type Index struct {
 	upperStart []uint32
 	upper      []uint32
 	entry      uint32 // the row search starts from, at layer top
-	top        int    // the highest layer; -1 when no row is indexed
+	top        int    // the highest layer; -1 when no row is indexed or under IVF
+	// IVF-Flat only (params.Lists > 0): the lists' centroids, centroid j
+	// at centroids[j*dim:][:dim] (normalised under Cosine and
+	// InnerProduct), and the lists in CSR form: list j's rows, ascending,
+	// are listRows[listStart[j]:listStart[j+1]]. Every indexed row is in
+	// exactly one list.
+	centroids []float32
+	listStart []uint32
+	listRows  []uint32
 
 	pool sync.Pool // *searcher
 }
@@ -123,7 +148,8 @@ func (x *Index) Params() Params { return x.params }
 
 // Bytes is the memory the index holds, excluding pooled search scratch.
 func (x *Index) Bytes() int64 {
-	words := len(x.term) + len(x.s1) + len(x.links0) + len(x.upperRows) + len(x.upperStart) + len(x.upper) + len(x.quant.lo)
+	words := len(x.term) + len(x.s1) + len(x.links0) + len(x.upperRows) + len(x.upperStart) + len(x.upper) + len(x.quant.lo) +
+		len(x.centroids) + len(x.listStart) + len(x.listRows)
 	return int64(len(x.codes)+len(x.level)) + 4*int64(words)
 }
 

@@ -1,15 +1,22 @@
 package vecindex
 
-// The file format, version 1, little-endian:
+// The file format, version 2, little-endian:
 //
 //	"CVIX" u16 version, u8 metric, u8 0
 //	u32 M, u32 ef_construction, i64 seed
 //	u32 rows, u32 dim, u32 indexed rows, u32 entry, i32 top layer, f32 step
 //	u32 upper rows, u32 upper words
+//	u32 lists (the parameter), u32 IVF lists built
 //	f32 lo[dim]; i8 level[rows]; f32 term[rows]; f32 s1[rows]
 //	u8 codes[rows·stride]; u32 links0[rows·(2M+1)]
 //	u32 upperRows[upper rows]; u32 upperStart[upper rows]; u32 upper[upper words]
+//	IVF only (lists > 0, and then links0 and the upper layers are empty):
+//	f32 centroids[lists built·dim]; u32 listStart[lists built+1];
+//	u32 listRows[indexed rows]
 //	u32 CRC-32C of everything before it
+//
+// Version 1, written before IVF, lacks the two lists fields and the IVF
+// arrays; Read still reads it.
 
 import (
 	"encoding/binary"
@@ -21,9 +28,10 @@ import (
 )
 
 const (
-	magic      = "CVIX"
-	version    = 1
-	headerSize = 4 + 2 + 2 + 4 + 4 + 8 + 6*4 + 2*4
+	magic       = "CVIX"
+	version     = 2
+	headerSize1 = 4 + 2 + 2 + 4 + 4 + 8 + 6*4 + 2*4 // version 1's
+	headerSize  = headerSize1 + 2*4
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -91,6 +99,7 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 	e.u32(uint32(uint64(x.params.Seed) >> 32))
 	e.u32s([]uint32{uint32(x.n), uint32(x.dim), uint32(x.count), x.entry, uint32(int32(x.top)), math.Float32bits(x.quant.step)})
 	e.u32s([]uint32{uint32(len(x.upperRows)), uint32(len(x.upper))})
+	e.u32s([]uint32{uint32(x.params.Lists), uint32(max(x.lists(), 0))})
 	e.f32s(x.quant.lo)
 	for _, l := range x.level {
 		e.bytes([]byte{byte(l)})
@@ -102,6 +111,11 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 	e.u32s(x.upperRows)
 	e.u32s(x.upperStart)
 	e.u32s(x.upper)
+	if x.params.Lists > 0 {
+		e.f32s(x.centroids)
+		e.u32s(x.listStart)
+		e.u32s(x.listRows)
+	}
 	e.flush()
 	e.u32(e.crc)
 	e.flush()
@@ -146,19 +160,23 @@ func (d *decoder) bytes(n int) []byte {
 // errCorrupt is the error of a file that fails Read's checks.
 var errCorrupt = errors.New("vecindex: corrupt index")
 
-// Read decodes an index written by WriteTo. A truncated or corrupt file,
-// or one of another version, is an error; the index returned never
-// reaches outside its arrays, whatever the bytes.
+// Read decodes an index written by WriteTo, or by its version 1. A
+// truncated or corrupt file, or one of another version, is an error; the
+// index returned never reaches outside its arrays, whatever the bytes.
 func Read(b []byte) (*Index, error) {
-	if len(b) < headerSize+4 || string(b[:4]) != magic {
+	if len(b) < headerSize1+4 || string(b[:4]) != magic {
 		return nil, errCorrupt
 	}
 	body := b[:len(b)-4]
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
 	}
-	if v := binary.LittleEndian.Uint16(b[4:]); v != version {
+	v := binary.LittleEndian.Uint16(b[4:])
+	switch {
+	case v != 1 && v != version:
 		return nil, fmt.Errorf("vecindex: index version %d, want %d", v, version)
+	case v == version && len(b) < headerSize+4:
+		return nil, errCorrupt
 	}
 	d := &decoder{body[8:]}
 	var p Params
@@ -177,12 +195,26 @@ func Read(b []byte) (*Index, error) {
 	x.entry, x.top = d.u32(), int(int32(d.u32()))
 	step := math.Float32frombits(d.u32())
 	nUpper, upperWords := int64(d.u32()), int64(d.u32())
+	var nLists int64
+	if v == version {
+		x.params.Lists, nLists = int(d.u32()), int64(d.u32())
+		if x.params.Lists > maxLists || nLists > int64(x.params.Lists) {
+			return nil, errCorrupt
+		}
+	}
 	if x.dim < 1 || x.dim > maxDim || !(step > 0) || math.IsInf(float64(step), 0) {
 		return nil, errCorrupt
 	}
 	x.stride = (x.dim + 7) &^ 7
 	n := int64(x.n)
-	want := 4*int64(x.dim) + n*(1+4+4+int64(x.stride)+4*int64(2*p.M+1)) + 8*nUpper + 4*upperWords
+	linkWords := n * int64(2*p.M+1)
+	if x.params.Lists > 0 {
+		linkWords = 0
+	}
+	want := 4*int64(x.dim) + n*(1+4+4+int64(x.stride)) + 4*linkWords + 8*nUpper + 4*upperWords
+	if x.params.Lists > 0 {
+		want += 4 * (nLists*int64(x.dim) + nLists + 1 + int64(x.count))
+	}
 	if want != int64(len(d.b)) {
 		return nil, fmt.Errorf("%w: %d bytes of arrays, want %d", errCorrupt, len(d.b), want)
 	}
@@ -195,9 +227,13 @@ func Read(b []byte) (*Index, error) {
 	}
 	x.term, x.s1 = d.f32s(x.n), d.f32s(x.n)
 	x.codes = d.bytes(x.n * x.stride)
-	x.links0 = d.u32s(x.n * (2*p.M + 1))
+	x.links0 = d.u32s(int(linkWords))
 	x.upperRows, x.upperStart = d.u32s(int(nUpper)), d.u32s(int(nUpper))
 	x.upper = d.u32s(int(upperWords))
+	if x.params.Lists > 0 {
+		x.centroids = d.f32s(int(nLists) * x.dim)
+		x.listStart, x.listRows = d.u32s(int(nLists)+1), d.u32s(x.count)
+	}
 	if err := x.validate(); err != nil {
 		return nil, err
 	}
@@ -230,13 +266,16 @@ func (x *Index) validate() error {
 	if count != x.count || up != len(x.upperRows) || words != len(x.upper) {
 		return bad("row counts")
 	}
-	if count == 0 && x.top != -1 || count > 0 && (int64(x.entry) >= int64(x.n) || x.top < 0 || int(x.level[x.entry]) != x.top) {
-		return bad("entry point")
-	}
 	for _, c := range x.codes {
 		if c > codeMax {
 			return bad("code out of range")
 		}
+	}
+	if x.params.Lists > 0 {
+		return x.validateLists()
+	}
+	if count == 0 && x.top != -1 || count > 0 && (int64(x.entry) >= int64(x.n) || x.top < 0 || int(x.level[x.entry]) != x.top) {
+		return bad("entry point")
 	}
 	for r, lr := range x.level {
 		for l := 0; l <= int(lr); l++ {
@@ -252,6 +291,42 @@ func (x *Index) validate() error {
 		}
 		if lr == noLevel && x.block(uint32(r), 0)[0] != 0 {
 			return bad("links of a row left out")
+		}
+	}
+	return nil
+}
+
+// validateLists checks an IVF index's lists: no graph, one list per
+// indexed row up to the parameter, a list per row, every indexed row in
+// exactly one list, and finite centroids.
+func (x *Index) validateLists() error {
+	bad := func(what string) error { return fmt.Errorf("%w: %s", errCorrupt, what) }
+	if x.top != -1 || x.entry != 0 || len(x.upper) != 0 {
+		return bad("graph of an IVF index")
+	}
+	k := x.lists()
+	if k > x.count || x.count > 0 && k == 0 {
+		return bad("list count")
+	}
+	for _, c := range x.centroids {
+		if math.IsNaN(float64(c)) || math.IsInf(float64(c), 0) {
+			return bad("centroid")
+		}
+	}
+	if x.listStart[0] != 0 || x.listStart[k] != uint32(x.count) {
+		return bad("list bounds")
+	}
+	seen := make([]bool, x.n)
+	for j := range k {
+		lo, hi := x.listStart[j], x.listStart[j+1]
+		if lo > hi || hi > uint32(x.count) {
+			return bad("list bounds")
+		}
+		for _, r := range x.listRows[lo:hi] {
+			if int64(r) >= int64(x.n) || x.level[r] != 0 || seen[r] {
+				return bad("list row")
+			}
+			seen[r] = true
 		}
 	}
 	return nil

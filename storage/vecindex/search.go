@@ -20,6 +20,7 @@ type searcher struct {
 	nbuf    []uint32
 	ok      []bool
 	eps     []cand
+	lists   minHeap // IVF: the lists by their centroids' distance
 	hits    []Hit
 	scored  int // distances the current walk has computed
 	// Build only: the probes of the kept neighbours, a pruned row's probe
@@ -82,16 +83,18 @@ func (x *Index) dist(p *probe, r uint32) float32 {
 }
 
 // Search returns up to k rows nearest query, nearest first, among the rows
-// allow accepts (nil: all), with their exact distances. ef is the size of
-// the walk's candidate list; the walk keeps at least 4k, since its codes
-// are approximate, and all it keeps are re-ranked with exact distances
-// from vector (the caller's float vectors, as at Build). A filtered search
-// returns min(k, accepted rows) rows: a filter that keeps too few rows for
-// the walk to pay is answered by a scan of their codes (see scan), and so
-// is a walk that ends with fewer than k rows. A query of the wrong dimension, with a
-// NaN or infinite element, or zero under Cosine, has no neighbours. Safe
-// for concurrent use; it allocates nothing but the result.
-func (x *Index) Search(query []float32, k, ef int, allow func(row uint32) bool, vector func(row int) []float32) []Hit {
+// allow accepts (nil: all), with their exact distances. eff.Ef is the size
+// of the walk's candidate list; the walk keeps at least 4k, since its
+// codes are approximate, and all it keeps are re-ranked with exact
+// distances from vector (the caller's float vectors, as at Build). A
+// filtered search returns min(k, accepted rows) rows: a filter that keeps
+// too few rows for the walk to pay is answered by a scan of their codes
+// (see scan), and so is a walk that ends with fewer than k rows. An IVF
+// index scores the rows of its eff.Probes nearest lists instead (ivf.go). A
+// query of the wrong dimension, with a NaN or infinite element, or zero
+// under Cosine, has no neighbours. Safe for concurrent use; it allocates
+// nothing but the result.
+func (x *Index) Search(query []float32, k int, eff Effort, allow func(row uint32) bool, vector func(row int) []float32) []Hit {
 	if qq := vecmath.SqNorm(query); k <= 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
 		return nil
 	}
@@ -104,8 +107,11 @@ func (x *Index) Search(query []float32, k, ef int, allow func(row uint32) bool, 
 		}
 		q = s.unit
 	}
-	ef = max(ef, 4*k)
 	x.quant.prepare(q, s.codes, &s.probe)
+	if x.params.Lists > 0 {
+		return x.searchLists(s, q, k, max(eff.Probes, 1), allow, vector)
+	}
+	ef := max(eff.Ef, 4*k)
 	budget := -1 // distances the walk may compute; -1: no limit
 	if allow != nil {
 		if budget = x.walkBudget(allow, ef); budget == 0 {
@@ -125,9 +131,9 @@ func (x *Index) Search(query []float32, k, ef int, allow func(row uint32) bool, 
 // SearchRows is Search among the given rows only (a filter's, each at most
 // once, in any order), for a caller that has listed them: it scores each
 // by its codes, as a filtered search that chooses not to walk does,
-// without asking a filter about every row of the index. Use it when
-// ScanRows says so.
-func (x *Index) SearchRows(query []float32, k, ef int, rows []uint32, vector func(row int) []float32) []Hit {
+// without asking a filter about every row of the index, and re-ranks the
+// best max(e.Ef, 4k) exactly. Use it when ScanRows says so.
+func (x *Index) SearchRows(query []float32, k int, e Effort, rows []uint32, vector func(row int) []float32) []Hit {
 	if qq := vecmath.SqNorm(query); k <= 0 || len(rows) == 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
 		return nil
 	}
@@ -141,19 +147,23 @@ func (x *Index) SearchRows(query []float32, k, ef int, rows []uint32, vector fun
 		q = s.unit
 	}
 	x.quant.prepare(q, s.codes, &s.probe)
-	return x.scan(s, q, k, max(ef, 4*k), rows, nil, vector)
+	return x.scan(s, q, k, max(e.Ef, 4*k), rows, nil, vector)
 }
 
-// ScanRows reports whether a search for ef rows among accepted of the
+// ScanRows reports whether a search for e.Ef rows among accepted of the
 // index's rows should score them all (SearchRows) rather than walk the
-// graph under a filter: when they are too few for a walk to connect, or
-// scoring them costs less than the walk would.
-func (x *Index) ScanRows(accepted, ef int) bool {
-	if accepted == 0 || x.n == 0 {
+// graph or probe the lists under a filter: when they are too few for a
+// walk to connect, or scoring them costs less than the walk or the probe
+// would.
+func (x *Index) ScanRows(accepted int, e Effort) bool {
+	if accepted == 0 || x.n == 0 || x.count == 0 {
 		return true
 	}
+	if x.params.Lists > 0 {
+		return x.scanListed(accepted, e)
+	}
 	p := float64(accepted) / float64(x.n)
-	return p < minWalk || codeCost*float64(accepted) <= walkCost*float64(ef)/math.Sqrt(p)
+	return p < minWalk || codeCost*float64(accepted) <= walkCost*float64(e.Ef)/math.Sqrt(p)
 }
 
 // rerank returns the k nearest of the walk's results by exact distance.

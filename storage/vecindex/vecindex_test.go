@@ -112,7 +112,7 @@ func TestRecall(t *testing.T) {
 			f := getFixture(t, m)
 			var sum float64
 			for _, q := range f.queries {
-				got := f.x.Search(q, 10, 100, nil, accessor(f.rows))
+				got := f.x.Search(q, 10, Effort{Ef: 100}, nil, accessor(f.rows))
 				want := exact(m, f.rows, q, 10, nil)
 				if len(got) != 10 {
 					t.Fatalf("%d hits, want 10", len(got))
@@ -164,7 +164,7 @@ func TestFilteredSearch(t *testing.T) {
 					if forceWalk {
 						got = f.x.walkOnly(q, 10, 100, allow, accessor(f.rows))
 					} else {
-						got = f.x.Search(q, 10, 100, allow, accessor(f.rows))
+						got = f.x.Search(q, 10, Effort{Ef: 100}, allow, accessor(f.rows))
 					}
 					if len(got) != len(want) && !forceWalk {
 						t.Fatalf("%d hits, want %d", len(got), len(want))
@@ -191,7 +191,7 @@ func TestFilteredSearch(t *testing.T) {
 // them, and none for an empty list.
 func TestSearchRows(t *testing.T) {
 	f := getFixture(t, L2)
-	if got := f.x.SearchRows(f.queries[0], 10, 40, nil, accessor(f.rows)); len(got) != 0 {
+	if got := f.x.SearchRows(f.queries[0], 10, Effort{Ef: 40}, nil, accessor(f.rows)); len(got) != 0 {
 		t.Fatalf("no rows listed: %d hits", len(got))
 	}
 	for _, n := range []int{1, 5, 10, 200, 3000} {
@@ -205,7 +205,7 @@ func TestSearchRows(t *testing.T) {
 		allow := func(r uint32) bool { return set[r] }
 		var sum float64
 		for _, q := range f.queries {
-			got := f.x.SearchRows(q, 10, 40, listed, accessor(f.rows))
+			got := f.x.SearchRows(q, 10, Effort{Ef: 40}, listed, accessor(f.rows))
 			want := exact(L2, f.rows, q, 10, allow)
 			if len(got) != len(want) {
 				t.Fatalf("%d rows listed: %d hits, want %d", n, len(got), len(want))
@@ -231,7 +231,7 @@ func TestFilterOnRowNumbers(t *testing.T) {
 		allow := func(r uint32) bool { return r%mod == 0 }
 		var sum float64
 		for _, q := range f.queries {
-			got := f.x.Search(q, 10, 40, allow, accessor(f.rows))
+			got := f.x.Search(q, 10, Effort{Ef: 40}, allow, accessor(f.rows))
 			if len(got) != 10 {
 				t.Fatalf("1/%d: %d hits", mod, len(got))
 			}
@@ -278,7 +278,7 @@ func TestNullRows(t *testing.T) {
 		t.Fatalf("Len %d, indexed %d", x.Len(), x.count)
 	}
 	for _, q := range dataset(3, 20, 16, 8) {
-		for _, h := range x.Search(q, 50, 100, nil, accessor(rows)) {
+		for _, h := range x.Search(q, 50, Effort{Ef: 100}, nil, accessor(rows)) {
 			if h.Row == 0 || h.Row == 2 || h.Row%3 == 1 {
 				t.Fatalf("row %d is not indexed", h.Row)
 			}
@@ -289,14 +289,14 @@ func TestNullRows(t *testing.T) {
 func TestEdgeCases(t *testing.T) {
 	ctx := context.Background()
 	empty, err := Build(ctx, 3, 4, func(int) []float32 { return nil }, Params{})
-	if err != nil || empty.Search([]float32{1, 2, 3, 4}, 5, 10, nil, nil) != nil {
+	if err != nil || empty.Search([]float32{1, 2, 3, 4}, 5, Effort{Ef: 10}, nil, nil) != nil {
 		t.Fatalf("all-NULL index: %v", err)
 	}
 	var buf bytes.Buffer
 	if _, err := empty.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if y, err := Read(buf.Bytes()); err != nil || y.Len() != 3 || y.Search([]float32{1, 2, 3, 4}, 5, 10, nil, nil) != nil {
+	if y, err := Read(buf.Bytes()); err != nil || y.Len() != 3 || y.Search([]float32{1, 2, 3, 4}, 5, Effort{Ef: 10}, nil, nil) != nil {
 		t.Fatalf("all-NULL index read back: %v", err)
 	}
 	rows := [][]float32{{1, 0}, {0, 1}, {1, 1}}
@@ -304,10 +304,10 @@ func TestEdgeCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := one.Search([]float32{1, 0.9}, 5, 1, nil, accessor(rows)); len(got) != 3 || got[0].Row != 2 {
+	if got := one.Search([]float32{1, 0.9}, 5, Effort{Ef: 1}, nil, accessor(rows)); len(got) != 3 || got[0].Row != 2 {
 		t.Fatalf("3 rows: %v", got)
 	}
-	if got := one.Search([]float32{float32(math.NaN()), 0}, 5, 10, nil, accessor(rows)); got != nil {
+	if got := one.Search([]float32{float32(math.NaN()), 0}, 5, Effort{Ef: 10}, nil, accessor(rows)); got != nil {
 		t.Fatalf("NaN query: %v", got)
 	}
 	if _, err := Build(ctx, 3, 3, accessor(rows), Params{}); err == nil {
@@ -333,7 +333,7 @@ func TestHighDimension(t *testing.T) {
 	var sum float64
 	queries := dataset(5, 20, dim, 10)
 	for _, q := range queries {
-		sum += recall(x.Search(q, 10, 100, nil, accessor(rows)), exact(Cosine, rows, q, 10, nil))
+		sum += recall(x.Search(q, 10, Effort{Ef: 100}, nil, accessor(rows)), exact(Cosine, rows, q, 10, nil))
 	}
 	if r := sum / float64(len(queries)); r < 0.98 {
 		t.Errorf("recall %.3f", r)
@@ -344,7 +344,7 @@ func TestConcurrentSearch(t *testing.T) {
 	f := getFixture(t, Cosine)
 	want := make([][]Hit, len(f.queries))
 	for i, q := range f.queries {
-		want[i] = f.x.Search(q, 10, 60, nil, accessor(f.rows))
+		want[i] = f.x.Search(q, 10, Effort{Ef: 60}, nil, accessor(f.rows))
 	}
 	var wg sync.WaitGroup
 	for g := range 8 {
@@ -356,7 +356,7 @@ func TestConcurrentSearch(t *testing.T) {
 				if i%3 == 0 {
 					allow = func(r uint32) bool { return r%7 != 0 }
 				}
-				got := f.x.Search(f.queries[i], 10, 60, allow, accessor(f.rows))
+				got := f.x.Search(f.queries[i], 10, Effort{Ef: 60}, allow, accessor(f.rows))
 				if allow == nil && !slices.Equal(got, want[i]) {
 					t.Errorf("query %d: %v, alone %v", i, got, want[i])
 				}
@@ -373,7 +373,7 @@ func TestSearchAllocs(t *testing.T) {
 	f := getFixture(t, L2)
 	allow := func(r uint32) bool { return r%2 == 0 }
 	for _, a := range []func(uint32) bool{nil, allow} {
-		if n := testing.AllocsPerRun(50, func() { f.x.Search(f.queries[0], 10, 100, a, accessor(f.rows)) }); n > 1 {
+		if n := testing.AllocsPerRun(50, func() { f.x.Search(f.queries[0], 10, Effort{Ef: 100}, a, accessor(f.rows)) }); n > 1 {
 			t.Errorf("%v allocations per search, want 1 (the result)", n)
 		}
 	}
@@ -396,7 +396,7 @@ func TestRoundTrip(t *testing.T) {
 	allow := func(r uint32) bool { return r%2 == 0 }
 	for _, q := range f.queries {
 		for _, a := range []func(uint32) bool{nil, allow} {
-			if g, w := y.Search(q, 10, 50, a, accessor(f.rows)), f.x.Search(q, 10, 50, a, accessor(f.rows)); !slices.Equal(g, w) {
+			if g, w := y.Search(q, 10, Effort{Ef: 50}, a, accessor(f.rows)), f.x.Search(q, 10, Effort{Ef: 50}, a, accessor(f.rows)); !slices.Equal(g, w) {
 				t.Fatalf("read index answers %v, built one %v", g, w)
 			}
 		}
@@ -452,8 +452,8 @@ func searchCorrupt(b []byte) {
 		q[i] = float32(i)
 	}
 	vec := func(int) []float32 { return q }
-	x.Search(q, 5, 10, nil, vec)
-	x.Search(q, 5, 10, func(r uint32) bool { return r%2 == 0 }, vec)
+	x.Search(q, 5, Effort{Ef: 10, Probes: 2}, nil, vec)
+	x.Search(q, 5, Effort{Ef: 10, Probes: 2}, func(r uint32) bool { return r%2 == 0 }, vec)
 }
 
 // smallIndexBytes is a small index with NULL rows and upper layers, written.
@@ -526,6 +526,7 @@ func TestQuantizedDistance(t *testing.T) {
 // fuzzer explores the checks behind it.
 func FuzzRead(f *testing.F) {
 	f.Add(smallIndexBytes(f))
+	f.Add(smallIVFBytes(f))
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		searchCorrupt(withChecksum(b))
