@@ -37,11 +37,33 @@ func scan(row []json.RawMessage, dst ...any) error {
 		return fmt.Errorf("row has %d columns, expected %d", len(row), len(dst))
 	}
 	for i, v := range row {
+		if t, ok := dst[i].(*time.Time); ok {
+			if err := scanTime(v, t); err != nil {
+				return fmt.Errorf("column %d: %w", i+1, err)
+			}
+			continue
+		}
 		if err := json.Unmarshal(v, dst[i]); err != nil {
 			return fmt.Errorf("column %d: %w", i+1, err)
 		}
 	}
 	return nil
+}
+
+// scanTime decodes a timestamp in RFC 3339 (pgx) or in PostgreSQL's
+// output form (a session: 2026-01-02 15:04:05.123456+00).
+func scanTime(v json.RawMessage, t *time.Time) error {
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return err
+	}
+	var err error
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07", "2006-01-02 15:04:05.999999999-07:00"} {
+		if *t, err = time.Parse(layout, s); err == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 // PgxDB is a DB over pgx connections to a running cairn server: what
