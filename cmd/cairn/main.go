@@ -78,7 +78,7 @@ func options(cfg *config) []option {
 		{"listen", "CAIRN_LISTEN", "127.0.0.1:5432", "host:port", "PostgreSQL protocol address (port 0 picks a free port)", &cfg.listen},
 		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
 		{"http-token", "CAIRN_HTTP_TOKEN", "", "token", "require Authorization: Bearer <token> on the HTTP API (all but /health and /ready)", &cfg.httpToken},
-		{"mcp-sql", "CAIRN_MCP_SQL", "off", "on|off", "add the read-only sql_query tool to the MCP endpoint /mcp", &cfg.mcpSQL},
+		{"mcp-sql", "CAIRN_MCP_SQL", "", "on|off", "add the read-only sql_query tool to the MCP endpoint /mcp (default off)", &cfg.mcpSQL},
 		{"password", "CAIRN_PASSWORD", "", "secret", "require SCRAM-SHA-256 password authentication with this password", &cfg.password},
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
 		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 75% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
@@ -147,7 +147,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cairn: %v\n", err)
 		return 2
 	}
-	if !isOff(cfg.mcpSQL) && !strings.EqualFold(cfg.mcpSQL, "on") {
+	if cfg.mcpSQL != "" && !isOff(cfg.mcpSQL) && !strings.EqualFold(cfg.mcpSQL, "on") {
 		fmt.Fprintf(stderr, "cairn: --mcp-sql %q: want on or off\n", cfg.mcpSQL)
 		return 2
 	}
