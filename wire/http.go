@@ -26,6 +26,8 @@ type HTTPOptions struct {
 	// MaxBodyBytes bounds a request body; a larger one gets 413. 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MCPSQL adds the read-only sql_query tool to the MCP endpoint.
+	MCPSQL bool
 	// Logger receives the server's own errors (SQLSTATE class XX, panics);
 	// nil means slog.Default().
 	Logger *slog.Logger
@@ -41,11 +43,12 @@ type HTTPOptions struct {
 //	GET    /workspaces/{ws}/tables                the workspace's tables (http_tables.go)
 //	DELETE /workspaces/{ws}/tables/{name}         drops a table
 //	POST   /workspaces/{ws}/tables/{name}/ingest  columnar JSON rows, creating the table (http_ingest.go)
+//	POST   /mcp, /workspaces/{ws}/mcp             MCP over streamable HTTP, stateless (http_mcp.go); /mcp is workspace public
 //
 // A workspace is a schema (http_session.go). Errors have the shape
 // {"error": ..., "code": ..., "sqlstate": ...} (http_json.go).
 func HTTPHandler(engine *session.Engine, opts HTTPOptions) http.Handler {
-	api := &httpAPI{engine: engine, token: opts.Token, maxBody: opts.MaxBodyBytes, log: opts.Logger}
+	api := &httpAPI{engine: engine, token: opts.Token, maxBody: opts.MaxBodyBytes, log: opts.Logger, mcpSQL: opts.MCPSQL}
 	if api.maxBody <= 0 {
 		api.maxBody = DefaultMaxBodyBytes
 	}
@@ -63,6 +66,7 @@ type httpAPI struct {
 	token   string // "" = no authentication
 	maxBody int64
 	log     *slog.Logger
+	mcpSQL  bool // the MCP endpoint has sql_query
 }
 
 // routes registers every endpoint; each handler lives in the http_*.go
@@ -75,6 +79,9 @@ func (a *httpAPI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /workspaces/{ws}/tables", a.guard(a.listTables))
 	mux.HandleFunc("DELETE /workspaces/{ws}/tables/{name}", a.guard(a.dropTable))
 	mux.HandleFunc("POST /workspaces/{ws}/tables/{name}/ingest", a.guard(a.ingest))
+	mcp := a.mcpHandler()
+	mux.HandleFunc("/mcp", a.guard(mcp.ServeHTTP))
+	mux.HandleFunc("/workspaces/{ws}/mcp", a.guard(mcp.ServeHTTP))
 }
 
 func (a *httpAPI) health(w http.ResponseWriter, r *http.Request) {

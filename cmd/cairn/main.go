@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,6 +52,8 @@ type config struct {
 	password string
 	// httpToken is the bearer token the HTTP API requires ("" = none).
 	httpToken string
+	// mcpSQL ("on") adds the sql_query tool to the HTTP API's /mcp.
+	mcpSQL string
 	// flushRows and walCheckpoint tune storage ("" = storage's default).
 	flushRows     string
 	walCheckpoint string
@@ -74,6 +78,7 @@ func options(cfg *config) []option {
 		{"listen", "CAIRN_LISTEN", "127.0.0.1:5432", "host:port", "PostgreSQL protocol address (port 0 picks a free port)", &cfg.listen},
 		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
 		{"http-token", "CAIRN_HTTP_TOKEN", "", "token", "require Authorization: Bearer <token> on the HTTP API (all but /health and /ready)", &cfg.httpToken},
+		{"mcp-sql", "CAIRN_MCP_SQL", "", "on|off", "add the read-only sql_query tool to the MCP endpoint /mcp (default off)", &cfg.mcpSQL},
 		{"password", "CAIRN_PASSWORD", "", "secret", "require SCRAM-SHA-256 password authentication with this password", &cfg.password},
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
 		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 75% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
@@ -105,7 +110,11 @@ func parseConfig(args []string, getenv func(string) string, stdout, stderr io.Wr
 		fs.StringVar(o.dst, o.name, v, o.usage)
 	}
 	fs.Usage = func() {
-		fmt.Fprintf(usageOut, "Usage: cairn [flags]\n\ncairn is a PostgreSQL-compatible SQL server for agent memory.\n\nFlags (each also read from its environment variable; a flag wins):\n")
+		fmt.Fprintf(usageOut, "Usage: cairn [flags]\n       cairn COMMAND [flags] (cairn COMMAND --help for its own)\n\ncairn is a PostgreSQL-compatible SQL server for agent memory.\n\nCommands (clients of a running server):\n")
+		for _, name := range slices.Sorted(maps.Keys(subcommands)) {
+			fmt.Fprintf(usageOut, "  %-9s %s\n", name, subcommands[name].about)
+		}
+		fmt.Fprintf(usageOut, "\nServer flags (each also read from its environment variable; a flag wins):\n")
 		for _, o := range opts {
 			def := ""
 			if o.def != "" {
@@ -127,12 +136,19 @@ func parseConfig(args []string, getenv func(string) string, stdout, stderr io.Wr
 // run is the whole server: it returns the exit code once ctx is cancelled
 // (by a signal) and shutdown is complete, or at once on a startup error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && subcommands[args[0]] != nil {
+		return runSubcommand(ctx, args[0], args[1:], os.Getenv, stdout, stderr)
+	}
 	cfg, err := parseConfig(args, os.Getenv, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "cairn: %v\n", err)
+		return 2
+	}
+	if cfg.mcpSQL != "" && !isOff(cfg.mcpSQL) && !strings.EqualFold(cfg.mcpSQL, "on") {
+		fmt.Fprintf(stderr, "cairn: --mcp-sql %q: want on or off\n", cfg.mcpSQL)
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
@@ -211,7 +227,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	httpCtx, cancelHTTP := context.WithCancel(context.Background())
 	defer cancelHTTP()
 	if httpl != nil {
-		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, Logger: log}), log, defaultHTTPTimeouts)
+		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, MCPSQL: strings.EqualFold(cfg.mcpSQL, "on"), Logger: log}), log, defaultHTTPTimeouts)
 		go func() { errc <- hs.Serve(httpl) }()
 	}
 	log.Info("listening", "postgres", pgl.Addr().String(), "http", httpAddr)

@@ -1,0 +1,92 @@
+package wire
+
+// http_mcp.go serves the MCP tools of package wire/mcp over streamable
+// HTTP, stateless: every request gets a server of its own whose SQL runs
+// through engine sessions of the request's workspace.
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-db/cairn/exec/session"
+	"github.com/cairn-db/cairn/sql/ident"
+	"github.com/cairn-db/cairn/wire/mcp"
+)
+
+// mcpHandler answers POST /mcp (the default workspace) and
+// /workspaces/{ws}/mcp.
+func (a *httpAPI) mcpHandler() http.Handler {
+	cache := sdk.NewSchemaCache()
+	return sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+		ws := r.PathValue("ws")
+		if ws == "" {
+			ws = mcp.DefaultWorkspace
+		}
+		if checkWorkspace(ws) != nil {
+			return nil // 400
+		}
+		store := &mcp.Store{DB: sessionDB{api: a, ws: ws}, Workspace: ws}
+		return mcp.NewServer(store, mcp.Options{AllowSQL: a.mcpSQL, SchemaCache: cache})
+	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: a.log})
+}
+
+// sessionDB runs the MCP tools' statements in sessions of the engine, one
+// per statement, as the query endpoint does.
+type sessionDB struct {
+	api *httpAPI
+	ws  string
+}
+
+// Query implements mcp.DB.
+func (d sessionDB) Query(ctx context.Context, readOnly bool, query string, args ...any) (*mcp.Rows, error) {
+	params := map[string]string{"search_path": ident.Quote(d.ws), "application_name": "cairn-mcp"}
+	if readOnly {
+		params["default_transaction_read_only"] = "on"
+	}
+	sess := d.api.engine.NewSession(httpUser, httpDatabase, params)
+	defer sess.Close()
+	raws := make([]json.RawMessage, len(args))
+	for i, v := range args {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		raws[i] = b
+	}
+	st, err := prepare(ctx, sess, d.ws, query, len(raws))
+	if err != nil {
+		return nil, err
+	}
+	opts := sessionTextOptions(sess)
+	vals, err := bindParams(st, raws, opts)
+	if err != nil {
+		return nil, err
+	}
+	enc := &rowsEncoder{opts: opts}
+	cols, n, err := execute(ctx, sess, st, vals, func(cols []session.Column, rec arrow.Record) error {
+		return enc.add(cols, rec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNoTransaction(sess); err != nil {
+		return nil, err
+	}
+	out := &mcp.Rows{}
+	if cols == nil {
+		out.Affected = n
+		return out, nil
+	}
+	for _, c := range cols {
+		out.Columns = append(out.Columns, c.Name)
+	}
+	body := append(append([]byte{'['}, enc.buf...), ']')
+	if err := json.Unmarshal(body, &out.Values); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
