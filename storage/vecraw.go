@@ -69,8 +69,8 @@ func (r *rawVectors) has(row int) bool { return r.present[row>>3]&(1<<(row&7)) !
 // one-dimensional vector of dim components without NULL elements: what a
 // raw file can give back exactly.
 func rawRepresentable(cols *segVectors, dim int) bool {
-	for _, a := range cols.arrays {
-		l, ok := a.(*array.List)
+	for g := range cols.arrays {
+		l, ok := cols.group(g).(*array.List)
 		if !ok {
 			return false
 		}

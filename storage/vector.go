@@ -322,10 +322,28 @@ func allowedRows(seg *segment, pos *rowPositions, allow *roaring64.Bitmap, delet
 	return rows
 }
 
-// segVectors is a segment's vector column, one array per row group.
+// segVectors is a segment's vector column, one array per row group:
+// all of them read up front, or, streamed, each decoded when a row of it
+// is first asked for and released when another group is (an index
+// build's passes read the rows in order, so it holds one row group at a
+// time, not the column).
 type segVectors struct {
 	arrays []arrow.Array
 	starts []int64 // position of each group's first row
+	// load decodes row group g of a streamed column; err is its first
+	// error, after which every row reads as NULL.
+	load func(g int) (arrow.Array, error)
+	err  error
+}
+
+// group returns row group g's array (nil after a read error).
+func (c *segVectors) group(g int) arrow.Array {
+	if c.arrays[g] == nil && c.load != nil && c.err == nil {
+		releaseAll(c.arrays)
+		clear(c.arrays)
+		c.arrays[g], c.err = c.load(g)
+	}
+	return c.arrays[g]
 }
 
 // vector returns the vector at a position of the segment (nil for NULL).
@@ -334,34 +352,39 @@ func (c *segVectors) vector(row int) []float32 {
 	if g == len(c.arrays) {
 		return nil
 	}
-	return vectorAt(c.arrays[g], row-int(c.starts[g]))
+	a := c.group(g)
+	if a == nil {
+		return nil
+	}
+	return vectorAt(a, row-int(c.starts[g]))
 }
 
-// vectorColumn reads the vector column colID of seg, every row group,
+// vectorColumn reads the vector column colID of seg: every row group
 // through the column cache when cached (searches, which read it again),
-// else straight from the file (an index build, which reads it once); the
-// caller releases the arrays.
+// else streamed straight from the file (an index build, which reads it in
+// order); the caller releases the arrays and, streamed, checks err.
 func (db *DB) vectorColumn(files *segReader, seg *segment, def *catalog.TableDef, colID int, cached bool) (*segVectors, error) {
 	groups, starts, err := db.groupsOf(seg)
 	if err != nil {
 		return nil, err
 	}
 	_, col := def.ColumnByID(colID)
-	out := &segVectors{starts: starts}
-	for g := range groups {
-		var a arrow.Array
-		if cached {
-			a, err = db.column(files, seg, g, colID, col.Type.Arrow())
-		} else if sf, ferr := files.file(seg); ferr != nil {
-			err = ferr
-		} else {
-			a, err = sf.readColumn(g, colID, col.Type.Arrow())
+	out := &segVectors{starts: starts, arrays: make([]arrow.Array, len(groups))}
+	if !cached {
+		out.load = func(g int) (arrow.Array, error) {
+			sf, err := files.file(seg)
+			if err != nil {
+				return nil, err
+			}
+			return sf.readColumn(g, colID, col.Type.Arrow())
 		}
-		if err != nil {
+		return out, nil
+	}
+	for g := range groups {
+		if out.arrays[g], err = db.column(files, seg, g, colID, col.Type.Arrow()); err != nil {
 			releaseAll(out.arrays)
 			return nil, err
 		}
-		out.arrays = append(out.arrays, a)
 	}
 	return out, nil
 }
@@ -659,6 +682,9 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 	}
 	vector := cols.vector
 	ix, err := vecindex.Build(ctx, int(job.seg.rows), dim, vector, job.spec.params)
+	if err == nil {
+		err = cols.err
+	}
 	if err != nil {
 		return err
 	}
@@ -666,7 +692,13 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 	// written (or cannot be).
 	if segRawVectors(job.seg, job.spec.colID) == nil {
 		raw, err := writeRawVectors(job.seg, job.spec.colID, cols, dim)
+		if err == nil {
+			err = cols.err
+		}
 		if err != nil {
+			if raw != nil {
+				os.Remove(raw.path)
+			}
 			return err
 		}
 		if raw != nil {
