@@ -526,3 +526,71 @@ func TestTLSFlagErrors(t *testing.T) {
 		t.Errorf("CAIRN_TLS_REQUIRED=sometimes: exit %d\n%s", code, stderr.String())
 	}
 }
+
+// asyncpg, node-postgres and pgjdbc log in over TLS (--tls-required
+// refuses them otherwise) with sslmode=require (node-postgres's no-verify)
+// and verify-full against the test's CA.
+func TestTLSDrivers(t *testing.T) {
+	pki := newTestPKI(t)
+	s := startRun(t, "--data-dir", t.TempDir(), "--http", "off", "--password", "s3cret",
+		"--tls-cert", pki.certFile, "--tls-key", pki.keyFile, "--tls-required")
+	url := "postgresql://agent:s3cret@localhost:" + s.port() + "/cairn?sslmode="
+	verify := "verify-full&sslrootcert=" + pki.caFile
+	check := func(name string, cmd *exec.Cmd, want string) {
+		t.Helper()
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != want {
+			t.Errorf("%s: %v\n%s\nwant:\n%s", name, err, out, want)
+		}
+	}
+
+	asyncpg := `import asyncio, sys, asyncpg
+async def main():
+    for dsn in sys.argv[1:]:
+        c = await asyncpg.connect(dsn)
+        print("asyncpg", await c.fetchval("SELECT 6 * 7"))
+        await c.close()
+asyncio.run(main())`
+	check("asyncpg", exec.Command("/usr/bin/python3", "-c", asyncpg, url+"require", url+verify), "asyncpg 42\nasyncpg 42")
+
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "clients", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "pg")); err != nil {
+		t.Fatalf("node-postgres is not installed: run npm ci --prefix %s (.ci/run does)", dir)
+	}
+	node := exec.Command("node", "-e", `const { Client } = require("pg");
+(async () => {
+  for (const url of process.argv.slice(1)) {
+    const c = new Client({ connectionString: url });
+    await c.connect();
+    console.log("node", (await c.query("SELECT 6 * 7 AS n")).rows[0].n, c.connection.stream.encrypted === true);
+    await c.end();
+  }
+})().catch((e) => { console.error(e); process.exit(1); });`, url+"no-verify", url+verify)
+	node.Dir = dir
+	check("node-postgres", node, "node 42 true\nnode 42 true")
+
+	if err := exec.Command("test", "-f", pgjdbcJar).Run(); err != nil {
+		t.Fatalf("%s is missing (.ci/run installs libpostgresql-jdbc-java)", pgjdbcJar)
+	}
+	src := filepath.Join(t.TempDir(), "TlsCheck.java")
+	if err := os.WriteFile(src, []byte(`import java.sql.*;
+public class TlsCheck {
+    public static void main(String[] urls) throws Exception {
+        for (String url : urls) {
+            try (Connection c = DriverManager.getConnection(url); ResultSet r = c.createStatement().executeQuery("SELECT 6 * 7")) {
+                r.next();
+                System.out.println("jdbc " + r.getInt(1));
+            }
+        }
+    }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jdbc := "jdbc:postgresql://localhost:" + s.port() + "/cairn?user=agent&password=s3cret&sslmode="
+	check("pgjdbc", exec.Command("java", "-cp", pgjdbcJar, src, jdbc+"require", jdbc+verify), "jdbc 42\njdbc 42")
+	noPanic(t, s.logs.String())
+}
