@@ -293,6 +293,36 @@ with psycopg2.connect(sys.argv[1]) as c:
 	} else {
 		resp.Body.Close()
 	}
+
+	// TLS 1.1 is refused at the handshake.
+	nc, err := net.DialTimeout("tcp", s.pg, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.SetDeadline(time.Now().Add(20 * time.Second))
+	nc.Write([]byte{0, 0, 0, 8, 4, 210, 22, 47})
+	answer := make([]byte, 1)
+	if _, err := io.ReadFull(nc, answer); err != nil || answer[0] != 'S' {
+		t.Fatalf("SSLRequest answered %q, %v", answer, err)
+	}
+	if err := tls.Client(nc, &tls.Config{RootCAs: pki.pool, ServerName: "localhost", MaxVersion: tls.VersionTLS11}).Handshake(); err == nil {
+		t.Error("a TLS 1.1 handshake succeeded")
+	}
+	nc.Close()
+
+	// A shutdown ends a TLS session as it ends a plain one, at once.
+	conn, err = s.pgConnect("host=localhost password=s3cret sslmode=verify-full sslrootcert=" + pki.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	start := time.Now()
+	if code := s.stop(); code != 0 || time.Since(start) > 2*time.Second || strings.Contains(s.logs.String(), "statements cancelled") {
+		t.Errorf("shutdown with a TLS session: exit %d after %v\n%s", code, time.Since(start), s.logs.String())
+	}
+	if _, err := conn.Exec(context.Background(), "SELECT 1"); err == nil {
+		t.Error("TLS session still usable after shutdown")
+	}
 	noPanic(t, s.logs.String())
 }
 
