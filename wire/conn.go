@@ -106,7 +106,7 @@ func (c *conn) serve() {
 }
 
 // closeConn closes the connection, with a TLS close_notify first when
-// the client speaks TLS (libpq reports an EOF without one as an error).
+// the client speaks TLS, so that it sees the TLS stream end cleanly.
 func (c *conn) closeConn() {
 	if c.tls != nil {
 		c.tls.Close()
