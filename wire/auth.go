@@ -1,6 +1,10 @@
 package wire
 
 import (
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/x509"
+	"hash"
 	"net"
 
 	"github.com/jackc/pgproto3/v2"
@@ -29,6 +33,12 @@ type AuthExchange interface {
 	Receive(authType uint32) (pgproto3.FrontendMessage, error)
 	// RemoteAddr is the client's address.
 	RemoteAddr() net.Addr
+	// ChannelBinding is the connection's tls-server-end-point channel
+	// binding data (RFC 5929): the hash of the server's certificate that
+	// SCRAM-SHA-256-PLUS binds the authentication to. It is nil on a
+	// connection without TLS, or with a certificate whose signature
+	// algorithm names no hash (Ed25519).
+	ChannelBinding() []byte
 }
 
 // authExchange adapts a conn to AuthExchange.
@@ -47,3 +57,40 @@ func (a authExchange) Receive(authType uint32) (pgproto3.FrontendMessage, error)
 }
 
 func (a authExchange) RemoteAddr() net.Addr { return a.c.nc.RemoteAddr() }
+
+func (a authExchange) ChannelBinding() []byte {
+	cfg := a.c.srv.TLSConfig
+	if a.c.tls == nil || len(cfg.Certificates) == 0 || len(cfg.Certificates[0].Certificate) == 0 {
+		return nil
+	}
+	cert := cfg.Certificates[0].Leaf
+	if cert == nil {
+		var err error
+		if cert, err = x509.ParseCertificate(cfg.Certificates[0].Certificate[0]); err != nil {
+			return nil
+		}
+	}
+	return tlsServerEndPoint(cert)
+}
+
+// tlsServerEndPoint is RFC 5929's tls-server-end-point binding of cert:
+// its DER encoding hashed with the hash of its signature algorithm, and
+// with SHA-256 where that is MD5 or SHA-1. It is nil for an algorithm
+// without a hash of its own (Ed25519), as PostgreSQL offers no channel
+// binding then.
+func tlsServerEndPoint(cert *x509.Certificate) []byte {
+	var h hash.Hash
+	switch cert.SignatureAlgorithm {
+	case x509.MD5WithRSA, x509.SHA1WithRSA, x509.ECDSAWithSHA1, x509.DSAWithSHA1,
+		x509.SHA256WithRSA, x509.SHA256WithRSAPSS, x509.ECDSAWithSHA256, x509.DSAWithSHA256:
+		h = sha256.New()
+	case x509.SHA384WithRSA, x509.SHA384WithRSAPSS, x509.ECDSAWithSHA384:
+		h = sha512.New384()
+	case x509.SHA512WithRSA, x509.SHA512WithRSAPSS, x509.ECDSAWithSHA512:
+		h = sha512.New()
+	default:
+		return nil
+	}
+	h.Write(cert.Raw)
+	return h.Sum(nil)
+}

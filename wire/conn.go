@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,13 @@ const flushThreshold = 64 << 10
 // connection's goroutine.
 type conn struct {
 	srv *Server
-	nc  net.Conn
+	// nc is the client's socket; its deadlines and Close (from Shutdown)
+	// hold for the TLS connection over it too.
+	nc net.Conn
+	// tls is the TLS connection over nc once the client asked for it
+	// (nil until then), and w what the output is written to: tls, or nc.
+	tls *tls.Conn
+	w   io.Writer
 	log *slog.Logger
 	cr  *frameReader
 	be  *pgproto3.Backend
@@ -58,6 +65,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 	c := &conn{
 		srv: s,
 		nc:  nc,
+		w:   nc,
 		log: s.logger().With("remote", nc.RemoteAddr().String()),
 	}
 	c.cr = newFrameReader(nc, s.maxMessageSize())
@@ -70,7 +78,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 // closes.
 func (c *conn) serve() {
 	defer c.srv.untrack(c)
-	defer c.nc.Close()
+	defer c.closeConn()
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("panic serving connection", "panic", r, "stack", string(debug.Stack()))
@@ -95,6 +103,16 @@ func (c *conn) serve() {
 	c.nc.SetReadDeadline(time.Time{})
 	c.log.Debug("session started", "pid", c.pid)
 	c.loop()
+}
+
+// closeConn closes the connection, with a TLS close_notify first when
+// the client speaks TLS, so that it sees the TLS stream end cleanly.
+func (c *conn) closeConn() {
+	if c.tls != nil {
+		c.tls.Close()
+		return
+	}
+	c.nc.Close()
 }
 
 // loop reads and answers messages until the client leaves, the protocol is
@@ -318,7 +336,7 @@ func (c *conn) flush() error {
 		return nil
 	}
 	c.nc.SetWriteDeadline(time.Now().Add(c.srv.writeTimeout()))
-	_, err := c.nc.Write(c.out)
+	_, err := c.w.Write(c.out)
 	if cap(c.out) > 4*flushThreshold {
 		c.out = nil // don't pin a huge buffer for the connection's life
 	} else {

@@ -121,6 +121,10 @@ func (f *frameReader) startupPacket() ([]byte, error) {
 	return f.read(int(n))
 }
 
+// buffered is how many bytes were read from the connection and not yet
+// consumed.
+func (f *frameReader) buffered() int { return f.wp - f.rp }
+
 // setBorrow starts (on) or ends borrowing: meanwhile what Next returns is
 // valid only until the next call, as the bytes are read into one buffer
 // that is reused once they are consumed. A COPY FROM borrows: it copies

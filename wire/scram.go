@@ -21,10 +21,19 @@ import (
 // PostgreSQL does it: the client proves it knows the password without
 // sending it, and the server proves it knows it too. As in PostgreSQL the
 // user name inside the SCRAM messages is ignored (the startup message's
-// is used) and channel binding is not offered.
+// is used). Over TLS, SCRAM-SHA-256-PLUS is offered too: with it the
+// client's proof also covers the hash of the certificate it saw
+// (tls-server-end-point channel binding), so a man in the middle that
+// terminated TLS with a certificate of its own cannot relay the exchange.
 
 // scramIterations is PostgreSQL's default scram_iterations.
 const scramIterations = 4096
+
+// The SASL mechanisms, with and without channel binding.
+const (
+	scramSHA256     = "SCRAM-SHA-256"
+	scramSHA256Plus = "SCRAM-SHA-256-PLUS"
+)
 
 // SCRAMAuth authenticates every user with one password. It keeps only the
 // salted keys, never the password.
@@ -58,7 +67,12 @@ func hmacSHA256(key []byte, msg string) []byte {
 // Authenticate implements Authenticator: the SASL exchange, then nil when
 // the client's proof matches.
 func (s *SCRAMAuth) Authenticate(ex AuthExchange, user, database string) error {
-	if err := ex.Send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{"SCRAM-SHA-256"}}); err != nil {
+	cbind := ex.ChannelBinding()
+	mechanisms := []string{scramSHA256}
+	if cbind != nil {
+		mechanisms = []string{scramSHA256Plus, scramSHA256} // PostgreSQL's order
+	}
+	if err := ex.Send(&pgproto3.AuthenticationSASL{AuthMechanisms: mechanisms}); err != nil {
 		return err
 	}
 	msg, err := ex.Receive(pgproto3.AuthTypeSASL)
@@ -66,12 +80,19 @@ func (s *SCRAMAuth) Authenticate(ex AuthExchange, user, database string) error {
 		return err
 	}
 	initial, ok := msg.(*pgproto3.SASLInitialResponse)
-	if !ok || initial.AuthMechanism != "SCRAM-SHA-256" {
-		return protocolErr("expected SASL initial response for SCRAM-SHA-256")
+	if !ok {
+		return protocolErr("expected SASL initial response")
 	}
-	gs2, clientFirstBare, clientNonce, err := parseClientFirst(string(initial.Data))
+	plus := initial.AuthMechanism == scramSHA256Plus && cbind != nil
+	if initial.AuthMechanism != scramSHA256 && !plus {
+		return protocolErr("client selected an invalid SASL authentication mechanism")
+	}
+	gs2, clientFirstBare, clientNonce, err := parseClientFirst(string(initial.Data), plus, cbind != nil)
 	if err != nil {
 		return err
+	}
+	if plus {
+		gs2 += string(cbind) // what the client-final-message's c= must carry
 	}
 	serverNonce := make([]byte, 18)
 	if _, err := rand.Read(serverNonce); err != nil {
@@ -111,17 +132,30 @@ func (s *SCRAMAuth) Authenticate(ex AuthExchange, user, database string) error {
 }
 
 // parseClientFirst reads "n,,n=user,r=nonce": the GS2 header, the message
-// without it, and the client's nonce.
-func parseClientFirst(msg string) (gs2, bare, nonce string, err error) {
+// without it, and the client's nonce. plus is set when the client chose
+// SCRAM-SHA-256-PLUS, and the header must then name tls-server-end-point
+// binding ("p=tls-server-end-point"); offered is set when the server
+// offered it, and a client that says it could bind but thinks the server
+// cannot ("y") is then refused, as a downgrade. The errors are
+// PostgreSQL's.
+func parseClientFirst(msg string, plus, offered bool) (gs2, bare, nonce string, err error) {
 	parts := strings.SplitN(msg, ",", 3)
 	if len(parts) != 3 {
 		return "", "", "", protocolErr("malformed SCRAM client-first-message")
 	}
-	switch {
-	case strings.HasPrefix(parts[0], "p="):
-		return "", "", "", protocolErr("SCRAM channel binding is not supported")
+	switch cb, named := strings.CutPrefix(parts[0], "p="); {
+	case named && !plus:
+		return "", "", "", malformedSCRAM("The client selected SCRAM-SHA-256 without channel binding, but the SCRAM message includes channel binding data.")
+	case named && cb != "tls-server-end-point":
+		return "", "", "", protocolErr(fmt.Sprintf("unsupported SCRAM channel-binding type \"%s\"", cb))
+	case named:
 	case parts[0] != "n" && parts[0] != "y":
-		return "", "", "", protocolErr("malformed SCRAM GS2 header")
+		return "", "", "", malformedSCRAM("Unexpected channel-binding flag \"" + parts[0] + "\".")
+	case plus:
+		return "", "", "", malformedSCRAM("The client selected SCRAM-SHA-256-PLUS, but the SCRAM message does not include channel binding data.")
+	case parts[0] == "y" && offered:
+		return "", "", "", pgerr.New(pgerrcode.ProtocolViolation, "SCRAM channel binding negotiation error").
+			WithDetail("The client supports SCRAM channel binding but thinks the server does not.  However, this server does support channel binding.")
 	}
 	gs2 = parts[0] + "," + parts[1] + ","
 	bare = parts[2]
@@ -135,7 +169,8 @@ func parseClientFirst(msg string) (gs2, bare, nonce string, err error) {
 
 // parseClientFinal reads "c=<gs2 base64>,r=<nonce>,p=<proof>": the message
 // without its proof, and the proof, checking the channel binding and the
-// nonce.
+// nonce. gs2 is what the channel binding must be: the GS2 header, and
+// with SCRAM-SHA-256-PLUS the certificate's hash after it.
 func parseClientFinal(msg, gs2, nonce string) (withoutProof string, proof []byte, err error) {
 	i := strings.LastIndex(msg, ",p=")
 	if i < 0 {
@@ -155,7 +190,7 @@ func parseClientFinal(msg, gs2, nonce string) (withoutProof string, proof []byte
 	}
 	cb, err := base64.StdEncoding.DecodeString(binding)
 	if err != nil || !bytes.Equal(cb, []byte(gs2)) {
-		return "", nil, protocolErr("SCRAM channel binding does not match")
+		return "", nil, protocolErr("SCRAM channel binding check failed")
 	}
 	if gotNonce != nonce {
 		return "", nil, protocolErr("SCRAM nonce does not match")
@@ -165,6 +200,10 @@ func parseClientFinal(msg, gs2, nonce string) (withoutProof string, proof []byte
 
 func protocolErr(msg string) error {
 	return pgerr.New(pgerrcode.ProtocolViolation, "%s", msg)
+}
+
+func malformedSCRAM(detail string) error {
+	return pgerr.New(pgerrcode.ProtocolViolation, "malformed SCRAM message").WithDetail("%s", detail)
 }
 
 func passwordFailed(user string) error {

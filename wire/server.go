@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"log/slog"
@@ -42,6 +43,15 @@ type Server struct {
 	// Auth authenticates clients after the startup message; nil trusts
 	// every client (AuthenticationOk at once).
 	Auth Authenticator
+	// TLSConfig, when set, makes the server answer an SSLRequest with 'S'
+	// and speak TLS on that connection, as PostgreSQL does with ssl = on;
+	// nil answers 'N' and the client goes on in the clear or gives up, as
+	// its sslmode says. Channel binding (SCRAM-SHA-256-PLUS) binds to
+	// Certificates[0], the certificate served when it is the only one.
+	TLSConfig *tls.Config
+	// TLSRequired refuses a client that did not ask for TLS with FATAL
+	// 28000, as a pg_hba.conf of hostssl lines only does.
+	TLSRequired bool
 	// MaxMessageSize bounds the length of a Query, Parse, Bind, CopyData
 	// or FunctionCall message as its length word counts it (itself
 	// included, the type byte not); other messages have PostgreSQL's

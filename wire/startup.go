@@ -1,9 +1,12 @@
 package wire
 
 import (
+	"crypto/tls"
 	"encoding/binary"
+	"net"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
@@ -17,11 +20,13 @@ const (
 	cancelRequestCode = 80877102
 )
 
-// startup runs the connection's start-up phase: encryption requests are
-// refused with 'N', a CancelRequest is handled and ends the connection,
-// and a StartupMessage is authenticated and answered with the session's
-// parameters, the cancel key and ReadyForQuery. It reports whether the
-// connection proceeds to the query loop.
+// startup runs the connection's start-up phase: an SSLRequest starts TLS
+// when the server has a certificate (and is refused with 'N' otherwise),
+// a GSSENCRequest is refused with 'N', a CancelRequest is handled and
+// ends the connection, and a StartupMessage is authenticated and
+// answered with the session's parameters, the cancel key and
+// ReadyForQuery. It reports whether the connection proceeds to the query
+// loop.
 func (c *conn) startup() bool {
 	var sslDone, gssDone bool
 	for {
@@ -32,11 +37,18 @@ func (c *conn) startup() bool {
 		}
 		code := binary.BigEndian.Uint32(body)
 		switch {
+		case code == sslRequestCode && !sslDone && c.srv.TLSConfig != nil:
+			sslDone = true
+			if !c.startTLS() {
+				return false
+			}
+			continue
 		case code == sslRequestCode && !sslDone, code == gssEncRequestCode && !gssDone:
-			// cairn speaks no TLS or GSSAPI encryption: 'N' tells the
-			// client to go on in the clear (or give up, per its sslmode).
-			// Each may be asked once; a repeat is taken, as PostgreSQL
-			// takes it, for an unsupported protocol version below.
+			// 'N' tells the client to go on in the clear (or give up,
+			// per its sslmode): no certificate, or GSSAPI encryption,
+			// which cairn does not speak. Each may be asked once; a
+			// repeat is taken, as PostgreSQL takes it, for an
+			// unsupported protocol version below.
 			sslDone = sslDone || code == sslRequestCode
 			gssDone = gssDone || code == gssEncRequestCode
 			c.out = append(c.out, 'N')
@@ -78,6 +90,36 @@ func (c *conn) startup() bool {
 	}
 }
 
+// startTLS answers an SSLRequest with 'S' and runs the TLS handshake,
+// after which the connection reads and writes through TLS. Bytes the
+// client sent after its SSLRequest, before the handshake, end the
+// connection as PostgreSQL ends it (they would be read as if encrypted:
+// a man in the middle could inject them, CVE-2021-23214). It reports
+// whether the handshake succeeded.
+func (c *conn) startTLS() bool {
+	if c.cr.buffered() > 0 {
+		c.fatal(pgerr.New(pgerrcode.ProtocolViolation, "received unencrypted data after SSL request").
+			WithDetail("This could be either a client-software bug or evidence of an attempted man-in-the-middle attack."))
+		return false
+	}
+	c.out = append(c.out, 'S')
+	if c.flush() != nil {
+		return false
+	}
+	tc := tls.Server(c.nc, c.srv.TLSConfig)
+	// The handshake's reads have the start-up phase's deadline; its
+	// writes get one of their own.
+	c.nc.SetWriteDeadline(time.Now().Add(c.srv.writeTimeout()))
+	if err := tc.Handshake(); err != nil {
+		c.log.Info("could not accept SSL connection", "err", err)
+		return false
+	}
+	c.tls, c.w = tc, tc
+	c.cr = newFrameReader(tc, c.srv.maxMessageSize())
+	c.be = pgproto3.NewBackend(c.cr, tc)
+	return true
+}
+
 // open authenticates the client and starts its session.
 func (c *conn) open(params map[string]string) bool {
 	user := params["user"]
@@ -95,6 +137,11 @@ func (c *conn) open(params map[string]string) bool {
 		c.fatal(pgerr.NotSupported("replication connections"))
 		return false
 	}
+	if c.srv.TLSRequired && c.tls == nil {
+		c.fatal(pgerr.New(pgerrcode.InvalidAuthorizationSpecification,
+			"no pg_hba.conf entry for host \"%s\", user \"%s\", database \"%s\", no encryption", c.remoteHost(), user, database))
+		return false
+	}
 	if c.srv.Auth != nil {
 		if err := c.srv.Auth.Authenticate(authExchange{c}, user, database); err != nil {
 			c.fatal(err)
@@ -107,6 +154,19 @@ func (c *conn) open(params map[string]string) bool {
 	c.send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret})
 	c.readyForQuery()
 	return c.werr == nil
+}
+
+// remoteHost is the client's address as PostgreSQL's messages name it:
+// the IP address without the port, or [local] for a Unix socket.
+func (c *conn) remoteHost() string {
+	switch a := c.nc.RemoteAddr().(type) {
+	case *net.TCPAddr:
+		return a.IP.String()
+	case *net.UnixAddr:
+		return "[local]"
+	default:
+		return a.String()
+	}
 }
 
 // appendNegotiateProtocolVersion appends a NegotiateProtocolVersion

@@ -64,9 +64,16 @@ type config struct {
 	// ("" = wire's defaults).
 	authenticationTimeout string
 	writeTimeout          string
+	// tlsCert and tlsKey are the files of the certificate both servers
+	// present; tlsSelfSigned (a boolean) makes and keeps one in dataDir
+	// instead. tlsRequired refuses PostgreSQL clients that do not ask for
+	// TLS, and insecureListen allows a non-loopback address without TLS.
+	tlsCert, tlsKey                            string
+	tlsSelfSigned, tlsRequired, insecureListen string
 }
 
-// option is one flag with its environment variable.
+// option is one flag with its environment variable. An option whose arg
+// is "" is a boolean (see boolFlag).
 type option struct {
 	name, env, def, arg, usage string
 	dst                        *string
@@ -84,6 +91,11 @@ func options(cfg *config) []option {
 		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 75% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
 		{"wal-checkpoint-bytes", "CAIRN_WAL_CHECKPOINT_BYTES", "", "n", fmt.Sprintf("write-ahead log size that triggers a checkpoint (default %d)", storage.DefaultWALCheckpointBytes), &cfg.walCheckpoint},
 		{"authentication-timeout", "CAIRN_AUTHENTICATION_TIMEOUT", "", "duration", fmt.Sprintf("time a PostgreSQL connection has from its accept to its first ReadyForQuery, start-up packet and password included, before it is dropped (default %s)", wire.DefaultAuthenticationTimeout), &cfg.authenticationTimeout},
+		{"tls-cert", "CAIRN_TLS_CERT", "", "file", "PEM certificate (chain) the PostgreSQL port (on SSLRequest) and the HTTP API (HTTPS) present; needs --tls-key", &cfg.tlsCert},
+		{"tls-key", "CAIRN_TLS_KEY", "", "file", "PEM private key of --tls-cert", &cfg.tlsKey},
+		{"tls-self-signed", "CAIRN_TLS_SELF_SIGNED", "", "", "serve TLS with a self-signed certificate kept in the data directory (server.crt, server.key), made on the first start for localhost and the listen hosts", &cfg.tlsSelfSigned},
+		{"tls-required", "CAIRN_TLS_REQUIRED", "", "", "refuse PostgreSQL clients that do not ask for TLS (28000, as pg_hba.conf's hostssl); the HTTP API speaks only HTTPS whenever TLS is on", &cfg.tlsRequired},
+		{"insecure-listen", "CAIRN_INSECURE_LISTEN", "", "", "allow a non-loopback --listen or --http without TLS, passwords and data crossing the network in the clear", &cfg.insecureListen},
 		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
 }
@@ -106,6 +118,11 @@ func parseConfig(args []string, getenv func(string) string, stdout, stderr io.Wr
 		v := o.def
 		if e := getenv(o.env); e != "" {
 			v = e
+		}
+		if o.arg == "" {
+			*o.dst = v
+			fs.Var(boolFlag{o.dst}, o.name, o.usage)
+			continue
 		}
 		fs.StringVar(o.dst, o.name, v, o.usage)
 	}
@@ -151,6 +168,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cairn: --mcp-sql %q: want on or off\n", cfg.mcpSQL)
 		return 2
 	}
+	if err := checkTLSFlags(cfg); err != nil {
+		fmt.Fprintf(stderr, "cairn: %v\n", err)
+		return 2
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	if err := checkAuth(cfg); err != nil {
 		log.Error(err.Error())
@@ -193,6 +214,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 	engine := session.NewEngine(db, session.Options{Logger: log})
+	var httpHost string
+	if !isOff(cfg.http) {
+		httpHost = cfg.http
+	}
+	tlsCfg, err := loadTLS(cfg, listenHosts(cfg.listen, httpHost), log)
+	if err != nil {
+		log.Error(err.Error())
+		return 1
+	}
 
 	pgl, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
@@ -210,7 +240,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		httpAddr = httpl.Addr().String()
 	}
 
-	srv := &wire.Server{Engine: engine, Logger: log, AuthenticationTimeout: authTimeout, WriteTimeout: writeTimeout}
+	srv := &wire.Server{Engine: engine, Logger: log, AuthenticationTimeout: authTimeout, WriteTimeout: writeTimeout,
+		TLSConfig: tlsCfg, TLSRequired: isTrue(cfg.tlsRequired)}
 	if cfg.password != "" {
 		auth, err := wire.NewSCRAMAuth(cfg.password)
 		if err != nil {
@@ -228,9 +259,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer cancelHTTP()
 	if httpl != nil {
 		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, MCPSQL: strings.EqualFold(cfg.mcpSQL, "on"), Logger: log}), log, defaultHTTPTimeouts)
-		go func() { errc <- hs.Serve(httpl) }()
+		if tlsCfg != nil {
+			hs.TLSConfig = tlsCfg.Clone()
+			go func() { errc <- hs.ServeTLS(httpl, "", "") }()
+		} else {
+			go func() { errc <- hs.Serve(httpl) }()
+		}
 	}
-	log.Info("listening", "postgres", pgl.Addr().String(), "http", httpAddr)
+	tlsMode := "off"
+	switch {
+	case isTrue(cfg.tlsRequired):
+		tlsMode = "required"
+	case tlsCfg != nil:
+		tlsMode = "on"
+	}
+	log.Info("listening", "postgres", pgl.Addr().String(), "http", httpAddr, "tls", tlsMode)
 
 	code := 0
 	select {
@@ -352,7 +395,9 @@ func parseSize(s string) (int64, error) {
 // checkAuth enforces the password rules: without a password only loopback
 // addresses may be served (every client is trusted then). With one, the
 // PostgreSQL port asks for it (SCRAM-SHA-256) and the HTTP API needs
-// --http-token to leave loopback.
+// --http-token to leave loopback. A non-loopback address also needs TLS,
+// or --insecure-listen to say that passwords and data may cross the
+// network in the clear.
 func checkAuth(cfg config) error {
 	type open struct{ flag, addr, secret string }
 	var addrs []open
@@ -362,12 +407,22 @@ func checkAuth(cfg config) error {
 	if !isOff(cfg.http) && cfg.httpToken == "" {
 		addrs = append(addrs, open{"--http", cfg.http, "--http-token (CAIRN_HTTP_TOKEN)"})
 	}
+	if !tlsOn(cfg) && !isTrue(cfg.insecureListen) {
+		addrs = append(addrs, open{"--listen", cfg.listen, ""})
+		if !isOff(cfg.http) {
+			addrs = append(addrs, open{"--http", cfg.http, ""})
+		}
+	}
 	for _, a := range addrs {
 		ok, err := isLoopback(a.addr)
 		if err != nil {
 			return fmt.Errorf("%s %s: %v", a.flag, a.addr, err)
 		}
-		if !ok {
+		switch {
+		case ok:
+		case a.secret == "":
+			return fmt.Errorf("refusing to listen on non-loopback address %s (%s) without TLS: passwords and data would cross the network in the clear; give --tls-cert and --tls-key or --tls-self-signed, or --insecure-listen to accept that", a.addr, a.flag)
+		default:
 			return fmt.Errorf("refusing to listen on non-loopback address %s (%s) without %s: every client would be trusted, so only 127.0.0.1, ::1 or localhost are allowed", a.addr, a.flag, a.secret)
 		}
 	}

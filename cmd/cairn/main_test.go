@@ -90,9 +90,17 @@ func TestCheckAuth(t *testing.T) {
 		{config{listen: ":5432", http: "off"}, false},
 		{config{listen: "127.0.0.1:5432", http: ":8080"}, false},
 		{config{listen: "127.0.0.1:5432", http: "off", password: "pw"}, true},
-		{config{listen: "0.0.0.0:5432", http: "off", password: "pw"}, true},
-		{config{listen: "0.0.0.0:5432", http: "0.0.0.0:8080", password: "pw"}, false},
-		{config{listen: "0.0.0.0:5432", http: "0.0.0.0:8080", password: "pw", httpToken: "t"}, true},
+		// Off loopback: a password, and TLS or --insecure-listen.
+		{config{listen: "0.0.0.0:5432", http: "off", password: "pw"}, false},
+		{config{listen: "0.0.0.0:5432", http: "off", password: "pw", insecureListen: "true"}, true},
+		{config{listen: "0.0.0.0:5432", http: "off", password: "pw", tlsCert: "c", tlsKey: "k"}, true},
+		{config{listen: "0.0.0.0:5432", http: "off", password: "pw", tlsSelfSigned: "1"}, true},
+		{config{listen: "0.0.0.0:5432", http: "off", password: "pw", tlsSelfSigned: "false"}, false},
+		{config{listen: "0.0.0.0:5432", http: "off", tlsSelfSigned: "true"}, false},
+		{config{listen: "0.0.0.0:5432", http: "0.0.0.0:8080", password: "pw", insecureListen: "true"}, false},
+		{config{listen: "0.0.0.0:5432", http: "0.0.0.0:8080", password: "pw", httpToken: "t", insecureListen: "true"}, true},
+		{config{listen: "0.0.0.0:5432", http: "0.0.0.0:8080", password: "pw", httpToken: "t", tlsSelfSigned: "true"}, true},
+		{config{listen: "127.0.0.1:5432", http: "0.0.0.0:8080", password: "pw", httpToken: "t"}, false},
 		{config{listen: "nonsense", http: "off"}, false},
 	} {
 		err := checkAuth(tc.cfg)
