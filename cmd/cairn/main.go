@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/cairn-db/cairn/exec/session"
+	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/functions/embedding"
 	"github.com/cairn-db/cairn/storage"
 	"github.com/cairn-db/cairn/wire"
 )
@@ -64,6 +66,9 @@ type config struct {
 	// ("" = wire's defaults).
 	authenticationTimeout string
 	writeTimeout          string
+	// embedURL, embedModel, embedKey and embedTimeout configure embed()'s
+	// endpoint ("" URL = none).
+	embedURL, embedModel, embedKey, embedTimeout string
 }
 
 // option is one flag with its environment variable.
@@ -84,6 +89,10 @@ func options(cfg *config) []option {
 		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 75% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
 		{"wal-checkpoint-bytes", "CAIRN_WAL_CHECKPOINT_BYTES", "", "n", fmt.Sprintf("write-ahead log size that triggers a checkpoint (default %d)", storage.DefaultWALCheckpointBytes), &cfg.walCheckpoint},
 		{"authentication-timeout", "CAIRN_AUTHENTICATION_TIMEOUT", "", "duration", fmt.Sprintf("time a PostgreSQL connection has from its accept to its first ReadyForQuery, start-up packet and password included, before it is dropped (default %s)", wire.DefaultAuthenticationTimeout), &cfg.authenticationTimeout},
+		{"embed-url", "CAIRN_EMBED_URL", "", "url", "OpenAI-compatible embeddings endpoint for the SQL function embed() and the memory tools, e.g. http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1 (/embeddings is added)", &cfg.embedURL},
+		{"embed-model", "CAIRN_EMBED_MODEL", "", "name", "embedding model sent to --embed-url (required with it), e.g. nomic-embed-text or text-embedding-3-small", &cfg.embedModel},
+		{"embed-key", "CAIRN_EMBED_KEY", "", "key", "API key sent to --embed-url as Authorization: Bearer <key>", &cfg.embedKey},
+		{"embed-timeout", "CAIRN_EMBED_TIMEOUT", "", "duration", fmt.Sprintf("time one request to --embed-url may take (default %s)", embedding.DefaultTimeout), &cfg.embedTimeout},
 		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
 }
@@ -177,6 +186,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cairn: --write-timeout: %v\n", err)
 		return 2
 	}
+	embedder, err := newEmbedder(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: %v\n", err)
+		return 2
+	}
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
 		sopts.CacheBytes = limit / 4 * 3
@@ -192,7 +206,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			log.Error("closing data directory", "err", err)
 		}
 	}()
-	engine := session.NewEngine(db, session.Options{Logger: log})
+	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embedder})
 
 	pgl, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
@@ -302,6 +316,22 @@ func parseTimeout(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a positive duration (e.g. 30s, 2m)", s)
 	}
 	return d, nil
+}
+
+// newEmbedder is the client of --embed-url, nil (no embedder) without one.
+func newEmbedder(cfg config) (functions.Embedder, error) {
+	if cfg.embedURL == "" {
+		return nil, nil
+	}
+	timeout, err := parseTimeout(cfg.embedTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("--embed-timeout: %w", err)
+	}
+	c, err := embedding.New(embedding.Config{URL: cfg.embedURL, Model: cfg.embedModel, Key: cfg.embedKey, Timeout: timeout})
+	if err != nil {
+		return nil, fmt.Errorf("--embed-url: %w", err)
+	}
+	return c, nil
 }
 
 // storageOptions turns the storage tuning flags into storage.Options.
