@@ -12,7 +12,9 @@ package functions
 // one call for the whole batch, which the client splits into requests.
 // A NULL text gives NULL; a NULL element of an array is an error (22004),
 // as a real[][] cannot hold a missing row. Without an endpoint, embed
-// fails with 55000.
+// fails with 55000; cairn_embedding_enabled() says beforehand whether it
+// would (the memory tools ask it to choose between embedding and
+// keywords alone).
 
 import (
 	"context"
@@ -127,5 +129,8 @@ func embedKernel(ctx *Context, args []Arg, n int) (arrow.Array, error) {
 func init() {
 	one := stable(fn("embed", targs(tText), tF4Arr, embedOne))
 	one.Kernel = wrapKernel(one, tF4Arr, embedKernel)
-	Register(one, stable(fn("embed", targs(types.ArrayOf(tText, 1)), types.ArrayOf(types.Float4T, 2), embedMany)))
+	Register(one, stable(fn("embed", targs(types.ArrayOf(tText, 1)), types.ArrayOf(types.Float4T, 2), embedMany)),
+		stable(fn("cairn_embedding_enabled", nil, tBool, func(ctx *Context, _ []any) (any, error) {
+			return ctx != nil && ctx.Embed != nil, nil
+		})))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	osexec "os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -189,4 +190,66 @@ func TestEmbedFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, log %q; want 2 and %q", c.args, code, p.log(), c.msg)
 		}
 	}
+}
+
+// TestEmbedMemory checks that the memory commands embed through the
+// server's endpoint when it has one: remember and trace store fill the
+// embedding column, and recall is hybrid, reporting both parts of its
+// score, with memories that share no keyword with the query found too.
+func TestEmbedMemory(t *testing.T) {
+	e := startEmbedEndpoint(t)
+	p := startLogged(t, t.TempDir(), "--embed-url", e.URL+"/v1/embeddings", "--embed-model", "test-embed", "--embed-key", "k3y")
+	if p.addr == "" {
+		t.Fatalf("server did not start:\n%s", p.log())
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := osexec.Command(cairnBinary(t), args...)
+		cmd.Env = append(cmd.Environ(), "CAIRN_URL="+p.connString())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("cairn %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("remember", "deploys go out on tuesdays")
+	run("remember", "a banana a day")
+	run("trace", "store", "--agent", "codex", "--action", "ran the tests", "--result", "success")
+	conn := p.connect(t)
+	ctx := context.Background()
+	var v []float32
+	if err := conn.QueryRow(ctx, "SELECT embedding FROM memories WHERE text = 'a banana a day'").Scan(&v); err != nil || !slices.Equal(v, []float32{14, 6, 1}) {
+		t.Errorf("remembered embedding %v (%v), want [14 6 1]", v, err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT embedding FROM traces").Scan(&v); err != nil || !slices.Equal(v, []float32{13, 1, 1}) {
+		t.Errorf("trace embedding %v (%v), want [13 1 1]", v, err)
+	}
+
+	before := e.calls.Load()
+	var rec struct {
+		Mode string
+		Note string
+		Hits []struct {
+			Text         string
+			Score        float64
+			KeywordScore float64  `json:"keyword_score"`
+			VectorScore  *float64 `json:"vector_score"`
+		}
+	}
+	out := run("recall", "bananas", "--json")
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("recall --json: %v\n%s", err, out)
+	}
+	if rec.Mode != "hybrid" || rec.Note != "" || len(rec.Hits) != 2 {
+		t.Fatalf("recall: %s", out)
+	}
+	for _, h := range rec.Hits {
+		if h.VectorScore == nil || *h.VectorScore <= 0 || h.KeywordScore != 0 {
+			t.Errorf("hit %q: vector %v, keyword %v; want a vector score and no keyword match", h.Text, h.VectorScore, h.KeywordScore)
+		}
+	}
+	if n := e.calls.Load() - before; n != 1 {
+		t.Errorf("recall made %d embedding requests, want 1", n)
+	}
+	noPanic(t, p.log())
 }
