@@ -171,12 +171,22 @@ func TestEmbedFunction(t *testing.T) {
 	if err := check.QueryRow(ctx, "SELECT embed('still works')").Scan(&v); err != nil || v[0] != 11 {
 		t.Errorf("after the failures: %v %v", v, err)
 	}
+	if !strings.Contains(p.log(), `msg="embedding endpoint" url=`+e.URL+"/v1/embeddings model=test-embed") {
+		t.Errorf("the start-up log does not name the endpoint:\n%s", p.log())
+	}
 	noPanic(t, p.log())
 }
 
 // TestEmbedFlags checks that a bad --embed-* configuration stops the
-// server at start with a message.
+// server at start with a message, and that a server started without
+// --embed-url answers embed() with 55000.
 func TestEmbedFlags(t *testing.T) {
+	p := startLogged(t, t.TempDir())
+	_, err := p.connect(t).Exec(context.Background(), "SELECT embed('x')")
+	if sqlState(err) != "55000" || !strings.Contains(err.Error(), "--embed-url") {
+		t.Errorf("embed() without an endpoint: %v, want 55000", err)
+	}
+	p.kill()
 	for _, c := range []struct {
 		args []string
 		msg  string

@@ -191,6 +191,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cairn: %v\n", err)
 		return 2
 	}
+	var embed functions.Embedder // nil, not a nil *Client, without one
+	if embedder != nil {
+		embed = embedder
+		log.Info("embedding endpoint", "url", embedder.URL(), "model", cfg.embedModel)
+	}
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
 		sopts.CacheBytes = limit / 4 * 3
@@ -206,7 +211,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			log.Error("closing data directory", "err", err)
 		}
 	}()
-	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embedder})
+	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed})
 
 	pgl, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
@@ -319,7 +324,7 @@ func parseTimeout(s string) (time.Duration, error) {
 }
 
 // newEmbedder is the client of --embed-url, nil (no embedder) without one.
-func newEmbedder(cfg config) (functions.Embedder, error) {
+func newEmbedder(cfg config) (*embedding.Client, error) {
 	if cfg.embedURL == "" {
 		return nil, nil
 	}
