@@ -152,15 +152,6 @@ func randVec(rng *rand.Rand, n int) []float32 {
 	return v
 }
 
-// float4Array is the float4[] datum of xs.
-func float4Array(xs []float32) *types.Array {
-	elems := make([]any, len(xs))
-	for i, x := range xs {
-		elems[i] = float64(x)
-	}
-	return types.NewArray(types.Float4T, elems...)
-}
-
 // float4Matrix is the float4[][] datum of rows of equal length.
 func float4Matrix(rows [][]float32) *types.Array {
 	var elems []any

@@ -36,6 +36,11 @@ type Context struct {
 	Catalog Catalog
 	// Advisory are the session's advisory locks; nil outside a session.
 	Advisory AdvisoryLocks
+	// Embed computes the embeddings of texts for embed() through the
+	// server's Embedder, under the running statement's context (so a
+	// cancel or statement_timeout ends the wait); nil when the server
+	// has no embedding endpoint. Safe for concurrent use.
+	Embed func(texts []string) ([][]float32, error)
 }
 
 // AdvisoryKey names an advisory lock: a bigint, or (Pair) two integers,

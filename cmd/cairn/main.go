@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/cairn-db/cairn/exec/session"
+	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/functions/embedding"
 	"github.com/cairn-db/cairn/storage"
 	"github.com/cairn-db/cairn/wire"
 )
@@ -70,6 +72,9 @@ type config struct {
 	// TLS, and insecureListen allows a non-loopback address without TLS.
 	tlsCert, tlsKey                            string
 	tlsSelfSigned, tlsRequired, insecureListen string
+	// embedURL, embedModel, embedKey and embedTimeout configure embed()'s
+	// endpoint ("" URL = none).
+	embedURL, embedModel, embedKey, embedTimeout string
 }
 
 // option is one flag with its environment variable. An option whose arg
@@ -96,6 +101,10 @@ func options(cfg *config) []option {
 		{"tls-self-signed", "CAIRN_TLS_SELF_SIGNED", "", "", "serve TLS with a self-signed certificate kept in the data directory (server.crt, server.key), made on the first start for localhost and the listen hosts", &cfg.tlsSelfSigned},
 		{"tls-required", "CAIRN_TLS_REQUIRED", "", "", "refuse PostgreSQL clients that do not ask for TLS (28000, as pg_hba.conf's hostssl); the HTTP API speaks only HTTPS whenever TLS is on", &cfg.tlsRequired},
 		{"insecure-listen", "CAIRN_INSECURE_LISTEN", "", "", "allow a non-loopback --listen or --http without TLS, passwords and data crossing the network in the clear", &cfg.insecureListen},
+		{"embed-url", "CAIRN_EMBED_URL", "", "url", "OpenAI-compatible embeddings endpoint for the SQL function embed() and the memory tools, e.g. http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1 (/embeddings is added)", &cfg.embedURL},
+		{"embed-model", "CAIRN_EMBED_MODEL", "", "name", "embedding model sent to --embed-url (required with it), e.g. nomic-embed-text or text-embedding-3-small", &cfg.embedModel},
+		{"embed-key", "CAIRN_EMBED_KEY", "", "key", "API key sent to --embed-url as Authorization: Bearer <key>", &cfg.embedKey},
+		{"embed-timeout", "CAIRN_EMBED_TIMEOUT", "", "duration", fmt.Sprintf("time one request to --embed-url may take (default %s)", embedding.DefaultTimeout), &cfg.embedTimeout},
 		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
 }
@@ -198,6 +207,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cairn: --write-timeout: %v\n", err)
 		return 2
 	}
+	embedder, err := newEmbedder(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: %v\n", err)
+		return 2
+	}
+	var embed functions.Embedder // nil, not a nil *Client, without one
+	if embedder != nil {
+		embed = embedder
+		log.Info("embedding endpoint", "url", embedder.URL(), "model", cfg.embedModel)
+	}
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
 		sopts.CacheBytes = limit / 4 * 3
@@ -213,7 +232,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			log.Error("closing data directory", "err", err)
 		}
 	}()
-	engine := session.NewEngine(db, session.Options{Logger: log})
+	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed})
 	var httpHost string
 	if !isOff(cfg.http) {
 		httpHost = cfg.http
@@ -345,6 +364,22 @@ func parseTimeout(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a positive duration (e.g. 30s, 2m)", s)
 	}
 	return d, nil
+}
+
+// newEmbedder is the client of --embed-url, nil (no embedder) without one.
+func newEmbedder(cfg config) (*embedding.Client, error) {
+	if cfg.embedURL == "" {
+		return nil, nil
+	}
+	timeout, err := parseTimeout(cfg.embedTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("--embed-timeout: %w", err)
+	}
+	c, err := embedding.New(embedding.Config{URL: cfg.embedURL, Model: cfg.embedModel, Key: cfg.embedKey, Timeout: timeout})
+	if err != nil {
+		return nil, fmt.Errorf("--embed-url: %w", err)
+	}
+	return c, nil
 }
 
 // storageOptions turns the storage tuning flags into storage.Options.

@@ -73,7 +73,7 @@ var subcommands = map[string]*subcommand{
 	},
 	"recall": {
 		usage: `cairn recall "query" [--limit N] [--offset N] [--scope S] [--kind K] [--tags T] [--repo R] [--since DATE]`,
-		about: "Search memories, best match first (BM25 keywords while no embedding endpoint is configured).",
+		about: "Search memories, best match first (hybrid when the server has --embed-url, BM25 keywords otherwise).",
 		examples: `  cairn recall "integration tests docker"
   cairn recall "tests" --tags testing --since 7d --json`,
 		setup: func(fs *flag.FlagSet, c *client) {

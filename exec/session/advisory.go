@@ -7,7 +7,6 @@ package session
 // shared, and re-entrant: a session releases it as often as it took it.
 
 import (
-	"context"
 	"sync"
 
 	"github.com/jackc/pgerrcode"
@@ -84,10 +83,7 @@ func (a sessionAdvisory) Lock(key functions.AdvisoryKey, shared, xact, wait bool
 		if !wait {
 			return false, nil
 		}
-		ctx := s.stmtCtx
-		if ctx == nil {
-			ctx = context.Background()
-		}
+		ctx := s.statementContext()
 		select {
 		case <-released:
 		case <-ctx.Done():

@@ -27,6 +27,9 @@ import (
 // Options configures an Engine.
 type Options struct {
 	Logger *slog.Logger
+	// Embedder computes embed()'s vectors (the server's --embed-url); nil
+	// when none is configured, and embed() fails with 55000.
+	Embedder functions.Embedder
 }
 
 // Engine runs SQL against one storage.DB; it is safe for concurrent use
@@ -36,6 +39,7 @@ type Engine struct {
 	logger   *slog.Logger
 	exprs    *exec.ExprCache
 	advisory advisoryTable
+	embedder functions.Embedder
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -47,7 +51,7 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes)}
+	return &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes), embedder: opts.Embedder}
 }
 
 // DB is the storage the engine runs on.
@@ -621,6 +625,15 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 	return err
 }
 
+// statementContext is the running statement's context, or the
+// background outside a statement.
+func (s *Session) statementContext() context.Context {
+	if s.stmtCtx == nil {
+		return context.Background()
+	}
+	return s.stmtCtx
+}
+
 // fail marks the explicit transaction aborted after an error.
 func (s *Session) fail() {
 	if s.tx != nil {
@@ -741,6 +754,9 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	}
 	rt.Fn.Catalog = rt.CatalogFunctions()
 	rt.Fn.Advisory = sessionAdvisory{s}
+	if e := s.engine.embedder; e != nil {
+		rt.Fn.Embed = func(texts []string) ([][]float32, error) { return e.Embed(s.statementContext(), texts) }
+	}
 	return rt
 }
 

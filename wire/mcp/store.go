@@ -33,6 +33,9 @@ var Results = []string{"success", "failure"}
 
 // Limits on what one call returns.
 const (
+	// hybridVectorWeight is the embedding's weight in a hybrid recall
+	// (BM25's is the rest).
+	hybridVectorWeight = 0.5
 	defaultRecallLimit = 10
 	maxRecallLimit     = 50
 	defaultListLimit   = 50
@@ -68,7 +71,15 @@ type Store struct {
 	NoRedact bool
 
 	ready atomic.Bool // the tables exist
+	// embeds is whether the server embeds text (embed() has an
+	// endpoint): 0 not asked yet, embedsYes, embedsNo.
+	embeds atomic.Int32
 }
+
+const (
+	embedsYes = 1
+	embedsNo  = 2
+)
 
 func (s *Store) workspace() string {
 	if s.Workspace == "" {
@@ -264,15 +275,15 @@ func (s *Store) Remember(ctx context.Context, in RememberInput) (*RememberResult
 	if !s.NoRedact {
 		text, red = redact(text, nil)
 	}
-	vec, err := s.embed(ctx, text)
+	vec, err := s.embedExpr(ctx, "$1")
 	if err != nil {
 		return nil, err
 	}
 	rows, err := s.write(ctx, `INSERT INTO `+s.table("memories")+` (text, kind, scope, tags, repo, metadata, embedding, content_hash)
-VALUES ($1::text, $2::text, $3::text, $4::text[], $5::text, $6::text::jsonb, $7::float4[], $8::text)
+VALUES ($1::text, $2::text, $3::text, $4::text[], $5::text, $6::text::jsonb, `+vec+`, $7::text)
 ON CONFLICT (scope, repo, content_hash) DO UPDATE SET updated_at = now()
 RETURNING id, kind, created_at = updated_at`,
-		text, kind, scope, cleanTags(in.Tags), strings.TrimSpace(in.Repo), meta, vec, contentHash(text))
+		text, kind, scope, cleanTags(in.Tags), strings.TrimSpace(in.Repo), meta, contentHash(text))
 	if err != nil {
 		return nil, err
 	}
@@ -290,11 +301,44 @@ RETURNING id, kind, created_at = updated_at`,
 	return res, nil
 }
 
-// embed is where a memory's or a query's embedding is computed. No
-// embedding endpoint exists yet, so there is none (nil): memories are
-// stored without one and recall ranks by BM25 keywords alone.
-func (s *Store) embed(ctx context.Context, text string) ([]float32, error) {
-	return nil, nil
+// embedding reports whether the server embeds text: whether it was
+// started with an embedding endpoint (cairn_embedding_enabled()). It asks
+// once per store; a server too old to know the function embeds nothing.
+func (s *Store) embedding(ctx context.Context) (bool, error) {
+	switch s.embeds.Load() {
+	case embedsYes:
+		return true, nil
+	case embedsNo:
+		return false, nil
+	}
+	rows, err := s.DB.Query(ctx, false, "SELECT cairn_embedding_enabled()")
+	on := false
+	switch {
+	case sqlState(err) == pgerrcode.UndefinedFunction:
+	case err != nil:
+		return false, err
+	case len(rows.Values) == 1:
+		if err := scan(rows.Values[0], &on); err != nil {
+			return false, err
+		}
+	}
+	if on {
+		s.embeds.Store(embedsYes)
+	} else {
+		s.embeds.Store(embedsNo)
+	}
+	return on, nil
+}
+
+// embedExpr is the SQL of the embedding of the text parameter param: the
+// server computes it (embed()) when it has an endpoint, and stores none
+// otherwise, so that recall ranks by keywords alone.
+func (s *Store) embedExpr(ctx context.Context, param string) (string, error) {
+	on, err := s.embedding(ctx)
+	if err != nil || !on {
+		return "NULL::float4[]", err
+	}
+	return "embed(" + param + "::text)", nil
 }
 
 // normalise is the text near-duplicates are compared by: lower case,
@@ -465,7 +509,7 @@ type Hit struct {
 
 // RecallResult is what a recall found, best first.
 type RecallResult struct {
-	Mode string `json:"mode" jsonschema:"how the memories were ranked: keyword (BM25)"`
+	Mode string `json:"mode" jsonschema:"how the memories were ranked: hybrid (embedding similarity fused with BM25) when the server has an embedding endpoint, keyword (BM25) otherwise"`
 	Note string `json:"note,omitempty"`
 	Hits []Hit  `json:"hits"`
 }
@@ -480,23 +524,40 @@ func (s *Store) Recall(ctx context.Context, in RecallInput) (*RecallResult, erro
 	if err != nil {
 		return nil, err
 	}
-	f := Filter{Scope: in.Scope, Kind: in.Kind, Tags: in.Tags, Repo: in.Repo, Since: in.Since, Until: in.Until}
-	conds, args, err := f.where([]string{"text <#> $1::text > 0"}, []any{query})
+	hybrid, err := s.embedding(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.read(ctx, `SELECT `+memoryColumns+`, text <#> $1::text AS score FROM `+s.table("memories")+
+	// Keywords alone: the memories with a BM25 match. Hybrid: every
+	// memory, ranked by the fusion of its cosine to the query's
+	// embedding and its BM25 score (cairn's hybrid <#>), both reported.
+	match, score, vector := "text <#> $1::text > 0", "text <#> $1::text", "NULL::float8"
+	res := &RecallResult{Mode: "keyword", Note: KeywordNote, Hits: []Hit{}}
+	if hybrid {
+		match = "true"
+		score = fmt.Sprintf("(embedding, text) <#> deeplake_hybrid_record(embed($1::text), $1::text, %g, %g)", hybridVectorWeight, 1-hybridVectorWeight)
+		vector = "embedding <#> embed($1::text)"
+		res.Mode, res.Note = "hybrid", ""
+	}
+	f := Filter{Scope: in.Scope, Kind: in.Kind, Tags: in.Tags, Repo: in.Repo, Since: in.Since, Until: in.Until}
+	conds, args, err := f.where([]string{match}, []any{query})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.read(ctx, `SELECT `+memoryColumns+`, `+score+` AS score, text <#> $1::text, `+vector+` FROM `+s.table("memories")+
 		` WHERE `+strings.Join(conds, " AND ")+fmt.Sprintf(` ORDER BY score DESC LIMIT %d OFFSET %d`, limit, offset), args...)
 	if err != nil {
 		return nil, err
 	}
-	res := &RecallResult{Mode: "keyword", Note: KeywordNote, Hits: []Hit{}}
 	for _, row := range rows.Values {
 		var h Hit
-		if h.Memory, err = s.scanMemory(row, &h.KeywordScore); err != nil {
+		var score *float64
+		if h.Memory, err = s.scanMemory(row, &score, &h.KeywordScore, &h.VectorScore); err != nil {
 			return nil, err
 		}
-		h.Score = h.KeywordScore
+		if score != nil {
+			h.Score = *score
+		}
 		res.Hits = append(res.Hits, h)
 	}
 	return res, nil

@@ -52,13 +52,13 @@ func (s *Store) TraceStore(ctx context.Context, in TraceInput) (*TraceResult, er
 		output, red = redact(output, red)
 	}
 	text := strings.Join(slices.DeleteFunc([]string{action, reasoning, output}, func(s string) bool { return strings.TrimSpace(s) == "" }), "\n")
-	vec, err := s.embed(ctx, text)
+	vec, err := s.embedExpr(ctx, "$6")
 	if err != nil {
 		return nil, err
 	}
 	rows, err := s.write(ctx, `INSERT INTO `+s.table("traces")+` (agent, action, reasoning, result, tool_output, text, tags, repo, metadata, embedding)
-VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text[], $8::text, $9::text::jsonb, $10::float4[])
-RETURNING id`, agent, action, reasoning, result, output, text, cleanTags(in.Tags), strings.TrimSpace(in.Repo), meta, vec)
+VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text[], $8::text, $9::text::jsonb, `+vec+`)
+RETURNING id`, agent, action, reasoning, result, output, text, cleanTags(in.Tags), strings.TrimSpace(in.Repo), meta)
 	if err != nil {
 		return nil, err
 	}
