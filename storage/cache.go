@@ -53,8 +53,14 @@ type cacheLoad struct {
 type colCache struct {
 	budget int64 // <= 0: nothing is kept
 
-	mu       sync.Mutex
-	used     int64
+	mu   sync.Mutex
+	used int64
+	// reserved is memory outside the cache that shares its budget: the
+	// loaded vector indexes (vector.go). The cache keeps at most
+	// budget-reserved bytes (and at least budget/8), so that the two
+	// together stay within the server's memory limit instead of making
+	// the garbage collector run without pause above it.
+	reserved int64
 	entries  map[cacheKey]*cacheEntry
 	head     cacheEntry // sentinel of the LRU list
 	inflight map[cacheKey]*cacheLoad
@@ -155,13 +161,14 @@ func (c *colCache) put(key cacheKey, data arrow.ArrayData) {
 // make room; false when data is larger than the whole budget (not kept).
 func (c *colCache) insertLocked(key cacheKey, data arrow.ArrayData) bool {
 	size := arraySize(data) + 128
-	if size > c.budget {
+	limit := c.limitLocked()
+	if size > limit {
 		return false
 	}
 	if old := c.entries[key]; old != nil {
 		c.removeLocked(old)
 	}
-	for c.used+size > c.budget && c.head.prev != &c.head {
+	for c.used+size > limit && c.head.prev != &c.head {
 		c.removeLocked(c.head.prev)
 		c.evictions.Add(1)
 	}
@@ -170,6 +177,21 @@ func (c *colCache) insertLocked(key cacheKey, data arrow.ArrayData) bool {
 	c.pushFront(e)
 	c.used += size
 	return true
+}
+
+// limitLocked is the most bytes the cache may hold now.
+func (c *colCache) limitLocked() int64 { return max(c.budget-c.reserved, c.budget/8) }
+
+// reserve changes the memory reserved outside the cache by delta and
+// evicts entries down to the new limit.
+func (c *colCache) reserve(delta int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reserved += delta
+	for c.used > c.limitLocked() && c.head.prev != &c.head {
+		c.removeLocked(c.head.prev)
+		c.evictions.Add(1)
+	}
 }
 
 func (c *colCache) removeLocked(e *cacheEntry) {

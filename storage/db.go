@@ -122,6 +122,10 @@ type DB struct {
 	vecQueue   []vecBuild
 	vecQueued  map[string]bool
 	vecRunning bool
+	// vecMem is the memory of each loaded vector index by build key
+	// (segment path | index key), reserved in the column cache's budget
+	// while the index is loaded (accountVectorIndex).
+	vecMem map[string]int64
 }
 
 // Open opens the data directory dir, creating it if missing, and recovers
@@ -155,6 +159,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		pins:         map[*pin]struct{}{},
 		pendingFlush: map[uint64]bool{},
 		vecQueued:    map[string]bool{},
+		vecMem:       map[string]int64{},
 		work:         make(chan struct{}, 1),
 		quit:         make(chan struct{}),
 		cache:        newColCache(opts.CacheBytes),

@@ -68,6 +68,7 @@ func sidecarOfListed(listed []string, vecKeys map[string]bool, name string) bool
 func (db *DB) forgetFile(path string, dir bool) {
 	if dir {
 		db.cache.dropDir(path)
+		db.forgetVectorIndexes(strings.TrimSuffix(path, "/") + "/")
 		return
 	}
 	if strings.HasSuffix(path, ".parquet") {
@@ -76,6 +77,7 @@ func (db *DB) forgetFile(path string, dir bool) {
 			db.log.Warn("removing obsolete file", "path", textIndexPath(path), "err", err)
 		}
 		db.removeVecIndexFiles(path)
+		db.forgetVectorIndexes(path + "|")
 		db.removeTrgmIndexFiles(path)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"math/rand"
 	"os"
 	"slices"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow/array"
 
@@ -149,5 +151,67 @@ func TestRawVectors(t *testing.T) {
 	check("corrupt raw file", []int{5, 3, 2999})
 	if !cachedColumn(db, embID) {
 		t.Fatal("with a corrupt raw file the column was not read from the segment")
+	}
+}
+
+// TestVectorIndexMemoryReserved checks that a loaded vector index's memory
+// is reserved in the column cache's budget while it is loaded, and given
+// back when the index is dropped and when its table is.
+func TestVectorIndexMemoryReserved(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{CacheBytes: 64 << 20})
+	defer db.Close()
+	reserved := func() int64 {
+		db.cache.mu.Lock()
+		defer db.cache.mu.Unlock()
+		return db.cache.reserved
+	}
+	for round, drop := range []string{"index", "table"} {
+		name := "mem" + strconv.Itoa(round)
+		def := createTable(t, db, name, []catalog.ColumnDef{col("id", types.Int8T), col("emb", types.ArrayOf(types.Float4T, 1))})
+		ix := &catalog.IndexDef{Schema: catalog.PublicSchema, Name: name + "_emb", Table: def.ID, Method: "hnsw",
+			Columns: []int{def.Columns[1].ID}, Options: map[string]string{"m": "8", "ef_construction": "32"}}
+		tx := db.Begin()
+		if err := tx.CreateIndex(ix); err != nil {
+			t.Fatal(err)
+		}
+		mustCommit(t, tx)
+		vecs := clustered(rand.New(rand.NewSource(5)), 2000, 16)
+		var batch [][]any
+		for i, v := range vecs {
+			batch = append(batch, []any{i, v})
+		}
+		tx = db.Begin()
+		if err := tx.Insert(def.ID, makeRecord(t, def, batch...)); err != nil {
+			t.Fatal(err)
+		}
+		mustCommit(t, tx)
+		if err := db.BuildVectorIndexes(context.Background(), def.ID); err != nil {
+			t.Fatal(err)
+		}
+		var want int64
+		for _, seg := range db.published.Load().tables[def.ID].segments {
+			for _, x := range seg.x.vec {
+				want += x.Bytes()
+			}
+		}
+		if want == 0 || reserved() != want {
+			t.Fatalf("%s: %d bytes reserved for indexes of %d bytes", drop, reserved(), want)
+		}
+		tx = db.Begin()
+		if drop == "index" {
+			if err := tx.DropIndex(catalog.PublicSchema, ix.Name); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := tx.DropTable(def.ID); err != nil {
+			t.Fatal(err)
+		}
+		mustCommit(t, tx)
+		deadline := time.Now().Add(10 * time.Second)
+		for reserved() != 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if r := reserved(); r != 0 {
+			t.Fatalf("after dropping the %s: %d bytes still reserved", drop, r)
+		}
 	}
 }

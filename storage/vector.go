@@ -562,6 +562,46 @@ func (db *DB) installVectorIndex(seg *segment, spec vecSpec, ix *vecindex.Index)
 	}
 	x.vec[spec.key] = ix
 	x.mu.Unlock()
+	var bytes int64
+	if ix != nil {
+		bytes = ix.Bytes()
+	}
+	db.accountVectorIndex(seg.path+"|"+spec.key, bytes)
+}
+
+// accountVectorIndex records that the loaded index with build key key
+// (segment path | index key) holds bytes of memory (0: none any more),
+// reserving them in the column cache's budget.
+func (db *DB) accountVectorIndex(key string, bytes int64) {
+	db.vecMu.Lock()
+	delta := bytes - db.vecMem[key]
+	if bytes == 0 {
+		delete(db.vecMem, key)
+	} else {
+		db.vecMem[key] = bytes
+	}
+	db.vecMu.Unlock()
+	if delta != 0 {
+		db.cache.reserve(delta)
+	}
+}
+
+// forgetVectorIndexes releases the memory reservations of the indexes
+// whose build keys start with prefix: a removed segment's ("<path>|") or
+// those of every segment under a removed folder ("<dir>/").
+func (db *DB) forgetVectorIndexes(prefix string) {
+	db.vecMu.Lock()
+	var freed int64
+	for key, bytes := range db.vecMem {
+		if strings.HasPrefix(key, prefix) {
+			freed += bytes
+			delete(db.vecMem, key)
+		}
+	}
+	db.vecMu.Unlock()
+	if freed != 0 {
+		db.cache.reserve(-freed)
+	}
 }
 
 // vecBuild is a queued build of one segment's vector index.
@@ -841,9 +881,11 @@ func (db *DB) removeUnusedVecIndexes(tableID uint64) {
 	if ts := db.published.Load().tables[tableID]; ts != nil {
 		for _, seg := range ts.segments {
 			seg.x.mu.Lock()
+			var dropped []string
 			for key := range seg.x.vec {
 				if !keep[key] {
 					delete(seg.x.vec, key)
+					dropped = append(dropped, key)
 				}
 			}
 			for colID := range seg.x.raw {
@@ -852,6 +894,9 @@ func (db *DB) removeUnusedVecIndexes(tableID uint64) {
 				}
 			}
 			seg.x.mu.Unlock()
+			for _, key := range dropped {
+				db.accountVectorIndex(seg.path+"|"+key, 0)
+			}
 		}
 	}
 	ents, _ := os.ReadDir(rt.dir)
