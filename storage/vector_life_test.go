@@ -266,6 +266,9 @@ func (v *vecTable) vecFiles() []string {
 // for each of the indexes.
 func (v *vecTable) wantVecFiles(ixs ...*catalog.IndexDef) {
 	v.t.Helper()
+	// A search may have just queued a segment's build (one flushed at the
+	// last close, say): the files are those once the builder is idle.
+	waitVectorBuilds(v.t, v.db)
 	var want []string
 	for _, seg := range v.db.published.Load().tables[v.def.ID].segments {
 		for _, ix := range ixs {
