@@ -88,11 +88,14 @@ func (a sessionAdvisory) Lock(key functions.AdvisoryKey, shared, xact, wait bool
 		if ctx == nil {
 			ctx = context.Background()
 		}
+		s.lockWait("advisory", true)
 		select {
 		case <-released:
 		case <-ctx.Done():
+			s.lockWait("advisory", false)
 			return false, pgerr.From(ctx.Err())
 		}
+		s.lockWait("advisory", false)
 	}
 }
 

@@ -36,6 +36,7 @@ type Engine struct {
 	logger   *slog.Logger
 	exprs    *exec.ExprCache
 	advisory advisoryTable
+	sessions registry
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -100,6 +101,13 @@ type Session struct {
 	// ends with it); xactAdvisory the transaction's advisory locks.
 	stmtCtx      context.Context
 	xactAdvisory []heldAdvisory
+
+	// pid is the backend process id the engine assigned (activity.go);
+	// started is when the session opened; act is its pg_stat_activity
+	// row, which other sessions read.
+	pid     int32
+	started time.Time
+	act     activity
 }
 
 type savepoint struct {
@@ -205,10 +213,13 @@ func (p *Portal) Columns() []Column { return p.columns }
 // answers with EmptyQueryResponse.
 func (p *Portal) Empty() bool { return p.bound == nil }
 
-// NewSession opens a session for a connected client.
+// NewSession opens a session for a connected client and registers it
+// with the engine under a new pid (pg_stat_activity) until Close.
 func (e *Engine) NewSession(user, database string, startup map[string]string) *Session {
 	s := &Session{engine: e, user: user, database: database, values: map[string]string{}, changed: map[string]string{}, prepared: map[string]*Statement{}, portals: map[string]*Portal{}}
 	s.values["session_authorization"] = user
+	s.started = time.Now()
+	s.act.closed = make(chan struct{})
 	for k, v := range startup {
 		name := strings.ToLower(k)
 		if st, ok := settings[name]; ok && !st.readOnly {
@@ -219,12 +230,16 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) *S
 			s.values[name] = nv
 		}
 	}
+	s.act.appName, s.act.state, s.act.stateChange = s.get("application_name"), stateIdle, s.started
+	e.sessions.add(s)
 	return s
 }
 
 // Close releases everything the session holds; an open transaction is
 // rolled back.
 func (s *Session) Close() {
+	defer close(s.act.closed)
+	defer s.engine.sessions.remove(s)
 	s.closePortals(func(*Portal) bool { return true })
 	s.engine.advisory.releaseAll(s)
 	if s.tx != nil {
@@ -601,6 +616,8 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
+	s.startActivity(p.stmt.SQL)
+	ctx = storage.WithLockWait(ctx, s.rowLockWait)
 	s.stmtCtx = ctx
 	err := exec.CatchPanic(func() error { return run(ctx) })
 	s.stmtCtx = nil
