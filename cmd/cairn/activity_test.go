@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/cairn-db/cairn/wire"
 )
@@ -427,5 +431,83 @@ func TestDisconnectCancelsStatement(t *testing.T) {
 			t.Fatalf("the abandoned HTTP request's session lasted %v", d)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestMetrics: GET /metrics answers in the Prometheus text format, as the
+// Prometheus client's own parser reads it, behind the API's token: the
+// sessions by state, statements by kind with their latency histogram,
+// commits, goroutines and Go memory.
+func TestMetrics(t *testing.T) {
+	ts := startServer(t, "")
+	a, b := ts.connect(t), ts.connect(t)
+	mustExec(t, a, `CREATE TABLE m (id int PRIMARY KEY)`)
+	mustExec(t, a, `INSERT INTO m VALUES (1), (2)`)
+	mustExec(t, a, `SELECT * FROM m`)
+	mustExec(t, b, `BEGIN`)
+	mustExec(t, b, `SELECT 1`)
+
+	api := startHTTP(t, ts, wire.HTTPOptions{Token: "s3cret"})
+	open := &httpAPI{t: t, base: api.base}
+	if status, _, _ := open.do("GET", "/metrics", nil); status != http.StatusUnauthorized {
+		t.Fatalf("/metrics without the token: %d", status)
+	}
+	status, hdr, out := api.do("GET", "/metrics", nil)
+	if status != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "text/plain") {
+		t.Fatalf("/metrics: %d %s", status, hdr.Get("Content-Type"))
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(out))
+	if err != nil {
+		t.Fatalf("parsing /metrics: %v\n%s", err, out)
+	}
+	value := func(name string, labels map[string]string) (float64, *dto.Metric) {
+		t.Helper()
+		f := families[name]
+		if f == nil {
+			t.Fatalf("/metrics has no %s", name)
+		}
+	next:
+		for _, m := range f.Metric {
+			for _, l := range m.Label {
+				if want, ok := labels[l.GetName()]; ok && want != l.GetValue() {
+					continue next
+				}
+			}
+			switch {
+			case m.Gauge != nil:
+				return m.Gauge.GetValue(), m
+			case m.Counter != nil:
+				return m.Counter.GetValue(), m
+			}
+			return 0, m
+		}
+		t.Fatalf("/metrics has no %s%v", name, labels)
+		return 0, nil
+	}
+	if v, _ := value("cairn_sessions", map[string]string{"state": "idle"}); v != 1 {
+		t.Errorf("idle sessions: %v", v)
+	}
+	if v, _ := value("cairn_sessions", map[string]string{"state": "idle in transaction"}); v != 1 {
+		t.Errorf("idle in transaction sessions: %v", v)
+	}
+	if v, _ := value("cairn_sessions", map[string]string{"state": "active"}); v != 0 {
+		t.Errorf("active sessions: %v", v)
+	}
+	if v, _ := value("cairn_commits_total", nil); v < 2 {
+		t.Errorf("commits after CREATE TABLE and INSERT: %v", v)
+	}
+	for kind, least := range map[string]uint64{"select": 2, "insert": 1, "ddl": 1, "transaction": 1} {
+		_, m := value("cairn_statement_duration_seconds", map[string]string{"kind": kind})
+		h := m.GetHistogram()
+		if h == nil || h.GetSampleCount() < least || h.GetSampleSum() <= 0 || len(h.GetBucket()) == 0 {
+			t.Errorf("%s statements' histogram: %v", kind, h)
+		}
+	}
+	if v, _ := value("go_goroutines", nil); v < 1 {
+		t.Errorf("go_goroutines: %v", v)
+	}
+	if v, _ := value("go_memstats_heap_alloc_bytes", nil); v <= 0 {
+		t.Errorf("go_memstats_heap_alloc_bytes: %v", v)
 	}
 }

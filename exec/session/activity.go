@@ -133,8 +133,9 @@ func (s *Session) SetBackend(b Backend) {
 	s.act.mu.Unlock()
 }
 
-// startActivity marks the session active with the statement text.
-func (s *Session) startActivity(query string) {
+// startActivity marks the session active with the statement text and
+// returns the time it started.
+func (s *Session) startActivity(query string) time.Time {
 	now := time.Now()
 	xact := now
 	if s.tx != nil && !s.implicit {
@@ -147,6 +148,7 @@ func (s *Session) startActivity(query string) {
 		a.xactStart = xact
 	}
 	a.mu.Unlock()
+	return now
 }
 
 // Idle records that the session waits for its client: idle, idle in

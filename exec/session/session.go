@@ -37,6 +37,7 @@ type Engine struct {
 	exprs    *exec.ExprCache
 	advisory advisoryTable
 	sessions registry
+	metrics  *metrics
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -48,7 +49,9 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes)}
+	e := &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes)}
+	e.metrics = newMetrics(e)
+	return e
 }
 
 // DB is the storage the engine runs on.
@@ -616,11 +619,12 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	s.startActivity(p.stmt.SQL)
+	start := s.startActivity(p.stmt.SQL)
 	ctx = storage.WithLockWait(ctx, s.rowLockWait)
 	s.stmtCtx = ctx
 	err := exec.CatchPanic(func() error { return run(ctx) })
 	s.stmtCtx = nil
+	s.engine.metrics.observe(kindOf(p.bound), time.Since(start))
 	if pe := exec.AsPanic(err); pe != nil {
 		s.engine.logger.Error("panic running statement", "panic", pe.Value, "statement", p.stmt.SQL, "stack", string(pe.Stack))
 		s.abandonRun(p)
