@@ -115,6 +115,9 @@ type activity struct {
 	// waitType and wait name the lock the running statement waits for
 	// ("Lock" and "transactionid" or "advisory"); "" when it runs.
 	waitType, wait string
+	// rowWait is rowLockWait as a func value, made once (a statement's
+	// storage.WithLockWait hook).
+	rowWait func(bool)
 	// closed is closed when the session closes (pg_terminate_backend's
 	// wait).
 	closed chan struct{}

@@ -223,6 +223,7 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) *S
 	s.values["session_authorization"] = user
 	s.started = time.Now()
 	s.act.closed = make(chan struct{})
+	s.act.rowWait = s.rowLockWait
 	for k, v := range startup {
 		name := strings.ToLower(k)
 		if st, ok := settings[name]; ok && !st.readOnly {
@@ -620,7 +621,7 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 		defer cancel()
 	}
 	start := s.startActivity(p.stmt.SQL)
-	ctx = storage.WithLockWait(ctx, s.rowLockWait)
+	ctx = storage.WithLockWait(ctx, s.act.rowWait)
 	s.stmtCtx = ctx
 	err := exec.CatchPanic(func() error { return run(ctx) })
 	s.stmtCtx = nil
