@@ -54,7 +54,8 @@ type conn struct {
 	mu       sync.Mutex
 	cancelFn context.CancelFunc // the running statement's; nil when idle
 	// check polls, while a statement runs, whether the client closed its
-	// end of the connection (see statementContext).
+	// end of the connection (statementContext, checkClient); made by the
+	// first statement, stopped between statements.
 	check *time.Timer
 
 	// terminated is set by pg_terminate_backend: the connection ends with
@@ -294,27 +295,33 @@ func (c *conn) statementContext() (ctx context.Context, done func()) {
 	ctx, cancel := context.WithCancel(c.srv.baseCtx)
 	c.mu.Lock()
 	c.cancelFn = cancel
-	var t *time.Timer
-	t = time.AfterFunc(clientCheckInterval, func() {
-		if peerClosed(c.nc) {
-			cancel()
-			return
-		}
-		c.mu.Lock()
-		if c.check == t {
-			t.Reset(clientCheckInterval)
-		}
-		c.mu.Unlock()
-	})
-	c.check = t
+	if c.check == nil {
+		c.check = time.AfterFunc(clientCheckInterval, c.checkClient)
+	} else {
+		c.check.Reset(clientCheckInterval)
+	}
 	c.mu.Unlock()
 	return ctx, func() {
 		c.mu.Lock()
 		c.cancelFn = nil
-		c.check = nil
-		t.Stop()
+		c.check.Stop()
 		c.mu.Unlock()
 		cancel()
+	}
+}
+
+// checkClient runs on c.check's timer while a statement runs: a client
+// that closed its end cancels the statement, else it looks again later.
+func (c *conn) checkClient() {
+	closed := peerClosed(c.nc)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.cancelFn == nil:
+	case closed:
+		c.cancelFn()
+	default:
+		c.check.Reset(clientCheckInterval)
 	}
 }
 
