@@ -96,6 +96,7 @@ func (rt *Runtime) catalogView() *syscat.View {
 		if v, ok := fn.Session.(SessionViews); ok {
 			rt.sysView.Settings = v.SettingRows()
 			rt.sysView.PreparedStatements = v.PreparedStatements()
+			rt.sysView.Activity = v.Activity()
 		}
 	})
 	return rt.sysView

@@ -4,14 +4,14 @@ package functions
 // number or NaN) and returns void, which cairn, having no void type,
 // returns as an empty text (see pg_advisory_unlock_all).
 //
-// A function does not see its statement's context, so neither a client's
-// cancel request nor statement_timeout can interrupt the wait from the
-// outside. pg_sleep therefore reads statement_timeout itself: a wait
-// longer than the timeout stops when the timeout has passed (counted from
-// the call, so never earlier than the statement's own deadline) with
-// 57014, as the statement would be cancelled.
+// The wait ends early, with 57014, when the statement is cancelled (a
+// CancelRequest, pg_cancel_backend, a client that went away) or its
+// statement_timeout passes: the session hands its running statement's
+// context over StatementContexter. Without one (a test's bare Context)
+// pg_sleep still honours statement_timeout, counted from the call.
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"time"
@@ -19,6 +19,15 @@ import (
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
 )
+
+// StatementContexter is the optional part of a SessionInfo that gives the
+// running statement's context, which a function that waits (pg_sleep,
+// pg_terminate_backend's timeout) ends its wait with. Called on the
+// session's goroutine (the callers are volatile); nil when no statement
+// runs.
+type StatementContexter interface {
+	StatementContext() context.Context
+}
 
 func init() {
 	Register(&Overload{Name: "pg_sleep", Args: targs(tF8), Result: tText, Volatility: Volatile,
@@ -31,13 +40,40 @@ func init() {
 			if secs < float64(math.MaxInt64/int64(time.Second)) {
 				d = time.Duration(math.Ceil(secs * float64(time.Second)))
 			}
-			if limit := statementTimeout(ctx); limit > 0 && d > limit {
-				time.Sleep(limit)
+			wait := d
+			limit := statementTimeout(ctx)
+			if limit > 0 && d > limit {
+				wait = limit
+			}
+			var done <-chan struct{}
+			sc := statementContext(ctx)
+			if sc != nil {
+				done = sc.Done()
+			}
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-done:
+				return nil, pgerr.From(sc.Err())
+			}
+			if wait < d {
 				return nil, pgerr.New(pgerrcode.QueryCanceled, "canceling statement due to statement timeout")
 			}
-			time.Sleep(d)
 			return "", nil
 		}})
+}
+
+// statementContext is the running statement's context, nil when the
+// session gives none.
+func statementContext(ctx *Context) context.Context {
+	if ctx == nil || ctx.Session == nil {
+		return nil
+	}
+	if c, ok := ctx.Session.(StatementContexter); ok {
+		return c.StatementContext()
+	}
+	return nil
 }
 
 // statementTimeout is the session's statement_timeout, 0 for none. The

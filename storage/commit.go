@@ -73,6 +73,7 @@ func (tx *Tx) Commit() error {
 	if err := db.waitDurable(lsn); err != nil {
 		return err
 	}
+	db.commits.Add(1)
 	for _, rt := range dropped {
 		db.retire(rt.dir, next.version, true)
 	}

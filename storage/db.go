@@ -86,6 +86,8 @@ type DB struct {
 	// syncMu makes one goroutine fsync the WAL for every commit waiting.
 	syncMu     sync.Mutex
 	durableLSN atomic.Uint64
+	// commits counts the transactions that wrote and are durable.
+	commits atomic.Uint64
 
 	// idxMu guards the unique indexes and their consistency with the
 	// head's deleted row IDs.
@@ -222,6 +224,11 @@ func escapeName(s string) string {
 
 // Catalog returns the latest committed catalog. It is immutable.
 func (db *DB) Catalog() *catalog.Catalog { return db.published.Load().cat }
+
+// Commits is the number of transactions that wrote something and
+// committed (durably) since the database was opened; read-only
+// transactions commit nothing and are not counted.
+func (db *DB) Commits() uint64 { return db.commits.Load() }
 
 // Dir returns the data directory.
 func (db *DB) Dir() string { return db.dir }

@@ -92,6 +92,17 @@ func keyLock(table uint64, sig, key string) lockKey {
 	return lockKey{table: table, kind: 1, id: h.Sum64()}
 }
 
+// lockWaitKey is the context key of WithLockWait's hook.
+type lockWaitKey struct{}
+
+// WithLockWait returns ctx carrying hook, which a transaction whose
+// context it is calls with true when it starts waiting for another
+// transaction's lock and with false when the wait ends (pg_stat_activity's
+// wait_event).
+func WithLockWait(ctx context.Context, hook func(waiting bool)) context.Context {
+	return context.WithValue(ctx, lockWaitKey{}, hook)
+}
+
 // SetContext sets the context that bounds the transaction's lock waits
 // (the running statement's: a cancel or statement_timeout ends a wait).
 func (tx *Tx) SetContext(ctx context.Context) { tx.ctx = ctx }
@@ -162,12 +173,19 @@ func (lt *lockTable) lock(tx *Tx, keys []lockKey) error {
 			defer t.Stop()
 			timeout = t.C
 		}
+		hook, _ := ctx.Value(lockWaitKey{}).(func(bool))
+		if hook != nil {
+			hook(true)
+		}
 		select {
 		case <-ended:
 		case <-ctx.Done():
 			err = ctx.Err()
 		case <-timeout:
 			err = lockTimedOut()
+		}
+		if hook != nil {
+			hook(false)
 		}
 		lt.mu.Lock()
 		tx.waitingFor = nil

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-db/cairn/exec/session"
@@ -59,6 +60,14 @@ type conn struct {
 
 	mu       sync.Mutex
 	cancelFn context.CancelFunc // the running statement's; nil when idle
+	// check polls, while a statement runs, whether the client closed its
+	// end of the connection (statementContext, checkClient); made by the
+	// first statement, stopped between statements.
+	check *time.Timer
+
+	// terminated is set by pg_terminate_backend: the connection ends with
+	// FATAL 57P01 as soon as its goroutine notices.
+	terminated atomic.Bool
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
@@ -119,7 +128,7 @@ func (c *conn) closeConn() {
 // violated or the server shuts down.
 func (c *conn) loop() {
 	for {
-		if c.srv.closing.Load() && !c.inCycle {
+		if c.srv.closing.Load() && !c.inCycle || c.terminated.Load() {
 			c.fatal(adminShutdown())
 			return
 		}
@@ -187,6 +196,10 @@ func (c *conn) loop() {
 			c.flush()
 			return
 		}
+		if c.terminated.Load() {
+			c.fatal(adminShutdown())
+			return
+		}
 	}
 }
 
@@ -232,7 +245,7 @@ func (c *conn) extended(err error) {
 // malformed or oversized message.
 func (c *conn) receiveFailed(err error) {
 	switch {
-	case c.srv.closing.Load():
+	case c.srv.closing.Load() || c.terminated.Load():
 		c.fatal(adminShutdown())
 	case isNetError(err):
 		c.log.Debug("connection closed", "err", err)
@@ -258,6 +271,10 @@ func isNetError(err error) bool {
 		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne)
 }
 
+// errTerminated ends a connection that pg_terminate_backend terminated
+// once its FATAL error is out.
+var errTerminated = errors.New("wire: connection terminated by pg_terminate_backend")
+
 func adminShutdown() error {
 	return pgerr.New(pgerrcode.AdminShutdown, "terminating connection due to administrator command")
 }
@@ -281,19 +298,48 @@ func (c *conn) closeSession() {
 	sess.Close()
 }
 
+// clientCheckInterval is how often a running statement's connection is
+// polled for a client that went away (PostgreSQL's
+// client_connection_check_interval, which is off there by default).
+const clientCheckInterval = 250 * time.Millisecond
+
 // statementContext returns the context a statement runs under: cancelled
-// by a CancelRequest for this connection or by a forced Shutdown. done
-// must be called when the statement ends.
+// by a CancelRequest for this connection, pg_cancel_backend or
+// pg_terminate_backend, a forced Shutdown, or the client closing its end
+// of the connection while the statement runs (polled every
+// clientCheckInterval, so that an abandoned query does not run on for
+// nobody). done must be called when the statement ends.
 func (c *conn) statementContext() (ctx context.Context, done func()) {
 	ctx, cancel := context.WithCancel(c.srv.baseCtx)
 	c.mu.Lock()
 	c.cancelFn = cancel
+	if c.check == nil {
+		c.check = time.AfterFunc(clientCheckInterval, c.checkClient)
+	} else {
+		c.check.Reset(clientCheckInterval)
+	}
 	c.mu.Unlock()
 	return ctx, func() {
 		c.mu.Lock()
 		c.cancelFn = nil
+		c.check.Stop()
 		c.mu.Unlock()
 		cancel()
+	}
+}
+
+// checkClient runs on c.check's timer while a statement runs: a client
+// that closed its end cancels the statement, else it looks again later.
+func (c *conn) checkClient() {
+	closed := peerClosed(c.nc)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.cancelFn == nil:
+	case closed:
+		c.cancelFn()
+	default:
+		c.check.Reset(clientCheckInterval)
 	}
 }
 
@@ -305,6 +351,29 @@ func (c *conn) cancelRunning() {
 	if c.cancelFn != nil {
 		c.cancelFn()
 	}
+}
+
+// backend is what pg_stat_activity shows of the connection's client and
+// how pg_cancel_backend and pg_terminate_backend reach it.
+func (c *conn) backend() session.Backend {
+	b := session.Backend{Cancel: c.cancelRunning, Terminate: c.terminate}
+	switch a := c.nc.RemoteAddr().(type) {
+	case *net.TCPAddr:
+		b.ClientAddr, b.ClientPort = a.IP.String(), a.Port
+	case *net.UnixAddr:
+		b.ClientPort = -1
+	}
+	return b
+}
+
+// terminate is pg_terminate_backend: the running statement is cancelled,
+// a read waiting for the next message wakes, and the connection's
+// goroutine ends it with FATAL 57P01. It may be called from any
+// goroutine.
+func (c *conn) terminate() {
+	c.terminated.Store(true)
+	c.cancelRunning()
+	c.nc.SetReadDeadline(time.Now())
 }
 
 // send buffers msg; output is written at flushThreshold, Flush and
@@ -350,6 +419,15 @@ func (c *conn) flush() error {
 
 // sendError reports err to the client as an ErrorResponse.
 func (c *conn) sendError(err error) {
+	if c.terminated.Load() {
+		// The statement was cancelled by pg_terminate_backend: the
+		// client gets the FATAL error alone, as from PostgreSQL.
+		c.fatal(adminShutdown())
+		if c.werr == nil {
+			c.werr = errTerminated // nothing more goes out
+		}
+		return
+	}
 	resp := errorResponse(err, false)
 	c.logError(err, resp)
 	if resp.Severity == "FATAL" || resp.Severity == "PANIC" {
@@ -409,6 +487,7 @@ func (c *conn) sendParameters(params map[string]string) {
 // statement changed (as PostgreSQL, just before ReadyForQuery), then
 // ReadyForQuery with the transaction status, and a flush.
 func (c *conn) readyForQuery() {
+	c.sess.Idle()
 	c.sendNotices()
 	c.sendParameters(c.sess.TakeChangedParameters())
 	c.send(&pgproto3.ReadyForQuery{TxStatus: byte(c.sess.TxStatus())})

@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/jackc/pgerrcode"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // DefaultMaxBodyBytes bounds an HTTP request body when
@@ -20,7 +21,8 @@ const DefaultMaxBodyBytes = 64 << 20
 // HTTPOptions configures the HTTP API.
 type HTTPOptions struct {
 	// Token, when set, is the bearer token every endpoint but /health and
-	// /ready requires (Authorization: Bearer <token>); a request without
+	// /ready requires (/metrics included: it names statements' kinds and
+	// session counts, and Prometheus sends a bearer token as easily) (Authorization: Bearer <token>); a request without
 	// it gets 401.
 	Token string
 	// MaxBodyBytes bounds a request body; a larger one gets 413. 0 means
@@ -38,6 +40,7 @@ type HTTPOptions struct {
 //
 //	GET    /health                                200 {"status":"ok"} while the process serves requests
 //	GET    /ready                                 200 {"status":"ready"} once the engine can take queries
+//	GET    /metrics                               Prometheus text format (session.Engine.Metrics), behind the token
 //	POST   /workspaces/{ws}/tables/query          one statement with $n parameters (http_query.go)
 //	POST   /workspaces/{ws}/tables/query/batch    one statement per parameter list, in one transaction
 //	GET    /workspaces/{ws}/tables                the workspace's tables (http_tables.go)
@@ -74,6 +77,7 @@ type httpAPI struct {
 func (a *httpAPI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /health", a.health)
 	mux.HandleFunc("GET /ready", a.ready)
+	mux.Handle("GET /metrics", a.guard(promhttp.HandlerFor(a.engine.Metrics(), promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelError)}).ServeHTTP))
 	mux.HandleFunc("POST /workspaces/{ws}/tables/query", a.guard(a.query))
 	mux.HandleFunc("POST /workspaces/{ws}/tables/query/batch", a.guard(a.queryBatch))
 	mux.HandleFunc("GET /workspaces/{ws}/tables", a.guard(a.listTables))

@@ -123,13 +123,15 @@ func decodeColumns(r *http.Request) ([]ingestColumn, error) {
 // workspace, creating it if missing, and returns the number of rows.
 func (a *httpAPI) runIngest(r *http.Request, name string, cols []ingestColumn) (int, error) {
 	ws := r.PathValue("ws")
-	sess, err := a.workspaceSession(ws)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	sess, err := a.workspaceSession(r, ws, cancel)
 	if err != nil {
 		return 0, err
 	}
 	defer sess.Close()
 	for attempt := 1; ; attempt++ {
-		err = ingestRows(r.Context(), sess, ws, name, cols)
+		err = ingestRows(ctx, sess, ws, name, cols)
 		if code := pgerr.Code(err); attempt == ingestAttempts || code != pgerrcode.DuplicateTable && code != pgerrcode.DuplicateSchema {
 			break
 		}
@@ -138,8 +140,8 @@ func (a *httpAPI) runIngest(r *http.Request, name string, cols []ingestColumn) (
 		// Nothing of it remains: once the winner's commit is visible, the
 		// next attempt appends to its table.
 		select {
-		case <-r.Context().Done():
-			return 0, r.Context().Err()
+		case <-ctx.Done():
+			return 0, ctx.Err()
 		case <-time.After(time.Duration(attempt) * 10 * time.Millisecond):
 		}
 	}

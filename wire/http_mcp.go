@@ -47,7 +47,10 @@ func (d sessionDB) Query(ctx context.Context, readOnly bool, query string, args 
 	if readOnly {
 		params["default_transaction_read_only"] = "on"
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	sess := d.api.engine.NewSession(httpUser, httpDatabase, params)
+	sess.SetBackend(session.Backend{Cancel: cancel, Terminate: cancel})
 	defer sess.Close()
 	raws := make([]json.RawMessage, len(args))
 	for i, v := range args {

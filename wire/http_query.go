@@ -57,7 +57,7 @@ func (a *httpAPI) runQuery(r *http.Request, req queryRequest) ([]byte, error) {
 	ctx, cancel := requestContext(r.Context(), req.TimeoutMS)
 	defer cancel()
 	ws := r.PathValue("ws")
-	sess, err := a.workspaceSession(ws)
+	sess, err := a.workspaceSession(r, ws, cancel)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (a *httpAPI) runBatch(r *http.Request, req batchRequest) (int64, error) {
 	ctx, cancel := requestContext(r.Context(), req.TimeoutMS)
 	defer cancel()
 	ws := r.PathValue("ws")
-	sess, err := a.workspaceSession(ws)
+	sess, err := a.workspaceSession(r, ws, cancel)
 	if err != nil {
 		return 0, err
 	}

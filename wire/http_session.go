@@ -8,6 +8,8 @@ package wire
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 	"unicode"
@@ -34,21 +36,29 @@ const (
 // search_path that names it.
 const maxIdentifierLength = 63
 
-// workspaceSession opens the session of a request on workspace ws; the
+// workspaceSession opens the session of request r on workspace ws; the
 // caller closes it. A workspace is a schema, as in pg_deeplake's managed
 // service, and the session's search_path is that schema alone: unqualified
 // names resolve in the workspace and CREATE TABLE puts tables there, while
 // other schemas (public included) need qualified names, so workspaces
 // never see each other's tables by accident. pg_catalog and
-// information_schema stay reachable as always.
-func (a *httpAPI) workspaceSession(ws string) (*session.Session, error) {
+// information_schema stay reachable as always. cancel ends the request's
+// statements: pg_cancel_backend and pg_terminate_backend on the session's
+// pid call it (a request has no connection of its own to close).
+func (a *httpAPI) workspaceSession(r *http.Request, ws string, cancel context.CancelFunc) (*session.Session, error) {
 	if err := checkWorkspace(ws); err != nil {
 		return nil, err
 	}
-	return a.engine.NewSession(httpUser, httpDatabase, map[string]string{
+	sess := a.engine.NewSession(httpUser, httpDatabase, map[string]string{
 		"search_path":      ident.Quote(ws),
 		"application_name": "cairn-http",
-	}), nil
+	})
+	b := session.Backend{Cancel: cancel, Terminate: cancel}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		b.ClientAddr, b.ClientPort = ap.Addr().Unmap().String(), int(ap.Port())
+	}
+	sess.SetBackend(b)
+	return sess, nil
 }
 
 // checkWorkspace refuses workspace names that a search_path cannot hold.

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -40,7 +41,9 @@ func (a *httpAPI) listTables(w http.ResponseWriter, r *http.Request) {
 
 func (a *httpAPI) tables(r *http.Request) ([]tableName, error) {
 	ws := r.PathValue("ws")
-	sess, err := a.workspaceSession(ws)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	sess, err := a.workspaceSession(r, ws, cancel)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +54,7 @@ func (a *httpAPI) tables(r *http.Request) ([]tableName, error) {
 	}
 	opts := sessionTextOptions(sess)
 	tables := []tableName{}
-	_, _, err = execute(r.Context(), sess, st, []any{ws}, func(cols []session.Column, rec arrow.Record) error {
+	_, _, err = execute(ctx, sess, st, []any{ws}, func(cols []session.Column, rec arrow.Record) error {
 		for i := 0; i < int(rec.NumRows()); i++ {
 			name, err := appendValue(nil, rec.Column(0), i, cols[0].Type, pgproto3.TextFormat, opts)
 			if err != nil {
@@ -81,7 +84,9 @@ func (a *httpAPI) dropTable(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *httpAPI) drop(r *http.Request, name string) error {
-	sess, err := a.workspaceSession(r.PathValue("ws"))
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	sess, err := a.workspaceSession(r, r.PathValue("ws"), cancel)
 	if err != nil {
 		return err
 	}
@@ -90,6 +95,6 @@ func (a *httpAPI) drop(r *http.Request, name string) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = execute(r.Context(), sess, st, nil, nil)
+	_, _, err = execute(ctx, sess, st, nil, nil)
 	return err
 }

@@ -76,7 +76,6 @@ type Server struct {
 	initOnce sync.Once
 	baseCtx  context.Context // parent of every statement's context
 	abort    context.CancelFunc
-	nextPID  atomic.Uint32
 
 	closing   atomic.Bool // Shutdown was called; read without mu
 	mu        sync.Mutex
@@ -96,7 +95,6 @@ func (s *Server) init() {
 		s.listeners = make(map[net.Listener]struct{})
 		s.conns = make(map[*conn]struct{})
 		s.byPID = make(map[uint32]*conn)
-		s.nextPID.Store(1000 + randUint32()%(1<<20))
 	})
 }
 
@@ -223,8 +221,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// track registers a new connection and assigns its cancel key; it reports
-// false when the server is shutting down.
+// track registers a new connection and draws the secret of its cancel
+// key; it reports false when the server is shutting down.
 func (s *Server) track(c *conn) bool {
 	s.init()
 	s.mu.Lock()
@@ -232,17 +230,18 @@ func (s *Server) track(c *conn) bool {
 	if s.shutdown {
 		return false
 	}
-	for {
-		c.pid = s.nextPID.Add(1) & 0x7fffffff
-		if _, taken := s.byPID[c.pid]; !taken && c.pid != 0 {
-			break
-		}
-	}
 	c.secret = randUint32()
 	s.conns[c] = struct{}{}
-	s.byPID[c.pid] = c
 	s.active.Add(1)
 	return true
+}
+
+// trackPID makes c's session reachable by a CancelRequest: the key's
+// process id is the session's pid, which the engine assigned.
+func (s *Server) trackPID(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.byPID[c.pid] = c
 }
 
 func (s *Server) untrack(c *conn) {
@@ -252,7 +251,9 @@ func (s *Server) untrack(c *conn) {
 		return
 	}
 	delete(s.conns, c)
-	delete(s.byPID, c.pid)
+	if s.byPID[c.pid] == c {
+		delete(s.byPID, c.pid)
+	}
 	s.active.Done()
 }
 

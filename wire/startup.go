@@ -150,6 +150,9 @@ func (c *conn) open(params map[string]string) bool {
 	}
 	c.send(&pgproto3.AuthenticationOk{})
 	c.sess = c.srv.Engine.NewSession(user, database, params)
+	c.pid = uint32(c.sess.PID())
+	c.sess.SetBackend(c.backend())
+	c.srv.trackPID(c)
 	c.sendParameters(c.sess.ParameterStatus())
 	c.send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret})
 	c.readyForQuery()

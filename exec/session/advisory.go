@@ -84,11 +84,14 @@ func (a sessionAdvisory) Lock(key functions.AdvisoryKey, shared, xact, wait bool
 			return false, nil
 		}
 		ctx := s.statementContext()
+		s.lockWait("advisory", true)
 		select {
 		case <-released:
 		case <-ctx.Done():
+			s.lockWait("advisory", false)
 			return false, pgerr.From(ctx.Err())
 		}
+		s.lockWait("advisory", false)
 	}
 }
 

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -103,3 +104,14 @@ func (e *statementEnv) SettingRows() []syscat.Setting {
 func (e *statementEnv) PreparedStatements() []syscat.PreparedStatement {
 	return e.sess.preparedStatements()
 }
+
+// Activity implements exec.SessionViews: pg_stat_activity, the engine's
+// sessions as they are when the view is built.
+func (e *statementEnv) Activity() []syscat.Activity { return e.sess.engine.Activity() }
+
+// BackendPID implements functions.BackendPIDer: pg_backend_pid().
+func (e *statementEnv) BackendPID() int32 { return e.sess.pid }
+
+// StatementContext implements functions.StatementContexter: the running
+// statement's context, which pg_sleep's wait ends with.
+func (e *statementEnv) StatementContext() context.Context { return e.sess.stmtCtx }

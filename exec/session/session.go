@@ -40,6 +40,8 @@ type Engine struct {
 	exprs    *exec.ExprCache
 	advisory advisoryTable
 	embedder functions.Embedder
+	sessions registry
+	metrics  *metrics
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -51,7 +53,9 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes), embedder: opts.Embedder}
+	e := &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes), embedder: opts.Embedder}
+	e.metrics = newMetrics(e)
+	return e
 }
 
 // DB is the storage the engine runs on.
@@ -104,6 +108,13 @@ type Session struct {
 	// ends with it); xactAdvisory the transaction's advisory locks.
 	stmtCtx      context.Context
 	xactAdvisory []heldAdvisory
+
+	// pid is the backend process id the engine assigned (activity.go);
+	// started is when the session opened; act is its pg_stat_activity
+	// row, which other sessions read.
+	pid     int32
+	started time.Time
+	act     activity
 }
 
 type savepoint struct {
@@ -209,10 +220,14 @@ func (p *Portal) Columns() []Column { return p.columns }
 // answers with EmptyQueryResponse.
 func (p *Portal) Empty() bool { return p.bound == nil }
 
-// NewSession opens a session for a connected client.
+// NewSession opens a session for a connected client and registers it
+// with the engine under a new pid (pg_stat_activity) until Close.
 func (e *Engine) NewSession(user, database string, startup map[string]string) *Session {
 	s := &Session{engine: e, user: user, database: database, values: map[string]string{}, changed: map[string]string{}, prepared: map[string]*Statement{}, portals: map[string]*Portal{}}
 	s.values["session_authorization"] = user
+	s.started = time.Now()
+	s.act.closed = make(chan struct{})
+	s.act.rowWait = s.rowLockWait
 	for k, v := range startup {
 		name := strings.ToLower(k)
 		if st, ok := settings[name]; ok && !st.readOnly {
@@ -223,12 +238,16 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) *S
 			s.values[name] = nv
 		}
 	}
+	s.act.appName, s.act.state, s.act.stateChange = s.get("application_name"), stateIdle, s.started
+	e.sessions.add(s)
 	return s
 }
 
 // Close releases everything the session holds; an open transaction is
 // rolled back.
 func (s *Session) Close() {
+	defer close(s.act.closed)
+	defer s.engine.sessions.remove(s)
 	s.closePortals(func(*Portal) bool { return true })
 	s.engine.advisory.releaseAll(s)
 	if s.tx != nil {
@@ -605,9 +624,12 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
+	start := s.startActivity(p.stmt.SQL)
+	ctx = storage.WithLockWait(ctx, s.act.rowWait)
 	s.stmtCtx = ctx
 	err := exec.CatchPanic(func() error { return run(ctx) })
 	s.stmtCtx = nil
+	s.engine.metrics.observe(kindOf(p.bound), time.Since(start))
 	if pe := exec.AsPanic(err); pe != nil {
 		s.engine.logger.Error("panic running statement", "panic", pe.Value, "statement", p.stmt.SQL, "stack", string(pe.Stack))
 		s.abandonRun(p)

@@ -26,7 +26,6 @@ func init() {
 		}
 		return rows
 	})
-	register(pc, "pg_stat_activity", 0, "datid oid, datname name, pid int4, leader_pid int4, usesysid oid, usename name, application_name text, client_addr text, client_hostname text, client_port int4, backend_start timestamptz, xact_start timestamptz, query_start timestamptz, state_change timestamptz, wait_event_type text, wait_event text, state text, backend_xid oid, backend_xmin oid, query_id int8, query text, backend_type text", nil)
 	register(pc, "pg_locks", 0, "locktype text, database oid, relation oid, page int4, tuple int2, virtualxid text, transactionid oid, classid oid, objid oid, objsubid int2, virtualtransaction text, pid int4, mode text, granted bool, fastpath bool, waitstart timestamptz", nil)
 	register(pc, "pg_prepared_xacts", 0, "transaction oid, gid text, prepared timestamptz, owner name, database name", nil)
 	// cairn does not enumerate the time zone database.

@@ -32,6 +32,8 @@ type View struct {
 	// PreparedStatements are the session's, which pg_prepared_statements
 	// lists (pg_prepared_statements.go).
 	PreparedStatements []PreparedStatement
+	// Activity are the engine's sessions, which pg_stat_activity lists.
+	Activity []Activity
 
 	tables      []*catalog.TableDef
 	indexes     []*index

@@ -1,0 +1,46 @@
+package syscat
+
+import (
+	"time"
+
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// Activity is one session as pg_stat_activity shows it (the engine's
+// sessions: connections and HTTP API requests). Zero times and empty
+// strings are NULL.
+type Activity struct {
+	PID                                    int32
+	User, Database, ApplicationName        string
+	ClientAddr                             string
+	ClientPort                             int // -1 for a Unix socket, 0 unknown
+	BackendStart, XactStart                time.Time
+	QueryStart, StateChange                time.Time
+	State, WaitEventType, WaitEvent, Query string
+}
+
+func init() {
+	// PostgreSQL 15's columns; client_addr is inet there, text here
+	// (cairn has no inet type), and backend_xid/backend_xmin xid.
+	register("pg_catalog", "pg_stat_activity", 0, "datid oid, datname name, pid int4, leader_pid int4, usesysid oid, usename name, application_name text, client_addr text, client_hostname text, client_port int4, backend_start timestamptz, xact_start timestamptz, query_start timestamptz, state_change timestamptz, wait_event_type text, wait_event text, state text, backend_xid oid, backend_xmin oid, query_id int8, query text, backend_type text", func(v *View) [][]any {
+		rows := make([][]any, 0, len(v.Activity))
+		for _, a := range v.Activity {
+			var port any
+			if a.ClientPort != 0 {
+				port = int64(a.ClientPort)
+			}
+			rows = append(rows, []any{int64(DatabaseOID), a.Database, int64(a.PID), nil, int64(BootstrapUserOID), a.User,
+				a.ApplicationName, nullIfEmpty(a.ClientAddr), nil, port,
+				timeOrNull(a.BackendStart), timeOrNull(a.XactStart), timeOrNull(a.QueryStart), timeOrNull(a.StateChange),
+				nullIfEmpty(a.WaitEventType), nullIfEmpty(a.WaitEvent), nullIfEmpty(a.State), nil, nil, nil, a.Query, "client backend"})
+		}
+		return rows
+	})
+}
+
+func timeOrNull(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return types.TimestampFromTime(t)
+}
