@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
@@ -54,6 +55,10 @@ func (tx *Tx) Commit() error {
 	if !changed {
 		return nil
 	}
+	spillKeys, err := tx.prepareSpills()
+	if err != nil {
+		return err
+	}
 
 	// Indexes of constraints added to tables with rows are built before
 	// the commit lock, so that other sessions keep committing meanwhile
@@ -64,12 +69,13 @@ func (tx *Tx) Commit() error {
 	}
 	before := db.Catalog()
 	db.mu.Lock()
-	lsn, next, dropped, err := tx.commitLocked(prepared, pending)
+	lsn, next, dropped, err := tx.commitLocked(prepared, spillKeys, pending)
 	db.mu.Unlock()
 	pending.release()
 	if err != nil {
 		return err
 	}
+	tx.keepInstalledSpills()
 	if err := db.waitDurable(lsn); err != nil {
 		return err
 	}
@@ -84,7 +90,7 @@ func (tx *Tx) Commit() error {
 		db.dropUnusedTrigramFiles(before, next.cat)
 	}
 	for id, tt := range tx.tables {
-		if ts := next.tables[id]; ts != nil && (tt.truncated || ts.tailRows >= int64(db.opts.FlushRows) ||
+		if ts := next.tables[id]; ts != nil && (tt.truncated || len(tt.spilled) > 0 || ts.tailRows >= int64(db.opts.FlushRows) ||
 			!tt.deletes.IsEmpty() && manyDeleted(ts)) {
 			db.requestFlush(id)
 		}
@@ -127,10 +133,12 @@ func liveInserts(tt *txTable) ([]*tailBatch, error) {
 }
 
 // commitLocked validates the transaction against the head, appends its WAL
-// record and installs the new head (db.mu held). pending are the indexes
-// of new constraints built ahead (nil: none). It returns the record's
-// LSN, the new state and the runtimes of dropped tables.
-func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, pending *pendingIndexes) (uint64, *dbState, []*tableRT, error) {
+// record and installs the new head (db.mu held). prepared are the inserts
+// held in memory by table, spillKeys the keys of the spilled rows by table
+// and constraint (prepareSpills), pending the indexes of new constraints
+// built ahead (nil: none). It returns the record's LSN, the new state and
+// the runtimes of dropped tables.
+func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint64]map[string][]ownKey, pending *pendingIndexes) (uint64, *dbState, []*tableRT, error) {
 	db := tx.db
 	if db.broken != nil {
 		return 0, nil, nil, db.broken
@@ -220,7 +228,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, pending *pendingInd
 	keys := map[uint64]map[string][]ownKey{}
 	for id, tt := range tx.tables {
 		bs := prepared[id]
-		if len(bs) == 0 {
+		if len(bs) == 0 && len(tt.spilled) == 0 {
 			continue
 		}
 		def := newCat.Tables[id]
@@ -269,6 +277,31 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, pending *pendingInd
 					ks = append(ks, ownKey{key: k, row: ids[i]})
 				}
 			}
+			if len(tt.spilled) > 0 {
+				sks, ok := spillKeys[id][sig]
+				if !ok { // a constraint committed since the transaction began
+					var err error
+					if sks, err = tx.spilledKeys(def, tt, con); err != nil {
+						return 0, nil, nil, err
+					}
+				}
+				for _, k := range sks {
+					if seen[k.key] {
+						return 0, nil, nil, spilledUniqueViolation(con)
+					}
+					seen[k.key] = true
+					if ix != nil && !tt.truncated {
+						if r, hit := ix.m[k.key]; hit && !(deleted != nil && deleted.Contains(uint64(r))) &&
+							!tt.deletes.Contains(uint64(r)) {
+							if tt.upsert {
+								return 0, nil, nil, serializationFailure()
+							}
+							return 0, nil, nil, spilledUniqueViolation(con)
+						}
+					}
+				}
+				ks = append(ks, sks...)
+			}
 			if keys[id] == nil {
 				keys[id] = map[string][]ownKey{}
 			}
@@ -291,9 +324,12 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, pending *pendingInd
 		}
 	}
 	for id, tt := range tx.tables {
-		op := walTableOp{id: id, truncate: tt.truncated, inserts: prepared[id]}
+		op := walTableOp{id: id, truncate: tt.truncated, inserts: prepared[id], segments: tt.spilled}
 		if !tt.deletes.IsEmpty() {
 			op.deletes = tt.deletes
+		}
+		if sd := tt.spillDeletes(); sd != nil {
+			op.deletes = roaring64.Or(tt.deletes, sd)
 		}
 		rec.tables = append(rec.tables, op)
 	}
@@ -338,6 +374,17 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, pending *pendingInd
 			d := ts.deleted.Clone()
 			d.Or(tt.deletes)
 			ts.deleted = d
+		}
+		if sd := tt.spillDeletes(); sd != nil {
+			d := ts.deleted.Clone()
+			d.Or(sd)
+			ts.deleted = d
+		}
+		if len(tt.spilled) > 0 {
+			for _, seg := range tt.spilled {
+				seg.lsn = lsn
+			}
+			ts.segments = append(slices.Clip(ts.segments), tt.spilled...)
 		}
 		for _, b := range prepared[id] {
 			b.lsn, b.minLSN = lsn, lsn

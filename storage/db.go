@@ -37,6 +37,10 @@ type Options struct {
 	// segments are written without a .bm25 file, and TextStats and
 	// TextSearch return ErrNoTextIndex.
 	DisableTextIndex bool
+	// SpillBytes is how much a transaction inserts into a table in memory
+	// before it writes those rows to a segment file of its own (spill.go;
+	// default DefaultSpillBytes).
+	SpillBytes int64
 }
 
 // DefaultCacheBytes is the default column cache budget: 40% of the
@@ -144,6 +148,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.SpillBytes <= 0 {
+		opts.SpillBytes = DefaultSpillBytes
 	}
 	if opts.CacheBytes == 0 {
 		opts.CacheBytes = DefaultCacheBytes()
@@ -283,7 +290,8 @@ func (db *DB) rt(id uint64, schema string) *tableRT {
 	db.rtMu.Lock()
 	defer db.rtMu.Unlock()
 	if rt = db.rts[id]; rt == nil {
-		rt = &tableRT{id: id, dir: db.tableDirFor(schema, id), uniq: map[string]*uniqueIndex{}, nextSeg: 1}
+		rt = &tableRT{id: id, dir: db.tableDirFor(schema, id), uniq: map[string]*uniqueIndex{}}
+		rt.nextSeg.Store(1)
 		db.rts[id] = rt
 	}
 	return rt

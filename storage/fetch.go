@@ -42,6 +42,30 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 		pos int64 // position in the segment
 	}
 	hits := make([]hit, 0, len(rowIDs))
+	// inSegments adds the hit of row id when one of segs holds it.
+	inSegments := func(segs []*segment, id int64) (bool, error) {
+		for _, seg := range segs {
+			if id < seg.minRow || id > seg.maxRow {
+				continue
+			}
+			pos, err := db.positionsOf(&files, seg)
+			if err != nil {
+				return false, err
+			}
+			p, ok := pos.find(id)
+			if !ok {
+				continue
+			}
+			_, starts, err := db.groupsOf(seg)
+			if err != nil {
+				return false, err
+			}
+			g, off := locate(starts, p)
+			hits = append(hits, hit{src{seg: seg, group: g}, off, id, int64(p)})
+			return true, nil
+		}
+		return false, nil
+	}
 	for i, id := range rowIDs {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -55,6 +79,12 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 			if tt.ownDel.Contains(uint64(id)) {
 				continue
 			}
+			if tt.spilledIDs.Contains(uint64(id)) {
+				if _, err := inSegments(tt.spilled, id); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			for _, b := range tt.inserts {
 				if off, ok := b.textUnit().pos.find(id); ok {
 					hits = append(hits, hit{src{batch: b}, off, id, 0})
@@ -66,27 +96,9 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 		if ts == nil || ts.deleted.Contains(uint64(id)) || tt != nil && tt.deletes.Contains(uint64(id)) {
 			continue
 		}
-		found := false
-		for _, seg := range ts.segments {
-			if id < seg.minRow || id > seg.maxRow {
-				continue
-			}
-			pos, err := db.positionsOf(&files, seg)
-			if err != nil {
-				return nil, err
-			}
-			p, ok := pos.find(id)
-			if !ok {
-				continue
-			}
-			_, starts, err := db.groupsOf(seg)
-			if err != nil {
-				return nil, err
-			}
-			g, off := locate(starts, p)
-			hits = append(hits, hit{src{seg: seg, group: g}, off, id, int64(p)})
-			found = true
-			break
+		found, err := inSegments(ts.segments, id)
+		if err != nil {
+			return nil, err
 		}
 		if found {
 			continue

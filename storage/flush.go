@@ -168,10 +168,9 @@ func tailChunk(b *tailBatch, specs []segColumnSpec) segmentChunk {
 	return c
 }
 
-// newSegmentPath reserves the next segment file name of rt (flushMu held).
+// newSegmentPath reserves the next segment file name of rt.
 func (rt *tableRT) newSegmentPath() string {
-	name := fmt.Sprintf("seg-%06d.parquet", rt.nextSeg)
-	rt.nextSeg++
+	name := fmt.Sprintf("seg-%06d.parquet", rt.nextSeg.Add(1)-1)
 	return filepath.Join(rt.dir, name)
 }
 
@@ -216,6 +215,8 @@ func (db *DB) flushTable(id uint64, force bool) error {
 		for _, b := range hts.tail[:k] {
 			b.sealed = true
 		}
+	} else {
+		k, rows = 0, 0
 	}
 	db.mu.Unlock()
 	names := segmentNames(hts.segments)
@@ -225,10 +226,25 @@ func (db *DB) flushTable(id uint64, force bool) error {
 			stale = true
 		}
 	}
-	if !needSeg && !stale && !(force && pts.lastMod > rt.manifestLSN) {
+	// The manifest covers every record up to the published LSN, except
+	// inserts still in the tail.
+	lsn := ps.lsn
+	if k < len(hts.tail) && hts.tail[k].minLSN <= lsn {
+		lsn = hts.tail[k].minLSN - 1
+	}
+	lsn = max(lsn, rt.manifestLSN)
+	// It lists the segments of commits (spills) it covers: recovery
+	// replays the records past its LSN, and adds theirs back.
+	segs := durableSegments(hts.segments, lsn)
+	unlisted := false
+	for _, s := range segs {
+		if !slices.Contains(rt.manifestFiles, s.name) {
+			unlisted = true
+		}
+	}
+	if !needSeg && !stale && !unlisted && !(force && pts.lastMod > rt.manifestLSN) {
 		return nil
 	}
-	segs := hts.segments
 	var newSeg *segment
 	if needSeg {
 		if err := mkdirAllDurable(rt.dir); err != nil {
@@ -249,17 +265,8 @@ func (db *DB) flushTable(id uint64, force bool) error {
 		if newSeg, err = sw.finish(); err != nil {
 			return fmt.Errorf("writing %s: %w", sw.path, err)
 		}
-		segs = append(slices.Clip(segs), newSeg)
-	} else {
-		k = 0
+		segs = append(segs, newSeg)
 	}
-	// The manifest covers every record up to the published LSN, except
-	// inserts still in the tail.
-	lsn := ps.lsn
-	if k < len(hts.tail) && hts.tail[k].minLSN <= lsn {
-		lsn = hts.tail[k].minLSN - 1
-	}
-	lsn = max(lsn, rt.manifestLSN)
 	if err := db.writeTableManifest(rt, lsn, segs, pts.deleted); err != nil {
 		return err
 	}
@@ -268,7 +275,9 @@ func (db *DB) flushTable(id uint64, force bool) error {
 	cur := db.head.Load()
 	if cts := cur.tables[id]; newSeg != nil && cts != nil && cts.epoch == hts.epoch && len(cts.tail) >= k {
 		nts := cts.clone()
-		nts.segments = segs
+		// Commits may have added segments since (flushMu keeps the
+		// others from changing them).
+		nts.segments = append(slices.Clip(cts.segments), newSeg)
 		nts.tail = cts.tail[k:]
 		nts.tailRows = cts.tailRows - rows
 		next := cur.derive()
@@ -282,10 +291,22 @@ func (db *DB) flushTable(id uint64, force bool) error {
 	return nil
 }
 
+// durableSegments returns the segments of segs a manifest of LSN lsn
+// lists: all but those of commits after lsn.
+func durableSegments(segs []*segment, lsn uint64) []*segment {
+	out := make([]*segment, 0, len(segs)+1)
+	for _, s := range segs {
+		if s.lsn <= lsn {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // writeTableManifest writes rt's manifest listing segs and records what it
 // lists (flushMu held).
 func (db *DB) writeTableManifest(rt *tableRT, lsn uint64, segs []*segment, deleted *roaring64.Bitmap) error {
-	m, err := manifestOf(rt.id, lsn, rt.nextRowID.Load(), rt.nextSeg, segs, deleted)
+	m, err := manifestOf(rt.id, lsn, rt.nextRowID.Load(), int(rt.nextSeg.Load()), segs, deleted)
 	if err != nil {
 		return err
 	}
@@ -497,9 +518,11 @@ func (db *DB) compactTable(id uint64) error {
 
 	db.mu.Lock()
 	cur := db.head.Load()
-	if cts := cur.tables[id]; cts != nil && cts.epoch == ts.epoch && slices.Equal(segmentNames(cts.segments), segmentNames(ts.segments)) {
+	// Commits may have appended segments since; nothing else changed them.
+	if cts := cur.tables[id]; cts != nil && cts.epoch == ts.epoch && len(cts.segments) >= len(ts.segments) &&
+		slices.Equal(segmentNames(cts.segments[:len(ts.segments)]), segmentNames(ts.segments)) {
 		nts := cts.clone()
-		nts.segments = segs
+		nts.segments = append(segs, cts.segments[len(ts.segments):]...)
 		d := cts.deleted.Clone()
 		d.AndNot(dropped)
 		nts.deleted = d

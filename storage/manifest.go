@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 )
@@ -39,6 +40,29 @@ type manifestSegment struct {
 	Bytes    int64       `json:"bytes"`
 }
 
+// manifestSegments describes segs.
+func manifestSegments(segs []*segment) []manifestSegment {
+	out := make([]manifestSegment, 0, len(segs))
+	for _, s := range segs {
+		out = append(out, manifestSegment{File: s.name, Columns: s.columns, Rows: s.rows,
+			MinRowID: s.minRow, MaxRowID: s.maxRow, Bytes: s.bytes})
+	}
+	return out
+}
+
+// segment returns the segment m describes, a file in the table folder dir
+// ("": its path is set later).
+func (m manifestSegment) segment(dir string) (*segment, error) {
+	if m.File == "" || filepath.Base(m.File) != m.File || !strings.HasPrefix(m.File, "seg-") {
+		return nil, fmt.Errorf("bad segment file name %q", m.File)
+	}
+	s := &segment{name: m.File, columns: m.Columns, rows: m.Rows, minRow: m.MinRowID, maxRow: m.MaxRowID, bytes: m.Bytes}
+	if dir != "" {
+		s.path = filepath.Join(dir, m.File)
+	}
+	return s, nil
+}
+
 // writeManifest atomically replaces the manifest of the table in dir.
 func writeManifest(dir string, m *manifest) error {
 	if err := mkdirAllDurable(dir); err != nil {
@@ -54,11 +78,7 @@ func writeManifest(dir string, m *manifest) error {
 
 // manifestOf builds the manifest of a table state.
 func manifestOf(id uint64, lsn uint64, nextRowID int64, nextSeg int, segs []*segment, deleted *roaring64.Bitmap) (*manifest, error) {
-	m := &manifest{TableID: id, LSN: lsn, NextRowID: nextRowID, NextSegment: nextSeg, Segments: []manifestSegment{}}
-	for _, s := range segs {
-		m.Segments = append(m.Segments, manifestSegment{File: s.name, Columns: s.columns, Rows: s.rows,
-			MinRowID: s.minRow, MaxRowID: s.maxRow, Bytes: s.bytes})
-	}
+	m := &manifest{TableID: id, LSN: lsn, NextRowID: nextRowID, NextSegment: nextSeg, Segments: manifestSegments(segs)}
 	if deleted != nil && !deleted.IsEmpty() {
 		d := deleted.Clone()
 		d.RunOptimize()
@@ -88,11 +108,11 @@ func readManifest(dir string) (*manifest, []*segment, *roaring64.Bitmap, error) 
 	}
 	var segs []*segment
 	for _, s := range m.Segments {
-		if s.File == "" || filepath.Base(s.File) != s.File {
-			return nil, nil, nil, fmt.Errorf("corrupt manifest %s: bad segment file name %q", path, s.File)
+		seg, err := s.segment(dir)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("corrupt manifest %s: %w", path, err)
 		}
-		segs = append(segs, &segment{name: s.File, path: filepath.Join(dir, s.File), columns: s.Columns,
-			rows: s.Rows, minRow: s.MinRowID, maxRow: s.MaxRowID, bytes: s.Bytes})
+		segs = append(segs, seg)
 	}
 	deleted := roaring64.New()
 	if m.Deleted != "" {

@@ -73,6 +73,12 @@ func (tx *Tx) ScanPartitions(ctx context.Context, tableID uint64, columns []int,
 	if tt != nil {
 		own = slices.Clone(tt.inserts)
 		ownDel = tt.ownDel.Clone()
+		if len(tt.spilled) > 0 {
+			// Spilled rows are read as segments, ownDel a deleted set
+			// for them too (as in Scan).
+			segs = append(slices.Clip(segs), tt.spilled...)
+			deleted = append(deleted, ownDel)
+		}
 	}
 	units, err := tx.db.planUnits(segs, tail, own)
 	if err != nil {

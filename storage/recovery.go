@@ -62,7 +62,8 @@ func (db *DB) recover() error {
 			if db.rts[id] != nil {
 				return fmt.Errorf("table %d has two folders: %s and %s", id, db.rts[id].dir, dir)
 			}
-			rt := &tableRT{id: id, dir: dir, uniq: map[string]*uniqueIndex{}, nextSeg: 1}
+			rt := &tableRT{id: id, dir: dir, uniq: map[string]*uniqueIndex{}}
+			rt.nextSeg.Store(1)
 			rt.nextRowID.Store(1)
 			db.rts[id] = rt
 			m, segs, deleted, err := readManifest(dir)
@@ -76,7 +77,7 @@ func (db *DB) recover() error {
 				}
 				rt.manifestLSN = m.LSN
 				rt.manifestFiles = segmentNames(segs)
-				rt.nextSeg = max(m.NextSegment, 1)
+				rt.nextSeg.Store(int64(max(m.NextSegment, 1)))
 				next := max(m.NextRowID, 1)
 				for _, s := range segs {
 					if _, err := os.Stat(s.path); err != nil {
@@ -105,6 +106,10 @@ func (db *DB) recover() error {
 	}
 	var walBytes int64
 	lastSeq := 0
+	// Spilled segments of replayed records whose files are gone, by
+	// table: fine when a later record truncates the table (the files of
+	// a truncated table go once nothing needs them), damage otherwise.
+	missing := map[uint64][]string{}
 	lastRecLSN := catLSN // the LSN of the last record read
 	for i, f := range files {
 		lastSeq = f.seq
@@ -138,7 +143,8 @@ func (db *DB) recover() error {
 				}
 				rt := db.rts[op.id]
 				if rt == nil {
-					rt = &tableRT{id: op.id, dir: db.tableDirFor(def.Schema, op.id), uniq: map[string]*uniqueIndex{}, nextSeg: 1}
+					rt = &tableRT{id: op.id, dir: db.tableDirFor(def.Schema, op.id), uniq: map[string]*uniqueIndex{}}
+					rt.nextSeg.Store(1)
 					rt.nextRowID.Store(1)
 					db.rts[op.id] = rt
 				}
@@ -151,6 +157,7 @@ func (db *DB) recover() error {
 					tables[op.id] = ts
 				}
 				if op.truncate {
+					delete(missing, op.id)
 					ts.segments, ts.tail, ts.tailRows = nil, nil, 0
 					ts.deleted = roaring64.New()
 					ts.epoch++
@@ -166,6 +173,16 @@ func (db *DB) recover() error {
 						if r >= rt.nextRowID.Load() {
 							rt.nextRowID.Store(r + 1)
 						}
+					}
+				}
+				for _, seg := range op.segments {
+					seg.lsn = rec.lsn
+					ok, err := replaySpilledSegment(rt, ts, seg)
+					if err != nil {
+						return fmt.Errorf("record %d: %w", rec.lsn, err)
+					}
+					if !ok {
+						missing[op.id] = append(missing[op.id], fmt.Sprintf("%s (record %d)", seg.path, rec.lsn))
 					}
 				}
 				ts.lastMod = rec.lsn
@@ -207,13 +224,20 @@ func (db *DB) recover() error {
 		}
 	}
 
+	for id, files := range missing {
+		if cat.Tables[id] != nil {
+			return fmt.Errorf("committed segments are missing: %s", strings.Join(files, ", "))
+		}
+	}
+
 	// Tables in the catalog all have a state; folders of dropped tables go.
 	for id, def := range cat.Tables {
 		if tables[id] == nil {
 			tables[id] = newTableState(id)
 		}
 		if db.rts[id] == nil {
-			rt := &tableRT{id: id, dir: db.tableDirFor(def.Schema, id), uniq: map[string]*uniqueIndex{}, nextSeg: 1}
+			rt := &tableRT{id: id, dir: db.tableDirFor(def.Schema, id), uniq: map[string]*uniqueIndex{}}
+			rt.nextSeg.Store(1)
 			rt.nextRowID.Store(1)
 			db.rts[id] = rt
 		}
@@ -227,7 +251,10 @@ func (db *DB) recover() error {
 			}
 			continue
 		}
-		removeUnlisted(db, rt, vecKeysOf(cat, cat.Tables[id]))
+		// The files of the manifest stay even when a replayed truncate
+		// dropped them: the manifest lists them until the next flush.
+		listed := append(segmentNames(tables[id].segments), rt.manifestFiles...)
+		removeUnlisted(db, rt, listed, vecKeysOf(cat, cat.Tables[id]))
 	}
 	for key, s := range seqs {
 		if cat.Sequences[key] != nil {
@@ -283,18 +310,43 @@ func (db *DB) recover() error {
 	return nil
 }
 
-// removeUnlisted deletes files in a table folder that its manifest does
-// not list: segments of a flush or compaction cut short, replaced
-// segments, temporary files, and vector index files of indexes (keys
-// vecKeys) the catalog no longer has.
-func removeUnlisted(db *DB, rt *tableRT, vecKeys map[string]bool) {
+// replaySpilledSegment adds to ts a segment a replayed commit record
+// lists (a transaction's spill), unless the manifest already lists it; ok
+// is false when its file does not exist.
+func replaySpilledSegment(rt *tableRT, ts *tableState, seg *segment) (ok bool, err error) {
+	seg.path = filepath.Join(rt.dir, seg.name)
+	if slices.Contains(segmentNames(ts.segments), seg.name) {
+		return true, nil
+	}
+	if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	var n int64
+	if _, err := fmt.Sscanf(seg.name, "seg-%d.parquet", &n); err == nil && n >= rt.nextSeg.Load() {
+		rt.nextSeg.Store(n + 1)
+	}
+	if seg.maxRow >= rt.nextRowID.Load() {
+		rt.nextRowID.Store(seg.maxRow + 1)
+	}
+	ts.segments = append(ts.segments, seg)
+	return true, nil
+}
+
+// removeUnlisted deletes files in a table folder that are not listed
+// (the manifest's segments and those of replayed commit records): segments of a flush or compaction cut short, replaced
+// segments, spills of transactions that never committed, temporary files,
+// and vector index files of indexes (keys vecKeys) the catalog no longer
+// has.
+func removeUnlisted(db *DB, rt *tableRT, listed []string, vecKeys map[string]bool) {
 	ents, err := os.ReadDir(rt.dir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if name == manifestName || slices.Contains(rt.manifestFiles, name) || sidecarOfListed(rt.manifestFiles, vecKeys, name) {
+		if name == manifestName || slices.Contains(listed, name) || sidecarOfListed(listed, vecKeys, name) {
 			continue
 		}
 		if strings.HasSuffix(name, ".tmp") || strings.HasPrefix(name, "seg-") {

@@ -163,6 +163,11 @@ type segment struct {
 	minRow  int64
 	maxRow  int64
 	bytes   int64
+	// lsn is the commit that added the segment when its transaction
+	// wrote the file itself (a spill, spill.go); 0 for the segments of
+	// flushes and compactions. Only files of durable commits go into a
+	// manifest.
+	lsn uint64
 	// x is what is learnt about the file at run time (segmeta.go).
 	x segExtra
 }
@@ -193,10 +198,10 @@ type tableRT struct {
 
 	// flushMu serialises flush, compaction and manifest writes.
 	flushMu       sync.Mutex
-	nextSeg       int      // next segment number (flushMu)
-	manifestLSN   uint64   // LSN the on-disk manifest covers (flushMu)
-	manifestFiles []string // segment files the on-disk manifest lists (flushMu)
-	retired       []string // files earlier manifests listed, to retire (flushMu)
+	nextSeg       atomic.Int64 // next segment number (flushes and transactions' spills take numbers)
+	manifestLSN   uint64       // LSN the on-disk manifest covers (flushMu)
+	manifestFiles []string     // segment files the on-disk manifest lists (flushMu)
+	retired       []string     // files earlier manifests listed, to retire (flushMu)
 
 	// uniq maps a constraint signature to its index (DB.idxMu).
 	uniq map[string]*uniqueIndex

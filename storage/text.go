@@ -127,6 +127,15 @@ func (tx *Tx) textScan(ctx context.Context, tableID uint64, column int, terms []
 		}
 	}
 	if tt != nil {
+		for _, seg := range tt.spilled {
+			u, err := tx.db.segText(seg, def)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.unit(u, tt.ownDel, false, nil); err != nil {
+				return nil, err
+			}
+		}
 		for _, b := range tt.inserts {
 			if err := s.unit(b.textUnit(), tt.ownDel, false, nil); err != nil {
 				return nil, err

@@ -95,8 +95,14 @@ func (tx *Tx) TrigramSearch(ctx context.Context, tableID uint64, colID int, keys
 		}
 	}
 	if tt != nil {
+		ownGone := func(id int64) bool { return tt.ownDel.Contains(uint64(id)) }
+		for _, seg := range tt.spilled {
+			if ids, err = tx.db.trigramSegment(ids, seg, def, colID, keys, ownGone); err != nil {
+				return nil, err
+			}
+		}
 		for _, b := range tt.inserts {
-			ids = holdsBatch(ids, b, colID, keys, func(id int64) bool { return tt.ownDel.Contains(uint64(id)) })
+			ids = holdsBatch(ids, b, colID, keys, ownGone)
 		}
 	}
 	return ids, nil

@@ -37,6 +37,9 @@ type Tx struct {
 	sps      []*savepoint
 	done     bool
 	keybuf   []byte
+	// spillFiles are the segment files the transaction spilled (spill.go)
+	// that no commit installed yet: removed when it ends.
+	spillFiles []string
 	// base is the oldest snapshot a change of this transaction was made
 	// under, held (with unpinBase) once Refresh moved snap past it; write
 	// conflicts at commit are judged against it. nil: snap.
@@ -56,12 +59,17 @@ type Tx struct {
 type txTable struct {
 	id        uint64
 	truncated bool
-	inserts   []*tailBatch
-	insRows   int64
-	ownIDs    *roaring64.Bitmap // row IDs of this tx's inserts
-	deletes   *roaring64.Bitmap // committed rows this tx deleted
-	ownDel    *roaring64.Bitmap // own inserted rows this tx deleted
-	local     map[string]*localIndex
+	inserts   []*tailBatch // inserts held in memory
+	memBytes  int64        // the size of inserts
+	insRows   int64        // rows inserted, in memory and spilled
+	// spilled are the segments the transaction wrote its earlier inserts
+	// to (spill.go), spilledIDs their rows' IDs.
+	spilled    []*segment
+	spilledIDs *roaring64.Bitmap
+	ownIDs     *roaring64.Bitmap // row IDs of this tx's inserts
+	deletes    *roaring64.Bitmap // committed rows this tx deleted
+	ownDel     *roaring64.Bitmap // own inserted rows this tx deleted
+	local      map[string]*localIndex
 	// upsert is set when an INSERT ... ON CONFLICT wrote the table: a key
 	// a concurrent transaction committed meanwhile is then a serialization
 	// failure at commit (a retry resolves it), not a unique violation.
@@ -78,7 +86,7 @@ type localIndex struct {
 
 func newTxTable(id uint64) *txTable {
 	return &txTable{id: id, ownIDs: roaring64.New(), deletes: roaring64.New(), ownDel: roaring64.New(),
-		local: map[string]*localIndex{}}
+		spilledIDs: roaring64.New(), local: map[string]*localIndex{}}
 }
 
 func (tt *txTable) empty() bool {
@@ -174,7 +182,9 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 	for _, c := range cols {
 		c.Retain()
 	}
-	tt.inserts = append(tt.inserts, &tailBatch{colIDs: colIDs, cols: cols, rowIDs: rowIDs, n: n})
+	b := &tailBatch{colIDs: colIDs, cols: cols, rowIDs: rowIDs, n: n}
+	tt.inserts = append(tt.inserts, b)
+	tt.memBytes += batchBytes(b)
 	tt.insRows += int64(n)
 	tt.ownIDs.AddRange(uint64(start), uint64(start)+uint64(n))
 	for ci, con := range cons {
@@ -188,7 +198,7 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 			}
 		}
 	}
-	return nil
+	return tx.maybeSpill(def, tt)
 }
 
 // keyTypes returns the SQL types of a constraint's columns.
@@ -358,6 +368,19 @@ func (tx *Tx) localIndex(def *catalog.TableDef, tt *txTable, con constraint, dup
 			return nil, err
 		}
 	}
+	if len(tt.spilled) > 0 {
+		ks, err := tx.spilledKeys(def, tt, con)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range ks {
+			if _, dup := li.m[k.key]; dup && dupErr {
+				return nil, pgerr.New(pgerrcode.UniqueViolation, "could not create unique index %q", con.name).
+					WithDetail("A key is repeated among the rows this transaction wrote.")
+			}
+			li.m[k.key] = k.row
+		}
+	}
 	if !dupErr || tt.local[sig] == nil {
 		tt.local[sig] = li
 	}
@@ -414,7 +437,10 @@ func (tx *Tx) Truncate(tableID uint64) error {
 	tt := tx.table(tableID)
 	tt.truncated = true
 	tt.inserts = nil
+	tt.memBytes = 0
 	tt.insRows = 0
+	tt.spilled = nil
+	tt.spilledIDs = roaring64.New()
 	tt.ownIDs = roaring64.New()
 	tt.deletes = roaring64.New()
 	tt.ownDel = roaring64.New()
@@ -458,6 +484,17 @@ func (tx *Tx) Scan(ctx context.Context, tableID uint64, columns []int, withRowID
 	if tt != nil {
 		own = slices.Clone(tt.inserts)
 		ownDel = tt.ownDel.Clone()
+		if len(tt.spilled) > 0 {
+			// The spilled rows are read as segments, after the committed
+			// ones; ownDel is then a deleted set for them too.
+			view := &tableState{segments: slices.Clone(tt.spilled)}
+			if ts != nil {
+				view.segments = append(slices.Clip(ts.segments), tt.spilled...)
+				view.tail = ts.tail
+			}
+			ts = view
+			deleted = append(deleted, ownDel)
+		}
 	}
 	return tx.db.newScan(ctx, tx.snap, ts, def, columns, withRowID, deleted, own, ownDel), nil
 }
@@ -522,7 +559,9 @@ type savepoint struct {
 type txTableSave struct {
 	truncated               bool
 	inserts                 []*tailBatch
-	insRows                 int64
+	memBytes, insRows       int64
+	spilled                 []*segment
+	spilledIDs              *roaring64.Bitmap
 	ownIDs, deletes, ownDel *roaring64.Bitmap
 }
 
@@ -531,7 +570,8 @@ type txTableSave struct {
 func (tx *Tx) Savepoint() int {
 	sp := &savepoint{cat: tx.cat, nops: len(tx.ops), tables: map[uint64]txTableSave{}, seqs: map[string]seqTxState{}}
 	for id, tt := range tx.tables {
-		sp.tables[id] = txTableSave{truncated: tt.truncated, inserts: slices.Clip(tt.inserts), insRows: tt.insRows,
+		sp.tables[id] = txTableSave{truncated: tt.truncated, inserts: slices.Clip(tt.inserts), memBytes: tt.memBytes,
+			insRows: tt.insRows, spilled: slices.Clip(tt.spilled), spilledIDs: tt.spilledIDs,
 			ownIDs: tt.ownIDs.Clone(), deletes: tt.deletes.Clone(), ownDel: tt.ownDel.Clone()}
 	}
 	for k, s := range tx.seqs {
@@ -563,7 +603,10 @@ func (tx *Tx) RollbackTo(sp int) {
 		}
 		tt.truncated = saved.truncated
 		tt.inserts = saved.inserts
+		tt.memBytes = saved.memBytes
 		tt.insRows = saved.insRows
+		tt.spilled = saved.spilled
+		tt.spilledIDs = saved.spilledIDs
 		tt.ownIDs = saved.ownIDs.Clone()
 		tt.deletes = saved.deletes.Clone()
 		tt.ownDel = saved.ownDel.Clone()
@@ -583,6 +626,7 @@ func (tx *Tx) Rollback() {
 	}
 	tx.done = true
 	tx.tables = nil
+	tx.removeSpills()
 	tx.unpin()
 	if tx.unpinBase != nil {
 		tx.unpinBase()

@@ -149,10 +149,17 @@ func (tx *Tx) VectorSearch(ctx context.Context, tableID uint64, ix *catalog.Inde
 		}
 	}
 	if tt != nil {
+		ownGone := func(id int64) bool {
+			return tt.ownDel.Contains(uint64(id)) || allow != nil && !allow.Contains(uint64(id))
+		}
+		for _, seg := range tt.spilled {
+			// No index is built for a file that may never commit.
+			if err := tx.db.exactSegment(s, seg, def, spec, ownGone); err != nil {
+				return nil, err
+			}
+		}
 		for _, b := range tt.inserts {
-			s.batch(b, spec.colID, func(id int64) bool {
-				return tt.ownDel.Contains(uint64(id)) || allow != nil && !allow.Contains(uint64(id))
-			})
+			s.batch(b, spec.colID, ownGone)
 		}
 	}
 	return s.result(), nil
@@ -235,29 +242,25 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 	if _, ok := seg.columnName(spec.colID); !ok {
 		return nil // the segment predates the column: all NULL
 	}
+	ix := db.segVectorIndex(seg, def, spec)
+	if ix == nil || ix.Dim() != len(s.query) {
+		// No index (yet, or a segment whose vectors differ in
+		// dimension), or a query of another dimension: exactly.
+		return db.exactSegment(s, seg, def, spec, deleted)
+	}
 	var files segReader
 	defer files.close()
 	pos, err := db.positionsOf(&files, seg)
 	if err != nil {
 		return err
 	}
-	ix := db.segVectorIndex(seg, def, spec)
 	raw := segRawVectors(seg, spec.colID)
-	if ix == nil || ix.Dim() != len(s.query) || raw == nil {
+	if raw == nil {
 		cols, err := db.vectorColumn(&files, seg, def, spec.colID, true)
 		if err != nil {
 			return err
 		}
 		defer releaseAll(cols.arrays)
-		if ix == nil || ix.Dim() != len(s.query) {
-			// No index (yet, or a segment whose vectors differ in
-			// dimension), or a query of another dimension: exactly.
-			for g, a := range cols.arrays {
-				start := cols.starts[g]
-				s.exact(a, func(i int) int64 { return pos.ids[start+int64(i)] }, deleted)
-			}
-			return nil
-		}
 		s.indexed(ix, seg, pos, eff, deleted, allow, cols.vector)
 		return ctx.Err()
 	}
@@ -270,6 +273,30 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 		return err
 	}
 	return ctx.Err()
+}
+
+// exactSegment scores every row of seg that deleted (may be nil) does not
+// exclude.
+func (db *DB) exactSegment(s *vecSearch, seg *segment, def *catalog.TableDef, spec vecSpec, deleted func(int64) bool) error {
+	if _, ok := seg.columnName(spec.colID); !ok {
+		return nil // the segment predates the column: all NULL
+	}
+	var files segReader
+	defer files.close()
+	pos, err := db.positionsOf(&files, seg)
+	if err != nil {
+		return err
+	}
+	cols, err := db.vectorColumn(&files, seg, def, spec.colID, true)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(cols.arrays)
+	for g, a := range cols.arrays {
+		start := cols.starts[g]
+		s.exact(a, func(i int) int64 { return pos.ids[start+int64(i)] }, deleted)
+	}
+	return nil
 }
 
 // indexed adds the best rows of a segment by its index, re-ranked with the

@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,14 +24,17 @@ import (
 //	u32 len | catalog JSON (len 0: the transaction changed no DDL)
 //	u32 n | n x (u16 len | sequence key | i64 last | u8 called)
 //	u32 n | n x table op:
-//	    u64 table ID | u8 flags (1: truncate first)
+//	    u64 table ID | u8 flags (1: truncate first, 2: segments follow)
 //	    u32 len | deleted row IDs (roaring64 portable format; len 0: none)
 //	    u32 n | n x (u32 ncols | ncols x u32 column ID | u32 len | Arrow IPC stream)
+//	    [flags & 2] u32 len | JSON array of segments, as in manifest.json
 //
 // Each IPC stream holds record batches whose columns are the table columns
 // listed (named c<ID>) followed by the int64 __rowid column. Applying a
 // record means: replace the catalog, set the sequences, then per table
-// truncate, add the deleted row IDs, append the inserted batches.
+// truncate, add the deleted row IDs, append the inserted batches, add the
+// segments the transaction wrote itself (spill.go; their files are in the
+// table's folder).
 const walVersion = 1
 
 // walRecord is a decoded WAL record.
@@ -56,6 +60,9 @@ type walTableOp struct {
 	truncate bool
 	deletes  *roaring64.Bitmap
 	inserts  []*tailBatch
+	// segments are the files the transaction spilled (spill.go); decoded,
+	// they have no path yet.
+	segments []*segment
 }
 
 // encodeWALRecord returns a frame: walHeaderSize bytes for the header
@@ -93,6 +100,9 @@ func encodeWALRecord(rec *walRecord) ([]byte, error) {
 		if op.truncate {
 			flags |= 1
 		}
+		if len(op.segments) > 0 {
+			flags |= 2
+		}
 		b = append(b, flags)
 		if op.deletes != nil && !op.deletes.IsEmpty() {
 			del, err := op.deletes.ToBytes()
@@ -119,6 +129,14 @@ func encodeWALRecord(rec *walRecord) ([]byte, error) {
 				return nil, err
 			}
 			binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+		}
+		if len(op.segments) > 0 {
+			js, err := json.Marshal(manifestSegments(op.segments))
+			if err != nil {
+				return nil, err
+			}
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(js)))
+			b = append(b, js...)
 		}
 	}
 	return b, nil
@@ -278,7 +296,8 @@ func decodeWALRecord(p []byte) (*walRecord, error) {
 	ntab := int(d.u32())
 	for i := 0; i < ntab && d.err == nil; i++ {
 		op := walTableOp{id: d.u64()}
-		op.truncate = d.u8()&1 != 0
+		flags := d.u8()
+		op.truncate = flags&1 != 0
 		if n := int(d.u32()); n > 0 {
 			raw := d.take(n)
 			if d.err != nil {
@@ -310,6 +329,23 @@ func decodeWALRecord(p []byte) (*walRecord, error) {
 				return nil, fmt.Errorf("inserted rows of table %d: %w", op.id, err)
 			}
 			op.inserts = append(op.inserts, batches...)
+		}
+		if flags&2 != 0 && d.err == nil {
+			js := d.take(int(d.u32()))
+			if d.err != nil {
+				break
+			}
+			var ms []manifestSegment
+			if err := json.Unmarshal(js, &ms); err != nil {
+				return nil, fmt.Errorf("segments of table %d: %w", op.id, err)
+			}
+			for _, m := range ms {
+				seg, err := m.segment("")
+				if err != nil {
+					return nil, fmt.Errorf("segments of table %d: %w", op.id, err)
+				}
+				op.segments = append(op.segments, seg)
+			}
 		}
 		rec.tables = append(rec.tables, op)
 	}
