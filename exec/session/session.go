@@ -42,6 +42,9 @@ type Engine struct {
 	embedder functions.Embedder
 	sessions registry
 	metrics  *metrics
+	// stats are the activity counters of pg_stat_user_tables and
+	// pg_stat_database.
+	stats exec.Stats
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -252,6 +255,7 @@ func (s *Session) Close() {
 	s.engine.advisory.releaseAll(s)
 	if s.tx != nil {
 		s.tx.Rollback()
+		s.engine.stats.XactEnded(false)
 		s.tx = nil
 	}
 }
@@ -773,6 +777,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 		DB:        s.engine.db,
 		ExprCache: s.engine.exprs,
 		Seqs:      &s.seqs,
+		Stats:     &s.engine.stats,
 	}
 	rt.Fn.Catalog = rt.CatalogFunctions()
 	rt.Fn.Advisory = sessionAdvisory{s}
