@@ -97,6 +97,7 @@ func (rt *Runtime) catalogView() *syscat.View {
 			rt.sysView.Settings = v.SettingRows()
 			rt.sysView.PreparedStatements = v.PreparedStatements()
 			rt.sysView.Activity = v.Activity()
+			rt.sysView.Statements = v.Statements()
 		}
 		if rt.Stats != nil && rt.DB != nil {
 			rt.sysView.TableStats, rt.sysView.DatabaseStats = rt.statsView(cat)

@@ -118,3 +118,39 @@ func TestStatUserTablesCounts(t *testing.T) {
 			commits, rollbacks, inserted, updated, deleted, backends)
 	}
 }
+
+// TestPgStatStatements: after CREATE EXTENSION pg_stat_statements, the
+// view sums the calls, rows and times of each statement under its
+// normalised text (constants as $n), whether sent as text or prepared
+// with parameters, and pg_stat_statements_reset() empties it.
+func TestPgStatStatements(t *testing.T) {
+	ts := startServer(t, "")
+	c := ts.connect(t)
+	ctx := context.Background()
+	mustExec(t, c, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`)
+	mustExec(t, c, `CREATE TABLE kv (k int PRIMARY KEY, v text)`)
+	mustExec(t, c, `INSERT INTO kv SELECT g, 'v' FROM generate_series(1, 10) g`)
+	mustExec(t, c, `SELECT pg_stat_statements_reset()`)
+	for i := 1; i <= 3; i++ {
+		mustExec(t, c, `SELECT v FROM kv WHERE k = `+string(rune('0'+i)))
+	}
+	mustExec(t, c, `SELECT * FROM kv WHERE k < 5`)
+	var calls, rows int64
+	var total, mean, minT, maxT, stddev float64
+	var id int64
+	if err := c.QueryRow(ctx, `SELECT queryid, calls, rows, total_exec_time, mean_exec_time, min_exec_time, max_exec_time, stddev_exec_time
+		FROM pg_stat_statements WHERE query = 'SELECT v FROM kv WHERE k = $1'`).Scan(&id, &calls, &rows, &total, &mean, &minT, &maxT, &stddev); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 || rows != 3 || id == 0 || total <= 0 || minT > mean || mean > maxT || stddev < 0 || mean*3 < total*0.999 || mean*3 > total*1.001 {
+		t.Errorf("queryid %d calls %d rows %d total %g mean %g min %g max %g stddev %g", id, calls, rows, total, mean, minT, maxT, stddev)
+	}
+	if err := c.QueryRow(ctx, `SELECT calls, rows FROM pg_stat_statements WHERE query = 'SELECT * FROM kv WHERE k < $1'`).Scan(&calls, &rows); err != nil || calls != 1 || rows != 4 {
+		t.Errorf("range query: calls %d rows %d, %v", calls, rows, err)
+	}
+	mustExec(t, c, `SELECT pg_stat_statements_reset()`)
+	var n int64
+	if err := c.QueryRow(ctx, `SELECT count(*) FROM pg_stat_statements WHERE query LIKE '%kv%'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("after reset %d statements on kv, %v", n, err)
+	}
+}

@@ -40,6 +40,9 @@ type View struct {
 	// (pg_stat_tables.go).
 	TableStats    map[uint64]TableStat
 	DatabaseStats DatabaseStat
+	// Statements are the engine's statement statistics, which
+	// pg_stat_statements lists.
+	Statements []StatementStat
 
 	tables      []*catalog.TableDef
 	indexes     []*index
