@@ -1344,7 +1344,10 @@ func (s *Session) readTx() (tx *storage.Tx, done func()) {
 		return s.tx, func() {}
 	}
 	tx = s.engine.db.Begin()
-	return tx, tx.Rollback
+	return tx, func() {
+		tx.Rollback() // it wrote nothing: ending it is its commit
+		s.engine.stats.XactEnded(true)
+	}
 }
 
 // explain renders EXPLAIN [ANALYZE] output lines.
