@@ -258,6 +258,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		if err := rt.Tx.Insert(n.Table.ID, rec); err != nil {
 			return err
 		}
+		rt.written(n.Table.ID, rec.NumRows(), 0, 0)
 		count += rec.NumRows()
 		return out.addReturning(rt, n.Returning, rec)
 	})
@@ -383,6 +384,7 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 			}
 			return 0, err
 		}
+		rt.written(def.ID, ins.NumRows(), 0, 0)
 	}
 	if len(n.Returning) > 0 && len(written) > 0 {
 		all := written[0]
@@ -608,6 +610,7 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 		newRows.Release()
 		return nil, nil, err
 	}
+	rt.written(def.ID, 0, newRows.NumRows(), 0)
 	return newRows, applied, nil
 }
 
@@ -676,6 +679,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		if err := rt.Tx.Insert(n.Table.ID, w.newRec); err != nil {
 			return 0, err
 		}
+		rt.written(n.Table.ID, 0, w.newRec.NumRows(), 0)
 		count += w.newRec.NumRows()
 		if err := out.addReturning(rt, n.Returning, w.newRec); err != nil {
 			return 0, err
@@ -710,6 +714,7 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		if err := rt.Tx.Delete(n.Table.ID, ids); err != nil {
 			return 0, err
 		}
+		rt.written(n.Table.ID, 0, 0, int64(len(ids)))
 	}
 	return int64(len(ids)), nil
 }

@@ -25,12 +25,13 @@ const (
 
 // SessionViews is the optional part of a statement's functions.SessionInfo
 // that the system views read: the rows of pg_settings,
-// pg_prepared_statements and pg_stat_activity. All return copies the
+// pg_prepared_statements, pg_stat_activity and pg_stat_statements. All return copies the
 // caller may keep.
 type SessionViews interface {
 	SettingRows() []syscat.Setting
 	PreparedStatements() []syscat.PreparedStatement
 	Activity() []syscat.Activity
+	Statements() []syscat.StatementStat
 }
 
 // readOnlySession is a SessionInfo with its optional writers hidden:

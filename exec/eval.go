@@ -42,6 +42,9 @@ type Runtime struct {
 	// Seqs are the session's sequence values (currval, lastval); nil
 	// outside a session.
 	Seqs *SequenceValues
+	// Stats are the engine's activity counters (pg_stat_user_tables);
+	// nil counts nothing.
+	Stats *Stats
 
 	// scanReaders are preset readers of the scans of one partition of a
 	// parallel pipeline.

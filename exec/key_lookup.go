@@ -84,6 +84,7 @@ func (k *keyLookup) Next(ctx context.Context) (arrow.Record, error) {
 		k.inner = op
 		return op.Next(ctx)
 	}
+	k.rt.indexSearch(scan.Table.ID, SearchKey)
 	if !found {
 		return nil, io.EOF
 	}
@@ -91,6 +92,7 @@ func (k *keyLookup) Next(ctx context.Context) (arrow.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	k.rt.indexRows(scan.Table.ID, rec.NumRows())
 	defer rec.Release()
 	if rec.NumRows() == 0 {
 		return nil, io.EOF

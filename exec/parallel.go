@@ -109,6 +109,7 @@ func buildParallelTopK(rt *Runtime, n *sql.TopK) (Operator, bool, error) {
 		if err != nil {
 			return nil, err
 		}
+		rt.seqScan(scan.Table.ID)
 		ops := make([]Operator, 0, len(readers))
 		for i, r := range readers {
 			prt := shared.partition(scan, r)
@@ -143,7 +144,7 @@ func (rt *Runtime) partitionsShared() *Runtime {
 		fn.Session = readOnlySession{fn.Session}
 	}
 	fn.Advisory = nil
-	shared := &Runtime{Fn: &fn, Params: rt.Params, Tx: rt.Tx, DB: rt.DB, ExprCache: rt.ExprCache, outer: rt.outer}
+	shared := &Runtime{Fn: &fn, Params: rt.Params, Tx: rt.Tx, DB: rt.DB, ExprCache: rt.ExprCache, Stats: rt.Stats, outer: rt.outer}
 	fn.Catalog = lazyCatalog{shared}
 	return shared
 }

@@ -50,6 +50,7 @@ func (s *Scan) Next(ctx context.Context) (arrow.Record, error) {
 				return nil, err
 			}
 			s.reader = r
+			s.rt.seqScan(s.node.Table.ID)
 		}
 	}
 	for s.reader.Next() {
@@ -57,6 +58,7 @@ func (s *Scan) Next(ctx context.Context) (arrow.Record, error) {
 		if rec.NumRows() == 0 {
 			continue
 		}
+		s.rt.seqRows(s.node.Table.ID, rec.NumRows())
 		out, err := conformRecord(s.rt.mem(), rec, s.schema)
 		if err != nil {
 			return nil, err

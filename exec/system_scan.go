@@ -97,6 +97,10 @@ func (rt *Runtime) catalogView() *syscat.View {
 			rt.sysView.Settings = v.SettingRows()
 			rt.sysView.PreparedStatements = v.PreparedStatements()
 			rt.sysView.Activity = v.Activity()
+			rt.sysView.Statements = v.Statements()
+		}
+		if rt.Stats != nil && rt.DB != nil {
+			rt.sysView.TableStats, rt.sysView.DatabaseStats = rt.statsView(cat)
 		}
 	})
 	return rt.sysView
@@ -135,4 +139,32 @@ func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments str
 }
 func (c lazyCatalog) SerialSequence(table, column string) (string, bool, error) {
 	return c.rt.catalogView().SerialSequence(table, column)
+}
+
+// RelationSize implements functions.DiskUsage: the files of a table or
+// index, as storage finds them now.
+func (c lazyCatalog) RelationSize(oid int64) (functions.RelationSize, bool) {
+	table, index, kind, ok := c.rt.catalogView().RelationStorage(oid)
+	if !ok || c.rt.DB == nil || (kind != 'r' && kind != 'i') {
+		return functions.RelationSize{}, ok
+	}
+	u, found := c.rt.DB.TableUsage(table)
+	switch {
+	case !found:
+		// Created by the statement's own transaction: nothing on disk.
+		return functions.RelationSize{}, true
+	case kind == 'i':
+		return functions.RelationSize{Main: u.ByIndex[index]}, true
+	}
+	return functions.RelationSize{Main: u.Main, Other: u.Other, Indexes: u.Indexes}, true
+}
+
+// DatabaseSize implements functions.DiskUsage: the data directory's
+// files for the session's database, the one there is.
+func (c lazyCatalog) DatabaseSize(name string, oid int64) (int64, bool) {
+	v := c.rt.catalogView()
+	if (oid != 0 && oid != syscat.DatabaseOID) || (oid == 0 && name != v.Database) || c.rt.DB == nil {
+		return 0, false
+	}
+	return c.rt.DB.DiskUsage(), true
 }

@@ -96,6 +96,7 @@ func (t *trigramScan) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	t.rt.indexSearch(n.Scan.Table.ID, SearchTrigram)
 	var source Operator = &fetchByID{rt: t.rt, scan: n.Scan, schema: t.schema, ids: ids}
 	if len(ids) > trigramFetchMax {
 		scan := *n.Scan
@@ -156,6 +157,7 @@ func (f *fetchByID) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, err
 		}
 		f.ids = f.ids[n:]
+		f.rt.indexRows(f.scan.Table.ID, rec.NumRows())
 		if rec.NumRows() == 0 {
 			rec.Release()
 			continue

@@ -88,6 +88,7 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	v.rt.indexSearch(scan.Table.ID, SearchVector)
 	ids := make([]int64, len(hits))
 	for i, h := range hits {
 		ids[i] = h.RowID
@@ -99,6 +100,7 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	v.rt.indexRows(scan.Table.ID, rec.NumRows())
 	cols := rec.Columns()
 	if !scan.WithRowID {
 		cols = cols[:len(cols)-1]

@@ -302,7 +302,7 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_CreateExtensionStmt:
 		name := s.CreateExtensionStmt.Extname
 		switch name {
-		case "vector", "pg_deeplake", "deeplake", "pgcrypto", "uuid-ossp", "plpgsql", "pg_trgm":
+		case "vector", "pg_deeplake", "deeplake", "pgcrypto", "uuid-ossp", "plpgsql", "pg_trgm", "pg_stat_statements":
 		default:
 			return nil, pgerr.New(pgerrcode.UndefinedFile, "extension \"%s\" is not available", name)
 		}

@@ -444,6 +444,7 @@ func TestMetrics(t *testing.T) {
 	mustExec(t, a, `CREATE TABLE m (id int PRIMARY KEY)`)
 	mustExec(t, a, `INSERT INTO m VALUES (1), (2)`)
 	mustExec(t, a, `SELECT * FROM m`)
+	mustExec(t, a, `SELECT * FROM m WHERE id = 2`)
 	mustExec(t, b, `BEGIN`)
 	mustExec(t, b, `SELECT 1`)
 
@@ -504,6 +505,20 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("%s statements' histogram: %v", kind, h)
 		}
 	}
+	if v, _ := value("cairn_index_searches_total", map[string]string{"kind": "key"}); v < 1 {
+		t.Errorf("key lookups after SELECT ... WHERE id = 2: %v", v)
+	}
+	if v, _ := value("cairn_index_searches_total", map[string]string{"kind": "vector"}); v != 0 {
+		t.Errorf("vector searches: %v", v)
+	}
+	if v, _ := value("cairn_transactions_total", map[string]string{"result": "commit"}); v < 2 {
+		t.Errorf("transactions committed after CREATE TABLE and INSERT: %v", v)
+	}
+	if v, _ := value("cairn_cache_budget_bytes", nil); v <= 0 {
+		t.Errorf("cache budget: %v", v)
+	}
+	value("cairn_cache_bytes", nil)
+	value("cairn_cache_lookups_total", map[string]string{"result": "hit"})
 	if v, _ := value("go_goroutines", nil); v < 1 {
 		t.Errorf("go_goroutines: %v", v)
 	}

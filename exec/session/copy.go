@@ -46,9 +46,9 @@ func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (Tag, 
 		return Tag{}, errCopyPortal("CopyFrom")
 	}
 	var tag Tag
-	err := s.statement(ctx, p, func(ctx context.Context) error {
+	err := s.statement(ctx, p, func(ctx context.Context) (int64, error) {
 		if s.currentReadOnly() {
-			return pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute COPY FROM in a read-only transaction")
+			return 0, pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute COPY FROM in a read-only transaction")
 		}
 		in := exec.NewCopyIn(c, src)
 		defer in.Release()
@@ -57,7 +57,7 @@ func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (Tag, 
 			n, err := in.Run(ctx, s.runtime(tx, p.params))
 			return rowsTag("COPY", n), err
 		})
-		return err
+		return tag.Rows, err
 	})
 	return tag, err
 }
@@ -70,12 +70,12 @@ func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) 
 		return Tag{}, errCopyPortal("CopyTo")
 	}
 	var n int64
-	err := s.statement(ctx, p, func(ctx context.Context) error {
+	err := s.statement(ctx, p, func(ctx context.Context) (int64, error) {
 		tx, done := s.readTx()
 		defer done()
 		var err error
 		n, err = exec.CopyTo(ctx, s.runtime(tx, p.params), c, s.TextOptions(), emit)
-		return err
+		return n, err
 	})
 	if err != nil {
 		return Tag{}, err

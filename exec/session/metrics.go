@@ -2,7 +2,8 @@ package session
 
 // The engine's Prometheus metrics: sessions by state (read from the
 // session registry at scrape time), statements by kind with their
-// latency, durable commits, and the Go runtime's own (goroutines, memory,
+// latency, durable commits, transactions, index searches by kind, the
+// column cache's lookups and bytes, and the Go runtime's own (goroutines, memory,
 // GC) and the process's. A statement pays one histogram observation,
 // resolved ahead by kind: no label lookup on the hot path.
 
@@ -12,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql"
 )
 
@@ -77,6 +79,7 @@ func newMetrics(e *Engine) *metrics {
 	m.registry.MustRegister(
 		hist,
 		sessionCollector{e},
+		activityCollector{e},
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "cairn_commits_total",
 			Help: "Transactions that wrote something and committed durably.",
@@ -118,4 +121,43 @@ func (c sessionCollector) Collect(ch chan<- prometheus.Metric) {
 	for state, n := range counts {
 		ch <- prometheus.MustNewConstMetric(sessionsDesc, prometheus.GaugeValue, float64(n), state)
 	}
+}
+
+// activityCollector reports, at scrape time, the engine's activity
+// counters (exec.Stats) and the storage column cache.
+type activityCollector struct{ e *Engine }
+
+var (
+	searchesDesc = prometheus.NewDesc("cairn_index_searches_total",
+		"Index searches by kind (key lookup, vector, bm25, hybrid, trigram).", []string{"kind"}, nil)
+	xactsDesc = prometheus.NewDesc("cairn_transactions_total",
+		"Transactions ended, by result (commit, rollback); read-only ones included.", []string{"result"}, nil)
+	cacheLookupsDesc = prometheus.NewDesc("cairn_cache_lookups_total",
+		"Decoded column cache lookups, by result (hit, miss).", []string{"result"}, nil)
+	cacheBytesDesc = prometheus.NewDesc("cairn_cache_bytes",
+		"Bytes the decoded column cache holds.", nil, nil)
+	cacheBudgetDesc = prometheus.NewDesc("cairn_cache_budget_bytes",
+		"The most bytes the decoded column cache keeps.", nil, nil)
+)
+
+// Describe implements prometheus.Collector.
+func (c activityCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{searchesDesc, xactsDesc, cacheLookupsDesc, cacheBytesDesc, cacheBudgetDesc} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c activityCollector) Collect(ch chan<- prometheus.Metric) {
+	for k, name := range exec.SearchKindNames {
+		ch <- prometheus.MustNewConstMetric(searchesDesc, prometheus.CounterValue, float64(c.e.stats.Searches(exec.SearchKind(k))), name)
+	}
+	commits, rollbacks := c.e.stats.Xacts()
+	ch <- prometheus.MustNewConstMetric(xactsDesc, prometheus.CounterValue, float64(commits), "commit")
+	ch <- prometheus.MustNewConstMetric(xactsDesc, prometheus.CounterValue, float64(rollbacks), "rollback")
+	cache := c.e.db.CacheStats()
+	ch <- prometheus.MustNewConstMetric(cacheLookupsDesc, prometheus.CounterValue, float64(cache.Hits), "hit")
+	ch <- prometheus.MustNewConstMetric(cacheLookupsDesc, prometheus.CounterValue, float64(cache.Misses), "miss")
+	ch <- prometheus.MustNewConstMetric(cacheBytesDesc, prometheus.GaugeValue, float64(cache.Bytes))
+	ch <- prometheus.MustNewConstMetric(cacheBudgetDesc, prometheus.GaugeValue, float64(cache.Budget))
 }

@@ -42,6 +42,11 @@ type Engine struct {
 	embedder functions.Embedder
 	sessions registry
 	metrics  *metrics
+	// stats are the activity counters of pg_stat_user_tables and
+	// pg_stat_database.
+	stats exec.Stats
+	// statements are pg_stat_statements' (statements.go).
+	statements statementStats
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -252,6 +257,7 @@ func (s *Session) Close() {
 	s.engine.advisory.releaseAll(s)
 	if s.tx != nil {
 		s.tx.Rollback()
+		s.engine.stats.XactEnded(false)
 		s.tx = nil
 	}
 }
@@ -602,10 +608,10 @@ func errTxAborted() error {
 // to maxRows rows (0: all). suspended reports that rows remain for a later
 // Execute. The records passed to emit are valid only during the call.
 func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error) (tag Tag, suspended bool, err error) {
-	err = s.statement(ctx, p, func(ctx context.Context) error {
+	err = s.statement(ctx, p, func(ctx context.Context) (int64, error) {
 		var err error
 		tag, suspended, err = s.execute(ctx, p, maxRows, emit)
-		return err
+		return tag.Rows, err
 	})
 	return tag, suspended, err
 }
@@ -615,7 +621,7 @@ func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int, emit func
 // an error marks the open transaction failed. A panic in the statement's
 // work, here or in a goroutine it started, is logged with its stack and
 // fails the statement with XX000; the session lives on.
-func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Context) error) error {
+func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Context) (rows int64, err error)) error {
 	if s.txFailed && !endsTx(p.stmt) {
 		return errTxAborted()
 	}
@@ -627,9 +633,17 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 	start := s.startActivity(p.stmt.SQL)
 	ctx = storage.WithLockWait(ctx, s.act.rowWait)
 	s.stmtCtx = ctx
-	err := exec.CatchPanic(func() error { return run(ctx) })
+	var rows int64
+	err := exec.CatchPanic(func() (err error) {
+		rows, err = run(ctx)
+		return err
+	})
 	s.stmtCtx = nil
-	s.engine.metrics.observe(kindOf(p.bound), time.Since(start))
+	took := time.Since(start)
+	s.engine.metrics.observe(kindOf(p.bound), took)
+	if err == nil {
+		s.engine.statements.record(p.stmt.SQL, took, rows)
+	}
 	if pe := exec.AsPanic(err); pe != nil {
 		s.engine.logger.Error("panic running statement", "panic", pe.Value, "statement", p.stmt.SQL, "stack", string(pe.Stack))
 		s.abandonRun(p)
@@ -773,6 +787,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 		DB:        s.engine.db,
 		ExprCache: s.engine.exprs,
 		Seqs:      &s.seqs,
+		Stats:     &s.engine.stats,
 	}
 	rt.Fn.Catalog = rt.CatalogFunctions()
 	rt.Fn.Advisory = sessionAdvisory{s}
@@ -1329,7 +1344,10 @@ func (s *Session) readTx() (tx *storage.Tx, done func()) {
 		return s.tx, func() {}
 	}
 	tx = s.engine.db.Begin()
-	return tx, tx.Rollback
+	return tx, func() {
+		tx.Rollback() // it wrote nothing: ending it is its commit
+		s.engine.stats.XactEnded(true)
+	}
 }
 
 // explain renders EXPLAIN [ANALYZE] output lines.

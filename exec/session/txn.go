@@ -132,6 +132,7 @@ func (s *Session) EndImplicit() error {
 // txEnded applies the end of a transaction, already committed or rolled
 // back, to the session: its settings, cursors and advisory locks.
 func (s *Session) txEnded(committed bool) {
+	s.engine.stats.XactEnded(committed)
 	s.endTxSettings(committed)
 	s.endTxCursors(committed)
 	s.endTxAdvisory()
@@ -264,11 +265,14 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, er
 	tag, err := catchFnPanic(fn, tx)
 	if err != nil {
 		tx.Rollback()
+		s.engine.stats.XactEnded(false)
 		return Tag{}, err
 	}
 	tx.SetContext(nil)
 	if err := tx.Commit(); err != nil {
+		s.engine.stats.XactEnded(false)
 		return Tag{}, err
 	}
+	s.engine.stats.XactEnded(true)
 	return tag, nil
 }

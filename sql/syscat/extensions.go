@@ -35,6 +35,7 @@ const plpgsqlExtensionOID = 13559
 var extensions = []extension{
 	{hashOID("e:pg_deeplake"), "pg_deeplake", "1.0", "public", "Deep Lake's BM25, hybrid search and multimodal types, built into cairn", "$libdir/pg_deeplake"},
 	{plpgsqlExtensionOID, "plpgsql", "1.0", "pg_catalog", "PL/pgSQL procedural language", "$libdir/plpgsql"},
+	{hashOID("e:pg_stat_statements"), "pg_stat_statements", "1.10", "public", "track planning and execution statistics of all SQL statements executed", "$libdir/pg_stat_statements"},
 	{hashOID("e:uuid-ossp"), "uuid-ossp", "1.1", "public", "generate universally unique identifiers (UUIDs)", "$libdir/uuid-ossp"},
 	{hashOID("e:vector"), "vector", "0.8.0", "public", "vector data type and ivfflat and hnsw access methods", "$libdir/vector"},
 }

@@ -34,6 +34,15 @@ type View struct {
 	PreparedStatements []PreparedStatement
 	// Activity are the engine's sessions, which pg_stat_activity lists.
 	Activity []Activity
+	// TableStats are the tables' activity counters by table ID, which
+	// pg_stat_user_tables lists (a table without any reads zero), and
+	// DatabaseStats the database's, which pg_stat_database lists
+	// (pg_stat_tables.go).
+	TableStats    map[uint64]TableStat
+	DatabaseStats DatabaseStat
+	// Statements are the engine's statement statistics, which
+	// pg_stat_statements lists.
+	Statements []StatementStat
 
 	tables      []*catalog.TableDef
 	indexes     []*index

@@ -1,0 +1,115 @@
+package session
+
+// Statement statistics in the shape of the pg_stat_statements extension:
+// each statement's text normalised (constants as $1, $2, ...) and
+// fingerprinted by pg_query, with its calls, execution times and rows
+// summed per fingerprint. The normalised text of a query string is
+// remembered (a bounded cache), so a statement run again costs a map
+// lookup, not another parse; at most maxTrackedStatements distinct
+// statements are kept (pg_stat_statements.max's default), later new ones
+// are not counted until pg_stat_statements_reset().
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/syscat"
+)
+
+// maxTrackedStatements bounds the statements (and cached texts) kept.
+const maxTrackedStatements = 5000
+
+// statementStats are an engine's statement statistics.
+type statementStats struct {
+	mu    sync.Mutex
+	texts map[string]normalized // query text -> its normalised form
+	byID  map[int64]*statementStat
+}
+
+type normalized struct {
+	text string
+	id   int64
+}
+
+// statementStat accumulates one normalised statement's executions;
+// mean and m2 are Welford's running mean and sum of squared deviations
+// of its times (in milliseconds).
+type statementStat struct {
+	text            string
+	calls, rows     int64
+	total, min, max float64
+	mean, m2        float64
+}
+
+// record counts one execution of query that took d and returned or
+// changed rows rows. A query pg_query cannot normalise (cairn's own
+// syntax) is not counted.
+func (st *statementStats) record(query string, d time.Duration, rows int64) {
+	if query == "" {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	n, ok := st.texts[query]
+	if !ok {
+		st.mu.Unlock()
+		text, id, err := sql.Normalize(query)
+		st.mu.Lock()
+		if err != nil {
+			return
+		}
+		n = normalized{text, id}
+		if st.texts == nil || len(st.texts) >= maxTrackedStatements {
+			st.texts = map[string]normalized{}
+		}
+		st.texts[query] = n
+	}
+	s := st.byID[n.id]
+	if s == nil {
+		if st.byID == nil {
+			st.byID = map[int64]*statementStat{}
+		}
+		if len(st.byID) >= maxTrackedStatements {
+			return
+		}
+		s = &statementStat{text: n.text, min: math.Inf(1)}
+		st.byID[n.id] = s
+	}
+	ms := float64(d.Nanoseconds()) / 1e6
+	s.calls++
+	s.rows += rows
+	s.total += ms
+	s.min, s.max = min(s.min, ms), max(s.max, ms)
+	delta := ms - s.mean
+	s.mean += delta / float64(s.calls)
+	s.m2 += delta * (ms - s.mean)
+}
+
+// rows returns pg_stat_statements' rows.
+func (st *statementStats) rows() []syscat.StatementStat {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]syscat.StatementStat, 0, len(st.byID))
+	for id, s := range st.byID {
+		// The population standard deviation, as pg_stat_statements.
+		out = append(out, syscat.StatementStat{QueryID: id, Query: s.text, Calls: s.calls, Rows: s.rows,
+			Total: s.total, Min: s.min, Max: s.max, Mean: s.mean, Stddev: math.Sqrt(s.m2 / float64(s.calls))})
+	}
+	return out
+}
+
+// reset forgets every statement (pg_stat_statements_reset()).
+func (st *statementStats) reset() {
+	st.mu.Lock()
+	st.byID = nil
+	st.mu.Unlock()
+}
+
+// Statements implements exec.SessionViews: pg_stat_statements.
+func (e *statementEnv) Statements() []syscat.StatementStat { return e.sess.engine.statements.rows() }
+
+// ResetStatementStats implements functions.StatementStatsResetter:
+// pg_stat_statements_reset().
+func (e *statementEnv) ResetStatementStats() { e.sess.engine.statements.reset() }
