@@ -47,6 +47,7 @@ type HTTPOptions struct {
 //	DELETE /workspaces/{ws}/tables/{name}         drops a table
 //	POST   /workspaces/{ws}/tables/{name}/ingest  columnar JSON rows, creating the table (http_ingest.go)
 //	POST   /mcp, /workspaces/{ws}/mcp             MCP over streamable HTTP, stateless (http_mcp.go); /mcp is workspace public
+//	GET    /me, /organizations, /workspaces, ...  Deeplake's account endpoints, as for a self-hosted org (http_account.go)
 //
 // A workspace is a schema (http_session.go). Errors have the shape
 // {"error": ..., "code": ..., "sqlstate": ...} (http_json.go).
@@ -83,6 +84,7 @@ func (a *httpAPI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /workspaces/{ws}/tables", a.guard(a.listTables))
 	mux.HandleFunc("DELETE /workspaces/{ws}/tables/{name}", a.guard(a.dropTable))
 	mux.HandleFunc("POST /workspaces/{ws}/tables/{name}/ingest", a.guard(a.ingest))
+	a.accountRoutes(mux)
 	mcp := a.mcpHandler()
 	mux.HandleFunc("/mcp", a.guard(mcp.ServeHTTP))
 	mux.HandleFunc("/workspaces/{ws}/mcp", a.guard(mcp.ServeHTTP))

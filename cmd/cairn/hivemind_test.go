@@ -92,7 +92,7 @@ func column(rows []map[string]any, col string) []string {
 
 // The tables Hivemind creates on SessionStart (memory, sessions) and on
 // its first skill (skills), as it writes them: USING deeplake, text
-// columns NOT NULL DEFAULT '', embeddings as FLOAT4[].
+// columns NOT NULL DEFAULT ”, embeddings as FLOAT4[].
 const (
 	hmMemoryTable = `CREATE TABLE IF NOT EXISTS "memory" (id TEXT NOT NULL DEFAULT '', path TEXT NOT NULL DEFAULT '', ` +
 		`filename TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '', summary_embedding FLOAT4[], ` +
@@ -459,5 +459,89 @@ func TestHivemindSkills(t *testing.T) {
 	rows = h.sql(`SELECT message, creation_date, agent FROM "sessions" WHERE path = '/sessions/alice/alice_cairn_default_s7.jsonl' ORDER BY creation_date ASC`)
 	if len(rows) != 2 || rows[0]["agent"] != "claude_code" || rows[1]["message"].(map[string]any)["type"] != "assistant_message" {
 		t.Fatalf("skillify session rows: %v", rows)
+	}
+}
+
+// TestHivemindAccount calls the account endpoints as Hivemind does on
+// session start (notifications, org stats) and in its org, workspace and
+// members commands, with and without the token, and checks what it
+// would make of each answer.
+func TestHivemindAccount(t *testing.T) {
+	h := startHivemind(t, "hm-t0ken")
+	unauthorized := `{"error": "missing or invalid bearer token", "code": "UNAUTHORIZED", "sqlstate": "28000"}`
+	paths := []string{"/me", "/me/notifications", "/me/hivemind-stats", "/organizations", "/organizations/cairn/members", "/workspaces"}
+	for _, tok := range []string{"", "wrong", "hm-t0ken2"} {
+		h.token = tok
+		for _, p := range paths {
+			h.expect("GET", p, nil, 401, unauthorized)
+		}
+		h.expect("POST", "/users/me/tokens", `{"name": "x", "duration": 10, "organization_id": "cairn"}`, 401, unauthorized)
+	}
+	h.token = "hm-t0ken"
+
+	// SessionStart: no pushed notifications, an org with no usage yet
+	// (Hivemind shows its welcome banner for that).
+	h.expect("GET", "/me/notifications", nil, 200, `{"notifications": []}`)
+	h.expect("GET", "/me/hivemind-stats", nil, 200, `{"org": {"sessions_count": 0, "memory_recall_count": 0, "memory_search_bytes": 0},
+		"user": {"sessions_count": 0, "memory_recall_count": 0, "memory_search_bytes": 0}}`)
+	h.expect("GET", "/me", nil, 200, `{"id": "cairn", "name": "cairn", "email": ""}`)
+	h.expect("GET", "/organizations", nil, 200, `[{"id": "cairn", "name": "cairn"}]`)
+	h.expect("GET", "/organizations/cairn/members", nil, 200, `{"members": [{"user_id": "cairn", "name": "cairn", "email": "", "role": "ADMIN"}]}`)
+	h.expect("GET", "/organizations/acme/members", nil, 404, `{"error": "organization \"acme\" does not exist", "code": "NOT_FOUND", "sqlstate": "42704", "hint": "cairn has one organization, \"cairn\"."}`)
+
+	// Workspaces: "default" before it has a table, then every schema.
+	h.expect("GET", "/workspaces", nil, 200, `{"data": [{"id": "default", "name": "default"}, {"id": "public", "name": "public"}]}`)
+	h.ws = "team_b"
+	h.sql(hmMemoryTable)
+	h.ws = "default"
+	h.sql(hmSessionsTable)
+	h.expect("GET", "/workspaces", nil, 200, `{"data": [{"id": "default", "name": "default"}, {"id": "public", "name": "public"}, {"id": "team_b", "name": "team_b"}]}`)
+	// An unknown workspace has no tables, and its queries fail as
+	// Hivemind's missing-table check expects.
+	h.expect("GET", "/workspaces/nowhere/tables", nil, 200, `{"tables": []}`)
+	h.ws = "nowhere"
+	if status, body := h.sqlStatus(`SELECT path FROM "memory" WHERE path = '/index.md' LIMIT 1`); status != 400 || !regexp.MustCompile(`relation .* does not exist`).MatchString(body) {
+		t.Fatalf("query in an unknown workspace: %d %s", status, body)
+	}
+	h.ws = "default"
+
+	// What cairn cannot do fails with 501 and says what to do instead.
+	for _, req := range [][3]string{
+		{"POST", "/auth/device/code", ""},
+		{"POST", "/auth/device/token", `{"device_code": "abc"}`},
+		{"POST", "/users/me/tokens", `{"name": "deeplake-plugin", "duration": 31536000, "organization_id": "cairn"}`},
+		{"POST", "/organizations/cairn/members/invite", `{"username": "bob", "access_mode": "WRITE"}`},
+		{"DELETE", "/organizations/cairn/members/bob", ""},
+	} {
+		var body any
+		if req[2] != "" {
+			body = req[2]
+		}
+		status, _, out := h.do(req[0], req[1], body)
+		var e struct{ Error, Code, SQLState, Hint string }
+		if status != 501 || json.Unmarshal(out, &e) != nil || e.SQLState != "0A000" || e.Code != "NOT_SUPPORTED" || !strings.Contains(e.Hint, "--http-token") {
+			t.Errorf("%s %s: %d %s", req[0], req[1], status, out)
+		}
+	}
+	// The device flow needs no token.
+	h.token = ""
+	if status, _, out := h.do("POST", "/auth/device/code", nil); status != 501 {
+		t.Errorf("device code without a token: %d %s", status, out)
+	}
+	h.token = "hm-t0ken"
+
+	// Wrong methods, bad JSON and wrong types, as Hivemind's error path
+	// reads them.
+	for _, req := range [][2]string{{"POST", "/me/notifications"}, {"DELETE", "/workspaces"}, {"PUT", "/me/hivemind-stats"}} {
+		if status, _, out := h.do(req[0], req[1], nil); status != 405 {
+			t.Errorf("%s %s: %d %s", req[0], req[1], status, out)
+		}
+	}
+	for _, body := range []string{`{"query": `, `{"query": 5}`, `{"query": ["SELECT 1"]}`, `[]`, ``} {
+		status, _, out := h.do("POST", "/workspaces/default/tables/query", body)
+		var e struct{ Error, Code, SQLState string }
+		if status != 400 || json.Unmarshal(out, &e) != nil || e.Code != "BAD_REQUEST" || e.Error == "" {
+			t.Errorf("body %q: %d %s", body, status, out)
+		}
 	}
 }

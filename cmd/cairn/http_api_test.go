@@ -21,7 +21,7 @@ import (
 // httpAPI drives the HTTP API of a test server, served from a loopback
 // listener as main serves it.
 type httpAPI struct {
-	t     *testing.T
+	t      *testing.T
 	base   string
 	token  string      // sent as a bearer token when set
 	header http.Header // sent with every request
