@@ -194,6 +194,8 @@ func TestEmbedFlags(t *testing.T) {
 		{[]string{"--embed-url", "localhost:11434"}, "is not an http(s) URL"},
 		{[]string{"--embed-url", "http://127.0.0.1:9/v1"}, "--embed-model"},
 		{[]string{"--embed-url", "http://127.0.0.1:9/v1", "--embed-model", "m", "--embed-timeout", "soon"}, "--embed-timeout"},
+		{[]string{"--embed-url", "http://127.0.0.1:9/v1", "--embed-model", "m", "--embed-rate", "fast"}, "--embed-rate"},
+		{[]string{"--embed-url", "http://127.0.0.1:9/v1", "--embed-model", "m", "--embed-rate", "0"}, "--embed-rate"},
 	} {
 		p := startLogged(t, t.TempDir(), c.args...)
 		if code := p.wait(30 * time.Second); code != 2 || !strings.Contains(p.log(), c.msg) {
