@@ -30,6 +30,8 @@ type HTTPOptions struct {
 	MaxBodyBytes int64
 	// MCPSQL adds the read-only sql_query tool to the MCP endpoint.
 	MCPSQL bool
+	// NearDuplicate is the MCP endpoint's mcp.Store.NearDuplicate.
+	NearDuplicate float64
 	// Logger receives the server's own errors (SQLSTATE class XX, panics);
 	// nil means slog.Default().
 	Logger *slog.Logger
@@ -52,7 +54,7 @@ type HTTPOptions struct {
 // A workspace is a schema (http_session.go). Errors have the shape
 // {"error": ..., "code": ..., "sqlstate": ...} (http_json.go).
 func HTTPHandler(engine *session.Engine, opts HTTPOptions) http.Handler {
-	api := &httpAPI{engine: engine, token: opts.Token, maxBody: opts.MaxBodyBytes, log: opts.Logger, mcpSQL: opts.MCPSQL}
+	api := &httpAPI{engine: engine, token: opts.Token, maxBody: opts.MaxBodyBytes, log: opts.Logger, mcpSQL: opts.MCPSQL, nearDuplicate: opts.NearDuplicate}
 	if api.maxBody <= 0 {
 		api.maxBody = DefaultMaxBodyBytes
 	}
@@ -71,6 +73,8 @@ type httpAPI struct {
 	maxBody int64
 	log     *slog.Logger
 	mcpSQL  bool // the MCP endpoint has sql_query
+	// nearDuplicate is the MCP endpoint's mcp.Store.NearDuplicate.
+	nearDuplicate float64
 }
 
 // routes registers every endpoint; each handler lives in the http_*.go

@@ -76,6 +76,8 @@ type config struct {
 	// embedURL, embedModel, embedKey, embedTimeout and embedRate
 	// configure embed()'s endpoint ("" URL = none).
 	embedURL, embedModel, embedKey, embedTimeout, embedRate string
+	// nearDuplicate is the MCP endpoint's --near-duplicate.
+	nearDuplicate string
 }
 
 // option is one flag with its environment variable. An option whose arg
@@ -106,6 +108,7 @@ func options(cfg *config) []option {
 		{"embed-model", "CAIRN_EMBED_MODEL", "", "name", "embedding model sent to --embed-url (required with it), e.g. nomic-embed-text or text-embedding-3-small", &cfg.embedModel},
 		{"embed-key", "CAIRN_EMBED_KEY", "", "key", "API key sent to --embed-url as Authorization: Bearer <key>", &cfg.embedKey},
 		{"embed-timeout", "CAIRN_EMBED_TIMEOUT", "", "duration", fmt.Sprintf("time one request to --embed-url may take (default %s)", embedding.DefaultTimeout), &cfg.embedTimeout},
+		{"near-duplicate", "CAIRN_NEAR_DUPLICATE", "", "similarity|off", nearDuplicateUsage + " (for the MCP endpoint /mcp; cairn remember and cairn mcp take their own)", &cfg.nearDuplicate},
 		{"embed-rate", "CAIRN_EMBED_RATE", "", "n", fmt.Sprintf("most requests per second sent to --embed-url, over all statements, e.g. 0.5 for a plan allowing 30 a minute (default: no limit; at most %d requests are in flight either way)", embedding.DefaultMaxConcurrent), &cfg.embedRate},
 		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
@@ -177,6 +180,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if cfg.mcpSQL != "" && !isOff(cfg.mcpSQL) && !strings.EqualFold(cfg.mcpSQL, "on") {
 		fmt.Fprintf(stderr, "cairn: --mcp-sql %q: want on or off\n", cfg.mcpSQL)
+		return 2
+	}
+	nearDuplicate, err := parseNearDuplicate(cfg.nearDuplicate)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: %v\n", err)
 		return 2
 	}
 	if err := checkTLSFlags(cfg); err != nil {
@@ -279,7 +287,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	httpCtx, cancelHTTP := context.WithCancel(context.Background())
 	defer cancelHTTP()
 	if httpl != nil {
-		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, MCPSQL: strings.EqualFold(cfg.mcpSQL, "on"), Logger: log}), log, defaultHTTPTimeouts)
+		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, MCPSQL: strings.EqualFold(cfg.mcpSQL, "on"), NearDuplicate: nearDuplicate, Logger: log}), log, defaultHTTPTimeouts)
 		if tlsCfg != nil {
 			hs.TLSConfig = tlsCfg.Clone()
 			go func() { errc <- hs.ServeTLS(httpl, "", "") }()
