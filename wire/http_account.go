@@ -41,11 +41,13 @@ type idName struct {
 	Name string `json:"name"`
 }
 
-// member is an element of GET /organizations/{org}/members.
+// member is an element of GET /organizations/{org}/members. cairn's
+// user has no e-mail address, and clients show the name when there is
+// none.
 type member struct {
 	UserID string `json:"user_id"`
 	Name   string `json:"name"`
-	Email  string `json:"email"`
+	Email  string `json:"email,omitempty"`
 	Role   string `json:"role"`
 }
 
@@ -58,7 +60,7 @@ type usageScope struct {
 
 // accountRoutes registers the account endpoints:
 //
-//	GET    /me                                  {"id", "name", "email"} of the token's user
+//	GET    /me                                  {"id", "name"} of the token's user (no e-mail address)
 //	GET    /me/notifications                    {"notifications": []}: nothing is pushed
 //	GET    /me/hivemind-stats                   {"org": {...}, "user": {...}}, all zero: no usage rollup
 //	GET    /organizations                       [{"id": "cairn", "name": "cairn"}]
@@ -85,7 +87,7 @@ func (a *httpAPI) accountRoutes(mux *http.ServeMux) {
 }
 
 func (a *httpAPI) me(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"id": accountUser, "name": accountUser, "email": ""})
+	writeJSON(w, http.StatusOK, map[string]string{"id": accountUser, "name": accountUser})
 }
 
 func (a *httpAPI) notifications(w http.ResponseWriter, r *http.Request) {

@@ -484,9 +484,9 @@ func TestHivemindAccount(t *testing.T) {
 	h.expect("GET", "/me/notifications", nil, 200, `{"notifications": []}`)
 	h.expect("GET", "/me/hivemind-stats", nil, 200, `{"org": {"sessions_count": 0, "memory_recall_count": 0, "memory_search_bytes": 0},
 		"user": {"sessions_count": 0, "memory_recall_count": 0, "memory_search_bytes": 0}}`)
-	h.expect("GET", "/me", nil, 200, `{"id": "cairn", "name": "cairn", "email": ""}`)
+	h.expect("GET", "/me", nil, 200, `{"id": "cairn", "name": "cairn"}`)
 	h.expect("GET", "/organizations", nil, 200, `[{"id": "cairn", "name": "cairn"}]`)
-	h.expect("GET", "/organizations/cairn/members", nil, 200, `{"members": [{"user_id": "cairn", "name": "cairn", "email": "", "role": "ADMIN"}]}`)
+	h.expect("GET", "/organizations/cairn/members", nil, 200, `{"members": [{"user_id": "cairn", "name": "cairn", "role": "ADMIN"}]}`)
 	h.expect("GET", "/organizations/acme/members", nil, 404, `{"error": "organization \"acme\" does not exist", "code": "NOT_FOUND", "sqlstate": "42704", "hint": "cairn has one organization, \"cairn\"."}`)
 
 	// Workspaces: "default" before it has a table, then every schema.
