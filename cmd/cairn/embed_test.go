@@ -6,12 +6,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	osexec "os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // embedEndpoint is an OpenAI-compatible /v1/embeddings endpoint the test
@@ -360,4 +363,33 @@ func TestEmbedNearDuplicate(t *testing.T) {
 		t.Errorf("failing endpoint: %s", out)
 	}
 	noPanic(t, p.log())
+
+	// The server's --near-duplicate governs its MCP endpoint: off, a
+	// restatement is a new memory, the same text is still a duplicate.
+	srv := startLogged(t, t.TempDir(), "--embed-url", e.URL+"/v1", "--embed-model", "test-embed", "--embed-key", "k3y",
+		"--http", "127.0.0.1:0", "--near-duplicate", "off")
+	m := regexp.MustCompile(`listening postgres=\S+ http=(127\.0\.0\.1:\d+)`).FindStringSubmatch(srv.log())
+	if m == nil {
+		t.Fatalf("no HTTP address:\n%s", srv.log())
+	}
+	cs, err := mcpClient(t, &sdk.StreamableClientTransport{Endpoint: "http://" + m[1] + "/mcp", DisableStandaloneSSE: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r1, r2, r3 struct {
+		ID        int64
+		Duplicate bool
+	}
+	for _, c := range []struct {
+		text string
+		out  any
+	}{{"deploys go out on tuesdays", &r1}, {"Deploys go out on Tuesday!!", &r2}, {"Deploys go out on Tuesdays.", &r3}} {
+		if msg := call(t, cs, "memory_remember", map[string]any{"text": c.text}, c.out); msg != "" {
+			t.Fatal(msg)
+		}
+	}
+	if r2.Duplicate || r2.ID == r1.ID || !r3.Duplicate || r3.ID != r1.ID {
+		t.Errorf("MCP with --near-duplicate off: %+v %+v %+v", r1, r2, r3)
+	}
+	noPanic(t, srv.log())
 }
