@@ -36,10 +36,9 @@ func startHivemind(t *testing.T, token string) hivemindClient {
 	ts := startServer(t, "")
 	c := startHTTP(t, ts, wire.HTTPOptions{Token: token})
 	c.header = http.Header{
-		"Content-Type":         {"application/json"},
-		"X-Activeloop-Org-Id":  {"cairn"},
-		"X-Deeplake-Client":    {"hivemind"},
-		"X-Deeplake-Unrelated": {"ignored"},
+		"Content-Type":        {"application/json"},
+		"X-Activeloop-Org-Id": {"cairn"},
+		"X-Deeplake-Client":   {"hivemind"},
 	}
 	return hivemindClient{httpAPI: c, ws: "default"}
 }
