@@ -30,6 +30,8 @@ type HTTPOptions struct {
 	MaxBodyBytes int64
 	// MCPSQL adds the read-only sql_query tool to the MCP endpoint.
 	MCPSQL bool
+	// NearDuplicate is the MCP endpoint's mcp.Store.NearDuplicate.
+	NearDuplicate float64
 	// Logger receives the server's own errors (SQLSTATE class XX, panics);
 	// nil means slog.Default().
 	Logger *slog.Logger
@@ -47,11 +49,12 @@ type HTTPOptions struct {
 //	DELETE /workspaces/{ws}/tables/{name}         drops a table
 //	POST   /workspaces/{ws}/tables/{name}/ingest  columnar JSON rows, creating the table (http_ingest.go)
 //	POST   /mcp, /workspaces/{ws}/mcp             MCP over streamable HTTP, stateless (http_mcp.go); /mcp is workspace public
+//	GET    /me, /organizations, /workspaces, ...  Deeplake's account endpoints, as for a self-hosted org (http_account.go)
 //
 // A workspace is a schema (http_session.go). Errors have the shape
 // {"error": ..., "code": ..., "sqlstate": ...} (http_json.go).
 func HTTPHandler(engine *session.Engine, opts HTTPOptions) http.Handler {
-	api := &httpAPI{engine: engine, token: opts.Token, maxBody: opts.MaxBodyBytes, log: opts.Logger, mcpSQL: opts.MCPSQL}
+	api := &httpAPI{engine: engine, token: opts.Token, maxBody: opts.MaxBodyBytes, log: opts.Logger, mcpSQL: opts.MCPSQL, nearDuplicate: opts.NearDuplicate}
 	if api.maxBody <= 0 {
 		api.maxBody = DefaultMaxBodyBytes
 	}
@@ -70,6 +73,8 @@ type httpAPI struct {
 	maxBody int64
 	log     *slog.Logger
 	mcpSQL  bool // the MCP endpoint has sql_query
+	// nearDuplicate is the MCP endpoint's mcp.Store.NearDuplicate.
+	nearDuplicate float64
 }
 
 // routes registers every endpoint; each handler lives in the http_*.go
@@ -83,6 +88,7 @@ func (a *httpAPI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /workspaces/{ws}/tables", a.guard(a.listTables))
 	mux.HandleFunc("DELETE /workspaces/{ws}/tables/{name}", a.guard(a.dropTable))
 	mux.HandleFunc("POST /workspaces/{ws}/tables/{name}/ingest", a.guard(a.ingest))
+	a.accountRoutes(mux)
 	mcp := a.mcpHandler()
 	mux.HandleFunc("/mcp", a.guard(mcp.ServeHTTP))
 	mux.HandleFunc("/workspaces/{ws}/mcp", a.guard(mcp.ServeHTTP))

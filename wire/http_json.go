@@ -31,6 +31,8 @@ const (
 	codeBadRequest   = "BAD_REQUEST"
 	codeTooLarge     = "PAYLOAD_TOO_LARGE"
 	codeUnauthorized = "UNAUTHORIZED"
+	codeNotFound     = "NOT_FOUND"
+	codeNotSupported = "NOT_SUPPORTED"
 )
 
 // errorBody is the JSON body of every error answer.

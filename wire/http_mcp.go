@@ -29,7 +29,7 @@ func (a *httpAPI) mcpHandler() http.Handler {
 		if checkWorkspace(ws) != nil {
 			return nil // 400
 		}
-		store := &mcp.Store{DB: sessionDB{api: a, ws: ws}, Workspace: ws}
+		store := &mcp.Store{DB: sessionDB{api: a, ws: ws}, Workspace: ws, NearDuplicate: a.nearDuplicate}
 		return mcp.NewServer(store, mcp.Options{AllowSQL: a.mcpSQL, SchemaCache: cache})
 	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: a.log})
 }

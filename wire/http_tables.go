@@ -48,23 +48,39 @@ func (a *httpAPI) tables(r *http.Request) ([]tableName, error) {
 		return nil, err
 	}
 	defer sess.Close()
-	st, err := prepareOne(sess, listTablesSQL, []types.T{types.TextT})
+	names, err := queryTexts(ctx, sess, listTablesSQL, ws)
+	tables := []tableName{}
+	for _, n := range names {
+		tables = append(tables, tableName{n})
+	}
+	return tables, err
+}
+
+// queryTexts runs query, whose parameters are the texts params, in sess
+// and returns its first column as text.
+func queryTexts(ctx context.Context, sess *session.Session, query string, params ...string) ([]string, error) {
+	ptypes := make([]types.T, len(params))
+	args := make([]any, len(params))
+	for i, p := range params {
+		ptypes[i], args[i] = types.TextT, p
+	}
+	st, err := prepareOne(sess, query, ptypes)
 	if err != nil {
 		return nil, err
 	}
 	opts := sessionTextOptions(sess)
-	tables := []tableName{}
-	_, _, err = execute(ctx, sess, st, []any{ws}, func(cols []session.Column, rec arrow.Record) error {
+	var out []string
+	_, _, err = execute(ctx, sess, st, args, func(cols []session.Column, rec arrow.Record) error {
 		for i := 0; i < int(rec.NumRows()); i++ {
-			name, err := appendValue(nil, rec.Column(0), i, cols[0].Type, pgproto3.TextFormat, opts)
+			v, err := appendValue(nil, rec.Column(0), i, cols[0].Type, pgproto3.TextFormat, opts)
 			if err != nil {
 				return err
 			}
-			tables = append(tables, tableName{string(name)})
+			out = append(out, string(v))
 		}
 		return nil
 	})
-	return tables, err
+	return out, err
 }
 
 // dropTable answers DELETE /workspaces/{ws}/tables/{name}: the table is

@@ -6,12 +6,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	osexec "os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // embedEndpoint is an OpenAI-compatible /v1/embeddings endpoint the test
@@ -194,6 +197,9 @@ func TestEmbedFlags(t *testing.T) {
 		{[]string{"--embed-url", "localhost:11434"}, "is not an http(s) URL"},
 		{[]string{"--embed-url", "http://127.0.0.1:9/v1"}, "--embed-model"},
 		{[]string{"--embed-url", "http://127.0.0.1:9/v1", "--embed-model", "m", "--embed-timeout", "soon"}, "--embed-timeout"},
+		{[]string{"--embed-url", "http://127.0.0.1:9/v1", "--embed-model", "m", "--embed-rate", "fast"}, "--embed-rate"},
+		{[]string{"--embed-url", "http://127.0.0.1:9/v1", "--embed-model", "m", "--embed-rate", "0"}, "--embed-rate"},
+		{[]string{"--near-duplicate", "2"}, "--near-duplicate"},
 	} {
 		p := startLogged(t, t.TempDir(), c.args...)
 		if code := p.wait(30 * time.Second); code != 2 || !strings.Contains(p.log(), c.msg) {
@@ -262,4 +268,128 @@ func TestEmbedMemory(t *testing.T) {
 		t.Errorf("recall made %d embedding requests, want 1", n)
 	}
 	noPanic(t, p.log())
+}
+
+// TestEmbedNearDuplicate remembers texts through a server with an
+// embedding endpoint: a restatement whose embedding is within
+// --near-duplicate of a memory in the same scope and repo returns that
+// memory's id and bumps its updated_at; another scope or repo, a distant
+// text, or --near-duplicate off stores a new one.
+func TestEmbedNearDuplicate(t *testing.T) {
+	e := startEmbedEndpoint(t)
+	p := startLogged(t, t.TempDir(), "--embed-url", e.URL+"/v1", "--embed-model", "test-embed", "--embed-key", "k3y")
+	if p.addr == "" {
+		t.Fatalf("server did not start:\n%s", p.log())
+	}
+	remember := func(wantCode int, args ...string) (res struct {
+		ID        int64
+		Duplicate bool
+	}, out string) {
+		t.Helper()
+		cmd := osexec.Command(cairnBinary(t), append([]string{"remember", "--json"}, args...)...)
+		cmd.Env = append(cmd.Environ(), "CAIRN_URL="+p.connString())
+		b, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*osexec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != wantCode {
+			t.Fatalf("cairn remember %v: exit %d, want %d\n%s", args, code, wantCode, b)
+		}
+		if code == 0 {
+			if err := json.Unmarshal(b, &res); err != nil {
+				t.Fatalf("%v: %s", err, b)
+			}
+		}
+		return res, string(b)
+	}
+	conn := p.connect(t)
+	ctx := context.Background()
+	updated := func(id int64) (ts time.Time) {
+		t.Helper()
+		if err := conn.QueryRow(ctx, "SELECT updated_at FROM memories WHERE id = $1", id).Scan(&ts); err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+
+	// [26 0 1]; its restatement is [27 1 1], cosine 0.9993.
+	first, _ := remember(0, "deploys go out on tuesdays")
+	if first.Duplicate {
+		t.Fatalf("first memory is a duplicate")
+	}
+	before := updated(first.ID)
+	again, _ := remember(0, "Deploys go out on Tuesday!!")
+	if again.ID != first.ID || !again.Duplicate {
+		t.Fatalf("restatement: %+v, want a duplicate of %d", again, first.ID)
+	}
+	if after := updated(first.ID); !after.After(before) {
+		t.Errorf("updated_at %s not bumped past %s", after, before)
+	}
+	// Other scopes and repos keep their own memories.
+	if r, _ := remember(0, "Deploys go out on Tuesday!!", "--scope", "team"); r.Duplicate {
+		t.Errorf("another scope: %+v", r)
+	}
+	if r, _ := remember(0, "Deploys go out on Tuesday!!", "--repo", "github.com/acme/site"); r.Duplicate {
+		t.Errorf("another repo: %+v", r)
+	}
+	// [14 6 1] is 0.919 from [26 0 1]: distinct at the default 0.95,
+	// a near-duplicate at 0.9.
+	banana, _ := remember(0, "a banana a day")
+	if banana.Duplicate {
+		t.Errorf("a distant text is a duplicate: %+v", banana)
+	}
+	if r, _ := remember(0, "deploys go out Tuesday", "--near-duplicate", "off"); r.Duplicate {
+		t.Errorf("--near-duplicate off: %+v", r)
+	}
+	cmd := osexec.Command(cairnBinary(t), "remember", "--json", "any banana a day")
+	cmd.Env = append(cmd.Environ(), "CAIRN_URL="+p.connString(), "CAIRN_NEAR_DUPLICATE=0.9")
+	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), `"duplicate": true`) && !strings.Contains(string(b), `"duplicate":true`) {
+		t.Errorf("CAIRN_NEAR_DUPLICATE=0.9: %v %s", err, b)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM memories").Scan(&n); err != nil || n != 5 {
+		t.Errorf("%d memories (%v), want 5", n, err)
+	}
+	// Bad thresholds are usage errors; a failing endpoint fails the call.
+	for _, bad := range []string{"1.5", "0", "-0.2", "most"} {
+		if _, out := remember(2, "x", "--near-duplicate", bad); !strings.Contains(out, "--near-duplicate") {
+			t.Errorf("--near-duplicate %s: %s", bad, out)
+		}
+	}
+	if _, out := remember(1, "FAIL to remember"); !strings.Contains(out, "the model is overloaded") {
+		t.Errorf("failing endpoint: %s", out)
+	}
+	noPanic(t, p.log())
+
+	// The server's --near-duplicate governs its MCP endpoint: off, a
+	// restatement is a new memory, the same text is still a duplicate.
+	srv := startLogged(t, t.TempDir(), "--embed-url", e.URL+"/v1", "--embed-model", "test-embed", "--embed-key", "k3y",
+		"--http", "127.0.0.1:0", "--near-duplicate", "off")
+	m := regexp.MustCompile(`listening postgres=\S+ http=(127\.0\.0\.1:\d+)`).FindStringSubmatch(srv.log())
+	if m == nil {
+		t.Fatalf("no HTTP address:\n%s", srv.log())
+	}
+	cs, err := mcpClient(t, &sdk.StreamableClientTransport{Endpoint: "http://" + m[1] + "/mcp", DisableStandaloneSSE: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r1, r2, r3 struct {
+		ID        int64
+		Duplicate bool
+	}
+	for _, c := range []struct {
+		text string
+		out  any
+	}{{"deploys go out on tuesdays", &r1}, {"Deploys go out on Tuesday!!", &r2}, {"Deploys go out on Tuesdays.", &r3}} {
+		if msg := call(t, cs, "memory_remember", map[string]any{"text": c.text}, c.out); msg != "" {
+			t.Fatal(msg)
+		}
+	}
+	if r2.Duplicate || r2.ID == r1.ID || !r3.Duplicate || r3.ID != r1.ID {
+		t.Errorf("MCP with --near-duplicate off: %+v %+v %+v", r1, r2, r3)
+	}
+	noPanic(t, srv.log())
 }

@@ -21,9 +21,10 @@ import (
 // httpAPI drives the HTTP API of a test server, served from a loopback
 // listener as main serves it.
 type httpAPI struct {
-	t     *testing.T
-	base  string
-	token string // sent as a bearer token when set
+	t      *testing.T
+	base   string
+	token  string      // sent as a bearer token when set
+	header http.Header // sent with every request
 }
 
 // startHTTP serves the HTTP API of ts until the test ends.
@@ -55,6 +56,9 @@ func (c *httpAPI) do(method, path string, body any) (int, http.Header, []byte) {
 	req, err := http.NewRequest(method, c.base+path, rd)
 	if err != nil {
 		c.t.Fatal(err)
+	}
+	for k, v := range c.header {
+		req.Header[k] = v
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)

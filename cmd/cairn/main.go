@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -72,9 +73,11 @@ type config struct {
 	// TLS, and insecureListen allows a non-loopback address without TLS.
 	tlsCert, tlsKey                            string
 	tlsSelfSigned, tlsRequired, insecureListen string
-	// embedURL, embedModel, embedKey and embedTimeout configure embed()'s
-	// endpoint ("" URL = none).
-	embedURL, embedModel, embedKey, embedTimeout string
+	// embedURL, embedModel, embedKey, embedTimeout and embedRate
+	// configure embed()'s endpoint ("" URL = none).
+	embedURL, embedModel, embedKey, embedTimeout, embedRate string
+	// nearDuplicate is the MCP endpoint's --near-duplicate.
+	nearDuplicate string
 }
 
 // option is one flag with its environment variable. An option whose arg
@@ -105,6 +108,8 @@ func options(cfg *config) []option {
 		{"embed-model", "CAIRN_EMBED_MODEL", "", "name", "embedding model sent to --embed-url (required with it), e.g. nomic-embed-text or text-embedding-3-small", &cfg.embedModel},
 		{"embed-key", "CAIRN_EMBED_KEY", "", "key", "API key sent to --embed-url as Authorization: Bearer <key>", &cfg.embedKey},
 		{"embed-timeout", "CAIRN_EMBED_TIMEOUT", "", "duration", fmt.Sprintf("time one request to --embed-url may take (default %s)", embedding.DefaultTimeout), &cfg.embedTimeout},
+		{"near-duplicate", "CAIRN_NEAR_DUPLICATE", "", "similarity|off", nearDuplicateUsage + " (for the MCP endpoint /mcp; cairn remember and cairn mcp take their own)", &cfg.nearDuplicate},
+		{"embed-rate", "CAIRN_EMBED_RATE", "", "n", fmt.Sprintf("most requests per second sent to --embed-url, over all statements, e.g. 0.5 for a plan allowing 30 a minute (default: no limit; at most %d requests are in flight either way)", embedding.DefaultMaxConcurrent), &cfg.embedRate},
 		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
 }
@@ -175,6 +180,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if cfg.mcpSQL != "" && !isOff(cfg.mcpSQL) && !strings.EqualFold(cfg.mcpSQL, "on") {
 		fmt.Fprintf(stderr, "cairn: --mcp-sql %q: want on or off\n", cfg.mcpSQL)
+		return 2
+	}
+	nearDuplicate, err := parseNearDuplicate(cfg.nearDuplicate)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: %v\n", err)
 		return 2
 	}
 	if err := checkTLSFlags(cfg); err != nil {
@@ -277,7 +287,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	httpCtx, cancelHTTP := context.WithCancel(context.Background())
 	defer cancelHTTP()
 	if httpl != nil {
-		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, MCPSQL: strings.EqualFold(cfg.mcpSQL, "on"), Logger: log}), log, defaultHTTPTimeouts)
+		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, MCPSQL: strings.EqualFold(cfg.mcpSQL, "on"), NearDuplicate: nearDuplicate, Logger: log}), log, defaultHTTPTimeouts)
 		if tlsCfg != nil {
 			hs.TLSConfig = tlsCfg.Clone()
 			go func() { errc <- hs.ServeTLS(httpl, "", "") }()
@@ -375,7 +385,14 @@ func newEmbedder(cfg config) (*embedding.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--embed-timeout: %w", err)
 	}
-	c, err := embedding.New(embedding.Config{URL: cfg.embedURL, Model: cfg.embedModel, Key: cfg.embedKey, Timeout: timeout})
+	var rps float64
+	if cfg.embedRate != "" {
+		rps, err = strconv.ParseFloat(cfg.embedRate, 64)
+		if err != nil || !(rps > 0) || math.IsInf(rps, 0) {
+			return nil, fmt.Errorf("--embed-rate %q: want a positive number of requests per second", cfg.embedRate)
+		}
+	}
+	c, err := embedding.New(embedding.Config{URL: cfg.embedURL, Model: cfg.embedModel, Key: cfg.embedKey, Timeout: timeout, RequestsPerSecond: rps})
 	if err != nil {
 		return nil, fmt.Errorf("--embed-url: %w", err)
 	}

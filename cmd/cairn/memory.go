@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -147,6 +148,7 @@ type client struct {
 	yes                        bool
 	agent, action, reasoning   string
 	result, output             string
+	nearDuplicate              string
 	stdout, stderr             io.Writer
 	pool                       *pgxpool.Pool
 	store                      *mcp.Store
@@ -174,6 +176,7 @@ func runSubcommand(ctx context.Context, name string, args []string, getenv func(
 	fs.StringVar(&c.workspace, "workspace", ws, "the schema the memory tables live in (env CAIRN_WORKSPACE)")
 	fs.BoolVar(&c.json, "json", false, "print JSON instead of text")
 	fs.BoolVar(&c.noRedact, "no-redact", false, "store secrets as given instead of replacing them with [REDACTED:<kind>]")
+	fs.StringVar(&c.nearDuplicate, "near-duplicate", getenv("CAIRN_NEAR_DUPLICATE"), nearDuplicateUsage+" (env CAIRN_NEAR_DUPLICATE)")
 	if sc.setup != nil {
 		sc.setup(fs, c)
 	}
@@ -242,6 +245,10 @@ func (c *client) open(ctx context.Context) error {
 	if err != nil {
 		return usagef("--url: %v", err)
 	}
+	near, err := parseNearDuplicate(c.nearDuplicate)
+	if err != nil {
+		return usageError{err.Error()}
+	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = ident.Quote(c.workspace)
 	cfg.MaxConns = 4
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -255,8 +262,28 @@ func (c *client) open(ctx context.Context) error {
 		return fmt.Errorf("cannot reach a cairn server at %s:%d (start one with `cairn`, or say where it is with --url or PGHOST/PGPORT): %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
 	}
 	c.pool = pool
-	c.store = &mcp.Store{DB: mcp.PgxDB{Conn: pool}, Workspace: c.workspace, NoRedact: c.noRedact}
+	c.store = &mcp.Store{DB: mcp.PgxDB{Conn: pool}, Workspace: c.workspace, NoRedact: c.noRedact, NearDuplicate: near}
 	return nil
+}
+
+// nearDuplicateUsage describes --near-duplicate, a flag of the server
+// and of the memory commands.
+var nearDuplicateUsage = fmt.Sprintf("cosine similarity, above 0 and at most 1, at or above which remember takes a memory whose embedding is that close to one in the same scope and repo for a near-duplicate, returning its id and bumping its updated_at; off: only the same normalised text is (default %g; used only with an embedding endpoint)", mcp.DefaultNearDuplicate)
+
+// parseNearDuplicate reads --near-duplicate as mcp.Store.NearDuplicate:
+// "" is the default (0), off is above any similarity.
+func parseNearDuplicate(s string) (float64, error) {
+	switch {
+	case s == "":
+		return 0, nil
+	case isOff(s):
+		return math.Inf(1), nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f > 0 && f <= 1) {
+		return 0, fmt.Errorf("--near-duplicate %q: want a cosine similarity above 0 and at most 1, or off", s)
+	}
+	return f, nil
 }
 
 // connConfig is the connection to the server: url when given, else the

@@ -3,7 +3,8 @@
 // {"model": ..., "input": [texts]} to .../v1/embeddings, read
 // {"data": [{"embedding": [...], "index": i}]}. It serves the SQL function
 // embed() (functions.Embedder): results are cached by content, texts are
-// sent in batches, requests in flight are bounded, and every failure is an
+// sent in batches, requests in flight are bounded and optionally
+// rate-limited, and every failure is an
 // error with a SQLSTATE (08000 unreachable, 58000 a bad answer), never a
 // silent zero vector.
 package embedding
@@ -24,6 +25,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgerrcode"
+	"golang.org/x/time/rate"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
@@ -58,6 +60,10 @@ type Config struct {
 	MaxConcurrent int
 	// CacheSize is how many vectors the cache keeps (DefaultCacheSize).
 	CacheSize int
+	// RequestsPerSecond, when positive, is the most requests started per
+	// second, over all statements, spaced evenly (no bursts): the rate
+	// limit of a hosted endpoint's plan. 0 means no limit.
+	RequestsPerSecond float64
 	// HTTP is the client requests go through (http.DefaultClient).
 	HTTP *http.Client
 }
@@ -69,6 +75,7 @@ type Client struct {
 	timeout         time.Duration
 	batch           int
 	slots           chan struct{} // one token per request in flight
+	limiter         *rate.Limiter // nil: no rate limit
 	http            *http.Client
 	cache           *lru.Cache[[32]byte, []float32]
 
@@ -115,6 +122,9 @@ func New(cfg Config) (*Client, error) {
 		size = DefaultCacheSize
 	}
 	c.slots = make(chan struct{}, conc)
+	if cfg.RequestsPerSecond > 0 {
+		c.limiter = rate.NewLimiter(rate.Limit(cfg.RequestsPerSecond), 1)
+	}
 	if c.cache, err = lru.New[[32]byte, []float32](size); err != nil {
 		return nil, err
 	}
@@ -254,8 +264,19 @@ type response struct {
 }
 
 // request sends one batch and returns its vectors, in order, after
-// waiting for a free request slot.
+// waiting for its turn under the rate limit and then for a free request
+// slot (so that no slot is held while waiting for the rate).
 func (c *Client) request(ctx context.Context, texts []string) ([][]float32, error) {
+	if c.limiter != nil {
+		if err := c.limiter.Wait(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, pgerr.From(ctx.Err())
+			}
+			// The statement's deadline comes before the request's turn.
+			return nil, pgerr.New(pgerrcode.QueryCanceled, "canceling statement due to statement timeout").
+				WithDetail("The embedding endpoint's rate limit (%g requests per second) would delay the request past the deadline.", float64(c.limiter.Limit()))
+		}
+	}
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -325,5 +326,60 @@ func TestNewRejects(t *testing.T) {
 		} else if c.URL() != want {
 			t.Errorf("New(%q).URL() = %q, want %q", url, c.URL(), want)
 		}
+	}
+}
+
+// TestEmbedRateLimit checks RequestsPerSecond: requests start no faster
+// than the rate, evenly spaced, whoever sends them, and a statement whose
+// deadline comes before its turn fails with 57014 without sending.
+func TestEmbedRateLimit(t *testing.T) {
+	e := newEndpoint(t)
+	var mu sync.Mutex
+	var starts []time.Time
+	e.answer = func(w http.ResponseWriter, r *http.Request, in []string) bool {
+		mu.Lock()
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		return false
+	}
+	const rps = 20
+	c := newClient(t, Config{URL: e.URL + "/v1", BatchSize: 1, MaxConcurrent: 4, RequestsPerSecond: rps})
+	texts := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"}
+	var wg sync.WaitGroup
+	for _, half := range [][]string{texts[:4], texts[4:]} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := c.Embed(context.Background(), half)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			wantVecs(t, got, half)
+		}()
+	}
+	wg.Wait()
+	if len(starts) != len(texts) {
+		t.Fatalf("%d requests for %d texts in batches of 1", len(starts), len(texts))
+	}
+	slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+	// 9 requests at 20 per second, the first at once: at least 8/20 s
+	// from the first to the last (less a little for timer slack).
+	if span, want := starts[len(starts)-1].Sub(starts[0]), time.Duration(len(texts)-1)*time.Second/rps; span < want*9/10 {
+		t.Errorf("%d requests took %s, want at least %s at %d per second", len(starts), span, want, rps)
+	}
+
+	// A deadline shorter than the wait for the next turn.
+	slow := newClient(t, Config{URL: e.URL + "/v1", RequestsPerSecond: 0.5})
+	if _, err := slow.Embed(context.Background(), []string{"first"}); err != nil {
+		t.Fatal(err)
+	}
+	before := e.calls.Load()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := slow.Embed(ctx, []string{"second"})
+	wantCode(t, err, "57014", "statement timeout")
+	if e.calls.Load() != before {
+		t.Errorf("a request was sent past the deadline")
 	}
 }

@@ -44,6 +44,11 @@ const (
 	snippetRunes       = 200
 )
 
+// DefaultNearDuplicate is Store.NearDuplicate's default: the cosine
+// similarity of two embeddings at or above which remember takes the new
+// text for a restatement of a memory it has.
+const DefaultNearDuplicate = 0.95
+
 // KeywordNote is what recall and trace search say about their ranking
 // while no embedding endpoint is configured.
 const KeywordNote = "no embedding endpoint is configured: ranked by BM25 keyword score alone (vector_score is null)"
@@ -69,6 +74,13 @@ type Store struct {
 	// NoRedact keeps secrets in what is stored; by default they are
 	// replaced (redact) before anything is stored.
 	NoRedact bool
+	// NearDuplicate is the cosine similarity at or above which, when the
+	// server embeds text, a memory whose embedding is that close to one
+	// in the same scope and repo is a near-duplicate of it: Remember
+	// returns the existing id and bumps its updated_at instead of adding
+	// a copy. 0 means DefaultNearDuplicate; above 1 nothing is that
+	// close, and only the same normalised text is a duplicate.
+	NearDuplicate float64
 
 	ready atomic.Bool // the tables exist
 	// embeds is whether the server embeds text (embed() has an
@@ -248,12 +260,13 @@ type RememberResult struct {
 	ID        int64       `json:"id"`
 	Path      string      `json:"path"`
 	URI       string      `json:"uri"`
-	Duplicate bool        `json:"duplicate" jsonschema:"true when the same text was already stored in this scope and repo: its id is returned and its updated_at bumped, nothing is added"`
+	Duplicate bool        `json:"duplicate" jsonschema:"true when the same text, or with embeddings a text of nearly the same meaning, was already stored in this scope and repo: its id is returned and its updated_at bumped, nothing is added"`
 	Redacted  []Redaction `json:"redacted,omitempty" jsonschema:"secrets replaced by [REDACTED:<kind>] before storing"`
 }
 
 // Remember stores a memory, or returns the id of the memory with the same
-// normalised text in the same scope and repo (bumping its updated_at).
+// normalised text in the same scope and repo, or one whose embedding is
+// within NearDuplicate of the text's (bumping its updated_at).
 func (s *Store) Remember(ctx context.Context, in RememberInput) (*RememberResult, error) {
 	text := strings.TrimSpace(in.Text)
 	if text == "" {
@@ -279,11 +292,21 @@ func (s *Store) Remember(ctx context.Context, in RememberInput) (*RememberResult
 	if err != nil {
 		return nil, err
 	}
+	repo := strings.TrimSpace(in.Repo)
+	if vec != noEmbedding {
+		res, err := s.nearDuplicate(ctx, text, scope, repo)
+		if err != nil || res != nil {
+			if res != nil {
+				res.Redacted = red
+			}
+			return res, err
+		}
+	}
 	rows, err := s.write(ctx, `INSERT INTO `+s.table("memories")+` (text, kind, scope, tags, repo, metadata, embedding, content_hash)
 VALUES ($1::text, $2::text, $3::text, $4::text[], $5::text, $6::text::jsonb, `+vec+`, $7::text)
 ON CONFLICT (scope, repo, content_hash) DO UPDATE SET updated_at = now()
 RETURNING id, kind, created_at = updated_at`,
-		text, kind, scope, cleanTags(in.Tags), strings.TrimSpace(in.Repo), meta, contentHash(text))
+		text, kind, scope, cleanTags(in.Tags), repo, meta, contentHash(text))
 	if err != nil {
 		return nil, err
 	}
@@ -299,6 +322,35 @@ RETURNING id, kind, created_at = updated_at`,
 	res.Path = memoryPath(scope, kind, res.ID)
 	res.URI = s.uri(res.Path)
 	return res, nil
+}
+
+// nearDuplicate returns the memory in scope and repo whose embedding is
+// the closest to text's if it is within s.NearDuplicate, after bumping
+// its updated_at; nil when there is none.
+func (s *Store) nearDuplicate(ctx context.Context, text, scope, repo string) (*RememberResult, error) {
+	threshold := s.NearDuplicate
+	if threshold == 0 {
+		threshold = DefaultNearDuplicate
+	}
+	if threshold > 1 {
+		return nil, nil
+	}
+	rows, err := s.read(ctx, `SELECT id, kind FROM `+s.table("memories")+`
+WHERE scope = $2::text AND repo = $3::text AND embedding <#> embed($1::text) >= $4::float8
+ORDER BY embedding <#> embed($1::text) DESC, id LIMIT 1`, text, scope, repo, threshold)
+	if err != nil || len(rows.Values) == 0 {
+		return nil, err
+	}
+	var id int64
+	var kind string
+	if err := scan(rows.Values[0], &id, &kind); err != nil {
+		return nil, err
+	}
+	if _, err := s.write(ctx, `UPDATE `+s.table("memories")+` SET updated_at = now() WHERE id = $1::int8`, id); err != nil {
+		return nil, err
+	}
+	path := memoryPath(scope, kind, id)
+	return &RememberResult{ID: id, Path: path, URI: s.uri(path), Duplicate: true}, nil
 }
 
 // embedding reports whether the server embeds text: whether it was
@@ -330,13 +382,16 @@ func (s *Store) embedding(ctx context.Context) (bool, error) {
 	return on, nil
 }
 
+// noEmbedding is embedExpr's SQL when the server embeds nothing.
+const noEmbedding = "NULL::float4[]"
+
 // embedExpr is the SQL of the embedding of the text parameter param: the
 // server computes it (embed()) when it has an endpoint, and stores none
 // otherwise, so that recall ranks by keywords alone.
 func (s *Store) embedExpr(ctx context.Context, param string) (string, error) {
 	on, err := s.embedding(ctx)
 	if err != nil || !on {
-		return "NULL::float4[]", err
+		return noEmbedding, err
 	}
 	return "embed(" + param + "::text)", nil
 }
