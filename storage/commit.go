@@ -38,6 +38,11 @@ func (tx *Tx) Commit() error {
 	if db.closed.Load() {
 		return errClosed()
 	}
+	// First, so that the inserts it spills are not in the record too.
+	spillKeys, err := tx.prepareSpills()
+	if err != nil {
+		return err
+	}
 	changed := len(tx.ops) > 0 || len(tx.seqs) > 0
 	prepared := map[uint64][]*tailBatch{}
 	for id, tt := range tx.tables {
@@ -54,10 +59,6 @@ func (tx *Tx) Commit() error {
 	}
 	if !changed {
 		return nil
-	}
-	spillKeys, err := tx.prepareSpills()
-	if err != nil {
-		return err
 	}
 
 	// Indexes of constraints added to tables with rows are built before
@@ -285,11 +286,9 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 						return 0, nil, nil, err
 					}
 				}
+				// The keys of the transaction's own rows are unique
+				// among themselves (Insert checked them).
 				for _, k := range sks {
-					if seen[k.key] {
-						return 0, nil, nil, spilledUniqueViolation(con)
-					}
-					seen[k.key] = true
 					if ix != nil && !tt.truncated {
 						if r, hit := ix.m[k.key]; hit && !(deleted != nil && deleted.Contains(uint64(r))) &&
 							!tt.deletes.Contains(uint64(r)) {

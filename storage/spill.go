@@ -34,7 +34,15 @@ const DefaultSpillBytes = 64 << 20
 
 // maybeSpill spills tt's in-memory inserts when they passed SpillBytes.
 func (tx *Tx) maybeSpill(def *catalog.TableDef, tt *txTable) error {
-	if tt.memBytes < tx.db.opts.SpillBytes || len(tt.inserts) == 0 {
+	if tt.memBytes < tx.db.opts.SpillBytes {
+		return nil
+	}
+	return tx.spill(def, tt)
+}
+
+// spill writes tt's in-memory inserts to a new segment file.
+func (tx *Tx) spill(def *catalog.TableDef, tt *txTable) error {
+	if len(tt.inserts) == 0 {
 		return nil
 	}
 	rt := tx.db.rt(def.ID, def.Schema)
@@ -129,9 +137,10 @@ func (tx *Tx) spilledKeys(def *catalog.TableDef, tt *txTable, con constraint) ([
 }
 
 // prepareSpills readies the spilled segments for the commit, before it
-// takes the commit lock: it makes their names durable (the WAL record
-// will list them) and reads their rows' keys for each constraint, by
-// table and constraint signature.
+// takes the commit lock: a table that spilled spills its last rows too
+// (written once, not to the WAL and again by a flush); it makes the
+// files' names durable (the WAL record will list them) and reads their
+// rows' keys for each constraint, by table and constraint signature.
 func (tx *Tx) prepareSpills() (map[uint64]map[string][]ownKey, error) {
 	keys := map[uint64]map[string][]ownKey{}
 	for id, tt := range tx.tables {
@@ -141,6 +150,9 @@ func (tx *Tx) prepareSpills() (map[uint64]map[string][]ownKey, error) {
 		def := tx.cat.Tables[id]
 		if def == nil {
 			continue
+		}
+		if err := tx.spill(def, tt); err != nil {
+			return nil, err
 		}
 		if err := syncDir(filepath.Dir(tt.spilled[0].path)); err != nil {
 			return nil, err

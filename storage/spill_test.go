@@ -120,6 +120,11 @@ func TestSpillReadsCommitsAndRecovers(t *testing.T) {
 		t.Fatalf("reinserting a deleted spilled key: %v", err)
 	}
 	mustCommit(t, tx)
+	// Every row of the transaction went to its files (the last ones at
+	// COMMIT), none to the tail and the WAL.
+	if n := db.head.Load().tables[def.ID].tailRows; n != 1 {
+		t.Fatalf("tail holds %d rows after the commit, want 1 (the row committed before)", n)
+	}
 
 	crash := t.TempDir()
 	copyDir(t, dir, crash)
