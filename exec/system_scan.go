@@ -6,9 +6,11 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -40,7 +42,11 @@ func (s *SystemScan) Next(ctx context.Context) (arrow.Record, error) {
 	}
 	if !s.loaded {
 		s.loaded = true
-		s.rows = s.node.Rel.Rows(s.rt.catalogView())
+		view := s.rt.catalogView()
+		if s.node.Rel.SuperuserOnly && !view.Superuser() {
+			return nil, pgerr.New(pgerrcode.InsufficientPrivilege, "permission denied for table %s", s.node.Rel.Name)
+		}
+		s.rows = s.node.Rel.Rows(view)
 	}
 	if s.pos >= len(s.rows) {
 		return nil, io.EOF
