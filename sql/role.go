@@ -106,6 +106,8 @@ func roleSpecs(ns []*pg_query.Node) []RoleSpec {
 	for _, n := range ns {
 		if r := n.GetRoleSpec(); r != nil {
 			out = append(out, roleSpec(r))
+		} else if p := n.GetAccessPriv(); p != nil {
+			out = append(out, RoleSpec{Name: p.PrivName}) // GRANT's role list
 		} else {
 			out = append(out, RoleSpec{Name: defString(n)})
 		}

@@ -309,11 +309,10 @@ func (s *Session) runRole(tx *storage.Tx, st sql.Statement) error {
 			if st.readOnly {
 				return pgerr.New(pgerrcode.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed now", name)
 			}
-			v, err := st.validate(x.Set.Value, st.def)
-			if err != nil {
+			if _, err := st.validate(x.Set.Value, st.def); err != nil {
 				return err
 			}
-			n.Config = append(n.Config, name+"="+v)
+			n.Config = append(n.Config, name+"="+x.Set.Value) // as written, as PostgreSQL keeps it
 			slices.Sort(n.Config)
 		}
 		return tx.AlterRole(n)
