@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Roles over real logins: SCRAM against each role's verifier, the login
+// refusals with PostgreSQL's SQLSTATEs, connection limits, SET ROLE, and
+// the roles surviving a restart with no password on disk in plain text.
+func TestRolesLogin(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := startRun(t, "--data-dir", dir, "--http", "off", "--password", "boot-s3cret", "--max-connections", "8", "--log-connections")
+	admin, err := s.pgConnect("host=127.0.0.1 user=cairn password=boot-s3cret")
+	if err != nil {
+		t.Fatalf("bootstrap superuser: %v", err)
+	}
+	for _, q := range []string{
+		"CREATE ROLE alice LOGIN PASSWORD 'alice-pw-123' CONNECTION LIMIT 2",
+		"CREATE ROLE shy NOLOGIN PASSWORD 'shy-pw-123'",
+		"CREATE ROLE old LOGIN PASSWORD 'old-pw-123' VALID UNTIL '2001-01-01'",
+		"CREATE ROLE team",
+		"GRANT team TO alice",
+	} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	admin.Close(ctx)
+
+	alice, err := s.pgConnect("host=127.0.0.1 user=alice password=alice-pw-123")
+	if err != nil {
+		t.Fatalf("alice: %v", err)
+	}
+	var cu, su string
+	if err := alice.QueryRow(ctx, "SELECT current_user, session_user").Scan(&cu, &su); err != nil || cu != "alice" || su != "alice" {
+		t.Fatalf("current_user %q session_user %q: %v", cu, su, err)
+	}
+	if _, err := alice.Exec(ctx, "SET ROLE team"); err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.QueryRow(ctx, "SELECT current_user, session_user").Scan(&cu, &su); err != nil || cu != "team" || su != "alice" {
+		t.Fatalf("after SET ROLE: current_user %q session_user %q: %v", cu, su, err)
+	}
+	if _, err := alice.Exec(ctx, "SET ROLE cairn"); sqlState(err) != "42501" {
+		t.Fatalf("SET ROLE to a role alice is not a member of: %v, want 42501", err)
+	}
+	if _, err := alice.Exec(ctx, "RESET ROLE"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Exec(ctx, "SELECT * FROM pg_authid"); sqlState(err) != "42501" {
+		t.Fatalf("pg_authid as a non-superuser: %v, want 42501", err)
+	}
+
+	for _, c := range []struct{ name, settings, state string }{
+		{"wrong password", "user=alice password=nope", "28P01"},
+		{"unknown user", "user=nobody password=alice-pw-123", "28P01"},
+		{"old login name once roles exist", "user=agent password=boot-s3cret", "28P01"},
+		{"NOLOGIN", "user=shy password=shy-pw-123", "28000"},
+		{"VALID UNTIL passed", "user=old password=old-pw-123", "28P01"},
+	} {
+		conn, err := s.pgConnect("host=127.0.0.1 " + c.settings)
+		if err == nil {
+			conn.Close(ctx)
+		}
+		if sqlState(err) != c.state {
+			t.Errorf("%s: %v, want %s", c.name, err, c.state)
+		}
+	}
+	if !strings.Contains(s.logs.String(), `password authentication failed" user=alice host=127.0.0.1`) {
+		t.Errorf("failed authentication not logged with the peer:\n%s", s.logs.String())
+	}
+
+	// CONNECTION LIMIT 2: alice holds one, a second is admitted, a third is 53300.
+	second, err := s.pgConnect("host=127.0.0.1 user=alice password=alice-pw-123")
+	if err != nil {
+		t.Fatalf("second alice connection: %v", err)
+	}
+	if _, err := s.pgConnect("host=127.0.0.1 user=alice password=alice-pw-123"); sqlState(err) != "53300" {
+		t.Fatalf("third alice connection: %v, want 53300", err)
+	}
+	second.Close(ctx)
+	alice.Close(ctx)
+
+	// max_connections 8, 3 reserved: 5 ordinary sessions, then 53300 for
+	// them while superusers still get in.
+	if _, err := admin.Exec(ctx, "SELECT 1"); err == nil {
+		t.Fatal("closed connection answered")
+	}
+	admin, err = s.pgConnect("host=127.0.0.1 user=cairn password=boot-s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE ROLE many LOGIN PASSWORD 'many-pw-123'"); err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for i := 0; i < 6; i++ {
+		c, err := s.pgConnect("host=127.0.0.1 user=many password=many-pw-123")
+		if err != nil {
+			if sqlState(err) != "53300" {
+				t.Fatalf("burst: %v", err)
+			}
+			refused++
+			continue
+		}
+		defer c.Close(ctx)
+	}
+	if refused != 2 { // admin holds one of the 5 ordinary slots
+		t.Errorf("burst of 6 with 4 ordinary slots free: %d refused, want 2", refused)
+	}
+	super, err := s.pgConnect("host=127.0.0.1 user=cairn password=boot-s3cret")
+	if err != nil {
+		t.Fatalf("superuser in a reserved slot: %v", err)
+	}
+	super.Close(ctx)
+
+	// Restart: the roles and their verifiers are still there.
+	if code := s.stop(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	s = startRun(t, "--data-dir", dir, "--http", "off", "--password", "boot-s3cret")
+	again, err := s.pgConnect("host=127.0.0.1 user=alice password=alice-pw-123")
+	if err != nil {
+		t.Fatalf("alice after restart: %v", err)
+	}
+	var member bool
+	if err := again.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid WHERE r.rolname = 'team')").Scan(&member); err != nil || !member {
+		t.Fatalf("membership after restart: %v %v", member, err)
+	}
+	again.Close(ctx)
+	s.stop()
+
+	// No password is on disk in plain text (WAL, catalog, segments).
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, pw := range []string{"alice-pw-123", "shy-pw-123", "boot-s3cret", "many-pw-123"} {
+			if bytes.Contains(b, []byte(pw)) {
+				t.Errorf("%s holds the password %q", path, pw)
+			}
+		}
+		return nil
+	})
+}
