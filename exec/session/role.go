@@ -428,8 +428,3 @@ func (s *Session) revoke(tx *storage.Tx, me *catalog.RoleDef, roleSpec, memberSp
 	}
 	return tx.RevokeRole(r.OID, m.OID, adminOnly)
 }
-
-// validUntilPassed reports whether r's VALID UNTIL is in the past.
-func validUntilPassed(r *catalog.RoleDef, now time.Time) bool {
-	return r.ValidUntil != nil && r.ValidUntil.Before(now)
-}

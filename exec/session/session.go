@@ -1154,6 +1154,11 @@ func (s *Session) runDiscard(x *sql.Discard) error {
 			return pgerr.New(pgerrcode.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 		}
 		s.closePortals(func(p *Portal) bool { return p.cursor })
+		// SET SESSION AUTHORIZATION DEFAULT, as PostgreSQL's DISCARD ALL:
+		// a pooled connection goes back as the user that logged in.
+		if err := s.runSetRole(&sql.Set{Name: "session_authorization", Reset: true}); err != nil {
+			return err
+		}
 		if err := s.runSet(&sql.Set{Name: "all", Reset: true}); err != nil {
 			return err
 		}

@@ -157,11 +157,12 @@ func (c *Catalog) Reaches(member, role uint32, inheritOnly bool) bool {
 	return false
 }
 
-// HasAdminOf reports whether member may grant role to others: it holds
-// role WITH ADMIN OPTION, directly or through a role it inherits from.
+// HasAdminOf reports whether member may grant role to others: it, or a
+// role it is a member of by any chain, holds role WITH ADMIN OPTION (as
+// PostgreSQL 15's is_admin_of_role; superusers aside).
 func (c *Catalog) HasAdminOf(member, role uint32) bool {
 	for _, m := range c.Members {
-		if m.Role == role && m.Admin && c.IsMemberOf(member, m.Member, true) {
+		if m.Role == role && m.Admin && c.Reaches(member, m.Member, false) {
 			return true
 		}
 	}

@@ -479,3 +479,19 @@ func (v *View) Superuser() bool {
 	r := v.Cat.Role(v.User)
 	return r == nil || r.Superuser
 }
+
+// HasRole implements functions.RoleCatalog (pg_has_role).
+func (v *View) HasRole(member, role int64, usage, admin bool) bool {
+	m, r := v.Cat.RoleByOID(uint32(member)), v.Cat.RoleByOID(uint32(role))
+	switch {
+	case m == nil:
+		return false
+	case m.Superuser:
+		return true
+	case r == nil:
+		return false
+	case admin:
+		return m.OID != r.OID && v.Cat.HasAdminOf(m.OID, r.OID)
+	}
+	return v.Cat.IsMemberOf(m.OID, r.OID, usage)
+}
