@@ -139,6 +139,7 @@ func (c lazyCatalog) Description(oid, sub int64) (string, bool) {
 func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments string, ok bool) {
 	return c.rt.catalogView().FunctionSignature(oid)
 }
+
 // HasRole implements functions.RoleCatalog (pg_has_role).
 func (c lazyCatalog) HasRole(member, role int64, usage, admin bool) bool {
 	return c.rt.catalogView().HasRole(member, role, usage, admin)
