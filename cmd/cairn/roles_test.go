@@ -155,3 +155,44 @@ func TestRolesLogin(t *testing.T) {
 		return nil
 	})
 }
+
+// A role's password over TLS with channel binding (SCRAM-SHA-256-PLUS),
+// through pgx and psql; a wrong password is still 28P01.
+func TestRoleChannelBinding(t *testing.T) {
+	ctx := context.Background()
+	pki := newTestPKI(t)
+	s := startRun(t, "--data-dir", t.TempDir(), "--http", "off", "--password", "boot-s3cret",
+		"--tls-cert", pki.certFile, "--tls-key", pki.keyFile, "--log-disconnections")
+	admin, err := s.pgConnect("host=localhost user=cairn password=boot-s3cret sslmode=require")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE ROLE bound LOGIN PASSWORD 'bound-pw-1' IN ROLE pg_x_missing"); sqlState(err) != "42704" {
+		t.Fatalf("IN ROLE of a missing role: %v, want 42704", err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE ROLE bound LOGIN PASSWORD 'bound-pw-1'"); err != nil {
+		t.Fatal(err)
+	}
+	admin.Close(ctx)
+	tlsBound := "host=localhost sslmode=verify-full sslrootcert=" + pki.caFile + " channel_binding=require "
+	conn, err := s.pgConnect(tlsBound + "user=bound password=bound-pw-1")
+	if err != nil {
+		t.Fatalf("role with channel binding: %v", err)
+	}
+	usesTLS(t, conn)
+	var cu string
+	if err := conn.QueryRow(ctx, "SELECT current_user").Scan(&cu); err != nil || cu != "bound" {
+		t.Fatalf("current_user %q: %v", cu, err)
+	}
+	conn.Close(ctx)
+	if _, err := s.pgConnect(tlsBound + "user=bound password=wrong"); sqlState(err) != "28P01" {
+		t.Fatalf("wrong password with channel binding: %v, want 28P01", err)
+	}
+	out, err := psqlRun(t, "host=localhost port="+s.port()+" user=bound dbname=cairn sslmode=verify-full sslrootcert="+pki.caFile+" channel_binding=require", "bound-pw-1", "SELECT current_user")
+	if err != nil || !strings.Contains(out, "bound") {
+		t.Fatalf("psql with channel binding: %v\n%s", err, out)
+	}
+	if !strings.Contains(s.logs.String(), "msg=disconnection") {
+		t.Errorf("--log-disconnections logged nothing:\n%s", s.logs.String())
+	}
+}
