@@ -44,6 +44,9 @@ type RoleOptions struct {
 	// InRoles (IN ROLE), Members (ROLE) and Admins (ADMIN) are CREATE
 	// ROLE's memberships.
 	InRoles, Members, Admins []RoleSpec
+	// SysID is set when SYSID was given, which PostgreSQL ignores with a
+	// notice.
+	SysID bool
 }
 
 // CreateRole is CREATE ROLE / USER / GROUP (User: LOGIN by default).
@@ -193,6 +196,7 @@ func roleOptions(opts []*pg_query.Node, create bool) (RoleOptions, error) {
 				return o, pgerr.NotSupported("BYPASSRLS (cairn has no row-level security yet)")
 			}
 		case "sysid":
+			o.SysID = true
 		default:
 			return o, pgerr.NotSupported("role option %s", d.Defname)
 		}

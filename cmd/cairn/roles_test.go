@@ -196,3 +196,55 @@ func TestRoleChannelBinding(t *testing.T) {
 		t.Errorf("--log-disconnections logged nothing:\n%s", s.logs.String())
 	}
 }
+
+// Without --password loopback clients are trusted as before, roles
+// without a password included; a role with a password is still asked for
+// it. A role's ALTER ROLE ... SET defaults apply at its login.
+func TestRolesLoopbackTrust(t *testing.T) {
+	ctx := context.Background()
+	s := startRun(t, "--data-dir", t.TempDir(), "--http", "off")
+	admin, err := s.pgConnect("host=127.0.0.1 user=cairn")
+	if err != nil {
+		t.Fatalf("bootstrap superuser without a password: %v", err)
+	}
+	defer admin.Close(ctx)
+	for _, q := range []string{
+		"CREATE ROLE open LOGIN",
+		"CREATE ROLE locked LOGIN PASSWORD 'locked-pw-1'",
+		"ALTER ROLE locked SET statement_timeout = '7s'",
+	} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	open, err := s.pgConnect("host=127.0.0.1 user=open")
+	if err != nil {
+		t.Fatalf("role without a password over loopback: %v", err)
+	}
+	open.Close(ctx)
+	if _, err := s.pgConnect("host=127.0.0.1 user=locked"); err == nil {
+		t.Fatal("role with a password got in without it")
+	}
+	if _, err := s.pgConnect("host=127.0.0.1 user=locked password=nope"); sqlState(err) != "28P01" {
+		t.Fatalf("wrong password: %v, want 28P01", err)
+	}
+	locked, err := s.pgConnect("host=127.0.0.1 user=locked password=locked-pw-1")
+	if err != nil {
+		t.Fatalf("role with its password: %v", err)
+	}
+	defer locked.Close(ctx)
+	// As SET statement_timeout = '7s' shows it.
+	var timeout, set string
+	if err := locked.QueryRow(ctx, "SHOW statement_timeout").Scan(&timeout); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "SET statement_timeout = '7s'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.QueryRow(ctx, "SHOW statement_timeout").Scan(&set); err != nil || timeout != set {
+		t.Fatalf("statement_timeout %q from ALTER ROLE SET, %q from SET: %v", timeout, set, err)
+	}
+	if _, err := s.pgConnect("host=127.0.0.1 user=stranger"); sqlState(err) != "28P01" {
+		t.Fatalf("unknown user: %v, want 28P01", err)
+	}
+}

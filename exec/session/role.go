@@ -1,6 +1,7 @@
 package session
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -143,6 +144,9 @@ func (s *Session) applyRoleOptions(r *catalog.RoleDef, o sql.RoleOptions) error 
 		if v != nil {
 			*dst = *v
 		}
+	}
+	if o.SysID {
+		s.notice("00000", "SYSID can no longer be specified")
 	}
 	set(&r.Superuser, o.Superuser)
 	set(&r.Inherit, o.Inherit)
@@ -427,4 +431,21 @@ func (s *Session) revoke(tx *storage.Tx, me *catalog.RoleDef, roleSpec, memberSp
 		return nil
 	}
 	return tx.RevokeRole(r.OID, m.OID, adminOnly)
+}
+
+// passwordLiteral is PASSWORD followed by a string constant (quoted,
+// E'...' or dollar-quoted).
+var passwordLiteral = regexp.MustCompile(`(?is)\bPASSWORD(\s+)([Ee]'(?:[^'\\]|''|\\.)*'|'(?:[^']|'')*'|\$[A-Za-z_0-9]*\$.*?\$[A-Za-z_0-9]*\$)`)
+
+// redactPasswords is statement text as it may be shown or logged
+// (pg_stat_activity, the log of a statement that panicked): a password
+// of CREATE or ALTER ROLE replaced by '********', so that no password is
+// kept or written anywhere in plain text.
+func redactPasswords(text string) string {
+	for i := 0; i+8 <= len(text); i++ {
+		if text[i]|0x20 == 'p' && strings.EqualFold(text[i:i+8], "password") {
+			return passwordLiteral.ReplaceAllString(text, "PASSWORD$1'********'")
+		}
+	}
+	return text
 }

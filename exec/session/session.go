@@ -665,14 +665,14 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	start := s.startActivity(p.stmt.SQL)
+	start := s.startActivity(redactPasswords(p.stmt.SQL))
 	ctx = storage.WithLockWait(ctx, s.act.rowWait)
 	s.stmtCtx = ctx
 	err := exec.CatchPanic(func() error { return run(ctx) })
 	s.stmtCtx = nil
 	s.engine.metrics.observe(kindOf(p.bound), time.Since(start))
 	if pe := exec.AsPanic(err); pe != nil {
-		s.engine.logger.Error("panic running statement", "panic", pe.Value, "statement", p.stmt.SQL, "stack", string(pe.Stack))
+		s.engine.logger.Error("panic running statement", "panic", pe.Value, "statement", redactPasswords(p.stmt.SQL), "stack", string(pe.Stack))
 		s.abandonRun(p)
 		err = pe.Err
 	}
