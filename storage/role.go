@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"reflect"
+
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/catalog"
@@ -17,18 +19,24 @@ func roleMissing(name string) error {
 }
 
 // CreateRole adds a role (42710 if the name is taken) under a new OID,
-// which it returns.
+// which it returns. The transaction's later changes name the role by
+// that OID, so should a concurrent commit have given the OID to another
+// role, the commit fails with 40001 rather than mix the two up.
 func (tx *Tx) CreateRole(def *catalog.RoleDef) (uint32, error) {
 	var oid uint32
 	err := tx.apply(func(c *catalog.Catalog) error {
 		if c.Roles[def.Name] != nil {
 			return pgerr.New(pgerrcode.DuplicateObject, "role \"%s\" already exists", def.Name)
 		}
+		if oid == 0 {
+			oid = c.NextRoleOID
+		} else if c.RoleByOID(oid) != nil {
+			return serializationFailure()
+		}
 		r := def.Clone()
-		r.OID = c.NextRoleOID
-		c.NextRoleOID++
+		r.OID = oid
+		c.NextRoleOID = max(c.NextRoleOID, oid+1)
 		c.Roles[r.Name] = r
-		oid = r.OID
 		return nil
 	})
 	return oid, err
@@ -36,11 +44,20 @@ func (tx *Tx) CreateRole(def *catalog.RoleDef) (uint32, error) {
 
 // AlterRole replaces the role with def's OID by def, which may carry a
 // new name (42710 if another role has it, 42704 if the role is gone).
+// A role another transaction changed since this one read it fails the
+// commit with 40001 instead of losing that change.
 func (tx *Tx) AlterRole(def *catalog.RoleDef) error {
+	var seen *catalog.RoleDef
+	if r := tx.cat.RoleByOID(def.OID); r != nil {
+		seen = r.Clone()
+	}
 	return tx.apply(func(c *catalog.Catalog) error {
 		old := c.RoleByOID(def.OID)
 		if old == nil {
 			return roleMissing(def.Name)
+		}
+		if !reflect.DeepEqual(old, seen) {
+			return serializationFailure()
 		}
 		if other := c.Roles[def.Name]; other != nil && other.OID != def.OID {
 			return pgerr.New(pgerrcode.DuplicateObject, "role \"%s\" already exists", def.Name)

@@ -29,6 +29,8 @@ import (
 // user, who fails once or twice, is never slowed. A success clears the
 // count. Failed authentications are logged with the peer address.
 type RoleAuth struct {
+	// Engine holds the roles; Logger gets the failed authentications
+	// (nil: slog.Default()).
 	Engine *session.Engine
 	Logger *slog.Logger
 
@@ -62,6 +64,9 @@ func (a *RoleAuth) init() {
 		a.mockSalt = make([]byte, 16)
 		rand.Read(a.mockSalt)
 		a.failures = map[throttleKey]*throttleEntry{}
+		if a.Logger == nil {
+			a.Logger = slog.Default()
+		}
 	})
 }
 
