@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Roles over real logins: SCRAM against each role's verifier, the login
@@ -246,5 +248,39 @@ func TestRolesLoopbackTrust(t *testing.T) {
 	}
 	if _, err := s.pgConnect("host=127.0.0.1 user=stranger"); sqlState(err) != "28P01" {
 		t.Fatalf("unknown user: %v, want 28P01", err)
+	}
+}
+
+// Roles survive a SIGKILL of the real binary: a role created and altered
+// just before the kill logs in after the restart with its last password.
+func TestRolesKill9(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := startLogged(t, dir, "--password", "boot-s3cret")
+	conn, err := pgx.Connect(ctx, "postgres://cairn:boot-s3cret@"+p.addr+"/cairn?sslmode=disable")
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, p.log())
+	}
+	for _, q := range []string{
+		"CREATE ROLE survivor LOGIN PASSWORD 'first-pw-1'",
+		"ALTER ROLE survivor PASSWORD 'second-pw-2' CONNECTION LIMIT 4",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	p.kill()
+	p = startLogged(t, dir, "--password", "boot-s3cret")
+	if _, err := pgx.Connect(ctx, "postgres://survivor:first-pw-1@"+p.addr+"/cairn?sslmode=disable"); sqlState(err) != "28P01" {
+		t.Fatalf("old password after the crash: %v, want 28P01", err)
+	}
+	c, err := pgx.Connect(ctx, "postgres://survivor:second-pw-2@"+p.addr+"/cairn?sslmode=disable")
+	if err != nil {
+		t.Fatalf("survivor after the crash: %v\n%s", err, p.log())
+	}
+	defer c.Close(ctx)
+	var limit int
+	if err := c.QueryRow(ctx, "SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user").Scan(&limit); err != nil || limit != 4 {
+		t.Fatalf("rolconnlimit %d: %v", limit, err)
 	}
 }
