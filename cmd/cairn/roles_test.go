@@ -56,6 +56,10 @@ func TestRolesLogin(t *testing.T) {
 	if _, err := alice.Exec(ctx, "RESET ROLE"); err != nil {
 		t.Fatal(err)
 	}
+	var sysid, roleOID uint32
+	if err := alice.QueryRow(ctx, "SELECT usesysid, (SELECT oid FROM pg_roles WHERE rolname = 'alice') FROM pg_stat_activity WHERE pid = pg_backend_pid()").Scan(&sysid, &roleOID); err != nil || sysid != roleOID {
+		t.Fatalf("pg_stat_activity.usesysid %d, alice's OID %d: %v", sysid, roleOID, err)
+	}
 	if _, err := alice.Exec(ctx, "SELECT * FROM pg_authid"); sqlState(err) != "42501" {
 		t.Fatalf("pg_authid as a non-superuser: %v, want 42501", err)
 	}
@@ -214,6 +218,7 @@ func TestRolesLoopbackTrust(t *testing.T) {
 		"CREATE ROLE open LOGIN",
 		"CREATE ROLE locked LOGIN PASSWORD 'locked-pw-1'",
 		"ALTER ROLE locked SET statement_timeout = '7s'",
+		"ALTER ROLE locked PASSWORD 'locked-pw-1'",
 	} {
 		if _, err := admin.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -222,6 +227,12 @@ func TestRolesLoopbackTrust(t *testing.T) {
 	open, err := s.pgConnect("host=127.0.0.1 user=open")
 	if err != nil {
 		t.Fatalf("role without a password over loopback: %v", err)
+	}
+	// The admin's last statement, as another session sees it, has no password.
+	var query string
+	if err := open.QueryRow(ctx, "SELECT query FROM pg_stat_activity WHERE usename = 'cairn'").Scan(&query); err != nil ||
+		query != "ALTER ROLE locked PASSWORD '********'" {
+		t.Fatalf("pg_stat_activity shows %q: %v", query, err)
 	}
 	open.Close(ctx)
 	if _, err := s.pgConnect("host=127.0.0.1 user=locked"); err == nil {
