@@ -297,7 +297,7 @@ func (c *conn) closeSession() {
 	c.sess = nil
 	sess.Close()
 	if c.srv.LogDisconnections {
-		c.log.Info("disconnection", "session_time", time.Since(sess.Started()).Round(time.Millisecond).String(), "host", c.remoteHost())
+		c.log.Info("disconnection", "session_time", time.Since(sess.Started()).Round(time.Millisecond).String())
 	}
 }
 

@@ -143,7 +143,7 @@ func (c *conn) open(params map[string]string) bool {
 		return false
 	}
 	if c.srv.LogConnections {
-		c.log.Info("connection received", "host", c.remoteHost())
+		c.log.Info("connection received")
 	}
 	if c.srv.Auth != nil {
 		if err := c.srv.Auth.Authenticate(authExchange{c}, user, database); err != nil {
@@ -153,12 +153,12 @@ func (c *conn) open(params map[string]string) bool {
 	}
 	sess, err := c.srv.Engine.Login(user, database, params)
 	if err != nil {
-		c.log.Info("connection refused", "user", user, "host", c.remoteHost(), "err", err)
+		c.log.Info("connection refused", "user", user, "err", err)
 		c.fatal(err)
 		return false
 	}
 	if c.srv.LogConnections {
-		c.log.Info("connection authorized", "user", user, "database", database, "host", c.remoteHost())
+		c.log.Info("connection authorized", "user", user, "database", database)
 	}
 	c.send(&pgproto3.AuthenticationOk{})
 	c.sess = sess

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,6 +79,9 @@ func TestRolesLogin(t *testing.T) {
 		if sqlState(err) != c.state {
 			t.Errorf("%s: %v, want %s", c.name, err, c.state)
 		}
+	}
+	if !regexp.MustCompile(`msg="connection authorized" remote=127\.0\.0\.1:\d+ user=alice database=cairn`).MatchString(s.logs.String()) {
+		t.Errorf("--log-connections did not log alice's login:\n%s", s.logs.String())
 	}
 	if !strings.Contains(s.logs.String(), `password authentication failed" user=alice host=127.0.0.1`) {
 		t.Errorf("failed authentication not logged with the peer:\n%s", s.logs.String())

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -427,7 +428,7 @@ func (s *Session) revoke(tx *storage.Tx, me *catalog.RoleDef, roleSpec, memberSp
 		return err
 	}
 	if cat.Membership(r.OID, m.OID) < 0 {
-		s.notice("01000", "role \"%s\" is not a member of role \"%s\"", m.Name, r.Name)
+		s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "01000", Message: fmt.Sprintf("role \"%s\" is not a member of role \"%s\"", m.Name, r.Name)})
 		return nil
 	}
 	return tx.RevokeRole(r.OID, m.OID, adminOnly)
