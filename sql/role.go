@@ -189,11 +189,11 @@ func roleOptions(opts []*pg_query.Node, create bool) (RoleOptions, error) {
 			}
 		case "isreplication":
 			if defBool(d.Arg) {
-				return o, pgerr.NotSupported("REPLICATION roles (cairn has no replication)")
+				return o, pgerr.NotSupported("REPLICATION").WithHint("cairn has no replication.")
 			}
 		case "bypassrls":
 			if defBool(d.Arg) {
-				return o, pgerr.NotSupported("BYPASSRLS (cairn has no row-level security yet)")
+				return o, pgerr.NotSupported("BYPASSRLS").WithHint("cairn has no row-level security yet.")
 			}
 		case "sysid":
 			o.SysID = true
@@ -213,8 +213,10 @@ func bindCreateRole(s *pg_query.CreateRoleStmt) (Statement, error) {
 }
 
 func bindAlterRole(s *pg_query.AlterRoleStmt) (Statement, error) {
-	if s.Action != 1 { // ALTER GROUP ... ADD/DROP USER
-		return nil, pgerr.NotSupported("ALTER GROUP (use GRANT and REVOKE)")
+	for _, n := range s.Options {
+		if n.GetDefElem().GetDefname() == "rolemembers" { // ALTER GROUP ... ADD / DROP USER
+			return nil, pgerr.NotSupported("ALTER GROUP ... ADD USER and DROP USER").WithHint("Use GRANT and REVOKE.")
+		}
 	}
 	opts, err := roleOptions(s.Options, false)
 	if err != nil {

@@ -169,7 +169,7 @@ func (s *Session) applyRoleOptions(r *catalog.RoleDef, o sql.RoleOptions) error 
 			break
 		}
 		if strings.HasPrefix(*o.Password, "md5") && len(*o.Password) == 35 {
-			return pgerr.NotSupported("MD5 password hashes (cairn authenticates with SCRAM-SHA-256 only)")
+			return pgerr.NotSupported("an MD5 password hash").WithHint("cairn keeps SCRAM-SHA-256 verifiers only.")
 		}
 		v, err := catalog.SCRAMVerifier(*o.Password)
 		if err != nil {
@@ -449,4 +449,15 @@ func redactPasswords(text string) string {
 		}
 	}
 	return text
+}
+
+// checkPasswordEncryption is password_encryption's check: PostgreSQL's
+// values, of which cairn keeps scram-sha-256 only (md5 is 0A000). Clients
+// that hash a password themselves (psql's \password) read it.
+func checkPasswordEncryption(v string) (string, error) {
+	v, err := checkEnum("password_encryption", "md5", "scram-sha-256")(v)
+	if err == nil && v == "md5" {
+		return "", pgerr.NotSupported("password_encryption md5").WithHint("cairn keeps SCRAM-SHA-256 verifiers only.")
+	}
+	return v, err
 }

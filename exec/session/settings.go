@@ -60,6 +60,7 @@ var settings = map[string]setting{
 	"is_superuser":                        {def: "on", report: true, readOnly: true},
 	"session_authorization":               {def: "", report: true, readOnly: true},
 	"role":                                {def: "none", readOnly: true},
+	"password_encryption":                 {def: "scram-sha-256", check: checkPasswordEncryption},
 	"superuser_reserved_connections":      {def: "3", readOnly: true},
 	"default_transaction_read_only":       {def: "off", report: true},
 	"in_hot_standby":                      {def: "off", report: true, readOnly: true},
