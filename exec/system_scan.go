@@ -6,9 +6,11 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -40,7 +42,11 @@ func (s *SystemScan) Next(ctx context.Context) (arrow.Record, error) {
 	}
 	if !s.loaded {
 		s.loaded = true
-		s.rows = s.node.Rel.Rows(s.rt.catalogView())
+		view := s.rt.catalogView()
+		if s.node.Rel.SuperuserOnly && !view.Superuser() {
+			return nil, pgerr.New(pgerrcode.InsufficientPrivilege, "permission denied for table %s", s.node.Rel.Name)
+		}
+		s.rows = s.node.Rel.Rows(view)
 	}
 	if s.pos >= len(s.rows) {
 		return nil, io.EOF
@@ -137,6 +143,12 @@ func (c lazyCatalog) Description(oid, sub int64) (string, bool) {
 func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments string, ok bool) {
 	return c.rt.catalogView().FunctionSignature(oid)
 }
+
+// HasRole implements functions.RoleCatalog (pg_has_role).
+func (c lazyCatalog) HasRole(member, role int64, usage, admin bool) bool {
+	return c.rt.catalogView().HasRole(member, role, usage, admin)
+}
+
 func (c lazyCatalog) SerialSequence(table, column string) (string, bool, error) {
 	return c.rt.catalogView().SerialSequence(table, column)
 }

@@ -99,7 +99,14 @@ func init() {
 			return types.NewArray(N, out...), nil
 		}),
 		fn("current_user", nil, N, user),
-		fn("session_user", nil, N, user),
+		fn("session_user", nil, N, func(ctx *Context, _ []any) (any, error) {
+			if ctx != nil && ctx.Session != nil {
+				if v, ok := ctx.Session.Setting("session_authorization"); ok && v != "" {
+					return v, nil
+				}
+			}
+			return sessionUser(ctx), nil
+		}),
 		fn("user", nil, N, user),
 		fn("current_role", nil, N, user),
 		fn("current_setting", targs(tText), tText, setting),

@@ -374,6 +374,17 @@ func CommandName(st Statement) string {
 		return "COPY"
 	case *CreateSchema:
 		return "CREATE SCHEMA"
+	case *CreateRole:
+		return "CREATE ROLE"
+	case *AlterRole, *RenameRole, *AlterRoleSet:
+		return "ALTER ROLE"
+	case *DropRole:
+		return "DROP ROLE"
+	case *GrantRole:
+		if x.Revoke {
+			return "REVOKE ROLE"
+		}
+		return "GRANT ROLE"
 	case *DropSchema:
 		return "DROP SCHEMA"
 	case *CreateTable:

@@ -277,7 +277,20 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_AlterTableStmt:
 		return b.bindAlterTable(s.AlterTableStmt)
 	case *pg_query.Node_RenameStmt:
+		if s.RenameStmt.RenameType == pg_query.ObjectType_OBJECT_ROLE {
+			return &RenameRole{Name: s.RenameStmt.Subname, NewName: s.RenameStmt.Newname}, nil
+		}
 		return b.bindRename(s.RenameStmt)
+	case *pg_query.Node_CreateRoleStmt:
+		return bindCreateRole(s.CreateRoleStmt)
+	case *pg_query.Node_AlterRoleStmt:
+		return bindAlterRole(s.AlterRoleStmt)
+	case *pg_query.Node_AlterRoleSetStmt:
+		return bindAlterRoleSet(s.AlterRoleSetStmt)
+	case *pg_query.Node_DropRoleStmt:
+		return &DropRole{Roles: roleSpecs(s.DropRoleStmt.Roles), IfExists: s.DropRoleStmt.MissingOk}, nil
+	case *pg_query.Node_GrantRoleStmt:
+		return bindGrantRole(s.GrantRoleStmt)
 	case *pg_query.Node_TruncateStmt:
 		t := &Truncate{}
 		for _, r := range s.TruncateStmt.Relations {

@@ -296,6 +296,9 @@ func (c *conn) closeSession() {
 	sess := c.sess
 	c.sess = nil
 	sess.Close()
+	if c.srv.LogDisconnections {
+		c.log.Info("disconnection", "session_time", time.Since(sess.Started()).Round(time.Millisecond).String())
+	}
 }
 
 // clientCheckInterval is how often a running statement's connection is

@@ -2,8 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -14,6 +12,7 @@ import (
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgproto3/v2"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
@@ -26,47 +25,15 @@ import (
 // (tls-server-end-point channel binding), so a man in the middle that
 // terminated TLS with a certificate of its own cannot relay the exchange.
 
-// scramIterations is PostgreSQL's default scram_iterations.
-const scramIterations = 4096
-
 // The SASL mechanisms, with and without channel binding.
 const (
 	scramSHA256     = "SCRAM-SHA-256"
 	scramSHA256Plus = "SCRAM-SHA-256-PLUS"
 )
 
-// SCRAMAuth authenticates every user with one password. It keeps only the
-// salted keys, never the password.
-type SCRAMAuth struct {
-	salt      []byte
-	storedKey []byte
-	serverKey []byte
-}
-
-// NewSCRAMAuth derives the SCRAM keys of password under a fresh salt.
-func NewSCRAMAuth(password string) (*SCRAMAuth, error) {
-	salt := make([]byte, 16)
-	if _, err := rand.Read(salt); err != nil {
-		return nil, err
-	}
-	salted, err := pbkdf2.Key(sha256.New, password, salt, scramIterations, sha256.Size)
-	if err != nil {
-		return nil, err
-	}
-	clientKey := hmacSHA256(salted, "Client Key")
-	stored := sha256.Sum256(clientKey)
-	return &SCRAMAuth{salt: salt, storedKey: stored[:], serverKey: hmacSHA256(salted, "Server Key")}, nil
-}
-
-func hmacSHA256(key []byte, msg string) []byte {
-	h := hmac.New(sha256.New, key)
-	h.Write([]byte(msg))
-	return h.Sum(nil)
-}
-
-// Authenticate implements Authenticator: the SASL exchange, then nil when
-// the client's proof matches.
-func (s *SCRAMAuth) Authenticate(ex AuthExchange, user, database string) error {
+// scramExchange runs the SASL exchange against the verifier keys k and
+// returns nil when the client's proof matches them (28P01 otherwise).
+func scramExchange(ex AuthExchange, user string, s catalog.SCRAMKeys) error {
 	cbind := ex.ChannelBinding()
 	mechanisms := []string{scramSHA256}
 	if cbind != nil {
@@ -99,7 +66,7 @@ func (s *SCRAMAuth) Authenticate(ex AuthExchange, user, database string) error {
 		return err
 	}
 	nonce := clientNonce + base64.StdEncoding.EncodeToString(serverNonce)
-	serverFirst := fmt.Sprintf("r=%s,s=%s,i=%d", nonce, base64.StdEncoding.EncodeToString(s.salt), scramIterations)
+	serverFirst := fmt.Sprintf("r=%s,s=%s,i=%d", nonce, base64.StdEncoding.EncodeToString(s.Salt), s.Iterations)
 	if err := ex.Send(&pgproto3.AuthenticationSASLContinue{Data: []byte(serverFirst)}); err != nil {
 		return err
 	}
@@ -115,7 +82,7 @@ func (s *SCRAMAuth) Authenticate(ex AuthExchange, user, database string) error {
 		return err
 	}
 	authMessage := clientFirstBare + "," + serverFirst + "," + withoutProof
-	signature := hmacSHA256(s.storedKey, authMessage)
+	signature := catalog.HMACSHA256(s.StoredKey, authMessage)
 	if len(proof) != len(signature) {
 		return passwordFailed(user)
 	}
@@ -124,10 +91,10 @@ func (s *SCRAMAuth) Authenticate(ex AuthExchange, user, database string) error {
 		clientKey[i] = proof[i] ^ signature[i]
 	}
 	stored := sha256.Sum256(clientKey)
-	if subtle.ConstantTimeCompare(stored[:], s.storedKey) != 1 {
+	if subtle.ConstantTimeCompare(stored[:], s.StoredKey) != 1 {
 		return passwordFailed(user)
 	}
-	final := "v=" + base64.StdEncoding.EncodeToString(hmacSHA256(s.serverKey, authMessage))
+	final := "v=" + base64.StdEncoding.EncodeToString(catalog.HMACSHA256(s.ServerKey, authMessage))
 	return ex.Send(&pgproto3.AuthenticationSASLFinal{Data: []byte(final)})
 }
 

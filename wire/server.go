@@ -49,6 +49,11 @@ type Server struct {
 	// its sslmode says. Channel binding (SCRAM-SHA-256-PLUS) binds to
 	// Certificates[0], the certificate served when it is the only one.
 	TLSConfig *tls.Config
+	// LogConnections logs each connection attempt and each successful
+	// authentication, and LogDisconnections each session's end with its
+	// duration, as PostgreSQL's log_connections and log_disconnections.
+	// Failed authentications are always logged, with the peer address.
+	LogConnections, LogDisconnections bool
 	// TLSRequired refuses a client that did not ask for TLS with FATAL
 	// 28000, as a pg_hba.conf of hostssl lines only does.
 	TLSRequired bool

@@ -142,14 +142,26 @@ func (c *conn) open(params map[string]string) bool {
 			"no pg_hba.conf entry for host \"%s\", user \"%s\", database \"%s\", no encryption", c.remoteHost(), user, database))
 		return false
 	}
+	if c.srv.LogConnections {
+		c.log.Info("connection received")
+	}
 	if c.srv.Auth != nil {
 		if err := c.srv.Auth.Authenticate(authExchange{c}, user, database); err != nil {
 			c.fatal(err)
 			return false
 		}
 	}
+	sess, err := c.srv.Engine.Login(user, database, params)
+	if err != nil {
+		c.log.Info("connection refused", "user", user, "err", err)
+		c.fatal(err)
+		return false
+	}
+	if c.srv.LogConnections {
+		c.log.Info("connection authorized", "user", user, "database", database)
+	}
 	c.send(&pgproto3.AuthenticationOk{})
-	c.sess = c.srv.Engine.NewSession(user, database, params)
+	c.sess = sess
 	c.pid = uint32(c.sess.PID())
 	c.sess.SetBackend(c.backend())
 	c.srv.trackPID(c)

@@ -78,6 +78,10 @@ type config struct {
 	embedURL, embedModel, embedKey, embedTimeout, embedRate string
 	// nearDuplicate is the MCP endpoint's --near-duplicate.
 	nearDuplicate string
+	// maxConnections is max_connections ("" = session's default);
+	// logConnections and logDisconnections (booleans) log each
+	// connection and each session's end.
+	maxConnections, logConnections, logDisconnections string
 }
 
 // option is one flag with its environment variable. An option whose arg
@@ -94,7 +98,7 @@ func options(cfg *config) []option {
 		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
 		{"http-token", "CAIRN_HTTP_TOKEN", "", "token", "require Authorization: Bearer <token> on the HTTP API (all but /health and /ready)", &cfg.httpToken},
 		{"mcp-sql", "CAIRN_MCP_SQL", "", "on|off", "add the read-only sql_query tool to the MCP endpoint /mcp (default off)", &cfg.mcpSQL},
-		{"password", "CAIRN_PASSWORD", "", "secret", "require SCRAM-SHA-256 password authentication with this password", &cfg.password},
+		{"password", "CAIRN_PASSWORD", "", "secret", "the bootstrap superuser's (cairn's) password, stored as a SCRAM-SHA-256 verifier; with it every client must authenticate by SCRAM-SHA-256", &cfg.password},
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
 		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 75% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
 		{"wal-checkpoint-bytes", "CAIRN_WAL_CHECKPOINT_BYTES", "", "n", fmt.Sprintf("write-ahead log size that triggers a checkpoint (default %d)", storage.DefaultWALCheckpointBytes), &cfg.walCheckpoint},
@@ -110,6 +114,9 @@ func options(cfg *config) []option {
 		{"embed-timeout", "CAIRN_EMBED_TIMEOUT", "", "duration", fmt.Sprintf("time one request to --embed-url may take (default %s)", embedding.DefaultTimeout), &cfg.embedTimeout},
 		{"near-duplicate", "CAIRN_NEAR_DUPLICATE", "", "similarity|off", nearDuplicateUsage + " (for the MCP endpoint /mcp; cairn remember and cairn mcp take their own)", &cfg.nearDuplicate},
 		{"embed-rate", "CAIRN_EMBED_RATE", "", "n", fmt.Sprintf("most requests per second sent to --embed-url, over all statements, e.g. 0.5 for a plan allowing 30 a minute (default: no limit; at most %d requests are in flight either way)", embedding.DefaultMaxConcurrent), &cfg.embedRate},
+		{"max-connections", "CAIRN_MAX_CONNECTIONS", "", "n", fmt.Sprintf("PostgreSQL connections served at once, %d of them kept for superusers; more are refused with 53300 (default %d)", session.DefaultSuperuserReservedConnections, session.DefaultMaxConnections), &cfg.maxConnections},
+		{"log-connections", "CAIRN_LOG_CONNECTIONS", "", "", "log each PostgreSQL connection attempt and authorization (log_connections); failed authentications are always logged", &cfg.logConnections},
+		{"log-disconnections", "CAIRN_LOG_DISCONNECTIONS", "", "", "log the end of each PostgreSQL session with its duration (log_disconnections)", &cfg.logDisconnections},
 		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
 }
@@ -242,7 +249,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			log.Error("closing data directory", "err", err)
 		}
 	}()
-	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed})
+	maxConns := 0
+	if cfg.maxConnections != "" {
+		if maxConns, err = strconv.Atoi(cfg.maxConnections); err != nil || maxConns < 1 {
+			fmt.Fprintf(stderr, "cairn: --max-connections %q: want a positive integer\n", cfg.maxConnections)
+			return 2
+		}
+	}
+	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed, MaxConnections: maxConns})
 	var httpHost string
 	if !isOff(cfg.http) {
 		httpHost = cfg.http
@@ -269,16 +283,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		httpAddr = httpl.Addr().String()
 	}
 
-	srv := &wire.Server{Engine: engine, Logger: log, AuthenticationTimeout: authTimeout, WriteTimeout: writeTimeout,
-		TLSConfig: tlsCfg, TLSRequired: isTrue(cfg.tlsRequired)}
 	if cfg.password != "" {
-		auth, err := wire.NewSCRAMAuth(cfg.password)
-		if err != nil {
-			log.Error("password authentication", "err", err)
+		if err := engine.SetBootstrapPassword(cfg.password); err != nil {
+			log.Error("setting the bootstrap superuser's password", "err", err)
 			return 1
 		}
-		srv.Auth = auth
 	}
+	srv := &wire.Server{Engine: engine, Logger: log, AuthenticationTimeout: authTimeout, WriteTimeout: writeTimeout,
+		TLSConfig: tlsCfg, TLSRequired: isTrue(cfg.tlsRequired), Auth: wire.NewRoleAuth(engine, log),
+		LogConnections: isTrue(cfg.logConnections), LogDisconnections: isTrue(cfg.logDisconnections)}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(pgl) }()
 	var hs *http.Server

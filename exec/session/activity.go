@@ -200,7 +200,7 @@ func (s *Session) row() syscat.Activity {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return syscat.Activity{
-		PID: s.pid, User: s.user, Database: s.database, ApplicationName: a.appName,
+		PID: s.pid, User: s.authUser, Database: s.database, ApplicationName: a.appName,
 		ClientAddr: a.backend.ClientAddr, ClientPort: a.backend.ClientPort,
 		BackendStart: s.started, XactStart: a.xactStart, QueryStart: a.queryStart, StateChange: a.stateChange,
 		State: a.state, WaitEventType: a.waitType, WaitEvent: a.wait, Query: a.query,

@@ -18,6 +18,8 @@ import (
 // tag counts rows, runs through createTableAs).
 func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statement) error {
 	switch x := bound.(type) {
+	case *sql.CreateRole, *sql.AlterRole, *sql.RenameRole, *sql.AlterRoleSet, *sql.DropRole, *sql.GrantRole:
+		return s.runRole(tx, x)
 	case *sql.CreateSchema:
 		if _, ok := tx.Catalog().Schemas[x.Name]; ok && x.IfNotExists {
 			s.notice("42P06", "schema \"%s\" already exists, skipping", x.Name)

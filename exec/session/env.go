@@ -34,7 +34,7 @@ func (s *Session) env() *statementEnv {
 	}
 	return &statementEnv{
 		sess:          s,
-		user:          s.user,
+		user:          s.currentUser(),
 		database:      s.database,
 		currentSchema: s.CurrentSchema(),
 		searchPath:    s.searchPath(),

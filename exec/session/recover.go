@@ -15,7 +15,7 @@ import (
 func (s *Session) guard(what, text string, fn func() error) error {
 	err := exec.CatchPanic(fn)
 	if pe := exec.AsPanic(err); pe != nil {
-		s.engine.logger.Error("panic "+what, "panic", pe.Value, "statement", text, "stack", string(pe.Stack))
+		s.engine.logger.Error("panic "+what, "panic", pe.Value, "statement", redactPasswords(text), "stack", string(pe.Stack))
 		s.fail()
 		return pe.Err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,10 @@ type Options struct {
 	// Embedder computes embed()'s vectors (the server's --embed-url); nil
 	// when none is configured, and embed() fails with 55000.
 	Embedder functions.Embedder
+	// MaxConnections and SuperuserReservedConnections bound the sessions
+	// Login opens (0: DefaultMaxConnections and
+	// DefaultSuperuserReservedConnections).
+	MaxConnections, SuperuserReservedConnections int
 }
 
 // Engine runs SQL against one storage.DB; it is safe for concurrent use
@@ -47,6 +52,7 @@ type Engine struct {
 	stats exec.Stats
 	// statements are pg_stat_statements' (statements.go).
 	statements statementStats
+	limits     connLimits
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -60,6 +66,13 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 	}
 	e := &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes), embedder: opts.Embedder}
 	e.metrics = newMetrics(e)
+	e.limits = connLimits{max: opts.MaxConnections, reserved: opts.SuperuserReservedConnections, byUser: map[string]int{}}
+	if e.limits.max <= 0 {
+		e.limits.max = DefaultMaxConnections
+	}
+	if e.limits.reserved <= 0 {
+		e.limits.reserved = min(DefaultSuperuserReservedConnections, e.limits.max-1)
+	}
 	return e
 }
 
@@ -70,12 +83,18 @@ func (e *Engine) DB() *storage.DB { return e.db }
 // transaction, prepared statements. A session is used by one goroutine at
 // a time.
 type Session struct {
-	engine   *Engine
-	user     string
+	engine *Engine
+	// authUser is the name the client logged in as (pg_stat_activity's
+	// usename, what RESET SESSION AUTHORIZATION returns to); the current
+	// and session users are settings (role.go).
+	authUser string
 	database string
-	values   map[string]string
-	changed  map[string]string
-	notices  []Notice
+	// login marks a session opened by Login, counted against the
+	// connection limits until Close.
+	login   bool
+	values  map[string]string
+	changed map[string]string
+	notices []Notice
 
 	// tx is the explicit transaction (BEGIN ... COMMIT), nil in autocommit.
 	tx         *storage.Tx
@@ -228,9 +247,28 @@ func (p *Portal) Empty() bool { return p.bound == nil }
 // NewSession opens a session for a connected client and registers it
 // with the engine under a new pid (pg_stat_activity) until Close.
 func (e *Engine) NewSession(user, database string, startup map[string]string) *Session {
-	s := &Session{engine: e, user: user, database: database, values: map[string]string{}, changed: map[string]string{}, prepared: map[string]*Statement{}, portals: map[string]*Portal{}}
+	return e.newSession(user, database, nil, startup)
+}
+
+// newSession is NewSession with the role's defaults (ALTER ROLE ... SET,
+// "name=value" each), which the startup parameters override.
+func (e *Engine) newSession(user, database string, roleConfig []string, startup map[string]string) *Session {
+	s := &Session{engine: e, authUser: user, database: database, values: map[string]string{}, changed: map[string]string{}, prepared: map[string]*Statement{}, portals: map[string]*Portal{}}
 	s.values["session_authorization"] = user
+	s.values["max_connections"] = strconv.Itoa(e.limits.max)
+	s.values["superuser_reserved_connections"] = strconv.Itoa(e.limits.reserved)
+	if !roleNamed(e.db.Catalog(), user).Superuser {
+		s.values["is_superuser"] = "off"
+	}
 	s.started = time.Now()
+	for _, kv := range roleConfig {
+		name, v, _ := strings.Cut(kv, "=")
+		if st, ok := settings[name]; ok && !st.readOnly {
+			if nv, err := st.validate(v, s.get(name)); err == nil {
+				s.values[name] = nv
+			}
+		}
+	}
 	s.act.closed = make(chan struct{})
 	s.act.rowWait = s.rowLockWait
 	for k, v := range startup {
@@ -253,6 +291,9 @@ func (e *Engine) NewSession(user, database string, startup map[string]string) *S
 func (s *Session) Close() {
 	defer close(s.act.closed)
 	defer s.engine.sessions.remove(s)
+	if s.login {
+		defer s.engine.limits.leave(s.authUser)
+	}
 	s.closePortals(func(*Portal) bool { return true })
 	s.engine.advisory.releaseAll(s)
 	if s.tx != nil {
@@ -560,7 +601,7 @@ func (s *Session) bindCached(st *Statement) (*boundPlan, error) {
 // bindKey is the key under which a binding of a statement with parameter
 // types params is kept.
 func (s *Session) bindKey(params []types.T) bindKey {
-	k := bindKey{cat: s.catalog(), user: s.user, searchPath: s.get("search_path"), tz: s.get("timezone"),
+	k := bindKey{cat: s.catalog(), user: s.currentUser(), searchPath: s.get("search_path"), tz: s.get("timezone"),
 		dates: s.get("datestyle"), floatDig: s.get("extra_float_digits")}
 	if len(params) > 0 {
 		var b strings.Builder
@@ -585,7 +626,7 @@ func (s *Session) lookupRegParams(ptypes []types.T, params []any) error {
 			continue
 		}
 		if view == nil {
-			view = syscat.NewView(s.catalog(), s.user, s.database, s.searchPath())
+			view = syscat.NewView(s.catalog(), s.currentUser(), s.database, s.searchPath())
 		}
 		oid, err := view.Lookup(t.Family, text)
 		if err != nil {
@@ -630,7 +671,7 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	start := s.startActivity(p.stmt.SQL)
+	start := s.startActivity(redactPasswords(p.stmt.SQL))
 	ctx = storage.WithLockWait(ctx, s.act.rowWait)
 	s.stmtCtx = ctx
 	var rows int64
@@ -645,7 +686,7 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 		s.engine.statements.record(p.stmt.SQL, took, rows)
 	}
 	if pe := exec.AsPanic(err); pe != nil {
-		s.engine.logger.Error("panic running statement", "panic", pe.Value, "statement", p.stmt.SQL, "stack", string(pe.Stack))
+		s.engine.logger.Error("panic running statement", "panic", pe.Value, "statement", redactPasswords(p.stmt.SQL), "stack", string(pe.Stack))
 		s.abandonRun(p)
 		err = pe.Err
 	}
@@ -1128,6 +1169,11 @@ func (s *Session) runDiscard(x *sql.Discard) error {
 			return pgerr.New(pgerrcode.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 		}
 		s.closePortals(func(p *Portal) bool { return p.cursor })
+		// SET SESSION AUTHORIZATION DEFAULT, as PostgreSQL's DISCARD ALL:
+		// a pooled connection goes back as the user that logged in.
+		if err := s.runSetRole(&sql.Set{Name: "session_authorization", Reset: true}); err != nil {
+			return err
+		}
 		if err := s.runSet(&sql.Set{Name: "all", Reset: true}); err != nil {
 			return err
 		}
@@ -1166,6 +1212,8 @@ func (s *Session) runSet(x *sql.Set) error {
 		return nil
 	}
 	switch x.Name {
+	case "role", "session_authorization":
+		return s.runSetRole(x)
 	case "transaction_isolation":
 		if x.Reset {
 			return nil

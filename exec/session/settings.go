@@ -59,6 +59,9 @@ var settings = map[string]setting{
 	"application_name":                    {def: "", report: true},
 	"is_superuser":                        {def: "on", report: true, readOnly: true},
 	"session_authorization":               {def: "", report: true, readOnly: true},
+	"role":                                {def: "none", readOnly: true},
+	"password_encryption":                 {def: "scram-sha-256", check: checkPasswordEncryption},
+	"superuser_reserved_connections":      {def: "3", readOnly: true},
 	"default_transaction_read_only":       {def: "off", report: true},
 	"in_hot_standby":                      {def: "off", report: true, readOnly: true},
 	"search_path":                         {def: `"$user", public`},
@@ -170,7 +173,7 @@ func (s *Session) parsedSettings() *parsedSettings {
 	for _, part := range strings.Split(s.get("search_path"), ",") {
 		name := strings.Trim(strings.TrimSpace(part), `"`)
 		if name == "$user" {
-			name = s.user
+			name = s.currentUser()
 		}
 		if name != "" {
 			p.searchPath = append(p.searchPath, name)

@@ -17,6 +17,11 @@ type Catalog struct {
 	Sequences map[string]*SequenceDef `json:"sequences"`       // key: schema + "." + name
 	Indexes   map[string]*IndexDef    `json:"indexes"`         // key: schema + "." + name
 	Views     map[string]*ViewDef     `json:"views,omitempty"` // key: schema + "." + name
+	// Roles are the users and groups by name, Members who belongs to
+	// which (role.go); NextRoleOID hands out role OIDs.
+	Roles       map[string]*RoleDef `json:"roles,omitempty"`
+	Members     []MemberDef         `json:"members,omitempty"`
+	NextRoleOID uint32              `json:"next_role_oid,omitempty"`
 	// NextID hands out table IDs; IDs are never reused.
 	NextID uint64 `json:"next_id"`
 }
@@ -233,7 +238,8 @@ func New() *Catalog {
 }
 
 // Normalize replaces nil maps (from an old or hand-written catalog.json)
-// with empty ones.
+// with empty ones, and adds the bootstrap superuser to a catalog without
+// one.
 func (c *Catalog) Normalize() {
 	if c.Schemas == nil {
 		c.Schemas = map[string]*SchemaDef{}
@@ -253,18 +259,25 @@ func (c *Catalog) Normalize() {
 	if c.NextID == 0 {
 		c.NextID = 1
 	}
+	c.ensureBootstrapRole()
 }
 
 // Clone returns a deep copy of c that shares no memory with it (types.T
 // values are shared: they are immutable).
 func (c *Catalog) Clone() *Catalog {
 	n := &Catalog{
-		Schemas:   make(map[string]*SchemaDef, len(c.Schemas)),
-		Tables:    make(map[uint64]*TableDef, len(c.Tables)),
-		Sequences: make(map[string]*SequenceDef, len(c.Sequences)),
-		Indexes:   make(map[string]*IndexDef, len(c.Indexes)),
-		Views:     make(map[string]*ViewDef, len(c.Views)),
-		NextID:    c.NextID,
+		Schemas:     make(map[string]*SchemaDef, len(c.Schemas)),
+		Tables:      make(map[uint64]*TableDef, len(c.Tables)),
+		Sequences:   make(map[string]*SequenceDef, len(c.Sequences)),
+		Indexes:     make(map[string]*IndexDef, len(c.Indexes)),
+		Views:       make(map[string]*ViewDef, len(c.Views)),
+		NextID:      c.NextID,
+		Roles:       make(map[string]*RoleDef, len(c.Roles)),
+		Members:     slices.Clone(c.Members),
+		NextRoleOID: c.NextRoleOID,
+	}
+	for k, r := range c.Roles {
+		n.Roles[k] = r.Clone()
 	}
 	for k, v := range c.Views {
 		v2 := *v

@@ -298,12 +298,30 @@ func init() {
 
 	roleCols := "rolname name, rolsuper bool, rolinherit bool, rolcreaterole bool, rolcreatedb bool, rolcanlogin bool, rolreplication bool, rolconnlimit int4, rolpassword text, rolvaliduntil timestamptz, rolbypassrls bool, rolconfig text[], oid oid"
 	register("pg_catalog", "pg_roles", 0, roleCols, func(v *View) [][]any {
-		return [][]any{{v.User, true, true, true, true, true, true, int64(-1), "********", nil, true, nil, int64(BootstrapUserOID)}}
+		var rows [][]any
+		for _, r := range v.Cat.RoleList() {
+			rows = append(rows, []any{r.Name, r.Superuser, r.Inherit, r.CreateRole, r.CreateDB, r.Login, r.OID == catalog.BootstrapRoleOID,
+				int64(r.ConnLimit), "********", validUntil(r), r.OID == catalog.BootstrapRoleOID, roleConfig(r), int64(r.OID)})
+		}
+		return rows
 	})
 	register("pg_catalog", "pg_user", 0, "usename name, usesysid oid, usecreatedb bool, usesuper bool, userepl bool, usebypassrls bool, passwd text, valuntil timestamptz, useconfig text[]", func(v *View) [][]any {
-		return [][]any{{v.User, int64(BootstrapUserOID), true, true, true, true, "********", nil, nil}}
+		var rows [][]any
+		for _, r := range v.Cat.RoleList() {
+			if r.Login {
+				boot := r.OID == catalog.BootstrapRoleOID
+				rows = append(rows, []any{r.Name, int64(r.OID), r.CreateDB, r.Superuser, boot, boot, "********", validUntil(r), roleConfig(r)})
+			}
+		}
+		return rows
 	})
-	register("pg_catalog", "pg_auth_members", 1261, "roleid oid, member oid, grantor oid, admin_option bool", nil)
+	register("pg_catalog", "pg_auth_members", 1261, "roleid oid, member oid, grantor oid, admin_option bool", func(v *View) [][]any {
+		var rows [][]any
+		for _, m := range v.Cat.Members {
+			rows = append(rows, []any{int64(m.Role), int64(m.Member), int64(m.Grantor), m.Admin})
+		}
+		return rows
+	})
 	register("pg_catalog", "pg_description", 2609, "objoid oid, classoid oid, objsubid int4, description text", func(v *View) [][]any {
 		var rows [][]any
 		for _, t := range v.tables {
@@ -433,4 +451,47 @@ func amOID(method string) int64 {
 		}
 	}
 	return btreeAMOID
+}
+
+// validUntil is a role's rolvaliduntil datum.
+func validUntil(r *catalog.RoleDef) any {
+	if r.ValidUntil == nil {
+		return nil
+	}
+	return types.Timestamp(r.ValidUntil.UnixMicro())
+}
+
+// roleConfig is a role's rolconfig datum.
+func roleConfig(r *catalog.RoleDef) any {
+	if len(r.Config) == 0 {
+		return nil
+	}
+	vals := make([]any, len(r.Config))
+	for i, c := range r.Config {
+		vals[i] = c
+	}
+	return types.NewArray(types.TextT, vals...)
+}
+
+// Superuser reports whether the view's user is a superuser (a name that
+// is no role stands for the bootstrap superuser, as in exec/session).
+func (v *View) Superuser() bool {
+	r := v.Cat.Role(v.User)
+	return r == nil || r.Superuser
+}
+
+// HasRole implements functions.RoleCatalog (pg_has_role).
+func (v *View) HasRole(member, role int64, usage, admin bool) bool {
+	m, r := v.Cat.RoleByOID(uint32(member)), v.Cat.RoleByOID(uint32(role))
+	switch {
+	case m == nil:
+		return false
+	case m.Superuser:
+		return true
+	case r == nil:
+		return false
+	case admin:
+		return m.OID != r.OID && v.Cat.HasAdminOf(m.OID, r.OID)
+	}
+	return v.Cat.IsMemberOf(m.OID, r.OID, usage)
 }

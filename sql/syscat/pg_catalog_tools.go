@@ -7,6 +7,8 @@ package syscat
 // (operators, casts, aggregates, foreign servers, event triggers, ...)
 // are empty, as in a database where none was created.
 
+import "github.com/cairn-db/cairn/sql/catalog"
+
 func init() {
 	const pc = "pg_catalog"
 
@@ -49,11 +51,21 @@ func init() {
 		}
 		return rows
 	})
-	// The one role, as pg_roles shows it (pg_authid holds the password
-	// pg_roles masks; cairn keeps none).
+	// The roles with their password verifiers, which only superusers may
+	// read (pg_roles masks them).
 	register(pc, "pg_authid", 1260, "oid oid, rolname name, rolsuper bool, rolinherit bool, rolcreaterole bool, rolcreatedb bool, rolcanlogin bool, rolreplication bool, rolbypassrls bool, rolconnlimit int4, rolpassword text, rolvaliduntil timestamptz", func(v *View) [][]any {
-		return [][]any{{int64(BootstrapUserOID), v.User, true, true, true, true, true, true, true, int64(-1), nil, nil}}
+		var rows [][]any
+		for _, r := range v.Cat.RoleList() {
+			var pw any
+			if r.Password != "" {
+				pw = r.Password
+			}
+			boot := r.OID == catalog.BootstrapRoleOID
+			rows = append(rows, []any{int64(r.OID), r.Name, r.Superuser, r.Inherit, r.CreateRole, r.CreateDB, r.Login, boot, boot, int64(r.ConnLimit), pw, validUntil(r)})
+		}
+		return rows
 	})
+	relations[pc+".pg_authid"].SuperuserOnly = true
 
 	// pg_depend: the sequences serial columns own (deptype 'a'), which
 	// psql's \d shows as "Owned by".

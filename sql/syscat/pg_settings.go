@@ -30,7 +30,7 @@ type settingInfo struct {
 }
 
 // settingInfos describe the parameters cairn has. Those it does not list
-// (is_superuser, session_authorization) PostgreSQL leaves out of
+// (is_superuser, session_authorization, role) PostgreSQL leaves out of
 // pg_settings too. The minimum and maximum of an internal (read-only)
 // integer are its value, so they are left out here.
 var settingInfos = []settingInfo{
@@ -73,6 +73,8 @@ var settingInfos = []settingInfo{
 	{"server_version", "", "Preset Options", "Shows the server version.", "", "internal", "string", "", "", nil},
 	{"server_version_num", "", "Preset Options", "Shows the server version as an integer.", "", "internal", "integer", "", "", nil},
 	{"standard_conforming_strings", "", "Version and Platform Compatibility / Previous PostgreSQL Versions", "Causes '...' strings to treat backslashes literally.", "", "user", "bool", "", "", nil},
+	{"superuser_reserved_connections", "", "Connections and Authentication / Connection Settings", "Sets the number of connection slots reserved for superusers.", "", "postmaster", "integer", "0", "262143", nil},
+	{"password_encryption", "", "Connections and Authentication / Authentication", "Chooses the algorithm for encrypting passwords.", "", "user", "enum", "", "", []string{"md5", "scram-sha-256"}},
 	{"statement_timeout", "ms", "Client Connection Defaults / Statement Behavior", "Sets the maximum allowed duration of any statement.", "A value of 0 turns off the timeout.", "user", "integer", "0", "2147483647", nil},
 	{"synchronous_commit", "", "Write-Ahead Log / Settings", "Sets the current transaction's synchronization level.", "", "user", "enum", "", "", []string{"local", "remote_write", "remote_apply", "on", "off"}},
 	{"TimeZone", "", "Client Connection Defaults / Locale and Formatting", "Sets the time zone for displaying and interpreting time stamps.", "", "user", "string", "", "", nil},

@@ -29,7 +29,11 @@ func init() {
 			if a.ClientPort != 0 {
 				port = int64(a.ClientPort)
 			}
-			rows = append(rows, []any{int64(DatabaseOID), a.Database, int64(a.PID), nil, int64(BootstrapUserOID), a.User,
+			usesysid := int64(BootstrapUserOID) // a login name that is no role acts as it
+			if r := v.Cat.Role(a.User); r != nil {
+				usesysid = int64(r.OID)
+			}
+			rows = append(rows, []any{int64(DatabaseOID), a.Database, int64(a.PID), nil, usesysid, a.User,
 				a.ApplicationName, nullIfEmpty(a.ClientAddr), nil, port,
 				timeOrNull(a.BackendStart), timeOrNull(a.XactStart), timeOrNull(a.QueryStart), timeOrNull(a.StateChange),
 				nullIfEmpty(a.WaitEventType), nullIfEmpty(a.WaitEvent), nullIfEmpty(a.State), nil, nil, nil, a.Query, "client backend"})

@@ -20,7 +20,10 @@ type Relation struct {
 	Name   string
 	OID    int64
 	Cols   []Column
-	rows   func(v *View) [][]any
+	// SuperuserOnly marks a relation only superusers may read
+	// (pg_authid, which holds the password verifiers).
+	SuperuserOnly bool
+	rows          func(v *View) [][]any
 }
 
 // Rows computes the relation's rows as seen by v; each row has one datum

@@ -231,8 +231,8 @@ func (v *View) Name(family types.Family, oid int64) (string, bool) {
 			}
 		}
 	case types.RegRole:
-		if oid == BootstrapUserOID {
-			return ident.Quote(v.User), true
+		if r := v.Cat.RoleByOID(uint32(oid)); r != nil {
+			return ident.Quote(r.Name), true
 		}
 	case types.RegProc:
 		if schema, name, ok := procName(oid); ok {
@@ -277,8 +277,11 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 		}
 		return 0, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", text)
 	case types.RegRole:
-		if name == v.User {
-			return BootstrapUserOID, nil
+		if r := v.Cat.Role(name); r != nil {
+			return int64(r.OID), nil
+		}
+		if v.Cat.Role(v.User) == nil && name == v.User {
+			return BootstrapUserOID, nil // a login name that is no role
 		}
 		return 0, pgerr.New(pgerrcode.UndefinedObject, "role \"%s\" does not exist", text)
 	case types.RegProc:
