@@ -286,3 +286,95 @@ func TestSpillThenFlushAndCompact(t *testing.T) {
 		t.Fatalf("after restart: %d rows, want %d", n, next+12)
 	}
 }
+
+// TestSpillConcurrentWithFlushAndCheckpoint: bulk transactions that spill
+// commit while other sessions commit small inserts and deletes, and
+// flushes, compactions and checkpoints run; every committed row is there
+// once, in the database and after a restart.
+func TestSpillConcurrentWithFlushAndCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir, Options{SpillBytes: 8 << 10, FlushRows: 200, WALCheckpointBytes: 64 << 10})
+	def := kvTable(t, db, "t")
+	const bulks, bulkRows, smalls = 6, 900, 150
+	errs := make(chan error, 3)
+	go func() { // bulk loads, one rolled back in three
+		for b := 0; b < bulks; b++ {
+			tx := db.Begin()
+			for i := 0; i < bulkRows; i += 100 {
+				if err := tx.Insert(def.ID, makeRecord(t, def, wordRows(b*bulkRows+i, b*bulkRows+i+100)...)); err != nil {
+					errs <- err
+					return
+				}
+			}
+			if b%3 == 2 {
+				tx.Rollback()
+				continue
+			}
+			if err := tx.Commit(); err != nil {
+				errs <- err
+				return
+			}
+		}
+		errs <- nil
+	}()
+	go func() { // small commits
+		for i := 0; i < smalls; i++ {
+			tx := db.Begin()
+			if err := tx.Insert(def.ID, makeRecord(t, def, []any{100000 + i, "small"})); err != nil {
+				errs <- err
+				return
+			}
+			if err := tx.Commit(); err != nil {
+				errs <- err
+				return
+			}
+		}
+		errs <- nil
+	}()
+	go func() { // checkpoints and compactions
+		for i := 0; i < 20; i++ {
+			if err := db.Checkpoint(); err != nil {
+				errs <- err
+				return
+			}
+			if err := db.compactTable(def.ID); err != nil {
+				errs <- err
+				return
+			}
+		}
+		errs <- nil
+	}()
+	for i := 0; i < 3; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := (bulks-bulks/3)*bulkRows + smalls
+	check := func(db *DB, label string) {
+		t.Helper()
+		rows := scanAll(t, db, def)
+		seen := map[int]bool{}
+		for _, r := range rows {
+			id := r[0].(int)
+			if seen[id] {
+				t.Fatalf("%s: row %d twice", label, id)
+			}
+			seen[id] = true
+		}
+		if len(rows) != want {
+			t.Fatalf("%s: %d rows, want %d", label, len(rows), want)
+		}
+	}
+	check(db, "live")
+	crash := t.TempDir()
+	copyDir(t, dir, crash)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db2 := openDB(t, dir, Options{})
+	check(db2, "after restart")
+	db2.Close()
+	db3 := openDB(t, crash, Options{})
+	defer db3.Close()
+	check(db3, "after a crash image")
+}
