@@ -222,7 +222,7 @@ func statusOf(code string) int {
 		return http.StatusForbidden
 	case code == pgerrcode.QueryCanceled:
 		return http.StatusGatewayTimeout
-	case strings.HasPrefix(code, "22"), strings.HasPrefix(code, "42"):
+	case strings.HasPrefix(code, "0A"), strings.HasPrefix(code, "22"), strings.HasPrefix(code, "42"):
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
