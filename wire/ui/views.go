@@ -26,8 +26,9 @@ const (
 	cellRunes   = 120 // a cell's text in a list
 )
 
-// userSchemas leaves PostgreSQL's own schemas out of the listings.
-const userSchemas = "n.nspname NOT IN ('pg_catalog', 'information_schema')"
+// userSchemas leaves the system's schemas out of the listings:
+// information_schema and those named pg_*, which PostgreSQL reserves.
+const userSchemas = "n.nspname <> 'information_schema' AND NOT starts_with(n.nspname, 'pg_')"
 
 // cell is one value as a page shows it.
 type cell struct {
@@ -230,15 +231,14 @@ func (u *explorer) table(w http.ResponseWriter, r *http.Request, p *page) {
 			d.VectorColumns = append(d.VectorColumns, c.Name)
 		}
 	}
-	d.TextColumn = pick(r.FormValue("text"), "text", d.TextColumns)
-	switch v := r.FormValue("vector"); v {
-	case noVector:
-	default:
-		d.VectorColumn = pick(v, "embedding", d.VectorColumns)
-	}
-	if r.FormValue("text") != "" && d.TextColumn != r.FormValue("text") || r.FormValue("vector") != "" && r.FormValue("vector") != noVector && d.VectorColumn != r.FormValue("vector") {
-		u.fail(w, r, badRequest("table %s has no text column %q or embedding column %q to search", t.qualified(), r.FormValue("text"), r.FormValue("vector")), 0)
+	text, vector := r.FormValue("text"), r.FormValue("vector")
+	if text != "" && !slices.Contains(d.TextColumns, text) || vector != "" && vector != noVector && !slices.Contains(d.VectorColumns, vector) {
+		u.fail(w, r, badRequest("table %s has no text column %q or embedding column %q to search", t.qualified(), text, vector), 0)
 		return
+	}
+	d.TextColumn = pick(text, "text", d.TextColumns)
+	if vector != noVector {
+		d.VectorColumn = pick(vector, "embedding", d.VectorColumns)
 	}
 	p.Title = t.Schema + "." + t.Name
 	if d.Query == "" {
@@ -266,18 +266,18 @@ func (u *explorer) table(w http.ResponseWriter, r *http.Request, p *page) {
 	u.render(w, r, http.StatusOK, "table", p)
 }
 
-// pick is the column asked for when it is one of cols, else the one
-// named preferred, else the first; "" when cols is empty.
+// pick is the column asked for if any, else the one of cols named
+// preferred, else the first of cols; "" when cols is empty.
 func pick(asked, preferred string, cols []string) string {
-	for _, want := range []string{asked, preferred} {
-		if slices.Contains(cols, want) {
-			return want
-		}
+	switch {
+	case asked != "":
+		return asked
+	case slices.Contains(cols, preferred):
+		return preferred
+	case len(cols) > 0:
+		return cols[0]
 	}
-	if len(cols) == 0 || asked != "" {
-		return ""
-	}
-	return cols[0]
+	return ""
 }
 
 func orderByKey(t *tableInfo) string {
