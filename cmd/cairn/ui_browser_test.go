@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +18,15 @@ import (
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/cairn-db/cairn/exec/session"
+	"github.com/cairn-db/cairn/functions/embedding"
 	"github.com/cairn-db/cairn/wire"
+	"github.com/cairn-db/cairn/wire/mcp"
 )
 
 // TestUIBrowser drives the memory explorer in Debian's chromium,
-// headless: log in with ?token=, search a table, open a hit's row, and
+// headless: log in with ?token=, search a table (hybrid, with the test
+// embedding endpoint), open a hit's row, read an agent's timeline, and
 // cancel then terminate a pgx session's pg_sleep with the buttons of the
 // running queries' page. Screenshots of each step are written to
 // $CAIRN_TEST_ARTIFACTS when set (CI keeps that folder), else to the
@@ -41,17 +46,32 @@ func TestUIBrowser(t *testing.T) {
 	}
 	t.Logf("screenshots in %s", artifacts)
 
-	ts := startServer(t, "")
+	e := startEmbedEndpoint(t)
+	emb, err := embedding.New(embedding.Config{URL: e.URL + "/v1", Model: "test-embed", Key: "k3y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServerWith(t, "", session.Options{Embedder: emb})
 	api := startHTTP(t, ts, wire.HTTPOptions{Token: "s3cret"})
 	conn := ts.connect(t)
 	ctx := context.Background()
 	for _, q := range []string{
-		`CREATE TABLE notes (id int PRIMARY KEY, text text, metadata jsonb)`,
-		`INSERT INTO notes VALUES (1, 'deploys go out on tuesdays <script>document.title="pwned"</script>', '{"team": "ops", "days": ["tue"]}'),
+		`CREATE TABLE notes (id int PRIMARY KEY, text text, embedding float4[], metadata jsonb)`,
+		`INSERT INTO notes (id, text, metadata) VALUES (1, 'deploys go out on tuesdays <script>document.title="pwned"</script>', '{"team": "ops", "days": ["tue"]}'),
 		  (2, 'the cafeteria serves soup on fridays', '{}')`,
+		`UPDATE notes SET embedding = embed(text)`,
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	store := &mcp.Store{DB: mcp.PgxDB{Conn: conn}}
+	for _, tr := range []mcp.TraceInput{
+		{Agent: "codex", Action: "ran the tests", Reasoning: "before the release", Result: "failure", ToolOutput: "--- FAIL: TestDeploy"},
+		{Agent: "codex", Action: "fixed the deploy script", Result: "success", Tags: []string{"deploy"}},
+	} {
+		if _, err := store.TraceStore(ctx, tr); err != nil {
+			t.Fatal(err)
 		}
 	}
 
@@ -124,18 +144,29 @@ func TestUIBrowser(t *testing.T) {
 		chromedp.WaitVisible(`#hits`),
 		shot("2-search"),
 	)
+	// Hybrid: both rows, each with its vector and keyword parts.
 	heading, mode, hits := get(chromedp.Text(`h1`)), get(chromedp.Text(`#mode`)), get(chromedp.Text(`#hits tbody`))
-	if heading != "public.notes" || !strings.HasPrefix(mode, "keyword") || !strings.Contains(hits, `<script>document.title="pwned"</script>`) || strings.Contains(hits, "cafeteria") {
+	if heading != "public.notes" || !strings.HasPrefix(mode, "hybrid: ") || !strings.Contains(hits, `<script>document.title="pwned"</script>`) || !strings.Contains(hits, "cafeteria") ||
+		!regexp.MustCompile(`^0\.\d{4}\t0\.\d{4}\t0\.\d{4}\tdeploys go out`).MatchString(hits) {
 		t.Errorf("search: heading %q, mode %q, hits:\n%s", heading, mode, hits)
 	}
 	do("row",
-		chromedp.Click(`#hits a.open`),
+		chromedp.Click(`#hits a.open[href$="?id=1"]`),
 		chromedp.WaitVisible(`#row`),
 		shot("3-row"),
 	)
 	rowText, title := get(chromedp.Text(`#row pre.json`)), get(chromedp.Title())
 	if want := "{\n  \"days\": [\n    \"tue\"\n  ],\n  \"team\": \"ops\"\n}"; rowText != want || title == "pwned" {
 		t.Errorf("row view: JSON %q (want %q), title %q", rowText, want, title)
+	}
+
+	do("traces",
+		chromedp.Click(`nav a[href="/ui/traces"]`),
+		chromedp.WaitVisible(`#timeline`),
+		shot("4-traces"),
+	)
+	if timeline := get(chromedp.Text(`#timeline`)); !regexp.MustCompile(`(?s)fixed the deploy script.*ran the tests.*before the release.*--- FAIL: TestDeploy`).MatchString(timeline) {
+		t.Errorf("timeline, newest first, not as expected:\n%s", timeline)
 	}
 
 	for i, action := range []string{"cancel", "terminate"} {
@@ -162,10 +193,10 @@ func TestUIBrowser(t *testing.T) {
 					}
 				}
 			}),
-			shot(fmt.Sprintf("%d-activity-%s", 4+2*i, action)),
+			shot(fmt.Sprintf("%d-activity-%s", 5+2*i, action)),
 			chromedp.Click(button),
 			chromedp.WaitVisible(`#done`),
-			shot(fmt.Sprintf("%d-%s-done", 5+2*i, action)),
+			shot(fmt.Sprintf("%d-%s-done", 6+2*i, action)),
 		)
 		if action == "terminate" {
 			select {

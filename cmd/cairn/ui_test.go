@@ -261,8 +261,11 @@ func TestUIPages(t *testing.T) {
 	}
 	// Hybrid: every row, each with a vector part; the closest first.
 	hy := c.expect("GET", "/ui/tables/team/notes?q=bananas", nil, http.StatusOK)
-	if n := strings.Count(hy, `class="hit"`); n != 3 || !strings.Contains(hy, `id="mode">hybrid</p>`) || strings.Contains(hy, `class="null"`) {
+	if n := strings.Count(hy, `class="hit"`); n != 3 || !strings.Contains(hy, `id="mode">hybrid: the cosine similarity of embedding to the query&#39;s embedding (weight 0.5) fused with the BM25 score of text (weight 0.5)</p>`) || strings.Contains(hy, `class="null"`) {
 		t.Errorf("hybrid search: %d hits:\n%s", n, hy)
+	}
+	if parts := regexp.MustCompile(`<tr class="hit"><td class="num">0\.\d{4}</td><td class="num">0\.\d{4}</td><td class="num">\d\.\d{4}</td>`).FindAllString(hy, -1); len(parts) != 3 {
+		t.Errorf("hybrid search: want score, vector and keyword parts of 3 hits as numbers:\n%s", hy)
 	}
 	first := regexp.MustCompile(`<tr class="hit">.*?href="([^"]+)"`).FindStringSubmatch(hy)
 	if first == nil || first[1] != "/ui/tables/team/notes/row?id=1" {

@@ -202,10 +202,9 @@ type listedRow struct {
 // hit is a row a search found, with its score and the parts of it.
 type hit struct {
 	listedRow
-	Text                 cell
-	Score, Keyword       float64
-	Vector               *float64
-	KeywordOnly, HasRank bool
+	Text                   cell
+	Score, Keyword, Vector float64
+	NoVector               bool // a keyword search, or a row without an embedding
 }
 
 // noVector is the search form's choice of no embedding column.
@@ -325,6 +324,8 @@ func (u *explorer) search(ctx context.Context, t *tableInfo, d *tableData) error
 		score = fmt.Sprintf("(%s, %s) <#> deeplake_hybrid_record(embed($1::text), $1::text, %g, %g)", vec, text, mcp.HybridVectorWeight, 1-mcp.HybridVectorWeight)
 		vector, match = vec+" <#> embed($1::text)", "true"
 		d.Mode = "hybrid"
+		d.Note = fmt.Sprintf("the cosine similarity of %s to the query's embedding (weight %g) fused with the BM25 score of %s (weight %g)",
+			d.VectorColumn, mcp.HybridVectorWeight, d.TextColumn, 1-mcp.HybridVectorWeight)
 	}
 	n := len(t.Columns)
 	rows, err := u.db.Query(ctx, true, fmt.Sprintf(`SELECT *, %s, %s, %s FROM %s WHERE %s ORDER BY %d DESC NULLS LAST LIMIT %d`,
@@ -335,11 +336,7 @@ func (u *explorer) search(ctx context.Context, t *tableInfo, d *tableData) error
 	ti := slices.IndexFunc(t.Columns, func(c column) bool { return c.Name == d.TextColumn })
 	for _, row := range rows.Values {
 		h := hit{listedRow: listedRow{URL: t.rowURL(row[:n])}, Text: value(row[ti], false),
-			Score: number(row[n]), Keyword: number(row[n+1]), KeywordOnly: d.Mode == "keyword"}
-		if string(row[n+2]) != "null" {
-			v := number(row[n+2])
-			h.Vector = &v
-		}
+			Score: number(row[n]), Keyword: number(row[n+1]), Vector: number(row[n+2]), NoVector: value(row[n+2], false).Null}
 		for _, v := range row[:n] {
 			h.Cells = append(h.Cells, value(v, false))
 		}
