@@ -50,6 +50,7 @@ type HTTPOptions struct {
 //	POST   /workspaces/{ws}/tables/{name}/ingest  columnar JSON rows, creating the table (http_ingest.go)
 //	POST   /mcp, /workspaces/{ws}/mcp             MCP over streamable HTTP, stateless (http_mcp.go); /mcp is workspace public
 //	GET    /me, /organizations, /workspaces, ...  Deeplake's account endpoints, as for a self-hosted org (http_account.go)
+//	GET    /ui/                                   the memory explorer (package wire/ui): the token, or the cookie its login sets
 //
 // A workspace is a schema (http_session.go). Errors have the shape
 // {"error": ..., "code": ..., "sqlstate": ...} (http_json.go).
@@ -92,6 +93,9 @@ func (a *httpAPI) routes(mux *http.ServeMux) {
 	mcp := a.mcpHandler()
 	mux.HandleFunc("/mcp", a.guard(mcp.ServeHTTP))
 	mux.HandleFunc("/workspaces/{ws}/mcp", a.guard(mcp.ServeHTTP))
+	explorer := a.uiHandler()
+	mux.Handle("/ui", explorer)
+	mux.Handle("/ui/", explorer)
 }
 
 func (a *httpAPI) health(w http.ResponseWriter, r *http.Request) {

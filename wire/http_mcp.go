@@ -29,21 +29,22 @@ func (a *httpAPI) mcpHandler() http.Handler {
 		if checkWorkspace(ws) != nil {
 			return nil // 400
 		}
-		store := &mcp.Store{DB: sessionDB{api: a, ws: ws}, Workspace: ws, NearDuplicate: a.nearDuplicate}
+		store := &mcp.Store{DB: sessionDB{api: a, ws: ws, app: "cairn-mcp"}, Workspace: ws, NearDuplicate: a.nearDuplicate}
 		return mcp.NewServer(store, mcp.Options{AllowSQL: a.mcpSQL, SchemaCache: cache})
 	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: a.log})
 }
 
-// sessionDB runs the MCP tools' statements in sessions of the engine, one
-// per statement, as the query endpoint does.
+// sessionDB runs the MCP tools' and the explorer's statements in
+// sessions of the engine, one per statement, as the query endpoint does.
 type sessionDB struct {
 	api *httpAPI
 	ws  string
+	app string // the sessions' application_name
 }
 
 // Query implements mcp.DB.
 func (d sessionDB) Query(ctx context.Context, readOnly bool, query string, args ...any) (*mcp.Rows, error) {
-	params := map[string]string{"search_path": ident.Quote(d.ws), "application_name": "cairn-mcp"}
+	params := map[string]string{"search_path": ident.Quote(d.ws), "application_name": d.app}
 	if readOnly {
 		params["default_transaction_read_only"] = "on"
 	}

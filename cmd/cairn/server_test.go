@@ -27,6 +27,13 @@ type testServer struct {
 // directory when dir is "") and stops it when the test ends.
 func startServer(t testing.TB, dir string) *testServer {
 	t.Helper()
+	return startServerWith(t, dir, session.Options{})
+}
+
+// startServerWith is startServer with the engine's options (its Logger
+// is the test's).
+func startServerWith(t testing.TB, dir string, opts session.Options) *testServer {
+	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
@@ -39,7 +46,8 @@ func startServer(t testing.TB, dir string) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &wire.Server{Engine: session.NewEngine(db, session.Options{Logger: logger}), Logger: logger}
+	opts.Logger = logger
+	srv := &wire.Server{Engine: session.NewEngine(db, opts), Logger: logger}
 	go srv.Serve(l)
 	ts := &testServer{Addr: l.Addr().String(), Dir: dir, db: db, srv: srv}
 	t.Cleanup(ts.stop)

@@ -6,6 +6,7 @@
 #   psycopg 3, asyncpg         (Debian's packages, run by /usr/bin/python3)
 #   javac and pgjdbc           TestJDBC
 #   node-postgres              TestNodePostgres (npm, pinned by package-lock.json)
+#   chromium                   TestUIBrowser (headless, driven by chromedp)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -18,6 +19,7 @@ command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 [ -f /usr/share/java/postgresql.jar ] || need+=(libpostgresql-jdbc-java)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo=()

@@ -33,9 +33,9 @@ var Results = []string{"success", "failure"}
 
 // Limits on what one call returns.
 const (
-	// hybridVectorWeight is the embedding's weight in a hybrid recall
+	// HybridVectorWeight is the embedding's weight in a hybrid recall
 	// (BM25's is the rest).
-	hybridVectorWeight = 0.5
+	HybridVectorWeight = 0.5
 	defaultRecallLimit = 10
 	maxRecallLimit     = 50
 	defaultListLimit   = 50
@@ -590,7 +590,7 @@ func (s *Store) Recall(ctx context.Context, in RecallInput) (*RecallResult, erro
 	res := &RecallResult{Mode: "keyword", Note: KeywordNote, Hits: []Hit{}}
 	if hybrid {
 		match = "true"
-		score = fmt.Sprintf("(embedding, text) <#> deeplake_hybrid_record(embed($1::text), $1::text, %g, %g)", hybridVectorWeight, 1-hybridVectorWeight)
+		score = fmt.Sprintf("(embedding, text) <#> deeplake_hybrid_record(embed($1::text), $1::text, %g, %g)", HybridVectorWeight, 1-HybridVectorWeight)
 		vector = "embedding <#> embed($1::text)"
 		res.Mode, res.Note = "hybrid", ""
 	}
