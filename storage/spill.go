@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -47,23 +46,24 @@ func (tx *Tx) spill(def *catalog.TableDef, tt *txTable) error {
 	}
 	rt := tx.db.rt(def.ID, def.Schema)
 	if err := mkdirAllDurable(rt.dir); err != nil {
-		return err
+		return spillError(rt.dir, err)
 	}
+	path := rt.newSegmentPath()
 	specs := segmentSpecs(def)
-	sw, err := newSegmentWriter(rt.newSegmentPath(), specs)
+	sw, err := newSegmentWriter(path, specs)
 	if err != nil {
-		return err
+		return spillError(path, err)
 	}
 	sw.side = tx.db.newSegSide(def, specs, 0)
 	for _, b := range tt.inserts {
 		if err := sw.write(tailChunk(b, specs)); err != nil {
 			sw.abort()
-			return fmt.Errorf("writing %s: %w", sw.path, err)
+			return spillError(sw.path, err)
 		}
 	}
 	seg, err := sw.finish()
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", sw.path, err)
+		return spillError(sw.path, err)
 	}
 	tx.spillFiles = append(tx.spillFiles, seg.path)
 	spilled := tt.spilledIDs.Clone() // savepoints may hold the old set
@@ -84,6 +84,13 @@ func (tx *Tx) spill(def *catalog.TableDef, tt *txTable) error {
 	tt.inserts = nil
 	tt.memBytes = 0
 	return nil
+}
+
+// spillError is the error of a spill that could not be written: the
+// statement fails (its rows stay in memory; the transaction is aborted as
+// after any failed statement).
+func spillError(path string, err error) error {
+	return pgerr.New(pgerrcode.IOError, "could not write a transaction's rows to %s: %v", path, err)
 }
 
 // spillDeletes returns the rows of tt's spilled segments that tt deleted

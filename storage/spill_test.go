@@ -378,3 +378,35 @@ func TestSpillConcurrentWithFlushAndCheckpoint(t *testing.T) {
 	defer db3.Close()
 	check(db3, "after a crash image")
 }
+
+// TestSpillFailureFailsTheTransaction: when a spill cannot be written, the
+// insert fails with 58030, and nothing of the transaction is committed.
+func TestSpillFailureFailsTheTransaction(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir, spillOpts)
+	defer db.Close()
+	def := kvTable(t, db, "t")
+	rt := db.rt(def.ID, def.Schema)
+	if err := os.MkdirAll(filepath.Dir(rt.dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A file where the table's folder goes: the spill's mkdir fails.
+	if err := os.WriteFile(rt.dir, []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tx := db.Begin()
+	var err error
+	for i := 0; i < 2000 && err == nil; i += 100 {
+		err = tx.Insert(def.ID, makeRecord(t, def, wordRows(i, i+100)...))
+	}
+	if sqlstate(err) != "58030" {
+		t.Fatalf("spill into a blocked folder: %v, want 58030", err)
+	}
+	tx.Rollback()
+	if err := os.Remove(rt.dir); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(scanAll(t, db, def)); n != 0 {
+		t.Fatalf("%d rows committed", n)
+	}
+}
