@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// spillRows is more than the 64 MiB a transaction keeps in memory per
+// table before it writes its rows to files of its own (storage/spill.go):
+// 384-d embeddings and a short text, about 1.6 KB a row.
+const spillRows = 48000
+
+// copyRows is a pgx.CopyFromSource of rows (id, task, embedding) for ids
+// [0, n), with id dup repeated as the last row when dup >= 0.
+type copyRows struct {
+	i, n, dup int
+}
+
+func (c *copyRows) Next() bool { c.i++; return c.i <= c.n || c.i == c.n+1 && c.dup >= 0 }
+func (c *copyRows) Err() error { return nil }
+func (c *copyRows) Values() ([]any, error) {
+	id := c.i - 1
+	if c.i == c.n+1 {
+		id = c.dup
+	}
+	return []any{int64(id), fmt.Sprintf("memory %d", id), vector(id)}, nil
+}
+
+// segmentBytes sums the sizes of the segment files under dir and counts
+// them.
+func segmentBytes(t *testing.T, dir string) (n int64, files int) {
+	t.Helper()
+	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(info.Name(), "seg-") && strings.HasSuffix(info.Name(), ".parquet") {
+			n += info.Size()
+			files++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, files
+}
+
+// TestLargeCopySpillsAndSurvivesKill9: a COPY larger than what a
+// transaction keeps in memory is all there after kill -9 right after it
+// returns, and one that fails on its last row leaves no row and no file
+// behind.
+func TestLargeCopySpillsAndSurvivesKill9(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := startProcess(t, dir)
+	conn := p.connect(t)
+	mustExec(t, conn, `CREATE TABLE big (id bigint PRIMARY KEY, task text, embedding real[])`)
+	cols := []string{"id", "task", "embedding"}
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"big"}, cols, &copyRows{n: spillRows, dup: -1})
+	if err != nil || n != spillRows {
+		t.Fatalf("COPY: %d rows, %v", n, err)
+	}
+
+	// A COPY of new keys whose last row repeats an old one fails whole,
+	// after it spilled most of its rows to files.
+	before, files := segmentBytes(t, dir)
+	if files < 2 { // fewer rows than a flush takes: only spills write files
+		t.Fatalf("the COPY wrote %d segment files, want its spills", files)
+	}
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{"big"}, cols, &offsetRows{copyRows{n: spillRows, dup: 7}, spillRows})
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		t.Fatalf("COPY repeating a key on its last row: %v, want 23505", err)
+	}
+	var count int64
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM big`).Scan(&count); err != nil || count != spillRows {
+		t.Fatalf("after the failed COPY: %d rows, %v", count, err)
+	}
+	if after, _ := segmentBytes(t, dir); after > before+(1<<20) {
+		t.Fatalf("the failed COPY left %d bytes of segment files", after-before)
+	}
+
+	p.kill()
+	p2 := startProcess(t, dir)
+	conn2 := p2.connect(t)
+	var sum int64
+	if err := conn2.QueryRow(ctx, `SELECT count(*), sum(id) FROM big`).Scan(&count, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if count != spillRows || sum != spillRows*(spillRows-1)/2 {
+		t.Fatalf("after kill -9: %d rows, sum %d", count, sum)
+	}
+	var task string
+	var emb []float32
+	if err := conn2.QueryRow(ctx, `SELECT task, embedding FROM big WHERE id = $1`, spillRows-1).Scan(&task, &emb); err != nil {
+		t.Fatal(err)
+	}
+	if want := vector(spillRows - 1); task != fmt.Sprintf("memory %d", spillRows-1) || len(emb) != len(want) || emb[5] != want[5] {
+		t.Fatalf("last row after kill -9: %q, %d-d", task, len(emb))
+	}
+	if _, err := conn2.Exec(ctx, `INSERT INTO big VALUES (17, 'again', NULL)`); !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		t.Fatalf("a key of the COPY after kill -9: %v, want 23505", err)
+	}
+}
+
+// offsetRows shifts the ids of copyRows by off, keeping the repeated one.
+type offsetRows struct {
+	copyRows
+	off int
+}
+
+func (o *offsetRows) Values() ([]any, error) {
+	v, err := o.copyRows.Values()
+	if o.i <= o.n {
+		id := int64(o.i - 1 + o.off)
+		v = []any{id, fmt.Sprintf("memory %d", id), vector(int(id))}
+	}
+	return v, err
+}
