@@ -78,6 +78,8 @@ type config struct {
 	embedURL, embedModel, embedKey, embedTimeout, embedRate string
 	// nearDuplicate is the MCP endpoint's --near-duplicate.
 	nearDuplicate string
+	// logMinDuration is log_min_duration_statement's server default.
+	logMinDuration string
 }
 
 // option is one flag with its environment variable. An option whose arg
@@ -110,6 +112,7 @@ func options(cfg *config) []option {
 		{"embed-timeout", "CAIRN_EMBED_TIMEOUT", "", "duration", fmt.Sprintf("time one request to --embed-url may take (default %s)", embedding.DefaultTimeout), &cfg.embedTimeout},
 		{"near-duplicate", "CAIRN_NEAR_DUPLICATE", "", "similarity|off", nearDuplicateUsage + " (for the MCP endpoint /mcp; cairn remember and cairn mcp take their own)", &cfg.nearDuplicate},
 		{"embed-rate", "CAIRN_EMBED_RATE", "", "n", fmt.Sprintf("most requests per second sent to --embed-url, over all statements, e.g. 0.5 for a plan allowing 30 a minute (default: no limit; at most %d requests are in flight either way)", embedding.DefaultMaxConcurrent), &cfg.embedRate},
+		{"log-min-duration-statement", "CAIRN_LOG_MIN_DURATION_STATEMENT", "-1", "ms|duration", "log every statement that runs at least this long, with its duration, text and plan (0: all, -1: none); sessions may SET log_min_duration_statement", &cfg.logMinDuration},
 		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
 }
@@ -217,6 +220,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cairn: --write-timeout: %v\n", err)
 		return 2
 	}
+	logMinDuration, err := session.CheckSetting("log_min_duration_statement", cfg.logMinDuration)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: --log-min-duration-statement: %v\n", err)
+		return 2
+	}
 	embedder, err := newEmbedder(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "cairn: %v\n", err)
@@ -242,7 +250,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			log.Error("closing data directory", "err", err)
 		}
 	}()
-	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed})
+	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed,
+		Settings: map[string]string{"log_min_duration_statement": logMinDuration}})
 	var httpHost string
 	if !isOff(cfg.http) {
 		httpHost = cfg.http

@@ -30,6 +30,11 @@ type Options struct {
 	// Embedder computes embed()'s vectors (the server's --embed-url); nil
 	// when none is configured, and embed() fails with 55000.
 	Embedder functions.Embedder
+	// Settings are the server's defaults of run-time parameters (name ->
+	// value), as postgresql.conf gives them: a session starts with them
+	// and RESET returns to them. Check each with CheckSetting first; a
+	// value that fails it is logged and left out.
+	Settings map[string]string
 }
 
 // Engine runs SQL against one storage.DB; it is safe for concurrent use
@@ -47,6 +52,8 @@ type Engine struct {
 	stats exec.Stats
 	// statements are pg_stat_statements' (statements.go).
 	statements statementStats
+	// defaults are Options.Settings, checked and normalised.
+	defaults map[string]string
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -58,7 +65,16 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	e := &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes), embedder: opts.Embedder}
+	e := &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes), embedder: opts.Embedder, defaults: map[string]string{}}
+	for name, v := range opts.Settings {
+		name = strings.ToLower(name)
+		nv, err := CheckSetting(name, v)
+		if err != nil {
+			logger.Error("ignoring a setting's default", "setting", name, "value", v, "err", err)
+			continue
+		}
+		e.defaults[name] = nv
+	}
 	e.metrics = newMetrics(e)
 	return e
 }
@@ -265,6 +281,15 @@ func (s *Session) Close() {
 // get returns a setting's current value.
 func (s *Session) get(name string) string {
 	if v, ok := s.values[name]; ok {
+		return v
+	}
+	return s.engine.settingDefault(name)
+}
+
+// settingDefault is the value setting name has when a session did not
+// set it: the server's configured default, or the built-in one.
+func (e *Engine) settingDefault(name string) string {
+	if v, ok := e.defaults[name]; ok {
 		return v
 	}
 	return settings[name].def
@@ -644,6 +669,7 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 	if err == nil {
 		s.engine.statements.record(p.stmt.SQL, took, rows)
 	}
+	s.logSlow(p, took, err)
 	if pe := exec.AsPanic(err); pe != nil {
 		s.engine.logger.Error("panic running statement", "panic", pe.Value, "statement", p.stmt.SQL, "stack", string(pe.Stack))
 		s.abandonRun(p)
@@ -1159,7 +1185,7 @@ func (s *Session) runSet(x *sql.Set) error {
 			if _, ok := s.values[name]; ok && !st.readOnly && name != "session_authorization" {
 				s.unsetValue(name)
 				if st.report {
-					s.changed[showName(name)] = st.def
+					s.changed[showName(name)] = s.get(name)
 				}
 			}
 		}
@@ -1191,7 +1217,7 @@ func (s *Session) runSet(x *sql.Set) error {
 	}
 	v := x.Value
 	if x.Reset {
-		v = st.def
+		v = s.engine.settingDefault(x.Name)
 	} else {
 		var err error
 		if v, err = st.validate(v, s.get(x.Name)); err != nil {
