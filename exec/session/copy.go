@@ -72,9 +72,9 @@ func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) 
 	var n int64
 	err := s.statement(ctx, p, func(ctx context.Context) (int64, error) {
 		tx, done := s.readTx()
-		defer done()
 		var err error
 		n, err = exec.CopyTo(ctx, s.runtime(tx, p.params), c, s.TextOptions(), emit)
+		done(err == nil)
 		return n, err
 	})
 	if err != nil {

@@ -223,9 +223,11 @@ type Portal struct {
 // portalRun is the state of a portal between Executes of a row-returning
 // statement.
 type portalRun struct {
-	op      exec.Operator
-	tx      *storage.Tx
-	ownTx   bool
+	op exec.Operator
+	// endTx ends the read transaction the run started for itself (nil
+	// when it runs in the session's); failed counts it rolled back.
+	endTx   func(committed bool)
+	failed  bool
 	rows    int64
 	pending arrow.Record // rows of a batch left over after a row limit
 	done    bool
@@ -870,21 +872,17 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 		return commandTag("EXPLAIN"), false, emitText(lines, emit)
 	}
 	if p.run == nil {
-		tx, own := s.tx, false
-		if tx == nil {
-			tx, own = s.engine.db.Begin(), true
-		}
+		tx, endTx := s.readTx()
 		op, err := exec.Build(s.runtime(tx, p.params), plan)
 		if err != nil {
-			if own {
-				tx.Rollback()
-			}
+			endTx(false)
 			return Tag{}, false, err
 		}
-		p.run = &portalRun{op: op, tx: tx, ownTx: own}
+		p.run = &portalRun{op: op, endTx: endTx}
 	}
 	sent, suspended, err := streamRows(ctx, p.run, maxRows, emit)
 	if err != nil || !suspended {
+		p.run.failed = err != nil
 		p.closeRun()
 	}
 	if err != nil {
@@ -922,8 +920,8 @@ func (r *portalRun) close() {
 		r.pending = nil
 	}
 	r.op.Close()
-	if r.ownTx {
-		r.tx.Rollback()
+	if r.endTx != nil {
+		r.endTx(!r.failed)
 	}
 }
 
@@ -1348,9 +1346,9 @@ func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, e
 
 // evalArgs evaluates EXECUTE's arguments (bound as casts to the parameter
 // types) in the session's transaction.
-func (s *Session) evalArgs(ctx context.Context, args []sql.Expr) ([]any, error) {
+func (s *Session) evalArgs(ctx context.Context, args []sql.Expr) (_ []any, err error) {
 	tx, done := s.readTx()
-	defer done()
+	defer func() { done(err == nil) }()
 	rt := s.runtime(tx, nil)
 	out := make([]any, len(args))
 	for i, a := range args {
@@ -1364,20 +1362,22 @@ func (s *Session) evalArgs(ctx context.Context, args []sql.Expr) ([]any, error) 
 }
 
 // readTx is the transaction a read runs in: the explicit one, or a new one
-// that done rolls back (a read has nothing to commit).
-func (s *Session) readTx() (tx *storage.Tx, done func()) {
+// that done rolls back (a read has nothing to commit), counting it
+// committed, or rolled back when the read failed, as PostgreSQL counts
+// an autocommit statement.
+func (s *Session) readTx() (tx *storage.Tx, done func(committed bool)) {
 	if s.tx != nil {
-		return s.tx, func() {}
+		return s.tx, func(bool) {}
 	}
 	tx = s.engine.db.Begin()
-	return tx, func() {
+	return tx, func(committed bool) {
 		tx.Rollback() // it wrote nothing: ending it is its commit
-		s.engine.stats.XactEnded(true)
+		s.engine.stats.XactEnded(committed)
 	}
 }
 
 // explain renders EXPLAIN [ANALYZE] output lines.
-func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) ([]string, error) {
+func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) (_ []string, err error) {
 	if !n.Analyze {
 		return sql.ExplainLines(n.Input), nil
 	}
@@ -1386,7 +1386,7 @@ func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) ([]str
 		return nil, pgerr.NotSupported("EXPLAIN ANALYZE of INSERT, UPDATE or DELETE")
 	}
 	tx, done := s.readTx()
-	defer done()
+	defer func() { done(err == nil) }()
 	rt := s.runtime(tx, p.params)
 	rt.Analyze = true
 	start := time.Now()
