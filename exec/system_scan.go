@@ -98,6 +98,7 @@ func (rt *Runtime) catalogView() *syscat.View {
 			rt.sysView.PreparedStatements = v.PreparedStatements()
 			rt.sysView.Activity = v.Activity()
 			rt.sysView.Statements = v.Statements()
+			rt.sysView.Locks = v.Locks()
 		}
 		if rt.Stats != nil && rt.DB != nil {
 			rt.sysView.TableStats, rt.sysView.DatabaseStats = rt.statsView(cat)

@@ -1369,7 +1369,7 @@ func (s *Session) readTx() (tx *storage.Tx, done func(committed bool)) {
 	if s.tx != nil {
 		return s.tx, func(bool) {}
 	}
-	tx = s.engine.db.Begin()
+	tx = s.begin()
 	return tx, func(committed bool) {
 		tx.Rollback() // it wrote nothing: ending it is its commit
 		s.engine.stats.XactEnded(committed)

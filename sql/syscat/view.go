@@ -43,6 +43,8 @@ type View struct {
 	// Statements are the engine's statement statistics, which
 	// pg_stat_statements lists.
 	Statements []StatementStat
+	// Locks are the locks held and waited for, which pg_locks lists.
+	Locks []Lock
 
 	tables      []*catalog.TableDef
 	indexes     []*index
