@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -56,6 +57,31 @@ type CopyIn struct {
 	// converted, for new ones.
 	cur  *copyChunk
 	free chan []byte
+	// Progress, when set before Run, counts the copy's rows as it goes.
+	Progress *CopyProgress
+}
+
+// CopyProgress are a COPY FROM's counters, which
+// pg_stat_progress_copy shows while it runs: the rows read from the data
+// and those of them that passed its WHERE clause (which the insert then
+// writes). Safe to read from any goroutine.
+type CopyProgress struct {
+	Read, Passed atomic.Int64
+}
+
+// countRows passes its input's records on, adding their rows to n.
+type countRows struct {
+	Operator
+	n *atomic.Int64
+}
+
+// Next implements Operator.
+func (c *countRows) Next(ctx context.Context) (arrow.Record, error) {
+	rec, err := c.Operator.Next(ctx)
+	if err == nil {
+		c.n.Add(rec.NumRows())
+	}
+	return rec, err
 }
 
 // copyChunk is a run of rows of COPY FROM data: the rows' bytes (see
@@ -214,6 +240,10 @@ func (in *CopyIn) Run(ctx context.Context, rt *Runtime) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if in.Progress != nil {
+		in.Progress.Passed.Store(0) // a statement run again counts anew
+		op = &countRows{Operator: op, n: &in.Progress.Passed}
+	}
 	out := newMaterialized(nil)
 	defer out.Close()
 	return insertRows(ctx, rt, in.c.Insert, op, out)
@@ -277,6 +307,9 @@ func (in *CopyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
 			return nil, ctx.Err()
 		}
 		in.cur = nil
+	}
+	if c.perr == nil && c.rec != nil && in.Progress != nil {
+		in.Progress.Read.Add(c.rec.NumRows())
 	}
 	return c.rec, c.perr
 }

@@ -25,7 +25,7 @@ const (
 
 // SessionViews is the optional part of a statement's functions.SessionInfo
 // that the system views read: the rows of pg_settings,
-// pg_prepared_statements, pg_stat_activity, pg_stat_statements and pg_locks. All return copies the
+// pg_prepared_statements, pg_stat_activity, pg_stat_statements, pg_locks and the progress views. All return copies the
 // caller may keep.
 type SessionViews interface {
 	SettingRows() []syscat.Setting
@@ -33,6 +33,7 @@ type SessionViews interface {
 	Activity() []syscat.Activity
 	Statements() []syscat.StatementStat
 	Locks() []syscat.Lock
+	Progress() []syscat.Progress
 }
 
 // readOnlySession is a SessionInfo with its optional writers hidden:

@@ -761,6 +761,10 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) { return s.createTableAs(ctx, tx, x) })
 		return tag, false, err
 	}
+	if x, ok := p.bound.(*sql.CreateIndex); ok {
+		defer s.setProgress(nil)
+		s.setProgress(s.indexProgress(x))
+	}
 	tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
 		return commandTag(sql.CommandName(p.bound)), s.runDDL(ctx, tx, p.bound)
 	})
