@@ -224,8 +224,10 @@ type Portal struct {
 // statement.
 type portalRun struct {
 	op exec.Operator
-	// endTx ends the read transaction the run started for itself (nil
-	// when it runs in the session's); failed counts it rolled back.
+	// endTx is readTx's done for the run's transaction (its own read
+	// transaction, or a no-op in the session's); failed makes it count
+	// the transaction rolled back. Nil for a run that has no
+	// transaction of its own (RETURNING rows, a cursor in a block).
 	endTx   func(committed bool)
 	failed  bool
 	rows    int64
