@@ -165,3 +165,67 @@ func TestPgStatProgressCreateIndex(t *testing.T) {
 		t.Fatalf("progress rows after CREATE INDEX: %d %v", n, err)
 	}
 }
+
+// blockedWriter takes writes until its first, then blocks them until
+// release is closed.
+type blockedWriter struct {
+	first   chan struct{}
+	release chan struct{}
+	once    bool
+}
+
+func (w *blockedWriter) Write(p []byte) (int, error) {
+	if !w.once {
+		w.once = true
+		close(w.first)
+		<-w.release
+	}
+	return len(p), nil
+}
+
+// TestPgStatProgressCopyTo: a COPY TO STDOUT whose client stopped reading
+// shows in pg_stat_progress_copy with the rows and bytes sent so far
+// (the CSV header line is no row).
+func TestPgStatProgressCopyTo(t *testing.T) {
+	ctx := context.Background()
+	ts := startServer(t, "")
+	copier, watcher := ts.connect(t), ts.connect(t)
+	pid := copier.PgConn().PID()
+	mustExec(t, copier, `CREATE TABLE ct (id int, note text)`)
+	mustExec(t, copier, `INSERT INTO ct SELECT g, repeat('x', 100) FROM generate_series(1, 100000) g`)
+	var relid uint32
+	if err := watcher.QueryRow(ctx, `SELECT 'ct'::regclass::oid`).Scan(&relid); err != nil {
+		t.Fatal(err)
+	}
+	w := &blockedWriter{first: make(chan struct{}), release: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		_, err := copier.PgConn().CopyTo(ctx, w, "COPY ct TO STDOUT WITH (FORMAT csv, HEADER)")
+		done <- err
+	}()
+	<-w.first
+	// The server writes until the socket's buffers are full, then waits.
+	var p, prev copyProgress
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var ok bool
+		p, ok = copyProgressOf(t, watcher, pid)
+		if ok && p.tuples > 0 && p == prev {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("COPY TO's progress: %+v (shown %v)", p, ok)
+		}
+		prev = p
+	}
+	if p.relid != relid || p.command != "COPY TO" || p.kind != "PIPE" || p.tuples >= 100000 || p.excluded != 0 ||
+		p.bytes < p.tuples*100 || p.bytes > p.tuples*120+100 {
+		t.Errorf("COPY TO's progress while its client does not read: %+v", p)
+	}
+	close(w.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := copyProgressOf(t, watcher, pid); ok {
+		t.Fatalf("the COPY ended but its progress stays: %+v", p)
+	}
+}

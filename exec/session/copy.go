@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"io"
 
@@ -83,9 +84,18 @@ func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) 
 		}
 		s.setProgress(prog)
 		defer s.setProgress(nil)
+		// A text or CSV header line and the binary trailer are no rows.
+		binary := c.Options.Format == sql.CopyBinary
+		header := c.Options.Header && !binary
 		counted := func(line []byte) error {
 			prog.bytes.Add(int64(len(line)))
-			prog.tuples.Add(1)
+			switch {
+			case header:
+				header = false
+			case binary && bytes.Equal(line, binaryTrailer):
+			default:
+				prog.tuples.Add(1)
+			}
 			return emit(line)
 		}
 		tx, done := s.readTx()
@@ -99,6 +109,10 @@ func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) 
 	}
 	return rowsTag("COPY", n), nil
 }
+
+// binaryTrailer is the binary COPY format's trailer: a tuple of -1
+// fields.
+var binaryTrailer = []byte{0xff, 0xff}
 
 // hasFilter reports whether a COPY FROM's input plan n has a WHERE
 // clause (a Filter).
