@@ -57,8 +57,11 @@ type CopyIn struct {
 	// converted, for new ones.
 	cur  *copyChunk
 	free chan []byte
-	// Progress, when set before Run, counts the copy's rows as it goes.
+	// Progress, when set before Run, counts the copy's rows as it goes;
+	// unseen are the rows read that the insert has not yet been handed
+	// (or seen dropped), added to Progress.Read with those it gets.
 	Progress *CopyProgress
+	unseen   int64
 }
 
 // CopyProgress are a COPY FROM's counters, which
@@ -69,18 +72,24 @@ type CopyProgress struct {
 	Read, Passed atomic.Int64
 }
 
-// countRows passes its input's records on, adding their rows to n.
-type countRows struct {
+// copyCount passes the records of a COPY FROM's input plan to the
+// insert, counting them and the rows read for them in in.Progress at
+// once, so that a reader never sees rows read but not yet filtered as
+// excluded.
+type copyCount struct {
 	Operator
-	n *atomic.Int64
+	in *CopyIn
 }
 
 // Next implements Operator.
-func (c *countRows) Next(ctx context.Context) (arrow.Record, error) {
+func (c *copyCount) Next(ctx context.Context) (arrow.Record, error) {
 	rec, err := c.Operator.Next(ctx)
+	p := c.in.Progress
 	if err == nil {
-		c.n.Add(rec.NumRows())
+		p.Passed.Add(rec.NumRows())
 	}
+	p.Read.Add(c.in.unseen)
+	c.in.unseen = 0
 	return rec, err
 }
 
@@ -242,7 +251,7 @@ func (in *CopyIn) Run(ctx context.Context, rt *Runtime) (int64, error) {
 	}
 	if in.Progress != nil {
 		in.Progress.Passed.Store(0) // a statement run again counts anew
-		op = &countRows{Operator: op, n: &in.Progress.Passed}
+		op = &copyCount{Operator: op, in: in}
 	}
 	out := newMaterialized(nil)
 	defer out.Close()
@@ -308,8 +317,8 @@ func (in *CopyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
 		}
 		in.cur = nil
 	}
-	if c.perr == nil && c.rec != nil && in.Progress != nil {
-		in.Progress.Read.Add(c.rec.NumRows())
+	if c.perr == nil && c.rec != nil {
+		in.unseen += c.rec.NumRows()
 	}
 	return c.rec, c.perr
 }

@@ -62,6 +62,14 @@ func TestPgStatProgressCopy(t *testing.T) {
 		_, err := copier.PgConn().CopyFrom(ctx, pr, "COPY cp FROM STDIN WHERE id % 4 <> 0")
 		done <- err
 	}()
+	// A failure ends the COPY before the connection closes.
+	ended := false
+	t.Cleanup(func() {
+		if !ended {
+			pw.CloseWithError(io.ErrUnexpectedEOF)
+			<-done
+		}
+	})
 	const piece = 4000 // rows: ~300 kB, several of the server's read blocks
 	var sent int64
 	var last copyProgress
@@ -94,6 +102,7 @@ func TestPgStatProgressCopy(t *testing.T) {
 		t.Errorf("WHERE id %% 4 <> 0 excluded no row: %+v", last)
 	}
 	pw.Close()
+	ended = true
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
