@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -56,6 +57,40 @@ type CopyIn struct {
 	// converted, for new ones.
 	cur  *copyChunk
 	free chan []byte
+	// Progress, when set before Run, counts the copy's rows as it goes;
+	// unseen are the rows read that the insert has not yet been handed
+	// (or seen dropped), added to Progress.Read with those it gets.
+	Progress *CopyProgress
+	unseen   int64
+}
+
+// CopyProgress are a COPY FROM's counters, which
+// pg_stat_progress_copy shows while it runs: the rows read from the data
+// and those of them that passed its WHERE clause (which the insert then
+// writes). Safe to read from any goroutine.
+type CopyProgress struct {
+	Read, Passed atomic.Int64
+}
+
+// copyCount passes the records of a COPY FROM's input plan to the
+// insert, counting them and the rows read for them in in.Progress at
+// once, so that a reader never sees rows read but not yet filtered as
+// excluded.
+type copyCount struct {
+	Operator
+	in *CopyIn
+}
+
+// Next implements Operator.
+func (c *copyCount) Next(ctx context.Context) (arrow.Record, error) {
+	rec, err := c.Operator.Next(ctx)
+	p := c.in.Progress
+	if err == nil {
+		p.Passed.Add(rec.NumRows())
+	}
+	p.Read.Add(c.in.unseen)
+	c.in.unseen = 0
+	return rec, err
 }
 
 // copyChunk is a run of rows of COPY FROM data: the rows' bytes (see
@@ -214,6 +249,10 @@ func (in *CopyIn) Run(ctx context.Context, rt *Runtime) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if in.Progress != nil {
+		in.Progress.Passed.Store(0) // a statement run again counts anew
+		op = &copyCount{Operator: op, in: in}
+	}
 	out := newMaterialized(nil)
 	defer out.Close()
 	return insertRows(ctx, rt, in.c.Insert, op, out)
@@ -277,6 +316,9 @@ func (in *CopyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
 			return nil, ctx.Err()
 		}
 		in.cur = nil
+	}
+	if c.perr == nil && c.rec != nil {
+		in.unseen += c.rec.NumRows()
 	}
 	return c.rec, c.perr
 }

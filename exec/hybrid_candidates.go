@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
@@ -56,9 +57,13 @@ func (h *hybridCandidates) Next(ctx context.Context) (arrow.Record, error) {
 		return nil, io.EOF
 	}
 	h.done = true
+	start := time.Now()
 	ids, all, err := h.candidates(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if !all {
+		h.rt.searched(SearchHybrid, start, int64(len(ids)))
 	}
 	if all {
 		if h.inner, err = Build(h.rt, h.node.Scan); err != nil {

@@ -9,6 +9,7 @@ package exec
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/syscat"
@@ -24,7 +25,14 @@ type Stats struct {
 	// commits and rollbacks count ended transactions (pg_stat_database's
 	// xact_commit and xact_rollback).
 	commits, rollbacks atomic.Int64
+	// onSearch is told of each search as it ends (OnSearch).
+	onSearch func(k SearchKind, d time.Duration, rows int64)
 }
+
+// OnSearch makes f the function told of every search as it ends: its
+// kind, how long it took and the rows it examined. Call it before the
+// Stats are in use; f must be safe for concurrent use.
+func (s *Stats) OnSearch(f func(k SearchKind, d time.Duration, rows int64)) { s.onSearch = f }
 
 // XactEnded counts a transaction that committed or rolled back.
 func (s *Stats) XactEnded(committed bool) {
@@ -48,20 +56,23 @@ type TableStats struct {
 // SearchKind is the kind of an index search, for /metrics.
 type SearchKind uint8
 
-// The kinds of index search: a primary or unique key lookup, a vector
-// index's nearest neighbours, a BM25 text index, a hybrid (vector and
-// text) candidate search, a trigram index.
+// The kinds of search: through an index, a primary or unique key lookup,
+// a vector index's nearest neighbours, a BM25 text index, a hybrid
+// (vector and text) candidate search, a trigram index; and SearchExact,
+// nearest neighbours by scoring every row (ORDER BY a vector distance
+// LIMIT k without an index), which is no index search.
 const (
 	SearchKey SearchKind = iota
 	SearchVector
 	SearchBM25
 	SearchHybrid
 	SearchTrigram
+	SearchExact
 	numSearchKinds
 )
 
 // SearchKindNames are the kinds' label values, by SearchKind.
-var SearchKindNames = [numSearchKinds]string{"key", "vector", "bm25", "hybrid", "trigram"}
+var SearchKindNames = [numSearchKinds]string{"key", "vector", "bm25", "hybrid", "trigram", "exact"}
 
 // Table returns the counters of table id, creating them at zero; nil for
 // a nil s.
@@ -116,6 +127,14 @@ func (rt *Runtime) indexSearch(id uint64, k SearchKind) {
 	if t := rt.Stats.Table(id); t != nil {
 		t.IdxScan.Add(1)
 		rt.Stats.searches[k].Add(1)
+	}
+}
+
+// searched reports a search of kind k that started at start and examined
+// rows rows to the Stats' OnSearch function.
+func (rt *Runtime) searched(k SearchKind, start time.Time, rows int64) {
+	if rt.Stats != nil && rt.Stats.onSearch != nil {
+		rt.Stats.onSearch(k, time.Since(start), rows)
 	}
 }
 

@@ -104,6 +104,8 @@ func (rt *Runtime) catalogView() *syscat.View {
 			rt.sysView.PreparedStatements = v.PreparedStatements()
 			rt.sysView.Activity = v.Activity()
 			rt.sysView.Statements = v.Statements()
+			rt.sysView.Locks = v.Locks()
+			rt.sysView.Progress = v.Progress()
 		}
 		if rt.Stats != nil && rt.DB != nil {
 			rt.sysView.TableStats, rt.sysView.DatabaseStats = rt.statsView(cat)

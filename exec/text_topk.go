@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"io"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -49,6 +50,7 @@ func (t *textTopK) Next(ctx context.Context) (arrow.Record, error) {
 		return nil, io.EOF
 	}
 	t.done = true
+	start := time.Now()
 	qv, err := EvalScalar(context.Background(), t.rt, t.node.Score.Query)
 	if err != nil || qv == nil {
 		return nil, eofOr(err)
@@ -67,6 +69,7 @@ func (t *textTopK) Next(ctx context.Context) (arrow.Record, error) {
 		}
 		return t.inner.Next(ctx)
 	}
+	t.rt.searched(SearchBM25, start, int64(len(matches.IDs)))
 	k := len(matches.IDs)
 	if count >= 0 && count+offset < int64(k) {
 		k = int(count + offset)

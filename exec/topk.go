@@ -233,23 +233,51 @@ func (t *TopK) init(ctx context.Context) error {
 	if count == 0 {
 		return nil
 	}
-	return t.load(ctx)
+	start := time.Now()
+	scored, err := t.load(ctx)
+	if err == nil && ordersByVectorMetric(t.node) {
+		t.rt.searched(SearchExact, start, scored)
+	}
+	return err
 }
 
-func (t *TopK) load(ctx context.Context) error {
+// ordersByVectorMetric reports whether n ranks a table's rows by a
+// vector metric's distance: its first key is one (maybe through the
+// projection below it, where the key is an output column), and its input
+// is the table's scan, maybe filtered. n is then an exact nearest
+// neighbour search.
+func ordersByVectorMetric(n *sql.TopK) bool {
+	key, input := n.Keys[0].Expr, n.Input
+	if p, ok := input.(*sql.Project); ok {
+		if ref, ok := key.(*sql.ColumnRef); ok && ref.Index < len(p.Exprs) {
+			key = p.Exprs[ref.Index]
+		}
+		input = p.Input
+	}
+	if f, ok := input.(*sql.Filter); ok {
+		input = f.Input
+	}
+	call, ok := key.(*sql.Call)
+	_, scan := input.(*sql.Scan)
+	return scan && ok && call.Overload != nil && call.Overload.VectorMetric != ""
+}
+
+// load reads the input, keeping the best rows; scored is how many rows
+// it ranked.
+func (t *TopK) load(ctx context.Context) (scored int64, err error) {
 	ev := newEvaluator(ctx, t.rt)
 	var seq int64
 	var keys [][]sortVal
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			return 0, err
 		}
 		data, keyRec, rows, err := t.next(ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 		n := int(keyRec.NumRows())
 		if n == 0 {
@@ -258,12 +286,12 @@ func (t *TopK) load(ctx context.Context) error {
 		bi := len(t.batches)
 		if done, err := t.offerFloats(ev, data, keyRec, rows, bi, &seq); done || err != nil {
 			if err != nil {
-				return err
+				return 0, err
 			}
 			continue
 		}
 		if keys, err = t.ke.rows(ev, keyRec, keys[:0]); err != nil {
-			return err
+			return 0, err
 		}
 		data.Retain()
 		t.batches = append(t.batches, data)
@@ -322,7 +350,7 @@ func (t *TopK) load(ctx context.Context) error {
 	}
 	t.releaseBatches()
 	t.batches = kept
-	return nil
+	return seq, nil
 }
 
 // unref drops one heap reference to batch bi, releasing it at zero.

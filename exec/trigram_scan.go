@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow/go/v17/arrow"
@@ -92,11 +93,13 @@ func (t *trigramScan) start(ctx context.Context) error {
 	if len(keys) == 0 {
 		return t.scan(filter)
 	}
+	start := time.Now()
 	ids, err := t.rt.Tx.TrigramSearch(ctx, n.Scan.Table.ID, n.Index.Columns[0], keys)
 	if err != nil {
 		return err
 	}
 	t.rt.indexSearch(n.Scan.Table.ID, SearchTrigram)
+	t.rt.searched(SearchTrigram, start, int64(len(ids)))
 	var source Operator = &fetchByID{rt: t.rt, scan: n.Scan, schema: t.schema, ids: ids}
 	if len(ids) > trigramFetchMax {
 		scan := *n.Scan

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
@@ -57,6 +58,7 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 		return nil, io.EOF
 	}
 	v.done = true
+	start := time.Now()
 	qv, err := EvalScalar(ctx, v.rt, v.node.Query)
 	if err != nil || qv == nil {
 		return nil, eofOr(err)
@@ -89,6 +91,7 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 		return nil, err
 	}
 	v.rt.indexSearch(scan.Table.ID, SearchVector)
+	v.rt.searched(SearchVector, start, int64(len(hits)))
 	ids := make([]int64, len(hits))
 	for i, h := range hits {
 		ids[i] = h.RowID

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgerrcode"
 
@@ -92,6 +93,9 @@ type DB struct {
 	durableLSN atomic.Uint64
 	// commits counts the transactions that wrote and are durable.
 	commits atomic.Uint64
+	// observer and counters feed /metrics (metrics.go).
+	observer atomic.Pointer[Observer]
+	counters metricCounters
 
 	// idxMu guards the unique indexes and their consistency with the
 	// head's deleted row IDs.
@@ -374,13 +378,16 @@ func (db *DB) waitDurable(lsn uint64) error {
 	if w == nil {
 		return errClosed()
 	}
+	start := time.Now()
 	err := w.sync()
+	took := time.Since(start)
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if err != nil {
 		db.broken = fmt.Errorf("wal fsync failed: %w", err)
 		return db.broken
 	}
+	db.observeSync(took, int(target-db.durableLSN.Load()))
 	db.durableLSN.Store(target)
 	if h := db.head.Load(); h.lsn <= target {
 		state = h

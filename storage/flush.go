@@ -541,6 +541,7 @@ func (db *DB) compactTable(id uint64) error {
 	version := db.head.Load().version
 	db.mu.Unlock()
 	db.retireUnlisted(rt, version)
+	db.counters.compactions.Add(1)
 	db.log.Debug("compacted", "table", id, "segments", len(chosen), "rows", merged.rows, "dropped", dropped.GetCardinality())
 	return nil
 }

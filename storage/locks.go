@@ -79,6 +79,8 @@ type lockKey struct {
 type lockTable struct {
 	mu   sync.Mutex
 	held map[lockKey]*Tx
+	// waiting are the transactions waiting for a lock.
+	waiting map[*Tx]struct{}
 }
 
 var keySeed = maphash.MakeSeed()
@@ -163,7 +165,11 @@ func (lt *lockTable) lock(tx *Tx, keys []lockKey) error {
 				return deadlockDetected()
 			}
 		}
-		tx.waitingFor = h
+		tx.waitingFor, tx.waitingKey, tx.waitStart = h, k, time.Now()
+		if lt.waiting == nil {
+			lt.waiting = map[*Tx]struct{}{}
+		}
+		lt.waiting[tx] = struct{}{}
 		ended := h.ended
 		lt.mu.Unlock()
 		var err error
@@ -189,6 +195,7 @@ func (lt *lockTable) lock(tx *Tx, keys []lockKey) error {
 		}
 		lt.mu.Lock()
 		tx.waitingFor = nil
+		delete(lt.waiting, tx)
 		if err != nil {
 			lt.mu.Unlock()
 			return err
@@ -347,4 +354,33 @@ func (lt *lockTable) tryLock(tx *Tx, key lockKey) bool {
 		tx.ended = make(chan struct{})
 	}
 	return true
+}
+
+// Lock is one row or key lock as pg_locks shows it: held (Granted) or
+// waited for since WaitStart by the transaction of backend Owner.
+type Lock struct {
+	Table uint64
+	// Key marks a lock on a key of a primary key or unique constraint
+	// (ID is then a hash of the key); otherwise ID is the locked row's.
+	Key       bool
+	ID        uint64
+	Owner     int32
+	Granted   bool
+	WaitStart time.Time
+}
+
+// Locks returns the row and key locks held and waited for now.
+func (db *DB) Locks() []Lock {
+	lt := &db.locks
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	out := make([]Lock, 0, len(lt.held)+len(lt.waiting))
+	for k, tx := range lt.held {
+		out = append(out, Lock{Table: k.table, Key: k.kind == 1, ID: k.id, Owner: tx.owner, Granted: true})
+	}
+	for tx := range lt.waiting {
+		k := tx.waitingKey
+		out = append(out, Lock{Table: k.table, Key: k.kind == 1, ID: k.id, Owner: tx.owner, WaitStart: tx.waitStart})
+	}
+	return out
 }

@@ -235,7 +235,11 @@ func (db *DB) buildTrgmIndex(seg *segment, def *catalog.TableDef, colID int) (ix
 	if ix.Rows() != int(seg.rows) {
 		return nil, fmt.Errorf("segment %s: %d rows indexed of %d", seg.path, ix.Rows(), seg.rows)
 	}
-	return ix, writeTrgmIndexFile(seg, colID, ix)
+	if err := writeTrgmIndexFile(seg, colID, ix); err != nil {
+		return ix, err
+	}
+	db.counters.trigramBuilds.Add(1)
+	return ix, nil
 }
 
 // addTrigrams adds the rows of a to b; false when a is not a string

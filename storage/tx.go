@@ -53,7 +53,16 @@ type Tx struct {
 	held        []lockKey
 	ended       chan struct{} // closed when the transaction ends; made on first lock
 	waitingFor  *Tx
+	// waitingKey is the lock waited for since waitStart (with waitingFor).
+	waitingKey lockKey
+	waitStart  time.Time
+	// owner is SetOwner's backend pid, which pg_locks shows.
+	owner int32
 }
+
+// SetOwner records the backend (pid) the transaction runs for: Locks
+// reports its locks under it.
+func (tx *Tx) SetOwner(pid int32) { tx.owner = pid }
 
 // txTable is what a transaction did to one table.
 type txTable struct {

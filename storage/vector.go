@@ -802,6 +802,7 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 		return nil
 	}
 	db.installVectorIndex(job.seg, job.spec, ix)
+	db.counters.vectorBuilds.Add(1)
 	return nil
 }
 

@@ -437,7 +437,9 @@ func TestDisconnectCancelsStatement(t *testing.T) {
 // TestMetrics: GET /metrics answers in the Prometheus text format, as the
 // Prometheus client's own parser reads it, behind the API's token: the
 // sessions by state, statements by kind with their latency histogram,
-// commits, goroutines and Go memory.
+// searches by kind with theirs and the rows they examined, commits with
+// the WAL's fsync latency and group commit batches, segments, compactions
+// and index builds, goroutines and Go memory.
 func TestMetrics(t *testing.T) {
 	ts := startServer(t, "")
 	a, b := ts.connect(t), ts.connect(t)
@@ -447,6 +449,45 @@ func TestMetrics(t *testing.T) {
 	mustExec(t, a, `SELECT * FROM m WHERE id = 2`)
 	mustExec(t, b, `BEGIN`)
 	mustExec(t, b, `SELECT 1`)
+
+	// Searches of every kind over a table of segments.
+	mustExec(t, a, `CREATE TABLE notes (id int PRIMARY KEY, body text, emb real[]) USING deeplake`)
+	for i := 0; i < 12; i++ {
+		mustExec(t, a, fmt.Sprintf(`INSERT INTO notes SELECT g, (ARRAY['fix','deploy','tune'])[1 + g %% 3] || ' parser ' || g, ARRAY[sin(g), cos(g), sin(g * 0.3)]::real[] FROM generate_series(%d, %d) g`, i*100+1, i*100+100))
+		// A segment each: more than 8 make the worker compact them.
+		if err := ts.db.Checkpoint(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(20 * time.Second); ts.db.Counters().Compactions == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no compaction of 12 segments")
+		}
+	}
+	search := func(kind, query, plan string) {
+		t.Helper()
+		var lines []string
+		rows, err := a.Query(context.Background(), "EXPLAIN "+query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var l string
+			rows.Scan(&l)
+			lines = append(lines, l)
+		}
+		if err := rows.Err(); err != nil || !strings.Contains(strings.Join(lines, "\n"), plan) {
+			t.Fatalf("the %s search's plan has no %q: %v %v", kind, plan, lines, err)
+		}
+		mustExec(t, a, query)
+	}
+	search("exact", `SELECT id FROM notes ORDER BY emb <#> '{1,0,0}' LIMIT 5`, "Seq Scan on notes")
+	mustExec(t, a, `CREATE INDEX notes_hnsw ON notes USING hnsw (emb vector_cosine_ops)`)
+	mustExec(t, a, `CREATE INDEX notes_trgm ON notes USING gin (body gin_trgm_ops)`)
+	search("vector", `SELECT id FROM notes ORDER BY emb <#> '{1,0,0}' LIMIT 5`, "Vector Index Scan")
+	search("bm25", `SELECT id, body <#> 'deploy parser' AS score FROM notes ORDER BY score LIMIT 5`, "Text Index Scan")
+	search("hybrid", `SELECT id, (emb, body)::deeplake_hybrid_record <#> deeplake_hybrid_record('{1,0,0}'::real[], 'tune', 0.5, 0.5) AS score FROM notes ORDER BY score DESC LIMIT 5`, "Hybrid Index Scan")
+	search("trigram", `SELECT id FROM notes WHERE body LIKE '%parser 77%'`, "notes_trgm")
 
 	api := startHTTP(t, ts, wire.HTTPOptions{Token: "s3cret"})
 	open := &httpAPI{t: t, base: api.base}
@@ -508,8 +549,8 @@ func TestMetrics(t *testing.T) {
 	if v, _ := value("cairn_index_searches_total", map[string]string{"kind": "key"}); v < 1 {
 		t.Errorf("key lookups after SELECT ... WHERE id = 2: %v", v)
 	}
-	if v, _ := value("cairn_index_searches_total", map[string]string{"kind": "vector"}); v != 0 {
-		t.Errorf("vector searches: %v", v)
+	if v, _ := value("cairn_index_searches_total", map[string]string{"kind": "vector"}); v != 1 {
+		t.Errorf("vector index searches: %v", v)
 	}
 	if v, _ := value("cairn_transactions_total", map[string]string{"result": "commit"}); v < 2 {
 		t.Errorf("transactions committed after CREATE TABLE and INSERT: %v", v)
@@ -519,6 +560,35 @@ func TestMetrics(t *testing.T) {
 	}
 	value("cairn_cache_bytes", nil)
 	value("cairn_cache_lookups_total", map[string]string{"result": "hit"})
+	for kind, least := range map[string]float64{"exact": 1200, "vector": 5, "bm25": 5, "hybrid": 5, "trigram": 1} {
+		_, m := value("cairn_search_duration_seconds", map[string]string{"kind": kind})
+		if h := m.GetHistogram(); h == nil || h.GetSampleCount() != 1 || h.GetSampleSum() <= 0 {
+			t.Errorf("%s searches' histogram: %v", kind, h)
+		}
+		if v, _ := value("cairn_search_rows_total", map[string]string{"kind": kind}); v < least {
+			t.Errorf("rows %s searches examined: %v, want at least %v", kind, v, least)
+		}
+	}
+	_, m := value("cairn_wal_fsync_duration_seconds", nil)
+	if h := m.GetHistogram(); h == nil || h.GetSampleCount() < 15 || h.GetSampleSum() <= 0 {
+		t.Errorf("WAL fsyncs' histogram: %v", h)
+	}
+	_, m = value("cairn_group_commit_records", nil)
+	if h := m.GetHistogram(); h == nil || h.GetSampleCount() < 15 || h.GetSampleSum() < float64(h.GetSampleCount()) {
+		t.Errorf("group commit batches' histogram: %v", h)
+	}
+	if v, _ := value("cairn_segments", nil); v < 1 || v > 12 {
+		t.Errorf("segments of a table of 1200 rows flushed every 100 rows, then compacted: %v", v)
+	}
+	if v, _ := value("cairn_index_builds_total", map[string]string{"kind": "vector"}); v < 1 {
+		t.Errorf("vector index builds after CREATE INDEX over segments: %v", v)
+	}
+	if v, _ := value("cairn_index_builds_total", map[string]string{"kind": "trigram"}); v < 1 {
+		t.Errorf("trigram index builds after CREATE INDEX over segments: %v", v)
+	}
+	if v, _ := value("cairn_compactions_total", nil); v < 1 {
+		t.Errorf("compactions: %v", v)
+	}
 	if v, _ := value("go_goroutines", nil); v < 1 {
 		t.Errorf("go_goroutines: %v", v)
 	}

@@ -18,15 +18,15 @@ import (
 // 384-d embeddings and a short text, about 1.6 KB a row.
 const spillRows = 48000
 
-// copyRows is a pgx.CopyFromSource of rows (id, task, embedding) for ids
+// spillSource is a pgx.CopyFromSource of rows (id, task, embedding) for ids
 // [0, n), with id dup repeated as the last row when dup >= 0.
-type copyRows struct {
+type spillSource struct {
 	i, n, dup int
 }
 
-func (c *copyRows) Next() bool { c.i++; return c.i <= c.n || c.i == c.n+1 && c.dup >= 0 }
-func (c *copyRows) Err() error { return nil }
-func (c *copyRows) Values() ([]any, error) {
+func (c *spillSource) Next() bool { c.i++; return c.i <= c.n || c.i == c.n+1 && c.dup >= 0 }
+func (c *spillSource) Err() error { return nil }
+func (c *spillSource) Values() ([]any, error) {
 	id := c.i - 1
 	if c.i == c.n+1 {
 		id = c.dup
@@ -65,7 +65,7 @@ func TestLargeCopySpillsAndSurvivesKill9(t *testing.T) {
 	conn := p.connect(t)
 	mustExec(t, conn, `CREATE TABLE big (id bigint PRIMARY KEY, task text, embedding real[])`)
 	cols := []string{"id", "task", "embedding"}
-	n, err := conn.CopyFrom(ctx, pgx.Identifier{"big"}, cols, &copyRows{n: spillRows, dup: -1})
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"big"}, cols, &spillSource{n: spillRows, dup: -1})
 	if err != nil || n != spillRows {
 		t.Fatalf("COPY: %d rows, %v", n, err)
 	}
@@ -76,7 +76,7 @@ func TestLargeCopySpillsAndSurvivesKill9(t *testing.T) {
 	if files < 2 { // fewer rows than a flush takes: only spills write files
 		t.Fatalf("the COPY wrote %d segment files, want its spills", files)
 	}
-	_, err = conn.CopyFrom(ctx, pgx.Identifier{"big"}, cols, &offsetRows{copyRows{n: spillRows, dup: 7}, spillRows})
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{"big"}, cols, &offsetRows{spillSource{n: spillRows, dup: 7}, spillRows})
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "23505" {
 		t.Fatalf("COPY repeating a key on its last row: %v, want 23505", err)
@@ -112,14 +112,14 @@ func TestLargeCopySpillsAndSurvivesKill9(t *testing.T) {
 	}
 }
 
-// offsetRows shifts the ids of copyRows by off, keeping the repeated one.
+// offsetRows shifts the ids of spillSource by off, keeping the repeated one.
 type offsetRows struct {
-	copyRows
+	spillSource
 	off int
 }
 
 func (o *offsetRows) Values() ([]any, error) {
-	v, err := o.copyRows.Values()
+	v, err := o.spillSource.Values()
 	if o.i <= o.n {
 		id := int64(o.i - 1 + o.off)
 		v = []any{id, fmt.Sprintf("memory %d", id), vector(int(id))}

@@ -82,6 +82,8 @@ type config struct {
 	// logConnections and logDisconnections (booleans) log each
 	// connection and each session's end.
 	maxConnections, logConnections, logDisconnections string
+	// logMinDuration is log_min_duration_statement's server default.
+	logMinDuration string
 }
 
 // option is one flag with its environment variable. An option whose arg
@@ -117,6 +119,7 @@ func options(cfg *config) []option {
 		{"max-connections", "CAIRN_MAX_CONNECTIONS", "", "n", fmt.Sprintf("PostgreSQL connections served at once, %d of them kept for superusers; more are refused with 53300 (default %d)", session.DefaultSuperuserReservedConnections, session.DefaultMaxConnections), &cfg.maxConnections},
 		{"log-connections", "CAIRN_LOG_CONNECTIONS", "", "", "log each PostgreSQL connection attempt and authorization (log_connections); failed authentications are always logged", &cfg.logConnections},
 		{"log-disconnections", "CAIRN_LOG_DISCONNECTIONS", "", "", "log the end of each PostgreSQL session with its duration (log_disconnections)", &cfg.logDisconnections},
+		{"log-min-duration-statement", "CAIRN_LOG_MIN_DURATION_STATEMENT", "-1", "ms|duration", "log every statement that runs at least this long, with its duration, text and plan (0: all, -1: none); sessions may SET log_min_duration_statement", &cfg.logMinDuration},
 		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
 }
@@ -224,6 +227,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cairn: --write-timeout: %v\n", err)
 		return 2
 	}
+	logMinDuration, err := session.CheckSetting("log_min_duration_statement", cfg.logMinDuration)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: --log-min-duration-statement: %v\n", err)
+		return 2
+	}
 	embedder, err := newEmbedder(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "cairn: %v\n", err)
@@ -256,7 +264,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed, MaxConnections: maxConns})
+	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed, MaxConnections: maxConns,
+		Settings: map[string]string{"log_min_duration_statement": logMinDuration}})
 	var httpHost string
 	if !isOff(cfg.http) {
 		httpHost = cfg.http

@@ -25,7 +25,7 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{dataDir: "./cairn-data", listen: "127.0.0.1:5432", http: "127.0.0.1:8080", memoryLimit: "2.25GiB"}); cfg != want {
+	if want := (config{dataDir: "./cairn-data", listen: "127.0.0.1:5432", http: "127.0.0.1:8080", memoryLimit: "2.25GiB", logMinDuration: "-1"}); cfg != want {
 		t.Errorf("defaults: %+v, want %+v", cfg, want)
 	}
 
@@ -34,11 +34,12 @@ func TestParseConfig(t *testing.T) {
 	env["CAIRN_HTTP"] = "off"
 	env["CAIRN_PASSWORD"] = "pw"
 	env["CAIRN_MEMORY_LIMIT"] = "1GiB"
+	env["CAIRN_LOG_MIN_DURATION_STATEMENT"] = "250ms"
 	cfg, err = parseConfig(nil, getenv, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{dataDir: "/env/dir", listen: "127.0.0.1:6000", http: "off", password: "pw", memoryLimit: "1GiB"}); cfg != want {
+	if want := (config{dataDir: "/env/dir", listen: "127.0.0.1:6000", http: "off", password: "pw", memoryLimit: "1GiB", logMinDuration: "250ms"}); cfg != want {
 		t.Errorf("environment: %+v, want %+v", cfg, want)
 	}
 
@@ -46,7 +47,7 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{dataDir: "/flag/dir", listen: "127.0.0.1:0", http: "127.0.0.1:0", password: "pw", memoryLimit: "1GiB"}); cfg != want {
+	if want := (config{dataDir: "/flag/dir", listen: "127.0.0.1:0", http: "127.0.0.1:0", password: "pw", memoryLimit: "1GiB", logMinDuration: "250ms"}); cfg != want {
 		t.Errorf("flags over environment: %+v, want %+v", cfg, want)
 	}
 

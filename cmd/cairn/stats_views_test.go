@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // TestRelationSizesFromDisk: after a restart has flushed a table to
@@ -152,5 +155,50 @@ func TestPgStatStatements(t *testing.T) {
 	var n int64
 	if err := c.QueryRow(ctx, `SELECT count(*) FROM pg_stat_statements WHERE query LIKE '%kv%'`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("after reset %d statements on kv, %v", n, err)
+	}
+}
+
+// TestXactCountsAutocommitReads: every autocommit read is a transaction
+// of pg_stat_database (and cairn_transactions_total), whichever path it
+// takes: a simple or extended protocol SELECT, EXPLAIN ANALYZE, COPY TO,
+// a held cursor; one that fails counts as rolled back.
+func TestXactCountsAutocommitReads(t *testing.T) {
+	ctx := context.Background()
+	ts := startServer(t, "")
+	c := ts.connect(t)
+	mustExec(t, c, `CREATE TABLE xr (n int)`)
+	mustExec(t, c, `INSERT INTO xr VALUES (0), (1)`)
+	xacts := func() (commits, rollbacks int64) {
+		t.Helper()
+		if err := c.QueryRow(ctx, `SELECT xact_commit, xact_rollback FROM pg_stat_database WHERE datname = current_database()`).Scan(&commits, &rollbacks); err != nil {
+			t.Fatal(err)
+		}
+		return commits, rollbacks
+	}
+	commits0, rollbacks0 := xacts()
+	for range 3 {
+		if _, err := c.Exec(ctx, `SELECT n FROM xr`, pgx.QueryExecModeSimpleProtocol); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := c.QueryRow(ctx, `SELECT count(*) FROM xr WHERE n >= $1`, 0).Scan(&n); err != nil || n != 2 {
+			t.Fatalf("count: %d %v", n, err)
+		}
+	}
+	mustExec(t, c, `EXPLAIN ANALYZE SELECT * FROM xr`)
+	if _, err := c.PgConn().CopyTo(ctx, io.Discard, `COPY xr TO STDOUT`); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, c, `DECLARE held CURSOR WITH HOLD FOR SELECT n FROM xr`)
+	mustExec(t, c, `CLOSE held`)
+	if _, err := c.Exec(ctx, `SELECT 1 / n FROM xr`); sqlState(err) != "22012" {
+		t.Fatalf("SELECT 1 / n: %v", err)
+	}
+	commits, rollbacks := xacts()
+	// 3 + 3 SELECTs, EXPLAIN ANALYZE, COPY, the held cursor, CLOSE
+	// (a utility statement: no transaction counted), and the first
+	// reading of the view itself.
+	if commits-commits0 != 10 || rollbacks-rollbacks0 != 1 {
+		t.Errorf("after 9 reads and a failed one: %d more commits, %d more rollbacks", commits-commits0, rollbacks-rollbacks0)
 	}
 }

@@ -121,6 +121,8 @@ type activity struct {
 	// closed is closed when the session closes (pg_terminate_backend's
 	// wait).
 	closed chan struct{}
+	// progress is the running COPY's or CREATE INDEX's (progress.go).
+	progress *progress
 }
 
 // PID is the session's backend process id: the BackendKeyData process id

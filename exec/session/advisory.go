@@ -8,11 +8,13 @@ package session
 
 import (
 	"sync"
+	"time"
 
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 )
 
 // advisoryTable holds the engine's advisory locks.
@@ -23,11 +25,19 @@ type advisoryTable struct {
 
 // advisoryLock is one key's holders: the sessions with their hold counts
 // (exclusive holds and shared ones), and a channel closed when the key is
-// next released, for waiters.
+// next released, for waiters; waiting are those waiters (pg_locks).
 type advisoryLock struct {
 	exclusive map[*Session]int
 	shared    map[*Session]int
 	released  chan struct{}
+	waiting   map[*Session]advisoryWait
+}
+
+// advisoryWait is a session's wait for an advisory lock: the mode it
+// asked for and since when.
+type advisoryWait struct {
+	shared bool
+	since  time.Time
 }
 
 // grantable reports whether s may take the lock in the mode asked: no
@@ -63,7 +73,7 @@ func (a sessionAdvisory) Lock(key functions.AdvisoryKey, shared, xact, wait bool
 		}
 		l := t.locks[key]
 		if l == nil {
-			l = &advisoryLock{exclusive: map[*Session]int{}, shared: map[*Session]int{}, released: make(chan struct{})}
+			l = &advisoryLock{exclusive: map[*Session]int{}, shared: map[*Session]int{}, released: make(chan struct{}), waiting: map[*Session]advisoryWait{}}
 			t.locks[key] = l
 		}
 		if l.grantable(s, shared) {
@@ -78,20 +88,30 @@ func (a sessionAdvisory) Lock(key functions.AdvisoryKey, shared, xact, wait bool
 			}
 			return true, nil
 		}
-		released := l.released
-		t.mu.Unlock()
 		if !wait {
+			t.forgetUnused(key, l)
+			t.mu.Unlock()
 			return false, nil
 		}
+		released := l.released
+		l.waiting[s] = advisoryWait{shared: shared, since: time.Now()}
+		t.mu.Unlock()
 		ctx := s.statementContext()
 		s.lockWait("advisory", true)
+		var err error
 		select {
 		case <-released:
 		case <-ctx.Done():
-			s.lockWait("advisory", false)
-			return false, pgerr.From(ctx.Err())
+			err = pgerr.From(ctx.Err())
 		}
 		s.lockWait("advisory", false)
+		t.mu.Lock()
+		delete(l.waiting, s)
+		t.forgetUnused(key, l)
+		t.mu.Unlock()
+		if err != nil {
+			return false, err
+		}
 	}
 }
 
@@ -149,13 +169,46 @@ func (t *advisoryTable) releaseAll(s *Session) {
 	}
 }
 
-// wake tells the key's waiters it changed and forgets an unheld key.
+// wake tells the key's waiters it changed and forgets an unused key.
 func (t *advisoryTable) wake(key functions.AdvisoryKey, l *advisoryLock) {
 	close(l.released)
 	l.released = make(chan struct{})
-	if len(l.exclusive) == 0 && len(l.shared) == 0 {
+	t.forgetUnused(key, l)
+}
+
+// forgetUnused drops key's entry l when no session holds or waits for it
+// (t.mu held).
+func (t *advisoryTable) forgetUnused(key functions.AdvisoryKey, l *advisoryLock) {
+	if len(l.exclusive) == 0 && len(l.shared) == 0 && len(l.waiting) == 0 && t.locks[key] == l {
 		delete(t.locks, key)
 	}
+}
+
+// rows returns the advisory locks held and waited for, as pg_locks
+// shows them: one row per session and mode held, one per waiter.
+func (t *advisoryTable) rows() []syscat.Lock {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []syscat.Lock
+	for key, l := range t.locks {
+		base := syscat.Lock{Kind: syscat.LockAdvisory, ID: uint64(key.ID), Pair: key.Pair}
+		for s := range l.exclusive {
+			r := base
+			r.PID, r.Granted = s.pid, true
+			out = append(out, r)
+		}
+		for s := range l.shared {
+			r := base
+			r.PID, r.Shared, r.Granted = s.pid, true, true
+			out = append(out, r)
+		}
+		for s, w := range l.waiting {
+			r := base
+			r.PID, r.Shared, r.WaitStart = s.pid, w.shared, w.since
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // heldAdvisory is a transaction-level advisory hold, released when the

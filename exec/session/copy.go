@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"io"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/storage"
 )
 
@@ -50,7 +52,12 @@ func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (Tag, 
 		if s.currentReadOnly() {
 			return 0, pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute COPY FROM in a read-only transaction")
 		}
-		in := exec.NewCopyIn(c, src)
+		prog := &progress{row: syscat.Progress{Copy: true, Command: "COPY FROM", Type: "PIPE", Relid: syscat.TableOID(c.Table.ID)},
+			copyRows: &exec.CopyProgress{}, where: c.Insert.Input != nil && hasFilter(c.Insert.Input)}
+		s.setProgress(prog)
+		defer s.setProgress(nil)
+		in := exec.NewCopyIn(c, countingReader{src, &prog.bytes})
+		in.Progress = prog.copyRows
 		defer in.Release()
 		var err error
 		tag, err = s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
@@ -71,14 +78,52 @@ func (s *Session) CopyTo(ctx context.Context, p *Portal, emit func(line []byte) 
 	}
 	var n int64
 	err := s.statement(ctx, p, func(ctx context.Context) (int64, error) {
+		prog := &progress{row: syscat.Progress{Copy: true, Command: "COPY TO", Type: "PIPE"}}
+		if c.Table != nil {
+			prog.row.Relid = syscat.TableOID(c.Table.ID)
+		}
+		s.setProgress(prog)
+		defer s.setProgress(nil)
+		// A text or CSV header line and the binary trailer are no rows.
+		binary := c.Options.Format == sql.CopyBinary
+		header := c.Options.Header && !binary
+		counted := func(line []byte) error {
+			prog.bytes.Add(int64(len(line)))
+			switch {
+			case header:
+				header = false
+			case binary && bytes.Equal(line, binaryTrailer):
+			default:
+				prog.tuples.Add(1)
+			}
+			return emit(line)
+		}
 		tx, done := s.readTx()
-		defer done()
 		var err error
-		n, err = exec.CopyTo(ctx, s.runtime(tx, p.params), c, s.TextOptions(), emit)
+		n, err = exec.CopyTo(ctx, s.runtime(tx, p.params), c, s.TextOptions(), counted)
+		done(err == nil)
 		return n, err
 	})
 	if err != nil {
 		return Tag{}, err
 	}
 	return rowsTag("COPY", n), nil
+}
+
+// binaryTrailer is the binary COPY format's trailer: a tuple of -1
+// fields.
+var binaryTrailer = []byte{0xff, 0xff}
+
+// hasFilter reports whether a COPY FROM's input plan n has a WHERE
+// clause (a Filter).
+func hasFilter(n sql.Node) bool {
+	if _, ok := n.(*sql.Filter); ok {
+		return true
+	}
+	for _, c := range n.Children() {
+		if hasFilter(c) {
+			return true
+		}
+	}
+	return false
 }

@@ -39,18 +39,17 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, decl 
 	}
 	// A held cursor declared outside a transaction block keeps a read
 	// transaction of its own.
-	tx, own := s.tx, false
-	if tx == nil {
-		tx, own = s.engine.db.Begin(), true
-	}
+	own := s.tx == nil
+	tx, endTx := s.readTx()
 	op, err := exec.Build(s.runtime(tx, decl.params), x.Plan)
 	if err != nil {
-		if own {
-			tx.Rollback()
-		}
+		endTx(false)
 		return "", err
 	}
-	run := &portalRun{op: op, tx: tx, ownTx: own}
+	run := &portalRun{op: op}
+	if own {
+		run.endTx = endTx
+	}
 	// Operators open their scans when first pulled: computing the first
 	// batch now makes the cursor read the tables as the DECLARE saw them,
 	// not with the writes of later statements of its transaction.
@@ -59,6 +58,7 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, decl 
 	case err == io.EOF:
 		run.close()
 	case err != nil:
+		run.failed = true
 		run.close()
 		return "", err
 	default:

@@ -72,8 +72,10 @@ func (e *statementEnv) Setting(name string) (string, bool) {
 	if v, ok := e.values[name]; ok {
 		return v, true
 	}
-	st, known := settings[name]
-	return st.def, known
+	if _, known := settings[name]; !known {
+		return "", false
+	}
+	return e.sess.engine.settingDefault(name), true
 }
 
 // SetSetting implements functions.SettingWriter: set_config runs as the
@@ -92,9 +94,9 @@ func (e *statementEnv) SetSetting(name, value string, reset, local bool) (string
 // SettingRows implements exec.SessionViews: pg_settings.
 func (e *statementEnv) SettingRows() []syscat.Setting {
 	out := make([]syscat.Setting, 0, len(settings))
-	for name, st := range settings {
+	for name := range settings {
 		v, _ := e.Setting(name)
-		out = append(out, syscat.Setting{Name: name, Value: v, Default: st.def})
+		out = append(out, syscat.Setting{Name: name, Value: v, Default: e.sess.engine.settingDefault(name)})
 	}
 	return out
 }

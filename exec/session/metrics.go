@@ -2,10 +2,13 @@ package session
 
 // The engine's Prometheus metrics: sessions by state (read from the
 // session registry at scrape time), statements by kind with their
-// latency, durable commits, transactions, index searches by kind, the
-// column cache's lookups and bytes, and the Go runtime's own (goroutines, memory,
-// GC) and the process's. A statement pays one histogram observation,
-// resolved ahead by kind: no label lookup on the hot path.
+// latency, searches by kind with their latency and rows examined, durable
+// commits with the WAL's fsync latency and group commit batches,
+// transactions, index searches by kind, the column cache's lookups and
+// bytes, segments, compactions and index builds, and the Go runtime's own
+// (goroutines, memory, GC) and the process's. A statement or search pays
+// one histogram observation, resolved ahead by kind: no label lookup on
+// the hot path.
 
 import (
 	"time"
@@ -63,7 +66,17 @@ func kindOf(st sql.Statement) statementKind {
 type metrics struct {
 	registry  *prometheus.Registry
 	durations [numKinds]prometheus.Observer
+	// searches and searchRows are by exec.SearchKind (nil for key
+	// lookups, which are not timed).
+	searches   [len(exec.SearchKindNames)]prometheus.Observer
+	searchRows [len(exec.SearchKindNames)]prometheus.Counter
+	walSync    prometheus.Observer
+	batch      prometheus.Observer
 }
+
+// timedSearches are the kinds of search timed by
+// cairn_search_duration_seconds: all but key lookups.
+var timedSearches = []exec.SearchKind{exec.SearchExact, exec.SearchVector, exec.SearchBM25, exec.SearchHybrid, exec.SearchTrigram}
 
 func newMetrics(e *Engine) *metrics {
 	m := &metrics{registry: prometheus.NewRegistry()}
@@ -76,8 +89,41 @@ func newMetrics(e *Engine) *metrics {
 	for k := range numKinds {
 		m.durations[k] = hist.WithLabelValues(kindNames[k])
 	}
+	searches := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "cairn_search_duration_seconds",
+		Help: "Time nearest neighbour and text searches took, by kind (exact: every row scored; vector: a vector index; bm25; hybrid; trigram).",
+		// 50µs to ~13s.
+		Buckets: prometheus.ExponentialBuckets(0.00005, 4, 10),
+	}, []string{"kind"})
+	searchRows := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cairn_search_rows_total",
+		Help: "Rows searches examined, by kind: every row an exact search scored, the candidates an index search returned.",
+	}, []string{"kind"})
+	for _, k := range timedSearches {
+		m.searches[k] = searches.WithLabelValues(exec.SearchKindNames[k])
+		m.searchRows[k] = searchRows.WithLabelValues(exec.SearchKindNames[k])
+	}
+	e.stats.OnSearch(m.observeSearch)
+	walSync := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "cairn_wal_fsync_duration_seconds",
+		Help: "Time each fsync of the write-ahead log took (one per group of commits).",
+		// 50µs to ~13s.
+		Buckets: prometheus.ExponentialBuckets(0.00005, 4, 10),
+	})
+	batch := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "cairn_group_commit_records",
+		Help:    "WAL records (commits and sequence advances) each fsync made durable: the group commit batch size.",
+		Buckets: prometheus.ExponentialBuckets(1, 2, 10),
+	})
+	m.walSync, m.batch = walSync, batch
+	e.db.SetObserver(m)
 	m.registry.MustRegister(
 		hist,
+		searches,
+		searchRows,
+		walSync,
+		batch,
+		storageCollector{e},
 		sessionCollector{e},
 		activityCollector{e},
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -93,6 +139,21 @@ func newMetrics(e *Engine) *metrics {
 // observe records a statement of kind k that ran for d.
 func (m *metrics) observe(k statementKind, d time.Duration) {
 	m.durations[k].Observe(d.Seconds())
+}
+
+// observeSearch records a search of kind k that took d and examined rows
+// rows (exec.Stats.OnSearch).
+func (m *metrics) observeSearch(k exec.SearchKind, d time.Duration, rows int64) {
+	if o := m.searches[k]; o != nil {
+		o.Observe(d.Seconds())
+		m.searchRows[k].Add(float64(rows))
+	}
+}
+
+// WALSynced implements storage.Observer.
+func (m *metrics) WALSynced(d time.Duration, records int) {
+	m.walSync.Observe(d.Seconds())
+	m.batch.Observe(float64(records))
 }
 
 // Metrics is the engine's Prometheus registry, which the HTTP API serves
@@ -150,6 +211,9 @@ func (c activityCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector.
 func (c activityCollector) Collect(ch chan<- prometheus.Metric) {
 	for k, name := range exec.SearchKindNames {
+		if exec.SearchKind(k) == exec.SearchExact {
+			continue // scores every row: no index search
+		}
 		ch <- prometheus.MustNewConstMetric(searchesDesc, prometheus.CounterValue, float64(c.e.stats.Searches(exec.SearchKind(k))), name)
 	}
 	commits, rollbacks := c.e.stats.Xacts()
@@ -160,4 +224,33 @@ func (c activityCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(cacheLookupsDesc, prometheus.CounterValue, float64(cache.Misses), "miss")
 	ch <- prometheus.MustNewConstMetric(cacheBytesDesc, prometheus.GaugeValue, float64(cache.Bytes))
 	ch <- prometheus.MustNewConstMetric(cacheBudgetDesc, prometheus.GaugeValue, float64(cache.Budget))
+}
+
+// storageCollector reports storage's segments, compactions and index
+// builds at scrape time.
+type storageCollector struct{ e *Engine }
+
+var (
+	segmentsDesc = prometheus.NewDesc("cairn_segments",
+		"Parquet segments of every table in the latest durable state.", nil, nil)
+	compactionsDesc = prometheus.NewDesc("cairn_compactions_total",
+		"Compactions that merged a table's segments.", nil, nil)
+	indexBuildsDesc = prometheus.NewDesc("cairn_index_builds_total",
+		"Per-segment index builds that finished, by kind (vector, trigram).", []string{"kind"}, nil)
+)
+
+// Describe implements prometheus.Collector.
+func (c storageCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{segmentsDesc, compactionsDesc, indexBuildsDesc} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c storageCollector) Collect(ch chan<- prometheus.Metric) {
+	n := c.e.db.Counters()
+	ch <- prometheus.MustNewConstMetric(segmentsDesc, prometheus.GaugeValue, float64(n.Segments))
+	ch <- prometheus.MustNewConstMetric(compactionsDesc, prometheus.CounterValue, float64(n.Compactions))
+	ch <- prometheus.MustNewConstMetric(indexBuildsDesc, prometheus.CounterValue, float64(n.VectorIndexBuilds), "vector")
+	ch <- prometheus.MustNewConstMetric(indexBuildsDesc, prometheus.CounterValue, float64(n.TrigramIndexBuilds), "trigram")
 }

@@ -27,6 +27,9 @@ func (s *Session) guard(what, text string, fn func() error) error {
 // pin old files). A second panic while closing is logged and dropped.
 func (s *Session) abandonRun(p *Portal) {
 	err := exec.CatchPanic(func() error {
+		if p.run != nil {
+			p.run.failed = true
+		}
 		p.closeRun()
 		return nil
 	})

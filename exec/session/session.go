@@ -35,6 +35,11 @@ type Options struct {
 	// Login opens (0: DefaultMaxConnections and
 	// DefaultSuperuserReservedConnections).
 	MaxConnections, SuperuserReservedConnections int
+	// Settings are the server's defaults of run-time parameters (name ->
+	// value), as postgresql.conf gives them: a session starts with them
+	// and RESET returns to them. Check each with CheckSetting first; a
+	// value that fails it is logged and left out.
+	Settings map[string]string
 }
 
 // Engine runs SQL against one storage.DB; it is safe for concurrent use
@@ -53,6 +58,8 @@ type Engine struct {
 	// statements are pg_stat_statements' (statements.go).
 	statements statementStats
 	limits     connLimits
+	// defaults are Options.Settings, checked and normalised.
+	defaults map[string]string
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -64,7 +71,16 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	e := &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes), embedder: opts.Embedder}
+	e := &Engine{db: db, logger: logger, exprs: exec.NewExprCache(exprCacheBytes), embedder: opts.Embedder, defaults: map[string]string{}}
+	for name, v := range opts.Settings {
+		name = strings.ToLower(name)
+		nv, err := CheckSetting(name, v)
+		if err != nil {
+			logger.Error("ignoring a setting's default", "setting", name, "value", v, "err", err)
+			continue
+		}
+		e.defaults[name] = nv
+	}
 	e.metrics = newMetrics(e)
 	e.limits = connLimits{max: opts.MaxConnections, reserved: opts.SuperuserReservedConnections, byUser: map[string]int{}}
 	if e.limits.max <= 0 {
@@ -226,9 +242,13 @@ type Portal struct {
 // portalRun is the state of a portal between Executes of a row-returning
 // statement.
 type portalRun struct {
-	op      exec.Operator
-	tx      *storage.Tx
-	ownTx   bool
+	op exec.Operator
+	// endTx is readTx's done for the run's transaction (its own read
+	// transaction, or a no-op in the session's); failed makes it count
+	// the transaction rolled back. Nil for a run that has no
+	// transaction of its own (RETURNING rows, a cursor in a block).
+	endTx   func(committed bool)
+	failed  bool
 	rows    int64
 	pending arrow.Record // rows of a batch left over after a row limit
 	done    bool
@@ -306,6 +326,15 @@ func (s *Session) Close() {
 // get returns a setting's current value.
 func (s *Session) get(name string) string {
 	if v, ok := s.values[name]; ok {
+		return v
+	}
+	return s.engine.settingDefault(name)
+}
+
+// settingDefault is the value setting name has when a session did not
+// set it: the server's configured default, or the built-in one.
+func (e *Engine) settingDefault(name string) string {
+	if v, ok := e.defaults[name]; ok {
 		return v
 	}
 	return settings[name].def
@@ -685,6 +714,7 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 	if err == nil {
 		s.engine.statements.record(p.stmt.SQL, took, rows)
 	}
+	s.logSlow(p, took, err)
 	if pe := exec.AsPanic(err); pe != nil {
 		s.engine.logger.Error("panic running statement", "panic", pe.Value, "statement", redactPasswords(p.stmt.SQL), "stack", string(pe.Stack))
 		s.abandonRun(p)
@@ -773,6 +803,10 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 	if x, ok := p.bound.(*sql.CreateTableAs); ok {
 		tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) { return s.createTableAs(ctx, tx, x) })
 		return tag, false, err
+	}
+	if x, ok := p.bound.(*sql.CreateIndex); ok {
+		defer s.setProgress(nil)
+		s.setProgress(s.indexProgress(x))
 	}
 	tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
 		return commandTag(sql.CommandName(p.bound)), s.runDDL(ctx, tx, p.bound)
@@ -885,21 +919,17 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 		return commandTag("EXPLAIN"), false, emitText(lines, emit)
 	}
 	if p.run == nil {
-		tx, own := s.tx, false
-		if tx == nil {
-			tx, own = s.engine.db.Begin(), true
-		}
+		tx, endTx := s.readTx()
 		op, err := exec.Build(s.runtime(tx, p.params), plan)
 		if err != nil {
-			if own {
-				tx.Rollback()
-			}
+			endTx(false)
 			return Tag{}, false, err
 		}
-		p.run = &portalRun{op: op, tx: tx, ownTx: own}
+		p.run = &portalRun{op: op, endTx: endTx}
 	}
 	sent, suspended, err := streamRows(ctx, p.run, maxRows, emit)
 	if err != nil || !suspended {
+		p.run.failed = err != nil
 		p.closeRun()
 	}
 	if err != nil {
@@ -937,8 +967,8 @@ func (r *portalRun) close() {
 		r.pending = nil
 	}
 	r.op.Close()
-	if r.ownTx {
-		r.tx.Rollback()
+	if r.endTx != nil {
+		r.endTx(!r.failed)
 	}
 }
 
@@ -1205,7 +1235,7 @@ func (s *Session) runSet(x *sql.Set) error {
 			if _, ok := s.values[name]; ok && !st.readOnly && name != "session_authorization" {
 				s.unsetValue(name)
 				if st.report {
-					s.changed[showName(name)] = st.def
+					s.changed[showName(name)] = s.get(name)
 				}
 			}
 		}
@@ -1239,7 +1269,7 @@ func (s *Session) runSet(x *sql.Set) error {
 	}
 	v := x.Value
 	if x.Reset {
-		v = st.def
+		v = s.engine.settingDefault(x.Name)
 	} else {
 		var err error
 		if v, err = st.validate(v, s.get(x.Name)); err != nil {
@@ -1370,9 +1400,9 @@ func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, e
 
 // evalArgs evaluates EXECUTE's arguments (bound as casts to the parameter
 // types) in the session's transaction.
-func (s *Session) evalArgs(ctx context.Context, args []sql.Expr) ([]any, error) {
+func (s *Session) evalArgs(ctx context.Context, args []sql.Expr) (_ []any, err error) {
 	tx, done := s.readTx()
-	defer done()
+	defer func() { done(err == nil) }()
 	rt := s.runtime(tx, nil)
 	out := make([]any, len(args))
 	for i, a := range args {
@@ -1386,20 +1416,22 @@ func (s *Session) evalArgs(ctx context.Context, args []sql.Expr) ([]any, error) 
 }
 
 // readTx is the transaction a read runs in: the explicit one, or a new one
-// that done rolls back (a read has nothing to commit).
-func (s *Session) readTx() (tx *storage.Tx, done func()) {
+// that done rolls back (a read has nothing to commit), counting it
+// committed, or rolled back when the read failed, as PostgreSQL counts
+// an autocommit statement.
+func (s *Session) readTx() (tx *storage.Tx, done func(committed bool)) {
 	if s.tx != nil {
-		return s.tx, func() {}
+		return s.tx, func(bool) {}
 	}
-	tx = s.engine.db.Begin()
-	return tx, func() {
+	tx = s.begin()
+	return tx, func(committed bool) {
 		tx.Rollback() // it wrote nothing: ending it is its commit
-		s.engine.stats.XactEnded(true)
+		s.engine.stats.XactEnded(committed)
 	}
 }
 
 // explain renders EXPLAIN [ANALYZE] output lines.
-func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) ([]string, error) {
+func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) (_ []string, err error) {
 	if !n.Analyze {
 		return sql.ExplainLines(n.Input), nil
 	}
@@ -1408,7 +1440,7 @@ func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) ([]str
 		return nil, pgerr.NotSupported("EXPLAIN ANALYZE of INSERT, UPDATE or DELETE")
 	}
 	tx, done := s.readTx()
-	defer done()
+	defer func() { done(err == nil) }()
 	rt := s.runtime(tx, p.params)
 	rt.Analyze = true
 	start := time.Now()

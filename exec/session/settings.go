@@ -68,6 +68,7 @@ var settings = map[string]setting{
 	"extra_float_digits":                  {def: "1", check: checkIntRange("extra_float_digits", -15, 3)},
 	"statement_timeout":                   {def: "0", check: checkDuration},
 	"lock_timeout":                        {def: "0", check: checkDuration},
+	"log_min_duration_statement":          {def: "-1", check: checkLogMinDuration},
 	"idle_in_transaction_session_timeout": {def: "0", check: checkDuration},
 	"transaction_isolation":               {def: exec.ReadCommitted},
 	"default_transaction_isolation":       {def: exec.ReadCommitted, check: checkIsolation},
@@ -383,6 +384,34 @@ func checkDuration(v string) (string, error) {
 		return "", err
 	}
 	return strconv.FormatInt(d.Milliseconds(), 10), nil
+}
+
+// checkLogMinDuration validates log_min_duration_statement: -1 (off), 0
+// (every statement) or a duration, in milliseconds when bare.
+func checkLogMinDuration(v string) (string, error) {
+	d, err := parseDuration(v)
+	if err != nil {
+		return "", err
+	}
+	ms := d.Milliseconds()
+	if ms < -1 || ms > math.MaxInt32 {
+		return "", pgerr.New(pgerrcode.InvalidParameterValue, "%d ms is outside the valid range for parameter \"log_min_duration_statement\" (-1 .. 2147483647)", ms)
+	}
+	return strconv.FormatInt(ms, 10), nil
+}
+
+// CheckSetting validates value for the setting name as SET would, and
+// returns it normalised: the server checks its configured defaults
+// (Options.Settings) with it before it starts.
+func CheckSetting(name, value string) (string, error) {
+	st, ok := lookupSetting(name)
+	if !ok {
+		return "", unrecognized(name)
+	}
+	if st.readOnly {
+		return "", pgerr.New(pgerrcode.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", name)
+	}
+	return st.validate(value, st.def)
 }
 
 // showName is the display form of a setting name in SHOW's column

@@ -12,7 +12,7 @@ import (
 // PostgreSQL leaves out of it too.
 func TestPgSettingsListsEverySetting(t *testing.T) {
 	v := syscat.NewView(&catalog.Catalog{}, "cairn", "cairn", []string{"public"})
-	v.Settings = (&statementEnv{values: map[string]string{}}).SettingRows()
+	v.Settings = (&statementEnv{sess: &Session{engine: &Engine{}}, values: map[string]string{}}).SettingRows()
 	listed := map[string]bool{}
 	for _, row := range syscat.Lookup("pg_catalog", "pg_settings").Rows(v) {
 		listed[strings.ToLower(row[0].(string))] = true

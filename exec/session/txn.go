@@ -81,7 +81,7 @@ func isOn(v string) bool {
 
 // beginTx opens a transaction with the session's default modes.
 func (s *Session) beginTx() {
-	s.tx = s.engine.db.Begin()
+	s.tx = s.begin()
 	s.txStart = time.Now()
 	s.txFailed = false
 	s.savepoints = nil
@@ -259,7 +259,7 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, er
 		s.tx.ReleaseSavepoint(mark)
 		return tag, err
 	}
-	tx := s.engine.db.Begin()
+	tx := s.begin()
 	tx.SetContext(ctx)
 	tx.SetLockTimeout(lockTimeout)
 	tag, err := catchFnPanic(fn, tx)
@@ -275,4 +275,12 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, er
 	}
 	s.engine.stats.XactEnded(true)
 	return tag, nil
+}
+
+// begin starts a storage transaction for the session: its locks show in
+// pg_locks under the session's pid.
+func (s *Session) begin() *storage.Tx {
+	tx := s.engine.db.Begin()
+	tx.SetOwner(s.pid)
+	return tx
 }

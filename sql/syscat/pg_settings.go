@@ -63,6 +63,7 @@ var settingInfos = []settingInfo{
 	{"lc_numeric", "", "Client Connection Defaults / Locale and Formatting", "Sets the locale for formatting numbers.", "", "user", "string", "", "", nil},
 	{"lc_time", "", "Client Connection Defaults / Locale and Formatting", "Sets the locale for formatting date and time values.", "", "user", "string", "", "", nil},
 	{"lock_timeout", "ms", "Client Connection Defaults / Statement Behavior", "Sets the maximum allowed duration of any wait for a lock.", "A value of 0 turns off the timeout.", "user", "integer", "0", "2147483647", nil},
+	{"log_min_duration_statement", "ms", "Reporting and Logging / When to Log", "Sets the minimum execution time above which all statements will be logged.", "Zero prints all queries. -1 turns this feature off.", "superuser", "integer", "-1", "2147483647", nil},
 	{"maintenance_work_mem", "kB", "Resource Usage / Memory", "Sets the maximum memory to be used for maintenance operations.", "This includes operations such as VACUUM and CREATE INDEX.", "user", "integer", "1024", "2147483647", nil},
 	{"max_connections", "", "Connections and Authentication / Connection Settings", "Sets the maximum number of concurrent connections.", "", "postmaster", "integer", "1", "262143", nil},
 	{"max_identifier_length", "", "Preset Options", "Shows the maximum identifier length.", "", "internal", "integer", "", "", nil},

@@ -43,6 +43,11 @@ type View struct {
 	// Statements are the engine's statement statistics, which
 	// pg_stat_statements lists.
 	Statements []StatementStat
+	// Locks are the locks held and waited for, which pg_locks lists.
+	Locks []Lock
+	// Progress are the running COPY and CREATE INDEX statements, which
+	// pg_stat_progress_copy and pg_stat_progress_create_index list.
+	Progress []Progress
 
 	tables      []*catalog.TableDef
 	indexes     []*index
