@@ -509,6 +509,38 @@ func deadRows(sets ...*roaring64.Bitmap) []*roaring64.Bitmap {
 // 23505 "could not create unique index".
 func (db *DB) indexRows(ix *uniqueIndex, s *dbState, ts *tableState, def *catalog.TableDef, dead []*roaring64.Bitmap) error {
 	con := ix.con
+	isDead := func(row int64) bool {
+		for _, d := range dead {
+			if d.Contains(uint64(row)) {
+				return true
+			}
+		}
+		return false
+	}
+	var dup error
+	err := db.scanKeys(s, ts, def, con, dead, func(k string, rid int64, cols []arrow.Array, pos []int, i int) error {
+		if other, hit := ix.m[k]; hit && other != rid && !isDead(other) {
+			dup = duplicateInData(def, con, cols, pos, i)
+			return dup
+		}
+		ix.m[k] = rid
+		return nil
+	})
+	if dup != nil {
+		return dup
+	}
+	if err != nil {
+		return fmt.Errorf("building index %q: %w", con.name, err)
+	}
+	return nil
+}
+
+// scanKeys calls fn with the key of constraint con of each row of ts
+// (part of state s) not in dead, and the row's ID; rows whose key has a
+// NULL are left out. fn also gets the key columns and the row's position
+// in them, to quote the key in an error; an error of fn ends the scan.
+func (db *DB) scanKeys(s *dbState, ts *tableState, def *catalog.TableDef, con constraint, dead []*roaring64.Bitmap,
+	fn func(key string, row int64, cols []arrow.Array, pos []int, i int) error) error {
 	positions := make([]int, len(con.cols))
 	for i, cid := range con.cols {
 		positions[i], _ = def.ColumnByID(cid)
@@ -520,14 +552,6 @@ func (db *DB) indexRows(ix *uniqueIndex, s *dbState, ts *tableState, def *catalo
 	for i := range pos {
 		pos[i] = i
 	}
-	isDead := func(row int64) bool {
-		for _, d := range dead {
-			if d.Contains(uint64(row)) {
-				return true
-			}
-		}
-		return false
-	}
 	var buf []byte
 	for r.Next() {
 		rec := r.Record()
@@ -535,19 +559,13 @@ func (db *DB) indexRows(ix *uniqueIndex, s *dbState, ts *tableState, def *catalo
 		ids := cols[len(cols)-1].(*array.Int64).Int64Values()
 		for i, rid := range ids {
 			var ok bool
-			buf, ok = rowKey(buf, kt, cols, pos, i)
-			if !ok {
+			if buf, ok = rowKey(buf, kt, cols, pos, i); !ok {
 				continue
 			}
-			k := string(buf)
-			if other, hit := ix.m[k]; hit && other != rid && !isDead(other) {
-				return duplicateInData(def, con, cols, pos, i)
+			if err := fn(string(buf), rid, cols, pos, i); err != nil {
+				return err
 			}
-			ix.m[k] = rid
 		}
 	}
-	if err := r.Err(); err != nil {
-		return fmt.Errorf("building index %q: %w", con.name, err)
-	}
-	return nil
+	return r.Err()
 }

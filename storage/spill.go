@@ -1,11 +1,10 @@
 package storage
 
 import (
-	"context"
 	"path/filepath"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
-	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow"
 
 	"github.com/jackc/pgerrcode"
 
@@ -111,36 +110,18 @@ func (tt *txTable) spillDeletes() *roaring64.Bitmap {
 // keys committed since the transaction began and adds them to the
 // constraint's index).
 func (tx *Tx) spilledKeys(def *catalog.TableDef, tt *txTable, con constraint) ([]ownKey, error) {
-	positions := make([]int, len(con.cols))
-	for i, cid := range con.cols {
-		p, c := def.ColumnByID(cid)
-		if c == nil {
+	for _, cid := range con.cols {
+		if _, c := def.ColumnByID(cid); c == nil {
 			return nil, nil
 		}
-		positions[i] = p
-	}
-	r := tx.db.newScan(context.Background(), tx.snap, &tableState{segments: tt.spilled}, def, positions, true,
-		deadRows(tt.ownDel), nil, nil)
-	defer r.Release()
-	kt := keyTypes(def, con)
-	pos := make([]int, len(con.cols))
-	for i := range pos {
-		pos[i] = i
 	}
 	var out []ownKey
-	var buf []byte
-	for r.Next() {
-		rec := r.Record()
-		cols := rec.Columns()
-		ids := cols[len(cols)-1].(*array.Int64).Int64Values()
-		for i, rid := range ids {
-			var ok bool
-			if buf, ok = rowKey(buf, kt, cols, pos, i); ok {
-				out = append(out, ownKey{key: string(buf), row: rid})
-			}
-		}
-	}
-	return out, r.Err()
+	err := tx.db.scanKeys(tx.snap, &tableState{segments: tt.spilled}, def, con, deadRows(tt.ownDel),
+		func(k string, rid int64, _ []arrow.Array, _ []int, _ int) error {
+			out = append(out, ownKey{key: k, row: rid})
+			return nil
+		})
+	return out, err
 }
 
 // prepareSpills readies the spilled segments for the commit, before it

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -34,26 +31,6 @@ func (c *spillSource) Values() ([]any, error) {
 	return []any{int64(id), fmt.Sprintf("memory %d", id), vector(id)}, nil
 }
 
-// segmentBytes sums the sizes of the segment files under dir and counts
-// them.
-func segmentBytes(t *testing.T, dir string) (n int64, files int) {
-	t.Helper()
-	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(info.Name(), "seg-") && strings.HasSuffix(info.Name(), ".parquet") {
-			n += info.Size()
-			files++
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n, files
-}
-
 // TestLargeCopySpillsAndSurvivesKill9: a COPY larger than what a
 // transaction keeps in memory is all there after kill -9 right after it
 // returns, and one that fails on its last row leaves no row and no file
@@ -72,7 +49,7 @@ func TestLargeCopySpillsAndSurvivesKill9(t *testing.T) {
 
 	// A COPY of new keys whose last row repeats an old one fails whole,
 	// after it spilled most of its rows to files.
-	before, files := segmentBytes(t, dir)
+	files, before := tableFiles(t, dir)
 	if files < 2 { // fewer rows than a flush takes: only spills write files
 		t.Fatalf("the COPY wrote %d segment files, want its spills", files)
 	}
@@ -85,8 +62,8 @@ func TestLargeCopySpillsAndSurvivesKill9(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM big`).Scan(&count); err != nil || count != spillRows {
 		t.Fatalf("after the failed COPY: %d rows, %v", count, err)
 	}
-	if after, _ := segmentBytes(t, dir); after > before+(1<<20) {
-		t.Fatalf("the failed COPY left %d bytes of segment files", after-before)
+	if _, after := tableFiles(t, dir); after > before+(1<<20) {
+		t.Fatalf("the failed COPY left %d bytes of files", after-before)
 	}
 
 	p.kill()
