@@ -14,7 +14,7 @@ import (
 // be called concurrently.
 type Observer interface {
 	// WALSynced reports one fsync of the write-ahead log that took d and
-	// made records WAL records durable: the commits (and sequence
+	// made that many WAL records durable: the commits (and sequence
 	// advances) that group commit batched into it.
 	WALSynced(d time.Duration, records int)
 }

@@ -292,8 +292,10 @@ func readTrgmIndexFile(seg *segment, colID int) (*trgmindex.Index, error) {
 // index is committed, so that it returns with the index built, as in
 // PostgreSQL. Segments are indexed in parallel; other sessions read and
 // write the table meanwhile. It stops early when ctx ends (a search
-// builds what is left).
-func (db *DB) BuildTrigramIndexes(ctx context.Context, tableID uint64) error {
+// builds what is left). indexed, when not nil, is told the rows of each
+// segment once it is indexed (CREATE INDEX's progress); it must be cheap
+// and safe to call concurrently.
+func (db *DB) BuildTrigramIndexes(ctx context.Context, tableID uint64, indexed func(rows int64)) error {
 	cols := db.Catalog().TrigramColumns(tableID)
 	if len(cols) == 0 {
 		return nil
@@ -306,33 +308,32 @@ func (db *DB) BuildTrigramIndexes(ctx context.Context, tableID uint64) error {
 	if def == nil || ts == nil {
 		return nil
 	}
-	type job struct {
-		seg   *segment
-		colID int
+	if indexed == nil {
+		indexed = func(int64) {}
 	}
-	jobs := make(chan job)
+	jobs := make(chan *segment)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				db.segTrigramIndex(j.seg, def, j.colID)
+			for seg := range jobs {
+				for _, c := range cols {
+					if _, ok := seg.columnName(c); ok {
+						db.segTrigramIndex(seg, def, c)
+					}
+				}
+				indexed(seg.rows)
 			}
 		}()
 	}
 	defer wg.Wait()
 	defer close(jobs)
 	for _, seg := range ts.segments {
-		for _, c := range cols {
-			if _, ok := seg.columnName(c); !ok {
-				continue
-			}
-			select {
-			case jobs <- job{seg, c}:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+		select {
+		case jobs <- seg:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 	return nil

@@ -57,7 +57,7 @@ func TestTrigramSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCommit(t, tx)
-	if err := db.BuildTrigramIndexes(context.Background(), def.ID); err != nil {
+	if err := db.BuildTrigramIndexes(context.Background(), def.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	insert(1000)

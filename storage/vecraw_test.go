@@ -62,7 +62,7 @@ func TestRawVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCommit(t, tx)
-	if err := db.BuildVectorIndexes(context.Background(), def.ID); err != nil {
+	if err := db.BuildVectorIndexes(context.Background(), def.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	seg := db.published.Load().tables[def.ID].segments[0]
@@ -185,7 +185,7 @@ func TestVectorIndexMemoryReserved(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustCommit(t, tx)
-		if err := db.BuildVectorIndexes(context.Background(), def.ID); err != nil {
+		if err := db.BuildVectorIndexes(context.Background(), def.ID, nil); err != nil {
 			t.Fatal(err)
 		}
 		var want int64

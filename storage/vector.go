@@ -521,7 +521,9 @@ func (db *DB) queueVectorBuilds(seg *segment, def *catalog.TableDef) {
 // PostgreSQL. The builds run on the background builder (a build a flush
 // queued is not repeated); other sessions read and write the table
 // meanwhile. It returns when they are done or ctx ends (the builds go on).
-func (db *DB) BuildVectorIndexes(ctx context.Context, tableID uint64) error {
+// indexed, when not nil, is told the rows of each segment once all of its
+// indexes are built (CREATE INDEX's progress); it must be cheap.
+func (db *DB) BuildVectorIndexes(ctx context.Context, tableID uint64, indexed func(rows int64)) error {
 	if err := db.flushTable(tableID, true); err != nil {
 		return err
 	}
@@ -531,15 +533,31 @@ func (db *DB) BuildVectorIndexes(ctx context.Context, tableID uint64) error {
 		return nil
 	}
 	var keys []string
+	segOf := map[string]*segment{}
+	pending := map[*segment]int{} // builds not done yet, by segment
 	for _, ix := range db.Catalog().IndexesOf(tableID) {
 		spec, ok := vectorSpec(ix, def)
 		if !ok {
 			continue
 		}
 		for _, seg := range ts.segments {
-			if !db.segVectorIndexLoaded(seg, spec) {
-				keys = append(keys, db.queueVectorBuild(seg, def, spec))
+			if _, ok := pending[seg]; !ok {
+				pending[seg] = 0
 			}
+			if !db.segVectorIndexLoaded(seg, spec) {
+				key := db.queueVectorBuild(seg, def, spec)
+				keys = append(keys, key)
+				segOf[key] = seg
+				pending[seg]++
+			}
+		}
+	}
+	if indexed == nil {
+		indexed = func(int64) {}
+	}
+	for seg, n := range pending {
+		if n == 0 {
+			indexed(seg.rows)
 		}
 	}
 	stop := context.AfterFunc(ctx, func() {
@@ -556,6 +574,10 @@ func (db *DB) BuildVectorIndexes(ctx context.Context, tableID uint64) error {
 				return err
 			}
 			db.vecDone.Wait()
+		}
+		seg := segOf[key]
+		if pending[seg]--; pending[seg] == 0 {
+			indexed(seg.rows)
 		}
 	}
 	return nil

@@ -606,7 +606,7 @@ func TestVectorIndexFiles(t *testing.T) {
 	waitVectorBuilds(t, v.db)
 	v.wantVecFiles()
 	v.ix = v.createIndex("mem_emb", catalog.OpClassCosine)
-	if err := v.db.BuildVectorIndexes(context.Background(), v.def.ID); err != nil {
+	if err := v.db.BuildVectorIndexes(context.Background(), v.def.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	v.wantVecFiles(v.ix)

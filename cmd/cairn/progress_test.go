@@ -117,17 +117,21 @@ func TestPgStatProgressCopy(t *testing.T) {
 
 // TestPgStatProgressCreateIndex: while CREATE INDEX builds a vector index
 // over a table's rows, another session sees it in
-// pg_stat_progress_create_index with the table, the index, the phase and
-// the rows to index; the row goes when it ends.
+// pg_stat_progress_create_index with the table, the index, the phase, the
+// rows to index and the rows indexed so far (growing segment by segment);
+// the row goes when it ends.
 func TestPgStatProgressCreateIndex(t *testing.T) {
 	ctx := context.Background()
 	ts := startServer(t, "")
 	builder, watcher := ts.connect(t), ts.connect(t)
 	pid := builder.PgConn().PID()
 	mustExec(t, builder, `CREATE TABLE vi (id int PRIMARY KEY, emb real[])`)
-	mustExec(t, builder, `INSERT INTO vi SELECT g, array_agg(sin(g * d)::real) FROM generate_series(1, 20000) g, generate_series(1, 32) d GROUP BY g`)
-	if err := ts.db.Checkpoint(); err != nil { // segments, which the build indexes
-		t.Fatal(err)
+	for part := 0; part < 4; part++ { // four segments, which the build indexes one by one
+		mustExec(t, builder, fmt.Sprintf(`INSERT INTO vi SELECT g, array_agg(sin(g * d)::real) FROM generate_series(%d, %d) g, generate_series(1, 32) d GROUP BY g`,
+			part*5000+1, part*5000+5000))
+		if err := ts.db.Checkpoint(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var relid uint32
 	if err := watcher.QueryRow(ctx, `SELECT 'vi'::regclass::oid`).Scan(&relid); err != nil {
@@ -139,34 +143,44 @@ func TestPgStatProgressCreateIndex(t *testing.T) {
 		_, err := builder.Exec(ctx, `CREATE INDEX vi_hnsw ON vi USING hnsw (emb vector_l2_ops)`)
 		done <- err
 	}()
-	var seen bool
+	var seen, ended, between bool
 	var rel, index uint32
 	var command, phase string
-	var total, doneRows int64
-	for !seen {
+	var total, doneRows, lastDone int64
+	for !ended {
 		err := watcher.QueryRow(ctx, `SELECT relid, index_relid, command, phase, tuples_total, tuples_done FROM pg_stat_progress_create_index WHERE pid = $1`,
 			int32(pid)).Scan(&rel, &index, &command, &phase, &total, &doneRows)
 		switch {
 		case err == pgx.ErrNoRows:
 			select {
 			case err := <-done:
-				t.Fatalf("CREATE INDEX ended (%v) before its progress was seen", err)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !seen {
+					t.Fatal("CREATE INDEX ended before its progress was seen")
+				}
+				ended = true
 			default:
 			}
 		case err != nil:
 			t.Fatal(err)
 		default:
-			seen = true
+			if doneRows < lastDone || doneRows > total {
+				t.Fatalf("tuples_done went from %d to %d of %d", lastDone, doneRows, total)
+			}
+			seen, lastDone = true, doneRows
+			between = between || doneRows > 0 && doneRows < total
 		}
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	if !between {
+		t.Errorf("tuples_done was never seen between 0 and %d (last %d)", total, lastDone)
 	}
 	var indexOID uint32
 	if err := watcher.QueryRow(ctx, `SELECT oid FROM pg_class WHERE relname = 'vi_hnsw'`).Scan(&indexOID); err != nil {
 		t.Fatal(err)
 	}
-	if rel != relid || index != indexOID || command != "CREATE INDEX" || phase != "building index" || total != 20000 || doneRows != 0 {
+	if rel != relid || index != indexOID || command != "CREATE INDEX" || phase != "building index" || total != 20000 {
 		t.Fatalf("progress: relid %d index %d (vi_hnsw %d) %s %s %d/%d", rel, index, indexOID, command, phase, doneRows, total)
 	}
 	var n int

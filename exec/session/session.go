@@ -804,17 +804,20 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) { return s.createTableAs(ctx, tx, x) })
 		return tag, false, err
 	}
+	var build *progress
 	if x, ok := p.bound.(*sql.CreateIndex); ok {
 		defer s.setProgress(nil)
-		s.setProgress(s.indexProgress(x))
+		build = s.indexProgress(x)
+		s.setProgress(build)
 	}
 	tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
 		return commandTag(sql.CommandName(p.bound)), s.runDDL(ctx, tx, p.bound)
 	})
 	if x, ok := p.bound.(*sql.CreateIndex); ok && err == nil && s.tx == nil {
-		err = s.buildVectorIndex(ctx, x)
+		indexed := func(rows int64) { build.tuples.Add(rows) }
+		err = s.buildVectorIndex(ctx, x, indexed)
 		if err == nil && x.Def.Trigram() {
-			err = s.buildTrigramIndex(ctx, x)
+			err = s.buildTrigramIndex(ctx, x, indexed)
 		}
 	}
 	return tag, false, err
@@ -826,12 +829,13 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 // transaction block the build waits for the first search after COMMIT.
 // The index is committed already: a statement cancelled (or timed out)
 // while it waits succeeds, and the builds finish in the background.
-func (s *Session) buildVectorIndex(ctx context.Context, x *sql.CreateIndex) error {
+// indexed counts the rows indexed (CREATE INDEX's progress).
+func (s *Session) buildVectorIndex(ctx context.Context, x *sql.CreateIndex, indexed func(rows int64)) error {
 	def := s.engine.db.Catalog().TableByID(x.Def.Table)
 	if def == nil || x.Def.VectorMetric(def) == "" {
 		return nil
 	}
-	err := s.engine.db.BuildVectorIndexes(ctx, def.ID)
+	err := s.engine.db.BuildVectorIndexes(ctx, def.ID, indexed)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -841,8 +845,8 @@ func (s *Session) buildVectorIndex(ctx context.Context, x *sql.CreateIndex) erro
 // buildTrigramIndex builds a committed trigram index over the rows its
 // table has, as buildVectorIndex does a vector index; a search builds
 // what a cancelled build left.
-func (s *Session) buildTrigramIndex(ctx context.Context, x *sql.CreateIndex) error {
-	err := s.engine.db.BuildTrigramIndexes(ctx, x.Def.Table)
+func (s *Session) buildTrigramIndex(ctx context.Context, x *sql.CreateIndex, indexed func(rows int64)) error {
+	err := s.engine.db.BuildTrigramIndexes(ctx, x.Def.Table, indexed)
 	if ctx.Err() != nil {
 		return nil
 	}
