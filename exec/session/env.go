@@ -57,8 +57,18 @@ func (e *statementEnv) CurrentSchema() string { return e.currentSchema }
 func (e *statementEnv) SearchPath() []string { return slices.Clone(e.searchPath) }
 
 // Setting implements functions.SessionInfo (current_setting): a known or
-// custom (dotted) setting's value, false for names no setting has.
+// custom (dotted) setting's value as SHOW shows it, false for names no
+// setting has.
 func (e *statementEnv) Setting(name string) (string, bool) {
+	v, ok := e.storedSetting(name)
+	if st := settings[strings.ToLower(name)]; ok && st.show != nil {
+		v = st.show(v)
+	}
+	return v, ok
+}
+
+// storedSetting is a setting's value as stored (pg_settings' setting).
+func (e *statementEnv) storedSetting(name string) (string, bool) {
 	name = strings.ToLower(name)
 	switch name {
 	case "transaction_isolation":
@@ -95,7 +105,7 @@ func (e *statementEnv) SetSetting(name, value string, reset, local bool) (string
 func (e *statementEnv) SettingRows() []syscat.Setting {
 	out := make([]syscat.Setting, 0, len(settings))
 	for name := range settings {
-		v, _ := e.Setting(name)
+		v, _ := e.storedSetting(name)
 		out = append(out, syscat.Setting{Name: name, Value: v, Default: e.sess.engine.settingDefault(name)})
 	}
 	return out

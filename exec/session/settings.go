@@ -32,6 +32,9 @@ type setting struct {
 	// update is check for a setting whose new value depends on its
 	// current one (DateStyle 'SQL' keeps the current field order).
 	update func(v, cur string) (string, error)
+	// show formats the stored value for SHOW and current_setting (nil:
+	// as stored; pg_settings shows it as stored).
+	show func(string) string
 }
 
 // validate checks and normalises v, a new value for the setting whose
@@ -66,10 +69,10 @@ var settings = map[string]setting{
 	"in_hot_standby":                      {def: "off", report: true, readOnly: true},
 	"search_path":                         {def: `"$user", public`},
 	"extra_float_digits":                  {def: "1", check: checkIntRange("extra_float_digits", -15, 3)},
-	"statement_timeout":                   {def: "0", check: checkDuration},
-	"lock_timeout":                        {def: "0", check: checkDuration},
-	"log_min_duration_statement":          {def: "-1", check: checkLogMinDuration},
-	"idle_in_transaction_session_timeout": {def: "0", check: checkDuration},
+	"statement_timeout":                   {def: "0", check: checkDuration, show: showMillis},
+	"lock_timeout":                        {def: "0", check: checkDuration, show: showMillis},
+	"log_min_duration_statement":          {def: "-1", check: checkLogMinDuration, show: showMillis},
+	"idle_in_transaction_session_timeout": {def: "0", check: checkDuration, show: showMillis},
 	"transaction_isolation":               {def: exec.ReadCommitted},
 	"default_transaction_isolation":       {def: exec.ReadCommitted, check: checkIsolation},
 	"transaction_read_only":               {def: "off"},
@@ -384,6 +387,25 @@ func checkDuration(v string) (string, error) {
 		return "", err
 	}
 	return strconv.FormatInt(d.Milliseconds(), 10), nil
+}
+
+// showMillis shows a time setting stored in milliseconds as PostgreSQL
+// does: in the largest unit that holds it whole (7000 is 7s, 60000 1min,
+// 1500 1500ms); 0 and -1 as they are.
+func showMillis(v string) string {
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || ms <= 0 {
+		return v
+	}
+	for _, u := range []struct {
+		name string
+		ms   int64
+	}{{"d", 86400000}, {"h", 3600000}, {"min", 60000}, {"s", 1000}} {
+		if ms%u.ms == 0 {
+			return strconv.FormatInt(ms/u.ms, 10) + u.name
+		}
+	}
+	return v + "ms"
 }
 
 // checkLogMinDuration validates log_min_duration_statement: -1 (off), 0
