@@ -48,7 +48,7 @@ func TestLogMinDurationStatement(t *testing.T) {
 	mustExec(t, a, `INSERT INTO slow VALUES (1, 'one'), (2, 'two')`)
 
 	var show string
-	if err := a.QueryRow(ctx, `SHOW log_min_duration_statement`).Scan(&show); err != nil || show != "150" {
+	if err := a.QueryRow(ctx, `SHOW log_min_duration_statement`).Scan(&show); err != nil || show != "150ms" {
 		t.Fatalf("SHOW log_min_duration_statement: %q %v", show, err)
 	}
 	mustExec(t, a, `SELECT id, pg_sleep(0.2) FROM slow WHERE id = 1`)
@@ -85,7 +85,7 @@ func TestLogMinDurationStatement(t *testing.T) {
 		t.Errorf("the failed statement's line has no error: %s", line)
 	}
 	mustExec(t, b, `RESET log_min_duration_statement`)
-	if err := b.QueryRow(ctx, `SHOW log_min_duration_statement`).Scan(&show); err != nil || show != "150" {
+	if err := b.QueryRow(ctx, `SHOW log_min_duration_statement`).Scan(&show); err != nil || show != "150ms" {
 		t.Fatalf("SHOW after RESET: %q %v", show, err)
 	}
 	var setting, resetVal string
@@ -96,7 +96,7 @@ func TestLogMinDurationStatement(t *testing.T) {
 		t.Fatalf("SET log_min_duration_statement = -2: %v", err)
 	}
 	mustExec(t, b, `SET log_min_duration_statement = '2s'`)
-	if err := b.QueryRow(ctx, `SHOW log_min_duration_statement`).Scan(&show); err != nil || show != "2000" {
+	if err := b.QueryRow(ctx, `SHOW log_min_duration_statement`).Scan(&show); err != nil || show != "2s" {
 		t.Fatalf("SHOW after SET '2s': %q %v", show, err)
 	}
 	noPanic(t, p.log())
