@@ -389,17 +389,25 @@ func mayAdmin(cat *catalog.Catalog, me, r *catalog.RoleDef) error {
 	return denied("must have admin option on role \"%s\"", r.Name)
 }
 
-func (s *Session) grant(tx *storage.Tx, me *catalog.RoleDef, roleSpec, memberSpec sql.RoleSpec, admin bool) error {
-	cat := tx.Catalog()
-	r, err := s.resolveRole(cat, roleSpec)
-	if err != nil {
-		return err
+// membershipRoles resolves the role and the member of a GRANT or REVOKE
+// of membership and checks that me may administer the role.
+func (s *Session) membershipRoles(cat *catalog.Catalog, me *catalog.RoleDef, roleSpec, memberSpec sql.RoleSpec) (r, m *catalog.RoleDef, err error) {
+	if r, err = s.resolveRole(cat, roleSpec); err != nil {
+		return nil, nil, err
 	}
-	m, err := s.resolveRole(cat, memberSpec)
-	if err != nil {
-		return err
+	if m, err = s.resolveRole(cat, memberSpec); err != nil {
+		return nil, nil, err
 	}
 	if err := mayAdmin(cat, me, r); err != nil {
+		return nil, nil, err
+	}
+	return r, m, nil
+}
+
+func (s *Session) grant(tx *storage.Tx, me *catalog.RoleDef, roleSpec, memberSpec sql.RoleSpec, admin bool) error {
+	cat := tx.Catalog()
+	r, m, err := s.membershipRoles(cat, me, roleSpec, memberSpec)
+	if err != nil {
 		return err
 	}
 	if r.OID == m.OID || cat.Reaches(r.OID, m.OID, false) {
@@ -416,15 +424,8 @@ func (s *Session) grant(tx *storage.Tx, me *catalog.RoleDef, roleSpec, memberSpe
 
 func (s *Session) revoke(tx *storage.Tx, me *catalog.RoleDef, roleSpec, memberSpec sql.RoleSpec, adminOnly bool) error {
 	cat := tx.Catalog()
-	r, err := s.resolveRole(cat, roleSpec)
+	r, m, err := s.membershipRoles(cat, me, roleSpec, memberSpec)
 	if err != nil {
-		return err
-	}
-	m, err := s.resolveRole(cat, memberSpec)
-	if err != nil {
-		return err
-	}
-	if err := mayAdmin(cat, me, r); err != nil {
 		return err
 	}
 	if cat.Membership(r.OID, m.OID) < 0 {
