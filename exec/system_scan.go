@@ -151,6 +151,9 @@ func (c lazyCatalog) HasRole(member, role int64, usage, admin bool) bool {
 	return c.rt.catalogView().HasRole(member, role, usage, admin)
 }
 
+// RoleName implements functions.RoleCatalog (pg_get_userbyid).
+func (c lazyCatalog) RoleName(oid int64) (string, bool) { return c.rt.catalogView().RoleName(oid) }
+
 func (c lazyCatalog) SerialSequence(table, column string) (string, bool, error) {
 	return c.rt.catalogView().SerialSequence(table, column)
 }

@@ -385,8 +385,15 @@ func CommandName(st Statement) string {
 			return "REVOKE ROLE"
 		}
 		return "GRANT ROLE"
+	case *GrantPrivileges:
+		if x.Revoke {
+			return "REVOKE"
+		}
+		return "GRANT"
 	case *DropSchema:
 		return "DROP SCHEMA"
+	case *AlterSchemaOwner:
+		return "ALTER SCHEMA"
 	case *CreateTable:
 		return "CREATE TABLE"
 	case *CreateTableAs:

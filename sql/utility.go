@@ -85,6 +85,8 @@ type AlterCmd struct {
 	// new unique key, check or foreign key is the last of its kind there
 	// (Primary marks a primary key).
 	Constraint *catalog.TableDef
+	// Owner is ChangeOwner's new owner.
+	Owner RoleSpec
 }
 
 // AlterKind is the kind of an ALTER TABLE action.
@@ -101,6 +103,7 @@ const (
 	SetDefault
 	AddConstraint
 	DropConstraint // Name: the constraint
+	ChangeOwner    // Owner: the new owner
 )
 
 // Truncate is TRUNCATE of one or more tables.
@@ -291,6 +294,10 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return &DropRole{Roles: roleSpecs(s.DropRoleStmt.Roles), IfExists: s.DropRoleStmt.MissingOk}, nil
 	case *pg_query.Node_GrantRoleStmt:
 		return bindGrantRole(s.GrantRoleStmt)
+	case *pg_query.Node_GrantStmt:
+		return b.bindGrant(s.GrantStmt)
+	case *pg_query.Node_AlterOwnerStmt:
+		return bindAlterOwner(s.AlterOwnerStmt)
 	case *pg_query.Node_TruncateStmt:
 		t := &Truncate{}
 		for _, r := range s.TruncateStmt.Relations {
@@ -877,6 +884,8 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: AddConstraint, Constraint: with, Primary: c.Contype == pg_query.ConstrType_CONSTR_PRIMARY})
 		case pg_query.AlterTableType_AT_DropConstraint:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropConstraint, Name: cmd.Name, IfExists: cmd.MissingOk})
+		case pg_query.AlterTableType_AT_ChangeOwner:
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: ChangeOwner, Owner: roleSpec(cmd.Newowner)})
 		default:
 			return nil, pgerr.NotSupported("ALTER TABLE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
 		}
