@@ -98,3 +98,35 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 	}
 	return g, nil
 }
+
+// Access is one privilege a bound statement needs, which the session
+// checks for the current role before running it: Privs on Table, on
+// Schema, or on View (views have no ACL yet: reading one needs its
+// ownership); with Owner, ownership of Table (ALTER, DROP, CREATE INDEX).
+// As, when not 0, is the role the check is for: the tables a view reads
+// are checked as the view's owner, as in PostgreSQL. Reading or writing a
+// table also needs USAGE on its schema.
+type Access struct {
+	Table  *catalog.TableDef
+	View   *catalog.ViewDef
+	Schema string
+	Privs  catalog.Priv
+	Owner  bool
+	As     uint32
+}
+
+// Accesses are the privileges the statement bound last needs: every
+// table its FROM clauses, joins, subqueries, CTEs and views read, the
+// target of INSERT, UPDATE, DELETE, TRUNCATE and COPY. The binder records
+// them where it resolves each table, so no access goes unchecked.
+func (b *Binder) Accesses() []Access { return b.accesses }
+
+// needOwner records that the statement needs to own def.
+func (b *Binder) needOwner(def *catalog.TableDef) {
+	b.accesses = append(b.accesses, Access{Table: def, Owner: true})
+}
+
+// need records that the statement needs privs on def.
+func (b *Binder) need(def *catalog.TableDef, privs catalog.Priv) {
+	b.accesses = append(b.accesses, Access{Table: def, Privs: privs})
+}

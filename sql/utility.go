@@ -305,6 +305,7 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 			if err != nil {
 				return nil, err
 			}
+			b.need(def, catalog.PrivTruncate)
 			t.Tables = append(t.Tables, def)
 			if s.TruncateStmt.RestartSeqs {
 				for _, c := range def.Columns {
@@ -480,6 +481,7 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 	if _, ok := b.Catalog.Schemas[schema]; !ok {
 		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
+	b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
 	def := &catalog.TableDef{Schema: schema, Name: s.Relation.Relname}
 	ct := &CreateTable{Def: def, IfNotExists: s.IfNotExists}
 	var tableCons []*pg_query.Constraint
@@ -780,6 +782,7 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 				}
 				return nil, err
 			}
+			b.needOwner(def)
 			d.Tables = append(d.Tables, def)
 		}
 		return d, nil
@@ -816,6 +819,9 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 		return nil, pgerr.NotSupported("ALTER %s", strings.TrimPrefix(s.Objtype.String(), "OBJECT_"))
 	}
 	def, err := b.rangeVarTable(s.Relation)
+	if def != nil {
+		b.needOwner(def)
+	}
 	if err != nil {
 		if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
 			return &AlterTable{Missing: s.Relation.Relname}, nil
@@ -900,6 +906,9 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.TrimPrefix(s.RenameType.String(), "OBJECT_"))
 	}
 	def, err := b.rangeVarTable(s.Relation)
+	if def != nil {
+		b.needOwner(def)
+	}
 	if err != nil {
 		if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
 			return &AlterTable{Missing: s.Relation.Relname}, nil

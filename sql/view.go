@@ -183,6 +183,13 @@ func (b *Binder) bindView(v *catalog.ViewDef, alias string, colNames []string) (
 	}
 	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, NoParams: true, expanding: append(slices.Clone(b.expanding), key)}
 	plan, err := vb.bindSelect(stmts[0].node.GetSelectStmt(), nil)
+	b.accesses = append(b.accesses, Access{View: v, Privs: catalog.PrivSelect})
+	for _, a := range vb.accesses {
+		if a.As == 0 {
+			a.As = catalog.OwnerOID(v.Owner)
+		}
+		b.accesses = append(b.accesses, a)
+	}
 	if err != nil {
 		// A position would point into the view's text, not the query's.
 		e := *pgerr.From(err)

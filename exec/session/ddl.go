@@ -60,7 +60,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 	case *sql.CreateTable:
 		return s.createTable(tx, x)
 	case *sql.CreateView:
-		return tx.CreateView(x.Def, x.Replace)
+		def := *x.Def
+		def.Owner = s.currentRole(tx.Catalog()).OID
+		return tx.CreateView(&def, x.Replace)
 	case *sql.DropView:
 		for _, name := range x.Missing {
 			s.notice("00000", "view \"%s\" does not exist, skipping", name)

@@ -119,6 +119,9 @@ type ViewDef struct {
 	// view's own column names), to tell when a changed table makes the
 	// query answer other columns than the view was made of.
 	QueryColumns []string `json:"query_columns"`
+	// Owner is the owning role's OID, 0 for the bootstrap superuser
+	// (OwnerOID).
+	Owner uint32 `json:"owner,omitempty"`
 }
 
 // SequenceDef is a sequence (serial columns own one).
