@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
@@ -149,6 +150,11 @@ func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments str
 // HasRole implements functions.RoleCatalog (pg_has_role).
 func (c lazyCatalog) HasRole(member, role int64, usage, admin bool) bool {
 	return c.rt.catalogView().HasRole(member, role, usage, admin)
+}
+
+// HasPrivilege implements functions.PrivilegeCatalog.
+func (c lazyCatalog) HasPrivilege(role, object int64, schema bool, want catalog.Priv, grantOption bool) (bool, bool) {
+	return c.rt.catalogView().HasPrivilege(role, object, schema, want, grantOption)
 }
 
 // RoleName implements functions.RoleCatalog (pg_get_userbyid).

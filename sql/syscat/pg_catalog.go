@@ -515,6 +515,38 @@ func (v *View) RoleName(oid int64) (string, bool) {
 	return r.Name, true
 }
 
+// HasPrivilege implements functions.PrivilegeCatalog: whether role holds
+// want on the table (or, with schema, the schema) of OID object, by the
+// catalog's owners and ACLs; known is false for an OID that names none.
+// System catalogs and schemas are readable by everyone, as PostgreSQL's
+// are; a view (which has no ACL yet) only by its owner.
+func (v *View) HasPrivilege(role, object int64, schema bool, want catalog.Priv, grantOption bool) (ok, known bool) {
+	cat, r := v.Cat, uint32(role)
+	if schema {
+		for _, s := range v.schemas() {
+			if SchemaOID(s) != object {
+				continue
+			}
+			if d := cat.Schemas[s]; d != nil {
+				return cat.HasPrivilege(d.ACL, d.Owner, r, catalog.SchemaPrivs, want, grantOption), true
+			}
+			return cat.HasPrivilege([]catalog.ACLItem{{Grantee: catalog.PublicOID, Grantor: catalog.BootstrapRoleOID, Privs: catalog.PrivUsage}},
+				catalog.BootstrapRoleOID, r, catalog.SchemaPrivs, want, grantOption), true
+		}
+		return false, false
+	}
+	switch x := v.byOID[object].(type) {
+	case *catalog.TableDef:
+		return cat.HasPrivilege(x.ACL, x.Owner, r, catalog.TablePrivs, want, grantOption), true
+	case *catalog.ViewDef:
+		return cat.HasPrivilege([]catalog.ACLItem{}, x.Owner, r, catalog.TablePrivs, want, grantOption), true
+	case *Relation:
+		return cat.HasPrivilege([]catalog.ACLItem{{Grantee: catalog.PublicOID, Grantor: catalog.BootstrapRoleOID, Privs: catalog.PrivSelect}},
+			catalog.BootstrapRoleOID, r, catalog.TablePrivs, want, grantOption), true
+	}
+	return false, false
+}
+
 // HasRole implements functions.RoleCatalog (pg_has_role).
 func (v *View) HasRole(member, role int64, usage, admin bool) bool {
 	m, r := v.Cat.RoleByOID(uint32(member)), v.Cat.RoleByOID(uint32(role))
