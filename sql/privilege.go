@@ -101,18 +101,20 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 
 // Access is one privilege a bound statement needs, which the session
 // checks for the current role before running it: Privs on Table, on
-// Schema, or on View (views have no ACL yet: reading one needs its
-// ownership); with Owner, ownership of Table (ALTER, DROP, CREATE INDEX).
+// Schema, on View (views have no ACL yet: reading one needs its
+// ownership) or with Database on the database (CREATE SCHEMA); with
+// Owner, ownership of Table, View or Schema (ALTER, DROP, CREATE INDEX).
 // As, when not 0, is the role the check is for: the tables a view reads
 // are checked as the view's owner, as in PostgreSQL. Reading or writing a
 // table also needs USAGE on its schema.
 type Access struct {
-	Table  *catalog.TableDef
-	View   *catalog.ViewDef
-	Schema string
-	Privs  catalog.Priv
-	Owner  bool
-	As     uint32
+	Table    *catalog.TableDef
+	View     *catalog.ViewDef
+	Schema   string
+	Database bool
+	Privs    catalog.Priv
+	Owner    bool
+	As       uint32
 }
 
 // Accesses are the privileges the statement bound last needs: every

@@ -20,6 +20,8 @@ import (
 type CreateSchema struct {
 	Name        string
 	IfNotExists bool
+	// Owner is AUTHORIZATION's role, nil for the current user.
+	Owner *RoleSpec
 }
 
 // DropSchema is DROP SCHEMA [IF EXISTS] ... [CASCADE].
@@ -265,10 +267,16 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 			return nil, pgerr.NotSupported("CREATE SCHEMA with schema elements")
 		}
 		name := s.CreateSchemaStmt.Schemaname
-		if name == "" && s.CreateSchemaStmt.Authrole != nil {
-			name = s.CreateSchemaStmt.Authrole.Rolename
+		cs := &CreateSchema{Name: name, IfNotExists: s.CreateSchemaStmt.IfNotExists}
+		if r := s.CreateSchemaStmt.Authrole; r != nil {
+			owner := roleSpec(r)
+			cs.Owner = &owner
+			if name == "" {
+				cs.Name = r.Rolename
+			}
 		}
-		return &CreateSchema{Name: name, IfNotExists: s.CreateSchemaStmt.IfNotExists}, nil
+		b.accesses = append(b.accesses, Access{Database: true, Privs: catalog.PrivCreate})
+		return cs, nil
 	case *pg_query.Node_CreateStmt:
 		return b.bindCreateTable(s.CreateStmt)
 	case *pg_query.Node_CreateTableAsStmt:
@@ -790,6 +798,7 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		d := &DropSchema{IfExists: s.MissingOk, Cascade: cascade}
 		for _, o := range s.Objects {
 			d.Names = append(d.Names, o.GetString_().GetSval())
+			b.accesses = append(b.accesses, Access{Schema: o.GetString_().GetSval(), Owner: true})
 		}
 		return d, nil
 	case pg_query.ObjectType_OBJECT_INDEX:
@@ -1058,6 +1067,7 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, er
 	if _, ok := b.Catalog.Schemas[schema]; !ok {
 		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
+	b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
 	names := strList(into.ColNames)
 	visible := 0
 	for _, c := range plan.Columns() {

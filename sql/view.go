@@ -85,7 +85,9 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 		def.Columns = append(def.Columns, catalog.ColumnDef{Name: name, Type: t})
 		def.QueryColumns = append(def.QueryColumns, c.Name)
 	}
+	b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
 	if old := b.Catalog.View(schema, def.Name); old != nil && s.Replace {
+		b.accesses = append(b.accesses, Access{View: old, Owner: true})
 		if err := checkViewReplacement(old, def); err != nil {
 			return nil, err
 		}
@@ -139,6 +141,7 @@ func (b *Binder) bindDropView(s *pg_query.DropStmt) (Statement, error) {
 			}
 			return nil, pgerr.New(pgerrcode.UndefinedTable, "view \"%s\" does not exist", name)
 		}
+		b.accesses = append(b.accesses, Access{View: v, Owner: true})
 		d.Views = append(d.Views, v)
 	}
 	return d, nil

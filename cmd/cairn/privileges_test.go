@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Table privileges over real logins: a non-superuser role is refused
@@ -56,6 +58,9 @@ func TestPrivilegesLogin(t *testing.T) {
 	if err := bob.QueryRow(ctx, q, 1).Scan(&body); sqlState(err) != "42501" {
 		t.Fatalf("prepared statement after REVOKE: %v, want 42501", err)
 	}
+	if _, err := bob.Exec(ctx, "CREATE SCHEMA bobs"); sqlState(err) != "42501" {
+		t.Fatalf("CREATE SCHEMA as a non-superuser: %v, want 42501", err)
+	}
 	exec(admin, "GRANT SELECT, INSERT ON ws.notes TO bob WITH GRANT OPTION")
 	exec(admin, "ALTER TABLE ws.notes OWNER TO bob")
 	bob.Close(ctx)
@@ -79,5 +84,16 @@ func TestPrivilegesLogin(t *testing.T) {
 		t.Fatalf("after restart: owner %q, relacl %q", owner, acl)
 	}
 	exec(bob, "INSERT INTO ws.notes VALUES (2, 'mine')")
+	admin, err = s.pgConnect("host=127.0.0.1 user=cairn password=boot-s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	exec(admin, "GRANT USAGE ON SCHEMA ws TO bob")
+	_, err = admin.Exec(ctx, "DROP ROLE bob")
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "2BP01" || pgErr.Detail != "privileges for schema ws\nowner of table ws.notes" {
+		t.Fatalf("DROP ROLE of an owner: %v (detail %q), want 2BP01", err, pgErr.Detail)
+	}
 	exec(bob, "DROP TABLE ws.notes")
 }

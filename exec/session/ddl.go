@@ -35,14 +35,26 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		}
 		return tx.AlterSchema(&d)
 	case *sql.CreateSchema:
-		if _, ok := tx.Catalog().Schemas[x.Name]; ok && x.IfNotExists {
+		cat := tx.Catalog()
+		if _, ok := cat.Schemas[x.Name]; ok && x.IfNotExists {
 			s.notice("42P06", "schema \"%s\" already exists, skipping", x.Name)
 			return nil
 		}
-		if x.IfNotExists {
-			return tx.IfNotExists(x.Name, "", func() (uint64, error) { return 0, tx.CreateSchema(x.Name, s.currentRole(tx.Catalog()).OID) })
+		owner := s.currentRole(cat)
+		if x.Owner != nil {
+			r, err := s.resolveRole(cat, *x.Owner)
+			if err != nil {
+				return err
+			}
+			if !cat.IsMemberOf(owner.OID, r.OID, false) {
+				return denied("must be member of role \"%s\"", r.Name)
+			}
+			owner = r
 		}
-		return tx.CreateSchema(x.Name, s.currentRole(tx.Catalog()).OID)
+		if x.IfNotExists {
+			return tx.IfNotExists(x.Name, "", func() (uint64, error) { return 0, tx.CreateSchema(x.Name, owner.OID) })
+		}
+		return tx.CreateSchema(x.Name, owner.OID)
 	case *sql.DropSchema:
 		for _, name := range x.Names {
 			if _, ok := tx.Catalog().Schemas[name]; !ok {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/jackc/pgerrcode"
@@ -193,17 +194,35 @@ func (s *Session) checkAccesses(cat *catalog.Catalog, accesses []sql.Access) err
 		if a.As != 0 {
 			role = a.As
 		}
+		// owns is whether role may act as the owner: an empty ACL leaves
+		// only superusers and members of the owner role.
+		owns := func(owner uint32) bool {
+			return cat.HasPrivilege([]catalog.ACLItem{}, owner, role, catalog.TablePrivs, catalog.TablePrivs, false)
+		}
 		switch {
+		case a.Database:
+			if !owns(catalog.BootstrapRoleOID) {
+				return denied("permission denied for database %s", s.database)
+			}
+		case a.View != nil && a.Owner:
+			if !owns(a.View.Owner) {
+				return denied("must be owner of view %s", a.View.Name)
+			}
 		case a.View != nil:
-			if !cat.HasPrivilege([]catalog.ACLItem{}, a.View.Owner, role, catalog.TablePrivs, a.Privs, false) {
+			if !owns(a.View.Owner) {
 				return denied("permission denied for view %s", a.View.Name)
 			}
 		case a.Schema != "":
-			if sc := cat.Schemas[a.Schema]; sc != nil && !cat.HasPrivilege(sc.ACL, sc.Owner, role, catalog.SchemaPrivs, a.Privs, false) {
+			sc := cat.Schemas[a.Schema]
+			switch {
+			case sc == nil:
+			case a.Owner && !owns(sc.Owner):
+				return denied("must be owner of schema %s", a.Schema)
+			case !a.Owner && !cat.HasPrivilege(sc.ACL, sc.Owner, role, catalog.SchemaPrivs, a.Privs, false):
 				return denied("permission denied for schema %s", a.Schema)
 			}
 		case a.Owner:
-			if !cat.HasPrivilege([]catalog.ACLItem{}, a.Table.Owner, role, catalog.TablePrivs, catalog.TablePrivs, false) {
+			if !owns(a.Table.Owner) {
 				return denied("must be owner of table %s", a.Table.Name)
 			}
 		default:
@@ -216,4 +235,46 @@ func (s *Session) checkAccesses(cat *catalog.Catalog, accesses []sql.Access) err
 		}
 	}
 	return nil
+}
+
+// roleDependents lists, as DROP ROLE's 2BP01 detail does, the schemas,
+// tables and views role owns and the tables and schemas it holds or gave
+// privileges on: a role is dropped only once nothing names it.
+func (s *Session) roleDependents(cat *catalog.Catalog, role uint32) []string {
+	path := s.searchPath()
+	name := func(schema, n string) string {
+		if slices.Contains(path, schema) {
+			return n
+		}
+		return schema + "." + n
+	}
+	named := func(acl []catalog.ACLItem) bool {
+		return slices.ContainsFunc(acl, func(it catalog.ACLItem) bool { return it.Grantee == role || it.Grantor == role })
+	}
+	var out []string
+	schemas := slices.Sorted(maps.Keys(cat.Schemas))
+	for _, n := range schemas {
+		sc := cat.Schemas[n]
+		if catalog.OwnerOID(sc.Owner) == role {
+			out = append(out, "owner of schema "+n)
+		} else if named(sc.ACL) {
+			out = append(out, "privileges for schema "+n)
+		}
+	}
+	ids := slices.Sorted(maps.Keys(cat.Tables))
+	for _, id := range ids {
+		t := cat.Tables[id]
+		if catalog.OwnerOID(t.Owner) == role {
+			out = append(out, "owner of table "+name(t.Schema, t.Name))
+		} else if named(t.ACL) {
+			out = append(out, "privileges for table "+name(t.Schema, t.Name))
+		}
+	}
+	views := slices.Sorted(maps.Keys(cat.Views))
+	for _, k := range views {
+		if v := cat.Views[k]; catalog.OwnerOID(v.Owner) == role {
+			out = append(out, "owner of view "+name(v.Schema, v.Name))
+		}
+	}
+	return out
 }
