@@ -1132,6 +1132,7 @@ func (b *Binder) bindComment(s *pg_query.CommentStmt) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.needOwner(def)
 	if column != "" {
 		if _, c := def.Column(column); c == nil {
 			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, def.Name)
