@@ -103,7 +103,8 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 // checks for the current role before running it: Privs on Table, on
 // Schema, on View (views have no ACL yet: reading one needs its
 // ownership) or with Database on the database (CREATE SCHEMA); with
-// Owner, ownership of Table, View or Schema (ALTER, DROP, CREATE INDEX).
+// Owner, ownership of Table, View or Schema (ALTER, DROP, CREATE INDEX;
+// DROP INDEX of Table's index Index).
 // As, when not 0, is the role the check is for: the tables a view reads
 // are checked as the view's owner, as in PostgreSQL. Reading or writing a
 // table also needs USAGE on its schema.
@@ -111,6 +112,7 @@ type Access struct {
 	Table    *catalog.TableDef
 	View     *catalog.ViewDef
 	Schema   string
+	Index    string
 	Database bool
 	Privs    catalog.Priv
 	Owner    bool

@@ -806,6 +806,18 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		for _, o := range s.Objects {
 			schema, name := qualified(o)
 			d.Names = append(d.Names, [2]string{schema, name})
+			path := b.SearchPath
+			if schema != "" {
+				path = []string{schema}
+			}
+			for _, sc := range path {
+				if ix := b.Catalog.Indexes[sc+"."+name]; ix != nil {
+					if t := b.Catalog.Tables[ix.Table]; t != nil {
+						b.accesses = append(b.accesses, Access{Table: t, Index: name, Owner: true})
+					}
+					break
+				}
+			}
 		}
 		return d, nil
 	case pg_query.ObjectType_OBJECT_SEQUENCE:

@@ -221,6 +221,10 @@ func (s *Session) checkAccesses(cat *catalog.Catalog, accesses []sql.Access) err
 			case !a.Owner && !cat.HasPrivilege(sc.ACL, sc.Owner, role, catalog.SchemaPrivs, a.Privs, false):
 				return denied("permission denied for schema %s", a.Schema)
 			}
+		case a.Owner && a.Index != "":
+			if !owns(a.Table.Owner) {
+				return denied("must be owner of index %s", a.Index)
+			}
 		case a.Owner:
 			if !owns(a.Table.Owner) {
 				return denied("must be owner of table %s", a.Table.Name)
