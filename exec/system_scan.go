@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
@@ -150,6 +151,14 @@ func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments str
 func (c lazyCatalog) HasRole(member, role int64, usage, admin bool) bool {
 	return c.rt.catalogView().HasRole(member, role, usage, admin)
 }
+
+// HasPrivilege implements functions.PrivilegeCatalog.
+func (c lazyCatalog) HasPrivilege(role, object int64, schema bool, want catalog.Priv, grantOption bool) (bool, bool) {
+	return c.rt.catalogView().HasPrivilege(role, object, schema, want, grantOption)
+}
+
+// RoleName implements functions.RoleCatalog (pg_get_userbyid).
+func (c lazyCatalog) RoleName(oid int64) (string, bool) { return c.rt.catalogView().RoleName(oid) }
 
 func (c lazyCatalog) SerialSequence(table, column string) (string, bool, error) {
 	return c.rt.catalogView().SerialSequence(table, column)

@@ -3,8 +3,12 @@ package functions
 // has_table_privilege, has_column_privilege, has_any_column_privilege,
 // has_sequence_privilege, has_schema_privilege, has_database_privilege and
 // has_function_privilege: whether a user holds privileges on an object,
-// which drivers and BI tools filter their object lists with. cairn has a
-// single user, a superuser, so the answer is always true.
+// which drivers and BI tools filter their object lists with.
+// has_table_privilege and has_schema_privilege answer from the catalog's
+// owners and ACLs (PrivilegeCatalog): true when the user holds any of the
+// privileges listed, as in PostgreSQL; an unknown OID gives NULL, an
+// unknown name 42P01 or 3F000. The others, for objects that have no
+// privileges in cairn yet, answer true.
 //
 // Each takes an optional user (name or OID), the object (its name as text,
 // or its OID; has_column_privilege also a column, by name or number) and
@@ -16,6 +20,7 @@ package functions
 import (
 	"strings"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/jackc/pgerrcode"
@@ -44,8 +49,11 @@ func init() {
 		if f.name == "has_column_privilege" {
 			objects = [][]types.T{{tText, tText}, {tText, int2}, {oid, tText}, {oid, int2}}
 		}
-		privs := f.privs
+		privs, schema := f.privs, f.name == "has_schema_privilege"
 		eval := func(_ *Context, a []any) (any, error) { return checkPrivileges(a[len(a)-1].(string), privs) }
+		if schema || f.name == "has_table_privilege" {
+			eval = func(ctx *Context, a []any) (any, error) { return objectPrivilege(ctx, a, privs, schema) }
+		}
 		for _, user := range [][]types.T{nil, {name}, {oid}} {
 			for _, obj := range objects {
 				args := append(append(append([]types.T(nil), user...), obj...), tText)
@@ -77,6 +85,76 @@ func checkPrivileges(list string, privs []string) (any, error) {
 		asked = asked || priv != "RULE"
 	}
 	return asked, nil
+}
+
+// PrivilegeCatalog is the part of a Catalog that has_table_privilege and
+// has_schema_privilege ask (sql/syscat's View implements it).
+type PrivilegeCatalog interface {
+	// HasPrivilege reports whether the role with OID role holds want
+	// (with grant option, if asked) on the table, or with schema the
+	// schema, of OID object; known is false when no such object exists.
+	HasPrivilege(role, object int64, schema bool, want catalog.Priv, grantOption bool) (ok, known bool)
+}
+
+// privilegeBits are the catalog's privileges by the names the functions
+// take (RULE: none).
+var privilegeBits = map[string]catalog.Priv{
+	"SELECT": catalog.PrivSelect, "INSERT": catalog.PrivInsert, "UPDATE": catalog.PrivUpdate, "DELETE": catalog.PrivDelete,
+	"TRUNCATE": catalog.PrivTruncate, "REFERENCES": catalog.PrivReferences, "TRIGGER": catalog.PrivTrigger,
+	"USAGE": catalog.PrivUsage, "CREATE": catalog.PrivCreate,
+}
+
+// objectPrivilege is has_table_privilege or has_schema_privilege over
+// their arguments a: [user,] object, privilege list.
+func objectPrivilege(ctx *Context, a []any, privs []string, schema bool) (any, error) {
+	if _, err := checkPrivileges(a[len(a)-1].(string), privs); err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		return nil, pgerr.NotSupported("privilege functions outside a session")
+	}
+	pc, ok := ctx.Catalog.(PrivilegeCatalog)
+	if !ok {
+		return nil, pgerr.NotSupported("privilege functions outside a session")
+	}
+	user, obj := any(sessionUser(ctx)), a[0]
+	if len(a) == 3 {
+		user, obj = a[0], a[1]
+	}
+	role, err := roleOID(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	oid, isOID := obj.(int64)
+	if !isOID {
+		name := obj.(string)
+		if !schema {
+			oid, err = ctx.Catalog.Lookup(types.RegClass, name)
+		} else if oid, err = ctx.Catalog.Lookup(types.RegNamespace, `"`+strings.ReplaceAll(name, `"`, `""`)+`"`); err != nil {
+			// Quoted above, so that regnamespace's input takes the name
+			// as it is; the error names it as given.
+			err = pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, chunk := range strings.Split(a[len(a)-1].(string), ",") {
+		up := asciiUpper(strings.Trim(chunk, " \t\n\v\f\r"))
+		name, grant := strings.CutSuffix(up, " WITH GRANT OPTION")
+		bit := privilegeBits[name]
+		if bit == 0 {
+			continue
+		}
+		ok, known := pc.HasPrivilege(role, oid, schema, bit, grant)
+		if !known {
+			return nil, nil
+		}
+		if ok {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // asciiUpper upper-cases ASCII letters only, as pg_strcasecmp compares.

@@ -1,10 +1,11 @@
 package functions
 
-// pg_get_userbyid(role_oid): the name of a role, as psql's \d and \l print
-// owners. cairn has one role, the session's user, which owns every object
-// (the owner columns of pg_class, pg_namespace, ... all hold its OID), so
-// every OID names it. Without a session PostgreSQL's text for an unknown
-// role is returned.
+// pg_get_userbyid(role_oid): the name of a role, as psql's \d, \dp and
+// \l print owners and grantees. An OID that names no role gives
+// PostgreSQL's text for an unknown role. A login name that is no role
+// acts as the bootstrap superuser, so that superuser's OID gives that
+// name (the catalog answers, see RoleCatalog.RoleName); without a
+// catalog that knows roles, every OID is the session's user.
 
 import (
 	"strconv"
@@ -14,9 +15,17 @@ import (
 
 func init() {
 	Register(allStable(fn("pg_get_userbyid", targs(types.OidT), types.NameT, func(ctx *Context, a []any) (any, error) {
+		unknown := "unknown (OID=" + strconv.FormatInt(a[0].(int64), 10) + ")"
 		if ctx == nil || ctx.Session == nil {
-			return "unknown (OID=" + strconv.FormatInt(a[0].(int64), 10) + ")", nil
+			return unknown, nil
 		}
-		return ctx.Session.User(), nil
+		rc, ok := ctx.Catalog.(RoleCatalog)
+		if !ok {
+			return ctx.Session.User(), nil
+		}
+		if name, ok := rc.RoleName(a[0].(int64)); ok {
+			return name, nil
+		}
+		return unknown, nil
 	}))...)
 }

@@ -25,6 +25,9 @@ type RoleCatalog interface {
 	// usage asks for USAGE rather than MEMBER, admin for the admin
 	// option. An OID that names no role has no membership (false).
 	HasRole(member, role int64, usage, admin bool) bool
+	// RoleName is the name of the role with OID oid as the session sees
+	// it (pg_get_userbyid); ok is false when no role has it.
+	RoleName(oid int64) (string, bool)
 }
 
 // roleMode parses pg_has_role's mode list as PostgreSQL's

@@ -52,6 +52,8 @@ type Binder struct {
 	view *syscat.View
 	// windows is the WINDOW clause of the query level being bound.
 	windows []*pg_query.Node
+	// accesses are the privileges the statement needs (Accesses).
+	accesses []Access
 	// expanding lists the views (schema.name) whose queries are being
 	// bound, outermost first, to catch a view that reads itself.
 	expanding []string
@@ -385,8 +387,15 @@ func CommandName(st Statement) string {
 			return "REVOKE ROLE"
 		}
 		return "GRANT ROLE"
+	case *GrantPrivileges:
+		if x.Revoke {
+			return "REVOKE"
+		}
+		return "GRANT"
 	case *DropSchema:
 		return "DROP SCHEMA"
+	case *AlterSchemaOwner:
+		return "ALTER SCHEMA"
 	case *CreateTable:
 		return "CREATE TABLE"
 	case *CreateTableAs:

@@ -19,6 +19,13 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if err != nil {
 		return nil, pgerr.From(err).WithPosition(s.Relation.Location + 1)
 	}
+	b.need(def, catalog.PrivInsert)
+	if len(s.ReturningList) > 0 {
+		b.need(def, catalog.PrivSelect)
+	}
+	if oc := s.OnConflictClause; oc != nil && oc.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
+		b.need(def, catalog.PrivUpdate)
+	}
 	var colNames []string
 	var locs []int32
 	for _, c := range s.Cols {
@@ -440,6 +447,18 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.need(def, catalog.PrivUpdate)
+	reads := s.WhereClause != nil || len(s.ReturningList) > 0
+	for _, e := range set {
+		WalkExpr(e, func(e Expr) {
+			if _, ok := e.(*ColumnRef); ok {
+				reads = true
+			}
+		})
+	}
+	if reads {
+		b.need(def, catalog.PrivSelect)
+	}
 	up := &Update{Table: def, Input: input, Set: set}
 	up.Returning, up.Out, err = b.bindReturning(def, alias, s.ReturningList)
 	return up, err
@@ -452,6 +471,10 @@ func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 	def, alias, input, err := b.scanForWrite(s.Relation, s.UsingClause, s.WhereClause)
 	if err != nil {
 		return nil, err
+	}
+	b.need(def, catalog.PrivDelete)
+	if s.WhereClause != nil || len(s.ReturningList) > 0 {
+		b.need(def, catalog.PrivSelect)
 	}
 	del := &Delete{Table: def, Input: input}
 	del.Returning, del.Out, err = b.bindReturning(def, alias, s.ReturningList)

@@ -121,6 +121,11 @@ func (b *Binder) bindCopyTable(c *Copy, s *pg_query.CopyStmt) error {
 		return err
 	}
 	c.Table = def
+	if c.From {
+		b.need(def, catalog.PrivInsert)
+	} else {
+		b.need(def, catalog.PrivSelect)
+	}
 	var names []string
 	for _, n := range s.Attlist {
 		names = append(names, n.GetString_().GetSval())

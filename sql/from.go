@@ -108,6 +108,7 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 	if err != nil {
 		return nil, nil, pgerr.From(err).WithPosition(rv.Location + 1)
 	}
+	b.need(def, catalog.PrivSelect)
 	// Every table scan offers its row ID as a hidden last column, which
 	// search expressions use to look rows up in the text index; column
 	// pruning drops it when nothing does.

@@ -30,6 +30,7 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.needOwner(def)
 	method := strings.ToLower(s.AccessMethod)
 	switch method {
 	case "", "btree":

@@ -20,6 +20,8 @@ import (
 type CreateSchema struct {
 	Name        string
 	IfNotExists bool
+	// Owner is AUTHORIZATION's role, nil for the current user.
+	Owner *RoleSpec
 }
 
 // DropSchema is DROP SCHEMA [IF EXISTS] ... [CASCADE].
@@ -85,6 +87,8 @@ type AlterCmd struct {
 	// new unique key, check or foreign key is the last of its kind there
 	// (Primary marks a primary key).
 	Constraint *catalog.TableDef
+	// Owner is ChangeOwner's new owner.
+	Owner RoleSpec
 }
 
 // AlterKind is the kind of an ALTER TABLE action.
@@ -101,6 +105,7 @@ const (
 	SetDefault
 	AddConstraint
 	DropConstraint // Name: the constraint
+	ChangeOwner    // Owner: the new owner
 )
 
 // Truncate is TRUNCATE of one or more tables.
@@ -262,10 +267,16 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 			return nil, pgerr.NotSupported("CREATE SCHEMA with schema elements")
 		}
 		name := s.CreateSchemaStmt.Schemaname
-		if name == "" && s.CreateSchemaStmt.Authrole != nil {
-			name = s.CreateSchemaStmt.Authrole.Rolename
+		cs := &CreateSchema{Name: name, IfNotExists: s.CreateSchemaStmt.IfNotExists}
+		if r := s.CreateSchemaStmt.Authrole; r != nil {
+			owner := roleSpec(r)
+			cs.Owner = &owner
+			if name == "" {
+				cs.Name = r.Rolename
+			}
 		}
-		return &CreateSchema{Name: name, IfNotExists: s.CreateSchemaStmt.IfNotExists}, nil
+		b.accesses = append(b.accesses, Access{Database: true, Privs: catalog.PrivCreate})
+		return cs, nil
 	case *pg_query.Node_CreateStmt:
 		return b.bindCreateTable(s.CreateStmt)
 	case *pg_query.Node_CreateTableAsStmt:
@@ -291,6 +302,10 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return &DropRole{Roles: roleSpecs(s.DropRoleStmt.Roles), IfExists: s.DropRoleStmt.MissingOk}, nil
 	case *pg_query.Node_GrantRoleStmt:
 		return bindGrantRole(s.GrantRoleStmt)
+	case *pg_query.Node_GrantStmt:
+		return b.bindGrant(s.GrantStmt)
+	case *pg_query.Node_AlterOwnerStmt:
+		return bindAlterOwner(s.AlterOwnerStmt)
 	case *pg_query.Node_TruncateStmt:
 		t := &Truncate{}
 		for _, r := range s.TruncateStmt.Relations {
@@ -298,6 +313,7 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 			if err != nil {
 				return nil, err
 			}
+			b.need(def, catalog.PrivTruncate)
 			t.Tables = append(t.Tables, def)
 			if s.TruncateStmt.RestartSeqs {
 				for _, c := range def.Columns {
@@ -473,6 +489,7 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 	if _, ok := b.Catalog.Schemas[schema]; !ok {
 		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
+	b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
 	def := &catalog.TableDef{Schema: schema, Name: s.Relation.Relname}
 	ct := &CreateTable{Def: def, IfNotExists: s.IfNotExists}
 	var tableCons []*pg_query.Constraint
@@ -773,6 +790,7 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 				}
 				return nil, err
 			}
+			b.needOwner(def)
 			d.Tables = append(d.Tables, def)
 		}
 		return d, nil
@@ -780,6 +798,7 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		d := &DropSchema{IfExists: s.MissingOk, Cascade: cascade}
 		for _, o := range s.Objects {
 			d.Names = append(d.Names, o.GetString_().GetSval())
+			b.accesses = append(b.accesses, Access{Schema: o.GetString_().GetSval(), Owner: true})
 		}
 		return d, nil
 	case pg_query.ObjectType_OBJECT_INDEX:
@@ -787,6 +806,18 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		for _, o := range s.Objects {
 			schema, name := qualified(o)
 			d.Names = append(d.Names, [2]string{schema, name})
+			path := b.SearchPath
+			if schema != "" {
+				path = []string{schema}
+			}
+			for _, sc := range path {
+				if ix := b.Catalog.Indexes[sc+"."+name]; ix != nil {
+					if t := b.Catalog.Tables[ix.Table]; t != nil {
+						b.accesses = append(b.accesses, Access{Table: t, Index: name, Owner: true})
+					}
+					break
+				}
+			}
 		}
 		return d, nil
 	case pg_query.ObjectType_OBJECT_SEQUENCE:
@@ -809,6 +840,9 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 		return nil, pgerr.NotSupported("ALTER %s", strings.TrimPrefix(s.Objtype.String(), "OBJECT_"))
 	}
 	def, err := b.rangeVarTable(s.Relation)
+	if def != nil {
+		b.needOwner(def)
+	}
 	if err != nil {
 		if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
 			return &AlterTable{Missing: s.Relation.Relname}, nil
@@ -877,6 +911,8 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: AddConstraint, Constraint: with, Primary: c.Contype == pg_query.ConstrType_CONSTR_PRIMARY})
 		case pg_query.AlterTableType_AT_DropConstraint:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropConstraint, Name: cmd.Name, IfExists: cmd.MissingOk})
+		case pg_query.AlterTableType_AT_ChangeOwner:
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: ChangeOwner, Owner: roleSpec(cmd.Newowner)})
 		default:
 			return nil, pgerr.NotSupported("ALTER TABLE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
 		}
@@ -891,6 +927,9 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.TrimPrefix(s.RenameType.String(), "OBJECT_"))
 	}
 	def, err := b.rangeVarTable(s.Relation)
+	if def != nil {
+		b.needOwner(def)
+	}
 	if err != nil {
 		if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
 			return &AlterTable{Missing: s.Relation.Relname}, nil
@@ -1040,6 +1079,7 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, er
 	if _, ok := b.Catalog.Schemas[schema]; !ok {
 		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
+	b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
 	names := strList(into.ColNames)
 	visible := 0
 	for _, c := range plan.Columns() {
@@ -1104,6 +1144,7 @@ func (b *Binder) bindComment(s *pg_query.CommentStmt) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.needOwner(def)
 	if column != "" {
 		if _, c := def.Column(column); c == nil {
 			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, def.Name)

@@ -85,7 +85,9 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 		def.Columns = append(def.Columns, catalog.ColumnDef{Name: name, Type: t})
 		def.QueryColumns = append(def.QueryColumns, c.Name)
 	}
+	b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
 	if old := b.Catalog.View(schema, def.Name); old != nil && s.Replace {
+		b.accesses = append(b.accesses, Access{View: old, Owner: true})
 		if err := checkViewReplacement(old, def); err != nil {
 			return nil, err
 		}
@@ -139,6 +141,7 @@ func (b *Binder) bindDropView(s *pg_query.DropStmt) (Statement, error) {
 			}
 			return nil, pgerr.New(pgerrcode.UndefinedTable, "view \"%s\" does not exist", name)
 		}
+		b.accesses = append(b.accesses, Access{View: v, Owner: true})
 		d.Views = append(d.Views, v)
 	}
 	return d, nil
@@ -183,6 +186,13 @@ func (b *Binder) bindView(v *catalog.ViewDef, alias string, colNames []string) (
 	}
 	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, NoParams: true, expanding: append(slices.Clone(b.expanding), key)}
 	plan, err := vb.bindSelect(stmts[0].node.GetSelectStmt(), nil)
+	b.accesses = append(b.accesses, Access{View: v, Privs: catalog.PrivSelect})
+	for _, a := range vb.accesses {
+		if a.As == 0 {
+			a.As = catalog.OwnerOID(v.Owner)
+		}
+		b.accesses = append(b.accesses, a)
+	}
 	if err != nil {
 		// A position would point into the view's text, not the query's.
 		e := *pgerr.From(err)

@@ -2,6 +2,8 @@ package storage
 
 import (
 	"math"
+	"reflect"
+	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/jackc/pgerrcode"
@@ -98,13 +100,39 @@ func relationExistsErr(name string) error {
 	return pgerr.New(pgerrcode.DuplicateTable, "relation %q already exists", name)
 }
 
-// CreateSchema creates a schema (42P06 if it exists).
-func (tx *Tx) CreateSchema(name string) error {
+// CreateSchema creates a schema owned by the role with OID owner (42P06
+// if it exists).
+func (tx *Tx) CreateSchema(name string, owner uint32) error {
 	return tx.apply(func(c *catalog.Catalog) error {
 		if c.Schemas[name] != nil {
 			return pgerr.New(pgerrcode.DuplicateSchema, "schema %q already exists", name)
 		}
-		c.Schemas[name] = &catalog.SchemaDef{Name: name}
+		c.Schemas[name] = &catalog.SchemaDef{Name: name, Owner: owner}
+		return nil
+	})
+}
+
+// AlterSchema replaces the owner and ACL of the schema def names (3F000
+// if it is gone). A schema another transaction changed since this one
+// read it fails the commit with 40001 instead of losing that change.
+func (tx *Tx) AlterSchema(def *catalog.SchemaDef) error {
+	var seen catalog.SchemaDef
+	if s := tx.cat.Schemas[def.Name]; s != nil {
+		seen = *s
+	}
+	d := *def
+	d.ACL = slices.Clone(def.ACL)
+	return tx.apply(func(c *catalog.Catalog) error {
+		cur := c.Schemas[d.Name]
+		if cur == nil {
+			return schemaMissing(d.Name)
+		}
+		if !reflect.DeepEqual(*cur, seen) {
+			return serializationFailure()
+		}
+		n := d
+		n.ACL = slices.Clone(d.ACL)
+		c.Schemas[d.Name] = &n
 		return nil
 	})
 }

@@ -467,10 +467,10 @@ func TestDDL(t *testing.T) {
 	dir := t.TempDir()
 	db := openDB(t, dir, Options{})
 	tx := db.Begin()
-	if sqlstate(tx.CreateSchema("public")) != "42P06" {
+	if sqlstate(tx.CreateSchema("public", 0)) != "42P06" {
 		t.Fatal("duplicate schema")
 	}
-	if err := tx.CreateSchema("ws"); err != nil {
+	if err := tx.CreateSchema("ws", 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tx.CreateTable(&catalog.TableDef{Schema: "nope", Name: "t", Columns: []catalog.ColumnDef{col("a", types.Int4T)}}); sqlstate(err) != "3F000" {

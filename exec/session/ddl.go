@@ -20,15 +20,41 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 	switch x := bound.(type) {
 	case *sql.CreateRole, *sql.AlterRole, *sql.RenameRole, *sql.AlterRoleSet, *sql.DropRole, *sql.GrantRole:
 		return s.runRole(tx, x)
+	case *sql.GrantPrivileges:
+		return s.runGrant(tx, x)
+	case *sql.AlterSchemaOwner:
+		cat := tx.Catalog()
+		sc := cat.Schemas[x.Name]
+		if sc == nil {
+			return pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", x.Name)
+		}
+		d := *sc
+		var err error
+		if d.Owner, d.ACL, err = s.changeOwner(cat, "schema", x.Name, sc.Owner, sc.ACL, x.Owner, nil); err != nil {
+			return err
+		}
+		return tx.AlterSchema(&d)
 	case *sql.CreateSchema:
-		if _, ok := tx.Catalog().Schemas[x.Name]; ok && x.IfNotExists {
+		cat := tx.Catalog()
+		if _, ok := cat.Schemas[x.Name]; ok && x.IfNotExists {
 			s.notice("42P06", "schema \"%s\" already exists, skipping", x.Name)
 			return nil
 		}
-		if x.IfNotExists {
-			return tx.IfNotExists(x.Name, "", func() (uint64, error) { return 0, tx.CreateSchema(x.Name) })
+		owner := s.currentRole(cat)
+		if x.Owner != nil {
+			r, err := s.resolveRole(cat, *x.Owner)
+			if err != nil {
+				return err
+			}
+			if !cat.IsMemberOf(owner.OID, r.OID, false) {
+				return denied("must be member of role \"%s\"", r.Name)
+			}
+			owner = r
 		}
-		return tx.CreateSchema(x.Name)
+		if x.IfNotExists {
+			return tx.IfNotExists(x.Name, "", func() (uint64, error) { return 0, tx.CreateSchema(x.Name, owner.OID) })
+		}
+		return tx.CreateSchema(x.Name, owner.OID)
 	case *sql.DropSchema:
 		for _, name := range x.Names {
 			if _, ok := tx.Catalog().Schemas[name]; !ok {
@@ -46,7 +72,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 	case *sql.CreateTable:
 		return s.createTable(tx, x)
 	case *sql.CreateView:
-		return tx.CreateView(x.Def, x.Replace)
+		def := *x.Def
+		def.Owner = s.currentRole(tx.Catalog()).OID
+		return tx.CreateView(&def, x.Replace)
 	case *sql.DropView:
 		for _, name := range x.Missing {
 			s.notice("00000", "view \"%s\" does not exist, skipping", name)
@@ -203,7 +231,9 @@ func (s *Session) createTableNow(tx *storage.Tx, x *sql.CreateTable) (uint64, er
 			return 0, err
 		}
 	}
-	def, err := tx.CreateTable(x.Def)
+	owned := x.Def.Clone()
+	owned.Owner = s.currentRole(cat).OID
+	def, err := tx.CreateTable(owned)
 	if err != nil {
 		return 0, err
 	}
@@ -280,6 +310,13 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	var fks []catalog.ForeignKeyDef
 	for _, cmd := range x.Cmds {
 		switch cmd.Kind {
+		case sql.ChangeOwner:
+			cat := tx.Catalog()
+			owner, acl, err := s.changeOwner(cat, "table", def.Name, def.Owner, def.ACL, cmd.Owner, cat.Schemas[def.Schema])
+			if err != nil {
+				return err
+			}
+			def.Owner, def.ACL = owner, acl
 		case sql.AddColumn:
 			if pos, _ := def.Column(cmd.Column.Name); pos >= 0 {
 				if cmd.IfNotExists {

@@ -346,6 +346,10 @@ func (s *Session) runRole(tx *storage.Tx, st sql.Statement) error {
 			case !me.Superuser && !me.CreateRole:
 				return denied("permission denied to drop role")
 			}
+			if deps := s.roleDependents(cat, r.OID); len(deps) > 0 {
+				return pgerr.New(pgerrcode.DependentObjectsStillExist, "role \"%s\" cannot be dropped because some objects depend on it", r.Name).
+					WithDetail("%s", strings.Join(deps, "\n"))
+			}
 			if err := tx.DropRole(r.OID, r.Name); err != nil {
 				return err
 			}

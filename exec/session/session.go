@@ -498,10 +498,14 @@ func (s *Session) prepare(text string, paramTypes []types.T) ([]*Statement, erro
 
 // bind binds a statement against the session's current catalog.
 func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.T, error) {
-	b := s.binder(s.catalog())
+	cat := s.catalog()
+	b := s.binder(cat)
 	b.Params, b.NoParams = append([]types.T(nil), params...), st.simple
 	bound, err := b.Bind(st.parsed)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.checkAccesses(cat, b.Accesses()); err != nil {
 		return nil, nil, err
 	}
 	b.FinishParams()

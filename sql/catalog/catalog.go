@@ -29,6 +29,10 @@ type Catalog struct {
 // SchemaDef is a schema (a workspace).
 type SchemaDef struct {
 	Name string `json:"name"`
+	// Owner is the owning role's OID, 0 for the bootstrap superuser
+	// (OwnerOID); ACL its privileges, nil for the default (acl.go).
+	Owner uint32    `json:"owner,omitempty"`
+	ACL   []ACLItem `json:"acl"`
 }
 
 // TableDef is a table's definition. Column positions are the order of
@@ -55,6 +59,10 @@ type TableDef struct {
 	NextColumnID int `json:"next_column_id"`
 	// Comment is COMMENT ON TABLE's text ("" for none).
 	Comment string `json:"comment,omitempty"`
+	// Owner is the owning role's OID, 0 for the bootstrap superuser
+	// (OwnerOID); ACL its privileges, nil for the default (acl.go).
+	Owner uint32    `json:"owner,omitempty"`
+	ACL   []ACLItem `json:"acl"`
 }
 
 // ColumnDef is one column.
@@ -111,6 +119,9 @@ type ViewDef struct {
 	// view's own column names), to tell when a changed table makes the
 	// query answer other columns than the view was made of.
 	QueryColumns []string `json:"query_columns"`
+	// Owner is the owning role's OID, 0 for the bootstrap superuser
+	// (OwnerOID).
+	Owner uint32 `json:"owner,omitempty"`
 }
 
 // SequenceDef is a sequence (serial columns own one).
@@ -233,7 +244,7 @@ const RowIDColumn = "__rowid"
 func New() *Catalog {
 	c := &Catalog{NextID: 1}
 	c.Normalize()
-	c.Schemas[PublicSchema] = &SchemaDef{Name: PublicSchema}
+	c.Schemas[PublicSchema] = &SchemaDef{Name: PublicSchema, ACL: PublicSchemaACL()}
 	return c
 }
 
@@ -260,6 +271,18 @@ func (c *Catalog) Normalize() {
 		c.NextID = 1
 	}
 	c.ensureBootstrapRole()
+	if s := c.Schemas[PublicSchema]; s != nil && s.ACL == nil {
+		s.ACL = PublicSchemaACL()
+	}
+}
+
+// PublicSchemaACL is the public schema's ACL in a new database, as
+// PostgreSQL 15's: its owner holds USAGE and CREATE, PUBLIC USAGE.
+func PublicSchemaACL() []ACLItem {
+	return []ACLItem{
+		{Grantee: BootstrapRoleOID, Grantor: BootstrapRoleOID, Privs: SchemaPrivs},
+		{Grantee: PublicOID, Grantor: BootstrapRoleOID, Privs: PrivUsage},
+	}
 }
 
 // Clone returns a deep copy of c that shares no memory with it (types.T
@@ -288,6 +311,7 @@ func (c *Catalog) Clone() *Catalog {
 	}
 	for k, s := range c.Schemas {
 		s2 := *s
+		s2.ACL = slices.Clone(s.ACL)
 		n.Schemas[k] = &s2
 	}
 	for k, t := range c.Tables {
@@ -377,6 +401,7 @@ func (t *TableDef) Clone() *TableDef {
 		n.Uniques = nil
 	}
 	n.Checks = slices.Clone(t.Checks)
+	n.ACL = slices.Clone(t.ACL)
 	if t.ForeignKeys != nil {
 		n.ForeignKeys = make([]ForeignKeyDef, len(t.ForeignKeys))
 		for i, f := range t.ForeignKeys {

@@ -62,6 +62,50 @@ func init() {
 		return rows
 	})
 
+	register(is, "table_privileges", 0, "grantor name, grantee name, table_catalog name, table_schema name, table_name name, privilege_type text, is_grantable text, with_hierarchy text", func(v *View) [][]any {
+		var rows [][]any
+		me := uint32(catalog.BootstrapRoleOID)
+		if r := v.Cat.Role(v.User); r != nil {
+			me = r.OID
+		}
+		add := func(schema, name string, owner uint32, acl []catalog.ACLItem) {
+			owner = catalog.OwnerOID(owner)
+			for _, it := range catalog.EffectiveACL(acl, owner, catalog.TablePrivs) {
+				// Rows the current user is involved in, as grantor or
+				// grantee (through a role it inherits), or PUBLIC's.
+				if it.Grantee != catalog.PublicOID && !v.Cat.IsMemberOf(me, it.Grantee, true) && !v.Cat.IsMemberOf(me, it.Grantor, true) {
+					continue
+				}
+				grantee := "PUBLIC"
+				if it.Grantee != catalog.PublicOID {
+					grantee, _ = v.RoleName(int64(it.Grantee))
+				}
+				grantor, _ := v.RoleName(int64(it.Grantor))
+				for _, p := range tablePrivilegeTypes {
+					if it.Privs&p.bit == 0 {
+						continue
+					}
+					grantable := "NO"
+					if it.GrantOpts&p.bit != 0 || it.Grantee != catalog.PublicOID && v.Cat.Reaches(it.Grantee, owner, true) {
+						grantable = "YES"
+					}
+					hierarchy := "NO"
+					if p.bit == catalog.PrivSelect {
+						hierarchy = "YES"
+					}
+					rows = append(rows, []any{grantor, grantee, v.Database, schema, name, p.name, grantable, hierarchy})
+				}
+			}
+		}
+		for _, t := range v.tables {
+			add(t.Schema, t.Name, t.Owner, t.ACL)
+		}
+		for _, d := range v.views {
+			add(d.Schema, d.Name, d.Owner, nil)
+		}
+		return rows
+	})
+
 	register(is, "columns", 0, "table_catalog name, table_schema name, table_name name, column_name name, ordinal_position int4, column_default text, is_nullable text, data_type text, character_maximum_length int4, character_octet_length int4, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, domain_catalog name, domain_schema name, domain_name name, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, is_self_referencing text, is_identity text, identity_generation text, identity_start text, identity_increment text, identity_maximum text, identity_minimum text, identity_cycle text, is_generated text, generation_expression text, is_updatable text", func(v *View) [][]any {
 		var rows [][]any
 		row := func(schema, table string, i int, c catalog.ColumnDef, nullable, updatable string) {
@@ -392,4 +436,14 @@ func checkColumns(t *catalog.TableDef, expr string) []int {
 	}
 	walk(root)
 	return ids
+}
+
+// tablePrivilegeTypes are the table privileges in aclexplode's order,
+// with the names information_schema gives them.
+var tablePrivilegeTypes = []struct {
+	bit  catalog.Priv
+	name string
+}{
+	{catalog.PrivInsert, "INSERT"}, {catalog.PrivSelect, "SELECT"}, {catalog.PrivUpdate, "UPDATE"}, {catalog.PrivDelete, "DELETE"},
+	{catalog.PrivTruncate, "TRUNCATE"}, {catalog.PrivReferences, "REFERENCES"}, {catalog.PrivTrigger, "TRIGGER"},
 }

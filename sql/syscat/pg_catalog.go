@@ -116,17 +116,22 @@ func init() {
 	register("pg_catalog", "pg_namespace", 2615, "oid oid, nspname name, nspowner oid, nspacl text[]", func(v *View) [][]any {
 		var rows [][]any
 		for _, s := range v.schemas() {
-			rows = append(rows, []any{SchemaOID(s), s, int64(BootstrapUserOID), nil})
+			owner, acl := int64(BootstrapUserOID), any(nil)
+			if d := v.Cat.Schemas[s]; d != nil {
+				owner, acl = int64(catalog.OwnerOID(d.Owner)), aclDatum(v.Cat, d.ACL)
+			}
+			rows = append(rows, []any{SchemaOID(s), s, owner, acl})
 		}
 		return rows
 	})
 
 	register("pg_catalog", "pg_class", pgClassOID, "oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, relpersistence \"char\", relkind \"char\", relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, relforcerowsecurity bool, relispopulated bool, relreplident \"char\", relispartition bool, relrewrite oid, relfrozenxid oid, relminmxid oid, relacl text[], reloptions text[], relpartbound text", func(v *View) [][]any {
 		var rows [][]any
+		owner, acl := int64(BootstrapUserOID), any(nil)
 		row := func(oid int64, name string, ns int64, am int64, kind string, natts int, checks int, hasIndex, hasTriggers bool) {
-			rows = append(rows, []any{oid, name, ns, int64(0), int64(0), int64(BootstrapUserOID), am, oid, int64(0),
+			rows = append(rows, []any{oid, name, ns, int64(0), int64(0), owner, am, oid, int64(0),
 				int64(0), float64(-1), int64(0), int64(0), hasIndex, false, "p", kind, int64(natts), int64(checks),
-				false, hasTriggers, false, false, false, true, "d", false, int64(0), int64(0), int64(0), nil, nil, nil})
+				false, hasTriggers, false, false, false, true, "d", false, int64(0), int64(0), int64(0), acl, nil, nil})
 		}
 		// PostgreSQL enforces foreign keys with triggers on both tables,
 		// and psql only shows them for tables with relhastriggers.
@@ -144,8 +149,10 @@ func init() {
 			row(r.OID, r.Name, SchemaOID(r.Schema), heapAMOID, kind, len(r.Cols), 0, false, false)
 		}
 		for _, t := range v.tables {
+			owner, acl = int64(catalog.OwnerOID(t.Owner)), aclDatum(v.Cat, t.ACL)
 			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), v.hasIndex(t), inFK[t.ID])
 		}
+		owner, acl = int64(BootstrapUserOID), nil
 		for _, ix := range v.indexes {
 			row(ix.oid, ix.name, SchemaOID(ix.schema), amOID(ix.method), "i", len(ix.columns), 0, false, false)
 		}
@@ -461,6 +468,20 @@ func validUntil(r *catalog.RoleDef) any {
 	return types.Timestamp(r.ValidUntil.UnixMicro())
 }
 
+// aclDatum is an ACL as relacl and nspacl show it: NULL for the default,
+// else aclitem texts (catalog.ACLText).
+func aclDatum(cat *catalog.Catalog, acl []catalog.ACLItem) any {
+	if acl == nil {
+		return nil
+	}
+	items := cat.ACLText(acl)
+	vals := make([]any, len(items))
+	for i, it := range items {
+		vals[i] = it
+	}
+	return types.NewArray(types.TextT, vals...)
+}
+
 // roleConfig is a role's rolconfig datum.
 func roleConfig(r *catalog.RoleDef) any {
 	if len(r.Config) == 0 {
@@ -478,6 +499,52 @@ func roleConfig(r *catalog.RoleDef) any {
 func (v *View) Superuser() bool {
 	r := v.Cat.Role(v.User)
 	return r == nil || r.Superuser
+}
+
+// RoleName implements functions.RoleCatalog (pg_get_userbyid): the
+// bootstrap superuser is the session's login name when that names no
+// role, as such a login acts as it.
+func (v *View) RoleName(oid int64) (string, bool) {
+	r := v.Cat.RoleByOID(uint32(oid))
+	switch {
+	case r == nil:
+		return "", false
+	case r.OID == catalog.BootstrapRoleOID && v.Cat.Role(v.User) == nil:
+		return v.User, true
+	}
+	return r.Name, true
+}
+
+// HasPrivilege implements functions.PrivilegeCatalog: whether role holds
+// want on the table (or, with schema, the schema) of OID object, by the
+// catalog's owners and ACLs; known is false for an OID that names none.
+// System catalogs and schemas are readable by everyone, as PostgreSQL's
+// are; a view (which has no ACL yet) only by its owner.
+func (v *View) HasPrivilege(role, object int64, schema bool, want catalog.Priv, grantOption bool) (ok, known bool) {
+	cat, r := v.Cat, uint32(role)
+	if schema {
+		for _, s := range v.schemas() {
+			if SchemaOID(s) != object {
+				continue
+			}
+			if d := cat.Schemas[s]; d != nil {
+				return cat.HasPrivilege(d.ACL, d.Owner, r, catalog.SchemaPrivs, want, grantOption), true
+			}
+			return cat.HasPrivilege([]catalog.ACLItem{{Grantee: catalog.PublicOID, Grantor: catalog.BootstrapRoleOID, Privs: catalog.PrivUsage}},
+				catalog.BootstrapRoleOID, r, catalog.SchemaPrivs, want, grantOption), true
+		}
+		return false, false
+	}
+	switch x := v.byOID[object].(type) {
+	case *catalog.TableDef:
+		return cat.HasPrivilege(x.ACL, x.Owner, r, catalog.TablePrivs, want, grantOption), true
+	case *catalog.ViewDef:
+		return cat.HasPrivilege([]catalog.ACLItem{}, x.Owner, r, catalog.TablePrivs, want, grantOption), true
+	case *Relation:
+		return cat.HasPrivilege([]catalog.ACLItem{{Grantee: catalog.PublicOID, Grantor: catalog.BootstrapRoleOID, Privs: catalog.PrivSelect}},
+			catalog.BootstrapRoleOID, r, catalog.TablePrivs, want, grantOption), true
+	}
+	return false, false
 }
 
 // HasRole implements functions.RoleCatalog (pg_has_role).

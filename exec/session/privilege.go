@@ -1,0 +1,284 @@
+package session
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// GRANT and REVOKE of privileges on tables and schemas, and changes of
+// owner, with PostgreSQL 15's rules: the owner, a superuser (granting as
+// the owner) or a holder of the grant option grants; a grantor grants
+// only what it holds with grant option (a WARNING for what it lacks, 42501
+// when it holds nothing at all); a REVOKE takes back what this grantor
+// gave.
+
+// aclObject is one table or schema a GRANT names: how to read and write
+// its ACL, for the checks shared by both.
+type aclObject struct {
+	kind, name string
+	owner      uint32
+	acl        []catalog.ACLItem
+	all        catalog.Priv
+	write      func(acl []catalog.ACLItem) error
+}
+
+func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
+	cat := tx.Catalog()
+	var objs []aclObject
+	table := func(t *catalog.TableDef) aclObject {
+		return aclObject{kind: "table", name: t.Name, owner: t.Owner, acl: t.ACL, all: catalog.TablePrivs,
+			write: func(acl []catalog.ACLItem) error {
+				d := tx.Catalog().Tables[t.ID].Clone()
+				d.ACL = acl
+				return tx.AlterTable(d)
+			}}
+	}
+	for _, t := range x.Tables {
+		objs = append(objs, table(cat.Tables[t.ID]))
+	}
+	for _, name := range x.InSchemas {
+		if cat.Schemas[name] == nil {
+			return pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
+		}
+		for _, t := range cat.Tables {
+			if t.Schema == name {
+				objs = append(objs, table(t))
+			}
+		}
+	}
+	for _, name := range x.Schemas {
+		sc := cat.Schemas[name]
+		if sc == nil {
+			return pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
+		}
+		objs = append(objs, aclObject{kind: "schema", name: name, owner: sc.Owner, acl: sc.ACL, all: catalog.SchemaPrivs,
+			write: func(acl []catalog.ACLItem) error {
+				d := *tx.Catalog().Schemas[name]
+				d.ACL = acl
+				return tx.AlterSchema(&d)
+			}})
+	}
+	var grantees []uint32
+	for _, g := range x.Grantees {
+		if g.Keyword == "public" {
+			grantees = append(grantees, catalog.PublicOID)
+			continue
+		}
+		r, err := s.resolveRole(cat, g)
+		if err != nil {
+			return err
+		}
+		grantees = append(grantees, r.OID)
+	}
+	me := s.currentRole(cat)
+	for _, o := range objs {
+		owner := catalog.OwnerOID(o.owner)
+		acl := catalog.EffectiveACL(o.acl, owner, o.all)
+		// A superuser or a member of the owning role grants as the owner.
+		grantor := me.OID
+		if me.Superuser || cat.Reaches(me.OID, owner, true) {
+			grantor = owner
+		}
+		avail := o.all
+		if grantor != owner {
+			privs, opts := cat.Privileges(acl, me.OID)
+			if privs == 0 {
+				return denied("permission denied for %s %s", o.kind, o.name)
+			}
+			avail = opts
+		}
+		privs := x.Privs & avail
+		verb, code := "granted", pgerrcode.PrivilegeNotGranted
+		if x.Revoke {
+			verb, code = "revoked", pgerrcode.PrivilegeNotRevoked
+		}
+		switch {
+		case privs == 0:
+			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: code, Message: fmt.Sprintf("no privileges were %s for \"%s\"", verb, o.name)})
+			continue
+		case privs != x.Privs && !x.All:
+			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: code, Message: fmt.Sprintf("not all privileges were %s for \"%s\"", verb, o.name)})
+		}
+		for _, g := range grantees {
+			if x.Revoke {
+				if catalog.DependentGrants(acl, g, privs) {
+					if x.Cascade {
+						return pgerr.NotSupported("REVOKE ... CASCADE of dependent privileges")
+					}
+					return pgerr.New(pgerrcode.DependentObjectsStillExist, "dependent privileges exist").
+						WithHint("Use CASCADE to revoke them too.")
+				}
+				acl = catalog.RevokeACL(acl, owner, o.all, grantor, g, privs, x.GrantOption)
+				continue
+			}
+			if x.GrantOption && g == catalog.PublicOID {
+				return pgerr.New(pgerrcode.InvalidGrantOperation, "grant options can only be granted to roles")
+			}
+			opts := catalog.Priv(0)
+			if x.GrantOption {
+				opts = privs
+			}
+			acl = catalog.GrantACL(acl, owner, o.all, grantor, g, privs, opts)
+		}
+		if err := o.write(acl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// changeOwner makes newOwner the owner of an object owned by owner with
+// acl: the caller must be a superuser, or a member of both the old and the
+// new owner whom the new owner's CREATE on schema lets own it. The ACL's
+// mentions of the old owner become the new one, items that then name the
+// same grantee and grantor merging (aclnewowner).
+func (s *Session) changeOwner(cat *catalog.Catalog, kind, name string, owner uint32, acl []catalog.ACLItem, spec sql.RoleSpec, schema *catalog.SchemaDef) (uint32, []catalog.ACLItem, error) {
+	r, err := s.resolveRole(cat, spec)
+	if err != nil {
+		return 0, nil, err
+	}
+	owner = catalog.OwnerOID(owner)
+	if r.OID == owner {
+		return owner, acl, nil
+	}
+	me := s.currentRole(cat)
+	if !me.Superuser {
+		if !cat.Reaches(me.OID, owner, true) {
+			return 0, nil, denied("must be owner of %s %s", kind, name)
+		}
+		if !cat.Reaches(me.OID, r.OID, false) {
+			return 0, nil, denied("must be member of role \"%s\"", r.Name)
+		}
+		if schema != nil && !cat.HasPrivilege(schema.ACL, schema.Owner, r.OID, catalog.SchemaPrivs, catalog.PrivCreate, false) {
+			return 0, nil, denied("permission denied for schema %s", schema.Name)
+		}
+	}
+	out := make([]catalog.ACLItem, 0, len(acl))
+	for _, it := range acl {
+		if it.Grantee == owner {
+			it.Grantee = r.OID
+		}
+		if it.Grantor == owner {
+			it.Grantor = r.OID
+		}
+		if i := slices.IndexFunc(out, func(o catalog.ACLItem) bool { return o.Grantee == it.Grantee && o.Grantor == it.Grantor }); i >= 0 {
+			out[i].Privs |= it.Privs
+			out[i].GrantOpts |= it.GrantOpts
+			continue
+		}
+		out = append(out, it)
+	}
+	if acl == nil {
+		out = nil
+	}
+	return r.OID, out, nil
+}
+
+// checkAccesses fails with 42501 unless the current role (or, for the
+// tables a view reads, the view's owner) holds every privilege the
+// binder found the statement needs. It runs when a statement is bound: a
+// binding is kept only for the same catalog and current user
+// (bindKey), so a GRANT, REVOKE or SET ROLE binds, and checks, anew.
+func (s *Session) checkAccesses(cat *catalog.Catalog, accesses []sql.Access) error {
+	me := s.currentRole(cat).OID
+	for _, a := range accesses {
+		role := me
+		if a.As != 0 {
+			role = a.As
+		}
+		// owns is whether role may act as the owner: an empty ACL leaves
+		// only superusers and members of the owner role.
+		owns := func(owner uint32) bool {
+			return cat.HasPrivilege([]catalog.ACLItem{}, owner, role, catalog.TablePrivs, catalog.TablePrivs, false)
+		}
+		switch {
+		case a.Database:
+			if !owns(catalog.BootstrapRoleOID) {
+				return denied("permission denied for database %s", s.database)
+			}
+		case a.View != nil && a.Owner:
+			if !owns(a.View.Owner) {
+				return denied("must be owner of view %s", a.View.Name)
+			}
+		case a.View != nil:
+			if !owns(a.View.Owner) {
+				return denied("permission denied for view %s", a.View.Name)
+			}
+		case a.Schema != "":
+			sc := cat.Schemas[a.Schema]
+			switch {
+			case sc == nil:
+			case a.Owner && !owns(sc.Owner):
+				return denied("must be owner of schema %s", a.Schema)
+			case !a.Owner && !cat.HasPrivilege(sc.ACL, sc.Owner, role, catalog.SchemaPrivs, a.Privs, false):
+				return denied("permission denied for schema %s", a.Schema)
+			}
+		case a.Owner && a.Index != "":
+			if !owns(a.Table.Owner) {
+				return denied("must be owner of index %s", a.Index)
+			}
+		case a.Owner:
+			if !owns(a.Table.Owner) {
+				return denied("must be owner of table %s", a.Table.Name)
+			}
+		default:
+			if sc := cat.Schemas[a.Table.Schema]; sc != nil && !cat.HasPrivilege(sc.ACL, sc.Owner, role, catalog.SchemaPrivs, catalog.PrivUsage, false) {
+				return denied("permission denied for schema %s", a.Table.Schema)
+			}
+			if !cat.HasPrivilege(a.Table.ACL, a.Table.Owner, role, catalog.TablePrivs, a.Privs, false) {
+				return denied("permission denied for table %s", a.Table.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// roleDependents lists, as DROP ROLE's 2BP01 detail does, the schemas,
+// tables and views role owns and the tables and schemas it holds or gave
+// privileges on: a role is dropped only once nothing names it.
+func (s *Session) roleDependents(cat *catalog.Catalog, role uint32) []string {
+	path := s.searchPath()
+	name := func(schema, n string) string {
+		if slices.Contains(path, schema) {
+			return n
+		}
+		return schema + "." + n
+	}
+	named := func(acl []catalog.ACLItem) bool {
+		return slices.ContainsFunc(acl, func(it catalog.ACLItem) bool { return it.Grantee == role || it.Grantor == role })
+	}
+	var out []string
+	schemas := slices.Sorted(maps.Keys(cat.Schemas))
+	for _, n := range schemas {
+		sc := cat.Schemas[n]
+		if catalog.OwnerOID(sc.Owner) == role {
+			out = append(out, "owner of schema "+n)
+		} else if named(sc.ACL) {
+			out = append(out, "privileges for schema "+n)
+		}
+	}
+	ids := slices.Sorted(maps.Keys(cat.Tables))
+	for _, id := range ids {
+		t := cat.Tables[id]
+		if catalog.OwnerOID(t.Owner) == role {
+			out = append(out, "owner of table "+name(t.Schema, t.Name))
+		} else if named(t.ACL) {
+			out = append(out, "privileges for table "+name(t.Schema, t.Name))
+		}
+	}
+	views := slices.Sorted(maps.Keys(cat.Views))
+	for _, k := range views {
+		if v := cat.Views[k]; catalog.OwnerOID(v.Owner) == role {
+			out = append(out, "owner of view "+name(v.Schema, v.Name))
+		}
+	}
+	return out
+}

@@ -1,0 +1,181 @@
+package catalog
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Privileges on tables and schemas, kept as PostgreSQL keeps them: an
+// object has an owner and an ACL, a list of items each giving one grantee
+// (a role, or PUBLIC) the privileges one grantor gave it, some of them
+// with grant option. A nil ACL is the default one (acldefault): the owner
+// holds every privilege with grant option, nobody else anything; the
+// first GRANT or REVOKE writes it out.
+
+// Priv is a set of privileges, with PostgreSQL's bits (ACL_INSERT...), so
+// that the text form orders them as PostgreSQL does.
+type Priv uint16
+
+// The privileges tables and schemas have.
+const (
+	PrivInsert Priv = 1 << iota
+	PrivSelect
+	PrivUpdate
+	PrivDelete
+	PrivTruncate
+	PrivReferences
+	PrivTrigger
+	privExecute
+	PrivUsage
+	PrivCreate
+)
+
+// aclChars are the letters of aclitem's text form, bit by bit.
+const aclChars = "arwdDxtXUC"
+
+// TablePrivs and SchemaPrivs are ALL on a table and on a schema.
+const (
+	TablePrivs  = PrivInsert | PrivSelect | PrivUpdate | PrivDelete | PrivTruncate | PrivReferences | PrivTrigger
+	SchemaPrivs = PrivUsage | PrivCreate
+)
+
+// PublicOID stands for PUBLIC as an ACL grantee (PostgreSQL's ACL_ID_PUBLIC).
+const PublicOID = 0
+
+// ACLItem is one aclitem: Grantee holds Privs from Grantor, those in
+// GrantOpts with grant option (GrantOpts is a subset of Privs).
+type ACLItem struct {
+	Grantee   uint32 `json:"grantee"`
+	Grantor   uint32 `json:"grantor"`
+	Privs     Priv   `json:"privs"`
+	GrantOpts Priv   `json:"grant_opts,omitempty"`
+}
+
+// OwnerOID is the owner a catalog entry records: 0 (an entry made before
+// owners were recorded) is the bootstrap superuser.
+func OwnerOID(owner uint32) uint32 {
+	if owner == 0 {
+		return BootstrapRoleOID
+	}
+	return owner
+}
+
+// EffectiveACL is acl, or for a nil one the default ACL of an object
+// owned by owner whose privileges are all: the owner holds them, without
+// grant option written down, as the owner's grant options are implicit
+// (see HasPrivilege).
+func EffectiveACL(acl []ACLItem, owner uint32, all Priv) []ACLItem {
+	if acl != nil {
+		return acl
+	}
+	return []ACLItem{{Grantee: owner, Grantor: owner, Privs: all}}
+}
+
+// Privileges are the privileges role holds in acl, directly, through
+// PUBLIC, or through the roles it is a member of (inheriting), and those
+// of them it holds with grant option. Superusers and the owner are not
+// special here: see HasPrivilege.
+func (c *Catalog) Privileges(acl []ACLItem, role uint32) (privs, grantOpts Priv) {
+	for _, it := range acl {
+		if it.Grantee == PublicOID || it.Grantee == role || c.Reaches(role, it.Grantee, true) {
+			privs |= it.Privs
+			grantOpts |= it.GrantOpts
+		}
+	}
+	return privs, grantOpts
+}
+
+// HasPrivilege reports whether role holds every privilege in want on an
+// object with owner and acl (nil for the default); with grantOption, it
+// must hold them with grant option. Superusers and members of the owner
+// role hold everything.
+func (c *Catalog) HasPrivilege(acl []ACLItem, owner, role uint32, all, want Priv, grantOption bool) bool {
+	owner = OwnerOID(owner)
+	if r := c.RoleByOID(role); r != nil && r.Superuser || c.Reaches(role, owner, true) {
+		return true
+	}
+	privs, opts := c.Privileges(EffectiveACL(acl, owner, all), role)
+	if grantOption {
+		return opts&want == want
+	}
+	return privs&want == want
+}
+
+// GrantACL is acl (nil for the default) with privs granted to grantee by
+// grantor, those in opts with grant option.
+func GrantACL(acl []ACLItem, owner uint32, all Priv, grantor, grantee uint32, privs, opts Priv) []ACLItem {
+	out := slices.Clone(EffectiveACL(acl, OwnerOID(owner), all))
+	for i := range out {
+		if out[i].Grantee == grantee && out[i].Grantor == grantor {
+			out[i].Privs |= privs
+			out[i].GrantOpts |= opts
+			return out
+		}
+	}
+	return append(out, ACLItem{Grantee: grantee, Grantor: grantor, Privs: privs, GrantOpts: opts})
+}
+
+// RevokeACL is acl (nil for the default) with privs taken from what
+// grantor gave grantee; with optsOnly, only their grant option. Items
+// left with no privileges go.
+func RevokeACL(acl []ACLItem, owner uint32, all Priv, grantor, grantee uint32, privs Priv, optsOnly bool) []ACLItem {
+	out := make([]ACLItem, 0, len(acl))
+	for _, it := range EffectiveACL(acl, OwnerOID(owner), all) {
+		if it.Grantee == grantee && it.Grantor == grantor {
+			it.GrantOpts &^= privs
+			if !optsOnly {
+				it.Privs &^= privs
+			}
+			if it.Privs == 0 {
+				continue
+			}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// DependentGrants reports whether a grant in acl made by grantee rests on
+// grant options in privs that grantee would lose.
+func DependentGrants(acl []ACLItem, grantee uint32, privs Priv) bool {
+	return slices.ContainsFunc(acl, func(it ACLItem) bool { return it.Grantor == grantee && it.Privs&privs != 0 })
+}
+
+// ACLText is acl in PostgreSQL's aclitem[] text form, one
+// "grantee=privs/grantor" each (grantee empty for PUBLIC, '*' after a
+// privilege held with grant option); nil for the default ACL.
+func (c *Catalog) ACLText(acl []ACLItem) []string {
+	if acl == nil {
+		return nil
+	}
+	out := make([]string, 0, len(acl))
+	for _, it := range acl {
+		var b strings.Builder
+		if it.Grantee != PublicOID {
+			b.WriteString(c.roleName(it.Grantee))
+		}
+		b.WriteByte('=')
+		for i := range len(aclChars) {
+			if p := Priv(1) << i; it.Privs&p != 0 {
+				b.WriteByte(aclChars[i])
+				if it.GrantOpts&p != 0 {
+					b.WriteByte('*')
+				}
+			}
+		}
+		b.WriteByte('/')
+		b.WriteString(c.roleName(it.Grantor))
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// roleName is the name of the role with OID oid, or the OID itself for a
+// role since dropped (as PostgreSQL prints one).
+func (c *Catalog) roleName(oid uint32) string {
+	if r := c.RoleByOID(oid); r != nil {
+		return r.Name
+	}
+	return strconv.FormatUint(uint64(oid), 10)
+}
