@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
-	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/functions"

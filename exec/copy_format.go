@@ -13,7 +13,7 @@ import (
 	"math"
 	"unicode/utf8"
 
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql"

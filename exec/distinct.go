@@ -3,7 +3,7 @@ package exec
 import (
 	"context"
 
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
 )

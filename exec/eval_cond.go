@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"

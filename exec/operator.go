@@ -3,7 +3,7 @@ package exec
 import (
 	"context"
 
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // Operator is a running plan node that produces Arrow batches.

@@ -3,7 +3,7 @@ package exec
 import (
 	"math/bits"
 
-	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // trueRows returns the indexes of the rows of a filter's mask that are

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
 )

@@ -10,7 +10,7 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cockroachdb/apd/v3"

@@ -5,8 +5,8 @@ package functions
 // array forms live in array_append.go, jsonb || jsonb in jsonb_ops.go.
 
 import (
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/cairn-db/cairn/sql/types"
 )
 

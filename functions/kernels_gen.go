@@ -2,7 +2,7 @@
 
 package functions
 
-import "github.com/apache/arrow/go/v17/arrow/array"
+import "github.com/apache/arrow-go/v18/arrow/array"
 
 // intLoop computes out = a op b in T's width and reports whether some row
 // overflowed or divided by zero (then out's value there is unspecified).

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 )

@@ -3,7 +3,7 @@ package storage
 import (
 	"slices"
 
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/catalog"

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 )
@@ -112,7 +112,10 @@ func (r *scanReader) Release() {
 // Schema is the scan's output schema.
 func (r *scanReader) Schema() *arrow.Schema { return r.schema }
 
-// Record is the current batch, valid until the next call to Next.
+// RecordBatch is the current batch, valid until the next call to Next.
+func (r *scanReader) RecordBatch() arrow.RecordBatch { return r.rec }
+
+// Record is RecordBatch under the name arrow.RecordReader still requires.
 func (r *scanReader) Record() arrow.Record { return r.rec }
 
 // Err is the error that ended the scan, if any.

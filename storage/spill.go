@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/jackc/pgerrcode"
 

@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 )

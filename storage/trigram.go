@@ -26,8 +26,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/catalog"

@@ -9,7 +9,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-db/cairn/exec/session"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgproto3/v2"
 

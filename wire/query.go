@@ -3,7 +3,7 @@ package wire
 import (
 	"context"
 
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cairn-db/cairn/exec/session"
 	"github.com/jackc/pgproto3/v2"
 )

@@ -12,7 +12,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/exec"

@@ -5,9 +5,9 @@ import (
 	"math"
 	"strings"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgerrcode"
