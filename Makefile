@@ -20,8 +20,10 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted" >&2; exit 1; fi
 	go vet ./...
 
+# cmd/cairn's end-to-end suite takes 6-8 minutes under -race on two cores;
+# the default 10-minute test timeout leaves too little room on a busy machine.
 race:
-	go test -race ./...
+	go test -race -timeout 25m ./...
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) testdata/setup/fuzz.sh
