@@ -222,22 +222,34 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 	out := make([]arrow.Array, 0, len(colIDs)+1)
 	defer func() { releaseAll(out) }()
 	for c := range colIDs {
-		if len(parts[c]) == 0 {
+		switch len(parts[c]) {
+		case 0:
 			out = append(out, array.MakeArrayOfNull(memory.DefaultAllocator, types[c], 0))
-			continue
+		case 1:
+			// One run of consecutive rows (a point lookup, say): its slice
+			// is the column, no copy.
+			out = append(out, parts[c][0])
+			parts[c] = nil
+		default:
+			a, err := array.Concatenate(parts[c], memory.DefaultAllocator)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a)
 		}
-		a, err := array.Concatenate(parts[c], memory.DefaultAllocator)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
 	}
-	rb := array.NewInt64Builder(memory.DefaultAllocator)
-	defer rb.Release()
-	rb.Reserve(len(hits))
-	for _, h := range hits {
-		rb.UnsafeAppend(h.id)
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.id
 	}
-	out = append(out, rb.NewArray())
+	out = append(out, int64Array(ids))
 	return array.NewRecord(schema, out, int64(len(hits))), nil
+}
+
+// int64Array wraps vals, without copying, as an Arrow array with no nulls.
+func int64Array(vals []int64) arrow.Array {
+	data := array.NewData(arrow.PrimitiveTypes.Int64, len(vals),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(vals))}, nil, 0, 0)
+	defer data.Release()
+	return array.NewInt64Data(data)
 }
