@@ -137,6 +137,8 @@ type constraints struct {
 	def    *catalog.TableDef
 	checks []boundCheck
 	fks    []*fkCheck
+	// policies are the statement's row-level security checks.
+	policies []sql.PolicyCheck
 }
 
 type boundCheck struct {
@@ -144,8 +146,8 @@ type boundCheck struct {
 	cond sql.Expr
 }
 
-func newConstraints(rt *Runtime, def *catalog.TableDef) (*constraints, error) {
-	c := &constraints{def: def}
+func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyCheck) (*constraints, error) {
+	c := &constraints{def: def, policies: policies}
 	cat := rt.Tx.Catalog()
 	for _, chk := range def.Checks {
 		cond, err := sql.BindTableExpr(cat, def, chk.Expr)
@@ -160,10 +162,29 @@ func newConstraints(rt *Runtime, def *catalog.TableDef) (*constraints, error) {
 	return c, nil
 }
 
-// verify enforces NOT NULL, CHECK and FOREIGN KEY constraints on a batch of
-// new rows. (The EMBEDDING domains' dimensionality checks run earlier, as
-// the values are converted to the column's type: types.appendList.)
+// verify enforces row-level security policies, then NOT NULL, CHECK and
+// FOREIGN KEY constraints on a batch of new rows, in PostgreSQL's order.
+// (The EMBEDDING domains' dimensionality checks run earlier, as the
+// values are converted to the column's type: types.appendList.)
 func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record) error {
+	for _, p := range c.policies {
+		res, err := Eval(rt, p.Cond, rec)
+		if err != nil {
+			return err
+		}
+		b := res.(*array.Boolean)
+		pass := b.NullN() == 0
+		for r := 0; pass && r < b.Len(); r++ {
+			pass = b.Value(r)
+		}
+		res.Release()
+		if !pass {
+			if p.Name != "" {
+				return pgerr.New(pgerrcode.InsufficientPrivilege, "new row violates row-level security policy \"%s\" for table \"%s\"", p.Name, c.def.Name)
+			}
+			return pgerr.New(pgerrcode.InsufficientPrivilege, "new row violates row-level security policy for table \"%s\"", c.def.Name)
+		}
+	}
 	for i, col := range c.def.Columns {
 		arr := rec.Column(i)
 		if col.NotNull && arr.NullN() > 0 {
@@ -237,7 +258,7 @@ func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialize
 // of rows inserted (or updated by ON CONFLICT DO UPDATE). INSERT and COPY
 // FROM both insert through it.
 func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, out *materialized) (int64, error) {
-	cons, err := newConstraints(rt, n.Table)
+	cons, err := newConstraints(rt, n.Table, n.Policies)
 	if err != nil {
 		op.Close()
 		return 0, err
@@ -622,7 +643,7 @@ type pendingWrite struct {
 }
 
 func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialized) (int64, error) {
-	cons, err := newConstraints(rt, n.Table)
+	cons, err := newConstraints(rt, n.Table, n.Policies)
 	if err != nil {
 		return 0, err
 	}

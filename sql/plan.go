@@ -209,6 +209,8 @@ type Insert struct {
 	// Returning is evaluated over the inserted row (table columns).
 	Returning []Expr
 	Out       []Col
+	// Policies are the row-level security checks of the new rows.
+	Policies []PolicyCheck
 }
 
 // Update rewrites rows of Table: Input yields the table's columns plus the
@@ -220,6 +222,8 @@ type Update struct {
 	Set       map[int]Expr
 	Returning []Expr // over the new row (table columns)
 	Out       []Col
+	// Policies are the row-level security checks of the new rows.
+	Policies []PolicyCheck
 }
 
 // Delete removes the rows Input yields (table columns plus row ID, last).

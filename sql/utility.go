@@ -106,6 +106,7 @@ const (
 	AddConstraint
 	DropConstraint // Name: the constraint
 	ChangeOwner    // Owner: the new owner
+	RowSecurity    // Name: Enable, Disable, Force or NoForce
 )
 
 // Truncate is TRUNCATE of one or more tables.
@@ -306,6 +307,10 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return b.bindGrant(s.GrantStmt)
 	case *pg_query.Node_AlterOwnerStmt:
 		return bindAlterOwner(s.AlterOwnerStmt)
+	case *pg_query.Node_CreatePolicyStmt:
+		return b.bindCreatePolicy(s.CreatePolicyStmt)
+	case *pg_query.Node_AlterPolicyStmt:
+		return b.bindAlterPolicy(s.AlterPolicyStmt)
 	case *pg_query.Node_TruncateStmt:
 		t := &Truncate{}
 		for _, r := range s.TruncateStmt.Relations {
@@ -801,6 +806,8 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 			b.accesses = append(b.accesses, Access{Schema: o.GetString_().GetSval(), Owner: true})
 		}
 		return d, nil
+	case pg_query.ObjectType_OBJECT_POLICY:
+		return b.bindDropPolicy(s)
 	case pg_query.ObjectType_OBJECT_INDEX:
 		d := &DropIndex{IfExists: s.MissingOk}
 		for _, o := range s.Objects {
@@ -913,6 +920,9 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropConstraint, Name: cmd.Name, IfExists: cmd.MissingOk})
 		case pg_query.AlterTableType_AT_ChangeOwner:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: ChangeOwner, Owner: roleSpec(cmd.Newowner)})
+		case pg_query.AlterTableType_AT_EnableRowSecurity, pg_query.AlterTableType_AT_DisableRowSecurity,
+			pg_query.AlterTableType_AT_ForceRowSecurity, pg_query.AlterTableType_AT_NoForceRowSecurity:
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: RowSecurity, Name: strings.TrimSuffix(strings.TrimPrefix(cmd.Subtype.String(), "AT_"), "RowSecurity")})
 		default:
 			return nil, pgerr.NotSupported("ALTER TABLE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
 		}
@@ -922,6 +932,8 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 
 func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	switch s.RenameType {
+	case pg_query.ObjectType_OBJECT_POLICY:
+		return b.bindRenamePolicy(s)
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN:
 	default:
 		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.TrimPrefix(s.RenameType.String(), "OBJECT_"))

@@ -184,7 +184,9 @@ func (b *Binder) bindView(v *catalog.ViewDef, alias string, colNames []string) (
 	if err != nil || len(stmts) != 1 || stmts[0].node.GetSelectStmt() == nil {
 		return nil, nil, pgerr.New(pgerrcode.DataCorrupted, "view \"%s\" has an unreadable definition", v.Name)
 	}
-	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, NoParams: true, expanding: append(slices.Clone(b.expanding), key)}
+	// The view reads its tables as its owner, whose policies apply.
+	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, NoParams: true, expanding: append(slices.Clone(b.expanding), key),
+		Role: catalog.OwnerOID(v.Owner), RowSecurityOff: b.RowSecurityOff}
 	plan, err := vb.bindSelect(stmts[0].node.GetSelectStmt(), nil)
 	b.accesses = append(b.accesses, Access{View: v, Privs: catalog.PrivSelect})
 	for _, a := range vb.accesses {

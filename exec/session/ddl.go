@@ -22,6 +22,8 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		return s.runRole(tx, x)
 	case *sql.GrantPrivileges:
 		return s.runGrant(tx, x)
+	case *sql.CreatePolicy, *sql.AlterPolicy, *sql.DropPolicy:
+		return s.runPolicy(tx, x)
 	case *sql.AlterSchemaOwner:
 		cat := tx.Catalog()
 		sc := cat.Schemas[x.Name]
@@ -317,6 +319,13 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				return err
 			}
 			def.Owner, def.ACL = owner, acl
+		case sql.RowSecurity:
+			switch cmd.Name {
+			case "Enable", "Disable":
+				def.RowSecurity = cmd.Name == "Enable"
+			default:
+				def.ForceRowSecurity = cmd.Name == "Force"
+			}
 		case sql.AddColumn:
 			if pos, _ := def.Column(cmd.Column.Name); pos >= 0 {
 				if cmd.IfNotExists {
