@@ -13,6 +13,7 @@ package sql
 import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -199,15 +200,9 @@ func (b *Binder) policyText(def *catalog.TableDef, n *pg_query.Node) (string, er
 	if n == nil {
 		return "", nil
 	}
-	text, err := DeparseExpr(n)
+	text, err := policyDeparse(n)
 	if err != nil {
 		return "", err
-	}
-	// Kept as pg_get_expr shows it (pg_policies, psql's \d): an operator
-	// or boolean expression in parentheses.
-	switch n.Node.(type) {
-	case *pg_query.Node_AExpr, *pg_query.Node_BoolExpr, *pg_query.Node_NullTest, *pg_query.Node_BooleanTest:
-		text = "(" + text + ")"
 	}
 	if _, err := b.bindPolicyExpr(def, text); err != nil {
 		return "", err
@@ -387,4 +382,76 @@ func (b *Binder) writeChecks(def *catalog.TableDef, cmd string, reads bool) ([]P
 	}
 	sel, err := b.policyChecks(def, catalog.PolicySelect, true)
 	return append(checks, sel...), err
+}
+
+// policyDeparse is the SQL text a policy keeps of expression n: as
+// pg_get_expr shows it (pg_policies, psql's \d), an operator or boolean
+// expression in parentheses.
+func policyDeparse(n *pg_query.Node) (string, error) {
+	text, err := DeparseExpr(n)
+	if err != nil {
+		return "", err
+	}
+	switch n.Node.(type) {
+	case *pg_query.Node_AExpr, *pg_query.Node_BoolExpr, *pg_query.Node_NullTest, *pg_query.Node_BooleanTest:
+		text = "(" + text + ")"
+	}
+	return text, nil
+}
+
+// PolicyUses reports whether a policy expression's text (see PolicyDef)
+// reads the column called column.
+func PolicyUses(text, column string) bool {
+	n, err := ParseExpr(text)
+	return err == nil && len(columnNames(n, column)) > 0
+}
+
+// RenamePolicyColumn is a policy expression's text with its references to
+// column old made to column new (ALTER TABLE ... RENAME COLUMN), as
+// PostgreSQL's policies, kept as trees, follow a rename.
+func RenamePolicyColumn(text, old, new string) (string, error) {
+	if text == "" {
+		return "", nil
+	}
+	n, err := ParseExpr(text)
+	if err != nil {
+		return "", err
+	}
+	names := columnNames(n, old)
+	if len(names) == 0 {
+		return text, nil
+	}
+	for _, s := range names {
+		s.Sval = new
+	}
+	return policyDeparse(n)
+}
+
+// columnNames are the column names in n's column references that are
+// called name (a policy's expression reads one table and has no
+// subquery, so every such reference is to that table's column).
+func columnNames(n *pg_query.Node, name string) []*pg_query.String {
+	var out []*pg_query.String
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if ref, ok := m.Interface().(*pg_query.ColumnRef); ok && len(ref.Fields) > 0 {
+			if s := ref.Fields[len(ref.Fields)-1].GetString_(); s != nil && s.Sval == name {
+				out = append(out, s)
+			}
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				for i, l := 0, v.List(); i < l.Len(); i++ {
+					walk(l.Get(i).Message())
+				}
+			case !fd.IsMap() && fd.Message() != nil:
+				walk(v.Message())
+			}
+			return true
+		})
+	}
+	walk(n.ProtoReflect())
+	return out
 }

@@ -89,6 +89,9 @@ type AlterCmd struct {
 	Constraint *catalog.TableDef
 	// Owner is ChangeOwner's new owner.
 	Owner RoleSpec
+	// Cascade is DropColumn's CASCADE: the policies that use the column
+	// go with it.
+	Cascade bool
 }
 
 // AlterKind is the kind of an ALTER TABLE action.
@@ -882,7 +885,7 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			}
 			at.Cmds = append(at.Cmds, ac)
 		case pg_query.AlterTableType_AT_DropColumn:
-			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropColumn, Name: cmd.Name, IfExists: cmd.MissingOk})
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropColumn, Name: cmd.Name, IfExists: cmd.MissingOk, Cascade: cmd.Behavior == pg_query.DropBehavior_DROP_CASCADE})
 		case pg_query.AlterTableType_AT_SetNotNull:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: SetNotNull, Name: cmd.Name})
 		case pg_query.AlterTableType_AT_DropNotNull:

@@ -363,6 +363,9 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				}
 				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
 			}
+			if err := s.dropColumnPolicies(def, cmd.Name, cmd.Cascade); err != nil {
+				return err
+			}
 			dropColumn(def, pos)
 		case sql.RenameColumn:
 			pos, col := def.Column(cmd.Name)
@@ -373,6 +376,16 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cmd.NewName, def.Name)
 			}
 			def.Columns[pos].Name = cmd.NewName
+			for i := range def.Policies {
+				p := &def.Policies[i]
+				var err error
+				if p.Using, err = sql.RenamePolicyColumn(p.Using, cmd.Name, cmd.NewName); err != nil {
+					return err
+				}
+				if p.Check, err = sql.RenamePolicyColumn(p.Check, cmd.Name, cmd.NewName); err != nil {
+					return err
+				}
+			}
 		case sql.RenameTable:
 			if tx.Catalog().Table(def.Schema, cmd.NewName) != nil {
 				return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", cmd.NewName)

@@ -108,3 +108,24 @@ func (s *Session) policyRoles(cat *catalog.Catalog, specs []sql.RoleSpec) ([]uin
 	}
 	return out, nil
 }
+
+// dropColumnPolicies drops, with cascade, the policies of def that use
+// column; without, it refuses to drop a column a policy uses (2BP01), as
+// PostgreSQL's dependencies do.
+func (s *Session) dropColumnPolicies(def *catalog.TableDef, column string, cascade bool) error {
+	var kept []catalog.PolicyDef
+	for _, p := range def.Policies {
+		if !sql.PolicyUses(p.Using, column) && !sql.PolicyUses(p.Check, column) {
+			kept = append(kept, p)
+			continue
+		}
+		if !cascade {
+			return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", column, def.Name).
+				WithDetail("policy %s on table %s depends on column %s of table %s", p.Name, def.Name, column, def.Name).
+				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+		}
+		s.notice("00000", "drop cascades to policy %s on table %s", p.Name, def.Name)
+	}
+	def.Policies = kept
+	return nil
+}
