@@ -53,7 +53,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
 	// A view's query stands alone: no parameters, no outer CTEs.
-	vb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, NoParams: true}
+	vb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, NoParams: true, Role: b.Role}
 	plan, err := vb.bindSelect(sel, nil)
 	if err != nil {
 		return nil, err

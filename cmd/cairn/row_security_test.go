@@ -146,6 +146,23 @@ func TestRowSecurityAgents(t *testing.T) {
 	if err != nil || copyOut.RowsAffected() != 201 {
 		t.Fatalf("COPY TO: %d rows (%v), want agent_a's 201", copyOut.RowsAffected(), err)
 	}
+	// A statement prepared as the superuser binds anew under SET ROLE:
+	// the policies that filter it depend on the role.
+	const count = "SELECT count(*) FROM memory WHERE id > $1"
+	for _, want := range []struct {
+		set string
+		n   int
+	}{{"RESET ROLE", 401}, {"SET ROLE agent_b", 200}, {"RESET ROLE", 401}} {
+		exec(admin, want.set)
+		var n int
+		if err := admin.QueryRow(ctx, count, 0).Scan(&n); err != nil || n != want.n {
+			t.Fatalf("after %s: %d rows (%v), want %d", want.set, n, err, want.n)
+		}
+	}
+	exec(a, "SET row_security = off")
+	if _, err := a.Exec(ctx, count, 0); sqlState(err) != "42501" {
+		t.Fatalf("row_security = off: %v, want 42501", err)
+	}
 	for _, c := range agents {
 		c.Close(ctx)
 	}
