@@ -440,9 +440,14 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 	if target, err = b.securityFilter(def, target, cmd); err != nil {
 		return nil, "", nil, err
 	}
-	if read {
-		if target, err = b.securityFilter(def, target, catalog.PolicySelect); err != nil {
+	if f, ok := target.(*Filter); ok && read {
+		// One filter of both, which WHERE joins (filterScan).
+		sel, err := b.securityQual(def, catalog.PolicySelect)
+		if err != nil {
 			return nil, "", nil, err
+		}
+		if sel.String() != f.Cond.String() { // an ALL policy gives both
+			f.Cond = andAll([]Expr{f.Cond, sel})
 		}
 	}
 	plan = target
