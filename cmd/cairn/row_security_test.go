@@ -187,3 +187,45 @@ func TestRowSecurityAgents(t *testing.T) {
 		t.Fatalf("relrowsecurity after restart: %v (%v)", rls, err)
 	}
 }
+
+// Row-level security survives a SIGKILL of the real binary: the policy
+// and the FORCE set just before the kill still filter the owner's reads
+// after the restart, and the policy dropped before it is gone.
+func TestRowSecurityKill9(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := startLogged(t, dir, "--password", "boot-s3cret")
+	conn, err := pgx.Connect(ctx, "postgres://cairn:boot-s3cret@"+p.addr+"/cairn?sslmode=disable")
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, p.log())
+	}
+	for _, q := range []string{
+		"CREATE ROLE keeper LOGIN PASSWORD 'keeper-pw-1'",
+		"CREATE TABLE kept (id int, agent text)",
+		"ALTER TABLE kept OWNER TO keeper",
+		"INSERT INTO kept VALUES (1, 'keeper'), (2, 'other')",
+		"ALTER TABLE kept ENABLE ROW LEVEL SECURITY",
+		"CREATE POLICY gone ON kept USING (true)",
+		"CREATE POLICY own ON kept USING (agent = current_user)",
+		"DROP POLICY gone ON kept",
+		"ALTER TABLE kept FORCE ROW LEVEL SECURITY",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	p.kill()
+	p = startLogged(t, dir, "--password", "boot-s3cret")
+	c, err := pgx.Connect(ctx, "postgres://keeper:keeper-pw-1@"+p.addr+"/cairn?sslmode=disable")
+	if err != nil {
+		t.Fatalf("keeper after the crash: %v\n%s", err, p.log())
+	}
+	defer c.Close(ctx)
+	var ids, policies string
+	if err := c.QueryRow(ctx, "SELECT string_agg(id::text, ','), (SELECT string_agg(policyname, ',') FROM pg_policies WHERE tablename = 'kept') FROM kept").Scan(&ids, &policies); err != nil {
+		t.Fatal(err)
+	}
+	if ids != "1" || policies != "own" {
+		t.Fatalf("after the crash the owner reads ids %q under policies %q, want \"1\" under \"own\"", ids, policies)
+	}
+}
