@@ -63,6 +63,9 @@ type Binder struct {
 	// expanding lists the views (schema.name) whose queries are being
 	// bound, outermost first, to catch a view that reads itself.
 	expanding []string
+	// policyTables lists the tables whose policy expressions are being
+	// bound, to catch a policy whose subqueries read its own table.
+	policyTables []uint64
 }
 
 type cteDef struct {

@@ -11,6 +11,8 @@ package sql
 // that answer from an index take it as their row filter.
 
 import (
+	"slices"
+
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -204,20 +206,33 @@ func (b *Binder) policyText(def *catalog.TableDef, n *pg_query.Node) (string, er
 	if err != nil {
 		return "", err
 	}
-	if _, err := b.bindPolicyExpr(def, text); err != nil {
+	// Checked as a superuser, whom no policy binds: creating a policy
+	// reads no table, so it needs no privilege on its subqueries' tables
+	// and the policies of those (or of def) do not apply.
+	role, accesses := b.Role, len(b.accesses)
+	b.Role = catalog.BootstrapRoleOID
+	_, err = b.bindPolicyExpr(def, text)
+	b.Role, b.accesses = role, b.accesses[:accesses]
+	if err != nil {
 		return "", err
 	}
 	return text, nil
 }
 
 // bindPolicyExpr binds a policy expression's text over def's columns.
-// Subqueries are refused: a policy reading its own table would recurse.
+// The tables its subqueries read are read as the statement's role (their
+// privileges checked, their policies applied); a policy whose subqueries
+// read its own table, directly or through other policies, is 42P17.
 func (b *Binder) bindPolicyExpr(def *catalog.TableDef, text string) (Expr, error) {
+	if slices.Contains(b.policyTables, def.ID) {
+		return nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "infinite recursion detected in policy for relation \"%s\"", def.Name)
+	}
 	n, err := ParseExpr(text)
 	if err != nil {
 		return nil, err
 	}
-	pb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, DateStyle: b.DateStyle, Floats: b.Floats, NoParams: true, Role: b.Role}
+	pb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, DateStyle: b.DateStyle, Floats: b.Floats, NoParams: true,
+		Role: b.Role, RowSecurityOff: b.RowSecurityOff, expanding: b.expanding, policyTables: append(slices.Clone(b.policyTables), def.ID)}
 	e, err := pb.bindCondition(&scope{cols: tableCols(def, def.Name)}, n, "POLICY")
 	if err != nil {
 		// A position would point into the policy's text, not the query's.
@@ -225,15 +240,7 @@ func (b *Binder) bindPolicyExpr(def *catalog.TableDef, text string) (Expr, error
 		pe.Position = 0
 		return nil, &pe
 	}
-	var sub bool
-	WalkExpr(e, func(x Expr) {
-		if _, ok := x.(*Subquery); ok {
-			sub = true
-		}
-	})
-	if sub {
-		return nil, pgerr.NotSupported("a subquery in a row-level security policy")
-	}
+	b.accesses = append(b.accesses, pb.accesses...)
 	return e, nil
 }
 
@@ -428,12 +435,15 @@ func RenamePolicyColumn(text, old, new string) (string, error) {
 }
 
 // columnNames are the column names in n's column references that are
-// called name (a policy's expression reads one table and has no
-// subquery, so every such reference is to that table's column).
+// called name, outside subqueries (whose references are mostly to the
+// tables they read; a correlated one to the policy's table is not seen).
 func columnNames(n *pg_query.Node, name string) []*pg_query.String {
 	var out []*pg_query.String
 	var walk func(m protoreflect.Message)
 	walk = func(m protoreflect.Message) {
+		if _, ok := m.Interface().(*pg_query.SubLink); ok {
+			return
+		}
 		if ref, ok := m.Interface().(*pg_query.ColumnRef); ok && len(ref.Fields) > 0 {
 			if s := ref.Fields[len(ref.Fields)-1].GetString_(); s != nil && s.Sval == name {
 				out = append(out, s)
