@@ -167,23 +167,8 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 // (The EMBEDDING domains' dimensionality checks run earlier, as the
 // values are converted to the column's type: types.appendList.)
 func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record) error {
-	for _, p := range c.policies {
-		res, err := Eval(rt, p.Cond, rec)
-		if err != nil {
-			return err
-		}
-		b := res.(*array.Boolean)
-		pass := b.NullN() == 0
-		for r := 0; pass && r < b.Len(); r++ {
-			pass = b.Value(r)
-		}
-		res.Release()
-		if !pass {
-			if p.Name != "" {
-				return pgerr.New(pgerrcode.InsufficientPrivilege, "new row violates row-level security policy \"%s\" for table \"%s\"", p.Name, c.def.Name)
-			}
-			return pgerr.New(pgerrcode.InsufficientPrivilege, "new row violates row-level security policy for table \"%s\"", c.def.Name)
-		}
+	if err := checkPolicies(rt, c.def, c.policies, rec, ""); err != nil {
+		return err
 	}
 	for i, col := range c.def.Columns {
 		arr := rec.Column(i)
@@ -211,6 +196,32 @@ func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record)
 	for _, fk := range c.fks {
 		if err := fk.verifyChild(ctx, rt, rec); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkPolicies fails with 42501 unless every row of rec (whose first
+// columns are def's) meets every row-level security check; what names
+// the kind of check in the message (" (USING expression)" for the
+// existing row of ON CONFLICT DO UPDATE).
+func checkPolicies(rt *Runtime, def *catalog.TableDef, checks []sql.PolicyCheck, rec arrow.Record, what string) error {
+	for _, p := range checks {
+		res, err := Eval(rt, p.Cond, rec)
+		if err != nil {
+			return err
+		}
+		b := res.(*array.Boolean)
+		pass := b.NullN() == 0
+		for r := 0; pass && r < b.Len(); r++ {
+			pass = b.Value(r)
+		}
+		res.Release()
+		if !pass {
+			if p.Name != "" {
+				return pgerr.New(pgerrcode.InsufficientPrivilege, "new row violates row-level security policy \"%s\"%s for table \"%s\"", p.Name, what, def.Name)
+			}
+			return pgerr.New(pgerrcode.InsufficientPrivilege, "new row violates row-level security policy%s for table \"%s\"", what, def.Name)
 		}
 	}
 	return nil
@@ -603,6 +614,9 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 			in = filtered
 		}
 	}
+	if err := checkPolicies(rt, def, oc.Existing, in, " (USING expression)"); err != nil {
+		return nil, nil, err
+	}
 	cols := make([]arrow.Array, len(def.Columns))
 	for pos := range def.Columns {
 		if e, ok := oc.Set[pos]; ok {
@@ -619,7 +633,10 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 	}
 	newRows := tableRecord(def, cols, in.NumRows())
 	releaseAll(cols)
-	if err := cons.verify(ctx, rt, newRows); err != nil {
+	// The updated row meets UPDATE's policies, not INSERT's.
+	updated := *cons
+	updated.policies = oc.Updated
+	if err := updated.verify(ctx, rt, newRows); err != nil {
 		newRows.Release()
 		return nil, nil, err
 	}

@@ -124,11 +124,10 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		return nil, err
 	}
 	ins := &Insert{Table: def, Input: row}
-	if ins.Policies, err = b.writeChecks(def, catalog.PolicyInsert, len(s.ReturningList) > 0); err != nil {
+	// DO UPDATE reads the existing row: the SELECT policies apply.
+	upsert := s.OnConflictClause != nil && s.OnConflictClause.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE
+	if ins.Policies, err = b.writeChecks(def, catalog.PolicyInsert, len(s.ReturningList) > 0 || upsert); err != nil {
 		return nil, err
-	}
-	if ins.Policies != nil && s.OnConflictClause != nil && s.OnConflictClause.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
-		return nil, pgerr.NotSupported("INSERT ... ON CONFLICT DO UPDATE under row-level security")
 	}
 	alias := def.Name
 	if s.Relation.Alias != nil {
@@ -140,6 +139,19 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 			return nil, err
 		}
 		ins.OnConflict = oc
+		if upsert && ins.Policies != nil {
+			if oc.Existing, err = b.policyChecks(def, catalog.PolicyUpdate, true); err != nil {
+				return nil, err
+			}
+			sel, err := b.policyChecks(def, catalog.PolicySelect, true)
+			if err != nil {
+				return nil, err
+			}
+			oc.Existing = append(oc.Existing, sel...)
+			if oc.Updated, err = b.writeChecks(def, catalog.PolicyUpdate, true); err != nil {
+				return nil, err
+			}
+		}
 	}
 	ins.Returning, ins.Out, err = b.bindReturning(def, alias, s.ReturningList)
 	return ins, err

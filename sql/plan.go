@@ -198,6 +198,10 @@ type OnConflict struct {
 	// followed by the EXCLUDED row (2 x len(Table.Columns) input columns).
 	Set   map[int]Expr
 	Where Expr
+	// Existing and Updated are DO UPDATE's row-level security checks:
+	// of the existing row it updates (the UPDATE and SELECT policies'
+	// USING) and of the row it makes of it, as UPDATE's Policies.
+	Existing, Updated []PolicyCheck
 }
 
 // Insert writes the rows of Input (one column per table column, already
