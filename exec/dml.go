@@ -137,6 +137,8 @@ type constraints struct {
 	def    *catalog.TableDef
 	checks []boundCheck
 	fks    []*fkCheck
+	// policies are the statement's row-level security checks.
+	policies []sql.PolicyCheck
 }
 
 type boundCheck struct {
@@ -144,8 +146,8 @@ type boundCheck struct {
 	cond sql.Expr
 }
 
-func newConstraints(rt *Runtime, def *catalog.TableDef) (*constraints, error) {
-	c := &constraints{def: def}
+func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyCheck) (*constraints, error) {
+	c := &constraints{def: def, policies: policies}
 	cat := rt.Tx.Catalog()
 	for _, chk := range def.Checks {
 		cond, err := sql.BindTableExpr(cat, def, chk.Expr)
@@ -160,10 +162,14 @@ func newConstraints(rt *Runtime, def *catalog.TableDef) (*constraints, error) {
 	return c, nil
 }
 
-// verify enforces NOT NULL, CHECK and FOREIGN KEY constraints on a batch of
-// new rows. (The EMBEDDING domains' dimensionality checks run earlier, as
-// the values are converted to the column's type: types.appendList.)
+// verify enforces row-level security policies, then NOT NULL, CHECK and
+// FOREIGN KEY constraints on a batch of new rows, in PostgreSQL's order.
+// (The EMBEDDING domains' dimensionality checks run earlier, as the
+// values are converted to the column's type: types.appendList.)
 func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record) error {
+	if err := checkPolicies(rt, c.def, c.policies, rec, ""); err != nil {
+		return err
+	}
 	for i, col := range c.def.Columns {
 		arr := rec.Column(i)
 		if col.NotNull && arr.NullN() > 0 {
@@ -190,6 +196,32 @@ func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record)
 	for _, fk := range c.fks {
 		if err := fk.verifyChild(ctx, rt, rec); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkPolicies fails with 42501 unless every row of rec (whose first
+// columns are def's) meets every row-level security check; what names
+// the kind of check in the message (" (USING expression)" for the
+// existing row of ON CONFLICT DO UPDATE).
+func checkPolicies(rt *Runtime, def *catalog.TableDef, checks []sql.PolicyCheck, rec arrow.Record, what string) error {
+	for _, p := range checks {
+		res, err := Eval(rt, p.Cond, rec)
+		if err != nil {
+			return err
+		}
+		b := res.(*array.Boolean)
+		pass := b.NullN() == 0
+		for r := 0; pass && r < b.Len(); r++ {
+			pass = b.Value(r)
+		}
+		res.Release()
+		if !pass {
+			if p.Name != "" {
+				return pgerr.New(pgerrcode.InsufficientPrivilege, "new row violates row-level security policy \"%s\"%s for table \"%s\"", p.Name, what, def.Name)
+			}
+			return pgerr.New(pgerrcode.InsufficientPrivilege, "new row violates row-level security policy%s for table \"%s\"", what, def.Name)
 		}
 	}
 	return nil
@@ -237,7 +269,7 @@ func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialize
 // of rows inserted (or updated by ON CONFLICT DO UPDATE). INSERT and COPY
 // FROM both insert through it.
 func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, out *materialized) (int64, error) {
-	cons, err := newConstraints(rt, n.Table)
+	cons, err := newConstraints(rt, n.Table, n.Policies)
 	if err != nil {
 		op.Close()
 		return 0, err
@@ -582,6 +614,9 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 			in = filtered
 		}
 	}
+	if err := checkPolicies(rt, def, oc.Existing, in, " (USING expression)"); err != nil {
+		return nil, nil, err
+	}
 	cols := make([]arrow.Array, len(def.Columns))
 	for pos := range def.Columns {
 		if e, ok := oc.Set[pos]; ok {
@@ -598,7 +633,10 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 	}
 	newRows := tableRecord(def, cols, in.NumRows())
 	releaseAll(cols)
-	if err := cons.verify(ctx, rt, newRows); err != nil {
+	// The updated row meets UPDATE's policies, not INSERT's.
+	updated := *cons
+	updated.policies = oc.Updated
+	if err := updated.verify(ctx, rt, newRows); err != nil {
 		newRows.Release()
 		return nil, nil, err
 	}
@@ -622,7 +660,7 @@ type pendingWrite struct {
 }
 
 func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialized) (int64, error) {
-	cons, err := newConstraints(rt, n.Table)
+	cons, err := newConstraints(rt, n.Table, n.Policies)
 	if err != nil {
 		return 0, err
 	}

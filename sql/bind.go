@@ -39,6 +39,12 @@ type Binder struct {
 	// Prepared gives the parameter types of the session's prepared
 	// statement name, for EXECUTE's arguments (nil: none known).
 	Prepared func(name string) ([]types.T, bool)
+	// Role is the OID of the role the statement runs as, whose row-level
+	// security policies filter the tables it reads (policy.go); 0, no
+	// role, is bound by them all. RowSecurityOff is row_security = off:
+	// a statement they would filter fails instead.
+	Role           uint32
+	RowSecurityOff bool
 	// clause names the clause being bound where aggregates are not
 	// allowed ("WHERE", "JOIN conditions", ...).
 	clause string
@@ -57,6 +63,9 @@ type Binder struct {
 	// expanding lists the views (schema.name) whose queries are being
 	// bound, outermost first, to catch a view that reads itself.
 	expanding []string
+	// policyTables lists the tables whose policy expressions are being
+	// bound, to catch a policy whose subqueries read its own table.
+	policyTables []uint64
 }
 
 type cteDef struct {
@@ -396,6 +405,12 @@ func CommandName(st Statement) string {
 		return "DROP SCHEMA"
 	case *AlterSchemaOwner:
 		return "ALTER SCHEMA"
+	case *CreatePolicy:
+		return "CREATE POLICY"
+	case *AlterPolicy:
+		return "ALTER POLICY"
+	case *DropPolicy:
+		return "DROP POLICY"
 	case *CreateTable:
 		return "CREATE TABLE"
 	case *CreateTableAs:

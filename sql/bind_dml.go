@@ -124,6 +124,11 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		return nil, err
 	}
 	ins := &Insert{Table: def, Input: row}
+	// DO UPDATE reads the existing row: the SELECT policies apply.
+	upsert := s.OnConflictClause != nil && s.OnConflictClause.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE
+	if ins.Policies, err = b.writeChecks(def, catalog.PolicyInsert, len(s.ReturningList) > 0 || upsert); err != nil {
+		return nil, err
+	}
 	alias := def.Name
 	if s.Relation.Alias != nil {
 		alias = s.Relation.Alias.Aliasname
@@ -134,6 +139,19 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 			return nil, err
 		}
 		ins.OnConflict = oc
+		if upsert && ins.Policies != nil {
+			if oc.Existing, err = b.policyChecks(def, catalog.PolicyUpdate, true); err != nil {
+				return nil, err
+			}
+			sel, err := b.policyChecks(def, catalog.PolicySelect, true)
+			if err != nil {
+				return nil, err
+			}
+			oc.Existing = append(oc.Existing, sel...)
+			if oc.Updated, err = b.writeChecks(def, catalog.PolicyUpdate, true); err != nil {
+				return nil, err
+			}
+		}
 	}
 	ins.Returning, ins.Out, err = b.bindReturning(def, alias, s.ReturningList)
 	return ins, err
@@ -398,7 +416,12 @@ func (b *Binder) bindReturning(def *catalog.TableDef, alias string, list []*pg_q
 // DELETE ... USING relations joined to it, filtered by WHERE. A row the
 // join matches several times comes once (the first match), as in
 // PostgreSQL, where each target row is changed at most once.
-func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, where *pg_query.Node) (*catalog.TableDef, string, Node, error) {
+//
+// Under row-level security the policies for cmd (UPDATE or DELETE)
+// filter the table's rows first, and those for SELECT too when the
+// statement reads them, which reads (called with the scope of the
+// table's and the FROM relations' columns, before WHERE is bound) tells.
+func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, where *pg_query.Node, cmd string, reads func(*catalog.TableDef, *scope) (bool, error)) (*catalog.TableDef, string, Node, error) {
 	def, err := b.rangeVarTable(rv)
 	if err != nil {
 		return nil, "", nil, pgerr.From(err).WithPosition(rv.Location + 1)
@@ -412,15 +435,36 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 		scan.Cols = append(scan.Cols, i)
 	}
 	scan.Out = append(tableCols(def, alias), Col{Name: catalog.RowIDColumn, T: types.Int8T, Hidden: true})
-	var plan Node = scan
+	var target, plan Node = scan, scan
 	sc := &scope{cols: scan.Out}
+	var other Node
 	if len(from) > 0 {
-		other, osc, err := b.bindFrom(from, nil)
-		if err != nil {
+		var osc *scope
+		if other, osc, err = b.bindFrom(from, nil); err != nil {
 			return nil, "", nil, err
 		}
 		sc = &scope{cols: append(append([]Col{}, scan.Out...), osc.cols...)}
-		plan = &Join{Kind: CrossJoin, Left: scan, Right: other, Out: sc.cols}
+	}
+	read, err := reads(def, sc)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if target, err = b.securityFilter(def, target, cmd); err != nil {
+		return nil, "", nil, err
+	}
+	if f, ok := target.(*Filter); ok && read {
+		// One filter of both, which WHERE joins (filterScan).
+		sel, err := b.securityQual(def, catalog.PolicySelect)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if sel.String() != f.Cond.String() { // an ALL policy gives both
+			f.Cond = andAll([]Expr{f.Cond, sel})
+		}
+	}
+	plan = target
+	if other != nil {
+		plan = &Join{Kind: CrossJoin, Left: target, Right: other, Out: sc.cols}
 	}
 	if where != nil {
 		cond, err := b.bindCondition(sc, where, "WHERE")
@@ -439,27 +483,33 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	if s.WithClause != nil {
 		return nil, pgerr.NotSupported("WITH on UPDATE")
 	}
-	def, alias, input, err := b.scanForWrite(s.Relation, s.FromClause, s.WhereClause)
-	if err != nil {
-		return nil, err
-	}
-	set, err := b.bindSetList(def, &scope{cols: input.Columns()}, s.TargetList)
+	var set map[int]Expr
+	reads := s.WhereClause != nil || len(s.ReturningList) > 0
+	def, alias, input, err := b.scanForWrite(s.Relation, s.FromClause, s.WhereClause, catalog.PolicyUpdate, func(def *catalog.TableDef, sc *scope) (bool, error) {
+		var err error
+		if set, err = b.bindSetList(def, sc, s.TargetList); err != nil {
+			return false, err
+		}
+		for _, e := range set {
+			WalkExpr(e, func(e Expr) {
+				if _, ok := e.(*ColumnRef); ok {
+					reads = true
+				}
+			})
+		}
+		return reads, nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	b.need(def, catalog.PrivUpdate)
-	reads := s.WhereClause != nil || len(s.ReturningList) > 0
-	for _, e := range set {
-		WalkExpr(e, func(e Expr) {
-			if _, ok := e.(*ColumnRef); ok {
-				reads = true
-			}
-		})
-	}
 	if reads {
 		b.need(def, catalog.PrivSelect)
 	}
 	up := &Update{Table: def, Input: input, Set: set}
+	if up.Policies, err = b.writeChecks(def, catalog.PolicyUpdate, reads); err != nil {
+		return nil, err
+	}
 	up.Returning, up.Out, err = b.bindReturning(def, alias, s.ReturningList)
 	return up, err
 }
@@ -468,12 +518,15 @@ func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 	if s.WithClause != nil {
 		return nil, pgerr.NotSupported("WITH on DELETE")
 	}
-	def, alias, input, err := b.scanForWrite(s.Relation, s.UsingClause, s.WhereClause)
+	reads := s.WhereClause != nil || len(s.ReturningList) > 0
+	def, alias, input, err := b.scanForWrite(s.Relation, s.UsingClause, s.WhereClause, catalog.PolicyDelete, func(*catalog.TableDef, *scope) (bool, error) {
+		return reads, nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	b.need(def, catalog.PrivDelete)
-	if s.WhereClause != nil || len(s.ReturningList) > 0 {
+	if reads {
 		b.need(def, catalog.PrivSelect)
 	}
 	del := &Delete{Table: def, Input: input}

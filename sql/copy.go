@@ -138,8 +138,28 @@ func (b *Binder) bindCopyTable(c *Copy, s *pg_query.CopyStmt) error {
 	for _, pos := range positions {
 		c.Columns = append(c.Columns, all[pos])
 	}
+	on, err := b.rowSecurity(def)
+	if err != nil {
+		return err
+	}
+	if on && c.From {
+		return pgerr.New(pgerrcode.FeatureNotSupported, "COPY FROM not supported with row-level security").WithHint("Use INSERT statements instead.")
+	}
 	if !c.From {
 		c.Query = &Scan{Table: def, Alias: def.Name, Cols: positions, Out: c.Columns}
+		if on {
+			// As PostgreSQL does, COPY t TO reads SELECT cols FROM t.
+			scan := tableScan(def, false)
+			filtered, err := b.securityFilter(def, scan, catalog.PolicySelect)
+			if err != nil {
+				return err
+			}
+			exprs := make([]Expr, len(positions))
+			for i, pos := range positions {
+				exprs[i] = columnRef(def, pos, 0)
+			}
+			c.Query = &Project{Input: filtered, Exprs: exprs, Out: c.Columns}
+		}
 		return nil
 	}
 	row, err := b.tableRow(def, positions, &CopySource{Out: c.Columns})

@@ -117,7 +117,11 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 		scan.Cols = append(scan.Cols, i)
 	}
 	scan.Out = append(tableCols(def, alias), Col{Name: catalog.RowIDColumn, T: types.Int8T, Table: alias, Hidden: true})
-	return scan, aliasCols(scan.Out, alias, colNames), nil
+	plan, err := b.securityFilter(def, scan, catalog.PolicySelect)
+	if err != nil {
+		return nil, nil, err
+	}
+	return plan, aliasCols(scan.Out, alias, colNames), nil
 }
 
 func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, error) {

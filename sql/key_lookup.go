@@ -42,7 +42,18 @@ func (n *KeyLookup) String() string {
 // constraint or unique index (of cat, which may be nil), a KeyLookup
 // answers those, with a Filter of the others above it; otherwise a Filter
 // of them all.
+//
+// A Filter already right over the scan (a row-level security policy's,
+// policy.go) joins them, its condition first: AND evaluates its
+// arguments in order, so the clause sees only the rows the policy lets
+// through, and the index plans that take a filtered scan see one.
 func filterScan(cat *catalog.Catalog, input Node, conds []Expr) Node {
+	if f, ok := input.(*Filter); ok {
+		if _, isScan := f.Input.(*Scan); isScan {
+			input = f.Input
+			conds = append(conjuncts(f.Cond), conds...)
+		}
+	}
 	if scan, ok := input.(*Scan); ok {
 		if kl, rest := keyLookup(cat, scan, conds); kl != nil {
 			if len(rest) == 0 {

@@ -198,6 +198,10 @@ type OnConflict struct {
 	// followed by the EXCLUDED row (2 x len(Table.Columns) input columns).
 	Set   map[int]Expr
 	Where Expr
+	// Existing and Updated are DO UPDATE's row-level security checks:
+	// of the existing row it updates (the UPDATE and SELECT policies'
+	// USING) and of the row it makes of it, as UPDATE's Policies.
+	Existing, Updated []PolicyCheck
 }
 
 // Insert writes the rows of Input (one column per table column, already
@@ -209,6 +213,8 @@ type Insert struct {
 	// Returning is evaluated over the inserted row (table columns).
 	Returning []Expr
 	Out       []Col
+	// Policies are the row-level security checks of the new rows.
+	Policies []PolicyCheck
 }
 
 // Update rewrites rows of Table: Input yields the table's columns plus the
@@ -220,6 +226,8 @@ type Update struct {
 	Set       map[int]Expr
 	Returning []Expr // over the new row (table columns)
 	Out       []Col
+	// Policies are the row-level security checks of the new rows.
+	Policies []PolicyCheck
 }
 
 // Delete removes the rows Input yields (table columns plus row ID, last).

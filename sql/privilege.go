@@ -104,7 +104,8 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 // Schema, on View (views have no ACL yet: reading one needs its
 // ownership) or with Database on the database (CREATE SCHEMA); with
 // Owner, ownership of Table, View or Schema (ALTER, DROP, CREATE INDEX;
-// DROP INDEX of Table's index Index).
+// DROP INDEX of Table's index Index; with Relation, the error names
+// Table a relation, as DROP POLICY's does).
 // As, when not 0, is the role the check is for: the tables a view reads
 // are checked as the view's owner, as in PostgreSQL. Reading or writing a
 // table also needs USAGE on its schema.
@@ -116,6 +117,7 @@ type Access struct {
 	Database bool
 	Privs    catalog.Priv
 	Owner    bool
+	Relation bool
 	As       uint32
 }
 

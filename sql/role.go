@@ -193,7 +193,7 @@ func roleOptions(opts []*pg_query.Node, create bool) (RoleOptions, error) {
 			}
 		case "bypassrls":
 			if defBool(d.Arg) {
-				return o, pgerr.NotSupported("BYPASSRLS").WithHint("cairn has no row-level security yet.")
+				return o, pgerr.NotSupported("BYPASSRLS").WithHint("Superusers and, unless FORCE ROW LEVEL SECURITY, table owners bypass row-level security.")
 			}
 		case "sysid":
 			o.SysID = true

@@ -89,6 +89,9 @@ type AlterCmd struct {
 	Constraint *catalog.TableDef
 	// Owner is ChangeOwner's new owner.
 	Owner RoleSpec
+	// Cascade is DropColumn's CASCADE: the policies that use the column
+	// go with it.
+	Cascade bool
 }
 
 // AlterKind is the kind of an ALTER TABLE action.
@@ -106,6 +109,7 @@ const (
 	AddConstraint
 	DropConstraint // Name: the constraint
 	ChangeOwner    // Owner: the new owner
+	RowSecurity    // Name: Enable, Disable, Force or NoForce
 )
 
 // Truncate is TRUNCATE of one or more tables.
@@ -306,6 +310,10 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return b.bindGrant(s.GrantStmt)
 	case *pg_query.Node_AlterOwnerStmt:
 		return bindAlterOwner(s.AlterOwnerStmt)
+	case *pg_query.Node_CreatePolicyStmt:
+		return b.bindCreatePolicy(s.CreatePolicyStmt)
+	case *pg_query.Node_AlterPolicyStmt:
+		return b.bindAlterPolicy(s.AlterPolicyStmt)
 	case *pg_query.Node_TruncateStmt:
 		t := &Truncate{}
 		for _, r := range s.TruncateStmt.Relations {
@@ -801,6 +809,8 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 			b.accesses = append(b.accesses, Access{Schema: o.GetString_().GetSval(), Owner: true})
 		}
 		return d, nil
+	case pg_query.ObjectType_OBJECT_POLICY:
+		return b.bindDropPolicy(s)
 	case pg_query.ObjectType_OBJECT_INDEX:
 		d := &DropIndex{IfExists: s.MissingOk}
 		for _, o := range s.Objects {
@@ -875,7 +885,7 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			}
 			at.Cmds = append(at.Cmds, ac)
 		case pg_query.AlterTableType_AT_DropColumn:
-			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropColumn, Name: cmd.Name, IfExists: cmd.MissingOk})
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropColumn, Name: cmd.Name, IfExists: cmd.MissingOk, Cascade: cmd.Behavior == pg_query.DropBehavior_DROP_CASCADE})
 		case pg_query.AlterTableType_AT_SetNotNull:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: SetNotNull, Name: cmd.Name})
 		case pg_query.AlterTableType_AT_DropNotNull:
@@ -913,6 +923,9 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropConstraint, Name: cmd.Name, IfExists: cmd.MissingOk})
 		case pg_query.AlterTableType_AT_ChangeOwner:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: ChangeOwner, Owner: roleSpec(cmd.Newowner)})
+		case pg_query.AlterTableType_AT_EnableRowSecurity, pg_query.AlterTableType_AT_DisableRowSecurity,
+			pg_query.AlterTableType_AT_ForceRowSecurity, pg_query.AlterTableType_AT_NoForceRowSecurity:
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: RowSecurity, Name: strings.TrimSuffix(strings.TrimPrefix(cmd.Subtype.String(), "AT_"), "RowSecurity")})
 		default:
 			return nil, pgerr.NotSupported("ALTER TABLE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
 		}
@@ -922,6 +935,8 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 
 func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	switch s.RenameType {
+	case pg_query.ObjectType_OBJECT_POLICY:
+		return b.bindRenamePolicy(s)
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN:
 	default:
 		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.TrimPrefix(s.RenameType.String(), "OBJECT_"))

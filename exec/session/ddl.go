@@ -22,6 +22,8 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		return s.runRole(tx, x)
 	case *sql.GrantPrivileges:
 		return s.runGrant(tx, x)
+	case *sql.CreatePolicy, *sql.AlterPolicy, *sql.DropPolicy:
+		return s.runPolicy(tx, x)
 	case *sql.AlterSchemaOwner:
 		cat := tx.Catalog()
 		sc := cat.Schemas[x.Name]
@@ -317,6 +319,13 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				return err
 			}
 			def.Owner, def.ACL = owner, acl
+		case sql.RowSecurity:
+			switch cmd.Name {
+			case "Enable", "Disable":
+				def.RowSecurity = cmd.Name == "Enable"
+			default:
+				def.ForceRowSecurity = cmd.Name == "Force"
+			}
 		case sql.AddColumn:
 			if pos, _ := def.Column(cmd.Column.Name); pos >= 0 {
 				if cmd.IfNotExists {
@@ -354,6 +363,9 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				}
 				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
 			}
+			if err := s.dropColumnPolicies(def, cmd.Name, cmd.Cascade); err != nil {
+				return err
+			}
 			dropColumn(def, pos)
 		case sql.RenameColumn:
 			pos, col := def.Column(cmd.Name)
@@ -364,6 +376,16 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cmd.NewName, def.Name)
 			}
 			def.Columns[pos].Name = cmd.NewName
+			for i := range def.Policies {
+				p := &def.Policies[i]
+				var err error
+				if p.Using, err = sql.RenamePolicyColumn(p.Using, cmd.Name, cmd.NewName); err != nil {
+					return err
+				}
+				if p.Check, err = sql.RenamePolicyColumn(p.Check, cmd.Name, cmd.NewName); err != nil {
+					return err
+				}
+			}
 		case sql.RenameTable:
 			if tx.Catalog().Table(def.Schema, cmd.NewName) != nil {
 				return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", cmd.NewName)

@@ -225,6 +225,10 @@ func (s *Session) checkAccesses(cat *catalog.Catalog, accesses []sql.Access) err
 			if !owns(a.Table.Owner) {
 				return denied("must be owner of index %s", a.Index)
 			}
+		case a.Owner && a.Relation:
+			if !owns(a.Table.Owner) {
+				return denied("must be owner of relation %s", a.Table.Name)
+			}
 		case a.Owner:
 			if !owns(a.Table.Owner) {
 				return denied("must be owner of table %s", a.Table.Name)
@@ -242,8 +246,9 @@ func (s *Session) checkAccesses(cat *catalog.Catalog, accesses []sql.Access) err
 }
 
 // roleDependents lists, as DROP ROLE's 2BP01 detail does, the schemas,
-// tables and views role owns and the tables and schemas it holds or gave
-// privileges on: a role is dropped only once nothing names it.
+// tables and views role owns, the tables and schemas it holds or gave
+// privileges on and the policies that name it: a role is dropped only
+// once nothing names it.
 func (s *Session) roleDependents(cat *catalog.Catalog, role uint32) []string {
 	path := s.searchPath()
 	name := func(schema, n string) string {
@@ -272,6 +277,11 @@ func (s *Session) roleDependents(cat *catalog.Catalog, role uint32) []string {
 			out = append(out, "owner of table "+name(t.Schema, t.Name))
 		} else if named(t.ACL) {
 			out = append(out, "privileges for table "+name(t.Schema, t.Name))
+		}
+		for _, p := range t.Policies {
+			if slices.Contains(p.Roles, role) {
+				out = append(out, "target of policy "+p.Name+" on table "+name(t.Schema, t.Name))
+			}
 		}
 	}
 	views := slices.Sorted(maps.Keys(cat.Views))

@@ -206,11 +206,12 @@ type boundPlan struct {
 // catalog (immutable: a DDL makes a new one), the parameter types asked
 // for, and the settings the binder reads (search_path and the user its
 // $user names, and the TimeZone, DateStyle and extra_float_digits that
-// constant casts follow).
+// constant casts follow; the user and row_security also decide which
+// row-level security policies filter the plan).
 type bindKey struct {
-	cat                                   *catalog.Catalog
-	params                                string
-	user, searchPath, tz, dates, floatDig string
+	cat                                                *catalog.Catalog
+	params                                             string
+	user, searchPath, tz, dates, floatDig, rowSecurity string
 }
 
 // Empty reports whether st is an empty query (nothing but white space
@@ -515,7 +516,8 @@ func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.
 // binder is a binder over cat with the session's search path, settings
 // and prepared statements.
 func (s *Session) binder(cat *catalog.Catalog) *sql.Binder {
-	return &sql.Binder{Catalog: cat, SearchPath: s.searchPath(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Prepared: s.preparedParams}
+	return &sql.Binder{Catalog: cat, SearchPath: s.searchPath(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Prepared: s.preparedParams,
+		Role: s.currentRole(cat).OID, RowSecurityOff: !isOn(s.get("row_security"))}
 }
 
 // preparedParams are the parameter types of the prepared statement name.
@@ -635,7 +637,7 @@ func (s *Session) bindCached(st *Statement) (*boundPlan, error) {
 // types params is kept.
 func (s *Session) bindKey(params []types.T) bindKey {
 	k := bindKey{cat: s.catalog(), user: s.currentUser(), searchPath: s.get("search_path"), tz: s.get("timezone"),
-		dates: s.get("datestyle"), floatDig: s.get("extra_float_digits")}
+		dates: s.get("datestyle"), floatDig: s.get("extra_float_digits"), rowSecurity: s.get("row_security")}
 	if len(params) > 0 {
 		var b strings.Builder
 		for _, t := range params {

@@ -153,7 +153,7 @@ func (c *Catalog) ACLText(acl []ACLItem) []string {
 	for _, it := range acl {
 		var b strings.Builder
 		if it.Grantee != PublicOID {
-			b.WriteString(c.roleName(it.Grantee))
+			b.WriteString(c.RoleName(it.Grantee))
 		}
 		b.WriteByte('=')
 		for i := range len(aclChars) {
@@ -165,15 +165,15 @@ func (c *Catalog) ACLText(acl []ACLItem) []string {
 			}
 		}
 		b.WriteByte('/')
-		b.WriteString(c.roleName(it.Grantor))
+		b.WriteString(c.RoleName(it.Grantor))
 		out = append(out, b.String())
 	}
 	return out
 }
 
-// roleName is the name of the role with OID oid, or the OID itself for a
+// RoleName is the name of the role with OID oid, or the OID itself for a
 // role since dropped (as PostgreSQL prints one).
-func (c *Catalog) roleName(oid uint32) string {
+func (c *Catalog) RoleName(oid uint32) string {
 	if r := c.RoleByOID(oid); r != nil {
 		return r.Name
 	}

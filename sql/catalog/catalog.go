@@ -63,6 +63,11 @@ type TableDef struct {
 	// (OwnerOID); ACL its privileges, nil for the default (acl.go).
 	Owner uint32    `json:"owner,omitempty"`
 	ACL   []ACLItem `json:"acl"`
+	// RowSecurity and ForceRowSecurity are ALTER TABLE's ENABLE and FORCE
+	// ROW LEVEL SECURITY; Policies the table's policies (policy.go).
+	RowSecurity      bool        `json:"row_security,omitempty"`
+	ForceRowSecurity bool        `json:"force_row_security,omitempty"`
+	Policies         []PolicyDef `json:"policies,omitempty"`
 }
 
 // ColumnDef is one column.
@@ -402,6 +407,13 @@ func (t *TableDef) Clone() *TableDef {
 	}
 	n.Checks = slices.Clone(t.Checks)
 	n.ACL = slices.Clone(t.ACL)
+	if t.Policies != nil {
+		n.Policies = make([]PolicyDef, len(t.Policies))
+		for i, p := range t.Policies {
+			p.Roles = slices.Clone(p.Roles)
+			n.Policies[i] = p
+		}
+	}
 	if t.ForeignKeys != nil {
 		n.ForeignKeys = make([]ForeignKeyDef, len(t.ForeignKeys))
 		for i, f := range t.ForeignKeys {

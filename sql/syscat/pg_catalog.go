@@ -151,6 +151,7 @@ func init() {
 		for _, t := range v.tables {
 			owner, acl = int64(catalog.OwnerOID(t.Owner)), aclDatum(v.Cat, t.ACL)
 			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), v.hasIndex(t), inFK[t.ID])
+			rows[len(rows)-1][22], rows[len(rows)-1][23] = t.RowSecurity, t.ForceRowSecurity
 		}
 		owner, acl = int64(BootstrapUserOID), nil
 		for _, ix := range v.indexes {
@@ -362,7 +363,41 @@ func init() {
 		}
 	})
 	register("pg_catalog", "pg_inherits", 2611, "inhrelid oid, inhparent oid, inhseqno int4, inhdetachpending bool", nil)
-	register("pg_catalog", "pg_policy", 3256, "oid oid, polname name, polrelid oid, polcmd \"char\", polpermissive bool, polroles oid[], polqual text, polwithcheck text", nil)
+	register("pg_catalog", "pg_policy", 3256, "oid oid, polname name, polrelid oid, polcmd \"char\", polpermissive bool, polroles oid[], polqual text, polwithcheck text", func(v *View) [][]any {
+		var rows [][]any
+		for _, t := range v.tables {
+			for _, p := range t.Policies {
+				roles := make([]any, len(p.Roles))
+				for i, r := range p.Roles {
+					roles[i] = int64(r)
+				}
+				rows = append(rows, []any{PolicyOID(TableOID(t.ID), p.Name), p.Name, TableOID(t.ID), p.Cmd, !p.Restrictive,
+					types.NewArray(types.OidT, roles...), nullIfEmpty(p.Using), nullIfEmpty(p.Check)})
+			}
+		}
+		return rows
+	})
+	register("pg_catalog", "pg_policies", 0, "schemaname name, tablename name, policyname name, permissive text, roles name[], cmd text, qual text, with_check text", func(v *View) [][]any {
+		var rows [][]any
+		for _, t := range v.tables {
+			for _, p := range t.Policies {
+				roles := make([]any, len(p.Roles))
+				for i, r := range p.Roles {
+					roles[i] = "public"
+					if r != catalog.PublicOID {
+						roles[i] = v.Cat.RoleName(r)
+					}
+				}
+				kind := "PERMISSIVE"
+				if p.Restrictive {
+					kind = "RESTRICTIVE"
+				}
+				rows = append(rows, []any{t.Schema, t.Name, p.Name, kind, types.NewArray(types.NameT, roles...),
+					catalog.PolicyCmdName(p.Cmd), nullIfEmpty(p.Using), nullIfEmpty(p.Check)})
+			}
+		}
+		return rows
+	})
 	register("pg_catalog", "pg_statistic_ext", 3381, "oid oid, stxrelid oid, stxname name, stxnamespace oid, stxowner oid, stxstattarget int4, stxkeys int2vector, stxkind text[], stxexprs text", nil)
 	register("pg_catalog", "pg_publication", 6104, "oid oid, pubname name, pubowner oid, puballtables bool, pubinsert bool, pubupdate bool, pubdelete bool, pubtruncate bool, pubviaroot bool", nil)
 	register("pg_catalog", "pg_publication_namespace", 6237, "oid oid, pnpubid oid, pnnspid oid", nil)
@@ -385,7 +420,7 @@ func init() {
 	register("pg_catalog", "pg_tables", 0, "schemaname name, tablename name, tableowner name, tablespace name, hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool", func(v *View) [][]any {
 		var rows [][]any
 		for _, t := range v.tables {
-			rows = append(rows, []any{t.Schema, t.Name, v.User, nil, v.hasIndex(t), false, false, false})
+			rows = append(rows, []any{t.Schema, t.Name, v.User, nil, v.hasIndex(t), false, false, t.RowSecurity})
 		}
 		return rows
 	})

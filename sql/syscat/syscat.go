@@ -151,6 +151,11 @@ func SequenceOID(schema, name string) int64 { return hashOID("S:" + schema + "."
 // ViewOID is the OID of a view.
 func ViewOID(schema, name string) int64 { return hashOID("v:" + schema + "." + name) }
 
+// PolicyOID is the OID of a table's row-level security policy.
+func PolicyOID(table int64, name string) int64 {
+	return hashOID(fmt.Sprintf("p:%d.%s", table, name))
+}
+
 // ConstraintOID is the OID of a table constraint.
 func ConstraintOID(table int64, name string) int64 {
 	return hashOID(fmt.Sprintf("c:%d.%s", table, name))
