@@ -171,9 +171,15 @@ func (s *S3) PutIfAbsent(ctx context.Context, key string, r io.Reader) (Info, er
 	return s.putConditional(ctx, key, r, func(in *s3.PutObjectInput) { in.IfNoneMatch = aws.String("*") })
 }
 
-// PutIfMatch implements Store with If-Match: etag.
+// PutIfMatch implements Store with If-Match: etag. AWS answers 404 rather
+// than 412 when there is no object to match (some S3-compatible servers
+// answer 412): either way the condition failed.
 func (s *S3) PutIfMatch(ctx context.Context, key string, r io.Reader, etag string) (Info, error) {
-	return s.putConditional(ctx, key, r, func(in *s3.PutObjectInput) { in.IfMatch = aws.String(etag) })
+	info, err := s.putConditional(ctx, key, r, func(in *s3.PutObjectInput) { in.IfMatch = aws.String(etag) })
+	if errors.Is(err, ErrNotExist) {
+		return Info{}, fmt.Errorf("objstore: put-if-match %q: no object: %w", key, ErrPreconditionFailed)
+	}
+	return info, err
 }
 
 // putConditional sends r in one conditional PutObject. S3 answers 409
