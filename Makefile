@@ -11,7 +11,8 @@ FUZZTIME ?= 15s
 test: setup lint race fuzz
 
 # setup installs the clients the tests drive (psql, Python drivers, pgjdbc,
-# node-postgres), only those missing.
+# node-postgres), only those missing. The S3 server that storage/objstore's
+# tests start on loopback (gofakes3) is a Go module: nothing to install.
 setup:
 	testdata/setup/clients.sh
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/cairn-db/cairn/storage/objstore"
 )
 
 // writeFileAtomic replaces path with data so that a crash leaves either the
@@ -54,33 +56,10 @@ func renameDurable(from, to string) error {
 }
 
 // syncDir fsyncs a directory so that entries created, renamed or removed in
-// it survive a crash.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", dir, err)
-	}
-	return nil
-}
+// it survive a crash; the local object store makes its writes durable the
+// same way.
+func syncDir(dir string) error { return objstore.SyncDir(dir) }
 
 // mkdirAllDurable creates dir and its missing parents, fsyncing each parent
 // whose entries changed.
-func mkdirAllDurable(dir string) error {
-	if _, err := os.Stat(dir); err == nil {
-		return nil
-	}
-	parent := filepath.Dir(dir)
-	if parent != dir {
-		if err := mkdirAllDurable(parent); err != nil {
-			return err
-		}
-	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
-		return err
-	}
-	return syncDir(parent)
-}
+func mkdirAllDurable(dir string) error { return objstore.MkdirAllDurable(dir) }
