@@ -25,6 +25,7 @@ import (
 	"github.com/cairn-db/cairn/functions/embedding"
 	"github.com/cairn-db/cairn/storage"
 	"github.com/cairn-db/cairn/wire"
+	"github.com/cairn-db/cairn/wire/httpauth"
 )
 
 // shutdownTimeout is how long in-flight statements get to finish after
@@ -53,8 +54,13 @@ type config struct {
 	listen   string
 	http     string
 	password string
-	// httpToken is the bearer token the HTTP API requires ("" = none).
-	httpToken string
+	// httpToken is the bootstrap superuser's bearer token on the HTTP API
+	// ("" = none); httpTokens is the file mapping more tokens to roles
+	// ("" = none). With neither, the API needs no token.
+	httpToken, httpTokens string
+	// httpMaxConcurrency bounds the HTTP requests served at once ("" =
+	// wire's default).
+	httpMaxConcurrency string
 	// mcpSQL ("on") adds the sql_query tool to the HTTP API's /mcp.
 	mcpSQL string
 	// flushRows and walCheckpoint tune storage ("" = storage's default).
@@ -98,7 +104,9 @@ func options(cfg *config) []option {
 		{"data-dir", "CAIRN_DATA_DIR", "./cairn-data", "dir", "data directory", &cfg.dataDir},
 		{"listen", "CAIRN_LISTEN", "127.0.0.1:5432", "host:port", "PostgreSQL protocol address (port 0 picks a free port)", &cfg.listen},
 		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
-		{"http-token", "CAIRN_HTTP_TOKEN", "", "token", "require Authorization: Bearer <token> on the HTTP API (all but /health and /ready)", &cfg.httpToken},
+		{"http-token", "CAIRN_HTTP_TOKEN", "", "token", "require Authorization: Bearer <token> on the HTTP API (all but /health and /ready); this token acts as the bootstrap superuser", &cfg.httpToken},
+		{"http-tokens", "CAIRN_HTTP_TOKENS", "", "file", "file of more HTTP API tokens, a line \"role token\" (or \"role sha256:<hex>\") each: a request with one runs its SQL as that role, with its privileges", &cfg.httpTokens},
+		{"http-max-concurrency", "CAIRN_HTTP_MAX_CONCURRENCY", "", "n", fmt.Sprintf("HTTP requests served at once; more get 503 with Retry-After (default %d)", wire.DefaultMaxConcurrency), &cfg.httpMaxConcurrency},
 		{"mcp-sql", "CAIRN_MCP_SQL", "", "on|off", "add the read-only sql_query tool to the MCP endpoint /mcp (default off)", &cfg.mcpSQL},
 		{"password", "CAIRN_PASSWORD", "", "secret", "the bootstrap superuser's (cairn's) password, stored as a SCRAM-SHA-256 verifier; with it every client must authenticate by SCRAM-SHA-256", &cfg.password},
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
@@ -264,6 +272,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	httpOpts, err := httpOptions(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: %v\n", err)
+		return 2
+	}
+	httpOpts.NearDuplicate, httpOpts.Logger = nearDuplicate, log
 	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed, MaxConnections: maxConns,
 		Settings: map[string]string{"log_min_duration_statement": logMinDuration}})
 	var httpHost string
@@ -309,7 +323,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	httpCtx, cancelHTTP := context.WithCancel(context.Background())
 	defer cancelHTTP()
 	if httpl != nil {
-		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, MCPSQL: strings.EqualFold(cfg.mcpSQL, "on"), NearDuplicate: nearDuplicate, Logger: log}), log, defaultHTTPTimeouts)
+		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, httpOpts), log, defaultHTTPTimeouts)
 		if tlsCfg != nil {
 			hs.TLSConfig = tlsCfg.Clone()
 			go func() { errc <- hs.ServeTLS(httpl, "", "") }()
@@ -466,10 +480,29 @@ func parseSize(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
+// httpOptions reads the HTTP API's token flags and its concurrency limit.
+func httpOptions(cfg config) (wire.HTTPOptions, error) {
+	opts := wire.HTTPOptions{Token: cfg.httpToken, MCPSQL: strings.EqualFold(cfg.mcpSQL, "on")}
+	if cfg.httpTokens != "" {
+		opts.Tokens = &httpauth.Tokens{}
+		if err := opts.Tokens.Load(cfg.httpTokens); err != nil {
+			return opts, fmt.Errorf("--http-tokens: %w", err)
+		}
+	}
+	if cfg.httpMaxConcurrency != "" {
+		n, err := strconv.Atoi(cfg.httpMaxConcurrency)
+		if err != nil || n < 1 {
+			return opts, fmt.Errorf("--http-max-concurrency %q: want a positive integer", cfg.httpMaxConcurrency)
+		}
+		opts.MaxConcurrency = n
+	}
+	return opts, nil
+}
+
 // checkAuth enforces the password rules: without a password only loopback
 // addresses may be served (every client is trusted then). With one, the
 // PostgreSQL port asks for it (SCRAM-SHA-256) and the HTTP API needs
-// --http-token to leave loopback. A non-loopback address also needs TLS,
+// --http-token or --http-tokens to leave loopback. A non-loopback address also needs TLS,
 // or --insecure-listen to say that passwords and data may cross the
 // network in the clear.
 func checkAuth(cfg config) error {
@@ -478,8 +511,8 @@ func checkAuth(cfg config) error {
 	if cfg.password == "" {
 		addrs = append(addrs, open{"--listen", cfg.listen, "--password (CAIRN_PASSWORD)"})
 	}
-	if !isOff(cfg.http) && cfg.httpToken == "" {
-		addrs = append(addrs, open{"--http", cfg.http, "--http-token (CAIRN_HTTP_TOKEN)"})
+	if !isOff(cfg.http) && cfg.httpToken == "" && cfg.httpTokens == "" {
+		addrs = append(addrs, open{"--http", cfg.http, "--http-token (CAIRN_HTTP_TOKEN) or --http-tokens (CAIRN_HTTP_TOKENS)"})
 	}
 	if !tlsOn(cfg) && !isTrue(cfg.insecureListen) {
 		addrs = append(addrs, open{"--listen", cfg.listen, ""})
