@@ -73,6 +73,7 @@ var settings = map[string]setting{
 	"lock_timeout":                        {def: "0", check: checkDuration, show: showMillis},
 	"log_min_duration_statement":          {def: "-1", check: checkLogMinDuration, show: showMillis},
 	"idle_in_transaction_session_timeout": {def: "0", check: checkDuration, show: showMillis},
+	"idle_session_timeout":                {def: "0", check: checkDuration, show: showMillis},
 	"transaction_isolation":               {def: exec.ReadCommitted},
 	"default_transaction_isolation":       {def: exec.ReadCommitted, check: checkIsolation},
 	"transaction_read_only":               {def: "off"},

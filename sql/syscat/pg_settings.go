@@ -49,6 +49,7 @@ var settingInfos = []settingInfo{
 	{"hnsw.max_scan_tuples", "", "Customized Options", "Sets the max number of tuples to visit for iterative scans", "", "user", "integer", "1", "2147483647", nil},
 	{"hnsw.scan_mem_multiplier", "", "Customized Options", "Sets the multiple of work_mem to use for iterative scans", "", "user", "real", "1", "1000", nil},
 	{"idle_in_transaction_session_timeout", "ms", "Client Connection Defaults / Statement Behavior", "Sets the maximum allowed idle time between queries, when in a transaction.", "A value of 0 turns off the timeout.", "user", "integer", "0", "2147483647", nil},
+	{"idle_session_timeout", "ms", "Client Connection Defaults / Statement Behavior", "Sets the maximum allowed idle time between queries, when not in a transaction.", "A value of 0 turns off the timeout.", "user", "integer", "0", "2147483647", nil},
 	{"in_hot_standby", "", "Preset Options", "Shows whether hot standby is currently active.", "", "internal", "bool", "", "", nil},
 	{"integer_datetimes", "", "Preset Options", "Shows whether datetimes are integer based.", "", "internal", "bool", "", "", nil},
 	{"IntervalStyle", "", "Client Connection Defaults / Locale and Formatting", "Sets the display format for interval values.", "", "user", "enum", "", "", []string{"postgres", "postgres_verbose", "sql_standard", "iso_8601"}},
