@@ -90,6 +90,8 @@ type config struct {
 	maxConnections, logConnections, logDisconnections string
 	// logMinDuration is log_min_duration_statement's server default.
 	logMinDuration string
+	// statementMem is statement_mem's server default.
+	statementMem string
 }
 
 // option is one flag with its environment variable. An option whose arg
@@ -128,6 +130,7 @@ func options(cfg *config) []option {
 		{"log-connections", "CAIRN_LOG_CONNECTIONS", "", "", "log each PostgreSQL connection attempt and authorization (log_connections); failed authentications are always logged", &cfg.logConnections},
 		{"log-disconnections", "CAIRN_LOG_DISCONNECTIONS", "", "", "log the end of each PostgreSQL session with its duration (log_disconnections)", &cfg.logDisconnections},
 		{"log-min-duration-statement", "CAIRN_LOG_MIN_DURATION_STATEMENT", "-1", "ms|duration", "log every statement that runs at least this long, with its duration, text and plan (0: all, -1: none); sessions may SET log_min_duration_statement", &cfg.logMinDuration},
+		{"statement-mem", "CAIRN_STATEMENT_MEM", session.DefaultStatementMem, "size", "memory one statement's sorts, hash tables and buffered rows may hold before it fails with 53200 (PostgreSQL units: 512MB, 2GB; 0: no limit); sessions and roles may SET statement_mem", &cfg.statementMem},
 		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
 }
@@ -240,6 +243,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cairn: --log-min-duration-statement: %v\n", err)
 		return 2
 	}
+	statementMem, err := session.CheckSetting("statement_mem", cfg.statementMem)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: --statement-mem: %v\n", err)
+		return 2
+	}
 	embedder, err := newEmbedder(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "cairn: %v\n", err)
@@ -279,7 +287,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	httpOpts.NearDuplicate, httpOpts.Logger = nearDuplicate, log
 	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed, MaxConnections: maxConns,
-		Settings: map[string]string{"log_min_duration_statement": logMinDuration}})
+		Settings: map[string]string{"log_min_duration_statement": logMinDuration, "statement_mem": statementMem}})
 	var httpHost string
 	if !isOff(cfg.http) {
 		httpHost = cfg.http

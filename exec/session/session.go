@@ -871,6 +871,12 @@ func (s *Session) buildTrigramIndex(ctx context.Context, x *sql.CreateIndex, ind
 	return err
 }
 
+// statementMem is statement_mem in bytes, 0 for no limit.
+func (s *Session) statementMem() int64 {
+	b, _ := parseMemory(s.get("statement_mem"))
+	return b
+}
+
 // runtime builds the exec.Runtime of one statement.
 func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	now := time.Now()
@@ -885,6 +891,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 		ExprCache: s.engine.exprs,
 		Seqs:      &s.seqs,
 		Stats:     &s.engine.stats,
+		Mem:       exec.NewMemoryBudget(s.statementMem()),
 	}
 	rt.Fn.Catalog = rt.CatalogFunctions()
 	rt.Fn.Advisory = sessionAdvisory{s}
