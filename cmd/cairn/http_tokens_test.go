@@ -115,7 +115,11 @@ func TestHTTPTokenWorkspaces(t *testing.T) {
 		t.Errorf("a.memories owner %q, %v", owner, err)
 	}
 
-	// The explorer: a's token logs in as wa and b's table is refused.
+	// The explorer: a's token logs in as wa, lists a's tables and not
+	// b's, and b's table is refused.
+	if status, _, page := a.do("GET", "/ui/", nil); status != http.StatusOK || !strings.Contains(string(page), "/ui/tables/a/notes") || strings.Contains(string(page), "/ui/tables/b/") {
+		t.Errorf("ui overview with a's token: %d %s", status, page)
+	}
 	status, _, page := a.do("GET", "/ui/tables/b/notes", nil)
 	if status != http.StatusForbidden || !strings.Contains(string(page), "42501") {
 		t.Errorf("ui b.notes with a's token: %d %s", status, page)
