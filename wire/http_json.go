@@ -78,7 +78,11 @@ func (a *httpAPI) fail(w http.ResponseWriter, err error) {
 	} else {
 		a.log.Debug("http request failed", "sqlstate", pe.Code, "err", err)
 	}
-	writeError(w, httpStatus(pe.Code), codeQuery, pe)
+	status := httpStatus(pe.Code)
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeError(w, status, codeQuery, pe)
 }
 
 // httpStatus maps a SQLSTATE to the HTTP status of its answer: 500 for

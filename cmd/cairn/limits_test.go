@@ -119,6 +119,13 @@ func TestHTTPLimitFlags(t *testing.T) {
 	if err := os.WriteFile(file, []byte("cairn token-boot\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	for _, bad := range [][]string{{"--http-token", "token-boot"}, {"--http-max-concurrency", "0"}} {
+		var stderr strings.Builder
+		args := append([]string{"--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--http-tokens", file}, bad...)
+		if code := run(context.Background(), args, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), bad[0]) {
+			t.Errorf("%v: exit %d, %q", bad, code, stderr.String())
+		}
+	}
 	s := startRun(t, "--data-dir", t.TempDir(), "--http", "127.0.0.1:0", "--http-tokens", file, "--http-max-concurrency", "1")
 	post := func(token, query string) (int, http.Header, string) {
 		req, _ := http.NewRequest("POST", "http://"+s.http+"/workspaces/w/tables/query", strings.NewReader(`{"query": "`+query+`"}`))

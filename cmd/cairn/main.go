@@ -248,6 +248,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cairn: --statement-mem: %v\n", err)
 		return 2
 	}
+	httpOpts, err := httpOptions(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: %v\n", err)
+		return 2
+	}
+	httpOpts.NearDuplicate, httpOpts.Logger = nearDuplicate, log
 	embedder, err := newEmbedder(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "cairn: %v\n", err)
@@ -280,12 +286,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	httpOpts, err := httpOptions(cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "cairn: %v\n", err)
-		return 2
-	}
-	httpOpts.NearDuplicate, httpOpts.Logger = nearDuplicate, log
 	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed, MaxConnections: maxConns,
 		Settings: map[string]string{"log_min_duration_statement": logMinDuration, "statement_mem": statementMem}})
 	var httpHost string
@@ -495,6 +495,9 @@ func httpOptions(cfg config) (wire.HTTPOptions, error) {
 		opts.Tokens = &httpauth.Tokens{}
 		if err := opts.Tokens.Load(cfg.httpTokens); err != nil {
 			return opts, fmt.Errorf("--http-tokens: %w", err)
+		}
+		if role, dup := opts.Tokens.Role(cfg.httpToken); dup {
+			return opts, fmt.Errorf("--http-token is also in --http-tokens, for role %q: one token must stand for one role", role)
 		}
 	}
 	if cfg.httpMaxConcurrency != "" {

@@ -68,7 +68,8 @@ func (t *Tokens) Load(path string) error {
 // as it is or as "sha256:<64 hex digits>" (its SHA-256, what
 // `printf %s TOKEN | sha256sum` prints); blank lines and lines starting
 // with # are skipped. A role name is as the role was created (case
-// matters, no quotes).
+// matters, no quotes). A token given twice is an error: it would stand
+// for two roles.
 func (t *Tokens) Parse(r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
@@ -80,18 +81,18 @@ func (t *Tokens) Parse(r io.Reader) error {
 		if len(fields) != 2 {
 			return fmt.Errorf("line %d: want \"role token\", got %d fields", n, len(fields))
 		}
-		role, tok := fields[0], fields[1]
-		if h, ok := strings.CutPrefix(tok, hashPrefix); ok {
+		e := entry{role: fields[0], hash: sha256.Sum256([]byte(fields[1]))}
+		if h, ok := strings.CutPrefix(fields[1], hashPrefix); ok {
 			b, err := hex.DecodeString(h)
 			if err != nil || len(b) != sha256.Size {
 				return fmt.Errorf("line %d: %s needs 64 hex digits", n, hashPrefix)
 			}
-			e := entry{role: role}
 			copy(e.hash[:], b)
-			t.entries = append(t.entries, e)
-			continue
 		}
-		t.Add(role, tok)
+		if other, dup := t.find(func(o entry) bool { return o.hash == e.hash }); dup {
+			return fmt.Errorf("line %d: the token of role %q is already given for role %q", n, e.role, other)
+		}
+		t.entries = append(t.entries, e)
 	}
 	return sc.Err()
 }

@@ -19,8 +19,8 @@ func TestParse(t *testing.T) {
 			t.Errorf("Role(%q) = %q, %v; want %q", tok, got, ok, want)
 		}
 	}
-	for _, bad := range []string{"only-a-role\n", "a b c\n", "a sha256:abc\n", "a sha256:" + strings.Repeat("zz", 32) + "\n"} {
-		if err := (&Tokens{}).Parse(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line 1") {
+	for _, bad := range []string{"only-a-role\n", "a b c\n", "a sha256:abc\n", "a sha256:" + strings.Repeat("zz", 32) + "\n", "a tok-b\n", "a tok-a\n"} {
+		if err := tk.Parse(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("Parse(%q) = %v, want a line 1 error", bad, err)
 		}
 	}
