@@ -150,6 +150,14 @@ func TestHTTPTokenWorkspaces(t *testing.T) {
 		resp.Body.Close()
 	}
 
+	// A token in the URL only logs in, with GET: a POST carrying one is
+	// not let in.
+	if resp, err := cookieClient.Post(hs.URL+"/ui/activity/1/cancel?token=token-a", "application/x-www-form-urlencoded", nil); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("ui POST with ?token=: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+
 	// Nothing changed in b.
 	var n int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM b.notes").Scan(&n); err != nil || n != 1 {

@@ -114,15 +114,19 @@ func (u *explorer) guard(h func(http.ResponseWriter, *http.Request, *page)) http
 			c, _ := r.Cookie(sessionCookie)
 			query := r.URL.Query().Get("token")
 			var ok bool
-			if role, ok = u.tokens.Role(tok); ok {
+			switch role, ok = u.tokens.Role(tok); {
+			case ok:
 				byHeader = true
-			} else if _, ok = u.tokens.Role(query); ok && r.Method == http.MethodGet {
-				setCookie(w, r, sessionCookie, u.tokens.SessionValue(query))
-				q := r.URL.Query()
-				q.Del("token")
-				http.Redirect(w, r, (&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String(), http.StatusSeeOther)
-				return
-			} else if c != nil && query == "" {
+			case query != "":
+				// A token in the URL only logs in (GET), never acts.
+				if _, valid := u.tokens.Role(query); valid && r.Method == http.MethodGet {
+					setCookie(w, r, sessionCookie, u.tokens.SessionValue(query))
+					q := r.URL.Query()
+					q.Del("token")
+					http.Redirect(w, r, (&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String(), http.StatusSeeOther)
+					return
+				}
+			case c != nil:
 				role, ok = u.tokens.SessionRole(c.Value)
 			}
 			if !ok {
