@@ -36,6 +36,9 @@ type Aggregate struct {
 	loaded bool
 	pos    int
 	out    outSlot
+	// acct counts the groups, DISTINCT aggregates' seen keys and ORDER BY
+	// aggregates' buffered rows in the statement's budget.
+	acct memAccount
 }
 
 // aggInfo is what does not change between groups for one aggregate call.
@@ -63,7 +66,7 @@ type bufferedRow struct {
 }
 
 func newAggregate(rt *Runtime, n *sql.Aggregate, in Operator) *Aggregate {
-	a := &Aggregate{rt: rt, node: n, input: in, schema: schemaOf(n.Out), index: map[string]int32{}}
+	a := &Aggregate{rt: rt, node: n, input: in, schema: schemaOf(n.Out), index: map[string]int32{}, acct: rt.account()}
 	for i := range n.Aggs {
 		c := &n.Aggs[i]
 		info := aggInfo{call: c}
@@ -176,6 +179,11 @@ func (a *Aggregate) consumeSet(ev *evaluator, b batch, keys []vec, set []int, si
 		}
 		g, ok := a.index[string(kb)]
 		if !ok {
+			// The key's bytes and map entry, the key values, and a state
+			// per aggregate.
+			if err := a.acct.grow(int64(len(kb)) + memMapEntry + memValue*int64(len(keys)+len(a.aggs))); err != nil {
+				return err
+			}
 			vals := make([]any, len(keys))
 			for j, k := range keys {
 				if set == nil || slices.Contains(set, j) {
@@ -269,6 +277,9 @@ func (a *Aggregate) step(ev *evaluator, ai int, b batch, gidx []int32) error {
 			if _, ok := g.seen[ai][string(dk)]; ok {
 				continue
 			}
+			if err := a.acct.grow(int64(len(dk)) + memMapEntry); err != nil {
+				return err
+			}
 			g.seen[ai][string(dk)] = struct{}{}
 		}
 		if len(keyv) > 0 {
@@ -280,6 +291,13 @@ func (a *Aggregate) step(ev *evaluator, ai int, b batch, gidx []int32) error {
 					row.keys[k] = sortValAt(v.arr, j, &info.specs[k])
 					row.keys[k].s = strings.Clone(row.keys[k].s) // outlives the batch
 				}
+			}
+			size := memValue * int64(len(args)+len(keyv))
+			for _, k := range row.keys {
+				size += int64(len(k.s))
+			}
+			if err := a.acct.grow(size); err != nil {
+				return err
 			}
 			g.buffered[ai] = append(g.buffered[ai], row)
 			continue
@@ -386,5 +404,6 @@ func (a *Aggregate) Close() {
 	a.out.release()
 	a.groups = nil
 	a.index = nil
+	a.acct.release()
 	a.input.Close()
 }

@@ -115,7 +115,7 @@ func BenchmarkTopK(b *testing.B) {
 
 func BenchmarkSort(b *testing.B) {
 	recs := benchRecords(benchRows / 4)
-	rt := &Runtime{}
+	rt := &Runtime{Mem: NewMemoryBudget(1 << 40)} // accounted, as the server runs them
 	keys := []sql.SortKey{{Expr: ref(3, types.TextT)}, {Expr: ref(2, types.Float4T), Desc: true, NullsFirst: true}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -127,7 +127,7 @@ func BenchmarkSort(b *testing.B) {
 
 func BenchmarkHashAggregate(b *testing.B) {
 	recs := benchRecords(benchRows)
-	rt := &Runtime{}
+	rt := &Runtime{Mem: NewMemoryBudget(1 << 40)} // accounted, as the server runs them
 	n := aggNode(values(benchCols), []sql.Expr{ref(1, types.Int8T)},
 		sql.AggCall{Agg: aggCountStar, Name: "count", T: types.Int8T},
 		sql.AggCall{Agg: aggSum, Name: "sum", Args: []sql.Expr{ref(0, types.Int8T)}, T: types.Int8T})
@@ -144,7 +144,7 @@ func BenchmarkHashAggregate(b *testing.B) {
 func BenchmarkHashJoin(b *testing.B) {
 	left := benchRecords(benchRows)
 	right := benchRecords(1000) // grp matches exactly one id
-	rt := &Runtime{}
+	rt := &Runtime{Mem: NewMemoryBudget(1 << 40)} // accounted, as the server runs them
 	lv, rv := values(benchCols), values(benchCols)
 	n := &sql.Join{Kind: sql.InnerJoin, Left: lv, Right: rv,
 		EquiLeft: []sql.Expr{ref(1, types.Int8T)}, EquiRight: []sql.Expr{ref(0, types.Int8T)},

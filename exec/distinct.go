@@ -18,6 +18,8 @@ type Distinct struct {
 	input Operator
 	seen  map[string]struct{}
 	out   outSlot
+	// acct counts seen's keys in the statement's budget.
+	acct memAccount
 }
 
 func newDistinct(rt *Runtime, n *sql.Distinct, in Operator) *Distinct {
@@ -30,7 +32,7 @@ func newDistinct(rt *Runtime, n *sql.Distinct, in Operator) *Distinct {
 	if on <= 0 || on > len(ts) {
 		on = len(ts)
 	}
-	return &Distinct{rt: rt, types: ts, on: on, input: in, seen: map[string]struct{}{}}
+	return &Distinct{rt: rt, types: ts, on: on, input: in, seen: map[string]struct{}{}, acct: rt.account()}
 }
 
 // Schema implements Operator.
@@ -48,7 +50,10 @@ func (d *Distinct) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, err
 		}
 		n := int(rec.NumRows())
-		sel := newRows(d.seen, rec, d.on, d.types, nil)
+		sel, added := newRows(d.seen, rec, d.on, d.types, nil)
+		if err := d.acct.grow(added); err != nil {
+			return nil, err
+		}
 		switch len(sel) {
 		case 0:
 			continue
@@ -72,23 +77,27 @@ func recordKey(dst []byte, rec arrow.Record, i, ncols int, ts []types.T) []byte 
 }
 
 // newRows adds the keys of rec's rows to seen and returns (appending to
-// sel) the rows whose key was not there yet.
-func newRows(seen map[string]struct{}, rec arrow.Record, ncols int, ts []types.T, sel []int) []int {
+// sel) the rows whose key was not there yet, and the bytes the new keys
+// take (for the statement's MemoryBudget).
+func newRows(seen map[string]struct{}, rec arrow.Record, ncols int, ts []types.T, sel []int) ([]int, int64) {
 	var key []byte
+	var added int64
 	for i := 0; i < int(rec.NumRows()); i++ {
 		key = recordKey(key[:0], rec, i, ncols, ts)
 		if _, ok := seen[string(key)]; ok {
 			continue
 		}
 		seen[string(key)] = struct{}{}
+		added += int64(len(key)) + memMapEntry
 		sel = append(sel, i)
 	}
-	return sel
+	return sel, added
 }
 
 // Close implements Operator.
 func (d *Distinct) Close() {
 	d.out.release()
 	d.seen = nil
+	d.acct.release()
 	d.input.Close()
 }

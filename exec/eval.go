@@ -45,6 +45,9 @@ type Runtime struct {
 	// Stats are the engine's activity counters (pg_stat_user_tables);
 	// nil counts nothing.
 	Stats *Stats
+	// Mem is the statement's memory budget (statement_mem); nil bounds
+	// nothing.
+	Mem *MemoryBudget
 
 	// scanReaders are preset readers of the scans of one partition of a
 	// parallel pipeline.

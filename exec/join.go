@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -37,6 +38,9 @@ type Join struct {
 	rrows    []rowRef // right row number -> batch and row
 	table    map[string][]int32
 	matchedR []bool
+	// acct counts the build side (its batches, row references and hash
+	// table) in the statement's budget.
+	acct memAccount
 
 	probe     arrow.Record
 	cands     [][]int32 // hash join: candidate right rows per left row
@@ -49,7 +53,7 @@ type Join struct {
 }
 
 func newJoin(rt *Runtime, n *sql.Join, l, r Operator) *Join {
-	j := &Join{rt: rt, node: n, left: l, right: r, schema: schemaOf(n.Out)}
+	j := &Join{rt: rt, node: n, left: l, right: r, schema: schemaOf(n.Out), acct: rt.account()}
 	j.nl = len(n.Left.Columns())
 	j.nr = len(n.Right.Columns())
 	fields := append(append([]arrow.Field(nil), schemaOf(n.Left.Columns()).Fields()...), schemaOf(n.Right.Columns()).Fields()...)
@@ -149,6 +153,11 @@ func (j *Join) build(ctx context.Context, ev *evaluator) error {
 		if n == 0 {
 			continue
 		}
+		// Each row costs its rowRef, its entry in a key's row list and
+		// its matched flag; each new key its bytes and a map entry.
+		if err := j.acct.growRecord(rec, int64(unsafe.Sizeof(rowRef{}))+4+1); err != nil {
+			return err
+		}
 		bi := int32(len(j.rbatches))
 		rec.Retain()
 		j.rbatches = append(j.rbatches, rec)
@@ -157,12 +166,20 @@ func (j *Join) build(ctx context.Context, ev *evaluator) error {
 			j.rrows = append(j.rrows, rowRef{Src: bi, Row: int32(i)})
 		}
 		if j.hashed() {
+			var keyBytes int64
 			err := j.rowKeys(ev, j.node.EquiRight, j.rconv, batchOf(rec), func(i int, key []byte, null bool) {
 				if !null {
-					j.table[string(key)] = append(j.table[string(key)], base+int32(i))
+					rows, ok := j.table[string(key)]
+					if !ok {
+						keyBytes += int64(len(key)) + memMapEntry
+					}
+					j.table[string(key)] = append(rows, base+int32(i))
 				}
 			})
 			if err != nil {
+				return err
+			}
+			if err := j.acct.grow(keyBytes); err != nil {
 				return err
 			}
 		}
@@ -462,6 +479,7 @@ func (j *Join) Close() {
 	}
 	j.rbatches = nil
 	j.table = nil
+	j.acct.release()
 	j.left.Close()
 	j.right.Close()
 }

@@ -24,6 +24,8 @@ type recursiveUnion struct {
 	schema *arrow.Schema
 	ts     []types.T
 	seen   map[string]struct{} // UNION: the rows produced so far
+	// acct counts seen's keys in the statement's budget.
+	acct memAccount
 
 	started bool
 	round   []arrow.Record // the rows of the round being emitted
@@ -31,7 +33,7 @@ type recursiveUnion struct {
 }
 
 func newRecursiveUnion(rt *Runtime, n *sql.RecursiveUnion) *recursiveUnion {
-	r := &recursiveUnion{rt: rt, node: n, schema: schemaOf(n.Out)}
+	r := &recursiveUnion{rt: rt, node: n, schema: schemaOf(n.Out), acct: rt.account()}
 	for _, c := range n.Out {
 		r.ts = append(r.ts, c.T)
 	}
@@ -77,7 +79,10 @@ func (r *recursiveUnion) runRound(ctx context.Context, plan sql.Node) error {
 	var next []arrow.Record
 	err := r.drain(ctx, plan, func(rec arrow.Record) error {
 		if r.seen != nil {
-			rows := newRows(r.seen, rec, len(r.ts), r.ts, nil)
+			rows, added := newRows(r.seen, rec, len(r.ts), r.ts, nil)
+			if err := r.acct.grow(added); err != nil {
+				return err
+			}
 			if len(rows) < int(rec.NumRows()) {
 				if len(rows) == 0 {
 					return nil
@@ -138,6 +143,7 @@ func (r *recursiveUnion) drain(ctx context.Context, plan sql.Node, fn func(arrow
 func (r *recursiveUnion) Close() {
 	releaseRecords(r.round)
 	r.round = nil
+	r.acct.release()
 }
 
 // workTableScan emits the rows of the previous round of its recursive

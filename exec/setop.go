@@ -30,6 +30,8 @@ type SetOp struct {
 	counts  map[string]int      // INTERSECT, EXCEPT: right rows per key
 	loaded  bool
 	out     outSlot
+	// acct counts the keys of seen and counts in the statement's budget.
+	acct memAccount
 }
 
 func newSetOp(rt *Runtime, n *sql.SetOp, l, r Operator) *SetOp {
@@ -38,7 +40,7 @@ func newSetOp(rt *Runtime, n *sql.SetOp, l, r Operator) *SetOp {
 		ts[i] = c.T
 	}
 	return &SetOp{rt: rt, node: n, left: l, right: r, schema: schemaOf(n.Out), types: ts,
-		seen: map[string]struct{}{}}
+		seen: map[string]struct{}{}, acct: rt.account()}
 }
 
 // Schema implements Operator.
@@ -60,9 +62,17 @@ func (s *SetOp) loadRight(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		var added int64
 		for i := 0; i < int(rec.NumRows()); i++ {
 			key = recordKey(key[:0], rec, i, len(s.types), s.types)
-			s.counts[string(key)]++
+			c, ok := s.counts[string(key)]
+			if !ok {
+				added += int64(len(key)) + memMapEntry
+			}
+			s.counts[string(key)] = c + 1
+		}
+		if err := s.acct.grow(added); err != nil {
+			return err
 		}
 	}
 }
@@ -95,7 +105,10 @@ func (s *SetOp) Next(ctx context.Context) (arrow.Record, error) {
 		if n == 0 {
 			continue
 		}
-		sel := s.selectRows(rec)
+		sel, added := s.selectRows(rec)
+		if err := s.acct.grow(added); err != nil {
+			return nil, err
+		}
 		if len(sel) == 0 {
 			continue
 		}
@@ -117,17 +130,19 @@ func (s *SetOp) Next(ctx context.Context) (arrow.Record, error) {
 	}
 }
 
-// selectRows returns the rows of rec that the operation keeps.
-func (s *SetOp) selectRows(rec arrow.Record) []int {
+// selectRows returns the rows of rec that the operation keeps, and the
+// bytes the keys it added to seen take.
+func (s *SetOp) selectRows(rec arrow.Record) ([]int, int64) {
 	n := int(rec.NumRows())
 	if s.node.Kind == sql.Union {
 		if s.node.All {
-			return allRows(n)
+			return allRows(n), 0
 		}
 		return newRows(s.seen, rec, len(s.types), s.types, nil)
 	}
 	var sel []int
 	var key []byte
+	var added int64
 	for i := 0; i < n; i++ {
 		key = recordKey(key[:0], rec, i, len(s.types), s.types)
 		k := string(key)
@@ -141,6 +156,7 @@ func (s *SetOp) selectRows(rec arrow.Record) []int {
 		case s.node.Kind == sql.Intersect:
 			if _, dup := s.seen[k]; c > 0 && !dup {
 				s.seen[k] = struct{}{}
+				added += int64(len(k)) + memMapEntry
 				sel = append(sel, i)
 			}
 		case s.node.All: // EXCEPT ALL
@@ -152,17 +168,19 @@ func (s *SetOp) selectRows(rec arrow.Record) []int {
 		default: // EXCEPT
 			if _, dup := s.seen[k]; c == 0 && !dup {
 				s.seen[k] = struct{}{}
+				added += int64(len(k)) + memMapEntry
 				sel = append(sel, i)
 			}
 		}
 	}
-	return sel
+	return sel, added
 }
 
 // Close implements Operator.
 func (s *SetOp) Close() {
 	s.out.release()
 	s.seen, s.counts = nil, nil
+	s.acct.release()
 	s.left.Close()
 	s.right.Close()
 }

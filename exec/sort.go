@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -242,10 +243,13 @@ type Sort struct {
 	order   []rowRef
 	pos     int
 	out     outSlot
+	// acct counts the kept batches, their keys and row order in the
+	// statement's budget.
+	acct memAccount
 }
 
 func newSort(rt *Runtime, keys []sql.SortKey, in Operator, schema *arrow.Schema) *Sort {
-	return &Sort{rt: rt, ke: newKeyEvaluator(keys), input: in, schema: schema}
+	return &Sort{rt: rt, ke: newKeyEvaluator(keys), input: in, schema: schema, acct: rt.account()}
 }
 
 // Schema implements Operator.
@@ -263,6 +267,12 @@ func (s *Sort) load(ctx context.Context) error {
 		normBuf []byte
 		normOff = []int{0}
 	)
+	// Each row costs its rowRef and an index entry while sorting, and its
+	// keys: a normalised byte string and its offset, or sortVals.
+	perRow := int64(unsafe.Sizeof(rowRef{})) + 2*8
+	if !norm {
+		perRow += int64(len(specs)) * int64(unsafe.Sizeof(sortVal{}))
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -290,6 +300,14 @@ func (s *Sort) load(ctx context.Context) error {
 			keys = batchKeys
 		} else if keys, err = s.ke.rows(ev, rec, keys); err != nil {
 			return err
+		}
+		if err := s.acct.growRecord(rec, perRow); err != nil {
+			return err
+		}
+		if norm {
+			if err := s.acct.grow(int64(len(normBuf) - normOff[len(normOff)-n-1])); err != nil {
+				return err
+			}
 		}
 		bi := int32(len(s.batches))
 		rec.Retain()
@@ -419,5 +437,6 @@ func (s *Sort) Close() {
 	s.out.release()
 	s.releaseBatches()
 	s.order = nil
+	s.acct.release()
 	s.input.Close()
 }

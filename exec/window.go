@@ -31,10 +31,12 @@ type windowOp struct {
 	result arrow.Record
 	pos    int
 	out    outSlot
+	// acct counts the input the window gathers in the statement's budget.
+	acct memAccount
 }
 
 func newWindow(rt *Runtime, n *sql.Window, in Operator) *windowOp {
-	return &windowOp{rt: rt, node: n, input: in, schema: schemaOf(n.Out)}
+	return &windowOp{rt: rt, node: n, input: in, schema: schemaOf(n.Out), acct: rt.account()}
 }
 
 // Schema implements Operator.
@@ -47,6 +49,7 @@ func (w *windowOp) Close() {
 		w.result.Release()
 		w.result = nil
 	}
+	w.acct.release()
 	w.input.Close()
 }
 
@@ -109,6 +112,10 @@ func (w *windowOp) readAll(ctx context.Context) (arrow.Record, error) {
 			break
 		}
 		if err != nil {
+			return nil, err
+		}
+		// Its bytes, and a row index for the partition and order.
+		if err := w.acct.growRecord(rec, 8); err != nil {
 			return nil, err
 		}
 		rec.Retain()

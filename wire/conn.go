@@ -132,8 +132,24 @@ func (c *conn) loop() {
 			c.fatal(adminShutdown())
 			return
 		}
+		idle, idleErr := c.armIdleTimeout()
+		if idle && (c.srv.closing.Load() || c.terminated.Load()) {
+			// A Shutdown or pg_terminate_backend that woke the read
+			// before the deadline was set.
+			c.fatal(adminShutdown())
+			return
+		}
 		msg, err := c.nextMessage()
+		if idle {
+			c.nc.SetReadDeadline(time.Time{})
+		}
 		if err != nil {
+			var ne net.Error
+			if idle && errors.As(err, &ne) && ne.Timeout() && !c.srv.closing.Load() && !c.terminated.Load() {
+				c.log.Info("session idle timeout", "pid", c.pid, "code", pgerr.Code(idleErr))
+				c.fatal(idleErr)
+				return
+			}
 			c.receiveFailed(err)
 			return
 		}
@@ -201,6 +217,23 @@ func (c *conn) loop() {
 			return
 		}
 	}
+}
+
+// armIdleTimeout sets the read deadline of a connection that has sent
+// ReadyForQuery and waits for the next query (not inside an extended
+// protocol cycle or a COPY) when its session has an idle timeout
+// (Session.IdleTimeout); it reports whether it did, and the error that
+// ends the session when the deadline passes.
+func (c *conn) armIdleTimeout() (bool, error) {
+	if c.inCycle || c.copyIn != nil || c.sess == nil {
+		return false, nil
+	}
+	d, err := c.sess.IdleTimeout()
+	if d <= 0 {
+		return false, nil
+	}
+	c.nc.SetReadDeadline(time.Now().Add(d))
+	return true, err
 }
 
 // receive reads the next message. An error decoding its body (pgproto3's

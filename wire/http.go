@@ -1,14 +1,15 @@
 package wire
 
 import (
-	"crypto/subtle"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strings"
+	"strconv"
 
 	"github.com/cairn-db/cairn/exec/session"
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/wire/httpauth"
 	"github.com/jackc/pgerrcode"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -18,13 +19,31 @@ import (
 // embedded rows, small enough that one request cannot exhaust memory.
 const DefaultMaxBodyBytes = 64 << 20
 
+// DefaultMaxConcurrency bounds the HTTP requests served at once when
+// HTTPOptions.MaxConcurrency is 0: below max_connections less its
+// superuser reserve, since every request holds a session, so that a burst
+// of requests is answered 503 before it takes the PostgreSQL clients'
+// slots.
+const DefaultMaxConcurrency = 64
+
 // HTTPOptions configures the HTTP API.
 type HTTPOptions struct {
-	// Token, when set, is the bearer token every endpoint but /health and
-	// /ready requires (/metrics included: it names statements' kinds and
-	// session counts, and Prometheus sends a bearer token as easily) (Authorization: Bearer <token>); a request without
-	// it gets 401.
+	// Token, when set, is the bootstrap superuser's bearer token
+	// (Authorization: Bearer <token>). While it or Tokens holds a token,
+	// every endpoint but /health and /ready requires one (/metrics
+	// included: it names statements' kinds and session counts, and
+	// Prometheus sends a bearer token as easily); a request without a
+	// known token gets 401.
 	Token string
+	// Tokens maps more bearer tokens to roles (--http-tokens): a request
+	// with one runs its SQL as that role, logged in as a PostgreSQL client
+	// would be (Engine.LoginRole), so the role's privileges bound what it
+	// reads and writes through every endpoint.
+	Tokens *httpauth.Tokens
+	// MaxConcurrency bounds the requests served at once (all but /health
+	// and /ready); one more gets 503 with Retry-After. 0 means
+	// DefaultMaxConcurrency.
+	MaxConcurrency int
 	// MaxBodyBytes bounds a request body; a larger one gets 413. 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
@@ -55,22 +74,28 @@ type HTTPOptions struct {
 // A workspace is a schema (http_session.go). Errors have the shape
 // {"error": ..., "code": ..., "sqlstate": ...} (http_json.go).
 func HTTPHandler(engine *session.Engine, opts HTTPOptions) http.Handler {
-	api := &httpAPI{engine: engine, token: opts.Token, maxBody: opts.MaxBodyBytes, log: opts.Logger, mcpSQL: opts.MCPSQL, nearDuplicate: opts.NearDuplicate}
+	auth := &httpauth.Tokens{}
+	auth.Add(catalog.BootstrapRole, opts.Token)
+	auth.Merge(opts.Tokens)
+	api := &httpAPI{engine: engine, auth: auth, maxBody: opts.MaxBodyBytes, log: opts.Logger, mcpSQL: opts.MCPSQL, nearDuplicate: opts.NearDuplicate}
 	if api.maxBody <= 0 {
 		api.maxBody = DefaultMaxBodyBytes
+	}
+	if opts.MaxConcurrency <= 0 {
+		opts.MaxConcurrency = DefaultMaxConcurrency
 	}
 	if api.log == nil {
 		api.log = slog.Default()
 	}
 	mux := http.NewServeMux()
 	api.routes(mux)
-	return api.recoverPanics(mux)
+	return api.recoverPanics(limitConcurrency(mux, opts.MaxConcurrency))
 }
 
 // httpAPI holds what the HTTP handlers share.
 type httpAPI struct {
 	engine  *session.Engine
-	token   string // "" = no authentication
+	auth    *httpauth.Tokens // no tokens = no authentication
 	maxBody int64
 	log     *slog.Logger
 	mcpSQL  bool // the MCP endpoint has sql_query
@@ -133,31 +158,58 @@ func (a *httpAPI) recoverPanics(h http.Handler) http.Handler {
 	})
 }
 
-// guard wraps an API handler: it checks the bearer token and bounds the
-// body at maxBody.
+// guard wraps an API handler: it finds the role of the request's bearer
+// token (httpauth.RoleFrom of the handler's request context; the
+// bootstrap superuser when no token is configured), bounds the body at
+// maxBody, and for a workspace endpoint refuses a workspace whose schema
+// the role may not use (42501, 403) before the handler runs anything.
 func (a *httpAPI) guard(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !a.authorized(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
-			writeError(w, http.StatusUnauthorized, "UNAUTHORIZED",
-				pgerr.New(pgerrcode.InvalidAuthorizationSpecification, "missing or invalid bearer token"))
-			return
+		role := catalog.BootstrapRole
+		if a.auth.Enabled() {
+			tok, _ := httpauth.Bearer(r)
+			var ok bool
+			if role, ok = a.auth.Role(tok); !ok {
+				a.log.Warn("http authentication failed", "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
+				w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+				writeError(w, http.StatusUnauthorized, codeUnauthorized,
+					pgerr.New(pgerrcode.InvalidAuthorizationSpecification, "missing or invalid bearer token"))
+				return
+			}
+		}
+		r = r.WithContext(httpauth.WithRole(r.Context(), role))
+		if ws := r.PathValue("ws"); ws != "" {
+			if err := a.checkWorkspaceAccess(r, ws); err != nil {
+				a.fail(w, err)
+				return
+			}
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, a.maxBody)
 		h(w, r)
 	}
 }
 
-// authorized reports whether r carries the configured token (always,
-// when none is configured). The comparison takes the same time whatever
-// the token's first wrong byte.
-func (a *httpAPI) authorized(r *http.Request) bool {
-	if a.token == "" {
-		return true
-	}
-	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(a.token)) == 1
+// limitConcurrency serves at most n requests of h at once; one more is
+// answered at once with 503, Retry-After and 53300, as PostgreSQL refuses
+// a connection beyond max_connections. /health and /ready are never
+// refused: a load balancer's probe must not fail because the server is
+// busy.
+func limitConcurrency(h http.Handler, n int) http.Handler {
+	slots := make(chan struct{}, n)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" || r.URL.Path == "/ready" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+			h.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, codeBusy,
+				pgerr.New(pgerrcode.TooManyConnections, "sorry, too many concurrent HTTP requests already").
+					WithHint("The server serves at most %s requests at once (--http-max-concurrency); retry later.", strconv.Itoa(n)))
+		}
+	})
 }

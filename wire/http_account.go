@@ -4,8 +4,8 @@ package wire
 // its clients call besides the tables ones (Hivemind, Activeloop's memory
 // plugin, on every session start and in its org / workspace / members
 // commands), as Deeplake answers them for a self-hosted organisation:
-// cairn has one organisation and one user, the holder of its bearer
-// token, and no usage rollup or pushed notifications. Logins, tokens and
+// cairn has one organisation, whose user is the role of the request's
+// bearer token, and no usage rollup or pushed notifications. Logins, tokens and
 // member management are Deeplake-only and fail with 0A000 saying what to
 // do instead, rather than answering as if they had worked.
 
@@ -16,24 +16,23 @@ import (
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/wire/httpauth"
 )
 
-// The organisation and user cairn reports: one of each. Clients send the
+// accountOrg is the one organisation cairn reports. Clients send the
 // organisation in X-Activeloop-Org-Id; cairn does not check that header,
 // since the bearer token alone grants access.
-const (
-	accountOrg  = "cairn"
-	accountUser = httpUser
-)
+const accountOrg = "cairn"
 
 // defaultWorkspace is the workspace Hivemind and Deeplake's SDK use when
 // none is configured; it is listed before its first table exists.
 const defaultWorkspace = "default"
 
 // listWorkspacesSQL lists the schemas that are workspaces: all but the
-// system ones.
+// system ones, and of those the ones the session's role may use.
 const listWorkspacesSQL = `SELECT schema_name::text FROM information_schema.schemata
-WHERE schema_name NOT IN ('pg_catalog', 'information_schema') AND schema_name NOT LIKE 'pg\_%' ORDER BY schema_name`
+WHERE schema_name NOT IN ('pg_catalog', 'information_schema') AND schema_name NOT LIKE 'pg\_%'
+AND has_schema_privilege(schema_name::text, 'USAGE') ORDER BY schema_name`
 
 // idName is an organisation or workspace in a listing.
 type idName struct {
@@ -60,12 +59,12 @@ type usageScope struct {
 
 // accountRoutes registers the account endpoints:
 //
-//	GET    /me                                  {"id", "name"} of the token's user (no e-mail address)
+//	GET    /me                                  {"id", "name"}: the token's role (no e-mail address)
 //	GET    /me/notifications                    {"notifications": []}: nothing is pushed
 //	GET    /me/hivemind-stats                   {"org": {...}, "user": {...}}, all zero: no usage rollup
 //	GET    /organizations                       [{"id": "cairn", "name": "cairn"}]
-//	GET    /organizations/{org}/members         the one member; 404 for another organisation
-//	GET    /workspaces                          {"data": [{"id", "name"}]}: the schemas, "default" always
+//	GET    /organizations/{org}/members         the token's role; 404 for another organisation
+//	GET    /workspaces                          {"data": [{"id", "name"}]}: the schemas the role may use, "default" always
 //	POST   /organizations/{org}/members/invite  0A000 (501): cairn has no members to manage
 //	DELETE /organizations/{org}/members/{user}  0A000 (501)
 //	POST   /users/me/tokens                     0A000 (501): the token is the server's --http-token
@@ -87,7 +86,8 @@ func (a *httpAPI) accountRoutes(mux *http.ServeMux) {
 }
 
 func (a *httpAPI) me(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"id": accountUser, "name": accountUser})
+	role := httpauth.RoleFrom(r.Context())
+	writeJSON(w, http.StatusOK, map[string]string{"id": role, "name": role})
 }
 
 func (a *httpAPI) notifications(w http.ResponseWriter, r *http.Request) {
@@ -108,14 +108,19 @@ func (a *httpAPI) members(w http.ResponseWriter, r *http.Request) {
 			WithHint("cairn has one organization, %q.", accountOrg))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string][]member{"members": {{accountUser, accountUser, "", "ADMIN"}}})
+	role := httpauth.RoleFrom(r.Context())
+	writeJSON(w, http.StatusOK, map[string][]member{"members": {{role, role, "", "ADMIN"}}})
 }
 
 // workspaces answers GET /workspaces in Deeplake's shape, {"data": [...]}.
 func (a *httpAPI) workspaces(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	sess := a.engine.NewSession(httpUser, httpDatabase, map[string]string{"application_name": "cairn-http"})
+	sess, err := a.login(ctx, map[string]string{"application_name": "cairn-http"})
+	if err != nil {
+		a.fail(w, err)
+		return
+	}
 	defer sess.Close()
 	names, err := queryTexts(ctx, sess, listWorkspacesSQL)
 	if err != nil {
@@ -133,10 +138,10 @@ func (a *httpAPI) workspaces(w http.ResponseWriter, r *http.Request) {
 
 func (a *httpAPI) noMembers(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotImplemented, codeNotSupported, pgerr.NotSupported("organization members on cairn").
-		WithHint("cairn has one user: every client holding the server's bearer token (--http-token) has access."))
+		WithHint("cairn's members are its roles: create one with CREATE ROLE and map a token to it in the --http-tokens file."))
 }
 
 func (a *httpAPI) noLogin(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotImplemented, codeNotSupported, pgerr.NotSupported("logging in to cairn").
-		WithHint("Put the server's bearer token (--http-token) in ~/.deeplake/credentials.json as \"token\", or in HIVEMIND_TOKEN."))
+		WithHint("Put a token of the server's (--http-token, or a role's from --http-tokens) in ~/.deeplake/credentials.json as \"token\", or in HIVEMIND_TOKEN."))
 }

@@ -33,6 +33,7 @@ const (
 	codeUnauthorized = "UNAUTHORIZED"
 	codeNotFound     = "NOT_FOUND"
 	codeNotSupported = "NOT_SUPPORTED"
+	codeBusy         = "SERVICE_UNAVAILABLE"
 )
 
 // errorBody is the JSON body of every error answer.
@@ -77,18 +78,25 @@ func (a *httpAPI) fail(w http.ResponseWriter, err error) {
 	} else {
 		a.log.Debug("http request failed", "sqlstate", pe.Code, "err", err)
 	}
-	writeError(w, httpStatus(pe.Code), codeQuery, pe)
+	status := httpStatus(pe.Code)
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeError(w, status, codeQuery, pe)
 }
 
 // httpStatus maps a SQLSTATE to the HTTP status of its answer: 500 for
 // the server's failures (internal errors, resources, system errors,
-// cancellation), 503 while the server shuts down, 409 for a transaction
-// that lost a conflict and may be retried, 400 for everything the request
-// got wrong (syntax, types, constraints, unsupported features, ...).
+// cancellation), 503 while the server shuts down or has no session slot
+// left (53300), 403 for a privilege the role lacks (42501) or a role that
+// may not log in (class 28), 409 for a transaction that lost a conflict
+// and may be retried, 400 for everything else the request got wrong (syntax, types, constraints, unsupported features, ...).
 func httpStatus(sqlstate string) int {
 	switch sqlstate {
-	case pgerrcode.AdminShutdown, pgerrcode.CrashShutdown, pgerrcode.CannotConnectNow:
+	case pgerrcode.AdminShutdown, pgerrcode.CrashShutdown, pgerrcode.CannotConnectNow, pgerrcode.TooManyConnections:
 		return http.StatusServiceUnavailable
+	case pgerrcode.InsufficientPrivilege:
+		return http.StatusForbidden
 	}
 	class := sqlstate
 	if len(class) > 2 {
@@ -99,6 +107,8 @@ func httpStatus(sqlstate string) int {
 		return http.StatusInternalServerError
 	case "40":
 		return http.StatusConflict
+	case "28":
+		return http.StatusForbidden
 	}
 	return http.StatusBadRequest
 }

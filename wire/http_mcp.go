@@ -50,7 +50,10 @@ func (d sessionDB) Query(ctx context.Context, readOnly bool, query string, args 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sess := d.api.engine.NewSession(httpUser, httpDatabase, params)
+	sess, err := d.api.login(ctx, params)
+	if err != nil {
+		return nil, err
+	}
 	sess.SetBackend(session.Backend{Cancel: cancel, Terminate: cancel})
 	defer sess.Close()
 	raws := make([]json.RawMessage, len(args))

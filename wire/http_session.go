@@ -22,14 +22,12 @@ import (
 	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/wire/httpauth"
 )
 
-// The user and database names of HTTP sessions (current_user,
-// current_database()); the API has no logins of its own.
-const (
-	httpUser     = "cairn"
-	httpDatabase = "cairn"
-)
+// httpDatabase is the database name of HTTP sessions
+// (current_database()); the API has no databases of its own.
+const httpDatabase = "cairn"
 
 // maxIdentifierLength is PostgreSQL's NAMEDATALEN-1: a longer schema
 // name would be truncated by CREATE SCHEMA and so differ from the
@@ -49,16 +47,47 @@ func (a *httpAPI) workspaceSession(r *http.Request, ws string, cancel context.Ca
 	if err := checkWorkspace(ws); err != nil {
 		return nil, err
 	}
-	sess := a.engine.NewSession(httpUser, httpDatabase, map[string]string{
+	sess, err := a.login(r.Context(), map[string]string{
 		"search_path":      ident.Quote(ws),
 		"application_name": "cairn-http",
 	})
+	if err != nil {
+		return nil, err
+	}
 	b := session.Backend{Cancel: cancel, Terminate: cancel}
 	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
 		b.ClientAddr, b.ClientPort = ap.Addr().Unmap().String(), int(ap.Port())
 	}
 	sess.SetBackend(b)
 	return sess, nil
+}
+
+// login opens a session for the role guard found for the request whose
+// context ctx is (httpauth.RoleFrom), logged in as a PostgreSQL client of
+// that role would be: its ALTER ROLE ... SET defaults apply, its
+// CONNECTION LIMIT and max_connections count the session, and its
+// privileges bound what the statements may do. The caller closes it.
+func (a *httpAPI) login(ctx context.Context, params map[string]string) (*session.Session, error) {
+	role := httpauth.RoleFrom(ctx)
+	if role == "" {
+		// A handler not behind guard: nothing may run unauthenticated.
+		return nil, pgerr.New(pgerrcode.InvalidAuthorizationSpecification, "request has no authenticated role")
+	}
+	return a.engine.LoginRole(role, httpDatabase, params)
+}
+
+// checkWorkspaceAccess fails with 42501 when the role of request r may
+// not use workspace ws's schema (Session.CheckSchemaUsage).
+func (a *httpAPI) checkWorkspaceAccess(r *http.Request, ws string) error {
+	if err := checkWorkspace(ws); err != nil {
+		return err
+	}
+	sess, err := a.login(r.Context(), map[string]string{"application_name": "cairn-http"})
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	return sess.CheckSchemaUsage(ws)
 }
 
 // checkWorkspace refuses workspace names that a search_path cannot hold.

@@ -25,6 +25,7 @@ import (
 	"github.com/cairn-db/cairn/functions/embedding"
 	"github.com/cairn-db/cairn/storage"
 	"github.com/cairn-db/cairn/wire"
+	"github.com/cairn-db/cairn/wire/httpauth"
 )
 
 // shutdownTimeout is how long in-flight statements get to finish after
@@ -53,8 +54,13 @@ type config struct {
 	listen   string
 	http     string
 	password string
-	// httpToken is the bearer token the HTTP API requires ("" = none).
-	httpToken string
+	// httpToken is the bootstrap superuser's bearer token on the HTTP API
+	// ("" = none); httpTokens is the file mapping more tokens to roles
+	// ("" = none). With neither, the API needs no token.
+	httpToken, httpTokens string
+	// httpMaxConcurrency bounds the HTTP requests served at once ("" =
+	// wire's default).
+	httpMaxConcurrency string
 	// mcpSQL ("on") adds the sql_query tool to the HTTP API's /mcp.
 	mcpSQL string
 	// flushRows and walCheckpoint tune storage ("" = storage's default).
@@ -84,6 +90,8 @@ type config struct {
 	maxConnections, logConnections, logDisconnections string
 	// logMinDuration is log_min_duration_statement's server default.
 	logMinDuration string
+	// statementMem is statement_mem's server default.
+	statementMem string
 }
 
 // option is one flag with its environment variable. An option whose arg
@@ -98,7 +106,9 @@ func options(cfg *config) []option {
 		{"data-dir", "CAIRN_DATA_DIR", "./cairn-data", "dir", "data directory", &cfg.dataDir},
 		{"listen", "CAIRN_LISTEN", "127.0.0.1:5432", "host:port", "PostgreSQL protocol address (port 0 picks a free port)", &cfg.listen},
 		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
-		{"http-token", "CAIRN_HTTP_TOKEN", "", "token", "require Authorization: Bearer <token> on the HTTP API (all but /health and /ready)", &cfg.httpToken},
+		{"http-token", "CAIRN_HTTP_TOKEN", "", "token", "require Authorization: Bearer <token> on the HTTP API (all but /health and /ready); this token acts as the bootstrap superuser", &cfg.httpToken},
+		{"http-tokens", "CAIRN_HTTP_TOKENS", "", "file", "file of more HTTP API tokens, a line \"role token\" (or \"role sha256:<hex>\") each: a request with one runs its SQL as that role, with its privileges", &cfg.httpTokens},
+		{"http-max-concurrency", "CAIRN_HTTP_MAX_CONCURRENCY", "", "n", fmt.Sprintf("HTTP requests served at once; more get 503 with Retry-After (default %d)", wire.DefaultMaxConcurrency), &cfg.httpMaxConcurrency},
 		{"mcp-sql", "CAIRN_MCP_SQL", "", "on|off", "add the read-only sql_query tool to the MCP endpoint /mcp (default off)", &cfg.mcpSQL},
 		{"password", "CAIRN_PASSWORD", "", "secret", "the bootstrap superuser's (cairn's) password, stored as a SCRAM-SHA-256 verifier; with it every client must authenticate by SCRAM-SHA-256", &cfg.password},
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
@@ -120,6 +130,7 @@ func options(cfg *config) []option {
 		{"log-connections", "CAIRN_LOG_CONNECTIONS", "", "", "log each PostgreSQL connection attempt and authorization (log_connections); failed authentications are always logged", &cfg.logConnections},
 		{"log-disconnections", "CAIRN_LOG_DISCONNECTIONS", "", "", "log the end of each PostgreSQL session with its duration (log_disconnections)", &cfg.logDisconnections},
 		{"log-min-duration-statement", "CAIRN_LOG_MIN_DURATION_STATEMENT", "-1", "ms|duration", "log every statement that runs at least this long, with its duration, text and plan (0: all, -1: none); sessions may SET log_min_duration_statement", &cfg.logMinDuration},
+		{"statement-mem", "CAIRN_STATEMENT_MEM", session.DefaultStatementMem, "size", "memory one statement's sorts, hash tables and buffered rows may hold before it fails with 53200 (PostgreSQL units: 512MB, 2GB; 0: no limit); sessions and roles may SET statement_mem", &cfg.statementMem},
 		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
 }
@@ -232,6 +243,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cairn: --log-min-duration-statement: %v\n", err)
 		return 2
 	}
+	statementMem, err := session.CheckSetting("statement_mem", cfg.statementMem)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: --statement-mem: %v\n", err)
+		return 2
+	}
+	httpOpts, err := httpOptions(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: %v\n", err)
+		return 2
+	}
+	httpOpts.NearDuplicate, httpOpts.Logger = nearDuplicate, log
 	embedder, err := newEmbedder(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "cairn: %v\n", err)
@@ -265,7 +287,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed, MaxConnections: maxConns,
-		Settings: map[string]string{"log_min_duration_statement": logMinDuration}})
+		Settings: map[string]string{"log_min_duration_statement": logMinDuration, "statement_mem": statementMem}})
 	var httpHost string
 	if !isOff(cfg.http) {
 		httpHost = cfg.http
@@ -309,7 +331,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	httpCtx, cancelHTTP := context.WithCancel(context.Background())
 	defer cancelHTTP()
 	if httpl != nil {
-		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, wire.HTTPOptions{Token: cfg.httpToken, MCPSQL: strings.EqualFold(cfg.mcpSQL, "on"), NearDuplicate: nearDuplicate, Logger: log}), log, defaultHTTPTimeouts)
+		hs = newHTTPServer(httpCtx, wire.HTTPHandler(engine, httpOpts), log, defaultHTTPTimeouts)
 		if tlsCfg != nil {
 			hs.TLSConfig = tlsCfg.Clone()
 			go func() { errc <- hs.ServeTLS(httpl, "", "") }()
@@ -466,10 +488,32 @@ func parseSize(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
+// httpOptions reads the HTTP API's token flags and its concurrency limit.
+func httpOptions(cfg config) (wire.HTTPOptions, error) {
+	opts := wire.HTTPOptions{Token: cfg.httpToken, MCPSQL: strings.EqualFold(cfg.mcpSQL, "on")}
+	if cfg.httpTokens != "" {
+		opts.Tokens = &httpauth.Tokens{}
+		if err := opts.Tokens.Load(cfg.httpTokens); err != nil {
+			return opts, fmt.Errorf("--http-tokens: %w", err)
+		}
+		if role, dup := opts.Tokens.Role(cfg.httpToken); dup {
+			return opts, fmt.Errorf("--http-token is also in --http-tokens, for role %q: one token must stand for one role", role)
+		}
+	}
+	if cfg.httpMaxConcurrency != "" {
+		n, err := strconv.Atoi(cfg.httpMaxConcurrency)
+		if err != nil || n < 1 {
+			return opts, fmt.Errorf("--http-max-concurrency %q: want a positive integer", cfg.httpMaxConcurrency)
+		}
+		opts.MaxConcurrency = n
+	}
+	return opts, nil
+}
+
 // checkAuth enforces the password rules: without a password only loopback
 // addresses may be served (every client is trusted then). With one, the
 // PostgreSQL port asks for it (SCRAM-SHA-256) and the HTTP API needs
-// --http-token to leave loopback. A non-loopback address also needs TLS,
+// --http-token or --http-tokens to leave loopback. A non-loopback address also needs TLS,
 // or --insecure-listen to say that passwords and data may cross the
 // network in the clear.
 func checkAuth(cfg config) error {
@@ -478,8 +522,8 @@ func checkAuth(cfg config) error {
 	if cfg.password == "" {
 		addrs = append(addrs, open{"--listen", cfg.listen, "--password (CAIRN_PASSWORD)"})
 	}
-	if !isOff(cfg.http) && cfg.httpToken == "" {
-		addrs = append(addrs, open{"--http", cfg.http, "--http-token (CAIRN_HTTP_TOKEN)"})
+	if !isOff(cfg.http) && cfg.httpToken == "" && cfg.httpTokens == "" {
+		addrs = append(addrs, open{"--http", cfg.http, "--http-token (CAIRN_HTTP_TOKEN) or --http-tokens (CAIRN_HTTP_TOKENS)"})
 	}
 	if !tlsOn(cfg) && !isTrue(cfg.insecureListen) {
 		addrs = append(addrs, open{"--listen", cfg.listen, ""})

@@ -25,7 +25,7 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{dataDir: "./cairn-data", listen: "127.0.0.1:5432", http: "127.0.0.1:8080", memoryLimit: "2.25GiB", logMinDuration: "-1"}); cfg != want {
+	if want := (config{dataDir: "./cairn-data", listen: "127.0.0.1:5432", http: "127.0.0.1:8080", memoryLimit: "2.25GiB", logMinDuration: "-1", statementMem: "1GB"}); cfg != want {
 		t.Errorf("defaults: %+v, want %+v", cfg, want)
 	}
 
@@ -35,19 +35,21 @@ func TestParseConfig(t *testing.T) {
 	env["CAIRN_PASSWORD"] = "pw"
 	env["CAIRN_MEMORY_LIMIT"] = "1GiB"
 	env["CAIRN_LOG_MIN_DURATION_STATEMENT"] = "250ms"
+	env["CAIRN_STATEMENT_MEM"] = "512MB"
+	env["CAIRN_HTTP_TOKENS"] = "/env/tokens"
 	cfg, err = parseConfig(nil, getenv, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{dataDir: "/env/dir", listen: "127.0.0.1:6000", http: "off", password: "pw", memoryLimit: "1GiB", logMinDuration: "250ms"}); cfg != want {
+	if want := (config{dataDir: "/env/dir", listen: "127.0.0.1:6000", http: "off", password: "pw", memoryLimit: "1GiB", logMinDuration: "250ms", statementMem: "512MB", httpTokens: "/env/tokens"}); cfg != want {
 		t.Errorf("environment: %+v, want %+v", cfg, want)
 	}
 
-	cfg, err = parseConfig([]string{"--data-dir", "/flag/dir", "--listen=127.0.0.1:0", "-http", "127.0.0.1:0"}, getenv, io.Discard, io.Discard)
+	cfg, err = parseConfig([]string{"--data-dir", "/flag/dir", "--listen=127.0.0.1:0", "-http", "127.0.0.1:0", "--statement-mem", "2GB"}, getenv, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{dataDir: "/flag/dir", listen: "127.0.0.1:0", http: "127.0.0.1:0", password: "pw", memoryLimit: "1GiB", logMinDuration: "250ms"}); cfg != want {
+	if want := (config{dataDir: "/flag/dir", listen: "127.0.0.1:0", http: "127.0.0.1:0", password: "pw", memoryLimit: "1GiB", logMinDuration: "250ms", statementMem: "2GB", httpTokens: "/env/tokens"}); cfg != want {
 		t.Errorf("flags over environment: %+v, want %+v", cfg, want)
 	}
 

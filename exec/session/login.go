@@ -100,10 +100,24 @@ func (e *Engine) Credentials(user string) Credentials {
 // reserve or the role's CONNECTION LIMIT (53300), and applies the role's
 // ALTER ROLE ... SET defaults before the startup parameters.
 func (e *Engine) Login(user, database string, startup map[string]string) (*Session, error) {
+	return e.login(user, database, startup, true)
+}
+
+// LoginRole is Login for a client whose credential was issued for role
+// itself (an HTTP API bearer token): the role must exist even while
+// legacyLogins would let any name act as the bootstrap superuser, so a
+// token mapped to a role not yet created, or dropped since, grants
+// nothing.
+func (e *Engine) LoginRole(role, database string, startup map[string]string) (*Session, error) {
+	return e.login(role, database, startup, false)
+}
+
+// login is Login; legacy allows legacyLogins' fallback.
+func (e *Engine) login(user, database string, startup map[string]string, legacy bool) (*Session, error) {
 	cat := e.db.Catalog()
 	r := cat.Role(user)
 	if r == nil {
-		if !legacyLogins(cat) {
+		if !legacy || !legacyLogins(cat) {
 			return nil, pgerr.New(pgerrcode.InvalidAuthorizationSpecification, "role \"%s\" does not exist", user)
 		}
 		r = cat.RoleByOID(catalog.BootstrapRoleOID)

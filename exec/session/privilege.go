@@ -245,6 +245,15 @@ func (s *Session) checkAccesses(cat *catalog.Catalog, accesses []sql.Access) err
 	return nil
 }
 
+// CheckSchemaUsage fails with 42501, as a statement naming one of its
+// tables would, unless the current role has USAGE on schema; a schema
+// that does not exist passes (a statement there reports it). The HTTP API
+// checks a workspace with it before running anything there, so that
+// every endpoint, listings included, refuses a workspace alike.
+func (s *Session) CheckSchemaUsage(schema string) error {
+	return s.checkAccesses(s.engine.db.Catalog(), []sql.Access{{Schema: schema, Privs: catalog.PrivUsage}})
+}
+
 // roleDependents lists, as DROP ROLE's 2BP01 detail does, the schemas,
 // tables and views role owns, the tables and schemas it holds or gave
 // privileges on and the policies that name it: a role is dropped only

@@ -387,6 +387,20 @@ func (s *Session) TxStatus() TxStatus {
 	return TxActive
 }
 
+// IdleTimeout is how long the client may leave the session waiting for
+// its next query, and the FATAL error that ends the session when it
+// does, as PostgreSQL's timers armed at ReadyForQuery: inside a
+// transaction block idle_in_transaction_session_timeout (25P03),
+// outside one idle_session_timeout (57P05). 0 means no limit.
+func (s *Session) IdleTimeout() (time.Duration, error) {
+	if s.TxStatus() == TxIdle {
+		d, _ := parseDuration(s.get("idle_session_timeout"))
+		return d, pgerr.New(pgerrcode.IdleSessionTimeout, "terminating connection due to idle-session timeout")
+	}
+	d, _ := parseDuration(s.get("idle_in_transaction_session_timeout"))
+	return d, pgerr.New(pgerrcode.IdleInTransactionSessionTimeout, "terminating connection due to idle-in-transaction timeout")
+}
+
 // Location is the session's TimeZone.
 func (s *Session) Location() *time.Location { return s.parsedSettings().loc }
 
@@ -859,6 +873,12 @@ func (s *Session) buildTrigramIndex(ctx context.Context, x *sql.CreateIndex, ind
 	return err
 }
 
+// statementMem is statement_mem in bytes, 0 for no limit.
+func (s *Session) statementMem() int64 {
+	b, _ := parseMemory(s.get("statement_mem"))
+	return b
+}
+
 // runtime builds the exec.Runtime of one statement.
 func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	now := time.Now()
@@ -873,6 +893,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 		ExprCache: s.engine.exprs,
 		Seqs:      &s.seqs,
 		Stats:     &s.engine.stats,
+		Mem:       exec.NewMemoryBudget(s.statementMem()),
 	}
 	rt.Fn.Catalog = rt.CatalogFunctions()
 	rt.Fn.Advisory = sessionAdvisory{s}

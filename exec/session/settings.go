@@ -73,6 +73,7 @@ var settings = map[string]setting{
 	"lock_timeout":                        {def: "0", check: checkDuration, show: showMillis},
 	"log_min_duration_statement":          {def: "-1", check: checkLogMinDuration, show: showMillis},
 	"idle_in_transaction_session_timeout": {def: "0", check: checkDuration, show: showMillis},
+	"idle_session_timeout":                {def: "0", check: checkDuration, show: showMillis},
 	"transaction_isolation":               {def: exec.ReadCommitted},
 	"default_transaction_isolation":       {def: exec.ReadCommitted, check: checkIsolation},
 	"transaction_read_only":               {def: "off"},
@@ -91,6 +92,7 @@ var settings = map[string]setting{
 	"row_security":                        {def: "on"},
 	"synchronous_commit":                  {def: "on"},
 	"work_mem":                            {def: "4MB"},
+	"statement_mem":                       {def: DefaultStatementMem, check: checkMemory},
 	"maintenance_work_mem":                {def: "64MB"},
 	"jit":                                 {def: "off"},
 	"enable_seqscan":                      {def: "on"},
@@ -387,6 +389,50 @@ func checkDuration(v string) (string, error) {
 		return "", err
 	}
 	return strconv.FormatInt(d.Milliseconds(), 10), nil
+}
+
+// DefaultStatementMem is statement_mem's default: generous, since cairn's
+// sorts and hash tables do not spill to disk, yet below the server's
+// default --memory-limit, so one runaway statement fails with 53200
+// instead of taking the process down.
+const DefaultStatementMem = "1GB"
+
+// memoryUnits are PostgreSQL's memory units, each 1024 times the last.
+var memoryUnits = []string{"kB", "MB", "GB", "TB"}
+
+// parseMemory reads a memory setting as PostgreSQL does: a bare number is
+// kB, or a number with a unit of memoryUnits. It returns bytes.
+func parseMemory(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	num, shift := v, 10
+	for i, u := range memoryUnits {
+		if n, ok := strings.CutSuffix(v, u); ok {
+			num, shift = strings.TrimSpace(n), 10*(i+1)
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64>>shift {
+		return 0, pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter: \"%s\"", v).
+			WithHint("Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".")
+	}
+	return n << shift, nil
+}
+
+// checkMemory normalises a memory setting to the largest unit that holds
+// it whole, as SHOW prints PostgreSQL's (1048576kB is 1GB); 0 stays 0.
+func checkMemory(v string) (string, error) {
+	b, err := parseMemory(v)
+	if err != nil || b == 0 {
+		return "0", err
+	}
+	kb := b >> 10
+	unit := 0
+	for unit < len(memoryUnits)-1 && kb%1024 == 0 {
+		kb /= 1024
+		unit++
+	}
+	return strconv.FormatInt(kb, 10) + memoryUnits[unit], nil
 }
 
 // showMillis shows a time setting stored in milliseconds as PostgreSQL

@@ -323,6 +323,17 @@ func init() {
 		}
 		return rows
 	})
+	// pg_db_role_setting holds ALTER ROLE ... SET defaults (psql's
+	// \drds); cairn has no per-database ones, so setdatabase is 0.
+	register("pg_catalog", "pg_db_role_setting", 2964, "setdatabase oid, setrole oid, setconfig text[]", func(v *View) [][]any {
+		var rows [][]any
+		for _, r := range v.Cat.RoleList() {
+			if len(r.Config) > 0 {
+				rows = append(rows, []any{int64(0), int64(r.OID), roleConfig(r)})
+			}
+		}
+		return rows
+	})
 	register("pg_catalog", "pg_auth_members", 1261, "roleid oid, member oid, grantor oid, admin_option bool", func(v *View) [][]any {
 		var rows [][]any
 		for _, m := range v.Cat.Members {

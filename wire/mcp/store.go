@@ -103,7 +103,8 @@ func (s *Store) workspace() string {
 func (s *Store) table(name string) string { return ident.Quote(s.workspace()) + "." + name }
 
 // SchemaSQL is the DDL of a workspace's memory tables, run with IF NOT
-// EXISTS on the first write. They are plain tables anyone may query:
+// EXISTS on the first write (the schema's CREATE only while the schema
+// does not exist: see ensure). They are plain tables anyone may query:
 // text is what BM25 (text <#> 'query') ranks, embedding is filled once
 // an embedding endpoint is configured, content_hash is the hash of the
 // normalised text that keeps near-duplicates out, per scope and repo.
@@ -148,7 +149,18 @@ func (s *Store) ensure(ctx context.Context) error {
 	if s.ready.Load() {
 		return nil
 	}
-	for _, q := range SchemaSQL(s.workspace()) {
+	stmts := SchemaSQL(s.workspace())
+	// CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when
+	// the schema exists, as in PostgreSQL: a role given a workspace it
+	// owns but no CREATE on the database skips it.
+	rows, err := s.DB.Query(ctx, true, "SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1", s.workspace())
+	if err != nil {
+		return err
+	}
+	if len(rows.Values) > 0 {
+		stmts = stmts[1:]
+	}
+	for _, q := range stmts {
 		if _, err := s.DB.Query(ctx, false, q); err != nil {
 			return err
 		}

@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
 	"encoding/hex"
@@ -17,6 +15,7 @@ import (
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/wire/httpauth"
 	"github.com/cairn-db/cairn/wire/mcp"
 )
 
@@ -25,8 +24,8 @@ var assets embed.FS
 
 // Cookie names. Both are HttpOnly, SameSite=Strict and scoped to /ui.
 const (
-	// sessionCookie proves a browser gave the token once: it holds
-	// sessionValue(token), never the token itself.
+	// sessionCookie proves a browser gave a token once: it holds
+	// httpauth.Tokens.SessionValue(token), never the token itself.
 	sessionCookie = "cairn_ui_session"
 	// csrfCookie holds the random value every form posts back
 	// (double-submit): a page of another site can neither read it nor,
@@ -36,11 +35,15 @@ const (
 
 // Options configures the explorer.
 type Options struct {
-	// Token is the HTTP API's bearer token ("" = none): a request is let
-	// in with "Authorization: Bearer <token>", with the session cookie a
-	// login set, or with ?token=<token>, which sets that cookie and
-	// redirects to the same page without it.
-	Token string
+	// Tokens are the HTTP API's bearer tokens (none: no login): a request
+	// is let in with "Authorization: Bearer <token>", with the session
+	// cookie a login set, or with ?token=<token>, which sets that cookie
+	// and redirects to the same page without it. The pages' statements
+	// run as the token's role (httpauth.WithRole on the request context).
+	Tokens *httpauth.Tokens
+	// DefaultRole is the role the statements run as while no token is
+	// configured.
+	DefaultRole string
 	// Logger receives the errors of the server's own making (class XX).
 	Logger *slog.Logger
 }
@@ -49,7 +52,7 @@ type Options struct {
 // too). db runs its statements, each in a session of its own; the
 // explorer names every table with its schema.
 func Handler(db mcp.DB, opts Options) http.Handler {
-	u := &explorer{db: db, token: opts.Token, log: opts.Logger, pages: map[string]*template.Template{}}
+	u := &explorer{db: db, tokens: opts.Tokens, defaultRole: opts.DefaultRole, log: opts.Logger, pages: map[string]*template.Template{}}
 	if u.log == nil {
 		u.log = slog.Default()
 	}
@@ -83,18 +86,11 @@ func Handler(db mcp.DB, opts Options) http.Handler {
 
 // explorer holds what the pages share.
 type explorer struct {
-	db    mcp.DB
-	token string
-	log   *slog.Logger
-	pages map[string]*template.Template
-}
-
-// sessionValue is the session cookie's value for token: a MAC of it, so
-// that the cookie store never holds the token.
-func sessionValue(token string) string {
-	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte("cairn-ui-session"))
-	return hex.EncodeToString(m.Sum(nil))
+	db          mcp.DB
+	tokens      *httpauth.Tokens
+	defaultRole string
+	log         *slog.Logger
+	pages       map[string]*template.Template
 }
 
 // equal compares secrets in time independent of where they differ.
@@ -112,26 +108,35 @@ func setCookie(w http.ResponseWriter, r *http.Request, name, value string) {
 func (u *explorer) guard(h func(http.ResponseWriter, *http.Request, *page)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		byHeader := false
-		if u.token != "" {
-			scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		role := u.defaultRole
+		if u.tokens.Enabled() {
+			tok, _ := httpauth.Bearer(r)
 			c, _ := r.Cookie(sessionCookie)
 			query := r.URL.Query().Get("token")
-			switch {
-			case strings.EqualFold(scheme, "Bearer") && equal(strings.TrimSpace(tok), u.token):
+			var ok bool
+			switch role, ok = u.tokens.Role(tok); {
+			case ok:
 				byHeader = true
-			case r.Method == http.MethodGet && query != "" && equal(query, u.token):
-				setCookie(w, r, sessionCookie, sessionValue(u.token))
-				q := r.URL.Query()
-				q.Del("token")
-				http.Redirect(w, r, (&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String(), http.StatusSeeOther)
-				return
-			case query == "" && c != nil && equal(c.Value, sessionValue(u.token)):
-			default:
+			case query != "":
+				// A token in the URL only logs in (GET), never acts.
+				if _, valid := u.tokens.Role(query); valid && r.Method == http.MethodGet {
+					setCookie(w, r, sessionCookie, u.tokens.SessionValue(query))
+					q := r.URL.Query()
+					q.Del("token")
+					http.Redirect(w, r, (&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String(), http.StatusSeeOther)
+					return
+				}
+			case c != nil:
+				role, ok = u.tokens.SessionRole(c.Value)
+			}
+			if !ok {
+				u.log.Warn("http authentication failed", "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
 				w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
 				u.render(w, r, http.StatusUnauthorized, "login", &page{Title: "Log in", Data: loginData{Next: r.URL.Path, Wrong: query != "" || r.Header.Get("Authorization") != ""}})
 				return
 			}
 		}
+		r = r.WithContext(httpauth.WithRole(r.Context(), role))
 		p := &page{}
 		if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) == 64 {
 			p.CSRF = c.Value
@@ -164,13 +169,15 @@ func (u *explorer) login(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(next, "/ui/") || strings.HasPrefix(next, "/ui//") {
 		next = "/ui/"
 	}
-	if u.token != "" && !equal(r.PostFormValue("token"), u.token) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
-		u.render(w, r, http.StatusUnauthorized, "login", &page{Title: "Log in", Data: loginData{Next: next, Wrong: true}})
-		return
-	}
-	if u.token != "" {
-		setCookie(w, r, sessionCookie, sessionValue(u.token))
+	if u.tokens.Enabled() {
+		tok := r.PostFormValue("token")
+		if _, ok := u.tokens.Role(tok); !ok {
+			u.log.Warn("http authentication failed", "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+			u.render(w, r, http.StatusUnauthorized, "login", &page{Title: "Log in", Data: loginData{Next: next, Wrong: true}})
+			return
+		}
+		setCookie(w, r, sessionCookie, u.tokens.SessionValue(tok))
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }

@@ -26,9 +26,10 @@ const (
 	cellRunes   = 120 // a cell's text in a list
 )
 
-// userSchemas leaves the system's schemas out of the listings:
-// information_schema and those named pg_*, which PostgreSQL reserves.
-const userSchemas = "n.nspname <> 'information_schema' AND NOT starts_with(n.nspname, 'pg_')"
+// userSchemas leaves the system's schemas out of the listings
+// (information_schema and those named pg_*, which PostgreSQL reserves),
+// and the workspaces the token's role may not use.
+const userSchemas = "n.nspname <> 'information_schema' AND NOT starts_with(n.nspname, 'pg_') AND has_schema_privilege(n.oid, 'USAGE')"
 
 // cell is one value as a page shows it.
 type cell struct {
