@@ -58,7 +58,9 @@ func (tx *Tx) Commit() error {
 		prepared[id] = bs
 	}
 	if !changed {
-		return nil
+		// Nothing to log; the sequence values it drew must be durable
+		// before it reports success (a commit record would cover them).
+		return db.syncTo(tx.seqLSN)
 	}
 
 	// Indexes of constraints added to tables with rows are built before

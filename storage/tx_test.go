@@ -699,6 +699,29 @@ func TestSequences(t *testing.T) {
 	if v, _ := db.NextVal("public", "s"); v != 102 {
 		t.Fatalf("after reopen nextval = %d", v)
 	}
+	// A transaction's nextval of a committed sequence logs its reservation
+	// without an fsync; ending the transaction (rollback or a commit with
+	// nothing else to log) makes it durable.
+	for _, end := range []string{"rollback", "commit"} {
+		tx = db.Begin()
+		for i := 0; i < 3*seqReserve; i++ {
+			if _, err := tx.NextVal("public", "s"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lsn := tx.seqLSN
+		if lsn == 0 || db.durableLSN.Load() >= lsn {
+			t.Fatalf("%s: reservation at LSN %d synced before the transaction ended (durable %d)", end, lsn, db.durableLSN.Load())
+		}
+		if end == "rollback" {
+			tx.Rollback()
+		} else {
+			mustCommit(t, tx)
+		}
+		if db.durableLSN.Load() < lsn {
+			t.Fatalf("%s: reservation at LSN %d not durable (durable %d)", end, lsn, db.durableLSN.Load())
+		}
+	}
 	// Limits.
 	tx = db.Begin()
 	tx.CreateSequence(&catalog.SequenceDef{Schema: "public", Name: "small", Start: 1, Increment: 1, Min: 1, Max: 2})
