@@ -168,7 +168,7 @@ func (v *copyConverter) converter(t types.T) func(b array.Builder, f []byte) err
 		return func(b array.Builder, f []byte) error {
 			var ok bool
 			if binaryFormat {
-				v.floats, ok = receiveFloat4s(v.floats[:0], f)
+				v.floats, ok = types.ReceiveFloat4s(v.floats[:0], f)
 			} else {
 				v.floats, ok = parseFloat4s(v.floats[:0], f)
 			}
@@ -332,26 +332,4 @@ func parseFloat4Slow(tok []byte) (float32, bool) {
 		return 0, false
 	}
 	return float32(x), true
-}
-
-// receiveFloat4s appends the elements of f, a real[] in binary form, to
-// dst when it is one-dimensional, with lower bound 1 and no NULLs.
-// Anything else is left to the receive function.
-func receiveFloat4s(dst []float32, f []byte) ([]float32, bool) {
-	const float4OID = 700
-	be := binary.BigEndian
-	if len(f) < 20 || be.Uint32(f) != 1 || be.Uint32(f[4:]) != 0 || be.Uint32(f[8:]) != float4OID || be.Uint32(f[16:]) != 1 {
-		return dst, false
-	}
-	n := int(be.Uint32(f[12:]))
-	if n < 1 || len(f) != 20+8*n {
-		return dst, false
-	}
-	for i := 20; i < len(f); i += 8 {
-		if be.Uint32(f[i:]) != 4 {
-			return dst, false
-		}
-		dst = append(dst, math.Float32frombits(be.Uint32(f[i+4:])))
-	}
-	return dst, true
 }

@@ -55,7 +55,7 @@ func (v *Values) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, internalErr("VALUES row has %d cells, want %d", len(row), len(cols))
 		}
 		for j, cell := range row {
-			d, err := EvalScalar(ctx, v.rt, cell)
+			d, err := v.cell(ctx, cell)
 			if err != nil {
 				return nil, err
 			}
@@ -74,6 +74,16 @@ func (v *Values) Next(ctx context.Context) (arrow.Record, error) {
 	}
 	v.pos = end
 	return v.out.set(rec), nil
+}
+
+// cell evaluates one cell. A bare parameter is appended as Bind decoded
+// it, so that a []float32 embedding goes into the list builder without an
+// *types.Array in between (see Runtime.Params).
+func (v *Values) cell(ctx context.Context, e sql.Expr) (any, error) {
+	if p, ok := e.(*sql.Param); ok && p.Index >= 0 && p.Index < len(v.rt.Params) {
+		return v.rt.Params[p.Index], nil
+	}
+	return EvalScalar(ctx, v.rt, e)
 }
 
 // Close implements Operator.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -612,6 +613,30 @@ func decodeRecordBinary(src []byte) (any, error) {
 		return nil, errBinaryFormat()
 	}
 	return fields, nil
+}
+
+// ReceiveFloat4s appends the elements of f, a real[] in binary form, to
+// dst when it is one-dimensional, with lower bound 1, at least one element
+// and no NULLs: the shape of an embedding, decoded without boxing each
+// element. Anything else (ok false) is left to DecodeBinary, which gives
+// the error or the general *Array.
+func ReceiveFloat4s(dst []float32, f []byte) (_ []float32, ok bool) {
+	be := binary.BigEndian
+	if len(f) < 20 || be.Uint32(f) != 1 || be.Uint32(f[4:]) != 0 || be.Uint32(f[8:]) != Float4T.OID() || be.Uint32(f[16:]) != 1 {
+		return dst, false
+	}
+	n := int(be.Uint32(f[12:]))
+	if n < 1 || len(f) != 20+8*n {
+		return dst, false
+	}
+	dst = slices.Grow(dst, n)
+	for i := 20; i < len(f); i += 8 {
+		if be.Uint32(f[i:]) != 4 {
+			return dst, false
+		}
+		dst = append(dst, math.Float32frombits(be.Uint32(f[i+4:])))
+	}
+	return dst, true
 }
 
 // AppendFloat32sBinary appends the binary format of a float vector: for
