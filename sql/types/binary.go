@@ -484,7 +484,12 @@ func decodeArrayBinary(src []byte, elem T) (any, error) {
 		}
 		elem = e
 	} else if elemOID != elem.OID() {
-		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "wrong element type")
+		got := "???"
+		if e, ok := ByOID(elemOID); ok {
+			got = e.String()
+		}
+		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "binary data has array element type %d (%s) instead of expected %d (%s)",
+			elemOID, got, elem.OID(), elem)
 	}
 	p := src[12:]
 	if len(p) < 8*int(ndim) {
@@ -514,17 +519,18 @@ func decodeArrayBinary(src []byte, elem T) (any, error) {
 		}
 		return &Array{Elem: elem}, nil
 	}
-	if nitems > int64(len(p)/4) {
-		return nil, errBinaryMsg("insufficient data left in message")
-	}
-	elems := make([]any, nitems)
-	for i := range elems {
+	// Each element takes at least its 4-byte length word: the capacity
+	// is bounded by the payload, whatever nitems claims.
+	elems := make([]any, 0, min(nitems, int64(len(p)/4)))
+	for i := 0; int64(i) < nitems; i++ {
 		if len(p) < 4 {
-			return nil, errBinaryMsg("insufficient data left in message")
+			// As pq_getmsgint reading the length word.
+			return nil, errInsufficient()
 		}
 		n := int32(binary.BigEndian.Uint32(p))
 		p = p[4:]
 		if n == -1 {
+			elems = append(elems, nil)
 			continue
 		}
 		if n < -1 || int(n) > len(p) {
@@ -534,7 +540,7 @@ func decodeArrayBinary(src []byte, elem T) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		elems[i] = v
+		elems = append(elems, v)
 		p = p[n:]
 	}
 	if len(p) != 0 {
