@@ -55,6 +55,9 @@ func (tx *Tx) Commit() error {
 		if err != nil {
 			return err
 		}
+		if bs, err = coalesceBatches(bs); err != nil {
+			return err
+		}
 		prepared[id] = bs
 	}
 	if !changed {

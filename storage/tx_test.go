@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -791,4 +792,55 @@ func TestDirectoryLock(t *testing.T) {
 	db.Close()
 	db = openDB(t, dir, Options{})
 	db.Close()
+}
+
+// TestCommitCoalescesSmallInserts commits a transaction of 2,500
+// single-row INSERTs and a deleted one: the tail holds them merged into
+// batches of at most tailMergeRows rows (one concatenation per run, not
+// one per row), and a crash image replays the same rows.
+func TestCommitCoalescesSmallInserts(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{FlushRows: 1 << 20})
+	defer db.Close()
+	def := kvTable(t, db, "t")
+	const n = 2500
+	tx := db.Begin()
+	for i := 1; i <= n; i++ {
+		if err := tx.Insert(def.ID, makeRecord(t, def, []any{i, fmt.Sprint("v", i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A row deleted again inside the transaction is not committed.
+	if err := tx.Insert(def.ID, makeRecord(t, def, []any{n + 1, "gone"})); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range scanRows(t, tx, def.ID, true) {
+		if r[1] == "gone" {
+			if err := tx.Delete(def.ID, []int64{r[2].(int64)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mustCommit(t, tx)
+	tail := db.head.Load().tables[def.ID].tail
+	if len(tail) != (n+tailMergeRows-1)/tailMergeRows {
+		t.Errorf("tail has %d batches for %d rows, want them merged by %d", len(tail), n, tailMergeRows)
+	}
+	check := func(db *DB) {
+		t.Helper()
+		tx := db.Begin()
+		defer tx.Rollback()
+		rows := scanRows(t, tx, def.ID, false)
+		if len(rows) != n {
+			t.Fatalf("%d rows, want %d", len(rows), n)
+		}
+		for _, r := range rows {
+			if fmt.Sprint(r[1]) != fmt.Sprint("v", r[0]) {
+				t.Fatalf("row %v", r)
+			}
+		}
+	}
+	check(db)
+	db2 := openDB(t, crashImage(t, db), Options{})
+	defer db2.Close()
+	check(db2)
 }
