@@ -3,10 +3,15 @@ package wire
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -199,5 +204,59 @@ func TestBatchInsertDuplicateKey(t *testing.T) {
 	}
 	if n != 1000 || sum != 500500 {
 		t.Fatalf("after the batch: %d rows, sum(e[1]) = %v", n, sum)
+	}
+}
+
+// TestHTTPFloat4ArrayParams sends real[] values as JSON arrays to /query
+// and /ingest: plain numbers (with or without spaces) take the unboxed
+// path, anything else (NULL elements, zero, an empty array, a number out
+// of real's range, nesting) the array literal and its errors, with the
+// same results as the literal in psql.
+func TestHTTPFloat4ArrayParams(t *testing.T) {
+	ts := startServer(t)
+	hs := httptest.NewServer(HTTPHandler(ts.engine, HTTPOptions{}))
+	defer hs.Close()
+	post := func(path, body string) (int, []byte) {
+		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	for _, q := range []string{"CREATE SCHEMA w", "CREATE TABLE w.e (id int PRIMARY KEY, v real[])"} {
+		if status, b := post("/workspaces/w/tables/query", `{"query": "`+q+`"}`); status != http.StatusOK {
+			t.Fatalf("%s: %d %s", q, status, b)
+		}
+	}
+	for i, tc := range []struct{ param, want string }{
+		{`[1.5,2,-0.25]`, `{"columns":["v"],"rows":[["{1.5,2,-0.25}"]],"row_count":1}`},
+		{`[ 1.5 , 2e-3 ,3.25E2 ]`, `{"columns":["v"],"rows":[["{1.5,0.002,325}"]],"row_count":1}`},
+		{`[1, null, 3]`, `{"columns":["v"],"rows":[["{1,NULL,3}"]],"row_count":1}`},
+		{`[0, -0.0, 1]`, `{"columns":["v"],"rows":[["{0,-0,1}"]],"row_count":1}`},
+		{`[]`, `{"columns":["v"],"rows":[["{}"]],"row_count":1}`},
+		{`[1e-50]`, `22003 parameter $1: "1e-50" is out of range for type real`},
+		{`[[1, 2], [3, 4]]`, `2202E array has 2 dimensions but the column holds 1`}, // PostgreSQL stores it
+	} {
+		body := fmt.Sprintf(`{"query": "INSERT INTO e VALUES (%d, $1) RETURNING v::text", "params": [%s]}`, i, tc.param)
+		status, b := post("/workspaces/w/tables/query", body)
+		got := strings.TrimSpace(string(b))
+		if status != http.StatusOK {
+			var e errorBody
+			json.Unmarshal(b, &e)
+			got = e.SQLState + " " + e.Error
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.param, got, tc.want)
+		}
+	}
+	// /ingest: the same embeddings by column.
+	if status, b := post("/workspaces/w/tables/e/ingest", `{"id": [100, 101], "v": [[0.5, 1.5], [2, null]]}`); status != http.StatusOK {
+		t.Fatalf("ingest: %d %s", status, b)
+	}
+	status, b := post("/workspaces/w/tables/query", `{"query": "SELECT v::text FROM e WHERE id >= 100 ORDER BY id"}`)
+	if want := `{"columns":["v"],"rows":[["{0.5,1.5}"],["{2,NULL}"]],"row_count":2}`; status != http.StatusOK || strings.TrimSpace(string(b)) != want {
+		t.Fatalf("after ingest: %d %s, want %s", status, b, want)
 	}
 }
