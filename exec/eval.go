@@ -26,7 +26,11 @@ type Runtime struct {
 	// Fn is passed to every function call (now(), time zone, allocator);
 	// nil means UTC, the current time and the default allocator.
 	Fn *functions.Context
-	// Params are the datums of $1, $2, ...
+	// Params are the datums of $1, $2, ... A one-dimensional real[]
+	// without NULLs may be a []float32 (the wire layer decodes a binary
+	// embedding so, without boxing its elements): VALUES appends it to its
+	// column as it is, and an expression reads it as the *types.Array
+	// every function expects (paramValue).
 	Params []any
 	// Tx is the transaction scans read through; nextval goes through it
 	// too (a sequence the transaction created counts inside it).
@@ -111,6 +115,15 @@ func EvalScalar(ctx context.Context, rt *Runtime, e sql.Expr) (any, error) {
 	}
 	defer v.release()
 	return v.at(0), nil
+}
+
+// paramValue is a parameter's datum as expressions read it: a []float32
+// (see Runtime.Params) becomes the real[] *types.Array it stands for.
+func paramValue(v any) any {
+	if xs, ok := v.([]float32); ok {
+		return types.NewVector(xs)
+	}
+	return v
 }
 
 // evaluator evaluates expressions over batches for one operator call.
@@ -232,7 +245,7 @@ func (ev *evaluator) eval(e sql.Expr, b batch) (vec, error) {
 		if e.Index < 0 || e.Index >= len(ev.rt.Params) {
 			return vec{}, pgerr.New(pgerrcode.UndefinedParameter, "there is no parameter $%d", e.Index+1)
 		}
-		return constVec(ev.rt.Params[e.Index], e.T), nil
+		return constVec(paramValue(ev.rt.Params[e.Index]), e.T), nil
 	case *sql.Call:
 		return ev.evalCall(e, b)
 	case *sql.Cast:

@@ -237,7 +237,7 @@ func (ev *evaluator) constSet(list []sql.Expr, t types.T) (*valueSet, bool) {
 			if it.Index < 0 || it.Index >= len(ev.rt.Params) {
 				return nil, false
 			}
-			v = ev.rt.Params[it.Index]
+			v = paramValue(ev.rt.Params[it.Index])
 		default:
 			return nil, false
 		}

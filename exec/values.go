@@ -50,12 +50,13 @@ func (v *Values) Next(ctx context.Context) (arrow.Record, error) {
 			b.Release()
 		}
 	}()
+	v.reserveFloats(builders, rows[v.pos], end-v.pos)
 	for _, row := range rows[v.pos:end] {
 		if len(row) != len(cols) {
 			return nil, internalErr("VALUES row has %d cells, want %d", len(row), len(cols))
 		}
 		for j, cell := range row {
-			d, err := EvalScalar(ctx, v.rt, cell)
+			d, err := v.cell(ctx, cell)
 			if err != nil {
 				return nil, err
 			}
@@ -74,6 +75,35 @@ func (v *Values) Next(ctx context.Context) (arrow.Record, error) {
 	}
 	v.pos = end
 	return v.out.set(rec), nil
+}
+
+// reserveFloats makes room in the element builder of each real[] column
+// whose cell in the batch's first row is a []float32 parameter for n
+// embeddings of its length, so that a batch of embeddings is not copied
+// each time the builder grows.
+func (v *Values) reserveFloats(builders []array.Builder, first []sql.Expr, n int) {
+	for j, cell := range first {
+		p, ok := cell.(*sql.Param)
+		if !ok || j >= len(builders) || p.Index < 0 || p.Index >= len(v.rt.Params) {
+			continue
+		}
+		xs, ok := v.rt.Params[p.Index].([]float32)
+		if lb, isList := builders[j].(*array.ListBuilder); ok && isList {
+			if fb, ok := lb.ValueBuilder().(*array.Float32Builder); ok {
+				fb.Reserve(len(xs) * n)
+			}
+		}
+	}
+}
+
+// cell evaluates one cell. A bare parameter is appended as Bind decoded
+// it, so that a []float32 embedding goes into the list builder without an
+// *types.Array in between (see Runtime.Params).
+func (v *Values) cell(ctx context.Context, e sql.Expr) (any, error) {
+	if p, ok := e.(*sql.Param); ok && p.Index >= 0 && p.Index < len(v.rt.Params) {
+		return v.rt.Params[p.Index], nil
+	}
+	return EvalScalar(ctx, v.rt, e)
 }
 
 // Close implements Operator.

@@ -55,10 +55,15 @@ func (tx *Tx) Commit() error {
 		if err != nil {
 			return err
 		}
+		if bs, err = coalesceBatches(bs); err != nil {
+			return err
+		}
 		prepared[id] = bs
 	}
 	if !changed {
-		return nil
+		// Nothing to log; the sequence values it drew must be durable
+		// before it reports success (a commit record would cover them).
+		return db.syncTo(tx.seqLSN)
 	}
 
 	// Indexes of constraints added to tables with rows are built before

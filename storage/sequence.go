@@ -11,9 +11,13 @@ import (
 
 // Sequences are not transactional, as in PostgreSQL: a value nextval hands
 // out is never handed out again, even after a crash or a rollback. Before
-// handing out a value past what the log already covers, NextVal logs (and
-// fsyncs) a reservation of seqReserve values; after a crash the sequence
-// resumes past the reservation. SetVal is logged as is.
+// handing out a value past what the log already covers, NextVal logs a
+// reservation of seqReserve values; after a crash the sequence resumes past
+// the reservation. DB.NextVal fsyncs the reservation before it returns;
+// Tx.NextVal leaves that to the end of its transaction (as PostgreSQL
+// flushes a sequence's WAL at commit), so that a multi-row INSERT drawing a
+// bigserial for each row costs one fsync, not one per reservation. SetVal
+// is logged as is.
 
 const seqReserve = 32
 
@@ -26,6 +30,9 @@ type seqState struct {
 	// returns durNext. covered is false until something was logged.
 	durLast   int64
 	durCalled bool
+	// durLSN is the WAL record that logged durLast (0: none since open);
+	// a value handed out is durable once the WAL is synced up to it.
+	durLSN uint64
 }
 
 // seqTxState is a sequence created by a transaction that has not
@@ -101,28 +108,48 @@ func (db *DB) seqFor(schema, name string) (*catalog.SequenceDef, *seqState, erro
 // past its bounds). The value is never handed out again, even after a
 // crash.
 func (db *DB) NextVal(schema, name string) (int64, error) {
+	v, lsn, err := db.nextVal(schema, name)
+	if err != nil {
+		return 0, err
+	}
+	return v, db.syncTo(lsn)
+}
+
+// nextVal is NextVal without the fsync: it returns the value and the LSN
+// the WAL must be synced up to before the value may be relied on.
+func (db *DB) nextVal(schema, name string) (int64, uint64, error) {
 	if db.closed.Load() {
-		return 0, errClosed()
+		return 0, 0, errClosed()
 	}
 	def, st, err := db.seqFor(schema, name)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	v, err := nextValue(def, st.last, st.called)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if !covers(def, st.durLast, st.durCalled, v) {
 		end := reservationEnd(def, v)
-		if err := db.logSequence(catalog.Key(schema, name), st, end, true); err != nil {
-			return 0, err
+		lsn, err := db.logSequence(catalog.Key(schema, name), st, end, true)
+		if err != nil {
+			return 0, 0, err
 		}
-		st.durLast, st.durCalled = end, true
+		st.durLast, st.durCalled, st.durLSN = end, true, lsn
 	}
 	st.last, st.called = v, true
-	return v, nil
+	return v, st.durLSN, nil
+}
+
+// syncTo is waitDurable(lsn) that returns at once when the WAL is synced
+// that far already.
+func (db *DB) syncTo(lsn uint64) error {
+	if lsn <= db.durableLSN.Load() {
+		return nil
+	}
+	return db.waitDurable(lsn)
 }
 
 // SetVal sets a committed sequence's state as setval(seq, v, isCalled)
@@ -141,21 +168,26 @@ func (db *DB) SetVal(schema, name string, v int64, isCalled bool) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := db.logSequence(catalog.Key(schema, name), st, v, isCalled); err != nil {
+	lsn, err := db.logSequence(catalog.Key(schema, name), st, v, isCalled)
+	if err != nil {
+		return err
+	}
+	if err := db.waitDurable(lsn); err != nil {
 		return err
 	}
 	st.last, st.called = v, isCalled
-	st.durLast, st.durCalled = v, isCalled
+	st.durLast, st.durCalled, st.durLSN = v, isCalled, lsn
 	return nil
 }
 
-// logSequence writes and fsyncs a record setting a sequence's durable
-// state, unless the sequence was dropped meanwhile.
-func (db *DB) logSequence(key string, st *seqState, last int64, called bool) error {
+// logSequence appends (without fsync) a record setting a sequence's
+// durable state, unless the sequence was dropped meanwhile, and returns
+// its LSN.
+func (db *DB) logSequence(key string, st *seqState, last int64, called bool) (uint64, error) {
 	db.mu.Lock()
 	if db.seqs[key] != st || db.head.Load().cat.Sequences[key] == nil {
 		db.mu.Unlock()
-		return pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", key)
+		return 0, pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", key)
 	}
 	lsn, err := db.appendWALLocked(&walRecord{seqs: []seqEntry{{key: key, last: last, called: called}}})
 	if err == nil {
@@ -164,15 +196,14 @@ func (db *DB) logSequence(key string, st *seqState, last int64, called bool) err
 		db.setHead(next)
 	}
 	db.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return db.waitDurable(lsn)
+	return lsn, err
 }
 
 // NextVal is nextval for a sequence this transaction may have created: a
 // sequence created by the transaction counts inside it (its state commits
-// with it); any other goes to DB.NextVal.
+// with it); any other draws from the database as DB.NextVal does, but the
+// reservation it logs is fsynced when the transaction ends (Commit or
+// Rollback), not before NextVal returns.
 func (tx *Tx) NextVal(schema, name string) (int64, error) {
 	if err := tx.check(); err != nil {
 		return 0, err
@@ -190,7 +221,12 @@ func (tx *Tx) NextVal(schema, name string) (int64, error) {
 	if tx.cat.Sequences[key] == nil {
 		return 0, pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", name)
 	}
-	return tx.db.NextVal(schema, name)
+	v, lsn, err := tx.db.nextVal(schema, name)
+	if err != nil {
+		return 0, err
+	}
+	tx.seqLSN = max(tx.seqLSN, lsn)
+	return v, nil
 }
 
 // SetVal is setval for a sequence this transaction may have created (see

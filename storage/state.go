@@ -125,23 +125,65 @@ func batchBytes(b *tailBatch) int64 {
 	return n
 }
 
-// mergeBatches concatenates two batches of the same layout.
-func mergeBatches(a, b *tailBatch) (*tailBatch, error) {
-	m := &tailBatch{colIDs: a.colIDs, cols: make([]arrow.Array, len(a.cols)), n: a.n + b.n,
-		lsn: max(a.lsn, b.lsn), minLSN: min(a.minLSN, b.minLSN)}
-	for i := range a.cols {
-		c, err := array.Concatenate([]arrow.Array{a.cols[i], b.cols[i]}, memory.DefaultAllocator)
+// mergeBatches concatenates batches of the same layout.
+func mergeBatches(bs ...*tailBatch) (*tailBatch, error) {
+	first := bs[0]
+	m := &tailBatch{colIDs: first.colIDs, cols: make([]arrow.Array, len(first.cols)), lsn: first.lsn, minLSN: first.minLSN}
+	parts := make([]arrow.Array, len(bs))
+	for _, b := range bs {
+		m.n += b.n
+		m.lsn, m.minLSN = max(m.lsn, b.lsn), min(m.minLSN, b.minLSN)
+	}
+	for i := range first.cols {
+		for k, b := range bs {
+			parts[k] = b.cols[i]
+		}
+		c, err := array.Concatenate(parts, memory.DefaultAllocator)
 		if err != nil {
 			return nil, err
 		}
 		m.cols[i] = c
 	}
-	r, err := array.Concatenate([]arrow.Array{a.rowIDs, b.rowIDs}, memory.DefaultAllocator)
+	for k, b := range bs {
+		parts[k] = b.rowIDs
+	}
+	r, err := array.Concatenate(parts, memory.DefaultAllocator)
 	if err != nil {
 		return nil, err
 	}
 	m.rowIDs = r.(*array.Int64)
 	return m, nil
+}
+
+// coalesceBatches merges the runs of consecutive small batches of the same
+// layout in bs (a transaction's single-row INSERTs), within the limits by
+// which appendTail merges, with one concatenation per run: committing n
+// small batches then copies each once rather than the growing tail batch
+// once per batch, and the WAL record holds a record per run, not per row.
+func coalesceBatches(bs []*tailBatch) ([]*tailBatch, error) {
+	if len(bs) < 2 {
+		return bs, nil
+	}
+	out := make([]*tailBatch, 0, len(bs))
+	for start := 0; start < len(bs); {
+		end, rows, bytes := start+1, bs[start].n, batchBytes(bs[start])
+		for end < len(bs) && rows+bs[end].n <= tailMergeRows && bytes < tailMergeBytes && sameLayout(bs[start], bs[end]) {
+			rows += bs[end].n
+			bytes += batchBytes(bs[end])
+			end++
+		}
+		if end-start == 1 {
+			out = append(out, bs[start])
+		} else {
+			m, err := mergeBatches(bs[start:end]...)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+		}
+		start = end
+	}
+	return out, nil
 }
 
 // column returns the array holding column ID id, or nil.

@@ -34,9 +34,12 @@ type Tx struct {
 	ifAbsent []absentGroup
 	tables   map[uint64]*txTable
 	seqs     map[string]*seqTxState
-	sps      []*savepoint
-	done     bool
-	keybuf   []byte
+	// seqLSN is the WAL record the latest committed-sequence value drawn
+	// by NextVal depends on: synced when the transaction ends.
+	seqLSN uint64
+	sps    []*savepoint
+	done   bool
+	keybuf []byte
 	// spillFiles are the segment files the transaction spilled (spill.go)
 	// that no commit installed yet: removed when it ends.
 	spillFiles []string
@@ -634,6 +637,10 @@ func (tx *Tx) Rollback() {
 		return
 	}
 	tx.done = true
+	// The values nextval handed out must not come back after a crash,
+	// even though nothing of the transaction commits. A failed fsync
+	// leaves the database broken, which every later write reports.
+	_ = tx.db.syncTo(tx.seqLSN)
 	tx.tables = nil
 	tx.removeSpills()
 	tx.unpin()

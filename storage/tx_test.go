@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -699,6 +700,29 @@ func TestSequences(t *testing.T) {
 	if v, _ := db.NextVal("public", "s"); v != 102 {
 		t.Fatalf("after reopen nextval = %d", v)
 	}
+	// A transaction's nextval of a committed sequence logs its reservation
+	// without an fsync; ending the transaction (rollback or a commit with
+	// nothing else to log) makes it durable.
+	for _, end := range []string{"rollback", "commit"} {
+		tx = db.Begin()
+		for i := 0; i < 3*seqReserve; i++ {
+			if _, err := tx.NextVal("public", "s"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lsn := tx.seqLSN
+		if lsn == 0 || db.durableLSN.Load() >= lsn {
+			t.Fatalf("%s: reservation at LSN %d synced before the transaction ended (durable %d)", end, lsn, db.durableLSN.Load())
+		}
+		if end == "rollback" {
+			tx.Rollback()
+		} else {
+			mustCommit(t, tx)
+		}
+		if db.durableLSN.Load() < lsn {
+			t.Fatalf("%s: reservation at LSN %d not durable (durable %d)", end, lsn, db.durableLSN.Load())
+		}
+	}
 	// Limits.
 	tx = db.Begin()
 	tx.CreateSequence(&catalog.SequenceDef{Schema: "public", Name: "small", Start: 1, Increment: 1, Min: 1, Max: 2})
@@ -768,4 +792,55 @@ func TestDirectoryLock(t *testing.T) {
 	db.Close()
 	db = openDB(t, dir, Options{})
 	db.Close()
+}
+
+// TestCommitCoalescesSmallInserts commits a transaction of 2,500
+// single-row INSERTs and a deleted one: the tail holds them merged into
+// batches of at most tailMergeRows rows (one concatenation per run, not
+// one per row), and a crash image replays the same rows.
+func TestCommitCoalescesSmallInserts(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{FlushRows: 1 << 20})
+	defer db.Close()
+	def := kvTable(t, db, "t")
+	const n = 2500
+	tx := db.Begin()
+	for i := 1; i <= n; i++ {
+		if err := tx.Insert(def.ID, makeRecord(t, def, []any{i, fmt.Sprint("v", i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A row deleted again inside the transaction is not committed.
+	if err := tx.Insert(def.ID, makeRecord(t, def, []any{n + 1, "gone"})); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range scanRows(t, tx, def.ID, true) {
+		if r[1] == "gone" {
+			if err := tx.Delete(def.ID, []int64{r[2].(int64)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mustCommit(t, tx)
+	tail := db.head.Load().tables[def.ID].tail
+	if len(tail) != (n+tailMergeRows-1)/tailMergeRows {
+		t.Errorf("tail has %d batches for %d rows, want them merged by %d", len(tail), n, tailMergeRows)
+	}
+	check := func(db *DB) {
+		t.Helper()
+		tx := db.Begin()
+		defer tx.Rollback()
+		rows := scanRows(t, tx, def.ID, false)
+		if len(rows) != n {
+			t.Fatalf("%d rows, want %d", len(rows), n)
+		}
+		for _, r := range rows {
+			if fmt.Sprint(r[1]) != fmt.Sprint("v", r[0]) {
+				t.Fatalf("row %v", r)
+			}
+		}
+	}
+	check(db)
+	db2 := openDB(t, crashImage(t, db), Options{})
+	defer db2.Close()
+	check(db2)
 }

@@ -111,8 +111,12 @@ func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T, opts 
 }
 
 // paramError gives a codec error that carries no SQLSTATE the one
-// PostgreSQL uses for bad bind parameters.
+// PostgreSQL uses for bad bind parameters, and bytes left over after a
+// binary value the message of exec_bind_message, which checks for them.
 func paramError(err error, i int, format int16) error {
+	if pe := pgerr.From(err); format == pgproto3.BinaryFormat && pe.Code == pgerrcode.InvalidBinaryRepresentation && pe.Message == "incorrect binary data format" {
+		return pgerr.New(pgerrcode.InvalidBinaryRepresentation, "incorrect binary data format in bind parameter %d", i+1)
+	}
 	if pgerr.Code(err) != pgerrcode.InternalError {
 		return err
 	}

@@ -229,6 +229,14 @@ func paramValue(raw json.RawMessage, t types.T, opts *types.TextOptions) (any, e
 			text = string(raw)
 			break
 		}
+		if t.Elem != nil && t.Elem.Family == types.Float4 && t.Domain == "" {
+			// An embedding: straight into a []float32 (see
+			// exec.Runtime.Params), or through the array literal
+			// when it is anything but plain numbers.
+			if xs, ok := types.ParseJSONFloat4s(nil, raw); ok {
+				return xs, nil
+			}
+		}
 		lit, err := appendArrayLiteral(nil, raw)
 		if err != nil {
 			return nil, err

@@ -44,8 +44,15 @@ func parseText(s string, t types.T, opts *types.TextOptions) (any, error) {
 	return types.ParseTextOpts(s, t, opts)
 }
 
-// decodeBinary decodes a binary-format parameter value of type t.
+// decodeBinary decodes a binary-format parameter value of type t. A
+// one-dimensional real[] without NULLs (an embedding) comes back as a
+// []float32, read without boxing each element (see exec.Runtime.Params).
 func decodeBinary(raw []byte, t types.T) (any, error) {
+	if t.Family == types.ArrayFamily && t.Elem != nil && t.Elem.Family == types.Float4 && t.Domain == "" {
+		if xs, ok := types.ReceiveFloat4s(nil, raw); ok {
+			return xs, nil
+		}
+	}
 	return types.DecodeBinary(raw, t)
 }
 

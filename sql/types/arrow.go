@@ -515,12 +515,10 @@ func appendList(lb *array.ListBuilder, v any, t T) error {
 	depth := listDepth(lb.Type())
 	switch x := v.(type) {
 	case []float32:
-		if depth != 1 {
-			break
-		}
 		vb, ok := lb.ValueBuilder().(*array.Float32Builder)
-		if !ok {
-			break
+		if depth != 1 || !ok {
+			// The general path's checks and conversions.
+			return appendList(lb, NewVector(x), t)
 		}
 		lb.Append(true)
 		vb.AppendValues(x, nil)

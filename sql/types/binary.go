@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -483,7 +484,12 @@ func decodeArrayBinary(src []byte, elem T) (any, error) {
 		}
 		elem = e
 	} else if elemOID != elem.OID() {
-		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "wrong element type")
+		got := "???"
+		if e, ok := ByOID(elemOID); ok {
+			got = e.String()
+		}
+		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "binary data has array element type %d (%s) instead of expected %d (%s)",
+			elemOID, got, elem.OID(), elem)
 	}
 	p := src[12:]
 	if len(p) < 8*int(ndim) {
@@ -513,17 +519,18 @@ func decodeArrayBinary(src []byte, elem T) (any, error) {
 		}
 		return &Array{Elem: elem}, nil
 	}
-	if nitems > int64(len(p)/4) {
-		return nil, errBinaryMsg("insufficient data left in message")
-	}
-	elems := make([]any, nitems)
-	for i := range elems {
+	// Each element takes at least its 4-byte length word: the capacity
+	// is bounded by the payload, whatever nitems claims.
+	elems := make([]any, 0, min(nitems, int64(len(p)/4)))
+	for i := 0; int64(i) < nitems; i++ {
 		if len(p) < 4 {
-			return nil, errBinaryMsg("insufficient data left in message")
+			// As pq_getmsgint reading the length word.
+			return nil, errInsufficient()
 		}
 		n := int32(binary.BigEndian.Uint32(p))
 		p = p[4:]
 		if n == -1 {
+			elems = append(elems, nil)
 			continue
 		}
 		if n < -1 || int(n) > len(p) {
@@ -533,7 +540,7 @@ func decodeArrayBinary(src []byte, elem T) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		elems[i] = v
+		elems = append(elems, v)
 		p = p[n:]
 	}
 	if len(p) != 0 {
@@ -612,6 +619,30 @@ func decodeRecordBinary(src []byte) (any, error) {
 		return nil, errBinaryFormat()
 	}
 	return fields, nil
+}
+
+// ReceiveFloat4s appends the elements of f, a real[] in binary form, to
+// dst when it is one-dimensional, with lower bound 1, at least one element
+// and no NULLs: the shape of an embedding, decoded without boxing each
+// element. Anything else (ok false) is left to DecodeBinary, which gives
+// the error or the general *Array.
+func ReceiveFloat4s(dst []float32, f []byte) (_ []float32, ok bool) {
+	be := binary.BigEndian
+	if len(f) < 20 || be.Uint32(f) != 1 || be.Uint32(f[4:]) != 0 || be.Uint32(f[8:]) != Float4T.OID() || be.Uint32(f[16:]) != 1 {
+		return dst, false
+	}
+	n := int(be.Uint32(f[12:]))
+	if n < 1 || len(f) != 20+8*n {
+		return dst, false
+	}
+	dst = slices.Grow(dst, n)
+	for i := 20; i < len(f); i += 8 {
+		if be.Uint32(f[i:]) != 4 {
+			return dst, false
+		}
+		dst = append(dst, math.Float32frombits(be.Uint32(f[i+4:])))
+	}
+	return dst, true
 }
 
 // AppendFloat32sBinary appends the binary format of a float vector: for

@@ -1,4 +1,4 @@
-package exec
+package types
 
 import (
 	"math"
@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// TestParseFloat4 checks the fast float parser of COPY's real[] fields
+// TestParseFloat4 checks the fast float parser of real[] text (COPY) and
+// JSON (HTTP) input
 // against strconv (correct rounding) on the shortest texts of random
 // float32s, on random digit strings (9 to 17 digits, which round), on
 // halfway cases, and that what it leaves to the input function (zero,

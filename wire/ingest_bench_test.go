@@ -1,0 +1,179 @@
+package wire
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ingestBenchRows are the agent-memory rows the insert benchmarks load
+// per operation: a six-word task, a small JSON object and a 384-d
+// embedding.
+const ingestBenchRows = 2000
+
+// ingestBenchRow is one generated row.
+type ingestBenchRow struct {
+	task, meta string
+	emb        []float32
+}
+
+// ingestBenchData generates ingestBenchRows rows from a fixed seed.
+func ingestBenchData() []ingestBenchRow {
+	rng := rand.New(rand.NewSource(1))
+	words := strings.Fields("fix crash oom memory leak timeout retry parquet csv etl pipeline deadlock race")
+	rows := make([]ingestBenchRow, ingestBenchRows)
+	for i := range rows {
+		var task []string
+		for range 6 {
+			task = append(task, words[rng.Intn(len(words))])
+		}
+		emb := make([]float32, 384)
+		for k := range emb {
+			emb[k] = float32(rng.NormFloat64() * 0.05)
+		}
+		rows[i] = ingestBenchRow{strings.Join(task, " "), fmt.Sprintf(`{"repo": "r%d", "memory_type": "episodic"}`, i%5), emb}
+	}
+	return rows
+}
+
+// BenchmarkIngest times loading agent-memory rows into a table with a
+// bigserial primary key over real sockets, ingestBenchRows rows per
+// operation, committed: a pgx batch of multi-row INSERTs with binary
+// parameters (4 statements of 500 rows, one Sync: one transaction), the
+// HTTP /ingest endpoint (one columnar JSON body) and /query/batch (one
+// INSERT per parameter list, one transaction).
+func BenchmarkIngest(b *testing.B) {
+	rows := ingestBenchData()
+	ctx := context.Background()
+	const table = "CREATE TABLE m (id bigserial PRIMARY KEY, task text, metadata jsonb, embedding real[])"
+
+	b.Run("pgx-batch", func(b *testing.B) {
+		ts := startServer(b)
+		host, port, _ := net.SplitHostPort(ts.addr)
+		conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://bench@%s:%s/bench?sslmode=disable", host, port))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, table); err != nil {
+			b.Fatal(err)
+		}
+		const perStmt = 500
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO m (task, metadata, embedding) VALUES ")
+		for i := 0; i < perStmt; i++ {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "($%d, $%d::jsonb, $%d)", 3*i+1, 3*i+2, 3*i+3)
+		}
+		insert := sb.String()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			batch := &pgx.Batch{}
+			for s := 0; s < len(rows); s += perStmt {
+				args := make([]any, 0, 3*perStmt)
+				for _, r := range rows[s : s+perStmt] {
+					args = append(args, r.task, r.meta, r.emb)
+				}
+				batch.Queue(insert, args...)
+			}
+			if err := conn.SendBatch(ctx, batch).Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(rows)*b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+
+	post := func(b *testing.B, url string, body []byte) {
+		resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			var e errorBody
+			json.NewDecoder(resp.Body).Decode(&e)
+			b.Fatalf("%s: %d %+v", url, resp.StatusCode, e)
+		}
+	}
+	embJSON := func(dst []byte, emb []float32) []byte {
+		dst = append(dst, '[')
+		for k, x := range emb {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			dst = strconv.AppendFloat(dst, float64(x), 'g', -1, 32)
+		}
+		return append(dst, ']')
+	}
+	quote := func(dst []byte, s string) []byte {
+		q, _ := json.Marshal(s)
+		return append(dst, q...)
+	}
+
+	b.Run("http-ingest", func(b *testing.B) {
+		ts := startServer(b)
+		hs := httptest.NewServer(HTTPHandler(ts.engine, HTTPOptions{}))
+		defer hs.Close()
+		post(b, hs.URL+"/workspaces/w/tables/query", []byte(`{"query": "CREATE SCHEMA w"}`))
+		post(b, hs.URL+"/workspaces/w/tables/query", []byte(`{"query": "`+table+`"}`))
+		col := func(name string, value func(dst []byte, r ingestBenchRow) []byte, body []byte) []byte {
+			body = append(quote(body, name), ":["...)
+			for i, r := range rows {
+				if i > 0 {
+					body = append(body, ',')
+				}
+				body = value(body, r)
+			}
+			return append(body, ']')
+		}
+		body := []byte{'{'}
+		body = col("task", func(dst []byte, r ingestBenchRow) []byte { return quote(dst, r.task) }, body)
+		body = append(body, ',')
+		body = col("metadata", func(dst []byte, r ingestBenchRow) []byte { return append(dst, r.meta...) }, body)
+		body = append(body, ',')
+		body = col("embedding", func(dst []byte, r ingestBenchRow) []byte { return embJSON(dst, r.emb) }, body)
+		body = append(body, '}')
+		b.SetBytes(int64(len(body)))
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			post(b, hs.URL+"/workspaces/w/tables/m/ingest", body)
+		}
+		b.ReportMetric(float64(len(rows)*b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+
+	b.Run("http-query-batch", func(b *testing.B) {
+		ts := startServer(b)
+		hs := httptest.NewServer(HTTPHandler(ts.engine, HTTPOptions{}))
+		defer hs.Close()
+		post(b, hs.URL+"/workspaces/w/tables/query", []byte(`{"query": "CREATE SCHEMA w"}`))
+		post(b, hs.URL+"/workspaces/w/tables/query", []byte(`{"query": "`+table+`"}`))
+		body := []byte(`{"query": "INSERT INTO m (task, metadata, embedding) VALUES ($1, $2, $3)", "params_batch": [`)
+		for i, r := range rows {
+			if i > 0 {
+				body = append(body, ',')
+			}
+			body = append(quote(append(body, '['), r.task), ',')
+			body = append(quote(body, r.meta), ',')
+			body = append(embJSON(body, r.emb), ']')
+		}
+		body = append(body, "]}"...)
+		b.SetBytes(int64(len(body)))
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			post(b, hs.URL+"/workspaces/w/tables/query/batch", body)
+		}
+		b.ReportMetric(float64(len(rows)*b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+}
