@@ -143,7 +143,7 @@ func BenchmarkHashAggregate(b *testing.B) {
 
 func BenchmarkHashJoin(b *testing.B) {
 	left := benchRecords(benchRows)
-	right := benchRecords(1000) // grp matches exactly one id
+	right := benchRecords(1000)                   // grp matches exactly one id
 	rt := &Runtime{Mem: NewMemoryBudget(1 << 40)} // accounted, as the server runs them
 	lv, rv := values(benchCols), values(benchCols)
 	n := &sql.Join{Kind: sql.InnerJoin, Left: lv, Right: rv,
