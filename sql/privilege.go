@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgerrcode"
@@ -26,6 +27,15 @@ type GrantPrivileges struct {
 	// GrantOption is WITH GRANT OPTION, or for REVOKE, GRANT OPTION FOR.
 	GrantOption bool
 	Cascade     bool
+	// ColumnPrivs are the column privileges named (SELECT (a, b)), in
+	// order, on the columns of each of Tables.
+	ColumnPrivs []ColumnPriv
+}
+
+// ColumnPriv is privileges on one column a GRANT or REVOKE names.
+type ColumnPriv struct {
+	Column string
+	Privs  catalog.Priv
 }
 
 func (*GrantPrivileges) statement() {}
@@ -68,10 +78,22 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 	}
 	for _, n := range s.Privileges {
 		p := n.GetAccessPriv()
-		if len(p.Cols) > 0 {
-			return nil, pgerr.NotSupported("column privileges")
-		}
 		bit, ok := privNames[p.PrivName]
+		if len(p.Cols) > 0 {
+			if kind != "table" || s.Targtype != pg_query.GrantTargetType_ACL_TARGET_OBJECT {
+				return nil, pgerr.New(pgerrcode.SyntaxError, "column privileges are only valid for relations")
+			}
+			if p.PrivName == "" { // ALL (cols)
+				bit, ok = catalog.ColumnPrivs, true
+			}
+			if !ok || bit&catalog.ColumnPrivs == 0 {
+				return nil, pgerr.New(pgerrcode.InvalidGrantOperation, "invalid privilege type %s for column", strings.ToUpper(p.PrivName))
+			}
+			for _, c := range strList(p.Cols) {
+				g.ColumnPrivs = append(g.ColumnPrivs, ColumnPriv{Column: c, Privs: bit})
+			}
+			continue
+		}
 		if !ok || bit&all == 0 {
 			return nil, pgerr.New(pgerrcode.InvalidGrantOperation, "invalid privilege type %s for %s", strings.ToUpper(p.PrivName), kind)
 		}
@@ -119,20 +141,56 @@ type Access struct {
 	Owner    bool
 	Relation bool
 	As       uint32
+	// Columns are the columns of Table (positions in its Columns) the
+	// statement uses with Privs: without Privs on the table, the role
+	// needs them on each of these columns, or on any one column when
+	// none is named (SELECT count(*)), as in PostgreSQL.
+	Columns []int
 }
 
 // Accesses are the privileges the statement bound last needs: every
 // table its FROM clauses, joins, subqueries, CTEs and views read, the
 // target of INSERT, UPDATE, DELETE, TRUNCATE and COPY. The binder records
-// them where it resolves each table, so no access goes unchecked.
-func (b *Binder) Accesses() []Access { return b.accesses }
+// them where it resolves each table, so no access goes unchecked. A
+// SELECT on a table carries the columns the statement references
+// (Columns), known once the whole statement is bound.
+func (b *Binder) Accesses() []Access {
+	out := slices.Clone(b.accesses)
+	for i, a := range out {
+		if a.Table != nil && a.Privs == catalog.PrivSelect && a.Columns == nil {
+			uses := b.colUses[TableOID(a.Table.ID)]
+			out[i].Columns = make([]int, 0, len(uses))
+			for n := range uses {
+				out[i].Columns = append(out[i].Columns, int(n)-1)
+			}
+			slices.Sort(out[i].Columns)
+		}
+	}
+	return out
+}
+
+// useCol records that the statement references c, a table's column
+// (or a computed one, which needs nothing).
+func (b *Binder) useCol(c Col) {
+	if c.TableOID == 0 || c.Attnum <= 0 {
+		return
+	}
+	if b.colUses == nil {
+		b.colUses = map[uint32]map[int16]bool{}
+	}
+	if b.colUses[c.TableOID] == nil {
+		b.colUses[c.TableOID] = map[int16]bool{}
+	}
+	b.colUses[c.TableOID][c.Attnum] = true
+}
 
 // needOwner records that the statement needs to own def.
 func (b *Binder) needOwner(def *catalog.TableDef) {
 	b.accesses = append(b.accesses, Access{Table: def, Owner: true})
 }
 
-// need records that the statement needs privs on def.
-func (b *Binder) need(def *catalog.TableDef, privs catalog.Priv) {
-	b.accesses = append(b.accesses, Access{Table: def, Privs: privs})
+// need records that the statement needs privs on def; with columns
+// (positions in def.Columns), on those columns at least.
+func (b *Binder) need(def *catalog.TableDef, privs catalog.Priv, columns ...int) {
+	b.accesses = append(b.accesses, Access{Table: def, Privs: privs, Columns: columns})
 }

@@ -555,6 +555,9 @@ func (b *Binder) bindTargets(sc *scope, targets []*pg_query.Node) ([]selectItem,
 			if err != nil {
 				return nil, err
 			}
+			for _, it := range expanded {
+				b.useCol(sc.cols[it.expr.(*ColumnRef).Index])
+			}
 			items = append(items, expanded...)
 			continue
 		}

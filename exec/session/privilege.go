@@ -27,7 +27,10 @@ type aclObject struct {
 	owner      uint32
 	acl        []catalog.ACLItem
 	all        catalog.Priv
-	write      func(acl []catalog.ACLItem) error
+	// write stores acl; for a table, revoke (when not nil) is applied to
+	// each column's ACL too, as a REVOKE on a table takes the same
+	// privileges from its columns.
+	write func(acl []catalog.ACLItem, revoke func([]catalog.ACLItem) []catalog.ACLItem) error
 }
 
 func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
@@ -35,9 +38,14 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 	var objs []aclObject
 	table := func(t *catalog.TableDef) aclObject {
 		return aclObject{kind: "table", name: t.Name, owner: t.Owner, acl: t.ACL, all: catalog.TablePrivs,
-			write: func(acl []catalog.ACLItem) error {
+			write: func(acl []catalog.ACLItem, revoke func([]catalog.ACLItem) []catalog.ACLItem) error {
 				d := tx.Catalog().Tables[t.ID].Clone()
 				d.ACL = acl
+				for i := range d.Columns {
+					if revoke != nil && d.Columns[i].ACL != nil {
+						d.Columns[i].ACL = revoke(d.Columns[i].ACL)
+					}
+				}
 				return tx.AlterTable(d)
 			}}
 	}
@@ -60,7 +68,7 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 			return pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
 		}
 		objs = append(objs, aclObject{kind: "schema", name: name, owner: sc.Owner, acl: sc.ACL, all: catalog.SchemaPrivs,
-			write: func(acl []catalog.ACLItem) error {
+			write: func(acl []catalog.ACLItem, _ func([]catalog.ACLItem) []catalog.ACLItem) error {
 				d := *tx.Catalog().Schemas[name]
 				d.ACL = acl
 				return tx.AlterSchema(&d)
@@ -79,6 +87,16 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 		grantees = append(grantees, r.OID)
 	}
 	me := s.currentRole(cat)
+	if len(x.ColumnPrivs) > 0 {
+		for _, t := range x.Tables {
+			if err := s.grantColumns(tx, x, cat.Tables[t.ID], me, grantees); err != nil {
+				return err
+			}
+		}
+		if x.Privs == 0 {
+			return nil
+		}
+	}
 	for _, o := range objs {
 		owner := catalog.OwnerOID(o.owner)
 		acl := catalog.EffectiveACL(o.acl, owner, o.all)
@@ -128,11 +146,94 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 			}
 			acl = catalog.GrantACL(acl, owner, o.all, grantor, g, privs, opts)
 		}
-		if err := o.write(acl); err != nil {
+		var revoke func([]catalog.ACLItem) []catalog.ACLItem
+		if x.Revoke && privs&catalog.ColumnPrivs != 0 {
+			revoke = func(col []catalog.ACLItem) []catalog.ACLItem {
+				for _, g := range grantees {
+					col = catalog.RevokeACL(col, owner, 0, grantor, g, privs&catalog.ColumnPrivs, x.GrantOption)
+				}
+				return nilIfEmpty(col)
+			}
+		}
+		if err := o.write(acl, revoke); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// grantColumns grants or revokes x's column privileges on t's columns,
+// by the rules of runGrant: the owner (or a superuser, as the owner)
+// grants them all, another role what it holds with grant option on the
+// table or the column. A column's ACL starts empty (PostgreSQL's
+// acldefault for columns).
+func (s *Session) grantColumns(tx *storage.Tx, x *sql.GrantPrivileges, t *catalog.TableDef, me *catalog.RoleDef, grantees []uint32) error {
+	cat := tx.Catalog()
+	d := t.Clone()
+	owner := catalog.OwnerOID(t.Owner)
+	grantor := me.OID
+	if me.Superuser || cat.Reaches(me.OID, owner, true) {
+		grantor = owner
+	}
+	verb, code := "granted", pgerrcode.PrivilegeNotGranted
+	if x.Revoke {
+		verb, code = "revoked", pgerrcode.PrivilegeNotRevoked
+	}
+	for _, cp := range x.ColumnPrivs {
+		i := slices.IndexFunc(d.Columns, func(c catalog.ColumnDef) bool { return c.Name == cp.Column })
+		if i < 0 {
+			return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cp.Column, t.Name)
+		}
+		col := d.Columns[i].ACL
+		if col == nil {
+			col = []catalog.ACLItem{}
+		}
+		avail := catalog.ColumnPrivs
+		if grantor != owner {
+			tp, to := cat.Privileges(catalog.EffectiveACL(t.ACL, owner, catalog.TablePrivs), me.OID)
+			colp, co := cat.Privileges(col, me.OID)
+			if tp|colp == 0 {
+				return denied("permission denied for column %s of relation %s", cp.Column, t.Name)
+			}
+			avail = to | co
+		}
+		privs := cp.Privs & avail
+		switch {
+		case privs == 0:
+			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: code, Message: fmt.Sprintf("no privileges were %s for column \"%s\" of relation \"%s\"", verb, cp.Column, t.Name)})
+			continue
+		case privs != cp.Privs:
+			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: code, Message: fmt.Sprintf("not all privileges were %s for column \"%s\" of relation \"%s\"", verb, cp.Column, t.Name)})
+		}
+		for _, g := range grantees {
+			if x.Revoke {
+				if catalog.DependentGrants(col, g, privs) {
+					return pgerr.New(pgerrcode.DependentObjectsStillExist, "dependent privileges exist").
+						WithHint("Use CASCADE to revoke them too.")
+				}
+				col = catalog.RevokeACL(col, owner, 0, grantor, g, privs, x.GrantOption)
+				continue
+			}
+			if x.GrantOption && g == catalog.PublicOID {
+				return pgerr.New(pgerrcode.InvalidGrantOperation, "grant options can only be granted to roles")
+			}
+			opts := catalog.Priv(0)
+			if x.GrantOption {
+				opts = privs
+			}
+			col = catalog.GrantACL(col, owner, 0, grantor, g, privs, opts)
+		}
+		d.Columns[i].ACL = nilIfEmpty(col)
+	}
+	return tx.AlterTable(d)
+}
+
+// nilIfEmpty is acl, or nil (no privileges recorded) when it is empty.
+func nilIfEmpty(acl []catalog.ACLItem) []catalog.ACLItem {
+	if len(acl) == 0 {
+		return nil
+	}
+	return acl
 }
 
 // changeOwner makes newOwner the owner of an object owned by owner with
@@ -237,7 +338,10 @@ func (s *Session) checkAccesses(cat *catalog.Catalog, accesses []sql.Access) err
 			if sc := cat.Schemas[a.Table.Schema]; sc != nil && !cat.HasPrivilege(sc.ACL, sc.Owner, role, catalog.SchemaPrivs, catalog.PrivUsage, false) {
 				return denied("permission denied for schema %s", a.Table.Schema)
 			}
-			if !cat.HasPrivilege(a.Table.ACL, a.Table.Owner, role, catalog.TablePrivs, a.Privs, false) {
+			// Without the privilege on the table, the columns' privileges
+			// may grant it for the columns the statement uses.
+			if !cat.HasPrivilege(a.Table.ACL, a.Table.Owner, role, catalog.TablePrivs, a.Privs, false) &&
+				(a.Privs&^catalog.ColumnPrivs != 0 || !cat.HasColumnsPrivilege(a.Table, a.Columns, role, a.Privs)) {
 				return denied("permission denied for table %s", a.Table.Name)
 			}
 		}

@@ -34,9 +34,11 @@ const (
 // aclChars are the letters of aclitem's text form, bit by bit.
 const aclChars = "arwdDxtXUC"
 
-// TablePrivs and SchemaPrivs are ALL on a table and on a schema.
+// TablePrivs, ColumnPrivs and SchemaPrivs are ALL on a table, on a
+// column and on a schema.
 const (
 	TablePrivs  = PrivInsert | PrivSelect | PrivUpdate | PrivDelete | PrivTruncate | PrivReferences | PrivTrigger
+	ColumnPrivs = PrivInsert | PrivSelect | PrivUpdate | PrivReferences
 	SchemaPrivs = PrivUsage | PrivCreate
 )
 
@@ -100,6 +102,40 @@ func (c *Catalog) HasPrivilege(acl []ACLItem, owner, role uint32, all, want Priv
 		return opts&want == want
 	}
 	return privs&want == want
+}
+
+// HasColumnPrivilege reports whether role holds every privilege in want
+// on column col of t, through the table's ACL or the column's.
+func (c *Catalog) HasColumnPrivilege(t *TableDef, col int, role uint32, want Priv, grantOption bool) bool {
+	if c.HasPrivilege(t.ACL, t.Owner, role, TablePrivs, want, grantOption) {
+		return true
+	}
+	privs, opts := c.Privileges(t.ACL, role)
+	cp, co := c.Privileges(t.Columns[col].ACL, role)
+	if grantOption {
+		return (opts|co)&want == want
+	}
+	return (privs|cp)&want == want
+}
+
+// HasColumnsPrivilege reports whether role holds every privilege in want
+// on each of columns of t (positions in t.Columns), or with no columns on
+// at least one column, as PostgreSQL checks the columns a statement uses.
+func (c *Catalog) HasColumnsPrivilege(t *TableDef, columns []int, role uint32, want Priv) bool {
+	if len(columns) == 0 {
+		for i := range t.Columns {
+			if c.HasColumnPrivilege(t, i, role, want, false) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, col := range columns {
+		if !c.HasColumnPrivilege(t, col, role, want, false) {
+			return false
+		}
+	}
+	return true
 }
 
 // GrantACL is acl (nil for the default) with privs granted to grantee by

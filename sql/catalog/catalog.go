@@ -85,6 +85,9 @@ type ColumnDef struct {
 	// BY DEFAULT AS IDENTITY, "" for neither (pg_attribute.attidentity);
 	// Default then draws from the column's sequence.
 	Identity string `json:"identity,omitempty"`
+	// ACL is the column's privileges (GRANT SELECT (col) ...), beside
+	// the table's; nil for none (pg_attribute.attacl NULL).
+	ACL []ACLItem `json:"acl,omitempty"`
 }
 
 // UniqueDef is a UNIQUE (or PRIMARY KEY) constraint.
