@@ -34,7 +34,10 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.need(def, catalog.PrivInsert, targets...)
+	// The columns INSERT needs are known once the source is bound (VALUES
+	// without a column list fills only the first columns).
+	insert := len(b.accesses)
+	b.need(def, catalog.PrivInsert)
 	if len(s.ReturningList) > 0 {
 		b.need(def, catalog.PrivSelect)
 	}
@@ -120,6 +123,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		source = proj
 	}
 
+	b.accesses[insert].Columns = targets
 	row, err := b.tableRow(def, targets, source)
 	if err != nil {
 		return nil, err
