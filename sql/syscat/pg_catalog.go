@@ -1,7 +1,12 @@
 package syscat
 
 import (
+	"slices"
+
+	"github.com/jackc/pgerrcode"
+
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -591,6 +596,37 @@ func (v *View) HasPrivilege(role, object int64, schema bool, want catalog.Priv, 
 			catalog.BootstrapRoleOID, r, catalog.TablePrivs, want, grantOption), true
 	}
 	return false, false
+}
+
+// HasColumnPrivilege implements functions.PrivilegeCatalog. Relations
+// other than tables have no column ACLs: their own privileges answer.
+func (v *View) HasColumnPrivilege(role, table int64, column any, want catalog.Priv, grantOption bool) (ok, known bool, err error) {
+	t, isTable := v.byOID[table].(*catalog.TableDef)
+	if !isTable {
+		ok, known = v.HasPrivilege(role, table, false, want, grantOption)
+		return ok, known, nil
+	}
+	switch c := column.(type) {
+	case nil:
+		for i := range t.Columns {
+			if v.Cat.HasColumnPrivilege(t, i, uint32(role), want, grantOption) {
+				return true, true, nil
+			}
+		}
+		return false, true, nil
+	case string:
+		i := slices.IndexFunc(t.Columns, func(col catalog.ColumnDef) bool { return col.Name == c })
+		if i < 0 {
+			return false, false, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", c, t.Name)
+		}
+		return v.Cat.HasColumnPrivilege(t, i, uint32(role), want, grantOption), true, nil
+	default:
+		n := int(c.(int64))
+		if n < 1 || n > len(t.Columns) {
+			return false, false, nil
+		}
+		return v.Cat.HasColumnPrivilege(t, n-1, uint32(role), want, grantOption), true, nil
+	}
 }
 
 // HasRole implements functions.RoleCatalog (pg_has_role).
