@@ -391,6 +391,11 @@ func (s *Session) roleDependents(cat *catalog.Catalog, role uint32) []string {
 		} else if named(t.ACL) {
 			out = append(out, "privileges for table "+name(t.Schema, t.Name))
 		}
+		for _, c := range t.Columns {
+			if named(c.ACL) {
+				out = append(out, "privileges for column "+c.Name+" of table "+name(t.Schema, t.Name))
+			}
+		}
 		for _, p := range t.Policies {
 			if slices.Contains(p.Roles, role) {
 				out = append(out, "target of policy "+p.Name+" on table "+name(t.Schema, t.Name))
