@@ -21,6 +21,7 @@ type GrantPrivileges struct {
 	// Tables are the tables named, or in InSchemas for ALL TABLES IN
 	// SCHEMA (resolved at execution); Schemas the schemas of ON SCHEMA.
 	Tables    []*catalog.TableDef
+	Views     []*catalog.ViewDef
 	InSchemas []string
 	Schemas   []string
 	Grantees  []RoleSpec
@@ -109,7 +110,15 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 		case s.Targtype == pg_query.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA:
 			g.InSchemas = append(g.InSchemas, n.GetString_().Sval)
 		case s.Targtype == pg_query.GrantTargetType_ACL_TARGET_OBJECT:
-			def, err := b.rangeVarTable(n.GetRangeVar())
+			rv := n.GetRangeVar()
+			if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
+				if len(g.ColumnPrivs) > 0 {
+					return nil, pgerr.NotSupported("column privileges on views")
+				}
+				g.Views = append(g.Views, v)
+				continue
+			}
+			def, err := b.rangeVarTable(rv)
 			if err != nil {
 				return nil, err
 			}
@@ -123,8 +132,7 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 
 // Access is one privilege a bound statement needs, which the session
 // checks for the current role before running it: Privs on Table, on
-// Schema, on View (views have no ACL yet: reading one needs its
-// ownership) or with Database on the database (CREATE SCHEMA); with
+// Schema, on View or with Database on the database (CREATE SCHEMA); with
 // Owner, ownership of Table, View or Schema (ALTER, DROP, CREATE INDEX;
 // DROP INDEX of Table's index Index; with Relation, the error names
 // Table a relation, as DROP POLICY's does).

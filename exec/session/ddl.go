@@ -76,6 +76,10 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 	case *sql.CreateView:
 		def := *x.Def
 		def.Owner = s.currentRole(tx.Catalog()).OID
+		if old := tx.Catalog().View(def.Schema, def.Name); old != nil && x.Replace {
+			// CREATE OR REPLACE keeps the view's owner and privileges.
+			def.Owner, def.ACL = old.Owner, old.ACL
+		}
 		return tx.CreateView(&def, x.Replace)
 	case *sql.DropView:
 		for _, name := range x.Missing {

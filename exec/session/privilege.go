@@ -52,6 +52,18 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 	for _, t := range x.Tables {
 		objs = append(objs, table(cat.Tables[t.ID]))
 	}
+	view := func(v *catalog.ViewDef) aclObject {
+		key := catalog.Key(v.Schema, v.Name)
+		return aclObject{kind: "view", name: v.Name, owner: v.Owner, acl: v.ACL, all: catalog.TablePrivs,
+			write: func(acl []catalog.ACLItem, _ func([]catalog.ACLItem) []catalog.ACLItem) error {
+				d := *tx.Catalog().Views[key]
+				d.ACL = acl
+				return tx.CreateView(&d, true)
+			}}
+	}
+	for _, v := range x.Views {
+		objs = append(objs, view(cat.Views[catalog.Key(v.Schema, v.Name)]))
+	}
 	for _, name := range x.InSchemas {
 		if cat.Schemas[name] == nil {
 			return pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
@@ -59,6 +71,12 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 		for _, t := range cat.Tables {
 			if t.Schema == name {
 				objs = append(objs, table(t))
+			}
+		}
+		// ALL TABLES takes in views, as in PostgreSQL.
+		for _, v := range cat.Views {
+			if v.Schema == name {
+				objs = append(objs, view(v))
 			}
 		}
 	}
@@ -310,7 +328,7 @@ func (s *Session) checkAccesses(cat *catalog.Catalog, accesses []sql.Access) err
 				return denied("must be owner of view %s", a.View.Name)
 			}
 		case a.View != nil:
-			if !owns(a.View.Owner) {
+			if !cat.HasPrivilege(a.View.ACL, a.View.Owner, role, catalog.TablePrivs, a.Privs, false) {
 				return denied("permission denied for view %s", a.View.Name)
 			}
 		case a.Schema != "":
@@ -406,6 +424,8 @@ func (s *Session) roleDependents(cat *catalog.Catalog, role uint32) []string {
 	for _, k := range views {
 		if v := cat.Views[k]; catalog.OwnerOID(v.Owner) == role {
 			out = append(out, "owner of view "+name(v.Schema, v.Name))
+		} else if named(v.ACL) {
+			out = append(out, "privileges for view "+name(v.Schema, v.Name))
 		}
 	}
 	return out

@@ -130,6 +130,8 @@ type ViewDef struct {
 	// Owner is the owning role's OID, 0 for the bootstrap superuser
 	// (OwnerOID).
 	Owner uint32 `json:"owner,omitempty"`
+	// ACL is the view's privileges, as a table's (nil: the owner's).
+	ACL []ACLItem `json:"acl,omitempty"`
 }
 
 // SequenceDef is a sequence (serial columns own one).

@@ -77,7 +77,7 @@ func init() {
 			add(t.Schema, t.Name, t.Owner, t.ACL)
 		}
 		for _, d := range v.views {
-			add(d.Schema, d.Name, d.Owner, nil)
+			add(d.Schema, d.Name, d.Owner, d.ACL)
 		}
 		return rows
 	})
@@ -112,7 +112,7 @@ func init() {
 			for i, c := range d.Columns {
 				cols[i] = c.Name
 			}
-			add(d.Schema, d.Name, d.Owner, nil, cols, func(int) []catalog.ACLItem { return nil })
+			add(d.Schema, d.Name, d.Owner, d.ACL, cols, func(int) []catalog.ACLItem { return nil })
 		}
 		return rows
 	})

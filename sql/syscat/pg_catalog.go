@@ -166,6 +166,7 @@ func init() {
 			row(SequenceOID(s.Schema, s.Name), s.Name, SchemaOID(s.Schema), 0, "S", 3, 0, false, false)
 		}
 		for _, d := range v.views {
+			owner, acl = int64(catalog.OwnerOID(d.Owner)), aclDatum(v.Cat, d.ACL)
 			row(ViewOID(d.Schema, d.Name), d.Name, SchemaOID(d.Schema), 0, "v", len(d.Columns), 0, false, false)
 		}
 		return rows
@@ -590,7 +591,7 @@ func (v *View) HasPrivilege(role, object int64, schema bool, want catalog.Priv, 
 	case *catalog.TableDef:
 		return cat.HasPrivilege(x.ACL, x.Owner, r, catalog.TablePrivs, want, grantOption), true
 	case *catalog.ViewDef:
-		return cat.HasPrivilege([]catalog.ACLItem{}, x.Owner, r, catalog.TablePrivs, want, grantOption), true
+		return cat.HasPrivilege(x.ACL, x.Owner, r, catalog.TablePrivs, want, grantOption), true
 	case *Relation:
 		return cat.HasPrivilege([]catalog.ACLItem{{Grantee: catalog.PublicOID, Grantor: catalog.BootstrapRoleOID, Privs: catalog.PrivSelect}},
 			catalog.BootstrapRoleOID, r, catalog.TablePrivs, want, grantOption), true
