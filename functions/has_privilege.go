@@ -53,7 +53,7 @@ func init() {
 		privs, kind := f.privs, strings.TrimSuffix(strings.TrimPrefix(f.name, "has_"), "_privilege")
 		eval := func(_ *Context, a []any) (any, error) { return checkPrivileges(a[len(a)-1].(string), privs) }
 		switch kind {
-		case "table", "schema", "column", "any_column":
+		case "table", "schema", "column", "any_column", "sequence":
 			eval = func(ctx *Context, a []any) (any, error) { return objectPrivilege(ctx, a, privs, kind) }
 		}
 		for _, user := range [][]types.T{nil, {name}, {oid}} {

@@ -22,9 +22,13 @@ type GrantPrivileges struct {
 	// SCHEMA (resolved at execution); Schemas the schemas of ON SCHEMA.
 	Tables    []*catalog.TableDef
 	Views     []*catalog.ViewDef
-	InSchemas []string
-	Schemas   []string
-	Grantees  []RoleSpec
+	Sequences []*catalog.SequenceDef
+	// InSchemas are the schemas of ALL TABLES (or with OnSequences, ALL
+	// SEQUENCES) IN SCHEMA.
+	InSchemas   []string
+	OnSequences bool
+	Schemas     []string
+	Grantees    []RoleSpec
 	// GrantOption is WITH GRANT OPTION, or for REVOKE, GRANT OPTION FOR.
 	GrantOption bool
 	Cascade     bool
@@ -74,6 +78,8 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 	case pg_query.ObjectType_OBJECT_TABLE:
 	case pg_query.ObjectType_OBJECT_SCHEMA:
 		all, kind = catalog.SchemaPrivs, "schema"
+	case pg_query.ObjectType_OBJECT_SEQUENCE:
+		all, kind, g.OnSequences = catalog.SequencePrivs, "sequence", true
 	default:
 		return nil, pgerr.NotSupported("GRANT and REVOKE on %s", strings.ToLower(strings.TrimPrefix(s.Objtype.String(), "OBJECT_")))
 	}
@@ -111,6 +117,14 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 			g.InSchemas = append(g.InSchemas, n.GetString_().Sval)
 		case s.Targtype == pg_query.GrantTargetType_ACL_TARGET_OBJECT:
 			rv := n.GetRangeVar()
+			if kind == "sequence" {
+				seq, err := b.lookupSequence(rv)
+				if err != nil {
+					return nil, err
+				}
+				g.Sequences = append(g.Sequences, seq)
+				continue
+			}
 			if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
 				if len(g.ColumnPrivs) > 0 {
 					return nil, pgerr.NotSupported("column privileges on views")
@@ -128,6 +142,20 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 		}
 	}
 	return g, nil
+}
+
+// lookupSequence finds the sequence rv names (42P01 when none).
+func (b *Binder) lookupSequence(rv *pg_query.RangeVar) (*catalog.SequenceDef, error) {
+	schemas := b.SearchPath
+	if rv.Schemaname != "" {
+		schemas = []string{rv.Schemaname}
+	}
+	for _, s := range schemas {
+		if seq := b.Catalog.Sequences[catalog.Key(s, rv.Relname)]; seq != nil {
+			return seq, nil
+		}
+	}
+	return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", rv.Relname)
 }
 
 // Access is one privilege a bound statement needs, which the session
@@ -149,6 +177,10 @@ type Access struct {
 	Owner    bool
 	Relation bool
 	As       uint32
+	// Sequence, with AnyOf, needs any one of Privs on the sequence
+	// (nextval: USAGE or UPDATE), as PostgreSQL's sequence functions do.
+	Sequence *catalog.SequenceDef
+	AnyOf    bool
 	// Columns are the columns of Table (positions in its Columns) the
 	// statement uses with Privs: without Privs on the table, the role
 	// needs them on each of these columns, or on any one column when

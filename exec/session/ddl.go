@@ -171,7 +171,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			}
 			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 		}
-		return tx.CreateSequence(x.Def)
+		def := *x.Def
+		def.Owner = s.currentRole(tx.Catalog()).OID
+		return tx.CreateSequence(&def)
 	case *sql.DropSequence:
 		for _, n := range x.Names {
 			schema := n[0]
@@ -233,7 +235,10 @@ func (s *Session) createTableNow(tx *storage.Tx, x *sql.CreateTable) (uint64, er
 		if _, ok := cat.Sequences[seq.Schema+"."+seq.Name]; ok {
 			return 0, pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", seq.Name)
 		}
-		if err := tx.CreateSequence(seq); err != nil {
+		// A serial column's sequence belongs to the table's owner.
+		owned := *seq
+		owned.Owner = s.currentRole(cat).OID
+		if err := tx.CreateSequence(&owned); err != nil {
 			return 0, err
 		}
 	}

@@ -61,12 +61,29 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 				return tx.CreateView(&d, true)
 			}}
 	}
+	sequence := func(q *catalog.SequenceDef) aclObject {
+		return aclObject{kind: "sequence", name: q.Name, owner: q.Owner, acl: q.ACL, all: catalog.SequencePrivs,
+			write: func(acl []catalog.ACLItem, _ func([]catalog.ACLItem) []catalog.ACLItem) error {
+				return tx.SetSequenceACL(q.Schema, q.Name, acl)
+			}}
+	}
+	for _, q := range x.Sequences {
+		objs = append(objs, sequence(cat.Sequences[catalog.Key(q.Schema, q.Name)]))
+	}
 	for _, v := range x.Views {
 		objs = append(objs, view(cat.Views[catalog.Key(v.Schema, v.Name)]))
 	}
 	for _, name := range x.InSchemas {
 		if cat.Schemas[name] == nil {
 			return pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
+		}
+		if x.OnSequences {
+			for _, k := range slices.Sorted(maps.Keys(cat.Sequences)) {
+				if q := cat.Sequences[k]; q.Schema == name {
+					objs = append(objs, sequence(q))
+				}
+			}
+			continue
 		}
 		for _, t := range cat.Tables {
 			if t.Schema == name {
@@ -323,6 +340,14 @@ func (s *Session) checkAccesses(cat *catalog.Catalog, accesses []sql.Access) err
 			if !owns(catalog.BootstrapRoleOID) {
 				return denied("permission denied for database %s", s.database)
 			}
+		case a.Sequence != nil:
+			held := false
+			for p := catalog.Priv(1); p <= a.Privs; p <<= 1 {
+				held = held || a.Privs&p != 0 && cat.HasPrivilege(a.Sequence.ACL, a.Sequence.Owner, role, catalog.SequencePrivs, p, false)
+			}
+			if !held {
+				return denied("permission denied for sequence %s", a.Sequence.Name)
+			}
 		case a.View != nil && a.Owner:
 			if !owns(a.View.Owner) {
 				return denied("must be owner of view %s", a.View.Name)
@@ -418,6 +443,13 @@ func (s *Session) roleDependents(cat *catalog.Catalog, role uint32) []string {
 			if slices.Contains(p.Roles, role) {
 				out = append(out, "target of policy "+p.Name+" on table "+name(t.Schema, t.Name))
 			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(cat.Sequences)) {
+		if q := cat.Sequences[k]; catalog.OwnerOID(q.Owner) == role {
+			out = append(out, "owner of sequence "+name(q.Schema, q.Name))
+		} else if named(q.ACL) {
+			out = append(out, "privileges for sequence "+name(q.Schema, q.Name))
 		}
 	}
 	views := slices.Sorted(maps.Keys(cat.Views))

@@ -40,6 +40,8 @@ const (
 	TablePrivs  = PrivInsert | PrivSelect | PrivUpdate | PrivDelete | PrivTruncate | PrivReferences | PrivTrigger
 	ColumnPrivs = PrivInsert | PrivSelect | PrivUpdate | PrivReferences
 	SchemaPrivs = PrivUsage | PrivCreate
+	// SequencePrivs are ALL on a sequence.
+	SequencePrivs = PrivSelect | PrivUpdate | PrivUsage
 )
 
 // PublicOID stands for PUBLIC as an ACL grantee (PostgreSQL's ACL_ID_PUBLIC).

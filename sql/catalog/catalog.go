@@ -142,6 +142,11 @@ type SequenceDef struct {
 	Increment int64  `json:"increment"`
 	Min       int64  `json:"min"`
 	Max       int64  `json:"max"`
+	// Owner is the owning role's OID (OwnerOID); a serial column's
+	// sequence belongs to its table's creator.
+	Owner uint32 `json:"owner,omitempty"`
+	// ACL is the sequence's privileges (nil: the owner's).
+	ACL []ACLItem `json:"acl,omitempty"`
 }
 
 // IndexDef is a recorded index (deeplake_index, hnsw, ivfflat, btree).

@@ -163,6 +163,7 @@ func init() {
 			row(ix.oid, ix.name, SchemaOID(ix.schema), amOID(ix.method), "i", len(ix.columns), 0, false, false)
 		}
 		for _, s := range v.sequences {
+			owner, acl = int64(catalog.OwnerOID(s.Owner)), aclDatum(v.Cat, s.ACL)
 			row(SequenceOID(s.Schema, s.Name), s.Name, SchemaOID(s.Schema), 0, "S", 3, 0, false, false)
 		}
 		for _, d := range v.views {
@@ -590,6 +591,8 @@ func (v *View) HasPrivilege(role, object int64, schema bool, want catalog.Priv, 
 	switch x := v.byOID[object].(type) {
 	case *catalog.TableDef:
 		return cat.HasPrivilege(x.ACL, x.Owner, r, catalog.TablePrivs, want, grantOption), true
+	case *catalog.SequenceDef:
+		return cat.HasPrivilege(x.ACL, x.Owner, r, catalog.SequencePrivs, want, grantOption), true
 	case *catalog.ViewDef:
 		return cat.HasPrivilege(x.ACL, x.Owner, r, catalog.TablePrivs, want, grantOption), true
 	case *Relation:
