@@ -146,16 +146,25 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 
 // lookupSequence finds the sequence rv names (42P01 when none).
 func (b *Binder) lookupSequence(rv *pg_query.RangeVar) (*catalog.SequenceDef, error) {
-	schemas := b.SearchPath
-	if rv.Schemaname != "" {
-		schemas = []string{rv.Schemaname}
-	}
-	for _, s := range schemas {
-		if seq := b.Catalog.Sequences[catalog.Key(s, rv.Relname)]; seq != nil {
-			return seq, nil
-		}
+	if seq := b.findSequence(rv.Schemaname, rv.Relname); seq != nil {
+		return seq, nil
 	}
 	return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", rv.Relname)
+}
+
+// findSequence is the sequence name means in schema, or with schema ""
+// on the search path; nil when none.
+func (b *Binder) findSequence(schema, name string) *catalog.SequenceDef {
+	schemas := b.SearchPath
+	if schema != "" {
+		schemas = []string{schema}
+	}
+	for _, s := range schemas {
+		if seq := b.Catalog.Sequences[catalog.Key(s, name)]; seq != nil {
+			return seq
+		}
+	}
+	return nil
 }
 
 // Access is one privilege a bound statement needs, which the session
@@ -178,7 +187,8 @@ type Access struct {
 	Relation bool
 	As       uint32
 	// Sequence, with AnyOf, needs any one of Privs on the sequence
-	// (nextval: USAGE or UPDATE), as PostgreSQL's sequence functions do.
+	// (nextval: USAGE or UPDATE), as PostgreSQL's sequence functions do;
+	// with Owner, its ownership (ALTER, DROP).
 	Sequence *catalog.SequenceDef
 	AnyOf    bool
 	// Columns are the columns of Table (positions in its Columns) the

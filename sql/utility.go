@@ -835,6 +835,9 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		for _, o := range s.Objects {
 			schema, name := qualified(o)
 			d.Names = append(d.Names, [2]string{schema, name})
+			if seq := b.findSequence(schema, name); seq != nil {
+				b.accesses = append(b.accesses, Access{Sequence: seq, Owner: true})
+			}
 		}
 		return d, nil
 	case pg_query.ObjectType_OBJECT_VIEW:
@@ -1004,6 +1007,7 @@ func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (Statement, error) 
 		}
 		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", s.Sequence.Relname)
 	}
+	b.accesses = append(b.accesses, Access{Sequence: seq, Owner: true})
 	a := &AlterSequence{Seq: seq, Value: seq.Start}
 	for _, o := range s.Options {
 		d := o.GetDefElem()

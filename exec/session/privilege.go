@@ -340,6 +340,10 @@ func (s *Session) checkAccesses(cat *catalog.Catalog, accesses []sql.Access) err
 			if !owns(catalog.BootstrapRoleOID) {
 				return denied("permission denied for database %s", s.database)
 			}
+		case a.Sequence != nil && a.Owner:
+			if !owns(a.Sequence.Owner) {
+				return denied("must be owner of sequence %s", a.Sequence.Name)
+			}
 		case a.Sequence != nil:
 			held := false
 			for p := catalog.Priv(1); p <= a.Privs; p <<= 1 {
