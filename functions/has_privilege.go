@@ -4,8 +4,8 @@ package functions
 // has_sequence_privilege, has_schema_privilege, has_database_privilege and
 // has_function_privilege: whether a user holds privileges on an object,
 // which drivers and BI tools filter their object lists with.
-// has_table_privilege, has_schema_privilege, has_column_privilege and
-// has_any_column_privilege answer from the catalog's owners and ACLs
+// has_table_privilege, has_schema_privilege, has_sequence_privilege,
+// has_column_privilege and has_any_column_privilege answer from the catalog's owners and ACLs
 // (PrivilegeCatalog): true when the user holds any of the privileges
 // listed, as in PostgreSQL; an unknown OID (or column number) gives
 // NULL, an unknown name 42P01, 3F000 or 42703. The others, for objects
