@@ -399,6 +399,8 @@ func CommandName(st Statement) string {
 			return "REVOKE ROLE"
 		}
 		return "GRANT ROLE"
+	case *AlterDefaultPrivileges:
+		return "ALTER DEFAULT PRIVILEGES"
 	case *GrantPrivileges:
 		if x.Revoke {
 			return "REVOKE"

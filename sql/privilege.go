@@ -74,6 +74,9 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 		return nil, pgerr.NotSupported("GRANTED BY")
 	}
 	all, kind := catalog.TablePrivs, "table"
+	if s.Targtype == pg_query.GrantTargetType_ACL_TARGET_DEFAULTS {
+		kind = "relation"
+	}
 	switch s.Objtype {
 	case pg_query.ObjectType_OBJECT_TABLE:
 	case pg_query.ObjectType_OBJECT_SCHEMA:
@@ -142,6 +145,44 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 		}
 	}
 	return g, nil
+}
+
+// AlterDefaultPrivileges is ALTER DEFAULT PRIVILEGES [FOR ROLE r, ...]
+// [IN SCHEMA s, ...] GRANT | REVOKE ... ON TABLES | SEQUENCES: Grant
+// holds the privileges and grantees, Kind the objects ('r' or 'S').
+type AlterDefaultPrivileges struct {
+	Roles   []RoleSpec
+	Schemas []string
+	Kind    string
+	Grant   *GrantPrivileges
+}
+
+func (*AlterDefaultPrivileges) statement() {}
+
+func (b *Binder) bindAlterDefaultPrivileges(s *pg_query.AlterDefaultPrivilegesStmt) (Statement, error) {
+	a := &AlterDefaultPrivileges{Kind: "r"}
+	for _, o := range s.Options {
+		d := o.GetDefElem()
+		switch d.Defname {
+		case "roles":
+			a.Roles = roleSpecs(d.Arg.GetList().Items)
+		case "schemas":
+			a.Schemas = strList(d.Arg.GetList().Items)
+		}
+	}
+	switch s.Action.Objtype {
+	case pg_query.ObjectType_OBJECT_TABLE:
+	case pg_query.ObjectType_OBJECT_SEQUENCE:
+		a.Kind = "S"
+	default:
+		return nil, pgerr.NotSupported("ALTER DEFAULT PRIVILEGES on %s", strings.ToLower(strings.TrimPrefix(s.Action.Objtype.String(), "OBJECT_"))+"s")
+	}
+	g, err := b.bindGrant(s.Action)
+	if err != nil {
+		return nil, err
+	}
+	a.Grant = g.(*GrantPrivileges)
+	return a, nil
 }
 
 // lookupSequence finds the sequence rv names (42P01 when none).

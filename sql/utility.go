@@ -308,6 +308,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return bindGrantRole(s.GrantRoleStmt)
 	case *pg_query.Node_GrantStmt:
 		return b.bindGrant(s.GrantStmt)
+	case *pg_query.Node_AlterDefaultPrivilegesStmt:
+		return b.bindAlterDefaultPrivileges(s.AlterDefaultPrivilegesStmt)
 	case *pg_query.Node_AlterOwnerStmt:
 		return bindAlterOwner(s.AlterOwnerStmt)
 	case *pg_query.Node_CreatePolicyStmt:

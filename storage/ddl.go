@@ -454,6 +454,14 @@ func (tx *Tx) SetSequenceACL(schema, name string, acl []catalog.ACLItem) error {
 	})
 }
 
+// SetDefaultACLs replaces the catalog's ALTER DEFAULT PRIVILEGES entries.
+func (tx *Tx) SetDefaultACLs(acls []catalog.DefaultACL) error {
+	return tx.apply(func(c *catalog.Catalog) error {
+		c.DefaultACLs = append([]catalog.DefaultACL(nil), acls...)
+		return nil
+	})
+}
+
 // DropSequence drops a sequence (42P01 if missing).
 func (tx *Tx) DropSequence(schema, name string) error {
 	key := catalog.Key(schema, name)

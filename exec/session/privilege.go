@@ -109,17 +109,9 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 				return tx.AlterSchema(&d)
 			}})
 	}
-	var grantees []uint32
-	for _, g := range x.Grantees {
-		if g.Keyword == "public" {
-			grantees = append(grantees, catalog.PublicOID)
-			continue
-		}
-		r, err := s.resolveRole(cat, g)
-		if err != nil {
-			return err
-		}
-		grantees = append(grantees, r.OID)
+	grantees, err := s.granteeOIDs(cat, x.Grantees)
+	if err != nil {
+		return err
 	}
 	me := s.currentRole(cat)
 	if len(x.ColumnPrivs) > 0 {
@@ -269,6 +261,103 @@ func nilIfEmpty(acl []catalog.ACLItem) []catalog.ACLItem {
 		return nil
 	}
 	return acl
+}
+
+// granteeOIDs are the roles a GRANT or REVOKE names, PUBLIC as
+// catalog.PublicOID.
+func (s *Session) granteeOIDs(cat *catalog.Catalog, specs []sql.RoleSpec) ([]uint32, error) {
+	var out []uint32
+	for _, g := range specs {
+		if g.Keyword == "public" {
+			out = append(out, catalog.PublicOID)
+			continue
+		}
+		r, err := s.resolveRole(cat, g)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r.OID)
+	}
+	return out, nil
+}
+
+// runDefaultPrivileges applies ALTER DEFAULT PRIVILEGES to the entries
+// of each role named (the current one by default), in each schema named
+// or globally, as PostgreSQL does: the current role must be a member of
+// each (or a superuser), grants are made by that role, and an entry that comes back to the
+// built-in default (the owner's privileges globally, nothing in a
+// schema) goes.
+func (s *Session) runDefaultPrivileges(tx *storage.Tx, x *sql.AlterDefaultPrivileges) error {
+	cat := tx.Catalog()
+	me := s.currentRole(cat)
+	roles := []uint32{me.OID}
+	if len(x.Roles) > 0 {
+		roles = roles[:0]
+		for _, spec := range x.Roles {
+			r, err := s.resolveRole(cat, spec)
+			if err != nil {
+				return err
+			}
+			if !me.Superuser && !cat.Reaches(me.OID, r.OID, true) {
+				return denied("must be member of role \"%s\"", r.Name)
+			}
+			roles = append(roles, r.OID)
+		}
+	}
+	schemas := []string{""}
+	if len(x.Schemas) > 0 {
+		schemas = x.Schemas
+		for _, n := range schemas {
+			if cat.Schemas[n] == nil {
+				return pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", n)
+			}
+		}
+	}
+	grantees, err := s.granteeOIDs(cat, x.Grant.Grantees)
+	if err != nil {
+		return err
+	}
+	g, all := x.Grant, catalog.DefaultPrivs(x.Kind)
+	list := slices.Clone(cat.DefaultACLs)
+	for _, role := range roles {
+		for _, schema := range schemas {
+			base := []catalog.ACLItem{}
+			if schema == "" {
+				base = catalog.EffectiveACL(nil, role, all)
+			}
+			i := slices.IndexFunc(list, func(d catalog.DefaultACL) bool {
+				return d.Role == role && d.Schema == schema && d.Kind == x.Kind
+			})
+			acl := base
+			if i >= 0 {
+				acl = list[i].ACL
+			}
+			for _, grantee := range grantees {
+				if g.Revoke {
+					acl = catalog.RevokeACL(acl, role, all, role, grantee, g.Privs, g.GrantOption)
+					continue
+				}
+				if g.GrantOption && grantee == catalog.PublicOID {
+					return pgerr.New(pgerrcode.InvalidGrantOperation, "grant options can only be granted to roles")
+				}
+				opts := catalog.Priv(0)
+				if g.GrantOption {
+					opts = g.Privs
+				}
+				acl = catalog.GrantACL(acl, role, all, role, grantee, g.Privs, opts)
+			}
+			switch {
+			case slices.Equal(acl, base) && i >= 0:
+				list = slices.Delete(list, i, i+1)
+			case slices.Equal(acl, base):
+			case i >= 0:
+				list[i].ACL = acl
+			default:
+				list = append(list, catalog.DefaultACL{Role: role, Schema: schema, Kind: x.Kind, ACL: acl})
+			}
+		}
+	}
+	return tx.SetDefaultACLs(list)
 }
 
 // changeOwner makes newOwner the owner of an object owned by owner with
@@ -454,6 +543,16 @@ func (s *Session) roleDependents(cat *catalog.Catalog, role uint32) []string {
 			out = append(out, "owner of sequence "+name(q.Schema, q.Name))
 		} else if named(q.ACL) {
 			out = append(out, "privileges for sequence "+name(q.Schema, q.Name))
+		}
+	}
+	for _, d := range cat.DefaultACLs {
+		if d.Role == role || named(d.ACL) {
+			what := map[string]string{"r": "relations", "S": "sequences"}[d.Kind]
+			line := "owner of default privileges on new " + what + " belonging to role " + cat.RoleName(d.Role)
+			if d.Schema != "" {
+				line += " in schema " + d.Schema
+			}
+			out = append(out, line)
 		}
 	}
 	views := slices.Sorted(maps.Keys(cat.Views))

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -138,6 +139,57 @@ func (c *Catalog) HasColumnsPrivilege(t *TableDef, columns []int, role uint32, w
 		}
 	}
 	return true
+}
+
+// DefaultACL is one entry of ALTER DEFAULT PRIVILEGES: the privileges
+// objects of Kind ('r' tables and views, 'S' sequences) that Role
+// creates, in Schema or ("" ) anywhere, start with. A global entry
+// replaces the owner-only default; a schema's entry adds to it.
+type DefaultACL struct {
+	Role   uint32    `json:"role"`
+	Schema string    `json:"schema,omitempty"`
+	Kind   string    `json:"kind"`
+	ACL    []ACLItem `json:"acl"`
+}
+
+// DefaultPrivs are ALL for a DefaultACL kind.
+func DefaultPrivs(kind string) Priv {
+	if kind == "S" {
+		return SequencePrivs
+	}
+	return TablePrivs
+}
+
+// InitialACL is the ACL an object of kind that owner creates in schema
+// starts with, its default privileges applied (PostgreSQL's
+// get_user_default_acl); nil when they are the built-in default.
+func (c *Catalog) InitialACL(owner uint32, schema, kind string) []ACLItem {
+	all := DefaultPrivs(kind)
+	acl := EffectiveACL(nil, owner, all)
+	for _, global := range []bool{true, false} {
+		for _, d := range c.DefaultACLs {
+			if d.Role != owner || d.Kind != kind || (d.Schema == "") != global || (!global && d.Schema != schema) {
+				continue
+			}
+			if global {
+				acl = slices.Clone(d.ACL)
+				continue
+			}
+			for _, it := range d.ACL {
+				acl = GrantACL(acl, owner, all, it.Grantor, it.Grantee, it.Privs, it.GrantOpts)
+			}
+		}
+	}
+	// Sorted, as PostgreSQL sorts the merged ACL (aclitemsort): by
+	// grantee, grantor, then privileges with grant options above them.
+	slices.SortFunc(acl, func(a, b ACLItem) int {
+		return cmp.Or(cmp.Compare(a.Grantee, b.Grantee), cmp.Compare(a.Grantor, b.Grantor),
+			cmp.Compare(uint32(a.Privs)|uint32(a.GrantOpts)<<16, uint32(b.Privs)|uint32(b.GrantOpts)<<16))
+	})
+	if slices.Equal(acl, EffectiveACL(nil, owner, all)) {
+		return nil
+	}
+	return acl
 }
 
 // GrantACL is acl (nil for the default) with privs granted to grantee by

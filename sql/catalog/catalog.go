@@ -22,6 +22,8 @@ type Catalog struct {
 	Roles       map[string]*RoleDef `json:"roles,omitempty"`
 	Members     []MemberDef         `json:"members,omitempty"`
 	NextRoleOID uint32              `json:"next_role_oid,omitempty"`
+	// DefaultACLs are ALTER DEFAULT PRIVILEGES' entries (pg_default_acl).
+	DefaultACLs []DefaultACL `json:"default_acls,omitempty"`
 	// NextID hands out table IDs; IDs are never reused.
 	NextID uint64 `json:"next_id"`
 }
@@ -312,6 +314,7 @@ func (c *Catalog) Clone() *Catalog {
 		NextID:      c.NextID,
 		Roles:       make(map[string]*RoleDef, len(c.Roles)),
 		Members:     slices.Clone(c.Members),
+		DefaultACLs: slices.Clone(c.DefaultACLs),
 		NextRoleOID: c.NextRoleOID,
 	}
 	for k, r := range c.Roles {

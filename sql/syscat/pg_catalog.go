@@ -2,6 +2,7 @@ package syscat
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/jackc/pgerrcode"
 
@@ -341,6 +342,20 @@ func init() {
 		}
 		return rows
 	})
+	// pg_default_acl: ALTER DEFAULT PRIVILEGES' entries, their OIDs
+	// derived from what identifies each.
+	register("pg_catalog", "pg_default_acl", 826, "oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype \"char\", defaclacl text[]", func(v *View) [][]any {
+		var rows [][]any
+		for _, d := range v.Cat.DefaultACLs {
+			var ns int64
+			if d.Schema != "" {
+				ns = SchemaOID(d.Schema)
+			}
+			rows = append(rows, []any{hashOID("default_acl " + strconv.FormatUint(uint64(d.Role), 10) + " " + d.Schema + " " + d.Kind), int64(d.Role), ns, d.Kind, aclDatum(v.Cat, d.ACL)})
+		}
+		return rows
+	})
+
 	register("pg_catalog", "pg_auth_members", 1261, "roleid oid, member oid, grantor oid, admin_option bool", func(v *View) [][]any {
 		var rows [][]any
 		for _, m := range v.Cat.Members {
