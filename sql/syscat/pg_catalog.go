@@ -317,7 +317,7 @@ func init() {
 		var rows [][]any
 		for _, r := range v.Cat.RoleList() {
 			rows = append(rows, []any{r.Name, r.Superuser, r.Inherit, r.CreateRole, r.CreateDB, r.Login, r.OID == catalog.BootstrapRoleOID,
-				int64(r.ConnLimit), "********", validUntil(r), r.OID == catalog.BootstrapRoleOID, roleConfig(r), int64(r.OID)})
+				int64(r.ConnLimit), "********", validUntil(r), r.OID == catalog.BootstrapRoleOID || r.BypassRLS, roleConfig(r), int64(r.OID)})
 		}
 		return rows
 	})
@@ -326,7 +326,7 @@ func init() {
 		for _, r := range v.Cat.RoleList() {
 			if r.Login {
 				boot := r.OID == catalog.BootstrapRoleOID
-				rows = append(rows, []any{r.Name, int64(r.OID), r.CreateDB, r.Superuser, boot, boot, "********", validUntil(r), roleConfig(r)})
+				rows = append(rows, []any{r.Name, int64(r.OID), r.CreateDB, r.Superuser, boot, boot || r.BypassRLS, "********", validUntil(r), roleConfig(r)})
 			}
 		}
 		return rows

@@ -61,7 +61,7 @@ func init() {
 				pw = r.Password
 			}
 			boot := r.OID == catalog.BootstrapRoleOID
-			rows = append(rows, []any{int64(r.OID), r.Name, r.Superuser, r.Inherit, r.CreateRole, r.CreateDB, r.Login, boot, boot, int64(r.ConnLimit), pw, validUntil(r)})
+			rows = append(rows, []any{int64(r.OID), r.Name, r.Superuser, r.Inherit, r.CreateRole, r.CreateDB, r.Login, boot, boot || r.BypassRLS, int64(r.ConnLimit), pw, validUntil(r)})
 		}
 		return rows
 	})
