@@ -32,6 +32,9 @@ type GrantPrivileges struct {
 	// GrantOption is WITH GRANT OPTION, or for REVOKE, GRANT OPTION FOR.
 	GrantOption bool
 	Cascade     bool
+	// GrantedBy is GRANTED BY's role (nil: none), which PostgreSQL 15
+	// accepts only naming the current user.
+	GrantedBy *RoleSpec
 	// ColumnPrivs are the column privileges named (SELECT (a, b)), in
 	// order, on the columns of each of Tables.
 	ColumnPrivs []ColumnPriv
@@ -71,7 +74,8 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 	g := &GrantPrivileges{Revoke: !s.IsGrant, GrantOption: s.GrantOption, Grantees: roleSpecs(s.Grantees),
 		Cascade: s.Behavior == pg_query.DropBehavior_DROP_CASCADE, All: len(s.Privileges) == 0}
 	if s.Grantor != nil {
-		return nil, pgerr.NotSupported("GRANTED BY")
+		r := roleSpec(s.Grantor)
+		g.GrantedBy = &r
 	}
 	all, kind := catalog.TablePrivs, "table"
 	if s.Targtype == pg_query.GrantTargetType_ACL_TARGET_DEFAULTS {

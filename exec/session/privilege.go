@@ -114,6 +114,15 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 		return err
 	}
 	me := s.currentRole(cat)
+	if x.GrantedBy != nil {
+		r, err := s.resolveRole(cat, *x.GrantedBy)
+		if err != nil {
+			return err
+		}
+		if r.OID != me.OID {
+			return pgerr.New(pgerrcode.FeatureNotSupported, "grantor must be current user")
+		}
+	}
 	if len(x.ColumnPrivs) > 0 {
 		for _, t := range x.Tables {
 			if err := s.grantColumns(tx, x, cat.Tables[t.ID], me, grantees); err != nil {
