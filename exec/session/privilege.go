@@ -163,14 +163,10 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 		}
 		for _, g := range grantees {
 			if x.Revoke {
-				if catalog.DependentGrants(acl, g, privs) {
-					if x.Cascade {
-						return pgerr.NotSupported("REVOKE ... CASCADE of dependent privileges")
-					}
-					return pgerr.New(pgerrcode.DependentObjectsStillExist, "dependent privileges exist").
-						WithHint("Use CASCADE to revoke them too.")
+				var dependent bool
+				if acl, dependent = cat.RevokeGrant(acl, owner, o.all, grantor, g, privs, x.GrantOption, x.Cascade); dependent {
+					return dependentPrivileges()
 				}
-				acl = catalog.RevokeACL(acl, owner, o.all, grantor, g, privs, x.GrantOption)
 				continue
 			}
 			if x.GrantOption && g == catalog.PublicOID {
@@ -243,11 +239,10 @@ func (s *Session) grantColumns(tx *storage.Tx, x *sql.GrantPrivileges, t *catalo
 		}
 		for _, g := range grantees {
 			if x.Revoke {
-				if catalog.DependentGrants(col, g, privs) {
-					return pgerr.New(pgerrcode.DependentObjectsStillExist, "dependent privileges exist").
-						WithHint("Use CASCADE to revoke them too.")
+				var dependent bool
+				if col, dependent = cat.RevokeGrant(col, owner, 0, grantor, g, privs, x.GrantOption, x.Cascade); dependent {
+					return dependentPrivileges()
 				}
-				col = catalog.RevokeACL(col, owner, 0, grantor, g, privs, x.GrantOption)
 				continue
 			}
 			if x.GrantOption && g == catalog.PublicOID {
@@ -270,6 +265,13 @@ func nilIfEmpty(acl []catalog.ACLItem) []catalog.ACLItem {
 		return nil
 	}
 	return acl
+}
+
+// dependentPrivileges is REVOKE's refusal, without CASCADE, to orphan
+// the grants made with the grant options it takes.
+func dependentPrivileges() error {
+	return pgerr.New(pgerrcode.DependentObjectsStillExist, "dependent privileges exist").
+		WithHint("Use CASCADE to revoke them too.")
 }
 
 // granteeOIDs are the roles a GRANT or REVOKE names, PUBLIC as

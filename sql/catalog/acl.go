@@ -226,10 +226,37 @@ func RevokeACL(acl []ACLItem, owner uint32, all Priv, grantor, grantee uint32, p
 	return out
 }
 
-// DependentGrants reports whether a grant in acl made by grantee rests on
-// grant options in privs that grantee would lose.
-func DependentGrants(acl []ACLItem, grantee uint32, privs Priv) bool {
-	return slices.ContainsFunc(acl, func(it ACLItem) bool { return it.Grantor == grantee && it.Privs&privs != 0 })
+// RevokeGrant is RevokeACL followed by PostgreSQL's recursive_revoke:
+// the grant options grantee loses (and holds by no other path) take back
+// the grants it made with them, and theirs in turn, when cascade; without
+// cascade, dependent reports that such grants exist and acl is returned
+// unchanged (2BP01 for the caller).
+func (c *Catalog) RevokeGrant(acl []ACLItem, owner uint32, all Priv, grantor, grantee uint32, privs Priv, optsOnly, cascade bool) (out []ACLItem, dependent bool) {
+	owner = OwnerOID(owner)
+	acl = EffectiveACL(acl, owner, all)
+	var lost Priv
+	for _, it := range acl {
+		if it.Grantee == grantee && it.Grantor == grantor {
+			lost = it.GrantOpts & privs
+		}
+	}
+	out = RevokeACL(acl, owner, all, grantor, grantee, privs, optsOnly)
+	if grantee == owner || grantee == PublicOID {
+		return out, false
+	}
+	_, still := c.Privileges(out, grantee)
+	lost &^= still
+	for lost != 0 {
+		i := slices.IndexFunc(out, func(it ACLItem) bool { return it.Grantor == grantee && it.Privs&lost != 0 })
+		if i < 0 {
+			break
+		}
+		if !cascade {
+			return acl, true
+		}
+		out, _ = c.RevokeGrant(out, owner, all, grantee, out[i].Grantee, lost, false, true)
+	}
+	return out, false
 }
 
 // ACLText is acl in PostgreSQL's aclitem[] text form, one
