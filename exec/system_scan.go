@@ -157,6 +157,11 @@ func (c lazyCatalog) HasPrivilege(role, object int64, schema bool, want catalog.
 	return c.rt.catalogView().HasPrivilege(role, object, schema, want, grantOption)
 }
 
+// HasColumnPrivilege implements functions.PrivilegeCatalog.
+func (c lazyCatalog) HasColumnPrivilege(role, table int64, column any, want catalog.Priv, grantOption bool) (bool, bool, error) {
+	return c.rt.catalogView().HasColumnPrivilege(role, table, column, want, grantOption)
+}
+
 // RoleName implements functions.RoleCatalog (pg_get_userbyid).
 func (c lazyCatalog) RoleName(oid int64) (string, bool) { return c.rt.catalogView().RoleName(oid) }
 

@@ -163,14 +163,9 @@ func TestPrivilegeFunctions(t *testing.T) {
 		{"has_table_privilege", []string{"'pg_class'", "'select  with  grant  option'"}, unrecognized("select  with  grant  option"), ""},
 		{"has_table_privilege", []string{"'pg_class'", "NULL"}, NULL, B},
 		{"has_table_privilege", []string{"NULL::text", "'select'"}, NULL, B},
-		{"has_column_privilege", []string{"'pg_class'", "'relname'", "'select'"}, "t", B},
-		{"has_column_privilege", []string{"1259", "1::int2", "'select'"}, "t", B},
-		{"has_column_privilege", []string{"'postgres'", "'pg_class'", "'relname'", "'select'"}, "t", B},
 		{"has_column_privilege", []string{"'pg_class'", "'relname'", "'delete'"}, unrecognized("delete"), ""},
 		{"has_column_privilege", []string{"'pg_class'", "1", "'select'"},
 			"ERROR 42883: function has_column_privilege(unknown, integer, unknown) does not exist", ""},
-		{"has_any_column_privilege", []string{"'pg_class'", "'select'"}, "t", B},
-		{"has_any_column_privilege", []string{"'pg_class'", "'update'"}, "t", B},
 		{"has_any_column_privilege", []string{"'pg_class'", "'trigger'"}, unrecognized("trigger"), ""},
 		{"has_schema_privilege", []string{"'public'", "'select'"}, unrecognized("select"), ""},
 		{"has_database_privilege", []string{"'postgres'", "'connect'"}, "t", B},
@@ -183,8 +178,6 @@ func TestPrivilegeFunctions(t *testing.T) {
 	})
 	// PostgreSQL checks that the sequence exists; cairn answers for any.
 	runCasesNoOracle(t, []tc{
-		{"has_sequence_privilege", []string{"'s'", "'usage, select'"}, "t", B},
-		{"has_sequence_privilege", []string{"'postgres'", "99999", "'update'"}, "t", B},
 		{"has_sequence_privilege", []string{"'s'", "'delete'"}, unrecognized("delete"), ""},
 	})
 }

@@ -4,11 +4,12 @@ package functions
 // has_sequence_privilege, has_schema_privilege, has_database_privilege and
 // has_function_privilege: whether a user holds privileges on an object,
 // which drivers and BI tools filter their object lists with.
-// has_table_privilege and has_schema_privilege answer from the catalog's
-// owners and ACLs (PrivilegeCatalog): true when the user holds any of the
-// privileges listed, as in PostgreSQL; an unknown OID gives NULL, an
-// unknown name 42P01 or 3F000. The others, for objects that have no
-// privileges in cairn yet, answer true.
+// has_table_privilege, has_schema_privilege, has_sequence_privilege,
+// has_column_privilege and has_any_column_privilege answer from the catalog's owners and ACLs
+// (PrivilegeCatalog): true when the user holds any of the privileges
+// listed, as in PostgreSQL; an unknown OID (or column number) gives
+// NULL, an unknown name 42P01, 3F000 or 42703. The others, for objects
+// that have no privileges in cairn yet, answer true.
 //
 // Each takes an optional user (name or OID), the object (its name as text,
 // or its OID; has_column_privilege also a column, by name or number) and
@@ -49,10 +50,11 @@ func init() {
 		if f.name == "has_column_privilege" {
 			objects = [][]types.T{{tText, tText}, {tText, int2}, {oid, tText}, {oid, int2}}
 		}
-		privs, schema := f.privs, f.name == "has_schema_privilege"
+		privs, kind := f.privs, strings.TrimSuffix(strings.TrimPrefix(f.name, "has_"), "_privilege")
 		eval := func(_ *Context, a []any) (any, error) { return checkPrivileges(a[len(a)-1].(string), privs) }
-		if schema || f.name == "has_table_privilege" {
-			eval = func(ctx *Context, a []any) (any, error) { return objectPrivilege(ctx, a, privs, schema) }
+		switch kind {
+		case "table", "schema", "column", "any_column", "sequence":
+			eval = func(ctx *Context, a []any) (any, error) { return objectPrivilege(ctx, a, privs, kind) }
 		}
 		for _, user := range [][]types.T{nil, {name}, {oid}} {
 			for _, obj := range objects {
@@ -94,6 +96,12 @@ type PrivilegeCatalog interface {
 	// (with grant option, if asked) on the table, or with schema the
 	// schema, of OID object; known is false when no such object exists.
 	HasPrivilege(role, object int64, schema bool, want catalog.Priv, grantOption bool) (ok, known bool)
+	// HasColumnPrivilege is HasPrivilege for a column of the relation
+	// of OID table, named (a string) or numbered (an int64), through the
+	// table's ACL or the column's; with column nil, for any column.
+	// known is false for a table or column number that does not exist;
+	// an unknown column name is an error (42703).
+	HasColumnPrivilege(role, table int64, column any, want catalog.Priv, grantOption bool) (ok, known bool, err error)
 }
 
 // privilegeBits are the catalog's privileges by the names the functions
@@ -104,9 +112,11 @@ var privilegeBits = map[string]catalog.Priv{
 	"USAGE": catalog.PrivUsage, "CREATE": catalog.PrivCreate,
 }
 
-// objectPrivilege is has_table_privilege or has_schema_privilege over
-// their arguments a: [user,] object, privilege list.
-func objectPrivilege(ctx *Context, a []any, privs []string, schema bool) (any, error) {
+// objectPrivilege is has_table_privilege, has_schema_privilege,
+// has_column_privilege or has_any_column_privilege (kind "table",
+// "schema", "column", "any_column") over their arguments a: [user,]
+// object, [column,] privilege list.
+func objectPrivilege(ctx *Context, a []any, privs []string, kind string) (any, error) {
 	if _, err := checkPrivileges(a[len(a)-1].(string), privs); err != nil {
 		return nil, err
 	}
@@ -116,6 +126,11 @@ func objectPrivilege(ctx *Context, a []any, privs []string, schema bool) (any, e
 	pc, ok := ctx.Catalog.(PrivilegeCatalog)
 	if !ok {
 		return nil, pgerr.NotSupported("privilege functions outside a session")
+	}
+	schema := kind == "schema"
+	var column any
+	if kind == "column" {
+		column, a = a[len(a)-2], append(a[:len(a)-2:len(a)-2], a[len(a)-1])
 	}
 	user, obj := any(sessionUser(ctx)), a[0]
 	if len(a) == 3 {
@@ -146,7 +161,14 @@ func objectPrivilege(ctx *Context, a []any, privs []string, schema bool) (any, e
 		if bit == 0 {
 			continue
 		}
-		ok, known := pc.HasPrivilege(role, oid, schema, bit, grant)
+		var ok, known bool
+		if kind == "column" || kind == "any_column" {
+			if ok, known, err = pc.HasColumnPrivilege(role, oid, column, bit, grant); err != nil {
+				return nil, err
+			}
+		} else {
+			ok, known = pc.HasPrivilege(role, oid, schema, bit, grant)
+		}
 		if !known {
 			return nil, nil
 		}

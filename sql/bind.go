@@ -60,6 +60,9 @@ type Binder struct {
 	windows []*pg_query.Node
 	// accesses are the privileges the statement needs (Accesses).
 	accesses []Access
+	// colUses are the columns of each table (by OID, then attnum) the
+	// statement references, for column privileges (useCol).
+	colUses map[uint32]map[int16]bool
 	// expanding lists the views (schema.name) whose queries are being
 	// bound, outermost first, to catch a view that reads itself.
 	expanding []string
@@ -396,6 +399,8 @@ func CommandName(st Statement) string {
 			return "REVOKE ROLE"
 		}
 		return "GRANT ROLE"
+	case *AlterDefaultPrivileges:
+		return "ALTER DEFAULT PRIVILEGES"
 	case *GrantPrivileges:
 		if x.Revoke {
 			return "REVOKE"

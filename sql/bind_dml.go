@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/jackc/pgerrcode"
@@ -19,13 +20,6 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if err != nil {
 		return nil, pgerr.From(err).WithPosition(s.Relation.Location + 1)
 	}
-	b.need(def, catalog.PrivInsert)
-	if len(s.ReturningList) > 0 {
-		b.need(def, catalog.PrivSelect)
-	}
-	if oc := s.OnConflictClause; oc != nil && oc.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
-		b.need(def, catalog.PrivUpdate)
-	}
 	var colNames []string
 	var locs []int32
 	for _, c := range s.Cols {
@@ -39,6 +33,16 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	targets, err := targetColumns(def, colNames, locs)
 	if err != nil {
 		return nil, err
+	}
+	// The columns INSERT needs are known once the source is bound (VALUES
+	// without a column list fills only the first columns).
+	insert := len(b.accesses)
+	b.need(def, catalog.PrivInsert)
+	if len(s.ReturningList) > 0 {
+		b.need(def, catalog.PrivSelect)
+	}
+	if oc := s.OnConflictClause; oc != nil && oc.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
+		b.need(def, catalog.PrivUpdate)
 	}
 	want := make([]types.T, len(targets))
 	names := make([]string, len(targets))
@@ -119,6 +123,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		source = proj
 	}
 
+	b.accesses[insert].Columns = targets
 	row, err := b.tableRow(def, targets, source)
 	if err != nil {
 		return nil, err
@@ -502,7 +507,8 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.need(def, catalog.PrivUpdate)
+	setCols := slices.Sorted(maps.Keys(set))
+	b.need(def, catalog.PrivUpdate, setCols...)
 	if reads {
 		b.need(def, catalog.PrivSelect)
 	}

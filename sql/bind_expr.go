@@ -197,6 +197,7 @@ func (c *correlation) slot(e Expr) int {
 // a sibling FROM item: LATERAL, unsupported).
 func (b *Binder) outerColumn(sc, s *scope, idx int, name string) (Expr, bool) {
 	c := s.cols[idx]
+	b.useCol(c)
 	var e Expr = &ColumnRef{Index: idx, Name: name, T: c.T}
 	// levels[j] is the scope j levels out from sc.
 	var levels []*scope

@@ -121,11 +121,6 @@ func (b *Binder) bindCopyTable(c *Copy, s *pg_query.CopyStmt) error {
 		return err
 	}
 	c.Table = def
-	if c.From {
-		b.need(def, catalog.PrivInsert)
-	} else {
-		b.need(def, catalog.PrivSelect)
-	}
 	var names []string
 	for _, n := range s.Attlist {
 		names = append(names, n.GetString_().GetSval())
@@ -133,6 +128,11 @@ func (b *Binder) bindCopyTable(c *Copy, s *pg_query.CopyStmt) error {
 	positions, err := targetColumns(def, names, nil)
 	if err != nil {
 		return err
+	}
+	if c.From {
+		b.need(def, catalog.PrivInsert, positions...)
+	} else {
+		b.need(def, catalog.PrivSelect, positions...)
 	}
 	all := tableCols(def, def.Name)
 	for _, pos := range positions {

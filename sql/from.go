@@ -163,6 +163,8 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, erro
 			if li < 0 || ri < 0 {
 				return nil, nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" specified in USING clause does not exist in %s table", name, map[bool]string{true: "left", false: "right"}[li < 0])
 			}
+			b.useCol(lcols[li])
+			b.useCol(rcols[ri])
 			l := &ColumnRef{Index: li, Name: name, T: lcols[li].T}
 			r := &ColumnRef{Index: len(lcols) + ri, Name: name, T: rcols[ri].T}
 			eq, err := b.bindOperator("=", l, r)

@@ -68,8 +68,11 @@ type rowLocking struct {
 	strength string
 }
 
-// bindLocking binds a SELECT's locking clause over its FROM scope.
-func (b *Binder) bindLocking(sc *scope, s *pg_query.SelectStmt) (*rowLocking, error) {
+// bindLocking binds a SELECT's locking clause over its FROM scope and
+// plan. As in PostgreSQL, locking a table's rows needs UPDATE on it (on
+// some column at least), and where row-level security binds the
+// statement, the table's UPDATE policies filter the rows too.
+func (b *Binder) bindLocking(sc *scope, s *pg_query.SelectStmt, plan Node) (*rowLocking, error) {
 	if len(s.LockingClause) == 0 {
 		return nil, nil
 	}
@@ -124,6 +127,10 @@ func (b *Binder) bindLocking(sc *scope, s *pg_query.SelectStmt) (*rowLocking, er
 		if idx < 0 {
 			return nil, pgerr.NotSupported("%s of this FROM item", words)
 		}
+		b.need(def, catalog.PrivUpdate)
+		if err := b.lockingPolicies(plan, def, alias); err != nil {
+			return nil, err
+		}
 		l.tables = append(l.tables, def)
 		l.rowIDs = append(l.rowIDs, &ColumnRef{Index: idx, Name: catalog.RowIDColumn, T: sc.cols[idx].T})
 	}
@@ -134,6 +141,41 @@ func (b *Binder) bindLocking(sc *scope, s *pg_query.SelectStmt) (*rowLocking, er
 		return nil, pgerr.NotSupported("%s without a table in FROM", words)
 	}
 	return l, nil
+}
+
+// lockingPolicies adds def's UPDATE policies to the row-security filter
+// over its scan (as alias) in plan, when policies bind the statement.
+func (b *Binder) lockingPolicies(plan Node, def *catalog.TableDef, alias string) error {
+	on, err := b.rowSecurity(def)
+	if err != nil || !on {
+		return err
+	}
+	f := scanFilter(plan, def, alias)
+	if f == nil {
+		return pgerr.NotSupported("row locking of table \"%s\" under row-level security here", def.Name)
+	}
+	upd, err := b.securityQual(def, catalog.PolicyUpdate)
+	if err != nil {
+		return err
+	}
+	f.Cond = andAll([]Expr{upd, f.Cond})
+	return nil
+}
+
+// scanFilter is the filter right over the scan of def as alias in plan,
+// where its row-security filter is bound (nil when there is none).
+func scanFilter(n Node, def *catalog.TableDef, alias string) *Filter {
+	if f, ok := n.(*Filter); ok {
+		if s, ok := f.Input.(*Scan); ok && s.Table.ID == def.ID && s.Alias == alias {
+			return f
+		}
+	}
+	for _, c := range n.Children() {
+		if f := scanFilter(c, def, alias); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 // fromRangeVars lists the tables named in a FROM clause, joins included;

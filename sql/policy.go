@@ -240,7 +240,7 @@ func (b *Binder) bindPolicyExpr(def *catalog.TableDef, text string) (Expr, error
 		pe.Position = 0
 		return nil, &pe
 	}
-	b.accesses = append(b.accesses, pb.accesses...)
+	b.accesses = append(b.accesses, pb.Accesses()...)
 	return e, nil
 }
 

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgerrcode"
@@ -20,12 +21,29 @@ type GrantPrivileges struct {
 	// Tables are the tables named, or in InSchemas for ALL TABLES IN
 	// SCHEMA (resolved at execution); Schemas the schemas of ON SCHEMA.
 	Tables    []*catalog.TableDef
-	InSchemas []string
-	Schemas   []string
-	Grantees  []RoleSpec
+	Views     []*catalog.ViewDef
+	Sequences []*catalog.SequenceDef
+	// InSchemas are the schemas of ALL TABLES (or with OnSequences, ALL
+	// SEQUENCES) IN SCHEMA.
+	InSchemas   []string
+	OnSequences bool
+	Schemas     []string
+	Grantees    []RoleSpec
 	// GrantOption is WITH GRANT OPTION, or for REVOKE, GRANT OPTION FOR.
 	GrantOption bool
 	Cascade     bool
+	// GrantedBy is GRANTED BY's role (nil: none), which PostgreSQL 15
+	// accepts only naming the current user.
+	GrantedBy *RoleSpec
+	// ColumnPrivs are the column privileges named (SELECT (a, b)), in
+	// order, on the columns of each of Tables.
+	ColumnPrivs []ColumnPriv
+}
+
+// ColumnPriv is privileges on one column a GRANT or REVOKE names.
+type ColumnPriv struct {
+	Column string
+	Privs  catalog.Priv
 }
 
 func (*GrantPrivileges) statement() {}
@@ -56,22 +74,40 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 	g := &GrantPrivileges{Revoke: !s.IsGrant, GrantOption: s.GrantOption, Grantees: roleSpecs(s.Grantees),
 		Cascade: s.Behavior == pg_query.DropBehavior_DROP_CASCADE, All: len(s.Privileges) == 0}
 	if s.Grantor != nil {
-		return nil, pgerr.NotSupported("GRANTED BY")
+		r := roleSpec(s.Grantor)
+		g.GrantedBy = &r
 	}
 	all, kind := catalog.TablePrivs, "table"
+	if s.Targtype == pg_query.GrantTargetType_ACL_TARGET_DEFAULTS {
+		kind = "relation"
+	}
 	switch s.Objtype {
 	case pg_query.ObjectType_OBJECT_TABLE:
 	case pg_query.ObjectType_OBJECT_SCHEMA:
 		all, kind = catalog.SchemaPrivs, "schema"
+	case pg_query.ObjectType_OBJECT_SEQUENCE:
+		all, kind, g.OnSequences = catalog.SequencePrivs, "sequence", true
 	default:
 		return nil, pgerr.NotSupported("GRANT and REVOKE on %s", strings.ToLower(strings.TrimPrefix(s.Objtype.String(), "OBJECT_")))
 	}
 	for _, n := range s.Privileges {
 		p := n.GetAccessPriv()
-		if len(p.Cols) > 0 {
-			return nil, pgerr.NotSupported("column privileges")
-		}
 		bit, ok := privNames[p.PrivName]
+		if len(p.Cols) > 0 {
+			if kind != "table" || s.Targtype != pg_query.GrantTargetType_ACL_TARGET_OBJECT {
+				return nil, pgerr.New(pgerrcode.SyntaxError, "column privileges are only valid for relations")
+			}
+			if p.PrivName == "" { // ALL (cols)
+				bit, ok = catalog.ColumnPrivs, true
+			}
+			if !ok || bit&catalog.ColumnPrivs == 0 {
+				return nil, pgerr.New(pgerrcode.InvalidGrantOperation, "invalid privilege type %s for column", strings.ToUpper(p.PrivName))
+			}
+			for _, c := range strList(p.Cols) {
+				g.ColumnPrivs = append(g.ColumnPrivs, ColumnPriv{Column: c, Privs: bit})
+			}
+			continue
+		}
 		if !ok || bit&all == 0 {
 			return nil, pgerr.New(pgerrcode.InvalidGrantOperation, "invalid privilege type %s for %s", strings.ToUpper(p.PrivName), kind)
 		}
@@ -87,7 +123,23 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 		case s.Targtype == pg_query.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA:
 			g.InSchemas = append(g.InSchemas, n.GetString_().Sval)
 		case s.Targtype == pg_query.GrantTargetType_ACL_TARGET_OBJECT:
-			def, err := b.rangeVarTable(n.GetRangeVar())
+			rv := n.GetRangeVar()
+			if kind == "sequence" {
+				seq, err := b.lookupSequence(rv)
+				if err != nil {
+					return nil, err
+				}
+				g.Sequences = append(g.Sequences, seq)
+				continue
+			}
+			if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
+				if len(g.ColumnPrivs) > 0 {
+					return nil, pgerr.NotSupported("column privileges on views")
+				}
+				g.Views = append(g.Views, v)
+				continue
+			}
+			def, err := b.rangeVarTable(rv)
 			if err != nil {
 				return nil, err
 			}
@@ -99,10 +151,70 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 	return g, nil
 }
 
+// AlterDefaultPrivileges is ALTER DEFAULT PRIVILEGES [FOR ROLE r, ...]
+// [IN SCHEMA s, ...] GRANT | REVOKE ... ON TABLES | SEQUENCES: Grant
+// holds the privileges and grantees, Kind the objects ('r' or 'S').
+type AlterDefaultPrivileges struct {
+	Roles   []RoleSpec
+	Schemas []string
+	Kind    string
+	Grant   *GrantPrivileges
+}
+
+func (*AlterDefaultPrivileges) statement() {}
+
+func (b *Binder) bindAlterDefaultPrivileges(s *pg_query.AlterDefaultPrivilegesStmt) (Statement, error) {
+	a := &AlterDefaultPrivileges{Kind: "r"}
+	for _, o := range s.Options {
+		d := o.GetDefElem()
+		switch d.Defname {
+		case "roles":
+			a.Roles = roleSpecs(d.Arg.GetList().Items)
+		case "schemas":
+			a.Schemas = strList(d.Arg.GetList().Items)
+		}
+	}
+	switch s.Action.Objtype {
+	case pg_query.ObjectType_OBJECT_TABLE:
+	case pg_query.ObjectType_OBJECT_SEQUENCE:
+		a.Kind = "S"
+	default:
+		return nil, pgerr.NotSupported("ALTER DEFAULT PRIVILEGES on %s", strings.ToLower(strings.TrimPrefix(s.Action.Objtype.String(), "OBJECT_"))+"s")
+	}
+	g, err := b.bindGrant(s.Action)
+	if err != nil {
+		return nil, err
+	}
+	a.Grant = g.(*GrantPrivileges)
+	return a, nil
+}
+
+// lookupSequence finds the sequence rv names (42P01 when none).
+func (b *Binder) lookupSequence(rv *pg_query.RangeVar) (*catalog.SequenceDef, error) {
+	if seq := b.findSequence(rv.Schemaname, rv.Relname); seq != nil {
+		return seq, nil
+	}
+	return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", rv.Relname)
+}
+
+// findSequence is the sequence name means in schema, or with schema ""
+// on the search path; nil when none.
+func (b *Binder) findSequence(schema, name string) *catalog.SequenceDef {
+	schemas := b.SearchPath
+	if schema != "" {
+		schemas = []string{schema}
+	}
+	for _, s := range schemas {
+		if seq := b.Catalog.Sequences[catalog.Key(s, name)]; seq != nil {
+			return seq
+		}
+	}
+	return nil
+}
+
 // Access is one privilege a bound statement needs, which the session
 // checks for the current role before running it: Privs on Table, on
-// Schema, on View (views have no ACL yet: reading one needs its
-// ownership) or with Database on the database (CREATE SCHEMA); with
+// Schema, on View or with Database on the database (CREATE SCHEMA); with
 // Owner, ownership of Table, View or Schema (ALTER, DROP, CREATE INDEX;
 // DROP INDEX of Table's index Index; with Relation, the error names
 // Table a relation, as DROP POLICY's does).
@@ -119,20 +231,61 @@ type Access struct {
 	Owner    bool
 	Relation bool
 	As       uint32
+	// Sequence, with AnyOf, needs any one of Privs on the sequence
+	// (nextval: USAGE or UPDATE), as PostgreSQL's sequence functions do;
+	// with Owner, its ownership (ALTER, DROP).
+	Sequence *catalog.SequenceDef
+	AnyOf    bool
+	// Columns are the columns of Table (positions in its Columns) the
+	// statement uses with Privs: without Privs on the table, the role
+	// needs them on each of these columns, or on any one column when
+	// none is named (SELECT count(*)), as in PostgreSQL.
+	Columns []int
 }
 
 // Accesses are the privileges the statement bound last needs: every
 // table its FROM clauses, joins, subqueries, CTEs and views read, the
 // target of INSERT, UPDATE, DELETE, TRUNCATE and COPY. The binder records
-// them where it resolves each table, so no access goes unchecked.
-func (b *Binder) Accesses() []Access { return b.accesses }
+// them where it resolves each table, so no access goes unchecked. A
+// SELECT on a table carries the columns the statement references
+// (Columns), known once the whole statement is bound.
+func (b *Binder) Accesses() []Access {
+	out := slices.Clone(b.accesses)
+	for i, a := range out {
+		if a.Table != nil && a.Privs == catalog.PrivSelect && a.Columns == nil {
+			uses := b.colUses[TableOID(a.Table.ID)]
+			out[i].Columns = make([]int, 0, len(uses))
+			for n := range uses {
+				out[i].Columns = append(out[i].Columns, int(n)-1)
+			}
+			slices.Sort(out[i].Columns)
+		}
+	}
+	return out
+}
+
+// useCol records that the statement references c, a table's column
+// (or a computed one, which needs nothing).
+func (b *Binder) useCol(c Col) {
+	if c.TableOID == 0 || c.Attnum <= 0 {
+		return
+	}
+	if b.colUses == nil {
+		b.colUses = map[uint32]map[int16]bool{}
+	}
+	if b.colUses[c.TableOID] == nil {
+		b.colUses[c.TableOID] = map[int16]bool{}
+	}
+	b.colUses[c.TableOID][c.Attnum] = true
+}
 
 // needOwner records that the statement needs to own def.
 func (b *Binder) needOwner(def *catalog.TableDef) {
 	b.accesses = append(b.accesses, Access{Table: def, Owner: true})
 }
 
-// need records that the statement needs privs on def.
-func (b *Binder) need(def *catalog.TableDef, privs catalog.Priv) {
-	b.accesses = append(b.accesses, Access{Table: def, Privs: privs})
+// need records that the statement needs privs on def; with columns
+// (positions in def.Columns), on those columns at least.
+func (b *Binder) need(def *catalog.TableDef, privs catalog.Priv, columns ...int) {
+	b.accesses = append(b.accesses, Access{Table: def, Privs: privs, Columns: columns})
 }

@@ -33,8 +33,8 @@ func (r RoleSpec) String() string {
 // RoleOptions are the options of CREATE and ALTER ROLE; nil means not
 // given.
 type RoleOptions struct {
-	Superuser, Inherit, CreateRole, CreateDB, Login *bool
-	ConnLimit                                       *int
+	Superuser, Inherit, CreateRole, CreateDB, Login, BypassRLS *bool
+	ConnLimit                                                  *int
 	// Password is PASSWORD '...' (a password, or a SCRAM verifier to
 	// keep as it is); PasswordNull is PASSWORD NULL.
 	Password     *string
@@ -192,9 +192,7 @@ func roleOptions(opts []*pg_query.Node, create bool) (RoleOptions, error) {
 				return o, pgerr.NotSupported("REPLICATION").WithHint("cairn has no replication.")
 			}
 		case "bypassrls":
-			if defBool(d.Arg) {
-				return o, pgerr.NotSupported("BYPASSRLS").WithHint("Superusers and, unless FORCE ROW LEVEL SECURITY, table owners bypass row-level security.")
-			}
+			flag(&o.BypassRLS)
 		case "sysid":
 			o.SysID = true
 		default:

@@ -271,7 +271,7 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 	// FOR UPDATE / FOR SHARE: the locked tables' row IDs ride along as
 	// hidden columns to the LockRows node.
 	var lock *LockRows
-	if locking, err := b.bindLocking(sc, s); err != nil {
+	if locking, err := b.bindLocking(sc, s, plan); err != nil {
 		return nil, err
 	} else if locking != nil {
 		if len(agg.calls) > 0 {
@@ -554,6 +554,9 @@ func (b *Binder) bindTargets(sc *scope, targets []*pg_query.Node) ([]selectItem,
 			expanded, err := expandStar(sc, cr)
 			if err != nil {
 				return nil, err
+			}
+			for _, it := range expanded {
+				b.useCol(sc.cols[it.expr.(*ColumnRef).Index])
 			}
 			items = append(items, expanded...)
 			continue

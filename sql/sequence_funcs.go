@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -76,6 +77,7 @@ func (b *Binder) sequenceArg(fn string, arg Expr) (schema, seq string, err error
 	if oid, isOID := c.Value.(int64); isOID && c.T.Family == types.RegClass {
 		// seq::regclass: the cast has looked the name up.
 		if schema, seq, kind, found := b.catalogView().Relation(oid); found && kind == 'S' {
+			b.needSequence(fn, b.Catalog.Sequences[catalog.Key(schema, seq)])
 			return schema, seq, nil
 		}
 		return "", "", pgerr.New(pgerrcode.WrongObjectType, "relation with OID %d is not a sequence", oid)
@@ -97,8 +99,26 @@ func (b *Binder) sequenceArg(fn string, arg Expr) (schema, seq string, err error
 			}
 		}
 	}
-	if _, ok := b.Catalog.Sequences[schema+"."+seq]; !ok {
+	def, ok := b.Catalog.Sequences[schema+"."+seq]
+	if !ok {
 		return "", "", pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", name)
 	}
+	b.needSequence(fn, def)
 	return schema, seq, nil
+}
+
+// needSequence records the privileges sequence function fn needs on def,
+// as PostgreSQL checks them: nextval USAGE or UPDATE, currval USAGE or
+// SELECT, setval UPDATE. A serial column's default is bound with the
+// statement, so an INSERT that takes it needs them too.
+func (b *Binder) needSequence(fn string, def *catalog.SequenceDef) {
+	if def == nil {
+		return
+	}
+	privs := map[string]catalog.Priv{
+		"nextval": catalog.PrivUsage | catalog.PrivUpdate,
+		"currval": catalog.PrivUsage | catalog.PrivSelect,
+		"setval":  catalog.PrivUpdate,
+	}[fn]
+	b.accesses = append(b.accesses, Access{Sequence: def, Privs: privs, AnyOf: true})
 }

@@ -308,6 +308,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return bindGrantRole(s.GrantRoleStmt)
 	case *pg_query.Node_GrantStmt:
 		return b.bindGrant(s.GrantStmt)
+	case *pg_query.Node_AlterDefaultPrivilegesStmt:
+		return b.bindAlterDefaultPrivileges(s.AlterDefaultPrivilegesStmt)
 	case *pg_query.Node_AlterOwnerStmt:
 		return bindAlterOwner(s.AlterOwnerStmt)
 	case *pg_query.Node_CreatePolicyStmt:
@@ -835,6 +837,9 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		for _, o := range s.Objects {
 			schema, name := qualified(o)
 			d.Names = append(d.Names, [2]string{schema, name})
+			if seq := b.findSequence(schema, name); seq != nil {
+				b.accesses = append(b.accesses, Access{Sequence: seq, Owner: true})
+			}
 		}
 		return d, nil
 	case pg_query.ObjectType_OBJECT_VIEW:
@@ -1004,6 +1009,7 @@ func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (Statement, error) 
 		}
 		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", s.Sequence.Relname)
 	}
+	b.accesses = append(b.accesses, Access{Sequence: seq, Owner: true})
 	a := &AlterSequence{Seq: seq, Value: seq.Start}
 	for _, o := range s.Options {
 		d := o.GetDefElem()

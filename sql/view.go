@@ -189,7 +189,7 @@ func (b *Binder) bindView(v *catalog.ViewDef, alias string, colNames []string) (
 		Role: catalog.OwnerOID(v.Owner), RowSecurityOff: b.RowSecurityOff}
 	plan, err := vb.bindSelect(stmts[0].node.GetSelectStmt(), nil)
 	b.accesses = append(b.accesses, Access{View: v, Privs: catalog.PrivSelect})
-	for _, a := range vb.accesses {
+	for _, a := range vb.Accesses() {
 		if a.As == 0 {
 			a.As = catalog.OwnerOID(v.Owner)
 		}

@@ -439,6 +439,29 @@ func (tx *Tx) CreateSequence(def *catalog.SequenceDef) error {
 	return nil
 }
 
+// SetSequenceACL replaces the ACL of a sequence (42P01 if missing).
+func (tx *Tx) SetSequenceACL(schema, name string, acl []catalog.ACLItem) error {
+	key := catalog.Key(schema, name)
+	return tx.apply(func(c *catalog.Catalog) error {
+		old := c.Sequences[key]
+		if old == nil {
+			return pgerr.New(pgerrcode.UndefinedTable, "sequence %q does not exist", name)
+		}
+		s := *old
+		s.ACL = acl
+		c.Sequences[key] = &s
+		return nil
+	})
+}
+
+// SetDefaultACLs replaces the catalog's ALTER DEFAULT PRIVILEGES entries.
+func (tx *Tx) SetDefaultACLs(acls []catalog.DefaultACL) error {
+	return tx.apply(func(c *catalog.Catalog) error {
+		c.DefaultACLs = append([]catalog.DefaultACL(nil), acls...)
+		return nil
+	})
+}
+
 // DropSequence drops a sequence (42P01 if missing).
 func (tx *Tx) DropSequence(schema, name string) error {
 	key := catalog.Key(schema, name)

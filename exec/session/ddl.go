@@ -22,6 +22,8 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		return s.runRole(tx, x)
 	case *sql.GrantPrivileges:
 		return s.runGrant(tx, x)
+	case *sql.AlterDefaultPrivileges:
+		return s.runDefaultPrivileges(tx, x)
 	case *sql.CreatePolicy, *sql.AlterPolicy, *sql.DropPolicy:
 		return s.runPolicy(tx, x)
 	case *sql.AlterSchemaOwner:
@@ -76,6 +78,11 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 	case *sql.CreateView:
 		def := *x.Def
 		def.Owner = s.currentRole(tx.Catalog()).OID
+		def.ACL = tx.Catalog().InitialACL(def.Owner, def.Schema, "r")
+		if old := tx.Catalog().View(def.Schema, def.Name); old != nil && x.Replace {
+			// CREATE OR REPLACE keeps the view's owner and privileges.
+			def.Owner, def.ACL = old.Owner, old.ACL
+		}
 		return tx.CreateView(&def, x.Replace)
 	case *sql.DropView:
 		for _, name := range x.Missing {
@@ -167,7 +174,10 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			}
 			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 		}
-		return tx.CreateSequence(x.Def)
+		def := *x.Def
+		def.Owner = s.currentRole(tx.Catalog()).OID
+		def.ACL = tx.Catalog().InitialACL(def.Owner, def.Schema, "S")
+		return tx.CreateSequence(&def)
 	case *sql.DropSequence:
 		for _, n := range x.Names {
 			schema := n[0]
@@ -229,12 +239,17 @@ func (s *Session) createTableNow(tx *storage.Tx, x *sql.CreateTable) (uint64, er
 		if _, ok := cat.Sequences[seq.Schema+"."+seq.Name]; ok {
 			return 0, pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", seq.Name)
 		}
-		if err := tx.CreateSequence(seq); err != nil {
+		// A serial column's sequence belongs to the table's owner.
+		owned := *seq
+		owned.Owner = s.currentRole(cat).OID
+		owned.ACL = cat.InitialACL(owned.Owner, owned.Schema, "S")
+		if err := tx.CreateSequence(&owned); err != nil {
 			return 0, err
 		}
 	}
 	owned := x.Def.Clone()
 	owned.Owner = s.currentRole(cat).OID
+	owned.ACL = cat.InitialACL(owned.Owner, owned.Schema, "r")
 	def, err := tx.CreateTable(owned)
 	if err != nil {
 		return 0, err

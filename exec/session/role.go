@@ -154,6 +154,7 @@ func (s *Session) applyRoleOptions(r *catalog.RoleDef, o sql.RoleOptions) error 
 	set(&r.CreateRole, o.CreateRole)
 	set(&r.CreateDB, o.CreateDB)
 	set(&r.Login, o.Login)
+	set(&r.BypassRLS, o.BypassRLS)
 	if o.ConnLimit != nil {
 		r.ConnLimit = *o.ConnLimit
 	}
@@ -207,6 +208,9 @@ func (s *Session) runRole(tx *storage.Tx, st sql.Statement) error {
 		if x.Opts.Superuser != nil && *x.Opts.Superuser && !me.Superuser {
 			return denied("must be superuser to create superusers")
 		}
+		if x.Opts.BypassRLS != nil && *x.Opts.BypassRLS && !me.Superuser {
+			return denied("must be superuser to create bypassrls users")
+		}
 		if !me.Superuser && !me.CreateRole {
 			return denied("permission denied to create role")
 		}
@@ -245,11 +249,13 @@ func (s *Session) runRole(tx *storage.Tx, st sql.Statement) error {
 			return err
 		}
 		onlyPassword := x.Opts.Superuser == nil && x.Opts.Inherit == nil && x.Opts.CreateRole == nil &&
-			x.Opts.CreateDB == nil && x.Opts.Login == nil && x.Opts.ConnLimit == nil && x.Opts.ValidUntil == nil
+			x.Opts.CreateDB == nil && x.Opts.Login == nil && x.Opts.ConnLimit == nil && x.Opts.ValidUntil == nil && x.Opts.BypassRLS == nil
 		switch {
 		case me.Superuser:
 		case r.Superuser || x.Opts.Superuser != nil:
 			return denied("must be superuser to alter superuser roles or change superuser attribute")
+		case x.Opts.BypassRLS != nil:
+			return denied("must be superuser to change bypassrls attribute")
 		case me.CreateRole:
 		case r.OID == me.OID && onlyPassword:
 		default:

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,10 +35,14 @@ const (
 // aclChars are the letters of aclitem's text form, bit by bit.
 const aclChars = "arwdDxtXUC"
 
-// TablePrivs and SchemaPrivs are ALL on a table and on a schema.
+// TablePrivs, ColumnPrivs and SchemaPrivs are ALL on a table, on a
+// column and on a schema.
 const (
 	TablePrivs  = PrivInsert | PrivSelect | PrivUpdate | PrivDelete | PrivTruncate | PrivReferences | PrivTrigger
+	ColumnPrivs = PrivInsert | PrivSelect | PrivUpdate | PrivReferences
 	SchemaPrivs = PrivUsage | PrivCreate
+	// SequencePrivs are ALL on a sequence.
+	SequencePrivs = PrivSelect | PrivUpdate | PrivUsage
 )
 
 // PublicOID stands for PUBLIC as an ACL grantee (PostgreSQL's ACL_ID_PUBLIC).
@@ -102,6 +107,91 @@ func (c *Catalog) HasPrivilege(acl []ACLItem, owner, role uint32, all, want Priv
 	return privs&want == want
 }
 
+// HasColumnPrivilege reports whether role holds every privilege in want
+// on column col of t, through the table's ACL or the column's.
+func (c *Catalog) HasColumnPrivilege(t *TableDef, col int, role uint32, want Priv, grantOption bool) bool {
+	if c.HasPrivilege(t.ACL, t.Owner, role, TablePrivs, want, grantOption) {
+		return true
+	}
+	privs, opts := c.Privileges(t.ACL, role)
+	cp, co := c.Privileges(t.Columns[col].ACL, role)
+	if grantOption {
+		return (opts|co)&want == want
+	}
+	return (privs|cp)&want == want
+}
+
+// HasColumnsPrivilege reports whether role holds every privilege in want
+// on each of columns of t (positions in t.Columns), or with no columns on
+// at least one column, as PostgreSQL checks the columns a statement uses.
+func (c *Catalog) HasColumnsPrivilege(t *TableDef, columns []int, role uint32, want Priv) bool {
+	if len(columns) == 0 {
+		for i := range t.Columns {
+			if c.HasColumnPrivilege(t, i, role, want, false) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, col := range columns {
+		if !c.HasColumnPrivilege(t, col, role, want, false) {
+			return false
+		}
+	}
+	return true
+}
+
+// DefaultACL is one entry of ALTER DEFAULT PRIVILEGES: the privileges
+// objects of Kind ('r' tables and views, 'S' sequences) that Role
+// creates, in Schema or ("" ) anywhere, start with. A global entry
+// replaces the owner-only default; a schema's entry adds to it.
+type DefaultACL struct {
+	Role   uint32    `json:"role"`
+	Schema string    `json:"schema,omitempty"`
+	Kind   string    `json:"kind"`
+	ACL    []ACLItem `json:"acl"`
+}
+
+// DefaultPrivs are ALL for a DefaultACL kind.
+func DefaultPrivs(kind string) Priv {
+	if kind == "S" {
+		return SequencePrivs
+	}
+	return TablePrivs
+}
+
+// InitialACL is the ACL an object of kind that owner creates in schema
+// starts with, its default privileges applied (PostgreSQL's
+// get_user_default_acl); nil when they are the built-in default.
+func (c *Catalog) InitialACL(owner uint32, schema, kind string) []ACLItem {
+	all := DefaultPrivs(kind)
+	acl := EffectiveACL(nil, owner, all)
+	for _, global := range []bool{true, false} {
+		for _, d := range c.DefaultACLs {
+			if d.Role != owner || d.Kind != kind || (d.Schema == "") != global || (!global && d.Schema != schema) {
+				continue
+			}
+			if global {
+				acl = slices.Clone(d.ACL)
+				continue
+			}
+			for _, it := range d.ACL {
+				acl = GrantACL(acl, owner, all, it.Grantor, it.Grantee, it.Privs, it.GrantOpts)
+			}
+		}
+	}
+	// Sorted, as PostgreSQL sorts the merged ACL (aclitemsort): by
+	// grantee, grantor, then privileges with grant options above them.
+	slices.SortFunc(acl, func(a, b ACLItem) int {
+		return cmp.Or(cmp.Compare(a.Grantee, b.Grantee), cmp.Compare(a.Grantor, b.Grantor),
+			cmp.Compare(uint32(a.Privs)|uint32(a.GrantOpts)<<16, uint32(b.Privs)|uint32(b.GrantOpts)<<16))
+	})
+	if slices.Equal(acl, EffectiveACL(nil, owner, all)) {
+		return nil
+	}
+	return acl
+}
+
 // GrantACL is acl (nil for the default) with privs granted to grantee by
 // grantor, those in opts with grant option.
 func GrantACL(acl []ACLItem, owner uint32, all Priv, grantor, grantee uint32, privs, opts Priv) []ACLItem {
@@ -136,10 +226,37 @@ func RevokeACL(acl []ACLItem, owner uint32, all Priv, grantor, grantee uint32, p
 	return out
 }
 
-// DependentGrants reports whether a grant in acl made by grantee rests on
-// grant options in privs that grantee would lose.
-func DependentGrants(acl []ACLItem, grantee uint32, privs Priv) bool {
-	return slices.ContainsFunc(acl, func(it ACLItem) bool { return it.Grantor == grantee && it.Privs&privs != 0 })
+// RevokeGrant is RevokeACL followed by PostgreSQL's recursive_revoke:
+// the grant options grantee loses (and holds by no other path) take back
+// the grants it made with them, and theirs in turn, when cascade; without
+// cascade, dependent reports that such grants exist and acl is returned
+// unchanged (2BP01 for the caller).
+func (c *Catalog) RevokeGrant(acl []ACLItem, owner uint32, all Priv, grantor, grantee uint32, privs Priv, optsOnly, cascade bool) (out []ACLItem, dependent bool) {
+	owner = OwnerOID(owner)
+	acl = EffectiveACL(acl, owner, all)
+	var lost Priv
+	for _, it := range acl {
+		if it.Grantee == grantee && it.Grantor == grantor {
+			lost = it.GrantOpts & privs
+		}
+	}
+	out = RevokeACL(acl, owner, all, grantor, grantee, privs, optsOnly)
+	if grantee == owner || grantee == PublicOID {
+		return out, false
+	}
+	_, still := c.Privileges(out, grantee)
+	lost &^= still
+	for lost != 0 {
+		i := slices.IndexFunc(out, func(it ACLItem) bool { return it.Grantor == grantee && it.Privs&lost != 0 })
+		if i < 0 {
+			break
+		}
+		if !cascade {
+			return acl, true
+		}
+		out, _ = c.RevokeGrant(out, owner, all, grantee, out[i].Grantee, lost, false, true)
+	}
+	return out, false
 }
 
 // ACLText is acl in PostgreSQL's aclitem[] text form, one

@@ -22,6 +22,8 @@ type Catalog struct {
 	Roles       map[string]*RoleDef `json:"roles,omitempty"`
 	Members     []MemberDef         `json:"members,omitempty"`
 	NextRoleOID uint32              `json:"next_role_oid,omitempty"`
+	// DefaultACLs are ALTER DEFAULT PRIVILEGES' entries (pg_default_acl).
+	DefaultACLs []DefaultACL `json:"default_acls,omitempty"`
 	// NextID hands out table IDs; IDs are never reused.
 	NextID uint64 `json:"next_id"`
 }
@@ -85,6 +87,9 @@ type ColumnDef struct {
 	// BY DEFAULT AS IDENTITY, "" for neither (pg_attribute.attidentity);
 	// Default then draws from the column's sequence.
 	Identity string `json:"identity,omitempty"`
+	// ACL is the column's privileges (GRANT SELECT (col) ...), beside
+	// the table's; nil for none (pg_attribute.attacl NULL).
+	ACL []ACLItem `json:"acl,omitempty"`
 }
 
 // UniqueDef is a UNIQUE (or PRIMARY KEY) constraint.
@@ -127,6 +132,8 @@ type ViewDef struct {
 	// Owner is the owning role's OID, 0 for the bootstrap superuser
 	// (OwnerOID).
 	Owner uint32 `json:"owner,omitempty"`
+	// ACL is the view's privileges, as a table's (nil: the owner's).
+	ACL []ACLItem `json:"acl,omitempty"`
 }
 
 // SequenceDef is a sequence (serial columns own one).
@@ -137,6 +144,11 @@ type SequenceDef struct {
 	Increment int64  `json:"increment"`
 	Min       int64  `json:"min"`
 	Max       int64  `json:"max"`
+	// Owner is the owning role's OID (OwnerOID); a serial column's
+	// sequence belongs to its table's creator.
+	Owner uint32 `json:"owner,omitempty"`
+	// ACL is the sequence's privileges (nil: the owner's).
+	ACL []ACLItem `json:"acl,omitempty"`
 }
 
 // IndexDef is a recorded index (deeplake_index, hnsw, ivfflat, btree).
@@ -302,6 +314,7 @@ func (c *Catalog) Clone() *Catalog {
 		NextID:      c.NextID,
 		Roles:       make(map[string]*RoleDef, len(c.Roles)),
 		Members:     slices.Clone(c.Members),
+		DefaultACLs: slices.Clone(c.DefaultACLs),
 		NextRoleOID: c.NextRoleOID,
 	}
 	for k, r := range c.Roles {

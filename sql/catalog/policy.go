@@ -69,7 +69,7 @@ func (c *Catalog) RowSecurityApplies(t *TableDef, role uint32) bool {
 	if !t.RowSecurity {
 		return false
 	}
-	if r := c.RoleByOID(role); r != nil && r.Superuser {
+	if r := c.RoleByOID(role); r != nil && (r.Superuser || r.BypassRLS) {
 		return false
 	}
 	return t.ForceRowSecurity || !c.Reaches(role, OwnerOID(t.Owner), true)

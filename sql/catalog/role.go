@@ -40,6 +40,8 @@ type RoleDef struct {
 	CreateRole bool   `json:"createrole,omitempty"`
 	CreateDB   bool   `json:"createdb,omitempty"`
 	Login      bool   `json:"login,omitempty"`
+	// BypassRLS is BYPASSRLS: row-level security binds the role nowhere.
+	BypassRLS bool `json:"bypassrls,omitempty"`
 	// ConnLimit is CONNECTION LIMIT, -1 for none.
 	ConnLimit int `json:"connlimit"`
 	// Password is the SCRAM-SHA-256 verifier (see SCRAMVerifier), ""

@@ -64,44 +64,55 @@ func init() {
 
 	register(is, "table_privileges", 0, "grantor name, grantee name, table_catalog name, table_schema name, table_name name, privilege_type text, is_grantable text, with_hierarchy text", func(v *View) [][]any {
 		var rows [][]any
-		me := uint32(catalog.BootstrapRoleOID)
-		if r := v.Cat.Role(v.User); r != nil {
-			me = r.OID
-		}
 		add := func(schema, name string, owner uint32, acl []catalog.ACLItem) {
-			owner = catalog.OwnerOID(owner)
-			for _, it := range catalog.EffectiveACL(acl, owner, catalog.TablePrivs) {
-				// Rows the current user is involved in, as grantor or
-				// grantee (through a role it inherits), or PUBLIC's.
-				if it.Grantee != catalog.PublicOID && !v.Cat.IsMemberOf(me, it.Grantee, true) && !v.Cat.IsMemberOf(me, it.Grantor, true) {
-					continue
+			v.aclGrants(catalog.EffectiveACL(acl, catalog.OwnerOID(owner), catalog.TablePrivs), owner, catalog.TablePrivs, func(grantor, grantee, priv, grantable string) {
+				hierarchy := "NO"
+				if priv == "SELECT" {
+					hierarchy = "YES"
 				}
-				grantee := "PUBLIC"
-				if it.Grantee != catalog.PublicOID {
-					grantee, _ = v.RoleName(int64(it.Grantee))
-				}
-				grantor, _ := v.RoleName(int64(it.Grantor))
-				for _, p := range tablePrivilegeTypes {
-					if it.Privs&p.bit == 0 {
-						continue
-					}
-					grantable := "NO"
-					if it.GrantOpts&p.bit != 0 || it.Grantee != catalog.PublicOID && v.Cat.Reaches(it.Grantee, owner, true) {
-						grantable = "YES"
-					}
-					hierarchy := "NO"
-					if p.bit == catalog.PrivSelect {
-						hierarchy = "YES"
-					}
-					rows = append(rows, []any{grantor, grantee, v.Database, schema, name, p.name, grantable, hierarchy})
-				}
-			}
+				rows = append(rows, []any{grantor, grantee, v.Database, schema, name, priv, grantable, hierarchy})
+			})
 		}
 		for _, t := range v.tables {
 			add(t.Schema, t.Name, t.Owner, t.ACL)
 		}
 		for _, d := range v.views {
-			add(d.Schema, d.Name, d.Owner, nil)
+			add(d.Schema, d.Name, d.Owner, d.ACL)
+		}
+		return rows
+	})
+
+	// column_privileges lists each column's privileges, from the table's
+	// ACL and the column's, once each (PostgreSQL's view is a UNION).
+	register(is, "column_privileges", 0, "grantor name, grantee name, table_catalog name, table_schema name, table_name name, column_name name, privilege_type text, is_grantable text", func(v *View) [][]any {
+		var rows [][]any
+		add := func(schema, name string, owner uint32, acl []catalog.ACLItem, cols []string, colACL func(i int) []catalog.ACLItem) {
+			for i, col := range cols {
+				seen := map[[4]string]bool{}
+				emit := func(grantor, grantee, priv, grantable string) {
+					if k := [4]string{grantor, grantee, priv, grantable}; !seen[k] {
+						seen[k] = true
+						rows = append(rows, []any{grantor, grantee, v.Database, schema, name, col, priv, grantable})
+					}
+				}
+				v.aclGrants(catalog.EffectiveACL(acl, catalog.OwnerOID(owner), catalog.TablePrivs), owner, catalog.ColumnPrivs, emit)
+				// A column's default ACL is empty.
+				v.aclGrants(colACL(i), owner, catalog.ColumnPrivs, emit)
+			}
+		}
+		for _, t := range v.tables {
+			cols := make([]string, len(t.Columns))
+			for i, c := range t.Columns {
+				cols[i] = c.Name
+			}
+			add(t.Schema, t.Name, t.Owner, t.ACL, cols, func(i int) []catalog.ACLItem { return t.Columns[i].ACL })
+		}
+		for _, d := range v.views {
+			cols := make([]string, len(d.Columns))
+			for i, c := range d.Columns {
+				cols[i] = c.Name
+			}
+			add(d.Schema, d.Name, d.Owner, d.ACL, cols, func(int) []catalog.ACLItem { return nil })
 		}
 		return rows
 	})
@@ -440,6 +451,39 @@ func checkColumns(t *catalog.TableDef, expr string) []int {
 
 // tablePrivilegeTypes are the table privileges in aclexplode's order,
 // with the names information_schema gives them.
+// aclGrants calls fn for each privilege in privs that acl, of an object
+// owned by owner, grants, as information_schema's privilege views list
+// them: only the items the current user is involved in, as grantor or
+// grantee (through a role it inherits), or PUBLIC's; grantable when held
+// with grant option or by a member of the owner.
+func (v *View) aclGrants(acl []catalog.ACLItem, owner uint32, privs catalog.Priv, fn func(grantor, grantee, priv, grantable string)) {
+	owner = catalog.OwnerOID(owner)
+	me := uint32(catalog.BootstrapRoleOID)
+	if r := v.Cat.Role(v.User); r != nil {
+		me = r.OID
+	}
+	for _, it := range acl {
+		if it.Grantee != catalog.PublicOID && !v.Cat.IsMemberOf(me, it.Grantee, true) && !v.Cat.IsMemberOf(me, it.Grantor, true) {
+			continue
+		}
+		grantee := "PUBLIC"
+		if it.Grantee != catalog.PublicOID {
+			grantee, _ = v.RoleName(int64(it.Grantee))
+		}
+		grantor, _ := v.RoleName(int64(it.Grantor))
+		for _, p := range tablePrivilegeTypes {
+			if it.Privs&p.bit == 0 || privs&p.bit == 0 {
+				continue
+			}
+			grantable := "NO"
+			if it.GrantOpts&p.bit != 0 || it.Grantee != catalog.PublicOID && v.Cat.Reaches(it.Grantee, owner, true) {
+				grantable = "YES"
+			}
+			fn(grantor, grantee, p.name, grantable)
+		}
+	}
+}
+
 var tablePrivilegeTypes = []struct {
 	bit  catalog.Priv
 	name string

@@ -1,7 +1,13 @@
 package syscat
 
 import (
+	"slices"
+	"strconv"
+
+	"github.com/jackc/pgerrcode"
+
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -158,9 +164,11 @@ func init() {
 			row(ix.oid, ix.name, SchemaOID(ix.schema), amOID(ix.method), "i", len(ix.columns), 0, false, false)
 		}
 		for _, s := range v.sequences {
+			owner, acl = int64(catalog.OwnerOID(s.Owner)), aclDatum(v.Cat, s.ACL)
 			row(SequenceOID(s.Schema, s.Name), s.Name, SchemaOID(s.Schema), 0, "S", 3, 0, false, false)
 		}
 		for _, d := range v.views {
+			owner, acl = int64(catalog.OwnerOID(d.Owner)), aclDatum(v.Cat, d.ACL)
 			row(ViewOID(d.Schema, d.Name), d.Name, SchemaOID(d.Schema), 0, "v", len(d.Columns), 0, false, false)
 		}
 		return rows
@@ -168,7 +176,7 @@ func init() {
 
 	register("pg_catalog", "pg_attribute", 1249, "attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign \"char\", attstorage \"char\", attcompression \"char\", attnotnull bool, atthasdef bool, atthasmissing bool, attidentity \"char\", attgenerated \"char\", attisdropped bool, attislocal bool, attinhcount int4, attcollation oid, attacl text[], attoptions text[], attfdwoptions text[], attmissingval text", func(v *View) [][]any {
 		var rows [][]any
-		row := func(rel int64, num int, name string, t types.T, notNull, hasDef bool, identity string) {
+		row := func(rel int64, num int, name string, t types.T, notNull, hasDef bool, identity string, acl any) {
 			var coll int64
 			if t.IsString() && t.Family != types.Name {
 				coll = defaultCollationOID
@@ -184,29 +192,29 @@ func init() {
 			}
 			rows = append(rows, []any{rel, name, int64(t.OID()), int64(-1), int64(t.TypLen()), int64(num), int64(dims), int64(-1),
 				Typmod(t), t.TypLen() > 0 && t.TypLen() <= 8, "i", storage, "", notNull, hasDef, false, identity, "", false, true,
-				int64(0), coll, nil, nil, nil, nil})
+				int64(0), coll, acl, nil, nil, nil})
 		}
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
 				// An identity column's sequence is no DEFAULT to PostgreSQL.
-				row(TableOID(t.ID), i+1, c.Name, c.Type, notNull(t, c), c.Default != "" && c.Identity == "", c.Identity)
+				row(TableOID(t.ID), i+1, c.Name, c.Type, notNull(t, c), c.Default != "" && c.Identity == "", c.Identity, aclDatum(v.Cat, c.ACL))
 			}
 		}
 		for _, ix := range v.indexes {
 			for i, id := range ix.columns {
 				if _, c := ix.table.ColumnByID(id); c != nil {
-					row(ix.oid, i+1, c.Name, c.Type, false, false, "")
+					row(ix.oid, i+1, c.Name, c.Type, false, false, "", nil)
 				}
 			}
 		}
 		for _, r := range allRelations() {
 			for i, c := range r.Cols {
-				row(r.OID, i+1, c.Name, c.T, false, false, "")
+				row(r.OID, i+1, c.Name, c.T, false, false, "", nil)
 			}
 		}
 		for _, d := range v.views {
 			for i, c := range d.Columns {
-				row(ViewOID(d.Schema, d.Name), i+1, c.Name, c.Type, false, false, "")
+				row(ViewOID(d.Schema, d.Name), i+1, c.Name, c.Type, false, false, "", nil)
 			}
 		}
 		return rows
@@ -309,7 +317,7 @@ func init() {
 		var rows [][]any
 		for _, r := range v.Cat.RoleList() {
 			rows = append(rows, []any{r.Name, r.Superuser, r.Inherit, r.CreateRole, r.CreateDB, r.Login, r.OID == catalog.BootstrapRoleOID,
-				int64(r.ConnLimit), "********", validUntil(r), r.OID == catalog.BootstrapRoleOID, roleConfig(r), int64(r.OID)})
+				int64(r.ConnLimit), "********", validUntil(r), r.OID == catalog.BootstrapRoleOID || r.BypassRLS, roleConfig(r), int64(r.OID)})
 		}
 		return rows
 	})
@@ -318,7 +326,7 @@ func init() {
 		for _, r := range v.Cat.RoleList() {
 			if r.Login {
 				boot := r.OID == catalog.BootstrapRoleOID
-				rows = append(rows, []any{r.Name, int64(r.OID), r.CreateDB, r.Superuser, boot, boot, "********", validUntil(r), roleConfig(r)})
+				rows = append(rows, []any{r.Name, int64(r.OID), r.CreateDB, r.Superuser, boot, boot || r.BypassRLS, "********", validUntil(r), roleConfig(r)})
 			}
 		}
 		return rows
@@ -334,6 +342,20 @@ func init() {
 		}
 		return rows
 	})
+	// pg_default_acl: ALTER DEFAULT PRIVILEGES' entries, their OIDs
+	// derived from what identifies each.
+	register("pg_catalog", "pg_default_acl", 826, "oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype \"char\", defaclacl text[]", func(v *View) [][]any {
+		var rows [][]any
+		for _, d := range v.Cat.DefaultACLs {
+			var ns int64
+			if d.Schema != "" {
+				ns = SchemaOID(d.Schema)
+			}
+			rows = append(rows, []any{hashOID("default_acl " + strconv.FormatUint(uint64(d.Role), 10) + " " + d.Schema + " " + d.Kind), int64(d.Role), ns, d.Kind, aclDatum(v.Cat, d.ACL)})
+		}
+		return rows
+	})
+
 	register("pg_catalog", "pg_auth_members", 1261, "roleid oid, member oid, grantor oid, admin_option bool", func(v *View) [][]any {
 		var rows [][]any
 		for _, m := range v.Cat.Members {
@@ -584,13 +606,46 @@ func (v *View) HasPrivilege(role, object int64, schema bool, want catalog.Priv, 
 	switch x := v.byOID[object].(type) {
 	case *catalog.TableDef:
 		return cat.HasPrivilege(x.ACL, x.Owner, r, catalog.TablePrivs, want, grantOption), true
+	case *catalog.SequenceDef:
+		return cat.HasPrivilege(x.ACL, x.Owner, r, catalog.SequencePrivs, want, grantOption), true
 	case *catalog.ViewDef:
-		return cat.HasPrivilege([]catalog.ACLItem{}, x.Owner, r, catalog.TablePrivs, want, grantOption), true
+		return cat.HasPrivilege(x.ACL, x.Owner, r, catalog.TablePrivs, want, grantOption), true
 	case *Relation:
 		return cat.HasPrivilege([]catalog.ACLItem{{Grantee: catalog.PublicOID, Grantor: catalog.BootstrapRoleOID, Privs: catalog.PrivSelect}},
 			catalog.BootstrapRoleOID, r, catalog.TablePrivs, want, grantOption), true
 	}
 	return false, false
+}
+
+// HasColumnPrivilege implements functions.PrivilegeCatalog. Relations
+// other than tables have no column ACLs: their own privileges answer.
+func (v *View) HasColumnPrivilege(role, table int64, column any, want catalog.Priv, grantOption bool) (ok, known bool, err error) {
+	t, isTable := v.byOID[table].(*catalog.TableDef)
+	if !isTable {
+		ok, known = v.HasPrivilege(role, table, false, want, grantOption)
+		return ok, known, nil
+	}
+	switch c := column.(type) {
+	case nil:
+		for i := range t.Columns {
+			if v.Cat.HasColumnPrivilege(t, i, uint32(role), want, grantOption) {
+				return true, true, nil
+			}
+		}
+		return false, true, nil
+	case string:
+		i := slices.IndexFunc(t.Columns, func(col catalog.ColumnDef) bool { return col.Name == c })
+		if i < 0 {
+			return false, false, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", c, t.Name)
+		}
+		return v.Cat.HasColumnPrivilege(t, i, uint32(role), want, grantOption), true, nil
+	default:
+		n := int(c.(int64))
+		if n < 1 || n > len(t.Columns) {
+			return false, false, nil
+		}
+		return v.Cat.HasColumnPrivilege(t, n-1, uint32(role), want, grantOption), true, nil
+	}
 }
 
 // HasRole implements functions.RoleCatalog (pg_has_role).

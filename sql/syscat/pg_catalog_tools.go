@@ -61,7 +61,7 @@ func init() {
 				pw = r.Password
 			}
 			boot := r.OID == catalog.BootstrapRoleOID
-			rows = append(rows, []any{int64(r.OID), r.Name, r.Superuser, r.Inherit, r.CreateRole, r.CreateDB, r.Login, boot, boot, int64(r.ConnLimit), pw, validUntil(r)})
+			rows = append(rows, []any{int64(r.OID), r.Name, r.Superuser, r.Inherit, r.CreateRole, r.CreateDB, r.Login, boot, boot || r.BypassRLS, int64(r.ConnLimit), pw, validUntil(r)})
 		}
 		return rows
 	})
@@ -84,7 +84,6 @@ func init() {
 		}
 		return rows
 	})
-	register(pc, "pg_default_acl", 826, "oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype \"char\", defaclacl text[]", nil)
 	register(pc, "pg_foreign_data_wrapper", 2328, "oid oid, fdwname name, fdwowner oid, fdwhandler oid, fdwvalidator oid, fdwacl text[], fdwoptions text[]", nil)
 	register(pc, "pg_foreign_server", 1417, "oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl text[], srvoptions text[]", nil)
 	register(pc, "pg_foreign_table", 3118, "ftrelid oid, ftserver oid, ftoptions text[]", nil)
