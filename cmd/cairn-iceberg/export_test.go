@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -363,5 +364,60 @@ func TestExport(t *testing.T) {
 	}
 	if got := icebergRows(t, warehouse, "docs", exportCols); !slices.Equal(got, want) {
 		t.Fatalf("after a second export: %d rows, want %d", len(got), len(want))
+	}
+}
+
+// TestExportRefusesUncheckpointed: a data directory left by a server that
+// did not stop cleanly (here a copy taken while it ran) has commits only
+// in its write-ahead log; the export refuses it rather than miss them.
+func TestExportRefusesUncheckpointed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	srv := startServer(t, dir)
+	conn, err := pgx.Connect(ctx, srv.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `CREATE TABLE t (id int8); INSERT INTO t VALUES (1), (2)`); err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(t.TempDir(), "copy")
+	if err := os.CopyFS(copied, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	err = run(ctx, []string{"export", "--data-dir", copied, "--warehouse", t.TempDir()}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "only in its write-ahead log") {
+		t.Fatalf("export of an unclean data directory: %v", err)
+	}
+	// Neither is a folder that is no data directory exported.
+	err = run(ctx, []string{"export", "--data-dir", t.TempDir(), "--warehouse", t.TempDir()}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "not a cairn data directory") {
+		t.Fatalf("export of an empty folder: %v", err)
+	}
+}
+
+// TestExportUnsupportedType: a column with no Iceberg counterpart fails
+// the export naming it, and writes nothing for that table.
+func TestExportUnsupportedType(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	warehouse := t.TempDir()
+	srv := startServer(t, dir)
+	conn, err := pgx.Connect(ctx, srv.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `CREATE TABLE spans (id int8, took interval); INSERT INTO spans VALUES (1, '1 day')`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	srv.stop()
+	err = run(ctx, []string{"export", "--data-dir", dir, "--warehouse", warehouse}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `export public.spans: column "took" (interval)`) {
+		t.Fatalf("export of an interval column: %v", err)
+	}
+	if ents, err := os.ReadDir(warehouse); err != nil || len(ents) != 0 {
+		t.Fatalf("warehouse after a failed export: %v %v", ents, err)
 	}
 }
