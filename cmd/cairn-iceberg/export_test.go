@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -305,6 +307,7 @@ func TestExport(t *testing.T) {
 		}
 	}
 	want := cairnRows(t, conn)
+	wantDuck := duckRows(t, conn)
 	conn.Close(ctx)
 
 	// While the server runs the data directory is not exported.
@@ -356,6 +359,8 @@ func TestExport(t *testing.T) {
 	if got := icebergRows(t, warehouse, "notes", "id, keep"); !slices.Equal(got, wantNotes) {
 		t.Fatalf("notes: iceberg scan\n%q\ncairn\n%q", got, wantNotes)
 	}
+
+	t.Run("duckdb", func(t *testing.T) { checkDuckDB(t, tables[0], warehouse, wantDuck) })
 
 	// A second export replaces the first.
 	out.Reset()
@@ -419,5 +424,81 @@ func TestExportUnsupportedType(t *testing.T) {
 	}
 	if ents, err := os.ReadDir(warehouse); err != nil || len(ents) != 0 {
 		t.Fatalf("warehouse after a failed export: %v %v", ents, err)
+	}
+}
+
+// duckRows is cairn's SELECT of some columns of docs in the form
+// testdata/clients/duckdb/check.js prints: "id|n|txt|v", JSON values.
+func duckRows(t *testing.T, conn *pgx.Conn) []string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), "SELECT id, n, txt, v FROM docs ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id int64
+		var n *int32
+		var txt *string
+		var v []float32
+		if err := rows.Scan(&id, &n, &txt, &v); err != nil {
+			t.Fatal(err)
+		}
+		js := func(x any) string {
+			b, err := json.Marshal(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		out = append(out, fmt.Sprintf("%d|%s|%s|%s", id, js(n), js(txt), js(v)))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// checkDuckDB has DuckDB (npm @duckdb/node-api, installed by
+// testdata/setup/clients.sh) read the exported table's files as an
+// Iceberg reader does, data files minus the position-delete file, and
+// compares with cairn's rows.
+func checkDuckDB(t *testing.T, tbl storage.CommittedTable, warehouse string, want []string) {
+	node, err := osexec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is not installed")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "clients", "duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api")); err != nil {
+		t.Fatalf("@duckdb/node-api is not installed: run npm ci --prefix %s (testdata/setup/clients.sh does)", dir)
+	}
+	dels, err := filepath.Glob(filepath.Join(warehouse, "public", "docs", "data", "cairn-deletes-*.parquet"))
+	if err != nil || len(dels) != 1 {
+		t.Fatalf("position-delete files: %v %v", dels, err)
+	}
+	args := []string{"check.js", dels[0]}
+	for _, s := range tbl.Segments {
+		args = append(args, s.Path)
+	}
+	cmd := osexec.Command(node, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("check.js: %v\n%s", err, stderr.String())
+	}
+	got := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("duckdb: %d rows, cairn: %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("row %d:\nduckdb: %s\ncairn:  %s", i, got[i], want[i])
+		}
 	}
 }
