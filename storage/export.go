@@ -70,16 +70,21 @@ func ReadCommitted(dir string) (*catalog.Catalog, []CommittedTable, error) {
 	var out []CommittedTable
 	for _, id := range ids {
 		def := cf.Catalog.Tables[id]
-		// The folder keeps the schema the table was created in.
+		// The folder keeps the schema the table was created in; a table
+		// that never flushed has none.
 		tdirs, err := filepath.Glob(filepath.Join(abs, "tables", "*", strconv.FormatUint(id, 10)))
-		if err != nil || len(tdirs) != 1 {
-			return nil, nil, fmt.Errorf("table %s.%s (id %d): want one folder, found %d", def.Schema, def.Name, id, len(tdirs))
+		if err != nil || len(tdirs) > 1 {
+			return nil, nil, fmt.Errorf("table %s.%s (id %d) has %d folders", def.Schema, def.Name, id, len(tdirs))
+		}
+		t := CommittedTable{Def: def}
+		if len(tdirs) == 0 {
+			out = append(out, t)
+			continue
 		}
 		_, segs, deleted, err := readManifest(tdirs[0])
 		if err != nil {
 			return nil, nil, err
 		}
-		t := CommittedTable{Def: def}
 		for _, s := range segs {
 			cs := CommittedSegment{Path: s.path, Rows: s.rows, Bytes: s.bytes, Columns: map[int]string{}}
 			for _, c := range s.columns {

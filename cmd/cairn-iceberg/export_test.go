@@ -306,6 +306,7 @@ func TestExport(t *testing.T) {
 			t.Fatal(rows.Err())
 		}
 	}
+	exec(`CREATE TABLE empty (id int8)`)
 	want := cairnRows(t, conn)
 	wantDuck := duckRows(t, conn)
 	conn.Close(ctx)
@@ -369,6 +370,9 @@ func TestExport(t *testing.T) {
 	}
 	if got := icebergRows(t, warehouse, "docs", exportCols); !slices.Equal(got, want) {
 		t.Fatalf("after a second export: %d rows, want %d", len(got), len(want))
+	}
+	if got := icebergRows(t, warehouse, "empty", "id"); len(got) != 0 {
+		t.Fatalf("empty table: %q", got)
 	}
 }
 
