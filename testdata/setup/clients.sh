@@ -6,6 +6,7 @@
 #   psycopg 3, asyncpg         (Debian's packages, run by /usr/bin/python3)
 #   javac and pgjdbc           TestJDBC
 #   node-postgres              TestNodePostgres (npm, pinned by package-lock.json)
+#   DuckDB (@duckdb/node-api)  TestExport/duckdb (npm, pinned by package-lock.json)
 #   chromium                   TestUIBrowser (headless, driven by chromedp)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,3 +31,5 @@ fi
 
 [ -d testdata/clients/node/node_modules/pg ] ||
   npm ci --prefix testdata/clients/node --no-audit --no-fund
+[ -d testdata/clients/duckdb/node_modules/@duckdb/node-api ] ||
+  npm ci --prefix testdata/clients/duckdb --no-audit --no-fund
