@@ -460,6 +460,7 @@ func (*Execute) statement()         {}
 func (*Deallocate) statement()      {}
 func (*Discard) statement()         {}
 func (*NoOp) statement()            {}
+func (*Checkpoint) statement()      {}
 func (*DeclareCursor) statement()   {}
 func (*Fetch) statement()           {}
 func (*CloseCursor) statement()     {}

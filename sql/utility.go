@@ -246,11 +246,14 @@ type Deallocate struct {
 }
 
 // NoOp is a statement cairn accepts and has nothing to do for (LISTEN,
-// VACUUM, ANALYZE, CHECKPOINT, DISCARD, COMMENT, ...); Tag is its command
-// tag.
+// VACUUM, ANALYZE, ...); Tag is its command tag.
 type NoOp struct {
 	Tag string
 }
+
+// Checkpoint is CHECKPOINT: write every table's committed rows to their
+// segments and manifests and truncate the write-ahead log, now.
+type Checkpoint struct{}
 
 // CreateSequence is CREATE SEQUENCE.
 type CreateSequence struct {
@@ -378,7 +381,7 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		}
 		return &NoOp{Tag: "ANALYZE"}, nil
 	case *pg_query.Node_CheckPointStmt:
-		return &NoOp{Tag: "CHECKPOINT"}, nil
+		return &Checkpoint{}, nil
 	case *pg_query.Node_DiscardStmt:
 		return &Discard{What: strings.TrimPrefix(s.DiscardStmt.Target.String(), "DISCARD_")}, nil
 	case *pg_query.Node_CommentStmt:

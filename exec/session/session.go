@@ -803,6 +803,8 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return commandTag("DEALLOCATE"), false, nil
 	case *sql.NoOp:
 		return commandTag(x.Tag), false, nil
+	case *sql.Checkpoint:
+		return commandTag("CHECKPOINT"), false, s.runCheckpoint()
 	case *sql.Discard:
 		return commandTag("DISCARD " + x.What), false, s.runDiscard(x)
 	case *sql.DeclareCursor:

@@ -284,3 +284,12 @@ func (s *Session) begin() *storage.Tx {
 	tx.SetOwner(s.pid)
 	return tx
 }
+
+// runCheckpoint is CHECKPOINT, for superusers only (PostgreSQL 15 also
+// admits pg_checkpoint's members; cairn has no predefined roles).
+func (s *Session) runCheckpoint() error {
+	if !s.currentRole(s.catalog()).Superuser {
+		return denied("must be superuser or have privileges of pg_checkpoint to do CHECKPOINT")
+	}
+	return s.engine.db.Checkpoint()
+}
