@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	flatbuffers "github.com/google/flatbuffers/go"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 )
@@ -419,7 +420,11 @@ func checkIPCFraming(stream []byte) error {
 		if n < 0 || n > int64(len(stream)-off) {
 			return bad
 		}
-		body, ok := flatbufMessageBodyLength(stream[off : off+int(n)])
+		meta := stream[off : off+int(n)]
+		body, ok := flatbufMessageBodyLength(meta)
+		if ok && !schemaVectorsFit(meta) {
+			return errors.New("corrupt arrow ipc stream: a schema vector is longer than its message")
+		}
 		off += int(n)
 		if !ok || body < 0 || body > int64(len(stream)-off) {
 			return bad
@@ -458,6 +463,64 @@ func flatbufMessageBodyLength(meta []byte) (n int64, ok bool) {
 		return 0, false
 	}
 	return int64(binary.LittleEndian.Uint64(meta[table+fieldOff:])), true
+}
+
+// schemaVectorsFit reports whether every vector of the Schema in meta (a
+// flatbuffers Message) fits in meta: its fields, each field's children
+// and custom metadata, at any depth, and that its fields are no more than
+// meta could hold written once each (a damaged offset can make a child
+// point back at its parent). arrow's reader makes a slice of a
+// vector's declared length before reading its elements, so a damaged
+// length would allocate up to tens of gigabytes. A message that is not a
+// Schema passes; offsets outside meta panic, which decodeBatchesIPC
+// recovers as a corrupt stream.
+func schemaVectorsFit(meta []byte) bool {
+	const (
+		messageHeaderType = 4 + 2*1 // vtable slots: 4 bytes of header, then 2 a field
+		messageHeader     = 4 + 2*2
+		schemaFields      = 4 + 2*1
+		schemaMetadata    = 4 + 2*2
+		fieldChildren     = 4 + 2*5
+		fieldMetadata     = 4 + 2*6
+		headerSchema      = 1 // MessageHeader.Schema
+		maxDepth          = 64
+	)
+	msg := flatbuffers.Table{Bytes: meta, Pos: flatbuffers.GetUOffsetT(meta)}
+	if o := msg.Offset(messageHeaderType); o == 0 || msg.GetByte(msg.Pos+flatbuffers.UOffsetT(o)) != headerSchema {
+		return true
+	}
+	o := msg.Offset(messageHeader)
+	if o == 0 {
+		return true
+	}
+	schema := flatbuffers.Table{Bytes: meta, Pos: msg.Indirect(msg.Pos + flatbuffers.UOffsetT(o))}
+	// vector returns the start and length of t's vector in slot, after
+	// checking that its offsets (4 bytes each) fit in meta.
+	vector := func(t flatbuffers.Table, slot flatbuffers.VOffsetT) (flatbuffers.UOffsetT, int, bool) {
+		o := flatbuffers.UOffsetT(t.Offset(slot))
+		if o == 0 {
+			return 0, 0, true
+		}
+		start, n := t.Vector(o), t.VectorLen(o)
+		return start, n, n >= 0 && int64(start)+4*int64(n) <= int64(len(meta))
+	}
+	budget := len(meta) / 4 // fields left to visit: each takes at least 4 bytes
+	var fields func(t flatbuffers.Table, slot flatbuffers.VOffsetT, depth int) bool
+	fields = func(t flatbuffers.Table, slot flatbuffers.VOffsetT, depth int) bool {
+		start, n, ok := vector(t, slot)
+		if budget -= n; !ok || depth > maxDepth || budget < 0 {
+			return false
+		}
+		for i := 0; i < n; i++ {
+			f := flatbuffers.Table{Bytes: meta, Pos: t.Indirect(start + flatbuffers.UOffsetT(4*i))}
+			if _, _, ok := vector(f, fieldMetadata); !ok || !fields(f, fieldChildren, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	_, _, ok := vector(schema, schemaMetadata)
+	return ok && fields(schema, schemaFields, 0)
 }
 
 // streamAllocator allocates the buffers of one Arrow IPC stream. None can
