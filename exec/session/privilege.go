@@ -161,22 +161,9 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 		case privs != x.Privs && !x.All:
 			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: code, Message: fmt.Sprintf("not all privileges were %s for \"%s\"", verb, o.name)})
 		}
-		for _, g := range grantees {
-			if x.Revoke {
-				var dependent bool
-				if acl, dependent = cat.RevokeGrant(acl, owner, o.all, grantor, g, privs, x.GrantOption, x.Cascade); dependent {
-					return dependentPrivileges()
-				}
-				continue
-			}
-			if x.GrantOption && g == catalog.PublicOID {
-				return pgerr.New(pgerrcode.InvalidGrantOperation, "grant options can only be granted to roles")
-			}
-			opts := catalog.Priv(0)
-			if x.GrantOption {
-				opts = privs
-			}
-			acl = catalog.GrantACL(acl, owner, o.all, grantor, g, privs, opts)
+		var err error
+		if acl, err = applyGrant(cat, x, acl, owner, o.all, grantor, grantees, privs); err != nil {
+			return err
 		}
 		var revoke func([]catalog.ACLItem) []catalog.ACLItem
 		if x.Revoke && privs&catalog.ColumnPrivs != 0 {
@@ -199,6 +186,30 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 // grants them all, another role what it holds with grant option on the
 // table or the column. A column's ACL starts empty (PostgreSQL's
 // acldefault for columns).
+// applyGrant grants privs on acl to each of grantees, or revokes them, as
+// x asks, for grantor; all is every privilege the object has (0 for a
+// column's ACL, which has no implicit owner entry).
+func applyGrant(cat *catalog.Catalog, x *sql.GrantPrivileges, acl []catalog.ACLItem, owner uint32, all catalog.Priv, grantor uint32, grantees []uint32, privs catalog.Priv) ([]catalog.ACLItem, error) {
+	for _, g := range grantees {
+		if x.Revoke {
+			var dependent bool
+			if acl, dependent = cat.RevokeGrant(acl, owner, all, grantor, g, privs, x.GrantOption, x.Cascade); dependent {
+				return nil, dependentPrivileges()
+			}
+			continue
+		}
+		if x.GrantOption && g == catalog.PublicOID {
+			return nil, pgerr.New(pgerrcode.InvalidGrantOperation, "grant options can only be granted to roles")
+		}
+		opts := catalog.Priv(0)
+		if x.GrantOption {
+			opts = privs
+		}
+		acl = catalog.GrantACL(acl, owner, all, grantor, g, privs, opts)
+	}
+	return acl, nil
+}
+
 func (s *Session) grantColumns(tx *storage.Tx, x *sql.GrantPrivileges, t *catalog.TableDef, me *catalog.RoleDef, grantees []uint32) error {
 	cat := tx.Catalog()
 	d := t.Clone()
@@ -237,22 +248,9 @@ func (s *Session) grantColumns(tx *storage.Tx, x *sql.GrantPrivileges, t *catalo
 		case privs != cp.Privs:
 			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: code, Message: fmt.Sprintf("not all privileges were %s for column \"%s\" of relation \"%s\"", verb, cp.Column, t.Name)})
 		}
-		for _, g := range grantees {
-			if x.Revoke {
-				var dependent bool
-				if col, dependent = cat.RevokeGrant(col, owner, 0, grantor, g, privs, x.GrantOption, x.Cascade); dependent {
-					return dependentPrivileges()
-				}
-				continue
-			}
-			if x.GrantOption && g == catalog.PublicOID {
-				return pgerr.New(pgerrcode.InvalidGrantOperation, "grant options can only be granted to roles")
-			}
-			opts := catalog.Priv(0)
-			if x.GrantOption {
-				opts = privs
-			}
-			col = catalog.GrantACL(col, owner, 0, grantor, g, privs, opts)
+		var err error
+		if col, err = applyGrant(cat, x, col, owner, 0, grantor, grantees, privs); err != nil {
+			return err
 		}
 		d.Columns[i].ACL = nilIfEmpty(col)
 	}
