@@ -273,8 +273,14 @@ func TestHostileClients(t *testing.T) {
 	t.Run("client that never reads", func(t *testing.T) {
 		rc := dialStarted(t, addr)
 		// The lock shows when the server has ended the session: it is
-		// released then, though the client never reads a byte.
-		batch := encode(&pgproto3.Query{String: "SELECT pg_advisory_lock(4242)"})
+		// released then, though the client never reads a byte. It is
+		// taken before the stuck batch goes out, so that the bystander
+		// cannot see it free before the session holds it.
+		rc.send(&pgproto3.Query{String: "SELECT pg_advisory_lock(4242)"})
+		if got := rc.readUntilReady(); got[len(got)-1] != "ReadyForQuery I" {
+			t.Fatalf("pg_advisory_lock: %q", got)
+		}
+		var batch []byte
 		for range 50 {
 			batch = append(batch, encode(&pgproto3.Query{String: "SELECT i, repeat('x', 100) FROM generate_series(1, 100000) i"})...)
 		}
