@@ -162,6 +162,9 @@ func (c lazyCatalog) HasColumnPrivilege(role, table int64, column any, want cata
 	return c.rt.catalogView().HasColumnPrivilege(role, table, column, want, grantOption)
 }
 
+// IsSequence implements functions.PrivilegeCatalog.
+func (c lazyCatalog) IsSequence(rel int64) (bool, bool) { return c.rt.catalogView().IsSequence(rel) }
+
 // RoleName implements functions.RoleCatalog (pg_get_userbyid).
 func (c lazyCatalog) RoleName(oid int64) (string, bool) { return c.rt.catalogView().RoleName(oid) }
 

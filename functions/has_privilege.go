@@ -102,6 +102,9 @@ type PrivilegeCatalog interface {
 	// known is false for a table or column number that does not exist;
 	// an unknown column name is an error (42703).
 	HasColumnPrivilege(role, table int64, column any, want catalog.Priv, grantOption bool) (ok, known bool, err error)
+	// IsSequence reports whether the relation of OID rel is a sequence;
+	// known is false when no such relation exists.
+	IsSequence(rel int64) (isSeq, known bool)
 }
 
 // privilegeBits are the catalog's privileges by the names the functions
@@ -153,6 +156,13 @@ func objectPrivilege(ctx *Context, a []any, privs []string, kind string) (any, e
 		if err != nil {
 			return nil, err
 		}
+	}
+	if isSeq, known := pc.IsSequence(oid); kind == "sequence" && known && !isSeq {
+		name, _ := obj.(string)
+		if isOID {
+			name, _ = ctx.Catalog.Name(types.RegClass, oid)
+		}
+		return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a sequence", name)
 	}
 	for _, chunk := range strings.Split(a[len(a)-1].(string), ",") {
 		up := asciiUpper(strings.Trim(chunk, " \t\n\v\f\r"))

@@ -617,6 +617,17 @@ func (v *View) HasPrivilege(role, object int64, schema bool, want catalog.Priv, 
 	return false, false
 }
 
+// IsSequence implements functions.PrivilegeCatalog.
+func (v *View) IsSequence(rel int64) (isSeq, known bool) {
+	switch v.byOID[rel].(type) {
+	case *catalog.SequenceDef:
+		return true, true
+	case *catalog.TableDef, *catalog.ViewDef, *Relation, *index:
+		return false, true
+	}
+	return false, false
+}
+
 // HasColumnPrivilege implements functions.PrivilegeCatalog. Relations
 // other than tables have no column ACLs: their own privileges answer.
 func (v *View) HasColumnPrivilege(role, table int64, column any, want catalog.Priv, grantOption bool) (ok, known bool, err error) {
