@@ -6,7 +6,7 @@ package exec
 // per-row work is a typed Value/Append.
 
 import (
-	"math"
+	"github.com/cairn-db/cairn/sql/types"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -238,8 +238,8 @@ func gatherArray(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 		return out, nil
 	}
 	if id := dt.ID(); id == arrow.STRING || id == arrow.BINARY {
-		if out, ok := gatherBytes(mem, dt, srcs, refs); ok {
-			return out, nil
+		if out, ok, err := gatherBytes(mem, dt, srcs, refs); ok || err != nil {
+			return out, err
 		}
 	}
 	b := array.NewBuilder(mem, dt)
@@ -473,8 +473,9 @@ func gatherFast(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, ref
 }
 
 // gatherBytes is gatherArray for string and binary columns: offsets and
-// data are written straight into new buffers.
-func gatherBytes(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []rowRef) (arrow.Array, bool) {
+// data are written straight into new buffers. Rows over the 2 GB a
+// column of a batch holds are an error (types.CheckBatchBytes).
+func gatherBytes(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []rowRef) (arrow.Array, bool, error) {
 	type byteArray interface {
 		arrow.Array
 		ValueOffsets() []int32
@@ -486,7 +487,7 @@ func gatherBytes(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 	for i, s := range srcs {
 		a, ok := s.(byteArray)
 		if !ok || s.DataType().ID() != dt.ID() {
-			return nil, false
+			return nil, false, nil
 		}
 		typed[i], offsets[i], values[i] = a, a.ValueOffsets(), a.ValueBytes()
 	}
@@ -497,8 +498,8 @@ func gatherBytes(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 			total += int(offs[r.Row+1] - offs[r.Row])
 		}
 	}
-	if total > math.MaxInt32 {
-		return nil, false
+	if err := types.CheckBatchBytes(0, total); err != nil {
+		return nil, false, err
 	}
 	offBuf := memory.NewResizableBuffer(mem)
 	offBuf.Resize((len(refs) + 1) * 4)
@@ -530,5 +531,5 @@ func gatherBytes(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 	dataBuf.Release()
 	validity.Release()
 	defer out.Release()
-	return array.MakeFromData(out), true
+	return array.MakeFromData(out), true, nil
 }

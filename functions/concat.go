@@ -16,7 +16,11 @@ func init() {
 				var b strings.Builder
 				for i, v := range a {
 					if v != nil {
-						b.WriteString(outputText(ctx, v, argType(ts, i, v)))
+						t := outputText(ctx, v, argType(ts, i, v))
+						if err := checkGrow(b.Len(), len(t)); err != nil {
+							return nil, err
+						}
+						b.WriteString(t)
 					}
 				}
 				return b.String(), nil
@@ -33,11 +37,15 @@ func init() {
 					if v == nil {
 						continue
 					}
+					t := outputText(ctx, v, argType(ts, i+1, v))
 					if !first {
-						b.WriteString(sep)
+						t = sep + t
 					}
 					first = false
-					b.WriteString(outputText(ctx, v, argType(ts, i+1, v)))
+					if err := checkGrow(b.Len(), len(t)); err != nil {
+						return nil, err
+					}
+					b.WriteString(t)
 				}
 				return b.String(), nil
 			}),

@@ -12,23 +12,34 @@ import (
 
 func init() {
 	textcat := &Overload{Name: "||", Args: []types.T{types.TextT, types.TextT}, Result: types.TextT,
-		Eval: func(_ *Context, args []any) (any, error) { return args[0].(string) + args[1].(string), nil }}
+		Eval: func(_ *Context, args []any) (any, error) { return catText(args[0].(string), args[1].(string)) }}
 	textcat.Kernel = wrapKernel(textcat, types.TextT, textcatKernel)
 	Register(textcat,
 		stable(withTypes(&Overload{Name: "||", Args: []types.T{types.TextT, ArgAnyNonArray}, Result: types.TextT},
 			func(ctx *Context, args []any, ts []types.T) (any, error) {
-				return args[0].(string) + toText(ctx, args[1], argType(ts, 1, args[1])), nil
+				return catText(args[0].(string), toText(ctx, args[1], argType(ts, 1, args[1])))
 			})),
 		stable(withTypes(&Overload{Name: "||", Args: []types.T{ArgAnyNonArray, types.TextT}, Result: types.TextT},
 			func(ctx *Context, args []any, ts []types.T) (any, error) {
-				return toText(ctx, args[0], argType(ts, 0, args[0])) + args[1].(string), nil
+				return catText(toText(ctx, args[0], argType(ts, 0, args[0])), args[1].(string))
 			})),
 		&Overload{Name: "||", Args: []types.T{types.ByteaT, types.ByteaT}, Result: types.ByteaT,
 			Eval: func(_ *Context, args []any) (any, error) {
 				a, b := args[0].([]byte), args[1].([]byte)
+				if err := checkGrow(len(a), len(b)); err != nil {
+					return nil, err
+				}
 				return append(append(make([]byte, 0, len(a)+len(b)), a...), b...), nil
 			}},
 	)
+}
+
+// catText is text || text within the 1GB limit of a value.
+func catText(a, b string) (any, error) {
+	if err := checkGrow(len(a), len(b)); err != nil {
+		return nil, err
+	}
+	return a + b, nil
 }
 
 // textcatKernel concatenates text columns and constants.
@@ -53,7 +64,13 @@ func textcatKernel(ctx *Context, args []Arg, n int) (arrow.Array, error) {
 			b.AppendNull()
 			continue
 		}
+		if err := checkGrow(len(x), len(y)); err != nil {
+			return nil, err
+		}
 		buf = append(append(buf[:0], x...), y...)
+		if err := types.CheckBatchBytes(b.DataLen(), len(buf)); err != nil {
+			return nil, err
+		}
 		b.BinaryBuilder.Append(buf)
 	}
 	return b.NewArray(), nil

@@ -299,6 +299,9 @@ func broadcast(ctx *Context, v any, t types.T, n int) (arrow.Array, error) {
 		b := array.NewStringBuilder(m)
 		defer b.Release()
 		s := v.(string)
+		if err := types.CheckBatchBytes(0, n*len(s)); err != nil {
+			return nil, err
+		}
 		b.Reserve(n)
 		b.ReserveData(n * len(s))
 		for i := 0; i < n; i++ {

@@ -1,7 +1,8 @@
 package functions
 
 // repeat(string, n): the string n times ('' for n <= 0); results over
-// 1GB are 54000 as in PostgreSQL.
+// 1GB are 54000 as in PostgreSQL. The 1GB limit of text values is kept
+// here for the other functions that build long values too.
 
 import (
 	"strings"
@@ -15,6 +16,17 @@ const maxAlloc = 1<<30 - 1
 
 func errTooLarge() error {
 	return pgerr.New(pgerrcode.ProgramLimitExceeded, "requested length too large")
+}
+
+// checkGrow is PostgreSQL's string buffer limit for functions that build
+// a text or bytea value piece by piece (||, concat, string_agg): adding
+// more bytes to a value of have bytes must keep it within maxAlloc.
+func checkGrow(have, more int) error {
+	if have+more > maxAlloc {
+		return pgerr.New(pgerrcode.ProgramLimitExceeded, "out of memory").
+			WithDetail("Cannot enlarge string buffer containing %d bytes by %d more bytes.", have, more)
+	}
+	return nil
 }
 
 func init() {

@@ -18,10 +18,17 @@ func (s *stringAggState) Step(_ *Context, a []any) error {
 	if a[0] == nil {
 		return nil
 	}
+	v := asBytes(a[0])
 	if s.any && a[1] != nil {
-		s.buf = append(s.buf, asBytes(a[1])...)
+		sep := asBytes(a[1])
+		if err := checkGrow(len(s.buf), len(sep)+len(v)); err != nil {
+			return err
+		}
+		s.buf = append(s.buf, sep...)
+	} else if err := checkGrow(len(s.buf), len(v)); err != nil {
+		return err
 	}
-	s.buf = append(s.buf, asBytes(a[0])...)
+	s.buf = append(s.buf, v...)
 	s.any = true
 	return nil
 }

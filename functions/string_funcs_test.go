@@ -1,6 +1,11 @@
 package functions
 
-import "testing"
+import (
+	"errors"
+	"testing"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
 
 func TestLowerUpper(t *testing.T) {
 	runCases(t, []tc{
@@ -185,4 +190,17 @@ func TestRegexpFunctions(t *testing.T) {
 		{"regexp_match", []string{"'abc'", "'(x)?b'"}, "{NULL}", "text[]"},
 		{"regexp_match", []string{"'abc'", "'b'", "'g'"}, `ERROR 22023: regexp_match() does not support the "global" option`, ""},
 	})
+}
+
+// TestCheckGrow pins the 1GB limit of a value built piece by piece (||,
+// concat, string_agg) at PostgreSQL's MaxAllocSize, with its error.
+func TestCheckGrow(t *testing.T) {
+	if err := checkGrow(maxAlloc-10, 10); err != nil {
+		t.Fatalf("a value of exactly 1GB - 1 byte: %v", err)
+	}
+	err := checkGrow(maxAlloc-10, 11)
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.Code != "54000" || pe.Detail != "Cannot enlarge string buffer containing 1073741813 bytes by 11 more bytes." {
+		t.Fatalf("one byte over: %#v", err)
+	}
 }

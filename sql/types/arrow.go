@@ -381,6 +381,21 @@ func errAppend(v any, t T, b array.Builder) error {
 	return pgerr.New(pgerrcode.DatatypeMismatch, "cannot append Go value of type %T as %s to an Arrow %s builder", v, t, b.Type())
 }
 
+// CheckBatchBytes reports whether more bytes still fit in an Arrow string
+// or binary column that holds have bytes: its offsets are 32-bit, so one
+// batch of a column holds at most 2 GB of values (more would wrap the
+// offsets around). Past that the statement fails with 54000, as
+// PostgreSQL fails a value past its own limit, instead of building a
+// column whose offsets are wrong.
+func CheckBatchBytes(have, more int) error {
+	if have+more > math.MaxInt32 {
+		return pgerr.New(pgerrcode.ProgramLimitExceeded, "out of memory").
+			WithDetail("One batch of rows would hold %d bytes of text or bytea values in a column and %d more; the most is 2 GB.", have, more).
+			WithHint("Select fewer large values per statement, or smaller ones.")
+	}
+	return nil
+}
+
 // AppendValue appends datum v (nil for NULL) of type t to b, a builder of
 // t.Arrow() (see NewBuilder). An interval's microseconds become Arrow
 // nanoseconds.
@@ -440,9 +455,15 @@ func AppendValue(b array.Builder, v any, t T) error {
 	case *array.StringBuilder:
 		switch x := v.(type) {
 		case string:
+			if err := CheckBatchBytes(bb.DataLen(), len(x)); err != nil {
+				return err
+			}
 			bb.Append(x)
 			return nil
 		case []byte:
+			if err := CheckBatchBytes(bb.DataLen(), len(x)); err != nil {
+				return err
+			}
 			bb.BinaryBuilder.Append(x)
 			return nil
 		}
@@ -461,9 +482,15 @@ func AppendValue(b array.Builder, v any, t T) error {
 	case *array.BinaryBuilder:
 		switch x := v.(type) {
 		case []byte:
+			if err := CheckBatchBytes(bb.DataLen(), len(x)); err != nil {
+				return err
+			}
 			bb.Append(x)
 			return nil
 		case string:
+			if err := CheckBatchBytes(bb.DataLen(), len(x)); err != nil {
+				return err
+			}
 			bb.AppendString(x)
 			return nil
 		}

@@ -2,6 +2,7 @@ package types
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"testing"
 	"unsafe"
@@ -197,5 +198,18 @@ func BenchmarkAppendFloat32ListText(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		buf, _ = AppendFloat32ListText(buf[:0], arr, 0, Float4ArrayT)
+	}
+}
+
+// TestCheckBatchBytes checks that a string column refuses a value
+// that would take its batch past the 2 GB its 32-bit offsets address,
+// instead of wrapping them (reading such a column panics).
+func TestCheckBatchBytes(t *testing.T) {
+	if err := CheckBatchBytes(math.MaxInt32-5, 5); err != nil {
+		t.Fatalf("exactly 2 GB - 1: %v", err)
+	}
+	var pe *pgerr.Error
+	if err := CheckBatchBytes(math.MaxInt32-5, 6); !errors.As(err, &pe) || pe.Code != "54000" {
+		t.Fatalf("one byte over: %#v", err)
 	}
 }
