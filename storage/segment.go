@@ -233,6 +233,46 @@ func rowGroupRowsFor(c segmentChunk) int {
 	return min(max(rows, segmentMinGroupRows), segmentMaxGroupRows)
 }
 
+// slicedSize is the bytes the rows of array data d need: for a slice of a
+// larger array (a row fetched from a segment, passed through an UPDATE)
+// far less than arraySize, which counts whole buffers. Types it does not
+// know count as arraySize.
+func slicedSize(d arrow.ArrayData) int64 {
+	off, n := int64(d.Offset()), int64(d.Len())
+	bufs := d.Buffers()
+	size := (n + 7) / 8 // validity
+	switch dt := d.DataType().(type) {
+	case arrow.FixedWidthDataType:
+		return size + n*int64(dt.BitWidth())/8
+	case *arrow.StringType, *arrow.BinaryType:
+		if len(bufs) < 3 || bufs[1] == nil {
+			return arraySize(d)
+		}
+		offs := arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())
+		if int64(len(offs)) <= off+n {
+			return arraySize(d)
+		}
+		return size + 4*(n+1) + int64(offs[off+n]-offs[off])
+	case *arrow.ListType:
+		if len(bufs) < 2 || bufs[1] == nil || len(d.Children()) != 1 {
+			return arraySize(d)
+		}
+		offs := arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())
+		if int64(len(offs)) <= off+n {
+			return arraySize(d)
+		}
+		child := d.Children()[0]
+		per := slicedSize(child)
+		if child.Len() > 0 {
+			// The child's bytes in proportion to the values this
+			// slice's lists hold.
+			per = per * int64(offs[off+n]-offs[off]) / int64(child.Len())
+		}
+		return size + 4*(n+1) + per
+	}
+	return arraySize(d)
+}
+
 // arraySize estimates the bytes of array data.
 func arraySize(d arrow.ArrayData) int64 {
 	var n int64

@@ -191,8 +191,8 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 	rb.AppendValues(ids, nil)
 	rowIDs := rb.NewInt64Array()
 	rb.Release()
-	for _, c := range cols {
-		c.Retain()
+	for i, c := range cols {
+		cols[i] = ownedColumn(c)
 	}
 	b := &tailBatch{colIDs: colIDs, cols: cols, rowIDs: rowIDs, n: n}
 	tt.inserts = append(tt.inserts, b)
@@ -211,6 +211,22 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 		}
 	}
 	return tx.maybeSpill(def, tt)
+}
+
+// ownedColumn is a column the transaction keeps (a new reference): a slice
+// whose buffers are much larger than its rows need — rows fetched from a
+// segment and passed through an UPDATE — is copied, so that the write
+// pins, logs and counts its own rows rather than the segment's whole
+// column.
+func ownedColumn(a arrow.Array) arrow.Array {
+	d := a.Data()
+	if whole, need := arraySize(d), slicedSize(d); whole > 2*need+64<<10 {
+		if c, err := array.Concatenate([]arrow.Array{a}, memory.DefaultAllocator); err == nil {
+			return c
+		}
+	}
+	a.Retain()
+	return a
 }
 
 // keyTypes returns the SQL types of a constraint's columns.
