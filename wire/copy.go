@@ -45,9 +45,15 @@ func (c *conn) runCopy(ctx context.Context, p *session.Portal, info session.Copy
 		c.cr.setBorrow(false)
 		switch {
 		case src.lost != nil:
-			// The connection failed or ended mid-COPY.
+			// The connection failed or ended mid-COPY: the COPY fails
+			// with PostgreSQL's error for it (not the read's own error,
+			// which would count as an internal one), though no client
+			// is left to read it.
 			c.receiveFailed(src.lost)
 			c.end(src.lost)
+			if err != nil {
+				err = pgerr.New(pgerrcode.ConnectionFailure, "unexpected EOF on client connection with an open transaction")
+			}
 		case src.desync:
 			// As PostgreSQL: the error, then FATAL, and the end.
 			c.sendError(err)

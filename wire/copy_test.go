@@ -2,8 +2,10 @@ package wire
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgproto3/v2"
 )
@@ -144,4 +146,29 @@ func TestCopyExtendedProtocol(t *testing.T) {
 	rc.send(&pgproto3.Parse{Query: "COPY t TO STDOUT"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
 	expect(t, "COPY TO", rc.readCopy(), "ParseComplete", "BindComplete", "CopyOutResponse 0 [0 0]",
 		`CopyData "1\tone\n"`, `CopyData "2\ttwo\n"`, "CopyDone", "CommandComplete COPY 2", "ReadyForQuery I")
+}
+
+// TestCopyClientGoneIsNotInternal checks that a client that disconnects in
+// the middle of COPY FROM STDIN ends its COPY with PostgreSQL's 08006, not
+// an internal error: the server logs it as a connection that went away.
+func TestCopyClientGoneIsNotInternal(t *testing.T) {
+	log := &testWriter{t: t}
+	ts := startServer(t, func(s *Server) {
+		s.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE t (a int, b text)"})
+	rc.readUntilReady()
+	rc.send(&pgproto3.Query{String: "COPY t FROM STDIN"})
+	expect(t, "COPY FROM", rc.readCopy(), "CopyInResponse 0 [0 0]")
+	rc.send(copyData("1\tone\n2\t"))
+	rc.nc.Close()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(log.String(), "connection lost"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the connection's end was not logged:\n%s", log.String())
+		}
+	}
+	if out := log.String(); strings.Contains(out, "internal error") || !strings.Contains(out, "code=08006") {
+		t.Fatalf("a client gone mid-COPY, logged as:\n%s", out)
+	}
 }

@@ -296,16 +296,27 @@ func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(&testWriter{t: t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
+// testWriter passes log lines to the test's log and keeps them for
+// String.
 type testWriter struct {
-	mu sync.Mutex
-	t  testing.TB
+	mu     sync.Mutex
+	t      testing.TB
+	logged strings.Builder
 }
 
 func (w *testWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.t.Log(strings.TrimRight(string(p), "\n"))
+	w.logged.Write(p)
 	return len(p), nil
+}
+
+// String is everything logged so far.
+func (w *testWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.logged.String()
 }
 
 // timeoutSoon is the read deadline for one expected message.
