@@ -54,6 +54,9 @@ type aggGroup struct {
 	// set is the grouping set (an index into sql.Aggregate.Sets).
 	set    int
 	states []functions.AggState
+	// sizes are what the growing states (functions.SizedAggState) hold,
+	// as counted in the statement's budget.
+	sizes []int64
 	// seen holds the argument keys of DISTINCT aggregates (nil otherwise).
 	seen []map[string]struct{}
 	// buffered holds the rows of aggregates with ORDER BY.
@@ -91,6 +94,7 @@ func (a *Aggregate) newGroup(key []any, set int) (*aggGroup, error) {
 		key:      key,
 		set:      set,
 		states:   make([]functions.AggState, len(a.aggs)),
+		sizes:    make([]int64, len(a.aggs)),
 		seen:     make([]map[string]struct{}, len(a.aggs)),
 		buffered: make([][]bufferedRow, len(a.aggs)),
 	}
@@ -302,9 +306,26 @@ func (a *Aggregate) step(ev *evaluator, ai int, b batch, gidx []int32) error {
 			g.buffered[ai] = append(g.buffered[ai], row)
 			continue
 		}
-		if err := g.states[ai].Step(ev.fn, args); err != nil {
+		if err := a.stepState(ev.fn, g, ai, args); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// stepState steps aggregate ai of group g, and counts what a growing
+// state (array_agg, string_agg, ...) took in the statement's budget.
+func (a *Aggregate) stepState(fn *functions.Context, g *aggGroup, ai int, args []any) error {
+	st := g.states[ai]
+	if err := st.Step(fn, args); err != nil {
+		return err
+	}
+	if s, ok := st.(functions.SizedAggState); ok {
+		size := s.Size()
+		if err := a.acct.grow(size - g.sizes[ai]); err != nil {
+			return err
+		}
+		g.sizes[ai] = size
 	}
 	return nil
 }
@@ -320,7 +341,7 @@ func (a *Aggregate) finishOrdered(ev *evaluator) error {
 			rows := g.buffered[ai]
 			slices.SortStableFunc(rows, func(x, y bufferedRow) int { return compareRows(specs, x.keys, y.keys) })
 			for _, r := range rows {
-				if err := g.states[ai].Step(ev.fn, r.args); err != nil {
+				if err := a.stepState(ev.fn, g, ai, r.args); err != nil {
 					return err
 				}
 			}

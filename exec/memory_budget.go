@@ -16,9 +16,10 @@ import (
 // or row reference), the groups of a hash aggregate (key bytes and a
 // fixed overhead per group and aggregate), the keys DISTINCT, DISTINCT
 // aggregates, UNION, INTERSECT and EXCEPT remember, and the rows an
-// aggregate with ORDER BY buffers. What streams through (scans, filters,
-// projections, LIMIT) and aggregate states that grow inside a group
-// (array_agg, string_agg) are not counted. Going past the limit fails the
+// aggregate with ORDER BY buffers, and the states of aggregates that grow
+// with their rows (functions.SizedAggState: array_agg, string_agg, ...).
+// What streams through (scans, filters, projections, LIMIT) is not
+// counted. Going past the limit fails the
 // statement with 53200 instead of growing the process without bound; an
 // operator gives its bytes back when it closes. Safe for concurrent use
 // by a parallel plan's partitions.

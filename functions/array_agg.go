@@ -14,13 +14,21 @@ type arrayAggState struct {
 	elem  types.T
 	elems []any
 	n     int
+	size  int64
 }
 
 func (s *arrayAggState) Step(_ *Context, a []any) error {
+	if s.n == maxArrayItems {
+		return errArrayTooLarge()
+	}
 	s.elems = append(s.elems, a[0])
 	s.n++
+	s.size += datumSize(a[0])
 	return nil
 }
+
+// Size implements SizedAggState.
+func (s *arrayAggState) Size() int64 { return s.size }
 
 func (s *arrayAggState) Result(_ *Context) (any, error) {
 	if s.n == 0 {
@@ -34,7 +42,11 @@ type arrayAggArrayState struct {
 	elems []any
 	dims  []int
 	n     int
+	size  int64
 }
+
+// Size implements SizedAggState.
+func (s *arrayAggArrayState) Size() int64 { return s.size }
 
 func (s *arrayAggArrayState) Step(_ *Context, a []any) error {
 	if a[0] == nil {
@@ -49,8 +61,12 @@ func (s *arrayAggArrayState) Step(_ *Context, a []any) error {
 	} else if !sameInts(s.dims, arr.Dims) {
 		return pgerr.New(pgerrcode.ArraySubscriptError, "cannot accumulate arrays of different dimensionality")
 	}
+	if len(s.elems)+len(arr.Elems) > maxArrayItems {
+		return errArrayTooLarge()
+	}
 	s.elems = append(s.elems, arr.Elems...)
 	s.n++
+	s.size += datumSize(arr)
 	return nil
 }
 

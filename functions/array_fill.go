@@ -19,6 +19,12 @@ const (
 	maxArrayItems = 134217727
 )
 
+// errArrayTooLarge is PostgreSQL's error for an array of more than
+// maxArrayItems elements.
+func errArrayTooLarge() error {
+	return pgerr.New(pgerrcode.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", maxArrayItems)
+}
+
 func init() {
 	int4Array := types.ArrayOf(tInt4, 1)
 	result := func(args []types.T) types.T { return types.ArrayOf(baseType(args[0]), 1) }
@@ -61,7 +67,7 @@ func arrayFill(v any, elem types.T, dimsArg, lbsArg any, hasLbs bool) (any, erro
 	n := int64(1)
 	for _, d := range dims {
 		if n *= d; d < 0 || n > maxArrayItems {
-			return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", maxArrayItems)
+			return nil, errArrayTooLarge()
 		}
 	}
 	if len(dims) == 0 || n == 0 {

@@ -17,7 +17,11 @@ type jsonAggState struct {
 	out   *jnode
 	txt   strings.Builder
 	n     int
+	size  int64 // of the jsonb values kept (the json text counts by its length)
 }
+
+// Size implements SizedAggState.
+func (s *jsonAggState) Size() int64 { return s.size + int64(s.txt.Cap()) }
 
 func (s *jsonAggState) Step(ctx *Context, a []any) error {
 	if s.jsonb {
@@ -26,6 +30,7 @@ func (s *jsonAggState) Step(ctx *Context, a []any) error {
 			return err
 		}
 		s.out.vals = append(s.out.vals, j)
+		s.size += jnodeSize + datumSize(a[0])
 	} else {
 		if s.n > 0 {
 			s.txt.WriteString(", ")
@@ -57,7 +62,15 @@ type jsonObjectAggState struct {
 	out    *jnode
 	txt    strings.Builder
 	n      int
+	size   int64 // of the jsonb keys and values kept
 }
+
+// Size implements SizedAggState.
+func (s *jsonObjectAggState) Size() int64 { return s.size + int64(s.txt.Cap()) }
+
+// jnodeSize is about the bytes of one jnode of a jsonb value an aggregate
+// keeps, beyond its strings.
+const jnodeSize = 112
 
 func (s *jsonObjectAggState) Step(ctx *Context, a []any) error {
 	if a[0] == nil {
@@ -74,6 +87,7 @@ func (s *jsonObjectAggState) Step(ctx *Context, a []any) error {
 		}
 		s.out.keys = append(s.out.keys, k)
 		s.out.vals = append(s.out.vals, v)
+		s.size += jnodeSize + int64(len(k)) + datumSize(a[1])
 	} else {
 		if s.n > 0 {
 			s.txt.WriteString(", ")

@@ -44,13 +44,18 @@ type percentileState struct {
 	elem       types.T // percentile_disc's value type, for its array result
 	fractions  any
 	values     []any
+	size       int64
 }
+
+// Size implements SizedAggState.
+func (s *percentileState) Size() int64 { return s.size }
 
 func (s *percentileState) Step(_ *Context, a []any) error {
 	if s.values == nil {
 		s.fractions = a[0]
 	}
 	s.values = append(s.values, a[1])
+	s.size += datumSize(a[1])
 	return nil
 }
 

@@ -269,6 +269,41 @@ type AggState interface {
 	Result(ctx *Context) (any, error)
 }
 
+// SizedAggState is an AggState whose memory grows with the rows it is
+// given (array_agg, string_agg, json[b]_agg, json[b]_object_agg, the
+// ordered-set aggregates): Size is about the bytes it holds, so that the
+// executor counts them in the statement's memory budget (statement_mem)
+// instead of letting one group grow the process without bound.
+type SizedAggState interface {
+	AggState
+	Size() int64
+}
+
+// datumSize estimates the bytes a datum kept by an aggregate state holds:
+// an interface value, plus the bytes of strings, byte strings and arrays.
+func datumSize(v any) int64 {
+	const header = 16
+	switch x := v.(type) {
+	case string:
+		return header + int64(len(x))
+	case []byte:
+		return header + int64(len(x))
+	case *types.Array:
+		n := header + int64(len(x.Dims))*8
+		for _, e := range x.Elems {
+			n += datumSize(e)
+		}
+		return n
+	case []any:
+		n := int64(header)
+		for _, e := range x {
+			n += datumSize(e)
+		}
+		return n
+	}
+	return header
+}
+
 var registry = struct {
 	sync.RWMutex
 	scalars    map[string][]*Overload

@@ -40,6 +40,9 @@ func asBytes(v any) []byte {
 	return []byte(v.(string))
 }
 
+// Size implements SizedAggState.
+func (s *stringAggState) Size() int64 { return int64(cap(s.buf)) }
+
 func (s *stringAggState) Result(_ *Context) (any, error) {
 	if !s.any {
 		return nil, nil
