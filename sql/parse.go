@@ -3,6 +3,7 @@ package sql
 import (
 	"errors"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -111,6 +112,12 @@ func ParseExpr(text string) (*pg_query.Node, error) {
 // error is 42601 at the offending token; a tree deeper than the protobuf
 // decoder's recursion limit is 54001, as PostgreSQL answers for it.
 func parse(query string) (*pg_query.ParseResult, error) {
+	// The parser reads a C string: a NUL would end the statement there
+	// and run what comes before it alone. PostgreSQL's protocol cannot
+	// carry one; the HTTP API and MCP can.
+	if at := strings.IndexByte(query, 0); at >= 0 {
+		return nil, pgerr.New(pgerrcode.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": 0x00").WithPosition(int32(utf8.RuneCountInString(query[:at]) + 1))
+	}
 	if err := checkDepth(query); err != nil {
 		return nil, err
 	}

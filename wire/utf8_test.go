@@ -77,7 +77,7 @@ func TestInvalidUTF8(t *testing.T) {
 // TestHTTPInvalidUTF8 checks that an HTTP request body that is not valid
 // UTF-8 is a 400 with 22021 rather than text with U+FFFD in it (what
 // encoding/json would make of it), and that a JSON escape making a NUL
-// in a text parameter is 22021 too.
+// in a text parameter or the query text is 22021 too.
 func TestHTTPInvalidUTF8(t *testing.T) {
 	ts := startServer(t)
 	hs := httptest.NewServer(HTTPHandler(ts.engine, HTTPOptions{}))
@@ -97,8 +97,11 @@ func TestHTTPInvalidUTF8(t *testing.T) {
 		"query text":    {"/workspaces/w/tables/query", "{\"query\": \"SELECT '\xff'\"}", "0xff"},
 		"parameter":     {"/workspaces/w/tables/query", "{\"query\": \"SELECT $1::text\", \"params\": [\"a\xc3\x28\"]}", "0xc3 0x28"},
 		"NUL parameter": {"/workspaces/w/tables/query", `{"query": "SELECT $1::text", "params": ["a\u0000b"]}`, "0x00"},
-		"batch":         {"/workspaces/w/tables/query/batch", "{\"query\": \"SELECT $1::text\", \"params_batch\": [[\"\xe2\x82\"]]}", "0xe2 0x82 0x22"},
-		"ingest":        {"/workspaces/w/tables/notes/ingest", "{\"body\": [\"ok\", \"\xf0\x9f\x98\"]}", "0xf0 0x9f 0x98 0x22"},
+		// The parser reads a C string: what follows a NUL must not be
+		// dropped silently (this ran SELECT 1).
+		"NUL in query text": {"/workspaces/w/tables/query", `{"query": "SELECT 1\u0000 garbage"}`, "0x00"},
+		"batch":             {"/workspaces/w/tables/query/batch", "{\"query\": \"SELECT $1::text\", \"params_batch\": [[\"\xe2\x82\"]]}", "0xe2 0x82 0x22"},
+		"ingest":            {"/workspaces/w/tables/notes/ingest", "{\"body\": [\"ok\", \"\xf0\x9f\x98\"]}", "0xf0 0x9f 0x98 0x22"},
 	} {
 		status, e := post(c.path, c.body)
 		if status != http.StatusBadRequest || e.SQLState != "22021" || !strings.HasSuffix(e.Error, prefix+c.bytes) {
