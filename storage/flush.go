@@ -190,6 +190,11 @@ func (db *DB) flushTable(id uint64, force bool) error {
 	}
 	rt.flushMu.Lock()
 	defer rt.flushMu.Unlock()
+	// The pin keeps the table's directory while the flush writes into it:
+	// a DROP TABLE committed meanwhile retires the directory, and it goes
+	// once no older state is pinned.
+	_, unpin := db.pinPublished()
+	defer unpin()
 	db.mu.Lock()
 	hs, ps := db.head.Load(), db.published.Load()
 	hts, pts, def := hs.tables[id], ps.tables[id], ps.cat.Tables[id]

@@ -242,6 +242,50 @@ func TestDropTableRemovesFiles(t *testing.T) {
 	}
 }
 
+// TestCheckpointWhileTablesDrop checks that checkpoints racing DROP TABLE
+// never fail: a flush writing into a table's folder while the drop
+// commits must not find the folder gone under it.
+func TestCheckpointWhileTablesDrop(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir, Options{})
+	defer db.Close()
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(errs)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if err := db.Checkpoint(); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	for i := range 200 {
+		def := kvTable(t, db, fmt.Sprint("t", i))
+		insert(t, db, def, []any{1, "a"}, []any{2, "b"})
+		tx := db.Begin()
+		if err := tx.DropTable(def.ID); err != nil {
+			t.Fatal(err)
+		}
+		mustCommit(t, tx)
+	}
+	close(done)
+	if err := <-errs; err != nil {
+		t.Fatalf("checkpoint while tables drop: %v", err)
+	}
+	if err := db.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := os.ReadDir(filepath.Join(dir, "tables", "public")); err != nil || len(ents) != 0 {
+		t.Fatalf("table folders left after the drops: %v %v", ents, err)
+	}
+}
+
 // TestStress runs writers that insert and delete single rows while
 // background flushes and compactions run, then checks the surviving keys
 // against a model, live, after a crash and after a clean reopen.
