@@ -85,7 +85,7 @@ func (x *Index) dist(p *probe, r uint32) float32 {
 // Search returns up to k rows nearest query, nearest first, among the rows
 // allow accepts (nil: all), with their exact distances. eff.Ef is the size
 // of the walk's candidate list; the walk keeps at least 4k, since its
-// codes are approximate, and the 4k nearest it keeps are re-ranked with exact
+// codes are approximate, and all it keeps are re-ranked with exact
 // distances from vector (the caller's float vectors, as at Build). A
 // filtered search returns min(k, accepted rows) rows: a filter that keeps
 // too few rows for the walk to pay is answered by a scan of their codes
@@ -132,7 +132,7 @@ func (x *Index) Search(query []float32, k int, eff Effort, allow func(row uint32
 // once, in any order), for a caller that has listed them: it scores each
 // by its codes, as a filtered search that chooses not to walk does,
 // without asking a filter about every row of the index, and re-ranks the
-// best 4k of the max(e.Ef, 4k) it keeps exactly. Use it when ScanRows says so.
+// best max(e.Ef, 4k) exactly. Use it when ScanRows says so.
 func (x *Index) SearchRows(query []float32, k int, e Effort, rows []uint32, vector func(row int) []float32) []Hit {
 	if qq := vecmath.SqNorm(query); k <= 0 || len(rows) == 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
 		return nil
@@ -166,19 +166,11 @@ func (x *Index) ScanRows(accepted int, e Effort) bool {
 	return p < minWalk || codeCost*float64(accepted) <= walkCost*float64(e.Ef)/math.Sqrt(p)
 }
 
-// rerankFactor times k is how many of the nearest rows by code distance
-// rerank scores exactly: the codes' error reorders rows near the k-th,
-// not rows several times further down the list, and each exact distance
-// costs a read of the row's vector (from disk, in storage) where a code
-// distance costs a few nanoseconds.
-const rerankFactor = 4
-
-// rerank returns the k nearest by exact distance of the rerankFactor*k
-// nearest of the walk's results by code distance.
+// rerank returns the k nearest of the walk's results by exact distance.
 func (x *Index) rerank(s *searcher, q []float32, k int, vector func(row int) []float32) []Hit {
 	s.eps = s.res.drain(s.eps)
 	s.hits = s.hits[:0]
-	for _, c := range s.eps[:min(len(s.eps), rerankFactor*k)] {
+	for _, c := range s.eps {
 		if d, ok := exactDist(x.params.Metric, q, vector(int(c.id))); ok {
 			s.hits = append(s.hits, Hit{c.id, d})
 		}
