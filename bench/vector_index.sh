@@ -7,19 +7,24 @@
 # ef_construction = 64) on each, and prints top-10 and filtered top-10
 # latency and recall@10 per hnsw.ef_search with the cairn/pg ratios, the
 # build-time ratio and both servers' memory.
-#   bash bench/vector_index.sh [--rows N] [more cairn-bench flags, e.g. --dim 768 --ef 40,100,200 --queries 500 --filter-pct 1]
-# --dim and --queries stand for cairn-bench's --vi-dim and --vi-queries.
+#   bash bench/vector_index.sh [--rows N] [--cairn-only] [--latent-dim L] [more cairn-bench flags, e.g. --dim 768 --ef 40,100,200 --queries 500 --filter-pct 1]
+# --dim, --queries and --latent-dim stand for cairn-bench's --vi-dim, --vi-queries and
+# --vi-latent-dim (L > 0: vectors on an L-d latent space projected to --dim plus small noise,
+# modelling real embeddings; default 0: clusters in the full space, the hard dataset).
+# --cairn-only measures cairn alone (no PostgreSQL started), for quick iterations.
 # PG_BIN overrides the PostgreSQL binaries (default /usr/lib/postgresql/15/bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=100000
+cairn_only=
 args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rows) rows=$2; shift 2 ;;
 	--rows=*) rows=${1#--rows=}; shift ;;
-	--dim | --queries) args+=("--vi-${1#--}" "$2"); shift 2 ;;
-	--dim=* | --queries=*) args+=("--vi-${1#--}"); shift ;;
+	--cairn-only) cairn_only=1; shift ;;
+	--dim | --queries | --latent-dim) args+=("--vi-${1#--}" "$2"); shift 2 ;;
+	--dim=* | --queries=* | --latent-dim=*) args+=("--vi-${1#--}"); shift ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
@@ -37,6 +42,9 @@ start_pg_vector() {
 build
 machine
 start_server
-start_pg_vector
-"$work/cairn-bench" --vector-index --addr "$addr" --pg-addr "$pg_addr" --cairn-pid "$pid" --pg-pid "$pg_pid" \
+if [ -z "$cairn_only" ]; then
+	start_pg_vector
+	args+=(--pg-addr "$pg_addr" --pg-pid "$pg_pid")
+fi
+"$work/cairn-bench" --vector-index --addr "$addr" --cairn-pid "$pid" \
 	--vi-rows "$rows" ${args[@]+"${args[@]}"}

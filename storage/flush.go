@@ -371,8 +371,11 @@ func (db *DB) compactTable(id uint64) error {
 	ts := &tableState{segments: hts.segments, deleted: pts.deleted, epoch: hts.epoch}
 	chosen := map[int]bool{}
 	if len(ts.segments) > compactSegments {
-		// Merge the smaller segments (big ones stay as they are) until
-		// about half the threshold remains.
+		// Merge the smaller segments (big ones stay as they are), the
+		// smallest first, until about half the threshold remains, and
+		// beyond that as many more as the merged segment holds within
+		// limit rows: a bulk load's many spilled segments become one, and
+		// a search walks one vector index graph per segment.
 		limit := int64(16) * int64(db.opts.FlushRows)
 		var order []int
 		for i, seg := range ts.segments {
@@ -381,7 +384,15 @@ func (db *DB) compactTable(id uint64) error {
 			}
 		}
 		sort.SliceStable(order, func(a, b int) bool { return ts.segments[order[a]].rows < ts.segments[order[b]].rows })
-		if take := min(len(order), len(ts.segments)-compactSegments/2+1); take >= 2 {
+		take, rows := 0, int64(0)
+		for _, i := range order {
+			if take >= len(ts.segments)-compactSegments/2+1 && rows+ts.segments[i].rows > limit {
+				break
+			}
+			take++
+			rows += ts.segments[i].rows
+		}
+		if take >= 2 {
 			for _, i := range order[:take] {
 				chosen[i] = true
 			}

@@ -390,3 +390,46 @@ func TestStress(t *testing.T) {
 	check(db, "after reopen")
 	db.Close()
 }
+
+// TestCompactionMergesWithinLimit: compaction merges the smallest
+// segments until about half the threshold remains, and goes on merging
+// while the merged segment stays within 16 flushes' rows, so that a bulk
+// load's many spilled segments become one (one vector index graph).
+func TestCompactionMergesWithinLimit(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{FlushRows: 1 << 30})
+	for _, c := range []struct {
+		per, want int // rows per segment, segments after one compaction
+	}{
+		{10, 1},                         // 12 × 10 rows fit in 160: all merge
+		{20, compactSegments/2 - 1 + 1}, // 9 × 20 > 160: the 9 that must merge, 3 stay
+	} {
+		def := kvTable(t, db, fmt.Sprint("t", c.per))
+		db.opts.FlushRows = 1 << 30
+		const segs = 12
+		for b := 0; b < segs; b++ {
+			var rows [][]any
+			for i := 0; i < c.per; i++ {
+				rows = append(rows, []any{b*c.per + i, "v"})
+			}
+			insert(t, db, def, rows...)
+			if err := db.flushTable(def.ID, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := len(db.published.Load().tables[def.ID].segments); n != segs {
+			t.Fatalf("%d rows per segment: %d segments before compaction, want %d", c.per, n, segs)
+		}
+		db.opts.FlushRows = 10 // limit 160 rows
+		if err := db.compactTable(def.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(db.published.Load().tables[def.ID].segments); n != c.want {
+			t.Errorf("%d rows per segment: %d segments after compaction, want %d", c.per, n, c.want)
+		}
+		tx := db.Begin()
+		if n := countRows(t, tx, def.ID); n != segs*c.per {
+			t.Errorf("%d rows per segment: %d rows after compaction, want %d", c.per, n, segs*c.per)
+		}
+		tx.Rollback()
+	}
+}

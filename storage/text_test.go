@@ -247,6 +247,9 @@ func TestTextIndexMatchesScan(t *testing.T) {
 	tx = db.Begin()
 	tx.Delete(def.ID, ids(tx, func(k int) bool { return k%13 == 0 }))
 	mustCommit(t, tx)
+	// A second segment (the compaction merged all into one), and a tail.
+	insert(t, db, def, newRows(40)...)
+	db.flushTable(def.ID, true)
 	insert(t, db, def, newRows(30)...)
 
 	// Crash + reopen: segments' .bm25 files, the tail from the WAL.

@@ -21,7 +21,10 @@
 // CREATE INDEX ... USING hnsw (emb vector_cosine_ops) WITH (m = 16,
 // ef_construction = 64) on each, and for each --ef prints top-10 and
 // filtered top-10 (a tag selecting --filter-pct of the rows) latency and
-// recall@10 against the client's exact answers, with the cairn/pg ratios:
+// recall@10 against the client's exact answers, with the cairn/pg ratios
+// (cairn alone without --pg-addr). --vi-latent-dim L draws the vectors on
+// an L-dimensional latent space projected to --vi-dim, as real embeddings
+// lie, instead of in clusters of the full space (the hard default):
 //
 //	go run ./cmd/cairn-bench --vector-index --addr 127.0.0.1:5432 --pg-addr 127.0.0.1:5433 --vi-rows 100000 --ef 40,100
 //

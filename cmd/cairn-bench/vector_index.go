@@ -25,8 +25,8 @@ import (
 )
 
 // The --vector-index mode compares cairn's HNSW index with PostgreSQL +
-// pgvector's on the same data in one run: it loads the same vectors into
-// both servers, times exact top-10 search before the index and CREATE
+// pgvector's on the same data in one run (or measures cairn alone when no
+// --pg-addr is given): it loads the same vectors into both servers, times exact top-10 search before the index and CREATE
 // INDEX on each, and measures top-10 and filtered top-10 latency and
 // recall@10 (against the client's exact answers) at each hnsw.ef_search.
 // On cairn it also times what only cairn has, over a text column of the
@@ -49,6 +49,7 @@ type viOptions struct {
 	dim       int
 	queries   int
 	clusters  int
+	latentDim int
 	efs       []int
 	iterative []string
 	filterPct float64
@@ -61,12 +62,13 @@ type viOptions struct {
 func (v *viOptions) register(fs *flag.FlagSet) {
 	v.efs = []int{40, 100}
 	v.iterative = []string{"off", "relaxed_order"}
-	fs.BoolVar(&v.enabled, "vector-index", false, "compare cairn's HNSW index with PostgreSQL + pgvector's (at --addr and --pg-addr) instead of running the query mix")
-	fs.StringVar(&v.pgAddr, "pg-addr", "", "with --vector-index: PostgreSQL host:port (user and database cairn, pgvector installed)")
+	fs.BoolVar(&v.enabled, "vector-index", false, "compare cairn's HNSW index with PostgreSQL + pgvector's (at --addr and --pg-addr; cairn alone without --pg-addr) instead of running the query mix")
+	fs.StringVar(&v.pgAddr, "pg-addr", "", "with --vector-index: PostgreSQL host:port (user and database cairn, pgvector installed); empty: cairn alone")
 	fs.IntVar(&v.rows, "vi-rows", 100000, "with --vector-index: rows to load into both servers")
 	fs.IntVar(&v.dim, "vi-dim", 384, "with --vector-index: vector dimensions")
 	fs.IntVar(&v.queries, "vi-queries", 200, "with --vector-index: timed queries per configuration")
 	fs.IntVar(&v.clusters, "vi-clusters", 500, "with --vector-index: Gaussian cluster centres the vectors gather around")
+	fs.IntVar(&v.latentDim, "vi-latent-dim", 0, "with --vector-index: draw the vectors on a latent space of this many dimensions, projected to --vi-dim plus small noise, as real embeddings lie (0: clusters in the full space, the hard dataset)")
 	fs.Func("ef", "with --vector-index: comma-separated hnsw.ef_search values (default 40,100)", func(s string) (err error) {
 		v.efs, err = parseInts(s)
 		return err
@@ -92,10 +94,10 @@ func (v *viOptions) register(fs *flag.FlagSet) {
 // check reports what is wrong with the flags, or nil.
 func (v *viOptions) check() error {
 	switch {
-	case v.pgAddr == "":
-		return errors.New("--vector-index needs --pg-addr")
 	case v.rows < 1 || v.dim < 1 || v.queries < 1 || v.clusters < 1 || v.exactN < 1:
 		return errors.New("--vi-rows, --vi-dim, --vi-queries, --vi-clusters and --vi-exact-queries must be positive")
+	case v.latentDim < 0 || v.latentDim > v.dim:
+		return errors.New("--vi-latent-dim must be in [0, --vi-dim]")
 	case v.filterPct <= 0 || v.filterPct > 100:
 		return errors.New("--filter-pct must be in (0, 100]")
 	}
@@ -107,12 +109,12 @@ func (v *viOptions) check() error {
 func (v *viOptions) tags() int { return max(1, int(math.Round(100/v.filterPct))) }
 
 // viData is the mode's dataset, deterministic in datasetSeed: rows
-// unit-normalised vectors, each a Gaussian cluster centre plus noise (real
-// embeddings are clustered), a tag per row drawn independently of the
-// vector (so a filter cuts across clusters, the hard case for a graph
-// index), and a text of viTextWords words drawn from a Zipf distribution
-// over viVocabulary synthetic words (as word frequencies in prose are).
-// ref holds the vectors under ids 1..rows for the exact answers.
+// unit-normalised vectors (see newVIData for the two ways they are drawn),
+// a tag per row drawn independently of the vector (so a filter cuts
+// across clusters, the hard case for a graph index), and a text of
+// viTextWords words drawn from a Zipf distribution over viVocabulary
+// synthetic words (as word frequencies in prose are). ref holds the
+// vectors under ids 1..rows for the exact answers.
 type viData struct {
 	ref     *reference
 	tags    []int32
@@ -120,30 +122,87 @@ type viData struct {
 	ntags   int
 	centers [][]float32
 	// noise is the per-component standard deviation around a centre,
-	// 1/sqrt(dim): a vector's cosine to its centre is about 0.7 at any dim.
+	// 1/sqrt of the centres' dimensions: a point's cosine to its centre
+	// is about 0.7 at any dimension.
 	noise float64
+	// proj, on the latent dataset, maps a latent point to the full
+	// space: dim rows of len(centers[0]) Gaussian weights of variance
+	// 1/dim, so it keeps lengths and angles on average. nil on the
+	// clustered one.
+	proj [][]float32
 }
 
-// newVIData generates the dataset.
-func newVIData(rows, dim, clusters, ntags int) *viData {
+// viLatentNoise is the length of the isotropic full-space noise added to
+// a projected latent point of length 1 (before normalising): small, as
+// the residual of a real embedding off its manifold is.
+const viLatentNoise = 0.1
+
+// newVIData generates the dataset. With latentDim 0 (the clustered, hard
+// dataset) a vector is one of clusters random centres in the full space
+// plus Gaussian noise: its members are only ~0.5 cosine-similar to each
+// other and the data has no structure below the full dimension, which no
+// graph index searches well at a million rows. With latentDim > 0 (the
+// latent dataset, modelling real text embeddings, whose intrinsic
+// dimension is far below their width) the same clustering is drawn in a
+// latentDim-dimensional space, projected to dim by a fixed random linear
+// map, and given full-space noise of length viLatentNoise.
+func newVIData(rows, dim, clusters, latentDim, ntags int) *viData {
 	rng := rand.New(rand.NewSource(datasetSeed))
+	space := dim
+	if latentDim > 0 {
+		space = latentDim
+	}
 	d := &viData{ref: &reference{dim: dim, ids: make([]int64, rows), emb: make([]float32, 0, rows*dim)},
-		tags: make([]int32, rows), texts: make([]string, rows), ntags: ntags, noise: 1 / math.Sqrt(float64(dim))}
+		tags: make([]int32, rows), texts: make([]string, rows), ntags: ntags, noise: 1 / math.Sqrt(float64(space))}
 	for c := 0; c < clusters; c++ {
-		d.centers = append(d.centers, unitVector(rng, dim, nil, 1))
+		d.centers = append(d.centers, unitVector(rng, space, nil, 1))
+	}
+	if latentDim > 0 {
+		d.proj = make([][]float32, dim)
+		scale := 1 / math.Sqrt(float64(dim))
+		for i := range d.proj {
+			d.proj[i] = make([]float32, latentDim)
+			for j := range d.proj[i] {
+				d.proj[i][j] = float32(rng.NormFloat64() * scale)
+			}
+		}
 	}
 	zipf := rand.NewZipf(rng, 1.1, 1, viVocabulary-1)
 	words := make([]string, viTextWords)
 	for i := range rows {
 		d.ref.ids[i] = int64(i + 1)
 		d.tags[i] = int32(rng.Intn(ntags))
-		d.ref.emb = append(d.ref.emb, unitVector(rng, dim, d.centers[rng.Intn(clusters)], d.noise)...)
+		d.ref.emb = append(d.ref.emb, d.draw(rng)...)
 		for w := range words {
 			words[w] = viWord(int(zipf.Uint64()))
 		}
 		d.texts[i] = strings.Join(words, " ")
 	}
 	return d
+}
+
+// draw returns a new vector of the dataset (a row's or a query's).
+func (d *viData) draw(rng *rand.Rand) []float32 {
+	v := unitVector(rng, len(d.centers[0]), d.centers[rng.Intn(len(d.centers))], d.noise)
+	if d.proj == nil {
+		return v
+	}
+	out := make([]float32, len(d.proj))
+	noise := viLatentNoise / math.Sqrt(float64(len(out)))
+	var norm float64
+	for i, w := range d.proj {
+		x := rng.NormFloat64() * noise
+		for j, z := range v {
+			x += float64(w[j] * z)
+		}
+		out[i] = float32(x)
+		norm += x * x
+	}
+	norm = math.Sqrt(norm)
+	for i := range out {
+		out[i] = float32(float64(out[i]) / norm)
+	}
+	return out
 }
 
 // The text column: viTextWords words per row from a vocabulary of
@@ -178,7 +237,7 @@ func (d *viData) queries(n int) []viQuery {
 	qs := make([]viQuery, n)
 	for i := range qs {
 		rng := rand.New(rand.NewSource(querySeed + int64(i)))
-		qs[i].vec = unitVector(rng, d.ref.dim, d.centers[rng.Intn(len(d.centers))], d.noise)
+		qs[i].vec = d.draw(rng)
 		qs[i].tag = int32(rng.Intn(d.ntags))
 		span := viQueryRanks[1] - viQueryRanks[0]
 		qs[i].text = viWord(viQueryRanks[0]+rng.Intn(span)) + " " + viWord(viQueryRanks[0]+rng.Intn(span))
@@ -456,11 +515,15 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 	if err := v.check(); err != nil {
 		return err
 	}
-	fmt.Printf("vector index: %d rows x %d-d, unit-normalised around %d Gaussian centres (seed %d); "+
+	data := "around %d Gaussian centres in the full space"
+	if v.latentDim > 0 {
+		data = fmt.Sprintf("around %%d Gaussian centres in a %d-d latent space, projected to %d-d plus noise of length %g", v.latentDim, v.dim, viLatentNoise)
+	}
+	fmt.Printf("vector index: %d rows x %d-d, unit-normalised, "+data+" (seed %d); "+
 		"tag uniform over %d values (%.3g%% of rows each, independent of the vector)\n",
 		v.rows, v.dim, v.clusters, datasetSeed, v.tags(), 100/float64(v.tags()))
 	start := time.Now()
-	d := newVIData(v.rows, v.dim, v.clusters, v.tags())
+	d := newVIData(v.rows, v.dim, v.clusters, v.latentDim, v.tags())
 	qs := d.queries(v.queries)
 	fmt.Printf("generated the rows and the exact top-10 of %d queries (and of their filtered variants) in %.1fs\n",
 		len(qs), time.Since(start).Seconds())
@@ -470,12 +533,15 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 		return err
 	}
 	defer cairn.conn.Close(ctx)
-	pg, err := pgvectorSystem(ctx, v.pgAddr, v.dim, v.pgPID)
-	if err != nil {
-		return err
+	systems := []*viSystem{cairn}
+	if v.pgAddr != "" {
+		pg, err := pgvectorSystem(ctx, v.pgAddr, v.dim, v.pgPID)
+		if err != nil {
+			return err
+		}
+		defer pg.conn.Close(ctx)
+		systems = append(systems, pg)
 	}
-	defer pg.conn.Close(ctx)
-	systems := []*viSystem{cairn, pg}
 
 	var loads, builds [2]time.Duration
 	for k, s := range systems {
@@ -554,9 +620,13 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 		}
 		fmt.Printf("  %-14s p50 %.2f ms, p99 %.2f ms\n", t.name, r.p50, r.p99)
 	}
-	fmt.Printf("\nindex build: cairn %.2fs, pgvector %.2fs, cairn/pg %.2f\n",
-		builds[0].Seconds(), builds[1].Seconds(), builds[0].Seconds()/builds[1].Seconds())
-	fmt.Printf("load (binary COPY): cairn %.2fs, pgvector %.2fs\n", loads[0].Seconds(), loads[1].Seconds())
+	if len(systems) == 2 {
+		fmt.Printf("\nindex build: cairn %.2fs, pgvector %.2fs, cairn/pg %.2f\n",
+			builds[0].Seconds(), builds[1].Seconds(), builds[0].Seconds()/builds[1].Seconds())
+		fmt.Printf("load (binary COPY): cairn %.2fs, pgvector %.2fs\n", loads[0].Seconds(), loads[1].Seconds())
+	} else {
+		fmt.Printf("\nindex build: cairn %.2fs; load (binary COPY): cairn %.2fs\n", builds[0].Seconds(), loads[0].Seconds())
+	}
 	fmt.Printf("raw float32 vectors: %.0f MiB\n", float64(v.rows*v.dim*4)/(1<<20))
 	for _, s := range systems {
 		if m := s.memory(); m != "" {
@@ -579,6 +649,12 @@ func printVITable(w io.Writer, configs []viConfig, runs [][2]*viRun, n int) {
 			query, iterative = "filtered", c.iterative
 		}
 		a, b := runs[i][0], runs[i][1]
+		if b == nil { // cairn alone
+			fmt.Fprintf(w, row, query, c.ef, iterative,
+				f2(a.p50), f2(a.p99), strconv.FormatFloat(a.recall, 'f', 3, 64), fmt.Sprintf("%d/%d", a.full, n),
+				"-", "-", "-", "-", "-", "-")
+			continue
+		}
 		fmt.Fprintf(w, row, query, c.ef, iterative,
 			f2(a.p50), f2(a.p99), strconv.FormatFloat(a.recall, 'f', 3, 64), fmt.Sprintf("%d/%d", a.full, n),
 			f2(b.p50), f2(b.p99), strconv.FormatFloat(b.recall, 'f', 3, 64), fmt.Sprintf("%d/%d", b.full, n),

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -45,34 +46,74 @@ func TestProcessMemory(t *testing.T) {
 }
 
 // TestVectorIndexCairn runs the mode's cairn half against an in-process
-// server: the table loads by binary COPY, the index builds, and both
-// queries answer every query with the exact top-10 (or, once an
+// server on both datasets (clustered in the full space, and on a 4-d
+// latent space): the table loads by binary COPY, the index builds, and
+// both queries answer every query with the exact top-10 (or, once an
 // approximate index answers, nearly so at this size).
 func TestVectorIndexCairn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
 	ctx := context.Background()
-	d := newVIData(800, 16, 8, 10)
-	qs := d.queries(20)
 	s, err := cairnSystem(ctx, startTestServer(t), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.conn.Close(ctx)
-	if _, err := s.load(ctx, d); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.buildIndex(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []viConfig{{ef: 40, iterative: "off"}, {ef: 40, filtered: true, iterative: "relaxed_order"}} {
-		r, err := s.measure(ctx, c, qs, 2)
-		if err != nil {
-			t.Fatalf("%+v: %v", c, err)
+	for _, latent := range []int{0, 4} {
+		d := newVIData(800, 16, 8, latent, 10)
+		qs := d.queries(20)
+		if _, err := s.load(ctx, d); err != nil {
+			t.Fatal(err)
 		}
-		if r.recall < 0.9 || r.full != len(qs) {
-			t.Errorf("%+v: recall %.3f, %d of %d queries answered in full", c, r.recall, r.full, len(qs))
+		if _, err := s.buildIndex(ctx); err != nil {
+			t.Fatal(err)
 		}
+		for _, c := range []viConfig{{ef: 40, iterative: "off"}, {ef: 40, filtered: true, iterative: "relaxed_order"}} {
+			r, err := s.measure(ctx, c, qs, 2)
+			if err != nil {
+				t.Fatalf("latent %d, %+v: %v", latent, c, err)
+			}
+			if r.recall < 0.9 || r.full != len(qs) {
+				t.Errorf("latent %d, %+v: recall %.3f, %d of %d queries answered in full", latent, c, r.recall, r.full, len(qs))
+			}
+		}
+	}
+}
+
+// TestLatentData checks the latent dataset's shape: unit vectors of the
+// full width that lie close to a latentDim-dimensional subspace, so a
+// row's nearest neighbour is far nearer than on the clustered dataset.
+func TestLatentData(t *testing.T) {
+	nearest := func(d *viData) float64 { // mean cosine of a row to its nearest other row
+		var sum float64
+		for i := range 50 {
+			best := -1.0
+			for j := range len(d.tags) {
+				if j == i {
+					continue
+				}
+				var dot float64
+				for k, x := range d.vector(i) {
+					dot += float64(x * d.vector(j)[k])
+				}
+				best = max(best, dot)
+			}
+			sum += best
+		}
+		return sum / 50
+	}
+	flat, latent := newVIData(2000, 384, 8, 0, 10), newVIData(2000, 384, 8, 8, 10)
+	for i := range len(latent.tags) {
+		var norm float64
+		for _, x := range latent.vector(i) {
+			norm += float64(x * x)
+		}
+		if math.Abs(norm-1) > 1e-4 {
+			t.Fatalf("row %d has squared norm %v", i, norm)
+		}
+	}
+	if f, l := nearest(flat), nearest(latent); l < 0.9 || l <= f+0.2 {
+		t.Errorf("nearest-neighbour cosine: latent %.3f, clustered %.3f", l, f)
 	}
 }
