@@ -83,6 +83,9 @@ func exprText(e *sql.Call) (string, bool) {
 	for _, a := range e.Args {
 		b.WriteString(a.Type().String())
 		if c, ok := a.(*sql.Const); ok {
+			if surelyLongerThan(c.Value, maxCachedConst) {
+				return "", false
+			}
 			text := "NULL"
 			if c.Value != nil {
 				text = types.FormatText(c.Value, c.T)
@@ -96,6 +99,23 @@ func exprText(e *sql.Call) (string, bool) {
 	}
 	b.WriteString(")" + e.T.String())
 	return b.String(), true
+}
+
+// surelyLongerThan reports whether the text of datum v is sure to be
+// longer than n bytes, judged without formatting it: a query vector of
+// hundreds of floats takes microseconds to format, on every execution.
+func surelyLongerThan(v any, n int) bool {
+	switch x := v.(type) {
+	case string:
+		return len(x) > n
+	case []byte:
+		return 2*len(x) > n
+	case []float32:
+		return 2*len(x) > n // each element a digit and a comma at least
+	case *types.Array:
+		return 2*len(x.Elems) > n
+	}
+	return false
 }
 
 // cacheKey identifies e applied to arr; ok is false when the call or the
