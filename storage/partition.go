@@ -35,11 +35,21 @@ func (tx *Tx) tableView(tableID uint64) (*catalog.TableDef, *tableState, *txTabl
 	return def, ts, tt, nil
 }
 
+// errAlteredMeanwhile is the error of a statement planned against columns
+// of def that an ALTER TABLE committed since has changed: PostgreSQL's
+// locks would have made the statement wait for the ALTER and plan again;
+// here it fails with 40001, which clients retry, and plans afresh then.
+func errAlteredMeanwhile(def *catalog.TableDef) error {
+	return pgerr.New(pgerrcode.SerializationFailure, "could not serialize access due to concurrent update").
+		WithDetail("Relation %q was altered by a concurrent transaction after the statement was planned.", def.Name).
+		WithHint("Retry the statement.")
+}
+
 // checkPositions checks column positions of def.
 func checkPositions(def *catalog.TableDef, columns []int) error {
 	for _, p := range columns {
 		if p < 0 || p >= len(def.Columns) {
-			return pgerr.New(pgerrcode.InternalError, "scan of %q: no column at position %d", def.Name, p)
+			return errAlteredMeanwhile(def)
 		}
 	}
 	return nil

@@ -6,9 +6,7 @@ import (
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
-	"github.com/jackc/pgerrcode"
 
-	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/storage/textindex"
 )
 
@@ -96,7 +94,7 @@ func (tx *Tx) textScan(ctx context.Context, tableID uint64, column int, terms []
 		return nil, err
 	}
 	if column < 0 || column >= len(def.Columns) {
-		return nil, pgerr.New(pgerrcode.InternalError, "text search of %q: no column at position %d", def.Name, column)
+		return nil, errAlteredMeanwhile(def)
 	}
 	if tx.db.opts.DisableTextIndex || !textColumn(def.Columns[column].Type) {
 		return nil, ErrNoTextIndex

@@ -155,15 +155,13 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 		return undefinedTableID(tableID)
 	}
 	if int(rec.NumCols()) != len(def.Columns) {
-		return pgerr.New(pgerrcode.InternalError, "insert into %q: record has %d columns, table has %d",
-			def.Name, rec.NumCols(), len(def.Columns))
+		return errAlteredMeanwhile(def)
 	}
 	colIDs := make([]int, len(def.Columns))
 	cols := make([]arrow.Array, len(def.Columns))
 	for i, c := range def.Columns {
 		if want := c.Type.Arrow(); !arrow.TypeEqual(rec.Column(i).DataType(), want) {
-			return pgerr.New(pgerrcode.DatatypeMismatch, "insert into %q: column %q has arrow type %s, want %s",
-				def.Name, c.Name, rec.Column(i).DataType(), want)
+			return errAlteredMeanwhile(def)
 		}
 		colIDs[i] = c.ID
 		cols[i] = rec.Column(i)
@@ -492,10 +490,8 @@ func (tx *Tx) Scan(ctx context.Context, tableID uint64, columns []int, withRowID
 	if def == nil {
 		return nil, undefinedTableID(tableID)
 	}
-	for _, p := range columns {
-		if p < 0 || p >= len(def.Columns) {
-			return nil, pgerr.New(pgerrcode.InternalError, "scan of %q: no column at position %d", def.Name, p)
-		}
+	if err := checkPositions(def, columns); err != nil {
+		return nil, err
 	}
 	tt := tx.tables[tableID]
 	var ts *tableState

@@ -844,3 +844,30 @@ func TestCommitCoalescesSmallInserts(t *testing.T) {
 	defer db2.Close()
 	check(db2)
 }
+
+// TestWriteAfterConcurrentAlter checks that rows and column positions
+// prepared against a table's columns before an ALTER TABLE committed are
+// refused with 40001 (the client retries, and plans afresh), not an
+// internal error.
+func TestWriteAfterConcurrentAlter(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{})
+	defer db.Close()
+	def := kvTable(t, db, "t")
+	stale := makeRecord(t, def, []any{1, "a"}) // planned before the ALTER
+	defer stale.Release()
+	tx := db.Begin()
+	nd := tx.Catalog().Tables[def.ID].Clone()
+	nd.Columns = append(nd.Columns, col("extra", types.Int4T))
+	if err := tx.AlterTable(nd); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	tx = db.Begin()
+	defer tx.Rollback()
+	if err := tx.Insert(def.ID, stale); sqlstate(err) != "40001" {
+		t.Errorf("insert of a record planned before the ALTER: %v, want 40001", err)
+	}
+	if _, err := tx.Scan(context.Background(), def.ID, []int{5}, false); sqlstate(err) != "40001" {
+		t.Errorf("scan of a column position gone: %v, want 40001", err)
+	}
+}
