@@ -188,6 +188,9 @@ type segmentWriter struct {
 	// side, when set, sees every chunk written and completes the segment
 	// once it is in place (text index, cache warming: segside.go).
 	side *segSide
+	// noSync leaves the fsync of the file to the caller (a spill's
+	// commit): finish only starts its writeback.
+	noSync bool
 }
 
 func newSegmentWriter(path string, cols []segColumnSpec) (*segmentWriter, error) {
@@ -469,14 +472,16 @@ func encodeInterval(v arrow.MonthDayNanoInterval) [16]byte {
 	return b
 }
 
-// finish closes the file, fsyncs it and renames it into place (the
-// directory fsync is left to the manifest write that follows).
+// finish closes the file, fsyncs it (unless noSync) and renames it into
+// place (the directory fsync is left to the manifest write that follows).
 func (sw *segmentWriter) finish() (*segment, error) {
 	if err := sw.w.Close(); err != nil {
 		sw.abort()
 		return nil, err
 	}
-	if err := sw.f.Sync(); err != nil {
+	if sw.noSync {
+		startWriteback(sw.f)
+	} else if err := sw.f.Sync(); err != nil {
 		sw.abort()
 		return nil, err
 	}
