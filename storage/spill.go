@@ -121,22 +121,28 @@ func spillParts(batches []*tailBatch, bytes, least int64) [][]*tailBatch {
 }
 
 // writeSpill writes batches to a new segment file at path, not fsynced
-// (see spill).
-func writeSpill(path string, specs []segColumnSpec, side *segSide, batches []*tailBatch) (*segment, error) {
+// (see spill). It runs on a goroutine of its own: a panic becomes its
+// error, which fails the statement, not the server.
+func writeSpill(path string, specs []segColumnSpec, side *segSide, batches []*tailBatch) (seg *segment, err error) {
 	sw, err := newSegmentWriter(path, specs)
 	if err != nil {
 		side.discard()
 		return nil, spillError(path, err)
 	}
 	sw.side, sw.noSync = side, true
+	defer func() {
+		if r := recover(); r != nil {
+			sw.abort()
+			seg, err = nil, pgerr.New(pgerrcode.InternalError, "writing a transaction's rows to %s: %v", path, r)
+		}
+	}()
 	for _, b := range batches {
 		if err := sw.write(tailChunk(b, specs)); err != nil {
 			sw.abort()
 			return nil, spillError(sw.path, err)
 		}
 	}
-	seg, err := sw.finish()
-	if err != nil {
+	if seg, err = sw.finish(); err != nil {
 		return nil, spillError(sw.path, err)
 	}
 	return seg, nil
