@@ -27,10 +27,13 @@ func columnNames(cols []sql.Col) []string {
 }
 
 // CopyIn is the state of one COPY FROM: the pipeline parsing the data and
-// the batches read so far. A statement that meets a concurrent update runs
+// the first batches read. A statement that meets a concurrent update runs
 // again; the data cannot be read twice, so a new attempt (another Run)
-// replays the batches before reading on. Release stops the pipeline and
-// frees the batches.
+// replays the batches before reading on. Only the first copyReplayBytes
+// of batches are kept for that, so that a load of any size streams
+// through bounded memory: a COPY that read more cannot run again
+// (Replayable), and its conflict is the client's to retry. Release stops
+// the pipeline and frees the batches.
 //
 // The data is parsed in parallel: one goroutine reads it and cuts it into
 // chunks of whole rows (a line, or a tuple in binary format), which
@@ -45,6 +48,13 @@ type CopyIn struct {
 	schema  *arrow.Schema
 	batches []arrow.Record
 	eof     bool
+	// kept is the size of batches; dropped is set once the batches passed
+	// copyReplayBytes and were let go; last is the batch handed out last
+	// when it is not kept (released at the next read).
+	kept    int64
+	dropped bool
+	last    arrow.Record
+	runs    int
 	// The pipeline, started by the first read: chunks in the order of the
 	// data (each parsed once its done is closed), stop to end it, wg for
 	// its workers; conv converts chunks on the statement's goroutine when
@@ -106,6 +116,9 @@ type copyChunk struct {
 	perr  error
 	done  chan struct{}
 }
+
+// copyReplayBytes bounds the batches a COPY FROM keeps to run again.
+const copyReplayBytes = 64 << 20
 
 // copyChunkRows and copyChunkBytes bound a chunk: the rows of one record.
 const (
@@ -242,9 +255,16 @@ func (r *blockReader) ready(wait time.Duration) bool {
 	}
 }
 
+// Replayable reports whether Run may run again: the COPY kept every
+// batch it read so far.
+func (in *CopyIn) Replayable() bool { return !in.dropped }
+
 // Run is one attempt at inserting the data in rt.Tx, through INSERT's
 // path (column defaults, every constraint); it returns the rows inserted.
 func (in *CopyIn) Run(ctx context.Context, rt *Runtime) (int64, error) {
+	if in.runs++; in.runs > 1 && in.dropped {
+		return 0, internalErr("COPY FROM run again after its data was let go")
+	}
 	op, err := in.input(rt, in.c.Insert.Input)
 	if err != nil {
 		return 0, err
@@ -478,10 +498,41 @@ func (in *CopyIn) Release() {
 			}
 		}
 	}
+	in.dropBatches()
+	if in.last != nil {
+		in.last.Release()
+		in.last = nil
+	}
+}
+
+// dropBatches releases the batches kept.
+func (in *CopyIn) dropBatches() {
 	for _, r := range in.batches {
 		r.Release()
 	}
 	in.batches = nil
+}
+
+// keep keeps rec, just read, for another attempt while the batches stay
+// within copyReplayBytes; otherwise it lets every batch go, rec once the
+// insert is done with it (at the next read).
+func (in *CopyIn) keep(rec arrow.Record) {
+	if in.last != nil {
+		in.last.Release()
+		in.last = nil
+	}
+	if !in.dropped {
+		for _, c := range rec.Columns() {
+			in.kept += arraySize(c)
+		}
+		if in.kept <= copyReplayBytes {
+			in.batches = append(in.batches, rec)
+			return
+		}
+		in.dropped = true
+		in.dropBatches()
+	}
+	in.last = rec
 }
 
 // copySource is the operator of the CopySource: the batches an earlier
@@ -505,8 +556,8 @@ func (s *copySource) Next(ctx context.Context) (arrow.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.in.batches = append(s.in.batches, rec)
-	s.next++
+	s.in.keep(rec)
+	s.next = len(s.in.batches)
 	return rec, nil
 }
 

@@ -47,6 +47,19 @@ func writeFileAtomicFunc(path string, write func(w io.Writer) error) error {
 	return renameDurable(tmp, path)
 }
 
+// syncFile fsyncs the file at path.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // renameDurable renames from to to and fsyncs the directory of to.
 func renameDurable(from, to string) error {
 	if err := os.Rename(from, to); err != nil {

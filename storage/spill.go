@@ -1,7 +1,10 @@
 package storage
 
 import (
+	"errors"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -38,7 +41,12 @@ func (tx *Tx) maybeSpill(def *catalog.TableDef, tt *txTable) error {
 	return tx.spill(def, tt)
 }
 
-// spill writes tt's in-memory inserts to a new segment file.
+// spill writes tt's in-memory inserts to new segment files: one per
+// processor, written at the same time, when there are enough rows (the
+// statement's goroutine waits for the spill, so the parallel parse of a
+// COPY has nothing to do meanwhile). The files are not fsynced here:
+// writeback starts when each is complete and the commit fsyncs them
+// (syncSpills), so a load does not wait for the disk between spills.
 func (tx *Tx) spill(def *catalog.TableDef, tt *txTable) error {
 	if len(tt.inserts) == 0 {
 		return nil
@@ -47,24 +55,27 @@ func (tx *Tx) spill(def *catalog.TableDef, tt *txTable) error {
 	if err := mkdirAllDurable(rt.dir); err != nil {
 		return spillError(rt.dir, err)
 	}
-	path := rt.newSegmentPath()
 	specs := segmentSpecs(def)
-	sw, err := newSegmentWriter(path, specs)
-	if err != nil {
-		return spillError(path, err)
+	parts := spillParts(tt.inserts, tt.memBytes, max(tx.db.opts.SpillBytes/4, 1))
+	segs := make([]*segment, len(parts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, part := range parts {
+		path := rt.newSegmentPath()
+		side := tx.db.newSegSide(def, specs, 0)
+		wg.Go(func() { segs[i], errs[i] = writeSpill(path, specs, side, part) })
 	}
-	sw.side = tx.db.newSegSide(def, specs, 0)
-	for _, b := range tt.inserts {
-		if err := sw.write(tailChunk(b, specs)); err != nil {
-			sw.abort()
-			return spillError(sw.path, err)
+	wg.Wait()
+	for _, seg := range segs {
+		if seg != nil {
+			tx.spillFiles = append(tx.spillFiles, seg.path) // removed at the end unless installed
 		}
 	}
-	seg, err := sw.finish()
-	if err != nil {
-		return spillError(sw.path, err)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
-	tx.spillFiles = append(tx.spillFiles, seg.path)
 	spilled := tt.spilledIDs.Clone() // savepoints may hold the old set
 	for _, b := range tt.inserts {
 		ids := b.rowIDs.Int64Values()
@@ -77,12 +88,80 @@ func (tx *Tx) spill(def *catalog.TableDef, tt *txTable) error {
 		}
 	}
 	tt.spilledIDs = spilled
-	tt.spilled = append(tt.spilled, seg)
+	tt.spilled = append(tt.spilled, segs...)
 	// The batches are dropped, not released: a savepoint may still hold
 	// them, and the garbage collector frees them with the last reference.
 	tt.inserts = nil
 	tt.memBytes = 0
 	return nil
+}
+
+// spillParts splits batches (bytes in all) into runs of about equal size,
+// one per processor at most and each of at least about least bytes (the
+// rows left for COMMIT are often few: they stay in one file).
+func spillParts(batches []*tailBatch, bytes, least int64) [][]*tailBatch {
+	n := int(min(int64(runtime.GOMAXPROCS(0)), bytes/least, int64(len(batches))))
+	if n <= 1 {
+		return [][]*tailBatch{batches}
+	}
+	parts := make([][]*tailBatch, 0, n)
+	var acc int64
+	start := 0
+	for i, b := range batches {
+		acc += batchBytes(b)
+		if len(parts) < n-1 && acc*int64(n) >= bytes*int64(len(parts)+1) {
+			parts = append(parts, batches[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(batches) {
+		parts = append(parts, batches[start:])
+	}
+	return parts
+}
+
+// writeSpill writes batches to a new segment file at path, not fsynced
+// (see spill). It runs on a goroutine of its own: a panic becomes its
+// error, which fails the statement, not the server.
+func writeSpill(path string, specs []segColumnSpec, side *segSide, batches []*tailBatch) (seg *segment, err error) {
+	sw, err := newSegmentWriter(path, specs)
+	if err != nil {
+		side.discard()
+		return nil, spillError(path, err)
+	}
+	sw.side, sw.noSync = side, true
+	defer func() {
+		if r := recover(); r != nil {
+			sw.abort()
+			seg, err = nil, pgerr.New(pgerrcode.InternalError, "writing a transaction's rows to %s: %v", path, r)
+		}
+	}()
+	for _, b := range batches {
+		if err := sw.write(tailChunk(b, specs)); err != nil {
+			sw.abort()
+			return nil, spillError(sw.path, err)
+		}
+	}
+	if seg, err = sw.finish(); err != nil {
+		return nil, spillError(sw.path, err)
+	}
+	return seg, nil
+}
+
+// syncSpills fsyncs the spilled files of tt, in parallel (their
+// writeback mostly done while the transaction went on), and their
+// directory.
+func syncSpills(tt *txTable) error {
+	errs := make([]error, len(tt.spilled))
+	var wg sync.WaitGroup
+	for i, seg := range tt.spilled {
+		wg.Go(func() { errs[i] = syncFile(seg.path) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(tt.spilled[0].path))
 }
 
 // spillError is the error of a spill that could not be written: the
@@ -142,8 +221,8 @@ func (tx *Tx) prepareSpills() (map[uint64]map[string][]ownKey, error) {
 		if err := tx.spill(def, tt); err != nil {
 			return nil, err
 		}
-		if err := syncDir(filepath.Dir(tt.spilled[0].path)); err != nil {
-			return nil, err
+		if err := syncSpills(tt); err != nil {
+			return nil, spillError(filepath.Dir(tt.spilled[0].path), err)
 		}
 		keys[id] = map[string][]ownKey{}
 		for _, con := range constraintsOf(tx.cat, def) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -408,5 +409,51 @@ func TestSpillFailureFailsTheTransaction(t *testing.T) {
 	}
 	if n := len(scanAll(t, db, def)); n != 0 {
 		t.Fatalf("%d rows committed", n)
+	}
+}
+
+// TestSpillWritesPartsInParallel: a spill of many batches is written as
+// one file per processor at the same time; the rows of every part are
+// there in the transaction, after the commit (which fsyncs the files) and
+// after a crash, and their keys are taken.
+func TestSpillWritesPartsInParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	dir := t.TempDir()
+	// 100-row batches of about 3 KiB: a spill takes about ten of them.
+	db := openDB(t, dir, Options{SpillBytes: 32 << 10, FlushRows: 1 << 30})
+	defer db.Close()
+	def := kvTable(t, db, "t")
+
+	tx := db.Begin()
+	tt := tx.table(def.ID)
+	from := 0
+	for ; len(tt.spilled) == 0; from += 100 {
+		insertBatches(t, tx, def, from, from+100)
+	}
+	if len(tt.spilled) != 2 {
+		t.Fatalf("the first spill wrote %d files, want 2", len(tt.spilled))
+	}
+	if a, b := tt.spilled[0], tt.spilled[1]; a.rows == 0 || b.rows == 0 || a.maxRow >= b.minRow {
+		t.Fatalf("parts hold rows %d..%d (%d) and %d..%d (%d): want both, in order", a.minRow, a.maxRow, a.rows, b.minRow, b.maxRow, b.rows)
+	}
+	insertBatches(t, tx, def, from, 3000)
+	if got := len(scanRows(t, tx, def.ID, false)); got != 3000 {
+		t.Fatalf("scan in the transaction: %d rows, want 3000", got)
+	}
+	mustCommit(t, tx)
+
+	crash := t.TempDir()
+	copyDir(t, dir, crash)
+	db2 := openDB(t, crash, spillOpts)
+	defer db2.Close()
+	if got, want := rowsString(scanAll(t, db2, def)), rowsString(scanAll(t, db, def)); got != want || len(scanAll(t, db2, def)) != 3000 {
+		t.Fatalf("after recovery: %d rows, want the 3000 committed", len(scanAll(t, db2, def)))
+	}
+	tx2 := db2.Begin()
+	defer tx2.Rollback()
+	for _, id := range []int{0, from - 1, 2999} {
+		if err := tx2.Insert(def.ID, makeRecord(t, def, []any{id, "dup"})); sqlstate(err) != "23505" {
+			t.Fatalf("duplicate of spilled key %d: %v, want 23505", id, err)
+		}
 	}
 }

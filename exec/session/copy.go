@@ -60,10 +60,12 @@ func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (Tag, 
 		in.Progress = prog.copyRows
 		defer in.Release()
 		var err error
-		tag, err = s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
+		// A COPY that read more than it keeps cannot run again after a
+		// concurrent update: its 40001 goes to the client, which retries.
+		tag, err = s.inTxUnless(ctx, func(tx *storage.Tx) (Tag, error) {
 			n, err := in.Run(ctx, s.runtime(tx, p.params))
 			return rowsTag("COPY", n), err
-		})
+		}, func() bool { return !in.Replayable() })
 		return tag.Rows, err
 	})
 	return tag, err

@@ -134,6 +134,43 @@ func TestCopyReplay(t *testing.T) {
 	}
 }
 
+// TestCopyKeepsBoundedData: a COPY keeps only the first 64 MiB of what
+// it read for another attempt, so a load of any size streams through
+// bounded memory; one that read more inserts every row but cannot run
+// again (its conflict goes to the client instead).
+func TestCopyKeepsBoundedData(t *testing.T) {
+	s, db := copySession(t)
+	ctx := context.Background()
+	run(t, s, `CREATE TABLE t (id int PRIMARY KEY, v text)`)
+	const rows = 20000 // of 4 KiB: 80 MiB
+	pad := strings.Repeat("x", 4096)
+	var data strings.Builder
+	for i := 1; i <= rows; i++ {
+		fmt.Fprintf(&data, "%d,%s\n", i, pad)
+	}
+	c := bindOne(t, s, `COPY t FROM STDIN (FORMAT csv)`).bound.(*sql.Copy)
+	in := exec.NewCopyIn(c, strings.NewReader(data.String()))
+	defer in.Release()
+	tx := db.Begin()
+	if n, err := in.Run(ctx, s.runtime(tx, nil)); err != nil || n != rows {
+		t.Fatalf("first attempt: %d rows, %v", n, err)
+	}
+	if in.Replayable() {
+		t.Fatal("a COPY of 80 MiB kept all of it to run again")
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx = db.Begin()
+	defer tx.Rollback()
+	if n, err := in.Run(ctx, s.runtime(tx, nil)); err == nil || n != 0 {
+		t.Fatalf("second attempt without the data: %d rows, %v", n, err)
+	}
+	if got := copyOut(t, s, `COPY (SELECT count(*), sum(id), sum(length(v)) FROM t) TO STDOUT`); got != "20000\t200010000\t81920000\n" {
+		t.Errorf("rows: %q", got)
+	}
+}
+
 // TestCopyFromFormats loads the same rows (bigint, integer, text, real[]
 // with NULLs, an empty array, embeddings of 1 and 4096 dimensions and
 // values the input functions read in their own way) in text, CSV and

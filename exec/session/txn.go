@@ -228,9 +228,17 @@ func retryBackoff(ctx context.Context, attempt int) {
 // concurrent update (storage.IsConflict) runs again on a new snapshot;
 // an autocommit statement whose commit lost to a concurrent one too.
 func (s *Session) inTx(ctx context.Context, fn func(tx *storage.Tx) (Tag, error)) (Tag, error) {
+	return s.inTxUnless(ctx, fn, nil)
+}
+
+// inTxUnless is inTx for a statement that cannot always run again: once
+// final (when set) reports true, its error is returned as it is (a COPY
+// FROM that let the data it read go).
+func (s *Session) inTxUnless(ctx context.Context, fn func(tx *storage.Tx) (Tag, error), final func() bool) (Tag, error) {
 	for attempt := 0; ; attempt++ {
 		tag, err := s.inTxOnce(ctx, fn)
-		if err == nil || s.currentIsolation() != exec.ReadCommitted || attempt >= maxStatementRetries || ctx.Err() != nil {
+		if err == nil || s.currentIsolation() != exec.ReadCommitted || attempt >= maxStatementRetries || ctx.Err() != nil ||
+			(final != nil && final()) {
 			return tag, err
 		}
 		if !storage.IsConflict(err) && !(s.tx == nil && pgerr.Code(err) == pgerrcode.SerializationFailure) {

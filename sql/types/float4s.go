@@ -24,13 +24,33 @@ func ParseJSONFloat4s(dst []float32, f []byte) (_ []float32, ok bool) {
 	return parseFloat4List(dst, f, '[', ']')
 }
 
-// parseFloat4List is ParseFloat4s with the given brackets.
+// parseFloat4List is ParseFloat4s with the given brackets. It reads each
+// element where it stands, in one pass (scanFloat4), and cuts out the
+// element's token to hand it to parseFloat4 only when that pass does not
+// take it.
 func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool) {
 	if len(f) < 3 || f[0] != open || f[len(f)-1] != close {
 		return dst, false
 	}
 	body := f[1 : len(f)-1]
 	for {
+		j := 0
+		for j < len(body) && isArraySpace(body[j]) {
+			j++
+		}
+		if x, n, ok, _ := scanFloat4(body[j:]); ok {
+			k := j + n
+			for k < len(body) && isArraySpace(body[k]) {
+				k++
+			}
+			if k == len(body) {
+				return append(dst, x), true
+			}
+			if body[k] == ',' {
+				dst, body = append(dst, x), body[k+1:]
+				continue
+			}
+		}
 		tok := body
 		k := bytes.IndexByte(body, ',')
 		if k >= 0 {
@@ -47,14 +67,19 @@ func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool
 	}
 }
 
+// isArraySpace reports whether c is white space array input skips around
+// an unquoted element (array_isspace).
+func isArraySpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
 // trimArraySpace drops the white space array input skips around an
-// unquoted element (array_isspace).
+// unquoted element.
 func trimArraySpace(b []byte) []byte {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
-	for len(b) > 0 && isSpace(b[0]) {
+	for len(b) > 0 && isArraySpace(b[0]) {
 		b = b[1:]
 	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
+	for len(b) > 0 && isArraySpace(b[len(b)-1]) {
 		b = b[:len(b)-1]
 	}
 	return b
@@ -67,6 +92,21 @@ func trimArraySpace(b []byte) []byte {
 // the correct one unless the float64 lies next to a point halfway between
 // two float32s, which (like anything else unusual) goes to strconv.
 func parseFloat4(tok []byte) (float32, bool) {
+	x, n, ok, fail := scanFloat4(tok)
+	switch {
+	case fail:
+		return 0, false
+	case ok && n == len(tok):
+		return x, true
+	}
+	return parseFloat4Slow(tok)
+}
+
+// scanFloat4 reads the number at the start of tok for parseFloat4: n is
+// where it stopped, ok reports that tok[:n] is a number parseFloat4
+// computes itself (x), fail that tok is no number (an exponent without
+// digits).
+func scanFloat4(tok []byte) (x float32, n int, ok, fail bool) {
 	i, neg := 0, false
 	if len(tok) > 0 && (tok[0] == '-' || tok[0] == '+') {
 		neg, i = tok[0] == '-', 1
@@ -101,15 +141,15 @@ func parseFloat4(tok []byte) (float32, bool) {
 			e = e*10 + int(tok[i]-'0')
 		}
 		if i == start {
-			return 0, false
+			return 0, i, false, true
 		}
 		if eneg {
 			e = -e
 		}
 		exp += e
 	}
-	if !seen || i != len(tok) || m == 0 || digits > 15 {
-		return parseFloat4Slow(tok)
+	if !seen || m == 0 || digits > 15 {
+		return 0, i, false, false
 	}
 	var f float64
 	switch {
@@ -120,17 +160,17 @@ func parseFloat4(tok []byte) (float32, bool) {
 	case exp < 0 && exp >= -22:
 		f = float64(m) / float64pow10[-exp]
 	default:
-		return parseFloat4Slow(tok)
+		return 0, i, false, false
 	}
 	const halfway = 1 << 28 // below a float32's last bit in a float64's mantissa
 	if low := math.Float64bits(f) & (1<<29 - 1); low >= halfway-1 && low <= halfway+1 ||
 		f < math.SmallestNonzeroFloat32*(1<<23) || f > math.MaxFloat32 {
-		return parseFloat4Slow(tok)
+		return 0, i, false, false
 	}
 	if neg {
 		f = -f
 	}
-	return float32(f), true
+	return float32(f), i, true, false
 }
 
 var float64pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,

@@ -3,6 +3,7 @@ package types
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,6 +53,41 @@ func TestParseFloat4(t *testing.T) {
 	}
 }
 
+// TestParseFloat4sList checks that the one-pass list parser takes the
+// same lists as cutting each element out and parsing it alone would, with
+// the same values: white space around elements, elements it leaves to
+// parseFloat4 (halfway cases, long digit strings) and ones nothing takes.
+func TestParseFloat4sList(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	elems := []string{"1", "-0.5", "3.25e-3", "+7E2", "0.1234567", "123456789012345678", "1.0000000596046448",
+		"0", "1e", "x", "", "1 2", "1e5e5", "inf", "-", ".5", "5.", "1e-50", "3.4028236e38"}
+	spaces := []string{"", "", "", " ", "\t", "\n ", "\v\f\r"}
+	for range 100000 {
+		var b strings.Builder
+		var want []float32
+		wantOK := true
+		b.WriteByte('{')
+		for k := range 1 + rng.Intn(4) {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			e := elems[rng.Intn(len(elems))]
+			if rng.Intn(3) == 0 {
+				e = strconv.FormatFloat(rng.NormFloat64()*0.05, 'g', -1, 32)
+			}
+			b.WriteString(spaces[rng.Intn(len(spaces))] + e + spaces[rng.Intn(len(spaces))])
+			x, ok := parseFloat4(trimArraySpace([]byte(e)))
+			wantOK = wantOK && ok
+			want = append(want, x)
+		}
+		b.WriteByte('}')
+		got, ok := ParseFloat4s(nil, []byte(b.String()))
+		if ok != wantOK || ok && !slices.Equal(got, want) {
+			t.Fatalf("%q: %v %v, want %v %v", b.String(), got, ok, want, wantOK)
+		}
+	}
+}
+
 // BenchmarkParseFloat4 times the fast float parser on embedding-like
 // numbers, against strconv.
 func BenchmarkParseFloat4(b *testing.B) {
@@ -70,4 +106,26 @@ func BenchmarkParseFloat4(b *testing.B) {
 			parseFloat4Slow(toks[i%len(toks)])
 		}
 	})
+}
+
+// BenchmarkParseFloat4s times the parse of a 384-d embedding in real[]
+// text form, as COPY reads it.
+func BenchmarkParseFloat4s(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	f := []byte{'{'}
+	for i := range 384 {
+		if i > 0 {
+			f = append(f, ',')
+		}
+		f = strconv.AppendFloat(f, rng.NormFloat64()*0.05, 'g', -1, 32)
+	}
+	f = append(f, '}')
+	var dst []float32
+	b.SetBytes(int64(len(f)))
+	for b.Loop() {
+		var ok bool
+		if dst, ok = ParseFloat4s(dst[:0], f); !ok {
+			b.Fatal("not taken")
+		}
+	}
 }
