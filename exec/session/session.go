@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -178,6 +179,10 @@ type Statement struct {
 	// simple marks a statement of the simple query protocol, which has no
 	// parameters.
 	simple bool
+	// fixedResult marks a statement whose result columns a client has
+	// been told (Columns, set when it was prepared): a later binding must
+	// keep them (PostgreSQL's "cached plan must not change result type").
+	fixedResult bool
 	// What pg_prepared_statements shows of a prepared statement: whether
 	// SQL PREPARE made it (and its text), when, and how many times it
 	// was bound to run.
@@ -506,7 +511,7 @@ func (s *Session) prepare(text string, paramTypes []types.T) ([]*Statement, erro
 			return nil, err
 		}
 		st.ParamTypes = bp.params
-		st.Columns = bp.columns
+		st.Columns, st.fixedResult = bp.columns, true
 	}
 	return out, nil
 }
@@ -614,6 +619,12 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 		s.fail()
 		return nil, err
 	}
+	if st.fixedResult && !sameResultColumns(st.Columns, bp.columns) {
+		// A DDL since the statement was prepared changed what it
+		// returns; the client decodes rows by the columns it was told.
+		s.fail()
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cached plan must not change result type")
+	}
 	if len(params) != len(bp.params) {
 		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"\" requires %d", len(params), len(bp.params))
 	}
@@ -623,6 +634,12 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 		return nil, err
 	}
 	return &Portal{stmt: st, bound: bp.bound, params: params, columns: bp.columns}, nil
+}
+
+// sameResultColumns reports whether two bindings of a statement return
+// the same columns: names and types.
+func sameResultColumns(a, b []Column) bool {
+	return slices.EqualFunc(a, b, func(x, y Column) bool { return x.Name == y.Name && x.Type.Equal(y.Type) })
 }
 
 // bindCached binds st with its parameter types against the session's
@@ -1347,7 +1364,7 @@ func (s *Session) runPrepare(x *sql.Prepare, text string) error {
 		return err
 	}
 	st.ParamTypes = params
-	st.Columns = s.resultColumns(bound)
+	st.Columns, st.fixedResult = s.resultColumns(bound), true
 	st.prepareTime = time.Now()
 	s.prepared[x.Name] = st
 	return nil
