@@ -372,8 +372,13 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_DeallocateStmt:
 		return &Deallocate{Name: s.DeallocateStmt.Name, All: s.DeallocateStmt.Name == ""}, nil
 	case *pg_query.Node_ListenStmt:
-		return &NoOp{Tag: "LISTEN"}, nil
+		// Accepting it would leave the client waiting for notifications
+		// that never come.
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "LISTEN is not supported").
+			WithDetail("cairn has no NOTIFY: sessions cannot send each other notifications.")
 	case *pg_query.Node_UnlistenStmt:
+		// Nothing is ever listened to, so there is nothing to stop (and
+		// DISCARD ALL, which poolers send, unlistens).
 		return &NoOp{Tag: "UNLISTEN"}, nil
 	case *pg_query.Node_VacuumStmt:
 		if s.VacuumStmt.IsVacuumcmd {
