@@ -69,6 +69,9 @@ type Binder struct {
 	// policyTables lists the tables whose policy expressions are being
 	// bound, to catch a policy whose subqueries read its own table.
 	policyTables []uint64
+	// consts are the statement's constants in place of its template's
+	// (constant).
+	consts map[*pg_query.A_Const]*pg_query.A_Const
 }
 
 type cteDef struct {
@@ -91,7 +94,34 @@ type Statement interface {
 }
 
 // Bind binds one parsed statement against the binder's catalog.
-func (b *Binder) Bind(p *Parsed) (Statement, error) { return b.bindStatement(p.node) }
+func (b *Binder) Bind(p *Parsed) (Statement, error) {
+	if p.consts == nil {
+		return b.bindStatement(p.node)
+	}
+	fresh := *b
+	b.consts = p.consts
+	st, err := b.bindStatement(p.node)
+	if err == nil {
+		return st, nil
+	}
+	// The error's position was taken from the template's tree, whose
+	// text may place things elsewhere: bind the query parsed afresh.
+	*b = fresh
+	tree, perr := parse(p.query)
+	if perr != nil || len(tree.Stmts) != 1 {
+		return nil, err
+	}
+	return b.bindStatement(tree.Stmts[0].Stmt)
+}
+
+// constant is c as this query spells it: the query's own constant where
+// the statement's tree is a template's (Parsed.consts).
+func (b *Binder) constant(c *pg_query.A_Const) *pg_query.A_Const {
+	if own := b.consts[c]; own != nil {
+		return own
+	}
+	return c
+}
 
 // bindStatement binds a statement's parse tree.
 func (b *Binder) bindStatement(n *pg_query.Node) (Statement, error) {

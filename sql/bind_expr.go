@@ -55,7 +55,7 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 		}
 		return b.resolveColumn(sc, v.ColumnRef)
 	case *pg_query.Node_AConst:
-		return bindConst(v.AConst)
+		return bindConst(b.constant(v.AConst))
 	case *pg_query.Node_ParamRef:
 		return b.bindParam(v.ParamRef)
 	case *pg_query.Node_TypeCast:
@@ -318,7 +318,7 @@ func bindConst(c *pg_query.A_Const) (Expr, error) {
 		}
 		return &Const{Value: d, T: types.NumericT}, nil
 	case *pg_query.A_Const_Sval:
-		return &Const{Value: v.Sval.Sval, T: types.UnknownT}, nil
+		return &Const{Value: v.Sval.Sval, T: types.UnknownT, Pos: c.Location + 1}, nil
 	case *pg_query.A_Const_Boolval:
 		return &Const{Value: v.Boolval.Boolval, T: types.BoolT}, nil
 	case *pg_query.A_Const_Bsval:
@@ -338,9 +338,9 @@ func (b *Binder) bindParam(p *pg_query.ParamRef) (Expr, error) {
 	return &Param{Index: idx, T: b.Params[idx]}, nil
 }
 
-// TypeFromName resolves a parse-tree type name (with modifiers and array
+// typeFromName resolves a parse-tree type name (with modifiers and array
 // bounds) to a type.
-func TypeFromName(tn *pg_query.TypeName) (types.T, error) {
+func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 	names := strList(tn.Names)
 	name := strings.ToLower(names[len(names)-1])
 	if names[len(names)-1] == "char" {
@@ -361,6 +361,9 @@ func TypeFromName(tn *pg_query.TypeName) (types.T, error) {
 	var mods []int64
 	for _, m := range tn.Typmods {
 		c := m.GetAConst()
+		if c != nil {
+			c = b.constant(c)
+		}
 		if c == nil {
 			return types.UnknownT, pgerr.New(pgerrcode.SyntaxError, "type modifiers must be simple constants or identifiers")
 		}
@@ -423,7 +426,7 @@ func (b *Binder) bindTypeCast(sc *scope, tc *pg_query.TypeCast) (Expr, error) {
 	if hybrid, weighted := isHybridTypeName(tc.TypeName); hybrid {
 		return b.bindHybridCast(sc, tc.Arg, weighted)
 	}
-	t, err := TypeFromName(tc.TypeName)
+	t, err := b.typeFromName(tc.TypeName)
 	if err != nil {
 		return nil, err
 	}
@@ -441,7 +444,7 @@ func (b *Binder) bindTypeCast(sc *scope, tc *pg_query.TypeCast) (Expr, error) {
 	}
 	e, err := b.coerce(arg, t, castExplicit)
 	if err != nil {
-		return nil, pgerr.From(err).WithPosition(tc.Location + 1)
+		return nil, pgerr.From(err).WithPositionIfUnset(tc.Location + 1)
 	}
 	return e, nil
 }
@@ -628,7 +631,7 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 		}
 		e, err := b.bindOperator(op, l, r)
 		if err != nil {
-			return nil, pgerr.From(err).WithPosition(a.Location + 1)
+			return nil, pgerr.From(err).WithPositionIfUnset(a.Location + 1)
 		}
 		if c, ok := e.(*Call); ok && c.Overload.Search != functions.NotSearch {
 			return b.bindSearch(sc, c, l, r)

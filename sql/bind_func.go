@@ -26,7 +26,7 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	}
 	argNodes, err := b.positionalArgs(sc, name, fc.Args)
 	if err != nil {
-		return nil, pgerr.From(err).WithPosition(fc.Location + 1)
+		return nil, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
 	}
 	args, err := b.bindExprs(sc, argNodes)
 	if err != nil {
@@ -50,7 +50,7 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	}
 	e, err := b.bindCall(name, args, nil)
 	if err != nil {
-		return nil, pgerr.From(err).WithPosition(fc.Location + 1)
+		return nil, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
 	}
 	return e, nil
 }
@@ -120,7 +120,7 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 	}
 	ag, castTo, err := functions.ResolveAggregate(name, ts)
 	if err != nil {
-		return AggCall{}, pgerr.From(err).WithPosition(fc.Location + 1)
+		return AggCall{}, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
 	}
 	for i := range args {
 		if i < len(castTo) {

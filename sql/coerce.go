@@ -42,7 +42,7 @@ func (b *Binder) coerce(e Expr, to types.T, ctx castContext) (Expr, error) {
 			s, _ := x.Value.(string)
 			v, err := types.ParseTextOpts(s, to, &types.TextOptions{Location: b.location(), DateStyle: b.DateStyle})
 			if err != nil {
-				return nil, err
+				return nil, pgerr.From(err).WithPositionIfUnset(x.Pos)
 			}
 			if v, err = types.ApplyTypmod(v, to, ctx == castExplicit); err != nil {
 				return nil, err

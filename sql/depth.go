@@ -300,9 +300,20 @@ func (s *nestingScanner) wordOrPrefixedString(q string, i int) int {
 }
 
 // skipQuoted returns the index after the quote that closes a string or
+// quoted identifier whose body starts at i (see quotedEnd).
+func (s *nestingScanner) skipQuoted(q string, i int, quote byte, backslashes bool) int {
+	end, closed := quotedEnd(q, i, quote, backslashes)
+	if !closed {
+		s.unclosed = true
+		return len(q)
+	}
+	return end
+}
+
+// quotedEnd returns the index after the quote that closes a string or
 // quoted identifier whose body starts at i. A doubled quote is part of the
 // body; with backslashes (E'...') a backslash escapes the next byte.
-func (s *nestingScanner) skipQuoted(q string, i int, quote byte, backslashes bool) int {
+func quotedEnd(q string, i int, quote byte, backslashes bool) (end int, closed bool) {
 	for i < len(q) {
 		switch q[i] {
 		case '\\':
@@ -315,12 +326,11 @@ func (s *nestingScanner) skipQuoted(q string, i int, quote byte, backslashes boo
 				i += 2
 				continue
 			}
-			return i + 1
+			return i + 1, true
 		}
 		i++
 	}
-	s.unclosed = true
-	return len(q)
+	return len(q), false
 }
 
 // dollar reads what starts with '$' at q[i]: a parameter ($1), a
@@ -353,8 +363,18 @@ func (s *nestingScanner) dollar(q string, i int) int {
 }
 
 // skipBlockComment returns the index after a /* ... */ comment starting at
-// q[i]; such comments nest, as in PostgreSQL.
+// q[i] (see blockCommentEnd).
 func (s *nestingScanner) skipBlockComment(q string, i int) int {
+	end, closed := blockCommentEnd(q, i)
+	if !closed {
+		s.unclosed = true
+	}
+	return end
+}
+
+// blockCommentEnd returns the index after a /* ... */ comment starting at
+// q[i]; such comments nest, as in PostgreSQL.
+func blockCommentEnd(q string, i int) (end int, closed bool) {
 	depth := 0
 	for i < len(q) {
 		switch {
@@ -365,14 +385,13 @@ func (s *nestingScanner) skipBlockComment(q string, i int) int {
 			depth--
 			i += 2
 			if depth == 0 {
-				return i
+				return i, true
 			}
 		default:
 			i++
 		}
 	}
-	s.unclosed = true
-	return len(q)
+	return len(q), false
 }
 
 func skipLineComment(q string, i int) int {

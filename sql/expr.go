@@ -30,6 +30,9 @@ type ColumnRef struct {
 type Const struct {
 	Value any
 	T     types.T
+	// Pos is the 1-based position of the literal in the statement (0: not
+	// a literal), which an error reading it as its type points at.
+	Pos int32
 }
 
 // Param is the statement parameter $Index+1.

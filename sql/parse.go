@@ -19,6 +19,27 @@ type Parsed struct {
 	// Text is the statement's own text, trimmed.
 	Text string
 	node *pg_query.Node
+	// tmpl is the template node comes from (template.go), shared with
+	// the other queries of its shape; nil when node is the statement's
+	// own.
+	tmpl *template
+	// consts are this query's constants in place of the template's, and
+	// query its whole text, which the positions of errors refer to.
+	consts map[*pg_query.A_Const]*pg_query.A_Const
+	query  string
+}
+
+// Templated reports whether the statement's tree is a template's, shared
+// with the other queries of its shape (template.go).
+func (p *Parsed) Templated() bool { return p.tmpl != nil }
+
+// Normalize is Normalize of the statement's text, shared by all the
+// queries of a template.
+func (p *Parsed) Normalize() (text string, id int64, err error) {
+	if p.tmpl != nil {
+		return p.tmpl.normalized()
+	}
+	return Normalize(p.Text)
 }
 
 // EndsTransaction reports whether the statement is COMMIT, ROLLBACK or
@@ -55,7 +76,14 @@ func (p *Parsed) TakesSnapshot() bool {
 // A statement nested or chained too deeply is 54001 (see depth.go), as in
 // PostgreSQL, and never reaches the C parser's stack limit.
 func Parse(query string) ([]*Parsed, error) {
+	p, learn := parseShaped(query)
+	if p != nil {
+		return []*Parsed{p}, nil
+	}
 	tree, err := parse(query)
+	if learn != nil {
+		learn(tree)
+	}
 	if err != nil {
 		fixed, ok := parenthesizeHybridIndexKey(query)
 		if !ok {

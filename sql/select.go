@@ -704,6 +704,7 @@ func (b *Binder) bindSortKeys(sc *scope, sortBy []*pg_query.Node, items []select
 		}
 		idx := -1
 		if c := sb.Node.GetAConst(); c != nil {
+			c = b.constant(c)
 			if iv, ok := c.Val.(*pg_query.A_Const_Ival); ok {
 				pos := int(iv.Ival.Ival)
 				if pos < 1 || pos > len(items) {
@@ -817,6 +818,7 @@ func makeSortKey(sb *pg_query.SortBy, e Expr) SortKey {
 // expression over the FROM clause.
 func (b *Binder) bindGroupKey(sc *scope, g *pg_query.Node, targets []*pg_query.Node, items []selectItem) (Expr, error) {
 	if c := g.GetAConst(); c != nil {
+		c = b.constant(c)
 		if iv, ok := c.Val.(*pg_query.A_Const_Ival); ok {
 			pos := int(iv.Ival.Ival)
 			if pos < 1 || pos > len(items) {

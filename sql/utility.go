@@ -360,7 +360,7 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_PrepareStmt:
 		p := &Prepare{Name: s.PrepareStmt.Name, Stmt: &Parsed{node: s.PrepareStmt.Query}}
 		for _, a := range s.PrepareStmt.Argtypes {
-			t, err := TypeFromName(a.GetTypeName())
+			t, err := b.typeFromName(a.GetTypeName())
 			if err != nil {
 				return nil, err
 			}
@@ -572,7 +572,7 @@ func (b *Binder) addColumnDef(ct *CreateTable, cd *pg_query.ColumnDef, tableCons
 func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (catalog.ColumnDef, *catalog.SequenceDef, error) {
 	col := catalog.ColumnDef{Name: cd.Colname}
 	typeName := strings.ToLower(nameOf(cd.TypeName.Names))
-	t, err := TypeFromName(cd.TypeName)
+	t, err := b.typeFromName(cd.TypeName)
 	if err != nil {
 		return col, nil, err
 	}

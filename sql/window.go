@@ -6,7 +6,6 @@ import (
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -254,7 +253,7 @@ func (b *Binder) bindWindowCall(sc *scope, fc *pg_query.FuncCall, name string) (
 			return nil, err
 		}
 		if err := b.checkWindowArgs(f, res); err != nil {
-			return nil, pgerr.From(err).WithPosition(fc.Location + 1)
+			return nil, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
 		}
 		return &WindowCall{Func: f}, nil
 	}
@@ -338,12 +337,17 @@ func (b *Binder) windowDef(over *pg_query.WindowDef) (*pg_query.WindowDef, error
 			if over.Name != "" {
 				return d, nil
 			}
-			out := proto.Clone(d).(*pg_query.WindowDef)
+			// A new definition over the named one's parts: the tree may
+			// be a template's, whose constants the binder looks up by
+			// node (Binder.constant).
+			out := &pg_query.WindowDef{Name: d.Name, Refname: d.Refname, PartitionClause: d.PartitionClause,
+				OrderClause: d.OrderClause, FrameOptions: d.FrameOptions, StartOffset: d.StartOffset,
+				EndOffset: d.EndOffset, Location: d.Location}
 			if len(over.OrderClause) > 0 {
 				out.OrderClause = over.OrderClause
 			}
 			if over.FrameOptions&frameNonDefault != 0 {
-				out.FrameOptions = over.FrameOptions
+				out.FrameOptions, out.StartOffset, out.EndOffset = over.FrameOptions, over.StartOffset, over.EndOffset
 			}
 			return out, nil
 		}

@@ -43,29 +43,21 @@ type statementStat struct {
 	mean, m2        float64
 }
 
-// record counts one execution of query that took d and returned or
+// record counts one execution of statement p that took d and returned or
 // changed rows rows. A query pg_query cannot normalise (cairn's own
-// syntax) is not counted.
-func (st *statementStats) record(query string, d time.Duration, rows int64) {
-	if query == "" {
+// syntax) is not counted. The statements of a parse template (sql.Parsed)
+// share its normal form and skip the text cache, which each of their
+// texts would only crowd.
+func (st *statementStats) record(p *sql.Parsed, d time.Duration, rows int64) {
+	if p.Text == "" {
+		return
+	}
+	n, err := st.normalize(p)
+	if err != nil {
 		return
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	n, ok := st.texts[query]
-	if !ok {
-		st.mu.Unlock()
-		text, id, err := sql.Normalize(query)
-		st.mu.Lock()
-		if err != nil {
-			return
-		}
-		n = normalized{text, id}
-		if st.texts == nil || len(st.texts) >= maxTrackedStatements {
-			st.texts = map[string]normalized{}
-		}
-		st.texts[query] = n
-	}
 	s := st.byID[n.id]
 	if s == nil {
 		if st.byID == nil {
@@ -85,6 +77,33 @@ func (st *statementStats) record(query string, d time.Duration, rows int64) {
 	delta := ms - s.mean
 	s.mean += delta / float64(s.calls)
 	s.m2 += delta * (ms - s.mean)
+}
+
+// normalize returns p's normal form, from the text cache where the
+// statement has no template.
+func (st *statementStats) normalize(p *sql.Parsed) (normalized, error) {
+	if p.Templated() {
+		text, id, err := p.Normalize()
+		return normalized{text, id}, err
+	}
+	st.mu.Lock()
+	n, ok := st.texts[p.Text]
+	st.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	text, id, err := p.Normalize()
+	if err != nil {
+		return normalized{}, err
+	}
+	n = normalized{text, id}
+	st.mu.Lock()
+	if st.texts == nil || len(st.texts) >= maxTrackedStatements {
+		st.texts = map[string]normalized{}
+	}
+	st.texts[p.Text] = n
+	st.mu.Unlock()
+	return n, nil
 }
 
 // rows returns pg_stat_statements' rows.

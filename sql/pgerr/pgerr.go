@@ -49,6 +49,16 @@ func (e *Error) WithPosition(pos int32) *Error {
 	return e
 }
 
+// WithPositionIfUnset returns e with the position set unless it has one:
+// a call or operator reports its own position for an error only when a
+// part of it (a literal that is no valid input, say) has not.
+func (e *Error) WithPositionIfUnset(pos int32) *Error {
+	if e.Position == 0 {
+		e.Position = pos
+	}
+	return e
+}
+
 // NotSupported is the 0A000 error for a feature cairn parses but does not
 // implement; feature names it, e.g. "LATERAL joins".
 func NotSupported(format string, args ...any) *Error {
