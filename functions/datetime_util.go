@@ -74,15 +74,32 @@ func utcToWall(ts int64, loc *time.Location) int64 {
 	return ts + int64(off)*usecPerSec
 }
 
-// wallToUTC interprets wall-clock µs in loc (the later offset in a gap,
-// as PostgreSQL's DetermineTimeZoneOffset does for most zones).
+// wallToUTC interprets wall-clock µs in loc. A wall time that a
+// transition skips (spring forward) is read with the offset before it, one
+// that occurs twice (fall back) with the offset after it, as the SQL
+// standard and PostgreSQL's DetermineTimeZoneOffset do.
 func wallToUTC(wall int64, loc *time.Location) int64 {
 	if isInfTS(wall) {
 		return wall
 	}
-	w := wallTime(wall)
-	t := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc)
-	return t.UnixMicro()
+	before, after := offsetAt(loc, wall-usecPerDay), offsetAt(loc, wall+usecPerDay)
+	if before == after {
+		return wall - before
+	}
+	early, late := wall-before, wall-after
+	switch earlyOK, lateOK := offsetAt(loc, early) == before, offsetAt(loc, late) == after; {
+	case lateOK:
+		return late
+	case earlyOK:
+		return early
+	}
+	return early
+}
+
+// offsetAt is loc's offset from UTC at the instant ts, in µs.
+func offsetAt(loc *time.Location, ts int64) int64 {
+	_, off := time.UnixMicro(ts).In(loc).Zone()
+	return int64(off) * usecPerSec
 }
 
 // dateToWall is the midnight of a date as wall-clock µs.

@@ -251,6 +251,29 @@ var tzAbbrevs = map[string]tzAbbrev{
 	"sst": {-39600, false}, "chst": {36000, false}, "ddut_": {36000, false},
 }
 
+// ZoneAt is the time zone AT TIME ZONE (PostgreSQL's timestamptz_zone)
+// reads zone as: a fixed-offset abbreviation of the Default set ("EST",
+// "PDT"), one whose offset depends on the date ("MSK"), or a zone name
+// (LoadZone: "America/New_York", "UTC+3"), or a bare POSIX offset ("+05",
+// five hours west of UTC). It returns nil if the name is
+// unknown.
+func ZoneAt(zone string) *time.Location {
+	if zone != "" && (zone[0] == '+' || zone[0] == '-') {
+		// A bare offset is a POSIX TZ offset: hours west of UTC.
+		if east, e := decodeTimezone(zone); e == dtOK {
+			return time.FixedZone(zone, -east)
+		}
+	}
+	low := strings.ToLower(zone)
+	if a, ok := tzAbbrevs[low]; ok {
+		return time.FixedZone(strings.ToUpper(zone), a.offset)
+	}
+	if name, ok := dynAbbrevs[low]; ok {
+		return LoadZone(name)
+	}
+	return LoadZone(zone)
+}
+
 // dynAbbrevs are the abbreviations of the Default set whose offset
 // depends on the date: they are read as the named zone.
 var dynAbbrevs = map[string]string{
