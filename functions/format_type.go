@@ -111,42 +111,11 @@ func formatTypeName(t types.T, typmod int64, given bool) (string, error) {
 	return t.String(), nil
 }
 
-// The interval typmod's field masks: INTERVAL_MASK of PostgreSQL's
-// datetime.h field numbers, and INTERVAL_FULL_RANGE for a plain interval
-// with a precision only (interval(3)).
-const (
-	ivMonth           = 1 << 1
-	ivYear            = 1 << 2
-	ivDay             = 1 << 3
-	ivHour            = 1 << 10
-	ivMinute          = 1 << 11
-	ivSecond          = 1 << 12
-	intervalFullRange = 0x7fff
-)
-
-// intervalFields is how intervaltypmodout prints each valid field mask.
-var intervalFields = map[int64]string{
-	ivYear:                               " year",
-	ivMonth:                              " month",
-	ivDay:                                " day",
-	ivHour:                               " hour",
-	ivMinute:                             " minute",
-	ivSecond:                             " second",
-	ivYear | ivMonth:                     " year to month",
-	ivDay | ivHour:                       " day to hour",
-	ivDay | ivHour | ivMinute:            " day to minute",
-	ivDay | ivHour | ivMinute | ivSecond: " day to second",
-	ivHour | ivMinute:                    " hour to minute",
-	ivHour | ivMinute | ivSecond:         " hour to second",
-	ivMinute | ivSecond:                  " minute to second",
-	intervalFullRange:                    "",
-}
-
 // intervalTypmodOut is PostgreSQL's intervaltypmodout: the fields in the
 // high half of the typmod and the seconds' precision in the low half
 // (0xffff: none).
 func intervalTypmodOut(typmod int64) (string, error) {
-	fields, ok := intervalFields[(typmod>>16)&0x7fff]
+	fields, ok := types.IntervalFields(int((typmod >> 16) & types.IntervalFullRange))
 	if !ok {
 		return "", pgerr.New(pgerrcode.InternalError, "invalid INTERVAL typmod: 0x%x", typmod)
 	}

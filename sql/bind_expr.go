@@ -400,8 +400,27 @@ func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "dimensions for type vector cannot exceed %d", types.VectorMaxDim)
 		}
 		t.Mod = int32(mods[0])
-	case t.Family == types.TimestampFamily || t.Family == types.TimestampTZ || t.Family == types.Time || t.Family == types.Interval:
-		// Precision is accepted; values keep microseconds.
+	case t.Family == types.TimestampFamily || t.Family == types.TimestampTZ || t.Family == types.Time:
+		// Fractional-second precision (PostgreSQL warns above 6).
+		if len(mods) != 1 {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "invalid type modifier")
+		}
+		if mods[0] < 0 {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "%s(%d)%s precision must not be negative",
+				strings.ToUpper(strings.TrimSuffix(name, "tz")), mods[0], map[bool]string{true: " WITH TIME ZONE"}[t.Family == types.TimestampTZ])
+		}
+		t.Mod = int32(min(mods[0], 6))
+	case t.Family == types.Interval:
+		// The grammar's field range mask, then the precision if any.
+		prec := int64(-1)
+		if len(mods) > 1 {
+			prec = mods[1]
+		}
+		mod, err := types.IntervalTypmod(int(mods[0]), int(prec))
+		if err != nil {
+			return types.UnknownT, err
+		}
+		t.Mod = mod
 	case t.Family == types.Float8 && name == "float":
 		if mods[0] <= 24 {
 			t = types.Float4T

@@ -1,6 +1,8 @@
 package syscat
 
 import (
+	"strings"
+
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -142,7 +144,7 @@ func init() {
 			charLen, octets := charLengths(c.Type)
 			precision, radix, scale := numericFacets(c.Type)
 			rows = append(rows, []any{v.Database, schema, table, c.Name, int64(i + 1), def, nullable, sqlDataType(c.Type),
-				charLen, octets, precision, radix, scale, datetimePrecision(c.Type), nil, nil,
+				charLen, octets, precision, radix, scale, datetimePrecision(c.Type), intervalType(c.Type), nil,
 				nil, nil, nil, collCatalog, collSchema, collName, nil, nil, nil,
 				v.Database, udtSchema, udtName, nil, nil, nil, nil, strconv.Itoa(i + 1),
 				"NO", isIdentity, generation, start, increment, maximum, minimum, "NO", "NEVER", nil, updatable})
@@ -366,15 +368,32 @@ func numericFacets(t types.T) (precision, radix, scale any) {
 	return nil, nil, nil
 }
 
-// datetimePrecision is datetime_precision: fractional second digits, 6
-// for the time types (cairn keeps microseconds whatever the declared
-// precision), 0 for date, NULL for other types.
+// datetimePrecision is datetime_precision: the fractional second digits
+// the time types keep (6 unless declared), 0 for date, NULL for other
+// types.
 func datetimePrecision(t types.T) any {
 	switch t.Family {
 	case types.DateFamily:
 		return int64(0)
-	case types.Time, types.TimestampFamily, types.TimestampTZ, types.Interval:
+	case types.Time, types.TimestampFamily, types.TimestampTZ:
+		if t.Mod >= 0 {
+			return int64(t.Mod)
+		}
 		return int64(6)
+	case types.Interval:
+		return int64(types.IntervalPrecision(t.Mod))
+	}
+	return nil
+}
+
+// intervalType is interval_type: an interval column's fields, as declared
+// ("DAY TO SECOND"), NULL for other types and plain intervals.
+func intervalType(t types.T) any {
+	if t.Family != types.Interval {
+		return nil
+	}
+	if fields, _ := types.IntervalFields(types.IntervalRange(t.Mod)); fields != "" {
+		return strings.ToUpper(fields[1:])
 	}
 	return nil
 }

@@ -71,7 +71,8 @@ var builtinTypes = []builtinType{
 }
 
 // Typmod is a type's modifier as PostgreSQL stores it (atttypmod):
-// varchar(n) and char(n) are n+4, numeric(p,s) ((p<<16)|s)+4, vector(n) n;
+// varchar(n) and char(n) are n+4, numeric(p,s) ((p<<16)|s)+4, vector(n)
+// and time(p) n or p, an interval its packed fields and precision;
 // an array has its element's; -1 for none.
 func Typmod(t types.T) int64 {
 	if t.IsArray() {
@@ -83,7 +84,7 @@ func Typmod(t types.T) int64 {
 	switch t.Family {
 	case types.Varchar, types.Char, types.Numeric:
 		return int64(t.Mod) + 4
-	case types.Vector:
+	case types.Vector, types.Time, types.TimestampFamily, types.TimestampTZ, types.Interval:
 		return int64(t.Mod)
 	}
 	return -1

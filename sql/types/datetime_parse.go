@@ -1719,8 +1719,8 @@ func (it *itmIn) adjustYears(val int64, scale int) bool {
 	return add32(&it.year, v)
 }
 
-// decodeTimeForInterval is DecodeTimeForInterval (full range).
-func decodeTimeForInterval(s string, it *itmIn) (int, dtErr) {
+// decodeTimeForInterval is DecodeTime for an interval of the given fields.
+func decodeTimeForInterval(s string, it *itmIn, rangeMask int) (int, dtErr) {
 	hour, cp, ok := strtoi64(s)
 	if !ok {
 		return 0, dtFieldOverflow
@@ -1736,6 +1736,10 @@ func decodeTimeForInterval(s string, it *itmIn) (int, dtErr) {
 	var usec int64
 	switch {
 	case len(cp) == 0:
+		if rangeMask == IntervalMinute|IntervalSecond {
+			// MINUTE TO SECOND reads hh:mm as mm:ss.
+			sec, min, hour = min, int(hour), 0
+		}
 	case cp[0] == '.':
 		f, e := parseFractionalSecond(cp)
 		if e != dtOK {
@@ -1775,8 +1779,11 @@ func decodeTimeForInterval(s string, it *itmIn) (int, dtErr) {
 	return dtkTimeM, dtOK
 }
 
-// decodeInterval is DecodeInterval (IntervalStyle postgres, no typmod).
-func decodeInterval(fields []dtField, it *itmIn) dtErr {
+// decodeInterval is DecodeInterval (IntervalStyle postgres): rangeMask is
+// the fields of the interval's typmod, which decide the unit of a bare
+// number (interval '1' day) and of hh:mm (interval '1:30' minute to
+// second).
+func decodeInterval(fields []dtField, it *itmIn, rangeMask int) dtErr {
 	isBefore := false
 	fmask := 0
 	typ := -1 // IGNORE_DTF
@@ -1785,7 +1792,7 @@ func decodeInterval(fields []dtField, it *itmIn) dtErr {
 		tmask := 0
 		switch f.typ {
 		case dtkTime:
-			m, e := decodeTimeForInterval(f.val, it)
+			m, e := decodeTimeForInterval(f.val, it, rangeMask)
 			if e != dtOK {
 				return e
 			}
@@ -1794,7 +1801,7 @@ func decodeInterval(fields []dtField, it *itmIn) dtErr {
 		case dtkTZ, dtkDate, dtkNumber:
 			if f.typ == dtkTZ && strings.IndexByte(f.val[1:], ':') >= 0 {
 				saved := *it
-				if m, e := decodeTimeForInterval(f.val[1:], it); e == dtOK {
+				if m, e := decodeTimeForInterval(f.val[1:], it, rangeMask); e == dtOK {
 					if f.val[0] == '-' {
 						if it.usec == math.MinInt64 {
 							return dtFieldOverflow
@@ -1808,7 +1815,7 @@ func decodeInterval(fields []dtField, it *itmIn) dtErr {
 				*it = saved
 			}
 			if typ == -1 {
-				typ = uSecond
+				typ = intervalUnitFor(rangeMask)
 			}
 			val, cp, ok := strtoi64(f.val)
 			if !ok {
@@ -2134,12 +2141,13 @@ func decodeISO8601Interval(str string, it *itmIn) dtErr {
 	return dtOK
 }
 
-// parseInterval is interval_in.
-func parseInterval(s string) (IntervalValue, error) {
+// parseInterval is interval_in for an interval of the typmod's fields
+// (AdjustIntervalForTypmod is left to ApplyTypmod).
+func parseInterval(s string, mod int32) (IntervalValue, error) {
 	var it itmIn
 	fields, e := parseDateTimeFields(s, 256)
 	if e == dtOK {
-		e = decodeInterval(fields, &it)
+		e = decodeInterval(fields, &it, IntervalRange(mod))
 	}
 	if e == dtBadFormat {
 		e = decodeISO8601Interval(s, &it)

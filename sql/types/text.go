@@ -349,7 +349,7 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 	case TimestampTZ:
 		return parseTimestamp(s, true, opts)
 	case Interval:
-		return parseInterval(s)
+		return parseInterval(s, t.Mod)
 	case ArrayFamily:
 		elem := TextT
 		if t.Elem != nil {

@@ -290,6 +290,15 @@ func (t T) String() string {
 		if t.Mod > 0 {
 			return fmt.Sprintf("vector(%d)", t.Mod)
 		}
+	case Interval:
+		return intervalTypeName(t.Mod)
+	case Time, TimestampFamily, TimestampTZ:
+		if t.Mod >= 0 {
+			// "timestamp(3) with time zone"
+			name := families[t.Family].name
+			at := strings.IndexByte(name, ' ')
+			return fmt.Sprintf("%s(%d)%s", name[:at], t.Mod, name[at:])
+		}
 	}
 	return families[t.Family].name
 }

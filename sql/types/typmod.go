@@ -17,8 +17,10 @@ import (
 //   - numeric(p,s): rounded to s digits (half away from zero); too many
 //     integer digits are a 22003 "numeric field overflow".
 //   - vector(n): a different dimension is a 22000 error.
-//   - timestamp(p), timestamptz(p), time(p), interval(p) with Mod 0..6:
-//     fractional seconds rounded to p digits.
+//   - timestamp(p), timestamptz(p), time(p) with Mod 0..6: fractional
+//     seconds rounded to p digits.
+//   - interval with fields or a precision (Mod packed as PostgreSQL's
+//     INTERVAL_TYPMOD): the fields below the range dropped, seconds rounded.
 //   - arrays: the element type's modifier applies to each element.
 //
 // NULL and types without a modifier pass through unchanged. Lengths count
@@ -102,15 +104,11 @@ func ApplyTypmod(v any, t T, explicit bool) (any, error) {
 		}
 		return TimeOfDay(roundMicros(int64(tod), int(t.Mod))), nil
 	case Interval:
-		if t.Mod < 0 || t.Mod > 6 {
-			return v, nil
-		}
 		iv, ok := toInterval(v)
-		if !ok {
+		if !ok || t.Mod < 0 {
 			return v, nil
 		}
-		iv.Micros = roundMicros(iv.Micros, int(t.Mod))
-		return iv, nil
+		return adjustInterval(iv, t.Mod), nil
 	case ArrayFamily:
 		a, ok := v.(*Array)
 		if !ok || t.Elem == nil || !hasTypmod(*t.Elem) {
