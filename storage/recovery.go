@@ -274,7 +274,7 @@ func (db *DB) recover() error {
 	db.head.Store(state)
 	db.published.Store(state)
 
-	w, err := createWALFile(db.walDir(), lastSeq+1)
+	w, err := db.home.openLog(lastSeq)
 	if err != nil {
 		return err
 	}
