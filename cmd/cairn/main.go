@@ -51,7 +51,7 @@ func main() {
 
 // config is the command line after flags and environment are merged.
 type config struct {
-	dataDir  string
+	dataDir string
 	// storage is the object store the durable state lives in ("": the
 	// data directory itself).
 	storage  string
