@@ -345,7 +345,7 @@ func TestObjectHomeSecondWriterStopsCommits(t *testing.T) {
 
 // TestObjectHomeKeepsLocalDatabases: a data directory holding a local
 // database is never taken (and cleared) as an object store's cache, and a
-// cache is never opened as a local database.
+// cache is never opened or exported as a local database.
 func TestObjectHomeKeepsLocalDatabases(t *testing.T) {
 	st := fakeS3(t)
 	local := t.TempDir()
@@ -367,6 +367,9 @@ func TestObjectHomeKeepsLocalDatabases(t *testing.T) {
 	openDB(t, cache, Options{Store: st}).Close()
 	if _, err := Open(cache, Options{Logger: quietLogger()}); err == nil || !strings.Contains(err.Error(), "cache of an object store") {
 		t.Fatalf("opening a cache as a local database: %v", err)
+	}
+	if _, _, err := ReadCommitted(cache); err == nil || !strings.Contains(err.Error(), "cache of an object store") {
+		t.Fatalf("exporting a cache: %v", err)
 	}
 }
 
