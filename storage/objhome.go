@@ -112,6 +112,9 @@ type objectHome struct {
 	ckpt      storeCheckpoint
 	etag      string
 	manifests map[uint64]storedManifest
+	// logLow is the number of the oldest log object that may be left
+	// before ckpt.LogFrom (one a crash kept a checkpoint from deleting).
+	logLow int
 
 	mu sync.Mutex
 	// stored is the size of every object under tables/ and catalog/ the
@@ -361,7 +364,12 @@ func (h *objectHome) fetchLog(ctx context.Context) error {
 		}
 		if n >= h.ckpt.LogFrom {
 			nums = append(nums, n)
+		} else if h.logLow == 0 {
+			h.logLow = n
 		}
+	}
+	if h.logLow == 0 {
+		h.logLow = h.ckpt.LogFrom
 	}
 	for i, n := range nums {
 		if want := h.ckpt.LogFrom + i; n != want {
@@ -537,21 +545,21 @@ func (h *objectHome) saveCheckpoint(s *dbState, cat []byte, logFrom int) error {
 	if err != nil {
 		return fmt.Errorf("putting the checkpoint to the object store: %w", err)
 	}
-	prevFrom := h.ckpt.LogFrom
 	h.ckpt, h.etag, h.manifests = next, info.ETag, manifests
-	h.collect(ctx, prevFrom)
+	h.collect(ctx)
 	return nil
 }
 
-// collect deletes the log objects before the checkpoint's first one
-// (from prevFrom on) and the objects under tables/ and catalog/ the
-// checkpoint does not name whose files the data directory no longer has.
-// A failed deletion is logged: it leaves garbage, nothing else.
-func (h *objectHome) collect(ctx context.Context, prevFrom int) {
+// collect deletes the log objects before the checkpoint's first one and
+// the objects under tables/ and catalog/ the checkpoint does not name
+// whose files the data directory no longer has. A failed deletion is
+// logged: it leaves garbage, nothing else.
+func (h *objectHome) collect(ctx context.Context) {
 	var dead []string
-	for n := prevFrom; n < h.ckpt.LogFrom; n++ {
+	for n := h.logLow; n < h.ckpt.LogFrom; n++ {
 		dead = append(dead, logKey(n))
 	}
+	h.logLow = h.ckpt.LogFrom
 	named := map[string]bool{h.ckpt.Catalog: true}
 	for _, sm := range h.manifests {
 		named[sm.key] = true

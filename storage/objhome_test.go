@@ -87,9 +87,20 @@ func parquetFiles(t *testing.T, db *DB, def *catalog.TableDef) []string {
 // checkpoint, deletions, a unique key and a sequence are all there when a
 // server opens the store with an empty data directory; Close leaves a
 // checkpoint and no log objects, and a replaced segment is deleted from the
-// store.
+// store. It runs against S3 and against a directory as the object store
+// (objstore.Local, as for a shared file system).
 func TestObjectHomeRestartOnEmptyCache(t *testing.T) {
-	st := fakeS3(t)
+	t.Run("s3", func(t *testing.T) { restartOnEmptyCache(t, fakeS3(t)) })
+	t.Run("directory", func(t *testing.T) {
+		st, err := objstore.Open(context.Background(), filepath.Join(t.TempDir(), "store"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		restartOnEmptyCache(t, st)
+	})
+}
+
+func restartOnEmptyCache(t *testing.T, st objstore.Store) {
 	db := openDB(t, t.TempDir(), Options{Store: st})
 	def := kvTable(t, db, "t")
 	tx := db.Begin()
