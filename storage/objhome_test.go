@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -419,6 +420,119 @@ func BenchmarkObjectHomeCommit(b *testing.B) {
 			wg.Wait()
 			b.StopTimer()
 			b.ReportMetric(float64(db.wal.(*objLog).next-first)/float64(b.N), "puts/commit")
+		})
+	}
+}
+
+// faultyStore is a real store whose puts and deletes of chosen keys fail,
+// as a server that dies between two of them leaves the bucket.
+type faultyStore struct {
+	objstore.Store
+	mu   sync.Mutex
+	fail func(op, key string) bool
+}
+
+func (s *faultyStore) failing(op, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil && s.fail(op, key) {
+		return fmt.Errorf("injected failure: %s %s", op, key)
+	}
+	return nil
+}
+
+func (s *faultyStore) setFail(fail func(op, key string) bool) {
+	s.mu.Lock()
+	s.fail = fail
+	s.mu.Unlock()
+}
+
+func (s *faultyStore) Put(ctx context.Context, key string, r io.Reader) (objstore.Info, error) {
+	if err := s.failing("put", key); err != nil {
+		return objstore.Info{}, err
+	}
+	return s.Store.Put(ctx, key, r)
+}
+
+func (s *faultyStore) PutIfAbsent(ctx context.Context, key string, r io.Reader) (objstore.Info, error) {
+	if err := s.failing("put", key); err != nil {
+		return objstore.Info{}, err
+	}
+	return s.Store.PutIfAbsent(ctx, key, r)
+}
+
+func (s *faultyStore) PutIfMatch(ctx context.Context, key string, r io.Reader, etag string) (objstore.Info, error) {
+	if err := s.failing("put", key); err != nil {
+		return objstore.Info{}, err
+	}
+	return s.Store.PutIfMatch(ctx, key, r, etag)
+}
+
+func (s *faultyStore) Delete(ctx context.Context, key string) error {
+	if err := s.failing("delete", key); err != nil {
+		return err
+	}
+	return s.Store.Delete(ctx, key)
+}
+
+// TestObjectHomeCheckpointCutShort: a checkpoint that stops before its
+// checkpoint object is put (its manifests and catalog put or not) leaves
+// the previous checkpoint and the whole log in force; one that stops after
+// it, before its deletions, leaves garbage that the next server's
+// checkpoint deletes. No commit is lost either way.
+func TestObjectHomeCheckpointCutShort(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fail func(op, key string) bool
+	}{
+		{"manifest", func(op, key string) bool { return op == "put" && isManifestKey(key) }},
+		{"catalog", func(op, key string) bool { return op == "put" && strings.HasPrefix(key, storeCatalogPrefix) }},
+		{"checkpoint", func(op, key string) bool { return op == "put" && key == storeCheckpointKey }},
+		{"deletions", func(op, key string) bool { return op == "delete" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &faultyStore{Store: fakeS3(t)}
+			db := openDB(t, t.TempDir(), Options{Store: st})
+			def := kvTable(t, db, "t")
+			insert(t, db, def, kvRows(0, 10)...)
+			if err := db.Checkpoint(); err != nil {
+				t.Fatal(err)
+			}
+			insert(t, db, def, kvRows(10, 20)...)
+			tx := db.Begin()
+			if err := tx.Delete(def.ID, []int64{1, 2}); err != nil {
+				t.Fatal(err)
+			}
+			mustCommit(t, tx)
+			st.setFail(tc.fail)
+			err := db.Checkpoint()
+			if (err == nil) != (tc.name == "deletions") {
+				t.Fatalf("checkpoint: %v", err)
+			}
+			insert(t, db, def, kvRows(20, 25)...)
+			db.crash()
+			st.setFail(nil)
+
+			db = openDB(t, t.TempDir(), Options{Store: st})
+			defer db.Close()
+			if n := countKV(t, db, def); n != 23 {
+				t.Fatalf("%d rows, want 23", n)
+			}
+			if err := db.Checkpoint(); err != nil {
+				t.Fatal(err)
+			}
+			if keys := storeKeys(t, st, "log/"); len(keys) != 0 {
+				t.Fatalf("log objects after the next checkpoint: %v", keys)
+			}
+			var manifests []string
+			for _, k := range storeKeys(t, st, "tables/") {
+				if isManifestKey(k) {
+					manifests = append(manifests, k)
+				}
+			}
+			if len(manifests) != 1 || len(storeKeys(t, st, storeCatalogPrefix)) != 1 {
+				t.Fatalf("after the next checkpoint: manifests %v, catalogs %v", manifests, storeKeys(t, st, storeCatalogPrefix))
+			}
 		})
 	}
 }
