@@ -33,6 +33,22 @@ type home interface {
 	// log recovery still needs, or 0 when the manifests do not cover the
 	// older parts yet and they stay.
 	saveCheckpoint(s *dbState, cat []byte, logFrom int) error
+	// exists returns nil when the home holds the file at path (in the
+	// data directory, or in the object store for the directory to fetch
+	// it), an error matching os.ErrNotExist when it does not.
+	exists(path string) error
+	// fetcher returns what brings the files of recovered segments into
+	// the data directory on a miss (segment.remote); nil when they are
+	// all there.
+	fetcher() fetcher
+}
+
+// fetcher brings files of an object store into the data directory.
+type fetcher interface {
+	// fetch makes sure the file at path is in the data directory, copying
+	// it from the object store when the directory lacks it; the error
+	// matches os.ErrNotExist when neither has it. Safe for concurrent use.
+	fetch(path string) error
 }
 
 // localHome keeps everything in the data directory.
@@ -89,6 +105,13 @@ func (h localHome) saveCheckpoint(_ *dbState, cat []byte, logFrom int) error {
 	}
 	return dropWALFiles(h.db.walDir(), logFrom)
 }
+
+func (h localHome) exists(path string) error {
+	_, err := os.Stat(path)
+	return err
+}
+
+func (h localHome) fetcher() fetcher { return nil }
 
 // removeIfExists removes path, ignoring its absence.
 func removeIfExists(path string) error {

@@ -28,18 +28,21 @@ package storage
 // home, then puts every file of the data directory the store lacks (new
 // segments and sidecars), the manifests that changed and the catalog as
 // new objects, then the checkpoint object; only then does it delete the
-// log objects before the new checkpoint's first one and the objects no
-// checkpoint names any more whose files the data directory has dropped
-// (replaced segments, dropped tables, older manifests and catalogs).
+// log objects before the new checkpoint's first one, older manifests and
+// catalogs, and the files of segments neither the checkpoint nor a state
+// in use lists (replaced by a compaction, of dropped tables: collect).
 // Skipping a deletion is safe: it only leaves garbage.
 //
 // Open reads the checkpoint object, lists tables/ and catalog/, drops
 // cached files the store does not hold (or holds with another size),
-// fetches every file it lacks, writes the checkpoint's manifests and
-// catalog as manifest.json and catalog.json, and copies the log objects
-// from the checkpoint's first one on (they must be numbered without gaps
-// and hold whole records) into wal/: the local recovery then replays them
-// exactly as it replays a local WAL, and the copies go.
+// writes the checkpoint's manifests and catalog as manifest.json and
+// catalog.json, and copies the log objects from the checkpoint's first
+// one on (they must be numbered without gaps and hold whole records) into
+// wal/: the local recovery then replays them exactly as it replays a
+// local WAL, and the copies go. Segment and sidecar files are fetched when
+// something first reads them (segment.local): a server starts after
+// reading the catalog, manifests and log, whatever the size of its tables.
+// Nothing is evicted yet: the data directory keeps every file it fetched.
 //
 // Several servers: the log's contiguous numbers and PutIfAbsent are what
 // will serialise them. Here a lost race (a log object or checkpoint that
@@ -62,6 +65,7 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/cairn-db/cairn/storage/objstore"
 )
@@ -120,6 +124,8 @@ type objectHome struct {
 	// stored is the size of every object under tables/ and catalog/ the
 	// store holds, as far as this server knows (mu).
 	stored map[string]int64
+	// fetching makes concurrent misses of one file share one copy.
+	fetching singleflight.Group
 }
 
 func newObjectHome(db *DB, store objstore.Store) *objectHome {
@@ -163,11 +169,11 @@ func (h *objectHome) getAll(ctx context.Context, key string) ([]byte, error) {
 	return b, nil
 }
 
-// fetch copies object key to path (through a temporary file; no fsync:
-// the data directory is a cache, and a file torn by a crash has the wrong
-// size or checksum next time).
-func (h *objectHome) fetch(ctx context.Context, key, path string) error {
-	rc, _, err := h.store.Get(ctx, key)
+// download copies object key to path through a temporary file of its own
+// (no fsync: the data directory is a cache, and a file a crash tore has
+// the wrong size or checksum next time).
+func (h *objectHome) download(ctx context.Context, key, path string) error {
+	rc, info, err := h.store.Get(ctx, key)
 	if err != nil {
 		return fmt.Errorf("fetching %s from the object store: %w", key, err)
 	}
@@ -175,23 +181,74 @@ func (h *objectHome) fetch(ctx context.Context, key, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(f, rc)
+	n, err := io.Copy(f, rc)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil && n != info.Size {
+		err = fmt.Errorf("got %d bytes of %d", n, info.Size)
+	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = os.Rename(f.Name(), path)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		os.Remove(f.Name())
 		return fmt.Errorf("fetching %s from the object store: %w", key, err)
 	}
 	return nil
+}
+
+// fetch copies the object of the file at path into the data directory
+// unless it is there (fetcher); concurrent calls for one file share one
+// copy.
+func (h *objectHome) fetch(path string) error {
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	key, err := h.keyOf(path)
+	if err != nil {
+		return err
+	}
+	if !h.has(key) {
+		return fmt.Errorf("%s: %w", path, os.ErrNotExist)
+	}
+	_, err, _ = h.fetching.Do(key, func() (any, error) {
+		if _, err := os.Stat(path); err == nil {
+			return nil, nil
+		}
+		return nil, h.download(context.Background(), key, path)
+	})
+	return err
+}
+
+func (h *objectHome) fetcher() fetcher { return h }
+
+// has reports whether the store holds object key.
+func (h *objectHome) has(key string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.stored[key]
+	return ok
+}
+
+// exists: the file is cached, or the store holds it.
+func (h *objectHome) exists(path string) error {
+	_, err := os.Stat(path)
+	if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	key, kerr := h.keyOf(path)
+	if kerr != nil {
+		return kerr
+	}
+	if h.has(key) {
+		return nil
+	}
+	return err
 }
 
 // inParallel runs fn for each item, storeTransfers at a time, and returns
@@ -268,20 +325,6 @@ func (h *objectHome) prepare() error {
 	})
 	if err != nil {
 		return fmt.Errorf("clearing the cache %s: %w", h.db.tablesDir(), err)
-	}
-	var missing []string
-	for key := range h.stored {
-		if !strings.HasPrefix(key, storeTablesPrefix) || isManifestKey(key) {
-			continue
-		}
-		if _, err := os.Stat(h.pathOf(key)); errors.Is(err, os.ErrNotExist) {
-			missing = append(missing, key)
-		} else if err != nil {
-			return err
-		}
-	}
-	if err := inParallel(missing, func(key string) error { return h.fetch(ctx, key, h.pathOf(key)) }); err != nil {
-		return err
 	}
 	for id, key := range h.ckpt.Tables {
 		b, err := h.getAll(ctx, key)
@@ -378,7 +421,7 @@ func (h *objectHome) fetchLog(ctx context.Context) error {
 	}
 	return inParallel(nums, func(n int) error {
 		path := filepath.Join(h.db.walDir(), walFileName(n))
-		if err := h.fetch(ctx, logKey(n), path); err != nil {
+		if err := h.download(ctx, logKey(n), path); err != nil {
 			return err
 		}
 		_, torn, err := readWALFile(path, func([]byte) error { return nil })
@@ -550,10 +593,13 @@ func (h *objectHome) saveCheckpoint(s *dbState, cat []byte, logFrom int) error {
 	return nil
 }
 
-// collect deletes the log objects before the checkpoint's first one and
-// the objects under tables/ and catalog/ the checkpoint does not name
-// whose files the data directory no longer has. A failed deletion is
-// logged: it leaves garbage, nothing else.
+// collect deletes the log objects before the checkpoint's first one, the
+// catalogs and manifests the checkpoint does not name, and the files under
+// tables/ of segments that neither the checkpoint's manifests nor any
+// state in use (the head, the published state, pinned snapshots) lists
+// and that the data directory does not hold (the files of a transaction
+// in progress). A failed deletion is logged: it leaves garbage, nothing
+// else.
 func (h *objectHome) collect(ctx context.Context) {
 	var dead []string
 	for n := h.logLow; n < h.ckpt.LogFrom; n++ {
@@ -567,6 +613,7 @@ func (h *objectHome) collect(ctx context.Context) {
 			named[f] = true
 		}
 	}
+	live := h.liveSegments()
 	h.mu.Lock()
 	keys := make([]string, 0, len(h.stored))
 	for key := range h.stored {
@@ -577,9 +624,12 @@ func (h *objectHome) collect(ctx context.Context) {
 		if named[key] {
 			continue
 		}
-		if strings.HasPrefix(key, storeTablesPrefix) {
-			if _, err := os.Stat(h.pathOf(key)); !errors.Is(err, os.ErrNotExist) {
+		if strings.HasPrefix(key, storeTablesPrefix) && !isManifestKey(key) {
+			if seg := segmentKeyOf(key); named[seg] || live[seg] {
 				continue
+			}
+			if _, err := os.Stat(h.pathOf(key)); !errors.Is(err, os.ErrNotExist) {
+				continue // a file being written (a spill not yet committed)
 			}
 		}
 		dead = append(dead, key)
@@ -594,6 +644,41 @@ func (h *objectHome) collect(ctx context.Context) {
 		h.mu.Unlock()
 		return nil
 	})
+}
+
+// liveSegments returns the keys of the segments of the states in use.
+func (h *objectHome) liveSegments() map[string]bool {
+	db := h.db
+	live := map[string]bool{}
+	add := func(s *dbState) {
+		for _, ts := range s.tables {
+			for _, seg := range ts.segments {
+				if key, err := h.keyOf(seg.path); err == nil {
+					live[key] = true
+				}
+			}
+		}
+	}
+	db.pinMu.Lock()
+	add(db.published.Load())
+	for p := range db.pins {
+		add(p.state)
+	}
+	db.pinMu.Unlock()
+	add(db.head.Load())
+	return live
+}
+
+// segmentKeyOf returns the key of the segment file that file key (the
+// segment or a sidecar, named after it: seg-000042.bm25,
+// seg-000042.<index>.vec, ...) belongs to.
+func segmentKeyOf(key string) string {
+	slash := strings.LastIndexByte(key, '/')
+	base := key[slash+1:]
+	if dot := strings.IndexByte(base, '.'); dot >= 0 {
+		base = base[:dot]
+	}
+	return key[:slash+1] + base + ".parquet"
 }
 
 // objLog is the object home's write-ahead log: records collect in memory

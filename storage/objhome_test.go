@@ -272,7 +272,8 @@ func TestObjectHomeCrashKeepsAcknowledgedCommits(t *testing.T) {
 
 // TestObjectHomeIndexesSurvive: a segment's vector index and text index go
 // to the store with it; a server with an empty data directory fetches them
-// rather than building them again.
+// (and the segment) when a search first needs them, rather than building
+// them again.
 func TestObjectHomeIndexesSurvive(t *testing.T) {
 	st := fakeS3(t)
 	db := openDB(t, t.TempDir(), Options{Store: st})
@@ -301,13 +302,14 @@ func TestObjectHomeIndexesSurvive(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	db = openDB(t, dir, Options{Store: st})
+	db = openDB(t, t.TempDir(), Options{Store: st})
 	defer db.Close()
-	for _, pattern := range []string{"*" + textIndexExt, "*.parquet"} {
-		if m, _ := filepath.Glob(filepath.Join(db.lookupRT(def.ID).dir, pattern)); len(m) != 1 {
-			t.Fatalf("cache files %s: %v", pattern, m)
-		}
+	cached := func(pattern string) []string {
+		m, _ := filepath.Glob(filepath.Join(db.lookupRT(def.ID).dir, pattern))
+		return m
+	}
+	if m := cached("seg-*"); len(m) != 0 {
+		t.Fatalf("files fetched before anything read them: %v", m)
 	}
 	tx = db.Begin()
 	defer tx.Rollback()
@@ -324,6 +326,11 @@ func TestObjectHomeIndexesSurvive(t *testing.T) {
 	m, err := tx.TextSearch(context.Background(), def.ID, 1, []string{"note1234"})
 	if err != nil || len(m.RowIDs) != 1 {
 		t.Fatalf("text search after restart: %v %v", m.RowIDs, err)
+	}
+	for _, pattern := range []string{"*" + textIndexExt, "*" + vecIndexExt, "*.parquet"} {
+		if m := cached(pattern); len(m) != 1 {
+			t.Fatalf("cached %s after the searches: %v", pattern, m)
+		}
 	}
 }
 
