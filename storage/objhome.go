@@ -58,8 +58,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -262,6 +265,15 @@ func inParallel[T any](items []T, fn func(T) error) error {
 	return g.Wait()
 }
 
+// rangeOf returns 0, 1, ..., n-1.
+func rangeOf(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 // prepare brings the latest checkpoint and the log written since into the
 // data directory, as the local recovery reads them.
 func (h *objectHome) prepare() error {
@@ -303,7 +315,7 @@ func (h *objectHome) prepare() error {
 	if err := removeIfExists(filepath.Join(h.db.dir, catalogFileName)); err != nil {
 		return err
 	}
-	if err := dropWALFiles(h.db.walDir(), int(^uint(0)>>1)); err != nil {
+	if err := dropWALFiles(h.db.walDir(), math.MaxInt); err != nil {
 		return err
 	}
 	err = filepath.WalkDir(h.db.tablesDir(), func(path string, d fs.DirEntry, err error) error {
@@ -326,23 +338,28 @@ func (h *objectHome) prepare() error {
 	if err != nil {
 		return fmt.Errorf("clearing the cache %s: %w", h.db.tablesDir(), err)
 	}
-	for id, key := range h.ckpt.Tables {
+	ids := slices.Collect(maps.Keys(h.ckpt.Tables))
+	manifests := make([]storedManifest, len(ids))
+	err = inParallel(rangeOf(len(ids)), func(i int) error {
+		key := h.ckpt.Tables[ids[i]]
 		b, err := h.getAll(ctx, key)
 		if err != nil {
-			return fmt.Errorf("reading the manifest of table %d: %w", id, err)
+			return fmt.Errorf("reading the manifest of table %d: %w", ids[i], err)
 		}
-		sm, err := h.parseManifest(key, b)
-		if err != nil {
+		if manifests[i], err = h.parseManifest(key, b); err != nil {
 			return err
 		}
 		dir := filepath.Dir(h.pathOf(key))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(dir, manifestName), b); err != nil {
-			return err
-		}
-		h.manifests[id] = sm
+		return writeFileAtomic(filepath.Join(dir, manifestName), b)
+	})
+	if err != nil {
+		return err
+	}
+	for i, id := range ids {
+		h.manifests[id] = manifests[i]
 	}
 	if h.ckpt.Catalog != "" {
 		b, err := h.getAll(ctx, h.ckpt.Catalog)
@@ -438,7 +455,7 @@ func (h *objectHome) fetchLog(ctx context.Context) error {
 // openLog removes the local copies of the log objects, which recovery has
 // replayed, and continues the log after the last of them.
 func (h *objectHome) openLog(last int) (walWriter, error) {
-	if err := dropWALFiles(h.db.walDir(), int(^uint(0)>>1)); err != nil {
+	if err := dropWALFiles(h.db.walDir(), math.MaxInt); err != nil {
 		return nil, err
 	}
 	return &objLog{h: h, next: max(last+1, h.ckpt.LogFrom)}, nil
