@@ -33,10 +33,10 @@ machine() {
 	echo "date: $(date -u '+%F %T UTC')"
 }
 
-# start_server starts cairn on $work/data and a free loopback port, and
-# sets pid and addr.
+# start_server starts cairn on $work/data and a free loopback port, with
+# any more flags given as arguments, and sets pid and addr.
 start_server() {
-	"$work/cairn" --data-dir "$work/data" --listen 127.0.0.1:0 --http off 2>"$work/log" &
+	"$work/cairn" --data-dir "$work/data" --listen 127.0.0.1:0 --http off "$@" 2>"$work/log" &
 	pid=$!
 	for _ in $(seq 100); do grep -q 'postgres=' "$work/log" && break; sleep 0.1; done
 	addr=$(grep -o 'postgres=[0-9.:]*' "$work/log" | head -1 | cut -d= -f2)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/cairn-db/cairn/sql/catalog"
@@ -46,15 +45,16 @@ func readCatalogFile(path string) (*catalogFile, error) {
 	return cf, nil
 }
 
-// checkpoint makes the WAL written so far unnecessary: it starts a new WAL
-// file, flushes every table's tail to a segment and writes its manifest,
-// writes catalog.json, then deletes the older WAL files. final (Close)
+// checkpoint makes the WAL written so far unnecessary: it starts a new
+// part of the WAL, flushes every table's tail to a segment and writes its
+// manifest, saves the catalog (catalog.json, or the object home's
+// checkpoint), then drops the older parts of the log. final (Close)
 // records the exact sequence states.
 func (db *DB) checkpoint(final bool) error {
 	db.ckptMu.Lock()
 	defer db.ckptMu.Unlock()
 
-	// 1. Rotate: everything up to here is fsynced and published.
+	// 1. Rotate: everything up to here is durable and published.
 	db.syncMu.Lock()
 	db.mu.Lock()
 	if db.wal == nil || db.broken != nil {
@@ -73,20 +73,16 @@ func (db *DB) checkpoint(final bool) error {
 	db.publishHeadIfDurable()
 	rotated := db.lastLSN
 	// No later commit may merge into a tail batch holding records of the
-	// old files: the flushes below must be able to write all of them.
+	// older parts: the flushes below must be able to write all of them.
 	for _, ts := range db.head.Load().tables {
 		for _, b := range ts.tail {
 			b.sealed = true
 		}
 	}
-	old, err := listWALFiles(db.walDir())
+	nw, logFrom, err := db.wal.rotate()
 	if err == nil {
-		var nw *walFile
-		if nw, err = createWALFile(db.walDir(), db.wal.seq+1); err == nil {
-			db.wal.close()
-			db.wal = nw
-			db.walBytes = 0
-		}
+		db.wal = nw
+		db.walBytes = 0
 	}
 	db.mu.Unlock()
 	db.syncMu.Unlock()
@@ -109,9 +105,11 @@ func (db *DB) checkpoint(final bool) error {
 		}
 	}
 
-	// 3. catalog.json (the state first, then the sequences, which are at
-	// least as new).
-	s := db.published.Load()
+	// 3. The catalog (the state first, then the sequences, which are at
+	// least as new). The pin keeps every file of the state until the
+	// home has saved the checkpoint.
+	s, unpin := db.pinPublished()
+	defer unpin()
 	seqs := db.seqSnapshot(final)
 	cf := catalogFile{LSN: s.lsn, Catalog: s.cat, Sequences: map[string]seqFileEntry{}}
 	for k, e := range seqs {
@@ -121,14 +119,11 @@ func (db *DB) checkpoint(final bool) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(db.dir, catalogFileName), b); err != nil {
-		return err
-	}
 
-	// 4. The older WAL files are no longer needed, unless a table's
-	// manifest does not cover them yet (a flush skipped for a truncate
-	// not yet durable): the next checkpoint removes them.
-	for id, ts := range db.published.Load().tables {
+	// 4. The older parts of the log are no longer needed, unless a
+	// table's manifest does not cover them yet (a flush skipped for a
+	// truncate not yet durable): the next checkpoint drops them.
+	for id, ts := range s.tables {
 		rt := db.lookupRT(id)
 		if rt == nil {
 			continue
@@ -138,26 +133,11 @@ func (db *DB) checkpoint(final bool) error {
 		rt.flushMu.Unlock()
 		if !covered {
 			db.log.Info("checkpoint keeps the older wal files: a table's manifest does not cover them yet", "table", id)
-			return nil
+			logFrom = 0
+			break
 		}
 	}
-	db.mu.Lock()
-	cur := db.wal
-	db.mu.Unlock()
-	removed := false
-	for _, f := range old {
-		if cur != nil && f.seq >= cur.seq {
-			continue
-		}
-		if err := os.Remove(f.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		removed = true
-	}
-	if removed {
-		return syncDir(db.walDir())
-	}
-	return nil
+	return db.home.saveCheckpoint(s, b, logFrom)
 }
 
 // Checkpoint runs a checkpoint now (normally the background worker does

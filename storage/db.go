@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage/objstore"
 )
 
 // Options configure a DB. The zero value gives the defaults.
@@ -42,6 +43,12 @@ type Options struct {
 	// before it writes those rows to a segment file of its own (spill.go;
 	// default DefaultSpillBytes).
 	SpillBytes int64
+	// Store, when set, is where the database's durable state lives: the
+	// write-ahead log, checkpoints, catalog, manifests and every segment
+	// and index file go to the object store (objhome.go), and the data
+	// directory is a cache of it that may start empty. nil keeps
+	// everything in the data directory.
+	Store objstore.Store
 }
 
 // DefaultCacheBytes is the default column cache budget: 40% of the
@@ -72,6 +79,8 @@ type DB struct {
 	dir  string
 	opts Options
 	log  *slog.Logger
+	// home is where the durable bytes go (home.go).
+	home home
 
 	// mu serialises commits (validation and WAL append), flush and
 	// compaction publication and checkpoint rotation.
@@ -79,7 +88,7 @@ type DB struct {
 	head      atomic.Pointer[dbState] // newest state, maybe not yet durable
 	published atomic.Pointer[dbState] // newest durable state; Begin reads it
 	lastLSN   uint64                  // LSN of the last record appended (mu)
-	wal       *walFile                // (mu)
+	wal       walWriter               // (mu)
 	walBytes  int64                   // bytes appended since the last rotation (mu)
 	broken    error                   // set when the WAL could not be written (mu)
 	closed    atomic.Bool
@@ -178,6 +187,11 @@ func Open(dir string, opts Options) (*DB, error) {
 		cache:        newColCache(opts.CacheBytes),
 	}
 	db.vecDone = sync.NewCond(&db.vecMu)
+	if opts.Store != nil {
+		db.home = newObjectHome(db, opts.Store)
+	} else {
+		db.home = localHome{db}
+	}
 	if err := mkdirAllDurable(abs); err != nil {
 		return nil, err
 	}
@@ -190,9 +204,13 @@ func Open(dir string, opts Options) (*DB, error) {
 			return nil, err
 		}
 	}
-	if err := db.recover(); err != nil {
+	err = db.home.prepare()
+	if err == nil {
+		err = db.recover()
+	}
+	if err != nil {
 		if db.wal != nil {
-			db.wal.close()
+			db.wal.close(false)
 		}
 		db.lock.Close()
 		return nil, err
@@ -263,16 +281,10 @@ func (db *DB) Close() error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if db.wal != nil {
-		path := db.wal.path
-		empty := db.wal.size == 0
-		if cerr := db.wal.close(); err == nil {
+		if cerr := db.wal.close(err == nil); err == nil {
 			err = cerr
 		}
 		db.wal = nil
-		if empty && err == nil {
-			os.Remove(path)
-			syncDir(db.walDir())
-		}
 	}
 	db.pinMu.Lock()
 	db.gcLocked(true)
@@ -344,14 +356,10 @@ func (db *DB) appendWALLocked(rec *walRecord) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	before := db.wal.size
 	if err := db.wal.append(frame); err != nil {
-		// A partly written record would hide every later one from
-		// recovery: cut it off, and refuse further writes if that fails.
-		if terr := db.wal.f.Truncate(before); terr != nil {
-			db.broken = fmt.Errorf("wal unusable after failed write: %w", err)
+		if errors.Is(err, errWALUnusable) {
+			db.broken = err
 		}
-		db.wal.size = before
 		return 0, err
 	}
 	db.lastLSN = rec.lsn

@@ -38,7 +38,8 @@ type CommittedSegment struct {
 // segments' row IDs. It takes the directory's lock for the duration, so it
 // fails while a server has the directory open, and it refuses a directory
 // whose write-ahead log holds commits no checkpoint covers yet (a server
-// that was killed rather than stopped): its files would miss them.
+// that was killed rather than stopped): its files would miss them. It
+// refuses an object store's cache (Options.Store) for the same reason.
 func ReadCommitted(dir string) (*catalog.Catalog, []CommittedTable, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -46,6 +47,9 @@ func ReadCommitted(dir string) (*catalog.Catalog, []CommittedTable, error) {
 	}
 	if _, err := os.Stat(filepath.Join(abs, "wal")); err != nil {
 		return nil, nil, fmt.Errorf("%s is not a cairn data directory: %w", abs, err)
+	}
+	if _, err := os.Stat(filepath.Join(abs, cacheMarker)); err == nil {
+		return nil, nil, fmt.Errorf("%s is the cache of an object store, not a database: its files miss the commits in the store's log", abs)
 	}
 	lock, err := lockDir(abs)
 	if err != nil {

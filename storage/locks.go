@@ -46,7 +46,8 @@ import (
 //	  DB.workMu           requests to the background worker
 //	  leaves: lockTable.mu (row and key locks below; a wait releases it),
 //	  colCache.mu (cache.go), segExtra.textMu then segExtra.mu
-//	  (segmeta.go), textUnit.mu (textunit.go)
+//	  (segmeta.go), textUnit.mu (textunit.go), objLog.mu and
+//	  objectHome.mu (objhome.go)
 //
 // The long work of DDL (building a new unique index over a large table)
 // holds only the table's flushMu, never DB.mu, so other sessions keep

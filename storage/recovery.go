@@ -80,7 +80,8 @@ func (db *DB) recover() error {
 				rt.nextSeg.Store(int64(max(m.NextSegment, 1)))
 				next := max(m.NextRowID, 1)
 				for _, s := range segs {
-					if _, err := os.Stat(s.path); err != nil {
+					s.remote = db.home.fetcher()
+					if err := db.home.exists(s.path); err != nil {
 						return fmt.Errorf("manifest %s lists a missing segment: %w", filepath.Join(dir, manifestName), err)
 					}
 					next = max(next, s.maxRow+1)
@@ -177,7 +178,7 @@ func (db *DB) recover() error {
 				}
 				for _, seg := range op.segments {
 					seg.lsn = rec.lsn
-					ok, err := replaySpilledSegment(rt, ts, seg)
+					ok, err := db.replaySpilledSegment(rt, ts, seg)
 					if err != nil {
 						return fmt.Errorf("record %d: %w", rec.lsn, err)
 					}
@@ -274,7 +275,7 @@ func (db *DB) recover() error {
 	db.head.Store(state)
 	db.published.Store(state)
 
-	w, err := createWALFile(db.walDir(), lastSeq+1)
+	w, err := db.home.openLog(lastSeq)
 	if err != nil {
 		return err
 	}
@@ -313,12 +314,13 @@ func (db *DB) recover() error {
 // replaySpilledSegment adds to ts a segment a replayed commit record
 // lists (a transaction's spill), unless the manifest already lists it; ok
 // is false when its file does not exist.
-func replaySpilledSegment(rt *tableRT, ts *tableState, seg *segment) (ok bool, err error) {
+func (db *DB) replaySpilledSegment(rt *tableRT, ts *tableState, seg *segment) (ok bool, err error) {
 	seg.path = filepath.Join(rt.dir, seg.name)
+	seg.remote = db.home.fetcher()
 	if slices.Contains(segmentNames(ts.segments), seg.name) {
 		return true, nil
 	}
-	if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
+	if err := db.home.exists(seg.path); errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	} else if err != nil {
 		return false, err

@@ -50,6 +50,9 @@ func (db *DB) groupsOf(seg *segment) ([]int64, []int64, error) {
 	if x.groups != nil {
 		return x.groups, x.starts, nil
 	}
+	if err := seg.local(seg.path); err != nil {
+		return nil, nil, err
+	}
 	groups, err := footerGroups(seg.path)
 	if err != nil {
 		return nil, nil, err

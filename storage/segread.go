@@ -36,6 +36,9 @@ type segmentFile struct {
 
 // openSegment opens a segment file; errors name the file.
 func openSegment(seg *segment) (sf *segmentFile, err error) {
+	if err := seg.local(seg.path); err != nil {
+		return nil, fmt.Errorf("open segment: %w", err)
+	}
 	f, err := os.Open(seg.path)
 	if err != nil {
 		return nil, fmt.Errorf("open segment: %w", err)

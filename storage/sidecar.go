@@ -46,6 +46,9 @@ func writeSidecar(path string, seg *segment, buf []byte) error {
 // error: one wrapping os.ErrNotExist when there is none, one naming what
 // (a kind of file, for messages) when it is corrupt or not seg's.
 func readSidecar(path, what string, magic []byte, seg *segment) ([]byte, error) {
+	if err := seg.local(path); err != nil {
+		return nil, err
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

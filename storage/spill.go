@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"errors"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -46,7 +45,7 @@ func (tx *Tx) maybeSpill(def *catalog.TableDef, tt *txTable) error {
 // statement's goroutine waits for the spill, so the parallel parse of a
 // COPY has nothing to do meanwhile). The files are not fsynced here:
 // writeback starts when each is complete and the commit fsyncs them
-// (syncSpills), so a load does not wait for the disk between spills.
+// (persistSpills), so a load does not wait for the disk between spills.
 func (tx *Tx) spill(def *catalog.TableDef, tt *txTable) error {
 	if len(tt.inserts) == 0 {
 		return nil
@@ -148,20 +147,15 @@ func writeSpill(path string, specs []segColumnSpec, side *segSide, batches []*ta
 	return seg, nil
 }
 
-// syncSpills fsyncs the spilled files of tt, in parallel (their
-// writeback mostly done while the transaction went on), and their
-// directory.
-func syncSpills(tt *txTable) error {
-	errs := make([]error, len(tt.spilled))
-	var wg sync.WaitGroup
+// persistSpills makes the spilled files of tt durable in the DB's home
+// (fsynced, their writeback mostly done while the transaction went on; or
+// put to the object store) before the commit record names them.
+func (db *DB) persistSpills(tt *txTable) error {
+	paths := make([]string, len(tt.spilled))
 	for i, seg := range tt.spilled {
-		wg.Go(func() { errs[i] = syncFile(seg.path) })
+		paths[i] = seg.path
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(tt.spilled[0].path))
+	return db.home.persist(paths)
 }
 
 // spillError is the error of a spill that could not be written: the
@@ -221,7 +215,7 @@ func (tx *Tx) prepareSpills() (map[uint64]map[string][]ownKey, error) {
 		if err := tx.spill(def, tt); err != nil {
 			return nil, err
 		}
-		if err := syncSpills(tt); err != nil {
+		if err := tx.db.persistSpills(tt); err != nil {
 			return nil, spillError(filepath.Dir(tt.spilled[0].path), err)
 		}
 		keys[id] = map[string][]ownKey{}

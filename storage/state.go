@@ -212,6 +212,27 @@ type segment struct {
 	lsn uint64
 	// x is what is learnt about the file at run time (segmeta.go).
 	x segExtra
+	// remote, when set, brings the file or one of its sidecars into the
+	// data directory when the cache lacks it: a segment of an object
+	// home that recovery loaded (objhome.go). nil: the files are local.
+	remote fetcher
+}
+
+// local makes sure the file at path, seg's own or one of its sidecars, is
+// in the data directory. Seg's own file comes first, so that a segment
+// whose file is not there has been removed, whatever sidecar is read or
+// written (writeSidecar relies on it).
+func (s *segment) local(path string) error {
+	if s.remote == nil {
+		return nil
+	}
+	if err := s.remote.fetch(s.path); err != nil {
+		return err
+	}
+	if path == s.path {
+		return nil
+	}
+	return s.remote.fetch(path)
 }
 
 // segColumn maps a column of a segment file (by name) to a table column ID.

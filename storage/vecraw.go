@@ -151,6 +151,9 @@ func writeRawVectors(seg *segment, colID int, cols *segVectors, dim int) (*rawVe
 // the checksum. An error wrapping os.ErrNotExist when there is none.
 func readRawVectors(seg *segment, colID int) (*rawVectors, error) {
 	path := vecRawPath(seg.path, colID)
+	if err := seg.local(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"sort"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -10,7 +12,8 @@ import (
 // verifySegments opens every segment the manifests list and checks its
 // Parquet footer against the manifest (Open): a truncated or garbage file,
 // or one whose row count differs, stops Open with an error naming the file
-// rather than answering queries with rows missing. Damage inside a data
+// rather than answering queries with rows missing. A segment an object
+// home has not cached is checked when it is fetched. Damage inside a data
 // page is caught when the page is read (each carries a CRC-32), as an
 // error naming the file.
 func verifySegments(tables map[uint64]*tableState) error {
@@ -31,6 +34,11 @@ func verifySegments(tables map[uint64]*tableState) error {
 }
 
 func verifySegment(seg *segment) error {
+	if seg.remote != nil {
+		if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
+			return nil // not cached: checked when it is fetched and opened
+		}
+	}
 	sf, err := openSegment(seg)
 	if err != nil {
 		return err

@@ -28,7 +28,33 @@ const maxWALRecord = 1<<32 - 1
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// walFile is the WAL file being appended to.
+// walWriter appends records to the write-ahead log where the DB's home
+// keeps it: a local file (walFile) or numbered objects in an object store
+// (objLog, objhome.go). Its methods run under DB.mu, except sync, which
+// runs under DB.syncMu alone (appends may run meanwhile).
+type walWriter interface {
+	// append adds one record without making it durable; frame is
+	// walHeaderSize bytes of room for the header followed by the payload.
+	// On error nothing of the record is in the log; an error matching
+	// errWALUnusable means the log can take no more records.
+	append(frame []byte) error
+	// sync makes every record appended so far durable.
+	sync() error
+	// rotate, right after a sync, starts a new part of the log. It returns
+	// the writer of that part and its position: the parts before the
+	// position hold only records appended before the rotation, and a
+	// checkpoint that covers those records may drop them.
+	rotate() (walWriter, int, error)
+	// close ends the writer; with removeEmpty, a part holding no records
+	// is removed.
+	close(removeEmpty bool) error
+}
+
+// errWALUnusable is matched by the error of an append that left a partial
+// record the log could not cut off again: no later record may follow it.
+var errWALUnusable = errors.New("wal unusable after failed write")
+
+// walFile is the WAL file being appended to (the local home's log).
 type walFile struct {
 	f    *os.File
 	path string
@@ -52,20 +78,35 @@ func createWALFile(dir string, seq int) (*walFile, error) {
 	return &walFile{f: f, path: path, seq: seq}, nil
 }
 
-// append writes one record; frame is walHeaderSize bytes of room for the
-// header followed by the payload. It does not fsync.
-func (w *walFile) append(frame []byte) error {
+// sealWALFrame fills in the header of frame (walHeaderSize bytes of room
+// followed by the payload): the payload's length and checksum.
+func sealWALFrame(frame []byte) error {
 	payload := frame[walHeaderSize:]
 	if len(payload) > maxWALRecord {
 		return fmt.Errorf("wal record of %d bytes is too large", len(payload))
 	}
 	binary.LittleEndian.PutUint32(frame[0:], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(frame[4:], crc32.Checksum(payload, crcTable))
+	return nil
+}
+
+// append writes one record (see walWriter). It does not fsync.
+func (w *walFile) append(frame []byte) error {
+	if err := sealWALFrame(frame); err != nil {
+		return err
+	}
 	n, err := w.f.Write(frame)
-	w.size += int64(n)
 	if err != nil {
+		// A partly written record would hide every later one from
+		// recovery: cut it off, and refuse further writes if that fails.
+		if n > 0 {
+			if terr := w.f.Truncate(w.size); terr != nil {
+				return fmt.Errorf("%w: write %s: %w", errWALUnusable, w.path, err)
+			}
+		}
 		return fmt.Errorf("write %s: %w", w.path, err)
 	}
+	w.size += int64(n)
 	return nil
 }
 
@@ -76,7 +117,47 @@ func (w *walFile) sync() error {
 	return nil
 }
 
-func (w *walFile) close() error { return w.f.Close() }
+// rotate starts the next WAL file.
+func (w *walFile) rotate() (walWriter, int, error) {
+	nw, err := createWALFile(filepath.Dir(w.path), w.seq+1)
+	if err != nil {
+		return nil, 0, err
+	}
+	w.f.Close()
+	return nw, nw.seq, nil
+}
+
+func (w *walFile) close(removeEmpty bool) error {
+	err := w.f.Close()
+	if removeEmpty && err == nil && w.size == 0 {
+		os.Remove(w.path)
+		syncDir(filepath.Dir(w.path))
+	}
+	return err
+}
+
+// dropWALFiles removes the WAL files in dir numbered below seq, which a
+// checkpoint covers.
+func dropWALFiles(dir string, seq int) error {
+	files, err := listWALFiles(dir)
+	if err != nil {
+		return err
+	}
+	removed := false
+	for _, f := range files {
+		if f.seq >= seq {
+			continue
+		}
+		if err := os.Remove(f.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		removed = true
+	}
+	if removed {
+		return syncDir(dir)
+	}
+	return nil
+}
 
 // walFileRef names one existing WAL file.
 type walFileRef struct {

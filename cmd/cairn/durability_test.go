@@ -16,9 +16,16 @@ func TestKill9Durability(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns the server binary")
 	}
-	ctx := context.Background()
 	dir := t.TempDir()
-	p := startProcess(t, dir)
+	kill9Durability(t, func() *process { return startProcess(t, dir) })
+}
+
+// kill9Durability writes through a server that start starts, SIGKILLs it,
+// starts another and checks every acknowledged change, stops that one
+// cleanly and checks again with a third.
+func kill9Durability(t *testing.T, start func() *process) {
+	ctx := context.Background()
+	p := start()
 	conn := p.connect(t)
 	mustExec(t, conn, `CREATE TABLE mem (id bigserial PRIMARY KEY, task text, n int, embedding float4[])`)
 
@@ -67,14 +74,14 @@ func TestKill9Durability(t *testing.T) {
 	}
 	p.kill()
 
-	p2 := startProcess(t, dir)
+	p2 := start()
 	checkRows(t, p2.connect(t), want)
 
 	// A clean restart keeps the same rows too.
 	if err := p2.stop(); err != nil {
 		t.Fatalf("clean stop: %v", err)
 	}
-	p3 := startProcess(t, dir)
+	p3 := start()
 	conn3 := p3.connect(t)
 	checkRows(t, conn3, want)
 	// The sequence never hands out an id twice.

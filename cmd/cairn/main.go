@@ -24,6 +24,7 @@ import (
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/functions/embedding"
 	"github.com/cairn-db/cairn/storage"
+	"github.com/cairn-db/cairn/storage/objstore"
 	"github.com/cairn-db/cairn/wire"
 	"github.com/cairn-db/cairn/wire/httpauth"
 )
@@ -50,7 +51,10 @@ func main() {
 
 // config is the command line after flags and environment are merged.
 type config struct {
-	dataDir  string
+	dataDir string
+	// storage is the object store the durable state lives in ("": the
+	// data directory itself).
+	storage  string
 	listen   string
 	http     string
 	password string
@@ -103,7 +107,8 @@ type option struct {
 
 func options(cfg *config) []option {
 	return []option{
-		{"data-dir", "CAIRN_DATA_DIR", "./cairn-data", "dir", "data directory", &cfg.dataDir},
+		{"data-dir", "CAIRN_DATA_DIR", "./cairn-data", "dir", "data directory (with --storage: its local cache)", &cfg.dataDir},
+		{"storage", "CAIRN_STORAGE", "", "s3://bucket/prefix", "keep the durable state (log, checkpoints, segments, indexes) in this object store, configured by the standard AWS_* environment (AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, ...; path-style addressing with an endpoint); the data directory becomes a cache that may start empty", &cfg.storage},
 		{"listen", "CAIRN_LISTEN", "127.0.0.1:5432", "host:port", "PostgreSQL protocol address (port 0 picks a free port)", &cfg.listen},
 		{"http", "CAIRN_HTTP", "127.0.0.1:8080", "host:port|off", "HTTP API address, or off", &cfg.http},
 		{"http-token", "CAIRN_HTTP_TOKEN", "", "token", "require Authorization: Bearer <token> on the HTTP API (all but /health and /ready); this token acts as the bootstrap superuser", &cfg.httpToken},
@@ -269,6 +274,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		sopts.CacheBytes = limit / 4 * 3
 	}
 	sopts.Logger = log
+	if cfg.storage != "" {
+		if sopts.Store, err = objstore.Open(ctx, cfg.storage); err != nil {
+			log.Error("opening storage", "storage", cfg.storage, "err", err)
+			return 1
+		}
+	}
 	db, err := storage.Open(cfg.dataDir, sopts)
 	if err != nil {
 		log.Error("opening data directory", "dir", cfg.dataDir, "err", err)

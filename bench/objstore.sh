@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Commit latency and throughput of cairn with its durable state on an
+# object store (--storage s3://...) served by moto_server on loopback,
+# beside the same run on the local data directory, then the time a server
+# takes to start on an empty data directory from what the runs left in the
+# bucket. Needs moto_server (pip install 'moto[server]') on PATH.
+#
+#	bench/objstore.sh [duration]   (default 5s per run)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+duration=${1:-5s}
+build
+machine
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+moto_server -H 127.0.0.1 -p "$port" >"$work/moto.log" 2>&1 &
+moto=$!
+trap 'kill $moto 2>/dev/null || true; wait $moto 2>/dev/null || true; cleanup' EXIT
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+curl -s -X PUT "http://127.0.0.1:$port/cairn-bench" >/dev/null
+export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=cairn AWS_SECRET_ACCESS_KEY=cairn AWS_REGION=us-east-1
+
+for home in local s3; do
+	echo
+	echo "== $home"
+	rm -rf "$work/data"
+	if [ "$home" = s3 ]; then
+		start_server --storage s3://cairn-bench/db
+	else
+		start_server
+	fi
+	"$work/cairn-bench" --commits --addr "$addr" --clients 1,8,32 --duration "$duration" --runs 3
+	kill "$pid"
+	wait "$pid" || true
+	pid=
+done
+
+echo
+echo "== start on an empty data directory from the bucket"
+rm -rf "$work/data"
+t0=$(date +%s.%N)
+start_server --storage s3://cairn-bench/db
+t1=$(date +%s.%N)
+echo "ready in $(echo "$t1 - $t0" | bc) s; objects in the bucket: $(curl -s "http://127.0.0.1:$port/cairn-bench?list-type=2" | grep -o '<Key>' | wc -l)"

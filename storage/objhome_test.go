@@ -1,0 +1,545 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/objstore"
+)
+
+// The object home's tests run against S3 as gofakes3 serves it on
+// loopback (in-process, conditional puts checked under its lock), through
+// the real AWS SDK client, as the objstore conformance suite does.
+
+// fakeS3 serves a fresh in-memory bucket on 127.0.0.1 and returns a store
+// on it.
+func fakeS3(t testing.TB) objstore.Store {
+	t.Helper()
+	backend := s3mem.New()
+	if err := backend.CreateBucket("cairn"); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
+	t.Cleanup(srv.Close)
+	none := filepath.Join(t.TempDir(), "none")
+	for k, v := range map[string]string{
+		"AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none, "AWS_PROFILE": "",
+		"AWS_REGION": "", "AWS_DEFAULT_REGION": "", "AWS_ENDPOINT_URL": srv.URL,
+		"AWS_ACCESS_KEY_ID": "cairn", "AWS_SECRET_ACCESS_KEY": "cairn-secret", "AWS_SESSION_TOKEN": "",
+		"AWS_EC2_METADATA_DISABLED": "true",
+	} {
+		t.Setenv(k, v)
+	}
+	st, err := objstore.Open(context.Background(), "s3://cairn/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// crash stops db as a killed process stops: background work ends and
+// nothing more is flushed, checkpointed or put; the directory is released.
+func (db *DB) crash() {
+	if db.closed.Swap(true) {
+		return
+	}
+	close(db.quit)
+	db.wg.Wait()
+	db.lock.Close()
+}
+
+// storeKeys lists the keys under prefix.
+func storeKeys(t testing.TB, st objstore.Store, prefix string) []string {
+	t.Helper()
+	var out []string
+	for info, err := range st.List(context.Background(), prefix) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, info.Key)
+	}
+	return out
+}
+
+// parquetFiles lists the table's segment files (not their sidecars).
+func parquetFiles(t *testing.T, db *DB, def *catalog.TableDef) []string {
+	var out []string
+	for _, f := range segmentFiles(t, db, def) {
+		if strings.HasSuffix(f, ".parquet") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestObjectHomeRestartOnEmptyCache: rows committed before and after a
+// checkpoint, deletions, a unique key and a sequence are all there when a
+// server opens the store with an empty data directory; Close leaves a
+// checkpoint and no log objects, and a replaced segment is deleted from the
+// store. It runs against S3 and against a directory as the object store
+// (objstore.Local, as for a shared file system).
+func TestObjectHomeRestartOnEmptyCache(t *testing.T) {
+	t.Run("s3", func(t *testing.T) { restartOnEmptyCache(t, fakeS3(t)) })
+	t.Run("directory", func(t *testing.T) {
+		st, err := objstore.Open(context.Background(), filepath.Join(t.TempDir(), "store"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		restartOnEmptyCache(t, st)
+	})
+}
+
+func restartOnEmptyCache(t *testing.T, st objstore.Store) {
+	db := openDB(t, t.TempDir(), Options{Store: st})
+	def := kvTable(t, db, "t")
+	tx := db.Begin()
+	if err := tx.CreateSequence(&catalog.SequenceDef{Schema: "public", Name: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	for range 3 {
+		tx := db.Begin()
+		if _, err := tx.NextVal("public", "s"); err != nil {
+			t.Fatal(err)
+		}
+		mustCommit(t, tx)
+	}
+	insert(t, db, def, kvRows(0, 100)...)
+	if err := db.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if keys := storeKeys(t, st, "log/"); len(keys) != 0 {
+		t.Fatalf("log objects a checkpoint covers are still there: %v", keys)
+	}
+	insert(t, db, def, kvRows(100, 200)...)
+	if keys := storeKeys(t, st, "log/"); len(keys) != 1 {
+		t.Fatalf("log objects after one commit: %v", keys)
+	}
+	tx = db.Begin()
+	var del []int64
+	for _, r := range scanRows(t, tx, def.ID, true) {
+		if r[0].(int) < 10 {
+			del = append(del, r[2].(int64))
+		}
+	}
+	if err := tx.Delete(def.ID, del); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	// Two segments merged into one: the first two go from the store once a
+	// checkpoint no longer names them.
+	if err := db.flushTable(def.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	before := parquetFiles(t, db, def)
+	if len(before) != 2 {
+		t.Fatalf("segments %v, want 2", before)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if keys := storeKeys(t, st, "log/"); len(keys) != 0 {
+		t.Fatalf("log objects after Close: %v", keys)
+	}
+	if keys := storeKeys(t, st, "checkpoint"); len(keys) != 1 {
+		t.Fatalf("checkpoint object: %v", keys)
+	}
+
+	db = openDB(t, t.TempDir(), Options{Store: st})
+	if n := countKV(t, db, def); n != 190 {
+		t.Fatalf("%d rows after a restart on an empty data directory, want 190", n)
+	}
+	tx = db.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, def, []any{50, "again"})); sqlstate(err) != "23505" {
+		t.Fatalf("duplicate key after restart: %v, want 23505", err)
+	}
+	tx.Rollback()
+	tx = db.Begin()
+	v, err := tx.NextVal("public", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.Rollback()
+	if v != 4 {
+		t.Fatalf("nextval after restart = %d, want 4", v)
+	}
+	// Compaction replaces the segments; the next checkpoint deletes them.
+	insert(t, db, def, kvRows(200, 300)...)
+	for i := range compactSegments {
+		insert(t, db, def, kvRows(1000+i, 1001+i)...)
+		if err := db.flushTable(def.ID, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.compactTable(def.ID); err != nil {
+		t.Fatal(err)
+	}
+	after := parquetFiles(t, db, def)
+	if len(after) >= len(before)+compactSegments {
+		t.Fatalf("no compaction: %v", after)
+	}
+	if err := db.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	var stored []string
+	for _, k := range storeKeys(t, st, "tables/") {
+		if strings.HasSuffix(k, ".parquet") {
+			stored = append(stored, k[strings.LastIndexByte(k, '/')+1:])
+		}
+	}
+	for _, name := range before {
+		if slices.Contains(stored, name) && !slices.Contains(after, name) {
+			t.Fatalf("compacted-away segment %s still in the store: %v (live %v)", name, stored, after)
+		}
+	}
+	want := countKV(t, db, def)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openDB(t, t.TempDir(), Options{Store: st})
+	defer db.Close()
+	if n := countKV(t, db, def); n != want {
+		t.Fatalf("%d rows after compaction and restart, want %d", n, want)
+	}
+}
+
+// TestObjectHomeCrashKeepsAcknowledgedCommits: a server that stops without
+// a checkpoint loses no commit it acknowledged — small ones, a large one
+// that spilled segments of its own, a table created since the checkpoint
+// — on an empty data directory, and on the stale cache of the crashed
+// server after another one wrote more.
+func TestObjectHomeCrashKeepsAcknowledgedCommits(t *testing.T) {
+	st := fakeS3(t)
+	opts := Options{Store: st, SpillBytes: 4 << 10, FlushRows: 1 << 30}
+	dir1 := t.TempDir()
+	db := openDB(t, dir1, opts)
+	def := kvTable(t, db, "t")
+	insert(t, db, def, kvRows(0, 50)...)
+	if err := db.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	tx := db.Begin()
+	insertBatches(t, tx, def, 1000, 3000)
+	if n := len(tx.tables[def.ID].spilled); n < 2 {
+		t.Fatalf("spilled %d segments, want several", n)
+	}
+	mustCommit(t, tx)
+	insert(t, db, def, kvRows(50, 60)...)
+	def2 := kvTable(t, db, "t2")
+	insert(t, db, def2, kvRows(0, 7)...)
+	db.crash()
+	if keys := storeKeys(t, st, "log/"); len(keys) < 4 {
+		t.Fatalf("log objects after the crash: %v", keys)
+	}
+
+	db = openDB(t, t.TempDir(), opts)
+	if n := countKV(t, db, def); n != 2060 {
+		t.Fatalf("%d rows after the crash, want 2060", n)
+	}
+	if n := countKV(t, db, def2); n != 7 {
+		t.Fatalf("%d rows of the table created after the checkpoint, want 7", n)
+	}
+	m, err := db.Begin().TextSearch(context.Background(), def.ID, 1, []string{"w2999"})
+	if err != nil || len(m.RowIDs) != 1 {
+		t.Fatalf("text search over a spilled segment: %v %v", m.RowIDs, err)
+	}
+	insert(t, db, def2, kvRows(7, 9)...)
+	db.crash()
+
+	// The first server's cache is stale: it has neither the second one's
+	// commits nor its checkpoint.
+	db = openDB(t, dir1, opts)
+	defer db.Close()
+	if n := countKV(t, db, def2); n != 9 {
+		t.Fatalf("%d rows of t2 on the stale cache, want 9", n)
+	}
+	if n := countKV(t, db, def); n != 2060 {
+		t.Fatalf("%d rows of t on the stale cache, want 2060", n)
+	}
+}
+
+// TestObjectHomeIndexesSurvive: a segment's vector index and text index go
+// to the store with it; a server with an empty data directory fetches them
+// (and the segment) when a search first needs them, rather than building
+// them again.
+func TestObjectHomeIndexesSurvive(t *testing.T) {
+	st := fakeS3(t)
+	db := openDB(t, t.TempDir(), Options{Store: st})
+	def := createTable(t, db, "mem", []catalog.ColumnDef{col("id", types.Int8T), col("body", types.TextT), col("emb", types.ArrayOf(types.Float4T, 1))})
+	ix := &catalog.IndexDef{Schema: catalog.PublicSchema, Name: "mem_emb", Table: def.ID, Method: "hnsw",
+		Columns: []int{def.Columns[2].ID}, Options: map[string]string{"m": "16", "ef_construction": "64"}}
+	tx := db.Begin()
+	if err := tx.CreateIndex(ix); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	const dim = 16
+	var rows [][]any
+	for i := range 1500 {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32((i*31+j*17)%97) / 97
+		}
+		rows = append(rows, []any{i, fmt.Sprintf("note%d shared", i), v})
+	}
+	insert(t, db, def, rows...)
+	if err := db.flushTable(def.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	waitVectorBuilds(t, db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openDB(t, t.TempDir(), Options{Store: st})
+	defer db.Close()
+	cached := func(pattern string) []string {
+		m, _ := filepath.Glob(filepath.Join(db.lookupRT(def.ID).dir, pattern))
+		return m
+	}
+	if m := cached("seg-*"); len(m) != 0 {
+		t.Fatalf("files fetched before anything read them: %v", m)
+	}
+	tx = db.Begin()
+	defer tx.Rollback()
+	hits, err := tx.VectorSearch(context.Background(), def.ID, ix, rows[700][2].([]float32), 5, VectorEffort{Ef: 64}, nil)
+	if err != nil || len(hits) != 5 || hits[0].Dist > 1e-5 {
+		t.Fatalf("vector search after restart: %v %v", hits, err)
+	}
+	db.vecMu.Lock()
+	queued := len(db.vecQueue) + len(db.vecQueued)
+	db.vecMu.Unlock()
+	if queued != 0 {
+		t.Fatalf("%d vector index builds queued: the index file did not come from the store", queued)
+	}
+	m, err := tx.TextSearch(context.Background(), def.ID, 1, []string{"note1234"})
+	if err != nil || len(m.RowIDs) != 1 {
+		t.Fatalf("text search after restart: %v %v", m.RowIDs, err)
+	}
+	for _, pattern := range []string{"*" + textIndexExt, "*" + vecIndexExt, "*.parquet"} {
+		if m := cached(pattern); len(m) != 1 {
+			t.Fatalf("cached %s after the searches: %v", pattern, m)
+		}
+	}
+}
+
+// TestObjectHomeSecondWriterStopsCommits: two servers on one store race for
+// the same log object; the loser's commit fails naming the cause, it
+// commits nothing more, and the winner's commits are what a restart sees.
+func TestObjectHomeSecondWriterStopsCommits(t *testing.T) {
+	st := fakeS3(t)
+	db1 := openDB(t, t.TempDir(), Options{Store: st})
+	def := kvTable(t, db1, "t")
+	db2 := openDB(t, t.TempDir(), Options{Store: st})
+	defer db2.crash()
+	insert(t, db1, def, kvRows(0, 3)...)
+	for i := range 2 {
+		tx := db2.Begin()
+		if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(10+i, 11+i)...)); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err == nil || !strings.Contains(err.Error(), "another cairn server") {
+			t.Fatalf("commit of the second writer: %v", err)
+		}
+	}
+	insert(t, db1, def, kvRows(3, 5)...)
+	db1.crash()
+	db := openDB(t, t.TempDir(), Options{Store: st})
+	defer db.Close()
+	if got := rowsString(scanRows(t, db.Begin(), def.ID, false)); got != "[[0 v] [1 v] [2 v] [3 v] [4 v]]" {
+		t.Fatalf("rows %s", got)
+	}
+}
+
+// TestObjectHomeKeepsLocalDatabases: a data directory holding a local
+// database is never taken (and cleared) as an object store's cache, and a
+// cache is never opened or exported as a local database.
+func TestObjectHomeKeepsLocalDatabases(t *testing.T) {
+	st := fakeS3(t)
+	local := t.TempDir()
+	db := openDB(t, local, Options{})
+	def := kvTable(t, db, "t")
+	insert(t, db, def, kvRows(0, 3)...)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(local, Options{Store: st, Logger: quietLogger()}); err == nil || !strings.Contains(err.Error(), "holds a local database") {
+		t.Fatalf("opening a local database as a cache: %v", err)
+	}
+	db = openDB(t, local, Options{})
+	if n := countKV(t, db, def); n != 3 {
+		t.Fatalf("local database has %d rows after the refusal, want 3", n)
+	}
+	db.Close()
+	cache := t.TempDir()
+	openDB(t, cache, Options{Store: st}).Close()
+	if _, err := Open(cache, Options{Logger: quietLogger()}); err == nil || !strings.Contains(err.Error(), "cache of an object store") {
+		t.Fatalf("opening a cache as a local database: %v", err)
+	}
+	if _, _, err := ReadCommitted(cache); err == nil || !strings.Contains(err.Error(), "cache of an object store") {
+		t.Fatalf("exporting a cache: %v", err)
+	}
+}
+
+// BenchmarkObjectHomeCommit measures one-row commits against gofakes3 on
+// loopback from 1 and 8 sessions; puts/commit shows the group commit.
+func BenchmarkObjectHomeCommit(b *testing.B) {
+	for _, sessions := range []int{1, 8} {
+		b.Run(fmt.Sprintf("sessions=%d", sessions), func(b *testing.B) {
+			st := fakeS3(b)
+			db := openDB(b, b.TempDir(), Options{Store: st})
+			defer db.Close()
+			def := createTable(b, db, "t", []catalog.ColumnDef{col("id", types.Int8T), col("v", types.TextT)})
+			recs := make(chan int, b.N)
+			for i := range b.N {
+				recs <- i
+			}
+			close(recs)
+			first := db.wal.(*objLog).next
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for range sessions {
+				wg.Go(func() {
+					for i := range recs {
+						tx := db.Begin()
+						if err := tx.Insert(def.ID, makeRecord(b, def, []any{i, "v"})); err != nil {
+							b.Error(err)
+							return
+						}
+						if err := tx.Commit(); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			b.StopTimer()
+			b.ReportMetric(float64(db.wal.(*objLog).next-first)/float64(b.N), "puts/commit")
+		})
+	}
+}
+
+// faultyStore is a real store whose puts and deletes of chosen keys fail,
+// as a server that dies between two of them leaves the bucket.
+type faultyStore struct {
+	objstore.Store
+	mu   sync.Mutex
+	fail func(op, key string) bool
+}
+
+func (s *faultyStore) failing(op, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil && s.fail(op, key) {
+		return fmt.Errorf("injected failure: %s %s", op, key)
+	}
+	return nil
+}
+
+func (s *faultyStore) setFail(fail func(op, key string) bool) {
+	s.mu.Lock()
+	s.fail = fail
+	s.mu.Unlock()
+}
+
+func (s *faultyStore) Put(ctx context.Context, key string, r io.Reader) (objstore.Info, error) {
+	if err := s.failing("put", key); err != nil {
+		return objstore.Info{}, err
+	}
+	return s.Store.Put(ctx, key, r)
+}
+
+func (s *faultyStore) PutIfAbsent(ctx context.Context, key string, r io.Reader) (objstore.Info, error) {
+	if err := s.failing("put", key); err != nil {
+		return objstore.Info{}, err
+	}
+	return s.Store.PutIfAbsent(ctx, key, r)
+}
+
+func (s *faultyStore) PutIfMatch(ctx context.Context, key string, r io.Reader, etag string) (objstore.Info, error) {
+	if err := s.failing("put", key); err != nil {
+		return objstore.Info{}, err
+	}
+	return s.Store.PutIfMatch(ctx, key, r, etag)
+}
+
+func (s *faultyStore) Delete(ctx context.Context, key string) error {
+	if err := s.failing("delete", key); err != nil {
+		return err
+	}
+	return s.Store.Delete(ctx, key)
+}
+
+// TestObjectHomeCheckpointCutShort: a checkpoint that stops before its
+// checkpoint object is put (its manifests and catalog put or not) leaves
+// the previous checkpoint and the whole log in force; one that stops after
+// it, before its deletions, leaves garbage that the next server's
+// checkpoint deletes. No commit is lost either way.
+func TestObjectHomeCheckpointCutShort(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fail func(op, key string) bool
+	}{
+		{"manifest", func(op, key string) bool { return op == "put" && isManifestKey(key) }},
+		{"catalog", func(op, key string) bool { return op == "put" && strings.HasPrefix(key, storeCatalogPrefix) }},
+		{"checkpoint", func(op, key string) bool { return op == "put" && key == storeCheckpointKey }},
+		{"deletions", func(op, key string) bool { return op == "delete" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &faultyStore{Store: fakeS3(t)}
+			db := openDB(t, t.TempDir(), Options{Store: st})
+			def := kvTable(t, db, "t")
+			insert(t, db, def, kvRows(0, 10)...)
+			if err := db.Checkpoint(); err != nil {
+				t.Fatal(err)
+			}
+			insert(t, db, def, kvRows(10, 20)...)
+			tx := db.Begin()
+			if err := tx.Delete(def.ID, []int64{1, 2}); err != nil {
+				t.Fatal(err)
+			}
+			mustCommit(t, tx)
+			st.setFail(tc.fail)
+			err := db.Checkpoint()
+			if (err == nil) != (tc.name == "deletions") {
+				t.Fatalf("checkpoint: %v", err)
+			}
+			insert(t, db, def, kvRows(20, 25)...)
+			db.crash()
+			st.setFail(nil)
+
+			db = openDB(t, t.TempDir(), Options{Store: st})
+			defer db.Close()
+			if n := countKV(t, db, def); n != 23 {
+				t.Fatalf("%d rows, want 23", n)
+			}
+			if err := db.Checkpoint(); err != nil {
+				t.Fatal(err)
+			}
+			if keys := storeKeys(t, st, "log/"); len(keys) != 0 {
+				t.Fatalf("log objects after the next checkpoint: %v", keys)
+			}
+			var manifests []string
+			for _, k := range storeKeys(t, st, "tables/") {
+				if isManifestKey(k) {
+					manifests = append(manifests, k)
+				}
+			}
+			if len(manifests) != 1 || len(storeKeys(t, st, storeCatalogPrefix)) != 1 {
+				t.Fatalf("after the next checkpoint: manifests %v, catalogs %v", manifests, storeKeys(t, st, storeCatalogPrefix))
+			}
+		})
+	}
+}
