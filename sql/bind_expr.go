@@ -237,7 +237,7 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 				continue
 			}
 			qualFound = true
-			if c.Name != name || (c.Hidden && qual == "") {
+			if c.Name != name || ((c.Hidden || c.Merged) && qual == "") {
 				continue
 			}
 			if idx >= 0 {

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"slices"
+
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/jackc/pgerrcode"
@@ -69,10 +71,12 @@ func (b *Binder) bindFromItem(item *pg_query.Node, outer *scope) (Node, []Col, e
 // aliasCols renames columns for a FROM alias (t(a, b)).
 func aliasCols(in []Col, alias string, names []string) []Col {
 	out := make([]Col, len(in))
+	next := 0 // the alias names go to the visible columns in order
 	for i, c := range in {
 		c.Table = alias
-		if i < len(names) {
-			c.Name = names[i]
+		if !c.Hidden && next < len(names) {
+			c.Name = names[next]
+			next++
 		}
 		out[i] = c
 	}
@@ -155,6 +159,7 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, erro
 			}
 		}
 	}
+	var lUsing, rUsing []int
 	switch {
 	case len(using) > 0:
 		var conds []Expr
@@ -172,8 +177,7 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, erro
 				return nil, nil, err
 			}
 			conds = append(conds, eq)
-			// The merged column appears once in "*": hide the right copy.
-			cols[len(lcols)+ri].Hidden = true
+			lUsing, rUsing = append(lUsing, li), append(rUsing, ri)
 		}
 		join.Cond = andAll(conds)
 	case j.Quals != nil:
@@ -189,17 +193,77 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, erro
 		join.On = join.Cond
 		splitEquiJoin(join, len(lcols))
 	}
+	var plan Node = join
 	out := cols
-	if j.Alias != nil {
-		out = aliasCols(cols, j.Alias.Aliasname, strList(j.Alias.Colnames))
+	if len(using) > 0 {
+		if plan, out, err = b.mergeUsing(join, lcols, rcols, using, lUsing, rUsing); err != nil {
+			return nil, nil, err
+		}
 	}
-	join.Out = out
-	return join, out, nil
+	if j.Alias != nil {
+		if p, ok := plan.(*Project); ok {
+			// Under an alias the inputs' names are gone, and with them
+			// their own copies of the merged columns.
+			var exprs []Expr
+			var kept []Col
+			for i, c := range p.Out {
+				if !c.Merged {
+					exprs, kept = append(exprs, p.Exprs[i]), append(kept, c)
+				}
+			}
+			out = aliasCols(kept, j.Alias.Aliasname, strList(j.Alias.Colnames))
+			p.Exprs, p.Out = exprs, out
+		} else {
+			out = aliasCols(out, j.Alias.Aliasname, strList(j.Alias.Colnames))
+			join.Out = out
+		}
+	}
+	return plan, out, nil
+}
+
+// mergeUsing projects a USING (or NATURAL) join's output as PostgreSQL
+// shows it: the merged columns first, then the inputs' columns, whose own
+// copies of the merged ones only their qualified names reach (Col.Merged).
+// A merged column is the left value for inner and left joins, the right
+// one for right joins and COALESCE of both for full joins, of the two
+// columns' common type.
+func (b *Binder) mergeUsing(join *Join, lcols, rcols []Col, using []string, lUsing, rUsing []int) (Node, []Col, error) {
+	var exprs []Expr
+	var out []Col
+	for k, name := range using {
+		lc, rc := lcols[lUsing[k]], rcols[rUsing[k]]
+		l := &ColumnRef{Index: lUsing[k], Name: name, T: lc.T}
+		r := &ColumnRef{Index: len(lcols) + rUsing[k], Name: name, T: rc.T}
+		t, args, err := b.unify("JOIN/USING", []Expr{l, r})
+		if err != nil {
+			return nil, nil, err
+		}
+		col := Col{Name: name, T: t}
+		switch join.Kind {
+		case RightJoin:
+			exprs = append(exprs, args[1])
+			col.TableOID, col.Attnum = rc.TableOID, rc.Attnum
+		case FullJoin:
+			exprs = append(exprs, &Coalesce{Args: args, T: t})
+		default:
+			exprs = append(exprs, args[0])
+			col.TableOID, col.Attnum = lc.TableOID, lc.Attnum
+		}
+		out = append(out, col)
+	}
+	for i, c := range join.Out {
+		exprs = append(exprs, &ColumnRef{Index: i, Name: c.Name, T: c.T})
+		if i < len(lcols) && slices.Contains(lUsing, i) || i >= len(lcols) && slices.Contains(rUsing, i-len(lcols)) {
+			c.Merged = true
+		}
+		out = append(out, c)
+	}
+	return &Project{Input: join, Exprs: exprs, Out: out}, out, nil
 }
 
 func findCol(cols []Col, name string) int {
 	for i, c := range cols {
-		if c.Name == name && !c.Hidden {
+		if c.Name == name && !c.Hidden && !c.Merged {
 			return i
 		}
 	}

@@ -35,6 +35,11 @@ type Col struct {
 	Table string
 	// Hidden columns (row IDs) are not visible to "*".
 	Hidden bool
+	// Merged marks a join input's own copy of a USING (or NATURAL)
+	// column, which the join's merged column stands for: it is reached
+	// by its qualified name (t.x) and in t.*, not by an unqualified name
+	// or "*".
+	Merged bool
 }
 
 // Scan reads columns Cols (positions in Table.Columns) of a table, plus the

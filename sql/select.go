@@ -592,7 +592,7 @@ func expandStar(sc *scope, cr *pg_query.ColumnRef) ([]selectItem, error) {
 	var items []selectItem
 	found := false
 	for i, c := range sc.cols {
-		if c.Hidden {
+		if c.Hidden || c.Merged && qual == "" {
 			continue
 		}
 		if qual != "" && c.Table != qual {
