@@ -14,7 +14,10 @@ import (
 
 func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if s.WithClause != nil {
-		return nil, pgerr.NotSupported("WITH on INSERT")
+		defer b.popWith()
+		if err := b.bindWith(s.WithClause, nil); err != nil {
+			return nil, err
+		}
 	}
 	def, err := b.rangeVarTable(s.Relation)
 	if err != nil {
@@ -486,7 +489,10 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 
 func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	if s.WithClause != nil {
-		return nil, pgerr.NotSupported("WITH on UPDATE")
+		defer b.popWith()
+		if err := b.bindWith(s.WithClause, nil); err != nil {
+			return nil, err
+		}
 	}
 	var set map[int]Expr
 	reads := s.WhereClause != nil || len(s.ReturningList) > 0
@@ -522,7 +528,10 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 
 func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 	if s.WithClause != nil {
-		return nil, pgerr.NotSupported("WITH on DELETE")
+		defer b.popWith()
+		if err := b.bindWith(s.WithClause, nil); err != nil {
+			return nil, err
+		}
 	}
 	reads := s.WhereClause != nil || len(s.ReturningList) > 0
 	def, alias, input, err := b.scanForWrite(s.Relation, s.UsingClause, s.WhereClause, catalog.PolicyDelete, func(*catalog.TableDef, *scope) (bool, error) {

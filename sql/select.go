@@ -22,25 +22,9 @@ type scope struct {
 // bindSelect binds a SELECT (or VALUES, or set operation) into a plan.
 func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) {
 	if s.WithClause != nil {
-		b.ctes = append(b.ctes, map[string]*cteDef{})
-		defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
-		for _, c := range s.WithClause.Ctes {
-			cte := c.GetCommonTableExpr()
-			sel := cte.Ctequery.GetSelectStmt()
-			if sel == nil {
-				return nil, pgerr.NotSupported("data-modifying statements in WITH")
-			}
-			var plan Node
-			var err error
-			if s.WithClause.Recursive {
-				plan, err = b.bindRecursiveCTE(cte, sel, outer)
-			} else {
-				plan, err = b.bindSelect(sel, outer)
-			}
-			if err != nil {
-				return nil, err
-			}
-			b.ctes[len(b.ctes)-1][cte.Ctename] = &cteDef{plan: plan, cols: strList(cte.Aliascolnames)}
+		defer b.popWith()
+		if err := b.bindWith(s.WithClause, outer); err != nil {
+			return nil, err
 		}
 	}
 	if s.IntoClause != nil {
@@ -74,6 +58,35 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) 
 	}
 	return b.finishOrderLimit(plan, keys, s, nil)
 }
+
+// bindWith binds a WITH clause's queries and makes their names visible to
+// the statement it heads (SELECT, INSERT, UPDATE, DELETE) until popWith,
+// which the caller defers whatever bindWith returns.
+func (b *Binder) bindWith(w *pg_query.WithClause, outer *scope) error {
+	b.ctes = append(b.ctes, map[string]*cteDef{})
+	for _, c := range w.Ctes {
+		cte := c.GetCommonTableExpr()
+		sel := cte.Ctequery.GetSelectStmt()
+		if sel == nil {
+			return pgerr.NotSupported("data-modifying statements in WITH")
+		}
+		var plan Node
+		var err error
+		if w.Recursive {
+			plan, err = b.bindRecursiveCTE(cte, sel, outer)
+		} else {
+			plan, err = b.bindSelect(sel, outer)
+		}
+		if err != nil {
+			return err
+		}
+		b.ctes[len(b.ctes)-1][cte.Ctename] = &cteDef{plan: plan, cols: strList(cte.Aliascolnames)}
+	}
+	return nil
+}
+
+// popWith ends the scope of the innermost WITH clause (bindWith).
+func (b *Binder) popWith() { b.ctes = b.ctes[:len(b.ctes)-1] }
 
 // bindSetOp binds UNION / INTERSECT / EXCEPT, unifying column types.
 func (b *Binder) bindSetOp(s *pg_query.SelectStmt, outer *scope) (Node, error) {
