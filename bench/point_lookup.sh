@@ -8,7 +8,7 @@
 #    lookup by the unique text path, UPDATE ... WHERE id = $1 and a
 #    single-row INSERT (each a committed transaction), 3 rounds with the
 #    servers taking turns, and the cairn/PostgreSQL ratios;
-#  - pgbench -M prepared -c 1 and -c 4 with custom scripts (-f) of the two
+#  - pgbench -M prepared and -M simple, -c 1 and -c 4, with custom scripts (-f) of the two
 #    lookups, on each server in turn, and the tps ratios.
 #   bash bench/point_lookup.sh [--rows N] [--duration S]
 # PG_BIN overrides the PostgreSQL binaries (default /usr/lib/postgresql/15/bin).
@@ -44,20 +44,25 @@ cat >"$work/by_path.sql" <<SQL
 \set id random(1, $rows)
 SELECT id, task FROM bench_point WHERE path = '/hivemind/sessions/' || :id;
 SQL
-# tps runs pgbench against host:port and prints its tps.
+# tps runs pgbench against host:port in protocol mode $4 and prints its
+# tps.
 tps() {
 	local host=${1%:*} port=${1#*:}
-	pgbench -n -M prepared -h "$host" -p "$port" -U cairn -c "$2" -j "$2" -T "$duration" -f "$3" cairn 2>&1 |
+	pgbench -n -M "$4" -h "$host" -p "$port" -U cairn -c "$2" -j "$2" -T "$duration" -f "$3" cairn 2>&1 |
 		awk '/^tps = /{print $3; found=1} END{if (!found) exit 1}'
 }
-echo
-echo "pgbench -M prepared, $duration s per run, the servers taking turns (tps)"
-printf '%-16s %8s %12s %12s %8s\n' script clients cairn postgres ratio
-for script in by_id by_path; do
-	for c in 1 4; do
-		ct=$(tps "$addr" "$c" "$work/$script.sql")
-		pt=$(tps "$pg_addr" "$c" "$work/$script.sql")
-		printf '%-16s %8d %12.0f %12.0f %7.2fx\n' "$script" "$c" "$ct" "$pt" "$(echo "$ct / $pt" | bc -l)"
+# Prepared statements (pgx, asyncpg, JDBC after 5 runs) and the simple
+# protocol with the key in the text (psycopg2, psql, pgbench's default).
+for mode in prepared simple; do
+	echo
+	echo "pgbench -M $mode, $duration s per run, the servers taking turns (tps)"
+	printf '%-16s %8s %12s %12s %8s\n' script clients cairn postgres ratio
+	for script in by_id by_path; do
+		for c in 1 4; do
+			ct=$(tps "$addr" "$c" "$work/$script.sql" "$mode")
+			pt=$(tps "$pg_addr" "$c" "$work/$script.sql" "$mode")
+			printf '%-16s %8d %12.0f %12.0f %7.2fx\n' "$script" "$c" "$ct" "$pt" "$(echo "$ct / $pt" | bc -l)"
+		done
 	done
 done
 echo "ratio: cairn tps / PostgreSQL tps (above 1: cairn is faster)"
