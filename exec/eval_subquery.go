@@ -203,7 +203,7 @@ func (ev *evaluator) computeSubquery(e *sql.Subquery) (*subqueryResult, error) {
 		if e.Left != nil {
 			leftT = e.Left.Type()
 		}
-		if hashCompatible(colT, leftT) && (e.Equal == nil || e.Equal.Name == "=") {
+		if hashCompatible(colT, leftT) && (e.Equal == nil || e.Equal.Name == "=") && !e.All {
 			set := &valueSet{keys: make(map[string]struct{}, len(vals)), empty: len(vals) == 0}
 			for _, v := range vals {
 				if v == nil {
@@ -319,7 +319,7 @@ func (ev *evaluator) subqueryValue(e *sql.Subquery, res *subqueryResult, b batch
 			for i, v := range res.values {
 				items[i] = &sql.Const{Value: v, T: colT}
 			}
-			if out, err = ev.orEach(left, items, e.Equal, false, b); err != nil {
+			if out, err = ev.orEach(left, items, e.Equal, e.All, b); err != nil {
 				return vec{}, err
 			}
 		}

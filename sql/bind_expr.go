@@ -1022,7 +1022,10 @@ func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
 			return &Subquery{Kind: ArraySubquery, Plan: plan, T: types.ArrayOf(cols[0].T, 1), Args: corr.args}, nil
 		}
 		return &Subquery{Kind: ScalarSubquery, Plan: plan, T: cols[0].T, Args: corr.args}, nil
-	case pg_query.SubLinkType_ANY_SUBLINK:
+	case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
+		if row := sl.Testexpr.GetRowExpr(); row != nil && len(cols) > 1 {
+			return b.bindRowSubLink(sc, sl, row, plan, corr)
+		}
 		if len(cols) != 1 {
 			return nil, pgerr.New(pgerrcode.SyntaxError, "subquery has too many columns")
 		}
@@ -1047,9 +1050,44 @@ func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
 				return nil, err
 			}
 		}
-		return &Subquery{Kind: InSubquery, Plan: plan, Left: c.Args[0], Equal: c.Overload, T: types.BoolT, Args: corr.args}, nil
+		return &Subquery{Kind: InSubquery, Plan: plan, Left: c.Args[0], Equal: c.Overload, All: sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK,
+			T: types.BoolT, Args: corr.args}, nil
 	}
 	return nil, pgerr.NotSupported("this kind of subquery (%s)", sl.SubLinkType)
+}
+
+// bindRowSubLink binds "(a, b, ...) IN (SELECT x, y, ...)", its "= ANY"
+// spelling, and "<> ALL", which is NOT IN. Each field and its column are
+// compared in their common type; other operators are 0A000.
+func (b *Binder) bindRowSubLink(sc *scope, sl *pg_query.SubLink, row *pg_query.RowExpr, plan Node, corr *correlation) (Expr, error) {
+	cols := plan.Columns()
+	all := sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK
+	op := "="
+	if len(sl.OperName) > 0 {
+		op = nameOf(sl.OperName)
+	}
+	if op != map[bool]string{false: "=", true: "<>"}[all] {
+		return nil, pgerr.NotSupported("row comparison %s %s with a subquery", op, map[bool]string{false: "ANY", true: "ALL"}[all])
+	}
+	if len(row.Args) != len(cols) {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "subquery has too %s columns", map[bool]string{true: "many", false: "few"}[len(cols) > len(row.Args)])
+	}
+	fields, err := b.bindExprs(sc, row.Args)
+	if err != nil {
+		return nil, err
+	}
+	target := make([]types.T, len(cols))
+	for i, c := range cols {
+		t, unified, err := b.unify("IN", []Expr{fields[i], &Const{T: c.T}})
+		if err != nil {
+			return nil, err
+		}
+		target[i], fields[i] = t, unified[0]
+	}
+	if plan, err = b.castColumns(plan, target); err != nil {
+		return nil, err
+	}
+	return &Subquery{Kind: InSubquery, Plan: plan, Left: &RowExpr{Args: fields, T: types.RecordT}, Negate: all, T: types.BoolT, Args: corr.args}, nil
 }
 
 // bindArrayExpr binds ARRAY[...] (and '{...}'-free array constructors);

@@ -173,10 +173,14 @@ const (
 // values as expressions of the outer row, and the plan reads them as
 // OuterRefs; it runs once per distinct outer row.
 type Subquery struct {
-	Kind   SubqueryKind
-	Plan   Node
-	Left   Expr                // InSubquery only
-	Equal  *functions.Overload // InSubquery only
+	Kind  SubqueryKind
+	Plan  Node
+	Left  Expr                // InSubquery only
+	Equal *functions.Overload // InSubquery only
+	// All makes an InSubquery "Left op ALL (subquery)": true when the
+	// comparison holds for every row (or there are none), where Equal is
+	// the comparison; otherwise it holds for some row (op ANY, IN).
+	All    bool
 	Negate bool
 	T      types.T
 	Args   []Expr
