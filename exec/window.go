@@ -220,6 +220,9 @@ func (w *windowOp) values(ev *evaluator, f *sql.WindowFunc, in arrow.Record) ([]
 	if err != nil {
 		return nil, err
 	}
+	if err := fr.evalRanges(ev, f, in); err != nil {
+		return nil, err
+	}
 	out := make([]any, n)
 	for start := 0; start < n; {
 		end := start + 1
@@ -239,6 +242,16 @@ func (w *windowOp) values(ev *evaluator, f *sql.WindowFunc, in arrow.Record) ([]
 	return out, nil
 }
 
+// peerStart is the start of the peer group of sorted position i in the
+// partition starting at start.
+func (r *windowRows) peerStart(i, start int) int {
+	j := i
+	for j > start && r.samePeers(j-1, i) {
+		j--
+	}
+	return j
+}
+
 // peerEnd is the end of the peer group of sorted position i in the
 // partition ending at end.
 func (r *windowRows) peerEnd(i, end int) int {
@@ -253,6 +266,76 @@ func (r *windowRows) peerEnd(i, end int) int {
 type frame struct {
 	spec       sql.WindowFrame
 	start, end int64 // the offsets of N PRECEDING / N FOLLOWING bounds
+	// ranges are, in RANGE mode with an offset bound, per input row its
+	// key and its frame's start and end bound values (sql.FrameBound's
+	// Bound; the key where a bound is not an offset), compared by
+	// rangeSpec.
+	ranges    [][]sortVal
+	rangeSpec *keySpec
+}
+
+// evalRanges evaluates a RANGE frame's key and bound values over in, and
+// checks that no offset is negative (22013).
+func (fr *frame) evalRanges(ev *evaluator, f *sql.WindowFunc, in arrow.Record) error {
+	spec := fr.spec
+	if spec.RangeKey == nil {
+		return nil
+	}
+	order := f.Order[0]
+	key := func(e sql.Expr) sql.SortKey {
+		if e == nil {
+			e = spec.RangeKey
+		}
+		return sql.SortKey{Expr: e, Desc: order.Desc, NullsFirst: order.NullsFirst}
+	}
+	ke := newKeyEvaluator([]sql.SortKey{key(spec.RangeKey), key(spec.Start.Bound), key(spec.End.Bound)})
+	var err error
+	if fr.ranges, err = ke.rows(ev, in, nil); err != nil {
+		return err
+	}
+	fr.rangeSpec = &ke.specs[0]
+	for _, v := range fr.ranges {
+		if v[0].null {
+			continue
+		}
+		// A PRECEDING bound lies before the key in the sort order, a
+		// FOLLOWING one after it; otherwise the offset was negative.
+		for k, b := range []sql.FrameBound{spec.Start, spec.End} {
+			if b.Bound != nil && v[1+k].null {
+				return pgerr.New(pgerrcode.NullValueNotAllowedDataException, "frame %s offset must not be null", [2]string{"starting", "ending"}[k])
+			}
+			c := fr.rangeSpec.compare(&v[1+k], &v[0])
+			if b.Kind == sql.OffsetPreceding && c > 0 || b.Kind == sql.OffsetFollowing && c < 0 {
+				return pgerr.New(pgerrcode.InvalidPrecedingOrFollowingSize, "invalid preceding or following size in window function")
+			}
+		}
+	}
+	return nil
+}
+
+// rangeBound is the start (or, isEnd, the end) of the RANGE frame of
+// sorted position i in the partition [ps, pe): the first row whose key
+// reaches the row's bound value (the first past it, for the end). The
+// frame of a row with a NULL key is its NULL peers.
+func (fr *frame) rangeBound(r *windowRows, i, ps, pe int, isEnd bool) int {
+	cur := fr.ranges[r.order[i]]
+	key := func(p int) *sortVal { return &fr.ranges[r.order[p]][0] }
+	if cur[0].null {
+		if isEnd {
+			return r.peerEnd(i, pe)
+		}
+		return r.peerStart(i, ps)
+	}
+	lo, hi := ps, pe // the partition's rows with a key
+	if fr.rangeSpec.nullsFirst {
+		lo += sort.Search(pe-ps, func(k int) bool { return !key(ps + k).null })
+	} else {
+		hi = ps + sort.Search(pe-ps, func(k int) bool { return key(ps + k).null })
+	}
+	if isEnd {
+		return lo + sort.Search(hi-lo, func(k int) bool { return fr.rangeSpec.compare(key(lo+k), &cur[2]) > 0 })
+	}
+	return lo + sort.Search(hi-lo, func(k int) bool { return fr.rangeSpec.compare(key(lo+k), &cur[1]) >= 0 })
 }
 
 // newFrame evaluates the frame's offsets (constants; never negative).
@@ -293,13 +376,13 @@ func (fr *frame) bounds(r *windowRows, i, ps, pe int) (s, e int) {
 			return ps
 		case sql.UnboundedFollowing:
 			return pe
-		case sql.OffsetPreceding:
-			p := int64(i) - off
-			if isEnd {
-				p++
+		case sql.OffsetPreceding, sql.OffsetFollowing:
+			if !fr.spec.Rows {
+				return fr.rangeBound(r, i, ps, pe, isEnd)
 			}
-			return int(max(min(p, int64(pe)), int64(ps)))
-		case sql.OffsetFollowing:
+			if b.Kind == sql.OffsetPreceding {
+				off = -off
+			}
 			p := int64(i) + off
 			if isEnd {
 				p++
@@ -315,11 +398,7 @@ func (fr *frame) bounds(r *windowRows, i, ps, pe int) (s, e int) {
 		case isEnd:
 			return r.peerEnd(i, pe)
 		}
-		j := i
-		for j > ps && r.samePeers(j-1, i) {
-			j--
-		}
-		return j
+		return r.peerStart(i, ps)
 	}
 	return at(fr.spec.Start, fr.start, false), at(fr.spec.End, fr.end, true)
 }

@@ -41,6 +41,9 @@ type WindowFunc struct {
 type WindowFrame struct {
 	Rows       bool
 	Start, End FrameBound
+	// RangeKey is, in RANGE mode with an offset bound, the one ORDER BY
+	// key in the type its bounds are computed in (rangeOffsetType).
+	RangeKey Expr
 }
 
 // FrameBound is one end of a frame.
@@ -48,6 +51,9 @@ type FrameBound struct {
 	Kind BoundKind
 	// Offset is N of N PRECEDING / N FOLLOWING (ROWS mode), a constant.
 	Offset Expr
+	// Bound is, in RANGE mode, the key value this bound of each row's
+	// frame lies at: RangeKey minus or plus the offset.
+	Bound Expr
 }
 
 // BoundKind is where a frame bound lies.
@@ -87,7 +93,8 @@ func (f *WindowFunc) windowExprs() []Expr {
 		out = append(out, f.Agg.Args...)
 		out = append(out, nonNil(f.Agg.Filter)...)
 	}
-	return append(out, nonNil(f.Frame.Start.Offset, f.Frame.End.Offset)...)
+	fr := &f.Frame
+	return append(out, nonNil(fr.Start.Offset, fr.End.Offset, fr.RangeKey, fr.Start.Bound, fr.End.Bound)...)
 }
 
 // transform rebuilds f with fn applied to its expressions.
@@ -107,6 +114,8 @@ func (f *WindowFunc) transform(tr func(Expr) Expr) *WindowFunc {
 		c.Order[i].Expr = tr(k.Expr)
 	}
 	c.Frame.Start.Offset, c.Frame.End.Offset = tr(f.Frame.Start.Offset), tr(f.Frame.End.Offset)
+	c.Frame.RangeKey = tr(f.Frame.RangeKey)
+	c.Frame.Start.Bound, c.Frame.End.Bound = tr(f.Frame.Start.Bound), tr(f.Frame.End.Bound)
 	if f.Agg != nil {
 		agg := *f.Agg
 		agg.Args = make([]Expr, len(f.Agg.Args))
@@ -158,10 +167,9 @@ const (
 // defaultFrame is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
 var defaultFrame = WindowFrame{Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}}
 
-// bindFrame binds a window's frame clause. Offsets are supported in ROWS
-// mode; RANGE with an offset (a distance in the ORDER BY key's units),
-// GROUPS and EXCLUDE answer 0A000.
-func (b *Binder) bindFrame(sc *scope, def *pg_query.WindowDef) (WindowFrame, error) {
+// bindFrame binds a window's frame clause over its ORDER BY keys. GROUPS
+// and EXCLUDE answer 0A000.
+func (b *Binder) bindFrame(sc *scope, def *pg_query.WindowDef, order []SortKey) (WindowFrame, error) {
 	opts := def.FrameOptions
 	if opts&frameNonDefault == 0 {
 		return defaultFrame, nil
@@ -178,7 +186,7 @@ func (b *Binder) bindFrame(sc *scope, def *pg_query.WindowDef) (WindowFrame, err
 			return FrameBound{Kind: CurrentRow}, nil
 		case opts&(pre|fol) != 0:
 			if !f.Rows {
-				return FrameBound{}, pgerr.NotSupported("RANGE frames with an offset (use ROWS)")
+				return b.rangeBound(sc, &f, order, offset, opts&pre != 0)
 			}
 			e, err := b.bindExprWant(sc, offset, types.Int8T)
 			if err != nil {
@@ -200,6 +208,74 @@ func (b *Binder) bindFrame(sc *scope, def *pg_query.WindowDef) (WindowFrame, err
 		return f, err
 	}
 	return f, nil
+}
+
+// rangeBound binds N PRECEDING / N FOLLOWING of a RANGE frame: a distance
+// in the units of its one ORDER BY key (a number for numeric keys, an
+// interval for dates, timestamps and intervals). The bound's value for a
+// row is its key minus N (PRECEDING) or plus N (FOLLOWING), the other way
+// round for a descending key.
+func (b *Binder) rangeBound(sc *scope, f *WindowFrame, order []SortKey, offset *pg_query.Node, preceding bool) (FrameBound, error) {
+	kind := OffsetFollowing
+	if preceding {
+		kind = OffsetPreceding
+	}
+	if len(order) != 1 {
+		return FrameBound{}, pgerr.New(pgerrcode.WindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column")
+	}
+	key := order[0].Expr
+	keyT, offT, ok := rangeOffsetType(key.Type())
+	if !ok {
+		return FrameBound{}, pgerr.New(pgerrcode.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", key.Type())
+	}
+	if f.RangeKey == nil {
+		k, err := b.coerce(key, keyT, castExplicit)
+		if err != nil {
+			return FrameBound{}, err
+		}
+		f.RangeKey = k
+	}
+	off, err := b.bindExpr(sc, offset)
+	if err != nil {
+		return FrameBound{}, err
+	}
+	given := off.Type()
+	if off, err = b.coerce(off, offT, castAssignment); err != nil {
+		return FrameBound{}, pgerr.New(pgerrcode.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", key.Type(), given)
+	}
+	op := "+"
+	if preceding != order[0].Desc {
+		op = "-"
+	}
+	bound, err := b.bindOperator(op, f.RangeKey, off)
+	if err != nil {
+		return FrameBound{}, err
+	}
+	if bound, err = b.coerce(bound, keyT, castExplicit); err != nil {
+		return FrameBound{}, err
+	}
+	return FrameBound{Kind: kind, Bound: bound}, nil
+}
+
+// rangeOffsetType is the type a RANGE frame's bounds over a key of type t
+// are computed and compared in, and the type of the offset: integers as
+// bigint, floats as double precision, dates as timestamps.
+func rangeOffsetType(t types.T) (key, offset types.T, ok bool) {
+	switch t.Family {
+	case types.Int2, types.Int4, types.Int8:
+		return types.Int8T, types.Int8T, true
+	case types.Float4, types.Float8:
+		return types.Float8T, types.Float8T, true
+	case types.Numeric:
+		return types.NumericT, types.NumericT, true
+	case types.DateFamily, types.TimestampFamily:
+		return types.TimestampT, types.IntervalT, true
+	case types.TimestampTZ:
+		return types.TimestampTZT, types.IntervalT, true
+	case types.Interval:
+		return types.IntervalT, types.IntervalT, true
+	}
+	return types.T{}, types.T{}, false
 }
 
 // windowOnly are the functions that exist only as window functions, and
@@ -227,9 +303,6 @@ func (b *Binder) bindWindowCall(sc *scope, fc *pg_query.FuncCall, name string) (
 		return nil, err
 	}
 	f := &WindowFunc{Name: name}
-	if f.Frame, err = b.bindFrame(sc, def); err != nil {
-		return nil, err
-	}
 	for _, p := range def.PartitionClause {
 		e, err := b.bindExpr(sc, p)
 		if err != nil {
@@ -244,6 +317,9 @@ func (b *Binder) bindWindowCall(sc *scope, fc *pg_query.FuncCall, name string) (
 			return nil, err
 		}
 		f.Order = append(f.Order, makeSortKey(sb, e))
+	}
+	if f.Frame, err = b.bindFrame(sc, def, f.Order); err != nil {
+		return nil, err
 	}
 	if res, isWindow := windowOnly[name]; isWindow {
 		if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil {
