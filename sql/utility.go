@@ -607,7 +607,7 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 			if seq != nil || col.Default != "" {
 				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
 			}
-			if seq, err = identitySequence(def, &col, c); err != nil {
+			if seq, err = b.identitySequence(def, &col, c); err != nil {
 				return col, nil, err
 			}
 		case pg_query.ConstrType_CONSTR_GENERATED:
@@ -620,14 +620,14 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 // identitySequence makes col an identity column (GENERATED ALWAYS or BY
 // DEFAULT AS IDENTITY): NOT NULL, drawing its default from the sequence
 // it owns, named as a serial column's is.
-func identitySequence(def *catalog.TableDef, col *catalog.ColumnDef, c *pg_query.Constraint) (*catalog.SequenceDef, error) {
+func (b *Binder) identitySequence(def *catalog.TableDef, col *catalog.ColumnDef, c *pg_query.Constraint) (*catalog.SequenceDef, error) {
 	switch col.Type.Family {
 	case types.Int2, types.Int4, types.Int8:
 	default:
 		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
 	}
-	seq := &catalog.SequenceDef{Schema: def.Schema, Name: def.Name + "_" + col.Name + "_seq", Start: 1, Increment: 1, Min: 1, Max: maxForType(col.Type)}
-	if err := applySequenceOptions(seq, c.Options); err != nil {
+	seq := &catalog.SequenceDef{Schema: def.Schema, Name: def.Name + "_" + col.Name + "_seq", Increment: 1}
+	if err := b.applySequenceOptions(seq, c.Options, col.Type); err != nil {
 		return nil, err
 	}
 	col.Identity = c.GeneratedWhen // "a" (ALWAYS) or "d" (BY DEFAULT)
@@ -991,8 +991,8 @@ func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (Statement, error
 	if err != nil {
 		return nil, err
 	}
-	seq := &catalog.SequenceDef{Schema: schema, Name: s.Sequence.Relname, Start: 1, Increment: 1, Min: 1, Max: 9223372036854775807}
-	if err := applySequenceOptions(seq, s.Options); err != nil {
+	seq := &catalog.SequenceDef{Schema: schema, Name: s.Sequence.Relname, Increment: 1}
+	if err := b.applySequenceOptions(seq, s.Options, types.Int8T); err != nil {
 		return nil, err
 	}
 	return &CreateSequence{Def: seq, IfNotExists: s.IfNotExists}, nil
@@ -1041,11 +1041,13 @@ func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (Statement, error) 
 	return a, nil
 }
 
-// applySequenceOptions sets a sequence's START, INCREMENT, MINVALUE and
-// MAXVALUE from CREATE SEQUENCE's (or an identity column's) options; the
-// start defaults to the bound the sequence counts away from.
-func applySequenceOptions(seq *catalog.SequenceDef, opts []*pg_query.Node) error {
-	startSet := false
+// applySequenceOptions sets a sequence's START, INCREMENT, MINVALUE,
+// MAXVALUE and CYCLE from CREATE SEQUENCE's (or an identity column's)
+// options. As in PostgreSQL, the bounds default to 1 and the maximum of
+// the sequence's type (AS, else as) counting up, to the type's minimum and
+// -1 counting down, and the start to the bound it counts away from.
+func (b *Binder) applySequenceOptions(seq *catalog.SequenceDef, opts []*pg_query.Node, as types.T) error {
+	startSet, minSet, maxSet := false, false, false
 	for _, o := range opts {
 		d := o.GetDefElem()
 		v := int64(0)
@@ -1063,10 +1065,21 @@ func applySequenceOptions(seq *catalog.SequenceDef, opts []*pg_query.Node) error
 		case "increment":
 			seq.Increment = v
 		case "minvalue":
-			seq.Min = v
+			seq.Min, minSet = v, d.Arg != nil
 		case "maxvalue":
-			seq.Max = v
-		case "cache", "cycle", "owned_by", "as", "sequence_name":
+			seq.Max, maxSet = v, d.Arg != nil
+		case "cycle":
+			seq.Cycle = d.Arg == nil || defBool(d.Arg)
+		case "as":
+			t, err := b.typeFromName(d.Arg.GetTypeName())
+			if err != nil {
+				return err
+			}
+			if t.Family != types.Int2 && t.Family != types.Int4 && t.Family != types.Int8 {
+				return pgerr.New(pgerrcode.InvalidParameterValue, "sequence type must be smallint, integer, or bigint")
+			}
+			as = t
+		case "cache", "owned_by", "sequence_name":
 		default:
 			return pgerr.NotSupported("sequence option %s", d.Defname)
 		}
@@ -1074,11 +1087,40 @@ func applySequenceOptions(seq *catalog.SequenceDef, opts []*pg_query.Node) error
 	if seq.Increment == 0 {
 		return pgerr.New(pgerrcode.InvalidParameterValue, "INCREMENT must not be zero")
 	}
+	typeMax := maxForType(as)
+	switch {
+	case !maxSet && seq.Increment > 0:
+		seq.Max = typeMax
+	case !maxSet:
+		seq.Max = -1
+	}
+	switch {
+	case !minSet && seq.Increment > 0:
+		seq.Min = 1
+	case !minSet:
+		seq.Min = -typeMax - 1
+	}
+	typeName := as.String()
+	if seq.Max > typeMax || seq.Max < -typeMax-1 {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "MAXVALUE (%d) is out of range for sequence data type %s", seq.Max, typeName)
+	}
+	if seq.Min > typeMax || seq.Min < -typeMax-1 {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "MINVALUE (%d) is out of range for sequence data type %s", seq.Min, typeName)
+	}
+	if seq.Min >= seq.Max {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "MINVALUE (%d) must be less than MAXVALUE (%d)", seq.Min, seq.Max)
+	}
 	if !startSet {
 		seq.Start = seq.Min
 		if seq.Increment < 0 {
 			seq.Start = seq.Max
 		}
+	}
+	if seq.Start < seq.Min {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "START value (%d) cannot be less than MINVALUE (%d)", seq.Start, seq.Min)
+	}
+	if seq.Start > seq.Max {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", seq.Start, seq.Max)
 	}
 	return nil
 }

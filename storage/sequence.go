@@ -42,13 +42,20 @@ type seqTxState struct {
 	called bool
 }
 
-// nextValue computes nextval from (last, called) for def.
+// nextValue computes nextval from (last, called) for def: past a bound, a
+// cycling sequence starts again at the other one.
 func nextValue(def *catalog.SequenceDef, last int64, called bool) (int64, error) {
 	if !called {
 		return last, nil
 	}
 	v := last + def.Increment
 	overflow := (def.Increment > 0 && v < last) || (def.Increment < 0 && v > last)
+	switch {
+	case def.Cycle && def.Increment > 0 && (overflow || v > def.Max):
+		return def.Min, nil
+	case def.Cycle && def.Increment < 0 && (overflow || v < def.Min):
+		return def.Max, nil
+	}
 	if def.Increment > 0 && (overflow || v > def.Max) {
 		return 0, pgerr.New(pgerrcode.SequenceGeneratorLimitExceeded,
 			"nextval: reached maximum value of sequence %q (%d)", def.Name, def.Max)
@@ -131,7 +138,10 @@ func (db *DB) nextVal(schema, name string) (int64, uint64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if !covers(def, st.durLast, st.durCalled, v) {
+	// A cycle back to the start lies below the reservation but is not
+	// covered by it: recovery would resume after the reservation's end.
+	wrapped := st.called && (def.Increment > 0) == (v < st.last)
+	if wrapped || !covers(def, st.durLast, st.durCalled, v) {
 		end := reservationEnd(def, v)
 		lsn, err := db.logSequence(catalog.Key(schema, name), st, end, true)
 		if err != nil {

@@ -736,6 +736,29 @@ func TestSequences(t *testing.T) {
 	if _, err := db.NextVal("public", "missing"); sqlstate(err) != "42P01" {
 		t.Fatalf("missing: %v", err)
 	}
+	// A cycling sequence starts again at its minimum, and a crash after
+	// the cycle does not hand the same values out again: the cycle is
+	// logged although its values lie below the reservation before it.
+	tx = db.Begin()
+	tx.CreateSequence(&catalog.SequenceDef{Schema: "public", Name: "ring", Start: 1, Increment: 1, Min: 1, Max: 40, Cycle: true})
+	mustCommit(t, tx)
+	var got []int64
+	for range 42 {
+		v, err := db.NextVal("public", "ring")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+	}
+	if got[39] != 40 || got[40] != 1 || got[41] != 2 {
+		t.Fatalf("cycle: %v", got[38:])
+	}
+	img = crashImage(t, db)
+	db2 = openDB(t, img, Options{})
+	if v, _ := db2.NextVal("public", "ring"); v <= 2 {
+		t.Fatalf("after a cycle and a crash nextval = %d, handed out before", v)
+	}
+	db2.Close()
 	db.Close()
 }
 

@@ -144,6 +144,8 @@ type SequenceDef struct {
 	Increment int64  `json:"increment"`
 	Min       int64  `json:"min"`
 	Max       int64  `json:"max"`
+	// Cycle makes nextval past a bound start again at the other one.
+	Cycle bool `json:"cycle,omitempty"`
 	// Owner is the owning role's OID (OwnerOID); a serial column's
 	// sequence belongs to its table's creator.
 	Owner uint32 `json:"owner,omitempty"`

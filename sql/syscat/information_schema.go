@@ -261,7 +261,7 @@ func init() {
 		var rows [][]any
 		for _, s := range v.sequences {
 			rows = append(rows, []any{v.Database, s.Schema, s.Name, "bigint", int64(64), int64(2), int64(0),
-				strconv.FormatInt(s.Start, 10), strconv.FormatInt(s.Min, 10), strconv.FormatInt(s.Max, 10), strconv.FormatInt(s.Increment, 10), "NO"})
+				strconv.FormatInt(s.Start, 10), strconv.FormatInt(s.Min, 10), strconv.FormatInt(s.Max, 10), strconv.FormatInt(s.Increment, 10), yesNo(s.Cycle)})
 		}
 		return rows
 	})
@@ -366,6 +366,14 @@ func numericFacets(t types.T) (precision, radix, scale any) {
 		return int64(t.Mod >> 16), int64(10), int64(t.Mod & 0xffff)
 	}
 	return nil, nil, nil
+}
+
+// yesNo is information_schema's yes_or_no of b.
+func yesNo(b bool) string {
+	if b {
+		return "YES"
+	}
+	return "NO"
 }
 
 // datetimePrecision is datetime_precision: the fractional second digits

@@ -447,7 +447,7 @@ func init() {
 	register("pg_catalog", "pg_sequence", 2224, "seqrelid oid, seqtypid oid, seqstart int8, seqincrement int8, seqmax int8, seqmin int8, seqcache int8, seqcycle bool", func(v *View) [][]any {
 		var rows [][]any
 		for _, s := range v.sequences {
-			rows = append(rows, []any{SequenceOID(s.Schema, s.Name), int64(20), s.Start, s.Increment, s.Max, s.Min, int64(1), false})
+			rows = append(rows, []any{SequenceOID(s.Schema, s.Name), int64(20), s.Start, s.Increment, s.Max, s.Min, int64(1), s.Cycle})
 		}
 		return rows
 	})
@@ -478,7 +478,7 @@ func init() {
 	register("pg_catalog", "pg_sequences", 0, "schemaname name, sequencename name, sequenceowner name, data_type regtype, start_value int8, min_value int8, max_value int8, increment_by int8, cycle bool, cache_size int8, last_value int8", func(v *View) [][]any {
 		var rows [][]any
 		for _, s := range v.sequences {
-			rows = append(rows, []any{s.Schema, s.Name, v.User, int64(20), s.Start, s.Min, s.Max, s.Increment, false, int64(1), nil})
+			rows = append(rows, []any{s.Schema, s.Name, v.User, int64(20), s.Start, s.Min, s.Max, s.Increment, s.Cycle, int64(1), nil})
 		}
 		return rows
 	})
