@@ -3,7 +3,7 @@ package exec
 // The conversion of COPY FROM fields into Arrow builders. Every column
 // has the general conversion (the type's input or receive function, then
 // the builder); the columns of the types bulk loads are made of (bigint,
-// integer, text, real[]) have a direct one that parses the field's bytes
+// integer, text, jsonb, real[]) have a direct one that parses the field's bytes
 // straight into the builder, without boxing the value or copying it into
 // a string, and falls back to the general conversion for any field it
 // does not take (so the errors and edge cases stay the input function's).
@@ -158,6 +158,23 @@ func (v *copyConverter) converter(t types.T) func(b array.Builder, f []byte) err
 				return general(b, f)
 			}
 			b.(*array.StringBuilder).BinaryBuilder.Append(f)
+			return nil
+		}
+	case t.Family == types.JSONB:
+		// A document already in jsonb's printed form is stored as it
+		// is; any other goes through jsonb's input function.
+		return func(b array.Builder, f []byte) error {
+			doc := f
+			if binaryFormat {
+				if len(f) == 0 || f[0] != 1 || !validText(f[1:]) {
+					return general(b, f)
+				}
+				doc = f[1:]
+			}
+			if !types.IsNormalJSONB(doc) {
+				return general(b, f)
+			}
+			b.(*array.StringBuilder).BinaryBuilder.Append(doc)
 			return nil
 		}
 	case t.Family == types.ArrayFamily && t.Elem.Family == types.Float4 && t.Dims <= 1:

@@ -536,6 +536,15 @@ func ValidateJSON(s string) error {
 // ": " and ", " separators, numbers in numeric's form. Invalid input gives
 // PostgreSQL's 22P02 "invalid input syntax for type json" error.
 func NormalizeJSONB(s string) (string, error) {
+	if IsNormalJSONB(s) {
+		return s, nil
+	}
+	return reformatJSONB(s)
+}
+
+// reformatJSONB is NormalizeJSONB's general path: parse s into a tree,
+// sort and deduplicate its keys, print it.
+func reformatJSONB(s string) (string, error) {
 	v, err := parseJSON(s, true)
 	if err != nil {
 		return "", err
