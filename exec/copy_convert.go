@@ -25,8 +25,10 @@ type copyConverter struct {
 	rt    *Runtime
 	split *copySplitter
 	// conv converts a non-NULL field of each column into its builder.
-	conv   []func(b array.Builder, f []byte) error
-	floats []float32
+	conv      []func(b array.Builder, f []byte) error
+	floats    []float32
+	jsonb     []byte // a jsonb field's printed form
+	jsonbNorm types.JSONBNormalizer
 	// left is the number of rows of the chunk from the current one on.
 	left int
 }
@@ -161,8 +163,8 @@ func (v *copyConverter) converter(t types.T) func(b array.Builder, f []byte) err
 			return nil
 		}
 	case t.Family == types.JSONB:
-		// A document already in jsonb's printed form is stored as it
-		// is; any other goes through jsonb's input function.
+		// jsonb's printed form in one pass (JSONBNormalizer); the
+		// documents it leaves go through jsonb's input function.
 		return func(b array.Builder, f []byte) error {
 			doc := f
 			if binaryFormat {
@@ -171,10 +173,12 @@ func (v *copyConverter) converter(t types.T) func(b array.Builder, f []byte) err
 				}
 				doc = f[1:]
 			}
-			if !types.IsNormalJSONB(doc) {
+			out, ok := v.jsonbNorm.Append(v.jsonb[:0], doc)
+			if !ok {
 				return general(b, f)
 			}
-			b.(*array.StringBuilder).BinaryBuilder.Append(doc)
+			v.jsonb = out
+			b.(*array.StringBuilder).BinaryBuilder.Append(out)
 			return nil
 		}
 	case t.Family == types.ArrayFamily && t.Elem.Family == types.Float4 && t.Dims <= 1:
