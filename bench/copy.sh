@@ -107,4 +107,11 @@ for f in ${formats//,/ }; do
 	fi
 	echo "$line"
 done
+# The per-load figures leave out work a server does after a load returns
+# (a spilled segment's text index, flushes, compactions): the whole run's
+# CPU, once the servers are idle, counts it.
+sleep 5
+total="total server CPU over the run (loads, background work, start): cairn $(echo "$(cpu_ticks "$pid") / $(getconf CLK_TCK)" | bc -l | xargs printf '%.2f') s"
+[ -z "$base" ] || total+=", base $(echo "$(cpu_ticks "$base_pid") / $(getconf CLK_TCK)" | bc -l | xargs printf '%.2f') s"
+echo "$total"
 server_rss

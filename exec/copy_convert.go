@@ -3,7 +3,7 @@ package exec
 // The conversion of COPY FROM fields into Arrow builders. Every column
 // has the general conversion (the type's input or receive function, then
 // the builder); the columns of the types bulk loads are made of (bigint,
-// integer, text, real[]) have a direct one that parses the field's bytes
+// integer, text, jsonb, real[]) have a direct one that parses the field's bytes
 // straight into the builder, without boxing the value or copying it into
 // a string, and falls back to the general conversion for any field it
 // does not take (so the errors and edge cases stay the input function's).
@@ -25,8 +25,10 @@ type copyConverter struct {
 	rt    *Runtime
 	split *copySplitter
 	// conv converts a non-NULL field of each column into its builder.
-	conv   []func(b array.Builder, f []byte) error
-	floats []float32
+	conv      []func(b array.Builder, f []byte) error
+	floats    []float32
+	jsonb     []byte // a jsonb field's printed form
+	jsonbNorm types.JSONBNormalizer
 	// left is the number of rows of the chunk from the current one on.
 	left int
 }
@@ -158,6 +160,25 @@ func (v *copyConverter) converter(t types.T) func(b array.Builder, f []byte) err
 				return general(b, f)
 			}
 			b.(*array.StringBuilder).BinaryBuilder.Append(f)
+			return nil
+		}
+	case t.Family == types.JSONB:
+		// jsonb's printed form in one pass (JSONBNormalizer); the
+		// documents it leaves go through jsonb's input function.
+		return func(b array.Builder, f []byte) error {
+			doc := f
+			if binaryFormat {
+				if len(f) == 0 || f[0] != 1 || !validText(f[1:]) {
+					return general(b, f)
+				}
+				doc = f[1:]
+			}
+			out, ok := v.jsonbNorm.Append(v.jsonb[:0], doc)
+			if !ok {
+				return general(b, f)
+			}
+			v.jsonb = out
+			b.(*array.StringBuilder).BinaryBuilder.Append(out)
 			return nil
 		}
 	case t.Family == types.ArrayFamily && t.Elem.Family == types.Float4 && t.Dims <= 1:

@@ -96,6 +96,9 @@ func (tx *Tx) Commit() error {
 		db.dropUnusedTrigramFiles(before, next.cat)
 	}
 	for id, tt := range tx.tables {
+		if len(tt.spilled) > 0 {
+			db.queueSidecarBuilds(id, tt.spilled)
+		}
 		if ts := next.tables[id]; ts != nil && (tt.truncated || len(tt.spilled) > 0 || ts.tailRows >= int64(db.opts.FlushRows) ||
 			!tt.deletes.IsEmpty() && manyDeleted(ts)) {
 			db.requestFlush(id)

@@ -145,6 +145,12 @@ type DB struct {
 	// (segment path | index key), reserved in the column cache's budget
 	// while the index is loaded (accountVectorIndex).
 	vecMem map[string]int64
+
+	// sideMu guards the queue of text and trigram index builds of
+	// spilled segments (sidebuild.go) and whether its builder runs.
+	sideMu      sync.Mutex
+	sideQueue   []sidecarBuild
+	sideRunning bool
 }
 
 // Open opens the data directory dir, creating it if missing, and recovers

@@ -44,6 +44,8 @@ import (
 //	  DB.rtMu             the map of table runtimes
 //	  DB.pinMu            pinned states and files waiting for removal
 //	  DB.workMu           requests to the background worker
+//	  DB.sideMu           the queue of spilled segments' index builds
+//	                      (sidebuild.go)
 //	  leaves: lockTable.mu (row and key locks below; a wait releases it),
 //	  colCache.mu (cache.go), segExtra.textMu then segExtra.mu
 //	  (segmeta.go), textUnit.mu (textunit.go), objLog.mu and

@@ -12,12 +12,12 @@ import (
 	"github.com/cairn-db/cairn/storage/trgmindex"
 )
 
-// segSide follows a segment being written (flush or compaction): it
-// indexes the text columns of the rows as they pass (BM25, and trigrams
-// for columns with a trigram index), and keeps the rows'
-// arrays, while they fit in a share of the cache budget, so that once
-// the file is in place the segment's row groups go into the column cache
-// without being decoded again. It also records the segment's row group
+// segSide follows a segment being written (flush, compaction or spill):
+// for a flush or a compaction it indexes the text columns of the rows as
+// they pass (BM25, and trigrams for columns with a trigram index), and
+// keeps the rows' arrays, while they fit in a share of the cache budget,
+// so that once the file is in place the segment's row groups go into the
+// column cache without being decoded again. It also records the segment's row group
 // sizes and row IDs, so reading it needs no footer read.
 type segSide struct {
 	db     *DB
@@ -38,8 +38,8 @@ type segSide struct {
 // a compaction, whose inputs are usually still cached, which would
 // briefly double their memory, a sixteenth).
 func (db *DB) newSegSide(def *catalog.TableDef, specs []segColumnSpec, warmLimit int64) *segSide {
-	s := &segSide{db: db, def: def, specs: specs, text: make([]*textindex.Builder, len(specs)),
-		trgm: make([]*trgmindex.Builder, len(specs)), warm: warmLimit > 0, limit: warmLimit}
+	s := db.newSpillSide(def, specs)
+	s.warm, s.limit = warmLimit > 0, warmLimit
 	trgmCols := db.Catalog().TrigramColumns(def.ID)
 	for i, sp := range specs {
 		if _, c := def.ColumnByID(sp.id); c != nil && textColumn(c.Type) && slices.Contains(trgmCols, sp.id) {
@@ -54,6 +54,16 @@ func (db *DB) newSegSide(def *catalog.TableDef, specs []segColumnSpec, warmLimit
 		}
 	}
 	return s
+}
+
+// newSpillSide returns the side of a segment a transaction spills
+// (spill.go): its row IDs and row groups, but no text or trigram index
+// (building them was a tenth of a bulk load's CPU, on the statement's
+// path) and no cached columns. The commit has the indexes built in the
+// background (sidebuild.go).
+func (db *DB) newSpillSide(def *catalog.TableDef, specs []segColumnSpec) *segSide {
+	return &segSide{db: db, def: def, specs: specs, text: make([]*textindex.Builder, len(specs)),
+		trgm: make([]*trgmindex.Builder, len(specs))}
 }
 
 // add sees a chunk about to be written.

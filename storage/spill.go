@@ -61,7 +61,7 @@ func (tx *Tx) spill(def *catalog.TableDef, tt *txTable) error {
 	var wg sync.WaitGroup
 	for i, part := range parts {
 		path := rt.newSegmentPath()
-		side := tx.db.newSegSide(def, specs, 0)
+		side := tx.db.newSpillSide(def, specs)
 		wg.Go(func() { segs[i], errs[i] = writeSpill(path, specs, side, part) })
 	}
 	wg.Wait()

@@ -21,8 +21,10 @@ import (
 // BM25 text indexes. Every text column (text, varchar, char, name) is
 // indexed, whether or not the user created an index: per segment, an
 // inverted index written next to the Parquet file when a flush or a
-// compaction writes it (seg-000042.bm25, tmp + fsync + rename like the
-// segment; rebuilt from the segment when missing or corrupt), and per
+// compaction writes it, or in the background after the commit of a
+// transaction that spilled it (sidebuild.go) (seg-000042.bm25, tmp +
+// fsync + rename like the segment; built from the segment when missing
+// or corrupt), and per
 // in-memory batch one built on first use. Both are textUnits: immutable
 // rows with a row ID -> position index. Deleted rows are not removed
 // from a unit; their contribution to the statistics is computed once per

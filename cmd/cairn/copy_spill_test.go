@@ -33,7 +33,8 @@ func (c *spillSource) Values() ([]any, error) {
 
 // TestLargeCopySpillsAndSurvivesKill9: a COPY larger than what a
 // transaction keeps in memory is all there after kill -9 right after it
-// returns, and one that fails on its last row leaves no row and no file
+// returns (BM25 over it answers as before, its text indexes built in the
+// background or not), and one that fails on its last row leaves no row and no file
 // behind.
 func TestLargeCopySpillsAndSurvivesKill9(t *testing.T) {
 	ctx := context.Background()
@@ -45,6 +46,15 @@ func TestLargeCopySpillsAndSurvivesKill9(t *testing.T) {
 	n, err := conn.CopyFrom(ctx, pgx.Identifier{"big"}, cols, &spillSource{n: spillRows, dup: -1})
 	if err != nil || n != spillRows {
 		t.Fatalf("COPY: %d rows, %v", n, err)
+	}
+
+	// BM25 over the spilled rows right away, while their text indexes are
+	// built in the background (the same answer after kill -9 below).
+	const bm25 = `SELECT id, round((task <#> 'memory 4711')::numeric, 6)::text FROM big ORDER BY task <#> 'memory 4711' LIMIT 1`
+	var topID int64
+	var topScore string
+	if err := conn.QueryRow(ctx, bm25).Scan(&topID, &topScore); err != nil || topID != 4711 {
+		t.Fatalf("BM25 right after the COPY: id %d, %v", topID, err)
 	}
 
 	// A COPY of new keys whose last row repeats an old one fails whole,
@@ -83,6 +93,11 @@ func TestLargeCopySpillsAndSurvivesKill9(t *testing.T) {
 	}
 	if want := vector(spillRows - 1); task != fmt.Sprintf("memory %d", spillRows-1) || len(emb) != len(want) || emb[5] != want[5] {
 		t.Fatalf("last row after kill -9: %q, %d-d", task, len(emb))
+	}
+	var id2 int64
+	var score2 string
+	if err := conn2.QueryRow(ctx, bm25).Scan(&id2, &score2); err != nil || id2 != topID || score2 != topScore {
+		t.Fatalf("BM25 after kill -9: id %d score %s, %v; before: id %d score %s", id2, score2, err, topID, topScore)
 	}
 	if _, err := conn2.Exec(ctx, `INSERT INTO big VALUES (17, 'again', NULL)`); !errors.As(err, &pgErr) || pgErr.Code != "23505" {
 		t.Fatalf("a key of the COPY after kill -9: %v, want 23505", err)

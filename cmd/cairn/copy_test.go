@@ -471,3 +471,69 @@ SELECT count(*) AS n FROM notes;
 		t.Errorf("out.csv:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestCopyJSONB loads jsonb in text, CSV and binary COPY: documents
+// already in jsonb's printed form are stored as they are, others are
+// normalised as jsonb's input function does (the expected texts are
+// PostgreSQL 15's), and a bad document fails the COPY with 22P02.
+func TestCopyJSONB(t *testing.T) {
+	conn := startServer(t, "").connect(t)
+	ctx := context.Background()
+	docs := []struct{ in, want string }{
+		{`{"n": 3, "repo": "cairn", "tags": ["a", "b"]}`, `{"n": 3, "repo": "cairn", "tags": ["a", "b"]}`},
+		{`{"repo":"cairn","tags":["a","b"],"n":3}`, `{"n": 3, "repo": "cairn", "tags": ["a", "b"]}`},
+		{`{"n": 3, "n": 4, "repo": "x"}`, `{"n": 4, "repo": "x"}`},
+		{`{ "a" : 1.0e1 , "b":-0}`, `{"a": 10, "b": 0}`},
+		{`["\u0041\/", "\u001F", "\u001f\n"]`, `["A/", "\u001f", "\u001f\n"]`},
+		{`{"z": 2, "é": 1.50}`, `{"z": 2, "é": 1.50}`},
+		{`"just a string"`, `"just a string"`},
+	}
+	var text, csv, bin bytes.Buffer
+	bin.WriteString("PGCOPY\n\377\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")
+	for i, d := range docs {
+		fmt.Fprintf(&text, "%d\t%s\n", i, strings.ReplaceAll(d.in, `\`, `\\`))
+		fmt.Fprintf(&csv, "%d,%s\n", i, csvQuote(&d.in))
+		field := append([]byte{1}, d.in...)
+		bin.Write([]byte{0, 2, 0, 0, 0, 4, 0, 0, 0, byte(i)})
+		bin.Write([]byte{0, 0, byte(len(field) >> 8), byte(len(field))})
+		bin.Write(field)
+	}
+	bin.Write([]byte{0xff, 0xff})
+	for _, c := range []struct {
+		format string
+		data   []byte
+	}{{"text", text.Bytes()}, {"csv", csv.Bytes()}, {"binary", bin.Bytes()}} {
+		table := "j_" + c.format
+		mustExec(t, conn, `CREATE TABLE `+table+` (id int, doc jsonb)`)
+		if _, err := conn.PgConn().CopyFrom(ctx, bytes.NewReader(c.data), "COPY "+table+" FROM STDIN (FORMAT "+c.format+")"); err != nil {
+			t.Fatalf("COPY %s: %v", c.format, err)
+		}
+		rows, err := conn.Query(ctx, `SELECT id, doc::text, doc->>'repo' FROM `+table+` ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var id int
+			var doc string
+			var repo *string
+			if err := rows.Scan(&id, &doc, &repo); err != nil {
+				t.Fatal(err)
+			}
+			if doc != docs[id].want {
+				t.Errorf("%s: row %d: %s, want %s", c.format, id, doc, docs[id].want)
+			}
+			if (repo != nil) != strings.Contains(docs[id].want, `"repo": `) {
+				t.Errorf("%s: row %d: doc->>'repo' is %v", c.format, id, repo)
+			}
+			n++
+		}
+		if err := rows.Err(); err != nil || n != len(docs) {
+			t.Fatalf("%s: %d rows, %v", c.format, n, err)
+		}
+	}
+	pe := copyErr(conn, "COPY j_csv FROM STDIN (FORMAT csv)", "10,\"{\"\"n\"\": 1}\"\n11,\"{\"\"a\"\":\"\n")
+	if pe == nil || pe.Code != "22P02" || pe.Message != "invalid input syntax for type json" || !strings.Contains(pe.Where, "COPY j_csv, line 2, column doc") {
+		t.Fatalf("a bad document: %+v", pe)
+	}
+}

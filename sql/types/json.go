@@ -536,6 +536,24 @@ func ValidateJSON(s string) error {
 // ": " and ", " separators, numbers in numeric's form. Invalid input gives
 // PostgreSQL's 22P02 "invalid input syntax for type json" error.
 func NormalizeJSONB(s string) (string, error) {
+	z := jsonbNormalizers.Get().(*JSONBNormalizer)
+	defer jsonbNormalizers.Put(z)
+	out, ok := appendNormalJSONB(z, z.buf[:0], s)
+	if cap(out) <= jsonbScratchMax {
+		z.buf = out
+	}
+	switch {
+	case !ok:
+		return reformatJSONB(s)
+	case string(out) == s:
+		return s, nil
+	}
+	return string(out), nil
+}
+
+// reformatJSONB is NormalizeJSONB's general path: parse s into a tree,
+// sort and deduplicate its keys, print it.
+func reformatJSONB(s string) (string, error) {
 	v, err := parseJSON(s, true)
 	if err != nil {
 		return "", err

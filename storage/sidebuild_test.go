@@ -1,0 +1,136 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/storage/trgmindex"
+)
+
+// TestSpilledSegmentsIndexedAfterCommit: a transaction's spilled segments
+// are written without their text and trigram indexes, which the commit
+// has built in the background. BM25 statistics and matches and trigram
+// candidates are the same after that build as on a copy of the data
+// directory taken before it (a crash before the build), where the search
+// builds the missing indexes itself and writes their files.
+func TestSpilledSegmentsIndexedAfterCommit(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{SpillBytes: 16 << 10, FlushRows: 1 << 30}
+	db := openDB(t, dir, opts)
+	defer func() { db.Close() }()
+	def := kvTable(t, db, "t")
+	colID := def.Columns[1].ID
+	tx := db.Begin()
+	if err := tx.CreateIndex(&catalog.IndexDef{Schema: catalog.PublicSchema, Name: "t_trgm", Table: def.ID,
+		Method: "gin", Columns: []int{colID}, OpClass: catalog.OpClassGinTrgm}); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+
+	// The builder waits until the crash image is taken.
+	release := make(chan struct{})
+	var once sync.Once
+	releaseBuilds := func() { once.Do(func() { close(release) }) }
+	defer releaseBuilds() // before db.Close, which waits for the builder
+	testHookSidecarBuild = func(*segment) { <-release }
+	defer func() { testHookSidecarBuild = nil }()
+
+	tx = db.Begin()
+	insertBatches(t, tx, def, 0, 1500)
+	mustCommit(t, tx)
+	segs := db.published.Load().tables[def.ID].segments
+	if len(segs) < 2 || len(segs) > compactSegments {
+		t.Fatalf("the transaction spilled %d segments, want 2 to %d (no compaction)", len(segs), compactSegments)
+	}
+	exists := func(path string) bool {
+		_, err := os.Stat(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	// indexed reports how many of segs have both index files under root.
+	indexed := func(root string) int {
+		n := 0
+		for _, seg := range segs {
+			rel, err := filepath.Rel(dir, seg.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(root, rel)
+			if exists(textIndexPath(p)) && exists(trgmIndexPath(p, colID)) {
+				n++
+			} else if exists(textIndexPath(p)) || exists(trgmIndexPath(p, colID)) {
+				t.Fatalf("%s has one index file of two", p)
+			}
+		}
+		return n
+	}
+	if n := indexed(dir); n != 0 {
+		t.Fatalf("%d spilled segments indexed as they were written", n)
+	}
+	crash := t.TempDir()
+	copyDir(t, dir, crash)
+
+	releaseBuilds()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		db.sideMu.Lock()
+		running := db.sideRunning
+		db.sideMu.Unlock()
+		if !running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the index builds did not end")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := indexed(dir); n != len(segs) {
+		t.Fatalf("after the builds: %d of %d spilled segments indexed", n, len(segs))
+	}
+
+	search := func(db *DB) (TextMatches, []int64) {
+		t.Helper()
+		tx := db.Begin()
+		defer tx.Rollback()
+		m, err := tx.TextSearch(context.Background(), def.ID, 1, []string{"w1234", "common", "nothing"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, _ := trgmindex.LikeKeys("%w12%", false)
+		ids, err := tx.TrigramSearch(context.Background(), def.ID, colID, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(ids)
+		return m, ids
+	}
+	m, ids := search(db)
+	if m.Docs != 1500 || !slices.Equal(m.DocFreq, []int64{1, 1500, 0}) || len(m.RowIDs) != 1500 || len(ids) != 111 {
+		t.Fatalf("after the build: %d documents, document frequencies %v, %d matches, %d trigram candidates",
+			m.Docs, m.DocFreq, len(m.RowIDs), len(ids))
+	}
+
+	db2 := openDB(t, crash, opts)
+	defer db2.Close()
+	if n := indexed(crash); n != 0 {
+		t.Fatalf("the crash image has %d spilled segments indexed", n)
+	}
+	m2, ids2 := search(db2)
+	if !reflect.DeepEqual(m2, m) || !slices.Equal(ids2, ids) {
+		t.Fatalf("restarted before the build: %d documents, %v, %d matches, %d candidates; after it: %d, %v, %d, %d",
+			m2.Docs, m2.DocFreq, len(m2.RowIDs), len(ids2), m.Docs, m.DocFreq, len(m.RowIDs), len(ids))
+	}
+	if n := indexed(crash); n != len(segs) {
+		t.Fatalf("after a search on the restarted server: %d of %d spilled segments indexed", n, len(segs))
+	}
+}
