@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -115,6 +116,9 @@ const (
 // Truncate is TRUNCATE of one or more tables.
 type Truncate struct {
 	Tables []*catalog.TableDef
+	// Cascaded are the tables of Tables that TRUNCATE ... CASCADE added
+	// because their foreign keys reference one of the others.
+	Cascaded []string
 	// Restart are the sequences of the tables' serial and identity
 	// columns, for RESTART IDENTITY.
 	Restart []*catalog.SequenceDef
@@ -321,11 +325,7 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return b.bindAlterPolicy(s.AlterPolicyStmt)
 	case *pg_query.Node_TruncateStmt:
 		t := &Truncate{}
-		for _, r := range s.TruncateStmt.Relations {
-			def, err := b.rangeVarTable(r.GetRangeVar())
-			if err != nil {
-				return nil, err
-			}
+		add := func(def *catalog.TableDef) {
 			b.need(def, catalog.PrivTruncate)
 			t.Tables = append(t.Tables, def)
 			if s.TruncateStmt.RestartSeqs {
@@ -335,6 +335,16 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 					}
 				}
 			}
+		}
+		for _, r := range s.TruncateStmt.Relations {
+			def, err := b.rangeVarTable(r.GetRangeVar())
+			if err != nil {
+				return nil, err
+			}
+			add(def)
+		}
+		if err := b.truncateReferences(t, s.TruncateStmt.Behavior == pg_query.DropBehavior_DROP_CASCADE, add); err != nil {
+			return nil, err
 		}
 		return t, nil
 	case *pg_query.Node_AlterSeqStmt:
@@ -757,7 +767,7 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		var refIDs []int
 		if len(c.PkAttrs) == 0 {
 			if len(ref.PrimaryKey) == 0 {
-				return pgerr.New(pgerrcode.UndefinedColumn, "there is no primary key for referenced table \"%s\"", ref.Name)
+				return pgerr.New(pgerrcode.UndefinedObject, "there is no primary key for referenced table \"%s\"", ref.Name)
 			}
 			refIDs = ref.PrimaryKey
 		} else {
@@ -772,6 +782,11 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		if len(refIDs) != len(ids) {
 			return pgerr.New(pgerrcode.InvalidForeignKey, "number of referencing and referenced columns for foreign key disagree")
 		}
+		// The referenced columns must be a key: a table's own, being
+		// created, may declare it after the foreign key.
+		if ref != def && !b.isKey(ref, refIDs) {
+			return pgerr.New(pgerrcode.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table \"%s\"", ref.Name)
+		}
 		name := c.Conname
 		if name == "" {
 			name = def.Name + "_" + strings.Join(names, "_") + "_fkey"
@@ -781,6 +796,29 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		return pgerr.NotSupported("exclusion constraints")
 	}
 	return nil
+}
+
+// isKey reports whether cols (column IDs, in any order) are exactly the
+// columns of def's primary key, of one of its unique constraints or of
+// one of its unique indexes, as a foreign key's referenced columns must be.
+func (b *Binder) isKey(def *catalog.TableDef, cols []int) bool {
+	same := func(key []int) bool {
+		return len(key) == len(cols) && !slices.ContainsFunc(cols, func(c int) bool { return !slices.Contains(key, c) })
+	}
+	if len(def.PrimaryKey) > 0 && same(def.PrimaryKey) {
+		return true
+	}
+	for _, u := range def.Uniques {
+		if same(u.Columns) {
+			return true
+		}
+	}
+	for _, ix := range b.Catalog.IndexesOf(def.ID) {
+		if ix.Unique && same(ix.Columns) {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
@@ -1039,6 +1077,41 @@ func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (Statement, error) 
 		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", a.Value, seq.Max)
 	}
 	return a, nil
+}
+
+// truncateReferences checks that no table outside t's references one of
+// its tables by a foreign key: such a table is truncated too with CASCADE
+// (add, until none is left), refused without it (0A000, as PostgreSQL).
+func (b *Binder) truncateReferences(t *Truncate, cascade bool, add func(*catalog.TableDef)) error {
+	in := func(id uint64) bool {
+		return slices.ContainsFunc(t.Tables, func(d *catalog.TableDef) bool { return d.ID == id })
+	}
+	ids := slices.Sorted(maps.Keys(b.Catalog.Tables))
+	for changed := true; changed; {
+		changed = false
+		for _, id := range ids {
+			ref := b.Catalog.Tables[id]
+			if in(id) {
+				continue
+			}
+			for _, fk := range ref.ForeignKeys {
+				if !in(fk.RefTable) {
+					continue
+				}
+				if !cascade {
+					target := b.Catalog.Tables[fk.RefTable]
+					return pgerr.New(pgerrcode.FeatureNotSupported, "cannot truncate a table referenced in a foreign key constraint").
+						WithDetail("Table \"%s\" references \"%s\".", ref.Name, target.Name).
+						WithHint("Truncate table \"%s\" at the same time, or use TRUNCATE ... CASCADE.", ref.Name)
+				}
+				add(ref)
+				t.Cascaded = append(t.Cascaded, ref.Name)
+				changed = true
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // applySequenceOptions sets a sequence's START, INCREMENT, MINVALUE,

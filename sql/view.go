@@ -27,6 +27,9 @@ type CreateView struct {
 type DropView struct {
 	Views   []*catalog.ViewDef
 	Missing []string
+	// Cascade drops the views that read these too (else they make the
+	// DROP fail).
+	Cascade bool
 }
 
 // bindCreateView binds CREATE [OR REPLACE] VIEW name [(columns)] AS query:
@@ -122,7 +125,7 @@ func checkViewReplacement(old, def *catalog.ViewDef) error {
 
 // bindDropView binds DROP VIEW [IF EXISTS] names.
 func (b *Binder) bindDropView(s *pg_query.DropStmt) (Statement, error) {
-	d := &DropView{}
+	d := &DropView{Cascade: s.Behavior == pg_query.DropBehavior_DROP_CASCADE}
 	for _, o := range s.Objects {
 		names := strList(o.GetList().GetItems())
 		schema, name := "", names[len(names)-1]
@@ -234,4 +237,28 @@ func viewChanged(v *catalog.ViewDef, i int, got Col) error {
 		return e.WithDetail("Its query now has %d columns.", i).WithHint("Recreate the view with CREATE OR REPLACE VIEW or DROP VIEW.")
 	}
 	return e.WithDetail("Its query now gives column \"%s\" of type %s there.", got.Name, got.T).WithHint("Recreate the view with CREATE OR REPLACE VIEW or DROP VIEW.")
+}
+
+// ViewReads returns the tables (IDs) and views (schema.name) view v's
+// query reads, those that the views it reads read included: what it
+// depends on, which DROP refuses to drop from under it (2BP01) or drops it
+// with (CASCADE). A view whose query no longer binds reads nothing.
+func ViewReads(cat *catalog.Catalog, v *catalog.ViewDef) (tables []uint64, views []string) {
+	stmts, err := Parse(v.Query)
+	if err != nil || len(stmts) != 1 || stmts[0].node.GetSelectStmt() == nil {
+		return nil, nil
+	}
+	b := &Binder{Catalog: cat, SearchPath: v.SearchPath, NoParams: true, consts: stmts[0].consts}
+	if _, err := b.bindSelect(stmts[0].node.GetSelectStmt(), nil); err != nil {
+		return nil, nil
+	}
+	for _, a := range b.accesses {
+		switch {
+		case a.Table != nil && !slices.Contains(tables, a.Table.ID):
+			tables = append(tables, a.Table.ID)
+		case a.View != nil && !slices.Contains(views, catalog.Key(a.View.Schema, a.View.Name)):
+			views = append(views, catalog.Key(a.View.Schema, a.View.Name))
+		}
+	}
+	return tables, views
 }

@@ -503,7 +503,7 @@ func (c *conn) sendNotices() {
 		if code == "" {
 			code = pgerrcode.SuccessfulCompletion
 		}
-		c.send(&pgproto3.NoticeResponse{Severity: sev, SeverityUnlocalized: sev, Code: code, Message: n.Message})
+		c.send(&pgproto3.NoticeResponse{Severity: sev, SeverityUnlocalized: sev, Code: code, Message: n.Message, Detail: n.Detail})
 	}
 }
 

@@ -2,6 +2,9 @@ package session
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -89,6 +92,13 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			s.notice("00000", "view \"%s\" does not exist, skipping", name)
 		}
 		for _, v := range x.Views {
+			if tx.Catalog().Views[catalog.Key(v.Schema, v.Name)] == nil {
+				continue // dropped with a view listed before it
+			}
+			reads := func(_ []uint64, views []string) bool { return slices.Contains(views, catalog.Key(v.Schema, v.Name)) }
+			if err := s.dropDependentViews(tx, "view "+v.Name, reads, x.Cascade); err != nil {
+				return err
+			}
 			if err := tx.DropView(v.Schema, v.Name); err != nil {
 				return err
 			}
@@ -108,6 +118,10 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			s.notice("00000", "table \"%s\" does not exist, skipping", name)
 		}
 		for _, def := range x.Tables {
+			reads := func(tables []uint64, _ []string) bool { return slices.Contains(tables, def.ID) }
+			if err := s.dropDependentViews(tx, "table "+def.Name, reads, x.Cascade); err != nil {
+				return err
+			}
 			if err := dropTable(tx, def, x.Cascade); err != nil {
 				return err
 			}
@@ -120,6 +134,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		}
 		return s.alterTable(ctx, tx, x)
 	case *sql.Truncate:
+		for _, name := range x.Cascaded {
+			s.notice("00000", "truncate cascades to table \"%s\"", name)
+		}
 		for _, def := range x.Tables {
 			if err := tx.Truncate(def.ID); err != nil {
 				return err
@@ -266,6 +283,44 @@ func (s *Session) createTableNow(tx *storage.Tx, x *sql.CreateTable) (uint64, er
 		return def.ID, tx.AlterTable(def)
 	}
 	return def.ID, nil
+}
+
+// dropDependentViews handles the views that read what is being dropped
+// (what, "table t" or "view v"; reads tells from a view's sql.ViewReads):
+// without cascade they make the DROP fail (2BP01, as PostgreSQL), with it
+// they are dropped first, each with a notice.
+func (s *Session) dropDependentViews(tx *storage.Tx, what string, reads func(tables []uint64, views []string) bool, cascade bool) error {
+	cat := tx.Catalog()
+	var deps []*catalog.ViewDef
+	for _, key := range slices.Sorted(maps.Keys(cat.Views)) {
+		if v := cat.Views[key]; reads(sql.ViewReads(cat, v)) {
+			deps = append(deps, v)
+		}
+	}
+	if len(deps) == 0 {
+		return nil
+	}
+	if !cascade {
+		return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop %s because other objects depend on it", what).
+			WithDetail("view %s depends on %s", deps[0].Name, what).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	lines := make([]string, len(deps))
+	for i, v := range deps {
+		lines[i] = "drop cascades to view " + v.Name
+		if err := tx.DropView(v.Schema, v.Name); err != nil {
+			return err
+		}
+	}
+	// One notice, as PostgreSQL's: several objects are listed in its
+	// detail.
+	if len(lines) == 1 {
+		s.notice("00000", "%s", lines[0])
+	} else {
+		s.notices = append(s.notices, Notice{Severity: "NOTICE", Code: "00000",
+			Message: fmt.Sprintf("drop cascades to %d other objects", len(lines)), Detail: strings.Join(lines, "\n")})
+	}
+	return nil
 }
 
 // dropTable drops a table with the sequences its serial columns own and

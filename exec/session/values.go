@@ -65,6 +65,7 @@ type Notice struct {
 	Severity string // "NOTICE", "WARNING"
 	Code     string
 	Message  string
+	Detail   string // "" for none
 }
 
 // CopyDir is which way the data of a COPY portal flows.
