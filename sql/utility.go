@@ -530,7 +530,9 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 		case *pg_query.Node_Constraint:
 			tableCons = append(tableCons, e.Constraint)
 		case *pg_query.Node_TableLikeClause:
-			return nil, pgerr.NotSupported("CREATE TABLE ... LIKE")
+			if err := b.addLikeColumns(def, e.TableLikeClause); err != nil {
+				return nil, err
+			}
 		}
 	}
 	def.NextColumnID = len(def.Columns) + 1
@@ -543,6 +545,92 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 		}
 	}
 	return ct, nil
+}
+
+// What LIKE's INCLUDING options copy (PostgreSQL's CREATE_TABLE_LIKE_*
+// bits of TableLikeClause.Options; INCLUDING ALL sets them all).
+const (
+	likeComments    = 1 << 0
+	likeConstraints = 1 << 2
+	likeDefaults    = 1 << 3
+	likeGenerated   = 1 << 4
+	likeIdentity    = 1 << 5
+	likeIndexes     = 1 << 6
+)
+
+// addLikeColumns adds the columns of CREATE TABLE's LIKE source (names,
+// types and NOT NULL) and, as its INCLUDING options ask, their defaults,
+// CHECK constraints, primary key and unique constraints, and comments.
+// Indexes other than those constraints' and identity columns' sequences
+// are not copied: asking for them is 0A000 when the source has them.
+func (b *Binder) addLikeColumns(def *catalog.TableDef, like *pg_query.TableLikeClause) error {
+	src, err := b.rangeVarTable(like.Relation)
+	if err != nil {
+		return err
+	}
+	b.need(src, catalog.PrivSelect)
+	opts := like.Options
+	ids := map[int]int{} // source column ID -> new column ID
+	for _, c := range src.Columns {
+		if pos, _ := def.Column(c.Name); pos >= 0 {
+			return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
+		}
+		col := catalog.ColumnDef{ID: len(def.Columns) + 1, Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+		switch {
+		case c.Identity != "" && opts&likeIdentity != 0:
+			return pgerr.NotSupported("CREATE TABLE ... LIKE ... INCLUDING IDENTITY")
+		case c.Identity == "" && opts&likeDefaults != 0:
+			col.Default = c.Default
+		}
+		if opts&likeComments != 0 {
+			col.Comment = c.Comment
+		}
+		ids[c.ID] = col.ID
+		def.Columns = append(def.Columns, col)
+	}
+	remap := func(cols []int) []int {
+		out := make([]int, len(cols))
+		for i, c := range cols {
+			out[i] = ids[c]
+		}
+		return out
+	}
+	if opts&likeConstraints != 0 {
+		for _, c := range src.Checks {
+			def.Checks = append(def.Checks, catalog.CheckDef{Name: c.Name, Expr: c.Expr, Columns: remap(c.Columns)})
+		}
+	}
+	if opts&likeIndexes != 0 {
+		pk := len(src.PrimaryKey) > 0 // the primary key's entry of Uniques is still to come
+		for _, u := range src.Uniques {
+			cols := remap(u.Columns)
+			name := def.Name + "_" + strings.Join(likeColumnNames(def, cols), "_") + "_key"
+			if pk && slices.Equal(u.Columns, src.PrimaryKey) {
+				if len(def.PrimaryKey) > 0 {
+					return pgerr.New(pgerrcode.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", def.Name)
+				}
+				def.PrimaryKey, name, pk = cols, def.Name+"_pkey", false
+			}
+			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: cols})
+		}
+		if len(b.Catalog.IndexesOf(src.ID)) > 0 {
+			return pgerr.NotSupported("CREATE TABLE ... LIKE ... INCLUDING INDEXES of a table with indexes other than its key constraints")
+		}
+	}
+	return nil
+}
+
+// likeColumnNames are the names of def's columns with the given IDs.
+func likeColumnNames(def *catalog.TableDef, ids []int) []string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		for _, c := range def.Columns {
+			if c.ID == id {
+				names[i] = c.Name
+			}
+		}
+	}
+	return names
 }
 
 // addColumnDef adds one column of CREATE TABLE (or ALTER TABLE ADD
