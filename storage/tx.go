@@ -34,6 +34,9 @@ type Tx struct {
 	ifAbsent []absentGroup
 	tables   map[uint64]*txTable
 	seqs     map[string]*seqTxState
+	// err is why the transaction could not begin (Begin's catch-up with
+	// the log of other servers): every use returns it.
+	err error
 	// seqLSN is the WAL record the latest committed-sequence value drawn
 	// by NextVal depends on: synced when the transaction ends.
 	seqLSN uint64
@@ -106,10 +109,14 @@ func (tt *txTable) empty() bool {
 }
 
 // Begin starts a transaction on the latest committed state.
+// With an object store that other servers write to, it first catches up
+// with their commits (Options.MaxStaleness); if that fails, every use of
+// the transaction returns the error.
 func (db *DB) Begin() *Tx {
+	err := db.home.catchUp(db.opts.MaxStaleness)
 	snap, unpin := db.pinPublished()
 	return &Tx{db: db, snap: snap, unpin: unpin, cat: snap.cat, tables: map[uint64]*txTable{},
-		seqs: map[string]*seqTxState{}}
+		seqs: map[string]*seqTxState{}, err: err}
 }
 
 // Catalog returns the catalog as this transaction sees it: the snapshot
@@ -123,7 +130,7 @@ func (tx *Tx) check() error {
 	if tx.db.closed.Load() {
 		return errClosed()
 	}
-	return nil
+	return tx.err
 }
 
 func (tx *Tx) table(id uint64) *txTable {
