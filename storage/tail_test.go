@@ -1,0 +1,110 @@
+package storage
+
+import (
+	"testing"
+	"time"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// TestTailFollower: a second server on the store sees the first one's
+// commits in its next transaction — rows, deletes, CREATE TABLE, ADD
+// COLUMN and a unique index, which it then enforces — while a transaction
+// it began before a commit keeps its snapshot; it keeps its place in the
+// log across the writer's checkpoints.
+func TestTailFollower(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+
+	def := kvTable(t, a, "t")
+	insert(t, a, def, kvRows(0, 3)...)
+	expectRows(t, b, def.ID, "[[0 v] [1 v] [2 v]]")
+
+	// Snapshot isolation: a transaction of b that began before a's commit.
+	old := b.Begin()
+	tx := a.Begin()
+	if err := tx.Delete(def.ID, []int64{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(3, 4)...)); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	expectRows(t, b, def.ID, "[[0 v] [2 v] [3 v]]")
+	if got := rowsString(scanRows(t, old, def.ID, false)); got != "[[0 v] [1 v] [2 v]]" {
+		t.Fatalf("the older snapshot sees %s", got)
+	}
+	old.Rollback()
+
+	// DDL: a new table, a new column and a unique index.
+	def2 := createTable(t, a, "u", []catalog.ColumnDef{col("id", types.Int8T)}, 0)
+	insert(t, a, def2, []any{7})
+	tx = a.Begin()
+	nd := tx.Catalog().Tables[def.ID].Clone()
+	nd.Columns = append(nd.Columns, catalog.ColumnDef{ID: 3, Name: "w", Type: types.TextT})
+	if err := tx.AlterTable(nd); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.CreateIndex(&catalog.IndexDef{Schema: catalog.PublicSchema, Name: "t_v", Table: def.ID, Method: "btree", Columns: []int{1}, Unique: true}); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	expectRows(t, b, def2.ID, "[[7]]")
+	tx = b.Begin()
+	bdef := tx.Catalog().Tables[def.ID]
+	tx.Rollback()
+	if len(bdef.Columns) != 3 || bdef.Columns[2].Name != "w" {
+		t.Fatalf("the follower's table after ADD COLUMN: %+v", bdef.Columns)
+	}
+	insert(t, a, bdef, []any{10, "x", "y"})
+	expectRows(t, b, def.ID, "[[0 v <nil>] [10 x y] [2 v <nil>] [3 v <nil>]]")
+	// The unique index is the follower's too: it rejects a's key.
+	tx = b.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, bdef, []any{10, "z", "z"})); sqlstate(err) != "23505" {
+		t.Fatalf("duplicate key on the follower: %v", err)
+	}
+	tx.Rollback()
+
+	// Checkpoints of the writer while the follower tails: it finds the
+	// log objects it has not read yet.
+	if err := a.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, a, def2, []any{8})
+	if err := a.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, a, def2, []any{9})
+	expectRows(t, b, def2.ID, "[[7] [8] [9]]")
+
+	// The follower writes once it caught up; the first server sees it.
+	insert(t, b, def2, []any{11})
+	expectRows(t, a, def2.ID, "[[11] [7] [8] [9]]")
+}
+
+// TestTailMaxStaleness: with MaxStaleness a transaction begins without a
+// catch-up while the last one is younger, and with one once it is older.
+func TestTailMaxStaleness(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st, MaxStaleness: 300 * time.Millisecond})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	expectRows(t, b, def.ID, "[]")
+	insert(t, a, def, kvRows(0, 1)...)
+	tx := b.Begin()
+	if tx.Catalog().Tables[def.ID] == nil {
+		t.Fatal("the follower does not see the table")
+	}
+	if got := rowsString(scanRows(t, tx, def.ID, false)); got != "[]" {
+		t.Fatalf("within max staleness the follower saw %s: it caught up", got)
+	}
+	tx.Rollback()
+	time.Sleep(350 * time.Millisecond)
+	expectRows(t, b, def.ID, "[[0 v]]")
+}
