@@ -38,9 +38,6 @@ func (tx *Tx) Commit() error {
 	if db.closed.Load() {
 		return errClosed()
 	}
-	if tx.err != nil {
-		return tx.err
-	}
 	// First, so that the inserts it spills are not in the record too.
 	spillKeys, err := tx.prepareSpills()
 	if err != nil {

@@ -44,7 +44,7 @@ type home interface {
 	fetcher() fetcher
 	// catchUp applies what other servers committed to the home since
 	// this server last looked, unless it looked less than maxAge ago
-	// (tail.go); Begin calls it.
+	// (tail.go); DB.CatchUp calls it.
 	catchUp(maxAge time.Duration) error
 	// shared reports whether another server wrote to the home since this
 	// one opened it: this server then writes no segment files of its own

@@ -351,6 +351,9 @@ func TestObjectHomeLostRace(t *testing.T) {
 	db2 := openDB(t, t.TempDir(), Options{Store: st})
 	defer db2.crash()
 	insert(t, db1, def, kvRows(0, 3)...)
+	if err := db2.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
 	tx := db2.Begin()
 	if got := rowsString(scanRows(t, tx, def.ID, false)); got != "[[0 v] [1 v] [2 v]]" {
 		t.Fatalf("the second server's snapshot: %s", got)
@@ -366,6 +369,9 @@ func TestObjectHomeLostRace(t *testing.T) {
 		t.Fatalf("the losing server after its lost race: %s", got)
 	}
 	insert(t, db2, def, kvRows(10, 11)...)
+	if err := db1.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
 	if got := rowsString(scanRows(t, db1.Begin(), def.ID, false)); got != "[[0 v] [1 v] [10 v] [2 v] [3 v]]" {
 		t.Fatalf("the first server after the second's commit: %s", got)
 	}

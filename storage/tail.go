@@ -1,15 +1,20 @@
 package storage
 
 // Several servers on one object store (objhome.go): each serves reads, one
-// writes at a time. A server tails the log: before a transaction takes
-// its snapshot it GETs the log object after the last one it knows (a 404:
-// it is up to date) and applies every record of each one it finds
+// writes at a time. A server tails the log: a catch-up GETs the log object
+// after the last one it knows (a 404: it is up to date; the checkpoint
+// object is read at the same time, to tell a log object not yet written
+// from one a checkpoint deleted) and applies every record of each one it finds
 // (applyRecordLocked), as if those transactions had committed here. The
 // log's numbers and PutIfAbsent serialise the writers: a server whose
 // group commit finds its log object taken (errLogTaken) drops the records
 // of the group (and of any commit appended since), returns to its last
 // durable state, applies the other server's objects and fails each
 // commit of the group with 40001, which clients retry.
+//
+// DB.CatchUp runs it (the session calls it before each statement outside
+// a transaction block, so that the statement's catalog and snapshot hold
+// every commit acknowledged before it began, on any server).
 //
 // A server that has applied another's log objects (or lost a race) is a
 // follower from then on: it keeps the tails in memory, spills nothing and
@@ -52,7 +57,7 @@ func (db *DB) epoch() uint64 {
 
 // catchUp makes the published state hold every commit that another server
 // put in the log before the call, unless a catch-up that started less
-// than maxAge ago did (maxAge 0: always). Begin calls it.
+// than maxAge ago did (maxAge 0: always).
 func (h *objectHome) catchUp(maxAge time.Duration) error {
 	called := time.Now()
 	if last := h.caughtUp.Load(); maxAge > 0 && called.Sub(time.Unix(0, last)) < maxAge {

@@ -22,7 +22,7 @@ func TestTailFollower(t *testing.T) {
 
 	def := kvTable(t, a, "t")
 	insert(t, a, def, kvRows(0, 3)...)
-	expectRows(t, b, def.ID, "[[0 v] [1 v] [2 v]]")
+	caughtUp(t, b, def.ID, "[[0 v] [1 v] [2 v]]")
 
 	// Snapshot isolation: a transaction of b that began before a's commit.
 	old := b.Begin()
@@ -34,7 +34,7 @@ func TestTailFollower(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCommit(t, tx)
-	expectRows(t, b, def.ID, "[[0 v] [2 v] [3 v]]")
+	caughtUp(t, b, def.ID, "[[0 v] [2 v] [3 v]]")
 	if got := rowsString(scanRows(t, old, def.ID, false)); got != "[[0 v] [1 v] [2 v]]" {
 		t.Fatalf("the older snapshot sees %s", got)
 	}
@@ -53,15 +53,15 @@ func TestTailFollower(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCommit(t, tx)
-	expectRows(t, b, def2.ID, "[[7]]")
-	tx = b.Begin()
+	caughtUp(t, b, def2.ID, "[[7]]")
+	tx = b.Begin() // caught up above
 	bdef := tx.Catalog().Tables[def.ID]
 	tx.Rollback()
 	if len(bdef.Columns) != 3 || bdef.Columns[2].Name != "w" {
 		t.Fatalf("the follower's table after ADD COLUMN: %+v", bdef.Columns)
 	}
 	insert(t, a, bdef, []any{10, "x", "y"})
-	expectRows(t, b, def.ID, "[[0 v <nil>] [10 x y] [2 v <nil>] [3 v <nil>]]")
+	caughtUp(t, b, def.ID, "[[0 v <nil>] [10 x y] [2 v <nil>] [3 v <nil>]]")
 	// The unique index is the follower's too: it rejects a's key.
 	tx = b.Begin()
 	if err := tx.Insert(def.ID, makeRecord(t, bdef, []any{10, "z", "z"})); sqlstate(err) != "23505" {
@@ -79,11 +79,20 @@ func TestTailFollower(t *testing.T) {
 		t.Fatal(err)
 	}
 	insert(t, a, def2, []any{9})
-	expectRows(t, b, def2.ID, "[[7] [8] [9]]")
+	caughtUp(t, b, def2.ID, "[[7] [8] [9]]")
 
 	// The follower writes once it caught up; the first server sees it.
 	insert(t, b, def2, []any{11})
-	expectRows(t, a, def2.ID, "[[11] [7] [8] [9]]")
+	caughtUp(t, a, def2.ID, "[[11] [7] [8] [9]]")
+}
+
+// caughtUp is expectRows after a catch-up of db with the other servers.
+func caughtUp(t *testing.T, db *DB, id uint64, want string) {
+	t.Helper()
+	if err := db.CatchUp(); err != nil {
+		t.Fatalf("CatchUp: %v", err)
+	}
+	expectRows(t, db, id, want)
 }
 
 // TestTailMaxStaleness: with MaxStaleness a transaction begins without a
@@ -95,8 +104,11 @@ func TestTailMaxStaleness(t *testing.T) {
 	b := openDB(t, t.TempDir(), Options{Store: st, MaxStaleness: 300 * time.Millisecond})
 	defer b.crash()
 	def := kvTable(t, a, "t")
-	expectRows(t, b, def.ID, "[]")
+	caughtUp(t, b, def.ID, "[]")
 	insert(t, a, def, kvRows(0, 1)...)
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
 	tx := b.Begin()
 	if tx.Catalog().Tables[def.ID] == nil {
 		t.Fatal("the follower does not see the table")
@@ -106,5 +118,5 @@ func TestTailMaxStaleness(t *testing.T) {
 	}
 	tx.Rollback()
 	time.Sleep(350 * time.Millisecond)
-	expectRows(t, b, def.ID, "[[0 v]]")
+	caughtUp(t, b, def.ID, "[[0 v]]")
 }

@@ -34,9 +34,6 @@ type Tx struct {
 	ifAbsent []absentGroup
 	tables   map[uint64]*txTable
 	seqs     map[string]*seqTxState
-	// err is why the transaction could not begin (Begin's catch-up with
-	// the log of other servers): every use returns it.
-	err error
 	// seqLSN is the WAL record the latest committed-sequence value drawn
 	// by NextVal depends on: synced when the transaction ends.
 	seqLSN uint64
@@ -109,14 +106,25 @@ func (tt *txTable) empty() bool {
 }
 
 // Begin starts a transaction on the latest committed state.
-// With an object store that other servers write to, it first catches up
-// with their commits (Options.MaxStaleness); if that fails, every use of
-// the transaction returns the error.
+// With an object store that other servers write to, the latest state
+// this server knows of: CatchUp first to see their latest commits.
 func (db *DB) Begin() *Tx {
-	err := db.home.catchUp(db.opts.MaxStaleness)
 	snap, unpin := db.pinPublished()
 	return &Tx{db: db, snap: snap, unpin: unpin, cat: snap.cat, tables: map[uint64]*txTable{},
-		seqs: map[string]*seqTxState{}, err: err}
+		seqs: map[string]*seqTxState{}}
+}
+
+// CatchUp applies the commits that other servers on the object store
+// (Options.Store) acknowledged before the call, so that the next Begin
+// and Catalog see them: one GET of the store, unless a catch-up started
+// less than Options.MaxStaleness ago. Without a store it does nothing.
+// The session calls it before each statement outside a transaction
+// block (tail.go).
+func (db *DB) CatchUp() error {
+	if db.closed.Load() {
+		return errClosed()
+	}
+	return db.home.catchUp(db.opts.MaxStaleness)
 }
 
 // Catalog returns the catalog as this transaction sees it: the snapshot
@@ -130,7 +138,7 @@ func (tx *Tx) check() error {
 	if tx.db.closed.Load() {
 		return errClosed()
 	}
-	return tx.err
+	return nil
 }
 
 func (tx *Tx) table(id uint64) *txTable {
