@@ -475,6 +475,9 @@ func storageOptions(cfg config) (storage.Options, error) {
 		o.WALCheckpointBytes = n
 	}
 	if cfg.maxStaleness != "" {
+		if cfg.storage == "" {
+			return o, fmt.Errorf("--max-staleness needs --storage: a local data directory has one server, always up to date")
+		}
 		d, err := parseTimeout(cfg.maxStaleness)
 		if err != nil {
 			return o, fmt.Errorf("--max-staleness: %w", err)

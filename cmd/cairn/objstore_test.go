@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -176,5 +179,44 @@ func TestSeveralServersOneBucket(t *testing.T) {
 	var n int
 	if err := d.QueryRow(ctx, `SELECT count(*) FROM acct`).Scan(&n); err != nil || n != len(acked) {
 		t.Fatalf("a new server sees %d rows, want %d (%v)", n, len(acked), err)
+	}
+}
+
+// TestMaxStalenessFlag: with --max-staleness a server skips the catch-up
+// while its last one is younger (it may not see a commit of another
+// server yet) and sees it once the bound passed; without --storage the
+// flag is refused.
+func TestMaxStalenessFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the server binary")
+	}
+	var stderr strings.Builder
+	args := []string{"--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--http", "off", "--max-staleness", "1s"}
+	if code := run(context.Background(), args, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "--max-staleness needs --storage") {
+		t.Fatalf("--max-staleness without --storage: exit %d, %q", code, stderr.String())
+	}
+	ctx := context.Background()
+	startFakeS3(t, "cairn-stale")
+	a := startProcess(t, t.TempDir(), "--storage", "s3://cairn-stale/db").connect(t)
+	b := startProcess(t, t.TempDir(), "--storage", "s3://cairn-stale/db", "--max-staleness", "2s").connect(t)
+	mustExec(t, a, `CREATE TABLE t (id int)`)
+	time.Sleep(2100 * time.Millisecond)
+	count := func() int {
+		var n int
+		if err := b.QueryRow(ctx, `SELECT count(*) FROM t`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d rows before the insert", n)
+	}
+	mustExec(t, a, `INSERT INTO t VALUES (1)`)
+	if n := count(); n != 0 {
+		t.Fatalf("within --max-staleness the server caught up: %d rows", n)
+	}
+	time.Sleep(2100 * time.Millisecond)
+	if n := count(); n != 1 {
+		t.Fatalf("after --max-staleness: %d rows, want 1", n)
 	}
 }
