@@ -1,11 +1,15 @@
 package storage
 
 import (
+	"context"
+	"fmt"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/objstore"
 )
 
 // TestTailFollower: a second server on the store sees the first one's
@@ -119,4 +123,46 @@ func TestTailMaxStaleness(t *testing.T) {
 	tx.Rollback()
 	time.Sleep(350 * time.Millisecond)
 	caughtUp(t, b, def.ID, "[[0 v]]")
+}
+
+// BenchmarkTailCatchUp measures DB.CatchUp on a second server: when it is
+// up to date (the GET of the next log object is a 404) and when the
+// first server committed one row since (one log object to apply). The
+// store is gofakes3 in the process, or the bucket CAIRN_BENCH_STORE names
+// (s3://bucket/prefix, with the AWS_* environment pointing at it, e.g.
+// moto_server on loopback).
+func BenchmarkTailCatchUp(b *testing.B) {
+	for _, name := range []string{"up-to-date", "one-commit"} {
+		b.Run(name, func(b *testing.B) {
+			var st objstore.Store
+			if url := os.Getenv("CAIRN_BENCH_STORE"); url != "" {
+				var err error
+				if st, err = objstore.Open(context.Background(), fmt.Sprintf("%s/%d", url, time.Now().UnixNano())); err != nil {
+					b.Fatal(err)
+				}
+			} else {
+				st = fakeS3(b)
+			}
+			w := openDB(b, b.TempDir(), Options{Store: st})
+			defer w.Close()
+			r := openDB(b, b.TempDir(), Options{Store: st})
+			defer r.crash()
+			def := createTable(b, w, "t", []catalog.ColumnDef{col("id", types.Int8T), col("v", types.TextT)})
+			b.ResetTimer()
+			for i := range b.N {
+				if name == "one-commit" {
+					b.StopTimer()
+					tx := w.Begin()
+					if err := tx.Insert(def.ID, makeRecord(b, def, []any{i, "v"})); err != nil {
+						b.Fatal(err)
+					}
+					mustCommit(b, tx)
+					b.StartTimer()
+				}
+				if err := r.CatchUp(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
