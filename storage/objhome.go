@@ -44,10 +44,12 @@ package storage
 // reading the catalog, manifests and log, whatever the size of its tables.
 // Nothing is evicted yet: the data directory keeps every file it fetched.
 //
-// Several servers: the log's contiguous numbers and PutIfAbsent are what
-// will serialise them. Here a lost race (a log object or checkpoint that
-// another writer put first) is an error that stops commits, naming the
-// cause.
+// Several servers: the log's contiguous numbers and PutIfAbsent serialise
+// them, and each applies the others' log objects (tail.go); a group commit
+// that finds its log object taken fails its commits with 40001. A
+// checkpoint deletes only the log objects the checkpoint before it
+// covered, so that servers tailing the log find what they have not read
+// yet.
 
 import (
 	"bytes"
