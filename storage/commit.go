@@ -181,6 +181,13 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		if tt.truncated && hts != nil && hts.lastMod > base.lsn {
 			return 0, nil, nil, serializationFailure()
 		}
+		// Rows another server inserted since Begin may carry the row
+		// IDs this transaction drew (tail.go).
+		if tt.insRows > 0 {
+			if rt := db.lookupRT(id); rt != nil && rt.foreignIns > base.lsn {
+				return 0, nil, nil, serializationFailure()
+			}
+		}
 		if !tt.deletes.IsEmpty() {
 			if rt := db.lookupRT(id); rt != nil {
 				for _, e := range rt.delLog {

@@ -225,20 +225,10 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 		for _, seg := range op.segments {
 			seg.path = filepath.Join(rt.dir, seg.name)
 			seg.remote = db.home.fetcher()
-			var k int64
-			if _, err := fmt.Sscanf(seg.name, "seg-%d.parquet", &k); err == nil && k >= rt.nextSeg.Load() {
-				rt.nextSeg.Store(k + 1)
-			}
-			if seg.maxRow >= rt.nextRowID.Load() {
-				rt.nextRowID.Store(seg.maxRow + 1)
-			}
+			rt.countPastSegment(seg)
 		}
 		for _, b := range op.inserts {
-			for _, r := range b.rowIDs.Int64Values() {
-				if r >= rt.nextRowID.Load() {
-					rt.nextRowID.Store(r + 1)
-				}
-			}
+			rt.countPastRows(b)
 		}
 		ops = append(ops, op)
 	}
@@ -304,6 +294,9 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 		if op.deletes != nil && !op.deletes.IsEmpty() {
 			rt.delLog = append(rt.delLog, delLogEntry{lsn: rec.lsn, rows: op.deletes})
 		}
+		if len(op.inserts) > 0 || len(op.segments) > 0 {
+			rt.foreignIns = rec.lsn
+		}
 		pruneDelLog(rt, minLSN)
 	}
 	db.setSeqsLocked(newCat, head.cat, rec.seqs)
@@ -334,7 +327,20 @@ func (db *DB) loseRaceLocked() error {
 	db.idxMu.Lock()
 	defer db.idxMu.Unlock()
 	for id, def := range pub.cat.Tables {
-		rt := db.rt(id, def.Schema)
+		rt := db.lookupRT(id)
+		if rt == nil {
+			// A table a lost commit dropped: its runtime again, with
+			// counters past what its state holds.
+			rt = db.rt(id, def.Schema)
+			if ts := pub.tables[id]; ts != nil {
+				for _, seg := range ts.segments {
+					rt.countPastSegment(seg)
+				}
+				for _, b := range ts.tail {
+					rt.countPastRows(b)
+				}
+			}
+		}
 		rt.uniq = map[string]*uniqueIndex{}
 		for _, con := range constraintsOf(pub.cat, def) {
 			ix, err := db.buildIndex(pub, id, def, con, nil)
@@ -363,3 +369,24 @@ func (l *objLog) drop() {
 }
 
 func (h *objectHome) shared() bool { return h.foreign.Load() }
+
+// countPastSegment advances rt's segment number and row ID counters past
+// segment seg (one a replayed or applied record lists).
+func (rt *tableRT) countPastSegment(seg *segment) {
+	var n int64
+	if _, err := fmt.Sscanf(seg.name, "seg-%d.parquet", &n); err == nil && n >= rt.nextSeg.Load() {
+		rt.nextSeg.Store(n + 1)
+	}
+	if seg.maxRow >= rt.nextRowID.Load() {
+		rt.nextRowID.Store(seg.maxRow + 1)
+	}
+}
+
+// countPastRows advances rt's row ID counter past the rows of b.
+func (rt *tableRT) countPastRows(b *tailBatch) {
+	for _, r := range b.rowIDs.Int64Values() {
+		if r >= rt.nextRowID.Load() {
+			rt.nextRowID.Store(r + 1)
+		}
+	}
+}
