@@ -138,6 +138,8 @@ type objectHome struct {
 	// log object of another one, or lost one to it (tail.go).
 	caughtUp atomic.Int64
 	foreign  atomic.Bool
+	// wrote is set once this server put a log object.
+	wrote atomic.Bool
 }
 
 func newObjectHome(db *DB, store objstore.Store) *objectHome {
@@ -758,6 +760,7 @@ func (l *objLog) sync() error {
 	if err != nil {
 		return fmt.Errorf("putting log object %s: %w", key, err)
 	}
+	l.h.wrote.Store(true)
 	l.next++
 	l.objects++
 	if l.objects == logCheckpointObjects {

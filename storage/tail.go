@@ -16,11 +16,14 @@ package storage
 // a transaction block, so that the statement's catalog and snapshot hold
 // every commit acknowledged before it began, on any server).
 //
-// A server that has applied another's log objects (or lost a race) is a
-// follower from then on: it keeps the tails in memory, spills nothing and
-// neither flushes, compacts nor checkpoints, so that it writes no file
-// whose name the writer may also use; the server that never saw another
-// writer keeps doing all of it.
+// Segment files are named by per-server counters, so only one server may
+// write them: the writer, one that put a log object since it opened the
+// store and never applied (or lost a race to) another's. Every other
+// server (objectHome.shared) keeps its tails in memory, spills nothing
+// and neither flushes, compacts nor checkpoints; the log holds what it
+// committed. A record of another server that lists a spilled segment
+// under a name this server's state uses fails the catch-up: the server
+// must restart.
 
 import (
 	"bytes"
@@ -29,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -222,8 +226,20 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 			continue
 		}
 		rt := db.rt(op.id, def.Schema)
+		var mine []string
+		if ts := head.tables[op.id]; ts != nil {
+			mine = segmentNames(ts.segments)
+		}
 		for _, seg := range op.segments {
+			if slices.Contains(mine, seg.name) {
+				return nil, fmt.Errorf("record %d lists segment %s of table %d, a file of this server's own: restart the server", rec.lsn, seg.name, op.id)
+			}
 			seg.path = filepath.Join(rt.dir, seg.name)
+			// A file of that name in the cache is not the store's (one
+			// this server wrote and dropped): fetched again on first read.
+			if err := removeIfExists(seg.path); err != nil {
+				return nil, err
+			}
 			seg.remote = db.home.fetcher()
 			rt.countPastSegment(seg)
 		}
@@ -368,7 +384,10 @@ func (l *objLog) drop() {
 	l.mu.Unlock()
 }
 
-func (h *objectHome) shared() bool { return h.foreign.Load() }
+// shared: unless this server put a log object since it opened the store
+// and never met another writer, another server may be writing, and this
+// one must write no segment files (their names could be the writer's).
+func (h *objectHome) shared() bool { return h.foreign.Load() || !h.wrote.Load() }
 
 // countPastSegment advances rt's segment number and row ID counters past
 // segment seg (one a replayed or applied record lists).

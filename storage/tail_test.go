@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -217,4 +218,27 @@ func TestTailConflicts(t *testing.T) {
 		t.Fatalf("row IDs differ: %s on the writer, %s on the follower", rows, got)
 	}
 	tx.Rollback()
+}
+
+// TestTailReaderWritesNoFiles: a server that never wrote to the store may
+// share it with a writer it has not heard from yet, so it neither flushes
+// the tails it recovered nor checkpoints, not even at Close.
+func TestTailReaderWritesNoFiles(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	def := kvTable(t, a, "t")
+	insert(t, a, def, kvRows(0, 3)...)
+	before := storeKeys(t, st, "")
+	b := openDB(t, t.TempDir(), Options{Store: st, FlushRows: 1})
+	caughtUp(t, b, def.ID, "[[0 v] [1 v] [2 v]]")
+	if err := b.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := storeKeys(t, st, ""); !slices.Equal(before, after) {
+		t.Fatalf("the reader changed the store: %v, then %v", before, after)
+	}
 }
