@@ -69,7 +69,17 @@ func (db *DB) checkpoint(final bool) error {
 		db.syncMu.Unlock()
 		return err
 	}
-	if err := db.wal.sync(); err != nil {
+	if err := db.wal.sync(); errors.Is(err, errLogTaken) {
+		// Another server writes the store: it is not this one's to
+		// checkpoint any more (tail.go).
+		err = db.loseRaceLocked()
+		db.mu.Unlock()
+		if err == nil {
+			err = db.home.(*objectHome).catchUpSynced()
+		}
+		db.syncMu.Unlock()
+		return err
+	} else if err != nil {
 		db.broken = err
 		db.mu.Unlock()
 		db.syncMu.Unlock()
