@@ -6,6 +6,10 @@
 # bucket. Needs moto_server (pip install 'moto[server]') on PATH.
 #
 #	bench/objstore.sh [duration]   (default 5s per run)
+#
+# S3_FLAGS adds flags to the servers on the bucket, e.g.
+# S3_FLAGS='--max-staleness 200ms' to skip the catch-up with other servers
+# before each statement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -26,7 +30,8 @@ for home in local s3; do
 	echo "== $home"
 	rm -rf "$work/data"
 	if [ "$home" = s3 ]; then
-		start_server --storage s3://cairn-bench/db
+		# shellcheck disable=SC2086
+		start_server --storage s3://cairn-bench/db ${S3_FLAGS:-}
 	else
 		start_server
 	fi

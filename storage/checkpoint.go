@@ -50,9 +50,15 @@ func readCatalogFile(path string) (*catalogFile, error) {
 // manifest, saves the catalog (catalog.json, or the object home's
 // checkpoint), then drops the older parts of the log. final (Close)
 // records the exact sequence states.
+//
+// A server that shares its object store with another writer (home.shared)
+// leaves checkpoints to the writer: the log holds its commits.
 func (db *DB) checkpoint(final bool) error {
 	db.ckptMu.Lock()
 	defer db.ckptMu.Unlock()
+	if db.home.shared() {
+		return nil
+	}
 
 	// 1. Rotate: everything up to here is durable and published.
 	db.syncMu.Lock()
@@ -63,7 +69,17 @@ func (db *DB) checkpoint(final bool) error {
 		db.syncMu.Unlock()
 		return err
 	}
-	if err := db.wal.sync(); err != nil {
+	if err := db.wal.sync(); errors.Is(err, errLogTaken) {
+		// Another server writes the store: it is not this one's to
+		// checkpoint any more (tail.go).
+		err = db.loseRaceLocked()
+		db.mu.Unlock()
+		if err == nil {
+			err = db.home.(*objectHome).catchUpSynced()
+		}
+		db.syncMu.Unlock()
+		return err
+	} else if err != nil {
 		db.broken = err
 		db.mu.Unlock()
 		db.syncMu.Unlock()

@@ -76,13 +76,14 @@ func (tx *Tx) Commit() error {
 	before := db.Catalog()
 	db.mu.Lock()
 	lsn, next, dropped, err := tx.commitLocked(prepared, spillKeys, pending)
+	epoch := db.logEpoch
 	db.mu.Unlock()
 	pending.release()
 	if err != nil {
 		return err
 	}
 	tx.keepInstalledSpills()
-	if err := db.waitDurable(lsn); err != nil {
+	if err := db.waitDurable(lsn, epoch); err != nil {
 		return err
 	}
 	db.commits.Add(1)
@@ -182,6 +183,13 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		}
 		if tt.truncated && hts != nil && hts.lastMod > base.lsn {
 			return 0, nil, nil, serializationFailure()
+		}
+		// Rows another server inserted since Begin may carry the row
+		// IDs this transaction drew (tail.go).
+		if tt.insRows > 0 {
+			if rt := db.lookupRT(id); rt != nil && rt.foreignIns > base.lsn {
+				return 0, nil, nil, serializationFailure()
+			}
 		}
 		if !tt.deletes.IsEmpty() {
 			if rt := db.lookupRT(id); rt != nil {
@@ -346,61 +354,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 	}
 
 	// The new head.
-	next := head.derive()
-	next.lsn = lsn
-	next.cat = newCat
-	var dropped []*tableRT
-	if newCat != head.cat {
-		for id := range newCat.Tables {
-			if next.tables[id] == nil {
-				next.tables[id] = newTableState(id)
-			}
-		}
-		for id := range next.tables {
-			if newCat.Tables[id] == nil {
-				delete(next.tables, id)
-				if rt := db.lookupRT(id); rt != nil {
-					dropped = append(dropped, rt)
-					db.rtMu.Lock()
-					delete(db.rts, id)
-					db.rtMu.Unlock()
-				}
-			}
-		}
-	}
-	for id, tt := range tx.tables {
-		ts := next.tables[id].clone()
-		if tt.truncated {
-			ts.epoch++
-			ts.segments = nil
-			ts.tail = nil
-			ts.tailRows = 0
-			ts.deleted = roaring64.New()
-		}
-		if !tt.deletes.IsEmpty() {
-			d := ts.deleted.Clone()
-			d.Or(tt.deletes)
-			ts.deleted = d
-		}
-		if sd := tt.spillDeletes(); sd != nil {
-			d := ts.deleted.Clone()
-			d.Or(sd)
-			ts.deleted = d
-		}
-		if len(tt.spilled) > 0 {
-			for _, seg := range tt.spilled {
-				seg.lsn = lsn
-			}
-			ts.segments = append(slices.Clip(ts.segments), tt.spilled...)
-		}
-		for _, b := range prepared[id] {
-			b.lsn, b.minLSN = lsn, lsn
-			ts.tail = appendTail(ts.tail, b)
-			ts.tailRows += int64(b.n)
-		}
-		ts.lastMod = lsn
-		next.tables[id] = ts
-	}
+	next, dropped := db.nextStateLocked(head, lsn, newCat, rec.tables)
 
 	db.idxMu.Lock()
 	if newCat != head.cat {
@@ -455,22 +409,92 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		}
 		pruneDelLog(rt, minLSN)
 	}
-	for key, s := range tx.seqs {
-		if newCat.Sequences[key] != nil {
-			db.seqs[key] = &seqState{last: s.last, called: s.called, durLast: s.last, durCalled: s.called}
+	db.setSeqsLocked(newCat, head.cat, rec.seqs)
+	if db.walBytes >= db.opts.WALCheckpointBytes {
+		db.requestCheckpoint()
+	}
+	return lsn, next, dropped, nil
+}
+
+// nextStateLocked derives from head the state after a commit record
+// (db.mu held): its LSN lsn, its catalog newCat, its table ops (truncate,
+// deleted row IDs, inserted batches, spilled segments with their paths).
+// It returns the state and the runtimes of the tables newCat dropped,
+// which it forgets. Commits and the records of other servers (tail.go)
+// go through it.
+func (db *DB) nextStateLocked(head *dbState, lsn uint64, newCat *catalog.Catalog, ops []walTableOp) (*dbState, []*tableRT) {
+	next := head.derive()
+	next.lsn = lsn
+	next.cat = newCat
+	var dropped []*tableRT
+	if newCat != head.cat {
+		for id := range newCat.Tables {
+			if next.tables[id] == nil {
+				next.tables[id] = newTableState(id)
+			}
+		}
+		for id := range next.tables {
+			if newCat.Tables[id] == nil {
+				delete(next.tables, id)
+				if rt := db.lookupRT(id); rt != nil {
+					dropped = append(dropped, rt)
+					db.rtMu.Lock()
+					delete(db.rts, id)
+					db.rtMu.Unlock()
+				}
+			}
 		}
 	}
-	if newCat != head.cat {
+	for _, op := range ops {
+		if next.tables[op.id] == nil {
+			continue
+		}
+		ts := next.tables[op.id].clone()
+		if op.truncate {
+			ts.epoch++
+			ts.segments = nil
+			ts.tail = nil
+			ts.tailRows = 0
+			ts.deleted = roaring64.New()
+		}
+		if op.deletes != nil && !op.deletes.IsEmpty() {
+			d := ts.deleted.Clone()
+			d.Or(op.deletes)
+			ts.deleted = d
+		}
+		if len(op.segments) > 0 {
+			for _, seg := range op.segments {
+				seg.lsn = lsn
+			}
+			ts.segments = append(slices.Clip(ts.segments), op.segments...)
+		}
+		for _, b := range op.inserts {
+			b.lsn, b.minLSN = lsn, lsn
+			ts.tail = appendTail(ts.tail, b)
+			ts.tailRows += int64(b.n)
+		}
+		ts.lastMod = lsn
+		next.tables[op.id] = ts
+	}
+	return next, dropped
+}
+
+// setSeqsLocked installs the sequence states a commit record sets, and
+// forgets the sequences newCat dropped (db.mu held; oldCat is the
+// catalog before the record).
+func (db *DB) setSeqsLocked(newCat, oldCat *catalog.Catalog, seqs []seqEntry) {
+	for _, s := range seqs {
+		if newCat.Sequences[s.key] != nil {
+			db.seqs[s.key] = &seqState{last: s.last, called: s.called, durLast: s.last, durCalled: s.called}
+		}
+	}
+	if newCat != oldCat {
 		for key := range db.seqs {
 			if newCat.Sequences[key] == nil {
 				delete(db.seqs, key)
 			}
 		}
 	}
-	if db.walBytes >= db.opts.WALCheckpointBytes {
-		db.requestCheckpoint()
-	}
-	return lsn, next, dropped, nil
 }
 
 // pruneDelLog drops conflict history no transaction can need: entries at

@@ -49,6 +49,12 @@ type Options struct {
 	// directory is a cache of it that may start empty. nil keeps
 	// everything in the data directory.
 	Store objstore.Store
+	// MaxStaleness, with Store, is how old the last catch-up with the log
+	// of other servers on the store (tail.go) may be for a transaction
+	// to begin without one: 0 (the default) catches up before every
+	// transaction, one GET of the object store, so that it sees every
+	// commit acknowledged before it began on any server.
+	MaxStaleness time.Duration
 }
 
 // DefaultCacheBytes is the default column cache budget: 40% of the
@@ -91,8 +97,12 @@ type DB struct {
 	wal       walWriter               // (mu)
 	walBytes  int64                   // bytes appended since the last rotation (mu)
 	broken    error                   // set when the WAL could not be written (mu)
-	closed    atomic.Bool
-	seqs      map[string]*seqState // sequence runtime state by key (mu)
+	// logEpoch counts the group commits that lost the log to another
+	// server (tail.go): a record appended in an older epoch was dropped
+	// (mu).
+	logEpoch uint64
+	closed   atomic.Bool
+	seqs     map[string]*seqState // sequence runtime state by key (mu)
 
 	rtMu sync.RWMutex
 	rts  map[uint64]*tableRT
@@ -375,13 +385,30 @@ func (db *DB) appendWALLocked(rec *walRecord) (uint64, error) {
 
 // waitDurable returns once the WAL is fsynced up to lsn, fsyncing it if no
 // one else is: commits waiting together share one fsync (group commit).
-// It publishes the newest durable state.
-func (db *DB) waitDurable(lsn uint64) error {
+// It publishes the newest durable state. epoch is db.logEpoch when the
+// record was appended: a record of an older epoch was dropped when its
+// group commit lost the log to another server (tail.go), and its commit
+// fails with 40001.
+func (db *DB) waitDurable(lsn, epoch uint64) error {
 	db.syncMu.Lock()
 	defer db.syncMu.Unlock()
+	db.mu.Lock()
+	lost := epoch != db.logEpoch
+	db.mu.Unlock()
+	if lost {
+		return errLostRace
+	}
 	if db.durableLSN.Load() >= lsn {
 		return nil
 	}
+	return db.syncLocked()
+}
+
+// syncLocked makes every record appended so far durable (db.syncMu held).
+// When another server put the log object first, the records are dropped
+// (loseRaceLocked), the other server's log applied, and the error is
+// 40001.
+func (db *DB) syncLocked() error {
 	db.mu.Lock()
 	if db.broken != nil {
 		db.mu.Unlock()
@@ -392,9 +419,27 @@ func (db *DB) waitDurable(lsn uint64) error {
 	if w == nil {
 		return errClosed()
 	}
+	if target <= db.durableLSN.Load() {
+		return nil
+	}
 	start := time.Now()
 	err := w.sync()
 	took := time.Since(start)
+	if errors.Is(err, errLogTaken) {
+		db.mu.Lock()
+		err := db.loseRaceLocked()
+		db.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		db.log.Warn("a group commit lost the log to another cairn server: its commits fail with 40001", "records", target-db.durableLSN.Load())
+		if h, ok := db.home.(*objectHome); ok {
+			if err := h.catchUpSynced(); err != nil {
+				return err
+			}
+		}
+		return errLostRace
+	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if err != nil {

@@ -185,7 +185,7 @@ func (rt *tableRT) newSegmentPath() string {
 // durable: tail batches and deleted row IDs of the published state.
 func (db *DB) flushTable(id uint64, force bool) error {
 	rt := db.lookupRT(id)
-	if rt == nil {
+	if rt == nil || db.home.shared() {
 		return nil
 	}
 	rt.flushMu.Lock()
@@ -349,7 +349,7 @@ func segmentNames(segs []*segment) []string {
 // the deleted set and the unique indexes).
 func (db *DB) compactTable(id uint64) error {
 	rt := db.lookupRT(id)
-	if rt == nil {
+	if rt == nil || db.home.shared() {
 		return nil
 	}
 	rt.flushMu.Lock()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // home is where a DB's durable bytes live. The local home (localHome) is
@@ -41,6 +42,14 @@ type home interface {
 	// the data directory on a miss (segment.remote); nil when they are
 	// all there.
 	fetcher() fetcher
+	// catchUp applies what other servers committed to the home since
+	// this server last looked, unless it looked less than maxAge ago
+	// (tail.go); DB.CatchUp calls it.
+	catchUp(maxAge time.Duration) error
+	// shared reports whether another server wrote to the home since this
+	// one opened it: this server then writes no segment files of its own
+	// (no spills, flushes, compactions or checkpoints).
+	shared() bool
 }
 
 // fetcher brings files of an object store into the data directory.
@@ -112,6 +121,10 @@ func (h localHome) exists(path string) error {
 }
 
 func (h localHome) fetcher() fetcher { return nil }
+
+func (h localHome) catchUp(time.Duration) error { return nil }
+
+func (h localHome) shared() bool { return false }
 
 // removeIfExists removes path, ignoring its absence.
 func removeIfExists(path string) error {

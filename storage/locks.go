@@ -35,8 +35,9 @@ import (
 //	                      table ID order, while it builds the index and
 //	                      until DB.mu is released (index_build.go); never
 //	                      held together with syncMu
-//	  DB.syncMu           the group-commit fsync (waitDurable) and the
-//	                      checkpoint's WAL rotation; then DB.mu
+//	  DB.syncMu           the group-commit fsync (waitDurable), the
+//	                      catch-up with other servers' log (tail.go) and
+//	                      the checkpoint's WAL rotation; then DB.mu
 //	  DB.mu               commit validation, WAL append and publication of
 //	                      new states; flush and compaction publication
 //	  DB.idxMu            the unique indexes: read alone by inserts'

@@ -44,10 +44,12 @@ package storage
 // reading the catalog, manifests and log, whatever the size of its tables.
 // Nothing is evicted yet: the data directory keeps every file it fetched.
 //
-// Several servers: the log's contiguous numbers and PutIfAbsent are what
-// will serialise them. Here a lost race (a log object or checkpoint that
-// another writer put first) is an error that stops commits, naming the
-// cause.
+// Several servers: the log's contiguous numbers and PutIfAbsent serialise
+// them, and each applies the others' log objects (tail.go); a group commit
+// that finds its log object taken fails its commits with 40001. A
+// checkpoint deletes only the log objects the checkpoint before it
+// covered, so that servers tailing the log find what they have not read
+// yet.
 
 import (
 	"bytes"
@@ -66,6 +68,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
@@ -129,6 +132,14 @@ type objectHome struct {
 	stored map[string]int64
 	// fetching makes concurrent misses of one file share one copy.
 	fetching singleflight.Group
+
+	// caughtUp is when (Unix nanoseconds) the last catch-up with the log
+	// that succeeded started; foreign is set once this server applied a
+	// log object of another one, or lost one to it (tail.go).
+	caughtUp atomic.Int64
+	foreign  atomic.Bool
+	// wrote is set once this server put a log object.
+	wrote atomic.Bool
 }
 
 func newObjectHome(db *DB, store objstore.Store) *objectHome {
@@ -605,24 +616,27 @@ func (h *objectHome) saveCheckpoint(s *dbState, cat []byte, logFrom int) error {
 	if err != nil {
 		return fmt.Errorf("putting the checkpoint to the object store: %w", err)
 	}
+	prev := h.ckpt.LogFrom
 	h.ckpt, h.etag, h.manifests = next, info.ETag, manifests
-	h.collect(ctx)
+	h.collect(ctx, prev)
 	return nil
 }
 
-// collect deletes the log objects before the checkpoint's first one, the
+// collect deletes the log objects before logBefore (the first one of the
+// previous checkpoint: other servers tailing the log (tail.go) find the
+// objects they have not read yet for one more checkpoint), the
 // catalogs and manifests the checkpoint does not name, and the files under
 // tables/ of segments that neither the checkpoint's manifests nor any
 // state in use (the head, the published state, pinned snapshots) lists
 // and that the data directory does not hold (the files of a transaction
 // in progress). A failed deletion is logged: it leaves garbage, nothing
 // else.
-func (h *objectHome) collect(ctx context.Context) {
+func (h *objectHome) collect(ctx context.Context, logBefore int) {
 	var dead []string
-	for n := h.logLow; n < h.ckpt.LogFrom; n++ {
+	for n := h.logLow; n < logBefore; n++ {
 		dead = append(dead, logKey(n))
 	}
-	h.logLow = h.ckpt.LogFrom
+	h.logLow = max(h.logLow, logBefore)
 	named := map[string]bool{h.ckpt.Catalog: true}
 	for _, sm := range h.manifests {
 		named[sm.key] = true
@@ -738,13 +752,15 @@ func (l *objLog) sync() error {
 	_, err := l.h.store.PutIfAbsent(ctx, key, bytes.NewReader(body))
 	if errors.Is(err, objstore.ErrPreconditionFailed) {
 		if there, gerr := l.h.getAll(ctx, key); gerr != nil || !bytes.Equal(there, body) {
-			return fmt.Errorf("log object %s already exists: another cairn server writes to this storage; this server stops committing", key)
+			l.h.foreign.Store(true)
+			return fmt.Errorf("log object %s: %w", key, errLogTaken)
 		}
 		err = nil
 	}
 	if err != nil {
 		return fmt.Errorf("putting log object %s: %w", key, err)
 	}
+	l.h.wrote.Store(true)
 	l.next++
 	l.objects++
 	if l.objects == logCheckpointObjects {

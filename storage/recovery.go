@@ -170,11 +170,7 @@ func (db *DB) recover() error {
 					b.lsn, b.minLSN = rec.lsn, rec.lsn
 					ts.tail = appendTail(ts.tail, b)
 					ts.tailRows += int64(b.n)
-					for _, r := range b.rowIDs.Int64Values() {
-						if r >= rt.nextRowID.Load() {
-							rt.nextRowID.Store(r + 1)
-						}
-					}
+					rt.countPastRows(b)
 				}
 				for _, seg := range op.segments {
 					seg.lsn = rec.lsn
@@ -325,13 +321,7 @@ func (db *DB) replaySpilledSegment(rt *tableRT, ts *tableState, seg *segment) (o
 	} else if err != nil {
 		return false, err
 	}
-	var n int64
-	if _, err := fmt.Sscanf(seg.name, "seg-%d.parquet", &n); err == nil && n >= rt.nextSeg.Load() {
-		rt.nextSeg.Store(n + 1)
-	}
-	if seg.maxRow >= rt.nextRowID.Load() {
-		rt.nextRowID.Store(seg.maxRow + 1)
-	}
+	rt.countPastSegment(seg)
 	ts.segments = append(ts.segments, seg)
 	return true, nil
 }

@@ -159,7 +159,7 @@ func (db *DB) syncTo(lsn uint64) error {
 	if lsn <= db.durableLSN.Load() {
 		return nil
 	}
-	return db.waitDurable(lsn)
+	return db.waitDurable(lsn, db.epoch())
 }
 
 // SetVal sets a committed sequence's state as setval(seq, v, isCalled)
@@ -178,11 +178,12 @@ func (db *DB) SetVal(schema, name string, v int64, isCalled bool) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	epoch := db.epoch()
 	lsn, err := db.logSequence(catalog.Key(schema, name), st, v, isCalled)
 	if err != nil {
 		return err
 	}
-	if err := db.waitDurable(lsn); err != nil {
+	if err := db.waitDurable(lsn, epoch); err != nil {
 		return err
 	}
 	st.last, st.called = v, isCalled

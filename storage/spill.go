@@ -32,9 +32,11 @@ import (
 // DefaultSpillBytes is the Options.SpillBytes default.
 const DefaultSpillBytes = 64 << 20
 
-// maybeSpill spills tt's in-memory inserts when they passed SpillBytes.
+// maybeSpill spills tt's in-memory inserts when they passed SpillBytes
+// (never on a server that shares its object store with another writer:
+// tail.go).
 func (tx *Tx) maybeSpill(def *catalog.TableDef, tt *txTable) error {
-	if tt.memBytes < tx.db.opts.SpillBytes {
+	if tt.memBytes < tx.db.opts.SpillBytes || tx.db.home.shared() {
 		return nil
 	}
 	return tx.spill(def, tt)

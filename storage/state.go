@@ -271,6 +271,10 @@ type tableRT struct {
 
 	// delLog lists recent commits' deletions (DB.mu), newest last.
 	delLog []delLogEntry
+	// foreignIns is the LSN of the last record of another server that
+	// inserted rows (DB.mu; tail.go): their row IDs may be ones a
+	// transaction that began before it drew too.
+	foreignIns uint64
 }
 
 // delLogEntry records the rows one commit deleted, for first-committer-wins

@@ -106,10 +106,25 @@ func (tt *txTable) empty() bool {
 }
 
 // Begin starts a transaction on the latest committed state.
+// With an object store that other servers write to, the latest state
+// this server knows of: CatchUp first to see their latest commits.
 func (db *DB) Begin() *Tx {
 	snap, unpin := db.pinPublished()
 	return &Tx{db: db, snap: snap, unpin: unpin, cat: snap.cat, tables: map[uint64]*txTable{},
 		seqs: map[string]*seqTxState{}}
+}
+
+// CatchUp applies the commits that other servers on the object store
+// (Options.Store) acknowledged before the call, so that the next Begin
+// and Catalog see them: one GET of the store, unless a catch-up started
+// less than Options.MaxStaleness ago. Without a store it does nothing.
+// The session calls it before each statement outside a transaction
+// block (tail.go).
+func (db *DB) CatchUp() error {
+	if db.closed.Load() {
+		return errClosed()
+	}
+	return db.home.catchUp(db.opts.MaxStaleness)
 }
 
 // Catalog returns the catalog as this transaction sees it: the snapshot

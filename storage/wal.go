@@ -204,8 +204,12 @@ func readWALFile(path string, fn func(payload []byte) error) (good int64, torn b
 	if err != nil {
 		return 0, false, err
 	}
-	size := st.Size()
-	r := bufio.NewReaderSize(f, 1<<20)
+	return readWALFrames(bufio.NewReaderSize(f, 1<<20), st.Size(), fn)
+}
+
+// readWALFrames is readWALFile over the size bytes of r (a WAL file, or
+// a log object of the object home).
+func readWALFrames(r io.Reader, size int64, fn func(payload []byte) error) (good int64, torn bool, err error) {
 	var hdr [walHeaderSize]byte
 	for {
 		if good == size {

@@ -70,6 +70,8 @@ type config struct {
 	// flushRows and walCheckpoint tune storage ("" = storage's default).
 	flushRows     string
 	walCheckpoint string
+	// maxStaleness is storage.Options.MaxStaleness ("" = 0).
+	maxStaleness string
 	// memoryLimit is the soft memory limit ("off" = none).
 	memoryLimit string
 	// authenticationTimeout and writeTimeout bound a PostgreSQL
@@ -119,6 +121,7 @@ func options(cfg *config) []option {
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
 		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 75% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
 		{"wal-checkpoint-bytes", "CAIRN_WAL_CHECKPOINT_BYTES", "", "n", fmt.Sprintf("write-ahead log size that triggers a checkpoint (default %d)", storage.DefaultWALCheckpointBytes), &cfg.walCheckpoint},
+		{"max-staleness", "CAIRN_MAX_STALENESS", "", "duration", "with --storage: how old the last catch-up with the commits of other servers on the storage may be for a transaction to begin without one, e.g. 200ms (default 0: every transaction first asks the store for the next log object, one round trip, and sees every commit acknowledged before it began on any server)", &cfg.maxStaleness},
 		{"authentication-timeout", "CAIRN_AUTHENTICATION_TIMEOUT", "", "duration", fmt.Sprintf("time a PostgreSQL connection has from its accept to its first ReadyForQuery, start-up packet and password included, before it is dropped (default %s)", wire.DefaultAuthenticationTimeout), &cfg.authenticationTimeout},
 		{"tls-cert", "CAIRN_TLS_CERT", "", "file", "PEM certificate (chain) the PostgreSQL port (on SSLRequest) and the HTTP API (HTTPS) present; needs --tls-key", &cfg.tlsCert},
 		{"tls-key", "CAIRN_TLS_KEY", "", "file", "PEM private key of --tls-cert", &cfg.tlsKey},
@@ -470,6 +473,16 @@ func storageOptions(cfg config) (storage.Options, error) {
 			return o, fmt.Errorf("--wal-checkpoint-bytes %q: want a positive integer", cfg.walCheckpoint)
 		}
 		o.WALCheckpointBytes = n
+	}
+	if cfg.maxStaleness != "" {
+		if cfg.storage == "" {
+			return o, fmt.Errorf("--max-staleness needs --storage: a local data directory has one server, always up to date")
+		}
+		d, err := parseTimeout(cfg.maxStaleness)
+		if err != nil {
+			return o, fmt.Errorf("--max-staleness: %w", err)
+		}
+		o.MaxStaleness = d
 	}
 	return o, nil
 }

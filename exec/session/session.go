@@ -428,6 +428,16 @@ func (s *Session) CurrentSchema() string {
 // Setting is current_setting(name) in the session.
 func (s *Session) Setting(name string) (string, bool) { return s.env().Setting(name) }
 
+// catchUp, outside a transaction block, brings in the commits of other
+// servers on the same object store (storage.DB.CatchUp) before a statement
+// binds, so that it sees every commit acknowledged before it began.
+func (s *Session) catchUp() error {
+	if s.tx != nil {
+		return nil
+	}
+	return s.engine.db.CatchUp()
+}
+
 // catalog is the catalog the session's next statement sees.
 func (s *Session) catalog() *catalog.Catalog {
 	if s.tx != nil {
@@ -446,6 +456,9 @@ func (s *Session) catalog() *catalog.Catalog {
 // leaves the session running (see guard).
 func (s *Session) Prepare(text string, paramTypes []types.T) (stmts []*Statement, err error) {
 	err = s.guard("preparing statement", text, func() error {
+		if err := s.catchUp(); err != nil {
+			return err
+		}
 		stmts, err = s.prepare(text, paramTypes)
 		return err
 	})
@@ -602,6 +615,9 @@ func visibleColumns(cols []sql.Col) []Column {
 // guard).
 func (s *Session) Bind(st *Statement, params []any) (p *Portal, err error) {
 	err = s.guard("binding statement", st.SQL, func() error {
+		if err := s.catchUp(); err != nil {
+			return err
+		}
 		p, err = s.bindPortal(st, params)
 		return err
 	})

@@ -1,0 +1,411 @@
+package storage
+
+// Several servers on one object store (objhome.go): each serves reads, one
+// writes at a time. A server tails the log: a catch-up GETs the log object
+// after the last one it knows (a 404: it is up to date; the checkpoint
+// object is read at the same time, to tell a log object not yet written
+// from one a checkpoint deleted) and applies every record of each one it finds
+// (applyRecordLocked), as if those transactions had committed here. The
+// log's numbers and PutIfAbsent serialise the writers: a server whose
+// group commit finds its log object taken (errLogTaken) drops the records
+// of the group (and of any commit appended since), returns to its last
+// durable state, applies the other server's objects and fails each
+// commit of the group with 40001, which clients retry.
+//
+// DB.CatchUp runs it (the session calls it before each statement outside
+// a transaction block, so that the statement's catalog and snapshot hold
+// every commit acknowledged before it began, on any server).
+//
+// Segment files are named by per-server counters, so only one server may
+// write them: the writer, one that put a log object since it opened the
+// store and never applied (or lost a race to) another's. Every other
+// server (objectHome.shared) keeps its tails in memory, spills nothing
+// and neither flushes, compacts nor checkpoints; the log holds what it
+// committed. A record of another server that lists a spilled segment
+// under a name this server's state uses fails the catch-up: the server
+// must restart.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/jackc/pgerrcode"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage/objstore"
+)
+
+// errLogTaken is matched by the error of a group commit whose log object
+// another server put first.
+var errLogTaken = errors.New("the log object was put by another cairn server")
+
+// errLostRace is the error of every commit of a group that lost the race
+// for its log object.
+var errLostRace = pgerr.New(pgerrcode.SerializationFailure,
+	"could not serialize access: another cairn server on this storage committed first (retry the transaction)")
+
+// epoch returns db.logEpoch.
+func (db *DB) epoch() uint64 {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.logEpoch
+}
+
+// catchUp makes the published state hold every commit that another server
+// put in the log before the call, unless a catch-up that started less
+// than maxAge ago did (maxAge 0: always).
+func (h *objectHome) catchUp(maxAge time.Duration) error {
+	called := time.Now()
+	if last := h.caughtUp.Load(); maxAge > 0 && called.Sub(time.Unix(0, last)) < maxAge {
+		return nil
+	}
+	db := h.db
+	db.syncMu.Lock()
+	defer db.syncMu.Unlock()
+	if h.caughtUp.Load() >= called.UnixNano() {
+		return nil // one that started after this call finished meanwhile
+	}
+	started := time.Now()
+	if err := h.catchUpSynced(); err != nil {
+		return err
+	}
+	h.caughtUp.Store(started.UnixNano())
+	return nil
+}
+
+// catchUpSynced applies the log objects past the last one this server
+// knows (db.syncMu held). Commits of this server waiting for their group
+// commit are put first: the put finds another server's object if there
+// is one.
+func (h *objectHome) catchUpSynced() error {
+	db := h.db
+	if err := db.syncLocked(); err != nil && !errors.Is(err, errLostRace) {
+		return err // (a lost race caught up already)
+	}
+	ctx := context.Background()
+	for {
+		db.mu.Lock()
+		l, ok := db.wal.(*objLog)
+		db.mu.Unlock()
+		if !ok {
+			return errClosed()
+		}
+		n := l.next
+		var body []byte
+		var ckpt *storeCheckpoint
+		var g errgroup.Group
+		g.Go(func() error {
+			b, err := h.getAll(ctx, logKey(n))
+			if errors.Is(err, objstore.ErrNotExist) {
+				return nil
+			}
+			body = b
+			return err
+		})
+		g.Go(func() error {
+			b, err := h.getAll(ctx, storeCheckpointKey)
+			if errors.Is(err, objstore.ErrNotExist) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			ckpt = &storeCheckpoint{}
+			return json.Unmarshal(b, ckpt)
+		})
+		if err := g.Wait(); err != nil {
+			return fmt.Errorf("catching up with the log: %w", err)
+		}
+		if body == nil {
+			if ckpt != nil && ckpt.LogFrom > n {
+				return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState,
+					"this server fell behind the log: checkpoint %d starts at log object %d and log object %d is gone; restart the server to reload the checkpoint",
+					ckpt.Seq, ckpt.LogFrom, n)
+			}
+			return nil
+		}
+		if err := h.applyObject(n, body); err != nil {
+			return err
+		}
+	}
+}
+
+// applyObject applies the records of log object n, which another server
+// put (db.syncMu held).
+func (h *objectHome) applyObject(n int, body []byte) error {
+	db := h.db
+	var recs []*walRecord
+	spilled := false
+	_, torn, err := readWALFrames(bytes.NewReader(body), int64(len(body)), func(p []byte) error {
+		rec, err := decodeWALRecord(p)
+		if err != nil {
+			return err
+		}
+		for _, op := range rec.tables {
+			spilled = spilled || len(op.segments) > 0
+		}
+		recs = append(recs, rec)
+		return nil
+	})
+	if err == nil && torn {
+		err = errors.New("it does not hold whole records")
+	}
+	if err != nil {
+		return fmt.Errorf("corrupt log object %s: %w", logKey(n), err)
+	}
+	if spilled {
+		// The segments (and sidecars) the other server spilled: fetched
+		// from the store when first read.
+		for info, err := range h.store.List(context.Background(), storeTablesPrefix) {
+			if err != nil {
+				return fmt.Errorf("listing the object store: %w", err)
+			}
+			h.mu.Lock()
+			h.stored[info.Key] = info.Size
+			h.mu.Unlock()
+		}
+	}
+	h.foreign.Store(true)
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.lastLSN > db.durableLSN.Load() {
+		return errors.New("catching up with the log: this server has commits waiting for their group commit")
+	}
+	var dropped []*tableRT
+	for _, rec := range recs {
+		d, err := db.applyRecordLocked(rec)
+		if err != nil {
+			db.broken = fmt.Errorf("applying log object %s of another server: %w", logKey(n), err)
+			return db.broken
+		}
+		dropped = append(dropped, d...)
+	}
+	db.durableLSN.Store(db.lastLSN)
+	head := db.head.Load()
+	db.publishLocked(head)
+	for _, rt := range dropped {
+		db.retire(rt.dir, head.version, true)
+	}
+	db.wal.(*objLog).next = n + 1
+	return nil
+}
+
+// applyRecordLocked applies a commit record of another server to the head
+// (db.mu held), as the commit did on that server: the catalog, the
+// tables' changes (nextStateLocked), the unique indexes, the conflict
+// history and the sequences. It returns the runtimes of the tables the
+// record dropped.
+func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
+	if rec.lsn <= db.lastLSN {
+		return nil, fmt.Errorf("record %d does not follow record %d", rec.lsn, db.lastLSN)
+	}
+	head := db.head.Load()
+	newCat := head.cat
+	if rec.catalog != nil {
+		c, err := unmarshalCatalog(rec.catalog)
+		if err != nil {
+			return nil, fmt.Errorf("catalog in record %d: %w", rec.lsn, err)
+		}
+		newCat = c
+		if next := max(c.NextID, db.nextTableID.Load()); next > db.nextTableID.Load() {
+			db.nextTableID.Store(next)
+		}
+	}
+	var ops []walTableOp
+	for _, op := range rec.tables {
+		def := newCat.Tables[op.id]
+		if def == nil {
+			continue
+		}
+		rt := db.rt(op.id, def.Schema)
+		var mine []string
+		if ts := head.tables[op.id]; ts != nil {
+			mine = segmentNames(ts.segments)
+		}
+		for _, seg := range op.segments {
+			if slices.Contains(mine, seg.name) {
+				return nil, fmt.Errorf("record %d lists segment %s of table %d, a file of this server's own: restart the server", rec.lsn, seg.name, op.id)
+			}
+			seg.path = filepath.Join(rt.dir, seg.name)
+			// A file of that name in the cache is not the store's (one
+			// this server wrote and dropped): fetched again on first read.
+			if err := removeIfExists(seg.path); err != nil {
+				return nil, err
+			}
+			seg.remote = db.home.fetcher()
+			rt.countPastSegment(seg)
+		}
+		for _, b := range op.inserts {
+			rt.countPastRows(b)
+		}
+		ops = append(ops, op)
+	}
+	next, dropped := db.nextStateLocked(head, rec.lsn, newCat, ops)
+
+	// Unique indexes: new constraints get one built from the new state,
+	// the others take the keys of the inserted rows.
+	db.idxMu.Lock()
+	built := map[*uniqueIndex]bool{}
+	if newCat != head.cat {
+		for id, def := range newCat.Tables {
+			rt := db.rt(id, def.Schema)
+			want := map[string]bool{}
+			for _, con := range constraintsOf(newCat, def) {
+				want[con.sig()] = true
+				if rt.uniq[con.sig()] != nil {
+					continue
+				}
+				ix, err := db.buildIndex(next, id, def, con, nil)
+				if err != nil {
+					db.idxMu.Unlock()
+					return nil, err
+				}
+				rt.uniq[con.sig()] = ix
+				built[ix] = true
+			}
+			for sig := range rt.uniq {
+				if !want[sig] {
+					delete(rt.uniq, sig)
+				}
+			}
+		}
+	}
+	for _, op := range ops {
+		rt, def := db.lookupRT(op.id), newCat.Tables[op.id]
+		added := &tableState{tail: op.inserts, segments: op.segments}
+		for _, ix := range rt.uniq {
+			if built[ix] {
+				continue
+			}
+			if op.truncate {
+				ix.m = map[string]int64{}
+			}
+			if len(op.inserts) == 0 && len(op.segments) == 0 {
+				continue
+			}
+			err := db.scanKeys(next, added, def, ix.con, nil, func(k string, rid int64, _ []arrow.Array, _ []int, _ int) error {
+				ix.m[k] = rid
+				return nil
+			})
+			if err != nil {
+				db.idxMu.Unlock()
+				return nil, fmt.Errorf("indexing the rows of record %d: %w", rec.lsn, err)
+			}
+		}
+	}
+	db.setHead(next)
+	db.idxMu.Unlock()
+
+	minLSN := db.minPinnedLSN()
+	for _, op := range ops {
+		rt := db.lookupRT(op.id)
+		if op.deletes != nil && !op.deletes.IsEmpty() {
+			rt.delLog = append(rt.delLog, delLogEntry{lsn: rec.lsn, rows: op.deletes})
+		}
+		if len(op.inserts) > 0 || len(op.segments) > 0 {
+			rt.foreignIns = rec.lsn
+		}
+		pruneDelLog(rt, minLSN)
+	}
+	db.setSeqsLocked(newCat, head.cat, rec.seqs)
+	db.lastLSN = rec.lsn
+	return dropped, nil
+}
+
+// loseRaceLocked undoes the commits of this server that are not durable,
+// after their group commit found its log object taken (db.syncMu and
+// db.mu held): their records go, the head returns to the published state,
+// the unique indexes and conflict history of the tables are rebuilt from
+// it, and every commit waiting for the group fails (logEpoch).
+func (db *DB) loseRaceLocked() error {
+	if l, ok := db.wal.(*objLog); ok {
+		l.drop()
+	}
+	db.logEpoch++
+	pub := db.published.Load()
+	db.setHead(pub)
+	db.lastLSN = db.durableLSN.Load()
+	db.rtMu.Lock()
+	for id := range db.rts {
+		if pub.cat.Tables[id] == nil {
+			delete(db.rts, id)
+		}
+	}
+	db.rtMu.Unlock()
+	db.idxMu.Lock()
+	defer db.idxMu.Unlock()
+	for id, def := range pub.cat.Tables {
+		rt := db.lookupRT(id)
+		if rt == nil {
+			// A table a lost commit dropped: its runtime again, with
+			// counters past what its state holds.
+			rt = db.rt(id, def.Schema)
+			if ts := pub.tables[id]; ts != nil {
+				for _, seg := range ts.segments {
+					rt.countPastSegment(seg)
+				}
+				for _, b := range ts.tail {
+					rt.countPastRows(b)
+				}
+			}
+		}
+		rt.uniq = map[string]*uniqueIndex{}
+		for _, con := range constraintsOf(pub.cat, def) {
+			ix, err := db.buildIndex(pub, id, def, con, nil)
+			if err != nil {
+				db.broken = fmt.Errorf("rebuilding unique index %q after a lost commit race: %w", con.name, err)
+				return db.broken
+			}
+			rt.uniq[con.sig()] = ix
+		}
+		keep := rt.delLog[:0:0]
+		for _, e := range rt.delLog {
+			if e.lsn <= pub.lsn {
+				keep = append(keep, e)
+			}
+		}
+		rt.delLog = keep
+	}
+	return nil
+}
+
+// drop forgets the records appended since the last put (db.mu held).
+func (l *objLog) drop() {
+	l.mu.Lock()
+	l.buf = nil
+	l.mu.Unlock()
+}
+
+// shared: unless this server put a log object since it opened the store
+// and never met another writer, another server may be writing, and this
+// one must write no segment files (their names could be the writer's).
+func (h *objectHome) shared() bool { return h.foreign.Load() || !h.wrote.Load() }
+
+// countPastSegment advances rt's segment number and row ID counters past
+// segment seg (one a replayed or applied record lists).
+func (rt *tableRT) countPastSegment(seg *segment) {
+	var n int64
+	if _, err := fmt.Sscanf(seg.name, "seg-%d.parquet", &n); err == nil && n >= rt.nextSeg.Load() {
+		rt.nextSeg.Store(n + 1)
+	}
+	if seg.maxRow >= rt.nextRowID.Load() {
+		rt.nextRowID.Store(seg.maxRow + 1)
+	}
+}
+
+// countPastRows advances rt's row ID counter past the rows of b.
+func (rt *tableRT) countPastRows(b *tailBatch) {
+	for _, r := range b.rowIDs.Int64Values() {
+		if r >= rt.nextRowID.Load() {
+			rt.nextRowID.Store(r + 1)
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/objstore"
+)
+
+// TestTailFollower: a second server on the store sees the first one's
+// commits in its next transaction — rows, deletes, CREATE TABLE, ADD
+// COLUMN and a unique index, which it then enforces — while a transaction
+// it began before a commit keeps its snapshot; it keeps its place in the
+// log across the writer's checkpoints.
+func TestTailFollower(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+
+	def := kvTable(t, a, "t")
+	insert(t, a, def, kvRows(0, 3)...)
+	caughtUp(t, b, def.ID, "[[0 v] [1 v] [2 v]]")
+
+	// Snapshot isolation: a transaction of b that began before a's commit.
+	old := b.Begin()
+	tx := a.Begin()
+	if err := tx.Delete(def.ID, []int64{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(3, 4)...)); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	caughtUp(t, b, def.ID, "[[0 v] [2 v] [3 v]]")
+	if got := rowsString(scanRows(t, old, def.ID, false)); got != "[[0 v] [1 v] [2 v]]" {
+		t.Fatalf("the older snapshot sees %s", got)
+	}
+	old.Rollback()
+
+	// DDL: a new table, a new column and a unique index.
+	def2 := createTable(t, a, "u", []catalog.ColumnDef{col("id", types.Int8T)}, 0)
+	insert(t, a, def2, []any{7})
+	tx = a.Begin()
+	nd := tx.Catalog().Tables[def.ID].Clone()
+	nd.Columns = append(nd.Columns, catalog.ColumnDef{ID: 3, Name: "w", Type: types.TextT})
+	if err := tx.AlterTable(nd); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.CreateIndex(&catalog.IndexDef{Schema: catalog.PublicSchema, Name: "t_v", Table: def.ID, Method: "btree", Columns: []int{1}, Unique: true}); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	caughtUp(t, b, def2.ID, "[[7]]")
+	tx = b.Begin() // caught up above
+	bdef := tx.Catalog().Tables[def.ID]
+	tx.Rollback()
+	if len(bdef.Columns) != 3 || bdef.Columns[2].Name != "w" {
+		t.Fatalf("the follower's table after ADD COLUMN: %+v", bdef.Columns)
+	}
+	insert(t, a, bdef, []any{10, "x", "y"})
+	caughtUp(t, b, def.ID, "[[0 v <nil>] [10 x y] [2 v <nil>] [3 v <nil>]]")
+	// The unique index is the follower's too: it rejects a's key.
+	tx = b.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, bdef, []any{10, "z", "z"})); sqlstate(err) != "23505" {
+		t.Fatalf("duplicate key on the follower: %v", err)
+	}
+	tx.Rollback()
+
+	// Checkpoints of the writer while the follower tails: it finds the
+	// log objects it has not read yet.
+	if err := a.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, a, def2, []any{8})
+	if err := a.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, a, def2, []any{9})
+	caughtUp(t, b, def2.ID, "[[7] [8] [9]]")
+
+	// The follower writes once it caught up; the first server sees it.
+	insert(t, b, def2, []any{11})
+	caughtUp(t, a, def2.ID, "[[11] [7] [8] [9]]")
+}
+
+// caughtUp is expectRows after a catch-up of db with the other servers.
+func caughtUp(t *testing.T, db *DB, id uint64, want string) {
+	t.Helper()
+	if err := db.CatchUp(); err != nil {
+		t.Fatalf("CatchUp: %v", err)
+	}
+	expectRows(t, db, id, want)
+}
+
+// TestTailMaxStaleness: with MaxStaleness a transaction begins without a
+// catch-up while the last one is younger, and with one once it is older.
+func TestTailMaxStaleness(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st, MaxStaleness: 300 * time.Millisecond})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	caughtUp(t, b, def.ID, "[]")
+	insert(t, a, def, kvRows(0, 1)...)
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	tx := b.Begin()
+	if tx.Catalog().Tables[def.ID] == nil {
+		t.Fatal("the follower does not see the table")
+	}
+	if got := rowsString(scanRows(t, tx, def.ID, false)); got != "[]" {
+		t.Fatalf("within max staleness the follower saw %s: it caught up", got)
+	}
+	tx.Rollback()
+	time.Sleep(350 * time.Millisecond)
+	caughtUp(t, b, def.ID, "[[0 v]]")
+}
+
+// BenchmarkTailCatchUp measures DB.CatchUp on a second server: when it is
+// up to date (the GET of the next log object is a 404) and when the
+// first server committed one row since (one log object to apply). The
+// store is gofakes3 in the process, or the bucket CAIRN_BENCH_STORE names
+// (s3://bucket/prefix, with the AWS_* environment pointing at it, e.g.
+// moto_server on loopback).
+func BenchmarkTailCatchUp(b *testing.B) {
+	for _, name := range []string{"up-to-date", "one-commit"} {
+		b.Run(name, func(b *testing.B) {
+			var st objstore.Store
+			if url := os.Getenv("CAIRN_BENCH_STORE"); url != "" {
+				var err error
+				if st, err = objstore.Open(context.Background(), fmt.Sprintf("%s/%d", url, time.Now().UnixNano())); err != nil {
+					b.Fatal(err)
+				}
+			} else {
+				st = fakeS3(b)
+			}
+			w := openDB(b, b.TempDir(), Options{Store: st})
+			defer w.Close()
+			r := openDB(b, b.TempDir(), Options{Store: st})
+			defer r.crash()
+			def := createTable(b, w, "t", []catalog.ColumnDef{col("id", types.Int8T), col("v", types.TextT)})
+			b.ResetTimer()
+			for i := range b.N {
+				if name == "one-commit" {
+					b.StopTimer()
+					tx := w.Begin()
+					if err := tx.Insert(def.ID, makeRecord(b, def, []any{i, "v"})); err != nil {
+						b.Fatal(err)
+					}
+					mustCommit(b, tx)
+					b.StartTimer()
+				}
+				if err := r.CatchUp(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestTailConflicts: a transaction of the follower that began before a
+// commit of the writer it then applied fails with 40001 when it deletes a
+// row that commit deleted, or inserts into a table that commit inserted
+// into (its rows may carry the row IDs the transaction drew); its retry
+// commits, and both servers see the same rows.
+func TestTailConflicts(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	insert(t, a, def, kvRows(0, 3)...)
+	caughtUp(t, b, def.ID, "[[0 v] [1 v] [2 v]]")
+
+	del := b.Begin()
+	if err := del.Delete(def.ID, []int64{1}); err != nil {
+		t.Fatal(err)
+	}
+	ins := b.Begin()
+	if err := ins.Insert(def.ID, makeRecord(t, def, kvRows(10, 11)...)); err != nil {
+		t.Fatal(err)
+	}
+	tx := a.Begin()
+	if err := tx.Delete(def.ID, []int64{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(3, 4)...)); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if err := del.Commit(); sqlstate(err) != "40001" {
+		t.Fatalf("delete of a row the writer deleted: %v", err)
+	}
+	if err := ins.Commit(); sqlstate(err) != "40001" {
+		t.Fatalf("insert begun before the writer's insert: %v", err)
+	}
+	insert(t, b, def, kvRows(10, 11)...)
+	caughtUp(t, a, def.ID, "[[0 v] [10 v] [2 v] [3 v]]")
+	tx = a.Begin()
+	rows := rowsString(scanRows(t, tx, def.ID, true))
+	tx.Rollback()
+	tx = b.Begin()
+	if got := rowsString(scanRows(t, tx, def.ID, true)); got != rows {
+		t.Fatalf("row IDs differ: %s on the writer, %s on the follower", rows, got)
+	}
+	tx.Rollback()
+}
+
+// TestTailReaderWritesNoFiles: a server that never wrote to the store may
+// share it with a writer it has not heard from yet, so it neither flushes
+// the tails it recovered nor checkpoints, not even at Close.
+func TestTailReaderWritesNoFiles(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	def := kvTable(t, a, "t")
+	insert(t, a, def, kvRows(0, 3)...)
+	before := storeKeys(t, st, "")
+	b := openDB(t, t.TempDir(), Options{Store: st, FlushRows: 1})
+	caughtUp(t, b, def.ID, "[[0 v] [1 v] [2 v]]")
+	if err := b.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := storeKeys(t, st, ""); !slices.Equal(before, after) {
+		t.Fatalf("the reader changed the store: %v, then %v", before, after)
+	}
+}
