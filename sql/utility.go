@@ -751,6 +751,17 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 		return err
 	}
 	col.Default = text
+	// A string literal for a string column is kept as PostgreSQL shows it
+	// (pg_get_expr, information_schema.columns.column_default, which ORMs
+	// read back): 'x'::text, 'x'::character varying, 'x'::bpchar.
+	if c := n.GetAConst(); c != nil && c.GetSval() != nil && !col.Type.IsArray() {
+		switch col.Type.Family {
+		case types.Text, types.Varchar:
+			col.Default = text + "::" + types.T{Family: col.Type.Family, Mod: -1}.String()
+		case types.Char:
+			col.Default = text + "::bpchar"
+		}
+	}
 	return nil
 }
 
