@@ -32,12 +32,16 @@ import (
 // SELECT (not SELECT INTO), INSERT, UPDATE, DELETE; transaction control,
 // SET and SHOW only when they hold none.
 
+// The cache's bounds, which also bound the memory of the trees it keeps
+// (a tree takes some tens of times its query's bytes): past either, it
+// starts over.
 const (
 	// maxShapedQuery is the longest query considered for a template.
-	maxShapedQuery = 8 << 10
-	// maxShapeBytes bounds the text of the shapes the cache holds; past
-	// it the cache starts over.
-	maxShapeBytes = 4 << 20
+	maxShapedQuery = 2 << 10
+	// maxShapeBytes bounds the text of the shapes the cache holds.
+	maxShapeBytes = 1 << 20
+	// maxShapes bounds how many shapes it holds.
+	maxShapes = 4096
 )
 
 // template is the parse of a query shape, shared by its queries.
@@ -83,7 +87,7 @@ func (c *shapeCache) lookup(shape string) (t *template, build bool) {
 	e := c.entries[shape]
 	switch {
 	case e == nil:
-		if c.entries == nil || c.bytes+len(shape) > maxShapeBytes {
+		if c.entries == nil || c.bytes+len(shape) > maxShapeBytes || len(c.entries) >= maxShapes {
 			c.entries, c.bytes = map[string]*shapeEntry{}, 0
 		}
 		c.entries[shape] = &shapeEntry{}
