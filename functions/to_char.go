@@ -6,7 +6,7 @@ package functions
 // AM PM A.M. P.M. (and lower case) Y,YYY YYYY YYY YY Y IYYY IYY IY I BC AD
 // MONTH Month month MON Mon mon MM DAY Day day DY Dy dy DDD IDDD DD D ID
 // W WW IW CC J Q RM rm TZ tz TZH TZM OF, with the FM prefix, TH/th
-// suffixes and "quoted" text. Number patterns: 9 0 . D , G S MI PL SG PR
+// suffixes and "quoted" text. Number patterns: 9 0 . D , G S MI PL SG PR EEEE
 // and FM.
 
 import (
@@ -15,8 +15,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cockroachdb/apd/v3"
+	"github.com/jackc/pgerrcode"
 )
 
 func init() {
@@ -42,19 +44,19 @@ func init() {
 			return formatDateTime(a[1].(string), tmFromInterval(a[0].(types.IntervalValue)), true, "", 0), nil
 		}),
 		fn("to_char", targs(tNum, tText), tText, func(_ *Context, a []any) (any, error) {
-			return formatNumber(a[0].(*apd.Decimal), a[1].(string)), nil
+			return formatNumber(a[0].(*apd.Decimal), a[1].(string))
 		}),
 		fn("to_char", targs(tInt8, tText), tText, func(_ *Context, a []any) (any, error) {
-			return formatNumber(newDec(a[0].(int64)), a[1].(string)), nil
+			return formatNumber(newDec(a[0].(int64)), a[1].(string))
 		}),
 		fn("to_char", targs(tInt4, tText), tText, func(_ *Context, a []any) (any, error) {
-			return formatNumber(newDec(a[0].(int64)), a[1].(string)), nil
+			return formatNumber(newDec(a[0].(int64)), a[1].(string))
 		}),
 		fn("to_char", targs(tF8, tText), tText, func(_ *Context, a []any) (any, error) {
-			return formatNumber(decFromFloat(a[0].(float64), false), a[1].(string)), nil
+			return formatNumber(decFromFloat(a[0].(float64), false), a[1].(string))
 		}),
 		fn("to_char", targs(types.Float4T, tText), tText, func(_ *Context, a []any) (any, error) {
-			return formatNumber(decFromFloat(a[0].(float64), true), a[1].(string)), nil
+			return formatNumber(decFromFloat(a[0].(float64), true), a[1].(string))
 		}),
 	)...)
 }
@@ -422,8 +424,70 @@ func isoYearStart(y int) int64 {
 
 // formatNumber applies a numeric template (a subset of PostgreSQL's:
 // digits 9 and 0, decimal point . or D, group separator , or G, sign
-// S MI PL SG PR, fill mode FM); digits that do not fit print as #.
-func formatNumber(d *apd.Decimal, f string) string {
+// S MI PL SG PR, fill mode FM, scientific notation EEEE); digits that do
+// not fit print as #.
+func formatNumber(d *apd.Decimal, f string) (string, error) {
+	if at := strings.Index(strings.ToUpper(f), "EEEE"); at >= 0 {
+		return formatScientific(d, f, at)
+	}
+	return formatFixed(d, f), nil
+}
+
+// formatScientific is formatNumber of a template with EEEE at at, which
+// only digit and decimal point patterns may come with, all before it (as
+// PostgreSQL's NUMDesc_prepare requires): a sign (space or -), the
+// mantissa with as many decimals as the template has, e, and the signed
+// exponent of at least two digits. The exponent is the value's own, the
+// mantissa rounded after it (so 9.999 with two decimals is 10.00e+00, as
+// PostgreSQL's numeric_out_sci writes it).
+func formatScientific(d *apd.Decimal, f string, at int) (string, error) {
+	head, rest := strings.ToUpper(f[:at]), strings.TrimLeft(strings.ToUpper(f[at+4:]), "E")
+	if strings.ContainsAny(rest, "90.DSMPLGRV,") {
+		return "", pgerr.New(pgerrcode.SyntaxError, "\"EEEE\" must be the last pattern used")
+	}
+	fracDigits, seenPoint := 0, false
+	for i := 0; i < len(head); i++ {
+		switch c := head[i]; {
+		case c == '9' || c == '0':
+			if seenPoint {
+				fracDigits++
+			}
+		case c == '.' || c == 'D':
+			seenPoint = true
+		case c == ',' || c == 'G' || c == ' ':
+		default:
+			return "", pgerr.New(pgerrcode.SyntaxError, "\"EEEE\" is incompatible with other formats").
+				WithDetail("\"EEEE\" may only be used together with digit and decimal point patterns.")
+		}
+	}
+	if d.Form != apd.Finite {
+		if fracDigits == 0 {
+			return " #####", nil
+		}
+		return " #." + strings.Repeat("#", fracDigits+4), nil
+	}
+	exp := int64(0)
+	if !d.IsZero() {
+		exp = d.NumDigits() - 1 + int64(d.Exponent)
+	}
+	var mant apd.Decimal
+	mant.Set(d)
+	mant.Exponent -= int32(exp)
+	mant.Negative = false
+	txt := roundDec(&mant, int32(fracDigits)).Text('f')
+	sign := " "
+	if d.Negative && !d.IsZero() {
+		sign = "-"
+	}
+	expSign := "+"
+	if exp < 0 {
+		expSign, exp = "-", -exp
+	}
+	return fmt.Sprintf("%s%se%s%02d", sign, txt, expSign, exp), nil
+}
+
+// formatFixed is formatNumber of a template without EEEE.
+func formatFixed(d *apd.Decimal, f string) string {
 	fm := false
 	var intDigits, fracDigits int
 	seenPoint := false
