@@ -981,6 +981,8 @@ func sqlValueFunctionName(op pg_query.SQLValueFunctionOp) string {
 func (b *Binder) bindSQLValueFunction(f *pg_query.SQLValueFunction) (Expr, error) {
 	name := sqlValueFunctionName(f.Op)
 	switch name {
+	case "current_time":
+		return nil, pgerr.NotSupported("CURRENT_TIME (time with time zone; LOCALTIME and CURRENT_TIMESTAMP are)")
 	case "current_timestamp":
 		name = "now"
 	case "current_role", "user":
