@@ -3,6 +3,7 @@ package sql
 import (
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -372,8 +373,12 @@ func (b *Binder) bindSetList(def *catalog.TableDef, sc *scope, targets []*pg_que
 		if len(rt.Indirection) > 0 {
 			return nil, pgerr.NotSupported("assignment to a subfield or array element")
 		}
-		if rt.Val.GetMultiAssignRef() != nil {
-			return nil, pgerr.NotSupported("multiple-column assignment")
+		val := rt.Val
+		if m := val.GetMultiAssignRef(); m != nil {
+			var err error
+			if val, err = multiAssignValue(m); err != nil {
+				return nil, err
+			}
 		}
 		pos, col := def.Column(rt.Name)
 		if col == nil {
@@ -384,12 +389,12 @@ func (b *Binder) bindSetList(def *catalog.TableDef, sc *scope, targets []*pg_que
 		}
 		var e Expr
 		var err error
-		if rt.Val.GetSetToDefault() != nil {
+		if val.GetSetToDefault() != nil {
 			e, err = b.columnDefault(def, pos)
 		} else if col.Identity == "a" {
 			return nil, pgerr.New(pgerrcode.GeneratedAlways, "column \"%s\" can only be updated to DEFAULT", col.Name).
 				WithDetail("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", col.Name)
-		} else if e, err = b.bindExpr(sc, rt.Val); err == nil {
+		} else if e, err = b.bindExpr(sc, val); err == nil {
 			e, err = b.coerceColumn(e, col.Name, col.Type)
 		}
 		if err != nil {
@@ -398,6 +403,52 @@ func (b *Binder) bindSetList(def *catalog.TableDef, sc *scope, targets []*pg_que
 		set[pos] = e
 	}
 	return set, nil
+}
+
+// multiAssignValue is the value one column of UPDATE's SET (a, b, ...) =
+// source takes: the matching element of a row (b, a), or the matching
+// column of a subquery (SELECT x, y ...), which is read through a
+// subquery of that column alone (so the source query runs once per
+// column; PostgreSQL runs it once).
+func multiAssignValue(m *pg_query.MultiAssignRef) (*pg_query.Node, error) {
+	mismatch := pgerr.New(pgerrcode.SyntaxError, "number of columns does not match number of values")
+	switch src := m.Source.Node.(type) {
+	case *pg_query.Node_RowExpr:
+		if len(src.RowExpr.Args) != int(m.Ncolumns) {
+			return nil, mismatch
+		}
+		return src.RowExpr.Args[m.Colno-1], nil
+	case *pg_query.Node_SubLink:
+		sel := src.SubLink.Subselect
+		if src.SubLink.SubLinkType != pg_query.SubLinkType_EXPR_SUBLINK || sel.GetSelectStmt() == nil {
+			break
+		}
+		names := make([]*pg_query.Node, m.Ncolumns)
+		for i := range names {
+			names[i] = &pg_query.Node{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: "c" + strconv.Itoa(i+1)}}}
+		}
+		targets := sel.GetSelectStmt().TargetList
+		star := slices.ContainsFunc(targets, func(t *pg_query.Node) bool {
+			cr := t.GetResTarget().GetVal().GetColumnRef()
+			return cr != nil && isStar(cr)
+		})
+		if star {
+			return nil, pgerr.NotSupported("* in the subquery of a multiple-column assignment (name its columns)")
+		}
+		if len(targets) > 0 && len(targets) != int(m.Ncolumns) {
+			return nil, mismatch
+		}
+		ref := &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Fields: []*pg_query.Node{
+			{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: "multiassign"}}}, names[m.Colno-1]}}}}
+		one := &pg_query.SelectStmt{
+			TargetList: []*pg_query.Node{{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{Val: ref}}}},
+			FromClause: []*pg_query.Node{{Node: &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+				Subquery: sel, Alias: &pg_query.Alias{Aliasname: "multiassign", Colnames: names}}}}},
+		}
+		return &pg_query.Node{Node: &pg_query.Node_SubLink{SubLink: &pg_query.SubLink{SubLinkType: pg_query.SubLinkType_EXPR_SUBLINK,
+			Subselect: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: one}}, Location: src.SubLink.Location}}}, nil
+	}
+	return nil, pgerr.NotSupported("this source of a multiple-column assignment")
 }
 
 // bindReturning binds a RETURNING list over the table's columns.
