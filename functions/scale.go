@@ -34,21 +34,13 @@ func init() {
 	)
 }
 
-// trimDec is d without the trailing zeros of its fraction.
+// trimDec is d without the trailing zeros of its fraction: apd's Reduce
+// drops them (and those of the integer part, which normDec puts back).
 func trimDec(d *apd.Decimal) *apd.Decimal {
-	out := new(apd.Decimal).Set(d)
-	if out.Form != apd.Finite || out.Exponent >= 0 {
-		return out
+	out := new(apd.Decimal)
+	if d.Form != apd.Finite {
+		return out.Set(d)
 	}
-	var q, r apd.BigInt
-	ten := apd.NewBigInt(10)
-	for out.Exponent < 0 {
-		q.QuoRem(&out.Coeff, ten, &r)
-		if r.Sign() != 0 {
-			break
-		}
-		out.Coeff.Set(&q)
-		out.Exponent++
-	}
-	return out
+	out.Reduce(d)
+	return normDec(out)
 }
