@@ -172,7 +172,7 @@ func lastWAL(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	for i := len(files) - 1; i >= 0; i-- {
-		if st, _ := os.Stat(files[i].path); st.Size() > 0 {
+		if len(walFrames(t, files[i].path)) > 0 {
 			return files[i].path
 		}
 	}

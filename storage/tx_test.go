@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -231,13 +232,18 @@ func TestTornWALTail(t *testing.T) {
 	img := crashImage(t, db)
 	db.Close()
 
-	files, _ := listWALFiles(filepath.Join(img, "wal"))
-	last := files[len(files)-1].path
-	st, _ := os.Stat(last)
-	// Cut the last record in half.
-	if err := os.Truncate(last, st.Size()-10); err != nil {
+	last := lastWAL(t, img)
+	fr := walFrames(t, last)
+	end := fr[len(fr)-1].off + fr[len(fr)-1].size
+	// Cut the last record in half: its end never reached the disk.
+	f, err := os.OpenFile(last, os.O_WRONLY, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := f.WriteAt(make([]byte, 10), end-10); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 	db2 := openDB(t, img, Options{})
 	expectRows(t, db2, def.ID, "[[1 a]]")
 	insert(t, db2, def, []any{3, "c"})
@@ -254,14 +260,51 @@ func TestTornWALTail(t *testing.T) {
 	insert(t, db, def, []any{2, "b"})
 	img3 := crashImage(t, db)
 	db.Close()
-	files, _ = listWALFiles(filepath.Join(img3, "wal"))
-	last = files[len(files)-1].path
-	b, _ := os.ReadFile(last)
-	b[len(b)-5] ^= 0xff
-	os.WriteFile(last, b, 0o644)
+	last = lastWAL(t, img3)
+	fr = walFrames(t, last)
+	flipByte(t, last, fr[len(fr)-1].off+fr[len(fr)-1].size-5)
 	db4 := openDB(t, img3, Options{})
 	expectRows(t, db4, def.ID, "[[1 a]]")
 	db4.Close()
+}
+
+// TestWALPastItsZeroFill writes records past the zeros a WAL file is
+// filled with ahead of them, crashes, and finds every record: the zeros
+// end the log, and a record written over them or past them is read back.
+func TestWALPastItsZeroFill(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{FlushRows: 1 << 20})
+	def := kvTable(t, db, "t")
+	big := strings.Repeat("x", 300<<10)
+	n := 3 * walPrealloc / len(big)
+	for i := 0; i < n; i++ {
+		insert(t, db, def, []any{i, big})
+	}
+	img := crashImage(t, db)
+	db.Close()
+	last := lastWAL(t, img)
+	if st, err := os.Stat(last); err != nil || st.Size() < 2*walPrealloc {
+		t.Fatalf("wal file %s: %v, %v; want the records of several zero-fills", last, st, err)
+	}
+	db2 := openDB(t, img, Options{FlushRows: 1 << 20})
+	defer db2.Close()
+	tx := db2.Begin()
+	defer tx.Rollback()
+	rows := scanRows(t, tx, def.ID, false)
+	if len(rows) != n {
+		t.Fatalf("%d rows after recovery, want %d", len(rows), n)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if fmt.Sprint(r[1]) != big {
+			t.Fatalf("row %v after recovery: %d bytes of text, want %d", r[0], len(fmt.Sprint(r[1])), len(big))
+		}
+		seen[fmt.Sprint(r[0])] = true
+	}
+	for i := 0; i < n; i++ {
+		if !seen[fmt.Sprint(i)] {
+			t.Fatalf("row %d is missing after recovery", i)
+		}
+	}
 }
 
 func TestUniqueWithinAndAcrossTx(t *testing.T) {

@@ -20,6 +20,12 @@ import (
 // transaction (or one sequence reservation); its payload starts with its
 // LSN. Open starts a new file; a checkpoint starts a new file and deletes
 // the older ones once everything they hold is in segments and catalog.json.
+//
+// A file is zero-filled ahead of its records (walPrealloc bytes at a time)
+// and records are written over the zeros: a commit's fdatasync then only
+// writes the record's pages, where appending to a growing file also has to
+// journal the new size (about 0.45 vs 0.28 ms per commit on ext4 here). A
+// zero length field therefore ends the log, like the end of the file.
 
 const walHeaderSize = 8
 
@@ -54,12 +60,18 @@ type walWriter interface {
 // record the log could not cut off again: no later record may follow it.
 var errWALUnusable = errors.New("wal unusable after failed write")
 
+// walPrealloc is how far ahead of its records a WAL file is zero-filled.
+const walPrealloc = 4 << 20
+
 // walFile is the WAL file being appended to (the local home's log).
 type walFile struct {
 	f    *os.File
 	path string
 	seq  int
-	size int64
+	size int64 // bytes of records
+	// zeroed is the file's length: the bytes from size to zeroed are the
+	// zeros records go over.
+	zeroed int64
 }
 
 func walFileName(seq int) string { return fmt.Sprintf("%06d.log", seq) }
@@ -67,15 +79,39 @@ func walFileName(seq int) string { return fmt.Sprintf("%06d.log", seq) }
 // createWALFile creates wal file number seq in dir and fsyncs dir.
 func createWALFile(dir string, seq int) (*walFile, error) {
 	path := filepath.Join(dir, walFileName(seq))
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
+		return nil, err
+	}
+	w := &walFile{f: f, path: path, seq: seq}
+	if err := w.zeroFill(walPrealloc); err != nil {
+		f.Close()
+		os.Remove(path)
 		return nil, err
 	}
 	if err := syncDir(dir); err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &walFile{f: f, path: path, seq: seq}, nil
+	return w, nil
+}
+
+// zeroFill extends the file with zeros to end bytes and starts writing
+// them out, so that the commit whose fdatasync makes them durable finds
+// little left to do.
+func (w *walFile) zeroFill(end int64) error {
+	if end <= w.zeroed {
+		return nil
+	}
+	zeros := make([]byte, end-w.zeroed)
+	if _, err := w.f.WriteAt(zeros, w.zeroed); err != nil {
+		// Whatever of the zeros was written is harmless: the length
+		// field of the next record ends the log either way.
+		return fmt.Errorf("zero-fill %s: %w", w.path, err)
+	}
+	w.zeroed = end
+	startWriteback(w.f)
+	return nil
 }
 
 // sealWALFrame fills in the header of frame (walHeaderSize bytes of room
@@ -95,7 +131,7 @@ func (w *walFile) append(frame []byte) error {
 	if err := sealWALFrame(frame); err != nil {
 		return err
 	}
-	n, err := w.f.Write(frame)
+	n, err := w.f.WriteAt(frame, w.size)
 	if err != nil {
 		// A partly written record would hide every later one from
 		// recovery: cut it off, and refuse further writes if that fails.
@@ -103,16 +139,23 @@ func (w *walFile) append(frame []byte) error {
 			if terr := w.f.Truncate(w.size); terr != nil {
 				return fmt.Errorf("%w: write %s: %w", errWALUnusable, w.path, err)
 			}
+			w.zeroed = w.size
 		}
 		return fmt.Errorf("write %s: %w", w.path, err)
 	}
 	w.size += int64(n)
+	w.zeroed = max(w.zeroed, w.size)
+	if w.zeroed-w.size < walPrealloc/4 {
+		// Failing to zero-fill ahead costs speed, not records: the next
+		// append writes past the end of the file as it would anyway.
+		_ = w.zeroFill(w.size + walPrealloc)
+	}
 	return nil
 }
 
 func (w *walFile) sync() error {
-	if err := w.f.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", w.path, err)
+	if err := fdatasync(w.f); err != nil {
+		return fmt.Errorf("fdatasync %s: %w", w.path, err)
 	}
 	return nil
 }
@@ -204,7 +247,37 @@ func readWALFile(path string, fn func(payload []byte) error) (good int64, torn b
 	if err != nil {
 		return 0, false, err
 	}
-	return readWALFrames(bufio.NewReaderSize(f, 1<<20), st.Size(), fn)
+	good, torn, err = readWALFrames(bufio.NewReaderSize(f, 1<<20), st.Size(), fn)
+	if err == nil && torn {
+		// The zeros a file is filled with ahead of its records are its
+		// end, not a torn record.
+		zeros, zerr := zeroFrom(f, good)
+		if zerr != nil {
+			return good, torn, zerr
+		}
+		torn = !zeros
+	}
+	return good, torn, err
+}
+
+// zeroFrom reports whether every byte of f from offset off on is zero.
+func zeroFrom(f *os.File, off int64) (bool, error) {
+	buf := make([]byte, 1<<16)
+	for {
+		n, err := f.ReadAt(buf, off)
+		for _, b := range buf[:n] {
+			if b != 0 {
+				return false, nil
+			}
+		}
+		off += int64(n)
+		if err == io.EOF {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
 }
 
 // readWALFrames is readWALFile over the size bytes of r (a WAL file, or
