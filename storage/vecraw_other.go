@@ -1,0 +1,7 @@
+//go:build !unix
+
+package storage
+
+// mapFile maps nothing where there is no mmap: raw vector files are read
+// with pread.
+func mapFile(*rawVectors, string) []byte { return nil }
