@@ -17,9 +17,11 @@ package storage
 //
 // The file is a sidecar frame (sidecar.go) written as a stream: magic;
 // the segment's identity; the dimension (uvarint); a bitmap of the rows
-// that hold a vector (the others are NULL), (rows+7)/8 bytes; then every
-// row's vector, dim little-endian float32s (zeros for NULL); and the
-// CRC-32C of all of it.
+// that hold a vector (the others are NULL), (rows+7)/8 bytes; zero to three
+// zero bytes, so that the vectors start at a multiple of 4 (files written
+// before had none); then every row's vector, dim little-endian float32s
+// (zeros for NULL); and the CRC-32C of all of it. A mapped file whose
+// vectors are aligned is read in place on a little-endian machine.
 
 import (
 	"bufio"
@@ -33,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -126,15 +129,15 @@ func writeRawVectors(seg *segment, colID int, cols *segVectors, dim int) (*rawVe
 		}
 	}
 	head := binary.AppendUvarint(sidecarHead(vecRawMagic, seg), uint64(dim))
-	raw.body = int64(len(head) + len(raw.present))
+	pad := make([]byte, (4-(len(head)+len(raw.present))%4)%4)
+	raw.body = int64(len(head) + len(raw.present) + len(pad))
 	err := writeFileAtomicFunc(raw.path, func(w io.Writer) error {
 		crc := crc32.New(sidecarCRC)
 		out := io.MultiWriter(w, crc)
-		if _, err := out.Write(head); err != nil {
-			return err
-		}
-		if _, err := out.Write(raw.present); err != nil {
-			return err
+		for _, part := range [][]byte{head, raw.present, pad} {
+			if _, err := out.Write(part); err != nil {
+				return err
+			}
 		}
 		buf := make([]byte, 4*dim)
 		for r := 0; r < rows; r++ {
@@ -200,9 +203,19 @@ func readRawVectors(seg *segment, colID int) (*rawVectors, error) {
 	if _, err := io.ReadFull(br, raw.present); err != nil {
 		return nil, corrupt("truncated")
 	}
+	// What was read so far, then the padding that aligns the vectors.
+	pos := int64(len(magic) + len(binary.AppendUvarint(nil, dim)) + len(raw.present))
+	for _, v := range head {
+		pos += int64(len(binary.AppendVarint(nil, v)))
+	}
 	raw.body = st.Size() - 4 - rows*4*int64(dim)
-	if raw.body <= 0 {
+	pad := raw.body - pos
+	if pad < 0 || pad > 3 {
 		return nil, corrupt("truncated")
+	}
+	zeros := make([]byte, pad)
+	if _, err := io.ReadFull(br, zeros); err != nil || !allZero(zeros) {
+		return nil, corrupt("bad padding")
 	}
 	if n, err := io.Copy(io.Discard, br); err != nil || n != rows*4*int64(dim) {
 		return nil, corrupt("truncated")
@@ -212,6 +225,20 @@ func readRawVectors(seg *segment, colID int) (*rawVectors, error) {
 		return nil, corrupt("checksum mismatch")
 	}
 	return raw, nil
+}
+
+// nativeLittleEndian is true where float32s are stored as the raw vector
+// files store them, so that a mapped file's vectors can be read in place.
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// allZero reports whether every byte of b is zero.
+func allZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // rawReader reads rows of a raw vector file; one per search or fetch.
@@ -246,8 +273,9 @@ func (rd *rawReader) close() error {
 	return rd.err
 }
 
-// vector returns row's vector (nil for NULL), valid until the next call.
-// A read error gives nil and is kept for close.
+// vector returns row's vector (nil for NULL), valid until the next call
+// (it may be the mapped file itself: read only). A read error gives nil
+// and is kept for close.
 func (rd *rawReader) vector(row int) []float32 {
 	if row < 0 || row >= 8*len(rd.raw.present) || !rd.raw.has(row) || rd.err != nil {
 		return nil
@@ -257,6 +285,9 @@ func (rd *rawReader) vector(row int) []float32 {
 	var b []byte
 	if m := rd.raw.mapped; m != nil {
 		b = m[off : off+width]
+		if nativeLittleEndian && off%4 == 0 {
+			return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), rd.raw.dim)
+		}
 	} else {
 		if _, err := rd.f.ReadAt(rd.buf, off); err != nil {
 			rd.err = fmt.Errorf("reading %s: %w", rd.raw.path, err)

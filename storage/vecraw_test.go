@@ -2,8 +2,11 @@ package storage
 
 import (
 	"context"
+	"encoding/binary"
+	"math"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -212,6 +215,48 @@ func TestVectorIndexMemoryReserved(t *testing.T) {
 		}
 		if r := reserved(); r != 0 {
 			t.Fatalf("after dropping the %s: %d bytes still reserved", drop, r)
+		}
+	}
+}
+
+// TestRawReaderLayouts reads vectors from a mapped raw file whose vectors
+// start at an offset that is not a multiple of 4 (files written before the
+// padding) and at one that is (read in place), and through pread.
+func TestRawReaderLayouts(t *testing.T) {
+	vecs := [][]float32{{1.5, -2, 3.25}, nil, {0, 7, -0.125}}
+	for _, body := range []int{5, 8} {
+		data := make([]byte, body)
+		for _, v := range vecs {
+			for i := 0; i < 3; i++ {
+				x := float32(0)
+				if v != nil {
+					x = v[i]
+				}
+				data = binary.LittleEndian.AppendUint32(data, math.Float32bits(x))
+			}
+		}
+		path := filepath.Join(t.TempDir(), "v.vraw")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mapped := &rawVectors{path: path, dim: 3, present: []byte{0b101}, body: int64(body), mapped: data}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := &rawVectors{path: path, dim: 3, present: []byte{0b101}, body: int64(body)}
+		for _, rd := range []*rawReader{
+			{raw: mapped, vec: make([]float32, 3)},
+			{raw: read, f: f, buf: make([]byte, 12), vec: make([]float32, 3)},
+		} {
+			for row, want := range vecs {
+				if got := rd.vector(row); !slices.Equal(got, want) {
+					t.Errorf("body at %d, mapped %v: row %d = %v, want %v", body, rd.f == nil, row, got, want)
+				}
+			}
+			if err := rd.close(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

@@ -265,10 +265,8 @@ func zeroFrom(f *os.File, off int64) (bool, error) {
 	buf := make([]byte, 1<<16)
 	for {
 		n, err := f.ReadAt(buf, off)
-		for _, b := range buf[:n] {
-			if b != 0 {
-				return false, nil
-			}
+		if !allZero(buf[:n]) {
+			return false, nil
 		}
 		off += int64(n)
 		if err == io.EOF {
