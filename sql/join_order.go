@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/catalog"
 )
 
@@ -105,14 +104,10 @@ func (r *joinRegion) leavesOf(e Expr) (map[int]bool, bool) {
 	set := map[int]bool{}
 	ok := true
 	walkExpr(e, func(x Expr) {
-		switch v := x.(type) {
-		case *ColumnRef:
-			set[r.owner[v.Index]] = true
-		case *NextVal, *SeqFunc:
-			ok = false
-		case *Call:
-			ok = ok && v.Overload != nil && v.Overload.Volatility != functions.Volatile
+		if ref, isRef := x.(*ColumnRef); isRef {
+			set[r.owner[ref.Index]] = true
 		}
+		ok = ok && !pinned(x)
 	})
 	return set, ok
 }

@@ -48,6 +48,29 @@ func (n *KeyLookup) String() string {
 // arguments in order, so the clause sees only the rows the policy lets
 // through, and the index plans that take a filtered scan see one.
 func filterScan(cat *catalog.Catalog, input Node, conds []Expr) Node {
+	if lj, ok := input.(*LateralJoin); ok {
+		// Conjuncts over the left side filter it before the lateral item
+		// runs for its rows, as in PostgreSQL: FROM t, jsonb_each(t.doc)
+		// WHERE t.id = 1 must not call jsonb_each on other rows' documents
+		// (which may not be objects), nor run a lateral subquery for them.
+		width := len(lj.Left.Columns())
+		var left, rest []Expr
+		for _, c := range conds {
+			if readsOnlyFirst(c, width) {
+				left = append(left, c)
+			} else {
+				rest = append(rest, c)
+			}
+		}
+		if len(left) > 0 {
+			pushed := *lj
+			pushed.Left = planWhere(cat, lj.Left, andAll(left))
+			if len(rest) == 0 {
+				return &pushed
+			}
+			return &Filter{Input: &pushed, Cond: andAll(rest)}
+		}
+	}
 	if f, ok := input.(*Filter); ok {
 		if _, isScan := f.Input.(*Scan); isScan {
 			input = f.Input
@@ -63,6 +86,31 @@ func filterScan(cat *catalog.Catalog, input Node, conds []Expr) Node {
 		}
 	}
 	return &Filter{Input: input, Cond: andAll(conds)}
+}
+
+// readsOnlyFirst reports whether e reads no column at or past width and
+// may be evaluated anywhere (no sequence draw or volatile function).
+func readsOnlyFirst(e Expr, width int) bool {
+	ok := true
+	walkExpr(e, func(x Expr) {
+		if ref, isRef := x.(*ColumnRef); isRef && ref.Index >= width || pinned(x) {
+			ok = false
+		}
+	})
+	return ok
+}
+
+// pinned reports whether expression node x must be evaluated where the
+// query puts it, not moved below a join: a sequence draw or a volatile
+// function call.
+func pinned(x Expr) bool {
+	switch v := x.(type) {
+	case *NextVal, *SeqFunc:
+		return true
+	case *Call:
+		return v.Overload == nil || v.Overload.Volatility == functions.Volatile
+	}
+	return false
 }
 
 // keyLookup returns the KeyLookup for scan that conds' equalities allow
