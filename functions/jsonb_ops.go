@@ -47,6 +47,11 @@ func init() {
 				}
 				return j.get(k), nil
 			case int64:
+				if isB && j.kind != jsonObject && j.kind != jsonArray && (k == 0 || k == -1) {
+					// jsonb keeps a scalar as a one-element array:
+					// PostgreSQL's -> 0 and -> -1 find it.
+					return j, nil
+				}
 				return arrayElem(j, k), nil
 			}
 			return nil, nil
@@ -204,24 +209,29 @@ func init() {
 			return jsonbText(out), nil
 		}},
 		&Overload{Name: "#-", Args: []types.T{B, textArrayT}, Result: B, Eval: func(_ *Context, args []any) (any, error) {
-			j, err := parseJSON(args[0].(string))
-			if err != nil {
-				return nil, err
-			}
-			if j.kind != jsonObject && j.kind != jsonArray {
-				return nil, pgerr.New(pgerrcode.InvalidParameterValue, "cannot delete path in scalar")
-			}
-			p, err := pathStrings(args[1].(*types.Array))
-			if err != nil {
-				return nil, err
-			}
-			r, err := jsonbDeletePath(j, p, 0)
-			if err != nil {
-				return nil, err
-			}
-			return jsonbText(r), nil
+			return jsonbDeletePathOf(args[0].(string), args[1].(*types.Array))
 		}},
 	)
+}
+
+// jsonbDeletePathOf is jsonb #- path.
+func jsonbDeletePathOf(doc string, path *types.Array) (any, error) {
+	j, err := parseJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	if j.kind != jsonObject && j.kind != jsonArray {
+		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "cannot delete path in scalar")
+	}
+	p, err := pathStrings(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := jsonbDeletePath(j, p, 0)
+	if err != nil {
+		return nil, err
+	}
+	return jsonbText(r), nil
 }
 
 // arrayElem is element i of a JSON array (negative i counts from the end),

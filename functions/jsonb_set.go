@@ -14,35 +14,40 @@ import (
 
 func init() {
 	f := func(_ *Context, a []any) (any, error) {
-		j, err := parseJSON(a[0].(string))
-		if err != nil {
-			return nil, err
-		}
-		nv, err := parseJSON(a[2].(string))
-		if err != nil {
-			return nil, err
-		}
 		create := true
 		if len(a) > 3 {
 			create = a[3].(bool)
 		}
-		if j.kind != jsonObject && j.kind != jsonArray {
-			return nil, pgerr.New(pgerrcode.InvalidParameterValue, "cannot set path in scalar")
-		}
-		path, err := pathStrings(a[1].(*types.Array))
-		if err != nil {
-			return nil, err
-		}
-		r, err := jsonbSetPath(j, path, 0, nv, create)
-		if err != nil {
-			return nil, err
-		}
-		return jsonbText(r), nil
+		return jsonbSet(a[0].(string), a[1].(*types.Array), a[2].(string), create)
 	}
 	Register(
 		fn("jsonb_set", targs(types.JSONBT, textArrayT, types.JSONBT), types.JSONBT, f),
 		fn("jsonb_set", targs(types.JSONBT, textArrayT, types.JSONBT, tBool), types.JSONBT, f),
 	)
+}
+
+// jsonbSet is jsonb_set(doc, path, value, create).
+func jsonbSet(doc string, pathArg *types.Array, value string, create bool) (any, error) {
+	j, err := parseJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	nv, err := parseJSON(value)
+	if err != nil {
+		return nil, err
+	}
+	if j.kind != jsonObject && j.kind != jsonArray {
+		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "cannot set path in scalar")
+	}
+	path, err := pathStrings(pathArg)
+	if err != nil {
+		return nil, err
+	}
+	r, err := jsonbSetPath(j, path, 0, nv, create)
+	if err != nil {
+		return nil, err
+	}
+	return jsonbText(r), nil
 }
 
 func jsonbSetPath(j *jnode, path []string, level int, nv *jnode, create bool) (*jnode, error) {
