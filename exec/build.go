@@ -119,6 +119,8 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newRecursiveUnion(rt, n), nil
 	case *sql.WorkTableScan:
 		return newWorkTableScan(rt, n), nil
+	case *sql.CTEScan:
+		return newCTEScan(rt, n)
 	case *sql.ProjectSet:
 		in, err := Build(rt, n.Input)
 		if err != nil {

@@ -73,6 +73,9 @@ type Runtime struct {
 	// workTables are the rows of the previous round of each running
 	// recursive union (WITH RECURSIVE), read by its WorkTableScan.
 	workTables map[*sql.WorkTableScan][]arrow.Record
+	// cteResults are the RETURNING rows of the data-modifying WITH
+	// queries that ran (RunModifyingWith), read by their CTEScans.
+	cteResults map[*sql.ModifyingCTE]*materialized
 	stats      map[sql.Node]*opStats
 }
 

@@ -50,7 +50,12 @@ type Binder struct {
 	clause string
 
 	ctes []map[string]*cteDef
-	aggs []*aggCollector
+	// topWith is the statement's top-level WITH clause while it is bound,
+	// when it has data-modifying queries (the only place they may be);
+	// modifying are those bound so far (modifying_with.go).
+	topWith   *pg_query.WithClause
+	modifying []modifyingAccess
+	aggs      []*aggCollector
 	// corrs maps the scope a subquery expression is bound in to the
 	// correlation of that subquery, while its plan is bound.
 	corrs map[*scope]*correlation
@@ -77,6 +82,9 @@ type Binder struct {
 type cteDef struct {
 	plan Node
 	cols []string
+	// modifying is the data-modifying query the CTE is (plan is its
+	// CTEScan), or nil.
+	modifying *ModifyingCTE
 }
 
 // Query is a bound statement that runs as a plan (SELECT, INSERT, UPDATE,
@@ -123,8 +131,29 @@ func (b *Binder) constant(c *pg_query.A_Const) *pg_query.A_Const {
 	return c
 }
 
+// topWith is w when it holds data-modifying queries, else nil.
+func topWith(w *pg_query.WithClause) *pg_query.WithClause {
+	if hasModifying(w) {
+		return w
+	}
+	return nil
+}
+
+// query is the Query of a SELECT, INSERT, UPDATE or DELETE plan, run after
+// the data-modifying queries of its WITH clause, if any.
+func (b *Binder) query(plan Node) (Statement, error) {
+	b.topWith = nil
+	plan, err := b.withModifying(plan)
+	b.modifying = nil
+	if err != nil {
+		return nil, err
+	}
+	return &Query{Plan: plan}, nil
+}
+
 // bindStatement binds a statement's parse tree.
 func (b *Binder) bindStatement(n *pg_query.Node) (Statement, error) {
+	defer func() { b.topWith, b.modifying = nil, nil }()
 	switch s := n.Node.(type) {
 	case *pg_query.Node_SelectStmt:
 		if into := s.SelectStmt.IntoClause; into != nil {
@@ -133,29 +162,33 @@ func (b *Binder) bindStatement(n *pg_query.Node) (Statement, error) {
 			sel.IntoClause = nil
 			return b.bindCreateTableAs(&pg_query.CreateTableAsStmt{Query: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, Into: into, Objtype: pg_query.ObjectType_OBJECT_TABLE})
 		}
+		b.topWith = topWith(s.SelectStmt.WithClause)
 		plan, err := b.bindSelect(s.SelectStmt, nil)
 		if err != nil {
 			return nil, err
 		}
-		return &Query{Plan: PruneColumns(regAsText(plan))}, nil
+		return b.query(PruneColumns(regAsText(plan)))
 	case *pg_query.Node_InsertStmt:
+		b.topWith = topWith(s.InsertStmt.WithClause)
 		plan, err := b.bindInsert(s.InsertStmt)
 		if err != nil {
 			return nil, err
 		}
-		return &Query{Plan: PruneColumns(plan)}, nil
+		return b.query(PruneColumns(plan))
 	case *pg_query.Node_UpdateStmt:
+		b.topWith = topWith(s.UpdateStmt.WithClause)
 		plan, err := b.bindUpdate(s.UpdateStmt)
 		if err != nil {
 			return nil, err
 		}
-		return &Query{Plan: plan}, nil
+		return b.query(plan)
 	case *pg_query.Node_DeleteStmt:
+		b.topWith = topWith(s.DeleteStmt.WithClause)
 		plan, err := b.bindDelete(s.DeleteStmt)
 		if err != nil {
 			return nil, err
 		}
-		return &Query{Plan: plan}, nil
+		return b.query(plan)
 	case *pg_query.Node_ExplainStmt:
 		return b.bindExplain(s.ExplainStmt)
 	case *pg_query.Node_CopyStmt:
@@ -403,7 +436,11 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 func CommandName(st Statement) string {
 	switch x := st.(type) {
 	case *Query:
-		switch x.Plan.(type) {
+		plan := x.Plan
+		if m, ok := plan.(*ModifyingWith); ok {
+			plan = m.Input
+		}
+		switch plan.(type) {
 		case *Insert:
 			return "INSERT"
 		case *Update:

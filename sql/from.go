@@ -93,6 +93,10 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 	if rv.Schemaname == "" {
 		for i := len(b.ctes) - 1; i >= 0; i-- {
 			if cte, ok := b.ctes[i][rv.Relname]; ok {
+				if cte.modifying != nil && len(cte.plan.Columns()) == 0 {
+					return nil, nil, pgerr.New(pgerrcode.FeatureNotSupported, "WITH query \"%s\" does not have a RETURNING clause", rv.Relname).
+						WithPosition(rv.Location + 1)
+				}
 				cols := aliasCols(cte.plan.Columns(), alias, cte.cols)
 				return cte.plan, aliasCols(cols, alias, colNames), nil
 			}

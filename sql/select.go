@@ -66,9 +66,21 @@ func (b *Binder) bindWith(w *pg_query.WithClause, outer *scope) error {
 	b.ctes = append(b.ctes, map[string]*cteDef{})
 	for _, c := range w.Ctes {
 		cte := c.GetCommonTableExpr()
+		if q := modifyingQuery(cte); q != nil {
+			if w != b.topWith {
+				return pgerr.New(pgerrcode.FeatureNotSupported, "WITH clause containing a data-modifying statement must be at the top level").
+					WithPosition(cte.Location + 1)
+			}
+			def, err := b.bindModifyingCTE(cte, q)
+			if err != nil {
+				return err
+			}
+			b.ctes[len(b.ctes)-1][cte.Ctename] = def
+			continue
+		}
 		sel := cte.Ctequery.GetSelectStmt()
 		if sel == nil {
-			return pgerr.NotSupported("data-modifying statements in WITH")
+			return pgerr.NotSupported("this statement in WITH")
 		}
 		var plan Node
 		var err error

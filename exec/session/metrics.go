@@ -41,7 +41,11 @@ var kindNames = [numKinds]string{"select", "insert", "update", "delete", "copy",
 func kindOf(st sql.Statement) statementKind {
 	switch x := st.(type) {
 	case *sql.Query:
-		switch x.Plan.(type) {
+		plan := x.Plan
+		if m, ok := plan.(*sql.ModifyingWith); ok {
+			plan = m.Input
+		}
+		switch plan.(type) {
 		case *sql.Insert:
 			return kindInsert
 		case *sql.Update:

@@ -565,7 +565,11 @@ func (s *Session) preparedParams(name string) ([]types.T, bool) {
 func (s *Session) resultColumns(bound sql.Statement) []Column {
 	switch x := bound.(type) {
 	case *sql.Query:
-		switch n := x.Plan.(type) {
+		plan := x.Plan
+		if m, ok := plan.(*sql.ModifyingWith); ok {
+			plan = m.Input
+		}
+		switch n := plan.(type) {
 		case *sql.Insert:
 			if n.Returning == nil {
 				return nil
@@ -942,41 +946,15 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRows int, emit func(arrow.Record) error) (Tag, bool, error) {
 	switch n := plan.(type) {
 	case *sql.Insert, *sql.Update, *sql.Delete:
-		// Data-modifying statements run to completion at the first
-		// Execute; their RETURNING rows are kept for later ones.
-		if p.run == nil {
-			if err := s.checkWritable(p.bound); err != nil {
-				return Tag{}, false, err
-			}
-			var result exec.Operator
-			tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
-				if result != nil {
-					result.Close() // an earlier attempt's
-					result = nil
-				}
-				changed, returning, err := exec.RunDML(ctx, s.runtime(tx, p.params), n)
-				result = returning
-				return rowsTag(dmlCommand(n), changed), err
-			})
-			if err != nil {
-				if result != nil {
-					result.Close()
-				}
-				return Tag{}, false, err
-			}
-			p.run = &portalRun{op: result}
-			if len(n.Columns()) == 0 {
-				p.run.done = true
-				result.Close()
-				return tag, false, nil
-			}
-			p.run.dmlTag = tag
-		}
-		_, suspended, err := streamRows(ctx, p.run, maxRows, emit)
-		if err != nil || suspended {
-			return Tag{}, suspended, err
-		}
-		return p.run.dmlTag, false, nil
+		return s.runToCompletion(ctx, p, maxRows, emit, func(rt *exec.Runtime) (Tag, exec.Operator, error) {
+			changed, returning, err := exec.RunDML(ctx, rt, n)
+			return rowsTag(exec.DMLCommand(n), changed), returning, err
+		})
+	case *sql.ModifyingWith:
+		return s.runToCompletion(ctx, p, maxRows, emit, func(rt *exec.Runtime) (Tag, exec.Operator, error) {
+			command, count, result, err := exec.RunModifyingWith(ctx, rt, n)
+			return rowsTag(command, count), result, err
+		})
 	case *sql.Explain:
 		lines, err := s.explain(ctx, p, n)
 		if err != nil {
@@ -1004,15 +982,45 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 	return rowsTag("SELECT", sent), suspended, nil
 }
 
-// dmlCommand is the command of a data-modifying statement's tag.
-func dmlCommand(n sql.Node) string {
-	switch n.(type) {
-	case *sql.Insert:
-		return "INSERT"
-	case *sql.Update:
-		return "UPDATE"
+// runToCompletion runs a statement that writes (a data-modifying one, or
+// one headed by data-modifying WITH queries) at the first Execute, in the
+// transaction (retried as inTx does), keeping its result rows for this
+// Execute and later ones. run returns the statement's tag and its result
+// rows (an operator, computed already).
+func (s *Session) runToCompletion(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error, run func(rt *exec.Runtime) (Tag, exec.Operator, error)) (Tag, bool, error) {
+	if p.run == nil {
+		if err := s.checkWritable(p.bound); err != nil {
+			return Tag{}, false, err
+		}
+		var result exec.Operator
+		tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
+			if result != nil {
+				result.Close() // an earlier attempt's
+				result = nil
+			}
+			tag, op, err := run(s.runtime(tx, p.params))
+			result = op
+			return tag, err
+		})
+		if err != nil {
+			if result != nil {
+				result.Close()
+			}
+			return Tag{}, false, err
+		}
+		p.run = &portalRun{op: result}
+		if len(result.Schema().Fields()) == 0 {
+			p.run.done = true
+			result.Close()
+			return tag, false, nil
+		}
+		p.run.dmlTag = tag
 	}
-	return "DELETE"
+	_, suspended, err := streamRows(ctx, p.run, maxRows, emit)
+	if err != nil || suspended {
+		return Tag{}, suspended, err
+	}
+	return p.run.dmlTag, false, nil
 }
 
 // closeRun releases a portal's running operator and read transaction.
@@ -1502,7 +1510,7 @@ func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) (_ []s
 		return sql.ExplainLines(n.Input), nil
 	}
 	switch n.Input.(type) {
-	case *sql.Insert, *sql.Update, *sql.Delete:
+	case *sql.Insert, *sql.Update, *sql.Delete, *sql.ModifyingWith:
 		return nil, pgerr.NotSupported("EXPLAIN ANALYZE of INSERT, UPDATE or DELETE")
 	}
 	tx, done := s.readTx()
