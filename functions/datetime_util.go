@@ -53,7 +53,7 @@ func textOptions(ctx *Context) *types.TextOptions {
 	if ctx == nil {
 		return nil
 	}
-	opts := &types.TextOptions{Location: ctx.Location, DateStyle: ctx.DateStyle, Floats: ctx.Floats}
+	opts := &types.TextOptions{Location: ctx.Location, Now: ctx.Now, DateStyle: ctx.DateStyle, Floats: ctx.Floats}
 	if ctx.Catalog != nil {
 		opts.RegNames = ctx.Catalog // reg* values print as names
 	}

@@ -2,8 +2,10 @@ package functions
 
 // to_timestamp(epoch seconds) and to_timestamp(text, format) ->
 // timestamptz, to_date(text, format) -> date: the inverse of to_char's
-// date/time patterns (YYYY YY MM Mon Month DD DDD HH HH12 HH24 MI SS MS US
-// FF1-6 AM PM TZH TZM, FM/FX ignored). Separators in the format match any
+// date/time patterns (YYYY YY MM Mon Month RM DD DDD W WW CC, the ISO week
+// date's IYYY IW ID IDDD, HH HH12 HH24 MI SS MS US FF1-6 AM PM TZH TZM;
+// FM/FX, Q and day names and D are read and ignored, as in PostgreSQL).
+// Separators in the format match any
 // one separator in the input; fields without a zone are read in the
 // session time zone.
 
@@ -68,11 +70,20 @@ func init() {
 type parsedDT struct {
 	year, month, day, doy int
 	hasYear, bc           bool
-	hour, min, sec        int
-	usec                  int64
-	pm, hasAMPM, h12      bool
-	hasTZ, tzNeg          bool
-	tzOff                 int
+	// yearDigits is how many digits the year field had (YY: 2), for CC.
+	yearDigits int
+	// Week fields: ww is WW (Gregorian week of year) or IW (ISO week),
+	// w is W (week of month), isoDay is ID (1 = Monday), iddd is IDDD
+	// (day of the ISO year), cc is CC (century).
+	ww, w, isoDay, iddd, cc int
+	// greg and iso record which date convention the template used
+	// (PostgreSQL refuses to mix them).
+	greg, iso        bool
+	hour, min, sec   int
+	usec             int64
+	pm, hasAMPM, h12 bool
+	hasTZ, tzNeg     bool
+	tzOff            int
 }
 
 func errDTValue(val, field string) error {
@@ -136,6 +147,20 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 		return 0, pgerr.New(pgerrcode.InvalidDatetimeFormat, "invalid value \"%s\" for \"%s\"", w, field).
 			WithDetail("The given value did not match any of the allowed values for this field.")
 	}
+	// readRoman reads a month in Roman numerals (RM), the longest that
+	// matches.
+	readRoman := func(field string) (int, error) {
+		skipSpaces()
+		rest := strings.ToUpper(s[si:])
+		for _, m := range []int{8, 3, 7, 12, 4, 2, 6, 9, 11, 1, 5, 10} {
+			if r := romanMonth[m-1]; strings.HasPrefix(rest, r) {
+				si += len(r)
+				return m, nil
+			}
+		}
+		return 0, pgerr.New(pgerrcode.InvalidDatetimeFormat, "invalid value \"%s\" for \"%s\"", s[si:min(si+4, len(s))], field).
+			WithDetail("The given value did not match any of the allowed values for this field.")
+	}
 	for fi := 0; fi < len(f); {
 		for strings.HasPrefix(f[fi:], "FM") || strings.HasPrefix(f[fi:], "FX") || strings.HasPrefix(f[fi:], "fm") || strings.HasPrefix(f[fi:], "fx") {
 			fi += 2
@@ -184,9 +209,16 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 		}
 		var err error
 		switch pat {
+		case "IYYY", "IYY", "IY", "I", "IW", "ID", "IDDD":
+			p.iso = true
+		case "YYYY", "Y,YYY", "YYY", "YY", "Y", "MM", "MONTH", "Month", "month", "MON", "Mon", "mon",
+			"DD", "DDD", "D", "W", "WW", "RM", "rm", "CC":
+			p.greg = true
+		}
+		switch pat {
 		case "YYYY", "IYYY":
 			p.year, err = readInt(pat, width(4), true)
-			p.hasYear = true
+			p.hasYear, p.yearDigits = true, 4
 		case "Y,YYY":
 			var th, rest int
 			if th, err = readInt(pat, 0, false); err == nil {
@@ -195,7 +227,7 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 				}
 				rest, err = readInt(pat, 3, false)
 				p.year = th*1000 + rest
-				p.hasYear = true
+				p.hasYear, p.yearDigits = true, 4
 			}
 		case "YYY", "IYY":
 			var y int
@@ -205,7 +237,7 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 			} else if y < 1000 {
 				y += 1000
 			}
-			p.year, p.hasYear = y, true
+			p.year, p.hasYear, p.yearDigits = y, true, 3
 		case "YY", "IY":
 			var y int
 			y, err = readInt(pat, width(2), false)
@@ -214,11 +246,11 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 			} else if y < 100 {
 				y += 1900
 			}
-			p.year, p.hasYear = y, true
+			p.year, p.hasYear, p.yearDigits = y, true, 2
 		case "Y", "I":
 			var y int
 			y, err = readInt(pat, width(1), false)
-			p.year, p.hasYear = y+2000, true
+			p.year, p.hasYear, p.yearDigits = y+2000, true, 1
 		case "MM":
 			p.month, err = readInt(pat, width(2), false)
 		case "MONTH", "Month", "month":
@@ -235,10 +267,25 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 			_, err = readName(pat, dayNames, true)
 		case "DD":
 			p.day, err = readInt(pat, width(2), false)
-		case "DDD", "IDDD":
+		case "DDD":
 			p.doy, err = readInt(pat, width(3), false)
-		case "D", "ID":
+		case "IDDD":
+			p.iddd, err = readInt(pat, width(3), false)
+		case "D":
+			// Accepted and ignored, as in PostgreSQL.
 			_, err = readInt(pat, width(1), false)
+		case "ID":
+			p.isoDay, err = readInt(pat, width(1), false)
+		case "WW", "IW":
+			p.ww, err = readInt(pat, width(2), false)
+		case "W":
+			p.w, err = readInt(pat, width(1), false)
+		case "CC":
+			p.cc, err = readInt(pat, width(2), false)
+		case "RM", "rm":
+			var m int
+			m, err = readRoman(pat)
+			p.month = m
 		case "HH", "HH12":
 			p.hour, err = readInt(pat, width(2), false)
 			p.h12 = true
@@ -329,7 +376,7 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 			j, err = readInt(pat, 0, false)
 			y, m, d := types.Date(j - 2440588).YMD()
 			p.year, p.month, p.day, p.hasYear = y, m, d, true
-		case "Q", "W", "WW", "IW", "CC", "RM", "rm", "TZ", "tz", "OF":
+		case "Q", "TZ", "tz", "OF":
 			// Accepted and ignored, as PostgreSQL ignores most of them.
 			skipSpaces()
 			for si < len(s) && !isSep(s[si]) {
@@ -340,7 +387,20 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 			return nil, err
 		}
 	}
+	if p.greg && p.iso {
+		return nil, pgerr.New(pgerrcode.InvalidDatetimeFormat, "invalid combination of date conventions").
+			WithHint("Do not mix Gregorian and ISO week date conventions in a formatting template.")
+	}
 	return p, nil
+}
+
+// isoWeek1Monday is the Monday that starts week 1 of ISO year y (the week
+// holding January 4th), as days since the epoch.
+func isoWeek1Monday(y int) int64 {
+	jan4 := int64(types.DateFromYMD(y, 1, 4))
+	// The epoch, 1970-01-01, was a Thursday: ISO weekday (days+3)%7+1.
+	isoDow := ((jan4+3)%7+7)%7 + 1
+	return jan4 - (isoDow - 1)
 }
 
 // wall builds the wall-clock µs, validating the fields.
@@ -371,7 +431,34 @@ func (p *parsedDT) wall(input string) (int64, error) {
 			p.hour = 0
 		}
 	}
+	if p.cc > 0 && (!p.hasYear || p.yearDigits <= 2) {
+		// CC alone is the century's first year; with YY, YY's last
+		// two digits within the century.
+		switch yy := p.year % 100; {
+		case !p.hasYear:
+			y = (p.cc-1)*100 + 1
+		case yy == 0:
+			y = p.cc * 100
+		default:
+			y = (p.cc-1)*100 + yy
+		}
+	}
 	var days int64
+	switch {
+	case p.iso && p.ww > 0:
+		// ISO week ww of ISO year y, on day ID (Monday without one).
+		d := max(p.isoDay, 1)
+		days = isoWeek1Monday(y) + int64(p.ww-1)*7 + int64(d-1)
+		return days*usecPerDay + int64(p.hour)*usecPerHour + int64(p.min)*usecPerMin + int64(p.sec)*usecPerSec + p.usec, nil
+	case p.iso && p.iddd > 0:
+		days = isoWeek1Monday(y) + int64(p.iddd-1)
+		return days*usecPerDay + int64(p.hour)*usecPerHour + int64(p.min)*usecPerMin + int64(p.sec)*usecPerSec + p.usec, nil
+	case p.ww > 0 && p.doy == 0:
+		p.doy = (p.ww-1)*7 + 1
+	}
+	if p.w > 0 {
+		p.day = (p.w-1)*7 + 1
+	}
 	if p.doy > 0 {
 		days = int64(types.DateFromYMD(y, 1, 1)) + int64(p.doy-1)
 	} else {

@@ -26,6 +26,10 @@ type Binder struct {
 	// timestamptz constant written as text or date) is computed in it, as
 	// PostgreSQL reads a literal when it parses the statement.
 	Location *time.Location
+	// Now is the transaction's current time, which the literals 'now',
+	// 'today', 'tomorrow' and 'yesterday' read when they are cast at bind
+	// time (zero: they are 0A000).
+	Now time.Time
 	// DateStyle and Floats are the session's DateStyle and
 	// extra_float_digits, which the same constants follow: an ambiguous
 	// date literal is read in DateStyle's field order, a constant date

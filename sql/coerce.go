@@ -40,7 +40,7 @@ func (b *Binder) coerce(e Expr, to types.T, ctx castContext) (Expr, error) {
 		}
 		if from.Family == types.Unknown {
 			s, _ := x.Value.(string)
-			v, err := types.ParseTextOpts(s, to, &types.TextOptions{Location: b.location(), DateStyle: b.DateStyle})
+			v, err := types.ParseTextOpts(s, to, &types.TextOptions{Location: b.location(), Now: b.Now, DateStyle: b.DateStyle})
 			if err != nil {
 				return nil, pgerr.From(err).WithPositionIfUnset(x.Pos)
 			}
@@ -94,7 +94,7 @@ func (b *Binder) foldCast(c *Cast) (Expr, error) {
 	if !ok {
 		return c, nil
 	}
-	fn := &functions.Context{Location: b.location(), DateStyle: b.DateStyle, Floats: b.Floats}
+	fn := &functions.Context{Location: b.location(), Now: b.Now, DateStyle: b.DateStyle, Floats: b.Floats}
 	if (c.To.IsOID() || k.T.IsOID() || isRegArray(c.To) || isRegArray(k.T)) && b.Catalog != nil {
 		// 'name'::regclass and friends look the name up now.
 		fn.Catalog = b.catalogView()

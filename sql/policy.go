@@ -231,7 +231,7 @@ func (b *Binder) bindPolicyExpr(def *catalog.TableDef, text string) (Expr, error
 	if err != nil {
 		return nil, err
 	}
-	pb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, DateStyle: b.DateStyle, Floats: b.Floats, NoParams: true,
+	pb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, Now: b.Now, DateStyle: b.DateStyle, Floats: b.Floats, NoParams: true,
 		Role: b.Role, RowSecurityOff: b.RowSecurityOff, expanding: b.expanding, policyTables: append(slices.Clone(b.policyTables), def.ID)}
 	e, err := pb.bindCondition(&scope{cols: tableCols(def, def.Name)}, n, "POLICY")
 	if err != nil {

@@ -56,7 +56,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
 	// A view's query stands alone: no parameters, no outer CTEs.
-	vb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, NoParams: true, Role: b.Role}
+	vb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, Now: b.Now, NoParams: true, Role: b.Role}
 	plan, err := vb.bindSelect(sel, nil)
 	if err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ func (b *Binder) bindView(v *catalog.ViewDef, alias string, colNames []string) (
 		return nil, nil, pgerr.New(pgerrcode.DataCorrupted, "view \"%s\" has an unreadable definition", v.Name)
 	}
 	// The view reads its tables as its owner, whose policies apply.
-	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, NoParams: true, expanding: append(slices.Clone(b.expanding), key),
+	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, Now: b.Now, NoParams: true, expanding: append(slices.Clone(b.expanding), key),
 		Role: catalog.OwnerOID(v.Owner), RowSecurityOff: b.RowSecurityOff, consts: stmts[0].consts}
 	plan, err := vb.bindSelect(stmts[0].node.GetSelectStmt(), nil)
 	b.accesses = append(b.accesses, Access{View: v, Privs: catalog.PrivSelect})

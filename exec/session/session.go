@@ -548,7 +548,7 @@ func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.
 // binder is a binder over cat with the session's search path, settings
 // and prepared statements.
 func (s *Session) binder(cat *catalog.Catalog) *sql.Binder {
-	return &sql.Binder{Catalog: cat, SearchPath: s.searchPath(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Prepared: s.preparedParams,
+	return &sql.Binder{Catalog: cat, SearchPath: s.searchPath(), Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Prepared: s.preparedParams,
 		Role: s.currentRole(cat).OID, RowSecurityOff: !isOn(s.get("row_security"))}
 }
 
@@ -918,14 +918,19 @@ func (s *Session) statementMem() int64 {
 	return b
 }
 
+// now is the transaction's current time: when its block began, or the
+// wall clock outside one (now(), 'now'::timestamptz).
+func (s *Session) now() time.Time {
+	if s.tx != nil {
+		return s.txStart
+	}
+	return time.Now()
+}
+
 // runtime builds the exec.Runtime of one statement.
 func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
-	now := time.Now()
-	if s.tx != nil {
-		now = s.txStart
-	}
 	rt := &exec.Runtime{
-		Fn:        &functions.Context{Now: now, Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Mem: memory.DefaultAllocator, Session: s.env()},
+		Fn:        &functions.Context{Now: s.now(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Mem: memory.DefaultAllocator, Session: s.env()},
 		Params:    params,
 		Tx:        tx,
 		DB:        s.engine.db,

@@ -288,7 +288,7 @@ func (s *Session) floatStyle() types.FloatStyle { return s.parsedSettings().floa
 // for each statement, with the current time for 'now' and friends. Binary
 // input and output follow none of them.
 func (s *Session) TextOptions() *types.TextOptions {
-	return &types.TextOptions{Location: s.Location(), Now: time.Now(), DateStyle: s.DateStyle(), Floats: s.floatStyle()}
+	return &types.TextOptions{Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle()}
 }
 
 func checkTimeZone(v string) (string, error) {
