@@ -368,6 +368,9 @@ func (db *DB) appendWALLocked(rec *walRecord) (uint64, error) {
 		return 0, errClosed()
 	}
 	rec.lsn = db.lastLSN + 1
+	if h, ok := db.home.(*objectHome); ok {
+		rec.origin = h.origin
+	}
 	frame, err := encodeWALRecord(rec)
 	if err != nil {
 		return 0, err
