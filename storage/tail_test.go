@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"testing"
@@ -241,4 +242,168 @@ func TestTailReaderWritesNoFiles(t *testing.T) {
 	if after := storeKeys(t, st, ""); !slices.Equal(before, after) {
 		t.Fatalf("the reader changed the store: %v, then %v", before, after)
 	}
+}
+
+// TestTailSequences: two servers drawing from one sequence never hand out
+// a value twice, whether a reservation races another server's unrelated
+// commit (the loser retries it: nextval never fails with 40001) or the
+// other server's reservation of the same sequence, drawn by DB.NextVal or
+// inside a transaction; descending and cycling sequences, setval on one
+// server and a restart keep it so.
+func TestTailSequences(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	tx := a.Begin()
+	for _, d := range []*catalog.SequenceDef{
+		{Schema: "public", Name: "up", Increment: 1, Min: 1, Max: math.MaxInt64, Start: 1},
+		{Schema: "public", Name: "down", Increment: -3, Min: -1000000, Max: -1, Start: -1},
+		{Schema: "public", Name: "ring", Increment: 1, Min: 1, Max: 10000, Start: 1, Cycle: true},
+	} {
+		if err := tx.CreateSequence(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCommit(t, tx)
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]map[int64]string{}
+	row := 0
+	draw := func(db *DB, who, seq string, inTx bool) {
+		t.Helper()
+		// Another server's commit first: db's next put loses its race.
+		other := a
+		if db == a {
+			other = b
+		}
+		if err := other.CatchUp(); err != nil {
+			t.Fatal(err)
+		}
+		insert(t, other, def, kvRows(row, row+1)...)
+		row++
+		var v int64
+		var err error
+		if inTx {
+			tx := db.Begin()
+			if v, err = tx.NextVal("public", seq); err == nil {
+				if err = tx.Insert(def.ID, makeRecord(t, def, kvRows(row, row+1)...)); err == nil {
+					row++
+					err = tx.Commit()
+					if sqlstate(err) == "40001" {
+						err = nil // the insert lost; the value stays drawn
+					}
+				}
+			} else {
+				tx.Rollback()
+			}
+		} else {
+			v, err = db.NextVal("public", seq)
+		}
+		if err != nil {
+			t.Fatalf("%s: nextval(%s): %v", who, seq, err)
+		}
+		if seen[seq] == nil {
+			seen[seq] = map[int64]string{}
+		}
+		if prev, ok := seen[seq][v]; ok {
+			t.Fatalf("%s: nextval(%s) = %d, handed out before by %s", who, seq, v, prev)
+		}
+		seen[seq][v] = who
+	}
+	for i := range 40 {
+		for _, seq := range []string{"up", "down"} {
+			draw(a, fmt.Sprint("a", i), seq, i%2 == 0)
+			draw(b, fmt.Sprint("b", i), seq, i%3 == 0)
+			draw(b, fmt.Sprint("b'", i), seq, false)
+		}
+	}
+	// A cycling sequence repeats only after a whole cycle.
+	for i := range 30 {
+		draw(a, fmt.Sprint("a", i), "ring", false)
+		draw(b, fmt.Sprint("b", i), "ring", i%2 == 0)
+	}
+	if err := a.SetVal("public", "ring", 9999, true); err != nil {
+		t.Fatal(err)
+	}
+	seen["ring"] = map[int64]string{}
+	for i, want := range []int64{10000, 1} {
+		if v, err := a.NextVal("public", "ring"); err != nil || v != want {
+			t.Fatalf("nextval(ring) after setval(9999) = %d, %v; want %d", v, err, want)
+		}
+		seen["ring"][want] = fmt.Sprint("a wrapping ", i)
+	}
+	for i := range 20 {
+		draw(b, fmt.Sprint("b after the wrap", i), "ring", false)
+		draw(a, fmt.Sprint("a after the wrap", i), "ring", false)
+	}
+
+	// setval on one server moves the other's next value.
+	if err := a.SetVal("public", "up", 5000, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := b.NextVal("public", "up"); err != nil || v != 5001 {
+		t.Fatalf("nextval on the other server after setval(5000) = %d, %v; want 5001", v, err)
+	}
+	// setval racing a commit of the other server is retried too.
+	if err := a.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, a, def, kvRows(row, row+1)...)
+	row++
+	if err := b.SetVal("public", "up", 7000, false); err != nil {
+		t.Fatalf("setval losing the log race: %v", err)
+	}
+	if v, err := a.NextVal("public", "up"); err != nil || v != 7000 {
+		t.Fatalf("nextval after the other server's setval(7000, false) = %d, %v; want 7000", v, err)
+	}
+	delete(seen, "up")
+	seen["up"] = map[int64]string{7000: "a"}
+
+	// A restart of one server resumes past every value either handed out.
+	b.crash()
+	b = openDB(t, t.TempDir(), Options{Store: st})
+	for i := range 10 {
+		for _, seq := range []string{"up", "down"} {
+			draw(b, fmt.Sprint("restarted b", i), seq, false)
+			draw(a, fmt.Sprint("a after restart", i), seq, i%2 == 1)
+		}
+	}
+}
+
+// TestTailSameCommitTwoServers: two servers committing byte for byte the
+// same change (one key, under the same row ID, at the same LSN) race for
+// one log object: exactly one wins; the other's commit fails with 40001
+// and its retry with 23505, so the key has one acknowledged insert.
+func TestTailSameCommitTwoServers(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	insert(t, a, def, kvRows(0, 1)...)
+	caughtUp(t, b, def.ID, "[[0 v]]")
+	ta, tb := a.Begin(), b.Begin()
+	for _, tx := range []*Tx{ta, tb} {
+		if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(5, 6)...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCommit(t, ta)
+	if err := tb.Commit(); sqlstate(err) != "40001" {
+		t.Fatalf("the second server's identical commit: %v, want 40001", err)
+	}
+	tx := b.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(5, 6)...)); sqlstate(err) != "23505" {
+		t.Fatalf("its retry: %v, want 23505", err)
+	}
+	tx.Rollback()
+	caughtUp(t, b, def.ID, "[[0 v] [5 v]]")
 }
