@@ -176,8 +176,14 @@ func (h *objectHome) applyObject(n int, body []byte) error {
 	h.foreign.Store(true)
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if db.lastLSN > db.durableLSN.Load() {
-		return errors.New("catching up with the log: this server has commits waiting for their group commit")
+	if pending := db.lastLSN - db.durableLSN.Load(); pending > 0 {
+		// Commits appended since the catch-up put this server's: they
+		// were checked against a state without this object, and their
+		// group commit would find it taken. They lose the race now.
+		if err := db.loseRaceLocked(); err != nil {
+			return err
+		}
+		db.log.Warn("commits appended during a catch-up lost the log to another cairn server: they fail with 40001", "records", pending)
 	}
 	var dropped []*tableRT
 	for _, rec := range recs {
@@ -324,11 +330,13 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 // after their group commit found its log object taken (db.syncMu and
 // db.mu held): their records go, the head returns to the published state,
 // the unique indexes and conflict history of the tables are rebuilt from
-// it, and every commit waiting for the group fails (logEpoch).
+// it, and every commit waiting for the group fails (logEpoch; one a group
+// commit put before, epochEnds, succeeds).
 func (db *DB) loseRaceLocked() error {
 	if l, ok := db.wal.(*objLog); ok {
 		l.drop()
 	}
+	db.epochEnds[db.logEpoch%uint64(len(db.epochEnds))] = db.durableLSN.Load()
 	db.logEpoch++
 	pub := db.published.Load()
 	db.setHead(pub)
