@@ -407,3 +407,200 @@ func TestTailSameCommitTwoServers(t *testing.T) {
 	tx.Rollback()
 	caughtUp(t, b, def.ID, "[[0 v] [5 v]]")
 }
+
+// TestTailPutCommitSurvivesLaterLoss: a commit whose record a group
+// commit put succeeds, even when the next group commit lost the log to
+// another server before the commit's own wait for durability ran; only
+// the commits of the losing group fail with 40001.
+func TestTailPutCommitSurvivesLaterLoss(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	caughtUp(t, b, def.ID, "[]")
+	// commit starts a commit of key k on b and returns once its record is
+	// appended: its wait for durability blocks on syncMu, which the test
+	// holds.
+	commit := func(k int) chan error {
+		lsn := func() uint64 {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			return b.lastLSN
+		}
+		before := lsn()
+		tx := b.Begin()
+		if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(k, k+1)...)); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- tx.Commit() }()
+		for lsn() == before {
+			time.Sleep(time.Millisecond)
+		}
+		return done
+	}
+	b.syncMu.Lock()
+	first := commit(1)
+	if err := b.syncLocked(); err != nil { // puts the first commit
+		b.syncMu.Unlock()
+		t.Fatal(err)
+	}
+	if err := a.CatchUp(); err != nil {
+		b.syncMu.Unlock()
+		t.Fatal(err)
+	}
+	insert(t, a, def, kvRows(2, 3)...) // takes b's next log object
+	second := commit(3)
+	if err := b.syncLocked(); sqlstate(err) != "40001" {
+		b.syncMu.Unlock()
+		t.Fatalf("the group commit after a's commit: %v, want 40001", err)
+	}
+	b.syncMu.Unlock()
+	if err := <-first; err != nil {
+		t.Fatalf("the commit put before the lost race: %v", err)
+	}
+	if err := <-second; sqlstate(err) != "40001" {
+		t.Fatalf("the commit of the lost group: %v, want 40001", err)
+	}
+	caughtUp(t, b, def.ID, "[[1 v] [2 v]]")
+	caughtUp(t, a, def.ID, "[[1 v] [2 v]]")
+}
+
+// TestTailRowIDsAcrossStatements: a transaction that inserted rows keeps
+// its snapshot when a READ COMMITTED statement would move it past another
+// server's insert into the same table (whose rows may carry the same row
+// IDs): its next operation and its commit fail with 40001, and no two
+// committed rows share a row ID.
+func TestTailRowIDsAcrossStatements(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	caughtUp(t, b, def.ID, "[]")
+	tx := b.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(1, 2)...)); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, a, def, kvRows(2, 3)...) // the same row ID, drawn on a
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if tx.Refresh() {
+		t.Fatal("the snapshot moved past the other server's insert")
+	}
+	if _, err := tx.Scan(context.Background(), def.ID, []int{1}, true); sqlstate(err) != "40001" {
+		t.Fatalf("a statement after it: %v, want 40001", err)
+	}
+	if err := tx.Commit(); sqlstate(err) != "40001" {
+		t.Fatalf("its commit: %v, want 40001", err)
+	}
+	insert(t, b, def, kvRows(1, 2)...)
+	caughtUp(t, a, def.ID, "[[1 v] [2 v]]")
+	for _, db := range []*DB{a, b} {
+		tx := db.Begin()
+		ids := map[int64]bool{}
+		for _, r := range scanRows(t, tx, def.ID, true) {
+			if id := r[2].(int64); ids[id] {
+				t.Fatalf("row ID %d twice: %v", id, scanRows(t, tx, def.ID, true))
+			} else {
+				ids[id] = true
+			}
+		}
+		tx.Rollback()
+	}
+}
+
+// TestTailUpdateRace: an UPDATE (delete, then insert of the new version)
+// of a row that another server updated meanwhile, applied between the two
+// steps, is a write conflict (40001), not a duplicate of the other
+// server's version of the key.
+func TestTailUpdateRace(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	insert(t, a, def, kvRows(1, 2)...)
+	caughtUp(t, b, def.ID, "[[1 v]]")
+	var update func(db *DB, tx *Tx, v string) error
+	update = func(db *DB, tx *Tx, v string) error {
+		old := scanRows(t, tx, def.ID, true)[0][2].(int64)
+		if err := tx.Delete(def.ID, []int64{old}); err != nil {
+			return err
+		}
+		if db == b { // a's update lands between b's delete and insert
+			if err := a.CatchUp(); err != nil {
+				t.Fatal(err)
+			}
+			if err := update(a, a.Begin(), "a"); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.CatchUp(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Insert(def.ID, makeRecord(t, def, []any{1, v})); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	tx := b.Begin()
+	if err := update(b, tx, "b"); sqlstate(err) != "40001" {
+		t.Fatalf("b's update: %v, want 40001", err)
+	}
+	tx.Rollback()
+	caughtUp(t, b, def.ID, "[[1 a]]")
+}
+
+// TestTailCatchUpOverPendingCommit: a commit appended while a catch-up
+// runs (after the catch-up put this server's pending records) was checked
+// without the other server's log object the catch-up applies next: it
+// loses the race (40001) instead of failing the catch-up.
+func TestTailCatchUpOverPendingCommit(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	caughtUp(t, b, def.ID, "[]")
+	insert(t, a, def, kvRows(1, 2)...)
+	h := b.home.(*objectHome)
+	b.syncMu.Lock() // as the catch-up holds it
+	tx := b.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(2, 3)...)); err != nil {
+		b.syncMu.Unlock()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- tx.Commit() }()
+	for {
+		b.mu.Lock()
+		pending := b.lastLSN > b.durableLSN.Load()
+		b.mu.Unlock()
+		if pending {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	n := b.wal.(*objLog).next
+	body, err := h.getAll(context.Background(), logKey(n))
+	if err == nil {
+		err = h.applyObject(n, body)
+	}
+	b.syncMu.Unlock()
+	if err != nil {
+		t.Fatalf("applying a's log object: %v", err)
+	}
+	if err := <-done; sqlstate(err) != "40001" {
+		t.Fatalf("the commit appended meanwhile: %v, want 40001", err)
+	}
+	caughtUp(t, b, def.ID, "[[1 v]]")
+	insert(t, b, def, kvRows(2, 3)...)
+	caughtUp(t, a, def.ID, "[[1 v] [2 v]]")
+}
