@@ -146,7 +146,7 @@ func (db *DB) NextVal(schema, name string) (int64, error) {
 
 // nextVal is NextVal without the fsync: it returns the value and the LSN
 // the WAL must be synced up to before the value may be relied on (on an
-// object store, where the reservation is durable already, none).
+// object store, where the reservation is put before, a durable one).
 func (db *DB) nextVal(schema, name string) (int64, uint64, error) {
 	for try := 1; ; try++ {
 		v, lsn, err := db.draw(schema, name)

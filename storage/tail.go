@@ -10,7 +10,11 @@ package storage
 // group commit finds its log object taken (errLogTaken) drops the records
 // of the group (and of any commit appended since), returns to its last
 // durable state, applies the other server's objects and fails each
-// commit of the group with 40001, which clients retry.
+// commit of the group with 40001, which clients retry. So do the commits
+// appended while a catch-up applies another server's objects (they were
+// checked without them), but not one that an earlier group commit put
+// (DB.epochEnds). Each server's records carry a random origin
+// (walRecord), so that two servers' objects never hold the same bytes.
 //
 // DB.CatchUp runs it (the session calls it before each statement outside
 // a transaction block, so that the statement's catalog and snapshot hold
@@ -24,6 +28,13 @@ package storage
 // committed. A record of another server that lists a spilled segment
 // under a name this server's state uses fails the catch-up: the server
 // must restart.
+//
+// Row IDs come from per-server counters too (advanced past every row
+// applied): a transaction that inserted into a table another server
+// inserted into after it (tableRT.foreignIns) may share row IDs with
+// those rows and fails with 40001, at commit or, once a statement would
+// see both, before it. Sequences hand out blocks claimed through the log
+// (sequence.go).
 
 import (
 	"bytes"
