@@ -168,10 +168,15 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		newCat.NextID = max(newCat.NextID, db.nextTableID.Load())
 	}
 
-	// Write conflicts: first committer wins.
+	// Write conflicts: first committer wins. Rows another server inserted
+	// since this transaction's first insert into a table may carry the row
+	// IDs it drew (tail.go).
 	base := tx.snap
 	if tx.base != nil {
 		base = tx.base
+	}
+	if tx.foreignRowIDs() {
+		return 0, nil, nil, serializationFailure()
 	}
 	for id, tt := range tx.tables {
 		if newCat.Tables[id] == nil {
@@ -183,13 +188,6 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		}
 		if tt.truncated && hts != nil && hts.lastMod > base.lsn {
 			return 0, nil, nil, serializationFailure()
-		}
-		// Rows another server inserted since Begin may carry the row
-		// IDs this transaction drew (tail.go).
-		if tt.insRows > 0 {
-			if rt := db.lookupRT(id); rt != nil && rt.foreignIns > base.lsn {
-				return 0, nil, nil, serializationFailure()
-			}
 		}
 		if !tt.deletes.IsEmpty() {
 			if rt := db.lookupRT(id); rt != nil {

@@ -62,6 +62,7 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,10 +141,14 @@ type objectHome struct {
 	foreign  atomic.Bool
 	// wrote is set once this server put a log object.
 	wrote atomic.Bool
+	// origin is written into every record this server appends (walRecord):
+	// random, so that no two servers' log objects hold the same bytes.
+	origin uint64
 }
 
 func newObjectHome(db *DB, store objstore.Store) *objectHome {
-	return &objectHome{db: db, store: store, manifests: map[uint64]storedManifest{}, stored: map[string]int64{}}
+	return &objectHome{db: db, store: store, manifests: map[uint64]storedManifest{}, stored: map[string]int64{},
+		origin: rand.Uint64() | 1}
 }
 
 // keyOf is the object key of a file in the data directory.

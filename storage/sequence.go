@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/jackc/pgerrcode"
@@ -18,8 +19,29 @@ import (
 // flushes a sequence's WAL at commit), so that a multi-row INSERT drawing a
 // bigserial for each row costs one fsync, not one per reservation. SetVal
 // is logged as is.
+//
+// Several servers on one object store (tail.go): a reservation is a claim
+// on a block of values, and the log's conditional puts decide between
+// claims. A server computes its reservation from the sequence's state as
+// the log stood when it last caught up, and its log object is put only if
+// no other server put that one first, so two servers never hold one
+// value. There every reservation is durable before a value of it is
+// handed out, inside a transaction too: a value of a claim that lost the
+// race could be another server's. A draw that loses the race (to any
+// commit of another server) was caught up by the loss and is retried,
+// seqRaceTries times at most, as is setval: neither is transactional.
 
 const seqReserve = 32
+
+// seqRaceTries bounds how often nextval and setval retry a log race they
+// lost to other servers before failing with 40001: each loss means
+// another server committed, so only a server that cannot get a put in
+// runs out of them.
+const seqRaceTries = 64
+
+// errSeqReplaced: the state a draw or setval read was replaced meanwhile
+// (a catch-up applied another server's record of the sequence); retried.
+var errSeqReplaced = errors.New("the sequence's state was replaced by another server's")
 
 // seqState is the runtime state of a committed sequence.
 type seqState struct {
@@ -123,8 +145,20 @@ func (db *DB) NextVal(schema, name string) (int64, error) {
 }
 
 // nextVal is NextVal without the fsync: it returns the value and the LSN
-// the WAL must be synced up to before the value may be relied on.
+// the WAL must be synced up to before the value may be relied on (on an
+// object store, where the reservation is put before, a durable one).
 func (db *DB) nextVal(schema, name string) (int64, uint64, error) {
+	for try := 1; ; try++ {
+		v, lsn, err := db.draw(schema, name)
+		if try < seqRaceTries && (errors.Is(err, errLostRace) || errors.Is(err, errSeqReplaced)) {
+			continue
+		}
+		return v, lsn, err
+	}
+}
+
+// draw is one try of nextVal.
+func (db *DB) draw(schema, name string) (int64, uint64, error) {
 	if db.closed.Load() {
 		return 0, 0, errClosed()
 	}
@@ -143,9 +177,16 @@ func (db *DB) nextVal(schema, name string) (int64, uint64, error) {
 	wrapped := st.called && (def.Increment > 0) == (v < st.last)
 	if wrapped || !covers(def, st.durLast, st.durCalled, v) {
 		end := reservationEnd(def, v)
-		lsn, err := db.logSequence(catalog.Key(schema, name), st, end, true)
+		lsn, epoch, err := db.logSequence(catalog.Key(schema, name), st, end, true)
 		if err != nil {
 			return 0, 0, err
+		}
+		if _, shared := db.home.(*objectHome); shared {
+			// The claim must win its log race before a value of it
+			// goes out (st is left as it was if it loses).
+			if err := db.waitDurable(lsn, epoch); err != nil {
+				return 0, 0, err
+			}
 		}
 		st.durLast, st.durCalled, st.durLSN = end, true, lsn
 	}
@@ -165,6 +206,17 @@ func (db *DB) syncTo(lsn uint64) error {
 // SetVal sets a committed sequence's state as setval(seq, v, isCalled)
 // does (22003 if v is out of bounds), durably.
 func (db *DB) SetVal(schema, name string, v int64, isCalled bool) error {
+	for try := 1; ; try++ {
+		err := db.setVal(schema, name, v, isCalled)
+		if try < seqRaceTries && (errors.Is(err, errLostRace) || errors.Is(err, errSeqReplaced)) {
+			continue
+		}
+		return err
+	}
+}
+
+// setVal is one try of SetVal.
+func (db *DB) setVal(schema, name string, v int64, isCalled bool) error {
 	if db.closed.Load() {
 		return errClosed()
 	}
@@ -178,8 +230,7 @@ func (db *DB) SetVal(schema, name string, v int64, isCalled bool) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	epoch := db.epoch()
-	lsn, err := db.logSequence(catalog.Key(schema, name), st, v, isCalled)
+	lsn, epoch, err := db.logSequence(catalog.Key(schema, name), st, v, isCalled)
 	if err != nil {
 		return err
 	}
@@ -192,22 +243,26 @@ func (db *DB) SetVal(schema, name string, v int64, isCalled bool) error {
 }
 
 // logSequence appends (without fsync) a record setting a sequence's
-// durable state, unless the sequence was dropped meanwhile, and returns
-// its LSN.
-func (db *DB) logSequence(key string, st *seqState, last int64, called bool) (uint64, error) {
+// durable state, unless the sequence was dropped (42P01) or its state
+// replaced by another server's (errSeqReplaced) meanwhile, and returns its
+// LSN and the log epoch it was appended in.
+func (db *DB) logSequence(key string, st *seqState, last int64, called bool) (uint64, uint64, error) {
 	db.mu.Lock()
-	if db.seqs[key] != st || db.head.Load().cat.Sequences[key] == nil {
-		db.mu.Unlock()
-		return 0, pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", key)
+	defer db.mu.Unlock()
+	if db.head.Load().cat.Sequences[key] == nil {
+		return 0, 0, pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", key)
+	}
+	if db.seqs[key] != st {
+		return 0, 0, errSeqReplaced
 	}
 	lsn, err := db.appendWALLocked(&walRecord{seqs: []seqEntry{{key: key, last: last, called: called}}})
-	if err == nil {
-		next := db.head.Load().derive()
-		next.lsn = lsn
-		db.setHead(next)
+	if err != nil {
+		return 0, 0, err
 	}
-	db.mu.Unlock()
-	return lsn, err
+	next := db.head.Load().derive()
+	next.lsn = lsn
+	db.setHead(next)
+	return lsn, db.logEpoch, nil
 }
 
 // NextVal is nextval for a sequence this transaction may have created: a

@@ -10,7 +10,11 @@ package storage
 // group commit finds its log object taken (errLogTaken) drops the records
 // of the group (and of any commit appended since), returns to its last
 // durable state, applies the other server's objects and fails each
-// commit of the group with 40001, which clients retry.
+// commit of the group with 40001, which clients retry. So do the commits
+// appended while a catch-up applies another server's objects (they were
+// checked without them), but not one that an earlier group commit put
+// (DB.epochEnds). Each server's records carry a random origin
+// (walRecord), so that two servers' objects never hold the same bytes.
 //
 // DB.CatchUp runs it (the session calls it before each statement outside
 // a transaction block, so that the statement's catalog and snapshot hold
@@ -24,6 +28,13 @@ package storage
 // committed. A record of another server that lists a spilled segment
 // under a name this server's state uses fails the catch-up: the server
 // must restart.
+//
+// Row IDs come from per-server counters too (advanced past every row
+// applied): a transaction that inserted into a table another server
+// inserted into after it (tableRT.foreignIns) may share row IDs with
+// those rows and fails with 40001, at commit or, once a statement would
+// see both, before it. Sequences hand out blocks claimed through the log
+// (sequence.go).
 
 import (
 	"bytes"
@@ -176,8 +187,14 @@ func (h *objectHome) applyObject(n int, body []byte) error {
 	h.foreign.Store(true)
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if db.lastLSN > db.durableLSN.Load() {
-		return errors.New("catching up with the log: this server has commits waiting for their group commit")
+	if pending := db.lastLSN - db.durableLSN.Load(); pending > 0 {
+		// Commits appended since the catch-up put this server's: they
+		// were checked against a state without this object, and their
+		// group commit would find it taken. They lose the race now.
+		if err := db.loseRaceLocked(); err != nil {
+			return err
+		}
+		db.log.Warn("commits appended during a catch-up lost the log to another cairn server: they fail with 40001", "records", pending)
 	}
 	var dropped []*tableRT
 	for _, rec := range recs {
@@ -324,11 +341,13 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 // after their group commit found its log object taken (db.syncMu and
 // db.mu held): their records go, the head returns to the published state,
 // the unique indexes and conflict history of the tables are rebuilt from
-// it, and every commit waiting for the group fails (logEpoch).
+// it, and every commit waiting for the group fails (logEpoch; one a group
+// commit put before, epochEnds, succeeds).
 func (db *DB) loseRaceLocked() error {
 	if l, ok := db.wal.(*objLog); ok {
 		l.drop()
 	}
+	db.epochEnds[db.logEpoch%uint64(len(db.epochEnds))] = db.durableLSN.Load()
 	db.logEpoch++
 	pub := db.published.Load()
 	db.setHead(pub)

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"testing"
@@ -241,4 +242,365 @@ func TestTailReaderWritesNoFiles(t *testing.T) {
 	if after := storeKeys(t, st, ""); !slices.Equal(before, after) {
 		t.Fatalf("the reader changed the store: %v, then %v", before, after)
 	}
+}
+
+// TestTailSequences: two servers drawing from one sequence never hand out
+// a value twice, whether a reservation races another server's unrelated
+// commit (the loser retries it: nextval never fails with 40001) or the
+// other server's reservation of the same sequence, drawn by DB.NextVal or
+// inside a transaction; descending and cycling sequences, setval on one
+// server and a restart keep it so.
+func TestTailSequences(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	tx := a.Begin()
+	for _, d := range []*catalog.SequenceDef{
+		{Schema: "public", Name: "up", Increment: 1, Min: 1, Max: math.MaxInt64, Start: 1},
+		{Schema: "public", Name: "down", Increment: -3, Min: -1000000, Max: -1, Start: -1},
+		{Schema: "public", Name: "ring", Increment: 1, Min: 1, Max: 10000, Start: 1, Cycle: true},
+	} {
+		if err := tx.CreateSequence(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCommit(t, tx)
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]map[int64]string{}
+	row := 0
+	draw := func(db *DB, who, seq string, inTx bool) {
+		t.Helper()
+		// Another server's commit first: db's next put loses its race.
+		other := a
+		if db == a {
+			other = b
+		}
+		if err := other.CatchUp(); err != nil {
+			t.Fatal(err)
+		}
+		insert(t, other, def, kvRows(row, row+1)...)
+		row++
+		var v int64
+		var err error
+		if inTx {
+			tx := db.Begin()
+			if v, err = tx.NextVal("public", seq); err == nil {
+				if err = tx.Insert(def.ID, makeRecord(t, def, kvRows(row, row+1)...)); err == nil {
+					row++
+					err = tx.Commit()
+					if sqlstate(err) == "40001" {
+						err = nil // the insert lost; the value stays drawn
+					}
+				}
+			} else {
+				tx.Rollback()
+			}
+		} else {
+			v, err = db.NextVal("public", seq)
+		}
+		if err != nil {
+			t.Fatalf("%s: nextval(%s): %v", who, seq, err)
+		}
+		if seen[seq] == nil {
+			seen[seq] = map[int64]string{}
+		}
+		if prev, ok := seen[seq][v]; ok {
+			t.Fatalf("%s: nextval(%s) = %d, handed out before by %s", who, seq, v, prev)
+		}
+		seen[seq][v] = who
+	}
+	for i := range 40 {
+		for _, seq := range []string{"up", "down"} {
+			draw(a, fmt.Sprint("a", i), seq, i%2 == 0)
+			draw(b, fmt.Sprint("b", i), seq, i%3 == 0)
+			draw(b, fmt.Sprint("b'", i), seq, false)
+		}
+	}
+	// A cycling sequence repeats only after a whole cycle.
+	for i := range 30 {
+		draw(a, fmt.Sprint("a", i), "ring", false)
+		draw(b, fmt.Sprint("b", i), "ring", i%2 == 0)
+	}
+	if err := a.SetVal("public", "ring", 9999, true); err != nil {
+		t.Fatal(err)
+	}
+	seen["ring"] = map[int64]string{}
+	for i, want := range []int64{10000, 1} {
+		if v, err := a.NextVal("public", "ring"); err != nil || v != want {
+			t.Fatalf("nextval(ring) after setval(9999) = %d, %v; want %d", v, err, want)
+		}
+		seen["ring"][want] = fmt.Sprint("a wrapping ", i)
+	}
+	for i := range 20 {
+		draw(b, fmt.Sprint("b after the wrap", i), "ring", false)
+		draw(a, fmt.Sprint("a after the wrap", i), "ring", false)
+	}
+
+	// setval on one server moves the other's next value.
+	if err := a.SetVal("public", "up", 5000, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := b.NextVal("public", "up"); err != nil || v != 5001 {
+		t.Fatalf("nextval on the other server after setval(5000) = %d, %v; want 5001", v, err)
+	}
+	// setval racing a commit of the other server is retried too.
+	if err := a.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, a, def, kvRows(row, row+1)...)
+	row++
+	if err := b.SetVal("public", "up", 7000, false); err != nil {
+		t.Fatalf("setval losing the log race: %v", err)
+	}
+	if v, err := a.NextVal("public", "up"); err != nil || v != 7000 {
+		t.Fatalf("nextval after the other server's setval(7000, false) = %d, %v; want 7000", v, err)
+	}
+	delete(seen, "up")
+	seen["up"] = map[int64]string{7000: "a"}
+
+	// A restart of one server resumes past every value either handed out.
+	b.crash()
+	b = openDB(t, t.TempDir(), Options{Store: st})
+	for i := range 10 {
+		for _, seq := range []string{"up", "down"} {
+			draw(b, fmt.Sprint("restarted b", i), seq, false)
+			draw(a, fmt.Sprint("a after restart", i), seq, i%2 == 1)
+		}
+	}
+}
+
+// TestTailSameCommitTwoServers: two servers committing byte for byte the
+// same change (one key, under the same row ID, at the same LSN) race for
+// one log object: exactly one wins; the other's commit fails with 40001
+// and its retry with 23505, so the key has one acknowledged insert.
+func TestTailSameCommitTwoServers(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	insert(t, a, def, kvRows(0, 1)...)
+	caughtUp(t, b, def.ID, "[[0 v]]")
+	ta, tb := a.Begin(), b.Begin()
+	for _, tx := range []*Tx{ta, tb} {
+		if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(5, 6)...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCommit(t, ta)
+	if err := tb.Commit(); sqlstate(err) != "40001" {
+		t.Fatalf("the second server's identical commit: %v, want 40001", err)
+	}
+	tx := b.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(5, 6)...)); sqlstate(err) != "23505" {
+		t.Fatalf("its retry: %v, want 23505", err)
+	}
+	tx.Rollback()
+	caughtUp(t, b, def.ID, "[[0 v] [5 v]]")
+}
+
+// TestTailPutCommitSurvivesLaterLoss: a commit whose record a group
+// commit put succeeds, even when the next group commit lost the log to
+// another server before the commit's own wait for durability ran; only
+// the commits of the losing group fail with 40001.
+func TestTailPutCommitSurvivesLaterLoss(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	caughtUp(t, b, def.ID, "[]")
+	// commit starts a commit of key k on b and returns once its record is
+	// appended: its wait for durability blocks on syncMu, which the test
+	// holds.
+	commit := func(k int) chan error {
+		lsn := func() uint64 {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			return b.lastLSN
+		}
+		before := lsn()
+		tx := b.Begin()
+		if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(k, k+1)...)); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- tx.Commit() }()
+		for lsn() == before {
+			time.Sleep(time.Millisecond)
+		}
+		return done
+	}
+	b.syncMu.Lock()
+	first := commit(1)
+	if err := b.syncLocked(); err != nil { // puts the first commit
+		b.syncMu.Unlock()
+		t.Fatal(err)
+	}
+	if err := a.CatchUp(); err != nil {
+		b.syncMu.Unlock()
+		t.Fatal(err)
+	}
+	insert(t, a, def, kvRows(2, 3)...) // takes b's next log object
+	second := commit(3)
+	if err := b.syncLocked(); sqlstate(err) != "40001" {
+		b.syncMu.Unlock()
+		t.Fatalf("the group commit after a's commit: %v, want 40001", err)
+	}
+	b.syncMu.Unlock()
+	if err := <-first; err != nil {
+		t.Fatalf("the commit put before the lost race: %v", err)
+	}
+	if err := <-second; sqlstate(err) != "40001" {
+		t.Fatalf("the commit of the lost group: %v, want 40001", err)
+	}
+	caughtUp(t, b, def.ID, "[[1 v] [2 v]]")
+	caughtUp(t, a, def.ID, "[[1 v] [2 v]]")
+}
+
+// TestTailRowIDsAcrossStatements: a transaction that inserted rows keeps
+// its snapshot when a READ COMMITTED statement would move it past another
+// server's insert into the same table (whose rows may carry the same row
+// IDs): its next operation and its commit fail with 40001, and no two
+// committed rows share a row ID.
+func TestTailRowIDsAcrossStatements(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	caughtUp(t, b, def.ID, "[]")
+	tx := b.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(1, 2)...)); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, a, def, kvRows(2, 3)...) // the same row ID, drawn on a
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if tx.Refresh() {
+		t.Fatal("the snapshot moved past the other server's insert")
+	}
+	if _, err := tx.Scan(context.Background(), def.ID, []int{1}, true); sqlstate(err) != "40001" {
+		t.Fatalf("a statement after it: %v, want 40001", err)
+	}
+	if err := tx.Commit(); sqlstate(err) != "40001" {
+		t.Fatalf("its commit: %v, want 40001", err)
+	}
+	insert(t, b, def, kvRows(1, 2)...)
+	caughtUp(t, a, def.ID, "[[1 v] [2 v]]")
+	for _, db := range []*DB{a, b} {
+		tx := db.Begin()
+		ids := map[int64]bool{}
+		for _, r := range scanRows(t, tx, def.ID, true) {
+			if id := r[2].(int64); ids[id] {
+				t.Fatalf("row ID %d twice: %v", id, scanRows(t, tx, def.ID, true))
+			} else {
+				ids[id] = true
+			}
+		}
+		tx.Rollback()
+	}
+}
+
+// TestTailUpdateRace: an UPDATE (delete, then insert of the new version)
+// of a row that another server updated meanwhile, applied between the two
+// steps, is a write conflict (40001), not a duplicate of the other
+// server's version of the key.
+func TestTailUpdateRace(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	insert(t, a, def, kvRows(1, 2)...)
+	caughtUp(t, b, def.ID, "[[1 v]]")
+	var update func(db *DB, tx *Tx, v string) error
+	update = func(db *DB, tx *Tx, v string) error {
+		old := scanRows(t, tx, def.ID, true)[0][2].(int64)
+		if err := tx.Delete(def.ID, []int64{old}); err != nil {
+			return err
+		}
+		if db == b { // a's update lands between b's delete and insert
+			if err := a.CatchUp(); err != nil {
+				t.Fatal(err)
+			}
+			if err := update(a, a.Begin(), "a"); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.CatchUp(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Insert(def.ID, makeRecord(t, def, []any{1, v})); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	tx := b.Begin()
+	if err := update(b, tx, "b"); sqlstate(err) != "40001" {
+		t.Fatalf("b's update: %v, want 40001", err)
+	}
+	tx.Rollback()
+	caughtUp(t, b, def.ID, "[[1 a]]")
+}
+
+// TestTailCatchUpOverPendingCommit: a commit appended while a catch-up
+// runs (after the catch-up put this server's pending records) was checked
+// without the other server's log object the catch-up applies next: it
+// loses the race (40001) instead of failing the catch-up.
+func TestTailCatchUpOverPendingCommit(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	def := kvTable(t, a, "t")
+	caughtUp(t, b, def.ID, "[]")
+	insert(t, a, def, kvRows(1, 2)...)
+	h := b.home.(*objectHome)
+	b.syncMu.Lock() // as the catch-up holds it
+	tx := b.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(2, 3)...)); err != nil {
+		b.syncMu.Unlock()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- tx.Commit() }()
+	for {
+		b.mu.Lock()
+		pending := b.lastLSN > b.durableLSN.Load()
+		b.mu.Unlock()
+		if pending {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	n := b.wal.(*objLog).next
+	body, err := h.getAll(context.Background(), logKey(n))
+	if err == nil {
+		err = h.applyObject(n, body)
+	}
+	b.syncMu.Unlock()
+	if err != nil {
+		t.Fatalf("applying a's log object: %v", err)
+	}
+	if err := <-done; sqlstate(err) != "40001" {
+		t.Fatalf("the commit appended meanwhile: %v, want 40001", err)
+	}
+	caughtUp(t, b, def.ID, "[[1 v]]")
+	insert(t, b, def, kvRows(2, 3)...)
+	caughtUp(t, a, def.ID, "[[1 v] [2 v]]")
 }

@@ -48,6 +48,9 @@ type Tx struct {
 	// conflicts at commit are judged against it. nil: snap.
 	base      *dbState
 	unpinBase func()
+	// doomed is the error of every later operation (40001), once Refresh
+	// found that the transaction cannot commit.
+	doomed error
 	// Write locks (locks.go): ctx bounds lock waits; the rest is guarded
 	// by DB.locks.mu.
 	ctx context.Context
@@ -74,6 +77,10 @@ type txTable struct {
 	inserts   []*tailBatch // inserts held in memory
 	memBytes  int64        // the size of inserts
 	insRows   int64        // rows inserted, in memory and spilled
+	// insLSN is the LSN of the snapshot the first of them was inserted
+	// under: rows another server inserted after it may carry the row IDs
+	// this transaction drew (tail.go).
+	insLSN uint64
 	// spilled are the segments the transaction wrote its earlier inserts
 	// to (spill.go), spilledIDs their rows' IDs.
 	spilled    []*segment
@@ -138,7 +145,21 @@ func (tx *Tx) check() error {
 	if tx.db.closed.Load() {
 		return errClosed()
 	}
-	return nil
+	return tx.doomed
+}
+
+// foreignRowIDs reports whether another server's rows applied since this
+// transaction inserted into one of their tables may carry row IDs it drew
+// (db.mu held): it cannot commit.
+func (tx *Tx) foreignRowIDs() bool {
+	for id, tt := range tx.tables {
+		if tt.insRows > 0 {
+			if rt := tx.db.lookupRT(id); rt != nil && rt.foreignIns > tt.insLSN {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (tx *Tx) table(id uint64) *txTable {
@@ -210,6 +231,9 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 	b := &tailBatch{colIDs: colIDs, cols: cols, rowIDs: rowIDs, n: n}
 	tt.inserts = append(tt.inserts, b)
 	tt.memBytes += batchBytes(b)
+	if tt.insRows == 0 {
+		tt.insLSN = tx.snap.lsn
+	}
 	tt.insRows += int64(n)
 	tt.ownIDs.AddRange(uint64(start), uint64(start)+uint64(n))
 	for ci, con := range cons {
@@ -300,12 +324,41 @@ func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint,
 		}
 		if !li.full && !tt.truncated && rt != nil {
 			if i := tx.db.committedConflict(rt, con, ks, tt); i >= 0 {
+				if tx.lostDelete(rt, tt) {
+					return nil, Conflict()
+				}
 				return nil, uniqueViolation(def, con, cols, pos, i)
 			}
 		}
 		keys[ci] = ks
 	}
 	return keys, nil
+}
+
+// lostDelete reports whether a commit since the snapshot the
+// transaction's changes were made under deleted a row tt deletes: the
+// transaction lost a write conflict, and its commit would fail with
+// 40001. An UPDATE of a row that another server updated meanwhile finds
+// the key its new version takes held by the other server's version once a
+// catch-up applied it after the row was locked (there are no row locks
+// across servers): that is the conflict, not a duplicate key.
+func (tx *Tx) lostDelete(rt *tableRT, tt *txTable) bool {
+	if tt.deletes.IsEmpty() {
+		return false
+	}
+	base := tx.snap
+	if tx.base != nil {
+		base = tx.base
+	}
+	db := tx.db
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	for _, e := range rt.delLog {
+		if e.lsn > base.lsn && e.rows.Intersects(tt.deletes) {
+			return true
+		}
+	}
+	return false
 }
 
 // committedConflict returns the first key in keys held by a live committed

@@ -6,13 +6,23 @@ package storage
 // changes are built on it); Refresh then reports false. Write conflicts
 // stay judged from the oldest snapshot a change was made under, so an
 // update made under an earlier statement's snapshot still loses to a
-// concurrent commit of the same row.
+// concurrent commit of the same row. A transaction that inserted rows
+// into a table another server inserted into since cannot commit (their
+// row IDs may be the same): it keeps its snapshot, so that no statement
+// sees the two rows as one, and its later operations fail with 40001.
 func (tx *Tx) Refresh() bool {
 	if tx.done || len(tx.ops) > 0 || tx.cat != tx.snap.cat {
 		return false
 	}
 	if tx.snap == tx.db.published.Load() {
 		return true
+	}
+	tx.db.mu.Lock()
+	doomed := tx.foreignRowIDs()
+	tx.db.mu.Unlock()
+	if doomed {
+		tx.doomed = serializationFailure()
+		return false
 	}
 	snap, unpin := tx.db.pinPublished()
 	changed := false

@@ -29,7 +29,13 @@ import (
 //	    u32 len | deleted row IDs (roaring64 portable format; len 0: none)
 //	    u32 n | n x (u32 ncols | ncols x u32 column ID | u32 len | Arrow IPC stream)
 //	    [flags & 2] u32 len | JSON array of segments, as in manifest.json
+//	[optional] u64 origin
 //
+// origin, written by servers on an object store (objhome.go) only, tells
+// their log objects apart: two servers racing for one log object may
+// otherwise put byte-identical records (the same reservation of a
+// sequence, the same row under the same row ID at the same LSN), and each
+// would take the other's object for its own put.
 // Each IPC stream holds record batches whose columns are the table columns
 // listed (named c<ID>) followed by the int64 __rowid column. Applying a
 // record means: replace the catalog, set the sequences, then per table
@@ -44,6 +50,9 @@ type walRecord struct {
 	catalog []byte
 	seqs    []seqEntry
 	tables  []walTableOp
+	// origin identifies the server process that appended the record (0:
+	// not written; see above).
+	origin uint64
 }
 
 // seqEntry is the durable state of a sequence: the last value handed out
@@ -139,6 +148,9 @@ func encodeWALRecord(rec *walRecord) ([]byte, error) {
 			b = binary.LittleEndian.AppendUint32(b, uint32(len(js)))
 			b = append(b, js...)
 		}
+	}
+	if rec.origin != 0 {
+		b = binary.LittleEndian.AppendUint64(b, rec.origin)
 	}
 	return b, nil
 }
@@ -349,6 +361,9 @@ func decodeWALRecord(p []byte) (*walRecord, error) {
 			}
 		}
 		rec.tables = append(rec.tables, op)
+	}
+	if len(d.b) >= 8 {
+		rec.origin = d.u64()
 	}
 	if d.err != nil {
 		return nil, d.err

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -180,6 +181,329 @@ func TestSeveralServersOneBucket(t *testing.T) {
 	if err := d.QueryRow(ctx, `SELECT count(*) FROM acct`).Scan(&n); err != nil || n != len(acked) {
 		t.Fatalf("a new server sees %d rows, want %d (%v)", n, len(acked), err)
 	}
+}
+
+// TestSeveralServersInvariants is the multi-server proof (issue 14): three
+// servers on one bucket take concurrent writers — transfers between
+// accounts, inserts racing for the same unique keys, an append-only log
+// with bigserial ids — retrying on 40001; one server is killed with
+// SIGKILL mid-write and restarted on an empty cache directory, killed
+// again and restarted on its old one, and the writers go on. Then every
+// server, and a fourth one started afterwards, must show: the accounts'
+// sum unchanged; each key inserted once, by the one insert acknowledged
+// for it; every acknowledged log row, under an id no other row has; and
+// no row that a client was told failed (a row nobody was told of can only
+// come from a statement the kill cut off).
+func TestSeveralServersInvariants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the server binary")
+	}
+	startFakeS3(t, "cairn-proof")
+	storage := []string{"--storage", "s3://cairn-proof/db"}
+	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
+	var servers []*logProcess
+	for _, d := range dirs {
+		servers = append(servers, startLogged(t, d, storage...))
+	}
+	defer func() {
+		if t.Failed() {
+			for i, p := range servers {
+				t.Logf("server %d's log:\n%s", i, lastLines(p.log(), 40))
+			}
+		}
+	}()
+	setup := servers[0].connect(t)
+	const balance = 1000
+	mustExec(t, setup, `CREATE TABLE acct (id int PRIMARY KEY, balance int NOT NULL)`)
+	mustExec(t, setup, `INSERT INTO acct SELECT g, $1::int FROM generate_series(1, $2::int) g`, balance, proofAccounts)
+	mustExec(t, setup, `CREATE TABLE keys (k int PRIMARY KEY, who text)`)
+	mustExec(t, setup, `CREATE TABLE log (id bigserial, who text)`)
+
+	w := &proofWriters{acked: map[string]int64{}, cut: map[string]bool{}, keyWon: map[int]string{}}
+	// Each round starts writers on every live server and lets them run.
+	round := func(name string, d time.Duration) chan struct{} {
+		stop := make(chan struct{})
+		for i, p := range servers {
+			w.start(t, p, fmt.Sprintf("%s/s%d", name, i), stop)
+		}
+		time.Sleep(d)
+		return stop
+	}
+	stop := round("r0", 1500*time.Millisecond)
+	servers[1].kill() // mid-write: its writers are cut off
+	close(stop)
+	w.wg.Wait()
+
+	servers[1] = startLogged(t, t.TempDir(), storage...) // an empty cache
+	stop = round("r1", 1500*time.Millisecond)
+	servers[1].kill()
+	close(stop)
+	w.wg.Wait()
+
+	servers[1] = startLogged(t, dirs[1], storage...) // its old cache
+	close(round("r2", 1500*time.Millisecond))
+	w.wg.Wait()
+	if w.err != nil {
+		t.Fatal(w.err)
+	}
+	t.Logf("%d acknowledged log rows, %d keys won, %d transfers, %d retries on 40001, %d statements cut off",
+		len(w.acked), len(w.keyWon), w.transfers, w.retries, len(w.cut))
+	if len(w.acked) == 0 || len(w.keyWon) == 0 || w.transfers == 0 {
+		t.Fatal("a writer made no progress")
+	}
+
+	fresh := startLogged(t, t.TempDir(), storage...)
+	servers = append(servers, fresh)
+	var first string
+	for i, p := range servers {
+		got := w.check(t, p.connect(t), proofAccounts*balance)
+		if i == 0 {
+			first = got
+		} else if got != first {
+			t.Fatalf("server %d sees other rows than server 0", i)
+		}
+	}
+}
+
+// proofAccounts is the number of accounts TestSeveralServersInvariants
+// transfers between.
+const proofAccounts = 8
+
+// proofWriters runs TestSeveralServersInvariants's clients and keeps what
+// each was told.
+type proofWriters struct {
+	wg sync.WaitGroup
+	mu sync.Mutex
+	// acked: log rows acknowledged (payload -> id); cut: log rows and key
+	// inserts whose statement a kill cut off (payload); keyWon: the
+	// acknowledged insert of each key.
+	acked     map[string]int64
+	cut       map[string]bool
+	keyWon    map[int]string
+	nextKey   int
+	transfers int
+	retries   int
+	err       error
+}
+
+// start runs one writer of each kind on p until stop is closed or the
+// test kills the server (any other error fails the test).
+func (w *proofWriters) start(t *testing.T, p *logProcess, name string, stop chan struct{}) {
+	ctx := context.Background()
+	for kind := range 3 {
+		conn := p.connect(t)
+		w.wg.Go(func() {
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var err error
+				switch kind {
+				case 0:
+					err = w.transfer(ctx, conn, n)
+				case 1:
+					err = w.insertKey(ctx, conn, name)
+				case 2:
+					err = w.appendLog(ctx, conn, fmt.Sprintf("%s#%d", name, n))
+				}
+				if err == nil {
+					continue
+				}
+				if sqlState(err) == "" {
+					select {
+					case <-p.done:
+						return // the server was killed
+					case <-time.After(5 * time.Second):
+					}
+				}
+				w.fail(fmt.Errorf("%s: %w", name, err))
+				return
+			}
+		})
+	}
+}
+
+// fail records the test's first error.
+func (w *proofWriters) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// retry runs f until it returns anything but 40001.
+func (w *proofWriters) retry(f func() error) error {
+	for {
+		err := f()
+		if sqlState(err) != "40001" {
+			return err
+		}
+		w.mu.Lock()
+		w.retries++
+		w.mu.Unlock()
+	}
+}
+
+// transfer moves an amount between two accounts in one transaction.
+func (w *proofWriters) transfer(ctx context.Context, conn *pgx.Conn, n int) error {
+	from, to, amount := 1+n%proofAccounts, 1+(n*3+1)%proofAccounts, 1+n%17
+	if from == to {
+		to = 1 + to%proofAccounts
+	}
+	err := w.retry(func() error {
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, `UPDATE acct SET balance = balance - $1 WHERE id = $2`, amount, from); err != nil {
+			return fmt.Errorf("debiting %d: %w", from, err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE acct SET balance = balance + $1 WHERE id = $2`, amount, to); err != nil {
+			return fmt.Errorf("crediting %d: %w", to, err)
+		}
+		return tx.Commit(ctx)
+	})
+	if err == nil {
+		w.mu.Lock()
+		w.transfers++
+		w.mu.Unlock()
+	}
+	return err
+}
+
+// insertKey inserts the lowest key no insert was acknowledged for yet:
+// the writers of every server race for it.
+func (w *proofWriters) insertKey(ctx context.Context, conn *pgx.Conn, who string) error {
+	w.mu.Lock()
+	k := w.nextKey
+	w.mu.Unlock()
+	err := w.retry(func() error {
+		_, err := conn.Exec(ctx, `INSERT INTO keys VALUES ($1, $2)`, k, who)
+		return err
+	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case err == nil:
+		if prev, ok := w.keyWon[k]; ok && w.err == nil {
+			w.err = fmt.Errorf("key %d acknowledged to %s and to %s", k, prev, who)
+		}
+		w.keyWon[k] = who
+		w.nextKey = max(w.nextKey, k+1)
+	case sqlState(err) == "23505":
+		w.nextKey = max(w.nextKey, k+1)
+		return nil
+	case sqlState(err) == "":
+		w.cut[fmt.Sprint(k, who)] = true
+	}
+	return err
+}
+
+// appendLog inserts one log row and notes the id it was given.
+func (w *proofWriters) appendLog(ctx context.Context, conn *pgx.Conn, payload string) error {
+	var id int64
+	err := w.retry(func() error {
+		return conn.QueryRow(ctx, `INSERT INTO log (who) VALUES ($1) RETURNING id`, payload).Scan(&id)
+	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case err == nil:
+		w.acked[payload] = id
+	case sqlState(err) == "":
+		w.cut[payload] = true
+	}
+	return err
+}
+
+// check verifies the invariants on one server and returns what it sees.
+func (w *proofWriters) check(t *testing.T, conn *pgx.Conn, total int) string {
+	t.Helper()
+	ctx := context.Background()
+	var sum, n int
+	if err := conn.QueryRow(ctx, `SELECT sum(balance), count(*) FROM acct`).Scan(&sum, &n); err != nil {
+		t.Fatal(err)
+	}
+	if sum != total || n != proofAccounts {
+		t.Fatalf("accounts: sum %d over %d rows, want %d over %d", sum, n, total, proofAccounts)
+	}
+	var seen strings.Builder
+	fmt.Fprintln(&seen, "sum", sum)
+	keys := map[int]string{}
+	rows, err := conn.Query(ctx, `SELECT k, who FROM keys ORDER BY k`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k int
+		var who string
+		if err := rows.Scan(&k, &who); err != nil {
+			t.Fatal(err)
+		}
+		if prev, ok := keys[k]; ok {
+			t.Fatalf("key %d twice: %s and %s", k, prev, who)
+		}
+		keys[k] = who
+		if won, ok := w.keyWon[k]; ok && won != who {
+			t.Fatalf("key %d holds %s's insert, acknowledged to %s", k, who, won)
+		} else if !ok && !w.cut[fmt.Sprint(k, who)] {
+			t.Fatalf("key %d holds %s's insert, which was not acknowledged (nor cut off)", k, who)
+		}
+		fmt.Fprintln(&seen, "key", k, who)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for k, who := range w.keyWon {
+		if keys[k] != who {
+			t.Fatalf("key %d acknowledged to %s is missing", k, who)
+		}
+	}
+	ids := map[int64]string{}
+	rows, err = conn.Query(ctx, `SELECT id, who FROM log ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := map[string]int64{}
+	for rows.Next() {
+		var id int64
+		var who string
+		if err := rows.Scan(&id, &who); err != nil {
+			t.Fatal(err)
+		}
+		if prev, ok := ids[id]; ok {
+			t.Fatalf("log id %d handed out twice: %s and %s", id, prev, who)
+		}
+		if _, ok := logged[who]; ok {
+			t.Fatalf("log row %s committed twice", who)
+		}
+		ids[id], logged[who] = who, id
+		if ack, ok := w.acked[who]; ok && ack != id {
+			t.Fatalf("log row %s has id %d, acknowledged with %d", who, id, ack)
+		} else if !ok && !w.cut[who] {
+			t.Fatalf("log row %s (id %d) was not acknowledged (nor cut off)", who, id)
+		}
+		fmt.Fprintln(&seen, "log", id, who)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range slices.Sorted(maps.Keys(w.acked)) {
+		if _, ok := logged[who]; !ok {
+			t.Fatalf("acknowledged log row %s (id %d) is missing", who, w.acked[who])
+		}
+	}
+	return seen.String()
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // TestMaxStalenessFlag: with --max-staleness a server skips the catch-up
