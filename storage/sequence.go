@@ -33,6 +33,13 @@ import (
 
 const seqReserve = 32
 
+// seqReserveShared is the reservation on an object store, where each one
+// is a put before its first value goes out (a round trip to the store):
+// a multi-row INSERT drawing a bigserial per row waits for one put per
+// seqReserveShared rows. A restart skips what is left of the block, as
+// PostgreSQL's sequence CACHE does.
+const seqReserveShared = 1024
+
 // seqRaceTries bounds how often nextval and setval retry a log race they
 // lost to other servers before failing with 40001: each loss means
 // another server committed, so only a server that cannot get a put in
@@ -101,10 +108,10 @@ func covers(def *catalog.SequenceDef, durLast int64, durCalled bool, v int64) bo
 	return v >= durLast
 }
 
-// reservationEnd is the last value of a reservation starting at v, clamped
-// to the sequence's bounds.
-func reservationEnd(def *catalog.SequenceDef, v int64) int64 {
-	span := def.Increment * (seqReserve - 1)
+// reservationEnd is the last value of a reservation of block values
+// starting at v, clamped to the sequence's bounds.
+func reservationEnd(def *catalog.SequenceDef, v, block int64) int64 {
+	span := def.Increment * (block - 1)
 	end := v + span
 	if def.Increment > 0 {
 		if end < v || end > def.Max {
@@ -176,12 +183,17 @@ func (db *DB) draw(schema, name string) (int64, uint64, error) {
 	// covered by it: recovery would resume after the reservation's end.
 	wrapped := st.called && (def.Increment > 0) == (v < st.last)
 	if wrapped || !covers(def, st.durLast, st.durCalled, v) {
-		end := reservationEnd(def, v)
+		_, shared := db.home.(*objectHome)
+		block := int64(seqReserve)
+		if shared {
+			block = seqReserveShared
+		}
+		end := reservationEnd(def, v, block)
 		lsn, epoch, err := db.logSequence(catalog.Key(schema, name), st, end, true)
 		if err != nil {
 			return 0, 0, err
 		}
-		if _, shared := db.home.(*objectHome); shared {
+		if shared {
 			// The claim must win its log race before a value of it
 			// goes out (st is left as it was if it loses).
 			if err := db.waitDurable(lsn, epoch); err != nil {

@@ -261,7 +261,7 @@ func TestTailSequences(t *testing.T) {
 	for _, d := range []*catalog.SequenceDef{
 		{Schema: "public", Name: "up", Increment: 1, Min: 1, Max: math.MaxInt64, Start: 1},
 		{Schema: "public", Name: "down", Increment: -3, Min: -1000000, Max: -1, Start: -1},
-		{Schema: "public", Name: "ring", Increment: 1, Min: 1, Max: 10000, Start: 1, Cycle: true},
+		{Schema: "public", Name: "ring", Increment: 1, Min: 1, Max: 1000000, Start: 1, Cycle: true},
 	} {
 		if err := tx.CreateSequence(d); err != nil {
 			t.Fatal(err)
@@ -326,13 +326,13 @@ func TestTailSequences(t *testing.T) {
 		draw(a, fmt.Sprint("a", i), "ring", false)
 		draw(b, fmt.Sprint("b", i), "ring", i%2 == 0)
 	}
-	if err := a.SetVal("public", "ring", 9999, true); err != nil {
+	if err := a.SetVal("public", "ring", 999999, true); err != nil {
 		t.Fatal(err)
 	}
 	seen["ring"] = map[int64]string{}
-	for i, want := range []int64{10000, 1} {
+	for i, want := range []int64{1000000, 1} {
 		if v, err := a.NextVal("public", "ring"); err != nil || v != want {
-			t.Fatalf("nextval(ring) after setval(9999) = %d, %v; want %d", v, err, want)
+			t.Fatalf("nextval(ring) after setval(999999) = %d, %v; want %d", v, err, want)
 		}
 		seen["ring"][want] = fmt.Sprint("a wrapping ", i)
 	}
