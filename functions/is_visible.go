@@ -1,7 +1,7 @@
 package functions
 
-// pg_table_is_visible(oid), pg_type_is_visible(oid) and
-// pg_function_is_visible(oid): whether an object would be found by its
+// pg_table_is_visible(oid), pg_type_is_visible(oid),
+// pg_function_is_visible(oid) and pg_collation_is_visible(oid): whether an object would be found by its
 // unqualified name on the search path, which psql's \d and drivers'
 // metadata queries filter on. As in PostgreSQL, an OID naming no object
 // gives NULL.
@@ -10,7 +10,8 @@ package functions
 // built-in ones, all in pg_catalog, which is always searched. A function
 // is visible when it is in pg_catalog or in a schema of the search path
 // (the built-in extensions' are in public); without a catalog every
-// function OID is taken to be.
+// function OID is taken to be. The collations are pg_collation's three
+// built-in ones (sql/syscat), all in pg_catalog.
 
 import (
 	"slices"
@@ -36,6 +37,13 @@ func init() {
 				return nil, nil
 			}
 			return true, nil
+		}),
+		fn1("pg_collation_is_visible", types.OidT, tBool, func(a any) (any, error) {
+			switch a.(int64) {
+			case 100, 950, 951: // default, C, POSIX
+				return true, nil
+			}
+			return nil, nil
 		}),
 		fn("pg_function_is_visible", oid, tBool, func(ctx *Context, a []any) (any, error) {
 			if ctx == nil || ctx.Catalog == nil {
