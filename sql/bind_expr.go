@@ -255,6 +255,11 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 				}
 			}
 		}
+		if idx < 0 && name == "tableoid" {
+			if e, err := tableOIDColumn(s, qual, cr.Location); e != nil || err != nil {
+				return e, err
+			}
+		}
 		if idx >= 0 {
 			e, ok := b.outerColumn(sc, s, idx, name)
 			if !ok {
@@ -270,6 +275,25 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 		return nil, pgerr.New(pgerrcode.UndefinedColumn, "column %s.%s does not exist", qual, name).WithPosition(cr.Location + 1)
 	}
 	return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", name).WithPosition(cr.Location + 1)
+}
+
+// tableOIDColumn is the system column tableoid of the table FROM item
+// (qual, or the only one) of scope s: its OID, a constant. nil when s has
+// no such table.
+func tableOIDColumn(s *scope, qual string, location int32) (Expr, error) {
+	oids := map[string]uint32{}
+	for _, c := range s.cols {
+		if c.TableOID != 0 && c.Attnum > 0 && (qual == "" || c.Table == qual) {
+			oids[c.Table] = c.TableOID
+		}
+	}
+	if len(oids) > 1 {
+		return nil, pgerr.New(pgerrcode.AmbiguousColumn, "column reference \"tableoid\" is ambiguous").WithPosition(location + 1)
+	}
+	for _, oid := range oids {
+		return &Const{Value: int64(oid), T: types.OidT}, nil
+	}
+	return nil, nil
 }
 
 // wholeRow binds a FROM item's alias used as a value (to_jsonb(t),

@@ -104,8 +104,8 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 	}
 	if rel := b.systemRelation(rv); rel != nil {
 		scan := &SystemScan{Rel: rel, Alias: alias}
-		for _, c := range rel.Cols {
-			scan.Out = append(scan.Out, Col{Name: c.Name, T: c.T, Table: alias})
+		for i, c := range rel.Cols {
+			scan.Out = append(scan.Out, Col{Name: c.Name, T: c.T, Table: alias, TableOID: uint32(rel.OID), Attnum: int16(i + 1)})
 		}
 		return scan, aliasCols(scan.Out, alias, colNames), nil
 	}
