@@ -77,13 +77,6 @@ const (
 // compactSegments is the segment count above which a table is compacted.
 const compactSegments = 8
 
-// compactSmall is the count of segments smaller than a flush at which
-// they are merged: a bulk load spills one per core and 64 MiB, and a
-// vector or text search walks one index per segment (a 100k-row COPY
-// left five, and a top-10 through the HNSW index walked five graphs).
-// A variable so that tests of spilled segments can keep them apart (0).
-var compactSmall = 4
-
 // DB is an open data directory. Its methods are safe for concurrent use; a
 // Tx is not (one goroutine at a time). The order its mutexes (and every
 // other lock of storage and exec) may be taken in is written down in

@@ -32,24 +32,6 @@ func (db *DB) signal() {
 	}
 }
 
-// smallSegments lists the positions of ts's segments smaller than a
-// flush.
-func (db *DB) smallSegments(ts *tableState) []int {
-	var out []int
-	for i, seg := range ts.segments {
-		if seg.rows < int64(db.opts.FlushRows) {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-// needsCompaction reports whether compactTable would merge segments of
-// ts (apart from rewriting mostly deleted ones).
-func (db *DB) needsCompaction(ts *tableState) bool {
-	return len(ts.segments) > compactSegments || compactSmall > 0 && len(db.smallSegments(ts)) >= compactSmall
-}
-
 // requestFlush asks the worker to flush table id (if due) and compact it
 // (if it has too many segments).
 func (db *DB) requestFlush(id uint64) {
@@ -363,10 +345,8 @@ func segmentNames(segs []*segment) []string {
 }
 
 // compactTable merges table id's smaller segments into one when it has
-// more than compactSegments, or compactSmall segments smaller than a flush
-// (the spilled parts of a bulk load, tails flushed at checkpoints),
-// dropping deleted rows (and their entries in the deleted set and the
-// unique indexes).
+// more than compactSegments, dropping deleted rows (and their entries in
+// the deleted set and the unique indexes).
 func (db *DB) compactTable(id uint64) error {
 	rt := db.lookupRT(id)
 	if rt == nil || db.home.shared() {
@@ -390,22 +370,6 @@ func (db *DB) compactTable(id uint64) error {
 	// as durable.
 	ts := &tableState{segments: hts.segments, deleted: pts.deleted, epoch: hts.epoch}
 	chosen := map[int]bool{}
-	if small := db.smallSegments(ts); len(ts.segments) <= compactSegments && compactSmall > 0 && len(small) >= compactSmall {
-		// Merge the segments smaller than a flush, the smallest first,
-		// within the size limit.
-		limit := int64(16) * int64(db.opts.FlushRows)
-		sort.SliceStable(small, func(a, b int) bool { return ts.segments[small[a]].rows < ts.segments[small[b]].rows })
-		rows := int64(0)
-		for _, i := range small {
-			if rows += ts.segments[i].rows; rows > limit {
-				break
-			}
-			chosen[i] = true
-		}
-		if len(chosen) < 2 {
-			clear(chosen)
-		}
-	}
 	if len(ts.segments) > compactSegments {
 		// Merge the smaller segments (big ones stay as they are), the
 		// smallest first, until about half the threshold remains, and

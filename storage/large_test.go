@@ -65,8 +65,6 @@ func TestLargeEmbeddingsStreaming(t *testing.T) {
 	dir := t.TempDir()
 	// A column cache far smaller than the table: it must not make the
 	// scan hold the table.
-	defer func(n int) { compactSmall = n }(compactSmall)
-	compactSmall = 0 // the spilled segments stay as they are
 	opts := Options{CacheBytes: 16 << 20}
 	db := openDB(t, dir, opts)
 	def := embeddingTable(t, db)

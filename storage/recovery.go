@@ -294,7 +294,7 @@ func (db *DB) recover() error {
 	// tables with many segments.
 	for id, ts := range tables {
 		rt := db.rts[id]
-		if !slices.Equal(segmentNames(ts.segments), rt.manifestFiles) || db.needsCompaction(ts) {
+		if !slices.Equal(segmentNames(ts.segments), rt.manifestFiles) || len(ts.segments) > compactSegments {
 			db.pendingFlush[id] = true
 		}
 	}

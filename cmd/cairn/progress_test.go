@@ -126,9 +126,7 @@ func TestPgStatProgressCreateIndex(t *testing.T) {
 	builder, watcher := ts.connect(t), ts.connect(t)
 	pid := builder.PgConn().PID()
 	mustExec(t, builder, `CREATE TABLE vi (id int PRIMARY KEY, emb real[])`)
-	// Three segments (compaction merges four small ones), which the build
-	// indexes one by one.
-	for part := 0; part < 3; part++ {
+	for part := 0; part < 4; part++ { // four segments, which the build indexes one by one
 		mustExec(t, builder, fmt.Sprintf(`INSERT INTO vi SELECT g, array_agg(sin(g * d)::real) FROM generate_series(%d, %d) g, generate_series(1, 32) d GROUP BY g`,
 			part*5000+1, part*5000+5000))
 		if err := ts.db.Checkpoint(); err != nil {
@@ -182,7 +180,7 @@ func TestPgStatProgressCreateIndex(t *testing.T) {
 	if err := watcher.QueryRow(ctx, `SELECT oid FROM pg_class WHERE relname = 'vi_hnsw'`).Scan(&indexOID); err != nil {
 		t.Fatal(err)
 	}
-	if rel != relid || index != indexOID || command != "CREATE INDEX" || phase != "building index" || total != 15000 {
+	if rel != relid || index != indexOID || command != "CREATE INDEX" || phase != "building index" || total != 20000 {
 		t.Fatalf("progress: relid %d index %d (vi_hnsw %d) %s %s %d/%d", rel, index, indexOID, command, phase, doneRows, total)
 	}
 	var n int
