@@ -100,6 +100,13 @@ func (tx *Tx) Commit() error {
 		if len(tt.spilled) > 0 {
 			db.queueSidecarBuilds(id, tt.spilled)
 		}
+		if len(tt.spilled) > 1 && mergeSpills {
+			db.workMu.Lock()
+			for _, seg := range tt.spilled {
+				db.spillMerges[id] = append(db.spillMerges[id], seg.path)
+			}
+			db.workMu.Unlock()
+		}
 		if ts := next.tables[id]; ts != nil && (tt.truncated || len(tt.spilled) > 0 || ts.tailRows >= int64(db.opts.FlushRows) ||
 			!tt.deletes.IsEmpty() && manyDeleted(ts)) {
 			db.requestFlush(id)

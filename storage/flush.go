@@ -345,8 +345,9 @@ func segmentNames(segs []*segment) []string {
 }
 
 // compactTable merges table id's smaller segments into one when it has
-// more than compactSegments, dropping deleted rows (and their entries in
-// the deleted set and the unique indexes).
+// more than compactSegments, and the segments a committed transaction
+// spilled (spillMerges), dropping deleted rows (and their entries in the
+// deleted set and the unique indexes).
 func (db *DB) compactTable(id uint64) error {
 	rt := db.lookupRT(id)
 	if rt == nil || db.home.shared() {
@@ -370,6 +371,32 @@ func (db *DB) compactTable(id uint64) error {
 	// as durable.
 	ts := &tableState{segments: hts.segments, deleted: pts.deleted, epoch: hts.epoch}
 	chosen := map[int]bool{}
+	db.workMu.Lock()
+	spilled := db.spillMerges[id]
+	delete(db.spillMerges, id)
+	db.workMu.Unlock()
+	if len(spilled) > 1 {
+		// A transaction's spilled segments become one, within the
+		// size limit (the smallest first).
+		limit := int64(16) * int64(db.opts.FlushRows)
+		var order []int
+		for i, seg := range ts.segments {
+			if slices.Contains(spilled, seg.path) {
+				order = append(order, i)
+			}
+		}
+		sort.SliceStable(order, func(a, b int) bool { return ts.segments[order[a]].rows < ts.segments[order[b]].rows })
+		rows := int64(0)
+		for _, i := range order {
+			if rows += ts.segments[i].rows; rows > limit {
+				break
+			}
+			chosen[i] = true
+		}
+		if len(chosen) < 2 {
+			clear(chosen)
+		}
+	}
 	if len(ts.segments) > compactSegments {
 		// Merge the smaller segments (big ones stay as they are), the
 		// smallest first, until about half the threshold remains, and

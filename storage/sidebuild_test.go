@@ -22,6 +22,8 @@ import (
 // directory taken before it (a crash before the build), where the search
 // builds the missing indexes itself and writes their files.
 func TestSpilledSegmentsIndexedAfterCommit(t *testing.T) {
+	defer func(m bool) { mergeSpills = m }(mergeSpills)
+	mergeSpills = false // the spilled segments stay as they are
 	dir := t.TempDir()
 	opts := Options{SpillBytes: 16 << 10, FlushRows: 1 << 30}
 	db := openDB(t, dir, opts)
