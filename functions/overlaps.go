@@ -42,7 +42,6 @@ func init() {
 			return point(e), nil
 		}
 		for _, form := range [][2]bool{{true, true}, {false, true}, {true, false}} {
-			form := form
 			args := targs(t, t, t, t)
 			if form[0] {
 				args[1] = IV

@@ -447,21 +447,20 @@ func (p *parsedDT) wall(input string) (int64, error) {
 	switch {
 	case p.iso && p.ww > 0:
 		// ISO week ww of ISO year y, on day ID (Monday without one).
-		d := max(p.isoDay, 1)
-		days = isoWeek1Monday(y) + int64(p.ww-1)*7 + int64(d-1)
-		return days*usecPerDay + int64(p.hour)*usecPerHour + int64(p.min)*usecPerMin + int64(p.sec)*usecPerSec + p.usec, nil
+		days = isoWeek1Monday(y) + int64(p.ww-1)*7 + int64(max(p.isoDay, 1)-1)
 	case p.iso && p.iddd > 0:
 		days = isoWeek1Monday(y) + int64(p.iddd-1)
-		return days*usecPerDay + int64(p.hour)*usecPerHour + int64(p.min)*usecPerMin + int64(p.sec)*usecPerSec + p.usec, nil
-	case p.ww > 0 && p.doy == 0:
-		p.doy = (p.ww-1)*7 + 1
-	}
-	if p.w > 0 {
-		p.day = (p.w-1)*7 + 1
-	}
-	if p.doy > 0 {
-		days = int64(types.DateFromYMD(y, 1, 1)) + int64(p.doy-1)
-	} else {
+	default:
+		if p.ww > 0 && p.doy == 0 {
+			p.doy = (p.ww-1)*7 + 1
+		}
+		if p.w > 0 {
+			p.day = (p.w-1)*7 + 1
+		}
+		if p.doy > 0 {
+			days = int64(types.DateFromYMD(y, 1, 1)) + int64(p.doy-1)
+			break
+		}
 		if p.month < 1 || p.month > 12 || p.day < 1 || p.day > daysIn(y, timeMonth(p.month)) {
 			return 0, pgerr.New(pgerrcode.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", input)
 		}

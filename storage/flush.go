@@ -349,6 +349,13 @@ func segmentNames(segs []*segment) []string {
 // spilled (spillMerges), dropping deleted rows (and their entries in the
 // deleted set and the unique indexes).
 func (db *DB) compactTable(id uint64) error {
+	// Taken first, so that a table dropped meanwhile or a server that
+	// does not write segments keeps no marks (a merge is only an
+	// optimisation: one that cannot run now is not retried).
+	db.workMu.Lock()
+	spilled := db.spillMerges[id]
+	delete(db.spillMerges, id)
+	db.workMu.Unlock()
 	rt := db.lookupRT(id)
 	if rt == nil || db.home.shared() {
 		return nil
@@ -371,10 +378,6 @@ func (db *DB) compactTable(id uint64) error {
 	// as durable.
 	ts := &tableState{segments: hts.segments, deleted: pts.deleted, epoch: hts.epoch}
 	chosen := map[int]bool{}
-	db.workMu.Lock()
-	spilled := db.spillMerges[id]
-	delete(db.spillMerges, id)
-	db.workMu.Unlock()
 	if len(spilled) > 1 {
 		// A transaction's spilled segments become one, within the
 		// size limit (the smallest first).
