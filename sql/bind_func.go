@@ -67,14 +67,25 @@ func (b *Binder) bindNextVal(args []Expr) (Expr, error) {
 	return &NextVal{Schema: schema, Name: seq}, nil
 }
 
+// clauseWording names the clause being bound as PostgreSQL's errors about
+// functions not allowed there do ("in WHERE", "in JOIN conditions"), or
+// "here" outside any clause it names.
+func (b *Binder) clauseWording() string {
+	switch b.clause {
+	case "":
+		return "here"
+	case "JOIN/ON":
+		return "in JOIN conditions"
+	case "COPY FROM WHERE":
+		return "in COPY FROM WHERE conditions"
+	}
+	return "in " + b.clause
+}
+
 func (b *Binder) bindAggregate(sc *scope, fc *pg_query.FuncCall, name string) (Expr, error) {
 	agg := b.currentAgg()
-	if agg == nil || b.clause == "WHERE" || b.clause == "JOIN/ON" {
-		where := map[string]string{"WHERE": "WHERE", "JOIN/ON": "JOIN conditions", "COPY FROM WHERE": "COPY FROM WHERE conditions"}[b.clause]
-		if where == "" {
-			return nil, pgerr.New(pgerrcode.GroupingError, "aggregate functions are not allowed here").WithPosition(fc.Location + 1)
-		}
-		return nil, pgerr.New(pgerrcode.GroupingError, "aggregate functions are not allowed in %s", where).WithPosition(fc.Location + 1)
+	if agg == nil || b.clause == "WHERE" || b.clause == "JOIN/ON" || b.clause == "GROUP BY" || b.clause == "FILTER" {
+		return nil, pgerr.New(pgerrcode.GroupingError, "aggregate functions are not allowed %s", b.clauseWording()).WithPosition(fc.Location + 1)
 	}
 	if agg.inAgg {
 		return nil, pgerr.New(pgerrcode.GroupingError, "aggregate function calls cannot be nested").WithPosition(fc.Location + 1)
@@ -159,14 +170,21 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 	return call, nil
 }
 
-// bindSRFCall binds a set-returning function in a select list (see
-// ProjectSet); elsewhere it is not supported.
+// bindSRFCall binds a set-returning function in a select list or a
+// GROUP BY key (see ProjectSet); elsewhere it is not supported.
 func (b *Binder) bindSRFCall(fn *functions.SetReturning, args []Expr, fc *pg_query.FuncCall) (Expr, error) {
 	agg := b.currentAgg()
-	if agg == nil || b.clause != "" {
-		return nil, pgerr.NotSupported("set-returning function %s outside FROM and the select list", fn.Name)
+	// In GROUP BY, planGroupedSRFs runs it below the Aggregate.
+	switch {
+	case b.clause == "GROUP BY":
+	case b.clause == "CASE/WHEN":
+		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "argument of CASE/WHEN must not return a set").WithPosition(fc.Location + 1)
+	case b.clause != "":
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "set-returning functions are not allowed %s", b.clauseWording()).WithPosition(fc.Location + 1)
+	case agg == nil:
+		return nil, pgerr.NotSupported("set-returning function %s outside FROM, the select list and GROUP BY", fn.Name)
 	}
-	if agg.inAgg {
+	if agg != nil && agg.inAgg {
 		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "aggregate function calls cannot contain set-returning function calls").WithPosition(fc.Location + 1)
 	}
 	srf, err := b.bindSRF(fn, args)

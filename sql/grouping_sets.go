@@ -30,8 +30,8 @@ func (g *groupingRef) String() string { return "GROUPING(" + joinExprs(g.args, "
 // bindGroupingFunc binds GROUPING(args), allowed where aggregates are.
 func (b *Binder) bindGroupingFunc(sc *scope, gf *pg_query.GroupingFunc) (Expr, error) {
 	agg := b.currentAgg()
-	if agg == nil || b.clause == "WHERE" || b.clause == "JOIN/ON" {
-		return nil, pgerr.New(pgerrcode.GroupingError, "grouping operations are not allowed here").WithPosition(gf.Location + 1)
+	if agg == nil || b.clause == "WHERE" || b.clause == "JOIN/ON" || b.clause == "GROUP BY" {
+		return nil, pgerr.New(pgerrcode.GroupingError, "grouping operations are not allowed %s", b.clauseWording()).WithPosition(gf.Location + 1)
 	}
 	agg.grouping = true
 	if len(gf.Args) > 31 {
@@ -49,7 +49,10 @@ func (b *Binder) bindGroupingFunc(sc *scope, gf *pg_query.GroupingFunc) (Expr, e
 func (b *Binder) bindGroupClause(sc *scope, s *pg_query.SelectStmt, items []selectItem) ([]Expr, [][]int, error) {
 	var keys []Expr
 	keyOf := func(n *pg_query.Node) (int, error) {
+		saved := b.clause
+		b.clause = "GROUP BY"
 		e, err := b.bindGroupKey(sc, n, s.TargetList, items)
+		b.clause = saved
 		if err != nil {
 			return 0, err
 		}

@@ -58,6 +58,59 @@ func planSRFs(plan Node, exprs []*Expr) (Node, error) {
 	return &ProjectSet{Input: plan, SRFs: srfs, Out: append(append([]Col{}, base...), cols...)}, nil
 }
 
+// planGroupedSRFs runs the set-returning functions of GROUP BY keys below
+// the Aggregate, as PostgreSQL does: SELECT jsonb_object_keys(doc) AS k,
+// count(*) FROM t GROUP BY k counts the rows holding each key. The calls
+// move into a ProjectSet over plan (in lockstep, like a select list's);
+// each becomes a reference to its output column in keys and wherever
+// others hold the same call, so the Aggregate's rewrite finds the key
+// there. plan is returned unchanged when no key has such a call.
+func planGroupedSRFs(plan Node, keys []Expr, others []*Expr) Node {
+	base := len(plan.Columns())
+	var srfs []*SRF
+	var refs []*ColumnRef
+	lift := func(x Expr) (Expr, error) {
+		call, ok := x.(*SRFCall)
+		if !ok {
+			return nil, nil
+		}
+		for i, s := range srfs {
+			if sameExpr(&SRFCall{SRF: s}, call) {
+				return refs[i], nil
+			}
+		}
+		srfs = append(srfs, call.SRF)
+		refs = append(refs, &ColumnRef{Index: base + len(refs), Name: call.SRF.Name, T: call.Type()})
+		return refs[len(refs)-1], nil
+	}
+	for i := range keys {
+		keys[i], _ = transformExpr(keys[i], lift) // lift returns no error
+	}
+	if len(srfs) == 0 {
+		return plan
+	}
+	same := func(x Expr) (Expr, error) {
+		if call, ok := x.(*SRFCall); ok {
+			for i, s := range srfs {
+				if sameExpr(&SRFCall{SRF: s}, call) {
+					return refs[i], nil
+				}
+			}
+		}
+		return nil, nil
+	}
+	for _, e := range others {
+		if *e != nil {
+			*e, _ = transformExpr(*e, same)
+		}
+	}
+	out := append([]Col{}, plan.Columns()...)
+	for _, r := range refs {
+		out = append(out, Col{Name: r.Name, T: r.T})
+	}
+	return &ProjectSet{Input: plan, SRFs: srfs, Out: out}
+}
+
 // FieldSelect is (record).field: one field of a record whose fields are
 // known (see types.T.Fields).
 type FieldSelect struct {

@@ -385,6 +385,14 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 	}
 
 	if len(agg.calls) > 0 || len(s.GroupClause) > 0 || having != nil || agg.grouping {
+		others := []*Expr{&having}
+		for i := range items {
+			others = append(others, &items[i].expr)
+		}
+		for i := range hidden {
+			others = append(others, &hidden[i])
+		}
+		plan = planGroupedSRFs(plan, groupBy, others)
 		aggNode := &Aggregate{Input: plan, GroupBy: groupBy, Aggs: agg.calls, Sets: sets}
 		for _, g := range groupBy {
 			aggNode.Out = append(aggNode.Out, Col{Name: exprName(g), T: g.Type()})

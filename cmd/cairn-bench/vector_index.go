@@ -550,6 +550,7 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 		}
 		fmt.Printf("%s: COPY %d rows in %.2fs\n", s.name, v.rows, loads[k].Seconds())
 	}
+	waitIdle("cairn, after the load", v.cairnPID)
 	exactQs := qs[:min(v.exactN, len(qs))]
 	for _, s := range systems {
 		r, err := s.timed(ctx, s.topSQL, exactQs, 2, func(q *viQuery) []any { return s.args(q, false) },
@@ -566,6 +567,7 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 		}
 		fmt.Printf("%s: CREATE INDEX in %.2fs\n", s.name, builds[k].Seconds())
 	}
+	waitIdle("cairn, after CREATE INDEX", v.cairnPID)
 	if explain {
 		for _, s := range systems {
 			for _, q := range []struct {
@@ -660,6 +662,50 @@ func printVITable(w io.Writer, configs []viConfig, runs [][2]*viRun, n int) {
 			f2(b.p50), f2(b.p99), strconv.FormatFloat(b.recall, 'f', 3, 64), fmt.Sprintf("%d/%d", b.full, n),
 			f2(a.p50/b.p50), f2(a.p99/b.p99))
 	}
+}
+
+// waitIdle waits until process pid has used less than 5% of a core for a
+// second, up to ten minutes, so that timings do not include the
+// background work a load or an index build leaves behind (compaction of
+// spilled segments, per-segment index builds); it does nothing when pid is
+// 0 or its CPU time cannot be read.
+func waitIdle(what string, pid int) {
+	if pid == 0 {
+		return
+	}
+	start := time.Now()
+	prev, ok := processCPUTicks(pid)
+	for ok && time.Since(start) < 10*time.Minute {
+		time.Sleep(time.Second)
+		cur, ok2 := processCPUTicks(pid)
+		if !ok2 {
+			return
+		}
+		if cur-prev < 5 { // clock ticks are 1/100 s on Linux
+			fmt.Printf("%s: idle after %.1fs\n", what, time.Since(start).Seconds())
+			return
+		}
+		prev = cur
+	}
+}
+
+// processCPUTicks returns the user and system CPU time of process pid in
+// clock ticks, from /proc/<pid>/stat.
+func processCPUTicks(pid int) (int64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The fields after the parenthesised command start with state (field
+	// 3); utime and stime are fields 14 and 15.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	user, err1 := strconv.ParseInt(f[11], 10, 64)
+	sys, err2 := strconv.ParseInt(f[12], 10, 64)
+	return user + sys, err1 == nil && err2 == nil
 }
 
 // processMemory describes process pid's resident memory now and at its
