@@ -12,7 +12,8 @@ import (
 // mapFile maps the file at path into memory read-only for as long as
 // owner is reachable, or returns nil when it cannot (the caller then
 // reads the file with pread). The pages are advised as read at random, so
-// that touching one vector does not read ahead the ones beside it.
+// that touching one vector does not read ahead the ones beside it, and
+// mapped in ahead of use (prefault).
 func mapFile(owner *rawVectors, path string) []byte {
 	f, err := os.Open(path)
 	if err != nil {
@@ -28,6 +29,10 @@ func mapFile(owner *rawVectors, path string) []byte {
 		return nil
 	}
 	_ = unix.Madvise(data, unix.MADV_RANDOM)
-	runtime.AddCleanup(owner, func(data []byte) { _ = unix.Munmap(data) }, data)
+	release := prefault(owner, data)
+	runtime.AddCleanup(owner, func(data []byte) {
+		_ = unix.Munmap(data)
+		release()
+	}, data)
 	return data
 }
