@@ -96,6 +96,9 @@ var settings = map[string]setting{
 	"maintenance_work_mem":                {def: "64MB"},
 	"jit":                                 {def: "off"},
 	"enable_seqscan":                      {def: "on"},
+	// pg_dump turns it off; cairn's scans never synchronise, so either
+	// value holds.
+	"synchronize_seqscans": {def: "on"},
 	// pgvector 0.8.6's settings, with its defaults and ranges (hnsw.c,
 	// ivfflat.c).
 	"hnsw.ef_search":           {def: "40", check: checkIntRange("hnsw.ef_search", 1, 1000)},

@@ -79,6 +79,7 @@ var settingInfos = []settingInfo{
 	{"password_encryption", "", "Connections and Authentication / Authentication", "Chooses the algorithm for encrypting passwords.", "", "user", "enum", "", "", []string{"md5", "scram-sha-256"}},
 	{"statement_mem", "kB", "Resource Usage / Memory", "Sets the most memory one statement's sorts, hash tables and buffered rows may hold.", "cairn does not spill to disk: a statement past it fails with out of memory (53200). 0 turns off the limit.", "user", "integer", "0", "2147483647", nil},
 	{"statement_timeout", "ms", "Client Connection Defaults / Statement Behavior", "Sets the maximum allowed duration of any statement.", "A value of 0 turns off the timeout.", "user", "integer", "0", "2147483647", nil},
+	{"synchronize_seqscans", "", "Version and Platform Compatibility / Previous PostgreSQL Versions", "Enable synchronized sequential scans.", "", "user", "bool", "", "", nil},
 	{"synchronous_commit", "", "Write-Ahead Log / Settings", "Sets the current transaction's synchronization level.", "", "user", "enum", "", "", []string{"local", "remote_write", "remote_apply", "on", "off"}},
 	{"TimeZone", "", "Client Connection Defaults / Locale and Formatting", "Sets the time zone for displaying and interpreting time stamps.", "", "user", "string", "", "", nil},
 	{"transaction_isolation", "", "Client Connection Defaults / Statement Behavior", "Sets the current transaction's isolation level.", "", "user", "enum", "", "", []string{"serializable", "repeatable read", "read committed", "read uncommitted"}},
