@@ -26,8 +26,9 @@ import (
 // address of the array's value buffer plus offset and length) and keeps a
 // reference to that input, so the memory cannot be reused for other data
 // while the entry lives. The cache also keeps the dictionaries of string
-// columns (dictionary.go), keyed the same way. It is bounded by bytes,
-// least recently used first out, and safe for concurrent use.
+// columns (dictionary.go), keyed the same way. It is bounded by bytes (an
+// entry counts its result, its input, which it keeps alive, and its
+// bookkeeping), least recently used first out, and safe for concurrent use.
 type ExprCache struct {
 	mu      sync.Mutex
 	budget  int64
@@ -121,19 +122,32 @@ func surelyLongerThan(v any, n int) bool {
 // cacheKey identifies e applied to arr; ok is false when the call or the
 // array cannot be identified.
 func cacheKey(e *sql.Call, arr arrow.Array) (exprKey, bool) {
-	text, ok := exprText(e)
+	k, ok := arrayKey("", arr) // first: it refuses short inputs cheaply
 	if !ok {
-		return exprKey{}, false
+		return k, false
 	}
-	return arrayKey(text, arr)
+	k.expr, ok = exprText(e)
+	return k, ok
 }
 
 // dictionaryKeyText is the expression text of dictionary entries; no
 // call's text starts with a NUL byte.
 const dictionaryKeyText = "\x00dictionary"
 
-// arrayKey identifies the result of expression text over arr.
+// minMemoRows is the fewest rows an input must have to be memoised. A
+// small batch costs little to compute again, and is mostly not table data
+// but a statement's own intermediate rows (a recursive query's rounds,
+// VALUES, a join's output), new buffers each time, so its entry is never
+// hit: it only pins the input and a kilobyte of bookkeeping until evicted
+// (200,000 one-row rounds of WITH RECURSIVE once held 400 MB this way).
+const minMemoRows = 256
+
+// arrayKey identifies the result of expression text over arr; false when
+// arr is not worth memoising (too short, or no buffer to identify it by).
 func arrayKey(text string, arr arrow.Array) (exprKey, bool) {
+	if arr.Len() < minMemoRows {
+		return exprKey{}, false
+	}
 	bufs := arr.Data().Buffers()
 	for i := len(bufs) - 1; i >= 1; i-- {
 		if bufs[i] != nil && bufs[i].Len() > 0 {
@@ -164,7 +178,7 @@ func (c *ExprCache) get(k exprKey) arrow.Array {
 // result is too large to keep.
 func (c *ExprCache) put(k exprKey, input, result arrow.Array) bool {
 	result.Retain()
-	if !c.add(&exprEntry{key: k, input: input, result: result, bytes: arraySize(result) + 64}) {
+	if !c.add(&exprEntry{key: k, input: input, result: result, bytes: arraySize(result) + arraySize(input) + entryOverhead}) {
 		result.Release()
 		return false
 	}
@@ -191,7 +205,7 @@ func (c *ExprCache) dictionary(mem memory.Allocator, col *array.String) *diction
 	}
 	c.mu.Unlock()
 	d := buildDictionary(mem, col)
-	ent := &exprEntry{key: k, input: col, dict: d, bytes: 64}
+	ent := &exprEntry{key: k, input: col, dict: d, bytes: arraySize(col) + entryOverhead}
 	if d != nil {
 		ent.bytes += int64(4*len(d.codes)) + arraySize(d.values)
 		d.values.Retain() // the caller's reference; the entry keeps the first
@@ -201,6 +215,10 @@ func (c *ExprCache) dictionary(mem memory.Allocator, col *array.String) *diction
 	}
 	return d
 }
+
+// entryOverhead is the memory of an entry besides the arrays' buffers:
+// the entry, its list element and map slot, the arrays' headers.
+const entryOverhead = 1024
 
 // add stores an entry whose result or dictionary references it already
 // holds, retaining its input; false (and nothing retained) when the entry

@@ -37,8 +37,18 @@ func evalStrings(t *testing.T, rt *Runtime, e sql.Expr, rec arrow.Record) []stri
 	return out
 }
 
+// repeated is n strings cycling through vals.
+func repeated(n int, vals ...string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = vals[i%len(vals)]
+	}
+	return out
+}
+
 // TestExprCache checks that a memoised result is served only for the same
-// expression over the same immutable input.
+// expression over the same immutable input, that short inputs are not
+// memoised, and that an entry counts the input it keeps alive.
 func TestExprCache(t *testing.T) {
 	ov, _, err := functions.Resolve("upper", []types.T{types.TextT})
 	if err != nil {
@@ -49,28 +59,39 @@ func TestExprCache(t *testing.T) {
 	lower := &sql.Call{Name: "lower", Overload: ovl, Args: upper.Args, T: types.TextT}
 	cache := NewExprCache(1 << 20)
 	rt := &Runtime{ExprCache: cache}
-	a, b := stringRecord("a", "Bb"), stringRecord("x", "Yy")
+	const n = minMemoRows + 44
+	a, b := stringRecord(repeated(n, "a", "Bb")...), stringRecord(repeated(n, "x", "Yy")...)
+	short := stringRecord(repeated(minMemoRows-1, "s")...)
 	defer a.Release()
 	defer b.Release()
+	defer short.Release()
 	for round := 0; round < 2; round++ {
 		if got := evalStrings(t, rt, upper, a); got[0] != "A" || got[1] != "BB" {
-			t.Fatalf("round %d upper(a) = %q", round, got)
+			t.Fatalf("round %d upper(a) = %q", round, got[:2])
 		}
 		if got := evalStrings(t, rt, upper, b); got[0] != "X" || got[1] != "YY" {
-			t.Fatalf("round %d upper(b) = %q", round, got)
+			t.Fatalf("round %d upper(b) = %q", round, got[:2])
 		}
 		if got := evalStrings(t, rt, lower, a); got[0] != "a" || got[1] != "bb" {
-			t.Fatalf("round %d lower(a) = %q", round, got)
+			t.Fatalf("round %d lower(a) = %q", round, got[:2])
 		}
 		// A slice of a is a different input.
-		tail := a.NewSlice(1, 2)
-		if got := evalStrings(t, rt, upper, tail); len(got) != 1 || got[0] != "BB" {
-			t.Fatalf("round %d upper(a[1:]) = %q", round, got)
+		tail := a.NewSlice(1, n)
+		if got := evalStrings(t, rt, upper, tail); len(got) != n-1 || got[0] != "BB" {
+			t.Fatalf("round %d upper(a[1:]) = %q", round, got[:1])
 		}
 		tail.Release()
+		if got := evalStrings(t, rt, upper, short); got[0] != "S" {
+			t.Fatalf("round %d upper(short) = %q", round, got[:1])
+		}
 	}
 	if len(cache.entries) != 4 {
-		t.Fatalf("cache holds %d entries, want 4", len(cache.entries))
+		t.Fatalf("cache holds %d entries, want 4 (none for the short input)", len(cache.entries))
+	}
+	k, _ := cacheKey(upper, a.Column(0))
+	ent := cache.entries[k].Value.(*exprEntry)
+	if min := arraySize(a.Column(0)) + arraySize(ent.result); ent.bytes < min {
+		t.Fatalf("entry counts %d bytes, less than its input and result (%d)", ent.bytes, min)
 	}
 }
 
