@@ -82,6 +82,12 @@ func (b *Binder) bindWith(w *pg_query.WithClause, outer *scope) error {
 		if sel == nil {
 			return pgerr.NotSupported("this statement in WITH")
 		}
+		if sc := cte.GetSearchClause(); sc != nil {
+			return pgerr.NotSupported("SEARCH in WITH RECURSIVE").WithPosition(sc.Location + 1)
+		}
+		if cc := cte.GetCycleClause(); cc != nil {
+			return pgerr.NotSupported("CYCLE in WITH RECURSIVE").WithPosition(cc.Location + 1)
+		}
 		var plan Node
 		var err error
 		if w.Recursive {
