@@ -127,6 +127,9 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 		}
 		return &RowExpr{Args: args, T: t}, nil
 	case *pg_query.Node_CollateClause:
+		if err := checkCollation(v.CollateClause.Collname, v.CollateClause.Location); err != nil {
+			return nil, err
+		}
 		return b.bindExpr(sc, v.CollateClause.Arg)
 	case *pg_query.Node_SetToDefault:
 		return nil, pgerr.New(pgerrcode.SyntaxError, "DEFAULT is not allowed in this context")
@@ -1279,4 +1282,22 @@ func singleColumnOf(cols []Col, alias string) int {
 		idx = i
 	}
 	return idx
+}
+
+// checkCollation accepts the collations cairn's byte-wise comparison of
+// UTF-8 text implements (C, POSIX, ucs_basic, C.utf8 and the database
+// default, which is C) and refuses the others, which would order text by
+// a locale's rules, as PostgreSQL refuses a collation it does not have.
+func checkCollation(name []*pg_query.Node, location int32) error {
+	parts := strList(name)
+	if len(parts) == 2 && parts[0] == "pg_catalog" {
+		parts = parts[1:]
+	}
+	if len(parts) == 1 {
+		switch parts[0] {
+		case "default", "C", "POSIX", "ucs_basic", "C.utf8":
+			return nil
+		}
+	}
+	return pgerr.New(pgerrcode.UndefinedObject, "collation \"%s\" for encoding \"UTF8\" does not exist", strings.Join(parts, ".")).WithPosition(location + 1)
 }

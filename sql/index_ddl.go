@@ -31,6 +31,12 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 		return nil, err
 	}
 	b.needOwner(def)
+	switch {
+	case s.WhereClause != nil:
+		return nil, pgerr.NotSupported("partial indexes (CREATE INDEX ... WHERE)")
+	case s.NullsNotDistinct:
+		return nil, pgerr.NotSupported("indexes with NULLS NOT DISTINCT")
+	}
 	method := strings.ToLower(s.AccessMethod)
 	switch method {
 	case "", "btree":
@@ -52,6 +58,11 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 	hybrid := false
 	for i, p := range s.IndexParams {
 		ie := p.GetIndexElem()
+		if len(ie.Collation) > 0 {
+			if err := checkCollation(ie.Collation, -1); err != nil {
+				return nil, err
+			}
+		}
 		if ie.Expr != nil {
 			cols, err := hybridIndexColumns(def, method, ie.Expr)
 			if err != nil {

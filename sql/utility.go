@@ -657,6 +657,10 @@ func (b *Binder) addColumnDef(ct *CreateTable, cd *pg_query.ColumnDef, tableCons
 				c.FkAttrs = c.Keys
 			}
 			*tableCons = append(*tableCons, c)
+		case pg_query.ConstrType_CONSTR_ATTR_DEFERRED:
+			// Applies to the constraint before it (REFERENCES ...
+			// INITIALLY DEFERRED), as PostgreSQL's parser attaches it.
+			return pgerr.NotSupported("INITIALLY DEFERRED constraints (cairn checks each constraint when the row is written)").WithPosition(c.Location + 1)
 		}
 	}
 	col.ID = len(def.Columns) + 1
@@ -669,6 +673,11 @@ func (b *Binder) addColumnDef(ct *CreateTable, cd *pg_query.ColumnDef, tableCons
 // creates.
 func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (catalog.ColumnDef, *catalog.SequenceDef, error) {
 	col := catalog.ColumnDef{Name: cd.Colname}
+	if cc := cd.CollClause; cc != nil {
+		if err := checkCollation(cc.Collname, cc.Location); err != nil {
+			return col, nil, err
+		}
+	}
 	typeName := strings.ToLower(nameOf(cd.TypeName.Names))
 	t, err := b.typeFromName(cd.TypeName)
 	if err != nil {
@@ -776,7 +785,15 @@ func maxForType(t types.T) int64 {
 }
 
 // addTableConstraint records PRIMARY KEY, UNIQUE, CHECK and FOREIGN KEY.
+// What would change when or how one is checked and cairn cannot do is
+// refused, not ignored.
 func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constraint) error {
+	switch {
+	case c.Initdeferred:
+		return pgerr.NotSupported("INITIALLY DEFERRED constraints (cairn checks each constraint when the row is written)").WithPosition(c.Location + 1)
+	case c.NullsNotDistinct:
+		return pgerr.NotSupported("UNIQUE NULLS NOT DISTINCT").WithPosition(c.Location + 1)
+	}
 	colIDs := func(keys []*pg_query.Node) ([]int, []string, error) {
 		var ids []int
 		var names []string
@@ -1063,6 +1080,9 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			}
 			if c.Indexname != "" {
 				return nil, pgerr.NotSupported("ADD CONSTRAINT ... USING INDEX")
+			}
+			if c.SkipValidation {
+				return nil, pgerr.NotSupported("ADD CONSTRAINT ... NOT VALID (cairn checks the existing rows)")
 			}
 			with := def.Clone()
 			if err := b.addTableConstraint(with, c); err != nil {
