@@ -193,6 +193,13 @@ func (b *Binder) bindStatement(n *pg_query.Node) (Statement, error) {
 			return nil, err
 		}
 		return b.query(plan)
+	case *pg_query.Node_MergeStmt:
+		b.topWith = topWith(s.MergeStmt.WithClause)
+		plan, err := b.bindMerge(s.MergeStmt)
+		if err != nil {
+			return nil, err
+		}
+		return b.query(plan)
 	case *pg_query.Node_ExplainStmt:
 		return b.bindExplain(s.ExplainStmt)
 	case *pg_query.Node_CopyStmt:
@@ -451,6 +458,8 @@ func CommandName(st Statement) string {
 			return "UPDATE"
 		case *Delete:
 			return "DELETE"
+		case *Merge:
+			return "MERGE"
 		case *Explain:
 			return "EXPLAIN"
 		}
