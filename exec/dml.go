@@ -667,6 +667,24 @@ func setRows(rt *Runtime, def *catalog.TableDef, set map[int]sql.Expr, in arrow.
 	return rec, nil
 }
 
+// verifyParentUpdates checks the foreign keys refs that point at the
+// table against an UPDATE of its rows old (whose first columns are the
+// table's) into updated (verifyParentUpdate).
+func verifyParentUpdates(ctx context.Context, rt *Runtime, refs []*fkCheck, old, updated arrow.Record) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	def := refs[0].parent
+	before := tableRecord(def, old.Columns()[:len(def.Columns)], old.NumRows())
+	defer before.Release()
+	for _, fk := range refs {
+		if err := fk.verifyParentUpdate(ctx, rt, before, updated); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // pendingWrite is one batch of an UPDATE: the rows to delete and their
 // replacements.
 type pendingWrite struct {
@@ -684,6 +702,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		return 0, err
 	}
 	ncols := len(n.Table.Columns)
+	refs := referencingKeys(rt, n.Table)
 	// Compute every new row before writing any, so the scan never sees
 	// this statement's own writes.
 	var writes []pendingWrite
@@ -698,6 +717,10 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		}
 		rec, err := setRows(rt, n.Table, n.Set, in)
 		if err != nil {
+			return err
+		}
+		if err := verifyParentUpdates(ctx, rt, refs, in, rec); err != nil {
+			rec.Release()
 			return err
 		}
 		ids := in.Column(ncols).(*array.Int64).Int64Values()

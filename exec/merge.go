@@ -20,7 +20,7 @@ type merge struct {
 	n    *sql.Merge
 	cons *constraints
 	// refs are the foreign keys pointing at the table, checked for the
-	// rows DELETE removes.
+	// rows UPDATE and DELETE change.
 	refs []*fkCheck
 	// touched holds the row IDs an UPDATE or DELETE action took: a second
 	// one is 21000.
@@ -58,7 +58,7 @@ func runMerge(ctx context.Context, rt *Runtime, n *sql.Merge) (int64, error) {
 		}
 	}()
 	for _, act := range n.Actions {
-		if act.Kind == sql.MergeDelete {
+		if act.Kind == sql.MergeDelete || act.Kind == sql.MergeUpdate {
 			m.refs = referencingKeys(rt, n.Table)
 			break
 		}
@@ -199,6 +199,10 @@ func (m *merge) apply(ctx context.Context, act *sql.MergeAction, rows []int, ids
 	}
 	updated, err := setRows(m.rt, def, act.Set, rec)
 	if err != nil {
+		return err
+	}
+	if err := verifyParentUpdates(ctx, m.rt, m.refs, rec, updated); err != nil {
+		updated.Release()
 		return err
 	}
 	m.written = append(m.written, mergeWrite{rec: updated, update: true, policies: act.Policies})

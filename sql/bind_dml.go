@@ -400,7 +400,7 @@ func (b *Binder) bindSetList(def *catalog.TableDef, sc *scope, targets []*pg_que
 			}
 		}
 		if _, dup := set[pos]; dup {
-			return nil, pgerr.New(pgerrcode.DuplicateColumn, "multiple assignments to same column \"%s\"", rt.Name)
+			return nil, pgerr.New(pgerrcode.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name)
 		}
 		var e Expr
 		var err error

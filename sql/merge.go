@@ -9,6 +9,7 @@ package sql
 // and DELETE use.
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/jackc/pgerrcode"
@@ -107,7 +108,8 @@ func (b *Binder) bindMerge(s *pg_query.MergeStmt) (Node, error) {
 	}
 	for _, c := range src.cols {
 		if c.Table == alias {
-			return nil, pgerr.New(pgerrcode.DuplicateAlias, "table name \"%s\" specified more than once", alias)
+			return nil, pgerr.New(pgerrcode.DuplicateAlias, "name \"%s\" specified more than once", alias).
+				WithDetail("The name is used both as MERGE target table and data source.")
 		}
 	}
 	ncols := len(def.Columns)
@@ -308,7 +310,8 @@ func (b *Binder) mergeInsertRow(def *catalog.TableDef, src, all *scope, alias st
 // sourceOnly binds an expression of a WHEN NOT MATCHED clause (bind, over
 // the source's columns src), which may not read the target table: a
 // reference that binds over all (the target's and the source's columns)
-// is PostgreSQL's 42P01 naming the target's alias.
+// is PostgreSQL's 42P01 naming the target's alias (42703 with a hint for
+// an unqualified column of the target).
 func (b *Binder) sourceOnly(src, all *scope, alias string, bind func(*scope) (Expr, error)) (Expr, error) {
 	e, err := bind(src)
 	if err == nil {
@@ -320,7 +323,13 @@ func (b *Binder) sourceOnly(src, all *scope, alias string, bind func(*scope) (Ex
 	if _, again := bind(all); again != nil {
 		return nil, err
 	}
+	pe := pgerr.From(err)
+	for _, c := range all.cols {
+		if c.Table == alias && !c.Hidden && pe.Message == fmt.Sprintf("column \"%s\" does not exist", c.Name) {
+			return nil, pe.WithHint("There is a column named \"%s\" in table \"%s\", but it cannot be referenced from this part of the query.", c.Name, alias)
+		}
+	}
 	return nil, pgerr.New(pgerrcode.UndefinedTable, "invalid reference to FROM-clause entry for table \"%s\"", alias).
 		WithHint("There is an entry for table \"%s\", but it cannot be referenced from this part of the query.", alias).
-		WithPosition(pgerr.From(err).Position)
+		WithPosition(pe.Position)
 }
