@@ -95,6 +95,10 @@ func (b *Binder) bindMerge(s *pg_query.MergeStmt) (Node, error) {
 		}
 	}
 	def, err := b.rangeVarTable(s.Relation)
+	if pgerr.Code(err) == pgerrcode.WrongObjectType { // a view
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cannot execute MERGE on relation \"%s\"", s.Relation.Relname).
+			WithDetail("This operation is not supported for views.")
+	}
 	if err != nil {
 		return nil, pgerr.From(err).WithPosition(s.Relation.Location + 1)
 	}
