@@ -161,7 +161,11 @@ func (b *Binder) bindMerge(s *pg_query.MergeStmt) (Node, error) {
 		switch w.CommandType {
 		case pg_query.CmdType_CMD_UPDATE:
 			act.Kind, update = MergeUpdate, true
-			if act.Set, err = b.bindSetList(def, all, w.TargetList); err != nil {
+			saved := b.clause
+			b.clause = "UPDATE" // for errors: "aggregate functions are not allowed in UPDATE"
+			act.Set, err = b.bindSetList(def, all, w.TargetList)
+			b.clause = saved
+			if err != nil {
 				return nil, err
 			}
 			for pos, e := range act.Set {
@@ -296,7 +300,10 @@ func (b *Binder) mergeInsertRow(def *catalog.TableDef, src, all *scope, alias st
 			vals[i], err = b.columnDefault(def, pos)
 		} else {
 			vals[i], err = b.sourceOnly(src, all, alias, func(sc *scope) (Expr, error) {
+				saved := b.clause
+				b.clause = "VALUES" // for errors, as for the UPDATE above
 				e, err := b.bindExpr(sc, v)
+				b.clause = saved
 				if err != nil {
 					return nil, err
 				}
