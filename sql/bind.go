@@ -92,7 +92,7 @@ type cteDef struct {
 }
 
 // Query is a bound statement that runs as a plan (SELECT, INSERT, UPDATE,
-// DELETE, EXPLAIN).
+// DELETE, MERGE, EXPLAIN).
 type Query struct {
 	Plan Node
 }
@@ -143,7 +143,7 @@ func topWith(w *pg_query.WithClause) *pg_query.WithClause {
 	return nil
 }
 
-// query is the Query of a SELECT, INSERT, UPDATE or DELETE plan, run after
+// query is the Query of a SELECT, INSERT, UPDATE, DELETE or MERGE plan, run after
 // the data-modifying queries of its WITH clause, if any.
 func (b *Binder) query(plan Node) (Statement, error) {
 	b.topWith = nil
