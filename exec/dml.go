@@ -76,7 +76,7 @@ func releaseAll(arrs []arrow.Array) {
 	}
 }
 
-// RunDML runs INSERT, UPDATE or DELETE in rt.Tx to completion. It returns
+// RunDML runs INSERT, UPDATE, DELETE or MERGE in rt.Tx to completion. It returns
 // the rows the statement changed and its RETURNING rows, computed already
 // (an operator the caller closes; no rows without RETURNING).
 func RunDML(ctx context.Context, rt *Runtime, n sql.Node) (changed int64, returning Operator, err error) {
@@ -88,6 +88,8 @@ func RunDML(ctx context.Context, rt *Runtime, n sql.Node) (changed int64, return
 		changed, err = runUpdate(ctx, rt, x, out)
 	case *sql.Delete:
 		changed, err = runDelete(ctx, rt, x, out)
+	case *sql.Merge:
+		changed, err = runMerge(ctx, rt, x)
 	}
 	if err != nil {
 		out.Close()
@@ -167,7 +169,7 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 // (The EMBEDDING domains' dimensionality checks run earlier, as the
 // values are converted to the column's type: types.appendList.)
 func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record) error {
-	if err := checkPolicies(rt, c.def, c.policies, rec, ""); err != nil {
+	if err := checkPolicies(rt, c.def, c.policies, rec, "new row", ""); err != nil {
 		return err
 	}
 	for i, col := range c.def.Columns {
@@ -202,10 +204,11 @@ func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record)
 }
 
 // checkPolicies fails with 42501 unless every row of rec (whose first
-// columns are def's) meets every row-level security check; what names
-// the kind of check in the message (" (USING expression)" for the
-// existing row of ON CONFLICT DO UPDATE).
-func checkPolicies(rt *Runtime, def *catalog.TableDef, checks []sql.PolicyCheck, rec arrow.Record, what string) error {
+// columns are def's) meets every row-level security check; row names the
+// row checked in the message ("new row", MERGE's "target row"), what the
+// kind of check (" (USING expression)" for the existing row of ON
+// CONFLICT DO UPDATE and MERGE's target row).
+func checkPolicies(rt *Runtime, def *catalog.TableDef, checks []sql.PolicyCheck, rec arrow.Record, row, what string) error {
 	for _, p := range checks {
 		res, err := Eval(rt, p.Cond, rec)
 		if err != nil {
@@ -219,9 +222,9 @@ func checkPolicies(rt *Runtime, def *catalog.TableDef, checks []sql.PolicyCheck,
 		res.Release()
 		if !pass {
 			if p.Name != "" {
-				return pgerr.New(pgerrcode.InsufficientPrivilege, "new row violates row-level security policy \"%s\"%s for table \"%s\"", p.Name, what, def.Name)
+				return pgerr.New(pgerrcode.InsufficientPrivilege, "%s violates row-level security policy \"%s\"%s for table \"%s\"", row, p.Name, what, def.Name)
 			}
-			return pgerr.New(pgerrcode.InsufficientPrivilege, "new row violates row-level security policy%s for table \"%s\"", what, def.Name)
+			return pgerr.New(pgerrcode.InsufficientPrivilege, "%s violates row-level security policy%s for table \"%s\"", row, what, def.Name)
 		}
 	}
 	return nil
@@ -614,25 +617,13 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 			in = filtered
 		}
 	}
-	if err := checkPolicies(rt, def, oc.Existing, in, " (USING expression)"); err != nil {
+	if err := checkPolicies(rt, def, oc.Existing, in, "new row", " (USING expression)"); err != nil {
 		return nil, nil, err
 	}
-	cols := make([]arrow.Array, len(def.Columns))
-	for pos := range def.Columns {
-		if e, ok := oc.Set[pos]; ok {
-			a, err := Eval(rt, e, in)
-			if err != nil {
-				releaseAll(cols)
-				return nil, nil, err
-			}
-			cols[pos] = a
-		} else {
-			cols[pos] = in.Column(pos)
-			cols[pos].Retain()
-		}
+	newRows, err := setRows(rt, def, oc.Set, in)
+	if err != nil {
+		return nil, nil, err
 	}
-	newRows := tableRecord(def, cols, in.NumRows())
-	releaseAll(cols)
 	// The updated row meets UPDATE's policies, not INSERT's.
 	updated := *cons
 	updated.policies = oc.Updated
@@ -652,6 +643,48 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 	return newRows, applied, nil
 }
 
+// setRows computes the new rows of an UPDATE SET (UPDATE, ON CONFLICT
+// DO UPDATE, MERGE's UPDATE): each column of def the value set gives it,
+// evaluated over in, whose first columns are the existing row's, or the
+// existing value.
+func setRows(rt *Runtime, def *catalog.TableDef, set map[int]sql.Expr, in arrow.Record) (arrow.Record, error) {
+	cols := make([]arrow.Array, len(def.Columns))
+	for pos := range def.Columns {
+		if e, ok := set[pos]; ok {
+			a, err := Eval(rt, e, in)
+			if err != nil {
+				releaseAll(cols)
+				return nil, err
+			}
+			cols[pos] = a
+		} else {
+			cols[pos] = in.Column(pos)
+			cols[pos].Retain()
+		}
+	}
+	rec := tableRecord(def, cols, in.NumRows())
+	releaseAll(cols)
+	return rec, nil
+}
+
+// verifyParentUpdates checks the foreign keys refs that point at the
+// table against an UPDATE of its rows old (whose first columns are the
+// table's) into updated (verifyParentUpdate).
+func verifyParentUpdates(ctx context.Context, rt *Runtime, refs []*fkCheck, old, updated arrow.Record) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	def := refs[0].parent
+	before := tableRecord(def, old.Columns()[:len(def.Columns)], old.NumRows())
+	defer before.Release()
+	for _, fk := range refs {
+		if err := fk.verifyParentUpdate(ctx, rt, before, updated); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // pendingWrite is one batch of an UPDATE: the rows to delete and their
 // replacements.
 type pendingWrite struct {
@@ -669,6 +702,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		return 0, err
 	}
 	ncols := len(n.Table.Columns)
+	refs := referencingKeys(rt, n.Table)
 	// Compute every new row before writing any, so the scan never sees
 	// this statement's own writes.
 	var writes []pendingWrite
@@ -681,22 +715,14 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		if in.NumRows() == 0 {
 			return nil
 		}
-		cols := make([]arrow.Array, ncols)
-		for pos := 0; pos < ncols; pos++ {
-			if e, ok := n.Set[pos]; ok {
-				a, err := Eval(rt, e, in)
-				if err != nil {
-					releaseAll(cols)
-					return err
-				}
-				cols[pos] = a
-			} else {
-				cols[pos] = in.Column(pos)
-				cols[pos].Retain()
-			}
+		rec, err := setRows(rt, n.Table, n.Set, in)
+		if err != nil {
+			return err
 		}
-		rec := tableRecord(n.Table, cols, in.NumRows())
-		releaseAll(cols)
+		if err := verifyParentUpdates(ctx, rt, refs, in, rec); err != nil {
+			rec.Release()
+			return err
+		}
 		ids := in.Column(ncols).(*array.Int64).Int64Values()
 		writes = append(writes, pendingWrite{rowIDs: append([]int64(nil), ids...), newRec: rec})
 		return nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/catalog"
@@ -175,4 +176,34 @@ func (f *fkCheck) verifyParentDelete(ctx context.Context, rt *Runtime, rec arrow
 		}
 	}
 	return nil
+}
+
+// verifyParentUpdate refuses to change the referenced key of parent rows
+// that child rows still reference (23503, NO ACTION), as UPDATE and
+// MERGE's UPDATE change them: old are the rows before the change,
+// updated the same rows after it. A key that another of the updated rows
+// takes on keeps its references.
+func (f *fkCheck) verifyParentUpdate(ctx context.Context, rt *Runtime, old, updated arrow.Record) error {
+	parentPos := positions(f.parent, f.fk.RefColumns)
+	kept := map[string]bool{}
+	for r := 0; r < int(updated.NumRows()); r++ {
+		if k, ok := fkRowKey(f.parent, updated, r, parentPos); ok {
+			kept[k] = true
+		}
+	}
+	var changed []int
+	for r := 0; r < int(old.NumRows()); r++ {
+		if k, ok := fkRowKey(f.parent, old, r, parentPos); ok && !kept[k] {
+			changed = append(changed, r)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	gone, err := takeRecord(memory.DefaultAllocator, old, changed)
+	if err != nil {
+		return err
+	}
+	defer gone.Release()
+	return f.verifyParentDelete(ctx, rt, gone)
 }

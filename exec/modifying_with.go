@@ -33,7 +33,7 @@ func RunModifyingWith(ctx context.Context, rt *Runtime, n *sql.ModifyingWith) (c
 		rt.cteResults[cte] = returning.(*materialized)
 	}
 	switch n.Input.(type) {
-	case *sql.Insert, *sql.Update, *sql.Delete:
+	case *sql.Insert, *sql.Update, *sql.Delete, *sql.Merge:
 		changed, returning, err := RunDML(ctx, rt, n.Input)
 		return DMLCommand(n.Input), changed, returning, err
 	}
@@ -53,13 +53,15 @@ func RunModifyingWith(ctx context.Context, rt *Runtime, n *sql.ModifyingWith) (c
 }
 
 // DMLCommand is the command of a data-modifying statement's tag: INSERT,
-// UPDATE or DELETE.
+// UPDATE, DELETE or MERGE.
 func DMLCommand(n sql.Node) string {
 	switch n.(type) {
 	case *sql.Insert:
 		return "INSERT"
 	case *sql.Update:
 		return "UPDATE"
+	case *sql.Merge:
+		return "MERGE"
 	}
 	return "DELETE"
 }

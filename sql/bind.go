@@ -92,7 +92,7 @@ type cteDef struct {
 }
 
 // Query is a bound statement that runs as a plan (SELECT, INSERT, UPDATE,
-// DELETE, EXPLAIN).
+// DELETE, MERGE, EXPLAIN).
 type Query struct {
 	Plan Node
 }
@@ -143,7 +143,7 @@ func topWith(w *pg_query.WithClause) *pg_query.WithClause {
 	return nil
 }
 
-// query is the Query of a SELECT, INSERT, UPDATE or DELETE plan, run after
+// query is the Query of a SELECT, INSERT, UPDATE, DELETE or MERGE plan, run after
 // the data-modifying queries of its WITH clause, if any.
 func (b *Binder) query(plan Node) (Statement, error) {
 	b.topWith = nil
@@ -189,6 +189,13 @@ func (b *Binder) bindStatement(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_DeleteStmt:
 		b.topWith = topWith(s.DeleteStmt.WithClause)
 		plan, err := b.bindDelete(s.DeleteStmt)
+		if err != nil {
+			return nil, err
+		}
+		return b.query(plan)
+	case *pg_query.Node_MergeStmt:
+		b.topWith = topWith(s.MergeStmt.WithClause)
+		plan, err := b.bindMerge(s.MergeStmt)
 		if err != nil {
 			return nil, err
 		}
@@ -451,6 +458,8 @@ func CommandName(st Statement) string {
 			return "UPDATE"
 		case *Delete:
 			return "DELETE"
+		case *Merge:
+			return "MERGE"
 		case *Explain:
 			return "EXPLAIN"
 		}

@@ -219,23 +219,38 @@ func targetColumns(def *catalog.TableDef, names []string, locs []int32) ([]int, 
 // the source's value or the column's DEFAULT. INSERT and COPY FROM insert
 // its rows.
 func (b *Binder) tableRow(def *catalog.TableDef, targets []int, source Node) (*Project, error) {
-	row := &Project{Input: source}
 	srcCols := source.Columns()
-	for pos, col := range def.Columns {
-		var e Expr
-		for i, t := range targets {
-			if t == pos {
-				e = &ColumnRef{Index: i, Name: col.Name, T: srcCols[i].T}
-			}
-		}
+	vals := make([]Expr, len(targets))
+	for i, pos := range targets {
+		vals[i] = &ColumnRef{Index: i, Name: def.Columns[pos].Name, T: srcCols[i].T}
+	}
+	exprs, err := b.rowExprs(def, targets, vals)
+	if err != nil {
+		return nil, err
+	}
+	row := &Project{Input: source, Exprs: exprs}
+	for _, col := range def.Columns {
+		row.Out = append(row.Out, Col{Name: col.Name, T: col.Type})
+	}
+	return row, nil
+}
+
+// rowExprs is a whole row of def: one expression per table column, the
+// value vals gives the target columns (positions, vals in the same
+// order) or the column's DEFAULT. INSERT, COPY FROM and MERGE's INSERT
+// make their rows with it.
+func (b *Binder) rowExprs(def *catalog.TableDef, targets []int, vals []Expr) ([]Expr, error) {
+	row := make([]Expr, len(def.Columns))
+	for i, pos := range targets {
+		row[pos] = vals[i]
+	}
+	for pos, e := range row {
 		if e == nil {
 			var err error
-			if e, err = b.columnDefault(def, pos); err != nil {
+			if row[pos], err = b.columnDefault(def, pos); err != nil {
 				return nil, err
 			}
 		}
-		row.Exprs = append(row.Exprs, e)
-		row.Out = append(row.Out, Col{Name: col.Name, T: col.Type})
 	}
 	return row, nil
 }
@@ -370,6 +385,10 @@ func (b *Binder) bindSetList(def *catalog.TableDef, sc *scope, targets []*pg_que
 	set := map[int]Expr{}
 	for _, t := range targets {
 		rt := t.GetResTarget()
+		pos, col := def.Column(rt.Name)
+		if col == nil { // SET t.col = ... names a column t, as in PostgreSQL
+			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, def.Name).WithPosition(rt.Location + 1)
+		}
 		if len(rt.Indirection) > 0 {
 			return nil, pgerr.NotSupported("assignment to a subfield or array element")
 		}
@@ -380,12 +399,8 @@ func (b *Binder) bindSetList(def *catalog.TableDef, sc *scope, targets []*pg_que
 				return nil, err
 			}
 		}
-		pos, col := def.Column(rt.Name)
-		if col == nil {
-			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, def.Name).WithPosition(rt.Location + 1)
-		}
 		if _, dup := set[pos]; dup {
-			return nil, pgerr.New(pgerrcode.DuplicateColumn, "multiple assignments to same column \"%s\"", rt.Name)
+			return nil, pgerr.New(pgerrcode.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name)
 		}
 		var e Expr
 		var err error

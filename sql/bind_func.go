@@ -78,6 +78,8 @@ func (b *Binder) clauseWording() string {
 		return "in JOIN conditions"
 	case "COPY FROM WHERE":
 		return "in COPY FROM WHERE conditions"
+	case "WHEN": // MERGE's (CASE's is CASE/WHEN)
+		return "in MERGE WHEN conditions"
 	}
 	return "in " + b.clause
 }

@@ -245,7 +245,7 @@ type Access struct {
 
 // Accesses are the privileges the statement bound last needs: every
 // table its FROM clauses, joins, subqueries, CTEs and views read, the
-// target of INSERT, UPDATE, DELETE, TRUNCATE and COPY. The binder records
+// target of INSERT, UPDATE, DELETE, MERGE, TRUNCATE and COPY. The binder records
 // them where it resolves each table, so no access goes unchecked. A
 // SELECT on a table carries the columns the statement references
 // (Columns), known once the whole statement is bound.

@@ -28,6 +28,7 @@ const (
 	kindInsert
 	kindUpdate
 	kindDelete
+	kindMerge
 	kindCopy
 	kindTransaction
 	kindUtility // SET, SHOW, PREPARE, cursors, EXPLAIN of none of these...
@@ -35,7 +36,7 @@ const (
 	numKinds
 )
 
-var kindNames = [numKinds]string{"select", "insert", "update", "delete", "copy", "transaction", "utility", "ddl"}
+var kindNames = [numKinds]string{"select", "insert", "update", "delete", "merge", "copy", "transaction", "utility", "ddl"}
 
 // kindOf is the kind of bound statement st.
 func kindOf(st sql.Statement) statementKind {
@@ -52,6 +53,8 @@ func kindOf(st sql.Statement) statementKind {
 			return kindUpdate
 		case *sql.Delete:
 			return kindDelete
+		case *sql.Merge:
+			return kindMerge
 		}
 		return kindSelect
 	case *sql.Copy:

@@ -582,6 +582,8 @@ func (s *Session) resultColumns(bound sql.Statement) []Column {
 			if n.Returning == nil {
 				return nil
 			}
+		case *sql.Merge:
+			return nil
 		}
 		return visibleColumns(x.Plan.Columns())
 	case *sql.Show:
@@ -947,10 +949,10 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	return rt
 }
 
-// runQuery runs SELECT, INSERT, UPDATE, DELETE and EXPLAIN plans.
+// runQuery runs SELECT, INSERT, UPDATE, DELETE, MERGE and EXPLAIN plans.
 func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRows int, emit func(arrow.Record) error) (Tag, bool, error) {
 	switch n := plan.(type) {
-	case *sql.Insert, *sql.Update, *sql.Delete:
+	case *sql.Insert, *sql.Update, *sql.Delete, *sql.Merge:
 		return s.runToCompletion(ctx, p, maxRows, emit, func(rt *exec.Runtime) (Tag, exec.Operator, error) {
 			changed, returning, err := exec.RunDML(ctx, rt, n)
 			return rowsTag(exec.DMLCommand(n), changed), returning, err
@@ -1515,8 +1517,8 @@ func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) (_ []s
 		return sql.ExplainLines(n.Input), nil
 	}
 	switch n.Input.(type) {
-	case *sql.Insert, *sql.Update, *sql.Delete, *sql.ModifyingWith:
-		return nil, pgerr.NotSupported("EXPLAIN ANALYZE of INSERT, UPDATE or DELETE")
+	case *sql.Insert, *sql.Update, *sql.Delete, *sql.Merge, *sql.ModifyingWith:
+		return nil, pgerr.NotSupported("EXPLAIN ANALYZE of INSERT, UPDATE, DELETE or MERGE")
 	}
 	tx, done := s.readTx()
 	defer func() { done(err == nil) }()

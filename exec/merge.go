@@ -1,0 +1,240 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
+
+// merge is one run of a MERGE: what its joined rows decided, gathered
+// before anything is written (so the scan never sees the statement's own
+// writes, as in UPDATE).
+type merge struct {
+	rt   *Runtime
+	n    *sql.Merge
+	cons *constraints
+	// refs are the foreign keys pointing at the table, checked for the
+	// rows UPDATE and DELETE change.
+	refs []*fkCheck
+	// touched holds the row IDs an UPDATE or DELETE action took: a second
+	// one is 21000.
+	touched map[int64]bool
+	// gone are the row IDs UPDATE and DELETE actions remove; written the
+	// rows UPDATE and INSERT actions write, with their checks.
+	gone    []int64
+	written []mergeWrite
+	deleted int64
+}
+
+// mergeWrite is a batch of rows an UPDATE or INSERT action writes.
+type mergeWrite struct {
+	rec      arrow.Record
+	update   bool
+	policies []sql.PolicyCheck
+}
+
+// runMerge runs MERGE: it reads the whole join of the table and the
+// source, choosing each row's action (the first WHEN clause for its kind,
+// matched or not, whose condition holds), then deletes the rows UPDATE and
+// DELETE change and inserts the updated and the new rows, each checked as
+// UPDATE and INSERT check theirs. A concurrent change of a row it deletes
+// is a storage.Conflict, as for UPDATE. It returns the rows inserted,
+// updated or deleted.
+func runMerge(ctx context.Context, rt *Runtime, n *sql.Merge) (int64, error) {
+	cons, err := newConstraints(rt, n.Table, nil)
+	if err != nil {
+		return 0, err
+	}
+	m := &merge{rt: rt, n: n, cons: cons, touched: map[int64]bool{}}
+	defer func() {
+		for _, w := range m.written {
+			w.rec.Release()
+		}
+	}()
+	for _, act := range n.Actions {
+		if act.Kind == sql.MergeDelete || act.Kind == sql.MergeUpdate {
+			m.refs = referencingKeys(rt, n.Table)
+			break
+		}
+	}
+	op, err := Build(rt, n.Input)
+	if err != nil {
+		return 0, err
+	}
+	if err := Drain(ctx, op, func(in arrow.Record) error { return m.batch(ctx, in) }); err != nil {
+		return 0, err
+	}
+	return m.write(ctx)
+}
+
+// batch chooses the action of each row of in (Merge.Input's columns) and
+// gathers what the actions write.
+func (m *merge) batch(ctx context.Context, in arrow.Record) error {
+	ncols := len(m.n.Table.Columns)
+	ids := in.Column(ncols).(*array.Int64)
+	var matched, unmatched []int
+	for r := 0; r < int(in.NumRows()); r++ {
+		if ids.IsValid(r) {
+			matched = append(matched, r)
+		} else {
+			unmatched = append(unmatched, r)
+		}
+	}
+	var src arrow.Record // the source columns, for NOT MATCHED clauses
+	if len(unmatched) > 0 {
+		fields := in.Schema().Fields()[m.n.Source:]
+		src = array.NewRecord(arrow.NewSchema(fields, nil), in.Columns()[m.n.Source:], in.NumRows())
+		defer src.Release()
+	}
+	for i := range m.n.Actions {
+		act := &m.n.Actions[i]
+		rows, rec := &unmatched, src
+		if act.Matched {
+			rows, rec = &matched, in
+		}
+		if len(*rows) == 0 {
+			continue
+		}
+		// The clause's rows, read over the columns it sees; the rest
+		// go on to the next clauses.
+		taken, err := takeRecord(memory.DefaultAllocator, rec, *rows)
+		if err != nil {
+			return err
+		}
+		chosen := *rows
+		if act.Cond != nil {
+			res, err := Eval(m.rt, act.Cond, taken)
+			if err != nil {
+				taken.Release()
+				return err
+			}
+			keep := trueRows[int](res.(*array.Boolean))
+			res.Release()
+			chosen, *rows = split(*rows, keep)
+			if len(keep) < int(taken.NumRows()) {
+				sub, err := takeRecord(memory.DefaultAllocator, taken, keep)
+				taken.Release()
+				if err != nil {
+					return err
+				}
+				taken = sub
+			}
+		} else {
+			*rows = nil
+		}
+		err = m.apply(ctx, act, chosen, ids, taken)
+		taken.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// split divides rows into those at the positions keep (ascending) and
+// the others, both in order.
+func split(rows []int, keep []int) (kept, rest []int) {
+	k := 0
+	for i, r := range rows {
+		if k < len(keep) && keep[k] == i {
+			kept = append(kept, r)
+			k++
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	return kept, rest
+}
+
+// apply gathers what action act does to rows (positions in the batch,
+// whose row IDs ids holds), rec being those rows over the columns act
+// sees.
+func (m *merge) apply(ctx context.Context, act *sql.MergeAction, rows []int, ids *array.Int64, rec arrow.Record) error {
+	if len(rows) == 0 || act.Kind == sql.MergeNothing {
+		return nil
+	}
+	def := m.n.Table
+	if act.Kind == sql.MergeInsert {
+		cols := make([]arrow.Array, len(act.Row))
+		for i, e := range act.Row {
+			a, err := Eval(m.rt, e, rec)
+			if err != nil {
+				releaseAll(cols[:i])
+				return err
+			}
+			cols[i] = a
+		}
+		m.written = append(m.written, mergeWrite{rec: tableRecord(def, cols, rec.NumRows()), policies: act.Policies})
+		releaseAll(cols)
+		return nil
+	}
+	for _, r := range rows {
+		id := ids.Value(r)
+		if m.touched[id] {
+			return pgerr.New(pgerrcode.CardinalityViolation, "MERGE command cannot affect row a second time").
+				WithHint("Ensure that not more than one source row matches any one target row.")
+		}
+		m.touched[id] = true
+		m.gone = append(m.gone, id)
+	}
+	if err := checkPolicies(m.rt, def, act.Existing, rec, "target row", " (USING expression)"); err != nil {
+		return err
+	}
+	if act.Kind == sql.MergeDelete {
+		old := tableRecord(def, rec.Columns()[:len(def.Columns)], rec.NumRows())
+		defer old.Release()
+		for _, fk := range m.refs {
+			if err := fk.verifyParentDelete(ctx, m.rt, old); err != nil {
+				return err
+			}
+		}
+		m.deleted += rec.NumRows()
+		return nil
+	}
+	updated, err := setRows(m.rt, def, act.Set, rec)
+	if err != nil {
+		return err
+	}
+	if err := verifyParentUpdates(ctx, m.rt, m.refs, rec, updated); err != nil {
+		updated.Release()
+		return err
+	}
+	m.written = append(m.written, mergeWrite{rec: updated, update: true, policies: act.Policies})
+	return nil
+}
+
+// write deletes the rows UPDATE and DELETE actions change, then checks
+// and inserts the rows UPDATE and INSERT actions make. It returns the
+// number of rows the statement changed.
+func (m *merge) write(ctx context.Context) (int64, error) {
+	def, tx := m.n.Table, m.rt.Tx
+	if len(m.gone) > 0 {
+		if err := tx.Delete(def.ID, m.gone); err != nil {
+			return 0, err
+		}
+	}
+	var inserted, updated int64
+	for _, w := range m.written {
+		cons := *m.cons
+		cons.policies = w.policies
+		if err := cons.verify(ctx, m.rt, w.rec); err != nil {
+			return 0, err
+		}
+		if err := tx.Insert(def.ID, w.rec); err != nil {
+			return 0, err
+		}
+		if w.update {
+			updated += w.rec.NumRows()
+		} else {
+			inserted += w.rec.NumRows()
+		}
+	}
+	m.rt.written(def.ID, inserted, updated, m.deleted)
+	return inserted + updated + m.deleted, nil
+}
