@@ -92,7 +92,9 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newLimit(rt, n.Count, n.Offset, in), nil
+		lim := newLimit(rt, n.Count, n.Offset, in)
+		lim.ties, lim.tieSpecs = n.Ties, keySpecs(n.Ties)
+		return lim, nil
 	case *sql.LockRows:
 		in, err := Build(rt, n.Input)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cairn-db/cairn/sql"
@@ -23,6 +24,13 @@ type Limit struct {
 	count, offset int64 // count < 0: no limit
 	emitted       int64
 	out           outSlot
+	// ties and tieSpecs are sql.Limit.Ties; last holds the keys of the
+	// Count-th row once it is out, and tying says the rows after it may
+	// still tie with it.
+	ties     []sql.SortKey
+	tieSpecs []keySpec
+	last     []sortVal
+	tying    bool
 }
 
 func newLimit(rt *Runtime, count, offset sql.Expr, in Operator) *Limit {
@@ -105,10 +113,13 @@ func (l *Limit) Next(ctx context.Context) (arrow.Record, error) {
 		if err != nil {
 			return nil, err
 		}
+		if c < 0 && len(l.ties) > 0 {
+			return nil, pgerr.New(pgerrcode.InvalidRowCountInLimitClause, "row count cannot be null in FETCH FIRST ... WITH TIES clause")
+		}
 		l.count, l.offset, l.inited = c, o, true
 	}
 	for {
-		if l.count >= 0 && l.emitted >= l.count {
+		if l.count >= 0 && l.emitted >= l.count && !l.tying {
 			return nil, io.EOF
 		}
 		if err := ctx.Err(); err != nil {
@@ -119,6 +130,18 @@ func (l *Limit) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, err
 		}
 		n := rec.NumRows()
+		if l.tying {
+			tied, err := l.tiedRows(rec, 0)
+			if err != nil || tied == 0 {
+				l.tying = false
+				return nil, errOrEOF(err)
+			}
+			if tied < n {
+				l.tying = false
+				return l.out.set(rec.NewSlice(0, tied)), nil
+			}
+			return l.out.pass(rec), nil
+		}
 		if l.offset >= n {
 			l.offset -= n
 			continue
@@ -129,11 +152,83 @@ func (l *Limit) Next(ctx context.Context) (arrow.Record, error) {
 			end = start + l.count - l.emitted
 		}
 		l.emitted += end - start
+		if len(l.ties) > 0 && l.count >= 0 && l.emitted >= l.count && end > start {
+			// The Count-th row is out: keep its keys and let the rows
+			// after it that tie with it through.
+			if err := l.keepLast(rec, int(end-1)); err != nil {
+				return nil, err
+			}
+			tied, err := l.tiedRows(rec, end)
+			if err != nil {
+				return nil, err
+			}
+			end += tied
+			l.tying = end == n
+		}
 		if start == 0 && end == n {
 			return l.out.pass(rec), nil
 		}
 		return l.out.set(rec.NewSlice(start, end)), nil
 	}
+}
+
+// keepLast keeps the sort keys of row i of rec as the row the following
+// rows must tie with.
+func (l *Limit) keepLast(rec arrow.Record, i int) error {
+	l.last = l.last[:0]
+	for k, key := range l.ties {
+		arr, err := Eval(l.rt, key.Expr, rec)
+		if err != nil {
+			return err
+		}
+		v := sortValAt(arr, i, &l.tieSpecs[k])
+		v.s = strings.Clone(v.s) // the batch goes on without us
+		arr.Release()
+		l.last = append(l.last, v)
+	}
+	return nil
+}
+
+// tiedRows counts the rows of rec from row from on whose keys equal the
+// kept ones, up to the first that does not.
+func (l *Limit) tiedRows(rec arrow.Record, from int64) (int64, error) {
+	n := rec.NumRows()
+	if from >= n {
+		return 0, nil
+	}
+	keys := make([]arrow.Array, len(l.ties))
+	defer func() {
+		for _, a := range keys {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for k, key := range l.ties {
+		arr, err := Eval(l.rt, key.Expr, rec)
+		if err != nil {
+			return 0, err
+		}
+		keys[k] = arr
+	}
+	row := make([]sortVal, len(keys))
+	for i := from; i < n; i++ {
+		for k, arr := range keys {
+			row[k] = sortValAt(arr, int(i), &l.tieSpecs[k])
+		}
+		if compareRows(l.tieSpecs, row, l.last) != 0 {
+			return i - from, nil
+		}
+	}
+	return n - from, nil
+}
+
+// errOrEOF is err, or io.EOF when there is none.
+func errOrEOF(err error) error {
+	if err != nil {
+		return err
+	}
+	return io.EOF
 }
 
 // Close implements Operator.

@@ -125,6 +125,10 @@ type Limit struct {
 	Input  Node
 	Count  Expr
 	Offset Expr
+	// Ties, for FETCH FIRST n ROWS WITH TIES, are the ORDER BY keys the
+	// input is sorted by: the rows after the first Count whose keys equal
+	// the last one's pass too.
+	Ties []SortKey
 }
 
 // TopK is Sort followed by Limit, fused: a bounded heap of Count+Offset rows.

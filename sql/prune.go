@@ -156,8 +156,10 @@ func prune(n Node, need []bool) (Node, []int) {
 		in, m := prune(x.Input, childNeed)
 		return &TopK{Input: in, Keys: remapKeys(x.Keys, m), Count: x.Count, Offset: x.Offset}, m
 	case *Limit:
-		in, m := prune(x.Input, need)
-		return &Limit{Input: in, Count: x.Count, Offset: x.Offset}, m
+		childNeed := append([]bool(nil), need...)
+		refs(childNeed, sortExprs(x.Ties)...)
+		in, m := prune(x.Input, childNeed)
+		return &Limit{Input: in, Count: x.Count, Offset: x.Offset, Ties: remapKeys(x.Ties, m)}, m
 	case *LockRows:
 		childNeed := append([]bool(nil), need...)
 		for _, t := range x.Targets {

@@ -541,8 +541,12 @@ func substituteKeys(keys []SortKey, exprs []Expr) []SortKey {
 // finishOrderLimit adds Sort/TopK/Limit for ORDER BY, LIMIT and OFFSET,
 // and lock (FOR UPDATE; nil for none) between the order and the limit.
 func (b *Binder) finishOrderLimit(plan Node, keys []SortKey, s *pg_query.SelectStmt, lock *LockRows) (Node, error) {
-	if s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
-		return nil, pgerr.NotSupported("FETCH ... WITH TIES")
+	withTies := s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES
+	if withTies && len(keys) == 0 {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
+	}
+	if withTies && (s.LimitCount == nil || isNullConst(s.LimitCount)) {
+		return nil, pgerr.New(pgerrcode.InvalidRowCountInLimitClause, "row count cannot be null in FETCH FIRST ... WITH TIES clause")
 	}
 	sc := &scope{}
 	var count, offset Expr
@@ -556,6 +560,14 @@ func (b *Binder) finishOrderLimit(plan Node, keys []SortKey, s *pg_query.SelectS
 		if offset, err = b.bindExprWant(sc, s.LimitOffset, types.Int8T); err != nil {
 			return nil, err
 		}
+	}
+	if withTies && lock != nil {
+		return nil, pgerr.NotSupported("%s with FETCH ... WITH TIES", lock.Strength)
+	}
+	if withTies && count != nil {
+		// A Sort, then a Limit that lets the rows tying with the last
+		// through (a TopK would cut them).
+		return &Limit{Input: &Sort{Input: plan, Keys: keys}, Count: count, Offset: offset, Ties: keys}, nil
 	}
 	if lock != nil {
 		if len(keys) > 0 {
