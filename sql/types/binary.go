@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types/jsonpath"
 	"github.com/jackc/pgerrcode"
 )
 
@@ -92,7 +93,7 @@ func EncodeBinary(buf []byte, v any, t T) ([]byte, error) {
 		case []byte:
 			return append(buf, x...), nil
 		}
-	case JSONB:
+	case JSONB, JSONPath:
 		switch x := v.(type) {
 		case string:
 			return append(append(buf, 1), x...), nil
@@ -381,15 +382,18 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 			return nil, err
 		}
 		return s, nil
-	case JSONB:
+	case JSONB, JSONPath:
 		if len(src) < 1 {
 			return nil, errInsufficient()
 		}
 		if src[0] != 1 {
-			return nil, errBinaryMsg("unsupported jsonb version number %d", src[0])
+			return nil, errBinaryMsg("unsupported %s version number %d", t.String(), src[0])
 		}
 		if err := CheckText(src[1:]); err != nil {
 			return nil, err
+		}
+		if t.Family == JSONPath {
+			return jsonpath.Normalize(string(src[1:]))
 		}
 		return NormalizeJSONB(string(src[1:]))
 	case Bytea:

@@ -147,7 +147,7 @@ func Compare(a, b any, t T) int {
 		if ok1 && ok2 {
 			return compareJSONB(x, y)
 		}
-	case Text, Varchar, Name, InternalChar, JSON, Unknown:
+	case Text, Varchar, Name, InternalChar, JSON, JSONPath, Unknown:
 		x, ok1 := a.(string)
 		y, ok2 := b.(string)
 		if ok1 && ok2 {
@@ -337,7 +337,7 @@ func KeyBytes(dst []byte, v any, t T) []byte {
 		if s, ok := v.(string); ok {
 			return appendJSONBKey(dst, s)
 		}
-	case Text, Varchar, Name, InternalChar, JSON, Unknown, Bytea:
+	case Text, Varchar, Name, InternalChar, JSON, JSONPath, Unknown, Bytea:
 		switch x := v.(type) {
 		case string:
 			dst = appendUvarint(dst, uint64(len(x)))

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types/jsonpath"
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgerrcode"
 )
@@ -340,6 +341,8 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 		return s, nil
 	case JSONB:
 		return NormalizeJSONB(s)
+	case JSONPath:
+		return jsonpath.Normalize(s)
 	case DateFamily:
 		return parseDate(s, opts)
 	case Time:

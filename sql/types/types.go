@@ -53,6 +53,9 @@ const (
 	// InternalChar is PostgreSQL's one-byte "char" (pg_class.relkind,
 	// pg_type.typtype, ...), not the SQL char(n) type, which is Char.
 	InternalChar
+	// JSONPath is the SQL/JSON path type; its datum is the path's
+	// canonical text (package jsonpath parses it).
+	JSONPath
 )
 
 // T is a SQL type. The zero value is Unknown. T is a small value type:
@@ -108,6 +111,7 @@ var (
 	OidT          = T{Family: Oid, Mod: -1}
 	NameT         = T{Family: Name, Mod: -1}
 	InternalCharT = T{Family: InternalChar, Mod: -1}
+	JSONPathT     = T{Family: JSONPath, Mod: -1}
 	RecordT       = T{Family: Record, Mod: -1}
 	Float4ArrayT  = ArrayOf(Float4T, 1)
 )
@@ -208,6 +212,7 @@ var families = map[Family]familyInfo{
 	UUID:            {2950, 2951, "uuid", 16},
 	JSON:            {114, 199, "json", -1},
 	JSONB:           {3802, 3807, "jsonb", -1},
+	JSONPath:        {4072, 4073, "jsonpath", -1},
 	DateFamily:      {1082, 1182, "date", 4},
 	Time:            {1083, 1183, "time without time zone", 8},
 	TimestampFamily: {1114, 1115, "timestamp without time zone", 8},
@@ -403,6 +408,8 @@ func Named(name string) (T, bool) {
 		return JSONT, true
 	case "jsonb":
 		return JSONBT, true
+	case "jsonpath":
+		return JSONPathT, true
 	case "date":
 		return DateT, true
 	case "time", "time without time zone":

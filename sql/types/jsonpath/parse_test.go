@@ -1,0 +1,60 @@
+package jsonpath
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
+
+// TestNormalize checks canonical texts and errors against what
+// PostgreSQL 15's jsonpath input and output print.
+func TestNormalize(t *testing.T) {
+	for _, c := range []struct{ in, out, err string }{
+		{in: "$.a[*] ? (@ > 1)", out: `$."a"[*]?(@ > 1)`},
+		{in: "1 + 2", out: "(1 + 2)"},
+		{in: "(1 + 2).type()", out: "(1 + 2).type()"},
+		{in: "$.A.TYPE()", out: `$."A".type()`},
+		{in: "-(1+2)*3 - -$.a", out: `(-(1 + 2) * 3 - -$."a")`},
+		{in: "- - 1", out: "1"},
+		{in: "-$", out: "(-$)"},
+		{in: "1 - (2 - 3)", out: "(1 - (2 - 3))"},
+		{in: "strict $.**{2 to last}.a ? (exists (@.b) && !(@ starts with \"x\") || (@ < 1) is unknown)",
+			out: `strict $.**{2 to last}."a"?(exists (@."b") && !(@ starts with "x") || (@ < 1) is unknown)`},
+		{in: `$ ? (@ like_regex "^a" flag "qsmi")`, out: `$?(@ like_regex "^a" flag "ismq")`},
+		{in: `$."a b"."\u0041\n"`, out: `$."a b"."A\n"`},
+		{in: "$.a[1.5, 2 to last]", out: `$."a"[1.5,2 to last]`},
+		{in: "$.**{last}", out: "$.**{last}"},
+		{in: "$.**{0 to 2}", out: "$.**{0 to 2}"},
+		{in: `$"v a r"`, out: `$"v a r"`},
+		{in: "$.a[1.2e3]", out: `$."a"[1200]`},
+		{in: "$.null.true.last.size", out: `$."null"."true"."last"."size"`},
+		{in: "$ ? (@.a)", err: `syntax error at or near ")" of jsonpath input`},
+		{in: "$.a +", err: "syntax error at end of jsonpath input"},
+		{in: "$.a ? (@ == TRUE)", err: "syntax error at end of jsonpath input"},
+		{in: "$.a == 1 == 2", err: `syntax error at or near "==" of jsonpath input`},
+		{in: "$ ? (@ is unknown)", err: `syntax error at or near " " of jsonpath input`},
+		{in: "1.type()", err: `trailing junk after numeric literal at or near "1.t" of jsonpath input`},
+		{in: "@", err: "@ is not allowed in root expressions"},
+		{in: "last", err: "LAST is allowed only in array subscripts"},
+		{in: "", err: `invalid input syntax for type jsonpath: ""`},
+		{in: `$ ? (@ like_regex "a" flag "z")`, err: "invalid input syntax for type jsonpath"},
+		{in: `"abc`, err: "unexpected end of quoted string at end of jsonpath input"},
+	} {
+		got, err := Normalize(c.in)
+		if c.err != "" {
+			var pe *pgerr.Error
+			if !errors.As(err, &pe) || pe.Message != c.err {
+				t.Errorf("Normalize(%q) = %q, %v; want error %q", c.in, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.out {
+			t.Errorf("Normalize(%q) = %q, %v; want %q", c.in, got, err, c.out)
+		}
+		// the canonical text reads back as itself
+		if again, err := Normalize(got); err != nil || again != got {
+			t.Errorf("Normalize(%q) = %q, %v; want it unchanged", got, again, err)
+		}
+	}
+}
