@@ -14,9 +14,27 @@ import (
 // jsonpath_gram.y, with the checks jsonpath_in makes after parsing.
 
 type parser struct {
-	lex lexer
-	tok token
+	lex   lexer
+	tok   token
+	depth int // nesting of orExpr and unaryExpr calls (enter)
 }
+
+// maxDepth bounds the nesting of parenthesised expressions, filters and
+// unary operators: deeper input is refused as PostgreSQL refuses input too
+// deep for its stack (54001), where the parser's recursion would
+// otherwise overflow the goroutine's stack and end the process.
+const maxDepth = 10000
+
+// enter counts one more level of nesting; the caller defers leave.
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > maxDepth {
+		return pgerr.New(pgerrcode.StatementTooComplex, "stack depth limit exceeded")
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
 
 // Parse parses jsonpath text. Errors carry PostgreSQL's SQLSTATEs and
 // messages (42601 for syntax errors).
@@ -117,6 +135,10 @@ func check(it *Item, filters int, inSubscript bool) error {
 func isExpr(it *Item) bool { return !it.Kind.IsPredicate() || it.Next != nil }
 
 func (p *parser) orExpr() (*Item, error) {
+	defer p.leave()
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
 	l, err := p.andExpr()
 	if err != nil {
 		return nil, err
@@ -357,6 +379,10 @@ func (p *parser) mulExpr() (*Item, error) {
 // unaryExpr parses unary + and -, folding them into numeric literals as
 // PostgreSQL's makeItemUnary does.
 func (p *parser) unaryExpr() (*Item, error) {
+	defer p.leave()
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
 	if p.tok.isChar('+') || p.tok.isChar('-') {
 		minus := p.tok.isChar('-')
 		if err := p.advance(); err != nil {
@@ -386,14 +412,6 @@ func (p *parser) unaryExpr() (*Item, error) {
 		return &Item{Kind: k, Left: a}, nil
 	}
 	return p.accessorExpr()
-}
-
-// appendNext links next at the end of it's accessor chain.
-func appendNext(it, next *Item) {
-	for it.Next != nil {
-		it = it.Next
-	}
-	it.Next = next
 }
 
 func (p *parser) existsPred() (*Item, error) {
@@ -487,7 +505,18 @@ var methods = map[string]Kind{"type": Type, "size": Size, "abs": Abs, "floor": F
 
 // accessors parses accessor_op* after head.
 func (p *parser) accessors(head *Item) (*Item, error) {
+	tail := head
+	for tail.Next != nil {
+		tail = tail.Next
+	}
+	// The chain is walked recursively when it is printed and run: it
+	// counts as nesting, one level per accessor.
+	depth := p.depth
+	defer func() { p.depth = depth }()
 	for p.startsAccessor() {
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
 		var acc *Item
 		switch {
 		case p.tok.isChar('?'):
@@ -524,7 +553,10 @@ func (p *parser) accessors(head *Item) (*Item, error) {
 			}
 			acc = a
 		}
-		appendNext(head, acc)
+		tail.Next = acc
+		for tail.Next != nil {
+			tail = tail.Next
+		}
 	}
 	return head, nil
 }

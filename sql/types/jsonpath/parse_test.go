@@ -2,7 +2,9 @@ package jsonpath
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
@@ -56,5 +58,38 @@ func TestNormalize(t *testing.T) {
 		if again, err := Normalize(got); err != nil || again != got {
 			t.Errorf("Normalize(%q) = %q, %v; want it unchanged", got, again, err)
 		}
+	}
+}
+
+// TestDepthLimit checks that nesting and accessor chains deeper than
+// maxDepth are refused with 54001 (and quickly: a chain is built in linear
+// time), while ones within it parse; the parser, printer and evaluator
+// recurse over both, so unbounded input would overflow the stack.
+func TestDepthLimit(t *testing.T) {
+	deep := maxDepth + 10
+	for _, in := range []string{
+		strings.Repeat("(", deep) + "1" + strings.Repeat(")", deep),
+		strings.Repeat("-", deep) + "1",
+		"$" + strings.Repeat(".a", 50*deep),
+		"$" + strings.Repeat("[0]", deep),
+		"$" + strings.Repeat(" ? (@.a", deep/2) + " > 1" + strings.Repeat(")", deep/2),
+	} {
+		start := time.Now()
+		_, err := Parse(in)
+		var pe *pgerr.Error
+		if !errors.As(err, &pe) || pe.Code != "54001" {
+			t.Errorf("%.20s... (%d bytes): got %v, want 54001", in, len(in), err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%.20s...: refused after %v", in, d)
+		}
+	}
+	ok := "$" + strings.Repeat(".a", maxDepth/2) + " ? (" + strings.Repeat("(", 100) + "@ > 1" + strings.Repeat(")", 100) + ")"
+	p, err := Parse(ok)
+	if err != nil {
+		t.Fatalf("a chain of %d accessors: %v", maxDepth/2, err)
+	}
+	if s := p.String(); !strings.HasPrefix(s, `$."a"."a"`) {
+		t.Fatalf("printed %.30s...", s)
 	}
 }
