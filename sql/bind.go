@@ -532,6 +532,7 @@ func (*Deallocate) statement()      {}
 func (*Discard) statement()         {}
 func (*NoOp) statement()            {}
 func (*Checkpoint) statement()      {}
+func (*LockTable) statement()       {}
 func (*DeclareCursor) statement()   {}
 func (*Fetch) statement()           {}
 func (*CloseCursor) statement()     {}

@@ -255,6 +255,16 @@ type NoOp struct {
 	Tag string
 }
 
+// LockTable is LOCK TABLE ... IN ACCESS SHARE MODE, as pg_dump takes it
+// on each table it dumps so that no DROP or ALTER changes the table
+// before its rows are read. A transaction's snapshot already keeps
+// every table as it was (a table dropped meanwhile still reads from the
+// snapshot's files), so in a transaction block, where the snapshot
+// lasts, the lock has nothing to add. The stronger modes, which keep
+// other sessions from writing, are refused (0A000): cairn has no table
+// locks.
+type LockTable struct{}
+
 // Checkpoint is CHECKPOINT: write every table's committed rows to their
 // segments and manifests and truncate the write-ahead log, now.
 type Checkpoint struct{}
@@ -397,6 +407,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return &NoOp{Tag: "ANALYZE"}, nil
 	case *pg_query.Node_CheckPointStmt:
 		return &Checkpoint{}, nil
+	case *pg_query.Node_LockStmt:
+		return b.bindLockTable(s.LockStmt)
 	case *pg_query.Node_DiscardStmt:
 		return &Discard{What: strings.TrimPrefix(s.DiscardStmt.Target.String(), "DISCARD_")}, nil
 	case *pg_query.Node_CommentStmt:
@@ -434,7 +446,7 @@ func statementName(n *pg_query.Node) string {
 // SQL words.
 var statementNames = map[string]string{
 	"Rule": "CREATE RULE", "Grant": "GRANT and REVOKE", "GrantRole": "GRANT and REVOKE of roles",
-	"Createdb": "CREATE DATABASE", "Dropdb": "DROP DATABASE", "Alterdb": "ALTER DATABASE", "Lock": "LOCK TABLE",
+	"Createdb": "CREATE DATABASE", "Dropdb": "DROP DATABASE", "Alterdb": "ALTER DATABASE",
 	"CreateTrig": "CREATE TRIGGER", "CreatePlang": "CREATE LANGUAGE", "Do": "DO", "Execute": "EXECUTE",
 }
 
@@ -1419,4 +1431,32 @@ func (b *Binder) bindExecute(s *pg_query.ExecuteStmt) (Statement, error) {
 		x.Args[i] = e
 	}
 	return x, nil
+}
+
+// accessShareLock is LockStmt.Mode for ACCESS SHARE (PostgreSQL's
+// AccessShareLock).
+const accessShareLock = 1
+
+// bindLockTable binds LOCK TABLE: each relation must exist, and the
+// session needs SELECT on it, as PostgreSQL checks ACCESS SHARE.
+func (b *Binder) bindLockTable(s *pg_query.LockStmt) (Statement, error) {
+	if s.Mode != accessShareLock {
+		return nil, pgerr.NotSupported("LOCK TABLE in a mode other than ACCESS SHARE").
+			WithDetail("cairn has no table locks: a transaction's snapshot keeps the tables it reads as they were, but nothing keeps other sessions from writing them.")
+	}
+	for _, n := range s.Relations {
+		rv := n.GetRangeVar()
+		if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
+			if _, _, err := b.bindView(v, rv.Relname, nil); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		def, err := b.rangeVarTable(rv)
+		if err != nil {
+			return nil, pgerr.From(err).WithPosition(rv.Location + 1)
+		}
+		b.need(def, catalog.PrivSelect)
+	}
+	return &LockTable{}, nil
 }

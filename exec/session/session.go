@@ -842,6 +842,11 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return commandTag(x.Tag), false, nil
 	case *sql.Checkpoint:
 		return commandTag("CHECKPOINT"), false, s.runCheckpoint()
+	case *sql.LockTable:
+		if s.tx == nil || s.implicit {
+			return Tag{}, false, pgerr.New(pgerrcode.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
+		}
+		return commandTag("LOCK TABLE"), false, nil
 	case *sql.Discard:
 		return commandTag("DISCARD " + x.What), false, s.runDiscard(x)
 	case *sql.DeclareCursor:

@@ -1,0 +1,38 @@
+package storage
+
+import (
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
+
+// SequenceState is a sequence's current state as SELECT last_value,
+// is_called FROM seq reads it (pg_dump saves it so that setval restores
+// it): the last value handed out, or the next one to hand out when called
+// is false. A sequence this transaction created reads as the transaction
+// sees it. It changes nothing.
+func (tx *Tx) SequenceState(schema, name string) (last int64, called bool, err error) {
+	if err := tx.check(); err != nil {
+		return 0, false, err
+	}
+	key := catalog.Key(schema, name)
+	if st := tx.seqs[key]; st != nil {
+		return st.last, st.called, nil
+	}
+	if tx.cat.Sequences[key] == nil {
+		return 0, false, pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", name)
+	}
+	return tx.db.SequenceState(schema, name)
+}
+
+// SequenceState is Tx.SequenceState for a committed sequence.
+func (db *DB) SequenceState(schema, name string) (last int64, called bool, err error) {
+	_, st, err := db.seqFor(schema, name)
+	if err != nil {
+		return 0, false, err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.last, st.called, nil
+}
