@@ -960,9 +960,16 @@ func (b *Binder) bindCase(sc *scope, ce *pg_query.CaseExpr) (Expr, error) {
 		}
 		results = append(results, def)
 	}
+	if ce.Defresult != nil {
+		// PostgreSQL resolves the result type with the ELSE first.
+		results = append(results[len(results)-1:], results[:len(results)-1]...)
+	}
 	t, results, err := b.unify("CASE", results)
 	if err != nil {
 		return nil, err
+	}
+	if ce.Defresult != nil {
+		results = append(results[1:], results[0])
 	}
 	c := &Case{T: t}
 	for i, cond := range conds {

@@ -93,6 +93,9 @@ type AlterCmd struct {
 	// Cascade is DropColumn's CASCADE: the policies that use the column
 	// go with it.
 	Cascade bool
+	// Sequence is AddIdentity's new sequence (Column: the column made an
+	// identity column).
+	Sequence *catalog.SequenceDef
 }
 
 // AlterKind is the kind of an ALTER TABLE action.
@@ -111,6 +114,7 @@ const (
 	DropConstraint // Name: the constraint
 	ChangeOwner    // Owner: the new owner
 	RowSecurity    // Name: Enable, Disable, Force or NoForce
+	AddIdentity    // Name: the column; Column, Sequence
 )
 
 // Truncate is TRUNCATE of one or more tables.
@@ -131,6 +135,10 @@ type AlterSequence struct {
 	Seq     *catalog.SequenceDef
 	Value   int64
 	Missing string
+	// SetOwner makes it ALTER SEQUENCE ... OWNED BY: Owner is the column
+	// (nil for NONE), and nothing is restarted.
+	SetOwner bool
+	Owner    *catalog.SequenceOwner
 }
 
 // CreateIndex is CREATE INDEX (deeplake_index, hnsw, ivfflat, btree).
@@ -740,6 +748,16 @@ func (b *Binder) identitySequence(def *catalog.TableDef, col *catalog.ColumnDef,
 	if err := b.applySequenceOptions(seq, c.Options, col.Type); err != nil {
 		return nil, err
 	}
+	// SEQUENCE NAME [schema.]name, as pg_dump writes an identity column.
+	for _, o := range c.Options {
+		if d := o.GetDefElem(); d.Defname == "sequence_name" {
+			names := strList(d.Arg.GetList().GetItems())
+			seq.Name = names[len(names)-1]
+			if len(names) > 1 && names[len(names)-2] != def.Schema {
+				return nil, pgerr.NotSupported("an identity column's sequence in another schema than its table's")
+			}
+		}
+	}
 	col.Identity = c.GeneratedWhen // "a" (ALWAYS) or "d" (BY DEFAULT)
 	col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(def.Schema), ident.Quote(seq.Name))
 	col.NotNull = true
@@ -1008,6 +1026,9 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 }
 
 func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
+	if st, ok, err := b.bindAlterRelationOwner(s); ok {
+		return st, err
+	}
 	if s.Objtype != pg_query.ObjectType_OBJECT_TABLE {
 		return nil, pgerr.NotSupported("ALTER %s", strings.TrimPrefix(s.Objtype.String(), "OBJECT_"))
 	}
@@ -1085,6 +1106,24 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropConstraint, Name: cmd.Name, IfExists: cmd.MissingOk})
 		case pg_query.AlterTableType_AT_ChangeOwner:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: ChangeOwner, Owner: roleSpec(cmd.Newowner)})
+		case pg_query.AlterTableType_AT_AddIdentity:
+			pos, col := def.Column(cmd.Name)
+			switch {
+			case col == nil:
+				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			case col.Identity != "":
+				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" is already an identity column", cmd.Name, def.Name)
+			case col.Default != "":
+				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" already has a default value", cmd.Name, def.Name)
+			case !col.NotNull && !slices.Contains(def.PrimaryKey, col.ID):
+				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", cmd.Name, def.Name)
+			}
+			c := def.Columns[pos]
+			seq, err := b.identitySequence(def, &c, cmd.Def.GetConstraint())
+			if err != nil {
+				return nil, err
+			}
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: AddIdentity, Name: cmd.Name, Column: c, Sequence: seq})
 		case pg_query.AlterTableType_AT_EnableRowSecurity, pg_query.AlterTableType_AT_DisableRowSecurity,
 			pg_query.AlterTableType_AT_ForceRowSecurity, pg_query.AlterTableType_AT_NoForceRowSecurity:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: RowSecurity, Name: strings.TrimSuffix(strings.TrimPrefix(cmd.Subtype.String(), "AT_"), "RowSecurity")})
@@ -1117,6 +1156,34 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameTable, NewName: s.Newname}}}, nil
 	}
 	return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameColumn, Name: s.Subname, NewName: s.Newname}}}, nil
+}
+
+// bindAlterRelationOwner binds ALTER TABLE, SEQUENCE or VIEW ... OWNER
+// TO of a sequence or a view; ok is false for any other ALTER.
+func (b *Binder) bindAlterRelationOwner(s *pg_query.AlterTableStmt) (Statement, bool, error) {
+	if len(s.Cmds) != 1 || s.Cmds[0].GetAlterTableCmd().Subtype != pg_query.AlterTableType_AT_ChangeOwner {
+		return nil, false, nil
+	}
+	owner := roleSpec(s.Cmds[0].GetAlterTableCmd().Newowner)
+	rv := s.Relation
+	switch s.Objtype {
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_VIEW:
+		if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
+			return &AlterRelationOwner{View: v, Owner: owner}, true, nil
+		}
+	}
+	switch s.Objtype {
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_SEQUENCE:
+		if seq := b.findSequence(rv.Schemaname, rv.Relname); seq != nil && !b.tableNamed(rv.Schemaname, rv.Relname) {
+			return &AlterRelationOwner{Sequence: seq, Owner: owner}, true, nil
+		}
+		if s.Objtype == pg_query.ObjectType_OBJECT_SEQUENCE {
+			return nil, true, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", rv.Relname)
+		}
+	case pg_query.ObjectType_OBJECT_VIEW:
+		return nil, true, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", rv.Relname)
+	}
+	return nil, false, nil
 }
 
 // freeRelationName returns name, or name with the smallest numeric suffix
@@ -1168,10 +1235,13 @@ func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (Statement, error) 
 	}
 	b.accesses = append(b.accesses, Access{Sequence: seq, Owner: true})
 	a := &AlterSequence{Seq: seq, Value: seq.Start}
+	if len(s.Options) == 1 && s.Options[0].GetDefElem().Defname == "owned_by" {
+		return b.bindSequenceOwner(a, s.Options[0].GetDefElem())
+	}
 	for _, o := range s.Options {
 		d := o.GetDefElem()
 		if d.Defname != "restart" {
-			return nil, pgerr.NotSupported("ALTER SEQUENCE %s (only RESTART is)", strings.ToUpper(d.Defname))
+			return nil, pgerr.NotSupported("ALTER SEQUENCE %s (only RESTART and OWNED BY are)", strings.ToUpper(d.Defname))
 		}
 		if i := d.Arg.GetInteger(); i != nil {
 			a.Value = int64(i.Ival)
@@ -1187,6 +1257,39 @@ func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (Statement, error) 
 	if a.Value > seq.Max {
 		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", a.Value, seq.Max)
 	}
+	return a, nil
+}
+
+// bindSequenceOwner binds ALTER SEQUENCE ... OWNED BY table.column or
+// OWNED BY NONE, as pg_dump restores a serial column's sequence: the
+// table must be the sequence owner's and in the sequence's schema.
+func (b *Binder) bindSequenceOwner(a *AlterSequence, d *pg_query.DefElem) (Statement, error) {
+	a.SetOwner = true
+	names := strList(d.Arg.GetList().GetItems())
+	if len(names) == 1 && strings.EqualFold(names[0], "none") {
+		return a, nil
+	}
+	if len(names) < 2 {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "invalid OWNED BY option").WithHint("Specify OWNED BY table.column or OWNED BY NONE.")
+	}
+	col := names[len(names)-1]
+	rv := &pg_query.RangeVar{Relname: names[len(names)-2]}
+	if len(names) > 2 {
+		rv.Schemaname = names[len(names)-3]
+	}
+	t, err := b.rangeVarTable(rv)
+	if err != nil {
+		return nil, err
+	}
+	b.needOwner(t)
+	if t.Schema != a.Seq.Schema {
+		return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "sequence must be in same schema as table it is linked to")
+	}
+	pos, c := t.Column(col)
+	if c == nil {
+		return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, t.Name)
+	}
+	a.Owner = &catalog.SequenceOwner{Table: t.ID, Column: t.Columns[pos].ID}
 	return a, nil
 }
 

@@ -36,3 +36,19 @@ func (db *DB) SequenceState(schema, name string) (last int64, called bool, err e
 	defer st.mu.Unlock()
 	return st.last, st.called, nil
 }
+
+// ReplaceSequence replaces a sequence's definition with def (same schema
+// and name): its owner, ACL or owning column (ALTER SEQUENCE ... OWNER
+// TO, OWNED BY). Its state (the values it hands out) is untouched. 42P01
+// if the sequence is missing.
+func (tx *Tx) ReplaceSequence(def *catalog.SequenceDef) error {
+	key := catalog.Key(def.Schema, def.Name)
+	return tx.apply(func(c *catalog.Catalog) error {
+		if c.Sequences[key] == nil {
+			return pgerr.New(pgerrcode.UndefinedTable, "sequence %q does not exist", def.Name)
+		}
+		s := *def
+		c.Sequences[key] = &s
+		return nil
+	})
+}
