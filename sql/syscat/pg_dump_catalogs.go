@@ -4,7 +4,7 @@ package syscat
 // not have (initial privileges of extension objects, operator families
 // and their members, text search parsers, templates, dictionaries and
 // configurations, transforms, partitioned tables, subscriptions, large
-// objects, security labels): PostgreSQL 15's columns, no rows, as in a
+// objects, security labels, shared or not): PostgreSQL 15's columns, no rows, as in a
 // database where none was created. With them pg_dump's catalog queries
 // run, and find nothing of these kinds to dump.
 
@@ -23,5 +23,6 @@ func init() {
 	register(pc, "pg_subscription", 6100, "oid oid, subdbid oid, subskiplsn text, subname name, subowner oid, subenabled bool, subbinary bool, substream bool, subtwophasestate \"char\", subdisableonerr bool, subconninfo text, subslotname name, subsynccommit text, subpublications text[]", nil)
 	register(pc, "pg_largeobject_metadata", 2995, "oid oid, lomowner oid, lomacl text[]", nil)
 	register(pc, "pg_seclabel", 3596, "objoid oid, classoid oid, objsubid int4, provider text, label text", nil)
+	register(pc, "pg_shseclabel", 3592, "objoid oid, classoid oid, provider text, label text", nil)
 	register(pc, "pg_seclabels", 0, "objoid oid, classoid oid, objsubid int4, objtype text, objnamespace oid, objname text, provider text, label text", nil)
 }
