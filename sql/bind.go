@@ -481,6 +481,8 @@ func CommandName(st Statement) string {
 		return "DROP SCHEMA"
 	case *AlterSchemaOwner:
 		return "ALTER SCHEMA"
+	case *AlterRelationOwner:
+		return x.Tag
 	case *CreatePolicy:
 		return "CREATE POLICY"
 	case *AlterPolicy:

@@ -63,6 +63,9 @@ type AlterRelationOwner struct {
 	Sequence *catalog.SequenceDef
 	View     *catalog.ViewDef
 	Owner    RoleSpec
+	// Tag is the command tag: ALTER TABLE, ALTER SEQUENCE or ALTER VIEW,
+	// as written.
+	Tag string
 }
 
 func (*AlterRelationOwner) statement() {}

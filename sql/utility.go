@@ -1115,13 +1115,14 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" is already an identity column", cmd.Name, def.Name)
 			case col.Default != "":
 				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" already has a default value", cmd.Name, def.Name)
-			case !col.NotNull && !slices.Contains(def.PrimaryKey, col.ID):
-				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", cmd.Name, def.Name)
 			}
 			c := def.Columns[pos]
 			seq, err := b.identitySequence(def, &c, cmd.Def.GetConstraint())
 			if err != nil {
 				return nil, err
+			}
+			if !col.NotNull && !slices.Contains(def.PrimaryKey, col.ID) {
+				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", cmd.Name, def.Name)
 			}
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: AddIdentity, Name: cmd.Name, Column: c, Sequence: seq})
 		case pg_query.AlterTableType_AT_EnableRowSecurity, pg_query.AlterTableType_AT_DisableRowSecurity,
@@ -1165,17 +1166,22 @@ func (b *Binder) bindAlterRelationOwner(s *pg_query.AlterTableStmt) (Statement, 
 		return nil, false, nil
 	}
 	owner := roleSpec(s.Cmds[0].GetAlterTableCmd().Newowner)
+	tag := "ALTER " + strings.TrimPrefix(s.Objtype.String(), "OBJECT_")
 	rv := s.Relation
 	switch s.Objtype {
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_VIEW:
 		if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
-			return &AlterRelationOwner{View: v, Owner: owner}, true, nil
+			return &AlterRelationOwner{View: v, Owner: owner, Tag: tag}, true, nil
 		}
 	}
 	switch s.Objtype {
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_SEQUENCE:
 		if seq := b.findSequence(rv.Schemaname, rv.Relname); seq != nil && !b.tableNamed(rv.Schemaname, rv.Relname) {
-			return &AlterRelationOwner{Sequence: seq, Owner: owner}, true, nil
+			if t := b.sequenceTable(seq); t != nil {
+				return nil, true, pgerr.New(pgerrcode.FeatureNotSupported, "cannot change owner of sequence \"%s\"", seq.Name).
+					WithDetail("Sequence \"%s\" is linked to table \"%s\".", seq.Name, t.Name)
+			}
+			return &AlterRelationOwner{Sequence: seq, Owner: owner, Tag: tag}, true, nil
 		}
 		if s.Objtype == pg_query.ObjectType_OBJECT_SEQUENCE {
 			return nil, true, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", rv.Relname)
@@ -1184,6 +1190,24 @@ func (b *Binder) bindAlterRelationOwner(s *pg_query.AlterTableStmt) (Statement, 
 		return nil, true, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", rv.Relname)
 	}
 	return nil, false, nil
+}
+
+// sequenceTable is the table a sequence belongs to (OWNED BY, or a serial
+// or identity column's default), or nil.
+func (b *Binder) sequenceTable(seq *catalog.SequenceDef) *catalog.TableDef {
+	if seq.OwnedBy != nil {
+		return b.Catalog.TableByID(seq.OwnedBy.Table)
+	}
+	serial := fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(seq.Schema), ident.Quote(seq.Name))
+	for _, id := range slices.Sorted(maps.Keys(b.Catalog.Tables)) {
+		t := b.Catalog.Tables[id]
+		for _, c := range t.Columns {
+			if c.Default == serial {
+				return t
+			}
+		}
+	}
+	return nil
 }
 
 // freeRelationName returns name, or name with the smallest numeric suffix

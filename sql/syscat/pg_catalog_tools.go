@@ -114,12 +114,13 @@ func init() {
 		}
 		for _, d := range v.views {
 			rule, view := ruleOID(d), ViewOID(d.Schema, d.Name)
+			// The rule is the view's (internal), and its query reads the
+			// view's own columns as well as the relations it names.
 			dep(pgRewriteOID, rule, pgClassOID, view, 0, "i")
+			dep(pgRewriteOID, rule, pgClassOID, view, 0, "n")
 			_, refs := v.viewQuery(d)
 			for _, ref := range refs {
-				if ref != view {
-					dep(pgRewriteOID, rule, pgClassOID, ref, 0, "n")
-				}
+				dep(pgRewriteOID, rule, pgClassOID, ref, 0, "n")
 			}
 		}
 		for _, p := range procDefs() {
