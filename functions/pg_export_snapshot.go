@@ -1,18 +1,30 @@
 package functions
 
-// pg_export_snapshot(): PostgreSQL hands out an identifier of the
-// transaction's snapshot for other sessions to adopt (SET TRANSACTION
-// SNAPSHOT), as pg_dump -j does so that its workers read what the leader
-// reads. cairn cannot share a snapshot between sessions yet, so the call
-// fails with 0A000, naming pg_dump's way around it.
+// pg_export_snapshot(): an identifier of the transaction's snapshot, which
+// other sessions adopt with SET TRANSACTION SNAPSHOT until the exporting
+// transaction ends: pg_dump -j's workers read what its leader reads. The
+// session does the exporting (SnapshotExporter).
 
-import "github.com/cairn-db/cairn/sql/pgerr"
+import (
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
+
+// SnapshotExporter is the optional part of a SessionInfo that exports
+// the transaction's snapshot.
+type SnapshotExporter interface {
+	ExportSnapshot() (string, error)
+}
 
 func init() {
 	Register(&Overload{Name: "pg_export_snapshot", Result: tText, Volatility: Volatile,
-		Eval: func(*Context, []any) (any, error) {
-			return nil, pgerr.NotSupported("pg_export_snapshot").
-				WithDetail("cairn cannot share a transaction's snapshot with other sessions.").
-				WithHint("With pg_dump -j, add --no-synchronized-snapshots, and keep writers away while it runs.")
+		Eval: func(ctx *Context, _ []any) (any, error) {
+			if ctx != nil {
+				if ex, ok := ctx.Session.(SnapshotExporter); ok {
+					return ex.ExportSnapshot()
+				}
+			}
+			return nil, pgerr.New(pgerrcode.FeatureNotSupported, "pg_export_snapshot is not supported here")
 		}})
 }

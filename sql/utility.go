@@ -213,6 +213,9 @@ type SetTransaction struct {
 	Session   bool
 	Isolation string
 	ReadOnly  *bool
+	// Snapshot makes it SET TRANSACTION SNAPSHOT: the identifier
+	// pg_export_snapshot gave.
+	Snapshot string
 }
 
 // txModes reads the options of BEGIN and SET TRANSACTION.
@@ -510,6 +513,11 @@ func bindSet(s *pg_query.VariableSetStmt) (Statement, error) {
 			st := &SetTransaction{Session: s.Name != "TRANSACTION"}
 			st.Isolation, st.ReadOnly = txModes(s.Args)
 			return st, nil
+		case "TRANSACTION SNAPSHOT":
+			if len(s.Args) != 1 || s.Args[0].GetAConst().GetSval() == nil {
+				return nil, pgerr.New(pgerrcode.SyntaxError, "SET TRANSACTION SNAPSHOT takes one snapshot identifier")
+			}
+			return &SetTransaction{Snapshot: s.Args[0].GetAConst().GetSval().Sval}, nil
 		}
 		return nil, pgerr.NotSupported("SET %s", s.Name)
 	case pg_query.VariableSetKind_VAR_SET_CURRENT:

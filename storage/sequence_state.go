@@ -52,3 +52,16 @@ func (tx *Tx) ReplaceSequence(def *catalog.SequenceDef) error {
 		return nil
 	})
 }
+
+// BeginShared starts a transaction that reads the database as tx reads it
+// (tx's snapshot, without tx's own changes), holding that snapshot itself:
+// what another session's SET TRANSACTION SNAPSHOT adopts from the
+// transaction that exported it (pg_export_snapshot, which pg_dump -j's
+// workers read through). tx's snapshot must not move meanwhile (a
+// REPEATABLE READ transaction's does not); the caller keeps tx from
+// running on another goroutine while it is called.
+func (tx *Tx) BeginShared() *Tx {
+	unpin := tx.db.pinState(tx.snap)
+	return &Tx{db: tx.db, snap: tx.snap, unpin: unpin, cat: tx.snap.cat, tables: map[uint64]*txTable{},
+		seqs: map[string]*seqTxState{}}
+}

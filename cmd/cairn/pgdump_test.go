@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,7 +130,8 @@ func freshServer(t *testing.T) *testServer {
 }
 
 // TestPgDumpRestore dumps a database with PostgreSQL 15's pg_dump in the
-// plain, custom and directory formats (and plain with --inserts, and as
+// plain, custom and directory formats (the last with -j 2: its workers
+// share the leader's exported snapshot) (and plain with --inserts, and as
 // --schema-only plus --data-only), restores each into a fresh server
 // (psql -v ON_ERROR_STOP=1 -f, pg_restore --exit-on-error), and checks
 // that the restored database has the same rows in every table and view,
@@ -179,7 +181,7 @@ func TestPgDumpRestore(t *testing.T) {
 		}},
 		{"directory", func(t *testing.T, dir, addr string) {
 			out := filepath.Join(dir, "dump.dir")
-			pgRun(t, src.Addr, "pg_dump", "-Fd", "-f", out, "cairn")
+			pgRun(t, src.Addr, "pg_dump", "-Fd", "-j", "2", "-f", out, "cairn")
 			pgRun(t, addr, "pg_restore", "--exit-on-error", "-j", "2", "-d", "cairn", out)
 		}},
 	}
@@ -233,16 +235,39 @@ func TestPgDumpTable(t *testing.T) {
 	}
 }
 
-// TestPgDumpParallel: pg_dump -j shares its transaction's snapshot with
-// its workers (pg_export_snapshot), which cairn cannot do yet; pg_dump
-// stops with the 0A000 that says so, before writing anything.
-func TestPgDumpParallel(t *testing.T) {
-	src := startServer(t, "")
-	pgRun(t, src.Addr, "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "cairn", "-c", pgDumpSchema)
-	host, port, _ := strings.Cut(src.Addr, ":")
-	out, err := exec.Command(pgBinary(t, "pg_dump"), "-h", host, "-p", port, "-U", "cairn", "-Fd", "-j", "2",
-		"-f", filepath.Join(t.TempDir(), "dump.dir"), "cairn").CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "pg_export_snapshot is not supported") {
-		t.Fatalf("pg_dump -j 2: %v\n%s", err, out)
+// TestExportedSnapshot: a transaction that adopts another's exported
+// snapshot (what pg_dump -j's workers do) reads what the exporter reads,
+// not what committed after; an identifier no open transaction exported
+// is refused, and so is a READ COMMITTED importer.
+func TestExportedSnapshot(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	leader, worker, writer := ts.connect(t), ts.connect(t), ts.connect(t)
+	mustExec(t, writer, "CREATE TABLE t (id int)")
+	mustExec(t, writer, "INSERT INTO t VALUES (1)")
+	mustExec(t, leader, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+	var id string
+	if err := leader.QueryRow(ctx, "SELECT pg_export_snapshot()").Scan(&id); err != nil {
+		t.Fatal(err)
 	}
+	mustExec(t, writer, "INSERT INTO t VALUES (2)")
+	mustExec(t, worker, "BEGIN")
+	mustExec(t, worker, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+	mustExec(t, worker, "SET TRANSACTION SNAPSHOT '"+id+"'")
+	var n int
+	if err := worker.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the worker counts %d rows (%v), the exported snapshot has 1", n, err)
+	}
+	mustExec(t, worker, "COMMIT")
+	mustExec(t, worker, "BEGIN ISOLATION LEVEL READ COMMITTED")
+	if _, err := worker.Exec(ctx, "SET TRANSACTION SNAPSHOT '"+id+"'"); sqlState(err) != "0A000" {
+		t.Fatalf("READ COMMITTED import: %v, want 0A000", err)
+	}
+	mustExec(t, worker, "ROLLBACK")
+	mustExec(t, leader, "COMMIT")
+	mustExec(t, worker, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	if _, err := worker.Exec(ctx, "SET TRANSACTION SNAPSHOT '"+id+"'"); sqlState(err) != "22023" {
+		t.Fatalf("importing the snapshot of an ended transaction: %v, want 22023", err)
+	}
+	mustExec(t, worker, "ROLLBACK")
 }

@@ -61,6 +61,8 @@ type Engine struct {
 	limits     connLimits
 	// defaults are Options.Settings, checked and normalised.
 	defaults map[string]string
+	// snapshots are the exported snapshots (snapshots.go).
+	snapshots exportedSnapshots
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -126,7 +128,9 @@ type Session struct {
 	isolation string
 	readOnly  bool
 	queried   bool
-	implicit  bool
+	// exported: the transaction exported its snapshot (snapshots.go).
+	exported bool
+	implicit bool
 	// txValues are the settings as they were before the open transaction
 	// first changed one (nil: unchanged); txLocal names those SET LOCAL
 	// changed. A rollback restores them all, a commit the local ones

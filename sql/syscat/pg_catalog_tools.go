@@ -74,7 +74,8 @@ func init() {
 	// psql's \d shows as "Owned by"; what a column default's expression
 	// uses (its sequence, 'n') and the column it belongs to ('a'); what a
 	// view's _RETURN rule reads ('n'); the built-in extensions' members
-	// ('e'). pg_dump orders its output by these, and leaves extension
+	// ('e'); what a foreign key references ('n'). pg_dump orders its
+	// output by these, and leaves extension
 	// members to their extension.
 	register(pc, "pg_depend", 2608, "classid oid, objid oid, objsubid int4, refclassid oid, refobjid oid, refobjsubid int4, deptype \"char\"", func(v *View) [][]any {
 		var rows [][]any
@@ -110,6 +111,24 @@ func init() {
 				if pos, c := t.ColumnByID(s.OwnedBy.Column); c != nil {
 					dep(pgClassOID, SequenceOID(s.Schema, s.Name), pgClassOID, TableOID(t.ID), int64(pos+1), "a")
 				}
+			}
+		}
+		// A foreign key depends on the table it references and on that
+		// table's unique index it checks against, which belongs to the
+		// key's constraint: pg_restore -j adds the foreign key after it.
+		for _, c := range v.constraints {
+			if (c.kind == 'p' || c.kind == 'u') && c.index != nil {
+				// A key's index is the constraint's (internal).
+				dep(pgClassOID, c.index.oid, pgConstraintOID, c.oid, 0, "i")
+			}
+			if c.fk == nil {
+				continue
+			}
+			if ref := v.Cat.TableByID(c.fk.RefTable); ref != nil {
+				dep(pgConstraintOID, c.oid, pgClassOID, TableOID(ref.ID), 0, "n")
+			}
+			if c.index != nil {
+				dep(pgConstraintOID, c.oid, pgClassOID, c.index.oid, 0, "n")
 			}
 		}
 		for _, d := range v.views {
