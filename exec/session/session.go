@@ -331,6 +331,7 @@ func (s *Session) Close() {
 		s.engine.stats.XactEnded(false)
 		s.tx = nil
 	}
+	s.engine.dropSnapshots(s)
 }
 
 // get returns a setting's current value.
