@@ -792,7 +792,17 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 	// A string literal for a string column is kept as PostgreSQL shows it
 	// (pg_get_expr, information_schema.columns.column_default, which ORMs
 	// read back): 'x'::text, 'x'::character varying, 'x'::bpchar.
-	if c := n.GetAConst(); c != nil && c.GetSval() != nil && !col.Type.IsArray() {
+	// So is one written with its cast to the column's type, as pg_dump
+	// writes it back ('x'::character varying), which would deparse as
+	// 'x'::varchar.
+	lit := n
+	if tc := n.GetTypeCast(); tc != nil && tc.Arg.GetAConst() != nil && len(tc.TypeName.GetTypmods()) == 0 && e.Type().Family == col.Type.Family {
+		lit = tc.Arg
+		if text, err = DeparseExpr(lit); err != nil {
+			return err
+		}
+	}
+	if c := lit.GetAConst(); c != nil && c.GetSval() != nil && !col.Type.IsArray() {
 		switch col.Type.Family {
 		case types.Text, types.Varchar:
 			col.Default = text + "::" + types.T{Family: col.Type.Family, Mod: -1}.String()
