@@ -65,6 +65,17 @@ func setVal(rt *Runtime, schema, name string, v int64, called bool) error {
 	return rt.DB.SetVal(schema, name, v, called)
 }
 
+// sequenceState reads a sequence's (last_value, is_called).
+func sequenceState(rt *Runtime, schema, name string) (int64, bool, error) {
+	switch {
+	case rt.Tx != nil:
+		return rt.Tx.SequenceState(schema, name)
+	case rt.DB == nil:
+		return 0, false, internalErr("a sequence's state without a database")
+	}
+	return rt.DB.SequenceState(schema, name)
+}
+
 // scanTable opens a scan of a table's columns (plus the row ID).
 func scanTable(ctx context.Context, tx *storage.Tx, tableID uint64, cols []int, withRowID bool) (array.RecordReader, error) {
 	return tx.Scan(ctx, tableID, cols, withRowID)

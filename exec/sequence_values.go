@@ -11,7 +11,6 @@ import (
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
-	"github.com/cairn-db/cairn/sql/types"
 )
 
 // SequenceValues are a session's sequence values, which the session owns
@@ -61,8 +60,14 @@ func (ev *evaluator) evalSeqFunc(e *sql.SeqFunc, b batch) (vec, error) {
 	}
 	defer releaseVecs(args)
 	seqs := ev.rt.Seqs
-	return ev.rowLoop(args, types.Int8T, b.n, func(row []any) (any, error) {
+	return ev.rowLoop(args, e.Type(), b.n, func(row []any) (any, error) {
 		switch e.Func {
+		case "last_value", "is_called":
+			last, called, err := sequenceState(ev.rt, e.Schema, e.Name)
+			if err != nil || e.Func == "is_called" {
+				return called, err
+			}
+			return last, nil
 		case "currval":
 			v, ok := seqs.get(e.Schema + "." + e.Name)
 			if !ok {

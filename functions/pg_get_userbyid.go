@@ -15,17 +15,23 @@ import (
 
 func init() {
 	Register(allStable(fn("pg_get_userbyid", targs(types.OidT), types.NameT, func(ctx *Context, a []any) (any, error) {
-		unknown := "unknown (OID=" + strconv.FormatInt(a[0].(int64), 10) + ")"
-		if ctx == nil || ctx.Session == nil {
-			return unknown, nil
-		}
-		rc, ok := ctx.Catalog.(RoleCatalog)
-		if !ok {
-			return ctx.Session.User(), nil
-		}
-		if name, ok := rc.RoleName(a[0].(int64)); ok {
-			return name, nil
-		}
-		return unknown, nil
+		return roleNameOf(ctx, a[0].(int64)), nil
 	}))...)
+}
+
+// roleNameOf is the name of the role with OID oid as pg_get_userbyid
+// gives it (acldefault names owners the same way).
+func roleNameOf(ctx *Context, oid int64) string {
+	unknown := "unknown (OID=" + strconv.FormatInt(oid, 10) + ")"
+	if ctx == nil || ctx.Session == nil {
+		return unknown
+	}
+	rc, ok := ctx.Catalog.(RoleCatalog)
+	if !ok {
+		return ctx.Session.User()
+	}
+	if name, ok := rc.RoleName(oid); ok {
+		return name
+	}
+	return unknown
 }

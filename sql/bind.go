@@ -490,6 +490,8 @@ func CommandName(st Statement) string {
 		return "DROP SCHEMA"
 	case *AlterSchemaOwner:
 		return "ALTER SCHEMA"
+	case *AlterRelationOwner:
+		return x.Tag
 	case *CreatePolicy:
 		return "CREATE POLICY"
 	case *AlterPolicy:
@@ -541,6 +543,7 @@ func (*Deallocate) statement()      {}
 func (*Discard) statement()         {}
 func (*NoOp) statement()            {}
 func (*Checkpoint) statement()      {}
+func (*LockTable) statement()       {}
 func (*DeclareCursor) statement()   {}
 func (*Fetch) statement()           {}
 func (*CloseCursor) statement()     {}

@@ -963,9 +963,16 @@ func (b *Binder) bindCase(sc *scope, ce *pg_query.CaseExpr) (Expr, error) {
 		}
 		results = append(results, def)
 	}
+	if ce.Defresult != nil {
+		// PostgreSQL resolves the result type with the ELSE first.
+		results = append(results[len(results)-1:], results[:len(results)-1]...)
+	}
 	t, results, err := b.unify("CASE", results)
 	if err != nil {
 		return nil, err
+	}
+	if ce.Defresult != nil {
+		results = append(results[1:], results[0])
 	}
 	c := &Case{T: t}
 	for i, cond := range conds {
@@ -1242,6 +1249,22 @@ func (b *Binder) bindIndirection(sc *scope, ind *pg_query.A_Indirection) (Expr, 
 			}
 		}
 		return e, nil
+	case at.Family == types.Name && len(idx) == 1 && !slice:
+		// name is a fixed-length array of "char" to PostgreSQL, from 0:
+		// pg_dump tells array types apart by typname[0] = '_'.
+		pos, err := b.bindOperator("+", idx[0].Lower, &Const{Value: int64(1), T: types.Int4T})
+		if err != nil {
+			return nil, err
+		}
+		text, err := b.coerce(arg, types.TextT, castExplicit)
+		if err != nil {
+			return nil, err
+		}
+		sub, err := b.bindCall("substr", []Expr{text, pos, &Const{Value: int64(1), T: types.Int4T}}, nil)
+		if err != nil {
+			return nil, err
+		}
+		return b.coerce(sub, types.InternalCharT, castExplicit)
 	default:
 		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", at)
 	}

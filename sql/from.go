@@ -112,6 +112,10 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 	if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
 		return b.bindView(v, alias, colNames)
 	}
+	if seq := b.findSequence(rv.Schemaname, rv.Relname); seq != nil && !b.tableNamed(rv.Schemaname, rv.Relname) {
+		plan, cols := b.bindSequenceScan(seq, alias, colNames)
+		return plan, cols, nil
+	}
 	def, err := b.rangeVarTable(rv)
 	if err != nil {
 		return nil, nil, pgerr.From(err).WithPosition(rv.Location + 1)

@@ -56,6 +56,20 @@ type AlterSchemaOwner struct {
 
 func (*AlterSchemaOwner) statement() {}
 
+// AlterRelationOwner is ALTER TABLE, SEQUENCE or VIEW name OWNER TO role
+// for a sequence or a view (PostgreSQL takes ALTER TABLE for either, as
+// pg_dump writes it); one of Sequence and View is set.
+type AlterRelationOwner struct {
+	Sequence *catalog.SequenceDef
+	View     *catalog.ViewDef
+	Owner    RoleSpec
+	// Tag is the command tag: ALTER TABLE, ALTER SEQUENCE or ALTER VIEW,
+	// as written.
+	Tag string
+}
+
+func (*AlterRelationOwner) statement() {}
+
 func bindAlterOwner(s *pg_query.AlterOwnerStmt) (Statement, error) {
 	if s.ObjectType != pg_query.ObjectType_OBJECT_SCHEMA {
 		return nil, pgerr.NotSupported("ALTER %s ... OWNER TO", strings.ToUpper(strings.TrimPrefix(s.ObjectType.String(), "OBJECT_")))

@@ -930,10 +930,9 @@ func commonType(context string, ts []types.T) (types.T, error) {
 		}
 		switch {
 		case res.IsOID() && t.IsOID() && (res.Family == types.Oid || t.Family == types.Oid):
-			// oid and a reg* alias meet at the alias, as in PostgreSQL.
-			if t.Family != types.Oid {
-				res = t
-			}
+			// oid and a reg* alias meet at the first of them, as in
+			// PostgreSQL: oid is its category's preferred type, and each
+			// casts to the other implicitly. (CASE puts its ELSE first.)
 		case res.IsOID() && t.IsInteger():
 			// Integers cast to oid and its aliases implicitly, not the
 			// other way.

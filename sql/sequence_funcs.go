@@ -14,14 +14,21 @@ import (
 )
 
 // SeqFunc is currval(seq), setval(seq, value [, is_called]) or lastval();
-// Args are setval's value and is_called (true when not given).
+// Args are setval's value and is_called (true when not given). Func
+// "last_value" and "is_called" read the sequence's state, the columns of
+// SELECT ... FROM seq (bindSequenceScan).
 type SeqFunc struct {
 	Func         string
 	Schema, Name string
 	Args         []Expr
 }
 
-func (e *SeqFunc) Type() types.T { return types.Int8T }
+func (e *SeqFunc) Type() types.T {
+	if e.Func == "is_called" {
+		return types.BoolT
+	}
+	return types.Int8T
+}
 func (e *SeqFunc) String() string {
 	if e.Name == "" {
 		return e.Func + "()"
@@ -121,4 +128,19 @@ func (b *Binder) needSequence(fn string, def *catalog.SequenceDef) {
 		"setval":  catalog.PrivUpdate,
 	}[fn]
 	b.accesses = append(b.accesses, Access{Sequence: def, Privs: privs, AnyOf: true})
+}
+
+// bindSequenceScan binds SELECT ... FROM seq: one row of the sequence's
+// state, PostgreSQL's (last_value, log_cnt, is_called), which pg_dump
+// reads to restore it with setval. log_cnt (values logged ahead) is 0.
+// It needs SELECT on the sequence.
+func (b *Binder) bindSequenceScan(def *catalog.SequenceDef, alias string, colNames []string) (Node, []Col) {
+	b.accesses = append(b.accesses, Access{Sequence: def, Privs: catalog.PrivSelect})
+	row := []Expr{
+		&SeqFunc{Func: "last_value", Schema: def.Schema, Name: def.Name},
+		&Const{Value: int64(0), T: types.Int8T},
+		&SeqFunc{Func: "is_called", Schema: def.Schema, Name: def.Name},
+	}
+	cols := []Col{{Name: "last_value", T: types.Int8T, Table: alias}, {Name: "log_cnt", T: types.Int8T, Table: alias}, {Name: "is_called", T: types.BoolT, Table: alias}}
+	return &Values{Rows: [][]Expr{row}, Out: cols}, aliasCols(cols, alias, colNames)
 }

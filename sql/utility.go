@@ -93,6 +93,9 @@ type AlterCmd struct {
 	// Cascade is DropColumn's CASCADE: the policies that use the column
 	// go with it.
 	Cascade bool
+	// Sequence is AddIdentity's new sequence (Column: the column made an
+	// identity column).
+	Sequence *catalog.SequenceDef
 }
 
 // AlterKind is the kind of an ALTER TABLE action.
@@ -111,6 +114,7 @@ const (
 	DropConstraint // Name: the constraint
 	ChangeOwner    // Owner: the new owner
 	RowSecurity    // Name: Enable, Disable, Force or NoForce
+	AddIdentity    // Name: the column; Column, Sequence
 )
 
 // Truncate is TRUNCATE of one or more tables.
@@ -131,6 +135,10 @@ type AlterSequence struct {
 	Seq     *catalog.SequenceDef
 	Value   int64
 	Missing string
+	// SetOwner makes it ALTER SEQUENCE ... OWNED BY: Owner is the column
+	// (nil for NONE), and nothing is restarted.
+	SetOwner bool
+	Owner    *catalog.SequenceOwner
 }
 
 // CreateIndex is CREATE INDEX (deeplake_index, hnsw, ivfflat, btree).
@@ -205,6 +213,9 @@ type SetTransaction struct {
 	Session   bool
 	Isolation string
 	ReadOnly  *bool
+	// Snapshot makes it SET TRANSACTION SNAPSHOT: the identifier
+	// pg_export_snapshot gave.
+	Snapshot string
 }
 
 // txModes reads the options of BEGIN and SET TRANSACTION.
@@ -254,6 +265,16 @@ type Deallocate struct {
 type NoOp struct {
 	Tag string
 }
+
+// LockTable is LOCK TABLE ... IN ACCESS SHARE MODE, as pg_dump takes it
+// on each table it dumps so that no DROP or ALTER changes the table
+// before its rows are read. A transaction's snapshot already keeps
+// every table as it was (a table dropped meanwhile still reads from the
+// snapshot's files), so in a transaction block, where the snapshot
+// lasts, the lock has nothing to add. The stronger modes, which keep
+// other sessions from writing, are refused (0A000): cairn has no table
+// locks.
+type LockTable struct{}
 
 // Checkpoint is CHECKPOINT: write every table's committed rows to their
 // segments and manifests and truncate the write-ahead log, now.
@@ -397,6 +418,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return &NoOp{Tag: "ANALYZE"}, nil
 	case *pg_query.Node_CheckPointStmt:
 		return &Checkpoint{}, nil
+	case *pg_query.Node_LockStmt:
+		return b.bindLockTable(s.LockStmt)
 	case *pg_query.Node_DiscardStmt:
 		return &Discard{What: strings.TrimPrefix(s.DiscardStmt.Target.String(), "DISCARD_")}, nil
 	case *pg_query.Node_CommentStmt:
@@ -434,7 +457,7 @@ func statementName(n *pg_query.Node) string {
 // SQL words.
 var statementNames = map[string]string{
 	"Rule": "CREATE RULE", "Grant": "GRANT and REVOKE", "GrantRole": "GRANT and REVOKE of roles",
-	"Createdb": "CREATE DATABASE", "Dropdb": "DROP DATABASE", "Alterdb": "ALTER DATABASE", "Lock": "LOCK TABLE",
+	"Createdb": "CREATE DATABASE", "Dropdb": "DROP DATABASE", "Alterdb": "ALTER DATABASE",
 	"CreateTrig": "CREATE TRIGGER", "CreatePlang": "CREATE LANGUAGE", "Do": "DO", "Execute": "EXECUTE",
 }
 
@@ -490,6 +513,11 @@ func bindSet(s *pg_query.VariableSetStmt) (Statement, error) {
 			st := &SetTransaction{Session: s.Name != "TRANSACTION"}
 			st.Isolation, st.ReadOnly = txModes(s.Args)
 			return st, nil
+		case "TRANSACTION SNAPSHOT":
+			if len(s.Args) != 1 || s.Args[0].GetAConst().GetSval() == nil {
+				return nil, pgerr.New(pgerrcode.SyntaxError, "SET TRANSACTION SNAPSHOT takes one snapshot identifier")
+			}
+			return &SetTransaction{Snapshot: s.Args[0].GetAConst().GetSval().Sval}, nil
 		}
 		return nil, pgerr.NotSupported("SET %s", s.Name)
 	case pg_query.VariableSetKind_VAR_SET_CURRENT:
@@ -737,6 +765,16 @@ func (b *Binder) identitySequence(def *catalog.TableDef, col *catalog.ColumnDef,
 	if err := b.applySequenceOptions(seq, c.Options, col.Type); err != nil {
 		return nil, err
 	}
+	// SEQUENCE NAME [schema.]name, as pg_dump writes an identity column.
+	for _, o := range c.Options {
+		if d := o.GetDefElem(); d.Defname == "sequence_name" {
+			names := strList(d.Arg.GetList().GetItems())
+			seq.Name = names[len(names)-1]
+			if len(names) > 1 && names[len(names)-2] != def.Schema {
+				return nil, pgerr.NotSupported("an identity column's sequence in another schema than its table's")
+			}
+		}
+	}
 	col.Identity = c.GeneratedWhen // "a" (ALWAYS) or "d" (BY DEFAULT)
 	col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(def.Schema), ident.Quote(seq.Name))
 	col.NotNull = true
@@ -763,7 +801,17 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 	// A string literal for a string column is kept as PostgreSQL shows it
 	// (pg_get_expr, information_schema.columns.column_default, which ORMs
 	// read back): 'x'::text, 'x'::character varying, 'x'::bpchar.
-	if c := n.GetAConst(); c != nil && c.GetSval() != nil && !col.Type.IsArray() {
+	// So is one written with its cast to the column's type, as pg_dump
+	// writes it back ('x'::character varying), which would deparse as
+	// 'x'::varchar.
+	lit := n
+	if tc := n.GetTypeCast(); tc != nil && tc.Arg.GetAConst() != nil && len(tc.TypeName.GetTypmods()) == 0 && e.Type().Family == col.Type.Family {
+		lit = tc.Arg
+		if text, err = DeparseExpr(lit); err != nil {
+			return err
+		}
+	}
+	if c := lit.GetAConst(); c != nil && c.GetSval() != nil && !col.Type.IsArray() {
 		switch col.Type.Family {
 		case types.Text, types.Varchar:
 			col.Default = text + "::" + types.T{Family: col.Type.Family, Mod: -1}.String()
@@ -1013,6 +1061,9 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 }
 
 func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
+	if st, ok, err := b.bindAlterRelationOwner(s); ok {
+		return st, err
+	}
 	if s.Objtype != pg_query.ObjectType_OBJECT_TABLE {
 		return nil, pgerr.NotSupported("ALTER %s", strings.TrimPrefix(s.Objtype.String(), "OBJECT_"))
 	}
@@ -1093,6 +1144,25 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropConstraint, Name: cmd.Name, IfExists: cmd.MissingOk})
 		case pg_query.AlterTableType_AT_ChangeOwner:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: ChangeOwner, Owner: roleSpec(cmd.Newowner)})
+		case pg_query.AlterTableType_AT_AddIdentity:
+			pos, col := def.Column(cmd.Name)
+			switch {
+			case col == nil:
+				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			case col.Identity != "":
+				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" is already an identity column", cmd.Name, def.Name)
+			case col.Default != "":
+				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" already has a default value", cmd.Name, def.Name)
+			}
+			c := def.Columns[pos]
+			seq, err := b.identitySequence(def, &c, cmd.Def.GetConstraint())
+			if err != nil {
+				return nil, err
+			}
+			if !col.NotNull && !slices.Contains(def.PrimaryKey, col.ID) {
+				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", cmd.Name, def.Name)
+			}
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: AddIdentity, Name: cmd.Name, Column: c, Sequence: seq})
 		case pg_query.AlterTableType_AT_EnableRowSecurity, pg_query.AlterTableType_AT_DisableRowSecurity,
 			pg_query.AlterTableType_AT_ForceRowSecurity, pg_query.AlterTableType_AT_NoForceRowSecurity:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: RowSecurity, Name: strings.TrimSuffix(strings.TrimPrefix(cmd.Subtype.String(), "AT_"), "RowSecurity")})
@@ -1125,6 +1195,57 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameTable, NewName: s.Newname}}}, nil
 	}
 	return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameColumn, Name: s.Subname, NewName: s.Newname}}}, nil
+}
+
+// bindAlterRelationOwner binds ALTER TABLE, SEQUENCE or VIEW ... OWNER
+// TO of a sequence or a view; ok is false for any other ALTER.
+func (b *Binder) bindAlterRelationOwner(s *pg_query.AlterTableStmt) (Statement, bool, error) {
+	if len(s.Cmds) != 1 || s.Cmds[0].GetAlterTableCmd().Subtype != pg_query.AlterTableType_AT_ChangeOwner {
+		return nil, false, nil
+	}
+	owner := roleSpec(s.Cmds[0].GetAlterTableCmd().Newowner)
+	tag := "ALTER " + strings.TrimPrefix(s.Objtype.String(), "OBJECT_")
+	rv := s.Relation
+	switch s.Objtype {
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_VIEW:
+		if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
+			return &AlterRelationOwner{View: v, Owner: owner, Tag: tag}, true, nil
+		}
+	}
+	switch s.Objtype {
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_SEQUENCE:
+		if seq := b.findSequence(rv.Schemaname, rv.Relname); seq != nil && !b.tableNamed(rv.Schemaname, rv.Relname) {
+			if t := b.sequenceTable(seq); t != nil {
+				return nil, true, pgerr.New(pgerrcode.FeatureNotSupported, "cannot change owner of sequence \"%s\"", seq.Name).
+					WithDetail("Sequence \"%s\" is linked to table \"%s\".", seq.Name, t.Name)
+			}
+			return &AlterRelationOwner{Sequence: seq, Owner: owner, Tag: tag}, true, nil
+		}
+		if s.Objtype == pg_query.ObjectType_OBJECT_SEQUENCE {
+			return nil, true, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", rv.Relname)
+		}
+	case pg_query.ObjectType_OBJECT_VIEW:
+		return nil, true, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", rv.Relname)
+	}
+	return nil, false, nil
+}
+
+// sequenceTable is the table a sequence belongs to (OWNED BY, or a serial
+// or identity column's default), or nil.
+func (b *Binder) sequenceTable(seq *catalog.SequenceDef) *catalog.TableDef {
+	if seq.OwnedBy != nil {
+		return b.Catalog.TableByID(seq.OwnedBy.Table)
+	}
+	serial := fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(seq.Schema), ident.Quote(seq.Name))
+	for _, id := range slices.Sorted(maps.Keys(b.Catalog.Tables)) {
+		t := b.Catalog.Tables[id]
+		for _, c := range t.Columns {
+			if c.Default == serial {
+				return t
+			}
+		}
+	}
+	return nil
 }
 
 // freeRelationName returns name, or name with the smallest numeric suffix
@@ -1176,10 +1297,13 @@ func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (Statement, error) 
 	}
 	b.accesses = append(b.accesses, Access{Sequence: seq, Owner: true})
 	a := &AlterSequence{Seq: seq, Value: seq.Start}
+	if len(s.Options) == 1 && s.Options[0].GetDefElem().Defname == "owned_by" {
+		return b.bindSequenceOwner(a, s.Options[0].GetDefElem())
+	}
 	for _, o := range s.Options {
 		d := o.GetDefElem()
 		if d.Defname != "restart" {
-			return nil, pgerr.NotSupported("ALTER SEQUENCE %s (only RESTART is)", strings.ToUpper(d.Defname))
+			return nil, pgerr.NotSupported("ALTER SEQUENCE %s (only RESTART and OWNED BY are)", strings.ToUpper(d.Defname))
 		}
 		if i := d.Arg.GetInteger(); i != nil {
 			a.Value = int64(i.Ival)
@@ -1195,6 +1319,39 @@ func (b *Binder) bindAlterSequence(s *pg_query.AlterSeqStmt) (Statement, error) 
 	if a.Value > seq.Max {
 		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", a.Value, seq.Max)
 	}
+	return a, nil
+}
+
+// bindSequenceOwner binds ALTER SEQUENCE ... OWNED BY table.column or
+// OWNED BY NONE, as pg_dump restores a serial column's sequence: the
+// table must be the sequence owner's and in the sequence's schema.
+func (b *Binder) bindSequenceOwner(a *AlterSequence, d *pg_query.DefElem) (Statement, error) {
+	a.SetOwner = true
+	names := strList(d.Arg.GetList().GetItems())
+	if len(names) == 1 && strings.EqualFold(names[0], "none") {
+		return a, nil
+	}
+	if len(names) < 2 {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "invalid OWNED BY option").WithHint("Specify OWNED BY table.column or OWNED BY NONE.")
+	}
+	col := names[len(names)-1]
+	rv := &pg_query.RangeVar{Relname: names[len(names)-2]}
+	if len(names) > 2 {
+		rv.Schemaname = names[len(names)-3]
+	}
+	t, err := b.rangeVarTable(rv)
+	if err != nil {
+		return nil, err
+	}
+	b.needOwner(t)
+	if t.Schema != a.Seq.Schema {
+		return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "sequence must be in same schema as table it is linked to")
+	}
+	pos, c := t.Column(col)
+	if c == nil {
+		return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, t.Name)
+	}
+	a.Owner = &catalog.SequenceOwner{Table: t.ID, Column: t.Columns[pos].ID}
 	return a, nil
 }
 
@@ -1439,4 +1596,32 @@ func (b *Binder) bindExecute(s *pg_query.ExecuteStmt) (Statement, error) {
 		x.Args[i] = e
 	}
 	return x, nil
+}
+
+// accessShareLock is LockStmt.Mode for ACCESS SHARE (PostgreSQL's
+// AccessShareLock).
+const accessShareLock = 1
+
+// bindLockTable binds LOCK TABLE: each relation must exist, and the
+// session needs SELECT on it, as PostgreSQL checks ACCESS SHARE.
+func (b *Binder) bindLockTable(s *pg_query.LockStmt) (Statement, error) {
+	if s.Mode != accessShareLock {
+		return nil, pgerr.NotSupported("LOCK TABLE in a mode other than ACCESS SHARE").
+			WithDetail("cairn has no table locks: a transaction's snapshot keeps the tables it reads as they were, but nothing keeps other sessions from writing them.")
+	}
+	for _, n := range s.Relations {
+		rv := n.GetRangeVar()
+		if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
+			if _, _, err := b.bindView(v, rv.Relname, nil); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		def, err := b.rangeVarTable(rv)
+		if err != nil {
+			return nil, pgerr.From(err).WithPosition(rv.Location + 1)
+		}
+		b.need(def, catalog.PrivSelect)
+	}
+	return &LockTable{}, nil
 }

@@ -52,8 +52,12 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, decl 
 	}
 	// Operators open their scans when first pulled: computing the first
 	// batch now makes the cursor read the tables as the DECLARE saw them,
-	// not with the writes of later statements of its transaction.
-	first, err := op.Next(ctx)
+	// not with the writes of later statements of its transaction. The
+	// scans it opens outlive the DECLARE (a simple query's context ends
+	// with its statement), so they get a context that is not cancelled
+	// with it; closing the cursor stops them, and each FETCH checks its
+	// own context between batches.
+	first, err := op.Next(context.WithoutCancel(ctx))
 	switch {
 	case err == io.EOF:
 		run.close()

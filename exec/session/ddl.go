@@ -41,6 +41,22 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			return err
 		}
 		return tx.AlterSchema(&d)
+	case *sql.AlterRelationOwner:
+		cat := tx.Catalog()
+		if seq := x.Sequence; seq != nil {
+			d := *seq
+			var err error
+			if d.Owner, d.ACL, err = s.changeOwner(cat, "sequence", d.Name, d.Owner, d.ACL, x.Owner, cat.Schemas[d.Schema]); err != nil {
+				return err
+			}
+			return tx.ReplaceSequence(&d)
+		}
+		d := *x.View
+		var err error
+		if d.Owner, d.ACL, err = s.changeOwner(cat, "view", d.Name, d.Owner, d.ACL, x.Owner, cat.Schemas[d.Schema]); err != nil {
+			return err
+		}
+		return tx.CreateView(&d, true)
 	case *sql.CreateSchema:
 		cat := tx.Catalog()
 		if _, ok := cat.Schemas[x.Name]; ok && x.IfNotExists {
@@ -152,6 +168,11 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		if x.Seq == nil {
 			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
 			return nil
+		}
+		if x.SetOwner {
+			seq := *x.Seq
+			seq.OwnedBy = x.Owner
+			return tx.ReplaceSequence(&seq)
 		}
 		return tx.SetVal(x.Seq.Schema, x.Seq.Name, x.Value, false)
 	case *sql.CreateIndex:
@@ -343,12 +364,21 @@ func dropTable(tx *storage.Tx, def *catalog.TableDef, cascade bool) error {
 	if err := tx.DropTable(def.ID); err != nil {
 		return err
 	}
+	owned := map[string]bool{}
 	for _, col := range def.Columns {
 		if schema, name, ok := ownedSequence(col.Default); ok {
-			if _, exists := cat.Sequences[schema+"."+name]; exists {
-				if err := tx.DropSequence(schema, name); err != nil {
-					return err
-				}
+			owned[catalog.Key(schema, name)] = true
+		}
+	}
+	for key, seq := range cat.Sequences {
+		if seq.OwnedBy != nil && seq.OwnedBy.Table == def.ID {
+			owned[key] = true
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(owned)) {
+		if seq := cat.Sequences[key]; seq != nil {
+			if err := tx.DropSequence(seq.Schema, seq.Name); err != nil {
+				return err
 			}
 		}
 	}
@@ -480,6 +510,20 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		case sql.SetDefault:
 			pos, _ := def.Column(cmd.Name)
 			def.Columns[pos].Default = cmd.Column.Default
+		case sql.AddIdentity:
+			cat := tx.Catalog()
+			if cat.RelationExists(cmd.Sequence.Schema, cmd.Sequence.Name) {
+				return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", cmd.Sequence.Name)
+			}
+			// The sequence belongs to the table's owner.
+			seq := *cmd.Sequence
+			seq.Owner = catalog.OwnerOID(def.Owner)
+			seq.ACL = cat.InitialACL(seq.Owner, seq.Schema, "S")
+			if err := tx.CreateSequence(&seq); err != nil {
+				return err
+			}
+			pos, _ := def.Column(cmd.Name)
+			def.Columns[pos] = cmd.Column
 		case sql.AddConstraint:
 			check, fk, err := addConstraint(def, x.Table, cmd)
 			if err != nil {

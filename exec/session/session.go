@@ -61,6 +61,8 @@ type Engine struct {
 	limits     connLimits
 	// defaults are Options.Settings, checked and normalised.
 	defaults map[string]string
+	// snapshots are the exported snapshots (snapshots.go).
+	snapshots exportedSnapshots
 }
 
 // exprCacheBytes bounds the memoised expression results of an engine.
@@ -126,7 +128,9 @@ type Session struct {
 	isolation string
 	readOnly  bool
 	queried   bool
-	implicit  bool
+	// exported: the transaction exported its snapshot (snapshots.go).
+	exported bool
+	implicit bool
 	// txValues are the settings as they were before the open transaction
 	// first changed one (nil: unchanged); txLocal names those SET LOCAL
 	// changed. A rollback restores them all, a commit the local ones
@@ -327,6 +331,7 @@ func (s *Session) Close() {
 		s.engine.stats.XactEnded(false)
 		s.tx = nil
 	}
+	s.engine.dropSnapshots(s)
 }
 
 // get returns a setting's current value.
@@ -844,6 +849,11 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return commandTag(x.Tag), false, nil
 	case *sql.Checkpoint:
 		return commandTag("CHECKPOINT"), false, s.runCheckpoint()
+	case *sql.LockTable:
+		if s.tx == nil || s.implicit {
+			return Tag{}, false, pgerr.New(pgerrcode.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
+		}
+		return commandTag("LOCK TABLE"), false, nil
 	case *sql.Discard:
 		return commandTag("DISCARD " + x.What), false, s.runDiscard(x)
 	case *sql.DeclareCursor:

@@ -99,6 +99,14 @@ var settings = map[string]setting{
 	// pg_dump turns it off; cairn's scans never synchronise, so either
 	// value holds.
 	"synchronize_seqscans": {def: "on"},
+	// What a pg_dump script sets before its statements. cairn has no
+	// function bodies to check and no xml type, so any value of those
+	// two holds; its one table access method is heap (what pg_dump
+	// names for every table) and its one tablespace the default.
+	"check_function_bodies":       {def: "on", check: checkEnum("check_function_bodies", "on", "off", "true", "false")},
+	"xmloption":                   {def: "content", check: checkEnum("xmloption", "content", "document")},
+	"default_table_access_method": {def: "heap", check: checkOneOf("heap")},
+	"default_tablespace":          {def: "", check: checkOneOf("", "pg_default")},
 	// pgvector 0.8.6's settings, with its defaults and ranges (hnsw.c,
 	// ivfflat.c).
 	"hnsw.ef_search":           {def: "40", check: checkIntRange("hnsw.ef_search", 1, 1000)},

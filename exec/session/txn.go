@@ -92,6 +92,7 @@ func (s *Session) beginTx() {
 
 // endTx forgets the open transaction (already committed or rolled back).
 func (s *Session) endTx() {
+	s.engine.dropSnapshots(s)
 	s.tx, s.txFailed, s.savepoints, s.implicit, s.queried = nil, false, nil, false, false
 }
 
@@ -183,6 +184,9 @@ func (s *Session) runSetTransaction(x *sql.SetTransaction) error {
 	if s.tx == nil || s.implicit {
 		s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25P01", Message: "SET TRANSACTION can only be used in transaction blocks"})
 		return nil
+	}
+	if x.Snapshot != "" {
+		return s.adoptSnapshot(x.Snapshot)
 	}
 	if level != "" && level != s.isolation {
 		if s.queried {
@@ -300,4 +304,24 @@ func (s *Session) runCheckpoint() error {
 		return denied("must be superuser or have privileges of pg_checkpoint to do CHECKPOINT")
 	}
 	return s.engine.db.Checkpoint()
+}
+
+// adoptSnapshot is SET TRANSACTION SNAPSHOT: the transaction, which has
+// not read anything yet, reads the exported snapshot from now on.
+func (s *Session) adoptSnapshot(id string) error {
+	switch {
+	case s.queried:
+		return pgerr.New(pgerrcode.ActiveSQLTransaction, "SET TRANSACTION SNAPSHOT must be called before any query")
+	case s.isolation == exec.ReadCommitted:
+		return pgerr.New(pgerrcode.FeatureNotSupported, "a snapshot-importing transaction must have isolation level SERIALIZABLE or REPEATABLE READ")
+	}
+	tx, err := s.engine.importSnapshot(id)
+	if err != nil {
+		return err
+	}
+	tx.SetOwner(s.pid)
+	s.tx.Rollback()
+	// The snapshot is taken: the next statement must not take another.
+	s.tx, s.queried = tx, true
+	return nil
 }

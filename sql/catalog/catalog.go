@@ -151,6 +151,18 @@ type SequenceDef struct {
 	Owner uint32 `json:"owner,omitempty"`
 	// ACL is the sequence's privileges (nil: the owner's).
 	ACL []ACLItem `json:"acl,omitempty"`
+	// OwnedBy is the column ALTER SEQUENCE ... OWNED BY tied it to (nil:
+	// none): dropping the table drops the sequence. A serial or identity
+	// column's sequence is its column's through the column's default, with
+	// or without it.
+	OwnedBy *SequenceOwner `json:"owned_by,omitempty"`
+}
+
+// SequenceOwner is the column a sequence belongs to: a table's ID and
+// the column's ID.
+type SequenceOwner struct {
+	Table  uint64 `json:"table"`
+	Column int    `json:"column"`
 }
 
 // IndexDef is a recorded index (deeplake_index, hnsw, ivfflat, btree).

@@ -32,12 +32,16 @@ type extension struct {
 // plpgsqlExtensionOID is PostgreSQL 15's OID of the plpgsql extension.
 const plpgsqlExtensionOID = 13559
 
+// The built-in extensions' OIDs are below PostgreSQL's first normal OID
+// (16384), as those of objects initdb creates: pg_dump dumps no such
+// extension, nor its member objects (pg_depend's 'e' rows), as it leaves
+// out plpgsql; every cairn has them.
 var extensions = []extension{
-	{hashOID("e:pg_deeplake"), "pg_deeplake", "1.0", "public", "Deep Lake's BM25, hybrid search and multimodal types, built into cairn", "$libdir/pg_deeplake"},
+	{16001, "pg_deeplake", "1.0", "public", "Deep Lake's BM25, hybrid search and multimodal types, built into cairn", "$libdir/pg_deeplake"},
 	{plpgsqlExtensionOID, "plpgsql", "1.0", "pg_catalog", "PL/pgSQL procedural language", "$libdir/plpgsql"},
-	{hashOID("e:pg_stat_statements"), "pg_stat_statements", "1.10", "public", "track planning and execution statistics of all SQL statements executed", "$libdir/pg_stat_statements"},
-	{hashOID("e:uuid-ossp"), "uuid-ossp", "1.1", "public", "generate universally unique identifiers (UUIDs)", "$libdir/uuid-ossp"},
-	{hashOID("e:vector"), "vector", "0.8.0", "public", "vector data type and ivfflat and hnsw access methods", "$libdir/vector"},
+	{16002, "pg_stat_statements", "1.10", "public", "track planning and execution statistics of all SQL statements executed", "$libdir/pg_stat_statements"},
+	{16003, "uuid-ossp", "1.1", "public", "generate universally unique identifiers (UUIDs)", "$libdir/uuid-ossp"},
+	{16004, "vector", "0.8.0", "public", "vector data type and ivfflat and hnsw access methods", "$libdir/vector"},
 }
 
 // extensionNamed returns the built-in extension called name.
@@ -72,6 +76,8 @@ type procDef struct {
 	ret        int64
 	args       []int64
 	src, bin   any // prosrc, probin (nil: NULL)
+	// ext is the extension the function belongs to ("" for pg_catalog's).
+	ext string
 }
 
 // Language OIDs of pg_language.
@@ -95,7 +101,7 @@ var procDefs = sync.OnceValue(func() []procDef {
 		p := procs[name]
 		d := procDef{oid: p.oid, name: name, schema: p.schema, lang: langInternal, volatility: "i", ret: ret, args: args, src: name}
 		if p.schema != "pg_catalog" {
-			d.lang, d.bin = langC, extensionNamed("vector").lib
+			d.lang, d.bin, d.ext = langC, extensionNamed("vector").lib, "vector"
 		}
 		out = append(out, d)
 	}
@@ -143,7 +149,7 @@ var procDefs = sync.OnceValue(func() []procDef {
 				}
 				ret := functions.ResultType(ov, ov.Args)
 				out = append(out, procDef{oid: hashOID("p:" + e.schema + "." + name + "(" + strings.Join(sig, ",") + ")"), name: name,
-					schema: e.schema, lang: langC, volatility: ov.Volatility.String(), ret: int64(ret.OID()), args: args, src: name, bin: e.lib})
+					schema: e.schema, lang: langC, volatility: ov.Volatility.String(), ret: int64(ret.OID()), args: args, src: name, bin: e.lib, ext: e.name})
 			}
 		}
 	}
@@ -156,7 +162,7 @@ var procDefs = sync.OnceValue(func() []procDef {
 			sig[i] = typeName(a)
 		}
 		out = append(out, procDef{oid: hashOID("p:public.deeplake_hybrid_record(" + strings.Join(sig, ",") + ")"), name: "deeplake_hybrid_record",
-			schema: deeplake.schema, lang: langC, volatility: "i", ret: recordOID, args: args, src: "deeplake_hybrid_record", bin: deeplake.lib})
+			schema: deeplake.schema, lang: langC, volatility: "i", ret: recordOID, args: args, src: "deeplake_hybrid_record", bin: deeplake.lib, ext: deeplake.name})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].oid < out[j].oid })
 	return out

@@ -120,7 +120,7 @@ func attnums(t *catalog.TableDef, ids []int) []int64 {
 }
 
 func init() {
-	register("pg_catalog", "pg_namespace", 2615, "oid oid, nspname name, nspowner oid, nspacl text[]", func(v *View) [][]any {
+	register("pg_catalog", "pg_namespace", pgNamespaceOID, "oid oid, nspname name, nspowner oid, nspacl text[]", func(v *View) [][]any {
 		var rows [][]any
 		for _, s := range v.schemas() {
 			owner, acl := int64(BootstrapUserOID), any(nil)
@@ -221,12 +221,12 @@ func init() {
 		return rows
 	})
 
-	register("pg_catalog", "pg_attrdef", 2604, "oid oid, adrelid oid, adnum int2, adbin text", func(v *View) [][]any {
+	register("pg_catalog", "pg_attrdef", pgAttrdefOID, "oid oid, adrelid oid, adnum int2, adbin text", func(v *View) [][]any {
 		var rows [][]any
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
 				if c.Default != "" && c.Identity == "" {
-					rows = append(rows, []any{hashOID("d:" + t.Name + "." + c.Name), TableOID(t.ID), int64(i + 1), v.defaultExpr(c.Default)})
+					rows = append(rows, []any{attrdefOID(t, c), TableOID(t.ID), int64(i + 1), v.defaultExpr(c.Default)})
 				}
 			}
 		}
@@ -366,6 +366,9 @@ func init() {
 	})
 	register("pg_catalog", "pg_description", 2609, "objoid oid, classoid oid, objsubid int4, description text", func(v *View) [][]any {
 		var rows [][]any
+		// initdb's comment on the public schema, which pg_dump leaves
+		// out as the default.
+		rows = append(rows, []any{int64(PublicOID), int64(pgNamespaceOID), int64(0), "standard public schema"})
 		for _, t := range v.tables {
 			if t.Comment != "" {
 				rows = append(rows, []any{TableOID(t.ID), int64(pgClassOID), int64(0), t.Comment})
@@ -437,7 +440,6 @@ func init() {
 	register("pg_catalog", "pg_publication_namespace", 6237, "oid oid, pnpubid oid, pnnspid oid", nil)
 	register("pg_catalog", "pg_publication_rel", 6106, "oid oid, prpubid oid, prrelid oid, prqual text, prattrs int2[]", nil)
 	register("pg_catalog", "pg_trigger", 2620, "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype int2, tgenabled \"char\", tgisinternal bool, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, tgattr int2vector, tgargs bytea, tgqual text, tgoldtable name, tgnewtable name", nil)
-	register("pg_catalog", "pg_rewrite", 2618, "oid oid, rulename name, ev_class oid, ev_type \"char\", ev_enabled \"char\", is_instead bool, ev_qual text, ev_action text", nil)
 	register("pg_catalog", "pg_proc", 1255, "oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost float4, prorows float4, provariadic oid, prosupport oid, prokind \"char\", prosecdef bool, proleakproof bool, proisstrict bool, proretset bool, provolatile \"char\", proparallel \"char\", pronargs int2, pronargdefaults int2, prorettype oid, proargtypes oidvector, proallargtypes oid[], proargmodes text[], proargnames text[], proargdefaults text, protrftypes oid[], prosrc text, probin text, prosqlbody text, proconfig text[], proacl text[]", procRows)
 	register("pg_catalog", "pg_enum", 3501, "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", nil)
 	register("pg_catalog", "pg_range", 3541, "rngtypid oid, rngsubtype oid, rngmultitypid oid, rngcollation oid, rngsubopc oid, rngcanonical oid, rngsubdiff oid", nil)
@@ -489,7 +491,7 @@ var viewNames = map[string]bool{
 	"pg_roles": true, "pg_user": true, "pg_tables": true, "pg_indexes": true, "pg_views": true,
 	"pg_matviews": true, "pg_sequences": true, "pg_settings": true, "pg_stat_user_tables": true,
 	"pg_stat_activity": true, "pg_locks": true, "pg_prepared_xacts": true, "pg_timezone_names": true,
-	"pg_available_extensions": true, "pg_prepared_statements": true,
+	"pg_available_extensions": true, "pg_prepared_statements": true, "pg_seclabels": true,
 }
 
 // accessMethod is a row of pg_am.
@@ -497,21 +499,30 @@ type accessMethod struct {
 	oid  int64
 	name string
 	kind string
+	ext  string // the extension that provides it ("" for PostgreSQL's)
 }
 
 // accessMethods are the table and index methods: tables are heap in
 // pg_am's terms; the index kinds are the ones CREATE INDEX records.
 var accessMethods = []accessMethod{
-	{heapAMOID, "heap", "t"},
-	{btreeAMOID, "btree", "i"},
-	{405, "hash", "i"},
-	{783, "gist", "i"},
-	{2742, "gin", "i"},
-	{3580, "brin", "i"},
-	{hashOID("am:hnsw"), "hnsw", "i"},
-	{hashOID("am:ivfflat"), "ivfflat", "i"},
-	{hashOID("am:deeplake_index"), "deeplake_index", "i"},
+	{heapAMOID, "heap", "t", ""},
+	{btreeAMOID, "btree", "i", ""},
+	{405, "hash", "i", ""},
+	{783, "gist", "i", ""},
+	{2742, "gin", "i", ""},
+	{3580, "brin", "i", ""},
+	{hashOID("am:hnsw"), "hnsw", "i", "vector"},
+	{hashOID("am:ivfflat"), "ivfflat", "i", "vector"},
+	{hashOID("am:deeplake_index"), "deeplake_index", "i", "pg_deeplake"},
 }
+
+// attrdefOID is the pg_attrdef OID of column c's default.
+func attrdefOID(t *catalog.TableDef, c catalog.ColumnDef) int64 {
+	return hashOID("d:" + t.Name + "." + c.Name)
+}
+
+// ruleOID is the pg_rewrite OID of view d's _RETURN rule.
+func ruleOID(d *catalog.ViewDef) int64 { return hashOID("rw:" + d.Schema + "." + d.Name) }
 
 // hasIndex reports whether a table has an index: a recorded one, or the
 // one behind its primary key or a unique constraint.

@@ -7,7 +7,10 @@ package syscat
 // (operators, casts, aggregates, foreign servers, event triggers, ...)
 // are empty, as in a database where none was created.
 
-import "github.com/cairn-db/cairn/sql/catalog"
+import (
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
+)
 
 func init() {
 	const pc = "pg_catalog"
@@ -68,19 +71,101 @@ func init() {
 	relations[pc+".pg_authid"].SuperuserOnly = true
 
 	// pg_depend: the sequences serial columns own (deptype 'a'), which
-	// psql's \d shows as "Owned by".
+	// psql's \d shows as "Owned by"; what a column default's expression
+	// uses (its sequence, 'n') and the column it belongs to ('a'); what a
+	// view's _RETURN rule reads ('n'); the built-in extensions' members
+	// ('e'); what a foreign key references ('n'). pg_dump orders its
+	// output by these, and leaves extension
+	// members to their extension.
 	register(pc, "pg_depend", 2608, "classid oid, objid oid, objsubid int4, refclassid oid, refobjid oid, refobjsubid int4, deptype \"char\"", func(v *View) [][]any {
 		var rows [][]any
+		dep := func(classid, objid, refclassid, refobjid, refsub int64, kind string) {
+			rows = append(rows, []any{classid, objid, int64(0), refclassid, refobjid, refsub, kind})
+		}
+		owned := map[string]bool{}
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
-				if s := v.ColumnSequence(c.Default); s != nil {
-					kind := "a" // a serial column's sequence: auto
-					if c.Identity != "" {
-						kind = "i" // an identity column's: internal
-					}
-					rows = append(rows, []any{int64(pgClassOID), SequenceOID(s.Schema, s.Name), int64(0), int64(pgClassOID), TableOID(t.ID), int64(i + 1), kind})
+				s := v.ColumnSequence(c.Default)
+				if s == nil {
+					continue
+				}
+				owned[catalog.Key(s.Schema, s.Name)] = true
+				if c.Identity != "" {
+					// An identity column's sequence: internal.
+					dep(pgClassOID, SequenceOID(s.Schema, s.Name), pgClassOID, TableOID(t.ID), int64(i+1), "i")
+					continue
+				}
+				dep(pgClassOID, SequenceOID(s.Schema, s.Name), pgClassOID, TableOID(t.ID), int64(i+1), "a")
+				def := attrdefOID(t, c)
+				dep(pgAttrdefOID, def, pgClassOID, TableOID(t.ID), int64(i+1), "a")
+				dep(pgAttrdefOID, def, pgClassOID, SequenceOID(s.Schema, s.Name), 0, "n")
+			}
+		}
+		// A sequence ALTER SEQUENCE ... OWNED BY tied to a column whose
+		// default does not (yet) use it.
+		for _, s := range v.sequences {
+			if s.OwnedBy == nil || owned[catalog.Key(s.Schema, s.Name)] {
+				continue
+			}
+			if t := v.Cat.TableByID(s.OwnedBy.Table); t != nil {
+				if pos, c := t.ColumnByID(s.OwnedBy.Column); c != nil {
+					dep(pgClassOID, SequenceOID(s.Schema, s.Name), pgClassOID, TableOID(t.ID), int64(pos+1), "a")
 				}
 			}
+		}
+		// A foreign key depends on the table it references and on that
+		// table's unique index it checks against, which belongs to the
+		// key's constraint: pg_restore -j adds the foreign key after it.
+		for _, c := range v.constraints {
+			if (c.kind == 'p' || c.kind == 'u') && c.index != nil {
+				// A key's index is the constraint's (internal).
+				dep(pgClassOID, c.index.oid, pgConstraintOID, c.oid, 0, "i")
+			}
+			if c.fk == nil {
+				continue
+			}
+			if ref := v.Cat.TableByID(c.fk.RefTable); ref != nil {
+				dep(pgConstraintOID, c.oid, pgClassOID, TableOID(ref.ID), 0, "n")
+			}
+			if c.index != nil {
+				dep(pgConstraintOID, c.oid, pgClassOID, c.index.oid, 0, "n")
+			}
+		}
+		for _, d := range v.views {
+			rule, view := ruleOID(d), ViewOID(d.Schema, d.Name)
+			// The rule is the view's (internal), and its query reads the
+			// view's own columns as well as the relations it names.
+			dep(pgRewriteOID, rule, pgClassOID, view, 0, "i")
+			dep(pgRewriteOID, rule, pgClassOID, view, 0, "n")
+			_, refs := v.viewQuery(d)
+			for _, ref := range refs {
+				dep(pgRewriteOID, rule, pgClassOID, ref, 0, "n")
+			}
+		}
+		for _, p := range procDefs() {
+			if p.ext != "" {
+				dep(pgProcOID, p.oid, pgExtensionOID, extensionNamed(p.ext).oid, 0, "e")
+			}
+		}
+		for _, t := range builtinTypes {
+			if t.oid == types.VectorOID {
+				vector := extensionNamed("vector").oid
+				dep(pgTypeOID, t.oid, pgExtensionOID, vector, 0, "e")
+				dep(pgTypeOID, t.array, pgExtensionOID, vector, 0, "e")
+			}
+		}
+		for _, m := range accessMethods {
+			if m.ext != "" {
+				dep(pgAmOID, m.oid, pgExtensionOID, extensionNamed(m.ext).oid, 0, "e")
+			}
+		}
+		return rows
+	})
+	// pg_rewrite: each view's _RETURN rule (the view's query).
+	register(pc, "pg_rewrite", pgRewriteOID, "oid oid, rulename name, ev_class oid, ev_type \"char\", ev_enabled \"char\", is_instead bool, ev_qual text, ev_action text", func(v *View) [][]any {
+		var rows [][]any
+		for _, d := range v.views {
+			rows = append(rows, []any{ruleOID(d), "_RETURN", ViewOID(d.Schema, d.Name), "1", "O", true, "<>", nil})
 		}
 		return rows
 	})

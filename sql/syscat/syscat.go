@@ -108,6 +108,12 @@ const (
 	pgClassOID           = 1259
 	pgConstraintOID      = 2606
 	pgExtensionOID       = 3079
+	pgAttrdefOID         = 2604
+	pgRewriteOID         = 2618
+	pgProcOID            = 1255
+	pgTypeOID            = 1247
+	pgAmOID              = 2601
+	pgNamespaceOID       = 2615
 	defaultCollationOID  = 100
 	tableOIDBase         = 100000
 	hashOIDBase          = 1 << 24

@@ -509,7 +509,8 @@ func (v *View) ViewDef(oid int64) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return " " + d.Query + ";", true
+	query, _ := v.viewQuery(d)
+	return " " + query + ";", true
 }
 
 // ConstraintDef is pg_get_constraintdef: a constraint's definition as it

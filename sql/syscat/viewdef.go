@@ -1,0 +1,96 @@
+package syscat
+
+import (
+	"slices"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+)
+
+// viewQuery is a view's query as pg_get_viewdef prints it, and the OIDs
+// of the relations it names (what pg_depend says its _RETURN rule
+// depends on, so that pg_dump creates them first). A view's query is
+// kept as written and bound under the search path it was created with;
+// a relation it names whose schema the session does not search is
+// printed schema-qualified, as PostgreSQL prints it, so that the text
+// means the same under pg_dump's empty search path. A query that does
+// not parse is returned as it is, naming nothing.
+func (v *View) viewQuery(d *catalog.ViewDef) (query string, refs []int64) {
+	tree, err := pg_query.Parse(d.Query)
+	if err != nil {
+		return d.Query, nil
+	}
+	ctes := map[string]bool{}
+	walkMessages(tree.ProtoReflect(), func(m protoreflect.Message) {
+		if c, ok := m.Interface().(*pg_query.CommonTableExpr); ok {
+			ctes[c.Ctename] = true
+		}
+	})
+	changed := false
+	walkMessages(tree.ProtoReflect(), func(m protoreflect.Message) {
+		rv, ok := m.Interface().(*pg_query.RangeVar)
+		if !ok || rv.Schemaname == "" && ctes[rv.Relname] {
+			return
+		}
+		schema, oid := v.resolveRelation(d.SearchPath, rv.Schemaname, rv.Relname)
+		if oid == 0 {
+			return
+		}
+		if !slices.Contains(refs, oid) {
+			refs = append(refs, oid)
+		}
+		if rv.Schemaname == "" && !v.visible(schema) {
+			rv.Schemaname, changed = schema, true
+		}
+	})
+	if !changed {
+		return d.Query, refs
+	}
+	out, err := pg_query.Deparse(tree)
+	if err != nil {
+		return d.Query, refs
+	}
+	return out, refs
+}
+
+// resolveRelation finds the table, view, sequence or system relation
+// schema.name names, with schema "" on searchPath (after the implicit
+// pg_catalog): its schema and OID, 0 when none.
+func (v *View) resolveRelation(searchPath []string, schema, name string) (string, int64) {
+	schemas := []string{schema}
+	if schema == "" {
+		schemas = append([]string{"pg_catalog"}, searchPath...)
+	}
+	for _, s := range schemas {
+		switch {
+		case v.Cat.Table(s, name) != nil:
+			return s, TableOID(v.Cat.Table(s, name).ID)
+		case v.Cat.View(s, name) != nil:
+			return s, ViewOID(s, name)
+		case v.Cat.Sequences[catalog.Key(s, name)] != nil:
+			return s, SequenceOID(s, name)
+		case Lookup(s, name) != nil:
+			return s, Lookup(s, name).OID
+		}
+	}
+	return "", 0
+}
+
+// walkMessages calls f on m and on every message inside it.
+func walkMessages(m protoreflect.Message, f func(protoreflect.Message)) {
+	f(m)
+	m.Range(func(fd protoreflect.FieldDescriptor, val protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			l := val.List()
+			for i := range l.Len() {
+				walkMessages(l.Get(i).Message(), f)
+			}
+		case fd.Message() != nil && !fd.IsMap():
+			walkMessages(val.Message(), f)
+		}
+		return true
+	})
+}
