@@ -168,10 +168,16 @@ func tailChunk(b *tailBatch, specs []segColumnSpec) segmentChunk {
 	return c
 }
 
-// newSegmentPath reserves the next segment file name of rt.
-func (rt *tableRT) newSegmentPath() string {
-	name := fmt.Sprintf("seg-%06d.parquet", rt.nextSeg.Add(1)-1)
-	return filepath.Join(rt.dir, name)
+// newSegmentPath reserves the next segment file name of rt. On an object
+// store the name carries this server's origin (seg-000042-<origin>.parquet),
+// so that no two servers, nor a leader that lost its lease mid-flush and
+// the one that took it over, ever write files of one name (lead.go).
+func (db *DB) newSegmentPath(rt *tableRT) string {
+	n := rt.nextSeg.Add(1) - 1
+	if h, ok := db.home.(*objectHome); ok {
+		return filepath.Join(rt.dir, fmt.Sprintf("seg-%06d-%016x.parquet", n, h.origin))
+	}
+	return filepath.Join(rt.dir, fmt.Sprintf("seg-%06d.parquet", n))
 }
 
 // flushTable writes table id's durable tail batches to a segment when the
@@ -256,7 +262,7 @@ func (db *DB) flushTable(id uint64, force bool) error {
 			return err
 		}
 		specs := segmentSpecs(def)
-		sw, err := newSegmentWriter(rt.newSegmentPath(), specs)
+		sw, err := newSegmentWriter(db.newSegmentPath(rt), specs)
 		if err != nil {
 			return err
 		}
@@ -451,7 +457,7 @@ func (db *DB) compactTable(id uint64) error {
 	if err := mkdirAllDurable(rt.dir); err != nil {
 		return err
 	}
-	sw, err := newSegmentWriter(rt.newSegmentPath(), specs)
+	sw, err := newSegmentWriter(db.newSegmentPath(rt), specs)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,273 @@
+package storage
+
+// Adopting the checkpoint another server (the leader, lead.go) put: a
+// server that does not lead keeps the rows it commits or applies in its
+// tables' tails, and the log holds them, until the leader's checkpoint
+// has them in segments. It then replaces each table whose manifest the
+// checkpoint changed by what recovery would load: the manifest's segments
+// and deleted row IDs, plus the records past the manifest's LSN, read
+// again from the log objects since the checkpoint's first one (few: those
+// put while the leader flushed). The rows the segments hold leave its
+// memory; the segments are fetched from the store when first read. The
+// table's content is the same before and after (the same rows under the
+// same row IDs), so transactions in progress and pinned snapshots are
+// unaffected; the row IDs the leader's compactions dropped leave the
+// deleted set and the unique indexes.
+//
+// A leader whose checkpoint lost its race to another's (both believed
+// they led) adopts the other's the same way: its own flushes' segments,
+// which no checkpoint names, leave its state and, after the retention
+// window, the store.
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/cairn-db/cairn/storage/objstore"
+)
+
+// adoptNewer adopts the checkpoint object when a catch-up saw one newer
+// than this server's (DB.ckptMu held).
+func (h *objectHome) adoptNewer() error {
+	if h.seenSeq.Load() <= h.ckpt.Seq {
+		return nil
+	}
+	ctx := context.Background()
+	rc, info, err := h.store.Get(ctx, storeCheckpointKey)
+	if err != nil {
+		return fmt.Errorf("reading the checkpoint from the object store: %w", err)
+	}
+	b, err := io.ReadAll(rc)
+	rc.Close()
+	var c storeCheckpoint
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil {
+		return fmt.Errorf("corrupt checkpoint object %q: %w", storeCheckpointKey, err)
+	}
+	if c.Seq <= h.ckpt.Seq {
+		return nil
+	}
+	return h.adopt(ctx, c, info.ETag)
+}
+
+// adopted is one table's manifest in the checkpoint being adopted.
+type adopted struct {
+	id   uint64
+	rt   *tableRT
+	body []byte
+	sm   storedManifest
+}
+
+// adopt makes checkpoint c (of version etag) this server's (DB.ckptMu
+// held). It gives up, to be tried again at the next tending, when this
+// server has commits waiting for their group commit.
+func (h *objectHome) adopt(ctx context.Context, c storeCheckpoint, etag string) error {
+	db := h.db
+	// The tables whose manifest changed, or whose manifest.json this
+	// server rewrote since (it led and flushed): their flushMu keeps this
+	// server's flushes and compactions away until they are replaced.
+	var tables []*adopted
+	cat := db.published.Load().cat
+	for id, key := range c.Tables {
+		if rt := db.lookupRT(id); rt != nil && cat.Tables[id] != nil && filepath.Dir(h.pathOf(key)) == rt.dir {
+			tables = append(tables, &adopted{id: id, rt: rt})
+		}
+	}
+	slices.SortFunc(tables, func(a, b *adopted) int { return cmp.Compare(a.id, b.id) })
+	for _, a := range tables {
+		a.rt.flushMu.Lock()
+		defer a.rt.flushMu.Unlock()
+	}
+	tables = slices.DeleteFunc(tables, func(a *adopted) bool {
+		old, ok := h.manifests[a.id]
+		if !ok || old.key != c.Tables[a.id] {
+			return false
+		}
+		b, err := os.ReadFile(filepath.Join(a.rt.dir, manifestName))
+		return err == nil && sha256.Sum256(b) == old.sum
+	})
+	err := inParallel(tables, func(a *adopted) error {
+		key := c.Tables[a.id]
+		b, err := h.getAll(ctx, key)
+		if err != nil {
+			return fmt.Errorf("reading the manifest of table %d: %w", a.id, err)
+		}
+		a.body = b
+		a.sm, err = h.parseManifest(key, b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// The files the manifests name, and the spills of the records
+	// replayed below.
+	if err := h.listTables(ctx); err != nil {
+		return err
+	}
+
+	db.syncMu.Lock()
+	defer db.syncMu.Unlock()
+	if err := h.catchUpSynced(); err != nil {
+		return err
+	}
+	db.mu.Lock()
+	l, ok := db.wal.(*objLog)
+	db.mu.Unlock()
+	if !ok {
+		return errClosed()
+	}
+	n := l.next
+	if c.LogFrom > n {
+		return nil // (catchUpSynced fails when the log moved past this server)
+	}
+	bodies := make([][]byte, n-c.LogFrom)
+	err = inParallel(rangeOf(len(bodies)), func(i int) error {
+		b, err := h.getAll(ctx, logKey(c.LogFrom+i))
+		if errors.Is(err, objstore.ErrNotExist) {
+			return fmt.Errorf("log object %s, which checkpoint %d needs, is gone", logKey(c.LogFrom+i), c.Seq)
+		}
+		bodies[i] = b
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	var recs []*walRecord
+	var logBytes int64
+	for i, b := range bodies {
+		r, err := decodeLogObject(c.LogFrom+i, b)
+		if err != nil {
+			return err
+		}
+		recs = append(recs, r...)
+		logBytes += int64(len(b))
+	}
+
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.lastLSN != db.durableLSN.Load() {
+		return nil // commits waiting for their group commit: next time
+	}
+	head := db.head.Load()
+	next := head.derive()
+	var retire []string
+	for _, a := range tables {
+		old := head.tables[a.id]
+		if old == nil || head.cat.Tables[a.id] == nil {
+			continue
+		}
+		ts, err := h.adoptTable(a, old, recs)
+		if err != nil {
+			return err
+		}
+		if ts == nil {
+			continue
+		}
+		next.tables[a.id] = ts
+		for _, s := range old.segments {
+			if !slices.Contains(ts.segments, s) {
+				retire = append(retire, s.path)
+			}
+		}
+		h.manifests[a.id] = a.sm
+	}
+	db.setHead(next)
+	db.publishLocked(next)
+	for _, p := range retire {
+		db.retire(p, next.version, false)
+	}
+	h.ckpt, h.etag = c, etag
+	h.adoptedSeq.Store(c.Seq)
+	l.objects = n - c.LogFrom
+	db.walBytes = logBytes
+	db.log.Debug("adopted another server's checkpoint", "seq", c.Seq, "tables", len(tables), "log_objects", len(bodies))
+	return nil
+}
+
+// adoptTable returns table a's state as manifest a and the records recs
+// past it give it, nil when the records do not reach back to the
+// manifest (db.mu held, and a.rt.flushMu). It writes the manifest as
+// the table's manifest.json and drops the row IDs the new state no longer
+// holds from the unique indexes.
+func (h *objectHome) adoptTable(a *adopted, old *tableState, recs []*walRecord) (*tableState, error) {
+	db, rt := h.db, a.rt
+	if len(recs) > 0 {
+		var m manifest
+		if err := json.Unmarshal(a.body, &m); err != nil {
+			return nil, fmt.Errorf("corrupt manifest %s: %w", a.sm.key, err)
+		}
+		if m.LSN+1 < recs[0].lsn || m.LSN > db.lastLSN {
+			db.log.Warn("a checkpoint's manifest does not meet its log; the table stays as it is", "table", a.id, "manifest_lsn", m.LSN, "first_record", recs[0].lsn)
+			return nil, nil
+		}
+	}
+	if err := os.MkdirAll(rt.dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(rt.dir, manifestName), a.body); err != nil {
+		return nil, err
+	}
+	m, segs, deleted, err := readManifest(rt.dir)
+	if err != nil {
+		return nil, err
+	}
+	ts := newTableState(a.id)
+	for _, s := range segs {
+		s.remote = h
+	}
+	ts.segments, ts.deleted, ts.lastMod = segs, deleted, m.LSN
+	for _, rec := range recs {
+		if rec.lsn <= m.LSN {
+			continue
+		}
+		for _, op := range rec.tables {
+			if op.id != a.id {
+				continue
+			}
+			missing, err := db.replayOp(rt, ts, op, rec.lsn)
+			if err != nil {
+				return nil, err
+			}
+			if len(missing) > 0 {
+				return nil, fmt.Errorf("adopting checkpoint: committed segments are missing: %v", missing)
+			}
+		}
+	}
+	// The same table as before: its segments this server already read
+	// keep what it learnt about them, its epoch stays.
+	ts.epoch = old.epoch
+	for i, s := range ts.segments {
+		for _, o := range old.segments {
+			if o.name == s.name {
+				ts.segments[i] = o
+			}
+		}
+	}
+	rt.manifestLSN = m.LSN
+	rt.manifestFiles = segmentNames(segs)
+	if gone := old.deleted.Clone(); !gone.IsEmpty() {
+		gone.AndNot(ts.deleted)
+		if !gone.IsEmpty() {
+			db.idxMu.Lock()
+			for _, ix := range rt.uniq {
+				for k, rid := range ix.m {
+					if gone.Contains(uint64(rid)) {
+						delete(ix.m, k)
+					}
+				}
+			}
+			db.idxMu.Unlock()
+		}
+	}
+	return ts, nil
+}
