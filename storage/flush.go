@@ -283,23 +283,56 @@ func (db *DB) flushTable(id uint64, force bool) error {
 	}
 
 	db.mu.Lock()
-	cur := db.head.Load()
-	if cts := cur.tables[id]; newSeg != nil && cts != nil && cts.epoch == hts.epoch && len(cts.tail) >= k {
-		nts := cts.clone()
-		// Commits may have added segments since (flushMu keeps the
-		// others from changing them).
-		nts.segments = append(slices.Clip(cts.segments), newSeg)
-		nts.tail = cts.tail[k:]
-		nts.tailRows = cts.tailRows - rows
-		next := cur.derive()
-		next.tables[id] = nts
-		db.setHead(next)
-		db.publishHeadIfDurable()
+	if newSeg != nil {
+		db.swapTableLocked(id, func(cts *tableState) *tableState {
+			if cts == nil || cts.epoch != hts.epoch || len(cts.tail) < k || !slices.Equal(cts.tail[:k], hts.tail[:k]) {
+				return nil
+			}
+			nts := cts.clone()
+			// Commits may have added segments since (flushMu keeps the
+			// others from changing them).
+			nts.segments = append(slices.Clip(cts.segments), newSeg)
+			nts.tail = cts.tail[k:]
+			nts.tailRows = cts.tailRows - rows
+			return nts
+		})
 	}
 	version := db.head.Load().version
 	db.mu.Unlock()
 	db.retireUnlisted(rt, version)
 	return nil
+}
+
+// swapTableLocked puts what change makes of table id's state (nil: the
+// state moved on, and the flush or compaction is dropped) into the head
+// and, when the head holds commits not yet durable, into the published
+// state too: a group commit that loses the log to another server
+// (loseRaceLocked) returns the head to the published state, which must
+// not bring back the tail rows or segments the flush or compaction
+// replaced (their files are retired). db.mu held; it reports whether it
+// swapped.
+func (db *DB) swapTableLocked(id uint64, change func(*tableState) *tableState) bool {
+	cur, pub := db.head.Load(), db.published.Load()
+	nh := change(cur.tables[id])
+	if nh == nil {
+		return false
+	}
+	next := cur.derive()
+	next.tables[id] = nh
+	if cur.lsn > db.durableLSN.Load() && pub != cur {
+		np := change(pub.tables[id])
+		if np == nil {
+			return false
+		}
+		p := pub.derive()
+		p.version = next.version
+		p.tables[id] = np
+		next.version++
+		db.publishLocked(p)
+	}
+	db.setHead(next)
+	db.publishHeadIfDurable()
+	return true
 }
 
 // durableSegments returns the segments of segs a manifest of LSN lsn
@@ -569,27 +602,28 @@ func (db *DB) compactTable(id uint64) error {
 	}
 
 	db.mu.Lock()
-	cur := db.head.Load()
+	db.idxMu.Lock()
 	// Commits may have appended segments since; nothing else changed them.
-	if cts := cur.tables[id]; cts != nil && cts.epoch == ts.epoch && len(cts.segments) >= len(ts.segments) &&
-		slices.Equal(segmentNames(cts.segments[:len(ts.segments)]), segmentNames(ts.segments)) {
+	swapped := db.swapTableLocked(id, func(cts *tableState) *tableState {
+		if cts == nil || cts.epoch != ts.epoch || len(cts.segments) < len(ts.segments) ||
+			!slices.Equal(segmentNames(cts.segments[:len(ts.segments)]), segmentNames(ts.segments)) {
+			return nil
+		}
 		nts := cts.clone()
-		nts.segments = append(segs, cts.segments[len(ts.segments):]...)
+		nts.segments = slices.Concat(segs, cts.segments[len(ts.segments):])
 		d := cts.deleted.Clone()
 		d.AndNot(dropped)
 		nts.deleted = d
-		next := cur.derive()
-		next.tables[id] = nts
-		db.idxMu.Lock()
+		return nts
+	})
+	if swapped {
 		for _, dk := range droppedKeys {
 			if ix := rt.uniq[dk.sig]; ix != nil && ix.m[dk.key] == dk.row {
 				delete(ix.m, dk.key)
 			}
 		}
-		db.setHead(next)
-		db.idxMu.Unlock()
-		db.publishHeadIfDurable()
 	}
+	db.idxMu.Unlock()
 	version := db.head.Load().version
 	db.mu.Unlock()
 	db.retireUnlisted(rt, version)

@@ -378,8 +378,12 @@ func (db *DB) loseRaceLocked() error {
 	}
 	db.epochEnds[db.logEpoch%uint64(len(db.epochEnds))] = db.durableLSN.Load()
 	db.logEpoch++
-	pub := db.published.Load()
+	// The published state again, under a version past every state of
+	// the lost commits (files retired meanwhile name those versions).
+	pub := db.published.Load().derive()
+	pub.version = db.head.Load().version + 1
 	db.setHead(pub)
+	db.publishLocked(pub)
 	db.lastLSN = db.durableLSN.Load()
 	db.rtMu.Lock()
 	for id := range db.rts {
