@@ -154,10 +154,35 @@ func (h *objectHome) adopt(ctx context.Context, c storeCheckpoint, etag string) 
 	}
 
 	db.mu.Lock()
-	defer db.mu.Unlock()
 	if db.lastLSN != db.durableLSN.Load() {
-		return nil // commits waiting for their group commit: next time
+		// Commits appended since the catch-up: they are put now, as the
+		// checkpoint's rotation does, and their records replayed with
+		// the others'.
+		body := l.unsent()
+		if err := db.wal.sync(); errors.Is(err, errLogTaken) {
+			err = db.loseRaceLocked() // (they fail with 40001)
+			db.mu.Unlock()
+			if err == nil {
+				err = h.catchUpSynced()
+			}
+			return err // adopted at the next tending
+		} else if err != nil {
+			db.broken = err
+			db.mu.Unlock()
+			return err
+		}
+		db.durableLSN.Store(db.lastLSN)
+		db.publishHeadIfDurable()
+		r, err := decodeLogObject(n, body)
+		if err != nil {
+			db.mu.Unlock()
+			return err
+		}
+		recs = append(recs, r...)
+		logBytes += int64(len(body))
+		n++
 	}
+	defer db.mu.Unlock()
 	head := db.head.Load()
 	next := head.derive()
 	var retire []string

@@ -429,6 +429,14 @@ func (db *DB) loseRaceLocked() error {
 	return nil
 }
 
+// unsent returns the records appended since the last put, which the next
+// sync puts (db.mu held).
+func (l *objLog) unsent() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.buf)
+}
+
 // drop forgets the records appended since the last put (db.mu held).
 func (l *objLog) drop() {
 	l.mu.Lock()
