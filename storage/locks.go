@@ -55,7 +55,7 @@ import (
 //	  colCache.mu (cache.go), segExtra.textMu then segExtra.mu
 //	  (segmeta.go), textUnit.mu (textunit.go), objLog.mu and
 //	  objectHome.mu (objhome.go), leadership.op then leadership.mu
-//	  (lead.go; op is held across the lease's puts, with no other lock)
+//	  (lead.go; op is held across the lease's puts)
 //
 // The long work of DDL (building a new unique index over a large table)
 // holds only the table's flushMu, never DB.mu, so other sessions keep
