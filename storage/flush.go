@@ -305,12 +305,12 @@ func (db *DB) flushTable(id uint64, force bool) error {
 
 // swapTableLocked puts what change makes of table id's state (nil: the
 // state moved on, and the flush or compaction is dropped) into the head
-// and, when the head holds commits not yet durable, into the published
-// state too: a group commit that loses the log to another server
-// (loseRaceLocked) returns the head to the published state, which must
-// not bring back the tail rows or segments the flush or compaction
-// replaced (their files are retired). db.mu held; it reports whether it
-// swapped.
+// and, on an object store when the head holds commits not yet durable,
+// into the published state too: a group commit that loses the log to
+// another server (loseRaceLocked) returns the head to the published
+// state, which must not bring back the tail rows or segments the flush or
+// compaction replaced (their files are retired). db.mu held; it reports
+// whether it swapped.
 func (db *DB) swapTableLocked(id uint64, change func(*tableState) *tableState) bool {
 	cur, pub := db.head.Load(), db.published.Load()
 	nh := change(cur.tables[id])
@@ -319,7 +319,7 @@ func (db *DB) swapTableLocked(id uint64, change func(*tableState) *tableState) b
 	}
 	next := cur.derive()
 	next.tables[id] = nh
-	if cur.lsn > db.durableLSN.Load() && pub != cur {
+	if _, obj := db.home.(*objectHome); obj && cur.lsn > db.durableLSN.Load() && pub != cur {
 		np := change(pub.tables[id])
 		if np == nil {
 			return false
