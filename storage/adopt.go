@@ -31,6 +31,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
 	"github.com/cairn-db/cairn/storage/objstore"
 )
 
@@ -60,17 +62,21 @@ func (h *objectHome) adoptNewer() error {
 	return h.adopt(ctx, c, info.ETag)
 }
 
-// adopted is one table's manifest in the checkpoint being adopted.
+// adopted is one table's manifest in the checkpoint being adopted, and
+// the state it gives the table.
 type adopted struct {
 	id   uint64
 	rt   *tableRT
 	body []byte
 	sm   storedManifest
+	m    *manifest
+	ts   *tableState
+	// files are the segment files the manifest lists.
+	files []string
 }
 
 // adopt makes checkpoint c (of version etag) this server's (DB.ckptMu
-// held). It gives up, to be tried again at the next tending, when this
-// server has commits waiting for their group commit.
+// held).
 func (h *objectHome) adopt(ctx context.Context, c storeCheckpoint, etag string) error {
 	db := h.db
 	// The tables whose manifest changed, or whose manifest.json this
@@ -184,23 +190,39 @@ func (h *objectHome) adopt(ctx context.Context, c storeCheckpoint, etag string) 
 	}
 	defer db.mu.Unlock()
 	head := db.head.Load()
+	for _, a := range tables {
+		if old := head.tables[a.id]; old != nil && head.cat.Tables[a.id] != nil {
+			if err := h.adoptTable(a, old, recs); err != nil {
+				return err
+			}
+		}
+	}
+	// Only now that every table's new state is built: their manifests,
+	// unique indexes and the new state.
 	next := head.derive()
 	var retire []string
 	for _, a := range tables {
-		old := head.tables[a.id]
-		if old == nil || head.cat.Tables[a.id] == nil {
+		if a.ts == nil {
 			continue
 		}
-		ts, err := h.adoptTable(a, old, recs)
-		if err != nil {
+		if err := os.MkdirAll(a.rt.dir, 0o755); err != nil {
 			return err
 		}
-		if ts == nil {
+		if err := writeFileAtomic(filepath.Join(a.rt.dir, manifestName), a.body); err != nil {
+			return err
+		}
+	}
+	for _, a := range tables {
+		if a.ts == nil {
 			continue
 		}
-		next.tables[a.id] = ts
+		old := head.tables[a.id]
+		a.rt.manifestLSN = a.m.LSN
+		a.rt.manifestFiles = a.files
+		h.dropGoneKeys(a.rt, old.deleted, a.ts.deleted)
+		next.tables[a.id] = a.ts
 		for _, s := range old.segments {
-			if !slices.Contains(ts.segments, s) {
+			if !slices.Contains(a.ts.segments, s) {
 				retire = append(retire, s.path)
 			}
 		}
@@ -219,38 +241,26 @@ func (h *objectHome) adopt(ctx context.Context, c storeCheckpoint, etag string) 
 	return nil
 }
 
-// adoptTable returns table a's state as manifest a and the records recs
-// past it give it, nil when the records do not reach back to the
-// manifest (db.mu held, and a.rt.flushMu). It writes the manifest as
-// the table's manifest.json and drops the row IDs the new state no longer
-// holds from the unique indexes.
-func (h *objectHome) adoptTable(a *adopted, old *tableState, recs []*walRecord) (*tableState, error) {
+// adoptTable builds table a's state (a.ts) from its manifest and the
+// records recs past it; it leaves a.ts nil when the records do not reach
+// back to the manifest (db.mu held, and a.rt.flushMu). Nothing else
+// changes.
+func (h *objectHome) adoptTable(a *adopted, old *tableState, recs []*walRecord) error {
 	db, rt := h.db, a.rt
-	if len(recs) > 0 {
-		var m manifest
-		if err := json.Unmarshal(a.body, &m); err != nil {
-			return nil, fmt.Errorf("corrupt manifest %s: %w", a.sm.key, err)
-		}
-		if m.LSN+1 < recs[0].lsn || m.LSN > db.lastLSN {
-			db.log.Warn("a checkpoint's manifest does not meet its log; the table stays as it is", "table", a.id, "manifest_lsn", m.LSN, "first_record", recs[0].lsn)
-			return nil, nil
-		}
-	}
-	if err := os.MkdirAll(rt.dir, 0o755); err != nil {
-		return nil, err
-	}
-	if err := writeFileAtomic(filepath.Join(rt.dir, manifestName), a.body); err != nil {
-		return nil, err
-	}
-	m, segs, deleted, err := readManifest(rt.dir)
+	m, segs, deleted, err := decodeManifest(rt.dir, a.body)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if len(recs) > 0 && (m.LSN+1 < recs[0].lsn || m.LSN > db.lastLSN) {
+		db.log.Warn("a checkpoint's manifest does not meet its log; the table stays as it is", "table", a.id, "manifest_lsn", m.LSN, "first_record", recs[0].lsn)
+		return nil
 	}
 	ts := newTableState(a.id)
 	for _, s := range segs {
 		s.remote = h
 	}
 	ts.segments, ts.deleted, ts.lastMod = segs, deleted, m.LSN
+	a.files = segmentNames(segs)
 	for _, rec := range recs {
 		if rec.lsn <= m.LSN {
 			continue
@@ -261,10 +271,10 @@ func (h *objectHome) adoptTable(a *adopted, old *tableState, recs []*walRecord) 
 			}
 			missing, err := db.replayOp(rt, ts, op, rec.lsn)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if len(missing) > 0 {
-				return nil, fmt.Errorf("adopting checkpoint: committed segments are missing: %v", missing)
+				return fmt.Errorf("adopting checkpoint: committed segments are missing: %v", missing)
 			}
 		}
 	}
@@ -278,21 +288,27 @@ func (h *objectHome) adoptTable(a *adopted, old *tableState, recs []*walRecord) 
 			}
 		}
 	}
-	rt.manifestLSN = m.LSN
-	rt.manifestFiles = segmentNames(segs)
-	if gone := old.deleted.Clone(); !gone.IsEmpty() {
-		gone.AndNot(ts.deleted)
-		if !gone.IsEmpty() {
-			db.idxMu.Lock()
-			for _, ix := range rt.uniq {
-				for k, rid := range ix.m {
-					if gone.Contains(uint64(rid)) {
-						delete(ix.m, k)
-					}
-				}
+	a.m, a.ts = m, ts
+	return nil
+}
+
+// dropGoneKeys removes from rt's unique indexes the rows deleted in the
+// old state that the new one no longer holds (the leader's compaction
+// dropped them): an entry that still pointed at one would make its key
+// look taken (db.mu held).
+func (h *objectHome) dropGoneKeys(rt *tableRT, oldDeleted, newDeleted *roaring64.Bitmap) {
+	gone := oldDeleted.Clone()
+	gone.AndNot(newDeleted)
+	if gone.IsEmpty() {
+		return
+	}
+	h.db.idxMu.Lock()
+	defer h.db.idxMu.Unlock()
+	for _, ix := range rt.uniq {
+		for k, rid := range ix.m {
+			if gone.Contains(uint64(rid)) {
+				delete(ix.m, k)
 			}
-			db.idxMu.Unlock()
 		}
 	}
-	return ts, nil
 }
