@@ -120,6 +120,18 @@ func (h *objectHome) adopt(ctx context.Context, c storeCheckpoint, etag string) 
 	if err := h.listTables(ctx); err != nil {
 		return err
 	}
+	// The manifests become the tables' manifest.json (flushMu keeps
+	// flushes away): a server that leads later checkpoints from them. An
+	// adoption that does not finish leaves them for the next one, which
+	// finds them unlike the checkpoint's it knows.
+	for _, a := range tables {
+		if err := os.MkdirAll(a.rt.dir, 0o755); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(a.rt.dir, manifestName), a.body); err != nil {
+			return err
+		}
+	}
 
 	db.syncMu.Lock()
 	defer db.syncMu.Unlock()
@@ -197,21 +209,10 @@ func (h *objectHome) adopt(ctx context.Context, c storeCheckpoint, etag string) 
 			}
 		}
 	}
-	// Only now that every table's new state is built: their manifests,
-	// unique indexes and the new state.
+	// Only now that every table's new state is built: their unique
+	// indexes and the new state.
 	next := head.derive()
 	var retire []string
-	for _, a := range tables {
-		if a.ts == nil {
-			continue
-		}
-		if err := os.MkdirAll(a.rt.dir, 0o755); err != nil {
-			return err
-		}
-		if err := writeFileAtomic(filepath.Join(a.rt.dir, manifestName), a.body); err != nil {
-			return err
-		}
-	}
 	for _, a := range tables {
 		if a.ts == nil {
 			continue

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // The tests hand leadership over in seconds, not tens of them.
@@ -468,4 +469,54 @@ func TestSeveralWritersConcurrently(t *testing.T) {
 		t.Fatalf("a new server sees %d rows, want the %d acknowledged", len(got), len(acked))
 	}
 	t.Logf("%d rows, %d checkpoints", len(acked), servers[0].home.(*objectHome).ckpt.Seq)
+}
+
+// BenchmarkAdoptCheckpoint measures a server adopting the leader's
+// checkpoint (gofakes3 in the process): per op, the leader commits 10 x
+// 1,000 rows, checkpoints and commits one more row (a log object past
+// the checkpoint to read again), then the follower adopts.
+func BenchmarkAdoptCheckpoint(b *testing.B) {
+	st := fakeS3(b)
+	opts := Options{Store: st}
+	leader := openDB(b, b.TempDir(), opts)
+	defer leader.Close()
+	follower := openDB(b, b.TempDir(), opts)
+	defer follower.Close()
+	defer follower.freezeTending()()
+	def := createTable(b, leader, "t", []catalog.ColumnDef{col("id", types.Int8T), col("v", types.TextT)}, 0)
+	next := 0
+	commit := func(n int) {
+		tx := leader.Begin()
+		if err := tx.Insert(def.ID, makeRecord(b, def, kvRows(next, next+n)...)); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+		next += n
+	}
+	h := follower.home.(*objectHome)
+	for b.Loop() {
+		b.StopTimer()
+		for range 10 {
+			commit(1000)
+		}
+		if err := leader.Checkpoint(); err != nil {
+			b.Fatal(err)
+		}
+		commit(1)
+		if err := follower.CatchUp(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		follower.ckptMu.Lock()
+		err := h.adoptNewer()
+		follower.ckptMu.Unlock()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := tailRows(follower, def.ID); n != 1 {
+			b.Fatalf("%d rows in memory after adopting", n)
+		}
+	}
 }
