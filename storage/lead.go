@@ -7,8 +7,9 @@ package storage
 // hold from its memory and reads those segments instead.
 //
 // Leadership is a lease, the object "leader" ({"holder", "expires_unix_ms"}):
-// a server takes it when it is missing (PutIfAbsent) or expired
-// (PutIfMatch on the version it read) and its holder renews it every
+// a server takes it when it is missing (PutIfAbsent), expired or its own
+// (a restart on the same data directory; PutIfMatch on the version it
+// read) and its holder renews it every
 // leaseTTL/5 (PutIfMatch on the version it put). The holder counts
 // itself the leader until 4/5 of leaseTTL after it began its last
 // successful put, by its own clock, so that it stops before another
@@ -37,7 +38,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,7 +84,29 @@ func (h *objectHome) leads() bool {
 	return h.lead.etag != "" && time.Now().Before(h.lead.until)
 }
 
-func (h *objectHome) holder() string { return strconv.FormatUint(h.origin, 16) }
+// leaseHolderFile, in the data directory, names the server that runs on
+// it in the lease: a server restarted on the same cache (after a crash)
+// takes its own lease back at once instead of waiting for it to lapse.
+// The directory's lock keeps two servers from sharing the name.
+const leaseHolderFile = "lease-holder"
+
+// readHolder reads the data directory's name in the lease, making one up
+// the first time (prepare).
+func (h *objectHome) readHolder() error {
+	path := filepath.Join(h.db.dir, leaseHolderFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		b = []byte(strconv.FormatUint(rand.Uint64()|1, 16))
+		err = writeFileAtomic(path, b)
+	}
+	if err != nil {
+		return err
+	}
+	h.holderID = strings.TrimSpace(string(b))
+	return nil
+}
+
+func (h *objectHome) holder() string { return h.holderID }
 
 // tryLead renews this server's lease, or takes the lease when nobody
 // holds it or its holder let it lapse.

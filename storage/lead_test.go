@@ -520,3 +520,31 @@ func BenchmarkAdoptCheckpoint(b *testing.B) {
 		}
 	}
 }
+
+// TestLeaderRestartsOnItsCache: a leader that crashed and restarts on its
+// own data directory takes its lease back at once; one on another
+// directory waits for the lease to lapse.
+func TestLeaderRestartsOnItsCache(t *testing.T) {
+	st := fakeS3(t)
+	dir := t.TempDir()
+	a := openDB(t, dir, Options{Store: st})
+	def := kvTable(t, a, "t")
+	insert(t, a, def, kvRows(0, 5)...)
+	a.crash()
+	other := openDB(t, t.TempDir(), Options{Store: st})
+	defer other.Close()
+	if other.home.(*objectHome).leads() {
+		t.Fatal("another server took the crashed leader's lease before it lapsed")
+	}
+	a = openDB(t, dir, Options{Store: st})
+	defer a.Close()
+	if !a.home.(*objectHome).leads() {
+		t.Fatal("the leader restarted on its data directory does not lead")
+	}
+	if err := a.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if seq := a.home.(*objectHome).ckpt.Seq; seq != 1 {
+		t.Fatalf("checkpoint %d", seq)
+	}
+}

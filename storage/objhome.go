@@ -143,8 +143,10 @@ type objectHome struct {
 	// (adopt.go).
 	adoptedSeq atomic.Uint64
 	seenSeq    atomic.Uint64
-	// lead is this server's hold on the lease (lead.go).
-	lead leadership
+	// lead is this server's hold on the lease, holderID the name it
+	// holds it under (lead.go).
+	lead     leadership
+	holderID string
 
 	mu sync.Mutex
 	// stored is the size of every object under tables/ and catalog/ the
@@ -343,6 +345,9 @@ func (h *objectHome) prepare() error {
 	}
 
 	if err := h.claimCache(); err != nil {
+		return err
+	}
+	if err := h.readHolder(); err != nil {
 		return err
 	}
 	// The cache keeps the files the store holds with the same size; the
