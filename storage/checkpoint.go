@@ -65,8 +65,11 @@ func (db *DB) checkpoint(final bool) error {
 	if h != nil {
 		if final {
 			defer h.releaseLease()
-		} else if err := h.adoptNewer(); err != nil {
-			return err
+		}
+		if !final || h.leads() {
+			if err := h.adoptNewer(); err != nil {
+				return err
+			}
 		}
 	}
 	if db.home.shared() {
