@@ -51,17 +51,39 @@ func readCatalogFile(path string) (*catalogFile, error) {
 // checkpoint), then drops the older parts of the log. final (Close)
 // records the exact sequence states.
 //
-// A server that shares its object store with another writer (home.shared)
-// leaves checkpoints to the writer: the log holds its commits.
+// On an object store shared with other servers, only the leader
+// checkpoints (lead.go); it first adopts a newer checkpoint of another
+// server, if there is one (adopt.go), and applies what the others
+// committed, so that the checkpoint covers the log up to where it
+// rotates. The others keep their rows in memory, and the log holds them,
+// until they adopt the leader's checkpoint; at Close the leader gives the
+// lease up after its last checkpoint.
 func (db *DB) checkpoint(final bool) error {
 	db.ckptMu.Lock()
 	defer db.ckptMu.Unlock()
+	h, _ := db.home.(*objectHome)
+	if h != nil {
+		if final {
+			defer h.releaseLease()
+		}
+		if !final || h.leads() {
+			if err := h.adoptNewer(); err != nil {
+				return err
+			}
+		}
+	}
 	if db.home.shared() {
 		return nil
 	}
 
 	// 1. Rotate: everything up to here is durable and published.
 	db.syncMu.Lock()
+	if h != nil {
+		if err := h.catchUpSynced(); err != nil {
+			db.syncMu.Unlock()
+			return err
+		}
+	}
 	db.mu.Lock()
 	if db.wal == nil || db.broken != nil {
 		err := db.broken
@@ -70,12 +92,13 @@ func (db *DB) checkpoint(final bool) error {
 		return err
 	}
 	if err := db.wal.sync(); errors.Is(err, errLogTaken) {
-		// Another server writes the store: it is not this one's to
-		// checkpoint any more (tail.go).
+		// Another server's commit took the log object: this one's
+		// pending commits fail with 40001 (tail.go), and the next
+		// request checkpoints.
 		err = db.loseRaceLocked()
 		db.mu.Unlock()
 		if err == nil {
-			err = db.home.(*objectHome).catchUpSynced()
+			err = h.catchUpSynced()
 		}
 		db.syncMu.Unlock()
 		return err

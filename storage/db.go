@@ -55,6 +55,13 @@ type Options struct {
 	// transaction, one GET of the object store, so that it sees every
 	// commit acknowledged before it began on any server.
 	MaxStaleness time.Duration
+	// StoreRetention, with Store, is how long an object no checkpoint
+	// names any more (a replaced segment, an old manifest or catalog, a
+	// log object two checkpoints old, the files of a checkpoint that lost
+	// its race) stays in the store before the leader deletes it
+	// (lead.go): a reader or a server behind may still need it. 0 means
+	// DefaultStoreRetention; a negative value deletes at once.
+	StoreRetention time.Duration
 }
 
 // DefaultCacheBytes is the default column cache budget: 40% of the
@@ -193,6 +200,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	if opts.SpillBytes <= 0 {
 		opts.SpillBytes = DefaultSpillBytes
 	}
+	if opts.StoreRetention == 0 {
+		opts.StoreRetention = DefaultStoreRetention
+	}
 	if opts.CacheBytes == 0 {
 		opts.CacheBytes = DefaultCacheBytes()
 	}
@@ -246,6 +256,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db.wg.Add(1)
 	go db.worker()
+	if h, ok := db.home.(*objectHome); ok {
+		h.startLeading()
+	}
 	// Tails recovered from the log may already be due for a flush.
 	for id, ts := range db.published.Load().tables {
 		if ts.tailRows >= int64(db.opts.FlushRows) {

@@ -168,10 +168,16 @@ func tailChunk(b *tailBatch, specs []segColumnSpec) segmentChunk {
 	return c
 }
 
-// newSegmentPath reserves the next segment file name of rt.
-func (rt *tableRT) newSegmentPath() string {
-	name := fmt.Sprintf("seg-%06d.parquet", rt.nextSeg.Add(1)-1)
-	return filepath.Join(rt.dir, name)
+// newSegmentPath reserves the next segment file name of rt. On an object
+// store the name carries this server's origin (seg-000042-<origin>.parquet),
+// so that no two servers, nor a leader that lost its lease mid-flush and
+// the one that took it over, ever write files of one name (lead.go).
+func (db *DB) newSegmentPath(rt *tableRT) string {
+	n := rt.nextSeg.Add(1) - 1
+	if h, ok := db.home.(*objectHome); ok {
+		return filepath.Join(rt.dir, fmt.Sprintf("seg-%06d-%016x.parquet", n, h.origin))
+	}
+	return filepath.Join(rt.dir, fmt.Sprintf("seg-%06d.parquet", n))
 }
 
 // flushTable writes table id's durable tail batches to a segment when the
@@ -256,7 +262,7 @@ func (db *DB) flushTable(id uint64, force bool) error {
 			return err
 		}
 		specs := segmentSpecs(def)
-		sw, err := newSegmentWriter(rt.newSegmentPath(), specs)
+		sw, err := newSegmentWriter(db.newSegmentPath(rt), specs)
 		if err != nil {
 			return err
 		}
@@ -277,23 +283,56 @@ func (db *DB) flushTable(id uint64, force bool) error {
 	}
 
 	db.mu.Lock()
-	cur := db.head.Load()
-	if cts := cur.tables[id]; newSeg != nil && cts != nil && cts.epoch == hts.epoch && len(cts.tail) >= k {
-		nts := cts.clone()
-		// Commits may have added segments since (flushMu keeps the
-		// others from changing them).
-		nts.segments = append(slices.Clip(cts.segments), newSeg)
-		nts.tail = cts.tail[k:]
-		nts.tailRows = cts.tailRows - rows
-		next := cur.derive()
-		next.tables[id] = nts
-		db.setHead(next)
-		db.publishHeadIfDurable()
+	if newSeg != nil {
+		db.swapTableLocked(id, func(cts *tableState) *tableState {
+			if cts == nil || cts.epoch != hts.epoch || len(cts.tail) < k || !slices.Equal(cts.tail[:k], hts.tail[:k]) {
+				return nil
+			}
+			nts := cts.clone()
+			// Commits may have added segments since (flushMu keeps the
+			// others from changing them).
+			nts.segments = append(slices.Clip(cts.segments), newSeg)
+			nts.tail = cts.tail[k:]
+			nts.tailRows = cts.tailRows - rows
+			return nts
+		})
 	}
 	version := db.head.Load().version
 	db.mu.Unlock()
 	db.retireUnlisted(rt, version)
 	return nil
+}
+
+// swapTableLocked puts what change makes of table id's state (nil: the
+// state moved on, and the flush or compaction is dropped) into the head
+// and, on an object store when the head holds commits not yet durable,
+// into the published state too: a group commit that loses the log to
+// another server (loseRaceLocked) returns the head to the published
+// state, which must not bring back the tail rows or segments the flush or
+// compaction replaced (their files are retired). db.mu held; it reports
+// whether it swapped.
+func (db *DB) swapTableLocked(id uint64, change func(*tableState) *tableState) bool {
+	cur, pub := db.head.Load(), db.published.Load()
+	nh := change(cur.tables[id])
+	if nh == nil {
+		return false
+	}
+	next := cur.derive()
+	next.tables[id] = nh
+	if _, obj := db.home.(*objectHome); obj && cur.lsn > db.durableLSN.Load() && pub != cur {
+		np := change(pub.tables[id])
+		if np == nil {
+			return false
+		}
+		p := pub.derive()
+		p.version = next.version
+		p.tables[id] = np
+		next.version++
+		db.publishLocked(p)
+	}
+	db.setHead(next)
+	db.publishHeadIfDurable()
+	return true
 }
 
 // durableSegments returns the segments of segs a manifest of LSN lsn
@@ -451,7 +490,7 @@ func (db *DB) compactTable(id uint64) error {
 	if err := mkdirAllDurable(rt.dir); err != nil {
 		return err
 	}
-	sw, err := newSegmentWriter(rt.newSegmentPath(), specs)
+	sw, err := newSegmentWriter(db.newSegmentPath(rt), specs)
 	if err != nil {
 		return err
 	}
@@ -563,27 +602,28 @@ func (db *DB) compactTable(id uint64) error {
 	}
 
 	db.mu.Lock()
-	cur := db.head.Load()
+	db.idxMu.Lock()
 	// Commits may have appended segments since; nothing else changed them.
-	if cts := cur.tables[id]; cts != nil && cts.epoch == ts.epoch && len(cts.segments) >= len(ts.segments) &&
-		slices.Equal(segmentNames(cts.segments[:len(ts.segments)]), segmentNames(ts.segments)) {
+	swapped := db.swapTableLocked(id, func(cts *tableState) *tableState {
+		if cts == nil || cts.epoch != ts.epoch || len(cts.segments) < len(ts.segments) ||
+			!slices.Equal(segmentNames(cts.segments[:len(ts.segments)]), segmentNames(ts.segments)) {
+			return nil
+		}
 		nts := cts.clone()
-		nts.segments = append(segs, cts.segments[len(ts.segments):]...)
+		nts.segments = slices.Concat(segs, cts.segments[len(ts.segments):])
 		d := cts.deleted.Clone()
 		d.AndNot(dropped)
 		nts.deleted = d
-		next := cur.derive()
-		next.tables[id] = nts
-		db.idxMu.Lock()
+		return nts
+	})
+	if swapped {
 		for _, dk := range droppedKeys {
 			if ix := rt.uniq[dk.sig]; ix != nil && ix.m[dk.key] == dk.row {
 				delete(ix.m, dk.key)
 			}
 		}
-		db.setHead(next)
-		db.idxMu.Unlock()
-		db.publishHeadIfDurable()
 	}
+	db.idxMu.Unlock()
 	version := db.head.Load().version
 	db.mu.Unlock()
 	db.retireUnlisted(rt, version)

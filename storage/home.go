@@ -46,9 +46,9 @@ type home interface {
 	// this server last looked, unless it looked less than maxAge ago
 	// (tail.go); DB.CatchUp calls it.
 	catchUp(maxAge time.Duration) error
-	// shared reports whether another server wrote to the home since this
-	// one opened it: this server then writes no segment files of its own
-	// (no spills, flushes, compactions or checkpoints).
+	// shared reports whether another server on the home leads its
+	// background work (lead.go): this server then writes no segment files
+	// of its own (no spills, flushes, compactions or checkpoints).
 	shared() bool
 }
 

@@ -25,16 +25,20 @@ import (
 //	                      (exec/sequence_values.go)
 //	  ExprCache.mu        the shared expression cache (exec/expr_cache.go)
 //	storage
-//	  DB.ckptMu           one checkpoint at a time (checkpoint.go); takes
-//	                      syncMu and DB.mu, then each table's flushMu
+//	  DB.ckptMu           one checkpoint, or adoption of another server's
+//	                      checkpoint (adopt.go), at a time; takes syncMu
+//	                      and DB.mu, then each table's flushMu
 //	  seqState.mu         one sequence's runtime state (NextVal, SetVal);
 //	                      then DB.mu to log, then syncMu to wait for the fsync
 //	  tableRT.flushMu     one table's flush, compaction and manifest
 //	                      (flush.go); a commit that adds a unique index to
 //	                      tables with rows holds theirs, taken in ascending
 //	                      table ID order, while it builds the index and
-//	                      until DB.mu is released (index_build.go); never
-//	                      held together with syncMu
+//	                      until DB.mu is released (index_build.go); the
+//	                      adoption of a checkpoint holds those of the
+//	                      tables it replaces, in ascending table ID
+//	                      order, and takes syncMu then DB.mu under them;
+//	                      nothing takes a flushMu while holding syncMu
 //	  DB.syncMu           the group-commit fsync (waitDurable), the
 //	                      catch-up with other servers' log (tail.go) and
 //	                      the checkpoint's WAL rotation; then DB.mu
@@ -50,7 +54,8 @@ import (
 //	  leaves: lockTable.mu (row and key locks below; a wait releases it),
 //	  colCache.mu (cache.go), segExtra.textMu then segExtra.mu
 //	  (segmeta.go), textUnit.mu (textunit.go), objLog.mu and
-//	  objectHome.mu (objhome.go)
+//	  objectHome.mu (objhome.go), leadership.op then leadership.mu
+//	  (lead.go; op is held across the lease's puts)
 //
 // The long work of DDL (building a new unique index over a large table)
 // holds only the table's flushMu, never DB.mu, so other sessions keep

@@ -102,6 +102,13 @@ func readManifest(dir string) (*manifest, []*segment, *roaring64.Bitmap, error) 
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	return decodeManifest(dir, b)
+}
+
+// decodeManifest reads manifest.json's content b, the manifest of the
+// table folder dir.
+func decodeManifest(dir string, b []byte) (*manifest, []*segment, *roaring64.Bitmap, error) {
+	path := filepath.Join(dir, manifestName)
 	m := &manifest{}
 	if err := json.Unmarshal(b, m); err != nil {
 		return nil, nil, nil, fmt.Errorf("corrupt manifest %s: %w", path, err)

@@ -2,7 +2,9 @@ package storage
 
 // The object home keeps a DB's durable state in an object store
 // (Options.Store: S3 or any objstore.Store); the data directory is a cache
-// of it that may start empty. One server writes a store at a time.
+// of it that may start empty. Several servers may share a store: each
+// applies the others' log objects (tail.go), and one of them at a time, the
+// leader, checkpoints (lead.go).
 //
 // Objects, by key:
 //
@@ -12,12 +14,15 @@ package storage
 //	tables/<schema>/<id>/seg-*.parquet segments and their sidecars (text,
 //	tables/<schema>/<id>/seg-*.<side>  trigram, vector files), immutable, under
 //	                                   the same names as in the data directory
-//	tables/<schema>/<id>/manifest-<n>.json  the table's manifest.json as
-//	                                   checkpoint n saw it
-//	catalog/<n>.json                   catalog.json of checkpoint n
+//	tables/<schema>/<id>/manifest-<n>-<origin>.json  the table's
+//	                                   manifest.json as checkpoint n of the
+//	                                   server <origin> saw it
+//	catalog/<n>-<origin>.json          catalog.json of that checkpoint
 //	checkpoint                         names checkpoint n's catalog and
 //	                                   manifests and the first log object
 //	                                   recovery needs; replaced with PutIfMatch
+//	leader                             the lease of the server that
+//	                                   checkpoints (lead.go)
 //
 // What is put when: a commit appends its record to an in-memory buffer;
 // the group commit (DB.waitDurable) puts the buffer as the next log object
@@ -28,9 +33,10 @@ package storage
 // home, then puts every file of the data directory the store lacks (new
 // segments and sidecars), the manifests that changed and the catalog as
 // new objects, then the checkpoint object; only then does it delete the
-// log objects before the new checkpoint's first one, older manifests and
-// catalogs, and the files of segments neither the checkpoint nor a state
-// in use lists (replaced by a compaction, of dropped tables: collect).
+// log objects before the previous checkpoint's first one, older manifests
+// and catalogs, and the files of segments neither the checkpoint nor a
+// state in use lists (replaced by a compaction, of dropped tables), each
+// once it has been unreferenced for Options.StoreRetention (collect).
 // Skipping a deletion is safe: it only leaves garbage.
 //
 // Open reads the checkpoint object, lists tables/ and catalog/, drops
@@ -46,10 +52,11 @@ package storage
 //
 // Several servers: the log's contiguous numbers and PutIfAbsent serialise
 // them, and each applies the others' log objects (tail.go); a group commit
-// that finds its log object taken fails its commits with 40001. A
-// checkpoint deletes only the log objects the checkpoint before it
-// covered, so that servers tailing the log find what they have not read
-// yet.
+// that finds its log object taken fails its commits with 40001. The
+// leader checkpoints (lead.go), the others adopt its checkpoints
+// (adopt.go). A checkpoint deletes only the log objects the checkpoint
+// before it covered, and those only after the retention window, so that
+// servers tailing the log find what they have not read yet.
 
 import (
 	"bytes"
@@ -70,6 +77,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
@@ -126,6 +134,19 @@ type objectHome struct {
 	// logLow is the number of the oldest log object that may be left
 	// before ckpt.LogFrom (one a crash kept a checkpoint from deleting).
 	logLow int
+	// unref is when each object a checkpoint found unreferenced was first
+	// found so: collect deletes it once that is StoreRetention ago
+	// (DB.ckptMu).
+	unref map[string]time.Time
+	// adoptedSeq is ckpt.Seq; seenSeq the highest checkpoint number a
+	// catch-up read: a newer checkpoint of another server is adopted
+	// (adopt.go).
+	adoptedSeq atomic.Uint64
+	seenSeq    atomic.Uint64
+	// lead is this server's hold on the lease, holderID the name it
+	// holds it under (lead.go).
+	lead     leadership
+	holderID string
 
 	mu sync.Mutex
 	// stored is the size of every object under tables/ and catalog/ the
@@ -135,20 +156,18 @@ type objectHome struct {
 	fetching singleflight.Group
 
 	// caughtUp is when (Unix nanoseconds) the last catch-up with the log
-	// that succeeded started; foreign is set once this server applied a
-	// log object of another one, or lost one to it (tail.go).
+	// that succeeded started (tail.go).
 	caughtUp atomic.Int64
-	foreign  atomic.Bool
-	// wrote is set once this server put a log object.
-	wrote atomic.Bool
-	// origin is written into every record this server appends (walRecord):
-	// random, so that no two servers' log objects hold the same bytes.
+	// origin is written into every record this server appends (walRecord)
+	// and into the names of the files it writes: random, so that no two
+	// servers' log objects hold the same bytes and no two name a file
+	// alike.
 	origin uint64
 }
 
 func newObjectHome(db *DB, store objstore.Store) *objectHome {
 	return &objectHome{db: db, store: store, manifests: map[uint64]storedManifest{}, stored: map[string]int64{},
-		origin: rand.Uint64() | 1}
+		unref: map[string]time.Time{}, origin: rand.Uint64() | 1}
 }
 
 // keyOf is the object key of a file in the data directory.
@@ -314,6 +333,8 @@ func (h *objectHome) prepare() error {
 		}
 		h.etag = info.ETag
 	}
+	h.adoptedSeq.Store(h.ckpt.Seq)
+	h.seenSeq.Store(h.ckpt.Seq)
 	for _, prefix := range []string{storeTablesPrefix, storeCatalogPrefix} {
 		for info, err := range h.store.List(ctx, prefix) {
 			if err != nil {
@@ -324,6 +345,9 @@ func (h *objectHome) prepare() error {
 	}
 
 	if err := h.claimCache(); err != nil {
+		return err
+	}
+	if err := h.readHolder(); err != nil {
 		return err
 	}
 	// The cache keeps the files the store holds with the same size; the
@@ -578,7 +602,7 @@ func (h *objectHome) saveCheckpoint(s *dbState, cat []byte, logFrom int) error {
 		if err != nil {
 			return err
 		}
-		sm, err := h.parseManifest(fmt.Sprintf("%s/manifest-%020d.json", dir, next.Seq), b)
+		sm, err := h.parseManifest(fmt.Sprintf("%s/manifest-%020d-%016x.json", dir, next.Seq, h.origin), b)
 		if err != nil {
 			return err
 		}
@@ -588,7 +612,7 @@ func (h *objectHome) saveCheckpoint(s *dbState, cat []byte, logFrom int) error {
 	if err := h.putCache(ctx); err != nil {
 		return err
 	}
-	next.Catalog = fmt.Sprintf("%s%020d.json", storeCatalogPrefix, next.Seq)
+	next.Catalog = fmt.Sprintf("%s%020d-%016x.json", storeCatalogPrefix, next.Seq, h.origin)
 	puts = append(puts, put{next.Catalog, cat})
 	err := inParallel(puts, func(p put) error {
 		if _, err := h.store.Put(ctx, p.key, bytes.NewReader(p.body)); err != nil {
@@ -623,6 +647,7 @@ func (h *objectHome) saveCheckpoint(s *dbState, cat []byte, logFrom int) error {
 	}
 	prev := h.ckpt.LogFrom
 	h.ckpt, h.etag, h.manifests = next, info.ETag, manifests
+	h.adoptedSeq.Store(next.Seq)
 	h.collect(ctx, prev)
 	return nil
 }
@@ -634,14 +659,31 @@ func (h *objectHome) saveCheckpoint(s *dbState, cat []byte, logFrom int) error {
 // tables/ of segments that neither the checkpoint's manifests nor any
 // state in use (the head, the published state, pinned snapshots) lists
 // and that the data directory does not hold (the files of a transaction
-// in progress). A failed deletion is logged: it leaves garbage, nothing
-// else.
+// in progress) — each once a checkpoint first found it so
+// Options.StoreRetention ago (the spills of another server's transaction
+// in progress, a reader of a replaced segment, a server behind on the
+// log). A failed deletion is logged: it leaves garbage, nothing else.
 func (h *objectHome) collect(ctx context.Context, logBefore int) {
+	now := time.Now()
+	candidates := map[string]bool{}
+	due := func(key string) bool {
+		candidates[key] = true
+		first, ok := h.unref[key]
+		if !ok {
+			first = now
+			h.unref[key] = now
+		}
+		return h.db.opts.StoreRetention < 0 || now.Sub(first) >= h.db.opts.StoreRetention
+	}
 	var dead []string
-	for n := h.logLow; n < logBefore; n++ {
+	n := h.logLow
+	for ; n < logBefore && due(logKey(n)); n++ {
 		dead = append(dead, logKey(n))
 	}
-	h.logLow = max(h.logLow, logBefore)
+	for k := n; k < logBefore; k++ {
+		due(logKey(k))
+	}
+	h.logLow = n
 	named := map[string]bool{h.ckpt.Catalog: true}
 	for _, sm := range h.manifests {
 		named[sm.key] = true
@@ -668,7 +710,14 @@ func (h *objectHome) collect(ctx context.Context, logBefore int) {
 				continue // a file being written (a spill not yet committed)
 			}
 		}
-		dead = append(dead, key)
+		if due(key) {
+			dead = append(dead, key)
+		}
+	}
+	for key := range h.unref {
+		if !candidates[key] {
+			delete(h.unref, key) // referenced again, or gone
+		}
 	}
 	inParallel(dead, func(key string) error {
 		if err := h.store.Delete(ctx, key); err != nil {
@@ -680,6 +729,9 @@ func (h *objectHome) collect(ctx context.Context, logBefore int) {
 		h.mu.Unlock()
 		return nil
 	})
+	for _, key := range dead {
+		delete(h.unref, key)
+	}
 }
 
 // liveSegments returns the keys of the segments of the states in use.
@@ -757,7 +809,6 @@ func (l *objLog) sync() error {
 	_, err := l.h.store.PutIfAbsent(ctx, key, bytes.NewReader(body))
 	if errors.Is(err, objstore.ErrPreconditionFailed) {
 		if there, gerr := l.h.getAll(ctx, key); gerr != nil || !bytes.Equal(there, body) {
-			l.h.foreign.Store(true)
 			return fmt.Errorf("log object %s: %w", key, errLogTaken)
 		}
 		err = nil
@@ -765,10 +816,9 @@ func (l *objLog) sync() error {
 	if err != nil {
 		return fmt.Errorf("putting log object %s: %w", key, err)
 	}
-	l.h.wrote.Store(true)
 	l.next++
 	l.objects++
-	if l.objects == logCheckpointObjects {
+	if l.objects >= logCheckpointObjects {
 		l.h.db.requestCheckpoint()
 	}
 	return nil

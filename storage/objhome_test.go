@@ -102,7 +102,7 @@ func TestObjectHomeRestartOnEmptyCache(t *testing.T) {
 }
 
 func restartOnEmptyCache(t *testing.T, st objstore.Store) {
-	db := openDB(t, t.TempDir(), Options{Store: st})
+	db := openDB(t, t.TempDir(), Options{Store: st, StoreRetention: -1})
 	def := kvTable(t, db, "t")
 	tx := db.Begin()
 	if err := tx.CreateSequence(&catalog.SequenceDef{Schema: "public", Name: "s"}); err != nil {
@@ -162,7 +162,7 @@ func restartOnEmptyCache(t *testing.T, st objstore.Store) {
 		t.Fatalf("checkpoint object: %v", keys)
 	}
 
-	db = openDB(t, t.TempDir(), Options{Store: st})
+	db = openDB(t, t.TempDir(), Options{Store: st, StoreRetention: -1})
 	if n := countKV(t, db, def); n != 190 {
 		t.Fatalf("%d rows after a restart on an empty data directory, want 190", n)
 	}
@@ -521,7 +521,7 @@ func TestObjectHomeCheckpointCutShort(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := &faultyStore{Store: fakeS3(t)}
-			db := openDB(t, t.TempDir(), Options{Store: st})
+			db := openDB(t, t.TempDir(), Options{Store: st, StoreRetention: -1})
 			def := kvTable(t, db, "t")
 			insert(t, db, def, kvRows(0, 10)...)
 			if err := db.Checkpoint(); err != nil {
@@ -542,13 +542,13 @@ func TestObjectHomeCheckpointCutShort(t *testing.T) {
 			db.crash()
 			st.setFail(nil)
 
-			db = openDB(t, t.TempDir(), Options{Store: st})
+			db = openDB(t, t.TempDir(), Options{Store: st, StoreRetention: -1})
 			defer db.Close()
 			if n := countKV(t, db, def); n != 23 {
 				t.Fatalf("%d rows, want 23", n)
 			}
-			// A server checkpoints once it wrote (tail.go: before, another
-			// server may be the writer).
+			// The crashed server's lease lapses first (lead.go).
+			waitLeads(t, db)
 			insert(t, db, def, kvRows(25, 26)...)
 			for range 2 {
 				if err := db.Checkpoint(); err != nil {

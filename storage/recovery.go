@@ -159,30 +159,14 @@ func (db *DB) recover() error {
 				}
 				if op.truncate {
 					delete(missing, op.id)
-					ts.segments, ts.tail, ts.tailRows = nil, nil, 0
-					ts.deleted = roaring64.New()
-					ts.epoch++
 				}
-				if op.deletes != nil {
-					ts.deleted.Or(op.deletes)
+				gone, err := db.replayOp(rt, ts, op, rec.lsn)
+				if err != nil {
+					return err
 				}
-				for _, b := range op.inserts {
-					b.lsn, b.minLSN = rec.lsn, rec.lsn
-					ts.tail = appendTail(ts.tail, b)
-					ts.tailRows += int64(b.n)
-					rt.countPastRows(b)
+				if len(gone) > 0 {
+					missing[op.id] = append(missing[op.id], gone...)
 				}
-				for _, seg := range op.segments {
-					seg.lsn = rec.lsn
-					ok, err := db.replaySpilledSegment(rt, ts, seg)
-					if err != nil {
-						return fmt.Errorf("record %d: %w", rec.lsn, err)
-					}
-					if !ok {
-						missing[op.id] = append(missing[op.id], fmt.Sprintf("%s (record %d)", seg.path, rec.lsn))
-					}
-				}
-				ts.lastMod = rec.lsn
 			}
 			return nil
 		})
@@ -305,6 +289,40 @@ func (db *DB) recover() error {
 		db.signal()
 	}
 	return nil
+}
+
+// replayOp applies op, a table's part of commit record lsn, to ts (which
+// no other goroutine sees yet), as recovery replays the records past a
+// table's manifest and a server adopting a checkpoint the records past
+// the checkpoint's manifests (adopt.go). missing lists the spilled
+// segments of op whose files are gone.
+func (db *DB) replayOp(rt *tableRT, ts *tableState, op walTableOp, lsn uint64) (missing []string, err error) {
+	if op.truncate {
+		ts.segments, ts.tail, ts.tailRows = nil, nil, 0
+		ts.deleted = roaring64.New()
+		ts.epoch++
+	}
+	if op.deletes != nil {
+		ts.deleted.Or(op.deletes)
+	}
+	for _, b := range op.inserts {
+		b.lsn, b.minLSN = lsn, lsn
+		ts.tail = appendTail(ts.tail, b)
+		ts.tailRows += int64(b.n)
+		rt.countPastRows(b)
+	}
+	for _, seg := range op.segments {
+		seg.lsn = lsn
+		ok, err := db.replaySpilledSegment(rt, ts, seg)
+		if err != nil {
+			return nil, fmt.Errorf("record %d: %w", lsn, err)
+		}
+		if !ok {
+			missing = append(missing, fmt.Sprintf("%s (record %d)", seg.path, lsn))
+		}
+	}
+	ts.lastMod = lsn
+	return missing, nil
 }
 
 // replaySpilledSegment adds to ts a segment a replayed commit record

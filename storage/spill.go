@@ -62,7 +62,7 @@ func (tx *Tx) spill(def *catalog.TableDef, tt *txTable) error {
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for i, part := range parts {
-		path := rt.newSegmentPath()
+		path := tx.db.newSegmentPath(rt)
 		side := tx.db.newSpillSide(def, specs)
 		wg.Go(func() { segs[i], errs[i] = writeSpill(path, specs, side, part) })
 	}

@@ -20,14 +20,13 @@ package storage
 // a transaction block, so that the statement's catalog and snapshot hold
 // every commit acknowledged before it began, on any server).
 //
-// Segment files are named by per-server counters, so only one server may
-// write them: the writer, one that put a log object since it opened the
-// store and never applied (or lost a race to) another's. Every other
-// server (objectHome.shared) keeps its tails in memory, spills nothing
-// and neither flushes, compacts nor checkpoints; the log holds what it
-// committed. A record of another server that lists a spilled segment
-// under a name this server's state uses fails the catch-up: the server
-// must restart.
+// One server at a time, the leader (lead.go), flushes, compacts, spills
+// and checkpoints; every other server (objectHome.shared) keeps the rows
+// it commits or applies in memory, and the log holds them, until it
+// adopts the leader's next checkpoint (adopt.go). Segment files carry the
+// name of the server that wrote them (DB.newSegmentPath), so a record of
+// another server that lists a spilled segment under a name this server's
+// state uses is damage: it fails the catch-up.
 //
 // Row IDs come from per-server counters too (advanced past every row
 // applied): a transaction that inserted into a table another server
@@ -135,6 +134,9 @@ func (h *objectHome) catchUpSynced() error {
 		if err := g.Wait(); err != nil {
 			return fmt.Errorf("catching up with the log: %w", err)
 		}
+		if ckpt != nil && ckpt.Seq > h.seenSeq.Load() {
+			h.seenSeq.Store(ckpt.Seq) // adopted in the background (lead.go)
+		}
 		if body == nil {
 			if ckpt != nil && ckpt.LogFrom > n {
 				return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState,
@@ -153,38 +155,23 @@ func (h *objectHome) catchUpSynced() error {
 // put (db.syncMu held).
 func (h *objectHome) applyObject(n int, body []byte) error {
 	db := h.db
-	var recs []*walRecord
+	recs, err := decodeLogObject(n, body)
+	if err != nil {
+		return err
+	}
 	spilled := false
-	_, torn, err := readWALFrames(bytes.NewReader(body), int64(len(body)), func(p []byte) error {
-		rec, err := decodeWALRecord(p)
-		if err != nil {
-			return err
-		}
+	for _, rec := range recs {
 		for _, op := range rec.tables {
 			spilled = spilled || len(op.segments) > 0
 		}
-		recs = append(recs, rec)
-		return nil
-	})
-	if err == nil && torn {
-		err = errors.New("it does not hold whole records")
-	}
-	if err != nil {
-		return fmt.Errorf("corrupt log object %s: %w", logKey(n), err)
 	}
 	if spilled {
 		// The segments (and sidecars) the other server spilled: fetched
 		// from the store when first read.
-		for info, err := range h.store.List(context.Background(), storeTablesPrefix) {
-			if err != nil {
-				return fmt.Errorf("listing the object store: %w", err)
-			}
-			h.mu.Lock()
-			h.stored[info.Key] = info.Size
-			h.mu.Unlock()
+		if err := h.listTables(context.Background()); err != nil {
+			return err
 		}
 	}
-	h.foreign.Store(true)
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if pending := db.lastLSN - db.durableLSN.Load(); pending > 0 {
@@ -211,7 +198,49 @@ func (h *objectHome) applyObject(n int, body []byte) error {
 	for _, rt := range dropped {
 		db.retire(rt.dir, head.version, true)
 	}
-	db.wal.(*objLog).next = n + 1
+	l := db.wal.(*objLog)
+	l.next = n + 1
+	// The leader checkpoints as the log grows, whoever wrote it.
+	l.objects++
+	db.walBytes += int64(len(body))
+	if l.objects >= logCheckpointObjects || db.walBytes >= db.opts.WALCheckpointBytes {
+		db.requestCheckpoint()
+	}
+	return nil
+}
+
+// decodeLogObject returns the records of log object n.
+func decodeLogObject(n int, body []byte) ([]*walRecord, error) {
+	var recs []*walRecord
+	_, torn, err := readWALFrames(bytes.NewReader(body), int64(len(body)), func(p []byte) error {
+		rec, err := decodeWALRecord(p)
+		if err != nil {
+			return err
+		}
+		recs = append(recs, rec)
+		return nil
+	})
+	if err == nil && torn {
+		err = errors.New("it does not hold whole records")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("corrupt log object %s: %w", logKey(n), err)
+	}
+	return recs, nil
+}
+
+// listTables records every object under tables/ the store holds (the
+// files of other servers' spills and checkpoints), for them to be
+// fetched when first read.
+func (h *objectHome) listTables(ctx context.Context) error {
+	for info, err := range h.store.List(ctx, storeTablesPrefix) {
+		if err != nil {
+			return fmt.Errorf("listing the object store: %w", err)
+		}
+		h.mu.Lock()
+		h.stored[info.Key] = info.Size
+		h.mu.Unlock()
+	}
 	return nil
 }
 
@@ -349,8 +378,12 @@ func (db *DB) loseRaceLocked() error {
 	}
 	db.epochEnds[db.logEpoch%uint64(len(db.epochEnds))] = db.durableLSN.Load()
 	db.logEpoch++
-	pub := db.published.Load()
+	// The published state again, under a version past every state of
+	// the lost commits (files retired meanwhile name those versions).
+	pub := db.published.Load().derive()
+	pub.version = db.head.Load().version + 1
 	db.setHead(pub)
+	db.publishLocked(pub)
 	db.lastLSN = db.durableLSN.Load()
 	db.rtMu.Lock()
 	for id := range db.rts {
@@ -396,6 +429,14 @@ func (db *DB) loseRaceLocked() error {
 	return nil
 }
 
+// unsent returns the records appended since the last put, which the next
+// sync puts (db.mu held).
+func (l *objLog) unsent() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.buf)
+}
+
 // drop forgets the records appended since the last put (db.mu held).
 func (l *objLog) drop() {
 	l.mu.Lock()
@@ -403,10 +444,9 @@ func (l *objLog) drop() {
 	l.mu.Unlock()
 }
 
-// shared: unless this server put a log object since it opened the store
-// and never met another writer, another server may be writing, and this
-// one must write no segment files (their names could be the writer's).
-func (h *objectHome) shared() bool { return h.foreign.Load() || !h.wrote.Load() }
+// shared: another server leads (or none does): this one leaves flushes,
+// compactions, spills and checkpoints to it (lead.go).
+func (h *objectHome) shared() bool { return !h.leads() }
 
 // countPastSegment advances rt's segment number and row ID counters past
 // segment seg (one a replayed or applied record lists).

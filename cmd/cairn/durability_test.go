@@ -17,13 +17,13 @@ func TestKill9Durability(t *testing.T) {
 		t.Skip("spawns the server binary")
 	}
 	dir := t.TempDir()
-	kill9Durability(t, func() *process { return startProcess(t, dir) })
+	kill9Durability(t, func() *process { return startProcess(t, dir) }, nil)
 }
 
 // kill9Durability writes through a server that start starts, SIGKILLs it,
 // starts another and checks every acknowledged change, stops that one
-// cleanly and checks again with a third.
-func kill9Durability(t *testing.T, start func() *process) {
+// cleanly (after settle, when set) and checks again with a third.
+func kill9Durability(t *testing.T, start func() *process, settle func()) {
 	ctx := context.Background()
 	p := start()
 	conn := p.connect(t)
@@ -77,8 +77,7 @@ func kill9Durability(t *testing.T, start func() *process) {
 	p2 := start()
 	conn2 := p2.connect(t)
 	checkRows(t, conn2, want)
-	// A commit after the restart (on an object store, a server that only
-	// read leaves checkpoints to the writer, which it may share it with).
+	// A commit after the restart.
 	var id2 int64
 	if err := conn2.QueryRow(ctx, `INSERT INTO mem (task, n, embedding) VALUES ('restarted', -2, $1) RETURNING id`, vector(-2)).Scan(&id2); err != nil {
 		t.Fatal(err)
@@ -86,6 +85,9 @@ func kill9Durability(t *testing.T, start func() *process) {
 	want[id2] = row{task: "restarted", n: -2, emb: vector(-2)}
 
 	// A clean restart keeps the same rows too.
+	if settle != nil {
+		settle()
+	}
 	if err := p2.stop(); err != nil {
 		t.Fatalf("clean stop: %v", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -47,18 +48,36 @@ func startFakeS3(t *testing.T, bucket string) {
 // TestKill9DurabilityObjectStore is TestKill9Durability with the durable
 // state in S3 (--storage): every server starts on an empty data
 // directory, so whatever it serves came from the bucket — after a SIGKILL
-// (the log objects of acknowledged commits) and after a clean stop (the
-// final checkpoint).
+// (the log objects of acknowledged commits) and after a clean stop of the
+// server that took the killed one's lease over (the final checkpoint).
 func TestKill9DurabilityObjectStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns the server binary")
 	}
 	startFakeS3(t, "cairn-e2e")
-	kill9Durability(t, func() *process { return startProcess(t, t.TempDir(), "--storage", "s3://cairn-e2e/db") })
 	st, err := objstore.Open(context.Background(), "s3://cairn-e2e/db")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The killed server's lease on the background work lapses (10 s
+	// after its last renewal) before the clean stop, so that the
+	// restarted server leads and checkpoints as it stops.
+	settle := func() {
+		rc, _, err := st.Get(context.Background(), "leader")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lease struct {
+			Expires int64 `json:"expires_unix_ms"`
+		}
+		err = json.NewDecoder(rc).Decode(&lease)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Until(time.UnixMilli(lease.Expires)) + 3*time.Second)
+	}
+	kill9Durability(t, func() *process { return startProcess(t, t.TempDir(), "--storage", "s3://cairn-e2e/db") }, settle)
 	if _, err := st.Stat(context.Background(), "checkpoint"); err != nil {
 		t.Fatalf("no checkpoint object in the bucket: %v", err)
 	}
@@ -188,7 +207,9 @@ func TestSeveralServersOneBucket(t *testing.T) {
 // accounts, inserts racing for the same unique keys, an append-only log
 // with bigserial ids — retrying on 40001; one server is killed with
 // SIGKILL mid-write and restarted on an empty cache directory, killed
-// again and restarted on its old one, and the writers go on. Then every
+// again and restarted on its old one, then the leader (the first server,
+// which checkpoints every 16 KiB of log while all three write) is killed
+// mid-write and restarted, and the writers go on. Then every
 // server, and a fourth one started afterwards, must show: the accounts'
 // sum unchanged; each key inserted once, by the one insert acknowledged
 // for it; every acknowledged log row, under an id no other row has; and
@@ -199,7 +220,7 @@ func TestSeveralServersInvariants(t *testing.T) {
 		t.Skip("spawns the server binary")
 	}
 	startFakeS3(t, "cairn-proof")
-	storage := []string{"--storage", "s3://cairn-proof/db"}
+	storage := []string{"--storage", "s3://cairn-proof/db", "--wal-checkpoint-bytes", "16384"}
 	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
 	var servers []*logProcess
 	for _, d := range dirs {
@@ -243,6 +264,14 @@ func TestSeveralServersInvariants(t *testing.T) {
 	servers[1] = startLogged(t, dirs[1], storage...) // its old cache
 	close(round("r2", 1500*time.Millisecond))
 	w.wg.Wait()
+
+	stop = round("r3", 1500*time.Millisecond)
+	servers[0].kill() // the leader, mid-write and maybe mid-checkpoint
+	close(stop)
+	w.wg.Wait()
+	servers[0] = startLogged(t, dirs[0], storage...)
+	close(round("r4", 1500*time.Millisecond))
+	w.wg.Wait()
 	if w.err != nil {
 		t.Fatal(w.err)
 	}
@@ -250,6 +279,25 @@ func TestSeveralServersInvariants(t *testing.T) {
 		len(w.acked), len(w.keyWon), w.transfers, w.retries, len(w.cut))
 	if len(w.acked) == 0 || len(w.keyWon) == 0 || w.transfers == 0 {
 		t.Fatal("a writer made no progress")
+	}
+
+	// The leader checkpointed while the others wrote (before, no server
+	// checkpointed once two had written).
+	st, err := objstore.Open(context.Background(), "s3://cairn-proof/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ckpt struct {
+		Seq int `json:"seq"`
+	}
+	if rc, _, err := st.Get(context.Background(), "checkpoint"); err != nil {
+		t.Fatal(err)
+	} else {
+		err = json.NewDecoder(rc).Decode(&ckpt)
+		rc.Close()
+		if err != nil || ckpt.Seq < 2 {
+			t.Fatalf("checkpoint %d (%v): the leader did not checkpoint while several servers wrote", ckpt.Seq, err)
+		}
 	}
 
 	fresh := startLogged(t, t.TempDir(), storage...)
