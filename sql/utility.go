@@ -841,6 +841,19 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		return pgerr.NotSupported("INITIALLY DEFERRED constraints (cairn checks each constraint when the row is written)").WithPosition(c.Location + 1)
 	case c.NullsNotDistinct:
 		return pgerr.NotSupported("UNIQUE NULLS NOT DISTINCT").WithPosition(c.Location + 1)
+	case c.Contype == pg_query.ConstrType_CONSTR_FOREIGN:
+		// cairn refuses a delete or key update that child rows
+		// reference, as NO ACTION and RESTRICT do.
+		actions := map[string]string{"c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
+		if a, ok := actions[c.FkDelAction]; ok {
+			return pgerr.NotSupported("ON DELETE %s", a).WithPosition(c.Location + 1)
+		}
+		if a, ok := actions[c.FkUpdAction]; ok {
+			return pgerr.NotSupported("ON UPDATE %s", a).WithPosition(c.Location + 1)
+		}
+		if c.FkMatchtype == "f" {
+			return pgerr.NotSupported("MATCH FULL").WithPosition(c.Location + 1)
+		}
 	}
 	colIDs := func(keys []*pg_query.Node) ([]int, []string, error) {
 		var ids []int
