@@ -121,7 +121,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		}
 		return nil
 	case *sql.CommentOn:
-		def := x.Table.Clone()
+		def := currentTable(tx, x.Table)
 		if x.Column == "" {
 			def.Comment = x.Text
 		} else {
@@ -404,8 +404,22 @@ func ownedSequence(def string) (schema, name string, ok bool) {
 	return strings.Trim(full[:i], `"`), strings.Trim(full[i+1:], `"`), true
 }
 
+// currentTable is a copy of the table bound as bound, as the transaction
+// sees it now. The two differ when another transaction changed the table
+// after the statement was bound (its commit made this statement's first
+// try fail, and the retry runs the same bound statement): a change made
+// to the bound copy would write back the table as it was before that
+// commit, undoing it (two concurrent ALTER TABLE ... ADD CONSTRAINT kept
+// one constraint).
+func currentTable(tx *storage.Tx, bound *catalog.TableDef) *catalog.TableDef {
+	if cur := tx.Catalog().TableByID(bound.ID); cur != nil {
+		return cur.Clone()
+	}
+	return bound.Clone() // dropped meanwhile: storage says so
+}
+
 func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTable) error {
-	def := x.Table.Clone()
+	def := currentTable(tx, x.Table)
 	var fill []catalog.ColumnDef
 	var checkNotNull []string
 	var checks []catalog.CheckDef
