@@ -324,47 +324,33 @@ func regexFlags(s string) (string, error) {
 }
 
 func (p *parser) addExpr() (*Item, error) {
-	l, err := p.mulExpr()
-	if err != nil {
-		return nil, err
-	}
-	for p.tok.isChar('+') || p.tok.isChar('-') {
-		k := Add
-		if p.tok.isChar('-') {
-			k = Sub
-		}
-		if !isExpr(l) {
-			return nil, p.unexpected()
-		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		r, err := p.mulExpr()
-		if err != nil {
-			return nil, err
-		}
-		if !isExpr(r) {
-			return nil, p.unexpected()
-		}
-		l = &Item{Kind: k, Left: l, Right: r}
-	}
-	return l, nil
+	return p.binaryChain(map[byte]Kind{'+': Add, '-': Sub}, p.mulExpr)
 }
 
 func (p *parser) mulExpr() (*Item, error) {
-	l, err := p.unaryExpr()
+	return p.binaryChain(map[byte]Kind{'*': Mul, '/': Div, '%': Mod}, p.unaryExpr)
+}
+
+// binaryChain parses operand (op operand)*, left-associative, for the
+// one-character operators ops; both sides of each must be value
+// expressions.
+func (p *parser) binaryChain(ops map[byte]Kind, operand func() (*Item, error)) (*Item, error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.tok.isChar('*') || p.tok.isChar('/') || p.tok.isChar('%') {
-		k := map[byte]Kind{'*': Mul, '/': Div, '%': Mod}[p.tok.text[0]]
+	for p.tok.kind == tChar {
+		k, ok := ops[p.tok.text[0]]
+		if !ok {
+			break
+		}
 		if !isExpr(l) {
 			return nil, p.unexpected()
 		}
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
-		r, err := p.unaryExpr()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
