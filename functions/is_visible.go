@@ -11,7 +11,9 @@ package functions
 // is visible when it is in pg_catalog or in a schema of the search path
 // (the built-in extensions' are in public); without a catalog every
 // function OID is taken to be. The collations are pg_collation's three
-// built-in ones (sql/syscat), all in pg_catalog.
+// built-in ones (sql/syscat), all in pg_catalog. pg_tablespace_location
+// is '' for the two built-in tablespaces, which live in the data
+// directory.
 
 import (
 	"slices"
@@ -45,6 +47,13 @@ func init() {
 			}
 			return nil, nil
 		}),
+		fn1("pg_tablespace_location", types.OidT, types.TextT, func(a any) (any, error) {
+			switch a.(int64) {
+			case 1663, 1664: // pg_default, pg_global: in the data directory
+				return "", nil
+			}
+			return nil, nil
+		}),
 		fn("pg_function_is_visible", oid, tBool, func(ctx *Context, a []any) (any, error) {
 			if ctx == nil || ctx.Catalog == nil {
 				return true, nil
@@ -56,4 +65,12 @@ func init() {
 			return schema == "pg_catalog" || ctx.Session == nil || slices.Contains(ctx.Session.SearchPath(), schema), nil
 		}),
 	)...)
+	// The catalogs of these objects are empty in cairn (sql/syscat), so
+	// no OID names one: NULL, as PostgreSQL answers for such an OID. psql's
+	// \do, \dc, \dF*, \dX and \dA* filter on them.
+	for _, name := range []string{"pg_operator_is_visible", "pg_conversion_is_visible", "pg_opclass_is_visible",
+		"pg_opfamily_is_visible", "pg_ts_config_is_visible", "pg_ts_dict_is_visible", "pg_ts_parser_is_visible",
+		"pg_ts_template_is_visible", "pg_statistics_obj_is_visible"} {
+		Register(allStable(fn1(name, types.OidT, tBool, func(any) (any, error) { return nil, nil }))...)
+	}
 }
