@@ -139,49 +139,35 @@ func (p *parser) orExpr() (*Item, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	l, err := p.andExpr()
-	if err != nil {
-		return nil, err
-	}
-	for p.tok.isOp("||") {
-		if isExpr(l) {
-			return nil, p.unexpected()
-		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		r, err := p.andExpr()
-		if err != nil {
-			return nil, err
-		}
-		if isExpr(r) {
-			return nil, p.unexpected()
-		}
-		l = &Item{Kind: Or, Left: l, Right: r}
-	}
-	return l, nil
+	return p.logicChain("||", Or, p.andExpr)
 }
 
 func (p *parser) andExpr() (*Item, error) {
-	l, err := p.notExpr()
+	return p.logicChain("&&", And, p.notExpr)
+}
+
+// logicChain parses operand (op operand)*, left-associative, where both
+// sides of each op must be predicates (binaryChain's counterpart).
+func (p *parser) logicChain(op string, kind Kind, operand func() (*Item, error)) (*Item, error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.tok.isOp("&&") {
+	for p.tok.isOp(op) {
 		if isExpr(l) {
 			return nil, p.unexpected()
 		}
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
-		r, err := p.notExpr()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
 		if isExpr(r) {
 			return nil, p.unexpected()
 		}
-		l = &Item{Kind: And, Left: l, Right: r}
+		l = &Item{Kind: kind, Left: l, Right: r}
 	}
 	return l, nil
 }
