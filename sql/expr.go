@@ -24,6 +24,12 @@ type ColumnRef struct {
 	Index int
 	Name  string
 	T     types.T
+	// Of is the expression a hidden ORDER BY column holds, printed in
+	// the reference's place when Name is empty: naming such a key when it
+	// is bound would print the whole expression (a query embedding's
+	// thousands of digits) on every bind, for an EXPLAIN that seldom
+	// comes.
+	Of Expr
 }
 
 // Const is a constant datum (see package types for Go representations).
@@ -217,7 +223,12 @@ func (e *OuterRef) Type() types.T   { return e.T }
 
 // String implementations (EXPLAIN).
 
-func (e *ColumnRef) String() string { return e.Name }
+func (e *ColumnRef) String() string {
+	if e.Name == "" && e.Of != nil {
+		return e.Of.String()
+	}
+	return e.Name
+}
 func (e *Const) String() string {
 	if e.Value == nil {
 		return "NULL"

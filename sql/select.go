@@ -827,7 +827,7 @@ func (b *Binder) bindSortKeys(sc *scope, sortBy []*pg_query.Node, items []select
 		if ref.Index < len(items) {
 			ref.Name = items[ref.Index].name
 		} else {
-			ref.Name = hidden[ref.Index-len(items)].String()
+			ref.Name, ref.Of = "", hidden[ref.Index-len(items)]
 		}
 	}
 	return keys, hidden, nil

@@ -18,6 +18,22 @@ func ParseFloat4s(dst []float32, f []byte) (_ []float32, ok bool) {
 	return parseFloat4List(dst, f, '{', '}')
 }
 
+// parseFloat4Array is array_in for a real[] literal in ParseFloat4s'
+// plain form (an embedding written into a query): one pass over the
+// numbers, without the general parser's per-element strings. ok is
+// false for anything else, which parseArray reads.
+func parseFloat4Array(s string, elem T) (*Array, bool) {
+	xs, ok := ParseFloat4s(nil, unsafe.Slice(unsafe.StringData(s), len(s)))
+	if !ok {
+		return nil, false
+	}
+	elems := make([]any, len(xs))
+	for i, x := range xs {
+		elems[i] = float64(x)
+	}
+	return &Array{Elem: elem, Dims: []int{len(xs)}, Elems: elems}, true
+}
+
 // ParseJSONFloat4s is ParseFloat4s for a JSON array of numbers, [1.5, 2]:
 // an embedding in a JSON body read as a real[].
 func ParseJSONFloat4s(dst []float32, f []byte) (_ []float32, ok bool) {

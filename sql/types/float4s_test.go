@@ -88,6 +88,39 @@ func TestParseFloat4sList(t *testing.T) {
 	}
 }
 
+// TestParseFloat4ArrayLiteral checks that a real[] literal read by the
+// one-pass path (an embedding written into a query) is the array the
+// general input function gives, and that what the path leaves (NULLs,
+// quotes, zeros, more dimensions, bad input) still gets that function's
+// answer or error.
+func TestParseFloat4ArrayLiteral(t *testing.T) {
+	real4 := Float4ArrayT
+	rng := rand.New(rand.NewSource(3))
+	var inputs []string
+	for range 2000 {
+		parts := make([]string, 1+rng.Intn(8))
+		for i := range parts {
+			parts[i] = strconv.FormatFloat(rng.NormFloat64()*0.05, 'g', -1, 32)
+		}
+		inputs = append(inputs, "{"+strings.Join(parts, ",")+"}", "{ "+strings.Join(parts, " , ")+" }")
+	}
+	inputs = append(inputs, "{}", "{0,1}", "{1,NULL}", "{\"1.5\",2}", "{{1,2},{3,4}}", "[1:2]={1,2}", "{1e39}",
+		"{1,x}", "{1,,2}", "{", "{1", " {1,2}", "{1,2} ", "{-0.5,1e-50}", "{inf,-Infinity,NaN}")
+	for _, in := range inputs {
+		got, gotErr := ParseTextOpts(in, real4, nil)
+		want, wantErr := parseArray(in, Float4T, optsOrDefault(nil))
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Fatalf("%q: error %v, want %v", in, gotErr, wantErr)
+		}
+		if gotErr == nil && FormatText(got, real4) != FormatText(want, real4) {
+			t.Fatalf("%q: %s, want %s", in, FormatText(got, real4), FormatText(want, real4))
+		}
+		if a, ok := got.(*Array); ok && gotErr == nil && (!slices.Equal(a.Dims, want.Dims) || !a.Elem.Equal(want.Elem)) {
+			t.Fatalf("%q: dims %v elem %v, want %v %v", in, a.Dims, a.Elem, want.Dims, want.Elem)
+		}
+	}
+}
+
 // BenchmarkParseFloat4 times the fast float parser on embedding-like
 // numbers, against strconv.
 func BenchmarkParseFloat4(b *testing.B) {

@@ -358,6 +358,11 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 		if t.Elem != nil {
 			elem = *t.Elem
 		}
+		if elem.Family == Float4 {
+			if a, ok := parseFloat4Array(s, elem); ok {
+				return a, nil
+			}
+		}
 		return parseArray(s, elem, opts)
 	case Vector:
 		return parseVector(s)
