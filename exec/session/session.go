@@ -110,10 +110,13 @@ type Session struct {
 	database string
 	// login marks a session opened by Login, counted against the
 	// connection limits until Close.
-	login   bool
-	values  map[string]string
-	changed map[string]string
-	notices []Notice
+	login  bool
+	values map[string]string
+	// resetValues are the values the session started with, which RESET
+	// and DISCARD ALL go back to (resetValue).
+	resetValues map[string]string
+	changed     map[string]string
+	notices     []Notice
 
 	// tx is the explicit transaction (BEGIN ... COMMIT), nil in autocommit.
 	tx         *storage.Tx
@@ -305,6 +308,7 @@ func (e *Engine) newSession(user, database string, roleConfig []string, startup 
 	if err := s.applyStartup(startup); err != nil {
 		return nil, err
 	}
+	s.resetValues = maps.Clone(s.values)
 	s.act.closed = make(chan struct{})
 	s.act.rowWait = s.rowLockWait
 	s.act.appName, s.act.state, s.act.stateChange = s.get("application_name"), stateIdle, s.started
@@ -333,6 +337,17 @@ func (s *Session) Close() {
 // get returns a setting's current value.
 func (s *Session) get(name string) string {
 	if v, ok := s.values[name]; ok {
+		return v
+	}
+	return s.engine.settingDefault(name)
+}
+
+// resetValue is the value RESET gives setting name: the one the session
+// started with, from its role's ALTER ROLE ... SET defaults and its
+// startup parameters (PostgreSQL's reset value), else the server's
+// default.
+func (s *Session) resetValue(name string) string {
+	if v, ok := s.resetValues[name]; ok {
 		return v
 	}
 	return s.engine.settingDefault(name)
@@ -1318,12 +1333,32 @@ func (s *Session) runSet(x *sql.Set) error {
 		s.txLocal[x.Name] = true
 	}
 	if x.Name == "all" && x.Reset {
-		for name, st := range settings {
-			if _, ok := s.values[name]; ok && !st.readOnly && name != "session_authorization" {
+		names := slices.Collect(maps.Keys(s.values))
+		for name := range s.resetValues {
+			if _, ok := s.values[name]; !ok {
+				names = append(names, name)
+			}
+		}
+		for _, name := range names {
+			st, _ := lookupSetting(name)
+			if st.readOnly || name == "session_authorization" {
+				continue
+			}
+			cur, set := s.values[name]
+			rv, hasReset := s.resetValues[name]
+			_, known := settings[name]
+			switch {
+			case set && cur == rv && (hasReset || !known):
+				continue
+			case hasReset || !known:
+				// A custom setting the session did not start with stays,
+				// empty, as PostgreSQL's placeholder does.
+				s.setValue(name, rv)
+			default:
 				s.unsetValue(name)
-				if st.report {
-					s.changed[showName(name)] = s.get(name)
-				}
+			}
+			if st.report {
+				s.changed[showName(name)] = s.get(name)
 			}
 		}
 		return nil
@@ -1355,7 +1390,7 @@ func (s *Session) runSet(x *sql.Set) error {
 	}
 	v := x.Value
 	if x.Reset {
-		v = s.engine.settingDefault(x.Name)
+		v = s.resetValue(x.Name)
 	} else {
 		var err error
 		if v, err = st.validate(v, s.get(x.Name)); err != nil {

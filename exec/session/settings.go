@@ -262,7 +262,9 @@ func (s *Session) endTxSettings(committed bool) {
 		return
 	}
 	if committed {
-		s.restoreSettings(saved, local)
+		if local != nil { // nil would restore them all
+			s.restoreSettings(saved, local)
+		}
 		return
 	}
 	s.restoreSettings(saved, nil)
