@@ -3,6 +3,7 @@ package wire
 import (
 	"crypto/tls"
 	"encoding/binary"
+	"maps"
 	"net"
 	"sort"
 	"strings"
@@ -151,7 +152,12 @@ func (c *conn) open(params map[string]string) bool {
 			return false
 		}
 	}
-	sess, err := c.srv.Engine.Login(user, database, params)
+	// The rest are settings, and options (session.Engine.Login).
+	settings := maps.Clone(params)
+	delete(settings, "user")
+	delete(settings, "database")
+	delete(settings, "replication")
+	sess, err := c.srv.Engine.Login(user, database, settings)
 	if err != nil {
 		c.log.Info("connection refused", "user", user, "err", err)
 		c.fatal(err)

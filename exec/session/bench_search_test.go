@@ -29,7 +29,7 @@ func BenchmarkVectorTopK(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	s := NewEngine(db, Options{}).NewSession("bench", "bench", nil)
+	s := NewEngine(db, Options{}).NewSession("bench", "bench")
 	benchExec(b, s, "CREATE TABLE items (id int, emb real[])")
 	def := db.Catalog().Table("public", "items")
 	rng := rand.New(rand.NewSource(1))

@@ -20,7 +20,7 @@ func copySession(t testing.TB) (*Session, *storage.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return NewEngine(db, Options{}).NewSession("tester", "testdb", nil), db
+	return NewEngine(db, Options{}).NewSession("tester", "testdb"), db
 }
 
 // run runs one SQL statement that returns no rows and no COPY data.

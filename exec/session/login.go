@@ -98,7 +98,10 @@ func (e *Engine) Credentials(user string) Credentials {
 // that is no role (28000; see legacyLogins), a role without LOGIN
 // (28000), and a connection beyond max_connections, the superuser
 // reserve or the role's CONNECTION LIMIT (53300), and applies the role's
-// ALTER ROLE ... SET defaults before the startup parameters.
+// ALTER ROLE ... SET defaults before the startup parameters: those of
+// the startup packet other than user, database and replication, which
+// may include options (applyStartup). A startup parameter that cannot be
+// applied fails the login with PostgreSQL's error for it.
 func (e *Engine) Login(user, database string, startup map[string]string) (*Session, error) {
 	return e.login(user, database, startup, true)
 }
@@ -128,7 +131,11 @@ func (e *Engine) login(user, database string, startup map[string]string, legacy 
 	if err := e.limits.enter(user, r); err != nil {
 		return nil, err
 	}
-	s := e.newSession(user, database, r.Config, startup)
+	s, err := e.newSession(user, database, r.Config, startup)
+	if err != nil {
+		e.limits.leave(user)
+		return nil, err
+	}
 	s.login = true
 	return s, nil
 }

@@ -110,10 +110,13 @@ type Session struct {
 	database string
 	// login marks a session opened by Login, counted against the
 	// connection limits until Close.
-	login   bool
-	values  map[string]string
-	changed map[string]string
-	notices []Notice
+	login  bool
+	values map[string]string
+	// resetValues are the values the session started with, which RESET
+	// and DISCARD ALL go back to (resetValue).
+	resetValues map[string]string
+	changed     map[string]string
+	notices     []Notice
 
 	// tx is the explicit transaction (BEGIN ... COMMIT), nil in autocommit.
 	tx         *storage.Tx
@@ -274,15 +277,18 @@ func (p *Portal) Columns() []Column { return p.columns }
 // answers with EmptyQueryResponse.
 func (p *Portal) Empty() bool { return p.bound == nil }
 
-// NewSession opens a session for a connected client and registers it
-// with the engine under a new pid (pg_stat_activity) until Close.
-func (e *Engine) NewSession(user, database string, startup map[string]string) *Session {
-	return e.newSession(user, database, nil, startup)
+// NewSession opens a session of user with the default settings, without
+// Login's checks, and registers it with the engine under a new pid
+// (pg_stat_activity) until Close.
+func (e *Engine) NewSession(user, database string) *Session {
+	s, _ := e.newSession(user, database, nil, nil) // no startup parameters to fail
+	return s
 }
 
 // newSession is NewSession with the role's defaults (ALTER ROLE ... SET,
-// "name=value" each), which the startup parameters override.
-func (e *Engine) newSession(user, database string, roleConfig []string, startup map[string]string) *Session {
+// "name=value" each) and then the client's startup parameters
+// (applyStartup), whose failure, returned, opens no session.
+func (e *Engine) newSession(user, database string, roleConfig []string, startup map[string]string) (*Session, error) {
 	s := &Session{engine: e, authUser: user, database: database, values: map[string]string{}, changed: map[string]string{}, prepared: map[string]*Statement{}, portals: map[string]*Portal{}}
 	s.values["session_authorization"] = user
 	s.values["max_connections"] = strconv.Itoa(e.limits.max)
@@ -293,27 +299,21 @@ func (e *Engine) newSession(user, database string, roleConfig []string, startup 
 	s.started = time.Now()
 	for _, kv := range roleConfig {
 		name, v, _ := strings.Cut(kv, "=")
-		if st, ok := settings[name]; ok && !st.readOnly {
+		if st, ok := lookupSetting(name); ok && !st.readOnly {
 			if nv, err := st.validate(v, s.get(name)); err == nil {
 				s.values[name] = nv
 			}
 		}
 	}
+	if err := s.applyStartup(startup); err != nil {
+		return nil, err
+	}
+	s.resetValues = maps.Clone(s.values)
 	s.act.closed = make(chan struct{})
 	s.act.rowWait = s.rowLockWait
-	for k, v := range startup {
-		name := strings.ToLower(k)
-		if st, ok := settings[name]; ok && !st.readOnly {
-			nv, err := st.validate(v, s.get(name))
-			if err != nil {
-				continue
-			}
-			s.values[name] = nv
-		}
-	}
 	s.act.appName, s.act.state, s.act.stateChange = s.get("application_name"), stateIdle, s.started
 	e.sessions.add(s)
-	return s
+	return s, nil
 }
 
 // Close releases everything the session holds; an open transaction is
@@ -337,6 +337,17 @@ func (s *Session) Close() {
 // get returns a setting's current value.
 func (s *Session) get(name string) string {
 	if v, ok := s.values[name]; ok {
+		return v
+	}
+	return s.engine.settingDefault(name)
+}
+
+// resetValue is the value RESET gives setting name: the one the session
+// started with, from its role's ALTER ROLE ... SET defaults and its
+// startup parameters (PostgreSQL's reset value), else the server's
+// default.
+func (s *Session) resetValue(name string) string {
+	if v, ok := s.resetValues[name]; ok {
 		return v
 	}
 	return s.engine.settingDefault(name)
@@ -926,8 +937,8 @@ func (s *Session) buildTrigramIndex(ctx context.Context, x *sql.CreateIndex, ind
 
 // statementMem is statement_mem in bytes, 0 for no limit.
 func (s *Session) statementMem() int64 {
-	b, _ := parseMemory(s.get("statement_mem"))
-	return b
+	kb, _, _ := parseMemory(s.get("statement_mem"))
+	return kb << 10
 }
 
 // now is the transaction's current time: when its block began, or the
@@ -1322,12 +1333,32 @@ func (s *Session) runSet(x *sql.Set) error {
 		s.txLocal[x.Name] = true
 	}
 	if x.Name == "all" && x.Reset {
-		for name, st := range settings {
-			if _, ok := s.values[name]; ok && !st.readOnly && name != "session_authorization" {
+		names := slices.Collect(maps.Keys(s.values))
+		for name := range s.resetValues {
+			if _, ok := s.values[name]; !ok {
+				names = append(names, name)
+			}
+		}
+		for _, name := range names {
+			st, _ := lookupSetting(name)
+			if st.readOnly || name == "session_authorization" {
+				continue
+			}
+			cur, set := s.values[name]
+			rv, hasReset := s.resetValues[name]
+			_, known := settings[name]
+			switch {
+			case set && cur == rv && (hasReset || !known):
+				continue
+			case hasReset || !known:
+				// A custom setting the session did not start with stays,
+				// empty, as PostgreSQL's placeholder does.
+				s.setValue(name, rv)
+			default:
 				s.unsetValue(name)
-				if st.report {
-					s.changed[showName(name)] = s.get(name)
-				}
+			}
+			if st.report {
+				s.changed[showName(name)] = s.get(name)
 			}
 		}
 		return nil
@@ -1349,18 +1380,17 @@ func (s *Session) runSet(x *sql.Set) error {
 	}
 	st, ok := lookupSetting(x.Name)
 	if !ok {
-		if prefix := reservedPrefix(x.Name); prefix != "" && !x.Reset {
-			return pgerr.New(pgerrcode.InvalidName, "invalid configuration parameter name \"%s\"", x.Name).
-				WithDetail("\"%s\" is a reserved prefix.", prefix)
+		if x.Reset {
+			return unrecognized(x.Name)
 		}
-		return unrecognized(x.Name)
+		return unknownSetting(x.Name)
 	}
 	if st.readOnly {
-		return pgerr.New(pgerrcode.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", x.Name)
+		return cannotChange(x.Name, st)
 	}
 	v := x.Value
 	if x.Reset {
-		v = s.engine.settingDefault(x.Name)
+		v = s.resetValue(x.Name)
 	} else {
 		var err error
 		if v, err = st.validate(v, s.get(x.Name)); err != nil {

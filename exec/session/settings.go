@@ -27,6 +27,9 @@ type setting struct {
 	report bool
 	// readOnly settings can be shown but not set.
 	readOnly bool
+	// postmaster marks a read-only setting that PostgreSQL sets at server
+	// start, for which its error says a restart is needed.
+	postmaster bool
 	// check validates and normalises a new value.
 	check func(string) (string, error)
 	// update is check for a setting whose new value depends on its
@@ -64,7 +67,7 @@ var settings = map[string]setting{
 	"session_authorization":               {def: "", report: true, readOnly: true},
 	"role":                                {def: "none", readOnly: true},
 	"password_encryption":                 {def: "scram-sha-256", check: checkPasswordEncryption},
-	"superuser_reserved_connections":      {def: "3", readOnly: true},
+	"superuser_reserved_connections":      {def: "3", readOnly: true, postmaster: true},
 	"default_transaction_read_only":       {def: "off", report: true},
 	"in_hot_standby":                      {def: "off", report: true, readOnly: true},
 	"search_path":                         {def: `"$user", public`},
@@ -79,7 +82,7 @@ var settings = map[string]setting{
 	"transaction_read_only":               {def: "off"},
 	"max_identifier_length":               {def: "63", readOnly: true},
 	"max_index_keys":                      {def: "32", readOnly: true},
-	"max_connections":                     {def: "100", readOnly: true},
+	"max_connections":                     {def: "100", readOnly: true, postmaster: true},
 	"block_size":                          {def: "8192", readOnly: true},
 	"lc_collate":                          {def: "C", readOnly: true},
 	"lc_ctype":                            {def: "C", readOnly: true},
@@ -91,9 +94,9 @@ var settings = map[string]setting{
 	"client_min_messages":                 {def: "notice"},
 	"row_security":                        {def: "on"},
 	"synchronous_commit":                  {def: "on"},
-	"work_mem":                            {def: "4MB"},
-	"statement_mem":                       {def: DefaultStatementMem, check: checkMemory},
-	"maintenance_work_mem":                {def: "64MB"},
+	"work_mem":                            {def: "4MB", check: checkMemory("work_mem", 64)},
+	"statement_mem":                       {def: DefaultStatementMem, check: checkMemory("statement_mem", 0)},
+	"maintenance_work_mem":                {def: "64MB", check: checkMemory("maintenance_work_mem", 1024)},
 	"jit":                                 {def: "off"},
 	"enable_seqscan":                      {def: "on"},
 	// pg_dump turns it off; cairn's scans never synchronise, so either
@@ -131,15 +134,64 @@ func reservedPrefix(name string) string {
 	return ""
 }
 
-// lookupSetting finds a setting by its case-insensitive name. Names with
-// a dot are custom (extension) settings: any is accepted, like
-// PostgreSQL's placeholder variables, except under a reserved prefix.
+// lookupSetting finds a setting by its case-insensitive name. Names of
+// two or more identifiers joined by dots are custom (extension)
+// settings: any is accepted, like PostgreSQL's placeholder variables,
+// except under a reserved prefix.
 func lookupSetting(name string) (setting, bool) {
 	s, ok := settings[strings.ToLower(name)]
-	if !ok && strings.Contains(name, ".") && reservedPrefix(name) == "" {
+	if !ok && validCustomName(name) && reservedPrefix(name) == "" {
 		return setting{}, true
 	}
 	return s, ok
+}
+
+// validCustomName is PostgreSQL's valid_custom_variable_name: simple
+// identifiers (letters, '_' and non-ASCII bytes, then digits and '$'
+// too) joined by dots, at least two.
+func validCustomName(name string) bool {
+	dot, start := false, true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '.':
+			if start {
+				return false
+			}
+			dot, start = true, true
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c >= 0x80:
+			start = false
+		case !start && (c >= '0' && c <= '9' || c == '$'):
+		default:
+			return false
+		}
+	}
+	return dot && !start
+}
+
+// unknownSetting is PostgreSQL's error for setting name, which
+// lookupSetting does not know: a name under a reserved prefix or a
+// malformed custom name is invalid (42602), any other unrecognized
+// (42704).
+func unknownSetting(name string) error {
+	if prefix := reservedPrefix(name); prefix != "" {
+		return pgerr.New(pgerrcode.InvalidName, "invalid configuration parameter name \"%s\"", name).
+			WithDetail("\"%s\" is a reserved prefix.", prefix)
+	}
+	if strings.Contains(name, ".") {
+		return pgerr.New(pgerrcode.InvalidName, "invalid configuration parameter name \"%s\"", name).
+			WithDetail("Custom parameter names must be two or more simple identifiers separated by dots.")
+	}
+	return unrecognized(name)
+}
+
+// cannotChange is PostgreSQL's error for setting name, which is read
+// only (st.readOnly).
+func cannotChange(name string, st setting) error {
+	if st.postmaster {
+		return pgerr.New(pgerrcode.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed without restarting the server", name)
+	}
+	return pgerr.New(pgerrcode.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", name)
 }
 
 // setValue sets a setting of the session. The values map is copied, not
@@ -210,7 +262,9 @@ func (s *Session) endTxSettings(committed bool) {
 		return
 	}
 	if committed {
-		s.restoreSettings(saved, local)
+		if local != nil { // nil would restore them all
+			s.restoreSettings(saved, local)
+		}
 		return
 	}
 	s.restoreSettings(saved, nil)
@@ -267,10 +321,26 @@ func checkEnum(name string, values ...string) func(string) (string, error) {
 	}
 }
 
+// checkEncoding accepts the client encodings cairn speaks, with
+// PostgreSQL's leniency in the name (case, and anything not a letter or
+// digit, is ignored: asyncpg sends 'utf-8' quoted). SQL_ASCII is as in
+// PostgreSQL over a UTF8 database: the bytes pass unconverted, and are
+// checked as UTF8.
 func checkEncoding(v string) (string, error) {
-	switch strings.ToUpper(strings.ReplaceAll(v, "-", "")) {
-	case "UTF8", "UNICODE":
+	clean := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return -1
+	}, v)
+	switch clean {
+	case "utf8", "unicode":
 		return "UTF8", nil
+	case "sqlascii":
+		return "SQL_ASCII", nil
 	}
 	return "", pgerr.NotSupported("client_encoding \"%s\" (only UTF8)", v)
 }
@@ -327,8 +397,9 @@ func fixedZone(east int) *time.Location {
 	return time.FixedZone(name, east)
 }
 
-// loadLocation resolves a TimeZone setting: a zone name or a numeric
-// offset in hours ("+2", "-5:30" as POSIX would say it is not supported).
+// loadLocation resolves a TimeZone setting: a zone name, a numeric
+// offset in hours ("+2"), or a POSIX zone without daylight saving time
+// ("GMT-05:00", what pgjdbc sends for a JVM in GMT+05:00).
 func loadLocation(v string) (*time.Location, error) {
 	switch strings.ToUpper(v) {
 	case "UTC", "Z", "ZULU", "UCT":
@@ -339,7 +410,47 @@ func loadLocation(v string) (*time.Location, error) {
 	if h, err := strconv.ParseFloat(v, 64); err == nil {
 		return fixedZone(int(h * 3600)), nil
 	}
-	return time.LoadLocation(v)
+	loc, err := time.LoadLocation(v)
+	if err != nil {
+		if posix, ok := posixZone(v); ok {
+			return posix, nil
+		}
+	}
+	return loc, err
+}
+
+// posixZone reads a POSIX TZ string of a standard time alone: a name of
+// three or more letters and an offset west of UTC, [+-]hh[:mm[:ss]] with
+// hh at most 24 ("EST5", "GMT-05:00" is five hours east).
+func posixZone(v string) (*time.Location, bool) {
+	i := 0
+	for i < len(v) && (v[i] >= 'a' && v[i] <= 'z' || v[i] >= 'A' && v[i] <= 'Z') {
+		i++
+	}
+	name, off := v[:i], v[i:]
+	if len(name) < 3 || off == "" {
+		return nil, false
+	}
+	sign := -1 // POSIX offsets count west
+	switch off[0] {
+	case '-':
+		sign, off = 1, off[1:]
+	case '+':
+		off = off[1:]
+	}
+	secs, unit := 0, 3600
+	for part := range strings.SplitSeq(off, ":") {
+		n, err := strconv.Atoi(part)
+		if err != nil || unit == 0 || len(part) == 0 || len(part) > 2 || part[0] == '+' || part[0] == '-' {
+			return nil, false
+		}
+		secs += n * unit
+		unit /= 60
+	}
+	if secs > 24*3600 {
+		return nil, false
+	}
+	return time.FixedZone(name, sign*secs), true
 }
 
 // checkIntRange validates an integer setting as PostgreSQL's parse_int
@@ -411,39 +522,64 @@ const DefaultStatementMem = "1GB"
 // memoryUnits are PostgreSQL's memory units, each 1024 times the last.
 var memoryUnits = []string{"kB", "MB", "GB", "TB"}
 
-// parseMemory reads a memory setting as PostgreSQL does: a bare number is
-// kB, or a number with a unit of memoryUnits. It returns bytes.
-func parseMemory(v string) (int64, error) {
+// parseMemory reads a memory setting as PostgreSQL's parse_int reads
+// one in kB: an integer, then optionally a unit of memoryUnits (none is
+// kB), within the int range in kB. It returns kB, or false and the hint
+// PostgreSQL gives for the value ("" where it gives none).
+func parseMemory(v string) (int64, string, bool) {
 	v = strings.TrimSpace(v)
-	num, shift := v, 10
-	for i, u := range memoryUnits {
-		if n, ok := strings.CutSuffix(v, u); ok {
-			num, shift = strings.TrimSpace(n), 10*(i+1)
-			break
+	end := 0
+	if end < len(v) && (v[end] == '-' || v[end] == '+') {
+		end++
+	}
+	for end < len(v) && v[end] >= '0' && v[end] <= '9' {
+		end++
+	}
+	n, err := strconv.ParseInt(v[:end], 10, 64)
+	if err != nil {
+		return 0, "", false
+	}
+	shift := 0
+	if unit := strings.TrimSpace(v[end:]); unit != "" {
+		i := slices.Index(memoryUnits, unit)
+		if i < 0 {
+			return 0, "Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".", false
 		}
+		shift = 10 * i
 	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n < 0 || n > math.MaxInt64>>shift {
-		return 0, pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter: \"%s\"", v).
-			WithHint("Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".")
+	if n > math.MaxInt32>>shift || n < math.MinInt32>>shift {
+		return 0, "Value exceeds integer range.", false
 	}
-	return n << shift, nil
+	return n << shift, "", true
 }
 
-// checkMemory normalises a memory setting to the largest unit that holds
-// it whole, as SHOW prints PostgreSQL's (1048576kB is 1GB); 0 stays 0.
-func checkMemory(v string) (string, error) {
-	b, err := parseMemory(v)
-	if err != nil || b == 0 {
-		return "0", err
+// checkMemory validates a memory setting, name, of at least minKB kB as
+// PostgreSQL does, with its errors, and normalises it to the largest
+// unit that holds it whole, as SHOW prints PostgreSQL's (1048576kB is
+// 1GB); 0 stays 0.
+func checkMemory(name string, minKB int64) func(string) (string, error) {
+	return func(v string) (string, error) {
+		kb, hint, ok := parseMemory(v)
+		if !ok {
+			err := pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
+			if hint != "" {
+				err = err.WithHint("%s", hint)
+			}
+			return "", err
+		}
+		if kb < minKB {
+			return "", pgerr.New(pgerrcode.InvalidParameterValue, "%d kB is outside the valid range for parameter \"%s\" (%d .. %d)", kb, name, minKB, math.MaxInt32)
+		}
+		if kb == 0 {
+			return "0", nil
+		}
+		unit := 0
+		for unit < len(memoryUnits)-1 && kb%1024 == 0 {
+			kb /= 1024
+			unit++
+		}
+		return strconv.FormatInt(kb, 10) + memoryUnits[unit], nil
 	}
-	kb := b >> 10
-	unit := 0
-	for unit < len(memoryUnits)-1 && kb%1024 == 0 {
-		kb /= 1024
-		unit++
-	}
-	return strconv.FormatInt(kb, 10) + memoryUnits[unit], nil
 }
 
 // showMillis shows a time setting stored in milliseconds as PostgreSQL
@@ -485,10 +621,10 @@ func checkLogMinDuration(v string) (string, error) {
 func CheckSetting(name, value string) (string, error) {
 	st, ok := lookupSetting(name)
 	if !ok {
-		return "", unrecognized(name)
+		return "", unknownSetting(name)
 	}
 	if st.readOnly {
-		return "", pgerr.New(pgerrcode.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", name)
+		return "", cannotChange(name, st)
 	}
 	return st.validate(value, st.def)
 }

@@ -75,7 +75,7 @@ func openFuzzEngine(root string) (*fuzzEngine, error) {
 		return nil, err
 	}
 	fe := &fuzzEngine{dir: dir, db: db, engine: NewEngine(db, Options{})}
-	s := fe.engine.NewSession("fuzz", "fuzz", nil)
+	s := fe.engine.NewSession("fuzz", "fuzz")
 	defer s.Close()
 	for _, q := range fuzzFixtureSQL {
 		if err := runFuzzSQL(context.Background(), s, q); err != nil {
@@ -183,7 +183,7 @@ func newFuzzRunner(f *testing.F) *fuzzRunner {
 // failing t on a panic, an error without a proper SQLSTATE or a malformed
 // batch.
 func (r *fuzzRunner) run(t *testing.T, text string) {
-	s := r.fe.engine.NewSession("fuzz", "fuzz", nil)
+	s := r.fe.engine.NewSession("fuzz", "fuzz")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, q := range []string{`SET statement_timeout = '2s'`, `SET lock_timeout = '100ms'`, `BEGIN`} {
