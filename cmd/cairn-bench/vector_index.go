@@ -56,6 +56,10 @@ type viOptions struct {
 	exactN    int
 	cairnPID  int
 	pgPID     int
+	// existing queries a table an earlier run left instead of loading and
+	// indexing one: the first query is timed on its own (a server that
+	// has not read the table yet), then the usual configurations.
+	existing bool
 }
 
 // register adds the mode's flags to fs.
@@ -88,6 +92,7 @@ func (v *viOptions) register(fs *flag.FlagSet) {
 	fs.IntVar(&v.exactN, "vi-exact-queries", 20, "with --vector-index: timed exact top-10 queries per server before the index exists")
 	fs.Float64Var(&v.filterPct, "filter-pct", 1, "with --vector-index: percentage of rows the filtered queries' tag selects")
 	fs.IntVar(&v.cairnPID, "cairn-pid", 0, "with --vector-index: cairn's process id, to report its memory (0: skip)")
+	fs.BoolVar(&v.existing, "vi-existing", false, "with --vector-index: query the table an earlier run with the same --vi-* flags left (cairn alone), timing the first query on its own (cold: the server has not read the table yet), instead of loading and indexing it")
 	fs.IntVar(&v.pgPID, "pg-pid", 0, "with --vector-index: the postmaster's process id, to report the memory of its processes (0: skip)")
 }
 
@@ -100,6 +105,8 @@ func (v *viOptions) check() error {
 		return errors.New("--vi-latent-dim must be in [0, --vi-dim]")
 	case v.filterPct <= 0 || v.filterPct > 100:
 		return errors.New("--filter-pct must be in (0, 100]")
+	case v.existing && v.pgAddr != "":
+		return errors.New("--vi-existing queries cairn alone: drop --pg-addr")
 	}
 	return nil
 }
@@ -383,12 +390,17 @@ func (s *viSystem) buildIndex(ctx context.Context) (time.Duration, error) {
 	if _, err := s.conn.Exec(ctx, "ANALYZE "+viTable); err != nil {
 		return 0, fmt.Errorf("%s: %w", s.name, err)
 	}
+	return took, s.prepare(ctx)
+}
+
+// prepare prepares the top-10 and filtered top-10 queries measure runs.
+func (s *viSystem) prepare(ctx context.Context) error {
 	for name, sql := range map[string]string{viTopStmt: s.topSQL, viFilteredStmt: s.filteredSQL} {
 		if _, err := s.conn.Prepare(ctx, name, sql); err != nil {
-			return 0, fmt.Errorf("%s: prepare %s: %w", s.name, sql, err)
+			return fmt.Errorf("%s: prepare %s: %w", s.name, sql, err)
 		}
 	}
-	return took, nil
+	return nil
 }
 
 // args are the arguments of q's top-10 query, or its filtered variant.
@@ -543,6 +555,9 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 		systems = append(systems, pg)
 	}
 
+	if v.existing {
+		return queryExisting(ctx, cairn, qs, warmup, v)
+	}
 	var loads, builds [2]time.Duration
 	for k, s := range systems {
 		if loads[k], err = s.load(ctx, d); err != nil {
@@ -584,13 +599,7 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 		}
 	}
 
-	var configs []viConfig
-	for _, ef := range v.efs {
-		configs = append(configs, viConfig{ef: ef, iterative: "off"})
-		for _, it := range v.iterative {
-			configs = append(configs, viConfig{ef: ef, filtered: true, iterative: it})
-		}
-	}
+	configs := v.configs()
 	runs := make([][2]*viRun, len(configs))
 	for i, c := range configs {
 		for k, s := range systems {
@@ -603,6 +612,72 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 	fmt.Printf("\n%d queries per line, one at a time as prepared statements, after %d untimed; recall@10 against exact cosine search; "+
 		"'all rows': queries that returned 10 rows (or every qualifying row when fewer qualify)\n", len(qs), min(warmup, len(qs)))
 	printVITable(os.Stdout, configs, runs, len(qs))
+	if err := cairnTextSearches(ctx, cairn, qs, warmup, v); err != nil {
+		return err
+	}
+	if len(systems) == 2 {
+		fmt.Printf("\nindex build: cairn %.2fs, pgvector %.2fs, cairn/pg %.2f\n",
+			builds[0].Seconds(), builds[1].Seconds(), builds[0].Seconds()/builds[1].Seconds())
+		fmt.Printf("load (binary COPY): cairn %.2fs, pgvector %.2fs\n", loads[0].Seconds(), loads[1].Seconds())
+	} else {
+		fmt.Printf("\nindex build: cairn %.2fs; load (binary COPY): cairn %.2fs\n", builds[0].Seconds(), loads[0].Seconds())
+	}
+	fmt.Printf("raw float32 vectors: %.0f MiB\n", float64(v.rows*v.dim*4)/(1<<20))
+	for _, s := range systems {
+		if m := s.memory(); m != "" {
+			fmt.Printf("%s memory after the run: %s\n", s.name, m)
+		}
+	}
+	return nil
+}
+
+// queryExisting is the --vi-existing run: the first top-10 timed alone on
+// a server that has not read the table (with --storage on an empty data
+// directory it fetches what the query needs from the object store), then
+// the configurations, hybrid and BM25 on the warm server.
+func queryExisting(ctx context.Context, cairn *viSystem, qs []viQuery, warmup int, v *viOptions) error {
+	first, err := cairn.timed(ctx, cairn.topSQL, qs[:1], 0, func(q *viQuery) []any { return cairn.args(q, false) },
+		func(q *viQuery) []int64 { return q.exact })
+	if err != nil {
+		return err
+	}
+	fmt.Printf("cairn: first top-10 on this server (cold): %.2f ms, recall %.3f\n", first.p50, first.recall)
+	if err := cairn.prepare(ctx); err != nil {
+		return err
+	}
+	configs := v.configs()
+	runs := make([][2]*viRun, len(configs))
+	for i, c := range configs {
+		if runs[i][0], err = cairn.measure(ctx, c, qs, warmup); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\n%d queries per line after the first, one at a time as prepared statements, after %d untimed; recall@10 against exact cosine search\n", len(qs), min(warmup, len(qs)))
+	printVITable(os.Stdout, configs, runs, len(qs))
+	if err := cairnTextSearches(ctx, cairn, qs, warmup, v); err != nil {
+		return err
+	}
+	if m := cairn.memory(); m != "" {
+		fmt.Printf("cairn memory after the run: %s\n", m)
+	}
+	return nil
+}
+
+// configs are the measured configurations: per ef, the unfiltered
+// top-10, then the filtered one under each iterative scan mode.
+func (v *viOptions) configs() []viConfig {
+	var configs []viConfig
+	for _, ef := range v.efs {
+		configs = append(configs, viConfig{ef: ef, iterative: "off"})
+		for _, it := range v.iterative {
+			configs = append(configs, viConfig{ef: ef, filtered: true, iterative: it})
+		}
+	}
+	return configs
+}
+
+// cairnTextSearches times cairn's hybrid and BM25 top-10 at the last ef.
+func cairnTextSearches(ctx context.Context, cairn *viSystem, qs []viQuery, warmup int, v *viOptions) error {
 	hybridSQL := "SELECT id FROM " + viTable + " ORDER BY (emb, txt)::deeplake_hybrid_record <#> deeplake_hybrid_record($1::real[], $2, 0.5, 0.5) DESC LIMIT 10"
 	bm25SQL := "SELECT id FROM " + viTable + " ORDER BY txt <#> $1 DESC LIMIT 10"
 	if _, err := cairn.conn.Exec(ctx, fmt.Sprintf("SET hnsw.ef_search = %d", v.efs[len(v.efs)-1])); err != nil {
@@ -621,19 +696,6 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 			return err
 		}
 		fmt.Printf("  %-14s p50 %.2f ms, p99 %.2f ms\n", t.name, r.p50, r.p99)
-	}
-	if len(systems) == 2 {
-		fmt.Printf("\nindex build: cairn %.2fs, pgvector %.2fs, cairn/pg %.2f\n",
-			builds[0].Seconds(), builds[1].Seconds(), builds[0].Seconds()/builds[1].Seconds())
-		fmt.Printf("load (binary COPY): cairn %.2fs, pgvector %.2fs\n", loads[0].Seconds(), loads[1].Seconds())
-	} else {
-		fmt.Printf("\nindex build: cairn %.2fs; load (binary COPY): cairn %.2fs\n", builds[0].Seconds(), loads[0].Seconds())
-	}
-	fmt.Printf("raw float32 vectors: %.0f MiB\n", float64(v.rows*v.dim*4)/(1<<20))
-	for _, s := range systems {
-		if m := s.memory(); m != "" {
-			fmt.Printf("%s memory after the run: %s\n", s.name, m)
-		}
 	}
 	return nil
 }
