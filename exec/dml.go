@@ -286,8 +286,8 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 	}
 	var count int64
 	seen := map[string]bool{} // keys proposed so far (ON CONFLICT)
-	acts := newFKActions(rt)  // ON CONFLICT DO UPDATE's key changes
-	defer acts.release()
+	acts := rt.statementFKActions() // ON CONFLICT DO UPDATE's key changes
+	defer acts.close()
 	err = Drain(ctx, op, func(in arrow.Record) error {
 		rec := tableRecord(n.Table, in.Columns(), in.NumRows())
 		defer rec.Release()
@@ -302,6 +302,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		if err := rt.Tx.Insert(n.Table.ID, rec); err != nil {
 			return err
 		}
+		acts.insertedInto(n.Table)
 		rt.written(n.Table.ID, rec.NumRows(), 0, 0)
 		count += rec.NumRows()
 		return out.addReturning(rt, n.Returning, rec)
@@ -309,7 +310,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 	if err != nil {
 		return 0, err
 	}
-	return count, acts.run(ctx)
+	return count, acts.done(ctx)
 }
 
 // insertOnConflict inserts the rows of rec that conflict with no existing
@@ -731,8 +732,8 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 			return 0, err
 		}
 	}
-	acts := newFKActions(rt)
-	defer acts.release()
+	acts := rt.statementFKActions()
+	defer acts.close()
 	for _, w := range writes {
 		if err := cons.verifyUpdate(ctx, rt, w.newRec, w.old); err != nil {
 			return 0, err
@@ -747,7 +748,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		}
 		acts.updated(n.Table, w.old, w.newRec)
 	}
-	return count, acts.run(ctx)
+	return count, acts.done(ctx)
 }
 
 func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialized) (int64, error) {
@@ -757,8 +758,8 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 	}
 	ncols := len(n.Table.Columns)
 	var ids []int64
-	acts := newFKActions(rt)
-	defer acts.release()
+	acts := rt.statementFKActions()
+	defer acts.close()
 	err = Drain(ctx, op, func(in arrow.Record) error {
 		ids = append(ids, in.Column(ncols).(*array.Int64).Int64Values()...)
 		rec := tableRecord(n.Table, in.Columns()[:ncols], in.NumRows())
@@ -775,5 +776,5 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		}
 		rt.written(n.Table.ID, 0, 0, int64(len(ids)))
 	}
-	return int64(len(ids)), acts.run(ctx)
+	return int64(len(ids)), acts.done(ctx)
 }

@@ -254,11 +254,43 @@ type fkActions struct {
 	gen      map[uint64]int
 	inserted map[uint64]bool
 	cons     map[uint64]*constraints
+	// whole marks the actions of a whole statement headed by
+	// data-modifying WITH queries, which run once all of it has (its
+	// queries do not see them, as in PostgreSQL).
+	whole bool
 }
 
 func newFKActions(rt *Runtime) *fkActions {
 	return &fkActions{rt: rt, refs: map[uint64][]*fkRef{}, index: map[*catalog.ForeignKeyDef]*fkIndex{},
 		gen: map[uint64]int{}, inserted: map[uint64]bool{}, cons: map[uint64]*constraints{}}
+}
+
+// statementFKActions returns the referential actions a data-modifying
+// statement records its changes in: those of the whole statement when
+// it is one of a data-modifying WITH's, else its own. The statement ends
+// with done and, deferred, close.
+func (rt *Runtime) statementFKActions() *fkActions {
+	if rt.wholeFK != nil {
+		return rt.wholeFK
+	}
+	return newFKActions(rt)
+}
+
+// done runs the actions of a statement (run), unless they are those of
+// a whole statement, which runs them at its end.
+func (a *fkActions) done(ctx context.Context) error {
+	if a.whole {
+		return nil
+	}
+	return a.run(ctx)
+}
+
+// close frees what a statement's actions hold, unless they are those of
+// a whole statement.
+func (a *fkActions) close() {
+	if !a.whole {
+		a.release()
+	}
 }
 
 // referencing lists the foreign keys of the tables (def included) that

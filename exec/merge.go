@@ -54,7 +54,7 @@ func runMerge(ctx context.Context, rt *Runtime, n *sql.Merge) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	m := &merge{rt: rt, n: n, cons: cons, acts: newFKActions(rt), touched: map[int64]bool{}}
+	m := &merge{rt: rt, n: n, cons: cons, acts: rt.statementFKActions(), touched: map[int64]bool{}}
 	defer func() {
 		for _, w := range m.written {
 			w.rec.Release()
@@ -65,7 +65,7 @@ func runMerge(ctx context.Context, rt *Runtime, n *sql.Merge) (int64, error) {
 		for _, r := range m.removed {
 			r.Release()
 		}
-		m.acts.release()
+		m.acts.close()
 	}()
 	op, err := Build(rt, n.Input)
 	if err != nil {
@@ -238,5 +238,5 @@ func (m *merge) write(ctx context.Context) (int64, error) {
 		m.acts.deleted(def, r)
 	}
 	m.rt.written(def.ID, inserted, updated, m.deleted)
-	return inserted + updated + m.deleted, m.acts.run(ctx)
+	return inserted + updated + m.deleted, m.acts.done(ctx)
 }
