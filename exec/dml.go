@@ -285,7 +285,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		return 0, err
 	}
 	var count int64
-	seen := map[string]bool{} // keys proposed so far (ON CONFLICT)
+	seen := map[string]bool{}       // keys proposed so far (ON CONFLICT)
 	acts := rt.statementFKActions() // ON CONFLICT DO UPDATE's key changes
 	defer acts.close()
 	err = Drain(ctx, op, func(in arrow.Record) error {
