@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -299,8 +301,15 @@ func (a *fkActions) referencing(def *catalog.TableDef) []*fkRef {
 	if refs, ok := a.refs[def.ID]; ok {
 		return refs
 	}
-	var refs []*fkRef
+	// In the order the tables were made (PostgreSQL fires the triggers
+	// of the keys in the order they were made).
+	var tables []*catalog.TableDef
 	for _, t := range a.rt.Tx.Catalog().Tables {
+		tables = append(tables, t)
+	}
+	slices.SortFunc(tables, func(x, y *catalog.TableDef) int { return cmp.Compare(x.ID, y.ID) })
+	var refs []*fkRef
+	for _, t := range tables {
 		for i := range t.ForeignKeys {
 			fk := &t.ForeignKeys[i]
 			if fk.RefTable != def.ID {
@@ -391,13 +400,13 @@ func (a *fkActions) run(ctx context.Context) error {
 			continue
 		}
 		err := a.act(ctx, c, action)
-		if action == catalog.FKSetDefault {
+		if err == nil && action == catalog.FKSetDefault {
 			// A row whose key was the default already still references
-			// the key removed, as PostgreSQL checks after SET DEFAULT.
-			a.checks = append(a.checks, c)
-		} else {
-			c.release()
+			// the key removed: PostgreSQL checks for one right after
+			// SET DEFAULT.
+			err = a.check(ctx, c)
 		}
+		c.release()
 		if err != nil {
 			return err
 		}
@@ -544,7 +553,7 @@ func (a *fkActions) newRows(c *fkChange, action string, old arrow.Record, from [
 	cols := make([]arrow.Array, len(child.Columns))
 	defer releaseAll(cols)
 	for i, p := range c.ref.childPos {
-		if action != catalog.FKCascade && c.new.cols == nil && len(fk.DeleteSetColumns) > 0 && !containsInt(fk.DeleteSetColumns, fk.Columns[i]) {
+		if action != catalog.FKCascade && c.new.cols == nil && len(fk.DeleteSetColumns) > 0 && !slices.Contains(fk.DeleteSetColumns, fk.Columns[i]) {
 			continue
 		}
 		col := child.Columns[p]
@@ -580,15 +589,6 @@ func (a *fkActions) newRows(c *fkChange, action string, old arrow.Record, from [
 		}
 	}
 	return tableRecord(child, cols, old.NumRows()), nil
-}
-
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // check fails with 23503 when a row of ref's table still references a

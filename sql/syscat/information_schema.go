@@ -431,7 +431,7 @@ func (v *View) referencedKey(fk *catalog.ForeignKeyDef) (key *index, uc *constra
 		return nil, nil
 	}
 	for _, c := range v.constraints {
-		if c.index == key {
+		if c.index == key && c.kind != 'f' { // a foreign key's index is the one it references
 			return key, c
 		}
 	}
