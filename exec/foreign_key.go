@@ -49,11 +49,12 @@ type keyCols struct {
 	names []string
 }
 
-// tableKey is the key at positions pos of rec, whose columns are def's.
-func tableKey(def *catalog.TableDef, rec arrow.Record, pos []int) keyCols {
+// tableKey is the key at positions pos of cols, def's columns (those
+// at other positions may be missing).
+func tableKey(def *catalog.TableDef, cols []arrow.Array, pos []int) keyCols {
 	k := keyCols{cols: make([]arrow.Array, len(pos)), types: make([]types.T, len(pos)), names: make([]string, len(pos))}
 	for i, p := range pos {
-		k.cols[i], k.types[i], k.names[i] = rec.Column(p), def.Columns[p].Type, def.Columns[p].Name
+		k.cols[i], k.types[i], k.names[i] = cols[p], def.Columns[p].Type, def.Columns[p].Name
 	}
 	return k
 }
@@ -159,10 +160,10 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 	if childPos[0] < 0 {
 		return nil
 	}
-	newKeys := tableKey(f.child, rec, childPos)
+	newKeys := tableKey(f.child, rec.Columns(), childPos)
 	var oldKeys keyCols
 	if old != nil {
-		oldKeys = tableKey(f.child, old, childPos)
+		oldKeys = tableKey(f.child, old.Columns(), childPos)
 	}
 	for r := 0; r < int(rec.NumRows()); r++ {
 		k, ok, nulls := newKeys.key(r)
@@ -185,7 +186,7 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 			}
 			f.keys = keys
 			if f.parent.ID == f.child.ID {
-				self := tableKey(f.child, rec, parentPos)
+				self := tableKey(f.child, rec.Columns(), parentPos)
 				for rr := 0; rr < int(rec.NumRows()); rr++ {
 					if pk, ok, _ := self.key(rr); ok {
 						f.keys[pk] = true
@@ -334,10 +335,17 @@ func (a *fkActions) insertedInto(def *catalog.TableDef) {
 // deleted records that the statement deleted the rows old (def's
 // columns) of def.
 func (a *fkActions) deleted(def *catalog.TableDef, old arrow.Record) {
+	a.deletedRows(def, old.Columns(), int(old.NumRows()))
+}
+
+// deletedRows records that the statement deleted n rows of def, whose
+// columns cols hold (by position; those no foreign key references may
+// be missing).
+func (a *fkActions) deletedRows(def *catalog.TableDef, cols []arrow.Array, n int) {
 	for _, ref := range a.referencing(def) {
-		k := tableKey(def, old, ref.parentPos)
+		k := tableKey(def, cols, ref.parentPos)
 		var rows []int
-		for r := 0; r < int(old.NumRows()); r++ {
+		for r := 0; r < n; r++ {
 			if _, ok, _ := k.key(r); ok {
 				rows = append(rows, r)
 			}
@@ -351,7 +359,7 @@ func (a *fkActions) deleted(def *catalog.TableDef, old arrow.Record) {
 func (a *fkActions) updated(def *catalog.TableDef, old, updated arrow.Record) {
 	a.insertedInto(def)
 	for _, ref := range a.referencing(def) {
-		ok, nk := tableKey(def, old, ref.parentPos), tableKey(def, updated, ref.parentPos)
+		ok, nk := tableKey(def, old.Columns(), ref.parentPos), tableKey(def, updated.Columns(), ref.parentPos)
 		var rows []int
 		for r := 0; r < int(old.NumRows()); r++ {
 			if _, full, _ := ok.key(r); full && !ok.same(nk, r) {
@@ -420,9 +428,9 @@ func (a *fkActions) run(ctx context.Context) error {
 }
 
 // lookup returns the rows of ref's table that reference the keys of
-// change c, with all their columns and their row IDs last, and for each
-// the row of c it references.
-func (a *fkActions) lookup(ctx context.Context, c *fkChange) (arrow.Record, []int, error) {
+// change c, with their columns at positions columns and their row IDs
+// last, and for each the row of c it references.
+func (a *fkActions) lookup(ctx context.Context, c *fkChange, columns []int) (arrow.Record, []int, error) {
 	idx, err := a.childIndex(ctx, c.ref)
 	if err != nil {
 		return nil, nil, err
@@ -444,12 +452,12 @@ func (a *fkActions) lookup(ctx context.Context, c *fkChange) (arrow.Record, []in
 		return nil, nil, nil
 	}
 	// The rows the statement deleted already are left out.
-	rec, err := a.rt.Tx.FetchRows(ctx, c.ref.child.ID, allPositions(c.ref.child), ids)
+	rec, err := a.rt.Tx.FetchRows(ctx, c.ref.child.ID, columns, ids)
 	if err != nil {
 		return nil, nil, err
 	}
 	if rec.NumRows() < int64(len(ids)) {
-		got := rec.Column(len(c.ref.child.Columns)).(*array.Int64)
+		got := rec.Column(len(columns)).(*array.Int64)
 		kept := from[:0]
 		for i, j := 0, 0; i < got.Len(); i++ {
 			for ids[j] != got.Value(i) {
@@ -489,24 +497,44 @@ func (a *fkActions) childIndex(ctx context.Context, ref *fkRef) (*fkIndex, error
 // act carries out action (CASCADE, SET NULL, SET DEFAULT) on the rows
 // that reference the keys change c removed.
 func (a *fkActions) act(ctx context.Context, c *fkChange, action string) error {
-	rec, from, err := a.lookup(ctx, c)
-	if err != nil || rec == nil {
-		return err
-	}
-	defer rec.Release()
 	child, tx := c.ref.child, a.rt.Tx
-	ncols := len(child.Columns)
-	ids := rec.Column(ncols).(*array.Int64).Int64Values()
-	old := tableRecord(child, rec.Columns()[:ncols], rec.NumRows())
-	defer old.Release()
 	if action == catalog.FKCascade && c.new.cols == nil {
+		// A cascaded delete reads only the keys other foreign keys
+		// reference (the deleted rows' own actions).
+		var columns []int
+		for _, ref := range a.referencing(child) {
+			for _, p := range ref.parentPos {
+				if !slices.Contains(columns, p) {
+					columns = append(columns, p)
+				}
+			}
+		}
+		rec, _, err := a.lookup(ctx, c, columns)
+		if err != nil || rec == nil {
+			return err
+		}
+		defer rec.Release()
+		ids := rec.Column(len(columns)).(*array.Int64).Int64Values()
 		if err := tx.Delete(child.ID, ids); err != nil {
 			return err
 		}
 		a.rt.written(child.ID, 0, 0, int64(len(ids)))
-		a.deleted(child, old)
+		cols := make([]arrow.Array, len(child.Columns))
+		for i, p := range columns {
+			cols[p] = rec.Column(i)
+		}
+		a.deletedRows(child, cols, int(rec.NumRows()))
 		return nil
 	}
+	rec, from, err := a.lookup(ctx, c, allPositions(child))
+	if err != nil || rec == nil {
+		return err
+	}
+	defer rec.Release()
+	ncols := len(child.Columns)
+	ids := rec.Column(ncols).(*array.Int64).Int64Values()
+	old := tableRecord(child, rec.Columns()[:ncols], rec.NumRows())
+	defer old.Release()
 	updated, err := a.newRows(c, action, old, from)
 	if err != nil {
 		return err
