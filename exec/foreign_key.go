@@ -157,7 +157,7 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 	}
 	childPos := positions(f.child, f.fk.Columns)
 	parentPos := positions(f.parent, f.fk.RefColumns)
-	if childPos[0] < 0 {
+	if slices.Contains(childPos, -1) || slices.Contains(parentPos, -1) {
 		return nil
 	}
 	newKeys := tableKey(f.child, rec.Columns(), childPos)
@@ -317,7 +317,7 @@ func (a *fkActions) referencing(def *catalog.TableDef) []*fkRef {
 				continue
 			}
 			ref := &fkRef{fk: fk, child: t, parent: def, childPos: positions(t, fk.Columns), parentPos: positions(def, fk.RefColumns)}
-			if ref.childPos[0] >= 0 && ref.parentPos[0] >= 0 {
+			if !slices.Contains(ref.childPos, -1) && !slices.Contains(ref.parentPos, -1) {
 				refs = append(refs, ref)
 			}
 		}
