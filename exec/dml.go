@@ -169,6 +169,13 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 // (The EMBEDDING domains' dimensionality checks run earlier, as the
 // values are converted to the column's type: types.appendList.)
 func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record) error {
+	return c.verifyUpdate(ctx, rt, rec, nil)
+}
+
+// verifyUpdate is verify for the rows rec an UPDATE makes of the rows old
+// (whose first columns are the table's; nil for an INSERT): a foreign key
+// is not checked again for a row whose key it left as it was.
+func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old arrow.Record) error {
 	if err := checkPolicies(rt, c.def, c.policies, rec, "new row", ""); err != nil {
 		return err
 	}
@@ -196,7 +203,7 @@ func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record)
 		res.Release()
 	}
 	for _, fk := range c.fks {
-		if err := fk.verifyChild(ctx, rt, rec); err != nil {
+		if err := fk.verifyChild(ctx, rt, rec, old); err != nil {
 			return err
 		}
 	}
@@ -278,7 +285,9 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		return 0, err
 	}
 	var count int64
-	seen := map[string]bool{} // keys proposed so far (ON CONFLICT)
+	seen := map[string]bool{}       // keys proposed so far (ON CONFLICT)
+	acts := rt.statementFKActions() // ON CONFLICT DO UPDATE's key changes
+	defer acts.close()
 	err = Drain(ctx, op, func(in arrow.Record) error {
 		rec := tableRecord(n.Table, in.Columns(), in.NumRows())
 		defer rec.Release()
@@ -286,18 +295,22 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 			return err
 		}
 		if n.OnConflict != nil {
-			inserted, err := insertOnConflict(ctx, rt, n, cons, rec, out, seen)
+			inserted, err := insertOnConflict(ctx, rt, n, cons, acts, rec, out, seen)
 			count += inserted
 			return err
 		}
 		if err := rt.Tx.Insert(n.Table.ID, rec); err != nil {
 			return err
 		}
+		acts.insertedInto(n.Table)
 		rt.written(n.Table.ID, rec.NumRows(), 0, 0)
 		count += rec.NumRows()
 		return out.addReturning(rt, n.Returning, rec)
 	})
-	return count, err
+	if err != nil {
+		return 0, err
+	}
+	return count, acts.done(ctx)
 }
 
 // insertOnConflict inserts the rows of rec that conflict with no existing
@@ -310,7 +323,8 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 // (storage.Conflict): under READ COMMITTED the statement then runs again on
 // a new snapshot, where it sees that row. seen holds the keys the
 // statement proposed so far: DO UPDATE may not touch a row twice (21000).
-func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constraints, rec arrow.Record, out *materialized, seen map[string]bool) (int64, error) {
+// The referenced keys DO UPDATE changes are recorded in acts.
+func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constraints, acts *fkActions, rec arrow.Record, out *materialized, seen map[string]bool) (int64, error) {
 	def, oc, tx := n.Table, n.OnConflict, rt.Tx
 	tx.MarkUpsert(def.ID)
 	var targets [][]int // column IDs of the constraints a conflict counts on
@@ -384,7 +398,7 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 		}
 	}()
 	if len(updRows) > 0 {
-		newRows, applied, err := upsertRows(ctx, rt, n, cons, rec, updRows, updIDs)
+		newRows, applied, err := upsertRows(ctx, rt, n, cons, acts, rec, updRows, updIDs)
 		if err != nil {
 			return 0, err
 		}
@@ -552,8 +566,9 @@ func conflictMatches(cat *catalog.Catalog, n *sql.Insert, err error) bool {
 // upsertRows applies DO UPDATE SET to the existing rows updIDs, which
 // conflict with the proposed rows rows of rec (in the same order). It
 // returns the new rows (nil when the WHERE clause passed none) and which
-// of rows they come from (indexes into rows).
-func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constraints, rec arrow.Record, rows []int, updIDs []int64) (arrow.Record, []int, error) {
+// of rows they come from (indexes into rows), and records the change in
+// acts.
+func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constraints, acts *fkActions, rec arrow.Record, rows []int, updIDs []int64) (arrow.Record, []int, error) {
 	def, oc, tx := n.Table, n.OnConflict, rt.Tx
 	mem := memory.DefaultAllocator
 	all := make([]int, len(def.Columns))
@@ -627,7 +642,7 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 	// The updated row meets UPDATE's policies, not INSERT's.
 	updated := *cons
 	updated.policies = oc.Updated
-	if err := updated.verify(ctx, rt, newRows); err != nil {
+	if err := updated.verifyUpdate(ctx, rt, newRows, in); err != nil {
 		newRows.Release()
 		return nil, nil, err
 	}
@@ -640,6 +655,7 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 		return nil, nil, err
 	}
 	rt.written(def.ID, 0, newRows.NumRows(), 0)
+	acts.updated(def, in, newRows)
 	return newRows, applied, nil
 }
 
@@ -667,28 +683,11 @@ func setRows(rt *Runtime, def *catalog.TableDef, set map[int]sql.Expr, in arrow.
 	return rec, nil
 }
 
-// verifyParentUpdates checks the foreign keys refs that point at the
-// table against an UPDATE of its rows old (whose first columns are the
-// table's) into updated (verifyParentUpdate).
-func verifyParentUpdates(ctx context.Context, rt *Runtime, refs []*fkCheck, old, updated arrow.Record) error {
-	if len(refs) == 0 {
-		return nil
-	}
-	def := refs[0].parent
-	before := tableRecord(def, old.Columns()[:len(def.Columns)], old.NumRows())
-	defer before.Release()
-	for _, fk := range refs {
-		if err := fk.verifyParentUpdate(ctx, rt, before, updated); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// pendingWrite is one batch of an UPDATE: the rows to delete and their
-// replacements.
+// pendingWrite is one batch of an UPDATE: the rows to delete (their
+// IDs, and the rows themselves) and their replacements.
 type pendingWrite struct {
 	rowIDs []int64
+	old    arrow.Record
 	newRec arrow.Record
 }
 
@@ -702,12 +701,12 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		return 0, err
 	}
 	ncols := len(n.Table.Columns)
-	refs := referencingKeys(rt, n.Table)
 	// Compute every new row before writing any, so the scan never sees
 	// this statement's own writes.
 	var writes []pendingWrite
 	defer func() {
 		for _, w := range writes {
+			w.old.Release()
 			w.newRec.Release()
 		}
 	}()
@@ -719,12 +718,9 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		if err != nil {
 			return err
 		}
-		if err := verifyParentUpdates(ctx, rt, refs, in, rec); err != nil {
-			rec.Release()
-			return err
-		}
 		ids := in.Column(ncols).(*array.Int64).Int64Values()
-		writes = append(writes, pendingWrite{rowIDs: append([]int64(nil), ids...), newRec: rec})
+		old := tableRecord(n.Table, in.Columns()[:ncols], in.NumRows())
+		writes = append(writes, pendingWrite{rowIDs: append([]int64(nil), ids...), old: old, newRec: rec})
 		return nil
 	})
 	if err != nil {
@@ -736,8 +732,10 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 			return 0, err
 		}
 	}
+	acts := rt.statementFKActions()
+	defer acts.close()
 	for _, w := range writes {
-		if err := cons.verify(ctx, rt, w.newRec); err != nil {
+		if err := cons.verifyUpdate(ctx, rt, w.newRec, w.old); err != nil {
 			return 0, err
 		}
 		if err := rt.Tx.Insert(n.Table.ID, w.newRec); err != nil {
@@ -748,8 +746,9 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		if err := out.addReturning(rt, n.Returning, w.newRec); err != nil {
 			return 0, err
 		}
+		acts.updated(n.Table, w.old, w.newRec)
 	}
-	return int64(count), nil
+	return count, acts.done(ctx)
 }
 
 func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialized) (int64, error) {
@@ -759,16 +758,13 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 	}
 	ncols := len(n.Table.Columns)
 	var ids []int64
-	refs := referencingKeys(rt, n.Table)
+	acts := rt.statementFKActions()
+	defer acts.close()
 	err = Drain(ctx, op, func(in arrow.Record) error {
 		ids = append(ids, in.Column(ncols).(*array.Int64).Int64Values()...)
 		rec := tableRecord(n.Table, in.Columns()[:ncols], in.NumRows())
 		defer rec.Release()
-		for _, fk := range refs {
-			if err := fk.verifyParentDelete(ctx, rt, rec); err != nil {
-				return err
-			}
-		}
+		acts.deleted(n.Table, rec)
 		return out.addReturning(rt, n.Returning, rec)
 	})
 	if err != nil {
@@ -780,5 +776,5 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		}
 		rt.written(n.Table.ID, 0, 0, int64(len(ids)))
 	}
-	return int64(len(ids)), nil
+	return int64(len(ids)), acts.done(ctx)
 }

@@ -61,6 +61,10 @@ type Runtime struct {
 	// bm25Rows caches the text index's scored matches per statement.
 	bm25Rows map[bm25Key]*textScores
 
+	// wholeFK are the referential actions of the statement headed by
+	// data-modifying WITH queries being run (RunModifyingWith).
+	wholeFK *fkActions
+
 	defaultFn  *functions.Context
 	subqueries map[*sql.Subquery]*subqueryResult
 	// correlated holds the results of correlated subqueries per

@@ -1,20 +1,25 @@
 package exec
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
-// fkCheck enforces one FOREIGN KEY constraint for one statement. The keys
-// of the other side are read once, on first use.
+// fkCheck enforces one FOREIGN KEY constraint on the new rows of its
+// table (the child) for one statement. The keys of the other side are
+// read once, on first use.
 type fkCheck struct {
 	fk     *catalog.ForeignKeyDef
 	child  *catalog.TableDef
@@ -36,42 +41,98 @@ func positions(def *catalog.TableDef, ids []int) []int {
 	return out
 }
 
-// rowKey encodes the given columns of a row; ok is false when one is NULL
-// (a NULL key never violates a foreign key).
-func fkRowKey(def *catalog.TableDef, rec arrow.Record, row int, pos []int) (string, bool) {
-	var key []byte
-	for _, p := range pos {
-		if p < 0 {
-			return "", false
-		}
-		t := def.Columns[p].Type
-		v := types.ValueAt(rec.Column(p), row, t)
-		if v == nil {
-			return "", false
-		}
-		key = types.KeyBytes(key, v, t)
-		key = append(key, 0)
-	}
-	return string(key), true
+// keyCols are some columns of a batch of rows of a table, the key of a
+// foreign key on one side.
+type keyCols struct {
+	cols  []arrow.Array
+	types []types.T
+	names []string
 }
 
-// loadKeys reads the set of keys of def's columns pos.
-func loadKeys(ctx context.Context, rt *Runtime, def *catalog.TableDef, pos []int) (map[string]bool, error) {
-	rr, err := rt.Tx.Scan(ctx, def.ID, allPositions(def), false)
-	if err != nil {
-		return nil, err
+// tableKey is the key at positions pos of cols, def's columns (those
+// at other positions may be missing).
+func tableKey(def *catalog.TableDef, cols []arrow.Array, pos []int) keyCols {
+	k := keyCols{cols: make([]arrow.Array, len(pos)), types: make([]types.T, len(pos)), names: make([]string, len(pos))}
+	for i, p := range pos {
+		k.cols[i], k.types[i], k.names[i] = cols[p], def.Columns[p].Type, def.Columns[p].Name
 	}
-	defer rr.Release()
-	keys := map[string]bool{}
-	for rr.Next() {
-		rec := rr.Record()
-		for r := 0; r < int(rec.NumRows()); r++ {
-			if k, ok := fkRowKey(def, rec, r, pos); ok {
-				keys[k] = true
-			}
+	return k
+}
+
+// key encodes row r's key; ok is false when a column is NULL (a key
+// with a NULL references nothing). nulls counts its NULL columns.
+func (k keyCols) key(r int) (key string, ok bool, nulls int) {
+	var b []byte
+	for i, c := range k.cols {
+		v := types.ValueAt(c, r, k.types[i])
+		if v == nil {
+			nulls++
+			continue
+		}
+		b = types.KeyBytes(b, v, k.types[i])
+		b = append(b, 0)
+	}
+	return string(b), nulls == 0, nulls
+}
+
+// same reports whether row r has the same key in k and in o (the row
+// before and after an update), NULLs equal to NULLs.
+func (k keyCols) same(o keyCols, r int) bool {
+	for i, c := range k.cols {
+		v, w := types.ValueAt(c, r, k.types[i]), types.ValueAt(o.cols[i], r, o.types[i])
+		if (v == nil) != (w == nil) || v != nil && string(types.KeyBytes(nil, v, k.types[i])) != string(types.KeyBytes(nil, w, o.types[i])) {
+			return false
 		}
 	}
-	return keys, rr.Err()
+	return true
+}
+
+// text is row r's key as a foreign key error's detail shows it: values
+// in the session's text output settings opts, comma separated.
+func (k keyCols) text(r int, opts *types.TextOptions) string {
+	vals := make([]string, len(k.cols))
+	for i, c := range k.cols {
+		if v := types.ValueAt(c, r, k.types[i]); v == nil {
+			vals[i] = "null"
+		} else {
+			vals[i] = string(types.AppendText(nil, v, k.types[i], opts))
+		}
+	}
+	return strings.Join(vals, ", ")
+}
+
+// loadKeys reads the set of keys of def's columns pos, reading only those
+// columns.
+func loadKeys(ctx context.Context, rt *Runtime, def *catalog.TableDef, pos []int) (map[string]bool, error) {
+	keys := map[string]bool{}
+	err := scanKeys(ctx, rt, def, pos, func(k keyCols, r int, _ int64) {
+		if key, ok, _ := k.key(r); ok {
+			keys[key] = true
+		}
+	})
+	return keys, err
+}
+
+// scanKeys calls fn for each row of def as rt.Tx sees it now, with its
+// key at positions pos and its row ID.
+func scanKeys(ctx context.Context, rt *Runtime, def *catalog.TableDef, pos []int, fn func(k keyCols, r int, id int64)) error {
+	rr, err := rt.Tx.Scan(ctx, def.ID, pos, true)
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	for rr.Next() {
+		rec := rr.Record()
+		k := keyCols{cols: rec.Columns()[:len(pos)], types: make([]types.T, len(pos))}
+		for i, p := range pos {
+			k.types[i] = def.Columns[p].Type
+		}
+		ids := rec.Column(len(pos)).(*array.Int64)
+		for r := 0; r < int(rec.NumRows()); r++ {
+			fn(k, r, ids.Value(r))
+		}
+	}
+	return rr.Err()
 }
 
 func allPositions(def *catalog.TableDef) []int {
@@ -82,30 +143,11 @@ func allPositions(def *catalog.TableDef) []int {
 	return out
 }
 
-func colNames(def *catalog.TableDef, pos []int) string {
-	names := make([]string, len(pos))
-	for i, p := range pos {
-		if p >= 0 {
-			names[i] = def.Columns[p].Name
-		}
-	}
-	return strings.Join(names, ", ")
-}
-
-// keyText is the key of a row as a foreign key error's detail shows it:
-// values in the session's text output settings opts, comma separated.
-func keyText(def *catalog.TableDef, rec arrow.Record, row int, pos []int, opts *types.TextOptions) string {
-	vals := make([]string, len(pos))
-	for i, p := range pos {
-		t := def.Columns[p].Type
-		vals[i] = string(types.AppendText(nil, types.ValueAt(rec.Column(p), row, t), t, opts))
-	}
-	return strings.Join(vals, ", ")
-}
-
 // verifyChild checks that every new child row references an existing
-// parent row (23503).
-func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec arrow.Record) error {
+// parent row (23503). old, when not nil, are the same rows before an
+// UPDATE: as in PostgreSQL, a row whose key did not change is not checked
+// again.
+func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.Record) error {
 	if f.parent == nil {
 		cat := rt.Tx.Catalog()
 		f.parent = cat.Tables[f.fk.RefTable]
@@ -115,9 +157,24 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec arrow.Record
 	}
 	childPos := positions(f.child, f.fk.Columns)
 	parentPos := positions(f.parent, f.fk.RefColumns)
+	if slices.Contains(childPos, -1) || slices.Contains(parentPos, -1) {
+		return nil
+	}
+	newKeys := tableKey(f.child, rec.Columns(), childPos)
+	var oldKeys keyCols
+	if old != nil {
+		oldKeys = tableKey(f.child, old.Columns(), childPos)
+	}
 	for r := 0; r < int(rec.NumRows()); r++ {
-		k, ok := fkRowKey(f.child, rec, r, childPos)
+		k, ok, nulls := newKeys.key(r)
 		if !ok {
+			if f.fk.MatchFull && nulls < len(childPos) {
+				return pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", f.child.Name, f.fk.Name).
+					WithDetail("MATCH FULL does not allow mixing of null and nonnull key values.")
+			}
+			continue
+		}
+		if old != nil && newKeys.same(oldKeys, r) {
 			continue
 		}
 		if f.keys == nil || !f.keys[k] {
@@ -129,8 +186,9 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec arrow.Record
 			}
 			f.keys = keys
 			if f.parent.ID == f.child.ID {
+				self := tableKey(f.child, rec.Columns(), parentPos)
 				for rr := 0; rr < int(rec.NumRows()); rr++ {
-					if pk, ok := fkRowKey(f.child, rec, rr, parentPos); ok {
+					if pk, ok, _ := self.key(rr); ok {
 						f.keys[pk] = true
 					}
 				}
@@ -138,72 +196,464 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec arrow.Record
 		}
 		if !f.keys[k] {
 			return pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", f.child.Name, f.fk.Name).
-				WithDetail("Key (%s)=(%s) is not present in table \"%s\".", colNames(f.child, childPos), keyText(f.child, rec, r, childPos, rt.textOptions()), f.parent.Name)
+				WithDetail("Key (%s)=(%s) is not present in table \"%s\".", strings.Join(newKeys.names, ", "), newKeys.text(r, rt.textOptions()), f.parent.Name)
 		}
 	}
 	return nil
 }
 
-// referencingKeys lists the foreign keys of other tables that point at def.
-func referencingKeys(rt *Runtime, def *catalog.TableDef) []*fkCheck {
-	var out []*fkCheck
-	for _, t := range rt.Tx.Catalog().Tables {
+// fkRef is a foreign key seen from the table it references.
+type fkRef struct {
+	fk            *catalog.ForeignKeyDef
+	child, parent *catalog.TableDef
+	// childPos and parentPos are the positions of the key's columns.
+	childPos, parentPos []int
+}
+
+// fkChange is what a statement did to rows of a table other tables'
+// foreign keys reference: rows it deleted (new is nil) or rows whose
+// referenced key an update changed (old before, new after), for one of
+// those foreign keys.
+type fkChange struct {
+	ref      *fkRef
+	old, new keyCols
+	// rows are the rows of old (and new) the change is about.
+	rows []int
+	// release frees the arrays old and new hold.
+	release func()
+}
+
+// fkIndex maps the key of every row of a foreign key's table to the IDs
+// of the rows holding it, as of version gen of that table.
+type fkIndex struct {
+	rows map[string][]int64
+	gen  int
+}
+
+// fkActions carries out one statement's referential actions and checks
+// the foreign keys that reference the rows it deletes or whose keys it
+// changes, as PostgreSQL's RI triggers do at the end of a statement. The
+// statement reports its changes (deleted, updated) once written; run then
+// applies ON DELETE / ON UPDATE CASCADE, SET NULL and SET DEFAULT to the
+// referencing rows, which cascade further in turn (level by level, each
+// row once: cycles end), and finally fails with 23503 if a NO ACTION or
+// RESTRICT key still has references. The actions act as the tables'
+// owner does in PostgreSQL: no privilege is needed and row-level
+// security does not hide rows from them.
+//
+// Referencing rows are found through an index of each foreign key's
+// child table, built by one scan of the key columns and kept until the
+// statement inserts into that table again, so a statement deleting many
+// parents reads each child table about once.
+type fkActions struct {
+	rt      *Runtime
+	refs    map[uint64][]*fkRef
+	pending []*fkChange
+	checks  []*fkChange
+	index   map[*catalog.ForeignKeyDef]*fkIndex
+	// gen counts the statement's inserts into each table (index ages);
+	// inserted marks the tables it inserted into at all, whose removed
+	// keys may have come back.
+	gen      map[uint64]int
+	inserted map[uint64]bool
+	cons     map[uint64]*constraints
+	// whole marks the actions of a whole statement headed by
+	// data-modifying WITH queries, which run once all of it has (its
+	// queries do not see them, as in PostgreSQL).
+	whole bool
+}
+
+func newFKActions(rt *Runtime) *fkActions {
+	return &fkActions{rt: rt, refs: map[uint64][]*fkRef{}, index: map[*catalog.ForeignKeyDef]*fkIndex{},
+		gen: map[uint64]int{}, inserted: map[uint64]bool{}, cons: map[uint64]*constraints{}}
+}
+
+// statementFKActions returns the referential actions a data-modifying
+// statement records its changes in: those of the whole statement when
+// it is one of a data-modifying WITH's, else its own. The statement ends
+// with done and, deferred, close.
+func (rt *Runtime) statementFKActions() *fkActions {
+	if rt.wholeFK != nil {
+		return rt.wholeFK
+	}
+	return newFKActions(rt)
+}
+
+// done runs the actions of a statement (run), unless they are those of
+// a whole statement, which runs them at its end.
+func (a *fkActions) done(ctx context.Context) error {
+	if a.whole {
+		return nil
+	}
+	return a.run(ctx)
+}
+
+// close frees what a statement's actions hold, unless they are those of
+// a whole statement.
+func (a *fkActions) close() {
+	if !a.whole {
+		a.release()
+	}
+}
+
+// referencing lists the foreign keys of the tables (def included) that
+// reference def.
+func (a *fkActions) referencing(def *catalog.TableDef) []*fkRef {
+	if refs, ok := a.refs[def.ID]; ok {
+		return refs
+	}
+	// In the order the tables were made (PostgreSQL fires the triggers
+	// of the keys in the order they were made).
+	var tables []*catalog.TableDef
+	for _, t := range a.rt.Tx.Catalog().Tables {
+		tables = append(tables, t)
+	}
+	slices.SortFunc(tables, func(x, y *catalog.TableDef) int { return cmp.Compare(x.ID, y.ID) })
+	var refs []*fkRef
+	for _, t := range tables {
 		for i := range t.ForeignKeys {
-			if t.ForeignKeys[i].RefTable == def.ID {
-				out = append(out, &fkCheck{fk: &t.ForeignKeys[i], child: t, parent: def})
+			fk := &t.ForeignKeys[i]
+			if fk.RefTable != def.ID {
+				continue
+			}
+			ref := &fkRef{fk: fk, child: t, parent: def, childPos: positions(t, fk.Columns), parentPos: positions(def, fk.RefColumns)}
+			if !slices.Contains(ref.childPos, -1) && !slices.Contains(ref.parentPos, -1) {
+				refs = append(refs, ref)
 			}
 		}
 	}
-	return out
+	a.refs[def.ID] = refs
+	return refs
 }
 
-// verifyParentDelete refuses to delete parent rows that child rows still
-// reference (23503, NO ACTION).
-func (f *fkCheck) verifyParentDelete(ctx context.Context, rt *Runtime, rec arrow.Record) error {
-	childPos := positions(f.child, f.fk.Columns)
-	parentPos := positions(f.parent, f.fk.RefColumns)
-	if f.keys == nil {
-		keys, err := loadKeys(ctx, rt, f.child, childPos)
+// insertedInto records that the statement inserted rows into def.
+func (a *fkActions) insertedInto(def *catalog.TableDef) {
+	a.gen[def.ID]++
+	a.inserted[def.ID] = true
+}
+
+// deleted records that the statement deleted the rows old (def's
+// columns) of def.
+func (a *fkActions) deleted(def *catalog.TableDef, old arrow.Record) {
+	a.deletedRows(def, old.Columns(), int(old.NumRows()))
+}
+
+// deletedRows records that the statement deleted n rows of def, whose
+// columns cols hold (by position; those no foreign key references may
+// be missing).
+func (a *fkActions) deletedRows(def *catalog.TableDef, cols []arrow.Array, n int) {
+	for _, ref := range a.referencing(def) {
+		k := tableKey(def, cols, ref.parentPos)
+		var rows []int
+		for r := 0; r < n; r++ {
+			if _, ok, _ := k.key(r); ok {
+				rows = append(rows, r)
+			}
+		}
+		a.add(ref, k, keyCols{}, rows)
+	}
+}
+
+// updated records that the statement replaced the rows old of def (whose
+// first columns are def's) by the rows updated, in the same order.
+func (a *fkActions) updated(def *catalog.TableDef, old, updated arrow.Record) {
+	a.insertedInto(def)
+	for _, ref := range a.referencing(def) {
+		ok, nk := tableKey(def, old.Columns(), ref.parentPos), tableKey(def, updated.Columns(), ref.parentPos)
+		var rows []int
+		for r := 0; r < int(old.NumRows()); r++ {
+			if _, full, _ := ok.key(r); full && !ok.same(nk, r) {
+				rows = append(rows, r)
+			}
+		}
+		a.add(ref, ok, nk, rows)
+	}
+}
+
+func (a *fkActions) add(ref *fkRef, old, new keyCols, rows []int) {
+	if len(rows) == 0 {
+		return
+	}
+	held := append(append([]arrow.Array{}, old.cols...), new.cols...)
+	for _, c := range held {
+		c.Retain()
+	}
+	a.pending = append(a.pending, &fkChange{ref: ref, old: old, new: new, rows: rows, release: func() { releaseAll(held) }})
+}
+
+// release frees what the recorded changes hold.
+func (a *fkActions) release() {
+	for _, c := range a.pending {
+		c.release()
+	}
+	for _, c := range a.checks {
+		c.release()
+	}
+	a.pending, a.checks = nil, nil
+}
+
+// run applies the actions the recorded changes call for, then checks the
+// NO ACTION and RESTRICT keys. It releases what the changes hold.
+func (a *fkActions) run(ctx context.Context) error {
+	defer a.release()
+	for len(a.pending) > 0 {
+		c := a.pending[0]
+		a.pending = a.pending[1:]
+		action := c.ref.fk.OnDelete
+		if c.new.cols != nil {
+			action = c.ref.fk.OnUpdate
+		}
+		if action == catalog.FKNoAction || action == catalog.FKRestrict {
+			a.checks = append(a.checks, c)
+			continue
+		}
+		err := a.act(ctx, c, action)
+		if err == nil && action == catalog.FKSetDefault {
+			// A row whose key was the default already still references
+			// the key removed: PostgreSQL checks for one right after
+			// SET DEFAULT.
+			err = a.check(ctx, c)
+		}
+		c.release()
 		if err != nil {
 			return err
 		}
-		f.keys = keys
 	}
-	for r := 0; r < int(rec.NumRows()); r++ {
-		if k, ok := fkRowKey(f.parent, rec, r, parentPos); ok && f.keys[k] {
-			return pgerr.New(pgerrcode.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", f.parent.Name, f.fk.Name, f.child.Name).
-				WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", colNames(f.parent, parentPos), keyText(f.parent, rec, r, parentPos, rt.textOptions()), f.child.Name)
+	for _, c := range a.checks {
+		if err := a.check(ctx, c); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// verifyParentUpdate refuses to change the referenced key of parent rows
-// that child rows still reference (23503, NO ACTION), as UPDATE and
-// MERGE's UPDATE change them: old are the rows before the change,
-// updated the same rows after it. A key that another of the updated rows
-// takes on keeps its references.
-func (f *fkCheck) verifyParentUpdate(ctx context.Context, rt *Runtime, old, updated arrow.Record) error {
-	parentPos := positions(f.parent, f.fk.RefColumns)
-	kept := map[string]bool{}
-	for r := 0; r < int(updated.NumRows()); r++ {
-		if k, ok := fkRowKey(f.parent, updated, r, parentPos); ok {
-			kept[k] = true
+// lookup returns the rows of ref's table that reference the keys of
+// change c, with their columns at positions columns and their row IDs
+// last, and for each the row of c it references.
+func (a *fkActions) lookup(ctx context.Context, c *fkChange, columns []int) (arrow.Record, []int, error) {
+	idx, err := a.childIndex(ctx, c.ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ids []int64
+	var from []int
+	seen := map[int64]bool{} // a row the statement deleted twice (DELETE ... USING) is one
+	for _, r := range c.rows {
+		k, _, _ := c.old.key(r)
+		for _, id := range idx.rows[k] {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+				from = append(from, r)
+			}
 		}
 	}
-	var changed []int
-	for r := 0; r < int(old.NumRows()); r++ {
-		if k, ok := fkRowKey(f.parent, old, r, parentPos); ok && !kept[k] {
-			changed = append(changed, r)
-		}
+	if len(ids) == 0 {
+		return nil, nil, nil
 	}
-	if len(changed) == 0 {
+	// The rows the statement deleted already are left out.
+	rec, err := a.rt.Tx.FetchRows(ctx, c.ref.child.ID, columns, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec.NumRows() < int64(len(ids)) {
+		got := rec.Column(len(columns)).(*array.Int64)
+		kept := from[:0]
+		for i, j := 0, 0; i < got.Len(); i++ {
+			for ids[j] != got.Value(i) {
+				j++
+			}
+			kept = append(kept, from[j])
+			j++
+		}
+		from = kept
+	}
+	if rec.NumRows() == 0 {
+		rec.Release()
+		return nil, nil, nil
+	}
+	return rec, from, nil
+}
+
+// childIndex returns ref's index, built again when the statement inserted
+// into the child table since it was last built.
+func (a *fkActions) childIndex(ctx context.Context, ref *fkRef) (*fkIndex, error) {
+	if idx := a.index[ref.fk]; idx != nil && idx.gen == a.gen[ref.child.ID] {
+		return idx, nil
+	}
+	idx := &fkIndex{rows: map[string][]int64{}, gen: a.gen[ref.child.ID]}
+	err := scanKeys(ctx, a.rt, ref.child, ref.childPos, func(k keyCols, r int, id int64) {
+		if key, ok, _ := k.key(r); ok {
+			idx.rows[key] = append(idx.rows[key], id)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.index[ref.fk] = idx
+	return idx, nil
+}
+
+// act carries out action (CASCADE, SET NULL, SET DEFAULT) on the rows
+// that reference the keys change c removed.
+func (a *fkActions) act(ctx context.Context, c *fkChange, action string) error {
+	child, tx := c.ref.child, a.rt.Tx
+	if action == catalog.FKCascade && c.new.cols == nil {
+		// A cascaded delete reads only the keys other foreign keys
+		// reference (the deleted rows' own actions).
+		var columns []int
+		for _, ref := range a.referencing(child) {
+			for _, p := range ref.parentPos {
+				if !slices.Contains(columns, p) {
+					columns = append(columns, p)
+				}
+			}
+		}
+		rec, _, err := a.lookup(ctx, c, columns)
+		if err != nil || rec == nil {
+			return err
+		}
+		defer rec.Release()
+		ids := rec.Column(len(columns)).(*array.Int64).Int64Values()
+		if err := tx.Delete(child.ID, ids); err != nil {
+			return err
+		}
+		a.rt.written(child.ID, 0, 0, int64(len(ids)))
+		cols := make([]arrow.Array, len(child.Columns))
+		for i, p := range columns {
+			cols[p] = rec.Column(i)
+		}
+		a.deletedRows(child, cols, int(rec.NumRows()))
 		return nil
 	}
-	gone, err := takeRecord(memory.DefaultAllocator, old, changed)
+	rec, from, err := a.lookup(ctx, c, allPositions(child))
+	if err != nil || rec == nil {
+		return err
+	}
+	defer rec.Release()
+	ncols := len(child.Columns)
+	ids := rec.Column(ncols).(*array.Int64).Int64Values()
+	old := tableRecord(child, rec.Columns()[:ncols], rec.NumRows())
+	defer old.Release()
+	updated, err := a.newRows(c, action, old, from)
 	if err != nil {
 		return err
 	}
-	defer gone.Release()
-	return f.verifyParentDelete(ctx, rt, gone)
+	defer updated.Release()
+	cons, err := a.constraints(child)
+	if err != nil {
+		return err
+	}
+	if err := tx.Delete(child.ID, ids); err != nil {
+		return err
+	}
+	if err := cons.verifyUpdate(ctx, a.rt, updated, old); err != nil {
+		return err
+	}
+	if err := tx.Insert(child.ID, updated); err != nil {
+		return err
+	}
+	a.rt.written(child.ID, 0, updated.NumRows(), 0)
+	a.updated(child, old, updated)
+	return nil
+}
+
+// constraints are the checks of def's new rows (no row-level security:
+// the actions run as the table's owner).
+func (a *fkActions) constraints(def *catalog.TableDef) (*constraints, error) {
+	if c := a.cons[def.ID]; c != nil {
+		return c, nil
+	}
+	c, err := newConstraints(a.rt, def, nil)
+	if err != nil {
+		return nil, err
+	}
+	a.cons[def.ID] = c
+	return c, nil
+}
+
+// newRows computes the referencing rows old after action: the key
+// columns (for ON DELETE SET, those its column list names) NULL, their
+// DEFAULT, or with ON UPDATE CASCADE the new key of the row of c each
+// references (from).
+func (a *fkActions) newRows(c *fkChange, action string, old arrow.Record, from []int) (arrow.Record, error) {
+	child, fk := c.ref.child, c.ref.fk
+	cols := make([]arrow.Array, len(child.Columns))
+	defer releaseAll(cols)
+	for i, p := range c.ref.childPos {
+		if action != catalog.FKCascade && c.new.cols == nil && len(fk.DeleteSetColumns) > 0 && !slices.Contains(fk.DeleteSetColumns, fk.Columns[i]) {
+			continue
+		}
+		col := child.Columns[p]
+		switch action {
+		case catalog.FKSetDefault:
+			e, err := sql.BindColumnDefault(a.rt.Tx.Catalog(), child, p)
+			if err != nil {
+				return nil, err
+			}
+			if cols[p], err = Eval(a.rt, e, old); err != nil {
+				return nil, err
+			}
+		default:
+			b := types.NewBuilder(memory.DefaultAllocator, col.Type)
+			for _, r := range from {
+				if action == catalog.FKSetNull {
+					b.AppendNull()
+					continue
+				}
+				if err := types.AppendValue(b, types.ValueAt(c.new.cols[i], r, c.new.types[i]), col.Type); err != nil {
+					b.Release()
+					return nil, err
+				}
+			}
+			cols[p] = b.NewArray()
+			b.Release()
+		}
+	}
+	for p := range cols {
+		if cols[p] == nil {
+			cols[p] = old.Column(p)
+			cols[p].Retain()
+		}
+	}
+	return tableRecord(child, cols, old.NumRows()), nil
+}
+
+// check fails with 23503 when a row of ref's table still references a
+// key that change c removed (NO ACTION, RESTRICT), after every action of
+// the statement. Under NO ACTION a key the statement wrote again (another
+// row updated to it) keeps its references.
+func (a *fkActions) check(ctx context.Context, c *fkChange) error {
+	ref := c.ref
+	var present map[string]bool
+	if ref.fk.OnDelete == catalog.FKNoAction && c.new.cols == nil || ref.fk.OnUpdate == catalog.FKNoAction && c.new.cols != nil {
+		if a.inserted[ref.parent.ID] {
+			var err error
+			if present, err = loadKeys(ctx, a.rt, ref.parent, ref.parentPos); err != nil {
+				return err
+			}
+		}
+	}
+	idx, err := a.childIndex(ctx, ref)
+	if err != nil {
+		return err
+	}
+	for _, r := range c.rows {
+		k, _, _ := c.old.key(r)
+		ids := idx.rows[k]
+		if len(ids) == 0 || present[k] {
+			continue
+		}
+		live, err := a.rt.Tx.FetchRows(ctx, ref.child.ID, nil, ids)
+		if err != nil {
+			return err
+		}
+		n := live.NumRows()
+		live.Release()
+		if n > 0 {
+			return pgerr.New(pgerrcode.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", ref.parent.Name, ref.fk.Name, ref.child.Name).
+				WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", strings.Join(c.old.names, ", "), c.old.text(r, a.rt.textOptions()), ref.child.Name)
+		}
+	}
+	return nil
 }

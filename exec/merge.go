@@ -19,9 +19,9 @@ type merge struct {
 	rt   *Runtime
 	n    *sql.Merge
 	cons *constraints
-	// refs are the foreign keys pointing at the table, checked for the
-	// rows UPDATE and DELETE change.
-	refs []*fkCheck
+	// acts carries out the referential actions and checks of the rows
+	// UPDATE and DELETE change.
+	acts *fkActions
 	// touched holds the row IDs an UPDATE or DELETE action took: a second
 	// one is 21000.
 	touched map[int64]bool
@@ -30,12 +30,15 @@ type merge struct {
 	gone    []int64
 	written []mergeWrite
 	deleted int64
+	// removed are the rows DELETE actions remove (the table's columns).
+	removed []arrow.Record
 }
 
-// mergeWrite is a batch of rows an UPDATE or INSERT action writes.
+// mergeWrite is a batch of rows an UPDATE or INSERT action writes: old
+// are the rows an UPDATE replaces (nil for an INSERT).
 type mergeWrite struct {
 	rec      arrow.Record
-	update   bool
+	old      arrow.Record
 	policies []sql.PolicyCheck
 }
 
@@ -51,18 +54,19 @@ func runMerge(ctx context.Context, rt *Runtime, n *sql.Merge) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	m := &merge{rt: rt, n: n, cons: cons, touched: map[int64]bool{}}
+	m := &merge{rt: rt, n: n, cons: cons, acts: rt.statementFKActions(), touched: map[int64]bool{}}
 	defer func() {
 		for _, w := range m.written {
 			w.rec.Release()
+			if w.old != nil {
+				w.old.Release()
+			}
 		}
+		for _, r := range m.removed {
+			r.Release()
+		}
+		m.acts.close()
 	}()
-	for _, act := range n.Actions {
-		if act.Kind == sql.MergeDelete || act.Kind == sql.MergeUpdate {
-			m.refs = referencingKeys(rt, n.Table)
-			break
-		}
-	}
 	op, err := Build(rt, n.Input)
 	if err != nil {
 		return 0, err
@@ -186,31 +190,24 @@ func (m *merge) apply(ctx context.Context, act *sql.MergeAction, rows []int, ids
 	if err := checkPolicies(m.rt, def, act.Existing, rec, "target row", " (USING expression)"); err != nil {
 		return err
 	}
+	old := tableRecord(def, rec.Columns()[:len(def.Columns)], rec.NumRows())
 	if act.Kind == sql.MergeDelete {
-		old := tableRecord(def, rec.Columns()[:len(def.Columns)], rec.NumRows())
-		defer old.Release()
-		for _, fk := range m.refs {
-			if err := fk.verifyParentDelete(ctx, m.rt, old); err != nil {
-				return err
-			}
-		}
+		m.removed = append(m.removed, old)
 		m.deleted += rec.NumRows()
 		return nil
 	}
 	updated, err := setRows(m.rt, def, act.Set, rec)
 	if err != nil {
+		old.Release()
 		return err
 	}
-	if err := verifyParentUpdates(ctx, m.rt, m.refs, rec, updated); err != nil {
-		updated.Release()
-		return err
-	}
-	m.written = append(m.written, mergeWrite{rec: updated, update: true, policies: act.Policies})
+	m.written = append(m.written, mergeWrite{rec: updated, old: old, policies: act.Policies})
 	return nil
 }
 
 // write deletes the rows UPDATE and DELETE actions change, then checks
-// and inserts the rows UPDATE and INSERT actions make. It returns the
+// and inserts the rows UPDATE and INSERT actions make, then carries out
+// the referential actions of the deletes and updates. It returns the
 // number of rows the statement changed.
 func (m *merge) write(ctx context.Context) (int64, error) {
 	def, tx := m.n.Table, m.rt.Tx
@@ -223,18 +220,23 @@ func (m *merge) write(ctx context.Context) (int64, error) {
 	for _, w := range m.written {
 		cons := *m.cons
 		cons.policies = w.policies
-		if err := cons.verify(ctx, m.rt, w.rec); err != nil {
+		if err := cons.verifyUpdate(ctx, m.rt, w.rec, w.old); err != nil {
 			return 0, err
 		}
 		if err := tx.Insert(def.ID, w.rec); err != nil {
 			return 0, err
 		}
-		if w.update {
+		if w.old != nil {
 			updated += w.rec.NumRows()
+			m.acts.updated(def, w.old, w.rec)
 		} else {
 			inserted += w.rec.NumRows()
+			m.acts.insertedInto(def)
 		}
 	}
+	for _, r := range m.removed {
+		m.acts.deleted(def, r)
+	}
 	m.rt.written(def.ID, inserted, updated, m.deleted)
-	return inserted + updated + m.deleted, nil
+	return inserted + updated + m.deleted, m.acts.done(ctx)
 }

@@ -16,15 +16,33 @@ import (
 // its RETURNING rows for the CTE scans that read them, then the statement.
 // It returns the statement's command ("SELECT" or its DML command), the
 // rows it changed or returned, and its result rows, computed already (an
-// operator the caller closes).
+// operator the caller closes). The referential actions of all its
+// queries run at its end, as PostgreSQL's RI triggers do: no query of
+// the statement sees their effects.
 func RunModifyingWith(ctx context.Context, rt *Runtime, n *sql.ModifyingWith) (command string, count int64, result Operator, err error) {
 	rt.cteResults = map[*sql.ModifyingCTE]*materialized{}
+	acts := newFKActions(rt)
+	acts.whole = true
+	rt.wholeFK = acts
 	defer func() {
 		for _, m := range rt.cteResults {
 			m.Close()
 		}
 		rt.cteResults = nil
+		rt.wholeFK = nil
+		acts.release()
 	}()
+	command, count, result, err = runModifyingWith(ctx, rt, n)
+	if err == nil {
+		rt.wholeFK = nil
+		if err = acts.run(ctx); err != nil {
+			result.Close()
+		}
+	}
+	return command, count, result, err
+}
+
+func runModifyingWith(ctx context.Context, rt *Runtime, n *sql.ModifyingWith) (command string, count int64, result Operator, err error) {
 	for _, cte := range n.CTEs {
 		_, returning, err := RunDML(ctx, rt, cte.Stmt)
 		if err != nil {

@@ -625,3 +625,10 @@ func BindTableExpr(cat *catalog.Catalog, def *catalog.TableDef, text string) (Ex
 	b := &Binder{Catalog: cat}
 	return b.bindCondition(&scope{cols: tableCols(def, def.Name)}, n, "CHECK")
 }
+
+// BindColumnDefault binds the DEFAULT of def's column at position pos
+// (a NULL constant when it has none), as ON DELETE SET DEFAULT writes it.
+func BindColumnDefault(cat *catalog.Catalog, def *catalog.TableDef, pos int) (Expr, error) {
+	b := &Binder{Catalog: cat}
+	return b.columnDefault(def, pos)
+}

@@ -155,7 +155,11 @@ func parse(query string) (*pg_query.ParseResult, error) {
 	}
 	var pe *parser.Error
 	if errors.As(err, &pe) {
-		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", pe.Message).WithPosition(int32(pe.Cursorpos))
+		code := pgerrcode.SyntaxError
+		if grammarNotSupported(pe.Message) {
+			code = pgerrcode.FeatureNotSupported
+		}
+		return nil, pgerr.New(code, "%s", pe.Message).WithPosition(int32(pe.Cursorpos))
 	}
 	if strings.Contains(err.Error(), "exceeded maximum recursion depth") {
 		return nil, stackDepthExceeded()
@@ -218,4 +222,12 @@ func parenthesizeHybridIndexKey(query string) (string, bool) {
 		return "", false
 	}
 	return query[:open] + "(" + query[open:end] + ")" + query[end:], true
+}
+
+// grammarNotSupported reports whether a parser error is one the grammar
+// raises as 0A000 in PostgreSQL (the parser reports no SQLSTATE): the
+// foreign key clauses it parses but refuses.
+func grammarNotSupported(msg string) bool {
+	return msg == "MATCH PARTIAL not yet implemented" || msg == "a column list with SET NULL is only supported for ON DELETE actions" ||
+		msg == "a column list with SET DEFAULT is only supported for ON DELETE actions"
 }

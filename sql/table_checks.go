@@ -32,7 +32,8 @@ func NullViolations(def *catalog.TableDef, pos int) Node {
 }
 
 // OrphanRows is a plan of at most one row of def whose foreign key fk has
-// no referenced row; rows with a NULL in the key are exempt. The key is
+// no referenced row; rows with a NULL in the key are exempt (with MATCH
+// FULL only those whose key is all NULL: a mix is a violation). The key is
 // matched by an anti join with "=" of each column pair, as the
 // constraint's checks on new rows compare them.
 func (b *Binder) OrphanRows(def *catalog.TableDef, fk catalog.ForeignKeyDef) (Node, error) {
@@ -54,7 +55,11 @@ func (b *Binder) OrphanRows(def *catalog.TableDef, fk catalog.ForeignKeyDef) (No
 		}
 		match = append(match, eq)
 	}
-	j := &Join{Kind: AntiJoin, Left: &Filter{Input: left, Cond: andAll(notNull)}, Right: right, Cond: andAll(match), Out: left.Out}
+	checked := andAll(notNull)
+	if fk.MatchFull && len(notNull) > 1 {
+		checked = &BoolOp{Op: Or, Args: notNull}
+	}
+	j := &Join{Kind: AntiJoin, Left: &Filter{Input: left, Cond: checked}, Right: right, Cond: andAll(match), Out: left.Out}
 	splitEquiJoin(j, nLeft)
 	return firstRow(j), nil
 }

@@ -841,19 +841,6 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		return pgerr.NotSupported("INITIALLY DEFERRED constraints (cairn checks each constraint when the row is written)").WithPosition(c.Location + 1)
 	case c.NullsNotDistinct:
 		return pgerr.NotSupported("UNIQUE NULLS NOT DISTINCT").WithPosition(c.Location + 1)
-	case c.Contype == pg_query.ConstrType_CONSTR_FOREIGN:
-		// cairn refuses a delete or key update that child rows
-		// reference, as NO ACTION and RESTRICT do.
-		actions := map[string]string{"c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
-		if a, ok := actions[c.FkDelAction]; ok {
-			return pgerr.NotSupported("ON DELETE %s", a).WithPosition(c.Location + 1)
-		}
-		if a, ok := actions[c.FkUpdAction]; ok {
-			return pgerr.NotSupported("ON UPDATE %s", a).WithPosition(c.Location + 1)
-		}
-		if c.FkMatchtype == "f" {
-			return pgerr.NotSupported("MATCH FULL").WithPosition(c.Location + 1)
-		}
 	}
 	colIDs := func(keys []*pg_query.Node) ([]int, []string, error) {
 		var ids []int
@@ -964,15 +951,41 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		if ref != def && !b.isKey(ref, refIDs) {
 			return pgerr.New(pgerrcode.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table \"%s\"", ref.Name)
 		}
+		// ON DELETE SET NULL (cols) and SET DEFAULT (cols) name some of
+		// the key's columns, each once.
+		var setIDs []int
+		for _, k := range c.FkDelSetCols {
+			name := k.GetString_().GetSval()
+			pos, col := def.Column(name)
+			if col == nil {
+				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" referenced in foreign key constraint does not exist", name)
+			}
+			if !slices.Contains(ids, col.ID) {
+				return pgerr.New(pgerrcode.InvalidColumnReference, "column \"%s\" referenced in ON DELETE SET action must be part of foreign key", name)
+			}
+			if !slices.Contains(setIDs, def.Columns[pos].ID) {
+				setIDs = append(setIDs, def.Columns[pos].ID)
+			}
+		}
 		name := c.Conname
 		if name == "" {
 			name = def.Name + "_" + strings.Join(names, "_") + "_fkey"
 		}
-		def.ForeignKeys = append(def.ForeignKeys, catalog.ForeignKeyDef{Name: name, Columns: ids, RefTable: ref.ID, RefColumns: refIDs})
+		def.ForeignKeys = append(def.ForeignKeys, catalog.ForeignKeyDef{Name: name, Columns: ids, RefTable: ref.ID, RefColumns: refIDs,
+			OnDelete: fkAction(c.FkDelAction), OnUpdate: fkAction(c.FkUpdAction), DeleteSetColumns: setIDs, MatchFull: c.FkMatchtype == "f"})
 	case pg_query.ConstrType_CONSTR_EXCLUSION:
 		return pgerr.NotSupported("exclusion constraints")
 	}
 	return nil
+}
+
+// fkAction is the catalog's code of a referential action as the parser
+// gives it ("a" for NO ACTION, or nothing when none was written).
+func fkAction(a string) string {
+	if a == "a" {
+		return catalog.FKNoAction
+	}
+	return a
 }
 
 // isKey reports whether cols (column IDs, in any order) are exactly the

@@ -14,7 +14,7 @@ import (
 // pgDumpSchema is a database as cairn's users keep one: tables with text,
 // jsonb, float4[] embeddings, vector, timestamptz, serial and identity
 // columns, defaults, NOT NULL, CHECK, PRIMARY KEY, UNIQUE and FOREIGN
-// KEY; a sequence that has handed out values; btree, hnsw, deeplake_index
+// KEY (with referential actions, which the dump keeps); a sequence that has handed out values; btree, hnsw, deeplake_index
 // and trigram indexes; views (one reading another, so that only the
 // dependencies pg_dump reads order them); comments; grants on tables,
 // columns, a schema and a sequence, default privileges; row-level
@@ -33,7 +33,7 @@ CREATE TABLE memories (
 );
 CREATE TABLE tags (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  memory_id bigint NOT NULL REFERENCES memories(id),
+  memory_id bigint NOT NULL REFERENCES memories(id) ON DELETE CASCADE ON UPDATE CASCADE,
   tag text NOT NULL
 );
 CREATE TABLE vecs (id int PRIMARY KEY, v vector(3));
@@ -179,7 +179,8 @@ func TestPgDumpRestore(t *testing.T) {
 	for _, table := range pgDumpTables {
 		wantRows[table] = tableRows(t, src.Addr, table)
 	}
-	if !strings.Contains(wantRows["public.memories"], "first memory") || !strings.Contains(wantSchema, "CREATE POLICY scope_pol") {
+	if !strings.Contains(wantRows["public.memories"], "first memory") || !strings.Contains(wantSchema, "CREATE POLICY scope_pol") ||
+		!strings.Contains(wantSchema, "REFERENCES public.memories(id) ON UPDATE CASCADE ON DELETE CASCADE") {
 		t.Fatalf("the source database is not what the test built:\n%s\n%s", wantRows["public.memories"], wantSchema)
 	}
 

@@ -108,13 +108,37 @@ type CheckDef struct {
 	Columns []int `json:"columns,omitempty"`
 }
 
-// ForeignKeyDef is FOREIGN KEY (Columns) REFERENCES RefSchema.RefTable (RefColumns).
+// ForeignKeyDef is FOREIGN KEY (Columns) REFERENCES RefSchema.RefTable
+// (RefColumns) [MATCH FULL] [ON UPDATE OnUpdate] [ON DELETE OnDelete].
 type ForeignKeyDef struct {
 	Name       string `json:"name"`
 	Columns    []int  `json:"columns"`
 	RefTable   uint64 `json:"ref_table"`
 	RefColumns []int  `json:"ref_columns"`
+	// OnDelete and OnUpdate are the referential actions, coded as
+	// pg_constraint.confdeltype and confupdtype: FKNoAction ("", which
+	// catalogs written before actions existed hold), FKRestrict,
+	// FKCascade, FKSetNull or FKSetDefault.
+	OnDelete string `json:"on_delete,omitempty"`
+	OnUpdate string `json:"on_update,omitempty"`
+	// DeleteSetColumns are the column IDs of ON DELETE SET NULL (cols) or
+	// SET DEFAULT (cols), a subset of Columns; empty for all of them
+	// (pg_constraint.confdelsetcols).
+	DeleteSetColumns []int `json:"delete_set_columns,omitempty"`
+	// MatchFull is MATCH FULL: a key with some but not all columns NULL
+	// is a violation (MATCH SIMPLE, the default, passes it).
+	MatchFull bool `json:"match_full,omitempty"`
 }
+
+// The referential actions of ForeignKeyDef.OnDelete and OnUpdate, as
+// pg_constraint codes them (NO ACTION is "a" there).
+const (
+	FKNoAction   = ""
+	FKRestrict   = "r"
+	FKCascade    = "c"
+	FKSetNull    = "n"
+	FKSetDefault = "d"
+)
 
 // ViewDef is a view: the SQL text of its query, bound again wherever the
 // view is read (under the search path it was created with, so its names
@@ -446,6 +470,7 @@ func (t *TableDef) Clone() *TableDef {
 		for i, f := range t.ForeignKeys {
 			f.Columns = slices.Clone(f.Columns)
 			f.RefColumns = slices.Clone(f.RefColumns)
+			f.DeleteSetColumns = slices.Clone(f.DeleteSetColumns)
 			n.ForeignKeys[i] = f
 		}
 	}

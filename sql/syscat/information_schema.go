@@ -228,7 +228,11 @@ func init() {
 			if _, uc := v.referencedKey(c.fk); uc != nil {
 				catalog, schema, name = v.Database, uc.table.Schema, uc.name
 			}
-			rows = append(rows, []any{v.Database, c.table.Schema, c.name, catalog, schema, name, "NONE", "NO ACTION", "NO ACTION"})
+			match := "NONE"
+			if c.fk.MatchFull {
+				match = "FULL"
+			}
+			rows = append(rows, []any{v.Database, c.table.Schema, c.name, catalog, schema, name, match, fkActionRule(c.fk.OnUpdate), fkActionRule(c.fk.OnDelete)})
 		}
 		return rows
 	})
@@ -427,7 +431,7 @@ func (v *View) referencedKey(fk *catalog.ForeignKeyDef) (key *index, uc *constra
 		return nil, nil
 	}
 	for _, c := range v.constraints {
-		if c.index == key {
+		if c.index == key && c.kind != 'f' { // a foreign key's index is the one it references
 			return key, c
 		}
 	}

@@ -276,7 +276,7 @@ func init() {
 		var rows [][]any
 		for _, c := range v.constraints {
 			var indexOID, refOID int64
-			var refKeys, updType, delType, matchType any = nil, " ", " ", " "
+			var refKeys, delSetCols, updType, delType, matchType any = nil, nil, " ", " ", " "
 			if c.index != nil {
 				indexOID = c.index.oid
 			}
@@ -285,7 +285,13 @@ func init() {
 					refOID = TableOID(ref.ID)
 					refKeys = int2s(attnums(ref, c.fk.RefColumns)...)
 				}
-				updType, delType, matchType = "a", "a", "s"
+				updType, delType, matchType = fkActionCode(c.fk.OnUpdate), fkActionCode(c.fk.OnDelete), "s"
+				if c.fk.MatchFull {
+					matchType = "f"
+				}
+				if len(c.fk.DeleteSetColumns) > 0 {
+					delSetCols = int2s(attnums(c.table, c.fk.DeleteSetColumns)...)
+				}
 			}
 			var keys, bin any
 			if len(c.columns) > 0 {
@@ -296,7 +302,7 @@ func init() {
 			}
 			rows = append(rows, []any{c.oid, c.name, SchemaOID(c.table.Schema), string(c.kind), false, false, true, TableOID(c.table.ID),
 				int64(0), indexOID, int64(0), refOID, updType, delType, matchType, true, int64(0), false, keys, refKeys,
-				nil, nil, nil, nil, nil, bin})
+				nil, nil, nil, delSetCols, nil, bin})
 		}
 		return rows
 	})

@@ -533,10 +533,48 @@ func (v *View) ConstraintDef(oid int64) (string, bool) {
 		if ref == nil {
 			return "", false
 		}
-		return fmt.Sprintf("FOREIGN KEY (%s) REFERENCES %s(%s)", cols, v.qualified(ref.Schema, ref.Name),
-			strings.Join(columnNames(ref, c.fk.RefColumns), ", ")), true
+		def := fmt.Sprintf("FOREIGN KEY (%s) REFERENCES %s(%s)", cols, v.qualified(ref.Schema, ref.Name),
+			strings.Join(columnNames(ref, c.fk.RefColumns), ", "))
+		if c.fk.MatchFull {
+			def += " MATCH FULL"
+		}
+		if c.fk.OnUpdate != catalog.FKNoAction {
+			def += " ON UPDATE " + fkActionRule(c.fk.OnUpdate)
+		}
+		if c.fk.OnDelete != catalog.FKNoAction {
+			def += " ON DELETE " + fkActionRule(c.fk.OnDelete)
+			if len(c.fk.DeleteSetColumns) > 0 {
+				def += " (" + strings.Join(columnNames(c.table, c.fk.DeleteSetColumns), ", ") + ")"
+			}
+		}
+		return def, true
 	}
 	return "", false
+}
+
+// fkActionCode is a referential action as pg_constraint.confupdtype and
+// confdeltype code it.
+func fkActionCode(a string) string {
+	if a == catalog.FKNoAction {
+		return "a"
+	}
+	return a
+}
+
+// fkActionRule is a referential action as SQL writes it
+// (information_schema.referential_constraints, pg_get_constraintdef).
+func fkActionRule(a string) string {
+	switch a {
+	case catalog.FKRestrict:
+		return "RESTRICT"
+	case catalog.FKCascade:
+		return "CASCADE"
+	case catalog.FKSetNull:
+		return "SET NULL"
+	case catalog.FKSetDefault:
+		return "SET DEFAULT"
+	}
+	return "NO ACTION"
 }
 
 // nextvalSequence reads the default of a serial column,
