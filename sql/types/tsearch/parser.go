@@ -266,12 +266,12 @@ func protocolEnd(s string, i int) int {
 }
 
 // hostEnd scans a host name at s[i]: labels of letters, digits and
-// inner hyphens joined by dots, the last of two or more letters; ok is
-// false when there is none.
+// inner hyphens joined by dots, the last of two or more letters (the
+// longest such run of two or more labels); ok is false when there is
+// none.
 func hostEnd(s string, i int) (int, bool) {
-	end := i
+	end, best := i, 0
 	labels := 0
-	lastAlpha := false
 	for {
 		j := end
 		alpha, n := true, 0
@@ -291,18 +291,17 @@ func hostEnd(s string, i int) (int, bool) {
 			break
 		}
 		labels++
-		lastAlpha = alpha && n >= 2
 		end = j
+		if labels >= 2 && alpha && n >= 2 {
+			best = end
+		}
 		if end+1 < len(s) && s[end] == '.' && isAlnumAt(s, end+1) {
 			end++
 			continue
 		}
 		break
 	}
-	if labels < 2 || !lastAlpha {
-		return 0, false
-	}
-	return end, true
+	return best, best > 0
 }
 
 // urlOrHost emits the host at s[i:hend], or, when a port or a path
@@ -346,11 +345,12 @@ func emailEnd(s string, i int) (int, bool) {
 	return 0, false
 }
 
-// pathEnd scans a file path at s[i]: letters, digits and . _ - joined
-// by slashes and dots; a final dot or slash is not part of it. It
+// pathEnd scans a file path at s[i]: letters and digits joined by
+// slashes and dots, with '_' allowed anywhere but after the last dot and
+// '-' only after a slash; a final dot or slash is not part of it. It
 // returns i when there is no '/' or '.' in it.
 func pathEnd(s string, i int) int {
-	end, sep := i, false
+	end, sep, afterDot := i, false, false
 	j := i
 	for j < len(s) {
 		c := s[j]
@@ -359,9 +359,9 @@ func pathEnd(s string, i int) int {
 			if !isAlnumAt(s, j+1) {
 				return end
 			}
-			sep = true
+			sep, afterDot = true, c == '.'
 			j++
-		case c == '_' || c == '-':
+		case c == '_' && !afterDot, c == '-' && sep && !afterDot:
 			j++
 		case isAlnumAt(s, j):
 			_, n := runeAt(s, j)
