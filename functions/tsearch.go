@@ -369,7 +369,11 @@ func init() {
 				}
 				words[i] = e.(string)
 			}
-			return tsearch.FromWords(words).String(), nil
+			v, err := tsearch.FromWords(words)
+			if err != nil {
+				return nil, err
+			}
+			return v.String(), nil
 		}),
 	)
 }

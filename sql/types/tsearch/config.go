@@ -123,13 +123,13 @@ type parsedWord struct {
 
 // parse turns text into its lexemes and stop words with their
 // positions, as PostgreSQL's parsetext: each indexed token takes the
-// next position; a token of MaxWordLen bytes or more is skipped. Both
+// next position; a token longer than MaxWordLen bytes is skipped. Both
 // configurations index every token type that Parse emits.
 func (c *Config) parse(text string) []parsedWord {
 	var out []parsedWord
 	pos := 0
 	Parse(text, func(t Token) {
-		if len(t.Text) >= MaxWordLen {
+		if len(t.Text) > MaxWordLen {
 			return
 		}
 		pos++
@@ -154,7 +154,7 @@ func (c *Config) ToVector(text string) (Vector, error) {
 		total += len(l.Word)
 	}
 	if total > MaxStrPos {
-		return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "string is too long for tsvector (%d bytes, max %d bytes)", total, MaxStrPos)
+		return nil, errTooLong(total)
 	}
 	return v, nil
 }

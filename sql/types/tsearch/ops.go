@@ -50,12 +50,15 @@ func Strip(v Vector) Vector {
 
 // FromWords is array_to_tsvector: the words as lexemes without
 // positions.
-func FromWords(words []string) Vector {
+func FromWords(words []string) (Vector, error) {
 	v := make(Vector, len(words))
 	for i, w := range words {
+		if err := checkWord(w); err != nil {
+			return nil, err
+		}
 		v[i] = Lexeme{Word: w}
 	}
-	return normalizeLexemes(v)
+	return normalizeLexemes(v), nil
 }
 
 // Combine joins two queries with a binary operator (tsquery && ||, and

@@ -226,7 +226,7 @@ func (p *queryParser) gettoken() (qtoken, Op, int, error) {
 				}
 				p.i = p.vp.i
 				weight, prefix := p.modifiers()
-				if len(word) >= MaxWordLen {
+				if len(word) > MaxWordLen {
 					return 0, 0, 0, pgerr.New(pgerrcode.ProgramLimitExceeded, "word is too long in tsquery: \"%s\"", p.s)
 				}
 				n, err := p.operand(word, weight, prefix)

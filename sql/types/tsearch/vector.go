@@ -12,13 +12,13 @@ import (
 
 // PostgreSQL's limits on tsvector and tsquery (ts_type.h).
 const (
-	// MaxWordLen is one more than the longest lexeme, in bytes.
+	// MaxWordLen is the longest lexeme, in bytes.
 	MaxWordLen = 1<<11 - 1
-	// MaxStrPos is one more than the most bytes of lexemes in a tsvector.
+	// MaxStrPos is the most bytes of lexemes in a tsvector.
 	MaxStrPos = 1<<20 - 1
 	// MaxPos is the largest position; larger ones are clamped to it.
 	MaxPos = 1<<14 - 1
-	// MaxNumPos is the most positions one lexeme keeps.
+	// MaxNumPos is one more than the most positions one lexeme keeps.
 	MaxNumPos = 256
 )
 
@@ -79,21 +79,35 @@ func ParseVector(s string) (Vector, error) {
 		if !ok {
 			break
 		}
-		if len(word) >= MaxWordLen {
-			return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "word is too long (%d bytes, max %d bytes)", len(word), MaxWordLen-1)
+		if err := checkWord(word); err != nil {
+			return nil, err
 		}
 		total += len(word)
-		if total >= MaxStrPos {
-			return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "string is too long for tsvector (%d bytes, max %d bytes)", total, MaxStrPos-1)
+		if total > MaxStrPos {
+			return nil, errTooLong(total)
 		}
 		out = append(out, Lexeme{Word: word, Pos: pos})
 	}
 	return normalizeLexemes(out), nil
 }
 
+// checkWord refuses a lexeme longer than MaxWordLen.
+func checkWord(w string) error {
+	if len(w) > MaxWordLen {
+		return pgerr.New(pgerrcode.ProgramLimitExceeded, "word is too long (%d bytes, max %d bytes)", len(w), MaxWordLen)
+	}
+	return nil
+}
+
+// errTooLong is the error for a tsvector of more than MaxStrPos bytes of
+// lexemes.
+func errTooLong(n int) error {
+	return pgerr.New(pgerrcode.ProgramLimitExceeded, "string is too long for tsvector (%d bytes, max %d bytes)", n, MaxStrPos)
+}
+
 // normalizeLexemes sorts lexemes, merges equal ones and makes each one's
 // positions unique (a repeated position keeps its greatest weight) and
-// at most MaxNumPos long.
+// fewer than MaxNumPos long.
 func normalizeLexemes(v Vector) Vector {
 	if len(v) == 0 {
 		return Vector{}
@@ -115,7 +129,7 @@ func normalizeLexemes(v Vector) Vector {
 }
 
 // uniquePos sorts positions and keeps each once, with the greatest
-// weight given to it, and at most MaxNumPos of them.
+// weight given to it, and fewer than MaxNumPos of them.
 func uniquePos(ps []Pos) []Pos {
 	if len(ps) <= 1 {
 		return ps
@@ -130,7 +144,7 @@ func uniquePos(ps []Pos) []Pos {
 			}
 			continue
 		}
-		if len(out) >= MaxNumPos {
+		if len(out) >= MaxNumPos-1 {
 			break
 		}
 		out = append(out, p)
