@@ -211,7 +211,9 @@ func (v Vector) AppendBinary(buf []byte) []byte {
 	return buf
 }
 
-// DecodeVector reads tsvectorrecv's form, checked as PostgreSQL checks it.
+// DecodeVector reads tsvectorrecv's form, checked as PostgreSQL checks it
+// (its checks are internal errors, XX000); lexemes out of order are
+// sorted, as PostgreSQL sorts them.
 func DecodeVector(src []byte) (Vector, error) {
 	r := reader{b: src}
 	n, err := r.u32()
@@ -219,7 +221,7 @@ func DecodeVector(src []byte) (Vector, error) {
 		return nil, err
 	}
 	if n > MaxStrPos/2 {
-		return nil, pgerr.New(pgerrcode.InvalidBinaryRepresentation, "invalid size of tsvector")
+		return nil, pgerr.New(pgerrcode.InternalError, "invalid size of tsvector")
 	}
 	v := make(Vector, 0, n)
 	for range n {
@@ -228,14 +230,14 @@ func DecodeVector(src []byte) (Vector, error) {
 			return nil, err
 		}
 		if len(w) > MaxWordLen {
-			return nil, pgerr.New(pgerrcode.InvalidBinaryRepresentation, "invalid tsvector: lexeme too long")
+			return nil, pgerr.New(pgerrcode.InternalError, "invalid tsvector: lexeme too long")
 		}
 		np, err := r.u16()
 		if err != nil {
 			return nil, err
 		}
 		if np > MaxNumPos {
-			return nil, pgerr.New(pgerrcode.InvalidBinaryRepresentation, "unexpected number of tsvector positions")
+			return nil, pgerr.New(pgerrcode.InternalError, "unexpected number of tsvector positions")
 		}
 		var ps []Pos
 		for range np {
@@ -244,19 +246,16 @@ func DecodeVector(src []byte) (Vector, error) {
 				return nil, err
 			}
 			if len(ps) > 0 && Pos(p).Pos() <= ps[len(ps)-1].Pos() {
-				return nil, pgerr.New(pgerrcode.InvalidBinaryRepresentation, "position information is misordered")
+				return nil, pgerr.New(pgerrcode.InternalError, "position information is misordered")
 			}
 			ps = append(ps, Pos(p))
-		}
-		if len(v) > 0 && strings.Compare(v[len(v)-1].Word, w) >= 0 {
-			return nil, pgerr.New(pgerrcode.InvalidBinaryRepresentation, "lexemes are misordered")
 		}
 		v = append(v, Lexeme{Word: w, Pos: ps})
 	}
 	if len(r.b) != 0 {
 		return nil, pgerr.New(pgerrcode.InvalidBinaryRepresentation, "incorrect binary data format")
 	}
-	return v, nil
+	return normalizeLexemes(v), nil
 }
 
 // reader consumes a binary value.
