@@ -214,7 +214,7 @@ func (p *queryParser) gettoken() (qtoken, Op, int, error) {
 				return 0, 0, 0, p.syntaxError()
 			case atEnd || !isSpaceAt(p.s, p.i):
 				p.vp.i = p.i
-				word, _, ok, err := p.vp.next(true)
+				word, _, ok, err := p.vp.next()
 				if err != nil {
 					return 0, 0, 0, err
 				}

@@ -52,7 +52,7 @@ func (p *valueParser) charLen() int {
 
 // next reads one word and, for a tsvector, its positions. ok is false at
 // the end of the text.
-func (p *valueParser) next(_ bool) (word string, pos []Pos, ok bool, err error) {
+func (p *valueParser) next() (word string, pos []Pos, ok bool, err error) {
 	const (
 		waitWord = iota
 		waitEndWord

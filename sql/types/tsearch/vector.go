@@ -72,7 +72,7 @@ func ParseVector(s string) (Vector, error) {
 	var out Vector
 	total := 0
 	for {
-		word, pos, ok, err := p.next(false)
+		word, pos, ok, err := p.next()
 		if err != nil {
 			return nil, err
 		}

@@ -60,7 +60,7 @@ func (p *queryParser) webToken() (qtoken, Op, int, error) {
 				continue
 			case atEnd || !isSpaceAt(p.s, p.i):
 				p.vp.i = p.i
-				word, _, ok, err := p.vp.next(true)
+				word, _, ok, err := p.vp.next()
 				if err != nil {
 					return 0, 0, 0, err
 				}
