@@ -46,7 +46,7 @@ func newCopyConverter(rt *Runtime, c *sql.Copy) *copyConverter {
 // session's catalog (the reg* types) or check a domain.
 func parallelInput(t types.T) bool {
 	switch t.Family {
-	case types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole:
+	case types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole, types.RegConfig:
 		return false
 	case types.ArrayFamily:
 		return t.Domain == "" && parallelInput(*t.Elem)

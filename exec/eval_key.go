@@ -35,7 +35,7 @@ const (
 
 func keyClassOf(t types.T) keyClass {
 	switch t.Family {
-	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole:
+	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole, types.RegConfig:
 		return classInt
 	case types.Float4, types.Float8:
 		return classFloat

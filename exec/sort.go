@@ -29,7 +29,7 @@ const (
 
 func sortKindOf(t types.T) sortKind {
 	switch t.Family {
-	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole, types.Bool,
+	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole, types.RegConfig, types.Bool,
 		types.DateFamily, types.Time, types.TimestampFamily, types.TimestampTZ:
 		return sortInt
 	case types.Float4, types.Float8:

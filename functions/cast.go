@@ -41,6 +41,8 @@ var castContexts = map[[2]types.Family]byte{
 	{types.Int8, types.RegProc}: 'i', {types.RegProc, types.Int4}: 'a', {types.RegProc, types.Int8}: 'a',
 	{types.Oid, types.RegRole}: 'i', {types.RegRole, types.Oid}: 'i', {types.Int2, types.RegRole}: 'i', {types.Int4, types.RegRole}: 'i',
 	{types.Int8, types.RegRole}: 'i', {types.RegRole, types.Int4}: 'a', {types.RegRole, types.Int8}: 'a',
+	{types.Oid, types.RegConfig}: 'i', {types.RegConfig, types.Oid}: 'i', {types.Int2, types.RegConfig}: 'i', {types.Int4, types.RegConfig}: 'i',
+	{types.Int8, types.RegConfig}: 'i', {types.RegConfig, types.Int4}: 'a', {types.RegConfig, types.Int8}: 'a',
 
 	{types.Text, types.Varchar}: 'i', {types.Text, types.Char}: 'i', {types.Text, types.Name}: 'i',
 	{types.Varchar, types.Text}: 'i', {types.Varchar, types.Char}: 'i', {types.Varchar, types.Name}: 'i',
@@ -182,7 +184,7 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 			}
 			return int64(0), nil
 		}
-	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole:
+	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole, types.RegConfig:
 		if from.IsOID() && tf == types.Int4 {
 			return int64(int32(uint32(v.(int64)))), nil // oid -> int4 wraps
 		}
@@ -330,7 +332,7 @@ func castFromInt(i int64, to types.T) (any, error) {
 	switch to.Family {
 	case types.Int2, types.Int4, types.Int8:
 		return checkInt(i, to.Family)
-	case types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole:
+	case types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole, types.RegConfig:
 		if i < 0 && i >= math.MinInt32 {
 			return i + 1<<32, nil // int4 -> oid wraps
 		}

@@ -16,6 +16,7 @@ package functions
 // directory.
 
 import (
+	"github.com/cairn-db/cairn/sql/types/tsearch"
 	"slices"
 
 	"github.com/cairn-db/cairn/sql/types"
@@ -65,11 +66,18 @@ func init() {
 			return schema == "pg_catalog" || ctx.Session == nil || slices.Contains(ctx.Session.SearchPath(), schema), nil
 		}),
 	)...)
+	// The text search configurations are in pg_catalog, always visible.
+	Register(stable(fn1("pg_ts_config_is_visible", types.OidT, tBool, func(a any) (any, error) {
+		if _, ok := tsearch.ConfigByOID(a.(int64)); ok {
+			return true, nil
+		}
+		return nil, nil
+	})))
 	// The catalogs of these objects are empty in cairn (sql/syscat), so
 	// no OID names one: NULL, as PostgreSQL answers for such an OID. psql's
 	// \do, \dc, \dF*, \dX and \dA* filter on them.
 	for _, name := range []string{"pg_operator_is_visible", "pg_conversion_is_visible", "pg_opclass_is_visible",
-		"pg_opfamily_is_visible", "pg_ts_config_is_visible", "pg_ts_dict_is_visible", "pg_ts_parser_is_visible",
+		"pg_opfamily_is_visible", "pg_ts_dict_is_visible", "pg_ts_parser_is_visible",
 		"pg_ts_template_is_visible", "pg_statistics_obj_is_visible"} {
 		Register(allStable(fn1(name, types.OidT, tBool, func(any) (any, error) { return nil, nil }))...)
 	}

@@ -295,7 +295,7 @@ func broadcast(ctx *Context, v any, t types.T, n int) (arrow.Array, error) {
 		return fillFixed[float32](m, dt, n, constAs[float32](v)), nil
 	case types.Float8:
 		return fillFixed[float64](m, dt, n, constAs[float64](v)), nil
-	case types.Text, types.Varchar, types.Char, types.Name, types.InternalChar, types.JSON, types.JSONB, types.JSONPath:
+	case types.Text, types.Varchar, types.Char, types.Name, types.InternalChar, types.JSON, types.JSONB, types.JSONPath, types.TSVector, types.TSQuery:
 		b := array.NewStringBuilder(m)
 		defer b.Release()
 		s := v.(string)

@@ -594,7 +594,7 @@ func argType(ts []types.T, i int, v any) types.T {
 func outputText(ctx *Context, v any, t types.T) string {
 	if s, ok := v.(string); ok {
 		switch t.Family {
-		case types.Text, types.Varchar, types.Char, types.Name, types.InternalChar, types.JSON, types.JSONB, types.JSONPath, types.Unknown:
+		case types.Text, types.Varchar, types.Char, types.Name, types.InternalChar, types.JSON, types.JSONB, types.JSONPath, types.TSVector, types.TSQuery, types.Unknown:
 			return s
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/sql/types/tsearch"
 )
 
 // ServerVersion is the PostgreSQL version cairn reports: clients choose
@@ -99,6 +100,9 @@ var settings = map[string]setting{
 	"maintenance_work_mem":                {def: "64MB", check: checkMemory("maintenance_work_mem", 1024)},
 	"jit":                                 {def: "off"},
 	"enable_seqscan":                      {def: "on"},
+	// The configuration of to_tsvector and the other text search
+	// functions called without one.
+	"default_text_search_config": {def: "pg_catalog.english", check: checkTextSearchConfig},
 	// pg_dump turns it off; cairn's scans never synchronise, so either
 	// value holds.
 	"synchronize_seqscans": {def: "on"},
@@ -641,4 +645,14 @@ func showName(name string) string {
 		return "IntervalStyle"
 	}
 	return name
+}
+
+// checkTextSearchConfig accepts the name of a text search configuration
+// and spells it as PostgreSQL shows it, qualified.
+func checkTextSearchConfig(v string) (string, error) {
+	c, ok := tsearch.ConfigByName(v)
+	if !ok {
+		return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", "default_text_search_config", v)
+	}
+	return "pg_catalog." + c.Name, nil
 }

@@ -6,7 +6,8 @@ package syscat
 // configurations, transforms, partitioned tables, subscriptions, large
 // objects, security labels, shared or not): PostgreSQL 15's columns, no rows, as in a
 // database where none was created. With them pg_dump's catalog queries
-// run, and find nothing of these kinds to dump.
+// run, and find nothing of these kinds to dump. pg_ts_config (in
+// pg_ts_config.go) lists cairn's two built-in configurations.
 
 func init() {
 	const pc = "pg_catalog"
@@ -17,7 +18,6 @@ func init() {
 	register(pc, "pg_ts_parser", 3601, "oid oid, prsname name, prsnamespace oid, prsstart regproc, prstoken regproc, prsend regproc, prsheadline regproc, prslextype regproc", nil)
 	register(pc, "pg_ts_template", 3764, "oid oid, tmplname name, tmplnamespace oid, tmplinit regproc, tmpllexize regproc", nil)
 	register(pc, "pg_ts_dict", 3600, "oid oid, dictname name, dictnamespace oid, dictowner oid, dicttemplate oid, dictinitoption text", nil)
-	register(pc, "pg_ts_config", 3602, "oid oid, cfgname name, cfgnamespace oid, cfgowner oid, cfgparser oid", nil)
 	register(pc, "pg_transform", 3576, "oid oid, trftype oid, trflang oid, trffromsql regproc, trftosql regproc", nil)
 	register(pc, "pg_partitioned_table", 3350, "partrelid oid, partstrat \"char\", partnatts int2, partdefid oid, partattrs int2[], partclass oid[], partcollation oid[], partexprs text", nil)
 	register(pc, "pg_subscription", 6100, "oid oid, subdbid oid, subskiplsn text, subname name, subowner oid, subenabled bool, subbinary bool, substream bool, subtwophasestate \"char\", subdisableonerr bool, subconninfo text, subslotname name, subsynccommit text, subpublications text[]", nil)

@@ -43,6 +43,7 @@ var settingInfos = []settingInfo{
 	{"DateStyle", "", "Client Connection Defaults / Locale and Formatting", "Sets the display format for date and time values.", "Also controls interpretation of ambiguous date inputs.", "user", "string", "", "", nil},
 	{"default_table_access_method", "", "Client Connection Defaults / Statement Behavior", "Sets the default table access method for new tables.", "", "user", "string", "", "", nil},
 	{"default_tablespace", "", "Client Connection Defaults / Statement Behavior", "Sets the default tablespace to create tables and indexes in.", "An empty string selects the database's default tablespace.", "user", "string", "", "", nil},
+	{"default_text_search_config", "", "Client Connection Defaults / Locale and Formatting", "Sets default text search configuration.", "", "user", "string", "", "", nil},
 	{"default_transaction_isolation", "", "Client Connection Defaults / Statement Behavior", "Sets the transaction isolation level of each new transaction.", "", "user", "enum", "", "", []string{"serializable", "repeatable read", "read committed", "read uncommitted"}},
 	{"default_transaction_read_only", "", "Client Connection Defaults / Statement Behavior", "Sets the default read-only status of new transactions.", "", "user", "bool", "", "", nil},
 	{"enable_seqscan", "", "Query Tuning / Planner Method Configuration", "Enables the planner's use of sequential-scan plans.", "", "user", "bool", "", "", nil},

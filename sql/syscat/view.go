@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/sql/types/tsearch"
 )
 
 // View is the catalog as one statement sees it: cairn's catalog, the
@@ -239,6 +240,10 @@ func (v *View) Name(family types.Family, oid int64) (string, bool) {
 		if r := v.Cat.RoleByOID(uint32(oid)); r != nil {
 			return ident.Quote(r.Name), true
 		}
+	case types.RegConfig:
+		if c, ok := tsearch.ConfigByOID(oid); ok {
+			return v.qualified("pg_catalog", c.Name), true
+		}
 	case types.RegProc:
 		if schema, name, ok := procName(oid); ok {
 			return v.qualified(schema, name), true
@@ -289,6 +294,11 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 			return BootstrapUserOID, nil // a login name that is no role
 		}
 		return 0, pgerr.New(pgerrcode.UndefinedObject, "role \"%s\" does not exist", text)
+	case types.RegConfig:
+		if c, ok := tsearch.ConfigByName(text); ok {
+			return c.OID, nil
+		}
+		return 0, tsearch.ErrNoConfig(text)
 	case types.RegProc:
 		if oid, ok := procByName(v.candidates(schema), name); ok {
 			return oid, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types/jsonpath"
+	"github.com/cairn-db/cairn/sql/types/tsearch"
 	"github.com/jackc/pgerrcode"
 )
 
@@ -53,7 +54,7 @@ func EncodeBinary(buf []byte, v any, t T) ([]byte, error) {
 			break
 		}
 		return binary.BigEndian.AppendUint64(buf, uint64(i)), nil
-	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
+	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole, RegConfig:
 		i, ok := toInt64(v)
 		if !ok {
 			break
@@ -92,6 +93,22 @@ func EncodeBinary(buf []byte, v any, t T) ([]byte, error) {
 			return append(buf, x...), nil
 		case []byte:
 			return append(buf, x...), nil
+		}
+	case TSVector:
+		if s, ok := v.(string); ok {
+			tv, err := tsearch.ParseVector(s)
+			if err != nil {
+				return buf, err
+			}
+			return tv.AppendBinary(buf), nil
+		}
+	case TSQuery:
+		if s, ok := v.(string); ok {
+			q, err := tsearch.ParseQuery(s)
+			if err != nil {
+				return buf, err
+			}
+			return q.AppendBinary(buf), nil
 		}
 	case JSONB, JSONPath:
 		switch x := v.(type) {
@@ -336,7 +353,7 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 			return nil, err
 		}
 		return int64(binary.BigEndian.Uint64(src)), nil
-	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
+	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole, RegConfig:
 		if err := fixedLen(src, 4, elem); err != nil {
 			return nil, err
 		}
@@ -382,6 +399,18 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 			return nil, err
 		}
 		return s, nil
+	case TSVector:
+		tv, err := tsearch.DecodeVector(src)
+		if err != nil {
+			return nil, err
+		}
+		return tv.String(), nil
+	case TSQuery:
+		q, err := tsearch.DecodeQuery(src)
+		if err != nil {
+			return nil, err
+		}
+		return q.String(), nil
 	case JSONB, JSONPath:
 		if len(src) < 1 {
 			return nil, errInsufficient()

@@ -117,7 +117,7 @@ func Compare(a, b any, t T) int {
 		if ok1 && ok2 {
 			return cmpBool(x, y)
 		}
-	case Int2, Int4, Int8, Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
+	case Int2, Int4, Int8, Oid, RegClass, RegType, RegNamespace, RegProc, RegRole, RegConfig:
 		x, ok1 := toInt64(a)
 		y, ok2 := toInt64(b)
 		if ok1 && ok2 {
@@ -147,7 +147,7 @@ func Compare(a, b any, t T) int {
 		if ok1 && ok2 {
 			return compareJSONB(x, y)
 		}
-	case Text, Varchar, Name, InternalChar, JSON, JSONPath, Unknown:
+	case Text, Varchar, Name, InternalChar, JSON, JSONPath, TSVector, TSQuery, Unknown:
 		x, ok1 := a.(string)
 		y, ok2 := b.(string)
 		if ok1 && ok2 {
@@ -315,7 +315,7 @@ func KeyBytes(dst []byte, v any, t T) []byte {
 			}
 			return append(dst, 0)
 		}
-	case Int2, Int4, Int8, Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
+	case Int2, Int4, Int8, Oid, RegClass, RegType, RegNamespace, RegProc, RegRole, RegConfig:
 		if x, ok := toInt64(v); ok {
 			return binary.BigEndian.AppendUint64(dst, uint64(x))
 		}
@@ -337,7 +337,7 @@ func KeyBytes(dst []byte, v any, t T) []byte {
 		if s, ok := v.(string); ok {
 			return appendJSONBKey(dst, s)
 		}
-	case Text, Varchar, Name, InternalChar, JSON, JSONPath, Unknown, Bytea:
+	case Text, Varchar, Name, InternalChar, JSON, JSONPath, TSVector, TSQuery, Unknown, Bytea:
 		switch x := v.(type) {
 		case string:
 			dst = appendUvarint(dst, uint64(len(x)))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types/jsonpath"
+	"github.com/cairn-db/cairn/sql/types/tsearch"
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgerrcode"
 )
@@ -105,7 +106,7 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 			}
 			return append(dst, 'f')
 		}
-	case Int2, Int4, Int8, Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
+	case Int2, Int4, Int8, Oid, RegClass, RegType, RegNamespace, RegProc, RegRole, RegConfig:
 		if i, ok := toInt64(v); ok {
 			if opts.RegNames != nil && t.IsOID() && t.Family != Oid {
 				return append(dst, FormatReg(i, t.Family, opts.RegNames)...)
@@ -315,7 +316,7 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 		return parseBool(s)
 	case Int2, Int4, Int8:
 		return parseInt(s, t)
-	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
+	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole, RegConfig:
 		return parseOid(s)
 	case Float4:
 		f, err := parseFloat(s, t)
@@ -343,6 +344,10 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 		return NormalizeJSONB(s)
 	case JSONPath:
 		return jsonpath.Normalize(s)
+	case TSVector:
+		return tsearch.NormalizeVector(s)
+	case TSQuery:
+		return tsearch.NormalizeQuery(s)
 	case DateFamily:
 		return parseDate(s, opts)
 	case Time:

@@ -56,6 +56,13 @@ const (
 	// JSONPath is the SQL/JSON path type; its datum is the path's
 	// canonical text (package jsonpath parses it).
 	JSONPath
+	// TSVector and TSQuery are full-text search's document and query;
+	// their datums are the values' canonical text (package tsearch
+	// parses it).
+	TSVector
+	TSQuery
+	// RegConfig is the oid alias of text search configurations.
+	RegConfig
 )
 
 // T is a SQL type. The zero value is Unknown. T is a small value type:
@@ -112,6 +119,9 @@ var (
 	NameT         = T{Family: Name, Mod: -1}
 	InternalCharT = T{Family: InternalChar, Mod: -1}
 	JSONPathT     = T{Family: JSONPath, Mod: -1}
+	TSVectorT     = T{Family: TSVector, Mod: -1}
+	TSQueryT      = T{Family: TSQuery, Mod: -1}
+	RegConfigT    = T{Family: RegConfig, Mod: -1}
 	RecordT       = T{Family: Record, Mod: -1}
 	Float4ArrayT  = ArrayOf(Float4T, 1)
 )
@@ -168,7 +178,7 @@ func (t T) IsInteger() bool {
 // IsOID reports whether t is oid or one of its reg* aliases.
 func (t T) IsOID() bool {
 	switch t.Family {
-	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
+	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole, RegConfig:
 		return true
 	}
 	return false
@@ -213,6 +223,9 @@ var families = map[Family]familyInfo{
 	JSON:            {114, 199, "json", -1},
 	JSONB:           {3802, 3807, "jsonb", -1},
 	JSONPath:        {4072, 4073, "jsonpath", -1},
+	TSVector:        {3614, 3643, "tsvector", -1},
+	TSQuery:         {3615, 3645, "tsquery", -1},
+	RegConfig:       {3734, 3735, "regconfig", 4},
 	DateFamily:      {1082, 1182, "date", 4},
 	Time:            {1083, 1183, "time without time zone", 8},
 	TimestampFamily: {1114, 1115, "timestamp without time zone", 8},
@@ -336,7 +349,7 @@ func (t T) Arrow() arrow.DataType {
 		return arrow.PrimitiveTypes.Int32
 	case Int8:
 		return arrow.PrimitiveTypes.Int64
-	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole:
+	case Oid, RegClass, RegType, RegNamespace, RegProc, RegRole, RegConfig:
 		return arrow.PrimitiveTypes.Uint32
 	case Float4:
 		return arrow.PrimitiveTypes.Float32
@@ -410,6 +423,12 @@ func Named(name string) (T, bool) {
 		return JSONBT, true
 	case "jsonpath":
 		return JSONPathT, true
+	case "tsvector":
+		return TSVectorT, true
+	case "tsquery":
+		return TSQueryT, true
+	case "regconfig":
+		return RegConfigT, true
 	case "date":
 		return DateT, true
 	case "time", "time without time zone":

@@ -1,0 +1,379 @@
+package functions
+
+import (
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/sql/types/tsearch"
+	"github.com/jackc/pgerrcode"
+)
+
+// PostgreSQL's full-text search functions and operators over tsvector
+// and tsquery (package tsearch holds the values, the parser, the
+// configurations and the ranking).
+
+var (
+	tTSVector  = types.TSVectorT
+	tTSQuery   = types.TSQueryT
+	tRegConfig = types.RegConfigT
+	tReal      = types.Float4T
+	tRealArr   = types.ArrayOf(types.Float4T, 1)
+	tTextArr   = types.ArrayOf(types.TextT, 1)
+)
+
+// currentConfig is the configuration default_text_search_config names.
+func currentConfig(ctx *Context) (*tsearch.Config, error) {
+	name := tsearch.DefaultConfig
+	if ctx != nil && ctx.Session != nil {
+		if s, ok := ctx.Session.Setting("default_text_search_config"); ok && s != "" {
+			name = s
+		}
+	}
+	c, ok := tsearch.ConfigByName(name)
+	if !ok {
+		return nil, tsearch.ErrNoConfig(name)
+	}
+	return c, nil
+}
+
+// configArg is the configuration of a regconfig argument.
+func configArg(v any) (*tsearch.Config, error) {
+	oid := v.(int64)
+	c, ok := tsearch.ConfigByOID(oid)
+	if !ok {
+		return nil, pgerr.New(pgerrcode.UndefinedObject, "cache lookup failed for text search configuration %d", oid)
+	}
+	return c, nil
+}
+
+func vectorArg(v any) (tsearch.Vector, error) { return tsearch.ParseVector(v.(string)) }
+func queryArg(v any) (tsearch.Query, error)   { return tsearch.ParseQuery(v.(string)) }
+
+// withConfig registers f as name(regconfig, text) and, under the
+// session's default configuration, name(text) (which is stable).
+func withConfig(name string, res types.T, f func(c *tsearch.Config, text string) (any, error)) []*Overload {
+	return []*Overload{
+		fn(name, targs(tRegConfig, types.TextT), res, func(_ *Context, a []any) (any, error) {
+			c, err := configArg(a[0])
+			if err != nil {
+				return nil, err
+			}
+			return f(c, a[1].(string))
+		}),
+		stable(fn(name, targs(types.TextT), res, func(ctx *Context, a []any) (any, error) {
+			c, err := currentConfig(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return f(c, a[0].(string))
+		})),
+	}
+}
+
+// weightsArg reads ts_rank's weights array {D, C, B, A}: a negative
+// weight takes the default; none may be NULL or above 1.
+func weightsArg(v any) ([4]float32, error) {
+	a := v.(*types.Array)
+	w := tsearch.DefaultWeights
+	if len(a.Dims) > 1 {
+		return w, pgerr.New(pgerrcode.ArraySubscriptError, "array of weight must be one-dimensional")
+	}
+	if len(a.Elems) < 4 {
+		return w, pgerr.New(pgerrcode.ArraySubscriptError, "array of weight is too short")
+	}
+	for i := range 4 {
+		e := a.Elems[i]
+		if e == nil {
+			return w, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "array of weight must not contain nulls")
+		}
+		if x := float32(e.(float64)); x >= 0 {
+			w[i] = x
+		}
+		if w[i] > 1.0 {
+			return w, pgerr.New(pgerrcode.InvalidParameterValue, "weight out of range")
+		}
+	}
+	return w, nil
+}
+
+// rankOverloads registers ts_rank or ts_rank_cd with its four
+// signatures ([weights,] vector, query [, normalization]).
+func rankOverloads(name string, rank func([4]float32, tsearch.Vector, tsearch.Query, int) float32) []*Overload {
+	call := func(w [4]float32, vs, qs any, method int64) (any, error) {
+		v, err := vectorArg(vs)
+		if err != nil {
+			return nil, err
+		}
+		q, err := queryArg(qs)
+		if err != nil {
+			return nil, err
+		}
+		return float64(rank(w, v, q, int(method))), nil
+	}
+	return []*Overload{
+		fn(name, targs(tTSVector, tTSQuery), tReal, func(_ *Context, a []any) (any, error) {
+			return call(tsearch.DefaultWeights, a[0], a[1], 0)
+		}),
+		fn(name, targs(tTSVector, tTSQuery, types.Int4T), tReal, func(_ *Context, a []any) (any, error) {
+			return call(tsearch.DefaultWeights, a[0], a[1], a[2].(int64))
+		}),
+		fn(name, targs(tRealArr, tTSVector, tTSQuery), tReal, func(_ *Context, a []any) (any, error) {
+			w, err := weightsArg(a[0])
+			if err != nil {
+				return nil, err
+			}
+			return call(w, a[1], a[2], 0)
+		}),
+		fn(name, targs(tRealArr, tTSVector, tTSQuery, types.Int4T), tReal, func(_ *Context, a []any) (any, error) {
+			w, err := weightsArg(a[0])
+			if err != nil {
+				return nil, err
+			}
+			return call(w, a[1], a[2], a[3].(int64))
+		}),
+	}
+}
+
+// weightArg reads setweight's "char" weight.
+func weightArg(v any) (uint8, error) {
+	s := v.(string)
+	var c byte
+	if len(s) > 0 {
+		c = s[0]
+	}
+	switch c {
+	case 'A', 'a':
+		return 3, nil
+	case 'B', 'b':
+		return 2, nil
+	case 'C', 'c':
+		return 1, nil
+	case 'D', 'd':
+		return 0, nil
+	}
+	return 0, pgerr.New(pgerrcode.InternalError, "unrecognized weight: %d", c)
+}
+
+// matchVQ is tsvector @@ tsquery on datums.
+func matchVQ(vs, qs any) (any, error) {
+	v, err := vectorArg(vs)
+	if err != nil {
+		return nil, err
+	}
+	q, err := queryArg(qs)
+	if err != nil {
+		return nil, err
+	}
+	return tsearch.Match(v, q), nil
+}
+
+// combineQueries is a binary tsquery operator.
+func combineQueries(op tsearch.Op, dist func(a []any) (int, error)) func(*Context, []any) (any, error) {
+	return func(_ *Context, a []any) (any, error) {
+		l, err := queryArg(a[0])
+		if err != nil {
+			return nil, err
+		}
+		r, err := queryArg(a[1])
+		if err != nil {
+			return nil, err
+		}
+		d := 0
+		if dist != nil {
+			if d, err = dist(a); err != nil {
+				return nil, err
+			}
+		}
+		return tsearch.Combine(l, r, op, d).String(), nil
+	}
+}
+
+func init() {
+	Register(withConfig("to_tsvector", tTSVector, func(c *tsearch.Config, s string) (any, error) {
+		v, err := c.ToVector(s)
+		if err != nil {
+			return nil, err
+		}
+		return v.String(), nil
+	})...)
+	Register(withConfig("to_tsquery", tTSQuery, func(c *tsearch.Config, s string) (any, error) {
+		q, _, err := c.ToQuery(s)
+		if err != nil {
+			return nil, err
+		}
+		return q.String(), nil
+	})...)
+	Register(withConfig("plainto_tsquery", tTSQuery, func(c *tsearch.Config, s string) (any, error) {
+		q, _ := c.PlainToQuery(s)
+		return q.String(), nil
+	})...)
+	Register(withConfig("phraseto_tsquery", tTSQuery, func(c *tsearch.Config, s string) (any, error) {
+		q, _ := c.PhraseToQuery(s)
+		return q.String(), nil
+	})...)
+	Register(withConfig("websearch_to_tsquery", tTSQuery, func(c *tsearch.Config, s string) (any, error) {
+		q, _, err := c.WebSearchToQuery(s)
+		if err != nil {
+			return nil, err
+		}
+		return q.String(), nil
+	})...)
+	Register(rankOverloads("ts_rank", tsearch.Rank)...)
+	Register(rankOverloads("ts_rank_cd", tsearch.RankCD)...)
+	Register(
+		stable(fn("get_current_ts_config", nil, tRegConfig, func(ctx *Context, _ []any) (any, error) {
+			c, err := currentConfig(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return c.OID, nil
+		})),
+		fn("@@", targs(tTSVector, tTSQuery), types.BoolT, func(_ *Context, a []any) (any, error) {
+			return matchVQ(a[0], a[1])
+		}),
+		fn("@@", targs(tTSQuery, tTSVector), types.BoolT, func(_ *Context, a []any) (any, error) {
+			return matchVQ(a[1], a[0])
+		}),
+		stable(fn("@@", targs(types.TextT, tTSQuery), types.BoolT, func(ctx *Context, a []any) (any, error) {
+			c, err := currentConfig(ctx)
+			if err != nil {
+				return nil, err
+			}
+			v, err := c.ToVector(a[0].(string))
+			if err != nil {
+				return nil, err
+			}
+			q, err := queryArg(a[1])
+			if err != nil {
+				return nil, err
+			}
+			return tsearch.Match(v, q), nil
+		})),
+		stable(fn("@@", targs(types.TextT, types.TextT), types.BoolT, func(ctx *Context, a []any) (any, error) {
+			c, err := currentConfig(ctx)
+			if err != nil {
+				return nil, err
+			}
+			v, err := c.ToVector(a[0].(string))
+			if err != nil {
+				return nil, err
+			}
+			q, _ := c.PlainToQuery(a[1].(string))
+			return tsearch.Match(v, q), nil
+		})),
+		fn("||", targs(tTSVector, tTSVector), tTSVector, func(_ *Context, a []any) (any, error) {
+			l, err := vectorArg(a[0])
+			if err != nil {
+				return nil, err
+			}
+			r, err := vectorArg(a[1])
+			if err != nil {
+				return nil, err
+			}
+			return tsearch.Concat(l, r).String(), nil
+		}),
+		fn("&&", targs(tTSQuery, tTSQuery), tTSQuery, combineQueries(tsearch.OpAnd, nil)),
+		fn("||", targs(tTSQuery, tTSQuery), tTSQuery, combineQueries(tsearch.OpOr, nil)),
+		fn("<->", targs(tTSQuery, tTSQuery), tTSQuery, combineQueries(tsearch.OpPhrase, func([]any) (int, error) { return 1, nil })),
+		fn("tsquery_phrase", targs(tTSQuery, tTSQuery), tTSQuery, combineQueries(tsearch.OpPhrase, func([]any) (int, error) { return 1, nil })),
+		fn("tsquery_phrase", targs(tTSQuery, tTSQuery, types.Int4T), tTSQuery, combineQueries(tsearch.OpPhrase, func(a []any) (int, error) {
+			d := a[2].(int64)
+			if d < 0 || d > tsearch.MaxDist {
+				return 0, pgerr.New(pgerrcode.InvalidParameterValue, "distance in phrase operator must be an integer value between zero and %d inclusive", tsearch.MaxDist)
+			}
+			return int(d), nil
+		})),
+		fn1("!!", tTSQuery, tTSQuery, func(a any) (any, error) {
+			q, err := queryArg(a)
+			if err != nil {
+				return nil, err
+			}
+			return tsearch.Negate(q).String(), nil
+		}),
+		fn1("numnode", tTSQuery, types.Int4T, func(a any) (any, error) {
+			q, err := queryArg(a)
+			if err != nil {
+				return nil, err
+			}
+			return int64(q.Size()), nil
+		}),
+		fn1("querytree", tTSQuery, types.TextT, func(a any) (any, error) {
+			q, err := queryArg(a)
+			if err != nil {
+				return nil, err
+			}
+			return tsearch.QueryTree(q), nil
+		}),
+		fn1("length", tTSVector, types.Int4T, func(a any) (any, error) {
+			v, err := vectorArg(a)
+			if err != nil {
+				return nil, err
+			}
+			return int64(len(v)), nil
+		}),
+		fn1("strip", tTSVector, tTSVector, func(a any) (any, error) {
+			v, err := vectorArg(a)
+			if err != nil {
+				return nil, err
+			}
+			return tsearch.Strip(v).String(), nil
+		}),
+		fn("setweight", targs(tTSVector, types.InternalCharT), tTSVector, func(_ *Context, a []any) (any, error) {
+			v, err := vectorArg(a[0])
+			if err != nil {
+				return nil, err
+			}
+			w, err := weightArg(a[1])
+			if err != nil {
+				return nil, err
+			}
+			return tsearch.SetWeight(v, w, nil).String(), nil
+		}),
+		fn("setweight", targs(tTSVector, types.InternalCharT, tTextArr), tTSVector, func(_ *Context, a []any) (any, error) {
+			v, err := vectorArg(a[0])
+			if err != nil {
+				return nil, err
+			}
+			w, err := weightArg(a[1])
+			if err != nil {
+				return nil, err
+			}
+			only := map[string]bool{}
+			for _, e := range a[2].(*types.Array).Elems {
+				if e == nil {
+					return nil, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "lexeme array may not contain nulls")
+				}
+				only[e.(string)] = true
+			}
+			return tsearch.SetWeight(v, w, only).String(), nil
+		}),
+		fn1("tsvector_to_array", tTSVector, tTextArr, func(a any) (any, error) {
+			v, err := vectorArg(a)
+			if err != nil {
+				return nil, err
+			}
+			elems := make([]any, len(v))
+			for i, l := range v {
+				elems[i] = l.Word
+			}
+			return types.NewArray(types.TextT, elems...), nil
+		}),
+		fn1("array_to_tsvector", tTextArr, tTSVector, func(a any) (any, error) {
+			arr := a.(*types.Array)
+			words := make([]string, len(arr.Elems))
+			for i, e := range arr.Elems {
+				if e == nil {
+					return nil, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "lexeme array may not contain nulls")
+				}
+				if e.(string) == "" {
+					return nil, pgerr.New(pgerrcode.ZeroLengthCharacterString, "lexeme array may not contain empty strings")
+				}
+				words[i] = e.(string)
+			}
+			v, err := tsearch.FromWords(words)
+			if err != nil {
+				return nil, err
+			}
+			return v.String(), nil
+		}),
+	)
+}
