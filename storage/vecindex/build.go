@@ -96,8 +96,8 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 
 	// Pass 2: code the rows and draw their layers.
 	x.codes = make([]byte, n*x.stride)
-	x.term, x.s1 = make([]float32, n), make([]float32, n)
-	b := &builder{x: x, sq: make([]float32, n), t: make([]float32, n)}
+	x.terms = make([]float32, 2*n)
+	b := &builder{x: x, terms: make([]float32, 2*n)}
 	var maxNorm float64
 	rng := rand.New(rand.NewSource(p.Seed))
 	mL := 1 / math.Log(float64(p.M))
@@ -112,13 +112,13 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 		if err != nil || v == nil {
 			return nil, fmt.Errorf("vecindex: row %d changed during the build", r)
 		}
-		x.term[r], x.s1[r], b.sq[r] = x.quant.encode(v, x.rowCodes(uint32(r)))
+		x.terms[2*r], x.terms[2*r+1], b.terms[2*r] = x.quant.encode(v, x.rowCodes(uint32(r)))
 		if smp != nil {
 			continue // level 0: indexed, in no graph
 		}
 		if p.Metric == InnerProduct {
-			b.t[r] = float32(vecmath.SqNorm(v)) // t² for now
-			maxNorm = max(maxNorm, float64(b.t[r]))
+			b.terms[2*r+1] = float32(vecmath.SqNorm(v)) // t² for now
+			maxNorm = max(maxNorm, float64(b.terms[2*r+1]))
 		}
 		x.level[r] = int8(min(int(-math.Log(1-rng.Float64())*mL), maxLevel))
 	}
@@ -136,9 +136,9 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 		// (Bachrach et al. 2014), so that the graph's metric is a metric.
 		for r, l := range x.level {
 			if l != noLevel {
-				t := math.Sqrt(max(0, maxNorm-float64(b.t[r])))
-				b.sq[r] += float32(t * t)
-				b.t[r] = float32(t)
+				t := math.Sqrt(max(0, maxNorm-float64(b.terms[2*r+1])))
+				b.terms[2*r] += float32(t * t)
+				b.terms[2*r+1] = float32(t)
 			}
 		}
 	}
@@ -168,20 +168,29 @@ func (x *Index) allocLinks() {
 // builder is the shared state of a parallel build.
 type builder struct {
 	x *Index
-	// Per row, the build terms of quantizer.prepareRow.
-	sq, t []float32
+	// Row r's build terms of quantizer.prepareRow, sq and t, at
+	// terms[2r] and terms[2r+1].
+	terms []float32
 	locks []sync.Mutex // per row, guarding its link blocks
 	epMu  sync.Mutex   // guards x.entry and x.top
 }
 
 // prepare makes p the probe of row r.
 func (b *builder) prepare(r uint32, p *probe) {
-	b.x.quant.prepareRow(b.x.rowCodes(r), b.sq[r], b.t[r], p)
+	b.x.quant.prepareRow(b.x.rowCodes(r), b.terms[2*r], b.terms[2*r+1], p)
 }
 
 // dist is the build distance from p to row r.
 func (b *builder) dist(p *probe, r uint32) float32 {
-	return p.dist(b.x.rowCodes(r), b.sq[r], b.t[r])
+	return p.dist(b.x.rowCodes(r), b.terms[2*r], b.terms[2*r+1])
+}
+
+// prefetch starts loading the codes and build terms of rows ids into
+// cache.
+func (b *builder) prefetch(ids []uint32) {
+	if len(ids) > 0 {
+		prefetchRows(&b.x.codes[0], uintptr(b.x.stride), &b.terms[0], &ids[0], len(ids))
+	}
 }
 
 // insertAll inserts the indexed rows into the graph, in parallel.
@@ -233,13 +242,29 @@ func (b *builder) insertAll(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// links copies row r's links at layer l into buf, under r's lock.
+// links copies row r's links at layer l into buf. It takes no lock (an
+// uncontended lock still costs a cache miss on the lock's word): it loads
+// the words atomically, and the writers (setLinks) store a block's links
+// before its count, so a reader racing a writer sees old and new links
+// mixed at worst, every one a row of layer l or above; the walks need no
+// more.
 func (b *builder) links(r uint32, l int, buf []uint32) []uint32 {
-	b.locks[r].Lock()
 	blk := b.x.block(r, l)
-	buf = append(buf[:0], blk[1:1+blk[0]]...)
-	b.locks[r].Unlock()
+	n := min(int(atomic.LoadUint32(&blk[0])), len(blk)-1)
+	buf = buf[:0]
+	for i := 1; i <= n; i++ {
+		buf = append(buf, atomic.LoadUint32(&blk[i]))
+	}
 	return buf
+}
+
+// setLinks makes cs a block's links, under its row's lock: the links
+// first, then the count, for links to read without the lock.
+func setLinks(blk []uint32, cs []cand) {
+	for i, c := range cs {
+		atomic.StoreUint32(&blk[1+i], c.id)
+	}
+	atomic.StoreUint32(&blk[0], uint32(len(cs)))
 }
 
 // insert links row q into the graph (the paper's Algorithm 1).
@@ -269,11 +294,7 @@ func (b *builder) insert(s *searcher, q uint32) {
 		}
 		s.chosen = b.selectNeighbours(s, s.eps, maxLinks, s.chosen)
 		b.locks[q].Lock()
-		blk := x.block(q, l)
-		blk[0] = uint32(len(s.chosen))
-		for i, c := range s.chosen {
-			blk[1+i] = c.id
-		}
+		setLinks(x.block(q, l), s.chosen)
 		b.locks[q].Unlock()
 		for _, c := range s.chosen {
 			b.link(s, c.id, cand{c.d, q}, l)
@@ -287,6 +308,7 @@ func (b *builder) greedy(s *searcher, e cand, l int) cand {
 	for moved := true; moved; {
 		moved = false
 		s.nbuf = b.links(e.id, l, s.nbuf)
+		b.prefetch(s.nbuf)
 		for _, nb := range s.nbuf {
 			if d := b.dist(&s.probe, nb); d < e.d {
 				e, moved = cand{d, nb}, true
@@ -314,11 +336,16 @@ func (b *builder) searchLayer(s *searcher, eps []cand, l int) []cand {
 			break
 		}
 		s.nbuf = b.links(c.id, l, s.nbuf)
+		fresh := s.nbuf[:0]
 		for _, nb := range s.nbuf {
-			if !s.visit(nb) {
-				continue
+			if s.visit(nb) {
+				fresh = append(fresh, nb)
 			}
-			if d := b.dist(&s.probe, nb); s.res.admits(d) {
+		}
+		b.prefetch(fresh)
+		s.dists = s.probe.distRows(x.codes, x.stride, b.terms, fresh, s.dots, s.dists)
+		for i, nb := range fresh {
+			if d := s.dists[i]; s.res.admits(d) {
 				s.cand.push(cand{d, nb})
 				s.res.add(cand{d, nb})
 			}
@@ -335,10 +362,11 @@ func (b *builder) link(s *searcher, r uint32, q cand, l int) {
 	defer b.locks[r].Unlock()
 	blk := x.block(r, l)
 	if n := blk[0]; int(n) < len(blk)-1 {
-		blk[1+n] = q.id
-		blk[0]++
+		atomic.StoreUint32(&blk[1+n], q.id)
+		atomic.StoreUint32(&blk[0], n+1)
 		return
 	}
+	b.prefetch(blk[1:])
 	rp := &s.rowProbe
 	b.prepare(r, rp)
 	s.prune = append(s.prune[:0], q)
@@ -347,10 +375,7 @@ func (b *builder) link(s *searcher, r uint32, q cand, l int) {
 	}
 	slices.SortFunc(s.prune, func(a, b cand) int { return cmpCand(a, b) })
 	s.pruned = b.selectNeighbours(s, s.prune, len(blk)-1, s.pruned)
-	blk[0] = uint32(len(s.pruned))
-	for i, c := range s.pruned {
-		blk[1+i] = c.id
-	}
+	setLinks(blk, s.pruned)
 }
 
 // selectNeighbours picks at most m of cands (nearest first) by the paper's

@@ -23,6 +23,14 @@
 // first extended by one coordinate that turns the largest inner product
 // into the nearest neighbour.
 //
+// Memory. A walk is bound by cache misses on the rows it scores, each at a
+// random place in the codes. So the walks (search and build alike) list a
+// node's unvisited neighbours first, prefetch all their rows at once
+// (codes_amd64.s; a no-op elsewhere) so that the misses overlap, and then
+// score the list in one assembly call; a row's two terms sit side by side
+// so they cost one line, and the visited set is a bitset that stays in
+// cache.
+//
 // Filters. Search takes an allow predicate. A row it rejects still routes
 // the walk but never enters the results; where few of a node's neighbours
 // are accepted, the walk looks through the rejected ones to their own

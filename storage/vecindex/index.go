@@ -104,14 +104,17 @@ type Hit struct {
 // use. Its arrays hold no pointers, so even a large index costs the
 // garbage collector nothing to scan.
 type Index struct {
-	params   Params
-	n, dim   int
-	stride   int // bytes of codes per row: dim rounded up to 8
-	count    int // rows indexed (not NULL)
-	quant    quantizer
-	level    []int8    // per row: its top layer (0 under IVF), or noLevel
-	term, s1 []float32 // per row: the stored terms of quant.go's formula
-	codes    []byte    // row r's codes: codes[r*stride:][:stride]
+	params Params
+	n, dim int
+	stride int // bytes of codes per row: dim rounded up to 8
+	count  int // rows indexed (not NULL)
+	quant  quantizer
+	level  []int8 // per row: its top layer (0 under IVF), or noLevel
+	// terms holds row r's two stored terms of quant.go's formula, term
+	// and S1, at terms[2r] and terms[2r+1]: side by side, so that scoring
+	// a row touches one cache line for them.
+	terms []float32
+	codes []byte // row r's codes: codes[r*stride:][:stride]
 	// links0 holds layer 0: row r's block is links0[r*(2M+1):][:2M+1], a
 	// count then the neighbours.
 	links0 []uint32
@@ -148,9 +151,16 @@ func (x *Index) Params() Params { return x.params }
 
 // Bytes is the memory the index holds, excluding pooled search scratch.
 func (x *Index) Bytes() int64 {
-	words := len(x.term) + len(x.s1) + len(x.links0) + len(x.upperRows) + len(x.upperStart) + len(x.upper) + len(x.quant.lo) +
+	words := len(x.terms) + len(x.links0) + len(x.upperRows) + len(x.upperStart) + len(x.upper) + len(x.quant.lo) +
 		len(x.centroids) + len(x.listStart) + len(x.listRows)
 	return int64(len(x.codes)+len(x.level)) + 4*int64(words)
+}
+
+// prefetch starts loading the codes and terms of rows ids into cache.
+func (x *Index) prefetch(ids []uint32) {
+	if len(ids) > 0 {
+		prefetchRows(&x.codes[0], uintptr(x.stride), &x.terms[0], &ids[0], len(ids))
+	}
 }
 
 // rowCodes returns row r's codes.

@@ -104,8 +104,11 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 	for _, l := range x.level {
 		e.bytes([]byte{byte(l)})
 	}
-	e.f32s(x.term)
-	e.f32s(x.s1)
+	for i := 0; i < 2; i++ { // every row's term, then every row's S1
+		for r := range x.n {
+			e.u32(math.Float32bits(x.terms[2*r+i]))
+		}
+	}
 	e.bytes(x.codes)
 	e.u32s(x.links0)
 	e.u32s(x.upperRows)
@@ -225,7 +228,12 @@ func Read(b []byte) (*Index, error) {
 	for i, l := range d.bytes(x.n) {
 		x.level[i] = int8(l)
 	}
-	x.term, x.s1 = d.f32s(x.n), d.f32s(x.n)
+	x.terms = make([]float32, 2*x.n)
+	for i := 0; i < 2; i++ {
+		for r := range x.n {
+			x.terms[2*r+i] = math.Float32frombits(d.u32())
+		}
+	}
 	x.codes = d.bytes(x.n * x.stride)
 	x.links0 = d.u32s(int(linkWords))
 	x.upperRows, x.upperStart = d.u32s(int(nUpper)), d.u32s(int(nUpper))

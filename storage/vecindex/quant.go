@@ -20,6 +20,7 @@ package vecindex
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/cairn-db/cairn/sql/types/vecmath"
 )
@@ -143,6 +144,31 @@ func (p *probe) dist(codes []byte, term, s1 float32) float32 {
 		u = dotCodes(p.words, codes)
 	}
 	return float32(p.base + float64(term) + p.beta*float64(s1) + p.mul*float64(u))
+}
+
+// distRows appends to out[:0] the distance from p to each row ids[i] of
+// codes (stride bytes a row) with its stored terms at terms[2r] and
+// terms[2r+1], as dist would, using dots as scratch: with the assembly,
+// the dot products of the whole list in one call.
+func (p *probe) distRows(codes []byte, stride int, terms []float32, ids, dots []uint32, out []float32) []float32 {
+	out = out[:0]
+	if len(ids) == 0 {
+		return out
+	}
+	if !hasCodeAsm {
+		for _, r := range ids {
+			o := int(r) * stride
+			out = append(out, p.dist(codes[o:o+stride:o+stride], terms[2*r], terms[2*r+1]))
+		}
+		return out
+	}
+	_ = codes[(int(slices.Max(ids))+1)*stride-1] // every row in range
+	dots = dots[:len(ids)]
+	dotRows(&p.codes[0], &codes[0], uintptr(stride), &ids[0], len(ids), &dots[0])
+	for i, r := range ids {
+		out = append(out, float32(p.base+float64(terms[2*r])+p.beta*float64(terms[2*r+1])+p.mul*float64(dots[i])))
+	}
+	return out
 }
 
 // packWords packs codes (a multiple of 8 long) for dotCodes: per 8 codes

@@ -3,6 +3,7 @@ package vecindex
 import (
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/cairn-db/cairn/sql/types/vecmath"
 )
@@ -10,19 +11,25 @@ import (
 // searcher is the scratch of one search or one build worker, pooled per
 // index so that a search allocates nothing but its result.
 type searcher struct {
-	visited []uint32 // per row: the generation that last visited it
-	gen     uint32
-	cand    minHeap
-	res     bounded
-	probe   probe
-	codes   []byte    // the query's codes
-	unit    []float32 // the normalised query (Cosine)
-	nbuf    []uint32
-	ok      []bool
-	eps     []cand
-	lists   minHeap // IVF: the lists by their centroids' distance
-	hits    []Hit
-	scored  int // distances the current walk has computed
+	// The visited set: a bit per row, and the rows whose bits are set so
+	// that a reset clears just their words. n bits stay in cache where a
+	// word per row would not.
+	seen     []uint64
+	seenRows []uint32
+	cand     minHeap
+	res      bounded
+	probe    probe
+	codes    []byte    // the query's codes
+	unit     []float32 // the normalised query (Cosine)
+	nbuf     []uint32
+	dots     []uint32  // distRows' scratch
+	dists    []float32 // distRows' distances
+	ok       []bool
+	eps      []cand
+	lists    minHeap // IVF: the lists by their centroids' distance
+	hits     []Hit
+	vecs     [][]float32 // the re-rank's vectors
+	scored   int         // distances the current walk has computed
 	// Build only: the probes of the kept neighbours, a pruned row's probe
 	// and candidate lists.
 	kept                  []probe
@@ -32,10 +39,11 @@ type searcher struct {
 
 func (x *Index) newSearcher() any {
 	return &searcher{
-		visited: make([]uint32, x.n),
-		probe:   x.newProbe(),
-		codes:   make([]byte, x.stride),
-		unit:    make([]float32, x.dim),
+		seen:  make([]uint64, (x.n+63)/64),
+		probe: x.newProbe(),
+		codes: make([]byte, x.stride),
+		unit:  make([]float32, x.dim),
+		dots:  make([]uint32, 2*x.params.M),
 	}
 }
 
@@ -59,27 +67,35 @@ func (x *Index) newBuildSearcher() *searcher {
 	return s
 }
 
-// reset starts a new generation of the visited set.
+// reset empties the visited set.
 func (s *searcher) reset() {
-	s.gen++
-	if s.gen == 0 {
-		clear(s.visited)
-		s.gen = 1
+	if len(s.seenRows) > len(s.seen)/8 {
+		clear(s.seen)
+	} else {
+		for _, r := range s.seenRows {
+			s.seen[r/64] = 0
+		}
 	}
+	s.seenRows = s.seenRows[:0]
 }
+
+// visited reports whether row r is in the visited set.
+func (s *searcher) visited(r uint32) bool { return s.seen[r/64]&(1<<(r%64)) != 0 }
 
 // visit marks row r visited and reports whether it was not already.
 func (s *searcher) visit(r uint32) bool {
-	if s.visited[r] == s.gen {
+	w, bit := &s.seen[r/64], uint64(1)<<(r%64)
+	if *w&bit != 0 {
 		return false
 	}
-	s.visited[r] = s.gen
+	*w |= bit
+	s.seenRows = append(s.seenRows, r)
 	return true
 }
 
 // dist is the approximate distance from p to row r.
 func (x *Index) dist(p *probe, r uint32) float32 {
-	return p.dist(x.rowCodes(r), x.term[r], x.s1[r])
+	return p.dist(x.rowCodes(r), x.terms[2*r], x.terms[2*r+1])
 }
 
 // Search returns up to k rows nearest query, nearest first, among the rows
@@ -167,14 +183,31 @@ func (x *Index) ScanRows(accepted int, e Effort) bool {
 }
 
 // rerank returns the k nearest of the walk's results by exact distance.
+// The vectors are scattered in memory, so each is prefetched a few
+// vectors ahead of its distance.
 func (x *Index) rerank(s *searcher, q []float32, k int, vector func(row int) []float32) []Hit {
+	const ahead = 4
 	s.eps = s.res.drain(s.eps)
+	s.vecs = s.vecs[:0]
+	for i, c := range s.eps {
+		v := vector(int(c.id))
+		s.vecs = append(s.vecs, v)
+		if i < ahead && len(v) > 0 {
+			prefetchSpan(unsafe.Pointer(&v[0]), uintptr(4*len(v)))
+		}
+	}
 	s.hits = s.hits[:0]
-	for _, c := range s.eps {
-		if d, ok := exactDist(x.params.Metric, q, vector(int(c.id))); ok {
+	for i, c := range s.eps {
+		if i+ahead < len(s.vecs) {
+			if v := s.vecs[i+ahead]; len(v) > 0 {
+				prefetchSpan(unsafe.Pointer(&v[0]), uintptr(4*len(v)))
+			}
+		}
+		if d, ok := exactDist(x.params.Metric, q, s.vecs[i]); ok {
 			s.hits = append(s.hits, Hit{c.id, d})
 		}
 	}
+	clear(s.vecs) // hold no caller's memory in the pool
 	slices.SortFunc(s.hits, cmpHit)
 	return slices.Clone(s.hits[:min(k, len(s.hits))])
 }
@@ -184,7 +217,9 @@ func (x *Index) rerank(s *searcher, q []float32, k int, vector func(row int) []f
 func (x *Index) greedy(s *searcher, e cand, l int) cand {
 	for moved := true; moved; {
 		moved = false
-		for _, nb := range x.neighbours(e.id, l) {
+		nbs := x.neighbours(e.id, l)
+		x.prefetch(nbs)
+		for _, nb := range nbs {
 			if d := x.dist(&s.probe, nb); d < e.d {
 				e, moved = cand{d, nb}, true
 			}
@@ -239,13 +274,22 @@ func (x *Index) walk(s *searcher, e cand, ef int, allow func(uint32) bool, budge
 		}
 		nbs := x.neighbours(c.id, 0)
 		if allow == nil {
+			// Score the unvisited neighbours once all their rows are
+			// on their way into cache: the walk is bound by those
+			// misses, which overlap when issued together.
+			s.nbuf = s.nbuf[:0]
 			for _, nb := range nbs {
 				if s.visit(nb) {
-					s.scored++
-					if d := x.dist(&s.probe, nb); s.res.admits(d) {
-						s.cand.push(cand{d, nb})
-						s.res.add(cand{d, nb})
-					}
+					s.nbuf = append(s.nbuf, nb)
+				}
+			}
+			x.prefetch(s.nbuf)
+			s.scored += len(s.nbuf)
+			s.dists = s.probe.distRows(x.codes, x.stride, x.terms, s.nbuf, s.dots, s.dists)
+			for i, nb := range s.nbuf {
+				if d := s.dists[i]; s.res.admits(d) {
+					s.cand.push(cand{d, nb})
+					s.res.add(cand{d, nb})
 				}
 			}
 			continue
@@ -254,18 +298,21 @@ func (x *Index) walk(s *searcher, e cand, ef int, allow func(uint32) bool, budge
 			return false
 		}
 		s.ok = s.ok[:0]
-		accepted, fresh := 0, 0
+		s.nbuf = s.nbuf[:0] // the fresh neighbours: all are scored
+		accepted := 0
 		for _, nb := range nbs {
-			ok := s.visited[nb] != s.gen && allow(nb)
+			fresh := !s.visited(nb)
+			ok := fresh && allow(nb)
 			s.ok = append(s.ok, ok)
-			if s.visited[nb] != s.gen {
-				fresh++
+			if fresh {
+				s.nbuf = append(s.nbuf, nb)
 			}
 			if ok {
 				accepted++
 			}
 		}
-		hop2 := accepted*scarce < fresh
+		x.prefetch(s.nbuf)
+		hop2 := accepted*scarce < len(s.nbuf)
 		reach := accepted // accepted rows this expansion scores, up to 2M
 		for i, nb := range nbs {
 			if !s.visit(nb) {
@@ -289,7 +336,7 @@ func (x *Index) walk(s *searcher, e cand, ef int, allow func(uint32) bool, budge
 					if reach >= len(nbs) {
 						break
 					}
-					if s.visited[nb2] != s.gen && allow(nb2) {
+					if !s.visited(nb2) && allow(nb2) {
 						s.visit(nb2)
 						reach++
 						x.consider(s, nb2, true)

@@ -498,6 +498,28 @@ func TestDotCodes(t *testing.T) {
 	}
 }
 
+// TestDistRows checks the batched distances of a list of rows against
+// dist's one at a time, for strides with and without a tail past whole
+// 32-byte blocks.
+func TestDistRows(t *testing.T) {
+	for _, dim := range []int{5, 32, 40, 100, 384} {
+		rows := dataset(3, 300, dim, 4)
+		x, err := Build(context.Background(), len(rows), dim, accessor(rows), Params{Metric: L2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := x.pool.Get().(*searcher)
+		x.quant.prepare(dataset(4, 1, dim, 1)[0], s.codes, &s.probe)
+		ids := []uint32{299, 0, 17, 17, 150}
+		got := s.probe.distRows(x.codes, x.stride, x.terms, ids, s.dots, nil)
+		for i, r := range ids {
+			if want := x.dist(&s.probe, r); got[i] != want {
+				t.Errorf("dim %d row %d: distRows %v, dist %v", dim, r, got[i], want)
+			}
+		}
+	}
+}
+
 func TestQuantizedDistance(t *testing.T) {
 	rows := dataset(8, 200, 32, 4)
 	for _, m := range []Metric{Cosine, L2, InnerProduct} {
