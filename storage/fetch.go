@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -192,11 +193,28 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 		return cols, nil
 	}
 	parts := make([][]arrow.Array, len(colIDs))
+	// gather[c] collects the rows of column c that consecutive runs read
+	// from raw vector files, into one array instead of one per run (a
+	// vector search's hits are mostly runs of one row); it becomes a part
+	// when a run from elsewhere comes, or at the end.
+	gather := make([]*array.ListBuilder, len(colIDs))
 	defer func() {
 		for _, p := range parts {
 			releaseAll(p)
 		}
+		for _, b := range gather {
+			if b != nil {
+				b.Release()
+			}
+		}
 	}()
+	endGather := func(c int) {
+		if b := gather[c]; b != nil {
+			parts[c] = append(parts[c], b.NewArray())
+			b.Release()
+			gather[c] = nil
+		}
+	}
 	for i := 0; i < len(hits); {
 		j := i + 1
 		for j < len(hits) && hits[j].src == hits[i].src && hits[j].off == hits[j-1].off+1 {
@@ -209,15 +227,28 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 		lo, hi := int64(hits[i].off), int64(hits[j-1].off+1)
 		for c, a := range cols {
 			if a == nil {
-				if a, err = raws[hits[i].src.seg][c].column(types[c], int(hits[i].pos), j-i); err != nil {
+				rd := raws[hits[i].src.seg][c]
+				if gather[c] == nil {
+					lb, ok := array.NewBuilder(memory.DefaultAllocator, types[c]).(*array.ListBuilder)
+					if !ok {
+						return nil, fmt.Errorf("raw vectors read as %s", types[c])
+					}
+					lb.Reserve(len(hits) - i)
+					lb.ValueBuilder().Reserve((len(hits) - i) * rd.raw.dim)
+					gather[c] = lb
+				}
+				if err := rd.appendRows(gather[c], int(hits[i].pos), j-i); err != nil {
 					return nil, err
 				}
-				parts[c] = append(parts[c], a)
 				continue
 			}
+			endGather(c)
 			parts[c] = append(parts[c], array.NewSlice(a, lo, hi))
 		}
 		i = j
+	}
+	for c := range gather {
+		endGather(c)
 	}
 	out := make([]arrow.Array, 0, len(colIDs)+1)
 	defer func() { releaseAll(out) }()

@@ -36,9 +36,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // vecRawExt ends the name of a segment's raw vector file.
@@ -300,20 +298,14 @@ func (rd *rawReader) vector(row int) []float32 {
 	return rd.vec
 }
 
-// column builds an array of type dt (a list of float32) holding rows
-// first .. first+n-1.
-func (rd *rawReader) column(dt arrow.DataType, first, n int) (arrow.Array, error) {
-	b := array.NewBuilder(memory.DefaultAllocator, dt)
-	defer b.Release()
-	lb, ok := b.(*array.ListBuilder)
-	if !ok {
-		return nil, fmt.Errorf("raw vectors read as %s", dt)
-	}
+// appendRows appends rows first..first+n-1 to lb, a list<float32>
+// builder: their vectors, or NULL.
+func (rd *rawReader) appendRows(lb *array.ListBuilder, first, n int) error {
 	vb := lb.ValueBuilder().(*array.Float32Builder)
 	for r := first; r < first+n; r++ {
 		v := rd.vector(r)
 		if rd.err != nil {
-			return nil, rd.err
+			return rd.err
 		}
 		if v == nil {
 			lb.AppendNull()
@@ -322,7 +314,7 @@ func (rd *rawReader) column(dt arrow.DataType, first, n int) (arrow.Array, error
 		lb.Append(true)
 		vb.AppendValues(v, nil)
 	}
-	return b.NewArray(), nil
+	return nil
 }
 
 // segRawVectors returns seg's raw vectors of column colID when they are
