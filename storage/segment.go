@@ -210,17 +210,20 @@ type segmentWriter struct {
 	f         *os.File
 	buf       *bufio.Writer
 	w         *file.Writer
-	rg        file.BufferedRowGroupWriter // the row group being written; nil between groups
 	ctx       context.Context
 	cols      []segColumnSpec
 	leaf      []int // leaf column index per spec
 	rowIDLeaf int
 	groupRows int // rows per row group (set from the first chunk)
-	inGroup   int
-	rows      int64
-	minRow    int64
-	maxRow    int64
-	lv        levels
+	// pending are the rows of the next row group, gathered until it is
+	// full (their arrays retained) and then written a column at a time:
+	// pages go to the file as they are made, none is held in memory.
+	pending     []chunkRows
+	pendingRows int
+	rows        int64
+	minRow      int64
+	maxRow      int64
+	lv          levels
 	// side, when set, sees every chunk written and completes the segment
 	// once it is in place (text index, cache warming: segside.go).
 	side *segSide
@@ -347,6 +350,12 @@ func arraySize(d arrow.ArrayData) int64 {
 	return n
 }
 
+// chunkRows are rows [from, to) of a chunk.
+type chunkRows struct {
+	c        segmentChunk
+	from, to int
+}
+
 // write appends the rows of c.
 func (sw *segmentWriter) write(c segmentChunk) error {
 	n := c.rowIDs.Len()
@@ -360,14 +369,16 @@ func (sw *segmentWriter) write(c segmentChunk) error {
 		sw.side.add(c)
 	}
 	for off := 0; off < n; {
-		take := min(n-off, sw.groupRows-sw.inGroup)
-		if err := sw.writeRows(c, off, off+take); err != nil {
-			return err
+		take := min(n-off, sw.groupRows-sw.pendingRows)
+		for _, a := range c.cols {
+			a.Retain()
 		}
+		c.rowIDs.Retain()
+		sw.pending = append(sw.pending, chunkRows{c, off, off + take})
+		sw.pendingRows += take
 		off += take
-		sw.inGroup += take
-		if sw.inGroup >= sw.groupRows {
-			if err := sw.endGroup(); err != nil {
+		if sw.pendingRows >= sw.groupRows {
+			if err := sw.writeGroup(); err != nil {
 				return err
 			}
 		}
@@ -375,50 +386,65 @@ func (sw *segmentWriter) write(c segmentChunk) error {
 	return nil
 }
 
-// endGroup completes the row group being written (its buffered pages go
-// to the file).
-func (sw *segmentWriter) endGroup() error {
-	if sw.rg == nil {
+// writeGroup writes the pending rows as a row group.
+func (sw *segmentWriter) writeGroup() error {
+	if sw.pendingRows == 0 {
 		return nil
 	}
-	err := sw.rg.Close()
-	sw.rg, sw.inGroup = nil, 0
-	return err
-}
-
-func (sw *segmentWriter) writeRows(c segmentChunk, from, to int) error {
-	if sw.rg == nil {
-		rg, err := sw.w.AppendBufferedRowGroupChecked()
-		if err != nil {
-			return err
-		}
-		sw.rg = rg
-	}
-	for i, arr := range c.cols {
-		cw, err := sw.rg.Column(sw.leaf[i])
-		if err != nil {
-			return err
-		}
-		if err := sw.writeColumn(cw, arr, from, to); err != nil {
-			return fmt.Errorf("column %q: %w", sw.cols[i].name, err)
-		}
-	}
-	cw, err := sw.rg.Column(sw.rowIDLeaf)
+	defer sw.dropPending()
+	rg, err := sw.w.AppendRowGroupChecked()
 	if err != nil {
 		return err
 	}
-	rid := c.rowIDs.Int64Values()[from:to]
-	if _, err := cw.(*file.Int64ColumnChunkWriter).WriteBatch(rid, nil, nil); err != nil {
-		return err
+	for leaf := range len(sw.cols) + 1 {
+		cw, err := rg.NextColumn()
+		if err != nil {
+			return err
+		}
+		if leaf == sw.rowIDLeaf {
+			if err := sw.writeRowIDs(cw.(*file.Int64ColumnChunkWriter)); err != nil {
+				return err
+			}
+			continue
+		}
+		i := slices.Index(sw.leaf, leaf)
+		for _, p := range sw.pending {
+			if err := sw.writeColumn(cw, p.c.cols[i], p.from, p.to); err != nil {
+				return fmt.Errorf("column %q: %w", sw.cols[i].name, err)
+			}
+		}
 	}
-	for _, v := range rid {
-		if sw.rows == 0 || v < sw.minRow {
-			sw.minRow = v
+	return rg.Close()
+}
+
+// dropPending releases the pending rows.
+func (sw *segmentWriter) dropPending() {
+	for _, p := range sw.pending {
+		for _, a := range p.c.cols {
+			a.Release()
 		}
-		if v > sw.maxRow {
-			sw.maxRow = v
+		p.c.rowIDs.Release()
+	}
+	clear(sw.pending)
+	sw.pending, sw.pendingRows = sw.pending[:0], 0
+}
+
+// writeRowIDs writes the pending rows' IDs.
+func (sw *segmentWriter) writeRowIDs(cw *file.Int64ColumnChunkWriter) error {
+	for _, p := range sw.pending {
+		rid := p.c.rowIDs.Int64Values()[p.from:p.to]
+		if _, err := cw.WriteBatch(rid, nil, nil); err != nil {
+			return err
 		}
-		sw.rows++
+		for _, v := range rid {
+			if sw.rows == 0 || v < sw.minRow {
+				sw.minRow = v
+			}
+			if v > sw.maxRow {
+				sw.maxRow = v
+			}
+			sw.rows++
+		}
 	}
 	return nil
 }
@@ -594,7 +620,7 @@ func encodeInterval(v arrow.MonthDayNanoInterval) [16]byte {
 // finish closes the file, fsyncs it (unless noSync) and renames it into
 // place (the directory fsync is left to the manifest write that follows).
 func (sw *segmentWriter) finish() (*segment, error) {
-	err := sw.endGroup()
+	err := sw.writeGroup()
 	if err == nil {
 		err = sw.w.Close()
 	}
@@ -637,6 +663,7 @@ func (sw *segmentWriter) finish() (*segment, error) {
 
 // abort discards the file being written.
 func (sw *segmentWriter) abort() {
+	sw.dropPending()
 	sw.f.Close()
 	os.Remove(sw.tmp)
 	if sw.side != nil {
