@@ -1,10 +1,10 @@
 package storage
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -208,7 +208,6 @@ type segmentChunk struct {
 type segmentWriter struct {
 	path, tmp string
 	f         *os.File
-	buf       *bufio.Writer
 	w         *file.Writer
 	ctx       context.Context
 	cols      []segColumnSpec
@@ -258,14 +257,16 @@ func newSegmentWriter(path string, cols []segColumnSpec) (*segmentWriter, error)
 	if err != nil {
 		return nil, err
 	}
-	buf := bufio.NewWriterSize(f, 1<<20)
-	w, err := file.NewParquetWriterWithError(buf, root, file.WithWriterProps(pq.NewWriterProperties(opts...)))
+	// Unbuffered: the writer hands the file whole page headers and pages,
+	// and a buffer would copy the pages once more. Wrapped so that its
+	// Close does not close the file (finish syncs it after).
+	w, err := file.NewParquetWriterWithError(struct{ io.Writer }{f}, root, file.WithWriterProps(pq.NewWriterProperties(opts...)))
 	if err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return nil, err
 	}
-	return &segmentWriter{path: path, tmp: tmp, f: f, buf: buf, w: w, cols: cols, leaf: leaf, rowIDLeaf: rowIDLeaf,
+	return &segmentWriter{path: path, tmp: tmp, f: f, w: w, cols: cols, leaf: leaf, rowIDLeaf: rowIDLeaf,
 		minRow: -1, maxRow: -1, ctx: pqarrow.NewArrowWriteContext(context.Background(), nil)}, nil
 }
 
@@ -601,10 +602,15 @@ func (l *levels) list(arr arrow.Array, i, j int, rep int16, depth int) {
 	fillLevels(reps[1:], int16(depth))
 }
 
-// fillLevels sets every level of s to v.
+// fillLevels sets every level of s to v (by doubling copies: memmove is
+// vectorised, a loop of stores is not).
 func fillLevels(s []int16, v int16) {
-	for i := range s {
-		s[i] = v
+	if len(s) == 0 {
+		return
+	}
+	s[0] = v
+	for n := 1; n < len(s); n *= 2 {
+		copy(s[n:], s[:n])
 	}
 }
 
@@ -623,9 +629,6 @@ func (sw *segmentWriter) finish() (*segment, error) {
 	err := sw.writeGroup()
 	if err == nil {
 		err = sw.w.Close()
-	}
-	if err == nil {
-		err = sw.buf.Flush()
 	}
 	if err != nil {
 		sw.abort()
