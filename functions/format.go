@@ -32,7 +32,29 @@ func init() {
 				}
 				return quoteLiteral(a[0].(string)), nil
 			}},
+		// quote_literal(anyelement) and quote_nullable(anyelement): the
+		// value cast to text, quoted (quote_literal(42) is '42').
+		stable(withTypes(&Overload{Name: "quote_literal", Args: targs(ArgAnyType), Result: tText},
+			func(ctx *Context, a []any, ts []types.T) (any, error) {
+				return quoteLiteral(textCast(ctx, a[0], argType(ts, 0, a[0]))), nil
+			})),
+		stable(withTypes(&Overload{Name: "quote_nullable", Args: targs(ArgAnyType), Result: tText, NullCall: true},
+			func(ctx *Context, a []any, ts []types.T) (any, error) {
+				if a[0] == nil {
+					return "NULL", nil
+				}
+				return quoteLiteral(textCast(ctx, a[0], argType(ts, 0, a[0]))), nil
+			})),
 	)
+}
+
+// textCast is v::text: its output text, except that a boolean casts to
+// true or false (its output is t or f).
+func textCast(ctx *Context, v any, t types.T) string {
+	if b, ok := v.(bool); ok {
+		return strconv.FormatBool(b)
+	}
+	return outputText(ctx, v, t)
 }
 
 func errFormat(msg string, args ...any) *pgerr.Error {
