@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/sql/types/jsonstr"
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgerrcode"
 )
@@ -364,35 +365,7 @@ func jsonTypeof(j *jnode) string {
 // quoteJSON writes s as a JSON string literal as PostgreSQL's
 // escape_json does.
 func quoteJSON(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteByte("0123456789abcdef"[c>>4])
-				b.WriteByte("0123456789abcdef"[c&15])
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
+	b.Write(jsonstr.Append(nil, s))
 }
 
 func jsonQuote(s string) string {

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types/jsonstr"
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgerrcode"
 )
@@ -596,37 +597,6 @@ func uniqueify(v *jsonValue) {
 	}
 }
 
-// appendJSONString appends s as a JSON string literal (escape_json).
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		default:
-			if c < ' ' {
-				dst = append(dst, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-			} else {
-				dst = append(dst, c)
-			}
-		}
-	}
-	return append(dst, '"')
-}
-
 func appendJSONB(dst []byte, v *jsonValue) []byte {
 	switch v.kind {
 	case jkNull:
@@ -637,7 +607,7 @@ func appendJSONB(dst []byte, v *jsonValue) []byte {
 		}
 		return append(dst, "false"...)
 	case jkString:
-		return appendJSONString(dst, v.str)
+		return jsonstr.Append(dst, v.str)
 	case jkNumber:
 		return appendNumeric(dst, v.num)
 	case jkArray:
@@ -655,7 +625,7 @@ func appendJSONB(dst []byte, v *jsonValue) []byte {
 			if i > 0 {
 				dst = append(dst, ',', ' ')
 			}
-			dst = appendJSONString(dst, v.keys[i])
+			dst = jsonstr.Append(dst, v.keys[i])
 			dst = append(dst, ':', ' ')
 			dst = appendJSONB(dst, e)
 		}

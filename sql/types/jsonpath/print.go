@@ -3,6 +3,8 @@ package jsonpath
 import (
 	"strconv"
 	"strings"
+
+	"github.com/cairn-db/cairn/sql/types/jsonstr"
 )
 
 // This file prints a path as PostgreSQL's jsonpath_out does
@@ -37,36 +39,9 @@ func priority(k Kind) int {
 	return 6
 }
 
-// QuoteString writes s as a JSON string literal (escape_json).
-func QuoteString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		default:
-			if r < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteByte("0123456789abcdef"[r>>4])
-				b.WriteByte("0123456789abcdef"[r&15])
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
+// quoteString writes s as a JSON string literal (escape_json).
+func quoteString(b *strings.Builder, s string) {
+	b.Write(jsonstr.Append(nil, s))
 }
 
 func printItem(b *strings.Builder, it *Item, inKey, brackets bool) {
@@ -89,7 +64,7 @@ func printItem(b *strings.Builder, it *Item, inKey, brackets bool) {
 		}
 		printItem(b, it.Left, false, priority(it.Left.Kind) <= priority(it.Kind))
 		b.WriteString(" like_regex ")
-		QuoteString(b, it.Str)
+		quoteString(b, it.Str)
 		if it.Flags != "" {
 			b.WriteString(` flag "`)
 			b.WriteString(it.Flags)
@@ -129,7 +104,7 @@ func printItem(b *strings.Builder, it *Item, inKey, brackets bool) {
 		b.WriteByte('$')
 	case Variable:
 		b.WriteByte('$')
-		QuoteString(b, it.Str)
+		quoteString(b, it.Str)
 	case Last:
 		b.WriteString("last")
 	case AnyArray:
@@ -174,9 +149,9 @@ func printItem(b *strings.Builder, it *Item, inKey, brackets bool) {
 		if inKey {
 			b.WriteByte('.')
 		}
-		QuoteString(b, it.Str)
+		quoteString(b, it.Str)
 	case String:
-		QuoteString(b, it.Str)
+		quoteString(b, it.Str)
 	case Numeric:
 		if it.Next != nil {
 			b.WriteByte('(')
@@ -198,7 +173,7 @@ func printItem(b *strings.Builder, it *Item, inKey, brackets bool) {
 	case Datetime:
 		b.WriteString(".datetime(")
 		if it.HasTemplate {
-			QuoteString(b, it.Str)
+			quoteString(b, it.Str)
 		}
 		b.WriteByte(')')
 	}
