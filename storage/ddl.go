@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/catalog"
@@ -214,7 +213,7 @@ func checkColumns(def *catalog.TableDef) error {
 			return pgerr.New(pgerrcode.DuplicateColumn, "column ID %d of %q used twice", col.ID, col.Name)
 		}
 		ids[col.ID] = true
-		if _, err := segmentNode(col.Name, pq.Repetitions.Optional, col.Type.Arrow()); err != nil || col.Type.Arrow() == arrow.Null {
+		if _, err := parquetNode(col.Type.Arrow()); err != nil || col.Type.Arrow() == arrow.Null {
 			return pgerr.New(pgerrcode.FeatureNotSupported, "column %q cannot have type %s", col.Name, col.Type)
 		}
 	}

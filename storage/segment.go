@@ -1,23 +1,16 @@
 package storage
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	pq "github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/apache/arrow-go/v18/parquet/schema"
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 )
@@ -26,7 +19,7 @@ import (
 //
 //   - one optional column per table column, named after the column when the
 //     file was written (the manifest maps file columns to column IDs), plus
-//     a required INT64 column __rowid; columns are ordered by name;
+//     a required INT64 column __rowid;
 //   - bool BOOLEAN; int2/int4/int8 INT32/INT32/INT64 with INT(16|32|64)
 //     annotations; oid INT32 UINT(32); real FLOAT; double DOUBLE; text and
 //     friends BYTE_ARRAY STRING; bytea BYTE_ARRAY; uuid
@@ -40,13 +33,8 @@ import (
 //     (list<float> for embeddings, list<list<float>> for 2-D arrays).
 //
 // Files use Snappy compression (none for float lists, which barely
-// compress), plain encoding and data page v2, with row groups of at most
-// 65536 rows and about segmentRowGroupBytes of Arrow data.
-//
-// They are written with Arrow's Parquet writer (arrow-go), which takes a
-// column's values straight from the Arrow buffers with its definition and
-// repetition levels as whole slices; files written earlier by parquet-go
-// have the same schema and read the same (segread.go reads both).
+// compress) and data page v2, with row groups of at
+// most 65536 rows and about segmentRowGroupBytes of Arrow data.
 
 var le = binary.LittleEndian
 
@@ -54,11 +42,11 @@ const (
 	segmentRowGroupBytes = 32 << 20
 	segmentMaxGroupRows  = 65536
 	segmentMinGroupRows  = 1024
-	// writeChunkLevels bounds the levels computed and handed to a column
-	// writer at once (rows are not split), so that they stay in cache.
-	writeChunkLevels = 1 << 15
-	// segmentPageBytes is the target size of a data page.
-	segmentPageBytes = 1 << 20
+	// writeChunkRows is how many rows' values are handed to a column
+	// writer at once, at most; writeChunkValues bounds the values so that
+	// the buffer stays in cache.
+	writeChunkRows   = 4096
+	writeChunkValues = 8192
 )
 
 // segColumnSpec describes one table column written to a segment.
@@ -68,61 +56,58 @@ type segColumnSpec struct {
 	typ  arrow.DataType
 }
 
-// segmentNode returns the Parquet schema node, named name, of a column of
-// Arrow type dt.
-func segmentNode(name string, rep pq.Repetition, dt arrow.DataType) (schema.Node, error) {
-	leaf := func(lt schema.LogicalType, pt pq.Type, size int) (schema.Node, error) {
-		return schema.NewPrimitiveNodeLogical(name, rep, lt, pt, size, -1)
-	}
-	none := schema.NoLogicalType{}
+// parquetNode returns the Parquet schema node of a column of Arrow type dt
+// (without the outer optional).
+func parquetNode(dt arrow.DataType) (parquet.Node, error) {
 	switch t := dt.(type) {
 	case *arrow.BooleanType:
-		return leaf(none, pq.Types.Boolean, -1)
+		return parquet.Leaf(parquet.BooleanType), nil
 	case *arrow.Int16Type:
-		return leaf(schema.NewIntLogicalType(16, true), pq.Types.Int32, -1)
+		return parquet.Int(16), nil
 	case *arrow.Int32Type:
-		return leaf(schema.NewIntLogicalType(32, true), pq.Types.Int32, -1)
+		return parquet.Int(32), nil
 	case *arrow.Int64Type:
-		return leaf(schema.NewIntLogicalType(64, true), pq.Types.Int64, -1)
+		return parquet.Int(64), nil
 	case *arrow.Uint32Type:
-		return leaf(schema.NewIntLogicalType(32, false), pq.Types.Int32, -1)
+		return parquet.Uint(32), nil
 	case *arrow.Float32Type:
-		return leaf(none, pq.Types.Float, -1)
+		return parquet.Leaf(parquet.FloatType), nil
 	case *arrow.Float64Type:
-		return leaf(none, pq.Types.Double, -1)
+		return parquet.Leaf(parquet.DoubleType), nil
 	case *arrow.StringType:
-		return leaf(schema.StringLogicalType{}, pq.Types.ByteArray, -1)
+		return parquet.String(), nil
 	case *arrow.BinaryType:
-		return leaf(none, pq.Types.ByteArray, -1)
+		return parquet.Leaf(parquet.ByteArrayType), nil
 	case *arrow.FixedSizeBinaryType:
 		if t.ByteWidth == 16 {
-			return leaf(schema.UUIDLogicalType{}, pq.Types.FixedLenByteArray, 16)
+			return parquet.UUID(), nil
 		}
-		return leaf(none, pq.Types.FixedLenByteArray, t.ByteWidth)
+		return parquet.Leaf(parquet.FixedLenByteArrayType(t.ByteWidth)), nil
 	case *arrow.Date32Type:
-		return leaf(schema.DateLogicalType{}, pq.Types.Int32, -1)
+		return parquet.Date(), nil
 	case *arrow.Time64Type:
 		if t.Unit != arrow.Microsecond {
 			break
 		}
-		return leaf(schema.NewTimeLogicalType(true, schema.TimeUnitMicros), pq.Types.Int64, -1)
+		return parquet.Time(parquet.Microsecond), nil
 	case *arrow.TimestampType:
 		if t.Unit != arrow.Microsecond {
 			break
 		}
-		return leaf(schema.NewTimestampLogicalType(t.TimeZone != "", schema.TimeUnitMicros), pq.Types.Int64, -1)
+		return parquet.TimestampAdjusted(parquet.Microsecond, t.TimeZone != ""), nil
 	case *arrow.MonthDayNanoIntervalType:
-		return leaf(none, pq.Types.FixedLenByteArray, 16)
+		return parquet.Leaf(parquet.FixedLenByteArrayType(16)), nil
 	case *arrow.ListType:
-		elem, err := segmentNode("element", pq.Repetitions.Optional, t.Elem())
+		elem, err := parquetNode(t.Elem())
 		if err != nil {
 			return nil, err
 		}
-		list, err := schema.NewGroupNode("list", pq.Repetitions.Repeated, schema.FieldList{elem}, -1)
-		if err != nil {
-			return nil, err
+		if _, ok := t.Elem().(*arrow.Float32Type); ok {
+			// Embeddings barely compress; storing them plain makes reads
+			// and writes cheaper.
+			elem = parquet.Compressed(elem, &parquet.Uncompressed)
 		}
-		return schema.NewGroupNodeLogical(name, rep, schema.FieldList{list}, schema.ListLogicalType{}, -1)
+		return parquet.List(parquet.Optional(elem)), nil
 	}
 	return nil, fmt.Errorf("storage cannot store arrow type %s", dt)
 }
@@ -151,49 +136,30 @@ func leafType(dt arrow.DataType) arrow.DataType {
 	}
 }
 
-// isFloatList reports whether dt is a list (of lists) of real: an
-// embedding column.
-func isFloatList(dt arrow.DataType) bool {
-	return listDepth(dt) > 0 && arrow.TypeEqual(leafType(dt), arrow.PrimitiveTypes.Float32)
+// segmentSchema builds the Parquet schema of a segment holding cols.
+func segmentSchema(cols []segColumnSpec) (*parquet.Schema, error) {
+	g := parquet.Group{}
+	for _, c := range cols {
+		n, err := parquetNode(c.typ)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", c.name, err)
+		}
+		g[c.name] = parquet.Optional(n)
+	}
+	g[catalog.RowIDColumn] = parquet.Required(parquet.Int(64))
+	return parquet.NewSchema("cairn", g), nil
 }
 
-// segmentSchema builds the Parquet schema of a segment holding cols, its
-// top-level fields ordered by name, and returns for each of cols (and for
-// the row IDs) the index of its leaf column.
-func segmentSchema(cols []segColumnSpec) (root *schema.GroupNode, leaf []int, rowIDLeaf int, err error) {
-	type field struct {
-		name string
-		node schema.Node
-		col  int // index in cols; -1 for the row IDs
-	}
-	fields := make([]field, 0, len(cols)+1)
-	for i, c := range cols {
-		n, err := segmentNode(c.name, pq.Repetitions.Optional, c.typ)
-		if err != nil {
-			return nil, nil, 0, fmt.Errorf("column %q: %w", c.name, err)
-		}
-		fields = append(fields, field{c.name, n, i})
-	}
-	rid, err := schema.NewPrimitiveNodeLogical(catalog.RowIDColumn, pq.Repetitions.Required,
-		schema.NewIntLogicalType(64, true), pq.Types.Int64, -1, -1)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	fields = append(fields, field{catalog.RowIDColumn, rid, -1})
-	slices.SortStableFunc(fields, func(a, b field) int { return strings.Compare(a.name, b.name) })
-	nodes := make(schema.FieldList, len(fields))
-	leaf = make([]int, len(cols))
-	for i, f := range fields {
-		nodes[i] = f.node
-		// Every column has a single leaf, so leaf index = field index.
-		if f.col < 0 {
-			rowIDLeaf = i
-		} else {
-			leaf[f.col] = i
+// leafIndexes maps each top-level field of schema to its (single) leaf
+// column index.
+func leafIndexes(schema *parquet.Schema) map[string]int {
+	out := map[string]int{}
+	for i, path := range schema.Columns() {
+		if _, ok := out[path[0]]; !ok {
+			out[path[0]] = i
 		}
 	}
-	root, err = schema.NewGroupNode("cairn", pq.Repetitions.Required, nodes, -1)
-	return root, leaf, rowIDLeaf, err
+	return out
 }
 
 // segmentChunk is a batch of rows handed to a segmentWriter: one array per
@@ -208,21 +174,17 @@ type segmentChunk struct {
 type segmentWriter struct {
 	path, tmp string
 	f         *os.File
-	w         *file.Writer
-	ctx       context.Context
+	w         *parquet.Writer
 	cols      []segColumnSpec
 	leaf      []int // leaf column index per spec
 	rowIDLeaf int
 	groupRows int // rows per row group (set from the first chunk)
-	// pending are the rows of the next row group, gathered until it is
-	// full (their arrays retained) and then written a column at a time:
-	// pages go to the file as they are made, none is held in memory.
-	pending     []chunkRows
-	pendingRows int
-	rows        int64
-	minRow      int64
-	maxRow      int64
-	lv          levels
+	inGroup   int
+	rows      int64
+	minRow    int64
+	maxRow    int64
+	vals      []parquet.Value
+	templates map[floatTemplateKey][]parquet.Value
 	// side, when set, sees every chunk written and completes the segment
 	// once it is in place (text index, cache warming: segside.go).
 	side *segSide
@@ -235,51 +197,39 @@ type segmentWriter struct {
 }
 
 func newSegmentWriter(path string, cols []segColumnSpec) (*segmentWriter, error) {
-	root, leaf, rowIDLeaf, err := segmentSchema(cols)
+	schema, err := segmentSchema(cols)
 	if err != nil {
 		return nil, err
-	}
-	opts := []pq.WriterProperty{
-		pq.WithDataPageVersion(pq.DataPageV2),
-		pq.WithDictionaryDefault(false),
-		pq.WithCompression(compress.Codecs.Snappy),
-		pq.WithDataPageSize(segmentPageBytes),
-		pq.WithCreatedBy("cairn version 1"),
-	}
-	for _, c := range cols {
-		if isFloatList(c.typ) {
-			// Embeddings barely compress; storing them plain makes reads
-			// and writes cheaper. (Their statistics stay on: arrow-go
-			// writes a data page v2's null count from them, 0 without,
-			// and parquet-go reads the page's values by that count.)
-			opts = append(opts, pq.WithCompressionPath(floatListPath(c), compress.Codecs.Uncompressed))
-		}
 	}
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	// Unbuffered: the writer hands the file whole page headers and pages,
-	// and a buffer would copy the pages once more. Wrapped so that its
-	// Close does not close the file (finish syncs it after).
-	w, err := file.NewParquetWriterWithError(struct{ io.Writer }{f}, root, file.WithWriterProps(pq.NewWriterProperties(opts...)))
-	if err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return nil, err
+	opts := []parquet.WriterOption{schema,
+		parquet.Compression(&parquet.Snappy),
+		parquet.PageBufferSize(1 << 20),
+		parquet.WriteBufferSize(1 << 20),
+		parquet.CreatedBy("cairn", "1", ""),
 	}
-	return &segmentWriter{path: path, tmp: tmp, f: f, w: w, cols: cols, leaf: leaf, rowIDLeaf: rowIDLeaf,
-		minRow: -1, maxRow: -1, ctx: pqarrow.NewArrowWriteContext(context.Background(), nil)}, nil
-}
-
-// floatListPath is the Parquet path of the leaf of float list column c.
-func floatListPath(c segColumnSpec) pq.ColumnPath {
-	p := pq.ColumnPath{c.name}
-	for range listDepth(c.typ) {
-		p = append(p, "list", "element")
+	// Float lists (embeddings) get no page statistics or column index
+	// bounds: nothing prunes by an embedding's smallest element, and
+	// computing them twice per page was a tenth of a load's Parquet time.
+	for _, path := range schema.Columns() {
+		for _, c := range cols {
+			if c.name == path[0] && listDepth(c.typ) > 0 && arrow.TypeEqual(leafType(c.typ), arrow.PrimitiveTypes.Float32) {
+				opts = append(opts, parquet.SkipPageStatistics(path...), parquet.SkipPageBounds(path...))
+			}
+		}
 	}
-	return p
+	w := parquet.NewWriter(f, opts...)
+	sw := &segmentWriter{path: path, tmp: tmp, f: f, w: w, cols: cols, minRow: -1, maxRow: -1}
+	idx := leafIndexes(schema)
+	for _, c := range cols {
+		sw.leaf = append(sw.leaf, idx[c.name])
+	}
+	sw.rowIDLeaf = idx[catalog.RowIDColumn]
+	return sw, nil
 }
 
 // rowGroupRowsFor picks the row group size from the Arrow size of a chunk.
@@ -354,12 +304,6 @@ func arraySize(d arrow.ArrayData) int64 {
 	return n
 }
 
-// chunkRows are rows [from, to) of a chunk.
-type chunkRows struct {
-	c        segmentChunk
-	from, to int
-}
-
 // write appends the rows of c.
 func (sw *segmentWriter) write(c segmentChunk) error {
 	n := c.rowIDs.Len()
@@ -373,248 +317,204 @@ func (sw *segmentWriter) write(c segmentChunk) error {
 		sw.side.add(c)
 	}
 	for off := 0; off < n; {
-		take := min(n-off, sw.groupRows-sw.pendingRows)
-		for _, a := range c.cols {
-			a.Retain()
+		take := min(n-off, sw.groupRows-sw.inGroup)
+		if err := sw.writeRows(c, off, off+take); err != nil {
+			return err
 		}
-		c.rowIDs.Retain()
-		sw.pending = append(sw.pending, chunkRows{c, off, off + take})
-		sw.pendingRows += take
 		off += take
-		if sw.pendingRows >= sw.groupRows {
-			if err := sw.writeGroup(); err != nil {
+		sw.inGroup += take
+		if sw.inGroup >= sw.groupRows {
+			if err := sw.w.Flush(); err != nil {
 				return err
 			}
+			sw.inGroup = 0
 		}
 	}
 	return nil
 }
 
-// writeGroup writes the pending rows as a row group.
-func (sw *segmentWriter) writeGroup() error {
-	if sw.pendingRows == 0 {
-		return nil
-	}
-	defer sw.dropPending()
-	rg, err := sw.w.AppendRowGroupChecked()
-	if err != nil {
-		return err
-	}
-	for leaf := range len(sw.cols) + 1 {
-		cw, err := rg.NextColumn()
-		if err != nil {
-			return err
-		}
-		if leaf == sw.rowIDLeaf {
-			if err := sw.writeRowIDs(cw.(*file.Int64ColumnChunkWriter)); err != nil {
-				return err
+func (sw *segmentWriter) writeRows(c segmentChunk, from, to int) error {
+	writers := sw.w.ColumnWriters()
+	for i, arr := range c.cols {
+		cw := writers[sw.leaf[i]]
+		depth := listDepth(sw.cols[i].typ)
+		leaf := sw.leaf[i]
+		for r := from; r < to; {
+			sw.vals = sw.vals[:0]
+			for hi := min(r+writeChunkRows, to); r < hi && len(sw.vals) < writeChunkValues; r++ {
+				sw.vals = sw.emit(arr, r, 0, 1, depth, leaf, sw.vals)
 			}
-			continue
-		}
-		i := slices.Index(sw.leaf, leaf)
-		for _, p := range sw.pending {
-			if err := sw.writeColumn(cw, p.c.cols[i], p.from, p.to); err != nil {
+			if _, err := cw.WriteRowValues(sw.vals); err != nil {
 				return fmt.Errorf("column %q: %w", sw.cols[i].name, err)
 			}
 		}
 	}
-	return rg.Close()
-}
-
-// dropPending releases the pending rows.
-func (sw *segmentWriter) dropPending() {
-	for _, p := range sw.pending {
-		for _, a := range p.c.cols {
-			a.Release()
+	rid := c.rowIDs.Int64Values()[from:to]
+	cw := writers[sw.rowIDLeaf]
+	for lo := 0; lo < len(rid); lo += writeChunkRows {
+		hi := min(lo+writeChunkRows, len(rid))
+		sw.vals = sw.vals[:0]
+		for _, v := range rid[lo:hi] {
+			sw.vals = append(sw.vals, parquet.Int64Value(v).Level(0, 0, sw.rowIDLeaf))
 		}
-		p.c.rowIDs.Release()
-	}
-	clear(sw.pending)
-	sw.pending, sw.pendingRows = sw.pending[:0], 0
-}
-
-// writeRowIDs writes the pending rows' IDs.
-func (sw *segmentWriter) writeRowIDs(cw *file.Int64ColumnChunkWriter) error {
-	for _, p := range sw.pending {
-		rid := p.c.rowIDs.Int64Values()[p.from:p.to]
-		if _, err := cw.WriteBatch(rid, nil, nil); err != nil {
+		if _, err := cw.WriteRowValues(sw.vals); err != nil {
 			return err
 		}
-		for _, v := range rid {
-			if sw.rows == 0 || v < sw.minRow {
-				sw.minRow = v
-			}
-			if v > sw.maxRow {
-				sw.maxRow = v
-			}
-			sw.rows++
+	}
+	for _, v := range rid {
+		if sw.rows == 0 || v < sw.minRow {
+			sw.minRow = v
 		}
+		if v > sw.maxRow {
+			sw.maxRow = v
+		}
+		sw.rows++
 	}
 	return nil
 }
 
-// writeColumn writes rows [from, to) of arr to cw: its levels, and its
-// leaf values as the Arrow array they are in (pqarrow converts the
-// physical type and skips null slots by the validity bitmap).
-func (sw *segmentWriter) writeColumn(cw file.ColumnChunkWriter, arr arrow.Array, from, to int) error {
-	if iv, ok := arr.(*array.MonthDayNanoInterval); ok {
-		// The segment encoding of an interval is Arrow's own layout.
-		d := iv.Data()
-		fsb := array.NewData(&arrow.FixedSizeBinaryType{ByteWidth: 16}, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
-		defer fsb.Release()
-		arr = array.MakeFromData(fsb)
-		defer arr.Release()
-	}
-	depth := listDepth(arr.DataType())
-	if depth == 0 {
-		for lo := from; lo < to; lo += writeChunkLevels {
-			hi := min(lo+writeChunkLevels, to)
-			vals := array.NewSlice(arr, int64(lo), int64(hi))
-			err := pqarrow.WriteArrowToColumn(sw.ctx, cw, vals, sw.lv.scalar(arr, lo, hi), nil, true)
-			vals.Release()
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for lo := from; lo < to; {
-		hi, leaf := sw.lv.lists(arr, depth, lo, to, writeChunkLevels)
-		err := pqarrow.WriteArrowToColumn(sw.ctx, cw, leaf, sw.lv.def, sw.lv.rep, true)
-		leaf.Release()
-		if err != nil {
-			return err
-		}
-		lo = hi
-	}
-	return nil
-}
-
-// levels builds the definition and repetition levels of a column's rows
-// (reused from one call to the next).
-type levels struct {
-	def, rep []int16
-	// leaves are the ranges of leaf values the rows reference, when they
-	// are not one run (a NULL list whose offsets span values).
-	leaves [][2]int
-}
-
-// scalar returns the definition levels of rows [lo, hi) of a scalar
-// column: 1 for a value, 0 for NULL.
-func (l *levels) scalar(arr arrow.Array, lo, hi int) []int16 {
-	def := slices.Grow(l.def[:0], hi-lo)[:hi-lo]
-	if arr.NullN() == 0 {
-		fillLevels(def, 1)
-	} else {
-		for i := range def {
-			def[i] = 0
-			if arr.IsValid(lo + i) {
-				def[i] = 1
-			}
-		}
-	}
-	l.def = def
-	return def
-}
-
-// lists sets l.def and l.rep to the levels of rows [lo, hi) of a list
-// column of the given depth, hi being the last row before to that keeps
-// them within max levels (at least one row), and returns hi and the leaf
-// values those levels reference (the caller releases it).
-//
-// A list at nesting j (0 = the column) that is NULL has definition level
-// 2j, an empty one 2j+1; an element of a non-empty list has 2j+2 or more,
-// a leaf 2*depth+1 when it holds a value. The first value of a row has
-// repetition level 0; the first value of any other element of a list at
-// nesting j has j+1.
-func (l *levels) lists(arr arrow.Array, depth, lo, to, max int) (int, arrow.Array) {
-	l.def, l.rep, l.leaves = l.def[:0], l.rep[:0], l.leaves[:0]
-	hi := lo
-	for hi < to && (hi == lo || len(l.def) < max) {
-		l.list(arr, hi, 0, 0, depth)
-		hi++
-	}
-	child := arr
-	for range depth {
-		child = child.(*array.List).ListValues()
-	}
-	if len(l.leaves) == 0 {
-		return hi, array.NewSlice(child, 0, 0)
-	}
-	if len(l.leaves) == 1 {
-		return hi, array.NewSlice(child, int64(l.leaves[0][0]), int64(l.leaves[0][1]))
-	}
-	parts := make([]arrow.Array, len(l.leaves))
-	for i, r := range l.leaves {
-		parts[i] = array.NewSlice(child, int64(r[0]), int64(r[1]))
-	}
-	leaf, err := array.Concatenate(parts, memory.DefaultAllocator)
-	for _, p := range parts {
-		p.Release()
-	}
-	if err != nil {
-		panic(err) // slices of one array always concatenate
-	}
-	return hi, leaf
-}
-
-// list appends the levels of element i of arr, a list at nesting j whose
-// first value has repetition level rep.
-func (l *levels) list(arr arrow.Array, i, j int, rep int16, depth int) {
+// emit appends the Parquet values of element i of arr, a node at nesting
+// depth (0 = the column itself) whose definition level when present is def
+// and whose first value carries repetition level rep. remaining is the list
+// depth below this node.
+func (sw *segmentWriter) emit(arr arrow.Array, i int, rep, def byte, remaining, col int, out []parquet.Value) []parquet.Value {
 	if arr.IsNull(i) {
-		l.def, l.rep = append(l.def, int16(2*j)), append(l.rep, rep)
-		return
+		return append(out, parquet.NullValue().Level(int(rep), int(def-1), col))
 	}
-	la := arr.(*array.List)
-	start, end := la.ValueOffsets(i)
-	if start == end {
-		l.def, l.rep = append(l.def, int16(2*j+1)), append(l.rep, rep)
-		return
-	}
-	child := la.ListValues()
-	if j+1 < depth {
-		for k := start; k < end; k++ {
-			l.list(child, int(k), j+1, rep, depth)
-			rep = int16(j + 1)
+	if remaining > 0 {
+		l := arr.(*array.List)
+		start, end := l.ValueOffsets(i)
+		if start == end {
+			return append(out, parquet.NullValue().Level(int(rep), int(def), col))
 		}
-		return
-	}
-	// The leaves: extend the current run of referenced values.
-	if n := len(l.leaves); n > 0 && l.leaves[n-1][1] == int(start) {
-		l.leaves[n-1][1] = int(end)
-	} else {
-		l.leaves = append(l.leaves, [2]int{int(start), int(end)})
-	}
-	n := int(end - start)
-	d0, r0 := len(l.def), len(l.rep)
-	l.def = slices.Grow(l.def, n)[:d0+n]
-	l.rep = slices.Grow(l.rep, n)[:r0+n]
-	def, reps := l.def[d0:], l.rep[r0:]
-	leafDef := int16(2*depth + 1)
-	if child.NullN() == 0 {
-		fillLevels(def, leafDef)
-	} else {
-		for k := range def {
-			def[k] = leafDef
-			if child.IsNull(int(start) + k) {
-				def[k] = leafDef - 1
+		child := l.ListValues()
+		// The repetition level of this list's elements after the first: the
+		// list sits at nesting (def-1)/2, its elements one deeper.
+		listRep := byte((int(def) + 1) / 2)
+		// Fast path: a list of non-null float32 leaves (embeddings).
+		if remaining == 1 {
+			if f, ok := child.(*array.Float32); ok && f.NullN() == 0 {
+				vals := f.Float32Values()[start:end]
+				leafDef := int(def + 2)
+				if !floatFastOK {
+					out = append(out, parquet.FloatValue(vals[0]).Level(int(rep), leafDef, col))
+					for _, v := range vals[1:] {
+						out = append(out, parquet.FloatValue(v).Level(int(listRep), leafDef, col))
+					}
+					return out
+				}
+				// Copy a template row of values with the right levels in
+				// bulk, then set the float bits (plain stores: no write
+				// barriers, unlike storing whole Values).
+				n := len(out)
+				out = append(out, sw.floatTemplate(rep, listRep, byte(leafDef), col, len(vals))...)
+				setFloats(out[n:], vals)
+				return out
 			}
 		}
+		for k := start; k < end; k++ {
+			r := listRep
+			if k == start {
+				r = rep
+			}
+			out = sw.emit(child, int(k), r, def+2, remaining-1, col, out)
+		}
+		return out
 	}
-	reps[0] = rep
-	fillLevels(reps[1:], int16(depth))
+	return append(out, sw.leafValue(arr, i).Level(int(rep), int(def), col))
 }
 
-// fillLevels sets every level of s to v (by doubling copies: memmove is
-// vectorised, a loop of stores is not).
-func fillLevels(s []int16, v int16) {
-	if len(s) == 0 {
-		return
+// The embedding fast path below writes the float bits of parquet.Value
+// directly (its second word): floatFastOK checks that layout at start-up,
+// and the plain constructor path is used if it ever changes.
+
+// setFloats stores vals into the FLOAT values dst (same length).
+func setFloats(dst []parquet.Value, vals []float32) {
+	const size = unsafe.Sizeof(parquet.Value{})
+	base := unsafe.Pointer(unsafe.SliceData(dst))
+	off := unsafe.Sizeof(uintptr(0))
+	for i, v := range vals[:len(dst)] {
+		*(*uint64)(unsafe.Add(base, uintptr(i)*size+off)) = uint64(math.Float32bits(v))
 	}
-	s[0] = v
-	for n := 1; n < len(s); n *= 2 {
-		copy(s[n:], s[:n])
+}
+
+// floatTemplate returns n FLOAT values levelled as one list: the first
+// with repetition level rep, the others listRep.
+func (sw *segmentWriter) floatTemplate(rep, listRep, def byte, col, n int) []parquet.Value {
+	key := floatTemplateKey{rep, listRep, def, col}
+	t := sw.templates[key]
+	if len(t) < n {
+		t = make([]parquet.Value, max(n, 2*len(t)))
+		t[0] = parquet.FloatValue(0).Level(int(rep), int(def), col)
+		rest := parquet.FloatValue(0).Level(int(listRep), int(def), col)
+		for i := 1; i < len(t); i++ {
+			t[i] = rest
+		}
+		if sw.templates == nil {
+			sw.templates = map[floatTemplateKey][]parquet.Value{}
+		}
+		sw.templates[key] = t
 	}
+	return t[:n]
+}
+
+type floatTemplateKey struct {
+	rep, listRep, def byte
+	col               int
+}
+
+var floatFastOK = func() bool {
+	if unsafe.Sizeof(parquet.Value{}) != 2*unsafe.Sizeof(uintptr(0))+8 {
+		return false
+	}
+	for _, f := range []float32{1.5, -2, float32(math.Inf(1)), 0, 3.25e-20} {
+		got := []parquet.Value{parquet.FloatValue(7).Level(1, 3, 5)}
+		setFloats(got, []float32{f})
+		want := parquet.FloatValue(f).Level(1, 3, 5)
+		if got := got[0]; got.Kind() != parquet.Float || got.Float() != f || got.RepetitionLevel() != 1 ||
+			got.DefinitionLevel() != 3 || got.Column() != 5 || !parquet.Equal(got, want) {
+			return false
+		}
+	}
+	return true
+}()
+
+// leafValue converts a non-null scalar to a Parquet value.
+func (sw *segmentWriter) leafValue(arr arrow.Array, i int) parquet.Value {
+	switch a := arr.(type) {
+	case *array.Boolean:
+		return parquet.BooleanValue(a.Value(i))
+	case *array.Int16:
+		return parquet.Int32Value(int32(a.Value(i)))
+	case *array.Int32:
+		return parquet.Int32Value(a.Value(i))
+	case *array.Int64:
+		return parquet.Int64Value(a.Value(i))
+	case *array.Uint32:
+		return parquet.Int32Value(int32(a.Value(i)))
+	case *array.Float32:
+		return parquet.FloatValue(a.Value(i))
+	case *array.Float64:
+		return parquet.DoubleValue(a.Value(i))
+	case *array.String:
+		s := a.Value(i)
+		return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
+	case *array.Binary:
+		return parquet.ByteArrayValue(a.Value(i))
+	case *array.FixedSizeBinary:
+		return parquet.FixedLenByteArrayValue(a.Value(i))
+	case *array.Date32:
+		return parquet.Int32Value(int32(a.Value(i)))
+	case *array.Time64:
+		return parquet.Int64Value(int64(a.Value(i)))
+	case *array.Timestamp:
+		return parquet.Int64Value(int64(a.Value(i)))
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		b := encodeInterval(v)
+		return parquet.FixedLenByteArrayValue(b[:])
+	}
+	panic(fmt.Sprintf("storage: unsupported arrow array %T", arr))
 }
 
 // encodeInterval is the 16-byte segment encoding of an interval.
@@ -629,11 +529,7 @@ func encodeInterval(v arrow.MonthDayNanoInterval) [16]byte {
 // finish closes the file, fsyncs it (unless noSync) and renames it into
 // place (the directory fsync is left to the manifest write that follows).
 func (sw *segmentWriter) finish() (*segment, error) {
-	err := sw.writeGroup()
-	if err == nil {
-		err = sw.w.Close()
-	}
-	if err != nil {
+	if err := sw.w.Close(); err != nil {
 		sw.abort()
 		return nil, err
 	}
@@ -669,7 +565,6 @@ func (sw *segmentWriter) finish() (*segment, error) {
 
 // abort discards the file being written.
 func (sw *segmentWriter) abort() {
-	sw.dropPending()
 	sw.f.Close()
 	os.Remove(sw.tmp)
 	if sw.side != nil {

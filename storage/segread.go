@@ -26,18 +26,6 @@ import (
 // and booleans go through parquet.Value, which is slower but rare (cairn
 // writes neither dictionaries nor many booleans).
 
-// leafIndexes maps each top-level field of schema to its (single) leaf
-// column index.
-func leafIndexes(schema *parquet.Schema) map[string]int {
-	out := map[string]int{}
-	for i, path := range schema.Columns() {
-		if _, ok := out[path[0]]; !ok {
-			out[path[0]] = i
-		}
-	}
-	return out
-}
-
 // segmentFile is an open segment.
 type segmentFile struct {
 	seg  *segment
