@@ -206,6 +206,8 @@ type OnConflict struct {
 	// Set assigns column positions from expressions over the existing row
 	// followed by the EXCLUDED row (2 x len(Table.Columns) input columns).
 	Set   map[int]Expr
+	// Gen computes the generated columns over the new row Set makes.
+	Gen   map[int]Expr
 	Where Expr
 	// Existing and Updated are DO UPDATE's row-level security checks:
 	// of the existing row it updates (the UPDATE and SELECT policies'
@@ -233,6 +235,9 @@ type Update struct {
 	Table     *catalog.TableDef
 	Input     Node
 	Set       map[int]Expr
+	// Gen computes the generated columns (position -> expression) over
+	// the new row Set makes.
+	Gen       map[int]Expr
 	Returning []Expr // over the new row (table columns)
 	Out       []Col
 	// Policies are the row-level security checks of the new rows.
