@@ -205,7 +205,7 @@ type OnConflict struct {
 	DoUpdate bool
 	// Set assigns column positions from expressions over the existing row
 	// followed by the EXCLUDED row (2 x len(Table.Columns) input columns).
-	Set   map[int]Expr
+	Set map[int]Expr
 	// Gen computes the generated columns over the new row Set makes.
 	Gen   map[int]Expr
 	Where Expr
@@ -232,9 +232,9 @@ type Insert struct {
 // row ID (last); Set gives the new value of a column position as an
 // expression over Input's row.
 type Update struct {
-	Table     *catalog.TableDef
-	Input     Node
-	Set       map[int]Expr
+	Table *catalog.TableDef
+	Input Node
+	Set   map[int]Expr
 	// Gen computes the generated columns (position -> expression) over
 	// the new row Set makes.
 	Gen       map[int]Expr
