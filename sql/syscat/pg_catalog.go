@@ -67,6 +67,8 @@ var builtinTypes = []builtinType{
 	{3802, "jsonb", -1, false, "U", 3807, false, 0, "b", "jsonb_", ""},
 	{4089, "regnamespace", 4, true, "N", 4090, false, 0, "b", "regnamespace", ""},
 	{4096, "regrole", 4, true, "N", 4097, false, 0, "b", "regrole", ""},
+	{3614, "tsvector", -1, false, "U", 3643, false, 0, "b", "tsvector", ""},
+	{3615, "tsquery", -1, false, "U", 3645, false, 0, "b", "tsquery", ""},
 	{types.VectorOID, "vector", -1, false, "U", types.VectorArrayOID, false, 0, "b", "vector_", "vector_typmod_"},
 }
 
