@@ -108,3 +108,11 @@ func generatedValue(col catalog.ColumnDef) error {
 	return pgerr.New(pgerrcode.GeneratedAlways, "cannot insert a non-DEFAULT value into column \"%s\"", col.Name).
 		WithDetail("Column \"%s\" is a generated column.", col.Name)
 }
+
+// BindGenerated binds the generation expressions of def's generated
+// columns (see generatedExprs), for a write exec makes without a bound
+// statement: a foreign key's ON DELETE / ON UPDATE action.
+func BindGenerated(cat *catalog.Catalog, def *catalog.TableDef) (map[int]Expr, error) {
+	b := &Binder{Catalog: cat}
+	return b.generatedExprs(def)
+}
