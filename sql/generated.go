@@ -62,6 +62,8 @@ func (b *Binder) generationExpr(def *catalog.TableDef, pos int) (Expr, error) {
 			}
 		case *NextVal:
 			bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "generation expression is not immutable")
+		case *Subquery: // one bindSubLink let through, within CASE say
+			bad = pgerr.New(pgerrcode.FeatureNotSupported, "cannot use subquery in column generation expression")
 		}
 	})
 	if bad != nil {
