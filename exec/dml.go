@@ -635,7 +635,7 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 	if err := checkPolicies(rt, def, oc.Existing, in, "new row", " (USING expression)"); err != nil {
 		return nil, nil, err
 	}
-	newRows, err := setRows(rt, def, oc.Set, in)
+	newRows, err := setRows(rt, def, oc.Set, oc.Gen, in)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -663,7 +663,7 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 // DO UPDATE, MERGE's UPDATE): each column of def the value set gives it,
 // evaluated over in, whose first columns are the existing row's, or the
 // existing value.
-func setRows(rt *Runtime, def *catalog.TableDef, set map[int]sql.Expr, in arrow.Record) (arrow.Record, error) {
+func setRows(rt *Runtime, def *catalog.TableDef, set, gen map[int]sql.Expr, in arrow.Record) (arrow.Record, error) {
 	cols := make([]arrow.Array, len(def.Columns))
 	for pos := range def.Columns {
 		if e, ok := set[pos]; ok {
@@ -680,7 +680,34 @@ func setRows(rt *Runtime, def *catalog.TableDef, set map[int]sql.Expr, in arrow.
 	}
 	rec := tableRecord(def, cols, in.NumRows())
 	releaseAll(cols)
-	return rec, nil
+	return generateColumns(rt, def, gen, rec)
+}
+
+// generateColumns computes the generated columns of rec, a batch of new
+// rows of def, with their expressions gen (position -> expression over
+// the row), and returns the rows with those values. It releases rec.
+func generateColumns(rt *Runtime, def *catalog.TableDef, gen map[int]sql.Expr, rec arrow.Record) (arrow.Record, error) {
+	if len(gen) == 0 {
+		return rec, nil
+	}
+	defer rec.Release()
+	cols := make([]arrow.Array, len(def.Columns))
+	for pos := range def.Columns {
+		if e, ok := gen[pos]; ok {
+			a, err := Eval(rt, e, rec)
+			if err != nil {
+				releaseAll(cols[:pos])
+				return nil, err
+			}
+			cols[pos] = a
+		} else {
+			cols[pos] = rec.Column(pos)
+			cols[pos].Retain()
+		}
+	}
+	out := tableRecord(def, cols, rec.NumRows())
+	releaseAll(cols)
+	return out, nil
 }
 
 // pendingWrite is one batch of an UPDATE: the rows to delete (their
@@ -714,7 +741,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		if in.NumRows() == 0 {
 			return nil
 		}
-		rec, err := setRows(rt, n.Table, n.Set, in)
+		rec, err := setRows(rt, n.Table, n.Set, n.Gen, in)
 		if err != nil {
 			return err
 		}

@@ -616,7 +616,12 @@ func (a *fkActions) newRows(c *fkChange, action string, old arrow.Record, from [
 			cols[p].Retain()
 		}
 	}
-	return tableRecord(child, cols, old.NumRows()), nil
+	// The generated columns follow the key columns the action changed.
+	gen, err := sql.BindGenerated(a.rt.Tx.Catalog(), child)
+	if err != nil {
+		return nil, err
+	}
+	return generateColumns(a.rt, child, gen, tableRecord(child, cols, old.NumRows()))
 }
 
 // check fails with 23503 when a row of ref's table still references a

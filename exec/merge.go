@@ -174,8 +174,12 @@ func (m *merge) apply(ctx context.Context, act *sql.MergeAction, rows []int, ids
 			}
 			cols[i] = a
 		}
-		m.written = append(m.written, mergeWrite{rec: tableRecord(def, cols, rec.NumRows()), policies: act.Policies})
+		row, err := generateColumns(m.rt, def, m.n.Gen, tableRecord(def, cols, rec.NumRows()))
 		releaseAll(cols)
+		if err != nil {
+			return err
+		}
+		m.written = append(m.written, mergeWrite{rec: row, policies: act.Policies})
 		return nil
 	}
 	for _, r := range rows {
@@ -196,7 +200,7 @@ func (m *merge) apply(ctx context.Context, act *sql.MergeAction, rows []int, ids
 		m.deleted += rec.NumRows()
 		return nil
 	}
-	updated, err := setRows(m.rt, def, act.Set, rec)
+	updated, err := setRows(m.rt, def, act.Set, m.n.Gen, rec)
 	if err != nil {
 		old.Release()
 		return err

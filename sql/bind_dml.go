@@ -81,6 +81,9 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 			for c, e := range row {
 				_, isDefault := e.(*defaultMarker)
 				if !isDefault {
+					if err := generatedValue(def.Columns[targets[c]]); err != nil {
+						return nil, err
+					}
 					if isDefault, err = identityValue(def.Columns[targets[c]], s.Override); err != nil {
 						return nil, err
 					}
@@ -112,6 +115,9 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		for i, c := range cols {
 			e, err := b.coerceColumn(&ColumnRef{Index: i, Name: c.Name, T: c.T}, def.Columns[targets[i]].Name, want[i])
 			if err != nil {
+				return nil, err
+			}
+			if err := generatedValue(def.Columns[targets[i]]); err != nil {
 				return nil, err
 			}
 			if useDefault, err := identityValue(def.Columns[targets[i]], s.Override); err != nil {
@@ -232,7 +238,20 @@ func (b *Binder) tableRow(def *catalog.TableDef, targets []int, source Node) (*P
 	for _, col := range def.Columns {
 		row.Out = append(row.Out, Col{Name: col.Name, T: col.Type})
 	}
-	return row, nil
+	gen, err := b.generatedExprs(def)
+	if err != nil || gen == nil {
+		return row, err
+	}
+	// The generated columns are computed from the row made above.
+	out := &Project{Input: row, Out: row.Out}
+	for pos, col := range def.Columns {
+		e, ok := gen[pos]
+		if !ok {
+			e = &ColumnRef{Index: pos, Name: col.Name, T: col.Type}
+		}
+		out.Exprs = append(out.Exprs, e)
+	}
+	return out, nil
 }
 
 // rowExprs is a whole row of def: one expression per table column, the
@@ -255,10 +274,12 @@ func (b *Binder) rowExprs(def *catalog.TableDef, targets []int, vals []Expr) ([]
 	return row, nil
 }
 
-// columnDefault binds the DEFAULT of column pos (NULL when it has none).
+// columnDefault binds the DEFAULT of column pos (NULL when it has none,
+// and for a generated column, whose value the write computes from the
+// rest of the row).
 func (b *Binder) columnDefault(def *catalog.TableDef, pos int) (Expr, error) {
 	col := def.Columns[pos]
-	if col.Default == "" {
+	if col.Default == "" || col.Generated != "" {
 		return &Const{Value: nil, T: col.Type}, nil
 	}
 	n, err := ParseExpr(col.Default)
@@ -325,6 +346,9 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, alias string, oc *pg_quer
 		return nil, err
 	}
 	out.Set = set
+	if out.Gen, err = b.generatedExprs(def); err != nil {
+		return nil, err
+	}
 	if oc.WhereClause != nil {
 		if out.Where, err = b.bindCondition(sc, oc.WhereClause, "WHERE"); err != nil {
 			return nil, err
@@ -406,6 +430,9 @@ func (b *Binder) bindSetList(def *catalog.TableDef, sc *scope, targets []*pg_que
 		var err error
 		if val.GetSetToDefault() != nil {
 			e, err = b.columnDefault(def, pos)
+		} else if col.Generated != "" {
+			return nil, pgerr.New(pgerrcode.GeneratedAlways, "column \"%s\" can only be updated to DEFAULT", col.Name).
+				WithDetail("Column \"%s\" is a generated column.", col.Name)
 		} else if col.Identity == "a" {
 			return nil, pgerr.New(pgerrcode.GeneratedAlways, "column \"%s\" can only be updated to DEFAULT", col.Name).
 				WithDetail("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", col.Name)
@@ -585,6 +612,9 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 		b.need(def, catalog.PrivSelect)
 	}
 	up := &Update{Table: def, Input: input, Set: set}
+	if up.Gen, err = b.generatedExprs(def); err != nil {
+		return nil, err
+	}
 	if up.Policies, err = b.writeChecks(def, catalog.PolicyUpdate, reads); err != nil {
 		return nil, err
 	}

@@ -1028,6 +1028,9 @@ func (b *Binder) bindSQLValueFunction(f *pg_query.SQLValueFunction) (Expr, error
 }
 
 func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
+	if b.clause == generationClause {
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cannot use subquery in column generation expression")
+	}
 	sel := sl.Subselect.GetSelectStmt()
 	// A subquery starts a new query level: its own aggregates.
 	saved, savedClause := b.aggs, b.clause

@@ -125,7 +125,7 @@ func (b *Binder) bindCopyTable(c *Copy, s *pg_query.CopyStmt) error {
 	for _, n := range s.Attlist {
 		names = append(names, n.GetString_().GetSval())
 	}
-	positions, err := targetColumns(def, names, nil)
+	positions, err := copyColumns(def, names)
 	if err != nil {
 		return err
 	}
@@ -468,4 +468,27 @@ func copyColumnFlags(c *Copy, option string, names []string) ([]bool, error) {
 		}
 	}
 	return flags, nil
+}
+
+// copyColumns resolves COPY's column list to column positions, as
+// targetColumns does, leaving out the generated columns when the list is
+// empty and refusing them when it names one (42P10), as PostgreSQL does.
+func copyColumns(def *catalog.TableDef, names []string) ([]int, error) {
+	positions, err := targetColumns(def, names, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, pos := range positions {
+		col := def.Columns[pos]
+		if col.Generated == "" {
+			out = append(out, pos)
+			continue
+		}
+		if len(names) > 0 {
+			return nil, pgerr.New(pgerrcode.InvalidColumnReference, "column \"%s\" is a generated column", col.Name).
+				WithDetail("Generated columns cannot be used in COPY.")
+		}
+	}
+	return out, nil
 }

@@ -61,6 +61,9 @@ type Merge struct {
 	Input   Node
 	Source  int
 	Actions []MergeAction
+	// Gen computes the generated columns (position -> expression) over
+	// each new row, inserted or updated.
+	Gen map[int]Expr
 }
 
 // Columns implements Node: MERGE returns no rows (RETURNING is
@@ -124,6 +127,9 @@ func (b *Binder) bindMerge(s *pg_query.MergeStmt) (Node, error) {
 	scan.Out = append(tableCols(def, alias), Col{Name: catalog.RowIDColumn, T: types.Int8T, Table: alias, Hidden: true})
 	all := &scope{cols: append(append([]Col{}, scan.Out...), src.cols...)}
 	m := &Merge{Table: def, Source: ncols + 1}
+	if m.Gen, err = b.generatedExprs(def); err != nil {
+		return nil, err
+	}
 
 	on, err := b.bindCondition(all, s.JoinCondition, "JOIN/ON")
 	if err != nil {
@@ -292,6 +298,9 @@ func (b *Binder) mergeInsertRow(def *catalog.TableDef, src, all *scope, alias st
 		col := def.Columns[pos]
 		useDefault := v.GetSetToDefault() != nil
 		if !useDefault {
+			if err := generatedValue(col); err != nil {
+				return nil, nil, err
+			}
 			if useDefault, err = identityValue(col, w.Override); err != nil {
 				return nil, nil, err
 			}

@@ -205,7 +205,9 @@ type OnConflict struct {
 	DoUpdate bool
 	// Set assigns column positions from expressions over the existing row
 	// followed by the EXCLUDED row (2 x len(Table.Columns) input columns).
-	Set   map[int]Expr
+	Set map[int]Expr
+	// Gen computes the generated columns over the new row Set makes.
+	Gen   map[int]Expr
 	Where Expr
 	// Existing and Updated are DO UPDATE's row-level security checks:
 	// of the existing row it updates (the UPDATE and SELECT policies'
@@ -230,9 +232,12 @@ type Insert struct {
 // row ID (last); Set gives the new value of a column position as an
 // expression over Input's row.
 type Update struct {
-	Table     *catalog.TableDef
-	Input     Node
-	Set       map[int]Expr
+	Table *catalog.TableDef
+	Input Node
+	Set   map[int]Expr
+	// Gen computes the generated columns (position -> expression) over
+	// the new row Set makes.
+	Gen       map[int]Expr
 	Returning []Expr // over the new row (table columns)
 	Out       []Col
 	// Policies are the row-level security checks of the new rows.

@@ -391,9 +391,9 @@ func (b *Binder) writeChecks(def *catalog.TableDef, cmd string, reads bool) ([]P
 	return append(checks, sel...), err
 }
 
-// policyDeparse is the SQL text a policy keeps of expression n: as
-// pg_get_expr shows it (pg_policies, psql's \d), an operator or boolean
-// expression in parentheses.
+// policyDeparse is the SQL text a policy (or a generated column) keeps of
+// expression n: as pg_get_expr shows it (pg_policies, psql's \d), an
+// operator or boolean expression in parentheses.
 func policyDeparse(n *pg_query.Node) (string, error) {
 	text, err := DeparseExpr(n)
 	if err != nil {

@@ -66,13 +66,17 @@ func (b *Binder) OrphanRows(def *catalog.TableDef, fk catalog.ForeignKeyDef) (No
 
 // FillColumn is an UPDATE of every row of def that sets the column at
 // position pos to its DEFAULT (a column added with one holds it in the
-// rows already there).
+// rows already there), or computes it for a generated column.
 func (b *Binder) FillColumn(def *catalog.TableDef, pos int) (Node, error) {
 	value, err := b.columnDefault(def, pos)
 	if err != nil {
 		return nil, err
 	}
-	return &Update{Table: def, Input: tableScan(def, true), Set: map[int]Expr{pos: value}}, nil
+	gen, err := b.generatedExprs(def)
+	if err != nil {
+		return nil, err
+	}
+	return &Update{Table: def, Input: tableScan(def, true), Set: map[int]Expr{pos: value}, Gen: gen}, nil
 }
 
 // InsertRows is the INSERT of CREATE TABLE AS: the rows of query (bound

@@ -115,6 +115,7 @@ const (
 	ChangeOwner    // Owner: the new owner
 	RowSecurity    // Name: Enable, Disable, Force or NoForce
 	AddIdentity    // Name: the column; Column, Sequence
+	DropExpression // Name: the column, a generated one made plain
 )
 
 // Truncate is TRUNCATE of one or more tables.
@@ -564,6 +565,9 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 		}
 	}
 	def.NextColumnID = len(def.Columns) + 1
+	if err := b.checkGenerated(def); err != nil {
+		return nil, err
+	}
 	for _, c := range s.Constraints {
 		tableCons = append(tableCons, c.GetConstraint())
 	}
@@ -607,6 +611,10 @@ func (b *Binder) addLikeColumns(def *catalog.TableDef, like *pg_query.TableLikeC
 		switch {
 		case c.Identity != "" && opts&likeIdentity != 0:
 			return pgerr.NotSupported("CREATE TABLE ... LIKE ... INCLUDING IDENTITY")
+		case c.Generated != "":
+			if opts&likeGenerated != 0 {
+				col.Default, col.Generated = c.Default, c.Generated
+			}
 		case c.Identity == "" && opts&likeDefaults != 0:
 			col.Default = c.Default
 		}
@@ -732,6 +740,9 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 		case pg_query.ConstrType_CONSTR_NULL:
 			col.NotNull = false
 		case pg_query.ConstrType_CONSTR_DEFAULT:
+			if col.Generated != "" {
+				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
+			}
 			if seq != nil {
 				return col, nil, pgerr.New(pgerrcode.SyntaxError, "multiple default values specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
 			}
@@ -739,6 +750,9 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 				return col, nil, err
 			}
 		case pg_query.ConstrType_CONSTR_IDENTITY:
+			if col.Generated != "" {
+				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both identity and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
+			}
 			if seq != nil || col.Default != "" {
 				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
 			}
@@ -746,7 +760,19 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 				return col, nil, err
 			}
 		case pg_query.ConstrType_CONSTR_GENERATED:
-			return col, nil, pgerr.NotSupported("generated columns")
+			switch {
+			case col.Identity != "":
+				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both identity and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
+			case seq != nil || col.Default != "":
+				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
+			}
+			// Checked against the whole table by checkGenerated once
+			// every column is known; kept as pg_get_expr shows it.
+			text, err := policyDeparse(c.RawExpr)
+			if err != nil {
+				return col, nil, err
+			}
+			col.Generated, col.Default = "s", text
 		}
 	}
 	return col, seq, nil
@@ -1116,6 +1142,16 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			if seq != nil {
 				return nil, pgerr.NotSupported("ALTER TABLE ADD COLUMN of a serial type")
 			}
+			if col.Generated != "" {
+				// Checked as CREATE TABLE checks it; the rows already
+				// there get its value as a DEFAULT's (FillColumn).
+				with := def.Clone()
+				col.ID = with.NextColumnID
+				with.Columns = append(with.Columns, col)
+				if err := b.checkGenerated(with); err != nil {
+					return nil, err
+				}
+			}
 			ac := AlterCmd{Kind: AddColumn, Column: col, IfNotExists: cmd.MissingOk}
 			for _, cn := range cd.Constraints {
 				switch cn.GetConstraint().Contype {
@@ -1128,6 +1164,8 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 				}
 			}
 			at.Cmds = append(at.Cmds, ac)
+		case pg_query.AlterTableType_AT_DropExpression:
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropExpression, Name: cmd.Name, IfExists: cmd.MissingOk})
 		case pg_query.AlterTableType_AT_DropColumn:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropColumn, Name: cmd.Name, IfExists: cmd.MissingOk, Cascade: cmd.Behavior == pg_query.DropBehavior_DROP_CASCADE})
 		case pg_query.AlterTableType_AT_SetNotNull:
@@ -1141,6 +1179,13 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
 			}
 			ac.Column = def.Columns[pos]
+			if ac.Column.Generated != "" {
+				err := pgerr.New(pgerrcode.SyntaxError, "column \"%s\" of relation \"%s\" is a generated column", cmd.Name, def.Name)
+				if cmd.Def == nil {
+					err = err.WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP EXPRESSION instead.")
+				}
+				return nil, err
+			}
 			ac.Column.Default = ""
 			if cmd.Def != nil {
 				if err := b.setDefault(&ac.Column, cmd.Def); err != nil {

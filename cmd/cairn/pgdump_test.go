@@ -18,7 +18,8 @@ import (
 // and trigram indexes; views (one reading another, so that only the
 // dependencies pg_dump reads order them); comments; grants on tables,
 // columns, a schema and a sequence, default privileges; row-level
-// security (forced) and policies; a second schema; a deeplake table.
+// security (forced) and policies; a second schema; a deeplake table;
+// stored generated columns.
 const pgDumpSchema = `
 CREATE ROLE reader;
 CREATE ROLE writer;
@@ -74,11 +75,13 @@ CREATE INDEX dl_emb ON dl USING deeplake_index (embedding DESC);
 CREATE TABLE chk (a int, b int, CONSTRAINT a_lt_b CHECK (a < b), c varchar(10) DEFAULT 'x', d numeric(10,2), e uuid, f bytea, g date, h interval, i bool DEFAULT true);
 INSERT INTO chk VALUES (1, 2, 'yy', 3.14, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\xdeadbeef', '2024-01-01', '1 day 2 hours', false);
 COMMENT ON TABLE chk IS 'it''s checked';
+CREATE TABLE docs (id int PRIMARY KEY, body text NOT NULL, tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', body)) STORED, n int GENERATED ALWAYS AS (length(body) * 2) STORED CHECK (n > 0));
+INSERT INTO docs (id, body) VALUES (1, 'quick foxes'), (2, 'lazy dogs');
 `
 
 // pgDumpTables are the tables of pgDumpSchema, whose rows a restore must
 // carry, and the views, whose rows follow from them.
-var pgDumpTables = []string{"public.memories", "public.tags", "public.vecs", "app.notes", "public.dl", "public.chk", "public.recent", "public.a_tagged"}
+var pgDumpTables = []string{"public.memories", "public.tags", "public.vecs", "app.notes", "public.dl", "public.chk", "public.docs", "public.recent", "public.a_tagged"}
 
 // pgBinary finds a PostgreSQL 15 client program: Debian's postgresql-15
 // directory first (where pg_dump 15 is, whatever PATH's pg_dump is), then
@@ -180,7 +183,9 @@ func TestPgDumpRestore(t *testing.T) {
 		wantRows[table] = tableRows(t, src.Addr, table)
 	}
 	if !strings.Contains(wantRows["public.memories"], "first memory") || !strings.Contains(wantSchema, "CREATE POLICY scope_pol") ||
-		!strings.Contains(wantSchema, "REFERENCES public.memories(id) ON UPDATE CASCADE ON DELETE CASCADE") {
+		!strings.Contains(wantSchema, "REFERENCES public.memories(id) ON UPDATE CASCADE ON DELETE CASCADE") ||
+		!strings.Contains(wantSchema, "tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', body)) STORED") ||
+		!strings.Contains(wantRows["public.docs"], "'fox':2 'quick':1") {
 		t.Fatalf("the source database is not what the test built:\n%s\n%s", wantRows["public.memories"], wantSchema)
 	}
 

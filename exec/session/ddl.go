@@ -480,6 +480,10 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			if err := s.dropColumnPolicies(def, cmd.Name, cmd.Cascade); err != nil {
 				return err
 			}
+			if err := s.dropGeneratedDependents(def, cmd.Name, cmd.Cascade); err != nil {
+				return err
+			}
+			pos, _ = def.Column(cmd.Name)
 			dropColumn(def, pos)
 		case sql.RenameColumn:
 			pos, col := def.Column(cmd.Name)
@@ -490,6 +494,15 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cmd.NewName, def.Name)
 			}
 			def.Columns[pos].Name = cmd.NewName
+			for i, c := range def.Columns {
+				if c.Generated == "" {
+					continue
+				}
+				var err error
+				if def.Columns[i].Default, err = sql.RenamePolicyColumn(c.Default, cmd.Name, cmd.NewName); err != nil {
+					return err
+				}
+			}
 			for i := range def.Policies {
 				p := &def.Policies[i]
 				var err error
@@ -521,6 +534,19 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				return pgerr.New(pgerrcode.InvalidTableDefinition, "column \"%s\" is in a primary key", cmd.Name)
 			}
 			def.Columns[pos].NotNull = false
+		case sql.DropExpression:
+			// The column keeps the values it holds, now plain ones.
+			pos, col := def.Column(cmd.Name)
+			switch {
+			case col == nil:
+				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			case col.Generated == "" && cmd.IfExists:
+				s.notice("00000", "column \"%s\" of relation \"%s\" is not a stored generated column, skipping", cmd.Name, def.Name)
+			case col.Generated == "":
+				return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" is not a stored generated column", cmd.Name, def.Name)
+			default:
+				def.Columns[pos].Default, def.Columns[pos].Generated = "", ""
+			}
 		case sql.SetDefault:
 			pos, _ := def.Column(cmd.Name)
 			def.Columns[pos].Default = cmd.Column.Default
@@ -825,4 +851,34 @@ func (s *Session) createTableAs(ctx context.Context, tx *storage.Tx, x *sql.Crea
 		return Tag{}, err
 	}
 	return rowsTag("SELECT", n), nil
+}
+
+// dropGeneratedDependents drops, with cascade, the generated columns of
+// def whose expressions read column; without, it refuses to drop a column
+// a generated column reads (2BP01), as PostgreSQL's dependencies do.
+func (s *Session) dropGeneratedDependents(def *catalog.TableDef, column string, cascade bool) error {
+	var deps []string
+	for _, c := range def.Columns {
+		if c.Generated != "" && c.Name != column && sql.PolicyUses(c.Default, column) {
+			deps = append(deps, c.Name)
+		}
+	}
+	if len(deps) == 0 {
+		return nil
+	}
+	if !cascade {
+		lines := make([]string, len(deps))
+		for i, d := range deps {
+			lines[i] = fmt.Sprintf("column %s of table %s depends on column %s of table %s", d, def.Name, column, def.Name)
+		}
+		return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", column, def.Name).
+			WithDetail("%s", strings.Join(lines, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	for _, d := range deps {
+		s.notice("00000", "drop cascades to column %s of table %s", d, def.Name)
+		pos, _ := def.Column(d)
+		dropColumn(def, pos)
+	}
+	return nil
 }

@@ -87,6 +87,11 @@ type ColumnDef struct {
 	// BY DEFAULT AS IDENTITY, "" for neither (pg_attribute.attidentity);
 	// Default then draws from the column's sequence.
 	Identity string `json:"identity,omitempty"`
+	// Generated is "s" for a stored generated column (GENERATED ALWAYS AS
+	// (expr) STORED), "" otherwise (pg_attribute.attgenerated); Default
+	// then holds the generation expression, computed from the row's other
+	// columns on every write, as pg_attrdef holds it.
+	Generated string `json:"generated,omitempty"`
 	// ACL is the column's privileges (GRANT SELECT (col) ...), beside
 	// the table's; nil for none (pg_attribute.attacl NULL).
 	ACL []ACLItem `json:"acl,omitempty"`

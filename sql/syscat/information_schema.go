@@ -124,8 +124,11 @@ func init() {
 		row := func(schema, table string, i int, c catalog.ColumnDef, nullable, updatable string) {
 			var def, collCatalog, collSchema, collName any
 			isIdentity := "NO"
-			var generation, start, increment, maximum, minimum any
+			var generation, start, increment, maximum, minimum, genExpr any
+			isGenerated := "NEVER"
 			switch {
+			case c.Generated != "":
+				isGenerated, genExpr = "ALWAYS", v.defaultExpr(c.Default)
 			case c.Identity != "":
 				isIdentity, generation = "YES", map[string]string{"a": "ALWAYS", "d": "BY DEFAULT"}[c.Identity]
 				if s := v.ColumnSequence(c.Default); s != nil {
@@ -147,7 +150,7 @@ func init() {
 				charLen, octets, precision, radix, scale, datetimePrecision(c.Type), intervalType(c.Type), nil,
 				nil, nil, nil, collCatalog, collSchema, collName, nil, nil, nil,
 				v.Database, udtSchema, udtName, nil, nil, nil, nil, strconv.Itoa(i + 1),
-				"NO", isIdentity, generation, start, increment, maximum, minimum, "NO", "NEVER", nil, updatable})
+				"NO", isIdentity, generation, start, increment, maximum, minimum, "NO", isGenerated, genExpr, updatable})
 		}
 		for _, t := range v.tables {
 			for i, c := range t.Columns {

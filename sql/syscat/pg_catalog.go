@@ -67,6 +67,8 @@ var builtinTypes = []builtinType{
 	{3802, "jsonb", -1, false, "U", 3807, false, 0, "b", "jsonb_", ""},
 	{4089, "regnamespace", 4, true, "N", 4090, false, 0, "b", "regnamespace", ""},
 	{4096, "regrole", 4, true, "N", 4097, false, 0, "b", "regrole", ""},
+	{3614, "tsvector", -1, false, "U", 3643, false, 0, "b", "tsvector", ""},
+	{3615, "tsquery", -1, false, "U", 3645, false, 0, "b", "tsquery", ""},
 	{types.VectorOID, "vector", -1, false, "U", types.VectorArrayOID, false, 0, "b", "vector_", "vector_typmod_"},
 }
 
@@ -177,7 +179,7 @@ func init() {
 
 	register("pg_catalog", "pg_attribute", 1249, "attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign \"char\", attstorage \"char\", attcompression \"char\", attnotnull bool, atthasdef bool, atthasmissing bool, attidentity \"char\", attgenerated \"char\", attisdropped bool, attislocal bool, attinhcount int4, attcollation oid, attacl text[], attoptions text[], attfdwoptions text[], attmissingval text", func(v *View) [][]any {
 		var rows [][]any
-		row := func(rel int64, num int, name string, t types.T, notNull, hasDef bool, identity string, acl any) {
+		row := func(rel int64, num int, name string, t types.T, notNull, hasDef bool, identity, generated string, acl any) {
 			var coll int64
 			if t.IsString() && t.Family != types.Name {
 				coll = defaultCollationOID
@@ -192,30 +194,30 @@ func init() {
 				storage = "p"
 			}
 			rows = append(rows, []any{rel, name, int64(t.OID()), int64(-1), int64(t.TypLen()), int64(num), int64(dims), int64(-1),
-				Typmod(t), t.TypLen() > 0 && t.TypLen() <= 8, "i", storage, "", notNull, hasDef, false, identity, "", false, true,
+				Typmod(t), t.TypLen() > 0 && t.TypLen() <= 8, "i", storage, "", notNull, hasDef, false, identity, generated, false, true,
 				int64(0), coll, acl, nil, nil, nil})
 		}
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
 				// An identity column's sequence is no DEFAULT to PostgreSQL.
-				row(TableOID(t.ID), i+1, c.Name, c.Type, notNull(t, c), c.Default != "" && c.Identity == "", c.Identity, aclDatum(v.Cat, c.ACL))
+				row(TableOID(t.ID), i+1, c.Name, c.Type, notNull(t, c), c.Default != "" && c.Identity == "", c.Identity, c.Generated, aclDatum(v.Cat, c.ACL))
 			}
 		}
 		for _, ix := range v.indexes {
 			for i, id := range ix.columns {
 				if _, c := ix.table.ColumnByID(id); c != nil {
-					row(ix.oid, i+1, c.Name, c.Type, false, false, "", nil)
+					row(ix.oid, i+1, c.Name, c.Type, false, false, "", "", nil)
 				}
 			}
 		}
 		for _, r := range allRelations() {
 			for i, c := range r.Cols {
-				row(r.OID, i+1, c.Name, c.T, false, false, "", nil)
+				row(r.OID, i+1, c.Name, c.T, false, false, "", "", nil)
 			}
 		}
 		for _, d := range v.views {
 			for i, c := range d.Columns {
-				row(ViewOID(d.Schema, d.Name), i+1, c.Name, c.Type, false, false, "", nil)
+				row(ViewOID(d.Schema, d.Name), i+1, c.Name, c.Type, false, false, "", "", nil)
 			}
 		}
 		return rows

@@ -55,6 +55,8 @@ var builtinProcs = map[string]int64{
 	"regtypein": 2220, "regtypeout": 2221, "regtyperecv": 2454, "regtypesend": 2455,
 	"record_in": 2290, "record_out": 2291, "record_recv": 2402, "record_send": 2403,
 	"uuid_in": 2952, "uuid_out": 2953, "uuid_recv": 2961, "uuid_send": 2962,
+	"tsvectorin": 3610, "tsvectorout": 3611, "tsvectorrecv": 3639, "tsvectorsend": 3638,
+	"tsqueryin": 3612, "tsqueryout": 3613, "tsqueryrecv": 3641, "tsquerysend": 3640,
 	"jsonb_in": 3806, "jsonb_out": 3804, "jsonb_recv": 3805, "jsonb_send": 3803,
 	"regnamespacein": 4084, "regnamespaceout": 4085, "regnamespacerecv": 4087, "regnamespacesend": 4088,
 	"regrolein": 4098, "regroleout": 4092, "regrolerecv": 4094, "regrolesend": 4095,
