@@ -17,13 +17,7 @@ duration=${1:-5s}
 build
 machine
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-moto_server -H 127.0.0.1 -p "$port" >"$work/moto.log" 2>&1 &
-moto=$!
-trap 'kill $moto 2>/dev/null || true; wait $moto 2>/dev/null || true; cleanup' EXIT
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
-curl -s -X PUT "http://127.0.0.1:$port/cairn-bench" >/dev/null
-export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=cairn AWS_SECRET_ACCESS_KEY=cairn AWS_REGION=us-east-1
+start_moto
 
 for home in local s3; do
 	echo
