@@ -154,9 +154,6 @@ type objectHome struct {
 	stored map[string]int64
 	// fetching makes concurrent misses of one file share one copy.
 	fetching singleflight.Group
-	// cache bounds the segment and sidecar files the data directory
-	// keeps (diskcache.go).
-	cache *diskCache
 
 	// caughtUp is when (Unix nanoseconds) the last catch-up with the log
 	// that succeeded started (tail.go).
@@ -170,7 +167,7 @@ type objectHome struct {
 
 func newObjectHome(db *DB, store objstore.Store) *objectHome {
 	return &objectHome{db: db, store: store, manifests: map[uint64]storedManifest{}, stored: map[string]int64{},
-		unref: map[string]time.Time{}, origin: rand.Uint64() | 1, cache: newDiskCache(db.opts.DiskCacheBytes)}
+		unref: map[string]time.Time{}, origin: rand.Uint64() | 1}
 }
 
 // keyOf is the object key of a file in the data directory.
@@ -212,19 +209,19 @@ func (h *objectHome) getAll(ctx context.Context, key string) ([]byte, error) {
 
 // download copies object key to path through a temporary file of its own
 // (no fsync: the data directory is a cache, and a file a crash tore has
-// the wrong size or checksum next time), returning its size.
-func (h *objectHome) download(ctx context.Context, key, path string) (int64, error) {
+// the wrong size or checksum next time).
+func (h *objectHome) download(ctx context.Context, key, path string) error {
 	rc, info, err := h.store.Get(ctx, key)
 	if err != nil {
-		return 0, fmt.Errorf("fetching %s from the object store: %w", key, err)
+		return fmt.Errorf("fetching %s from the object store: %w", key, err)
 	}
 	defer rc.Close()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return 0, err
+		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return 0, err
+		return err
 	}
 	n, err := io.Copy(f, rc)
 	if cerr := f.Close(); err == nil {
@@ -238,9 +235,9 @@ func (h *objectHome) download(ctx context.Context, key, path string) (int64, err
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return 0, fmt.Errorf("fetching %s from the object store: %w", key, err)
+		return fmt.Errorf("fetching %s from the object store: %w", key, err)
 	}
-	return n, nil
+	return nil
 }
 
 // fetch copies the object of the file at path into the data directory
@@ -248,9 +245,6 @@ func (h *objectHome) download(ctx context.Context, key, path string) (int64, err
 // copy.
 func (h *objectHome) fetch(path string) error {
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-		if err == nil {
-			h.cache.touch(path)
-		}
 		return err
 	}
 	key, err := h.keyOf(path)
@@ -264,11 +258,7 @@ func (h *objectHome) fetch(path string) error {
 		if _, err := os.Stat(path); err == nil {
 			return nil, nil
 		}
-		size, err := h.download(context.Background(), key, path)
-		if err == nil {
-			h.cache.add(path, size, time.Now())
-		}
-		return nil, err
+		return nil, h.download(context.Background(), key, path)
 	})
 	return err
 }
@@ -368,8 +358,6 @@ func (h *objectHome) prepare() error {
 	if err := dropWALFiles(h.db.walDir(), math.MaxInt); err != nil {
 		return err
 	}
-	var kept []fs.FileInfo
-	var keptPaths []string
 	err = filepath.WalkDir(h.db.tablesDir(), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -383,18 +371,12 @@ func (h *objectHome) prepare() error {
 			return err
 		}
 		if size, ok := h.stored[key]; ok && size == fi.Size() && d.Name() != manifestName && !strings.HasSuffix(path, ".tmp") {
-			kept, keptPaths = append(kept, fi), append(keptPaths, path)
 			return nil
 		}
 		return removeIfExists(path)
 	})
 	if err != nil {
 		return fmt.Errorf("clearing the cache %s: %w", h.db.tablesDir(), err)
-	}
-	// What the cache kept from a previous run counts against its budget,
-	// most recently written last to go.
-	for i, fi := range kept {
-		h.cache.add(keptPaths[i], fi.Size(), fi.ModTime())
 	}
 	ids := slices.Collect(maps.Keys(h.ckpt.Tables))
 	manifests := make([]storedManifest, len(ids))
@@ -496,7 +478,7 @@ func (h *objectHome) fetchLog(ctx context.Context) error {
 	}
 	return inParallel(nums, func(n int) error {
 		path := filepath.Join(h.db.walDir(), walFileName(n))
-		if _, err := h.download(ctx, logKey(n), path); err != nil {
+		if err := h.download(ctx, logKey(n), path); err != nil {
 			return err
 		}
 		_, torn, err := readWALFile(path, func([]byte) error { return nil })
@@ -537,16 +519,15 @@ func (h *objectHome) putFile(ctx context.Context, path string) error {
 	h.mu.Lock()
 	size, ok := h.stored[key]
 	h.mu.Unlock()
-	if !ok || size != fi.Size() {
-		if _, err := h.store.Put(ctx, key, f); err != nil {
-			return fmt.Errorf("putting %s to the object store: %w", key, err)
-		}
-		h.mu.Lock()
-		h.stored[key] = fi.Size()
-		h.mu.Unlock()
+	if ok && size == fi.Size() {
+		return nil
 	}
-	// In the store now, the file is one the cache may evict.
-	h.cache.add(path, fi.Size(), fi.ModTime())
+	if _, err := h.store.Put(ctx, key, f); err != nil {
+		return fmt.Errorf("putting %s to the object store: %w", key, err)
+	}
+	h.mu.Lock()
+	h.stored[key] = fi.Size()
+	h.mu.Unlock()
 	return nil
 }
 

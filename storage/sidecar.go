@@ -11,6 +11,7 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -35,7 +36,7 @@ func writeSidecar(path string, seg *segment, buf []byte) error {
 	if err := writeFileAtomic(path, buf); err != nil {
 		return err
 	}
-	if seg.gone() {
+	if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
 		os.Remove(path)
 	}
 	return nil

@@ -26,6 +26,7 @@ package storage
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -152,7 +153,7 @@ func writeRawVectors(seg *segment, colID int, cols *segVectors, dim int) (*rawVe
 	if err != nil {
 		return nil, err
 	}
-	if seg.gone() {
+	if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
 		os.Remove(raw.path) // the segment was compacted away meanwhile
 	}
 	return raw, nil
