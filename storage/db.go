@@ -106,10 +106,14 @@ type DB struct {
 	mu        sync.Mutex
 	head      atomic.Pointer[dbState] // newest state, maybe not yet durable
 	published atomic.Pointer[dbState] // newest durable state; Begin reads it
-	lastLSN   uint64                  // LSN of the last record appended (mu)
-	wal       walWriter               // (mu)
-	walBytes  int64                   // bytes appended since the last rotation (mu)
-	broken    error                   // set when the WAL could not be written (mu)
+	// syncing is the head a group commit in flight (syncLocked) took
+	// and publishes once its records are durable; a flush or compaction
+	// that swaps a table meanwhile swaps it there too (mu).
+	syncing  *dbState
+	lastLSN  uint64    // LSN of the last record appended (mu)
+	wal      walWriter // (mu)
+	walBytes int64     // bytes appended since the last rotation (mu)
+	broken   error     // set when the WAL could not be written (mu)
 	// logEpoch counts the group commits that lost the log to another
 	// server (tail.go): a record appended in an older epoch was dropped
 	// unless a group commit had put it before (mu). epochEnds[e %
@@ -449,19 +453,23 @@ func (db *DB) syncLocked() error {
 		db.mu.Unlock()
 		return db.broken
 	}
-	w, target, state := db.wal, db.lastLSN, db.head.Load()
-	db.mu.Unlock()
+	w, target := db.wal, db.lastLSN
 	if w == nil {
+		db.mu.Unlock()
 		return errClosed()
 	}
 	if target <= db.durableLSN.Load() {
+		db.mu.Unlock()
 		return nil
 	}
+	db.syncing = db.head.Load()
+	db.mu.Unlock()
 	start := time.Now()
 	err := w.sync()
 	took := time.Since(start)
 	if errors.Is(err, errLogTaken) {
 		db.mu.Lock()
+		db.syncing = nil
 		err := db.loseRaceLocked()
 		db.mu.Unlock()
 		if err != nil {
@@ -477,6 +485,8 @@ func (db *DB) syncLocked() error {
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	state := db.syncing
+	db.syncing = nil
 	if err != nil {
 		db.broken = fmt.Errorf("wal fsync failed: %w", err)
 		return db.broken

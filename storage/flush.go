@@ -304,31 +304,55 @@ func (db *DB) flushTable(id uint64, force bool) error {
 }
 
 // swapTableLocked puts what change makes of table id's state (nil: the
-// state moved on, and the flush or compaction is dropped) into the head
-// and, on an object store when the head holds commits not yet durable,
-// into the published state too: a group commit that loses the log to
-// another server (loseRaceLocked) returns the head to the published
-// state, which must not bring back the tail rows or segments the flush or
-// compaction replaced (their files are retired). db.mu held; it reports
-// whether it swapped.
+// state moved on, and the flush or compaction is dropped) into the head,
+// into the state a group commit in flight publishes next (db.syncing) and,
+// on an object store when the head holds commits not yet durable, into
+// the published state too: a group commit that loses the log to another
+// server (loseRaceLocked) returns the head to the published state, which
+// must not bring back the tail rows or segments the flush or compaction
+// replaced (their files are retired), and the group commit in flight
+// must publish its commits with the swap (a state without it would be
+// older than the published one, and not published: a lost race after it
+// would drop acknowledged commits). db.mu held; it reports whether it
+// swapped. The new states' versions follow their LSNs: published, in
+// flight, head.
 func (db *DB) swapTableLocked(id uint64, change func(*tableState) *tableState) bool {
-	cur, pub := db.head.Load(), db.published.Load()
+	cur, pub, inflight := db.head.Load(), db.published.Load(), db.syncing
 	nh := change(cur.tables[id])
 	if nh == nil {
 		return false
 	}
-	next := cur.derive()
-	next.tables[id] = nh
-	if _, obj := db.home.(*objectHome); obj && cur.lsn > db.durableLSN.Load() && pub != cur {
-		np := change(pub.tables[id])
-		if np == nil {
+	var np, ns *tableState
+	_, obj := db.home.(*objectHome)
+	pubToo := obj && cur.lsn > db.durableLSN.Load() && pub != cur
+	if pubToo {
+		if np = change(pub.tables[id]); np == nil {
 			return false
 		}
-		p := pub.derive()
-		p.version = next.version
-		p.tables[id] = np
-		next.version++
-		db.publishLocked(p)
+	}
+	inflightToo := inflight != nil && inflight != cur
+	if inflightToo {
+		if ns = change(inflight.tables[id]); ns == nil {
+			return false
+		}
+	}
+	version := cur.version
+	swapped := func(s *dbState, ts *tableState) *dbState {
+		n := s.derive()
+		version++
+		n.version = version
+		n.tables[id] = ts
+		return n
+	}
+	if pubToo {
+		db.publishLocked(swapped(pub, np))
+	}
+	if inflightToo {
+		db.syncing = swapped(inflight, ns)
+	}
+	next := swapped(cur, nh)
+	if inflight == cur {
+		db.syncing = next
 	}
 	db.setHead(next)
 	db.publishHeadIfDurable()

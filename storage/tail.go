@@ -373,6 +373,12 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 // it, and every commit waiting for the group fails (logEpoch; one a group
 // commit put before, epochEnds, succeeds).
 func (db *DB) loseRaceLocked() error {
+	if pub, durable := db.published.Load().lsn, db.durableLSN.Load(); pub != durable {
+		// Returning to the published state would drop acknowledged
+		// commits: a restart replays them from the log.
+		db.broken = fmt.Errorf("the published state (LSN %d) lags the durable log (LSN %d) after a lost commit race: restart the server", pub, durable)
+		return db.broken
+	}
 	if l, ok := db.wal.(*objLog); ok {
 		l.drop()
 	}
