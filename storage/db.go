@@ -49,6 +49,12 @@ type Options struct {
 	// directory is a cache of it that may start empty. nil keeps
 	// everything in the data directory.
 	Store objstore.Store
+	// DiskCacheBytes, with Store, bounds the bytes of segment and index
+	// files the data directory keeps as a cache of the store
+	// (diskcache.go): the least recently read are deleted beyond it and
+	// fetched again when read. 0 (the default): unbounded, every file
+	// fetched stays.
+	DiskCacheBytes int64
 	// MaxStaleness, with Store, is how old the last catch-up with the log
 	// of other servers on the store (tail.go) may be for a transaction
 	// to begin without one: 0 (the default) catches up before every

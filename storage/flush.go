@@ -266,7 +266,7 @@ func (db *DB) flushTable(id uint64, force bool) error {
 		if err != nil {
 			return err
 		}
-		sw.side = db.newSegSide(def, specs, db.cache.budget/4)
+		sw.side, sw.remote = db.newSegSide(def, specs, db.cache.budget/4), db.home.fetcher()
 		for _, b := range hts.tail[:k] {
 			if err := sw.write(tailChunk(b, specs)); err != nil {
 				sw.abort()
@@ -518,7 +518,7 @@ func (db *DB) compactTable(id uint64) error {
 	if err != nil {
 		return err
 	}
-	sw.side = db.newSegSide(def, specs, db.cache.budget/16)
+	sw.side, sw.remote = db.newSegSide(def, specs, db.cache.budget/16), db.home.fetcher()
 	positions := make([]int, len(def.Columns))
 	for i := range positions {
 		positions[i] = i

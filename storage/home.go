@@ -58,6 +58,10 @@ type fetcher interface {
 	// it from the object store when the directory lacks it; the error
 	// matches os.ErrNotExist when neither has it. Safe for concurrent use.
 	fetch(path string) error
+	// exists is nil when the file at path is in the data directory or
+	// the object store holds it, and an error matching os.ErrNotExist
+	// when neither has it.
+	exists(path string) error
 }
 
 // localHome keeps everything in the data directory.

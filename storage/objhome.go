@@ -154,6 +154,9 @@ type objectHome struct {
 	stored map[string]int64
 	// fetching makes concurrent misses of one file share one copy.
 	fetching singleflight.Group
+	// cache bounds the segment and sidecar files the data directory
+	// keeps (diskcache.go).
+	cache *diskCache
 
 	// caughtUp is when (Unix nanoseconds) the last catch-up with the log
 	// that succeeded started (tail.go).
@@ -167,7 +170,7 @@ type objectHome struct {
 
 func newObjectHome(db *DB, store objstore.Store) *objectHome {
 	return &objectHome{db: db, store: store, manifests: map[uint64]storedManifest{}, stored: map[string]int64{},
-		unref: map[string]time.Time{}, origin: rand.Uint64() | 1}
+		unref: map[string]time.Time{}, origin: rand.Uint64() | 1, cache: newDiskCache(db.opts.DiskCacheBytes)}
 }
 
 // keyOf is the object key of a file in the data directory.
@@ -209,19 +212,19 @@ func (h *objectHome) getAll(ctx context.Context, key string) ([]byte, error) {
 
 // download copies object key to path through a temporary file of its own
 // (no fsync: the data directory is a cache, and a file a crash tore has
-// the wrong size or checksum next time).
-func (h *objectHome) download(ctx context.Context, key, path string) error {
+// the wrong size or checksum next time), returning its size.
+func (h *objectHome) download(ctx context.Context, key, path string) (int64, error) {
 	rc, info, err := h.store.Get(ctx, key)
 	if err != nil {
-		return fmt.Errorf("fetching %s from the object store: %w", key, err)
+		return 0, fmt.Errorf("fetching %s from the object store: %w", key, err)
 	}
 	defer rc.Close()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return 0, err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	n, err := io.Copy(f, rc)
 	if cerr := f.Close(); err == nil {
@@ -235,9 +238,9 @@ func (h *objectHome) download(ctx context.Context, key, path string) error {
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("fetching %s from the object store: %w", key, err)
+		return 0, fmt.Errorf("fetching %s from the object store: %w", key, err)
 	}
-	return nil
+	return n, nil
 }
 
 // fetch copies the object of the file at path into the data directory
@@ -245,6 +248,9 @@ func (h *objectHome) download(ctx context.Context, key, path string) error {
 // copy.
 func (h *objectHome) fetch(path string) error {
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		if err == nil {
+			h.cache.touch(path)
+		}
 		return err
 	}
 	key, err := h.keyOf(path)
@@ -258,7 +264,11 @@ func (h *objectHome) fetch(path string) error {
 		if _, err := os.Stat(path); err == nil {
 			return nil, nil
 		}
-		return nil, h.download(context.Background(), key, path)
+		size, err := h.download(context.Background(), key, path)
+		if err == nil {
+			h.cache.add(path, size, time.Now())
+		}
+		return nil, err
 	})
 	return err
 }
@@ -358,6 +368,8 @@ func (h *objectHome) prepare() error {
 	if err := dropWALFiles(h.db.walDir(), math.MaxInt); err != nil {
 		return err
 	}
+	var kept []fs.FileInfo
+	var keptPaths []string
 	err = filepath.WalkDir(h.db.tablesDir(), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -371,12 +383,18 @@ func (h *objectHome) prepare() error {
 			return err
 		}
 		if size, ok := h.stored[key]; ok && size == fi.Size() && d.Name() != manifestName && !strings.HasSuffix(path, ".tmp") {
+			kept, keptPaths = append(kept, fi), append(keptPaths, path)
 			return nil
 		}
 		return removeIfExists(path)
 	})
 	if err != nil {
 		return fmt.Errorf("clearing the cache %s: %w", h.db.tablesDir(), err)
+	}
+	// What the cache kept from a previous run counts against its budget,
+	// most recently written last to go.
+	for i, fi := range kept {
+		h.cache.add(keptPaths[i], fi.Size(), fi.ModTime())
 	}
 	ids := slices.Collect(maps.Keys(h.ckpt.Tables))
 	manifests := make([]storedManifest, len(ids))
@@ -478,7 +496,7 @@ func (h *objectHome) fetchLog(ctx context.Context) error {
 	}
 	return inParallel(nums, func(n int) error {
 		path := filepath.Join(h.db.walDir(), walFileName(n))
-		if err := h.download(ctx, logKey(n), path); err != nil {
+		if _, err := h.download(ctx, logKey(n), path); err != nil {
 			return err
 		}
 		_, torn, err := readWALFile(path, func([]byte) error { return nil })
@@ -519,15 +537,16 @@ func (h *objectHome) putFile(ctx context.Context, path string) error {
 	h.mu.Lock()
 	size, ok := h.stored[key]
 	h.mu.Unlock()
-	if ok && size == fi.Size() {
-		return nil
+	if !ok || size != fi.Size() {
+		if _, err := h.store.Put(ctx, key, f); err != nil {
+			return fmt.Errorf("putting %s to the object store: %w", key, err)
+		}
+		h.mu.Lock()
+		h.stored[key] = fi.Size()
+		h.mu.Unlock()
 	}
-	if _, err := h.store.Put(ctx, key, f); err != nil {
-		return fmt.Errorf("putting %s to the object store: %w", key, err)
-	}
-	h.mu.Lock()
-	h.stored[key] = fi.Size()
-	h.mu.Unlock()
+	// In the store now, the file is one the cache may evict.
+	h.cache.add(path, fi.Size(), fi.ModTime())
 	return nil
 }
 

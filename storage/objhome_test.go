@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -699,4 +701,123 @@ func TestObjectHomeFlushDuringGroupCommit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestObjectHomeDiskCacheBounded: with DiskCacheBytes the data directory
+// keeps about that much of the table's files; reads of evicted segments,
+// text and vector indexes and raw vectors fetch them again and answer as
+// before; nothing the store lacks is evicted; and a restart on the
+// bounded cache trims what an earlier run left.
+func TestObjectHomeDiskCacheBounded(t *testing.T) {
+	st := fakeS3(t)
+	dir := t.TempDir()
+	db := openDB(t, dir, Options{Store: st, FlushRows: 1 << 30})
+	def := createTable(t, db, "mem", []catalog.ColumnDef{col("id", types.Int8T), col("body", types.TextT), col("emb", types.ArrayOf(types.Float4T, 1))})
+	ix := &catalog.IndexDef{Schema: catalog.PublicSchema, Name: "mem_emb", Table: def.ID, Method: "hnsw",
+		Columns: []int{def.Columns[2].ID}, Options: map[string]string{"m": "16", "ef_construction": "64"}}
+	tx := db.Begin()
+	if err := tx.CreateIndex(ix); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	const dim, perSeg, segs = 16, 150, 4
+	var rows [][]any
+	for s := range segs {
+		var part [][]any
+		for i := s * perSeg; i < (s+1)*perSeg; i++ {
+			v := make([]float32, dim)
+			for j := range v {
+				v[j] = float32((i*31+j*17)%97)/97 + 0.01
+			}
+			part = append(part, []any{i, fmt.Sprintf("note%d shared", i), v})
+		}
+		insert(t, db, def, part...)
+		if err := db.flushTable(def.ID, true); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, part...)
+	}
+	waitVectorBuilds(t, db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tableBytes := func(db *DB) int64 {
+		var n int64
+		filepath.WalkDir(db.lookupRT(def.ID).dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && d.Name() != manifestName {
+				if fi, err := d.Info(); err == nil {
+					n += fi.Size()
+				}
+			}
+			return nil
+		})
+		return n
+	}
+	full := tableBytes(db)
+	raws, _ := filepath.Glob(filepath.Join(db.lookupRT(def.ID).dir, "*"+vecRawExt))
+	var rawBytes int64
+	for _, p := range raws {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rawBytes += fi.Size()
+	}
+	// Raw vector files stay (diskcache.go); a third of the rest fits.
+	limit := rawBytes + (full-rawBytes)/3
+
+	// A fresh cache, bounded to a third of the table's evictable files.
+	db = openDB(t, t.TempDir(), Options{Store: st, DiskCacheBytes: limit})
+	db.home.(*objectHome).cache.grace = 0
+	check := func(db *DB) {
+		t.Helper()
+		for round := range 3 {
+			if n := countKV(t, db, def); n != len(rows) {
+				t.Fatalf("round %d: %d rows, want %d", round, n, len(rows))
+			}
+			tx := db.Begin()
+			for _, probe := range []int{5, perSeg + 7, 3*perSeg + 11, len(rows) - 1} {
+				hits, err := tx.VectorSearch(context.Background(), def.ID, ix, rows[probe][2].([]float32), 3, VectorEffort{Ef: 64}, nil)
+				if err != nil || len(hits) == 0 || hits[0].Dist > 1e-5 {
+					t.Fatalf("round %d: vector search for row %d: %v %v", round, probe, hits, err)
+				}
+				rec, err := tx.FetchRows(context.Background(), def.ID, []int{0, 2}, []int64{hits[0].RowID})
+				if err != nil || rec.NumRows() != 1 {
+					t.Fatalf("round %d: fetch of row %d: %v", round, probe, err)
+				}
+				rec.Release()
+				m, err := tx.TextSearch(context.Background(), def.ID, 1, []string{fmt.Sprintf("note%d", probe)})
+				if err != nil || len(m.RowIDs) != 1 {
+					t.Fatalf("round %d: text search for row %d: %v %v", round, probe, m.RowIDs, err)
+				}
+			}
+			tx.Rollback()
+			// The biggest file read last may stay beyond the budget.
+			if got := tableBytes(db); got > limit+full/segs {
+				t.Fatalf("round %d: %d bytes cached, budget %d (all files %d)", round, got, limit, full)
+			}
+		}
+	}
+	check(db)
+	// Rows written now are durable only in the log and then in segments
+	// this server writes: a checkpoint puts them, and only then may they go.
+	late := []any{len(rows), fmt.Sprintf("note%d late", len(rows)), append([]float32{-1}, make([]float32, dim-1)...)}
+	insert(t, db, def, late)
+	rows = append(rows, late)
+	if err := db.flushTable(def.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	check(db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A restart on a cache an unbounded run filled trims it.
+	db = openDB(t, dir, Options{Store: st, DiskCacheBytes: limit})
+	defer db.Close()
+	if got := tableBytes(db); got > limit {
+		t.Fatalf("restart kept %d bytes cached, budget %d", got, limit)
+	}
+	db.home.(*objectHome).cache.grace = 0
+	check(db)
 }

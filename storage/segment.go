@@ -191,6 +191,9 @@ type segmentWriter struct {
 	// noSync leaves the fsync of the file to the caller (a spill's
 	// commit): finish only starts its writeback.
 	noSync bool
+	// remote is the new segment's (segment.remote): an object home's
+	// fetcher, which brings the file back once the cache evicted it.
+	remote fetcher
 }
 
 func newSegmentWriter(path string, cols []segColumnSpec) (*segmentWriter, error) {
@@ -549,7 +552,7 @@ func (sw *segmentWriter) finish() (*segment, error) {
 		os.Remove(sw.tmp)
 		return nil, err
 	}
-	s := &segment{name: filepath.Base(sw.path), path: sw.path, rows: sw.rows, minRow: sw.minRow, maxRow: sw.maxRow, bytes: st.Size()}
+	s := &segment{name: filepath.Base(sw.path), path: sw.path, rows: sw.rows, minRow: sw.minRow, maxRow: sw.maxRow, bytes: st.Size(), remote: sw.remote}
 	for _, c := range sw.cols {
 		s.columns = append(s.columns, segColumn{Name: c.name, ID: c.id})
 	}

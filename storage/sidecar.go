@@ -11,7 +11,6 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -36,7 +35,7 @@ func writeSidecar(path string, seg *segment, buf []byte) error {
 	if err := writeFileAtomic(path, buf); err != nil {
 		return err
 	}
-	if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
+	if seg.gone() {
 		os.Remove(path)
 	}
 	return nil

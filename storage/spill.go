@@ -64,7 +64,7 @@ func (tx *Tx) spill(def *catalog.TableDef, tt *txTable) error {
 	for i, part := range parts {
 		path := tx.db.newSegmentPath(rt)
 		side := tx.db.newSpillSide(def, specs)
-		wg.Go(func() { segs[i], errs[i] = writeSpill(path, specs, side, part) })
+		wg.Go(func() { segs[i], errs[i] = writeSpill(path, specs, side, tx.db.home.fetcher(), part) })
 	}
 	wg.Wait()
 	for _, seg := range segs {
@@ -124,13 +124,13 @@ func spillParts(batches []*tailBatch, bytes, least int64) [][]*tailBatch {
 // writeSpill writes batches to a new segment file at path, not fsynced
 // (see spill). It runs on a goroutine of its own: a panic becomes its
 // error, which fails the statement, not the server.
-func writeSpill(path string, specs []segColumnSpec, side *segSide, batches []*tailBatch) (seg *segment, err error) {
+func writeSpill(path string, specs []segColumnSpec, side *segSide, remote fetcher, batches []*tailBatch) (seg *segment, err error) {
 	sw, err := newSegmentWriter(path, specs)
 	if err != nil {
 		side.discard()
 		return nil, spillError(path, err)
 	}
-	sw.side, sw.noSync = side, true
+	sw.side, sw.noSync, sw.remote = side, true, remote
 	defer func() {
 		if r := recover(); r != nil {
 			sw.abort()

@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"errors"
 	"maps"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -219,20 +221,27 @@ type segment struct {
 }
 
 // local makes sure the file at path, seg's own or one of its sidecars, is
-// in the data directory. Seg's own file comes first, so that a segment
-// whose file is not there has been removed, whatever sidecar is read or
-// written (writeSidecar relies on it).
+// in the data directory.
 func (s *segment) local(path string) error {
 	if s.remote == nil {
 		return nil
 	}
-	if err := s.remote.fetch(s.path); err != nil {
-		return err
-	}
-	if path == s.path {
-		return nil
-	}
 	return s.remote.fetch(path)
+}
+
+// gone reports whether seg's file was removed (a compaction replaced the
+// segment, its table was dropped): it is neither in the data directory
+// nor, for a segment of an object home, in the object store (the data
+// directory is then a cache that may have evicted it). A sidecar written
+// for a segment that is gone is removed again.
+func (s *segment) gone() bool {
+	var err error
+	if s.remote != nil {
+		err = s.remote.exists(s.path)
+	} else {
+		_, err = os.Stat(s.path)
+	}
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // segColumn maps a column of a segment file (by name) to a table column ID.

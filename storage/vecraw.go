@@ -26,7 +26,6 @@ package storage
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -153,7 +152,7 @@ func writeRawVectors(seg *segment, colID int, cols *segVectors, dim int) (*rawVe
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(seg.path); errors.Is(err, os.ErrNotExist) {
+	if seg.gone() {
 		os.Remove(raw.path) // the segment was compacted away meanwhile
 	}
 	return raw, nil

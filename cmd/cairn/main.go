@@ -72,6 +72,8 @@ type config struct {
 	walCheckpoint string
 	// maxStaleness is storage.Options.MaxStaleness ("" = 0).
 	maxStaleness string
+	// cacheSize is storage.Options.DiskCacheBytes ("" = unbounded).
+	cacheSize string
 	// memoryLimit is the soft memory limit ("off" = none).
 	memoryLimit string
 	// authenticationTimeout and writeTimeout bound a PostgreSQL
@@ -122,6 +124,7 @@ func options(cfg *config) []option {
 		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory, as Go's GOMEMLIMIT; the cache of decoded columns gets 75% of it (off: no limit, storage's default cache)", &cfg.memoryLimit},
 		{"wal-checkpoint-bytes", "CAIRN_WAL_CHECKPOINT_BYTES", "", "n", fmt.Sprintf("write-ahead log size that triggers a checkpoint (default %d)", storage.DefaultWALCheckpointBytes), &cfg.walCheckpoint},
 		{"max-staleness", "CAIRN_MAX_STALENESS", "", "duration", "with --storage: how old the last catch-up with the commits of other servers on the storage may be for a transaction to begin without one, e.g. 200ms (default 0: every transaction first asks the store for the next log object, one round trip, and sees every commit acknowledged before it began on any server)", &cfg.maxStaleness},
+		{"cache-size", "CAIRN_CACHE_SIZE", "", "size", "with --storage: the most disk the data directory may use as a cache of segment and index files, e.g. 20GiB; the least recently read go beyond it and are fetched again when read (default: unbounded, every file fetched stays)", &cfg.cacheSize},
 		{"authentication-timeout", "CAIRN_AUTHENTICATION_TIMEOUT", "", "duration", fmt.Sprintf("time a PostgreSQL connection has from its accept to its first ReadyForQuery, start-up packet and password included, before it is dropped (default %s)", wire.DefaultAuthenticationTimeout), &cfg.authenticationTimeout},
 		{"tls-cert", "CAIRN_TLS_CERT", "", "file", "PEM certificate (chain) the PostgreSQL port (on SSLRequest) and the HTTP API (HTTPS) present; needs --tls-key", &cfg.tlsCert},
 		{"tls-key", "CAIRN_TLS_KEY", "", "file", "PEM private key of --tls-cert", &cfg.tlsKey},
@@ -483,6 +486,16 @@ func storageOptions(cfg config) (storage.Options, error) {
 			return o, fmt.Errorf("--max-staleness: %w", err)
 		}
 		o.MaxStaleness = d
+	}
+	if cfg.cacheSize != "" {
+		if cfg.storage == "" {
+			return o, fmt.Errorf("--cache-size needs --storage: without it the data directory holds the database itself, not a cache")
+		}
+		n, err := parseSize(cfg.cacheSize)
+		if err != nil || n <= 0 {
+			return o, fmt.Errorf("--cache-size %q: want a positive size such as 20GiB", cfg.cacheSize)
+		}
+		o.DiskCacheBytes = n
 	}
 	return o, nil
 }
