@@ -4,7 +4,7 @@
 # fuzz target for a bounded time.
 
 # FUZZTIME is how long each fuzz target runs in `make test` / `make fuzz`.
-FUZZTIME ?= 15s
+FUZZTIME ?= 10s
 
 .PHONY: test setup lint race fuzz
 

@@ -9,11 +9,18 @@ package main
 //
 //	go run ./cmd/cairn-bench --commits --addr 127.0.0.1:5432 --clients 1,8,32 --duration 5s --runs 3
 //
+// --addr may list several servers on one object store (host:port,...):
+// the sessions are spread over them in turn, and a commit that loses the
+// log to another server (40001) is retried until it commits; its latency
+// runs from the first try to the acknowledged one, and the retries are
+// counted.
+//
 // The mode is dispatched from init (it has flags of its own), so main.go
 // needs no hook.
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +32,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func init() {
@@ -40,6 +48,8 @@ type commitsResult struct {
 	clients int
 	commits int
 	errors  int
+	// retries counts the tries that lost the log to another server (40001).
+	retries int
 	elapsed time.Duration
 	p50     time.Duration
 	p99     time.Duration
@@ -51,7 +61,7 @@ func commitsMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("cairn-bench --commits", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Bool("commits", true, "measure commits (this mode)")
-	addr := fs.String("addr", "127.0.0.1:5432", "server host:port")
+	addrList := fs.String("addr", "127.0.0.1:5432", "server host:port, or several servers on one object store (host:port,host:port,...)")
 	clients := fs.String("clients", "1,8,32", "comma-separated numbers of concurrent sessions")
 	duration := fs.Duration("duration", 5*time.Second, "how long each run commits")
 	runs := fs.Int("runs", 3, "runs per session count (the medians are reported)")
@@ -65,8 +75,9 @@ func commitsMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "cairn-bench --commits: bad --clients, --runs, --dim or --duration")
 		return 2
 	}
+	addrs := strings.Split(*addrList, ",")
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsnFor(*addr))
+	conn, err := pgx.Connect(ctx, dsnFor(addrs[0]))
 	if err != nil {
 		fmt.Fprintln(stderr, "cairn-bench:", err)
 		return 1
@@ -81,26 +92,35 @@ func commitsMain(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	fmt.Fprintf(stdout, "commits: %s, %s\none autocommit INSERT of one row (text, jsonb, %d-d float4[]) per commit; %d runs of %v per line, medians\n\n",
-		machine(), today(), *dim, *runs, *duration)
-	fmt.Fprintf(stdout, "%8s %12s %10s %10s %8s\n", "sessions", "commits/s", "p50 ms", "p99 ms", "errors")
+	// The other servers see the table once they caught up with the log
+	// (at once by default; within --max-staleness otherwise).
+	for _, a := range addrs[1:] {
+		if err := waitForTable(ctx, a, *table); err != nil {
+			fmt.Fprintln(stderr, "cairn-bench:", err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stdout, "commits: %s, %s\none autocommit INSERT of one row (text, jsonb, %d-d float4[]) per commit; %d server(s); %d runs of %v per line, medians\n\n",
+		machine(), today(), *dim, len(addrs), *runs, *duration)
+	fmt.Fprintf(stdout, "%8s %12s %10s %10s %8s %8s\n", "sessions", "commits/s", "p50 ms", "p99 ms", "retries", "errors")
 	failed := false
 	for _, n := range counts {
 		var res []commitsResult
 		for r := 0; r < *runs; r++ {
-			res = append(res, commitRun(ctx, *addr, *table, n, *dim, *duration))
+			res = append(res, commitRun(ctx, addrs, *table, n, *dim, *duration))
 		}
 		m := medianResult(res)
-		var errs int
+		var errs, retries int
 		for _, r := range res {
 			errs += r.errors
+			retries += r.retries
 		}
 		failed = failed || errs > 0
 		var each []string
 		for _, r := range res {
 			each = append(each, fmt.Sprintf("%.0f", r.perSecond()))
 		}
-		fmt.Fprintf(stdout, "%8d %12.0f %10.2f %10.2f %8d   (runs: %s commits/s)\n", n, m.perSecond(), ms(m.p50), ms(m.p99), errs, strings.Join(each, ", "))
+		fmt.Fprintf(stdout, "%8d %12.0f %10.2f %10.2f %8d %8d   (runs: %s commits/s)\n", n, m.perSecond(), ms(m.p50), ms(m.p99), retries, errs, strings.Join(each, ", "))
 	}
 	var rows int64
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+*table).Scan(&rows); err != nil {
@@ -114,12 +134,13 @@ func commitsMain(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// commitRun commits from n sessions for d and returns the throughput and
-// the latency percentiles of single commits.
-func commitRun(ctx context.Context, addr, table string, n, dim int, d time.Duration) commitsResult {
+// commitRun commits from n sessions, spread over the servers at addrs,
+// for d and returns the throughput and the latency percentiles of single
+// commits (40001 retried).
+func commitRun(ctx context.Context, addrs []string, table string, n, dim int, d time.Duration) commitsResult {
 	conns := make([]*pgx.Conn, n)
 	for i := range conns {
-		c, err := pgx.Connect(ctx, dsnFor(addr))
+		c, err := pgx.Connect(ctx, dsnFor(addrs[i%len(addrs)]))
 		if err != nil {
 			return commitsResult{clients: n, errors: 1, elapsed: time.Second}
 		}
@@ -129,7 +150,7 @@ func commitRun(ctx context.Context, addr, table string, n, dim int, d time.Durat
 	insert := "INSERT INTO " + table + " (session, task, metadata, embedding) VALUES ($1, $2, $3, $4)"
 	var mu sync.Mutex
 	var lat []time.Duration
-	errors := 0
+	failures, retries := 0, 0
 	var wg sync.WaitGroup
 	start := time.Now()
 	deadline := start.Add(d)
@@ -140,14 +161,21 @@ func commitRun(ctx context.Context, addr, table string, n, dim int, d time.Durat
 			rng := rand.New(rand.NewSource(int64(i)))
 			emb := make([]float32, dim)
 			var mine []time.Duration
-			bad := 0
+			bad, again := 0, 0
 			for k := 0; time.Now().Before(deadline); k++ {
 				for j := range emb {
 					emb[j] = rng.Float32()*2 - 1
 				}
 				t0 := time.Now()
-				_, err := c.Exec(ctx, insert, i, fmt.Sprintf("session %d remembers fact %d", i, k),
-					fmt.Sprintf(`{"session": %d, "n": %d}`, i, k), emb)
+				var err error
+				for {
+					_, err = c.Exec(ctx, insert, i, fmt.Sprintf("session %d remembers fact %d", i, k),
+						fmt.Sprintf(`{"session": %d, "n": %d}`, i, k), emb)
+					if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "40001" {
+						break
+					}
+					again++
+				}
 				if err != nil {
 					bad++
 					continue
@@ -156,18 +184,34 @@ func commitRun(ctx context.Context, addr, table string, n, dim int, d time.Durat
 			}
 			mu.Lock()
 			lat = append(lat, mine...)
-			errors += bad
+			failures += bad
+			retries += again
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
-	r := commitsResult{clients: n, commits: len(lat), errors: errors, elapsed: elapsed}
+	r := commitsResult{clients: n, commits: len(lat), errors: failures, retries: retries, elapsed: elapsed}
 	if len(lat) > 0 {
 		r.p50, r.p99 = percentile(lat, 50), percentile(lat, 99)
 	}
 	return r
+}
+
+// waitForTable waits up to 10 s for the server at addr to see table.
+func waitForTable(ctx context.Context, addr, table string) error {
+	c, err := pgx.Connect(ctx, dsnFor(addr))
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, err := c.Exec(ctx, "SELECT 1 FROM "+table+" LIMIT 0")
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+	}
 }
 
 // medianResult picks, field by field, the median of several runs.

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Fuzzes every `func FuzzX` target of the repository for a bounded time
-# each (FUZZTIME, default 15s), one at a time. A crasher makes Go write a
+# each (FUZZTIME, default 10s), one at a time. A crasher makes Go write a
 # regression seed to the package's testdata/fuzz/FuzzX/; commit it (plain
 # `go test` then replays it) with the fix. A target that fails is run once
 # more (see below). Exits non-zero if any target failed, after running
 # them all.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-fuzztime=${FUZZTIME:-15s}
+fuzztime=${FUZZTIME:-10s}
 
 failed=()
 while IFS=: read -r file name; do
