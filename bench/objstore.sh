@@ -24,6 +24,16 @@ machine
 
 start_moto
 
+# s3_requests prints how many requests moto_server has answered so far;
+# s3_rate R0 T0 how many it answered since (R0 at time T0), per second.
+s3_requests() { grep -c 'HTTP/1.1"' "$work/moto.log" || true; }
+s3_rate() {
+	local n secs
+	n=$(( $(s3_requests) - $1 ))
+	secs=$(echo "$(date +%s.%N) - $2" | bc)
+	echo "moto_server answered $n requests in ${secs%.*} s ($(echo "$n / $secs" | bc) per second)"
+}
+
 for home in local s3; do
 	echo
 	echo "== $home"
@@ -34,7 +44,10 @@ for home in local s3; do
 	else
 		start_server
 	fi
+	r0=$(s3_requests)
+	t0=$(date +%s.%N)
 	"$work/cairn-bench" --commits --addr "$addr" --clients 1,8,32 --duration "$duration" --runs 3
+	[ "$home" = s3 ] && s3_rate "$r0" "$t0"
 	kill "$pid"
 	wait "$pid" || true
 	pid=
@@ -57,6 +70,7 @@ pids=()
 addrs=()
 start_member() {
 	local i=$1
+	rm -f "$work/s$i.log"
 	# shellcheck disable=SC2086
 	"$work/cairn" --data-dir "$work/s$i" --listen 127.0.0.1:0 --http off --storage s3://cairn-bench/db ${S3_FLAGS:-} 2>"$work/s$i.log" &
 	pids[i]=$!
@@ -77,7 +91,10 @@ trap 'stop_members; kill $moto 2>/dev/null || true; wait $moto 2>/dev/null || tr
 echo
 echo "== three servers on the bucket"
 for i in 0 1 2; do start_member "$i"; done
+r0=$(s3_requests)
+t0=$(date +%s.%N)
 "$work/cairn-bench" --commits --addr "${addrs[0]},${addrs[1]},${addrs[2]}" --clients 1,8,32 --duration "$duration" --runs 3
+s3_rate "$r0" "$t0"
 
 echo
 echo "== point lookups (pgbench -M prepared, 6 sessions in all), from one server and from three"
@@ -115,7 +132,11 @@ echo "another server leads $(echo "$t1 - $t0" | bc) s after the kill (the lease 
 t0=$(date +%s.%N)
 start_member "$leader"
 other=${addrs[(leader + 1) % 3]}
-psql -X -q -h "${addrs[leader]%:*}" -p "${addrs[leader]##*:}" -U cairn -c "SELECT count(*) FROM bench_commits" >/dev/null
+if ! psql -X -q -h "${addrs[leader]%:*}" -p "${addrs[leader]##*:}" -U cairn -c "SELECT count(*) FROM bench_commits" >/dev/null; then
+	echo "the restarted server does not answer; its log:" >&2
+	cat "$work/s$leader.log" >&2
+	exit 1
+fi
 t1=$(date +%s.%N)
 echo "the killed server restarted on its data directory and answered in $(echo "$t1 - $t0" | bc) s"
 psql -X -q -h "${other%:*}" -p "${other##*:}" -U cairn -c "INSERT INTO bench_reads VALUES (0, 'after the takeover')" >/dev/null

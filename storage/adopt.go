@@ -133,13 +133,46 @@ func (h *objectHome) adopt(ctx context.Context, c storeCheckpoint, etag string) 
 		}
 	}
 
+	// The log objects from the checkpoint's first one on: those this
+	// server applied already are read before the catch-up, which holds
+	// syncMu (this server's commits wait for it), and only those put
+	// since are read under it.
+	readLog := func(from, to int) ([][]byte, error) {
+		bodies := make([][]byte, max(to-from, 0))
+		err := inParallel(rangeOf(len(bodies)), func(i int) error {
+			b, err := h.getAll(ctx, logKey(from+i))
+			if errors.Is(err, objstore.ErrNotExist) {
+				return fmt.Errorf("log object %s, which checkpoint %d needs, is gone", logKey(from+i), c.Seq)
+			}
+			bodies[i] = b
+			return err
+		})
+		return bodies, err
+	}
+	db.syncMu.Lock()
+	db.mu.Lock()
+	l, ok := db.wal.(*objLog)
+	db.mu.Unlock()
+	var applied int
+	if ok {
+		applied = l.next
+	}
+	db.syncMu.Unlock()
+	if !ok {
+		return errClosed()
+	}
+	early, err := readLog(c.LogFrom, applied)
+	if err != nil {
+		return err
+	}
+
 	db.syncMu.Lock()
 	defer db.syncMu.Unlock()
 	if err := h.catchUpSynced(); err != nil {
 		return err
 	}
 	db.mu.Lock()
-	l, ok := db.wal.(*objLog)
+	l, ok = db.wal.(*objLog)
 	db.mu.Unlock()
 	if !ok {
 		return errClosed()
@@ -148,18 +181,11 @@ func (h *objectHome) adopt(ctx context.Context, c storeCheckpoint, etag string) 
 	if c.LogFrom > n {
 		return nil // (catchUpSynced fails when the log moved past this server)
 	}
-	bodies := make([][]byte, n-c.LogFrom)
-	err = inParallel(rangeOf(len(bodies)), func(i int) error {
-		b, err := h.getAll(ctx, logKey(c.LogFrom+i))
-		if errors.Is(err, objstore.ErrNotExist) {
-			return fmt.Errorf("log object %s, which checkpoint %d needs, is gone", logKey(c.LogFrom+i), c.Seq)
-		}
-		bodies[i] = b
-		return err
-	})
+	late, err := readLog(max(c.LogFrom, applied), n)
 	if err != nil {
 		return err
 	}
+	bodies := append(early, late...)
 	var recs []*walRecord
 	var logBytes int64
 	for i, b := range bodies {

@@ -159,8 +159,10 @@ type objectHome struct {
 	cache *diskCache
 
 	// caughtUp is when (Unix nanoseconds) the last catch-up with the log
-	// that succeeded started (tail.go).
-	caughtUp atomic.Int64
+	// that succeeded started, ckptReadAt when a catch-up last read the
+	// checkpoint object (tail.go).
+	caughtUp   atomic.Int64
+	ckptReadAt atomic.Int64
 	// origin is written into every record this server appends (walRecord)
 	// and into the names of the files it writes: random, so that no two
 	// servers' log objects hold the same bytes and no two name a file

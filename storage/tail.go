@@ -3,8 +3,10 @@ package storage
 // Several servers on one object store (objhome.go): each serves reads, one
 // writes at a time. A server tails the log: a catch-up GETs the log object
 // after the last one it knows (a 404: it is up to date; the checkpoint
-// object is read at the same time, to tell a log object not yet written
-// from one a checkpoint deleted) and applies every record of each one it finds
+// object is read at the same time at most once a second, to learn of a
+// newer checkpoint, and whenever a missing object could be one a
+// checkpoint deleted rather than one not yet written: checkpointDue) and
+// applies every record of each one it finds
 // (applyRecordLocked), as if those transactions had committed here. The
 // log's numbers and PutIfAbsent serialise the writers: a server whose
 // group commit finds its log object taken (errLogTaken) drops the records
@@ -101,6 +103,7 @@ func (h *objectHome) catchUpSynced() error {
 		return err // (a lost race caught up already)
 	}
 	ctx := context.Background()
+	readCkpt := h.checkpointDue()
 	for {
 		db.mu.Lock()
 		l, ok := db.wal.(*objLog)
@@ -120,17 +123,26 @@ func (h *objectHome) catchUpSynced() error {
 			body = b
 			return err
 		})
-		g.Go(func() error {
-			b, err := h.getAll(ctx, storeCheckpointKey)
-			if errors.Is(err, objstore.ErrNotExist) {
+		if readCkpt {
+			readCkpt = false
+			g.Go(func() error {
+				read := time.Now()
+				b, err := h.getAll(ctx, storeCheckpointKey)
+				if errors.Is(err, objstore.ErrNotExist) {
+					h.ckptReadAt.Store(read.UnixNano())
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				ckpt = &storeCheckpoint{}
+				if err := json.Unmarshal(b, ckpt); err != nil {
+					return err
+				}
+				h.ckptReadAt.Store(read.UnixNano())
 				return nil
-			}
-			if err != nil {
-				return err
-			}
-			ckpt = &storeCheckpoint{}
-			return json.Unmarshal(b, ckpt)
-		})
+			})
+		}
 		if err := g.Wait(); err != nil {
 			return fmt.Errorf("catching up with the log: %w", err)
 		}
@@ -207,6 +219,27 @@ func (h *objectHome) applyObject(n int, body []byte) error {
 		db.requestCheckpoint()
 	}
 	return nil
+}
+
+// checkpointPoll is how often a catch-up reads the checkpoint object to
+// learn of a newer checkpoint to adopt.
+const checkpointPoll = time.Second
+
+// checkpointDue reports whether a catch-up reads the checkpoint object
+// beside the next log object: at most every checkpointPoll (tend adopts
+// what it finds) — unless a missing log object could be one a checkpoint
+// deleted rather than one not yet written. Only a log object written after
+// this server's last catch-up can be the next one, and a checkpoint deletes
+// a log object StoreRetention after first finding it unreferenced, so
+// within half the retention of the last catch-up (the other half for
+// clocks running at different rates) a missing next object is not yet
+// written. A negative retention deletes at once: always read.
+func (h *objectHome) checkpointDue() bool {
+	now := time.Now()
+	retention := h.db.opts.StoreRetention
+	return retention <= 0 ||
+		now.Sub(time.Unix(0, h.ckptReadAt.Load())) >= checkpointPoll ||
+		now.Sub(time.Unix(0, h.caughtUp.Load())) >= retention/2
 }
 
 // decodeLogObject returns the records of log object n.

@@ -3,9 +3,11 @@ package storage
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -603,4 +605,88 @@ func TestTailCatchUpOverPendingCommit(t *testing.T) {
 	caughtUp(t, b, def.ID, "[[1 v]]")
 	insert(t, b, def, kvRows(2, 3)...)
 	caughtUp(t, a, def.ID, "[[1 v] [2 v]]")
+}
+
+// countingStore is a real store that counts the GETs of each key.
+type countingStore struct {
+	objstore.Store
+	mu   sync.Mutex
+	gets map[string]int
+}
+
+func (s *countingStore) Get(ctx context.Context, key string) (io.ReadCloser, objstore.Info, error) {
+	s.mu.Lock()
+	s.gets[key]++
+	s.mu.Unlock()
+	return s.Store.Get(ctx, key)
+}
+
+// take returns the counts so far and starts again.
+func (s *countingStore) take() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.gets
+	s.gets = map[string]int{}
+	return g
+}
+
+// TestTailReadsTheCheckpointOncePerSecond: a catch-up GETs the next log
+// object every time but the checkpoint object at most once a second while
+// a missing log object can only be one not yet written, and again once
+// the second has passed; and a follower that checkpoints left behind (its
+// next log object deleted) reads it once its last catch-up is older than
+// half the retention, and fails with 55000 instead of serving a stale
+// state.
+func TestTailReadsTheCheckpointOncePerSecond(t *testing.T) {
+	st := fakeS3(t)
+	w := openDB(t, t.TempDir(), Options{Store: st, StoreRetention: -1})
+	defer w.crash()
+	def := kvTable(t, w, "t")
+	counted := &countingStore{Store: st, gets: map[string]int{}}
+	r := openDB(t, t.TempDir(), Options{Store: counted, StoreRetention: time.Hour})
+	defer r.crash()
+	if err := r.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	counted.take()
+	insert(t, w, def, kvRows(0, 1)...)
+	for range 3 {
+		if err := r.CatchUp(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := counted.take(); got[storeCheckpointKey] != 0 || got[logKey(r.wal.(*objLog).next)] != 3 {
+		t.Fatalf("three catch-ups within a second read %v: want the next log object three times and no checkpoint", got)
+	}
+	caughtUp(t, r, def.ID, "[[0 v]]")
+	time.Sleep(checkpointPoll)
+	if err := r.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if got := counted.take(); got[storeCheckpointKey] != 1 {
+		t.Fatalf("a catch-up a second later read the checkpoint %d times, want 1", got[storeCheckpointKey])
+	}
+
+	// Left behind: two checkpoints of the writer delete the log objects
+	// the follower has not read (the writer's retention is none).
+	f := openDB(t, t.TempDir(), Options{Store: st, StoreRetention: time.Hour})
+	defer f.crash()
+	if err := f.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		insert(t, w, def, kvRows(10+i, 11+i)...)
+		if err := w.Checkpoint(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if keys := storeKeys(t, st, storeLogPrefix); len(keys) > 0 && keys[0] <= logKey(f.wal.(*objLog).next) {
+		t.Fatalf("the writer kept the log objects from %s on: the follower is not left behind", keys[0])
+	}
+	// (A follower that caught up less than half its retention ago cannot
+	// be behind this way; this one's last catch-up is made an hour old.)
+	f.home.(*objectHome).caughtUp.Store(time.Now().Add(-time.Hour).UnixNano())
+	if err := f.CatchUp(); sqlstate(err) != "55000" {
+		t.Fatalf("a follower left behind by two checkpoints: %v, want 55000", err)
+	}
 }
