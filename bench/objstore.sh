@@ -74,8 +74,10 @@ start_member() {
 	# shellcheck disable=SC2086
 	"$work/cairn" --data-dir "$work/s$i" --listen 127.0.0.1:0 --http off --storage s3://cairn-bench/db ${S3_FLAGS:-} 2>"$work/s$i.log" &
 	pids[i]=$!
-	for _ in $(seq 100); do grep -q 'postgres=' "$work/s$i.log" && break; sleep 0.1; done
-	addrs[i]=$(grep -o 'postgres=[0-9.:]*' "$work/s$i.log" | head -1 | cut -d= -f2)
+	# (A restart reads every log object since the last checkpoint: up to
+	# 4,096 of them, which moto serves at ~120 a second.)
+	for _ in $(seq 600); do grep -q 'postgres=' "$work/s$i.log" && break; sleep 0.1; done
+	addrs[i]=$(grep -o 'postgres=[0-9.:]*' "$work/s$i.log" | head -1 | cut -d= -f2 || true)
 	if [ -z "${addrs[i]}" ]; then
 		echo "server $i did not start:" >&2
 		cat "$work/s$i.log" >&2
