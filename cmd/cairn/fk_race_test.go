@@ -124,3 +124,41 @@ func TestForeignKeyRace(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignKeyIsolation checks a child row's parent check against
+// commits made since the transaction's snapshot, as PostgreSQL's RI check
+// does: READ COMMITTED reads the latest committed parents; REPEATABLE
+// READ needs a parent its snapshot sees (23503 for one added since) that
+// is still there (40001 for one deleted since).
+func TestForeignKeyIsolation(t *testing.T) {
+	ts := startServer(t, t.TempDir())
+	fkIsolation(t, ts.connect(t), ts.connect(t))
+}
+
+func fkIsolation(t *testing.T, a, b *pgx.Conn) {
+	ctx := context.Background()
+	mustExec(t, a, `DROP TABLE IF EXISTS fk_iso_child, fk_iso_parent`)
+	mustExec(t, a, `CREATE TABLE fk_iso_parent (id int PRIMARY KEY)`)
+	mustExec(t, a, `CREATE TABLE fk_iso_child (id int, pid int REFERENCES fk_iso_parent (id))`)
+	mustExec(t, a, `INSERT INTO fk_iso_parent VALUES (1), (2)`)
+	for _, tc := range []struct {
+		level, change string
+		pid           int
+		code          string
+	}{
+		{"READ COMMITTED", `INSERT INTO fk_iso_parent VALUES (10)`, 10, ""},
+		{"READ COMMITTED", `DELETE FROM fk_iso_parent WHERE id = 1`, 1, "23503"},
+		{"REPEATABLE READ", `INSERT INTO fk_iso_parent VALUES (11)`, 11, "23503"},
+		{"REPEATABLE READ", `DELETE FROM fk_iso_parent WHERE id = 2`, 2, "40001"},
+		{"REPEATABLE READ", `UPDATE fk_iso_parent SET id = id WHERE id = 10`, 10, ""},
+	} {
+		mustExec(t, a, `BEGIN ISOLATION LEVEL `+tc.level)
+		mustExec(t, a, `SELECT count(*) FROM fk_iso_parent`) // the snapshot
+		mustExec(t, b, tc.change)
+		_, err := a.Exec(ctx, `INSERT INTO fk_iso_child VALUES (1, $1)`, tc.pid)
+		if got := sqlState(err); got != tc.code {
+			t.Errorf("%s, after %s: child of %d: %v, want %q", tc.level, tc.change, tc.pid, err, tc.code)
+		}
+		mustExec(t, a, `ROLLBACK`)
+	}
+}
