@@ -15,16 +15,19 @@ import (
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
 )
 
 // fkCheck enforces one FOREIGN KEY constraint on the new rows of its
-// table (the child) for one statement. The keys of the other side are
-// read once, on first use.
+// table (the child) for one statement.
 type fkCheck struct {
 	fk     *catalog.ForeignKeyDef
 	child  *catalog.TableDef
 	parent *catalog.TableDef
-	keys   map[string]bool
+	// keys are the parent's keys as the snapshot sees them, read when
+	// the parent's index cannot answer (verifyScan) or to tell why a key
+	// is missing under REPEATABLE READ.
+	keys map[string]bool
 }
 
 // positions maps column IDs to positions in def.
@@ -147,6 +150,16 @@ func allPositions(def *catalog.TableDef) []int {
 // parent row (23503). old, when not nil, are the same rows before an
 // UPDATE: as in PostgreSQL, a row whose key did not change is not checked
 // again.
+//
+// As PostgreSQL's RI check does, it reads the parent as of the latest
+// commit plus the transaction's own changes, whatever the statement's
+// snapshot: storage probes the parent's unique index for each key (no
+// scan) and remembers the parent rows found, so that Commit fails if a
+// concurrent transaction deletes one first, and a concurrent deletion
+// committed later fails instead (storage/fkref.go). Under REPEATABLE
+// READ the parent row must also be one the transaction's snapshot sees
+// (else 23503), and one deleted since the snapshot is 40001. Rows
+// inserted earlier in the statement count (self references).
 func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.Record) error {
 	if f.parent == nil {
 		cat := rt.Tx.Catalog()
@@ -165,8 +178,9 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 	if old != nil {
 		oldKeys = tableKey(f.child, old.Columns(), childPos)
 	}
+	var rows []int
 	for r := 0; r < int(rec.NumRows()); r++ {
-		k, ok, nulls := newKeys.key(r)
+		_, ok, nulls := newKeys.key(r)
 		if !ok {
 			if f.fk.MatchFull && nulls < len(childPos) {
 				return pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", f.child.Name, f.fk.Name).
@@ -177,29 +191,129 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 		if old != nil && newKeys.same(oldKeys, r) {
 			continue
 		}
+		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	ids, indexed, err := rt.Tx.CheckReferences(f.child.ID, f.fk.Name, newKeys.cols, rows)
+	if err != nil {
+		return err
+	}
+	if !indexed {
+		return f.verifyScan(ctx, rt, rec, newKeys, parentPos, rows)
+	}
+	var self map[string]bool // the keys of rec's rows, for self references
+	rr := rt.repeatableRead()
+	var found []int64 // committed rows REPEATABLE READ's snapshot must see
+	for j, r := range rows {
+		if ids[j] >= 0 {
+			if rr {
+				found = append(found, ids[j])
+			}
+			continue
+		}
+		k, _, _ := newKeys.key(r)
+		if f.parent.ID == f.child.ID {
+			if self == nil {
+				self = batchKeys(tableKey(f.child, rec.Columns(), parentPos), int(rec.NumRows()))
+			}
+			if self[k] {
+				continue
+			}
+		}
+		if rr {
+			// A key the snapshot sees was deleted since.
+			if err := f.loadSnapshotKeys(ctx, rt, parentPos); err != nil {
+				return err
+			}
+			if f.keys[k] {
+				return storage.Conflict()
+			}
+		}
+		return f.notPresent(rt, newKeys, r)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	seen, err := rt.Tx.FetchRows(ctx, f.parent.ID, nil, found)
+	if err != nil {
+		return err
+	}
+	visible := map[int64]bool{}
+	for _, id := range seen.Column(0).(*array.Int64).Int64Values() {
+		visible[id] = true
+	}
+	seen.Release()
+	for j, r := range rows {
+		if ids[j] < 0 || visible[ids[j]] {
+			continue
+		}
+		// A parent row committed after the snapshot: the key may still
+		// be one the snapshot sees (its row updated since).
+		if err := f.loadSnapshotKeys(ctx, rt, parentPos); err != nil {
+			return err
+		}
+		if k, _, _ := newKeys.key(r); !f.keys[k] {
+			return f.notPresent(rt, newKeys, r)
+		}
+	}
+	return nil
+}
+
+// verifyScan is verifyChild for the rows rows of newKeys when the parent's
+// index cannot answer: it reads the parent's keys as the snapshot sees
+// them, once (and again when a key is missing: rows inserted earlier in
+// the statement may be the parents).
+func (f *fkCheck) verifyScan(ctx context.Context, rt *Runtime, rec arrow.Record, newKeys keyCols, parentPos []int, rows []int) error {
+	for _, r := range rows {
+		k, _, _ := newKeys.key(r)
 		if f.keys == nil || !f.keys[k] {
-			// Reload: rows inserted earlier in this statement may be the
-			// parents (self references).
 			keys, err := loadKeys(ctx, rt, f.parent, parentPos)
 			if err != nil {
 				return err
 			}
 			f.keys = keys
 			if f.parent.ID == f.child.ID {
-				self := tableKey(f.child, rec.Columns(), parentPos)
-				for rr := 0; rr < int(rec.NumRows()); rr++ {
-					if pk, ok, _ := self.key(rr); ok {
-						f.keys[pk] = true
-					}
+				for pk := range batchKeys(tableKey(f.child, rec.Columns(), parentPos), int(rec.NumRows())) {
+					f.keys[pk] = true
 				}
 			}
 		}
 		if !f.keys[k] {
-			return pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", f.child.Name, f.fk.Name).
-				WithDetail("Key (%s)=(%s) is not present in table \"%s\".", strings.Join(newKeys.names, ", "), newKeys.text(r, rt.textOptions()), f.parent.Name)
+			return f.notPresent(rt, newKeys, r)
 		}
 	}
 	return nil
+}
+
+// loadSnapshotKeys reads the parent's keys as the snapshot sees them into
+// f.keys, once per statement.
+func (f *fkCheck) loadSnapshotKeys(ctx context.Context, rt *Runtime, parentPos []int) error {
+	if f.keys != nil {
+		return nil
+	}
+	keys, err := loadKeys(ctx, rt, f.parent, parentPos)
+	f.keys = keys
+	return err
+}
+
+// batchKeys is the set of the keys of n rows.
+func batchKeys(k keyCols, n int) map[string]bool {
+	set := make(map[string]bool, n)
+	for r := 0; r < n; r++ {
+		if key, ok, _ := k.key(r); ok {
+			set[key] = true
+		}
+	}
+	return set
+}
+
+// notPresent is the 23503 error of a child row r whose key no parent row
+// holds.
+func (f *fkCheck) notPresent(rt *Runtime, newKeys keyCols, r int) error {
+	return pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", f.child.Name, f.fk.Name).
+		WithDetail("Key (%s)=(%s) is not present in table \"%s\".", strings.Join(newKeys.names, ", "), newKeys.text(r, rt.textOptions()), f.parent.Name)
 }
 
 // fkRef is a foreign key seen from the table it references.

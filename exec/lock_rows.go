@@ -104,7 +104,7 @@ func (l *LockRows) lockRow(tx *storage.Tx, rec arrow.Record, i int) (bool, error
 		case storage.RowBusy:
 			return false, nil
 		case storage.RowGone:
-			if l.repeatableRead() {
+			if l.rt.repeatableRead() {
 				return false, storage.Conflict()
 			}
 			return false, nil
@@ -114,8 +114,8 @@ func (l *LockRows) lockRow(tx *storage.Tx, rec arrow.Record, i int) (bool, error
 }
 
 // repeatableRead reports whether the statement runs under REPEATABLE READ.
-func (l *LockRows) repeatableRead() bool {
-	fn := l.rt.fnCtx()
+func (rt *Runtime) repeatableRead() bool {
+	fn := rt.fnCtx()
 	if fn.Session == nil {
 		return false
 	}

@@ -27,7 +27,8 @@ type ownKey struct {
 // publishes; it returns only after the fsync. It fails with 23505 when a
 // key inserted by the transaction was committed by another transaction
 // since Begin, and with 40001 when a row it deletes was deleted (or its
-// table truncated or dropped) by one: first committer wins. On failure
+// table truncated or dropped) by one: first committer wins. Foreign keys
+// are settled the same way (fkref.go): 23503 or 40001. On failure
 // nothing of the transaction is applied.
 func (tx *Tx) Commit() error {
 	if tx.done {
@@ -329,6 +330,13 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		}
 	}
 
+	// Foreign keys: the parent rows relied on are live, the ones deleted
+	// gained no children (fkref.go).
+	refs, err := tx.checkRefsLocked(head, base, newCat, &ownKeys{keys: keys})
+	if err != nil {
+		return 0, nil, nil, err
+	}
+
 	// The WAL record.
 	rec := &walRecord{}
 	if newCat != head.cat {
@@ -344,7 +352,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		}
 	}
 	for id, tt := range tx.tables {
-		op := walTableOp{id: id, truncate: tt.truncated, inserts: prepared[id], segments: tt.spilled}
+		op := walTableOp{id: id, truncate: tt.truncated, inserts: prepared[id], segments: tt.spilled, refs: refs[id]}
 		if !tt.deletes.IsEmpty() {
 			op.deletes = tt.deletes
 		}
@@ -413,7 +421,9 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 			rt.delLog = append(rt.delLog, delLogEntry{lsn: lsn, rows: tt.deletes})
 		}
 		pruneDelLog(rt, minLSN)
+		pruneRefLog(rt, minLSN)
 	}
+	db.logRefsLocked(lsn, refs, minLSN)
 	db.setSeqsLocked(newCat, head.cat, rec.seqs)
 	if db.walBytes >= db.opts.WALCheckpointBytes {
 		db.requestCheckpoint()

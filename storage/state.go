@@ -280,6 +280,9 @@ type tableRT struct {
 
 	// delLog lists recent commits' deletions (DB.mu), newest last.
 	delLog []delLogEntry
+	// refLog lists the rows of this table that recent commits' child
+	// rows reference (DB.mu; fkref.go), newest last.
+	refLog []refLogEntry
 	// foreignIns is the LSN of the last record of another server that
 	// inserted rows (DB.mu; tail.go): their row IDs may be ones a
 	// transaction that began before it drew too.

@@ -384,6 +384,7 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 	db.idxMu.Unlock()
 
 	minLSN := db.minPinnedLSN()
+	refs := map[uint64][]fkRef{}
 	for _, op := range ops {
 		rt := db.lookupRT(op.id)
 		if op.deletes != nil && !op.deletes.IsEmpty() {
@@ -393,7 +394,12 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 			rt.foreignIns = rec.lsn
 		}
 		pruneDelLog(rt, minLSN)
+		pruneRefLog(rt, minLSN)
+		if len(op.refs) > 0 {
+			refs[op.id] = op.refs
+		}
 	}
+	db.logRefsLocked(rec.lsn, refs, minLSN)
 	db.setSeqsLocked(newCat, head.cat, rec.seqs)
 	db.lastLSN = rec.lsn
 	return dropped, nil
@@ -464,6 +470,13 @@ func (db *DB) loseRaceLocked() error {
 			}
 		}
 		rt.delLog = keep
+		keepRefs := rt.refLog[:0:0]
+		for _, e := range rt.refLog {
+			if e.lsn <= pub.lsn {
+				keepRefs = append(keepRefs, e)
+			}
+		}
+		rt.refLog = keepRefs
 	}
 	return nil
 }

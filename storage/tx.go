@@ -39,7 +39,11 @@ type Tx struct {
 	seqLSN uint64
 	sps    []*savepoint
 	done   bool
-	keybuf []byte
+	// refs are the committed parent rows its foreign key checks relied
+	// on (fkref.go), refSeen their identities.
+	refs    []fkRef
+	refSeen map[refID]bool
+	keybuf  []byte
 	// spillFiles are the segment files the transaction spilled (spill.go)
 	// that no commit installed yet: removed when it ends.
 	spillFiles []string
@@ -646,6 +650,7 @@ type savepoint struct {
 	nops   int
 	tables map[uint64]txTableSave
 	seqs   map[string]seqTxState
+	nrefs  int
 }
 
 type txTableSave struct {
@@ -660,7 +665,7 @@ type txTableSave struct {
 // Savepoint records the transaction's state and returns a handle for
 // RollbackTo.
 func (tx *Tx) Savepoint() int {
-	sp := &savepoint{cat: tx.cat, nops: len(tx.ops), tables: map[uint64]txTableSave{}, seqs: map[string]seqTxState{}}
+	sp := &savepoint{cat: tx.cat, nops: len(tx.ops), tables: map[uint64]txTableSave{}, seqs: map[string]seqTxState{}, nrefs: len(tx.refs)}
 	for id, tt := range tx.tables {
 		sp.tables[id] = txTableSave{truncated: tt.truncated, inserts: slices.Clip(tt.inserts), memBytes: tt.memBytes,
 			insRows: tt.insRows, spilled: slices.Clip(tt.spilled), spilledIDs: tt.spilledIDs,
@@ -687,6 +692,7 @@ func (tx *Tx) RollbackTo(sp int) {
 		tx.cat = tx.snap.cat // Refresh may have moved the snapshot since
 	}
 	tx.truncateOps(s.nops)
+	tx.truncateRefs(s.nrefs)
 	for id, tt := range tx.tables {
 		saved, ok := s.tables[id]
 		if !ok {

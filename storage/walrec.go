@@ -25,10 +25,14 @@ import (
 //	u32 len | catalog JSON (len 0: the transaction changed no DDL)
 //	u32 n | n x (u16 len | sequence key | i64 last | u8 called)
 //	u32 n | n x table op:
-//	    u64 table ID | u8 flags (1: truncate first, 2: segments follow)
+//	    u64 table ID | u8 flags (1: truncate first, 2: segments follow,
+//	        4: references follow)
 //	    u32 len | deleted row IDs (roaring64 portable format; len 0: none)
 //	    u32 n | n x (u32 ncols | ncols x u32 column ID | u32 len | Arrow IPC stream)
 //	    [flags & 2] u32 len | JSON array of segments, as in manifest.json
+//	    [flags & 4] u32 n | n x (u64 parent table ID | i64 parent row ID |
+//	        u16 len | foreign key name | u16 len | parent rule signature |
+//	        u32 len | encoded key | u32 len | key text)
 //	[optional] u64 origin
 //
 // origin, written by servers on an object store (objhome.go) only, tells
@@ -41,7 +45,10 @@ import (
 // record means: replace the catalog, set the sequences, then per table
 // truncate, add the deleted row IDs, append the inserted batches, add the
 // segments the transaction wrote itself (spill.go; their files are in the
-// table's folder).
+// table's folder). The references are the parent rows the table's new
+// rows reference (fkref.go), which a server applying the record adds to
+// its parent tables' reference histories; records written before they
+// existed have none.
 const walVersion = 1
 
 // walRecord is a decoded WAL record.
@@ -73,6 +80,8 @@ type walTableOp struct {
 	// segments are the files the transaction spilled (spill.go); decoded,
 	// they have no path yet.
 	segments []*segment
+	// refs are the parent rows the table's new rows reference (fkref.go).
+	refs []fkRef
 }
 
 // encodeWALRecord returns a frame: walHeaderSize bytes for the header
@@ -113,6 +122,9 @@ func encodeWALRecord(rec *walRecord) ([]byte, error) {
 		if len(op.segments) > 0 {
 			flags |= 2
 		}
+		if len(op.refs) > 0 {
+			flags |= 4
+		}
 		b = append(b, flags)
 		if op.deletes != nil && !op.deletes.IsEmpty() {
 			del, err := op.deletes.ToBytes()
@@ -147,6 +159,21 @@ func encodeWALRecord(rec *walRecord) ([]byte, error) {
 			}
 			b = binary.LittleEndian.AppendUint32(b, uint32(len(js)))
 			b = append(b, js...)
+		}
+		if len(op.refs) > 0 {
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(op.refs)))
+			for _, r := range op.refs {
+				b = binary.LittleEndian.AppendUint64(b, r.parent)
+				b = binary.LittleEndian.AppendUint64(b, uint64(r.row))
+				b = binary.LittleEndian.AppendUint16(b, uint16(len(r.fk)))
+				b = append(b, r.fk...)
+				b = binary.LittleEndian.AppendUint16(b, uint16(len(r.sig)))
+				b = append(b, r.sig...)
+				b = binary.LittleEndian.AppendUint32(b, uint32(len(r.key)))
+				b = append(b, r.key...)
+				b = binary.LittleEndian.AppendUint32(b, uint32(len(r.text)))
+				b = append(b, r.text...)
+			}
 		}
 	}
 	if rec.origin != 0 {
@@ -358,6 +385,21 @@ func decodeWALRecord(p []byte) (*walRecord, error) {
 					return nil, fmt.Errorf("segments of table %d: %w", op.id, err)
 				}
 				op.segments = append(op.segments, seg)
+			}
+		}
+		if flags&4 != 0 && d.err == nil {
+			n := int(d.u32())
+			if n > len(d.b)/28 {
+				d.err = errShortRecord
+				break
+			}
+			for j := 0; j < n && d.err == nil; j++ {
+				r := fkRef{child: op.id, parent: d.u64(), row: int64(d.u64())}
+				r.fk = string(d.take(int(d.u16())))
+				r.sig = string(d.take(int(d.u16())))
+				r.key = string(d.take(int(d.u32())))
+				r.text = string(d.take(int(d.u32())))
+				op.refs = append(op.refs, r)
 			}
 		}
 		rec.tables = append(rec.tables, op)
