@@ -351,8 +351,14 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 			rec.seqs = append(rec.seqs, seqEntry{key: key, last: s.last, called: s.called})
 		}
 	}
+	// The references go into the record only for other servers on an
+	// object store (tail.go): a recovery does not need them.
+	_, shared := db.home.(*objectHome)
 	for id, tt := range tx.tables {
-		op := walTableOp{id: id, truncate: tt.truncated, inserts: prepared[id], segments: tt.spilled, refs: refs[id]}
+		op := walTableOp{id: id, truncate: tt.truncated, inserts: prepared[id], segments: tt.spilled}
+		if shared {
+			op.refs = refs[id]
+		}
 		if !tt.deletes.IsEmpty() {
 			op.deletes = tt.deletes
 		}

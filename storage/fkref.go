@@ -27,8 +27,8 @@ import (
 //     row holds the key now (an UPDATE that kept the key leaves one);
 //   - its commit appends the parent rows it relied on to the parent
 //     table's reference history (tableRT.refLog, pruned like delLog), and
-//     its WAL record carries them (walTableOp.refs), so that servers
-//     applying the record (tail.go) learn them too;
+//     on an object store its WAL record carries them (walTableOp.refs),
+//     so that the servers applying the record (tail.go) learn them too;
 //   - a transaction that deleted a parent row that a commit since its
 //     snapshot (the one its changes were made under, as for write
 //     conflicts) relied on fails, unless it holds the key again itself:
