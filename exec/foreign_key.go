@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -196,6 +197,19 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 	if len(rows) == 0 {
 		return nil
 	}
+	if conv, inexact, release, err := f.parentTyped(rt, newKeys, parentPos, rows); err != nil {
+		return err
+	} else if conv.cols != nil {
+		// Keys of other types than the parent's: compared by value, through
+		// the parent's keys as the snapshot sees them.
+		defer release()
+		for _, r := range rows {
+			if inexact[r] {
+				return f.notPresent(rt, newKeys, r)
+			}
+		}
+		return f.verifyScan(ctx, rt, rec, conv, parentPos, rows)
+	}
 	ids, indexed, err := rt.Tx.CheckReferences(f.child.ID, f.fk.Name, newKeys.cols, rows)
 	if err != nil {
 		return err
@@ -259,6 +273,106 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 		}
 	}
 	return nil
+}
+
+// parentTyped returns the child keys k converted to the types of the
+// parent's key columns (at parentPos) where the two encode keys
+// differently — an integer column referencing a numeric key, real
+// referencing double precision — with the rows among rows whose value the
+// conversion does not keep exactly marked inexact: no parent row holds
+// their key (PostgreSQL compares across the two types, so 2.5 matches no
+// integer). conv.cols is nil when every column's type encodes as the
+// parent's; release frees the converted arrays.
+func (f *fkCheck) parentTyped(rt *Runtime, k keyCols, parentPos []int, rows []int) (conv keyCols, inexact map[int]bool, release func(), err error) {
+	convert := false
+	for i, p := range parentPos {
+		if !sameKeyEncoding(k.types[i], f.parent.Columns[p].Type) {
+			convert = true
+		}
+	}
+	if !convert {
+		return keyCols{}, nil, func() {}, nil
+	}
+	conv = keyCols{cols: make([]arrow.Array, len(k.cols)), types: make([]types.T, len(k.cols)), names: k.names}
+	release = func() {
+		for _, c := range conv.cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}
+	inexact = map[int]bool{}
+	fn := rt.fnCtx()
+	n := k.cols[0].Len()
+	for i, p := range parentPos {
+		ct, pt := k.types[i], f.parent.Columns[p].Type
+		conv.types[i] = pt
+		b := array.NewBuilder(memory.DefaultAllocator, pt.Arrow())
+		for r := 0; r < n; r++ {
+			v := types.ValueAt(k.cols[i], r, ct)
+			if v == nil {
+				b.AppendNull()
+				continue
+			}
+			pv, exact := asParentValue(fn, v, ct, pt)
+			if !exact {
+				inexact[r] = true
+				b.AppendNull()
+				continue
+			}
+			if err := types.AppendValue(b, pv, pt); err != nil {
+				b.Release()
+				release()
+				return keyCols{}, nil, nil, err
+			}
+		}
+		conv.cols[i] = b.NewArray()
+		b.Release()
+	}
+	return conv, inexact, release, nil
+}
+
+// asParentValue converts v, a child key value of type ct, to the parent
+// key's type pt; exact is false when the conversion fails or changes the
+// value (no parent key can equal it then).
+func asParentValue(fn *functions.Context, v any, ct, pt types.T) (pv any, exact bool) {
+	pv, err := functions.Cast(fn, v, ct, pt, false)
+	if err != nil {
+		return nil, false
+	}
+	back, err := functions.Cast(fn, pv, pt, ct, false)
+	if err != nil || string(types.KeyBytes(nil, back, ct)) != string(types.KeyBytes(nil, v, ct)) {
+		return nil, false
+	}
+	return pv, true
+}
+
+// parentKey is row r's key in k (the child's key columns, of types ct)
+// encoded as the parent's key of types pt; ok is false for a key with a
+// NULL or one no parent key can equal.
+func parentKey(fn *functions.Context, k keyCols, r int, ct, pt []types.T) (string, bool) {
+	var b []byte
+	for i, c := range k.cols {
+		v := types.ValueAt(c, r, ct[i])
+		if v == nil {
+			return "", false
+		}
+		pv, exact := asParentValue(fn, v, ct[i], pt[i])
+		if !exact {
+			return "", false
+		}
+		b = types.KeyBytes(b, pv, pt[i])
+		b = append(b, 0)
+	}
+	return string(b), true
+}
+
+// sameKeyEncoding reports whether values of types c and p encode as the
+// same keys: the same type, two integer types, or two string types.
+func sameKeyEncoding(c, p types.T) bool {
+	ints := func(f types.Family) bool { return f == types.Int2 || f == types.Int4 || f == types.Int8 }
+	texts := func(f types.Family) bool { return f == types.Text || f == types.Varchar }
+	return ints(c.Family) && ints(p.Family) || texts(c.Family) && texts(p.Family) || c.Family == p.Family && arrow.TypeEqual(c.Arrow(), p.Arrow())
 }
 
 // verifyScan is verifyChild for the rows rows of newKeys when the parent's
@@ -596,8 +710,21 @@ func (a *fkActions) childIndex(ctx context.Context, ref *fkRef) (*fkIndex, error
 		return idx, nil
 	}
 	idx := &fkIndex{rows: map[string][]int64{}, gen: a.gen[ref.child.ID]}
+	// Keys of other types than the parent's are indexed as the parent's
+	// (the changes looked up carry the parent's).
+	ct := make([]types.T, len(ref.childPos))
+	pt := make([]types.T, len(ref.parentPos))
+	for i, p := range ref.parentPos {
+		ct[i], pt[i] = ref.child.Columns[ref.childPos[i]].Type, ref.parent.Columns[p].Type
+	}
+	convert := !slices.EqualFunc(ct, pt, sameKeyEncoding)
+	fn := a.rt.fnCtx()
 	err := scanKeys(ctx, a.rt, ref.child, ref.childPos, func(k keyCols, r int, id int64) {
-		if key, ok, _ := k.key(r); ok {
+		key, ok, _ := k.key(r)
+		if convert {
+			key, ok = parentKey(fn, k, r, ct, pt)
+		}
+		if ok {
 			idx.rows[key] = append(idx.rows[key], id)
 		}
 	})

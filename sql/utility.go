@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -972,6 +973,9 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		if len(refIDs) != len(ids) {
 			return pgerr.New(pgerrcode.InvalidForeignKey, "number of referencing and referenced columns for foreign key disagree")
 		}
+		if err := fkTypesComparable(def, ref, ids, refIDs, c.Conname, names); err != nil {
+			return err
+		}
 		// The referenced columns must be a key: a table's own, being
 		// created, may declare it after the foreign key.
 		if ref != def && !b.isKey(ref, refIDs) {
@@ -1007,6 +1011,48 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 
 // fkAction is the catalog's code of a referential action as the parser
 // gives it ("a" for NO ACTION, or nothing when none was written).
+// fkTypesComparable refuses, as PostgreSQL does (42804), a foreign key
+// whose column cannot be compared with the key it references: its type
+// must be the key's, one of the same family of comparable types
+// (integers, floating point, date and timestamps, strings), or one that
+// converts to it implicitly (an integer column may reference a numeric
+// key; a numeric column may not reference an integer key).
+func fkTypesComparable(def, ref *catalog.TableDef, ids, refIDs []int, conname string, names []string) error {
+	group := func(t types.T) int {
+		switch t.Family {
+		case types.Int2, types.Int4, types.Int8:
+			return 1
+		case types.Float4, types.Float8:
+			return 2
+		case types.DateFamily, types.TimestampFamily, types.TimestampTZ:
+			return 3
+		case types.Text, types.Varchar:
+			return 4
+		}
+		return 0
+	}
+	for i := range ids {
+		_, c := def.ColumnByID(ids[i])
+		_, p := ref.ColumnByID(refIDs[i])
+		if c == nil || p == nil {
+			continue
+		}
+		if c.Type.Equal(p.Type) || group(c.Type) != 0 && group(c.Type) == group(p.Type) {
+			continue
+		}
+		if implicit, _, _ := functions.CastKind(c.Type, p.Type); implicit {
+			continue
+		}
+		name := conname
+		if name == "" {
+			name = def.Name + "_" + strings.Join(names, "_") + "_fkey"
+		}
+		return pgerr.New(pgerrcode.DatatypeMismatch, "foreign key constraint \"%s\" cannot be implemented", name).
+			WithDetail("Key columns \"%s\" and \"%s\" are of incompatible types: %s and %s.", c.Name, p.Name, c.Type, p.Type)
+	}
+	return nil
+}
+
 func fkAction(a string) string {
 	if a == "a" {
 		return catalog.FKNoAction
