@@ -208,3 +208,53 @@ func TestWALRecordRefs(t *testing.T) {
 		t.Fatalf("decoded %+v", rec.tables)
 	}
 }
+
+// TestForeignKeyAcrossServers: on an object store a child row committed
+// on one server reaches the other's reference history through the log
+// record: the other server's deletion of the parent, begun before it,
+// fails at commit (23503), and a child inserted on the second server for
+// a parent the first deleted meanwhile fails there too.
+func TestForeignKeyAcrossServers(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.Close()
+	parent, child := fkTables(t, a, catalog.FKNoAction, 1, 2)
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+
+	// b begins deleting parent 1; a commits a child of parent 1.
+	del := b.Begin()
+	if err := del.Delete(parent.ID, []int64{parentRow(t, del, parent, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	add := a.Begin()
+	addChild(t, add, child, 10, 1)
+	mustCommit(t, add)
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if err := del.Commit(); sqlstate(err) != "23503" {
+		t.Fatalf("deleting on one server a parent another server's child references: %v, want 23503", err)
+	}
+
+	// a deletes parent 2 while a transaction on b adds a child of it.
+	if err := a.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	add = b.Begin()
+	addChild(t, add, child, 20, 2)
+	del = a.Begin()
+	if err := del.Delete(parent.ID, []int64{parentRow(t, del, parent, 2)}); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, del)
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if err := add.Commit(); sqlstate(err) != "23503" {
+		t.Fatalf("a child on one server of a parent another server deleted: %v, want 23503", err)
+	}
+	if got := rowsString(scanRows(t, b.Begin(), child.ID, false)); got != "[[10 1]]" {
+		t.Fatalf("children %s", got)
+	}
+}
