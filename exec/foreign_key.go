@@ -197,25 +197,24 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 	if len(rows) == 0 {
 		return nil
 	}
-	if conv, inexact, release, err := f.parentTyped(rt, newKeys, parentPos, rows); err != nil {
-		return err
-	} else if conv.cols != nil {
-		// Keys of other types than the parent's: compared by value, through
-		// the parent's keys as the snapshot sees them.
-		defer release()
-		for _, r := range rows {
-			if inexact[r] {
-				return f.notPresent(rt, newKeys, r)
-			}
-		}
-		return f.verifyScan(ctx, rt, rec, conv, parentPos, rows)
+	keyOf := func(r int) (string, bool) { k, ok, _ := newKeys.key(r); return k, ok }
+	ct, pt := newKeys.types, make([]types.T, len(parentPos))
+	for i, p := range parentPos {
+		pt[i] = f.parent.Columns[p].Type
+	}
+	if !slices.EqualFunc(ct, pt, sameKeyEncoding) {
+		// Keys of other types than the parent's: compared by value, in the
+		// parent's encoding, with the parent's keys as the snapshot sees
+		// them.
+		fn := rt.fnCtx()
+		return f.verifyScan(ctx, rt, rec, newKeys, parentPos, rows, func(r int) (string, bool) { return parentKey(fn, newKeys, r, ct, pt) })
 	}
 	ids, indexed, err := rt.Tx.CheckReferences(f.child.ID, f.fk.Name, newKeys.cols, rows)
 	if err != nil {
 		return err
 	}
 	if !indexed {
-		return f.verifyScan(ctx, rt, rec, newKeys, parentPos, rows)
+		return f.verifyScan(ctx, rt, rec, newKeys, parentPos, rows, keyOf)
 	}
 	var self map[string]bool // the keys of rec's rows, for self references
 	rr := rt.repeatableRead()
@@ -275,63 +274,6 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 	return nil
 }
 
-// parentTyped returns the child keys k converted to the types of the
-// parent's key columns (at parentPos) where the two encode keys
-// differently — an integer column referencing a numeric key, real
-// referencing double precision — with the rows among rows whose value the
-// conversion does not keep exactly marked inexact: no parent row holds
-// their key (PostgreSQL compares across the two types, so 2.5 matches no
-// integer). conv.cols is nil when every column's type encodes as the
-// parent's; release frees the converted arrays.
-func (f *fkCheck) parentTyped(rt *Runtime, k keyCols, parentPos []int, rows []int) (conv keyCols, inexact map[int]bool, release func(), err error) {
-	convert := false
-	for i, p := range parentPos {
-		if !sameKeyEncoding(k.types[i], f.parent.Columns[p].Type) {
-			convert = true
-		}
-	}
-	if !convert {
-		return keyCols{}, nil, func() {}, nil
-	}
-	conv = keyCols{cols: make([]arrow.Array, len(k.cols)), types: make([]types.T, len(k.cols)), names: k.names}
-	release = func() {
-		for _, c := range conv.cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}
-	inexact = map[int]bool{}
-	fn := rt.fnCtx()
-	n := k.cols[0].Len()
-	for i, p := range parentPos {
-		ct, pt := k.types[i], f.parent.Columns[p].Type
-		conv.types[i] = pt
-		b := array.NewBuilder(memory.DefaultAllocator, pt.Arrow())
-		for r := 0; r < n; r++ {
-			v := types.ValueAt(k.cols[i], r, ct)
-			if v == nil {
-				b.AppendNull()
-				continue
-			}
-			pv, exact := asParentValue(fn, v, ct, pt)
-			if !exact {
-				inexact[r] = true
-				b.AppendNull()
-				continue
-			}
-			if err := types.AppendValue(b, pv, pt); err != nil {
-				b.Release()
-				release()
-				return keyCols{}, nil, nil, err
-			}
-		}
-		conv.cols[i] = b.NewArray()
-		b.Release()
-	}
-	return conv, inexact, release, nil
-}
-
 // asParentValue converts v, a child key value of type ct, to the parent
 // key's type pt; exact is false when the conversion fails or changes the
 // value (no parent key can equal it then).
@@ -378,10 +320,14 @@ func sameKeyEncoding(c, p types.T) bool {
 // verifyScan is verifyChild for the rows rows of newKeys when the parent's
 // index cannot answer: it reads the parent's keys as the snapshot sees
 // them, once (and again when a key is missing: rows inserted earlier in
-// the statement may be the parents).
-func (f *fkCheck) verifyScan(ctx context.Context, rt *Runtime, rec arrow.Record, newKeys keyCols, parentPos []int, rows []int) error {
+// the statement may be the parents), and looks up each row's key as
+// keyOf encodes it (ok false: no parent key can equal it).
+func (f *fkCheck) verifyScan(ctx context.Context, rt *Runtime, rec arrow.Record, newKeys keyCols, parentPos []int, rows []int, keyOf func(r int) (string, bool)) error {
 	for _, r := range rows {
-		k, _, _ := newKeys.key(r)
+		k, ok := keyOf(r)
+		if !ok {
+			return f.notPresent(rt, newKeys, r)
+		}
 		if f.keys == nil || !f.keys[k] {
 			keys, err := loadKeys(ctx, rt, f.parent, parentPos)
 			if err != nil {
