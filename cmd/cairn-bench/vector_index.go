@@ -60,6 +60,9 @@ type viOptions struct {
 	// indexing one: the first query is timed on its own (a server that
 	// has not read the table yet), then the usual configurations.
 	existing bool
+	// dataDir holds the rows of a streamed dataset (more than
+	// viStreamRows rows) while they are loaded.
+	dataDir string
 }
 
 // register adds the mode's flags to fs.
@@ -89,7 +92,8 @@ func (v *viOptions) register(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.IntVar(&v.exactN, "vi-exact-queries", 20, "with --vector-index: timed exact top-10 queries per server before the index exists")
+	fs.IntVar(&v.exactN, "vi-exact-queries", 20, "with --vector-index: timed exact top-10 queries per server before the index exists (0: none)")
+	fs.StringVar(&v.dataDir, "vi-data-dir", os.TempDir(), fmt.Sprintf("with --vector-index and more than %d --vi-rows (the dataset is then streamed, and cairn measured alone): where its rows are written while they are loaded", viStreamRows))
 	fs.Float64Var(&v.filterPct, "filter-pct", 1, "with --vector-index: percentage of rows the filtered queries' tag selects")
 	fs.IntVar(&v.cairnPID, "cairn-pid", 0, "with --vector-index: cairn's process id, to report its memory (0: skip)")
 	fs.BoolVar(&v.existing, "vi-existing", false, "with --vector-index: query the table an earlier run with the same --vi-* flags left (cairn alone), timing the first query on its own (cold: the server has not read the table yet), instead of loading and indexing it")
@@ -99,8 +103,12 @@ func (v *viOptions) register(fs *flag.FlagSet) {
 // check reports what is wrong with the flags, or nil.
 func (v *viOptions) check() error {
 	switch {
-	case v.rows < 1 || v.dim < 1 || v.queries < 1 || v.clusters < 1 || v.exactN < 1:
-		return errors.New("--vi-rows, --vi-dim, --vi-queries, --vi-clusters and --vi-exact-queries must be positive")
+	case v.rows < 1 || v.dim < 1 || v.queries < 1 || v.clusters < 1:
+		return errors.New("--vi-rows, --vi-dim, --vi-queries and --vi-clusters must be positive")
+	case v.exactN < 0:
+		return errors.New("--vi-exact-queries must not be negative")
+	case v.streamed() && v.pgAddr != "":
+		return fmt.Errorf("more than %d --vi-rows are streamed and measured on cairn alone: drop --pg-addr", viStreamRows)
 	case v.latentDim < 0 || v.latentDim > v.dim:
 		return errors.New("--vi-latent-dim must be in [0, --vi-dim]")
 	case v.filterPct <= 0 || v.filterPct > 100:
@@ -110,6 +118,9 @@ func (v *viOptions) check() error {
 	}
 	return nil
 }
+
+// streamed reports whether the dataset is too large to keep in memory.
+func (v *viOptions) streamed() bool { return v.rows > viStreamRows }
 
 // tags is how many tag values the rows are spread over, so that one tag
 // selects about filterPct percent of them.
@@ -535,8 +546,22 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 		"tag uniform over %d values (%.3g%% of rows each, independent of the vector)\n",
 		v.rows, v.dim, v.clusters, datasetSeed, v.tags(), 100/float64(v.tags()))
 	start := time.Now()
-	d := newVIData(v.rows, v.dim, v.clusters, v.latentDim, v.tags())
+	kept := v.rows
+	if v.streamed() {
+		kept = 0
+	}
+	d := newVIData(kept, v.dim, v.clusters, v.latentDim, v.tags())
 	qs := d.queries(v.queries)
+	var copyFile string
+	if v.streamed() {
+		if !v.existing {
+			copyFile = filepath.Join(v.dataDir, fmt.Sprintf("cairn-bench-vi-%d.rows", os.Getpid()))
+			defer os.Remove(copyFile)
+		}
+		if err := d.stream(v.rows, qs, copyFile); err != nil {
+			return err
+		}
+	}
 	fmt.Printf("generated the rows and the exact top-10 of %d queries (and of their filtered variants) in %.1fs\n",
 		len(qs), time.Since(start).Seconds())
 
@@ -560,7 +585,13 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 	}
 	var loads, builds [2]time.Duration
 	for k, s := range systems {
-		if loads[k], err = s.load(ctx, d); err != nil {
+		if copyFile != "" {
+			loads[k], err = s.loadFile(ctx, copyFile, v.rows, v.dim)
+			os.Remove(copyFile)
+		} else {
+			loads[k], err = s.load(ctx, d)
+		}
+		if err != nil {
 			return err
 		}
 		fmt.Printf("%s: COPY %d rows in %.2fs\n", s.name, v.rows, loads[k].Seconds())
@@ -568,6 +599,9 @@ func runVectorIndex(ctx context.Context, addr string, warmup int, explain bool, 
 	waitIdle("cairn, after the load", v.cairnPID)
 	exactQs := qs[:min(v.exactN, len(qs))]
 	for _, s := range systems {
+		if len(exactQs) == 0 {
+			break
+		}
 		r, err := s.timed(ctx, s.topSQL, exactQs, 2, func(q *viQuery) []any { return s.args(q, false) },
 			func(q *viQuery) []int64 { return q.exact })
 		if err != nil {

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -115,5 +117,66 @@ func TestLatentData(t *testing.T) {
 	}
 	if f, l := nearest(flat), nearest(latent); l < 0.9 || l <= f+0.2 {
 		t.Errorf("nearest-neighbour cosine: latent %.3f, clustered %.3f", l, f)
+	}
+}
+
+// TestStreamedVectorData streams a dataset of two chunks: its exact
+// answers are those computed over the rows it wrote, and the rows load
+// into a server through the converting COPY with every vector intact.
+func TestStreamedVectorData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	const rows, dim = viChunkRows + 300, 8
+	d := newVIData(0, dim, 8, 4, 10)
+	qs := d.queries(5)
+	path := t.TempDir() + "/rows"
+	if err := d.stream(rows, qs, path); err != nil {
+		t.Fatal(err)
+	}
+	// Read the compact rows back into a reference.
+	f, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := &reference{dim: dim}
+	var tags []int32
+	for off := 0; off < len(f); {
+		ref.ids = append(ref.ids, int64(binary.LittleEndian.Uint32(f[off:])))
+		tags = append(tags, int32(binary.LittleEndian.Uint32(f[off+4:])))
+		for i := range dim {
+			ref.emb = append(ref.emb, math.Float32frombits(binary.LittleEndian.Uint32(f[off+8+4*i:])))
+		}
+		off += 8 + 4*dim
+		off += 2 + int(binary.LittleEndian.Uint16(f[off:]))
+	}
+	if len(ref.ids) != rows || ref.ids[rows-1] != rows {
+		t.Fatalf("%d rows written, last id %d", len(ref.ids), ref.ids[len(ref.ids)-1])
+	}
+	for i, q := range qs {
+		_, exact := ref.topCosineWhere(q.vec, topK, func(int) bool { return true })
+		_, filtered := ref.topCosineWhere(q.vec, topK, func(j int) bool { return tags[j] == q.tag })
+		if !slices.Equal(q.exact, exact) || !slices.Equal(q.exactFiltered, filtered) {
+			t.Errorf("query %d: streamed exact %v / %v, recomputed %v / %v", i, q.exact, q.exactFiltered, exact, filtered)
+		}
+	}
+	ctx := context.Background()
+	s, err := cairnSystem(ctx, startTestServer(t), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.conn.Close(ctx)
+	if _, err := s.loadFile(ctx, path, rows, dim); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int{1, viChunkRows, rows} {
+		var emb []float32
+		var tag int32
+		if err := s.conn.QueryRow(ctx, "SELECT tag, emb FROM "+viTable+" WHERE id = $1", id).Scan(&tag, &emb); err != nil {
+			t.Fatal(err)
+		}
+		if want := ref.emb[(id-1)*dim : id*dim]; tag != tags[id-1] || !slices.Equal(emb, want) {
+			t.Errorf("row %d: tag %d, emb %v; wrote tag %d, emb %v", id, tag, emb, tags[id-1], want)
+		}
 	}
 }
