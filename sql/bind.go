@@ -49,6 +49,13 @@ type Binder struct {
 	// a statement they would filter fails instead.
 	Role           uint32
 	RowSecurityOff bool
+	// NoIndexScans and NoBitmapScans are the session's enable_indexscan
+	// and enable_bitmapscan turned off: the statement is planned without
+	// the searches of vector indexes (VectorTopK, HybridCandidates, index
+	// scans in PostgreSQL's terms) or without trigram-index filters
+	// (TrigramScan, bitmap scans there). `SET enable_indexscan = off` is
+	// how pgvector's users ask for exact nearest neighbours.
+	NoIndexScans, NoBitmapScans bool
 	// clause names the clause being bound where aggregates are not
 	// allowed ("WHERE", "JOIN conditions", ...).
 	clause string

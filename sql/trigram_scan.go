@@ -57,6 +57,9 @@ func (n *TrigramScan) String() string {
 // Filter over a table's Scan whose condition a trigram index answers
 // with a TrigramScan.
 func (b *Binder) planTrigramScans(plan Node) Node {
+	if b.NoBitmapScans {
+		return plan
+	}
 	switch x := plan.(type) {
 	case *Filter:
 		if scan, ok := x.Input.(*Scan); ok {

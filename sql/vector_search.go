@@ -63,6 +63,9 @@ func (n *VectorTopK) String() string {
 // nearest first with NULLs last, and the table must have a vector index
 // of that metric on the column.
 func (b *Binder) planVectorTopK(plan Node, key SortKey, target Expr, count, offset Expr) *VectorTopK {
+	if b.NoIndexScans {
+		return nil
+	}
 	var filter Expr
 	if f, ok := plan.(*Filter); ok {
 		plan, filter = f.Input, f.Cond
@@ -158,7 +161,7 @@ func (n *HybridCandidates) String() string {
 // vector index of metric cosine on the embedding column, when the query
 // vector and text read no column. It leaves node as it is otherwise.
 func (b *Binder) planHybridCandidates(node *HybridTopK) {
-	if node.Count == nil || node.Score.RowID == nil {
+	if b.NoIndexScans || node.Count == nil || node.Score.RowID == nil {
 		return
 	}
 	plan := node.Input

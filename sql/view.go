@@ -189,7 +189,7 @@ func (b *Binder) bindView(v *catalog.ViewDef, alias string, colNames []string) (
 	}
 	// The view reads its tables as its owner, whose policies apply.
 	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, Now: b.Now, NoParams: true, expanding: append(slices.Clone(b.expanding), key),
-		Role: catalog.OwnerOID(v.Owner), RowSecurityOff: b.RowSecurityOff, consts: stmts[0].consts}
+		Role: catalog.OwnerOID(v.Owner), RowSecurityOff: b.RowSecurityOff, NoIndexScans: b.NoIndexScans, NoBitmapScans: b.NoBitmapScans, consts: stmts[0].consts}
 	plan, err := vb.bindSelect(stmts[0].node.GetSelectStmt(), nil)
 	b.accesses = append(b.accesses, Access{View: v, Privs: catalog.PrivSelect})
 	for _, a := range vb.Accesses() {

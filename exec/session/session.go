@@ -224,6 +224,7 @@ type bindKey struct {
 	cat                                                *catalog.Catalog
 	params                                             string
 	user, searchPath, tz, dates, floatDig, rowSecurity string
+	indexScan, bitmapScan                              string
 }
 
 // Empty reports whether st is an empty query (nothing but white space
@@ -565,7 +566,8 @@ func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.
 // and prepared statements.
 func (s *Session) binder(cat *catalog.Catalog) *sql.Binder {
 	return &sql.Binder{Catalog: cat, SearchPath: s.searchPath(), Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Prepared: s.preparedParams,
-		Role: s.currentRole(cat).OID, RowSecurityOff: !isOn(s.get("row_security"))}
+		Role: s.currentRole(cat).OID, RowSecurityOff: !isOn(s.get("row_security")),
+		NoIndexScans: !isOn(s.get("enable_indexscan")), NoBitmapScans: !isOn(s.get("enable_bitmapscan"))}
 }
 
 // preparedParams are the parameter types of the prepared statement name.
@@ -706,7 +708,8 @@ func (s *Session) bindCached(st *Statement) (*boundPlan, error) {
 // types params is kept.
 func (s *Session) bindKey(params []types.T) bindKey {
 	k := bindKey{cat: s.catalog(), user: s.currentUser(), searchPath: s.get("search_path"), tz: s.get("timezone"),
-		dates: s.get("datestyle"), floatDig: s.get("extra_float_digits"), rowSecurity: s.get("row_security")}
+		dates: s.get("datestyle"), floatDig: s.get("extra_float_digits"), rowSecurity: s.get("row_security"),
+		indexScan: s.get("enable_indexscan"), bitmapScan: s.get("enable_bitmapscan")}
 	if len(params) > 0 {
 		var b strings.Builder
 		for _, t := range params {

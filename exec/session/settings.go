@@ -69,7 +69,7 @@ var settings = map[string]setting{
 	"role":                                {def: "none", readOnly: true},
 	"password_encryption":                 {def: "scram-sha-256", check: checkPasswordEncryption},
 	"superuser_reserved_connections":      {def: "3", readOnly: true, postmaster: true},
-	"default_transaction_read_only":       {def: "off", report: true},
+	"default_transaction_read_only":       {def: "off", report: true, check: checkBool("default_transaction_read_only")},
 	"in_hot_standby":                      {def: "off", report: true, readOnly: true},
 	"search_path":                         {def: `"$user", public`},
 	"extra_float_digits":                  {def: "1", check: checkIntRange("extra_float_digits", -15, 3)},
@@ -93,24 +93,30 @@ var settings = map[string]setting{
 	"lc_time":                             {def: "C"},
 	"bytea_output":                        {def: "hex", check: checkOneOf("hex")},
 	"client_min_messages":                 {def: "notice"},
-	"row_security":                        {def: "on"},
+	"row_security":                        {def: "on", check: checkBool("row_security")},
 	"synchronous_commit":                  {def: "on"},
 	"work_mem":                            {def: "4MB", check: checkMemory("work_mem", 64)},
 	"statement_mem":                       {def: DefaultStatementMem, check: checkMemory("statement_mem", 0)},
 	"maintenance_work_mem":                {def: "64MB", check: checkMemory("maintenance_work_mem", 1024)},
-	"jit":                                 {def: "off"},
-	"enable_seqscan":                      {def: "on"},
+	"jit":                                 {def: "off", check: checkBool("jit")},
+	// The planner's method switches. enable_indexscan off plans vector
+	// searches without their indexes (exact, as pgvector's users ask for
+	// it), enable_bitmapscan off LIKE without trigram indexes; cairn has
+	// no plan the others could turn off.
+	"enable_seqscan":    {def: "on", check: checkBool("enable_seqscan")},
+	"enable_indexscan":  {def: "on", check: checkBool("enable_indexscan")},
+	"enable_bitmapscan": {def: "on", check: checkBool("enable_bitmapscan")},
 	// The configuration of to_tsvector and the other text search
 	// functions called without one.
 	"default_text_search_config": {def: "pg_catalog.english", check: checkTextSearchConfig},
 	// pg_dump turns it off; cairn's scans never synchronise, so either
 	// value holds.
-	"synchronize_seqscans": {def: "on"},
+	"synchronize_seqscans": {def: "on", check: checkBool("synchronize_seqscans")},
 	// What a pg_dump script sets before its statements. cairn has no
 	// function bodies to check and no xml type, so any value of those
 	// two holds; its one table access method is heap (what pg_dump
 	// names for every table) and its one tablespace the default.
-	"check_function_bodies":       {def: "on", check: checkEnum("check_function_bodies", "on", "off", "true", "false")},
+	"check_function_bodies":       {def: "on", check: checkBool("check_function_bodies")},
 	"xmloption":                   {def: "content", check: checkEnum("xmloption", "content", "document")},
 	"default_table_access_method": {def: "heap", check: checkOneOf("heap")},
 	"default_tablespace":          {def: "", check: checkOneOf("", "pg_default")},
@@ -460,6 +466,23 @@ func posixZone(v string) (*time.Location, bool) {
 // checkIntRange validates an integer setting as PostgreSQL's parse_int
 // does (surrounding spaces allowed, a fraction rounded half to even) and
 // its range, with PostgreSQL's errors.
+// checkBool is the check of a Boolean setting: PostgreSQL's parse_bool
+// (true, false, yes, no, on, off, 1, 0 and their unambiguous prefixes, in
+// any case), stored as on or off.
+func checkBool(name string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		t := strings.ToLower(strings.TrimSpace(v))
+		switch {
+		case t == "":
+		case strings.HasPrefix("true", t), strings.HasPrefix("yes", t), t == "1", len(t) >= 2 && t == "on":
+			return "on", nil
+		case strings.HasPrefix("false", t), strings.HasPrefix("no", t), t == "0", len(t) >= 2 && strings.HasPrefix("off", t):
+			return "off", nil
+		}
+		return "", pgerr.New(pgerrcode.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+	}
+}
+
 func checkIntRange(name string, lo, hi int) func(string) (string, error) {
 	return func(v string) (string, error) {
 		text := strings.TrimSpace(v)

@@ -46,6 +46,8 @@ var settingInfos = []settingInfo{
 	{"default_text_search_config", "", "Client Connection Defaults / Locale and Formatting", "Sets default text search configuration.", "", "user", "string", "", "", nil},
 	{"default_transaction_isolation", "", "Client Connection Defaults / Statement Behavior", "Sets the transaction isolation level of each new transaction.", "", "user", "enum", "", "", []string{"serializable", "repeatable read", "read committed", "read uncommitted"}},
 	{"default_transaction_read_only", "", "Client Connection Defaults / Statement Behavior", "Sets the default read-only status of new transactions.", "", "user", "bool", "", "", nil},
+	{"enable_bitmapscan", "", "Query Tuning / Planner Method Configuration", "Enables the planner's use of bitmap-scan plans.", "", "user", "bool", "", "", nil},
+	{"enable_indexscan", "", "Query Tuning / Planner Method Configuration", "Enables the planner's use of index-scan plans.", "", "user", "bool", "", "", nil},
 	{"enable_seqscan", "", "Query Tuning / Planner Method Configuration", "Enables the planner's use of sequential-scan plans.", "", "user", "bool", "", "", nil},
 	{"extra_float_digits", "", "Client Connection Defaults / Locale and Formatting", "Sets the number of digits displayed for floating-point values.", "This affects real, double precision, and geometric data types. A zero or negative parameter value is added to the standard number of digits (FLT_DIG or DBL_DIG as appropriate). Any value greater than zero selects precise output mode.", "user", "integer", "-15", "3", nil},
 	{"hnsw.ef_search", "", "Customized Options", "Sets the size of the dynamic candidate list for search", "Valid range is 1..1000.", "user", "integer", "1", "1000", nil},
