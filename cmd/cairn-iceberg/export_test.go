@@ -40,8 +40,15 @@ type server struct {
 // thresholds, so that inserts make many segments and compactions.
 func startServer(t *testing.T, dir string) *server {
 	t.Helper()
+	return startServerOpts(t, dir, storage.Options{FlushRows: 16})
+}
+
+// startServerOpts starts a server on 127.0.0.1:0 over dir with opts.
+func startServerOpts(t *testing.T, dir string, opts storage.Options) *server {
+	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := storage.Open(dir, storage.Options{Logger: logger, FlushRows: 16})
+	opts.Logger = logger
+	db, err := storage.Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

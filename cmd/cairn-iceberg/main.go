@@ -123,7 +123,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if !*follow {
 			return err
 		}
+		if ctx.Err() != nil {
+			return nil
+		}
 		if err != nil {
+			// The next round reads the store afresh.
 			fmt.Fprintln(out, "cairn-iceberg:", err)
 		}
 		select {

@@ -14,11 +14,15 @@ async function main() {
   const files = spec.data.map((f) => `(${lit(f.file)}, ${lit(f.path)})`).join(', ');
   const deleted = spec.deletes.length === 0 ? '' : `
     ANTI JOIN read_parquet([${spec.deletes.map(lit).join(', ')}]) x ON x.file_path = f.path AND x.pos = d.file_row_number`;
-  // A renamed column keeps its old name in older files: body, then txt.
+  const data = `read_parquet([${spec.data.map((f) => lit(f.file)).join(', ')}], filename = true, file_row_number = true, union_by_name = true)`;
+  // A renamed column keeps its old name in older files: body, then txt
+  // (once compactions rewrote every older file, none has body).
+  const names = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${data}`)).getRowObjectsJson().map((r) => r.column_name);
+  const txt = names.includes('body') ? 'coalesce(d.txt, d.body)' : 'd.txt';
   const reader = await conn.runAndReadAll(`
     WITH f(file, path) AS (VALUES ${files})
-    SELECT d.id, d.n, coalesce(d.txt, d.body) AS txt, d.v
-    FROM read_parquet([${spec.data.map((f) => lit(f.file)).join(', ')}], filename = true, file_row_number = true, union_by_name = true) d
+    SELECT d.id, d.n, ${txt} AS txt, d.v
+    FROM ${data} d
     JOIN f ON f.file = d.filename${deleted}
     ORDER BY d.id`);
   for (const r of reader.getRowObjectsJson()) {
