@@ -192,12 +192,9 @@ type DB struct {
 	sideRunning bool
 }
 
-// Open opens the data directory dir, creating it if missing, and recovers
-// it: loads catalog.json and the table manifests, replays the WAL records
-// they do not cover, truncates a torn record at the end of the log and
-// rebuilds the unique indexes. Background flushing and compaction run until
-// Close.
-func Open(dir string, opts Options) (*DB, error) {
+// newDB returns the DB of data directory dir with opts' defaults filled
+// in, not yet opened: no home, lock, state or background work.
+func newDB(dir string, opts Options) (*DB, error) {
 	if opts.FlushRows <= 0 {
 		opts.FlushRows = DefaultFlushRows
 	}
@@ -236,6 +233,21 @@ func Open(dir string, opts Options) (*DB, error) {
 		cache:        newColCache(opts.CacheBytes),
 	}
 	db.vecDone = sync.NewCond(&db.vecMu)
+	return db, nil
+}
+
+// Open opens the data directory dir, creating it if missing, and recovers
+// it: loads catalog.json and the table manifests, replays the WAL records
+// they do not cover, truncates a torn record at the end of the log and
+// rebuilds the unique indexes. Background flushing and compaction run until
+// Close.
+func Open(dir string, opts Options) (*DB, error) {
+	db, err := newDB(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	opts = db.opts
+	abs := db.dir
 	if opts.Store != nil {
 		db.home = newObjectHome(db, opts.Store)
 	} else {

@@ -8,21 +8,36 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
 	"github.com/cairn-db/cairn/sql/catalog"
 )
 
-// CommittedTable is one table of a stopped data directory as its files
-// hold it: what an exporter (cmd/cairn-iceberg) needs to describe the
-// table to another format without rewriting its data.
+// CommittedTable is one table as its committed files and log hold it:
+// what an exporter (cmd/cairn-iceberg) needs to describe the table to
+// another format without rewriting its segments.
 type CommittedTable struct {
 	Def      *catalog.TableDef
 	Segments []CommittedSegment
+	// Tail are the rows committed since the table's last flush, which no
+	// segment holds yet (only the log): always empty for a stopped data
+	// directory (ReadCommitted), in commit order for an object store
+	// (ReadCommittedStore).
+	Tail []CommittedBatch
+	// LSN is the log position of the last commit that changed the table
+	// (0 when ReadCommitted does not know it).
+	LSN uint64
 }
 
 // CommittedSegment is one live Parquet segment file of a table.
 type CommittedSegment struct {
-	// Path is the absolute path of the file.
-	Path  string
+	// Path is the absolute path of the file: in the data directory, or,
+	// for an object store, where the cache directory keeps it once
+	// fetched (Local).
+	Path string
+	// Key is the file's object key in the store (ReadCommittedStore; ""
+	// for a data directory).
+	Key   string
 	Rows  int64
 	Bytes int64
 	// Columns maps the column IDs the file holds to their field names in
@@ -31,6 +46,57 @@ type CommittedSegment struct {
 	// DeletedPositions are the 0-based row positions in the file of the
 	// rows deleted since it was written, ascending.
 	DeletedPositions []int64
+
+	seg *segment
+}
+
+// Local returns the path of the segment's file in the data directory,
+// fetching it from the object store first when it is not there.
+func (s CommittedSegment) Local() (string, error) {
+	if err := s.seg.local(s.seg.path); err != nil {
+		return "", err
+	}
+	return s.Path, nil
+}
+
+// CommittedBatch is rows of a table's tail: those inserted by the commits
+// from MinLSN to LSN (small consecutive commits share a batch), which a
+// later flush writes to a segment. The same rows always make the same
+// batch, so (MinLSN, LSN, Rows) names them across readings of one store.
+type CommittedBatch struct {
+	MinLSN, LSN uint64
+	Rows        int64
+	// DeletedPositions are the positions (as Write lays the rows out) of
+	// the batch's rows deleted since, ascending.
+	DeletedPositions []int64
+
+	b     *tailBatch
+	specs []segColumnSpec
+}
+
+// Write writes the batch's rows, deleted ones included, to a new Parquet
+// file at path laid out as a segment of the table's current columns (NULL
+// where the batch predates a column), in the order DeletedPositions
+// counts; it returns the file as a CommittedSegment.
+func (cb CommittedBatch) Write(path string) (CommittedSegment, error) {
+	sw, err := newSegmentWriter(path, cb.specs)
+	if err != nil {
+		return CommittedSegment{}, err
+	}
+	if err := sw.write(tailChunk(cb.b, cb.specs)); err != nil {
+		sw.abort()
+		return CommittedSegment{}, err
+	}
+	seg, err := sw.finish()
+	if err != nil {
+		return CommittedSegment{}, err
+	}
+	cs := CommittedSegment{Path: seg.path, Rows: seg.rows, Bytes: seg.bytes, Columns: map[int]string{},
+		DeletedPositions: cb.DeletedPositions, seg: seg}
+	for _, c := range seg.columns {
+		cs.Columns[c.ID] = c.Name
+	}
+	return cs, nil
 }
 
 // ReadCommitted reads the committed state of the data directory dir
@@ -39,7 +105,8 @@ type CommittedSegment struct {
 // fails while a server has the directory open, and it refuses a directory
 // whose write-ahead log holds commits no checkpoint covers yet (a server
 // that was killed rather than stopped): its files would miss them. It
-// refuses an object store's cache (Options.Store) for the same reason.
+// refuses an object store's cache (Options.Store) for the same reason:
+// ReadCommittedStore reads the store itself.
 func ReadCommitted(dir string) (*catalog.Catalog, []CommittedTable, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -66,13 +133,8 @@ func ReadCommitted(dir string) (*catalog.Catalog, []CommittedTable, error) {
 	if err := checkWALCovered(filepath.Join(abs, "wal"), cf.LSN); err != nil {
 		return nil, nil, err
 	}
-	ids := make([]uint64, 0, len(cf.Catalog.Tables))
-	for id := range cf.Catalog.Tables {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	var out []CommittedTable
-	for _, id := range ids {
+	for _, id := range sortedTableIDs(cf.Catalog) {
 		def := cf.Catalog.Tables[id]
 		// The folder keeps the schema the table was created in; a table
 		// that never flushed has none.
@@ -80,35 +142,74 @@ func ReadCommitted(dir string) (*catalog.Catalog, []CommittedTable, error) {
 		if err != nil || len(tdirs) > 1 {
 			return nil, nil, fmt.Errorf("table %s.%s (id %d) has %d folders", def.Schema, def.Name, id, len(tdirs))
 		}
-		t := CommittedTable{Def: def}
-		if len(tdirs) == 0 {
-			out = append(out, t)
-			continue
+		var segs []*segment
+		var deleted *roaring64.Bitmap
+		if len(tdirs) == 1 {
+			if _, segs, deleted, err = readManifest(tdirs[0]); err != nil {
+				return nil, nil, err
+			}
 		}
-		_, segs, deleted, err := readManifest(tdirs[0])
+		t, err := committedTable(def, segs, deleted, nil, nil)
 		if err != nil {
 			return nil, nil, err
-		}
-		for _, s := range segs {
-			cs := CommittedSegment{Path: s.path, Rows: s.rows, Bytes: s.bytes, Columns: map[int]string{}}
-			for _, c := range s.columns {
-				cs.Columns[c.ID] = c.Name
-			}
-			if deleted != nil && (deleted.Contains(uint64(s.minRow)) || deleted.Rank(uint64(s.maxRow)) > deleted.Rank(uint64(s.minRow))) {
-				if cs.DeletedPositions, err = deletedPositions(s, deleted.Contains); err != nil {
-					return nil, nil, err
-				}
-			}
-			t.Segments = append(t.Segments, cs)
 		}
 		out = append(out, t)
 	}
 	return cf.Catalog, out, nil
 }
 
+// sortedTableIDs lists the IDs of cat's tables, ascending.
+func sortedTableIDs(cat *catalog.Catalog) []uint64 {
+	ids := make([]uint64, 0, len(cat.Tables))
+	for id := range cat.Tables {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// committedTable describes table def of segments segs, tail batches tail
+// and deleted row IDs deleted (nil: none); keyOf, when set, gives the
+// segments' object keys.
+func committedTable(def *catalog.TableDef, segs []*segment, deleted *roaring64.Bitmap, tail []*tailBatch, keyOf func(string) (string, error)) (CommittedTable, error) {
+	t := CommittedTable{Def: def}
+	isDeleted := func(id int64) bool { return deleted != nil && deleted.Contains(uint64(id)) }
+	for _, s := range segs {
+		cs := CommittedSegment{Path: s.path, Rows: s.rows, Bytes: s.bytes, Columns: map[int]string{}, seg: s}
+		if keyOf != nil {
+			key, err := keyOf(s.path)
+			if err != nil {
+				return t, err
+			}
+			cs.Key = key
+		}
+		for _, c := range s.columns {
+			cs.Columns[c.ID] = c.Name
+		}
+		if deleted != nil && (deleted.Contains(uint64(s.minRow)) || deleted.Rank(uint64(s.maxRow)) > deleted.Rank(uint64(s.minRow))) {
+			var err error
+			if cs.DeletedPositions, err = deletedPositions(s, isDeleted); err != nil {
+				return t, err
+			}
+		}
+		t.Segments = append(t.Segments, cs)
+	}
+	specs := segmentSpecs(def)
+	for _, b := range tail {
+		cb := CommittedBatch{MinLSN: b.minLSN, LSN: b.lsn, Rows: int64(b.n), b: b, specs: specs}
+		for i, id := range b.rowIDs.Int64Values() {
+			if isDeleted(id) {
+				cb.DeletedPositions = append(cb.DeletedPositions, int64(i))
+			}
+		}
+		t.Tail = append(t.Tail, cb)
+	}
+	return t, nil
+}
+
 // deletedPositions lists the positions in seg's file of the rows whose
 // IDs isDeleted reports.
-func deletedPositions(seg *segment, isDeleted func(uint64) bool) ([]int64, error) {
+func deletedPositions(seg *segment, isDeleted func(int64) bool) ([]int64, error) {
 	sf, err := openSegment(seg)
 	if err != nil {
 		return nil, err
@@ -122,7 +223,7 @@ func deletedPositions(seg *segment, isDeleted func(uint64) bool) ([]int64, error
 			return nil, err
 		}
 		for _, id := range ids.Int64Values() {
-			if isDeleted(uint64(id)) {
+			if isDeleted(id) {
 				out = append(out, pos)
 			}
 			pos++

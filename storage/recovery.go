@@ -262,7 +262,10 @@ func (db *DB) recover() error {
 	db.wal = w
 	db.walBytes = walBytes
 
-	// Unique indexes.
+	// Unique indexes (a read-only opening checks no keys: readonly.go).
+	if _, ro := db.home.(readOnlyHome); ro {
+		return nil
+	}
 	for id, def := range cat.Tables {
 		rt := db.rts[id]
 		for _, con := range constraintsOf(cat, def) {

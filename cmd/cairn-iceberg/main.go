@@ -1,18 +1,20 @@
-// Command cairn-iceberg registers the tables of a stopped cairn data
-// directory as Apache Iceberg tables, so that Spark, Trino or DuckDB read
-// cairn's own Parquet segment files (no copy) through Iceberg metadata.
-// It is a separate binary because github.com/apache/iceberg-go and its
-// cloud dependencies would add tens of MB to cmd/cairn.
+// Command cairn-iceberg registers cairn's tables as Apache Iceberg tables,
+// so that Spark, Trino or DuckDB read cairn's own Parquet segment files
+// (no copy) through Iceberg metadata. It is a separate binary because
+// github.com/apache/iceberg-go and its cloud dependencies would add tens
+// of MB to cmd/cairn.
 //
-//	cairn-iceberg export --data-dir DIR --warehouse DIR [--catalog hadoop] [schema.table|table ...]
+//	cairn-iceberg export --storage s3://bucket/prefix --warehouse W [--follow [--interval 5s]] [schema.table|table ...]
+//	cairn-iceberg export --data-dir DIR --warehouse W [schema.table|table ...]
 //
-// The catalog is iceberg-go's Hadoop (filesystem) catalog: table
-// <schema>.<name> lives in WAREHOUSE/<schema>/<name>/metadata/vN.metadata.json
-// with a version-hint.text. Deleted rows become one Iceberg position-delete
-// file per table. Each export replaces the Iceberg table with the data
-// directory's current committed version: cairn's compaction removes
-// segment files, so an older Iceberg snapshot would point at files that
-// are gone.
+// --storage reads the object store live servers share (without a lock,
+// writing nothing to it: storage.ReadCommittedStore); --data-dir reads
+// the data directory of a stopped server. The catalog is iceberg-go's
+// Hadoop (file) catalog: table <schema>.<name> lives in
+// W/<schema>/<name>/metadata/vN.metadata.json with a version-hint.text; W
+// is a local folder or s3://bucket/path. Each export that finds a table
+// changed commits one snapshot (export.go), so Iceberg time travel shows
+// the versions the exports saw; --follow exports every --interval.
 package main
 
 import (
@@ -21,29 +23,51 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog/hadoop"
+	icebergio "github.com/apache/iceberg-go/io"
+	// The s3 scheme of Iceberg file IO: an s3:// warehouse, and the
+	// segments of an s3:// storage.
+	_ "github.com/apache/iceberg-go/io/gocloud/s3"
 
 	"github.com/cairn-db/cairn/storage"
+	"github.com/cairn-db/cairn/storage/objstore"
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "cairn-iceberg:", err)
 		os.Exit(1)
 	}
 }
 
+const usage = "usage: cairn-iceberg export (--storage s3://bucket/prefix | --data-dir DIR) --warehouse W [--follow [--interval 5s]] [tables...]"
+
 // run parses args (the subcommand first) and runs it, reporting each
-// exported table to out.
+// exported table to out. With --follow it exports until ctx ends.
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 || args[0] != "export" {
-		return errors.New("usage: cairn-iceberg export --data-dir DIR --warehouse DIR [--catalog hadoop] [tables...]")
+		return errors.New(usage)
 	}
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	dataDir := fs.String("data-dir", "./cairn-data", "the data directory of a stopped cairn server (read, never written)")
-	warehouse := fs.String("warehouse", "", "the Iceberg warehouse folder (created if missing)")
+	dataDir := fs.String("data-dir", "", "the data directory of a stopped cairn server (read, never written)")
+	storageURL := fs.String("storage", os.Getenv("CAIRN_STORAGE"), "the object store cairn servers keep their state in, s3://bucket/prefix (env CAIRN_STORAGE; the standard AWS_* environment configures the client), read without a lock and never written")
+	cacheDir := fs.String("cache-dir", "", "with --storage: a folder of this exporter's own for the copies of the checkpoint, the log and the segments it reads (default: a temporary one)")
+	warehouse := fs.String("warehouse", "", "the Iceberg warehouse: a local folder (created if missing) or s3://bucket/path")
 	catalogKind := fs.String("catalog", "hadoop", "the Iceberg catalog: hadoop (a metadata-file layout in the warehouse)")
+	follow := fs.Bool("follow", false, "with --storage: keep exporting, every --interval, until interrupted")
+	interval := fs.Duration("interval", 5*time.Second, "with --follow: the time between exports")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -53,18 +77,176 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *catalogKind != "hadoop" {
 		return fmt.Errorf("export: catalog %q is not supported yet (only hadoop)", *catalogKind)
 	}
-	if strings.Contains(*warehouse, "://") && !strings.HasPrefix(*warehouse, "file://") {
-		return fmt.Errorf("export: warehouse %s: only a local folder is supported yet", *warehouse)
+	if (*dataDir == "") == (*storageURL == "") {
+		return errors.New("export: give one of --storage and --data-dir")
 	}
-	_, tables, err := storage.ReadCommitted(*dataDir)
+	if *follow && *storageURL == "" {
+		return errors.New("export: --follow needs --storage (a data directory is read only while its server is stopped)")
+	}
+	if *interval <= 0 {
+		return errors.New("export: --interval must be positive")
+	}
+	src := &source{dataDir: *dataDir}
+	if *storageURL != "" {
+		st, err := objstore.Open(ctx, *storageURL)
+		if err != nil {
+			return err
+		}
+		src.store, src.url = st, strings.TrimRight(*storageURL, "/")
+		if l, ok := st.(*objstore.Local); ok {
+			src.url = l.Dir()
+		}
+		src.cacheDir = *cacheDir
+		if src.cacheDir == "" {
+			tmp, err := os.MkdirTemp("", "cairn-iceberg-cache-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(tmp)
+			src.cacheDir = tmp
+		}
+	} else {
+		abs, err := filepath.Abs(*dataDir)
+		if err != nil {
+			return err
+		}
+		src.dataDir = abs
+	}
+	tmp, err := os.MkdirTemp("", "cairn-iceberg-")
 	if err != nil {
 		return err
 	}
-	selected, err := selectTables(tables, fs.Args())
+	defer os.RemoveAll(tmp)
+	e := &exporter{src: src, out: out, tmp: tmp, fileSchemas: map[string]*arrow.Schema{}, snapFiles: map[string]snapshotFiles{}}
+	for {
+		err := e.round(ctx, *warehouse, fs.Args(), *follow)
+		if !*follow {
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			// The next round reads the store afresh.
+			fmt.Fprintln(out, "cairn-iceberg:", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(*interval):
+		}
+	}
+}
+
+// round reads the source once and exports the tables names selects.
+func (e *exporter) round(ctx context.Context, warehouse string, names []string, quiet bool) error {
+	tables, err := e.src.read()
 	if err != nil {
 		return err
 	}
-	return exportTables(ctx, *warehouse, selected, out)
+	selected, err := selectTables(tables, names)
+	if err != nil {
+		return err
+	}
+	if e.cat == nil {
+		if !strings.Contains(warehouse, "://") {
+			if err := os.MkdirAll(warehouse, 0o755); err != nil {
+				return err
+			}
+		}
+		if e.cat, err = hadoop.NewCatalog("cairn", warehouse, icebergProps(warehouse)); err != nil {
+			return err
+		}
+	}
+	return e.exportTables(ctx, selected, quiet)
+}
+
+// icebergProps configures iceberg-go's S3 file IO from the standard AWS
+// environment, as cmd/cairn's object store is (AWS_ENDPOINT_URL selects
+// an S3-compatible server and path-style addressing; credentials and
+// region come from the usual chain). The Hadoop catalog on S3 commits
+// by rename, which S3 does not make atomic: it is safe with one exporter
+// per warehouse, which is how cairn-iceberg is run.
+func icebergProps(warehouse string) iceberg.Properties {
+	p := iceberg.Properties{}
+	if u, err := url.Parse(warehouse); err == nil && u.Scheme != "" && u.Scheme != "file" && len(u.Scheme) > 1 {
+		p["allow-unsafe-commits"] = "true"
+	}
+	endpoint := cmpOr(os.Getenv("AWS_ENDPOINT_URL_S3"), os.Getenv("AWS_ENDPOINT_URL"))
+	if endpoint != "" {
+		p[icebergio.S3EndpointURL] = endpoint
+	}
+	if region := cmpOr(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION")); region != "" {
+		p[icebergio.S3Region] = region
+	} else if endpoint != "" {
+		p[icebergio.S3Region] = "us-east-1"
+	}
+	return p
+}
+
+// source is where the exported tables are read: a stopped data directory
+// or an object store.
+type source struct {
+	dataDir string
+	// store, url: the object store and the location of its keys (an
+	// s3://bucket/prefix URL, or a local folder); cacheDir: the data
+	// directory ReadCommittedStore copies into.
+	store    objstore.Store
+	url      string
+	cacheDir string
+}
+
+// name identifies the source in the tables' properties.
+func (s *source) name() string {
+	if s.store != nil {
+		return s.url
+	}
+	return s.dataDir
+}
+
+// read reads the source's committed tables.
+func (s *source) read() ([]storage.CommittedTable, error) {
+	var tables []storage.CommittedTable
+	var err error
+	if s.store != nil {
+		_, tables, err = storage.ReadCommittedStore(s.store, s.cacheDir)
+	} else {
+		_, tables, err = storage.ReadCommitted(s.dataDir)
+	}
+	return tables, err
+}
+
+// dataPath is where Iceberg readers find segment seg.
+func (s *source) dataPath(seg storage.CommittedSegment) string {
+	if s.store != nil {
+		return s.url + "/" + seg.Key
+	}
+	return seg.Path
+}
+
+// owns reports whether path is one of the source's files (not one the
+// exporter wrote to the warehouse).
+func (s *source) owns(path string) bool {
+	return strings.HasPrefix(path, s.name()+"/")
+}
+
+// liveFiles returns what tells whether one of the source's files still
+// exists: for an object store, one listing of its tables.
+func (s *source) liveFiles(ctx context.Context) (func(string) bool, error) {
+	if s.store == nil {
+		return func(path string) bool {
+			_, err := os.Stat(path)
+			return err == nil
+		}, nil
+	}
+	keys := map[string]bool{}
+	for info, err := range s.store.List(ctx, "tables/") {
+		if err != nil {
+			return nil, err
+		}
+		keys[s.url+"/"+info.Key] = true
+	}
+	return func(path string) bool { return keys[path] }, nil
 }
 
 // selectTables picks the tables names lists ("schema.table", or "table"
