@@ -332,10 +332,6 @@ func (h *objectHome) dropGoneKeys(rt *tableRT, oldDeleted, newDeleted *roaring64
 	h.db.idxMu.Lock()
 	defer h.db.idxMu.Unlock()
 	for _, ix := range rt.uniq {
-		for k, rid := range ix.m {
-			if gone.Contains(uint64(rid)) {
-				delete(ix.m, k)
-			}
-		}
+		ix.m.deleteRows(func(rid int64) bool { return gone.Contains(uint64(rid)) })
 	}
 }

@@ -232,7 +232,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 				} else if pi != nil {
 					ix = pi.ix
 				} else if tt := tx.tables[id]; tt != nil && tt.truncated {
-					ix = &uniqueIndex{con: con, m: map[string]int64{}}
+					ix = &uniqueIndex{con: con, m: newKeyMap()}
 				} else {
 					var err error
 					if ix, err = db.buildIndex(head, id, def, con, tx.ownDeletes(id)); err != nil {
@@ -289,7 +289,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 					}
 					seen[k] = true
 					if ix != nil && !tt.truncated {
-						if r, hit := ix.m[k]; hit && !(deleted != nil && deleted.Contains(uint64(r))) &&
+						if r, hit := ix.m.get(k); hit && !(deleted != nil && deleted.Contains(uint64(r))) &&
 							!tt.deletes.Contains(uint64(r)) {
 							if tt.upsert {
 								return 0, nil, nil, serializationFailure()
@@ -312,7 +312,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 				// among themselves (Insert checked them).
 				for _, k := range sks {
 					if ix != nil && !tt.truncated {
-						if r, hit := ix.m[k.key]; hit && !(deleted != nil && deleted.Contains(uint64(r))) &&
+						if r, hit := ix.m.get(k.key); hit && !(deleted != nil && deleted.Contains(uint64(r))) &&
 							!tt.deletes.Contains(uint64(r)) {
 							if tt.upsert {
 								return 0, nil, nil, serializationFailure()
@@ -400,7 +400,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		}
 		if tt.truncated {
 			for _, ix := range rt.uniq {
-				ix.m = map[string]int64{}
+				ix.m = newKeyMap()
 			}
 		}
 		for sig, ks := range keys[id] {
@@ -409,7 +409,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 				continue
 			}
 			for _, k := range ks {
-				ix.m[k.key] = k.row
+				ix.m.set(k.key, k.row)
 			}
 		}
 	}
@@ -534,7 +534,7 @@ func pruneDelLog(rt *tableRT, minLSN uint64) {
 // leaving out the rows in skip (may be nil: the committing transaction's
 // deletes); a repeated key is 23505 "could not create unique index".
 func (db *DB) buildIndex(s *dbState, id uint64, def *catalog.TableDef, con constraint, skip *roaring64.Bitmap) (*uniqueIndex, error) {
-	ix := &uniqueIndex{con: con, m: map[string]int64{}}
+	ix := &uniqueIndex{con: con, m: newKeyMap()}
 	ts := s.tables[id]
 	if ts == nil {
 		return ix, nil
@@ -572,11 +572,11 @@ func (db *DB) indexRows(ix *uniqueIndex, s *dbState, ts *tableState, def *catalo
 	}
 	var dup error
 	err := db.scanKeys(s, ts, def, con, dead, func(k string, rid int64, cols []arrow.Array, pos []int, i int) error {
-		if other, hit := ix.m[k]; hit && other != rid && !isDead(other) {
+		if other, hit := ix.m.get(k); hit && other != rid && !isDead(other) {
 			dup = duplicateInData(def, con, cols, pos, i)
 			return dup
 		}
-		ix.m[k] = rid
+		ix.m.set(k, rid)
 		return nil
 	})
 	if dup != nil {

@@ -159,14 +159,14 @@ func (tx *Tx) CheckReferences(childID uint64, fkName string, keys []arrow.Array,
 		}
 		k := string(tx.keybuf)
 		if li != nil {
-			if r, hit := li.m[k]; hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
+			if r, hit := li.m.get(k); hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
 				ids[j] = r
 			} else if li.full || tt.truncated {
 				continue
 			}
 		}
 		if ids[j] < 0 && ix != nil {
-			if r, hit := ix.m[k]; hit && (deleted == nil || !deleted.Contains(uint64(r))) && (tt == nil || !tt.deletes.Contains(uint64(r))) {
+			if r, hit := ix.m.get(k); hit && (deleted == nil || !deleted.Contains(uint64(r))) && (tt == nil || !tt.deletes.Contains(uint64(r))) {
 				ids[j] = r
 			}
 		}
@@ -267,7 +267,7 @@ func (tx *Tx) checkRefsLocked(head, base *dbState, newCat *catalog.Catalog, own 
 		if rt == nil || rt.uniq[ref.sig] == nil {
 			continue
 		}
-		r, hit := rt.uniq[ref.sig].m[ref.key]
+		r, hit := rt.uniq[ref.sig].m.get(ref.key)
 		if hit {
 			if ts := head.tables[ref.parent]; ts != nil && ts.deleted.Contains(uint64(r)) || pt != nil && pt.deletes.Contains(uint64(r)) {
 				hit = false

@@ -642,8 +642,10 @@ func (db *DB) compactTable(id uint64) error {
 	})
 	if swapped {
 		for _, dk := range droppedKeys {
-			if ix := rt.uniq[dk.sig]; ix != nil && ix.m[dk.key] == dk.row {
-				delete(ix.m, dk.key)
+			if ix := rt.uniq[dk.sig]; ix != nil {
+				if r, hit := ix.m.get(dk.key); hit && r == dk.row {
+					ix.m.del(dk.key)
+				}
 			}
 		}
 	}

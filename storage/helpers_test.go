@@ -201,29 +201,38 @@ func sqlstate(err error) string {
 // copyDir copies a data directory as it is on disk (a crash image).
 func copyDir(t testing.TB, src, dst string) {
 	t.Helper()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if os.IsNotExist(err) {
-			return nil // removed while we walked (a crash image may miss it)
-		}
+	// Two passes: a flush or compaction running meanwhile may write a
+	// segment after the walk listed its folder and then a manifest naming
+	// it, which the walk reads later; the second pass copies the files the
+	// first did not see. (A real crash image is taken at one instant.)
+	for pass := 0; pass < 2; pass++ {
+		err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+			if os.IsNotExist(err) {
+				return nil // removed while we walked (a crash image may miss it)
+			}
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			target := filepath.Join(dst, rel)
+			if info.IsDir() {
+				return os.MkdirAll(target, 0o755)
+			}
+			if _, err := os.Stat(target); pass > 0 && err == nil {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if os.IsNotExist(err) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, b, 0o644)
+		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if os.IsNotExist(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

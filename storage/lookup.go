@@ -48,7 +48,7 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 		if err != nil {
 			return 0, false, err
 		}
-		if r, hit := li.m[k]; hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
+		if r, hit := li.m.get(k); hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
 			return r, true, nil
 		}
 		if li.full || tt.truncated {
@@ -65,7 +65,7 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 	if ix == nil {
 		return 0, false, nil
 	}
-	r, hit := ix.m[k]
+	r, hit := ix.m.get(k)
 	if !hit {
 		return 0, false, nil
 	}
@@ -144,7 +144,7 @@ func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (r
 	if ix == nil || snap == nil || head == nil || head.epoch != snap.epoch || head.lastMod != snap.lastMod {
 		return 0, false, false, nil
 	}
-	r, hit := ix.m[string(tx.keybuf)]
+	r, hit := ix.m.getBytes(tx.keybuf)
 	if !hit || snap.deleted.Contains(uint64(r)) {
 		return 0, false, true, nil
 	}

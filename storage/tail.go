@@ -365,13 +365,13 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 				continue
 			}
 			if op.truncate {
-				ix.m = map[string]int64{}
+				ix.m = newKeyMap()
 			}
 			if len(op.inserts) == 0 && len(op.segments) == 0 {
 				continue
 			}
 			err := db.scanKeys(next, added, def, ix.con, nil, func(k string, rid int64, _ []arrow.Array, _ []int, _ int) error {
-				ix.m[k] = rid
+				ix.m.set(k, rid)
 				return nil
 			})
 			if err != nil {

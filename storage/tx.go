@@ -103,7 +103,7 @@ type txTable struct {
 // constraint; full means it also holds the keys of the committed rows the
 // transaction sees (the constraint has no committed index yet).
 type localIndex struct {
-	m    map[string]int64
+	m    keyMap
 	full bool
 }
 
@@ -247,7 +247,7 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 		li := tt.local[con.sig()]
 		for i, k := range keys[ci] {
 			if k != "" {
-				li.m[k] = ids[i]
+				li.m.set(k, ids[i])
 			}
 		}
 	}
@@ -309,7 +309,7 @@ func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint,
 				return nil, uniqueViolation(def, con, cols, pos, i)
 			}
 			seen[k] = struct{}{}
-			if r, hit := li.m[k]; hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
+			if r, hit := li.m.get(k); hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
 				return nil, uniqueViolation(def, con, cols, pos, i)
 			}
 			ks[i] = k
@@ -382,7 +382,7 @@ func (db *DB) committedConflict(rt *tableRT, con constraint, keys []string, tt *
 		if k == "" {
 			continue
 		}
-		r, ok := ix.m[k]
+		r, ok := ix.m.get(k)
 		if !ok {
 			continue
 		}
@@ -406,7 +406,7 @@ func (tx *Tx) localIndex(def *catalog.TableDef, tt *txTable, con constraint, dup
 	if li := tt.local[sig]; li != nil && !dupErr {
 		return li, nil
 	}
-	li := &localIndex{m: map[string]int64{}}
+	li := &localIndex{m: newKeyMap()}
 	ts := keyTypes(def, con)
 	add := func(colIDs []int, cols []arrow.Array, ids []int64, skip ...*roaring64.Bitmap) error {
 		pos, ok := keyCols(con, colIDs)
@@ -426,10 +426,10 @@ func (tx *Tx) localIndex(def *catalog.TableDef, tt *txTable, con constraint, dup
 				continue
 			}
 			k := string(tx.keybuf)
-			if _, dup := li.m[k]; dup && dupErr {
+			if _, dup := li.m.get(k); dup && dupErr {
 				return duplicateInData(def, con, cols, pos, i)
 			}
-			li.m[k] = id
+			li.m.set(k, id)
 		}
 		return nil
 	}
@@ -472,11 +472,11 @@ func (tx *Tx) localIndex(def *catalog.TableDef, tt *txTable, con constraint, dup
 			return nil, err
 		}
 		for _, k := range ks {
-			if _, dup := li.m[k.key]; dup && dupErr {
+			if _, dup := li.m.get(k.key); dup && dupErr {
 				return nil, pgerr.New(pgerrcode.UniqueViolation, "could not create unique index %q", con.name).
 					WithDetail("A key is repeated among the rows this transaction wrote.")
 			}
-			li.m[k.key] = k.row
+			li.m.set(k.key, k.row)
 		}
 	}
 	if !dupErr || tt.local[sig] == nil {

@@ -3,8 +3,12 @@ package storage
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -935,5 +939,52 @@ func TestWriteAfterConcurrentAlter(t *testing.T) {
 	}
 	if _, err := tx.Scan(context.Background(), def.ID, []int{5}, false); sqlstate(err) != "40001" {
 		t.Errorf("scan of a column position gone: %v, want 40001", err)
+	}
+}
+
+// keyMap behaves as one map of strings whether a key is one integer
+// (kept by value) or anything else, including nine-byte keys that only
+// look like an integer's.
+func TestKeyMapIsAMapOfStrings(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	m, want := newKeyMap(), map[string]int64{}
+	key := func() string {
+		switch rng.Intn(4) {
+		case 0:
+			return string(appendKeyInt(nil, rng.Int63n(64)-32))
+		case 1:
+			return string(appendKeyInt([]byte{'i'}, rng.Int63n(4))) // ten bytes
+		case 2:
+			return "s" + strconv.Itoa(rng.Intn(64))
+		}
+		return string(appendKeyInt(nil, math.MinInt64+rng.Int63n(2)))
+	}
+	for step := 0; step < 5000; step++ {
+		k := key()
+		switch rng.Intn(3) {
+		case 0:
+			row := rng.Int63()
+			m.set(k, row)
+			want[k] = row
+		case 1:
+			m.del(k)
+			delete(want, k)
+		}
+		got, hit := m.get(k)
+		gotB, hitB := m.getBytes([]byte(k))
+		w, ok := want[k]
+		if got != w || hit != ok || gotB != w || hitB != ok {
+			t.Fatalf("step %d, key %q: get %d %v, getBytes %d %v, want %d %v", step, k, got, hit, gotB, hitB, w, ok)
+		}
+	}
+	m.deleteRows(func(r int64) bool { return r%2 == 0 })
+	maps.DeleteFunc(want, func(_ string, r int64) bool { return r%2 == 0 })
+	if m.len() != len(want) {
+		t.Fatalf("%d keys after deleteRows, want %d", m.len(), len(want))
+	}
+	for k, w := range want {
+		if got, hit := m.get(k); !hit || got != w {
+			t.Fatalf("key %q: %d %v after deleteRows, want %d", k, got, hit, w)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"strconv"
@@ -29,8 +30,78 @@ import (
 // uniqueIndex is the committed index of one constraint.
 type uniqueIndex struct {
 	con constraint
-	m   map[string]int64
+	m   keyMap
 }
+
+// keyMap maps encoded keys (rowKey) to row IDs. A key that is one integer
+// (appendKeyInt's nine bytes: every key of a one-column integer
+// constraint, the usual primary key) is kept by its value, in less than
+// half the memory of a string key and with no allocation per entry — a
+// 10M-row table's primary key index is hundreds of megabytes less; every
+// other key is kept as a string. The split is only a representation: the
+// nine bytes and the value convert both ways, so the map behaves as one
+// map of strings.
+type keyMap struct {
+	ints map[int64]int64
+	strs map[string]int64
+}
+
+func newKeyMap() keyMap { return keyMap{ints: map[int64]int64{}, strs: map[string]int64{}} }
+
+// intKey returns the integer of a one-integer key.
+func intKey[K string | []byte](k K) (int64, bool) {
+	if len(k) != 9 || k[0] != 'i' {
+		return 0, false
+	}
+	var v uint64
+	for i := 1; i < 9; i++ {
+		v = v<<8 | uint64(k[i])
+	}
+	return int64(v), true
+}
+
+func (m keyMap) get(k string) (int64, bool) {
+	if v, ok := intKey(k); ok {
+		r, hit := m.ints[v]
+		return r, hit
+	}
+	r, hit := m.strs[k]
+	return r, hit
+}
+
+// getBytes is get of a key in a buffer, without copying it.
+func (m keyMap) getBytes(k []byte) (int64, bool) {
+	if v, ok := intKey(k); ok {
+		r, hit := m.ints[v]
+		return r, hit
+	}
+	r, hit := m.strs[string(k)]
+	return r, hit
+}
+
+func (m keyMap) set(k string, row int64) {
+	if v, ok := intKey(k); ok {
+		m.ints[v] = row
+		return
+	}
+	m.strs[k] = row
+}
+
+func (m keyMap) del(k string) {
+	if v, ok := intKey(k); ok {
+		delete(m.ints, v)
+		return
+	}
+	delete(m.strs, k)
+}
+
+// deleteRows removes the entries whose row gone reports.
+func (m keyMap) deleteRows(gone func(row int64) bool) {
+	maps.DeleteFunc(m.ints, func(_ int64, r int64) bool { return gone(r) })
+	maps.DeleteFunc(m.strs, func(_ string, r int64) bool { return gone(r) })
+}
+
+func (m keyMap) len() int { return len(m.ints) + len(m.strs) }
 
 // keyCols locates a constraint's columns in a row layout given by column
 // IDs; ok is false if a column is missing.
