@@ -238,6 +238,10 @@ func (b *Binder) bindExplain(s *pg_query.ExplainStmt) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	if x, ok := inner.(*Execute); ok {
+		x.Explain, x.Analyze = true, analyze
+		return x, nil
+	}
 	q, ok := inner.(*Query)
 	if !ok {
 		return nil, pgerr.NotSupported("EXPLAIN of a utility statement")

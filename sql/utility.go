@@ -254,6 +254,10 @@ type Prepare struct {
 type Execute struct {
 	Name string
 	Args []Expr
+	// Explain is EXPLAIN [ANALYZE] EXECUTE: the prepared statement's plan
+	// for these arguments is shown (and, with Analyze, run) instead of
+	// its rows.
+	Explain, Analyze bool
 }
 
 // Deallocate is DEALLOCATE [ALL | name].

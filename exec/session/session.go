@@ -607,6 +607,9 @@ func (s *Session) resultColumns(bound sql.Statement) []Column {
 	case *sql.Show:
 		return []Column{{Name: showName(x.Name), Type: types.TextT}}
 	case *sql.Execute:
+		if x.Explain {
+			return []Column{{Name: "QUERY PLAN", Type: types.TextT}}
+		}
 		if p, ok := s.prepared[x.Name]; ok {
 			return p.Columns
 		}
@@ -1519,6 +1522,17 @@ func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, e
 		return Tag{}, false, err
 	}
 	defer portal.closeRun()
+	if x.Explain {
+		q, ok := portal.bound.(*sql.Query)
+		if !ok {
+			return Tag{}, false, pgerr.NotSupported("EXPLAIN of a utility statement")
+		}
+		lines, err := s.explain(ctx, portal, &sql.Explain{Input: q.Plan, Analyze: x.Analyze})
+		if err != nil {
+			return Tag{}, false, err
+		}
+		return commandTag("EXPLAIN"), false, emitText(lines, emit)
+	}
 	return s.execute(ctx, portal, 0, emit)
 }
 
