@@ -23,7 +23,7 @@ type keyLookup struct {
 }
 
 func newKeyLookup(rt *Runtime, n *sql.KeyLookup) *keyLookup {
-	return &keyLookup{rt: rt, node: n, schema: schemaOf(n.Columns())}
+	return &keyLookup{rt: rt, node: n, schema: rt.schemaFor(n)}
 }
 
 // Schema implements Operator.

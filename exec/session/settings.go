@@ -228,6 +228,22 @@ type parsedSettings struct {
 	dateStyle  types.DateStyle
 	floats     types.FloatStyle
 	searchPath []string
+	// bind are the settings a statement's binding depends on (bindKey).
+	bind bindSettings
+	// The timeouts (0: none) and statement_mem in bytes (0: no limit).
+	statementTimeout, idleSessionTimeout, idleInTxTimeout time.Duration
+	statementMem                                          int64
+	// output are the options of text output (OutputOptions), made when
+	// first asked for.
+	output *types.TextOptions
+}
+
+// bindSettings are the settings the binder reads: search_path and the
+// user its $user names, the TimeZone, DateStyle and extra_float_digits
+// that constant casts follow, and row_security (the user and it decide
+// which row-level security policies filter a plan).
+type bindSettings struct {
+	user, searchPath, tz, dates, floatDig, rowSecurity string
 }
 
 // parsedSettings returns the session's parsed settings (setValue and
@@ -236,7 +252,13 @@ func (s *Session) parsedSettings() *parsedSettings {
 	if s.parsed != nil {
 		return s.parsed
 	}
-	p := &parsedSettings{loc: time.UTC}
+	p := &parsedSettings{loc: time.UTC, bind: bindSettings{user: s.currentUser(), searchPath: s.get("search_path"), tz: s.get("timezone"),
+		dates: s.get("datestyle"), floatDig: s.get("extra_float_digits"), rowSecurity: s.get("row_security")}}
+	p.statementTimeout, _ = parseDuration(s.get("statement_timeout"))
+	p.idleSessionTimeout, _ = parseDuration(s.get("idle_session_timeout"))
+	p.idleInTxTimeout, _ = parseDuration(s.get("idle_in_transaction_session_timeout"))
+	kb, _, _ := parseMemory(s.get("statement_mem"))
+	p.statementMem = kb << 10
 	if loc, err := loadLocation(s.get("timezone")); err == nil {
 		p.loc = loc
 	}
@@ -374,6 +396,17 @@ func (s *Session) floatStyle() types.FloatStyle { return s.parsedSettings().floa
 // input and output follow none of them.
 func (s *Session) TextOptions() *types.TextOptions {
 	return &types.TextOptions{Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle()}
+}
+
+// OutputOptions are TextOptions for text output only, which does not
+// read the current time: made once per change of the settings and
+// shared, so the caller must not change them.
+func (s *Session) OutputOptions() *types.TextOptions {
+	p := s.parsedSettings()
+	if p.output == nil {
+		p.output = &types.TextOptions{Location: p.loc, DateStyle: p.dateStyle, Floats: p.floats}
+	}
+	return p.output
 }
 
 func checkTimeZone(v string) (string, error) {
