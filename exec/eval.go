@@ -255,9 +255,7 @@ func scalarArray(c any, dt arrow.DataType) (arrow.Array, bool) {
 		if !ok || !arrow.TypeEqual(dt, arrow.PrimitiveTypes.Int64) {
 			return nil, false
 		}
-		data := array.NewData(dt, 1, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes([]int64{x}))}, nil, 0, 0)
-		defer data.Release()
-		return array.NewInt64Data(data), true
+		return int64Array([]int64{x}), true
 	case arrow.STRING:
 		x, ok := c.(string)
 		if !ok || !arrow.TypeEqual(dt, arrow.BinaryTypes.String) || types.CheckBatchBytes(0, len(x)) != nil {
@@ -269,6 +267,14 @@ func scalarArray(c any, dt arrow.DataType) (arrow.Array, bool) {
 		return array.NewStringData(data), true
 	}
 	return nil, false
+}
+
+// int64Array wraps vals, without copying, as a bigint array without
+// NULLs.
+func int64Array(vals []int64) arrow.Array {
+	data := array.NewData(arrow.PrimitiveTypes.Int64, len(vals), []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(vals))}, nil, 0, 0)
+	defer data.Release()
+	return array.NewInt64Data(data)
 }
 
 // eval evaluates e over the rows of b.

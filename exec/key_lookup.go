@@ -20,6 +20,7 @@ type keyLookup struct {
 	inner  Operator // the fallback scan, when the index could not answer
 	out    outSlot
 	done   bool
+	id     [1]int64 // the row ID looked up, as FetchColumns takes it
 }
 
 func newKeyLookup(rt *Runtime, n *sql.KeyLookup) *keyLookup {
@@ -88,17 +89,24 @@ func (k *keyLookup) Next(ctx context.Context) (arrow.Record, error) {
 	if !found {
 		return nil, io.EOF
 	}
-	rec, err := tx.FetchRows(ctx, scan.Table.ID, scan.Cols, []int64{id})
+	k.id[0] = id
+	cols, ids, err := tx.FetchColumns(ctx, scan.Table.ID, scan.Cols, k.id[:])
 	if err != nil {
 		return nil, err
 	}
-	k.rt.indexRows(scan.Table.ID, rec.NumRows())
-	defer rec.Release()
-	if rec.NumRows() == 0 {
+	defer releaseAll(cols)
+	k.rt.indexRows(scan.Table.ID, int64(len(ids)))
+	if len(ids) == 0 {
 		return nil, io.EOF
 	}
-	// FetchRows ends with the row ID, which the plan may not ask for.
-	out, err := conformColumns(k.rt.mem(), rec.Columns()[:len(k.node.Scan.Out)], rec.NumRows(), k.schema)
+	// The scan's output may end with the row ID, which FetchColumns
+	// does not return.
+	if len(k.node.Scan.Out) > len(cols) {
+		rowID := int64Array(ids)
+		defer rowID.Release()
+		cols = append(cols, rowID)
+	}
+	out, err := conformColumns(k.rt.mem(), cols, int64(len(ids)), k.schema)
 	if err != nil {
 		return nil, err
 	}

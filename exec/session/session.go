@@ -692,6 +692,9 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 // sameResultColumns reports whether two bindings of a statement return
 // the same columns: names and types.
 func sameResultColumns(a, b []Column) bool {
+	if len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) {
+		return true // the binding the statement was described by
+	}
 	return slices.EqualFunc(a, b, func(x, y Column) bool { return x.Name == y.Name && x.Type.Equal(y.Type) })
 }
 

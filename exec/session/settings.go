@@ -233,6 +233,10 @@ type parsedSettings struct {
 	// The timeouts (0: none) and statement_mem in bytes (0: no limit).
 	statementTimeout, idleSessionTimeout, idleInTxTimeout time.Duration
 	statementMem                                          int64
+	// defaultIsolation and defaultReadOnly are the modes a transaction
+	// begins with.
+	defaultIsolation string
+	defaultReadOnly  bool
 	// output are the options of text output (OutputOptions), made when
 	// first asked for.
 	output *types.TextOptions
@@ -259,6 +263,8 @@ func (s *Session) parsedSettings() *parsedSettings {
 	p.idleInTxTimeout, _ = parseDuration(s.get("idle_in_transaction_session_timeout"))
 	kb, _, _ := parseMemory(s.get("statement_mem"))
 	p.statementMem = kb << 10
+	p.defaultIsolation = s.get("default_transaction_isolation")
+	p.defaultReadOnly = isOn(s.get("default_transaction_read_only"))
 	if loc, err := loadLocation(s.get("timezone")); err == nil {
 		p.loc = loc
 	}

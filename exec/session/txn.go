@@ -85,8 +85,9 @@ func (s *Session) beginTx() {
 	s.txStart = time.Now()
 	s.txFailed = false
 	s.savepoints = nil
-	s.isolation = s.get("default_transaction_isolation")
-	s.readOnly = isOn(s.get("default_transaction_read_only"))
+	p := s.parsedSettings()
+	s.isolation = p.defaultIsolation
+	s.readOnly = p.defaultReadOnly
 	s.queried = false
 }
 
