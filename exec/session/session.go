@@ -448,12 +448,18 @@ func (s *Session) searchPath() []string { return s.parsedSettings().searchPath }
 // that exists.
 func (s *Session) CurrentSchema() string {
 	cat := s.catalog()
-	for _, name := range s.searchPath() {
+	p := s.parsedSettings()
+	if p.currentSchemaOf == cat {
+		return p.currentSchema
+	}
+	p.currentSchema, p.currentSchemaOf = "", cat
+	for _, name := range p.searchPath {
 		if _, ok := cat.Schemas[name]; ok {
-			return name
+			p.currentSchema = name
+			break
 		}
 	}
-	return ""
+	return p.currentSchema
 }
 
 // Setting is current_setting(name) in the session.

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/sql/types/tsearch"
@@ -240,6 +241,10 @@ type parsedSettings struct {
 	// output are the options of text output (OutputOptions), made when
 	// first asked for.
 	output *types.TextOptions
+	// currentSchema is current_schema() in the catalog currentSchemaOf
+	// (CurrentSchema): the first schema of the search path it has.
+	currentSchema   string
+	currentSchemaOf *catalog.Catalog
 }
 
 // bindSettings are the settings the binder reads: search_path and the
