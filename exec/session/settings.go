@@ -234,6 +234,9 @@ type parsedSettings struct {
 	// The timeouts (0: none) and statement_mem in bytes (0: no limit).
 	statementTimeout, idleSessionTimeout, idleInTxTimeout time.Duration
 	statementMem                                          int64
+	// logMinDuration is log_min_duration_statement in milliseconds (-1:
+	// off).
+	logMinDuration int64
 	// defaultIsolation and defaultReadOnly are the modes a transaction
 	// begins with.
 	defaultIsolation string
@@ -268,6 +271,7 @@ func (s *Session) parsedSettings() *parsedSettings {
 	p.idleInTxTimeout, _ = parseDuration(s.get("idle_in_transaction_session_timeout"))
 	kb, _, _ := parseMemory(s.get("statement_mem"))
 	p.statementMem = kb << 10
+	p.logMinDuration, _ = strconv.ParseInt(s.get("log_min_duration_statement"), 10, 64)
 	p.defaultIsolation = s.get("default_transaction_isolation")
 	p.defaultReadOnly = isOn(s.get("default_transaction_read_only"))
 	if loc, err := loadLocation(s.get("timezone")); err == nil {
