@@ -63,6 +63,11 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		}
 		return newFilter(rt, n, in), nil
 	case *sql.Project:
+		if k, ok := n.Input.(*sql.KeyLookup); ok && !rt.Analyze {
+			if cols, ok := columnPicks(n.Exprs, k.Columns()); ok {
+				return newProjectedKeyLookup(rt, k, n, cols), nil
+			}
+		}
 		if f, ok := n.Input.(*sql.Filter); ok && hasSelectiveCall(n) {
 			in, err := Build(rt, f.Input)
 			if err != nil {

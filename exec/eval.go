@@ -52,6 +52,10 @@ type Runtime struct {
 	// Mem is the statement's memory budget (statement_mem); nil bounds
 	// nothing.
 	Mem *MemoryBudget
+	// Schemas, when set, are the prepared Arrow schemas of the plan's
+	// nodes (PrepareSchemas), which its operators use instead of building
+	// their own.
+	Schemas *PlanSchemas
 
 	// scanReaders are preset readers of the scans of one partition of a
 	// parallel pipeline.
@@ -225,6 +229,11 @@ func (ev *evaluator) materialize(c any, t types.T, n int) (arrow.Array, error) {
 	if c == nil {
 		return array.MakeArrayOfNull(ev.mem, dt, n), nil
 	}
+	if n == 1 {
+		if a, ok := scalarArray(c, dt); ok {
+			return a, nil
+		}
+	}
 	b := newBuilder(ev.mem, t)
 	defer b.Release()
 	b.Reserve(n)
@@ -234,6 +243,38 @@ func (ev *evaluator) materialize(c any, t types.T, n int) (arrow.Array, error) {
 		}
 	}
 	return b.NewArray(), nil
+}
+
+// scalarArray wraps one bigint or text datum, without a builder, as an
+// array of one row of type dt (a key lookup's key, a parameter): ok is
+// false for other types, which go through a builder.
+func scalarArray(c any, dt arrow.DataType) (arrow.Array, bool) {
+	switch dt.ID() {
+	case arrow.INT64:
+		x, ok := c.(int64)
+		if !ok || !arrow.TypeEqual(dt, arrow.PrimitiveTypes.Int64) {
+			return nil, false
+		}
+		return int64Array([]int64{x}), true
+	case arrow.STRING:
+		x, ok := c.(string)
+		if !ok || !arrow.TypeEqual(dt, arrow.BinaryTypes.String) || types.CheckBatchBytes(0, len(x)) != nil {
+			return nil, false
+		}
+		offsets := []int32{0, int32(len(x))}
+		data := array.NewData(dt, 1, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes([]byte(x))}, nil, 0, 0)
+		defer data.Release()
+		return array.NewStringData(data), true
+	}
+	return nil, false
+}
+
+// int64Array wraps vals, without copying, as a bigint array without
+// NULLs.
+func int64Array(vals []int64) arrow.Array {
+	data := array.NewData(arrow.PrimitiveTypes.Int64, len(vals), []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(vals))}, nil, 0, 0)
+	defer data.Release()
+	return array.NewInt64Data(data)
 }
 
 // eval evaluates e over the rows of b.

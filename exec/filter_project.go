@@ -83,7 +83,7 @@ func newFilterProject(rt *Runtime, p *sql.Project, f *sql.Filter, in Operator) *
 			markRefs(copied, e)
 		}
 	}
-	return &filterProject{rt: rt, node: p, cond: f.Cond, schema: schemaOf(p.Out), input: in, copied: copied, consts: map[sql.Expr]any{}, filterStats: rt.statsOf(f)}
+	return &filterProject{rt: rt, node: p, cond: f.Cond, schema: rt.schemaFor(p), input: in, copied: copied, consts: map[sql.Expr]any{}, filterStats: rt.statsOf(f)}
 }
 
 func markRefs(need []bool, e sql.Expr) {

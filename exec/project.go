@@ -19,7 +19,7 @@ type Project struct {
 }
 
 func newProject(rt *Runtime, n *sql.Project, in Operator) *Project {
-	return &Project{rt: rt, node: n, schema: schemaOf(n.Out), input: in}
+	return &Project{rt: rt, node: n, schema: rt.schemaFor(n), input: in}
 }
 
 // Schema implements Operator.

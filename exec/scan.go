@@ -21,7 +21,7 @@ type Scan struct {
 }
 
 func newScan(rt *Runtime, n *sql.Scan) *Scan {
-	return &Scan{rt: rt, node: n, schema: schemaOf(n.Out)}
+	return &Scan{rt: rt, node: n, schema: rt.schemaFor(n)}
 }
 
 // Schema implements Operator.

@@ -21,7 +21,7 @@ type Values struct {
 }
 
 func newValues(rt *Runtime, n *sql.Values) *Values {
-	return &Values{rt: rt, node: n, schema: schemaOf(n.Out)}
+	return &Values{rt: rt, node: n, schema: rt.schemaFor(n)}
 }
 
 // Schema implements Operator.

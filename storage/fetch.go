@@ -7,6 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/cairn-db/cairn/sql/catalog"
 )
 
 // FetchRows returns the rows with the given IDs that tx sees, in the
@@ -18,14 +20,34 @@ import (
 // the top k of a text or vector search costs about k lookups. The
 // caller releases the record.
 func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowIDs []int64) (arrow.Record, error) {
-	def, ts, tt, err := tx.tableView(tableID)
+	cols, ids, err := tx.FetchColumns(ctx, tableID, columns, rowIDs)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPositions(def, columns); err != nil {
+	defer releaseAll(cols)
+	def, _, _, err := tx.tableView(tableID)
+	if err != nil {
 		return nil, err
 	}
-	schema, colIDs, types := scanSchema(def, columns, true)
+	schema, _, _ := scanSchema(def, columns, true)
+	rowIDCol := int64Array(ids)
+	defer rowIDCol.Release()
+	return array.NewRecord(schema, append(cols, rowIDCol), int64(len(ids))), nil
+}
+
+// FetchColumns is FetchRows without the record around the columns: the
+// columns (one array each, which the caller releases) and the IDs of the
+// rows found, in the order given. A point lookup uses it, as it wants
+// neither the record's schema nor the row ID column.
+func (tx *Tx) FetchColumns(ctx context.Context, tableID uint64, columns []int, rowIDs []int64) ([]arrow.Array, []int64, error) {
+	def, ts, tt, err := tx.tableView(tableID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkPositions(def, columns); err != nil {
+		return nil, nil, err
+	}
+	colIDs, types := scanColumns(def, columns)
 	db := tx.db
 	var files segReader
 	defer files.close()
@@ -70,7 +92,7 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 	for i, id := range rowIDs {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if id < 0 {
@@ -82,7 +104,7 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 			}
 			if tt.spilledIDs.Contains(uint64(id)) {
 				if _, err := inSegments(tt.spilled, id); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				continue
 			}
@@ -99,7 +121,7 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 		}
 		found, err := inSegments(ts.segments, id)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if found {
 			continue
@@ -222,7 +244,7 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 		}
 		cols, err := arrays(hits[i].src)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		lo, hi := int64(hits[i].off), int64(hits[j-1].off+1)
 		for c, a := range cols {
@@ -231,14 +253,14 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 				if gather[c] == nil {
 					lb, ok := array.NewBuilder(memory.DefaultAllocator, types[c]).(*array.ListBuilder)
 					if !ok {
-						return nil, fmt.Errorf("raw vectors read as %s", types[c])
+						return nil, nil, fmt.Errorf("raw vectors read as %s", types[c])
 					}
 					lb.Reserve(len(hits) - i)
 					lb.ValueBuilder().Reserve((len(hits) - i) * rd.raw.dim)
 					gather[c] = lb
 				}
 				if err := rd.appendRows(gather[c], int(hits[i].pos), j-i); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				continue
 			}
@@ -264,7 +286,7 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 		default:
 			a, err := array.Concatenate(parts[c], memory.DefaultAllocator)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			out = append(out, a)
 		}
@@ -273,8 +295,22 @@ func (tx *Tx) FetchRows(ctx context.Context, tableID uint64, columns []int, rowI
 	for i, h := range hits {
 		ids[i] = h.id
 	}
-	out = append(out, int64Array(ids))
-	return array.NewRecord(schema, out, int64(len(hits))), nil
+	cols := out
+	out = nil // the caller's now
+	return cols, ids, nil
+}
+
+// scanColumns are the column IDs and Arrow types of def's columns at
+// positions cols.
+func scanColumns(def *catalog.TableDef, cols []int) ([]int, []arrow.DataType) {
+	ids := make([]int, len(cols))
+	types := make([]arrow.DataType, len(cols))
+	for i, p := range cols {
+		c := def.Columns[p]
+		ids[i] = c.ID
+		types[i] = c.Type.Arrow()
+	}
+	return ids, types
 }
 
 // int64Array wraps vals, without copying, as an Arrow array with no nulls.

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +46,14 @@ type conn struct {
 
 	out  []byte // encoded messages not yet written
 	werr error  // the first write error; the connection is dead
+	// writeDeadline is the write deadline set last (armWriteDeadline).
+	writeDeadline time.Time
+	// lastRowDesc is the RowDescription sent last (sendColumns).
+	lastRowDesc struct {
+		cols    []session.Column
+		formats []int16
+		msg     []byte
+	}
 
 	sess        *session.Session
 	pid, secret uint32 // the cancel key, set by Server.track
@@ -62,8 +71,13 @@ type conn struct {
 	cancelFn context.CancelFunc // the running statement's; nil when idle
 	// check polls, while a statement runs, whether the client closed its
 	// end of the connection (statementContext, checkClient); made by the
-	// first statement, stopped between statements.
-	check *time.Timer
+	// first statement. checkArmed is set while it is pending: it stays
+	// so from one statement to the next (resetting a timer for each
+	// statement costs more than a late firing that finds none running).
+	check      *time.Timer
+	checkArmed bool
+	// statementDone is endStatement, made once.
+	statementDone func()
 
 	// terminated is set by pg_terminate_backend: the connection ends with
 	// FATAL 57P01 as soon as its goroutine notices.
@@ -77,6 +91,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 		w:   nc,
 		log: s.logger().With("remote", nc.RemoteAddr().String()),
 	}
+	c.statementDone = c.endStatement
 	c.cr = newFrameReader(nc, s.maxMessageSize())
 	c.be = pgproto3.NewBackend(c.cr, nc)
 	return c
@@ -345,35 +360,66 @@ const clientCheckInterval = 250 * time.Millisecond
 // of the connection while the statement runs (polled every
 // clientCheckInterval, so that an abandoned query does not run on for
 // nobody). done must be called when the statement ends.
+//
+// The context is not derived from a server-wide one: a forced Shutdown
+// cancels each connection's running statement itself (the flag it sets
+// first is checked after cancelFn is published), so that statements do
+// not all register with, and contend for, one parent.
 func (c *conn) statementContext() (ctx context.Context, done func()) {
-	ctx, cancel := context.WithCancel(c.srv.baseCtx)
+	ctx, cancel := context.WithCancel(context.Background())
 	c.mu.Lock()
 	c.cancelFn = cancel
-	if c.check == nil {
-		c.check = time.AfterFunc(clientCheckInterval, c.checkClient)
-	} else {
-		c.check.Reset(clientCheckInterval)
+	if !c.checkArmed {
+		if c.check == nil {
+			c.check = time.AfterFunc(clientCheckInterval, c.checkClient)
+		} else {
+			c.check.Reset(clientCheckInterval)
+		}
+		c.checkArmed = true
 	}
 	c.mu.Unlock()
-	return ctx, func() {
-		c.mu.Lock()
-		c.cancelFn = nil
-		c.check.Stop()
-		c.mu.Unlock()
+	if c.srv.aborted.Load() {
+		cancel()
+	}
+	return ctx, c.statementDone
+}
+
+// endStatement is the done function of statementContext: the statement's
+// context is cancelled (releasing what it holds) and the connection is
+// idle. The check timer is left to find no statement running when it
+// fires, unless the next statement has started by then.
+func (c *conn) endStatement() {
+	c.mu.Lock()
+	cancel := c.cancelFn
+	c.cancelFn = nil
+	c.mu.Unlock()
+	if cancel != nil {
 		cancel()
 	}
 }
 
-// checkClient runs on c.check's timer while a statement runs: a client
-// that closed its end cancels the statement, else it looks again later.
+// checkClient runs on c.check's timer: while a statement runs, a client
+// that closed its end cancels it, else it looks again later; with none
+// running it disarms.
 func (c *conn) checkClient() {
+	c.mu.Lock()
+	running := c.cancelFn != nil
+	if !running {
+		c.checkArmed = false
+	}
+	c.mu.Unlock()
+	if !running {
+		return
+	}
 	closed := peerClosed(c.nc)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case c.cancelFn == nil:
+		c.checkArmed = false
 	case closed:
 		c.cancelFn()
+		c.checkArmed = false
 	default:
 		c.check.Reset(clientCheckInterval)
 	}
@@ -440,7 +486,7 @@ func (c *conn) flush() error {
 	if len(c.out) == 0 {
 		return nil
 	}
-	c.nc.SetWriteDeadline(time.Now().Add(c.srv.writeTimeout()))
+	c.armWriteDeadline()
 	_, err := c.w.Write(c.out)
 	if cap(c.out) > 4*flushThreshold {
 		c.out = nil // don't pin a huge buffer for the connection's life
@@ -451,6 +497,22 @@ func (c *conn) flush() error {
 		c.werr = err
 	}
 	return err
+}
+
+// armWriteDeadline makes the next write fail once it has been blocked
+// for about the server's write timeout. The deadline is moved only when
+// a sixteenth of the timeout has passed since it was last set (a write
+// then has 15/16 of the timeout at least): setting it costs a timer
+// update, which a connection answering thousands of small queries a
+// second would otherwise pay at every flush.
+func (c *conn) armWriteDeadline() {
+	timeout := c.srv.writeTimeout()
+	now := time.Now()
+	if c.writeDeadline.Sub(now) >= timeout-timeout/16 {
+		return
+	}
+	c.writeDeadline = now.Add(timeout)
+	c.nc.SetWriteDeadline(c.writeDeadline)
 }
 
 // sendError reports err to the client as an ErrorResponse.
@@ -526,6 +588,24 @@ func (c *conn) readyForQuery() {
 	c.sess.Idle()
 	c.sendNotices()
 	c.sendParameters(c.sess.TakeChangedParameters())
-	c.send(&pgproto3.ReadyForQuery{TxStatus: byte(c.sess.TxStatus())})
+	if c.werr == nil {
+		c.out = append(c.out, 'Z', 0, 0, 0, 5, byte(c.sess.TxStatus()))
+	}
 	c.flush()
+}
+
+// sendCommandComplete sends CommandComplete with tag, encoded in place
+// (pgproto3's message would cost the tag's string and bytes).
+func (c *conn) sendCommandComplete(tag session.Tag) {
+	if c.werr != nil {
+		return
+	}
+	start := len(c.out)
+	c.out = append(c.out, 'C', 0, 0, 0, 0)
+	c.out = tag.AppendTo(c.out)
+	c.out = append(c.out, 0)
+	binary.BigEndian.PutUint32(c.out[start+1:], uint32(len(c.out)-start-1))
+	if len(c.out) >= flushThreshold {
+		c.flush()
+	}
 }

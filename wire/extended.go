@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"slices"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -65,7 +67,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if !ok {
 		return noStatement(m.PreparedStatement)
 	}
-	params, err := decodeParams(m, m.PreparedStatement, st.ParamTypes, c.textOptions())
+	params, err := decodeParams(m, m.PreparedStatement, st.ParamTypes, c.textOptions)
 	if err != nil {
 		return err
 	}
@@ -81,8 +83,10 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	return nil
 }
 
-// decodeParams turns Bind's parameter values into datums.
-func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T, opts *types.TextOptions) ([]any, error) {
+// decodeParams turns Bind's parameter values into datums. textOptions
+// gives the settings text input follows; it is called only when a
+// parameter comes in text.
+func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T, textOptions func() *types.TextOptions) ([]any, error) {
 	if len(m.Parameters) != len(paramTypes) {
 		return nil, pgerr.New(pgerrcode.ProtocolViolation,
 			"bind message supplies %d parameters, but prepared statement %q requires %d",
@@ -93,6 +97,7 @@ func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T, opts 
 		return nil, err
 	}
 	params := make([]any, len(m.Parameters))
+	var opts *types.TextOptions
 	for i, raw := range m.Parameters {
 		if raw == nil {
 			continue // NULL
@@ -100,6 +105,9 @@ func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T, opts 
 		var f int16
 		if formats != nil {
 			f = formats[i]
+		}
+		if f == pgproto3.TextFormat && opts == nil {
+			opts = textOptions()
 		}
 		v, err := decodeParam(raw, f, paramTypes[i], opts)
 		if err != nil {
@@ -211,13 +219,28 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 	return nil
 }
 
-// sendColumns sends RowDescription, or NoData when cols is nil.
+// sendColumns sends RowDescription, or NoData when cols is nil. The
+// encoded message is kept for the next Describe of the same columns (a
+// prepared statement's binding keeps its columns' slice) in the same
+// formats, which then costs a copy.
 func (c *conn) sendColumns(cols []session.Column, formats []int16) {
 	if cols == nil {
 		c.send(&pgproto3.NoData{})
 		return
 	}
+	rd := &c.lastRowDesc
+	if len(cols) > 0 && len(rd.cols) == len(cols) && &rd.cols[0] == &cols[0] && slices.Equal(rd.formats, formats) {
+		if c.werr == nil {
+			c.out = append(c.out, rd.msg...)
+		}
+		return
+	}
+	start := len(c.out)
 	c.send(rowDescription(cols, formats))
+	if c.werr == nil && len(cols) > 0 && len(c.out) > start {
+		rd.cols, rd.formats = cols, slices.Clone(formats)
+		rd.msg = append(rd.msg[:0], c.out[start:]...)
+	}
 }
 
 // execute handles Execute: up to MaxRows rows (0: all), then
@@ -246,7 +269,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag.String())})
 		return nil
 	}
-	opts := c.textOptions()
+	opts := c.outputOptions()
 	cols := p.Columns()
 	tag, suspended, err := c.sess.Execute(ctx, p, int(m.MaxRows), func(rec arrow.Record) error {
 		return c.writeRecord(rec, cols, p.ResultFormats, opts)
@@ -259,7 +282,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	if suspended {
 		c.send(&pgproto3.PortalSuspended{})
 	} else {
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag.String())})
+		c.sendCommandComplete(tag)
 	}
 	return nil
 }

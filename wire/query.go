@@ -67,7 +67,7 @@ func (c *conn) runStatement(ctx context.Context, p *session.Portal) error {
 			described = true
 		}
 	}
-	opts := c.textOptions()
+	opts := c.outputOptions()
 	tag, _, err := c.sess.Execute(ctx, p, 0, func(rec arrow.Record) error {
 		describe()
 		return c.writeRecord(rec, cols, nil, opts)
@@ -77,6 +77,6 @@ func (c *conn) runStatement(ctx context.Context, p *session.Portal) error {
 		return err
 	}
 	describe()
-	c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag.String())})
+	c.sendCommandComplete(tag)
 	return nil
 }

@@ -79,8 +79,9 @@ type Server struct {
 	WriteTimeout time.Duration
 
 	initOnce sync.Once
-	baseCtx  context.Context // parent of every statement's context
-	abort    context.CancelFunc
+	// aborted is set when a Shutdown's context ended: running statements
+	// are cancelled, and one that starts now is cancelled at once.
+	aborted atomic.Bool
 
 	closing   atomic.Bool // Shutdown was called; read without mu
 	mu        sync.Mutex
@@ -96,7 +97,6 @@ type Server struct {
 
 func (s *Server) init() {
 	s.initOnce.Do(func() {
-		s.baseCtx, s.abort = context.WithCancel(context.Background())
 		s.listeners = make(map[net.Listener]struct{})
 		s.conns = make(map[*conn]struct{})
 		s.byPID = make(map[uint32]*conn)
@@ -216,9 +216,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 	}
-	s.abort()
+	s.aborted.Store(true)
 	s.mu.Lock()
 	for c := range s.conns {
+		c.cancelRunning()
 		c.nc.Close()
 	}
 	s.mu.Unlock()

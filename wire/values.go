@@ -20,6 +20,13 @@ func (c *conn) textOptions() *types.TextOptions {
 	return c.sess.TextOptions()
 }
 
+// outputOptions are the session settings text output follows (TimeZone,
+// DateStyle, extra_float_digits), shared until they change: the caller
+// reads them only.
+func (c *conn) outputOptions() *types.TextOptions {
+	return c.sess.OutputOptions()
+}
+
 // checkText verifies that text from the client (a query, a name) is
 // valid UTF-8 without NUL bytes; otherwise it is 22021 naming the bytes,
 // as PostgreSQL reports it. The common case costs one pass of

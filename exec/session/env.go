@@ -34,7 +34,7 @@ func (s *Session) env() *statementEnv {
 	}
 	return &statementEnv{
 		sess:          s,
-		user:          s.currentUser(),
+		user:          s.parsedSettings().bind.user,
 		database:      s.database,
 		currentSchema: s.CurrentSchema(),
 		searchPath:    s.searchPath(),

@@ -203,6 +203,10 @@ type Statement struct {
 	// changed: executing a prepared statement again costs no parse
 	// analysis or planning (see bindCached).
 	cached *boundPlan
+	// paramKeyText is the text of ParamTypes in a bindKey, computed for
+	// the slice paramKeyOf (paramKey).
+	paramKeyOf   []types.T
+	paramKeyText string
 }
 
 // boundPlan is a statement bound to a plan, with what the binding
@@ -212,6 +216,9 @@ type boundPlan struct {
 	bound   sql.Statement
 	params  []types.T
 	columns []Column
+	// schemas are the Arrow schemas of a kept plan's operators, made
+	// once for all its executions (nil for a binding not kept).
+	schemas *exec.PlanSchemas
 }
 
 // bindKey is what a binding depends on besides the statement: the
@@ -221,10 +228,9 @@ type boundPlan struct {
 // constant casts follow; the user and row_security also decide which
 // row-level security policies filter the plan).
 type bindKey struct {
-	cat                                                *catalog.Catalog
-	params                                             string
-	user, searchPath, tz, dates, floatDig, rowSecurity string
-	indexScan, bitmapScan                              string
+	cat      *catalog.Catalog
+	params   string
+	settings bindSettings
 }
 
 // Empty reports whether st is an empty query (nothing but white space
@@ -241,6 +247,9 @@ type Portal struct {
 	bound   sql.Statement // nil for an empty query
 	params  []any
 	columns []Column
+	// schemas are the prepared schemas of the plan's operators, nil when
+	// they are built as it runs (boundPlan.schemas).
+	schemas *exec.PlanSchemas
 	// ResultFormats are the formats the client chose for the result
 	// columns (extended protocol; nil: all text). The session keeps them
 	// with the portal and does not read them.
@@ -415,12 +424,17 @@ func (s *Session) TxStatus() TxStatus {
 // transaction block idle_in_transaction_session_timeout (25P03),
 // outside one idle_session_timeout (57P05). 0 means no limit.
 func (s *Session) IdleTimeout() (time.Duration, error) {
+	p := s.parsedSettings()
 	if s.TxStatus() == TxIdle {
-		d, _ := parseDuration(s.get("idle_session_timeout"))
-		return d, pgerr.New(pgerrcode.IdleSessionTimeout, "terminating connection due to idle-session timeout")
+		if p.idleSessionTimeout <= 0 {
+			return 0, nil
+		}
+		return p.idleSessionTimeout, pgerr.New(pgerrcode.IdleSessionTimeout, "terminating connection due to idle-session timeout")
 	}
-	d, _ := parseDuration(s.get("idle_in_transaction_session_timeout"))
-	return d, pgerr.New(pgerrcode.IdleInTransactionSessionTimeout, "terminating connection due to idle-in-transaction timeout")
+	if p.idleInTxTimeout <= 0 {
+		return 0, nil
+	}
+	return p.idleInTxTimeout, pgerr.New(pgerrcode.IdleInTransactionSessionTimeout, "terminating connection due to idle-in-transaction timeout")
 }
 
 // Location is the session's TimeZone.
@@ -434,12 +448,18 @@ func (s *Session) searchPath() []string { return s.parsedSettings().searchPath }
 // that exists.
 func (s *Session) CurrentSchema() string {
 	cat := s.catalog()
-	for _, name := range s.searchPath() {
+	p := s.parsedSettings()
+	if p.currentSchemaOf == cat {
+		return p.currentSchema
+	}
+	p.currentSchema, p.currentSchemaOf = "", cat
+	for _, name := range p.searchPath {
 		if _, ok := cat.Schemas[name]; ok {
-			return name
+			p.currentSchema = name
+			break
 		}
 	}
-	return ""
+	return p.currentSchema
 }
 
 // Setting is current_setting(name) in the session.
@@ -676,12 +696,15 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 		s.fail()
 		return nil, err
 	}
-	return &Portal{stmt: st, bound: bp.bound, params: params, columns: bp.columns}, nil
+	return &Portal{stmt: st, bound: bp.bound, params: params, columns: bp.columns, schemas: bp.schemas}, nil
 }
 
 // sameResultColumns reports whether two bindings of a statement return
 // the same columns: names and types.
 func sameResultColumns(a, b []Column) bool {
+	if len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) {
+		return true // the binding the statement was described by
+	}
 	return slices.EqualFunc(a, b, func(x, y Column) bool { return x.Name == y.Name && x.Type.Equal(y.Type) })
 }
 
@@ -692,7 +715,7 @@ func sameResultColumns(a, b []Column) bool {
 // a bound statement is immutable, so portals may share it. Only plans
 // are kept; utility statements (SET, EXECUTE, COPY...) are bound afresh.
 func (s *Session) bindCached(st *Statement) (*boundPlan, error) {
-	key := s.bindKey(st.ParamTypes)
+	key := s.bindKey(st)
 	if c := st.cached; c != nil && c.key == key {
 		return c, nil
 	}
@@ -701,7 +724,8 @@ func (s *Session) bindCached(st *Statement) (*boundPlan, error) {
 		return nil, err
 	}
 	bp := &boundPlan{key: key, bound: bound, params: ptypes, columns: s.resultColumns(bound)}
-	if _, isPlan := bound.(*sql.Query); isPlan && !st.simple {
+	if q, isPlan := bound.(*sql.Query); isPlan && !st.simple {
+		bp.schemas = exec.PrepareSchemas(q.Plan)
 		st.cached = bp
 	}
 	return bp, nil
@@ -709,19 +733,27 @@ func (s *Session) bindCached(st *Statement) (*boundPlan, error) {
 
 // bindKey is the key under which a binding of a statement with parameter
 // types params is kept.
-func (s *Session) bindKey(params []types.T) bindKey {
-	k := bindKey{cat: s.catalog(), user: s.currentUser(), searchPath: s.get("search_path"), tz: s.get("timezone"),
-		dates: s.get("datestyle"), floatDig: s.get("extra_float_digits"), rowSecurity: s.get("row_security"),
-		indexScan: s.get("enable_indexscan"), bitmapScan: s.get("enable_bitmapscan")}
-	if len(params) > 0 {
-		var b strings.Builder
-		for _, t := range params {
-			b.WriteString(t.String())
-			b.WriteByte(',')
-		}
-		k.params = b.String()
+func (s *Session) bindKey(st *Statement) bindKey {
+	return bindKey{cat: s.catalog(), params: st.paramKey(), settings: s.parsedSettings().bind}
+}
+
+// paramKey is the text of the statement's parameter types in bindKey,
+// kept until ParamTypes is given another slice (nothing changes its
+// elements in place).
+func (st *Statement) paramKey() string {
+	if len(st.ParamTypes) == 0 {
+		return ""
 	}
-	return k
+	if len(st.paramKeyOf) == len(st.ParamTypes) && &st.paramKeyOf[0] == &st.ParamTypes[0] {
+		return st.paramKeyText
+	}
+	var b strings.Builder
+	for _, t := range st.ParamTypes {
+		b.WriteString(t.String())
+		b.WriteByte(',')
+	}
+	st.paramKeyOf, st.paramKeyText = st.ParamTypes, b.String()
+	return st.paramKeyText
 }
 
 // lookupRegParams turns the text of reg* parameters ('jsonb' for a
@@ -776,7 +808,7 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 	if s.txFailed && !endsTx(p.stmt) {
 		return errTxAborted()
 	}
-	if timeout, _ := parseDuration(s.get("statement_timeout")); timeout > 0 {
+	if timeout := s.parsedSettings().statementTimeout; timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -942,10 +974,7 @@ func (s *Session) buildTrigramIndex(ctx context.Context, x *sql.CreateIndex, ind
 }
 
 // statementMem is statement_mem in bytes, 0 for no limit.
-func (s *Session) statementMem() int64 {
-	kb, _, _ := parseMemory(s.get("statement_mem"))
-	return kb << 10
-}
+func (s *Session) statementMem() int64 { return s.parsedSettings().statementMem }
 
 // now is the transaction's current time: when its block began, or the
 // wall clock outside one (now(), 'now'::timestamptz).
@@ -998,7 +1027,9 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 	}
 	if p.run == nil {
 		tx, endTx := s.readTx()
-		op, err := exec.Build(s.runtime(tx, p.params), plan)
+		rt := s.runtime(tx, p.params)
+		rt.Schemas = p.schemas
+		op, err := exec.Build(rt, plan)
 		if err != nil {
 			endTx(false)
 			return Tag{}, false, err
@@ -1032,7 +1063,9 @@ func (s *Session) runToCompletion(ctx context.Context, p *Portal, maxRows int, e
 				result.Close() // an earlier attempt's
 				result = nil
 			}
-			tag, op, err := run(s.runtime(tx, p.params))
+			rt := s.runtime(tx, p.params)
+			rt.Schemas = p.schemas
+			tag, op, err := run(rt)
 			result = op
 			return tag, err
 		})

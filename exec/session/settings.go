@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/sql/types/tsearch"
@@ -234,6 +235,36 @@ type parsedSettings struct {
 	dateStyle  types.DateStyle
 	floats     types.FloatStyle
 	searchPath []string
+	// bind are the settings a statement's binding depends on (bindKey).
+	bind bindSettings
+	// The timeouts (0: none) and statement_mem in bytes (0: no limit).
+	statementTimeout, idleSessionTimeout, idleInTxTimeout time.Duration
+	statementMem                                          int64
+	// logMinDuration is log_min_duration_statement in milliseconds (-1:
+	// off).
+	logMinDuration int64
+	// defaultIsolation and defaultReadOnly are the modes a transaction
+	// begins with.
+	defaultIsolation string
+	defaultReadOnly  bool
+	// output are the options of text output (OutputOptions), made when
+	// first asked for.
+	output *types.TextOptions
+	// currentSchema is current_schema() in the catalog currentSchemaOf
+	// (CurrentSchema): the first schema of the search path it has.
+	currentSchema   string
+	currentSchemaOf *catalog.Catalog
+}
+
+// bindSettings are the settings the binder reads: search_path and the
+// user its $user names, the TimeZone, DateStyle and extra_float_digits
+// that constant casts follow, row_security (the user and it decide
+// which row-level security policies filter a plan), and
+// enable_indexscan and enable_bitmapscan (which indexes a plan may
+// search).
+type bindSettings struct {
+	user, searchPath, tz, dates, floatDig, rowSecurity string
+	indexScan, bitmapScan                              string
 }
 
 // parsedSettings returns the session's parsed settings (setValue and
@@ -242,7 +273,17 @@ func (s *Session) parsedSettings() *parsedSettings {
 	if s.parsed != nil {
 		return s.parsed
 	}
-	p := &parsedSettings{loc: time.UTC}
+	p := &parsedSettings{loc: time.UTC, bind: bindSettings{user: s.currentUser(), searchPath: s.get("search_path"), tz: s.get("timezone"),
+		dates: s.get("datestyle"), floatDig: s.get("extra_float_digits"), rowSecurity: s.get("row_security"),
+		indexScan: s.get("enable_indexscan"), bitmapScan: s.get("enable_bitmapscan")}}
+	p.statementTimeout, _ = parseDuration(s.get("statement_timeout"))
+	p.idleSessionTimeout, _ = parseDuration(s.get("idle_session_timeout"))
+	p.idleInTxTimeout, _ = parseDuration(s.get("idle_in_transaction_session_timeout"))
+	kb, _, _ := parseMemory(s.get("statement_mem"))
+	p.statementMem = kb << 10
+	p.logMinDuration, _ = strconv.ParseInt(s.get("log_min_duration_statement"), 10, 64)
+	p.defaultIsolation = s.get("default_transaction_isolation")
+	p.defaultReadOnly = isOn(s.get("default_transaction_read_only"))
 	if loc, err := loadLocation(s.get("timezone")); err == nil {
 		p.loc = loc
 	}
@@ -380,6 +421,17 @@ func (s *Session) floatStyle() types.FloatStyle { return s.parsedSettings().floa
 // input and output follow none of them.
 func (s *Session) TextOptions() *types.TextOptions {
 	return &types.TextOptions{Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle()}
+}
+
+// OutputOptions are TextOptions for text output only, which does not
+// read the current time: made once per change of the settings and
+// shared, so the caller must not change them.
+func (s *Session) OutputOptions() *types.TextOptions {
+	p := s.parsedSettings()
+	if p.output == nil {
+		p.output = &types.TextOptions{Location: p.loc, DateStyle: p.dateStyle, Floats: p.floats}
+	}
+	return p.output
 }
 
 func checkTimeZone(v string) (string, error) {

@@ -4,7 +4,6 @@ package session
 // written to the server log with their duration, text and plan.
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 // statement), with its plan's nodes on one line and its error if it
 // failed.
 func (s *Session) logSlow(p *Portal, took time.Duration, err error) {
-	limit, _ := strconv.ParseInt(s.get("log_min_duration_statement"), 10, 64)
+	limit := s.parsedSettings().logMinDuration
 	if limit < 0 || took < time.Duration(limit)*time.Millisecond {
 		return
 	}

@@ -59,7 +59,7 @@ func (s *Session) currentIsolation() string {
 	if s.tx != nil && s.isolation != "" {
 		return s.isolation
 	}
-	return s.get("default_transaction_isolation")
+	return s.parsedSettings().defaultIsolation
 }
 
 // currentReadOnly reports whether the open (or next) transaction is read
@@ -68,7 +68,7 @@ func (s *Session) currentReadOnly() bool {
 	if s.tx != nil && !s.implicit {
 		return s.readOnly
 	}
-	return isOn(s.get("default_transaction_read_only"))
+	return s.parsedSettings().defaultReadOnly
 }
 
 func isOn(v string) bool {
@@ -85,8 +85,9 @@ func (s *Session) beginTx() {
 	s.txStart = time.Now()
 	s.txFailed = false
 	s.savepoints = nil
-	s.isolation = s.get("default_transaction_isolation")
-	s.readOnly = isOn(s.get("default_transaction_read_only"))
+	p := s.parsedSettings()
+	s.isolation = p.defaultIsolation
+	s.readOnly = p.defaultReadOnly
 	s.queried = false
 }
 

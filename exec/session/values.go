@@ -39,14 +39,18 @@ func rowsTag(command string, rows int64) Tag { return Tag{Command: command, Rows
 // String is the tag as CommandComplete carries it: "INSERT 0 5",
 // "SELECT 3", "CREATE TABLE" (INSERT's 0 is the OID PostgreSQL no longer
 // assigns).
-func (t Tag) String() string {
+func (t Tag) String() string { return string(t.AppendTo(nil)) }
+
+// AppendTo appends the tag as String gives it.
+func (t Tag) AppendTo(dst []byte) []byte {
+	dst = append(dst, t.Command...)
 	switch {
 	case !t.HasRows:
-		return t.Command
+		return dst
 	case t.Command == "INSERT":
-		return "INSERT 0 " + strconv.FormatInt(t.Rows, 10)
+		dst = append(dst, " 0"...)
 	}
-	return t.Command + " " + strconv.FormatInt(t.Rows, 10)
+	return strconv.AppendInt(append(dst, ' '), t.Rows, 10)
 }
 
 // TxStatus is the ReadyForQuery transaction indicator.

@@ -3,6 +3,7 @@ package types
 import (
 	"encoding/binary"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -272,16 +273,57 @@ func IsFloat32List(arr arrow.Array, t T) bool {
 // only with extra_float_digits above 0), anything else as AppendText of
 // its datum.
 func AppendTextAt(dst []byte, arr arrow.Array, i int, t T, opts *TextOptions) ([]byte, error) {
+	if out, ok := appendPlainAt(dst, arr, i, t, false); ok {
+		return out, nil
+	}
 	if IsFloat32List(arr, t) && (t.Family == Vector || opts == nil || !opts.Floats.Rounded) {
 		return AppendFloat32ListText(dst, arr, i, t)
 	}
 	return AppendText(dst, ValueAt(arr, i, t), t, opts), nil
 }
 
+// appendPlainAt appends the text (bin false) or binary format of row i
+// of arr straight from the Arrow buffers, without making a datum of it,
+// for the types most small queries return: integer, bigint, text and
+// varchar without a domain, in their usual Arrow types. ok is false for
+// anything else. Neither format of these depends on the session settings.
+func appendPlainAt(dst []byte, arr arrow.Array, i int, t T, bin bool) ([]byte, bool) {
+	if t.Domain != "" {
+		return dst, false
+	}
+	switch a := arr.(type) {
+	case *array.Int64:
+		if t.Family != Int8 {
+			return dst, false
+		}
+		if bin {
+			return binary.BigEndian.AppendUint64(dst, uint64(a.Value(i))), true
+		}
+		return strconv.AppendInt(dst, a.Value(i), 10), true
+	case *array.Int32:
+		if t.Family != Int4 {
+			return dst, false
+		}
+		if bin {
+			return binary.BigEndian.AppendUint32(dst, uint32(a.Value(i))), true
+		}
+		return strconv.AppendInt(dst, int64(a.Value(i)), 10), true
+	case *array.String:
+		if t.Family != Text && t.Family != Varchar {
+			return dst, false
+		}
+		return append(dst, a.Value(i)...), true
+	}
+	return dst, false
+}
+
 // AppendBinaryAt appends the binary format of the non-NULL value at row i
 // of arr, of SQL type t: embeddings straight from the Arrow buffers,
 // anything else as EncodeBinary of its datum.
 func AppendBinaryAt(dst []byte, arr arrow.Array, i int, t T) ([]byte, error) {
+	if out, ok := appendPlainAt(dst, arr, i, t, true); ok {
+		return out, nil
+	}
 	if IsFloat32List(arr, t) {
 		return AppendFloat32ListBinary(dst, arr, i, t)
 	}

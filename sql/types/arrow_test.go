@@ -213,3 +213,50 @@ func TestCheckBatchBytes(t *testing.T) {
 		t.Fatalf("one byte over: %#v", err)
 	}
 }
+
+// TestAppendAtPlainTypes checks that the values AppendTextAt and
+// AppendBinaryAt encode straight from the Arrow arrays (integer, bigint,
+// text, varchar) come out as the encoding of their datum does.
+func TestAppendAtPlainTypes(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	varchar5 := VarcharT
+	varchar5.Mod = 5
+	for _, c := range []struct {
+		t    T
+		vals []any
+	}{
+		{Int4T, []any{int64(0), int64(-7), int64(math.MaxInt32), int64(math.MinInt32)}},
+		{Int8T, []any{int64(0), int64(42), int64(math.MaxInt64), int64(math.MinInt64)}},
+		{TextT, []any{"", "task number 1", "é\tλ 中", "x\x01y"}},
+		{varchar5, []any{"", "abcde"}},
+	} {
+		b := NewBuilder(mem, c.t)
+		for _, v := range c.vals {
+			if err := AppendValue(b, v, c.t); err != nil {
+				t.Fatalf("AppendValue(%v, %s): %v", v, c.t, err)
+			}
+		}
+		arr := b.NewArray()
+		b.Release()
+		for i, v := range c.vals {
+			prefix := []byte("prefix")
+			gotText, err := AppendTextAt(bytes.Clone(prefix), arr, i, c.t, nil)
+			if err != nil {
+				t.Fatalf("AppendTextAt(%s row %d): %v", c.t, i, err)
+			}
+			if want := AppendText(bytes.Clone(prefix), v, c.t, nil); !bytes.Equal(gotText, want) {
+				t.Errorf("%s %v: text %q, want %q", c.t, v, gotText, want)
+			}
+			gotBin, err := AppendBinaryAt(bytes.Clone(prefix), arr, i, c.t)
+			if err != nil {
+				t.Fatalf("AppendBinaryAt(%s row %d): %v", c.t, i, err)
+			}
+			want, err := EncodeBinary(bytes.Clone(prefix), v, c.t)
+			if err != nil || !bytes.Equal(gotBin, want) {
+				t.Errorf("%s %v: binary %x, want %x (%v)", c.t, v, gotBin, want, err)
+			}
+		}
+		arr.Release()
+	}
+}
