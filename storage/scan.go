@@ -79,14 +79,10 @@ type scanReader struct {
 // scanSchema builds the output schema of a scan of def's columns at
 // positions cols.
 func scanSchema(def *catalog.TableDef, cols []int, withRowID bool) (*arrow.Schema, []int, []arrow.DataType) {
+	ids, types := scanColumns(def, cols)
 	fields := make([]arrow.Field, 0, len(cols)+1)
-	ids := make([]int, len(cols))
-	types := make([]arrow.DataType, len(cols))
 	for i, p := range cols {
-		c := def.Columns[p]
-		ids[i] = c.ID
-		types[i] = c.Type.Arrow()
-		fields = append(fields, arrow.Field{Name: c.Name, Type: types[i], Nullable: true})
+		fields = append(fields, arrow.Field{Name: def.Columns[p].Name, Type: types[i], Nullable: true})
 	}
 	if withRowID {
 		fields = append(fields, arrow.Field{Name: catalog.RowIDColumn, Type: arrow.PrimitiveTypes.Int64})
