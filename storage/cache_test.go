@@ -240,7 +240,7 @@ func TestColumnCacheCompaction(t *testing.T) {
 	db := openDB(t, dir, Options{FlushRows: 1 << 30})
 	defer db.Close()
 	def := kvTable(t, db, "t")
-	for b := 0; b < compactSegments+2; b++ {
+	for b := 0; b < 2*smallSegments+2; b++ {
 		insert(t, db, def, []any{b, fmt.Sprint("value ", b)})
 		if err := db.flushTable(def.ID, true); err != nil {
 			t.Fatal(err)
@@ -258,14 +258,14 @@ func TestColumnCacheCompaction(t *testing.T) {
 		return out
 	}
 	before := paths()
-	if len(before) != compactSegments+2 {
+	if len(before) != 2*smallSegments+2 {
 		t.Fatalf("%d cached segments", len(before))
 	}
 	if err := db.compactTable(def.ID); err != nil {
 		t.Fatal(err)
 	}
 	// The old snapshot still reads the old files.
-	if n := countRows(t, old, def.ID); n != compactSegments+2 {
+	if n := countRows(t, old, def.ID); n != 2*smallSegments+2 {
 		t.Fatalf("old snapshot reads %d rows", n)
 	}
 	old.Rollback()

@@ -139,7 +139,7 @@ func (db *DB) checkpoint(final bool) error {
 		if err := db.flushTable(id, true); err != nil {
 			return err
 		}
-		if ts := db.head.Load().tables[id]; !final && ts != nil && len(ts.segments) > compactSegments {
+		if ts := db.head.Load().tables[id]; !final && ts != nil && db.wantsMerge(ts) {
 			db.requestFlush(id) // the worker compacts it
 		}
 	}

@@ -87,8 +87,9 @@ const (
 	DefaultWALCheckpointBytes = 64 << 20
 )
 
-// compactSegments is the segment count above which a table is compacted.
-const compactSegments = 8
+// smallSegments is how many small segments (below half of mergeRows) a
+// table keeps: with more, compaction merges them (mergePlan).
+const smallSegments = 4
 
 // mergeSpills makes compaction merge the segments one transaction spilled
 // (a bulk load writes one per core and 64 MiB: a 100k-row COPY left five,

@@ -388,6 +388,60 @@ func (db *DB) writeTableManifest(rt *tableRT, lsn uint64, segs []*segment, delet
 	return nil
 }
 
+// mergeRows is the most rows compaction merges into one segment: 16
+// flushes' worth, 1M rows by default. A segment of at least half of it is
+// full, and stays as it is unless most of its rows are deleted: a bulk load
+// of 10M rows becomes about ten segments, not one, so that each segment's
+// vector index is built on its own in minutes with bounded memory, and a
+// search walks one graph per million rows.
+func (db *DB) mergeRows() int64 { return 16 * int64(db.opts.FlushRows) }
+
+// mergePlan chooses the segments (by their row counts, in table order, and
+// whether a committed transaction spilled them) that one compaction merges:
+// when more than smallSegments of them are small (below limit/2 rows),
+// or a transaction spilled two or more small ones, the small ones, smallest
+// first, as many as the merged segment holds within limit rows (the two
+// smallest always fit). more reports that, after this merge, more than
+// smallSegments small segments are left: another round has work.
+func mergePlan(rows []int64, spilled []bool, limit int64) (chosen []bool, more bool) {
+	chosen = make([]bool, len(rows))
+	var small []int
+	spills := 0
+	for i, n := range rows {
+		if n < limit/2 {
+			small = append(small, i)
+			if spilled[i] {
+				spills++
+			}
+		}
+	}
+	if len(small) <= smallSegments && spills < 2 {
+		return chosen, false
+	}
+	sort.SliceStable(small, func(a, b int) bool { return rows[small[a]] < rows[small[b]] })
+	take, sum := 0, int64(0)
+	for _, i := range small {
+		if take >= 2 && sum+rows[i] > limit {
+			break
+		}
+		chosen[i] = true
+		take++
+		sum += rows[i]
+	}
+	left := len(small) - take
+	if sum < limit/2 {
+		left++ // the merged segment is small too
+	}
+	return chosen, left > smallSegments
+}
+
+// wantsMerge reports whether compaction would merge some of ts's segments
+// (a transaction's spills aside).
+func (db *DB) wantsMerge(ts *tableState) bool {
+	chosen, _ := mergePlan(ts.segmentRows(), make([]bool, len(ts.segments)), db.mergeRows())
+	return slices.Contains(chosen, true)
+}
+
 // retireUnlisted schedules the removal of files an older manifest listed
 // and the current one does not (flushMu held).
 func (db *DB) retireUnlisted(rt *tableRT, version uint64) {
@@ -407,10 +461,11 @@ func segmentNames(segs []*segment) []string {
 	return out
 }
 
-// compactTable merges table id's smaller segments into one when it has
-// more than compactSegments, and the segments a committed transaction
-// spilled (spillMerges), dropping deleted rows (and their entries in the
-// deleted set and the unique indexes).
+// compactTable merges some of table id's small segments into one, as
+// mergePlan chooses them, with the segments whose rows are mostly deleted,
+// dropping deleted rows (and their entries in the deleted set and the
+// unique indexes). When more small segments remain than one merge takes (a
+// bulk load's many spilled segments), it asks the worker for another round.
 func (db *DB) compactTable(id uint64) error {
 	// Taken first, so that a table dropped meanwhile or a server that
 	// does not write segments keeps no marks (a merge is only an
@@ -440,56 +495,13 @@ func (db *DB) compactTable(id uint64) error {
 	// Segments as in the head (flushes update it first), deleted row IDs
 	// as durable.
 	ts := &tableState{segments: hts.segments, deleted: pts.deleted, epoch: hts.epoch}
-	chosen := map[int]bool{}
-	if len(spilled) > 1 {
-		// A transaction's spilled segments become one, within the
-		// size limit (the smallest first).
-		limit := int64(16) * int64(db.opts.FlushRows)
-		var order []int
-		for i, seg := range ts.segments {
-			if slices.Contains(spilled, seg.path) {
-				order = append(order, i)
-			}
-		}
-		sort.SliceStable(order, func(a, b int) bool { return ts.segments[order[a]].rows < ts.segments[order[b]].rows })
-		rows := int64(0)
-		for _, i := range order {
-			if rows += ts.segments[i].rows; rows > limit {
-				break
-			}
-			chosen[i] = true
-		}
-		if len(chosen) < 2 {
-			clear(chosen)
-		}
+	isSpilled := make([]bool, len(ts.segments))
+	for i, seg := range ts.segments {
+		isSpilled[i] = slices.Contains(spilled, seg.path)
 	}
-	if len(ts.segments) > compactSegments {
-		// Merge the smaller segments (big ones stay as they are), the
-		// smallest first, until about half the threshold remains, and
-		// beyond that as many more as the merged segment holds within
-		// limit rows: a bulk load's many spilled segments become one, and
-		// a search walks one vector index graph per segment.
-		limit := int64(16) * int64(db.opts.FlushRows)
-		var order []int
-		for i, seg := range ts.segments {
-			if seg.rows < limit {
-				order = append(order, i)
-			}
-		}
-		sort.SliceStable(order, func(a, b int) bool { return ts.segments[order[a]].rows < ts.segments[order[b]].rows })
-		take, rows := 0, int64(0)
-		for _, i := range order {
-			if take >= len(ts.segments)-compactSegments/2+1 && rows+ts.segments[i].rows > limit {
-				break
-			}
-			take++
-			rows += ts.segments[i].rows
-		}
-		if take >= 2 {
-			for _, i := range order[:take] {
-				chosen[i] = true
-			}
-		}
+	chosen, more := mergePlan(ts.segmentRows(), isSpilled, db.mergeRows())
+	if more {
+		defer db.requestFlush(id) // the worker merges the next ones
 	}
 	// Rewrite the segments whose rows are mostly deleted, so that disk
 	// use follows the live data.
@@ -498,7 +510,7 @@ func (db *DB) compactTable(id uint64) error {
 			chosen[i] = true
 		}
 	}
-	if len(chosen) == 0 {
+	if !slices.Contains(chosen, true) {
 		return nil
 	}
 
@@ -641,6 +653,11 @@ func (db *DB) compactTable(id uint64) error {
 		return nts
 	})
 	if swapped {
+		for i, seg := range ts.segments {
+			if chosen[i] {
+				seg.x.merged.Store(true)
+			}
+		}
 		for _, dk := range droppedKeys {
 			if ix := rt.uniq[dk.sig]; ix != nil {
 				if r, hit := ix.m.get(dk.key); hit && r == dk.row {

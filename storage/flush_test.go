@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
@@ -81,7 +83,7 @@ func TestFlushAndCompaction(t *testing.T) {
 		}
 	}
 	ts := db.published.Load().tables[def.ID]
-	if len(ts.segments) > compactSegments {
+	if len(ts.segments) > 2*smallSegments {
 		t.Fatalf("%d segments after compaction", len(ts.segments))
 	}
 	if after := ts.deleted.GetCardinality(); after >= before {
@@ -153,13 +155,13 @@ func TestBackgroundFlushAndCheckpoint(t *testing.T) {
 	for i := 0; i < 400; i++ {
 		ts := db.published.Load().tables[def.ID]
 		files, _ := listWALFiles(filepath.Join(dir, "wal"))
-		if len(ts.segments) > 0 && len(ts.segments) <= compactSegments+1 && len(files) <= 2 && ts.tailRows < 100 {
+		if len(ts.segments) > 0 && len(ts.segments) <= 2*smallSegments+1 && len(files) <= 2 && ts.tailRows < 100 {
 			break
 		}
 		sleepMS(10)
 	}
 	ts := db.published.Load().tables[def.ID]
-	if len(ts.segments) == 0 || len(ts.segments) > compactSegments+1 {
+	if len(ts.segments) == 0 || len(ts.segments) > 2*smallSegments+1 {
 		t.Fatalf("%d segments", len(ts.segments))
 	}
 	tx := db.Begin()
@@ -391,45 +393,102 @@ func TestStress(t *testing.T) {
 	db.Close()
 }
 
-// TestCompactionMergesWithinLimit: compaction merges the smallest
-// segments until about half the threshold remains, and goes on merging
-// while the merged segment stays within 16 flushes' rows, so that a bulk
-// load's many spilled segments become one (one vector index graph).
-func TestCompactionMergesWithinLimit(t *testing.T) {
-	db := openDB(t, t.TempDir(), Options{FlushRows: 1 << 30})
+// TestMergePlan: compaction merges the small segments (below half the
+// limit), smallest first, while the merged segment stays within the limit,
+// once there are more than smallSegments of them or a transaction spilled
+// two; full segments stay; a bulk load's many segments take several rounds.
+func TestMergePlan(t *testing.T) {
+	const limit = 100
 	for _, c := range []struct {
-		per, want int // rows per segment, segments after one compaction
+		name    string
+		rows    []int64
+		spilled []int // indexes of spilled segments
+		want    []int // indexes merged
+		more    bool
 	}{
-		{10, 1},                         // 12 × 10 rows fit in 160: all merge
-		{20, compactSegments/2 - 1 + 1}, // 9 × 20 > 160: the 9 that must merge, 3 stay
+		{name: "few small", rows: []int64{10, 10, 10, 10}},
+		{name: "five small", rows: []int64{10, 40, 10, 30, 10}, want: []int{0, 1, 2, 3, 4}},
+		{name: "within the limit", rows: []int64{30, 20, 10, 40, 25}, want: []int{0, 1, 2, 4}},
+		{name: "full ones stay", rows: []int64{50, 90, 100, 400, 10, 10, 10, 10}},
+		{name: "full ones stay, small merge", rows: []int64{50, 90, 10, 10, 10, 10, 10}, want: []int{2, 3, 4, 5, 6}},
+		{name: "two spilled", rows: []int64{80, 10, 20}, spilled: []int{1, 2}, want: []int{1, 2}},
+		{name: "one spilled", rows: []int64{80, 10, 20}, spilled: []int{2}},
+		{name: "spilled and small", rows: []int64{45, 10, 20}, spilled: []int{1, 2}, want: []int{0, 1, 2}},
+		{name: "the two smallest always", rows: []int64{49, 49, 49, 49, 49}, want: []int{0, 1}},
+		// A bulk load: 30 spills of 10 rows become 10-row merges of 100
+		// rows, round after round.
+		{name: "bulk load", rows: slices.Repeat([]int64{10}, 30), want: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, more: true},
+		{name: "bulk load, last round", rows: slices.Repeat([]int64{10}, 14), want: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{name: "last merge stays small", rows: slices.Repeat([]int64{5}, 14), want: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}},
 	} {
-		def := kvTable(t, db, fmt.Sprint("t", c.per))
-		db.opts.FlushRows = 1 << 30
-		const segs = 12
-		for b := 0; b < segs; b++ {
-			var rows [][]any
-			for i := 0; i < c.per; i++ {
-				rows = append(rows, []any{b*c.per + i, "v"})
-			}
-			insert(t, db, def, rows...)
-			if err := db.flushTable(def.ID, true); err != nil {
-				t.Fatal(err)
+		spilled := make([]bool, len(c.rows))
+		for _, i := range c.spilled {
+			spilled[i] = true
+		}
+		chosen, more := mergePlan(c.rows, spilled, limit)
+		var got []int
+		for i, ok := range chosen {
+			if ok {
+				got = append(got, i)
 			}
 		}
-		if n := len(db.published.Load().tables[def.ID].segments); n != segs {
-			t.Fatalf("%d rows per segment: %d segments before compaction, want %d", c.per, n, segs)
+		if !slices.Equal(got, c.want) || more != c.more {
+			t.Errorf("%s: merges %v (more %v), want %v (more %v)", c.name, got, more, c.want, c.more)
 		}
-		db.opts.FlushRows = 10 // limit 160 rows
-		if err := db.compactTable(def.ID); err != nil {
+	}
+}
+
+// TestCompactionRoundsBoundSegments: a table with many small segments is
+// merged by the background worker, round after round, into segments of at
+// most mergeRows rows each (not one segment of every row), and every row
+// stays once.
+func TestCompactionRoundsBoundSegments(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{FlushRows: 1 << 30})
+	defer db.Close()
+	def := kvTable(t, db, "t")
+	const segs, per = 40, 5
+	for b := 0; b < segs; b++ {
+		var rows [][]any
+		for i := 0; i < per; i++ {
+			rows = append(rows, []any{b*per + i, "v"})
+		}
+		insert(t, db, def, rows...)
+		if err := db.flushTable(def.ID, true); err != nil {
 			t.Fatal(err)
 		}
-		if n := len(db.published.Load().tables[def.ID].segments); n != c.want {
-			t.Errorf("%d rows per segment: %d segments after compaction, want %d", c.per, n, c.want)
+	}
+	db.workMu.Lock()
+	db.opts.FlushRows = 4 // mergeRows 64: segments of 60-64 rows
+	db.workMu.Unlock()
+	db.requestFlush(def.ID)
+	var sizes []int64
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		sizes = db.published.Load().tables[def.ID].segmentRows()
+		small := 0
+		for _, n := range sizes {
+			if n < 32 {
+				small++
+			}
 		}
-		tx := db.Begin()
-		if n := countRows(t, tx, def.ID); n != segs*c.per {
-			t.Errorf("%d rows per segment: %d rows after compaction, want %d", c.per, n, segs*c.per)
+		if small <= smallSegments {
+			break
 		}
-		tx.Rollback()
+		if time.Now().After(deadline) {
+			t.Fatalf("compaction stopped at segments of %v rows", sizes)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, n := range sizes {
+		if n > 64 {
+			t.Fatalf("a merged segment of %d rows, over the limit of 64: %v", n, sizes)
+		}
+	}
+	if len(sizes) < 3 {
+		t.Fatalf("segments of %v rows: merged beyond the limit", sizes)
+	}
+	tx := db.Begin()
+	defer tx.Rollback()
+	if n := countRows(t, tx, def.ID); n != segs*per {
+		t.Fatalf("%d rows after compaction, want %d", n, segs*per)
 	}
 }

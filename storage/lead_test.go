@@ -147,8 +147,8 @@ func TestSeveralWritersCheckpoint(t *testing.T) {
 			}
 		}
 	}
-	// The leader compacts its segments (more than compactSegments of
-	// them), dropping deleted rows; the others drop their row IDs from
+	// The leader compacts its segments (more than smallSegments small
+	// ones), dropping deleted rows; the others drop their row IDs from
 	// the deleted set and the unique indexes as they adopt that: a
 	// deleted key can be inserted again on every server, an existing one
 	// cannot.

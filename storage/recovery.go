@@ -281,7 +281,7 @@ func (db *DB) recover() error {
 	// tables with many segments.
 	for id, ts := range tables {
 		rt := db.rts[id]
-		if !slices.Equal(segmentNames(ts.segments), rt.manifestFiles) || len(ts.segments) > compactSegments {
+		if !slices.Equal(segmentNames(ts.segments), rt.manifestFiles) || db.wantsMerge(ts) {
 			db.pendingFlush[id] = true
 		}
 	}

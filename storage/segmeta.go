@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cairn-db/cairn/storage/vecindex"
 
@@ -39,6 +40,10 @@ type segExtra struct {
 	// once read or built; a nil entry: it could not be built.
 	trgm   map[int]*trgmindex.Index
 	trgmMu sync.Mutex // serialises reading and building them
+	// merged is set once a compaction has replaced the segment in its
+	// table: a vector index build still queued for it is skipped (the
+	// merged segment has a build of its own).
+	merged atomic.Bool
 }
 
 // groupsOf returns the row counts of seg's row groups and the position of

@@ -46,11 +46,11 @@ func TestSpilledSegmentsIndexedAfterCommit(t *testing.T) {
 	defer func() { testHookSidecarBuild = nil }()
 
 	tx = db.Begin()
-	insertBatches(t, tx, def, 0, 1500)
+	insertBatches(t, tx, def, 0, 900)
 	mustCommit(t, tx)
 	segs := db.published.Load().tables[def.ID].segments
-	if len(segs) < 2 || len(segs) > compactSegments {
-		t.Fatalf("the transaction spilled %d segments, want 2 to %d (no compaction)", len(segs), compactSegments)
+	if len(segs) < 2 || len(segs) > smallSegments {
+		t.Fatalf("the transaction spilled %d segments, want 2 to %d (no compaction)", len(segs), smallSegments)
 	}
 	exists := func(path string) bool {
 		_, err := os.Stat(path)
@@ -104,7 +104,7 @@ func TestSpilledSegmentsIndexedAfterCommit(t *testing.T) {
 		t.Helper()
 		tx := db.Begin()
 		defer tx.Rollback()
-		m, err := tx.TextSearch(context.Background(), def.ID, 1, []string{"w1234", "common", "nothing"})
+		m, err := tx.TextSearch(context.Background(), def.ID, 1, []string{"w123", "common", "nothing"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +117,7 @@ func TestSpilledSegmentsIndexedAfterCommit(t *testing.T) {
 		return m, ids
 	}
 	m, ids := search(db)
-	if m.Docs != 1500 || !slices.Equal(m.DocFreq, []int64{1, 1500, 0}) || len(m.RowIDs) != 1500 || len(ids) != 111 {
+	if m.Docs != 900 || !slices.Equal(m.DocFreq, []int64{1, 900, 0}) || len(m.RowIDs) != 900 || len(ids) != 11 {
 		t.Fatalf("after the build: %d documents, document frequencies %v, %d matches, %d trigram candidates",
 			m.Docs, m.DocFreq, len(m.RowIDs), len(ids))
 	}

@@ -64,6 +64,15 @@ func (t *tableState) clone() *tableState {
 	return &n
 }
 
+// segmentRows is the number of rows of each segment, in order.
+func (t *tableState) segmentRows() []int64 {
+	out := make([]int64, len(t.segments))
+	for i, s := range t.segments {
+		out[i] = s.rows
+	}
+	return out
+}
+
 // liveRows is the number of rows in segments and tail minus the deleted
 // ones (an estimate when deleted IDs include rows no longer stored).
 func (t *tableState) liveRows() int64 {

@@ -235,7 +235,7 @@ func TestTextIndexMatchesScan(t *testing.T) {
 	checkNow("own changes committed")
 
 	// Flushes and a compaction (which drops deleted rows).
-	for i := 0; i < compactSegments; i++ {
+	for i := 0; i < 2*smallSegments; i++ {
 		insert(t, db, def, newRows(50)...)
 		db.flushTable(def.ID, true)
 	}

@@ -20,16 +20,19 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/jackc/pgerrcode"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -136,13 +139,8 @@ func (tx *Tx) VectorSearch(ctx context.Context, tableID uint64, ix *catalog.Inde
 					allow != nil && !allow.Contains(uint64(id))
 			}
 		}
-		for _, seg := range ts.segments {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if err := tx.db.searchSegment(ctx, s, seg, def, spec, eff, deleted, allow); err != nil {
-				return nil, err
-			}
+		if err := tx.db.searchSegments(ctx, s, ts.segments, def, spec, eff, deleted, allow); err != nil {
+			return nil, err
 		}
 		for _, b := range ts.tail {
 			s.batch(b, spec.colID, deleted)
@@ -232,6 +230,61 @@ func (s *vecSearch) batch(b *tailBatch, colID int, skip func(id int64) bool) {
 		return // the column was added after these rows: all NULL
 	}
 	s.exact(b.cols[i], func(r int) int64 { return b.rowIDs.Value(r) }, skip)
+}
+
+// searchSegments adds the best rows of segs, several segments at once
+// (one goroutine per core, each taking whole segments) when there are
+// several: a table of ten million rows is ten segments, ten index walks or
+// exact scans per query, which one core would run one after another. A
+// panic in one of them fails the search, not the server.
+func (db *DB) searchSegments(ctx context.Context, s *vecSearch, segs []*segment, def *catalog.TableDef, spec vecSpec, eff VectorEffort, deleted func(int64) bool, allow *roaring64.Bitmap) error {
+	workers := min(runtime.GOMAXPROCS(0), len(segs))
+	if workers < 2 {
+		for _, seg := range segs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := db.searchSegment(ctx, s, seg, def, spec, eff, deleted, allow); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	parts := make([]*vecSearch, workers)
+	var next atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for w := range parts {
+		part := &vecSearch{metric: s.metric, query: s.query, k: s.k}
+		parts[w] = part
+		g.Go(func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = pgerr.New(pgerrcode.InternalError, "vector search of %s: %v", def.Name, r)
+				}
+			}()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(segs) {
+					return nil
+				}
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				if err := db.searchSegment(gctx, part, segs[i], def, spec, eff, deleted, allow); err != nil {
+					return err
+				}
+			}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, part := range parts {
+		for _, h := range part.result() {
+			s.add(h.RowID, h.Dist)
+		}
+	}
+	return nil
 }
 
 // searchSegment adds seg's best rows: through its index when it has one
@@ -746,6 +799,9 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 			err = fmt.Errorf("panic building a vector index: %v", r)
 		}
 	}()
+	if job.seg.x.merged.Load() {
+		return nil
+	}
 	var files segReader
 	defer files.close()
 	cols, err := db.vectorColumn(&files, job.seg, job.def, job.spec.colID, false)

@@ -753,3 +753,43 @@ func TestVectorIndexDroppedDuringBuild(t *testing.T) {
 	tx.Rollback()
 	v.wantVecFiles()
 }
+
+// TestVectorBuildSkipsMergedSegments: a table's segments are searched
+// together (in parallel) with the same answers as exact search, and a
+// build still queued for a segment that compaction has since merged into
+// another is skipped: the merged segment has a build of its own.
+func TestVectorBuildSkipsMergedSegments(t *testing.T) {
+	v := newVecTable(t, Options{})
+	rng := rand.New(rand.NewSource(12))
+	const dim = 16
+	data := clustered(rng, 2*smallSegments*200+20, dim) // the last 20: queries
+	for s := 0; s < 2*smallSegments; s++ {
+		v.insert(data[s*200 : (s+1)*200])
+		v.flush()
+	}
+	waitVectorBuilds(t, v.db)
+	queries := data[2*smallSegments*200:]
+	v.check(queries, 10, 0.95)
+	old := v.db.published.Load().tables[v.def.ID].segments
+	if err := v.db.compactTable(v.def.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitVectorBuilds(t, v.db)
+	if n := len(v.db.published.Load().tables[v.def.ID].segments); n != 1 {
+		t.Fatalf("%d segments after compacting %d small ones, want 1", n, len(old))
+	}
+	v.check(queries, 10, 0.95)
+	builds := v.db.counters.vectorBuilds.Load()
+	spec, _ := vectorSpec(v.ix, v.def)
+	for _, seg := range old {
+		if !seg.x.merged.Load() {
+			t.Fatalf("segment %s not marked merged", seg.path)
+		}
+		if err := v.db.buildVectorIndex(context.Background(), vecBuild{seg: seg, def: v.def, spec: spec}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := v.db.counters.vectorBuilds.Load(); n != builds {
+		t.Fatalf("%d builds of merged segments ran", n-builds)
+	}
+}
