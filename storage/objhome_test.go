@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,12 +12,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
-
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage/objstore"
+	"github.com/cairn-db/cairn/storage/objstore/objstoretest"
 )
 
 // The object home's tests run against S3 as gofakes3 serves it on
@@ -29,21 +26,7 @@ import (
 // on it.
 func fakeS3(t testing.TB) objstore.Store {
 	t.Helper()
-	backend := s3mem.New()
-	if err := backend.CreateBucket("cairn"); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
-	t.Cleanup(srv.Close)
-	none := filepath.Join(t.TempDir(), "none")
-	for k, v := range map[string]string{
-		"AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none, "AWS_PROFILE": "",
-		"AWS_REGION": "", "AWS_DEFAULT_REGION": "", "AWS_ENDPOINT_URL": srv.URL,
-		"AWS_ACCESS_KEY_ID": "cairn", "AWS_SECRET_ACCESS_KEY": "cairn-secret", "AWS_SESSION_TOKEN": "",
-		"AWS_EC2_METADATA_DISABLED": "true",
-	} {
-		t.Setenv(k, v)
-	}
+	objstoretest.Serve(t, "cairn")
 	st, err := objstore.Open(context.Background(), "s3://cairn/db")
 	if err != nil {
 		t.Fatal(err)

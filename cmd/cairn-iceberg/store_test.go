@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,11 +16,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/cairn-db/cairn/storage"
 	"github.com/cairn-db/cairn/storage/objstore"
+	"github.com/cairn-db/cairn/storage/objstore/objstoretest"
 )
 
 // The tests of export --storage run a real cairn server (in process, as
@@ -32,25 +30,13 @@ import (
 
 const testBucket = "cairn-test"
 
-// startS3 serves a fresh in-memory gofakes3 with one bucket on 127.0.0.1
-// and points the standard AWS environment at it.
+// startS3 serves a fresh in-memory S3 holding testBucket on 127.0.0.1 and
+// points the standard AWS environment at it (objstoretest.Serve), and
+// clears CAIRN_STORAGE, which export's --storage defaults to.
 func startS3(t *testing.T) {
 	t.Helper()
-	backend := s3mem.New()
-	if err := backend.CreateBucket(testBucket); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
-	t.Cleanup(srv.Close)
-	none := filepath.Join(t.TempDir(), "none")
-	for k, v := range map[string]string{
-		"AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none, "AWS_PROFILE": "",
-		"AWS_REGION": "", "AWS_DEFAULT_REGION": "", "AWS_ENDPOINT_URL": srv.URL, "AWS_ENDPOINT_URL_S3": "",
-		"AWS_ACCESS_KEY_ID": "cairn", "AWS_SECRET_ACCESS_KEY": "cairn-secret", "AWS_SESSION_TOKEN": "",
-		"AWS_EC2_METADATA_DISABLED": "true", "CAIRN_STORAGE": "",
-	} {
-		t.Setenv(k, v)
-	}
+	objstoretest.Serve(t, testBucket)
+	t.Setenv("CAIRN_STORAGE", "")
 }
 
 // bucketStore is the whole test bucket as an object store (no prefix).

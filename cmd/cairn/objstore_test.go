@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,34 +14,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
-
 	"github.com/cairn-db/cairn/storage/objstore"
+	"github.com/cairn-db/cairn/storage/objstore/objstoretest"
 )
-
-// startFakeS3 serves an in-memory S3 bucket (gofakes3, on 127.0.0.1) from
-// the test process and points the standard AWS environment, which the
-// server processes the test starts inherit, at it. gofakes3 is a Go module,
-// so the test needs nothing installed.
-func startFakeS3(t *testing.T, bucket string) {
-	t.Helper()
-	backend := s3mem.New()
-	if err := backend.CreateBucket(bucket); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
-	t.Cleanup(srv.Close)
-	none := filepath.Join(t.TempDir(), "none")
-	for k, v := range map[string]string{
-		"AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none, "AWS_PROFILE": "",
-		"AWS_REGION": "", "AWS_DEFAULT_REGION": "", "AWS_ENDPOINT_URL": srv.URL,
-		"AWS_ACCESS_KEY_ID": "cairn", "AWS_SECRET_ACCESS_KEY": "cairn-secret", "AWS_SESSION_TOKEN": "",
-		"AWS_EC2_METADATA_DISABLED": "true",
-	} {
-		t.Setenv(k, v)
-	}
-}
 
 // TestKill9DurabilityObjectStore is TestKill9Durability with the durable
 // state in S3 (--storage): every server starts on an empty data
@@ -54,7 +27,7 @@ func TestKill9DurabilityObjectStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns the server binary")
 	}
-	startFakeS3(t, "cairn-e2e")
+	objstoretest.Serve(t, "cairn-e2e")
 	st, err := objstore.Open(context.Background(), "s3://cairn-e2e/db")
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +66,7 @@ func TestSeveralServersOneBucket(t *testing.T) {
 		t.Skip("spawns the server binary")
 	}
 	ctx := context.Background()
-	startFakeS3(t, "cairn-many")
+	objstoretest.Serve(t, "cairn-many")
 	var servers []*process
 	var conns []*pgx.Conn
 	for range 3 {
@@ -219,7 +192,7 @@ func TestSeveralServersInvariants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns the server binary")
 	}
-	startFakeS3(t, "cairn-proof")
+	objstoretest.Serve(t, "cairn-proof")
 	storage := []string{"--storage", "s3://cairn-proof/db", "--wal-checkpoint-bytes", "16384"}
 	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
 	var servers []*logProcess
@@ -568,7 +541,7 @@ func TestMaxStalenessFlag(t *testing.T) {
 		t.Fatalf("--max-staleness without --storage: exit %d, %q", code, stderr.String())
 	}
 	ctx := context.Background()
-	startFakeS3(t, "cairn-stale")
+	objstoretest.Serve(t, "cairn-stale")
 	a := startProcess(t, t.TempDir(), "--storage", "s3://cairn-stale/db").connect(t)
 	b := startProcess(t, t.TempDir(), "--storage", "s3://cairn-stale/db", "--max-staleness", "2s").connect(t)
 	mustExec(t, a, `CREATE TABLE t (id int)`)

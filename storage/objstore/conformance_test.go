@@ -19,10 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
-
 	"github.com/cairn-db/cairn/storage/objstore"
+	"github.com/cairn-db/cairn/storage/objstore/objstoretest"
 )
 
 // The conformance suite runs every behaviour the Store contract promises
@@ -47,44 +45,13 @@ func TestLocal(t *testing.T) {
 
 func TestS3(t *testing.T) {
 	runConformance(t, func(t *testing.T) objstore.Store {
-		url := startS3(t, "cairn-test")
-		configureAWS(t, url)
+		objstoretest.Serve(t, "cairn-test")
 		st, err := objstore.NewS3(context.Background(), "cairn-test", "some/prefix", objstore.S3Options{PartSize: 5 << 20})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return st
 	})
-}
-
-// startS3 serves a fresh in-memory gofakes3 with one bucket on 127.0.0.1
-// and returns its URL.
-func startS3(t *testing.T, bucket string) string {
-	t.Helper()
-	backend := s3mem.New()
-	if err := backend.CreateBucket(bucket); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
-// configureAWS points the standard AWS environment at a local server and
-// away from any configuration of the machine's user.
-func configureAWS(t *testing.T, endpoint string) {
-	t.Helper()
-	none := filepath.Join(t.TempDir(), "none")
-	t.Setenv("AWS_CONFIG_FILE", none)
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", none)
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_REGION", "")
-	t.Setenv("AWS_DEFAULT_REGION", "")
-	t.Setenv("AWS_ENDPOINT_URL", endpoint)
-	t.Setenv("AWS_ACCESS_KEY_ID", "cairn")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "cairn-secret")
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 }
 
 func runConformance(t *testing.T, newStore func(t *testing.T) objstore.Store) {
@@ -508,7 +475,7 @@ func TestOpen(t *testing.T) {
 	}
 	// s3://bucket/prefix with the AWS environment: what Open writes, a
 	// store on another prefix of the bucket sees under that prefix.
-	configureAWS(t, startS3(t, "cairn-open"))
+	objstoretest.Serve(t, "cairn-open")
 	st, err := objstore.Open(ctx, "s3://cairn-open/team/db1/")
 	if err != nil {
 		t.Fatal(err)
@@ -546,11 +513,7 @@ func TestOpen(t *testing.T) {
 // front that answers 409 to the first conditional PUT of each key shows
 // that the store retries and then reports the real outcome.
 func TestS3ConditionalConflict(t *testing.T) {
-	backend := s3mem.New()
-	if err := backend.CreateBucket("cairn-409"); err != nil {
-		t.Fatal(err)
-	}
-	fake := gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
+	fake := objstoretest.Handler(t, "cairn-409")
 	var mu sync.Mutex
 	conflicted := map[string]bool{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -568,7 +531,7 @@ func TestS3ConditionalConflict(t *testing.T) {
 		fake.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	configureAWS(t, srv.URL)
+	objstoretest.ConfigureAWS(t, srv.URL)
 	st, err := objstore.NewS3(context.Background(), "cairn-409", "", objstore.S3Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -596,7 +559,7 @@ func TestS3ConditionalConflict(t *testing.T) {
 		io.WriteString(w, `<Error><Code>ConditionalRequestConflict</Code></Error>`)
 	}))
 	t.Cleanup(srvAlways.Close)
-	configureAWS(t, srvAlways.URL)
+	objstoretest.ConfigureAWS(t, srvAlways.URL)
 	busy, err := objstore.NewS3(ctx, "cairn-409", "", objstore.S3Options{})
 	if err != nil {
 		t.Fatal(err)
