@@ -136,6 +136,21 @@ func (c *colCache) get(key cacheKey, load func() (arrow.ArrayData, error)) (arro
 	return a, err
 }
 
+// lookup returns the array cached under key, if it is there, without
+// loading it. The caller owns the returned Array (Release it).
+func (c *colCache) lookup(key cacheKey) (arrow.Array, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[key]
+	if e == nil {
+		return nil, false
+	}
+	c.unlink(e)
+	c.pushFront(e)
+	c.hits.Add(1)
+	return array.MakeFromData(e.data), true
+}
+
 // safeLoad runs load, turning a panic into an error so that waiters on
 // the key are always woken.
 func safeLoad(load func() (arrow.ArrayData, error)) (d arrow.ArrayData, err error) {

@@ -294,3 +294,55 @@ func TestColumnCacheCompaction(t *testing.T) {
 		t.Fatalf("after compaction: %s", got)
 	}
 }
+
+// TestCompactionLeavesTheCache: compaction reads the segments it replaces
+// without keeping their columns in the column cache (a bulk load's merges
+// would otherwise fill it with columns about to be deleted).
+func TestCompactionLeavesTheCache(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{FlushRows: 1 << 30})
+	defer db.Close()
+	def := kvTable(t, db, "t")
+	for b := 0; b < 2*smallSegments+1; b++ {
+		insert(t, db, def, []any{b, fmt.Sprint("value ", b)})
+		if err := db.flushTable(def.ID, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.cache.clear()
+	replaced := map[string]bool{}
+	for _, seg := range db.published.Load().tables[def.ID].segments {
+		replaced[seg.path] = true
+	}
+	// cachedColumns counts the replaced segments' cached columns (the
+	// merged segment's own may be warmed as it is written).
+	cachedColumns := func() int {
+		db.cache.mu.Lock()
+		defer db.cache.mu.Unlock()
+		n := 0
+		for k := range db.cache.entries {
+			if k.col != rowIDCacheCol && replaced[k.path] {
+				n++
+			}
+		}
+		return n
+	}
+	if n := cachedColumns(); n != 0 {
+		t.Fatalf("%d columns cached before the compaction", n)
+	}
+	// An older snapshot keeps the replaced segments (and what the cache
+	// holds of them) after the compaction.
+	old := db.Begin()
+	defer old.Rollback()
+	if err := db.compactTable(def.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := cachedColumns(); n != 0 {
+		t.Fatalf("the compaction left %d columns in the cache", n)
+	}
+	tx := db.Begin()
+	defer tx.Rollback()
+	rows := scanRows(t, tx, def.ID, false)
+	if len(rows) != 2*smallSegments+1 {
+		t.Fatalf("%d rows after the compaction", len(rows))
+	}
+}

@@ -546,6 +546,7 @@ func (db *DB) compactTable(id uint64) error {
 		}
 		// Read every row (deleted ones too, to drop their index entries).
 		r := db.newScan(context.Background(), snap, &tableState{segments: []*segment{seg}}, def, positions, true, nil, nil, nil)
+		r.uncached = true
 		for r.Next() {
 			rec := r.Record()
 			cols := rec.Columns()

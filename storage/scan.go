@@ -69,6 +69,9 @@ type scanReader struct {
 	next    int
 	pending []arrow.Record
 	files   segReader
+	// uncached reads segment columns without keeping them in the
+	// column cache (compaction's reads: columnUncached).
+	uncached bool
 
 	rec      arrow.Record
 	err      error
@@ -236,7 +239,11 @@ func (r *scanReader) readGroup(u scanUnit) (arrow.Record, error) {
 	cols := make([]arrow.Array, 0, len(r.colIDs)+1)
 	defer func() { releaseAll(cols) }()
 	for i, id := range r.colIDs {
-		a, err := r.db.column(&r.files, u.seg, u.group, id, r.types[i])
+		read := r.db.column
+		if r.uncached {
+			read = r.db.columnUncached
+		}
+		a, err := read(&r.files, u.seg, u.group, id, r.types[i])
 		if err != nil {
 			return nil, err
 		}

@@ -162,6 +162,22 @@ func (db *DB) column(r *segReader, seg *segment, g int, id int, dt arrow.DataTyp
 	})
 }
 
+// columnUncached is column for a reader that must not fill the cache: a
+// cached copy is used, but a column it decodes is not kept. Compaction
+// reads the segments it replaces so, which would otherwise fill the cache
+// (and the heap) with a million rows of columns about to be deleted and
+// push out the columns searches use.
+func (db *DB) columnUncached(r *segReader, seg *segment, g int, id int, dt arrow.DataType) (arrow.Array, error) {
+	if a, ok := db.cache.lookup(cacheKey{path: seg.path, group: int32(g), col: int32(id)}); ok {
+		return a, nil
+	}
+	sf, err := r.file(seg)
+	if err != nil {
+		return nil, err
+	}
+	return sf.readColumn(g, id, dt)
+}
+
 // rowIDs returns the row IDs of row group g of seg.
 func (db *DB) rowIDs(r *segReader, seg *segment, g int) (*array.Int64, error) {
 	a, err := db.column(r, seg, g, rowIDCacheCol, arrow.PrimitiveTypes.Int64)

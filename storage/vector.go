@@ -573,46 +573,87 @@ func (db *DB) queueVectorBuilds(seg *segment, def *catalog.TableDef) {
 // index is committed, so that it returns with the index built, as in
 // PostgreSQL. The builds run on the background builder (a build a flush
 // queued is not repeated); other sessions read and write the table
-// meanwhile. It returns when they are done or ctx ends (the builds go on).
-// indexed, when not nil, is told the rows of each segment once all of its
-// indexes are built (CREATE INDEX's progress); it must be cheap.
+// meanwhile. When compaction merges segments while it waits (after a bulk
+// load), it waits for the merged segments' builds too, until the table's
+// segments are all indexed. It returns when they are done or ctx ends (the
+// builds go on). indexed, when not nil, is told the rows of each segment
+// once all of its indexes are built (CREATE INDEX's progress); it must be
+// cheap.
 func (db *DB) BuildVectorIndexes(ctx context.Context, tableID uint64, indexed func(rows int64)) error {
 	if err := db.flushTable(tableID, true); err != nil {
 		return err
 	}
-	def := db.Catalog().TableByID(tableID)
-	ts := db.published.Load().tables[tableID]
-	if def == nil || ts == nil {
-		return nil
-	}
-	var keys []string
-	segOf := map[string]*segment{}
-	pending := map[*segment]int{} // builds not done yet, by segment
-	for _, ix := range db.Catalog().IndexesOf(tableID) {
-		spec, ok := vectorSpec(ix, def)
-		if !ok {
-			continue
-		}
-		for _, seg := range ts.segments {
-			if _, ok := pending[seg]; !ok {
-				pending[seg] = 0
-			}
-			if !db.segVectorIndexLoaded(seg, spec) {
-				key := db.queueVectorBuild(seg, def, spec)
-				keys = append(keys, key)
-				segOf[key] = seg
-				pending[seg]++
-			}
-		}
-	}
 	if indexed == nil {
 		indexed = func(int64) {}
 	}
-	for seg, n := range pending {
-		if n == 0 {
-			indexed(seg.rows)
+	done := map[*segment]bool{} // segments whose rows were told to indexed
+	waited := map[string]bool{} // builds waited for
+	for {
+		def := db.Catalog().TableByID(tableID)
+		ts := db.head.Load().tables[tableID]
+		if def == nil || ts == nil {
+			return nil
 		}
+		var keys []string
+		segOf := map[string]*segment{}
+		pending := map[*segment]int{} // builds not done yet, by segment
+		for _, ix := range db.Catalog().IndexesOf(tableID) {
+			spec, ok := vectorSpec(ix, def)
+			if !ok {
+				continue
+			}
+			for _, seg := range ts.segments {
+				if _, ok := pending[seg]; !ok {
+					pending[seg] = 0
+				}
+				if !db.segVectorIndexLoaded(seg, spec) {
+					key := db.queueVectorBuild(seg, def, spec)
+					keys = append(keys, key)
+					segOf[key] = seg
+					pending[seg]++
+				}
+			}
+		}
+		tell := func(seg *segment) {
+			if !done[seg] && !seg.x.merged.Load() {
+				done[seg] = true
+				indexed(seg.rows)
+			}
+		}
+		for seg, n := range pending {
+			if n == 0 {
+				tell(seg)
+			}
+		}
+		if len(keys) == 0 {
+			return nil
+		}
+		fresh := false
+		for _, key := range keys {
+			fresh = fresh || !waited[key]
+			waited[key] = true
+		}
+		if !fresh {
+			// Builds that ended without an index (dropped meanwhile, or
+			// failed: those segments are scored exactly).
+			return nil
+		}
+		if err := db.waitVectorBuilds(ctx, keys, func(key string) {
+			seg := segOf[key]
+			if pending[seg]--; pending[seg] == 0 {
+				tell(seg)
+			}
+		}); err != nil {
+			return err
+		}
+		// Look again: a segment merged away meanwhile was not indexed
+		// (its successor is queued instead).
 	}
+}
+
+// waitVectorBuilds waits until the builds of keys are done (or ctx ends),
+// calling built with each key as its build ends.
+func (db *DB) waitVectorBuilds(ctx context.Context, keys []string, built func(key string)) error {
 	stop := context.AfterFunc(ctx, func() {
 		db.vecMu.Lock()
 		db.vecDone.Broadcast()
@@ -628,10 +669,7 @@ func (db *DB) BuildVectorIndexes(ctx context.Context, tableID uint64, indexed fu
 			}
 			db.vecDone.Wait()
 		}
-		seg := segOf[key]
-		if pending[seg]--; pending[seg] == 0 {
-			indexed(seg.rows)
-		}
+		built(key)
 	}
 	return nil
 }
@@ -790,6 +828,10 @@ func (db *DB) buildQueued(job vecBuild) error {
 	return db.buildVectorIndex(ctx, job)
 }
 
+// testHookVectorBuild, when set (by tests only), runs before each queued
+// vector index build.
+var testHookVectorBuild func(seg *segment)
+
 // buildVectorIndex builds, writes and installs one segment's index. A
 // segment removed meanwhile (compacted away) keeps no file. A panic in
 // the build is its error: the segment is then searched exactly.
@@ -799,6 +841,9 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 			err = fmt.Errorf("panic building a vector index: %v", r)
 		}
 	}()
+	if testHookVectorBuild != nil {
+		testHookVectorBuild(job.seg)
+	}
 	if job.seg.x.merged.Load() {
 		return nil
 	}

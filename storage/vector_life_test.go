@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -792,4 +793,59 @@ func TestVectorBuildSkipsMergedSegments(t *testing.T) {
 	if n := v.db.counters.vectorBuilds.Load(); n != builds {
 		t.Fatalf("%d builds of merged segments ran", n-builds)
 	}
+}
+
+// TestCreateIndexWaitsForMergedSegments: when compaction merges a table's
+// segments while CREATE INDEX waits for their builds (a bulk load's
+// merges go on after the COPY), the builds of the replaced segments are
+// skipped and CREATE INDEX returns once the merged segment is indexed.
+func TestCreateIndexWaitsForMergedSegments(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{})
+	def := createTable(t, db, "mem", []catalog.ColumnDef{col("id", types.Int8T), col("emb", types.ArrayOf(types.Float4T, 1))})
+	v := &vecTable{t: t, db: db, def: def, vecs: map[int][]float32{}}
+	t.Cleanup(func() { v.db.Close() })
+	rng := rand.New(rand.NewSource(13))
+	const dim = 16
+	data := clustered(rng, 2*smallSegments*100+20, dim)
+	for s := 0; s < 2*smallSegments; s++ {
+		v.insert(data[s*100 : (s+1)*100])
+		v.flush()
+	}
+	v.ix = v.createIndex("mem_emb", catalog.OpClassCosine)
+
+	// The first build waits until the compaction is done.
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	testHookVectorBuild = func(*segment) {
+		once.Do(func() { close(started); <-release })
+	}
+	defer func() { testHookVectorBuild = nil }()
+	var progress atomic.Int64
+	built := make(chan error, 1)
+	go func() {
+		built <- db.BuildVectorIndexes(context.Background(), def.ID, func(rows int64) { progress.Add(rows) })
+	}()
+	<-started
+	if err := db.compactTable(def.ID); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-built; err != nil {
+		t.Fatal(err)
+	}
+	segs := db.head.Load().tables[def.ID].segments
+	if len(segs) != 1 {
+		t.Fatalf("%d segments after the compaction, want 1", len(segs))
+	}
+	spec, _ := vectorSpec(v.ix, def)
+	if !db.segVectorIndexLoaded(segs[0], spec) {
+		t.Fatal("CREATE INDEX returned before the merged segment was indexed")
+	}
+	if n := db.counters.vectorBuilds.Load(); n != 1 {
+		t.Fatalf("%d builds, want 1 (the merged segment's)", n)
+	}
+	if p := progress.Load(); p != segs[0].rows {
+		t.Fatalf("progress told %d rows, want the merged segment's %d", p, segs[0].rows)
+	}
+	v.check(data[2*smallSegments*100:], 10, 0.95)
 }

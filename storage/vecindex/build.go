@@ -343,6 +343,9 @@ func (b *builder) searchLayer(s *searcher, eps []cand, l int) []cand {
 			}
 		}
 		b.prefetch(fresh)
+		if l == 0 && len(s.cand) > 0 {
+			x.prefetchLinks(s.cand[0].id)
+		}
 		s.dists = s.probe.distRows(x.codes, x.stride, b.terms, fresh, s.dots, s.dists)
 		for i, nb := range fresh {
 			if d := s.dists[i]; s.res.admits(d) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"unsafe"
 )
 
 // Metric is the distance an index orders rows by; lower is nearer.
@@ -180,6 +181,14 @@ func (x *Index) block(r uint32, l int) []uint32 {
 	w := x.params.M + 1
 	o := int(x.upperStart[i]) + (l-1)*w
 	return x.upper[o : o+w : o+w]
+}
+
+// prefetchLinks starts loading row r's layer-0 link block into cache: a
+// walk calls it for the candidate it will expand next while it scores the
+// current one's neighbours, so that the block's miss overlaps that work.
+func (x *Index) prefetchLinks(r uint32) {
+	w := 2*x.params.M + 1
+	prefetchSpan(unsafe.Pointer(&x.links0[int(r)*w]), uintptr(4*w))
 }
 
 // neighbours returns row r's links at layer l (of an immutable index).

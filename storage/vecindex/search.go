@@ -284,6 +284,9 @@ func (x *Index) walk(s *searcher, e cand, ef int, allow func(uint32) bool, budge
 				}
 			}
 			x.prefetch(s.nbuf)
+			if len(s.cand) > 0 {
+				x.prefetchLinks(s.cand[0].id)
+			}
 			s.scored += len(s.nbuf)
 			s.dists = s.probe.distRows(x.codes, x.stride, x.terms, s.nbuf, s.dots, s.dists)
 			for i, nb := range s.nbuf {
