@@ -64,6 +64,8 @@ type conn struct {
 	// inCycle is set from the first extended-protocol message to Sync: a
 	// shutdown waits for the cycle's messages already received.
 	inCycle bool
+	// blockExecutes counts the Execute messages since the last Sync.
+	blockExecutes int
 	// closing is set by a FATAL error: the connection ends after sending it.
 	closing bool
 
@@ -198,6 +200,7 @@ func (c *conn) loop() {
 			c.extended(c.close(m))
 		case *pgproto3.Sync:
 			c.ignoreTillSync = false
+			c.blockExecutes = 0
 			// The messages since the last Sync ran as one implicit
 			// transaction (unless they opened an explicit one).
 			if err := c.sess.EndImplicit(); err != nil {

@@ -255,7 +255,17 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
-	c.sess.BeginImplicit()
+	// A data-modifying statement that is its block's only Execute, with
+	// the client's Sync already read behind it, runs as an autocommit
+	// statement: it commits before its CommandComplete instead of at
+	// Sync, which no client can tell apart, and under READ COMMITTED it
+	// runs again when its commit meets a concurrent update or loses the
+	// log to another server (40001 at Sync otherwise), as a simple-query
+	// statement does.
+	if !(c.blockExecutes == 0 && p.ModifiesData() && c.cr.syncNext()) {
+		c.sess.BeginImplicit()
+	}
+	c.blockExecutes++
 	ctx, done := c.statementContext()
 	if info := p.Copy(); info.Dir != session.NotCopy {
 		tag, err := c.runCopy(ctx, p, info)

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/jackc/pgproto3/v2"
@@ -288,4 +289,74 @@ func TestBinaryParamFormats(t *testing.T) {
 	)
 	expect(t, "binary int4", rc.readUntilReady(),
 		"ParseComplete", "BindComplete", "DataRow 1234", "CommandComplete SELECT 1", "ReadyForQuery I")
+}
+
+// TestExecuteBlockBoundaries: a data-modifying Execute that is its block's
+// only one, its Sync already sent, commits as an autocommit statement (no
+// client can tell); an Execute whose Sync has not come yet stays in the
+// implicit transaction until it does, and a block of several statements
+// stays all-or-nothing.
+func TestExecuteBlockBoundaries(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	other := ts.connect(t)
+	ctx := testCtx(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE solo (id int PRIMARY KEY)"})
+	expect(t, "create", rc.readUntilReady(), "CommandComplete CREATE TABLE", "ReadyForQuery I")
+	count := func(id int) string {
+		t.Helper()
+		res := other.ExecParams(ctx, "SELECT count(*) FROM solo WHERE id = $1", [][]byte{[]byte(strconv.Itoa(id))}, nil, nil, nil).Read()
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		return string(res.Rows[0][0])
+	}
+
+	// The whole block in one packet.
+	rc.send(
+		&pgproto3.Parse{Query: "INSERT INTO solo VALUES (1)"},
+		&pgproto3.Bind{},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expect(t, "solo insert", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete INSERT 0 1", "ReadyForQuery I")
+	if n := count(1); n != "1" {
+		t.Fatalf("solo insert: %s rows", n)
+	}
+
+	// Sync not sent yet: the insert waits in the implicit transaction.
+	rc.send(
+		&pgproto3.Parse{Query: "INSERT INTO solo VALUES (2)"},
+		&pgproto3.Bind{},
+		&pgproto3.Execute{},
+		&pgproto3.Flush{},
+	)
+	for _, want := range []string{"ParseComplete", "BindComplete", "CommandComplete INSERT 0 1"} {
+		if got, err := rc.receive(); err != nil || got != want {
+			t.Fatalf("before Sync: %q (%v), want %q", got, err, want)
+		}
+	}
+	if n := count(2); n != "0" {
+		t.Fatalf("an insert whose Sync has not come is visible to others (%s rows)", n)
+	}
+	rc.send(&pgproto3.Sync{})
+	expect(t, "sync", rc.readUntilReady(), "ReadyForQuery I")
+	if n := count(2); n != "1" {
+		t.Fatalf("after Sync: %s rows", n)
+	}
+
+	// Two inserts in one block; the second fails: neither stays.
+	rc.send(
+		&pgproto3.Parse{Query: "INSERT INTO solo VALUES ($1)"},
+		&pgproto3.Bind{Parameters: [][]byte{[]byte("3")}},
+		&pgproto3.Execute{},
+		&pgproto3.Bind{Parameters: [][]byte{[]byte("1")}},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expect(t, "two inserts, the second a duplicate", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "CommandComplete INSERT 0 1", "BindComplete", "ErrorResponse ERROR 23505", "ReadyForQuery I")
+	if n := count(3); n != "0" {
+		t.Fatalf("the failed block's first insert stayed (%s rows)", n)
+	}
 }

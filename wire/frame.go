@@ -67,6 +67,17 @@ func newFrameReader(r io.Reader, max int) *frameReader {
 	return &frameReader{r: r, max: max}
 }
 
+// syncNext reports whether the next message, already read from the
+// connection, is a Sync (between messages; false when its header has not
+// arrived yet).
+func (f *frameReader) syncNext() bool {
+	if f.inBody || f.wp-f.rp < 5 {
+		return false
+	}
+	b := f.buf[f.rp:f.wp]
+	return b[0] == 'S' && binary.BigEndian.Uint32(b[1:5]) == 4
+}
+
 // Next implements pgproto3.ChunkReader: the returned slice belongs to the
 // caller and is never reused, unless borrowing (see setBorrow).
 func (f *frameReader) Next(n int) (b []byte, err error) {

@@ -287,6 +287,21 @@ func (p *Portal) Columns() []Column { return p.columns }
 // answers with EmptyQueryResponse.
 func (p *Portal) Empty() bool { return p.bound == nil }
 
+// ModifiesData reports whether the portal's statement writes rows (INSERT,
+// UPDATE, DELETE, MERGE, or a query headed by data-modifying WITH
+// queries): it runs to completion at its first Execute.
+func (p *Portal) ModifiesData() bool {
+	q, ok := p.bound.(*sql.Query)
+	if !ok {
+		return false
+	}
+	switch q.Plan.(type) {
+	case *sql.Insert, *sql.Update, *sql.Delete, *sql.Merge, *sql.ModifyingWith:
+		return true
+	}
+	return false
+}
+
 // NewSession opens a session of user with the default settings, without
 // Login's checks, and registers it with the engine under a new pid
 // (pg_stat_activity) until Close.
