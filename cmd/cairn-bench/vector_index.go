@@ -760,8 +760,9 @@ func printVITable(w io.Writer, configs []viConfig, runs [][2]*viRun, n int) {
 	}
 }
 
-// waitIdle waits until process pid has used less than 5% of a core for a
-// second, up to ten minutes, so that timings do not include the
+// waitIdle waits until process pid has used less than 5% of a core for
+// five seconds in a row (a compaction fsyncing a 1.6 GB segment idles for
+// seconds), up to an hour, so that timings do not include the
 // background work a load or an index build leaves behind (compaction of
 // spilled segments, per-segment index builds); it does nothing when pid is
 // 0 or its CPU time cannot be read.
@@ -771,13 +772,16 @@ func waitIdle(what string, pid int) {
 	}
 	start := time.Now()
 	prev, ok := processCPUTicks(pid)
-	for ok && time.Since(start) < 10*time.Minute {
+	idle := 0 // consecutive idle seconds
+	for ok && time.Since(start) < time.Hour {
 		time.Sleep(time.Second)
 		cur, ok2 := processCPUTicks(pid)
 		if !ok2 {
 			return
 		}
-		if cur-prev < 5 { // clock ticks are 1/100 s on Linux
+		if cur-prev >= 5 { // clock ticks are 1/100 s on Linux
+			idle = 0
+		} else if idle++; idle == 5 {
 			fmt.Printf("%s: idle after %.1fs\n", what, time.Since(start).Seconds())
 			return
 		}
