@@ -44,7 +44,7 @@ func startServer(t *testing.T, dir string) *server {
 }
 
 // startServerOpts starts a server on 127.0.0.1:0 over dir with opts.
-func startServerOpts(t *testing.T, dir string, opts storage.Options) *server {
+func startServerOpts(t testing.TB, dir string, opts storage.Options) *server {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	opts.Logger = logger

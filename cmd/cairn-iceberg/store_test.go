@@ -38,7 +38,7 @@ const testBucket = "cairn-test"
 // startS3 serves a fresh in-memory S3 holding testBucket on 127.0.0.1 and
 // points the standard AWS environment at it (objstoretest.Serve), and
 // clears CAIRN_STORAGE, which export's --storage defaults to.
-func startS3(t *testing.T) {
+func startS3(t testing.TB) {
 	t.Helper()
 	objstoretest.Serve(t, testBucket)
 	t.Setenv("CAIRN_STORAGE", "")
@@ -471,7 +471,9 @@ func TestExportStore(t *testing.T) {
 // between accounts (every commit keeps the total) and checkpoints flush
 // and compact: every snapshot it commits is a committed version (the
 // total and the number of accounts are right in each, read by time
-// travel), and the last is the final state.
+// travel), the last is the final state, read from cairn's segments once
+// the rounds adopted the last checkpoint, and the table keeps
+// --metadata-versions older metadata files.
 func TestExportFollow(t *testing.T) {
 	ctx := context.Background()
 	startS3(t)
@@ -498,7 +500,7 @@ func TestExportFollow(t *testing.T) {
 	followed := make(chan error, 1)
 	go func() {
 		followed <- run(fctx, []string{"export", "--storage", "s3://" + testBucket + "/db", "--warehouse", warehouse,
-			"--follow", "--interval", "20ms"}, &out)
+			"--follow", "--interval", "20ms", "--metadata-versions", "2"}, &out)
 	}()
 	var wg sync.WaitGroup
 	for w := 0; w < 2; w++ {
@@ -549,12 +551,34 @@ func TestExportFollow(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	// The rounds go on until one has exported the final state.
+	// The rounds go on until one has exported the final state, from
+	// cairn's segments only: the rounds apply the log objects put since
+	// the round before, and adopt the last checkpoint, whose segments
+	// hold every row (no tail file is left).
+	tailFiles := func(tbl *table.Table) (n int) {
+		fs, err := tbl.FS(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ents, err := liveEntries(fs, tbl.CurrentSnapshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := range ents.data {
+			if strings.Contains(p, "/data/tail-") {
+				n++
+			}
+		}
+		return n
+	}
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if got := scanRows(t, loadTable(t, warehouse, "accounts"), nil, "id, balance"); slices.Equal(got, want) {
+		tbl := loadTable(t, warehouse, "accounts")
+		got := scanRows(t, tbl, nil, "id, balance")
+		tails := tailFiles(tbl)
+		if slices.Equal(got, want) && tails == 0 {
 			break
 		} else if time.Now().After(deadline) {
-			t.Fatalf("follow has not exported the final state:\n%s", diffRows(got, want))
+			t.Fatalf("follow has not exported the final state from segments (%d tail files):\n%s", tails, diffRows(got, want))
 		}
 	}
 	stop()
@@ -563,6 +587,10 @@ func TestExportFollow(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "cairn-iceberg:") {
 		t.Fatalf("a round failed:\n%s", out.String())
+	}
+	// The table keeps its last two metadata files besides the current one.
+	if files := metadataFiles(t, bucketStore(t), "warehouse/", "accounts"); len(files) != 3 {
+		t.Fatalf("%d metadata files: %v", len(files), files)
 	}
 	tbl := loadTable(t, warehouse, "accounts")
 	snaps := tbl.Metadata().Snapshots()
