@@ -292,12 +292,14 @@ func TestExport(t *testing.T) {
 	}
 	exec(`CREATE TABLE docs (id int8 PRIMARY KEY, n int4, s int2, f4 float4, f8 float8, body text, b bool,
 		by bytea, u uuid, d date, tm time, ts timestamp, tz timestamptz, j jsonb, v real[])`)
-	// One insert of 200 rows makes a full segment (compaction merges
-	// segments of fewer than 16*16/2 live rows only), which keeps the
-	// column renamed below under its old name; 10 inserts of 10 rows make
-	// small segments that flushes write and compactions merge.
+	// One insert of 600 rows makes a full segment (compaction merges
+	// segments of fewer than 16*16/2 rows, and rewrites those of which a
+	// quarter is deleted: the updates and deletes below take about 23% of
+	// it), which keeps the column renamed below under its old name; 10
+	// inserts of 10 rows make small segments that flushes write and
+	// compactions merge.
 	for batch := 0; batch < 11; batch++ {
-		from, to := batch*10+191, batch*10+200
+		from, to := batch*10+591, batch*10+600
 		if batch == 0 {
 			from = 1
 		}
