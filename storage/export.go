@@ -22,7 +22,7 @@ type CommittedTable struct {
 	// Tail are the rows committed since the table's last flush, which no
 	// segment holds yet (only the log): always empty for a stopped data
 	// directory (ReadCommitted), in commit order for an object store
-	// (ReadCommittedStore).
+	// (StoreReader).
 	Tail []CommittedBatch
 	// LSN is the log position of the last commit that changed the table
 	// (0 when ReadCommitted does not know it).
@@ -35,7 +35,7 @@ type CommittedSegment struct {
 	// for an object store, where the cache directory keeps it once
 	// fetched (Local).
 	Path string
-	// Key is the file's object key in the store (ReadCommittedStore; ""
+	// Key is the file's object key in the store (StoreReader; ""
 	// for a data directory).
 	Key   string
 	Rows  int64
@@ -106,7 +106,7 @@ func (cb CommittedBatch) Write(path string) (CommittedSegment, error) {
 // whose write-ahead log holds commits no checkpoint covers yet (a server
 // that was killed rather than stopped): its files would miss them. It
 // refuses an object store's cache (Options.Store) for the same reason:
-// ReadCommittedStore reads the store itself.
+// StoreReader reads the store itself.
 func ReadCommitted(dir string) (*catalog.Catalog, []CommittedTable, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -149,7 +149,7 @@ func ReadCommitted(dir string) (*catalog.Catalog, []CommittedTable, error) {
 				return nil, nil, err
 			}
 		}
-		t, err := committedTable(def, segs, deleted, nil, nil)
+		t, err := committedTable(def, segs, deleted, nil, nil, nil, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -170,8 +170,12 @@ func sortedTableIDs(cat *catalog.Catalog) []uint64 {
 
 // committedTable describes table def of segments segs, tail batches tail
 // and deleted row IDs deleted (nil: none); keyOf, when set, gives the
-// segments' object keys.
-func committedTable(def *catalog.TableDef, segs []*segment, deleted *roaring64.Bitmap, tail []*tailBatch, keyOf func(string) (string, error)) (CommittedTable, error) {
+// segments' object keys. A segment's deleted positions are taken from
+// known when the deleted IDs in its range are those they were found for,
+// and found otherwise (reading the segment's row IDs); when found is not
+// nil, each segment's go into it, for the next call's known.
+func committedTable(def *catalog.TableDef, segs []*segment, deleted *roaring64.Bitmap, tail []*tailBatch, keyOf func(string) (string, error),
+	known, found map[*segment]segmentDeletes) (CommittedTable, error) {
 	t := CommittedTable{Def: def}
 	isDeleted := func(id int64) bool { return deleted != nil && deleted.Contains(uint64(id)) }
 	for _, s := range segs {
@@ -187,9 +191,19 @@ func committedTable(def *catalog.TableDef, segs []*segment, deleted *roaring64.B
 			cs.Columns[c.ID] = c.Name
 		}
 		if deleted != nil && (deleted.Contains(uint64(s.minRow)) || deleted.Rank(uint64(s.maxRow)) > deleted.Rank(uint64(s.minRow))) {
-			var err error
-			if cs.DeletedPositions, err = deletedPositions(s, isDeleted); err != nil {
-				return t, err
+			inRange := roaring64.New()
+			inRange.AddRange(uint64(s.minRow), uint64(s.maxRow)+1)
+			inRange.And(deleted)
+			if k, ok := known[s]; ok && k.ids.Equals(inRange) {
+				cs.DeletedPositions = k.positions
+			} else {
+				var err error
+				if cs.DeletedPositions, err = deletedPositions(s, isDeleted); err != nil {
+					return t, err
+				}
+			}
+			if found != nil {
+				found[s] = segmentDeletes{ids: inRange, positions: cs.DeletedPositions}
 			}
 		}
 		t.Segments = append(t.Segments, cs)
@@ -205,6 +219,13 @@ func committedTable(def *catalog.TableDef, segs []*segment, deleted *roaring64.B
 		t.Tail = append(t.Tail, cb)
 	}
 	return t, nil
+}
+
+// segmentDeletes are the positions of a segment's deleted rows, found for
+// the deleted row IDs ids of the segment's range.
+type segmentDeletes struct {
+	ids       *roaring64.Bitmap
+	positions []int64
 }
 
 // deletedPositions lists the positions in seg's file of the rows whose

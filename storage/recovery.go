@@ -263,7 +263,7 @@ func (db *DB) recover() error {
 	db.walBytes = walBytes
 
 	// Unique indexes (a read-only opening checks no keys: readonly.go).
-	if _, ro := db.home.(readOnlyHome); ro {
+	if db.readOnly() {
 		return nil
 	}
 	for id, def := range cat.Tables {

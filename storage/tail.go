@@ -330,10 +330,11 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 	next, dropped := db.nextStateLocked(head, rec.lsn, newCat, ops)
 
 	// Unique indexes: new constraints get one built from the new state,
-	// the others take the keys of the inserted rows.
+	// the others take the keys of the inserted rows (a read-only opening
+	// has none: readonly.go).
 	db.idxMu.Lock()
 	built := map[*uniqueIndex]bool{}
-	if newCat != head.cat {
+	if newCat != head.cat && !db.readOnly() {
 		for id, def := range newCat.Tables {
 			rt := db.rt(id, def.Schema)
 			want := map[string]bool{}

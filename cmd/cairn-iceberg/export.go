@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -60,6 +61,17 @@ import (
 //     and a data file whose count changed gets a new delete file in place
 //     of the old one.
 //
+// Each commit writes the table's next vN.metadata.json; the tables keep
+// the last --metadata-versions of the older ones (Iceberg's
+// write.metadata.previous-versions-max and
+// write.metadata.delete-after-commit.enabled, which the exporter sets on
+// them and applies after each commit, as Iceberg's own commits do: the
+// Hadoop catalog's CommitTable trims the metadata log but deletes no file).
+// A table dropped in cairn, or renamed (the Hadoop catalog cannot rename
+// a table: the new name is a new Iceberg table, with a history of its
+// own), is dropped from the warehouse at the next export: its metadata,
+// tail and delete files go, never a file of cairn's.
+//
 // Older snapshots stay readable (Iceberg time travel) while cairn keeps
 // their files: cairn deletes a segment that a compaction replaced
 // (--storage: once unreferenced for its retention window, 15 minutes by
@@ -81,6 +93,103 @@ type exporter struct {
 	fileSchemas map[string]*arrow.Schema
 	// snapFiles caches, by manifest list, the files each snapshot uses.
 	snapFiles map[string]snapshotFiles
+	// metaVersions is the number of older metadata files each table
+	// keeps.
+	metaVersions int
+	// exported are the Iceberg tables of the source's cairn tables in the
+	// warehouse, by identifier (nil until the first round lists them).
+	exported map[string]exportedTable
+}
+
+// exportedTable is an Iceberg table the exporter keeps for a cairn table.
+type exportedTable struct {
+	ident   table.Identifier
+	tableID string
+}
+
+// newExporter returns an exporter of src that reports to out and writes
+// its temporary files in tmp; each table keeps metaVersions older
+// metadata files.
+func newExporter(src *source, out io.Writer, tmp string, metaVersions int) *exporter {
+	return &exporter{src: src, out: out, tmp: tmp, fileSchemas: map[string]*arrow.Schema{}, snapFiles: map[string]snapshotFiles{},
+		metaVersions: metaVersions}
+}
+
+// identKey is the key of ident in exporter.exported.
+func identKey(ident table.Identifier) string { return strings.Join(ident, "\x00") }
+
+// dropGone drops the Iceberg tables of the source's cairn tables that are
+// not among tables under their name any more (dropped, or renamed), as
+// the Hadoop catalog drops a table: its folder in the warehouse, which
+// holds its metadata, tail and delete files, goes; cairn's segments stay.
+func (e *exporter) dropGone(ctx context.Context, tables []storage.CommittedTable) error {
+	if e.exported == nil {
+		if err := e.listExported(ctx); err != nil {
+			return err
+		}
+	}
+	current := map[string]string{}
+	for _, t := range tables {
+		current[identKey(table.Identifier{t.Def.Schema, t.Def.Name})] = strconv.FormatUint(t.Def.ID, 10)
+	}
+	for _, key := range slices.Sorted(maps.Keys(e.exported)) {
+		x := e.exported[key]
+		if current[key] == x.tableID {
+			continue
+		}
+		tbl, err := e.cat.LoadTable(ctx, x.ident)
+		if err == nil {
+			e.forgetSnapshots(tbl.Location())
+			err = e.cat.DropTable(ctx, x.ident)
+		}
+		if err != nil && !errors.Is(err, catalog.ErrNoSuchTable) {
+			return fmt.Errorf("dropping %s: %w", strings.Join(x.ident, "."), err)
+		}
+		delete(e.exported, key)
+		fmt.Fprintf(e.out, "%s -> dropped (cairn table %s is gone, or has another name)\n", strings.Join(x.ident, "."), x.tableID)
+	}
+	return nil
+}
+
+// listExported finds the Iceberg tables of the warehouse that hold the
+// source's cairn tables (table properties cairn.source and
+// cairn.table-id).
+func (e *exporter) listExported(ctx context.Context) error {
+	exported := map[string]exportedTable{}
+	namespaces, err := e.cat.ListNamespaces(ctx, nil)
+	if errors.Is(err, iofs.ErrNotExist) {
+		namespaces, err = nil, nil // a warehouse not written to yet
+	}
+	if err != nil {
+		return err
+	}
+	for _, ns := range namespaces {
+		for ident, err := range e.cat.ListTables(ctx, ns) {
+			if err != nil {
+				return err
+			}
+			tbl, err := e.cat.LoadTable(ctx, ident)
+			if err != nil {
+				return err
+			}
+			if props := tbl.Properties(); props[propSource] == e.src.name() && props[propTableID] != "" {
+				exported[identKey(ident)] = exportedTable{ident: ident, tableID: props[propTableID]}
+			}
+		}
+	}
+	e.exported = exported
+	return nil
+}
+
+// forgetSnapshots drops the cached files of the snapshots of the table at
+// loc.
+func (e *exporter) forgetSnapshots(loc string) {
+	prefix := strings.TrimRight(loc, "/") + "/"
+	for list := range e.snapFiles {
+		if strings.HasPrefix(list, prefix) {
+			delete(e.snapFiles, list)
+		}
+	}
 }
 
 // snapshotFiles are the files of one Iceberg snapshot.
@@ -168,6 +277,7 @@ func (e *exporter) exportTable(ctx context.Context, t storage.CommittedTable, li
 		// cairn), or of another database: its versions are not this
 		// table's. Only metadata, tail and delete files live under the
 		// Iceberg table's folder; cairn's segments stay where they are.
+		e.forgetSnapshots(tbl.Location())
 		if err := e.cat.DropTable(ctx, ident); err != nil {
 			return "", err
 		}
@@ -194,6 +304,7 @@ func (e *exporter) exportTable(ctx context.Context, t storage.CommittedTable, li
 	} else if err := json.Unmarshal([]byte(tbl.Properties()[propFieldIDs]), &ids); err != nil {
 		return "", fmt.Errorf("table property %s: %w", propFieldIDs, err)
 	}
+	e.exported[identKey(ident)] = exportedTable{ident: ident, tableID: tableID}
 	meta := tbl.Metadata()
 	sc, ids, err := evolveSchema(t.Def, meta.CurrentSchema(), ids, meta.LastColumnID())
 	if err != nil {
@@ -306,7 +417,8 @@ func (e *exporter) exportTable(ctx context.Context, t storage.CommittedTable, li
 		updates = append(updates, table.NewSetCurrentSchemaUpdate(schemaID))
 		sc.ID = schemaID
 	}
-	props := iceberg.Properties{table.DefaultNameMappingKey: mapping, propFieldIDs: string(idsJSON)}
+	props := iceberg.Properties{table.DefaultNameMappingKey: mapping, propFieldIDs: string(idsJSON),
+		table.MetadataDeleteAfterCommitEnabledKey: "true", table.MetadataPreviousVersionsMaxKey: strconv.Itoa(e.metaVersions)}
 	for k, v := range props {
 		if tbl.Properties()[k] != v {
 			updates = append(updates, table.NewSetPropertiesUpdate(props))
@@ -341,6 +453,9 @@ func (e *exporter) exportTable(ctx context.Context, t storage.CommittedTable, li
 	reqs = append(reqs, table.AssertRefSnapshotID(table.MainBranch, curID))
 	newMeta, metaLoc, err := e.cat.CommitTable(ctx, ident, reqs, updates)
 	if err != nil {
+		return "", err
+	}
+	if err := removeOldMetadata(fs, meta, newMeta); err != nil {
 		return "", err
 	}
 	if err := e.removeOrphans(fs, newMeta, meta, expired, loc); err != nil {
@@ -641,6 +756,28 @@ func (e *exporter) removeOrphans(fs icebergio.IO, now, old table.Metadata, expir
 			}
 		}
 		delete(e.snapFiles, s.ManifestList)
+	}
+	return nil
+}
+
+// removeOldMetadata deletes the metadata files that the commit of newMeta
+// (over old) dropped from the table's metadata log, when the table's
+// write.metadata.delete-after-commit.enabled says so, as Iceberg's own
+// commits do (the log keeps write.metadata.previous-versions-max files).
+func removeOldMetadata(fs icebergio.IO, old, newMeta table.Metadata) error {
+	if !newMeta.Properties().GetBool(table.MetadataDeleteAfterCommitEnabledKey, table.MetadataDeleteAfterCommitEnabledDefault) {
+		return nil
+	}
+	kept := map[string]bool{}
+	for ent := range newMeta.PreviousFiles() {
+		kept[ent.MetadataFile] = true
+	}
+	for ent := range old.PreviousFiles() {
+		if !kept[ent.MetadataFile] {
+			if err := fs.Remove(ent.MetadataFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
 	}
 	return nil
 }

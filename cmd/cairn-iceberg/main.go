@@ -8,13 +8,16 @@
 //	cairn-iceberg export --data-dir DIR --warehouse W [schema.table|table ...]
 //
 // --storage reads the object store live servers share (without a lock,
-// writing nothing to it: storage.ReadCommittedStore); --data-dir reads
-// the data directory of a stopped server. The catalog is iceberg-go's
+// writing nothing to it: storage.StoreReader; each --follow round applies
+// only the log objects put since the round before); --data-dir reads the
+// data directory of a stopped server. The catalog is iceberg-go's
 // Hadoop (file) catalog: table <schema>.<name> lives in
 // W/<schema>/<name>/metadata/vN.metadata.json with a version-hint.text; W
 // is a local folder or s3://bucket/path. Each export that finds a table
 // changed commits one snapshot (export.go), so Iceberg time travel shows
-// the versions the exports saw; --follow exports every --interval.
+// the versions the exports saw; --follow exports every --interval. A table
+// dropped or renamed in cairn leaves the warehouse at the next export, and
+// each table keeps its last --metadata-versions metadata files.
 package main
 
 import (
@@ -31,7 +34,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog/hadoop"
 	icebergio "github.com/apache/iceberg-go/io"
@@ -52,7 +54,7 @@ func main() {
 	}
 }
 
-const usage = "usage: cairn-iceberg export (--storage s3://bucket/prefix | --data-dir DIR) --warehouse W [--follow [--interval 5s]] [tables...]"
+const usage = "usage: cairn-iceberg export (--storage s3://bucket/prefix | --data-dir DIR) --warehouse W [--follow [--interval 5s]] [--metadata-versions 10] [tables...]"
 
 // run parses args (the subcommand first) and runs it, reporting each
 // exported table to out. With --follow it exports until ctx ends.
@@ -68,6 +70,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	catalogKind := fs.String("catalog", "hadoop", "the Iceberg catalog: hadoop (a metadata-file layout in the warehouse)")
 	follow := fs.Bool("follow", false, "with --storage: keep exporting, every --interval, until interrupted")
 	interval := fs.Duration("interval", 5*time.Second, "with --follow: the time between exports")
+	metaVersions := fs.Int("metadata-versions", 10, "the metadata files (vN.metadata.json) each Iceberg table keeps besides the current one: the tables' write.metadata.previous-versions-max, with write.metadata.delete-after-commit.enabled")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -86,6 +89,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *interval <= 0 {
 		return errors.New("export: --interval must be positive")
 	}
+	if *metaVersions < 1 {
+		return errors.New("export: --metadata-versions must be at least 1")
+	}
 	src := &source{dataDir: *dataDir}
 	if *storageURL != "" {
 		st, err := objstore.Open(ctx, *storageURL)
@@ -96,15 +102,17 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if l, ok := st.(*objstore.Local); ok {
 			src.url = l.Dir()
 		}
-		src.cacheDir = *cacheDir
-		if src.cacheDir == "" {
+		cache := *cacheDir
+		if cache == "" {
 			tmp, err := os.MkdirTemp("", "cairn-iceberg-cache-")
 			if err != nil {
 				return err
 			}
 			defer os.RemoveAll(tmp)
-			src.cacheDir = tmp
+			cache = tmp
 		}
+		src.reader = storage.NewStoreReader(st, cache)
+		defer src.reader.Close()
 	} else {
 		abs, err := filepath.Abs(*dataDir)
 		if err != nil {
@@ -117,7 +125,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	e := &exporter{src: src, out: out, tmp: tmp, fileSchemas: map[string]*arrow.Schema{}, snapFiles: map[string]snapshotFiles{}}
+	e := newExporter(src, out, tmp, *metaVersions)
 	for {
 		err := e.round(ctx, *warehouse, fs.Args(), *follow)
 		if !*follow {
@@ -127,7 +135,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return nil
 		}
 		if err != nil {
-			// The next round reads the store afresh.
+			// The next round tries again (the reader starts over from the
+			// latest checkpoint if the failure left it broken).
 			fmt.Fprintln(out, "cairn-iceberg:", err)
 		}
 		select {
@@ -138,13 +147,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 }
 
-// round reads the source once and exports the tables names selects.
+// round reads the source once, drops the Iceberg tables of cairn tables
+// dropped or renamed since, and exports the tables names selects.
 func (e *exporter) round(ctx context.Context, warehouse string, names []string, quiet bool) error {
 	tables, err := e.src.read()
-	if err != nil {
-		return err
-	}
-	selected, err := selectTables(tables, names)
 	if err != nil {
 		return err
 	}
@@ -157,6 +163,13 @@ func (e *exporter) round(ctx context.Context, warehouse string, names []string, 
 		if e.cat, err = hadoop.NewCatalog("cairn", warehouse, icebergProps(warehouse)); err != nil {
 			return err
 		}
+	}
+	if err := e.dropGone(ctx, tables); err != nil {
+		return err
+	}
+	selected, err := selectTables(tables, names)
+	if err != nil {
+		return err
 	}
 	return e.exportTables(ctx, selected, quiet)
 }
@@ -189,11 +202,11 @@ func icebergProps(warehouse string) iceberg.Properties {
 type source struct {
 	dataDir string
 	// store, url: the object store and the location of its keys (an
-	// s3://bucket/prefix URL, or a local folder); cacheDir: the data
-	// directory ReadCommittedStore copies into.
-	store    objstore.Store
-	url      string
-	cacheDir string
+	// s3://bucket/prefix URL, or a local folder); reader reads it, round
+	// after round.
+	store  objstore.Store
+	url    string
+	reader *storage.StoreReader
 }
 
 // name identifies the source in the tables' properties.
@@ -209,7 +222,7 @@ func (s *source) read() ([]storage.CommittedTable, error) {
 	var tables []storage.CommittedTable
 	var err error
 	if s.store != nil {
-		_, tables, err = storage.ReadCommittedStore(s.store, s.cacheDir)
+		_, tables, err = s.reader.Read()
 	} else {
 		_, tables, err = storage.ReadCommitted(s.dataDir)
 	}
