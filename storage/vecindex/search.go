@@ -182,12 +182,17 @@ func (x *Index) ScanRows(accepted int, e Effort) bool {
 	return p < minWalk || codeCost*float64(accepted) <= walkCost*float64(e.Ef)/math.Sqrt(p)
 }
 
-// rerank returns the k nearest of the walk's results by exact distance.
-// The vectors are scattered in memory, so each is prefetched a few
-// vectors ahead of its distance.
+// rerank returns the k nearest of the walk's results by exact distance,
+// re-ranking only the best max(4k, minRerank) of them by their codes, as
+// an IVF search keeps: the codes order rows well enough that the k
+// nearest are among those, and each vector re-ranked is a random read of
+// the raw vector file, from disk when a table's raw vectors do not fit in
+// memory (10M x 384 is 15 GB). The vectors are scattered, so each is
+// prefetched a few vectors ahead of its distance.
 func (x *Index) rerank(s *searcher, q []float32, k int, vector func(row int) []float32) []Hit {
 	const ahead = 4
 	s.eps = s.res.drain(s.eps)
+	s.eps = s.eps[:min(len(s.eps), max(4*k, minRerank))]
 	s.vecs = s.vecs[:0]
 	for i, c := range s.eps {
 		v := vector(int(c.id))
