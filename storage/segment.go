@@ -388,11 +388,10 @@ func (sw *segmentWriter) flushGroup() error {
 		if err := lw.cutPage(); err != nil {
 			return err
 		}
-		offset := sw.off
-		if err := sw.put(lw.chunk); err != nil {
+		cc, err := lw.writePages(sw.off, sw.put)
+		if err != nil {
 			return err
 		}
-		cc := lw.columnChunk(offset)
 		rg.TotalByteSize += cc.MetaData.TotalUncompressedSize
 		rg.TotalCompressedSize += cc.MetaData.TotalCompressedSize
 		rg.Columns = append(rg.Columns, cc)
@@ -459,11 +458,20 @@ func (sw *segmentWriter) writeFooter() error {
 		return err
 	}
 	footer = le.AppendUint32(footer, uint32(len(footer)))
-	return sw.put(append(footer, "PAR1"...))
+	if err := sw.put(append(footer, "PAR1"...)); err != nil {
+		return err
+	}
+	for _, lw := range sw.order {
+		lw.release()
+	}
+	return nil
 }
 
 // abort discards the file being written.
 func (sw *segmentWriter) abort() {
+	for _, lw := range sw.order {
+		lw.release()
+	}
 	sw.f.Close()
 	os.Remove(sw.tmp)
 	if sw.side != nil {

@@ -7,12 +7,13 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding/rle"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -25,8 +26,8 @@ import (
 // copies it twice more before a page is encoded (that per-value path was
 // half of a bulk load's CPU). parquet-go still supplies the schema (the
 // footer's schema elements and column orders are those its writer prints
-// for the same schema: segmentTemplate), the level encoding, Snappy and
-// the thrift encoding of headers and footer.
+// for the same schema: segmentTemplate), the level encoding and the thrift
+// encoding of headers and footer.
 //
 // Pages are data pages v2 with PLAIN values, RLE levels and a CRC, cut at
 // row boundaries once they hold segmentPageBytes. Column chunks carry
@@ -62,7 +63,7 @@ type leafWriter struct {
 	typ      format.Type
 	maxRep   byte
 	maxDef   byte
-	codec    compress.Codec // nil: uncompressed
+	snappy   bool // values compressed (all but float lists)
 	repEnc   rle.Encoding
 	defEnc   rle.Encoding
 	hasOrder bool // min and max are kept (top-level scalar with an order)
@@ -76,12 +77,13 @@ type leafWriter struct {
 	nnulls   int
 	nrows    int
 
-	// The column chunk of the row group being written.
-	chunk        []byte
+	// The column chunk of the row group being written: its pages, and
+	// their bytes in all.
+	pages        []segPage
+	chunkBytes   int64
 	chunkVals    int64
 	chunkNulls   int64
 	uncompressed int64
-	pages        int32
 	min, max     []byte // plain encoding (byte arrays without length)
 	hasMinMax    bool
 
@@ -101,10 +103,11 @@ func newLeafWriter(schema *parquet.Schema, path []string, spec *segColumnSpec) (
 		typ:    format.Type(leaf.Node.Type().Kind()),
 		maxRep: byte(leaf.MaxRepetitionLevel),
 		maxDef: byte(leaf.MaxDefinitionLevel),
-		codec:  &parquet.Snappy,
+		snappy: true,
+		vals:   getPageBuf(),
 	}
 	if c := leaf.Node.Compression(); c != nil && c.CompressionCodec() == format.Uncompressed {
-		lw.codec = nil
+		lw.snappy = false
 	}
 	lw.repEnc.BitWidth = bits.Len8(lw.maxRep)
 	lw.defEnc.BitWidth = bits.Len8(lw.maxDef)
@@ -152,12 +155,19 @@ func (lw *leafWriter) cutPage() error {
 		lw.levelBuf = append(lw.levelBuf, d...)
 		lw.scratch = d
 	}
+	// The page keeps its values buffer (or their compressed copy) until
+	// the row group is written.
 	body := lw.vals
-	if lw.codec != nil {
-		if lw.scratch, err = lw.codec.Encode(lw.scratch[:0], lw.vals); err != nil {
-			return err
+	if lw.snappy {
+		buf := getPageBuf()
+		need := s2.MaxEncodedLen(len(lw.vals))
+		if need < 0 {
+			return fmt.Errorf("page of %d bytes too large to compress", len(lw.vals))
 		}
-		body = lw.scratch
+		if cap(buf) < need {
+			buf = make([]byte, need)
+		}
+		body = s2.EncodeSnappy(buf[:need], lw.vals)
 	}
 	crc := crc32.Update(crc32.ChecksumIEEE(lw.levelBuf), crc32.IEEETable, body)
 	h := format.PageHeader{
@@ -172,24 +182,70 @@ func (lw *leafWriter) cutPage() error {
 			Encoding:                   format.Plain,
 			DefinitionLevelsByteLength: int32(defLen),
 			RepetitionLevelsByteLength: int32(repLen),
-			IsCompressed:               thrift.New(lw.codec != nil),
+			IsCompressed:               thrift.New(lw.snappy),
 			Statistics:                 format.Statistics{NullCount: int64(lw.nnulls)},
 		}),
+	}
+	if lw.snappy {
+		lw.vals = lw.vals[:0]
+	} else {
+		lw.vals = getPageBuf()
 	}
 	lw.headerBuf.Reset()
 	if err := lw.header.Encode(&h); err != nil {
 		return err
 	}
-	lw.chunk = append(lw.chunk, lw.headerBuf.Bytes()...)
-	lw.chunk = append(lw.chunk, lw.levelBuf...)
-	lw.chunk = append(lw.chunk, body...)
+	head := append(append(make([]byte, 0, lw.headerBuf.Len()+len(lw.levelBuf)), lw.headerBuf.Bytes()...), lw.levelBuf...)
+	lw.pages = append(lw.pages, segPage{head: head, body: body})
+	lw.chunkBytes += int64(len(head) + len(body))
 	lw.uncompressed += int64(lw.headerBuf.Len()) + int64(h.UncompressedPageSize)
 	lw.chunkVals += int64(lw.nvals)
 	lw.chunkNulls += int64(lw.nnulls)
-	lw.pages++
-	lw.rep, lw.def, lw.vals = lw.rep[:0], lw.def[:0], lw.vals[:0]
+	lw.rep, lw.def = lw.rep[:0], lw.def[:0]
 	lw.nbools, lw.nvals, lw.nnulls, lw.nrows = 0, 0, 0, 0
 	return nil
+}
+
+// segPage is an encoded page: header and levels, then values.
+type segPage struct{ head, body []byte }
+
+// pageBufs holds page-sized buffers for values and their compressed
+// copies, reused from one row group (and file) to the next.
+var pageBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, segmentPageBytes*3/2)
+	return &b
+}}
+
+func getPageBuf() []byte { return (*pageBufs.Get().(*[]byte))[:0] }
+
+func putPageBuf(b []byte) { pageBufs.Put(&b) }
+
+// writePages writes the column chunk's pages with put, gives their
+// buffers back, and returns the chunk's metadata (offset: where the chunk
+// starts).
+func (lw *leafWriter) writePages(offset int64, put func([]byte) error) (format.ColumnChunk, error) {
+	for i, p := range lw.pages {
+		if err := put(p.head); err != nil {
+			return format.ColumnChunk{}, err
+		}
+		if err := put(p.body); err != nil {
+			return format.ColumnChunk{}, err
+		}
+		putPageBuf(p.body)
+		lw.pages[i] = segPage{}
+	}
+	return lw.columnChunk(offset), nil
+}
+
+// release gives back the leaf's buffers (the file is complete or
+// abandoned).
+func (lw *leafWriter) release() {
+	for _, p := range lw.pages {
+		putPageBuf(p.body)
+	}
+	lw.pages = nil
+	putPageBuf(lw.vals)
+	lw.vals = nil
 }
 
 // columnChunk returns the metadata of the column chunk just written at
@@ -201,13 +257,13 @@ func (lw *leafWriter) columnChunk(offset int64) format.ColumnChunk {
 		Codec:                 format.Uncompressed,
 		NumValues:             lw.chunkVals,
 		TotalUncompressedSize: lw.uncompressed,
-		TotalCompressedSize:   int64(len(lw.chunk)),
+		TotalCompressedSize:   lw.chunkBytes,
 		DataPageOffset:        offset,
 		Statistics:            format.Statistics{NullCount: lw.chunkNulls},
-		EncodingStats:         []format.PageEncodingStats{{PageType: format.DataPageV2, Encoding: format.Plain, Count: lw.pages}},
+		EncodingStats:         []format.PageEncodingStats{{PageType: format.DataPageV2, Encoding: format.Plain, Count: int32(len(lw.pages))}},
 	}
-	if lw.codec != nil {
-		md.Codec = lw.codec.CompressionCodec()
+	if lw.snappy {
+		md.Codec = format.Snappy
 	}
 	md.Encoding = []format.Encoding{format.Plain}
 	if lw.maxDef > 0 || lw.maxRep > 0 {
@@ -217,8 +273,8 @@ func (lw *leafWriter) columnChunk(offset int64) format.ColumnChunk {
 		md.Statistics.MinValue = bytes.Clone(lw.min)
 		md.Statistics.MaxValue = bytes.Clone(lw.max)
 	}
-	lw.chunk = lw.chunk[:0]
-	lw.chunkVals, lw.chunkNulls, lw.uncompressed, lw.pages = 0, 0, 0, 0
+	lw.pages = lw.pages[:0]
+	lw.chunkVals, lw.chunkNulls, lw.uncompressed, lw.chunkBytes = 0, 0, 0, 0
 	lw.hasMinMax = false
 	return format.ColumnChunk{MetaData: md}
 }
@@ -248,7 +304,7 @@ func (lw *leafWriter) present(rep byte) {
 // writeScalars appends rows [from, to) of a top-level scalar column, page
 // by page.
 func (lw *leafWriter) writeScalars(arr arrow.Array, from, to int) error {
-	const batch = 1024
+	const batch = 256
 	for lo := from; lo < to; lo += batch {
 		hi := min(lo+batch, to)
 		lw.appendScalars(arr, lo, hi)
@@ -575,7 +631,13 @@ func growBytes(b []byte, n int) []byte {
 	return slices.Grow(b, n)[:l+n]
 }
 
+// fill sets every byte of b to v, eight at a time.
 func fill(b []byte, v byte) {
+	w := uint64(v) * 0x0101010101010101
+	for len(b) >= 8 {
+		le.PutUint64(b, w)
+		b = b[8:]
+	}
 	for i := range b {
 		b[i] = v
 	}
