@@ -33,7 +33,7 @@ import (
 //     (list<float> for embeddings, list<list<float>> for 2-D arrays).
 //
 // Files use Snappy compression (none for float lists, which barely
-// compress) and data page v2, with row groups of at
+// compress) and data page v2 (segwrite.go), with row groups of at
 // most 65536 rows and about segmentRowGroupBytes of Arrow data.
 
 var le = binary.LittleEndian
@@ -42,11 +42,6 @@ const (
 	segmentRowGroupBytes = 32 << 20
 	segmentMaxGroupRows  = 65536
 	segmentMinGroupRows  = 1024
-	// writeChunkRows is how many rows' values are handed to a column
-	// writer at once, at most; writeChunkValues bounds the values so that
-	// the buffer stays in cache.
-	writeChunkRows   = 4096
-	writeChunkValues = 8192
 )
 
 // segColumnSpec describes one table column written to a segment.

@@ -67,7 +67,6 @@ type leafWriter struct {
 	repEnc   rle.Encoding
 	defEnc   rle.Encoding
 	hasOrder bool // min and max are kept (top-level scalar with an order)
-	unsigned bool // INT32 compared unsigned (oid)
 
 	// The page being filled.
 	rep, def []byte
@@ -89,7 +88,7 @@ type leafWriter struct {
 
 	scratch, levelBuf []byte
 	wide              []int32 // int16 values widened
-	header            thrift.Encoder
+	header            *thrift.Encoder
 	headerBuf         bytes.Buffer
 }
 
@@ -104,22 +103,19 @@ func newLeafWriter(schema *parquet.Schema, path []string, spec *segColumnSpec) (
 		maxRep: byte(leaf.MaxRepetitionLevel),
 		maxDef: byte(leaf.MaxDefinitionLevel),
 		snappy: true,
-		vals:   getPageBuf(),
 	}
 	if c := leaf.Node.Compression(); c != nil && c.CompressionCodec() == format.Uncompressed {
 		lw.snappy = false
 	}
 	lw.repEnc.BitWidth = bits.Len8(lw.maxRep)
 	lw.defEnc.BitWidth = bits.Len8(lw.maxDef)
-	lw.header = *thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&lw.headerBuf))
+	lw.header = thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&lw.headerBuf))
 	if spec == nil {
 		lw.hasOrder = true // __rowid
 	} else if listDepth(spec.typ) == 0 {
 		switch spec.typ.(type) {
 		case *arrow.MonthDayNanoIntervalType, *arrow.BooleanType:
 			// Intervals have no defined order; booleans' bounds are of no use.
-		case *arrow.Uint32Type:
-			lw.hasOrder, lw.unsigned = true, true
 		default:
 			lw.hasOrder = true
 		}
@@ -159,14 +155,11 @@ func (lw *leafWriter) cutPage() error {
 	// the row group is written.
 	body := lw.vals
 	if lw.snappy {
-		buf := getPageBuf()
 		need := s2.MaxEncodedLen(len(lw.vals))
 		if need < 0 {
 			return fmt.Errorf("page of %d bytes too large to compress", len(lw.vals))
 		}
-		if cap(buf) < need {
-			buf = make([]byte, need)
-		}
+		buf := pageBuf(need)
 		body = s2.EncodeSnappy(buf[:need], lw.vals)
 	}
 	crc := crc32.Update(crc32.ChecksumIEEE(lw.levelBuf), crc32.IEEETable, body)
@@ -189,7 +182,12 @@ func (lw *leafWriter) cutPage() error {
 	if lw.snappy {
 		lw.vals = lw.vals[:0]
 	} else {
-		lw.vals = getPageBuf()
+		// The page took the buffer; a full page is likely followed by
+		// another.
+		lw.vals = nil
+		if len(body) >= segmentPageBytes {
+			lw.vals = pageBuf(segmentPageBytes)
+		}
 	}
 	lw.headerBuf.Reset()
 	if err := lw.header.Encode(&h); err != nil {
@@ -209,16 +207,31 @@ func (lw *leafWriter) cutPage() error {
 // segPage is an encoded page: header and levels, then values.
 type segPage struct{ head, body []byte }
 
-// pageBufs holds page-sized buffers for values and their compressed
-// copies, reused from one row group (and file) to the next.
+// pageBufs holds page-sized buffers (pooledPageCap) for values and their
+// compressed copies, reused from one row group (and file) to the next.
+// Smaller pages (the last of a chunk, narrow columns) get buffers of their
+// size: a wide table's small flush does not take a page buffer per column.
 var pageBufs = sync.Pool{New: func() any {
-	b := make([]byte, 0, segmentPageBytes*3/2)
+	b := make([]byte, 0, pooledPageCap)
 	return &b
 }}
 
-func getPageBuf() []byte { return (*pageBufs.Get().(*[]byte))[:0] }
+const pooledPageCap = segmentPageBytes * 3 / 2
 
-func putPageBuf(b []byte) { pageBufs.Put(&b) }
+// pageBuf returns an empty buffer with room for n bytes.
+func pageBuf(n int) []byte {
+	if n < segmentPageBytes/2 || n > pooledPageCap {
+		return make([]byte, 0, n)
+	}
+	return (*pageBufs.Get().(*[]byte))[:0]
+}
+
+// putPageBuf gives b back to the pool if it is a page buffer.
+func putPageBuf(b []byte) {
+	if cap(b) >= pooledPageCap {
+		pageBufs.Put(&b)
+	}
+}
 
 // writePages writes the column chunk's pages with put, gives their
 // buffers back, and returns the chunk's metadata (offset: where the chunk
