@@ -3,14 +3,14 @@ package storage
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 )
@@ -33,7 +33,7 @@ import (
 //     (list<float> for embeddings, list<list<float>> for 2-D arrays).
 //
 // Files use Snappy compression (none for float lists, which barely
-// compress) and data page v2, with row groups of at
+// compress) and data page v2 (segwrite.go), with row groups of at
 // most 65536 rows and about segmentRowGroupBytes of Arrow data.
 
 var le = binary.LittleEndian
@@ -42,11 +42,6 @@ const (
 	segmentRowGroupBytes = 32 << 20
 	segmentMaxGroupRows  = 65536
 	segmentMinGroupRows  = 1024
-	// writeChunkRows is how many rows' values are handed to a column
-	// writer at once, at most; writeChunkValues bounds the values so that
-	// the buffer stays in cache.
-	writeChunkRows   = 4096
-	writeChunkValues = 8192
 )
 
 // segColumnSpec describes one table column written to a segment.
@@ -170,21 +165,23 @@ type segmentChunk struct {
 }
 
 // segmentWriter writes one segment file (to a temporary name; finish
-// fsyncs and renames it).
+// fsyncs and renames it). Its pages are encoded by leafWriters
+// (segwrite.go); a row group's column chunks are written when it is
+// complete, and the footer by finish.
 type segmentWriter struct {
 	path, tmp string
 	f         *os.File
-	w         *parquet.Writer
+	off       int64 // bytes written to f
+	meta      *format.FileMetaData
 	cols      []segColumnSpec
-	leaf      []int // leaf column index per spec
-	rowIDLeaf int
-	groupRows int // rows per row group (set from the first chunk)
+	leaves    []*leafWriter // per spec
+	rowID     *leafWriter
+	order     []*leafWriter // in the file's column order
+	groupRows int           // rows per row group (set from the first chunk)
 	inGroup   int
 	rows      int64
 	minRow    int64
 	maxRow    int64
-	vals      []parquet.Value
-	templates map[floatTemplateKey][]parquet.Value
 	// side, when set, sees every chunk written and completes the segment
 	// once it is in place (text index, cache warming: segside.go).
 	side *segSide
@@ -201,35 +198,50 @@ func newSegmentWriter(path string, cols []segColumnSpec) (*segmentWriter, error)
 	if err != nil {
 		return nil, err
 	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	meta, err := segmentTemplate(schema)
 	if err != nil {
 		return nil, err
 	}
-	opts := []parquet.WriterOption{schema,
-		parquet.Compression(&parquet.Snappy),
-		parquet.PageBufferSize(1 << 20),
-		parquet.WriteBufferSize(1 << 20),
-		parquet.CreatedBy("cairn", "1", ""),
-	}
-	// Float lists (embeddings) get no page statistics or column index
-	// bounds: nothing prunes by an embedding's smallest element, and
-	// computing them twice per page was a tenth of a load's Parquet time.
-	for _, path := range schema.Columns() {
-		for _, c := range cols {
-			if c.name == path[0] && listDepth(c.typ) > 0 && arrow.TypeEqual(leafType(c.typ), arrow.PrimitiveTypes.Float32) {
-				opts = append(opts, parquet.SkipPageStatistics(path...), parquet.SkipPageBounds(path...))
+	sw := &segmentWriter{path: path, tmp: path + ".tmp", meta: meta, cols: cols, minRow: -1, maxRow: -1}
+	sw.leaves = make([]*leafWriter, len(cols))
+	for _, p := range schema.Columns() {
+		var spec *segColumnSpec
+		for i := range cols {
+			if cols[i].name == p[0] {
+				spec = &cols[i]
 			}
 		}
+		lw, err := newLeafWriter(schema, p, spec)
+		if err != nil {
+			return nil, err
+		}
+		sw.order = append(sw.order, lw)
+		for i := range cols {
+			if &cols[i] == spec {
+				sw.leaves[i] = lw
+			}
+		}
+		if p[0] == catalog.RowIDColumn {
+			sw.rowID = lw
+		}
 	}
-	w := parquet.NewWriter(f, opts...)
-	sw := &segmentWriter{path: path, tmp: tmp, f: f, w: w, cols: cols, minRow: -1, maxRow: -1}
-	idx := leafIndexes(schema)
-	for _, c := range cols {
-		sw.leaf = append(sw.leaf, idx[c.name])
+	f, err := os.OpenFile(sw.tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
 	}
-	sw.rowIDLeaf = idx[catalog.RowIDColumn]
+	sw.f = f
+	if err := sw.put([]byte("PAR1")); err != nil {
+		sw.abort()
+		return nil, err
+	}
 	return sw, nil
+}
+
+// put appends b to the file.
+func (sw *segmentWriter) put(b []byte) error {
+	n, err := sw.f.Write(b)
+	sw.off += int64(n)
+	return err
 }
 
 // rowGroupRowsFor picks the row group size from the Arrow size of a chunk.
@@ -324,44 +336,31 @@ func (sw *segmentWriter) write(c segmentChunk) error {
 		off += take
 		sw.inGroup += take
 		if sw.inGroup >= sw.groupRows {
-			if err := sw.w.Flush(); err != nil {
+			if err := sw.flushGroup(); err != nil {
 				return err
 			}
-			sw.inGroup = 0
 		}
 	}
 	return nil
 }
 
 func (sw *segmentWriter) writeRows(c segmentChunk, from, to int) error {
-	writers := sw.w.ColumnWriters()
 	for i, arr := range c.cols {
-		cw := writers[sw.leaf[i]]
-		depth := listDepth(sw.cols[i].typ)
-		leaf := sw.leaf[i]
-		for r := from; r < to; {
-			sw.vals = sw.vals[:0]
-			for hi := min(r+writeChunkRows, to); r < hi && len(sw.vals) < writeChunkValues; r++ {
-				sw.vals = sw.emit(arr, r, 0, 1, depth, leaf, sw.vals)
-			}
-			if _, err := cw.WriteRowValues(sw.vals); err != nil {
-				return fmt.Errorf("column %q: %w", sw.cols[i].name, err)
-			}
+		lw := sw.leaves[i]
+		var err error
+		if depth := listDepth(sw.cols[i].typ); depth > 0 {
+			err = lw.writeLists(arr, from, to, depth)
+		} else {
+			err = lw.writeScalars(arr, from, to)
+		}
+		if err != nil {
+			return fmt.Errorf("column %q: %w", sw.cols[i].name, err)
 		}
 	}
-	rid := c.rowIDs.Int64Values()[from:to]
-	cw := writers[sw.rowIDLeaf]
-	for lo := 0; lo < len(rid); lo += writeChunkRows {
-		hi := min(lo+writeChunkRows, len(rid))
-		sw.vals = sw.vals[:0]
-		for _, v := range rid[lo:hi] {
-			sw.vals = append(sw.vals, parquet.Int64Value(v).Level(0, 0, sw.rowIDLeaf))
-		}
-		if _, err := cw.WriteRowValues(sw.vals); err != nil {
-			return err
-		}
+	if err := sw.rowID.writeScalars(c.rowIDs, from, to); err != nil {
+		return err
 	}
-	for _, v := range rid {
+	for _, v := range c.rowIDs.Int64Values()[from:to] {
 		if sw.rows == 0 || v < sw.minRow {
 			sw.minRow = v
 		}
@@ -373,148 +372,29 @@ func (sw *segmentWriter) writeRows(c segmentChunk, from, to int) error {
 	return nil
 }
 
-// emit appends the Parquet values of element i of arr, a node at nesting
-// depth (0 = the column itself) whose definition level when present is def
-// and whose first value carries repetition level rep. remaining is the list
-// depth below this node.
-func (sw *segmentWriter) emit(arr arrow.Array, i int, rep, def byte, remaining, col int, out []parquet.Value) []parquet.Value {
-	if arr.IsNull(i) {
-		return append(out, parquet.NullValue().Level(int(rep), int(def-1), col))
+// flushGroup writes the row group being filled: each leaf's last page,
+// then the column chunks in the file's column order.
+func (sw *segmentWriter) flushGroup() error {
+	if sw.inGroup == 0 {
+		return nil
 	}
-	if remaining > 0 {
-		l := arr.(*array.List)
-		start, end := l.ValueOffsets(i)
-		if start == end {
-			return append(out, parquet.NullValue().Level(int(rep), int(def), col))
+	rg := format.RowGroup{NumRows: int64(sw.inGroup), FileOffset: sw.off, Ordinal: int16(len(sw.meta.RowGroups))}
+	for _, lw := range sw.order {
+		if err := lw.cutPage(); err != nil {
+			return err
 		}
-		child := l.ListValues()
-		// The repetition level of this list's elements after the first: the
-		// list sits at nesting (def-1)/2, its elements one deeper.
-		listRep := byte((int(def) + 1) / 2)
-		// Fast path: a list of non-null float32 leaves (embeddings).
-		if remaining == 1 {
-			if f, ok := child.(*array.Float32); ok && f.NullN() == 0 {
-				vals := f.Float32Values()[start:end]
-				leafDef := int(def + 2)
-				if !floatFastOK {
-					out = append(out, parquet.FloatValue(vals[0]).Level(int(rep), leafDef, col))
-					for _, v := range vals[1:] {
-						out = append(out, parquet.FloatValue(v).Level(int(listRep), leafDef, col))
-					}
-					return out
-				}
-				// Copy a template row of values with the right levels in
-				// bulk, then set the float bits (plain stores: no write
-				// barriers, unlike storing whole Values).
-				n := len(out)
-				out = append(out, sw.floatTemplate(rep, listRep, byte(leafDef), col, len(vals))...)
-				setFloats(out[n:], vals)
-				return out
-			}
+		cc, err := lw.writePages(sw.off, sw.put)
+		if err != nil {
+			return err
 		}
-		for k := start; k < end; k++ {
-			r := listRep
-			if k == start {
-				r = rep
-			}
-			out = sw.emit(child, int(k), r, def+2, remaining-1, col, out)
-		}
-		return out
+		rg.TotalByteSize += cc.MetaData.TotalUncompressedSize
+		rg.TotalCompressedSize += cc.MetaData.TotalCompressedSize
+		rg.Columns = append(rg.Columns, cc)
 	}
-	return append(out, sw.leafValue(arr, i).Level(int(rep), int(def), col))
-}
-
-// The embedding fast path below writes the float bits of parquet.Value
-// directly (its second word): floatFastOK checks that layout at start-up,
-// and the plain constructor path is used if it ever changes.
-
-// setFloats stores vals into the FLOAT values dst (same length).
-func setFloats(dst []parquet.Value, vals []float32) {
-	const size = unsafe.Sizeof(parquet.Value{})
-	base := unsafe.Pointer(unsafe.SliceData(dst))
-	off := unsafe.Sizeof(uintptr(0))
-	for i, v := range vals[:len(dst)] {
-		*(*uint64)(unsafe.Add(base, uintptr(i)*size+off)) = uint64(math.Float32bits(v))
-	}
-}
-
-// floatTemplate returns n FLOAT values levelled as one list: the first
-// with repetition level rep, the others listRep.
-func (sw *segmentWriter) floatTemplate(rep, listRep, def byte, col, n int) []parquet.Value {
-	key := floatTemplateKey{rep, listRep, def, col}
-	t := sw.templates[key]
-	if len(t) < n {
-		t = make([]parquet.Value, max(n, 2*len(t)))
-		t[0] = parquet.FloatValue(0).Level(int(rep), int(def), col)
-		rest := parquet.FloatValue(0).Level(int(listRep), int(def), col)
-		for i := 1; i < len(t); i++ {
-			t[i] = rest
-		}
-		if sw.templates == nil {
-			sw.templates = map[floatTemplateKey][]parquet.Value{}
-		}
-		sw.templates[key] = t
-	}
-	return t[:n]
-}
-
-type floatTemplateKey struct {
-	rep, listRep, def byte
-	col               int
-}
-
-var floatFastOK = func() bool {
-	if unsafe.Sizeof(parquet.Value{}) != 2*unsafe.Sizeof(uintptr(0))+8 {
-		return false
-	}
-	for _, f := range []float32{1.5, -2, float32(math.Inf(1)), 0, 3.25e-20} {
-		got := []parquet.Value{parquet.FloatValue(7).Level(1, 3, 5)}
-		setFloats(got, []float32{f})
-		want := parquet.FloatValue(f).Level(1, 3, 5)
-		if got := got[0]; got.Kind() != parquet.Float || got.Float() != f || got.RepetitionLevel() != 1 ||
-			got.DefinitionLevel() != 3 || got.Column() != 5 || !parquet.Equal(got, want) {
-			return false
-		}
-	}
-	return true
-}()
-
-// leafValue converts a non-null scalar to a Parquet value.
-func (sw *segmentWriter) leafValue(arr arrow.Array, i int) parquet.Value {
-	switch a := arr.(type) {
-	case *array.Boolean:
-		return parquet.BooleanValue(a.Value(i))
-	case *array.Int16:
-		return parquet.Int32Value(int32(a.Value(i)))
-	case *array.Int32:
-		return parquet.Int32Value(a.Value(i))
-	case *array.Int64:
-		return parquet.Int64Value(a.Value(i))
-	case *array.Uint32:
-		return parquet.Int32Value(int32(a.Value(i)))
-	case *array.Float32:
-		return parquet.FloatValue(a.Value(i))
-	case *array.Float64:
-		return parquet.DoubleValue(a.Value(i))
-	case *array.String:
-		s := a.Value(i)
-		return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
-	case *array.Binary:
-		return parquet.ByteArrayValue(a.Value(i))
-	case *array.FixedSizeBinary:
-		return parquet.FixedLenByteArrayValue(a.Value(i))
-	case *array.Date32:
-		return parquet.Int32Value(int32(a.Value(i)))
-	case *array.Time64:
-		return parquet.Int64Value(int64(a.Value(i)))
-	case *array.Timestamp:
-		return parquet.Int64Value(int64(a.Value(i)))
-	case *array.MonthDayNanoInterval:
-		v := a.Value(i)
-		b := encodeInterval(v)
-		return parquet.FixedLenByteArrayValue(b[:])
-	}
-	panic(fmt.Sprintf("storage: unsupported arrow array %T", arr))
+	sw.meta.RowGroups = append(sw.meta.RowGroups, rg)
+	sw.meta.NumRows += rg.NumRows
+	sw.inGroup = 0
+	return nil
 }
 
 // encodeInterval is the 16-byte segment encoding of an interval.
@@ -529,7 +409,7 @@ func encodeInterval(v arrow.MonthDayNanoInterval) [16]byte {
 // finish closes the file, fsyncs it (unless noSync) and renames it into
 // place (the directory fsync is left to the manifest write that follows).
 func (sw *segmentWriter) finish() (*segment, error) {
-	if err := sw.w.Close(); err != nil {
+	if err := sw.writeFooter(); err != nil {
 		sw.abort()
 		return nil, err
 	}
@@ -563,8 +443,30 @@ func (sw *segmentWriter) finish() (*segment, error) {
 	return s, nil
 }
 
+// writeFooter writes the last row group and the file's footer.
+func (sw *segmentWriter) writeFooter() error {
+	if err := sw.flushGroup(); err != nil {
+		return err
+	}
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), sw.meta)
+	if err != nil {
+		return err
+	}
+	footer = le.AppendUint32(footer, uint32(len(footer)))
+	if err := sw.put(append(footer, "PAR1"...)); err != nil {
+		return err
+	}
+	for _, lw := range sw.order {
+		lw.release()
+	}
+	return nil
+}
+
 // abort discards the file being written.
 func (sw *segmentWriter) abort() {
+	for _, lw := range sw.order {
+		lw.release()
+	}
 	sw.f.Close()
 	os.Remove(sw.tmp)
 	if sw.side != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 
@@ -668,12 +669,19 @@ func ReceiveFloat4s(dst []float32, f []byte) (_ []float32, ok bool) {
 	if n < 1 || len(f) != 20+8*n {
 		return dst, false
 	}
-	dst = slices.Grow(dst, n)
-	for i := 20; i < len(f); i += 8 {
-		if be.Uint32(f[i:]) != 4 {
-			return dst, false
+	// Each element is a length (4, big endian) and the float's bits (big
+	// endian): one little-endian load of 8 bytes checks the one and swaps
+	// the other.
+	start := len(dst)
+	dst = slices.Grow(dst, n)[:start+n]
+	out, body := dst[start:], f[20:]
+	for k := range out {
+		w := binary.LittleEndian.Uint64(body)
+		body = body[8:]
+		if uint32(w) != 0x04000000 {
+			return dst[:start], false
 		}
-		dst = append(dst, math.Float32frombits(be.Uint32(f[i+4:])))
+		out[k] = math.Float32frombits(bits.ReverseBytes32(uint32(w >> 32)))
 	}
 	return dst, true
 }
