@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"hash/crc32"
 	"math"
@@ -355,28 +356,28 @@ func (lw *leafWriter) appendScalars(arr arrow.Array, lo, hi int) {
 	lw.nvals += n
 	switch a := arr.(type) {
 	case *array.Int64:
-		appendFixed(lw, a.Int64Values()[lo:hi], a, lo, nulls, cmpInt[int64])
+		appendFixed(lw, a.Int64Values()[lo:hi], a, lo, nulls, cmp.Compare[int64])
 	case *array.Int32:
-		appendFixed(lw, a.Int32Values()[lo:hi], a, lo, nulls, cmpInt[int32])
+		appendFixed(lw, a.Int32Values()[lo:hi], a, lo, nulls, cmp.Compare[int32])
 	case *array.Uint32:
-		appendFixed(lw, a.Uint32Values()[lo:hi], a, lo, nulls, cmpInt[uint32])
+		appendFixed(lw, a.Uint32Values()[lo:hi], a, lo, nulls, cmp.Compare[uint32])
 	case *array.Date32:
-		appendFixed(lw, a.Date32Values()[lo:hi], a, lo, nulls, cmpInt[arrow.Date32])
+		appendFixed(lw, a.Date32Values()[lo:hi], a, lo, nulls, cmp.Compare[arrow.Date32])
 	case *array.Time64:
-		appendFixed(lw, a.Time64Values()[lo:hi], a, lo, nulls, cmpInt[arrow.Time64])
+		appendFixed(lw, a.Time64Values()[lo:hi], a, lo, nulls, cmp.Compare[arrow.Time64])
 	case *array.Timestamp:
-		appendFixed(lw, a.TimestampValues()[lo:hi], a, lo, nulls, cmpInt[arrow.Timestamp])
+		appendFixed(lw, a.TimestampValues()[lo:hi], a, lo, nulls, cmp.Compare[arrow.Timestamp])
 	case *array.Float32:
-		appendFixed(lw, a.Float32Values()[lo:hi], a, lo, nulls, cmpFloat[float32])
+		appendFixed(lw, a.Float32Values()[lo:hi], a, lo, nulls, cmp.Compare[float32])
 	case *array.Float64:
-		appendFixed(lw, a.Float64Values()[lo:hi], a, lo, nulls, cmpFloat[float64])
+		appendFixed(lw, a.Float64Values()[lo:hi], a, lo, nulls, cmp.Compare[float64])
 	case *array.Int16:
 		// Stored as INT32.
 		lw.wide = lw.wide[:0]
 		for _, v := range a.Int16Values()[lo:hi] {
 			lw.wide = append(lw.wide, int32(v))
 		}
-		appendFixed(lw, lw.wide, a, lo, nulls, cmpInt[int32])
+		appendFixed(lw, lw.wide, a, lo, nulls, cmp.Compare[int32])
 	default:
 		for i := lo; i < hi; i++ {
 			if !nulls || arr.IsValid(i) {
@@ -469,26 +470,6 @@ func negZero[T any](v T) T {
 		return any(math.Copysign(0, -1)).(T)
 	}
 	return v
-}
-
-func cmpInt[T int32 | uint32 | int64 | arrow.Date32 | arrow.Time64 | arrow.Timestamp](x, y T) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
-func cmpFloat[T float32 | float64](x, y T) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
 
 // bound widens the chunk's bounds by the plain-encoded value v (byte
