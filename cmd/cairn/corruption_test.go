@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -52,9 +53,24 @@ func TestCorruption(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		insertTx(120)
 	}
-	// Wait for the flushes to write the segments.
+	// Wait for the flushes to write the segments. segs lists those the
+	// table's manifest names (compaction may have merged the first ones
+	// and left their files to be deleted later).
 	segs := func(dir string) []string {
-		m, _ := filepath.Glob(filepath.Join(dir, "tables", "*", "*", "seg-*.parquet"))
+		manifests, _ := filepath.Glob(filepath.Join(dir, "tables", "*", "*", "manifest.json"))
+		var m []string
+		for _, f := range manifests {
+			var man struct {
+				Segments []struct {
+					File string `json:"file"`
+				} `json:"segments"`
+			}
+			if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &man) == nil {
+				for _, s := range man.Segments {
+					m = append(m, filepath.Join(filepath.Dir(f), s.File))
+				}
+			}
+		}
 		sort.Strings(m)
 		return m
 	}

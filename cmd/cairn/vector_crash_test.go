@@ -187,6 +187,9 @@ var vkFilters = []vkFilter{
 func checkSearches(t *testing.T, conn *pgx.Conn, rows map[int64][]float32) {
 	t.Helper()
 	const k, queries = 10, 12
+	// The data is hard (16 tight clusters): pgvector's default ef_search
+	// of 40 finds 0.87 of the true top-10 in one 40k-row graph.
+	mustExec(t, conn, `SET hnsw.ef_search = 100`)
 	recall := make([]float64, len(vkFilters))
 	for qi := 0; qi < queries; qi++ {
 		q := vkVector(5_000_000 + int64(qi))
@@ -241,7 +244,7 @@ func checkSearches(t *testing.T, conn *pgx.Conn, rows map[int64][]float32) {
 	}
 }
 
-// TestVectorIndexKill9DuringBuild loads 40,000 rows, runs CREATE INDEX and,
+// TestVectorIndexKill9DuringBuild loads 20,000 rows, runs CREATE INDEX and,
 // while its builds run and another session inserts, updates and deletes
 // (each commit timed: the build must not hold writers up), SIGKILLs the
 // server between two segments' builds. It damages one index file written
@@ -257,7 +260,7 @@ func TestVectorIndexKill9DuringBuild(t *testing.T) {
 	p := startLogged(t, dataDir, flags...)
 	conn := p.connect(t)
 	mustExec(t, conn, `CREATE TABLE mem (id bigint PRIMARY KEY, grp int, emb vector(64))`)
-	const base = 40000
+	const base = 20000 // two segments, three once CREATE INDEX flushes the tail: a fourth at the clean stop leaves compaction idle
 	model := map[int64][]float32{} // acknowledged rows
 	for chunk := int64(0); chunk < base; chunk += 10000 {
 		var in strings.Builder
