@@ -260,7 +260,10 @@ func TestVectorIndexKill9DuringBuild(t *testing.T) {
 	p := startLogged(t, dataDir, flags...)
 	conn := p.connect(t)
 	mustExec(t, conn, `CREATE TABLE mem (id bigint PRIMARY KEY, grp int, emb vector(64))`)
-	const base = 20000 // two segments, three once CREATE INDEX flushes the tail: a fourth at the clean stop leaves compaction idle
+	// Two segments, three once CREATE INDEX flushes the tail: a fourth at
+	// the clean stop still leaves compaction idle, so the restarts find the
+	// segments (and index files) the test damaged and checks.
+	const base = 20000
 	model := map[int64][]float32{} // acknowledged rows
 	for chunk := int64(0); chunk < base; chunk += 10000 {
 		var in strings.Builder
