@@ -390,7 +390,7 @@ func (db *DB) writeTableManifest(rt *tableRT, lsn uint64, segs []*segment, delet
 
 // mergeRows is the most rows compaction merges into one segment: 16
 // flushes' worth, 1M rows by default. A segment of at least half of it is
-// full, and stays as it is unless most of its rows are deleted: a bulk load
+// full, and stays as it is unless a quarter of its rows are deleted: a bulk load
 // of 10M rows becomes about ten segments, not one, so that each segment's
 // vector index is built on its own in minutes with bounded memory, and a
 // search walks one graph per million rows.
