@@ -161,7 +161,7 @@ func (tx *Tx) FetchColumns(ctx context.Context, tableID uint64, columns []int, r
 		raws[seg] = rds
 		for i, id := range colIDs {
 			if raw := segRawVectors(seg, id); raw != nil {
-				rd, err := raw.open()
+				rd, err := raw.open(false)
 				if err != nil {
 					return nil, err
 				}

@@ -1,20 +1,27 @@
 package storage
 
 import (
+	"context"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
-// TestMappedRawVectorsPrefaulted checks that a mapped raw vector file's
-// pages come into the process without being touched, so that the first
-// searches after a build or a restart do not fault on every vector.
+// TestMappedRawVectorsPrefaulted checks that a mapped raw vector file that
+// a search asks to warm has its pages come into the process without being
+// touched, so that the first searches after a build or a restart do not
+// fault on every vector.
 func TestMappedRawVectorsPrefaulted(t *testing.T) {
 	const size = 3*prefaultChunk/2 + 4096 // more than one chunk
 	path := filepath.Join(t.TempDir(), "v.vraw")
@@ -23,9 +30,12 @@ func TestMappedRawVectorsPrefaulted(t *testing.T) {
 	}
 	before := prefaulted.Load()
 	raw := &rawVectors{path: path, dim: 1}
-	data := mapFile(raw, path)
-	if data == nil {
-		t.Fatal("not mapped")
+	if _, err := raw.open(true); err != nil {
+		t.Fatal(err)
+	}
+	data := raw.mapped
+	if data == nil || !raw.warmed.Load() {
+		t.Fatal("not mapped and warmed")
 	}
 	if got := prefaulted.Load() - before; got != size {
 		t.Fatalf("prefaulted grew by %d bytes, want %d", got, size)
@@ -54,4 +64,82 @@ func TestMappedRawVectorsPrefaulted(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	runtime.KeepAlive(raw)
+}
+
+// TestSearchWarmsTablesThatFit checks the prefault policy of searches: a
+// table whose raw vectors fit the budget has its segments' files warmed
+// by its first search, and one that outgrows it has none warmed (not the
+// first few segments that happen to fit), while its searches still find
+// the same rows.
+func TestSearchWarmsTablesThatFit(t *testing.T) {
+	saved := prefaultBudget
+	t.Cleanup(func() { prefaultBudget = saved })
+	db := openDB(t, t.TempDir(), Options{})
+	def := createTable(t, db, "mem", []catalog.ColumnDef{col("id", types.Int8T), col("emb", types.ArrayOf(types.Float4T, 1))})
+	ix := &catalog.IndexDef{Schema: catalog.PublicSchema, Name: "mem_emb", Table: def.ID, Method: "hnsw",
+		Columns: []int{def.Columns[1].ID}}
+	tx := db.Begin()
+	if err := tx.CreateIndex(ix); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	const dim, perSeg = 16, 600
+	vecs := clustered(rand.New(rand.NewSource(3)), 3*perSeg, dim)
+	for s := 0; s < 3; s++ {
+		tx := db.Begin()
+		var batch [][]any
+		for i := s * perSeg; i < (s+1)*perSeg; i++ {
+			batch = append(batch, []any{i, vecs[i]})
+		}
+		if err := tx.Insert(def.ID, makeRecord(t, def, batch...)); err != nil {
+			t.Fatal(err)
+		}
+		mustCommit(t, tx)
+		if err := db.flushTable(def.ID, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitVectorBuilds(t, db)
+	search := func() []VectorHit {
+		t.Helper()
+		tx := db.Begin()
+		defer tx.Rollback()
+		hits, err := tx.VectorSearch(context.Background(), def.ID, ix, vecs[7], 10, VectorEffort{Ef: 40}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	warmed := func() (n, of int) {
+		t.Helper()
+		spec, _ := vectorSpec(ix, def)
+		for _, seg := range db.published.Load().tables[def.ID].segments {
+			if db.segVectorIndex(seg, def, spec) == nil {
+				t.Fatalf("segment %s has no index", seg.path)
+			}
+			raw := segRawVectors(seg, spec.colID)
+			if raw == nil {
+				t.Fatalf("segment %s has no raw vectors", seg.path)
+			}
+			of++
+			if raw.warmed.Load() {
+				n++
+			}
+		}
+		return n, of
+	}
+	tableBytes := int64(3 * perSeg * 4 * dim)
+	prefaultBudget = func() int64 { return tableBytes - 1 } // each segment would fit, the table does not
+	cold := search()
+	if n, of := warmed(); n != 0 || of != 3 {
+		t.Fatalf("a table over the budget: %d of %d segments warmed", n, of)
+	}
+	prefaultBudget = func() int64 { return 1 << 40 }
+	warm := search()
+	if n, of := warmed(); n != of {
+		t.Fatalf("a table within the budget: %d of %d segments warmed", n, of)
+	}
+	if len(cold) != 10 || !slices.Equal(cold, warm) || cold[0].Dist > 1e-6 {
+		t.Fatalf("searches differ or miss the query's own row: %v, %v", cold, warm)
+	}
 }

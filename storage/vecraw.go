@@ -33,7 +33,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -62,6 +64,12 @@ type rawVectors struct {
 	// unmapped when the rawVectors is garbage, which a reader in use
 	// prevents by referring to it.
 	mapped []byte
+
+	warmOnce sync.Once
+	// warmed is set once the mapping's pages are being read in ahead of
+	// use (prefault); until then a re-rank advises the kernel of the
+	// vectors it is about to read (rawReader.willNeed).
+	warmed atomic.Bool
 }
 
 // vecRawPath is the raw vector file of column colID of the segment at
@@ -247,9 +255,13 @@ type rawReader struct {
 	err error
 }
 
-// open returns a reader of the file.
-func (r *rawVectors) open() (*rawReader, error) {
+// open returns a reader of the file, mapping it on first use. warm asks
+// for its pages to be read in ahead of use (see warm).
+func (r *rawVectors) open(warm bool) (*rawReader, error) {
 	r.mapOnce.Do(func() { r.mapped = mapFile(r, r.path) })
+	if warm && r.mapped != nil {
+		r.warm()
+	}
 	rd := &rawReader{raw: r, vec: make([]float32, r.dim)}
 	if r.mapped != nil {
 		return rd, nil
@@ -260,6 +272,22 @@ func (r *rawVectors) open() (*rawReader, error) {
 	}
 	rd.f, rd.buf = f, make([]byte, 4*r.dim)
 	return rd, nil
+}
+
+// warm starts reading the mapped file's pages in, once, when the
+// prefault budget has room for them (prefault). Searches ask for it when
+// their table's raw vectors fit the budget as a whole: a table that
+// outgrows it (ten million vectors) is not warmed at all, since a part of
+// it in memory would serve few more of its searches' re-ranks than none,
+// each of which reads a few dozen vectors at random, while taking
+// gigabytes.
+func (r *rawVectors) warm() {
+	r.warmOnce.Do(func() {
+		if release, ok := prefault(r, r.mapped); ok {
+			r.warmed.Store(true)
+			runtime.AddCleanup(r, func(release func()) { release() }, release)
+		}
+	})
 }
 
 // close closes the file; err is the first read error, if any.
@@ -296,6 +324,18 @@ func (rd *rawReader) vector(row int) []float32 {
 		rd.vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return rd.vec
+}
+
+// willNeed asks the kernel to start reading row's vector from disk when
+// the mapped file was not warmed, so that a re-rank's reads of a table
+// larger than memory overlap instead of waiting one after another.
+func (rd *rawReader) willNeed(row int) {
+	m := rd.raw.mapped
+	if m == nil || rd.raw.warmed.Load() || row < 0 || row >= 8*len(rd.raw.present) || !rd.raw.has(row) {
+		return
+	}
+	width := 4 * int64(rd.raw.dim)
+	adviseMapped(m, rd.raw.body+int64(row)*width, width)
 }
 
 // appendRows appends rows first..first+n-1 to lb, a list<float32>

@@ -13,6 +13,7 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -163,12 +164,32 @@ func (tx *Tx) VectorSearch(ctx context.Context, tableID uint64, ix *catalog.Inde
 	return s.result(), nil
 }
 
-// vecSearch gathers the best hits of a search over the units of a table.
+// vecSearch gathers the best hits of a search over the units of a table:
+// exact hits of the rows scored exactly, and the candidates of indexed
+// segments, which one re-rank across all of them turns into hits
+// (rerank).
 type vecSearch struct {
 	metric vecindex.Metric
 	query  []float32
 	k      int
 	hits   []VectorHit
+	// warm: the table's raw vectors fit the prefault budget, and the
+	// files a search opens are read in ahead of use.
+	warm bool
+	// cands are indexed segments' rows by the approximate distances of
+	// their codes, read by readers, the raw vector files open until the
+	// re-rank.
+	cands   []vecCand
+	readers []*rawReader
+}
+
+// vecCand is a candidate of an indexed segment: its position in the
+// segment's raw vector file rd, its row ID and its approximate distance.
+type vecCand struct {
+	rd   *rawReader
+	row  uint32
+	id   int64
+	dist float32
 }
 
 // add offers a candidate.
@@ -235,9 +256,23 @@ func (s *vecSearch) batch(b *tailBatch, colID int, skip func(id int64) bool) {
 // searchSegments adds the best rows of segs, several segments at once
 // (one goroutine per core, each taking whole segments) when there are
 // several: a table of ten million rows is ten segments, ten index walks or
-// exact scans per query, which one core would run one after another. A
+// exact scans per query, which one core would run one after another. The
+// indexed segments' candidates are then re-ranked together (rerank). A
 // panic in one of them fails the search, not the server.
-func (db *DB) searchSegments(ctx context.Context, s *vecSearch, segs []*segment, def *catalog.TableDef, spec vecSpec, eff VectorEffort, deleted func(int64) bool, allow *roaring64.Bitmap) error {
+func (db *DB) searchSegments(ctx context.Context, s *vecSearch, segs []*segment, def *catalog.TableDef, spec vecSpec, eff VectorEffort, deleted func(int64) bool, allow *roaring64.Bitmap) (err error) {
+	defer func() {
+		for _, rd := range s.readers {
+			if cerr := rd.close(); err == nil {
+				err = cerr
+			}
+		}
+		s.readers, s.cands = nil, nil
+	}()
+	var raw int64 // the table's raw vectors, if every row had one
+	for _, seg := range segs {
+		raw += seg.rows * int64(4*len(s.query))
+	}
+	s.warm = raw <= prefaultBudget()
 	workers := min(runtime.GOMAXPROCS(0), len(segs))
 	if workers < 2 {
 		for _, seg := range segs {
@@ -248,13 +283,13 @@ func (db *DB) searchSegments(ctx context.Context, s *vecSearch, segs []*segment,
 				return err
 			}
 		}
-		return nil
+		return s.rerank()
 	}
 	parts := make([]*vecSearch, workers)
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range parts {
-		part := &vecSearch{metric: s.metric, query: s.query, k: s.k}
+		part := &vecSearch{metric: s.metric, query: s.query, k: s.k, warm: s.warm}
 		parts[w] = part
 		g.Go(func() (err error) {
 			defer func() {
@@ -276,12 +311,44 @@ func (db *DB) searchSegments(ctx context.Context, s *vecSearch, segs []*segment,
 			}
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
+	err = g.Wait()
 	for _, part := range parts {
+		s.readers = append(s.readers, part.readers...)
+		s.cands = append(s.cands, part.cands...)
 		for _, h := range part.result() {
 			s.add(h.RowID, h.Dist)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return s.rerank()
+}
+
+// rerank adds the best vecindex.RerankDepth(k) of the candidates of all
+// indexed segments, by their codes, with their exact distances: one
+// re-rank for the table, not one per segment, as each vector it reads is
+// a random read of a raw vector file, from disk when the table's raw
+// vectors outgrow memory. The reads are announced to the kernel first,
+// so that those the page cache does not hold overlap.
+func (s *vecSearch) rerank() error {
+	slices.SortFunc(s.cands, func(a, b vecCand) int {
+		if c := cmp.Compare(a.dist, b.dist); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	best := s.cands[:min(len(s.cands), vecindex.RerankDepth(s.k))]
+	for _, c := range best {
+		c.rd.willNeed(int(c.row))
+	}
+	for _, c := range best {
+		v := c.rd.vector(int(c.row))
+		if v == nil {
+			continue // NULL cannot be: a read error, which close reports
+		}
+		if d, ok := vecindex.Distance(s.metric, s.query, v); ok {
+			s.add(c.id, d)
 		}
 	}
 	return nil
@@ -290,7 +357,9 @@ func (db *DB) searchSegments(ctx context.Context, s *vecSearch, segs []*segment,
 // searchSegment adds seg's best rows: through its index when it has one
 // (and, when it has none yet, after queueing its build), else exactly.
 // deleted says which rows may not be found; allow, when not nil, is the
-// WHERE clause's rows (which deleted already excludes the others of).
+// WHERE clause's rows (which deleted already excludes the others of). An
+// indexed segment with raw vectors adds candidates, for the search's one
+// re-rank; one without re-ranks its own from its column.
 func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def *catalog.TableDef, spec vecSpec, eff VectorEffort, deleted func(int64) bool, allow *roaring64.Bitmap) error {
 	if _, ok := seg.columnName(spec.colID); !ok {
 		return nil // the segment predates the column: all NULL
@@ -314,16 +383,18 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 			return err
 		}
 		defer releaseAll(cols.arrays)
-		s.indexed(ix, seg, pos, eff, deleted, allow, cols.vector)
+		for _, h := range s.indexed(ix, seg, pos, eff, deleted, allow, cols.vector) {
+			s.add(pos.ids[h.Row], h.Dist)
+		}
 		return ctx.Err()
 	}
-	rd, err := raw.open()
+	rd, err := raw.open(s.warm)
 	if err != nil {
 		return err
 	}
-	s.indexed(ix, seg, pos, eff, deleted, allow, rd.vector)
-	if err := rd.close(); err != nil {
-		return err
+	s.readers = append(s.readers, rd)
+	for _, h := range s.indexed(ix, seg, pos, eff, deleted, allow, nil) {
+		s.cands = append(s.cands, vecCand{rd: rd, row: h.Row, id: pos.ids[h.Row], dist: h.Dist})
 	}
 	return ctx.Err()
 }
@@ -352,27 +423,29 @@ func (db *DB) exactSegment(s *vecSearch, seg *segment, def *catalog.TableDef, sp
 	return nil
 }
 
-// indexed adds the best rows of a segment by its index, re-ranked with the
-// exact vectors vector gives (from the raw vector file or the column).
-// Under a WHERE clause whose rows are few in the segment, it lists them
-// and scores just those; otherwise the walk asks deleted about the rows
-// it meets.
-func (s *vecSearch) indexed(ix *vecindex.Index, seg *segment, pos *rowPositions, eff VectorEffort, deleted func(int64) bool, allow *roaring64.Bitmap, vector func(row int) []float32) {
+// indexed returns the best rows of a segment by its index: re-ranked
+// with the exact vectors vector gives (the column's), or, when vector is
+// nil, the candidates by code for the search's one re-rank. Under a
+// WHERE clause whose rows are few in the segment, it lists them and
+// scores just those; otherwise the walk asks deleted about the rows it
+// meets.
+func (s *vecSearch) indexed(ix *vecindex.Index, seg *segment, pos *rowPositions, eff VectorEffort, deleted func(int64) bool, allow *roaring64.Bitmap, vector func(row int) []float32) []vecindex.Hit {
 	if allow != nil && ix.ScanRows(allowedIn(seg, allow), eff) {
 		if rows := allowedRows(seg, pos, allow, deleted); ix.ScanRows(len(rows), eff) {
-			for _, h := range ix.SearchRows(s.query, s.k, eff, rows, vector) {
-				s.add(pos.ids[h.Row], h.Dist)
+			if vector == nil {
+				return ix.CandidateRows(s.query, s.k, eff, rows)
 			}
-			return
+			return ix.SearchRows(s.query, s.k, eff, rows, vector)
 		}
 	}
 	var accept func(row uint32) bool
 	if deleted != nil {
 		accept = func(row uint32) bool { return !deleted(pos.ids[row]) }
 	}
-	for _, h := range ix.Search(s.query, s.k, eff, accept, vector) {
-		s.add(pos.ids[h.Row], h.Dist)
+	if vector == nil {
+		return ix.Candidates(s.query, s.k, eff, accept)
 	}
+	return ix.Search(s.query, s.k, eff, accept, vector)
 }
 
 // allowedIn counts the rows of allow in seg's row ID range.

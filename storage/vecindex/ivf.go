@@ -44,7 +44,8 @@ const (
 	// kmeansIters bounds the Lloyd iterations; they stop earlier when no
 	// sample changes its centroid.
 	kmeansIters = 10
-	// minRerank is the fewest candidates an IVF search re-ranks exactly.
+	// minRerank is the fewest candidates a search re-ranks exactly
+	// (RerankDepth).
 	minRerank = 40
 )
 
@@ -313,9 +314,9 @@ func parallel(ctx context.Context, n int, fn func(lo, hi int)) error {
 	return ctx.Err()
 }
 
-// searchLists is Search of an IVF index, the probe prepared (see the top
-// of this file).
-func (x *Index) searchLists(s *searcher, q []float32, k, probes int, allow func(uint32) bool, vector func(row int) []float32) []Hit {
+// searchLists gathers the candidates of a search of an IVF index, the
+// probe prepared (see the top of this file), into s.res.
+func (x *Index) searchLists(s *searcher, q []float32, k, probes int, allow func(uint32) bool) {
 	s.lists = s.lists[:0]
 	for j := range x.lists() {
 		d, ok := exactDist(x.params.Metric, q, x.centroid(j))
@@ -324,7 +325,7 @@ func (x *Index) searchLists(s *searcher, q []float32, k, probes int, allow func(
 		}
 		s.lists.push(cand{d, uint32(j)})
 	}
-	s.res.reset(max(4*k, minRerank))
+	s.res.reset(RerankDepth(k))
 	want := min(k, x.count)
 	found := 0
 	for probed := 0; len(s.lists) > 0 && (probed < probes || found < want); probed++ {
@@ -339,7 +340,6 @@ func (x *Index) searchLists(s *searcher, q []float32, k, probes int, allow func(
 			}
 		}
 	}
-	return x.rerank(s, q, k, vector)
 }
 
 // scanListed reports, for an IVF index, whether scoring accepted listed

@@ -101,69 +101,75 @@ func (x *Index) dist(p *probe, r uint32) float32 {
 // Search returns up to k rows nearest query, nearest first, among the rows
 // allow accepts (nil: all), with their exact distances. eff.Ef is the size
 // of the walk's candidate list; the walk keeps at least 4k, since its
-// codes are approximate, and all it keeps are re-ranked with exact
-// distances from vector (the caller's float vectors, as at Build). A
-// filtered search returns min(k, accepted rows) rows: a filter that keeps
-// too few rows for the walk to pay is answered by a scan of their codes
-// (see scan), and so is a walk that ends with fewer than k rows. An IVF
-// index scores the rows of its eff.Probes nearest lists instead (ivf.go). A
-// query of the wrong dimension, with a NaN or infinite element, or zero
-// under Cosine, has no neighbours. Safe for concurrent use; it allocates
-// nothing but the result.
+// codes are approximate, and the best RerankDepth(k) of them by their
+// codes are re-ranked with exact distances from vector (the caller's
+// float vectors, as at Build). A filtered search returns min(k, accepted
+// rows) rows: a filter that keeps too few rows for the walk to pay is
+// answered by a scan of their codes (see scan), and so is a walk that
+// ends with fewer than k rows. An IVF index scores the rows of its
+// eff.Probes nearest lists instead (ivf.go). A query of the wrong
+// dimension, with a NaN or infinite element, or zero under Cosine, has no
+// neighbours. Safe for concurrent use; it allocates nothing but the
+// result.
 func (x *Index) Search(query []float32, k int, eff Effort, allow func(row uint32) bool, vector func(row int) []float32) []Hit {
-	if qq := vecmath.SqNorm(query); k <= 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
+	s, q := x.begin(query, k)
+	if s == nil {
 		return nil
 	}
-	s := x.pool.Get().(*searcher)
 	defer x.pool.Put(s)
-	q := query
-	if x.params.Metric == Cosine {
-		if !normalize(query, s.unit) {
-			return nil
-		}
-		q = s.unit
-	}
-	x.quant.prepare(q, s.codes, &s.probe)
-	if x.params.Lists > 0 {
-		return x.searchLists(s, q, k, max(eff.Probes, 1), allow, vector)
-	}
-	ef := max(eff.Ef, 4*k)
-	budget := -1 // distances the walk may compute; -1: no limit
-	if allow != nil {
-		if budget = x.walkBudget(allow, ef); budget == 0 {
-			return x.scan(s, q, k, ef, nil, allow, vector)
-		}
-	}
-	e := cand{x.dist(&s.probe, x.entry), x.entry}
-	for l := x.top; l > 0; l-- {
-		e = x.greedy(s, e, l)
-	}
-	if !x.walk(s, e, ef, allow, budget) || len(s.res.h) < min(k, x.count) {
-		return x.scan(s, q, k, ef, nil, allow, vector)
-	}
+	x.gather(s, q, k, eff, allow)
 	return x.rerank(s, q, k, vector)
+}
+
+// Candidates is Search without its exact re-rank: the RerankDepth(k) rows
+// Search would re-rank, nearest first by the approximate distances of
+// their codes. Those estimate the exact distance in the metric's own
+// units, so candidates of several indexes over the same metric (a table's
+// segments) can be merged and only the best of them all re-ranked, each
+// exact vector being a random read from disk when a table's vectors
+// outgrow memory.
+func (x *Index) Candidates(query []float32, k int, eff Effort, allow func(row uint32) bool) []Hit {
+	s, q := x.begin(query, k)
+	if s == nil {
+		return nil
+	}
+	defer x.pool.Put(s)
+	x.gather(s, q, k, eff, allow)
+	return x.candidates(s, k)
 }
 
 // SearchRows is Search among the given rows only (a filter's, each at most
 // once, in any order), for a caller that has listed them: it scores each
 // by its codes, as a filtered search that chooses not to walk does,
 // without asking a filter about every row of the index, and re-ranks the
-// best max(e.Ef, 4k) exactly. Use it when ScanRows says so.
+// best RerankDepth(k) of the max(e.Ef, 4k) it keeps exactly. Use it when
+// ScanRows says so.
 func (x *Index) SearchRows(query []float32, k int, e Effort, rows []uint32, vector func(row int) []float32) []Hit {
-	if qq := vecmath.SqNorm(query); k <= 0 || len(rows) == 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
+	if len(rows) == 0 {
 		return nil
 	}
-	s := x.pool.Get().(*searcher)
-	defer x.pool.Put(s)
-	q := query
-	if x.params.Metric == Cosine {
-		if !normalize(query, s.unit) {
-			return nil
-		}
-		q = s.unit
+	s, q := x.begin(query, k)
+	if s == nil {
+		return nil
 	}
-	x.quant.prepare(q, s.codes, &s.probe)
-	return x.scan(s, q, k, max(e.Ef, 4*k), rows, nil, vector)
+	defer x.pool.Put(s)
+	x.scan(s, max(e.Ef, 4*k), rows, nil)
+	return x.rerank(s, q, k, vector)
+}
+
+// CandidateRows is SearchRows without its exact re-rank, as Candidates is
+// Search's.
+func (x *Index) CandidateRows(query []float32, k int, e Effort, rows []uint32) []Hit {
+	if len(rows) == 0 {
+		return nil
+	}
+	s, _ := x.begin(query, k)
+	if s == nil {
+		return nil
+	}
+	defer x.pool.Put(s)
+	x.scan(s, max(e.Ef, 4*k), rows, nil)
+	return x.candidates(s, k)
 }
 
 // ScanRows reports whether a search for e.Ef rows among accepted of the
@@ -182,17 +188,80 @@ func (x *Index) ScanRows(accepted int, e Effort) bool {
 	return p < minWalk || codeCost*float64(accepted) <= walkCost*float64(e.Ef)/math.Sqrt(p)
 }
 
-// rerank returns the k nearest of the walk's results by exact distance,
-// re-ranking only the best max(4k, minRerank) of them by their codes, as
-// an IVF search keeps: the codes order rows well enough that the k
-// nearest are among those, and each vector re-ranked is a random read of
-// the raw vector file, from disk when a table's raw vectors do not fit in
-// memory (10M x 384 is 15 GB). The vectors are scattered, so each is
-// prefetched a few vectors ahead of its distance.
+// RerankDepth is how many of a search's candidates for k rows are
+// re-ranked with exact distances: the codes order rows well enough that
+// the k nearest are among the best max(4k, minRerank) by code, and each
+// vector re-ranked is a random read of the caller's vectors (of the raw
+// vector file, from disk when a table's raw vectors do not fit in memory:
+// 10M x 384 is 15 GB).
+func RerankDepth(k int) int { return max(4*k, minRerank) }
+
+// begin returns a pooled searcher with query prepared as its probe, and
+// the query as the walk compares it (normalised under Cosine, in the
+// searcher's scratch); s is nil when there is nothing to search for: k <=
+// 0, an empty index, or a query of the wrong dimension or that is not
+// finite (or zero, under Cosine). The caller puts s back in the pool.
+func (x *Index) begin(query []float32, k int) (s *searcher, q []float32) {
+	if qq := vecmath.SqNorm(query); k <= 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
+		return nil, nil
+	}
+	s = x.pool.Get().(*searcher)
+	q = query
+	if x.params.Metric == Cosine {
+		if !normalize(query, s.unit) {
+			x.pool.Put(s)
+			return nil, nil
+		}
+		q = s.unit
+	}
+	x.quant.prepare(q, s.codes, &s.probe)
+	return s, q
+}
+
+// gather leaves in s.res the candidates of a search for k rows, as
+// Search describes: by the IVF lists, a walk of the graph, or a scan of
+// the accepted rows' codes.
+func (x *Index) gather(s *searcher, q []float32, k int, eff Effort, allow func(row uint32) bool) {
+	if x.params.Lists > 0 {
+		x.searchLists(s, q, k, max(eff.Probes, 1), allow)
+		return
+	}
+	ef := max(eff.Ef, 4*k)
+	budget := -1 // distances the walk may compute; -1: no limit
+	if allow != nil {
+		if budget = x.walkBudget(allow, ef); budget == 0 {
+			x.scan(s, ef, nil, allow)
+			return
+		}
+	}
+	e := cand{x.dist(&s.probe, x.entry), x.entry}
+	for l := x.top; l > 0; l-- {
+		e = x.greedy(s, e, l)
+	}
+	if !x.walk(s, e, ef, allow, budget) || len(s.res.h) < min(k, x.count) {
+		x.scan(s, ef, nil, allow)
+	}
+}
+
+// candidates returns the best RerankDepth(k) of s.res, nearest first, with
+// their approximate distances.
+func (x *Index) candidates(s *searcher, k int) []Hit {
+	s.eps = s.res.drain(s.eps)
+	s.eps = s.eps[:min(len(s.eps), RerankDepth(k))]
+	hits := make([]Hit, len(s.eps))
+	for i, c := range s.eps {
+		hits[i] = Hit{c.id, c.d}
+	}
+	return hits
+}
+
+// rerank returns the k nearest of s.res by exact distance, re-ranking
+// only the best RerankDepth(k) of them by their codes. The vectors are
+// scattered, so each is prefetched a few vectors ahead of its distance.
 func (x *Index) rerank(s *searcher, q []float32, k int, vector func(row int) []float32) []Hit {
 	const ahead = 4
 	s.eps = s.res.drain(s.eps)
-	s.eps = s.eps[:min(len(s.eps), max(4*k, minRerank))]
+	s.eps = s.eps[:min(len(s.eps), RerankDepth(k))]
 	s.vecs = s.vecs[:0]
 	for i, c := range s.eps {
 		v := vector(int(c.id))
@@ -396,10 +465,10 @@ func (x *Index) walkBudget(allow func(uint32) bool, ef int) int {
 
 // scan scores every accepted row by its codes (the probe is prepared):
 // the rows listed, or when rows is nil every indexed row allow accepts
-// (nil: all). It keeps the ef nearest and returns the k nearest of those
-// by exact distance: the codes' error is far below the gap between the
-// k-th and the ef-th row, so the answer is exact search's in practice.
-func (x *Index) scan(s *searcher, q []float32, k, ef int, rows []uint32, allow func(uint32) bool, vector func(row int) []float32) []Hit {
+// (nil: all), keeping the ef nearest in s.res for the re-rank: the codes'
+// error is far below the gap between the k-th and the ef-th row, so the
+// answer is exact search's in practice.
+func (x *Index) scan(s *searcher, ef int, rows []uint32, allow func(uint32) bool) {
 	s.res.reset(ef)
 	consider := func(r uint32) {
 		if d := x.dist(&s.probe, r); s.res.admits(d) {
@@ -412,14 +481,13 @@ func (x *Index) scan(s *searcher, q []float32, k, ef int, rows []uint32, allow f
 				consider(r)
 			}
 		}
-	} else {
-		for r, l := range x.level {
-			if l != noLevel && (allow == nil || allow(uint32(r))) {
-				consider(uint32(r))
-			}
+		return
+	}
+	for r, l := range x.level {
+		if l != noLevel && (allow == nil || allow(uint32(r))) {
+			consider(uint32(r))
 		}
 	}
-	return x.rerank(s, q, k, vector)
 }
 
 // cmpHit orders hits by distance, then row.
