@@ -8,8 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/cairn-db/cairn/storage/vecindex"
-
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/storage/trgmindex"
+	"github.com/cairn-db/cairn/storage/vecindex"
 )
 
 // segExtra is what storage learns about an immutable segment file once
@@ -238,6 +238,9 @@ type rowPositions struct {
 	perm []uint32 // positions in ID order; nil when ids ascend
 	min  int64
 	max  int64
+
+	setOnce sync.Once
+	set     *roaring64.Bitmap // the IDs as a bitmap (idSet)
 }
 
 func newRowPositions(ids []int64) *rowPositions {
@@ -271,6 +274,46 @@ func newRowPositions(ids []int64) *rowPositions {
 		})
 	}
 	return p
+}
+
+// idSet returns the segment's row IDs as a bitmap, built on first use, to
+// intersect with a WHERE clause's rows: a segment merged from a bulk
+// load's spills holds several ranges of IDs with other segments' rows
+// between them, so its ID range says little about which of a filter's
+// rows it holds. Runs of consecutive IDs make it small.
+func (p *rowPositions) idSet() *roaring64.Bitmap {
+	p.setOnce.Do(func() {
+		set := roaring64.New()
+		n := len(p.ids)
+		at := func(i int) int64 {
+			if p.perm != nil {
+				return p.ids[p.perm[i]]
+			}
+			return p.ids[i]
+		}
+		for i := 0; i < n; {
+			j := i + 1
+			for j < n && at(j) == at(j-1)+1 {
+				j++
+			}
+			set.AddRange(uint64(at(i)), uint64(at(j-1))+1)
+			i = j
+		}
+		set.RunOptimize()
+		p.set = set
+	})
+	return p.set
+}
+
+// positionOf returns the position of row ID id, which must be one of the
+// segment's (in idSet): its rank among them, found in the bitmap's few
+// runs rather than by a binary search of every ID.
+func (p *rowPositions) positionOf(id int64) int {
+	r := int(p.idSet().Rank(uint64(id))) - 1
+	if p.perm != nil {
+		return int(p.perm[r])
+	}
+	return r
 }
 
 // find returns the position of row ID id.

@@ -383,7 +383,7 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 			return err
 		}
 		defer releaseAll(cols.arrays)
-		for _, h := range s.indexed(ix, seg, pos, eff, deleted, allow, cols.vector) {
+		for _, h := range s.indexed(ix, pos, eff, deleted, allow, cols.vector) {
 			s.add(pos.ids[h.Row], h.Dist)
 		}
 		return ctx.Err()
@@ -393,7 +393,7 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 		return err
 	}
 	s.readers = append(s.readers, rd)
-	for _, h := range s.indexed(ix, seg, pos, eff, deleted, allow, nil) {
+	for _, h := range s.indexed(ix, pos, eff, deleted, allow, nil) {
 		s.cands = append(s.cands, vecCand{rd: rd, row: h.Row, id: pos.ids[h.Row], dist: h.Dist})
 	}
 	return ctx.Err()
@@ -429,9 +429,10 @@ func (db *DB) exactSegment(s *vecSearch, seg *segment, def *catalog.TableDef, sp
 // WHERE clause whose rows are few in the segment, it lists them and
 // scores just those; otherwise the walk asks deleted about the rows it
 // meets.
-func (s *vecSearch) indexed(ix *vecindex.Index, seg *segment, pos *rowPositions, eff VectorEffort, deleted func(int64) bool, allow *roaring64.Bitmap, vector func(row int) []float32) []vecindex.Hit {
-	if allow != nil && ix.ScanRows(allowedIn(seg, allow), eff) {
-		if rows := allowedRows(seg, pos, allow, deleted); ix.ScanRows(len(rows), eff) {
+func (s *vecSearch) indexed(ix *vecindex.Index, pos *rowPositions, eff VectorEffort, deleted func(int64) bool, allow *roaring64.Bitmap, vector func(row int) []float32) []vecindex.Hit {
+	if allow != nil {
+		if in := roaring64.And(pos.idSet(), allow); ix.ScanRows(int(in.GetCardinality()), eff) {
+			rows := positionsOf(pos, in, deleted)
 			if vector == nil {
 				return ix.CandidateRows(s.query, s.k, eff, rows)
 			}
@@ -448,28 +449,16 @@ func (s *vecSearch) indexed(ix *vecindex.Index, seg *segment, pos *rowPositions,
 	return ix.Search(s.query, s.k, eff, accept, vector)
 }
 
-// allowedIn counts the rows of allow in seg's row ID range.
-func allowedIn(seg *segment, allow *roaring64.Bitmap) int {
-	n := allow.Rank(uint64(seg.maxRow))
-	if seg.minRow > 0 {
-		n -= allow.Rank(uint64(seg.minRow - 1))
-	}
-	return int(n)
-}
-
-// allowedRows lists the positions in seg of the rows of allow that
-// deleted does not exclude.
-func allowedRows(seg *segment, pos *rowPositions, allow *roaring64.Bitmap, deleted func(int64) bool) []uint32 {
-	var rows []uint32
-	it := allow.Iterator()
-	it.AdvanceIfNeeded(uint64(seg.minRow))
+// positionsOf lists the positions in a segment (pos) of the row IDs of
+// ids, a subset of its rows (of pos.idSet()), that deleted does not
+// exclude.
+func positionsOf(pos *rowPositions, ids *roaring64.Bitmap, deleted func(int64) bool) []uint32 {
+	rows := make([]uint32, 0, ids.GetCardinality())
+	it := ids.Iterator()
 	for it.HasNext() {
 		id := int64(it.Next())
-		if id > seg.maxRow {
-			break
-		}
-		if p, ok := pos.find(id); ok && !deleted(id) {
-			rows = append(rows, uint32(p))
+		if !deleted(id) {
+			rows = append(rows, uint32(pos.positionOf(id)))
 		}
 	}
 	return rows

@@ -467,12 +467,28 @@ func (x *Index) walkBudget(allow func(uint32) bool, ef int) int {
 // the rows listed, or when rows is nil every indexed row allow accepts
 // (nil: all), keeping the ef nearest in s.res for the re-rank: the codes'
 // error is far below the gap between the k-th and the ef-th row, so the
-// answer is exact search's in practice.
+// answer is exact search's in practice. Listed rows lie anywhere in the
+// codes, so they are scored scanBatch at a time, all of a batch's rows
+// prefetched first, as a walk scores a node's neighbours.
 func (x *Index) scan(s *searcher, ef int, rows []uint32, allow func(uint32) bool) {
 	s.res.reset(ef)
+	if cap(s.dots) < scanBatch {
+		s.dots = make([]uint32, scanBatch)
+	}
+	s.nbuf = s.nbuf[:0]
+	score := func() {
+		x.prefetch(s.nbuf)
+		s.dists = s.probe.distRows(x.codes, x.stride, x.terms, s.nbuf, s.dots, s.dists)
+		for i, r := range s.nbuf {
+			if d := s.dists[i]; s.res.admits(d) {
+				s.res.add(cand{d, r})
+			}
+		}
+		s.nbuf = s.nbuf[:0]
+	}
 	consider := func(r uint32) {
-		if d := x.dist(&s.probe, r); s.res.admits(d) {
-			s.res.add(cand{d, r})
+		if s.nbuf = append(s.nbuf, r); len(s.nbuf) == scanBatch {
+			score()
 		}
 	}
 	if rows != nil {
@@ -481,14 +497,18 @@ func (x *Index) scan(s *searcher, ef int, rows []uint32, allow func(uint32) bool
 				consider(r)
 			}
 		}
-		return
-	}
-	for r, l := range x.level {
-		if l != noLevel && (allow == nil || allow(uint32(r))) {
-			consider(uint32(r))
+	} else {
+		for r, l := range x.level {
+			if l != noLevel && (allow == nil || allow(uint32(r))) {
+				consider(uint32(r))
+			}
 		}
 	}
+	score()
 }
+
+// scanBatch is how many rows scan scores at once.
+const scanBatch = 64
 
 // cmpHit orders hits by distance, then row.
 func cmpHit(a, b Hit) int { return cmpCand(cand{a.Dist, a.Row}, cand{b.Dist, b.Row}) }
