@@ -154,7 +154,7 @@ func (tx *Tx) FetchColumns(ctx context.Context, tableID uint64, columns []int, r
 		}
 	}()
 	rawReaders := func(seg *segment) ([]*rawReader, error) {
-		if rds, ok := raws[seg]; ok || perSeg[seg] > rawFetchMax {
+		if rds, ok := raws[seg]; ok || int64(perSeg[seg])*rawFetchShare > seg.rows {
 			return rds, nil
 		}
 		rds := make([]*rawReader, len(colIDs))

@@ -128,13 +128,24 @@ func TestRawVectors(t *testing.T) {
 	if cachedColumn(db, embID) {
 		t.Fatal("a search and a fetch of a few rows decoded the vector column into the cache")
 	}
-	many := make([]int, 0, rawFetchMax+1)
-	for id := 0; len(many) <= rawFetchMax; id += 2 {
-		many = append(many, id)
+	// A third of the segment's rows are still read from the raw file;
+	// more than half of them are decoded from the segment.
+	var third, most []int
+	for id := 0; id < int(seg.rows); id++ {
+		if id%3 == 0 {
+			third = append(third, id)
+		}
+		if id%5 != 0 {
+			most = append(most, id)
+		}
 	}
-	check("many rows", many)
+	check("a third of the rows", third)
+	if cachedColumn(db, embID) {
+		t.Fatal("a fetch of a third of the rows decoded the vector column into the cache")
+	}
+	check("most rows", most)
 	if !cachedColumn(db, embID) {
-		t.Fatal("a fetch of many rows did not read the column")
+		t.Fatal("a fetch of most rows did not read the column")
 	}
 
 	// A corrupt raw file: the column is read instead.

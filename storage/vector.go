@@ -365,9 +365,9 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 		return nil // the segment predates the column: all NULL
 	}
 	ix := db.segVectorIndex(seg, def, spec)
-	if ix == nil || ix.Dim() != len(s.query) {
-		// No index (yet, or a segment whose vectors differ in
-		// dimension), or a query of another dimension: exactly.
+	if ix == nil {
+		// No index yet, or a segment whose vectors differ in dimension:
+		// exactly.
 		return db.exactSegment(s, seg, def, spec, deleted)
 	}
 	var files segReader
@@ -377,6 +377,12 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 		return err
 	}
 	raw := segRawVectors(seg, spec.colID)
+	if ix.Dim() != len(s.query) {
+		if raw != nil && s.mismatch(raw, pos, deleted) {
+			return nil
+		}
+		return db.exactSegment(s, seg, def, spec, deleted)
+	}
 	if raw == nil {
 		cols, err := db.vectorColumn(&files, seg, def, spec.colID, true)
 		if err != nil {
@@ -393,10 +399,52 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 		return err
 	}
 	s.readers = append(s.readers, rd)
+	if vecindex.RerankDepth(s.k)*exactShare >= int(seg.rows) {
+		// A LIMIT near the segment's size: a walk would reach most of
+		// its rows, and the re-rank read most of their vectors.
+		s.rawExact(rd, pos, deleted)
+		return ctx.Err()
+	}
 	for _, h := range s.indexed(ix, pos, eff, deleted, allow, nil) {
 		s.cands = append(s.cands, vecCand{rd: rd, row: h.Row, id: pos.ids[h.Row], dist: h.Dist})
 	}
 	return ctx.Err()
+}
+
+// exactShare: a search re-ranking at least 1/exactShare of a segment's
+// rows scores them all exactly instead (rawExact).
+const exactShare = 8
+
+// mismatch handles a query whose dimension differs from the vectors of an
+// indexed segment (all of one dimension, raw): exact search fails on the
+// first row it scores, so the first row that deleted does not exclude is
+// added first, as exact would add it, for the caller's exact ranking to
+// fail on with the distance function's own error. false when no row
+// holds a vector, and the segment (NULLs and empty arrays) must be
+// scored as it is.
+func (s *vecSearch) mismatch(raw *rawVectors, pos *rowPositions, deleted func(int64) bool) bool {
+	for row, id := range pos.ids {
+		if raw.has(row) && (deleted == nil || !deleted(id)) {
+			s.add(id, float32(math.Inf(-1)))
+			return true
+		}
+	}
+	return false
+}
+
+// rawExact scores every row of a segment that deleted does not exclude
+// with its exact vector from the raw vector file, read in order.
+func (s *vecSearch) rawExact(rd *rawReader, pos *rowPositions, deleted func(int64) bool) {
+	for row, id := range pos.ids {
+		if deleted != nil && deleted(id) {
+			continue
+		}
+		if v := rd.vector(row); v != nil {
+			if d, ok := vecindex.Distance(s.metric, s.query, v); ok {
+				s.add(id, d)
+			}
+		}
+	}
 }
 
 // exactSegment scores every row of seg that deleted (may be nil) does not

@@ -213,6 +213,29 @@ func TestVectorSearch(t *testing.T) {
 		t.Fatalf("after restart: mean recall@10 %.3f", avg)
 	}
 
+	// A LIMIT near the segments' size scores their rows exactly: the
+	// answer is exact search's, every row of it.
+	for _, q := range queries[:2] {
+		tx := db.Begin()
+		hits, err := tx.VectorSearch(context.Background(), def.ID, ix, q, 1000, VectorEffort{Ef: 40}, nil)
+		tx.Rollback()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := recall(hits, exactTop(rows, q, 1000)); len(hits) != 1000 || r != 1 {
+			t.Fatalf("top-1000: %d rows, recall %.3f", len(hits), r)
+		}
+	}
+	// A query of another dimension than the indexed vectors ranks a row
+	// first at -Inf, for the caller's exact ranking to fail on, without
+	// scoring the segments.
+	tx = db.Begin()
+	hits, err := tx.VectorSearch(context.Background(), def.ID, ix, []float32{1, 2, 3}, 10, VectorEffort{Ef: 40}, nil)
+	tx.Rollback()
+	if err != nil || len(hits) == 0 || !math.IsInf(float64(hits[0].Dist), -1) {
+		t.Fatalf("a query of another dimension: %v, %v", hits, err)
+	}
+
 	// A corrupt file: exact search, and a rebuild.
 	st := db.published.Load().tables[def.ID]
 	spec, _ := vectorSpec(ix, def)
