@@ -194,6 +194,14 @@ func (c *colCache) insertLocked(key cacheKey, data arrow.ArrayData) bool {
 	return true
 }
 
+// hasRoom reports whether an entry of size bytes would fit beside what
+// the cache holds, without evicting anything.
+func (c *colCache) hasRoom(size int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used+size+128 <= c.limitLocked()
+}
+
 // limitLocked is the most bytes the cache may hold now.
 func (c *colCache) limitLocked() int64 { return max(c.budget-c.reserved, c.budget/8) }
 

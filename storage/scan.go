@@ -239,11 +239,7 @@ func (r *scanReader) readGroup(u scanUnit) (arrow.Record, error) {
 	cols := make([]arrow.Array, 0, len(r.colIDs)+1)
 	defer func() { releaseAll(cols) }()
 	for i, id := range r.colIDs {
-		read := r.db.column
-		if r.uncached {
-			read = r.db.columnUncached
-		}
-		a, err := read(&r.files, u.seg, u.group, id, r.types[i])
+		a, err := r.db.scanColumn(&r.files, u.seg, u.group, id, r.types[i], r.uncached)
 		if err != nil {
 			return nil, err
 		}

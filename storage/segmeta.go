@@ -178,6 +178,52 @@ func (db *DB) columnUncached(r *segReader, seg *segment, g int, id int, dt arrow
 	return sf.readColumn(g, id, dt)
 }
 
+// scanColumn returns row group g of seg's column id, of type dt, for a
+// scan: from the cache, else decoded from the segment (and cached unless
+// uncached, a reader that must not fill it), except that a column with
+// raw vectors (it has a vector index) is read from them when the cache
+// has no room for it or the reader must not fill it. Reading raw vectors
+// is one copy from the page cache, several times cheaper than Parquet's
+// list assembly; decoding them into a cache too small to hold them beside
+// the index (a million 384-d rows is 1.5 GB) would evict the rows a scan
+// is about to read, so that every exact search decoded the whole column
+// again, ten times slower than the one before it.
+func (db *DB) scanColumn(r *segReader, seg *segment, g int, id int, dt arrow.DataType, uncached bool) (arrow.Array, error) {
+	if a, ok := db.cache.lookup(cacheKey{path: seg.path, group: int32(g), col: int32(id)}); ok {
+		return a, nil
+	}
+	if raw := segRawVectors(seg, id); raw != nil {
+		a, ok, err := db.rawColumn(raw, seg, g, dt, uncached)
+		if ok || err != nil {
+			return a, err
+		}
+	}
+	if uncached {
+		return db.columnUncached(r, seg, g, id, dt)
+	}
+	return db.column(r, seg, g, id, dt)
+}
+
+// rawColumn is scanColumn from seg's raw vectors raw, when the cache has
+// no room for the decoded column or uncached is set; ok is false
+// otherwise, or when dt is not the list type they read as.
+func (db *DB) rawColumn(raw *rawVectors, seg *segment, g int, dt arrow.DataType, uncached bool) (a arrow.Array, ok bool, err error) {
+	lt, isList := dt.(*arrow.ListType)
+	if !isList || lt.Elem().ID() != arrow.FLOAT32 {
+		return nil, false, nil
+	}
+	groups, starts, err := db.groupsOf(seg)
+	if err != nil || g >= len(groups) {
+		return nil, false, err
+	}
+	n := groups[g]
+	if !uncached && db.cache.hasRoom(n*(4*int64(raw.dim)+4)) {
+		return nil, false, nil
+	}
+	a, err = raw.column(lt, int(starts[g]), int(n))
+	return a, err == nil, err
+}
+
 // rowIDs returns the row IDs of row group g of seg.
 func (db *DB) rowIDs(r *segReader, seg *segment, g int) (*array.Int64, error) {
 	a, err := db.column(r, seg, g, rowIDCacheCol, arrow.PrimitiveTypes.Int64)

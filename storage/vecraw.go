@@ -38,7 +38,9 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // vecRawExt ends the name of a segment's raw vector file.
@@ -359,6 +361,62 @@ func (rd *rawReader) appendRows(lb *array.ListBuilder, first, n int) error {
 		vb.AppendValues(v, nil)
 	}
 	return nil
+}
+
+// column returns rows first..first+n-1 as an array of list type lt (float32
+// elements): their vectors, or NULL. The rows' vectors lie side by side
+// in the file, so they are read with one positioned read straight into
+// the array's values, from the page cache where the file is cached; the
+// mapping is not touched, so a scan does not fault its pages in one at a
+// time or leave them counted in the process's memory.
+func (r *rawVectors) column(lt *arrow.ListType, first, n int) (arrow.Array, error) {
+	if first < 0 || n < 0 || first+n > 8*len(r.present) || int64(n)*int64(r.dim) > math.MaxInt32 {
+		return nil, fmt.Errorf("raw vectors of %s: rows %d..%d out of range", r.path, first, first+n)
+	}
+	vals := make([]float32, n*r.dim)
+	if n > 0 {
+		f, err := os.Open(r.path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), 4*len(vals))
+		if _, err := f.ReadAt(b, r.body+int64(first)*4*int64(r.dim)); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", r.path, err)
+		}
+		if !nativeLittleEndian {
+			for i := range vals {
+				vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+			}
+		}
+	}
+	// NULL rows have zeros in the file and an empty slot in the list:
+	// the vectors after one move down.
+	offsets := make([]int32, n+1)
+	valid := make([]byte, (n+7)/8)
+	w, nulls := 0, 0
+	for i := 0; i < n; i++ {
+		if r.has(first + i) {
+			if w != i {
+				copy(vals[w*r.dim:(w+1)*r.dim], vals[i*r.dim:(i+1)*r.dim])
+			}
+			w++
+			valid[i>>3] |= 1 << (i & 7)
+		} else {
+			nulls++
+		}
+		offsets[i+1] = int32(w * r.dim)
+	}
+	vals = vals[:w*r.dim]
+	values := array.NewData(lt.Elem(), len(vals), []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Float32Traits.CastToBytes(vals))}, nil, 0, 0)
+	defer values.Release()
+	var validity *memory.Buffer
+	if nulls > 0 {
+		validity = memory.NewBufferBytes(valid)
+	}
+	data := array.NewData(lt, n, []*memory.Buffer{validity, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets))}, []arrow.ArrayData{values}, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data), nil
 }
 
 // segRawVectors returns seg's raw vectors of column colID when they are

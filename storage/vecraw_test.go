@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/cairn-db/cairn/sql/catalog"
@@ -128,6 +129,63 @@ func TestRawVectors(t *testing.T) {
 	if cachedColumn(db, embID) {
 		t.Fatal("a search and a fetch of a few rows decoded the vector column into the cache")
 	}
+	// A scan reads the indexed column from the raw file, rows and NULLs
+	// as stored, when the cache has no room for it (here: a budget of a
+	// few bytes), without decoding it into the cache.
+	db.cache.mu.Lock()
+	budget := db.cache.budget
+	db.cache.budget = 1024
+	db.cache.mu.Unlock()
+	tx = db.Begin()
+	sc, err := tx.Scan(context.Background(), def.ID, []int{0, 1}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanned := 0
+	for sc.Next() {
+		rec := sc.Record()
+		ids, emb := rec.Column(0).(*array.Int64), rec.Column(1)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			id := int(ids.Value(i))
+			if got := vectorAt(emb, i); id%7 == 3 && !emb.IsNull(i) || id%7 != 3 && !slices.Equal(got, vecs[id]) {
+				t.Fatalf("scan: row %d: vector %v (NULL %v), stored %v", id, got, emb.IsNull(i), vecs[id])
+			}
+			scanned++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sc.Release()
+	tx.Rollback()
+	if scanned != n || cachedColumn(db, embID) {
+		t.Fatalf("scan: %d rows of %d, column cached %v", scanned, n, cachedColumn(db, embID))
+	}
+	db.cache.mu.Lock()
+	db.cache.budget = budget
+	db.cache.mu.Unlock()
+	// A window that starts inside the file, as a later row group's does.
+	raw := segRawVectors(seg, embID)
+	lt := arrow.ListOf(arrow.PrimitiveTypes.Float32)
+	win, err := raw.column(lt, 1000, 37)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := raw.open(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < win.Len(); i++ {
+		want := rd.vector(1000 + i)
+		if got := vectorAt(win, i); win.IsNull(i) != (want == nil) || !slices.Equal(got, want) {
+			t.Fatalf("window row %d: %v, file %v", i, got, want)
+		}
+	}
+	win.Release()
+	if _, err := raw.column(lt, n-5, 50); err == nil {
+		t.Fatal("a window past the file's rows read")
+	}
+
 	// A third of the segment's rows are still read from the raw file;
 	// more than half of them are decoded from the segment.
 	var third, most []int
