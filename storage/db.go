@@ -343,6 +343,7 @@ func (db *DB) Close() error {
 	close(db.quit)
 	db.wg.Wait()
 	err := db.checkpoint(true)
+	db.forgetVectorIndexes("") // their memory leaves the process's limit
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if db.wal != nil {

@@ -821,7 +821,8 @@ func (db *DB) installVectorIndex(seg *segment, spec vecSpec, ix *vecindex.Index)
 
 // accountVectorIndex records that the loaded index with build key key
 // (segment path | index key) holds bytes of memory (0: none any more),
-// reserving them in the column cache's budget.
+// reserving them in the column cache's budget and adding them to the
+// process's memory limit (SetMemoryLimit).
 func (db *DB) accountVectorIndex(key string, bytes int64) {
 	db.vecMu.Lock()
 	delta := bytes - db.vecMem[key]
@@ -833,6 +834,7 @@ func (db *DB) accountVectorIndex(key string, bytes int64) {
 	db.vecMu.Unlock()
 	if delta != 0 {
 		db.cache.reserve(delta)
+		addIndexMemory(delta)
 	}
 }
 
@@ -851,6 +853,7 @@ func (db *DB) forgetVectorIndexes(prefix string) {
 	db.vecMu.Unlock()
 	if freed != 0 {
 		db.cache.reserve(-freed)
+		addIndexMemory(-freed)
 	}
 }
 
