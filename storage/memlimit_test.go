@@ -4,9 +4,6 @@ import (
 	"math/rand"
 	"runtime/debug"
 	"testing"
-
-	"github.com/cairn-db/cairn/sql/catalog"
-	"github.com/cairn-db/cairn/sql/types"
 )
 
 // TestMemoryLimitFollowsVectorIndexes checks that the soft memory limit
@@ -28,27 +25,8 @@ func TestMemoryLimitFollowsVectorIndexes(t *testing.T) {
 	before := memLimit.index
 
 	db := openDB(t, t.TempDir(), Options{})
-	def := createTable(t, db, "mem", []catalog.ColumnDef{col("id", types.Int8T), col("emb", types.ArrayOf(types.Float4T, 1))})
-	ix := &catalog.IndexDef{Schema: catalog.PublicSchema, Name: "mem_emb", Table: def.ID, Method: "hnsw",
-		Columns: []int{def.Columns[1].ID}}
-	tx := db.Begin()
-	if err := tx.CreateIndex(ix); err != nil {
-		t.Fatal(err)
-	}
-	mustCommit(t, tx)
-	vecs := clustered(rand.New(rand.NewSource(9)), 2000, 64)
-	var batch [][]any
-	for i, v := range vecs {
-		batch = append(batch, []any{i, v})
-	}
-	tx = db.Begin()
-	if err := tx.Insert(def.ID, makeRecord(t, def, batch...)); err != nil {
-		t.Fatal(err)
-	}
-	mustCommit(t, tx)
-	if err := db.flushTable(def.ID, true); err != nil {
-		t.Fatal(err)
-	}
+	def, _ := vectorTable(t, db, "mem", "hnsw", nil)
+	insertSegment(t, db, def, clustered(rand.New(rand.NewSource(9)), 2000, 64), 0, 2000)
 	waitVectorBuilds(t, db)
 	grown := memLimit.index - before
 	if grown < 2000*64 { // at least a code byte per dimension and row

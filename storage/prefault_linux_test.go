@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 	"unsafe"
-
-	"github.com/cairn-db/cairn/sql/catalog"
-	"github.com/cairn-db/cairn/sql/types"
 )
 
 // TestMappedRawVectorsPrefaulted checks that a mapped raw vector file that
@@ -75,29 +72,11 @@ func TestSearchWarmsTablesThatFit(t *testing.T) {
 	saved := prefaultBudget
 	t.Cleanup(func() { prefaultBudget = saved })
 	db := openDB(t, t.TempDir(), Options{})
-	def := createTable(t, db, "mem", []catalog.ColumnDef{col("id", types.Int8T), col("emb", types.ArrayOf(types.Float4T, 1))})
-	ix := &catalog.IndexDef{Schema: catalog.PublicSchema, Name: "mem_emb", Table: def.ID, Method: "hnsw",
-		Columns: []int{def.Columns[1].ID}}
-	tx := db.Begin()
-	if err := tx.CreateIndex(ix); err != nil {
-		t.Fatal(err)
-	}
-	mustCommit(t, tx)
+	def, ix := vectorTable(t, db, "mem", "hnsw", nil)
 	const dim, perSeg = 16, 600
 	vecs := clustered(rand.New(rand.NewSource(3)), 3*perSeg, dim)
 	for s := 0; s < 3; s++ {
-		tx := db.Begin()
-		var batch [][]any
-		for i := s * perSeg; i < (s+1)*perSeg; i++ {
-			batch = append(batch, []any{i, vecs[i]})
-		}
-		if err := tx.Insert(def.ID, makeRecord(t, def, batch...)); err != nil {
-			t.Fatal(err)
-		}
-		mustCommit(t, tx)
-		if err := db.flushTable(def.ID, true); err != nil {
-			t.Fatal(err)
-		}
+		insertSegment(t, db, def, vecs, s*perSeg, (s+1)*perSeg)
 	}
 	waitVectorBuilds(t, db)
 	search := func() []VectorHit {

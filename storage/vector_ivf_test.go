@@ -36,18 +36,7 @@ func TestIVFFlatIndex(t *testing.T) {
 	const dim = 16
 	vecs := clustered(rng, 3000, dim)
 	for s := 0; s < 2; s++ {
-		tx := db.Begin()
-		var batch [][]any
-		for i := s * 1500; i < (s+1)*1500; i++ {
-			batch = append(batch, []any{i, vecs[i]})
-		}
-		if err := tx.Insert(def.ID, makeRecord(t, def, batch...)); err != nil {
-			t.Fatal(err)
-		}
-		mustCommit(t, tx)
-		if err := db.flushTable(def.ID, true); err != nil {
-			t.Fatal(err)
-		}
+		insertSegment(t, db, def, vecs, s*1500, (s+1)*1500)
 	}
 	waitVectorBuilds(t, db)
 	rows := map[int64][]float32{}

@@ -262,3 +262,36 @@ func TestVectorSearch(t *testing.T) {
 		t.Fatalf("not rebuilt: %v", err)
 	}
 }
+
+// vectorTable creates table name (id bigint, emb real[]) with an index of
+// method (hnsw, ivfflat) and options on emb, and returns both.
+func vectorTable(t testing.TB, db *DB, name, method string, options map[string]string) (*catalog.TableDef, *catalog.IndexDef) {
+	t.Helper()
+	def := createTable(t, db, name, []catalog.ColumnDef{col("id", types.Int8T), col("emb", types.ArrayOf(types.Float4T, 1))})
+	ix := &catalog.IndexDef{Schema: catalog.PublicSchema, Name: name + "_emb", Table: def.ID, Method: method,
+		Columns: []int{def.Columns[1].ID}, Options: options}
+	tx := db.Begin()
+	if err := tx.CreateIndex(ix); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	return def, ix
+}
+
+// insertSegment inserts rows from..to-1 of vecs (id i, vector vecs[i])
+// into a vectorTable in one transaction and flushes them into a segment.
+func insertSegment(t testing.TB, db *DB, def *catalog.TableDef, vecs [][]float32, from, to int) {
+	t.Helper()
+	var batch [][]any
+	for i := from; i < to; i++ {
+		batch = append(batch, []any{i, vecs[i]})
+	}
+	tx := db.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, def, batch...)); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	if err := db.flushTable(def.ID, true); err != nil {
+		t.Fatal(err)
+	}
+}
