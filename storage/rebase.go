@@ -14,10 +14,11 @@ package storage
 // update or delete commits unless one of the commits it missed deleted
 // (updated) one of its rows (40001), and an insert of a key one of them
 // inserted fails with 23505, as it does on one server and in PostgreSQL
-// under READ COMMITTED and REPEATABLE READ (the second inserter of a key
-// gets "duplicate key value" once the first commits; a retry would only
-// get it again), or with 40001 for INSERT ... ON CONFLICT, which a retry
-// resolves. A commit that keeps losing (rebaseTries) fails with 40001.
+// (15, under each isolation level, answers the second of two concurrent
+// inserters of a key "duplicate key value" once the first commits; a
+// retry would only get it again), or with 40001 for INSERT ... ON
+// CONFLICT, which a retry resolves. A commit that keeps losing
+// (rebaseTries) fails with 40001.
 //
 // What differs from one server is row IDs: each server draws them from
 // its own counter (advanced past every row it applies), so rows another
