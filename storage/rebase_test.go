@@ -473,3 +473,56 @@ func rowIDsSum(t *testing.T, db *DB, id uint64, sum int) string {
 	}
 	return rowsString(rows)
 }
+
+// TestRebaseForeignKeys: a rebased commit settles its foreign keys on the
+// state with the other server's commits: a child of a parent the other
+// server deleted fails with 23503, a child of another parent commits, and
+// a deletion of a parent the other server's commit gave a child fails
+// with 23503 (NO ACTION).
+func TestRebaseForeignKeys(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.crash()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	parent, child := fkTables(t, a, catalog.FKNoAction, 1, 2, 3)
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+
+	tx := b.Begin()
+	addChild(t, tx, child, 10, 1)
+	other := a.Begin()
+	if err := other.Delete(parent.ID, []int64{parentRow(t, other, parent, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, other)
+	if err := tx.Commit(); sqlstate(err) != "23503" {
+		t.Fatalf("a child of the parent the other server deleted: %v, want 23503", err)
+	}
+
+	tx = b.Begin()
+	addChild(t, tx, child, 11, 2)
+	insert(t, a, parent, []any{4, "p"})
+	lost := lostRaces(b)
+	mustCommit(t, tx)
+	if lostRaces(b) == lost {
+		t.Fatal("b's commit did not lose the log to a's")
+	}
+
+	tx = b.Begin()
+	if err := tx.Delete(parent.ID, []int64{parentRow(t, tx, parent, 3)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	other = a.Begin()
+	addChild(t, other, child, 12, 3)
+	mustCommit(t, other)
+	if err := tx.Commit(); sqlstate(err) != "23503" {
+		t.Fatalf("deleting the parent the other server's commit gave a child: %v, want 23503", err)
+	}
+	sameRows(t, a, b, parent.ID, "[[2 p] [3 p] [4 p]]")
+	sameRows(t, a, b, child.ID, "[[11 2] [12 3]]")
+}
