@@ -434,6 +434,17 @@ func (db *DB) loseRaceLocked() error {
 	// the lost commits (files retired meanwhile name those versions).
 	pub := db.published.Load().derive()
 	pub.version = db.head.Load().version + 1
+	// Its tails without spare capacity: the lost commits' tails extended
+	// the same arrays in place (appendTail), and a flush may still read
+	// those states; the commits appended from now on must not write
+	// over them.
+	for id, ts := range pub.tables {
+		if len(ts.tail) < cap(ts.tail) {
+			ts = ts.clone()
+			ts.tail = slices.Clip(ts.tail)
+			pub.tables[id] = ts
+		}
+	}
 	db.setHead(pub)
 	db.publishLocked(pub)
 	db.lastLSN = db.durableLSN.Load()
