@@ -204,7 +204,7 @@ func (h *objectHome) adopt(ctx context.Context, c storeCheckpoint, etag string) 
 		// the others'.
 		body := l.unsent()
 		if err := db.wal.sync(); errors.Is(err, errLogTaken) {
-			err = db.loseRaceLocked() // (they fail with 40001)
+			err = db.loseRaceLocked() // (they are rebased: Tx.Commit)
 			db.mu.Unlock()
 			if err == nil {
 				err = h.catchUpSynced()

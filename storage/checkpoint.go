@@ -93,7 +93,7 @@ func (db *DB) checkpoint(final bool) error {
 	}
 	if err := db.wal.sync(); errors.Is(err, errLogTaken) {
 		// Another server's commit took the log object: this one's
-		// pending commits fail with 40001 (tail.go), and the next
+		// pending commits are rebased (rebase.go), and the next
 		// request checkpoints.
 		err = db.loseRaceLocked()
 		db.mu.Unlock()

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -28,8 +29,10 @@ type ownKey struct {
 // key inserted by the transaction was committed by another transaction
 // since Begin, and with 40001 when a row it deletes was deleted (or its
 // table truncated or dropped) by one: first committer wins. Foreign keys
-// are settled the same way (fkref.go): 23503 or 40001. On failure
-// nothing of the transaction is applied.
+// are settled the same way (fkref.go): 23503 or 40001. A commit whose
+// group commit lost the log to another server on the object store is
+// judged again, and appended again, on the state with the other server's
+// commits (rebase.go). On failure nothing of the transaction is applied.
 func (tx *Tx) Commit() error {
 	if tx.done {
 		return pgerr.New(pgerrcode.NoActiveSQLTransaction, "transaction is already finished")
@@ -75,17 +78,33 @@ func (tx *Tx) Commit() error {
 		return err
 	}
 	before := db.Catalog()
-	db.mu.Lock()
-	lsn, next, dropped, err := tx.commitLocked(prepared, spillKeys, pending)
-	epoch := db.logEpoch
-	db.mu.Unlock()
-	pending.release()
-	if err != nil {
-		return err
-	}
-	tx.keepInstalledSpills()
-	if err := db.waitDurable(lsn, epoch); err != nil {
-		return err
+	var next *dbState
+	var dropped []*tableRT
+	for attempt := 1; ; attempt++ {
+		db.mu.Lock()
+		var lsn uint64
+		lsn, next, dropped, err = tx.commitLocked(prepared, spillKeys, pending)
+		epoch := db.logEpoch
+		db.mu.Unlock()
+		pending.release()
+		pending = nil
+		if err != nil {
+			return err
+		}
+		tx.keepInstalledSpills()
+		err = db.waitDurable(lsn, epoch)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errLostRace) {
+			return err
+		}
+		// Another server's commits took the log: judged again on the
+		// state with them (rebase.go).
+		if err := tx.notRebased(attempt); err != nil {
+			return err
+		}
+		prepared = rebatched(prepared)
 	}
 	db.commits.Add(1)
 	for _, rt := range dropped {
@@ -176,15 +195,17 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		newCat.NextID = max(newCat.NextID, db.nextTableID.Load())
 	}
 
-	// Write conflicts: first committer wins. Rows another server inserted
-	// since this transaction's first insert into a table may carry the row
-	// IDs it drew (tail.go).
+	// Rows another server inserted since this transaction drew its row
+	// IDs for a table may carry the same ones: its rows get new ones
+	// (rebase.go).
+	if err := tx.renumberLocked(prepared); err != nil {
+		return 0, nil, nil, err
+	}
+
+	// Write conflicts: first committer wins.
 	base := tx.snap
 	if tx.base != nil {
 		base = tx.base
-	}
-	if tx.foreignRowIDs() {
-		return 0, nil, nil, serializationFailure()
 	}
 	for id, tt := range tx.tables {
 		if newCat.Tables[id] == nil {

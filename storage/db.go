@@ -441,7 +441,8 @@ func (db *DB) appendWALLocked(rec *walRecord) (uint64, error) {
 // It publishes the newest durable state. epoch is db.logEpoch when the
 // record was appended: a record of an older epoch that no group commit
 // had put by the epoch's end was dropped when its group commit lost the
-// log to another server (tail.go), and its commit fails with 40001.
+// log to another server (tail.go): errLostRace, on which Tx.Commit
+// rebases the commit (rebase.go).
 func (db *DB) waitDurable(lsn, epoch uint64) error {
 	db.syncMu.Lock()
 	defer db.syncMu.Unlock()
@@ -466,7 +467,7 @@ func (db *DB) waitDurable(lsn, epoch uint64) error {
 // syncLocked makes every record appended so far durable (db.syncMu held).
 // When another server put the log object first, the records are dropped
 // (loseRaceLocked), the other server's log applied, and the error is
-// 40001.
+// errLostRace.
 func (db *DB) syncLocked() error {
 	db.mu.Lock()
 	if db.broken != nil {
@@ -495,7 +496,7 @@ func (db *DB) syncLocked() error {
 		if err != nil {
 			return err
 		}
-		db.log.Warn("a group commit lost the log to another cairn server: its commits fail with 40001", "records", target-db.durableLSN.Load())
+		db.log.Info("a group commit lost the log to another cairn server: its commits are rebased onto the other's or fail with 40001", "records", target-db.durableLSN.Load())
 		if h, ok := db.home.(*objectHome); ok {
 			if err := h.catchUpSynced(); err != nil {
 				return err

@@ -51,8 +51,9 @@ package storage
 // Nothing is evicted yet: the data directory keeps every file it fetched.
 //
 // Several servers: the log's contiguous numbers and PutIfAbsent serialise
-// them, and each applies the others' log objects (tail.go); a group commit
-// that finds its log object taken fails its commits with 40001. The
+// them, and each applies the others' log objects (tail.go); the commits
+// of a group commit that finds its log object taken are judged again on
+// the state with the other's commits and put again (rebase.go). The
 // leader checkpoints (lead.go), the others adopt its checkpoints
 // (adopt.go). A checkpoint deletes only the log objects the checkpoint
 // before it covered, and those only after the retention window, so that

@@ -11,12 +11,15 @@ package storage
 // log's numbers and PutIfAbsent serialise the writers: a server whose
 // group commit finds its log object taken (errLogTaken) drops the records
 // of the group (and of any commit appended since), returns to its last
-// durable state, applies the other server's objects and fails each
-// commit of the group with 40001, which clients retry. So do the commits
-// appended while a catch-up applies another server's objects (they were
-// checked without them), but not one that an earlier group commit put
-// (DB.epochEnds). Each server's records carry a random origin
-// (walRecord), so that two servers' objects never hold the same bytes.
+// durable state, applies the other server's objects and judges each
+// commit of the group again on the new state (rebase.go): it commits
+// unless it conflicts with the other server's commits, with 40001 or
+// 23505 as a commit that conflicts with one of its own server's would.
+// So are the commits appended while a catch-up applies another server's
+// objects (they were checked without them), but not one that an earlier
+// group commit put (DB.epochEnds). Each server's records carry a random
+// origin (walRecord), so that two servers' objects never hold the same
+// bytes.
 //
 // DB.CatchUp runs it (the session calls it before each statement outside
 // a transaction block, so that the statement's catalog and snapshot hold
@@ -33,9 +36,9 @@ package storage
 // Row IDs come from per-server counters too (advanced past every row
 // applied): a transaction that inserted into a table another server
 // inserted into after it (tableRT.foreignIns) may share row IDs with
-// those rows and fails with 40001, at commit or, once a statement would
-// see both, before it. Sequences hand out blocks claimed through the log
-// (sequence.go).
+// those rows, and its rows get new ones, at commit or, once a statement
+// would see both, before it (rebase.go). Sequences hand out blocks
+// claimed through the log (sequence.go).
 
 import (
 	"bytes"
@@ -45,6 +48,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -60,7 +64,8 @@ import (
 var errLogTaken = errors.New("the log object was put by another cairn server")
 
 // errLostRace is the error of every commit of a group that lost the race
-// for its log object.
+// for its log object: Tx.Commit rebases the commit (rebase.go), and
+// returns it, with a detail, when it cannot.
 var errLostRace = pgerr.New(pgerrcode.SerializationFailure,
 	"could not serialize access: another cairn server on this storage committed first (retry the transaction)")
 
@@ -193,7 +198,7 @@ func (h *objectHome) applyObject(n int, body []byte) error {
 		if err := db.loseRaceLocked(); err != nil {
 			return err
 		}
-		db.log.Warn("commits appended during a catch-up lost the log to another cairn server: they fail with 40001", "records", pending)
+		db.log.Info("commits appended during a catch-up lost the log to another cairn server: they are rebased onto its commits or fail with 40001", "records", pending)
 	}
 	var dropped []*tableRT
 	for _, rec := range recs {
@@ -410,8 +415,9 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 // after their group commit found its log object taken (db.syncMu and
 // db.mu held): their records go, the head returns to the published state,
 // the unique indexes and conflict history of the tables are rebuilt from
-// it, and every commit waiting for the group fails (logEpoch; one a group
-// commit put before, epochEnds, succeeds).
+// it, and every commit waiting for the group gets errLostRace (logEpoch;
+// one a group commit put before, epochEnds, succeeds), which Tx.Commit
+// rebases.
 func (db *DB) loseRaceLocked() error {
 	if pub, durable := db.published.Load().lsn, db.durableLSN.Load(); pub != durable {
 		// Returning to the published state would drop acknowledged
@@ -428,6 +434,17 @@ func (db *DB) loseRaceLocked() error {
 	// the lost commits (files retired meanwhile name those versions).
 	pub := db.published.Load().derive()
 	pub.version = db.head.Load().version + 1
+	// Its tails without spare capacity: the lost commits' tails extended
+	// the same arrays in place (appendTail), and a flush may still read
+	// those states; the commits appended from now on must not write
+	// over them.
+	for id, ts := range pub.tables {
+		if len(ts.tail) < cap(ts.tail) {
+			ts = ts.clone()
+			ts.tail = slices.Clip(ts.tail)
+			pub.tables[id] = ts
+		}
+	}
 	db.setHead(pub)
 	db.publishLocked(pub)
 	db.lastLSN = db.durableLSN.Load()
@@ -505,19 +522,27 @@ func (h *objectHome) shared() bool { return !h.leads() }
 // segment seg (one a replayed or applied record lists).
 func (rt *tableRT) countPastSegment(seg *segment) {
 	var n int64
-	if _, err := fmt.Sscanf(seg.name, "seg-%d.parquet", &n); err == nil && n >= rt.nextSeg.Load() {
-		rt.nextSeg.Store(n + 1)
+	if _, err := fmt.Sscanf(seg.name, "seg-%d.parquet", &n); err == nil {
+		countPast(&rt.nextSeg, n)
 	}
-	if seg.maxRow >= rt.nextRowID.Load() {
-		rt.nextRowID.Store(seg.maxRow + 1)
-	}
+	countPast(&rt.nextRowID, seg.maxRow)
 }
 
 // countPastRows advances rt's row ID counter past the rows of b.
 func (rt *tableRT) countPastRows(b *tailBatch) {
 	for _, r := range b.rowIDs.Int64Values() {
-		if r >= rt.nextRowID.Load() {
-			rt.nextRowID.Store(r + 1)
+		countPast(&rt.nextRowID, r)
+	}
+}
+
+// countPast advances counter c past v. A compare-and-swap: transactions
+// draw row IDs from the counter meanwhile (Tx.Insert), and it must never
+// go back to IDs one of them drew.
+func countPast(c *atomic.Int64, v int64) {
+	for {
+		cur := c.Load()
+		if v < cur || c.CompareAndSwap(cur, v+1) {
+			return
 		}
 	}
 }

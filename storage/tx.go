@@ -82,8 +82,9 @@ type txTable struct {
 	memBytes  int64        // the size of inserts
 	insRows   int64        // rows inserted, in memory and spilled
 	// insLSN is the LSN of the snapshot the first of them was inserted
-	// under: rows another server inserted after it may carry the row IDs
-	// this transaction drew (tail.go).
+	// under, or the durable LSN when they were last given new row IDs:
+	// rows another server inserted after it may carry the row IDs this
+	// transaction drew (rebase.go).
 	insLSN uint64
 	// spilled are the segments the transaction wrote its earlier inserts
 	// to (spill.go), spilledIDs their rows' IDs.
@@ -152,20 +153,6 @@ func (tx *Tx) check() error {
 	return tx.doomed
 }
 
-// foreignRowIDs reports whether another server's rows applied since this
-// transaction inserted into one of their tables may carry row IDs it drew
-// (db.mu held): it cannot commit.
-func (tx *Tx) foreignRowIDs() bool {
-	for id, tt := range tx.tables {
-		if tt.insRows > 0 {
-			if rt := tx.db.lookupRT(id); rt != nil && rt.foreignIns > tt.insLSN {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 func (tx *Tx) table(id uint64) *txTable {
 	tt := tx.tables[id]
 	if tt == nil {
@@ -221,14 +208,8 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 	}
 	rt := tx.db.rt(tableID, def.Schema)
 	start := rt.nextRowID.Add(int64(n)) - int64(n)
-	ids := make([]int64, n)
-	for i := range ids {
-		ids[i] = start + int64(i)
-	}
-	rb := array.NewInt64Builder(memory.DefaultAllocator)
-	rb.AppendValues(ids, nil)
-	rowIDs := rb.NewInt64Array()
-	rb.Release()
+	rowIDs := rowIDRange(start, n)
+	ids := rowIDs.Int64Values()
 	for i, c := range cols {
 		cols[i] = ownedColumn(c)
 	}

@@ -6,10 +6,11 @@ package storage
 // changes are built on it); Refresh then reports false. Write conflicts
 // stay judged from the oldest snapshot a change was made under, so an
 // update made under an earlier statement's snapshot still loses to a
-// concurrent commit of the same row. A transaction that inserted rows
-// into a table another server inserted into since cannot commit (their
-// row IDs may be the same): it keeps its snapshot, so that no statement
-// sees the two rows as one, and its later operations fail with 40001.
+// concurrent commit of the same row. The rows the transaction inserted
+// into a table another server inserted into since get new row IDs (theirs
+// may be the same: rebase.go), unless they were spilled: it then keeps
+// its snapshot, so that no statement sees two rows as one, and its later
+// operations fail with 40001.
 func (tx *Tx) Refresh() bool {
 	if tx.done || len(tx.ops) > 0 || tx.cat != tx.snap.cat {
 		return false
@@ -17,14 +18,14 @@ func (tx *Tx) Refresh() bool {
 	if tx.snap == tx.db.published.Load() {
 		return true
 	}
-	tx.db.mu.Lock()
-	doomed := tx.foreignRowIDs()
-	tx.db.mu.Unlock()
-	if doomed {
-		tx.doomed = serializationFailure()
+	// The new snapshot first: the row IDs are judged against every row
+	// applied by then, which includes its rows.
+	snap, unpin := tx.db.pinPublished()
+	if !tx.renumberOwn() {
+		unpin()
+		tx.doomed = spilledRowIDs()
 		return false
 	}
-	snap, unpin := tx.db.pinPublished()
 	changed := false
 	for _, tt := range tx.tables {
 		if tt.truncated || !tt.deletes.IsEmpty() {

@@ -58,10 +58,12 @@ func TestKill9DurabilityObjectStore(t *testing.T) {
 
 // TestSeveralServersOneBucket runs three servers on one bucket: each sees
 // the others' commits (rows and DDL) in its next statement, and while two
-// of them insert at once — disjoint keys, and one key both want — every
+// of them insert at once — disjoint keys, autocommit and in transaction
+// blocks of several statements, and one key both want — every
 // acknowledged insert is seen by all three, a lost log race never reaches
-// these autocommit inserts as 40001 (the server runs them again), and the
-// shared primary key holds.
+// these inserts as 40001 (the server runs an autocommit insert again, and
+// rebases a block's commit onto the other server's), and the shared
+// primary key holds.
 func TestSeveralServersOneBucket(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns the server binary")
@@ -95,7 +97,7 @@ func TestSeveralServersOneBucket(t *testing.T) {
 		t.Fatalf("server 2 inserting a key of server 0's new unique index: %v", err)
 	}
 
-	// Two writers at once, autocommit: a 40001 is a failure.
+	// Two writers at once, autocommit and in blocks: a 40001 is a failure.
 	var mu sync.Mutex
 	acked := map[int]bool{1: true, 2: true}
 	dup := 0
@@ -111,8 +113,33 @@ func TestSeveralServersOneBucket(t *testing.T) {
 		}
 		return err
 	}
+	// block inserts ids in a transaction block, a statement each.
+	block := func(conn *pgx.Conn, ids ...int) error {
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(ctx)
+		for _, id := range ids {
+			if _, err := tx.Exec(ctx, `INSERT INTO acct (id, who) VALUES ($1, 'block')`, id); err != nil {
+				return fmt.Errorf("insert %d in a block: %w", id, err)
+			}
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return fmt.Errorf("commit of a block: %w", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, id := range ids {
+			acked[id] = true
+		}
+		return nil
+	}
+	// Each server runs autocommit inserts on one connection and blocks on
+	// another, so that the other server's inserts commit while a block
+	// runs (a block does not catch up): its commit loses the log.
 	var wg sync.WaitGroup
-	errs := make(chan error, 2)
+	errs := make(chan error, 4)
 	for w, conn := range []*pgx.Conn{b, c} {
 		wg.Go(func() {
 			for i := range 40 {
@@ -123,6 +150,16 @@ func TestSeveralServersOneBucket(t *testing.T) {
 			}
 			if err := insert(conn, 99, fmt.Sprint("w", w)); err != nil && sqlState(err) != "23505" {
 				errs <- err
+			}
+		})
+		blocks := servers[w+1].connect(t)
+		wg.Go(func() {
+			for i := range 15 {
+				id := 500 + w*1000 + 3*i
+				if err := block(blocks, id, id+1, id+2); err != nil {
+					errs <- err
+					return
+				}
 			}
 		})
 	}

@@ -1,0 +1,528 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// twoServers opens two servers on one fake bucket, a first (it leads),
+// with table t (id int8 primary key, v text) holding ids [0, rows) that
+// both see.
+func twoServers(t *testing.T, rows int) (a, b *DB, def *catalog.TableDef, st func() *DB) {
+	t.Helper()
+	store := fakeS3(t)
+	a = openDB(t, t.TempDir(), Options{Store: store})
+	t.Cleanup(func() { a.crash() })
+	b = openDB(t, t.TempDir(), Options{Store: store})
+	t.Cleanup(func() { b.crash() })
+	def = kvTable(t, a, "t")
+	if rows > 0 {
+		insert(t, a, def, kvRows(0, rows)...)
+	}
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	// restart opens a new server on the bucket once both crashed.
+	st = func() *DB {
+		a.crash()
+		b.crash()
+		db := openDB(t, t.TempDir(), Options{Store: store})
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	return a, b, def, st
+}
+
+// lostRaces is how many group commits of db lost the log to another
+// server.
+func lostRaces(db *DB) uint64 { return db.epoch() }
+
+// rowIDsOf returns the rows of table id with their row IDs as db's next
+// transaction sees them, and fails the test when two share a row ID.
+func rowIDsOf(t *testing.T, db *DB, id uint64) string {
+	t.Helper()
+	if err := db.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	tx := db.Begin()
+	defer tx.Rollback()
+	rows := scanRows(t, tx, id, true)
+	seen := map[int64]bool{}
+	for _, r := range rows {
+		rid := r[len(r)-1].(int64)
+		if seen[rid] {
+			t.Fatalf("row ID %d twice: %v", rid, rows)
+		}
+		seen[rid] = true
+	}
+	return rowsString(rows)
+}
+
+// sameRows checks that both servers see the rows want, under the same
+// row IDs, none twice.
+func sameRows(t *testing.T, a, b *DB, id uint64, want string) {
+	t.Helper()
+	caughtUp(t, a, id, want)
+	caughtUp(t, b, id, want)
+	if ra, rb := rowIDsOf(t, a, id), rowIDsOf(t, b, id); ra != rb {
+		t.Fatalf("row IDs differ: %s on one server, %s on the other", ra, rb)
+	}
+}
+
+// rowID returns the row ID of the row of key k that tx sees.
+func rowID(t *testing.T, tx *Tx, def *catalog.TableDef, k int) int64 {
+	t.Helper()
+	for _, r := range scanRows(t, tx, def.ID, true) {
+		if r[0] == k {
+			return r[len(r)-1].(int64)
+		}
+	}
+	t.Fatalf("no row %d", k)
+	return 0
+}
+
+// updateRow replaces the row of key k by (k, v) in tx, as UPDATE does:
+// delete the old version, insert the new one.
+func updateRow(t *testing.T, tx *Tx, def *catalog.TableDef, k int, v string) {
+	t.Helper()
+	if err := tx.Delete(def.ID, []int64{rowID(t, tx, def, k)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Insert(def.ID, makeRecord(t, def, []any{k, v})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRebaseAppends: a transaction of several inserts on one server whose
+// group commit loses the log to another server's insert into the same
+// table is rebased and commits: its rows get new row IDs (the other
+// server's rows may carry the ones it drew), both servers see every row
+// under the same IDs, and so does a restart.
+func TestRebaseAppends(t *testing.T) {
+	a, b, def, restart := twoServers(t, 3)
+	tx := b.Begin()
+	for k := 10; k < 13; k++ {
+		if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(k, k+1)...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert(t, a, def, kvRows(3, 5)...) // takes the log object b's commit wants
+	lost := lostRaces(b)
+	mustCommit(t, tx)
+	if lostRaces(b) == lost {
+		t.Fatal("b's commit did not lose the log to a's")
+	}
+	want := "[[0 v] [1 v] [10 v] [11 v] [12 v] [2 v] [3 v] [4 v]]"
+	sameRows(t, a, b, def.ID, want)
+	expectRows(t, restart(), def.ID, want)
+}
+
+// TestRebaseUpdates: updates of different rows on two servers both
+// commit, the loser rebased; an update and a delete of a row the other
+// server updated meanwhile fail with 40001 and leave nothing behind.
+func TestRebaseUpdates(t *testing.T) {
+	a, b, def, restart := twoServers(t, 4)
+
+	tx := b.Begin()
+	updateRow(t, tx, def, 1, "b")
+	updateRow(t, tx, def, 2, "b")
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(20, 21)...)); err != nil {
+		t.Fatal(err)
+	}
+	other := a.Begin()
+	updateRow(t, other, def, 0, "a")
+	mustCommit(t, other)
+	lost := lostRaces(b)
+	mustCommit(t, tx)
+	if lostRaces(b) == lost {
+		t.Fatal("b's commit did not lose the log to a's")
+	}
+	sameRows(t, a, b, def.ID, "[[0 a] [1 b] [2 b] [20 v] [3 v]]")
+
+	// The same row: the loser fails, whether it updated or deleted it.
+	for _, del := range []bool{false, true} {
+		tx = b.Begin()
+		if del {
+			if err := tx.Delete(def.ID, []int64{rowID(t, tx, def, 3)}); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			updateRow(t, tx, def, 3, "b")
+		}
+		other = a.Begin()
+		updateRow(t, other, def, 3, fmt.Sprintf("a%v", del))
+		mustCommit(t, other)
+		if err := tx.Commit(); sqlstate(err) != "40001" {
+			t.Fatalf("delete %v of a row the other server updated: %v, want 40001", del, err)
+		}
+	}
+	sameRows(t, a, b, def.ID, "[[0 a] [1 b] [2 b] [20 v] [3 atrue]]")
+	expectRows(t, restart(), def.ID, "[[0 a] [1 b] [2 b] [20 v] [3 atrue]]")
+}
+
+// TestRebaseUniqueKey: a rebased insert of a key the other server's
+// commit inserted fails with 23505, as the second inserter of a key does
+// on one server and in PostgreSQL; under INSERT ... ON CONFLICT with
+// 40001 (running it again takes the other path). Its other rows are not
+// committed either.
+func TestRebaseUniqueKey(t *testing.T) {
+	a, b, def, restart := twoServers(t, 1)
+	for _, upsert := range []bool{false, true} {
+		k := 5
+		if upsert {
+			k = 6
+		}
+		tx := b.Begin()
+		if err := tx.Insert(def.ID, makeRecord(t, def, []any{100 + k, "b"})); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Insert(def.ID, makeRecord(t, def, []any{k, "b"})); err != nil {
+			t.Fatal(err)
+		}
+		if upsert {
+			tx.MarkUpsert(def.ID)
+		}
+		insert(t, a, def, []any{k, "a"})
+		want := "23505"
+		if upsert {
+			want = "40001"
+		}
+		if err := tx.Commit(); sqlstate(err) != want {
+			t.Fatalf("upsert %v: commit of a key the other server inserted: %v, want %s", upsert, err, want)
+		} else if !upsert && !strings.Contains(pgerr.From(err).Detail, "(id)=(5)") {
+			t.Fatalf("the detail of %v: %q", err, pgerr.From(err).Detail)
+		}
+	}
+	sameRows(t, a, b, def.ID, "[[0 v] [5 a] [6 a]]")
+	expectRows(t, restart(), def.ID, "[[0 v] [5 a] [6 a]]")
+}
+
+// TestRebaseCaughtUpBeforeCommit: a transaction that inserted rows and
+// commits after its server applied another server's insert into the same
+// table (no lost race) commits too, under new row IDs.
+func TestRebaseCaughtUpBeforeCommit(t *testing.T) {
+	a, b, def, _ := twoServers(t, 0)
+	tx := b.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(1, 3)...)); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, a, def, kvRows(3, 5)...) // the same row IDs, drawn on a
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	lost := lostRaces(b)
+	mustCommit(t, tx)
+	if lostRaces(b) != lost {
+		t.Fatal("b's commit lost a race")
+	}
+	sameRows(t, a, b, def.ID, "[[1 v] [2 v] [3 v] [4 v]]")
+}
+
+// TestRebaseStatementRenumbers: a READ COMMITTED statement that moves a
+// transaction's snapshot past another server's insert into a table the
+// transaction inserted into gives its rows new row IDs, savepoints
+// included: no statement sees two rows under one ID, its own deletes and
+// a rollback to a savepoint still find their rows, and it commits.
+func TestRebaseStatementRenumbers(t *testing.T) {
+	a, b, def, restart := twoServers(t, 0)
+	tx := b.Begin()
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(1, 3)...)); err != nil {
+		t.Fatal(err)
+	}
+	sp := tx.Savepoint()
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(3, 5)...)); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, a, def, kvRows(10, 14)...) // the same row IDs, drawn on a
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if !tx.Refresh() {
+		t.Fatal("the snapshot did not move")
+	}
+	ids := map[int64]bool{}
+	rows := scanRows(t, tx, def.ID, true)
+	for _, r := range rows {
+		if ids[r[2].(int64)] {
+			t.Fatalf("a statement sees row ID %d twice: %v", r[2], rows)
+		}
+		ids[r[2].(int64)] = true
+	}
+	if got := len(rows); got != 8 {
+		t.Fatalf("the statement sees %v", rows)
+	}
+	// Its own row 4 deleted under its new ID; then back to the savepoint.
+	if err := tx.Delete(def.ID, []int64{rowID(t, tx, def, 4)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rowsString(scanRows(t, tx, def.ID, false)); got != "[[1 v] [10 v] [11 v] [12 v] [13 v] [2 v] [3 v]]" {
+		t.Fatalf("after deleting its row 4: %s", got)
+	}
+	tx.RollbackTo(sp)
+	if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(5, 6)...)); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	want := "[[1 v] [10 v] [11 v] [12 v] [13 v] [2 v] [5 v]]"
+	sameRows(t, a, b, def.ID, want)
+	expectRows(t, restart(), def.ID, want)
+}
+
+// TestRebaseNotRebased: a transaction that changed the schema, or spilled
+// its rows to segment files, fails with 40001 when its group commit loses
+// the log, saying why; so does a spilled transaction whose next statement
+// would see another server's rows in its table.
+func TestRebaseNotRebased(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st, SpillBytes: 4 << 10, FlushRows: 1 << 30})
+	defer a.crash()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	if !a.home.(*objectHome).leads() {
+		t.Fatal("the first server does not lead")
+	}
+	def := kvTable(t, a, "t")
+	caughtUp(t, b, def.ID, "[]")
+
+	ddl := b.Begin()
+	if _, err := ddl.CreateTable(&catalog.TableDef{Schema: catalog.PublicSchema, Name: "u",
+		Columns: []catalog.ColumnDef{col("id", types.Int8T)}}); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, a, def, kvRows(0, 1)...)
+	if err := ddl.Commit(); sqlstate(err) != "40001" || !strings.Contains(pgerr.From(err).Detail, "schema") {
+		t.Fatalf("a schema change that lost the log: %v (%q), want 40001", err, pgerr.From(err).Detail)
+	}
+
+	// A large transaction on the leader spills; b takes its log object.
+	if err := a.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	spill := func() *Tx {
+		tx := a.Begin()
+		for i := 1000; i < 1400; i += 100 {
+			if err := tx.Insert(def.ID, makeRecord(t, def, wordRows(i, i+100)...)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(tx.tables[def.ID].spilled) == 0 {
+			t.Fatal("the transaction did not spill")
+		}
+		return tx
+	}
+	tx := spill()
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	other := b.Begin()
+	updateRow(t, other, def, 0, "b")
+	mustCommit(t, other)
+	if err := tx.Commit(); sqlstate(err) != "40001" || !strings.Contains(pgerr.From(err).Detail, "segment files") {
+		t.Fatalf("a spilled transaction that lost the log: %v (%q), want 40001", err, pgerr.From(err).Detail)
+	}
+
+	tx = spill()
+	insert(t, b, def, kvRows(1, 2)...)
+	if err := a.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if tx.Refresh() {
+		t.Fatal("the spilled transaction's snapshot moved past the other server's insert")
+	}
+	if _, err := tx.Scan(context.Background(), def.ID, []int{1}, true); sqlstate(err) != "40001" {
+		t.Fatalf("its next statement: %v, want 40001", err)
+	}
+	tx.Rollback()
+	sameRows(t, a, b, def.ID, "[[0 b] [1 v]]")
+}
+
+// TestRebaseConcurrent: sessions on two servers run transactions of
+// several statements at once: appends to a log table, which always
+// commit, and transfers between accounts, which commit or fail with
+// 40001. No row is lost or doubled, the balances add up, the servers
+// agree on every row ID, and a restart sees exactly what was
+// acknowledged.
+func TestRebaseConcurrent(t *testing.T) {
+	const (
+		sessions  = 3
+		perServer = 12
+		accounts  = 4
+	)
+	a, b, logDef, restart := twoServers(t, 0)
+	acct := createTable(t, a, "acct", []catalog.ColumnDef{col("id", types.Int8T), col("bal", types.Int8T)}, 0)
+	tx := a.Begin()
+	for i := 0; i < accounts; i++ {
+		if err := tx.Insert(acct.ID, makeRecord(t, acct, []any{i, 100})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCommit(t, tx)
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	var appended []string
+	transfers, conflicts := 0, 0
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*sessions)
+	for s, db := range []*DB{a, b, a, b, a, b}[:2*sessions] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perServer; i++ {
+				if err := db.CatchUp(); err != nil {
+					errs <- err
+					return
+				}
+				// Three statements appending to the log.
+				tx := db.Begin()
+				var keys []string
+				for j := 0; j < 3; j++ {
+					k := (s*perServer+i)*3 + j
+					if err := tx.Insert(logDef.ID, makeRecord(t, logDef, []any{k, "x"})); err != nil {
+						errs <- err
+						return
+					}
+					keys = append(keys, fmt.Sprintf("[%d x]", k))
+					tx.Refresh()
+				}
+				if err := tx.Commit(); err != nil {
+					errs <- fmt.Errorf("an append: %w", err)
+					return
+				}
+				mu.Lock()
+				appended = append(appended, keys...)
+				mu.Unlock()
+
+				// A transfer of 1 between two accounts.
+				tx = db.Begin()
+				from, to := (s+i)%accounts, (s+i+1)%accounts
+				bal := map[int]int{}
+				ids := map[int]int64{}
+				for _, r := range scanRows(t, tx, acct.ID, true) {
+					bal[r[0].(int)], ids[r[0].(int)] = r[1].(int), r[2].(int64)
+				}
+				err := tx.Delete(acct.ID, []int64{ids[from], ids[to]})
+				if err == nil {
+					err = tx.Insert(acct.ID, makeRecord(t, acct, []any{from, bal[from] - 1}, []any{to, bal[to] + 1}))
+				}
+				if err == nil {
+					err = tx.Commit()
+				} else {
+					tx.Rollback()
+				}
+				mu.Lock()
+				switch sqlstate(err) {
+				case "":
+					transfers++
+				case "40001":
+					conflicts++
+				default:
+					mu.Unlock()
+					errs <- fmt.Errorf("a transfer: %w", err)
+					return
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	t.Logf("%d appends, %d transfers, %d conflicts; lost races: %d and %d",
+		len(appended), transfers, conflicts, lostRaces(a), lostRaces(b))
+	if transfers == 0 {
+		t.Fatal("no transfer committed")
+	}
+	slices.Sort(appended)
+	want := "[" + strings.Join(appended, " ") + "]"
+	sameRows(t, a, b, logDef.ID, want)
+	if err := a.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	sameRows(t, a, b, acct.ID, rowIDsSum(t, a, acct.ID, accounts*100))
+	db := restart()
+	expectRows(t, db, logDef.ID, want)
+	rowIDsSum(t, db, acct.ID, accounts*100)
+}
+
+// rowIDsSum checks that the balances of table id (id, bal) add up to sum
+// on db, and returns its rows.
+func rowIDsSum(t *testing.T, db *DB, id uint64, sum int) string {
+	t.Helper()
+	tx := db.Begin()
+	defer tx.Rollback()
+	rows := scanRows(t, tx, id, false)
+	total := 0
+	for _, r := range rows {
+		total += r[1].(int)
+	}
+	if total != sum {
+		t.Fatalf("balances %v add up to %d, want %d", rows, total, sum)
+	}
+	return rowsString(rows)
+}
+
+// TestRebaseForeignKeys: a rebased commit settles its foreign keys on the
+// state with the other server's commits: a child of a parent the other
+// server deleted fails with 23503, a child of another parent commits, and
+// a deletion of a parent the other server's commit gave a child fails
+// with 23503 (NO ACTION).
+func TestRebaseForeignKeys(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st})
+	defer a.crash()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	parent, child := fkTables(t, a, catalog.FKNoAction, 1, 2, 3)
+	if err := b.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+
+	tx := b.Begin()
+	addChild(t, tx, child, 10, 1)
+	other := a.Begin()
+	if err := other.Delete(parent.ID, []int64{parentRow(t, other, parent, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, other)
+	if err := tx.Commit(); sqlstate(err) != "23503" {
+		t.Fatalf("a child of the parent the other server deleted: %v, want 23503", err)
+	}
+
+	tx = b.Begin()
+	addChild(t, tx, child, 11, 2)
+	insert(t, a, parent, []any{4, "p"})
+	lost := lostRaces(b)
+	mustCommit(t, tx)
+	if lostRaces(b) == lost {
+		t.Fatal("b's commit did not lose the log to a's")
+	}
+
+	tx = b.Begin()
+	if err := tx.Delete(parent.ID, []int64{parentRow(t, tx, parent, 3)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	other = a.Begin()
+	addChild(t, other, child, 12, 3)
+	mustCommit(t, other)
+	if err := tx.Commit(); sqlstate(err) != "23503" {
+		t.Fatalf("deleting the parent the other server's commit gave a child: %v, want 23503", err)
+	}
+	sameRows(t, a, b, parent.ID, "[[2 p] [3 p] [4 p]]")
+	sameRows(t, a, b, child.ID, "[[11 2] [12 3]]")
+}
