@@ -94,13 +94,28 @@ type lockTable struct {
 
 var keySeed = maphash.MakeSeed()
 
+// keyLock is the lock of key (encoded by rowKey) of the constraint with
+// signature sig; a one-integer key's is keyLockInt's, so that both name
+// the same lock.
 func keyLock(table uint64, sig, key string) lockKey {
+	if v, ok := intKey(key); ok {
+		return keyLockInt(table, sigHash(sig), v)
+	}
 	var h maphash.Hash
 	h.SetSeed(keySeed)
 	h.WriteString(sig)
 	h.WriteByte(0)
 	h.WriteString(key)
 	return lockKey{table: table, kind: 1, id: h.Sum64()}
+}
+
+// sigHash is the hash of a constraint signature that keyLockInt takes.
+func sigHash(sig string) uint64 { return maphash.String(keySeed, sig) }
+
+// keyLockInt is the lock of the one-integer key v of the constraint whose
+// signature hashes to sh: computed without encoding the key.
+func keyLockInt(table uint64, sh uint64, v int64) lockKey {
+	return lockKey{table: table, kind: 1, id: maphash.Comparable(keySeed, [2]uint64{sh, uint64(v)})}
 }
 
 // lockWaitKey is the context key of WithLockWait's hook.
@@ -213,6 +228,14 @@ func (lt *lockTable) lock(tx *Tx, keys []lockKey) error {
 	}
 	lt.mu.Unlock()
 	return nil
+}
+
+// full reports whether tx holds too many locks to take n more (lock
+// then takes none of them): the caller need not name them.
+func (lt *lockTable) full(tx *Tx, n int) bool {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return len(tx.held)+n > maxLocks
 }
 
 // release drops every lock tx holds and wakes its waiters.
