@@ -63,8 +63,12 @@ type Tx struct {
 	// lockTimeout bounds each lock wait (SetLockTimeout).
 	lockTimeout time.Duration
 	held        []lockKey
-	ended       chan struct{} // closed when the transaction ends; made on first lock
-	waitingFor  *Tx
+	// intSpaces are the constraints whose one-integer keys the
+	// transaction holds locks on, intHeld the number of those keys.
+	intSpaces  []*intLockSpace
+	intHeld    int
+	ended      chan struct{} // closed when the transaction ends; made on first lock
+	waitingFor *Tx
 	// waitingKey is the lock waited for since waitStart (with waitingFor).
 	waitingKey lockKey
 	waitStart  time.Time
@@ -441,29 +445,38 @@ func (tx *Tx) newStrKeys(def *catalog.TableDef, li *localIndex, tt *txTable, con
 	return -1
 }
 
-// lockKeys takes the key locks of ks's keys of constraint sig (none once
-// the transaction holds maxLocks: lock takes no more).
+// lockKeys takes the key locks of ks's keys of constraint sig; keys of
+// one integer, by value (intlocks.go).
 func (tx *Tx) lockKeys(table uint64, sig string, ks *newKeys) error {
-	n := len(ks.strs)
+	space := intSpaceKey{table: table, sig: sigHash(sig)}
 	if ks.col != nil {
-		n = len(ks.ints) - ks.col.NullN()
+		var null func(i int) bool
+		if ks.col.NullN() > 0 {
+			null = ks.col.IsNull
+		}
+		return tx.db.locks.lockInts(tx, space, newIntBatch(ks.ints, null))
+	}
+	n := 0
+	var ints []int64
+	for _, k := range ks.strs {
+		if v, ok := intKey(k); ok {
+			ints = append(ints, v)
+		} else if k != "" {
+			n++
+		}
+	}
+	if len(ints) > 0 {
+		if err := tx.db.locks.lockInts(tx, space, newIntBatch(ints, nil)); err != nil {
+			return err
+		}
 	}
 	if n == 0 || tx.db.locks.full(tx, n) {
 		return nil
 	}
 	locks := tx.lockbuf[:0]
-	if ks.col != nil {
-		sh := sigHash(sig)
-		for i, v := range ks.ints {
-			if !ks.col.IsNull(i) {
-				locks = append(locks, keyLockInt(table, sh, v))
-			}
-		}
-	} else {
-		for _, k := range ks.strs {
-			if k != "" {
-				locks = append(locks, keyLock(table, sig, k))
-			}
+	for _, k := range ks.strs {
+		if _, isInt := intKey(k); k != "" && !isInt {
+			locks = append(locks, keyLock(table, sig, k))
 		}
 	}
 	tx.lockbuf = locks

@@ -3,9 +3,11 @@ package storage
 import (
 	"fmt"
 	"maps"
+	"math"
 	"math/rand"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -240,18 +242,101 @@ func deleteLive(t *testing.T, tx *Tx, def *catalog.TableDef, live map[int]liveRo
 	t.Fatalf("row %d not found", id)
 }
 
-// The lock of a one-integer key is the same whether it is named by the
-// key's value or by its encoding.
-func TestKeyLockOfIntegerKeys(t *testing.T) {
-	for _, v := range []int64{0, 1, -1, 1 << 40, -1 << 63} {
-		sig := constraint{cols: []int{3}}.sig()
-		if a, b := keyLock(7, sig, string(appendKeyInt(nil, v))), keyLockInt(7, sigHash(sig), v); a != b {
-			t.Fatalf("key %d: %v by encoding, %v by value", v, a, b)
-		}
-		if keyLockInt(7, sigHash(sig), v) == keyLockInt(7, sigHash("4"), v) {
-			t.Fatalf("key %d: two constraints share a lock", v)
+// intLocks holds what a set of keys would, whatever runs and single keys
+// it is given, including runs that overlap, touch or swallow others, and
+// keys at the ends of int64.
+func TestIntLocksAreASet(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for _, base := range []int64{0, math.MinInt64, math.MaxInt64 - 200} {
+		l, want := &intLocks{}, map[int64]bool{}
+		// upTo is base+a+d, kept below base+200 (no overflow).
+		upTo := func(a, d int64) int64 { return base + min(a+d, 199) }
+		key := func() int64 { return base + rng.Int63n(200) }
+		for step := range 3000 {
+			n := 0
+			if rng.Intn(3) == 0 {
+				lo := key()
+				hi := upTo(lo-base, rng.Int63n(20))
+				for v := lo; ; v++ {
+					if !want[v] {
+						n++
+					}
+					want[v] = true
+					if v == hi {
+						break
+					}
+				}
+				if got := l.addRun(lo, hi); got != n {
+					t.Fatalf("step %d: addRun(%d, %d) added %d, want %d", step, lo, hi, got, n)
+				}
+			} else {
+				v := key()
+				if !want[v] {
+					n++
+				}
+				want[v] = true
+				if got := l.add(v); got != n {
+					t.Fatalf("step %d: add(%d) added %d, want %d", step, v, got, n)
+				}
+			}
+			if l.n != len(want) {
+				t.Fatalf("step %d: %d keys, want %d", step, l.n, len(want))
+			}
+			for k := range 4 {
+				v := key()
+				if l.has(v) != want[v] {
+					t.Fatalf("step %d: has(%d) = %v", step, v, !want[v])
+				}
+				lo := v
+				hi := upTo(lo-base, int64(k*7))
+				got, ok := l.within(lo, hi)
+				wantOK := false
+				for x := lo; ; x++ {
+					wantOK = wantOK || want[x]
+					if x == hi {
+						break
+					}
+				}
+				if ok != wantOK || ok && (!want[got] || got < lo || got > hi) {
+					t.Fatalf("step %d: within(%d, %d) = %d, %v", step, lo, hi, got, ok)
+				}
+			}
+			for i := 1; i < len(l.runs); i++ {
+				if l.runs[i].lo <= l.runs[i-1].hi+1 {
+					t.Fatalf("step %d: runs %v overlap or touch", step, l.runs)
+				}
+			}
 		}
 	}
+}
+
+// A transaction waiting for a key holds the keys of its batch before it,
+// as when each key is locked in turn: a transaction that then wants one
+// of those waits for it, and closes a cycle (40P01).
+func TestIntKeyLocksInOrder(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{})
+	defer db.Close()
+	def := kvTable(t, db, "t")
+	a, b := db.Begin(), db.Begin()
+	defer a.Rollback()
+	defer b.Rollback()
+	if err := a.Insert(def.ID, makeRecord(t, def, []any{5, "a"})); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- b.Insert(def.ID, makeRecord(t, def, []any{3, "b"}, []any{4, "b"}, []any{5, "b"}, []any{6, "b"}))
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if err := a.Insert(def.ID, makeRecord(t, def, []any{4, "a"})); sqlstate(err) != "40P01" {
+		t.Fatalf("a wants a key b holds while b waits for a: %v, want 40P01", err)
+	}
+	a.Rollback()
+	if err := <-done; err != nil {
+		t.Fatalf("b after a rolled back: %v", err)
+	}
+	mustCommit(t, b)
+	expectRows(t, db, def.ID, "[[3 b] [4 b] [5 b] [6 b]]")
 }
 
 // A key of two integer columns is not checked as the first column's.
