@@ -21,6 +21,50 @@ type ownKey struct {
 	row int64
 }
 
+// intOwnKey is a one-integer ownKey, by value.
+type intOwnKey struct {
+	key, row int64
+}
+
+// keySet lists the keys of the rows a transaction inserted for one
+// constraint with their row IDs; a one-integer key (appendKeyInt's) is
+// kept by its value, as keyMap keeps it, and needs no string.
+type keySet struct {
+	ints []intOwnKey
+	strs []ownKey
+}
+
+// add adds the encoded key k (copied) of row.
+func (s *keySet) add(k []byte, row int64) {
+	if v, ok := intKey(k); ok {
+		s.ints = append(s.ints, intOwnKey{v, row})
+		return
+	}
+	s.strs = append(s.strs, ownKey{string(k), row})
+}
+
+// addTo sets the keys in m. With unique it stops at a key m already
+// has, and returns false.
+func (s *keySet) addTo(m keyMap, unique bool) bool {
+	for _, k := range s.ints {
+		if unique {
+			if _, dup := m.ints[k.key]; dup {
+				return false
+			}
+		}
+		m.ints[k.key] = k.row
+	}
+	for _, k := range s.strs {
+		if unique {
+			if _, dup := m.get(k.key); dup {
+				return false
+			}
+		}
+		m.set(k.key, k.row)
+	}
+	return true
+}
+
 // Commit makes the transaction durable and visible. It writes one
 // checksummed WAL record holding all of it (the new catalog if DDL
 // happened, sequence states, truncates, deleted row IDs, inserted rows as
@@ -175,7 +219,7 @@ func liveInserts(tt *txTable) ([]*tailBatch, error) {
 // and constraint (prepareSpills), pending the indexes of new constraints
 // built ahead (nil: none). It returns the record's LSN, the new state and
 // the runtimes of dropped tables.
-func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint64]map[string][]ownKey, pending *pendingIndexes) (uint64, *dbState, []*tableRT, error) {
+func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint64]map[string]*keySet, pending *pendingIndexes) (uint64, *dbState, []*tableRT, error) {
 	db := tx.db
 	if db.broken != nil {
 		return 0, nil, nil, db.broken
@@ -269,7 +313,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 	}
 
 	// Re-check the inserted keys against what committed since Begin.
-	keys := map[uint64]map[string][]ownKey{}
+	keys := map[uint64]map[string]*keySet{}
 	for id, tt := range tx.tables {
 		bs := prepared[id]
 		if len(bs) == 0 && len(tt.spilled) == 0 {
@@ -289,37 +333,18 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 				ix = rt.uniq[sig]
 				db.idxMu.RUnlock()
 			}
-			ts := keyTypes(def, con)
-			seen := map[string]bool{}
-			var ks []ownKey
-			for _, b := range bs {
-				pos, ok := keyCols(con, b.colIDs)
-				if !ok {
-					continue
+			// taken reports whether a live committed row holds a key
+			// that ix maps to r (hit).
+			taken := func(r int64, hit bool) bool {
+				return hit && !tt.truncated && !(deleted != nil && deleted.Contains(uint64(r))) && !tt.deletes.Contains(uint64(r))
+			}
+			ks, held, b, i := tx.batchKeys(def, con, bs, ix, taken)
+			if b != nil {
+				if held && tt.upsert {
+					return 0, nil, nil, serializationFailure()
 				}
-				ids := b.rowIDs.Int64Values()
-				for i := 0; i < b.n; i++ {
-					var ok bool
-					tx.keybuf, ok = rowKey(tx.keybuf, ts, b.cols, pos, i)
-					if !ok {
-						continue
-					}
-					k := string(tx.keybuf)
-					if seen[k] {
-						return 0, nil, nil, uniqueViolation(def, con, b.cols, pos, i)
-					}
-					seen[k] = true
-					if ix != nil && !tt.truncated {
-						if r, hit := ix.m.get(k); hit && !(deleted != nil && deleted.Contains(uint64(r))) &&
-							!tt.deletes.Contains(uint64(r)) {
-							if tt.upsert {
-								return 0, nil, nil, serializationFailure()
-							}
-							return 0, nil, nil, uniqueViolation(def, con, b.cols, pos, i)
-						}
-					}
-					ks = append(ks, ownKey{key: k, row: ids[i]})
-				}
+				pos, _ := keyCols(con, b.colIDs)
+				return 0, nil, nil, uniqueViolation(def, con, b.cols, pos, i)
 			}
 			if len(tt.spilled) > 0 {
 				sks, ok := spillKeys[id][sig]
@@ -331,21 +356,17 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 				}
 				// The keys of the transaction's own rows are unique
 				// among themselves (Insert checked them).
-				for _, k := range sks {
-					if ix != nil && !tt.truncated {
-						if r, hit := ix.m.get(k.key); hit && !(deleted != nil && deleted.Contains(uint64(r))) &&
-							!tt.deletes.Contains(uint64(r)) {
-							if tt.upsert {
-								return 0, nil, nil, serializationFailure()
-							}
-							return 0, nil, nil, spilledUniqueViolation(con)
-						}
+				if ix != nil && sks.heldIn(ix.m, taken) {
+					if tt.upsert {
+						return 0, nil, nil, serializationFailure()
 					}
+					return 0, nil, nil, spilledUniqueViolation(con)
 				}
-				ks = append(ks, sks...)
+				ks.ints = append(ks.ints, sks.ints...)
+				ks.strs = append(ks.strs, sks.strs...)
 			}
 			if keys[id] == nil {
-				keys[id] = map[string][]ownKey{}
+				keys[id] = map[string]*keySet{}
 			}
 			keys[id][sig] = ks
 		}
@@ -429,9 +450,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 			if ix == nil {
 				continue
 			}
-			for _, k := range ks {
-				ix.m.set(k.key, k.row)
-			}
+			ks.addTo(ix.m, false)
 		}
 	}
 	db.setHead(next)
@@ -551,6 +570,83 @@ func pruneDelLog(rt *tableRT, minLSN uint64) {
 	}
 }
 
+// batchKeys gathers the keys of con of the rows of batches bs (a commit's
+// inserts held in memory). A key repeated among them, or one that ix maps
+// to a row taken reports as live, stops it: it returns the batch and row
+// of the first such key, and held true for one in ix. One-integer keys
+// are read by value, without encoding.
+func (tx *Tx) batchKeys(def *catalog.TableDef, con constraint, bs []*tailBatch, ix *uniqueIndex,
+	taken func(r int64, hit bool) bool) (ks *keySet, held bool, bad *tailBatch, row int) {
+	ks = &keySet{}
+	seen := newKeyMap()
+	ts := keyTypes(def, con)
+	for _, b := range bs {
+		pos, ok := keyCols(con, b.colIDs)
+		if !ok {
+			continue
+		}
+		ids := b.rowIDs.Int64Values()
+		var vals []int64
+		byValue := false
+		if len(pos) == 1 {
+			vals, byValue = intKeyValues(b.cols[pos[0]])
+		}
+		if byValue {
+			col := b.cols[pos[0]]
+			for i, v := range vals {
+				if col.IsNull(i) {
+					continue
+				}
+				if _, dup := seen.ints[v]; dup {
+					return nil, false, b, i
+				}
+				seen.ints[v] = 0
+				if ix != nil {
+					if r, hit := ix.m.ints[v]; taken(r, hit) {
+						return nil, true, b, i
+					}
+				}
+				ks.ints = append(ks.ints, intOwnKey{v, ids[i]})
+			}
+			continue
+		}
+		for i := 0; i < b.n; i++ {
+			var ok bool
+			tx.keybuf, ok = rowKey(tx.keybuf, ts, b.cols, pos, i)
+			if !ok {
+				continue
+			}
+			if _, dup := seen.getBytes(tx.keybuf); dup {
+				return nil, false, b, i
+			}
+			seen.set(string(tx.keybuf), 0)
+			if ix != nil {
+				if r, hit := ix.m.getBytes(tx.keybuf); taken(r, hit) {
+					return nil, true, b, i
+				}
+			}
+			ks.add(tx.keybuf, ids[i])
+		}
+	}
+	return ks, false, nil, 0
+}
+
+// heldIn reports whether m maps one of the keys to a row taken reports as
+// live.
+func (s *keySet) heldIn(m keyMap, taken func(r int64, hit bool) bool) bool {
+	for _, k := range s.ints {
+		if r, hit := m.ints[k.key]; taken(r, hit) {
+			return true
+		}
+	}
+	for _, k := range s.strs {
+		if r, hit := m.get(k.key); taken(r, hit) {
+			return true
+		}
+	}
+	return false
+}
+
 // buildIndex builds the index of con over the rows of table id in state s,
 // leaving out the rows in skip (may be nil: the committing transaction's
 // deletes); a repeated key is 23505 "could not create unique index".
@@ -592,12 +688,12 @@ func (db *DB) indexRows(ix *uniqueIndex, s *dbState, ts *tableState, def *catalo
 		return false
 	}
 	var dup error
-	err := db.scanKeys(s, ts, def, con, dead, func(k string, rid int64, cols []arrow.Array, pos []int, i int) error {
-		if other, hit := ix.m.get(k); hit && other != rid && !isDead(other) {
+	err := db.scanKeyBytes(s, ts, def, con, dead, func(k []byte, rid int64, cols []arrow.Array, pos []int, i int) error {
+		if other, hit := ix.m.getBytes(k); hit && other != rid && !isDead(other) {
 			dup = duplicateInData(def, con, cols, pos, i)
 			return dup
 		}
-		ix.m.set(k, rid)
+		ix.m.setBytes(k, rid)
 		return nil
 	})
 	if dup != nil {
@@ -615,6 +711,15 @@ func (db *DB) indexRows(ix *uniqueIndex, s *dbState, ts *tableState, def *catalo
 // in them, to quote the key in an error; an error of fn ends the scan.
 func (db *DB) scanKeys(s *dbState, ts *tableState, def *catalog.TableDef, con constraint, dead []*roaring64.Bitmap,
 	fn func(key string, row int64, cols []arrow.Array, pos []int, i int) error) error {
+	return db.scanKeyBytes(s, ts, def, con, dead, func(key []byte, row int64, cols []arrow.Array, pos []int, i int) error {
+		return fn(string(key), row, cols, pos, i)
+	})
+}
+
+// scanKeyBytes is scanKeys with each key in a buffer that the next key
+// reuses (no string per row).
+func (db *DB) scanKeyBytes(s *dbState, ts *tableState, def *catalog.TableDef, con constraint, dead []*roaring64.Bitmap,
+	fn func(key []byte, row int64, cols []arrow.Array, pos []int, i int) error) error {
 	positions := make([]int, len(con.cols))
 	for i, cid := range con.cols {
 		positions[i], _ = def.ColumnByID(cid)
@@ -636,7 +741,7 @@ func (db *DB) scanKeys(s *dbState, ts *tableState, def *catalog.TableDef, con co
 			if buf, ok = rowKey(buf, kt, cols, pos, i); !ok {
 				continue
 			}
-			if err := fn(string(buf), rid, cols, pos, i); err != nil {
+			if err := fn(buf, rid, cols, pos, i); err != nil {
 				return err
 			}
 		}

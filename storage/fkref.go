@@ -217,30 +217,29 @@ func foreignKey(def *catalog.TableDef, name string) *catalog.ForeignKeyDef {
 // ownKeys tells whether the transaction's inserted rows hold a key on a
 // table's rule, from the keys commitLocked gathered.
 type ownKeys struct {
-	keys map[uint64]map[string][]ownKey
-	sets map[uint64]map[string]map[string]bool
+	keys map[uint64]map[string]*keySet
+	sets map[uint64]map[string]keyMap
 }
 
 func (o *ownKeys) has(table uint64, sig, key string) bool {
 	ks := o.keys[table][sig]
-	if len(ks) == 0 {
+	if ks == nil || len(ks.ints)+len(ks.strs) == 0 {
 		return false
 	}
 	if o.sets == nil {
-		o.sets = map[uint64]map[string]map[string]bool{}
+		o.sets = map[uint64]map[string]keyMap{}
 	}
 	if o.sets[table] == nil {
-		o.sets[table] = map[string]map[string]bool{}
+		o.sets[table] = map[string]keyMap{}
 	}
-	set := o.sets[table][sig]
-	if set == nil {
-		set = make(map[string]bool, len(ks))
-		for _, k := range ks {
-			set[k.key] = true
-		}
+	set, ok := o.sets[table][sig]
+	if !ok {
+		set = newKeyMap()
+		ks.addTo(set, false)
 		o.sets[table][sig] = set
 	}
-	return set[key]
+	_, hit := set.get(key)
+	return hit
 }
 
 // checkRefsLocked judges the transaction's foreign keys against the head

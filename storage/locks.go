@@ -88,12 +88,16 @@ type lockKey struct {
 type lockTable struct {
 	mu   sync.Mutex
 	held map[lockKey]*Tx
+	// ints are the locks on one-integer keys, by constraint (intlocks.go).
+	ints map[intSpaceKey]*intLockSpace
 	// waiting are the transactions waiting for a lock.
 	waiting map[*Tx]struct{}
 }
 
 var keySeed = maphash.MakeSeed()
 
+// keyLock is the lock of key (encoded by rowKey) of the constraint with
+// signature sig, a key other than one integer (see intLockSpace).
 func keyLock(table uint64, sig, key string) lockKey {
 	var h maphash.Hash
 	h.SetSeed(keySeed)
@@ -140,13 +144,9 @@ const maxLocks = 100_000
 // lock acquires keys for tx, waiting for the holders of any taken by
 // another transaction. On error tx keeps the locks it acquired so far.
 func (lt *lockTable) lock(tx *Tx, keys []lockKey) error {
-	ctx := tx.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	lt.mu.Lock()
-	if len(tx.held)+len(keys) > maxLocks {
-		lt.mu.Unlock()
+	defer lt.mu.Unlock()
+	if tx.lockCount()+len(keys) > maxLocks {
 		return nil
 	}
 	if lt.held == nil {
@@ -168,52 +168,73 @@ func (lt *lockTable) lock(tx *Tx, keys []lockKey) error {
 			i++
 			continue
 		}
-		for w := h; w != nil; w = w.waitingFor {
-			if w == tx {
-				lt.mu.Unlock()
-				return deadlockDetected()
-			}
-		}
-		tx.waitingFor, tx.waitingKey, tx.waitStart = h, k, time.Now()
-		if lt.waiting == nil {
-			lt.waiting = map[*Tx]struct{}{}
-		}
-		lt.waiting[tx] = struct{}{}
-		ended := h.ended
-		lt.mu.Unlock()
-		var err error
-		var timeout <-chan time.Time
-		if tx.lockTimeout > 0 {
-			t := time.NewTimer(tx.lockTimeout)
-			defer t.Stop()
-			timeout = t.C
-		}
-		hook, _ := ctx.Value(lockWaitKey{}).(func(bool))
-		if hook != nil {
-			hook(true)
-		}
-		select {
-		case <-ended:
-		case <-ctx.Done():
-			err = ctx.Err()
-		case <-timeout:
-			err = lockTimedOut()
-		}
-		if hook != nil {
-			hook(false)
-		}
-		lt.mu.Lock()
-		tx.waitingFor = nil
-		delete(lt.waiting, tx)
-		if err != nil {
-			lt.mu.Unlock()
+		if err := lt.waitFor(tx, h, k); err != nil {
 			return err
 		}
 		// Try k again: the holder is gone (or another waiter won).
 	}
-	lt.mu.Unlock()
 	return nil
 }
+
+// waitFor makes tx wait for h, which holds k, to end (lt.mu held; it is
+// released during the wait). It fails with 40P01 when h waits for tx,
+// directly or not, and when the statement's context ends or the wait
+// passes lock_timeout.
+func (lt *lockTable) waitFor(tx, h *Tx, k lockKey) error {
+	for w := h; w != nil; w = w.waitingFor {
+		if w == tx {
+			return deadlockDetected()
+		}
+	}
+	ctx := tx.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	tx.waitingFor, tx.waitingKey, tx.waitStart = h, k, time.Now()
+	if lt.waiting == nil {
+		lt.waiting = map[*Tx]struct{}{}
+	}
+	lt.waiting[tx] = struct{}{}
+	ended := h.ended
+	lt.mu.Unlock()
+	var err error
+	var timeout <-chan time.Time
+	if tx.lockTimeout > 0 {
+		t := time.NewTimer(tx.lockTimeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	hook, _ := ctx.Value(lockWaitKey{}).(func(bool))
+	if hook != nil {
+		hook(true)
+	}
+	select {
+	case <-ended:
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-timeout:
+		err = lockTimedOut()
+	}
+	if hook != nil {
+		hook(false)
+	}
+	lt.mu.Lock()
+	tx.waitingFor = nil
+	delete(lt.waiting, tx)
+	return err
+}
+
+// full reports whether tx holds too many locks to take n more (lock
+// then takes none of them): the caller need not name them.
+func (lt *lockTable) full(tx *Tx, n int) bool {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return tx.lockCount()+n > maxLocks
+}
+
+// lockCount is the number of rows and keys tx holds locks on (lt.mu
+// held).
+func (tx *Tx) lockCount() int { return len(tx.held) + tx.intHeld }
 
 // release drops every lock tx holds and wakes its waiters.
 func (lt *lockTable) release(tx *Tx) {
@@ -225,6 +246,7 @@ func (lt *lockTable) release(tx *Tx) {
 		}
 	}
 	tx.held = nil
+	lt.releaseInts(tx)
 	if tx.ended != nil {
 		close(tx.ended)
 		tx.ended = nil
@@ -387,6 +409,7 @@ func (db *DB) Locks() []Lock {
 	for k, tx := range lt.held {
 		out = append(out, Lock{Table: k.table, Key: k.kind == 1, ID: k.id, Owner: tx.owner, Granted: true})
 	}
+	out = lt.appendIntLocks(out)
 	for tx := range lt.waiting {
 		k := tx.waitingKey
 		out = append(out, Lock{Table: k.table, Key: k.kind == 1, ID: k.id, Owner: tx.owner, WaitStart: tx.waitStart})

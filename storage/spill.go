@@ -184,19 +184,19 @@ func (tt *txTable) spillDeletes() *roaring64.Bitmap {
 // segments, read back from the files (the commit checks them against the
 // keys committed since the transaction began and adds them to the
 // constraint's index).
-func (tx *Tx) spilledKeys(def *catalog.TableDef, tt *txTable, con constraint) ([]ownKey, error) {
+func (tx *Tx) spilledKeys(def *catalog.TableDef, tt *txTable, con constraint) (*keySet, error) {
+	ks := &keySet{}
 	for _, cid := range con.cols {
 		if _, c := def.ColumnByID(cid); c == nil {
-			return nil, nil
+			return ks, nil
 		}
 	}
-	var out []ownKey
-	err := tx.db.scanKeys(tx.snap, &tableState{segments: tt.spilled}, def, con, deadRows(tt.ownDel),
-		func(k string, rid int64, _ []arrow.Array, _ []int, _ int) error {
-			out = append(out, ownKey{key: k, row: rid})
+	err := tx.db.scanKeyBytes(tx.snap, &tableState{segments: tt.spilled}, def, con, deadRows(tt.ownDel),
+		func(k []byte, rid int64, _ []arrow.Array, _ []int, _ int) error {
+			ks.add(k, rid)
 			return nil
 		})
-	return out, err
+	return ks, err
 }
 
 // prepareSpills readies the spilled segments for the commit, before it
@@ -204,8 +204,8 @@ func (tx *Tx) spilledKeys(def *catalog.TableDef, tt *txTable, con constraint) ([
 // (written once, not to the WAL and again by a flush); it makes the
 // files' names durable (the WAL record will list them) and reads their
 // rows' keys for each constraint, by table and constraint signature.
-func (tx *Tx) prepareSpills() (map[uint64]map[string][]ownKey, error) {
-	keys := map[uint64]map[string][]ownKey{}
+func (tx *Tx) prepareSpills() (map[uint64]map[string]*keySet, error) {
+	keys := map[uint64]map[string]*keySet{}
 	for id, tt := range tx.tables {
 		if len(tt.spilled) == 0 {
 			continue
@@ -220,7 +220,7 @@ func (tx *Tx) prepareSpills() (map[uint64]map[string][]ownKey, error) {
 		if err := tx.db.persistSpills(tt); err != nil {
 			return nil, spillError(filepath.Dir(tt.spilled[0].path), err)
 		}
-		keys[id] = map[string][]ownKey{}
+		keys[id] = map[string]*keySet{}
 		for _, con := range constraintsOf(tx.cat, def) {
 			ks, err := tx.spilledKeys(def, tt, con)
 			if err != nil {

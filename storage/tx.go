@@ -44,6 +44,8 @@ type Tx struct {
 	refs    []fkRef
 	refSeen map[refID]bool
 	keybuf  []byte
+	// lockbuf holds the key locks checkUnique takes for a batch.
+	lockbuf []lockKey
 	// spillFiles are the segment files the transaction spilled (spill.go)
 	// that no commit installed yet: removed when it ends.
 	spillFiles []string
@@ -61,8 +63,12 @@ type Tx struct {
 	// lockTimeout bounds each lock wait (SetLockTimeout).
 	lockTimeout time.Duration
 	held        []lockKey
-	ended       chan struct{} // closed when the transaction ends; made on first lock
-	waitingFor  *Tx
+	// intSpaces are the constraints whose one-integer keys the
+	// transaction holds locks on, intHeld the number of those keys.
+	intSpaces  []*intLockSpace
+	intHeld    int
+	ended      chan struct{} // closed when the transaction ends; made on first lock
+	waitingFor *Tx
 	// waitingKey is the lock waited for since waitStart (with waitingFor).
 	waitingKey lockKey
 	waitStart  time.Time
@@ -199,7 +205,7 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 	}
 	tt := tx.table(tableID)
 	cons := constraintsOf(tx.cat, def)
-	var keys [][]string
+	var keys []*newKeys
 	if len(cons) > 0 {
 		var err error
 		if keys, err = tx.checkUnique(def, tt, cons, colIDs, cols, n); err != nil {
@@ -222,14 +228,8 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 	tt.insRows += int64(n)
 	tt.ownIDs.AddRange(uint64(start), uint64(start)+uint64(n))
 	for ci, con := range cons {
-		if keys[ci] == nil {
-			continue
-		}
-		li := tt.local[con.sig()]
-		for i, k := range keys[ci] {
-			if k != "" {
-				li.m.set(k, ids[i])
-			}
+		if keys[ci] != nil {
+			keys[ci].record(tt.local[con.sig()].m, ids)
 		}
 	}
 	return tx.maybeSpill(def, tt)
@@ -262,10 +262,40 @@ func keyTypes(def *catalog.TableDef, con constraint) []types.T {
 	return ts
 }
 
+// newKeys are the keys of a batch of new rows for one constraint, as
+// checkUnique found them: a one-integer key's values (ints, with the key
+// column for its NULLs), or every other key encoded (strs, "" for a key
+// with a NULL).
+type newKeys struct {
+	ints []int64
+	col  arrow.Array
+	strs []string
+}
+
+// record adds the keys to m, row i's as ids[i].
+func (k *newKeys) record(m keyMap, ids []int64) {
+	if k.col == nil {
+		for i, s := range k.strs {
+			if s != "" {
+				m.set(s, ids[i])
+			}
+		}
+		return
+	}
+	nulls := k.col.NullN() > 0
+	for i, v := range k.ints {
+		if !nulls || k.col.IsValid(i) {
+			m.ints[v] = ids[i]
+		}
+	}
+}
+
 // checkUnique checks n new rows against every constraint and returns their
-// keys per constraint ("" for a key with a NULL).
-func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint, colIDs []int, cols []arrow.Array, n int) ([][]string, error) {
-	keys := make([][]string, len(cons))
+// keys per constraint (nil where the rows lack the constraint's columns).
+// A key that is one integer column is checked by its value, without
+// encoding it (keyMap keeps such keys by value).
+func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint, colIDs []int, cols []arrow.Array, n int) ([]*newKeys, error) {
+	keys := make([]*newKeys, len(cons))
 	rt := tx.db.lookupRT(def.ID)
 	for ci, con := range cons {
 		pos, ok := keyCols(con, colIDs)
@@ -276,35 +306,24 @@ func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint,
 		if err != nil {
 			return nil, err
 		}
-		ts := keyTypes(def, con)
-		ks := make([]string, n)
-		seen := make(map[string]struct{}, n)
-		for i := 0; i < n; i++ {
-			var ok bool
-			tx.keybuf, ok = rowKey(tx.keybuf, ts, cols, pos, i)
-			if !ok {
-				continue
-			}
-			k := string(tx.keybuf)
-			if _, dup := seen[k]; dup {
-				return nil, uniqueViolation(def, con, cols, pos, i)
-			}
-			seen[k] = struct{}{}
-			if r, hit := li.m.get(k); hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
-				return nil, uniqueViolation(def, con, cols, pos, i)
-			}
-			ks[i] = k
+		ks := &newKeys{}
+		var bad int
+		byValue := false
+		if len(pos) == 1 {
+			ks.ints, byValue = intKeyValues(cols[pos[0]])
+		}
+		if byValue {
+			ks.col = cols[pos[0]]
+			bad = newIntKeys(li, tt, ks)
+		} else {
+			bad = tx.newStrKeys(def, li, tt, con, cols, pos, ks)
+		}
+		if bad >= 0 {
+			return nil, uniqueViolation(def, con, cols, pos, bad)
 		}
 		// Lock the keys before looking at the committed ones: a
 		// transaction inserting one of them commits or aborts first.
-		locks := make([]lockKey, 0, len(ks))
-		sig := con.sig()
-		for _, k := range ks {
-			if k != "" {
-				locks = append(locks, keyLock(def.ID, sig, k))
-			}
-		}
-		if err := tx.db.locks.lock(tx, locks); err != nil {
+		if err := tx.lockKeys(def.ID, con.sig(), ks); err != nil {
 			return nil, err
 		}
 		if !li.full && !tt.truncated && rt != nil {
@@ -318,6 +337,131 @@ func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint,
 		keys[ci] = ks
 	}
 	return keys, nil
+}
+
+// newIntKeys checks the one-integer keys of ks against each other and
+// against li (the transaction's rows, and the committed ones when li is
+// full); it returns the first row whose key is taken, or -1.
+func newIntKeys(li *localIndex, tt *txTable, ks *newKeys) int {
+	bad := firstRepeat(ks.ints, ks.col)
+	if len(li.m.ints) == 0 {
+		return bad
+	}
+	nulls := ks.col.NullN() > 0
+	end := len(ks.ints)
+	if bad >= 0 {
+		end = bad
+	}
+	for i, v := range ks.ints[:end] {
+		if nulls && ks.col.IsNull(i) {
+			continue
+		}
+		if r, hit := li.m.ints[v]; hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
+			return i
+		}
+	}
+	return bad
+}
+
+// firstRepeat returns the first row of vals whose value an earlier row
+// has (rows col has NULL in left out), or -1. Keys in ascending or
+// descending order, as a bulk load's usually are, need no set.
+func firstRepeat(vals []int64, col arrow.Array) int {
+	nulls := col.NullN() > 0
+	up, down, have := true, true, false
+	var last int64
+	for i, v := range vals {
+		if nulls && col.IsNull(i) {
+			continue
+		}
+		if have {
+			up = up && v > last
+			down = down && v < last
+			if !up && !down {
+				break
+			}
+		}
+		last, have = v, true
+	}
+	if up || down {
+		return -1
+	}
+	seen := make(map[int64]struct{}, len(vals))
+	for i, v := range vals {
+		if nulls && col.IsNull(i) {
+			continue
+		}
+		if _, dup := seen[v]; dup {
+			return i
+		}
+		seen[v] = struct{}{}
+	}
+	return -1
+}
+
+// newStrKeys encodes the keys of the n new rows (over the columns at pos)
+// into ks.strs and checks them against each other and against li; it
+// returns the first row whose key is taken, or -1.
+func (tx *Tx) newStrKeys(def *catalog.TableDef, li *localIndex, tt *txTable, con constraint, cols []arrow.Array, pos []int, ks *newKeys) int {
+	ts := keyTypes(def, con)
+	n := cols[0].Len()
+	ks.strs = make([]string, n)
+	seen := make(map[string]struct{}, n)
+	for i := 0; i < n; i++ {
+		var ok bool
+		tx.keybuf, ok = rowKey(tx.keybuf, ts, cols, pos, i)
+		if !ok {
+			continue
+		}
+		k := string(tx.keybuf)
+		if _, dup := seen[k]; dup {
+			return i
+		}
+		seen[k] = struct{}{}
+		if r, hit := li.m.get(k); hit && !tt.ownDel.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r)) {
+			return i
+		}
+		ks.strs[i] = k
+	}
+	return -1
+}
+
+// lockKeys takes the key locks of ks's keys of constraint sig; keys of
+// one integer, by value (intlocks.go).
+func (tx *Tx) lockKeys(table uint64, sig string, ks *newKeys) error {
+	space := intSpaceKey{table: table, sig: sigHash(sig)}
+	if ks.col != nil {
+		var null func(i int) bool
+		if ks.col.NullN() > 0 {
+			null = ks.col.IsNull
+		}
+		return tx.db.locks.lockInts(tx, space, newIntBatch(ks.ints, null))
+	}
+	n := 0
+	var ints []int64
+	for _, k := range ks.strs {
+		if v, ok := intKey(k); ok {
+			ints = append(ints, v)
+		} else if k != "" {
+			n++
+		}
+	}
+	if len(ints) > 0 {
+		if err := tx.db.locks.lockInts(tx, space, newIntBatch(ints, nil)); err != nil {
+			return err
+		}
+	}
+	if n == 0 || tx.db.locks.full(tx, n) {
+		return nil
+	}
+	locks := tx.lockbuf[:0]
+	for _, k := range ks.strs {
+		if _, isInt := intKey(k); k != "" && !isInt {
+			locks = append(locks, keyLock(table, sig, k))
+		}
+	}
+	tx.lockbuf = locks
+	return tx.db.locks.lock(tx, locks)
 }
 
 // lostDelete reports whether a commit since the snapshot the
@@ -346,34 +490,43 @@ func (tx *Tx) lostDelete(rt *tableRT, tt *txTable) bool {
 	return false
 }
 
-// committedConflict returns the first key in keys held by a live committed
-// row that tt has not deleted, or -1.
-func (db *DB) committedConflict(rt *tableRT, con constraint, keys []string, tt *txTable) int {
+// committedConflict returns the first of the new keys ks held by a live
+// committed row that tt has not deleted, or -1.
+func (db *DB) committedConflict(rt *tableRT, con constraint, ks *newKeys, tt *txTable) int {
 	db.idxMu.RLock()
 	defer db.idxMu.RUnlock()
 	ix := rt.uniq[con.sig()]
-	if ix == nil {
+	if ix == nil || ix.m.len() == 0 {
 		return -1
 	}
 	var deleted *roaring64.Bitmap
 	if ts := db.head.Load().tables[rt.id]; ts != nil {
 		deleted = ts.deleted
 	}
-	for i, k := range keys {
+	live := func(r int64) bool {
+		return !(deleted != nil && deleted.Contains(uint64(r))) && !(tt != nil && tt.deletes.Contains(uint64(r)))
+	}
+	if ks.col != nil {
+		if len(ix.m.ints) == 0 {
+			return -1
+		}
+		for i, v := range ks.ints {
+			if ks.col.IsNull(i) {
+				continue
+			}
+			if r, ok := ix.m.ints[v]; ok && live(r) {
+				return i
+			}
+		}
+		return -1
+	}
+	for i, k := range ks.strs {
 		if k == "" {
 			continue
 		}
-		r, ok := ix.m.get(k)
-		if !ok {
-			continue
+		if r, ok := ix.m.get(k); ok && live(r) {
+			return i
 		}
-		if deleted != nil && deleted.Contains(uint64(r)) {
-			continue
-		}
-		if tt != nil && tt.deletes.Contains(uint64(r)) {
-			continue
-		}
-		return i
 	}
 	return -1
 }
@@ -452,12 +605,9 @@ func (tx *Tx) localIndex(def *catalog.TableDef, tt *txTable, con constraint, dup
 		if err != nil {
 			return nil, err
 		}
-		for _, k := range ks {
-			if _, dup := li.m.get(k.key); dup && dupErr {
-				return nil, pgerr.New(pgerrcode.UniqueViolation, "could not create unique index %q", con.name).
-					WithDetail("A key is repeated among the rows this transaction wrote.")
-			}
-			li.m.set(k.key, k.row)
+		if !ks.addTo(li.m, dupErr) {
+			return nil, pgerr.New(pgerrcode.UniqueViolation, "could not create unique index %q", con.name).
+				WithDetail("A key is repeated among the rows this transaction wrote.")
 		}
 	}
 	if !dupErr || tt.local[sig] == nil {

@@ -87,6 +87,16 @@ func (m keyMap) set(k string, row int64) {
 	m.strs[k] = row
 }
 
+// setBytes is set of a key in a buffer: copied into a string only when
+// it is not one integer.
+func (m keyMap) setBytes(k []byte, row int64) {
+	if v, ok := intKey(k); ok {
+		m.ints[v] = row
+		return
+	}
+	m.strs[string(k)] = row
+}
+
 func (m keyMap) del(k string) {
 	if v, ok := intKey(k); ok {
 		delete(m.ints, v)
@@ -208,6 +218,30 @@ func appendKeyValue(b []byte, t types.T, arr arrow.Array, i int) []byte {
 		return b
 	}
 	return appendKeyBytes(b, '?', fmt.Sprint(arr.GetOneForMarshal(i)))
+}
+
+// intKeyValues returns the values of a column whose keys appendKeyValue
+// encodes as one integer (appendKeyInt), as int64s: the column's own
+// values for bigint, a copy for the narrower integers; ok is false for
+// any other column (its rows' values at NULLs are undefined).
+func intKeyValues(arr arrow.Array) ([]int64, bool) {
+	switch a := arr.(type) {
+	case *array.Int64:
+		return a.Int64Values(), true
+	case *array.Int32:
+		return widen(a.Int32Values()), true
+	case *array.Int16:
+		return widen(a.Int16Values()), true
+	}
+	return nil, false
+}
+
+func widen[T int16 | int32](vs []T) []int64 {
+	out := make([]int64, len(vs))
+	for i, v := range vs {
+		out[i] = int64(v)
+	}
+	return out
 }
 
 func appendKeyInt(b []byte, v int64) []byte {
