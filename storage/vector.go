@@ -123,6 +123,7 @@ func (tx *Tx) VectorSearch(ctx context.Context, tableID uint64, ix *catalog.Inde
 	if k <= 0 {
 		return nil, nil
 	}
+	k = min(k, maxSearchRows)
 	eff.Ef = max(eff.Ef, k)
 	s := &vecSearch{metric: spec.params.Metric, query: query, k: k}
 	if spec.params.Metric == vecindex.Cosine {
@@ -163,6 +164,12 @@ func (tx *Tx) VectorSearch(ctx context.Context, tableID uint64, ix *catalog.Inde
 	}
 	return s.result(), nil
 }
+
+// maxSearchRows caps a vector search's k: more rows than a table holds
+// (a LIMIT of 2^63 - 1 asks for every row), and small enough that the
+// multiples of k a search keeps (4k candidates, 4k + 64 hits) do not
+// overflow.
+const maxSearchRows = 1 << 40
 
 // vecSearch gathers the best hits of a search over the units of a table:
 // exact hits of the rows scored exactly, and the candidates of indexed

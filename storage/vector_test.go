@@ -226,6 +226,13 @@ func TestVectorSearch(t *testing.T) {
 			t.Fatalf("top-1000: %d rows, recall %.3f", len(hits), r)
 		}
 	}
+	// A LIMIT of 2^63 - 1 finds every row.
+	tx = db.Begin()
+	all, err := tx.VectorSearch(context.Background(), def.ID, ix, queries[0], math.MaxInt64, VectorEffort{Ef: 40}, nil)
+	tx.Rollback()
+	if err != nil || len(all) != len(rows) {
+		t.Fatalf("LIMIT 2^63-1: %d rows of %d, %v", len(all), len(rows), err)
+	}
 	// A query of another dimension than the indexed vectors ranks a row
 	// first at -Inf, for the caller's exact ranking to fail on, without
 	// scoring the segments.

@@ -112,7 +112,7 @@ func (x *Index) dist(p *probe, r uint32) float32 {
 // neighbours. Safe for concurrent use; it allocates nothing but the
 // result.
 func (x *Index) Search(query []float32, k int, eff Effort, allow func(row uint32) bool, vector func(row int) []float32) []Hit {
-	s, q := x.begin(query, k)
+	s, q, k := x.begin(query, k)
 	if s == nil {
 		return nil
 	}
@@ -129,7 +129,7 @@ func (x *Index) Search(query []float32, k int, eff Effort, allow func(row uint32
 // exact vector being a random read from disk when a table's vectors
 // outgrow memory.
 func (x *Index) Candidates(query []float32, k int, eff Effort, allow func(row uint32) bool) []Hit {
-	s, q := x.begin(query, k)
+	s, q, k := x.begin(query, k)
 	if s == nil {
 		return nil
 	}
@@ -148,7 +148,7 @@ func (x *Index) SearchRows(query []float32, k int, e Effort, rows []uint32, vect
 	if len(rows) == 0 {
 		return nil
 	}
-	s, q := x.begin(query, k)
+	s, q, k := x.begin(query, k)
 	if s == nil {
 		return nil
 	}
@@ -163,7 +163,7 @@ func (x *Index) CandidateRows(query []float32, k int, e Effort, rows []uint32) [
 	if len(rows) == 0 {
 		return nil
 	}
-	s, _ := x.begin(query, k)
+	s, _, k := x.begin(query, k)
 	if s == nil {
 		return nil
 	}
@@ -196,26 +196,29 @@ func (x *Index) ScanRows(accepted int, e Effort) bool {
 // 10M x 384 is 15 GB).
 func RerankDepth(k int) int { return max(4*k, minRerank) }
 
-// begin returns a pooled searcher with query prepared as its probe, and
-// the query as the walk compares it (normalised under Cosine, in the
-// searcher's scratch); s is nil when there is nothing to search for: k <=
-// 0, an empty index, or a query of the wrong dimension or that is not
-// finite (or zero, under Cosine). The caller puts s back in the pool.
-func (x *Index) begin(query []float32, k int) (s *searcher, q []float32) {
+// begin returns a pooled searcher with query prepared as its probe, the
+// query as the walk compares it (normalised under Cosine, in the
+// searcher's scratch), and k capped at the index's rows (a LIMIT of 2^63
+// - 1 would overflow the 4k a search keeps); s is nil when there is
+// nothing to search for: k <= 0, an empty index, or a query of the wrong
+// dimension or that is not finite (or zero, under Cosine). The caller
+// puts s back in the pool.
+func (x *Index) begin(query []float32, k int) (s *searcher, q []float32, capped int) {
 	if qq := vecmath.SqNorm(query); k <= 0 || len(query) != x.dim || x.count == 0 || math.IsNaN(qq) || math.IsInf(qq, 0) {
-		return nil, nil
+		return nil, nil, 0
 	}
+	k = min(k, x.n)
 	s = x.pool.Get().(*searcher)
 	q = query
 	if x.params.Metric == Cosine {
 		if !normalize(query, s.unit) {
 			x.pool.Put(s)
-			return nil, nil
+			return nil, nil, 0
 		}
 		q = s.unit
 	}
 	x.quant.prepare(q, s.codes, &s.probe)
-	return s, q
+	return s, q, k
 }
 
 // gather leaves in s.res the candidates of a search for k rows, as
