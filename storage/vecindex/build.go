@@ -64,9 +64,11 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 		}
 		return v, nil
 	}
-	var smp *sampler
+	var smp, cells *sampler
 	if p.Lists > 0 {
 		smp = newSampler(p, dim)
+	} else {
+		cells = cellSampler(p, n, dim)
 	}
 	for r := 0; r < n; r++ {
 		if r%4096 == 0 && ctx.Err() != nil {
@@ -87,6 +89,9 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 		if smp != nil {
 			smp.offer(v)
 		}
+		if cells != nil {
+			cells.offer(v)
+		}
 	}
 	if x.count == 0 {
 		clear(lo)
@@ -95,9 +100,9 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 	x.quant = newQuantizer(p.Metric, lo, hi)
 
 	// Pass 2: code the rows and draw their layers.
-	x.codes = make([]byte, n*x.stride)
-	x.terms = make([]float32, 2*n)
-	b := &builder{x: x, terms: make([]float32, 2*n)}
+	x.codes = makeArray[byte](n * x.stride)
+	x.terms = makeArray[float32](2 * n)
+	b := &builder{x: x, terms: makeArray[float32](2 * n)}
 	var maxNorm float64
 	rng := rand.New(rand.NewSource(p.Seed))
 	mL := 1 / math.Log(float64(p.M))
@@ -142,9 +147,33 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 			}
 		}
 	}
-	x.allocLinks()
-	if err := b.insertAll(ctx); err != nil {
-		return nil, err
+	var order []uint32
+	if cells != nil {
+		if order, err = x.cellOrder(ctx, cells, rng); err != nil {
+			return nil, err
+		}
+	}
+	if order == nil {
+		x.allocLinks()
+		rows := make([]uint32, 0, x.count)
+		for r, l := range x.level {
+			if l != noLevel {
+				rows = append(rows, uint32(r))
+			}
+		}
+		if err := b.insertAll(ctx, rows); err != nil {
+			return nil, err
+		}
+		b.reconnect()
+	} else {
+		y, yTerms := x.inOrder(order, b.terms)
+		b = &builder{x: y, terms: yTerms}
+		y.allocLinks()
+		if err := b.insertAll(ctx, insertionOrder(y, rng)); err != nil {
+			return nil, err
+		}
+		b.reconnect()
+		x.adoptLinks(y, order)
 	}
 	x.pool.New = x.newSearcher
 	return x, nil
@@ -153,7 +182,7 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 // allocLinks allocates the link blocks for the rows' drawn layers.
 func (x *Index) allocLinks() {
 	m := x.params.M
-	x.links0 = make([]uint32, x.n*(2*m+1))
+	x.links0 = makeArray[uint32](x.n * (2*m + 1))
 	var words int
 	for r, l := range x.level {
 		if l > 0 {
@@ -162,7 +191,7 @@ func (x *Index) allocLinks() {
 			words += int(l) * (m + 1)
 		}
 	}
-	x.upper = make([]uint32, words)
+	x.upper = makeArray[uint32](words)
 }
 
 // builder is the shared state of a parallel build.
@@ -193,16 +222,11 @@ func (b *builder) prefetch(ids []uint32) {
 	}
 }
 
-// insertAll inserts the indexed rows into the graph, in parallel.
-func (b *builder) insertAll(ctx context.Context) error {
+// insertAll inserts rows, the indexed rows, into the graph in parallel,
+// roughly in the order given (the first is the entry point).
+func (b *builder) insertAll(ctx context.Context, rows []uint32) error {
 	x := b.x
 	b.locks = make([]sync.Mutex, x.n)
-	rows := make([]uint32, 0, x.count)
-	for r, l := range x.level {
-		if l != noLevel {
-			rows = append(rows, uint32(r))
-		}
-	}
 	if len(rows) == 0 {
 		return nil
 	}
@@ -240,6 +264,100 @@ func (b *builder) insertAll(ctx context.Context) error {
 		return *err
 	}
 	return ctx.Err()
+}
+
+// reconnect links the indexed rows that no walk can reach from the entry
+// point at layer 0. Pruning can take a row out of every list that held
+// it (a few rows in ten thousand; hnswlib's and pgvector's graphs have
+// them too), and such a row is never found. Each is added to the links
+// of a reached row it links to, in a free slot or in place of that row's
+// farthest link to a row that keeps another link to it; the rounds
+// repeat while that reaches more rows, since a replaced link can strand
+// a row whose other links came from unreached rows.
+func (b *builder) reconnect() {
+	x := b.x
+	if x.count == 0 {
+		return
+	}
+	indeg := make([]uint32, x.n)
+	for r, l := range x.level {
+		if l != noLevel {
+			for _, nb := range x.neighbours(uint32(r), 0) {
+				indeg[nb]++
+			}
+		}
+	}
+	p := x.newProbe()
+	for stranded := x.count; ; {
+		reached := make([]uint64, (x.n+63)/64)
+		isReached := func(r uint32) bool { return reached[r/64]&(1<<(r%64)) != 0 }
+		var stack []uint32
+		reach := func(r uint32) {
+			stack = append(stack[:0], r)
+			reached[r/64] |= 1 << (r % 64)
+			for len(stack) > 0 {
+				r := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for _, nb := range x.neighbours(r, 0) {
+					if !isReached(nb) {
+						reached[nb/64] |= 1 << (nb % 64)
+						stack = append(stack, nb)
+					}
+				}
+			}
+		}
+		reach(x.entry)
+		left := 0
+		for r, l := range x.level {
+			u := uint32(r)
+			if l == noLevel || isReached(u) {
+				continue
+			}
+			host, ok := uint32(0), false
+			for _, nb := range x.neighbours(u, 0) {
+				if isReached(nb) {
+					host, ok = nb, true
+					break
+				}
+			}
+			if ok && b.linkStranded(&p, host, u, indeg) {
+				reach(u)
+			} else {
+				left++
+			}
+		}
+		if left == 0 || left >= stranded {
+			return
+		}
+		stranded = left
+	}
+}
+
+// linkStranded adds row u to row host's layer-0 links (see reconnect),
+// reporting whether it could.
+func (b *builder) linkStranded(p *probe, host, u uint32, indeg []uint32) bool {
+	blk := b.x.block(host, 0)
+	if n := blk[0]; int(n) < len(blk)-1 {
+		blk[1+n], blk[0] = u, n+1
+		indeg[u]++
+		return true
+	}
+	b.prepare(host, p)
+	worst, worstD := 0, float32(math.Inf(-1))
+	for j := 1; j < len(blk); j++ {
+		if t := blk[j]; indeg[t] > 1 {
+			if d := b.dist(p, t); d > worstD {
+				worst, worstD = j, d
+			}
+		}
+	}
+	if worst == 0 {
+		return false
+	}
+	indeg[blk[worst]]--
+	blk[worst] = u
+	indeg[u]++
+	return true
 }
 
 // links copies row r's links at layer l into buf. It takes no lock (an
@@ -287,7 +405,7 @@ func (b *builder) insert(s *searcher, q uint32) {
 	}
 	s.eps = append(s.eps[:0], e)
 	for l := min(lq, top); l >= 0; l-- {
-		s.eps = b.searchLayer(s, s.eps, l)
+		s.eps = b.searchLayer(s, q, s.eps, l)
 		maxLinks := x.params.M
 		if l == 0 {
 			maxLinks *= 2
@@ -319,20 +437,23 @@ func (b *builder) greedy(s *searcher, e cand, l int) cand {
 }
 
 // searchLayer returns the EfConstruction rows of layer l nearest the probe
-// reachable from eps, nearest first (the paper's Algorithm 2).
-func (b *builder) searchLayer(s *searcher, eps []cand, l int) []cand {
+// of row q reachable from eps, nearest first (the paper's Algorithm 2). q
+// itself is never among them: another worker's walk may have found q
+// through its upper layers and linked it at layer l already, and a row
+// linked to itself would hold one neighbour fewer.
+func (b *builder) searchLayer(s *searcher, q uint32, eps []cand, l int) []cand {
 	x := b.x
 	s.reset()
-	s.res.reset(x.params.EfConstruction)
-	s.cand = s.cand[:0]
+	s.visit(q)
+	s.pool.reset(x.params.EfConstruction)
 	for _, e := range eps {
-		s.visit(e.id)
-		s.cand.push(e)
-		s.res.add(e)
+		if s.visit(e.id) {
+			s.pool.add(e)
+		}
 	}
-	for len(s.cand) > 0 {
-		c := s.cand.pop()
-		if s.res.full() && c.d > s.res.worst() {
+	for {
+		c, ok := s.pool.expand()
+		if !ok {
 			break
 		}
 		s.nbuf = b.links(c.id, l, s.nbuf)
@@ -343,18 +464,15 @@ func (b *builder) searchLayer(s *searcher, eps []cand, l int) []cand {
 			}
 		}
 		b.prefetch(fresh)
-		if l == 0 && len(s.cand) > 0 {
-			x.prefetchLinks(s.cand[0].id)
+		if next, ok := s.pool.peek(); ok && l == 0 {
+			x.prefetchLinks(next.id)
 		}
 		s.dists = s.probe.distRows(x.codes, x.stride, b.terms, fresh, s.dots, s.dists)
 		for i, nb := range fresh {
-			if d := s.dists[i]; s.res.admits(d) {
-				s.cand.push(cand{d, nb})
-				s.res.add(cand{d, nb})
-			}
+			s.pool.add(cand{s.dists[i], nb})
 		}
 	}
-	return s.res.drain(eps)
+	return s.pool.drain(eps)
 }
 
 // link adds q (at distance q.d) to row r's links at layer l, pruning them

@@ -87,3 +87,84 @@ func (b *bounded) drain(dst []cand) []cand {
 	}
 	return dst
 }
+
+// pool is a build walk's candidate list (the pool of DiskANN's greedy
+// search): the at most cap rows nearest the probe seen so far, sorted by
+// distance, each marked once expanded. Expanding the nearest unexpanded
+// row until none is left visits the same rows as the paper's pair of
+// heaps (a candidate the results have dropped is farther than all of them,
+// so the heaps' walk stops when it reaches one), without their sift work
+// per row: an insertion is a search and a shift of at most cap short
+// entries.
+type pool struct {
+	rows []poolRow
+	cap  int
+	next int // no unexpanded row before it
+}
+
+type poolRow struct {
+	cand
+	expanded bool
+}
+
+func (p *pool) reset(cap int) { p.rows, p.cap, p.next = p.rows[:0], cap, 0 }
+
+// admits reports whether a row at distance d would be kept.
+func (p *pool) admits(d float32) bool {
+	return len(p.rows) < p.cap || d < p.rows[len(p.rows)-1].d
+}
+
+// add keeps c if it is among the cap nearest seen, after those at the same
+// distance.
+func (p *pool) add(c cand) {
+	if !p.admits(c.d) {
+		return
+	}
+	lo, hi := 0, len(p.rows)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if p.rows[m].d <= c.d {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if len(p.rows) < p.cap {
+		p.rows = append(p.rows, poolRow{})
+	}
+	copy(p.rows[lo+1:], p.rows[lo:])
+	p.rows[lo] = poolRow{cand: c}
+	p.next = min(p.next, lo)
+}
+
+// expand marks the nearest unexpanded row expanded and returns it; ok is
+// false when every row is.
+func (p *pool) expand() (c cand, ok bool) {
+	for p.next < len(p.rows) && p.rows[p.next].expanded {
+		p.next++
+	}
+	if p.next == len(p.rows) {
+		return cand{}, false
+	}
+	p.rows[p.next].expanded = true
+	return p.rows[p.next].cand, true
+}
+
+// peek returns the row expand would return next, if it returned c now.
+func (p *pool) peek() (c cand, ok bool) {
+	for i := p.next + 1; i < len(p.rows); i++ {
+		if !p.rows[i].expanded {
+			return p.rows[i].cand, true
+		}
+	}
+	return cand{}, false
+}
+
+// drain returns the pool's rows, nearest first, in dst[:0].
+func (p *pool) drain(dst []cand) []cand {
+	dst = dst[:0]
+	for _, r := range p.rows {
+		dst = append(dst, r.cand)
+	}
+	return dst
+}

@@ -196,3 +196,14 @@ func (x *Index) neighbours(r uint32, l int) []uint32 {
 	b := x.block(r, l)
 	return b[1 : 1+b[0]]
 }
+
+// makeArray returns a zeroed slice of n Ts for one of an index's large
+// arrays (codes, terms, links), advised onto huge pages (hugepages_*.go)
+// before its first write.
+func makeArray[T byte | uint32 | float32](n int) []T {
+	a := make([]T, n)
+	if n > 0 {
+		adviseHugePages(unsafe.Pointer(&a[0]), uintptr(n)*unsafe.Sizeof(a[0]))
+	}
+	return a
+}

@@ -35,6 +35,7 @@ type searcher struct {
 	kept                  []probe
 	rowProbe              probe
 	chosen, prune, pruned []cand
+	pool                  pool
 }
 
 func (x *Index) newSearcher() any {

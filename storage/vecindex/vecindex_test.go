@@ -554,3 +554,62 @@ func FuzzRead(f *testing.F) {
 		searchCorrupt(withChecksum(b))
 	})
 }
+
+// TestCellOrderedBuild builds indexes in cell order (order.go, with
+// smaller cells) over rows with NULLs between them, and checks that the
+// graph, translated back to row numbers, is whole (validate), links no
+// unindexed row and no row to itself, reaches every indexed row from the
+// entry point, and finds the exact neighbours.
+func TestCellOrderedBuild(t *testing.T) {
+	defer func(cellRows int) { rowsPerCell = cellRows }(rowsPerCell)
+	rowsPerCell = 500
+	const dim = 8
+	n := 4000 // 3,428 indexed rows: 6 cells
+	rows := dataset(21, n+20, dim, 40)
+	queries := rows[n:]
+	rows = rows[:n]
+	for i := 3; i < n; i += 7 {
+		rows[i] = nil
+	}
+	for _, m := range []Metric{L2, InnerProduct} {
+		t.Run(m.String(), func(t *testing.T) {
+			x, err := Build(context.Background(), n, dim, accessor(rows), Params{Metric: m, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cellSampler(x.params, n, dim) == nil {
+				t.Fatalf("%d rows are not built in cell order", n)
+			}
+			if err := x.validate(); err != nil {
+				t.Fatal(err)
+			}
+			reached := map[uint32]bool{x.entry: true}
+			queue := []uint32{x.entry}
+			for len(queue) > 0 {
+				r := queue[0]
+				queue = queue[1:]
+				for l := 0; l <= int(x.level[r]); l++ {
+					for _, nb := range x.neighbours(r, l) {
+						if nb == r || rows[nb] == nil || x.level[nb] < int8(l) {
+							t.Fatalf("row %d links row %d at layer %d (its layer %d)", r, nb, l, x.level[nb])
+						}
+						if !reached[nb] {
+							reached[nb] = true
+							queue = append(queue, nb)
+						}
+					}
+				}
+			}
+			if len(reached) != x.count {
+				t.Fatalf("%d of %d indexed rows reachable from the entry point", len(reached), x.count)
+			}
+			var sum float64
+			for _, q := range queries {
+				sum += recall(x.Search(q, 10, Effort{Ef: 100}, nil, accessor(rows)), exact(m, rows, q, 10, nil))
+			}
+			if r := sum / float64(len(queries)); r < 0.98 {
+				t.Errorf("recall@10 at ef 100 is %.3f, want ≥ 0.98", r)
+			}
+		})
+	}
+}
