@@ -137,7 +137,7 @@ func (d *decoder) u32() uint32 {
 }
 
 func (d *decoder) u32s(n int) []uint32 {
-	vs := make([]uint32, n)
+	vs := makeArray[uint32](n)
 	for i := range vs {
 		vs[i] = binary.LittleEndian.Uint32(d.b[4*i:])
 	}
@@ -155,7 +155,8 @@ func (d *decoder) f32s(n int) []float32 {
 }
 
 func (d *decoder) bytes(n int) []byte {
-	v := append([]byte(nil), d.b[:n]...)
+	v := makeArray[byte](n)
+	copy(v, d.b)
 	d.b = d.b[n:]
 	return v
 }
@@ -228,7 +229,7 @@ func Read(b []byte) (*Index, error) {
 	for i, l := range d.bytes(x.n) {
 		x.level[i] = int8(l)
 	}
-	x.terms = make([]float32, 2*x.n)
+	x.terms = makeArray[float32](2 * x.n)
 	for i := 0; i < 2; i++ {
 		for r := range x.n {
 			x.terms[2*r+i] = math.Float32frombits(d.u32())
