@@ -149,7 +149,7 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 	}
 	var order []uint32
 	if cells != nil {
-		if order, err = x.cellOrder(ctx, cells, rng); err != nil {
+		if order, err = b.cellOrder(ctx, cells, rng); err != nil {
 			return nil, err
 		}
 	}

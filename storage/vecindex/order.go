@@ -39,10 +39,13 @@ func cellSampler(p Params, n, dim int) *sampler {
 	return &sampler{rng: rand.New(rand.NewSource(p.Seed)), dim: dim, max: samplesPerList * cells}
 }
 
-// cellOrder returns x's indexed rows (coded, with their layers drawn) in
-// the order of their cells, the cells in tour order (see the top of this
-// file), or nil when there are too few rows for cells.
-func (x *Index) cellOrder(ctx context.Context, smp *sampler, rng *rand.Rand) ([]uint32, error) {
+// cellOrder returns the build's indexed rows (coded, with their layers
+// drawn and their build terms set) in the order of their cells, the cells
+// in tour order (see the top of this file), or nil when there are too few
+// rows for cells. A row's cell is that of the centroid nearest it by the
+// build's own distance between codes.
+func (b *builder) cellOrder(ctx context.Context, smp *sampler, rng *rand.Rand) ([]uint32, error) {
+	x := b.x
 	cells := min(x.count/rowsPerCell, len(smp.data)/x.dim)
 	if cells < 2 {
 		return nil, nil
@@ -56,8 +59,10 @@ func (x *Index) cellOrder(ctx context.Context, smp *sampler, rng *rand.Rand) ([]
 	probes := make([]probe, cells)
 	codes := make([]byte, cells*x.stride)
 	for i, j := range tour {
+		c := codes[i*x.stride:][:x.stride]
+		_, _, sq := x.quant.encode(cents[j*x.dim:(j+1)*x.dim], c)
 		probes[i] = x.newProbe()
-		x.quant.prepare(cents[j*x.dim:(j+1)*x.dim], codes[i*x.stride:][:x.stride], &probes[i])
+		x.quant.prepareRow(c, sq, 0, &probes[i])
 	}
 	cell := make([]uint32, x.n)
 	err = parallel(ctx, x.n, func(lo, hi int) {
@@ -67,7 +72,7 @@ func (x *Index) cellOrder(ctx context.Context, smp *sampler, rng *rand.Rand) ([]
 			}
 			best, bestD := 0, float32(math.Inf(1))
 			for i := range probes {
-				if d := x.dist(&probes[i], uint32(r)); d < bestD {
+				if d := b.dist(&probes[i], uint32(r)); d < bestD {
 					best, bestD = i, d
 				}
 			}
