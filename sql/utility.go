@@ -572,6 +572,9 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 		}
 	}
 	def.NextColumnID = len(def.Columns) + 1
+	if len(def.Columns) > MaxTableColumns {
+		return nil, TooManyColumns()
+	}
 	if err := b.checkGenerated(def); err != nil {
 		return nil, err
 	}

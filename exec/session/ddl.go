@@ -536,6 +536,9 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				}
 				return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cmd.Column.Name, def.Name)
 			}
+			if def.NextColumnID > sql.MaxTableColumns {
+				return sql.TooManyColumns()
+			}
 			col := cmd.Column
 			col.ID = def.NextColumnID
 			def.NextColumnID++
