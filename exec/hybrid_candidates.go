@@ -97,8 +97,7 @@ func (h *hybridCandidates) candidates(ctx context.Context) (ids []int64, all boo
 	if err != nil {
 		return nil, false, err
 	}
-	k := count + offset
-	if count < 0 || k <= 0 {
+	if count == 0 {
 		return nil, false, nil
 	}
 	var allow *roaring64.Bitmap
@@ -107,6 +106,13 @@ func (h *hybridCandidates) candidates(ctx context.Context) (ids []int64, all boo
 			return nil, false, err
 		}
 	}
+	if count < 0 { // LIMIT ALL or NULL: every qualifying row ranks
+		if allow != nil {
+			return bitmapIDs(allow), false, nil
+		}
+		return nil, true, nil
+	}
+	k := limitEnd(count, offset)
 	qt, err := EvalScalar(ctx, h.rt, h.node.Text)
 	if err != nil {
 		return nil, false, err

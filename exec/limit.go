@@ -76,6 +76,17 @@ func limitValues(ctx context.Context, rt *Runtime, count, offset sql.Expr) (int6
 	return c, o, nil
 }
 
+// limitEnd is the number of rows a LIMIT count OFFSET offset reads before
+// it stops: count + offset, or math.MaxInt64 where that overflows (a
+// LIMIT near 2^63 with any OFFSET still means every row after the
+// offset). count must not be negative.
+func limitEnd(count, offset int64) int64 {
+	if count > math.MaxInt64-offset {
+		return math.MaxInt64
+	}
+	return count + offset
+}
+
 // rowCount converts a LIMIT/OFFSET datum to an int64 (rounding as the cast
 // to bigint does).
 func rowCount(v any) (int64, error) {

@@ -52,7 +52,7 @@ func (l *LockRows) Next(ctx context.Context) (arrow.Record, error) {
 		}
 		l.left = -1
 		if count >= 0 {
-			l.left = count + offset
+			l.left = limitEnd(count, offset)
 		}
 	}
 	for {

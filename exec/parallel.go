@@ -101,7 +101,7 @@ func buildParallelTopK(rt *Runtime, n *sql.TopK) (Operator, bool, error) {
 	if count < 0 {
 		return nil, false, nil
 	}
-	local := &sql.TopK{Input: n.Input, Keys: n.Keys, Count: &sql.Const{Value: count + offset, T: types.Int8T}}
+	local := &sql.TopK{Input: n.Input, Keys: n.Keys, Count: &sql.Const{Value: limitEnd(count, offset), T: types.Int8T}}
 	shared := rt.partitionsShared()
 	g := &gather{schema: schemaOf(n.Input.Columns())}
 	g.open = func(ctx context.Context) ([]Operator, error) {

@@ -71,8 +71,8 @@ func (t *textTopK) Next(ctx context.Context) (arrow.Record, error) {
 	}
 	t.rt.searched(SearchBM25, start, int64(len(matches.IDs)))
 	k := len(matches.IDs)
-	if count >= 0 && count+offset < int64(k) {
-		k = int(count + offset)
+	if count >= 0 && limitEnd(count, offset) < int64(k) {
+		k = int(limitEnd(count, offset))
 	}
 	ids := bestIDs(matches, k)
 	if len(ids) == 0 {

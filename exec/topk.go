@@ -226,10 +226,7 @@ func (t *TopK) init(ctx context.Context) error {
 		return nil
 	}
 	t.offset = offset
-	t.k = count + offset
-	if t.k < count { // overflow
-		t.k = math.MaxInt64
-	}
+	t.k = limitEnd(count, offset)
 	if count == 0 {
 		return nil
 	}

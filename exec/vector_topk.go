@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
 )
@@ -29,11 +30,21 @@ const (
 // ID, nearest first. Under a WHERE clause it first finds the qualifying
 // rows (RowFilter), and the search accepts only them: storage scores them
 // all by their codes where they are few and walks the index otherwise.
+//
+// The index holds only rows with a score, so where the search cannot
+// give the whole answer it yields more rows, which the Sort above ranks
+// as it ranks a scan's: with no LIMIT (ALL or NULL), every row (through
+// inner, the scan under the WHERE clause); where the search finds fewer
+// than Count+Offset rows (a query vector that scores no row, such as
+// NULL, empty or zero, or fewer scored qualifying rows than that), the
+// first other qualifying rows up to that number, which score NULL and
+// rank last.
 type vectorTopK struct {
 	rt     *Runtime
 	node   *sql.VectorTopK
 	schema *arrow.Schema
 	out    arrow.Record
+	inner  Operator
 	done   bool
 }
 
@@ -50,35 +61,39 @@ func (v *vectorTopK) Close() {
 		v.out.Release()
 		v.out = nil
 	}
+	if v.inner != nil {
+		v.inner.Close()
+	}
 }
 
 // Next implements Operator: the one batch of candidates.
 func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
+	if v.inner != nil {
+		return v.inner.Next(ctx)
+	}
 	if v.done {
 		return nil, io.EOF
 	}
 	v.done = true
 	start := time.Now()
-	qv, err := EvalScalar(ctx, v.rt, v.node.Query)
-	if err != nil || qv == nil {
+	count, offset, err := limitValues(ctx, v.rt, v.node.Count, v.node.Offset)
+	if err != nil || count == 0 {
 		return nil, eofOr(err)
 	}
-	arr, ok := qv.(*types.Array)
-	if !ok {
-		return nil, internalErr("vector search query is %T", qv)
-	}
-	query, ok := arr.Float32s()
-	if !ok || len(query) == 0 {
-		return nil, io.EOF // a NULL element or an empty vector scores no row
-	}
-	count, offset, err := limitValues(ctx, v.rt, v.node.Count, v.node.Offset)
+	qv, err := EvalScalar(ctx, v.rt, v.node.Query)
 	if err != nil {
 		return nil, err
 	}
-	k := count + offset
-	if count < 0 || k <= 0 {
-		return nil, io.EOF
+	var query []float32
+	if arr, ok := qv.(*types.Array); ok {
+		query, _ = arr.Float32s()
+	} else if qv != nil {
+		return nil, internalErr("vector search query is %T", qv)
 	}
+	if count < 0 {
+		return v.scanAll(ctx)
+	}
+	k := limitEnd(count, offset)
 	scan := v.node.Scan
 	var allow *roaring64.Bitmap
 	if v.node.RowFilter != nil {
@@ -86,15 +101,28 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, err
 		}
 	}
-	hits, err := v.rt.Tx.VectorSearch(ctx, scan.Table.ID, v.node.Index, query, int(k), vectorEffort(v.rt), allow)
-	if err != nil {
-		return nil, err
+	var hits []storage.VectorHit
+	if len(query) > 0 {
+		if hits, err = v.rt.Tx.VectorSearch(ctx, scan.Table.ID, v.node.Index, query, int(k), vectorEffort(v.rt), allow); err != nil {
+			return nil, err
+		}
 	}
 	v.rt.indexSearch(scan.Table.ID, SearchVector)
 	v.rt.searched(SearchVector, start, int64(len(hits)))
 	ids := make([]int64, len(hits))
 	for i, h := range hits {
 		ids[i] = h.RowID
+	}
+	if int64(len(hits)) < k {
+		if allow == nil {
+			// Every row qualifies: list their IDs, reading no column.
+			rowIDs := &sql.Scan{Table: scan.Table, Alias: scan.Alias, WithRowID: true,
+				Out: []sql.Col{{Name: catalog.RowIDColumn, T: types.Int8T, Table: scan.Alias, Hidden: true}}}
+			if allow, err = qualifyingRows(ctx, v.rt, rowIDs); err != nil {
+				return nil, err
+			}
+		}
+		ids = appendUnscored(ids, allow, k)
 	}
 	if len(ids) == 0 {
 		return nil, io.EOF
@@ -111,6 +139,35 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 	v.out = array.NewRecord(v.schema, cols, rec.NumRows())
 	rec.Release()
 	return v.out, nil
+}
+
+// scanAll answers from the table's scan under the WHERE clause instead of
+// the index (there is no LIMIT): the Sort above ranks every row.
+func (v *vectorTopK) scanAll(ctx context.Context) (arrow.Record, error) {
+	var plan sql.Node = v.node.Scan
+	if v.node.Filter != nil {
+		plan = &sql.Filter{Input: plan, Cond: v.node.Filter}
+	}
+	var err error
+	if v.inner, err = Build(v.rt, plan); err != nil {
+		return nil, err
+	}
+	return v.inner.Next(ctx)
+}
+
+// appendUnscored appends to ids, the row IDs of a search's hits (all the
+// qualifying rows it could score, fewer than k), the first other rows of
+// allow until there are k: qualifying rows whose score is NULL.
+func appendUnscored(ids []int64, allow *roaring64.Bitmap, k int64) []int64 {
+	found := roaring64.BitmapOf()
+	for _, id := range ids {
+		found.Add(uint64(id))
+	}
+	it := roaring64.AndNot(allow, found).Iterator()
+	for int64(len(ids)) < k && it.HasNext() {
+		ids = append(ids, int64(it.Next()))
+	}
+	return ids
 }
 
 // qualifyingRows returns the row IDs of the rows that satisfy a WHERE

@@ -540,6 +540,10 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 	sc := &scope{cols: scan.Out}
 	var other Node
 	if len(from) > 0 {
+		// The target's name may not come again in FROM / USING.
+		if err := b.checkFromNames(append([]*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: rv}}}, from...)); err != nil {
+			return nil, "", nil, err
+		}
 		var osc *scope
 		if other, osc, err = b.bindFrom(from, nil); err != nil {
 			return nil, "", nil, err

@@ -1178,6 +1178,11 @@ func (b *Binder) bindArrayExpr(sc *scope, a *pg_query.A_ArrayExpr, want types.T)
 	} else {
 		t = types.ArrayOf(elemT, 1)
 	}
+	if t.Dims > types.MaxArrayDims {
+		// Checked at each level, so that a constructor nested thousands
+		// deep fails at the seventh instead of building them all.
+		return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", t.Dims, types.MaxArrayDims)
+	}
 	if want.IsArray() {
 		t = want
 	}

@@ -19,6 +19,9 @@ func (b *Binder) bindFrom(items []*pg_query.Node, outer *scope) (Node, *scope, e
 	if len(items) == 0 {
 		return &Values{Rows: [][]Expr{{}}}, &scope{outer: outer}, nil
 	}
+	if err := b.checkFromNames(items); err != nil {
+		return nil, nil, err
+	}
 	var plan Node
 	sc := &scope{outer: outer}
 	for _, item := range items {
@@ -42,6 +45,80 @@ func (b *Binder) bindFrom(items []*pg_query.Node, outer *scope) (Node, *scope, e
 		sc.cols = joined
 	}
 	return plan, sc, nil
+}
+
+// fromName is the name a FROM item is referred to by: its alias, or an
+// unaliased table's (rv set) or function's name.
+type fromName struct {
+	name string
+	rv   *pg_query.RangeVar
+}
+
+// fromNames appends the names the FROM item item makes visible: a JOIN
+// without an alias shows its sides' names, one with an alias only its
+// own.
+func fromNames(item *pg_query.Node, names []fromName) []fromName {
+	switch v := item.Node.(type) {
+	case *pg_query.Node_RangeVar:
+		if a := v.RangeVar.Alias; a != nil {
+			return append(names, fromName{name: a.Aliasname})
+		}
+		return append(names, fromName{name: v.RangeVar.Relname, rv: v.RangeVar})
+	case *pg_query.Node_RangeSubselect:
+		if a := v.RangeSubselect.Alias; a != nil {
+			return append(names, fromName{name: a.Aliasname})
+		}
+	case *pg_query.Node_RangeFunction:
+		rf := v.RangeFunction
+		if rf.Alias != nil {
+			return append(names, fromName{name: rf.Alias.Aliasname})
+		}
+		if len(rf.Functions) == 1 && !rf.IsRowsfrom {
+			if l := rf.Functions[0].GetList(); l != nil && len(l.Items) > 0 {
+				if fn := l.Items[0].GetFuncCall(); fn != nil {
+					return append(names, fromName{name: nameOf(fn.Funcname)})
+				}
+			}
+		}
+	case *pg_query.Node_JoinExpr:
+		if a := v.JoinExpr.Alias; a != nil {
+			return append(names, fromName{name: a.Aliasname})
+		}
+		return fromNames(v.JoinExpr.Rarg, fromNames(v.JoinExpr.Larg, names))
+	}
+	return names
+}
+
+// checkFromNames refuses a FROM clause that names two items alike (42712,
+// as PostgreSQL's checkNameSpaceConflicts does), where SELECT * used to
+// return both and a qualified column failed as ambiguous. Two unaliased
+// tables of the same name in different schemas may meet.
+func (b *Binder) checkFromNames(items []*pg_query.Node) error {
+	var names []fromName
+	for _, item := range items {
+		names = fromNames(item, names)
+	}
+	for i := range names {
+		for j := i + 1; j < len(names); j++ {
+			x, y := names[i], names[j]
+			if x.name != y.name || x.rv != nil && y.rv != nil && b.distinctTables(x.rv, y.rv) {
+				continue
+			}
+			return pgerr.New(pgerrcode.DuplicateAlias, "table name \"%s\" specified more than once", x.name)
+		}
+	}
+	return nil
+}
+
+// distinctTables reports whether two references to tables of the same
+// name, qualified differently, are two tables.
+func (b *Binder) distinctTables(x, y *pg_query.RangeVar) bool {
+	if x.Schemaname == y.Schemaname {
+		return false
+	}
+	dx, errx := b.rangeVarTable(x)
+	dy, erry := b.rangeVarTable(y)
+	return errx != nil || erry != nil || dx.ID != dy.ID
 }
 
 func (b *Binder) bindFromItem(item *pg_query.Node, outer *scope) (Node, []Col, error) {

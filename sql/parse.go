@@ -156,8 +156,14 @@ func parse(query string) (*pg_query.ParseResult, error) {
 	var pe *parser.Error
 	if errors.As(err, &pe) {
 		code := pgerrcode.SyntaxError
-		if grammarNotSupported(pe.Message) {
+		switch {
+		case grammarNotSupported(pe.Message):
 			code = pgerrcode.FeatureNotSupported
+		case strings.HasPrefix(pe.Message, "invalid byte sequence for encoding"):
+			// An escape in a string constant (E'\xff', E'\000') that makes
+			// invalid UTF-8: the scanner's encoding check, 22021 as in
+			// PostgreSQL.
+			code = pgerrcode.CharacterNotInRepertoire
 		}
 		return nil, pgerr.New(code, "%s", pe.Message).WithPosition(int32(pe.Cursorpos))
 	}

@@ -628,7 +628,25 @@ func (b *Binder) bindTargets(sc *scope, targets []*pg_query.Node) ([]selectItem,
 		}
 		items = append(items, selectItem{expr: e, name: name})
 	}
+	if len(items) > maxTargetList {
+		// A RowDescription holds at most 32767 fields: a wider result
+		// would drop the connection after running the query.
+		return nil, pgerr.New(pgerrcode.TooManyColumns, "target lists can have at most %d entries", maxTargetList)
+	}
 	return items, nil
+}
+
+// maxTargetList is PostgreSQL's MaxTupleAttributeNumber, the most entries
+// a select list (or RETURNING list) may have.
+const maxTargetList = 1664
+
+// MaxTableColumns is PostgreSQL's MaxHeapAttributeNumber, the most columns
+// a table may have had (dropped ones count, as their attnums do).
+const MaxTableColumns = 1600
+
+// TooManyColumns is the error for a table beyond MaxTableColumns.
+func TooManyColumns() error {
+	return pgerr.New(pgerrcode.TooManyColumns, "tables can have at most %d columns", MaxTableColumns)
 }
 
 func isStar(cr *pg_query.ColumnRef) bool {

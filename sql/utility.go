@@ -292,10 +292,12 @@ type CreateSequence struct {
 	IfNotExists bool
 }
 
-// DropSequence is DROP SEQUENCE.
+// DropSequence is DROP SEQUENCE. Without Cascade a sequence a column
+// default draws from cannot go; with it those defaults go first.
 type DropSequence struct {
 	Names    [][2]string
 	IfExists bool
+	Cascade  bool
 }
 
 func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
@@ -570,6 +572,9 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 		}
 	}
 	def.NextColumnID = len(def.Columns) + 1
+	if len(def.Columns) > MaxTableColumns {
+		return nil, TooManyColumns()
+	}
 	if err := b.checkGenerated(def); err != nil {
 		return nil, err
 	}
@@ -1145,7 +1150,7 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		}
 		return d, nil
 	case pg_query.ObjectType_OBJECT_SEQUENCE:
-		d := &DropSequence{IfExists: s.MissingOk}
+		d := &DropSequence{IfExists: s.MissingOk, Cascade: cascade}
 		for _, o := range s.Objects {
 			schema, name := qualified(o)
 			d.Names = append(d.Names, [2]string{schema, name})

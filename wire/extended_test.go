@@ -224,6 +224,45 @@ func TestSkipUntilSync(t *testing.T) {
 		"BindComplete", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
 }
 
+// TestQueryEndsImplicitTransaction checks a simple query after
+// extended-protocol messages sent without Sync: as in PostgreSQL it ends
+// their implicit transaction, committing their work with its own (seen by
+// another session, ReadyForQuery I), or rolling both back on its error.
+// It used to leave the transaction open (ReadyForQuery T), the INSERT
+// seen by no one else and lost at the next ROLLBACK.
+func TestQueryEndsImplicitTransaction(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	other := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE nosync (id int)"})
+	expect(t, "setup", rc.readUntilReady(), "CommandComplete CREATE TABLE", "ReadyForQuery I")
+	count := func(what, want string) {
+		t.Helper()
+		other.send(&pgproto3.Query{String: "SELECT count(*) FROM nosync"})
+		expect(t, what, other.readUntilReady(), "RowDescription count:20", "DataRow "+want, "CommandComplete SELECT 1", "ReadyForQuery I")
+	}
+	insert := func(id string) []pgproto3.FrontendMessage {
+		return []pgproto3.FrontendMessage{&pgproto3.Parse{Query: "INSERT INTO nosync VALUES (" + id + ")"}, &pgproto3.Bind{}, &pgproto3.Execute{}}
+	}
+
+	rc.send(append(insert("1"), &pgproto3.Query{String: "SELECT 2"})...)
+	expect(t, "commits with the query", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete INSERT 0 1",
+		"RowDescription ?column?:23", "DataRow 2", "CommandComplete SELECT 1", "ReadyForQuery I")
+	count("after the query", "1")
+
+	rc.send(append(insert("2"), &pgproto3.Query{String: "SELECT 1/0"})...)
+	expect(t, "rolls back with its error", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete INSERT 0 1",
+		"ErrorResponse ERROR 22012", "ReadyForQuery I")
+	count("after the failed query", "1")
+
+	rc.send(append(insert("3"), &pgproto3.Query{String: "BEGIN"})...)
+	expect(t, "BEGIN makes it explicit", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete INSERT 0 1",
+		"CommandComplete BEGIN", "ReadyForQuery T")
+	rc.send(&pgproto3.Query{String: "ROLLBACK"})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "CommandComplete ROLLBACK", "ReadyForQuery I")
+	count("after ROLLBACK", "1")
+}
+
 // TestPortalSuspended checks Execute with a row limit: PortalSuspended,
 // then the next Execute continues where the last one stopped.
 func TestPortalSuspended(t *testing.T) {

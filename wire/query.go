@@ -24,6 +24,13 @@ func (c *conn) simpleQuery(sql string) {
 	if err != nil {
 		c.sendNotices()
 		c.sendError(err)
+		c.sess.AbortBlock()
+	}
+	// Extended-protocol messages sent without a Sync before the query
+	// opened an implicit transaction; the query ends it, as PostgreSQL's
+	// does: it commits with the query, or rolls back with its error.
+	if err := c.sess.EndImplicit(); err != nil {
+		c.sendError(err)
 	}
 	c.sess.DropPortals()
 	c.readyForQuery()

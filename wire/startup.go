@@ -85,7 +85,7 @@ func (c *conn) startup() bool {
 		}
 		if minor > 0 || len(unknown) > 0 {
 			sort.Strings(unknown)
-			c.out = appendNegotiateProtocolVersion(c.out, 0, unknown)
+			c.out = appendNegotiateProtocolVersion(c.out, pgproto3.ProtocolVersionNumber, unknown)
 		}
 		return c.open(sm.Parameters)
 	}
@@ -191,12 +191,16 @@ func (c *conn) remoteHost() string {
 }
 
 // appendNegotiateProtocolVersion appends a NegotiateProtocolVersion
-// message ('v'), which pgproto3/v2 lacks: the newest minor version the
-// server supports and the protocol options it did not recognise.
-func appendNegotiateProtocolVersion(dst []byte, minor uint32, unknown []string) []byte {
+// message ('v'), which pgproto3/v2 lacks: the newest protocol version the
+// server supports, as a whole version number (major << 16 | minor, 3.0
+// is 196608) as PostgreSQL sends it, and the protocol options it did not
+// recognise. libpq 18 and later refuse a bare minor number there (0:
+// "server requested downgrade to pre-3.0 protocol version"), so a client
+// that asks for 3.2 (max_protocol_version) could not connect.
+func appendNegotiateProtocolVersion(dst []byte, version uint32, unknown []string) []byte {
 	start := len(dst)
 	dst = append(dst, 'v', 0, 0, 0, 0)
-	dst = binary.BigEndian.AppendUint32(dst, minor)
+	dst = binary.BigEndian.AppendUint32(dst, version)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(unknown)))
 	for _, o := range unknown {
 		dst = append(dst, o...)

@@ -89,7 +89,8 @@ func TestUnsupportedProtocolVersion(t *testing.T) {
 }
 
 // TestProtocolNegotiation checks that a 3.x request with x > 0 (and
-// _pq_ options) is answered with NegotiateProtocolVersion for 3.0.
+// _pq_ options) is answered with NegotiateProtocolVersion for 3.0, sent
+// as PostgreSQL sends it (196608, which libpq 18 and later check).
 func TestProtocolNegotiation(t *testing.T) {
 	ts := startServer(t)
 
@@ -117,7 +118,7 @@ func TestProtocolNegotiation(t *testing.T) {
 	if _, err := io.ReadFull(rc.nc, body); err != nil {
 		t.Fatal(err)
 	}
-	want := append([]byte{0, 0, 0, 0, 0, 0, 0, 1}, "_pq_.frob\x00"...)
+	want := append([]byte{0, 3, 0, 0, 0, 0, 0, 1}, "_pq_.frob\x00"...)
 	if hdr[0] != 'v' || string(body) != string(want) {
 		t.Fatalf("NegotiateProtocolVersion: got %q %q, want 'v' %q", hdr[0], body, want)
 	}

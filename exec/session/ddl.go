@@ -229,6 +229,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 				}
 				return pgerr.New(pgerrcode.UndefinedTable, "sequence \"%s\" does not exist", n[1])
 			}
+			if err := s.dropSequenceDefaults(tx, schema, n[1], x.Cascade); err != nil {
+				return err
+			}
 			if err := tx.DropSequence(schema, n[1]); err != nil {
 				return err
 			}
@@ -385,6 +388,91 @@ func dropTable(tx *storage.Tx, def *catalog.TableDef, cascade bool) error {
 	return nil
 }
 
+// dropSequenceDefaults handles the column defaults that draw from
+// sequence schema.name (nextval('name'), a serial's): without cascade
+// they make DROP SEQUENCE fail (2BP01, as PostgreSQL's dependencies do,
+// where the sequence used to go and every later INSERT failed with
+// 42P01), with it they are dropped first, with one notice listing them.
+// An identity column's sequence cannot go, cascade or not.
+func (s *Session) dropSequenceDefaults(tx *storage.Tx, schema, name string, cascade bool) error {
+	cat := tx.Catalog()
+	var lines []string
+	for _, id := range slices.Sorted(maps.Keys(cat.Tables)) {
+		def := cat.Tables[id]
+		var drop []int
+		for pos, col := range def.Columns {
+			if col.Generated != "" || !s.defaultDrawsFrom(cat, col.Default, schema, name) {
+				continue
+			}
+			if col.Identity != "" { // the column's own sequence: no CASCADE drops it
+				return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop sequence %s because column %s of table %s requires it", name, col.Name, def.Name).
+					WithHint("You can drop column %s of table %s instead.", col.Name, def.Name)
+			}
+			drop = append(drop, pos)
+		}
+		if len(drop) == 0 {
+			continue
+		}
+		what := fmt.Sprintf("default value for column %s of table %s", def.Columns[drop[0]].Name, def.Name)
+		if !cascade {
+			return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", name).
+				WithDetail("%s depends on sequence %s", what, name).
+				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+		}
+		def = currentTable(tx, def)
+		for _, pos := range drop {
+			lines = append(lines, fmt.Sprintf("drop cascades to default value for column %s of table %s", def.Columns[pos].Name, def.Name))
+			def.Columns[pos].Default = ""
+		}
+		if err := tx.AlterTable(def); err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(lines) == 1:
+		s.notice("00000", "%s", lines[0])
+	case len(lines) > 1:
+		s.notices = append(s.notices, Notice{Severity: "NOTICE", Code: "00000",
+			Message: fmt.Sprintf("drop cascades to %d other objects", len(lines)), Detail: strings.Join(lines, "\n")})
+	}
+	return nil
+}
+
+// defaultDrawsFrom reports whether a column default calls nextval on
+// sequence schema.name: 'name' qualified with schema, or unqualified and
+// found first on the search path.
+func (s *Session) defaultDrawsFrom(cat *catalog.Catalog, def, schema, name string) bool {
+	for rest := def; ; {
+		i := strings.Index(rest, "nextval('")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len("nextval('"):]
+		end := strings.IndexByte(rest, '\'')
+		if end < 0 {
+			return false
+		}
+		ref := rest[:end]
+		if dot := strings.LastIndexByte(ref, '.'); dot >= 0 {
+			if strings.Trim(ref[:dot], `"`) == schema && strings.Trim(ref[dot+1:], `"`) == name {
+				return true
+			}
+			continue
+		}
+		if strings.Trim(ref, `"`) != name {
+			continue
+		}
+		for _, sc := range s.searchPath() {
+			if cat.Sequences[catalog.Key(sc, name)] != nil {
+				if sc == schema {
+					return true
+				}
+				break
+			}
+		}
+	}
+}
+
 // ownedSequence extracts the sequence of a serial column's default
 // "nextval('schema.seq'::regclass)".
 func ownedSequence(def string) (schema, name string, ok bool) {
@@ -447,6 +535,9 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 					continue
 				}
 				return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cmd.Column.Name, def.Name)
+			}
+			if def.NextColumnID > sql.MaxTableColumns {
+				return sql.TooManyColumns()
 			}
 			col := cmd.Column
 			col.ID = def.NextColumnID

@@ -8,8 +8,8 @@ import (
 	"github.com/jackc/pgerrcode"
 )
 
-// maxArrayDims is MAXDIM.
-const maxArrayDims = 6
+// MaxArrayDims is MAXDIM, the most dimensions an array may have.
+const MaxArrayDims = 6
 
 func errArrayLiteral(s, detail string, args ...any) *pgerr.Error {
 	return pgerr.New(pgerrcode.InvalidTextRepresentation, "malformed array literal: \"%s\"", s).WithDetail(detail, args...)
@@ -41,8 +41,8 @@ func scanArray(orig, s string) (dims []int, items []arrayItem, err error) {
 	nest := 0
 	ndim := 0
 	inQuotes := false
-	nelems := [maxArrayDims + 1]int{}
-	nelemsLast := [maxArrayDims + 1]int{}
+	nelems := [MaxArrayDims + 1]int{}
+	nelemsLast := [MaxArrayDims + 1]int{}
 	for i := range nelems {
 		nelems[i] = 1
 	}
@@ -114,9 +114,9 @@ func scanArray(orig, s string) (dims []int, items []arrayItem, err error) {
 				return nil, nil, errArrayLiteral(orig, "Unexpected \"%c\" character.", '{')
 			}
 			state = apLevelStarted
-			if nest >= maxArrayDims {
+			if nest >= MaxArrayDims {
 				return nil, nil, pgerr.New(pgerrcode.ProgramLimitExceeded,
-					"number of array dimensions (%d) exceeds the maximum allowed (%d)", nest+1, maxArrayDims)
+					"number of array dimensions (%d) exceeds the maximum allowed (%d)", nest+1, MaxArrayDims)
 			}
 			nest++
 			if ndim < nest {
@@ -211,9 +211,9 @@ func parseArray(s string, elem T, opts *TextOptions) (*Array, error) {
 			break
 		}
 		p++
-		if len(dims) >= maxArrayDims {
+		if len(dims) >= MaxArrayDims {
 			return nil, pgerr.New(pgerrcode.ProgramLimitExceeded,
-				"number of array dimensions (%d) exceeds the maximum allowed (%d)", len(dims)+1, maxArrayDims)
+				"number of array dimensions (%d) exceeds the maximum allowed (%d)", len(dims)+1, MaxArrayDims)
 		}
 		q := p
 		for q < len(s) && (isDigit(s[q]) || s[q] == '-' || s[q] == '+') {

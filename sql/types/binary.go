@@ -505,8 +505,8 @@ func decodeArrayBinary(src []byte, elem T) (any, error) {
 	if ndim < 0 {
 		return nil, errBinaryMsg("invalid number of dimensions: %d", ndim)
 	}
-	if ndim > maxArrayDims {
-		return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", ndim, maxArrayDims)
+	if ndim > MaxArrayDims {
+		return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", ndim, MaxArrayDims)
 	}
 	if flags != 0 && flags != 1 {
 		return nil, errBinaryMsg("invalid array flags")
