@@ -417,7 +417,13 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 	// The new head.
 	next, dropped := db.nextStateLocked(head, lsn, newCat, rec.tables)
 
+	// The unique indexes. On an object store, what the commit does to
+	// them is recorded to be taken back should its group commit lose the
+	// log (keyUndo): the keys it sets with what they held, or, for a
+	// table whose indexes it replaces, empties or sets many keys of, that
+	// they are to be rebuilt.
 	db.idxMu.Lock()
+	rebuild := map[uint64]bool{}
 	if newCat != head.cat {
 		for id, def := range newCat.Tables {
 			rt := db.rt(id, def.Schema)
@@ -426,11 +432,13 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 				want[con.sig()] = true
 				if ix := newIdx[id][con.sig()]; ix != nil {
 					rt.uniq[con.sig()] = ix
+					rebuild[id] = true
 				}
 			}
 			for sig := range rt.uniq {
 				if !want[sig] {
 					delete(rt.uniq, sig)
+					rebuild[id] = true
 				}
 			}
 		}
@@ -444,13 +452,24 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 			for _, ix := range rt.uniq {
 				ix.m = newKeyMap()
 			}
+			rebuild[id] = true
 		}
 		for sig, ks := range keys[id] {
 			ix := rt.uniq[sig]
 			if ix == nil {
 				continue
 			}
-			ks.addTo(ix.m, false)
+			if !shared || rebuild[id] || len(ks.ints)+len(ks.strs) > undoKeys {
+				ks.addTo(ix.m, false)
+				rebuild[id] = true
+				continue
+			}
+			db.keyUndo = append(db.keyUndo, ks.setUndoable(ix, lsn, id))
+		}
+	}
+	if shared {
+		for id := range rebuild {
+			db.keyUndo = append(db.keyUndo, keyUndo{lsn: lsn, table: id})
 		}
 	}
 	db.setHead(next)

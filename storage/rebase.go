@@ -18,7 +18,11 @@ package storage
 // inserters of a key "duplicate key value" once the first commits; a
 // retry would only get it again), or with 40001 for INSERT ... ON
 // CONFLICT, which a retry resolves. A commit that keeps losing
-// (rebaseTries) fails with 40001.
+// (rebaseTries) fails with 40001. Returning to the durable state costs
+// what the lost commits did, not the size of the tables: the unique
+// indexes take back the keys those commits set (keyUndo), and are
+// rebuilt only for a table one of them truncated, changed the rules of,
+// or set more than undoKeys keys of.
 //
 // What differs from one server is row IDs: each server draws them from
 // its own counter (advanced past every row it applies), so rows another
@@ -39,6 +43,7 @@ package storage
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"sort"
 
@@ -252,4 +257,151 @@ func rowIDRange(start int64, n int) *array.Int64 {
 		b.UnsafeAppend(start + int64(i))
 	}
 	return b.NewInt64Array()
+}
+
+// undoKeys is the most keys of one constraint a commit records how to
+// take back (keyUndo); a commit that sets more has its table's indexes
+// rebuilt should it lose the log (a scan of the table, as the commit
+// was large).
+const undoKeys = 1 << 16
+
+// keyUndo records what a commit not yet durable did to the unique
+// indexes of a table on an object store, to take it back should its
+// group commit lose the log: the keys it set in index ix with the rows
+// they mapped to before, or, with ix nil, that the table's indexes are
+// to be rebuilt from the state the server returns to (the commit
+// replaced, emptied or set many keys of them). So a lost race costs the
+// lost commits' keys, not a scan of every table.
+type keyUndo struct {
+	lsn   uint64
+	table uint64
+	ix    *uniqueIndex
+	ints  []intUndo
+	strs  []strUndo
+}
+
+// intUndo is a one-integer key a commit set to row, and the row it
+// mapped to before (had: it mapped to one).
+type intUndo struct {
+	key, row, old int64
+	had           bool
+}
+
+// strUndo is intUndo for a key kept as a string.
+type strUndo struct {
+	key      string
+	row, old int64
+	had      bool
+}
+
+// setUndoable sets the keys in ix as addTo does, and returns how to take
+// them back: the undo of the commit of record lsn in table id.
+func (s *keySet) setUndoable(ix *uniqueIndex, lsn, id uint64) keyUndo {
+	u := keyUndo{lsn: lsn, table: id, ix: ix, ints: make([]intUndo, len(s.ints)), strs: make([]strUndo, len(s.strs))}
+	m := ix.m
+	for i, k := range s.ints {
+		old, had := m.ints[k.key]
+		u.ints[i] = intUndo{key: k.key, row: k.row, old: old, had: had}
+		m.ints[k.key] = k.row
+	}
+	for i, k := range s.strs {
+		old, had := m.get(k.key)
+		u.strs[i] = strUndo{key: k.key, row: k.row, old: old, had: had}
+		m.set(k.key, k.row)
+	}
+	return u
+}
+
+// undo takes back the keys u set, once the undos of the commits after
+// its own ran: a key still mapped to the row u set goes back to the row
+// it mapped to before when a lost commit deleted that row (lostDel: it is
+// live in the state the server returns to, or it is a lost commit's row,
+// whose own undo comes next), and is removed otherwise — the row was
+// deleted for good, perhaps dropped by a compaction since, and no other
+// live row holds the key, or the commit could not have set it. That is
+// the index a rebuild from the state the server returns to would give.
+func (u *keyUndo) undo(lostDel *roaring64.Bitmap) {
+	m := u.ix.m
+	for _, k := range u.ints {
+		if r, hit := m.ints[k.key]; !hit || r != k.row {
+			continue
+		}
+		if k.had && lostDel.Contains(uint64(k.old)) {
+			m.ints[k.key] = k.old
+		} else {
+			delete(m.ints, k.key)
+		}
+	}
+	for _, k := range u.strs {
+		if r, hit := m.get(k.key); !hit || r != k.row {
+			continue
+		}
+		if k.had && lostDel.Contains(uint64(k.old)) {
+			m.set(k.key, k.old)
+		} else {
+			m.del(k.key)
+		}
+	}
+}
+
+// undoKeysLocked returns the unique indexes to the published state pub
+// after the commits past it lost the log, from head, the state with
+// them (db.mu and db.idxMu held): the indexes of each table a lost
+// commit replaced, emptied or set many keys of, and of each table whose
+// runtime is new (a lost commit dropped it), are rebuilt from pub; the
+// keys the others set are taken back (keyUndo), newest first.
+func (db *DB) undoKeysLocked(head, pub *dbState, fresh map[uint64]bool) error {
+	rebuild := fresh
+	for _, u := range db.keyUndo {
+		if u.lsn > pub.lsn && u.ix == nil {
+			rebuild[u.table] = true
+		}
+	}
+	lostDel := map[uint64]*roaring64.Bitmap{}
+	for i := len(db.keyUndo) - 1; i >= 0; i-- {
+		u := &db.keyUndo[i]
+		if u.lsn <= pub.lsn || u.ix == nil || rebuild[u.table] || pub.cat.Tables[u.table] == nil {
+			continue
+		}
+		d := lostDel[u.table]
+		if d == nil {
+			d = roaring64.New()
+			if hts, pts := head.tables[u.table], pub.tables[u.table]; hts != nil && pts != nil {
+				d = roaring64.AndNot(hts.deleted, pts.deleted)
+			}
+			lostDel[u.table] = d
+		}
+		u.undo(d)
+	}
+	db.keyUndo = nil
+	for id := range rebuild {
+		def := pub.cat.Tables[id]
+		rt := db.lookupRT(id)
+		if def == nil || rt == nil {
+			continue
+		}
+		rt.uniq = map[string]*uniqueIndex{}
+		for _, con := range constraintsOf(pub.cat, def) {
+			ix, err := db.buildIndex(pub, id, def, con, nil)
+			if err != nil {
+				return fmt.Errorf("rebuilding unique index %q after a lost commit race: %w", con.name, err)
+			}
+			rt.uniq[con.sig()] = ix
+		}
+	}
+	return nil
+}
+
+// trimKeyUndoLocked forgets how to take back the commits that are durable
+// (db.mu held).
+func (db *DB) trimKeyUndoLocked() {
+	durable := db.durableLSN.Load()
+	i := 0
+	for i < len(db.keyUndo) && db.keyUndo[i].lsn <= durable {
+		i++
+	}
+	if i == 0 {
+		return
+	}
+	db.keyUndo = append(db.keyUndo[:0:0], db.keyUndo[i:]...)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -529,7 +530,9 @@ func TestRebaseForeignKeys(t *testing.T) {
 
 // BenchmarkRebase times the commit of a one-row insert that loses the log
 // to another server's insert and is rebased, beside a table of 1k or 200k
-// rows with a bigint primary key (ns/op: the losing commit alone).
+// rows with a bigint primary key (ns/op: the losing commit alone; a
+// commit that finds the other server's insert applied already, by a
+// catch-up in the background, does not count).
 func BenchmarkRebase(b *testing.B) {
 	for _, rows := range []int{1000, 200_000} {
 		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) { benchRebase(b, rows) })
@@ -547,20 +550,20 @@ func benchRebase(b *testing.B, rows int) {
 	if err := srvB.CatchUp(); err != nil {
 		b.Fatal(err)
 	}
-	lost := lostRaces(srvB)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
+	var took time.Duration
+	for i, lost := 0, 0; lost < b.N; i++ {
 		tx := srvB.Begin()
 		if err := tx.Insert(def.ID, makeRecord(b, def, []any{rows + 2*i, "b"})); err != nil {
 			b.Fatal(err)
 		}
 		insert(b, srvA, def, []any{rows + 2*i + 1, "a"})
-		b.StartTimer()
+		races := lostRaces(srvB)
+		start := time.Now()
 		mustCommit(b, tx)
+		if lostRaces(srvB) != races {
+			took += time.Since(start)
+			lost++
+		}
 	}
-	b.StopTimer()
-	if got := lostRaces(srvB) - lost; got != uint64(b.N) {
-		b.Fatalf("%d of %d commits lost the log", got, b.N)
-	}
+	b.ReportMetric(float64(took.Nanoseconds())/float64(b.N), "ns/op")
 }
