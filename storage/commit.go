@@ -135,14 +135,18 @@ func (tx *Tx) Commit() error {
 		if err != nil {
 			return err
 		}
-		tx.keepInstalledSpills()
 		err = db.waitDurable(lsn, epoch)
 		if err == nil {
+			tx.keepInstalledSpills()
 			break
 		}
 		if !errors.Is(err, errLostRace) {
+			tx.keepInstalledSpills() // (the record may be durable)
 			return err
 		}
+		// The lost commit's record is gone: its spilled files are the
+		// transaction's again, removed when it ends unless a later try
+		// installs them.
 		// Another server's commits took the log: judged again on the
 		// state with them (rebase.go).
 		if err := tx.notRebased(attempt); err != nil {

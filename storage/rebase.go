@@ -36,10 +36,14 @@ package storage
 //
 // Not rebased, failing with 40001 as before: a transaction that changed
 // the schema or created a sequence (its catalog is built on its
-// snapshot's), and one whose rows were spilled to segment files of its
-// own (spill.go; only the leader spills): the files carry the rows' IDs,
-// so such a transaction also fails, at commit or at its next statement,
-// when another server inserted into a table it spilled rows of.
+// snapshot's). Rows spilled to segment files of the transaction's own
+// (spill.go; only the leader spills) keep their IDs, which the files
+// carry: a spilled transaction is rebased, its rows in memory renumbered,
+// unless another server's rows carry the ID of a spilled row
+// (spilledClash: it fails with 40001, at commit or at its next
+// statement), as they do when the other server inserted into the table
+// while the transaction ran (both servers draw the IDs past the same
+// rows).
 
 import (
 	"cmp"
@@ -66,11 +70,11 @@ func lostRace(detail string, args ...any) error {
 	return pgerr.New(pgerrcode.SerializationFailure, "%s", errLostRace.Message).WithDetail(detail, args...)
 }
 
-// spilledRowIDs is the error of a transaction whose spilled rows may
-// share row IDs with rows another server inserted.
+// spilledRowIDs is the error of a transaction whose spilled rows share
+// row IDs with rows another server inserted.
 func spilledRowIDs() error {
 	return lostRace("Another server inserted into a table this transaction wrote rows of to segment files of its own " +
-		"(a large transaction); those rows keep the row IDs they were written with, which the other server's rows may carry too.")
+		"(a large transaction); those rows keep the row IDs they were written with, which the other server's rows carry too.")
 }
 
 // notRebased returns nil when a commit that lost the log to another
@@ -79,12 +83,6 @@ func spilledRowIDs() error {
 func (tx *Tx) notRebased(attempt int) error {
 	if len(tx.ops) > 0 || len(tx.seqs) > 0 {
 		return lostRace("The transaction changed the schema, which is not rebased onto the other server's commits.")
-	}
-	for _, tt := range tx.tables {
-		if len(tt.spilled) > 0 {
-			return lostRace("The transaction wrote rows to segment files of its own (a large transaction), " +
-				"which are not rebased onto the other server's commits.")
-		}
 	}
 	if attempt >= rebaseTries {
 		return lostRace("Its commit lost the log to other servers %d times in a row.", attempt)
@@ -119,17 +117,54 @@ func (tx *Tx) foreignRows(tt *txTable) bool {
 	return rt != nil && rt.foreignIns > tt.insLSN
 }
 
+// spilledClash reports whether a row of the table of tt in the head,
+// other than those of the head when the transaction drew its rows' IDs,
+// may carry the ID of one of its spilled rows (db.mu held): a row of the
+// tail committed since, or a segment whose range of row IDs meets
+// theirs (the transaction's IDs were drawn past every segment then).
+func (tx *Tx) spilledClash(tt *txTable) bool {
+	ts := tx.db.head.Load().tables[tt.id]
+	if ts == nil || tt.spilledIDs.IsEmpty() {
+		return false
+	}
+	ids := tt.spilledIDs
+	for _, seg := range ts.segments {
+		if seg.rows > 0 && seg.maxRow >= 0 && ids.Rank(uint64(seg.maxRow))-rankBelow(ids, seg.minRow) > 0 {
+			return true
+		}
+	}
+	for _, b := range ts.tail {
+		if b.lsn <= tt.insLSN {
+			continue
+		}
+		for _, r := range b.rowIDs.Int64Values() {
+			if ids.Contains(uint64(r)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rankBelow returns how many IDs of s are below v.
+func rankBelow(s *roaring64.Bitmap, v int64) uint64 {
+	if v <= 0 {
+		return 0
+	}
+	return s.Rank(uint64(v - 1))
+}
+
 // renumberLocked gives the rows of prepared (the transaction's inserts
 // held in memory, by table, as its record carries them) new row IDs in
 // each table whose rows another server's may share IDs with (db.mu held):
-// drawn now, past every row applied. A table with spilled rows cannot be
-// renumbered: 40001.
+// drawn now, past every row applied. Spilled rows keep theirs, written in
+// their files: when another server's rows carry one of them, 40001.
 func (tx *Tx) renumberLocked(prepared map[uint64][]*tailBatch) error {
 	for id, tt := range tx.tables {
 		if !tx.foreignRows(tt) {
 			continue
 		}
-		if len(tt.spilled) > 0 {
+		if len(tt.spilled) > 0 && tx.spilledClash(tt) {
 			return spilledRowIDs()
 		}
 		rt := tx.db.lookupRT(id)
@@ -150,12 +185,12 @@ func (tx *Tx) renumberLocked(prepared map[uint64][]*tailBatch) error {
 	return nil
 }
 
-// renumberOwn gives the rows the transaction inserted new row IDs in each
-// table whose rows another server's may share IDs with, throughout its
-// state: its batches, its own and own deleted row ID sets, and those its
-// savepoints saved; its local key indexes are rebuilt when next used. It
-// reports false, changing nothing, when rows of such a table were
-// spilled.
+// renumberOwn gives the rows the transaction holds in memory new row IDs
+// in each table whose rows another server's may share IDs with,
+// throughout its state: its batches, its own and own deleted row ID sets,
+// and those its savepoints saved; its local key indexes are rebuilt when
+// next used. Spilled rows keep theirs: it reports false, changing
+// nothing, when another server's rows carry one of them.
 func (tx *Tx) renumberOwn() bool {
 	db := tx.db
 	type stale struct {
@@ -166,6 +201,10 @@ func (tx *Tx) renumberOwn() bool {
 	db.mu.Lock()
 	for _, tt := range tx.tables {
 		if tx.foreignRows(tt) {
+			if tx.spilledClash(tt) {
+				db.mu.Unlock()
+				return false
+			}
 			tables = append(tables, stale{tt, db.lookupRT(tt.id)})
 		}
 	}
@@ -173,16 +212,6 @@ func (tx *Tx) renumberOwn() bool {
 	// drawn from now on are none of theirs (countPast).
 	durable := db.durableLSN.Load()
 	db.mu.Unlock()
-	for _, st := range tables {
-		if len(st.tt.spilled) > 0 {
-			return false
-		}
-		for _, sp := range tx.sps {
-			if len(sp.tables[st.tt.id].spilled) > 0 {
-				return false
-			}
-		}
-	}
 	for _, st := range tables {
 		tx.renumberTable(st.tt, st.rt)
 		st.tt.insLSN = durable
@@ -196,15 +225,16 @@ type idMove struct {
 }
 
 // renumberTable gives every row of tt the transaction or one of its
-// savepoints holds a new row ID drawn from rt. Each batch holds a range of
-// IDs (Insert draws one per batch) and gets a new range; the own row ID
-// sets are the union of their batches' ranges (spilled rows aside).
+// savepoints holds in memory a new row ID drawn from rt. Each batch holds
+// a range of IDs (Insert draws one per batch) and gets a new range; the
+// own row ID sets are the union of their batches' ranges and the spilled
+// rows' IDs, which stay.
 func (tx *Tx) renumberTable(tt *txTable, rt *tableRT) {
 	moved := map[*tailBatch]*tailBatch{}
 	var moves []idMove
-	renumber := func(bs []*tailBatch) ([]*tailBatch, *roaring64.Bitmap) {
+	renumber := func(bs []*tailBatch, spilled *roaring64.Bitmap) ([]*tailBatch, *roaring64.Bitmap) {
 		out := make([]*tailBatch, len(bs))
-		own := roaring64.New()
+		own := spilled.Clone()
 		for i, b := range bs {
 			nb := moved[b]
 			if nb == nil {
@@ -219,11 +249,11 @@ func (tx *Tx) renumberTable(tt *txTable, rt *tableRT) {
 		}
 		return out, own
 	}
-	tt.inserts, tt.ownIDs = renumber(tt.inserts)
+	tt.inserts, tt.ownIDs = renumber(tt.inserts, tt.spilledIDs)
 	saved := make(map[*savepoint]txTableSave, len(tx.sps))
 	for _, sp := range tx.sps {
 		if s, ok := sp.tables[tt.id]; ok {
-			s.inserts, s.ownIDs = renumber(s.inserts)
+			s.inserts, s.ownIDs = renumber(s.inserts, s.spilledIDs)
 			saved[sp] = s
 		}
 	}

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -277,22 +279,10 @@ func TestRebaseStatementRenumbers(t *testing.T) {
 	expectRows(t, restart(), def.ID, want)
 }
 
-// TestRebaseNotRebased: a transaction that changed the schema, or spilled
-// its rows to segment files, fails with 40001 when its group commit loses
-// the log, saying why; so does a spilled transaction whose next statement
-// would see another server's rows in its table.
+// TestRebaseNotRebased: a transaction that changed the schema fails with
+// 40001 when its group commit loses the log, saying why.
 func TestRebaseNotRebased(t *testing.T) {
-	st := fakeS3(t)
-	a := openDB(t, t.TempDir(), Options{Store: st, SpillBytes: 4 << 10, FlushRows: 1 << 30})
-	defer a.crash()
-	b := openDB(t, t.TempDir(), Options{Store: st})
-	defer b.crash()
-	if !a.home.(*objectHome).leads() {
-		t.Fatal("the first server does not lead")
-	}
-	def := kvTable(t, a, "t")
-	caughtUp(t, b, def.ID, "[]")
-
+	a, b, def, _ := twoServers(t, 0)
 	ddl := b.Begin()
 	if _, err := ddl.CreateTable(&catalog.TableDef{Schema: catalog.PublicSchema, Name: "u",
 		Columns: []catalog.ColumnDef{col("id", types.Int8T)}}); err != nil {
@@ -302,47 +292,140 @@ func TestRebaseNotRebased(t *testing.T) {
 	if err := ddl.Commit(); sqlstate(err) != "40001" || !strings.Contains(pgerr.From(err).Detail, "schema") {
 		t.Fatalf("a schema change that lost the log: %v (%q), want 40001", err, pgerr.From(err).Detail)
 	}
+	sameRows(t, a, b, def.ID, "[[0 v]]")
+}
 
-	// A large transaction on the leader spills; b takes its log object.
-	if err := a.CatchUp(); err != nil {
-		t.Fatal(err)
+// TestRebaseSpilled: a large transaction, whose rows the leader spilled
+// to segment files of its own, is rebased when its group commit loses the
+// log to another server's commit into another table, or to a delete in
+// its own table, and its rows in memory as well as in its files commit;
+// when the other server inserted rows that carry the IDs of its spilled
+// rows, it fails with 40001, at commit or at its next statement, and its
+// files go. A restart sees every row committed.
+func TestRebaseSpilled(t *testing.T) {
+	st := fakeS3(t)
+	a := openDB(t, t.TempDir(), Options{Store: st, SpillBytes: 4 << 10, FlushRows: 1 << 30})
+	defer a.crash()
+	b := openDB(t, t.TempDir(), Options{Store: st})
+	defer b.crash()
+	if !a.home.(*objectHome).leads() {
+		t.Fatal("the first server does not lead")
 	}
-	spill := func() *Tx {
-		tx := a.Begin()
-		for i := 1000; i < 1400; i += 100 {
-			if err := tx.Insert(def.ID, makeRecord(t, def, wordRows(i, i+100)...)); err != nil {
-				t.Fatal(err)
-			}
+	def := kvTable(t, a, "t")
+	other := kvTable(t, a, "u")
+	insert(t, a, def, kvRows(0, 2)...)
+	caughtUp(t, b, def.ID, "[[0 v] [1 v]]")
+	// spill begins a transaction on a that spills rows [from, from+400)
+	// of t and holds a few more in memory.
+	spill := func(from int) *Tx {
+		if err := a.CatchUp(); err != nil {
+			t.Fatal(err)
 		}
+		tx := a.Begin()
+		insertBatches(t, tx, def, from, from+400)
 		if len(tx.tables[def.ID].spilled) == 0 {
 			t.Fatal("the transaction did not spill")
 		}
+		if err := tx.Insert(def.ID, makeRecord(t, def, kvRows(from+400, from+403)...)); err != nil {
+			t.Fatal(err)
+		}
 		return tx
 	}
-	tx := spill()
+	wantRows := func(db *DB, n int) {
+		t.Helper()
+		if err := db.CatchUp(); err != nil {
+			t.Fatal(err)
+		}
+		rowIDsOf(t, db, def.ID) // none twice
+		tx := db.Begin()
+		defer tx.Rollback()
+		if got := len(scanRows(t, tx, def.ID, false)); got != n {
+			t.Fatalf("%d rows, want %d", got, n)
+		}
+	}
+	commitLost := func(tx *Tx) error {
+		t.Helper()
+		lost := lostRaces(a)
+		err := tx.Commit()
+		if lostRaces(a) == lost {
+			t.Fatal("the spilled transaction did not lose the log")
+		}
+		return err
+	}
+
+	// Another table; a delete in its own table.
+	tx := spill(1000)
+	insert(t, b, other, kvRows(0, 3)...)
+	if err := commitLost(tx); err != nil {
+		t.Fatalf("a spilled transaction that lost the log to an insert into another table: %v", err)
+	}
+	wantRows(a, 405)
+	tx = spill(2000)
+	del := b.Begin()
+	if err := del.Delete(def.ID, []int64{rowID(t, del, def, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, del)
+	if err := commitLost(tx); err != nil {
+		t.Fatalf("a spilled transaction that lost the log to a delete: %v", err)
+	}
+	wantRows(a, 807)
+	wantRows(b, 807)
+
+	// The other server's rows carry the IDs of spilled rows: b draws its
+	// IDs past the same rows as a.
+	tx = spill(3000)
+	var files []string
+	for _, seg := range tx.tables[def.ID].spilled {
+		files = append(files, seg.path)
+	}
+	insert(t, b, def, kvRows(5000, 5001)...)
+	if err := commitLost(tx); sqlstate(err) != "40001" || !strings.Contains(pgerr.From(err).Detail, "segment files") {
+		t.Fatalf("a spilled transaction whose row IDs the other server's rows carry: %v (%q), want 40001", err, pgerr.From(err).Detail)
+	}
+	for _, f := range files {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the failed transaction's spilled file %s: %v, want it removed", f, err)
+		}
+	}
+	// The failed transaction's IDs were drawn on a: a's next transaction
+	// draws past them, b's one-row insert does not reach them, and a's
+	// next statement renumbers its rows in memory and goes on; b's
+	// insert of 2,000 rows, caught up with a, does reach them.
+	tx = spill(4000)
+	insert(t, b, def, kvRows(6000, 6001)...)
+	if err := a.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if !tx.Refresh() {
+		t.Fatal("the snapshot did not move")
+	}
+	if got := len(scanRows(t, tx, def.ID, true)); got != 809+403 {
+		t.Fatalf("the next statement sees %d rows, want %d", got, 809+403)
+	}
+	mustCommit(t, tx)
+	tx = spill(8000)
 	if err := b.CatchUp(); err != nil {
 		t.Fatal(err)
 	}
-	other := b.Begin()
-	updateRow(t, other, def, 0, "b")
-	mustCommit(t, other)
-	if err := tx.Commit(); sqlstate(err) != "40001" || !strings.Contains(pgerr.From(err).Detail, "segment files") {
-		t.Fatalf("a spilled transaction that lost the log: %v (%q), want 40001", err, pgerr.From(err).Detail)
-	}
-
-	tx = spill()
-	insert(t, b, def, kvRows(1, 2)...)
+	insert(t, b, def, kvRows(6001, 8001)...)
 	if err := a.CatchUp(); err != nil {
 		t.Fatal(err)
 	}
 	if tx.Refresh() {
-		t.Fatal("the spilled transaction's snapshot moved past the other server's insert")
+		t.Fatal("the spilled transaction's snapshot moved past the other server's rows, which carry its spilled rows' IDs")
 	}
 	if _, err := tx.Scan(context.Background(), def.ID, []int{1}, true); sqlstate(err) != "40001" {
 		t.Fatalf("its next statement: %v, want 40001", err)
 	}
 	tx.Rollback()
-	sameRows(t, a, b, def.ID, "[[0 b] [1 v]]")
+	wantRows(a, 3212)
+	wantRows(b, 3212)
+	a.crash()
+	b.crash()
+	db := openDB(t, t.TempDir(), Options{Store: st})
+	defer db.Close()
+	wantRows(db, 3212)
 }
 
 // TestRebaseConcurrent: sessions on two servers run transactions of
