@@ -132,6 +132,16 @@ func (tx *Tx) Commit() error {
 		db.mu.Unlock()
 		pending.release()
 		pending = nil
+		if errors.Is(err, errSpillClash) {
+			// Its spilled rows get new IDs, in new files (rebase.go).
+			if attempt >= rebaseTries {
+				return spilledRowIDs()
+			}
+			if err := tx.respill(spillKeys); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}

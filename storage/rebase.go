@@ -37,16 +37,21 @@ package storage
 // Not rebased, failing with 40001 as before: a transaction that changed
 // the schema or created a sequence (its catalog is built on its
 // snapshot's). Rows spilled to segment files of the transaction's own
-// (spill.go; only the leader spills) keep their IDs, which the files
-// carry: a spilled transaction is rebased, its rows in memory renumbered,
-// unless another server's rows carry the ID of a spilled row
-// (spilledClash: it fails with 40001, at commit or at its next
-// statement), as they do when the other server inserted into the table
-// while the transaction ran (both servers draw the IDs past the same
-// rows).
+// (spill.go; only the leader spills) carry their IDs in the files: a
+// spilled transaction is rebased, its rows in memory renumbered, and its
+// spilled rows keep their IDs unless another server's rows carry one of
+// them (spilledClash), as they do when the other server inserted into the
+// table while the transaction ran (both servers draw IDs past the same
+// rows). Then the commit writes the spilled rows again, to new files
+// under new IDs drawn spillGap past every row applied (respill: a cost
+// like the spill's own), and tries again; a READ COMMITTED statement that
+// would move the snapshot past such rows fails with 40001 instead (the
+// statements before it may hold the rows' IDs).
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -56,6 +61,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
@@ -158,14 +164,15 @@ func rankBelow(s *roaring64.Bitmap, v int64) uint64 {
 // held in memory, by table, as its record carries them) new row IDs in
 // each table whose rows another server's may share IDs with (db.mu held):
 // drawn now, past every row applied. Spilled rows keep theirs, written in
-// their files: when another server's rows carry one of them, 40001.
+// their files: when another server's rows carry one of them,
+// errSpillClash.
 func (tx *Tx) renumberLocked(prepared map[uint64][]*tailBatch) error {
 	for id, tt := range tx.tables {
 		if !tx.foreignRows(tt) {
 			continue
 		}
 		if len(tt.spilled) > 0 && tx.spilledClash(tt) {
-			return spilledRowIDs()
+			return errSpillClash
 		}
 		rt := tx.db.lookupRT(id)
 		bs := prepared[id]
@@ -434,4 +441,131 @@ func (db *DB) trimKeyUndoLocked() {
 		return
 	}
 	db.keyUndo = append(db.keyUndo[:0:0], db.keyUndo[i:]...)
+}
+
+// errSpillClash is renumberLocked's error when another server's rows
+// carry the IDs of spilled rows of the transaction: Tx.Commit writes those
+// rows again under new IDs (respill) and tries again.
+var errSpillClash = errors.New("another server's rows carry the IDs of spilled rows")
+
+// spillGap is how far past every row applied respill draws the new IDs of
+// spilled rows: another server draws its rows' IDs past the rows it
+// applied, which do not include these until they commit, so only one
+// that inserts as many rows meanwhile reaches them again.
+const spillGap = 1 << 32
+
+// respill writes the spilled rows of each table of the transaction whose
+// spilled rows' IDs another server's rows carry to new segment files of
+// its own (persisted, as prepareSpills does) under new row IDs drawn
+// spillGap past every row applied, leaving out the rows it deleted again,
+// and reads their keys into spillKeys again. The old files are removed
+// when the transaction ends. Only at commit: no statement holds the
+// rows' IDs.
+func (tx *Tx) respill(spillKeys map[uint64]map[string]*keySet) error {
+	db := tx.db
+	var clashed []*txTable
+	db.mu.Lock()
+	for _, tt := range tx.tables {
+		if len(tt.spilled) > 0 && tx.foreignRows(tt) && tx.spilledClash(tt) {
+			clashed = append(clashed, tt)
+		}
+	}
+	db.mu.Unlock()
+	for _, tt := range clashed {
+		def := tx.cat.Tables[tt.id]
+		rt := db.rt(tt.id, def.Schema)
+		live := roaring64.AndNot(tt.spilledIDs, tt.ownDel)
+		n := int64(live.GetCardinality())
+		start := rt.nextRowID.Add(spillGap+n) - n
+		next := start
+		var segs []*segment
+		var paths []string
+		for _, seg := range tt.spilled {
+			s, err := tx.rewriteSpill(def, rt, seg, tt.ownDel, &next)
+			if err != nil {
+				return err
+			}
+			if s != nil {
+				segs = append(segs, s)
+				paths = append(paths, s.path)
+			}
+		}
+		if err := db.home.persist(paths); err != nil {
+			return spillError(rt.dir, err)
+		}
+		ids := roaring64.New()
+		ids.AddRange(uint64(start), uint64(next))
+		own := roaring64.AndNot(tt.ownIDs, tt.spilledIDs)
+		own.Or(ids)
+		tt.ownDel = roaring64.AndNot(tt.ownDel, tt.spilledIDs)
+		tt.spilled, tt.spilledIDs, tt.ownIDs = segs, ids, own
+		tt.local = map[string]*localIndex{}
+		keys := map[string]*keySet{}
+		for _, con := range constraintsOf(tx.cat, def) {
+			ks, err := tx.spilledKeys(def, tt, con)
+			if err != nil {
+				return err
+			}
+			keys[con.sig()] = ks
+		}
+		spillKeys[tt.id] = keys
+	}
+	return nil
+}
+
+// rewriteSpill writes the rows of spilled segment seg of table def but
+// those in dead to a new segment file of rt, not yet persisted, under the
+// row IDs *next, *next+1, ... (advancing *next); nil when no row is left.
+func (tx *Tx) rewriteSpill(def *catalog.TableDef, rt *tableRT, seg *segment, dead *roaring64.Bitmap, next *int64) (*segment, error) {
+	db := tx.db
+	specs := segmentSpecs(def)
+	path := db.newSegmentPath(rt)
+	side := db.newSpillSide(def, specs)
+	sw, err := newSegmentWriter(path, specs)
+	if err != nil {
+		side.discard()
+		return nil, spillError(path, err)
+	}
+	tx.spillFiles = append(tx.spillFiles, path) // removed at the end unless installed
+	sw.side, sw.noSync, sw.remote = side, true, db.home.fetcher()
+	positions := make([]int, len(def.Columns))
+	colIDs := make([]int, len(def.Columns))
+	for i, c := range def.Columns {
+		positions[i], colIDs[i] = i, c.ID
+	}
+	r := db.newScan(context.Background(), tx.snap, &tableState{segments: []*segment{seg}}, def, positions, true, deadRows(dead), nil, nil)
+	r.uncached = true
+	defer r.Release()
+	rows := 0
+	for r.Next() {
+		rec := r.Record()
+		cols := rec.Columns()
+		n := int(rec.NumRows())
+		if n == 0 {
+			continue
+		}
+		for _, c := range cols[:len(cols)-1] {
+			c.Retain() // (the writer's sidecars may keep them past the next record)
+		}
+		b := &tailBatch{colIDs: colIDs, cols: cols[:len(cols)-1], rowIDs: rowIDRange(*next, n), n: n}
+		*next += int64(n)
+		rows += n
+		if err := sw.write(tailChunk(b, specs)); err != nil {
+			sw.abort()
+			return nil, spillError(path, err)
+		}
+	}
+	if err := r.Err(); err != nil {
+		sw.abort()
+		return nil, err
+	}
+	if rows == 0 {
+		sw.abort()
+		return nil, nil
+	}
+	s, err := sw.finish()
+	if err != nil {
+		return nil, spillError(path, err)
+	}
+	return s, nil
 }
