@@ -135,7 +135,7 @@ func (tx *Tx) Commit() error {
 		if errors.Is(err, errSpillClash) {
 			// Its spilled rows get new IDs, in new files (rebase.go).
 			if attempt >= rebaseTries {
-				return spilledRowIDs()
+				return spilledRowIDs(attempt)
 			}
 			if err := tx.respill(spillKeys); err != nil {
 				return err
@@ -154,11 +154,10 @@ func (tx *Tx) Commit() error {
 			tx.keepInstalledSpills() // (the record may be durable)
 			return err
 		}
-		// The lost commit's record is gone: its spilled files are the
-		// transaction's again, removed when it ends unless a later try
-		// installs them.
 		// Another server's commits took the log: judged again on the
-		// state with them (rebase.go).
+		// state with them (rebase.go). The lost record is gone: its
+		// spilled files are the transaction's again, removed when it
+		// ends unless a later try installs them.
 		if err := tx.notRebased(attempt); err != nil {
 			return err
 		}

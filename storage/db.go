@@ -128,12 +128,13 @@ type DB struct {
 	// epoch e up to it were put (mu).
 	logEpoch  uint64
 	epochEnds [64]uint64
+	closed    atomic.Bool
+	seqs      map[string]*seqState // sequence runtime state by key (mu)
+
 	// keyUndo says how to take back what the commits not yet durable
 	// did to the unique indexes, should their group commit lose the log
 	// (rebase.go), oldest first; only on an object store (mu).
 	keyUndo []keyUndo
-	closed  atomic.Bool
-	seqs    map[string]*seqState // sequence runtime state by key (mu)
 
 	rtMu sync.RWMutex
 	rts  map[uint64]*tableRT

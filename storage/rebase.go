@@ -76,11 +76,19 @@ func lostRace(detail string, args ...any) error {
 	return pgerr.New(pgerrcode.SerializationFailure, "%s", errLostRace.Message).WithDetail(detail, args...)
 }
 
-// spilledRowIDs is the error of a transaction whose spilled rows share
-// row IDs with rows another server inserted.
-func spilledRowIDs() error {
-	return lostRace("Another server inserted into a table this transaction wrote rows of to segment files of its own " +
-		"(a large transaction); those rows keep the row IDs they were written with, which the other server's rows carry too.")
+// spilledRowIDs is the error of a transaction whose spilled rows shared
+// row IDs with rows other servers inserted at each of its attempts'
+// tries (respill).
+func spilledRowIDs(attempts int) error {
+	return lostRace("Other servers' rows kept carrying the row IDs of the rows this transaction wrote to segment files "+
+		"of its own (a large transaction), which were written again under new row IDs %d times.", attempts)
+}
+
+// spilledSeen is the error of a transaction whose next statement would
+// see rows of another server that carry the row IDs of its spilled rows.
+func spilledSeen() error {
+	return lostRace("Another server inserted rows that carry the row IDs of rows this transaction wrote to segment files " +
+		"of its own (a large transaction); a statement cannot see both.")
 }
 
 // notRebased returns nil when a commit that lost the log to another

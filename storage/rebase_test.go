@@ -429,7 +429,8 @@ func TestRebaseSpilled(t *testing.T) {
 	if tx.Refresh() {
 		t.Fatal("the spilled transaction's snapshot moved past the other server's rows, which carry its spilled rows' IDs")
 	}
-	if _, err := tx.Scan(context.Background(), def.ID, []int{1}, true); sqlstate(err) != "40001" {
+	if _, err := tx.Scan(context.Background(), def.ID, []int{1}, true); sqlstate(err) != "40001" ||
+		!strings.Contains(pgerr.From(err).Detail, "segment files") {
 		t.Fatalf("its next statement: %v, want 40001", err)
 	}
 	tx.Rollback()

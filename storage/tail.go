@@ -415,10 +415,9 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 // after their group commit found its log object taken (db.syncMu and
 // db.mu held): their records go, the head returns to the published state,
 // the unique indexes take back what the lost commits set (keyUndo) and
-// their conflict history forgets them, and every commit waiting for the
-// group gets errLostRace (logEpoch;
-// one a group commit put before, epochEnds, succeeds), which Tx.Commit
-// rebases.
+// the conflict history forgets them, and every commit waiting for the
+// group gets errLostRace (logEpoch; one a group commit put before,
+// epochEnds, succeeds), which Tx.Commit rebases.
 func (db *DB) loseRaceLocked() error {
 	if pub, durable := db.published.Load().lsn, db.durableLSN.Load(); pub != durable {
 		// Returning to the published state would drop acknowledged

@@ -8,9 +8,10 @@ package storage
 // update made under an earlier statement's snapshot still loses to a
 // concurrent commit of the same row. The rows the transaction inserted
 // into a table another server inserted into since get new row IDs (theirs
-// may be the same: rebase.go), unless they were spilled: it then keeps
-// its snapshot, so that no statement sees two rows as one, and its later
-// operations fail with 40001.
+// may be the same: rebase.go); spilled rows keep theirs, and when the
+// other server's rows carry one of them it keeps its snapshot, so that no
+// statement sees two rows as one, and its later operations fail with
+// 40001.
 func (tx *Tx) Refresh() bool {
 	if tx.done || len(tx.ops) > 0 || tx.cat != tx.snap.cat {
 		return false
@@ -23,7 +24,7 @@ func (tx *Tx) Refresh() bool {
 	snap, unpin := tx.db.pinPublished()
 	if !tx.renumberOwn() {
 		unpin()
-		tx.doomed = spilledRowIDs()
+		tx.doomed = spilledSeen()
 		return false
 	}
 	changed := false
