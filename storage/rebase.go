@@ -42,11 +42,12 @@ package storage
 // spilled rows keep their IDs unless another server's rows carry one of
 // them (spilledClash), as they do when the other server inserted into the
 // table while the transaction ran (both servers draw IDs past the same
-// rows). Then the commit writes the spilled rows again, to new files
-// under new IDs drawn spillGap past every row applied (respill: a cost
-// like the spill's own), and tries again; a READ COMMITTED statement that
-// would move the snapshot past such rows fails with 40001 instead (the
-// statements before it may hold the rows' IDs).
+// rows). Then the spilled rows are written again, to new files under new
+// IDs drawn spillGap past every row applied (a cost like the spill's
+// own): by the commit, which then tries again (respill), and by a READ
+// COMMITTED statement that moves the snapshot past the other server's
+// rows (respillAll, with the rows deleted again and the savepoints'
+// state).
 
 import (
 	"cmp"
@@ -82,13 +83,6 @@ func lostRace(detail string, args ...any) error {
 func spilledRowIDs(attempts int) error {
 	return lostRace("Other servers' rows kept carrying the row IDs of the rows this transaction wrote to segment files "+
 		"of its own (a large transaction), which were written again under new row IDs %d times.", attempts)
-}
-
-// spilledSeen is the error of a transaction whose next statement would
-// see rows of another server that carry the row IDs of its spilled rows.
-func spilledSeen() error {
-	return lostRace("Another server inserted rows that carry the row IDs of rows this transaction wrote to segment files " +
-		"of its own (a large transaction); a statement cannot see both.")
 }
 
 // notRebased returns nil when a commit that lost the log to another
@@ -200,27 +194,26 @@ func (tx *Tx) renumberLocked(prepared map[uint64][]*tailBatch) error {
 	return nil
 }
 
-// renumberOwn gives the rows the transaction holds in memory new row IDs
-// in each table whose rows another server's may share IDs with,
-// throughout its state: its batches, its own and own deleted row ID sets,
-// and those its savepoints saved; its local key indexes are rebuilt when
-// next used. Spilled rows keep theirs: it reports false, changing
-// nothing, when another server's rows carry one of them.
-func (tx *Tx) renumberOwn() bool {
+// renumberOwn gives the rows the transaction inserted new row IDs in each
+// table whose rows another server's may share IDs with, throughout its
+// state: its batches, its own and own deleted row ID sets, and those its
+// savepoints saved; its local key indexes are rebuilt when next used.
+// Spilled rows keep theirs unless another server's rows carry one of
+// them: then they are written again under new IDs (respillAll). It runs
+// between statements (Refresh), when no statement holds a row's ID; on an
+// error nothing the statements see has changed.
+func (tx *Tx) renumberOwn() error {
 	db := tx.db
 	type stale struct {
-		tt *txTable
-		rt *tableRT
+		tt    *txTable
+		rt    *tableRT
+		clash bool
 	}
 	var tables []stale
 	db.mu.Lock()
 	for _, tt := range tx.tables {
 		if tx.foreignRows(tt) {
-			if tx.spilledClash(tt) {
-				db.mu.Unlock()
-				return false
-			}
-			tables = append(tables, stale{tt, db.lookupRT(tt.id)})
+			tables = append(tables, stale{tt, db.lookupRT(tt.id), tx.spilledClash(tt)})
 		}
 	}
 	// Every row of another server applied so far is counted past: IDs
@@ -228,13 +221,70 @@ func (tx *Tx) renumberOwn() bool {
 	durable := db.durableLSN.Load()
 	db.mu.Unlock()
 	for _, st := range tables {
+		if st.clash {
+			if err := tx.respillAll(st.tt, st.rt); err != nil {
+				return err
+			}
+		}
+	}
+	for _, st := range tables {
 		tx.renumberTable(st.tt, st.rt)
 		st.tt.insLSN = durable
 	}
-	return true
+	return nil
 }
 
-// idMove is a batch's range of row IDs and its new start.
+// respillAll writes every spilled row of tt, deleted again or not, to new
+// segment files of its own (persisted), one for each of its files, under
+// new row IDs drawn spillGap past every row applied, and moves the
+// transaction's state and its savepoints' onto them: a savepoint's
+// spilled files are the first of tt's, and a rollback to it finds their
+// rows, and its deletions of them, under the new IDs. The old files are
+// removed when the transaction ends.
+func (tx *Tx) respillAll(tt *txTable, rt *tableRT) error {
+	def := tx.cat.Tables[tt.id]
+	n := int64(tt.spilledIDs.GetCardinality())
+	next := rt.nextRowID.Add(spillGap+n) - n
+	moved := map[*segment]*segment{}
+	var moves []idMove
+	var paths []string
+	for _, seg := range tt.spilled {
+		s, ms, err := tx.rewriteSpill(def, rt, seg, nil, &next)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			return spillError(seg.path, errors.New("a spilled file holds no rows"))
+		}
+		moved[seg], moves = s, append(moves, ms...)
+		paths = append(paths, s.path)
+	}
+	if err := tx.db.home.persist(paths); err != nil {
+		return spillError(rt.dir, err)
+	}
+	slices.SortFunc(moves, func(a, b idMove) int { return cmp.Compare(a.from, b.from) })
+	newSegs := func(segs []*segment) []*segment {
+		out := make([]*segment, len(segs))
+		for i, s := range segs {
+			out[i] = moved[s]
+		}
+		return out
+	}
+	tt.spilled = newSegs(tt.spilled)
+	tt.spilledIDs, tt.ownIDs, tt.ownDel = remapIDs(tt.spilledIDs, moves), remapIDs(tt.ownIDs, moves), remapIDs(tt.ownDel, moves)
+	for _, sp := range tx.sps {
+		if s, ok := sp.tables[tt.id]; ok {
+			s.spilled = newSegs(s.spilled)
+			s.spilledIDs, s.ownIDs, s.ownDel = remapIDs(s.spilledIDs, moves), remapIDs(s.ownIDs, moves), remapIDs(s.ownDel, moves)
+			sp.tables[tt.id] = s
+		}
+	}
+	tt.local = map[string]*localIndex{}
+	return nil
+}
+
+// idMove is a range of row IDs (a batch's, or a run of a spilled file's)
+// and its new start.
 type idMove struct {
 	from, to, n int64
 }
@@ -273,24 +323,27 @@ func (tx *Tx) renumberTable(tt *txTable, rt *tableRT) {
 		}
 	}
 	slices.SortFunc(moves, func(a, b idMove) int { return cmp.Compare(a.from, b.from) })
-	remap := func(s *roaring64.Bitmap) *roaring64.Bitmap {
-		out := roaring64.New()
-		for it := s.Iterator(); it.HasNext(); {
-			r := int64(it.Next())
-			i := sort.Search(len(moves), func(i int) bool { return moves[i].from > r }) - 1
-			if i >= 0 && r < moves[i].from+moves[i].n {
-				r += moves[i].to - moves[i].from
-			}
-			out.Add(uint64(r))
-		}
-		return out
-	}
-	tt.ownDel = remap(tt.ownDel)
+	tt.ownDel = remapIDs(tt.ownDel, moves)
 	for sp, s := range saved {
-		s.ownDel = remap(s.ownDel)
+		s.ownDel = remapIDs(s.ownDel, moves)
 		sp.tables[tt.id] = s
 	}
 	tt.local = map[string]*localIndex{}
+}
+
+// remapIDs returns the row IDs of s, those in a range of moves (sorted by
+// from, not overlapping) moved to its new start.
+func remapIDs(s *roaring64.Bitmap, moves []idMove) *roaring64.Bitmap {
+	out := roaring64.New()
+	for it := s.Iterator(); it.HasNext(); {
+		r := int64(it.Next())
+		i := sort.Search(len(moves), func(i int) bool { return moves[i].from > r }) - 1
+		if i >= 0 && r < moves[i].from+moves[i].n {
+			r += moves[i].to - moves[i].from
+		}
+		out.Add(uint64(r))
+	}
+	return out
 }
 
 // rowIDRange returns the row IDs start, start+1, ..., start+n-1.
@@ -489,7 +542,7 @@ func (tx *Tx) respill(spillKeys map[uint64]map[string]*keySet) error {
 		var segs []*segment
 		var paths []string
 		for _, seg := range tt.spilled {
-			s, err := tx.rewriteSpill(def, rt, seg, tt.ownDel, &next)
+			s, _, err := tx.rewriteSpill(def, rt, seg, tt.ownDel, &next)
 			if err != nil {
 				return err
 			}
@@ -522,9 +575,10 @@ func (tx *Tx) respill(spillKeys map[uint64]map[string]*keySet) error {
 }
 
 // rewriteSpill writes the rows of spilled segment seg of table def but
-// those in dead to a new segment file of rt, not yet persisted, under the
-// row IDs *next, *next+1, ... (advancing *next); nil when no row is left.
-func (tx *Tx) rewriteSpill(def *catalog.TableDef, rt *tableRT, seg *segment, dead *roaring64.Bitmap, next *int64) (*segment, error) {
+// those in dead (may be nil) to a new segment file of rt, not yet
+// persisted, under the row IDs *next, *next+1, ... (advancing *next), and
+// returns it (nil when no row is left) with the runs of old IDs moved.
+func (tx *Tx) rewriteSpill(def *catalog.TableDef, rt *tableRT, seg *segment, dead *roaring64.Bitmap, next *int64) (*segment, []idMove, error) {
 	db := tx.db
 	specs := segmentSpecs(def)
 	path := db.newSegmentPath(rt)
@@ -532,7 +586,7 @@ func (tx *Tx) rewriteSpill(def *catalog.TableDef, rt *tableRT, seg *segment, dea
 	sw, err := newSegmentWriter(path, specs)
 	if err != nil {
 		side.discard()
-		return nil, spillError(path, err)
+		return nil, nil, spillError(path, err)
 	}
 	tx.spillFiles = append(tx.spillFiles, path) // removed at the end unless installed
 	sw.side, sw.noSync, sw.remote = side, true, db.home.fetcher()
@@ -545,6 +599,7 @@ func (tx *Tx) rewriteSpill(def *catalog.TableDef, rt *tableRT, seg *segment, dea
 	r.uncached = true
 	defer r.Release()
 	rows := 0
+	var moves []idMove
 	for r.Next() {
 		rec := r.Record()
 		cols := rec.Columns()
@@ -555,25 +610,32 @@ func (tx *Tx) rewriteSpill(def *catalog.TableDef, rt *tableRT, seg *segment, dea
 		for _, c := range cols[:len(cols)-1] {
 			c.Retain() // (the writer's sidecars may keep them past the next record)
 		}
+		for k, old := range cols[len(cols)-1].(*array.Int64).Int64Values() {
+			if m := len(moves) - 1; m >= 0 && old == moves[m].from+moves[m].n && *next+int64(k) == moves[m].to+moves[m].n {
+				moves[m].n++
+			} else {
+				moves = append(moves, idMove{from: old, to: *next + int64(k), n: 1})
+			}
+		}
 		b := &tailBatch{colIDs: colIDs, cols: cols[:len(cols)-1], rowIDs: rowIDRange(*next, n), n: n}
 		*next += int64(n)
 		rows += n
 		if err := sw.write(tailChunk(b, specs)); err != nil {
 			sw.abort()
-			return nil, spillError(path, err)
+			return nil, nil, spillError(path, err)
 		}
 	}
 	if err := r.Err(); err != nil {
 		sw.abort()
-		return nil, err
+		return nil, nil, err
 	}
 	if rows == 0 {
 		sw.abort()
-		return nil, nil
+		return nil, nil, nil
 	}
 	s, err := sw.finish()
 	if err != nil {
-		return nil, spillError(path, err)
+		return nil, nil, spillError(path, err)
 	}
-	return s, nil
+	return s, moves, nil
 }
