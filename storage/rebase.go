@@ -249,7 +249,7 @@ func (tx *Tx) respillAll(tt *txTable, rt *tableRT) error {
 	var moves []idMove
 	var paths []string
 	for _, seg := range tt.spilled {
-		s, ms, err := tx.rewriteSpill(def, rt, seg, nil, &next)
+		s, ms, err := tx.rewriteSpill(def, rt, seg, &next)
 		if err != nil {
 			return err
 		}
@@ -516,12 +516,9 @@ var errSpillClash = errors.New("another server's rows carry the IDs of spilled r
 const spillGap = 1 << 32
 
 // respill writes the spilled rows of each table of the transaction whose
-// spilled rows' IDs another server's rows carry to new segment files of
-// its own (persisted, as prepareSpills does) under new row IDs drawn
-// spillGap past every row applied, leaving out the rows it deleted again,
-// and reads their keys into spillKeys again. The old files are removed
-// when the transaction ends. Only at commit: no statement holds the
-// rows' IDs.
+// spilled rows' IDs another server's rows carry again, under new IDs
+// (respillAll), and reads their keys into spillKeys again. Only at
+// commit or between statements: no statement holds the rows' IDs.
 func (tx *Tx) respill(spillKeys map[uint64]map[string]*keySet) error {
 	db := tx.db
 	var clashed []*txTable
@@ -534,33 +531,9 @@ func (tx *Tx) respill(spillKeys map[uint64]map[string]*keySet) error {
 	db.mu.Unlock()
 	for _, tt := range clashed {
 		def := tx.cat.Tables[tt.id]
-		rt := db.rt(tt.id, def.Schema)
-		live := roaring64.AndNot(tt.spilledIDs, tt.ownDel)
-		n := int64(live.GetCardinality())
-		start := rt.nextRowID.Add(spillGap+n) - n
-		next := start
-		var segs []*segment
-		var paths []string
-		for _, seg := range tt.spilled {
-			s, _, err := tx.rewriteSpill(def, rt, seg, tt.ownDel, &next)
-			if err != nil {
-				return err
-			}
-			if s != nil {
-				segs = append(segs, s)
-				paths = append(paths, s.path)
-			}
+		if err := tx.respillAll(tt, db.rt(tt.id, def.Schema)); err != nil {
+			return err
 		}
-		if err := db.home.persist(paths); err != nil {
-			return spillError(rt.dir, err)
-		}
-		ids := roaring64.New()
-		ids.AddRange(uint64(start), uint64(next))
-		own := roaring64.AndNot(tt.ownIDs, tt.spilledIDs)
-		own.Or(ids)
-		tt.ownDel = roaring64.AndNot(tt.ownDel, tt.spilledIDs)
-		tt.spilled, tt.spilledIDs, tt.ownIDs = segs, ids, own
-		tt.local = map[string]*localIndex{}
 		keys := map[string]*keySet{}
 		for _, con := range constraintsOf(tx.cat, def) {
 			ks, err := tx.spilledKeys(def, tt, con)
@@ -574,11 +547,11 @@ func (tx *Tx) respill(spillKeys map[uint64]map[string]*keySet) error {
 	return nil
 }
 
-// rewriteSpill writes the rows of spilled segment seg of table def but
-// those in dead (may be nil) to a new segment file of rt, not yet
-// persisted, under the row IDs *next, *next+1, ... (advancing *next), and
-// returns it (nil when no row is left) with the runs of old IDs moved.
-func (tx *Tx) rewriteSpill(def *catalog.TableDef, rt *tableRT, seg *segment, dead *roaring64.Bitmap, next *int64) (*segment, []idMove, error) {
+// rewriteSpill writes the rows of spilled segment seg of table def to a
+// new segment file of rt, not yet persisted, under the row IDs *next,
+// *next+1, ... (advancing *next), and returns it (nil when it holds no
+// row) with the runs of old IDs moved.
+func (tx *Tx) rewriteSpill(def *catalog.TableDef, rt *tableRT, seg *segment, next *int64) (*segment, []idMove, error) {
 	db := tx.db
 	specs := segmentSpecs(def)
 	path := db.newSegmentPath(rt)
@@ -595,7 +568,7 @@ func (tx *Tx) rewriteSpill(def *catalog.TableDef, rt *tableRT, seg *segment, dea
 	for i, c := range def.Columns {
 		positions[i], colIDs[i] = i, c.ID
 	}
-	r := db.newScan(context.Background(), tx.snap, &tableState{segments: []*segment{seg}}, def, positions, true, deadRows(dead), nil, nil)
+	r := db.newScan(context.Background(), tx.snap, &tableState{segments: []*segment{seg}}, def, positions, true, nil, nil, nil)
 	r.uncached = true
 	defer r.Release()
 	rows := 0
