@@ -132,19 +132,32 @@ func (tx *Tx) Commit() error {
 		db.mu.Unlock()
 		pending.release()
 		pending = nil
+		if errors.Is(err, errSpillClash) {
+			// Its spilled rows get new IDs, in new files (rebase.go).
+			if attempt >= rebaseTries {
+				return spilledRowIDs(attempt)
+			}
+			if err := tx.respill(spillKeys); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
-		tx.keepInstalledSpills()
 		err = db.waitDurable(lsn, epoch)
 		if err == nil {
+			tx.keepInstalledSpills()
 			break
 		}
 		if !errors.Is(err, errLostRace) {
+			tx.keepInstalledSpills() // (the record may be durable)
 			return err
 		}
 		// Another server's commits took the log: judged again on the
-		// state with them (rebase.go).
+		// state with them (rebase.go). The lost record is gone: its
+		// spilled files are the transaction's again, removed when it
+		// ends unless a later try installs them.
 		if err := tx.notRebased(attempt); err != nil {
 			return err
 		}
@@ -417,7 +430,13 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 	// The new head.
 	next, dropped := db.nextStateLocked(head, lsn, newCat, rec.tables)
 
+	// The unique indexes. On an object store, what the commit does to
+	// them is recorded to be taken back should its group commit lose the
+	// log (keyUndo): the keys it sets with what they held, or, for a
+	// table whose indexes it replaces, empties or sets many keys of, that
+	// they are to be rebuilt.
 	db.idxMu.Lock()
+	rebuild := map[uint64]bool{}
 	if newCat != head.cat {
 		for id, def := range newCat.Tables {
 			rt := db.rt(id, def.Schema)
@@ -426,11 +445,13 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 				want[con.sig()] = true
 				if ix := newIdx[id][con.sig()]; ix != nil {
 					rt.uniq[con.sig()] = ix
+					rebuild[id] = true
 				}
 			}
 			for sig := range rt.uniq {
 				if !want[sig] {
 					delete(rt.uniq, sig)
+					rebuild[id] = true
 				}
 			}
 		}
@@ -444,13 +465,24 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 			for _, ix := range rt.uniq {
 				ix.m = newKeyMap()
 			}
+			rebuild[id] = true
 		}
 		for sig, ks := range keys[id] {
 			ix := rt.uniq[sig]
 			if ix == nil {
 				continue
 			}
-			ks.addTo(ix.m, false)
+			if !shared || rebuild[id] || len(ks.ints)+len(ks.strs) > undoKeys {
+				ks.addTo(ix.m, false)
+				rebuild[id] = true
+				continue
+			}
+			db.keyUndo = append(db.keyUndo, ks.setUndoable(ix, lsn, id))
+		}
+	}
+	if shared {
+		for id := range rebuild {
+			db.keyUndo = append(db.keyUndo, keyUndo{lsn: lsn, table: id})
 		}
 	}
 	db.setHead(next)

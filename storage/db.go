@@ -131,6 +131,11 @@ type DB struct {
 	closed    atomic.Bool
 	seqs      map[string]*seqState // sequence runtime state by key (mu)
 
+	// keyUndo says how to take back what the commits not yet durable
+	// did to the unique indexes, should their group commit lose the log
+	// (rebase.go), oldest first; only on an object store (mu).
+	keyUndo []keyUndo
+
 	rtMu sync.RWMutex
 	rts  map[uint64]*tableRT
 
@@ -514,6 +519,7 @@ func (db *DB) syncLocked() error {
 	}
 	db.observeSync(took, int(target-db.durableLSN.Load()))
 	db.durableLSN.Store(target)
+	db.trimKeyUndoLocked()
 	if h := db.head.Load(); h.lsn <= target {
 		state = h
 	}

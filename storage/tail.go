@@ -414,10 +414,10 @@ func (db *DB) applyRecordLocked(rec *walRecord) ([]*tableRT, error) {
 // loseRaceLocked undoes the commits of this server that are not durable,
 // after their group commit found its log object taken (db.syncMu and
 // db.mu held): their records go, the head returns to the published state,
-// the unique indexes and conflict history of the tables are rebuilt from
-// it, and every commit waiting for the group gets errLostRace (logEpoch;
-// one a group commit put before, epochEnds, succeeds), which Tx.Commit
-// rebases.
+// the unique indexes take back what the lost commits set (keyUndo) and
+// the conflict history forgets them, and every commit waiting for the
+// group gets errLostRace (logEpoch; one a group commit put before,
+// epochEnds, succeeds), which Tx.Commit rebases.
 func (db *DB) loseRaceLocked() error {
 	if pub, durable := db.published.Load().lsn, db.durableLSN.Load(); pub != durable {
 		// Returning to the published state would drop acknowledged
@@ -432,8 +432,9 @@ func (db *DB) loseRaceLocked() error {
 	db.logEpoch++
 	// The published state again, under a version past every state of
 	// the lost commits (files retired meanwhile name those versions).
+	head := db.head.Load()
 	pub := db.published.Load().derive()
-	pub.version = db.head.Load().version + 1
+	pub.version = head.version + 1
 	// Its tails without spare capacity: the lost commits' tails extended
 	// the same arrays in place (appendTail), and a flush may still read
 	// those states; the commits appended from now on must not write
@@ -457,11 +458,13 @@ func (db *DB) loseRaceLocked() error {
 	db.rtMu.Unlock()
 	db.idxMu.Lock()
 	defer db.idxMu.Unlock()
+	fresh := map[uint64]bool{}
 	for id, def := range pub.cat.Tables {
 		rt := db.lookupRT(id)
 		if rt == nil {
 			// A table a lost commit dropped: its runtime again, with
-			// counters past what its state holds.
+			// counters past what its state holds, and its indexes
+			// rebuilt.
 			rt = db.rt(id, def.Schema)
 			if ts := pub.tables[id]; ts != nil {
 				for _, seg := range ts.segments {
@@ -471,15 +474,7 @@ func (db *DB) loseRaceLocked() error {
 					rt.countPastRows(b)
 				}
 			}
-		}
-		rt.uniq = map[string]*uniqueIndex{}
-		for _, con := range constraintsOf(pub.cat, def) {
-			ix, err := db.buildIndex(pub, id, def, con, nil)
-			if err != nil {
-				db.broken = fmt.Errorf("rebuilding unique index %q after a lost commit race: %w", con.name, err)
-				return db.broken
-			}
-			rt.uniq[con.sig()] = ix
+			fresh[id] = true
 		}
 		keep := rt.delLog[:0:0]
 		for _, e := range rt.delLog {
@@ -495,6 +490,10 @@ func (db *DB) loseRaceLocked() error {
 			}
 		}
 		rt.refLog = keepRefs
+	}
+	if err := db.undoKeysLocked(head, pub, fresh); err != nil {
+		db.broken = err
+		return err
 	}
 	return nil
 }

@@ -18,11 +18,11 @@ import (
 	"github.com/cairn-db/cairn/sql/types"
 )
 
-func kvTable(t *testing.T, db *DB, name string) *catalog.TableDef {
+func kvTable(t testing.TB, db *DB, name string) *catalog.TableDef {
 	return createTable(t, db, name, []catalog.ColumnDef{col("id", types.Int8T), col("v", types.TextT)}, 0)
 }
 
-func insert(t *testing.T, db *DB, def *catalog.TableDef, rows ...[]any) {
+func insert(t testing.TB, db *DB, def *catalog.TableDef, rows ...[]any) {
 	t.Helper()
 	tx := db.Begin()
 	if err := tx.Insert(def.ID, makeRecord(t, def, rows...)); err != nil {

@@ -8,9 +8,10 @@ package storage
 // update made under an earlier statement's snapshot still loses to a
 // concurrent commit of the same row. The rows the transaction inserted
 // into a table another server inserted into since get new row IDs (theirs
-// may be the same: rebase.go), unless they were spilled: it then keeps
-// its snapshot, so that no statement sees two rows as one, and its later
-// operations fail with 40001.
+// may be the same: rebase.go), spilled rows too when the other server's
+// rows carry one of their IDs (written again to new files); should that
+// fail, it keeps its snapshot and its later operations fail with the
+// error.
 func (tx *Tx) Refresh() bool {
 	if tx.done || len(tx.ops) > 0 || tx.cat != tx.snap.cat {
 		return false
@@ -21,9 +22,9 @@ func (tx *Tx) Refresh() bool {
 	// The new snapshot first: the row IDs are judged against every row
 	// applied by then, which includes its rows.
 	snap, unpin := tx.db.pinPublished()
-	if !tx.renumberOwn() {
+	if err := tx.renumberOwn(); err != nil {
 		unpin()
-		tx.doomed = spilledRowIDs()
+		tx.doomed = err
 		return false
 	}
 	changed := false

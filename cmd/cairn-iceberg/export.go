@@ -70,7 +70,10 @@ import (
 // A table dropped in cairn, or renamed (the Hadoop catalog cannot rename
 // a table: the new name is a new Iceberg table, with a history of its
 // own), is dropped from the warehouse at the next export: its metadata,
-// tail and delete files go, never a file of cairn's.
+// tail and delete files go, never a file of cairn's. So is a namespace
+// its drop leaves empty, when the exporter created it or found it holding
+// only tables of this cairn (a dropped schema's); one that holds anything
+// else stays.
 //
 // Older snapshots stay readable (Iceberg time travel) while cairn keeps
 // their files: cairn deletes a segment that a compaction replaced
@@ -99,6 +102,11 @@ type exporter struct {
 	// exported are the Iceberg tables of the source's cairn tables in the
 	// warehouse, by identifier (nil until the first round lists them).
 	exported map[string]exportedTable
+	// ours are the namespaces (by identKey) that the exporter created, or
+	// that held tables of this source and no other when the first round
+	// listed them; emptied are those of the tables dropGone dropped. A
+	// namespace of both is dropped once empty (dropEmptied).
+	ours, emptied map[string]bool
 }
 
 // exportedTable is an Iceberg table the exporter keeps for a cairn table.
@@ -122,6 +130,7 @@ func identKey(ident table.Identifier) string { return strings.Join(ident, "\x00"
 // not among tables under their name any more (dropped, or renamed), as
 // the Hadoop catalog drops a table: its folder in the warehouse, which
 // holds its metadata, tail and delete files, goes; cairn's segments stay.
+// Then the namespaces those tables leave empty (dropEmptied).
 func (e *exporter) dropGone(ctx context.Context, tables []storage.CommittedTable) error {
 	if e.exported == nil {
 		if err := e.listExported(ctx); err != nil {
@@ -129,8 +138,10 @@ func (e *exporter) dropGone(ctx context.Context, tables []storage.CommittedTable
 		}
 	}
 	current := map[string]string{}
+	schemas := map[string]bool{}
 	for _, t := range tables {
 		current[identKey(table.Identifier{t.Def.Schema, t.Def.Name})] = strconv.FormatUint(t.Def.ID, 10)
+		schemas[identKey(table.Identifier{t.Def.Schema})] = true
 	}
 	for _, key := range slices.Sorted(maps.Keys(e.exported)) {
 		x := e.exported[key]
@@ -147,6 +158,29 @@ func (e *exporter) dropGone(ctx context.Context, tables []storage.CommittedTable
 		}
 		delete(e.exported, key)
 		fmt.Fprintf(e.out, "%s -> dropped (cairn table %s is gone, or has another name)\n", strings.Join(x.ident, "."), x.tableID)
+		e.emptied[identKey(x.ident[:len(x.ident)-1])] = true
+	}
+	return e.dropEmptied(ctx, schemas)
+}
+
+// dropEmptied drops each namespace of e.emptied that is one of e.ours,
+// that no cairn schema with tables needs (schemas, by identKey), and that
+// holds nothing now: the Hadoop catalog drops only an empty folder, so a
+// namespace that holds another table, or any file, stays. Each leaves
+// e.emptied unless dropping it failed.
+func (e *exporter) dropEmptied(ctx context.Context, schemas map[string]bool) error {
+	for _, key := range slices.Sorted(maps.Keys(e.emptied)) {
+		ns := table.Identifier(strings.Split(key, "\x00"))
+		if e.ours[key] && !schemas[key] {
+			err := e.cat.DropNamespace(ctx, ns)
+			if err == nil {
+				delete(e.ours, key)
+				fmt.Fprintf(e.out, "%s -> namespace dropped (it held only tables of this cairn, now gone)\n", strings.Join(ns, "."))
+			} else if !errors.Is(err, catalog.ErrNamespaceNotEmpty) && !errors.Is(err, catalog.ErrNoSuchNamespace) {
+				return fmt.Errorf("dropping namespace %s: %w", strings.Join(ns, "."), err)
+			}
+		}
+		delete(e.emptied, key)
 	}
 	return nil
 }
@@ -156,6 +190,7 @@ func (e *exporter) dropGone(ctx context.Context, tables []storage.CommittedTable
 // cairn.table-id).
 func (e *exporter) listExported(ctx context.Context) error {
 	exported := map[string]exportedTable{}
+	ours := map[string]bool{}
 	namespaces, err := e.cat.ListNamespaces(ctx, nil)
 	if errors.Is(err, iofs.ErrNotExist) {
 		namespaces, err = nil, nil // a warehouse not written to yet
@@ -164,6 +199,7 @@ func (e *exporter) listExported(ctx context.Context) error {
 		return err
 	}
 	for _, ns := range namespaces {
+		mine, others := 0, 0
 		for ident, err := range e.cat.ListTables(ctx, ns) {
 			if err != nil {
 				return err
@@ -174,10 +210,16 @@ func (e *exporter) listExported(ctx context.Context) error {
 			}
 			if props := tbl.Properties(); props[propSource] == e.src.name() && props[propTableID] != "" {
 				exported[identKey(ident)] = exportedTable{ident: ident, tableID: props[propTableID]}
+				mine++
+			} else {
+				others++
 			}
 		}
+		if mine > 0 && others == 0 {
+			ours[identKey(ns)] = true
+		}
 	}
-	e.exported = exported
+	e.exported, e.ours, e.emptied = exported, ours, map[string]bool{}
 	return nil
 }
 
@@ -263,6 +305,7 @@ func (e *exporter) exportTable(ctx context.Context, t storage.CommittedTable, li
 		if err := e.cat.CreateNamespace(ctx, ns, nil); err != nil {
 			return "", err
 		}
+		e.ours[identKey(ns)] = true
 	}
 	tbl, err := e.cat.LoadTable(ctx, ident)
 	if errors.Is(err, catalog.ErrNoSuchTable) {

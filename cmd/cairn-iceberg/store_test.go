@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/catalog/hadoop"
 	"github.com/apache/iceberg-go/table"
@@ -628,4 +629,114 @@ func diffRows(got, want []string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestExportDropsNamespaces: a cairn schema dropped with its tables
+// leaves the warehouse, its namespace too, once no table of it is left;
+// a namespace that also holds a table of another writer, or that held
+// no table of this cairn when the exporter first listed the warehouse,
+// stays. A schema created again comes back; an exporter started afresh
+// drops it again with its tables.
+func TestExportDropsNamespaces(t *testing.T) {
+	ctx := context.Background()
+	startS3(t)
+	st, err := objstore.NewS3(ctx, testBucket, "db", objstore.S3Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServerOpts(t, t.TempDir(), storage.Options{Store: st})
+	conn, err := pgx.Connect(ctx, srv.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	warehouse := "s3://" + testBucket + "/warehouse"
+	cat, err := hadoop.NewCatalog("check", warehouse, icebergProps(warehouse))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	// A namespace of another writer, empty, that a cairn schema of the
+	// same name then uses.
+	if err := cat.CreateNamespace(ctx, table.Identifier{"theirs"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	exec(`CREATE SCHEMA solo; CREATE TABLE solo.a (id int8); CREATE TABLE solo.b (id int8);
+		CREATE SCHEMA mixed; CREATE TABLE mixed.c (id int8);
+		CREATE SCHEMA theirs; CREATE TABLE theirs.d (id int8);
+		INSERT INTO solo.a VALUES (1); INSERT INTO solo.b VALUES (2); INSERT INTO mixed.c VALUES (3); INSERT INTO theirs.d VALUES (4)`)
+	src := &source{store: st, url: "s3://" + testBucket + "/db", reader: storage.NewStoreReader(st, t.TempDir())}
+	defer src.reader.Close()
+	var out bytes.Buffer
+	e := newExporter(src, &out, t.TempDir(), 3)
+	round := func(label string) string {
+		t.Helper()
+		out.Reset()
+		if err := e.round(ctx, warehouse, nil, true); err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		return out.String()
+	}
+	exists := func(ns string) bool {
+		t.Helper()
+		ok, err := cat.CheckNamespaceExists(ctx, table.Identifier{ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	round("first")
+	// A table of another writer beside mixed.c.
+	sc := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "x", Type: iceberg.PrimitiveTypes.Int64})
+	if _, err := cat.CreateTable(ctx, table.Identifier{"mixed", "other"}, sc); err != nil {
+		t.Fatal(err)
+	}
+
+	exec(`DROP TABLE solo.a`)
+	if got := round("a table of two"); strings.Contains(got, "namespace dropped") || !exists("solo") {
+		t.Fatalf("dropping one of a schema's two tables: %q", got)
+	}
+	exec(`DROP SCHEMA solo CASCADE; DROP SCHEMA mixed CASCADE; DROP SCHEMA theirs CASCADE`)
+	got := round("the schemas")
+	for _, want := range []string{"solo.b -> dropped", "mixed.c -> dropped", "theirs.d -> dropped", "solo -> namespace dropped"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("a round after dropping the schemas: %q, want %q", got, want)
+		}
+	}
+	if strings.Contains(got, "mixed -> namespace") || strings.Contains(got, "theirs -> namespace") {
+		t.Fatalf("a round after dropping the schemas dropped a namespace of another writer: %q", got)
+	}
+	if exists("solo") || !exists("mixed") || !exists("theirs") {
+		t.Fatalf("namespaces solo %v, mixed %v, theirs %v; want only solo gone", exists("solo"), exists("mixed"), exists("theirs"))
+	}
+	if keys := cairnKeys(t, bucketStore(t), "warehouse/solo/"); len(keys) != 0 {
+		t.Fatalf("solo's keys are left: %v", slices.Collect(maps.Keys(keys)))
+	}
+	if _, err := cat.LoadTable(ctx, table.Identifier{"mixed", "other"}); err != nil {
+		t.Fatalf("the other writer's table: %v", err)
+	}
+
+	exec(`CREATE SCHEMA solo; CREATE TABLE solo.a (id int8); INSERT INTO solo.a VALUES (5)`)
+	round("solo again")
+	tbl, err := cat.LoadTable(ctx, table.Identifier{"solo", "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := scanRows(t, tbl, nil, "id"); !slices.Equal(got, []string{"5"}) {
+		t.Fatalf("solo.a again: %q", got)
+	}
+
+	// An exporter started afresh finds solo holding only this cairn's
+	// tables, and drops it with them.
+	e = newExporter(src, &out, t.TempDir(), 3)
+	exec(`DROP SCHEMA solo CASCADE`)
+	if got := round("a new exporter"); !strings.Contains(got, "solo -> namespace dropped") || exists("solo") {
+		t.Fatalf("a new exporter's round after dropping solo again: %q", got)
+	}
 }
