@@ -208,17 +208,7 @@ func TestExportStore(t *testing.T) {
 	// them unreferenced, log objects at the second checkpoint after the
 	// one they precede.
 	srv := startServerOpts(t, t.TempDir(), storage.Options{Store: st, FlushRows: 16, StoreRetention: time.Millisecond})
-	conn, err := pgx.Connect(ctx, srv.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	exec := func(sql string) {
-		t.Helper()
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
+	conn, exec := connectExec(t, srv.url)
 	checkpoint := func() {
 		t.Helper()
 		if err := srv.db.Checkpoint(); err != nil {
@@ -645,17 +635,7 @@ func TestExportDropsNamespaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := startServerOpts(t, t.TempDir(), storage.Options{Store: st})
-	conn, err := pgx.Connect(ctx, srv.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	exec := func(sql string) {
-		t.Helper()
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
+	_, exec := connectExec(t, srv.url)
 	warehouse := "s3://" + testBucket + "/warehouse"
 	cat, err := hadoop.NewCatalog("check", warehouse, icebergProps(warehouse))
 	if err != nil {
@@ -738,5 +718,22 @@ func TestExportDropsNamespaces(t *testing.T) {
 	exec(`DROP SCHEMA solo CASCADE`)
 	if got := round("a new exporter"); !strings.Contains(got, "solo -> namespace dropped") || exists("solo") {
 		t.Fatalf("a new exporter's round after dropping solo again: %q", got)
+	}
+}
+
+// connectExec connects to url for the rest of the test and returns the
+// connection with an exec that fails the test on any error.
+func connectExec(t *testing.T, url string) (*pgx.Conn, func(sql string)) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	return conn, func(sql string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
 	}
 }
