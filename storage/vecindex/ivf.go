@@ -107,13 +107,13 @@ func (x *Index) buildLists(ctx context.Context, smp *sampler) error {
 		return nil
 	}
 	k := min(x.params.Lists, x.count, len(smp.data)/x.dim)
+	var err error
 	if k == 0 {
 		// Under InnerProduct every row is a zero vector: one list, whose
 		// zero centroid is as near as any.
 		x.centroids = make([]float32, x.dim)
 		k = 1
 	} else {
-		var err error
 		x.centroids, err = kmeans(ctx, smp.data, x.dim, k, smp.spherical, smp.rng)
 		if err != nil {
 			return err
@@ -128,42 +128,52 @@ func (x *Index) buildLists(ctx context.Context, smp *sampler) error {
 		probes[j] = x.newProbe()
 		x.quant.prepare(x.centroid(j), codes[j*x.stride:][:x.stride], &probes[j])
 	}
-	list := make([]uint32, x.n)
-	err := parallel(ctx, x.n, func(lo, hi int) {
+	x.listStart, x.listRows, err = x.groupRows(ctx, probes, x.dist)
+	return err
+}
+
+// groupRows puts each indexed row in the group of the probe nearest it by
+// dist (in parallel) and returns the groups' rows, group by group and in
+// row order within a group, with the start of each group's rows in them
+// (len(probes)+1 offsets). An IVF index's lists and a cell-ordered
+// build's cells (order.go) are both made so.
+func (x *Index) groupRows(ctx context.Context, probes []probe, dist func(p *probe, r uint32) float32) (start, rows []uint32, err error) {
+	group := make([]uint32, x.n)
+	err = parallel(ctx, x.n, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			if x.level[r] == noLevel {
 				continue
 			}
 			best, bestD := 0, float32(math.Inf(1))
 			for j := range probes {
-				if d := x.dist(&probes[j], uint32(r)); d < bestD {
+				if d := dist(&probes[j], uint32(r)); d < bestD {
 					best, bestD = j, d
 				}
 			}
-			list[r] = uint32(best)
+			group[r] = uint32(best)
 		}
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	x.listStart = make([]uint32, k+1)
+	start = make([]uint32, len(probes)+1)
 	for r, l := range x.level {
 		if l != noLevel {
-			x.listStart[list[r]+1]++
+			start[group[r]+1]++
 		}
 	}
-	for j := range k {
-		x.listStart[j+1] += x.listStart[j]
+	for j := range probes {
+		start[j+1] += start[j]
 	}
-	x.listRows = make([]uint32, x.count)
-	next := slices.Clone(x.listStart[:k])
+	rows = make([]uint32, x.count)
+	next := slices.Clone(start[:len(probes)])
 	for r, l := range x.level {
 		if l != noLevel {
-			x.listRows[next[list[r]]] = uint32(r)
-			next[list[r]]++
+			rows[next[group[r]]] = uint32(r)
+			next[group[r]]++
 		}
 	}
-	return nil
+	return start, rows, nil
 }
 
 // centroid returns list j's centroid.

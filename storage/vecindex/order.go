@@ -64,42 +64,8 @@ func (b *builder) cellOrder(ctx context.Context, smp *sampler, rng *rand.Rand) (
 		probes[i] = x.newProbe()
 		x.quant.prepareRow(c, sq, 0, &probes[i])
 	}
-	cell := make([]uint32, x.n)
-	err = parallel(ctx, x.n, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			if x.level[r] == noLevel {
-				continue
-			}
-			best, bestD := 0, float32(math.Inf(1))
-			for i := range probes {
-				if d := b.dist(&probes[i], uint32(r)); d < bestD {
-					best, bestD = i, d
-				}
-			}
-			cell[r] = uint32(best)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	// A counting sort of the rows by cell, rows in order within a cell.
-	start := make([]int, cells+1)
-	for r, l := range x.level {
-		if l != noLevel {
-			start[cell[r]+1]++
-		}
-	}
-	for i := range cells {
-		start[i+1] += start[i]
-	}
-	order := make([]uint32, x.count)
-	for r, l := range x.level {
-		if l != noLevel {
-			order[start[cell[r]]] = uint32(r)
-			start[cell[r]]++
-		}
-	}
-	return order, nil
+	_, order, err := x.groupRows(ctx, probes, b.dist)
+	return order, err
 }
 
 // centroidTour orders k centroids of dim values so that each is the
