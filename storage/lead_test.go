@@ -469,7 +469,8 @@ func TestSeveralWritersConcurrently(t *testing.T) {
 	if got := keysOf(t, d, def); !slices.Equal(got, acked) {
 		t.Fatalf("a new server sees %d rows, want the %d acknowledged", len(got), len(acked))
 	}
-	t.Logf("%d rows, %d checkpoints", len(acked), servers[0].home.(*objectHome).ckpt.Seq)
+	// (Not the checkpoint count: servers[0]'s worker may be writing it.)
+	t.Logf("%d rows", len(acked))
 }
 
 // BenchmarkAdoptCheckpoint measures a server adopting the leader's
