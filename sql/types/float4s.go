@@ -2,7 +2,9 @@ package types
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"strconv"
 	"unsafe"
 )
@@ -102,9 +104,10 @@ func trimArraySpace(b []byte) []byte {
 }
 
 // parseFloat4 parses tok when it is a plain nonzero decimal number within
-// real's normal range, correctly rounded as float4in would. Numbers of at
-// most 15 significant digits and 10^±22 are computed exactly in float64 and
-// rounded once to float64 and once to float32; that second rounding is
+// real's normal range, correctly rounded as float4in would. Numbers whose
+// digits make an integer m <= 2^53, times 10^±22 at most, are computed from
+// exact float64 operands (Clinger's fast path), rounded once to float64
+// and once to float32; that second rounding is
 // the correct one unless the float64 lies next to a point halfway between
 // two float32s, which (like anything else unusual) goes to strconv.
 func parseFloat4(tok []byte) (float32, bool) {
@@ -121,32 +124,21 @@ func parseFloat4(tok []byte) (float32, bool) {
 // scanFloat4 reads the number at the start of tok for parseFloat4: n is
 // where it stopped, ok reports that tok[:n] is a number parseFloat4
 // computes itself (x), fail that tok is no number (an exponent without
-// digits).
+// digits). It reads digits eight at a time where eight bytes remain
+// (digitRun): an embedding's elements are mostly runs of 7 to 9 digits.
 func scanFloat4(tok []byte) (x float32, n int, ok, fail bool) {
 	i, neg := 0, false
 	if len(tok) > 0 && (tok[0] == '-' || tok[0] == '+') {
 		neg, i = tok[0] == '-', 1
 	}
-	var m uint64
-	digits, exp, seen := 0, 0, false
-	for ; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
-		seen = true
-		if m == 0 && tok[i] == '0' {
-			continue
-		}
-		m, digits = m*10+uint64(tok[i]-'0'), digits+1
-	}
+	m, nd, i, big := digitRun(tok, i, 0)
+	exp := 0
 	if i < len(tok) && tok[i] == '.' {
-		for i++; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
-			seen = true
-			exp--
-			if m == 0 && tok[i] == '0' {
-				continue
-			}
-			m, digits = m*10+uint64(tok[i]-'0'), digits+1
-		}
+		var nf int
+		m, nf, i, big = digitRun(tok, i+1, m)
+		exp, nd = -nf, nd+nf
 	}
-	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') && seen {
+	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') && nd > 0 {
 		i++
 		eneg := i < len(tok) && tok[i] == '-'
 		if i < len(tok) && (tok[i] == '-' || tok[i] == '+') {
@@ -164,7 +156,7 @@ func scanFloat4(tok []byte) (x float32, n int, ok, fail bool) {
 		}
 		exp += e
 	}
-	if !seen || m == 0 || digits > 15 {
+	if nd == 0 || big || m == 0 || m > 1<<53 {
 		return 0, i, false, false
 	}
 	var f float64
@@ -188,6 +180,45 @@ func scanFloat4(tok []byte) (x float32, n int, ok, fail bool) {
 	}
 	return float32(f), i, true, false
 }
+
+// digitRun reads the decimal digits of tok from i on into m (m*10^k plus
+// their value, for k digits): nd is how many there were, end where they
+// stopped, big that m could have overflowed (the number then goes to
+// strconv). Where eight bytes remain it takes them in one load: the bytes
+// that are digits are found and converted together (SWAR, as in
+// Lemire's fast_float).
+func digitRun(tok []byte, i int, m uint64) (_ uint64, nd, end int, big bool) {
+	for len(tok)-i >= 8 {
+		x := binary.LittleEndian.Uint64(tok[i:]) ^ 0x3030303030303030 // digits become 0..9
+		// A byte's high bit is set when it is no digit (x >= 10); a carry
+		// out of such a byte only reaches later bytes.
+		stop := (x | (x + 0x7676767676767676)) & 0x8080808080808080
+		k := bits.TrailingZeros64(stop) / 8 // digits before the first non-digit (8 when none)
+		if k == 0 {
+			return m, nd, i, big
+		}
+		if m > 1e11 {
+			big = true // m*10^8 could overflow; strconv reads it
+		}
+		v := x << (64 - 8*k) // the k digits in the high bytes, leading zeros below
+		v = v*10 + v>>8
+		v = ((v&0x000000FF000000FF)*(100+1000000<<32) + (v>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
+		m = m*uint64pow10[k] + v
+		nd, i = nd+k, i+k
+		if k < 8 {
+			return m, nd, i, big
+		}
+	}
+	for ; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
+		if m > 1e18 {
+			big = true
+		}
+		m, nd = m*10+uint64(tok[i]-'0'), nd+1
+	}
+	return m, nd, i, big
+}
+
+var uint64pow10 = [...]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
 
 var float64pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
