@@ -246,9 +246,22 @@ func (p *copyParser) readLine() (bool, error) {
 		// Copy the run of bytes that need no look at once.
 		if n := p.r.Buffered(); n > 0 {
 			win, _ := p.r.Peek(n)
-			t, i := plain[b2i(inQuote)], 0
-			for i < len(win) && t[win[i]] {
-				i++
+			i := 0
+			if inQuote && quote == esc {
+				// Only the quote ends the run (a quoted embedding is
+				// most of a CSV line): found by IndexByte's vector
+				// search, and the ends of line in the run counted.
+				if i = bytes.IndexByte(win, quote); i < 0 {
+					i = len(win)
+				}
+				eol := byte('\r')
+				if p.eol == eolNL {
+					eol = '\n'
+				}
+				p.line += int64(bytes.Count(win[:i], []byte{eol}))
+			} else {
+				for t := plain[b2i(inQuote)]; i < len(win) && t[win[i]]; i++ {
+				}
 			}
 			p.raw = append(p.raw, win[:i]...)
 			p.r.Discard(i)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -209,6 +210,8 @@ func TestCopyParseErrors(t *testing.T) {
 		// is not known yet.
 		{"unterminated quote", csvOptions(), "1,\"2\n3,4\n", "unterminated CSV quoted field", "COPY t, line 1: \"1,\"2\n3,4\n\""},
 		{"unterminated quote line 3", csvOptions(), "0,1\n1,\"2\n3,4", "unterminated CSV quoted field", "COPY t, line 3: \"1,\"2\n3,4\""},
+		{"after quoted newlines", csvOptions(), "0,1\n\"a\nb\nc\",2\nx\n", `missing data for column "b"`, `COPY t, line 5: "x"`},
+		{"after quoted crlf", csvOptions(), "0,1\r\n\"a\r\nb\",2\r\nx\r\n", `missing data for column "b"`, `COPY t, line 4: "x"`},
 		{"corrupt end marker", textOptions(), "1\t2\n\\.x\n", "end-of-copy marker corrupt", "COPY t, line 2"},
 		{"end marker newline style", textOptions(), "1\t2\r\n\\.\n", "end-of-copy marker does not match previous newline style", "COPY t, line 2"},
 		// The line is not quoted back: it is not valid text itself.
@@ -442,6 +445,40 @@ func BenchmarkCopyParseText(b *testing.B) {
 	for range b.N {
 		p := newCopyParser(strings.NewReader(text), textOptions(), []string{"id", "note", "meta"})
 		s := newCopySplitter(textOptions(), []string{"id", "note", "meta"})
+		for {
+			if _, err := nextFields(p, s); err != nil {
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkCopyParseCSV parses CSV as psql sends cairn-bench's agent
+// memories: an id, a sentence, a quoted JSON object with doubled quotes
+// and a quoted 384-d embedding (most of each line).
+func BenchmarkCopyParseCSV(b *testing.B) {
+	var data strings.Builder
+	rng := rand.New(rand.NewSource(1))
+	for i := range 2000 {
+		fmt.Fprintf(&data, "%d,the agent remembered that deploy %d failed,\"{\"\"repo\"\": \"\"api\"\", \"\"step\"\": %d}\",\"{", i, i, i)
+		for d := range 384 {
+			if d > 0 {
+				data.WriteByte(',')
+			}
+			data.WriteString(strconv.FormatFloat(rng.NormFloat64()*0.05, 'g', -1, 32))
+		}
+		data.WriteString("}\"\n")
+	}
+	text := data.String()
+	names := []string{"id", "note", "meta", "embedding"}
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for range b.N {
+		p := newCopyParser(strings.NewReader(text), csvOptions(), names)
+		s := newCopySplitter(csvOptions(), names)
 		for {
 			if _, err := nextFields(p, s); err != nil {
 				if err != io.EOF {
