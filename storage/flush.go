@@ -474,6 +474,18 @@ func (db *DB) compactTable(id uint64) error {
 	spilled := db.spillMerges[id]
 	delete(db.spillMerges, id)
 	db.workMu.Unlock()
+	// The spilled segments this round does not merge: the next round's
+	// when there is one (more), otherwise their indexes are built now.
+	unmerged, more := spilled, false
+	defer func() {
+		if more {
+			db.workMu.Lock()
+			db.spillMerges[id] = append(db.spillMerges[id], unmerged...)
+			db.workMu.Unlock()
+		} else {
+			db.buildSpilledSidecars(id, unmerged)
+		}
+	}()
 	rt := db.lookupRT(id)
 	if rt == nil || db.home.shared() {
 		return nil
@@ -499,7 +511,8 @@ func (db *DB) compactTable(id uint64) error {
 	for i, seg := range ts.segments {
 		isSpilled[i] = slices.Contains(spilled, seg.path)
 	}
-	chosen, more := mergePlan(ts.segmentRows(), isSpilled, db.mergeRows())
+	var chosen []bool
+	chosen, more = mergePlan(ts.segmentRows(), isSpilled, db.mergeRows())
 	if more {
 		defer db.requestFlush(id) // the worker merges the next ones
 	}
@@ -654,9 +667,12 @@ func (db *DB) compactTable(id uint64) error {
 		return nts
 	})
 	if swapped {
+		unmerged = nil
 		for i, seg := range ts.segments {
 			if chosen[i] {
 				seg.x.merged.Store(true)
+			} else if isSpilled[i] {
+				unmerged = append(unmerged, seg.path)
 			}
 		}
 		for _, dk := range droppedKeys {

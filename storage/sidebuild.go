@@ -8,8 +8,10 @@ import (
 // Text and trigram indexes of spilled segments. A transaction's spills
 // are written without them (newSpillSide): building them was a tenth of a
 // bulk load's CPU, spent while the statement waited. Once the commit has
-// installed the segments, one background goroutine builds their indexes,
-// a segment at a time, and writes their files, as a search would
+// installed the segments, one background goroutine builds their indexes
+// (of segments the next compaction merges, once it has run and only those
+// it left: the merged segment gets its own as it is written), a segment
+// at a time, and writes their files, as a search would
 // (segText, segTrigramIndex). Nothing depends on whether it ran: a search
 // that meets a segment without its index (the build has not come to it,
 // or the server restarted before it did: no file says it exists) builds
@@ -41,6 +43,30 @@ func (db *DB) queueSidecarBuilds(table uint64, segs []*segment) {
 		db.sideRunning = true
 		db.wg.Add(1)
 		go db.runSidecarBuilds()
+	}
+}
+
+// buildSpilledSidecars queues the index builds of table's segments at
+// paths (spilled segments a compaction left as they were) that the table
+// still has.
+func (db *DB) buildSpilledSidecars(table uint64, paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	db.mu.Lock()
+	ts := db.head.Load().tables[table]
+	db.mu.Unlock()
+	if ts == nil {
+		return
+	}
+	var segs []*segment
+	for _, seg := range ts.segments {
+		if slices.Contains(paths, seg.path) {
+			segs = append(segs, seg)
+		}
+	}
+	if len(segs) > 0 {
+		db.queueSidecarBuilds(table, segs)
 	}
 }
 
@@ -83,7 +109,7 @@ func (db *DB) buildSidecars(job sidecarBuild) (err error) {
 	state, unpin := db.pinPublished()
 	defer unpin()
 	ts, def := state.tables[job.table], state.cat.Tables[job.table]
-	if ts == nil || def == nil || !slices.Contains(ts.segments, job.seg) {
+	if ts == nil || def == nil || !slices.Contains(ts.segments, job.seg) || job.seg.x.merged.Load() {
 		return nil
 	}
 	if !db.opts.DisableTextIndex {

@@ -136,3 +136,87 @@ func TestSpilledSegmentsIndexedAfterCommit(t *testing.T) {
 		t.Fatalf("after a search on the restarted server: %d of %d spilled segments indexed", n, len(segs))
 	}
 }
+
+// TestMergedSpillsIndexedOnce: the segments a transaction spilled and the
+// next compaction merges get no index builds of their own (the merged
+// segment is indexed as it is written); those it leaves as they are get
+// theirs once it has run. Either way every segment ends up with its text
+// index, and searches find every row.
+func TestMergedSpillsIndexedOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		flushRows int
+		allMerged bool
+	}{
+		{"all merged", 1 << 12, true}, // merged segments hold 64k rows: one merge takes every spill
+		{"some left", 8, false},       // merged segments hold 128 rows: the bigger spills stay
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var built []*segment
+			testHookSidecarBuild = func(seg *segment) {
+				mu.Lock()
+				defer mu.Unlock()
+				built = append(built, seg)
+			}
+			defer func() { testHookSidecarBuild = nil }()
+			dir := t.TempDir()
+			db := openDB(t, dir, Options{SpillBytes: 16 << 10, FlushRows: tc.flushRows})
+			defer db.Close()
+			def := kvTable(t, db, "t")
+			tx := db.Begin()
+			insertBatches(t, tx, def, 0, 900)
+			spilled := len(tx.tables[def.ID].spilled)
+			mustCommit(t, tx)
+			if spilled < 2 {
+				t.Fatalf("the transaction spilled %d segments, want 2 or more", spilled)
+			}
+			// The worker merges; then the builder runs for what it left.
+			var segs []*segment
+			deadline := time.Now().Add(time.Minute)
+			for {
+				db.workMu.Lock()
+				pending := len(db.spillMerges) > 0 || len(db.pendingFlush) > 0
+				db.workMu.Unlock()
+				db.sideMu.Lock()
+				running := db.sideRunning
+				db.sideMu.Unlock()
+				segs = db.published.Load().tables[def.ID].segments
+				if !pending && !running && (len(segs) < spilled || !tc.allMerged) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the background work did not end")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, seg := range built {
+				if seg.x.merged.Load() {
+					t.Errorf("%s: indexed, then merged", seg.name)
+				}
+			}
+			if tc.allMerged && (len(segs) != 1 || len(built) != 0) {
+				t.Fatalf("%d segments, %d index builds; want one merged segment and no builds", len(segs), len(built))
+			}
+			if !tc.allMerged && (len(built) == 0 || len(segs) < 2) {
+				t.Fatalf("%d segments, %d index builds; want spilled segments left and built", len(segs), len(built))
+			}
+			for _, seg := range segs {
+				if _, err := os.Stat(textIndexPath(seg.path)); err != nil {
+					t.Errorf("%s has no text index: %v", seg.name, err)
+				}
+			}
+			tx = db.Begin()
+			defer tx.Rollback()
+			m, err := tx.TextSearch(context.Background(), def.ID, 1, []string{"common"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Docs != 900 || len(m.RowIDs) != 900 {
+				t.Fatalf("%d documents, %d matches; want 900", m.Docs, len(m.RowIDs))
+			}
+		})
+	}
+}
