@@ -2,9 +2,7 @@ package types
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math"
-	"math/bits"
 	"strconv"
 	"unsafe"
 )
@@ -43,52 +41,109 @@ func ParseJSONFloat4s(dst []float32, f []byte) (_ []float32, ok bool) {
 }
 
 // parseFloat4List is ParseFloat4s with the given brackets. It reads each
-// element where it stands, in one pass (scanFloat4), and cuts out the
-// element's token to hand it to parseFloat4 only when that pass does not
-// take it.
+// element where it stands, in one pass, with the number's parse written
+// into the loop (a call per element doubled the cost of a 384-d list);
+// an element that pass does not take is cut out and given to strconv
+// (parseFloat4).
 func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool) {
 	if len(f) < 3 || f[0] != open || f[len(f)-1] != close {
 		return dst, false
 	}
 	body := f[1 : len(f)-1]
-	for {
-		j := 0
+	for i := 0; ; {
+		for i < len(body) && isArraySpace(body[i]) {
+			i++
+		}
+		// The plain form: [-+]digits[.digits][(e|E)[-+]digits], at most
+		// 19 digits (m cannot overflow), read into m * 10^exp.
+		at := i
+		neg := i < len(body) && body[i] == '-'
+		if neg || i < len(body) && body[i] == '+' {
+			i++
+		}
+		var m uint64
+		from := i
+		for ; i < len(body) && body[i]-'0' < 10; i++ {
+			m = m*10 + uint64(body[i]-'0')
+		}
+		digits, exp := i-from, 0
+		if i < len(body) && body[i] == '.' {
+			i++
+			from = i
+			for ; i < len(body) && body[i]-'0' < 10; i++ {
+				m = m*10 + uint64(body[i]-'0')
+			}
+			digits, exp = digits+i-from, from-i
+		}
+		if i < len(body) && (body[i] == 'e' || body[i] == 'E') {
+			i++
+			eneg := i < len(body) && body[i] == '-'
+			if eneg || i < len(body) && body[i] == '+' {
+				i++
+			}
+			e, start := 0, i
+			for ; i < len(body) && body[i]-'0' < 10 && e < 1000; i++ {
+				e = e*10 + int(body[i]-'0')
+			}
+			if i == start {
+				digits = 0 // no exponent digits: strconv has the error
+			}
+			if eneg {
+				e = -e
+			}
+			exp += e
+		}
+		// m * 10^exp correctly rounded to a float32, as float4in would,
+		// when m is nonzero and the result within real's normal range:
+		// with m <= 2^53 and |exp| <= 22 the operands are exact float64s
+		// and the product or quotient is rounded once (Clinger's fast
+		// path); its rounding to float32 is then the correct one unless
+		// it lies next to a point halfway between two float32s. Those and
+		// anything else unusual go to strconv.
+		ok := digits > 0 && digits <= 19 && m != 0 && m <= 1<<53 && exp >= -22 && exp <= 22
+		var x float32
+		if ok {
+			f := float64(m)
+			if exp < 0 {
+				f /= float64pow10[-exp]
+			} else {
+				f *= float64pow10[exp]
+			}
+			const halfway = 1 << 28 // below a float32's last bit in a float64's mantissa
+			low := math.Float64bits(f) & (1<<29 - 1)
+			ok = (low < halfway-1 || low > halfway+1) && f >= math.SmallestNonzeroFloat32*(1<<23) && f <= math.MaxFloat32
+			x = float32(f)
+		}
+		j := i
 		for j < len(body) && isArraySpace(body[j]) {
 			j++
 		}
-		if x, n, ok, _ := scanFloat4(body[j:]); ok {
-			k := j + n
-			for k < len(body) && isArraySpace(body[k]) {
-				k++
+		if ok && (j == len(body) || body[j] == ',') {
+			if neg {
+				x = -x
 			}
-			if k == len(body) {
-				return append(dst, x), true
+			dst = append(dst, x)
+		} else {
+			tok := body[at:]
+			if k := bytes.IndexByte(tok, ','); k >= 0 {
+				tok = tok[:k]
 			}
-			if body[k] == ',' {
-				dst, body = append(dst, x), body[k+1:]
-				continue
+			if x, ok = parseFloat4(trimArraySpace(tok)); !ok {
+				return dst, false
 			}
+			dst, j = append(dst, x), at+len(tok)
 		}
-		tok := body
-		k := bytes.IndexByte(body, ',')
-		if k >= 0 {
-			tok, body = body[:k], body[k+1:]
-		}
-		x, ok := parseFloat4(trimArraySpace(tok))
-		if !ok {
-			return dst, false
-		}
-		dst = append(dst, x)
-		if k < 0 {
+		if j == len(body) {
 			return dst, true
 		}
+		i = j + 1
 	}
 }
 
 // isArraySpace reports whether c is white space array input skips around
 // an unquoted element (array_isspace).
 func isArraySpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+	return c == ' ' || c-'\t' <= '\r'-'\t' // \t \n \v \f \r
 }
 
 // trimArraySpace drops the white space array input skips around an
@@ -103,129 +158,13 @@ func trimArraySpace(b []byte) []byte {
 	return b
 }
 
-// parseFloat4 parses tok when it is a plain nonzero decimal number within
-// real's normal range, correctly rounded as float4in would. Numbers whose
-// digits make an integer m <= 2^53, times 10^±22 at most, are computed from
-// exact float64 operands (Clinger's fast path), rounded once to float64
-// and once to float32; that second rounding is
-// the correct one unless the float64 lies next to a point halfway between
-// two float32s, which (like anything else unusual) goes to strconv.
-func parseFloat4(tok []byte) (float32, bool) {
-	x, n, ok, fail := scanFloat4(tok)
-	switch {
-	case fail:
-		return 0, false
-	case ok && n == len(tok):
-		return x, true
-	}
-	return parseFloat4Slow(tok)
-}
-
-// scanFloat4 reads the number at the start of tok for parseFloat4: n is
-// where it stopped, ok reports that tok[:n] is a number parseFloat4
-// computes itself (x), fail that tok is no number (an exponent without
-// digits). It reads digits eight at a time where eight bytes remain
-// (digitRun): an embedding's elements are mostly runs of 7 to 9 digits.
-func scanFloat4(tok []byte) (x float32, n int, ok, fail bool) {
-	i, neg := 0, false
-	if len(tok) > 0 && (tok[0] == '-' || tok[0] == '+') {
-		neg, i = tok[0] == '-', 1
-	}
-	m, nd, i, big := digitRun(tok, i, 0)
-	exp := 0
-	if i < len(tok) && tok[i] == '.' {
-		var nf int
-		m, nf, i, big = digitRun(tok, i+1, m)
-		exp, nd = -nf, nd+nf
-	}
-	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') && nd > 0 {
-		i++
-		eneg := i < len(tok) && tok[i] == '-'
-		if i < len(tok) && (tok[i] == '-' || tok[i] == '+') {
-			i++
-		}
-		e, start := 0, i
-		for ; i < len(tok) && tok[i] >= '0' && tok[i] <= '9' && e < 1000; i++ {
-			e = e*10 + int(tok[i]-'0')
-		}
-		if i == start {
-			return 0, i, false, true
-		}
-		if eneg {
-			e = -e
-		}
-		exp += e
-	}
-	if nd == 0 || big || m == 0 || m > 1<<53 {
-		return 0, i, false, false
-	}
-	var f float64
-	switch {
-	case exp == 0:
-		f = float64(m)
-	case exp > 0 && exp <= 22:
-		f = float64(m) * float64pow10[exp]
-	case exp < 0 && exp >= -22:
-		f = float64(m) / float64pow10[-exp]
-	default:
-		return 0, i, false, false
-	}
-	const halfway = 1 << 28 // below a float32's last bit in a float64's mantissa
-	if low := math.Float64bits(f) & (1<<29 - 1); low >= halfway-1 && low <= halfway+1 ||
-		f < math.SmallestNonzeroFloat32*(1<<23) || f > math.MaxFloat32 {
-		return 0, i, false, false
-	}
-	if neg {
-		f = -f
-	}
-	return float32(f), i, true, false
-}
-
-// digitRun reads the decimal digits of tok from i on into m (m*10^k plus
-// their value, for k digits): nd is how many there were, end where they
-// stopped, big that m could have overflowed (the number then goes to
-// strconv). Where eight bytes remain it takes them in one load: the bytes
-// that are digits are found and converted together (SWAR, as in
-// Lemire's fast_float).
-func digitRun(tok []byte, i int, m uint64) (_ uint64, nd, end int, big bool) {
-	for len(tok)-i >= 8 {
-		x := binary.LittleEndian.Uint64(tok[i:]) ^ 0x3030303030303030 // digits become 0..9
-		// A byte's high bit is set when it is no digit (x >= 10); a carry
-		// out of such a byte only reaches later bytes.
-		stop := (x | (x + 0x7676767676767676)) & 0x8080808080808080
-		k := bits.TrailingZeros64(stop) / 8 // digits before the first non-digit (8 when none)
-		if k == 0 {
-			return m, nd, i, big
-		}
-		if m > 1e11 {
-			big = true // m*10^8 could overflow; strconv reads it
-		}
-		v := x << (64 - 8*k) // the k digits in the high bytes, leading zeros below
-		v = v*10 + v>>8
-		v = ((v&0x000000FF000000FF)*(100+1000000<<32) + (v>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
-		m = m*uint64pow10[k] + v
-		nd, i = nd+k, i+k
-		if k < 8 {
-			return m, nd, i, big
-		}
-	}
-	for ; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
-		if m > 1e18 {
-			big = true
-		}
-		m, nd = m*10+uint64(tok[i]-'0'), nd+1
-	}
-	return m, nd, i, big
-}
-
-var uint64pow10 = [...]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
-
 var float64pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// parseFloat4Slow is parseFloat4 through strconv, for the numbers
-// parseFloat4 does not compute itself.
-func parseFloat4Slow(tok []byte) (float32, bool) {
+// parseFloat4 parses tok, one element of a list in ParseFloat4s' plain
+// form that parseFloat4List's own pass does not take, through strconv:
+// ok is false unless it is a nonzero decimal number within real's range.
+func parseFloat4(tok []byte) (float32, bool) {
 	if len(tok) == 0 {
 		return 0, false
 	}
