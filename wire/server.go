@@ -189,7 +189,8 @@ func (s *Server) Serve(l net.Listener) error {
 // connection finish the message it is processing (a running statement runs
 // to its end and its results are sent), then ends every connection with
 // FATAL 57P01. When ctx expires first, running statements are cancelled
-// and the connections closed; Shutdown then waits for their goroutines
+// and their connections ended with FATAL 57P01 (or closed, when that
+// cannot be sent within terminateWait); Shutdown then waits for their goroutines
 // (and thus their sessions' Close) and returns ctx's error.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.init()
@@ -216,16 +217,34 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 	}
+	// As PostgreSQL's fast shutdown: each running statement is cancelled
+	// and its client told FATAL 57P01 (drivers and poolers take it as
+	// "connect again", not as a broken network); a connection that has
+	// not ended after terminateWait (blocked writing to a client that
+	// does not read) is closed.
 	s.aborted.Store(true)
 	s.mu.Lock()
 	for c := range s.conns {
-		c.cancelRunning()
+		c.terminate()
+	}
+	s.mu.Unlock()
+	select {
+	case <-done:
+		return ctx.Err()
+	case <-time.After(terminateWait):
+	}
+	s.mu.Lock()
+	for c := range s.conns {
 		c.nc.Close()
 	}
 	s.mu.Unlock()
 	<-done
 	return ctx.Err()
 }
+
+// terminateWait is how long Shutdown, once its context has expired, lets
+// connections send their FATAL error before it closes them.
+const terminateWait = time.Second
 
 // track registers a new connection and draws the secret of its cancel
 // key; it reports false when the server is shutting down.

@@ -249,6 +249,30 @@ func TestShutdownLetsStatementFinish(t *testing.T) {
 	}
 }
 
+// TestShutdownDeadlineTerminates checks that a statement still running
+// when Shutdown's context expires ends as under PostgreSQL's fast
+// shutdown: its client gets FATAL 57P01, then the connection closes.
+func TestShutdownDeadlineTerminates(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "SELECT pg_sleep(60)"})
+	time.Sleep(100 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := ts.srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown: %v, want deadline exceeded", err)
+	}
+	if d := time.Since(start); d > terminateWait {
+		t.Errorf("Shutdown took %v", d)
+	}
+	got := rc.readUntilClosed()
+	if len(got) > 0 && strings.HasPrefix(got[0], "RowDescription") {
+		got = got[1:]
+	}
+	expect(t, "terminated", got, "ErrorResponse FATAL 57P01")
+}
+
 // TestShutdownDeadline checks that a statement still running when
 // Shutdown's context expires is cancelled and its connection closed, even
 // while the server is blocked writing to a client that does not read.
