@@ -47,6 +47,22 @@ start_server() {
 	fi
 }
 
+# settle waits, up to 30 s, until the machine's CPUs are under 10% busy
+# over half a second: what a server does after a load returns (cairn's
+# merges and index builds, PostgreSQL's checkpoints) would otherwise run
+# during the next server's load and be counted against it.
+settle() {
+	local a b busy total
+	for _ in $(seq 60); do
+		read -ra a < /proc/stat
+		sleep 0.5
+		read -ra b < /proc/stat
+		busy=$(( b[1] + b[2] + b[3] + b[6] + b[7] - a[1] - a[2] - a[3] - a[6] - a[7] ))
+		total=$(( busy + b[4] + b[5] - a[4] - a[5] ))
+		[ $(( busy * 10 )) -lt "$total" ] && return
+	done
+}
+
 # server_rss prints the server's resident memory now and at its peak.
 server_rss() {
 	local rss hwm

@@ -432,6 +432,50 @@ func TestCopyParseBinary(t *testing.T) {
 	}
 }
 
+// TestCopyParseStopsAtEveryOffset reads long unquoted runs (looked at
+// eight bytes at a time) with a byte that ends the run at every offset
+// within and across those words: an escape and an end-of-data marker in
+// text, a quote and a backslash in CSV, CRLF ends of line.
+func TestCopyParseStopsAtEveryOffset(t *testing.T) {
+	for off := range 24 {
+		pad := strings.Repeat("a", off)
+		for _, c := range []struct {
+			name string
+			opts *sql.CopyOptions
+			data string
+			want [][]string
+		}{
+			{"text escape", textOptions(), pad + `\t` + pad + "b\t" + pad + "\n",
+				[][]string{{pad + "\t" + pad + "b", pad}}},
+			{"text crlf", textOptions(), pad + "\t1\r\n" + pad + "\t2\r\n\\.\r\n",
+				[][]string{{pad, "1"}, {pad, "2"}}},
+			{"csv quote", csvOptions(), pad + `,"` + pad + `,x"` + "\n" + pad + `\` + pad + ",2\n",
+				[][]string{{pad, pad + ",x"}, {pad + `\` + pad, "2"}}},
+		} {
+			p := newCopyParser(strings.NewReader(c.data), c.opts, []string{"a", "b"})
+			s := newCopySplitter(c.opts, []string{"a", "b"})
+			var got [][]string
+			for {
+				fields, err := nextFields(p, s)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("%s at %d: %v", c.name, off, err)
+				}
+				var row []string
+				for _, f := range fields {
+					row = append(row, string(f.b))
+				}
+				got = append(got, row)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("%s at %d: %q, want %q", c.name, off, got, c.want)
+			}
+		}
+	}
+}
+
 // BenchmarkCopyParseText parses COPY text data of agent-memory-like rows
 // (an id, a sentence, a JSON object), the path every COPY FROM row takes.
 func BenchmarkCopyParseText(b *testing.B) {
@@ -456,36 +500,46 @@ func BenchmarkCopyParseText(b *testing.B) {
 	}
 }
 
-// BenchmarkCopyParseCSV parses CSV as psql sends cairn-bench's agent
-// memories: an id, a sentence, a quoted JSON object with doubled quotes
-// and a quoted 384-d embedding (most of each line).
-func BenchmarkCopyParseCSV(b *testing.B) {
-	var data strings.Builder
+// BenchmarkCopyParseEmbeddings parses CSV and text as psql sends
+// cairn-bench's agent memories: an id, a sentence, a JSON object (quoted,
+// with doubled quotes, in CSV) and a 384-d embedding (quoted in CSV), the
+// embedding most of each line.
+func BenchmarkCopyParseEmbeddings(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
+	var csvData, textData strings.Builder
 	for i := range 2000 {
-		fmt.Fprintf(&data, "%d,the agent remembered that deploy %d failed,\"{\"\"repo\"\": \"\"api\"\", \"\"step\"\": %d}\",\"{", i, i, i)
+		var e strings.Builder
+		e.WriteByte('{')
 		for d := range 384 {
 			if d > 0 {
-				data.WriteByte(',')
+				e.WriteByte(',')
 			}
-			data.WriteString(strconv.FormatFloat(rng.NormFloat64()*0.05, 'g', -1, 32))
+			e.WriteString(strconv.FormatFloat(rng.NormFloat64()*0.05, 'g', -1, 32))
 		}
-		data.WriteString("}\"\n")
+		e.WriteByte('}')
+		fmt.Fprintf(&csvData, "%d,the agent remembered that deploy %d failed,\"{\"\"repo\"\": \"\"api\"\", \"\"step\"\": %d}\",\"%s\"\n", i, i, i, e.String())
+		fmt.Fprintf(&textData, "%d\tthe agent remembered that deploy %d failed\t{\"repo\": \"api\", \"step\": %d}\t%s\n", i, i, i, e.String())
 	}
-	text := data.String()
 	names := []string{"id", "note", "meta", "embedding"}
-	b.SetBytes(int64(len(text)))
-	b.ResetTimer()
-	for range b.N {
-		p := newCopyParser(strings.NewReader(text), csvOptions(), names)
-		s := newCopySplitter(csvOptions(), names)
-		for {
-			if _, err := nextFields(p, s); err != nil {
-				if err != io.EOF {
-					b.Fatal(err)
+	for _, c := range []struct {
+		name string
+		opts func() *sql.CopyOptions
+		data string
+	}{{"csv", csvOptions, csvData.String()}, {"text", textOptions, textData.String()}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.data)))
+			for b.Loop() {
+				p := newCopyParser(strings.NewReader(c.data), c.opts(), names)
+				s := newCopySplitter(c.opts(), names)
+				for {
+					if _, err := nextFields(p, s); err != nil {
+						if err != io.EOF {
+							b.Fatal(err)
+						}
+						break
+					}
 				}
-				break
 			}
-		}
+		})
 	}
 }
