@@ -80,15 +80,15 @@ fi
 declare -A best
 for round in $(seq "$rounds"); do
 	for f in ${formats//,/ }; do
-		# The servers take turns in a rotating order, each load on an
-		# idle machine (settle).
+		# The servers take turns in a rotating order, each load once the
+		# others are idle (settle).
 		servers=(${base:+base} cairn ${pg:+pg})
 		for turn in "${!servers[@]}"; do
 			server=${servers[(turn + round - 1) % ${#servers[@]}]}
 			a=$addr p=$pid
 			[ "$server" = pg ] && a=$pg_addr p=
 			[ "$server" = base ] && a=$base_addr p=$base_pid
-			settle
+			settle $pid $base_pid
 			out=$(load "$a" "$f" $p)
 			read -r s cpu <<<"$out"
 			printf 'round %d %-6s %-5s %6.2f s %9.0f rows/s' "$round" "$f" "$server" "$s" "$(echo "$rows / $s" | bc -l)"

@@ -47,19 +47,23 @@ start_server() {
 	fi
 }
 
-# settle waits, up to 30 s, until the machine's CPUs are under 10% busy
-# over half a second: what a server does after a load returns (cairn's
-# merges and index builds, PostgreSQL's checkpoints) would otherwise run
-# during the next server's load and be counted against it.
+# settle waits, up to 30 s, until the servers (the cairn processes whose
+# pids it is given and the throwaway PostgreSQL's processes) use under a
+# tenth of a core over half a second: what a server does after a load
+# returns (cairn's merges and index builds, PostgreSQL's checkpoints)
+# would otherwise run during the next server's load and count against it.
 settle() {
-	local a b busy total
+	local pids=("$@") before after p
+	if [ -f "$pgdata/postmaster.pid" ]; then
+		p=$(head -1 "$pgdata/postmaster.pid")
+		pids+=("$p" $(pgrep -P "$p"))
+	fi
+	ticks() { for p in "${pids[@]}"; do awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null; done | awk '{s += $1} END {print s + 0}'; }
 	for _ in $(seq 60); do
-		read -ra a < /proc/stat
+		before=$(ticks)
 		sleep 0.5
-		read -ra b < /proc/stat
-		busy=$(( b[1] + b[2] + b[3] + b[6] + b[7] - a[1] - a[2] - a[3] - a[6] - a[7] ))
-		total=$(( busy + b[4] + b[5] - a[4] - a[5] ))
-		[ $(( busy * 10 )) -lt "$total" ] && return
+		after=$(ticks)
+		[ $(( (after - before) * 20 )) -lt "$(getconf CLK_TCK)" ] && return
 	done
 }
 
