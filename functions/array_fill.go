@@ -25,6 +25,24 @@ func errArrayTooLarge() error {
 	return pgerr.New(pgerrcode.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", maxArrayItems)
 }
 
+// maxSplitItems bounds the elements string_to_array, string_to_table and
+// the regexp splits build from one string: each costs cairn ~100 bytes
+// before the result exists (the piece, its boxing, the match list), so
+// PostgreSQL's maxArrayItems would let one call take ~13 GB.
+const maxSplitItems = 1 << 24
+
+// checkSplitItems fails a split of n pieces by fn that passes
+// maxArrayItems (PostgreSQL's error) or maxSplitItems.
+func checkSplitItems(fn string, n int) error {
+	if n > maxArrayItems {
+		return errArrayTooLarge()
+	}
+	if n > maxSplitItems {
+		return pgerr.New(pgerrcode.ProgramLimitExceeded, "%s would make %d elements; one call makes at most %d", fn, n, maxSplitItems)
+	}
+	return nil
+}
+
 func init() {
 	int4Array := types.ArrayOf(tInt4, 1)
 	result := func(args []types.T) types.T { return types.ArrayOf(baseType(args[0]), 1) }

@@ -52,6 +52,8 @@ func TestArrayToString(t *testing.T) {
 		{"string_to_array", []string{"'a,b'", "''"}, `{"a,b"}`, "text[]"},
 		{"string_to_array", []string{"''", "','"}, "{}", "text[]"},
 		{"string_to_array", []string{"'a,*,c'", "','", "'*'"}, "{a,NULL,c}", "text[]"},
+		{"string_to_array", []string{"'aé,*,c'", "NULL", "','"}, `{a,é,NULL,*,NULL,c}`, "text[]"},
+		{"string_to_array", []string{"'ab'", "'ab'"}, `{"",""}`, "text[]"},
 		{"string_to_array", []string{"NULL", "','"}, NULL, "text[]"},
 	})
 }

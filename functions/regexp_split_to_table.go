@@ -36,14 +36,23 @@ func regexpSplit(fn, s, pattern, flags string) ([]string, error) {
 	// Go's FindAll finds PostgreSQL's matches but for the empty ones
 	// right after another match (see regexSearch), which splitting
 	// ignores anyway; it is faster than regexSearch.
+	// Too many matches or pieces (checkSplitItems) is 54000; the matches
+	// past that are not looked for (each costs 40 bytes).
+	matches := re.FindAllStringIndex(s, maxSplitItems+1)
+	if err := checkSplitItems(fn, len(matches)); err != nil {
+		return nil, err
+	}
 	var out []string
 	start, prevEnd := 0, 0
-	for _, m := range re.FindAllStringIndex(s, -1) {
+	for _, m := range matches {
 		if m[0] < len(s) && m[1] > prevEnd {
 			out = append(out, s[start:m[0]])
 			start = m[1]
 		}
 		prevEnd = m[1]
+	}
+	if err := checkSplitItems(fn, len(out)+1); err != nil {
+		return nil, err
 	}
 	return append(out, s[start:]), nil
 }

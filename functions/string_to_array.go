@@ -6,16 +6,18 @@ package functions
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cairn-db/cairn/sql/types"
 )
 
 func init() {
 	f := func(_ *Context, args []any) (any, error) {
-		if a := stringToArray(args); a != nil {
-			return a, nil
+		a, err := stringToArray("string_to_array", args)
+		if a == nil || err != nil {
+			return nil, err
 		}
-		return nil, nil
+		return a, nil
 	}
 	Register(
 		&Overload{Name: "string_to_array", Args: []types.T{types.TextT, types.TextT}, Result: textArrayT, NullCall: true, Eval: f},
@@ -23,31 +25,60 @@ func init() {
 	)
 }
 
-// stringToArray is string_to_array(args...), nil when the string is NULL.
-func stringToArray(args []any) *types.Array {
+// stringToArray is string_to_array(args...) (for fn, which errors name),
+// nil when the string is NULL.
+// The fields are counted before any is cut out: too many (checkSplitItems)
+// is 54000, not gigabytes of fields built first (a 600 MB string of 300M
+// fields took a server's 23 GB).
+func stringToArray(fn string, args []any) (*types.Array, error) {
 	if args[0] == nil {
-		return nil
+		return nil, nil
 	}
 	s := args[0].(string)
-	var parts []string
+	n := 1
 	switch {
 	case s == "":
-		return &types.Array{Elem: types.TextT}
+		return &types.Array{Elem: types.TextT}, nil
 	case args[1] == nil:
-		for _, r := range s {
-			parts = append(parts, string(r))
+		n = utf8.RuneCountInString(s)
+	case args[1].(string) != "":
+		n = strings.Count(s, args[1].(string)) + 1
+	}
+	if err := checkSplitItems(fn, n); err != nil {
+		return nil, err
+	}
+	var null *string
+	if len(args) > 2 && args[2] != nil {
+		ns := args[2].(string)
+		null = &ns
+	}
+	elems := make([]any, 0, n)
+	add := func(p string) {
+		if null != nil && p == *null {
+			elems = append(elems, nil)
+		} else {
+			elems = append(elems, p)
+		}
+	}
+	switch {
+	case args[1] == nil:
+		for len(s) > 0 {
+			_, w := utf8.DecodeRuneInString(s)
+			add(s[:w])
+			s = s[w:]
 		}
 	case args[1].(string) == "":
-		parts = []string{s}
+		add(s)
 	default:
-		parts = strings.Split(s, args[1].(string))
-	}
-	elems := make([]any, len(parts))
-	for i, p := range parts {
-		if len(args) > 2 && args[2] != nil && p == args[2].(string) {
-			continue
+		for sep := args[1].(string); ; {
+			k := strings.Index(s, sep)
+			if k < 0 {
+				add(s)
+				break
+			}
+			add(s[:k])
+			s = s[k+len(sep):]
 		}
-		elems[i] = p
 	}
-	return &types.Array{Elem: types.TextT, Dims: []int{len(elems)}, Elems: elems}
+	return &types.Array{Elem: types.TextT, Dims: []int{len(elems)}, Elems: elems}, nil
 }

@@ -12,9 +12,9 @@ func init() {
 	RegisterSetReturning(&SetReturning{Name: "string_to_table", NullCall: true,
 		Type: textArgs(types.Field{Name: "string_to_table", T: types.TextT}),
 		Rows: func(_ *Context, args []any, _ []types.T) (NextRow, error) {
-			a := stringToArray(args)
-			if a == nil {
-				return noRows, nil
+			a, err := stringToArray("string_to_table", args)
+			if a == nil || err != nil {
+				return noRows, err
 			}
 			return valueRows(a.Elems), nil
 		}})
