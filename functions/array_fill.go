@@ -28,8 +28,9 @@ func errArrayTooLarge() error {
 // maxSplitItems bounds the elements string_to_array, string_to_table and
 // the regexp splits build from one string: each costs cairn ~100 bytes
 // before the result exists (the piece, its boxing, the match list), so
-// PostgreSQL's maxArrayItems would let one call take ~13 GB.
-const maxSplitItems = 1 << 24
+// PostgreSQL's maxArrayItems would let one call take ~13 GB. A variable
+// so that tests can lower it.
+var maxSplitItems = 1 << 24
 
 // checkSplitItems fails a split of n pieces by fn that passes
 // maxArrayItems (PostgreSQL's error) or maxSplitItems.

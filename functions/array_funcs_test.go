@@ -87,3 +87,20 @@ func TestArrayOperators(t *testing.T) {
 		{"@>", []string{"'{1,2}'::int4[]", "'{1}'::int8[]"}, "ERROR 42883: operator does not exist: integer[] @> bigint[]", ""},
 	})
 }
+
+// TestSplitLimit: the regexp splits stop at maxSplitItems matches or
+// pieces (lowered here; cairn/array_limits.test checks string_to_array at
+// the real limits).
+func TestSplitLimit(t *testing.T) {
+	defer func(n int) { maxSplitItems = n }(maxSplitItems)
+	maxSplitItems = 4
+	for s, ok := range map[string]bool{"a,b,c,d": true, "a,b,c,d,e": false, ",,,,": false, ",,,": true} {
+		parts, err := regexpSplit("regexp_split_to_array", s, ",", "")
+		if ok != (err == nil) {
+			t.Errorf("%q: %d pieces, %v", s, len(parts), err)
+		}
+	}
+	if _, err := stringToArray("string_to_array", []any{"a,b,c,d,e", ","}); err == nil {
+		t.Error("string_to_array of 5 fields passed a limit of 4")
+	}
+}
