@@ -332,12 +332,13 @@ func (db *DB) searchSegments(ctx context.Context, s *vecSearch, segs []*segment,
 	return s.rerank()
 }
 
-// rerank adds the best vecindex.RerankDepth(k) of the candidates of all
-// indexed segments, by their codes, with their exact distances: one
-// re-rank for the table, not one per segment, as each vector it reads is
-// a random read of a raw vector file, from disk when the table's raw
-// vectors outgrow memory. The reads are announced to the kernel first,
-// so that those the page cache does not hold overlap.
+// rerank adds the candidates of all indexed segments, nearest first by
+// their codes and as deep as a vecindex.Reranker asks, with their exact
+// distances: one re-rank for the table, not one per segment, as each
+// vector it reads is a random read of a raw vector file, from disk when
+// the table's raw vectors outgrow memory. The reads are announced to the
+// kernel a block ahead (the first RerankDepth(k), then rerankAhead at a
+// time), so that those the page cache does not hold overlap.
 func (s *vecSearch) rerank() error {
 	slices.SortFunc(s.cands, func(a, b vecCand) int {
 		if c := cmp.Compare(a.dist, b.dist); c != 0 {
@@ -345,21 +346,40 @@ func (s *vecSearch) rerank() error {
 		}
 		return cmp.Compare(a.id, b.id)
 	})
-	best := s.cands[:min(len(s.cands), vecindex.RerankDepth(s.k))]
-	for _, c := range best {
-		c.rd.willNeed(int(c.row))
-	}
-	for _, c := range best {
+	rr := vecindex.NewReranker(s.k)
+	announced := 0
+	for i, c := range s.cands {
+		if !rr.More(c.dist) {
+			break
+		}
+		if i == announced {
+			if i == 0 {
+				announced = vecindex.RerankDepth(s.k)
+			} else {
+				announced += rerankAhead
+			}
+			for _, a := range s.cands[i:min(announced, len(s.cands))] {
+				a.rd.willNeed(int(a.row))
+			}
+		}
 		v := c.rd.vector(int(c.row))
 		if v == nil {
+			rr.Skipped()
 			continue // NULL cannot be: a read error, which close reports
 		}
 		if d, ok := vecindex.Distance(s.metric, s.query, v); ok {
 			s.add(c.id, d)
+			rr.Scored(c.dist, d)
+		} else {
+			rr.Skipped()
 		}
 	}
 	return nil
 }
+
+// rerankAhead is how many reads a re-rank that goes past RerankDepth(k)
+// announces at a time.
+const rerankAhead = 16
 
 // searchSegment adds seg's best rows: through its index when it has one
 // (and, when it has none yet, after queueing its build), else exactly.

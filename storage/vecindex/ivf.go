@@ -47,6 +47,10 @@ const (
 	// minRerank is the fewest candidates a search re-ranks exactly
 	// (RerankDepth).
 	minRerank = 40
+	// listCandidates: a search of the lists keeps this many times
+	// RerankDepth(k) candidates, for a Reranker that goes deeper than
+	// RerankDepth where the codes do not separate the rows.
+	listCandidates = 4
 )
 
 // sampler keeps a uniform sample of the vectors offered (reservoir
@@ -335,7 +339,7 @@ func (x *Index) searchLists(s *searcher, q []float32, k, probes int, allow func(
 		}
 		s.lists.push(cand{d, uint32(j)})
 	}
-	s.res.reset(RerankDepth(k))
+	s.res.reset(listCandidates * RerankDepth(k))
 	want := min(k, x.count)
 	found := 0
 	for probed := 0; len(s.lists) > 0 && (probed < probes || found < want); probed++ {

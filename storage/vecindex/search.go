@@ -29,6 +29,7 @@ type searcher struct {
 	lists    minHeap // IVF: the lists by their centroids' distance
 	hits     []Hit
 	vecs     [][]float32 // the re-rank's vectors
+	rr       Reranker    // the re-rank's depth
 	scored   int         // distances the current walk has computed
 	// Build only: the probes of the kept neighbours, a pruned row's probe
 	// and candidate lists.
@@ -102,9 +103,9 @@ func (x *Index) dist(p *probe, r uint32) float32 {
 // Search returns up to k rows nearest query, nearest first, among the rows
 // allow accepts (nil: all), with their exact distances. eff.Ef is the size
 // of the walk's candidate list; the walk keeps at least 4k, since its
-// codes are approximate, and the best RerankDepth(k) of them by their
-// codes are re-ranked with exact distances from vector (the caller's
-// float vectors, as at Build). A filtered search returns min(k, accepted
+// codes are approximate, and they are re-ranked nearest first by their
+// codes, as deep as a Reranker asks, with exact distances from vector
+// (the caller's float vectors, as at Build). A filtered search returns min(k, accepted
 // rows) rows: a filter that keeps too few rows for the walk to pay is
 // answered by a scan of their codes (see scan), and so is a walk that
 // ends with fewer than k rows. An IVF index scores the rows of its
@@ -122,13 +123,13 @@ func (x *Index) Search(query []float32, k int, eff Effort, allow func(row uint32
 	return x.rerank(s, q, k, vector)
 }
 
-// Candidates is Search without its exact re-rank: the RerankDepth(k) rows
-// Search would re-rank, nearest first by the approximate distances of
-// their codes. Those estimate the exact distance in the metric's own
-// units, so candidates of several indexes over the same metric (a table's
-// segments) can be merged and only the best of them all re-ranked, each
-// exact vector being a random read from disk when a table's vectors
-// outgrow memory.
+// Candidates is Search without its exact re-rank: the rows Search would
+// re-rank (the walk's max(eff.Ef, 4k) best), nearest first by the
+// approximate distances of their codes. Those estimate the exact distance
+// in the metric's own units, so candidates of several indexes over the
+// same metric (a table's segments) can be merged and re-ranked once, as
+// deep as a Reranker asks: each exact vector is a random read from disk
+// when a table's vectors outgrow memory.
 func (x *Index) Candidates(query []float32, k int, eff Effort, allow func(row uint32) bool) []Hit {
 	s, q, k := x.begin(query, k)
 	if s == nil {
@@ -136,14 +137,14 @@ func (x *Index) Candidates(query []float32, k int, eff Effort, allow func(row ui
 	}
 	defer x.pool.Put(s)
 	x.gather(s, q, k, eff, allow)
-	return x.candidates(s, k)
+	return x.candidates(s)
 }
 
 // SearchRows is Search among the given rows only (a filter's, each at most
 // once, in any order), for a caller that has listed them: it scores each
 // by its codes, as a filtered search that chooses not to walk does,
 // without asking a filter about every row of the index, and re-ranks the
-// best RerankDepth(k) of the max(e.Ef, 4k) it keeps exactly. Use it when
+// max(e.Ef, 4k) it keeps as Search does. Use it when
 // ScanRows says so.
 func (x *Index) SearchRows(query []float32, k int, e Effort, rows []uint32, vector func(row int) []float32) []Hit {
 	if len(rows) == 0 {
@@ -170,7 +171,7 @@ func (x *Index) CandidateRows(query []float32, k int, e Effort, rows []uint32) [
 	}
 	defer x.pool.Put(s)
 	x.scan(s, max(e.Ef, 4*k), rows, nil)
-	return x.candidates(s, k)
+	return x.candidates(s)
 }
 
 // ScanRows reports whether a search for e.Ef rows among accepted of the
@@ -189,12 +190,12 @@ func (x *Index) ScanRows(accepted int, e Effort) bool {
 	return p < minWalk || codeCost*float64(accepted) <= walkCost*float64(e.Ef)/math.Sqrt(p)
 }
 
-// RerankDepth is how many of a search's candidates for k rows are
-// re-ranked with exact distances: the codes order rows well enough that
-// the k nearest are among the best max(4k, minRerank) by code, and each
-// vector re-ranked is a random read of the caller's vectors (of the raw
-// vector file, from disk when a table's raw vectors do not fit in memory:
-// 10M x 384 is 15 GB).
+// RerankDepth is how many of a search's candidates for k rows are at
+// least re-ranked with exact distances: where the codes separate the rows
+// well, the k nearest are among the best max(4k, minRerank) by code, and
+// each vector re-ranked is a random read of the caller's vectors (of the
+// raw vector file, from disk when a table's raw vectors do not fit in
+// memory: 10M x 384 is 15 GB). A Reranker goes deeper where they do not.
 func RerankDepth(k int) int { return max(4*k, minRerank) }
 
 // begin returns a pooled searcher with query prepared as its probe, the
@@ -247,11 +248,10 @@ func (x *Index) gather(s *searcher, q []float32, k int, eff Effort, allow func(r
 	}
 }
 
-// candidates returns the best RerankDepth(k) of s.res, nearest first, with
-// their approximate distances.
-func (x *Index) candidates(s *searcher, k int) []Hit {
+// candidates returns s.res, nearest first, with their approximate
+// distances.
+func (x *Index) candidates(s *searcher) []Hit {
 	s.eps = s.res.drain(s.eps)
-	s.eps = s.eps[:min(len(s.eps), RerankDepth(k))]
 	hits := make([]Hit, len(s.eps))
 	for i, c := range s.eps {
 		hits[i] = Hit{c.id, c.d}
@@ -260,29 +260,39 @@ func (x *Index) candidates(s *searcher, k int) []Hit {
 }
 
 // rerank returns the k nearest of s.res by exact distance, re-ranking
-// only the best RerankDepth(k) of them by their codes. The vectors are
-// scattered, so each is prefetched a few vectors ahead of its distance.
+// them nearest first by their codes as deep as a Reranker asks. The
+// vectors are scattered, so each is prefetched a few vectors ahead of its
+// distance.
 func (x *Index) rerank(s *searcher, q []float32, k int, vector func(row int) []float32) []Hit {
 	const ahead = 4
 	s.eps = s.res.drain(s.eps)
-	s.eps = s.eps[:min(len(s.eps), RerankDepth(k))]
 	s.vecs = s.vecs[:0]
-	for i, c := range s.eps {
-		v := vector(int(c.id))
+	// fetch asks for the vector of candidate i, if any, and prefetches it.
+	fetch := func(i int) {
+		if i >= len(s.eps) {
+			return
+		}
+		v := vector(int(s.eps[i].id))
 		s.vecs = append(s.vecs, v)
-		if i < ahead && len(v) > 0 {
+		if len(v) > 0 {
 			prefetchSpan(unsafe.Pointer(&v[0]), uintptr(4*len(v)))
 		}
 	}
+	for i := range ahead {
+		fetch(i)
+	}
 	s.hits = s.hits[:0]
+	s.rr = Reranker{k: k, best: s.rr.best[:0]}
 	for i, c := range s.eps {
-		if i+ahead < len(s.vecs) {
-			if v := s.vecs[i+ahead]; len(v) > 0 {
-				prefetchSpan(unsafe.Pointer(&v[0]), uintptr(4*len(v)))
-			}
+		if !s.rr.More(c.d) {
+			break
 		}
+		fetch(i + ahead)
 		if d, ok := exactDist(x.params.Metric, q, s.vecs[i]); ok {
 			s.hits = append(s.hits, Hit{c.id, d})
+			s.rr.Scored(c.d, d)
+		} else {
+			s.rr.Skipped()
 		}
 	}
 	clear(s.vecs) // hold no caller's memory in the pool
