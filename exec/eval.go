@@ -462,6 +462,13 @@ func (ev *evaluator) call(ov *functions.Overload, args []vec, t types.T, n int) 
 	bld := newBuilder(ev.mem, t)
 	defer bld.Release()
 	bld.Reserve(n)
+	// The values built count against the statement's memory budget
+	// while they are built: a function that makes large values from
+	// small arguments (repeat, lpad, format, array_fill) over a batch
+	// of rows would otherwise hold every row's value at once unbounded.
+	acct := ev.rt.account()
+	defer acct.release()
+	var pending int64 // built bytes not yet counted
 	row := make([]any, len(args))
 	for i := 0; i < n; i++ {
 		for j, a := range args {
@@ -471,12 +478,25 @@ func (ev *evaluator) call(ov *functions.Overload, args []vec, t types.T, n int) 
 		if err != nil {
 			return vec{}, err
 		}
+		if acct.budget != nil {
+			if pending += functions.DatumSize(v); pending >= callMemChunk {
+				if err := acct.grow(pending); err != nil {
+					return vec{}, err
+				}
+				pending = 0
+			}
+		}
 		if err := appendValue(bld, v, t); err != nil {
 			return vec{}, err
 		}
 	}
 	return vec{arr: bld.NewArray(), t: t}, nil
 }
+
+// callMemChunk is how many bytes of a function's values are built before
+// they are counted against the statement's memory budget: small values
+// cost no accounting.
+const callMemChunk = 1 << 20
 
 // callRow calls ov.Eval on one row, honouring strictness.
 func (ev *evaluator) callRow(ov *functions.Overload, row []any) (any, error) {

@@ -54,7 +54,7 @@ func (b *MemoryBudget) grow(n int64) error {
 	if used := b.used.Add(n); used > b.limit {
 		b.used.Add(-n)
 		return pgerr.New(pgerrcode.OutOfMemory, "out of memory").
-			WithDetail("Failed on request of size %d: the statement's sorts, hash tables and buffered rows hold %d bytes of its statement_mem of %d bytes.", n, used-n, b.limit).
+			WithDetail("Failed on request of size %d: the statement's sorts, hash tables, buffered rows and the values its functions are building hold %d bytes of its statement_mem of %d bytes.", n, used-n, b.limit).
 			WithHint("Raise statement_mem (SET statement_mem = '4GB', or the server's --statement-mem), or make the query gather fewer rows.")
 	}
 	return nil

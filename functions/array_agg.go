@@ -23,7 +23,7 @@ func (s *arrayAggState) Step(_ *Context, a []any) error {
 	}
 	s.elems = append(s.elems, a[0])
 	s.n++
-	s.size += datumSize(a[0])
+	s.size += DatumSize(a[0])
 	return nil
 }
 
@@ -66,7 +66,7 @@ func (s *arrayAggArrayState) Step(_ *Context, a []any) error {
 	}
 	s.elems = append(s.elems, arr.Elems...)
 	s.n++
-	s.size += datumSize(arr)
+	s.size += DatumSize(arr)
 	return nil
 }
 

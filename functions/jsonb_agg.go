@@ -30,7 +30,7 @@ func (s *jsonAggState) Step(ctx *Context, a []any) error {
 			return err
 		}
 		s.out.vals = append(s.out.vals, j)
-		s.size += jnodeSize + datumSize(a[0])
+		s.size += jnodeSize + DatumSize(a[0])
 	} else {
 		if s.n > 0 {
 			s.txt.WriteString(", ")
@@ -87,7 +87,7 @@ func (s *jsonObjectAggState) Step(ctx *Context, a []any) error {
 		}
 		s.out.keys = append(s.out.keys, k)
 		s.out.vals = append(s.out.vals, v)
-		s.size += jnodeSize + int64(len(k)) + datumSize(a[1])
+		s.size += jnodeSize + int64(len(k)) + DatumSize(a[1])
 	} else {
 		if s.n > 0 {
 			s.txt.WriteString(", ")

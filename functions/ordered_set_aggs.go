@@ -55,7 +55,7 @@ func (s *percentileState) Step(_ *Context, a []any) error {
 		s.fractions = a[0]
 	}
 	s.values = append(s.values, a[1])
-	s.size += datumSize(a[1])
+	s.size += DatumSize(a[1])
 	return nil
 }
 

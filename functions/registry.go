@@ -279,9 +279,10 @@ type SizedAggState interface {
 	Size() int64
 }
 
-// datumSize estimates the bytes a datum kept by an aggregate state holds:
-// an interface value, plus the bytes of strings, byte strings and arrays.
-func datumSize(v any) int64 {
+// DatumSize estimates the bytes a datum holds (kept by an aggregate
+// state, or built by a function row by row): an interface value, plus the
+// bytes of strings, byte strings and arrays.
+func DatumSize(v any) int64 {
 	const header = 16
 	switch x := v.(type) {
 	case string:
@@ -291,13 +292,13 @@ func datumSize(v any) int64 {
 	case *types.Array:
 		n := header + int64(len(x.Dims))*8
 		for _, e := range x.Elems {
-			n += datumSize(e)
+			n += DatumSize(e)
 		}
 		return n
 	case []any:
 		n := int64(header)
 		for _, e := range x {
-			n += datumSize(e)
+			n += DatumSize(e)
 		}
 		return n
 	}
