@@ -47,19 +47,10 @@ func textcatKernel(ctx *Context, args []Arg, n int) (arrow.Array, error) {
 	b := array.NewStringBuilder(mem(ctx))
 	defer b.Release()
 	b.Reserve(n)
-	get := func(a Arg, i int) (string, bool) {
-		if a.Array == nil {
-			return a.Const.(string), true
-		}
-		if a.Array.IsNull(i) {
-			return "", false
-		}
-		return a.Array.(*array.String).Value(i), true
-	}
 	buf := make([]byte, 0, 64)
 	for i := 0; i < n; i++ {
-		x, ok1 := get(args[0], i)
-		y, ok2 := get(args[1], i)
+		x, ok1 := textAt(args[0], i)
+		y, ok2 := textAt(args[1], i)
 		if !ok1 || !ok2 {
 			b.AppendNull()
 			continue

@@ -56,6 +56,26 @@ func init() {
 			}
 			return nil, nil
 		}
+		// member is -> (text false) or ->> of doc's member key by the scan
+		// (jsonField): null for SQL NULL; ok false when the parser must
+		// answer. A json document with a \u0000 escape is left to the
+		// parser, which refuses it as PostgreSQL does (jsonb cannot hold
+		// one).
+		member := func(doc, key string, text bool) (v string, null, ok bool) {
+			if !isB && strings.Contains(doc, `\u0000`) {
+				return "", false, false
+			}
+			raw, found, ok := jsonField(doc, key)
+			switch {
+			case !ok:
+				return "", false, false
+			case !found:
+				return "", true, true
+			case !text:
+				return raw, false, true
+			}
+			return jsonFieldText(raw)
+		}
 		path := func(args []any) (*jnode, error) {
 			j, err := parseJSON(args[0].(string))
 			if err != nil {
@@ -63,14 +83,35 @@ func init() {
 			}
 			return jsonPath(j, args[1].(*types.Array)), nil
 		}
-		Register(
-			&Overload{Name: "->", Args: []types.T{jt, types.TextT}, Result: jt, Eval: func(_ *Context, args []any) (any, error) {
+		// -> and ->> with a member name: the scan first (member), the
+		// parser when it does not answer; over a batch, a kernel that
+		// reads each document where it stands in the column.
+		byName := func(text bool, res types.T) *Overload {
+			ov := &Overload{Name: "->", Args: []types.T{jt, types.TextT}, Result: res}
+			if text {
+				ov.Name = "->>"
+			}
+			ov.Eval = func(_ *Context, args []any) (any, error) {
+				if v, null, ok := member(args[0].(string), args[1].(string), text); ok {
+					if null {
+						return nil, nil
+					}
+					return v, nil
+				}
 				j, err := field(args)
 				if j == nil || err != nil {
 					return nil, err
 				}
+				if text {
+					return outText(j), nil
+				}
 				return out(j), nil
-			}},
+			}
+			ov.Kernel = wrapKernel(ov, res, memberKernel(ov, member, text))
+			return ov
+		}
+		Register(
+			byName(false, jt),
 			&Overload{Name: "->", Args: []types.T{jt, types.Int4T}, Result: jt, Eval: func(_ *Context, args []any) (any, error) {
 				j, err := field(args)
 				if j == nil || err != nil {
@@ -78,13 +119,7 @@ func init() {
 				}
 				return out(j), nil
 			}},
-			&Overload{Name: "->>", Args: []types.T{jt, types.TextT}, Result: types.TextT, Eval: func(_ *Context, args []any) (any, error) {
-				j, err := field(args)
-				if j == nil || err != nil {
-					return nil, err
-				}
-				return outText(j), nil
-			}},
+			byName(true, types.TextT),
 			&Overload{Name: "->>", Args: []types.T{jt, types.Int4T}, Result: types.TextT, Eval: func(_ *Context, args []any) (any, error) {
 				j, err := field(args)
 				if j == nil || err != nil {
@@ -142,8 +177,10 @@ func init() {
 			return f(j, keys), nil
 		}}
 	}
+	contains := two("@>", types.BoolT, func(a, b *jnode) (any, error) { return jsonbContains(a, b, true), nil })
+	contains.Kernel = wrapKernel(contains, types.BoolT, jsonbContainsKernel(contains))
 	Register(
-		two("@>", types.BoolT, func(a, b *jnode) (any, error) { return jsonbContains(a, b, true), nil }),
+		contains,
 		two("<@", types.BoolT, func(a, b *jnode) (any, error) { return jsonbContains(b, a, true), nil }),
 		two("||", B, func(a, b *jnode) (any, error) { return jsonbText(jsonbConcat(a, b)), nil }),
 		exists("?", types.TextT, func(j *jnode, keys []string) bool { return jsonHasKey(j, keys[0]) }),

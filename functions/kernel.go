@@ -328,3 +328,15 @@ func datumAt(a arrow.Array, i int, t types.T) any {
 	}
 	return types.ValueAt(a, i, t)
 }
+
+// textAt is row i of a text-like argument (text, json, jsonb: an Arrow
+// string column, or a constant string); ok is false for NULL.
+func textAt(a Arg, i int) (s string, ok bool) {
+	if a.Array == nil {
+		return a.Const.(string), true
+	}
+	if a.Array.IsNull(i) {
+		return "", false
+	}
+	return a.Array.(*array.String).Value(i), true
+}
