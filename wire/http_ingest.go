@@ -127,32 +127,43 @@ func splitColumns(body []byte) (cols []ingestColumn, ok bool) {
 		if i = skipJSONSpace(body, i+1); i == len(body) || body[i] != '[' {
 			return nil, false
 		}
-		i = skipJSONSpace(body, i+1)
-		values := []json.RawMessage{}
-		for i < len(body) && body[i] != ']' {
-			if len(values) > 0 {
-				if body[i] != ',' {
-					return nil, false
-				}
-				i = skipJSONSpace(body, i+1)
-			}
-			end, ok := jsonValueEnd(body, i)
-			if !ok {
-				return nil, false
-			}
-			values = append(values, json.RawMessage(body[i:end:end]))
-			i = skipJSONSpace(body, end)
-		}
-		if i == len(body) {
+		values, end, ok := splitArray(body, i)
+		if !ok {
 			return nil, false
 		}
 		cols = append(cols, ingestColumn{string(name), values})
-		i = skipJSONSpace(body, i+1)
+		i = skipJSONSpace(body, end)
 	}
 	if i == len(body) {
 		return nil, false
 	}
 	return cols, skipJSONSpace(body, i+1) == len(body)
+}
+
+// splitArray splits the JSON array that starts at body[i] into its
+// elements, slices of body found by their bounds alone (jsonValueEnd),
+// and returns the end of the array.
+func splitArray(body []byte, i int) (values []json.RawMessage, end int, ok bool) {
+	i = skipJSONSpace(body, i+1)
+	values = []json.RawMessage{}
+	for i < len(body) && body[i] != ']' {
+		if len(values) > 0 {
+			if body[i] != ',' {
+				return nil, 0, false
+			}
+			i = skipJSONSpace(body, i+1)
+		}
+		end, ok := jsonValueEnd(body, i)
+		if !ok {
+			return nil, 0, false
+		}
+		values = append(values, json.RawMessage(body[i:end:end]))
+		i = skipJSONSpace(body, end)
+	}
+	if i == len(body) {
+		return nil, 0, false
+	}
+	return values, i + 1, true
 }
 
 // skipJSONSpace returns the index of the first byte of b from i on that
@@ -442,7 +453,7 @@ func ingestRows(ctx context.Context, sess *session.Session, ws, name string, col
 				return err
 			}
 		}
-		if done, err := copyColumns(ctx, sess, name, cols, opts); done || err != nil {
+		if done, err := copyColumns(ctx, sess, ident.Quote(name), cols, opts); done || err != nil {
 			return err
 		}
 		perInsert := max(1, min(ingestRowsPerInsert, maxIngestParams/len(cols)))
@@ -473,16 +484,17 @@ func ingestRows(ctx context.Context, sess *session.Session, ws, name string, col
 	})
 }
 
-// copyColumns inserts the rows of cols into table name through COPY
+// copyColumns inserts the rows of cols into table target (its name as
+// SQL text, quoted) through COPY
 // FROM's insert (defaults, every constraint, as INSERT), the values
 // converted straight into Arrow records (toArrow). done is false, with
 // nothing done, when a column's type is not one toArrow converts as an
 // INSERT's parameter would be (arrowValueType), or the table is one COPY
 // FROM does not load (a view, row-level security): those rows go through
 // INSERTs.
-func copyColumns(ctx context.Context, sess *session.Session, name string, cols []ingestColumn, opts *types.TextOptions) (done bool, err error) {
+func copyColumns(ctx context.Context, sess *session.Session, target string, cols []ingestColumn, opts *types.TextOptions) (done bool, err error) {
 	var b strings.Builder
-	b.WriteString("COPY " + ident.Quote(name) + " (")
+	b.WriteString("COPY " + target + " (")
 	for i, c := range cols {
 		if i > 0 {
 			b.WriteString(", ")

@@ -83,7 +83,7 @@ const ingestTypesTable = `(id bigint PRIMARY KEY, i int, s smallint, t text, v v
 func TestHTTPIngestArrow(t *testing.T) {
 	c := newHTTPClient(t)
 	c.ok("/workspaces/w/tables/query", `{"query": "CREATE SCHEMA w"}`)
-	for _, tbl := range []string{"a", "b"} {
+	for _, tbl := range []string{"a", "b", "c"} {
 		c.ok("/workspaces/w/tables/query", fmt.Sprintf(`{"query": %q}`, "CREATE TABLE "+tbl+" "+ingestTypesTable))
 	}
 	cols := []string{"id", "i", "s", "t", "v", "b", "f", "r", "n", "j", "js", "u", "by", "d", "ts", "tz", "emb", "tags", "ints", "flags", "m"}
@@ -141,30 +141,48 @@ func TestHTTPIngestArrow(t *testing.T) {
 	for j := range params {
 		params[j] = fmt.Sprintf("$%d", j+1)
 	}
-	// Built by hand: json.Marshal would compact the values (a json
-	// value keeps its spacing).
-	req := fmt.Appendf(nil, `{"query": %q, "params_batch": [`,
-		"INSERT INTO b ("+strings.Join(cols, ", ")+") VALUES ("+strings.Join(params, ", ")+")")
-	for i := range nrows {
-		if i > 0 {
-			req = append(req, ',')
+	// The INSERT once per list (ON CONFLICT keeps /query/batch from
+	// loading the lists as an ingest), and as a batch of plain INSERTs,
+	// which loads them as an ingest. Built by hand: json.Marshal would
+	// compact the values (a json value keeps its spacing).
+	batch := func(table, suffix string, perm []int) {
+		names, params := make([]string, len(perm)), make([]string, len(perm))
+		for j, k := range perm {
+			names[j], params[j] = cols[k], fmt.Sprintf("$%d", k+1)
 		}
-		req = append(req, '[')
-		for j, name := range cols {
-			if j > 0 {
+		req := fmt.Appendf(nil, `{"params_batch": [`)
+		for i := range nrows {
+			if i > 0 {
 				req = append(req, ',')
 			}
-			req = append(req, decoded[name][i]...)
+			req = append(req, '[')
+			for j, name := range cols {
+				if j > 0 {
+					req = append(req, ',')
+				}
+				req = append(req, decoded[name][i]...)
+			}
+			req = append(req, ']')
 		}
-		req = append(req, ']')
+		req = fmt.Appendf(req, `], "query": %q}`, "INSERT INTO "+table+" ("+strings.Join(names, ", ")+") VALUES ("+strings.Join(params, ", ")+")"+suffix)
+		if got, want := c.ok("/workspaces/w/tables/query/batch", string(req)), fmt.Sprintf(`{"row_count":%d}`, nrows); got != want {
+			t.Fatalf("batch into %s: %s, want %s", table, got, want)
+		}
 	}
-	req = append(req, "]}"...)
-	c.ok("/workspaces/w/tables/query/batch", string(req))
+	perm := make([]int, len(cols))
+	for j := range perm {
+		perm[j] = len(cols) - 1 - j
+	}
+	batch("w.b", " ON CONFLICT DO NOTHING", perm)
+	batch("c", "", perm)
 	for _, col := range cols {
 		q := "SELECT id AS k, " + col + "::text FROM %s ORDER BY k"
-		got, want := c.query(fmt.Sprintf(q, "a")), c.query(fmt.Sprintf(q, "b"))
-		if got != want {
+		want := c.query(fmt.Sprintf(q, "b"))
+		if got := c.query(fmt.Sprintf(q, "a")); got != want {
 			t.Errorf("column %s: ingest stored %.300s, INSERT %.300s", col, got, want)
+		}
+		if got := c.query(fmt.Sprintf(q, "c")); got != want {
+			t.Errorf("column %s: /query/batch stored %.300s, INSERT %.300s", col, got, want)
 		}
 	}
 }
@@ -242,6 +260,34 @@ func TestHTTPIngestArrowErrors(t *testing.T) {
 	// A type modifier: the INSERTs' path.
 	c.ok(path, `{"id": [3], "c": ["abc"], "emb": [[2, 3]]}`)
 	if got, want := c.query("SELECT id, t, emb::text, c FROM e ORDER BY id"), `[[1,"d","{1}",null],[2,"d",null,null],[3,"d","{2,3}","abc"]]`; got != want {
+		t.Fatalf("rows: %s, want %s", got, want)
+	}
+}
+
+// TestHTTPBatchInsertErrors checks that a /query/batch of plain INSERTs,
+// loaded as an ingest, answers its errors as the INSERTs one by one do:
+// naming the item (and parameter), nothing kept.
+func TestHTTPBatchInsertErrors(t *testing.T) {
+	c := newHTTPClient(t)
+	c.ok("/workspaces/w/tables/query", `{"query": "CREATE SCHEMA w"}`)
+	c.ok("/workspaces/w/tables/query", `{"query": "CREATE TABLE e (id bigint PRIMARY KEY, t text NOT NULL, emb real[])"}`)
+	const path = "/workspaces/w/tables/query/batch"
+	insert := `"query": "INSERT INTO e (id, t, emb) VALUES ($1, $2, $3)"`
+	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]], [2, "b", [2]], [1, "c", [3]]]}`, 400, "QUERY_ERROR", "23505", `params_batch[2]: duplicate key value`)
+	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]], [2, null, [2]]]}`, 400, "QUERY_ERROR", "23502", `params_batch[1]: null value in column "t"`)
+	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]], [2, "b", [1, "x"]]]}`, 400, "QUERY_ERROR", "22P02", `params_batch[1]: parameter $3: invalid input syntax for type real`)
+	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]], [2, "b"]]}`, 400, "QUERY_ERROR", "42P02", `params_batch[1]: there is no parameter $3`)
+	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]], [2, "b", [01]]]}`, 400, "BAD_REQUEST", "08P01", `invalid JSON in request body`)
+	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]]], "params_batch": [[2, "b", [1]]], "timeout_ms": "x"}`, 400, "BAD_REQUEST", "08P01", `"timeout_ms" cannot be a JSON string`)
+	if got := c.query("SELECT count(*) FROM e"); got != `[[0]]` {
+		t.Fatalf("after the failed batches: %s rows", got)
+	}
+	// Longer lists than the statement takes: the extra values are
+	// ignored, as by the INSERTs; field names in any case, as
+	// encoding/json matches them.
+	c.ok(path, `{`+insert+`, "params_batch": [[1, "a", [1], "extra"], [2, "b", null, 5]]}`)
+	c.ok(path, `{"QUERY": "INSERT INTO e (t, id) VALUES ($2, $1)", "Params_Batch": [[3, "c"]]}`)
+	if got, want := c.query("SELECT id, t, emb::text FROM e ORDER BY id"), `[[1,"a","{1}"],[2,"b",null],[3,"c",null]]`; got != want {
 		t.Fatalf("rows: %s, want %s", got, want)
 	}
 }
