@@ -290,44 +290,50 @@ func jsonNumberArray(raw []byte) bool {
 	if i < n && raw[i] == ']' {
 		return i == n-1
 	}
-	digits := func(i int) int {
-		for i < n && raw[i] >= '0' && raw[i] <= '9' {
-			i++
-		}
-		return i
-	}
 	for i < n {
 		if raw[i] == '-' {
 			i++
 		}
-		switch {
-		case i < n && raw[i] == '0':
-			i++
-		case i < n && raw[i] >= '1' && raw[i] <= '9':
-			i = digits(i + 1)
-		default:
+		// An integer part: 0, or digits not starting with 0.
+		if i == n || raw[i]-'0' > 9 {
 			return false
 		}
+		if raw[i] == '0' {
+			i++
+		} else {
+			for i++; i < n && raw[i]-'0' <= 9; i++ {
+			}
+		}
 		if i < n && raw[i] == '.' {
-			j := digits(i + 1)
-			if j == i+1 {
+			i++
+			from := i
+			for ; i < n && raw[i]-'0' <= 9; i++ {
+			}
+			if i == from {
 				return false
 			}
-			i = j
 		}
-		if i < n && (raw[i] == 'e' || raw[i] == 'E') {
+		if i < n && raw[i]|0x20 == 'e' {
 			i++
 			if i < n && (raw[i] == '+' || raw[i] == '-') {
 				i++
 			}
-			j := digits(i)
-			if j == i {
+			from := i
+			for ; i < n && raw[i]-'0' <= 9; i++ {
+			}
+			if i == from {
 				return false
 			}
-			i = j
 		}
-		i = skipJSONSpace(raw, i)
-		if i < n && raw[i] == ']' {
+		if i < n && raw[i] == ',' {
+			i++
+			if i < n && (raw[i]-'0' <= 9 || raw[i] == '-') {
+				continue // no space after the comma: the common case
+			}
+			i = skipJSONSpace(raw, i)
+			continue
+		}
+		if i = skipJSONSpace(raw, i); i < n && raw[i] == ']' {
 			return i == n-1
 		}
 		if i == n || raw[i] != ',' {

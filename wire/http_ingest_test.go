@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // httpClient posts to an in-process HTTP API over a real socket.
@@ -292,42 +293,66 @@ func TestHTTPBatchInsertErrors(t *testing.T) {
 	}
 }
 
+// splitColumnsBodies are TestSplitColumns' bodies and FuzzSplitColumns'
+// seeds.
+var splitColumnsBodies = []string{
+	`{}`, ` { } `, `{"a": []}`, `{"a": [1, 2], "b": ["x", null]}`,
+	"{\n\t\"a\" :\r [ 1 ,2 ] , \"b\":[ {\"k\": [1, \"]\"]}, [[]], \"\\\\\", \"\\\"]\" ] }",
+	`{"e": [[0.1, -2e-3, 0, -0, 1E+2], [], [ ]]}`, `{"e": [[1,-2,3.5e-1,-0.25E+2]]}`, `{"e": [[1, 2,3 ], [ -1 ]]}`,
+	`{"a": [1]}x`, `{"a": [1]`, `{"a": [1],}`, `{"a" [1]}`, `{"a": [1] "b": [2]}`, `{"a": [1 2]}`,
+	`{"a": [1,]}`, `{"a": [,1]}`, `{a: [1]}`, `[1]`, `{"a": 1}`, `{"a": null}`, `{"a": [1], "a": [2]}`,
+	`{"a": ["\x"]}`, `{"a": ["\u12"]}`, `{"a": [01]}`, `{"a": [[01]]}`, `{"a": [[1.]]}`, `{"a": [[.1]]}`,
+	`{"a": [[-]]}`, `{"a": [[1e]]}`, `{"a": [[1,]]}`, `{"a": [[1,-]]}`, `{"a": [[1,-a]]}`, `{"a": [[1 1]]}`,
+	`{"a": [[1]]]}`, `{"a": [[1}]}`, `{"a": [[1e+]]}`, `{"a": [[-01]]}`, `{"a": [[1,2]`, `{"a": [[1,2`,
+	`{"a": [{"x": 1,}]}`, `{"a": [tru]}`, `{"a": [nul]}`, `{"a": [truex]}`, `{"a": ["a\"]}`,
+	`{"a": [{"k": "v", "k": "w"}]}`, `{"a": [[1, "x"]]}`, `{"a": [[" ]"]]}`, "{\"a\": [[1\v]]}",
+	"{\"a\": [\"\x01\"]}", `{"\u0061": [1]}`, ``, ` `, `{"a": [1]} {}`,
+}
+
 // TestSplitColumns checks that splitColumns and validValues accept
 // exactly the bodies encoding/json decodes into columns, with the same
 // values.
 func TestSplitColumns(t *testing.T) {
-	for _, body := range []string{
-		`{}`, ` { } `, `{"a": []}`, `{"a": [1, 2], "b": ["x", null]}`,
-		"{\n\t\"a\" :\r [ 1 ,2 ] , \"b\":[ {\"k\": [1, \"]\"]}, [[]], \"\\\\\", \"\\\"]\" ] }",
-		`{"e": [[0.1, -2e-3, 0, -0, 1E+2], [], [ ]]}`,
-		`{"a": [1]}x`, `{"a": [1]`, `{"a": [1],}`, `{"a" [1]}`, `{"a": [1] "b": [2]}`, `{"a": [1 2]}`,
-		`{"a": [1,]}`, `{"a": [,1]}`, `{a: [1]}`, `[1]`, `{"a": 1}`, `{"a": null}`, `{"a": [1], "a": [2]}`,
-		`{"a": ["\x"]}`, `{"a": ["\u12"]}`, `{"a": [01]}`, `{"a": [[01]]}`, `{"a": [[1.]]}`, `{"a": [[.1]]}`,
-		`{"a": [[-]]}`, `{"a": [[1e]]}`, `{"a": [[1,]]}`, `{"a": [[1 1]]}`, `{"a": [[1]]]}`, `{"a": [[1}]}`,
-		`{"a": [{"x": 1,}]}`, `{"a": [tru]}`, `{"a": [nul]}`, `{"a": [truex]}`, `{"a": ["a\"]}`,
-		`{"a": [{"k": "v", "k": "w"}]}`, `{"a": [[1, "x"]]}`, `{"a": [[" ]"]]}`, "{\"a\": [[1\v]]}",
-		"{\"a\": [\"\x01\"]}", `{"\u0061": [1]}`, ``, ` `, `{"a": [1]} {}`,
-	} {
-		cols, ok := splitColumns([]byte(body))
-		ok = ok && validValues(cols)
-		want, err := decodeColumnsJSON([]byte(body))
-		if ok != (err == nil) {
-			t.Errorf("%q: split ok %v, encoding/json error %v", body, ok, err)
-			continue
+	for _, body := range splitColumnsBodies {
+		checkSplitColumns(t, []byte(body))
+	}
+}
+
+// FuzzSplitColumns checks splitColumns and validValues against
+// encoding/json on any body.
+func FuzzSplitColumns(f *testing.F) {
+	for _, body := range splitColumnsBodies {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if !utf8.Valid(body) {
+			return // readBody refuses it first
 		}
-		if !ok {
-			continue
-		}
-		if len(cols) == 0 && len(want) == 0 {
-			continue
-		}
-		for i := range cols {
-			cols[i].values = compactAll(cols[i].values)
-			want[i].values = compactAll(want[i].values)
-		}
-		if !reflect.DeepEqual(cols, want) {
-			t.Errorf("%q: split %q, encoding/json %q", body, cols, want)
-		}
+		checkSplitColumns(t, body)
+	})
+}
+
+// checkSplitColumns fails t unless splitColumns and validValues take body
+// exactly when encoding/json decodes it into columns, with the same
+// values.
+func checkSplitColumns(t *testing.T, body []byte) {
+	t.Helper()
+	cols, ok := splitColumns(body)
+	ok = ok && validValues(cols)
+	want, err := decodeColumnsJSON(body)
+	if ok != (err == nil) {
+		t.Errorf("%q: split ok %v, encoding/json error %v", body, ok, err)
+		return
+	}
+	if !ok || len(cols) == 0 && len(want) == 0 {
+		return
+	}
+	for i := range cols {
+		cols[i].values = compactAll(cols[i].values)
+		want[i].values = compactAll(want[i].values)
+	}
+	if !reflect.DeepEqual(cols, want) {
+		t.Errorf("%q: split %q, encoding/json %q", body, cols, want)
 	}
 }
 

@@ -207,7 +207,7 @@ func splitBatch(body []byte) (req batchRequest, ok bool) {
 	}
 	i = skipJSONSpace(body, i+1)
 	seen := map[string]bool{}
-	var items []json.RawMessage
+	var lists [][]json.RawMessage
 	for i < len(body) && body[i] != '}' {
 		if len(seen) > 0 {
 			if body[i] != ',' {
@@ -230,10 +230,7 @@ func splitBatch(body []byte) (req batchRequest, ok bool) {
 		i = skipJSONSpace(body, i+1)
 		switch name {
 		case `"params_batch"`:
-			if i == len(body) || body[i] != '[' {
-				return req, false
-			}
-			if items, end, ok = splitArray(body, i); !ok {
+			if lists, end, ok = splitLists(body, i); !ok {
 				return req, false
 			}
 		case `"query"`, `"timeout_ms"`:
@@ -254,32 +251,51 @@ func splitBatch(body []byte) (req batchRequest, ok bool) {
 		}
 		i = skipJSONSpace(body, end)
 	}
-	if i == len(body) || skipJSONSpace(body, i+1) != len(body) || items == nil {
+	if i == len(body) || skipJSONSpace(body, i+1) != len(body) || lists == nil {
 		return req, false
 	}
-	// The lists, and the values by position for validValues.
-	req.ParamsBatch = make([][]json.RawMessage, len(items))
-	var cols []ingestColumn
-	for k, item := range items {
-		if item[0] != '[' {
-			return req, false
+	// The values by position, for validValues.
+	cols := make([]ingestColumn, len(lists[0]))
+	for j := range cols {
+		cols[j].values = make([]json.RawMessage, len(lists))
+		for k, list := range lists {
+			cols[j].values[k] = list[j]
 		}
-		values, _, ok := splitArray(item, 0)
-		if !ok || k > 0 && len(values) != len(cols) {
-			return req, false
-		}
-		if k == 0 {
-			cols = make([]ingestColumn, len(values))
-			for j := range cols {
-				cols[j].values = make([]json.RawMessage, len(items))
-			}
-		}
-		for j, v := range values {
-			cols[j].values[k] = v
-		}
-		req.ParamsBatch[k] = values
 	}
+	req.ParamsBatch = lists
 	return req, validValues(cols)
+}
+
+// splitLists splits the JSON array of arrays that starts at body[i], the
+// parameter lists of a batch, into the lists' values (splitArray) and
+// returns its end. ok is false unless body[i] starts an array of at
+// least one array, all as long as the first.
+func splitLists(body []byte, i int) (lists [][]json.RawMessage, end int, ok bool) {
+	if i == len(body) || body[i] != '[' {
+		return nil, 0, false
+	}
+	i = skipJSONSpace(body, i+1)
+	for i < len(body) && body[i] != ']' {
+		if len(lists) > 0 {
+			if body[i] != ',' {
+				return nil, 0, false
+			}
+			i = skipJSONSpace(body, i+1)
+		}
+		if i == len(body) || body[i] != '[' {
+			return nil, 0, false
+		}
+		values, end, ok := splitArray(body, i)
+		if !ok || len(lists) > 0 && len(values) != len(lists[0]) {
+			return nil, 0, false
+		}
+		lists = append(lists, values)
+		i = skipJSONSpace(body, end)
+	}
+	if i == len(body) || len(lists) == 0 {
+		return nil, 0, false
+	}
+	return lists, i + 1, true
 }
 
 // batchInsert recognizes a batch of single-row INSERTs whose values are
