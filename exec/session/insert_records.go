@@ -32,8 +32,9 @@ func (p *Portal) CopyTypes() []types.T {
 // (CopyTypes, each of its type's Arrow type): the HTTP API's /ingest,
 // which builds them straight from JSON. The rows go through INSERT's path
 // as CopyFrom's do (column defaults, every constraint), all or none, in
-// the session's transaction or in one of their own. recs stay the
-// caller's. The tag is "COPY n".
+// the session's transaction or in one of their own; in a read-only one
+// it fails as the INSERTs it stands for would. recs stay the caller's.
+// The tag is "COPY n".
 func (s *Session) CopyRecords(ctx context.Context, p *Portal, recs []arrow.Record) (Tag, error) {
 	c, ok := p.bound.(*sql.Copy)
 	if !ok || !c.From {
@@ -42,7 +43,7 @@ func (s *Session) CopyRecords(ctx context.Context, p *Portal, recs []arrow.Recor
 	var tag Tag
 	err := s.statement(ctx, p, func(ctx context.Context) (int64, error) {
 		if s.currentReadOnly() {
-			return 0, pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute COPY FROM in a read-only transaction")
+			return 0, pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute INSERT in a read-only transaction")
 		}
 		in := exec.NewRecordsIn(c, recs)
 		var err error
