@@ -101,7 +101,8 @@ func (a *httpAPI) runQuery(r *http.Request, req queryRequest) ([]byte, error) {
 // statement runs once for each parameter list of params_batch, all in
 // one transaction (the first error rolls every run back and names the
 // failing item). The answer is {"row_count": N}, the rows all runs
-// affected (or returned).
+// affected (or returned). A batch of one plain INSERT of parameters
+// loads its lists as an ingest does (batchInsert).
 func (a *httpAPI) queryBatch(w http.ResponseWriter, r *http.Request) {
 	req, err := decodeBatch(r)
 	if err != nil {
@@ -149,8 +150,9 @@ func (a *httpAPI) runBatch(r *http.Request, req batchRequest) (int64, error) {
 		if done && err == nil {
 			return int64(len(req.ParamsBatch)), checkNoTransaction(sess)
 		}
-		// Not loaded, nothing done: the INSERTs run, and name the item
-		// of an error.
+		// Not loaded (a column type or a table the records do not
+		// take), or failed and rolled back: the INSERTs run, and an
+		// error names its item and parameter as theirs does.
 	}
 	var total int64
 	err = inTransaction(sess, func() error {
