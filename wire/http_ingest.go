@@ -3,8 +3,10 @@ package wire
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"net/http"
 	"strconv"
 	"strings"
@@ -282,6 +284,24 @@ func validValues(cols []ingestColumn) bool {
 	return !bad.Load()
 }
 
+// skipDigits returns the index of the first byte of b from i on that is
+// not a decimal digit, or len(b), eight bytes at a time while it can.
+func skipDigits(b []byte, i int) int {
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// The high bit of each byte that is below '0' or above '9'.
+		bad := ((x - 0x3030303030303030) | (x + 0x4646464646464646)) & 0x8080808080808080
+		if bad != 0 {
+			return i + bits.TrailingZeros64(bad)/8
+		}
+		i += 8
+	}
+	for i < len(b) && b[i]-'0' <= 9 {
+		i++
+	}
+	return i
+}
+
 // jsonNumberArray reports whether raw, which starts with '[', is a JSON
 // array of numbers only (RFC 8259's number grammar, JSON white space).
 func jsonNumberArray(raw []byte) bool {
@@ -307,8 +327,7 @@ func jsonNumberArray(raw []byte) bool {
 		if i < n && raw[i] == '.' {
 			i++
 			from := i
-			for ; i < n && raw[i]-'0' <= 9; i++ {
-			}
+			i = skipDigits(raw, i)
 			if i == from {
 				return false
 			}
@@ -319,8 +338,7 @@ func jsonNumberArray(raw []byte) bool {
 				i++
 			}
 			from := i
-			for ; i < n && raw[i]-'0' <= 9; i++ {
-			}
+			i = skipDigits(raw, i)
 			if i == from {
 				return false
 			}
