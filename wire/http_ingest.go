@@ -3,18 +3,23 @@ package wire
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // ingestRowsPerInsert is how many rows one INSERT of an ingest carries;
@@ -63,12 +68,303 @@ func (a *httpAPI) ingest(w http.ResponseWriter, r *http.Request) {
 
 // decodeColumns reads an ingest body, keeping the columns' order, and
 // checks that there is at least one column and that all have the same
-// number of values.
+// number of values. The body is split once (splitColumns) and its values
+// validated in parallel (validValues); a body that refuses is decoded
+// again by encoding/json (decodeColumnsJSON), whose errors the endpoint
+// answers with.
 func decodeColumns(r *http.Request) ([]ingestColumn, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err
 	}
+	cols, ok := splitColumns(body)
+	if !ok || !validValues(cols) {
+		if cols, err = decodeColumnsJSON(body); err != nil {
+			return nil, err
+		}
+	}
+	if len(cols) == 0 {
+		return nil, badRequest("ingest body has no columns")
+	}
+	for _, c := range cols[1:] {
+		if len(c.values) != len(cols[0].values) {
+			return nil, badRequest("column %q has %d values but column %q has %d: every column needs one value per row",
+				c.name, len(c.values), cols[0].name, len(cols[0].values))
+		}
+	}
+	return cols, nil
+}
+
+// splitColumns splits an ingest body, {"col": [values...], ...}, into
+// its columns: each value a slice of body, not a copy, found by its
+// bounds alone (jsonValueEnd); validValues checks the values themselves.
+// ok is false for anything but an object of distinct names whose values
+// are arrays.
+func splitColumns(body []byte) (cols []ingestColumn, ok bool) {
+	i := skipJSONSpace(body, 0)
+	if i == len(body) || body[i] != '{' {
+		return nil, false
+	}
+	i = skipJSONSpace(body, i+1)
+	seen := map[string]bool{}
+	for i < len(body) && body[i] != '}' {
+		if len(cols) > 0 {
+			if body[i] != ',' {
+				return nil, false
+			}
+			i = skipJSONSpace(body, i+1)
+		}
+		end, ok := jsonValueEnd(body, i)
+		if !ok || body[i] != '"' {
+			return nil, false
+		}
+		name, err := jsontext.AppendUnquote(nil, body[i:end])
+		if err != nil || seen[string(name)] {
+			return nil, false
+		}
+		seen[string(name)] = true
+		if i = skipJSONSpace(body, end); i == len(body) || body[i] != ':' {
+			return nil, false
+		}
+		if i = skipJSONSpace(body, i+1); i == len(body) || body[i] != '[' {
+			return nil, false
+		}
+		values, end, ok := splitArray(body, i)
+		if !ok {
+			return nil, false
+		}
+		cols = append(cols, ingestColumn{string(name), values})
+		i = skipJSONSpace(body, end)
+	}
+	if i == len(body) {
+		return nil, false
+	}
+	return cols, skipJSONSpace(body, i+1) == len(body)
+}
+
+// splitArray splits the JSON array that starts at body[i] into its
+// elements, slices of body found by their bounds alone (jsonValueEnd),
+// and returns the end of the array.
+func splitArray(body []byte, i int) (values []json.RawMessage, end int, ok bool) {
+	i = skipJSONSpace(body, i+1)
+	values = []json.RawMessage{}
+	for i < len(body) && body[i] != ']' {
+		if len(values) > 0 {
+			if body[i] != ',' {
+				return nil, 0, false
+			}
+			i = skipJSONSpace(body, i+1)
+		}
+		end, ok := jsonValueEnd(body, i)
+		if !ok {
+			return nil, 0, false
+		}
+		values = append(values, json.RawMessage(body[i:end:end]))
+		i = skipJSONSpace(body, end)
+	}
+	if i == len(body) {
+		return nil, 0, false
+	}
+	return values, i + 1, true
+}
+
+// skipJSONSpace returns the index of the first byte of b from i on that
+// is not JSON white space, or len(b).
+func skipJSONSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// jsonValueEnd returns the end of the JSON value that starts at b[i] by
+// its bounds alone: a string's closing quote, the bracket that closes an
+// array or object (strings inside skipped), the byte before the
+// delimiter that ends anything else. ok is false when there is no such
+// end; what is between is validValues' to check.
+func jsonValueEnd(b []byte, i int) (end int, ok bool) {
+	if i == len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '"':
+		return jsonStringEnd(b, i)
+	case '[', '{':
+		if b[i] == '[' {
+			// An embedding, [0.1, ...]: no bracket, brace or string in
+			// it, so its end is the first ']'.
+			if j := bytes.IndexByte(b[i+1:], ']'); j >= 0 {
+				in := b[i+1 : i+1+j]
+				if bytes.IndexByte(in, '[') < 0 && bytes.IndexByte(in, '"') < 0 && bytes.IndexByte(in, '{') < 0 {
+					return i + j + 2, true
+				}
+			}
+		}
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '[', '{':
+				depth++
+			case ']', '}':
+				if depth--; depth == 0 {
+					return j + 1, true
+				}
+			case '"':
+				e, ok := jsonStringEnd(b, j)
+				if !ok {
+					return 0, false
+				}
+				j = e - 1
+			}
+		}
+		return 0, false
+	case ',', ']', '}', ':':
+		return 0, false
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != ']' && b[j] != '}' && b[j] != ' ' && b[j] != '\n' && b[j] != '\r' && b[j] != '\t' {
+		j++
+	}
+	return j, true
+}
+
+// jsonStringEnd returns the end of the JSON string whose opening quote
+// is b[i]: past the first quote not escaped by a backslash.
+func jsonStringEnd(b []byte, i int) (end int, ok bool) {
+	for j := i + 1; j < len(b); {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		q := j + k
+		bs := 0
+		for bs < q-i-1 && b[q-1-bs] == '\\' {
+			bs++
+		}
+		if bs%2 == 0 {
+			return q + 1, true
+		}
+		j = q + 1
+	}
+	return 0, false
+}
+
+// jsontextOptions are those validValues checks values with: duplicate
+// names inside a value are jsonb's to settle (the last wins), and the
+// body was checked to be UTF-8 (readBody).
+var jsontextOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+// validValues reports whether every value of cols is one valid JSON
+// value, checking chunks of rows in parallel. An array of numbers, an
+// embedding, is checked by jsonNumberArray, a loop over its bytes;
+// anything else by jsontext (github.com/go-json-experiment/json, the
+// encoding/json/v2 proposal's tokenizer), a complete RFC 8259 validator.
+// jsontext is not used for the embeddings because its number
+// validation, general and resumable, costs as much per byte as parsing
+// the floats themselves, and embeddings are nearly all of a load's bytes.
+func validValues(cols []ingestColumn) bool {
+	if len(cols) == 0 {
+		return true
+	}
+	nrows := len(cols[0].values)
+	for _, c := range cols[1:] {
+		nrows = max(nrows, len(c.values))
+	}
+	var bad atomic.Bool
+	parallelRows(nrows, func(_, from, to int) {
+		for _, c := range cols {
+			for _, v := range c.values[min(from, len(c.values)):min(to, len(c.values))] {
+				if !(v[0] == '[' && jsonNumberArray(v)) && !jsontext.Value(v).IsValid(jsontextOptions...) {
+					bad.Store(true)
+					return
+				}
+			}
+		}
+	})
+	return !bad.Load()
+}
+
+// skipDigits returns the index of the first byte of b from i on that is
+// not a decimal digit, or len(b), eight bytes at a time while it can.
+func skipDigits(b []byte, i int) int {
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// The high bit of each byte that is below '0' or above '9'.
+		bad := ((x - 0x3030303030303030) | (x + 0x4646464646464646)) & 0x8080808080808080
+		if bad != 0 {
+			return i + bits.TrailingZeros64(bad)/8
+		}
+		i += 8
+	}
+	for i < len(b) && b[i]-'0' <= 9 {
+		i++
+	}
+	return i
+}
+
+// jsonNumberArray reports whether raw, which starts with '[', is a JSON
+// array of numbers only (RFC 8259's number grammar, JSON white space).
+func jsonNumberArray(raw []byte) bool {
+	n := len(raw)
+	i := skipJSONSpace(raw, 1)
+	if i < n && raw[i] == ']' {
+		return i == n-1
+	}
+	for i < n {
+		if raw[i] == '-' {
+			i++
+		}
+		// An integer part: 0, or digits not starting with 0.
+		if i == n || raw[i]-'0' > 9 {
+			return false
+		}
+		if raw[i] == '0' {
+			i++
+		} else {
+			for i++; i < n && raw[i]-'0' <= 9; i++ {
+			}
+		}
+		if i < n && raw[i] == '.' {
+			i++
+			from := i
+			i = skipDigits(raw, i)
+			if i == from {
+				return false
+			}
+		}
+		if i < n && raw[i]|0x20 == 'e' {
+			i++
+			if i < n && (raw[i] == '+' || raw[i] == '-') {
+				i++
+			}
+			from := i
+			i = skipDigits(raw, i)
+			if i == from {
+				return false
+			}
+		}
+		if i < n && raw[i] == ',' {
+			i++
+			if i < n && (raw[i]-'0' <= 9 || raw[i] == '-') {
+				continue // no space after the comma: the common case
+			}
+			i = skipJSONSpace(raw, i)
+			continue
+		}
+		if i = skipJSONSpace(raw, i); i < n && raw[i] == ']' {
+			return i == n-1
+		}
+		if i == n || raw[i] != ',' {
+			return false
+		}
+		i = skipJSONSpace(raw, i+1)
+	}
+	return false
+}
+
+// decodeColumnsJSON decodes an ingest body with encoding/json, for the
+// error of a body splitColumns refused.
+func decodeColumnsJSON(body []byte) ([]ingestColumn, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	tok, err := dec.Token()
 	if err != nil {
@@ -107,15 +403,6 @@ func decodeColumns(r *http.Request) ([]ingestColumn, error) {
 	if err := checkEnd(dec); err != nil {
 		return nil, err
 	}
-	if len(cols) == 0 {
-		return nil, badRequest("ingest body has no columns")
-	}
-	for _, c := range cols[1:] {
-		if len(c.values) != len(cols[0].values) {
-			return nil, badRequest("column %q has %d values but column %q has %d: every column needs one value per row",
-				c.name, len(c.values), cols[0].name, len(cols[0].values))
-		}
-	}
 	return cols, nil
 }
 
@@ -152,15 +439,15 @@ func (a *httpAPI) runIngest(r *http.Request, name string, cols []ingestColumn) (
 }
 
 // ingestRows is runIngest's transaction: the table's creation when it is
-// missing, then the rows, in INSERTs of up to ingestRowsPerInsert rows.
+// missing, then the rows, through COPY FROM's insert (copyColumns) or,
+// when that does not take the table's columns, in INSERTs of up to
+// ingestRowsPerInsert rows.
 func ingestRows(ctx context.Context, sess *session.Session, ws, name string, cols []ingestColumn) error {
 	nrows := len(cols[0].values)
-	perInsert := max(1, min(ingestRowsPerInsert, maxIngestParams/len(cols)))
-	first := max(1, min(nrows, perInsert))
-
-	// The first INSERT, prepared outside the transaction, tells whether
-	// the table exists (and has the body's columns).
-	st, err := prepareInsert(sess, name, cols, first)
+	// A one-row INSERT, prepared outside the transaction, tells whether
+	// the table exists, and its binder checks the columns as the
+	// INSERTs would (names, generated and identity columns, privileges).
+	_, err := prepareInsert(sess, name, cols, 1)
 	create := pgerr.Code(err) == pgerrcode.UndefinedTable
 	if err != nil && !create {
 		return err
@@ -186,35 +473,84 @@ func ingestRows(ctx context.Context, sess *session.Session, ws, name string, col
 			if _, _, err := execute(ctx, sess, ddl, nil, nil); err != nil {
 				return err
 			}
-			if st, err = prepareInsert(sess, name, cols, first); err != nil {
+			if _, err := prepareInsert(sess, name, cols, 1); err != nil {
 				return err
 			}
 		}
+		if done, err := copyColumns(ctx, sess, ident.Quote(name), cols, opts); done || err != nil {
+			return err
+		}
+		perInsert := max(1, min(ingestRowsPerInsert, maxIngestParams/len(cols)))
+		var st *session.Statement
 		for start := 0; start < nrows; start += perInsert {
 			rows := min(perInsert, nrows-start)
-			chunk := st
-			if rows != first {
+			if st == nil || rows != perInsert {
 				var err error
-				if chunk, err = prepareInsert(sess, name, cols, rows); err != nil {
+				if st, err = prepareInsert(sess, name, cols, rows); err != nil {
 					return err
 				}
 			}
 			params := make([]any, 0, rows*len(cols))
 			for row := start; row < start+rows; row++ {
 				for _, c := range cols {
-					v, err := paramValue(c.values[row], chunk.ParamTypes[len(params)], opts)
+					v, err := paramValue(c.values[row], st.ParamTypes[len(params)], opts)
 					if err != nil {
 						return errorAt(err, "column %q at index %d", c.name, row)
 					}
 					params = append(params, v)
 				}
 			}
-			if _, _, err := execute(ctx, sess, chunk, params, nil); err != nil {
+			if _, _, err := execute(ctx, sess, st, params, nil); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// copyColumns inserts the rows of cols into table target (its name as
+// SQL text, quoted) through COPY
+// FROM's insert (defaults, every constraint, as INSERT), the values
+// converted straight into Arrow records (toArrow). done is false, with
+// nothing done, when a column's type is not one toArrow converts as an
+// INSERT's parameter would be (arrowValueType), or the table is one COPY
+// FROM does not load (a view, row-level security): those rows go through
+// INSERTs.
+func copyColumns(ctx context.Context, sess *session.Session, target string, cols []ingestColumn, opts *types.TextOptions) (done bool, err error) {
+	var b strings.Builder
+	b.WriteString("COPY " + target + " (")
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(ident.Quote(c.name))
+	}
+	b.WriteString(") FROM STDIN")
+	st, err := prepareOne(sess, b.String(), nil)
+	if err != nil {
+		return false, nil
+	}
+	p, err := sess.Bind(st, nil)
+	if err != nil {
+		return false, nil
+	}
+	defer sess.ClosePortal(p)
+	ts := p.CopyTypes()
+	if len(ts) != len(cols) {
+		return false, nil
+	}
+	for _, t := range ts {
+		if !arrowValueType(t) {
+			return false, nil
+		}
+	}
+	recs, err := toArrow(cols, ts, opts)
+	if err != nil {
+		return true, err
+	}
+	defer releaseRecords(recs)
+	_, err = sess.CopyRecords(ctx, p, recs)
+	return true, err
 }
 
 // prepareInsert prepares the INSERT of rows rows of cols into table name,

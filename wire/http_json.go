@@ -143,15 +143,28 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 // never sent. json.Decoder buffers the whole top-level value anyway, so
 // reading the body first costs no memory more.
 func readBody(r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
+	var buf bytes.Buffer
+	if n := r.ContentLength; n > 0 {
+		// One allocation for a body of announced length, rather than
+		// ReadAll's growth and copies (a tenth of an ingest's time);
+		// MinRead is the room ReadFrom wants to see the end.
+		buf.Grow(int(min(n, maxBodyPrealloc)) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(r.Body); err != nil {
 		return nil, bodyError(err)
 	}
+	body := buf.Bytes()
 	if err := checkTextBytes(body); err != nil {
 		return nil, &requestError{http.StatusBadRequest, codeBadRequest, pgerr.From(err)}
 	}
 	return body, nil
 }
+
+// maxBodyPrealloc bounds the buffer readBody allocates up front for a
+// body's announced Content-Length, whatever the body size limit (guard's
+// MaxBytesReader, which applies as the body is read): a client cannot
+// make a request take more than that before it sends the bytes.
+const maxBodyPrealloc = DefaultMaxBodyBytes
 
 // decodeBody reads r's body, one JSON value, into v. A body over the
 // size limit is a 413; text that is not UTF-8, bad JSON, a field of the

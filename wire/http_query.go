@@ -1,12 +1,16 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+
 	"github.com/cairn-db/cairn/exec/session"
+	"github.com/cairn-db/cairn/sql/ident"
 )
 
 // queryRequest is the body of POST /workspaces/{ws}/tables/query.
@@ -97,10 +101,11 @@ func (a *httpAPI) runQuery(r *http.Request, req queryRequest) ([]byte, error) {
 // statement runs once for each parameter list of params_batch, all in
 // one transaction (the first error rolls every run back and names the
 // failing item). The answer is {"row_count": N}, the rows all runs
-// affected (or returned).
+// affected (or returned). A batch of one plain INSERT of parameters
+// loads its lists as an ingest does (batchInsert).
 func (a *httpAPI) queryBatch(w http.ResponseWriter, r *http.Request) {
-	var req batchRequest
-	if err := decodeBody(r, &req); err != nil {
+	req, err := decodeBatch(r)
+	if err != nil {
 		a.fail(w, err)
 		return
 	}
@@ -135,6 +140,20 @@ func (a *httpAPI) runBatch(r *http.Request, req batchRequest) (int64, error) {
 		return 0, err
 	}
 	opts := sessionTextOptions(sess)
+	if target, cols, ok := batchInsert(req); ok {
+		var done bool
+		err := inTransaction(sess, func() error {
+			var err error
+			done, err = copyColumns(ctx, sess, target, cols, opts)
+			return err
+		})
+		if done && err == nil {
+			return int64(len(req.ParamsBatch)), checkNoTransaction(sess)
+		}
+		// Not loaded (a column type or a table the records do not
+		// take), or failed and rolled back: the INSERTs run, and an
+		// error names its item and parameter as theirs does.
+	}
 	var total int64
 	err = inTransaction(sess, func() error {
 		for i, raws := range req.ParamsBatch {
@@ -154,4 +173,183 @@ func (a *httpAPI) runBatch(r *http.Request, req batchRequest) (int64, error) {
 		return 0, err
 	}
 	return total, checkNoTransaction(sess)
+}
+
+// decodeBatch reads a /query/batch body: split once (splitBatch) when it
+// has nothing but the three fields, each once, and every parameter list
+// the same length; otherwise, and for its errors, by encoding/json
+// (decodeBody).
+func decodeBatch(r *http.Request) (batchRequest, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return batchRequest{}, err
+	}
+	if req, ok := splitBatch(body); ok {
+		return req, nil
+	}
+	var req batchRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&req); err != nil {
+		return req, bodyError(err)
+	}
+	return req, checkEnd(dec)
+}
+
+// splitBatch splits a /query/batch body as splitColumns splits an ingest
+// body: each parameter value a slice of body, found by its bounds, then
+// validated in parallel (validValues). ok is false for a body it leaves
+// to encoding/json: invalid JSON, a field other than query, params_batch
+// and timeout_ms in exactly those spellings (encoding/json matches names
+// without regard to case), a field twice, a parameter list that is not
+// an array or not as long as the first.
+func splitBatch(body []byte) (req batchRequest, ok bool) {
+	i := skipJSONSpace(body, 0)
+	if i == len(body) || body[i] != '{' {
+		return req, false
+	}
+	i = skipJSONSpace(body, i+1)
+	seen := map[string]bool{}
+	var lists [][]json.RawMessage
+	for i < len(body) && body[i] != '}' {
+		if len(seen) > 0 {
+			if body[i] != ',' {
+				return req, false
+			}
+			i = skipJSONSpace(body, i+1)
+		}
+		end, ok := jsonValueEnd(body, i)
+		if !ok || body[i] != '"' {
+			return req, false
+		}
+		name := string(body[i:end])
+		if seen[name] {
+			return req, false
+		}
+		seen[name] = true
+		if i = skipJSONSpace(body, end); i == len(body) || body[i] != ':' {
+			return req, false
+		}
+		i = skipJSONSpace(body, i+1)
+		switch name {
+		case `"params_batch"`:
+			if lists, end, ok = splitLists(body, i); !ok {
+				return req, false
+			}
+		case `"query"`, `"timeout_ms"`:
+			if end, ok = jsonValueEnd(body, i); !ok {
+				return req, false
+			}
+			var err error
+			if name == `"query"` {
+				err = json.Unmarshal(body[i:end], &req.Query)
+			} else {
+				err = json.Unmarshal(body[i:end], &req.TimeoutMS)
+			}
+			if err != nil {
+				return req, false
+			}
+		default:
+			return req, false
+		}
+		i = skipJSONSpace(body, end)
+	}
+	if i == len(body) || skipJSONSpace(body, i+1) != len(body) || lists == nil {
+		return req, false
+	}
+	// The values by position, for validValues.
+	cols := make([]ingestColumn, len(lists[0]))
+	for j := range cols {
+		cols[j].values = make([]json.RawMessage, len(lists))
+		for k, list := range lists {
+			cols[j].values[k] = list[j]
+		}
+	}
+	req.ParamsBatch = lists
+	return req, validValues(cols)
+}
+
+// splitLists splits the JSON array of arrays that starts at body[i], the
+// parameter lists of a batch, into the lists' values (splitArray) and
+// returns its end. ok is false unless body[i] starts an array of at
+// least one array, all as long as the first.
+func splitLists(body []byte, i int) (lists [][]json.RawMessage, end int, ok bool) {
+	if i == len(body) || body[i] != '[' {
+		return nil, 0, false
+	}
+	i = skipJSONSpace(body, i+1)
+	for i < len(body) && body[i] != ']' {
+		if len(lists) > 0 {
+			if body[i] != ',' {
+				return nil, 0, false
+			}
+			i = skipJSONSpace(body, i+1)
+		}
+		if i == len(body) || body[i] != '[' {
+			return nil, 0, false
+		}
+		values, end, ok := splitArray(body, i)
+		if !ok || len(lists) > 0 && len(values) != len(lists[0]) {
+			return nil, 0, false
+		}
+		lists = append(lists, values)
+		i = skipJSONSpace(body, end)
+	}
+	if i == len(body) || len(lists) == 0 {
+		return nil, 0, false
+	}
+	return lists, i + 1, true
+}
+
+// batchInsert recognizes a batch of single-row INSERTs whose values are
+// all parameters, INSERT INTO t (c1, c2, ...) VALUES ($1, $2, ...) in any
+// order of the parameters, without WITH, ON CONFLICT, RETURNING or
+// OVERRIDING, with every parameter list as long as the VALUES: its rows
+// load as an ingest's do (copyColumns), target being the table as the
+// statement names it and cols the columns with their values. Anything
+// else runs the statement once per list.
+func batchInsert(req batchRequest) (target string, cols []ingestColumn, ok bool) {
+	if len(req.ParamsBatch) == 0 {
+		return "", nil, false
+	}
+	tree, err := pg_query.Parse(req.Query)
+	if err != nil || len(tree.Stmts) != 1 {
+		return "", nil, false
+	}
+	ins := tree.Stmts[0].Stmt.GetInsertStmt()
+	if ins == nil || ins.WithClause != nil || ins.OnConflictClause != nil || len(ins.ReturningList) > 0 ||
+		ins.Override != pg_query.OverridingKind_OVERRIDING_NOT_SET || ins.Relation == nil || ins.Relation.Catalogname != "" {
+		return "", nil, false
+	}
+	sel := ins.SelectStmt.GetSelectStmt()
+	if sel == nil || len(sel.ValuesLists) != 1 || len(sel.TargetList) > 0 || len(sel.FromClause) > 0 || sel.Op != pg_query.SetOperation_SETOP_NONE ||
+		sel.WithClause != nil || len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil || len(sel.LockingClause) > 0 {
+		return "", nil, false
+	}
+	row := sel.ValuesLists[0].GetList().GetItems()
+	if len(row) == 0 || len(row) != len(ins.Cols) {
+		return "", nil, false
+	}
+	cols = make([]ingestColumn, len(row))
+	params := make([]bool, len(row))
+	for j, v := range row {
+		p := v.GetParamRef()
+		target := ins.Cols[j].GetResTarget()
+		if p == nil || p.Number < 1 || int(p.Number) > len(row) || params[p.Number-1] || target == nil || len(target.Indirection) > 0 {
+			return "", nil, false
+		}
+		params[p.Number-1] = true
+		cols[j].name = target.Name
+		cols[j].values = make([]json.RawMessage, len(req.ParamsBatch))
+		for k, list := range req.ParamsBatch {
+			if len(list) != len(row) {
+				return "", nil, false
+			}
+			cols[j].values[k] = list[p.Number-1]
+		}
+	}
+	target = ident.Quote(ins.Relation.Relname)
+	if ins.Relation.Schemaname != "" {
+		target = ident.Quote(ins.Relation.Schemaname) + "." + target
+	}
+	return target, cols, true
 }
