@@ -265,7 +265,7 @@ func (in *CopyIn) Run(ctx context.Context, rt *Runtime) (int64, error) {
 	if in.runs++; in.runs > 1 && in.dropped {
 		return 0, internalErr("COPY FROM run again after its data was let go")
 	}
-	op, err := in.input(rt, in.c.Insert.Input)
+	op, err := copyInput(rt, in.c.Insert.Input, &copySource{in: in, rt: rt})
 	if err != nil {
 		return 0, err
 	}
@@ -278,21 +278,22 @@ func (in *CopyIn) Run(ctx context.Context, rt *Runtime) (int64, error) {
 	return insertRows(ctx, rt, in.c.Insert, op, out)
 }
 
-// input builds the operators of the insert's input plan n (a Project,
-// maybe under a Filter for WHERE, over the CopySource), the source being
-// the rows of the data.
-func (in *CopyIn) input(rt *Runtime, n sql.Node) (Operator, error) {
+// copyInput builds the operators of a COPY FROM insert's input plan n (a
+// Project, maybe under a Filter for WHERE, over the CopySource), source
+// standing for the CopySource: the rows of the data, or records a caller
+// built (RecordsIn).
+func copyInput(rt *Runtime, n sql.Node, source Operator) (Operator, error) {
 	switch n := n.(type) {
 	case *sql.CopySource:
-		return &copySource{in: in, rt: rt}, nil
+		return source, nil
 	case *sql.Project:
-		op, err := in.input(rt, n.Input)
+		op, err := copyInput(rt, n.Input, source)
 		if err != nil {
 			return nil, err
 		}
 		return newProject(rt, n, op), nil
 	case *sql.Filter:
-		op, err := in.input(rt, n.Input)
+		op, err := copyInput(rt, n.Input, source)
 		if err != nil {
 			return nil, err
 		}

@@ -31,35 +31,13 @@ func NewRecordsIn(c *sql.Copy, recs []arrow.Record) *RecordsIn {
 // Run is one attempt at inserting the records in rt.Tx, through INSERT's
 // path; it returns the rows inserted.
 func (in *RecordsIn) Run(ctx context.Context, rt *Runtime) (int64, error) {
-	op, err := in.input(rt, in.c.Insert.Input)
+	op, err := copyInput(rt, in.c.Insert.Input, &recordsSource{in: in})
 	if err != nil {
 		return 0, err
 	}
 	out := newMaterialized(nil)
 	defer out.Close()
 	return insertRows(ctx, rt, in.c.Insert, op, out)
-}
-
-// input builds the operators of the insert's input plan n (as
-// CopyIn.input), the source being the records.
-func (in *RecordsIn) input(rt *Runtime, n sql.Node) (Operator, error) {
-	switch n := n.(type) {
-	case *sql.CopySource:
-		return &recordsSource{in: in}, nil
-	case *sql.Project:
-		op, err := in.input(rt, n.Input)
-		if err != nil {
-			return nil, err
-		}
-		return newProject(rt, n, op), nil
-	case *sql.Filter:
-		op, err := in.input(rt, n.Input)
-		if err != nil {
-			return nil, err
-		}
-		return newFilter(rt, n, op), nil
-	}
-	return nil, internalErr("COPY FROM input %s", n.String())
 }
 
 // recordsSource is the operator of a RecordsIn's CopySource: its records,
