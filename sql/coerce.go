@@ -51,8 +51,15 @@ func (b *Binder) coerce(e Expr, to types.T, ctx castContext) (Expr, error) {
 		}
 	case *Param:
 		if from.Family == types.Unknown || from.Family == types.Null {
-			b.Params[x.Index] = to
-			p := &Param{Index: x.Index, T: to}
+			// The parameter takes the type without its modifier, as
+			// PostgreSQL infers it, and a cast applies the modifier: a
+			// value bound to varchar(3) or numeric(4,1) is checked and
+			// rounded as a literal is (a parameter typed varchar(3) made
+			// that cast a no-op, and 'abcd' was stored whole).
+			pt := to
+			pt.Mod = -1
+			b.Params[x.Index] = pt
+			p := &Param{Index: x.Index, T: pt}
 			if to.Mod >= 0 {
 				return &Cast{Arg: p, To: to, Explicit: ctx == castExplicit}, nil
 			}

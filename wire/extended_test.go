@@ -3,7 +3,9 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgproto3/v2"
@@ -397,5 +399,59 @@ func TestExecuteBlockBoundaries(t *testing.T) {
 		"ParseComplete", "BindComplete", "CommandComplete INSERT 0 1", "BindComplete", "ErrorResponse ERROR 23505", "ReadyForQuery I")
 	if n := count(3); n != "0" {
 		t.Fatalf("the failed block's first insert stayed (%s rows)", n)
+	}
+}
+
+// TestParamTypmods checks that a parameter bound to a column with a type
+// modifier gets the modifier applied as a literal does: too long for
+// varchar(n) or char(n) is 22001, past numeric(p,s)'s precision 22003, and
+// numeric and timestamp(p) values are rounded (a parameter typed by its
+// column used to skip the check and store the value whole).
+func TestParamTypmods(t *testing.T) {
+	ts := startServer(t)
+	c := ts.connect(t)
+	ctx := testCtx(t)
+	exec := func(sql string, params ...string) (*pgconn.Result, string) {
+		args := make([][]byte, len(params))
+		for i, p := range params {
+			args[i] = []byte(p)
+		}
+		res := c.ExecParams(ctx, sql, args, nil, nil, nil).Read()
+		return res, pgCode(res.Err)
+	}
+	if _, code := exec(`CREATE TABLE tm (id int, v varchar(3), c char(2), n numeric(4,1), ts timestamp(0))`); code != "" {
+		t.Fatal(code)
+	}
+	for _, tc := range []struct {
+		sql, param, code string
+	}{
+		{`INSERT INTO tm (id, v) VALUES (1, $1)`, "abcd", "22001"},
+		{`INSERT INTO tm (id, c) VALUES (1, $1)`, "xyz", "22001"},
+		{`INSERT INTO tm (id, n) VALUES (1, $1)`, "12345.67", "22003"},
+		{`INSERT INTO tm (id, v, c, n, ts) VALUES (1, 'abc', 'x', 1.25, $1)`, "2024-01-01 10:00:00.7", ""},
+		{`INSERT INTO tm (id, n) VALUES (2, $1)`, "1.25", ""},
+		{`UPDATE tm SET v = $1 WHERE id = 1`, "wxyz", "22001"},
+		{`INSERT INTO tm (id, v) SELECT 3, $1::text`, "abcd", "22001"},
+		{`INSERT INTO tm (id, v) VALUES (4, $1::varchar(2))`, "abcd", ""}, // an explicit cast truncates
+	} {
+		if _, code := exec(tc.sql, tc.param); code != tc.code {
+			t.Errorf("%s with %q: SQLSTATE %q, want %q", tc.sql, tc.param, code, tc.code)
+		}
+	}
+	res, code := exec(`SELECT id, coalesce(v, '-'), c, n::text, ts::text FROM tm ORDER BY id`)
+	if code != "" {
+		t.Fatal(code)
+	}
+	var got []string
+	for _, r := range res.Rows {
+		var cols []string
+		for _, v := range r {
+			cols = append(cols, string(v))
+		}
+		got = append(got, strings.Join(cols, "|"))
+	}
+	want := []string{"1|abc|x |1.3|2024-01-01 10:00:01", "2|-||1.3|", "4|ab|||"}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows %q, want %q", got, want)
 	}
 }
