@@ -181,6 +181,13 @@ func TestRegexpFunctions(t *testing.T) {
 		{"regexp_replace", []string{"'foobarbaz'", "'b..'", "'X'", "'g'"}, "fooXX", "text"},
 		{"regexp_replace", []string{"'foobarbaz'", "'b(.)(.)'", "'[\\2\\1\\&]'", "'g'"}, "foo[rabar][zabaz]", "text"},
 		{"regexp_replace", []string{"'ABC'", "'b'", "'x'", "'i'"}, "AxC", "text"},
+		// An empty match right after a match is replaced too (Go's FindAll
+		// skips it), and assertions see the text before each search start.
+		{"regexp_replace", []string{"'abc'", "'b*'", "'X'", "'g'"}, "XaXXcX", "text"},
+		{"regexp_replace", []string{"'aaa'", "'^a'", "'X'", "'g'"}, "Xaa", "text"},
+		{"regexp_replace", []string{"'ab ab'", "'\\mab'", "'X'", "'g'"}, "X X", "text"},
+		{"regexp_replace", []string{"'xab'", "'\\mab'", "'X'", "'g'"}, "xab", "text"},
+		{"regexp_replace", []string{"'a\nb'", "'^b'", "'X'", "'gn'"}, "a\nX", "text"},
 		{"regexp_replace", []string{"'abc'", "'('", "'x'"}, "ERROR 2201B: invalid regular expression: parentheses () not balanced", ""},
 		{"regexp_replace", []string{"'abc'", "'b'", "'x'", "'z'"}, `ERROR 22023: invalid regular expression option: "z"`, ""},
 		{"regexp_match", []string{"'foobarbequebaz'", "'bar.*que'"}, "{barbeque}", "text[]"},
