@@ -991,6 +991,10 @@ func (s *Session) buildTrigramIndex(ctx context.Context, x *sql.CreateIndex, ind
 // statementMem is statement_mem in bytes, 0 for no limit.
 func (s *Session) statementMem() int64 { return s.parsedSettings().statementMem }
 
+// StatementMem is statement_mem in bytes, 0 for no limit: the bound of
+// what a front end buffers of a statement's result (the HTTP API).
+func (s *Session) StatementMem() int64 { return s.statementMem() }
+
 // now is the transaction's current time: when its block began, or the
 // wall clock outside one (now(), 'now'::timestamptz).
 func (s *Session) now() time.Time {
