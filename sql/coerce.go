@@ -51,8 +51,15 @@ func (b *Binder) coerce(e Expr, to types.T, ctx castContext) (Expr, error) {
 		}
 	case *Param:
 		if from.Family == types.Unknown || from.Family == types.Null {
-			b.Params[x.Index] = to
-			p := &Param{Index: x.Index, T: to}
+			// The parameter takes the type without its modifier, as in
+			// PostgreSQL ($1::varchar(2) is a varchar parameter), and
+			// the cast applies the modifier to the value bound: 'abc'
+			// becomes 'ab', 1.234 as numeric(5,2) 1.23, 'a' as char(2)
+			// 'a '.
+			pt := to
+			pt.Mod = -1
+			b.Params[x.Index] = pt
+			p := &Param{Index: x.Index, T: pt}
 			if to.Mod >= 0 {
 				return &Cast{Arg: p, To: to, Explicit: ctx == castExplicit}, nil
 			}
