@@ -1,7 +1,8 @@
 package functions
 
 // array_to_string(anyarray, delimiter [, null_string]): the elements'
-// text forms joined, NULL elements skipped or replaced.
+// text forms joined, NULL elements skipped or replaced; a result over 1GB
+// is 54000 when it gets there.
 
 import (
 	"strings"
@@ -32,10 +33,15 @@ func init() {
 			} else {
 				s = elemText(ctx, e, a.Elem)
 			}
-			if !first {
-				b.WriteString(args[1].(string))
+			sep := args[1].(string)
+			if first {
+				sep = ""
 			}
 			first = false
+			if err := checkGrow(b.Len(), len(sep)+len(s)); err != nil {
+				return nil, err
+			}
+			b.WriteString(sep)
 			b.WriteString(s)
 		}
 		return b.String(), nil

@@ -158,10 +158,11 @@ func daysIn(y int, m time.Month) int {
 }
 
 // addMonthsWall adds months to a wall-clock timestamp, clamping the day
-// to the end of the month as PostgreSQL does.
-func addMonthsWall(ts int64, months int32) int64 {
+// to the end of the month as PostgreSQL does; ok is false when the year
+// leaves the timestamp range.
+func addMonthsWall(ts int64, months int32) (r int64, ok bool) {
 	if months == 0 || isInfTS(ts) {
-		return ts
+		return ts, true
 	}
 	w := wallTime(ts)
 	y, m, d := w.Date()
@@ -173,11 +174,37 @@ func addMonthsWall(ts int64, months int32) int64 {
 		y--
 	}
 	nm := time.Month(total + 1)
+	if y < -4713 || y > 294276 { // 4714 BC to 294276 AD
+		return 0, false
+	}
 	if dm := daysIn(y, nm); d > dm {
 		d = dm
 	}
 	day := dateFromYMD(y, nm, d)
-	return int64(day)*usecPerDay + floorMod(ts, usecPerDay)
+	return addDaysMicros(floorMod(ts, usecPerDay), int64(day), 0)
+}
+
+// addDaysMicros is ts + days days + micros µs; ok is false when it
+// leaves int64 (days and micros come from an interval: a '2000000000
+// days' wrapped around into a year-14521 answer).
+func addDaysMicros(ts, days, micros int64) (r int64, ok bool) {
+	if days > math.MaxInt64/usecPerDay || days < math.MinInt64/usecPerDay {
+		return 0, false
+	}
+	r, ok = addInt64(ts, days*usecPerDay)
+	if !ok {
+		return 0, false
+	}
+	return addInt64(r, micros)
+}
+
+// addInt64 is a + b; ok is false when it overflows.
+func addInt64(a, b int64) (int64, bool) {
+	r := a + b
+	if (b > 0 && r < a) || (b < 0 && r > a) {
+		return 0, false
+	}
+	return r, true
 }
 
 // addIntervalWall adds an interval to a timestamp without time zone.
@@ -185,9 +212,13 @@ func addIntervalWall(ts int64, iv types.IntervalValue) (int64, error) {
 	if isInfTS(ts) {
 		return ts, nil
 	}
-	ts = addMonthsWall(ts, iv.Months)
-	ts += int64(iv.Days) * usecPerDay
-	ts += iv.Micros
+	ts, ok := addMonthsWall(ts, iv.Months)
+	if ok {
+		ts, ok = addDaysMicros(ts, int64(iv.Days), iv.Micros)
+	}
+	if !ok {
+		return 0, errTSRange()
+	}
 	if err := checkTS(ts); err != nil {
 		return 0, err
 	}
@@ -200,13 +231,22 @@ func addIntervalTZ(ts int64, iv types.IntervalValue, loc *time.Location) (int64,
 	if isInfTS(ts) {
 		return ts, nil
 	}
+	ok := true
 	if iv.Months != 0 || iv.Days != 0 {
 		w := utcToWall(ts, loc)
-		w = addMonthsWall(w, iv.Months)
-		w += int64(iv.Days) * usecPerDay
-		ts = wallToUTC(w, loc)
+		if w, ok = addMonthsWall(w, iv.Months); ok {
+			w, ok = addDaysMicros(w, int64(iv.Days), 0)
+		}
+		if ok {
+			ts = wallToUTC(w, loc)
+		}
 	}
-	ts += iv.Micros
+	if ok {
+		ts, ok = addInt64(ts, iv.Micros)
+	}
+	if !ok {
+		return 0, errTSRange()
+	}
 	if err := checkTS(ts); err != nil {
 		return 0, err
 	}
@@ -220,9 +260,13 @@ const minTimestamp = int64(-211813488000000000 + 946684800000000)
 
 func checkTS(ts int64) error {
 	if ts < minTimestamp || ts == tsInfinity {
-		return pgerr.New(pgerrcode.DatetimeFieldOverflow, "timestamp out of range")
+		return errTSRange()
 	}
 	return nil
+}
+
+func errTSRange() error {
+	return pgerr.New(pgerrcode.DatetimeFieldOverflow, "timestamp out of range")
 }
 
 func negInterval(iv types.IntervalValue) types.IntervalValue {

@@ -20,6 +20,9 @@ func init() {
 	Register(
 		fn("encode", targs(types.ByteaT, tText), tText, func(_ *Context, a []any) (any, error) {
 			b := a[0].([]byte)
+			if n, ok := encodedLen(b, a[1].(string)); ok && n > int64(maxAlloc) {
+				return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "result of encoding conversion is too large")
+			}
 			switch strings.ToLower(a[1].(string)) {
 			case "hex":
 				return hex.EncodeToString(b), nil
@@ -48,6 +51,32 @@ func init() {
 			return nil, errEncoding(a[1].(string))
 		}),
 	)
+}
+
+// encodedLen is the length of encode(b, format), as PostgreSQL's
+// encode_len functions count it before encoding (over 1GB is 54000); ok
+// is false for an unknown format.
+func encodedLen(b []byte, format string) (n int64, ok bool) {
+	switch strings.ToLower(format) {
+	case "hex":
+		return 2 * int64(len(b)), true
+	case "base64":
+		l := int64(len(b))
+		return (l+2)/3*4 + l/(base64LineLen/4*3), true
+	case "escape":
+		for _, c := range b {
+			switch {
+			case c == 0 || c >= 0x80:
+				n += 4
+			case c == '\\':
+				n += 2
+			default:
+				n++
+			}
+		}
+		return n, true
+	}
+	return 0, false
 }
 
 func errEncoding(name string) error {

@@ -23,27 +23,27 @@ func init() {
 			func(ctx *Context, a []any, ts []types.T) (any, error) { return formatSQL(ctx, a, ts) })),
 		stable(withTypes(&Overload{Name: "format", Args: targs(tText, ArgAnyType), Variadic: true, Result: tText, NullCall: true},
 			func(ctx *Context, a []any, ts []types.T) (any, error) { return formatSQL(ctx, a, ts) })),
-		fn1("quote_ident", tText, tText, func(a any) (any, error) { return ident.Quote(a.(string)), nil }),
-		fn1("quote_literal", tText, tText, func(a any) (any, error) { return quoteLiteral(a.(string)), nil }),
+		fn1("quote_ident", tText, tText, func(a any) (any, error) { return quoteIdent(a.(string)) }),
+		fn1("quote_literal", tText, tText, func(a any) (any, error) { return quoteLiteral(a.(string)) }),
 		&Overload{Name: "quote_nullable", Args: targs(tText), Result: tText, NullCall: true,
 			Eval: func(_ *Context, a []any) (any, error) {
 				if a[0] == nil {
 					return "NULL", nil
 				}
-				return quoteLiteral(a[0].(string)), nil
+				return quoteLiteral(a[0].(string))
 			}},
 		// quote_literal(anyelement) and quote_nullable(anyelement): the
 		// value cast to text, quoted (quote_literal(42) is '42').
 		stable(withTypes(&Overload{Name: "quote_literal", Args: targs(ArgAnyType), Result: tText},
 			func(ctx *Context, a []any, ts []types.T) (any, error) {
-				return quoteLiteral(textCast(ctx, a[0], argType(ts, 0, a[0]))), nil
+				return quoteLiteral(textCast(ctx, a[0], argType(ts, 0, a[0])))
 			})),
 		stable(withTypes(&Overload{Name: "quote_nullable", Args: targs(ArgAnyType), Result: tText, NullCall: true},
 			func(ctx *Context, a []any, ts []types.T) (any, error) {
 				if a[0] == nil {
 					return "NULL", nil
 				}
-				return quoteLiteral(textCast(ctx, a[0], argType(ts, 0, a[0]))), nil
+				return quoteLiteral(textCast(ctx, a[0], argType(ts, 0, a[0])))
 			})),
 	)
 }
@@ -61,7 +61,9 @@ func errFormat(msg string, args ...any) *pgerr.Error {
 	return pgerr.New(pgerrcode.InvalidParameterValue, msg, args...)
 }
 
-// formatSQL implements format(); a[0] is the format string.
+// formatSQL implements format(); a[0] is the format string. As in
+// PostgreSQL a result over 1GB is 54000, here before each piece that
+// would take it there is added.
 func formatSQL(ctx *Context, a []any, ts []types.T) (any, error) {
 	if a[0] == nil {
 		return nil, nil
@@ -71,9 +73,17 @@ func formatSQL(ctx *Context, a []any, ts []types.T) (any, error) {
 	next := 0
 	var b strings.Builder
 	for i := 0; i < len(f); i++ {
-		c := f[i]
-		if c != '%' {
-			b.WriteByte(c)
+		if f[i] != '%' {
+			// The run of text up to the next %.
+			j := strings.IndexByte(f[i:], '%')
+			if j < 0 {
+				j = len(f) - i
+			}
+			if err := checkGrow(b.Len(), j); err != nil {
+				return nil, err
+			}
+			b.WriteString(f[i : i+j])
+			i += j - 1
 			continue
 		}
 		i++
@@ -81,6 +91,9 @@ func formatSQL(ctx *Context, a []any, ts []types.T) (any, error) {
 			return nil, errFormat("unterminated format() type specifier").WithHint(`For a single "%%" use "%%%%".`)
 		}
 		if f[i] == '%' {
+			if err := checkGrow(b.Len(), 1); err != nil {
+				return nil, err
+			}
 			b.WriteByte('%')
 			continue
 		}
@@ -170,29 +183,53 @@ func formatSQL(ctx *Context, a []any, ts []types.T) (any, error) {
 			s = ""
 		default:
 			s = outputText(ctx, v, argType(ts, ai+1, v))
+			var err error
 			if typ == 'I' {
-				s = ident.Quote(s)
+				s, err = quoteIdent(s)
 			} else if typ == 'L' {
-				s = quoteLiteral(s)
+				s, err = quoteLiteral(s)
+			}
+			if err != nil {
+				return nil, err
 			}
 		}
-		if pad := width - utf8.RuneCountInString(s); pad > 0 {
-			if leftAlign {
-				s += strings.Repeat(" ", pad)
-			} else {
-				s = strings.Repeat(" ", pad) + s
-			}
+		pad := max(width-utf8.RuneCountInString(s), 0)
+		if err := checkGrow(b.Len(), len(s)+pad); err != nil {
+			return nil, err
+		}
+		if !leftAlign {
+			b.WriteString(strings.Repeat(" ", pad))
 		}
 		b.WriteString(s)
+		if leftAlign {
+			b.WriteString(strings.Repeat(" ", pad))
+		}
 	}
 	return b.String(), nil
 }
 
 // quoteLiteral quotes a string literal, as E'...' when it has a backslash.
-func quoteLiteral(s string) string {
+// A result over 1GB is 54000, found before it is built.
+func quoteLiteral(s string) (string, error) {
+	n := int64(len(s)) + 2 + int64(strings.Count(s, "'"))
+	if k := strings.Count(s, `\`); k > 0 {
+		n += 1 + int64(k)
+	}
+	if n > int64(maxAlloc) {
+		return "", errTooLarge()
+	}
 	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
 	if strings.Contains(s, `\`) {
-		return "E" + strings.ReplaceAll(q, `\`, `\\`)
+		return "E" + strings.ReplaceAll(q, `\`, `\\`), nil
 	}
-	return q
+	return q, nil
+}
+
+// quoteIdent is ident.Quote with a result over 1GB 54000, found before it
+// is built.
+func quoteIdent(s string) (string, error) {
+	if int64(len(s))+2+int64(strings.Count(s, `"`)) > int64(maxAlloc) {
+		return "", errTooLarge()
+	}
+	return ident.Quote(s), nil
 }

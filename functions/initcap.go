@@ -1,7 +1,8 @@
 package functions
 
 // initcap(text): the first letter of each word upper case, the rest lower
-// case; words are runs of letters and digits.
+// case; words are runs of letters and digits. Over 1GB is 54000, as for
+// upper.
 
 import (
 	"strings"
@@ -20,6 +21,6 @@ func init() {
 			}
 			inWord = unicode.IsLetter(r) || unicode.IsDigit(r)
 		}
-		return b.String(), nil
+		return checkLen(b.String())
 	}))
 }

@@ -52,6 +52,15 @@ func TestJSONBSet(t *testing.T) {
 		{"jsonb_set", []string{"'{\"a\":{\"b\":1}}'", "'{a,b}'", "'2'"}, `{"a": {"b": 2}}`, "jsonb"},
 		{"jsonb_set", []string{"'{\"a\":1}'", "'{c}'", "'3'"}, `{"a": 1, "c": 3}`, "jsonb"},
 		{"jsonb_set", []string{"'{\"a\":1}'", "'{c}'", "'3'", "false"}, `{"a": 1}`, "jsonb"},
+		// An empty path changes nothing; array indexes are int4 with
+		// leading blanks only.
+		{"jsonb_set", []string{"'{\"a\":1}'", "'{}'", "'9'"}, `{"a": 1}`, "jsonb"},
+		{"jsonb_set", []string{"'[1,2,3]'", "'{2147483648}'", "'9'"}, `ERROR 22P02: path element at position 1 is not an integer: "2147483648"`, ""},
+		{"jsonb_set", []string{"'[1,2,3]'", "'{-2147483648}'", "'9'"}, `[9, 1, 2, 3]`, "jsonb"},
+		{"jsonb_set", []string{"'[1,2,3]'", "'{\" 1\"}'", "'9'"}, `[1, 9, 3]`, "jsonb"},
+		{"jsonb_set", []string{"'[1,2,3]'", "'{\"1 \"}'", "'9'"}, `ERROR 22P02: path element at position 1 is not an integer: "1 "`, ""},
+		{"jsonb_set_lax", []string{"'{\"a\":1}'", "'{}'", "NULL"}, `{"a": 1}`, "jsonb"},
+		{"#-", []string{"'[1,2,3]'::jsonb", "'{2147483648}'"}, `ERROR 22P02: path element at position 1 is not an integer: "2147483648"`, ""},
 		{"jsonb_set", []string{"'[1,2,3]'", "'{1}'", "'\"x\"'"}, `[1, "x", 3]`, "jsonb"},
 		{"jsonb_set", []string{"'[1,2,3]'", "'{10}'", "'4'"}, "[1, 2, 3, 4]", "jsonb"},
 		{"jsonb_set", []string{"'[1,2,3]'", "'{-10}'", "'0'"}, "[0, 1, 2, 3]", "jsonb"},

@@ -415,8 +415,9 @@ func jsonbDeletePath(j *jnode, path []string, level int) (*jnode, error) {
 		}
 		return out, nil
 	case jsonArray:
-		idx, err := strconv.ParseInt(strings.TrimSpace(path[0]), 10, 64)
-		if err != nil {
+		i, ok := parseJSONBIndex(path[0])
+		idx := int64(i)
+		if !ok {
 			return nil, pgerr.New(pgerrcode.InvalidTextRepresentation,
 				"path element at position %d is not an integer: \"%s\"", level+1, path[0])
 		}
@@ -430,6 +431,7 @@ func jsonbDeletePath(j *jnode, path []string, level int) (*jnode, error) {
 				if len(path) == 1 {
 					continue
 				}
+				var err error
 				if v, err = jsonbDeletePath(v, path[1:], level+1); err != nil {
 					return nil, err
 				}

@@ -4,9 +4,6 @@ package functions
 // add) the value at path.
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/jackc/pgerrcode"
@@ -43,6 +40,10 @@ func jsonbSet(doc string, pathArg *types.Array, value string, create bool) (any,
 	if err != nil {
 		return nil, err
 	}
+	if len(path) == 0 {
+		// An empty path changes nothing (PostgreSQL returns the target).
+		return jsonbText(j), nil
+	}
 	r, err := jsonbSetPath(j, path, 0, nv, create)
 	if err != nil {
 		return nil, err
@@ -74,8 +75,9 @@ func jsonbSetPath(j *jnode, path []string, level int, nv *jnode, create bool) (*
 		}
 		return out, nil
 	case jsonArray:
-		idx, err := strconv.ParseInt(strings.TrimSpace(path[0]), 10, 64)
-		if err != nil {
+		i, ok := parseJSONBIndex(path[0])
+		idx := int64(i)
+		if !ok {
 			return nil, pgerr.New(pgerrcode.InvalidTextRepresentation,
 				"path element at position %d is not an integer: \"%s\"", level+1, path[0])
 		}

@@ -93,6 +93,17 @@ func TestSimilarToEscape(t *testing.T) {
 		{"similar_to_escape", []string{"'(a|b)[x.]\\%.$'"}, `^(?:(?:a|b)[x.]\%\.\$)$`, "text"},
 		{"similar_to_escape", []string{"'a#%'", "'#'"}, `^(?:a\%)$`, "text"},
 		{"similar_to_escape", []string{"'a\\b'", "''"}, `^(?:a\\b)$`, "text"},
+		// Escape-double-quote separators: a leading part matched as little
+		// as possible, the part substring(... SIMILAR ...) returns, a
+		// trailing part; no more than two.
+		{"similar_to_escape", []string{`'a#"b#"c'`, "'#'"}, `^(?:a){1,1}?(b){1,1}(?:c)$`, "text"},
+		{"similar_to_escape", []string{`'a#"b'`, "'#'"}, `^(?:a){1,1}?(b)$`, "text"},
+		{"substring", []string{"'abcdef'", `'a#"b_d#"%'`, "'#'"}, "bcd", "text"},
+		{"substring", []string{"'abcdef'", `'a#"%#"'`, "'#'"}, "bcdef", "text"},
+		{"substring", []string{"'abc'", `'x#"b#"c'`, "'#'"}, NULL, "text"},
+		{"substring", []string{"'abc'", "'abc'", "'#'"}, "abc", "text"},
+		{"substring", []string{"'abc'", "'a#\"b#\"c#\"'", "'#'"}, "ERROR 2200C: SQL regular expression may not contain more than two escape-double-quote separators", ""},
+		{"substring", []string{"'abcdef'", "'2'", "'3'"}, NULL, "text"},
 		{"similar_to_escape", []string{"'a'", "'ab'"}, "ERROR 22025: invalid escape string", ""},
 		{"~", []string{"'abc'", "'^(?:a.*c)$'"}, "t", "boolean"},
 	})

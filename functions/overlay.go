@@ -5,7 +5,8 @@ package functions
 // count characters (bytes for bytea) of string from position start are
 // replaced; count defaults to the replacement's length. As in PostgreSQL
 // it is substr(string, 1, start-1) || replacement || substr(string,
-// start+count), so a negative count repeats part of string.
+// start+count), so a negative count repeats part of string, and a result
+// over 1GB is 54000 as for ||.
 
 import (
 	"math"
@@ -24,6 +25,9 @@ func init() {
 		// substr fails only for a negative length, which these are not.
 		head, _ := substrText(s, 1, start-1, true)
 		tail, _ := substrText(s, start+count, -1, false)
+		if err := checkGrow(len(head.(string))+len(r), len(tail.(string))); err != nil {
+			return nil, err
+		}
 		return head.(string) + r + tail.(string), nil
 	}
 	bytea := func(s, r []byte, start, count int64) (any, error) {
@@ -32,6 +36,9 @@ func init() {
 		}
 		head, _ := substrBytes(s, 1, start-1, true) // as for text
 		tail, _ := substrBytes(s, start+count, -1, false)
+		if err := checkGrow(len(head.([]byte))+len(r), len(tail.([]byte))); err != nil {
+			return nil, err
+		}
 		return append(append(head.([]byte), r...), tail.([]byte)...), nil
 	}
 	B := types.ByteaT

@@ -19,7 +19,7 @@ func init() {
 			if n <= 0 {
 				return "", nil
 			}
-			if n*4 > maxAlloc {
+			if n*4 > int64(maxAlloc) {
 				return nil, errTooLarge()
 			}
 			l := int64(utf8.RuneCountInString(s))

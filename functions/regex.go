@@ -59,7 +59,17 @@ var regexCache patternCache[*regexp.Regexp]
 // regexFlags are the option letters regexp_replace and friends accept;
 // it reports global ('g') separately.
 func regexFlags(flags string) (goFlags string, global bool, literal bool, err error) {
-	fold, newline := false, false
+	goFlags, global, literal, _, err = regexOptions(flags)
+	return goFlags, global, literal, err
+}
+
+// regexOptions is regexFlags with expanded, the x option (white space
+// and # comments in the pattern are not part of it). Newline-sensitive
+// matching is two of Go's flags: n (or m) sets both, p only the one that
+// keeps . and [^...] off newlines, w only the one that lets ^ and $ match
+// at them.
+func regexOptions(flags string) (goFlags string, global, literal, expanded bool, err error) {
+	fold, dotNL, multiline := false, true, false
 	for _, c := range flags {
 		switch c {
 		case 'g':
@@ -69,40 +79,142 @@ func regexFlags(flags string) (goFlags string, global bool, literal bool, err er
 		case 'c':
 			fold = false
 		case 'n', 'm':
-			newline = true
-		case 'p', 'w':
-			newline = true
+			dotNL, multiline = false, true
+		case 'p':
+			dotNL, multiline = false, false
+		case 'w':
+			dotNL, multiline = true, true
 		case 's':
-			newline = false
+			dotNL, multiline = true, false
 		case 'q':
 			literal = true
-		case 'x', 't', 'b', 'e':
+		case 'x':
+			expanded = true
+		case 't':
+			expanded = false
+		case 'b', 'e':
 		default:
-			return "", false, false, pgerr.New(pgerrcode.InvalidParameterValue, "invalid regular expression option: \"%c\"", c)
+			return "", false, false, false, pgerr.New(pgerrcode.InvalidParameterValue, "invalid regular expression option: \"%c\"", c)
 		}
 	}
 	if fold {
 		goFlags += "i"
 	}
-	if newline {
+	if multiline {
 		goFlags += "m"
-	} else {
+	}
+	if dotNL {
 		goFlags += "s"
 	}
-	return goFlags, global, literal, nil
+	return goFlags, global, literal, expanded, nil
+}
+
+// stripExpanded removes what the x option makes no part of a pattern:
+// white space and # comments up to the end of their line, outside
+// bracket expressions; an escaped blank or # stands for itself.
+func stripExpanded(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			if n := p[i+1]; n == '#' || strings.IndexByte(" \t\n\r\f\v", n) >= 0 {
+				b.WriteByte(n)
+			} else {
+				b.WriteString(p[i : i+2])
+			}
+			i++
+		case strings.IndexByte(" \t\n\r\f\v", c) >= 0:
+		case c == '#':
+			for i < len(p) && p[i] != '\n' {
+				i++
+			}
+		case c == '[':
+			j := bracketEnd(p, i)
+			b.WriteString(p[i:j])
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// bracketEnd is the index just past the bracket expression that opens at
+// p[i] ('['), or len(p) when it is not closed.
+func bracketEnd(p string, i int) int {
+	j := i + 1
+	if j < len(p) && p[j] == '^' {
+		j++
+	}
+	if j < len(p) && p[j] == ']' {
+		j++ // a leading ] is a member
+	}
+	for j < len(p) {
+		switch {
+		case p[j] == '[' && j+1 < len(p) && strings.IndexByte(":.=", p[j+1]) >= 0:
+			// [:class:], [.coll.], [=equiv=]
+			if k := strings.Index(p[j+2:], string(p[j+1])+"]"); k >= 0 {
+				j += 2 + k + 2
+				continue
+			}
+			j++
+		case p[j] == ']':
+			return j + 1
+		case p[j] == '\\':
+			j += 2
+		default:
+			j++
+		}
+	}
+	return len(p)
+}
+
+// newlineSensitive makes the negated bracket expressions of a Go pattern
+// leave newlines alone, as PostgreSQL's n and p options do for them as
+// for . (Go's s flag governs only .).
+func newlineSensitive(p string) string {
+	if !strings.Contains(p, "[^") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\' && i+1 < len(p):
+			b.WriteString(p[i : i+2])
+			i++
+		case c == '[':
+			j := bracketEnd(p, i)
+			if j <= len(p) && p[j-1] == ']' && i+1 < len(p) && p[i+1] == '^' {
+				b.WriteString(p[i : j-1])
+				b.WriteString(`\n]`)
+			} else {
+				b.WriteString(p[i:j])
+			}
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // compileRegex compiles a PostgreSQL regular expression with option
 // letters (see regexFlags); the 'g' letter is ignored here.
 func compileRegex(pat, flags string) (*regexp.Regexp, error) {
 	return regexCache.get(flags+"\x00"+pat, func() (*regexp.Regexp, error) {
-		goFlags, _, literal, err := regexFlags(flags)
+		goFlags, _, literal, expanded, err := regexOptions(flags)
 		if err != nil {
 			return nil, err
+		}
+		if expanded && !literal {
+			pat = stripExpanded(pat)
 		}
 		src := translateRegex(pat)
 		if literal {
 			src = regexp.QuoteMeta(pat)
+		} else if !strings.Contains(goFlags, "s") {
+			src = newlineSensitive(src)
 		}
 		re, err := regexp.Compile("(?" + goFlags + ")" + src)
 		if err != nil {

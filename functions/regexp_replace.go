@@ -7,6 +7,7 @@ package functions
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 func init() {
@@ -23,7 +24,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return regexReplace(re, a[0].(string), a[2].(string), global), nil
+		return regexReplace(re, a[0].(string), a[2].(string), global)
 	}
 	Register(
 		fn("regexp_replace", targs(tText, tText, tText), tText, f),
@@ -31,45 +32,75 @@ func init() {
 	)
 }
 
-func regexReplace(re *regexp.Regexp, s, repl string, global bool) string {
+// regexReplace replaces the first match of re in s (every match when
+// global) as PostgreSQL's replace_text_regexp does: each search starts
+// where the previous match ended, or one character later after an empty
+// one, so an empty match right after a non-empty one is replaced too. The
+// matches are found one at a time, and a result over 1GB is 54000 as soon
+// as it gets there.
+func regexReplace(re *regexp.Regexp, s, repl string, global bool) (string, error) {
 	var b strings.Builder
-	last := 0
-	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+	last, pos := 0, 0
+	for pos <= len(s) {
+		m, err := regexFrom(re, s, pos)
+		if err != nil {
+			return "", err
+		}
+		if m == nil {
+			break
+		}
+		if err := checkGrow(b.Len(), m[0]-last); err != nil {
+			return "", err
+		}
 		b.WriteString(s[last:m[0]])
-		expandReplacement(&b, s, repl, m)
+		if err := expandReplacement(&b, s, repl, m); err != nil {
+			return "", err
+		}
 		last = m[1]
 		if !global {
 			break
 		}
+		pos = m[1]
+		if m[0] == m[1] {
+			if pos == len(s) {
+				break
+			}
+			_, w := utf8.DecodeRuneInString(s[pos:])
+			pos += w
+		}
+	}
+	if err := checkGrow(b.Len(), len(s)-last); err != nil {
+		return "", err
 	}
 	b.WriteString(s[last:])
-	return b.String()
+	return b.String(), nil
 }
 
-// expandReplacement writes repl with PostgreSQL's back-references.
-func expandReplacement(b *strings.Builder, s, repl string, m []int) {
+// expandReplacement writes repl with PostgreSQL's back-references for
+// match m of s, within maxAlloc.
+func expandReplacement(b *strings.Builder, s, repl string, m []int) error {
 	for i := 0; i < len(repl); i++ {
 		c := repl[i]
-		if c != '\\' || i+1 >= len(repl) {
-			b.WriteByte(c)
-			continue
-		}
-		n := repl[i+1]
-		switch {
-		case n >= '1' && n <= '9':
-			g := int(n - '0')
-			if 2*g+1 < len(m) && m[2*g] >= 0 {
-				b.WriteString(s[m[2*g]:m[2*g+1]])
+		piece := repl[i : i+1]
+		if c == '\\' && i+1 < len(repl) {
+			switch n := repl[i+1]; {
+			case n >= '1' && n <= '9':
+				piece = ""
+				if g := int(n - '0'); 2*g+1 < len(m) && m[2*g] >= 0 {
+					piece = s[m[2*g]:m[2*g+1]]
+				}
+				i++
+			case n == '&':
+				piece = s[m[0]:m[1]]
+				i++
+			case n == '\\':
+				i++
 			}
-			i++
-		case n == '&':
-			b.WriteString(s[m[0]:m[1]])
-			i++
-		case n == '\\':
-			b.WriteByte('\\')
-			i++
-		default:
-			b.WriteByte(c)
 		}
+		if err := checkGrow(b.Len(), len(piece)); err != nil {
+			return err
+		}
+		b.WriteString(piece)
 	}
+	return nil
 }

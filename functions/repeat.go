@@ -11,9 +11,12 @@ import (
 	"github.com/jackc/pgerrcode"
 )
 
-// maxAlloc is PostgreSQL's MaxAllocSize, the largest text value.
-const maxAlloc = 1<<30 - 1
+// maxAlloc is PostgreSQL's MaxAllocSize, the largest text value. It is a
+// variable so that tests can lower it instead of building 1GB values.
+var maxAlloc = 1<<30 - 1
 
+// errTooLarge is the error for a result whose length is known to be over
+// maxAlloc before it is built.
 func errTooLarge() error {
 	return pgerr.New(pgerrcode.ProgramLimitExceeded, "requested length too large")
 }
@@ -35,7 +38,7 @@ func init() {
 		if n <= 0 || s == "" {
 			return "", nil
 		}
-		if int64(len(s))*n > maxAlloc {
+		if int64(len(s))*n > int64(maxAlloc) {
 			return nil, errTooLarge()
 		}
 		return strings.Repeat(s, int(n)), nil

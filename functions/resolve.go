@@ -563,6 +563,11 @@ func withTypes(ov *Overload, f typedEval) *Overload {
 	return ov
 }
 
+// typedKernels holds the type-aware overloads whose Kernel reads the
+// argument types from its Args alone (never through ov.Eval, as
+// wrapKernel's does), so that the bound copy keeps it.
+var typedKernels sync.Map // *Overload -> struct{}
+
 // bindTyped returns ov, or for a type-aware overload a copy bound to ts.
 func bindTyped(ov *Overload, ts []types.T) *Overload {
 	f, ok := typedEvals.Load(ov)
@@ -572,7 +577,9 @@ func bindTyped(ov *Overload, ts []types.T) *Overload {
 	cp := *ov
 	te := f.(typedEval)
 	cp.Eval = func(ctx *Context, args []any) (any, error) { return te(ctx, args, ts) }
-	cp.Kernel = nil
+	if _, ok := typedKernels.Load(ov); !ok {
+		cp.Kernel = nil
+	}
 	return &cp
 }
 

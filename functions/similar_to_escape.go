@@ -28,7 +28,10 @@ func init() {
 }
 
 // similarToRegex translates a SIMILAR TO pattern with escape character esc
-// ("" for none) into a regular expression anchored at both ends.
+// ("" for none) into a regular expression anchored at both ends. Up to two
+// escape-double-quote separators (#" with escape #) split it, as in
+// PostgreSQL, into a leading part matched as little as possible, the
+// part substring(... SIMILAR ...) returns (group 1), and a trailing part.
 func similarToRegex(pat, esc string) (string, error) {
 	if utf8.RuneCountInString(esc) > 1 {
 		return "", pgerr.New(pgerrcode.InvalidEscapeSequence, "invalid escape string").
@@ -38,8 +41,20 @@ func similarToRegex(pat, esc string) (string, error) {
 	var b strings.Builder
 	b.WriteString("^(?:")
 	escaped, inBracket := false, false
+	separators := 0
 	for _, c := range pat {
 		switch {
+		case escaped && c == '"':
+			separators++
+			switch separators {
+			case 1:
+				b.WriteString("){1,1}?(")
+			case 2:
+				b.WriteString("){1,1}(?:")
+			default:
+				return "", pgerr.New(pgerrcode.InvalidUseOfEscapeCharacter, "SQL regular expression may not contain more than two escape-double-quote separators")
+			}
+			escaped = false
 		case escaped:
 			b.WriteByte('\\')
 			b.WriteRune(c)

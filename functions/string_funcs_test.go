@@ -181,6 +181,28 @@ func TestRegexpFunctions(t *testing.T) {
 		{"regexp_replace", []string{"'foobarbaz'", "'b..'", "'X'", "'g'"}, "fooXX", "text"},
 		{"regexp_replace", []string{"'foobarbaz'", "'b(.)(.)'", "'[\\2\\1\\&]'", "'g'"}, "foo[rabar][zabaz]", "text"},
 		{"regexp_replace", []string{"'ABC'", "'b'", "'x'", "'i'"}, "AxC", "text"},
+		// An empty match right after a match is replaced too (Go's FindAll
+		// skips it), and assertions see the text before each search start.
+		{"regexp_replace", []string{"'abc'", "'b*'", "'X'", "'g'"}, "XaXXcX", "text"},
+		{"regexp_replace", []string{"'aaa'", "'^a'", "'X'", "'g'"}, "Xaa", "text"},
+		{"regexp_replace", []string{"'ab ab'", "'\\mab'", "'X'", "'g'"}, "X X", "text"},
+		{"regexp_replace", []string{"'xab'", "'\\mab'", "'X'", "'g'"}, "xab", "text"},
+		{"regexp_replace", []string{"'a\nb'", "'^b'", "'X'", "'gn'"}, "a\nX", "text"},
+		// x: blanks and # comments are no part of the pattern, but in
+		// brackets or escaped.
+		{"regexp_replace", []string{"'a b'", "'a b'", "'x'", "'x'"}, "a b", "text"},
+		{"regexp_replace", []string{"'ab'", "'a b # the b'", "'x'", "'x'"}, "x", "text"},
+		{"regexp_replace", []string{"'a b'", "'a\\ b'", "'x'", "'x'"}, "x", "text"},
+		{"regexp_replace", []string{"'a b'", "'a[ ]b'", "'x'", "'x'"}, "x", "text"},
+		{"regexp_replace", []string{"'a b'", "'a b'", "'x'", "'xt'"}, "x", "text"},
+		// p: . and [^...] stop at newlines, ^ and $ do not see them; w:
+		// the other way round; n both.
+		{"regexp_replace", []string{"'a\nb'", "'a[^x]b'", "'X'", "'p'"}, "a\nb", "text"},
+		{"regexp_replace", []string{"'a\nb'", "'^b'", "'X'", "'p'"}, "a\nb", "text"},
+		{"regexp_replace", []string{"'a\nb'", "'^b'", "'X'", "'w'"}, "a\nX", "text"},
+		{"regexp_replace", []string{"'a\nb'", "'a.b'", "'X'", "'w'"}, "X", "text"},
+		{"regexp_replace", []string{"'a\nb'", "'a[^[:alpha:]]b'", "'X'", "'n'"}, "a\nb", "text"},
+		{"regexp_replace", []string{"'a\nb'", "'a[^[:alpha:]]b'", "'X'"}, "X", "text"},
 		{"regexp_replace", []string{"'abc'", "'('", "'x'"}, "ERROR 2201B: invalid regular expression: parentheses () not balanced", ""},
 		{"regexp_replace", []string{"'abc'", "'b'", "'x'", "'z'"}, `ERROR 22023: invalid regular expression option: "z"`, ""},
 		{"regexp_match", []string{"'foobarbequebaz'", "'bar.*que'"}, "{barbeque}", "text[]"},

@@ -2,7 +2,10 @@ package functions
 
 // substr and substring: by character position and length (SQL's
 // semantics for start < 1), on text and bytea; substring(text, pattern)
-// returns the first regular-expression match (or its first group).
+// returns the first regular-expression match (or its first group), and
+// substring(text, pattern, escape), which substring(x SIMILAR p ESCAPE e)
+// is, the part of a SIMILAR TO match between the escape-double-quote
+// separators (the whole match without them), NULL for no match.
 
 import (
 	"unicode/utf8"
@@ -42,6 +45,23 @@ func init() {
 			if m[2] < 0 {
 				return nil, nil
 			}
+			return a[0].(string)[m[2]:m[3]], nil
+		}
+		return a[0].(string)[m[0]:m[1]], nil
+	}), fn("substring", targs(tText, tText, tText), tText, func(_ *Context, a []any) (any, error) {
+		src, err := similarToRegex(a[1].(string), a[2].(string))
+		if err != nil {
+			return nil, err
+		}
+		re, err := compileRegex(src, "")
+		if err != nil {
+			return nil, err
+		}
+		m := re.FindStringSubmatchIndex(a[0].(string))
+		switch {
+		case m == nil || len(m) > 2 && m[2] < 0:
+			return nil, nil
+		case len(m) > 2:
 			return a[0].(string)[m[2]:m[3]], nil
 		}
 		return a[0].(string)[m[0]:m[1]], nil

@@ -424,13 +424,52 @@ func isoYearStart(y int) int64 {
 
 // formatNumber applies a numeric template (a subset of PostgreSQL's:
 // digits 9 and 0, decimal point . or D, group separator , or G, sign
-// S MI PL SG PR, fill mode FM, scientific notation EEEE); digits that do
-// not fit print as #.
+// S MI PL SG PR, fill mode FM, scientific notation EEEE, Roman numerals
+// RN, the shift V, the ordinal suffix TH or th); digits that do not fit
+// print as #.
 func formatNumber(d *apd.Decimal, f string) (string, error) {
-	if at := strings.Index(strings.ToUpper(f), "EEEE"); at >= 0 {
+	up := strings.ToUpper(f)
+	if at := strings.Index(up, "EEEE"); at >= 0 {
 		return formatScientific(d, f, at)
 	}
+	if at := strings.Index(up, "RN"); at >= 0 {
+		return formatRoman(d, f[at] == 'r', strings.Contains(up, "FM")), nil
+	}
 	return formatFixed(d, f), nil
+}
+
+// formatRoman is to_char's RN: the value rounded to an integer in Roman
+// numerals, right-aligned in 15 characters (FM: not padded), lower case
+// for rn; 15 #s outside 1 to 3999.
+func formatRoman(d *apd.Decimal, lower, fm bool) string {
+	n := int64(0)
+	if d.Form == apd.Finite {
+		r := roundDec(d, 0)
+		if v, err := r.Int64(); err == nil {
+			n = v
+		}
+	}
+	if n < 1 || n > 3999 {
+		return strings.Repeat("#", 15)
+	}
+	var b strings.Builder
+	for _, p := range []struct {
+		v int64
+		s string
+	}{{1000, "M"}, {900, "CM"}, {500, "D"}, {400, "CD"}, {100, "C"}, {90, "XC"}, {50, "L"}, {40, "XL"}, {10, "X"}, {9, "IX"}, {5, "V"}, {4, "IV"}, {1, "I"}} {
+		for n >= p.v {
+			b.WriteString(p.s)
+			n -= p.v
+		}
+	}
+	s := b.String()
+	if lower {
+		s = strings.ToLower(s)
+	}
+	if fm {
+		return s
+	}
+	return fmt.Sprintf("%15s", s)
 }
 
 // formatScientific is formatNumber of a template with EEEE at at, which
@@ -493,13 +532,24 @@ func formatFixed(d *apd.Decimal, f string) string {
 	seenPoint := false
 	signPos := "" // "S" at start/end, "MI", "PL", "SG", "PR"
 	signAtEnd := false
+	shift := 0 // digits after V: the value is multiplied by 10^shift
+	seenV := false
+	th := "" // "th" or "TH": the ordinal suffix
 	for i := 0; i < len(f); i++ {
 		up := strings.ToUpper(f[i:])
 		switch {
 		case strings.HasPrefix(up, "FM"):
 			fm = true
 			i++
+		case strings.HasPrefix(up, "TH"):
+			th = f[i : i+2]
+			i++
+		case f[i] == 'V' || f[i] == 'v':
+			seenV = true
 		case f[i] == '9' || f[i] == '0':
+			if seenV {
+				shift++
+			}
 			if seenPoint {
 				fracDigits++
 			} else {
@@ -517,8 +567,15 @@ func formatFixed(d *apd.Decimal, f string) string {
 		}
 	}
 	neg := d.Negative && !d.IsZero()
+	if shift > 0 && d.Form == apd.Finite {
+		var s apd.Decimal
+		s.Set(d)
+		s.Exponent += int32(shift)
+		d = &s
+	}
 	var digits string
 	var overflow bool
+	var whole int64 // the rounded value, for TH
 	if d.Form != apd.Finite {
 		overflow = true
 	} else {
@@ -538,6 +595,7 @@ func formatFixed(d *apd.Decimal, f string) string {
 		}
 		digits = ip + "." + fp
 		neg = r.Negative && !r.IsZero()
+		whole, _ = roundDec(r, 0).Int64()
 	}
 	ip, fp, _ := strings.Cut(digits, ".")
 	// Fill the template right to left for the integer part.
@@ -553,10 +611,13 @@ func formatFixed(d *apd.Decimal, f string) string {
 			}
 			return " "
 		case "PL":
-			if neg {
+			if !neg {
+				return "+"
+			}
+			if fm {
 				return ""
 			}
-			return "+"
+			return " "
 		case "SG", "S":
 			if neg {
 				return "-"
@@ -576,9 +637,9 @@ func formatFixed(d *apd.Decimal, f string) string {
 	for i := 0; i < len(f); i++ {
 		up := strings.ToUpper(f[i:])
 		switch {
-		case strings.HasPrefix(up, "FM"), strings.HasPrefix(up, "MI"), strings.HasPrefix(up, "PL"), strings.HasPrefix(up, "SG"), strings.HasPrefix(up, "PR"):
+		case strings.HasPrefix(up, "FM"), strings.HasPrefix(up, "MI"), strings.HasPrefix(up, "PL"), strings.HasPrefix(up, "SG"), strings.HasPrefix(up, "PR"), strings.HasPrefix(up, "TH"):
 			i++
-		case f[i] == 'S' || f[i] == 's':
+		case f[i] == 'S' || f[i] == 's', f[i] == 'V' || f[i] == 'v':
 		case f[i] == '9' || f[i] == '0':
 			if seenPoint {
 				fracSlots = append(fracSlots, slot{f[i], true})
@@ -601,6 +662,11 @@ func formatFixed(d *apd.Decimal, f string) string {
 				intSlots = append(intSlots, slot{f[i], false})
 			}
 		}
+	}
+	if ip == "" && pointChar == 0 && !overflow {
+		// A value that rounds to zero shows its units digit when the
+		// template has no decimal point (to_char(0, '99') is '  0').
+		ip = "0"
 	}
 	out := make([]byte, len(intSlots))
 	di := len(ip) - 1
@@ -649,9 +715,11 @@ func formatFixed(d *apd.Decimal, f string) string {
 	intStr := string(out)
 	// A plain template gets the sign (or a space) just before the first
 	// digit.
-	if signPos == "" || ((signPos == "S" || signPos == "SG" || signPos == "PL") && !signAtEnd) {
+	// PL adds a + (a blank for a negative value) where it stands to the
+	// sign a plain template has.
+	if signPos == "" || signPos == "PL" || ((signPos == "S" || signPos == "SG") && !signAtEnd) {
 		sign := signStr()
-		if signPos == "" {
+		if signPos == "" || signPos == "PL" {
 			sign = " "
 			if neg {
 				sign = "-"
@@ -659,10 +727,16 @@ func formatFixed(d *apd.Decimal, f string) string {
 		}
 		trimmed := strings.TrimLeft(intStr, " ")
 		lead := len(intStr) - len(trimmed)
-		if signPos == "" || signPos == "S" {
+		if signPos == "" || signPos == "S" || signPos == "PL" {
 			intStr = intStr[:lead] + sign + trimmed
 		} else {
 			intStr = sign + intStr
+		}
+		if signPos == "PL" && !signAtEnd {
+			if fm {
+				intStr = strings.TrimLeft(intStr, " ")
+			}
+			intStr = signStr() + intStr
 		}
 	} else if (signPos == "MI") && !signAtEnd {
 		intStr = signStr() + intStr
@@ -689,6 +763,14 @@ func formatFixed(d *apd.Decimal, f string) string {
 		}
 	}
 	res := b.String()
+	if th != "" && !neg && fracDigits == 0 && !overflow {
+		// The ordinal suffix of the value, for non-negative integers.
+		suffix := ordinal(whole)
+		if th == "TH" {
+			suffix = strings.ToUpper(suffix)
+		}
+		res += suffix
+	}
 	if signAtEnd && signPos != "" && signPos != "PR" {
 		res += signStr()
 	}

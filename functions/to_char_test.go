@@ -5,6 +5,31 @@ import "testing"
 func TestToChar(t *testing.T) {
 	const ts = "'2024-03-05 14:07:09.123456'::timestamp"
 	runCases(t, []tc{
+		// Roman numerals, the V shift, the ordinal suffix, PL beside the
+		// plain sign, and a zero's units digit.
+		{"to_char", []string{"1994", "'RN'"}, "        MCMXCIV", "text"},
+		{"to_char", []string{"4", "'FMrn'"}, "iv", "text"},
+		{"to_char", []string{"2.5", "'RN'"}, "            III", "text"},
+		{"to_char", []string{"4000", "'RN'"}, "###############", "text"},
+		{"to_char", []string{"0", "'RN'"}, "###############", "text"},
+		{"to_char", []string{"-12.5", "'99V9'"}, "-125", "text"},
+		{"to_char", []string{"123.456", "'999V99'"}, " 12346", "text"},
+		{"to_char", []string{"12345", "'9V9'"}, " ##", "text"},
+		{"to_char", []string{"123", "'999th'"}, " 123rd", "text"},
+		{"to_char", []string{"111", "'999TH'"}, " 111TH", "text"},
+		{"to_char", []string{"21", "'FM99th'"}, "21st", "text"},
+		{"to_char", []string{"12.6", "'99th'"}, " 13th", "text"},
+		{"to_char", []string{"-12", "'99th'"}, "-12", "text"},
+		{"to_char", []string{"1.5", "'9.9th'"}, " 1.5", "text"},
+		{"to_char", []string{"-123", "'PL999'"}, " -123", "text"},
+		{"to_char", []string{"123", "'PL999'"}, "+ 123", "text"},
+		{"to_char", []string{"-123", "'999PL'"}, "-123 ", "text"},
+		{"to_char", []string{"5", "'FMPL999'"}, "+5", "text"},
+		{"to_char", []string{"0", "'99'"}, "  0", "text"},
+		{"to_char", []string{"0", "'9,999'"}, "     0", "text"},
+		{"to_char", []string{"0", "'S9'"}, "+0", "text"},
+		{"to_char", []string{"0", "'9.9'"}, "  .0", "text"},
+		{"to_char", []string{"0", "'99th'"}, "  0th", "text"},
 		{"to_char", []string{ts, "'YYYY-MM-DD HH24:MI:SS'"}, "2024-03-05 14:07:09", "text"},
 		{"to_char", []string{ts, "'YYYY-MM-DD\"T\"HH24:MI:SS.MS'"}, "2024-03-05T14:07:09.123", "text"},
 		{"to_char", []string{ts, "'HH12:MI AM us US'"}, "02:07 PM 123456 123456", "text"},

@@ -3,11 +3,13 @@ package functions
 // translate(string, from, to): every character of string found in from is
 // replaced by the character at the same position in to, or removed when to
 // is shorter; the first occurrence in from decides. Characters, not bytes,
-// are compared.
+// are compared. A result over 1GB (a character replaced by a longer one)
+// is 54000 when it gets there.
 
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 func init() {
@@ -19,10 +21,15 @@ func init() {
 			i := slices.Index(from, r)
 			switch {
 			case i < 0:
-				b.WriteRune(r)
 			case i < len(to):
-				b.WriteRune(to[i])
+				r = to[i]
+			default:
+				continue
 			}
+			if err := checkGrow(b.Len(), utf8.RuneLen(r)); err != nil {
+				return nil, err
+			}
+			b.WriteRune(r)
 		}
 		return b.String(), nil
 	}))

@@ -484,6 +484,12 @@ func (b *Binder) bindTypeCast(sc *scope, tc *pg_query.TypeCast) (Expr, error) {
 		}
 		return b.bindArrayExpr(sc, arr, t)
 	}
+	if c := tc.Arg.GetAConst(); c != nil && c.GetSval() != nil && t.IsArray() && t.Domain == "" {
+		// So for a literal: '{{1,2},{3,4}}'::int[] is 2-D.
+		if depth := literalArrayDepth(c.GetSval().Sval); depth > t.Dims {
+			t = types.ArrayOf(*t.Elem, depth)
+		}
+	}
 	arg, err := b.bindExpr(sc, tc.Arg)
 	if err != nil {
 		return nil, err
@@ -1190,6 +1196,29 @@ func (b *Binder) bindArrayExpr(sc *scope, a *pg_query.A_ArrayExpr, want types.T)
 }
 
 // arrayDepth is the nesting depth of an ARRAY[...] constructor.
+// literalArrayDepth is the nesting depth of an array literal's text: the
+// braces it opens before its first element, after any dimension
+// decoration ([1:2][1:2]=); 0 when it does not start with one.
+func literalArrayDepth(s string) int {
+	s = strings.TrimLeft(s, " \t\n\r\v\f")
+	if strings.HasPrefix(s, "[") {
+		if i := strings.IndexByte(s, '='); i >= 0 {
+			s = s[i+1:]
+		}
+	}
+	depth := 0
+	for _, c := range s {
+		switch c {
+		case '{':
+			depth++
+		case ' ', '\t', '\n', '\r', '\v', '\f':
+		default:
+			return depth
+		}
+	}
+	return depth
+}
+
 func arrayDepth(a *pg_query.A_ArrayExpr) int {
 	for _, el := range a.Elements {
 		if sub := el.GetAArrayExpr(); sub != nil {

@@ -52,10 +52,12 @@ func (b *Binder) coerce(e Expr, to types.T, ctx castContext) (Expr, error) {
 	case *Param:
 		if from.Family == types.Unknown || from.Family == types.Null {
 			// The parameter takes the type without its modifier, as
-			// PostgreSQL infers it, and a cast applies the modifier: a
-			// value bound to varchar(3) or numeric(4,1) is checked and
-			// rounded as a literal is (a parameter typed varchar(3) made
-			// that cast a no-op, and 'abcd' was stored whole).
+			// PostgreSQL infers it ($1::varchar(2) is a varchar
+			// parameter), and a cast applies the modifier to the value
+			// bound: a value for varchar(3) or numeric(4,1) is checked and
+			// rounded as a literal is ('abcd' is 22001), $1::varchar(2)
+			// of 'abc' is 'ab' (a parameter typed with the modifier made
+			// that cast a no-op, and values were stored whole).
 			pt := to
 			pt.Mod = -1
 			b.Params[x.Index] = pt

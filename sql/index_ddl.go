@@ -82,11 +82,19 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 			names = append(names, ie.Name)
 			colType = col.Type
 		}
-		if ie.Ordering == pg_query.SortByDir_SORTBY_DESC {
+		desc := ie.Ordering == pg_query.SortByDir_SORTBY_DESC
+		if desc {
 			if idx.Desc == nil {
 				idx.Desc = make([]bool, len(s.IndexParams))
 			}
 			idx.Desc[i] = true
+		}
+		if ie.NullsOrdering == pg_query.SortByNulls_SORTBY_NULLS_FIRST && !desc ||
+			ie.NullsOrdering == pg_query.SortByNulls_SORTBY_NULLS_LAST && desc {
+			if idx.NullsFlipped == nil {
+				idx.NullsFlipped = make([]bool, len(s.IndexParams))
+			}
+			idx.NullsFlipped[i] = true
 		}
 		if vectorMethod {
 			opclass := strings.ToLower(nameOf(ie.Opclass))

@@ -51,7 +51,7 @@ func (p *Parsed) EndsTransaction() bool {
 	}
 	switch t.Kind {
 	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT, pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK,
-		pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO, pg_query.TransactionStmtKind_TRANS_STMT_PREPARE:
 		return true
 	}
 	return false

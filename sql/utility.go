@@ -193,6 +193,9 @@ const (
 	TxSavepoint
 	TxRelease
 	TxRollbackTo
+	// TxPrepare is PREPARE TRANSACTION, which ends the transaction
+	// rolled back: two-phase commit is off (max_prepared_transactions 0).
+	TxPrepare
 )
 
 // Transaction is BEGIN, COMMIT, ROLLBACK and the savepoint statements.
@@ -491,8 +494,12 @@ func bindTransaction(t *pg_query.TransactionStmt) (Statement, error) {
 		return &Transaction{Kind: TxRelease, Savepoint: t.SavepointName}, nil
 	case pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
 		return &Transaction{Kind: TxRollbackTo, Savepoint: t.SavepointName}, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_PREPARE:
+		return &Transaction{Kind: TxPrepare}, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT_PREPARED, pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_PREPARED:
+		return nil, pgerr.New(pgerrcode.UndefinedObject, "prepared transaction with identifier \"%s\" does not exist", t.Gid)
 	}
-	return nil, pgerr.NotSupported("two-phase commit")
+	return nil, pgerr.NotSupported("transaction statement %s", t.Kind)
 }
 
 func bindSet(s *pg_query.VariableSetStmt) (Statement, error) {

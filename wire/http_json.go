@@ -131,10 +131,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // writeRaw writes an already encoded JSON body.
-func writeRaw(w http.ResponseWriter, status int, body []byte) {
+func writeRaw(w http.ResponseWriter, status int, body ...[]byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(body)
+	for _, b := range body {
+		w.Write(b)
+	}
 }
 
 // readBody reads r's whole body (guard bounds its size) and checks that
@@ -324,10 +326,15 @@ func appendArrayLiteral(dst []byte, raw json.RawMessage) ([]byte, error) {
 }
 
 // rowsEncoder encodes result batches as the elements of a JSON array of
-// rows, each row an array of values (appendJSONValue).
+// rows, each row an array of values (appendJSONValue). The rows are held
+// until the statement ends, so that an error gets an error answer; past
+// limit bytes (the session's statement_mem, 0 for none) they fail with
+// 53200 as a statement's other buffered rows do, instead of growing the
+// process without bound (a 3GB result took a server past its memory).
 type rowsEncoder struct {
-	opts *types.TextOptions
-	buf  []byte // the encoded rows, comma separated
+	opts  *types.TextOptions
+	limit int64
+	buf   []byte // the encoded rows, comma separated
 }
 
 // add encodes the rows of rec, whose columns cols describes; the record
@@ -351,6 +358,11 @@ func (e *rowsEncoder) add(cols []session.Column, rec arrow.Record) error {
 			}
 		}
 		e.buf = append(e.buf, ']')
+		if e.limit > 0 && int64(len(e.buf)) > e.limit {
+			return pgerr.New(pgerrcode.OutOfMemory, "out of memory").
+				WithDetail("The result's JSON passed the statement_mem of %d bytes: the HTTP API holds a result until the statement ends.", e.limit).
+				WithHint("Use LIMIT or fewer columns, raise statement_mem, or read large results over the PostgreSQL protocol, which streams them.")
+		}
 	}
 	return nil
 }

@@ -17,6 +17,12 @@ import (
 	"github.com/cairn-db/cairn/wire/mcp"
 )
 
+// mcpMaxResultBytes bounds the JSON of sql_query's rows below
+// statement_mem: they are decoded again into Go values (several times
+// their JSON's size) for the tool's answer, which a model reads, so 64 MiB
+// is already far past any context window. A variable for tests.
+var mcpMaxResultBytes int64 = 64 << 20
+
 // mcpHandler answers POST /mcp (the default workspace) and
 // /workspaces/{ws}/mcp.
 func (a *httpAPI) mcpHandler() http.Handler {
@@ -73,7 +79,11 @@ func (d sessionDB) Query(ctx context.Context, readOnly bool, query string, args 
 	if err != nil {
 		return nil, err
 	}
-	enc := &rowsEncoder{opts: opts}
+	limit := sess.StatementMem()
+	if limit <= 0 || limit > mcpMaxResultBytes {
+		limit = mcpMaxResultBytes
+	}
+	enc := &rowsEncoder{opts: opts, limit: limit}
 	cols, n, err := execute(ctx, sess, st, vals, func(cols []session.Column, rec arrow.Record) error {
 		return enc.add(cols, rec)
 	})

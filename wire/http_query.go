@@ -48,13 +48,14 @@ func (a *httpAPI) query(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, body)
+	writeRaw(w, http.StatusOK, body...)
 }
 
-// runQuery runs the statement of req and returns the response body. The
-// rows are encoded as they come but sent only once the statement has
-// succeeded, so that an error half way gets an error answer.
-func (a *httpAPI) runQuery(r *http.Request, req queryRequest) ([]byte, error) {
+// runQuery runs the statement of req and returns the response body, in
+// pieces (the rows are not copied again). The rows are encoded as they
+// come but sent only once the statement has succeeded, so that an error
+// half way gets an error answer.
+func (a *httpAPI) runQuery(r *http.Request, req queryRequest) ([][]byte, error) {
 	if req.Query == "" {
 		return nil, badRequest(`request body has no "query"`)
 	}
@@ -75,7 +76,7 @@ func (a *httpAPI) runQuery(r *http.Request, req queryRequest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := &rowsEncoder{opts: opts}
+	rows := &rowsEncoder{opts: opts, limit: sess.StatementMem()}
 	cols, n, err := execute(ctx, sess, st, params, func(cols []session.Column, rec arrow.Record) error {
 		return rows.add(cols, rec)
 	})
@@ -89,12 +90,10 @@ func (a *httpAPI) runQuery(r *http.Request, req queryRequest) ([]byte, error) {
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	body := append([]byte(`{"columns":`), appendJSONStrings(nil, names)...)
-	body = append(body, `,"rows":[`...)
-	body = append(body, rows.buf...)
-	body = append(body, `],"row_count":`...)
-	body = strconv.AppendInt(body, n, 10)
-	return append(body, "}\n"...), nil
+	head := append([]byte(`{"columns":`), appendJSONStrings(nil, names)...)
+	head = append(head, `,"rows":[`...)
+	tail := strconv.AppendInt([]byte(`],"row_count":`), n, 10)
+	return [][]byte{head, rows.buf, append(tail, "}\n"...)}, nil
 }
 
 // queryBatch answers POST /workspaces/{ws}/tables/query/batch: the

@@ -991,6 +991,10 @@ func (s *Session) buildTrigramIndex(ctx context.Context, x *sql.CreateIndex, ind
 // statementMem is statement_mem in bytes, 0 for no limit.
 func (s *Session) statementMem() int64 { return s.parsedSettings().statementMem }
 
+// StatementMem is statement_mem in bytes, 0 for no limit: the bound of
+// what a front end buffers of a statement's result (the HTTP API).
+func (s *Session) StatementMem() int64 { return s.statementMem() }
+
 // now is the transaction's current time: when its block began, or the
 // wall clock outside one (now(), 'now'::timestamptz).
 func (s *Session) now() time.Time {
@@ -1306,14 +1310,24 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		}
 		s.txEnded(true)
 		return "COMMIT", nil
-	case sql.TxRollback:
-		if s.tx == nil || s.implicit {
+	case sql.TxRollback, sql.TxPrepare:
+		// Two-phase commit is off, as in a PostgreSQL whose
+		// max_prepared_transactions is 0 (its default): PREPARE
+		// TRANSACTION ends the transaction as ROLLBACK does, and in a
+		// transaction block that has not failed fails with 55000.
+		block := s.tx != nil && !s.implicit
+		failed := s.txFailed
+		if !block {
 			noTx()
 		}
 		if s.tx != nil {
 			s.tx.Rollback()
 			s.endTx()
 			s.txEnded(false)
+		}
+		if t.Kind == sql.TxPrepare && block && !failed {
+			return "", pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "prepared transactions are disabled").
+				WithHint("Set max_prepared_transactions to a nonzero value.")
 		}
 		return "ROLLBACK", nil
 	}

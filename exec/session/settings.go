@@ -85,6 +85,7 @@ var settings = map[string]setting{
 	"max_identifier_length":               {def: "63", readOnly: true},
 	"max_index_keys":                      {def: "32", readOnly: true},
 	"max_connections":                     {def: "100", readOnly: true, postmaster: true},
+	"max_prepared_transactions":           {def: "0", readOnly: true, postmaster: true},
 	"block_size":                          {def: "8192", readOnly: true},
 	"lc_collate":                          {def: "C", readOnly: true},
 	"lc_ctype":                            {def: "C", readOnly: true},

@@ -220,8 +220,20 @@ type IndexDef struct {
 	OpClass string `json:"opclass,omitempty"`
 	// Desc marks the keys indexed DESC, by position in CREATE INDEX's
 	// key list (a hybrid record is one key); nil when none is.
-	Desc   []bool `json:"desc,omitempty"`
-	Unique bool   `json:"unique,omitempty"`
+	Desc []bool `json:"desc,omitempty"`
+	// NullsFlipped marks the keys whose NULLS FIRST or NULLS LAST is not
+	// their direction's default (NULLS LAST ascending, NULLS FIRST
+	// descending), by position; nil when none is.
+	NullsFlipped []bool `json:"nulls_flipped,omitempty"`
+	Unique       bool   `json:"unique,omitempty"`
+}
+
+// KeyDesc reports whether key i is indexed DESC.
+func (ix *IndexDef) KeyDesc(i int) bool { return i < len(ix.Desc) && ix.Desc[i] }
+
+// KeyNullsFirst reports whether key i sorts NULLs first.
+func (ix *IndexDef) KeyNullsFirst(i int) bool {
+	return ix.KeyDesc(i) != (i < len(ix.NullsFlipped) && ix.NullsFlipped[i])
 }
 
 // The operator classes of pgvector's hnsw and ivfflat indexes, which
@@ -518,6 +530,7 @@ func (ix *IndexDef) Clone() *IndexDef {
 	n.Columns = slices.Clone(ix.Columns)
 	n.With = slices.Clone(ix.With)
 	n.Desc = slices.Clone(ix.Desc)
+	n.NullsFlipped = slices.Clone(ix.NullsFlipped)
 	if ix.Options != nil {
 		n.Options = make(map[string]string, len(ix.Options))
 		for k, v := range ix.Options {

@@ -268,8 +268,21 @@ func init() {
 		for _, ix := range v.indexes {
 			keys := attnums(ix.table, ix.columns)
 			zeros := make([]int64, len(keys))
+			// indoption: INDOPTION_DESC (1) and INDOPTION_NULLS_FIRST (2)
+			// of each key.
+			opts := make([]int64, len(keys))
+			if d := ix.def; d != nil {
+				for i := range opts {
+					if d.KeyDesc(i) {
+						opts[i] |= 1
+					}
+					if d.KeyNullsFirst(i) {
+						opts[i] |= 2
+					}
+				}
+			}
 			rows = append(rows, []any{ix.oid, TableOID(ix.table.ID), int64(len(keys)), int64(len(keys)), ix.unique, false, ix.primary,
-				false, true, false, true, false, true, true, false, int2s(keys...), oids(zeros...), oids(zeros...), int2s(zeros...), nil, nil})
+				false, true, false, true, false, true, true, false, int2s(keys...), oids(zeros...), oids(zeros...), int2s(opts...), nil, nil})
 		}
 		return rows
 	})

@@ -75,6 +75,7 @@ var settingInfos = []settingInfo{
 	{"max_connections", "", "Connections and Authentication / Connection Settings", "Sets the maximum number of concurrent connections.", "", "postmaster", "integer", "1", "262143", nil},
 	{"max_identifier_length", "", "Preset Options", "Shows the maximum identifier length.", "", "internal", "integer", "", "", nil},
 	{"max_index_keys", "", "Preset Options", "Shows the maximum number of index keys.", "", "internal", "integer", "", "", nil},
+	{"max_prepared_transactions", "", "Resource Usage / Memory", "Sets the maximum number of simultaneously prepared transactions.", "", "postmaster", "integer", "0", "262143", nil},
 	{"password_encryption", "", "Connections and Authentication / Authentication", "Chooses the algorithm for encrypting passwords.", "", "user", "enum", "", "", []string{"md5", "scram-sha-256"}},
 	{"row_security", "", "Client Connection Defaults / Statement Behavior", "Enable row security.", "When enabled, row security will be applied to all users.", "user", "bool", "", "", nil},
 	{"search_path", "", "Client Connection Defaults / Statement Behavior", "Sets the schema search order for names that are not schema-qualified.", "", "user", "string", "", "", nil},

@@ -465,8 +465,9 @@ func (v *View) IndexDef(oid int64, column int) (string, bool) {
 
 // indexKeys are the keys of an index as pg_get_indexdef prints them: each
 // column (or pg_deeplake's hybrid record) with, unless attrsOnly, its
-// operator class where it is not the default for the column's type and
-// DESC where it is descending.
+// operator class where it is not the default for the column's type, DESC
+// where it is descending and NULLS FIRST or NULLS LAST where that is not
+// the direction's default.
 func indexKeys(ix *index, attrsOnly bool) []string {
 	names := columnNames(ix.table, ix.columns)
 	d := ix.def
@@ -490,9 +491,15 @@ func indexKeys(ix *index, attrsOnly bool) []string {
 			names[0] += " " + opclass
 		}
 	}
-	for i, desc := range d.Desc {
-		if desc && i < len(names) {
+	for i := range names {
+		desc, first := d.KeyDesc(i), d.KeyNullsFirst(i)
+		switch {
+		case desc && first:
 			names[i] += " DESC"
+		case desc:
+			names[i] += " DESC NULLS LAST"
+		case first:
+			names[i] += " NULLS FIRST"
 		}
 	}
 	return names
