@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -335,6 +336,11 @@ func bindConst(c *pg_query.A_Const) (Expr, error) {
 	case *pg_query.A_Const_Fval:
 		s := v.Fval.Fval
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			// As make_const: -2147483648 (the grammar's negation of
+			// the bigint 2147483648) is an integer.
+			if i >= math.MinInt32 && i <= math.MaxInt32 {
+				return &Const{Value: i, T: types.Int4T}, nil
+			}
 			return &Const{Value: i, T: types.Int8T}, nil
 		}
 		// numeric_in, as PostgreSQL reads the literal: 22003 beyond
@@ -762,11 +768,15 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 	return nil, pgerr.NotSupported("operator expression kind %s", a.Kind)
 }
 
-// negateConst folds unary minus into a numeric literal (so -2147483648 is
-// an int4, as in PostgreSQL).
+// negateConst folds unary minus into a numeric constant. An integer whose negation leaves its type's
+// range (-'-9223372036854775808'::int8) is not folded: the operator then
+// reports the overflow when it runs.
 func negateConst(c *Const) (Expr, bool) {
 	switch v := c.Value.(type) {
 	case int64:
+		if v == math.MinInt64 || c.T.Family == types.Int4 && -v > math.MaxInt32 || c.T.Family == types.Int2 && -v > math.MaxInt16 {
+			return nil, false
+		}
 		return &Const{Value: -v, T: c.T}, true
 	case float64:
 		return &Const{Value: -v, T: c.T}, true
