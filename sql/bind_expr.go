@@ -414,6 +414,9 @@ func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 		}
 		t.Mod = int32(mods[0])
 	case t.Family == types.Numeric:
+		if len(mods) > 2 {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "invalid NUMERIC type modifier")
+		}
 		p, s := mods[0], int64(0)
 		if len(mods) > 1 {
 			s = mods[1]
@@ -421,7 +424,12 @@ func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 		if p < 1 || p > 1000 {
 			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "NUMERIC precision %d must be between 1 and 1000", p)
 		}
-		t.Mod = int32(p<<16 | s)
+		if s < -1000 || s > 1000 {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "NUMERIC scale %d must be between -1000 and 1000", s)
+		}
+		// NumericTypmod keeps a negative scale in the low 16 bits; p<<16|s
+		// made numeric(3,-6) a negative Mod, which is no typmod at all.
+		t.Mod = types.NumericTypmod(int(p), int(s))
 	case t.Family == types.Vector:
 		// pgvector's vector_typmod_in.
 		switch {
