@@ -158,14 +158,16 @@ func tsDiff(a, b types.Timestamp) (any, error) {
 	if (int64(a) >= 0) != (int64(b) >= 0) && (d >= 0) != (int64(a) >= 0) {
 		return nil, errIntervalRange()
 	}
-	return justifyHours(types.IntervalValue{Micros: d}), nil
+	return justifyHours(types.IntervalValue{Micros: d})
 }
 
-// justifyHours moves whole 24-hour periods of the time field into days.
-func justifyHours(iv types.IntervalValue) types.IntervalValue {
-	days := iv.Micros / usecPerDay
-	iv.Micros -= days * usecPerDay
-	iv.Days += int32(days)
+// justifyHours moves whole 24-hour periods of the time field into days;
+// days beyond int32 are 22008, as PostgreSQL (they used to wrap).
+func justifyHours(iv types.IntervalValue) (any, error) {
+	iv, err := wholeDays(iv)
+	if err != nil {
+		return nil, err
+	}
 	if iv.Days > 0 && iv.Micros < 0 {
 		iv.Micros += usecPerDay
 		iv.Days--
@@ -173,7 +175,20 @@ func justifyHours(iv types.IntervalValue) types.IntervalValue {
 		iv.Micros -= usecPerDay
 		iv.Days++
 	}
-	return iv
+	return iv, nil
+}
+
+// wholeDays moves whole 24-hour periods of the time field into days,
+// 22008 if the days leave int32.
+func wholeDays(iv types.IntervalValue) (types.IntervalValue, error) {
+	days := iv.Micros / usecPerDay
+	iv.Micros -= days * usecPerDay
+	d := int64(iv.Days) + days
+	if d != int64(int32(d)) {
+		return iv, errIntervalRange()
+	}
+	iv.Days = int32(d)
+	return iv, nil
 }
 
 func intervalAdd(a, b types.IntervalValue) (any, error) {

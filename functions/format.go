@@ -136,8 +136,13 @@ func formatSQL(ctx *Context, a []any, ts []types.T) (any, error) {
 				if i >= len(f) || f[i] != '$' {
 					return nil, errFormat("unterminated format() type specifier")
 				}
+				if n == 0 {
+					return nil, errFormat("format specifies argument 0, but arguments are numbered from 1")
+				}
 				i++
-				wi = n - 1
+				// As PostgreSQL: the value's argument, unless given,
+				// is the one after the width's.
+				wi, next = n-1, n
 			} else {
 				next++
 			}

@@ -76,6 +76,9 @@ func seriesRows(ctx *Context, args []any, ts []types.T) (NextRow, error) {
 		if len(args) == 3 {
 			step = args[2].(*apd.Decimal)
 		}
+		if err := checkSeriesBounds(start, stop, step, len(args) == 3); err != nil {
+			return nil, err
+		}
 		if step.IsZero() {
 			return nil, errZeroStep()
 		}
@@ -120,6 +123,26 @@ func seriesRows(ctx *Context, args []any, ts []types.T) (NextRow, error) {
 		}, nil
 	}
 	return nil, pgerr.NotSupported("generate_series over %s", t)
+}
+
+// checkSeriesBounds refuses a NaN or infinite start, stop or (given) step
+// as PostgreSQL does: such a series would never end, or end at once for a
+// NaN that compares equal to everything.
+func checkSeriesBounds(start, stop, step *apd.Decimal, hasStep bool) error {
+	bounds := []*apd.Decimal{start, stop}
+	if hasStep {
+		bounds = append(bounds, step)
+	}
+	for i, d := range bounds {
+		name := [...]string{"start value", "stop value", "step size"}[i]
+		switch d.Form {
+		case apd.NaN, apd.NaNSignaling:
+			return pgerr.New(pgerrcode.InvalidParameterValue, "%s cannot be NaN", name)
+		case apd.Infinite:
+			return pgerr.New(pgerrcode.InvalidParameterValue, "%s cannot be infinity", name)
+		}
+	}
+	return nil
 }
 
 // errZeroStep is generate_series's error for a step of zero.

@@ -35,14 +35,29 @@ func init() {
 	}
 	IV := types.IntervalT
 	Register(
-		fn1("justify_hours", IV, IV, func(a any) (any, error) { return justifyHours(a.(types.IntervalValue)), nil }),
-		fn1("justify_days", IV, IV, func(a any) (any, error) { return justifyDays(a.(types.IntervalValue)), nil }),
+		fn1("justify_hours", IV, IV, func(a any) (any, error) { return justifyHours(a.(types.IntervalValue)) }),
+		fn1("justify_days", IV, IV, func(a any) (any, error) {
+			iv, err := wholeMonths(a.(types.IntervalValue))
+			if err != nil {
+				return nil, err
+			}
+			if iv.Months > 0 && iv.Days < 0 {
+				iv.Days += 30
+				iv.Months--
+			} else if iv.Months < 0 && iv.Days > 0 {
+				iv.Days -= 30
+				iv.Months++
+			}
+			return iv, nil
+		}),
 		fn1("justify_interval", IV, IV, func(a any) (any, error) {
-			iv := a.(types.IntervalValue)
-			days := iv.Micros / usecPerDay
-			iv.Micros -= days * usecPerDay
-			iv.Days += int32(days)
-			iv = justifyDays(iv)
+			iv, err := wholeDays(a.(types.IntervalValue))
+			if err != nil {
+				return nil, err
+			}
+			if iv, err = wholeMonths(iv); err != nil {
+				return nil, err
+			}
 			if iv.Months > 0 && (iv.Days < 0 || (iv.Days == 0 && iv.Micros < 0)) {
 				iv.Days += 30
 				iv.Months--
@@ -62,17 +77,15 @@ func init() {
 	)
 }
 
-// justifyDays moves whole 30-day periods of the day field into months.
-func justifyDays(iv types.IntervalValue) types.IntervalValue {
+// wholeMonths moves whole 30-day periods of the day field into months,
+// 22008 if the months leave int32, as PostgreSQL (they used to wrap).
+func wholeMonths(iv types.IntervalValue) (types.IntervalValue, error) {
 	m := iv.Days / 30
 	iv.Days -= m * 30
-	iv.Months += m
-	if iv.Months > 0 && iv.Days < 0 {
-		iv.Days += 30
-		iv.Months--
-	} else if iv.Months < 0 && iv.Days > 0 {
-		iv.Days -= 30
-		iv.Months++
+	months := int64(iv.Months) + int64(m)
+	if months != int64(int32(months)) {
+		return iv, errIntervalRange()
 	}
-	return iv
+	iv.Months = int32(months)
+	return iv, nil
 }

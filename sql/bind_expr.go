@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -335,6 +336,11 @@ func bindConst(c *pg_query.A_Const) (Expr, error) {
 	case *pg_query.A_Const_Fval:
 		s := v.Fval.Fval
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			// As make_const: -2147483648 (the grammar's negation of
+			// the bigint 2147483648) is an integer.
+			if i >= math.MinInt32 && i <= math.MaxInt32 {
+				return &Const{Value: i, T: types.Int4T}, nil
+			}
 			return &Const{Value: i, T: types.Int8T}, nil
 		}
 		// numeric_in, as PostgreSQL reads the literal: 22003 beyond
@@ -408,6 +414,9 @@ func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 		}
 		t.Mod = int32(mods[0])
 	case t.Family == types.Numeric:
+		if len(mods) > 2 {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "invalid NUMERIC type modifier")
+		}
 		p, s := mods[0], int64(0)
 		if len(mods) > 1 {
 			s = mods[1]
@@ -415,7 +424,12 @@ func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 		if p < 1 || p > 1000 {
 			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "NUMERIC precision %d must be between 1 and 1000", p)
 		}
-		t.Mod = int32(p<<16 | s)
+		if s < -1000 || s > 1000 {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "NUMERIC scale %d must be between -1000 and 1000", s)
+		}
+		// NumericTypmod keeps a negative scale in the low 16 bits; p<<16|s
+		// made numeric(3,-6) a negative Mod, which is no typmod at all.
+		t.Mod = types.NumericTypmod(int(p), int(s))
 	case t.Family == types.Vector:
 		// pgvector's vector_typmod_in.
 		switch {
@@ -768,11 +782,15 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 	return nil, pgerr.NotSupported("operator expression kind %s", a.Kind)
 }
 
-// negateConst folds unary minus into a numeric literal (so -2147483648 is
-// an int4, as in PostgreSQL).
+// negateConst folds unary minus into a numeric constant. An integer whose negation leaves its type's
+// range (-'-9223372036854775808'::int8) is not folded: the operator then
+// reports the overflow when it runs.
 func negateConst(c *Const) (Expr, bool) {
 	switch v := c.Value.(type) {
 	case int64:
+		if v == math.MinInt64 || c.T.Family == types.Int4 && -v > math.MaxInt32 || c.T.Family == types.Int2 && -v > math.MaxInt16 {
+			return nil, false
+		}
 		return &Const{Value: -v, T: c.T}, true
 	case float64:
 		return &Const{Value: -v, T: c.T}, true

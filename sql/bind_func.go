@@ -86,7 +86,7 @@ func (b *Binder) clauseWording() string {
 
 func (b *Binder) bindAggregate(sc *scope, fc *pg_query.FuncCall, name string) (Expr, error) {
 	agg := b.currentAgg()
-	if agg == nil || b.clause == "WHERE" || b.clause == "JOIN/ON" || b.clause == "GROUP BY" || b.clause == "FILTER" {
+	if agg == nil || b.clause == "WHERE" || b.clause == "JOIN/ON" || b.clause == "GROUP BY" || b.clause == "FILTER" || strings.HasPrefix(b.clause, "window ") {
 		return nil, pgerr.New(pgerrcode.GroupingError, "aggregate functions are not allowed %s", b.clauseWording()).WithPosition(fc.Location + 1)
 	}
 	if agg.inAgg {

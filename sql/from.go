@@ -136,13 +136,29 @@ func (b *Binder) bindFromItem(item *pg_query.Node, outer *scope) (Node, []Col, e
 			alias = v.RangeSubselect.Alias.Aliasname
 			colNames = strList(v.RangeSubselect.Alias.Colnames)
 		}
-		return plan, aliasCols(plan.Columns(), alias, colNames), nil
+		cols, err := aliasFrom(plan.Columns(), alias, colNames)
+		return plan, cols, err
 	case *pg_query.Node_JoinExpr:
 		return b.bindJoin(v.JoinExpr, outer)
 	case *pg_query.Node_RangeFunction:
 		return b.bindRangeFunction(v.RangeFunction, outer)
 	}
 	return nil, nil, pgerr.NotSupported("this kind of FROM item")
+}
+
+// aliasFrom is aliasCols for a FROM item, refusing more names than it
+// has columns as PostgreSQL does (42P10); the names used to be dropped.
+func aliasFrom(in []Col, alias string, names []string) ([]Col, error) {
+	visible := 0
+	for _, c := range in {
+		if !c.Hidden {
+			visible++
+		}
+	}
+	if len(names) > visible {
+		return nil, pgerr.New(pgerrcode.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", alias, visible, len(names))
+	}
+	return aliasCols(in, alias, names), nil
 }
 
 // aliasCols renames columns for a FROM alias (t(a, b)).
@@ -175,7 +191,8 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 						WithPosition(rv.Location + 1)
 				}
 				cols := aliasCols(cte.plan.Columns(), alias, cte.cols)
-				return cte.plan, aliasCols(cols, alias, colNames), nil
+				cols, err := aliasFrom(cols, alias, colNames)
+				return cte.plan, cols, err
 			}
 		}
 	}
@@ -184,7 +201,8 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 		for i, c := range rel.Cols {
 			scan.Out = append(scan.Out, Col{Name: c.Name, T: c.T, Table: alias, TableOID: uint32(rel.OID), Attnum: int16(i + 1)})
 		}
-		return scan, aliasCols(scan.Out, alias, colNames), nil
+		cols, err := aliasFrom(scan.Out, alias, colNames)
+		return scan, cols, err
 	}
 	if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
 		return b.bindView(v, alias, colNames)
@@ -210,7 +228,8 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return plan, aliasCols(scan.Out, alias, colNames), nil
+	cols, err := aliasFrom(scan.Out, alias, colNames)
+	return plan, cols, err
 }
 
 func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, error) {
@@ -475,7 +494,8 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 			colNames = []string{alias}
 		}
 		v := &Values{Rows: [][]Expr{{e}}, Out: []Col{{Name: name, T: e.Type()}}}
-		return v, aliasCols(v.Out, alias, colNames), nil
+		cols, err := aliasFrom(v.Out, alias, colNames)
+		return v, cols, err
 	}
 	if set == nil {
 		if functions.IsAggregate(name) {
@@ -498,7 +518,8 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		srf.Ordinality = true
 		srf.Out = append(srf.Out, Col{Name: "ordinality", T: types.Int8T})
 	}
-	return srf, aliasCols(srf.Out, alias, colNames), nil
+	cols, err := aliasFrom(srf.Out, alias, colNames)
+	return srf, cols, err
 }
 
 // SRF is a set-returning function in FROM (generate_series, unnest,

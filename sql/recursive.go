@@ -1,9 +1,13 @@
 package sql
 
 import (
+	"strings"
+
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -40,14 +44,21 @@ func (n *WorkTableScan) Children() []Node { return nil }
 func (n *WorkTableScan) String() string   { return "WorkTable Scan on " + n.Name }
 
 // bindRecursiveCTE binds a CTE of WITH RECURSIVE. A CTE that does not
-// refer to itself binds as any CTE does.
+// refer to itself binds as any CTE does; one that does must be
+// well-formed as PostgreSQL requires (checkRecursion).
 func (b *Binder) bindRecursiveCTE(cte *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, outer *scope) (Node, error) {
-	if sel.Op != pg_query.SetOperation_SETOP_UNION || sel.Larg == nil || !refersTo(sel.Rarg, cte.Ctename) {
+	if !mentions(sel, cte.Ctename) {
 		return b.bindSelect(sel, outer)
+	}
+	if err := checkRecursion(sel, cte); err != nil {
+		return nil, err
 	}
 	for _, part := range []*pg_query.SelectStmt{sel, sel.Rarg} {
 		if len(part.SortClause) > 0 || part.LimitCount != nil || part.LimitOffset != nil {
 			return nil, pgerr.NotSupported("ORDER BY or LIMIT in a recursive query")
+		}
+		if len(part.LockingClause) > 0 {
+			return nil, pgerr.New(pgerrcode.FeatureNotSupported, "FOR UPDATE/SHARE in a recursive query is not implemented")
 		}
 	}
 	base, err := b.bindSelect(sel.Larg, outer)
@@ -93,35 +104,206 @@ func (b *Binder) bindRecursiveCTE(cte *pg_query.CommonTableExpr, sel *pg_query.S
 	return &RecursiveUnion{Base: base, Step: step, All: sel.All, Work: work, Out: work.Out}, nil
 }
 
-// refersTo reports whether a SELECT mentions a relation called name
-// anywhere in its FROM clauses (subqueries included).
-func refersTo(s *pg_query.SelectStmt, name string) bool {
+// mentions reports whether a relation called name (without a schema)
+// appears anywhere in n: in a FROM clause, a subquery or a nested WITH.
+func mentions(n *pg_query.SelectStmt, name string) bool {
 	found := false
-	var walk func(n *pg_query.Node)
-	walk = func(n *pg_query.Node) {
-		if n == nil || found {
-			return
+	walkMessages(n.ProtoReflect(), func(m protoreflect.Message) {
+		if rv, ok := m.Interface().(*pg_query.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
+			found = true
 		}
-		switch v := n.Node.(type) {
-		case *pg_query.Node_RangeVar:
-			found = v.RangeVar.Schemaname == "" && v.RangeVar.Relname == name
-		case *pg_query.Node_JoinExpr:
-			walk(v.JoinExpr.Larg)
-			walk(v.JoinExpr.Rarg)
-		case *pg_query.Node_RangeSubselect:
-			walk(v.RangeSubselect.Subquery)
-		case *pg_query.Node_SelectStmt:
-			found = refersTo(v.SelectStmt, name)
-		}
-	}
-	if s == nil {
-		return false
-	}
-	for _, f := range s.FromClause {
-		walk(f)
-	}
-	if s.Larg != nil {
-		found = found || refersTo(s.Larg, name) || refersTo(s.Rarg, name)
-	}
+	})
 	return found
+}
+
+// checkRecursion refuses a recursive query (one that mentions its own
+// name) that PostgreSQL refuses, with its errors (42P19): it must be
+// "non-recursive term UNION [ALL] recursive term", and the recursive term
+// must read the query's rows exactly once, not in a subquery, the
+// nullable side of an outer join, INTERSECT or EXCEPT. Anything else
+// would read a work table that does not hold what the query means (a
+// subquery of the recursive term would see only the last iteration's
+// rows) or never stop.
+func checkRecursion(sel *pg_query.SelectStmt, cte *pg_query.CommonTableExpr) error {
+	name := cte.Ctename
+	if sel.Op != pg_query.SetOperation_SETOP_UNION || sel.Larg == nil {
+		return pgerr.New(pgerrcode.InvalidRecursion, "recursive query \"%s\" does not have the form non-recursive-term UNION [ALL] recursive-term", name).WithPosition(cte.Location + 1)
+	}
+	c := &selfRefCheck{name: name}
+	if err := c.walk(sel.Larg.ProtoReflect(), "its non-recursive term"); err != nil {
+		return err
+	}
+	return c.walk(sel.Rarg.ProtoReflect(), "")
+}
+
+// selfRefCheck walks a recursive query's terms counting the references
+// to its name (refs).
+type selfRefCheck struct {
+	name string
+	refs int
+}
+
+// walk checks the references to c.name in m; within names where m sits
+// when a reference there is not allowed ("a subquery"), "" where it is.
+func (c *selfRefCheck) walk(m protoreflect.Message, within string) error {
+	switch n := m.Interface().(type) {
+	case *pg_query.RangeVar:
+		if n.Schemaname != "" || n.Relname != c.name {
+			return nil
+		}
+		if within != "" {
+			return pgerr.New(pgerrcode.InvalidRecursion, "recursive reference to query \"%s\" must not appear within %s", c.name, within).WithPosition(n.Location + 1)
+		}
+		if c.refs++; c.refs > 1 {
+			return pgerr.New(pgerrcode.InvalidRecursion, "recursive reference to query \"%s\" must not appear more than once", c.name).WithPosition(n.Location + 1)
+		}
+		return nil
+	case *pg_query.SubLink:
+		if err := c.walkNode(n.Testexpr, within); err != nil {
+			return err
+		}
+		return c.walkNode(n.Subselect, or(within, "a subquery"))
+	case *pg_query.JoinExpr:
+		left, right := within, within
+		switch n.Jointype {
+		case pg_query.JoinType_JOIN_LEFT:
+			right = or(within, "an outer join")
+		case pg_query.JoinType_JOIN_RIGHT:
+			left = or(within, "an outer join")
+		case pg_query.JoinType_JOIN_FULL:
+			left, right = or(within, "an outer join"), or(within, "an outer join")
+		}
+		if err := c.walkNode(n.Larg, left); err != nil {
+			return err
+		}
+		if err := c.walkNode(n.Rarg, right); err != nil {
+			return err
+		}
+		return c.walkNode(n.Quals, within)
+	case *pg_query.SelectStmt:
+		if within != "" {
+			break
+		}
+		switch n.Op {
+		case pg_query.SetOperation_SETOP_NONE:
+			if err := c.noAggregates(n); err != nil {
+				return err
+			}
+		case pg_query.SetOperation_SETOP_INTERSECT, pg_query.SetOperation_SETOP_EXCEPT:
+			// As PostgreSQL: INTERSECT ALL's arms and EXCEPT's right
+			// arm may not refer to the query, nor EXCEPT ALL's left; the
+			// arms of INTERSECT may, once in all.
+			name := "INTERSECT"
+			if n.Op == pg_query.SetOperation_SETOP_EXCEPT {
+				name = "EXCEPT"
+			}
+			left := ""
+			if n.All {
+				left = name
+			}
+			right := left
+			if n.Op == pg_query.SetOperation_SETOP_EXCEPT {
+				right = name
+			}
+			if err := c.walk(n.Larg.ProtoReflect(), left); err != nil {
+				return err
+			}
+			return c.walk(n.Rarg.ProtoReflect(), right)
+		}
+	}
+	var err error
+	rangeMessages(m, func(child protoreflect.Message) {
+		if err == nil {
+			err = c.walk(child, within)
+		}
+	})
+	return err
+}
+
+// rangeMessages calls fn for each message directly inside m, in the order
+// of their fields' numbers (as walkMessages), so that the error named is
+// the same every time.
+func rangeMessages(m protoreflect.Message, fn func(protoreflect.Message)) {
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Message() == nil || fd.IsMap() || !m.Has(fd) {
+			continue
+		}
+		if !fd.IsList() {
+			fn(m.Get(fd).Message())
+			continue
+		}
+		l := m.Get(fd).List()
+		for j := 0; j < l.Len(); j++ {
+			fn(l.Get(j).Message())
+		}
+	}
+}
+
+// noAggregates refuses an aggregate call in a SELECT of the recursive
+// term that reads the query itself in its FROM clause: each iteration
+// would aggregate only the rows of the last.
+func (c *selfRefCheck) noAggregates(s *pg_query.SelectStmt) error {
+	self := false
+	for _, f := range s.FromClause {
+		walkFrom(f, func(rv *pg_query.RangeVar) {
+			self = self || rv.Schemaname == "" && rv.Relname == c.name
+		})
+	}
+	if !self {
+		return nil
+	}
+	var agg *pg_query.FuncCall
+	var find func(m protoreflect.Message)
+	find = func(m protoreflect.Message) {
+		switch n := m.Interface().(type) {
+		case *pg_query.SubLink:
+			return // a subquery's aggregates are its own
+		case *pg_query.FuncCall:
+			if agg == nil && n.Over == nil && functions.IsAggregate(strings.ToLower(nameOf(n.Funcname))) {
+				agg = n
+			}
+		}
+		rangeMessages(m, find)
+	}
+	for _, t := range s.TargetList {
+		find(t.ProtoReflect())
+	}
+	if s.HavingClause != nil {
+		find(s.HavingClause.ProtoReflect())
+	}
+	if agg != nil {
+		return pgerr.New(pgerrcode.InvalidRecursion, "aggregate functions are not allowed in a recursive query's recursive term").WithPosition(agg.Location + 1)
+	}
+	return nil
+}
+
+// walkFrom calls fn for each table a FROM item names directly or through
+// its joins (not its subqueries).
+func walkFrom(n *pg_query.Node, fn func(*pg_query.RangeVar)) {
+	switch v := n.Node.(type) {
+	case *pg_query.Node_RangeVar:
+		fn(v.RangeVar)
+	case *pg_query.Node_JoinExpr:
+		walkFrom(v.JoinExpr.Larg, fn)
+		walkFrom(v.JoinExpr.Rarg, fn)
+	}
+}
+
+// walkNode is walk for a node that may be absent.
+func (c *selfRefCheck) walkNode(n *pg_query.Node, within string) error {
+	if n == nil {
+		return nil
+	}
+	return c.walk(n.ProtoReflect(), within)
+}
+
+// or is within if set, else what: the outermost reason a reference is
+// not allowed is the one PostgreSQL names.
+func or(within, what string) string {
+	if within != "" {
+		return within
+	}
+	return what
 }

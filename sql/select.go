@@ -98,7 +98,12 @@ func (b *Binder) bindWith(w *pg_query.WithClause, outer *scope) error {
 		if err != nil {
 			return err
 		}
-		b.ctes[len(b.ctes)-1][cte.Ctename] = &cteDef{plan: plan, cols: strList(cte.Aliascolnames)}
+		names := strList(cte.Aliascolnames)
+		if n := len(plan.Columns()); len(names) > n {
+			return pgerr.New(pgerrcode.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", cte.Ctename, n, len(names)).
+				WithPosition(cte.Location + 1)
+		}
+		b.ctes[len(b.ctes)-1][cte.Ctename] = &cteDef{plan: plan, cols: names}
 	}
 	return nil
 }

@@ -224,7 +224,8 @@ func (b *Binder) bindView(v *catalog.ViewDef, alias string, colNames []string) (
 	if n < len(v.Columns) {
 		return nil, nil, viewChanged(v, n, Col{})
 	}
-	return plan, aliasCols(cols, alias, colNames), nil
+	cols, err = aliasFrom(cols, alias, colNames)
+	return plan, cols, err
 }
 
 // viewChanged is the error for a view whose query, bound again, no longer

@@ -188,7 +188,7 @@ func (b *Binder) bindFrame(sc *scope, def *pg_query.WindowDef, order []SortKey) 
 			if !f.Rows {
 				return b.rangeBound(sc, &f, order, offset, opts&pre != 0)
 			}
-			e, err := b.bindExprWant(sc, offset, types.Int8T)
+			e, err := b.bindFrameOffset(sc, offset, "ROWS", func() (Expr, error) { return b.bindExprWant(sc, offset, types.Int8T) })
 			if err != nil {
 				return FrameBound{}, err
 			}
@@ -208,6 +208,32 @@ func (b *Binder) bindFrame(sc *scope, def *pg_query.WindowDef, order []SortKey) 
 		return f, err
 	}
 	return f, nil
+}
+
+// bindFrameOffset binds the offset of a ROWS or RANGE frame bound (mode)
+// with bind, refusing what PostgreSQL refuses there: aggregates ("not
+// allowed in window ROWS"), window functions, and columns of the query
+// itself (42P10), since the offset is computed once for the whole window;
+// a subquery's own columns and a correlated subquery's outer columns are
+// fine.
+func (b *Binder) bindFrameOffset(sc *scope, offset *pg_query.Node, mode string, bind func() (Expr, error)) (Expr, error) {
+	saved := b.clause
+	b.clause = "window " + mode
+	e, err := bind()
+	b.clause = saved
+	if err != nil {
+		return nil, err
+	}
+	var local bool
+	walkExpr(e, func(x Expr) {
+		if _, ok := x.(*ColumnRef); ok {
+			local = true
+		}
+	})
+	if local {
+		return nil, pgerr.New(pgerrcode.InvalidColumnReference, "argument of %s must not contain variables", mode)
+	}
+	return e, nil
 }
 
 // rangeBound binds N PRECEDING / N FOLLOWING of a RANGE frame: a distance
@@ -235,7 +261,7 @@ func (b *Binder) rangeBound(sc *scope, f *WindowFrame, order []SortKey, offset *
 		}
 		f.RangeKey = k
 	}
-	off, err := b.bindExpr(sc, offset)
+	off, err := b.bindFrameOffset(sc, offset, "RANGE", func() (Expr, error) { return b.bindExpr(sc, offset) })
 	if err != nil {
 		return FrameBound{}, err
 	}
@@ -290,8 +316,11 @@ var windowOnly = map[string]*types.T{
 func (b *Binder) bindWindowCall(sc *scope, fc *pg_query.FuncCall, name string) (Expr, error) {
 	if b.clause != "" || b.currentAgg() == nil {
 		where := b.clause
-		if where == "" {
+		switch {
+		case where == "":
 			where = "this context"
+		case strings.HasPrefix(where, "window "): // a frame offset
+			where = "window definitions"
 		}
 		return nil, pgerr.New(pgerrcode.WindowingError, "window functions are not allowed in %s", where).WithPosition(fc.Location + 1)
 	}

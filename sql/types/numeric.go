@@ -273,19 +273,6 @@ func roundNumeric(d *apd.Decimal, scale int) *apd.Decimal {
 	return r
 }
 
-// numericIntDigits is the number of decimal digits before the point of a
-// normalized finite d (0 for |d| < 1).
-func numericIntDigits(d *apd.Decimal) int {
-	if d.Coeff.Sign() == 0 {
-		return 0
-	}
-	n := len(d.Coeff.String()) + int(d.Exponent)
-	if n < 0 {
-		return 0
-	}
-	return n
-}
-
 // applyNumericTypmod is PostgreSQL's apply_typmod for numeric(p,s).
 func applyNumericTypmod(d *apd.Decimal, mod int32) (*apd.Decimal, error) {
 	if mod < 0 {
@@ -300,8 +287,11 @@ func applyNumericTypmod(d *apd.Decimal, mod int32) (*apd.Decimal, error) {
 			WithDetail("A field with precision %d, scale %d cannot hold an infinite value.", p, s)
 	}
 	r := roundNumeric(d, s)
+	// The digits r has before the point, negative for the zeros after it
+	// (0.000123 has -3): with a scale above the precision, numeric(3,6)
+	// holds only |x| < 10^-3. Zero always fits.
 	maxdigits := p - s
-	if numericIntDigits(r) > maxdigits {
+	if r.Coeff.Sign() != 0 && len(r.Coeff.String())+int(r.Exponent) > maxdigits {
 		e := pgerr.New(pgerrcode.NumericValueOutOfRange, "numeric field overflow")
 		if maxdigits != 0 {
 			return nil, e.WithDetail("A field with precision %d, scale %d must round to an absolute value less than 10^%d.", p, s, maxdigits)
