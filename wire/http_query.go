@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	pg_query "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/ident"
@@ -310,45 +309,24 @@ func batchInsert(req batchRequest) (target string, cols []ingestColumn, ok bool)
 	if len(req.ParamsBatch) == 0 {
 		return "", nil, false
 	}
-	tree, err := pg_query.Parse(req.Query)
-	if err != nil || len(tree.Stmts) != 1 {
+	schema, table, names, params, ok := session.PlainInsert(req.Query)
+	if !ok {
 		return "", nil, false
 	}
-	ins := tree.Stmts[0].Stmt.GetInsertStmt()
-	if ins == nil || ins.WithClause != nil || ins.OnConflictClause != nil || len(ins.ReturningList) > 0 ||
-		ins.Override != pg_query.OverridingKind_OVERRIDING_NOT_SET || ins.Relation == nil || ins.Relation.Catalogname != "" {
-		return "", nil, false
-	}
-	sel := ins.SelectStmt.GetSelectStmt()
-	if sel == nil || len(sel.ValuesLists) != 1 || len(sel.TargetList) > 0 || len(sel.FromClause) > 0 || sel.Op != pg_query.SetOperation_SETOP_NONE ||
-		sel.WithClause != nil || len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil || len(sel.LockingClause) > 0 {
-		return "", nil, false
-	}
-	row := sel.ValuesLists[0].GetList().GetItems()
-	if len(row) == 0 || len(row) != len(ins.Cols) {
-		return "", nil, false
-	}
-	cols = make([]ingestColumn, len(row))
-	params := make([]bool, len(row))
-	for j, v := range row {
-		p := v.GetParamRef()
-		target := ins.Cols[j].GetResTarget()
-		if p == nil || p.Number < 1 || int(p.Number) > len(row) || params[p.Number-1] || target == nil || len(target.Indirection) > 0 {
-			return "", nil, false
-		}
-		params[p.Number-1] = true
-		cols[j].name = target.Name
+	cols = make([]ingestColumn, len(names))
+	for j, name := range names {
+		cols[j].name = name
 		cols[j].values = make([]json.RawMessage, len(req.ParamsBatch))
 		for k, list := range req.ParamsBatch {
-			if len(list) != len(row) {
+			if len(list) != len(names) {
 				return "", nil, false
 			}
-			cols[j].values[k] = list[p.Number-1]
+			cols[j].values[k] = list[params[j]]
 		}
 	}
-	target = ident.Quote(ins.Relation.Relname)
-	if ins.Relation.Schemaname != "" {
-		target = ident.Quote(ins.Relation.Schemaname) + "." + target
+	target = ident.Quote(table)
+	if schema != "" {
+		target = ident.Quote(schema) + "." + target
 	}
 	return target, cols, true
 }

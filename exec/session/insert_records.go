@@ -55,3 +55,10 @@ func (s *Session) CopyRecords(ctx context.Context, p *Portal, recs []arrow.Recor
 	})
 	return tag, err
 }
+
+// PlainInsert recognizes an INSERT of one row of parameters that
+// /query/batch can load as rows (sql.PlainInsert, for wire, which does
+// not import sql).
+func PlainInsert(query string) (schema, table string, cols []string, params []int, ok bool) {
+	return sql.PlainInsert(query)
+}
