@@ -92,7 +92,7 @@ var settings = map[string]setting{
 	"lc_monetary":                         {def: "C"},
 	"lc_numeric":                          {def: "C"},
 	"lc_time":                             {def: "C"},
-	"bytea_output":                        {def: "hex", check: checkOneOf("hex")},
+	"bytea_output":                        {def: "hex", check: checkEnum("bytea_output", "escape", "hex")},
 	"client_min_messages":                 {def: "notice"},
 	"row_security":                        {def: "on", check: checkBool("row_security")},
 	"synchronous_commit":                  {def: "on"},
@@ -231,10 +231,12 @@ func (s *Session) unsetValue(name string) {
 // named TimeZone would otherwise be loaded from the time zone database
 // each time.
 type parsedSettings struct {
-	loc        *time.Location
-	dateStyle  types.DateStyle
-	floats     types.FloatStyle
-	searchPath []string
+	loc       *time.Location
+	dateStyle types.DateStyle
+	floats    types.FloatStyle
+	// byteaEscape is bytea_output = escape.
+	byteaEscape bool
+	searchPath  []string
 	// bind are the settings a statement's binding depends on (bindKey).
 	bind bindSettings
 	// The timeouts (0: none) and statement_mem in bytes (0: no limit).
@@ -290,6 +292,7 @@ func (s *Session) parsedSettings() *parsedSettings {
 	p.dateStyle, _ = types.ParseDateStyle(s.get("datestyle"), types.DateStyle{})
 	n, _ := strconv.Atoi(s.get("extra_float_digits"))
 	p.floats = types.FloatStyleFor(n)
+	p.byteaEscape = s.get("bytea_output") == "escape"
 	for _, part := range strings.Split(s.get("search_path"), ",") {
 		name := strings.Trim(strings.TrimSpace(part), `"`)
 		if name == "$user" {
@@ -420,7 +423,8 @@ func (s *Session) floatStyle() types.FloatStyle { return s.parsedSettings().floa
 // for each statement, with the current time for 'now' and friends. Binary
 // input and output follow none of them.
 func (s *Session) TextOptions() *types.TextOptions {
-	return &types.TextOptions{Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle()}
+	p := s.parsedSettings()
+	return &types.TextOptions{Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), ByteaEscape: p.byteaEscape}
 }
 
 // OutputOptions are TextOptions for text output only, which does not
@@ -429,7 +433,7 @@ func (s *Session) TextOptions() *types.TextOptions {
 func (s *Session) OutputOptions() *types.TextOptions {
 	p := s.parsedSettings()
 	if p.output == nil {
-		p.output = &types.TextOptions{Location: p.loc, DateStyle: p.dateStyle, Floats: p.floats}
+		p.output = &types.TextOptions{Location: p.loc, DateStyle: p.dateStyle, Floats: p.floats, ByteaEscape: p.byteaEscape}
 	}
 	return p.output
 }
