@@ -28,6 +28,9 @@ type Context struct {
 	// ByteaEscape is the session's bytea_output = escape: how bytea
 	// prints as text.
 	ByteaEscape bool
+	// IntervalStyle is the session's IntervalStyle: how interval prints
+	// as text.
+	IntervalStyle types.IntervalStyle
 	// Mem allocates the arrays kernels return.
 	Mem memory.Allocator
 	// Session answers current_user, current_schema() and friends; nil in

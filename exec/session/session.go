@@ -1020,7 +1020,7 @@ func (e *Engine) nextXid() uint32 {
 // runtime builds the exec.Runtime of one statement.
 func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	rt := &exec.Runtime{
-		Fn:        &functions.Context{Now: s.now(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), ByteaEscape: s.parsedSettings().byteaEscape, Mem: memory.DefaultAllocator, Session: s.env()},
+		Fn:        &functions.Context{Now: s.now(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Mem: memory.DefaultAllocator, Session: s.env()},
 		Params:    params,
 		Tx:        tx,
 		DB:        s.engine.db,

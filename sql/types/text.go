@@ -42,6 +42,8 @@ type TextOptions struct {
 	// ByteaEscape prints bytea in the escape format (bytea_output =
 	// escape) instead of hex.
 	ByteaEscape bool
+	// IntervalStyle is how interval values print.
+	IntervalStyle IntervalStyle
 }
 
 // RegNames is what knows the names of the objects reg* values refer to:
@@ -153,7 +155,7 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 		}
 	case Interval:
 		if iv, ok := toInterval(v); ok {
-			return appendInterval(dst, iv)
+			return appendIntervalStyle(dst, iv, opts.IntervalStyle)
 		}
 	case ArrayFamily:
 		if a, ok := v.(*Array); ok && t.IsCatalogVector() {
