@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -49,14 +50,20 @@ func (m *materialized) Close() {
 }
 
 // addReturning evaluates RETURNING expressions over rec (table columns)
-// and keeps the result.
-func (m *materialized) addReturning(rt *Runtime, exprs []sql.Expr, rec arrow.Record) error {
+// and keeps the result. The expressions read the system columns xmin and
+// xmax after the table's (sql.ReturningSystemColumns): xmin is
+// sql.FrozenXid, what a later scan of the row reads (clients compare it
+// with that: an xmin concurrency token), xmax that of row i (nil: 0 for
+// all).
+func (m *materialized) addReturning(rt *Runtime, exprs []sql.Expr, rec arrow.Record, xmax func(i int) uint32) error {
 	if len(exprs) == 0 || rec.NumRows() == 0 {
 		return nil
 	}
+	in := withSystemColumns(rec, xmax)
+	defer in.Release()
 	cols := make([]arrow.Array, len(exprs))
 	for i, e := range exprs {
-		a, err := Eval(rt, e, rec)
+		a, err := Eval(rt, e, in)
 		if err != nil {
 			releaseAll(cols[:i])
 			return err
@@ -66,6 +73,37 @@ func (m *materialized) addReturning(rt *Runtime, exprs []sql.Expr, rec arrow.Rec
 	m.recs = append(m.recs, array.NewRecord(m.schema, cols, rec.NumRows()))
 	releaseAll(cols)
 	return nil
+}
+
+// withSystemColumns is rec with its rows' xmin and xmax (xid) appended.
+func withSystemColumns(rec arrow.Record, xmax func(i int) uint32) arrow.Record {
+	n := int(rec.NumRows())
+	mins := make([]uint32, n)
+	maxes := make([]uint32, n)
+	for i := range n {
+		mins[i] = sql.FrozenXid
+		if xmax != nil {
+			maxes[i] = xmax(i)
+		}
+	}
+	fields := append(slices.Clip(rec.Schema().Fields()),
+		arrow.Field{Name: "xmin", Type: arrow.PrimitiveTypes.Uint32, Nullable: true},
+		arrow.Field{Name: "xmax", Type: arrow.PrimitiveTypes.Uint32, Nullable: true})
+	minArr := array.NewUint32Data(array.NewData(arrow.PrimitiveTypes.Uint32, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Uint32Traits.CastToBytes(mins))}, nil, 0, 0))
+	maxArr := array.NewUint32Data(array.NewData(arrow.PrimitiveTypes.Uint32, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Uint32Traits.CastToBytes(maxes))}, nil, 0, 0))
+	defer minArr.Release()
+	defer maxArr.Release()
+	cols := append(slices.Clip(rec.Columns()), minArr, maxArr)
+	return array.NewRecord(arrow.NewSchema(fields, nil), cols, rec.NumRows())
+}
+
+// xid is the ID of the statement's transaction (Runtime.Xid), or
+// PostgreSQL's first normal transaction ID outside a session.
+func (rt *Runtime) xid() uint32 {
+	if rt.Xid != 0 {
+		return rt.Xid
+	}
+	return 3
 }
 
 func releaseAll(arrs []arrow.Array) {
@@ -305,7 +343,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		acts.insertedInto(n.Table)
 		rt.written(n.Table.ID, rec.NumRows(), 0, 0)
 		count += rec.NumRows()
-		return out.addReturning(rt, n.Returning, rec)
+		return out.addReturning(rt, n.Returning, rec, nil)
 	})
 	if err != nil {
 		return 0, err
@@ -468,7 +506,16 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 			written = append(written, sorted)
 			all = sorted
 		}
-		if err := out.addReturning(rt, n.Returning, all); err != nil {
+		// A row ON CONFLICT DO UPDATE updated keeps the transaction's ID
+		// as xmax (in PostgreSQL, its lock on the row it replaced); an
+		// inserted one has none.
+		xid, updated := rt.xid(), len(from)-len(insertRows)
+		if err := out.addReturning(rt, n.Returning, all, func(i int) uint32 {
+			if order[i] < updated {
+				return xid
+			}
+			return 0
+		}); err != nil {
 			return 0, err
 		}
 	}
@@ -770,7 +817,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		}
 		rt.written(n.Table.ID, 0, w.newRec.NumRows(), 0)
 		count += w.newRec.NumRows()
-		if err := out.addReturning(rt, n.Returning, w.newRec); err != nil {
+		if err := out.addReturning(rt, n.Returning, w.newRec, nil); err != nil {
 			return 0, err
 		}
 		acts.updated(n.Table, w.old, w.newRec)
@@ -792,7 +839,9 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		rec := tableRecord(n.Table, in.Columns()[:ncols], in.NumRows())
 		defer rec.Release()
 		acts.deleted(n.Table, rec)
-		return out.addReturning(rt, n.Returning, rec)
+		// The deleted rows: this transaction ends them.
+		xid := rt.xid()
+		return out.addReturning(rt, n.Returning, rec, func(int) uint32 { return xid })
 	})
 	if err != nil {
 		return 0, err

@@ -47,5 +47,5 @@ func (rt *Runtime) textOptions() *types.TextOptions {
 	if rt.Fn == nil {
 		return nil
 	}
-	return &types.TextOptions{Location: rt.Fn.Location, Now: rt.Fn.Now, DateStyle: rt.Fn.DateStyle, Floats: rt.Fn.Floats}
+	return &types.TextOptions{Location: rt.Fn.Location, Now: rt.Fn.Now, DateStyle: rt.Fn.DateStyle, Floats: rt.Fn.Floats, ByteaEscape: rt.Fn.ByteaEscape, IntervalStyle: rt.Fn.IntervalStyle}
 }

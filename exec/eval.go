@@ -52,6 +52,10 @@ type Runtime struct {
 	// Mem is the statement's memory budget (statement_mem); nil bounds
 	// nothing.
 	Mem *MemoryBudget
+	// Xid is the ID of the statement's transaction: the xmax of the rows
+	// it deletes or ON CONFLICT updates, as RETURNING shows them (0: 3,
+	// PostgreSQL's first normal one).
+	Xid uint32
 	// Schemas, when set, are the prepared Arrow schemas of the plan's
 	// nodes (PrepareSchemas), which its operators use instead of building
 	// their own.

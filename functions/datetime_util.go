@@ -47,13 +47,13 @@ func location(ctx *Context) *time.Location {
 }
 
 // textOptions are the session settings a value's text form follows
-// (TimeZone, DateStyle, extra_float_digits), for output functions and
+// (TimeZone, DateStyle, extra_float_digits, bytea_output, IntervalStyle), for output functions and
 // input conversions.
 func textOptions(ctx *Context) *types.TextOptions {
 	if ctx == nil {
 		return nil
 	}
-	opts := &types.TextOptions{Location: ctx.Location, Now: ctx.Now, DateStyle: ctx.DateStyle, Floats: ctx.Floats}
+	opts := &types.TextOptions{Location: ctx.Location, Now: ctx.Now, DateStyle: ctx.DateStyle, Floats: ctx.Floats, ByteaEscape: ctx.ByteaEscape, IntervalStyle: ctx.IntervalStyle}
 	if ctx.Catalog != nil {
 		opts.RegNames = ctx.Catalog // reg* values print as names
 	}

@@ -25,6 +25,12 @@ type Context struct {
 	// Floats is how float4 and float8 print as text (the session's
 	// extra_float_digits).
 	Floats types.FloatStyle
+	// ByteaEscape is the session's bytea_output = escape: how bytea
+	// prints as text.
+	ByteaEscape bool
+	// IntervalStyle is the session's IntervalStyle: how interval prints
+	// as text.
+	IntervalStyle types.IntervalStyle
 	// Mem allocates the arrays kernels return.
 	Mem memory.Allocator
 	// Session answers current_user, current_schema() and friends; nil in

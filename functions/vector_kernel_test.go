@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -18,6 +19,7 @@ var vectorFuncNames = []string{
 	"cosine_similarity", "deeplake_cosine_similarity", "<#>", "maxsim", "deeplake_maxsim",
 	"l2_distance", "<->", "inner_product", "cosine_distance", "<=>", "l1_distance", "<+>",
 	"l2_norm", "l1_norm", "vector_norm", "vector_dims",
+	"+", "-", "*", "||", "l2_normalize",
 }
 
 // takesMatrix reports whether an overload accepts float4[][] operands.
@@ -120,6 +122,11 @@ func sameResult(out arrow.Array, i int, ev any) bool {
 		got = a.Value(i)
 	case *array.Int32:
 		return int64(a.Value(i)) == ev.(int64)
+	case *array.List: // a vector, element by element
+		want, ok := ev.(*types.Array).Float32s()
+		s, e := a.ValueOffsets(i)
+		got := a.ListValues().(*array.Float32).Float32Values()[s:e]
+		return ok && slices.Equal(got, want)
 	default:
 		return false
 	}

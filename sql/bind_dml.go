@@ -499,6 +499,9 @@ func (b *Binder) bindReturning(def *catalog.TableDef, alias string, list []*pg_q
 		return nil, nil, nil
 	}
 	cols := tableCols(def, alias)
+	for _, name := range ReturningSystemColumns {
+		cols = append(cols, Col{Name: name, T: types.XidT, Table: alias, Hidden: true})
+	}
 	items, err := b.bindTargets(&scope{cols: cols}, list)
 	if err != nil {
 		return nil, nil, err
@@ -535,7 +538,7 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 	for i := range def.Columns {
 		scan.Cols = append(scan.Cols, i)
 	}
-	scan.Out = append(tableCols(def, alias), Col{Name: catalog.RowIDColumn, T: types.Int8T, Hidden: true})
+	scan.Out = append(tableCols(def, alias), Col{Name: catalog.RowIDColumn, T: types.Int8T, Table: alias, Hidden: true})
 	var target, plan Node = scan, scan
 	sc := &scope{cols: scan.Out}
 	var other Node

@@ -10,6 +10,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -264,6 +265,18 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 				return e, err
 			}
 		}
+		if idx < 0 && IsSystemColumn(name) && name != "tableoid" {
+			e, err := systemColumn(s, qual, name, cr.Location)
+			if e != nil || err != nil {
+				if ref, ok := e.(*ColumnRef); ok && s != sc {
+					// RETURNING's own row, from a subquery of it.
+					if e, ok = b.outerColumn(sc, s, ref.Index, name); !ok {
+						return nil, pgerr.NotSupported("LATERAL references (column \"%s\" of another FROM item)", name)
+					}
+				}
+				return e, err
+			}
+		}
 		if idx >= 0 {
 			e, ok := b.outerColumn(sc, s, idx, name)
 			if !ok {
@@ -299,6 +312,71 @@ func tableOIDColumn(s *scope, qual string, location int32) (Expr, error) {
 	}
 	return nil, nil
 }
+
+// IsSystemColumn reports whether name is one of PostgreSQL's system
+// columns, which every table has and no user column may be named.
+func IsSystemColumn(name string) bool {
+	switch name {
+	case "tableoid", "xmin", "xmax", "cmin", "cmax", "ctid":
+		return true
+	}
+	return false
+}
+
+// FrozenXid is the xmin every stored row reads as: cairn keeps no
+// per-row transaction IDs, and a committed row is visible to every later
+// transaction, as PostgreSQL's frozen rows are (FrozenTransactionId).
+const FrozenXid = 2
+
+// systemColumn binds xmin, xmax, cmin, cmax or ctid of the table FROM
+// item (qual, or the only one) of scope s; nil when s has no table.
+//
+// cairn records no transaction per row: a row has xmin FrozenXid (in
+// RETURNING too, so that a client comparing it later, as an xmin
+// concurrency token, finds it equal), xmax 0 when a scan reads it (no
+// transaction deleted or locked it), cmin and cmax 0. The RETURNING list
+// of INSERT, UPDATE and DELETE reads hidden columns the statement fills
+// (ReturningSystemColumns): there xmax tells the rows ON CONFLICT DO
+// UPDATE updated (the transaction's ID, as in PostgreSQL) from those it
+// inserted (0), the idiom clients use to count them, and is the
+// transaction's ID for the rows DELETE removes. ctid (a tid, the row's
+// physical place) is refused.
+func systemColumn(s *scope, qual, name string, location int32) (Expr, error) {
+	// A table FROM item shows by its hidden row ID (a subquery's or a
+	// view's columns have none, nor system columns), RETURNING's row by
+	// its hidden system columns.
+	tables := map[string]bool{}
+	for _, c := range s.cols {
+		if c.Hidden && (c.Name == catalog.RowIDColumn || c.Name == name) && (qual == "" || c.Table == qual) {
+			tables[c.Table] = true
+		}
+	}
+	if len(tables) > 1 {
+		return nil, pgerr.New(pgerrcode.AmbiguousColumn, "column reference \"%s\" is ambiguous", name).WithPosition(location + 1)
+	}
+	if len(tables) == 0 {
+		return nil, nil
+	}
+	for i, c := range s.cols {
+		if c.Hidden && c.Name == name && tables[c.Table] {
+			return &ColumnRef{Index: i, Name: name, T: c.T}, nil
+		}
+	}
+	switch name {
+	case "xmin":
+		return &Const{Value: int64(FrozenXid), T: types.XidT}, nil
+	case "xmax":
+		return &Const{Value: int64(0), T: types.XidT}, nil
+	case "cmin", "cmax":
+		return &Const{Value: int64(0), T: types.CidT}, nil
+	}
+	return nil, pgerr.NotSupported("system column \"%s\"", name).WithPosition(location + 1)
+}
+
+// ReturningSystemColumns are the hidden columns the RETURNING list of
+// INSERT, UPDATE and DELETE may read after the table's columns, in this
+// order: the row version's xmin and xmax (exec fills them).
+var ReturningSystemColumns = []string{"xmin", "xmax"}
 
 // wholeRow binds a FROM item's alias used as a value (to_jsonb(t),
 // row_to_json(t), t.* as an argument): a record of its visible columns,

@@ -36,6 +36,9 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 		return b.bindSRFCall(fn, args, fc)
 	}
 	switch name {
+	case "binary_quantize":
+		// pgvector's binary_quantize(vector) returns bit(n).
+		return nil, pgerr.NotSupported("binary_quantize (cairn has no bit type)").WithPosition(fc.Location + 1)
 	case "nextval":
 		return b.bindNextVal(args)
 	case "currval", "setval", "lastval":

@@ -726,6 +726,9 @@ func (b *Binder) addColumnDef(ct *CreateTable, cd *pg_query.ColumnDef, tableCons
 // creates.
 func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (catalog.ColumnDef, *catalog.SequenceDef, error) {
 	col := catalog.ColumnDef{Name: cd.Colname}
+	if err := systemColumnConflict(cd.Colname); err != nil {
+		return col, nil, err
+	}
 	if cc := cd.CollClause; cc != nil {
 		if err := checkCollation(cc.Collname, cc.Location); err != nil {
 			return col, nil, err
@@ -1327,7 +1330,19 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	if s.RenameType == pg_query.ObjectType_OBJECT_TABLE {
 		return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameTable, NewName: s.Newname}}}, nil
 	}
+	if err := systemColumnConflict(s.Newname); err != nil {
+		return nil, err
+	}
 	return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameColumn, Name: s.Subname, NewName: s.Newname}}}, nil
+}
+
+// systemColumnConflict refuses a table column named as a system column
+// (IsSystemColumn), as PostgreSQL does.
+func systemColumnConflict(name string) error {
+	if IsSystemColumn(name) {
+		return pgerr.New(pgerrcode.DuplicateColumn, "column name \"%s\" conflicts with a system column name", name)
+	}
+	return nil
 }
 
 // bindAlterRelationOwner binds ALTER TABLE, SEQUENCE or VIEW ... OWNER
@@ -1662,6 +1677,9 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, er
 			if d.Name == name {
 				return nil, pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", name)
 			}
+		}
+		if err := systemColumnConflict(name); err != nil {
+			return nil, err
 		}
 		def.Columns = append(def.Columns, catalog.ColumnDef{Name: name, Type: t})
 		e, err := b.coerceColumn(&ColumnRef{Index: i, Name: c.Name, T: c.T}, name, t)

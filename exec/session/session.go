@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -58,7 +59,9 @@ type Engine struct {
 	stats exec.Stats
 	// statements are pg_stat_statements' (statements.go).
 	statements statementStats
-	limits     connLimits
+	// lastXid is the transaction ID given last (Session.begin).
+	lastXid atomic.Uint32
+	limits  connLimits
 	// defaults are Options.Settings, checked and normalised.
 	defaults map[string]string
 	// snapshots are the exported snapshots (snapshots.go).
@@ -102,6 +105,10 @@ func (e *Engine) DB() *storage.DB { return e.db }
 // transaction, prepared statements. A session is used by one goroutine at
 // a time.
 type Session struct {
+	// xid is the transaction ID of xidTx, the session's latest storage
+	// transaction (exec.Runtime.Xid).
+	xid    uint32
+	xidTx  *storage.Tx
 	engine *Engine
 	// authUser is the name the client logged in as (pg_stat_activity's
 	// usename, what RESET SESSION AUTHORIZATION returns to); the current
@@ -1004,13 +1011,24 @@ func (s *Session) now() time.Time {
 	return time.Now()
 }
 
+// nextXid gives out transaction IDs in order, from PostgreSQL's first
+// normal one (3) and past the special ones (0 to 2) when they wrap.
+func (e *Engine) nextXid() uint32 {
+	for {
+		if x := e.lastXid.Add(1); x > 2 {
+			return x
+		}
+	}
+}
+
 // runtime builds the exec.Runtime of one statement.
 func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	rt := &exec.Runtime{
-		Fn:        &functions.Context{Now: s.now(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Mem: memory.DefaultAllocator, Session: s.env()},
+		Fn:        &functions.Context{Now: s.now(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Mem: memory.DefaultAllocator, Session: s.env()},
 		Params:    params,
 		Tx:        tx,
 		DB:        s.engine.db,
+		Xid:       s.xid,
 		ExprCache: s.engine.exprs,
 		Seqs:      &s.seqs,
 		Stats:     &s.engine.stats,

@@ -60,7 +60,7 @@ var settings = map[string]setting{
 	"server_encoding":                     {def: "UTF8", report: true, readOnly: true},
 	"client_encoding":                     {def: "UTF8", report: true, check: checkEncoding},
 	"datestyle":                           {def: "ISO, MDY", report: true, update: updateDateStyle},
-	"intervalstyle":                       {def: "postgres", report: true, check: checkOneOf("postgres")},
+	"intervalstyle":                       {def: "postgres", report: true, check: checkEnum("intervalstyle", "postgres", "postgres_verbose", "sql_standard", "iso_8601")},
 	"timezone":                            {def: "UTC", report: true, check: checkTimeZone},
 	"integer_datetimes":                   {def: "on", report: true, readOnly: true},
 	"standard_conforming_strings":         {def: "on", report: true, check: checkOneOf("on")},
@@ -93,7 +93,7 @@ var settings = map[string]setting{
 	"lc_monetary":                         {def: "C"},
 	"lc_numeric":                          {def: "C"},
 	"lc_time":                             {def: "C"},
-	"bytea_output":                        {def: "hex", check: checkOneOf("hex")},
+	"bytea_output":                        {def: "hex", check: checkEnum("bytea_output", "escape", "hex")},
 	"client_min_messages":                 {def: "notice"},
 	"row_security":                        {def: "on", check: checkBool("row_security")},
 	"synchronous_commit":                  {def: "on"},
@@ -232,10 +232,14 @@ func (s *Session) unsetValue(name string) {
 // named TimeZone would otherwise be loaded from the time zone database
 // each time.
 type parsedSettings struct {
-	loc        *time.Location
-	dateStyle  types.DateStyle
-	floats     types.FloatStyle
-	searchPath []string
+	loc       *time.Location
+	dateStyle types.DateStyle
+	floats    types.FloatStyle
+	// byteaEscape is bytea_output = escape.
+	byteaEscape bool
+	// intervalStyle is IntervalStyle.
+	intervalStyle types.IntervalStyle
+	searchPath    []string
 	// bind are the settings a statement's binding depends on (bindKey).
 	bind bindSettings
 	// The timeouts (0: none) and statement_mem in bytes (0: no limit).
@@ -291,6 +295,8 @@ func (s *Session) parsedSettings() *parsedSettings {
 	p.dateStyle, _ = types.ParseDateStyle(s.get("datestyle"), types.DateStyle{})
 	n, _ := strconv.Atoi(s.get("extra_float_digits"))
 	p.floats = types.FloatStyleFor(n)
+	p.byteaEscape = s.get("bytea_output") == "escape"
+	p.intervalStyle, _ = types.ParseIntervalStyle(s.get("intervalstyle"))
 	for _, part := range strings.Split(s.get("search_path"), ",") {
 		name := strings.Trim(strings.TrimSpace(part), `"`)
 		if name == "$user" {
@@ -421,7 +427,8 @@ func (s *Session) floatStyle() types.FloatStyle { return s.parsedSettings().floa
 // for each statement, with the current time for 'now' and friends. Binary
 // input and output follow none of them.
 func (s *Session) TextOptions() *types.TextOptions {
-	return &types.TextOptions{Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle()}
+	p := s.parsedSettings()
+	return &types.TextOptions{Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), ByteaEscape: p.byteaEscape, IntervalStyle: p.intervalStyle}
 }
 
 // OutputOptions are TextOptions for text output only, which does not
@@ -430,7 +437,7 @@ func (s *Session) TextOptions() *types.TextOptions {
 func (s *Session) OutputOptions() *types.TextOptions {
 	p := s.parsedSettings()
 	if p.output == nil {
-		p.output = &types.TextOptions{Location: p.loc, DateStyle: p.dateStyle, Floats: p.floats}
+		p.output = &types.TextOptions{Location: p.loc, DateStyle: p.dateStyle, Floats: p.floats, ByteaEscape: p.byteaEscape, IntervalStyle: p.intervalStyle}
 	}
 	return p.output
 }

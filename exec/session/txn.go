@@ -295,6 +295,7 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, er
 func (s *Session) begin() *storage.Tx {
 	tx := s.engine.db.Begin()
 	tx.SetOwner(s.pid)
+	s.xid = s.engine.nextXid()
 	return tx
 }
 

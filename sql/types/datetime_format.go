@@ -3,6 +3,7 @@ package types
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -267,6 +268,216 @@ func appendTimestamp(dst []byte, ts Timestamp, tz bool, loc *time.Location, ds D
 	}
 	if y <= 0 {
 		dst = append(dst, " BC"...)
+	}
+	return dst
+}
+
+// IntervalStyle is the session's IntervalStyle: how interval values
+// print. The zero value is postgres.
+type IntervalStyle uint8
+
+// The IntervalStyle values.
+const (
+	IntervalPostgres IntervalStyle = iota
+	IntervalPostgresVerbose
+	IntervalSQLStandard
+	IntervalISO8601
+)
+
+// ParseIntervalStyle reads an IntervalStyle setting's value (already
+// validated); ok is false for another one.
+func ParseIntervalStyle(v string) (IntervalStyle, bool) {
+	switch strings.ToLower(v) {
+	case "postgres":
+		return IntervalPostgres, true
+	case "postgres_verbose":
+		return IntervalPostgresVerbose, true
+	case "sql_standard":
+		return IntervalSQLStandard, true
+	case "iso_8601":
+		return IntervalISO8601, true
+	}
+	return IntervalPostgres, false
+}
+
+// intervalFields splits an interval into interval_out's fields: years,
+// months, days, hours, minutes, seconds and microseconds (the time
+// fields share the sign of the interval's time).
+func intervalFields(iv IntervalValue) (year, mon, mday, hour, min, sec, fsec int64) {
+	year = int64(iv.Months) / 12
+	mon = int64(iv.Months) % 12
+	mday = int64(iv.Days)
+	t := iv.Micros
+	hour = t / MicrosPerHour
+	t -= hour * MicrosPerHour
+	min = t / MicrosPerMinute
+	t -= min * MicrosPerMinute
+	sec = t / MicrosPerSecond
+	fsec = t - sec*MicrosPerSecond
+	return
+}
+
+// appendIntervalStyle appends interval_out's form in the given
+// IntervalStyle (EncodeInterval).
+func appendIntervalStyle(dst []byte, iv IntervalValue, style IntervalStyle) []byte {
+	switch style {
+	case IntervalPostgresVerbose:
+		return appendIntervalVerbose(dst, iv)
+	case IntervalSQLStandard:
+		return appendIntervalSQL(dst, iv)
+	case IntervalISO8601:
+		return appendIntervalISO(dst, iv)
+	}
+	return appendInterval(dst, iv)
+}
+
+// appendSeconds is AppendSeconds: |sec| (two digits when pad) and the
+// fraction of |fsec| without trailing zeros.
+func appendSeconds(dst []byte, sec, fsec int64, pad bool) []byte {
+	w := 1
+	if pad {
+		w = 2
+	}
+	return appendFraction(appendZeroPad(dst, abs64(sec), w), fsec)
+}
+
+// appendIntervalVerbose is IntervalStyle postgres_verbose: "@ 1 year 2
+// mons 3 days 4 hours 5 mins 6.5 secs", " ago" when it is negative.
+func appendIntervalVerbose(dst []byte, iv IntervalValue) []byte {
+	year, mon, mday, hour, min, sec, fsec := intervalFields(iv)
+	dst = append(dst, '@')
+	isZero, isBefore := true, false
+	part := func(v int64, unit string) {
+		if v == 0 {
+			return
+		}
+		if isZero {
+			isBefore = v < 0
+			v = abs64(v)
+		} else if isBefore {
+			v = -v
+		}
+		dst = append(dst, ' ')
+		dst = strconv.AppendInt(dst, v, 10)
+		dst = append(dst, ' ')
+		dst = append(dst, unit...)
+		if v != 1 {
+			dst = append(dst, 's')
+		}
+		isZero = false
+	}
+	part(year, "year")
+	part(mon, "mon")
+	part(mday, "day")
+	part(hour, "hour")
+	part(min, "min")
+	if sec != 0 || fsec != 0 {
+		dst = append(dst, ' ')
+		if sec < 0 || (sec == 0 && fsec < 0) {
+			if isZero {
+				isBefore = true
+			} else if !isBefore {
+				dst = append(dst, '-')
+			}
+		} else if isBefore {
+			dst = append(dst, '-')
+		}
+		dst = appendSeconds(dst, sec, fsec, false)
+		dst = append(dst, " sec"...)
+		if abs64(sec) != 1 || fsec != 0 {
+			dst = append(dst, 's')
+		}
+		isZero = false
+	}
+	if isZero {
+		dst = append(dst, " 0"...)
+	}
+	if isBefore {
+		dst = append(dst, " ago"...)
+	}
+	return dst
+}
+
+// appendIntervalSQL is IntervalStyle sql_standard: "1-2" (year-month),
+// "3 4:05:06" (day-time), or both with explicit signs when the
+// interval mixes them or mixes signs.
+func appendIntervalSQL(dst []byte, iv IntervalValue) []byte {
+	year, mon, mday, hour, min, sec, fsec := intervalFields(iv)
+	neg := year < 0 || mon < 0 || mday < 0 || hour < 0 || min < 0 || sec < 0 || fsec < 0
+	pos := year > 0 || mon > 0 || mday > 0 || hour > 0 || min > 0 || sec > 0 || fsec > 0
+	hasYM := year != 0 || mon != 0
+	hasDT := mday != 0 || hour != 0 || min != 0 || sec != 0 || fsec != 0
+	standard := !(neg && pos) && !(hasYM && hasDT)
+	if neg && standard {
+		dst = append(dst, '-')
+		year, mon, mday, hour, min, sec, fsec = -year, -mon, -mday, -hour, -min, -sec, -fsec
+	}
+	sign := func(neg bool) byte {
+		if neg {
+			return '-'
+		}
+		return '+'
+	}
+	switch {
+	case !neg && !pos:
+		return append(dst, '0')
+	case !standard:
+		dst = append(dst, sign(year < 0 || mon < 0))
+		dst = strconv.AppendInt(dst, abs64(year), 10)
+		dst = append(dst, '-')
+		dst = strconv.AppendInt(dst, abs64(mon), 10)
+		dst = append(dst, ' ', sign(mday < 0))
+		dst = strconv.AppendInt(dst, abs64(mday), 10)
+		dst = append(dst, ' ', sign(hour < 0 || min < 0 || sec < 0 || fsec < 0))
+		dst = strconv.AppendInt(dst, abs64(hour), 10)
+		dst = append(dst, ':')
+		dst = appendZeroPad(dst, abs64(min), 2)
+		dst = append(dst, ':')
+		return appendSeconds(dst, sec, fsec, true)
+	case hasYM:
+		dst = strconv.AppendInt(dst, year, 10)
+		dst = append(dst, '-')
+		return strconv.AppendInt(dst, mon, 10)
+	}
+	if mday != 0 {
+		dst = strconv.AppendInt(dst, mday, 10)
+		dst = append(dst, ' ')
+	}
+	dst = strconv.AppendInt(dst, hour, 10)
+	dst = append(dst, ':')
+	dst = appendZeroPad(dst, min, 2)
+	dst = append(dst, ':')
+	return appendSeconds(dst, sec, fsec, true)
+}
+
+// appendIntervalISO is IntervalStyle iso_8601: "P1Y2M3DT4H5M6.5S",
+// "PT0S" for zero.
+func appendIntervalISO(dst []byte, iv IntervalValue) []byte {
+	year, mon, mday, hour, min, sec, fsec := intervalFields(iv)
+	if year == 0 && mon == 0 && mday == 0 && hour == 0 && min == 0 && sec == 0 && fsec == 0 {
+		return append(dst, "PT0S"...)
+	}
+	dst = append(dst, 'P')
+	part := func(v int64, unit byte) {
+		if v != 0 {
+			dst = strconv.AppendInt(dst, v, 10)
+			dst = append(dst, unit)
+		}
+	}
+	part(year, 'Y')
+	part(mon, 'M')
+	part(mday, 'D')
+	if hour != 0 || min != 0 || sec != 0 || fsec != 0 {
+		dst = append(dst, 'T')
+	}
+	part(hour, 'H')
+	part(min, 'M')
+	if sec != 0 || fsec != 0 {
+		if sec < 0 || fsec < 0 {
+			dst = append(dst, '-')
+		}
+		dst = appendSeconds(dst, sec, fsec, false)
+		dst = append(dst, 'S')
 	}
 	return dst
 }

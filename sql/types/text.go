@@ -39,6 +39,11 @@ type TextOptions struct {
 	// wherever one is printed, array elements included; without it they
 	// print as their OIDs, as oid does.
 	RegNames RegNames
+	// ByteaEscape prints bytea in the escape format (bytea_output =
+	// escape) instead of hex.
+	ByteaEscape bool
+	// IntervalStyle is how interval values print.
+	IntervalStyle IntervalStyle
 }
 
 // RegNames is what knows the names of the objects reg* values refer to:
@@ -127,6 +132,9 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 		}
 	case Bytea:
 		if b, ok := v.([]byte); ok {
+			if opts.ByteaEscape {
+				return appendByteaEscape(dst, b)
+			}
 			return appendByteaHex(dst, b)
 		}
 	case UUID:
@@ -147,7 +155,7 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 		}
 	case Interval:
 		if iv, ok := toInterval(v); ok {
-			return appendInterval(dst, iv)
+			return appendIntervalStyle(dst, iv, opts.IntervalStyle)
 		}
 	case ArrayFamily:
 		if a, ok := v.(*Array); ok && t.IsCatalogVector() {
@@ -183,6 +191,9 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 		return append(dst, x...)
 	case []byte:
 		if t.Family == Bytea {
+			if opts.ByteaEscape {
+				return appendByteaEscape(dst, x)
+			}
 			return appendByteaHex(dst, x)
 		}
 		return append(dst, x...)
@@ -396,6 +407,22 @@ func clipName(s string) string {
 func appendByteaHex(dst []byte, b []byte) []byte {
 	dst = append(dst, '\\', 'x')
 	return hex.AppendEncode(dst, b)
+}
+
+// appendByteaEscape is byteaout's escape format: printable ASCII as it
+// is, a backslash doubled, any other byte as \ and three octal digits.
+func appendByteaEscape(dst []byte, b []byte) []byte {
+	for _, c := range b {
+		switch {
+		case c == '\\':
+			dst = append(dst, '\\', '\\')
+		case c < 0x20 || c > 0x7e:
+			dst = append(dst, '\\', '0'+c>>6, '0'+c>>3&7, '0'+c&7)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // parseBytea is byteain: hex format (\x...) or the escape format.

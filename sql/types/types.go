@@ -260,6 +260,22 @@ var (
 	OidVectorT  = T{Family: ArrayFamily, Elem: &OidT, Dims: 1, Mod: -1, Domain: "oidvector"}
 )
 
+// XidT is PostgreSQL's xid, the type of the system columns xmin and xmax: a
+// 32-bit transaction ID written as an unsigned decimal. cairn models it as
+// an oid marked by Domain (the same datum, text form and comparisons with
+// integers), with xid's own OID and name.
+var XidT = T{Family: Oid, Mod: -1, Domain: "xid"}
+
+// CidT is PostgreSQL's cid, the type of the system columns cmin and cmax (a
+// command ID within a transaction), modelled as XidT is.
+var CidT = T{Family: Oid, Mod: -1, Domain: "cid"}
+
+// The pg_type OIDs of xid and cid.
+const (
+	XidOID = 28
+	CidOID = 29
+)
+
 // IsCatalogVector reports whether t is int2vector or oidvector.
 func (t T) IsCatalogVector() bool {
 	return t.Family == ArrayFamily && (t.Domain == "int2vector" || t.Domain == "oidvector")
@@ -272,6 +288,10 @@ func (t T) OID() uint32 {
 		return 22
 	case t.Domain == "oidvector" && t.Family == ArrayFamily:
 		return 30
+	case t.Domain == "xid" && t.Family == Oid:
+		return XidOID
+	case t.Domain == "cid" && t.Family == Oid:
+		return CidOID
 	}
 	if t.Family == ArrayFamily {
 		return families[t.Elem.Family].arrayOID
@@ -324,6 +344,12 @@ func (t T) String() string {
 // ByOID returns the type with the given OID; ok is false for an OID cairn
 // does not know.
 func ByOID(oid uint32) (T, bool) {
+	switch oid {
+	case XidOID:
+		return XidT, true
+	case CidOID:
+		return CidT, true
+	}
 	for f, info := range families {
 		if f == Null {
 			continue
@@ -441,6 +467,10 @@ func Named(name string) (T, bool) {
 		return IntervalT, true
 	case "oid":
 		return OidT, true
+	case "xid":
+		return XidT, true
+	case "cid":
+		return CidT, true
 	case "int2vector":
 		return Int2VectorT, true
 	case "oidvector":
