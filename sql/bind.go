@@ -36,7 +36,12 @@ type Binder struct {
 	// or float cast to text is written in them.
 	DateStyle types.DateStyle
 	Floats    types.FloatStyle
-	Params    []types.T
+	// ByteaEscape and IntervalStyle are the session's bytea_output =
+	// escape and IntervalStyle, which a constant bytea or interval cast
+	// to text is written in.
+	ByteaEscape   bool
+	IntervalStyle types.IntervalStyle
+	Params        []types.T
 	// NoParams makes $n an error (a simple-protocol query has no
 	// parameters).
 	NoParams bool

@@ -103,7 +103,8 @@ func (b *Binder) foldCast(c *Cast) (Expr, error) {
 	if !ok {
 		return c, nil
 	}
-	fn := &functions.Context{Location: b.location(), Now: b.Now, DateStyle: b.DateStyle, Floats: b.Floats}
+	fn := &functions.Context{Location: b.location(), Now: b.Now, DateStyle: b.DateStyle, Floats: b.Floats,
+		ByteaEscape: b.ByteaEscape, IntervalStyle: b.IntervalStyle}
 	if (c.To.IsOID() || k.T.IsOID() || isRegArray(c.To) || isRegArray(k.T)) && b.Catalog != nil {
 		// 'name'::regclass and friends look the name up now.
 		fn.Catalog = b.catalogView()

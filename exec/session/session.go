@@ -231,8 +231,8 @@ type boundPlan struct {
 // bindKey is what a binding depends on besides the statement: the
 // catalog (immutable: a DDL makes a new one), the parameter types asked
 // for, and the settings the binder reads (search_path and the user its
-// $user names, and the TimeZone, DateStyle and extra_float_digits that
-// constant casts follow; the user and row_security also decide which
+// $user names, and the TimeZone, DateStyle, extra_float_digits,
+// bytea_output and IntervalStyle that constant casts follow; the user and row_security also decide which
 // row-level security policies filter the plan).
 type bindKey struct {
 	cat      *catalog.Catalog
@@ -607,7 +607,8 @@ func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.
 // binder is a binder over cat with the session's search path, settings
 // and prepared statements.
 func (s *Session) binder(cat *catalog.Catalog) *sql.Binder {
-	return &sql.Binder{Catalog: cat, SearchPath: s.searchPath(), Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), Prepared: s.preparedParams,
+	return &sql.Binder{Catalog: cat, SearchPath: s.searchPath(), Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle(),
+		ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Prepared: s.preparedParams,
 		Role: s.currentRole(cat).OID, RowSecurityOff: !isOn(s.get("row_security")),
 		NoIndexScans: !isOn(s.get("enable_indexscan")), NoBitmapScans: !isOn(s.get("enable_bitmapscan"))}
 }

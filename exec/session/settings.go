@@ -270,6 +270,7 @@ type parsedSettings struct {
 type bindSettings struct {
 	user, searchPath, tz, dates, floatDig, rowSecurity string
 	indexScan, bitmapScan                              string
+	byteaOutput, intervalStyle                         string
 }
 
 // parsedSettings returns the session's parsed settings (setValue and
@@ -280,7 +281,8 @@ func (s *Session) parsedSettings() *parsedSettings {
 	}
 	p := &parsedSettings{loc: time.UTC, bind: bindSettings{user: s.currentUser(), searchPath: s.get("search_path"), tz: s.get("timezone"),
 		dates: s.get("datestyle"), floatDig: s.get("extra_float_digits"), rowSecurity: s.get("row_security"),
-		indexScan: s.get("enable_indexscan"), bitmapScan: s.get("enable_bitmapscan")}}
+		indexScan: s.get("enable_indexscan"), bitmapScan: s.get("enable_bitmapscan"),
+		byteaOutput: s.get("bytea_output"), intervalStyle: s.get("intervalstyle")}}
 	p.statementTimeout, _ = parseDuration(s.get("statement_timeout"))
 	p.idleSessionTimeout, _ = parseDuration(s.get("idle_session_timeout"))
 	p.idleInTxTimeout, _ = parseDuration(s.get("idle_in_transaction_session_timeout"))
