@@ -7,7 +7,6 @@ package functions
 import (
 	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 func init() {
@@ -60,13 +59,9 @@ func regexReplace(re *regexp.Regexp, s, repl string, global bool) (string, error
 		if !global {
 			break
 		}
-		pos = m[1]
-		if m[0] == m[1] {
-			if pos == len(s) {
-				break
-			}
-			_, w := utf8.DecodeRuneInString(s[pos:])
-			pos += w
+		var done bool
+		if pos, done = afterMatch(s, m); done {
+			break
 		}
 	}
 	if err := checkGrow(b.Len(), len(s)-last); err != nil {

@@ -65,16 +65,28 @@ func regexSearch(re *regexp.Regexp, s string, pos, limit int) ([][]int, error) {
 			return out, err
 		}
 		out = append(out, m)
-		pos = m[1]
-		if m[0] == m[1] {
-			if pos == len(s) {
-				break
-			}
-			_, w := utf8.DecodeRuneInString(s[pos:])
-			pos += w
+		var done bool
+		if pos, done = afterMatch(s, m); done {
+			break
 		}
 	}
 	return out, nil
+}
+
+// afterMatch is where the search for the next match of a global search
+// starts after match m of s: its end, one character further after an
+// empty match (which would match there again); done when an empty match
+// is at the end of s.
+func afterMatch(s string, m []int) (pos int, done bool) {
+	pos = m[1]
+	if m[0] != m[1] {
+		return pos, false
+	}
+	if pos == len(s) {
+		return pos, true
+	}
+	_, w := utf8.DecodeRuneInString(s[pos:])
+	return pos + w, false
 }
 
 // regexpMatchesFrom compiles pattern with flags for function fn (which, like
