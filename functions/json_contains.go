@@ -16,9 +16,10 @@ import (
 // answer for, is parsed whole as before.
 
 // containsMembers reports whether doc, a jsonb datum, contains b, a parsed
-// jsonb object whose own text is bText; ok is false when the scan does
-// not answer (doc is not an object, or has an escaped member name).
-func containsMembers(doc string, b *jnode, bText string) (contains, ok bool) {
+// jsonb datum that is an object (so its values' raw text is their normal
+// form); ok is false when the scan does not answer (doc is not an object,
+// or has an escaped member name).
+func containsMembers(doc string, b *jnode) (contains, ok bool) {
 	if i := skipJSONSpace(doc, 0); i == len(doc) || doc[i] != '{' {
 		return false, false
 	}
@@ -41,7 +42,7 @@ func containsMembers(doc string, b *jnode, bText string) (contains, ok bool) {
 		if bv.kind == jsonObject || bv.kind == jsonArray {
 			return false, true
 		}
-		if braw, _, _ := jsonField(bText, k); !sameScalar(raw, braw) {
+		if !sameScalar(raw, bv.raw) {
 			return false, true
 		}
 	}
@@ -82,11 +83,9 @@ func trimFraction(s string) string {
 func jsonbContainsKernel(ov *Overload) func(*Context, []Arg, int) (arrow.Array, error) {
 	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
 		var b *jnode
-		var bText string
 		if args[1].Array == nil {
-			bText = args[1].Const.(string)
 			var err error
-			if b, err = parseJSON(bText); err != nil {
+			if b, err = parseJSON(args[1].Const.(string)); err != nil {
 				return nil, err
 			}
 		}
@@ -109,7 +108,7 @@ func jsonbContainsKernel(ov *Overload) func(*Context, []Arg, int) (arrow.Array, 
 				continue
 			}
 			if b.kind == jsonObject {
-				if c, ok := containsMembers(doc, b, bText); ok {
+				if c, ok := containsMembers(doc, b); ok {
 					out.Append(c)
 					continue
 				}

@@ -29,7 +29,7 @@ func TestContainsMembersMatchesParser(t *testing.T) {
 			if b.kind != jsonObject {
 				continue
 			}
-			got, ok := containsMembers(a, b, bText)
+			got, ok := containsMembers(a, b)
 			if !ok {
 				continue
 			}
