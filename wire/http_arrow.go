@@ -13,11 +13,14 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -68,8 +71,9 @@ func rowChunks(nrows int) (per, n int) {
 
 // parallelRows calls fn for each chunk of rowChunks(nrows), chunk i being
 // rows [from, to), on up to one goroutine per processor, and returns once
-// all calls have.
-func parallelRows(nrows int, fn func(i, from, to int)) {
+// all calls have. A panic in fn fails the request (an internal error),
+// not the server.
+func parallelRows(nrows int, fn func(i, from, to int)) error {
 	per, n := rowChunks(nrows)
 	next := make(chan int, n)
 	for i := range n {
@@ -77,16 +81,26 @@ func parallelRows(nrows int, fn func(i, from, to int)) {
 	}
 	close(next)
 	var wg sync.WaitGroup
+	var failed atomic.Pointer[pgerr.Error]
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					failed.CompareAndSwap(nil, pgerr.New(pgerrcode.InternalError, "converting the request's values: %v", r))
+				}
+			}()
 			for i := range next {
 				fn(i, i*per, min(nrows, (i+1)*per))
 			}
 		}()
 	}
 	wg.Wait()
+	if err := failed.Load(); err != nil {
+		return err
+	}
+	return nil
 }
 
 // toArrow converts cols, the values of columns of types ts (one value per
@@ -98,9 +112,12 @@ func toArrow(cols []ingestColumn, ts []types.T, opts *types.TextOptions) ([]arro
 	_, n := rowChunks(nrows)
 	recs := make([]arrow.Record, n)
 	errs := make([]error, n)
-	parallelRows(nrows, func(i, from, to int) {
+	if err := parallelRows(nrows, func(i, from, to int) {
 		recs[i], errs[i] = newArrowConverter(cols, ts, opts).chunk(cols, from, to)
-	})
+	}); err != nil {
+		releaseRecords(recs)
+		return nil, err
+	}
 	for _, err := range errs {
 		if err != nil {
 			releaseRecords(recs)

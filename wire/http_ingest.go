@@ -271,7 +271,7 @@ func validValues(cols []ingestColumn) bool {
 		nrows = max(nrows, len(c.values))
 	}
 	var bad atomic.Bool
-	parallelRows(nrows, func(_, from, to int) {
+	err := parallelRows(nrows, func(_, from, to int) {
 		for _, c := range cols {
 			for _, v := range c.values[min(from, len(c.values)):min(to, len(c.values))] {
 				if !(v[0] == '[' && jsonNumberArray(v)) && !jsontext.Value(v).IsValid(jsontextOptions...) {
@@ -281,7 +281,7 @@ func validValues(cols []ingestColumn) bool {
 			}
 		}
 	})
-	return !bad.Load()
+	return err == nil && !bad.Load() // a panic leaves the body to encoding/json
 }
 
 // skipDigits returns the index of the first byte of b from i on that is

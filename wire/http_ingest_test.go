@@ -11,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
 // httpClient posts to an in-process HTTP API over a real socket.
@@ -367,4 +371,20 @@ func compactAll(values []json.RawMessage) []json.RawMessage {
 		out[i] = b.Bytes()
 	}
 	return out
+}
+
+// TestParallelRowsPanic checks that a panic while converting one chunk of
+// an ingest's rows is the request's internal error, not the server's end.
+func TestParallelRowsPanic(t *testing.T) {
+	err := parallelRows(100_000, func(i, from, to int) {
+		if i == 1 {
+			panic("bad chunk")
+		}
+	})
+	if code := pgerr.Code(err); code != pgerrcode.InternalError {
+		t.Fatalf("error %v (SQLSTATE %q), want XX000", err, code)
+	}
+	if err := parallelRows(100_000, func(int, int, int) {}); err != nil {
+		t.Fatal(err)
+	}
 }
