@@ -13,6 +13,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 )
 
@@ -31,8 +32,26 @@ func sidecarHead(magic []byte, seg *segment) []byte {
 // writeSidecar seals buf (sidecarHead and the body) with its checksum and
 // writes it to path, beside seg.
 func writeSidecar(path string, seg *segment, buf []byte) error {
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, sidecarCRC))
-	if err := writeFileAtomic(path, buf); err != nil {
+	return writeSidecarFunc(path, seg, buf, func(io.Writer) error { return nil })
+}
+
+// writeSidecarFunc is writeSidecar for a body that body streams after head
+// (sidecarHead), so that a large one (a vector index) is never a second
+// copy in memory.
+func writeSidecarFunc(path string, seg *segment, head []byte, body func(w io.Writer) error) error {
+	err := writeFileAtomicFunc(path, func(w io.Writer) error {
+		sum := crc32.New(sidecarCRC)
+		mw := io.MultiWriter(w, sum)
+		if _, err := mw.Write(head); err != nil {
+			return err
+		}
+		if err := body(mw); err != nil {
+			return err
+		}
+		_, err := w.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	if seg.gone() {
@@ -52,6 +71,30 @@ func readSidecar(path, what string, magic []byte, seg *segment) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
+	return checkSidecar(b, path, what, magic, seg)
+}
+
+// mapSidecar is readSidecar for a body the caller decodes into memory of
+// its own (a vector index): the file is mapped rather than read onto the
+// heap where the system allows, and release, which the caller calls when
+// it is done with the body, unmaps it.
+func mapSidecar(path, what string, magic []byte, seg *segment) (body []byte, release func(), err error) {
+	if err := seg.local(path); err != nil {
+		return nil, nil, err
+	}
+	b, unmap, err := mapFileReadOnly(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if body, err = checkSidecar(b, path, what, magic, seg); err != nil {
+		unmap()
+		return nil, nil, err
+	}
+	return body, unmap, nil
+}
+
+// checkSidecar checks b, the sidecar at path, and returns its body.
+func checkSidecar(b []byte, path, what string, magic []byte, seg *segment) ([]byte, error) {
 	corrupt := func(why string) error { return fmt.Errorf("corrupt %s %s: %s", what, path, why) }
 	if len(b) < len(magic)+4 || !bytes.HasPrefix(b, magic) {
 		return nil, corrupt("bad header")

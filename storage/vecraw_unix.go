@@ -3,6 +3,7 @@
 package storage
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 
@@ -15,22 +16,49 @@ import (
 // that touching one vector does not read ahead the ones beside it; a
 // search may have them read in ahead of use later (rawVectors.warm).
 func mapFile(owner *rawVectors, path string) []byte {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || st.Size() == 0 || st.Size() != int64(int(st.Size())) {
-		return nil
-	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
+	data, err := mmapFile(path)
+	if err != nil || data == nil {
 		return nil
 	}
 	_ = unix.Madvise(data, unix.MADV_RANDOM)
 	runtime.AddCleanup(owner, func(data []byte) { _ = unix.Munmap(data) }, data)
 	return data
+}
+
+// mapFileReadOnly returns the contents of the file at path, mapped
+// read-only and advised as read in order, and the function that unmaps
+// them once the caller is done with them.
+func mapFileReadOnly(path string) ([]byte, func(), error) {
+	data, err := mmapFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if data == nil { // empty: nothing to map
+		return nil, func() {}, nil
+	}
+	_ = unix.Madvise(data, unix.MADV_SEQUENTIAL)
+	return data, func() { _ = unix.Munmap(data) }, nil
+}
+
+// mmapFile maps the whole file at path read-only and shared; nil for an
+// empty file.
+func mmapFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() == 0 {
+		return nil, nil
+	}
+	if st.Size() != int64(int(st.Size())) {
+		return nil, fmt.Errorf("%s: %d bytes cannot be mapped", path, st.Size())
+	}
+	return unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
 }
 
 // pageSize is the granularity of the advice below.

@@ -12,12 +12,12 @@ package storage
 // stale or corrupt index file only means an exact scan of that segment.
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -848,8 +848,9 @@ func (db *DB) installVectorIndex(seg *segment, spec vecSpec, ix *vecindex.Index)
 
 // accountVectorIndex records that the loaded index with build key key
 // (segment path | index key) holds bytes of memory (0: none any more),
-// reserving them in the column cache's budget and adding them to the
-// process's memory limit (SetMemoryLimit).
+// reserving them in the column cache's budget. (The index's arrays are
+// outside the Go heap, so the process's soft memory limit does not count
+// them.)
 func (db *DB) accountVectorIndex(key string, bytes int64) {
 	db.vecMu.Lock()
 	delta := bytes - db.vecMem[key]
@@ -861,7 +862,6 @@ func (db *DB) accountVectorIndex(key string, bytes int64) {
 	db.vecMu.Unlock()
 	if delta != 0 {
 		db.cache.reserve(delta)
-		addIndexMemory(delta)
 	}
 }
 
@@ -880,7 +880,6 @@ func (db *DB) forgetVectorIndexes(prefix string) {
 	db.vecMu.Unlock()
 	if freed != 0 {
 		db.cache.reserve(-freed)
-		addIndexMemory(-freed)
 	}
 }
 
@@ -1070,23 +1069,24 @@ func (db *DB) buildVectorIndex(ctx context.Context, job vecBuild) (err error) {
 }
 
 // writeVecIndexFile writes seg's index file for key: the sidecar frame
-// (sidecar.go) around the index's encoding.
+// (sidecar.go) around the index's encoding, streamed to the file.
 func writeVecIndexFile(seg *segment, key string, ix *vecindex.Index) error {
-	body := bytes.NewBuffer(sidecarHead(vecIndexMagic, seg))
-	if _, err := ix.WriteTo(body); err != nil {
+	return writeSidecarFunc(vecIndexPath(seg.path, key), seg, sidecarHead(vecIndexMagic, seg), func(w io.Writer) error {
+		_, err := ix.WriteTo(w)
 		return err
-	}
-	return writeSidecar(vecIndexPath(seg.path, key), seg, body.Bytes())
+	})
 }
 
 // readVecIndexFile reads seg's index file for key; an error wrapping
-// os.ErrNotExist when there is none.
+// os.ErrNotExist when there is none. The file is mapped while the index
+// is decoded from it into arrays of its own.
 func readVecIndexFile(seg *segment, key string) (*vecindex.Index, error) {
 	path := vecIndexPath(seg.path, key)
-	body, err := readSidecar(path, "vector index", vecIndexMagic, seg)
+	body, release, err := mapSidecar(path, "vector index", vecIndexMagic, seg)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	ix, err := vecindex.Read(body)
 	if err != nil {
 		return nil, fmt.Errorf("corrupt vector index %s: %w", path, err)

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,7 +121,7 @@ func options(cfg *config) []option {
 		{"mcp-sql", "CAIRN_MCP_SQL", "", "on|off", "add the read-only sql_query tool to the MCP endpoint /mcp (default off)", &cfg.mcpSQL},
 		{"password", "CAIRN_PASSWORD", "", "secret", "the bootstrap superuser's (cairn's) password, stored as a SCRAM-SHA-256 verifier; with it every client must authenticate by SCRAM-SHA-256", &cfg.password},
 		{"flush-rows", "CAIRN_FLUSH_ROWS", "", "n", fmt.Sprintf("rows a table buffers in memory before a background flush writes them to a Parquet segment (default %d)", storage.DefaultFlushRows), &cfg.flushRows},
-		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory besides its loaded vector indexes (as Go's GOMEMLIMIT, grown by their size); the cache of decoded columns gets 75% of it less the indexes (off: no limit, storage's default cache)", &cfg.memoryLimit},
+		{"memory-limit", "CAIRN_MEMORY_LIMIT", "2.25GiB", "size|off", "soft limit on the server's memory besides its loaded vector indexes (Go's GOMEMLIMIT; the indexes are kept outside it); the cache of decoded columns gets 75% of it less the indexes (off: no limit, storage's default cache)", &cfg.memoryLimit},
 		{"wal-checkpoint-bytes", "CAIRN_WAL_CHECKPOINT_BYTES", "", "n", fmt.Sprintf("write-ahead log size that triggers a checkpoint (default %d)", storage.DefaultWALCheckpointBytes), &cfg.walCheckpoint},
 		{"max-staleness", "CAIRN_MAX_STALENESS", "", "duration", "with --storage: how old the last catch-up with the commits of other servers on the storage may be for a transaction to begin without one, e.g. 200ms (default 0: every transaction first asks the store for the next log object, one round trip, and sees every commit acknowledged before it began on any server)", &cfg.maxStaleness},
 		{"cache-size", "CAIRN_CACHE_SIZE", "", "size", "with --storage: the most disk the data directory may use as a cache of segment and index files, e.g. 20GiB; the least recently read go beyond it and are fetched again when read (default: unbounded, every file fetched stays)", &cfg.cacheSize},
@@ -275,7 +276,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Info("embedding endpoint", "url", embedder.URL(), "model", cfg.embedModel)
 	}
 	if limit > 0 {
-		storage.SetMemoryLimit(limit)
+		debug.SetMemoryLimit(limit)
 		sopts.CacheBytes = limit / 4 * 3
 	}
 	sopts.Logger = log

@@ -25,8 +25,8 @@ import (
 // (Params.Lists > 0) has no graph: its lists are trained and filled as
 // ivf.go describes, repeatably for a given Seed. Build stops with ctx's
 // error when ctx is cancelled.
-func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Params) (*Index, error) {
-	p, err := p.withDefaults()
+func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Params) (_ *Index, err error) {
+	p, err = p.withDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +37,12 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 		return nil, fmt.Errorf("vecindex: dimension %d out of range 1..%d", dim, maxDim)
 	}
 	x := &Index{params: p, n: n, dim: dim, stride: (dim + 7) &^ 7, top: -1}
+	x.mem = newOffHeap(x)
+	defer func() {
+		if err != nil {
+			x.mem.release() // nothing else will read the arrays
+		}
+	}()
 	x.level = make([]int8, n)
 
 	// Pass 1: which rows are indexed, and the range of each dimension.
@@ -100,9 +106,9 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 	x.quant = newQuantizer(p.Metric, lo, hi)
 
 	// Pass 2: code the rows and draw their layers.
-	x.codes = makeArray[byte](n * x.stride)
-	x.terms = makeArray[float32](2 * n)
-	b := &builder{x: x, terms: makeArray[float32](2 * n)}
+	x.codes = makeArray[byte](x.mem, n*x.stride)
+	x.terms = makeArray[float32](x.mem, 2*n)
+	b := &builder{x: x, terms: make([]float32, 2*n)}
 	var maxNorm float64
 	rng := rand.New(rand.NewSource(p.Seed))
 	mL := 1 / math.Log(float64(p.M))
@@ -167,6 +173,7 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 		b.reconnect()
 	} else {
 		y, yTerms := x.inOrder(order, b.terms)
+		defer y.mem.release() // a working copy: its links become x's
 		b = &builder{x: y, terms: yTerms}
 		y.allocLinks()
 		if err := b.insertAll(ctx, insertionOrder(y, rng)); err != nil {
@@ -182,7 +189,7 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 // allocLinks allocates the link blocks for the rows' drawn layers.
 func (x *Index) allocLinks() {
 	m := x.params.M
-	x.links0 = makeArray[uint32](x.n * (2*m + 1))
+	x.links0 = makeArray[uint32](x.mem, x.n*(2*m+1))
 	var words int
 	for r, l := range x.level {
 		if l > 0 {
@@ -191,7 +198,7 @@ func (x *Index) allocLinks() {
 			words += int(l) * (m + 1)
 		}
 	}
-	x.upper = makeArray[uint32](words)
+	x.upper = makeArray[uint32](x.mem, words)
 }
 
 // builder is the shared state of a parallel build.

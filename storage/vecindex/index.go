@@ -136,6 +136,7 @@ type Index struct {
 	listStart []uint32
 	listRows  []uint32
 
+	mem  *offHeap  // the mappings of the large arrays above (offheap.go)
 	pool sync.Pool // *searcher
 }
 
@@ -195,15 +196,4 @@ func (x *Index) prefetchLinks(r uint32) {
 func (x *Index) neighbours(r uint32, l int) []uint32 {
 	b := x.block(r, l)
 	return b[1 : 1+b[0]]
-}
-
-// makeArray returns a zeroed slice of n Ts for one of an index's large
-// arrays (codes, terms, links), advised onto huge pages (hugepages_*.go)
-// before its first write.
-func makeArray[T byte | uint32 | float32](n int) []T {
-	a := make([]T, n)
-	if n > 0 {
-		adviseHugePages(unsafe.Pointer(&a[0]), uintptr(n)*unsafe.Sizeof(a[0]))
-	}
-	return a
 }

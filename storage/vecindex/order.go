@@ -94,9 +94,10 @@ func centroidTour(cents []float32, dim, k int) []int {
 // yet, and no terms of its own but the build's.
 func (x *Index) inOrder(order []uint32, terms []float32) (*Index, []float32) {
 	y := &Index{params: x.params, n: len(order), count: len(order), dim: x.dim, stride: x.stride, quant: x.quant, top: -1}
+	y.mem = newOffHeap(y)
 	y.level = make([]int8, y.n)
-	y.codes = makeArray[byte](y.n * y.stride)
-	yTerms := makeArray[float32](2 * y.n)
+	y.codes = makeArray[byte](y.mem, y.n*y.stride)
+	yTerms := make([]float32, 2*y.n)
 	for i, r := range order {
 		y.level[i] = x.level[r]
 		copy(y.rowCodes(uint32(i)), x.rowCodes(r))

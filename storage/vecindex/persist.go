@@ -25,6 +25,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"runtime"
 )
 
 const (
@@ -90,6 +91,7 @@ func (e *encoder) bytes(b []byte) {
 // WriteTo writes the index in the format Read reads, and returns the bytes
 // written.
 func (x *Index) WriteTo(w io.Writer) (int64, error) {
+	defer runtime.KeepAlive(x) // its arrays are outside the heap (offheap.go)
 	e := &encoder{w: w, buf: make([]byte, 0, 64<<10)}
 	e.bytes([]byte(magic))
 	e.bytes([]byte{version, 0, byte(x.params.Metric), 0})
@@ -125,9 +127,11 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 	return e.n, e.err
 }
 
-// decoder reads little-endian values from b; Read has checked its length.
+// decoder reads little-endian values from b into arrays of mem; Read has
+// checked its length.
 type decoder struct {
-	b []byte
+	b   []byte
+	mem *offHeap
 }
 
 func (d *decoder) u32() uint32 {
@@ -137,7 +141,7 @@ func (d *decoder) u32() uint32 {
 }
 
 func (d *decoder) u32s(n int) []uint32 {
-	vs := makeArray[uint32](n)
+	vs := makeArray[uint32](d.mem, n)
 	for i := range vs {
 		vs[i] = binary.LittleEndian.Uint32(d.b[4*i:])
 	}
@@ -155,7 +159,7 @@ func (d *decoder) f32s(n int) []float32 {
 }
 
 func (d *decoder) bytes(n int) []byte {
-	v := makeArray[byte](n)
+	v := makeArray[byte](d.mem, n)
 	copy(v, d.b)
 	d.b = d.b[n:]
 	return v
@@ -167,7 +171,7 @@ var errCorrupt = errors.New("vecindex: corrupt index")
 // Read decodes an index written by WriteTo, or by its version 1. A
 // truncated or corrupt file, or one of another version, is an error; the
 // index returned never reaches outside its arrays, whatever the bytes.
-func Read(b []byte) (*Index, error) {
+func Read(b []byte) (_ *Index, err error) {
 	if len(b) < headerSize1+4 || string(b[:4]) != magic {
 		return nil, errCorrupt
 	}
@@ -182,7 +186,7 @@ func Read(b []byte) (*Index, error) {
 	case v == version && len(b) < headerSize+4:
 		return nil, errCorrupt
 	}
-	d := &decoder{body[8:]}
+	d := &decoder{b: body[8:]}
 	var p Params
 	p.Metric = Metric(b[6])
 	p.M, p.EfConstruction = int(d.u32()), int(d.u32())
@@ -190,11 +194,18 @@ func Read(b []byte) (*Index, error) {
 	if p.M == 0 || p.EfConstruction == 0 {
 		return nil, errCorrupt
 	}
-	p, err := p.withDefaults()
+	p, err = p.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errCorrupt, err)
 	}
 	x := &Index{params: p}
+	x.mem = newOffHeap(x)
+	defer func() {
+		if err != nil {
+			x.mem.release() // nothing else will read the arrays
+		}
+	}()
+	d.mem = x.mem
 	x.n, x.dim, x.count = int(d.u32()), int(d.u32()), int(d.u32())
 	x.entry, x.top = d.u32(), int(int32(d.u32()))
 	step := math.Float32frombits(d.u32())
@@ -226,10 +237,11 @@ func Read(b []byte) (*Index, error) {
 	x.quant = newQuantizer(p.Metric, lo, lo)
 	x.quant.step = step
 	x.level = make([]int8, x.n)
-	for i, l := range d.bytes(x.n) {
+	for i, l := range d.b[:x.n] {
 		x.level[i] = int8(l)
 	}
-	x.terms = makeArray[float32](2 * x.n)
+	d.b = d.b[x.n:]
+	x.terms = makeArray[float32](x.mem, 2*x.n)
 	for i := 0; i < 2; i++ {
 		for r := range x.n {
 			x.terms[2*r+i] = math.Float32frombits(d.u32())

@@ -2,6 +2,7 @@ package vecindex
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"unsafe"
 
@@ -114,6 +115,7 @@ func (x *Index) dist(p *probe, r uint32) float32 {
 // neighbours. Safe for concurrent use; it allocates nothing but the
 // result.
 func (x *Index) Search(query []float32, k int, eff Effort, allow func(row uint32) bool, vector func(row int) []float32) []Hit {
+	defer runtime.KeepAlive(x) // its arrays are outside the heap (offheap.go)
 	s, q, k := x.begin(query, k)
 	if s == nil {
 		return nil
@@ -131,6 +133,7 @@ func (x *Index) Search(query []float32, k int, eff Effort, allow func(row uint32
 // deep as a Reranker asks: each exact vector is a random read from disk
 // when a table's vectors outgrow memory.
 func (x *Index) Candidates(query []float32, k int, eff Effort, allow func(row uint32) bool) []Hit {
+	defer runtime.KeepAlive(x) // its arrays are outside the heap (offheap.go)
 	s, q, k := x.begin(query, k)
 	if s == nil {
 		return nil
@@ -147,6 +150,7 @@ func (x *Index) Candidates(query []float32, k int, eff Effort, allow func(row ui
 // max(e.Ef, 4k) it keeps as Search does. Use it when
 // ScanRows says so.
 func (x *Index) SearchRows(query []float32, k int, e Effort, rows []uint32, vector func(row int) []float32) []Hit {
+	defer runtime.KeepAlive(x) // its arrays are outside the heap (offheap.go)
 	if len(rows) == 0 {
 		return nil
 	}
@@ -162,6 +166,7 @@ func (x *Index) SearchRows(query []float32, k int, e Effort, rows []uint32, vect
 // CandidateRows is SearchRows without its exact re-rank, as Candidates is
 // Search's.
 func (x *Index) CandidateRows(query []float32, k int, e Effort, rows []uint32) []Hit {
+	defer runtime.KeepAlive(x) // its arrays are outside the heap (offheap.go)
 	if len(rows) == 0 {
 		return nil
 	}
