@@ -102,8 +102,8 @@ type Hit struct {
 
 // Index is an HNSW or an IVF-Flat index over rows 0..Len()-1 of one
 // segment. It is immutable once built or read, and safe for concurrent
-// use. Its arrays hold no pointers, so even a large index costs the
-// garbage collector nothing to scan.
+// use. Its large arrays live outside the Go heap (offheap.go), so even a
+// large index costs the garbage collector nothing to scan or to pace by.
 type Index struct {
 	params Params
 	n, dim int
