@@ -278,20 +278,94 @@ func TestRebaseStatementRenumbers(t *testing.T) {
 	expectRows(t, restart(), def.ID, want)
 }
 
-// TestRebaseNotRebased: a transaction that changed the schema fails with
-// 40001 when its group commit loses the log, saying why.
-func TestRebaseNotRebased(t *testing.T) {
-	a, b, def, _ := twoServers(t, 0)
-	ddl := b.Begin()
-	if _, err := ddl.CreateTable(&catalog.TableDef{Schema: catalog.PublicSchema, Name: "u",
+// TestRebaseSchemaChanges: a transaction that changed the schema is
+// rebased when its group commit loses the log, its DDL replayed on the
+// catalog with the other server's commits: a table it created (with rows)
+// and a column it added commit beside the other server's rows, and a
+// restart sees them. It fails with 40001, saying why, when it created a
+// table under the ID the other server gave a table it created (a retry
+// commits), or altered a table the other server altered too.
+func TestRebaseSchemaChanges(t *testing.T) {
+	a, b, def, restart := twoServers(t, 1)
+	commitLost := func(tx *Tx, other func()) error {
+		t.Helper()
+		other()
+		lost := lostRaces(b)
+		err := tx.Commit()
+		if lostRaces(b) == lost {
+			t.Fatal("b's commit did not lose the log to a's")
+		}
+		return err
+	}
+
+	tx := b.Begin()
+	u, err := tx.CreateTable(&catalog.TableDef{Schema: catalog.PublicSchema, Name: "u",
+		Columns: []catalog.ColumnDef{col("id", types.Int8T), col("v", types.TextT)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Insert(u.ID, makeRecord(t, u, kvRows(7, 9)...)); err != nil {
+		t.Fatal(err)
+	}
+	withW := def.Clone()
+	withW.Columns = append(withW.Columns, col("w", types.Int8T))
+	if err := tx.AlterTable(withW); err != nil {
+		t.Fatal(err)
+	}
+	if err := commitLost(tx, func() { insert(t, a, def, kvRows(1, 2)...) }); err != nil {
+		t.Fatalf("a schema change that lost the log to an insert: %v", err)
+	}
+	if err := a.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	sameRows(t, a, b, u.ID, "[[7 v] [8 v]]")
+	sameRows(t, a, b, def.ID, "[[0 v <nil>] [1 v <nil>]]")
+
+	tx = b.Begin()
+	if _, err := tx.CreateTable(&catalog.TableDef{Schema: catalog.PublicSchema, Name: "x",
 		Columns: []catalog.ColumnDef{col("id", types.Int8T)}}); err != nil {
 		t.Fatal(err)
 	}
-	insert(t, a, def, kvRows(0, 1)...)
-	if err := ddl.Commit(); sqlstate(err) != "40001" || !strings.Contains(pgerr.From(err).Detail, "schema") {
-		t.Fatalf("a schema change that lost the log: %v (%q), want 40001", err, pgerr.From(err).Detail)
+	err = commitLost(tx, func() { createTable(t, a, "y", []catalog.ColumnDef{col("id", types.Int8T)}) })
+	if sqlstate(err) != "40001" || !strings.Contains(pgerr.From(err).Detail, `created table "x" under an ID`) {
+		t.Fatalf("a table created under the ID of the other server's new table: %v (%q), want 40001", err, pgerr.From(err).Detail)
 	}
-	sameRows(t, a, b, def.ID, "[[0 v]]")
+	createTable(t, b, "x", []catalog.ColumnDef{col("id", types.Int8T)}) // the retry
+
+	tx = b.Begin()
+	withZ := withW.Clone()
+	withZ.Columns = append(withZ.Columns, col("z", types.Int8T))
+	if err := tx.AlterTable(withZ); err != nil {
+		t.Fatal(err)
+	}
+	err = commitLost(tx, func() {
+		alter := a.Begin()
+		withQ := withW.Clone()
+		withQ.Columns = append(withQ.Columns, col("q", types.TextT))
+		if err := alter.AlterTable(withQ); err != nil {
+			t.Fatal(err)
+		}
+		mustCommit(t, alter)
+	})
+	if sqlstate(err) != "40001" {
+		t.Fatalf("an ALTER TABLE of a table the other server altered meanwhile: %v, want 40001", err)
+	}
+
+	db := restart()
+	expectRows(t, db, u.ID, "[[7 v] [8 v]]")
+	tx = db.Begin()
+	defer tx.Rollback()
+	var names []string
+	for _, d := range tx.Catalog().Tables {
+		names = append(names, d.Name)
+	}
+	slices.Sort(names)
+	if got := strings.Join(names, " "); got != "t u x y" {
+		t.Fatalf("tables after a restart: %s, want t u x y", got)
+	}
+	if cols := tx.Catalog().Tables[def.ID].Columns; len(cols) != 4 || cols[2].Name != "w" || cols[3].Name != "q" {
+		t.Fatalf("columns of t after a restart: %v, want id v w q", cols)
+	}
 }
 
 // TestRebaseSpilled: a large transaction, whose rows the leader spilled
