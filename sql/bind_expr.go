@@ -1014,13 +1014,14 @@ func (b *Binder) bindBooleanTest(sc *scope, bt *pg_query.BooleanTest) (Expr, err
 	case pg_query.BoolTestType_IS_NOT_UNKNOWN:
 		return &IsNull{Arg: arg, Negate: true}, nil
 	}
-	want := bt.Booltesttype == pg_query.BoolTestType_IS_TRUE || bt.Booltesttype == pg_query.BoolTestType_IS_NOT_FALSE
+	// IS TRUE == IS NOT DISTINCT FROM true, IS NOT TRUE == IS DISTINCT FROM
+	// true; IS FALSE and IS NOT FALSE likewise with false.
+	want := bt.Booltesttype == pg_query.BoolTestType_IS_TRUE || bt.Booltesttype == pg_query.BoolTestType_IS_NOT_TRUE
 	negate := bt.Booltesttype == pg_query.BoolTestType_IS_TRUE || bt.Booltesttype == pg_query.BoolTestType_IS_FALSE
 	eq, err := b.bindOperator("=", arg, &Const{Value: want, T: types.BoolT})
 	if err != nil {
 		return nil, err
 	}
-	// IS TRUE == IS NOT DISTINCT FROM true; IS NOT FALSE == IS DISTINCT FROM false.
 	c, err := callOf(eq, "IS TRUE and IS FALSE")
 	if err != nil {
 		return nil, err
