@@ -1161,7 +1161,13 @@ func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
 			return nil, pgerr.New(pgerrcode.SyntaxError, "subquery must return only one column")
 		}
 		if sl.SubLinkType == pg_query.SubLinkType_ARRAY_SUBLINK {
-			return &Subquery{Kind: ArraySubquery, Plan: plan, T: types.ArrayOf(cols[0].T, 1), Args: corr.args}, nil
+			// ARRAY(SELECT of arrays) stacks them one dimension deeper,
+			// as ARRAY[...] of arrays does: its element type is theirs.
+			t := types.ArrayOf(cols[0].T, 1)
+			if et := cols[0].T; et.IsArray() {
+				t = types.ArrayOf(*et.Elem, et.Dims+1)
+			}
+			return &Subquery{Kind: ArraySubquery, Plan: plan, T: t, Args: corr.args}, nil
 		}
 		return &Subquery{Kind: ScalarSubquery, Plan: plan, T: cols[0].T, Args: corr.args}, nil
 	case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
