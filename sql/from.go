@@ -255,11 +255,15 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, erro
 	join := &Join{Kind: kind, Left: left, Right: right, Out: cols}
 	using := strList(j.UsingClause)
 	if j.IsNatural {
+		// The names both sides show: a nested USING or NATURAL join's
+		// merged-away copies (and hidden columns) are not among them, so
+		// a chain of natural joins joins on each common name once.
 		for _, lc := range lcols {
-			for _, rc := range rcols {
-				if lc.Name == rc.Name && !lc.Hidden {
-					using = append(using, lc.Name)
-				}
+			if lc.Hidden || lc.Merged || slices.Contains(using, lc.Name) {
+				continue
+			}
+			if findCol(rcols, lc.Name) >= 0 {
+				using = append(using, lc.Name)
 			}
 		}
 	}
