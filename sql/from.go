@@ -497,7 +497,7 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		if len(colNames) == 0 {
 			colNames = []string{alias}
 		}
-		v := &Values{Rows: [][]Expr{{e}}, Out: []Col{{Name: name, T: e.Type()}}}
+		v := &Values{Rows: [][]Expr{{e}}, Out: []Col{{Name: name, T: e.Type(), FuncValue: true}}}
 		cols, err := aliasFrom(v.Out, alias, colNames)
 		return v, cols, err
 	}
@@ -517,6 +517,9 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		// names its column after the alias; jsonb_array_elements keeps
 		// "value".
 		colNames = []string{alias}
+	}
+	if len(srf.Out) == 1 && !rf.Ordinality {
+		srf.Out[0].FuncValue = true
 	}
 	if rf.Ordinality {
 		srf.Ordinality = true
