@@ -216,6 +216,9 @@ func (b *Binder) outerColumn(sc, s *scope, idx int, name string) (Expr, bool) {
 		}
 		e = &OuterRef{Slot: corr.slot(e), Name: name, T: c.T}
 	}
+	if len(levels) > 0 {
+		b.outerRefs++
+	}
 	return e, true
 }
 

@@ -124,7 +124,7 @@ func (b *Binder) distinctTables(x, y *pg_query.RangeVar) bool {
 func (b *Binder) bindFromItem(item *pg_query.Node, outer *scope) (Node, []Col, error) {
 	switch v := item.Node.(type) {
 	case *pg_query.Node_RangeVar:
-		return b.bindRangeVar(v.RangeVar)
+		return b.bindRangeVar(v.RangeVar, outer)
 	case *pg_query.Node_RangeSubselect:
 		plan, err := b.bindSelect(v.RangeSubselect.Subquery.GetSelectStmt(), outer)
 		if err != nil {
@@ -176,7 +176,7 @@ func aliasCols(in []Col, alias string, names []string) []Col {
 	return out
 }
 
-func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
+func (b *Binder) bindRangeVar(rv *pg_query.RangeVar, outer *scope) (Node, []Col, error) {
 	alias := rv.Relname
 	var colNames []string
 	if rv.Alias != nil {
@@ -190,9 +190,26 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 					return nil, nil, pgerr.New(pgerrcode.FeatureNotSupported, "WITH query \"%s\" does not have a RETURNING clause", rv.Relname).
 						WithPosition(rv.Location + 1)
 				}
-				cols := aliasCols(cte.plan.Columns(), alias, cte.cols)
+				plan := cte.plan
+				if cte.correlated {
+					// The query reading it reads the enclosing
+					// query's values too (a WITH query over it is
+					// correlated).
+					b.outerRefs++
+				}
+				if cte.correlated && cte.outer != outer {
+					saved := b.ctes
+					b.ctes = cte.withs
+					p, err := b.bindSelect(cte.sel, outer)
+					b.ctes = saved
+					if err != nil {
+						return nil, nil, err
+					}
+					plan = p
+				}
+				cols := aliasCols(plan.Columns(), alias, cte.cols)
 				cols, err := aliasFrom(cols, alias, colNames)
-				return cte.plan, cols, err
+				return plan, cols, err
 			}
 		}
 	}
