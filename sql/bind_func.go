@@ -231,6 +231,7 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 	if err != nil {
 		return AggCall{}, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
 	}
+	written := slices.Clone(args) // before the coercions to the aggregate's types
 	for i := range args {
 		if i < len(castTo) {
 			if args[i], err = b.coerce(args[i], castTo[i], castImplicit); err != nil {
@@ -262,6 +263,11 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 		e, err := b.bindExpr(sc, sb.Node)
 		if err != nil {
 			return AggCall{}, err
+		}
+		if fc.AggDistinct && !slices.ContainsFunc(written, func(a Expr) bool { return sameExpr(a, e) }) {
+			// Sorting the distinct values by anything else is undefined.
+			return AggCall{}, pgerr.New(pgerrcode.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").
+				WithPosition(sb.Location + 1)
 		}
 		call.OrderBy = append(call.OrderBy, makeSortKey(sb, e))
 	}
