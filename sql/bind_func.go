@@ -39,9 +39,11 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 			return nil, err
 		}
 		switch {
+		case null && name == "format":
+			// format reads VARIADIC NULL as no arguments.
 		case null:
-			// VARIADIC NULL: the function gets a NULL array, and each
-			// of these returns NULL for it (typed as a call with the
+			// VARIADIC NULL: the function gets a NULL array, and the
+			// others return NULL for it (typed as a call with the
 			// array as its last argument is).
 			e, err := b.bindCall(name, args, nil)
 			if err != nil {
