@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -186,7 +187,13 @@ func (ev *evaluator) computeSubquery(e *sql.Subquery) (*subqueryResult, error) {
 		if e.T.Family == types.ArrayFamily && e.T.Elem != nil {
 			elemT = *e.T.Elem
 		}
-		a, err := buildArray(elemT, vals, colT.Family == types.ArrayFamily)
+		var a *types.Array
+		var err error
+		if colT.Family == types.ArrayFamily {
+			a, err = functions.AccumulateArrays(elemT, vals)
+		} else {
+			a, err = buildArray(elemT, vals, false)
+		}
 		if err != nil {
 			return nil, err
 		}

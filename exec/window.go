@@ -380,10 +380,19 @@ func (fr *frame) bounds(r *windowRows, i, ps, pe int) (s, e int) {
 			if !fr.spec.Rows {
 				return fr.rangeBound(r, i, ps, pe, isEnd)
 			}
-			if b.Kind == sql.OffsetPreceding {
-				off = -off
+			// i ± off, saturated just outside the partition: an offset
+			// near 2^63 would wrap around.
+			p := int64(i)
+			switch {
+			case b.Kind == sql.OffsetFollowing && off > int64(pe)-p:
+				p = int64(pe)
+			case b.Kind == sql.OffsetFollowing:
+				p += off
+			case off > p-int64(ps):
+				p = int64(ps) - 1
+			default:
+				p -= off
 			}
-			p := int64(i) + off
 			if isEnd {
 				p++
 			}

@@ -77,6 +77,24 @@ func (s *arrayAggArrayState) Result(_ *Context) (any, error) {
 	return &types.Array{Elem: s.elem, Dims: append([]int{s.n}, s.dims...), Elems: s.elems}, nil
 }
 
+// AccumulateArrays stacks arrays of one shape into an array one dimension
+// deeper, as ARRAY(SELECT ...) over a column of arrays does: with array_agg's
+// errors for a NULL, an empty or a differently shaped array, and an empty
+// array (not NULL) when there are none.
+func AccumulateArrays(elem types.T, vals []any) (*types.Array, error) {
+	s := &arrayAggArrayState{elem: elem}
+	for _, v := range vals {
+		if err := s.Step(nil, []any{v}); err != nil {
+			return nil, err
+		}
+	}
+	if s.n == 0 {
+		return &types.Array{Elem: elem}, nil
+	}
+	r, err := s.Result(nil)
+	return r.(*types.Array), err
+}
+
 func init() {
 	RegisterAggregate(
 		&Aggregate{Name: "array_agg", Args: targs(ArgAnyNonArray), NullCall: true, ResultFn: arrayResult,

@@ -96,7 +96,7 @@ func jsonOf(ctx *Context, v any, t types.T) string {
 			return "true"
 		}
 		return "false"
-	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole, types.RegConfig, types.Float4, types.Float8, types.Numeric:
+	case types.Int2, types.Int4, types.Int8, types.Float4, types.Float8, types.Numeric:
 		// Numbers are their output function's text (floats follow
 		// extra_float_digits), unlike dates, which JSON always writes in
 		// ISO 8601 (jsonTimeText).
@@ -196,7 +196,7 @@ func jsonbOf(ctx *Context, v any, t types.T) (*jnode, error) {
 	switch t.Family {
 	case types.Bool:
 		return &jnode{kind: jsonBool, b: v.(bool)}, nil
-	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole, types.RegConfig, types.Float4, types.Float8:
+	case types.Int2, types.Int4, types.Int8, types.Float4, types.Float8:
 		s := outputText(ctx, v, t)
 		if !isJSONNumber(s) {
 			return &jnode{kind: jsonString, str: s}, nil

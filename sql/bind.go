@@ -75,6 +75,10 @@ type Binder struct {
 	// corrs maps the scope a subquery expression is bound in to the
 	// correlation of that subquery, while its plan is bound.
 	corrs map[*scope]*correlation
+	// outerRefs counts the outer references bound so far (OuterRef
+	// chains outerColumn built): a WITH query whose binding adds some
+	// reads an enclosing query's values (cteDef.correlated).
+	outerRefs int
 	// view is the system catalog view of Catalog (catalogView).
 	view *syscat.View
 	// windows is the WINDOW clause of the query level being bound.
@@ -98,6 +102,16 @@ type Binder struct {
 type cteDef struct {
 	plan Node
 	cols []string
+	// correlated marks a WITH query that reads an enclosing query's
+	// values: its plan's outer references are relative to the query
+	// level it was bound for (outer), so a reference from a deeper level
+	// (a subquery of the WITH's query) binds sel again there, seeing the
+	// WITH queries it saw at its definition (withs: not itself nor the
+	// later ones of its WITH clause).
+	correlated bool
+	sel        *pg_query.SelectStmt
+	outer      *scope
+	withs      []map[string]*cteDef
 	// modifying is the data-modifying query the CTE is (plan is its
 	// CTEScan), or nil.
 	modifying *ModifyingCTE

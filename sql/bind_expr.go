@@ -49,7 +49,7 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 		if isStar(v.ColumnRef) {
 			// t.* inside an expression is t's whole row.
 			if f := v.ColumnRef.Fields; len(f) == 2 {
-				if e, found, err := b.wholeRow(sc, f[0].GetString_().GetSval()); found || err != nil {
+				if e, found, err := b.wholeRowOuter(sc, f[0].GetString_().GetSval()); found || err != nil {
 					return e, err
 				}
 			}
@@ -216,6 +216,9 @@ func (b *Binder) outerColumn(sc, s *scope, idx int, name string) (Expr, bool) {
 		}
 		e = &OuterRef{Slot: corr.slot(e), Name: name, T: c.T}
 	}
+	if len(levels) > 0 {
+		b.outerRefs++
+	}
 	return e, true
 }
 
@@ -251,14 +254,10 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 			idx = i
 		}
 		if idx < 0 && qual == "" {
-			// The alias of a one-column FROM item (a function) stands
-			// for its value, as PostgreSQL's whole-row reference does.
+			// The alias of a FROM function returning one value stands
+			// for that value, as PostgreSQL's whole-row reference does;
+			// any other FROM item's alias is a record of its columns.
 			idx = singleColumnOf(s.cols, name)
-			if idx < 0 && s == sc {
-				if e, found, err := b.wholeRow(sc, name); found || err != nil {
-					return e, err
-				}
-			}
 		}
 		if idx < 0 && name == "tableoid" {
 			if e, err := tableOIDColumn(s, qual, cr.Location); e != nil || err != nil {
@@ -290,6 +289,11 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 	}
 	if qual != "" { // PostgreSQL quotes neither part here
 		return nil, pgerr.New(pgerrcode.UndefinedColumn, "column %s.%s does not exist", qual, name).WithPosition(cr.Location + 1)
+	}
+	// A name no level has as a column may be a FROM item's alias used as
+	// a value: its whole row.
+	if e, found, err := b.wholeRowOuter(sc, name); found || err != nil {
+		return e, err
 	}
 	return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", name).WithPosition(cr.Location + 1)
 }
@@ -378,18 +382,29 @@ func systemColumn(s *scope, qual, name string, location int32) (Expr, error) {
 // order: the row version's xmin and xmax (exec fills them).
 var ReturningSystemColumns = []string{"xmin", "xmax"}
 
-// wholeRow binds a FROM item's alias used as a value (to_jsonb(t),
-// row_to_json(t), t.* as an argument): a record of its visible columns,
-// whose fields carry the column names. found is false when no FROM item
-// of the scope has that alias.
-func (b *Binder) wholeRow(sc *scope, alias string) (e Expr, found bool, err error) {
+// wholeRowOuter binds a FROM item's alias used as a value (to_jsonb(t),
+// row_to_json(t), t.* as an argument), the nearest level's item of that
+// name (an enclosing query's for a correlated or LATERAL subquery).
+func (b *Binder) wholeRowOuter(sc *scope, alias string) (e Expr, found bool, err error) {
+	for s := sc; s != nil; s = s.outer {
+		if e, found, err := b.wholeRow(sc, s, alias); found || err != nil {
+			return e, found, err
+		}
+	}
+	return nil, false, nil
+}
+
+// wholeRow binds the whole row of scope s's FROM item alias, as seen from
+// scope sc: a record of its visible columns, whose fields carry the column
+// names. found is false when no FROM item of s has that alias.
+func (b *Binder) wholeRow(sc, s *scope, alias string) (e Expr, found bool, err error) {
 	t := types.RecordT
 	var args []Expr
-	for i, c := range sc.cols {
+	for i, c := range s.cols {
 		if c.Table != alias || c.Hidden {
 			continue
 		}
-		ref, ok := b.outerColumn(sc, sc, i, c.Name)
+		ref, ok := b.outerColumn(sc, s, i, c.Name)
 		if !ok {
 			return nil, true, pgerr.NotSupported("whole-row references to another FROM item")
 		}
@@ -399,7 +414,19 @@ func (b *Binder) wholeRow(sc *scope, alias string) (e Expr, found bool, err erro
 	if len(args) == 0 {
 		return nil, false, nil
 	}
-	return &RowExpr{Args: args, T: t}, true, nil
+	var row Expr = &RowExpr{Args: args, T: t}
+	// The whole row of a table that an outer join null-extended is NULL,
+	// not a record of NULLs (count(t.*) counts no row for it): a stored
+	// row always has a row ID, a null-extended one has none.
+	for i, c := range s.cols {
+		if c.Table == alias && c.Hidden && c.Name == catalog.RowIDColumn {
+			if id, ok := b.outerColumn(sc, s, i, c.Name); ok {
+				row = &Case{Whens: []When{{Cond: &IsNull{Arg: id}, Result: &Const{Value: nil, T: t}}}, Else: row, T: t}
+			}
+			break
+		}
+	}
+	return row, true, nil
 }
 
 // bindConst binds a literal: integers are int4 (int8 or numeric when
@@ -1014,13 +1041,14 @@ func (b *Binder) bindBooleanTest(sc *scope, bt *pg_query.BooleanTest) (Expr, err
 	case pg_query.BoolTestType_IS_NOT_UNKNOWN:
 		return &IsNull{Arg: arg, Negate: true}, nil
 	}
-	want := bt.Booltesttype == pg_query.BoolTestType_IS_TRUE || bt.Booltesttype == pg_query.BoolTestType_IS_NOT_FALSE
+	// IS TRUE == IS NOT DISTINCT FROM true, IS NOT TRUE == IS DISTINCT FROM
+	// true; IS FALSE and IS NOT FALSE likewise with false.
+	want := bt.Booltesttype == pg_query.BoolTestType_IS_TRUE || bt.Booltesttype == pg_query.BoolTestType_IS_NOT_TRUE
 	negate := bt.Booltesttype == pg_query.BoolTestType_IS_TRUE || bt.Booltesttype == pg_query.BoolTestType_IS_FALSE
 	eq, err := b.bindOperator("=", arg, &Const{Value: want, T: types.BoolT})
 	if err != nil {
 		return nil, err
 	}
-	// IS TRUE == IS NOT DISTINCT FROM true; IS NOT FALSE == IS DISTINCT FROM false.
 	c, err := callOf(eq, "IS TRUE and IS FALSE")
 	if err != nil {
 		return nil, err
@@ -1160,7 +1188,13 @@ func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
 			return nil, pgerr.New(pgerrcode.SyntaxError, "subquery must return only one column")
 		}
 		if sl.SubLinkType == pg_query.SubLinkType_ARRAY_SUBLINK {
-			return &Subquery{Kind: ArraySubquery, Plan: plan, T: types.ArrayOf(cols[0].T, 1), Args: corr.args}, nil
+			// ARRAY(SELECT of arrays) stacks them one dimension deeper,
+			// as ARRAY[...] of arrays does: its element type is theirs.
+			t := types.ArrayOf(cols[0].T, 1)
+			if et := cols[0].T; et.IsArray() {
+				t = types.ArrayOf(*et.Elem, et.Dims+1)
+			}
+			return &Subquery{Kind: ArraySubquery, Plan: plan, T: t, Args: corr.args}, nil
 		}
 		return &Subquery{Kind: ScalarSubquery, Plan: plan, T: cols[0].T, Args: corr.args}, nil
 	case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
@@ -1425,14 +1459,15 @@ func selectField(arg Expr, name string) (Expr, error) {
 }
 
 // singleColumnOf is the index of the one visible column of the FROM item
-// called alias, or -1 when it has none or several.
+// called alias when that item is a function returning one value
+// (Col.FuncValue), or -1.
 func singleColumnOf(cols []Col, alias string) int {
 	idx := -1
 	for i, c := range cols {
 		if c.Table != alias || c.Hidden {
 			continue
 		}
-		if idx >= 0 {
+		if idx >= 0 || !c.FuncValue {
 			return -1
 		}
 		idx = i

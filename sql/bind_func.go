@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgerrcode"
@@ -32,6 +33,28 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fc.FuncVariadic {
+		spread, null, err := spreadVariadic(name, args, fc.Location)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case null && name == "format":
+			// format reads VARIADIC NULL as no arguments.
+		case null:
+			// VARIADIC NULL: the function gets a NULL array, and the
+			// others return NULL for it (typed as a call with the
+			// array as its last argument is).
+			e, err := b.bindCall(name, args, nil)
+			if err != nil {
+				return nil, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
+			}
+			return &Const{Value: nil, T: e.Type()}, nil
+		case len(spread) == 0 && name == "concat":
+			return &Const{Value: "", T: types.TextT}, nil // of no strings
+		}
+		args = spread
+	}
 	if fn := functions.SetReturningFunc(name); fn != nil {
 		return b.bindSRFCall(fn, args, fc)
 	}
@@ -56,6 +79,78 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 		return nil, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
 	}
 	return e, nil
+}
+
+// variadicFuncs are the functions PostgreSQL declares VARIADIC that cairn
+// has: their last parameters gather the arguments into an array, so a call
+// with VARIADIC array passes that array's elements as those arguments.
+var variadicFuncs = map[string]bool{
+	"concat": true, "concat_ws": true, "format": true,
+	"json_build_array": true, "json_build_object": true, "jsonb_build_array": true, "jsonb_build_object": true,
+	"json_extract_path": true, "json_extract_path_text": true, "jsonb_extract_path": true, "jsonb_extract_path_text": true,
+	"num_nulls": true, "num_nonnulls": true,
+}
+
+// spreadVariadic replaces the last argument of a call written with
+// VARIADIC, an array, by its elements (in storage order, as PostgreSQL
+// passes a multidimensional one): the elements of an ARRAY[...]
+// constructor or of a constant array. null reports VARIADIC NULL, which
+// leaves the other arguments. Other arrays (a column, a parameter) are
+// refused with 0A000 rather than passed as one value.
+func spreadVariadic(name string, args []Expr, location int32) (out []Expr, null bool, err error) {
+	if !variadicFuncs[name] || len(args) == 0 {
+		return nil, false, pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, typeList(args)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(location + 1)
+	}
+	last := args[len(args)-1]
+	rest := args[:len(args)-1]
+	t := last.Type()
+	if !t.IsArray() {
+		if t.Family == types.Unknown || t.Family == types.Null {
+			if c, ok := last.(*Const); ok && c.Value == nil {
+				return rest, true, nil
+			}
+		}
+		return nil, false, pgerr.New(pgerrcode.DatatypeMismatch, "VARIADIC argument must be an array").WithPosition(location + 1)
+	}
+	var spread func(e Expr) ([]Expr, bool)
+	spread = func(e Expr) ([]Expr, bool) {
+		switch v := e.(type) {
+		case *ArrayExpr:
+			var out []Expr
+			for _, el := range v.Elems {
+				if el.Type().IsArray() {
+					sub, ok := spread(el)
+					if !ok {
+						return nil, false
+					}
+					out = append(out, sub...)
+				} else {
+					out = append(out, el)
+				}
+			}
+			return out, true
+		case *Const:
+			a, ok := v.Value.(*types.Array)
+			if !ok {
+				return nil, false
+			}
+			out := make([]Expr, len(a.Elems))
+			for i, el := range a.Elems {
+				out[i] = &Const{Value: el, T: a.Elem}
+			}
+			return out, true
+		}
+		return nil, false
+	}
+	if c, ok := last.(*Const); ok && c.Value == nil {
+		return rest, true, nil
+	}
+	elems, ok := spread(last)
+	if !ok {
+		return nil, false, pgerr.NotSupported("VARIADIC with an array other than a constant or ARRAY[...]").WithPosition(location + 1)
+	}
+	return append(slices.Clone(rest), elems...), false, nil
 }
 
 // bindNextVal binds nextval('[schema.]seq'), resolving the sequence now.
@@ -138,6 +233,7 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 	if err != nil {
 		return AggCall{}, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
 	}
+	written := slices.Clone(args) // before the coercions to the aggregate's types
 	for i := range args {
 		if i < len(castTo) {
 			if args[i], err = b.coerce(args[i], castTo[i], castImplicit); err != nil {
@@ -169,6 +265,11 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 		e, err := b.bindExpr(sc, sb.Node)
 		if err != nil {
 			return AggCall{}, err
+		}
+		if fc.AggDistinct && !slices.ContainsFunc(written, func(a Expr) bool { return sameExpr(a, e) }) {
+			// Sorting the distinct values by anything else is undefined.
+			return AggCall{}, pgerr.New(pgerrcode.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").
+				WithPosition(sb.Location + 1)
 		}
 		call.OrderBy = append(call.OrderBy, makeSortKey(sb, e))
 	}

@@ -124,7 +124,7 @@ func (b *Binder) distinctTables(x, y *pg_query.RangeVar) bool {
 func (b *Binder) bindFromItem(item *pg_query.Node, outer *scope) (Node, []Col, error) {
 	switch v := item.Node.(type) {
 	case *pg_query.Node_RangeVar:
-		return b.bindRangeVar(v.RangeVar)
+		return b.bindRangeVar(v.RangeVar, outer)
 	case *pg_query.Node_RangeSubselect:
 		plan, err := b.bindSelect(v.RangeSubselect.Subquery.GetSelectStmt(), outer)
 		if err != nil {
@@ -176,7 +176,7 @@ func aliasCols(in []Col, alias string, names []string) []Col {
 	return out
 }
 
-func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
+func (b *Binder) bindRangeVar(rv *pg_query.RangeVar, outer *scope) (Node, []Col, error) {
 	alias := rv.Relname
 	var colNames []string
 	if rv.Alias != nil {
@@ -190,9 +190,26 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar) (Node, []Col, error) {
 					return nil, nil, pgerr.New(pgerrcode.FeatureNotSupported, "WITH query \"%s\" does not have a RETURNING clause", rv.Relname).
 						WithPosition(rv.Location + 1)
 				}
-				cols := aliasCols(cte.plan.Columns(), alias, cte.cols)
+				plan := cte.plan
+				if cte.correlated {
+					// The query reading it reads the enclosing
+					// query's values too (a WITH query over it is
+					// correlated).
+					b.outerRefs++
+				}
+				if cte.correlated && cte.outer != outer {
+					saved := b.ctes
+					b.ctes = cte.withs
+					p, err := b.bindSelect(cte.sel, outer)
+					b.ctes = saved
+					if err != nil {
+						return nil, nil, err
+					}
+					plan = p
+				}
+				cols := aliasCols(plan.Columns(), alias, cte.cols)
 				cols, err := aliasFrom(cols, alias, colNames)
-				return cte.plan, cols, err
+				return plan, cols, err
 			}
 		}
 	}
@@ -255,11 +272,15 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, erro
 	join := &Join{Kind: kind, Left: left, Right: right, Out: cols}
 	using := strList(j.UsingClause)
 	if j.IsNatural {
+		// The names both sides show: a nested USING or NATURAL join's
+		// merged-away copies (and hidden columns) are not among them, so
+		// a chain of natural joins joins on each common name once.
 		for _, lc := range lcols {
-			for _, rc := range rcols {
-				if lc.Name == rc.Name && !lc.Hidden {
-					using = append(using, lc.Name)
-				}
+			if lc.Hidden || lc.Merged || slices.Contains(using, lc.Name) {
+				continue
+			}
+			if findCol(rcols, lc.Name) >= 0 {
+				using = append(using, lc.Name)
 			}
 		}
 	}
@@ -493,7 +514,7 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		if len(colNames) == 0 {
 			colNames = []string{alias}
 		}
-		v := &Values{Rows: [][]Expr{{e}}, Out: []Col{{Name: name, T: e.Type()}}}
+		v := &Values{Rows: [][]Expr{{e}}, Out: []Col{{Name: name, T: e.Type(), FuncValue: true}}}
 		cols, err := aliasFrom(v.Out, alias, colNames)
 		return v, cols, err
 	}
@@ -513,6 +534,9 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		// names its column after the alias; jsonb_array_elements keeps
 		// "value".
 		colNames = []string{alias}
+	}
+	if len(srf.Out) == 1 && !rf.Ordinality {
+		srf.Out[0].FuncValue = true
 	}
 	if rf.Ordinality {
 		srf.Ordinality = true

@@ -5,6 +5,7 @@ package sql
 // expressions, which the Aggregate node groups by each in turn.
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/jackc/pgerrcode"
@@ -98,6 +99,19 @@ func (b *Binder) bindGroupClause(sc *scope, s *pg_query.SelectStmt, items []sele
 				out[i] = append(out[i], k)
 			}
 		}
+	}
+	if s.GroupDistinct {
+		// GROUP BY DISTINCT: each set of keys once, whatever the order.
+		seen := map[string]bool{}
+		kept := out[:0]
+		for _, set := range out {
+			key := fmt.Sprint(slices.Sorted(slices.Values(set)))
+			if !seen[key] {
+				seen[key] = true
+				kept = append(kept, set)
+			}
+		}
+		out = kept
 	}
 	return keys, out, nil
 }

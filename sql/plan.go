@@ -40,6 +40,10 @@ type Col struct {
 	// by its qualified name (t.x) and in t.*, not by an unqualified name
 	// or "*".
 	Merged bool
+	// FuncValue marks the one column of a FROM function returning a
+	// single value (generate_series(1, 3) g): its alias used as a value
+	// is that value, not a one-field record, as in PostgreSQL.
+	FuncValue bool
 }
 
 // Scan reads columns Cols (positions in Table.Columns) of a table, plus the

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/jackc/pgerrcode"
@@ -90,6 +91,7 @@ func (b *Binder) bindWith(w *pg_query.WithClause, outer *scope) error {
 		}
 		var plan Node
 		var err error
+		refs := b.outerRefs
 		if w.Recursive {
 			plan, err = b.bindRecursiveCTE(cte, sel, outer)
 		} else {
@@ -98,12 +100,17 @@ func (b *Binder) bindWith(w *pg_query.WithClause, outer *scope) error {
 		if err != nil {
 			return err
 		}
+		def := &cteDef{plan: plan, cols: strList(cte.Aliascolnames), sel: sel, outer: outer}
+		if !w.Recursive && b.outerRefs > refs {
+			def.correlated = true
+			def.withs = append(slices.Clone(b.ctes[:len(b.ctes)-1]), maps.Clone(b.ctes[len(b.ctes)-1]))
+		}
 		names := strList(cte.Aliascolnames)
 		if n := len(plan.Columns()); len(names) > n {
 			return pgerr.New(pgerrcode.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", cte.Ctename, n, len(names)).
 				WithPosition(cte.Location + 1)
 		}
-		b.ctes[len(b.ctes)-1][cte.Ctename] = &cteDef{plan: plan, cols: names}
+		b.ctes[len(b.ctes)-1][cte.Ctename] = def
 	}
 	return nil
 }
