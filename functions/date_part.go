@@ -215,21 +215,23 @@ func extractDayTime(canon, unit string, days, tod int64, off int, t types.T) (*a
 		return newDec(int64((mo-1)/3 + 1)), nil
 	case "year":
 		return newDec(int64(year)), nil
+	// PostgreSQL's decade, century and millennium are computed from the
+	// astronomical year y (1 BC is 0), not the year it prints.
 	case "decade":
-		if year >= 0 {
-			return newDec(int64(year / 10)), nil
+		if y >= 0 {
+			return newDec(int64(y / 10)), nil
 		}
-		return newDec(int64(-((8 - (year - 1)) / 10))), nil
+		return newDec(int64(-((8 - (y - 1)) / 10))), nil
 	case "century":
-		if year > 0 {
-			return newDec(int64((year + 99) / 100)), nil
+		if y > 0 {
+			return newDec(int64((y + 99) / 100)), nil
 		}
-		return newDec(int64(-((99 - (year - 1)) / 100))), nil
+		return newDec(int64(-((99 - (y - 1)) / 100))), nil
 	case "millennium":
-		if year > 0 {
-			return newDec(int64((year + 999) / 1000)), nil
+		if y > 0 {
+			return newDec(int64((y + 999) / 1000)), nil
 		}
-		return newDec(int64(-((999 - (year - 1)) / 1000))), nil
+		return newDec(int64(-((999 - (y - 1)) / 1000))), nil
 	case "week":
 		_, w := isoWeek(days)
 		return newDec(int64(w)), nil

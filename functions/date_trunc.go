@@ -63,15 +63,9 @@ func truncWall(unitIn string, ts int64, t types.T) (int64, error) {
 	}
 	days := floorDiv(ts, usecPerDay)
 	tod := ts - days*usecPerDay
+	// y is the astronomical year (1 BC is 0), the year PostgreSQL's
+	// decade, century and millennium formulas below are written for.
 	y, m, _ := types.Date(days).YMD()
-	year := pgYear(y)
-	// fromYear converts a PostgreSQL year back to an astronomical one.
-	fromYear := func(py int) int {
-		if py < 0 {
-			return py + 1
-		}
-		return py
-	}
 	switch canon {
 	case "microseconds":
 		return ts, nil
@@ -98,29 +92,29 @@ func truncWall(unitIn string, ts int64, t types.T) (int64, error) {
 	case "year":
 		return int64(types.DateFromYMD(y, 1, 1)) * usecPerDay, nil
 	case "decade":
-		dy := year
+		dy := y
 		if dy > 0 {
 			dy = dy / 10 * 10
 		} else {
 			dy = -((8 - (dy - 1)) / 10) * 10
 		}
-		return int64(types.DateFromYMD(fromYear(dy), 1, 1)) * usecPerDay, nil
+		return int64(types.DateFromYMD(dy, 1, 1)) * usecPerDay, nil
 	case "century":
-		cy := year
+		cy := y
 		if cy > 0 {
 			cy = (cy+99)/100*100 - 99
 		} else {
 			cy = -((99-(cy-1))/100)*100 + 1
 		}
-		return int64(types.DateFromYMD(fromYear(cy), 1, 1)) * usecPerDay, nil
+		return int64(types.DateFromYMD(cy, 1, 1)) * usecPerDay, nil
 	case "millennium":
-		my := year
+		my := y
 		if my > 0 {
 			my = (my+999)/1000*1000 - 999
 		} else {
 			my = -((999-(my-1))/1000)*1000 + 1
 		}
-		return int64(types.DateFromYMD(fromYear(my), 1, 1)) * usecPerDay, nil
+		return int64(types.DateFromYMD(my, 1, 1)) * usecPerDay, nil
 	}
 	return 0, errUnitNotSupported(unit, t)
 }

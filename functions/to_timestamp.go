@@ -417,8 +417,8 @@ func (p *parsedDT) wall(input string) (int64, error) {
 	} else if !p.hasYear {
 		y = 0
 	}
-	if p.hasYear && !p.bc && y <= 0 {
-		y++ // years are astronomical inside
+	if p.hasYear && !p.bc && y < 0 {
+		y++ // years are astronomical inside; year 0 is 1 BC, as -1 is
 	}
 	if p.h12 || p.hasAMPM {
 		if p.hour < 1 || p.hour > 12 {

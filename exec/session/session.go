@@ -467,7 +467,7 @@ func (s *Session) Location() *time.Location { return s.parsedSettings().loc }
 func (s *Session) searchPath() []string { return s.parsedSettings().searchPath }
 
 // CurrentSchema is current_schema(): the first schema of the search path
-// that exists.
+// that exists, a system schema (pg_catalog) included.
 func (s *Session) CurrentSchema() string {
 	cat := s.catalog()
 	p := s.parsedSettings()
@@ -476,7 +476,7 @@ func (s *Session) CurrentSchema() string {
 	}
 	p.currentSchema, p.currentSchemaOf = "", cat
 	for _, name := range p.searchPath {
-		if _, ok := cat.Schemas[name]; ok {
+		if _, ok := cat.Schemas[name]; ok || syscat.IsSystemSchema(name) {
 			p.currentSchema = name
 			break
 		}
