@@ -3,7 +3,6 @@ package exec
 import (
 	"math"
 
-	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -138,10 +137,6 @@ func (ev *evaluator) evalSubscript(e *sql.Subscript, b batch) (vec, error) {
 			return vec{}, err
 		}
 		args = append(args, v)
-	}
-	argT := e.Arg.Type()
-	if argT.Family == types.JSONB || argT.Family == types.JSON {
-		return ev.jsonSubscript(e, args, b.n)
 	}
 	slice := false
 	for _, ix := range e.Indexes {
@@ -286,42 +281,6 @@ func arraySlice(a *types.Array, ixs []sql.SubscriptIndex, lower, upper []any) (a
 		}
 	}
 	return out, nil
-}
-
-// jsonSubscript is jsonb['key'] / jsonb[0]: the -> operator applied per
-// subscript.
-func (ev *evaluator) jsonSubscript(e *sql.Subscript, args []vec, n int) (vec, error) {
-	cur := args[0] // borrowed until replaced by an owned result
-	owned := false
-	curT := e.Arg.Type()
-	for k, ix := range e.Indexes {
-		if ix.Slice {
-			if owned {
-				cur.release()
-			}
-			return vec{}, pgerr.New(pgerrcode.DatatypeMismatch, "jsonb subscript does not support slices")
-		}
-		key := args[1+2*k]
-		ov, _, err := functions.Resolve("->", []types.T{curT, key.t})
-		if err == nil {
-			var next vec
-			next, err = ev.call(ov, []vec{cur, key}, curT, n)
-			if owned {
-				cur.release()
-			}
-			cur, owned = next, true
-		} else if owned {
-			cur.release()
-		}
-		if err != nil {
-			return vec{}, err
-		}
-	}
-	if !owned && cur.arr != nil {
-		cur.arr.Retain()
-	}
-	cur.t = e.T
-	return cur, nil
 }
 
 func (ev *evaluator) evalRowExpr(e *sql.RowExpr, b batch) (vec, error) {

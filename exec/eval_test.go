@@ -392,10 +392,3 @@ func TestEvalRowExpr(t *testing.T) {
 		t.Fatalf("ROW(1, 'a') = %v", r)
 	}
 }
-
-func TestEvalJSONBSubscript(t *testing.T) {
-	rt := testRuntime(t)
-	in := values([]sql.Col{col("j", types.JSONBT)}, row(`{"a": [10, 20]}`), row(`{"b": 1}`), row(nil))
-	e := &sql.Subscript{Arg: ref(0, types.JSONBT), Indexes: []sql.SubscriptIndex{{Lower: cnst("a", types.TextT)}, {Lower: cnst(int64(1), types.Int4T)}}, T: types.JSONBT}
-	wantVals(t, "j['a'][1]", evalOver(t, rt, e, in), "20", nil, nil)
-}

@@ -1381,13 +1381,17 @@ func (b *Binder) bindIndirection(sc *scope, ind *pg_query.A_Indirection) (Expr, 
 		}
 		var ix SubscriptIndex
 		ix.Slice = ai.IsSlice
+		bindIndex := func(n *pg_query.Node) (Expr, error) { return b.bindExprWant(sc, n, types.Int4T) }
+		if arg.Type().Family == types.JSONB {
+			bindIndex = func(n *pg_query.Node) (Expr, error) { return b.bindJSONBSubscript(sc, n) }
+		}
 		if ai.Lidx != nil {
-			if ix.Lower, err = b.bindExprWant(sc, ai.Lidx, types.Int4T); err != nil {
+			if ix.Lower, err = bindIndex(ai.Lidx); err != nil {
 				return nil, err
 			}
 		}
 		if ai.Uidx != nil {
-			if ix.Upper, err = b.bindExprWant(sc, ai.Uidx, types.Int4T); err != nil {
+			if ix.Upper, err = bindIndex(ai.Uidx); err != nil {
 				return nil, err
 			}
 		}
@@ -1405,17 +1409,18 @@ func (b *Binder) bindIndirection(sc *scope, ind *pg_query.A_Indirection) (Expr, 
 	switch {
 	case at.IsArray():
 	case at.Family == types.JSONB:
-		// jsonb subscripting: j['key'] is j -> 'key'.
-		e := arg
-		for _, ix := range idx {
+		// jsonb subscripting is #> with the subscripts as a text path, as
+		// PostgreSQL's jsonb_get_element: a key of an object (j[1] is its
+		// member "1"), an index into an array (j['1'] too; a text that is
+		// no integer finds nothing), nothing in a scalar.
+		path := make([]Expr, len(idx))
+		for i, ix := range idx {
 			if ix.Slice {
 				return nil, pgerr.New(pgerrcode.DatatypeMismatch, "jsonb subscript does not support slices")
 			}
-			if e, err = b.bindOperator("->", e, ix.Lower); err != nil {
-				return nil, err
-			}
+			path[i] = ix.Lower
 		}
-		return e, nil
+		return b.bindOperator("#>", arg, &ArrayExpr{Elems: path, T: types.ArrayOf(types.TextT, 1)})
 	case at.Family == types.Name && len(idx) == 1 && !slice:
 		// name is a fixed-length array of "char" to PostgreSQL, from 0:
 		// pg_dump tells array types apart by typname[0] = '_'.
@@ -1456,6 +1461,23 @@ func selectField(arg Expr, name string) (Expr, error) {
 		}
 	}
 	return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" not found in data type record", name)
+}
+
+// bindJSONBSubscript binds one subscript of a jsonb value as text: an
+// integer (int2, int4) or a string (an untyped literal or parameter too),
+// as PostgreSQL coerces them; any other type is 42804.
+func (b *Binder) bindJSONBSubscript(sc *scope, n *pg_query.Node) (Expr, error) {
+	e, err := b.bindExpr(sc, n)
+	if err != nil {
+		return nil, err
+	}
+	switch t := e.Type(); {
+	case t.Family == types.Int2 || t.Family == types.Int4 || t.IsString() || t.Family == types.Unknown || t.Family == types.Null:
+		return b.coerce(e, types.TextT, castExplicit)
+	default:
+		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "subscript type %s is not supported", t).
+			WithHint("jsonb subscript must be coercible to either integer or text.")
+	}
 }
 
 // singleColumnOf is the index of the one visible column of the FROM item
