@@ -198,8 +198,9 @@ func scanArray(orig, s string) (dims []int, items []arrayItem, err error) {
 }
 
 // parseArray is array_in for an array of elem (any number of dimensions).
-// Explicit bounds ("[2:3]={1,2}") are checked and then dropped: cairn's
-// arrays always start at 1.
+// Explicit dimensions ("[1:2]={1,2}") are checked against the contents;
+// cairn's arrays always start at 1, so a lower bound other than 1 is
+// 0A000 rather than an array silently renumbered from 1.
 func parseArray(s string, elem T, opts *TextOptions) (*Array, error) {
 	p := 0
 	var dims []int
@@ -239,6 +240,9 @@ func parseArray(s string, elem T, opts *TextOptions) (*Array, error) {
 		p = q + 1
 		if ub < lb {
 			return nil, pgerr.New(pgerrcode.ArraySubscriptError, "upper bound cannot be less than lower bound")
+		}
+		if lb != 1 {
+			return nil, pgerr.NotSupported("an array lower bound other than 1").WithDetail("The array literal \"%s\" starts at %d.", s, lb)
 		}
 		dims = append(dims, ub-lb+1)
 	}

@@ -39,9 +39,9 @@ var deviations = map[string]struct{ out, code string }{
 	"timestamp|294276-12-31 23:59:59.999999":   {code: "22008"},
 	"timestamp|294247-01-10 04:00:54.775807":   {code: "22008"},
 	"timestamptz|294276-12-31 23:59:59.999999": {code: "22008"},
-	// Arrays have no lower bounds: explicit bounds are checked, then dropped.
-	"int4[]|[2:3]={1,2}": {out: "{1,2}"},
-	"int4[]|[0:1]={1,2}": {out: "{1,2}"},
+	// Arrays start at 1: another lower bound is refused.
+	"int4[]|[2:3]={1,2}": {code: "0A000"},
+	"int4[]|[0:1]={1,2}": {code: "0A000"},
 	// PostgreSQL 15 accepts sub-arrays nested at different depths and
 	// builds odd values from them (PostgreSQL 16 rejects them, as cairn
 	// does).
