@@ -78,9 +78,12 @@ type parsedDT struct {
 	ww, w, isoDay, iddd, cc int
 	// greg and iso record which date convention the template used
 	// (PostgreSQL refuses to mix them).
-	greg, iso        bool
-	hour, min, sec   int
-	usec             int64
+	greg, iso      bool
+	hour, min, sec int
+	usec           int64
+	// ff is n of an FFn field: the result is rounded to n fractional
+	// digits of a second.
+	ff               int
 	pm, hasAMPM, h12 bool
 	hasTZ, tzNeg     bool
 	tzOff            int
@@ -94,6 +97,7 @@ func errDTValue(val, field string) error {
 // parseDateTime reads s by the template f.
 func parseDateTime(s, f string) (*parsedDT, error) {
 	p := &parsedDT{month: 1, day: 1}
+	monthSet := false
 	si := 0
 	isSep := func(c byte) bool {
 		return !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
@@ -207,6 +211,16 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 			}
 			return 0
 		}
+		// setMonth sets the month, which an earlier field may have set
+		// to another value (PostgreSQL's from_char_set_int).
+		setMonth := func(m int) error {
+			if monthSet && p.month != m {
+				return pgerr.New(pgerrcode.InvalidDatetimeFormat, "conflicting values for \"%s\" field in formatting string", pat).
+					WithDetail("This value contradicts a previous setting for the same field type.")
+			}
+			p.month, monthSet = m, true
+			return nil
+		}
 		var err error
 		switch pat {
 		case "IYYY", "IYY", "IY", "I", "IW", "ID", "IDDD":
@@ -252,15 +266,20 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 			y, err = readInt(pat, width(1), false)
 			p.year, p.hasYear, p.yearDigits = y+2000, true, 1
 		case "MM":
-			p.month, err = readInt(pat, width(2), false)
+			var m int
+			if m, err = readInt(pat, width(2), false); err == nil {
+				err = setMonth(m)
+			}
 		case "MONTH", "Month", "month":
 			var m int
-			m, err = readName(pat, monthNames, false)
-			p.month = m + 1
+			if m, err = readName(pat, monthNames, false); err == nil {
+				err = setMonth(m + 1)
+			}
 		case "MON", "Mon", "mon":
 			var m int
-			m, err = readName(pat, monthNames, true)
-			p.month = m + 1
+			if m, err = readName(pat, monthNames, true); err == nil {
+				err = setMonth(m + 1)
+			}
 		case "DAY", "Day", "day":
 			_, err = readName(pat, dayNames, false)
 		case "DY", "Dy", "dy":
@@ -284,8 +303,9 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 			p.cc, err = readInt(pat, width(2), false)
 		case "RM", "rm":
 			var m int
-			m, err = readRoman(pat)
-			p.month = m
+			if m, err = readRoman(pat); err == nil {
+				err = setMonth(m)
+			}
 		case "HH", "HH12":
 			p.hour, err = readInt(pat, width(2), false)
 			p.h12 = true
@@ -309,6 +329,12 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 			if digits == "" {
 				return nil, errDTValue(s[start:], pat)
 			}
+			// As PostgreSQL: fewer digits than the field's are its leading
+			// ones (25 ms is .25 s); more make a larger value, which the
+			// range check of wall refuses.
+			if len(digits) > 18 {
+				return nil, pgerr.New(pgerrcode.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
+			}
 			v, _ := strconv.ParseInt(digits, 10, 64)
 			scale := 3
 			if pat != "MS" {
@@ -317,11 +343,11 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 			for k := len(digits); k < scale; k++ {
 				v *= 10
 			}
-			for k := scale; k < len(digits); k++ {
-				v /= 10
-			}
 			if pat == "MS" {
 				v *= 1000
+			}
+			if strings.HasPrefix(pat, "FF") {
+				p.ff = int(pat[2] - '0')
 			}
 			p.usec += v
 		case "AM", "PM", "am", "pm", "A.M.", "P.M.", "a.m.", "p.m.":
@@ -458,6 +484,9 @@ func (p *parsedDT) wall(input string) (int64, error) {
 			p.day = (p.w-1)*7 + 1
 		}
 		if p.doy > 0 {
+			if p.doy > 365 && !(p.doy == 366 && daysIn(y, timeMonth(2)) == 29) {
+				return 0, pgerr.New(pgerrcode.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", input)
+			}
 			days = int64(types.DateFromYMD(y, 1, 1)) + int64(p.doy-1)
 			break
 		}
@@ -466,8 +495,19 @@ func (p *parsedDT) wall(input string) (int64, error) {
 		}
 		days = int64(types.DateFromYMD(y, p.month, p.day))
 	}
-	if p.hour > 24 || p.min > 59 || p.sec > 60 {
+	if p.hour > 23 || p.min > 59 || p.sec > 59 || p.usec >= usecPerSec {
 		return 0, pgerr.New(pgerrcode.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", input)
 	}
-	return days*usecPerDay + int64(p.hour)*usecPerHour + int64(p.min)*usecPerMin + int64(p.sec)*usecPerSec + p.usec, nil
+	wall := days*usecPerDay + int64(p.hour)*usecPerHour + int64(p.min)*usecPerMin + int64(p.sec)*usecPerSec + p.usec
+	if p.ff > 0 {
+		// Rounded to FFn's n digits, half away from zero, as a
+		// timestamp(n) typmod rounds.
+		unit := int64(math.Pow10(6 - p.ff))
+		if wall >= 0 {
+			wall = (wall + unit/2) / unit * unit
+		} else {
+			wall = -((-wall + unit/2) / unit * unit)
+		}
+	}
+	return wall, nil
 }
