@@ -64,6 +64,10 @@ type Binder struct {
 	// clause names the clause being bound where aggregates are not
 	// allowed ("WHERE", "JOIN conditions", ...).
 	clause string
+	// srfs counts the set-returning function calls bound at the current
+	// query level (a subquery's are its own), so that CASE and COALESCE
+	// can refuse one among their arguments, as PostgreSQL does.
+	srfs int
 
 	ctes []map[string]*cteDef
 	// topWith is the statement's top-level WITH clause while it is bound,

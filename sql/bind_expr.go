@@ -79,9 +79,13 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 	case *pg_query.Node_CaseExpr:
 		return b.bindCase(sc, v.CaseExpr)
 	case *pg_query.Node_CoalesceExpr:
+		srfs := b.srfs
 		args, err := b.bindExprs(sc, v.CoalesceExpr.Args)
 		if err != nil {
 			return nil, err
+		}
+		if b.srfs != srfs {
+			return nil, srfNotAllowed("COALESCE", v.CoalesceExpr.Location)
 		}
 		t, args, err := b.unify("COALESCE", args)
 		if err != nil {
@@ -1056,7 +1060,26 @@ func (b *Binder) bindBooleanTest(sc *scope, bt *pg_query.BooleanTest) (Expr, err
 	return &IsDistinct{Left: c.Args[0], Right: c.Args[1], Equal: c.Overload, Negate: negate}, nil
 }
 
+// bindCase binds a CASE expression. A set-returning function among its
+// parts is 0A000, as in PostgreSQL: CASE evaluates only some of them.
 func (b *Binder) bindCase(sc *scope, ce *pg_query.CaseExpr) (Expr, error) {
+	srfs := b.srfs
+	c, err := b.bindCaseParts(sc, ce)
+	if err == nil && b.srfs != srfs {
+		return nil, srfNotAllowed("CASE", ce.Location)
+	}
+	return c, err
+}
+
+// srfNotAllowed is the error of a set-returning function among the
+// arguments of CASE or COALESCE, which evaluate only some of them.
+func srfNotAllowed(what string, location int32) error {
+	return pgerr.New(pgerrcode.FeatureNotSupported, "set-returning functions are not allowed in %s", what).
+		WithHint("You might be able to move the set-returning function into a LATERAL FROM item.").WithPosition(location + 1)
+}
+
+// bindCaseParts binds a CASE expression's operand, conditions and results.
+func (b *Binder) bindCaseParts(sc *scope, ce *pg_query.CaseExpr) (Expr, error) {
 	var operand Expr
 	var err error
 	if ce.Arg != nil {
@@ -1163,8 +1186,9 @@ func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
 	}
 	sel := sl.Subselect.GetSelectStmt()
 	// A subquery starts a new query level: its own aggregates.
-	saved, savedClause := b.aggs, b.clause
+	saved, savedClause, savedSRFs := b.aggs, b.clause, b.srfs
 	b.aggs, b.clause = nil, ""
+	defer func() { b.srfs = savedSRFs }()
 	// Columns of sc's level (and further out) that the subquery reads
 	// are collected in corr while its plan is bound.
 	corr := &correlation{}

@@ -297,6 +297,7 @@ func (b *Binder) bindSRFCall(fn *functions.SetReturning, args []Expr, fc *pg_que
 	if err != nil {
 		return nil, err
 	}
+	b.srfs++
 	// In a select list a function of several columns returns records.
 	srf.AsRecord = len(srf.Out) > 1
 	return &SRFCall{SRF: srf}, nil
