@@ -40,7 +40,7 @@ func (b *Binder) coerce(e Expr, to types.T, ctx castContext) (Expr, error) {
 		}
 		if from.Family == types.Unknown {
 			s, _ := x.Value.(string)
-			v, err := types.ParseTextOpts(s, to, &types.TextOptions{Location: b.location(), Now: b.Now, DateStyle: b.DateStyle})
+			v, err := types.ParseTextOpts(s, to, &types.TextOptions{Location: b.location(), Now: b.Now, DateStyle: b.DateStyle, IntervalStyle: b.IntervalStyle})
 			if err != nil {
 				return nil, pgerr.From(err).WithPositionIfUnset(x.Pos)
 			}

@@ -1776,14 +1776,20 @@ func decodeTimeForInterval(s string, it *itmIn, rangeMask int) (int, dtErr) {
 		!int64MultiplyAdd(int64(sec), MicrosPerSecond, &it.usec) {
 		return 0, dtFieldOverflow
 	}
-	return dtkTimeM, dtOK
+	// A time is every seconds field too: '1:20:05 5 microseconds' is
+	// malformed, as in PostgreSQL.
+	return dtkTimeM | dtkAllSecsM, dtOK
 }
 
 // decodeInterval is DecodeInterval (IntervalStyle postgres): rangeMask is
 // the fields of the interval's typmod, which decide the unit of a bare
 // number (interval '1' day) and of hh:mm (interval '1:30' minute to
 // second).
-func decodeInterval(fields []dtField, it *itmIn, rangeMask int) dtErr {
+//
+// With sqlStandard (IntervalStyle sql_standard), a leading minus sign with
+// no other explicit sign applies to every field ('-1 2:03:04' is minus one
+// day and minus two hours), as the SQL standard reads it.
+func decodeInterval(fields []dtField, it *itmIn, rangeMask int, sqlStandard bool) dtErr {
 	isBefore := false
 	fmask := 0
 	typ := -1 // IGNORE_DTF
@@ -1924,6 +1930,29 @@ func decodeInterval(fields []dtField, it *itmIn, rangeMask int) dtErr {
 	}
 	if fmask == 0 {
 		return dtBadFormat
+	}
+	if sqlStandard && len(fields) > 0 && strings.HasPrefix(fields[0].val, "-") {
+		moreSigns := false
+		for _, f := range fields[1:] {
+			if strings.HasPrefix(f.val, "-") || strings.HasPrefix(f.val, "+") {
+				moreSigns = true
+				break
+			}
+		}
+		if !moreSigns {
+			if it.usec > 0 {
+				it.usec = -it.usec
+			}
+			if it.mday > 0 {
+				it.mday = -it.mday
+			}
+			if it.mon > 0 {
+				it.mon = -it.mon
+			}
+			if it.year > 0 {
+				it.year = -it.year
+			}
+		}
 	}
 	if isBefore {
 		if it.usec == math.MinInt64 || it.mday == math.MinInt32 || it.mon == math.MinInt32 || it.year == math.MinInt32 {
@@ -2143,11 +2172,11 @@ func decodeISO8601Interval(str string, it *itmIn) dtErr {
 
 // parseInterval is interval_in for an interval of the typmod's fields
 // (AdjustIntervalForTypmod is left to ApplyTypmod).
-func parseInterval(s string, mod int32) (IntervalValue, error) {
+func parseInterval(s string, mod int32, opts *TextOptions) (IntervalValue, error) {
 	var it itmIn
 	fields, e := parseDateTimeFields(s, 256)
 	if e == dtOK {
-		e = decodeInterval(fields, &it, IntervalRange(mod))
+		e = decodeInterval(fields, &it, IntervalRange(mod), opts != nil && opts.IntervalStyle == IntervalSQLStandard)
 	}
 	if e == dtBadFormat {
 		e = decodeISO8601Interval(s, &it)

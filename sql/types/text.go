@@ -368,7 +368,7 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 	case TimestampTZ:
 		return parseTimestamp(s, true, opts)
 	case Interval:
-		return parseInterval(s, t.Mod)
+		return parseInterval(s, t.Mod, opts)
 	case ArrayFamily:
 		elem := TextT
 		if t.Elem != nil {
