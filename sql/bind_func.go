@@ -206,6 +206,9 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 	var args []Expr
 	var err error
 	if !fc.AggStar {
+		if len(fc.Args) == 0 && name == "count" {
+			return AggCall{}, pgerr.New(pgerrcode.WrongObjectType, "count(*) must be used to call a parameterless aggregate function").WithPosition(fc.Location + 1)
+		}
 		if args, err = b.bindExprs(sc, fc.Args); err != nil {
 			return AggCall{}, err
 		}

@@ -84,7 +84,12 @@ func fromNames(item *pg_query.Node, names []fromName) []fromName {
 		if a := v.JoinExpr.Alias; a != nil {
 			return append(names, fromName{name: a.Aliasname})
 		}
-		return fromNames(v.JoinExpr.Rarg, fromNames(v.JoinExpr.Larg, names))
+		names = fromNames(v.JoinExpr.Rarg, fromNames(v.JoinExpr.Larg, names))
+		if a := v.JoinExpr.JoinUsingAlias; a != nil {
+			// USING (...) AS name: a name for the merged columns.
+			names = append(names, fromName{name: a.Aliasname})
+		}
+		return names
 	}
 	return names
 }
@@ -324,6 +329,17 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, erro
 		if plan, out, err = b.mergeUsing(join, lcols, rcols, using, lUsing, rUsing); err != nil {
 			return nil, nil, err
 		}
+		if a := j.JoinUsingAlias; a != nil {
+			// USING (...) AS name names the merged columns: copies only
+			// name.column reaches, as the inputs' merged-away ones.
+			p := plan.(*Project)
+			for k := range using {
+				c := p.Out[k]
+				c.Table, c.Merged = a.Aliasname, true
+				p.Exprs, p.Out = append(p.Exprs, p.Exprs[k]), append(p.Out, c)
+			}
+			out = p.Out
+		}
 	}
 	if j.Alias != nil {
 		if p, ok := plan.(*Project); ok {
@@ -336,10 +352,14 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, erro
 					exprs, kept = append(exprs, p.Exprs[i]), append(kept, c)
 				}
 			}
-			out = aliasCols(kept, j.Alias.Aliasname, strList(j.Alias.Colnames))
+			if out, err = aliasFrom(kept, j.Alias.Aliasname, strList(j.Alias.Colnames)); err != nil {
+				return nil, nil, err
+			}
 			p.Exprs, p.Out = exprs, out
 		} else {
-			out = aliasCols(out, j.Alias.Aliasname, strList(j.Alias.Colnames))
+			if out, err = aliasFrom(out, j.Alias.Aliasname, strList(j.Alias.Colnames)); err != nil {
+				return nil, nil, err
+			}
 			join.Out = out
 		}
 	}

@@ -272,6 +272,9 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 	savedWindows := b.windows
 	b.windows = s.WindowClause
 	defer func() { b.windows = savedWindows }()
+	if err := checkWindowNames(s.WindowClause); err != nil {
+		return nil, err
+	}
 	plan, sc, err := b.bindFrom(s.FromClause, outer)
 	if err != nil {
 		return nil, err

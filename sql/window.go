@@ -501,3 +501,20 @@ func liftCalls[F any](exprs []*Expr, first int, pick func(Expr) (F, Col, bool)) 
 	}
 	return funcs, cols, nil
 }
+
+// checkWindowNames refuses a WINDOW clause that defines a name twice
+// (42P20, as PostgreSQL).
+func checkWindowNames(clause []*pg_query.Node) error {
+	seen := map[string]bool{}
+	for _, n := range clause {
+		w := n.GetWindowDef()
+		if w == nil || w.Name == "" {
+			continue
+		}
+		if seen[w.Name] {
+			return pgerr.New(pgerrcode.WindowingError, "window \"%s\" is already defined", w.Name).WithPosition(w.Location + 1)
+		}
+		seen[w.Name] = true
+	}
+	return nil
+}
