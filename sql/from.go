@@ -154,6 +154,12 @@ func (b *Binder) bindFromItem(item *pg_query.Node, outer *scope) (Node, []Col, e
 // aliasFrom is aliasCols for a FROM item, refusing more names than it
 // has columns as PostgreSQL does (42P10); the names used to be dropped.
 func aliasFrom(in []Col, alias string, names []string) ([]Col, error) {
+	return aliasFromItem(in, "table", alias, names)
+}
+
+// aliasFromItem is aliasFrom naming the kind of FROM item in its error
+// ("table", "join expression").
+func aliasFromItem(in []Col, what, alias string, names []string) ([]Col, error) {
 	visible := 0
 	for _, c := range in {
 		if !c.Hidden {
@@ -161,7 +167,7 @@ func aliasFrom(in []Col, alias string, names []string) ([]Col, error) {
 		}
 	}
 	if len(names) > visible {
-		return nil, pgerr.New(pgerrcode.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", alias, visible, len(names))
+		return nil, pgerr.New(pgerrcode.InvalidColumnReference, "%s \"%s\" has %d columns available but %d columns specified", what, alias, visible, len(names))
 	}
 	return aliasCols(in, alias, names), nil
 }
@@ -352,12 +358,12 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr, outer *scope) (Node, []Col, erro
 					exprs, kept = append(exprs, p.Exprs[i]), append(kept, c)
 				}
 			}
-			if out, err = aliasFrom(kept, j.Alias.Aliasname, strList(j.Alias.Colnames)); err != nil {
+			if out, err = aliasFromItem(kept, "join expression", j.Alias.Aliasname, strList(j.Alias.Colnames)); err != nil {
 				return nil, nil, err
 			}
 			p.Exprs, p.Out = exprs, out
 		} else {
-			if out, err = aliasFrom(out, j.Alias.Aliasname, strList(j.Alias.Colnames)); err != nil {
+			if out, err = aliasFromItem(out, "join expression", j.Alias.Aliasname, strList(j.Alias.Colnames)); err != nil {
 				return nil, nil, err
 			}
 			join.Out = out
