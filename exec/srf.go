@@ -61,7 +61,18 @@ func srfRows(rt *Runtime, n *sql.SRF, args []any) (functions.NextRow, error) {
 	for i, a := range n.Args {
 		ts[i] = a.Type()
 	}
-	return n.Fn.Call(rt.fnCtx(), args, ts)
+	var out []types.Field
+	if n.Fn.RecordRows != nil {
+		cols := n.Out
+		if n.Ordinality {
+			cols = cols[:len(cols)-1]
+		}
+		out = make([]types.Field, len(cols))
+		for i, c := range cols {
+			out[i] = types.Field{Name: c.Name, T: c.T}
+		}
+	}
+	return n.Fn.Call(rt.fnCtx(), args, ts, out)
 }
 
 func (o *srfOp) Schema() *arrow.Schema { return o.schema }

@@ -31,6 +31,12 @@ type SetReturning struct {
 	// Both hooks may be called from several goroutines at once; each
 	// NextRow they return belongs to one call.
 	Rows func(ctx *Context, args []any, ts []types.T) (NextRow, error)
+	// RecordRows, set instead of Rows, makes the function one returning
+	// "record" (json_to_record): its columns are those of the caller's
+	// column definition list (FROM f(...) AS x(a int, b text)), given as
+	// out, and each row has one value of each of their types. Type then
+	// types only the arguments.
+	RecordRows func(ctx *Context, args []any, out []types.Field) (NextRow, error)
 }
 
 // SetSignature is a call of a set-returning function as typed by its Type
@@ -52,13 +58,18 @@ type NextRow func() (row []any, ok bool, err error)
 // Call starts one call of f with argument values args of types ts (see
 // Rows), honouring strictness: a NULL argument of a strict function gives
 // no rows.
-func (f *SetReturning) Call(ctx *Context, args []any, ts []types.T) (NextRow, error) {
+// out are the output columns, which a function returning "record" takes
+// from the caller (RecordRows).
+func (f *SetReturning) Call(ctx *Context, args []any, ts []types.T, out []types.Field) (NextRow, error) {
 	if !f.NullCall {
 		for _, a := range args {
 			if a == nil {
 				return noRows, nil
 			}
 		}
+	}
+	if f.RecordRows != nil {
+		return f.RecordRows(ctx, args, out)
 	}
 	return f.Rows(ctx, args, ts)
 }

@@ -91,7 +91,7 @@ func TestSetReturningRows(t *testing.T) {
 		{"string_to_table", []any{"ab", nil}, []types.T{types.TextT, types.TextT}, "[[a] [b]]"},
 		{"string_to_table", []any{nil, ","}, []types.T{types.TextT, types.TextT}, "[]"},
 	} {
-		next, err := SetReturningFunc(c.name).Call(&Context{}, c.args, c.ts)
+		next, err := SetReturningFunc(c.name).Call(&Context{}, c.args, c.ts, nil)
 		if err != nil {
 			t.Errorf("%s%v: %v", c.name, c.args, err)
 			continue

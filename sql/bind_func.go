@@ -282,6 +282,12 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 // bindSRFCall binds a set-returning function in a select list or a
 // GROUP BY key (see ProjectSet); elsewhere it is not supported.
 func (b *Binder) bindSRFCall(fn *functions.SetReturning, args []Expr, fc *pg_query.FuncCall) (Expr, error) {
+	if fn.RecordRows != nil {
+		// Its columns come from a column definition list, which only
+		// FROM has.
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "could not determine row type for result of %s", fn.Name).
+			WithPosition(fc.Location + 1)
+	}
 	agg := b.currentAgg()
 	// In GROUP BY, planGroupedSRFs runs it below the Aggregate.
 	switch {

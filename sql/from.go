@@ -528,6 +528,15 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		colNames = strList(rf.Alias.Colnames)
 	}
 	set := functions.SetReturningFunc(name)
+	record := set != nil && set.RecordRows != nil
+	if len(rf.Coldeflist) > 0 && !record && (set != nil || len(functions.Overloads(name)) > 0) {
+		// AS f(a int, ...) is for functions returning "record" only.
+		err := pgerr.New(pgerrcode.SyntaxError, "a column definition list is only allowed for functions returning \"record\"")
+		if cd := rf.Coldeflist[0].GetColumnDef(); cd != nil {
+			err = err.WithPosition(cd.Location + 1)
+		}
+		return nil, nil, err
+	}
 	if set == nil && len(functions.Overloads(name)) > 0 {
 		// A scalar function in FROM is a relation of one row.
 		if rf.Ordinality {
@@ -555,6 +564,15 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 	if err != nil {
 		return nil, nil, err
 	}
+	if record {
+		if rf.Ordinality && len(rf.Coldeflist) > 0 {
+			return nil, nil, pgerr.New(pgerrcode.SyntaxError, "WITH ORDINALITY cannot be used with a column definition list").
+				WithHint("Put the column definition list inside ROWS FROM().")
+		}
+		if srf.Out, err = b.columnDefinitions(rf, fn); err != nil {
+			return nil, nil, err
+		}
+	}
 	if len(colNames) == 0 && len(srf.Out) == 1 && srf.Out[0].Name == name {
 		// A function with an anonymous result (unnest, generate_series)
 		// names its column after the alias; jsonb_array_elements keeps
@@ -570,6 +588,34 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 	}
 	cols, err := aliasFrom(srf.Out, alias, colNames)
 	return srf, cols, err
+}
+
+// columnDefinitions binds the column definition list of a function
+// returning "record" in FROM (json_to_record(...) AS x(a int, b text)):
+// its output columns.
+func (b *Binder) columnDefinitions(rf *pg_query.RangeFunction, fn *pg_query.FuncCall) ([]Col, error) {
+	if len(rf.Coldeflist) == 0 {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "a column definition list is required for functions returning \"record\"").
+			WithPosition(fn.Location + 1)
+	}
+	out := make([]Col, len(rf.Coldeflist))
+	for i, n := range rf.Coldeflist {
+		cd := n.GetColumnDef()
+		if cd == nil {
+			return nil, pgerr.NotSupported("this kind of column definition")
+		}
+		t, err := b.typeFromName(cd.TypeName)
+		if err != nil {
+			return nil, err
+		}
+		for _, prev := range out[:i] {
+			if prev.Name == cd.Colname {
+				return nil, pgerr.New(pgerrcode.DuplicateColumn, "column name \"%s\" specified more than once", cd.Colname).WithPosition(cd.Location + 1)
+			}
+		}
+		out[i] = Col{Name: cd.Colname, T: t}
+	}
+	return out, nil
 }
 
 // SRF is a set-returning function in FROM (generate_series, unnest,
