@@ -316,6 +316,57 @@ func TestPortalSuspended(t *testing.T) {
 	expect(t, "duplicate portal", rc.readUntilReady(), "BindComplete", "ErrorResponse ERROR 42P03", "ReadyForQuery I")
 }
 
+// TestPortalResumesScan checks a portal whose table scan is still open
+// when its Execute ends: the next Execute, in the same pipeline or after a
+// Sync inside a transaction, reads on to the end of the table and a
+// cursor's FETCH after a later statement does too. (The scan kept the
+// first Execute's context, which ended with that Execute, so the rest of
+// the rows failed with 57014.)
+func TestPortalResumesScan(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	// Three inserts: three batches, so the scan is still open after the
+	// first.
+	rc.send(&pgproto3.Query{String: "CREATE TABLE batches (a int); INSERT INTO batches VALUES (1), (2), (3); " +
+		"INSERT INTO batches VALUES (4), (5); INSERT INTO batches VALUES (6)"})
+	expect(t, "setup", rc.readUntilReady(), "CommandComplete CREATE TABLE",
+		"CommandComplete INSERT 0 3", "CommandComplete INSERT 0 2", "CommandComplete INSERT 0 1", "ReadyForQuery I")
+
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT a FROM batches"},
+		&pgproto3.Bind{DestinationPortal: "p"},
+		&pgproto3.Execute{Portal: "p", MaxRows: 2},
+		&pgproto3.Execute{Portal: "p", MaxRows: 0},
+		&pgproto3.Sync{},
+	)
+	expect(t, "one pipeline", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "DataRow 2",
+		"PortalSuspended", "DataRow 3", "DataRow 4", "DataRow 5", "DataRow 6", "CommandComplete SELECT 4", "ReadyForQuery I")
+
+	rc.send(&pgproto3.Query{String: "BEGIN"})
+	expect(t, "BEGIN", rc.readUntilReady(), "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT a FROM batches"},
+		&pgproto3.Bind{DestinationPortal: "cur"},
+		&pgproto3.Execute{Portal: "cur", MaxRows: 4},
+		&pgproto3.Sync{},
+	)
+	expect(t, "first fetch", rc.readUntilReady(), "ParseComplete", "BindComplete",
+		"DataRow 1", "DataRow 2", "DataRow 3", "DataRow 4", "PortalSuspended", "ReadyForQuery T")
+	rc.send(&pgproto3.Execute{Portal: "cur", MaxRows: 4}, &pgproto3.Sync{})
+	expect(t, "second fetch", rc.readUntilReady(), "DataRow 5", "DataRow 6", "CommandComplete SELECT 2", "ReadyForQuery T")
+
+	rc.send(&pgproto3.Query{String: "DECLARE c CURSOR FOR SELECT a FROM batches"})
+	expect(t, "DECLARE", rc.readUntilReady(), "CommandComplete DECLARE CURSOR", "ReadyForQuery T")
+	rc.send(&pgproto3.Query{String: "FETCH 4 FROM c"})
+	expect(t, "FETCH 4", rc.readUntilReady(), "RowDescription a:23", "DataRow 1", "DataRow 2", "DataRow 3", "DataRow 4",
+		"CommandComplete FETCH 4", "ReadyForQuery T")
+	rc.send(&pgproto3.Query{String: "FETCH ALL FROM c"})
+	expect(t, "FETCH ALL", rc.readUntilReady(), "RowDescription a:23", "DataRow 5", "DataRow 6",
+		"CommandComplete FETCH 2", "ReadyForQuery T")
+	rc.send(&pgproto3.Query{String: "COMMIT"})
+	expect(t, "COMMIT", rc.readUntilReady(), "CommandComplete COMMIT", "ReadyForQuery I")
+}
+
 // TestBinaryParamFormats checks one format code for all parameters.
 func TestBinaryParamFormats(t *testing.T) {
 	ts := startServer(t)

@@ -9,7 +9,6 @@ package session
 
 import (
 	"context"
-	"io"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -53,20 +52,17 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, decl 
 	// Operators open their scans when first pulled: computing the first
 	// batch now makes the cursor read the tables as the DECLARE saw them,
 	// not with the writes of later statements of its transaction. The
-	// scans it opens outlive the DECLARE (a simple query's context ends
-	// with its statement), so they get a context that is not cancelled
-	// with it; closing the cursor stops them, and each FETCH checks its
-	// own context between batches.
-	first, err := op.Next(context.WithoutCancel(ctx))
+	// scans it opens outlive the DECLARE under the run's own context
+	// (portalRun.pull).
+	first, err := run.pull(ctx)
 	switch {
-	case err == io.EOF:
-		run.close()
 	case err != nil:
 		run.failed = true
 		run.close()
 		return "", err
+	case first == nil:
+		run.close()
 	default:
-		first.Retain()
 		run.pending = first
 	}
 	s.portals[x.Name] = &Portal{name: x.Name, stmt: decl.stmt, bound: &sql.Query{Plan: x.Plan}, params: decl.params,

@@ -285,6 +285,14 @@ type portalRun struct {
 	// dmlTag is the tag of a data-modifying statement whose RETURNING
 	// rows are being streamed.
 	dmlTag Tag
+	// ctx is the context the operator is pulled under, made at the first
+	// pull. Operators keep the context of their first Next (scans and
+	// parallel workers they start hold on to it), and a run outlives the
+	// Execute or FETCH that started it, so ctx is not the statement's:
+	// each pull ties it to the pulling statement's context for its
+	// length, and close cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // Columns are the portal's result columns (nil: no rows).
@@ -1146,6 +1154,9 @@ func (r *portalRun) close() {
 		r.pending = nil
 	}
 	r.op.Close()
+	if r.cancel != nil {
+		r.cancel()
+	}
 	if r.endTx != nil {
 		r.endTx(!r.failed)
 	}
@@ -1252,9 +1263,16 @@ func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arro
 	}
 }
 
-// pull returns the run's next batch, retained, or nil at the end.
+// pull returns the run's next batch, retained, or nil at the end. A
+// cancel or timeout of ctx, the statement's context, during the pull
+// cancels the run's own context: the statement fails and the run with it.
 func (r *portalRun) pull(ctx context.Context) (arrow.Record, error) {
-	rec, err := r.op.Next(ctx)
+	if r.ctx == nil {
+		r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	}
+	stop := context.AfterFunc(ctx, r.cancel)
+	rec, err := r.op.Next(r.ctx)
+	stop()
 	if err == io.EOF {
 		return nil, nil
 	}
