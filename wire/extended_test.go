@@ -367,6 +367,77 @@ func TestPortalResumesScan(t *testing.T) {
 	expect(t, "COMMIT", rc.readUntilReady(), "CommandComplete COMMIT", "ReadyForQuery I")
 }
 
+// TestPortalEndsWithTransaction checks that COMMIT, ROLLBACK and ROLLBACK
+// TO run by Execute drop the portals of what they end, as PostgreSQL does:
+// an Execute later in the same block of messages finds no portal (34000)
+// instead of reading on, from a table whose creation was rolled back.
+func TestPortalEndsWithTransaction(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	run := func(sql string) []pgproto3.FrontendMessage {
+		return []pgproto3.FrontendMessage{&pgproto3.Parse{Query: sql}, &pgproto3.Bind{}, &pgproto3.Execute{}}
+	}
+	block := func(parts ...[]pgproto3.FrontendMessage) {
+		var msgs []pgproto3.FrontendMessage
+		for _, p := range parts {
+			msgs = append(msgs, p...)
+		}
+		rc.send(append(msgs, &pgproto3.Sync{})...)
+	}
+	open := []pgproto3.FrontendMessage{
+		&pgproto3.Parse{Query: "SELECT a FROM gone"},
+		&pgproto3.Bind{DestinationPortal: "p"},
+		&pgproto3.Execute{Portal: "p", MaxRows: 1},
+	}
+	resume := []pgproto3.FrontendMessage{&pgproto3.Execute{Portal: "p"}}
+
+	block(run("BEGIN"), run("CREATE TABLE gone (a int)"), run("INSERT INTO gone VALUES (1), (2), (3)"),
+		open, run("ROLLBACK"), resume)
+	expect(t, "after ROLLBACK", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "CommandComplete BEGIN",
+		"ParseComplete", "BindComplete", "CommandComplete CREATE TABLE",
+		"ParseComplete", "BindComplete", "CommandComplete INSERT 0 3",
+		"ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended",
+		"ParseComplete", "BindComplete", "CommandComplete ROLLBACK",
+		"ErrorResponse ERROR 34000", "ReadyForQuery I")
+
+	rc.send(&pgproto3.Query{String: "CREATE TABLE gone (a int); INSERT INTO gone VALUES (1), (2), (3)"})
+	expect(t, "setup", rc.readUntilReady(), "CommandComplete CREATE TABLE", "CommandComplete INSERT 0 3", "ReadyForQuery I")
+	open[0] = &pgproto3.Parse{Query: "SELECT a FROM gone ORDER BY a"}
+	block(run("BEGIN"), open, run("COMMIT"), resume)
+	expect(t, "after COMMIT", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "CommandComplete BEGIN",
+		"ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended",
+		"ParseComplete", "BindComplete", "CommandComplete COMMIT",
+		"ErrorResponse ERROR 34000", "ReadyForQuery I")
+
+	// ROLLBACK TO drops the portals made after its savepoint, and those
+	// of a savepoint released into it, but not older ones.
+	block(run("BEGIN"), run("SAVEPOINT a"), run("SAVEPOINT b"), open, run("RELEASE b"), run("ROLLBACK TO a"), resume)
+	expect(t, "after ROLLBACK TO", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "CommandComplete BEGIN",
+		"ParseComplete", "BindComplete", "CommandComplete SAVEPOINT",
+		"ParseComplete", "BindComplete", "CommandComplete SAVEPOINT",
+		"ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended",
+		"ParseComplete", "BindComplete", "CommandComplete RELEASE",
+		"ParseComplete", "BindComplete", "CommandComplete ROLLBACK",
+		"ErrorResponse ERROR 34000", "ReadyForQuery E")
+	rc.send(&pgproto3.Query{String: "ROLLBACK"})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "CommandComplete ROLLBACK", "ReadyForQuery I")
+	block(run("BEGIN"), open, run("SAVEPOINT a"), run("ROLLBACK TO a"), resume)
+	expect(t, "portal older than the savepoint", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "CommandComplete BEGIN",
+		"ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended",
+		"ParseComplete", "BindComplete", "CommandComplete SAVEPOINT",
+		"ParseComplete", "BindComplete", "CommandComplete ROLLBACK",
+		"DataRow 2", "DataRow 3", "CommandComplete SELECT 2", "ReadyForQuery T")
+
+	// A cursor declared after a savepoint goes with ROLLBACK TO it.
+	rc.send(&pgproto3.Query{String: "SAVEPOINT c; DECLARE cur CURSOR FOR SELECT 1; ROLLBACK TO c; FETCH 1 FROM cur"})
+	expect(t, "cursor after ROLLBACK TO", rc.readUntilReady(), "CommandComplete SAVEPOINT", "CommandComplete DECLARE CURSOR",
+		"CommandComplete ROLLBACK", "ErrorResponse ERROR 34000", "ReadyForQuery E")
+}
+
 // TestBinaryParamFormats checks one format code for all parameters.
 func TestBinaryParamFormats(t *testing.T) {
 	ts := startServer(t)

@@ -66,7 +66,7 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, decl 
 		run.pending = first
 	}
 	s.portals[x.Name] = &Portal{name: x.Name, stmt: decl.stmt, bound: &sql.Query{Plan: x.Plan}, params: decl.params,
-		columns: visibleColumns(x.Plan.Columns()), run: run, cursor: true, hold: x.Hold, inTx: !own}
+		columns: visibleColumns(x.Plan.Columns()), run: run, cursor: true, hold: x.Hold, inTx: !own, level: len(s.savepoints)}
 	return "DECLARE CURSOR", nil
 }
 
@@ -131,11 +131,18 @@ func (s *Session) holdCursors() error {
 	return nil
 }
 
-// endTxCursors closes the cursors of a transaction that ended, except the
-// held ones of a commit (holdCursors materialised them).
+// endTxCursors closes the portals of a transaction that ended, as
+// PostgreSQL drops them at its end: the protocol's (Bind's), and its
+// cursors except the held ones of a commit (holdCursors materialised
+// them). A portal a later Execute of the same block of messages names is
+// gone (34000); its rows, of a snapshot or of writes that were rolled
+// back, are not read on.
 func (s *Session) endTxCursors(committed bool) {
 	s.closePortals(func(c *Portal) bool {
-		if !c.cursor || !c.inTx {
+		if !c.cursor {
+			return true
+		}
+		if !c.inTx {
 			return false
 		}
 		if committed && c.hold {

@@ -267,6 +267,10 @@ type Portal struct {
 	// hold is WITH HOLD; inTx is set while the transaction that declared
 	// it is open (it ends with it unless held and committed).
 	cursor, hold, inTx bool
+	// level is the number of savepoints open when the portal was made,
+	// lowered as they are released: ROLLBACK TO a savepoint closes the
+	// portals made after it, as PostgreSQL drops a subtransaction's.
+	level int
 }
 
 // portalRun is the state of a portal between Executes of a row-returning
@@ -1181,6 +1185,7 @@ func (s *Session) BindPortal(name string, st *Statement, params []any) (*Portal,
 		}
 	}
 	p.name = name
+	p.level = len(s.savepoints)
 	s.portals[name] = p
 	return p, nil
 }
@@ -1385,9 +1390,13 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	if t.Kind == sql.TxRelease {
 		s.tx.ReleaseSavepoint(s.savepoints[i].mark)
 		s.savepoints = s.savepoints[:i]
+		for _, p := range s.portals {
+			p.level = min(p.level, i)
+		}
 		return "RELEASE", nil
 	}
 	s.tx.RollbackTo(s.savepoints[i].mark)
+	s.closePortals(func(p *Portal) bool { return p.level > i })
 	s.restoreSettings(s.savepoints[i].values, nil)
 	s.txLocal = maps.Clone(s.savepoints[i].local)
 	s.savepoints = s.savepoints[:i+1]
