@@ -64,7 +64,7 @@ var settings = map[string]setting{
 	"timezone":                            {def: "UTC", report: true, check: checkTimeZone},
 	"integer_datetimes":                   {def: "on", report: true, readOnly: true},
 	"standard_conforming_strings":         {def: "on", report: true, check: checkOneOf("on")},
-	"application_name":                    {def: "", report: true},
+	"application_name":                    {def: "", report: true, check: cleanASCII},
 	"is_superuser":                        {def: "on", report: true, readOnly: true},
 	"session_authorization":               {def: "", report: true, readOnly: true},
 	"role":                                {def: "none", readOnly: true},
@@ -366,6 +366,21 @@ func checkOneOf(allowed ...string) func(string) (string, error) {
 		}
 		return "", pgerr.NotSupported("value \"%s\"", v)
 	}
+}
+
+// cleanASCII is the check of application_name: PostgreSQL 15's
+// pg_clean_ascii, which turns each byte that is not printable ASCII into
+// '?'. Other sessions read the name (pg_stat_activity) and clients get it
+// in ParameterStatus, so a startup packet's bytes that are not UTF-8 must
+// not reach them.
+func cleanASCII(v string) (string, error) {
+	b := []byte(v)
+	for i, c := range b {
+		if c < 32 || c > 126 {
+			b[i] = '?'
+		}
+	}
+	return string(b), nil
 }
 
 // checkEnum is PostgreSQL's check of an enum setting (case-insensitive).
