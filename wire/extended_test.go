@@ -577,3 +577,25 @@ func TestParamTypmods(t *testing.T) {
 		t.Errorf("rows %q, want %q", got, want)
 	}
 }
+
+// TestParseInAbortedTransaction checks Parse in an aborted transaction
+// block: 25P02 and no statement kept, as in PostgreSQL, save for one that
+// ends the block (or an empty query). A statement kept there made the
+// client's Parse of the same name after ROLLBACK fail with 42P05.
+func TestParseInAbortedTransaction(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "BEGIN"}, &pgproto3.Query{String: "SELECT 1/0"})
+	expect(t, "BEGIN", rc.readUntilReady(), "CommandComplete BEGIN", "ReadyForQuery T")
+	expect(t, "error", rc.readUntilReady(), "ErrorResponse ERROR 22012", "ReadyForQuery E")
+
+	rc.send(&pgproto3.Parse{Name: "s1", Query: "SELECT 1"}, &pgproto3.Describe{ObjectType: 'S', Name: "s1"}, &pgproto3.Sync{})
+	expect(t, "Parse", rc.readUntilReady(), "ErrorResponse ERROR 25P02", "ReadyForQuery E")
+	rc.send(&pgproto3.Parse{Name: "e"}, &pgproto3.Sync{})
+	expect(t, "empty Parse", rc.readUntilReady(), "ParseComplete", "ReadyForQuery E")
+	rc.send(&pgproto3.Parse{Name: "r", Query: "ROLLBACK"}, &pgproto3.Bind{PreparedStatement: "r"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete ROLLBACK", "ReadyForQuery I")
+
+	rc.send(&pgproto3.Parse{Name: "s1", Query: "SELECT 1"}, &pgproto3.Bind{PreparedStatement: "s1"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "Parse after ROLLBACK", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
+}

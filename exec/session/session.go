@@ -1558,8 +1558,14 @@ func (s *Session) runPrepare(x *sql.Prepare, text string) error {
 // StorePrepared keeps st, prepared by the protocol's Parse, under name in
 // the session's prepared statements, where SQL EXECUTE and DEALLOCATE see
 // it too. The unnamed statement ("") is replaced; a named one must be
-// new (42P05), as in PostgreSQL.
+// new (42P05), as in PostgreSQL. In an aborted transaction block only a
+// statement that ends the block, or an empty one, may be prepared (25P02,
+// as PostgreSQL's Parse answers): a client that saw the error prepares it
+// again later under the same name.
 func (s *Session) StorePrepared(name string, st *Statement) error {
+	if s.txFailed && !st.Empty() && !endsTx(st) {
+		return errTxAborted()
+	}
 	if _, ok := s.prepared[name]; ok && name != "" {
 		return pgerr.New(pgerrcode.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", name)
 	}
