@@ -565,6 +565,7 @@ func (*Execute) statement()         {}
 func (*Deallocate) statement()      {}
 func (*Discard) statement()         {}
 func (*NoOp) statement()            {}
+func (*Vacuum) statement()          {}
 func (*Checkpoint) statement()      {}
 func (*LockTable) statement()       {}
 func (*DeclareCursor) statement()   {}

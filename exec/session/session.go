@@ -931,6 +931,15 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return commandTag("DEALLOCATE"), false, nil
 	case *sql.NoOp:
 		return commandTag(x.Tag), false, nil
+	case *sql.Vacuum:
+		if x.Tag == "VACUUM" && s.tx != nil && !s.implicit {
+			return Tag{}, false, pgerr.New(pgerrcode.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
+		}
+		verb := strings.ToLower(x.Tag)
+		for _, name := range x.Skipped {
+			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "01000", Message: fmt.Sprintf("skipping \"%s\" --- cannot %s non-tables or special system tables", name, verb)})
+		}
+		return commandTag(x.Tag), false, nil
 	case *sql.Checkpoint:
 		return commandTag("CHECKPOINT"), false, s.runCheckpoint()
 	case *sql.LockTable:
