@@ -599,3 +599,39 @@ func TestParseInAbortedTransaction(t *testing.T) {
 	rc.send(&pgproto3.Parse{Name: "s1", Query: "SELECT 1"}, &pgproto3.Bind{PreparedStatement: "s1"}, &pgproto3.Execute{}, &pgproto3.Sync{})
 	expect(t, "Parse after ROLLBACK", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
 }
+
+// TestExecuteCompletedPortal checks a second Execute of a portal that ran
+// to its end, as PostgreSQL answers it: one that returns rows reports
+// none, any other fails with 55000. A SELECT's used to fail with 57014
+// (its closed scan read again), an INSERT's or UPDATE's to send an empty
+// command tag, a SET's to run again.
+func TestExecuteCompletedPortal(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE twice (a int); INSERT INTO twice VALUES (1), (2)"})
+	expect(t, "setup", rc.readUntilReady(), "CommandComplete CREATE TABLE", "CommandComplete INSERT 0 2", "ReadyForQuery I")
+	twice := func(sql string) {
+		rc.send(&pgproto3.Parse{Query: sql}, &pgproto3.Bind{DestinationPortal: "p"},
+			&pgproto3.Execute{Portal: "p"}, &pgproto3.Execute{Portal: "p"}, &pgproto3.Sync{})
+	}
+	twice("SELECT a FROM twice ORDER BY a")
+	expect(t, "SELECT", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "DataRow 2",
+		"CommandComplete SELECT 2", "CommandComplete SELECT 0", "ReadyForQuery I")
+	twice("SELECT a FROM twice")
+	expect(t, "SELECT of a scan", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "DataRow 2",
+		"CommandComplete SELECT 2", "CommandComplete SELECT 0", "ReadyForQuery I")
+	twice("INSERT INTO twice VALUES (3) RETURNING a")
+	expect(t, "INSERT RETURNING", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 3",
+		"CommandComplete INSERT 0 1", "CommandComplete INSERT 0 0", "ReadyForQuery I")
+	twice("SHOW DateStyle")
+	expect(t, "SHOW", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow ISO, MDY",
+		"CommandComplete SHOW", "CommandComplete SHOW", "ReadyForQuery I")
+	twice("UPDATE twice SET a = a + 10")
+	expect(t, "UPDATE", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete UPDATE 3",
+		"ErrorResponse ERROR 55000", "ReadyForQuery I")
+	rc.send(&pgproto3.Query{String: "SELECT count(*) FROM twice WHERE a > 10"})
+	expect(t, "after the failed block", rc.readUntilReady(), "RowDescription count:20", "DataRow 0", "CommandComplete SELECT 1", "ReadyForQuery I")
+	twice("SET application_name = 'once'")
+	expect(t, "SET", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete SET",
+		"ErrorResponse ERROR 55000", "ParameterStatus application_name=", "ReadyForQuery I")
+}

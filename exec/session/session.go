@@ -267,6 +267,9 @@ type Portal struct {
 	// hold is WITH HOLD; inTx is set while the transaction that declared
 	// it is open (it ends with it unless held and committed).
 	cursor, hold, inTx bool
+	// completed is the tag of the Execute that ran the portal to its
+	// end (nil before).
+	completed *Tag
 	// level is the number of savepoints open when the portal was made,
 	// lowered as they are released: ROLLBACK TO a savepoint closes the
 	// portals made after it, as PostgreSQL drops a subtransaction's.
@@ -825,12 +828,26 @@ func errTxAborted() error {
 // Execute runs the portal, calling emit for each batch of result rows, up
 // to maxRows rows (0: all). suspended reports that rows remain for a later
 // Execute. The records passed to emit are valid only during the call.
+//
+// A portal that ran to completion does not run again, as in PostgreSQL: a
+// later Execute of one that returns rows reports none ("SELECT 0",
+// "INSERT 0 0"), of any other fails with 55000.
 func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error) (tag Tag, suspended bool, err error) {
 	err = s.statement(ctx, p, func(ctx context.Context) (int64, error) {
+		if p.completed != nil {
+			if len(p.columns) == 0 {
+				return 0, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "portal \"%s\" cannot be run", p.name)
+			}
+			tag = Tag{Command: p.completed.Command, HasRows: p.completed.HasRows}
+			return 0, nil
+		}
 		var err error
 		tag, suspended, err = s.execute(ctx, p, maxRows, emit)
 		return tag.Rows, err
 	})
+	if err == nil && !suspended && p.completed == nil {
+		p.completed = &tag
+	}
 	return tag, suspended, err
 }
 
