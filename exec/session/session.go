@@ -877,7 +877,7 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 	took := time.Since(start)
 	s.engine.metrics.observe(kindOf(p.bound), took)
 	if err == nil {
-		s.engine.statements.record(p.stmt.parsed, took, rows)
+		s.engine.statements.record(p.stmt.parsed, s.currentRole(s.catalog()).OID, took, rows)
 	}
 	s.logSlow(p, took, err)
 	if pe := exec.AsPanic(err); pe != nil {
