@@ -14,10 +14,13 @@ func init() {
 		fn("age", targs(TS, TS), IV, func(_ *Context, a []any) (any, error) {
 			return ageWall(int64(a[0].(types.Timestamp)), int64(a[1].(types.Timestamp)))
 		}),
-		fn("age", targs(TZ, TZ), IV, func(ctx *Context, a []any) (any, error) {
+		// Stable, though PostgreSQL's pg_proc says immutable: the fields
+		// it subtracts are the session TimeZone's, and an immutable
+		// result is shared between sessions (the ExprCache).
+		stable(fn("age", targs(TZ, TZ), IV, func(ctx *Context, a []any) (any, error) {
 			loc := location(ctx)
 			return ageWall(utcToWall(int64(a[0].(types.Timestamp)), loc), utcToWall(int64(a[1].(types.Timestamp)), loc))
-		}),
+		})),
 		stable(fn("age", targs(TS), IV, func(ctx *Context, a []any) (any, error) {
 			return ageWall(todayWall(ctx), int64(a[0].(types.Timestamp)))
 		})),

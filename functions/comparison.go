@@ -46,7 +46,7 @@ func init() {
 		types.BoolT, types.Int2T, types.Int4T, types.Int8T, types.Float4T, types.Float8T,
 		types.NumericT, types.TextT, types.CharT, types.ByteaT, types.UUIDT, types.DateT,
 		types.TimeT, types.TimestampT, types.TimestampTZT, types.IntervalT, types.JSONBT,
-		types.OidT, ArgSameArray,
+		types.OidT, types.InternalCharT, ArgSameArray,
 	}
 	for op := opEq; op <= opGe; op++ {
 		for _, t := range comparable {

@@ -14,8 +14,10 @@ func init() {
 	IV := types.IntervalT
 	type addFn func(ctx *Context, start any, length types.IntervalValue) (any, error)
 	// register adds overlaps over points of type t (as int64 µs) and,
-	// when add is not nil, the forms with an interval for either end.
-	register := func(t types.T, micros func(v any) int64, add addFn) {
+	// when add is not nil, the forms with an interval for either end,
+	// of volatility addVol (Stable where add follows the session's
+	// TimeZone, as PostgreSQL's are).
+	register := func(t types.T, micros func(v any) int64, add addFn, addVol Volatility) {
 		point := func(v any) *int64 {
 			if v == nil {
 				return nil
@@ -49,7 +51,7 @@ func init() {
 			if form[1] {
 				args[3] = IV
 			}
-			Register(&Overload{Name: "overlaps", Args: args, Result: tBool, NullCall: true,
+			Register(&Overload{Name: "overlaps", Args: args, Result: tBool, NullCall: true, Volatility: addVol,
 				Eval: func(ctx *Context, a []any) (any, error) {
 					var e1, e2 *int64
 					var err error
@@ -76,11 +78,11 @@ func init() {
 	tsMicros := func(v any) int64 { return int64(v.(types.Timestamp)) }
 	register(types.TimestampT, tsMicros, func(_ *Context, s any, iv types.IntervalValue) (any, error) {
 		return tsAddInterval(s.(types.Timestamp), iv)
-	})
+	}, Immutable)
 	register(types.TimestampTZT, tsMicros, func(ctx *Context, s any, iv types.IntervalValue) (any, error) {
 		return tzAddInterval(ctx, s.(types.Timestamp), iv)
-	})
-	register(types.TimeT, func(v any) int64 { return int64(v.(types.TimeOfDay)) }, nil)
+	}, Stable)
+	register(types.TimeT, func(v any) int64 { return int64(v.(types.TimeOfDay)) }, nil, Immutable)
 }
 
 // overlaps decides (s1, e1) OVERLAPS (s2, e2) over points that may be

@@ -13,13 +13,13 @@ import (
 
 // BackendSignaller is the optional part of a SessionInfo that
 // pg_cancel_backend and pg_terminate_backend use. Each returns false (and
-// queues PostgreSQL's warning) when pid is no session's; TerminateBackend
-// with a timeout waits that long for the session to end and reports
-// whether it did. Called on the session's goroutine (the functions are
-// volatile).
+// queues PostgreSQL's warning) when pid is no session's, and 42501 when
+// the current user may not signal it; TerminateBackend with a timeout
+// waits that long for the session to end and reports whether it did.
+// Called on the session's goroutine (the functions are volatile).
 type BackendSignaller interface {
-	CancelBackend(pid int64) bool
-	TerminateBackend(pid int64, timeout time.Duration) bool
+	CancelBackend(pid int64) (bool, error)
+	TerminateBackend(pid int64, timeout time.Duration) (bool, error)
 }
 
 // signaller is the session's BackendSignaller.
@@ -39,6 +39,6 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return b.CancelBackend(a[0].(int64)), nil
+			return b.CancelBackend(a[0].(int64))
 		}})
 }

@@ -12,10 +12,11 @@ import (
 )
 
 // StatementStatsResetter is the optional part of a SessionInfo that
-// pg_stat_statements_reset uses. Called on the session's goroutine (the
-// function is volatile).
+// pg_stat_statements_reset uses; it fails with 42501 for a role that may
+// not reset them. Called on the session's goroutine (the function is
+// volatile).
 type StatementStatsResetter interface {
-	ResetStatementStats()
+	ResetStatementStats() error
 }
 
 func init() {
@@ -23,8 +24,7 @@ func init() {
 		Eval: func(ctx *Context, a []any) (any, error) {
 			if ctx != nil && ctx.Session != nil {
 				if r, ok := ctx.Session.(StatementStatsResetter); ok {
-					r.ResetStatementStats()
-					return nil, nil
+					return nil, r.ResetStatementStats()
 				}
 			}
 			return nil, pgerr.New(pgerrcode.FeatureNotSupported, "pg_stat_statements_reset outside a session is not supported")

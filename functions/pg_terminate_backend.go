@@ -26,7 +26,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return b.TerminateBackend(a[0].(int64), time.Duration(timeout)*time.Millisecond), nil
+		return b.TerminateBackend(a[0].(int64), time.Duration(timeout)*time.Millisecond)
 	}
 	Register(
 		&Overload{Name: "pg_terminate_backend", Args: targs(tInt4), Result: tBool, Volatility: Volatile, Eval: terminate},

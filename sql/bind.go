@@ -101,6 +101,13 @@ type Binder struct {
 	// consts are the statement's constants in place of its template's
 	// (constant).
 	consts map[*pg_query.A_Const]*pg_query.A_Const
+	// insertSelect is the SELECT that INSERT ... SELECT reads, while it is
+	// bound, and insertTypes the types of the columns it fills: an
+	// untyped literal in its select list takes its column's type instead
+	// of text (bindTargets), as PostgreSQL leaves those unresolved for
+	// INSERT to coerce.
+	insertSelect *pg_query.SelectStmt
+	insertTypes  []types.T
 }
 
 type cteDef struct {
@@ -576,6 +583,7 @@ func (*Execute) statement()         {}
 func (*Deallocate) statement()      {}
 func (*Discard) statement()         {}
 func (*NoOp) statement()            {}
+func (*Vacuum) statement()          {}
 func (*Checkpoint) statement()      {}
 func (*LockTable) statement()       {}
 func (*DeclareCursor) statement()   {}

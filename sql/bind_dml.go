@@ -97,7 +97,10 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		}
 		source = vals
 	} else {
+		outerSelect, outerTypes := b.insertSelect, b.insertTypes
+		b.insertSelect, b.insertTypes = sel, want
 		plan, err := b.bindSelect(sel, nil)
+		b.insertSelect, b.insertTypes = outerSelect, outerTypes
 		if err != nil {
 			return nil, err
 		}
@@ -502,7 +505,7 @@ func (b *Binder) bindReturning(def *catalog.TableDef, alias string, list []*pg_q
 	for _, name := range ReturningSystemColumns {
 		cols = append(cols, Col{Name: name, T: types.XidT, Table: alias, Hidden: true})
 	}
-	items, err := b.bindTargets(&scope{cols: cols}, list)
+	items, err := b.bindTargets(&scope{cols: cols}, list, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -289,7 +289,13 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 
 	agg := &aggCollector{}
 	b.pushAgg(agg)
-	items, err := b.bindTargets(sc, s.TargetList)
+	var literalTypes []types.T
+	// PostgreSQL resolves the select list's untyped literals to text when
+	// DISTINCT, ORDER BY or GROUP BY use them, INSERT ... SELECT or not.
+	if s == b.insertSelect && len(s.DistinctClause) == 0 && len(s.SortClause) == 0 && len(s.GroupClause) == 0 {
+		literalTypes = b.insertTypes
+	}
+	items, err := b.bindTargets(sc, s.TargetList, literalTypes)
 	if err != nil {
 		b.popAgg()
 		return nil, err
@@ -611,8 +617,10 @@ func isNullConst(n *pg_query.Node) bool {
 	return c != nil && c.Isnull
 }
 
-// bindTargets binds the select list, expanding * and t.*.
-func (b *Binder) bindTargets(sc *scope, targets []*pg_query.Node) ([]selectItem, error) {
+// bindTargets binds the select list, expanding * and t.*. An untyped
+// literal in it is text, or, at a position literalTypes gives a type for,
+// of that type.
+func (b *Binder) bindTargets(sc *scope, targets []*pg_query.Node, literalTypes []types.T) ([]selectItem, error) {
 	var items []selectItem
 	for _, t := range targets {
 		rt := t.GetResTarget()
@@ -633,7 +641,11 @@ func (b *Binder) bindTargets(sc *scope, targets []*pg_query.Node) ([]selectItem,
 		}
 		if t := e.Type(); t.Family == types.Unknown {
 			// An untyped literal in the output is text, as in PostgreSQL.
-			if e, err = b.coerce(e, types.TextT, castImplicit); err != nil {
+			to := types.TextT
+			if len(items) < len(literalTypes) {
+				to = literalTypes[len(items)]
+			}
+			if e, err = b.coerce(e, to, castImplicit); err != nil {
 				return nil, err
 			}
 		}

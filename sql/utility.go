@@ -275,6 +275,46 @@ type NoOp struct {
 	Tag string
 }
 
+// Vacuum is VACUUM or ANALYZE. cairn has nothing for either to do (no
+// dead rows to reclaim, no planner statistics to gather), but the tables
+// and columns they name must exist, as in PostgreSQL.
+type Vacuum struct {
+	Tag string // VACUUM or ANALYZE
+	// Skipped are the views named, which PostgreSQL skips with a warning.
+	Skipped []string
+}
+
+// bindVacuum checks the relations and columns VACUUM or ANALYZE names:
+// 42P01 for a relation that does not exist, 42703 for a column.
+func (b *Binder) bindVacuum(s *pg_query.VacuumStmt) (*Vacuum, error) {
+	v := &Vacuum{Tag: "ANALYZE"}
+	if s.IsVacuumcmd {
+		v.Tag = "VACUUM"
+	}
+	for _, n := range s.Rels {
+		rel := n.GetVacuumRelation()
+		if rel == nil || rel.Relation == nil {
+			continue
+		}
+		rv := rel.Relation
+		def, err := b.rangeVarTable(rv)
+		if err != nil {
+			if pgerr.From(err).Code == pgerrcode.WrongObjectType {
+				v.Skipped = append(v.Skipped, rv.Relname)
+				continue
+			}
+			return nil, err
+		}
+		for _, c := range rel.VaCols {
+			name := c.GetString_().GetSval()
+			if i, _ := def.Column(name); i < 0 {
+				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, def.Name)
+			}
+		}
+	}
+	return v, nil
+}
+
 // LockTable is LOCK TABLE ... IN ACCESS SHARE MODE, as pg_dump takes it
 // on each table it dumps so that no DROP or ALTER changes the table
 // before its rows are read. A transaction's snapshot already keeps
@@ -423,10 +463,7 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		// DISCARD ALL, which poolers send, unlistens).
 		return &NoOp{Tag: "UNLISTEN"}, nil
 	case *pg_query.Node_VacuumStmt:
-		if s.VacuumStmt.IsVacuumcmd {
-			return &NoOp{Tag: "VACUUM"}, nil
-		}
-		return &NoOp{Tag: "ANALYZE"}, nil
+		return b.bindVacuum(s.VacuumStmt)
 	case *pg_query.Node_CheckPointStmt:
 		return &Checkpoint{}, nil
 	case *pg_query.Node_LockStmt:

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,4 +98,50 @@ func TestClientThatNeverReads(t *testing.T) {
 	if _, err := io.Copy(io.Discard, stuck.nc); err != nil {
 		t.Fatalf("stuck connection not closed: %v", err)
 	}
+}
+
+// TestStartupBytesNotUTF8 checks the strings of a startup packet, which
+// no query text check sees: a user or database name or a setting that is
+// not UTF-8 fails the connection with 22021, as a query with those bytes
+// would, and application_name is cleaned to printable ASCII as
+// PostgreSQL 15 cleans it, so pg_stat_activity, which every session
+// reads, never holds text a client cannot decode.
+func TestStartupBytesNotUTF8(t *testing.T) {
+	ts := startServer(t)
+	for name, params := range map[string]map[string]string{
+		"user":        {"user": "ab\xff", "database": "testdb"},
+		"database":    {"user": "tester", "database": "\xfe"},
+		"setting":     {"user": "tester", "database": "testdb", "search_path": "a\xc3"},
+		"via options": {"user": "tester", "database": "testdb", "options": "-c search_path=\xff"},
+	} {
+		rc := ts.dial(t)
+		rc.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: params})
+		expect(t, name, rc.readUntilClosed(), "ErrorResponse FATAL 22021")
+	}
+
+	rc := ts.dial(t)
+	rc.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber,
+		Parameters: map[string]string{"user": "tester", "database": "testdb", "application_name": "h\xc3\xa9\xff\x01~"}})
+	var app string
+	for {
+		s, err := rc.receive()
+		if err != nil {
+			t.Fatalf("startup: %v", err)
+		}
+		if v, ok := strings.CutPrefix(s, "ParameterStatus application_name="); ok {
+			app = v
+		}
+		if strings.HasPrefix(s, "ReadyForQuery") {
+			break
+		}
+	}
+	if app != "h????~" {
+		t.Errorf("ParameterStatus application_name=%q, want %q", app, "h????~")
+	}
+	other := ts.rawConnect(t)
+	other.send(&pgproto3.Query{String: "SELECT application_name FROM pg_stat_activity WHERE application_name <> '' ORDER BY 1"})
+	expect(t, "pg_stat_activity", other.readUntilReady(), "RowDescription application_name:25", "DataRow h????~", "CommandComplete SELECT 1", "ReadyForQuery I")
+	other.send(&pgproto3.Query{String: "SET application_name = 'naïve'; SHOW application_name"})
+	expect(t, "SET", other.readUntilReady(), "CommandComplete SET", "RowDescription application_name:25", "DataRow na??ve",
+		"CommandComplete SHOW", "ParameterStatus application_name=na??ve", "ReadyForQuery I")
 }

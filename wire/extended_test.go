@@ -316,6 +316,128 @@ func TestPortalSuspended(t *testing.T) {
 	expect(t, "duplicate portal", rc.readUntilReady(), "BindComplete", "ErrorResponse ERROR 42P03", "ReadyForQuery I")
 }
 
+// TestPortalResumesScan checks a portal whose table scan is still open
+// when its Execute ends: the next Execute, in the same pipeline or after a
+// Sync inside a transaction, reads on to the end of the table and a
+// cursor's FETCH after a later statement does too. (The scan kept the
+// first Execute's context, which ended with that Execute, so the rest of
+// the rows failed with 57014.)
+func TestPortalResumesScan(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	// Three inserts: three batches, so the scan is still open after the
+	// first.
+	rc.send(&pgproto3.Query{String: "CREATE TABLE batches (a int); INSERT INTO batches VALUES (1), (2), (3); " +
+		"INSERT INTO batches VALUES (4), (5); INSERT INTO batches VALUES (6)"})
+	expect(t, "setup", rc.readUntilReady(), "CommandComplete CREATE TABLE",
+		"CommandComplete INSERT 0 3", "CommandComplete INSERT 0 2", "CommandComplete INSERT 0 1", "ReadyForQuery I")
+
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT a FROM batches"},
+		&pgproto3.Bind{DestinationPortal: "p"},
+		&pgproto3.Execute{Portal: "p", MaxRows: 2},
+		&pgproto3.Execute{Portal: "p", MaxRows: 0},
+		&pgproto3.Sync{},
+	)
+	expect(t, "one pipeline", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "DataRow 2",
+		"PortalSuspended", "DataRow 3", "DataRow 4", "DataRow 5", "DataRow 6", "CommandComplete SELECT 4", "ReadyForQuery I")
+
+	rc.send(&pgproto3.Query{String: "BEGIN"})
+	expect(t, "BEGIN", rc.readUntilReady(), "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT a FROM batches"},
+		&pgproto3.Bind{DestinationPortal: "cur"},
+		&pgproto3.Execute{Portal: "cur", MaxRows: 4},
+		&pgproto3.Sync{},
+	)
+	expect(t, "first fetch", rc.readUntilReady(), "ParseComplete", "BindComplete",
+		"DataRow 1", "DataRow 2", "DataRow 3", "DataRow 4", "PortalSuspended", "ReadyForQuery T")
+	rc.send(&pgproto3.Execute{Portal: "cur", MaxRows: 4}, &pgproto3.Sync{})
+	expect(t, "second fetch", rc.readUntilReady(), "DataRow 5", "DataRow 6", "CommandComplete SELECT 2", "ReadyForQuery T")
+
+	rc.send(&pgproto3.Query{String: "DECLARE c CURSOR FOR SELECT a FROM batches"})
+	expect(t, "DECLARE", rc.readUntilReady(), "CommandComplete DECLARE CURSOR", "ReadyForQuery T")
+	rc.send(&pgproto3.Query{String: "FETCH 4 FROM c"})
+	expect(t, "FETCH 4", rc.readUntilReady(), "RowDescription a:23", "DataRow 1", "DataRow 2", "DataRow 3", "DataRow 4",
+		"CommandComplete FETCH 4", "ReadyForQuery T")
+	rc.send(&pgproto3.Query{String: "FETCH ALL FROM c"})
+	expect(t, "FETCH ALL", rc.readUntilReady(), "RowDescription a:23", "DataRow 5", "DataRow 6",
+		"CommandComplete FETCH 2", "ReadyForQuery T")
+	rc.send(&pgproto3.Query{String: "COMMIT"})
+	expect(t, "COMMIT", rc.readUntilReady(), "CommandComplete COMMIT", "ReadyForQuery I")
+}
+
+// TestPortalEndsWithTransaction checks that COMMIT, ROLLBACK and ROLLBACK
+// TO run by Execute drop the portals of what they end, as PostgreSQL does:
+// an Execute later in the same block of messages finds no portal (34000)
+// instead of reading on, from a table whose creation was rolled back.
+func TestPortalEndsWithTransaction(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	run := func(sql string) []pgproto3.FrontendMessage {
+		return []pgproto3.FrontendMessage{&pgproto3.Parse{Query: sql}, &pgproto3.Bind{}, &pgproto3.Execute{}}
+	}
+	block := func(parts ...[]pgproto3.FrontendMessage) {
+		var msgs []pgproto3.FrontendMessage
+		for _, p := range parts {
+			msgs = append(msgs, p...)
+		}
+		rc.send(append(msgs, &pgproto3.Sync{})...)
+	}
+	open := []pgproto3.FrontendMessage{
+		&pgproto3.Parse{Query: "SELECT a FROM gone"},
+		&pgproto3.Bind{DestinationPortal: "p"},
+		&pgproto3.Execute{Portal: "p", MaxRows: 1},
+	}
+	resume := []pgproto3.FrontendMessage{&pgproto3.Execute{Portal: "p"}}
+
+	block(run("BEGIN"), run("CREATE TABLE gone (a int)"), run("INSERT INTO gone VALUES (1), (2), (3)"),
+		open, run("ROLLBACK"), resume)
+	expect(t, "after ROLLBACK", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "CommandComplete BEGIN",
+		"ParseComplete", "BindComplete", "CommandComplete CREATE TABLE",
+		"ParseComplete", "BindComplete", "CommandComplete INSERT 0 3",
+		"ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended",
+		"ParseComplete", "BindComplete", "CommandComplete ROLLBACK",
+		"ErrorResponse ERROR 34000", "ReadyForQuery I")
+
+	rc.send(&pgproto3.Query{String: "CREATE TABLE gone (a int); INSERT INTO gone VALUES (1), (2), (3)"})
+	expect(t, "setup", rc.readUntilReady(), "CommandComplete CREATE TABLE", "CommandComplete INSERT 0 3", "ReadyForQuery I")
+	open[0] = &pgproto3.Parse{Query: "SELECT a FROM gone ORDER BY a"}
+	block(run("BEGIN"), open, run("COMMIT"), resume)
+	expect(t, "after COMMIT", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "CommandComplete BEGIN",
+		"ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended",
+		"ParseComplete", "BindComplete", "CommandComplete COMMIT",
+		"ErrorResponse ERROR 34000", "ReadyForQuery I")
+
+	// ROLLBACK TO drops the portals made after its savepoint, and those
+	// of a savepoint released into it, but not older ones.
+	block(run("BEGIN"), run("SAVEPOINT a"), run("SAVEPOINT b"), open, run("RELEASE b"), run("ROLLBACK TO a"), resume)
+	expect(t, "after ROLLBACK TO", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "CommandComplete BEGIN",
+		"ParseComplete", "BindComplete", "CommandComplete SAVEPOINT",
+		"ParseComplete", "BindComplete", "CommandComplete SAVEPOINT",
+		"ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended",
+		"ParseComplete", "BindComplete", "CommandComplete RELEASE",
+		"ParseComplete", "BindComplete", "CommandComplete ROLLBACK",
+		"ErrorResponse ERROR 34000", "ReadyForQuery E")
+	rc.send(&pgproto3.Query{String: "ROLLBACK"})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "CommandComplete ROLLBACK", "ReadyForQuery I")
+	block(run("BEGIN"), open, run("SAVEPOINT a"), run("ROLLBACK TO a"), resume)
+	expect(t, "portal older than the savepoint", rc.readUntilReady(),
+		"ParseComplete", "BindComplete", "CommandComplete BEGIN",
+		"ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended",
+		"ParseComplete", "BindComplete", "CommandComplete SAVEPOINT",
+		"ParseComplete", "BindComplete", "CommandComplete ROLLBACK",
+		"DataRow 2", "DataRow 3", "CommandComplete SELECT 2", "ReadyForQuery T")
+
+	// A cursor declared after a savepoint goes with ROLLBACK TO it.
+	rc.send(&pgproto3.Query{String: "SAVEPOINT c; DECLARE cur CURSOR FOR SELECT 1; ROLLBACK TO c; FETCH 1 FROM cur"})
+	expect(t, "cursor after ROLLBACK TO", rc.readUntilReady(), "CommandComplete SAVEPOINT", "CommandComplete DECLARE CURSOR",
+		"CommandComplete ROLLBACK", "ErrorResponse ERROR 34000", "ReadyForQuery E")
+}
+
 // TestBinaryParamFormats checks one format code for all parameters.
 func TestBinaryParamFormats(t *testing.T) {
 	ts := startServer(t)
@@ -454,4 +576,62 @@ func TestParamTypmods(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("rows %q, want %q", got, want)
 	}
+}
+
+// TestParseInAbortedTransaction checks Parse in an aborted transaction
+// block: 25P02 and no statement kept, as in PostgreSQL, save for one that
+// ends the block (or an empty query). A statement kept there made the
+// client's Parse of the same name after ROLLBACK fail with 42P05.
+func TestParseInAbortedTransaction(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "BEGIN"}, &pgproto3.Query{String: "SELECT 1/0"})
+	expect(t, "BEGIN", rc.readUntilReady(), "CommandComplete BEGIN", "ReadyForQuery T")
+	expect(t, "error", rc.readUntilReady(), "ErrorResponse ERROR 22012", "ReadyForQuery E")
+
+	rc.send(&pgproto3.Parse{Name: "s1", Query: "SELECT 1"}, &pgproto3.Describe{ObjectType: 'S', Name: "s1"}, &pgproto3.Sync{})
+	expect(t, "Parse", rc.readUntilReady(), "ErrorResponse ERROR 25P02", "ReadyForQuery E")
+	rc.send(&pgproto3.Parse{Name: "e"}, &pgproto3.Sync{})
+	expect(t, "empty Parse", rc.readUntilReady(), "ParseComplete", "ReadyForQuery E")
+	rc.send(&pgproto3.Parse{Name: "r", Query: "ROLLBACK"}, &pgproto3.Bind{PreparedStatement: "r"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete ROLLBACK", "ReadyForQuery I")
+
+	rc.send(&pgproto3.Parse{Name: "s1", Query: "SELECT 1"}, &pgproto3.Bind{PreparedStatement: "s1"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "Parse after ROLLBACK", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
+}
+
+// TestExecuteCompletedPortal checks a second Execute of a portal that ran
+// to its end, as PostgreSQL answers it: one that returns rows reports
+// none, any other fails with 55000. A SELECT's used to fail with 57014
+// (its closed scan read again), an INSERT's or UPDATE's to send an empty
+// command tag, a SET's to run again.
+func TestExecuteCompletedPortal(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE twice (a int); INSERT INTO twice VALUES (1), (2)"})
+	expect(t, "setup", rc.readUntilReady(), "CommandComplete CREATE TABLE", "CommandComplete INSERT 0 2", "ReadyForQuery I")
+	twice := func(sql string) {
+		rc.send(&pgproto3.Parse{Query: sql}, &pgproto3.Bind{DestinationPortal: "p"},
+			&pgproto3.Execute{Portal: "p"}, &pgproto3.Execute{Portal: "p"}, &pgproto3.Sync{})
+	}
+	twice("SELECT a FROM twice ORDER BY a")
+	expect(t, "SELECT", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "DataRow 2",
+		"CommandComplete SELECT 2", "CommandComplete SELECT 0", "ReadyForQuery I")
+	twice("SELECT a FROM twice")
+	expect(t, "SELECT of a scan", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "DataRow 2",
+		"CommandComplete SELECT 2", "CommandComplete SELECT 0", "ReadyForQuery I")
+	twice("INSERT INTO twice VALUES (3) RETURNING a")
+	expect(t, "INSERT RETURNING", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 3",
+		"CommandComplete INSERT 0 1", "CommandComplete INSERT 0 0", "ReadyForQuery I")
+	twice("SHOW DateStyle")
+	expect(t, "SHOW", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow ISO, MDY",
+		"CommandComplete SHOW", "CommandComplete SHOW", "ReadyForQuery I")
+	twice("UPDATE twice SET a = a + 10")
+	expect(t, "UPDATE", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete UPDATE 3",
+		"ErrorResponse ERROR 55000", "ReadyForQuery I")
+	rc.send(&pgproto3.Query{String: "SELECT count(*) FROM twice WHERE a > 10"})
+	expect(t, "after the failed block", rc.readUntilReady(), "RowDescription count:20", "DataRow 0", "CommandComplete SELECT 1", "ReadyForQuery I")
+	twice("SET application_name = 'once'")
+	expect(t, "SET", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete SET",
+		"ErrorResponse ERROR 55000", "ParameterStatus application_name=", "ReadyForQuery I")
 }

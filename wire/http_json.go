@@ -256,6 +256,10 @@ func paramValue(raw json.RawMessage, t types.T, opts *types.TextOptions) (any, e
 		if err != nil {
 			return nil, err
 		}
+		// As for a string: an element's \u0000 escape made a NUL.
+		if err := checkText(string(lit)); err != nil {
+			return nil, err
+		}
 		text = string(lit)
 	default: // numbers, true, false, objects
 		text = string(raw)

@@ -77,7 +77,8 @@ func TestInvalidUTF8(t *testing.T) {
 // TestHTTPInvalidUTF8 checks that an HTTP request body that is not valid
 // UTF-8 is a 400 with 22021 rather than text with U+FFFD in it (what
 // encoding/json would make of it), and that a JSON escape making a NUL
-// in a text parameter or the query text is 22021 too.
+// in a text parameter, an element of an array parameter or the query
+// text is 22021 too.
 func TestHTTPInvalidUTF8(t *testing.T) {
 	ts := startServer(t)
 	hs := httptest.NewServer(HTTPHandler(ts.engine, HTTPOptions{}))
@@ -97,6 +98,9 @@ func TestHTTPInvalidUTF8(t *testing.T) {
 		"query text":    {"/workspaces/w/tables/query", "{\"query\": \"SELECT '\xff'\"}", "0xff"},
 		"parameter":     {"/workspaces/w/tables/query", "{\"query\": \"SELECT $1::text\", \"params\": [\"a\xc3\x28\"]}", "0xc3 0x28"},
 		"NUL parameter": {"/workspaces/w/tables/query", `{"query": "SELECT $1::text", "params": ["a\u0000b"]}`, "0x00"},
+		// An array element's escape too: the MCP tools' tags come this
+		// way, and a text[] element with a NUL was stored.
+		"NUL array element": {"/workspaces/w/tables/query", `{"query": "SELECT $1::text[]", "params": [["ok", "a\u0000b"]]}`, "0x00"},
 		// The parser reads a C string: what follows a NUL must not be
 		// dropped silently (this ran SELECT 1).
 		"NUL in query text": {"/workspaces/w/tables/query", `{"query": "SELECT 1\u0000 garbage"}`, "0x00"},

@@ -596,3 +596,98 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("go_memstats_heap_alloc_bytes: %v", v)
 	}
 }
+
+// TestActivityOfOtherRoles: a role sees the sessions of roles whose
+// privileges it lacks in pg_stat_activity only by who they are (query
+// "<insufficient privilege>", state and times NULL), and may not cancel
+// or terminate them (42501), as in PostgreSQL: any role used to read a
+// superuser's running statement, literals and all, and cancel it.
+func TestActivityOfOtherRoles(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	admin := ts.connect(t)
+	for _, q := range []string{"CREATE ROLE alice LOGIN", "CREATE ROLE bob LOGIN"} {
+		mustExec(t, admin, q)
+	}
+	connectAs := func(role string) *pgx.Conn {
+		t.Helper()
+		conn, err := pgx.Connect(ctx, strings.Replace(ts.connString(), "user=cairn", "user="+role, 1))
+		if err != nil {
+			t.Fatalf("connect as %s: %v", role, err)
+		}
+		t.Cleanup(func() { conn.Close(ctx) })
+		return conn
+	}
+	alice := connectAs("alice")
+	sleep := func(conn *pgx.Conn, secret string) chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := conn.Exec(ctx, `SELECT pg_sleep(30), '`+secret+`'`)
+			done <- err
+		}()
+		waitActivity(t, admin, conn.PgConn().PID(), "pg_sleep running", inState("active", secret))
+		return done
+	}
+	var query string
+	var state, addr *string
+	look := func(pid uint32) {
+		t.Helper()
+		if err := alice.QueryRow(ctx, `SELECT query, state, client_addr FROM pg_stat_activity WHERE pid = $1`, int32(pid)).Scan(&query, &state, &addr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	signal := func(fn string, pid uint32) error {
+		var ok bool
+		return alice.QueryRow(ctx, `SELECT `+fn+`($1)`, int32(pid)).Scan(&ok)
+	}
+
+	superSession := ts.connect(t)
+	superDone := sleep(superSession, "super-secret")
+	look(superSession.PgConn().PID())
+	if query != "<insufficient privilege>" || state != nil || addr != nil {
+		t.Errorf("alice sees the superuser's session as %q, state %v, client_addr %v", query, state, addr)
+	}
+	for fn, msg := range map[string]string{
+		"pg_cancel_backend":    "must be a superuser to cancel superuser query",
+		"pg_terminate_backend": "must be a superuser to terminate superuser process",
+	} {
+		if err := signal(fn, superSession.PgConn().PID()); sqlState(err) != "42501" || !strings.Contains(err.Error(), msg) {
+			t.Errorf("alice's %s of a superuser's session: %v", fn, err)
+		}
+	}
+
+	bob := connectAs("bob")
+	bobDone := sleep(bob, "bob-secret")
+	look(bob.PgConn().PID())
+	if query != "<insufficient privilege>" {
+		t.Errorf("alice sees bob's session as %q", query)
+	}
+	if err := signal("pg_cancel_backend", bob.PgConn().PID()); sqlState(err) != "42501" {
+		t.Errorf("alice's pg_cancel_backend of bob's session: %v", err)
+	}
+	// A member of bob has his privileges: sees and cancels his statement.
+	mustExec(t, admin, "GRANT bob TO alice")
+	look(bob.PgConn().PID())
+	if query != "SELECT pg_sleep(30), 'bob-secret'" || state == nil || *state != "active" {
+		t.Errorf("bob's member alice sees his session as %q, state %v", query, state)
+	}
+	if err := signal("pg_cancel_backend", bob.PgConn().PID()); err != nil {
+		t.Errorf("bob's member alice cancelling his statement: %v", err)
+	}
+	if err := <-bobDone; sqlState(err) != "57014" {
+		t.Errorf("bob's statement after alice's cancel: %v", err)
+	}
+	// Her own session she always sees.
+	look(alice.PgConn().PID())
+	if !strings.Contains(query, "pg_stat_activity") {
+		t.Errorf("alice sees her own session as %q", query)
+	}
+
+	var ok bool
+	if err := admin.QueryRow(ctx, `SELECT pg_cancel_backend($1)`, int32(superSession.PgConn().PID())).Scan(&ok); err != nil || !ok {
+		t.Fatalf("the superuser's pg_cancel_backend: %v, %v", ok, err)
+	}
+	if err := <-superDone; sqlState(err) != "57014" {
+		t.Errorf("the superuser's statement after the cancel: %v", err)
+	}
+}

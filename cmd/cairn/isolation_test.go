@@ -290,3 +290,42 @@ Sun Jun 30 19:59:59 2024 EDT|06-30-2024|Sun Jun 30 19:59:59 2024`},
 		}
 	}
 }
+
+// TestExprCacheTimeZoneFunctions runs functions that read the session's
+// TimeZone over a table large enough for the ExprCache to keep their
+// results (it skips batches under 256 rows) from sessions in two time
+// zones, each after the other has filled the cache. age of two
+// timestamptz values (immutable in PostgreSQL's pg_proc, though its fields
+// are the TimeZone's) and OVERLAPS with an interval on timestamptz were
+// marked immutable, so the second session got the first one's answer.
+func TestExprCacheTimeZoneFunctions(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	setup := ts.connect(t)
+	mustExec(t, setup, `CREATE TABLE stamps (id int, at timestamptz, til timestamptz)`)
+	mustExec(t, setup, `INSERT INTO stamps SELECT g, timestamptz '2024-03-10 06:30+00', timestamptz '2024-03-31 00:00+00' FROM generate_series(1, 1000) g`)
+	const query = `SELECT age(til, '2024-03-01 00:00+00')::text, (at, interval '1 day') OVERLAPS ('2024-03-11 06:00+00', interval '1 hour'), count(*)
+		FROM stamps GROUP BY 1, 2`
+	// PostgreSQL 15's answers: New York's clocks go forward on
+	// 2024-03-10, so a day after 01:30 EST ends at 05:30 UTC.
+	want := map[string]string{
+		"UTC":              "30 days|true|1000",
+		"America/New_York": "1 mon 1 day 01:00:00|false|1000",
+	}
+	for _, order := range [][]string{{"UTC", "America/New_York"}, {"America/New_York", "UTC"}} {
+		for _, zone := range order {
+			conn := ts.connect(t)
+			mustExec(t, conn, "SET TimeZone = '"+zone+"'")
+			var age string
+			var overlaps bool
+			var n int64
+			if err := conn.QueryRow(ctx, query).Scan(&age, &overlaps, &n); err != nil {
+				t.Fatalf("%s: %v", zone, err)
+			}
+			if got := fmt.Sprintf("%s|%t|%d", age, overlaps, n); got != want[zone] {
+				t.Errorf("%s after %v: got %s, want %s", zone, order, got, want[zone])
+			}
+			conn.Close(ctx)
+		}
+	}
+}

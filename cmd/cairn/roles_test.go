@@ -232,11 +232,22 @@ func TestRolesLoopbackTrust(t *testing.T) {
 	if err != nil {
 		t.Fatalf("role without a password over loopback: %v", err)
 	}
-	// The admin's last statement, as another session sees it, has no password.
+	// The admin's last statement, as another superuser session sees it,
+	// has no password; a role without the admin's privileges does not see
+	// it at all.
+	admin2, err := s.pgConnect("host=127.0.0.1 user=cairn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin2.Close(ctx)
 	var query string
-	if err := open.QueryRow(ctx, "SELECT query FROM pg_stat_activity WHERE usename = 'cairn'").Scan(&query); err != nil ||
+	if err := admin2.QueryRow(ctx, "SELECT query FROM pg_stat_activity WHERE usename = 'cairn' AND pid <> pg_backend_pid()").Scan(&query); err != nil ||
 		query != "ALTER ROLE locked PASSWORD '********'" {
 		t.Fatalf("pg_stat_activity shows %q: %v", query, err)
+	}
+	if err := open.QueryRow(ctx, "SELECT query FROM pg_stat_activity WHERE pid = $1", int32(admin.PgConn().PID())).Scan(&query); err != nil ||
+		query != "<insufficient privilege>" {
+		t.Fatalf("pg_stat_activity shows %q to another role: %v", query, err)
 	}
 	open.Close(ctx)
 	if _, err := s.pgConnect("host=127.0.0.1 user=locked"); err == nil {

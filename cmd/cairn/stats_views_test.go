@@ -158,6 +158,63 @@ func TestPgStatStatements(t *testing.T) {
 	}
 }
 
+// TestPgStatStatementsPerRole: pg_stat_statements keeps each role's
+// executions of a statement apart (userid), shows another role's only by
+// their counts (queryid NULL, query "<insufficient privilege>") unless
+// the viewer is a superuser, and only a superuser may reset it (42501),
+// as the extension does. Every role used to read every statement's text
+// and could empty the view for all.
+func TestPgStatStatementsPerRole(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	admin := ts.connect(t)
+	mustExec(t, admin, `CREATE TABLE shared (k int)`)
+	mustExec(t, admin, `CREATE ROLE agent LOGIN`)
+	mustExec(t, admin, `GRANT SELECT ON shared TO agent`)
+	agent, err := pgx.Connect(ctx, strings.Replace(ts.connString(), "user=cairn", "user=agent", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Close(ctx)
+	mustExec(t, admin, `SELECT pg_stat_statements_reset()`)
+	mustExec(t, admin, `SELECT count(*) FROM shared WHERE k = 1`)
+	mustExec(t, agent, `SELECT count(*) FROM shared WHERE k = 2`)
+	mustExec(t, agent, `SELECT count(*) FROM shared WHERE k = 3`)
+	mustExec(t, admin, `SELECT k FROM shared WHERE k > 7`)
+
+	read := func(conn *pgx.Conn) []string {
+		t.Helper()
+		rows, err := conn.Query(ctx, `SELECT u.rolname || ' ' || calls || ' ' || coalesce(s.query, 'NULL') || ' ' || (queryid IS NULL)
+			FROM pg_stat_statements s JOIN pg_roles u ON u.oid = s.userid
+			WHERE s.query LIKE '%shared%' ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got, want := strings.Join(read(agent), "; "), "agent 2 SELECT count(*) FROM shared WHERE k = $1 false"; got != want {
+		t.Errorf("agent sees %s, want %s", got, want)
+	}
+	var hidden, shown int64
+	if err := agent.QueryRow(ctx, `SELECT count(*) FILTER (WHERE query = '<insufficient privilege>' AND queryid IS NULL), count(*) FILTER (WHERE query <> '<insufficient privilege>')
+		FROM pg_stat_statements WHERE userid <> (SELECT oid FROM pg_roles WHERE rolname = 'agent')`).Scan(&hidden, &shown); err != nil || hidden < 2 || shown != 0 {
+		t.Errorf("agent sees %d of the superuser's statements hidden, %d shown (%v); want 2 or more, 0", hidden, shown, err)
+	}
+	if got, want := strings.Join(read(admin), "; "), "agent 2 SELECT count(*) FROM shared WHERE k = $1 false; cairn 1 SELECT count(*) FROM shared WHERE k = $1 false; cairn 1 SELECT k FROM shared WHERE k > $1 false"; got != want {
+		t.Errorf("the superuser sees %s, want %s", got, want)
+	}
+	if _, err := agent.Exec(ctx, `SELECT pg_stat_statements_reset()`); sqlState(err) != "42501" {
+		t.Errorf("agent's pg_stat_statements_reset(): %v, want 42501", err)
+	}
+	if got := read(admin); len(got) != 3 {
+		t.Errorf("after agent's reset the superuser sees %q", got)
+	}
+}
+
 // TestXactCountsAutocommitReads: every autocommit read is a transaction
 // of pg_stat_database (and cairn_transactions_total), whichever path it
 // takes: a simple or extended protocol SELECT, EXPLAIN ANALYZE, COPY TO,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
 )
 
@@ -224,13 +225,38 @@ func notBackend(pid int64) Notice {
 	return Notice{Severity: "WARNING", Code: pgerrcode.Warning, Message: fmt.Sprintf("PID %d is not a PostgreSQL backend process", pid)}
 }
 
-// CancelBackend implements functions.BackendSignaller:
-// pg_cancel_backend.
-func (e *statementEnv) CancelBackend(pid int64) bool {
+// signalTarget is the session pg_cancel_backend or pg_terminate_backend
+// (terminate) signals, nil with PostgreSQL's warning when pid is no
+// session's. As PostgreSQL's pg_signal_backend, only a superuser may
+// signal a superuser's session, and others only the sessions of roles
+// whose privileges they have (42501).
+func (e *statementEnv) signalTarget(pid int64, terminate bool) (*Session, error) {
 	t := e.sess.engine.sessions.lookup(int32(pid))
 	if t == nil || int64(int32(pid)) != pid {
 		e.sess.notices = append(e.sess.notices, notBackend(pid))
-		return false
+		return nil, nil
+	}
+	cat := e.sess.catalog()
+	me, owner := e.sess.currentRole(cat), roleNamed(cat, t.authUser)
+	switch {
+	case owner.Superuser && !me.Superuser && terminate:
+		return nil, pgerr.New(pgerrcode.InsufficientPrivilege, "must be a superuser to terminate superuser process")
+	case owner.Superuser && !me.Superuser:
+		return nil, pgerr.New(pgerrcode.InsufficientPrivilege, "must be a superuser to cancel superuser query")
+	case !cat.IsMemberOf(me.OID, owner.OID, true) && terminate:
+		return nil, pgerr.New(pgerrcode.InsufficientPrivilege, "must be a member of the role whose process is being terminated or member of pg_signal_backend")
+	case !cat.IsMemberOf(me.OID, owner.OID, true):
+		return nil, pgerr.New(pgerrcode.InsufficientPrivilege, "must be a member of the role whose query is being canceled or member of pg_signal_backend")
+	}
+	return t, nil
+}
+
+// CancelBackend implements functions.BackendSignaller:
+// pg_cancel_backend.
+func (e *statementEnv) CancelBackend(pid int64) (bool, error) {
+	t, err := e.signalTarget(pid, false)
+	if t == nil {
+		return false, err
 	}
 	t.act.mu.Lock()
 	cancel := t.act.backend.Cancel
@@ -238,17 +264,16 @@ func (e *statementEnv) CancelBackend(pid int64) bool {
 	if cancel != nil {
 		cancel()
 	}
-	return true
+	return true, nil
 }
 
 // TerminateBackend implements functions.BackendSignaller:
 // pg_terminate_backend. With a timeout it waits that long for the
 // session to close and reports whether it did, warning when not.
-func (e *statementEnv) TerminateBackend(pid int64, timeout time.Duration) bool {
-	t := e.sess.engine.sessions.lookup(int32(pid))
-	if t == nil || int64(int32(pid)) != pid {
-		e.sess.notices = append(e.sess.notices, notBackend(pid))
-		return false
+func (e *statementEnv) TerminateBackend(pid int64, timeout time.Duration) (bool, error) {
+	t, err := e.signalTarget(pid, true)
+	if t == nil {
+		return false, err
 	}
 	t.act.mu.Lock()
 	terminate := t.act.backend.Terminate
@@ -257,7 +282,7 @@ func (e *statementEnv) TerminateBackend(pid int64, timeout time.Duration) bool {
 		terminate()
 	}
 	if timeout <= 0 || t == e.sess {
-		return true
+		return true, nil
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -267,12 +292,12 @@ func (e *statementEnv) TerminateBackend(pid int64, timeout time.Duration) bool {
 	}
 	select {
 	case <-t.act.closed:
-		return true
+		return true, nil
 	case <-timer.C:
 	case <-done:
-		return false
+		return false, nil
 	}
 	e.sess.notices = append(e.sess.notices, Notice{Severity: "WARNING", Code: pgerrcode.Warning,
 		Message: fmt.Sprintf("backend with PID %d did not terminate within %d milliseconds", pid, timeout.Milliseconds())})
-	return false
+	return false, nil
 }

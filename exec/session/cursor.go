@@ -9,7 +9,6 @@ package session
 
 import (
 	"context"
-	"io"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -53,24 +52,21 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, decl 
 	// Operators open their scans when first pulled: computing the first
 	// batch now makes the cursor read the tables as the DECLARE saw them,
 	// not with the writes of later statements of its transaction. The
-	// scans it opens outlive the DECLARE (a simple query's context ends
-	// with its statement), so they get a context that is not cancelled
-	// with it; closing the cursor stops them, and each FETCH checks its
-	// own context between batches.
-	first, err := op.Next(context.WithoutCancel(ctx))
+	// scans it opens outlive the DECLARE under the run's own context
+	// (portalRun.pull).
+	first, err := run.pull(ctx)
 	switch {
-	case err == io.EOF:
-		run.close()
 	case err != nil:
 		run.failed = true
 		run.close()
 		return "", err
+	case first == nil:
+		run.close()
 	default:
-		first.Retain()
 		run.pending = first
 	}
 	s.portals[x.Name] = &Portal{name: x.Name, stmt: decl.stmt, bound: &sql.Query{Plan: x.Plan}, params: decl.params,
-		columns: visibleColumns(x.Plan.Columns()), run: run, cursor: true, hold: x.Hold, inTx: !own}
+		columns: visibleColumns(x.Plan.Columns()), run: run, cursor: true, hold: x.Hold, inTx: !own, level: len(s.savepoints)}
 	return "DECLARE CURSOR", nil
 }
 
@@ -135,11 +131,18 @@ func (s *Session) holdCursors() error {
 	return nil
 }
 
-// endTxCursors closes the cursors of a transaction that ended, except the
-// held ones of a commit (holdCursors materialised them).
+// endTxCursors closes the portals of a transaction that ended, as
+// PostgreSQL drops them at its end: the protocol's (Bind's), and its
+// cursors except the held ones of a commit (holdCursors materialised
+// them). A portal a later Execute of the same block of messages names is
+// gone (34000); its rows, of a snapshot or of writes that were rolled
+// back, are not read on.
 func (s *Session) endTxCursors(committed bool) {
 	s.closePortals(func(c *Portal) bool {
-		if !c.cursor || !c.inTx {
+		if !c.cursor {
+			return true
+		}
+		if !c.inTx {
 			return false
 		}
 		if committed && c.hold {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // DefaultMaxConnections and DefaultSuperuserReservedConnections are
@@ -117,6 +118,15 @@ func (e *Engine) LoginRole(role, database string, startup map[string]string) (*S
 
 // login is Login; legacy allows legacyLogins' fallback.
 func (e *Engine) login(user, database string, startup map[string]string, legacy bool) (*Session, error) {
+	// The names of a startup packet are text every session can read
+	// (current_user, pg_stat_activity): bytes that are not UTF-8 are
+	// refused as a query's text would be, before legacyLogins could take
+	// them for a login name.
+	for _, name := range []string{user, database} {
+		if err := types.CheckText([]byte(name)); err != nil {
+			return nil, err
+		}
+	}
 	cat := e.db.Catalog()
 	r := cat.Role(user)
 	if r == nil {

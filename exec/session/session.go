@@ -267,6 +267,13 @@ type Portal struct {
 	// hold is WITH HOLD; inTx is set while the transaction that declared
 	// it is open (it ends with it unless held and committed).
 	cursor, hold, inTx bool
+	// completed is the tag of the Execute that ran the portal to its
+	// end (nil before).
+	completed *Tag
+	// level is the number of savepoints open when the portal was made,
+	// lowered as they are released: ROLLBACK TO a savepoint closes the
+	// portals made after it, as PostgreSQL drops a subtransaction's.
+	level int
 }
 
 // portalRun is the state of a portal between Executes of a row-returning
@@ -285,6 +292,14 @@ type portalRun struct {
 	// dmlTag is the tag of a data-modifying statement whose RETURNING
 	// rows are being streamed.
 	dmlTag Tag
+	// ctx is the context the operator is pulled under, made at the first
+	// pull. Operators keep the context of their first Next (scans and
+	// parallel workers they start hold on to it), and a run outlives the
+	// Execute or FETCH that started it, so ctx is not the statement's:
+	// each pull ties it to the pulling statement's context for its
+	// length, and close cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // Columns are the portal's result columns (nil: no rows).
@@ -813,12 +828,26 @@ func errTxAborted() error {
 // Execute runs the portal, calling emit for each batch of result rows, up
 // to maxRows rows (0: all). suspended reports that rows remain for a later
 // Execute. The records passed to emit are valid only during the call.
+//
+// A portal that ran to completion does not run again, as in PostgreSQL: a
+// later Execute of one that returns rows reports none ("SELECT 0",
+// "INSERT 0 0"), of any other fails with 55000.
 func (s *Session) Execute(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error) (tag Tag, suspended bool, err error) {
 	err = s.statement(ctx, p, func(ctx context.Context) (int64, error) {
+		if p.completed != nil {
+			if len(p.columns) == 0 {
+				return 0, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "portal \"%s\" cannot be run", p.name)
+			}
+			tag = Tag{Command: p.completed.Command, HasRows: p.completed.HasRows}
+			return 0, nil
+		}
 		var err error
 		tag, suspended, err = s.execute(ctx, p, maxRows, emit)
 		return tag.Rows, err
 	})
+	if err == nil && !suspended && p.completed == nil {
+		p.completed = &tag
+	}
 	return tag, suspended, err
 }
 
@@ -848,7 +877,7 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 	took := time.Since(start)
 	s.engine.metrics.observe(kindOf(p.bound), took)
 	if err == nil {
-		s.engine.statements.record(p.stmt.parsed, took, rows)
+		s.engine.statements.record(p.stmt.parsed, s.currentRole(s.catalog()).OID, took, rows)
 	}
 	s.logSlow(p, took, err)
 	if pe := exec.AsPanic(err); pe != nil {
@@ -918,6 +947,15 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		}
 		return commandTag("DEALLOCATE"), false, nil
 	case *sql.NoOp:
+		return commandTag(x.Tag), false, nil
+	case *sql.Vacuum:
+		if x.Tag == "VACUUM" && s.tx != nil && !s.implicit {
+			return Tag{}, false, pgerr.New(pgerrcode.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
+		}
+		verb := strings.ToLower(x.Tag)
+		for _, name := range x.Skipped {
+			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "01000", Message: fmt.Sprintf("skipping \"%s\" --- cannot %s non-tables or special system tables", name, verb)})
+		}
 		return commandTag(x.Tag), false, nil
 	case *sql.Checkpoint:
 		return commandTag("CHECKPOINT"), false, s.runCheckpoint()
@@ -1146,6 +1184,9 @@ func (r *portalRun) close() {
 		r.pending = nil
 	}
 	r.op.Close()
+	if r.cancel != nil {
+		r.cancel()
+	}
 	if r.endTx != nil {
 		r.endTx(!r.failed)
 	}
@@ -1170,6 +1211,7 @@ func (s *Session) BindPortal(name string, st *Statement, params []any) (*Portal,
 		}
 	}
 	p.name = name
+	p.level = len(s.savepoints)
 	s.portals[name] = p
 	return p, nil
 }
@@ -1252,9 +1294,16 @@ func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arro
 	}
 }
 
-// pull returns the run's next batch, retained, or nil at the end.
+// pull returns the run's next batch, retained, or nil at the end. A
+// cancel or timeout of ctx, the statement's context, during the pull
+// cancels the run's own context: the statement fails and the run with it.
 func (r *portalRun) pull(ctx context.Context) (arrow.Record, error) {
-	rec, err := r.op.Next(ctx)
+	if r.ctx == nil {
+		r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	}
+	stop := context.AfterFunc(ctx, r.cancel)
+	rec, err := r.op.Next(r.ctx)
+	stop()
 	if err == io.EOF {
 		return nil, nil
 	}
@@ -1367,9 +1416,13 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	if t.Kind == sql.TxRelease {
 		s.tx.ReleaseSavepoint(s.savepoints[i].mark)
 		s.savepoints = s.savepoints[:i]
+		for _, p := range s.portals {
+			p.level = min(p.level, i)
+		}
 		return "RELEASE", nil
 	}
 	s.tx.RollbackTo(s.savepoints[i].mark)
+	s.closePortals(func(p *Portal) bool { return p.level > i })
 	s.restoreSettings(s.savepoints[i].values, nil)
 	s.txLocal = maps.Clone(s.savepoints[i].local)
 	s.savepoints = s.savepoints[:i+1]
@@ -1531,8 +1584,14 @@ func (s *Session) runPrepare(x *sql.Prepare, text string) error {
 // StorePrepared keeps st, prepared by the protocol's Parse, under name in
 // the session's prepared statements, where SQL EXECUTE and DEALLOCATE see
 // it too. The unnamed statement ("") is replaced; a named one must be
-// new (42P05), as in PostgreSQL.
+// new (42P05), as in PostgreSQL. In an aborted transaction block only a
+// statement that ends the block, or an empty one, may be prepared (25P02,
+// as PostgreSQL's Parse answers): a client that saw the error prepares it
+// again later under the same name.
 func (s *Session) StorePrepared(name string, st *Statement) error {
+	if s.txFailed && !st.Empty() && !endsTx(st) {
+		return errTxAborted()
+	}
 	if _, ok := s.prepared[name]; ok && name != "" {
 		return pgerr.New(pgerrcode.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", name)
 	}

@@ -64,7 +64,7 @@ var settings = map[string]setting{
 	"timezone":                            {def: "UTC", report: true, check: checkTimeZone},
 	"integer_datetimes":                   {def: "on", report: true, readOnly: true},
 	"standard_conforming_strings":         {def: "on", report: true, check: checkOneOf("on")},
-	"application_name":                    {def: "", report: true},
+	"application_name":                    {def: "", report: true, check: cleanASCII},
 	"is_superuser":                        {def: "on", report: true, readOnly: true},
 	"session_authorization":               {def: "", report: true, readOnly: true},
 	"role":                                {def: "none", readOnly: true},
@@ -74,11 +74,11 @@ var settings = map[string]setting{
 	"in_hot_standby":                      {def: "off", report: true, readOnly: true},
 	"search_path":                         {def: `"$user", public`},
 	"extra_float_digits":                  {def: "1", check: checkIntRange("extra_float_digits", -15, 3)},
-	"statement_timeout":                   {def: "0", check: checkDuration, show: showMillis},
-	"lock_timeout":                        {def: "0", check: checkDuration, show: showMillis},
-	"log_min_duration_statement":          {def: "-1", check: checkLogMinDuration, show: showMillis},
-	"idle_in_transaction_session_timeout": {def: "0", check: checkDuration, show: showMillis},
-	"idle_session_timeout":                {def: "0", check: checkDuration, show: showMillis},
+	"statement_timeout":                   {def: "0", check: checkMillis("statement_timeout", 0), show: showMillis},
+	"lock_timeout":                        {def: "0", check: checkMillis("lock_timeout", 0), show: showMillis},
+	"log_min_duration_statement":          {def: "-1", check: checkMillis("log_min_duration_statement", -1), show: showMillis},
+	"idle_in_transaction_session_timeout": {def: "0", check: checkMillis("idle_in_transaction_session_timeout", 0), show: showMillis},
+	"idle_session_timeout":                {def: "0", check: checkMillis("idle_session_timeout", 0), show: showMillis},
 	"transaction_isolation":               {def: exec.ReadCommitted},
 	"default_transaction_isolation":       {def: exec.ReadCommitted, check: checkIsolation},
 	"transaction_read_only":               {def: "off"},
@@ -368,6 +368,21 @@ func checkOneOf(allowed ...string) func(string) (string, error) {
 	}
 }
 
+// cleanASCII is the check of application_name: PostgreSQL 15's
+// pg_clean_ascii, which turns each byte that is not printable ASCII into
+// '?'. Other sessions read the name (pg_stat_activity) and clients get it
+// in ParameterStatus, so a startup packet's bytes that are not UTF-8 must
+// not reach them.
+func cleanASCII(v string) (string, error) {
+	b := []byte(v)
+	for i, c := range b {
+		if c < 32 || c > 126 {
+			b[i] = '?'
+		}
+	}
+	return string(b), nil
+}
+
 // checkEnum is PostgreSQL's check of an enum setting (case-insensitive).
 func checkEnum(name string, values ...string) func(string) (string, error) {
 	return func(v string) (string, error) {
@@ -594,12 +609,59 @@ func parseDuration(v string) (time.Duration, error) {
 	return 0, pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter: \"%s\"", v)
 }
 
-func checkDuration(v string) (string, error) {
-	d, err := parseDuration(v)
-	if err != nil {
-		return "", err
+// millisUnits are the units of a setting in milliseconds, in
+// milliseconds, in the order PostgreSQL's hint lists them.
+var millisUnits = []millisUnit{{"us", 0.001}, {"ms", 1}, {"s", 1000}, {"min", 60000}, {"h", 3600000}, {"d", 86400000}}
+
+type millisUnit struct {
+	name string
+	ms   float64
+}
+
+// checkMillis validates a time setting, name, kept in milliseconds
+// between lo and the int range, as PostgreSQL's parse_int reads one: a
+// number (a fraction is rounded to the nearest millisecond), then
+// optionally one of millisUnits (none is milliseconds).
+func checkMillis(name string, lo int64) func(string) (string, error) {
+	return func(v string) (string, error) {
+		invalid := func(hint string) error {
+			err := pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
+			if hint != "" {
+				err = err.WithHint("%s", hint)
+			}
+			return err
+		}
+		text := strings.TrimLeft(v, " \t\n\v\f\r")
+		end := 0
+		for end < len(text) && strings.IndexByte("+-0123456789.eE", text[end]) >= 0 {
+			end++
+		}
+		var f float64
+		for ; end > 0; end-- { // the longest prefix that is a number, as strtod reads
+			var err error
+			if f, err = strconv.ParseFloat(text[:end], 64); err == nil {
+				break
+			}
+		}
+		if end == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+			return "", invalid("")
+		}
+		if unit := strings.Trim(text[end:], " \t\n\v\f\r"); unit != "" {
+			i := slices.IndexFunc(millisUnits, func(u millisUnit) bool { return u.name == unit })
+			if i < 0 {
+				return "", invalid(`Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".`)
+			}
+			f *= millisUnits[i].ms
+		}
+		f = math.RoundToEven(f)
+		if f > math.MaxInt32 || f < math.MinInt32 {
+			return "", invalid("Value exceeds integer range.")
+		}
+		if ms := int64(f); ms < lo {
+			return "", pgerr.New(pgerrcode.InvalidParameterValue, "%d ms is outside the valid range for parameter \"%s\" (%d .. %d)", ms, name, lo, math.MaxInt32)
+		}
+		return strconv.FormatInt(int64(f), 10), nil
 	}
-	return strconv.FormatInt(d.Milliseconds(), 10), nil
 }
 
 // DefaultStatementMem is statement_mem's default: generous, since cairn's
@@ -688,20 +750,6 @@ func showMillis(v string) string {
 		}
 	}
 	return v + "ms"
-}
-
-// checkLogMinDuration validates log_min_duration_statement: -1 (off), 0
-// (every statement) or a duration, in milliseconds when bare.
-func checkLogMinDuration(v string) (string, error) {
-	d, err := parseDuration(v)
-	if err != nil {
-		return "", err
-	}
-	ms := d.Milliseconds()
-	if ms < -1 || ms > math.MaxInt32 {
-		return "", pgerr.New(pgerrcode.InvalidParameterValue, "%d ms is outside the valid range for parameter \"log_min_duration_statement\" (-1 .. 2147483647)", ms)
-	}
-	return strconv.FormatInt(ms, 10), nil
 }
 
 // CheckSetting validates value for the setting name as SET would, and

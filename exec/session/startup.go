@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // applyStartup applies a client's startup parameters (the startup
@@ -64,6 +65,13 @@ func (s *Session) setAtStartup(name, value string) error {
 	}
 	if _, ok := lookupSetting(lower); !ok {
 		return unknownSetting(name) // named as the client wrote it, as PostgreSQL does
+	}
+	// A startup packet's strings were not checked as a query's text is.
+	// application_name's own check makes any bytes printable ASCII.
+	if lower != "application_name" {
+		if err := types.CheckText([]byte(value)); err != nil {
+			return err
+		}
 	}
 	return s.runSet(&sql.Set{Name: lower, Value: value})
 }

@@ -3,7 +3,7 @@ package session
 // Statement statistics in the shape of the pg_stat_statements extension:
 // each statement's text normalised (constants as $1, $2, ...) and
 // fingerprinted by pg_query, with its calls, execution times and rows
-// summed per fingerprint. The normalised text of a query string is
+// summed per fingerprint and role (the current role of each execution). The normalised text of a query string is
 // remembered (a bounded cache), so a statement run again costs a map
 // lookup, not another parse; at most maxTrackedStatements distinct
 // statements are kept (pg_stat_statements.max's default), later new ones
@@ -14,7 +14,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgerrcode"
+
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
 )
 
@@ -25,7 +28,15 @@ const maxTrackedStatements = 5000
 type statementStats struct {
 	mu    sync.Mutex
 	texts map[string]normalized // query text -> its normalised form
-	byID  map[int64]*statementStat
+	byID  map[statementKey]*statementStat
+}
+
+// statementKey identifies a statement's statistics: the role that ran it
+// and its fingerprint, as pg_stat_statements keys them (with the
+// database, of which cairn has one).
+type statementKey struct {
+	user uint32
+	id   int64
 }
 
 type normalized struct {
@@ -43,12 +54,12 @@ type statementStat struct {
 	mean, m2        float64
 }
 
-// record counts one execution of statement p that took d and returned or
-// changed rows rows. A query pg_query cannot normalise (cairn's own
+// record counts one execution of statement p by role user that took d
+// and returned or changed rows rows. A query pg_query cannot normalise (cairn's own
 // syntax) is not counted. The statements of a parse template (sql.Parsed)
 // share its normal form and skip the text cache, which each of their
 // texts would only crowd.
-func (st *statementStats) record(p *sql.Parsed, d time.Duration, rows int64) {
+func (st *statementStats) record(p *sql.Parsed, user uint32, d time.Duration, rows int64) {
 	if p.Text == "" {
 		return
 	}
@@ -58,16 +69,17 @@ func (st *statementStats) record(p *sql.Parsed, d time.Duration, rows int64) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	s := st.byID[n.id]
+	key := statementKey{user, n.id}
+	s := st.byID[key]
 	if s == nil {
 		if st.byID == nil {
-			st.byID = map[int64]*statementStat{}
+			st.byID = map[statementKey]*statementStat{}
 		}
 		if len(st.byID) >= maxTrackedStatements {
 			return
 		}
 		s = &statementStat{text: n.text, min: math.Inf(1)}
-		st.byID[n.id] = s
+		st.byID[key] = s
 	}
 	ms := float64(d.Nanoseconds()) / 1e6
 	s.calls++
@@ -111,9 +123,9 @@ func (st *statementStats) rows() []syscat.StatementStat {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	out := make([]syscat.StatementStat, 0, len(st.byID))
-	for id, s := range st.byID {
+	for key, s := range st.byID {
 		// The population standard deviation, as pg_stat_statements.
-		out = append(out, syscat.StatementStat{QueryID: id, Query: s.text, Calls: s.calls, Rows: s.rows,
+		out = append(out, syscat.StatementStat{UserID: key.user, QueryID: key.id, Query: s.text, Calls: s.calls, Rows: s.rows,
 			Total: s.total, Min: s.min, Max: s.max, Mean: s.mean, Stddev: math.Sqrt(s.m2 / float64(s.calls))})
 	}
 	return out
@@ -130,5 +142,12 @@ func (st *statementStats) reset() {
 func (e *statementEnv) Statements() []syscat.StatementStat { return e.sess.engine.statements.rows() }
 
 // ResetStatementStats implements functions.StatementStatsResetter:
-// pg_stat_statements_reset().
-func (e *statementEnv) ResetStatementStats() { e.sess.engine.statements.reset() }
+// pg_stat_statements_reset(), which only a superuser may run (the
+// extension revokes it from PUBLIC): it forgets every role's statistics.
+func (e *statementEnv) ResetStatementStats() error {
+	if !e.sess.currentRole(e.sess.catalog()).Superuser {
+		return pgerr.New(pgerrcode.InsufficientPrivilege, "permission denied for function pg_stat_statements_reset")
+	}
+	e.sess.engine.statements.reset()
+	return nil
+}

@@ -24,22 +24,37 @@ func init() {
 	// (cairn has no inet type), and backend_xid/backend_xmin xid.
 	register("pg_catalog", "pg_stat_activity", 0, "datid oid, datname name, pid int4, leader_pid int4, usesysid oid, usename name, application_name text, client_addr text, client_hostname text, client_port int4, backend_start timestamptz, xact_start timestamptz, query_start timestamptz, state_change timestamptz, wait_event_type text, wait_event text, state text, backend_xid oid, backend_xmin oid, query_id int8, query text, backend_type text", func(v *View) [][]any {
 		rows := make([][]any, 0, len(v.Activity))
+		viewer := v.roleOID(v.User)
 		for _, a := range v.Activity {
+			usesysid := v.roleOID(a.User)
+			if !v.Cat.IsMemberOf(viewer, usesysid, true) {
+				// PostgreSQL shows a session of a role whose privileges
+				// the viewer does not have only by who and what it is:
+				// its query may hold another user's secrets.
+				rows = append(rows, []any{int64(DatabaseOID), a.Database, int64(a.PID), nil, int64(usesysid), a.User,
+					a.ApplicationName, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "<insufficient privilege>", nil})
+				continue
+			}
 			var port any
 			if a.ClientPort != 0 {
 				port = int64(a.ClientPort)
 			}
-			usesysid := int64(BootstrapUserOID) // a login name that is no role acts as it
-			if r := v.Cat.Role(a.User); r != nil {
-				usesysid = int64(r.OID)
-			}
-			rows = append(rows, []any{int64(DatabaseOID), a.Database, int64(a.PID), nil, usesysid, a.User,
+			rows = append(rows, []any{int64(DatabaseOID), a.Database, int64(a.PID), nil, int64(usesysid), a.User,
 				a.ApplicationName, nullIfEmpty(a.ClientAddr), nil, port,
 				timeOrNull(a.BackendStart), timeOrNull(a.XactStart), timeOrNull(a.QueryStart), timeOrNull(a.StateChange),
 				nullIfEmpty(a.WaitEventType), nullIfEmpty(a.WaitEvent), nullIfEmpty(a.State), nil, nil, nil, a.Query, "client backend"})
 		}
 		return rows
 	})
+}
+
+// roleOID is the OID of the role called name, the bootstrap superuser's
+// for a login name that is no role (which acts as it).
+func (v *View) roleOID(name string) uint32 {
+	if r := v.Cat.Role(name); r != nil {
+		return r.OID
+	}
+	return BootstrapUserOID
 }
 
 func timeOrNull(t time.Time) any {

@@ -88,7 +88,15 @@ func EncodeBinary(buf []byte, v any, t T) ([]byte, error) {
 			break
 		}
 		return appendNumericBinary(buf, d), nil
-	case Text, Varchar, Char, Name, InternalChar, JSON, Unknown:
+	case InternalChar:
+		// Always one byte, as PostgreSQL's charsend writes: "" is NUL.
+		if s, ok := v.(string); ok {
+			if s == "" {
+				return append(buf, 0), nil
+			}
+			return append(buf, s[0]), nil
+		}
+	case Text, Varchar, Char, Name, JSON, Unknown:
 		switch x := v.(type) {
 		case string:
 			return append(buf, x...), nil
@@ -390,7 +398,14 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 		}
 		return clipName(string(src)), nil
 	case InternalChar:
-		return firstByte(string(src)), nil
+		// One byte, as PostgreSQL's charrecv reads; the NUL byte is "".
+		if err := fixedLen(src, 1, elem); err != nil {
+			return nil, err
+		}
+		if src[0] == 0 {
+			return "", nil
+		}
+		return string(src), nil
 	case JSON:
 		if err := CheckText(src); err != nil {
 			return nil, err

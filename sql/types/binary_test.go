@@ -27,6 +27,8 @@ func TestDecodeBinaryErrors(t *testing.T) {
 		{Int4T, h("0000000100"), "22P03", "incorrect binary data format"},
 		{Int8T, nil, "08P01", "insufficient data left in message"},
 		{BoolT, h("0101"), "22P03", "incorrect binary data format"},
+		{InternalCharT, h("61ff"), "22P03", "incorrect binary data format"},
+		{InternalCharT, nil, "08P01", "insufficient data left in message"},
 		{UUIDT, h("00"), "08P01", "insufficient data left in message"},
 		{Float8T, h("3ff0"), "08P01", "insufficient data left in message"},
 		{IntervalT, h("00"), "08P01", "insufficient data left in message"},
@@ -107,5 +109,31 @@ func TestBinaryArrayOfUnknownElem(t *testing.T) {
 	}
 	if a := v.(*Array); !a.Elem.Equal(Int8T) || FormatText(a, ArrayOf(Int8T, 1)) != "{1,2}" {
 		t.Errorf("decoded %v", a)
+	}
+}
+
+// TestInternalCharBinary checks "char" in the binary format: one byte
+// each way, the NUL byte for the "" datum (empty text input), and a byte
+// with the high bit set, which prints as its octal escape in text.
+func TestInternalCharBinary(t *testing.T) {
+	for _, c := range []struct {
+		in   byte
+		text string
+	}{{'a', "a"}, {0, ""}, {0xc3, `\303`}} {
+		v, err := DecodeBinary([]byte{c.in}, InternalCharT)
+		if err != nil {
+			t.Fatalf("%#x: %v", c.in, err)
+		}
+		if got := string(AppendText(nil, v, InternalCharT, nil)); got != c.text {
+			t.Errorf("%#x prints as %q, want %q", c.in, got, c.text)
+		}
+		out, err := EncodeBinary(nil, v, InternalCharT)
+		if err != nil || len(out) != 1 || out[0] != c.in {
+			t.Errorf("%#x sent as %x, %v", c.in, out, err)
+		}
+		back, err := ParseText(c.text, InternalCharT)
+		if err != nil || back != v {
+			t.Errorf("%q reads back as %q, %v; want %q", c.text, back, err, v)
+		}
 	}
 }

@@ -185,6 +185,10 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 		if r, ok := v.([]any); ok {
 			return appendRecordText(dst, r, opts)
 		}
+	case InternalChar:
+		if s, ok := v.(string); ok {
+			return appendCharOut(dst, s)
+		}
 	}
 	switch x := v.(type) {
 	case string:
@@ -341,7 +345,7 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 	case Name:
 		return clipName(s), nil
 	case InternalChar:
-		return firstByte(s), nil
+		return charIn(s), nil
 	case Bytea:
 		return parseBytea(s)
 	case UUID:
@@ -649,11 +653,36 @@ func toInterval(v any) (IntervalValue, bool) {
 	return IntervalValue{}, false
 }
 
-// firstByte is "char" input: the first byte of the text ("" for none), as
-// PostgreSQL's charin keeps.
-func firstByte(s string) string {
+// charIn is "char" input, PostgreSQL 15's charin: a backslash and three
+// octal digits are the byte they spell (how charOut writes a byte that is
+// not ASCII), anything else is its first byte. The datum is that one
+// byte, "" for the NUL byte (what empty input gives).
+func charIn(s string) string {
+	if len(s) == 4 && s[0] == '\\' && isOctal(s[1]) && isOctal(s[2]) && isOctal(s[3]) {
+		s = string([]byte{(s[1]-'0')<<6 | (s[2]-'0')<<3 | (s[3] - '0')})
+	}
 	if len(s) > 1 {
-		return s[:1]
+		s = s[:1]
+	}
+	if s == "\x00" {
+		return ""
 	}
 	return s
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
+// appendCharOut appends the text of "char" datum s, PostgreSQL 15's
+// charout: a byte with the high bit set as a backslash and three octal
+// digits, so that the text is ASCII (a lone byte of 0x80 and up is no
+// UTF-8), the NUL byte as nothing, any other byte as itself.
+func appendCharOut(dst []byte, s string) []byte {
+	if s == "" || s[0] == 0 {
+		return dst
+	}
+	c := s[0]
+	if c < 0x80 {
+		return append(dst, c)
+	}
+	return append(dst, '\\', '0'+c>>6, '0'+c>>3&7, '0'+c&7)
 }
