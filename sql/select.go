@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -24,7 +25,7 @@ type scope struct {
 func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) {
 	if s.WithClause != nil {
 		defer b.popWith()
-		if err := b.bindWith(s.WithClause, outer); err != nil {
+		if err := b.bindWith(s.WithClause, s, outer); err != nil {
 			return nil, err
 		}
 	}
@@ -63,7 +64,7 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) 
 // bindWith binds a WITH clause's queries and makes their names visible to
 // the statement it heads (SELECT, INSERT, UPDATE, DELETE) until popWith,
 // which the caller defers whatever bindWith returns.
-func (b *Binder) bindWith(w *pg_query.WithClause, outer *scope) error {
+func (b *Binder) bindWith(w *pg_query.WithClause, stmt protoreflect.ProtoMessage, outer *scope) error {
 	b.ctes = append(b.ctes, map[string]*cteDef{})
 	for _, c := range w.Ctes {
 		cte := c.GetCommonTableExpr()
@@ -104,6 +105,8 @@ func (b *Binder) bindWith(w *pg_query.WithClause, outer *scope) error {
 		if !w.Recursive && b.outerRefs > refs {
 			def.correlated = true
 			def.withs = append(slices.Clone(b.ctes[:len(b.ctes)-1]), maps.Clone(b.ctes[len(b.ctes)-1]))
+		} else if materializeCTE(cte, stmt) {
+			def.shared = &SharedCTE{Name: cte.Ctename, Plan: plan}
 		}
 		names := strList(cte.Aliascolnames)
 		if n := len(plan.Columns()); len(names) > n {
