@@ -105,7 +105,10 @@ func (b *Binder) bindWith(w *pg_query.WithClause, stmt protoreflect.ProtoMessage
 		if !w.Recursive && b.outerRefs > refs {
 			def.correlated = true
 			def.withs = append(slices.Clone(b.ctes[:len(b.ctes)-1]), maps.Clone(b.ctes[len(b.ctes)-1]))
-		} else if materializeCTE(cte, stmt) {
+		} else if !w.Recursive && materializeCTE(cte, stmt) {
+			// (A recursive one is not: a reader may stop an endless
+			// recursion with LIMIT, and computing all its rows first
+			// would not end.)
 			def.shared = &SharedCTE{Name: cte.Ctename, Plan: plan}
 		}
 		names := strList(cte.Aliascolnames)
