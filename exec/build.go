@@ -128,6 +128,8 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newWorkTableScan(rt, n), nil
 	case *sql.CTEScan:
 		return newCTEScan(rt, n)
+	case *sql.SharedCTEScan:
+		return newSharedCTEScan(rt, n), nil
 	case *sql.ProjectSet:
 		in, err := Build(rt, n.Input)
 		if err != nil {

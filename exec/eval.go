@@ -88,6 +88,9 @@ type Runtime struct {
 	// cteResults are the RETURNING rows of the data-modifying WITH
 	// queries that ran (RunModifyingWith), read by their CTEScans.
 	cteResults map[*sql.ModifyingCTE]*materialized
+	// sharedCTEs are the rows of the WITH queries computed once for all
+	// their readers (sql.SharedCTE), once the first reader ran.
+	sharedCTEs map[*sql.SharedCTE][]arrow.Record
 	stats      map[sql.Node]*opStats
 }
 

@@ -126,6 +126,9 @@ type cteDef struct {
 	// modifying is the data-modifying query the CTE is (plan is its
 	// CTEScan), or nil.
 	modifying *ModifyingCTE
+	// shared is the query computed once for all its readers, or nil
+	// (materializeCTE).
+	shared *SharedCTE
 }
 
 // Query is a bound statement that runs as a plan (SELECT, INSERT, UPDATE,

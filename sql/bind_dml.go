@@ -16,7 +16,7 @@ import (
 func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if s.WithClause != nil {
 		defer b.popWith()
-		if err := b.bindWith(s.WithClause, nil); err != nil {
+		if err := b.bindWith(s.WithClause, s, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -593,7 +593,7 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	if s.WithClause != nil {
 		defer b.popWith()
-		if err := b.bindWith(s.WithClause, nil); err != nil {
+		if err := b.bindWith(s.WithClause, s, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -635,7 +635,7 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 	if s.WithClause != nil {
 		defer b.popWith()
-		if err := b.bindWith(s.WithClause, nil); err != nil {
+		if err := b.bindWith(s.WithClause, s, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -117,7 +117,7 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 	case *pg_query.Node_GroupingFunc:
 		return b.bindGroupingFunc(sc, v.GroupingFunc)
 	case *pg_query.Node_RowExpr:
-		args, err := b.bindExprs(sc, v.RowExpr.Args)
+		args, err := b.bindRowArgs(sc, v.RowExpr.Args)
 		if err != nil {
 			return nil, err
 		}
@@ -141,6 +141,41 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 		return nil, pgerr.New(pgerrcode.SyntaxError, "DEFAULT is not allowed in this context")
 	}
 	return nil, pgerr.NotSupported("expression %T", n.Node)
+}
+
+// bindRowArgs binds the fields of ROW(...), where t.* stands for t's
+// columns, one field each, as in PostgreSQL's transformRowExpr: ROW(t.*, 1)
+// has a field per column of t and then 1. (A bare * there is a syntax
+// error of the parser.)
+func (b *Binder) bindRowArgs(sc *scope, ns []*pg_query.Node) ([]Expr, error) {
+	var args []Expr
+	for _, n := range ns {
+		cr := n.GetColumnRef()
+		if cr == nil || !isStar(cr) {
+			e, err := b.bindExpr(sc, n)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+			continue
+		}
+		e, err := b.bindExpr(sc, n)
+		if err != nil {
+			return nil, err
+		}
+		// The whole row is a RowExpr of the columns, or a CASE giving
+		// NULL for a null-extended row and that RowExpr otherwise: its
+		// columns are the fields either way (NULLs when null-extended).
+		if c, ok := e.(*Case); ok && c.Else != nil {
+			e = c.Else
+		}
+		row, ok := e.(*RowExpr)
+		if !ok {
+			return nil, pgerr.NotSupported("* in this position")
+		}
+		args = append(args, row.Args...)
+	}
+	return args, nil
 }
 
 func (b *Binder) bindExprs(sc *scope, ns []*pg_query.Node) ([]Expr, error) {

@@ -196,8 +196,41 @@ func (b *Binder) bindAggregate(sc *scope, fc *pg_query.FuncCall, name string) (E
 	if err != nil {
 		return nil, err
 	}
+	if outerLevelAgg(call) {
+		return nil, pgerr.NotSupported("an aggregate whose arguments read only an enclosing query's columns (an outer-level aggregate)").
+			WithPosition(fc.Location + 1)
+	}
 	agg.calls = append(agg.calls, call)
 	return &aggRef{idx: len(agg.calls) - 1, t: call.T}, nil
+}
+
+// outerLevelAgg reports whether an aggregate call's arguments, FILTER and
+// ORDER BY read an enclosing query's columns and none of this query
+// level's. PostgreSQL computes such an aggregate in that enclosing query
+// (its agglevelsup), once per group there, not per group of this level;
+// cairn computes aggregates at the level that spells them, so it refuses
+// these rather than answer differently. A subquery among the arguments
+// counts by the values it is passed (Subquery.Args).
+func outerLevelAgg(call AggCall) bool {
+	exprs := slices.Clone(call.Args)
+	if call.Filter != nil {
+		exprs = append(exprs, call.Filter)
+	}
+	for _, k := range call.OrderBy {
+		exprs = append(exprs, k.Expr)
+	}
+	outer, local := false, false
+	for _, e := range exprs {
+		walkExpr(e, func(e Expr) {
+			switch e.(type) {
+			case *OuterRef:
+				outer = true
+			case *ColumnRef:
+				local = true
+			}
+		})
+	}
+	return outer && !local
 }
 
 // bindAggCall binds an aggregate call's arguments, FILTER and ORDER BY

@@ -202,6 +202,9 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar, outer *scope) (Node, []Col,
 						WithPosition(rv.Location + 1)
 				}
 				plan := cte.plan
+				if cte.shared != nil {
+					plan = &SharedCTEScan{CTE: cte.shared, Out: slices.Clone(cte.shared.Plan.Columns())}
+				}
 				if cte.correlated {
 					// The query reading it reads the enclosing
 					// query's values too (a WITH query over it is

@@ -93,7 +93,7 @@ func (b *Binder) bindMerge(s *pg_query.MergeStmt) (Node, error) {
 	}
 	if s.WithClause != nil {
 		defer b.popWith()
-		if err := b.bindWith(s.WithClause, nil); err != nil {
+		if err := b.bindWith(s.WithClause, s, nil); err != nil {
 			return nil, err
 		}
 	}

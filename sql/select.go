@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -24,7 +25,7 @@ type scope struct {
 func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) {
 	if s.WithClause != nil {
 		defer b.popWith()
-		if err := b.bindWith(s.WithClause, outer); err != nil {
+		if err := b.bindWith(s.WithClause, s, outer); err != nil {
 			return nil, err
 		}
 	}
@@ -63,7 +64,7 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt, outer *scope) (Node, error) 
 // bindWith binds a WITH clause's queries and makes their names visible to
 // the statement it heads (SELECT, INSERT, UPDATE, DELETE) until popWith,
 // which the caller defers whatever bindWith returns.
-func (b *Binder) bindWith(w *pg_query.WithClause, outer *scope) error {
+func (b *Binder) bindWith(w *pg_query.WithClause, stmt protoreflect.ProtoMessage, outer *scope) error {
 	b.ctes = append(b.ctes, map[string]*cteDef{})
 	for _, c := range w.Ctes {
 		cte := c.GetCommonTableExpr()
@@ -104,6 +105,11 @@ func (b *Binder) bindWith(w *pg_query.WithClause, outer *scope) error {
 		if !w.Recursive && b.outerRefs > refs {
 			def.correlated = true
 			def.withs = append(slices.Clone(b.ctes[:len(b.ctes)-1]), maps.Clone(b.ctes[len(b.ctes)-1]))
+		} else if !w.Recursive && materializeCTE(cte, stmt) {
+			// (A recursive one is not: a reader may stop an endless
+			// recursion with LIMIT, and computing all its rows first
+			// would not end.)
+			def.shared = &SharedCTE{Name: cte.Ctename, Plan: plan}
 		}
 		names := strList(cte.Aliascolnames)
 		if n := len(plan.Columns()); len(names) > n {
@@ -522,25 +528,45 @@ func colFor(e Expr, name string, in []Col) Col {
 	return c
 }
 
-// deferrable reports whether a projection may run after the TopK that
-// orders its rows instead of before: its expressions give the same values
-// whenever they are computed (no volatile function, no sequence draw).
-// The projection then computes only the k rows the TopK keeps: a filtered
-// vector search returning ten rows copies ten texts, not the text of every
-// matching row.
-func deferrable(p *Project) bool {
-	ok := true
-	for _, e := range p.Exprs {
-		WalkExpr(e, func(x Expr) {
-			switch x := x.(type) {
-			case *NextVal, *SeqFunc:
-				ok = false
-			case *Call:
-				ok = ok && x.Overload != nil && x.Overload.Volatility != functions.Volatile
+// deferrable reports whether a projection may run after the TopK (or
+// Sort) that orders its rows instead of before: its expressions give the
+// same values whenever they are computed, or those that do not (a volatile
+// function, a sequence draw) are none the sort keys read. The projection
+// then computes only the k rows the TopK keeps: a filtered vector search
+// returning ten rows copies ten texts, not the text of every matching
+// row. PostgreSQL computes volatile select-list expressions after the sort
+// so (make_sort_input_target): nextval() in SELECT nextval('s'), g ...
+// ORDER BY g LIMIT 3 draws three values, in the order of g.
+func deferrable(p *Project, keys []SortKey) bool {
+	sorted := map[int]bool{}
+	for _, k := range keys {
+		WalkExpr(k.Expr, func(x Expr) {
+			if r, ok := x.(*ColumnRef); ok {
+				sorted[r.Index] = true
 			}
 		})
 	}
-	return ok
+	for i, e := range p.Exprs {
+		if sorted[i] && volatileExpr(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// volatileExpr reports whether e may give another value each time it is
+// computed (a volatile function call, a sequence draw).
+func volatileExpr(e Expr) bool {
+	volatile := false
+	WalkExpr(e, func(x Expr) {
+		switch x := x.(type) {
+		case *NextVal, *SeqFunc:
+			volatile = true
+		case *Call:
+			volatile = volatile || x.Overload == nil || x.Overload.Volatility == functions.Volatile
+		}
+	})
+	return volatile
 }
 
 // substituteKeys rewrites sort keys over a projection's output as keys
@@ -598,13 +624,30 @@ func (b *Binder) finishOrderLimit(plan Node, keys []SortKey, s *pg_query.SelectS
 		plan, keys = lock, nil
 	}
 	if len(keys) > 0 {
-		if count != nil {
-			if p, ok := plan.(*Project); ok && deferrable(p) {
-				return &Project{Input: &TopK{Input: p.Input, Keys: substituteKeys(keys, p.Exprs), Count: count, Offset: offset}, Exprs: p.Exprs, Out: p.Out}, nil
+		p, ok := plan.(*Project)
+		volatile := ok && slices.ContainsFunc(p.Exprs, volatileExpr)
+		switch {
+		case count != nil && ok && deferrable(p, keys) && (offset == nil || !volatile):
+			return &Project{Input: &TopK{Input: p.Input, Keys: substituteKeys(keys, p.Exprs), Count: count, Offset: offset}, Exprs: p.Exprs, Out: p.Out}, nil
+		case volatile && deferrable(p, keys):
+			// Volatile expressions the keys do not read run in the
+			// sorted order, after the sort, as in PostgreSQL; for the
+			// rows OFFSET skips too, as there (the projection is below
+			// its Limit), and for no more rows than the Limit reads.
+			var sorted Node = &Sort{Input: p.Input, Keys: substituteKeys(keys, p.Exprs)}
+			if count != nil {
+				k, err := b.bindOperator("+", count, offset)
+				if err != nil {
+					return nil, err
+				}
+				sorted = &TopK{Input: p.Input, Keys: substituteKeys(keys, p.Exprs), Count: k}
 			}
+			plan = &Project{Input: sorted, Exprs: p.Exprs, Out: p.Out}
+		case count != nil:
 			return &TopK{Input: plan, Keys: keys, Count: count, Offset: offset}, nil
+		default:
+			plan = &Sort{Input: plan, Keys: keys}
 		}
-		plan = &Sort{Input: plan, Keys: keys}
 	}
 	if count != nil || offset != nil {
 		plan = &Limit{Input: plan, Count: count, Offset: offset}
