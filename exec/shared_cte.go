@@ -62,6 +62,9 @@ func (rt *Runtime) sharedCTERows(ctx context.Context, cte *sql.SharedCTE) ([]arr
 		return nil, err
 	}
 	defer op.Close()
+	// The rows are held to the end of the statement: they count against
+	// its statement_mem (53200 past it), as a sort's input does.
+	acct := rt.account()
 	rows := []arrow.Record{}
 	for {
 		rec, err := op.Next(ctx)
@@ -69,6 +72,9 @@ func (rt *Runtime) sharedCTERows(ctx context.Context, cte *sql.SharedCTE) ([]arr
 			break
 		}
 		if err != nil {
+			return nil, err
+		}
+		if err := acct.growRecord(rec, 0); err != nil {
 			return nil, err
 		}
 		rec.Retain()
