@@ -331,11 +331,17 @@ func parseDateTime(s, f string) (*parsedDT, error) {
 			}
 			// As PostgreSQL: fewer digits than the field's are its leading
 			// ones (25 ms is .25 s); more make a larger value, which the
-			// range check of wall refuses.
-			if len(digits) > 18 {
-				return nil, pgerr.New(pgerrcode.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
+			// range check of wall refuses; one past an int is refused here,
+			// as PostgreSQL's strtol-based read does (so the scaling below
+			// cannot overflow).
+			significant := strings.TrimLeft(digits, "0")
+			var v int64
+			if significant != "" {
+				var perr error
+				if v, perr = strconv.ParseInt(significant, 10, 32); perr != nil {
+					return nil, pgerr.New(pgerrcode.DatetimeFieldOverflow, "value for \"%s\" in source string is out of range", pat)
+				}
 			}
-			v, _ := strconv.ParseInt(digits, 10, 64)
 			scale := 3
 			if pat != "MS" {
 				scale = 6
