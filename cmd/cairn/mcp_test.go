@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-db/cairn/wire"
@@ -149,6 +150,17 @@ func exerciseTools(t *testing.T, cs *sdk.ClientSession, ws string) {
 	res, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: a.URI})
 	if err != nil || !strings.Contains(res.Contents[0].Text, "webhooks") {
 		t.Errorf("resource %s: %v %+v", a.URI, err, res)
+	}
+	// A URI of the template that names no memory here (a missing id, an id
+	// past int8, another workspace) is "resource not found", not an
+	// internal error (JSON-RPC code 0 before).
+	for _, uri := range []string{"cairn://public/project/note/99999", "cairn://public/project/note/999999999999999999999",
+		"cairn://elsewhere/project/note/1"} {
+		_, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: uri})
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != sdk.CodeResourceNotFound {
+			t.Errorf("resource %s: %v, want a resource-not-found error", uri, err)
+		}
 	}
 
 	var list struct{ Memories []struct{ ID int64 } }

@@ -87,7 +87,8 @@ func NewServer(store *Store, opts Options) *sdk.Server {
 		MIMEType:    "application/json",
 	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		m, err := store.Read(ctx, req.Params.URI)
-		if errors.Is(err, ErrNotFound) {
+		var bad *badRefError
+		if errors.Is(err, ErrNotFound) || errors.As(err, &bad) {
 			return nil, sdk.ResourceNotFoundError(req.Params.URI)
 		}
 		if err != nil {

@@ -56,6 +56,13 @@ const KeywordNote = "no embedding endpoint is configured: ranked by BM25 keyword
 // ErrNotFound is returned when the memory asked for does not exist.
 var ErrNotFound = errors.New("no such memory")
 
+// badRefError is Read's error for a reference that cannot name a memory
+// of this workspace (no id in it, or another workspace's URI): a resource
+// read of such a URI is answered as not found, like a missing memory.
+type badRefError struct{ msg string }
+
+func (e *badRefError) Error() string { return e.msg }
+
 // ConfirmError refuses a forget whose filter matches more than one
 // memory without a confirmation.
 type ConfirmError struct{ Matched int }
@@ -638,14 +645,14 @@ func (s *Store) Read(ctx context.Context, ref string) (*Memory, error) {
 	if rest, ok := strings.CutPrefix(ref, "cairn://"); ok {
 		ws, p, _ := strings.Cut(rest, "/")
 		if ws != s.workspace() {
-			return nil, fmt.Errorf("%s is in workspace %q, not in this server's workspace %q", ref, ws, s.workspace())
+			return nil, &badRefError{fmt.Sprintf("%s is in workspace %q, not in this server's workspace %q", ref, ws, s.workspace())}
 		}
 		path = p
 	}
 	idText := path[strings.LastIndexByte(path, '/')+1:]
 	id, err := strconv.ParseInt(idText, 10, 64)
 	if err != nil || id <= 0 {
-		return nil, fmt.Errorf("%q names no memory: want an id (42), a path (project/note/42) or a URI (cairn://%s/project/note/42)", ref, s.workspace())
+		return nil, &badRefError{fmt.Sprintf("%q names no memory: want an id (42), a path (project/note/42) or a URI (cairn://%s/project/note/42)", ref, s.workspace())}
 	}
 	rows, err := s.read(ctx, `SELECT `+memoryColumns+` FROM `+s.table("memories")+` WHERE id = $1::int8`, id)
 	if err != nil {
