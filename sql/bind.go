@@ -325,10 +325,20 @@ func viewNotTable(name string) error {
 		WithHint("cairn's views are read-only; DROP VIEW removes one.")
 }
 
-// CreationSchema is the schema an unqualified CREATE puts objects in: the
-// first existing schema of the search path.
-func (b *Binder) CreationSchema(schema string) (string, error) {
-	if schema != "" {
+// CreationSchema is the schema a CREATE of the relation name puts it in:
+// the schema it names, else the first existing schema of the search path.
+// The built-in schemas take no new relations: pg_catalog's are system
+// catalogs (42501, as PostgreSQL refuses them), and information_schema's
+// views are computed by cairn, not stored in a schema of the catalog.
+func (b *Binder) CreationSchema(schema, name string) (string, error) {
+	switch schema {
+	case "":
+	case "pg_catalog":
+		return "", pgerr.New(pgerrcode.InsufficientPrivilege, "permission denied to create \"%s.%s\"", schema, name).
+			WithDetail("System catalog modifications are currently disallowed.")
+	case "information_schema":
+		return "", pgerr.NotSupported("creating relations in information_schema (cairn computes its views)")
+	default:
 		return schema, nil
 	}
 	for _, s := range b.SearchPath {

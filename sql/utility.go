@@ -590,7 +590,7 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 	default:
 		return nil, pgerr.New(pgerrcode.UndefinedObject, "access method \"%s\" does not exist", s.AccessMethod)
 	}
-	schema, err := b.CreationSchema(s.Relation.Schemaname)
+	schema, err := b.CreationSchema(s.Relation.Schemaname, s.Relation.Relname)
 	if err != nil {
 		return nil, err
 	}
@@ -1450,7 +1450,7 @@ func (b *Binder) freeRelationName(schema, name string) string {
 }
 
 func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (Statement, error) {
-	schema, err := b.CreationSchema(s.Sequence.Schemaname)
+	schema, err := b.CreationSchema(s.Sequence.Schemaname, s.Sequence.Relname)
 	if err != nil {
 		return nil, err
 	}
@@ -1677,7 +1677,7 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, er
 	if err != nil {
 		return nil, err
 	}
-	schema, err := b.CreationSchema(into.Rel.Schemaname)
+	schema, err := b.CreationSchema(into.Rel.Schemaname, into.Rel.Relname)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 	if sel == nil {
 		return nil, pgerr.NotSupported("CREATE VIEW of a statement other than SELECT")
 	}
-	schema, err := b.CreationSchema(s.View.Schemaname)
+	schema, err := b.CreationSchema(s.View.Schemaname, s.View.Relname)
 	if err != nil {
 		return nil, err
 	}

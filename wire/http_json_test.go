@@ -228,7 +228,7 @@ func TestCheckWorkspace(t *testing.T) {
 			t.Errorf("checkWorkspace(%q): %v", ws, err)
 		}
 	}
-	for _, ws := range []string{`a"b`, "a,b", "a\x00b", "tab\t", "$user", "\xff", strings.Repeat("w", 64)} {
+	for _, ws := range []string{`a"b`, "a,b", "a\x00b", "tab\t", "$user", "\xff", strings.Repeat("w", 64), "pg_catalog", "pg_x", "information_schema"} {
 		if code := pgerr.Code(checkWorkspace(ws)); code != "42602" {
 			t.Errorf("checkWorkspace(%q): SQLSTATE %q, want 42602", ws, code)
 		}

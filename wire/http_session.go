@@ -102,6 +102,8 @@ func checkWorkspace(ws string) error {
 		return bad("not valid UTF-8")
 	case ws == "$user":
 		return bad("reserved")
+	case strings.HasPrefix(ws, "pg_") || ws == "information_schema":
+		return bad("reserved for system schemas")
 	case strings.IndexFunc(ws, func(r rune) bool { return r == '"' || r == ',' || unicode.IsControl(r) }) >= 0:
 		return bad("double quotes, commas and control characters are not allowed")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/storage"
 )
 
@@ -58,8 +59,15 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		}
 		return tx.CreateView(&d, true)
 	case *sql.CreateSchema:
+		if strings.HasPrefix(x.Name, "pg_") {
+			return pgerr.New(pgerrcode.ReservedName, "unacceptable schema name \"%s\"", x.Name).
+				WithDetail("The prefix \"pg_\" is reserved for system schemas.")
+		}
 		cat := tx.Catalog()
-		if _, ok := cat.Schemas[x.Name]; ok && x.IfNotExists {
+		if _, ok := cat.Schemas[x.Name]; ok || syscat.IsSystemSchema(x.Name) {
+			if !x.IfNotExists {
+				return pgerr.New(pgerrcode.DuplicateSchema, "schema \"%s\" already exists", x.Name)
+			}
 			s.notice("42P06", "schema \"%s\" already exists, skipping", x.Name)
 			return nil
 		}
