@@ -74,6 +74,12 @@ type CopyOptions struct {
 	// position in Copy.Columns) for the CSV options of those names; nil
 	// when the option is absent.
 	ForceQuote, ForceNotNull, ForceNull []bool
+	// Freeze (COPY FROM) asks for rows visible as frozen: PostgreSQL allows
+	// it only on a table the transaction created or truncated, which is
+	// what the session checks (55000 otherwise); such a table's rows are
+	// then the transaction's alone, and cairn has no freezing to skip.
+	// COPY TO accepts and ignores it, as PostgreSQL does.
+	Freeze bool
 }
 
 // bindCopy binds a CopyStmt.
@@ -231,9 +237,7 @@ func bindCopyOptions(c *Copy, list []*pg_query.Node) (*CopyOptions, error) {
 			if err != nil {
 				return nil, err
 			}
-			if v {
-				return nil, pgerr.NotSupported("COPY FREEZE")
-			}
+			o.Freeze = v
 		case "delimiter":
 			delim = str()
 		case "null":

@@ -655,6 +655,17 @@ func (tx *Tx) Delete(tableID uint64, rowIDs []int64) error {
 	return nil
 }
 
+// CreatedOrTruncated reports whether this transaction created the table
+// or truncated it, so that every row it holds is the transaction's own
+// (COPY FREEZE's condition). Unlike PostgreSQL it does not ask that this
+// happened in the current subtransaction.
+func (tx *Tx) CreatedOrTruncated(tableID uint64) bool {
+	if tt := tx.tables[tableID]; tt != nil && tt.truncated {
+		return true
+	}
+	return tx.cat.Tables[tableID] != nil && tx.snap.cat.Tables[tableID] == nil
+}
+
 // Truncate removes every row of the table.
 func (tx *Tx) Truncate(tableID uint64) error {
 	if err := tx.check(); err != nil {

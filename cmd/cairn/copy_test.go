@@ -334,6 +334,45 @@ func TestCopyTransaction(t *testing.T) {
 	}
 }
 
+// TestCopyFreeze checks COPY FREEZE against PostgreSQL's rule: allowed on
+// a table the transaction created or truncated, else 55000 once the copy
+// has begun (the data is taken as COPY data and dropped; psql would
+// otherwise read it as statements).
+func TestCopyFreeze(t *testing.T) {
+	conn := startServer(t, "").connect(t)
+	ctx := context.Background()
+	mustExec(t, conn, `CREATE TABLE fz (a int)`)
+	if pe := copyErr(conn, "COPY fz FROM STDIN (FREEZE)", "1\n"); pe == nil || pe.Code != "55000" {
+		t.Fatalf("FREEZE on an old table: %+v, want 55000", pe)
+	}
+	mustExec(t, conn, `BEGIN`)
+	mustExec(t, conn, `TRUNCATE fz`)
+	if _, err := conn.PgConn().CopyFrom(ctx, strings.NewReader("1\n2\n"), "COPY fz FROM STDIN (FREEZE true)"); err != nil {
+		t.Fatalf("FREEZE after TRUNCATE: %v", err)
+	}
+	mustExec(t, conn, `CREATE TABLE fz2 (a int)`)
+	if _, err := conn.PgConn().CopyFrom(ctx, strings.NewReader("3\n"), "COPY fz2 FROM STDIN (FREEZE)"); err != nil {
+		t.Fatalf("FREEZE on a table created in the transaction: %v", err)
+	}
+	mustExec(t, conn, `COMMIT`)
+	var n, sum int
+	if err := conn.QueryRow(ctx, `SELECT count(*), sum(a) FROM (SELECT a FROM fz UNION ALL SELECT a FROM fz2) u`).Scan(&n, &sum); err != nil || n != 3 || sum != 6 {
+		t.Fatalf("after COMMIT: %d rows summing to %d, %v", n, sum, err)
+	}
+	// COPY TO accepts the option and ignores it, as PostgreSQL does.
+	var out bytes.Buffer
+	if _, err := conn.PgConn().CopyTo(ctx, &out, "COPY fz2 TO STDOUT (FREEZE)"); err != nil || out.String() != "3\n" {
+		t.Fatalf("COPY TO with FREEZE: %q, %v", out.String(), err)
+	}
+	// The session is usable after the refused COPY's data was dropped.
+	if pe := copyErr(conn, "COPY fz FROM STDIN (FREEZE)", "7\n8\n"); pe == nil || pe.Code != "55000" {
+		t.Fatalf("FREEZE outside a transaction: %+v", pe)
+	}
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM fz`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("after the refused COPY: %d rows, %v", n, err)
+	}
+}
+
 // startServerConn opens a second connection to the server of conn.
 func startServerConn(t *testing.T, conn *pgx.Conn) *pgx.Conn {
 	t.Helper()

@@ -63,6 +63,14 @@ func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (Tag, 
 		// A COPY that read more than it keeps cannot run again after a
 		// concurrent update: its 40001 goes to the client, which retries.
 		tag, err = s.inTxUnless(ctx, func(tx *storage.Tx) (Tag, error) {
+			if c.Options.Freeze && !tx.CreatedOrTruncated(c.Table.ID) {
+				// PostgreSQL refuses this once the copy has begun, so the
+				// client's data is taken (and dropped) as COPY data, not
+				// read as statements by psql: begin it with one read.
+				_, _ = src.Read(make([]byte, 1))
+				return Tag{}, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState,
+					"cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction")
+			}
 			n, err := in.Run(ctx, s.runtime(tx, p.params))
 			return rowsTag("COPY", n), err
 		}, func() bool { return !in.Replayable() })
