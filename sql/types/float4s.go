@@ -2,6 +2,7 @@ package types
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unsafe"
@@ -63,16 +64,19 @@ func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool
 		}
 		var m uint64
 		from := i
-		for ; i < len(body) && body[i]-'0' < 10; i++ {
-			m = m*10 + uint64(body[i]-'0')
-		}
+		i, m = readDigits(body, i, m)
 		digits, exp := i-from, 0
 		if i < len(body) && body[i] == '.' {
 			i++
 			from = i
-			for ; i < len(body) && body[i]-'0' < 10; i++ {
-				m = m*10 + uint64(body[i]-'0')
+			// An embedding's fraction has 7 to 9 digits: eight of them
+			// are read at once while at most 19 digits are in m.
+			if digits <= 11 && len(body)-i >= 8 {
+				if v := binary.LittleEndian.Uint64(body[i:]); eightDigits(v) {
+					m, i = m*1e8+eightDigitsValue(v), i+8
+				}
 			}
+			i, m = readDigits(body, i, m)
 			digits, exp = digits+i-from, from-i
 		}
 		if i < len(body) && (body[i] == 'e' || body[i] == 'E') {
@@ -138,6 +142,31 @@ func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool
 		}
 		i = j + 1
 	}
+}
+
+// readDigits reads the decimal digits of b from i on into m (m*10 + d
+// each) and returns where they end.
+func readDigits(b []byte, i int, m uint64) (int, uint64) {
+	for ; i < len(b) && b[i]-'0' < 10; i++ {
+		m = m*10 + uint64(b[i]-'0')
+	}
+	return i, m
+}
+
+// eightDigits reports whether the eight bytes of v (little-endian) are all
+// ASCII digits: each byte's high nibble is 3, and adding 6 keeps it so.
+func eightDigits(v uint64) bool {
+	return v&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030 &&
+		(v+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 == 0x3030303030303030
+}
+
+// eightDigitsValue is the number eight ASCII digits (little-endian in v,
+// the first digit in the lowest byte) spell, in three multiplications:
+// pairs of digits, then pairs of pairs, then the two halves.
+func eightDigitsValue(v uint64) uint64 {
+	v -= 0x3030303030303030
+	v = v*10 + v>>8
+	return ((v&0x000000FF000000FF)*(100+1000000<<32) + (v>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
 }
 
 // isArraySpace reports whether c is white space array input skips around
