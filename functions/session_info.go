@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -81,18 +82,27 @@ func init() {
 			return "public", nil
 		}),
 		// The search path's schemas that exist, with (when asked for) the
-		// implicitly searched pg_catalog first unless the path names it.
+		// implicitly searched ones first: the session's temporary schema
+		// (which SearchPath leads with once it exists), then pg_catalog
+		// unless the path names it.
 		fn("current_schemas", targs(tBool), types.ArrayOf(N, 1), func(ctx *Context, a []any) (any, error) {
 			path := []string{"public"}
 			if ctx != nil && ctx.Session != nil {
 				path = ctx.Session.SearchPath()
 			}
 			var out []any
-			if a[0].(bool) && !slices.Contains(path, "pg_catalog") {
-				out = append(out, "pg_catalog")
+			if a[0].(bool) {
+				for _, s := range path {
+					if catalog.IsTempSchema(s) && schemaExists(ctx, s) {
+						out = append(out, s)
+					}
+				}
+				if !slices.Contains(path, "pg_catalog") {
+					out = append(out, "pg_catalog")
+				}
 			}
 			for _, s := range path {
-				if schemaExists(ctx, s) {
+				if !catalog.IsTempSchema(s) && schemaExists(ctx, s) {
 					out = append(out, s)
 				}
 			}

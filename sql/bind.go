@@ -61,6 +61,11 @@ type Binder struct {
 	// (TrigramScan, bitmap scans there). `SET enable_indexscan = off` is
 	// how pgvector's users ask for exact nearest neighbours.
 	NoIndexScans, NoBitmapScans bool
+	// TempSchema is the session's schema of temporary relations
+	// (pg_temp_<pid>), whether or not it exists yet; "" where the session
+	// can have none (temp.go). The session puts it first on SearchPath
+	// once it exists, as PostgreSQL searches it first.
+	TempSchema string
 	// clause names the clause being bound where aggregates are not
 	// allowed ("WHERE", "JOIN conditions", ...).
 	clause string
@@ -295,6 +300,10 @@ func (b *Binder) FinishParams() {
 // lookupTable finds a table by (optional) schema and name, following the
 // search path for unqualified names.
 func (b *Binder) lookupTable(schema, name string) (*catalog.TableDef, error) {
+	schema, err := b.schemaName(schema)
+	if err != nil {
+		return nil, err
+	}
 	if schema != "" {
 		if _, ok := b.Catalog.Schemas[schema]; !ok {
 			return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
@@ -331,6 +340,9 @@ func viewNotTable(name string) error {
 // catalogs (42501, as PostgreSQL refuses them), and information_schema's
 // views are computed by cairn, not stored in a schema of the catalog.
 func (b *Binder) CreationSchema(schema, name string) (string, error) {
+	if catalog.IsTempSchema(schema) && schema != b.TempSchema {
+		return "", pgerr.New(pgerrcode.FeatureNotSupported, "cannot create relations in temporary schemas of other sessions")
+	}
 	switch schema {
 	case "":
 	case "pg_catalog":
@@ -342,7 +354,7 @@ func (b *Binder) CreationSchema(schema, name string) (string, error) {
 		return schema, nil
 	}
 	for _, s := range b.SearchPath {
-		if _, ok := b.Catalog.Schemas[s]; ok {
+		if _, ok := b.Catalog.Schemas[s]; ok && s != b.TempSchema {
 			return s, nil
 		}
 	}

@@ -188,6 +188,12 @@ func aliasCols(in []Col, alias string, names []string) []Col {
 }
 
 func (b *Binder) bindRangeVar(rv *pg_query.RangeVar, outer *scope) (Node, []Col, error) {
+	if schema, err := b.schemaName(rv.Schemaname); err != nil {
+		return nil, nil, pgerr.From(err).WithPosition(rv.Location + 1)
+	} else if schema != rv.Schemaname {
+		rv = &pg_query.RangeVar{Catalogname: rv.Catalogname, Schemaname: schema, Relname: rv.Relname, Inh: rv.Inh,
+			Relpersistence: rv.Relpersistence, Alias: rv.Alias, Location: rv.Location}
+	}
 	alias := rv.Relname
 	var colNames []string
 	if rv.Alias != nil {

@@ -214,6 +214,9 @@ func (b *Binder) lookupSequence(rv *pg_query.RangeVar) (*catalog.SequenceDef, er
 // findSequence is the sequence name means in schema, or with schema ""
 // on the search path; nil when none.
 func (b *Binder) findSequence(schema, name string) *catalog.SequenceDef {
+	if schema == "pg_temp" {
+		schema = b.TempSchema
+	}
 	schemas := b.SearchPath
 	if schema != "" {
 		schemas = []string{schema}

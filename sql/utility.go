@@ -38,6 +38,11 @@ type CreateTable struct {
 	Def         *catalog.TableDef
 	Sequences   []*catalog.SequenceDef
 	IfNotExists bool
+	// Temp: Def.Schema is the session's temporary schema (Binder.
+	// TempSchema), which the session creates if it does not exist yet;
+	// OnCommit is what each commit does to the table.
+	Temp     bool
+	OnCommit OnCommit
 }
 
 // CommentOn is COMMENT ON TABLE / COLUMN: Text ("" removes the comment)
@@ -333,6 +338,9 @@ type Checkpoint struct{}
 type CreateSequence struct {
 	Def         *catalog.SequenceDef
 	IfNotExists bool
+	// Temp: Def.Schema is the session's temporary schema (see
+	// CreateTable).
+	Temp bool
 }
 
 // DropSequence is DROP SEQUENCE. Without Cascade a sequence a column
@@ -582,24 +590,27 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 	if len(s.InhRelations) > 0 || s.Partspec != nil || s.OfTypename != nil {
 		return nil, pgerr.NotSupported("table inheritance, partitioning and typed tables")
 	}
-	if s.Relation.Relpersistence == "t" {
-		return nil, pgerr.NotSupported("temporary tables")
-	}
 	switch s.AccessMethod {
 	case "", "deeplake", "heap":
 	default:
 		return nil, pgerr.New(pgerrcode.UndefinedObject, "access method \"%s\" does not exist", s.AccessMethod)
 	}
-	schema, err := b.CreationSchema(s.Relation.Schemaname, s.Relation.Relname)
+	schema, temp, err := b.relationSchema(s.Relation)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := b.Catalog.Schemas[schema]; !ok {
-		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+	oc, err := onCommit(s.Oncommit, temp)
+	if err != nil {
+		return nil, err
 	}
-	b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
+	if !temp {
+		if _, ok := b.Catalog.Schemas[schema]; !ok {
+			return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+		}
+		b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
+	}
 	def := &catalog.TableDef{Schema: schema, Name: s.Relation.Relname}
-	ct := &CreateTable{Def: def, IfNotExists: s.IfNotExists}
+	ct := &CreateTable{Def: def, IfNotExists: s.IfNotExists, Temp: temp, OnCommit: oc}
 	var tableCons []*pg_query.Constraint
 	for _, elt := range s.TableElts {
 		switch e := elt.Node.(type) {
@@ -1009,6 +1020,8 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		if c.Pktable.Relname == def.Name && (c.Pktable.Schemaname == "" || c.Pktable.Schemaname == def.Schema) {
 			ref = def
 		} else if ref, err = b.rangeVarTable(c.Pktable); err != nil {
+			return err
+		} else if err := checkReferencePersistence(def, ref); err != nil {
 			return err
 		}
 		var refIDs []int
@@ -1450,7 +1463,7 @@ func (b *Binder) freeRelationName(schema, name string) string {
 }
 
 func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (Statement, error) {
-	schema, err := b.CreationSchema(s.Sequence.Schemaname, s.Sequence.Relname)
+	schema, temp, err := b.relationSchema(s.Sequence)
 	if err != nil {
 		return nil, err
 	}
@@ -1458,7 +1471,7 @@ func (b *Binder) bindCreateSequence(s *pg_query.CreateSeqStmt) (Statement, error
 	if err := b.applySequenceOptions(seq, s.Options, types.Int8T); err != nil {
 		return nil, err
 	}
-	return &CreateSequence{Def: seq, IfNotExists: s.IfNotExists}, nil
+	return &CreateSequence{Def: seq, IfNotExists: s.IfNotExists, Temp: temp}, nil
 }
 
 // bindAlterSequence binds ALTER SEQUENCE [IF EXISTS] name RESTART [WITH
@@ -1666,9 +1679,6 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, er
 		return nil, pgerr.NotSupported("materialized views")
 	}
 	into := s.Into
-	if into.Rel.Relpersistence == "t" {
-		return nil, pgerr.NotSupported("temporary tables")
-	}
 	sel := s.Query.GetSelectStmt()
 	if sel == nil {
 		return nil, pgerr.NotSupported("CREATE TABLE AS of a statement other than SELECT")
@@ -1677,14 +1687,20 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, er
 	if err != nil {
 		return nil, err
 	}
-	schema, err := b.CreationSchema(into.Rel.Schemaname, into.Rel.Relname)
+	schema, temp, err := b.relationSchema(into.Rel)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := b.Catalog.Schemas[schema]; !ok {
-		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+	oc, err := onCommit(into.OnCommit, temp)
+	if err != nil {
+		return nil, err
 	}
-	b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
+	if !temp {
+		if _, ok := b.Catalog.Schemas[schema]; !ok {
+			return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+		}
+		b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
+	}
 	names := strList(into.ColNames)
 	visible := 0
 	for _, c := range plan.Columns() {
@@ -1726,7 +1742,8 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, er
 		proj.Exprs = append(proj.Exprs, e)
 		proj.Out = append(proj.Out, Col{Name: name, T: t})
 	}
-	return &CreateTableAs{Create: &CreateTable{Def: def, IfNotExists: s.IfNotExists}, Query: PruneColumns(proj), WithNoData: into.SkipData}, nil
+	return &CreateTableAs{Create: &CreateTable{Def: def, IfNotExists: s.IfNotExists, Temp: temp, OnCommit: oc},
+		Query: PruneColumns(proj), WithNoData: into.SkipData}, nil
 }
 
 // bindComment binds COMMENT ON TABLE t / COLUMN t.c IS 'text' | NULL.

@@ -20,6 +20,11 @@ import (
 type CreateView struct {
 	Def     *catalog.ViewDef
 	Replace bool
+	// Temp: Def.Schema is the session's temporary schema (see
+	// CreateTable), asked for with CREATE TEMP VIEW or because the view
+	// reads a temporary table; Implied is the latter, which PostgreSQL
+	// announces with a notice.
+	Temp, Implied bool
 }
 
 // DropView is DROP VIEW; Missing lists names that did not exist (IF EXISTS
@@ -35,9 +40,6 @@ type DropView struct {
 // bindCreateView binds CREATE [OR REPLACE] VIEW name [(columns)] AS query:
 // the query is bound now, to check it and learn its columns.
 func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
-	if s.View.Relpersistence == "t" {
-		return nil, pgerr.NotSupported("temporary views")
-	}
 	if s.WithCheckOption != pg_query.ViewCheckOption_NO_CHECK_OPTION {
 		return nil, pgerr.NotSupported("WITH CHECK OPTION (cairn's views are read-only)")
 	}
@@ -48,21 +50,39 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 	if sel == nil {
 		return nil, pgerr.NotSupported("CREATE VIEW of a statement other than SELECT")
 	}
-	schema, err := b.CreationSchema(s.View.Schemaname, s.View.Relname)
+	schema, temp, err := b.relationSchema(s.View)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := b.Catalog.Schemas[schema]; !ok {
+	if _, ok := b.Catalog.Schemas[schema]; !ok && !temp {
 		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
 	// A view's query stands alone: no parameters, no outer CTEs.
-	vb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, Now: b.Now, NoParams: true, Role: b.Role}
+	vb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, Now: b.Now, NoParams: true, Role: b.Role,
+		TempSchema: b.TempSchema}
 	plan, err := vb.bindSelect(sel, nil)
 	if err != nil {
 		return nil, err
 	}
+	// A view of a temporary relation is temporary too, as PostgreSQL
+	// makes it (with a notice), unless its name puts it elsewhere.
+	implied := false
+	for _, a := range vb.accesses {
+		if !temp && (a.Table != nil && catalog.IsTempSchema(a.Table.Schema) || a.View != nil && catalog.IsTempSchema(a.View.Schema)) {
+			if s.View.Schemaname != "" {
+				return nil, pgerr.New(pgerrcode.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema")
+			}
+			schema, temp, implied = b.TempSchema, true, true
+		}
+	}
 	names := strList(s.Aliases)
-	def := &catalog.ViewDef{Schema: schema, Name: s.View.Relname, SearchPath: slices.Clone(b.SearchPath)}
+	// A permanent view keeps the search path without the session's
+	// temporary schema, which goes with the session.
+	path := slices.Clone(b.SearchPath)
+	if !temp {
+		path = slices.DeleteFunc(path, func(s string) bool { return s == b.TempSchema && s != "" })
+	}
+	def := &catalog.ViewDef{Schema: schema, Name: s.View.Relname, SearchPath: path}
 	var visible []Col
 	for _, c := range plan.Columns() {
 		if !c.Hidden {
@@ -100,7 +120,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 		return nil, err
 	}
 	def.Query = text
-	return &CreateView{Def: def, Replace: s.Replace}, nil
+	return &CreateView{Def: def, Replace: s.Replace, Temp: temp, Implied: implied}, nil
 }
 
 // checkViewReplacement applies PostgreSQL's rule for CREATE OR REPLACE
@@ -154,6 +174,9 @@ func (b *Binder) bindDropView(s *pg_query.DropStmt) (Statement, error) {
 // or in the first schema of the search path that has a table or view of
 // that name. nil when the name means no view.
 func (b *Binder) lookupView(schema, name string) *catalog.ViewDef {
+	if schema == "pg_temp" {
+		schema = b.TempSchema
+	}
 	if schema != "" {
 		return b.Catalog.View(schema, name)
 	}

@@ -332,6 +332,16 @@ func (db *DB) Commits() uint64 { return db.commits.Load() }
 // Dir returns the data directory.
 func (db *DB) Dir() string { return db.dir }
 
+// LocalOnly reports whether the database is this server's alone (a data
+// directory, not an object store other servers may share): what is
+// private to its sessions, such as their temporary schemas named by
+// backend pid, can then live in its catalog without clashing with
+// another server's.
+func (db *DB) LocalOnly() bool {
+	_, local := db.home.(localHome)
+	return local
+}
+
 // errClosed is returned by operations on a closed DB.
 func errClosed() error {
 	return pgerr.New(pgerrcode.AdminShutdown, "terminating connection due to administrator command").

@@ -655,6 +655,13 @@ func (tx *Tx) Delete(tableID uint64, rowIDs []int64) error {
 	return nil
 }
 
+// Inserted reports whether this transaction inserted rows into the
+// table (rows it still holds, in memory or spilled).
+func (tx *Tx) Inserted(tableID uint64) bool {
+	tt := tx.tables[tableID]
+	return tt != nil && (tt.insRows > 0 || len(tt.spilled) > 0)
+}
+
 // CreatedOrTruncated reports whether this transaction created the table
 // or truncated it, so that every row it holds is the transaction's own
 // (COPY FREEZE's condition). Unlike PostgreSQL it does not ask that this

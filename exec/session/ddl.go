@@ -103,6 +103,14 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 	case *sql.CreateTable:
 		return s.createTable(tx, x)
 	case *sql.CreateView:
+		if x.Temp {
+			if err := s.ensureTempSchema(tx); err != nil {
+				return err
+			}
+		}
+		if x.Implied {
+			s.notice("00000", "view \"%s\" will be a temporary view", x.Def.Name)
+		}
 		def := *x.Def
 		def.Owner = s.currentRole(tx.Catalog()).OID
 		def.ACL = tx.Catalog().InitialACL(def.Owner, def.Schema, "r")
@@ -213,6 +221,11 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 	case *sql.CreateExtension:
 		return nil
 	case *sql.CreateSequence:
+		if x.Temp {
+			if err := s.ensureTempSchema(tx); err != nil {
+				return err
+			}
+		}
 		if _, ok := tx.Catalog().Sequences[x.Def.Schema+"."+x.Def.Name]; ok {
 			if x.IfNotExists {
 				s.notice("42P07", "relation \"%s\" already exists, skipping", x.Def.Name)
@@ -227,7 +240,11 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 	case *sql.DropSequence:
 		for _, n := range x.Names {
 			schema := n[0]
-			if schema == "" {
+			if temp := s.tempSchema(); schema == "" && temp != "" && tx.Catalog().Sequences[catalog.Key(temp, n[1])] != nil {
+				schema = temp // the temporary schema is searched first
+			} else if schema == "pg_temp" && temp != "" {
+				schema = temp
+			} else if schema == "" {
 				schema = s.CurrentSchema()
 			}
 			if _, ok := tx.Catalog().Sequences[schema+"."+n[1]]; !ok {
@@ -265,6 +282,11 @@ func (s *Session) findIndexSchema(cat *catalog.Catalog, schema, name string) str
 }
 
 func (s *Session) createTable(tx *storage.Tx, x *sql.CreateTable) error {
+	if x.Temp {
+		if err := s.ensureTempSchema(tx); err != nil {
+			return err
+		}
+	}
 	cat := tx.Catalog()
 	if cat.Table(x.Def.Schema, x.Def.Name) != nil {
 		if x.IfNotExists {
@@ -273,10 +295,15 @@ func (s *Session) createTable(tx *storage.Tx, x *sql.CreateTable) error {
 		}
 		return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 	}
+	var err error
 	if x.IfNotExists {
-		return tx.IfNotExists(x.Def.Schema, x.Def.Name, func() (uint64, error) { return s.createTableNow(tx, x) })
+		err = tx.IfNotExists(x.Def.Schema, x.Def.Name, func() (uint64, error) { return s.createTableNow(tx, x) })
+	} else {
+		_, err = s.createTableNow(tx, x)
 	}
-	_, err := s.createTableNow(tx, x)
+	if err == nil && x.Temp {
+		s.noteOnCommit(tx, x)
+	}
 	return err
 }
 

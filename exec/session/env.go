@@ -37,7 +37,7 @@ func (s *Session) env() *statementEnv {
 		user:          s.parsedSettings().bind.user,
 		database:      s.database,
 		currentSchema: s.CurrentSchema(),
-		searchPath:    s.searchPath(),
+		searchPath:    s.bindSearchPath(s.catalog()),
 		values:        s.values,
 		isolation:     s.currentIsolation(),
 		readOnly:      readOnly,

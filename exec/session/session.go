@@ -87,6 +87,9 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 		}
 		e.defaults[name] = nv
 	}
+	if err := e.dropLeftTempSchemas(); err != nil {
+		logger.Error("dropping temporary schemas of an earlier run", "err", err)
+	}
 	e.metrics = newMetrics(e)
 	e.limits = connLimits{max: opts.MaxConnections, reserved: opts.SuperuserReservedConnections, byUser: map[string]int{}}
 	if e.limits.max <= 0 {
@@ -170,6 +173,14 @@ type Session struct {
 	pid     int32
 	started time.Time
 	act     activity
+
+	// tempName is the session's temporary schema ("" before it is
+	// known or where it can have none), tempMade set once the session
+	// created it; onCommit holds the ON COMMIT DROP / DELETE ROWS clauses
+	// of its temporary tables by table ID (temp.go).
+	tempName string
+	tempMade bool
+	onCommit map[uint64]sql.OnCommit
 }
 
 type savepoint struct {
@@ -379,6 +390,11 @@ func (s *Session) Close() {
 		s.tx = nil
 	}
 	s.engine.dropSnapshots(s)
+	if s.tempMade {
+		if err := s.dropTempSchema(); err != nil {
+			s.engine.logger.Error("dropping a session's temporary schema", "schema", s.tempSchema(), "err", err)
+		}
+	}
 }
 
 // get returns a setting's current value.
@@ -622,7 +638,8 @@ func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.
 // binder is a binder over cat with the session's search path, settings
 // and prepared statements.
 func (s *Session) binder(cat *catalog.Catalog) *sql.Binder {
-	return &sql.Binder{Catalog: cat, SearchPath: s.searchPath(), Location: s.Location(), Now: s.now(), DateStyle: s.DateStyle(), Floats: s.floatStyle(),
+	return &sql.Binder{Catalog: cat, SearchPath: s.bindSearchPath(cat), TempSchema: s.tempSchema(), Location: s.Location(), Now: s.now(),
+		DateStyle: s.DateStyle(), Floats: s.floatStyle(),
 		ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Prepared: s.preparedParams,
 		Role: s.currentRole(cat).OID, RowSecurityOff: !isOn(s.get("row_security")),
 		NoIndexScans: !isOn(s.get("enable_indexscan")), NoBitmapScans: !isOn(s.get("enable_bitmapscan"))}
@@ -1372,7 +1389,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 			s.txEnded(false)
 			return "ROLLBACK", nil
 		}
-		if err := tx.Commit(); err != nil {
+		if err := s.commit(tx); err != nil {
 			s.txEnded(false)
 			return "", err
 		}
@@ -1431,9 +1448,10 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 }
 
 // runDiscard resets what DISCARD names: for ALL, the session's cursors,
-// settings, prepared statements, advisory locks and sequence values, as
-// if it had just connected (cairn has no temporary objects or cached
-// plans for TEMP and PLANS to drop).
+// settings, prepared statements, advisory locks, sequence values and
+// temporary relations, as if it had just connected; TEMP drops the
+// temporary relations alone (cairn has no cached plans for PLANS to
+// drop).
 func (s *Session) runDiscard(x *sql.Discard) error {
 	switch x.What {
 	case "ALL":
@@ -1452,8 +1470,11 @@ func (s *Session) runDiscard(x *sql.Discard) error {
 		s.dropAllPrepared()
 		s.engine.advisory.releaseAll(s)
 		s.seqs.Reset()
+		return s.dropTempSchema()
 	case "SEQUENCES":
 		s.seqs.Reset()
+	case "TEMP":
+		return s.dropTempSchema()
 	}
 	return nil
 }

@@ -126,7 +126,7 @@ func (s *Session) EndImplicit() error {
 		s.txEnded(false)
 		return holdErr
 	}
-	err := tx.Commit()
+	err := s.commit(tx)
 	s.txEnded(err == nil)
 	return err
 }
@@ -282,7 +282,7 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, er
 		return Tag{}, err
 	}
 	tx.SetContext(nil)
-	if err := tx.Commit(); err != nil {
+	if err := s.commit(tx); err != nil {
 		s.engine.stats.XactEnded(false)
 		return Tag{}, err
 	}

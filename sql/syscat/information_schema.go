@@ -47,7 +47,11 @@ func init() {
 			rows = append(rows, []any{v.Database, schema, name, kind, nil, nil, nil, nil, nil, insertable, "NO", nil})
 		}
 		for _, t := range v.tables {
-			row(t.Schema, t.Name, "BASE TABLE", "YES")
+			if catalog.IsTempSchema(t.Schema) {
+				row(t.Schema, t.Name, "LOCAL TEMPORARY", "YES")
+			} else {
+				row(t.Schema, t.Name, "BASE TABLE", "YES")
+			}
 		}
 		for _, d := range v.views {
 			row(d.Schema, d.Name, "VIEW", "NO")

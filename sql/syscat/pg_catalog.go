@@ -161,18 +161,22 @@ func init() {
 			owner, acl = int64(catalog.OwnerOID(t.Owner)), aclDatum(v.Cat, t.ACL)
 			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), v.hasIndex(t), inFK[t.ID])
 			rows[len(rows)-1][22], rows[len(rows)-1][23] = t.RowSecurity, t.ForceRowSecurity
+			temporary(rows, t.Schema)
 		}
 		owner, acl = int64(BootstrapUserOID), nil
 		for _, ix := range v.indexes {
 			row(ix.oid, ix.name, SchemaOID(ix.schema), amOID(ix.method), "i", len(ix.columns), 0, false, false)
+			temporary(rows, ix.schema)
 		}
 		for _, s := range v.sequences {
 			owner, acl = int64(catalog.OwnerOID(s.Owner)), aclDatum(v.Cat, s.ACL)
 			row(SequenceOID(s.Schema, s.Name), s.Name, SchemaOID(s.Schema), 0, "S", 3, 0, false, false)
+			temporary(rows, s.Schema)
 		}
 		for _, d := range v.views {
 			owner, acl = int64(catalog.OwnerOID(d.Owner)), aclDatum(v.Cat, d.ACL)
 			row(ViewOID(d.Schema, d.Name), d.Name, SchemaOID(d.Schema), 0, "v", len(d.Columns), 0, false, false)
+			temporary(rows, d.Schema)
 		}
 		return rows
 	})
@@ -706,4 +710,12 @@ func (v *View) HasRole(member, role int64, usage, admin bool) bool {
 		return m.OID != r.OID && v.Cat.HasAdminOf(m.OID, r.OID)
 	}
 	return v.Cat.IsMemberOf(m.OID, r.OID, usage)
+}
+
+// temporary marks the last pg_class row relpersistence 't' when its
+// relation lives in a session's temporary schema.
+func temporary(rows [][]any, schema string) {
+	if catalog.IsTempSchema(schema) {
+		rows[len(rows)-1][15] = "t"
+	}
 }
