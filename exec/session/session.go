@@ -1350,6 +1350,9 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		}
 		return tag, nil
 	case sql.TxCommit:
+		if t.Chain && (s.tx == nil || s.implicit) {
+			return "", errChainOutsideBlock("COMMIT AND CHAIN")
+		}
 		if s.tx == nil {
 			noTx()
 			return "COMMIT", nil
@@ -1358,6 +1361,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 			noTx()
 		}
 		tx, failed := s.tx, s.txFailed
+		chain := s.chain(t.Chain)
 		if !failed {
 			if err := s.holdCursors(); err != nil {
 				s.endTx()
@@ -1370,6 +1374,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		if failed {
 			tx.Rollback()
 			s.txEnded(false)
+			chain()
 			return "ROLLBACK", nil
 		}
 		if err := tx.Commit(); err != nil {
@@ -1377,6 +1382,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 			return "", err
 		}
 		s.txEnded(true)
+		chain()
 		return "COMMIT", nil
 	case sql.TxRollback, sql.TxPrepare:
 		// Two-phase commit is off, as in a PostgreSQL whose
@@ -1385,13 +1391,18 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		// transaction block that has not failed fails with 55000.
 		block := s.tx != nil && !s.implicit
 		failed := s.txFailed
+		if t.Chain && !block {
+			return "", errChainOutsideBlock("ROLLBACK AND CHAIN")
+		}
 		if !block {
 			noTx()
 		}
 		if s.tx != nil {
+			chain := s.chain(t.Chain)
 			s.tx.Rollback()
 			s.endTx()
 			s.txEnded(false)
+			chain()
 		}
 		if t.Kind == sql.TxPrepare && block && !failed {
 			return "", pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "prepared transactions are disabled").
@@ -1428,6 +1439,30 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	s.savepoints = s.savepoints[:i+1]
 	s.txFailed = false
 	return "ROLLBACK", nil
+}
+
+// chain, for COMMIT AND CHAIN and ROLLBACK AND CHAIN (chained true),
+// notes the open transaction's isolation level and access mode and
+// returns the function that, once the transaction has ended, opens a new
+// explicit one with them. A commit that fails chains nothing, as in
+// PostgreSQL: the session is then out of any transaction.
+func (s *Session) chain(chained bool) func() {
+	if !chained {
+		return func() {}
+	}
+	isolation, readOnly := s.isolation, s.readOnly
+	return func() {
+		s.beginTx()
+		s.isolation, s.readOnly = isolation, readOnly
+	}
+}
+
+// errChainOutsideBlock is COMMIT AND CHAIN or ROLLBACK AND CHAIN outside
+// a transaction block (with none open, or in the implicit one of a
+// multi-statement query), an error in PostgreSQL where the plain
+// statements only warn.
+func errChainOutsideBlock(stmt string) error {
+	return pgerr.New(pgerrcode.NoActiveSQLTransaction, "%s can only be used in transaction blocks", stmt)
 }
 
 // runDiscard resets what DISCARD names: for ALL, the session's cursors,
