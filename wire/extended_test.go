@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,6 +123,49 @@ func TestPrepareDescribe(t *testing.T) {
 	sd, err = c.Prepare(testCtx(t), "ddl", "CREATE TABLE d (a int)", nil)
 	if err != nil || len(sd.Fields) != 0 {
 		t.Errorf("DDL: %+v %v", sd, err)
+	}
+}
+
+// TestUnreferencedParamType checks Parse of a statement with an untyped
+// parameter it never refers to: 42P18 naming it, as PostgreSQL answers,
+// since nothing can give that parameter a type. One the client typed, or
+// one the statement refers to, is fine.
+func TestUnreferencedParamType(t *testing.T) {
+	ts := startServer(t)
+	c := ts.connect(t)
+	for _, tc := range []struct {
+		sql  string
+		oids []uint32
+		want string // the error message, or the parameter OIDs
+	}{
+		{"SELECT $1::int, $3::int", nil, "could not determine data type of parameter $2"},
+		{"SELECT $2::int", nil, "could not determine data type of parameter $1"},
+		{"SELECT $1::int", []uint32{23, 0}, "could not determine data type of parameter $2"},
+		{"SELECT 1", []uint32{0}, "could not determine data type of parameter $1"},
+		{"BEGIN", []uint32{0}, "could not determine data type of parameter $1"},
+		{"SELECT $1::int", []uint32{0, 23}, "[23 23]"},
+		{"SELECT $1", nil, "[25]"},
+		{"SELECT 1", []uint32{25}, "[25]"},
+	} {
+		sd, err := c.Prepare(testCtx(t), "", tc.sql, tc.oids)
+		var got string
+		if err != nil {
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "42P18" {
+				t.Errorf("%s %v: %v, want 42P18", tc.sql, tc.oids, err)
+				continue
+			}
+			got = pe.Message
+		} else {
+			got = fmt.Sprint(sd.ParamOIDs)
+		}
+		if got != tc.want {
+			t.Errorf("%s %v: %s, want %s", tc.sql, tc.oids, got, tc.want)
+		}
+	}
+	// The session goes on.
+	if res := c.ExecParams(testCtx(t), "SELECT $1::int + 1", [][]byte{[]byte("1")}, nil, nil, nil).Read(); res.Err != nil || string(res.Rows[0][0]) != "2" {
+		t.Errorf("after: %q %v", res.Rows, res.Err)
 	}
 }
 

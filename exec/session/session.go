@@ -615,7 +615,9 @@ func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.
 	if err := s.checkAccesses(cat, b.Accesses()); err != nil {
 		return nil, nil, err
 	}
-	b.FinishParams()
+	if err := b.FinishParams(); err != nil {
+		return nil, nil, err
+	}
 	return bound, b.Params, nil
 }
 
