@@ -679,3 +679,24 @@ func TestExecuteCompletedPortal(t *testing.T) {
 	expect(t, "SET", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete SET",
 		"ErrorResponse ERROR 55000", "ParameterStatus application_name=", "ReadyForQuery I")
 }
+
+// TestSuspendedReturningTag checks the tag of a data-modifying portal with
+// RETURNING whose rows come over several Executes: the Execute that ends
+// it counts the rows it sent, and one after that none, as PostgreSQL 15's
+// ("INSERT 0 2" after one row of three).
+func TestSuspendedReturningTag(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE rt (a int); BEGIN"})
+	expect(t, "setup", rc.readUntilReady(), "CommandComplete CREATE TABLE", "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.send(&pgproto3.Parse{Query: "INSERT INTO rt VALUES (1), (2), (3) RETURNING a"}, &pgproto3.Bind{DestinationPortal: "i"},
+		&pgproto3.Execute{Portal: "i", MaxRows: 1}, &pgproto3.Sync{})
+	expect(t, "first row", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended", "ReadyForQuery T")
+	rc.send(&pgproto3.Execute{Portal: "i"}, &pgproto3.Sync{})
+	expect(t, "the rest", rc.readUntilReady(), "DataRow 2", "DataRow 3", "CommandComplete INSERT 0 2", "ReadyForQuery T")
+	rc.send(&pgproto3.Execute{Portal: "i"}, &pgproto3.Sync{})
+	expect(t, "after the end", rc.readUntilReady(), "CommandComplete INSERT 0 0", "ReadyForQuery T")
+	rc.send(&pgproto3.Parse{Query: "UPDATE rt SET a = a + 1 RETURNING a"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "one Execute", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 2", "DataRow 3", "DataRow 4",
+		"CommandComplete UPDATE 3", "ReadyForQuery T")
+}

@@ -1161,11 +1161,16 @@ func (s *Session) runToCompletion(ctx context.Context, p *Portal, maxRows int, e
 		}
 		p.run.dmlTag = tag
 	}
-	_, suspended, err := streamRows(ctx, p.run, maxRows, emit)
+	sent, suspended, err := streamRows(ctx, p.run, maxRows, emit)
 	if err != nil || suspended {
 		return Tag{}, suspended, err
 	}
-	return p.run.dmlTag, false, nil
+	// The tag counts the rows this Execute sent, as PostgreSQL's does
+	// when earlier ones with a row limit sent the others: "INSERT 0 2"
+	// after one row of three.
+	tag := p.run.dmlTag
+	tag.Rows = sent
+	return tag, false, nil
 }
 
 // closeRun releases a portal's running operator and read transaction.
