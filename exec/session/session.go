@@ -674,7 +674,7 @@ func (s *Session) resultColumns(bound sql.Statement) []Column {
 			return p.Columns
 		}
 	case *sql.Fetch:
-		if c := s.cursorOf(x.Name); c != nil && !x.Move {
+		if c, ok := s.portals[x.Name]; ok && !x.Move {
 			return c.columns
 		}
 	}
@@ -975,7 +975,7 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		tag, err := s.fetch(ctx, x, emit)
 		return tag, false, err
 	case *sql.CloseCursor:
-		tag, err := s.closeCursor(x)
+		tag, err := s.closeCursor(x, p)
 		return commandTag(tag), false, err
 	case *sql.Copy:
 		return Tag{}, false, errCopyPortal("Execute")
