@@ -163,6 +163,11 @@ type Session struct {
 	// ends with it); xactAdvisory the transaction's advisory locks.
 	stmtCtx      context.Context
 	xactAdvisory []heldAdvisory
+	// stmtStart is when the running statement's message came: the
+	// Execute's, or the simple query's for all its statements
+	// (statement_timestamp(), PostgreSQL's time of receipt of the latest
+	// command message); queryStart is the simple query's while it runs.
+	stmtStart, queryStart time.Time
 
 	// pid is the backend process id the engine assigned (activity.go);
 	// started is when the session opened; act is its pg_stat_activity
@@ -548,6 +553,8 @@ func (s *Session) Prepare(text string, paramTypes []types.T) (stmts []*Statement
 // and rolls back what the others did. empty reports a query of nothing
 // but white space and comments.
 func (s *Session) Query(ctx context.Context, text string, run func(*Portal) error) (empty bool, err error) {
+	s.queryStart = time.Now()
+	defer func() { s.queryStart = time.Time{} }()
 	stmts, err := s.Prepare(text, nil)
 	if err != nil || len(stmts) == 0 {
 		return len(stmts) == 0 && err == nil, err
@@ -870,6 +877,11 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 	start := s.startActivity(redactPasswords(p.stmt.SQL))
 	ctx = storage.WithLockWait(ctx, s.act.rowWait)
 	s.stmtCtx = ctx
+	s.stmtStart = s.queryStart
+	if s.stmtStart.IsZero() {
+		s.stmtStart = time.Now()
+	}
+	defer func() { s.stmtStart = time.Time{} }()
 	var rows int64
 	err := exec.CatchPanic(func() (err error) {
 		rows, err = run(ctx)
@@ -1049,6 +1061,15 @@ func (s *Session) now() time.Time {
 	if s.tx != nil {
 		return s.txStart
 	}
+	return s.statementNow()
+}
+
+// statementNow is the running statement's start (statement_timestamp()),
+// or the wall clock outside one.
+func (s *Session) statementNow() time.Time {
+	if !s.stmtStart.IsZero() {
+		return s.stmtStart
+	}
 	return time.Now()
 }
 
@@ -1065,7 +1086,7 @@ func (e *Engine) nextXid() uint32 {
 // runtime builds the exec.Runtime of one statement.
 func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	rt := &exec.Runtime{
-		Fn:        &functions.Context{Now: s.now(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Mem: memory.DefaultAllocator, Session: s.env()},
+		Fn:        &functions.Context{Now: s.now(), StatementNow: s.statementNow(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Mem: memory.DefaultAllocator, Session: s.env()},
 		Params:    params,
 		Tx:        tx,
 		DB:        s.engine.db,
