@@ -1,7 +1,8 @@
 package functions
 
 // The current time: now(), current_timestamp, transaction_timestamp()
-// and statement_timestamp() (the statement's Context.Now), clock_timestamp()
+// (the statement's Context.Now), statement_timestamp() (its
+// Context.StatementNow), clock_timestamp()
 // (the wall clock, volatile), current_date, localtimestamp and localtime
 // (in the session time zone), timeofday().
 
@@ -45,10 +46,18 @@ func init() {
 	nowP := func(ctx *Context, a []any) (any, error) {
 		return types.Timestamp(roundPrecision(nowMicros(ctx), a[0].(int64))), nil
 	}
-	for _, name := range []string{"now", "current_timestamp", "transaction_timestamp", "statement_timestamp"} {
+	for _, name := range []string{"now", "current_timestamp", "transaction_timestamp"} {
 		// Stable, not volatile: one value per statement (Context.Now).
 		Register(stable(fn(name, nil, TZ, now)))
 	}
+	// statement_timestamp() is the statement's start, later than now()
+	// in a transaction block after its first statement.
+	Register(stable(fn("statement_timestamp", nil, TZ, func(ctx *Context, _ []any) (any, error) {
+		if ctx != nil && !ctx.StatementNow.IsZero() {
+			return types.Timestamp(ctx.StatementNow.UnixMicro()), nil
+		}
+		return types.Timestamp(nowMicros(ctx)), nil
+	})))
 	Register(
 		stable(fn("current_timestamp", targs(tInt4), TZ, nowP)),
 		&Overload{Name: "clock_timestamp", Result: TZ, Volatility: Volatile,

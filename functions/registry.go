@@ -17,6 +17,9 @@ import (
 type Context struct {
 	// Now is the statement's transaction timestamp (now(), current_timestamp).
 	Now time.Time
+	// StatementNow is when the statement's message came
+	// (statement_timestamp()); zero: Now.
+	StatementNow time.Time
 	// Location is the session's TimeZone.
 	Location *time.Location
 	// DateStyle is the session's DateStyle: how values of date and

@@ -28,11 +28,29 @@ func init() {
 }
 
 // similarToRegex translates a SIMILAR TO pattern with escape character esc
-// ("" for none) into a regular expression anchored at both ends. Up to two
-// escape-double-quote separators (#" with escape #) split it, as in
-// PostgreSQL, into a leading part matched as little as possible, the
-// part substring(... SIMILAR ...) returns (group 1), and a trailing part.
+// ("" for none) into a regular expression anchored at both ends, as
+// PostgreSQL's similar_to_escape writes it. Up to two escape-double-quote
+// separators (#" with escape #) split it into a leading part matched as
+// little as possible ("{1,1}?"), the part substring(... SIMILAR ...)
+// returns (group 1), and a trailing part.
 func similarToRegex(pat, esc string) (string, error) {
+	return similarRegex(pat, esc, false)
+}
+
+// similarSubstringRegex is similarToRegex for substring(... SIMILAR ...),
+// for Go's regexp. PostgreSQL's regex engine makes the whole leading part
+// non-greedy from its "{1,1}?", the quantifiers within it included; Go's
+// applies that to the group alone, whose % and * would still take all
+// they can (substring('aaabbb' similar '%#"a*b#"%' escape '#') would be
+// 'b', not PostgreSQL's 'aaab'). So every quantifier of the leading part
+// is written lazy.
+func similarSubstringRegex(pat, esc string) (string, error) {
+	return similarRegex(pat, esc, true)
+}
+
+// similarRegex is similarToRegex, with the quantifiers of the leading part
+// lazy when lazyHead is set.
+func similarRegex(pat, esc string, lazyHead bool) (string, error) {
 	if utf8.RuneCountInString(esc) > 1 {
 		return "", pgerr.New(pgerrcode.InvalidEscapeSequence, "invalid escape string").
 			WithHint("Escape string must be empty or one character.")
@@ -40,8 +58,14 @@ func similarToRegex(pat, esc string) (string, error) {
 	escape, _ := utf8.DecodeRuneInString(esc)
 	var b strings.Builder
 	b.WriteString("^(?:")
-	escaped, inBracket := false, false
+	escaped, inBracket, inBraces := false, false, false
 	separators := 0
+	// lazy writes the ? that makes the quantifier just written lazy.
+	lazy := func() {
+		if lazyHead && separators == 0 {
+			b.WriteByte('?')
+		}
+	}
 	for _, c := range pat {
 		switch {
 		case escaped && c == '"':
@@ -72,6 +96,17 @@ func similarToRegex(pat, esc string) (string, error) {
 			inBracket = true
 		case c == '%':
 			b.WriteString(".*")
+			lazy()
+		case c == '*' || c == '+' || c == '?':
+			b.WriteRune(c)
+			lazy()
+		case c == '{':
+			b.WriteRune(c)
+			inBraces = true
+		case c == '}' && inBraces:
+			b.WriteRune(c)
+			inBraces = false
+			lazy()
 		case c == '_':
 			b.WriteByte('.')
 		case c == '(':

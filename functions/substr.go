@@ -49,7 +49,7 @@ func init() {
 		}
 		return a[0].(string)[m[0]:m[1]], nil
 	}), fn("substring", targs(tText, tText, tText), tText, func(_ *Context, a []any) (any, error) {
-		src, err := similarToRegex(a[1].(string), a[2].(string))
+		src, err := similarSubstringRegex(a[1].(string), a[2].(string))
 		if err != nil {
 			return nil, err
 		}

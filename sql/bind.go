@@ -42,6 +42,8 @@ type Binder struct {
 	ByteaEscape   bool
 	IntervalStyle types.IntervalStyle
 	Params        []types.T
+	// paramsUsed marks the parameters the statement refers to.
+	paramsUsed []bool
 	// NoParams makes $n an error (a simple-protocol query has no
 	// parameters).
 	NoParams bool
@@ -287,14 +289,23 @@ func (b *Binder) bindExplain(s *pg_query.ExplainStmt) (Statement, error) {
 	return &Query{Plan: &Explain{Input: q.Plan, Analyze: analyze}}, nil
 }
 
-// FinishParams gives every parameter whose type nothing determined the
-// type text, as PostgreSQL does for an unknown-typed parameter.
-func (b *Binder) FinishParams() {
+// FinishParams gives every parameter the statement refers to whose type
+// nothing determined the type text, as PostgreSQL does for an
+// unknown-typed parameter. A parameter left untyped that the statement
+// never refers to ($2 of "SELECT $1::int, $3::int", or one more type
+// than the statement has parameters given as 0) is 42P18, as in
+// PostgreSQL's Parse: nothing could give it a type.
+func (b *Binder) FinishParams() error {
 	for i, t := range b.Params {
-		if t.Family == types.Unknown || t.Family == types.Null {
-			b.Params[i] = types.TextT
+		if t.Family != types.Unknown && t.Family != types.Null {
+			continue
 		}
+		if i >= len(b.paramsUsed) || !b.paramsUsed[i] {
+			return pgerr.New(pgerrcode.IndeterminateDatatype, "could not determine data type of parameter $%d", i+1)
+		}
+		b.Params[i] = types.TextT
 	}
+	return nil
 }
 
 // lookupTable finds a table by (optional) schema and name, following the

@@ -512,6 +512,10 @@ func (b *Binder) bindParam(p *pg_query.ParamRef) (Expr, error) {
 	for len(b.Params) <= idx {
 		b.Params = append(b.Params, types.UnknownT)
 	}
+	for len(b.paramsUsed) <= idx {
+		b.paramsUsed = append(b.paramsUsed, false)
+	}
+	b.paramsUsed[idx] = true
 	return &Param{Index: idx, T: b.Params[idx]}, nil
 }
 

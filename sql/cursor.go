@@ -32,11 +32,15 @@ type DeclareCursor struct {
 
 // Fetch is FETCH [FORWARD] [n | ALL | NEXT] [FROM|IN] name, or MOVE with
 // the same forms. Count is the number of rows; All asks for the rest.
+// Backward is FETCH BACKWARD or PRIOR, which no portal of cairn's can do:
+// the session answers it once it has found the portal (a portal of the
+// protocol's Bind is NO SCROLL in PostgreSQL too, 55000).
 type Fetch struct {
-	Name  string
-	Count int64
-	All   bool
-	Move  bool
+	Name     string
+	Count    int64
+	All      bool
+	Move     bool
+	Backward bool
 }
 
 // CloseCursor is CLOSE name, or CLOSE ALL when Name is "".
@@ -63,7 +67,8 @@ func (b *Binder) bindDeclareCursor(s *pg_query.DeclareCursorStmt) (Statement, er
 	return &DeclareCursor{Name: s.Portalname, Plan: regAsText(plan), Hold: s.Options&cursorHold != 0}, nil
 }
 
-// bindFetch binds FETCH and MOVE: forward ones only.
+// bindFetch binds FETCH and MOVE: forward ones, and backward ones that
+// the session refuses once it has found the portal.
 func bindFetch(s *pg_query.FetchStmt) (Statement, error) {
 	f := &Fetch{Name: s.Portalname, Count: s.HowMany, Move: s.Ismove}
 	switch {
@@ -72,8 +77,18 @@ func bindFetch(s *pg_query.FetchStmt) (Statement, error) {
 	case s.Direction == pg_query.FetchDirection_FETCH_FORWARD && s.HowMany > 0:
 	case s.Direction == pg_query.FetchDirection_FETCH_RELATIVE && s.HowMany == 1:
 		f.Count = 1 // FETCH RELATIVE 1 is the next row
+	case s.Direction == pg_query.FetchDirection_FETCH_BACKWARD && s.HowMany > 0:
+		f.Backward = true
 	default:
-		return nil, pgerr.NotSupported("FETCH and MOVE other than FORWARD n, NEXT and ALL (cairn's cursors read forward only)")
+		return nil, ErrFetchDirection()
 	}
 	return f, nil
+}
+
+// ErrFetchDirection is the error of a FETCH or MOVE that cairn's
+// forward-only cursors cannot do: a direction other than forward, or
+// backward on a cursor of DECLARE (PostgreSQL's may scroll backward
+// without SCROLL when its plan can).
+func ErrFetchDirection() error {
+	return pgerr.NotSupported("FETCH and MOVE other than FORWARD n, NEXT and ALL (cairn's cursors read forward only)")
 }

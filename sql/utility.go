@@ -213,6 +213,10 @@ type Transaction struct {
 	ReadOnly *bool
 	// Start marks BEGIN spelt START TRANSACTION (its command tag).
 	Start bool
+	// Chain marks COMMIT AND CHAIN and ROLLBACK AND CHAIN: a new
+	// transaction starts at once with the ended one's isolation level and
+	// access mode.
+	Chain bool
 }
 
 // SetTransaction is SET TRANSACTION (Session false) or SET SESSION
@@ -524,15 +528,9 @@ func bindTransaction(t *pg_query.TransactionStmt) (Statement, error) {
 		tx.Isolation, tx.ReadOnly = txModes(t.Options)
 		return tx, nil
 	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT:
-		if t.Chain {
-			return nil, pgerr.NotSupported("COMMIT AND CHAIN")
-		}
-		return &Transaction{Kind: TxCommit}, nil
+		return &Transaction{Kind: TxCommit, Chain: t.Chain}, nil
 	case pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		if t.Chain {
-			return nil, pgerr.NotSupported("ROLLBACK AND CHAIN")
-		}
-		return &Transaction{Kind: TxRollback}, nil
+		return &Transaction{Kind: TxRollback, Chain: t.Chain}, nil
 	case pg_query.TransactionStmtKind_TRANS_STMT_SAVEPOINT:
 		return &Transaction{Kind: TxSavepoint, Savepoint: t.SavepointName}, nil
 	case pg_query.TransactionStmtKind_TRANS_STMT_RELEASE:

@@ -167,6 +167,13 @@ func (c *conn) loop() {
 				c.fatal(idleErr)
 				return
 			}
+			var bad *badMessage
+			if errors.As(err, &bad) {
+				if c.badMessage(bad) {
+					continue
+				}
+				return
+			}
 			c.receiveFailed(err)
 			return
 		}
@@ -199,15 +206,7 @@ func (c *conn) loop() {
 		case *pgproto3.Close:
 			c.extended(c.close(m))
 		case *pgproto3.Sync:
-			c.ignoreTillSync = false
-			c.blockExecutes = 0
-			// The messages since the last Sync ran as one implicit
-			// transaction (unless they opened an explicit one).
-			if err := c.sess.EndImplicit(); err != nil {
-				c.sendError(err)
-			}
-			c.sess.DropPortals()
-			c.readyForQuery()
+			c.sync()
 		case *pgproto3.Flush:
 			c.flush()
 		case *pgproto3.Terminate:
@@ -237,6 +236,65 @@ func (c *conn) loop() {
 	}
 }
 
+// sync answers Sync: the messages since the last one ran as one implicit
+// transaction (unless they opened an explicit one), which ends now.
+func (c *conn) sync() {
+	c.ignoreTillSync = false
+	c.blockExecutes = 0
+	if err := c.sess.EndImplicit(); err != nil {
+		c.sendError(err)
+	}
+	c.sess.DropPortals()
+	c.readyForQuery()
+}
+
+// badMessage answers a message whose body is malformed as PostgreSQL
+// does, with ERROR 08P01 and the session going on: a message of the
+// extended protocol fails as any of them does (the rest up to Sync is
+// skipped), a Query or a Sync fails the transaction and ReadyForQuery
+// follows, and a message that comes while the rest up to Sync is skipped
+// is skipped unread. A Bind of a prepared statement that does not exist
+// fails with 26000, as PostgreSQL looks it up before reading on. A
+// Terminate with a body ends the connection as Terminate does; any other
+// type (COPY's messages outside a COPY, FunctionCall, a password
+// message) ends it with FATAL 08P01. It reports whether the connection
+// reads on.
+func (c *conn) badMessage(bad *badMessage) bool {
+	if bad.typ == 'X' {
+		return false
+	}
+	if c.ignoreTillSync && bad.typ != 'S' {
+		return true
+	}
+	c.log.Debug("malformed message", "type", string(bad.typ), "err", bad.err)
+	switch bad.typ {
+	case 'P', 'B', 'E', 'D', 'C', 'H':
+		c.inCycle = true
+		var err error = bad.err
+		if _, ok := c.sess.PreparedStatement(bad.stmt); bad.hasStmt && !ok {
+			err = noStatement(bad.stmt)
+		}
+		c.extended(err)
+	case 'Q':
+		c.sendError(bad.err)
+		c.sess.AbortBlock()
+		if err := c.sess.EndImplicit(); err != nil {
+			c.sendError(err)
+		}
+		c.sess.DropPortals()
+		c.readyForQuery()
+	case 'S':
+		c.inCycle = false
+		c.sendError(bad.err)
+		c.sess.AbortBlock()
+		c.sync()
+	default:
+		c.fatal(bad.err)
+		return false
+	}
+	return c.werr == nil
+}
+
 // armIdleTimeout sets the read deadline of a connection that has sent
 // ReadyForQuery and waits for the next query (not inside an extended
 // protocol cycle or a COPY) when its session has an idle timeout
@@ -254,26 +312,44 @@ func (c *conn) armIdleTimeout() (bool, error) {
 	return true, err
 }
 
-// receive reads the next message. An error decoding its body (pgproto3's
-// decoders return io.EOF for a string without its terminator, and panic
-// on some bodies, a Bind parameter length below -1 for one) is a
-// malformed message, FATAL 08P01, not a client that left. The Backend has
-// consumed the whole message by then, but the connection ends anyway.
+// receive reads the next message. A message whose body is malformed (a
+// string without its terminator, a value running past the end, bytes
+// left over; checkBody, and pgproto3's decoders, which return io.EOF for
+// a string without its terminator and panic on some bodies, a Bind
+// parameter length below -1 for one) is a *badMessage, not a client that
+// left: the Backend has consumed the whole message, and the connection
+// can read on (badMessage answers it).
 func (c *conn) receive() (msg pgproto3.FrontendMessage, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			msg, err = nil, malformed(fmt.Sprint(r))
+			msg, err = nil, c.malformedBody(malformed(fmt.Sprint(r)))
 		}
+		c.cr.body = nil
 	}()
 	msg, err = c.be.Receive()
-	if err != nil && !c.cr.failed {
-		return nil, malformed(err.Error())
+	switch {
+	case err == nil:
+		if bad := checkBody(c.cr.typ, c.cr.body); bad != nil {
+			return nil, newBadMessage(c.cr.typ, c.cr.body, bad)
+		}
+	case !c.cr.failed:
+		return nil, c.malformedBody(malformed(err.Error()))
 	}
 	return msg, err
 }
 
+// malformedBody is the error of the message just read, which its decoder
+// refused: checkBody's words for what is wrong with it where it has
+// some, else err.
+func (c *conn) malformedBody(err *pgerr.Error) error {
+	if bad := checkBody(c.cr.typ, c.cr.body); bad != nil {
+		err = bad
+	}
+	return newBadMessage(c.cr.typ, c.cr.body, err)
+}
+
 // malformed is the error for a message whose body cannot be decoded.
-func malformed(why string) error {
+func malformed(why string) *pgerr.Error {
 	return pgerr.New(pgerrcode.ProtocolViolation, "invalid message format").WithDetail("%s", why)
 }
 

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,6 +123,49 @@ func TestPrepareDescribe(t *testing.T) {
 	sd, err = c.Prepare(testCtx(t), "ddl", "CREATE TABLE d (a int)", nil)
 	if err != nil || len(sd.Fields) != 0 {
 		t.Errorf("DDL: %+v %v", sd, err)
+	}
+}
+
+// TestUnreferencedParamType checks Parse of a statement with an untyped
+// parameter it never refers to: 42P18 naming it, as PostgreSQL answers,
+// since nothing can give that parameter a type. One the client typed, or
+// one the statement refers to, is fine.
+func TestUnreferencedParamType(t *testing.T) {
+	ts := startServer(t)
+	c := ts.connect(t)
+	for _, tc := range []struct {
+		sql  string
+		oids []uint32
+		want string // the error message, or the parameter OIDs
+	}{
+		{"SELECT $1::int, $3::int", nil, "could not determine data type of parameter $2"},
+		{"SELECT $2::int", nil, "could not determine data type of parameter $1"},
+		{"SELECT $1::int", []uint32{23, 0}, "could not determine data type of parameter $2"},
+		{"SELECT 1", []uint32{0}, "could not determine data type of parameter $1"},
+		{"BEGIN", []uint32{0}, "could not determine data type of parameter $1"},
+		{"SELECT $1::int", []uint32{0, 23}, "[23 23]"},
+		{"SELECT $1", nil, "[25]"},
+		{"SELECT 1", []uint32{25}, "[25]"},
+	} {
+		sd, err := c.Prepare(testCtx(t), "", tc.sql, tc.oids)
+		var got string
+		if err != nil {
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "42P18" {
+				t.Errorf("%s %v: %v, want 42P18", tc.sql, tc.oids, err)
+				continue
+			}
+			got = pe.Message
+		} else {
+			got = fmt.Sprint(sd.ParamOIDs)
+		}
+		if got != tc.want {
+			t.Errorf("%s %v: %s, want %s", tc.sql, tc.oids, got, tc.want)
+		}
+	}
+	// The session goes on.
+	if res := c.ExecParams(testCtx(t), "SELECT $1::int + 1", [][]byte{[]byte("1")}, nil, nil, nil).Read(); res.Err != nil || string(res.Rows[0][0]) != "2" {
+		t.Errorf("after: %q %v", res.Rows, res.Err)
 	}
 }
 
@@ -634,4 +678,98 @@ func TestExecuteCompletedPortal(t *testing.T) {
 	twice("SET application_name = 'once'")
 	expect(t, "SET", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete SET",
 		"ErrorResponse ERROR 55000", "ParameterStatus application_name=", "ReadyForQuery I")
+}
+
+// TestSuspendedReturningTag checks the tag of a data-modifying portal with
+// RETURNING whose rows come over several Executes: the Execute that ends
+// it counts the rows it sent, and one after that none, as PostgreSQL 15's
+// ("INSERT 0 2" after one row of three).
+func TestSuspendedReturningTag(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE rt (a int); BEGIN"})
+	expect(t, "setup", rc.readUntilReady(), "CommandComplete CREATE TABLE", "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.send(&pgproto3.Parse{Query: "INSERT INTO rt VALUES (1), (2), (3) RETURNING a"}, &pgproto3.Bind{DestinationPortal: "i"},
+		&pgproto3.Execute{Portal: "i", MaxRows: 1}, &pgproto3.Sync{})
+	expect(t, "first row", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended", "ReadyForQuery T")
+	rc.send(&pgproto3.Execute{Portal: "i"}, &pgproto3.Sync{})
+	expect(t, "the rest", rc.readUntilReady(), "DataRow 2", "DataRow 3", "CommandComplete INSERT 0 2", "ReadyForQuery T")
+	rc.send(&pgproto3.Execute{Portal: "i"}, &pgproto3.Sync{})
+	expect(t, "after the end", rc.readUntilReady(), "CommandComplete INSERT 0 0", "ReadyForQuery T")
+	rc.send(&pgproto3.Parse{Query: "UPDATE rt SET a = a + 1 RETURNING a"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "one Execute", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 2", "DataRow 3", "DataRow 4",
+		"CommandComplete UPDATE 3", "ReadyForQuery T")
+}
+
+// TestFetchProtocolPortal checks FETCH, MOVE and CLOSE on portals of the
+// protocol's Bind, which share the cursors' namespace as in PostgreSQL:
+// FETCH and Execute read on where the other stopped, a portal read to its
+// end fetches nothing more, FETCH BACKWARD is 55000 (such a portal is NO
+// SCROLL), a portal of a statement without rows cannot be fetched from,
+// and CLOSE ALL closes them too. The transcripts are PostgreSQL 15's.
+func TestFetchProtocolPortal(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	query := func(sql string, want ...string) {
+		t.Helper()
+		rc.send(&pgproto3.Query{String: sql})
+		expect(t, sql, rc.readUntilReady(), want...)
+	}
+	bind := func(name, sql string) {
+		t.Helper()
+		rc.send(&pgproto3.Parse{Query: sql}, &pgproto3.Bind{DestinationPortal: name}, &pgproto3.Sync{})
+		expect(t, "bind "+name, rc.readUntilReady(), "ParseComplete", "BindComplete", "ReadyForQuery T")
+	}
+	execute := func(name string, maxRows uint32, want ...string) {
+		t.Helper()
+		rc.send(&pgproto3.Execute{Portal: name, MaxRows: maxRows}, &pgproto3.Sync{})
+		expect(t, "execute "+name, rc.readUntilReady(), want...)
+	}
+	query("CREATE TABLE ft (a int)", "CommandComplete CREATE TABLE", "ReadyForQuery I")
+	query("BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
+
+	bind("p", "SELECT generate_series(1, 6) AS n")
+	execute("p", 1, "DataRow 1", "PortalSuspended", "ReadyForQuery T")
+	query("FETCH 2 FROM p", "RowDescription n:23", "DataRow 2", "DataRow 3", "CommandComplete FETCH 2", "ReadyForQuery T")
+	query("MOVE 1 IN p", "CommandComplete MOVE 1", "ReadyForQuery T")
+	execute("p", 1, "DataRow 5", "PortalSuspended", "ReadyForQuery T")
+	query("FETCH ALL p", "RowDescription n:23", "DataRow 6", "CommandComplete FETCH 1", "ReadyForQuery T")
+	execute("p", 0, "CommandComplete SELECT 0", "ReadyForQuery T")
+	query("FETCH p", "RowDescription n:23", "CommandComplete FETCH 0", "ReadyForQuery T")
+	query("CLOSE p", "CommandComplete CLOSE CURSOR", "ReadyForQuery T")
+	query("FETCH p", "ErrorResponse ERROR 34000", "ReadyForQuery E")
+	query("ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
+
+	// A portal of INSERT ... RETURNING runs whole at its first FETCH; the
+	// Execute that ends it counts the rows it sent.
+	query("BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
+	bind("i", "INSERT INTO ft VALUES (1), (2), (3) RETURNING a")
+	query("FETCH 1 i", "RowDescription a:23", "DataRow 1", "CommandComplete FETCH 1", "ReadyForQuery T")
+	query("SELECT count(*) FROM ft", "RowDescription count:20", "DataRow 3", "CommandComplete SELECT 1", "ReadyForQuery T")
+	execute("i", 0, "DataRow 2", "DataRow 3", "CommandComplete INSERT 0 2", "ReadyForQuery T")
+	execute("i", 0, "CommandComplete INSERT 0 0", "ReadyForQuery T")
+
+	bind("j", "INSERT INTO ft VALUES (4)")
+	query("FETCH j", "ErrorResponse ERROR XX000", "ReadyForQuery E")
+	query("ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
+
+	query("BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
+	bind("m", "SELECT 1")
+	query("FETCH BACKWARD 1 m", "ErrorResponse ERROR 55000", "ReadyForQuery E")
+	query("ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
+	query("BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
+	query("FETCH PRIOR nosuch", "ErrorResponse ERROR 34000", "ReadyForQuery E")
+	query("ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
+
+	query("BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
+	bind("n", "SELECT 1")
+	query("CLOSE ALL", "CommandComplete CLOSE CURSOR ALL", "ReadyForQuery T")
+	execute("n", 0, "ErrorResponse ERROR 34000", "ReadyForQuery E")
+	query("ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
+
+	// In the implicit transaction of a block of messages, before its Sync.
+	rc.send(&pgproto3.Parse{Query: "SELECT 7 AS x"}, &pgproto3.Bind{DestinationPortal: "o"},
+		&pgproto3.Parse{Query: "FETCH o"}, &pgproto3.Bind{}, &pgproto3.Describe{ObjectType: 'P'}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "FETCH in the block", rc.readUntilReady(), "ParseComplete", "BindComplete", "ParseComplete", "BindComplete",
+		"RowDescription x:23", "DataRow 7", "CommandComplete FETCH 1", "ReadyForQuery I")
 }

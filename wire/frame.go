@@ -53,6 +53,10 @@ type frameReader struct {
 	// header out of bounds): an error the Backend returns when failed is
 	// clear is its decoder's, a malformed body.
 	failed bool
+	// typ and body are the type and body of the message read last
+	// (body valid as long as what Next returned), for checkBody.
+	typ  byte
+	body []byte
 	// borrow is set while the bodies read are cut from copyBuf, reused
 	// once they are consumed (see setBorrow).
 	borrow  bool
@@ -84,7 +88,8 @@ func (f *frameReader) Next(n int) (b []byte, err error) {
 	defer func() { f.failed = f.failed || err != nil }()
 	if f.inBody {
 		f.inBody = false
-		return f.read(n)
+		f.body, err = f.read(n)
+		return f.body, err
 	}
 	hdr, err := f.read(n)
 	if err != nil || n != 5 {
@@ -93,7 +98,7 @@ func (f *frameReader) Next(n int) (b []byte, err error) {
 	if err := f.checkHeader(hdr[0], int32(binary.BigEndian.Uint32(hdr[1:]))); err != nil {
 		return nil, err
 	}
-	f.inBody = true
+	f.inBody, f.typ, f.body = true, hdr[0], nil
 	return hdr, nil
 }
 

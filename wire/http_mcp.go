@@ -70,7 +70,7 @@ func (d sessionDB) Query(ctx context.Context, readOnly bool, query string, args 
 		}
 		raws[i] = b
 	}
-	st, err := prepare(ctx, sess, d.ws, query, len(raws))
+	st, err := prepare(ctx, sess, d.ws, query)
 	if err != nil {
 		return nil, err
 	}

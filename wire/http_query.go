@@ -66,7 +66,7 @@ func (a *httpAPI) runQuery(r *http.Request, req queryRequest) ([][]byte, error) 
 		return nil, err
 	}
 	defer sess.Close()
-	st, err := prepare(ctx, sess, ws, req.Query, len(req.Params))
+	st, err := prepare(ctx, sess, ws, req.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -129,11 +129,7 @@ func (a *httpAPI) runBatch(r *http.Request, req batchRequest) (int64, error) {
 		return 0, err
 	}
 	defer sess.Close()
-	nparams := 0
-	for _, p := range req.ParamsBatch {
-		nparams = max(nparams, len(p))
-	}
-	st, err := prepare(ctx, sess, ws, req.Query, nparams)
+	st, err := prepare(ctx, sess, ws, req.Query)
 	if err != nil {
 		return 0, err
 	}

@@ -131,16 +131,17 @@ func sessionTextOptions(sess *session.Session) *types.TextOptions {
 }
 
 // prepare prepares query, a single statement, whose parameter types the
-// binder infers; nparams is the number of values the request gives (a
-// query using more gets 42P02 at bindParams). When the statement would
+// binder infers. Its parameters are those it refers to: values a request
+// gives beyond them are ignored, and a query using more than the request
+// gives gets 42P02 at bindParams. When the statement would
 // create an object in workspace ws while ws's schema does not exist yet,
 // the schema is created first: a workspace comes into being with its
 // first table, as pg_deeplake's exist before their first query and cairn
 // has no endpoint that creates one. Reads never create a workspace.
 // Called outside a transaction block, so that the failed first attempt
 // aborts nothing.
-func prepare(ctx context.Context, sess *session.Session, ws, query string, nparams int) (*session.Statement, error) {
-	ptypes := unknownTypes(nparams)
+func prepare(ctx context.Context, sess *session.Session, ws, query string) (*session.Statement, error) {
+	ptypes := []types.T{}
 	st, err := prepareOne(sess, query, ptypes)
 	if pgerr.Code(err) == pgerrcode.InvalidSchemaName && sess.CurrentSchema() == "" {
 		if err := createWorkspace(ctx, sess, ws); err != nil {

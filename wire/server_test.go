@@ -12,8 +12,9 @@ import (
 	"github.com/jackc/pgproto3/v2"
 )
 
-// TestMalformedMessages checks that a malformed or oversized message ends
-// only its own connection, with FATAL 08P01.
+// TestMalformedMessages checks that a message whose frame is wrong (an
+// unknown type, a length out of bounds) or that has no place after
+// start-up ends only its own connection, with FATAL 08P01.
 func TestMalformedMessages(t *testing.T) {
 	ts := startServer(t, func(s *Server) { s.MaxMessageSize = 1 << 20 })
 	other := ts.rawConnect(t)
@@ -21,15 +22,10 @@ func TestMalformedMessages(t *testing.T) {
 	oversized := []byte{'Q', 0, 0, 0, 0}
 	binary.BigEndian.PutUint32(oversized[1:], 2<<20)
 	for name, raw := range map[string][]byte{
-		"unknown type":    {'Z', 0, 0, 0, 4},
-		"negative length": {'Q', 0, 0, 0, 2},
-		"huge length":     {'Q', 0xff, 0xff, 0xff, 0xf0},
-		"oversized":       oversized,
-		"bad bind":        {'B', 0, 0, 0, 6, 'x', 'y'},
-		// pgproto3/v2 panics decoding a parameter length below -1.
-		"bind length -100": {'B', 0, 0, 0, 14, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0x9c},
-		"unterminated":     {'Q', 0, 0, 0, 7, 'a', 'b', 'c'},
-		"bad execute":      {'E', 0, 0, 0, 5, 0},
+		"unknown type":     {'Z', 0, 0, 0, 4},
+		"negative length":  {'Q', 0, 0, 0, 2},
+		"huge length":      {'Q', 0xff, 0xff, 0xff, 0xf0},
+		"oversized":        oversized,
 		"password message": {'p', 0, 0, 0, 6, 'p', 0},
 	} {
 		rc := ts.rawConnect(t)
@@ -39,6 +35,87 @@ func TestMalformedMessages(t *testing.T) {
 
 	other.send(&pgproto3.Sync{})
 	expect(t, "other connection", other.readUntilReady(), "ReadyForQuery I")
+}
+
+// TestMalformedBodies checks messages framed right whose bodies are
+// malformed (a string without its terminator, a value running past the
+// end, bytes left over): as in PostgreSQL 15, whose answers these are,
+// each fails with ERROR 08P01 (26000 for a Bind of a statement that does
+// not exist, looked up first), the session goes on, a Terminate with a
+// body just ends it.
+func TestMalformedBodies(t *testing.T) {
+	ts := startServer(t)
+	for _, tc := range []struct {
+		name, message string
+		raw           []byte
+	}{
+		{"bind without strings", "invalid string in message", []byte{'B', 0, 0, 0, 6, 'x', 'y'}},
+		// pgproto3/v2 panics decoding a parameter length below -1.
+		{"bind length -100", "unnamed prepared statement does not exist", []byte{'B', 0, 0, 0, 14, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0x9c}},
+		{"bind value past the end", "unnamed prepared statement does not exist", []byte{'B', 0, 0, 0, 16, 0, 0, 0, 0, 0, 1, 0, 0, 0, 100, 'a', 'b'}},
+		{"unterminated query", "invalid string in message", []byte{'Q', 0, 0, 0, 7, 'a', 'b', 'c'}},
+		{"query with bytes after", "invalid message format", []byte{'Q', 0, 0, 0, 8, 'a', 0, 'b', 'c'}},
+		{"execute without max rows", "insufficient data left in message", []byte{'E', 0, 0, 0, 5, 0}},
+		{"execute with bytes after", "invalid message format", []byte{'E', 0, 0, 0, 10, 0, 0, 0, 0, 0, 1}},
+		{"parse with too few types", "insufficient data left in message", append(append([]byte{'P', 0, 0, 0, 16, 0}, "SELECT 1"...), 0, 0, 5)},
+		{"describe without name", "invalid string in message", []byte{'D', 0, 0, 0, 5, 'S'}},
+		{"describe of bad type", "invalid DESCRIBE message subtype 90", []byte{'D', 0, 0, 0, 6, 'Z', 0}},
+		{"close of bad type", "invalid CLOSE message subtype 90", []byte{'C', 0, 0, 0, 6, 'Z', 0}},
+		{"flush with a body", "invalid message format", []byte{'H', 0, 0, 0, 5, 0}},
+		{"sync with a body", "invalid message format", []byte{'S', 0, 0, 0, 5, 0}},
+	} {
+		rc := ts.rawConnect(t)
+		rc.write(tc.raw)
+		var buf []byte
+		buf, _ = (&pgproto3.Sync{}).Encode(buf)
+		rc.write(buf)
+		rc.nc.SetReadDeadline(timeoutSoon())
+		msg, err := rc.fe.Receive()
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		e, ok := msg.(*pgproto3.ErrorResponse)
+		if !ok || e.Severity != "ERROR" || e.Message != tc.message {
+			t.Errorf("%s: got %s, want ERROR %q", tc.name, summary(msg), tc.message)
+			continue
+		}
+		// A Query or a Sync gets its ReadyForQuery, then the Sync sent
+		// after it another.
+		expect(t, tc.name, rc.readUntilReady(), "ReadyForQuery I")
+		if tc.raw[0] == 'Q' || tc.raw[0] == 'S' {
+			expect(t, tc.name+": the Sync", rc.readUntilReady(), "ReadyForQuery I")
+		}
+		rc.send(&pgproto3.Query{String: "SELECT 1"})
+		expect(t, tc.name+": after", rc.readUntilReady(), "RowDescription ?column?:23", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
+	}
+
+	// In a transaction block: the block fails; the rest of the messages
+	// up to Sync are skipped unread, malformed or not.
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "BEGIN"})
+	expect(t, "BEGIN", rc.readUntilReady(), "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.write([]byte{'E', 0, 0, 0, 5, 0, 'D', 0, 0, 0, 6, 'Z', 0})
+	rc.send(&pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "malformed in a block", rc.readUntilReady(), "ErrorResponse ERROR 08P01", "ReadyForQuery E")
+	rc.send(&pgproto3.Query{String: "ROLLBACK; BEGIN"})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "CommandComplete ROLLBACK", "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.write([]byte{'Q', 0, 0, 0, 7, 'a', 'b', 'c'})
+	expect(t, "malformed Query in a block", rc.readUntilReady(), "ErrorResponse ERROR 08P01", "ReadyForQuery E")
+	rc.send(&pgproto3.Query{String: "SELECT 1"})
+	expect(t, "after", rc.readUntilReady(), "ErrorResponse ERROR 25P02", "ReadyForQuery E")
+
+	// A Bind whose parameter count does not match its statement's.
+	rc.send(&pgproto3.Query{String: "ROLLBACK"})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "CommandComplete ROLLBACK", "ReadyForQuery I")
+	rc.send(&pgproto3.Parse{Name: "s", Query: "SELECT 1"}, &pgproto3.Sync{})
+	expect(t, "Parse", rc.readUntilReady(), "ParseComplete", "ReadyForQuery I")
+	rc.write([]byte{'B', 0, 0, 0, 11, 0, 's', 0, 0, 0, 0, 1})
+	rc.send(&pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "short Bind", rc.readUntilReady(), "ErrorResponse ERROR 08P01", "ReadyForQuery I")
+
+	rc.write([]byte{'X', 0, 0, 0, 5, 0})
+	expect(t, "Terminate with a body", rc.readUntilClosed())
 }
 
 // longQuery streams rows for far longer than any test runs.

@@ -88,19 +88,43 @@ func TestHostileClients(t *testing.T) {
 	}
 
 	t.Run("malformed messages", func(t *testing.T) {
+		// A body malformed inside a right frame fails its message with
+		// ERROR 08P01 (26000 for a Bind of a statement that does not
+		// exist, looked up first) and the session goes on, as in
+		// PostgreSQL.
 		for name, raw := range map[string][]byte{
-			"unknown type":        {'Z', 0, 0, 0, 4},
 			"bind garbage":        {'B', 0, 0, 0, 6, 'x', 'y'},
 			"bind length -100":    {'B', 0, 0, 0, 14, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0x9c},
 			"unterminated query":  {'Q', 0, 0, 0, 7, 'a', 'b', 'c'},
 			"parse no terminator": {'P', 0, 0, 0, 8, 's', 0, 'x', 'y'},
 			"close no terminator": {'C', 0, 0, 0, 6, 'S', 'x'},
-			"length 0":            {'Q', 0, 0, 0, 0},
-			"length 3":            {'S', 0, 0, 0, 3},
-			"negative length":     {'Q', 0x80, 0, 0, 0},
-			"length 2 GiB":        {'P', 0x7f, 0xff, 0xff, 0xff},
-			"length 1 GiB":        {'Q', 0x40, 0, 0, 0},
-			"long sync":           {'S', 0, 1, 0, 0},
+		} {
+			rc := dialStarted(t, addr)
+			rc.write(raw)
+			rc.send(&pgproto3.Sync{})
+			got := rc.readUntilReady()
+			if len(got) != 2 || !strings.HasPrefix(got[0], "ErrorResponse ERROR 08P01") && !strings.HasPrefix(got[0], "ErrorResponse ERROR 26000") {
+				t.Errorf("%s: got %q, want ERROR 08P01", name, got)
+			}
+			if raw[0] == 'Q' {
+				rc.readUntilReady() // the Sync's
+			}
+			rc.send(&pgproto3.Query{String: "SELECT 1"})
+			if got := rc.readUntilReady(); len(got) != 4 || got[1] != "DataRow 1" {
+				t.Errorf("%s: then SELECT 1: %q", name, got)
+			}
+			rc.nc.Close()
+		}
+		// A frame out of bounds, or of no known type, ends the
+		// connection with FATAL 08P01.
+		for name, raw := range map[string][]byte{
+			"unknown type":    {'Z', 0, 0, 0, 4},
+			"length 0":        {'Q', 0, 0, 0, 0},
+			"length 3":        {'S', 0, 0, 0, 3},
+			"negative length": {'Q', 0x80, 0, 0, 0},
+			"length 2 GiB":    {'P', 0x7f, 0xff, 0xff, 0xff},
+			"length 1 GiB":    {'Q', 0x40, 0, 0, 0},
+			"long sync":       {'S', 0, 1, 0, 0},
 		} {
 			rc := dialStarted(t, addr)
 			start := time.Now()

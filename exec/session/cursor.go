@@ -19,14 +19,6 @@ import (
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
-// cursorOf returns the open cursor name, or nil.
-func (s *Session) cursorOf(name string) *Portal {
-	if p, ok := s.portals[name]; ok && p.cursor {
-		return p
-	}
-	return nil
-}
-
 // declareCursor opens a cursor: its query's operator is built and started
 // now, so it reads the snapshot of the DECLARE.
 func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, decl *Portal) (string, error) {
@@ -70,24 +62,36 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, decl 
 	return "DECLARE CURSOR", nil
 }
 
-// fetch runs FETCH (rows to emit) and MOVE (rows skipped); the tag counts
-// them. A cursor read to its end stays open and fetches no more rows.
+// fetch runs FETCH (rows to emit) and MOVE (rows skipped) on a cursor,
+// or on a portal of the protocol's Bind, which shares the cursors'
+// namespace as in PostgreSQL; the tag counts the rows. A cursor read to
+// its end stays open and fetches no more rows.
 func (s *Session) fetch(ctx context.Context, x *sql.Fetch, emit func(arrow.Record) error) (Tag, error) {
-	c := s.cursorOf(x.Name)
+	c := s.portals[x.Name]
 	if c == nil {
 		return Tag{}, pgerr.New(pgerrcode.InvalidCursorName, "cursor \"%s\" does not exist", x.Name)
+	}
+	if x.Backward {
+		if c.cursor {
+			return Tag{}, sql.ErrFetchDirection()
+		}
+		return Tag{}, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "cursor can only scan forward").
+			WithHint("Declare it with SCROLL option to enable backward scan.")
 	}
 	verb := "FETCH"
 	if x.Move {
 		verb = "MOVE"
 		emit = func(arrow.Record) error { return nil }
 	}
-	if c.run.done {
-		return rowsTag(verb, 0), nil
-	}
 	limit := 0 // all
 	if !x.All {
 		limit = int(min(x.Count, math.MaxInt32))
+	}
+	if !c.cursor {
+		return s.fetchPortal(ctx, c, verb, limit, emit)
+	}
+	if c.run.done {
+		return rowsTag(verb, 0), nil
 	}
 	n, more, err := streamRows(ctx, c.run, limit, emit)
 	if err != nil {
@@ -99,13 +103,58 @@ func (s *Session) fetch(ctx context.Context, x *sql.Fetch, emit func(arrow.Recor
 	return rowsTag(verb, n), nil
 }
 
-// closeCursor runs CLOSE name and CLOSE ALL.
-func (s *Session) closeCursor(x *sql.CloseCursor) (string, error) {
+// fetchPortal is FETCH and MOVE on a portal of Bind: its rows come as an
+// Execute with a row limit would send them, and Execute and FETCH read on
+// where the other stopped. A portal run to its end fetches no more rows.
+// As in PostgreSQL, a portal of a statement that returns no rows cannot
+// be fetched from (XX000, PostgreSQL's words).
+func (s *Session) fetchPortal(ctx context.Context, p *Portal, verb string, limit int, emit func(arrow.Record) error) (Tag, error) {
+	if len(p.columns) == 0 {
+		return Tag{}, pgerr.New(pgerrcode.InternalError, "unsupported portal strategy")
+	}
+	q, ok := p.bound.(*sql.Query)
+	if ok {
+		_, explain := q.Plan.(*sql.Explain)
+		ok = !explain
+	}
+	if !ok {
+		what := "EXPLAIN"
+		switch p.bound.(type) {
+		case *sql.Show:
+			what = "SHOW"
+		case *sql.Execute:
+			what = "EXECUTE"
+		case *sql.Fetch:
+			what = "FETCH"
+		}
+		return Tag{}, pgerr.NotSupported("FETCH from a portal of %s (Execute reads it)", what)
+	}
+	if p.completed != nil {
+		return rowsTag(verb, 0), nil
+	}
+	var n int64
+	count := func(rec arrow.Record) error {
+		n += rec.NumRows()
+		return emit(rec)
+	}
+	tag, suspended, err := s.runQuery(ctx, p, q.Plan, limit, count)
+	if err != nil {
+		return Tag{}, err
+	}
+	if !suspended {
+		p.completed = &tag
+	}
+	return rowsTag(verb, n), nil
+}
+
+// closeCursor runs CLOSE name, of a cursor or a portal of Bind, and
+// CLOSE ALL, which closes them all but running, the portal that runs it.
+func (s *Session) closeCursor(x *sql.CloseCursor, running *Portal) (string, error) {
 	if x.Name == "" {
-		s.closePortals(func(p *Portal) bool { return p.cursor })
+		s.closePortals(func(p *Portal) bool { return p != running })
 		return "CLOSE CURSOR ALL", nil
 	}
-	c := s.cursorOf(x.Name)
+	c := s.portals[x.Name]
 	if c == nil {
 		return "", pgerr.New(pgerrcode.InvalidCursorName, "cursor \"%s\" does not exist", x.Name)
 	}

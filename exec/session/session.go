@@ -166,6 +166,11 @@ type Session struct {
 	// ends with it); xactAdvisory the transaction's advisory locks.
 	stmtCtx      context.Context
 	xactAdvisory []heldAdvisory
+	// stmtStart is when the running statement's message came: the
+	// Execute's, or the simple query's for all its statements
+	// (statement_timestamp(), PostgreSQL's time of receipt of the latest
+	// command message); queryStart is the simple query's while it runs.
+	stmtStart, queryStart time.Time
 
 	// pid is the backend process id the engine assigned (activity.go);
 	// started is when the session opened; act is its pg_stat_activity
@@ -564,6 +569,8 @@ func (s *Session) Prepare(text string, paramTypes []types.T) (stmts []*Statement
 // and rolls back what the others did. empty reports a query of nothing
 // but white space and comments.
 func (s *Session) Query(ctx context.Context, text string, run func(*Portal) error) (empty bool, err error) {
+	s.queryStart = time.Now()
+	defer func() { s.queryStart = time.Time{} }()
 	stmts, err := s.Prepare(text, nil)
 	if err != nil || len(stmts) == 0 {
 		return len(stmts) == 0 && err == nil, err
@@ -631,7 +638,9 @@ func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.
 	if err := s.checkAccesses(cat, b.Accesses()); err != nil {
 		return nil, nil, err
 	}
-	b.FinishParams()
+	if err := b.FinishParams(); err != nil {
+		return nil, nil, err
+	}
 	return bound, b.Params, nil
 }
 
@@ -689,7 +698,7 @@ func (s *Session) resultColumns(bound sql.Statement) []Column {
 			return p.Columns
 		}
 	case *sql.Fetch:
-		if c := s.cursorOf(x.Name); c != nil && !x.Move {
+		if c, ok := s.portals[x.Name]; ok && !x.Move {
 			return c.columns
 		}
 	}
@@ -885,6 +894,11 @@ func (s *Session) statement(ctx context.Context, p *Portal, run func(context.Con
 	start := s.startActivity(redactPasswords(p.stmt.SQL))
 	ctx = storage.WithLockWait(ctx, s.act.rowWait)
 	s.stmtCtx = ctx
+	s.stmtStart = s.queryStart
+	if s.stmtStart.IsZero() {
+		s.stmtStart = time.Now()
+	}
+	defer func() { s.stmtStart = time.Time{} }()
 	var rows int64
 	err := exec.CatchPanic(func() (err error) {
 		rows, err = run(ctx)
@@ -990,7 +1004,7 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		tag, err := s.fetch(ctx, x, emit)
 		return tag, false, err
 	case *sql.CloseCursor:
-		tag, err := s.closeCursor(x)
+		tag, err := s.closeCursor(x, p)
 		return commandTag(tag), false, err
 	case *sql.Copy:
 		return Tag{}, false, errCopyPortal("Execute")
@@ -1064,6 +1078,15 @@ func (s *Session) now() time.Time {
 	if s.tx != nil {
 		return s.txStart
 	}
+	return s.statementNow()
+}
+
+// statementNow is the running statement's start (statement_timestamp()),
+// or the wall clock outside one.
+func (s *Session) statementNow() time.Time {
+	if !s.stmtStart.IsZero() {
+		return s.stmtStart
+	}
 	return time.Now()
 }
 
@@ -1080,7 +1103,7 @@ func (e *Engine) nextXid() uint32 {
 // runtime builds the exec.Runtime of one statement.
 func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	rt := &exec.Runtime{
-		Fn:        &functions.Context{Now: s.now(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Mem: memory.DefaultAllocator, Session: s.env()},
+		Fn:        &functions.Context{Now: s.now(), StatementNow: s.statementNow(), Location: s.Location(), DateStyle: s.DateStyle(), Floats: s.floatStyle(), ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Mem: memory.DefaultAllocator, Session: s.env()},
 		Params:    params,
 		Tx:        tx,
 		DB:        s.engine.db,
@@ -1176,11 +1199,16 @@ func (s *Session) runToCompletion(ctx context.Context, p *Portal, maxRows int, e
 		}
 		p.run.dmlTag = tag
 	}
-	_, suspended, err := streamRows(ctx, p.run, maxRows, emit)
+	sent, suspended, err := streamRows(ctx, p.run, maxRows, emit)
 	if err != nil || suspended {
 		return Tag{}, suspended, err
 	}
-	return p.run.dmlTag, false, nil
+	// The tag counts the rows this Execute sent, as PostgreSQL's does
+	// when earlier ones with a row limit sent the others: "INSERT 0 2"
+	// after one row of three.
+	tag := p.run.dmlTag
+	tag.Rows = sent
+	return tag, false, nil
 }
 
 // closeRun releases a portal's running operator and read transaction.
@@ -1367,6 +1395,9 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		}
 		return tag, nil
 	case sql.TxCommit:
+		if t.Chain && (s.tx == nil || s.implicit) {
+			return "", errChainOutsideBlock("COMMIT AND CHAIN")
+		}
 		if s.tx == nil {
 			noTx()
 			return "COMMIT", nil
@@ -1375,6 +1406,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 			noTx()
 		}
 		tx, failed := s.tx, s.txFailed
+		chain := s.chain(t.Chain)
 		if !failed {
 			if err := s.holdCursors(); err != nil {
 				s.endTx()
@@ -1387,6 +1419,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		if failed {
 			tx.Rollback()
 			s.txEnded(false)
+			chain()
 			return "ROLLBACK", nil
 		}
 		if err := s.commit(tx); err != nil {
@@ -1394,6 +1427,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 			return "", err
 		}
 		s.txEnded(true)
+		chain()
 		return "COMMIT", nil
 	case sql.TxRollback, sql.TxPrepare:
 		// Two-phase commit is off, as in a PostgreSQL whose
@@ -1402,13 +1436,18 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		// transaction block that has not failed fails with 55000.
 		block := s.tx != nil && !s.implicit
 		failed := s.txFailed
+		if t.Chain && !block {
+			return "", errChainOutsideBlock("ROLLBACK AND CHAIN")
+		}
 		if !block {
 			noTx()
 		}
 		if s.tx != nil {
+			chain := s.chain(t.Chain)
 			s.tx.Rollback()
 			s.endTx()
 			s.txEnded(false)
+			chain()
 		}
 		if t.Kind == sql.TxPrepare && block && !failed {
 			return "", pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "prepared transactions are disabled").
@@ -1445,6 +1484,30 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	s.savepoints = s.savepoints[:i+1]
 	s.txFailed = false
 	return "ROLLBACK", nil
+}
+
+// chain, for COMMIT AND CHAIN and ROLLBACK AND CHAIN (chained true),
+// notes the open transaction's isolation level and access mode and
+// returns the function that, once the transaction has ended, opens a new
+// explicit one with them. A commit that fails chains nothing, as in
+// PostgreSQL: the session is then out of any transaction.
+func (s *Session) chain(chained bool) func() {
+	if !chained {
+		return func() {}
+	}
+	isolation, readOnly := s.isolation, s.readOnly
+	return func() {
+		s.beginTx()
+		s.isolation, s.readOnly = isolation, readOnly
+	}
+}
+
+// errChainOutsideBlock is COMMIT AND CHAIN or ROLLBACK AND CHAIN outside
+// a transaction block (with none open, or in the implicit one of a
+// multi-statement query), an error in PostgreSQL where the plain
+// statements only warn.
+func errChainOutsideBlock(stmt string) error {
+	return pgerr.New(pgerrcode.NoActiveSQLTransaction, "%s can only be used in transaction blocks", stmt)
 }
 
 // runDiscard resets what DISCARD names: for ALL, the session's cursors,
