@@ -143,7 +143,7 @@ func (rt *Runtime) partitionsShared() *Runtime {
 	if fn.Session != nil {
 		fn.Session = readOnlySession{fn.Session}
 	}
-	fn.Advisory = nil
+	fn.Advisory, fn.Notify = nil, nil
 	shared := &Runtime{Fn: &fn, Params: rt.Params, Tx: rt.Tx, DB: rt.DB, ExprCache: rt.ExprCache, Stats: rt.Stats, outer: rt.outer}
 	fn.Catalog = lazyCatalog{shared}
 	return shared

@@ -45,6 +45,10 @@ type Context struct {
 	Catalog Catalog
 	// Advisory are the session's advisory locks; nil outside a session.
 	Advisory AdvisoryLocks
+	// Notify queues a notification (pg_notify) for delivery when the
+	// session's transaction commits; nil outside a session. Called on the
+	// session's goroutine (pg_notify is volatile).
+	Notify func(channel, payload string) error
 	// Embed computes the embeddings of texts for embed() through the
 	// server's Embedder, under the running statement's context (so a
 	// cancel or statement_timeout ends the wait); nil when the server

@@ -619,6 +619,8 @@ func (*Execute) statement()         {}
 func (*Deallocate) statement()      {}
 func (*Discard) statement()         {}
 func (*NoOp) statement()            {}
+func (*Listen) statement()          {}
+func (*Notify) statement()          {}
 func (*Vacuum) statement()          {}
 func (*Checkpoint) statement()      {}
 func (*LockTable) statement()       {}

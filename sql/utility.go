@@ -278,8 +278,20 @@ type Deallocate struct {
 	All  bool
 }
 
-// NoOp is a statement cairn accepts and has nothing to do for (LISTEN,
-// VACUUM, ANALYZE, ...); Tag is its command tag.
+// Listen is LISTEN channel, or with Unlisten UNLISTEN channel (UNLISTEN *
+// when Channel is "").
+type Listen struct {
+	Channel  string
+	Unlisten bool
+}
+
+// Notify is NOTIFY channel [, payload].
+type Notify struct {
+	Channel, Payload string
+}
+
+// NoOp is a statement cairn accepts and has nothing to do for (VACUUM,
+// ANALYZE, ...); Tag is its command tag.
 type NoOp struct {
 	Tag string
 }
@@ -466,14 +478,11 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_DeallocateStmt:
 		return &Deallocate{Name: s.DeallocateStmt.Name, All: s.DeallocateStmt.Name == ""}, nil
 	case *pg_query.Node_ListenStmt:
-		// Accepting it would leave the client waiting for notifications
-		// that never come.
-		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "LISTEN is not supported").
-			WithDetail("cairn has no NOTIFY: sessions cannot send each other notifications.")
+		return &Listen{Channel: s.ListenStmt.Conditionname}, nil
 	case *pg_query.Node_UnlistenStmt:
-		// Nothing is ever listened to, so there is nothing to stop (and
-		// DISCARD ALL, which poolers send, unlistens).
-		return &NoOp{Tag: "UNLISTEN"}, nil
+		return &Listen{Channel: s.UnlistenStmt.Conditionname, Unlisten: true}, nil
+	case *pg_query.Node_NotifyStmt:
+		return &Notify{Channel: s.NotifyStmt.Conditionname, Payload: s.NotifyStmt.Payload}, nil
 	case *pg_query.Node_VacuumStmt:
 		return b.bindVacuum(s.VacuumStmt)
 	case *pg_query.Node_CheckPointStmt:

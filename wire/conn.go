@@ -84,6 +84,11 @@ type conn struct {
 	// terminated is set by pg_terminate_backend: the connection ends with
 	// FATAL 57P01 as soon as its goroutine notices.
 	terminated atomic.Bool
+
+	// notifyMu guards notify, and the socket's writes while the
+	// connection waits for its client (notify.go).
+	notifyMu sync.Mutex
+	notify   notifyState
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
@@ -156,7 +161,9 @@ func (c *conn) loop() {
 			c.fatal(adminShutdown())
 			return
 		}
+		c.beginWait()
 		msg, err := c.nextMessage()
+		c.endWait()
 		if idle {
 			c.nc.SetReadDeadline(time.Time{})
 		}
@@ -421,7 +428,11 @@ func (c *conn) closeSession() {
 		}
 	}()
 	sess := c.sess
+	sess.OnNotify(nil)
+	c.notifyMu.Lock()
+	c.notify.waiting = false
 	c.sess = nil
+	c.notifyMu.Unlock()
 	sess.Close()
 	if c.srv.LogDisconnections {
 		c.log.Info("disconnection", "session_time", time.Since(sess.Started()).Round(time.Millisecond).String())
@@ -666,6 +677,7 @@ func (c *conn) sendParameters(params map[string]string) {
 func (c *conn) readyForQuery() {
 	c.sess.Idle()
 	c.sendNotices()
+	c.sendNotifications()
 	c.sendParameters(c.sess.TakeChangedParameters())
 	if c.werr == nil {
 		c.out = append(c.out, 'Z', 0, 0, 0, 5, byte(c.sess.TxStatus()))

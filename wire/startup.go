@@ -170,6 +170,7 @@ func (c *conn) open(params map[string]string) bool {
 	c.sess = sess
 	c.pid = uint32(c.sess.PID())
 	c.sess.SetBackend(c.backend())
+	c.sess.OnNotify(c.notified)
 	c.srv.trackPID(c)
 	c.sendParameters(c.sess.ParameterStatus())
 	c.send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret})

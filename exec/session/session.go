@@ -51,6 +51,8 @@ type Engine struct {
 	logger   *slog.Logger
 	exprs    *exec.ExprCache
 	advisory advisoryTable
+	// listeners are the sessions listening on each channel (notify.go).
+	listeners listeners
 	embedder functions.Embedder
 	sessions registry
 	metrics  *metrics
@@ -186,11 +188,20 @@ type Session struct {
 	tempName string
 	tempMade bool
 	onCommit map[uint64]sql.OnCommit
+
+	// listening are the channels the session listens on, notify what its
+	// transaction asked of LISTEN/NOTIFY, inbox the notifications that
+	// reached it (notify.go).
+	listening map[string]bool
+	notify    notifyState
+	inbox     inbox
 }
 
 type savepoint struct {
 	name string
 	mark int
+	// notify is how far the transaction's LISTEN/NOTIFY had gone.
+	notify notifyMark
 	// values and local are the settings and the SET LOCAL names when the
 	// savepoint was set: ROLLBACK TO restores them.
 	values map[string]string
@@ -395,6 +406,7 @@ func (s *Session) Close() {
 		s.tx = nil
 	}
 	s.engine.dropSnapshots(s)
+	s.unlistenAll()
 	if s.tempMade {
 		if err := s.dropTempSchema(); err != nil {
 			s.engine.logger.Error("dropping a session's temporary schema", "schema", s.tempSchema(), "err", err)
@@ -979,6 +991,23 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return commandTag("DEALLOCATE"), false, nil
 	case *sql.NoOp:
 		return commandTag(x.Tag), false, nil
+	case *sql.Listen:
+		verb := "LISTEN"
+		if x.Unlisten {
+			verb = "UNLISTEN"
+		}
+		tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
+			return commandTag(verb), s.queueListen(tx, x.Channel, !x.Unlisten)
+		})
+		return tag, false, err
+	case *sql.Notify:
+		if s.currentReadOnly() {
+			return Tag{}, false, pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute NOTIFY in a read-only transaction")
+		}
+		tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
+			return commandTag("NOTIFY"), s.queueNotify(tx, x.Channel, x.Payload)
+		})
+		return tag, false, err
 	case *sql.Vacuum:
 		if x.Tag == "VACUUM" && s.tx != nil && !s.implicit {
 			return Tag{}, false, pgerr.New(pgerrcode.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
@@ -1115,6 +1144,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	}
 	rt.Fn.Catalog = rt.CatalogFunctions()
 	rt.Fn.Advisory = sessionAdvisory{s}
+	rt.Fn.Notify = func(channel, payload string) error { return s.queueNotify(tx, channel, payload) }
 	if e := s.engine.embedder; e != nil {
 		rt.Fn.Embed = func(texts []string) ([][]float32, error) { return e.Embed(s.statementContext(), texts) }
 	}
@@ -1459,7 +1489,8 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		return "", pgerr.New(pgerrcode.NoActiveSQLTransaction, "%s can only be used in transaction blocks", map[sql.TxKind]string{sql.TxSavepoint: "SAVEPOINT", sql.TxRelease: "RELEASE SAVEPOINT", sql.TxRollbackTo: "ROLLBACK TO SAVEPOINT"}[t.Kind])
 	}
 	if t.Kind == sql.TxSavepoint {
-		s.savepoints = append(s.savepoints, savepoint{name: t.Savepoint, mark: s.tx.Savepoint(), values: maps.Clone(s.values), local: maps.Clone(s.txLocal)})
+		s.savepoints = append(s.savepoints, savepoint{name: t.Savepoint, mark: s.tx.Savepoint(), values: maps.Clone(s.values), local: maps.Clone(s.txLocal),
+			notify: s.notifyMark()})
 		return "SAVEPOINT", nil
 	}
 	i := len(s.savepoints) - 1
@@ -1478,6 +1509,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		return "RELEASE", nil
 	}
 	s.tx.RollbackTo(s.savepoints[i].mark)
+	s.rollbackNotify(s.savepoints[i].notify)
 	s.closePortals(func(p *Portal) bool { return p.level > i })
 	s.restoreSettings(s.savepoints[i].values, nil)
 	s.txLocal = maps.Clone(s.savepoints[i].local)
@@ -1533,6 +1565,7 @@ func (s *Session) runDiscard(x *sql.Discard) error {
 		s.dropAllPrepared()
 		s.engine.advisory.releaseAll(s)
 		s.seqs.Reset()
+		s.unlistenAll()
 		return s.dropTempSchema()
 	case "SEQUENCES":
 		s.seqs.Reset()
@@ -1788,6 +1821,9 @@ func (s *Session) readTx() (tx *storage.Tx, done func(committed bool)) {
 	tx = s.begin()
 	return tx, func(committed bool) {
 		tx.Rollback() // it wrote nothing: ending it is its commit
+		if committed {
+			s.committedNotify(tx) // a SELECT pg_notify(...)
+		}
 		s.engine.stats.XactEnded(committed)
 	}
 }

@@ -107,18 +107,6 @@ func (s *Session) applyOnCommit(tx *storage.Tx) error {
 	return nil
 }
 
-// commit commits tx after applying the ON COMMIT clauses of temporary
-// tables; when those fail, tx is rolled back.
-func (s *Session) commit(tx *storage.Tx) error {
-	if len(s.onCommit) > 0 {
-		if err := s.applyOnCommit(tx); err != nil {
-			tx.Rollback()
-			return err
-		}
-	}
-	return tx.Commit()
-}
-
 // dropTempSchema drops the session's temporary schema and everything in
 // it, in the session's transaction when one is open (DISCARD TEMP in a
 // transaction block), else in one of its own.

@@ -290,6 +290,23 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, er
 	return tag, nil
 }
 
+// commit commits tx after applying the ON COMMIT clauses of temporary
+// tables (when those fail, tx is rolled back), then its LISTEN, UNLISTEN
+// and notifications (notify.go).
+func (s *Session) commit(tx *storage.Tx) error {
+	if len(s.onCommit) > 0 {
+		if err := s.applyOnCommit(tx); err != nil {
+			tx.Rollback()
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.committedNotify(tx)
+	return nil
+}
+
 // begin starts a storage transaction for the session: its locks show in
 // pg_locks under the session's pid.
 func (s *Session) begin() *storage.Tx {
