@@ -53,9 +53,9 @@ type Engine struct {
 	advisory advisoryTable
 	// listeners are the sessions listening on each channel (notify.go).
 	listeners listeners
-	embedder functions.Embedder
-	sessions registry
-	metrics  *metrics
+	embedder  functions.Embedder
+	sessions  registry
+	metrics   *metrics
 	// stats are the activity counters of pg_stat_user_tables and
 	// pg_stat_database.
 	stats exec.Stats
