@@ -75,6 +75,27 @@ func (b *Binder) relationSchema(rv *pg_query.RangeVar) (string, bool, error) {
 	return schema, false, err
 }
 
+// newTableSchema is relationSchema for a new table rv with the ON COMMIT
+// clause a, which it reads; a permanent table's schema must exist and
+// take the role's CREATE.
+func (b *Binder) newTableSchema(rv *pg_query.RangeVar, a pg_query.OnCommitAction) (string, bool, OnCommit, error) {
+	schema, temp, err := b.relationSchema(rv)
+	if err != nil {
+		return "", false, 0, err
+	}
+	oc, err := onCommit(a, temp)
+	if err != nil {
+		return "", false, 0, err
+	}
+	if !temp {
+		if _, ok := b.Catalog.Schemas[schema]; !ok {
+			return "", false, 0, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+		}
+		b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
+	}
+	return schema, temp, oc, nil
+}
+
 // checkReferencePersistence refuses a foreign key between a temporary
 // table and a permanent one, either way (42P16, PostgreSQL's rule): the
 // temporary one goes with its session.

@@ -602,19 +602,9 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 	default:
 		return nil, pgerr.New(pgerrcode.UndefinedObject, "access method \"%s\" does not exist", s.AccessMethod)
 	}
-	schema, temp, err := b.relationSchema(s.Relation)
+	schema, temp, oc, err := b.newTableSchema(s.Relation, s.Oncommit)
 	if err != nil {
 		return nil, err
-	}
-	oc, err := onCommit(s.Oncommit, temp)
-	if err != nil {
-		return nil, err
-	}
-	if !temp {
-		if _, ok := b.Catalog.Schemas[schema]; !ok {
-			return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
-		}
-		b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
 	}
 	def := &catalog.TableDef{Schema: schema, Name: s.Relation.Relname}
 	ct := &CreateTable{Def: def, IfNotExists: s.IfNotExists, Temp: temp, OnCommit: oc}
@@ -1694,19 +1684,9 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, er
 	if err != nil {
 		return nil, err
 	}
-	schema, temp, err := b.relationSchema(into.Rel)
+	schema, temp, oc, err := b.newTableSchema(into.Rel, into.OnCommit)
 	if err != nil {
 		return nil, err
-	}
-	oc, err := onCommit(into.OnCommit, temp)
-	if err != nil {
-		return nil, err
-	}
-	if !temp {
-		if _, ok := b.Catalog.Schemas[schema]; !ok {
-			return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
-		}
-		b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
 	}
 	names := strList(into.ColNames)
 	visible := 0
