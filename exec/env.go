@@ -25,11 +25,12 @@ const (
 
 // SessionViews is the optional part of a statement's functions.SessionInfo
 // that the system views read: the rows of pg_settings,
-// pg_prepared_statements, pg_stat_activity, pg_stat_statements, pg_locks and the progress views. All return copies the
+// pg_prepared_statements, pg_cursors, pg_stat_activity, pg_stat_statements, pg_locks and the progress views. All return copies the
 // caller may keep.
 type SessionViews interface {
 	SettingRows() []syscat.Setting
 	PreparedStatements() []syscat.PreparedStatement
+	Cursors() []syscat.Cursor
 	Activity() []syscat.Activity
 	Statements() []syscat.StatementStat
 	Locks() []syscat.Lock

@@ -103,6 +103,7 @@ func (rt *Runtime) catalogView() *syscat.View {
 		if v, ok := fn.Session.(SessionViews); ok {
 			rt.sysView.Settings = v.SettingRows()
 			rt.sysView.PreparedStatements = v.PreparedStatements()
+			rt.sysView.Cursors = v.Cursors()
 			rt.sysView.Activity = v.Activity()
 			rt.sysView.Statements = v.Statements()
 			rt.sysView.Locks = v.Locks()

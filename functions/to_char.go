@@ -6,11 +6,12 @@ package functions
 // AM PM A.M. P.M. (and lower case) Y,YYY YYYY YYY YY Y IYYY IYY IY I BC AD
 // MONTH Month month MON Mon mon MM DAY Day day DY Dy dy DDD IDDD DD D ID
 // W WW IW CC J Q RM rm TZ tz TZH TZM OF, with the FM prefix, TH/th
-// suffixes and "quoted" text. Number patterns: 9 0 . D , G S MI PL SG PR EEEE
-// and FM.
+// suffixes and "quoted" text. Number patterns (to_char_num.go): 9 0 . D ,
+// G S MI PL SG PR L V TH RN EEEE and FM, with "quoted" text.
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -47,16 +48,16 @@ func init() {
 			return formatNumber(a[0].(*apd.Decimal), a[1].(string))
 		}),
 		fn("to_char", targs(tInt8, tText), tText, func(_ *Context, a []any) (any, error) {
-			return formatNumber(newDec(a[0].(int64)), a[1].(string))
+			return formatInt(a[0].(int64), 64, a[1].(string))
 		}),
 		fn("to_char", targs(tInt4, tText), tText, func(_ *Context, a []any) (any, error) {
-			return formatNumber(newDec(a[0].(int64)), a[1].(string))
+			return formatInt(a[0].(int64), 32, a[1].(string))
 		}),
 		fn("to_char", targs(tF8, tText), tText, func(_ *Context, a []any) (any, error) {
-			return formatNumber(decFromFloat(a[0].(float64), false), a[1].(string))
+			return formatFloat(a[0].(float64), false, a[1].(string))
 		}),
 		fn("to_char", targs(types.Float4T, tText), tText, func(_ *Context, a []any) (any, error) {
-			return formatNumber(decFromFloat(a[0].(float64), true), a[1].(string))
+			return formatFloat(a[0].(float64), true, a[1].(string))
 		}),
 	)...)
 }
@@ -165,12 +166,20 @@ func formatDateTime(f string, tm tmFields, isInterval bool, zone string, off int
 		absYear = -absYear
 	}
 	for i := 0; i < len(f); {
-		fm := false
-		if strings.HasPrefix(f[i:], "FM") || strings.HasPrefix(f[i:], "fm") {
+		// One prefix, as PostgreSQL reads them: FM (fill mode), or TM
+		// (translation mode: the names of months and days in lc_time's
+		// language, C's English, unpadded). A prefix before no pattern is
+		// dropped ("FMTMMonth" is T, MM, onth).
+		fm, tmMode := false, false
+		switch {
+		case strings.HasPrefix(f[i:], "FM") || strings.HasPrefix(f[i:], "fm"):
 			fm = true
 			i += 2
+		case strings.HasPrefix(f[i:], "TM") || strings.HasPrefix(f[i:], "tm"):
+			tmMode = true
+			i += 2
 		}
-		for strings.HasPrefix(f[i:], "FX") || strings.HasPrefix(f[i:], "TM") || strings.HasPrefix(f[i:], "fx") || strings.HasPrefix(f[i:], "tm") {
+		for strings.HasPrefix(f[i:], "FX") || strings.HasPrefix(f[i:], "fx") {
 			i += 2
 		}
 		if i >= len(f) {
@@ -189,8 +198,9 @@ func formatDateTime(f string, tm tmFields, isInterval bool, zone string, off int
 			i++
 			continue
 		}
-		if c == '\\' && i+1 < len(f) {
-			b.WriteByte(f[i+1])
+		if c == '\\' && i+1 < len(f) && f[i+1] == '"' {
+			// Outside quotes a backslash escapes only a double quote.
+			b.WriteByte('"')
 			i += 2
 			continue
 		}
@@ -304,7 +314,7 @@ func formatDateTime(f string, tm tmFields, isInterval bool, zone string, off int
 			case "month", "mon":
 				name = strings.ToLower(name)
 			}
-			if len(p) == 5 {
+			if len(p) == 5 && !tmMode {
 				name = pad(name, 9)
 			}
 			out = name
@@ -321,7 +331,7 @@ func formatDateTime(f string, tm tmFields, isInterval bool, zone string, off int
 			case "day", "dy":
 				name = strings.ToLower(name)
 			}
-			if len(p) == 3 && strings.ToUpper(p) == "DAY" {
+			if len(p) == 3 && strings.ToUpper(p) == "DAY" && !tmMode {
 				name = pad(name, 9)
 			}
 			out = name
@@ -422,20 +432,91 @@ func isoYearStart(y int) int64 {
 	return jan4 - int64(wd-1)
 }
 
-// formatNumber applies a numeric template (a subset of PostgreSQL's:
-// digits 9 and 0, decimal point . or D, group separator , or G, sign
-// S MI PL SG PR, fill mode FM, scientific notation EEEE, Roman numerals
-// RN, the shift V, the ordinal suffix TH or th); digits that do not fit
-// print as #.
+// formatNumber applies a numeric template to a numeric value
+// (to_char_num.go; RN and EEEE here).
 func formatNumber(d *apd.Decimal, f string) (string, error) {
-	up := strings.ToUpper(f)
-	if at := strings.Index(up, "EEEE"); at >= 0 {
-		return formatScientific(d, f, at)
+	t, err := parseNumTemplate(f)
+	if err != nil {
+		return "", err
 	}
-	if at := strings.Index(up, "RN"); at >= 0 {
-		return formatRoman(d, f[at] == 'r', strings.Contains(up, "FM")), nil
+	switch {
+	case t.desc.eeee:
+		return formatScientific(d, t.desc.pre, t.desc.post), nil
+	case t.desc.roman:
+		// The value rounded to an int4, as PostgreSQL's numeric_int4.
+		switch {
+		case d.Form == apd.Infinite:
+			return "", pgerr.New(pgerrcode.FeatureNotSupported, "cannot convert infinity to integer")
+		case d.Form != apd.Finite:
+			return "", pgerr.New(pgerrcode.FeatureNotSupported, "cannot convert NaN to integer")
+		}
+		if n, err := roundDec(d, 0).Int64(); err != nil || n != int64(int32(n)) {
+			return "", pgerr.New(pgerrcode.NumericValueOutOfRange, "integer out of range")
+		}
+		return t.romanText(d), nil
 	}
-	return formatFixed(d, f), nil
+	return t.toCharDecimal(d), nil
+}
+
+// formatInt applies a numeric template to an int4 (bits 32) or int8
+// value.
+func formatInt(v int64, bits int, f string) (string, error) {
+	t, err := parseNumTemplate(f)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case t.desc.eeee:
+		return formatScientific(newDec(v), t.desc.pre, t.desc.post), nil
+	case t.desc.roman:
+		return t.romanText(newDec(v)), nil
+	}
+	return t.toCharInt(v, bits)
+}
+
+// formatFloat applies a numeric template to a float8 value, or to a
+// float4 one (float4 set).
+func formatFloat(v float64, float4 bool, f string) (string, error) {
+	t, err := parseNumTemplate(f)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case t.desc.eeee:
+		return formatScientificFloat(v, t.desc.pre, t.desc.post), nil
+	case t.desc.roman:
+		return t.romanText(decFromFloat(v, float4)), nil
+	}
+	digits := 15 // DBL_DIG
+	if float4 {
+		digits = 6 // FLT_DIG
+	}
+	return t.toCharFloat(v, digits), nil
+}
+
+// romanText lays out a template with RN: the numeral where RN (or rn)
+// stands, the literal text as it is, a blank for L, and for a group
+// separator, MI or PL (nothing with FM); the value has no sign here, so SG writes
+// C's NUL, which ends the text.
+func (t *numTemplate) romanText(d *apd.Decimal) string {
+	var b strings.Builder
+	for _, n := range t.nodes {
+		switch n.key {
+		case nkNone:
+			b.WriteString(n.lit)
+		case nkRN, nkRNLower:
+			b.WriteString(formatRoman(d, n.key == nkRNLower, t.desc.fillMode))
+		case nkComma, nkG, nkMI, nkPL:
+			if !t.desc.fillMode {
+				b.WriteByte(' ')
+			}
+		case nkL:
+			b.WriteByte(' ')
+		case nkSG:
+			return b.String()
+		}
+	}
+	return b.String()
 }
 
 // formatRoman is to_char's RN: the value rounded to an integer in Roman
@@ -472,38 +553,15 @@ func formatRoman(d *apd.Decimal, lower, fm bool) string {
 	return fmt.Sprintf("%15s", s)
 }
 
-// formatScientific is formatNumber of a template with EEEE at at, which
-// only digit and decimal point patterns may come with, all before it (as
-// PostgreSQL's NUMDesc_prepare requires): a sign (space or -), the
-// mantissa with as many decimals as the template has, e, and the signed
-// exponent of at least two digits. The exponent is the value's own, the
-// mantissa rounded after it (so 9.999 with two decimals is 10.00e+00, as
-// PostgreSQL's numeric_out_sci writes it).
-func formatScientific(d *apd.Decimal, f string, at int) (string, error) {
-	head, rest := strings.ToUpper(f[:at]), strings.TrimLeft(strings.ToUpper(f[at+4:]), "E")
-	if strings.ContainsAny(rest, "90.DSMPLGRV,") {
-		return "", pgerr.New(pgerrcode.SyntaxError, "\"EEEE\" must be the last pattern used")
-	}
-	fracDigits, seenPoint := 0, false
-	for i := 0; i < len(head); i++ {
-		switch c := head[i]; {
-		case c == '9' || c == '0':
-			if seenPoint {
-				fracDigits++
-			}
-		case c == '.' || c == 'D':
-			seenPoint = true
-		case c == ',' || c == 'G' || c == ' ':
-		default:
-			return "", pgerr.New(pgerrcode.SyntaxError, "\"EEEE\" is incompatible with other formats").
-				WithDetail("\"EEEE\" may only be used together with digit and decimal point patterns.")
-		}
-	}
+// formatScientific is to_char of a numeric through a template with EEEE,
+// PostgreSQL's numeric_out_sci with the template's decimals: a sign
+// (space or -), the mantissa, e, and the signed exponent of at least two
+// digits. The exponent is the value's own, the mantissa rounded after it
+// (so 9.999 with two decimals is 10.00e+00). NaN and the infinities are
+// #s (sciHashes).
+func formatScientific(d *apd.Decimal, pre, post int) string {
 	if d.Form != apd.Finite {
-		if fracDigits == 0 {
-			return " #####", nil
-		}
-		return " #." + strings.Repeat("#", fracDigits+4), nil
+		return sciHashes(pre, post)
 	}
 	exp := int64(0)
 	if !d.IsZero() {
@@ -513,7 +571,7 @@ func formatScientific(d *apd.Decimal, f string, at int) (string, error) {
 	mant.Set(d)
 	mant.Exponent -= int32(exp)
 	mant.Negative = false
-	txt := roundDec(&mant, int32(fracDigits)).Text('f')
+	txt := roundDec(&mant, int32(post)).Text('f')
 	sign := " "
 	if d.Negative && !d.IsZero() {
 		sign = "-"
@@ -522,277 +580,26 @@ func formatScientific(d *apd.Decimal, f string, at int) (string, error) {
 	if exp < 0 {
 		expSign, exp = "-", -exp
 	}
-	return fmt.Sprintf("%s%se%s%02d", sign, txt, expSign, exp), nil
+	return fmt.Sprintf("%s%se%s%02d", sign, txt, expSign, exp)
 }
 
-// formatFixed is formatNumber of a template without EEEE.
-func formatFixed(d *apd.Decimal, f string) string {
-	fm := false
-	var intDigits, fracDigits int
-	seenPoint := false
-	signPos := "" // "S" at start/end, "MI", "PL", "SG", "PR"
-	signAtEnd := false
-	shift := 0 // digits after V: the value is multiplied by 10^shift
-	seenV := false
-	th := "" // "th" or "TH": the ordinal suffix
-	for i := 0; i < len(f); i++ {
-		up := strings.ToUpper(f[i:])
-		switch {
-		case strings.HasPrefix(up, "FM"):
-			fm = true
-			i++
-		case strings.HasPrefix(up, "TH"):
-			th = f[i : i+2]
-			i++
-		case f[i] == 'V' || f[i] == 'v':
-			seenV = true
-		case f[i] == '9' || f[i] == '0':
-			if seenV {
-				shift++
-			}
-			if seenPoint {
-				fracDigits++
-			} else {
-				intDigits++
-			}
-		case f[i] == '.' || f[i] == 'D' || f[i] == 'd':
-			seenPoint = true
-		case strings.HasPrefix(up, "MI"), strings.HasPrefix(up, "PL"), strings.HasPrefix(up, "SG"), strings.HasPrefix(up, "PR"):
-			signPos = up[:2]
-			signAtEnd = intDigits+fracDigits > 0
-			i++
-		case f[i] == 'S' || f[i] == 's':
-			signPos = "S"
-			signAtEnd = intDigits+fracDigits > 0
-		}
+// formatScientificFloat is formatScientific of a float8 or float4 value,
+// which PostgreSQL writes with C's printf("%+.*e"), a space for the +.
+func formatScientificFloat(v float64, pre, post int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return sciHashes(pre, post)
 	}
-	neg := d.Negative && !d.IsZero()
-	if shift > 0 && d.Form == apd.Finite {
-		var s apd.Decimal
-		s.Set(d)
-		s.Exponent += int32(shift)
-		d = &s
+	s := strconv.FormatFloat(v, 'e', post, 64)
+	if !strings.HasPrefix(s, "-") {
+		s = " " + s
 	}
-	var digits string
-	var overflow bool
-	var whole int64 // the rounded value, for TH
-	if d.Form != apd.Finite {
-		overflow = true
-	} else {
-		r := roundDec(d, int32(fracDigits))
-		var abs apd.Decimal
-		abs.Abs(r)
-		txt := abs.Text('f')
-		ip, fp, _ := strings.Cut(txt, ".")
-		for len(fp) < fracDigits {
-			fp += "0"
-		}
-		if ip == "0" {
-			ip = ""
-		}
-		if len(ip) > intDigits {
-			overflow = true
-		}
-		digits = ip + "." + fp
-		neg = r.Negative && !r.IsZero()
-		whole, _ = roundDec(r, 0).Int64()
-	}
-	ip, fp, _ := strings.Cut(digits, ".")
-	// Fill the template right to left for the integer part.
-	var b strings.Builder
-	signStr := func() string {
-		switch signPos {
-		case "MI":
-			if neg {
-				return "-"
-			}
-			if fm {
-				return ""
-			}
-			return " "
-		case "PL":
-			if !neg {
-				return "+"
-			}
-			if fm {
-				return ""
-			}
-			return " "
-		case "SG", "S":
-			if neg {
-				return "-"
-			}
-			return "+"
-		}
-		return ""
-	}
-	// Integer part: template digit positions.
-	type slot struct {
-		c     byte
-		digit bool
-	}
-	var intSlots, fracSlots []slot
-	seenPoint = false
-	pointChar := byte(0)
-	for i := 0; i < len(f); i++ {
-		up := strings.ToUpper(f[i:])
-		switch {
-		case strings.HasPrefix(up, "FM"), strings.HasPrefix(up, "MI"), strings.HasPrefix(up, "PL"), strings.HasPrefix(up, "SG"), strings.HasPrefix(up, "PR"), strings.HasPrefix(up, "TH"):
-			i++
-		case f[i] == 'S' || f[i] == 's', f[i] == 'V' || f[i] == 'v':
-		case f[i] == '9' || f[i] == '0':
-			if seenPoint {
-				fracSlots = append(fracSlots, slot{f[i], true})
-			} else {
-				intSlots = append(intSlots, slot{f[i], true})
-			}
-		case f[i] == '.' || f[i] == 'D' || f[i] == 'd':
-			seenPoint = true
-			pointChar = '.'
-		case f[i] == ',' || f[i] == 'G' || f[i] == 'g':
-			if seenPoint {
-				fracSlots = append(fracSlots, slot{',', false})
-			} else {
-				intSlots = append(intSlots, slot{',', false})
-			}
-		default:
-			if seenPoint {
-				fracSlots = append(fracSlots, slot{f[i], false})
-			} else {
-				intSlots = append(intSlots, slot{f[i], false})
-			}
-		}
-	}
-	if ip == "" && pointChar == 0 && !overflow {
-		// A value that rounds to zero shows its units digit when the
-		// template has no decimal point (to_char(0, '99') is '  0').
-		ip = "0"
-	}
-	out := make([]byte, len(intSlots))
-	di := len(ip) - 1
-	started := true // whether a significant digit is still to the left
-	firstZero := -1
-	for k, s := range intSlots {
-		if s.digit && s.c == '0' {
-			firstZero = k
-			break
-		}
-	}
-	for k := len(intSlots) - 1; k >= 0; k-- {
-		s := intSlots[k]
-		if overflow {
-			if s.digit {
-				out[k] = '#'
-			} else {
-				out[k] = s.c
-			}
-			continue
-		}
-		if s.digit {
-			switch {
-			case di >= 0:
-				out[k] = ip[di]
-				di--
-			case s.c == '0' || (firstZero >= 0 && k >= firstZero):
-				out[k] = '0'
-			default:
-				out[k] = ' '
-				started = false
-			}
-			continue
-		}
-		if s.c == ',' {
-			if di >= 0 || (firstZero >= 0 && k > firstZero) {
-				out[k] = ','
-			} else {
-				out[k] = ' '
-			}
-			continue
-		}
-		out[k] = s.c
-	}
-	_ = started
-	intStr := string(out)
-	// A plain template gets the sign (or a space) just before the first
-	// digit.
-	// PL adds a + (a blank for a negative value) where it stands to the
-	// sign a plain template has.
-	if signPos == "" || signPos == "PL" || ((signPos == "S" || signPos == "SG") && !signAtEnd) {
-		sign := signStr()
-		if signPos == "" || signPos == "PL" {
-			sign = " "
-			if neg {
-				sign = "-"
-			}
-		}
-		trimmed := strings.TrimLeft(intStr, " ")
-		lead := len(intStr) - len(trimmed)
-		if signPos == "" || signPos == "S" || signPos == "PL" {
-			intStr = intStr[:lead] + sign + trimmed
-		} else {
-			intStr = sign + intStr
-		}
-		if signPos == "PL" && !signAtEnd {
-			if fm {
-				intStr = strings.TrimLeft(intStr, " ")
-			}
-			intStr = signStr() + intStr
-		}
-	} else if (signPos == "MI") && !signAtEnd {
-		intStr = signStr() + intStr
-	}
-	b.WriteString(intStr)
-	if pointChar != 0 {
-		b.WriteByte(pointChar)
-		fi := 0
-		for _, s := range fracSlots {
-			if !s.digit {
-				b.WriteByte(s.c)
-				continue
-			}
-			if overflow {
-				b.WriteByte('#')
-				continue
-			}
-			if fi < len(fp) {
-				b.WriteByte(fp[fi])
-			} else {
-				b.WriteByte('0')
-			}
-			fi++
-		}
-	}
-	res := b.String()
-	if th != "" && !neg && fracDigits == 0 && !overflow {
-		// The ordinal suffix of the value, for non-negative integers.
-		suffix := ordinal(whole)
-		if th == "TH" {
-			suffix = strings.ToUpper(suffix)
-		}
-		res += suffix
-	}
-	if signAtEnd && signPos != "" && signPos != "PR" {
-		res += signStr()
-	}
-	if signPos == "PR" {
-		if neg {
-			res = "<" + strings.TrimLeft(res, " ") + ">"
-			if !fm {
-				res = " " + res
-			}
-		} else if !fm {
-			res = " " + res + " "
-		}
-	}
-	if fm {
-		res = strings.TrimLeft(res, " ")
-		if pointChar != 0 {
-			// FM drops trailing zeros of 9 positions after the point.
-			for strings.HasSuffix(res, "0") && len(fracSlots) > 0 && fracSlots[len(fracSlots)-1].c == '9' {
-				res = res[:len(res)-1]
-				fracSlots = fracSlots[:len(fracSlots)-1]
-			}
-		}
-	}
-	return res
+	return s
+}
+
+// sciHashes is EEEE's text for NaN and the infinities: a space, then #s
+// for the digits, the point, e, the exponent's sign and two digits.
+func sciHashes(pre, post int) string {
+	b := []byte(strings.Repeat("#", pre+post+6))
+	b[0], b[pre+1] = ' ', '.'
+	return string(b)
 }

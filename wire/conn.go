@@ -260,12 +260,12 @@ func (c *conn) sync() {
 // extended protocol fails as any of them does (the rest up to Sync is
 // skipped), a Query or a Sync fails the transaction and ReadyForQuery
 // follows, and a message that comes while the rest up to Sync is skipped
-// is skipped unread. A Bind of a prepared statement that does not exist
-// fails with 26000, as PostgreSQL looks it up before reading on. A
-// Terminate with a body ends the connection as Terminate does; any other
-// type (COPY's messages outside a COPY, FunctionCall, a password
-// message) ends it with FATAL 08P01. It reports whether the connection
-// reads on.
+// is skipped unread, as are COPY's messages outside a COPY; a
+// FunctionCall fails and ReadyForQuery follows. A Bind of a prepared
+// statement that does not exist fails with 26000, as PostgreSQL looks it
+// up before reading on. A Terminate with a body ends the connection as
+// Terminate does; any other type (a password message) ends it with FATAL
+// 08P01. It reports whether the connection reads on.
 func (c *conn) badMessage(bad *badMessage) bool {
 	if bad.typ == 'X' {
 		return false
@@ -290,6 +290,13 @@ func (c *conn) badMessage(bad *badMessage) bool {
 		}
 		c.sess.DropPortals()
 		c.readyForQuery()
+	case 'F':
+		c.sendError(bad.err)
+		c.sess.AbortBlock()
+		c.readyForQuery()
+	case 'd', 'c', 'f':
+		// COPY's messages outside a COPY are ignored unread, as the
+		// well-formed ones are.
 	case 'S':
 		c.inCycle = false
 		c.sendError(bad.err)

@@ -706,7 +706,8 @@ func TestSuspendedReturningTag(t *testing.T) {
 // FETCH and Execute read on where the other stopped, a portal read to its
 // end fetches nothing more, FETCH BACKWARD is 55000 (such a portal is NO
 // SCROLL), a portal of a statement without rows cannot be fetched from,
-// and CLOSE ALL closes them too. The transcripts are PostgreSQL 15's.
+// CLOSE ALL closes them too, and pg_cursors lists them. The transcripts
+// are PostgreSQL 15's.
 func TestFetchProtocolPortal(t *testing.T) {
 	ts := startServer(t)
 	rc := ts.rawConnect(t)
@@ -729,6 +730,8 @@ func TestFetchProtocolPortal(t *testing.T) {
 	query("BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
 
 	bind("p", "SELECT generate_series(1, 6) AS n")
+	query("SELECT name, statement, is_holdable FROM pg_cursors", "RowDescription name:25,statement:25,is_holdable:16",
+		"DataRow p,SELECT generate_series(1, 6) AS n,f", "CommandComplete SELECT 1", "ReadyForQuery T")
 	execute("p", 1, "DataRow 1", "PortalSuspended", "ReadyForQuery T")
 	query("FETCH 2 FROM p", "RowDescription n:23", "DataRow 2", "DataRow 3", "CommandComplete FETCH 2", "ReadyForQuery T")
 	query("MOVE 1 IN p", "CommandComplete MOVE 1", "ReadyForQuery T")

@@ -46,8 +46,8 @@ func newBadMessage(typ byte, body []byte, err *pgerr.Error) *badMessage {
 // pq_getmsgend) and returns its complaint, in its words, about the first
 // thing wrong: a string without its terminator, a field or a value that
 // runs past the end, bytes left over. Nil for a well-formed body, and for
-// the types it does not check (COPY's, FunctionCall, Terminate, the
-// password messages), which pgproto3's decoders judge alone.
+// the types it does not check (COPY's, Terminate, the password
+// messages), which pgproto3's decoders judge alone.
 func checkBody(typ byte, body []byte) *pgerr.Error {
 	r := &bodyReader{b: body}
 	switch typ {
@@ -73,6 +73,17 @@ func checkBody(typ byte, body []byte) *pgerr.Error {
 		for n := r.uint16(); n > 0 && r.err == nil; n-- {
 			r.skip(2)
 		}
+	case 'F':
+		r.skip(4)
+		for n := r.uint16(); n > 0 && r.err == nil; n-- {
+			r.skip(2)
+		}
+		for n := r.uint16(); n > 0 && r.err == nil; n-- {
+			if size := r.int32(); size != -1 {
+				r.bytes(int64(size))
+			}
+		}
+		r.skip(2)
 	case 'E':
 		r.str()
 		r.skip(4)

@@ -63,6 +63,7 @@ func TestMalformedBodies(t *testing.T) {
 		{"close of bad type", "invalid CLOSE message subtype 90", []byte{'C', 0, 0, 0, 6, 'Z', 0}},
 		{"flush with a body", "invalid message format", []byte{'H', 0, 0, 0, 5, 0}},
 		{"sync with a body", "invalid message format", []byte{'S', 0, 0, 0, 5, 0}},
+		{"function call cut short", "insufficient data left in message", []byte{'F', 0, 0, 0, 6, 0, 0}},
 	} {
 		rc := ts.rawConnect(t)
 		rc.write(tc.raw)
@@ -83,7 +84,7 @@ func TestMalformedBodies(t *testing.T) {
 		// A Query or a Sync gets its ReadyForQuery, then the Sync sent
 		// after it another.
 		expect(t, tc.name, rc.readUntilReady(), "ReadyForQuery I")
-		if tc.raw[0] == 'Q' || tc.raw[0] == 'S' {
+		if tc.raw[0] == 'Q' || tc.raw[0] == 'S' || tc.raw[0] == 'F' {
 			expect(t, tc.name+": the Sync", rc.readUntilReady(), "ReadyForQuery I")
 		}
 		rc.send(&pgproto3.Query{String: "SELECT 1"})
@@ -113,6 +114,11 @@ func TestMalformedBodies(t *testing.T) {
 	rc.write([]byte{'B', 0, 0, 0, 11, 0, 's', 0, 0, 0, 0, 1})
 	rc.send(&pgproto3.Execute{}, &pgproto3.Sync{})
 	expect(t, "short Bind", rc.readUntilReady(), "ErrorResponse ERROR 08P01", "ReadyForQuery I")
+
+	// COPY's messages outside a COPY are ignored, malformed or not.
+	rc.write([]byte{'f', 0, 0, 0, 6, 'a', 'b', 'c', 0, 0, 0, 5, 0, 'd', 0, 0, 0, 5, 0})
+	rc.send(&pgproto3.Sync{})
+	expect(t, "COPY's messages", rc.readUntilReady(), "ReadyForQuery I")
 
 	rc.write([]byte{'X', 0, 0, 0, 5, 0})
 	expect(t, "Terminate with a body", rc.readUntilClosed())

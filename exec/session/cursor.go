@@ -10,6 +10,7 @@ package session
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgerrcode"
@@ -17,6 +18,7 @@ import (
 	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 )
 
 // declareCursor opens a cursor: its query's operator is built and started
@@ -58,7 +60,8 @@ func (s *Session) declareCursor(ctx context.Context, x *sql.DeclareCursor, decl 
 		run.pending = first
 	}
 	s.portals[x.Name] = &Portal{name: x.Name, stmt: decl.stmt, bound: &sql.Query{Plan: x.Plan}, params: decl.params,
-		columns: visibleColumns(x.Plan.Columns()), run: run, cursor: true, hold: x.Hold, inTx: !own, level: len(s.savepoints)}
+		columns: visibleColumns(x.Plan.Columns()), run: run, cursor: true, hold: x.Hold, inTx: !own, level: len(s.savepoints),
+		created: time.Now()}
 	return "DECLARE CURSOR", nil
 }
 
@@ -200,4 +203,17 @@ func (s *Session) endTxCursors(committed bool) {
 		}
 		return true
 	})
+}
+
+// cursorRows are the session's open named portals as pg_cursors lists
+// them.
+func (s *Session) cursorRows() []syscat.Cursor {
+	out := make([]syscat.Cursor, 0, len(s.portals))
+	for name, p := range s.portals {
+		if name == "" {
+			continue
+		}
+		out = append(out, syscat.Cursor{Name: name, Statement: p.stmt.SQL, Holdable: p.hold, CreationTime: p.created})
+	}
+	return out
 }

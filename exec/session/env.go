@@ -117,6 +117,10 @@ func (e *statementEnv) PreparedStatements() []syscat.PreparedStatement {
 	return e.sess.preparedStatements()
 }
 
+// Cursors implements exec.SessionViews: pg_cursors, the session's open
+// named portals.
+func (e *statementEnv) Cursors() []syscat.Cursor { return e.sess.cursorRows() }
+
 // Activity implements exec.SessionViews: pg_stat_activity, the engine's
 // sessions as they are when the view is built.
 func (e *statementEnv) Activity() []syscat.Activity { return e.sess.engine.Activity() }

@@ -301,6 +301,8 @@ type Portal struct {
 	// lowered as they are released: ROLLBACK TO a savepoint closes the
 	// portals made after it, as PostgreSQL drops a subtransaction's.
 	level int
+	// created is when a named portal was made (pg_cursors).
+	created time.Time
 }
 
 // portalRun is the state of a portal between Executes of a row-returning
@@ -1287,6 +1289,7 @@ func (s *Session) BindPortal(name string, st *Statement, params []any) (*Portal,
 	}
 	p.name = name
 	p.level = len(s.savepoints)
+	p.created = time.Now()
 	s.portals[name] = p
 	return p, nil
 }

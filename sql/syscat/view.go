@@ -33,6 +33,9 @@ type View struct {
 	// PreparedStatements are the session's, which pg_prepared_statements
 	// lists (pg_prepared_statements.go).
 	PreparedStatements []PreparedStatement
+	// Cursors are the session's open named portals, which pg_cursors
+	// lists (pg_cursors.go).
+	Cursors []Cursor
 	// Activity are the engine's sessions, which pg_stat_activity lists.
 	Activity []Activity
 	// TableStats are the tables' activity counters by table ID, which
