@@ -32,9 +32,11 @@ type TopK struct {
 	schema *arrow.Schema
 	ke     *keyEvaluator
 	// filtered, when set, is input's filter with the keys as its
-	// projection (input is then the filter's input); filterStats counts
-	// the filter's rows and time for EXPLAIN ANALYZE.
+	// projection (input is then the filter's input, and filter the
+	// clause, which a count of NULL or ALL sorts under); filterStats
+	// counts the filter's rows and time for EXPLAIN ANALYZE.
 	filtered    *filterProject
+	filter      *sql.Filter
 	filterStats *opStats
 
 	inited bool
@@ -98,7 +100,7 @@ func newFilteredTopK(rt *Runtime, n *sql.TopK, f *sql.Filter, in Operator) *TopK
 	}
 	ke := newKeyEvaluator(refs)
 	fp := newFilterProject(rt, keys, f, in)
-	return &TopK{rt: rt, node: n, input: in, schema: schemaOf(n.Columns()), ke: ke, heap: topHeap{specs: ke.specs}, filtered: fp, filterStats: rt.statsOf(f)}
+	return &TopK{rt: rt, node: n, input: in, schema: schemaOf(n.Columns()), ke: ke, heap: topHeap{specs: ke.specs}, filtered: fp, filter: f, filterStats: rt.statsOf(f)}
 }
 
 // next returns the next input batch to keep rows of, the batch to compute
@@ -221,7 +223,12 @@ func (t *TopK) init(ctx context.Context) error {
 		return err
 	}
 	if count < 0 {
-		sorter := newSort(t.rt, t.node.Keys, t.input, t.schema)
+		input := t.input
+		if t.filter != nil {
+			// The filter is fused into load, which this path skips.
+			input = newFilter(t.rt, t.filter, input)
+		}
+		sorter := newSort(t.rt, t.node.Keys, input, t.schema)
 		t.inner = &Limit{rt: t.rt, input: sorter, inited: true, count: -1, offset: offset}
 		return nil
 	}

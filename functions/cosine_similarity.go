@@ -13,9 +13,10 @@ package functions
 // Rules (SPEC 3.1): NULL, empty or zero-norm operand -> NULL; different
 // dimensions -> 22000 "vector dimensions differ: 384 and 3" (pg_deeplake
 // logs a warning and returns 0; a silent 0 ranks a wrong row, so cairn
-// raises); a NULL element -> 22004. Elements follow IEEE arithmetic: a NaN
-// element gives NaN, an infinite one NaN (Inf/Inf); pgvector's vector
-// rejects both on input, so only float4[] can hold them.
+// raises); a NULL element -> 22004; a NaN or infinite element -> NULL, a
+// vector without a direction, as a vector index leaves it out (see
+// vecBinary; pgvector's vector rejects both on input, so only float4[] can
+// hold them).
 
 import (
 	"github.com/cairn-db/cairn/sql/types"

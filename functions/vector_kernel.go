@@ -8,6 +8,8 @@ package functions
 // The math itself is in vector_math.go and the function files.
 
 import (
+	"math"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -389,7 +391,7 @@ func (o *vecOut[R]) array(t types.T) arrow.Array {
 // result type res (real, double precision): f over the rows, each argument
 // a column read in place or a constant converted once (with its norms when
 // norms is set, so f need not recompute them per row).
-func vecBinaryKernel[R vecResult](res types.T, norms bool, f vecBinaryFn) func(*Context, []Arg, int) (arrow.Array, error) {
+func vecBinaryKernel[R vecResult](res types.T, norms, nullNonFinite bool, f vecBinaryFn) func(*Context, []Arg, int) (arrow.Array, error) {
 	return func(ctx *Context, args []Arg, n int) (arrow.Array, error) {
 		a, err := newVecSource(args[0], norms)
 		if err != nil {
@@ -435,7 +437,7 @@ func vecBinaryKernel[R vecResult](res types.T, norms bool, f vecBinaryFn) func(*
 				o.release()
 				return nil, err
 			}
-			if !ok {
+			if !ok || nullNonFinite && !finite(r) {
 				o.null(i)
 				continue
 			}
@@ -490,8 +492,17 @@ func vecResultDatum(r float64, res types.T) any {
 }
 
 // vecBinary builds a strict overload name(a, b) -> res whose Eval and
-// Kernel both run f.
+// Kernel both run f. Over float4[] operands a non-finite result, which
+// only an operand with a NaN or infinite element gives (float32 elements
+// cannot overflow f's float64 sums), is NULL: such a vector has no
+// distance or similarity, as a vector index leaves it out
+// (storage/vecindex.Build), so that an exact scan, an index search and a
+// hybrid search's softmax all rank the same rows, and one bad row cannot
+// turn every hybrid score into NaN. pgvector's vector rejects NaN and
+// infinite elements on input, and keeps its own NaN results (the cosine
+// distance of a zero vector).
 func vecBinary[R vecResult](name string, a, b, res types.T, norms bool, f vecBinaryFn) *Overload {
+	nullNonFinite := a.Equal(tF4Arr) || b.Equal(tF4Arr)
 	ov := &Overload{Name: name, Args: []types.T{a, b}, Result: res,
 		Eval: func(_ *Context, args []any) (any, error) {
 			av, err := vecOfDatum(args[0])
@@ -504,12 +515,12 @@ func vecBinary[R vecResult](name string, a, b, res types.T, norms bool, f vecBin
 			}
 			var s vecScratch
 			r, ok, err := f(&s, &av, &bv)
-			if err != nil || !ok {
+			if err != nil || !ok || nullNonFinite && !finite(r) {
 				return nil, err
 			}
 			return vecResultDatum(r, res), nil
 		}}
-	ov.Kernel = wrapKernel(ov, res, vecBinaryKernel[R](res, norms, f))
+	ov.Kernel = wrapKernel(ov, res, vecBinaryKernel[R](res, norms, nullNonFinite, f))
 	ov.SelKernel = true
 	return ov
 }
@@ -555,3 +566,7 @@ var (
 	tVec   = types.VectorOf(0)
 	tF4    = types.Float4T
 )
+
+// finite reports whether a vector function's result is a number: neither
+// NaN nor infinite (see vecBinary).
+func finite(r float64) bool { return !math.IsNaN(r) && !math.IsInf(r, 0) }

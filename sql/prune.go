@@ -233,9 +233,14 @@ func prune(n Node, need []bool) (Node, []int) {
 		out.Out = append(append([]Col{}, in.Columns()...), x.Out[nin])
 		return out, append(m, len(out.Out)-1)
 	case *VectorTopK:
-		sc, m := prune(x.Scan, need)
+		// The scan keeps the WHERE clause's columns: without a LIMIT the
+		// operator answers from the scan under Filter instead of the index.
+		childNeed := append([]bool(nil), need...)
+		refs(childNeed, x.Filter)
+		sc, m := prune(x.Scan, childNeed)
 		out := *x
 		out.Scan = sc.(*Scan)
+		out.Filter = remap(x.Filter, m)
 		if x.RowFilter != nil {
 			out.RowFilter = PruneColumns(x.RowFilter)
 		}

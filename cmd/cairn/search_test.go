@@ -128,3 +128,53 @@ func TestPgDeeplakeHybridSearch(t *testing.T) {
 	checkRanking(t, conn, "SELECT id, (embedding_2d, keywords) <#> ("+q2+", 'machine learning', 0.4, 0.6)::deeplake_hybrid_record_weighted AS score FROM documents ORDER BY score LIMIT 10",
 		ranking(fused, []float32{0.5993454, 0.06154764, 0.059742294, 0.040818404, 0.040320393, 0.040067032, 0.039833803, 0.039623387, 0.039435007, 0.039266635}))
 }
+
+// TestSearchNonFiniteEmbeddings: a real[] embedding with a NaN or infinite
+// element has no similarity (NULL), as a vector index leaves it out. Such
+// rows (here with no text, so BM25's corpus is unchanged) neither poison
+// the hybrid softmax, which turned every fused score into NaN, nor rank
+// first in an exact scan (NaN sorts above every number) while an index
+// search skipped them.
+func TestSearchNonFiniteEmbeddings(t *testing.T) {
+	conn := startServer(t, "").connect(t)
+	loadSearchCorpus(t, conn)
+	mustExec(t, conn, `INSERT INTO documents (embedding_1d, embedding_2d) VALUES
+		('{NaN,0.1,0.2,0.3,0.4}', '{{NaN,1,1,1,1,1,1,1}}'), ('{Infinity,0,0,0,0}', NULL), ('{0.1,-Infinity,0,0,0}', NULL)`)
+	first10 := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	fused := []int{1, 10, 3, 2, 4, 5, 6, 7, 8, 9}
+	q1 := "ARRAY[0.1, 0.2, 0.3, 0.4, 0.5]"
+	q2 := "ARRAY[[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]]"
+	exact := ranking(first10, []float32{1, 0.99493665, 0.98644006, 0.9782321, 0.9710608, 0.96495056, 0.95975995, 0.9553303, 0.95152277, 0.9482238})
+	hybrid := ranking(fused, []float32{0.51680136, 0.0675575, 0.06673473, 0.051201202, 0.050353017, 0.04999321, 0.04968867, 0.049431425, 0.049212944, 0.049025923})
+	for _, dir := range []string{"", " DESC"} {
+		checkRanking(t, conn, "SELECT id, embedding_1d <#> "+q1+" AS score FROM documents ORDER BY score"+dir+" LIMIT 10", exact)
+		checkRanking(t, conn, "SELECT id, (embedding_1d, keywords) <#> deeplake_hybrid_record("+q1+", 'machine learning') AS score FROM documents ORDER BY score"+dir+" LIMIT 10", hybrid)
+	}
+	checkRanking(t, conn, "SELECT id, embedding_2d <#> "+q2+" AS score FROM documents ORDER BY score LIMIT 10",
+		ranking(first10, []float32{0.99999994, 0.997096, 0.9912933, 0.9848203, 0.97851676, 0.97267884, 0.96738243, 0.9626168, 0.9583381, 0.954494}))
+	// Without LIMIT every row comes back, the non-finite ones last with
+	// no score, as NULL and empty vectors do.
+	var n, nulls int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*), count(*) FILTER (WHERE s IS NULL) FROM
+		(SELECT embedding_1d <#> `+q1+` AS s FROM documents) x`).Scan(&n, &nulls); err != nil {
+		t.Fatal(err)
+	}
+	if n != 29 || nulls != 3 {
+		t.Fatalf("rows %d, without a score %d; want 29 and 3", n, nulls)
+	}
+	for _, q := range []string{"cosine_similarity(embedding_1d, " + q1 + ")", "inner_product(embedding_1d, " + q1 + ")",
+		"l2_distance(embedding_1d, " + q1 + ")", "l1_distance(embedding_1d, " + q1 + ")", "cosine_distance(embedding_1d, " + q1 + ")"} {
+		var nonFinite int
+		if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM documents WHERE id > 26 AND `+q+` IS NOT NULL`).Scan(&nonFinite); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if nonFinite != 0 {
+			t.Fatalf("%s: %d non-finite rows have a value", q, nonFinite)
+		}
+	}
+	// The vector index answers as the scan does, and so does the hybrid
+	// search through it.
+	mustExec(t, conn, `CREATE INDEX ON documents USING hnsw (embedding_1d)`)
+	checkRanking(t, conn, "SELECT id, embedding_1d <#> "+q1+" AS score FROM documents ORDER BY score DESC LIMIT 10", exact)
+	checkRanking(t, conn, "SELECT id, (embedding_1d, keywords) <#> deeplake_hybrid_record("+q1+", 'machine learning') AS score FROM documents ORDER BY score LIMIT 10", hybrid)
+}
