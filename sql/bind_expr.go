@@ -371,6 +371,10 @@ func IsSystemColumn(name string) bool {
 // transaction, as PostgreSQL's frozen rows are (FrozenTransactionId).
 const FrozenXid = 2
 
+// firstNormalObjectID is PostgreSQL's FirstNormalObjectId: the system
+// catalogs' OIDs are below it.
+const firstNormalObjectID = 16384
+
 // systemColumn binds xmin, xmax, cmin, cmax or ctid of the table FROM
 // item (qual, or the only one) of scope s; nil when s has no table.
 //
@@ -392,6 +396,16 @@ func systemColumn(s *scope, qual, name string, location int32) (Expr, error) {
 	for _, c := range s.cols {
 		if c.Hidden && (c.Name == catalog.RowIDColumn || c.Name == name) && (qual == "" || c.Table == qual) {
 			tables[c.Table] = true
+		}
+	}
+	if len(tables) == 0 {
+		// A system catalog (an OID below FirstNormalObjectId; its views
+		// have none) has the system columns too: pgAdmin reads
+		// pg_class.xmin. Its rows read as frozen ones.
+		for _, c := range s.cols {
+			if c.TableOID != 0 && c.TableOID < firstNormalObjectID && c.Attnum > 0 && (qual == "" || c.Table == qual) {
+				tables[c.Table] = true
+			}
 		}
 	}
 	if len(tables) > 1 {
@@ -1470,6 +1484,19 @@ func (b *Binder) bindIndirection(sc *scope, ind *pg_query.A_Indirection) (Expr, 
 	}
 	at := arg.Type()
 	switch {
+	case at.IsCatalogVector():
+		// int2vector and oidvector count from 0 (pg_index.indkey[0] is
+		// the first key column); cairn's arrays count from 1.
+		for i := range idx {
+			for _, bound := range []*Expr{&idx[i].Lower, &idx[i].Upper} {
+				if *bound == nil {
+					continue
+				}
+				if *bound, err = b.bindOperator("+", *bound, &Const{Value: int64(1), T: types.Int4T}); err != nil {
+					return nil, err
+				}
+			}
+		}
 	case at.IsArray():
 	case at.Family == types.JSONB:
 		// jsonb subscripting is #> with the subscripts as a text path, as

@@ -68,6 +68,15 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 		return b.bindSeqFunc(name, args)
 	case "deeplake_hybrid_record":
 		return b.bindHybridConstructor(args)
+	case "array_lower", "array_upper":
+		if len(args) == 2 && args[0].Type().IsCatalogVector() {
+			// int2vector and oidvector count from 0 (see bindIndirection).
+			e, err := b.bindCall(name, args, nil)
+			if err != nil {
+				return nil, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
+			}
+			return b.bindOperator("-", e, &Const{Value: int64(1), T: types.Int4T})
+		}
 	case "pg_typeof":
 		// The argument's type is known here, so the call is a constant.
 		if len(args) == 1 {
@@ -76,6 +85,12 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	}
 	e, err := b.bindCall(name, args, nil)
 	if err != nil {
+		if t, ok := types.Named(name); ok && len(args) == 1 && pgerr.Code(err) == pgerrcode.UndefinedFunction {
+			// A type name called as a function with one argument is a
+			// cast, as PostgreSQL reads bpchar(x) or text(x) when no
+			// function of that name takes the argument.
+			return b.coerce(args[0], t, castExplicit)
+		}
 		return nil, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
 	}
 	return e, nil

@@ -521,6 +521,16 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		return nil, nil, pgerr.NotSupported("this form of function in FROM")
 	}
 	name := nameOf(fn.Funcname)
+	if name == "pg_show_all_settings" && len(fn.Args) == 0 && len(rf.Coldeflist) == 0 && !rf.Ordinality {
+		// pg_settings is this function's rows (PostgreSQL defines the view
+		// so); pgAdmin calls it when it connects.
+		alias := rf.Alias
+		if alias == nil {
+			alias = &pg_query.Alias{Aliasname: name}
+		}
+		rv := &pg_query.RangeVar{Schemaname: "pg_catalog", Relname: "pg_settings", Inh: true, Relpersistence: "p", Alias: alias}
+		return b.bindFromItem(&pg_query.Node{Node: &pg_query.Node_RangeVar{RangeVar: rv}}, outer)
+	}
 	sc := &scope{outer: outer}
 	args := make([]Expr, len(fn.Args))
 	for i, a := range fn.Args {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgerrcode"
@@ -906,11 +907,89 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 		switch col.Type.Family {
 		case types.Text, types.Varchar:
 			col.Default = text + "::" + types.T{Family: col.Type.Family, Mod: -1}.String()
+			return nil
 		case types.Char:
 			col.Default = text + "::bpchar"
+			return nil
 		}
 	}
+	if shown, ok := constDefaultText(lit, col.Type); ok {
+		col.Default = shown
+	} else if f := n.GetSqlvalueFunction(); f != nil {
+		// PostgreSQL prints CURRENT_DATE, CURRENT_TIMESTAMP(3) ... in
+		// capitals.
+		col.Default = strings.ToUpper(text)
+	}
 	return nil
+}
+
+// constDefaultText is a constant DEFAULT as PostgreSQL's pg_get_expr
+// prints it, which ORMs and GUI clients read back and compare: a string
+// literal for a column of another type is converted to that type when the
+// table is created, so it prints in that type's output form with a cast
+// ('{}'::jsonb, '1 day'::interval, '{}'::real[]); a negative integer or a
+// number without a decimal point that is not an int4 is quoted and cast
+// ('-1'::integer, '5000000000'::bigint), as ruleutils prints Consts.
+// ok is false for anything else, which keeps its deparsed text.
+func constDefaultText(n *pg_query.Node, t types.T) (string, bool) {
+	c := n.GetAConst()
+	if c == nil || c.Isnull {
+		return "", false
+	}
+	quoted := func(s, typ string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'::" + typ }
+	switch {
+	case c.GetIval() != nil:
+		if v := c.GetIval().Ival; v < 0 {
+			return quoted(strconv.FormatInt(int64(v), 10), "integer"), true
+		}
+	case c.GetFval() != nil:
+		f := c.GetFval().Fval
+		if strings.ContainsAny(f, ".eE") {
+			if f[0] == '-' {
+				return quoted(f, "numeric"), true
+			}
+			return "", false
+		}
+		if _, err := strconv.ParseInt(f, 10, 64); err == nil {
+			return quoted(f, "bigint"), true
+		}
+		return quoted(f, "numeric"), true
+	case c.GetSval() != nil:
+		if t.IsCatalogVector() || t.Family == types.Text || t.Family == types.Varchar || t.Family == types.Char {
+			return "", false
+		}
+		v, err := types.ParseText(c.GetSval().Sval, t)
+		if err != nil || v == nil {
+			return "", false
+		}
+		out := types.FormatText(v, t)
+		switch t.Family {
+		case types.Bool:
+			if v.(bool) {
+				return "true", true
+			}
+			return "false", true
+		case types.Int4:
+			if out[0] != '-' {
+				return out, true
+			}
+		case types.Numeric:
+			if out[0] >= '0' && out[0] <= '9' && strings.ContainsAny(out, ".eE") {
+				return out, true
+			}
+		}
+		var name string
+		switch {
+		case t.IsArray() && t.Elem.Family == types.Char:
+			name = "bpchar[]"
+		case t.IsArray():
+			name = types.T{Family: t.Elem.Family, Mod: -1}.String() + "[]"
+		default:
+			name = types.T{Family: t.Family, Mod: -1}.String()
+		}
+		return quoted(out, name), true
+	}
+	return "", false
 }
 
 func maxForType(t types.T) int64 {

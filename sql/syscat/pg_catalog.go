@@ -517,6 +517,7 @@ var viewNames = map[string]bool{
 	"pg_matviews": true, "pg_sequences": true, "pg_settings": true, "pg_stat_user_tables": true,
 	"pg_stat_activity": true, "pg_locks": true, "pg_prepared_xacts": true, "pg_timezone_names": true,
 	"pg_available_extensions": true, "pg_prepared_statements": true, "pg_seclabels": true, "pg_cursors": true,
+	"pg_stat_gssapi": true, "pg_stat_all_tables": true, "pg_statio_user_tables": true, "pg_statio_all_tables": true,
 }
 
 // accessMethod is a row of pg_am.

@@ -46,6 +46,15 @@ func init() {
 		}
 		return rows
 	})
+	// No session authenticates with GSSAPI: pgAdmin reads this row of its
+	// own backend when it connects.
+	register("pg_catalog", "pg_stat_gssapi", 0, "pid int4, gss_authenticated bool, principal text, encrypted bool", func(v *View) [][]any {
+		rows := make([][]any, 0, len(v.Activity))
+		for _, a := range v.Activity {
+			rows = append(rows, []any{int64(a.PID), false, nil, false})
+		}
+		return rows
+	})
 }
 
 // roleOID is the OID of the role called name, the bootstrap superuser's

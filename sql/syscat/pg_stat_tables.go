@@ -26,30 +26,16 @@ type DatabaseStat struct {
 }
 
 func init() {
-	register("pg_catalog", "pg_stat_user_tables", 0, "relid oid, schemaname name, relname name, seq_scan int8, seq_tup_read int8, idx_scan int8, idx_tup_fetch int8, n_tup_ins int8, n_tup_upd int8, n_tup_del int8, n_tup_hot_upd int8, n_live_tup int8, n_dead_tup int8, n_mod_since_analyze int8, n_ins_since_vacuum int8, last_vacuum timestamptz, last_autovacuum timestamptz, last_analyze timestamptz, last_autoanalyze timestamptz, vacuum_count int8, autovacuum_count int8, analyze_count int8, autoanalyze_count int8", func(v *View) [][]any {
-		rows := make([][]any, 0, len(v.tables))
-		for _, t := range v.tables {
-			s := v.TableStats[t.ID]
-			// idx_scan and idx_tup_fetch are NULL for a table without
-			// indexes, as in PostgreSQL.
-			var idxScan, idxFetch any
-			if v.hasIndex(t) {
-				idxScan, idxFetch = s.IdxScan, s.IdxTupFetch
-			}
-			mod := s.Inserted + s.Updated + s.Deleted
-			rows = append(rows, []any{TableOID(t.ID), t.Schema, t.Name, s.SeqScan, s.SeqTupRead, idxScan, idxFetch,
-				s.Inserted, s.Updated, s.Deleted, int64(0), s.Live, s.Dead, mod, s.Inserted,
-				nil, nil, nil, nil, int64(0), int64(0), int64(0), int64(0)})
-		}
-		return rows
-	})
-	register("pg_catalog", "pg_statio_user_tables", 0, "relid oid, schemaname name, relname name, heap_blks_read int8, heap_blks_hit int8, idx_blks_read int8, idx_blks_hit int8, toast_blks_read int8, toast_blks_hit int8, tidx_blks_read int8, tidx_blks_hit int8", func(v *View) [][]any {
-		rows := make([][]any, 0, len(v.tables))
-		for _, t := range v.tables {
-			rows = append(rows, []any{TableOID(t.ID), t.Schema, t.Name, nil, nil, nil, nil, nil, nil, nil, nil})
-		}
-		return rows
-	})
+	// The _all_ views list the system catalogs too in PostgreSQL; cairn
+	// counts nothing for those, so they show the user tables' rows
+	// (pgAdmin's statistics tab reads pg_stat_all_tables joined to
+	// pg_statio_all_tables).
+	const statCols = "relid oid, schemaname name, relname name, seq_scan int8, seq_tup_read int8, idx_scan int8, idx_tup_fetch int8, n_tup_ins int8, n_tup_upd int8, n_tup_del int8, n_tup_hot_upd int8, n_live_tup int8, n_dead_tup int8, n_mod_since_analyze int8, n_ins_since_vacuum int8, last_vacuum timestamptz, last_autovacuum timestamptz, last_analyze timestamptz, last_autoanalyze timestamptz, vacuum_count int8, autovacuum_count int8, analyze_count int8, autoanalyze_count int8"
+	const statioCols = "relid oid, schemaname name, relname name, heap_blks_read int8, heap_blks_hit int8, idx_blks_read int8, idx_blks_hit int8, toast_blks_read int8, toast_blks_hit int8, tidx_blks_read int8, tidx_blks_hit int8"
+	register("pg_catalog", "pg_stat_user_tables", 0, statCols, tableStatRows)
+	register("pg_catalog", "pg_stat_all_tables", 0, statCols, tableStatRows)
+	register("pg_catalog", "pg_statio_user_tables", 0, statioCols, tableStatioRows)
+	register("pg_catalog", "pg_statio_all_tables", 0, statioCols, tableStatioRows)
 	register("pg_catalog", "pg_stat_database", 0, "datid oid, datname name, numbackends int4, xact_commit int8, xact_rollback int8, blks_read int8, blks_hit int8, tup_returned int8, tup_fetched int8, tup_inserted int8, tup_updated int8, tup_deleted int8, conflicts int8, temp_files int8, temp_bytes int8, deadlocks int8, checksum_failures int8, checksum_last_failure timestamptz, blk_read_time float8, blk_write_time float8, session_time float8, active_time float8, idle_in_transaction_time float8, sessions int8, sessions_abandoned int8, sessions_fatal int8, sessions_killed int8, stats_reset timestamptz", func(v *View) [][]any {
 		var sum TableStat
 		for _, s := range v.TableStats {
@@ -64,4 +50,33 @@ func init() {
 			sum.SeqTupRead + sum.IdxTupFetch, sum.IdxTupFetch, sum.Inserted, sum.Updated, sum.Deleted,
 			int64(0), int64(0), int64(0), int64(0), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil}}
 	})
+}
+
+// tableStatRows are pg_stat_user_tables' rows.
+func tableStatRows(v *View) [][]any {
+	rows := make([][]any, 0, len(v.tables))
+	for _, t := range v.tables {
+		s := v.TableStats[t.ID]
+		// idx_scan and idx_tup_fetch are NULL for a table without
+		// indexes, as in PostgreSQL.
+		var idxScan, idxFetch any
+		if v.hasIndex(t) {
+			idxScan, idxFetch = s.IdxScan, s.IdxTupFetch
+		}
+		mod := s.Inserted + s.Updated + s.Deleted
+		rows = append(rows, []any{TableOID(t.ID), t.Schema, t.Name, s.SeqScan, s.SeqTupRead, idxScan, idxFetch,
+			s.Inserted, s.Updated, s.Deleted, int64(0), s.Live, s.Dead, mod, s.Inserted,
+			nil, nil, nil, nil, int64(0), int64(0), int64(0), int64(0)})
+	}
+	return rows
+}
+
+// tableStatioRows are pg_statio_user_tables' rows: no per-table block
+// counts.
+func tableStatioRows(v *View) [][]any {
+	rows := make([][]any, 0, len(v.tables))
+	for _, t := range v.tables {
+		rows = append(rows, []any{TableOID(t.ID), t.Schema, t.Name, nil, nil, nil, nil, nil, nil, nil, nil})
+	}
+	return rows
 }

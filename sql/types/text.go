@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -374,6 +375,9 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 	case Interval:
 		return parseInterval(s, t.Mod, opts)
 	case ArrayFamily:
+		if t.IsCatalogVector() {
+			return parseCatalogVector(s, *t.Elem)
+		}
 		elem := TextT
 		if t.Elem != nil {
 			elem = *t.Elem
@@ -390,6 +394,21 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 		return parseRecord(s)
 	}
 	return nil, pgerr.New(pgerrcode.FeatureNotSupported, "text input for type %s is not supported", t)
+}
+
+// parseCatalogVector reads int2vector or oidvector text: elements
+// separated by spaces ("1 3"), as int2vectorin and oidvectorin read it.
+func parseCatalogVector(s string, elem T) (*Array, error) {
+	fields := strings.Fields(s)
+	elems := make([]any, len(fields))
+	for i, f := range fields {
+		v, err := parseTextOpts(f, elem, defaultTextOptions)
+		if err != nil {
+			return nil, err
+		}
+		elems[i] = v
+	}
+	return NewArray(elem, elems...), nil
 }
 
 // nameDataLen is NAMEDATALEN.

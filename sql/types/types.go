@@ -349,6 +349,10 @@ func ByOID(oid uint32) (T, bool) {
 		return XidT, true
 	case CidOID:
 		return CidT, true
+	case 22:
+		return Int2VectorT, true
+	case 30:
+		return OidVectorT, true
 	}
 	for f, info := range families {
 		if f == Null {

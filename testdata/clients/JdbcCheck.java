@@ -13,6 +13,7 @@ public class JdbcCheck {
                 s.execute("CREATE TABLE authors (id serial PRIMARY KEY, name varchar(100) NOT NULL UNIQUE)");
                 s.execute("CREATE TABLE memories (id bigserial PRIMARY KEY, author_id int REFERENCES authors(id), task text NOT NULL, metadata jsonb, embedding real[])");
                 s.execute("CREATE INDEX memories_task ON memories (task)");
+                s.execute("CREATE INDEX memories_author_task ON memories (author_id DESC, task)");
                 s.execute("INSERT INTO authors (name) VALUES ('ann')");
             }
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO memories (author_id, task, metadata, embedding) VALUES (?, ?, ?::jsonb, ?)")) {
@@ -62,6 +63,16 @@ public class JdbcCheck {
             System.out.println("pk " + names(md.getPrimaryKeys(null, "public", "memories"), "COLUMN_NAME"));
             System.out.println("fk " + names(md.getImportedKeys(null, "public", "memories"), "PKTABLE_NAME"));
             System.out.println("indexes " + names(md.getIndexInfo(null, "public", "memories", false, false), "INDEX_NAME"));
+            // Each key column with its order: ASC_OR_DESC comes from
+            // pg_index.indoption, an int2vector pgjdbc subscripts from 0.
+            List<String> keys = new ArrayList<>();
+            try (ResultSet rs = md.getIndexInfo(null, "public", "memories", false, false)) {
+                while (rs.next()) {
+                    keys.add(rs.getString("INDEX_NAME") + "." + rs.getShort("ORDINAL_POSITION") + ":" + rs.getString("COLUMN_NAME") + ":" + rs.getString("ASC_OR_DESC"));
+                }
+            }
+            Collections.sort(keys);
+            System.out.println("index keys " + keys);
         }
     }
 
