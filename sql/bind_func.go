@@ -85,15 +85,44 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	}
 	e, err := b.bindCall(name, args, nil)
 	if err != nil {
-		if t, ok := types.Named(name); ok && len(args) == 1 && pgerr.Code(err) == pgerrcode.UndefinedFunction {
-			// A type name called as a function with one argument is a
-			// cast, as PostgreSQL reads bpchar(x) or text(x) when no
-			// function of that name takes the argument.
-			return b.coerce(args[0], t, castExplicit)
+		if pgerr.Code(err) == pgerrcode.UndefinedFunction && len(args) == 1 && !fc.FuncVariadic && len(fc.Funcname) <= 2 {
+			// As PostgreSQL, a row is not turned into a string this way.
+			if t, ok := funcStyleCastType(fc.Funcname); ok && !(args[0].Type().Family == types.Record && t.IsString()) {
+				// Without a cast the call stays undefined; a cast that fails
+				// on a constant (int4('x')) fails as the cast.
+				cast, cerr := b.coerce(args[0], t, castExplicit)
+				if cerr == nil {
+					return cast, nil
+				}
+				if pgerr.Code(cerr) != pgerrcode.CannotCoerce {
+					return nil, pgerr.From(cerr).WithPositionIfUnset(fc.Location + 1)
+				}
+			}
 		}
 		return nil, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
 	}
 	return e, nil
+}
+
+// funcStyleCastType is the type a one-argument call with no function of
+// its name names: PostgreSQL reads typename(x) as CAST(x AS typename) when
+// a cast exists (LlamaIndex sends text(plainto_tsquery(...))). Only names
+// in pg_type count, optionally qualified with pg_catalog: the grammar's
+// spellings (integer, boolean...) are keywords that never reach a call,
+// serial is no type, and record is a pseudo-type with no input.
+func funcStyleCastType(funcname []*pg_query.Node) (types.T, bool) {
+	names := strList(funcname)
+	if len(names) == 2 && names[0] != "pg_catalog" {
+		return types.UnknownT, false
+	}
+	switch name := names[len(names)-1]; name {
+	case "bool", "int2", "int4", "int8", "float4", "float8", "numeric", "text", "varchar", "bpchar",
+		"bytea", "uuid", "json", "jsonb", "jsonpath", "tsvector", "tsquery", "regconfig",
+		"date", "time", "timestamp", "timestamptz", "interval", "oid", "xid", "cid",
+		"regclass", "regtype", "regnamespace", "regproc", "regprocedure", "regrole", "name", "vector":
+		return types.Named(name)
+	}
+	return types.UnknownT, false
 }
 
 // variadicFuncs are the functions PostgreSQL declares VARIADIC that cairn

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -63,7 +64,12 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 				return nil, err
 			}
 		}
-		if ie.Expr != nil {
+		if ie.Expr != nil && method == "gin" {
+			if err := b.expressionIndexKey(def, idx, s, ie); err != nil {
+				return nil, err
+			}
+			names = append(names, exprIndexName(ie.Expr))
+		} else if ie.Expr != nil {
 			cols, err := hybridIndexColumns(def, method, ie.Expr)
 			if err != nil {
 				return nil, err
@@ -96,6 +102,9 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 			}
 			idx.NullsFlipped[i] = true
 		}
+		if idx.Expr != "" {
+			continue
+		}
 		if vectorMethod {
 			opclass := strings.ToLower(nameOf(ie.Opclass))
 			if idx.OpClass, err = vectorOpClass(method, opclass, colType, hybrid); err != nil {
@@ -116,6 +125,75 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 		return nil, err
 	}
 	return &CreateIndex{Def: idx, IfNotExists: s.IfNotExists}, nil
+}
+
+// expressionIndexKey checks the key of a gin index on an expression
+// (USING gin (to_tsvector('simple', payload->>'text'))) as PostgreSQL does
+// (it binds over the table's columns, calls only immutable functions, and
+// its type has a gin operator class) and records it in idx: its text in
+// Expr and the columns it reads in Columns. Such an index is kept in the
+// catalog only (see catalog.IndexDef.Expr); unique, multicolumn and
+// operator-class forms are refused.
+func (b *Binder) expressionIndexKey(def *catalog.TableDef, idx *catalog.IndexDef, s *pg_query.IndexStmt, ie *pg_query.IndexElem) error {
+	switch opclass := strings.ToLower(nameOf(ie.Opclass)); {
+	case len(s.IndexParams) != 1:
+		return pgerr.NotSupported("multicolumn indexes on expressions")
+	case opclass != "":
+		return pgerr.NotSupported("an operator class on an index expression")
+	}
+	saved := b.clause
+	b.clause = "index expressions"
+	e, err := b.bindExpr(&scope{cols: tableCols(def, def.Name)}, ie.Expr)
+	b.clause = saved
+	if err != nil {
+		return err
+	}
+	var bad error
+	WalkExpr(e, func(x Expr) {
+		switch x := x.(type) {
+		case *ColumnRef:
+			if x.Index >= 0 && x.Index < len(def.Columns) && !slices.Contains(idx.Columns, def.Columns[x.Index].ID) {
+				idx.Columns = append(idx.Columns, def.Columns[x.Index].ID)
+			}
+		case *Call:
+			if x.Overload != nil && x.Overload.Volatility != functions.Immutable && bad == nil {
+				bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "functions in index expression must be marked IMMUTABLE")
+			}
+		case *NextVal:
+			bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "functions in index expression must be marked IMMUTABLE")
+		case *Subquery:
+			bad = pgerr.New(pgerrcode.FeatureNotSupported, "cannot use subquery in index expression")
+		}
+	})
+	if bad != nil {
+		return bad
+	}
+	if t := e.Type(); t.Family != types.TSVector && t.Family != types.JSONB && !t.IsArray() {
+		t.Mod = -1
+		return pgerr.New(pgerrcode.UndefinedObject, "data type %s has no default operator class for access method \"gin\"", t).
+			WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
+	}
+	if len(idx.Columns) == 0 {
+		return pgerr.NotSupported("an index expression that reads no column")
+	}
+	text, err := DeparseExpr(ie.Expr)
+	if err != nil {
+		return err
+	}
+	if ie.Expr.GetFuncCall() == nil {
+		text = "(" + text + ")" // as pg_get_indexdef prints a key that is no function call
+	}
+	idx.Expr = text
+	return nil
+}
+
+// exprIndexName is the part of a default index name PostgreSQL takes from
+// an index expression: the name of the function it calls, else "expr".
+func exprIndexName(n *pg_query.Node) string {
+	if fc := n.GetFuncCall(); fc != nil {
+		return strings.ToLower(nameOf(fc.Funcname))
+	}
+	return "expr"
 }
 
 // hybridIndexColumns reads pg_deeplake's hybrid index key,

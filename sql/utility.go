@@ -297,13 +297,96 @@ type NoOp struct {
 	Tag string
 }
 
-// Vacuum is VACUUM or ANALYZE. cairn has nothing for either to do (no
-// dead rows to reclaim, no planner statistics to gather), but the tables
-// and columns they name must exist, as in PostgreSQL.
+// Vacuum is VACUUM, ANALYZE or REINDEX. cairn has nothing for them to do
+// (no dead rows to reclaim, no planner statistics to gather, and every
+// index is kept in step with its table by each write, so none needs
+// rebuilding), but what they name must exist, as in PostgreSQL.
 type Vacuum struct {
-	Tag string // VACUUM or ANALYZE
+	Tag string // VACUUM, ANALYZE or REINDEX
 	// Skipped are the views named, which PostgreSQL skips with a warning.
 	Skipped []string
+	// NoTxBlock is set for the forms PostgreSQL refuses in a transaction
+	// block: VACUUM, REINDEX CONCURRENTLY, REINDEX SCHEMA.
+	NoTxBlock string
+}
+
+// bindReindex checks what REINDEX names, as PostgreSQL does: an index, a
+// table, a schema, or the current database (LangChain's PGVectorStore
+// sends REINDEX INDEX after loading rows).
+func (b *Binder) bindReindex(s *pg_query.ReindexStmt) (*Vacuum, error) {
+	v := &Vacuum{Tag: "REINDEX"}
+	concurrently := false
+	for _, p := range s.Params {
+		d := p.GetDefElem()
+		if d == nil {
+			continue
+		}
+		switch d.Defname {
+		case "concurrently":
+			concurrently = true
+		case "verbose", "tablespace":
+		default:
+			return nil, pgerr.New(pgerrcode.SyntaxError, "unrecognized REINDEX option \"%s\"", d.Defname)
+		}
+	}
+	if concurrently {
+		v.NoTxBlock = "REINDEX CONCURRENTLY"
+	}
+	switch s.Kind {
+	case pg_query.ReindexObjectType_REINDEX_OBJECT_INDEX:
+		rv := s.Relation
+		schemas := b.SearchPath
+		if rv.Schemaname != "" {
+			if _, ok := b.Catalog.Schemas[rv.Schemaname]; !ok {
+				return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", rv.Schemaname)
+			}
+			schemas = []string{rv.Schemaname}
+		}
+		for _, sc := range schemas {
+			if b.Catalog.Index(sc, rv.Relname) != nil || b.indexOfConstraint(sc, rv.Relname) {
+				return v, nil
+			}
+			if b.Catalog.Table(sc, rv.Relname) != nil || b.Catalog.View(sc, rv.Relname) != nil || b.Catalog.Sequence(sc, rv.Relname) != nil {
+				return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not an index", rv.Relname)
+			}
+		}
+		if rv.Schemaname != "" {
+			return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s.%s\" does not exist", rv.Schemaname, rv.Relname)
+		}
+		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", rv.Relname)
+	case pg_query.ReindexObjectType_REINDEX_OBJECT_TABLE:
+		if _, err := b.rangeVarTable(s.Relation); err != nil {
+			rv := s.Relation
+			isIndex := false
+			for _, sc := range append([]string{rv.Schemaname}, b.SearchPath...) {
+				if sc != "" && (rv.Schemaname == "" || sc == rv.Schemaname) && (b.Catalog.Index(sc, rv.Relname) != nil || b.indexOfConstraint(sc, rv.Relname)) {
+					isIndex = true
+				}
+			}
+			if pgerr.Code(err) == pgerrcode.WrongObjectType || isIndex && pgerr.Code(err) == pgerrcode.UndefinedTable {
+				return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a table or materialized view", s.Relation.Relname)
+			}
+			return nil, err
+		}
+		return v, nil
+	case pg_query.ReindexObjectType_REINDEX_OBJECT_SCHEMA:
+		if _, ok := b.Catalog.Schemas[s.Name]; !ok {
+			return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", s.Name)
+		}
+		v.NoTxBlock = "REINDEX SCHEMA"
+		return v, nil
+	}
+	// DATABASE and SYSTEM: PostgreSQL checks the name against the database
+	// it is connected to, which cairn does not know here; it refuses them
+	// CONCURRENTLY and in a transaction block.
+	if concurrently && s.Kind == pg_query.ReindexObjectType_REINDEX_OBJECT_SYSTEM {
+		return nil, pgerr.NotSupported("cannot reindex system catalogs concurrently")
+	}
+	v.NoTxBlock = "REINDEX DATABASE"
+	if s.Kind == pg_query.ReindexObjectType_REINDEX_OBJECT_SYSTEM {
+		v.NoTxBlock = "REINDEX SYSTEM"
+	}
+	return v, nil
 }
 
 // bindVacuum checks the relations and columns VACUUM or ANALYZE names:
@@ -311,7 +394,7 @@ type Vacuum struct {
 func (b *Binder) bindVacuum(s *pg_query.VacuumStmt) (*Vacuum, error) {
 	v := &Vacuum{Tag: "ANALYZE"}
 	if s.IsVacuumcmd {
-		v.Tag = "VACUUM"
+		v.Tag, v.NoTxBlock = "VACUUM", "VACUUM"
 	}
 	for _, n := range s.Rels {
 		rel := n.GetVacuumRelation()
@@ -486,6 +569,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return &Notify{Channel: s.NotifyStmt.Conditionname, Payload: s.NotifyStmt.Payload}, nil
 	case *pg_query.Node_VacuumStmt:
 		return b.bindVacuum(s.VacuumStmt)
+	case *pg_query.Node_ReindexStmt:
+		return b.bindReindex(s.ReindexStmt)
 	case *pg_query.Node_CheckPointStmt:
 		return &Checkpoint{}, nil
 	case *pg_query.Node_LockStmt:
@@ -1895,4 +1980,24 @@ func (b *Binder) bindLockTable(s *pg_query.LockStmt) (Statement, error) {
 		b.need(def, catalog.PrivSelect)
 	}
 	return &LockTable{}, nil
+}
+
+// indexOfConstraint reports whether name, in schema, is the index of a
+// table's primary key or unique constraint, which the catalog keeps with
+// the table rather than among its indexes.
+func (b *Binder) indexOfConstraint(schema, name string) bool {
+	for _, t := range b.Catalog.Tables {
+		if t.Schema != schema {
+			continue
+		}
+		if len(t.PrimaryKey) > 0 && t.PrimaryKeyConstraint() == name {
+			return true
+		}
+		for _, u := range t.Uniques {
+			if u.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }

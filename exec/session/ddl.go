@@ -619,6 +619,12 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			if p, _ := def.Column(cmd.NewName); p >= 0 {
 				return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cmd.NewName, def.Name)
 			}
+			for _, ix := range tx.Catalog().IndexesOf(def.ID) {
+				// The key is kept as text, which a rename would leave stale.
+				if ix.Expr != "" && slices.Contains(ix.Columns, col.ID) {
+					return pgerr.NotSupported("renaming a column that index expression %s reads (drop index \"%s\" first)", ix.Expr, ix.Name)
+				}
+			}
 			def.Columns[pos].Name = cmd.NewName
 			for i, c := range def.Columns {
 				if c.Generated == "" {

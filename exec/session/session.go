@@ -1011,8 +1011,8 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		})
 		return tag, false, err
 	case *sql.Vacuum:
-		if x.Tag == "VACUUM" && s.tx != nil && !s.implicit {
-			return Tag{}, false, pgerr.New(pgerrcode.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
+		if x.NoTxBlock != "" && s.tx != nil && !s.implicit {
+			return Tag{}, false, pgerr.New(pgerrcode.ActiveSQLTransaction, "%s cannot run inside a transaction block", x.NoTxBlock)
 		}
 		verb := strings.ToLower(x.Tag)
 		for _, name := range x.Skipped {

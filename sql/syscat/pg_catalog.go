@@ -271,6 +271,12 @@ func init() {
 		var rows [][]any
 		for _, ix := range v.indexes {
 			keys := attnums(ix.table, ix.columns)
+			var exprs any
+			if ix.def != nil && ix.def.Expr != "" {
+				// An expression key is attribute 0; indexprs holds its text
+				// here (a node tree in PostgreSQL).
+				keys, exprs = []int64{0}, ix.def.Expr
+			}
 			zeros := make([]int64, len(keys))
 			// indoption: INDOPTION_DESC (1) and INDOPTION_NULLS_FIRST (2)
 			// of each key.
@@ -286,7 +292,7 @@ func init() {
 				}
 			}
 			rows = append(rows, []any{ix.oid, TableOID(ix.table.ID), int64(len(keys)), int64(len(keys)), ix.unique, false, ix.primary,
-				false, true, false, true, false, true, true, false, int2s(keys...), oids(zeros...), oids(zeros...), int2s(opts...), nil, nil})
+				false, true, false, true, false, true, true, false, int2s(keys...), oids(zeros...), oids(zeros...), int2s(opts...), exprs, nil})
 		}
 		return rows
 	})

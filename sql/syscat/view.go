@@ -126,7 +126,11 @@ func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *
 		if t == nil {
 			continue
 		}
-		v.indexes = append(v.indexes, &index{oid: IndexOID(ix.Schema, ix.Name), schema: ix.Schema, name: ix.Name, table: t, method: ix.Method, columns: ix.Columns, unique: ix.Unique, def: ix})
+		cols := ix.Columns
+		if ix.Expr != "" {
+			cols = cols[:1] // one key, the expression: one attribute
+		}
+		v.indexes = append(v.indexes, &index{oid: IndexOID(ix.Schema, ix.Name), schema: ix.Schema, name: ix.Name, table: t, method: ix.Method, columns: cols, unique: ix.Unique, def: ix})
 	}
 	// A foreign key depends on the unique index of the key it references
 	// (pg_constraint.conindid), as in PostgreSQL.
@@ -476,6 +480,9 @@ func indexKeys(ix *index, attrsOnly bool) []string {
 	d := ix.def
 	if d == nil {
 		return names
+	}
+	if d.Expr != "" {
+		return []string{d.Expr}
 	}
 	if d.Options["index_type"] == "hybrid" && len(names) == 2 {
 		names = []string{"ROW(" + names[0] + ", " + names[1] + ")::deeplake_hybrid_record"}
