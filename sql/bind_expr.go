@@ -30,6 +30,21 @@ func (b *Binder) bindCondition(sc *scope, n *pg_query.Node, clause string) (Expr
 	return b.coerce(e, types.BoolT, castImplicit)
 }
 
+// bindLimit binds the count or offset of LIMIT / OFFSET (clause names
+// which) as a bigint; a value of a type with no assignment cast to it is
+// PostgreSQL's 42804 naming the clause.
+func (b *Binder) bindLimit(sc *scope, n *pg_query.Node, clause string) (Expr, error) {
+	e, err := b.bindExpr(sc, n)
+	if err != nil {
+		return nil, err
+	}
+	out, err := b.coerce(e, types.Int8T, castAssignment)
+	if c := pgerr.Code(err); c == pgerrcode.DatatypeMismatch || c == pgerrcode.CannotCoerce {
+		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "argument of %s must be type bigint, not type %s", clause, e.Type())
+	}
+	return out, err
+}
+
 // bindExprWant binds n and coerces it (by assignment rules) to want.
 func (b *Binder) bindExprWant(sc *scope, n *pg_query.Node, want types.T) (Expr, error) {
 	e, err := b.bindExpr(sc, n)

@@ -314,12 +314,12 @@ func (b *Binder) planHybrid(plan Node, sc *scope, s *pg_query.SelectStmt, exprs 
 	node := &HybridTopK{Input: plan, Score: score}
 	var err error
 	if s.LimitCount != nil && !isNullConst(s.LimitCount) {
-		if node.Count, err = b.bindExprWant(&scope{}, s.LimitCount, types.Int8T); err != nil {
+		if node.Count, err = b.bindLimit(&scope{}, s.LimitCount, "LIMIT"); err != nil {
 			return nil, nil, err
 		}
 	}
 	if s.LimitOffset != nil {
-		if node.Offset, err = b.bindExprWant(&scope{}, s.LimitOffset, types.Int8T); err != nil {
+		if node.Offset, err = b.bindLimit(&scope{}, s.LimitOffset, "OFFSET"); err != nil {
 			return nil, nil, err
 		}
 	}

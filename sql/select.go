@@ -369,13 +369,13 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		// One table, maybe filtered: a vector index on the ORDER BY's
 		// column finds the candidates; the Sort and Limit above rank them
 		// exactly.
-		count, err := b.bindExprWant(&scope{}, s.LimitCount, types.Int8T)
+		count, err := b.bindLimit(&scope{}, s.LimitCount, "LIMIT")
 		if err != nil {
 			return nil, err
 		}
 		var offset Expr
 		if s.LimitOffset != nil {
-			if offset, err = b.bindExprWant(&scope{}, s.LimitOffset, types.Int8T); err != nil {
+			if offset, err = b.bindLimit(&scope{}, s.LimitOffset, "OFFSET"); err != nil {
 				return nil, err
 			}
 		}
@@ -388,11 +388,11 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 			if scan, isScan := plan.(*Scan); isScan && bm.RowID != nil && len(agg.calls) == 0 && len(s.GroupClause) == 0 && s.DistinctClause == nil {
 				// No WHERE: the text index yields the best K rows.
 				tk := &TextTopK{Scan: scan, Score: bm}
-				if tk.Count, err = b.bindExprWant(&scope{}, s.LimitCount, types.Int8T); err != nil {
+				if tk.Count, err = b.bindLimit(&scope{}, s.LimitCount, "LIMIT"); err != nil {
 					return nil, err
 				}
 				if s.LimitOffset != nil {
-					if tk.Offset, err = b.bindExprWant(&scope{}, s.LimitOffset, types.Int8T); err != nil {
+					if tk.Offset, err = b.bindLimit(&scope{}, s.LimitOffset, "OFFSET"); err != nil {
 						return nil, err
 					}
 				}
@@ -599,12 +599,12 @@ func (b *Binder) finishOrderLimit(plan Node, keys []SortKey, s *pg_query.SelectS
 	var count, offset Expr
 	var err error
 	if s.LimitCount != nil && !isNullConst(s.LimitCount) {
-		if count, err = b.bindExprWant(sc, s.LimitCount, types.Int8T); err != nil {
+		if count, err = b.bindLimit(sc, s.LimitCount, "LIMIT"); err != nil {
 			return nil, err
 		}
 	}
 	if s.LimitOffset != nil {
-		if offset, err = b.bindExprWant(sc, s.LimitOffset, types.Int8T); err != nil {
+		if offset, err = b.bindLimit(sc, s.LimitOffset, "OFFSET"); err != nil {
 			return nil, err
 		}
 	}

@@ -951,10 +951,19 @@ func (s *Session) statementContext() context.Context {
 	return s.stmtCtx
 }
 
-// fail marks the explicit transaction aborted after an error.
+// fail marks the explicit transaction aborted after an error. Without a
+// savepoint to roll back to, nothing of it can commit or continue, so it
+// is rolled back at once, as PostgreSQL aborts a transaction at its error:
+// its row and key locks are released now, not when the client gets round
+// to ROLLBACK, so a session waiting on them (the other side of a
+// deadlock, a writer of the same key) goes on. The block stays failed
+// (25P02) until ROLLBACK or COMMIT, whose own Rollback is then a no-op.
 func (s *Session) fail() {
 	if s.tx != nil {
 		s.txFailed = true
+		if !s.implicit && len(s.savepoints) == 0 {
+			s.tx.Rollback()
+		}
 	}
 }
 
