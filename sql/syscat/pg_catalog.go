@@ -514,6 +514,8 @@ var viewNames = map[string]bool{
 	"pg_stat_activity": true, "pg_locks": true, "pg_prepared_xacts": true, "pg_timezone_names": true,
 	"pg_available_extensions": true, "pg_prepared_statements": true, "pg_seclabels": true,
 	"pg_stat_gssapi": true, "pg_stat_all_tables": true, "pg_statio_user_tables": true, "pg_statio_all_tables": true,
+	"pg_stat_user_indexes": true, "pg_stat_all_indexes": true, "pg_statio_user_indexes": true, "pg_statio_all_indexes": true,
+	"pg_stats": true, "pg_stat_user_functions": true,
 }
 
 // accessMethod is a row of pg_am.
