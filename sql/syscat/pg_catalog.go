@@ -181,7 +181,11 @@ func init() {
 		var rows [][]any
 		row := func(rel int64, num int, name string, t types.T, notNull, hasDef bool, identity, generated string, acl any) {
 			var coll int64
-			if t.IsString() && t.Family != types.Name {
+			elem := t
+			if t.IsArray() {
+				elem = *t.Elem // text[] has its elements' collation
+			}
+			if elem.IsString() && elem.Family != types.Name {
 				coll = defaultCollationOID
 			}
 			dims := 0
