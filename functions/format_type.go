@@ -13,6 +13,7 @@ package functions
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -123,4 +124,26 @@ func intervalTypmodOut(typmod int64) (string, error) {
 		return fmt.Sprintf("%s(%d)", fields, p), nil
 	}
 	return fields, nil
+}
+
+// oidvectortypes(oidvector) is the types of an oidvector (pg_proc's
+// proargtypes) formatted and joined with ", ", as pgAdmin lists a
+// function's arguments.
+func init() {
+	Register(allStable(fn1("oidvectortypes", types.OidVectorT, tText, func(a any) (any, error) {
+		arr, ok := a.(*types.Array)
+		if !ok {
+			return nil, nil
+		}
+		names := make([]string, 0, len(arr.Elems))
+		for _, e := range arr.Elems {
+			oid, _ := e.(int64)
+			s, err := formatType(oid, -1, false)
+			if err != nil {
+				return nil, err
+			}
+			names = append(names, s)
+		}
+		return strings.Join(names, ", "), nil
+	}))...)
 }

@@ -316,7 +316,10 @@ func (b *Binder) lookupTable(schema, name string) (*catalog.TableDef, error) {
 		return nil, err
 	}
 	if schema != "" {
-		if _, ok := b.Catalog.Schemas[schema]; !ok {
+		// pg_catalog and information_schema exist without being user
+		// schemas: a relation missing there is 42P01 (as for a client
+		// reading a statistics view cairn lacks), not 3F000.
+		if _, ok := b.Catalog.Schemas[schema]; !ok && schema != "pg_catalog" && schema != "information_schema" {
 			return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 		}
 		if t := b.Catalog.Table(schema, name); t != nil {

@@ -766,6 +766,17 @@ func figureColname(n *pg_query.Node) (string, int) {
 		}
 		return nameOf(tc.TypeName.Names), 1
 	}
+	if ce := n.GetCaseExpr(); ce != nil {
+		// CASE takes its ELSE result's name when that is a strong one
+		// (CASE ... ELSE split_part(...) END is "split_part"); otherwise
+		// it is "case", which a cast's type name replaces.
+		if ce.Defresult != nil {
+			if name, strength := figureColname(ce.Defresult); strength > 1 {
+				return name, strength
+			}
+		}
+		return "case", 1
+	}
 	name := figureStrong(n)
 	if name == "?column?" {
 		return name, 0

@@ -185,7 +185,11 @@ func init() {
 		var rows [][]any
 		row := func(rel int64, num int, name string, t types.T, notNull, hasDef bool, identity, generated string, acl any) {
 			var coll int64
-			if t.IsString() && t.Family != types.Name {
+			elem := t
+			if t.IsArray() {
+				elem = *t.Elem // text[] has its elements' collation
+			}
+			if elem.IsString() && elem.Family != types.Name {
 				coll = defaultCollationOID
 			}
 			dims := 0
@@ -524,6 +528,8 @@ var viewNames = map[string]bool{
 	"pg_stat_activity": true, "pg_locks": true, "pg_prepared_xacts": true, "pg_timezone_names": true,
 	"pg_available_extensions": true, "pg_prepared_statements": true, "pg_seclabels": true, "pg_cursors": true,
 	"pg_stat_gssapi": true, "pg_stat_all_tables": true, "pg_statio_user_tables": true, "pg_statio_all_tables": true,
+	"pg_stat_user_indexes": true, "pg_stat_all_indexes": true, "pg_statio_user_indexes": true, "pg_statio_all_indexes": true,
+	"pg_stats": true, "pg_stat_user_functions": true,
 }
 
 // accessMethod is a row of pg_am.

@@ -36,6 +36,20 @@ func init() {
 	register("pg_catalog", "pg_stat_all_tables", 0, statCols, tableStatRows)
 	register("pg_catalog", "pg_statio_user_tables", 0, statioCols, tableStatioRows)
 	register("pg_catalog", "pg_statio_all_tables", 0, statioCols, tableStatioRows)
+	// Index scans are counted per table (idx_scan of pg_stat_user_tables),
+	// not per index: the index views show 0 and no block counts
+	// (pgAdmin's index statistics tab joins them).
+	const indexStatCols = "relid oid, indexrelid oid, schemaname name, relname name, indexrelname name, idx_scan int8, idx_tup_read int8, idx_tup_fetch int8"
+	const indexStatioCols = "relid oid, indexrelid oid, schemaname name, relname name, indexrelname name, idx_blks_read int8, idx_blks_hit int8"
+	register("pg_catalog", "pg_stat_user_indexes", 0, indexStatCols, indexStatRows)
+	register("pg_catalog", "pg_stat_all_indexes", 0, indexStatCols, indexStatRows)
+	register("pg_catalog", "pg_statio_user_indexes", 0, indexStatioCols, indexStatioRows)
+	register("pg_catalog", "pg_statio_all_indexes", 0, indexStatioCols, indexStatioRows)
+	// cairn keeps no column statistics and counts no function calls
+	// (PostgreSQL's track_functions is off by default, which leaves
+	// pg_stat_user_functions empty too).
+	register("pg_catalog", "pg_stats", 0, "schemaname name, tablename name, attname name, inherited bool, null_frac float4, avg_width int4, n_distinct float4, most_common_vals text, most_common_freqs float4[], histogram_bounds text, correlation float4, most_common_elems text, most_common_elem_freqs float4[], elem_count_histogram float4[]", nil)
+	register("pg_catalog", "pg_stat_user_functions", 0, "funcid oid, schemaname name, funcname name, calls int8, total_time float8, self_time float8", nil)
 	register("pg_catalog", "pg_stat_database", 0, "datid oid, datname name, numbackends int4, xact_commit int8, xact_rollback int8, blks_read int8, blks_hit int8, tup_returned int8, tup_fetched int8, tup_inserted int8, tup_updated int8, tup_deleted int8, conflicts int8, temp_files int8, temp_bytes int8, deadlocks int8, checksum_failures int8, checksum_last_failure timestamptz, blk_read_time float8, blk_write_time float8, session_time float8, active_time float8, idle_in_transaction_time float8, sessions int8, sessions_abandoned int8, sessions_fatal int8, sessions_killed int8, stats_reset timestamptz", func(v *View) [][]any {
 		var sum TableStat
 		for _, s := range v.TableStats {
@@ -77,6 +91,24 @@ func tableStatioRows(v *View) [][]any {
 	rows := make([][]any, 0, len(v.tables))
 	for _, t := range v.tables {
 		rows = append(rows, []any{TableOID(t.ID), t.Schema, t.Name, nil, nil, nil, nil, nil, nil, nil, nil})
+	}
+	return rows
+}
+
+// indexStatRows are pg_stat_user_indexes' rows.
+func indexStatRows(v *View) [][]any {
+	rows := make([][]any, 0, len(v.indexes))
+	for _, ix := range v.indexes {
+		rows = append(rows, []any{TableOID(ix.table.ID), ix.oid, ix.schema, ix.table.Name, ix.name, int64(0), int64(0), int64(0)})
+	}
+	return rows
+}
+
+// indexStatioRows are pg_statio_user_indexes' rows.
+func indexStatioRows(v *View) [][]any {
+	rows := make([][]any, 0, len(v.indexes))
+	for _, ix := range v.indexes {
+		rows = append(rows, []any{TableOID(ix.table.ID), ix.oid, ix.schema, ix.table.Name, ix.name, nil, nil})
 	}
 	return rows
 }
