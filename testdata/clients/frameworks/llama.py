@@ -104,6 +104,11 @@ def run(sync_url, async_url, use_jsonb):
         aeng = create_async_engine(async_url)
         AS = sessionmaker(aeng, class_=AsyncSession)
         async with AS() as s, s.begin():
+            try:  # as _aquery_with_score sends ivfflat_probes: no parameter is allowed there
+                await s.execute(text("SET ivfflat.probes = :ivfflat_probes"), {"ivfflat_probes": 10})
+            except Exception as e:
+                out.append(("async SET with a parameter", type(e.orig).__name__))
+        async with AS() as s, s.begin():
             await s.execute(text("SET hnsw.ef_search = 40"))
             await s.execute(text("SET ivfflat.probes = 10"))
             stmt = select(T.id, T.node_id, T.text, T.metadata_, T.embedding.cosine_distance([0.0, 1.0, 0.0]).label("distance")).order_by(text("distance asc")).where(text("(metadata_->>'year')::float < 2015.0")).limit(2)
