@@ -34,6 +34,7 @@ func TestFrameworks(t *testing.T) {
 	}{
 		{"langchain-postgres PGVector", "lc_v1.py", "lc_v1.out", []string{"postgresql+psycopg2://" + url}},
 		{"langchain-postgres PGVectorStore", "lc_v2.py", "lc_v2.out", []string{"postgresql+asyncpg://" + url}},
+		{"langchain-postgres PostgresChatMessageHistory", "lc_chat_history.py", "lc_chat_history.out", []string{dsn}},
 		{"llama-index PGVectorStore", "llama.py", "llama.out", []string{"postgresql+psycopg2://" + url, "postgresql+asyncpg://" + url}},
 		{"mem0 psycopg", "mem0.py", "mem0_3.out", []string{"3", dsn}},
 		{"mem0 psycopg2", "mem0.py", "mem0_2.out", []string{"2", dsn}},
