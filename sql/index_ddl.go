@@ -208,7 +208,12 @@ func exprIndexName(n *pg_query.Node) string {
 func hybridIndexColumns(def *catalog.TableDef, method string, expr *pg_query.Node) ([]*catalog.ColumnDef, error) {
 	tc := expr.GetTypeCast()
 	if tc == nil || method != "deeplake_index" {
-		return nil, pgerr.NotSupported("indexes on expressions")
+		// gin and non-unique btree keys on expressions are read by
+		// expressionIndexKey; these are the others.
+		if method == "btree" {
+			return nil, pgerr.NotSupported("unique indexes on expressions")
+		}
+		return nil, pgerr.NotSupported("%s indexes on expressions", method)
 	}
 	if hybrid, weighted := isHybridTypeName(tc.TypeName); !hybrid || weighted {
 		return nil, pgerr.NotSupported("indexes on expressions")
