@@ -177,6 +177,9 @@ type constraints struct {
 	def    *catalog.TableDef
 	checks []boundCheck
 	fks    []*fkCheck
+	// indexExprs are the keys of the table's indexes on expressions,
+	// evaluated for their errors alone (cairn builds nothing from them).
+	indexExprs []sql.Expr
 	// policies are the statement's row-level security checks.
 	policies []sql.PolicyCheck
 }
@@ -198,6 +201,16 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 	}
 	for i := range def.ForeignKeys {
 		c.fks = append(c.fks, &fkCheck{fk: &def.ForeignKeys[i], child: def})
+	}
+	for _, ix := range cat.IndexesOf(def.ID) {
+		if ix.Expr == "" {
+			continue
+		}
+		e, err := sql.BindIndexExpr(cat, def, ix.Expr)
+		if err != nil {
+			return nil, err
+		}
+		c.indexExprs = append(c.indexExprs, e)
 	}
 	return c, nil
 }
@@ -237,6 +250,15 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 				return pgerr.New(pgerrcode.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", c.def.Name, chk.name).
 					WithDetail("Failing row contains %s.", rowText(c.def, rec, r, rt.textOptions()))
 			}
+		}
+		res.Release()
+	}
+	// PostgreSQL computes index keys after the CHECK constraints and
+	// before the foreign keys, which wait for the statement's end.
+	for _, e := range c.indexExprs {
+		res, err := Eval(rt, e, rec)
+		if err != nil {
+			return err
 		}
 		res.Release()
 	}

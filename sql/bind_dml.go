@@ -666,6 +666,19 @@ func BindTableExpr(cat *catalog.Catalog, def *catalog.TableDef, text string) (Ex
 	return b.bindCondition(&scope{cols: tableCols(def, def.Name)}, n, "CHECK")
 }
 
+// BindIndexExpr binds the key of an index on an expression
+// (catalog.IndexDef.Expr) over a row of def. Each write evaluates it, as
+// PostgreSQL computes the key of every row it indexes: a row the
+// expression fails on (a cast of text that is no number) fails the write.
+func BindIndexExpr(cat *catalog.Catalog, def *catalog.TableDef, text string) (Expr, error) {
+	n, err := ParseExpr(text)
+	if err != nil {
+		return nil, err
+	}
+	b := &Binder{Catalog: cat}
+	return b.bindExpr(&scope{cols: tableCols(def, def.Name)}, n)
+}
+
 // BindColumnDefault binds the DEFAULT of def's column at position pos
 // (a NULL constant when it has none), as ON DELETE SET DEFAULT writes it.
 func BindColumnDefault(cat *catalog.Catalog, def *catalog.TableDef, pos int) (Expr, error) {

@@ -562,6 +562,12 @@ func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 		return types.UnknownT, pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
 	}
 	t, ok := types.Named(name)
+	if !ok && (name == "halfvec" || name == "sparsevec") {
+		// pgvector's other vector types (LlamaIndex's use_halfvec declares
+		// halfvec columns): named rather than 42704, which reads as if the
+		// vector extension were missing.
+		return types.UnknownT, pgerr.NotSupported("pgvector's %s type (cairn has vector)", name).WithPosition(tn.Location + 1)
+	}
 	if !ok {
 		return types.UnknownT, pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", name).WithPosition(tn.Location + 1)
 	}

@@ -64,7 +64,7 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 				return nil, err
 			}
 		}
-		if ie.Expr != nil && method == "gin" {
+		if ie.Expr != nil && (method == "gin" || method == "btree" && !s.Unique) {
 			if err := b.expressionIndexKey(def, idx, s, ie); err != nil {
 				return nil, err
 			}
@@ -127,12 +127,13 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 	return &CreateIndex{Def: idx, IfNotExists: s.IfNotExists}, nil
 }
 
-// expressionIndexKey checks the key of a gin index on an expression
-// (USING gin (to_tsvector('simple', payload->>'text'))) as PostgreSQL does
-// (it binds over the table's columns, calls only immutable functions, and
-// its type has a gin operator class) and records it in idx: its text in
-// Expr and the columns it reads in Columns. Such an index is kept in the
-// catalog only (see catalog.IndexDef.Expr); unique, multicolumn and
+// expressionIndexKey checks the key of a gin or non-unique btree index on
+// an expression (mem0's USING gin (to_tsvector('simple', payload->>'text')),
+// LlamaIndex's USING btree ((metadata_ ->> 'ref_doc_id'))) as PostgreSQL
+// does (it binds over the table's columns, calls only immutable functions,
+// and its type has an operator class of the method) and records it in
+// idx: its text in Expr and the columns it reads in Columns. Such an index
+// is kept in the catalog only (see catalog.IndexDef.Expr); multicolumn and
 // operator-class forms are refused.
 func (b *Binder) expressionIndexKey(def *catalog.TableDef, idx *catalog.IndexDef, s *pg_query.IndexStmt, ie *pg_query.IndexElem) error {
 	switch opclass := strings.ToLower(nameOf(ie.Opclass)); {
@@ -168,9 +169,14 @@ func (b *Binder) expressionIndexKey(def *catalog.TableDef, idx *catalog.IndexDef
 	if bad != nil {
 		return bad
 	}
-	if t := e.Type(); t.Family != types.TSVector && t.Family != types.JSONB && !t.IsArray() {
+	t := e.Type()
+	opclass := t.Family == types.TSVector || t.Family == types.JSONB || t.IsArray()
+	if idx.Method == "btree" {
+		opclass = t.Family != types.JSON && t.Family != types.Record
+	}
+	if !opclass {
 		t.Mod = -1
-		return pgerr.New(pgerrcode.UndefinedObject, "data type %s has no default operator class for access method \"gin\"", t).
+		return pgerr.New(pgerrcode.UndefinedObject, "data type %s has no default operator class for access method \"%s\"", t, idx.Method).
 			WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
 	}
 	if len(idx.Columns) == 0 {
@@ -202,7 +208,12 @@ func exprIndexName(n *pg_query.Node) string {
 func hybridIndexColumns(def *catalog.TableDef, method string, expr *pg_query.Node) ([]*catalog.ColumnDef, error) {
 	tc := expr.GetTypeCast()
 	if tc == nil || method != "deeplake_index" {
-		return nil, pgerr.NotSupported("indexes on expressions")
+		// gin and non-unique btree keys on expressions are read by
+		// expressionIndexKey; these are the others.
+		if method == "btree" {
+			return nil, pgerr.NotSupported("unique indexes on expressions")
+		}
+		return nil, pgerr.NotSupported("%s indexes on expressions", method)
 	}
 	if hybrid, weighted := isHybridTypeName(tc.TypeName); !hybrid || weighted {
 		return nil, pgerr.NotSupported("indexes on expressions")

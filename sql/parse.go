@@ -97,6 +97,9 @@ func Parse(query string) ([]*Parsed, error) {
 	}
 	stmts := make([]*Parsed, 0, len(tree.Stmts))
 	for _, raw := range tree.Stmts {
+		if err := setParam(raw.Stmt); err != nil {
+			return nil, err
+		}
 		text := query
 		start := int(raw.StmtLocation)
 		if start >= 0 && start <= len(query) {
@@ -236,4 +239,20 @@ func parenthesizeHybridIndexKey(query string) (string, bool) {
 func grammarNotSupported(msg string) bool {
 	return msg == "MATCH PARTIAL not yet implemented" || msg == "a column list with SET NULL is only supported for ON DELETE actions" ||
 		msg == "a column list with SET DEFAULT is only supported for ON DELETE actions"
+}
+
+// setParam refuses a parameter as the value of SET (SET hnsw.ef_search =
+// $1, as LlamaIndex's async path sends): PostgreSQL's grammar has no
+// place for one there, which pg_query's admits for its fingerprinting.
+func setParam(stmt *pg_query.Node) error {
+	vs := stmt.GetVariableSetStmt()
+	if vs == nil {
+		return nil
+	}
+	for _, a := range vs.Args {
+		if p := a.GetParamRef(); p != nil {
+			return pgerr.New(pgerrcode.SyntaxError, "syntax error at or near \"$%d\"", p.Number).WithPosition(p.Location + 1)
+		}
+	}
+	return nil
 }

@@ -25,6 +25,17 @@ func (b *Binder) CheckViolations(def *catalog.TableDef, check catalog.CheckDef) 
 	return firstRow(&Filter{Input: tableScan(def, false), Cond: &BoolOp{Op: Not, Args: []Expr{cond}}}), nil
 }
 
+// IndexKeys is a plan of the key of the index on an expression ix for
+// every row of def: CREATE INDEX computes them all, as PostgreSQL does
+// when it builds the index, so a row the expression fails on fails it.
+func (b *Binder) IndexKeys(def *catalog.TableDef, ix *catalog.IndexDef) (Node, error) {
+	e, err := BindIndexExpr(b.Catalog, def, ix.Expr)
+	if err != nil {
+		return nil, err
+	}
+	return &Project{Input: tableScan(def, false), Exprs: []Expr{e}, Out: []Col{{Name: "key", T: e.Type()}}}, nil
+}
+
 // NullViolations is a plan of at most one row of def whose column at
 // position pos is NULL (SET NOT NULL on a column that has them fails).
 func NullViolations(def *catalog.TableDef, pos int) Node {

@@ -199,6 +199,16 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			}
 			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 		}
+		if x.Def.Expr != "" {
+			b := s.binder(tx.Catalog())
+			plan, err := b.IndexKeys(b.Catalog.TableByID(x.Def.Table), x.Def)
+			if err != nil {
+				return err
+			}
+			if _, err := s.anyRow(ctx, tx, plan); err != nil {
+				return err
+			}
+		}
 		if x.IfNotExists {
 			return tx.IfNotExists(x.Def.Schema, x.Def.Name, func() (uint64, error) { return 0, tx.CreateIndex(x.Def) })
 		}

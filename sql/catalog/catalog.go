@@ -228,7 +228,8 @@ type IndexDef struct {
 	Unique       bool   `json:"unique,omitempty"`
 	// Expr is the SQL text of the key of an index on an expression, in
 	// parentheses unless it is a function call, as pg_get_indexdef prints
-	// it (a gin index on to_tsvector(...), as mem0 creates), whose Columns are then
+	// it (a gin index on to_tsvector(...), as mem0 creates, a btree one on
+	// metadata_ ->> 'ref_doc_id', as LlamaIndex does), whose Columns are then
 	// the columns the expression reads. cairn keeps such an index in the
 	// catalog only: nothing is built for it and no plan reads it.
 	Expr string `json:"expr,omitempty"`

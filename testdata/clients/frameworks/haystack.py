@@ -78,6 +78,15 @@ WHERE to_tsvector({language}, content) @@ query
 out.append(("keyword", [(x["id"], round(x["score"], 4)) for x in r]))
 r = dcur.execute(SQL("SELECT * FROM {schema_name}.{table_name}").format(schema_name=S, table_name=T) + SQL(" WHERE meta->>'name' IN (%s, %s)"), ("berlin", "rome")).fetchall()
 out.append(("filter", sorted((x["id"], x["content"]) for x in r)))
+# filters.py's comparisons: meta values cast by the Python type, in/not in with the list wrapped
+# once more (a 2-D array parameter), != as IS DISTINCT FROM, ISO dates compared as text.
+for w, p in [("(meta->>'number')::real = ANY(%s)", ([[1.0, 5.0]],)), ("meta->>'name' = ANY(%s)", ([["berlin"]],)),
+             ("(meta->>'number')::real IS NULL OR (meta->>'number')::real != ALL(%s)", ([[1.0]],)),
+             ("meta->>'name' IS DISTINCT FROM %s", ("berlin",)), ("(meta->>'number')::real > %s", (4.5,)),
+             ("meta->>'chapter' >= %s", ("2024-06-01",)), ("meta->>'chapter' IS NULL", ()),
+             ("((meta->>'number')::real > %s AND meta->>'name' = %s)", (0, "paris")), ("(blob_meta)::jsonb = %s", (Jsonb({"k": 1}),))]:
+    r = dcur.execute(SQL("SELECT * FROM {schema_name}.{table_name}").format(schema_name=S, table_name=T) + SQL(" WHERE ") + SQL(w), p).fetchall()
+    out.append(("filter", w, sorted(x["id"] for x in r)))
 cur.execute(SQL("DELETE FROM {schema_name}.{table_name} WHERE id IN ({ids})").format(schema_name=S, table_name=T, ids=SQL("'a', 'c'")))
 out.append(("count", cur.execute(SQL("SELECT COUNT(*) FROM {schema_name}.{table_name}").format(schema_name=S, table_name=T)).fetchone()[0]))
 cur.execute(SQL("DROP TABLE IF EXISTS {schema_name}.{table_name}").format(schema_name=S, table_name=T))

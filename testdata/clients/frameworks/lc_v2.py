@@ -50,7 +50,9 @@ async def main(url):
                 await c.execute(text(ins + vs + ups), values); await c.commit()
     # indexes
     for stmt in [f'CREATE INDEX  "{T}langchainvectorindex" ON "{S}"."{T}" USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64) ;',
-                 f'CREATE INDEX  langchain_tsv_index ON "{S}"."{T}" USING GIN(langchain_tsv);']:
+                 f'CREATE INDEX  langchain_tsv_index ON "{S}"."{T}" USING GIN(langchain_tsv);',
+                 # without a tsv column the index is on HybridSearchConfig's default language
+                 f'CREATE INDEX  lc_v2_content_tsv ON "{S}"."{T}" USING GIN(to_tsvector(\'pg_catalog.english\', content));']:
         async with eng.connect() as c:
             await c.execute(text(stmt)); await c.commit()
     async with eng.connect() as c:
@@ -98,7 +100,7 @@ async def main(url):
         stmt = f'SELECT {COLS}, ts_rank_cd("langchain_tsv", plainto_tsquery(\'english\', :fts_query)) as distance FROM "{S}"."{T}" WHERE "langchain_tsv" @@ plainto_tsquery(\'english\', :fts_query)   ORDER BY distance desc LIMIT 4;'
         r = (await c.execute(text(stmt), {"query_embedding": qe, "dense_limit": 4, "fts_query": "quick fox"})).mappings().fetchall()
         print("sparse", [(x["content"], round(x["distance"], 4)) for x in r])
-        stmt = f'SELECT {COLS}, ts_rank_cd(to_tsvector(\'english\', "content"), plainto_tsquery(\'english\', :fts_query)) as distance FROM "{S}"."{T}" WHERE to_tsvector(\'english\', "content") @@ plainto_tsquery(\'english\', :fts_query)   ORDER BY distance desc LIMIT 4;'
+        stmt = f'SELECT {COLS}, ts_rank_cd(to_tsvector(\'pg_catalog.english\', "content"), plainto_tsquery(\'pg_catalog.english\', :fts_query)) as distance FROM "{S}"."{T}" WHERE to_tsvector(\'pg_catalog.english\', "content") @@ plainto_tsquery(\'pg_catalog.english\', :fts_query)   ORDER BY distance desc LIMIT 4;'
         r = (await c.execute(text(stmt), {"fts_query": "dogs"})).mappings().fetchall()
         print("sparse no tsv", [(x["content"], round(x["distance"], 4)) for x in r])
         r = (await c.execute(text(f'SELECT {COLS} FROM "{S}"."{T}" WHERE "langchain_id" IN (:id_0, :id_1);'), {"id_0": ids[0], "id_1": ids[3]})).mappings().fetchall()

@@ -2,7 +2,7 @@
 with a generated tsvector column, psycopg2 (sync) and asyncpg (async) engines."""
 import sys, asyncio, json
 import sqlalchemy
-from sqlalchemy import Column, Computed, select, delete, text, func, type_coerce
+from sqlalchemy import Column, Computed, select, delete, text, func, type_coerce, cast, column, String, Integer
 from sqlalchemy.dialects.postgresql import BIGINT, JSON, JSONB, TSVECTOR, VARCHAR
 from sqlalchemy.schema import Index
 from sqlalchemy.types import TypeDecorator, UserDefinedType
@@ -29,8 +29,13 @@ def model(base, use_jsonb):
         node_id = Column(VARCHAR)
         embedding = Column(Vector(3))
         text_search_tsv = Column(TSVector(), Computed("to_tsvector('english', text)", persisted=True))
-    m = type("Datallama", (HybridAbstractData,), {"__tablename__": "data_llama", "__table_args__": {"schema": "llamaschema"}})
+    keyed = [Index("llama_idx_author_text", cast(column("metadata_").op("->>")("author"), String), postgresql_using="btree"),
+             Index("llama_idx_year_int", cast(column("metadata_").op("->>")("year"), Integer), postgresql_using="btree")]
+    m = type("Datallama", (HybridAbstractData,), {"__tablename__": "data_llama", "__table_args__": (*keyed, {"schema": "llamaschema"})})
     Index("llama_idx", m.text_search_tsv, postgresql_using="gin")
+    # The current release's model also indexes ref_doc_id, and each of
+    # indexed_metadata_keys cast to its type, with btree expression indexes.
+    Index("llama_idx_1", m.metadata_["ref_doc_id"].astext, postgresql_using="btree")
     return m
 
 def run(sync_url, async_url, use_jsonb):
@@ -53,6 +58,8 @@ def run(sync_url, async_url, use_jsonb):
     with Session() as s, s.begin():
         base.metadata.create_all(s.connection())  # second start: tables exist (checkfirst)
     with Session() as s, s.begin():
+        out0 = s.execute(text("SELECT indexname FROM pg_indexes WHERE schemaname = 'llamaschema' ORDER BY 1")).scalars().all()
+    with Session() as s, s.begin():
         s.execute(text("CREATE INDEX IF NOT EXISTS data_llama_embedding_idx ON llamaschema.data_llama USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"))
         s.commit()
     rows = [("n1", "The cat sat on the mat", [1.0, 0.0, 0.0], {"doc_id": "d1", "ref_doc_id": "d1", "author": "ann", "year": 2001, "tags": ["pets", "cats"], "_node_type": "TextNode"}),
@@ -62,7 +69,7 @@ def run(sync_url, async_url, use_jsonb):
         for nid, t, e, md in rows:
             s.add(T(node_id=nid, embedding=e, text=t, metadata_=md))
         s.commit()
-    out = []
+    out = [("indexes", out0)]
     def dense(where=None, ef=None):
         stmt = select(T.id, T.node_id, T.text, T.metadata_, T.embedding.cosine_distance([1.0, 0.2, 0.1]).label("distance")).order_by(text("distance asc"))
         if where is not None:
@@ -96,6 +103,11 @@ def run(sync_url, async_url, use_jsonb):
     async def amain():
         aeng = create_async_engine(async_url)
         AS = sessionmaker(aeng, class_=AsyncSession)
+        async with AS() as s, s.begin():
+            try:  # as _aquery_with_score sends ivfflat_probes: no parameter is allowed there
+                await s.execute(text("SET ivfflat.probes = :ivfflat_probes"), {"ivfflat_probes": 10})
+            except Exception as e:
+                out.append(("async SET with a parameter", type(e.orig).__name__))
         async with AS() as s, s.begin():
             await s.execute(text("SET hnsw.ef_search = 40"))
             await s.execute(text("SET ivfflat.probes = 10"))
