@@ -1030,10 +1030,18 @@ func constDefaultText(n *pg_query.Node, t types.T) (string, bool) {
 	case c.GetFval() != nil:
 		f := c.GetFval().Fval
 		if strings.ContainsAny(f, ".eE") {
-			if f[0] == '-' {
-				return quoted(f, "numeric"), true
+			// A numeric prints as numeric_out writes it (1e5 is 100000,
+			// 1.5e-3 0.0015), bare only when that has a point or an
+			// exponent and no sign.
+			d, err := types.ParseText(f, types.NumericT)
+			if err != nil {
+				return "", false
 			}
-			return "", false
+			out := types.FormatText(d, types.NumericT)
+			if out[0] == '-' || !strings.ContainsAny(out, ".eE") {
+				return quoted(out, "numeric"), true
+			}
+			return out, true
 		}
 		if _, err := strconv.ParseInt(f, 10, 64); err == nil {
 			return quoted(f, "bigint"), true
