@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgproto3/v2"
@@ -21,6 +22,9 @@ import (
 // the socket (under mu) without interleaving with it.
 type notifyState struct {
 	waiting bool
+	// pending is set while a write started by notified has not taken
+	// the session's notifications yet.
+	pending atomic.Bool
 }
 
 // sendNotifications buffers the session's pending notifications when it
@@ -58,10 +62,19 @@ func (c *conn) endWait() {
 // notified is the session's OnNotify hook, called on the sending
 // session's goroutine: the write happens on a goroutine of its own, so
 // that a client that does not read cannot stall the sender's commit.
+// At most one such goroutine is pending per connection: a burst of
+// notifications to a client that does not read (whose write blocks up to
+// the write timeout) starts one, not one each.
 func (c *conn) notified() {
+	if !c.notify.pending.CompareAndSwap(false, true) {
+		return
+	}
 	go func() {
 		c.notifyMu.Lock()
 		defer c.notifyMu.Unlock()
+		// Notifications that arrive from here on start another write;
+		// those before are taken by this one.
+		c.notify.pending.Store(false)
 		if c.notify.waiting {
 			c.writeWaiting()
 		}
