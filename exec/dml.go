@@ -235,7 +235,8 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 		if col.NotNull && arr.NullN() > 0 {
 			row := firstNull(arr)
 			return pgerr.New(pgerrcode.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", col.Name, c.def.Name).
-				WithDetail("Failing row contains %s.", rowText(c.def, rec, row, rt.textOptions()))
+				WithDetail("Failing row contains %s.", rowText(c.def, rec, row, rt.textOptions())).
+				WithColumn(c.def.Schema, c.def.Name, col.Name)
 		}
 	}
 	for _, chk := range c.checks {
@@ -248,7 +249,8 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 			if b.IsValid(r) && !b.Value(r) {
 				res.Release()
 				return pgerr.New(pgerrcode.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", c.def.Name, chk.name).
-					WithDetail("Failing row contains %s.", rowText(c.def, rec, r, rt.textOptions()))
+					WithDetail("Failing row contains %s.", rowText(c.def, rec, r, rt.textOptions())).
+					WithConstraint(c.def.Schema, c.def.Name, chk.name)
 			}
 		}
 		res.Release()

@@ -185,7 +185,7 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 		if !ok {
 			if f.fk.MatchFull && nulls < len(childPos) {
 				return pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", f.child.Name, f.fk.Name).
-					WithDetail("MATCH FULL does not allow mixing of null and nonnull key values.")
+					WithDetail("MATCH FULL does not allow mixing of null and nonnull key values.").WithConstraint(f.child.Schema, f.child.Name, f.fk.Name)
 			}
 			continue
 		}
@@ -373,7 +373,8 @@ func batchKeys(k keyCols, n int) map[string]bool {
 // holds.
 func (f *fkCheck) notPresent(rt *Runtime, newKeys keyCols, r int) error {
 	return pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", f.child.Name, f.fk.Name).
-		WithDetail("Key (%s)=(%s) is not present in table \"%s\".", strings.Join(newKeys.names, ", "), newKeys.text(r, rt.textOptions()), f.parent.Name)
+		WithDetail("Key (%s)=(%s) is not present in table \"%s\".", strings.Join(newKeys.names, ", "), newKeys.text(r, rt.textOptions()), f.parent.Name).
+		WithConstraint(f.child.Schema, f.child.Name, f.fk.Name)
 }
 
 // fkRef is a foreign key seen from the table it references.
@@ -844,7 +845,8 @@ func (a *fkActions) check(ctx context.Context, c *fkChange) error {
 		live.Release()
 		if n > 0 {
 			return pgerr.New(pgerrcode.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", ref.parent.Name, ref.fk.Name, ref.child.Name).
-				WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", strings.Join(c.old.names, ", "), c.old.text(r, a.rt.textOptions()), ref.child.Name)
+				WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", strings.Join(c.old.names, ", "), c.old.text(r, a.rt.textOptions()), ref.child.Name).
+				WithConstraint(ref.child.Schema, ref.child.Name, ref.fk.Name)
 		}
 	}
 	return nil

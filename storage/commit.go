@@ -375,7 +375,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 					if tt.upsert {
 						return 0, nil, nil, serializationFailure()
 					}
-					return 0, nil, nil, spilledUniqueViolation(con)
+					return 0, nil, nil, spilledUniqueViolation(def, con)
 				}
 				ks.ints = append(ks.ints, sks.ints...)
 				ks.strs = append(ks.strs, sks.strs...)

@@ -284,7 +284,8 @@ func (tx *Tx) checkRefsLocked(head, base *dbState, newCat *catalog.Catalog, own 
 				}
 			}
 			return nil, pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", child.Name, ref.fk).
-				WithDetail("Key (%s)=(%s) is not present in table \"%s\".", strings.Join(names, ", "), ref.text, parent.Name)
+				WithDetail("Key (%s)=(%s) is not present in table \"%s\".", strings.Join(names, ", "), ref.text, parent.Name).
+				WithConstraint(child.Schema, child.Name, ref.fk)
 		}
 		if out == nil {
 			out = map[uint64][]fkRef{}
@@ -327,7 +328,8 @@ func (tx *Tx) checkRefsLocked(head, base *dbState, newCat *catalog.Catalog, own 
 					}
 				}
 				return nil, pgerr.New(pgerrcode.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", parent.Name, fk.Name, child.Name).
-					WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", strings.Join(names, ", "), ref.text, child.Name)
+					WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", strings.Join(names, ", "), ref.text, child.Name).
+					WithConstraint(child.Schema, child.Name, fk.Name)
 			}
 		}
 	}

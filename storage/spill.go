@@ -253,9 +253,9 @@ func (tx *Tx) keepInstalledSpills() {
 // spilledUniqueViolation is the 23505 error for a spilled row whose key
 // another transaction committed meanwhile (the row is in a file, so the
 // detail does not quote the key).
-func spilledUniqueViolation(con constraint) error {
+func spilledUniqueViolation(def *catalog.TableDef, con constraint) error {
 	return pgerr.New(pgerrcode.UniqueViolation, "duplicate key value violates unique constraint %q", con.name).
-		WithDetail("A row this transaction wrote repeats a key that another transaction committed.")
+		WithDetail("A row this transaction wrote repeats a key that another transaction committed.").WithConstraint(def.Schema, def.Name, con.name)
 }
 
 // removeSpills removes the spilled files no commit installed (the

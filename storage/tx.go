@@ -607,7 +607,7 @@ func (tx *Tx) localIndex(def *catalog.TableDef, tt *txTable, con constraint, dup
 		}
 		if !ks.addTo(li.m, dupErr) {
 			return nil, pgerr.New(pgerrcode.UniqueViolation, "could not create unique index %q", con.name).
-				WithDetail("A key is repeated among the rows this transaction wrote.")
+				WithDetail("A key is repeated among the rows this transaction wrote.").WithConstraint(def.Schema, def.Name, con.name)
 		}
 	}
 	if !dupErr || tt.local[sig] == nil {

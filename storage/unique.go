@@ -306,7 +306,7 @@ func normalizeNumeric(s string) string {
 func uniqueViolation(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []int, i int) error {
 	names, vals := keyText(def, con, cols, pos, i)
 	return pgerr.New(pgerrcode.UniqueViolation, "duplicate key value violates unique constraint %q", con.name).
-		WithDetail("Key (%s)=(%s) already exists.", names, vals)
+		WithDetail("Key (%s)=(%s) already exists.", names, vals).WithConstraint(def.Schema, def.Name, con.name)
 }
 
 // duplicateInData is the 23505 error for a constraint added over data that
@@ -314,7 +314,7 @@ func uniqueViolation(def *catalog.TableDef, con constraint, cols []arrow.Array, 
 func duplicateInData(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []int, i int) error {
 	names, vals := keyText(def, con, cols, pos, i)
 	return pgerr.New(pgerrcode.UniqueViolation, "could not create unique index %q", con.name).
-		WithDetail("Key (%s)=(%s) is duplicated.", names, vals)
+		WithDetail("Key (%s)=(%s) is duplicated.", names, vals).WithConstraint(def.Schema, def.Name, con.name)
 }
 
 func keyText(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []int, i int) (string, string) {

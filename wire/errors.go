@@ -39,6 +39,10 @@ func errorResponse(err error, fatal bool) *pgproto3.ErrorResponse {
 		Hint:                validUTF8(pe.Hint),
 		Position:            pe.Position,
 		Where:               validUTF8(pe.Where),
+		SchemaName:          pe.Schema,
+		TableName:           pe.Table,
+		ColumnName:          pe.Column,
+		ConstraintName:      pe.Constraint,
 	}
 }
 

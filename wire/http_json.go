@@ -43,6 +43,12 @@ type errorBody struct {
 	SQLState string `json:"sqlstate"`
 	Detail   string `json:"detail,omitempty"`
 	Hint     string `json:"hint,omitempty"`
+	// Schema, Table, Column and Constraint name the object an integrity
+	// error (23xxx) is about, as PostgreSQL's error fields do.
+	Schema     string `json:"schema,omitempty"`
+	Table      string `json:"table,omitempty"`
+	Column     string `json:"column,omitempty"`
+	Constraint string `json:"constraint,omitempty"`
 }
 
 // requestError is an error in the request itself (its body, its size),
@@ -119,7 +125,8 @@ func writeError(w http.ResponseWriter, status int, code string, pe *pgerr.Error)
 	if sqlstate == "" {
 		sqlstate = pgerrcode.InternalError
 	}
-	writeJSON(w, status, errorBody{Error: pe.Message, Code: code, SQLState: sqlstate, Detail: pe.Detail, Hint: pe.Hint})
+	writeJSON(w, status, errorBody{Error: pe.Message, Code: code, SQLState: sqlstate, Detail: pe.Detail, Hint: pe.Hint,
+		Schema: pe.Schema, Table: pe.Table, Column: pe.Column, Constraint: pe.Constraint})
 }
 
 // writeJSON writes v as a JSON response with the given status. v is one

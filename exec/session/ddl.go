@@ -760,7 +760,8 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		}
 		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
 			if err == nil {
-				err = pgerr.New(pgerrcode.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", c.Name, def.Name)
+				err = pgerr.New(pgerrcode.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", c.Name, def.Name).
+					WithConstraint(def.Schema, def.Name, c.Name)
 			}
 			return err
 		}
@@ -772,7 +773,8 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		}
 		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
 			if err == nil {
-				err = pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", def.Name, fk.Name)
+				err = pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", def.Name, fk.Name).
+					WithConstraint(def.Schema, def.Name, fk.Name)
 			}
 			return err
 		}
@@ -793,7 +795,8 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		pos, _ := def.Column(name)
 		if found, err := s.anyRow(ctx, tx, sql.NullViolations(def, pos)); err != nil || found {
 			if err == nil {
-				err = pgerr.New(pgerrcode.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", name, def.Name)
+				err = pgerr.New(pgerrcode.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", name, def.Name).
+					WithColumn(def.Schema, def.Name, name)
 			}
 			return err
 		}

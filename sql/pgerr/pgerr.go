@@ -21,6 +21,12 @@ type Error struct {
 	// Severity is "ERROR" unless set (for example "FATAL" for a startup
 	// failure).
 	Severity string
+	// Schema, Table, Column and Constraint name the object an integrity
+	// error is about, as PostgreSQL reports them in the ErrorResponse's
+	// fields s, t, c and n: drivers expose them (psycopg's diag, asyncpg's
+	// constraint_name, pgx's ConstraintName) and ORMs map a 23505 or 23503
+	// to the model field by the constraint's name.
+	Schema, Table, Column, Constraint string
 }
 
 // New returns an error with the given SQLSTATE and a printf-style message.
@@ -40,6 +46,20 @@ func (e *Error) WithDetail(format string, args ...any) *Error {
 // WithHint returns e with Hint set.
 func (e *Error) WithHint(format string, args ...any) *Error {
 	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// WithConstraint returns e naming the constraint (unique, check or
+// foreign key) of table schema.table that the error is about.
+func (e *Error) WithConstraint(schema, table, constraint string) *Error {
+	e.Schema, e.Table, e.Constraint = schema, table, constraint
+	return e
+}
+
+// WithColumn returns e naming the column of table schema.table that the
+// error is about (a not-null violation).
+func (e *Error) WithColumn(schema, table, column string) *Error {
+	e.Schema, e.Table, e.Column = schema, table, column
 	return e
 }
 
