@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -110,7 +111,7 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 			if idx.OpClass, err = vectorOpClass(method, opclass, colType, hybrid); err != nil {
 				return nil, err
 			}
-		} else if err := trigramOpClass(idx, strings.ToLower(nameOf(ie.Opclass)), colType, len(s.IndexParams)); err != nil {
+		} else if err := keyOpClass(idx, strings.ToLower(nameOf(ie.Opclass)), colType, len(s.IndexParams)); err != nil {
 			return nil, err
 		}
 	}
@@ -190,6 +191,8 @@ func (b *Binder) expressionIndexKey(def *catalog.TableDef, idx *catalog.IndexDef
 		text = "(" + text + ")" // as pg_get_indexdef prints a key that is no function call
 	}
 	idx.Expr = text
+	t.Mod = -1
+	idx.ExprType = &t
 	return nil
 }
 
@@ -327,6 +330,38 @@ func opClassType(opclass string, t types.T, hybrid bool) error {
 		name = "deeplake_hybrid_record"
 	}
 	return pgerr.New(pgerrcode.DatatypeMismatch, "operator class \"%s\" does not accept data type %s", opclass, name)
+}
+
+// keyOpClass resolves the operator class CREATE INDEX names for a column
+// key of type t of a btree, hash, gin, gist or brin index, as PostgreSQL's
+// ResolveOpClass: a trigram class is recorded for the trigram index it
+// asks for (trigramOpClass); another class must exist for the method
+// (42704) and take the type (42804), and is recorded when it is not the
+// default (text_pattern_ops, jsonb_path_ops; gist's and brin's unchecked),
+// which pg_index and
+// pg_get_indexdef then show. cairn keeps one class per index, so a
+// multicolumn index naming a class that is not the default is 0A000.
+func keyOpClass(idx *catalog.IndexDef, opclass string, t types.T, keys int) error {
+	if opclass == "" || opclass == catalog.OpClassGinTrgm || opclass == catalog.OpClassGistTrgm {
+		return trigramOpClass(idx, opclass, t, keys)
+	}
+	found, accepts, isDefault := syscat.OpClass(idx.Method, opclass, t)
+	switch {
+	case !found && (idx.Method == "gist" || idx.Method == "brin"):
+		// cairn lists no gist or brin classes but pg_trgm's: the name
+		// is recorded unchecked (such an index is catalog only).
+	case !found:
+		return pgerr.New(pgerrcode.UndefinedObject, "operator class \"%s\" does not exist for access method \"%s\"", opclass, idx.Method)
+	case !accepts:
+		t.Mod = -1
+		return opClassType(opclass, t, false)
+	case isDefault:
+		return nil
+	case keys > 1:
+		return pgerr.NotSupported("operator class %s on a key of a multicolumn index", opclass)
+	}
+	idx.OpClass = opclass
+	return nil
 }
 
 // reloption kinds: how a WITH option's value is read.

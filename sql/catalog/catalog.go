@@ -233,6 +233,10 @@ type IndexDef struct {
 	// the columns the expression reads. cairn keeps such an index in the
 	// catalog only: nothing is built for it and no plan reads it.
 	Expr string `json:"expr,omitempty"`
+	// ExprType is the type of Expr's value, whose default operator class
+	// pg_index.indclass lists (nil in catalogs written before it was
+	// recorded).
+	ExprType *types.T `json:"expr_type,omitempty"`
 }
 
 // KeyDesc reports whether key i is indexed DESC.

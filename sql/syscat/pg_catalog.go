@@ -282,6 +282,10 @@ func init() {
 				keys, exprs = []int64{0}, ix.def.Expr
 			}
 			zeros := make([]int64, len(keys))
+			classes := make([]int64, len(keys))
+			for i := range classes {
+				classes[i] = ix.opClass(i)
+			}
 			// indoption: INDOPTION_DESC (1) and INDOPTION_NULLS_FIRST (2)
 			// of each key.
 			opts := make([]int64, len(keys))
@@ -296,7 +300,7 @@ func init() {
 				}
 			}
 			rows = append(rows, []any{ix.oid, TableOID(ix.table.ID), int64(len(keys)), int64(len(keys)), ix.unique, false, ix.primary,
-				false, true, false, true, false, true, true, false, int2s(keys...), oids(zeros...), oids(zeros...), int2s(opts...), exprs, nil})
+				false, true, false, true, false, true, true, false, int2s(keys...), oids(zeros...), oids(classes...), int2s(opts...), exprs, nil})
 		}
 		return rows
 	})

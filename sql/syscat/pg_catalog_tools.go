@@ -174,7 +174,17 @@ func init() {
 	register(pc, "pg_foreign_table", 3118, "ftrelid oid, ftserver oid, ftoptions text[]", nil)
 	register(pc, "pg_event_trigger", 3466, "oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled \"char\", evttags text[]", nil)
 	register(pc, "pg_aggregate", 2600, "aggfnoid regproc, aggkind \"char\", aggnumdirectargs int2, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra bool, aggmfinalextra bool, aggfinalmodify \"char\", aggmfinalmodify \"char\", aggsortop oid, aggtranstype oid, aggtransspace int4, aggmtranstype oid, aggmtransspace int4, agginitval text, aggminitval text", nil)
-	register(pc, "pg_opclass", 2616, "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid", nil)
+	register(pc, "pg_opclass", 2616, "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid", func(*View) [][]any {
+		rows := make([][]any, 0, len(opClasses))
+		for _, c := range opClasses {
+			ns := int64(PgCatalogOID)
+			if c.public {
+				ns = PublicOID
+			}
+			rows = append(rows, []any{c.oid, amOID(c.method), c.name, ns, int64(BootstrapUserOID), c.family, c.inType, c.def, c.keyType})
+		}
+		return rows
+	})
 	register(pc, "pg_conversion", 2607, "oid oid, conname name, connamespace oid, conowner oid, conforencoding int4, contoencoding int4, conproc regproc, condefault bool", nil)
 	register(pc, "pg_cast", 2605, "oid oid, castsource oid, casttarget oid, castfunc oid, castcontext \"char\", castmethod \"char\"", nil)
 	register(pc, "pg_operator", 2617, "oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind \"char\", oprcanmerge bool, oprcanhash bool, oprleft oid, oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc", nil)
