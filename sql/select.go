@@ -1107,8 +1107,9 @@ func distinctOnExprs(s *pg_query.SelectStmt) []*pg_query.Node {
 
 // distinctOn keeps the first row of each group of equal onKeys, in the
 // order of the ORDER BY keys, which must begin with the DISTINCT ON
-// expressions (as PostgreSQL requires): it sorts, then keeps a row when its
-// DISTINCT ON values are new. The result has proj's columns.
+// expressions (as PostgreSQL requires), or of the DISTINCT ON expressions
+// when there is no ORDER BY: it sorts, then keeps a row when its DISTINCT
+// ON values are new. The result has proj's columns.
 func distinctOn(proj *Project, onKeys, keys []SortKey) (Node, error) {
 	onCols := make([]int, len(onKeys))
 	for i, k := range onKeys {
@@ -1119,11 +1120,13 @@ func distinctOn(proj *Project, onKeys, keys []SortKey) (Node, error) {
 			return nil, pgerr.New(pgerrcode.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
 		}
 	}
-	var plan Node = proj
-	if len(keys) > 0 {
-		plan = &Sort{Input: plan, Keys: keys}
+	if len(keys) == 0 {
+		// Without ORDER BY, PostgreSQL sorts by the DISTINCT ON
+		// expressions (a Unique over a Sort), and clients read its rows
+		// in that order (schema tools' catalog queries do).
+		keys = onKeys
 	}
-	return firstPerKey(plan, onCols), nil
+	return firstPerKey(&Sort{Input: proj, Keys: keys}, onCols), nil
 }
 
 // firstPerKey keeps the first row of plan for each distinct value of the
