@@ -114,6 +114,7 @@ const (
 	DropColumn
 	RenameColumn
 	RenameTable
+	RenameConstraint // Name: the constraint; NewName
 	SetNotNull
 	DropNotNull
 	SetDefault
@@ -794,6 +795,7 @@ func (b *Binder) addLikeColumns(def *catalog.TableDef, like *pg_query.TableLikeC
 					return pgerr.New(pgerrcode.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", def.Name)
 				}
 				def.PrimaryKey, name, pk = cols, def.Name+"_pkey", false
+				def.PrimaryKeyName = name
 			}
 			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: cols})
 		}
@@ -1140,6 +1142,7 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		if name == "" {
 			name = def.Name + "_pkey"
 		}
+		def.PrimaryKeyName = name
 		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids})
 	case pg_query.ConstrType_CONSTR_UNIQUE:
 		ids, names, err := colIDs(c.Keys)
@@ -1532,9 +1535,9 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	switch s.RenameType {
 	case pg_query.ObjectType_OBJECT_POLICY:
 		return b.bindRenamePolicy(s)
-	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN:
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN, pg_query.ObjectType_OBJECT_TABCONSTRAINT:
 	default:
-		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.TrimPrefix(s.RenameType.String(), "OBJECT_"))
+		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.ReplaceAll(strings.TrimPrefix(s.RenameType.String(), "OBJECT_"), "_", " "))
 	}
 	def, err := b.rangeVarTable(s.Relation)
 	if def != nil {
@@ -1546,8 +1549,11 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		}
 		return nil, err
 	}
-	if s.RenameType == pg_query.ObjectType_OBJECT_TABLE {
+	switch s.RenameType {
+	case pg_query.ObjectType_OBJECT_TABLE:
 		return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameTable, NewName: s.Newname}}}, nil
+	case pg_query.ObjectType_OBJECT_TABCONSTRAINT:
+		return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameConstraint, Name: s.Subname, NewName: s.Newname}}}, nil
 	}
 	if err := systemColumnConflict(s.Newname); err != nil {
 		return nil, err

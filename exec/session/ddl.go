@@ -595,7 +595,7 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 						return pgerr.New(pgerrcode.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", def.Name)
 					}
 					name = def.Name + "_pkey"
-					def.PrimaryKey = []int{col.ID}
+					def.PrimaryKey, def.PrimaryKeyName = []int{col.ID}, name
 				}
 				def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: []int{col.ID}})
 			}
@@ -660,6 +660,10 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", cmd.NewName)
 			}
 			def.Name = cmd.NewName
+		case sql.RenameConstraint:
+			if err := renameConstraint(tx.Catalog(), def, cmd.Name, cmd.NewName); err != nil {
+				return err
+			}
 		case sql.SetNotNull:
 			pos, col := def.Column(cmd.Name)
 			if col == nil {
@@ -854,7 +858,7 @@ func addConstraint(def, orig *catalog.TableDef, cmd sql.AlterCmd) (*catalog.Chec
 			if len(def.PrimaryKey) > 0 {
 				return nil, nil, pgerr.New(pgerrcode.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", def.Name)
 			}
-			def.PrimaryKey = u.Columns
+			def.PrimaryKey, def.PrimaryKeyName = u.Columns, u.Name
 			for i := range def.Columns {
 				if isKeyColumn(u.Columns, def.Columns[i].ID) {
 					def.Columns[i].NotNull = true
@@ -894,6 +898,65 @@ func constraintExists(def *catalog.TableDef, name string) bool {
 	return false
 }
 
+// renameConstraint renames constraint name of def, as ALTER TABLE ...
+// RENAME CONSTRAINT: a unique or primary key's index takes the new name
+// too, so it must be free among the schema's relations (42P07) as well as
+// the table's constraints (42710).
+func renameConstraint(cat *catalog.Catalog, def *catalog.TableDef, name, newName string) error {
+	if !constraintExists(def, name) {
+		return pgerr.New(pgerrcode.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", name, def.Name)
+	}
+	taken := pgerr.New(pgerrcode.DuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", newName, def.Name)
+	for i := range def.Uniques {
+		if def.Uniques[i].Name != name {
+			continue
+		}
+		// The index is renamed first, as in PostgreSQL.
+		if relationOrKeyIndexExists(cat, def.Schema, newName) {
+			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", newName)
+		}
+		if constraintExists(def, newName) {
+			return taken
+		}
+		if len(def.PrimaryKey) > 0 && def.PrimaryKeyConstraint() == name {
+			def.PrimaryKeyName = newName
+		}
+		def.Uniques[i].Name = newName
+		return nil
+	}
+	if constraintExists(def, newName) {
+		return taken
+	}
+	for i := range def.Checks {
+		if def.Checks[i].Name == name {
+			def.Checks[i].Name = newName
+			return nil
+		}
+	}
+	for i := range def.ForeignKeys {
+		if def.ForeignKeys[i].Name == name {
+			def.ForeignKeys[i].Name = newName
+			return nil
+		}
+	}
+	return nil
+}
+
+// relationOrKeyIndexExists reports whether schema has a relation called
+// name, counting the indexes of primary keys and unique constraints,
+// which the catalog keeps as the constraints' names.
+func relationOrKeyIndexExists(cat *catalog.Catalog, schema, name string) bool {
+	if cat.RelationExists(schema, name) {
+		return true
+	}
+	for _, t := range cat.Tables {
+		if t.Schema == schema && slices.ContainsFunc(t.Uniques, func(u catalog.UniqueDef) bool { return u.Name == name }) {
+			return true
+		}
+	}
+	return false
+}
+
 // dropConstraint removes the constraint name from def; a unique key
 // another table's foreign key references cannot go (2BP01).
 func dropConstraint(cat *catalog.Catalog, def *catalog.TableDef, name string) error {
@@ -911,7 +974,7 @@ func dropConstraint(cat *catalog.Catalog, def *catalog.TableDef, name string) er
 			}
 		}
 		if sameIDs(def.PrimaryKey, u.Columns) && name == def.PrimaryKeyConstraint() {
-			def.PrimaryKey = nil
+			def.PrimaryKey, def.PrimaryKeyName = nil, ""
 		}
 		def.Uniques = append(def.Uniques[:i:i], def.Uniques[i+1:]...)
 		return nil
@@ -958,7 +1021,7 @@ func dropColumn(def *catalog.TableDef, pos int) {
 	id := def.Columns[pos].ID
 	def.Columns = append(def.Columns[:pos:pos], def.Columns[pos+1:]...)
 	if isKeyColumn(def.PrimaryKey, id) {
-		def.PrimaryKey = nil
+		def.PrimaryKey, def.PrimaryKeyName = nil, ""
 	}
 	var uniques []catalog.UniqueDef
 	for _, u := range def.Uniques {

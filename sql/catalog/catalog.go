@@ -47,8 +47,12 @@ type TableDef struct {
 	Columns []ColumnDef `json:"columns"`
 	// PrimaryKey holds column IDs; empty when the table has none.
 	PrimaryKey []int `json:"primary_key,omitempty"`
-	// PrimaryKeyName names the primary key constraint in errors; "" means
-	// "<table>_pkey" as of the table's current name.
+	// PrimaryKeyName names the primary key constraint, which is also the
+	// entry of Uniques over PrimaryKey that storage enforces it by. It is
+	// set when the key is made (as CONSTRAINT names it, else
+	// "<table>_pkey" of the table's name then: renaming the table keeps
+	// it, as in PostgreSQL); "" in catalogs written before, where
+	// PrimaryKeyConstraint finds it among Uniques.
 	PrimaryKeyName string `json:"primary_key_name,omitempty"`
 	// Uniques are UNIQUE constraints (column IDs each), enforced by storage
 	// at insert and at commit like the primary key.
@@ -531,6 +535,14 @@ func (t *TableDef) ColumnByID(id int) (int, *ColumnDef) {
 func (t *TableDef) PrimaryKeyConstraint() string {
 	if t.PrimaryKeyName != "" {
 		return t.PrimaryKeyName
+	}
+	// A catalog written before PrimaryKeyName was set: the key's entry
+	// of Uniques has its name (the one of the table's name when the key
+	// was made, or the one CONSTRAINT gave it).
+	for _, u := range t.Uniques {
+		if slices.Equal(u.Columns, t.PrimaryKey) {
+			return u.Name
+		}
 	}
 	return t.Name + "_pkey"
 }
