@@ -118,6 +118,7 @@ const (
 	SetNotNull
 	DropNotNull
 	SetDefault
+	SetType // Name: the column; Column.Type: its new type (keepsValues)
 	AddConstraint
 	DropConstraint // Name: the constraint
 	ChangeOwner    // Owner: the new owner
@@ -720,7 +721,7 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 	for _, c := range s.Constraints {
 		tableCons = append(tableCons, c.GetConstraint())
 	}
-	for _, c := range tableCons {
+	for _, c := range withoutRedundantKeys(tableCons) {
 		if err := b.addTableConstraint(def, c); err != nil {
 			return nil, err
 		}
@@ -1097,6 +1098,71 @@ func maxForType(t types.T) int64 {
 	return 9223372036854775807
 }
 
+// withoutRedundantKeys drops from a CREATE TABLE's constraints each
+// UNIQUE whose key columns the primary key or an earlier UNIQUE already
+// has, as PostgreSQL's transformIndexConstraints does (`id int PRIMARY
+// KEY UNIQUE` makes one index); the earlier one takes the dropped one's
+// name when CONSTRAINT gave it none.
+func withoutRedundantKeys(cons []*pg_query.Constraint) []*pg_query.Constraint {
+	keyOf := func(c *pg_query.Constraint) string { return strings.Join(strList(c.Keys), "\x00") }
+	var kept []*pg_query.Constraint // the primary key first, then the UNIQUEs kept
+	for _, c := range cons {
+		if c.Contype == pg_query.ConstrType_CONSTR_PRIMARY {
+			kept = append(kept, c)
+		}
+	}
+	out := make([]*pg_query.Constraint, 0, len(cons))
+	for _, c := range cons {
+		if c.Contype != pg_query.ConstrType_CONSTR_UNIQUE || len(c.Keys) == 0 {
+			out = append(out, c)
+			continue
+		}
+		i := slices.IndexFunc(kept, func(k *pg_query.Constraint) bool {
+			return keyOf(k) == keyOf(c) && len(k.Including) == 0 && len(c.Including) == 0 && k.NullsNotDistinct == c.NullsNotDistinct
+		})
+		if i < 0 {
+			kept = append(kept, c)
+			out = append(out, c)
+			continue
+		}
+		if kept[i].Conname == "" {
+			kept[i].Conname = c.Conname
+		}
+	}
+	return out
+}
+
+// freeConstraintName is the name for a constraint of def that CONSTRAINT
+// does not name: name, or name with the lowest number appended that no
+// constraint of def's schema has, as PostgreSQL's ChooseConstraintName
+// picks it (CREATE TABLE t (a int UNIQUE, UNIQUE (a)) makes t_a_key and
+// t_a_key1; Sequelize's sync adds its unique keys again on each run). A
+// primary or unique key's name names its index too, so for those
+// (indexed) it must be free among the schema's relations as well.
+func (b *Binder) freeConstraintName(def *catalog.TableDef, name string, indexed bool) string {
+	used := func(t *catalog.TableDef, n string) bool {
+		return slices.ContainsFunc(t.Uniques, func(u catalog.UniqueDef) bool { return u.Name == n }) ||
+			slices.ContainsFunc(t.Checks, func(c catalog.CheckDef) bool { return c.Name == n }) ||
+			slices.ContainsFunc(t.ForeignKeys, func(f catalog.ForeignKeyDef) bool { return f.Name == n })
+	}
+	taken := func(n string) bool {
+		if used(def, n) || indexed && b.Catalog.RelationExists(def.Schema, n) {
+			return true
+		}
+		for _, t := range b.Catalog.Tables {
+			if t.Schema == def.Schema && t.ID != def.ID && used(t, n) {
+				return true
+			}
+		}
+		return false
+	}
+	candidate := name
+	for i := 1; taken(candidate); i++ {
+		candidate = name + itoa(int64(i))
+	}
+	return candidate
+}
+
 // addTableConstraint records PRIMARY KEY, UNIQUE, CHECK and FOREIGN KEY.
 // What would change when or how one is checked and cairn cannot do is
 // refused, not ignored.
@@ -1140,7 +1206,7 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		}
 		name := c.Conname
 		if name == "" {
-			name = def.Name + "_pkey"
+			name = b.freeConstraintName(def, def.Name+"_pkey", true)
 		}
 		def.PrimaryKeyName = name
 		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids})
@@ -1151,7 +1217,7 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		}
 		name := c.Conname
 		if name == "" {
-			name = def.Name + "_" + strings.Join(names, "_") + "_key"
+			name = b.freeConstraintName(def, def.Name+"_"+strings.Join(names, "_")+"_key", true)
 		}
 		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids})
 	case pg_query.ConstrType_CONSTR_CHECK:
@@ -1181,6 +1247,7 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 			if len(positions) == 1 {
 				name = def.Name + "_" + def.Columns[positions[0]].Name + "_check"
 			}
+			name = b.freeConstraintName(def, name, false)
 		}
 		def.Checks = append(def.Checks, catalog.CheckDef{Name: name, Expr: text, Columns: cols})
 	case pg_query.ConstrType_CONSTR_FOREIGN:
@@ -1240,7 +1307,7 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		}
 		name := c.Conname
 		if name == "" {
-			name = def.Name + "_" + strings.Join(names, "_") + "_fkey"
+			name = b.freeConstraintName(def, def.Name+"_"+strings.Join(names, "_")+"_fkey", false)
 		}
 		def.ForeignKeys = append(def.ForeignKeys, catalog.ForeignKeyDef{Name: name, Columns: ids, RefTable: ref.ID, RefColumns: refIDs,
 			OnDelete: fkAction(c.FkDelAction), OnUpdate: fkAction(c.FkUpdAction), DeleteSetColumns: setIDs, MatchFull: c.FkMatchtype == "f"})
@@ -1451,6 +1518,12 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 				}
 			}
 			at.Cmds = append(at.Cmds, ac)
+		case pg_query.AlterTableType_AT_AlterColumnType:
+			ac, err := b.bindSetType(def, cmd)
+			if err != nil {
+				return nil, err
+			}
+			at.Cmds = append(at.Cmds, ac)
 		case pg_query.AlterTableType_AT_DropExpression:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropExpression, Name: cmd.Name, IfExists: cmd.MissingOk})
 		case pg_query.AlterTableType_AT_DropColumn:
@@ -1529,6 +1602,69 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 		}
 	}
 	return at, nil
+}
+
+// bindSetType binds ALTER TABLE ... ALTER COLUMN c [SET DATA] TYPE t
+// [USING expr]. cairn changes a column's type only where every value it
+// holds is a value of the new type, stored alike (keepsValues): the same
+// type (ORMs' schema sync issues it for every column), a longer or
+// unbounded varchar, varchar to text, a wider numeric of the same scale,
+// more fractional digits of a timestamp or time. Other changes, which
+// PostgreSQL makes by rewriting the table, are 0A000, as is a USING
+// expression other than the column itself.
+func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd) (AlterCmd, error) {
+	cd := cmd.Def.GetColumnDef()
+	_, col := def.Column(cmd.Name)
+	if col == nil {
+		return AlterCmd{}, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+	}
+	if cc := cd.CollClause; cc != nil {
+		if err := checkCollation(cc.Collname, cc.Location); err != nil {
+			return AlterCmd{}, err
+		}
+	}
+	t, err := b.typeFromName(cd.TypeName)
+	if err != nil {
+		return AlterCmd{}, err
+	}
+	if u := cd.RawDefault; u != nil {
+		ref := u.GetColumnRef()
+		if ref == nil || len(ref.Fields) != 1 || ref.Fields[0].GetString_().GetSval() != col.Name {
+			return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN ... TYPE ... USING an expression (cairn does not rewrite a table's values)")
+		}
+	}
+	if !keepsValues(col.Type, t) {
+		return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN %s TYPE from %s to %s (cairn changes a column's type only where its values stay as stored: "+
+			"the same type, a longer varchar, varchar to text, a wider numeric of the same scale)", col.Name, col.Type, t)
+	}
+	c := *col
+	c.Type = t
+	return AlterCmd{Kind: SetType, Name: cmd.Name, Column: c}, nil
+}
+
+// keepsValues reports whether every value of type from is a value of type
+// to, stored alike, so that a column can change from one to the other
+// without rewriting or checking its rows.
+func keepsValues(from, to types.T) bool {
+	if from.Equal(to) && from.Mod == to.Mod && from.Domain == to.Domain && (!from.IsArray() || from.Elem.Mod == to.Elem.Mod) {
+		return true // the same type (Equal leaves out modifiers)
+	}
+	if from.IsArray() || to.IsArray() || from.Domain != "" || to.Domain != "" {
+		return false
+	}
+	switch {
+	case from.Family == types.Varchar && to.Family == types.Varchar:
+		return to.Mod < 0 || from.Mod >= 0 && to.Mod >= from.Mod
+	case from.Family == types.Varchar && to.Family == types.Text:
+		return true
+	case from.Family == types.Numeric && to.Family == types.Numeric:
+		// numeric(p, s) to numeric, or to numeric(p2 >= p, s).
+		return to.Mod < 0 || from.Mod >= 0 && to.Mod&0xffff == from.Mod&0xffff && to.Mod>>16 >= from.Mod>>16
+	case from.Family == to.Family && (from.Family == types.TimestampFamily || from.Family == types.TimestampTZ || from.Family == types.Time):
+		// Fewer fractional digits would round the values stored.
+		return to.Mod < 0 || from.Mod >= 0 && to.Mod >= from.Mod
+	}
+	return false
 }
 
 func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {

@@ -696,6 +696,13 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		case sql.SetDefault:
 			pos, _ := def.Column(cmd.Name)
 			def.Columns[pos].Default = cmd.Column.Default
+		case sql.SetType:
+			// The binder allowed only types the column's values keep.
+			pos, _ := def.Column(cmd.Name)
+			if pos < 0 {
+				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			}
+			def.Columns[pos].Type = cmd.Column.Type
 		case sql.AddIdentity:
 			cat := tx.Catalog()
 			if cat.RelationExists(cmd.Sequence.Schema, cmd.Sequence.Name) {
