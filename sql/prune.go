@@ -44,7 +44,7 @@ func remap(e Expr, mapping []int) Expr {
 	}
 	out, _ := transformExpr(e, func(x Expr) (Expr, error) {
 		if r, ok := x.(*ColumnRef); ok {
-			return &ColumnRef{Index: mapping[r.Index], Name: r.Name, T: r.T}, nil
+			return &ColumnRef{Index: mapping[r.Index], Name: r.Name, T: r.T, Of: r.Of}, nil
 		}
 		return nil, nil
 	})
