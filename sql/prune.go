@@ -270,7 +270,7 @@ func prune(n Node, need []bool) (Node, []int) {
 		return &TextTopK{Scan: sc.(*Scan), Score: score, Count: x.Count, Offset: x.Offset}, m
 	case *Explain:
 		in := PruneColumns(x.Input)
-		return &Explain{Input: in, Analyze: x.Analyze}, identity(1)
+		return &Explain{Input: in, Analyze: x.Analyze, Format: x.Format}, identity(1)
 	case *Insert:
 		in := PruneColumns(x.Input)
 		c := *x

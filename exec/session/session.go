@@ -706,7 +706,7 @@ func (s *Session) resultColumns(bound sql.Statement) []Column {
 		return []Column{{Name: showName(x.Name), Type: types.TextT}}
 	case *sql.Execute:
 		if x.Explain {
-			return []Column{{Name: "QUERY PLAN", Type: types.TextT}}
+			return []Column{{Name: "QUERY PLAN", Type: sql.ExplainColumnType(x.ExplainFormat)}}
 		}
 		if p, ok := s.prepared[x.Name]; ok {
 			return p.Columns
@@ -1796,7 +1796,7 @@ func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, e
 		if !ok {
 			return Tag{}, false, pgerr.NotSupported("EXPLAIN of a utility statement")
 		}
-		lines, err := s.explain(ctx, portal, &sql.Explain{Input: q.Plan, Analyze: x.Analyze})
+		lines, err := s.explain(ctx, portal, &sql.Explain{Input: q.Plan, Analyze: x.Analyze, Format: x.ExplainFormat})
 		if err != nil {
 			return Tag{}, false, err
 		}
@@ -1840,9 +1840,13 @@ func (s *Session) readTx() (tx *storage.Tx, done func(committed bool)) {
 	}
 }
 
-// explain renders EXPLAIN [ANALYZE] output lines.
+// explain renders EXPLAIN [ANALYZE] output: lines of text, or for FORMAT
+// JSON, YAML or XML one document.
 func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) (_ []string, err error) {
 	if !n.Analyze {
+		if n.Format != sql.ExplainText {
+			return []string{sql.ExplainDocument(n.Format, sql.ExplainTree(n.Input, nil), 0, false)}, nil
+		}
 		return sql.ExplainLines(n.Input), nil
 	}
 	switch n.Input.(type) {
@@ -1861,6 +1865,10 @@ func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) (_ []s
 	var rows int64
 	if err := exec.Drain(ctx, op, func(rec arrow.Record) error { rows += rec.NumRows(); return nil }); err != nil {
 		return nil, err
+	}
+	if n.Format != sql.ExplainText {
+		tree := sql.ExplainTree(n.Input, exec.AnalyzeStats(op))
+		return []string{sql.ExplainDocument(n.Format, tree, time.Since(start), true)}, nil
 	}
 	lines := exec.AnalyzeLines(op, n.Input)
 	lines = append(lines, fmt.Sprintf("Execution Time: %.3f ms", float64(time.Since(start).Microseconds())/1000))
