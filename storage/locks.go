@@ -253,6 +253,36 @@ func (lt *lockTable) release(tx *Tx) {
 	}
 }
 
+// heldCount is the number of row and key locks in tx.held, a mark for
+// releaseSince.
+func (lt *lockTable) heldCount(tx *Tx) int {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return len(tx.held)
+}
+
+// releaseSince drops the locks tx took after it held n (ROLLBACK TO
+// SAVEPOINT) and wakes every transaction waiting for tx: each tries its
+// lock again and waits anew for one tx still holds.
+func (lt *lockTable) releaseSince(tx *Tx, n int) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	if n >= len(tx.held) {
+		return
+	}
+	for _, k := range tx.held[n:] {
+		if lt.held[k] == tx {
+			delete(lt.held, k)
+		}
+	}
+	clear(tx.held[n:])
+	tx.held = tx.held[:n]
+	if tx.ended != nil {
+		close(tx.ended)
+		tx.ended = make(chan struct{})
+	}
+}
+
 // conflictError marks a write conflict found while a statement runs: a
 // row it changes was changed by a transaction that committed after the
 // statement's snapshot.

@@ -800,6 +800,9 @@ type savepoint struct {
 	tables map[uint64]txTableSave
 	seqs   map[string]seqTxState
 	nrefs  int
+	// nheld is how many row and key locks the transaction held:
+	// RollbackTo releases those taken since.
+	nheld int
 }
 
 type txTableSave struct {
@@ -814,7 +817,8 @@ type txTableSave struct {
 // Savepoint records the transaction's state and returns a handle for
 // RollbackTo.
 func (tx *Tx) Savepoint() int {
-	sp := &savepoint{cat: tx.cat, nops: len(tx.ops), tables: map[uint64]txTableSave{}, seqs: map[string]seqTxState{}, nrefs: len(tx.refs)}
+	sp := &savepoint{cat: tx.cat, nops: len(tx.ops), tables: map[uint64]txTableSave{}, seqs: map[string]seqTxState{}, nrefs: len(tx.refs),
+		nheld: tx.db.locks.heldCount(tx)}
 	for id, tt := range tx.tables {
 		sp.tables[id] = txTableSave{truncated: tt.truncated, inserts: slices.Clip(tt.inserts), memBytes: tt.memBytes,
 			insRows: tt.insRows, spilled: slices.Clip(tt.spilled), spilledIDs: tt.spilledIDs,
@@ -828,8 +832,11 @@ func (tx *Tx) Savepoint() int {
 }
 
 // RollbackTo undoes everything done since Savepoint returned sp (DDL and
-// DML; sequence values handed out stay used). sp stays valid; later
-// savepoints are discarded.
+// DML; sequence values handed out stay used) and, as PostgreSQL does for a
+// rolled-back subtransaction, releases the row and key locks taken since
+// (SELECT ... FOR UPDATE's, a deleted or updated row's, an inserted key's
+// other than of a one-integer constraint, which stay until the
+// transaction ends). sp stays valid; later savepoints are discarded.
 func (tx *Tx) RollbackTo(sp int) {
 	if tx.done || sp < 0 || sp >= len(tx.sps) {
 		return
@@ -842,6 +849,7 @@ func (tx *Tx) RollbackTo(sp int) {
 	}
 	tx.truncateOps(s.nops)
 	tx.truncateRefs(s.nrefs)
+	tx.db.locks.releaseSince(tx, s.nheld)
 	for id, tt := range tx.tables {
 		saved, ok := s.tables[id]
 		if !ok {

@@ -206,6 +206,10 @@ type savepoint struct {
 	// savepoint was set: ROLLBACK TO restores them.
 	values map[string]string
 	local  map[string]bool
+	// advisory is how many transaction-level advisory locks were held:
+	// ROLLBACK TO releases those taken since, as PostgreSQL releases a
+	// rolled-back subtransaction's locks.
+	advisory int
 }
 
 // Statement is a parsed and analysed statement: its parameter types and
@@ -1502,7 +1506,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	}
 	if t.Kind == sql.TxSavepoint {
 		s.savepoints = append(s.savepoints, savepoint{name: t.Savepoint, mark: s.tx.Savepoint(), values: maps.Clone(s.values), local: maps.Clone(s.txLocal),
-			notify: s.notifyMark()})
+			notify: s.notifyMark(), advisory: len(s.xactAdvisory)})
 		return "SAVEPOINT", nil
 	}
 	i := len(s.savepoints) - 1
@@ -1521,6 +1525,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		return "RELEASE", nil
 	}
 	s.tx.RollbackTo(s.savepoints[i].mark)
+	s.releaseTxAdvisorySince(s.savepoints[i].advisory)
 	s.rollbackNotify(s.savepoints[i].notify)
 	s.closePortals(func(p *Portal) bool { return p.level > i })
 	s.restoreSettings(s.savepoints[i].values, nil)
