@@ -115,6 +115,12 @@ type Binder struct {
 	// INSERT to coerce.
 	insertSelect *pg_query.SelectStmt
 	insertTypes  []types.T
+	// setOpLeaves are the simple SELECTs under a UNION, INTERSECT or
+	// EXCEPT being bound: their select lists' untyped literals and
+	// parameters stay unresolved until the set operation gives them the
+	// other inputs' type (SELECT $1 UNION SELECT 1 has an int4
+	// parameter), as in PostgreSQL.
+	setOpLeaves map[*pg_query.SelectStmt]bool
 }
 
 type cteDef struct {
