@@ -10,7 +10,8 @@ import (
 // TestRollbackToSavepointReleasesLocks: as PostgreSQL releases the locks
 // of a rolled-back subtransaction, ROLLBACK TO SAVEPOINT releases the row
 // locks taken since the savepoint (SELECT ... FOR UPDATE's and an
-// UPDATE's) and the transaction-level advisory locks, at once: another
+// UPDATE's), the locks on the primary keys it inserted (one and a run of
+// them) and the transaction-level advisory locks, at once: another
 // session locks them with NOWAIT, and one already waiting goes on while
 // the first transaction is still open. Locks taken before the savepoint,
 // and those of a RELEASEd savepoint, stay until the transaction ends.
@@ -26,6 +27,9 @@ func TestRollbackToSavepointReleasesLocks(t *testing.T) {
 	lockNoWait := func(id int) string {
 		return "SELECT * FROM spl WHERE id = " + strconv.Itoa(id) + " FOR UPDATE NOWAIT"
 	}
+	insertKey := func(id int) string {
+		return "INSERT INTO spl VALUES (" + strconv.Itoa(id) + ", 'b')"
+	}
 	tryB := func(sql string) string {
 		t.Helper()
 		mustExec(t, b, `BEGIN`)
@@ -34,14 +38,23 @@ func TestRollbackToSavepointReleasesLocks(t *testing.T) {
 		return sqlState(err)
 	}
 
+	mustExec(t, b, `SET lock_timeout = '1s'`)
 	mustExec(t, a, `BEGIN`)
 	mustExec(t, a, `SELECT * FROM spl WHERE id = 1 FOR UPDATE`)
+	mustExec(t, a, `INSERT INTO spl VALUES (100, 'a')`)
 	mustExec(t, a, `SAVEPOINT s1`)
 	mustExec(t, a, `SELECT * FROM spl WHERE id = 2 FOR UPDATE`)
 	mustExec(t, a, `SAVEPOINT s2`)
 	mustExec(t, a, `SELECT * FROM spl WHERE id = 3 FOR UPDATE`)
 	mustExec(t, a, `UPDATE spl SET v = 'a' WHERE id = 4`)
 	mustExec(t, a, `SELECT pg_advisory_xact_lock(42)`)
+	mustExec(t, a, `INSERT INTO spl VALUES (101, 'a')`)
+	mustExec(t, a, `INSERT INTO spl SELECT g, 'a' FROM generate_series(200, 299) g`)
+	for _, id := range []int{100, 101, 250} {
+		if got := tryB(insertKey(id)); got != "55P03" {
+			t.Fatalf("key %d inserted by a: b's insert got %q, want 55P03 (lock timeout)", id, got)
+		}
+	}
 	for id := 1; id <= 4; id++ {
 		if got := tryB(lockNoWait(id)); got != "55P03" {
 			t.Fatalf("row %d locked by a: b's NOWAIT got %q, want 55P03", id, got)
@@ -79,6 +92,11 @@ func TestRollbackToSavepointReleasesLocks(t *testing.T) {
 	}
 	if err := b.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(42)`).Scan(&ok); err != nil || !ok {
 		t.Errorf("after ROLLBACK TO s2, b's try of the advisory lock got %v %v, want true", ok, err)
+	}
+	for id, want := range map[int]string{100: "55P03", 101: "", 200: "", 250: "", 299: ""} {
+		if got := tryB(insertKey(id)); got != want {
+			t.Errorf("after ROLLBACK TO s2, key %d: b's insert got %q, want %q", id, got, want)
+		}
 	}
 
 	// A released savepoint's locks belong to the transaction: ROLLBACK TO
