@@ -70,6 +70,23 @@ func (a *analyzed) Next(ctx context.Context) (arrow.Record, error) {
 	return rec, err
 }
 
+// AnalyzeStats gives, for the structured EXPLAIN ANALYZE formats, what
+// was measured of each node of the plan op was built from (after it has
+// been run, as for AnalyzeLines).
+func AnalyzeStats(op Operator) func(sql.Node) (sql.ExplainActual, bool) {
+	var reg map[sql.Node]*opStats
+	if a, ok := op.(*analyzed); ok {
+		reg = a.reg
+	}
+	return func(n sql.Node) (sql.ExplainActual, bool) {
+		st := reg[n]
+		if st == nil {
+			return sql.ExplainActual{}, false
+		}
+		return sql.ExplainActual{Rows: st.rows, Elapsed: st.elapsed, Started: st.started}, true
+	}
+}
+
 // AnalyzeLines renders plan n as sql.ExplainLines does, with each node's
 // actual row count and time appended. op is the operator Build returned
 // for n with Runtime.Analyze set, after it has been run (see Drain).

@@ -115,6 +115,12 @@ type Binder struct {
 	// INSERT to coerce.
 	insertSelect *pg_query.SelectStmt
 	insertTypes  []types.T
+	// setOpLeaves are the simple SELECTs under a UNION, INTERSECT or
+	// EXCEPT being bound: their select lists' untyped literals and
+	// parameters stay unresolved until the set operation gives them the
+	// other inputs' type (SELECT $1 UNION SELECT 1 has an int4
+	// parameter), as in PostgreSQL.
+	setOpLeaves map[*pg_query.SelectStmt]bool
 }
 
 type cteDef struct {
@@ -257,6 +263,7 @@ func (b *Binder) bindStatement(n *pg_query.Node) (Statement, error) {
 
 func (b *Binder) bindExplain(s *pg_query.ExplainStmt) (Statement, error) {
 	analyze := false
+	format := ExplainText
 	for _, o := range s.Options {
 		d := o.GetDefElem()
 		if d == nil {
@@ -267,9 +274,12 @@ func (b *Binder) bindExplain(s *pg_query.ExplainStmt) (Statement, error) {
 			analyze = d.Arg == nil || defBool(d.Arg)
 		case "verbose", "costs", "buffers", "timing", "summary", "settings", "wal":
 		case "format":
-			if v := defString(d.Arg); !strings.EqualFold(v, "text") {
-				return nil, pgerr.NotSupported("EXPLAIN (FORMAT %s)", strings.ToUpper(v))
+			v := defString(d.Arg)
+			f, ok := parseExplainFormat(v)
+			if !ok {
+				return nil, pgerr.New(pgerrcode.InvalidParameterValue, "unrecognized value for EXPLAIN option \"format\": \"%s\"", v)
 			}
+			format = f
 		default:
 			return nil, pgerr.New(pgerrcode.SyntaxError, "unrecognized EXPLAIN option \"%s\"", d.Defname)
 		}
@@ -279,14 +289,14 @@ func (b *Binder) bindExplain(s *pg_query.ExplainStmt) (Statement, error) {
 		return nil, err
 	}
 	if x, ok := inner.(*Execute); ok {
-		x.Explain, x.Analyze = true, analyze
+		x.Explain, x.Analyze, x.ExplainFormat = true, analyze, format
 		return x, nil
 	}
 	q, ok := inner.(*Query)
 	if !ok {
 		return nil, pgerr.NotSupported("EXPLAIN of a utility statement")
 	}
-	return &Query{Plan: &Explain{Input: q.Plan, Analyze: analyze}}, nil
+	return &Query{Plan: &Explain{Input: q.Plan, Analyze: analyze, Format: format}}, nil
 }
 
 // FinishParams gives every parameter the statement refers to whose type

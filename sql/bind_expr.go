@@ -1014,12 +1014,19 @@ func (b *Binder) bindBetween(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	bounds, err := b.bindExprs(sc, a.Rexpr.GetList().Items)
+	// Bound in PostgreSQL's order, x >= lo before hi: a parameter of both
+	// bounds (ts BETWEEN $1 AND $1 + interval '1 day') takes x's type
+	// from the first.
+	bounds := a.Rexpr.GetList().Items
+	lo, err := b.bindExpr(sc, bounds[0])
 	if err != nil {
 		return nil, err
 	}
-	lo, hi := bounds[0], bounds[1]
 	ge, err := b.bindOperator(">=", x, lo)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := b.bindExpr(sc, bounds[1])
 	if err != nil {
 		return nil, err
 	}

@@ -260,6 +260,7 @@ type Delete struct {
 type Explain struct {
 	Input   Node
 	Analyze bool
+	Format  ExplainFormat
 }
 
 // Columns implementations.
@@ -280,7 +281,7 @@ func (n *Insert) Columns() []Col     { return n.Out }
 func (n *Update) Columns() []Col     { return n.Out }
 func (n *Delete) Columns() []Col     { return n.Out }
 func (n *Explain) Columns() []Col {
-	return []Col{{Name: "QUERY PLAN", T: types.TextT}}
+	return []Col{{Name: "QUERY PLAN", T: ExplainColumnType(n.Format)}}
 }
 
 // Children implementations.

@@ -44,7 +44,7 @@ func remap(e Expr, mapping []int) Expr {
 	}
 	out, _ := transformExpr(e, func(x Expr) (Expr, error) {
 		if r, ok := x.(*ColumnRef); ok {
-			return &ColumnRef{Index: mapping[r.Index], Name: r.Name, T: r.T}, nil
+			return &ColumnRef{Index: mapping[r.Index], Name: r.Name, T: r.T, Of: r.Of}, nil
 		}
 		return nil, nil
 	})
@@ -270,7 +270,7 @@ func prune(n Node, need []bool) (Node, []int) {
 		return &TextTopK{Scan: sc.(*Scan), Score: score, Count: x.Count, Offset: x.Offset}, m
 	case *Explain:
 		in := PruneColumns(x.Input)
-		return &Explain{Input: in, Analyze: x.Analyze}, identity(1)
+		return &Explain{Input: in, Analyze: x.Analyze, Format: x.Format}, identity(1)
 	case *Insert:
 		in := PruneColumns(x.Input)
 		c := *x

@@ -126,6 +126,16 @@ func (b *Binder) popWith() { b.ctes = b.ctes[:len(b.ctes)-1] }
 
 // bindSetOp binds UNION / INTERSECT / EXCEPT, unifying column types.
 func (b *Binder) bindSetOp(s *pg_query.SelectStmt, outer *scope) (Node, error) {
+	for _, leaf := range []*pg_query.SelectStmt{s.Larg, s.Rarg} {
+		if leaf.Op == pg_query.SetOperation_SETOP_NONE && leaf.ValuesLists == nil && len(leaf.DistinctClause) == 0 &&
+			len(leaf.SortClause) == 0 && len(leaf.GroupClause) == 0 {
+			if b.setOpLeaves == nil {
+				b.setOpLeaves = map[*pg_query.SelectStmt]bool{}
+			}
+			b.setOpLeaves[leaf] = true
+			defer delete(b.setOpLeaves, leaf)
+		}
+	}
 	left, err := b.bindSelect(s.Larg, outer)
 	if err != nil {
 		return nil, err
@@ -151,6 +161,12 @@ func (b *Binder) bindSetOp(s *pg_query.SelectStmt, outer *scope) (Node, error) {
 		}
 		target[i] = t
 	}
+	if err := b.resolveUnknownColumns(left, target); err != nil {
+		return nil, err
+	}
+	if err := b.resolveUnknownColumns(right, target); err != nil {
+		return nil, err
+	}
 	left, err = b.castColumns(left, target)
 	if err != nil {
 		return nil, err
@@ -169,6 +185,31 @@ func (b *Binder) bindSetOp(s *pg_query.SelectStmt, outer *scope) (Node, error) {
 		pg_query.SetOperation_SETOP_EXCEPT:    Except,
 	}[s.Op]
 	return &SetOp{Kind: kind, All: s.All, Left: left, Right: right, Out: out}, nil
+}
+
+// resolveUnknownColumns gives the untyped literals and parameters a set
+// operation's input left unresolved (setOpLeaves) the type of their
+// column, target: they are in the select list of the input's Project,
+// under a LIMIT maybe.
+func (b *Binder) resolveUnknownColumns(n Node, target []types.T) error {
+	if l, ok := n.(*Limit); ok {
+		n = l.Input
+	}
+	p, ok := n.(*Project)
+	if !ok {
+		return nil
+	}
+	for i, c := range p.Out {
+		if c.T.Family != types.Unknown || i >= len(target) {
+			continue
+		}
+		e, err := b.coerce(p.Exprs[i], target[i], castImplicit)
+		if err != nil {
+			return err
+		}
+		p.Exprs[i], p.Out[i].T = e, target[i]
+	}
+	return nil
 }
 
 // castColumns wraps n in a Project casting its columns to target where
@@ -300,6 +341,8 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 	// DISTINCT, ORDER BY or GROUP BY use them, INSERT ... SELECT or not.
 	if s == b.insertSelect && len(s.DistinctClause) == 0 && len(s.SortClause) == 0 && len(s.GroupClause) == 0 {
 		literalTypes = b.insertTypes
+	} else if b.setOpLeaves[s] {
+		literalTypes = make([]types.T, len(s.TargetList)) // unknown: left as they are
 	}
 	items, err := b.bindTargets(sc, s.TargetList, literalTypes)
 	if err != nil {

@@ -271,8 +271,9 @@ type Execute struct {
 	Args []Expr
 	// Explain is EXPLAIN [ANALYZE] EXECUTE: the prepared statement's plan
 	// for these arguments is shown (and, with Analyze, run) instead of
-	// its rows.
+	// its rows, in ExplainFormat.
 	Explain, Analyze bool
+	ExplainFormat    ExplainFormat
 }
 
 // Deallocate is DEALLOCATE [ALL | name].

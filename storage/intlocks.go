@@ -43,6 +43,64 @@ type intLocks struct {
 // intRun is the keys lo to hi, both included.
 type intRun struct{ lo, hi int64 }
 
+// intLogEntry records keys lo to hi, none held before, that a
+// transaction added to own (Tx.intLog).
+type intLogEntry struct {
+	own    *intLocks
+	lo, hi int64
+}
+
+// logInts reports whether tx records the keys it locks in intLog: while
+// it has a savepoint to roll back to (lt.mu held).
+func (tx *Tx) logInts() bool { return len(tx.sps) > 0 }
+
+// forgetIntLog drops tx's intLog once no savepoint is left to need it.
+func (lt *lockTable) forgetIntLog(tx *Tx) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	clear(tx.intLog)
+	tx.intLog = tx.intLog[:0]
+}
+
+// addLogged adds key v to own for tx, noting it in tx's intLog when new
+// and logged; it returns 1 if own did not hold v, else 0.
+func (tx *Tx) addLogged(own *intLocks, v int64, logged bool) int {
+	added := own.add(v)
+	if added == 1 && logged {
+		tx.intLog = append(tx.intLog, intLogEntry{own: own, lo: v, hi: v})
+	}
+	return added
+}
+
+// removeRun drops the keys lo to hi from l and returns how many it held.
+// l's bounds may stay wider than its keys, which only makes them a looser
+// filter.
+func (l *intLocks) removeRun(lo, hi int64) int {
+	removed := 0
+	var inSet []int64
+	l.setWithin(lo, hi, func(v int64) { inSet = append(inSet, v) })
+	for _, v := range inSet {
+		delete(l.set, v)
+		removed++
+	}
+	i := l.run(lo)
+	j := i
+	var keep []intRun
+	for ; j < len(l.runs) && l.runs[j].lo <= hi; j++ {
+		r := l.runs[j]
+		removed += int(min(hi, r.hi) - max(lo, r.lo) + 1)
+		if r.lo < lo {
+			keep = append(keep, intRun{r.lo, lo - 1})
+		}
+		if r.hi > hi {
+			keep = append(keep, intRun{hi + 1, r.hi})
+		}
+	}
+	l.runs = slices.Replace(l.runs, i, j, keep...)
+	l.n -= removed
+	return removed
+}
+
 // run returns the index of the first run that ends at or after v.
 func (l *intLocks) run(v int64) int {
 	return sort.Search(len(l.runs), func(i int) bool { return l.runs[i].hi >= v })
@@ -214,15 +272,22 @@ func (lt *lockTable) lockInts(tx *Tx, space intSpaceKey, b *intBatch) error {
 	if tx.lockCount()+b.n > maxLocks {
 		return nil
 	}
+	logged := tx.logInts()
 	if h, _ := lt.intHolder(tx, space, b); h == nil {
 		own := lt.ownInts(tx, space)
 		if b.dense {
-			tx.intHeld += own.addRun(b.lo, b.hi)
-			return nil
+			// Logged, a run is one entry when tx held none of its keys.
+			if _, some := own.within(b.lo, b.hi); !logged || !some {
+				tx.intHeld += own.addRun(b.lo, b.hi)
+				if logged {
+					tx.intLog = append(tx.intLog, intLogEntry{own: own, lo: b.lo, hi: b.hi})
+				}
+				return nil
+			}
 		}
 		for i, v := range b.vals {
 			if b.null == nil || !b.null(i) {
-				tx.intHeld += own.add(v)
+				tx.intHeld += tx.addLogged(own, v, logged)
 			}
 		}
 		return nil
@@ -243,7 +308,7 @@ func (lt *lockTable) lockInts(tx *Tx, space intSpaceKey, b *intBatch) error {
 				return err
 			}
 		}
-		tx.intHeld += lt.ownInts(tx, space).add(v)
+		tx.intHeld += tx.addLogged(lt.ownInts(tx, space), v, logged)
 	}
 	return nil
 }
@@ -296,7 +361,7 @@ func (lt *lockTable) releaseInts(tx *Tx) {
 			delete(lt.ints, sp.key)
 		}
 	}
-	tx.intSpaces, tx.intHeld = nil, 0
+	tx.intSpaces, tx.intHeld, tx.intLog = nil, 0, nil
 }
 
 // keyLockInt names the lock of key v of a constraint as pg_locks shows it

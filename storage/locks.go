@@ -253,6 +253,42 @@ func (lt *lockTable) release(tx *Tx) {
 	}
 }
 
+// heldCount is the number of row and key locks in tx.held and the length
+// of its intLog, marks for releaseSince.
+func (lt *lockTable) heldCount(tx *Tx) (held, intLog int) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return len(tx.held), len(tx.intLog)
+}
+
+// releaseSince drops the locks tx took after it held n and its intLog
+// had nint entries (ROLLBACK TO SAVEPOINT), and wakes every transaction
+// waiting for tx: each tries its lock again and waits anew for one tx
+// still holds.
+func (lt *lockTable) releaseSince(tx *Tx, n, nint int) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	if n >= len(tx.held) && nint >= len(tx.intLog) {
+		return
+	}
+	for _, k := range tx.held[n:] {
+		if lt.held[k] == tx {
+			delete(lt.held, k)
+		}
+	}
+	clear(tx.held[n:])
+	tx.held = tx.held[:n]
+	for _, e := range tx.intLog[nint:] {
+		tx.intHeld -= e.own.removeRun(e.lo, e.hi)
+	}
+	clear(tx.intLog[nint:])
+	tx.intLog = tx.intLog[:nint]
+	if tx.ended != nil {
+		close(tx.ended)
+		tx.ended = make(chan struct{})
+	}
+}
+
 // conflictError marks a write conflict found while a statement runs: a
 // row it changes was changed by a transaction that committed after the
 // statement's snapshot.

@@ -65,8 +65,12 @@ type Tx struct {
 	held        []lockKey
 	// intSpaces are the constraints whose one-integer keys the
 	// transaction holds locks on, intHeld the number of those keys.
-	intSpaces  []*intLockSpace
-	intHeld    int
+	intSpaces []*intLockSpace
+	intHeld   int
+	// intLog lists, while the transaction has a savepoint, the
+	// one-integer keys it locked since the first: RollbackTo releases
+	// those taken after its savepoint.
+	intLog     []intLogEntry
 	ended      chan struct{} // closed when the transaction ends; made on first lock
 	waitingFor *Tx
 	// waitingKey is the lock waited for since waitStart (with waitingFor).
@@ -800,6 +804,10 @@ type savepoint struct {
 	tables map[uint64]txTableSave
 	seqs   map[string]seqTxState
 	nrefs  int
+	// nheld and nintLog are how many row and key locks the transaction
+	// held and how long its intLog was: RollbackTo releases those taken
+	// since.
+	nheld, nintLog int
 }
 
 type txTableSave struct {
@@ -815,6 +823,7 @@ type txTableSave struct {
 // RollbackTo.
 func (tx *Tx) Savepoint() int {
 	sp := &savepoint{cat: tx.cat, nops: len(tx.ops), tables: map[uint64]txTableSave{}, seqs: map[string]seqTxState{}, nrefs: len(tx.refs)}
+	sp.nheld, sp.nintLog = tx.db.locks.heldCount(tx)
 	for id, tt := range tx.tables {
 		sp.tables[id] = txTableSave{truncated: tt.truncated, inserts: slices.Clip(tt.inserts), memBytes: tt.memBytes,
 			insRows: tt.insRows, spilled: slices.Clip(tt.spilled), spilledIDs: tt.spilledIDs,
@@ -828,8 +837,10 @@ func (tx *Tx) Savepoint() int {
 }
 
 // RollbackTo undoes everything done since Savepoint returned sp (DDL and
-// DML; sequence values handed out stay used). sp stays valid; later
-// savepoints are discarded.
+// DML; sequence values handed out stay used) and, as PostgreSQL does for a
+// rolled-back subtransaction, releases the row and key locks taken since
+// (SELECT ... FOR UPDATE's, a deleted or updated row's, an inserted
+// key's). sp stays valid; later savepoints are discarded.
 func (tx *Tx) RollbackTo(sp int) {
 	if tx.done || sp < 0 || sp >= len(tx.sps) {
 		return
@@ -842,6 +853,7 @@ func (tx *Tx) RollbackTo(sp int) {
 	}
 	tx.truncateOps(s.nops)
 	tx.truncateRefs(s.nrefs)
+	tx.db.locks.releaseSince(tx, s.nheld, s.nintLog)
 	for id, tt := range tx.tables {
 		saved, ok := s.tables[id]
 		if !ok {

@@ -53,5 +53,8 @@ func (tx *Tx) ReleaseSavepoint(sp int) {
 	if sp >= 0 && sp < len(tx.sps) {
 		clear(tx.sps[sp:])
 		tx.sps = tx.sps[:sp]
+		if sp == 0 {
+			tx.db.locks.forgetIntLog(tx)
+		}
 	}
 }

@@ -244,7 +244,7 @@ func deleteLive(t *testing.T, tx *Tx, def *catalog.TableDef, live map[int]liveRo
 
 // intLocks holds what a set of keys would, whatever runs and single keys
 // it is given, including runs that overlap, touch or swallow others, and
-// keys at the ends of int64.
+// keys at the ends of int64, and removeRun takes runs of keys out.
 func TestIntLocksAreASet(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	for _, base := range []int64{0, math.MinInt64, math.MaxInt64 - 200} {
@@ -254,7 +254,22 @@ func TestIntLocksAreASet(t *testing.T) {
 		key := func() int64 { return base + rng.Int63n(200) }
 		for step := range 3000 {
 			n := 0
-			if rng.Intn(3) == 0 {
+			if rng.Intn(5) == 0 {
+				lo := key()
+				hi := upTo(lo-base, rng.Int63n(20))
+				for v := lo; ; v++ {
+					if want[v] {
+						n++
+					}
+					delete(want, v)
+					if v == hi {
+						break
+					}
+				}
+				if got := l.removeRun(lo, hi); got != n {
+					t.Fatalf("step %d: removeRun(%d, %d) removed %d, want %d", step, lo, hi, got, n)
+				}
+			} else if rng.Intn(3) == 0 {
 				lo := key()
 				hi := upTo(lo-base, rng.Int63n(20))
 				for v := lo; ; v++ {

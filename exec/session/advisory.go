@@ -220,8 +220,18 @@ type heldAdvisory struct {
 
 // endTxAdvisory releases the transaction-level advisory locks.
 func (s *Session) endTxAdvisory() {
-	for _, h := range s.xactAdvisory {
+	s.releaseTxAdvisorySince(0)
+	s.xactAdvisory = nil
+}
+
+// releaseTxAdvisorySince releases the transaction-level advisory locks
+// taken after the first n (ROLLBACK TO SAVEPOINT).
+func (s *Session) releaseTxAdvisorySince(n int) {
+	if n >= len(s.xactAdvisory) {
+		return
+	}
+	for _, h := range s.xactAdvisory[n:] {
 		s.engine.advisory.release(s, h.key, h.shared)
 	}
-	s.xactAdvisory = nil
+	s.xactAdvisory = s.xactAdvisory[:n]
 }

@@ -206,6 +206,10 @@ type savepoint struct {
 	// savepoint was set: ROLLBACK TO restores them.
 	values map[string]string
 	local  map[string]bool
+	// advisory is how many transaction-level advisory locks were held:
+	// ROLLBACK TO releases those taken since, as PostgreSQL releases a
+	// rolled-back subtransaction's locks.
+	advisory int
 }
 
 // Statement is a parsed and analysed statement: its parameter types and
@@ -706,7 +710,7 @@ func (s *Session) resultColumns(bound sql.Statement) []Column {
 		return []Column{{Name: showName(x.Name), Type: types.TextT}}
 	case *sql.Execute:
 		if x.Explain {
-			return []Column{{Name: "QUERY PLAN", Type: types.TextT}}
+			return []Column{{Name: "QUERY PLAN", Type: sql.ExplainColumnType(x.ExplainFormat)}}
 		}
 		if p, ok := s.prepared[x.Name]; ok {
 			return p.Columns
@@ -1502,7 +1506,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	}
 	if t.Kind == sql.TxSavepoint {
 		s.savepoints = append(s.savepoints, savepoint{name: t.Savepoint, mark: s.tx.Savepoint(), values: maps.Clone(s.values), local: maps.Clone(s.txLocal),
-			notify: s.notifyMark()})
+			notify: s.notifyMark(), advisory: len(s.xactAdvisory)})
 		return "SAVEPOINT", nil
 	}
 	i := len(s.savepoints) - 1
@@ -1521,6 +1525,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		return "RELEASE", nil
 	}
 	s.tx.RollbackTo(s.savepoints[i].mark)
+	s.releaseTxAdvisorySince(s.savepoints[i].advisory)
 	s.rollbackNotify(s.savepoints[i].notify)
 	s.closePortals(func(p *Portal) bool { return p.level > i })
 	s.restoreSettings(s.savepoints[i].values, nil)
@@ -1796,7 +1801,7 @@ func (s *Session) runExecute(ctx context.Context, x *sql.Execute, maxRows int, e
 		if !ok {
 			return Tag{}, false, pgerr.NotSupported("EXPLAIN of a utility statement")
 		}
-		lines, err := s.explain(ctx, portal, &sql.Explain{Input: q.Plan, Analyze: x.Analyze})
+		lines, err := s.explain(ctx, portal, &sql.Explain{Input: q.Plan, Analyze: x.Analyze, Format: x.ExplainFormat})
 		if err != nil {
 			return Tag{}, false, err
 		}
@@ -1840,9 +1845,13 @@ func (s *Session) readTx() (tx *storage.Tx, done func(committed bool)) {
 	}
 }
 
-// explain renders EXPLAIN [ANALYZE] output lines.
+// explain renders EXPLAIN [ANALYZE] output: lines of text, or for FORMAT
+// JSON, YAML or XML one document.
 func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) (_ []string, err error) {
 	if !n.Analyze {
+		if n.Format != sql.ExplainText {
+			return []string{sql.ExplainDocument(n.Format, sql.ExplainTree(n.Input, nil), 0, false)}, nil
+		}
 		return sql.ExplainLines(n.Input), nil
 	}
 	switch n.Input.(type) {
@@ -1861,6 +1870,10 @@ func (s *Session) explain(ctx context.Context, p *Portal, n *sql.Explain) (_ []s
 	var rows int64
 	if err := exec.Drain(ctx, op, func(rec arrow.Record) error { rows += rec.NumRows(); return nil }); err != nil {
 		return nil, err
+	}
+	if n.Format != sql.ExplainText {
+		tree := sql.ExplainTree(n.Input, exec.AnalyzeStats(op))
+		return []string{sql.ExplainDocument(n.Format, tree, time.Since(start), true)}, nil
 	}
 	lines := exec.AnalyzeLines(op, n.Input)
 	lines = append(lines, fmt.Sprintf("Execution Time: %.3f ms", float64(time.Since(start).Microseconds())/1000))
