@@ -7,6 +7,7 @@
 #   javac and pgjdbc           TestJDBC
 #   node-postgres              TestNodePostgres (npm, pinned by package-lock.json)
 #   DuckDB (@duckdb/node-api)  TestExport/duckdb (npm, pinned by package-lock.json)
+#   TypeORM and Sequelize      TestORMSchemaSync (npm, pinned by package-lock.json)
 #   chromium                   TestUIBrowser (headless, driven by chromedp)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,3 +34,5 @@ fi
   npm ci --prefix testdata/clients/node --no-audit --no-fund
 [ -d testdata/clients/duckdb/node_modules/@duckdb/node-api ] ||
   npm ci --prefix testdata/clients/duckdb --no-audit --no-fund
+[ -d testdata/clients/orm/node_modules/typeorm ] ||
+  npm ci --prefix testdata/clients/orm --no-audit --no-fund
