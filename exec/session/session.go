@@ -42,6 +42,10 @@ type Options struct {
 	// and RESET returns to them. Check each with CheckSetting first; a
 	// value that fails it is logged and left out.
 	Settings map[string]string
+	// NotifyQueueBytes bounds the notifications committed and not yet
+	// sent to the listening sessions' clients (PostgreSQL's NOTIFY queue,
+	// notify.go); 0: DefaultNotifyQueueBytes.
+	NotifyQueueBytes int64
 }
 
 // Engine runs SQL against one storage.DB; it is safe for concurrent use
@@ -91,6 +95,10 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 	}
 	if err := e.dropLeftTempSchemas(); err != nil {
 		logger.Error("dropping temporary schemas of an earlier run", "err", err)
+	}
+	e.listeners.max = opts.NotifyQueueBytes
+	if e.listeners.max <= 0 {
+		e.listeners.max = DefaultNotifyQueueBytes
 	}
 	e.metrics = newMetrics(e)
 	e.limits = connLimits{max: opts.MaxConnections, reserved: opts.SuperuserReservedConnections, byUser: map[string]int{}}
@@ -408,6 +416,7 @@ func (s *Session) Close() {
 		s.tx = nil
 	}
 	s.engine.dropSnapshots(s)
+	s.forgetNotify()
 	s.unlistenAll()
 	if s.tempMade {
 		if err := s.dropTempSchema(); err != nil {
@@ -1835,6 +1844,8 @@ func (s *Session) readTx() (tx *storage.Tx, done func(committed bool)) {
 		tx.Rollback() // it wrote nothing: ending it is its commit
 		if committed {
 			s.committedNotify(tx) // a SELECT pg_notify(...)
+		} else if s.notify.tx == tx {
+			s.forgetNotify()
 		}
 		s.engine.stats.XactEnded(committed)
 	}
