@@ -98,6 +98,9 @@ func (b *Binder) sequenceArg(fn string, arg Expr) (schema, seq string, err error
 		schema, seq = name[:i], name[i+1:]
 	}
 	schema, seq = strings.Trim(schema, `"`), strings.Trim(seq, `"`)
+	if schema, err = b.schemaName(schema); err != nil {
+		return "", "", err
+	}
 	if schema == "" {
 		for _, s := range b.SearchPath {
 			if _, ok := b.Catalog.Sequences[s+"."+seq]; ok {

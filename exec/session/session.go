@@ -534,7 +534,11 @@ func (s *Session) CurrentSchema() string {
 		return p.currentSchema
 	}
 	p.currentSchema, p.currentSchemaOf = "", cat
-	for _, name := range p.searchPath {
+	path, implicitTemp := s.effectiveSearchPath(cat)
+	if implicitTemp {
+		path = path[1:]
+	}
+	for _, name := range path {
 		if _, ok := cat.Schemas[name]; ok || syscat.IsSystemSchema(name) {
 			p.currentSchema = name
 			break
@@ -670,7 +674,7 @@ func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.
 // binder is a binder over cat with the session's search path, settings
 // and prepared statements.
 func (s *Session) binder(cat *catalog.Catalog) *sql.Binder {
-	return &sql.Binder{Catalog: cat, SearchPath: s.bindSearchPath(cat), TempSchema: s.tempSchema(), Location: s.Location(), Now: s.now(),
+	return &sql.Binder{Catalog: cat, SearchPath: s.bindSearchPath(cat), TempSchema: s.tempSchema(), CreateInTemp: s.createsInTemp(cat), Location: s.Location(), Now: s.now(),
 		DateStyle: s.DateStyle(), Floats: s.floatStyle(),
 		ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Prepared: s.preparedParams,
 		Role: s.currentRole(cat).OID, RowSecurityOff: !isOn(s.get("row_security")),
@@ -855,7 +859,8 @@ func (s *Session) lookupRegParams(ptypes []types.T, params []any) error {
 			continue
 		}
 		if view == nil {
-			view = syscat.NewView(s.catalog(), s.currentUser(), s.database, s.searchPath())
+			cat := s.catalog()
+			view = syscat.NewView(cat, s.currentUser(), s.database, s.bindSearchPath(cat))
 		}
 		oid, err := view.Lookup(t.Family, text)
 		if err != nil {
