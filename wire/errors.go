@@ -39,6 +39,7 @@ func errorResponse(err error, fatal bool) *pgproto3.ErrorResponse {
 		Hint:                validUTF8(pe.Hint),
 		Position:            pe.Position,
 		Where:               validUTF8(pe.Where),
+		Routine:             pe.Routine,
 	}
 }
 

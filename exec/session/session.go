@@ -776,8 +776,10 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 	if st.fixedResult && !sameResultColumns(st.Columns, bp.columns) {
 		// A DDL since the statement was prepared changed what it
 		// returns; the client decodes rows by the columns it was told.
+		// asyncpg recognises the error by its routine (and prepares the
+		// statement again where it can).
 		s.fail()
-		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cached plan must not change result type")
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cached plan must not change result type").WithRoutine("RevalidateCachedQuery")
 	}
 	if len(params) != len(bp.params) {
 		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"\" requires %d", len(params), len(bp.params))

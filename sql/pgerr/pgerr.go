@@ -21,6 +21,10 @@ type Error struct {
 	// Severity is "ERROR" unless set (for example "FATAL" for a startup
 	// failure).
 	Severity string
+	// Routine is the PostgreSQL source function that raises this error,
+	// set only where clients tell errors apart by it (asyncpg knows a
+	// prepared statement a DDL invalidated by RevalidateCachedQuery).
+	Routine string
 }
 
 // New returns an error with the given SQLSTATE and a printf-style message.
@@ -40,6 +44,12 @@ func (e *Error) WithDetail(format string, args ...any) *Error {
 // WithHint returns e with Hint set.
 func (e *Error) WithHint(format string, args ...any) *Error {
 	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// WithRoutine returns e with Routine set.
+func (e *Error) WithRoutine(routine string) *Error {
+	e.Routine = routine
 	return e
 }
 
