@@ -156,10 +156,14 @@ type Session struct {
 	implicit bool
 	// txValues are the settings as they were before the open transaction
 	// first changed one (nil: unchanged); txLocal names those SET LOCAL
-	// changed. A rollback restores them all, a commit the local ones
+	// changed, txKept holds what the transaction's last plain SET (or
+	// RESET) of each left. A rollback restores them all; a commit puts
+	// each local one back to its txKept value, or to its txValues one
+	// when no plain SET changed it, as PostgreSQL's GUC stack does
 	// (settings.go).
 	txValues map[string]string
 	txLocal  map[string]bool
+	txKept   map[string]keptValue
 
 	// prepared are the session's prepared statements: one namespace for
 	// SQL PREPARE and the protocol's Parse, as in PostgreSQL, so that
@@ -210,10 +214,12 @@ type savepoint struct {
 	mark int
 	// notify is how far the transaction's LISTEN/NOTIFY had gone.
 	notify notifyMark
-	// values and local are the settings and the SET LOCAL names when the
-	// savepoint was set: ROLLBACK TO restores them.
+	// values, local and kept are the settings, the SET LOCAL names and
+	// the plain SETs' values when the savepoint was set: ROLLBACK TO
+	// restores them.
 	values map[string]string
 	local  map[string]bool
+	kept   map[string]keptValue
 }
 
 // Statement is a parsed and analysed statement: its parameter types and
@@ -1518,7 +1524,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	}
 	if t.Kind == sql.TxSavepoint {
 		s.savepoints = append(s.savepoints, savepoint{name: t.Savepoint, mark: s.tx.Savepoint(), values: maps.Clone(s.values), local: maps.Clone(s.txLocal),
-			notify: s.notifyMark()})
+			kept: maps.Clone(s.txKept), notify: s.notifyMark()})
 		return "SAVEPOINT", nil
 	}
 	i := len(s.savepoints) - 1
@@ -1541,6 +1547,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	s.closePortals(func(p *Portal) bool { return p.level > i })
 	s.restoreSettings(s.savepoints[i].values, nil)
 	s.txLocal = maps.Clone(s.savepoints[i].local)
+	s.txKept = maps.Clone(s.savepoints[i].kept)
 	s.savepoints = s.savepoints[:i+1]
 	s.txFailed = false
 	return "ROLLBACK", nil
@@ -1603,7 +1610,33 @@ func (s *Session) runDiscard(x *sql.Discard) error {
 	return nil
 }
 
+// runSet is SET, SET LOCAL, RESET and RESET ALL. A plain one in a
+// transaction block also notes the values it leaves (txKept), which a
+// commit keeps even for a setting SET LOCAL changed too.
 func (s *Session) runSet(x *sql.Set) error {
+	if s.tx == nil || x.Local {
+		return s.applySet(x)
+	}
+	before := maps.Clone(s.values)
+	if err := s.applySet(x); err != nil {
+		return err
+	}
+	for name := range settings {
+		old, had := before[name]
+		cur, has := s.values[name]
+		if had == has && old == cur {
+			continue
+		}
+		if s.txKept == nil {
+			s.txKept = map[string]keptValue{}
+		}
+		s.txKept[name] = keptValue{value: cur, set: has}
+	}
+	return nil
+}
+
+// applySet is runSet's change to the session's settings.
+func (s *Session) applySet(x *sql.Set) error {
 	if x.Local && s.tx == nil {
 		s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25P01", Message: "SET LOCAL can only be used in transaction blocks"})
 		return nil
