@@ -986,6 +986,7 @@ func (s *Session) fail() {
 		if !s.implicit && len(s.savepoints) == 0 {
 			s.tx.Rollback()
 		}
+		s.releaseXactAdvisory(len(s.savepoints))
 	}
 }
 
@@ -1536,6 +1537,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	}
 	if t.Kind == sql.TxRelease {
 		s.tx.ReleaseSavepoint(s.savepoints[i].mark)
+		s.releasedSavepointAdvisory(i)
 		s.savepoints = s.savepoints[:i]
 		for _, p := range s.portals {
 			p.level = min(p.level, i)
@@ -1544,6 +1546,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	}
 	s.tx.RollbackTo(s.savepoints[i].mark)
 	s.rollbackNotify(s.savepoints[i].notify)
+	s.releaseXactAdvisory(i + 1)
 	s.closePortals(func(p *Portal) bool { return p.level > i })
 	s.restoreSettings(s.savepoints[i].values, nil)
 	s.txLocal = maps.Clone(s.savepoints[i].local)
