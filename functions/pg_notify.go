@@ -4,12 +4,15 @@ package functions
 // goes out, to every session listening on the channel, when the calling
 // transaction commits (Context.Notify). pg_notification_queue_usage() is
 // the fraction of the server's NOTIFY queue that notifications not yet
-// sent to listening clients take (NotifyQueueUser; 0 outside a session).
+// sent to listening clients take (NotifyQueueUser; 0 outside a session);
+// pg_listening_channels() the channels the session listens on
+// (ChannelLister; none outside a session).
 
 import (
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // NotifyQueueUser is the optional part of a SessionInfo that
@@ -19,7 +22,35 @@ type NotifyQueueUser interface {
 	NotifyQueueUsage() float64
 }
 
+// ChannelLister is the optional part of a SessionInfo that
+// pg_listening_channels() reads: the channels the session listened on
+// when the statement started. Like SessionInfo it is safe for concurrent
+// use.
+type ChannelLister interface {
+	ListeningChannels() []string
+}
+
 func init() {
+	RegisterSetReturning(&SetReturning{Name: "pg_listening_channels",
+		Type: func(args []types.T, _ func([]types.T) (types.T, error)) (SetSignature, bool, error) {
+			return SetSignature{Out: []types.Field{{Name: "pg_listening_channels", T: types.TextT}}}, len(args) == 0, nil
+		},
+		Rows: func(ctx *Context, _ []any, _ []types.T) (NextRow, error) {
+			var channels []string
+			if ctx != nil {
+				if l, ok := ctx.Session.(ChannelLister); ok {
+					channels = l.ListeningChannels()
+				}
+			}
+			i := 0
+			return func() ([]any, bool, error) {
+				if i >= len(channels) {
+					return nil, false, nil
+				}
+				i++
+				return []any{channels[i-1]}, true, nil
+			}, nil
+		}})
 	Register(&Overload{Name: "pg_notification_queue_usage", Result: tF8, Volatility: Volatile,
 		Eval: func(ctx *Context, _ []any) (any, error) {
 			if ctx != nil {

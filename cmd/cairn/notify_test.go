@@ -270,7 +270,8 @@ func TestNotifyQueue(t *testing.T) {
 // TestUnlistenPending checks that notifications already sent to a session
 // in a transaction block are dropped when that block's UNLISTEN commits,
 // as PostgreSQL checks the channel when it reads its queue, and kept when
-// the block lists the channel again or rolls back.
+// the block lists the channel again or rolls back; pg_listening_channels()
+// lists the channels.
 func TestUnlistenPending(t *testing.T) {
 	ctx := context.Background()
 	ts := startServer(t, "")
@@ -294,8 +295,16 @@ func TestUnlistenPending(t *testing.T) {
 		}
 		heard = nil
 	}
+	channels := func(want string) {
+		t.Helper()
+		var got string
+		if err := listener.QueryRow(ctx, `SELECT coalesce(string_agg(c, ',' ORDER BY c), '') FROM pg_listening_channels() c`, pgx.QueryExecModeSimpleProtocol).Scan(&got); err != nil || got != want {
+			t.Errorf("pg_listening_channels() %q (%v), want %q", got, err, want)
+		}
+	}
 	mustExec(t, listener, `LISTEN c`)
 	mustExec(t, listener, `LISTEN d`)
+	channels("c,d")
 	mustExec(t, listener, `BEGIN`)
 	mustExec(t, sender, `NOTIFY c, 'x'`)
 	mustExec(t, sender, `NOTIFY d, 'y'`)
@@ -322,4 +331,7 @@ func TestUnlistenPending(t *testing.T) {
 	mustExec(t, listener, `UNLISTEN d`)
 	mustExec(t, listener, `ROLLBACK`)
 	check("d:rolled back unlisten")
+	channels("d")
+	mustExec(t, listener, `DISCARD ALL`)
+	channels("")
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -24,6 +25,8 @@ type statementEnv struct {
 	// implicitTemp whether searchPath leads with it without naming it.
 	tempSchema   string
 	implicitTemp bool
+	// listening are the channels the session listens on, sorted.
+	listening []string
 	// values are the session's settings when the statement started; the
 	// session never changes a values map in place (setValue copies it).
 	values              map[string]string
@@ -50,11 +53,15 @@ func (s *Session) env() *statementEnv {
 		searchPath:    path,
 		tempSchema:    temp,
 		implicitTemp:  implicitTemp,
+		listening:     slices.Sorted(maps.Keys(s.listening)),
 		values:        s.values,
 		isolation:     s.currentIsolation(),
 		readOnly:      readOnly,
 	}
 }
+
+// ListeningChannels implements functions.ChannelLister.
+func (e *statementEnv) ListeningChannels() []string { return e.listening }
 
 // TempSchema implements functions.TempSchemaInfo.
 func (e *statementEnv) TempSchema() (string, bool) { return e.tempSchema, e.implicitTemp }
