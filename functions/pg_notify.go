@@ -60,7 +60,9 @@ func init() {
 			}
 			return 0.0, nil
 		}})
-	Register(&Overload{Name: "pg_notify", Args: targs(tText, tText), Result: tText, Volatility: Volatile,
+	// Not strict, as in PostgreSQL: a NULL channel is an empty one
+	// (22023), a NULL payload an empty one.
+	Register(&Overload{Name: "pg_notify", Args: targs(tText, tText), Result: tText, Volatility: Volatile, NullCall: true,
 		Eval: func(ctx *Context, a []any) (any, error) {
 			if ctx == nil || ctx.Notify == nil {
 				return nil, pgerr.New(pgerrcode.FeatureNotSupported, "pg_notify outside a session is not supported")

@@ -1035,9 +1035,8 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		})
 		return tag, false, err
 	case *sql.Notify:
-		if s.currentReadOnly() {
-			return Tag{}, false, pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute NOTIFY in a read-only transaction")
-		}
+		// Allowed in a read-only transaction, as PostgreSQL's
+		// ClassifyUtilityCommandAsReadOnly has it.
 		tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
 			return commandTag("NOTIFY"), s.queueNotify(tx, x.Channel, x.Payload)
 		})
