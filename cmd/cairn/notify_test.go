@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -338,4 +339,87 @@ func TestUnlistenPending(t *testing.T) {
 	channels("d")
 	mustExec(t, listener, `DISCARD ALL`)
 	channels("")
+}
+
+// TestNotifyQueueChurn checks that notifications sent while listeners
+// come and go (some of them closing in an open transaction, holding
+// what reached them) leave nothing counted in the queue once those
+// sessions are gone: a notification handed to a session as it ended
+// stayed counted, and such leftovers would fill the queue for good.
+func TestNotifyQueueChurn(t *testing.T) {
+	ctx := context.Background()
+	ts := startServer(t, "")
+	sender := ts.connect(t)
+	stop := make(chan struct{})
+	sent := make(chan error, 1)
+	go func() {
+		conn, err := pgx.Connect(ctx, ts.connString())
+		if err != nil {
+			sent <- err
+			return
+		}
+		defer conn.Close(ctx)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				sent <- nil
+				return
+			default:
+			}
+			if _, err := conn.Exec(ctx, `SELECT pg_notify('churn', $1::int::text)`, i); err != nil {
+				sent <- err
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for k := 0; k < 15; k++ {
+				conn, err := pgx.Connect(ctx, ts.connString())
+				if err != nil {
+					errs <- err
+					return
+				}
+				_, err = conn.Exec(ctx, `LISTEN churn`)
+				if err == nil && (w+k)%2 == 0 {
+					_, err = conn.Exec(ctx, `BEGIN`)
+				}
+				if err == nil {
+					_, err = conn.Exec(ctx, `SELECT 1`)
+				}
+				conn.Close(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(stop)
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	var u float64
+	for {
+		if err := sender.QueryRow(ctx, `SELECT pg_notification_queue_usage()`).Scan(&u); err != nil {
+			t.Fatal(err)
+		}
+		if u == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if u != 0 {
+		t.Errorf("pg_notification_queue_usage() %v with no session listening", u)
+	}
 }

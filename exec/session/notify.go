@@ -161,7 +161,10 @@ func (l *listeners) usage() float64 {
 
 // deliver hands notes, for which a committed transaction reserved
 // reserved bytes, to every session listening on each one's channel,
-// charging the queue what they take in place of the reservation.
+// charging the queue what they take in place of the reservation. The
+// inboxes are filled under mu, so that a session that stops listening
+// (and empties its inbox, as one that ends does) either is no target or
+// finds them there: none is left in the inbox of a session gone.
 func (l *listeners) deliver(notes []Notification, reserved int64) {
 	type delivery struct {
 		s     *Session
@@ -188,9 +191,15 @@ func (l *listeners) deliver(notes []Notification, reserved int64) {
 			to[i].notes = append(to[i].notes, q)
 		}
 	}
-	l.mu.Unlock()
+	wakes := make([]func(), 0, len(to))
 	for _, d := range to {
-		d.s.inbox.add(d.notes)
+		if wake := d.s.inbox.add(d.notes); wake != nil {
+			wakes = append(wakes, wake)
+		}
+	}
+	l.mu.Unlock()
+	for _, wake := range wakes {
+		wake()
 	}
 }
 
@@ -218,17 +227,16 @@ type inbox struct {
 	wake  func()
 }
 
-func (b *inbox) add(notes []*queuedNote) {
+// add puts notes in the inbox, returning the function that tells its
+// connection (to call once no lock is held), if any.
+func (b *inbox) add(notes []*queuedNote) func() {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.notes = append(b.notes, notes...)
 	for _, q := range notes {
 		b.bytes += noteBytes(q.Notification)
 	}
-	wake := b.wake
-	b.mu.Unlock()
-	if wake != nil {
-		wake()
-	}
+	return b.wake
 }
 
 // take empties the inbox, returning what it held.
