@@ -25,8 +25,6 @@ type statementEnv struct {
 	// implicitTemp whether searchPath leads with it without naming it.
 	tempSchema   string
 	implicitTemp bool
-	// listening are the channels the session listens on, sorted.
-	listening []string
 	// values are the session's settings when the statement started; the
 	// session never changes a values map in place (setValue copies it).
 	values              map[string]string
@@ -53,15 +51,18 @@ func (s *Session) env() *statementEnv {
 		searchPath:    path,
 		tempSchema:    temp,
 		implicitTemp:  implicitTemp,
-		listening:     slices.Sorted(maps.Keys(s.listening)),
 		values:        s.values,
 		isolation:     s.currentIsolation(),
 		readOnly:      readOnly,
 	}
 }
 
-// ListeningChannels implements functions.ChannelLister.
-func (e *statementEnv) ListeningChannels() []string { return e.listening }
+// ListeningChannels implements functions.ChannelLister, sorted. The
+// session changes what it listens on only when a transaction commits,
+// between statements, so its statements may read it from any goroutine.
+func (e *statementEnv) ListeningChannels() []string {
+	return slices.Sorted(maps.Keys(e.sess.listening))
+}
 
 // TempSchema implements functions.TempSchemaInfo.
 func (e *statementEnv) TempSchema() (string, bool) { return e.tempSchema, e.implicitTemp }
