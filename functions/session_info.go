@@ -28,6 +28,26 @@ type BackendPIDer interface {
 	BackendPID() int32
 }
 
+// TempSchemaInfo is the optional part of a SessionInfo that names the
+// session's temporary schema (pg_my_temp_schema, current_schemas): ""
+// while it has none, and whether SearchPath leads with it implicitly
+// (search_path does not name pg_temp). Like SessionInfo it is safe for
+// concurrent use.
+type TempSchemaInfo interface {
+	TempSchema() (name string, implicit bool)
+}
+
+// tempSchema is the session's temporary schema and whether the search
+// path has it implicitly ("" and false without one).
+func tempSchema(ctx *Context) (string, bool) {
+	if ctx != nil {
+		if t, ok := ctx.Session.(TempSchemaInfo); ok {
+			return t.TempSchema()
+		}
+	}
+	return "", false
+}
+
 func sessionUser(ctx *Context) string {
 	if ctx != nil && ctx.Session != nil {
 		return ctx.Session.User()
@@ -83,26 +103,28 @@ func init() {
 		}),
 		// The search path's schemas that exist, with (when asked for) the
 		// implicitly searched ones first: the session's temporary schema
-		// (which SearchPath leads with once it exists), then pg_catalog
-		// unless the path names it.
+		// unless the path names pg_temp, then pg_catalog unless the path
+		// names it.
 		fn("current_schemas", targs(tBool), types.ArrayOf(N, 1), func(ctx *Context, a []any) (any, error) {
 			path := []string{"public"}
 			if ctx != nil && ctx.Session != nil {
 				path = ctx.Session.SearchPath()
 			}
+			temp, implicit := tempSchema(ctx)
+			if implicit && len(path) > 0 && path[0] == temp {
+				path = path[1:]
+			}
 			var out []any
 			if a[0].(bool) {
-				for _, s := range path {
-					if catalog.IsTempSchema(s) && schemaExists(ctx, s) {
-						out = append(out, s)
-					}
+				if implicit {
+					out = append(out, temp)
 				}
 				if !slices.Contains(path, "pg_catalog") {
 					out = append(out, "pg_catalog")
 				}
 			}
 			for _, s := range path {
-				if !catalog.IsTempSchema(s) && schemaExists(ctx, s) {
+				if schemaExists(ctx, s) {
 					out = append(out, s)
 				}
 			}
@@ -127,6 +149,29 @@ func init() {
 				}
 				return setting(ctx, a)
 			}},
+		// pg_my_temp_schema() is the OID of the session's temporary
+		// schema, 0 while it has none; pg_is_other_temp_schema(oid)
+		// whether oid is another session's.
+		fn("pg_my_temp_schema", nil, types.OidT, func(ctx *Context, _ []any) (any, error) {
+			if temp, _ := tempSchema(ctx); temp != "" && ctx.Catalog != nil {
+				if oid, err := ctx.Catalog.Lookup(types.RegNamespace, ident.Quote(temp)); err == nil {
+					return oid, nil
+				}
+			}
+			return int64(0), nil
+		}),
+		fn("pg_is_other_temp_schema", targs(types.OidT), tBool, func(ctx *Context, a []any) (any, error) {
+			if ctx == nil || ctx.Catalog == nil {
+				return false, nil
+			}
+			name, ok := ctx.Catalog.Name(types.RegNamespace, a[0].(int64))
+			if !ok {
+				return false, nil
+			}
+			name = strings.Trim(name, `"`)
+			temp, _ := tempSchema(ctx)
+			return catalog.IsTempSchema(name) && name != temp, nil
+		}),
 		fn("pg_backend_pid", nil, tInt4, func(ctx *Context, _ []any) (any, error) {
 			if ctx != nil {
 				if p, ok := ctx.Session.(BackendPIDer); ok {

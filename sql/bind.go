@@ -65,9 +65,14 @@ type Binder struct {
 	NoIndexScans, NoBitmapScans bool
 	// TempSchema is the session's schema of temporary relations
 	// (pg_temp_<pid>), whether or not it exists yet; "" where the session
-	// can have none (temp.go). The session puts it first on SearchPath
-	// once it exists, as PostgreSQL searches it first.
+	// can have none (temp.go). Once it exists the session puts it on
+	// SearchPath where the search_path setting names pg_temp, else first,
+	// as PostgreSQL searches it.
 	TempSchema string
+	// CreateInTemp is set when the search path names pg_temp before any
+	// schema that exists: an unqualified CREATE makes a temporary
+	// relation there, as in PostgreSQL.
+	CreateInTemp bool
 	// clause names the clause being bound where aggregates are not
 	// allowed ("WHERE", "JOIN conditions", ...).
 	clause string
@@ -376,6 +381,9 @@ func (b *Binder) CreationSchema(schema, name string) (string, error) {
 		return "", pgerr.NotSupported("creating relations in information_schema (cairn computes its views)")
 	default:
 		return schema, nil
+	}
+	if b.CreateInTemp && b.TempSchema != "" {
+		return b.TempSchema, nil
 	}
 	for _, s := range b.SearchPath {
 		if _, ok := b.Catalog.Schemas[s]; ok && s != b.TempSchema {

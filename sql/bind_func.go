@@ -203,6 +203,9 @@ func (b *Binder) bindNextVal(args []Expr) (Expr, error) {
 		return nil, pgerr.New(pgerrcode.UndefinedFunction, "function nextval(%s) does not exist", typeList(args))
 	}
 	schema, seq, err := b.sequenceArg("nextval", args[0])
+	if err == errNullSequence {
+		return &Const{Value: nil, T: types.Int8T}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

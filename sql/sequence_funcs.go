@@ -4,6 +4,7 @@ package sql
 // (bindNextVal), bound with the sequence resolved now, as nextval is.
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/jackc/pgerrcode"
@@ -49,6 +50,9 @@ func (b *Binder) bindSeqFunc(name string, args []Expr) (Expr, error) {
 		return nil, noSuch
 	}
 	schema, seq, err := b.sequenceArg(name, args[0])
+	if err == errNullSequence {
+		return &Const{Value: nil, T: types.Int8T}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +76,23 @@ func (b *Binder) bindSeqFunc(name string, args []Expr) (Expr, error) {
 // sequenceArg resolves the sequence argument of a sequence function: a
 // name as text ('seq', 'schema.seq') or a regclass ('seq'::regclass).
 func (b *Binder) sequenceArg(fn string, arg Expr) (schema, seq string, err error) {
+	if call, isCall := arg.(*Call); isCall && call.Name == "pg_get_serial_sequence" {
+		// Django's sequence reset (loaddata, sqlsequencereset) names the
+		// sequence so: setval(pg_get_serial_sequence('"t"', 'id'), ...).
+		// With constant arguments the sequence is known now.
+		table, okT := constString(call.Args[0])
+		column, okC := constString(call.Args[1])
+		if okT && okC {
+			name, found, err := b.catalogView().SerialSequence(table, column)
+			if err != nil {
+				return "", "", err
+			}
+			if !found {
+				return "", "", errNullSequence
+			}
+			arg = &Const{Value: name, T: types.TextT}
+		}
+	}
 	c, ok := arg.(*Const)
 	if !ok {
 		if cast, isCast := arg.(*Cast); isCast {
@@ -98,6 +119,9 @@ func (b *Binder) sequenceArg(fn string, arg Expr) (schema, seq string, err error
 		schema, seq = name[:i], name[i+1:]
 	}
 	schema, seq = strings.Trim(schema, `"`), strings.Trim(seq, `"`)
+	if schema, err = b.schemaName(schema); err != nil {
+		return "", "", err
+	}
 	if schema == "" {
 		for _, s := range b.SearchPath {
 			if _, ok := b.Catalog.Sequences[s+"."+seq]; ok {
@@ -112,6 +136,23 @@ func (b *Binder) sequenceArg(fn string, arg Expr) (schema, seq string, err error
 	}
 	b.needSequence(fn, def)
 	return schema, seq, nil
+}
+
+// errNullSequence is sequenceArg's answer for a sequence argument that is
+// NULL: the sequence functions are strict, so the call is NULL.
+var errNullSequence = errors.New("NULL sequence name")
+
+// constString is the value of a constant (possibly cast) string expression.
+func constString(e Expr) (string, bool) {
+	if cast, ok := e.(*Cast); ok {
+		e = cast.Arg
+	}
+	c, ok := e.(*Const)
+	if !ok {
+		return "", false
+	}
+	v, ok := c.Value.(string)
+	return v, ok
 }
 
 // needSequence records the privileges sequence function fn needs on def,

@@ -72,7 +72,7 @@ func (b *Binder) relationSchema(rv *pg_query.RangeVar) (string, bool, error) {
 		return b.TempSchema, true, nil
 	}
 	schema, err := b.CreationSchema(rv.Schemaname, rv.Relname)
-	return schema, false, err
+	return schema, err == nil && schema == b.TempSchema, err
 }
 
 // newTableSchema is relationSchema for a new table rv with the ON COMMIT

@@ -43,6 +43,7 @@ func errorResponse(err error, fatal bool) *pgproto3.ErrorResponse {
 		TableName:           pe.Table,
 		ColumnName:          pe.Column,
 		ConstraintName:      pe.Constraint,
+		Routine:             pe.Routine,
 	}
 }
 

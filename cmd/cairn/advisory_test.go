@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -92,5 +93,67 @@ func TestAdvisoryLocks(t *testing.T) {
 			t.Fatal("key 99 still held after its session closed")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestAdvisoryXactAbort checks that transaction-level advisory locks go
+// when the (sub)transaction that took them aborts, as in PostgreSQL: at
+// an error in a transaction block (not at the client's ROLLBACK, which a
+// pooled connection may never send), and at ROLLBACK TO for those taken
+// after the savepoint; a released savepoint's stay to the commit.
+func TestAdvisoryXactAbort(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	a, b := ts.connect(t), ts.connect(t)
+	free := func(key int) bool {
+		t.Helper()
+		var ok bool
+		if err := b.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			mustExec(t, b, `SELECT pg_advisory_unlock(`+strconv.Itoa(key)+`)`)
+		}
+		return ok
+	}
+	mustExec(t, a, `BEGIN`)
+	mustExec(t, a, `SELECT pg_advisory_xact_lock(1)`)
+	if _, err := a.Exec(ctx, `SELECT 1/0`); sqlState(err) != "22012" {
+		t.Fatalf("1/0: %v", err)
+	}
+	if !free(1) {
+		t.Error("a transaction-level advisory lock outlived the error that aborted its block")
+	}
+	mustExec(t, a, `ROLLBACK`)
+
+	mustExec(t, a, `BEGIN`)
+	mustExec(t, a, `SELECT pg_advisory_xact_lock(2)`)
+	mustExec(t, a, `SAVEPOINT s`)
+	mustExec(t, a, `SELECT pg_advisory_xact_lock(3)`)
+	if _, err := a.Exec(ctx, `SELECT 1/0`); sqlState(err) != "22012" {
+		t.Fatalf("1/0: %v", err)
+	}
+	if free(2) || !free(3) {
+		t.Errorf("after an error in savepoint s: key 2 (taken before it) free %v, key 3 (after it) free %v; want held, free", !free(2), free(3))
+	}
+	mustExec(t, a, `ROLLBACK TO s`)
+	mustExec(t, a, `SELECT pg_advisory_xact_lock(4)`)
+	mustExec(t, a, `SAVEPOINT t`)
+	mustExec(t, a, `SELECT pg_advisory_xact_lock(5)`)
+	mustExec(t, a, `RELEASE t`)
+	mustExec(t, a, `SAVEPOINT u`)
+	mustExec(t, a, `SELECT pg_advisory_xact_lock(6)`)
+	mustExec(t, a, `SELECT pg_advisory_lock(7)`) // session-level: stays
+	mustExec(t, a, `ROLLBACK TO u`)
+	for key, want := range map[int]bool{2: false, 4: false, 5: false, 6: true, 7: false} {
+		if got := free(key); got != want {
+			t.Errorf("after ROLLBACK TO u: key %d free %v, want %v", key, got, want)
+		}
+	}
+	mustExec(t, a, `COMMIT`)
+	for _, key := range []int{2, 4, 5} {
+		if !free(key) {
+			t.Errorf("key %d held after COMMIT", key)
+		}
 	}
 }

@@ -58,7 +58,9 @@ func TestAsyncpg(t *testing.T) {
 // Describe, Flush and a wait, no Sync) reaches the client at once rather
 // than sitting in the server's output buffer while the client waits for
 // it: a syntax error, an unknown table, then the connection still works.
-// Before the fix the script hung until runAsyncpg's deadline.
+// Before the fix the script hung until runAsyncpg's deadline. A prepared
+// statement a DDL changed the result of is asyncpg's
+// InvalidCachedStatementError, which its statement cache recovers from.
 func TestAsyncpgErrors(t *testing.T) {
 	out := runAsyncpg(t, "asyncpg_errors.py")
 	for _, want := range []string{
@@ -66,6 +68,9 @@ func TestAsyncpgErrors(t *testing.T) {
 		"unknown 42P01 relation \"no_such_table\" does not exist",
 		"prepare unknown 42P01",
 		"after 2",
+		"cached before 2 2",
+		"prepared after DDL InvalidCachedStatementError 0A000",
+		"cache after DDL (1, 'a', 7)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("asyncpg output lacks %q:\n%s", want, out)

@@ -303,7 +303,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed, MaxConnections: maxConns,
+	// The NOTIFY queue lives in memory: an eighth of the memory limit.
+	var notifyQueue int64
+	if limit > 0 {
+		notifyQueue = limit / 8
+	}
+	engine := session.NewEngine(db, session.Options{Logger: log, Embedder: embed, MaxConnections: maxConns, NotifyQueueBytes: notifyQueue,
 		Settings: map[string]string{"log_min_duration_statement": logMinDuration, "statement_mem": statementMem}})
 	var httpHost string
 	if !isOff(cfg.http) {

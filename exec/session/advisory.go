@@ -84,7 +84,7 @@ func (a sessionAdvisory) Lock(key functions.AdvisoryKey, shared, xact, wait bool
 			}
 			t.mu.Unlock()
 			if xact {
-				s.xactAdvisory = append(s.xactAdvisory, heldAdvisory{key: key, shared: shared})
+				s.xactAdvisory = append(s.xactAdvisory, heldAdvisory{key: key, shared: shared, level: len(s.savepoints)})
 			}
 			return true, nil
 		}
@@ -212,26 +212,42 @@ func (t *advisoryTable) rows() []syscat.Lock {
 }
 
 // heldAdvisory is a transaction-level advisory hold, released when the
-// transaction ends.
+// transaction ends, or when the savepoint level it was taken at (the
+// number of savepoints then) is rolled back or fails.
 type heldAdvisory struct {
 	key    functions.AdvisoryKey
 	shared bool
+	level  int
 }
 
 // endTxAdvisory releases the transaction-level advisory locks.
-func (s *Session) endTxAdvisory() {
-	s.releaseTxAdvisorySince(0)
-	s.xactAdvisory = nil
+func (s *Session) endTxAdvisory() { s.releaseXactAdvisory(0) }
+
+// releaseXactAdvisory releases the transaction-level advisory locks
+// taken at savepoint level from or deeper: as in PostgreSQL, where an
+// aborted (sub)transaction gives its locks back at once, an error in a
+// transaction block releases those taken since its last savepoint (all
+// of them without one), and ROLLBACK TO those taken after the savepoint.
+func (s *Session) releaseXactAdvisory(from int) {
+	kept := s.xactAdvisory[:0]
+	for _, h := range s.xactAdvisory {
+		if h.level >= from {
+			s.engine.advisory.release(s, h.key, h.shared)
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	clear(s.xactAdvisory[len(kept):])
+	s.xactAdvisory = kept
+	if len(kept) == 0 {
+		s.xactAdvisory = nil
+	}
 }
 
-// releaseTxAdvisorySince releases the transaction-level advisory locks
-// taken after the first n (ROLLBACK TO SAVEPOINT).
-func (s *Session) releaseTxAdvisorySince(n int) {
-	if n >= len(s.xactAdvisory) {
-		return
+// releasedSavepointAdvisory moves the holds taken after savepoint level
+// i to that level, as RELEASE merges the savepoint into the one before.
+func (s *Session) releasedSavepointAdvisory(i int) {
+	for j := range s.xactAdvisory {
+		s.xactAdvisory[j].level = min(s.xactAdvisory[j].level, i)
 	}
-	for _, h := range s.xactAdvisory[n:] {
-		s.engine.advisory.release(s, h.key, h.shared)
-	}
-	s.xactAdvisory = s.xactAdvisory[:n]
 }

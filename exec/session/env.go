@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -20,6 +21,10 @@ type statementEnv struct {
 	sess                          *Session
 	user, database, currentSchema string
 	searchPath                    []string
+	// tempSchema is the session's temporary schema when it exists,
+	// implicitTemp whether searchPath leads with it without naming it.
+	tempSchema   string
+	implicitTemp bool
 	// values are the session's settings when the statement started; the
 	// session never changes a values map in place (setValue copies it).
 	values              map[string]string
@@ -32,17 +37,35 @@ func (s *Session) env() *statementEnv {
 	if s.currentReadOnly() {
 		readOnly = "on"
 	}
+	cat := s.catalog()
+	path, implicitTemp := s.effectiveSearchPath(cat)
+	var temp string
+	if t := s.tempSchema(); t != "" && s.tempMade && cat.Schemas[t] != nil {
+		temp = t
+	}
 	return &statementEnv{
 		sess:          s,
 		user:          s.parsedSettings().bind.user,
 		database:      s.database,
 		currentSchema: s.CurrentSchema(),
-		searchPath:    s.bindSearchPath(s.catalog()),
+		searchPath:    path,
+		tempSchema:    temp,
+		implicitTemp:  implicitTemp,
 		values:        s.values,
 		isolation:     s.currentIsolation(),
 		readOnly:      readOnly,
 	}
 }
+
+// ListeningChannels implements functions.ChannelLister, sorted. The
+// session changes what it listens on only when a transaction commits,
+// between statements, so its statements may read it from any goroutine.
+func (e *statementEnv) ListeningChannels() []string {
+	return slices.Sorted(maps.Keys(e.sess.listening))
+}
+
+// TempSchema implements functions.TempSchemaInfo.
+func (e *statementEnv) TempSchema() (string, bool) { return e.tempSchema, e.implicitTemp }
 
 // User implements functions.SessionInfo.
 func (e *statementEnv) User() string { return e.user }

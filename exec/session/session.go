@@ -42,6 +42,10 @@ type Options struct {
 	// and RESET returns to them. Check each with CheckSetting first; a
 	// value that fails it is logged and left out.
 	Settings map[string]string
+	// NotifyQueueBytes bounds the notifications committed and not yet
+	// sent to the listening sessions' clients (PostgreSQL's NOTIFY queue,
+	// notify.go); 0: DefaultNotifyQueueBytes.
+	NotifyQueueBytes int64
 }
 
 // Engine runs SQL against one storage.DB; it is safe for concurrent use
@@ -91,6 +95,10 @@ func NewEngine(db *storage.DB, opts Options) *Engine {
 	}
 	if err := e.dropLeftTempSchemas(); err != nil {
 		logger.Error("dropping temporary schemas of an earlier run", "err", err)
+	}
+	e.listeners.max = opts.NotifyQueueBytes
+	if e.listeners.max <= 0 {
+		e.listeners.max = DefaultNotifyQueueBytes
 	}
 	e.metrics = newMetrics(e)
 	e.limits = connLimits{max: opts.MaxConnections, reserved: opts.SuperuserReservedConnections, byUser: map[string]int{}}
@@ -148,10 +156,14 @@ type Session struct {
 	implicit bool
 	// txValues are the settings as they were before the open transaction
 	// first changed one (nil: unchanged); txLocal names those SET LOCAL
-	// changed. A rollback restores them all, a commit the local ones
+	// changed, txKept holds what the transaction's last plain SET (or
+	// RESET) of each left. A rollback restores them all; a commit puts
+	// each local one back to its txKept value, or to its txValues one
+	// when no plain SET changed it, as PostgreSQL's GUC stack does
 	// (settings.go).
 	txValues map[string]string
 	txLocal  map[string]bool
+	txKept   map[string]keptValue
 
 	// prepared are the session's prepared statements: one namespace for
 	// SQL PREPARE and the protocol's Parse, as in PostgreSQL, so that
@@ -202,14 +214,12 @@ type savepoint struct {
 	mark int
 	// notify is how far the transaction's LISTEN/NOTIFY had gone.
 	notify notifyMark
-	// values and local are the settings and the SET LOCAL names when the
-	// savepoint was set: ROLLBACK TO restores them.
+	// values, local and kept are the settings, the SET LOCAL names and
+	// the plain SETs' values when the savepoint was set: ROLLBACK TO
+	// restores them.
 	values map[string]string
 	local  map[string]bool
-	// advisory is how many transaction-level advisory locks were held:
-	// ROLLBACK TO releases those taken since, as PostgreSQL releases a
-	// rolled-back subtransaction's locks.
-	advisory int
+	kept   map[string]keptValue
 }
 
 // Statement is a parsed and analysed statement: its parameter types and
@@ -412,6 +422,7 @@ func (s *Session) Close() {
 		s.tx = nil
 	}
 	s.engine.dropSnapshots(s)
+	s.forgetNotify()
 	s.unlistenAll()
 	if s.tempMade {
 		if err := s.dropTempSchema(); err != nil {
@@ -529,7 +540,11 @@ func (s *Session) CurrentSchema() string {
 		return p.currentSchema
 	}
 	p.currentSchema, p.currentSchemaOf = "", cat
-	for _, name := range p.searchPath {
+	path, implicitTemp := s.effectiveSearchPath(cat)
+	if implicitTemp {
+		path = path[1:]
+	}
+	for _, name := range path {
 		if _, ok := cat.Schemas[name]; ok || syscat.IsSystemSchema(name) {
 			p.currentSchema = name
 			break
@@ -665,7 +680,7 @@ func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.
 // binder is a binder over cat with the session's search path, settings
 // and prepared statements.
 func (s *Session) binder(cat *catalog.Catalog) *sql.Binder {
-	return &sql.Binder{Catalog: cat, SearchPath: s.bindSearchPath(cat), TempSchema: s.tempSchema(), Location: s.Location(), Now: s.now(),
+	return &sql.Binder{Catalog: cat, SearchPath: s.bindSearchPath(cat), TempSchema: s.tempSchema(), CreateInTemp: s.createsInTemp(cat), Location: s.Location(), Now: s.now(),
 		DateStyle: s.DateStyle(), Floats: s.floatStyle(),
 		ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Prepared: s.preparedParams,
 		Role: s.currentRole(cat).OID, RowSecurityOff: !isOn(s.get("row_security")),
@@ -767,8 +782,10 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 	if st.fixedResult && !sameResultColumns(st.Columns, bp.columns) {
 		// A DDL since the statement was prepared changed what it
 		// returns; the client decodes rows by the columns it was told.
+		// asyncpg recognises the error by its routine (and prepares the
+		// statement again where it can).
 		s.fail()
-		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cached plan must not change result type")
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cached plan must not change result type").WithRoutine("RevalidateCachedQuery")
 	}
 	if len(params) != len(bp.params) {
 		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"\" requires %d", len(params), len(bp.params))
@@ -850,7 +867,8 @@ func (s *Session) lookupRegParams(ptypes []types.T, params []any) error {
 			continue
 		}
 		if view == nil {
-			view = syscat.NewView(s.catalog(), s.currentUser(), s.database, s.searchPath())
+			cat := s.catalog()
+			view = syscat.NewView(cat, s.currentUser(), s.database, s.bindSearchPath(cat))
 		}
 		oid, err := view.Lookup(t.Family, text)
 		if err != nil {
@@ -968,6 +986,7 @@ func (s *Session) fail() {
 		if !s.implicit && len(s.savepoints) == 0 {
 			s.tx.Rollback()
 		}
+		s.releaseXactAdvisory(len(s.savepoints))
 	}
 }
 
@@ -1016,9 +1035,8 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		})
 		return tag, false, err
 	case *sql.Notify:
-		if s.currentReadOnly() {
-			return Tag{}, false, pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute NOTIFY in a read-only transaction")
-		}
+		// Allowed in a read-only transaction, as PostgreSQL's
+		// ClassifyUtilityCommandAsReadOnly has it.
 		tag, err := s.inTx(ctx, func(tx *storage.Tx) (Tag, error) {
 			return commandTag("NOTIFY"), s.queueNotify(tx, x.Channel, x.Payload)
 		})
@@ -1506,7 +1524,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	}
 	if t.Kind == sql.TxSavepoint {
 		s.savepoints = append(s.savepoints, savepoint{name: t.Savepoint, mark: s.tx.Savepoint(), values: maps.Clone(s.values), local: maps.Clone(s.txLocal),
-			notify: s.notifyMark(), advisory: len(s.xactAdvisory)})
+			kept: maps.Clone(s.txKept), notify: s.notifyMark()})
 		return "SAVEPOINT", nil
 	}
 	i := len(s.savepoints) - 1
@@ -1518,6 +1536,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	}
 	if t.Kind == sql.TxRelease {
 		s.tx.ReleaseSavepoint(s.savepoints[i].mark)
+		s.releasedSavepointAdvisory(i)
 		s.savepoints = s.savepoints[:i]
 		for _, p := range s.portals {
 			p.level = min(p.level, i)
@@ -1525,11 +1544,12 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		return "RELEASE", nil
 	}
 	s.tx.RollbackTo(s.savepoints[i].mark)
-	s.releaseTxAdvisorySince(s.savepoints[i].advisory)
 	s.rollbackNotify(s.savepoints[i].notify)
+	s.releaseXactAdvisory(i + 1)
 	s.closePortals(func(p *Portal) bool { return p.level > i })
 	s.restoreSettings(s.savepoints[i].values, nil)
 	s.txLocal = maps.Clone(s.savepoints[i].local)
+	s.txKept = maps.Clone(s.savepoints[i].kept)
 	s.savepoints = s.savepoints[:i+1]
 	s.txFailed = false
 	return "ROLLBACK", nil
@@ -1592,7 +1612,33 @@ func (s *Session) runDiscard(x *sql.Discard) error {
 	return nil
 }
 
+// runSet is SET, SET LOCAL, RESET and RESET ALL. A plain one in a
+// transaction block also notes the values it leaves (txKept), which a
+// commit keeps even for a setting SET LOCAL changed too.
 func (s *Session) runSet(x *sql.Set) error {
+	if s.tx == nil || x.Local {
+		return s.applySet(x)
+	}
+	before := maps.Clone(s.values)
+	if err := s.applySet(x); err != nil {
+		return err
+	}
+	for name := range settings {
+		old, had := before[name]
+		cur, has := s.values[name]
+		if had == has && old == cur {
+			continue
+		}
+		if s.txKept == nil {
+			s.txKept = map[string]keptValue{}
+		}
+		s.txKept[name] = keptValue{value: cur, set: has}
+	}
+	return nil
+}
+
+// applySet is runSet's change to the session's settings.
+func (s *Session) applySet(x *sql.Set) error {
 	if x.Local && s.tx == nil {
 		s.notices = append(s.notices, Notice{Severity: "WARNING", Code: "25P01", Message: "SET LOCAL can only be used in transaction blocks"})
 		return nil
@@ -1840,6 +1886,8 @@ func (s *Session) readTx() (tx *storage.Tx, done func(committed bool)) {
 		tx.Rollback() // it wrote nothing: ending it is its commit
 		if committed {
 			s.committedNotify(tx) // a SELECT pg_notify(...)
+		} else if s.notify.tx == tx {
+			s.forgetNotify()
 		}
 		s.engine.stats.XactEnded(committed)
 	}

@@ -316,18 +316,32 @@ func (s *Session) parsedSettings() *parsedSettings {
 // everything when it rolled back, the SET LOCAL changes when it
 // committed, as PostgreSQL does.
 func (s *Session) endTxSettings(committed bool) {
-	saved, local := s.txValues, s.txLocal
-	s.txValues, s.txLocal = nil, nil
+	saved, local, kept := s.txValues, s.txLocal, s.txKept
+	s.txValues, s.txLocal, s.txKept = nil, nil, nil
 	if saved == nil {
 		return
 	}
 	if committed {
 		if local != nil { // nil would restore them all
+			for name, k := range kept {
+				if k.set {
+					saved[name] = k.value
+				} else {
+					delete(saved, name)
+				}
+			}
 			s.restoreSettings(saved, local)
 		}
 		return
 	}
 	s.restoreSettings(saved, nil)
+}
+
+// keptValue is a setting's value after a plain SET in a transaction
+// block: set is false where it went back to its default (RESET).
+type keptValue struct {
+	value string
+	set   bool
 }
 
 // restoreSettings puts back the values of saved (a copy of s.values) for

@@ -28,15 +28,60 @@ func (s *Session) tempSchema() string {
 	return s.tempName
 }
 
-// bindSearchPath is the search path the binder resolves names on: the
-// session's, after its temporary schema once the session made it (one
-// of that name it did not make is a dead session's, never searched).
+// bindSearchPath is the search path the binder resolves names on, as
+// PostgreSQL's recomputeNamespacePath makes it: the session's temporary
+// schema, once the session made it (one of that name it did not make is
+// a dead session's, never searched), where the setting names pg_temp,
+// or first when it does not; an explicit pg_temp the session has no
+// schema for is left out.
 func (s *Session) bindSearchPath(cat *catalog.Catalog) []string {
-	path := s.searchPath()
-	if temp := s.tempSchema(); s.tempMade && cat.Schemas[temp] != nil && !slices.Contains(path, temp) {
-		return append([]string{temp}, path...)
-	}
+	path, _ := s.effectiveSearchPath(cat)
 	return path
+}
+
+// effectiveSearchPath is bindSearchPath, and whether the temporary
+// schema leads it implicitly (the setting does not name pg_temp).
+func (s *Session) effectiveSearchPath(cat *catalog.Catalog) (path []string, implicitTemp bool) {
+	raw := s.searchPath()
+	temp := s.tempSchema()
+	exists := temp != "" && s.tempMade && cat.Schemas[temp] != nil
+	explicit := slices.Contains(raw, "pg_temp")
+	if !explicit {
+		if exists && !slices.Contains(raw, temp) {
+			return append([]string{temp}, raw...), true
+		}
+		return raw, false
+	}
+	path = make([]string, 0, len(raw))
+	for _, name := range raw {
+		if name == "pg_temp" {
+			if !exists || slices.Contains(path, temp) {
+				continue
+			}
+			name = temp
+		}
+		path = append(path, name)
+	}
+	return path, false
+}
+
+// createsInTemp reports whether an unqualified CREATE goes to the
+// temporary schema: PostgreSQL creates in the first schema of the search
+// path that exists, which is the temporary one when pg_temp comes before
+// any other (made on demand if the session has none yet).
+func (s *Session) createsInTemp(cat *catalog.Catalog) bool {
+	if s.tempSchema() == "" {
+		return false
+	}
+	for _, name := range s.searchPath() {
+		if name == "pg_temp" {
+			return true
+		}
+		if cat.Schemas[name] != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // ensureTempSchema creates the session's temporary schema in tx unless it

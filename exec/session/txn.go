@@ -135,6 +135,9 @@ func (s *Session) EndImplicit() error {
 // back, to the session: its settings, cursors and advisory locks.
 func (s *Session) txEnded(committed bool) {
 	s.engine.stats.XactEnded(committed)
+	if !committed {
+		s.forgetNotify()
+	}
 	s.endTxSettings(committed)
 	s.endTxCursors(committed)
 	s.endTxAdvisory()
@@ -278,6 +281,7 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, er
 	tag, err := catchFnPanic(fn, tx)
 	if err != nil {
 		tx.Rollback()
+		s.forgetNotify()
 		s.engine.stats.XactEnded(false)
 		return Tag{}, err
 	}
@@ -297,10 +301,20 @@ func (s *Session) commit(tx *storage.Tx) error {
 	if len(s.onCommit) > 0 {
 		if err := s.applyOnCommit(tx); err != nil {
 			tx.Rollback()
+			s.forgetNotify()
 			return err
 		}
 	}
+	// As PostgreSQL's PreCommit_Notify: the transaction's notifications
+	// take their place in the queue before it commits, and a full queue
+	// rolls it back.
+	if err := s.reserveNotify(tx); err != nil {
+		tx.Rollback()
+		s.forgetNotify()
+		return err
+	}
 	if err := tx.Commit(); err != nil {
+		s.forgetNotify()
 		return err
 	}
 	s.committedNotify(tx)

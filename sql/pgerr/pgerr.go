@@ -27,6 +27,10 @@ type Error struct {
 	// constraint_name, pgx's ConstraintName) and ORMs map a 23505 or 23503
 	// to the model field by the constraint's name.
 	Schema, Table, Column, Constraint string
+	// Routine is the PostgreSQL source function that raises this error,
+	// set only where clients tell errors apart by it (asyncpg knows a
+	// prepared statement a DDL invalidated by RevalidateCachedQuery).
+	Routine string
 }
 
 // New returns an error with the given SQLSTATE and a printf-style message.
@@ -60,6 +64,12 @@ func (e *Error) WithConstraint(schema, table, constraint string) *Error {
 // error is about (a not-null violation).
 func (e *Error) WithColumn(schema, table, column string) *Error {
 	e.Schema, e.Table, e.Column = schema, table, column
+	return e
+}
+
+// WithRoutine returns e with Routine set.
+func (e *Error) WithRoutine(routine string) *Error {
+	e.Routine = routine
 	return e
 }
 

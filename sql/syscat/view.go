@@ -356,6 +356,15 @@ func typeByName(text string) (t types.T, schema string, ok bool) {
 
 // candidates are the schemas an unqualified name is looked up in.
 func (v *View) candidates(schema string) []string {
+	if schema == "pg_temp" {
+		// The session's temporary schema, which its search path holds
+		// once it exists (and no other session's).
+		for _, s := range v.SearchPath {
+			if catalog.IsTempSchema(s) {
+				return []string{s}
+			}
+		}
+	}
 	if schema != "" {
 		return []string{schema}
 	}
