@@ -1,8 +1,10 @@
 package functions
 
 import (
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -523,6 +525,73 @@ func Resolve(name string, args []types.T) (*Overload, []types.T, error) {
 	if name == "!=" {
 		name = "<>"
 	}
+	key, ok := resolveKeyOf(name, args)
+	if ok {
+		if r, hit := resolved.Load(key); hit {
+			r := r.(resolution)
+			return r.ov, slices.Clone(r.targets), nil
+		}
+	}
+	ov, targets, err := resolve(name, args)
+	if err != nil || !ok || resolvedN.Load() >= maxResolved {
+		return ov, targets, err
+	}
+	// The memo keeps targets, which a type-aware overload's evaluation
+	// holds on to (bindTyped), to itself.
+	resolved.Store(key, resolution{ov: ov, targets: targets})
+	resolvedN.Add(1)
+	return ov, slices.Clone(targets), nil
+}
+
+// resolved memoizes Resolve for up to maxResolved calls whose arguments
+// are plain scalar types (resolveKey): overloads are registered at init
+// and never change, so a name and argument types resolve alike every
+// time, and a statement bound again (every simple-protocol query is)
+// skips the search through all the overloads of its operators, some
+// 3 µs for the int8 = int4 of a point lookup by a literal.
+var (
+	resolved  sync.Map // resolveKey -> resolution
+	resolvedN atomic.Int64
+)
+
+const maxResolved = 4096
+
+// resolveKey is a name and up to three argument types that are neither
+// arrays nor records nor domains: their family and modifier are all of
+// them.
+type resolveKey struct {
+	name string
+	n    int
+	args [3]struct {
+		family types.Family
+		mod    int32
+	}
+}
+
+// resolution is a memoized result of Resolve; targets is never handed
+// out itself (callers get copies).
+type resolution struct {
+	ov      *Overload
+	targets []types.T
+}
+
+// resolveKeyOf is the key of a call of name with args, if it has one.
+func resolveKeyOf(name string, args []types.T) (resolveKey, bool) {
+	k := resolveKey{name: name, n: len(args)}
+	if len(args) > len(k.args) {
+		return k, false
+	}
+	for i, t := range args {
+		if t.Elem != nil || t.Fields != nil || t.Domain != "" || t.Dims != 0 {
+			return k, false
+		}
+		k.args[i].family, k.args[i].mod = t.Family, t.Mod
+	}
+	return k, true
+}
+
+// resolve is Resolve without the memo.
+func resolve(name string, args []types.T) (*Overload, []types.T, error) {
 	var cands []candidate
 	for _, ov := range Overloads(name) {
 		params, ok := expandParams(ov.Args, ov.Variadic, len(args))

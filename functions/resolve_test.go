@@ -111,3 +111,61 @@ func TestResolveCastTargets(t *testing.T) {
 		t.Errorf("concat = %v, %v", v, err)
 	}
 }
+
+// TestResolveMemo checks that a resolution Resolve remembers is the one it
+// made: the same overload, the same targets, which a caller may change
+// without changing the next caller's, and a type-aware overload that
+// still evaluates with its argument types.
+func TestResolveMemo(t *testing.T) {
+	var first *Overload
+	for i := 0; i < 3; i++ {
+		ov, targets, err := Resolve("=", []types.T{types.Int8T, types.Int4T})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = ov
+		}
+		if ov != first || !targets[0].Equal(types.Int8T) || !targets[1].Equal(types.Int8T) {
+			t.Fatalf("call %d: int8 = int4 resolved to %v with targets %v", i, ov.Args, targets)
+		}
+		targets[0] = types.TextT
+		ov, targets, err = Resolve("concat", []types.T{types.Int4T, types.UnknownT, types.BoolT})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !targets[0].Equal(types.Int4T) || !targets[1].Equal(types.TextT) || !targets[2].Equal(types.BoolT) {
+			t.Fatalf("call %d: concat targets %v", i, targets)
+		}
+		targets[1] = types.Int8T
+		v, err := ov.Eval(testCtx(nil), []any{int64(1), "x", true})
+		if err != nil || v != "1xt" {
+			t.Fatalf("call %d: concat = %v, %v", i, v, err)
+		}
+	}
+	if _, _, err := Resolve("lower", []types.T{types.Int4T}); err == nil {
+		t.Fatal("lower(integer) resolved")
+	}
+	if _, _, err := Resolve("lower", []types.T{types.Int4T}); err == nil {
+		t.Fatal("lower(integer) resolved the second time")
+	}
+}
+
+// BenchmarkResolve times the resolution of a point lookup's int8 = int4,
+// remembered (Resolve) and searched for through the overloads (resolve).
+func BenchmarkResolve(b *testing.B) {
+	args := []types.T{types.Int8T, types.Int4T}
+	for _, c := range []struct {
+		name string
+		fn   func(string, []types.T) (*Overload, []types.T, error)
+	}{{"memo", Resolve}, {"search", resolve}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, _, err := c.fn("=", args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -553,9 +553,10 @@ func (db *DB) nextStateLocked(head *dbState, lsn uint64, newCat *catalog.Catalog
 			ts.deleted = roaring64.New()
 		}
 		if op.deletes != nil && !op.deletes.IsEmpty() {
-			d := ts.deleted.Clone()
-			d.Or(op.deletes)
-			ts.deleted = d
+			// A new bitmap (states share the old one), made in one pass:
+			// cloning and then Or-ing in place copied each container
+			// twice, the clone's and its grown copy.
+			ts.deleted = roaring64.Or(ts.deleted, op.deletes)
 		}
 		if len(op.segments) > 0 {
 			for _, seg := range op.segments {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -110,22 +111,39 @@ const (
 	tailMergeBytes = 256 << 10
 )
 
-// appendTail returns tail with b added, merged into the last batch when
-// both are small and alike. tail is never modified in place: states share
-// it.
+// appendTail returns tail with b added, merged with the small batches at
+// the end of tail that are no larger than what is being merged (as a
+// binary counter carries): a stream of single-row commits then copies
+// each row about log2(tailMergeRows) times on its way into a full batch,
+// where merging every commit into the last batch copied that whole batch
+// each time, and the tail holds no more than that many unfull batches
+// after its full ones. tail is never modified in place: states share it.
 func appendTail(tail []*tailBatch, b *tailBatch) []*tailBatch {
-	if len(tail) > 0 {
-		last := tail[len(tail)-1]
-		if !last.sealed && last.n+b.n <= tailMergeRows && batchBytes(last) < tailMergeBytes && sameLayout(last, b) {
-			if m, err := mergeBatches(last, b); err == nil {
-				out := make([]*tailBatch, len(tail), len(tail)+8)
-				copy(out, tail)
-				out[len(out)-1] = m
-				return out
-			}
+	start, rows, bytes := len(tail), b.n, batchBytes(b)
+	for start > 0 {
+		prev := tail[start-1]
+		if prev.sealed || prev.n > rows || prev.n+rows > tailMergeRows || !sameLayout(prev, b) {
+			break
 		}
+		pb := batchBytes(prev)
+		if bytes+pb > tailMergeBytes {
+			break
+		}
+		start--
+		rows += prev.n
+		bytes += pb
 	}
-	return append(tail, b)
+	if start == len(tail) {
+		return append(tail, b)
+	}
+	m, err := mergeBatches(append(slices.Clip(tail[start:]), b)...)
+	if err != nil {
+		return append(tail, b)
+	}
+	out := make([]*tailBatch, start+1, start+8)
+	copy(out, tail[:start])
+	out[start] = m
+	return out
 }
 
 func batchBytes(b *tailBatch) int64 {

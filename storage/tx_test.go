@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -907,6 +908,61 @@ func TestCommitCoalescesSmallInserts(t *testing.T) {
 			if fmt.Sprint(r[1]) != fmt.Sprint("v", r[0]) {
 				t.Fatalf("row %v", r)
 			}
+		}
+	}
+	check(db)
+	db2 := openDB(t, crashImage(t, db), Options{})
+	defer db2.Close()
+	check(db2)
+}
+
+// TestTailSingleRowCommits commits 3,000 single-row INSERTs one by one:
+// the tail merges them as a binary counter carries (appendTail), into
+// two full batches of tailMergeRows rows and one batch per bit of the
+// remaining 952 rows, the rows in commit order; a crash image, whose
+// replay merges the same way, holds the same rows.
+func TestTailSingleRowCommits(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{FlushRows: 1 << 20})
+	defer db.Close()
+	def := kvTable(t, db, "t")
+	const n = 3000
+	for i := 1; i <= n; i++ {
+		insert(t, db, def, []any{i, fmt.Sprint("v", i)})
+	}
+	rest := n % tailMergeRows
+	want := []int{tailMergeRows, tailMergeRows}
+	for bit := tailMergeRows; bit > 0; bit >>= 1 {
+		if rest&bit != 0 {
+			want = append(want, bit)
+		}
+	}
+	check := func(db *DB) {
+		t.Helper()
+		var sizes []int
+		var ids []int64
+		for _, b := range db.head.Load().tables[def.ID].tail {
+			sizes = append(sizes, b.n)
+			ids = append(ids, b.rowIDs.Int64Values()...)
+		}
+		if !slices.Equal(sizes, want) {
+			t.Errorf("tail batches of %v rows, want %v", sizes, want)
+		}
+		if !slices.IsSorted(ids) || len(slices.Compact(slices.Clone(ids))) != n {
+			t.Errorf("the tail's %d row IDs are not %d ascending ones", len(ids), n)
+		}
+		tx := db.Begin()
+		defer tx.Rollback()
+		rows := scanRows(t, tx, def.ID, false)
+		if len(rows) != n {
+			t.Fatalf("%d rows, want %d", len(rows), n)
+		}
+		seen := map[string]bool{}
+		for _, r := range rows {
+			k := fmt.Sprint(r[0])
+			if fmt.Sprint(r[1]) != "v"+k || seen[k] {
+				t.Fatalf("row %v", r)
+			}
+			seen[k] = true
 		}
 	}
 	check(db)
