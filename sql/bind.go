@@ -546,6 +546,8 @@ func CommandName(st Statement) string {
 		return "SELECT"
 	case *Copy:
 		return "COPY"
+	case *Do:
+		return "DO"
 	case *CreateSchema:
 		return "CREATE SCHEMA"
 	case *CreateRole:

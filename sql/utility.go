@@ -571,6 +571,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return b.bindVacuum(s.VacuumStmt)
 	case *pg_query.Node_ReindexStmt:
 		return b.bindReindex(s.ReindexStmt)
+	case *pg_query.Node_DoStmt:
+		return b.bindDo(s.DoStmt)
 	case *pg_query.Node_CheckPointStmt:
 		return &Checkpoint{}, nil
 	case *pg_query.Node_LockStmt:

@@ -195,6 +195,12 @@ type Session struct {
 	listening map[string]bool
 	notify    notifyState
 	inbox     inbox
+
+	// plDepth is how deeply PL/pgSQL bodies are nested in the running
+	// statement; plRows the rows the last statement one of them ran
+	// changed or returned (plpgsql.go).
+	plDepth int
+	plRows  int64
 }
 
 type savepoint struct {
@@ -1048,6 +1054,8 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return commandTag(tag), false, err
 	case *sql.Copy:
 		return Tag{}, false, errCopyPortal("Execute")
+	case *sql.Do:
+		return commandTag("DO"), false, s.runDo(ctx, x)
 	}
 	if err := s.checkWritable(p.bound); err != nil {
 		return Tag{}, false, err

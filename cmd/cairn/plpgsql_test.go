@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// plConn connects to ts with pgx, collecting the notices the server sends
+// as "SEVERITY CODE message".
+func plConn(t *testing.T, ts *testServer) (*pgx.Conn, func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var notices []string
+	cfg, err := pgx.ParseConfig(ts.connString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		mu.Lock()
+		notices = append(notices, n.Severity+" "+n.Code+" "+n.Message)
+		mu.Unlock()
+	}
+	conn, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := notices
+		notices = nil
+		return out
+	}
+}
+
+// TestDoRaiseNotices: RAISE NOTICE, INFO and WARNING in a DO block reach
+// the client as NoticeResponses, in order, with their % arguments
+// formatted (NULL as <NULL>) and their SQLSTATEs; RAISE EXCEPTION is the
+// statement's error, with its ERRCODE, DETAIL and HINT.
+func TestDoRaiseNotices(t *testing.T) {
+	ts := startServer(t, "")
+	conn, notices := plConn(t, ts)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, `DO $$
+		DECLARE n int := 2; s text; r record;
+		BEGIN
+			RAISE NOTICE 'n=% s=% pct=%%', n, s;
+			FOR r IN SELECT x, x * 10 AS y FROM generate_series(1, 2) x LOOP
+				RAISE INFO 'row % %', r.x, r.y;
+			END LOOP;
+			RAISE WARNING 'careful' USING ERRCODE = 'P0001';
+			BEGIN
+				PERFORM 1 / 0;
+			EXCEPTION WHEN division_by_zero THEN
+				RAISE NOTICE 'caught % (%)', SQLSTATE, SQLERRM;
+			END;
+		END $$`); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"NOTICE 00000 n=2 s=<NULL> pct=%",
+		"INFO 00000 row 1 10",
+		"INFO 00000 row 2 20",
+		"WARNING P0001 careful",
+		"NOTICE 00000 caught 22012 (division by zero)",
+	}
+	if got := notices(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("notices:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	_, err := conn.Exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'bad %', 'thing' USING DETAIL = 'the detail', HINT = 'the hint', ERRCODE = 'check_violation'; END $$`)
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "23514" || pe.Message != "bad thing" || pe.Detail != "the detail" || pe.Hint != "the hint" {
+		t.Fatalf("RAISE EXCEPTION: %#v", err)
+	}
+}
+
+// TestDoCancel: an endless LOOP in a DO block ends with 57014 under
+// statement_timeout and at pg_cancel_backend, and the session goes on;
+// what the block wrote is undone.
+func TestDoCancel(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	a, _ := plConn(t, ts)
+	b, _ := plConn(t, ts)
+	if _, err := a.Exec(ctx, `CREATE TABLE spin (n int)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Exec(ctx, `SET statement_timeout = 200`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := a.Exec(ctx, `DO $$ BEGIN INSERT INTO spin VALUES (1); LOOP END LOOP; END $$`)
+	if sqlState(err) != "57014" || !strings.Contains(err.Error(), "statement timeout") {
+		t.Fatalf("endless loop under statement_timeout: %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("the timeout took %v", took)
+	}
+	if _, err := a.Exec(ctx, `SET statement_timeout = 0`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Exec(ctx, `DO $$ DECLARE i int := 0; BEGIN LOOP i := i + 1; BEGIN PERFORM 1; EXCEPTION WHEN others THEN NULL; END; END LOOP; END $$`)
+		done <- err
+	}()
+	waitActivity(t, b, a.PgConn().PID(), "the DO block running", inState("active", "LOOP"))
+	var ok bool
+	if err := b.QueryRow(ctx, `SELECT pg_cancel_backend($1)`, int32(a.PgConn().PID())).Scan(&ok); err != nil || !ok {
+		t.Fatalf("pg_cancel_backend: %v %v", ok, err)
+	}
+	select {
+	case err := <-done:
+		// WHEN OTHERS does not catch a cancel, as in PostgreSQL.
+		if sqlState(err) != "57014" {
+			t.Fatalf("cancelled DO block: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the DO block still runs 10s after pg_cancel_backend")
+	}
+	var n int
+	if err := a.QueryRow(ctx, `SELECT count(*) FROM spin`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("rows left by the failed blocks: %d %v", n, err)
+	}
+}
