@@ -573,6 +573,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return b.bindReindex(s.ReindexStmt)
 	case *pg_query.Node_DoStmt:
 		return b.bindDo(s.DoStmt)
+	case *pg_query.Node_CreateFunctionStmt:
+		return b.bindCreateFunction(s.CreateFunctionStmt)
 	case *pg_query.Node_CheckPointStmt:
 		return &Checkpoint{}, nil
 	case *pg_query.Node_LockStmt:
@@ -1336,6 +1338,10 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		return names[len(names)-2], names[len(names)-1]
 	}
 	switch s.RemoveType {
+	case pg_query.ObjectType_OBJECT_FUNCTION:
+		return b.bindDropFunction(s)
+	case pg_query.ObjectType_OBJECT_TRIGGER:
+		return b.bindDropTrigger(s)
 	case pg_query.ObjectType_OBJECT_TABLE:
 		d := &DropTable{Cascade: cascade}
 		for _, o := range s.Objects {

@@ -131,3 +131,30 @@ func TestDoCancel(t *testing.T) {
 		t.Fatalf("rows left by the failed blocks: %d %v", n, err)
 	}
 }
+
+// TestFunctionsPersist: functions are in the catalog: after a restart
+// they are still called, listed in pg_proc, and dropped.
+func TestFunctionsPersist(t *testing.T) {
+	dir := t.TempDir()
+	ts := startServer(t, dir)
+	ctx := context.Background()
+	conn := ts.connect(t)
+	if _, err := conn.Exec(ctx, `CREATE FUNCTION twice(x int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT x * 2 $$`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	ts.stop()
+	ts = startServer(t, dir)
+	conn = ts.connect(t)
+	var n int
+	var src string
+	if err := conn.QueryRow(ctx, `SELECT twice(21), prosrc FROM pg_proc WHERE proname = 'twice'`).Scan(&n, &src); err != nil || n != 42 || src != " SELECT x * 2 " {
+		t.Fatalf("after restart: %d %q %v", n, src, err)
+	}
+	if _, err := conn.Exec(ctx, `DROP FUNCTION twice(int)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT twice(1)`); sqlState(err) != "42883" {
+		t.Fatalf("dropped function: %v", err)
+	}
+}
