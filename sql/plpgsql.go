@@ -31,9 +31,21 @@ type PLFunction struct {
 	Vars []PLVar
 	Body *PLBlock
 	// Found, SQLState and SQLErrm are the numbers of the FOUND, SQLSTATE
-	// and SQLERRM variables (-1 where the body has none).
-	Found, SQLState, SQLErrm int
+	// and SQLERRM variables, New and Old those of a trigger function's
+	// NEW and OLD records (-1 where the body has none).
+	Found, SQLState, SQLErrm, New, Old int
+	// Trigger marks a trigger function's body; TG are the numbers of
+	// its special variables by name (tg_op, tg_name, tg_when, tg_level,
+	// tg_table_name, tg_table_schema).
+	Trigger bool
+	TG      map[string]int
 }
+
+// plTriggerVars are the special variables of a trigger function, all text.
+var plTriggerVars = []string{"tg_op", "tg_name", "tg_when", "tg_level", "tg_table_name", "tg_table_schema"}
+
+// CompileTrigger compiles the body of a PL/pgSQL trigger function.
+func (b *Binder) CompileTrigger(body string) (*PLFunction, error) { return b.compilePL(body, true) }
 
 // PLVar is one variable of a PL/pgSQL body.
 type PLVar struct {
@@ -295,9 +307,18 @@ func (b *Binder) compilePL(body string, trigger bool) (*PLFunction, error) {
 	if err := json.Unmarshal([]byte(out), &fns); err != nil || len(fns) != 1 {
 		return nil, pgerr.New(pgerrcode.InternalError, "reading the PL/pgSQL parse: %v", err)
 	}
-	c := &plCompiler{b: b, fn: &PLFunction{Found: -1, SQLState: -1, SQLErrm: -1}, byName: map[string]int{}}
+	c := &plCompiler{b: b, fn: &PLFunction{Found: -1, SQLState: -1, SQLErrm: -1, New: -1, Old: -1, Trigger: trigger}, byName: map[string]int{}}
 	if err := c.datums(fns[0].Fn.Datums); err != nil {
 		return nil, err
+	}
+	if trigger {
+		c.fn.TG = map[string]int{}
+		for _, name := range plTriggerVars {
+			c.fn.TG[name] = len(c.fn.Vars)
+			c.byName[name] = len(c.fn.Vars)
+			c.fn.Vars = append(c.fn.Vars, PLVar{Name: name, T: types.TextT, Constant: true})
+			c.typeNames = append(c.typeNames, "text")
+		}
 	}
 	var action plJSON
 	if err := json.Unmarshal(fns[0].Fn.Action, &action); err != nil {
@@ -382,6 +403,14 @@ func (c *plCompiler) datums(ds []plJSON) error {
 			c.fn.SQLState = i
 		case "sqlerrm":
 			c.fn.SQLErrm = i
+		case "new":
+			if v.Record {
+				c.fn.New = i
+			}
+		case "old":
+			if v.Record {
+				c.fn.Old = i
+			}
 		}
 		if defaultExpr != nil {
 			e, err := c.typedExpr(defaultExpr, typeName)
@@ -509,10 +538,16 @@ func (c *plCompiler) stmt(r plJSON) (PLStmt, error) {
 		case "PLpgSQL_stmt_return":
 			var x struct {
 				Expr   *plExprJSON `json:"expr"`
-				Retvar int         `json:"retvarno"`
+				Lineno int         `json:"lineno"`
 			}
 			if err := json.Unmarshal(raw, &x); err != nil {
 				return nil, errPLJSON(err)
+			}
+			if x.Lineno == 0 && x.Expr == nil {
+				// The parser ends every body with a RETURN of its own
+				// (no line): a trigger function that reaches the end
+				// without one of its own fails, as in PostgreSQL.
+				return nil, nil
 			}
 			s := &PLReturn{Var: -1}
 			if x.Expr == nil || x.Expr.PLpgSQLExpr == nil {

@@ -575,6 +575,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return b.bindDo(s.DoStmt)
 	case *pg_query.Node_CreateFunctionStmt:
 		return b.bindCreateFunction(s.CreateFunctionStmt)
+	case *pg_query.Node_CreateTrigStmt:
+		return b.bindCreateTrigger(s.CreateTrigStmt)
 	case *pg_query.Node_CheckPointStmt:
 		return &Checkpoint{}, nil
 	case *pg_query.Node_LockStmt:

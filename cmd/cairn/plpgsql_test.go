@@ -158,3 +158,82 @@ func TestFunctionsPersist(t *testing.T) {
 		t.Fatalf("dropped function: %v", err)
 	}
 }
+
+// TestTriggers: the updated_at trigger every app schema has sets the
+// column at each UPDATE (autocommit and in a transaction block, through
+// pgx's extended protocol); a trigger's RAISE NOTICE reaches the client;
+// the triggers survive a restart; a trigger that writes its own table
+// ends with 54001 instead of recursing forever.
+func TestTriggers(t *testing.T) {
+	dir := t.TempDir()
+	ts := startServer(t, dir)
+	ctx := context.Background()
+	conn, notices := plConn(t, ts)
+	for _, q := range []string{
+		`CREATE TABLE items (id int PRIMARY KEY, title text, updated_at timestamptz)`,
+		`CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.updated_at = now(); RETURN NEW; END $$`,
+		`CREATE TRIGGER items_touch BEFORE UPDATE ON items FOR EACH ROW EXECUTE FUNCTION touch()`,
+		`CREATE FUNCTION say() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE '% of %', TG_OP, NEW.id; RETURN NEW; END $$`,
+		`CREATE TRIGGER items_say BEFORE INSERT ON items FOR EACH ROW EXECUTE PROCEDURE say()`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO items (id, title) VALUES ($1, 'a'), (2, 'b')`, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(notices(), "; "); got != "NOTICE 00000 INSERT of 1; NOTICE 00000 INSERT of 2" {
+		t.Fatalf("notices of the insert trigger: %s", got)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE items SET title = $1 WHERE id = 1`, "a2"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE items SET title = 'b2' WHERE id = 2`); err != nil {
+		t.Fatal(err)
+	}
+	var inTx time.Time
+	if err := tx.QueryRow(ctx, `SELECT updated_at FROM items WHERE id = 2`).Scan(&inTx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var set int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM items WHERE updated_at IS NOT NULL AND updated_at > now() - interval '1 minute'`).Scan(&set); err != nil || set != 2 {
+		t.Fatalf("rows touched: %d %v", set, err)
+	}
+	conn.Close(ctx)
+	ts.stop()
+
+	ts = startServer(t, dir)
+	conn, _ = plConn(t, ts)
+	if _, err := conn.Exec(ctx, `UPDATE items SET title = 'c', updated_at = NULL WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	var null bool
+	if err := conn.QueryRow(ctx, `SELECT updated_at IS NULL FROM items WHERE id = 1`).Scan(&null); err != nil || null {
+		t.Fatalf("trigger after restart: null=%v %v", null, err)
+	}
+	var triggers int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_trigger WHERE tgrelid = 'items'::regclass`).Scan(&triggers); err != nil || triggers != 2 {
+		t.Fatalf("pg_trigger after restart: %d %v", triggers, err)
+	}
+	if _, err := conn.Exec(ctx, `CREATE FUNCTION again() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO items (id) VALUES (NEW.id + 1000); RETURN NEW; END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `CREATE TRIGGER items_again BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION again()`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO items (id) VALUES (5)`); sqlState(err) != "54001" {
+		t.Fatalf("a trigger inserting into its own table: %v", err)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM items`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("rows after the failed recursive insert: %d %v", n, err)
+	}
+}

@@ -31,6 +31,9 @@ type plValue struct {
 	t   types.T
 	rec *plRecord
 	set bool // a record variable was assigned
+	// returned marks the value of a RETURN statement (a body that ends
+	// without one returns the zero plValue).
+	returned bool
 }
 
 // plRecord is the row a record variable holds.
@@ -283,6 +286,7 @@ func (f *plFrame) stmt(st sql.PLStmt) (plControl, plValue, error) {
 			}
 			ret = plValue{v: v, t: t}
 		}
+		ret.returned = true
 		return plControl{kind: plReturn}, ret, nil
 	case *sql.PLLoop:
 		return f.loop(x)

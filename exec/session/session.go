@@ -201,6 +201,8 @@ type Session struct {
 	// changed or returned (plpgsql.go).
 	plDepth int
 	plRows  int64
+	// plCache are the trigger functions compiled (trigger.go).
+	plCache map[string]compiledTrigger
 }
 
 type savepoint struct {
@@ -1163,6 +1165,9 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	}
 	rt.Fn.Catalog = rt.CatalogFunctions()
 	rt.Fn.Advisory = sessionAdvisory{s}
+	if tx != nil {
+		rt.Triggers = sessionTriggers{s, tx}
+	}
 	rt.Fn.Notify = func(channel, payload string) error { return s.queueNotify(tx, channel, payload) }
 	if e := s.engine.embedder; e != nil {
 		rt.Fn.Embed = func(texts []string) ([][]float32, error) { return e.Embed(s.statementContext(), texts) }

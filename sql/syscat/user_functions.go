@@ -174,10 +174,9 @@ func (v *View) TriggerDef(oid int64) (string, bool) {
 			if tr.ForEachRow {
 				level = "ROW"
 			}
-			table := ident.Quote(t.Name)
-			if !slices.Contains(v.SearchPath, t.Schema) {
-				table = ident.Quote(t.Schema) + "." + table
-			}
+			// The table is always qualified, the function when the
+			// search path does not find it, as PostgreSQL prints them.
+			table := ident.QualifiedName(t.Schema, t.Name)
 			return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + timing + " " + strings.Join(tr.Events, " OR ") + " ON " + table +
 				" FOR EACH " + level + " EXECUTE FUNCTION " + fname + "()", true
 		}
