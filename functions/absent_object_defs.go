@@ -12,7 +12,7 @@ import "github.com/cairn-db/cairn/sql/types"
 // TriggerCatalog is a Catalog that also knows the triggers (sql/syscat's
 // View): pg_get_triggerdef prints their CREATE TRIGGER.
 type TriggerCatalog interface {
-	TriggerDef(oid int64) (string, bool)
+	TriggerDef(oid int64, pretty bool) (string, bool)
 }
 
 // triggerDef is pg_get_triggerdef: NULL for an OID naming no trigger.
@@ -21,7 +21,8 @@ func triggerDef(ctx *Context, a []any) (any, error) {
 		return nil, nil
 	}
 	if tc, ok := ctx.Catalog.(TriggerCatalog); ok {
-		if def, ok := tc.TriggerDef(a[0].(int64)); ok {
+		pretty := len(a) > 1 && a[1] == true
+		if def, ok := tc.TriggerDef(a[0].(int64), pretty); ok {
 			return def, nil
 		}
 	}

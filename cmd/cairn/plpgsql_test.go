@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cairn-db/cairn/storage/objstore/objstoretest"
 )
 
 // plConn connects to ts with pgx, collecting the notices the server sends
@@ -235,5 +237,33 @@ func TestTriggers(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM items`).Scan(&n); err != nil || n != 2 {
 		t.Fatalf("rows after the failed recursive insert: %d %v", n, err)
+	}
+}
+
+// TestFunctionsSeveralServers: functions and triggers made on one server
+// of a shared object store are in the catalog the others read: another
+// server calls the function and runs the trigger, and sees them dropped.
+func TestFunctionsSeveralServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the server binary")
+	}
+	ctx := context.Background()
+	objstoretest.Serve(t, "cairn-plpgsql")
+	a := startProcess(t, t.TempDir(), "--storage", "s3://cairn-plpgsql/db").connect(t)
+	b := startProcess(t, t.TempDir(), "--storage", "s3://cairn-plpgsql/db").connect(t)
+	mustExec(t, a, `CREATE TABLE notes (id int PRIMARY KEY, body text, updated_at timestamptz)`)
+	mustExec(t, a, `CREATE FUNCTION shout(s text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT upper(s) || '!' $$`)
+	mustExec(t, a, `CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.updated_at = now(); RETURN NEW; END $$`)
+	mustExec(t, a, `CREATE TRIGGER notes_touch BEFORE INSERT OR UPDATE ON notes FOR EACH ROW EXECUTE FUNCTION touch()`)
+	mustExec(t, b, `INSERT INTO notes (id, body) VALUES (1, 'hi')`)
+	var shouted string
+	var touched bool
+	if err := b.QueryRow(ctx, `SELECT shout(body), updated_at IS NOT NULL FROM notes WHERE id = 1`).Scan(&shouted, &touched); err != nil || shouted != "HI!" || !touched {
+		t.Fatalf("server 1 with server 0's function and trigger: %q %v %v", shouted, touched, err)
+	}
+	mustExec(t, a, `DROP FUNCTION touch() CASCADE`)
+	mustExec(t, b, `INSERT INTO notes (id, body) VALUES (2, 'quiet')`)
+	if err := a.QueryRow(ctx, `SELECT updated_at IS NOT NULL FROM notes WHERE id = 2`).Scan(&touched); err != nil || touched {
+		t.Fatalf("trigger dropped on server 0 still ran on server 1: %v %v", touched, err)
 	}
 }

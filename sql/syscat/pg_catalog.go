@@ -159,7 +159,7 @@ func init() {
 		}
 		for _, t := range v.tables {
 			owner, acl = int64(catalog.OwnerOID(t.Owner)), aclDatum(v.Cat, t.ACL)
-			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), v.hasIndex(t), inFK[t.ID])
+			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), v.hasIndex(t), inFK[t.ID] || len(t.Triggers) > 0)
 			rows[len(rows)-1][22], rows[len(rows)-1][23] = t.RowSecurity, t.ForceRowSecurity
 			temporary(rows, t.Schema)
 		}

@@ -150,8 +150,9 @@ func triggerType(tr catalog.TriggerDef) int {
 }
 
 // TriggerDef is pg_get_triggerdef of the trigger with OID oid: its
-// CREATE TRIGGER statement; ok is false when there is none.
-func (v *View) TriggerDef(oid int64) (string, bool) {
+// CREATE TRIGGER statement; ok is false when there is none. The table is
+// schema-qualified, unless pretty and the search path finds it.
+func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 	for _, id := range sortedTableIDs(v.Cat) {
 		t := v.Cat.Tables[id]
 		for _, tr := range t.Triggers {
@@ -174,9 +175,10 @@ func (v *View) TriggerDef(oid int64) (string, bool) {
 			if tr.ForEachRow {
 				level = "ROW"
 			}
-			// The table is always qualified, the function when the
-			// search path does not find it, as PostgreSQL prints them.
 			table := ident.QualifiedName(t.Schema, t.Name)
+			if pretty && slices.Contains(v.SearchPath, t.Schema) {
+				table = ident.Quote(t.Name)
+			}
 			return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + timing + " " + strings.Join(tr.Events, " OR ") + " ON " + table +
 				" FOR EACH " + level + " EXECUTE FUNCTION " + fname + "()", true
 		}
