@@ -267,3 +267,26 @@ func TestFunctionsSeveralServers(t *testing.T) {
 		t.Fatalf("trigger dropped on server 0 still ran on server 1: %v %v", touched, err)
 	}
 }
+
+// TestFunctionsKill9: a function and a trigger acknowledged before the
+// server is killed (SIGKILL) are there after it starts again.
+func TestFunctionsKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the server binary")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := startProcess(t, dir)
+	conn := p.connect(t)
+	mustExec(t, conn, `CREATE TABLE k9 (id int, v text)`)
+	mustExec(t, conn, `CREATE FUNCTION k9_tag(x text) RETURNS text LANGUAGE sql AS $$ SELECT 'k9:' || x $$`)
+	mustExec(t, conn, `CREATE FUNCTION k9_fill() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.v := k9_tag(NEW.id::text); RETURN NEW; END $$`)
+	mustExec(t, conn, `CREATE TRIGGER k9_fill BEFORE INSERT ON k9 FOR EACH ROW EXECUTE FUNCTION k9_fill()`)
+	p.kill()
+	conn = startProcess(t, dir).connect(t)
+	mustExec(t, conn, `INSERT INTO k9 (id) VALUES (7)`)
+	var v string
+	if err := conn.QueryRow(ctx, `SELECT v FROM k9`).Scan(&v); err != nil || v != "k9:7" {
+		t.Fatalf("after kill -9: %q %v", v, err)
+	}
+}
