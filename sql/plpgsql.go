@@ -111,10 +111,13 @@ type PLIf struct {
 }
 
 // PLExecSQL is a SQL statement, with INTO targets when Into is set.
+// NoDestination marks a SELECT without INTO, which PostgreSQL refuses
+// when it runs (42601: its rows would go nowhere).
 type PLExecSQL struct {
-	SQL    *PLExpr
-	Into   []int
-	Strict bool
+	SQL           *PLExpr
+	Into          []int
+	Strict        bool
+	NoDestination bool
 }
 
 // PLPerform is PERFORM query: a query run for its effects.
@@ -486,6 +489,9 @@ func (c *plCompiler) stmt(r plJSON) (PLStmt, error) {
 				return nil, err
 			}
 			s := &PLExecSQL{SQL: e, Strict: x.Strict}
+			if !x.Into && e.Stmt.node.GetSelectStmt() != nil {
+				s.NoDestination = true
+			}
 			if x.Into {
 				if s.Into, err = c.target(x.Target); err != nil {
 					return nil, err

@@ -602,6 +602,10 @@ func (s *Session) runNested(ctx context.Context, st *Statement, params []any, ro
 // wants exactly one. FOUND says whether the statement read or changed a
 // row.
 func (f *plFrame) execSQL(x *sql.PLExecSQL) error {
+	if x.NoDestination {
+		return pgerr.New(pgerrcode.SyntaxError, "query has no destination for result data").
+			WithHint("If you want to discard the results of a SELECT, use PERFORM instead.")
+	}
 	n := 0
 	var cols []Column
 	var first []any
