@@ -555,6 +555,8 @@ func CommandName(st Statement) string {
 		return "CREATE FUNCTION"
 	case *DropFunction:
 		return "DROP FUNCTION"
+	case *AlterFunctionOwner:
+		return "ALTER FUNCTION"
 	case *CreateTrigger:
 		return "CREATE TRIGGER"
 	case *DropTrigger:

@@ -400,60 +400,95 @@ func (b *Binder) inlineFunction(sc *scope, def *catalog.FunctionDef, argNodes []
 func (b *Binder) bindDropFunction(s *pg_query.DropStmt) (Statement, error) {
 	d := &DropFunction{Cascade: s.Behavior == pg_query.DropBehavior_DROP_CASCADE}
 	for _, o := range s.Objects {
-		ow := o.GetObjectWithArgs()
-		names := strList(ow.Objname)
-		schemas := b.SearchPath
-		if len(names) == 2 {
-			schemas = names[:1]
-		}
-		name := names[len(names)-1]
-		var args []types.T
-		for _, a := range ow.Objargs {
-			t, err := b.typeFromName(a.GetTypeName())
-			if err != nil {
-				return nil, err
-			}
-			args = append(args, t)
-		}
-		written := name
-		if !ow.ArgsUnspecified {
-			var ts []string
-			for _, t := range args {
-				ts = append(ts, t.String())
-			}
-			written = name + "(" + strings.Join(ts, ", ") + ")"
-		}
-		var found *catalog.FunctionDef
-		for _, schema := range schemas {
-			fs := b.Catalog.FunctionsNamed(schema, name)
-			if ow.ArgsUnspecified {
-				if len(fs) > 1 {
-					return nil, pgerr.New(pgerrcode.AmbiguousFunction, "function name \"%s\" is not unique", name).
-						WithHint("Specify the argument list to select the function unambiguously.")
-				}
-				if len(fs) == 1 {
-					found = fs[0]
-				}
-			} else {
-				found = b.Catalog.Functions[catalog.FunctionKey(schema, name, args)]
-			}
-			if found != nil {
-				break
-			}
+		found, written, err := b.resolveFunction(o.GetObjectWithArgs())
+		if err != nil {
+			return nil, err
 		}
 		if found == nil {
 			if s.MissingOk {
 				d.Missing = append(d.Missing, written)
 				continue
 			}
-			if ow.ArgsUnspecified {
-				return nil, pgerr.New(pgerrcode.UndefinedFunction, "could not find a function named \"%s\"", name)
-			}
-			return nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s does not exist", written)
+			return nil, errNoFunction(o.GetObjectWithArgs(), written)
 		}
 		d.Keys = append(d.Keys, found.Key())
 	}
 	return d, nil
+}
+
+// resolveFunction finds the function an object name with arguments
+// names (nil if none), and the name as written, for errors and notices.
+// A name without argument types must name one function.
+func (b *Binder) resolveFunction(ow *pg_query.ObjectWithArgs) (*catalog.FunctionDef, string, error) {
+	names := strList(ow.Objname)
+	schemas := b.SearchPath
+	if len(names) == 2 {
+		schemas = names[:1]
+	}
+	name := names[len(names)-1]
+	var args []types.T
+	for _, a := range ow.Objargs {
+		t, err := b.typeFromName(a.GetTypeName())
+		if err != nil {
+			return nil, "", err
+		}
+		args = append(args, t)
+	}
+	written := name
+	if !ow.ArgsUnspecified {
+		ts := make([]string, len(args))
+		for i, t := range args {
+			ts[i] = t.String()
+		}
+		written = name + "(" + strings.Join(ts, ", ") + ")"
+	}
+	for _, schema := range schemas {
+		if !ow.ArgsUnspecified {
+			if f := b.Catalog.Functions[catalog.FunctionKey(schema, name, args)]; f != nil {
+				return f, written, nil
+			}
+			continue
+		}
+		fs := b.Catalog.FunctionsNamed(schema, name)
+		if len(fs) > 1 {
+			return nil, "", pgerr.New(pgerrcode.AmbiguousFunction, "function name \"%s\" is not unique", name).
+				WithHint("Specify the argument list to select the function unambiguously.")
+		}
+		if len(fs) == 1 {
+			return fs[0], written, nil
+		}
+	}
+	return nil, written, nil
+}
+
+// errNoFunction is the error of a function name that names none.
+func errNoFunction(ow *pg_query.ObjectWithArgs, written string) error {
+	if ow.ArgsUnspecified {
+		return pgerr.New(pgerrcode.UndefinedFunction, "could not find a function named \"%s\"", written)
+	}
+	return pgerr.New(pgerrcode.UndefinedFunction, "function %s does not exist", written)
+}
+
+// AlterFunctionOwner is ALTER FUNCTION name[(types)] OWNER TO role
+// (pg_dump writes one after each function).
+type AlterFunctionOwner struct {
+	Key   string
+	Owner RoleSpec
+}
+
+func (*AlterFunctionOwner) statement() {}
+
+// bindAlterFunctionOwner binds ALTER FUNCTION ... OWNER TO.
+func (b *Binder) bindAlterFunctionOwner(s *pg_query.AlterOwnerStmt) (Statement, error) {
+	ow := s.Object.GetObjectWithArgs()
+	f, written, err := b.resolveFunction(ow)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return nil, errNoFunction(ow, written)
+	}
+	return &AlterFunctionOwner{Key: f.Key(), Owner: roleSpec(s.Newowner)}, nil
 }
 
 // Trigger types of pg_trigger.tgtype (and of CreateTrigStmt's timing and

@@ -498,6 +498,9 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_AlterDefaultPrivilegesStmt:
 		return b.bindAlterDefaultPrivileges(s.AlterDefaultPrivilegesStmt)
 	case *pg_query.Node_AlterOwnerStmt:
+		if s.AlterOwnerStmt.ObjectType == pg_query.ObjectType_OBJECT_FUNCTION {
+			return b.bindAlterFunctionOwner(s.AlterOwnerStmt)
+		}
 		return bindAlterOwner(s.AlterOwnerStmt)
 	case *pg_query.Node_CreatePolicyStmt:
 		return b.bindCreatePolicy(s.CreatePolicyStmt)

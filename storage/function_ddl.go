@@ -131,3 +131,17 @@ func (tx *Tx) DropTrigger(tableID uint64, name string) error {
 		return nil
 	})
 }
+
+// AlterFunctionOwner gives the function of key a new owner.
+func (tx *Tx) AlterFunctionOwner(key string, owner uint32) error {
+	return tx.apply(func(c *catalog.Catalog) error {
+		f := c.Functions[key]
+		if f == nil {
+			return pgerr.New(pgerrcode.UndefinedFunction, "function %s does not exist", key)
+		}
+		n := f.Clone()
+		n.Owner = owner
+		c.Functions[key] = n
+		return nil
+	})
+}

@@ -120,6 +120,17 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			}
 		}
 		return nil
+	case *sql.AlterFunctionOwner:
+		cat := tx.Catalog()
+		f := cat.Functions[x.Key]
+		if f == nil {
+			return pgerr.New(pgerrcode.UndefinedFunction, "function %s does not exist", x.Key)
+		}
+		owner, _, err := s.changeOwner(cat, "function", f.Name, f.Owner, nil, x.Owner, cat.Schemas[f.Schema])
+		if err != nil {
+			return err
+		}
+		return tx.AlterFunctionOwner(x.Key, owner)
 	case *sql.CreateTrigger:
 		return tx.CreateTrigger(x.Table.ID, x.Def, x.Replace)
 	case *sql.DropTrigger:

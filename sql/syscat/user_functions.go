@@ -70,7 +70,7 @@ func userProcRows(v *View) [][]any {
 			}
 			names = types.NewArray(types.TextT, elems...)
 		}
-		rows = append(rows, []any{FunctionOID(f.Key()), f.Name, SchemaOID(f.Schema), int64(f.Owner), lang, float64(100), float64(0),
+		rows = append(rows, []any{FunctionOID(f.Key()), f.Name, SchemaOID(f.Schema), int64(catalog.OwnerOID(f.Owner)), lang, float64(100), float64(0),
 			int64(0), int64(0), "f", false, false, f.Strict, false, f.Volatility, "u", int64(len(args)), int64(0), ret, oids(args...),
 			nil, nil, names, nil, nil, f.Body, nil, nil, nil, nil})
 	}
