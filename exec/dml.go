@@ -351,7 +351,10 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 	acts := rt.statementFKActions() // ON CONFLICT DO UPDATE's key changes
 	defer acts.close()
 	err = Drain(ctx, op, func(in arrow.Record) error {
-		rec := tableRecord(n.Table, in.Columns(), in.NumRows())
+		rec, _, err := rt.beforeRowTriggers(ctx, n.Table, "INSERT", tableRecord(n.Table, in.Columns(), in.NumRows()), nil)
+		if err != nil {
+			return err
+		}
 		defer rec.Release()
 		if err := cons.verify(ctx, rt, rec); err != nil {
 			return err
@@ -816,9 +819,28 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		if err != nil {
 			return err
 		}
-		ids := in.Column(ncols).(*array.Int64).Int64Values()
+		ids := append([]int64(nil), in.Column(ncols).(*array.Int64).Int64Values()...)
 		old := tableRecord(n.Table, in.Columns()[:ncols], in.NumRows())
-		writes = append(writes, pendingWrite{rowIDs: append([]int64(nil), ids...), old: old, newRec: rec})
+		rec, kept, err := rt.beforeRowTriggers(ctx, n.Table, "UPDATE", rec, old)
+		if err != nil {
+			old.Release()
+			return err
+		}
+		if kept != nil && len(kept) < len(ids) {
+			// Rows a trigger skipped are neither deleted nor written.
+			kIDs := make([]int64, len(kept))
+			for i, r := range kept {
+				kIDs[i] = ids[r]
+			}
+			kOld, err := takeRecord(memory.DefaultAllocator, old, kept)
+			old.Release()
+			if err != nil {
+				rec.Release()
+				return err
+			}
+			ids, old = kIDs, kOld
+		}
+		writes = append(writes, pendingWrite{rowIDs: ids, old: old, newRec: rec})
 		return nil
 	})
 	if err != nil {

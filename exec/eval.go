@@ -60,6 +60,9 @@ type Runtime struct {
 	// nodes (PrepareSchemas), which its operators use instead of building
 	// their own.
 	Schemas *PlanSchemas
+	// Triggers runs the tables' BEFORE row triggers (trigger.go); nil
+	// outside a session.
+	Triggers TriggerRunner
 
 	// scanReaders are preset readers of the scans of one partition of a
 	// parallel pipeline.

@@ -138,6 +138,9 @@ func (c lazyCatalog) IndexDef(oid int64, column int) (string, bool) {
 func (c lazyCatalog) ViewDef(oid int64) (string, bool) {
 	return c.rt.catalogView().ViewDef(oid)
 }
+func (c lazyCatalog) TriggerDef(oid int64, pretty bool) (string, bool) {
+	return c.rt.catalogView().TriggerDef(oid, pretty)
+}
 func (c lazyCatalog) ConstraintDef(oid int64) (string, bool) {
 	return c.rt.catalogView().ConstraintDef(oid)
 }

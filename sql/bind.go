@@ -113,6 +113,9 @@ type Binder struct {
 	// consts are the statement's constants in place of its template's
 	// (constant).
 	consts map[*pg_query.A_Const]*pg_query.A_Const
+	// inlineDepth is how deeply SQL function calls being inlined nest
+	// (function.go).
+	inlineDepth int
 	// insertSelect is the SELECT that INSERT ... SELECT reads, while it is
 	// bound, and insertTypes the types of the columns it fills: an
 	// untyped literal in its select list takes its column's type instead
@@ -564,6 +567,18 @@ func CommandName(st Statement) string {
 		return "SELECT"
 	case *Copy:
 		return "COPY"
+	case *Do:
+		return "DO"
+	case *CreateFunction:
+		return "CREATE FUNCTION"
+	case *DropFunction:
+		return "DROP FUNCTION"
+	case *AlterFunctionOwner:
+		return "ALTER FUNCTION"
+	case *CreateTrigger:
+		return "CREATE TRIGGER"
+	case *DropTrigger:
+		return "DROP TRIGGER"
 	case *CreateSchema:
 		return "CREATE SCHEMA"
 	case *CreateRole:

@@ -84,6 +84,13 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 		}
 	}
 	e, err := b.bindCall(name, args, nil)
+	if err != nil && pgerr.Code(err) == pgerrcode.UndefinedFunction && !fc.FuncVariadic {
+		// A function of CREATE FUNCTION: the built-in ones come first,
+		// as pg_catalog does first in PostgreSQL's search path.
+		if def := b.lookupFunction(strList(fc.Funcname), args); def != nil {
+			return b.inlineFunction(sc, def, argNodes, fc.Location)
+		}
+	}
 	if err != nil {
 		if pgerr.Code(err) == pgerrcode.UndefinedFunction && len(args) == 1 && !fc.FuncVariadic && len(fc.Funcname) <= 2 {
 			// As PostgreSQL, a row is not turned into a string this way.

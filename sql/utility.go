@@ -501,6 +501,9 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_AlterDefaultPrivilegesStmt:
 		return b.bindAlterDefaultPrivileges(s.AlterDefaultPrivilegesStmt)
 	case *pg_query.Node_AlterOwnerStmt:
+		if s.AlterOwnerStmt.ObjectType == pg_query.ObjectType_OBJECT_FUNCTION {
+			return b.bindAlterFunctionOwner(s.AlterOwnerStmt)
+		}
 		return bindAlterOwner(s.AlterOwnerStmt)
 	case *pg_query.Node_CreatePolicyStmt:
 		return b.bindCreatePolicy(s.CreatePolicyStmt)
@@ -574,6 +577,12 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return b.bindVacuum(s.VacuumStmt)
 	case *pg_query.Node_ReindexStmt:
 		return b.bindReindex(s.ReindexStmt)
+	case *pg_query.Node_DoStmt:
+		return b.bindDo(s.DoStmt)
+	case *pg_query.Node_CreateFunctionStmt:
+		return b.bindCreateFunction(s.CreateFunctionStmt)
+	case *pg_query.Node_CreateTrigStmt:
+		return b.bindCreateTrigger(s.CreateTrigStmt)
 	case *pg_query.Node_CheckPointStmt:
 		return &Checkpoint{}, nil
 	case *pg_query.Node_LockStmt:
@@ -1405,6 +1414,10 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		return names[len(names)-2], names[len(names)-1]
 	}
 	switch s.RemoveType {
+	case pg_query.ObjectType_OBJECT_FUNCTION:
+		return b.bindDropFunction(s)
+	case pg_query.ObjectType_OBJECT_TRIGGER:
+		return b.bindDropTrigger(s)
 	case pg_query.ObjectType_OBJECT_TABLE:
 		d := &DropTable{Cascade: cascade}
 		for _, o := range s.Objects {

@@ -122,6 +122,10 @@ func WithLockWait(ctx context.Context, hook func(waiting bool)) context.Context 
 // (the running statement's: a cancel or statement_timeout ends a wait).
 func (tx *Tx) SetContext(ctx context.Context) { tx.ctx = ctx }
 
+// Context is the context SetContext gave the transaction (nil: none), so
+// that a statement nested in another (a trigger's) can give it back.
+func (tx *Tx) Context() context.Context { return tx.ctx }
+
 // SetLockTimeout bounds each lock wait of the transaction (lock_timeout;
 // 0: no bound). A wait that runs out fails with 55P03.
 func (tx *Tx) SetLockTimeout(d time.Duration) { tx.lockTimeout = d }

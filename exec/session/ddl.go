@@ -102,6 +102,43 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		return nil
 	case *sql.CreateTable:
 		return s.createTable(tx, x)
+	case *sql.CreateFunction:
+		def := *x.Def
+		def.Owner = s.currentRole(tx.Catalog()).OID
+		return tx.CreateFunction(&def, x.Replace)
+	case *sql.DropFunction:
+		for _, name := range x.Missing {
+			s.notice("00000", "function %s does not exist, skipping", name)
+		}
+		for _, key := range x.Keys {
+			dropped, err := tx.DropFunction(key, x.Cascade)
+			if err != nil {
+				return err
+			}
+			for _, d := range dropped {
+				s.notice("00000", "drop cascades to %s", d)
+			}
+		}
+		return nil
+	case *sql.AlterFunctionOwner:
+		cat := tx.Catalog()
+		f := cat.Functions[x.Key]
+		if f == nil {
+			return pgerr.New(pgerrcode.UndefinedFunction, "function %s does not exist", x.Key)
+		}
+		owner, _, err := s.changeOwner(cat, "function", f.Name, f.Owner, nil, x.Owner, cat.Schemas[f.Schema])
+		if err != nil {
+			return err
+		}
+		return tx.AlterFunctionOwner(x.Key, owner)
+	case *sql.CreateTrigger:
+		return tx.CreateTrigger(x.Table.ID, x.Def, x.Replace)
+	case *sql.DropTrigger:
+		if x.Missing != "" {
+			s.notice("00000", "trigger \"%s\" for relation \"%s\" does not exist, skipping", x.Name, x.Missing)
+			return nil
+		}
+		return tx.DropTrigger(x.Table.ID, x.Name)
 	case *sql.CreateView:
 		if x.Temp {
 			if err := s.ensureTempSchema(tx); err != nil {

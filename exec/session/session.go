@@ -207,6 +207,14 @@ type Session struct {
 	listening map[string]bool
 	notify    notifyState
 	inbox     inbox
+
+	// plDepth is how deeply PL/pgSQL bodies are nested in the running
+	// statement; plRows the rows the last statement one of them ran
+	// changed or returned (plpgsql.go).
+	plDepth int
+	plRows  int64
+	// plCache are the trigger functions compiled (trigger.go).
+	plCache map[string]compiledTrigger
 }
 
 type savepoint struct {
@@ -1070,6 +1078,8 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return commandTag(tag), false, err
 	case *sql.Copy:
 		return Tag{}, false, errCopyPortal("Execute")
+	case *sql.Do:
+		return commandTag("DO"), false, s.runDo(ctx, x)
 	}
 	if err := s.checkWritable(p.bound); err != nil {
 		return Tag{}, false, err
@@ -1177,6 +1187,9 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	}
 	rt.Fn.Catalog = rt.CatalogFunctions()
 	rt.Fn.Advisory = sessionAdvisory{s}
+	if tx != nil {
+		rt.Triggers = sessionTriggers{s, tx}
+	}
 	rt.Fn.Notify = func(channel, payload string) error { return s.queueNotify(tx, channel, payload) }
 	if e := s.engine.embedder; e != nil {
 		rt.Fn.Embed = func(texts []string) ([][]float32, error) { return e.Embed(s.statementContext(), texts) }

@@ -263,10 +263,13 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, er
 	lockTimeout, _ := parseDuration(s.get("lock_timeout"))
 	if s.tx != nil {
 		mark := s.tx.Savepoint()
+		// A statement a trigger runs gives the writing statement's
+		// context back when it ends.
+		prev := s.tx.Context()
 		s.tx.SetContext(ctx)
 		s.tx.SetLockTimeout(lockTimeout)
 		tag, err := catchFnPanic(fn, s.tx)
-		s.tx.SetContext(nil)
+		s.tx.SetContext(prev)
 		if err != nil {
 			// The statement leaves no effect even though the transaction
 			// stays open (aborted) until ROLLBACK.

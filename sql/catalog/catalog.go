@@ -17,6 +17,8 @@ type Catalog struct {
 	Sequences map[string]*SequenceDef `json:"sequences"`       // key: schema + "." + name
 	Indexes   map[string]*IndexDef    `json:"indexes"`         // key: schema + "." + name
 	Views     map[string]*ViewDef     `json:"views,omitempty"` // key: schema + "." + name
+	// Functions are CREATE FUNCTION's, by FunctionDef.Key.
+	Functions map[string]*FunctionDef `json:"functions,omitempty"`
 	// Roles are the users and groups by name, Members who belongs to
 	// which (role.go); NextRoleOID hands out role OIDs.
 	Roles       map[string]*RoleDef `json:"roles,omitempty"`
@@ -74,6 +76,9 @@ type TableDef struct {
 	RowSecurity      bool        `json:"row_security,omitempty"`
 	ForceRowSecurity bool        `json:"force_row_security,omitempty"`
 	Policies         []PolicyDef `json:"policies,omitempty"`
+	// Triggers are the table's triggers, in order of creation (they
+	// fire in order of name, as PostgreSQL's).
+	Triggers []TriggerDef `json:"triggers,omitempty"`
 }
 
 // ColumnDef is one column.
@@ -354,6 +359,9 @@ func (c *Catalog) Normalize() {
 	if c.Views == nil {
 		c.Views = map[string]*ViewDef{}
 	}
+	if c.Functions == nil {
+		c.Functions = map[string]*FunctionDef{}
+	}
 	if c.NextID == 0 {
 		c.NextID = 1
 	}
@@ -381,6 +389,7 @@ func (c *Catalog) Clone() *Catalog {
 		Sequences:   make(map[string]*SequenceDef, len(c.Sequences)),
 		Indexes:     make(map[string]*IndexDef, len(c.Indexes)),
 		Views:       make(map[string]*ViewDef, len(c.Views)),
+		Functions:   make(map[string]*FunctionDef, len(c.Functions)),
 		NextID:      c.NextID,
 		Roles:       make(map[string]*RoleDef, len(c.Roles)),
 		Members:     slices.Clone(c.Members),
@@ -389,6 +398,9 @@ func (c *Catalog) Clone() *Catalog {
 	}
 	for k, r := range c.Roles {
 		n.Roles[k] = r.Clone()
+	}
+	for k, f := range c.Functions {
+		n.Functions[k] = f.Clone()
 	}
 	for k, v := range c.Views {
 		v2 := *v
@@ -490,6 +502,13 @@ func (t *TableDef) Clone() *TableDef {
 	}
 	n.Checks = slices.Clone(t.Checks)
 	n.ACL = slices.Clone(t.ACL)
+	if t.Triggers != nil {
+		n.Triggers = make([]TriggerDef, len(t.Triggers))
+		for i, tr := range t.Triggers {
+			tr.Events = slices.Clone(tr.Events)
+			n.Triggers[i] = tr
+		}
+	}
 	if t.Policies != nil {
 		n.Policies = make([]PolicyDef, len(t.Policies))
 		for i, p := range t.Policies {

@@ -199,6 +199,10 @@ func typeName(oid int64) string {
 func (v *View) FunctionSignature(oid int64) (schema, result, arguments string, ok bool) {
 	d, ok := procByOID(oid)
 	if !ok {
+		if f := userFunctionByOID(v.Cat, oid); f != nil {
+			schema, result, arguments = userFunctionSignature(f)
+			return schema, result, arguments, true
+		}
 		return "", "", "", false
 	}
 	names := make([]string, len(d.args))

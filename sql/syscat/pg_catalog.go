@@ -159,7 +159,7 @@ func init() {
 		}
 		for _, t := range v.tables {
 			owner, acl = int64(catalog.OwnerOID(t.Owner)), aclDatum(v.Cat, t.ACL)
-			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), v.hasIndex(t), inFK[t.ID])
+			row(TableOID(t.ID), t.Name, SchemaOID(t.Schema), heapAMOID, "r", len(t.Columns), len(t.Checks), v.hasIndex(t), inFK[t.ID] || len(t.Triggers) > 0)
 			rows[len(rows)-1][22], rows[len(rows)-1][23] = t.RowSecurity, t.ForceRowSecurity
 			temporary(rows, t.Schema)
 		}
@@ -478,8 +478,8 @@ func init() {
 	register("pg_catalog", "pg_publication", 6104, "oid oid, pubname name, pubowner oid, puballtables bool, pubinsert bool, pubupdate bool, pubdelete bool, pubtruncate bool, pubviaroot bool", nil)
 	register("pg_catalog", "pg_publication_namespace", 6237, "oid oid, pnpubid oid, pnnspid oid", nil)
 	register("pg_catalog", "pg_publication_rel", 6106, "oid oid, prpubid oid, prrelid oid, prqual text, prattrs int2[]", nil)
-	register("pg_catalog", "pg_trigger", 2620, "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype int2, tgenabled \"char\", tgisinternal bool, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, tgattr int2vector, tgargs bytea, tgqual text, tgoldtable name, tgnewtable name", nil)
-	register("pg_catalog", "pg_proc", 1255, "oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost float4, prorows float4, provariadic oid, prosupport oid, prokind \"char\", prosecdef bool, proleakproof bool, proisstrict bool, proretset bool, provolatile \"char\", proparallel \"char\", pronargs int2, pronargdefaults int2, prorettype oid, proargtypes oidvector, proallargtypes oid[], proargmodes text[], proargnames text[], proargdefaults text, protrftypes oid[], prosrc text, probin text, prosqlbody text, proconfig text[], proacl text[]", procRows)
+	register("pg_catalog", "pg_trigger", 2620, "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype int2, tgenabled \"char\", tgisinternal bool, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, tgattr int2vector, tgargs bytea, tgqual text, tgoldtable name, tgnewtable name", triggerRows)
+	register("pg_catalog", "pg_proc", 1255, "oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost float4, prorows float4, provariadic oid, prosupport regproc, prokind \"char\", prosecdef bool, proleakproof bool, proisstrict bool, proretset bool, provolatile \"char\", proparallel \"char\", pronargs int2, pronargdefaults int2, prorettype oid, proargtypes oidvector, proallargtypes oid[], proargmodes text[], proargnames text[], proargdefaults text, protrftypes oid[], prosrc text, probin text, prosqlbody text, proconfig text[], proacl text[]", procRows)
 	register("pg_catalog", "pg_enum", 3501, "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", nil)
 	register("pg_catalog", "pg_range", 3541, "rngtypid oid, rngsubtype oid, rngmultitypid oid, rngcollation oid, rngsubopc oid, rngcanonical oid, rngsubdiff oid", nil)
 	register("pg_catalog", "pg_tablespace", 1213, "oid oid, spcname name, spcowner oid, spcacl text[], spcoptions text[]", func(v *View) [][]any {

@@ -164,8 +164,8 @@ const (
 // to the type, out: the type to cstring, recv: internal to the type,
 // send: the type to bytea, typmod in and out, array analyze and
 // subscripting), and the built-in extensions' functions (extensions.go).
-func procRows(*View) [][]any {
-	var rows [][]any
+func procRows(v *View) [][]any {
+	rows := userProcRows(v)
 	for _, d := range procDefs() {
 		rows = append(rows, []any{d.oid, d.name, SchemaOID(d.schema), int64(BootstrapUserOID), d.lang, float64(1), float64(0),
 			int64(0), int64(0), "f", false, false, true, false, d.volatility, "s", int64(len(d.args)), int64(0), d.ret, oids(d.args...),

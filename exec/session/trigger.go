@@ -1,0 +1,128 @@
+package session
+
+// Row-level BEFORE triggers: exec calls BeforeRow for each row an INSERT
+// or UPDATE (or COPY FROM) writes to a table with triggers, and the
+// session runs the triggers' PL/pgSQL functions, in order of trigger
+// name as PostgreSQL does, each with NEW (and OLD) and the row the last
+// one returned.
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// sessionTriggers is the exec.TriggerRunner of a statement of s that
+// writes in tx.
+type sessionTriggers struct {
+	s  *Session
+	tx *storage.Tx
+}
+
+// compiledTrigger is a trigger function's body compiled, kept by
+// function key for as long as its text is the same.
+type compiledTrigger struct {
+	body string
+	fn   *sql.PLFunction
+}
+
+// BeforeRow implements exec.TriggerRunner.
+func (t sessionTriggers) BeforeRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) ([]any, error) {
+	s := t.s
+	// The triggers' statements run in the writing statement's
+	// transaction, which an autocommit statement holds itself.
+	if s.tx == nil {
+		s.tx = t.tx
+		defer func() { s.tx = nil }()
+	}
+	cat := t.tx.Catalog()
+	triggers := slices.Clone(def.Triggers)
+	slices.SortFunc(triggers, func(a, b catalog.TriggerDef) int { return strings.Compare(a.Name, b.Name) })
+	cols := make([]Column, len(def.Columns))
+	for i, c := range def.Columns {
+		cols[i] = Column{Name: c.Name, Type: c.Type}
+	}
+	row := newRow
+	for _, tr := range triggers {
+		if !tr.Before || !tr.ForEachRow || !tr.Fires(event) {
+			continue
+		}
+		f := cat.Functions[tr.Function]
+		if f == nil {
+			return nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s does not exist", tr.Function)
+		}
+		fn, err := s.triggerFunction(cat, f)
+		if err != nil {
+			return nil, err
+		}
+		ret, err := s.runPL(ctx, fn, func(vals []plValue) {
+			if fn.New >= 0 {
+				vals[fn.New] = plValue{set: true, rec: &plRecord{cols: cols, vals: slices.Clone(row)}}
+			}
+			if fn.Old >= 0 && oldRow != nil {
+				vals[fn.Old] = plValue{set: true, rec: &plRecord{cols: cols, vals: slices.Clone(oldRow)}}
+			}
+			for name, i := range fn.TG {
+				var v string
+				switch name {
+				case "tg_op":
+					v = event
+				case "tg_name":
+					v = tr.Name
+				case "tg_when":
+					v = "BEFORE"
+				case "tg_level":
+					v = "ROW"
+				case "tg_table_name":
+					v = def.Name
+				case "tg_table_schema":
+					v = def.Schema
+				}
+				vals[i] = plValue{v: v, t: vals[i].t}
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !ret.returned {
+			return nil, pgerr.New(pgerrcode.FunctionExecutedNoReturnStatement, "control reached end of trigger procedure without RETURN")
+		}
+		if ret.rec == nil {
+			if ret.v != nil {
+				return nil, pgerr.New(pgerrcode.DatatypeMismatch, "returned row structure does not match the structure of the triggering table")
+			}
+			return nil, nil // RETURN NULL: the row is skipped
+		}
+		if len(ret.rec.vals) != len(cols) {
+			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "returned row structure does not match the structure of the triggering table").
+				WithDetail("Number of returned columns (%d) does not match expected column count (%d).", len(ret.rec.vals), len(cols))
+		}
+		row = ret.rec.vals
+	}
+	return row, nil
+}
+
+// triggerFunction is f's body compiled, from the session's cache when
+// it was compiled before with the same text.
+func (s *Session) triggerFunction(cat *catalog.Catalog, f *catalog.FunctionDef) (*sql.PLFunction, error) {
+	key := f.Key()
+	if c, ok := s.plCache[key]; ok && c.body == f.Body {
+		return c.fn, nil
+	}
+	fn, err := s.binder(cat).CompileTrigger(f.Body)
+	if err != nil {
+		return nil, err
+	}
+	if s.plCache == nil {
+		s.plCache = map[string]compiledTrigger{}
+	}
+	s.plCache[key] = compiledTrigger{body: f.Body, fn: fn}
+	return fn, nil
+}

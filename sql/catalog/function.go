@@ -1,0 +1,86 @@
+package catalog
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// FunctionDef is a function made by CREATE FUNCTION: its signature and
+// the source of its body, which is compiled again wherever it is used
+// (LANGUAGE sql bodies are inlined into the calling query, LANGUAGE
+// plpgsql ones run as triggers).
+type FunctionDef struct {
+	Schema   string    `json:"schema"`
+	Name     string    `json:"name"`
+	ArgNames []string  `json:"arg_names,omitempty"`
+	ArgTypes []types.T `json:"arg_types,omitempty"`
+	// Returns is the result type; Trigger marks RETURNS trigger.
+	Returns  types.T `json:"returns"`
+	Trigger  bool    `json:"trigger,omitempty"`
+	Language string  `json:"language"`
+	Body     string  `json:"body"`
+	// Volatility is pg_proc.provolatile: "i", "s" or "v".
+	Volatility string `json:"volatility"`
+	Strict     bool   `json:"strict,omitempty"`
+	Owner      uint32 `json:"owner,omitempty"`
+}
+
+// Key is the function's key in Catalog.Functions: its schema, name and
+// argument types, which together identify it (overloads differ in
+// their arguments).
+func (f *FunctionDef) Key() string {
+	return FunctionKey(f.Schema, f.Name, f.ArgTypes)
+}
+
+// FunctionKey is the Catalog.Functions key of schema.name(args).
+func FunctionKey(schema, name string, args []types.T) string {
+	var b strings.Builder
+	b.WriteString(schema + "." + name + "(")
+	for i, t := range args {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(t.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// Clone copies the definition.
+func (f *FunctionDef) Clone() *FunctionDef {
+	n := *f
+	n.ArgNames = slices.Clone(f.ArgNames)
+	n.ArgTypes = slices.Clone(f.ArgTypes)
+	return &n
+}
+
+// FunctionsNamed lists the functions called name in schema.
+func (c *Catalog) FunctionsNamed(schema, name string) []*FunctionDef {
+	var out []*FunctionDef
+	for _, f := range c.Functions {
+		if f.Schema == schema && f.Name == name {
+			out = append(out, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b *FunctionDef) int { return strings.Compare(a.Key(), b.Key()) })
+	return out
+}
+
+// TriggerDef is a trigger of CREATE TRIGGER on its table: row-level,
+// BEFORE or AFTER the events it names, running Function (a key of
+// Catalog.Functions).
+type TriggerDef struct {
+	Name     string `json:"name"`
+	Function string `json:"function"`
+	// Before is BEFORE (else AFTER); Events are INSERT, UPDATE, DELETE.
+	Before bool     `json:"before,omitempty"`
+	Events []string `json:"events"`
+	// ForEachRow is FOR EACH ROW (else FOR EACH STATEMENT).
+	ForEachRow bool `json:"for_each_row,omitempty"`
+}
+
+// Fires reports whether the trigger fires for event (INSERT, UPDATE,
+// DELETE).
+func (t *TriggerDef) Fires(event string) bool { return slices.Contains(t.Events, event) }

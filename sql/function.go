@@ -1,0 +1,600 @@
+package sql
+
+// User-defined functions and triggers: CREATE [OR REPLACE] FUNCTION keeps
+// the function's signature and body in the catalog. A LANGUAGE sql
+// function, whose body is one SELECT, is inlined where it is called: the
+// call is replaced by the body's expression (or by the body as a scalar
+// subquery when it reads tables), with the arguments in place of the
+// parameters. A LANGUAGE plpgsql function must return trigger; CREATE
+// TRIGGER attaches it to a table (row-level BEFORE INSERT or UPDATE),
+// and the session runs it for each row (exec/session/trigger.go).
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// CreateFunction is CREATE [OR REPLACE] FUNCTION.
+type CreateFunction struct {
+	Def     *catalog.FunctionDef
+	Replace bool
+}
+
+// DropFunction is DROP FUNCTION: the keys of the functions to drop;
+// Missing are those IF EXISTS skips, as they were written.
+type DropFunction struct {
+	Keys    []string
+	Missing []string
+	Cascade bool
+}
+
+// CreateTrigger is CREATE [OR REPLACE] TRIGGER.
+type CreateTrigger struct {
+	Table   *catalog.TableDef
+	Def     catalog.TriggerDef
+	Replace bool
+}
+
+// DropTrigger is DROP TRIGGER [IF EXISTS] name ON table; Missing is set
+// when IF EXISTS found no such trigger.
+type DropTrigger struct {
+	Table   *catalog.TableDef
+	Name    string
+	Missing string
+}
+
+func (*CreateFunction) statement() {}
+func (*DropFunction) statement()   {}
+func (*CreateTrigger) statement()  {}
+func (*DropTrigger) statement()    {}
+
+// maxInlineDepth bounds how deeply SQL function calls are inlined into
+// each other: a function calling itself fails with 54001 there.
+const maxInlineDepth = 64
+
+// functionSchema is the schema a new function goes in: the one named, or
+// the first existing schema of the search path.
+func (b *Binder) functionSchema(names []string) (string, error) {
+	if len(names) > 2 {
+		return "", pgerr.New(pgerrcode.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(names, "."))
+	}
+	if len(names) == 2 {
+		if b.Catalog.Schemas[names[0]] == nil {
+			return "", pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", names[0])
+		}
+		return names[0], nil
+	}
+	return b.CreationSchema("", names[0])
+}
+
+// bindCreateFunction binds CREATE [OR REPLACE] FUNCTION: LANGUAGE sql
+// with a single SELECT as its body, or LANGUAGE plpgsql returning
+// trigger; the body is checked now.
+func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, error) {
+	if s.IsProcedure {
+		return nil, pgerr.NotSupported("CREATE PROCEDURE")
+	}
+	if s.SqlBody != nil {
+		return nil, pgerr.NotSupported("a function body of BEGIN ATOMIC")
+	}
+	names := strList(s.Funcname)
+	schema, err := b.functionSchema(names)
+	if err != nil {
+		return nil, err
+	}
+	def := &catalog.FunctionDef{Schema: schema, Name: names[len(names)-1], Volatility: "v", Owner: b.Role}
+	for _, p := range s.Parameters {
+		fp := p.GetFunctionParameter()
+		switch fp.Mode {
+		case pg_query.FunctionParameterMode_FUNC_PARAM_TABLE:
+			return nil, pgerr.NotSupported("RETURNS TABLE")
+		case pg_query.FunctionParameterMode_FUNC_PARAM_IN, pg_query.FunctionParameterMode_FUNC_PARAM_DEFAULT:
+		default:
+			return nil, pgerr.NotSupported("%s parameters", strings.TrimPrefix(fp.Mode.String(), "FUNC_PARAM_"))
+		}
+		if fp.Defexpr != nil {
+			return nil, pgerr.NotSupported("parameter defaults")
+		}
+		t, err := b.typeFromName(fp.ArgType)
+		if err != nil {
+			return nil, err
+		}
+		def.ArgNames = append(def.ArgNames, fp.Name)
+		def.ArgTypes = append(def.ArgTypes, t)
+	}
+	if s.ReturnType == nil {
+		return nil, pgerr.New(pgerrcode.InvalidFunctionDefinition, "function result type must be specified")
+	}
+	if s.ReturnType.Setof {
+		return nil, pgerr.NotSupported("RETURNS SETOF")
+	}
+	if rn := strList(s.ReturnType.Names); strings.EqualFold(rn[len(rn)-1], "trigger") {
+		def.Trigger = true
+	} else if def.Returns, err = b.typeFromName(s.ReturnType); err != nil {
+		return nil, err
+	}
+	for _, o := range s.Options {
+		d := o.GetDefElem()
+		switch d.Defname {
+		case "as":
+			items := d.Arg.GetList().GetItems()
+			if len(items) != 1 {
+				return nil, pgerr.NotSupported("a function body of a C library")
+			}
+			def.Body = items[0].GetString_().GetSval()
+		case "language":
+			def.Language = strings.ToLower(d.Arg.GetString_().GetSval())
+		case "volatility":
+			def.Volatility = d.Arg.GetString_().GetSval()[:1]
+		case "strict":
+			def.Strict = d.Arg.GetBoolean().GetBoolval()
+		case "security":
+			if d.Arg.GetBoolean().GetBoolval() {
+				return nil, pgerr.NotSupported("SECURITY DEFINER")
+			}
+		case "leakproof", "parallel", "cost", "rows", "support":
+			// Planner hints, which cairn has no use for.
+		default:
+			return nil, pgerr.NotSupported("function option %s", strings.ToUpper(d.Defname))
+		}
+	}
+	switch def.Language {
+	case "sql":
+		if def.Trigger {
+			return nil, pgerr.New(pgerrcode.InvalidFunctionDefinition, "SQL functions cannot return type trigger")
+		}
+		if err := b.checkSQLFunction(def); err != nil {
+			return nil, err
+		}
+	case "plpgsql":
+		if !def.Trigger {
+			return nil, pgerr.NotSupported("PL/pgSQL functions other than trigger functions")
+		}
+		if len(def.ArgTypes) > 0 {
+			return nil, pgerr.New(pgerrcode.InvalidFunctionDefinition, "trigger functions cannot have declared arguments").
+				WithHint("The arguments of the trigger can be accessed through TG_NARGS and TG_ARGV instead.")
+		}
+		if _, err := b.compilePL(def.Body, true); err != nil {
+			return nil, err
+		}
+	case "":
+		return nil, pgerr.New(pgerrcode.InvalidFunctionDefinition, "no language specified")
+	default:
+		return nil, pgerr.New(pgerrcode.UndefinedObject, "language \"%s\" does not exist", def.Language)
+	}
+	return &CreateFunction{Def: def, Replace: s.Replace}, nil
+}
+
+// sqlFunctionBody parses a SQL function's body, which must be one
+// SELECT, with each parameter (by name or $n) replaced by arg(i,
+// location) for the i'th (nil: they are left as parameters $n).
+func sqlFunctionBody(def *catalog.FunctionDef, arg func(i int, location int32) *pg_query.Node) (*pg_query.SelectStmt, error) {
+	tree, err := pg_query.Parse(def.Body)
+	if err != nil {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error()).WithDetail("In the body of SQL function \"%s\".", def.Name)
+	}
+	if len(tree.Stmts) != 1 {
+		return nil, pgerr.NotSupported("a SQL function body of %d statements", len(tree.Stmts))
+	}
+	node := tree.Stmts[0].Stmt
+	sel := node.GetSelectStmt()
+	if sel == nil {
+		return nil, pgerr.NotSupported("a SQL function body other than one SELECT")
+	}
+	if arg == nil {
+		arg = func(i int, location int32) *pg_query.Node {
+			return &pg_query.Node{Node: &pg_query.Node_ParamRef{ParamRef: &pg_query.ParamRef{Number: int32(i + 1), Location: location}}}
+		}
+	}
+	// The nodes are found first and replaced after, so that the walk
+	// does not go into the arguments put in their place (which may name
+	// columns called as the parameters are). The arguments are not
+	// copied: a templated query's constants are known by their nodes.
+	type replacement struct {
+		n   *pg_query.Node
+		arg int
+		loc int32
+	}
+	var found []replacement
+	walkMessages(node.ProtoReflect(), func(m protoreflect.Message) {
+		n, ok := m.Interface().(*pg_query.Node)
+		if !ok {
+			return
+		}
+		if p := n.GetParamRef(); p != nil && p.Number >= 1 && int(p.Number) <= len(def.ArgTypes) {
+			found = append(found, replacement{n, int(p.Number - 1), p.Location})
+			return
+		}
+		cr := n.GetColumnRef()
+		if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+			return
+		}
+		if i := slices.Index(def.ArgNames, cr.Fields[0].GetString_().Sval); i >= 0 && def.ArgNames[i] != "" {
+			found = append(found, replacement{n, i, cr.Location})
+		}
+	})
+	for _, r := range found {
+		r.n.Node = arg(r.arg, r.loc).Node
+	}
+	return sel, nil
+}
+
+// pgString is a String node.
+func pgString(s string) *pg_query.Node {
+	return &pg_query.Node{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: s}}}
+}
+
+// typeNameNode is the parse tree's name of type t.
+func typeNameNode(t types.T) *pg_query.TypeName {
+	tree, err := pg_query.Parse("SELECT NULL::" + t.String())
+	if err == nil {
+		if tc := tree.Stmts[0].Stmt.GetSelectStmt().GetTargetList()[0].GetResTarget().GetVal().GetTypeCast(); tc != nil {
+			return tc.TypeName
+		}
+	}
+	return &pg_query.TypeName{Names: []*pg_query.Node{{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: "text"}}}}, Typemod: -1}
+}
+
+// checkSQLFunction binds a SQL function's body with its parameters, as
+// PostgreSQL validates it at CREATE FUNCTION: it must return one column
+// that converts to the declared result type.
+func (b *Binder) checkSQLFunction(def *catalog.FunctionDef) error {
+	sel, err := sqlFunctionBody(def, nil)
+	if err != nil {
+		return err
+	}
+	fb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, Now: b.Now, Role: b.Role,
+		TempSchema: b.TempSchema, Params: slices.Clone(def.ArgTypes)}
+	plan, err := fb.bindSelect(sel, nil)
+	if err != nil {
+		return err
+	}
+	var cols []Col
+	for _, c := range plan.Columns() {
+		if !c.Hidden {
+			cols = append(cols, c)
+		}
+	}
+	if len(cols) != 1 {
+		return pgerr.New(pgerrcode.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", def.Returns).
+			WithDetail("Final statement must return exactly one column.")
+	}
+	if _, err := fb.coerce(&Param{T: cols[0].T}, def.Returns, castAssignment); err != nil && cols[0].T.Family != types.Unknown {
+		return pgerr.New(pgerrcode.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", def.Returns).
+			WithDetail("Actual return type is %s.", cols[0].T)
+	}
+	return nil
+}
+
+// lookupFunction finds the user function a call names with arguments
+// args: in its schema, or the first schema of the search path that has
+// one of its name; among those, one whose argument types are args',
+// else the first the arguments convert to. Nil when there is none.
+func (b *Binder) lookupFunction(names []string, args []Expr) *catalog.FunctionDef {
+	schemas := b.SearchPath
+	if len(names) == 2 {
+		schemas = names[:1]
+	}
+	name := names[len(names)-1]
+	for _, schema := range schemas {
+		var convertible *catalog.FunctionDef
+		for _, f := range b.Catalog.FunctionsNamed(schema, name) {
+			if f.Trigger || len(f.ArgTypes) != len(args) {
+				continue
+			}
+			exact, converts := true, true
+			for i, a := range args {
+				if !a.Type().Equal(f.ArgTypes[i]) {
+					exact = false
+					if _, err := b.coerce(a, f.ArgTypes[i], castImplicit); err != nil {
+						converts = false
+					}
+				}
+			}
+			if exact {
+				return f
+			}
+			if converts && convertible == nil {
+				convertible = f
+			}
+		}
+		if convertible != nil {
+			return convertible
+		}
+	}
+	return nil
+}
+
+// inlineFunction binds a call of SQL function def with the argument
+// nodes argNodes: the body's one expression with the arguments in place
+// of the parameters, or, when the body reads tables (or filters,
+// groups...), the body as a scalar subquery; either cast to the result
+// type.
+func (b *Binder) inlineFunction(sc *scope, def *catalog.FunctionDef, argNodes []*pg_query.Node, location int32) (Expr, error) {
+	if b.inlineDepth >= maxInlineDepth {
+		return nil, pgerr.New(pgerrcode.StatementTooComplex, "stack depth limit exceeded").
+			WithHint("SQL function \"%s\" calls itself (or other SQL functions) more than %d deep.", def.Name, maxInlineDepth)
+	}
+	b.inlineDepth++
+	defer func() { b.inlineDepth-- }()
+	sel, err := sqlFunctionBody(def, nil)
+	if err != nil {
+		return nil, err
+	}
+	typed := func(i int) *pg_query.Node {
+		return &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: argNodes[i], TypeName: typeNameNode(def.ArgTypes[i]), Location: -1}}}
+	}
+	var body *pg_query.Node
+	switch {
+	case len(sel.TargetList) == 1 && len(sel.FromClause) == 0 && sel.WhereClause == nil && len(sel.GroupClause) == 0 &&
+		sel.HavingClause == nil && len(sel.SortClause) == 0 && sel.LimitCount == nil && sel.LimitOffset == nil &&
+		sel.Op == pg_query.SetOperation_SETOP_NONE && sel.WithClause == nil && len(sel.DistinctClause) == 0 &&
+		len(sel.ValuesLists) == 0 && sel.IntoClause == nil:
+		// SELECT expr: the expression, with the arguments in it.
+		if sel, err = sqlFunctionBody(def, func(i int, _ int32) *pg_query.Node { return typed(i) }); err != nil {
+			return nil, err
+		}
+		body = sel.TargetList[0].GetResTarget().GetVal()
+	case sel.Op == pg_query.SetOperation_SETOP_NONE && len(sel.ValuesLists) == 0 && len(argNodes) > 0:
+		// A query: a scalar subquery whose FROM clause starts with the
+		// arguments, as a one-row derived table (cairn_args.p1, ...), so
+		// that the body's tables cannot capture the names the argument
+		// expressions read.
+		if sel, err = sqlFunctionBody(def, func(i int, location int32) *pg_query.Node {
+			return &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Fields: []*pg_query.Node{
+				pgString("cairn_args"), pgString(fmt.Sprintf("p%d", i+1))}, Location: location}}}
+		}); err != nil {
+			return nil, err
+		}
+		argsSel := &pg_query.SelectStmt{}
+		for i := range argNodes {
+			argsSel.TargetList = append(argsSel.TargetList, &pg_query.Node{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{
+				Name: fmt.Sprintf("p%d", i+1), Val: typed(i), Location: -1}}})
+		}
+		from := &pg_query.Node{Node: &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+			Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: argsSel}}, Alias: &pg_query.Alias{Aliasname: "cairn_args"}}}}
+		sel.FromClause = append([]*pg_query.Node{from}, sel.FromClause...)
+		body = &pg_query.Node{Node: &pg_query.Node_SubLink{SubLink: &pg_query.SubLink{
+			SubLinkType: pg_query.SubLinkType_EXPR_SUBLINK, Subselect: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, Location: location}}}
+	default:
+		if sel, err = sqlFunctionBody(def, func(i int, _ int32) *pg_query.Node { return typed(i) }); err != nil {
+			return nil, err
+		}
+		body = &pg_query.Node{Node: &pg_query.Node_SubLink{SubLink: &pg_query.SubLink{
+			SubLinkType: pg_query.SubLinkType_EXPR_SUBLINK, Subselect: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, Location: location}}}
+	}
+	e, err := b.bindExpr(sc, &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{
+		Arg: body, TypeName: typeNameNode(def.Returns), Location: -1}}})
+	if err != nil {
+		return nil, pgerr.From(err).WithDetail("In SQL function \"%s\".", def.Name)
+	}
+	if def.Strict {
+		// A STRICT function is NULL when any argument is, without
+		// running its body.
+		args, err := b.bindExprs(sc, argNodes)
+		if err != nil {
+			return nil, err
+		}
+		var whens []When
+		for _, a := range args {
+			whens = append(whens, When{Cond: &IsNull{Arg: a}, Result: &Const{T: e.Type()}})
+		}
+		if len(whens) > 0 {
+			e = &Case{Whens: whens, Else: e, T: e.Type()}
+		}
+	}
+	return e, nil
+}
+
+// bindDropFunction binds DROP FUNCTION [IF EXISTS] name[(types)], ...
+// [CASCADE]: a name without argument types must name one function.
+func (b *Binder) bindDropFunction(s *pg_query.DropStmt) (Statement, error) {
+	d := &DropFunction{Cascade: s.Behavior == pg_query.DropBehavior_DROP_CASCADE}
+	for _, o := range s.Objects {
+		found, written, err := b.resolveFunction(o.GetObjectWithArgs())
+		if err != nil {
+			return nil, err
+		}
+		if found == nil {
+			if s.MissingOk {
+				d.Missing = append(d.Missing, written)
+				continue
+			}
+			return nil, errNoFunction(o.GetObjectWithArgs(), written)
+		}
+		d.Keys = append(d.Keys, found.Key())
+	}
+	return d, nil
+}
+
+// resolveFunction finds the function an object name with arguments
+// names (nil if none), and the name as written, for errors and notices.
+// A name without argument types must name one function.
+func (b *Binder) resolveFunction(ow *pg_query.ObjectWithArgs) (*catalog.FunctionDef, string, error) {
+	names := strList(ow.Objname)
+	schemas := b.SearchPath
+	if len(names) == 2 {
+		schemas = names[:1]
+	}
+	name := names[len(names)-1]
+	var args []types.T
+	for _, a := range ow.Objargs {
+		t, err := b.typeFromName(a.GetTypeName())
+		if err != nil {
+			return nil, "", err
+		}
+		args = append(args, t)
+	}
+	written := name
+	if !ow.ArgsUnspecified {
+		ts := make([]string, len(args))
+		for i, t := range args {
+			ts[i] = t.String()
+		}
+		written = name + "(" + strings.Join(ts, ", ") + ")"
+	}
+	for _, schema := range schemas {
+		if !ow.ArgsUnspecified {
+			if f := b.Catalog.Functions[catalog.FunctionKey(schema, name, args)]; f != nil {
+				return f, written, nil
+			}
+			continue
+		}
+		fs := b.Catalog.FunctionsNamed(schema, name)
+		if len(fs) > 1 {
+			return nil, "", pgerr.New(pgerrcode.AmbiguousFunction, "function name \"%s\" is not unique", name).
+				WithHint("Specify the argument list to select the function unambiguously.")
+		}
+		if len(fs) == 1 {
+			return fs[0], written, nil
+		}
+	}
+	return nil, written, nil
+}
+
+// errNoFunction is the error of a function name that names none.
+func errNoFunction(ow *pg_query.ObjectWithArgs, written string) error {
+	if ow.ArgsUnspecified {
+		return pgerr.New(pgerrcode.UndefinedFunction, "could not find a function named \"%s\"", written)
+	}
+	return pgerr.New(pgerrcode.UndefinedFunction, "function %s does not exist", written)
+}
+
+// AlterFunctionOwner is ALTER FUNCTION name[(types)] OWNER TO role
+// (pg_dump writes one after each function).
+type AlterFunctionOwner struct {
+	Key   string
+	Owner RoleSpec
+}
+
+func (*AlterFunctionOwner) statement() {}
+
+// bindAlterFunctionOwner binds ALTER FUNCTION ... OWNER TO.
+func (b *Binder) bindAlterFunctionOwner(s *pg_query.AlterOwnerStmt) (Statement, error) {
+	ow := s.Object.GetObjectWithArgs()
+	f, written, err := b.resolveFunction(ow)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return nil, errNoFunction(ow, written)
+	}
+	return &AlterFunctionOwner{Key: f.Key(), Owner: roleSpec(s.Newowner)}, nil
+}
+
+// Trigger types of pg_trigger.tgtype (and of CreateTrigStmt's timing and
+// events).
+const (
+	triggerBefore  = 1 << 1
+	triggerInsert  = 1 << 2
+	triggerDelete  = 1 << 3
+	triggerUpdate  = 1 << 4
+	triggerTrunc   = 1 << 5
+	triggerInstead = 1 << 6
+)
+
+// bindCreateTrigger binds CREATE [OR REPLACE] TRIGGER: row-level BEFORE
+// INSERT or UPDATE triggers of a PL/pgSQL trigger function are what the
+// session runs; anything else is refused here, never accepted and
+// ignored.
+func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error) {
+	if s.Isconstraint {
+		return nil, pgerr.NotSupported("CREATE CONSTRAINT TRIGGER")
+	}
+	if s.Timing&triggerInstead != 0 {
+		return nil, pgerr.NotSupported("INSTEAD OF triggers")
+	}
+	if s.Timing&triggerBefore == 0 {
+		return nil, pgerr.NotSupported("AFTER triggers")
+	}
+	if !s.Row {
+		return nil, pgerr.NotSupported("FOR EACH STATEMENT triggers")
+	}
+	if s.Events&triggerDelete != 0 {
+		return nil, pgerr.NotSupported("DELETE triggers")
+	}
+	if s.Events&triggerTrunc != 0 {
+		return nil, pgerr.NotSupported("TRUNCATE triggers")
+	}
+	if len(s.Columns) > 0 {
+		return nil, pgerr.NotSupported("UPDATE OF column triggers")
+	}
+	if s.WhenClause != nil {
+		return nil, pgerr.NotSupported("trigger WHEN conditions")
+	}
+	if len(s.Args) > 0 {
+		return nil, pgerr.NotSupported("trigger arguments")
+	}
+	if s.TransitionRels != nil {
+		return nil, pgerr.NotSupported("REFERENCING transition tables")
+	}
+	table, err := b.lookupTable(s.Relation.Schemaname, s.Relation.Relname)
+	if err != nil {
+		return nil, err
+	}
+	b.needOwner(table)
+	names := strList(s.Funcname)
+	schemas := b.SearchPath
+	if len(names) == 2 {
+		schemas = names[:1]
+	}
+	var fn *catalog.FunctionDef
+	for _, schema := range schemas {
+		if fn = b.Catalog.Functions[catalog.FunctionKey(schema, names[len(names)-1], nil)]; fn != nil {
+			break
+		}
+	}
+	if fn == nil {
+		return nil, pgerr.New(pgerrcode.UndefinedFunction, "function %s() does not exist", strings.Join(names, "."))
+	}
+	if !fn.Trigger {
+		return nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "function %s must return type trigger", fn.Name)
+	}
+	def := catalog.TriggerDef{Name: s.Trigname, Function: fn.Key(), Before: true, ForEachRow: true}
+	if s.Events&triggerInsert != 0 {
+		def.Events = append(def.Events, "INSERT")
+	}
+	if s.Events&triggerUpdate != 0 {
+		def.Events = append(def.Events, "UPDATE")
+	}
+	return &CreateTrigger{Table: table, Def: def, Replace: s.Replace}, nil
+}
+
+// bindDropTrigger binds DROP TRIGGER [IF EXISTS] name ON table.
+func (b *Binder) bindDropTrigger(s *pg_query.DropStmt) (Statement, error) {
+	if len(s.Objects) != 1 {
+		return nil, pgerr.NotSupported("DROP TRIGGER of several triggers")
+	}
+	names := strList(s.Objects[0].GetList().GetItems())
+	schema := ""
+	if len(names) == 3 {
+		schema = names[0]
+	}
+	table, err := b.lookupTable(schema, names[len(names)-2])
+	if err != nil {
+		if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
+			return &DropTrigger{Name: names[len(names)-1], Missing: names[len(names)-2]}, nil
+		}
+		return nil, err
+	}
+	b.needOwner(table)
+	name := names[len(names)-1]
+	for _, t := range table.Triggers {
+		if t.Name == name {
+			return &DropTrigger{Table: table, Name: name}, nil
+		}
+	}
+	if s.MissingOk {
+		return &DropTrigger{Name: name, Missing: table.Name}, nil
+	}
+	return nil, pgerr.New(pgerrcode.UndefinedObject, "trigger \"%s\" for table \"%s\" does not exist", name, table.Name)
+}

@@ -1,0 +1,1001 @@
+package sql
+
+// PL/pgSQL: the body of a DO block is parsed by pg_query's PL/pgSQL parser
+// (ParsePlPgSqlToJSON) and compiled here into a small program, PLFunction,
+// that exec/session interprets. Each expression and SQL statement of the
+// body is parsed once, with the identifiers that name the block's
+// variables rewritten to parameters ($n), so that the interpreter runs it
+// as a prepared statement whose parameter values are the variables'.
+// What the interpreter cannot run is refused here with 0A000 naming it.
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// Do is DO: a PL/pgSQL block run once.
+type Do struct{ Fn *PLFunction }
+
+// PLFunction is a compiled PL/pgSQL body: its variables (PostgreSQL's
+// datums, by number) and its outer block.
+type PLFunction struct {
+	Vars []PLVar
+	Body *PLBlock
+	// Found, SQLState and SQLErrm are the numbers of the FOUND, SQLSTATE
+	// and SQLERRM variables, New and Old those of a trigger function's
+	// NEW and OLD records (-1 where the body has none).
+	Found, SQLState, SQLErrm, New, Old int
+	// Trigger marks a trigger function's body; TG are the numbers of
+	// its special variables by name (tg_op, tg_name, tg_when, tg_level,
+	// tg_table_name, tg_table_schema).
+	Trigger bool
+	TG      map[string]int
+}
+
+// plTriggerVars are the special variables of a trigger function, all text.
+var plTriggerVars = []string{"tg_op", "tg_name", "tg_when", "tg_level", "tg_table_name", "tg_table_schema"}
+
+// CompileTrigger compiles the body of a PL/pgSQL trigger function.
+func (b *Binder) CompileTrigger(body string) (*PLFunction, error) { return b.compilePL(body, true) }
+
+// PLVar is one variable of a PL/pgSQL body.
+type PLVar struct {
+	Name string
+	// T is the declared type; the zero T (Unknown) for a variable typed
+	// by what it is given (a FOR loop's integer, FOUND).
+	T types.T
+	// Record marks a record variable (declared record, NEW, OLD): it
+	// holds a row whose fields are read as name.field.
+	Record bool
+	// Default is the initial value (nil: NULL), cast to T.
+	Default  *PLExpr
+	Constant bool
+	NotNull  bool
+}
+
+// PLExpr is one expression or SQL statement of a body, parsed, with the
+// variable references in it made parameters: parameter $i+1 is Refs[i].
+type PLExpr struct {
+	Text string
+	Stmt *Parsed
+	Refs []PLRef
+}
+
+// PLRef is the variable (or record field) a parameter stands for.
+type PLRef struct {
+	Var   int
+	Field string
+}
+
+// PLStmt is one statement of a PL/pgSQL body.
+type PLStmt interface{ plStmt() }
+
+// PLBlock is BEGIN ... [EXCEPTION ...] END: Init are the variables its
+// DECLARE section (re)initialises when the block starts.
+type PLBlock struct {
+	Label    string
+	Init     []int
+	Body     []PLStmt
+	Handlers []PLHandler
+}
+
+// PLHandler is one WHEN ... THEN of an EXCEPTION clause: the SQLSTATEs it
+// catches (a class's code ends in 000 and catches the whole class; ""
+// is OTHERS).
+type PLHandler struct {
+	Codes []string
+	Body  []PLStmt
+}
+
+// PLAssign is var := expr (or rec.field := expr).
+type PLAssign struct {
+	Var   int
+	Field string
+	Expr  *PLExpr
+}
+
+// PLIf is IF ... ELSIF ... ELSE ... END IF.
+type PLIf struct {
+	Conds  []*PLExpr
+	Bodies [][]PLStmt
+	Else   []PLStmt
+}
+
+// PLExecSQL is a SQL statement, with INTO targets when Into is set.
+// NoDestination marks a SELECT without INTO, which PostgreSQL refuses
+// when it runs (42601: its rows would go nowhere).
+type PLExecSQL struct {
+	SQL           *PLExpr
+	Into          []int
+	Strict        bool
+	NoDestination bool
+}
+
+// PLPerform is PERFORM query: a query run for its effects.
+type PLPerform struct{ Query *PLExpr }
+
+// PLDynExecute is EXECUTE string [INTO ...] [USING ...].
+type PLDynExecute struct {
+	Query  *PLExpr
+	Params []*PLExpr
+	Into   []int
+	Strict bool
+}
+
+// PLRaise is RAISE: Level is NOTICE, WARNING, INFO, LOG, DEBUG or
+// EXCEPTION; an empty Message and Cond re-raise the error being handled.
+type PLRaise struct {
+	Level   string
+	Cond    string // SQLSTATE named in RAISE cond_name / SQLSTATE 'xxxxx'
+	Message string
+	Params  []*PLExpr
+	Options []PLRaiseOption
+}
+
+// PLRaiseOption is one USING option of RAISE (ERRCODE, MESSAGE, DETAIL,
+// HINT).
+type PLRaiseOption struct {
+	Kind string
+	Expr *PLExpr
+}
+
+// PLReturn is RETURN [expr]; Var is set (>= 0) when expr is a record
+// variable (RETURN NEW), Null for RETURN NULL.
+type PLReturn struct {
+	Expr *PLExpr
+	Var  int
+}
+
+// PLLoop is LOOP, WHILE, FOR i IN a..b and FOR target IN query: the kind
+// is which of Cond, the integer range or Query is set.
+type PLLoop struct {
+	Label string
+	// Cond is WHILE's condition.
+	Cond *PLExpr
+	// Var, Lower, Upper, Step and Reverse are an integer FOR loop's.
+	Var                 int
+	Lower, Upper, Step  *PLExpr
+	Reverse, IntegerFor bool
+	// Query and Target are a FOR loop over a query's rows.
+	Query  *PLExpr
+	Target []int
+	Body   []PLStmt
+}
+
+// PLExit is EXIT or CONTINUE [label] [WHEN cond].
+type PLExit struct {
+	Continue bool
+	Label    string
+	Cond     *PLExpr
+}
+
+func (*PLBlock) plStmt()      {}
+func (*PLAssign) plStmt()     {}
+func (*PLIf) plStmt()         {}
+func (*PLExecSQL) plStmt()    {}
+func (*PLPerform) plStmt()    {}
+func (*PLDynExecute) plStmt() {}
+func (*PLRaise) plStmt()      {}
+func (*PLReturn) plStmt()     {}
+func (*PLLoop) plStmt()       {}
+func (*PLExit) plStmt()       {}
+
+// PLCondition is the SQLSTATE of a condition name or SQLSTATE code of
+// EXCEPTION WHEN or RAISE ("" for OTHERS), false if there is none.
+func PLCondition(name string) (string, bool) {
+	name = strings.ToLower(name)
+	if name == "others" {
+		return "", true
+	}
+	if code, ok := plConditions[name]; ok {
+		return code, true
+	}
+	if len(name) == 5 && strings.Trim(strings.ToUpper(name), "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" {
+		return strings.ToUpper(name), true
+	}
+	return "", false
+}
+
+// PLConditionName is the condition name of a SQLSTATE, "" if it has none.
+func PLConditionName(code string) string {
+	for name, c := range plConditions {
+		if c == code {
+			return name
+		}
+	}
+	return ""
+}
+
+// bindDo compiles a DO statement's body.
+func (b *Binder) bindDo(n *pg_query.DoStmt) (Statement, error) {
+	var body, lang string
+	lang = "plpgsql"
+	for _, a := range n.Args {
+		d := a.GetDefElem()
+		if d == nil {
+			continue
+		}
+		switch d.Defname {
+		case "as":
+			body = d.Arg.GetString_().GetSval()
+		case "language":
+			lang = strings.ToLower(d.Arg.GetString_().GetSval())
+		}
+	}
+	if lang != "plpgsql" {
+		if lang == "sql" {
+			return nil, pgerr.New(pgerrcode.FeatureNotSupported, "language \"sql\" does not support inline code execution")
+		}
+		return nil, pgerr.New(pgerrcode.UndefinedObject, "language \"%s\" does not exist", lang)
+	}
+	fn, err := b.compilePL(body, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Do{Fn: fn}, nil
+}
+
+// dollarQuote quotes s as a dollar-quoted string whose tag s does not hold.
+func dollarQuote(s string) string {
+	tag := "$cairn$"
+	for i := 0; strings.Contains(s, tag); i++ {
+		tag = fmt.Sprintf("$cairn%d$", i)
+	}
+	return tag + s + tag
+}
+
+// plJSON is a node of pg_query's PL/pgSQL JSON: one key, the node type.
+type plJSON map[string]json.RawMessage
+
+// plExprJSON is a PLpgSQL_expr.
+type plExprJSON struct {
+	PLpgSQLExpr *struct {
+		Query     string `json:"query"`
+		ParseMode int    `json:"parseMode"`
+	} `json:"PLpgSQL_expr"`
+}
+
+// plRowJSON is an INTO or FOR target: a row of variables, or one record.
+type plRowJSON struct {
+	Row *struct {
+		Fields []struct {
+			Name  string `json:"name"`
+			Varno int    `json:"varno"`
+		} `json:"fields"`
+	} `json:"PLpgSQL_row"`
+	Rec *struct {
+		Dno int `json:"dno"`
+	} `json:"PLpgSQL_rec"`
+	Var *struct {
+		Dno int `json:"dno"`
+	} `json:"PLpgSQL_var"`
+}
+
+// plCompiler holds what compiling one body needs.
+type plCompiler struct {
+	b      *Binder
+	fn     *PLFunction
+	byName map[string]int
+	// typeNames are the declared types of the variables, as written.
+	typeNames []string
+}
+
+// compilePL compiles a PL/pgSQL body (trigger: it is a trigger
+// function's, with NEW and OLD).
+func (b *Binder) compilePL(body string, trigger bool) (*PLFunction, error) {
+	returns := "void"
+	if trigger {
+		returns = "trigger"
+	}
+	text := "CREATE FUNCTION cairn_inline() RETURNS " + returns + " LANGUAGE plpgsql AS " + dollarQuote(body)
+	out, err := pg_query.ParsePlPgSqlToJSON(text)
+	if err != nil {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error())
+	}
+	var fns []struct {
+		Fn struct {
+			Datums []plJSON        `json:"datums"`
+			Action json.RawMessage `json:"action"`
+		} `json:"PLpgSQL_function"`
+	}
+	if err := json.Unmarshal([]byte(out), &fns); err != nil || len(fns) != 1 {
+		return nil, pgerr.New(pgerrcode.InternalError, "reading the PL/pgSQL parse: %v", err)
+	}
+	c := &plCompiler{b: b, fn: &PLFunction{Found: -1, SQLState: -1, SQLErrm: -1, New: -1, Old: -1, Trigger: trigger}, byName: map[string]int{}}
+	if err := c.datums(fns[0].Fn.Datums); err != nil {
+		return nil, err
+	}
+	if trigger {
+		c.fn.TG = map[string]int{}
+		for _, name := range plTriggerVars {
+			c.fn.TG[name] = len(c.fn.Vars)
+			c.byName[name] = len(c.fn.Vars)
+			c.fn.Vars = append(c.fn.Vars, PLVar{Name: name, T: types.TextT, Constant: true})
+			c.typeNames = append(c.typeNames, "text")
+		}
+	}
+	var action plJSON
+	if err := json.Unmarshal(fns[0].Fn.Action, &action); err != nil {
+		return nil, pgerr.New(pgerrcode.InternalError, "reading the PL/pgSQL parse: %v", err)
+	}
+	st, err := c.stmt(action)
+	if err != nil {
+		return nil, err
+	}
+	blk, ok := st.(*PLBlock)
+	if !ok {
+		blk = &PLBlock{Body: []PLStmt{st}}
+	}
+	c.fn.Body = blk
+	return c.fn, nil
+}
+
+// datums reads the body's variables, with their types and defaults.
+func (c *plCompiler) datums(ds []plJSON) error {
+	for i, d := range ds {
+		v := PLVar{}
+		typeName := ""
+		var defaultExpr *plExprJSON
+		switch {
+		case d["PLpgSQL_var"] != nil:
+			var x struct {
+				Refname  string `json:"refname"`
+				Datatype struct {
+					Type struct {
+						Typname string `json:"typname"`
+					} `json:"PLpgSQL_type"`
+				} `json:"datatype"`
+				DefaultVal *plExprJSON `json:"default_val"`
+				Isconst    bool        `json:"isconst"`
+				Notnull    bool        `json:"notnull"`
+			}
+			if err := json.Unmarshal(d["PLpgSQL_var"], &x); err != nil {
+				return pgerr.New(pgerrcode.InternalError, "reading the PL/pgSQL parse: %v", err)
+			}
+			v.Name, v.Constant, v.NotNull = x.Refname, x.Isconst, x.Notnull
+			typeName = strings.TrimSpace(x.Datatype.Type.Typname)
+			defaultExpr = x.DefaultVal
+		case d["PLpgSQL_rec"] != nil:
+			var x struct {
+				Refname string `json:"refname"`
+			}
+			if err := json.Unmarshal(d["PLpgSQL_rec"], &x); err != nil {
+				return pgerr.New(pgerrcode.InternalError, "reading the PL/pgSQL parse: %v", err)
+			}
+			v.Name, v.Record = x.Refname, true
+		default:
+			// Rows (INTO and FOR targets) and record fields are read
+			// where the statements name them.
+			c.fn.Vars = append(c.fn.Vars, PLVar{})
+			c.typeNames = append(c.typeNames, "")
+			continue
+		}
+		switch strings.ToLower(typeName) {
+		case "", "unknown":
+		case "record":
+			v.Record = true
+		default:
+			if strings.Contains(typeName, "%") {
+				return pgerr.NotSupported("%s in a PL/pgSQL declaration", typeName[strings.Index(typeName, "%"):])
+			}
+			t, err := c.b.plType(typeName)
+			if err != nil {
+				return err
+			}
+			v.T = t
+		}
+		if v.Record && typeName != "" && !strings.EqualFold(typeName, "record") {
+			return pgerr.NotSupported("PL/pgSQL variable of row type %s", typeName)
+		}
+		c.fn.Vars = append(c.fn.Vars, v)
+		c.typeNames = append(c.typeNames, typeName)
+		c.byName[strings.ToLower(v.Name)] = i
+		switch strings.ToLower(v.Name) {
+		case "found":
+			c.fn.Found = i
+		case "sqlstate":
+			c.fn.SQLState = i
+		case "sqlerrm":
+			c.fn.SQLErrm = i
+		case "new":
+			if v.Record {
+				c.fn.New = i
+			}
+		case "old":
+			if v.Record {
+				c.fn.Old = i
+			}
+		}
+		if defaultExpr != nil {
+			e, err := c.typedExpr(defaultExpr, typeName)
+			if err != nil {
+				return err
+			}
+			c.fn.Vars[i].Default = e
+		}
+	}
+	return nil
+}
+
+// plType is the type a PL/pgSQL declaration names.
+func (b *Binder) plType(name string) (types.T, error) {
+	tree, err := pg_query.Parse("SELECT NULL::" + name)
+	if err != nil {
+		return types.T{}, pgerr.New(pgerrcode.SyntaxError, "invalid type name \"%s\"", name)
+	}
+	tc := tree.Stmts[0].Stmt.GetSelectStmt().GetTargetList()[0].GetResTarget().GetVal().GetTypeCast()
+	if tc == nil {
+		return types.T{}, pgerr.New(pgerrcode.SyntaxError, "invalid type name \"%s\"", name)
+	}
+	return b.typeFromName(tc.TypeName)
+}
+
+// stmts compiles a list of statements.
+func (c *plCompiler) stmts(raw []plJSON) ([]PLStmt, error) {
+	out := make([]PLStmt, 0, len(raw))
+	for _, r := range raw {
+		s, err := c.stmt(r)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// plStmtNames are the SQL words of the PL/pgSQL statements the
+// interpreter does not run, for their 0A000.
+var plStmtNames = map[string]string{
+	"PLpgSQL_stmt_case": "CASE", "PLpgSQL_stmt_foreach_a": "FOREACH", "PLpgSQL_stmt_forc": "FOR over a cursor",
+	"PLpgSQL_stmt_dynfors": "FOR ... IN EXECUTE", "PLpgSQL_stmt_return_next": "RETURN NEXT",
+	"PLpgSQL_stmt_return_query": "RETURN QUERY", "PLpgSQL_stmt_assert": "ASSERT", "PLpgSQL_stmt_getdiag": "GET DIAGNOSTICS",
+	"PLpgSQL_stmt_open": "OPEN", "PLpgSQL_stmt_fetch": "FETCH", "PLpgSQL_stmt_close": "CLOSE", "PLpgSQL_stmt_call": "CALL",
+	"PLpgSQL_stmt_commit": "COMMIT", "PLpgSQL_stmt_rollback": "ROLLBACK",
+}
+
+// stmt compiles one statement.
+func (c *plCompiler) stmt(r plJSON) (PLStmt, error) {
+	for kind, raw := range r {
+		switch kind {
+		case "PLpgSQL_stmt_block":
+			return c.block(raw)
+		case "PLpgSQL_stmt_assign":
+			return c.assign(raw)
+		case "PLpgSQL_stmt_if":
+			return c.ifStmt(raw)
+		case "PLpgSQL_stmt_execsql":
+			var x struct {
+				SQLStmt plExprJSON `json:"sqlstmt"`
+				Into    bool       `json:"into"`
+				Strict  bool       `json:"strict"`
+				Target  *plRowJSON `json:"target"`
+			}
+			if err := json.Unmarshal(raw, &x); err != nil {
+				return nil, errPLJSON(err)
+			}
+			e, err := c.sqlStmt(&x.SQLStmt)
+			if err != nil {
+				return nil, err
+			}
+			s := &PLExecSQL{SQL: e, Strict: x.Strict}
+			if !x.Into && e.Stmt.node.GetSelectStmt() != nil {
+				s.NoDestination = true
+			}
+			if x.Into {
+				if s.Into, err = c.target(x.Target); err != nil {
+					return nil, err
+				}
+			}
+			return s, nil
+		case "PLpgSQL_stmt_perform":
+			var x struct {
+				Expr plExprJSON `json:"expr"`
+			}
+			if err := json.Unmarshal(raw, &x); err != nil {
+				return nil, errPLJSON(err)
+			}
+			e, err := c.sqlStmt(&x.Expr)
+			if err != nil {
+				return nil, err
+			}
+			return &PLPerform{Query: e}, nil
+		case "PLpgSQL_stmt_dynexecute":
+			var x struct {
+				Query  plExprJSON   `json:"query"`
+				Into   bool         `json:"into"`
+				Strict bool         `json:"strict"`
+				Target *plRowJSON   `json:"target"`
+				Params []plExprJSON `json:"params"`
+			}
+			if err := json.Unmarshal(raw, &x); err != nil {
+				return nil, errPLJSON(err)
+			}
+			q, err := c.typedExpr(&x.Query, "text")
+			if err != nil {
+				return nil, err
+			}
+			s := &PLDynExecute{Query: q, Strict: x.Strict}
+			for i := range x.Params {
+				p, err := c.expr(&x.Params[i])
+				if err != nil {
+					return nil, err
+				}
+				s.Params = append(s.Params, p)
+			}
+			if x.Into {
+				if s.Into, err = c.target(x.Target); err != nil {
+					return nil, err
+				}
+			}
+			return s, nil
+		case "PLpgSQL_stmt_raise":
+			return c.raise(raw)
+		case "PLpgSQL_stmt_return":
+			var x struct {
+				Expr   *plExprJSON `json:"expr"`
+				Lineno int         `json:"lineno"`
+			}
+			if err := json.Unmarshal(raw, &x); err != nil {
+				return nil, errPLJSON(err)
+			}
+			if x.Lineno == 0 && x.Expr == nil {
+				// The parser ends every body with a RETURN of its own
+				// (no line): a trigger function that reaches the end
+				// without one of its own fails, as in PostgreSQL.
+				return nil, nil
+			}
+			s := &PLReturn{Var: -1}
+			if x.Expr == nil || x.Expr.PLpgSQLExpr == nil {
+				return s, nil
+			}
+			q := strings.TrimSpace(x.Expr.PLpgSQLExpr.Query)
+			if i, ok := c.byName[strings.ToLower(q)]; ok && c.fn.Vars[i].Record {
+				s.Var = i
+				return s, nil
+			}
+			e, err := c.expr(x.Expr)
+			if err != nil {
+				return nil, err
+			}
+			s.Expr = e
+			return s, nil
+		case "PLpgSQL_stmt_loop", "PLpgSQL_stmt_while", "PLpgSQL_stmt_fori", "PLpgSQL_stmt_fors":
+			return c.loop(kind, raw)
+		case "PLpgSQL_stmt_exit":
+			var x struct {
+				IsExit bool        `json:"is_exit"`
+				Label  string      `json:"label"`
+				Cond   *plExprJSON `json:"cond"`
+			}
+			if err := json.Unmarshal(raw, &x); err != nil {
+				return nil, errPLJSON(err)
+			}
+			s := &PLExit{Continue: !x.IsExit, Label: x.Label}
+			if x.Cond != nil {
+				e, err := c.typedExpr(x.Cond, "boolean")
+				if err != nil {
+					return nil, err
+				}
+				s.Cond = e
+			}
+			return s, nil
+		}
+		if name, ok := plStmtNames[kind]; ok {
+			return nil, pgerr.NotSupported("PL/pgSQL statement %s", name)
+		}
+		return nil, pgerr.NotSupported("PL/pgSQL statement %s", strings.TrimPrefix(kind, "PLpgSQL_stmt_"))
+	}
+	return nil, nil
+}
+
+func errPLJSON(err error) error {
+	return pgerr.New(pgerrcode.InternalError, "reading the PL/pgSQL parse: %v", err)
+}
+
+// block compiles BEGIN ... END with its DECLARE section and handlers.
+func (c *plCompiler) block(raw json.RawMessage) (PLStmt, error) {
+	var x struct {
+		Label      string   `json:"label"`
+		Body       []plJSON `json:"body"`
+		Initvarnos []int    `json:"initvarnos"`
+		Exceptions *struct {
+			Block struct {
+				ExcList []struct {
+					Exc struct {
+						Conditions []struct {
+							Cond struct {
+								Condname string `json:"condname"`
+							} `json:"PLpgSQL_condition"`
+						} `json:"conditions"`
+						Action []plJSON `json:"action"`
+					} `json:"PLpgSQL_exception"`
+				} `json:"exc_list"`
+			} `json:"PLpgSQL_exception_block"`
+		} `json:"exceptions"`
+	}
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return nil, errPLJSON(err)
+	}
+	body, err := c.stmts(x.Body)
+	if err != nil {
+		return nil, err
+	}
+	blk := &PLBlock{Label: x.Label, Init: x.Initvarnos, Body: body}
+	if x.Exceptions == nil {
+		return blk, nil
+	}
+	for _, e := range x.Exceptions.Block.ExcList {
+		h := PLHandler{}
+		for _, cond := range e.Exc.Conditions {
+			code, ok := PLCondition(cond.Cond.Condname)
+			if !ok {
+				return nil, pgerr.New(pgerrcode.UndefinedObject, "unrecognized exception condition \"%s\"", cond.Cond.Condname)
+			}
+			h.Codes = append(h.Codes, code)
+		}
+		if h.Body, err = c.stmts(e.Exc.Action); err != nil {
+			return nil, err
+		}
+		blk.Handlers = append(blk.Handlers, h)
+	}
+	return blk, nil
+}
+
+// assignRE splits the text of an assignment, "target := expr" (or "="),
+// into its target and expression.
+var assignRE = regexp.MustCompile(`(?s)^\s*("(?:[^"]|"")+"|[A-Za-z_][A-Za-z_0-9$]*)(?:\s*\.\s*("(?:[^"]|"")+"|[A-Za-z_][A-Za-z_0-9$]*))?\s*:?=(.*)$`)
+
+// assign compiles var := expr.
+func (c *plCompiler) assign(raw json.RawMessage) (PLStmt, error) {
+	var x struct {
+		Varno int        `json:"varno"`
+		Expr  plExprJSON `json:"expr"`
+	}
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return nil, errPLJSON(err)
+	}
+	q := x.Expr.PLpgSQLExpr.Query
+	m := assignRE.FindStringSubmatch(q)
+	if m == nil {
+		return nil, pgerr.NotSupported("PL/pgSQL assignment \"%s\"", q)
+	}
+	name, field := plIdent(m[1]), plIdent(m[2])
+	v, ok := c.byName[name]
+	if !ok {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "\"%s\" is not a known variable", name)
+	}
+	s := &PLAssign{Var: v, Field: field}
+	if c.fn.Vars[v].Constant {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "variable \"%s\" is declared CONSTANT", name)
+	}
+	if field == "" && c.fn.Vars[v].Record {
+		return nil, pgerr.NotSupported("assigning a whole record variable")
+	}
+	if field != "" && !c.fn.Vars[v].Record {
+		return nil, pgerr.NotSupported("PL/pgSQL assignment \"%s\"", q)
+	}
+	typeName := ""
+	if field == "" {
+		typeName = c.typeNames[v]
+	}
+	e, err := c.exprText(m[3], typeName)
+	if err != nil {
+		return nil, err
+	}
+	s.Expr = e
+	return s, nil
+}
+
+// plIdent is an identifier as PostgreSQL folds it: quoted as written,
+// unquoted lower-cased.
+func plIdent(s string) string {
+	if strings.HasPrefix(s, `"`) {
+		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+	}
+	return strings.ToLower(s)
+}
+
+// ifStmt compiles IF ... ELSIF ... ELSE.
+func (c *plCompiler) ifStmt(raw json.RawMessage) (PLStmt, error) {
+	var x struct {
+		Cond   plExprJSON `json:"cond"`
+		Then   []plJSON   `json:"then_body"`
+		Else   []plJSON   `json:"else_body"`
+		ElsIfs []struct {
+			E struct {
+				Cond  plExprJSON `json:"cond"`
+				Stmts []plJSON   `json:"stmts"`
+			} `json:"PLpgSQL_if_elsif"`
+		} `json:"elsif_list"`
+	}
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return nil, errPLJSON(err)
+	}
+	s := &PLIf{}
+	add := func(cond *plExprJSON, body []plJSON) error {
+		e, err := c.typedExpr(cond, "boolean")
+		if err != nil {
+			return err
+		}
+		stmts, err := c.stmts(body)
+		if err != nil {
+			return err
+		}
+		s.Conds, s.Bodies = append(s.Conds, e), append(s.Bodies, stmts)
+		return nil
+	}
+	if err := add(&x.Cond, x.Then); err != nil {
+		return nil, err
+	}
+	for i := range x.ElsIfs {
+		if err := add(&x.ElsIfs[i].E.Cond, x.ElsIfs[i].E.Stmts); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	s.Else, err = c.stmts(x.Else)
+	return s, err
+}
+
+// raiseLevels names RAISE's levels by PostgreSQL's elog numbers.
+var raiseLevels = map[int]string{14: "DEBUG", 15: "LOG", 17: "INFO", 18: "NOTICE", 19: "WARNING", 21: "EXCEPTION"}
+
+// raiseOptions names RAISE's USING options by number.
+var raiseOptions = []string{"ERRCODE", "MESSAGE", "DETAIL", "HINT", "COLUMN", "CONSTRAINT", "DATATYPE", "TABLE", "SCHEMA"}
+
+// raise compiles RAISE.
+func (c *plCompiler) raise(raw json.RawMessage) (PLStmt, error) {
+	var x struct {
+		Level    int          `json:"elog_level"`
+		Condname string       `json:"condname"`
+		Message  string       `json:"message"`
+		Params   []plExprJSON `json:"params"`
+		Options  []struct {
+			O struct {
+				Type int        `json:"opt_type"`
+				Expr plExprJSON `json:"expr"`
+			} `json:"PLpgSQL_raise_option"`
+		} `json:"options"`
+	}
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return nil, errPLJSON(err)
+	}
+	s := &PLRaise{Level: raiseLevels[x.Level], Message: x.Message}
+	if s.Level == "" {
+		s.Level = "DEBUG"
+	}
+	if x.Condname != "" {
+		code, ok := PLCondition(x.Condname)
+		if !ok || code == "" {
+			return nil, pgerr.New(pgerrcode.UndefinedObject, "unrecognized exception condition \"%s\"", x.Condname)
+		}
+		s.Cond = code
+	}
+	if n := strings.Count(strings.ReplaceAll(x.Message, "%%", ""), "%"); n != len(x.Params) {
+		if n > len(x.Params) {
+			return nil, pgerr.New(pgerrcode.SyntaxError, "too few parameters specified for RAISE")
+		}
+		return nil, pgerr.New(pgerrcode.SyntaxError, "too many parameters specified for RAISE")
+	}
+	for i := range x.Params {
+		e, err := c.typedExpr(&x.Params[i], "text")
+		if err != nil {
+			return nil, err
+		}
+		s.Params = append(s.Params, e)
+	}
+	for _, o := range x.Options {
+		if o.O.Type >= len(raiseOptions) || o.O.Type > 3 {
+			return nil, pgerr.NotSupported("RAISE option %s", raiseOptions[min(o.O.Type, len(raiseOptions)-1)])
+		}
+		e, err := c.typedExpr(&o.O.Expr, "text")
+		if err != nil {
+			return nil, err
+		}
+		s.Options = append(s.Options, PLRaiseOption{Kind: raiseOptions[o.O.Type], Expr: e})
+	}
+	return s, nil
+}
+
+// loop compiles LOOP, WHILE and the FOR loops.
+func (c *plCompiler) loop(kind string, raw json.RawMessage) (PLStmt, error) {
+	var x struct {
+		Label   string          `json:"label"`
+		Body    []plJSON        `json:"body"`
+		Cond    *plExprJSON     `json:"cond"`
+		Lower   *plExprJSON     `json:"lower"`
+		Upper   *plExprJSON     `json:"upper"`
+		Step    *plExprJSON     `json:"step"`
+		Reverse bool            `json:"reverse"`
+		Query   *plExprJSON     `json:"query"`
+		Var     json.RawMessage `json:"var"`
+	}
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return nil, errPLJSON(err)
+	}
+	s := &PLLoop{Label: x.Label, Var: -1, Reverse: x.Reverse}
+	var err error
+	switch kind {
+	case "PLpgSQL_stmt_while":
+		if s.Cond, err = c.typedExpr(x.Cond, "boolean"); err != nil {
+			return nil, err
+		}
+	case "PLpgSQL_stmt_fori":
+		s.IntegerFor = true
+		var v struct {
+			Var struct {
+				Refname string `json:"refname"`
+			} `json:"PLpgSQL_var"`
+		}
+		if err := json.Unmarshal(x.Var, &v); err != nil {
+			return nil, errPLJSON(err)
+		}
+		s.Var = c.lastNamed(v.Var.Refname)
+		if s.Lower, err = c.typedExpr(x.Lower, "integer"); err != nil {
+			return nil, err
+		}
+		if s.Upper, err = c.typedExpr(x.Upper, "integer"); err != nil {
+			return nil, err
+		}
+		if x.Step != nil {
+			if s.Step, err = c.typedExpr(x.Step, "integer"); err != nil {
+				return nil, err
+			}
+		}
+	case "PLpgSQL_stmt_fors":
+		if s.Query, err = c.sqlStmt(x.Query); err != nil {
+			return nil, err
+		}
+		var target plRowJSON
+		if err := json.Unmarshal(x.Var, &target); err != nil {
+			return nil, errPLJSON(err)
+		}
+		if s.Target, err = c.target(&target); err != nil {
+			return nil, err
+		}
+	}
+	if s.Body, err = c.stmts(x.Body); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// lastNamed is the number of the last variable called name: the one an
+// integer FOR loop declares.
+func (c *plCompiler) lastNamed(name string) int {
+	for i := len(c.fn.Vars) - 1; i >= 0; i-- {
+		if strings.EqualFold(c.fn.Vars[i].Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// target reads an INTO or FOR target: the numbers of its variables.
+func (c *plCompiler) target(r *plRowJSON) ([]int, error) {
+	switch {
+	case r == nil:
+		return nil, pgerr.New(pgerrcode.SyntaxError, "missing INTO target")
+	case r.Row != nil:
+		out := make([]int, len(r.Row.Fields))
+		for i, f := range r.Row.Fields {
+			out[i] = f.Varno
+		}
+		return out, nil
+	case r.Rec != nil:
+		return []int{r.Rec.Dno}, nil
+	}
+	return nil, pgerr.NotSupported("this PL/pgSQL INTO target")
+}
+
+// typedExpr compiles an expression cast to typeName (none when "").
+func (c *plCompiler) typedExpr(e *plExprJSON, typeName string) (*PLExpr, error) {
+	if e == nil || e.PLpgSQLExpr == nil {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "missing expression")
+	}
+	return c.exprText(e.PLpgSQLExpr.Query, typeName)
+}
+
+// expr compiles an expression as it is.
+func (c *plCompiler) expr(e *plExprJSON) (*PLExpr, error) { return c.typedExpr(e, "") }
+
+// exprText compiles the expression text as SELECT expr, cast to typeName
+// unless that is "".
+func (c *plCompiler) exprText(text, typeName string) (*PLExpr, error) {
+	q := "SELECT " + text
+	if typeName != "" {
+		q = "SELECT CAST((" + text + ") AS " + typeName + ")"
+	}
+	return c.compileSQL(q, strings.TrimSpace(text), true)
+}
+
+// sqlStmt compiles an embedded SQL statement.
+func (c *plCompiler) sqlStmt(e *plExprJSON) (*PLExpr, error) {
+	if e == nil || e.PLpgSQLExpr == nil {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "missing SQL statement")
+	}
+	return c.compileSQL(e.PLpgSQLExpr.Query, e.PLpgSQLExpr.Query, false)
+}
+
+// compileSQL parses q and makes the variables it names parameters. As in
+// PostgreSQL, only queries and data-modifying statements take variables:
+// a utility statement (DDL) is run as written. A name that is both a
+// variable and a column of a table the query reads is the variable.
+func (c *plCompiler) compileSQL(q, text string, isExpr bool) (*PLExpr, error) {
+	tree, err := pg_query.Parse(q)
+	if err != nil {
+		if isExpr {
+			return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error()).WithDetail("In the PL/pgSQL expression \"%s\".", text)
+		}
+		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error()).WithDetail("In the PL/pgSQL statement \"%s\".", text)
+	}
+	if len(tree.Stmts) != 1 {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "PL/pgSQL statement \"%s\" is not a single statement", text)
+	}
+	node := tree.Stmts[0].Stmt
+	e := &PLExpr{Text: text, Stmt: &Parsed{Text: text, node: node, query: q}}
+	switch node.Node.(type) {
+	case *pg_query.Node_SelectStmt, *pg_query.Node_InsertStmt, *pg_query.Node_UpdateStmt,
+		*pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt:
+	default:
+		return e, nil
+	}
+	refs := map[PLRef]int32{}
+	var failed error
+	walkMessages(node.ProtoReflect(), func(m protoreflect.Message) {
+		n, ok := m.Interface().(*pg_query.Node)
+		if !ok || failed != nil {
+			return
+		}
+		cr := n.GetColumnRef()
+		if cr == nil || len(cr.Fields) == 0 || len(cr.Fields) > 2 {
+			return
+		}
+		var names []string
+		for _, f := range cr.Fields {
+			s := f.GetString_()
+			if s == nil {
+				return
+			}
+			names = append(names, s.Sval)
+		}
+		v, ok := c.byName[names[0]]
+		if !ok {
+			return
+		}
+		ref := PLRef{Var: v}
+		if c.fn.Vars[v].Record {
+			if len(names) != 2 {
+				failed = pgerr.NotSupported("a whole record variable (\"%s\") in an expression", names[0])
+				return
+			}
+			ref.Field = names[1]
+		} else if len(names) != 1 {
+			return
+		}
+		num, seen := refs[ref]
+		if !seen {
+			e.Refs = append(e.Refs, ref)
+			num = int32(len(e.Refs))
+			refs[ref] = num
+		}
+		n.Node = &pg_query.Node_ParamRef{ParamRef: &pg_query.ParamRef{Number: num, Location: cr.Location}}
+	})
+	if failed != nil {
+		return nil, failed
+	}
+	return e, nil
+}
+
+func (*Do) statement() {}

@@ -1,0 +1,187 @@
+package syscat
+
+// The functions of CREATE FUNCTION and the triggers of CREATE TRIGGER in
+// pg_proc and pg_trigger, and what pg_get_function_result,
+// pg_get_function_arguments and pg_get_triggerdef print for them (psql's
+// \df and \d).
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/ident"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// Language OIDs of the user functions' languages (pg_language).
+const (
+	langSQL     = 14
+	langPLpgSQL = 13563
+	// triggerOID is the trigger pseudo-type's OID, a trigger function's
+	// prorettype.
+	triggerOID = 2279
+)
+
+// FunctionOID is the OID of the user function of key (catalog.FunctionDef.Key).
+func FunctionOID(key string) int64 { return hashOID("f:" + key) }
+
+// TriggerOID is the OID of table tableID's trigger name.
+func TriggerOID(tableID uint64, name string) int64 {
+	return hashOID("t:" + strconv.FormatUint(tableID, 10) + "." + name)
+}
+
+// userFunctions are the catalog's functions in key order.
+func userFunctions(c *catalog.Catalog) []*catalog.FunctionDef {
+	keys := make([]string, 0, len(c.Functions))
+	for k := range c.Functions {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]*catalog.FunctionDef, len(keys))
+	for i, k := range keys {
+		out[i] = c.Functions[k]
+	}
+	return out
+}
+
+// userProcRows are pg_proc's rows of the catalog's functions.
+func userProcRows(v *View) [][]any {
+	var rows [][]any
+	for _, f := range userFunctions(v.Cat) {
+		lang := int64(langSQL)
+		if f.Language == "plpgsql" {
+			lang = langPLpgSQL
+		}
+		ret := int64(f.Returns.OID())
+		if f.Trigger {
+			ret = triggerOID
+		}
+		args := make([]int64, len(f.ArgTypes))
+		for i, t := range f.ArgTypes {
+			args[i] = int64(t.OID())
+		}
+		var names any
+		if slices.ContainsFunc(f.ArgNames, func(n string) bool { return n != "" }) {
+			elems := make([]any, len(f.ArgNames))
+			for i, n := range f.ArgNames {
+				elems[i] = n
+			}
+			names = types.NewArray(types.TextT, elems...)
+		}
+		rows = append(rows, []any{FunctionOID(f.Key()), f.Name, SchemaOID(f.Schema), int64(catalog.OwnerOID(f.Owner)), lang, float64(100), float64(0),
+			int64(0), int64(0), "f", false, false, f.Strict, false, f.Volatility, "u", int64(len(args)), int64(0), ret, oids(args...),
+			nil, nil, names, nil, nil, f.Body, nil, nil, nil, nil})
+	}
+	return rows
+}
+
+// userFunctionByOID finds a user function by its OID.
+func userFunctionByOID(c *catalog.Catalog, oid int64) *catalog.FunctionDef {
+	for k, f := range c.Functions {
+		if FunctionOID(k) == oid {
+			return f
+		}
+	}
+	return nil
+}
+
+// userFunctionSignature is FunctionSignature of a user function: its
+// arguments with their names, as pg_get_function_arguments prints them.
+func userFunctionSignature(f *catalog.FunctionDef) (schema, result, arguments string) {
+	args := make([]string, len(f.ArgTypes))
+	for i, t := range f.ArgTypes {
+		args[i] = t.String()
+		if i < len(f.ArgNames) && f.ArgNames[i] != "" {
+			args[i] = f.ArgNames[i] + " " + args[i]
+		}
+	}
+	result = f.Returns.String()
+	if f.Trigger {
+		result = "trigger"
+	}
+	return f.Schema, result, strings.Join(args, ", ")
+}
+
+// triggerRows are pg_trigger's rows.
+func triggerRows(v *View) [][]any {
+	var rows [][]any
+	for _, id := range sortedTableIDs(v.Cat) {
+		t := v.Cat.Tables[id]
+		for _, tr := range t.Triggers {
+			rows = append(rows, []any{TriggerOID(id, tr.Name), TableOID(id), int64(0), tr.Name, FunctionOID(tr.Function), int64(triggerType(tr)),
+				"O", false, int64(0), int64(0), int64(0), false, false, int64(0), int2s(), []byte{}, nil, nil, nil})
+		}
+	}
+	return rows
+}
+
+// sortedTableIDs are the catalog's table IDs in order.
+func sortedTableIDs(c *catalog.Catalog) []uint64 {
+	ids := make([]uint64, 0, len(c.Tables))
+	for id := range c.Tables {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// triggerType is pg_trigger.tgtype of a trigger.
+func triggerType(tr catalog.TriggerDef) int {
+	n := 0
+	if tr.ForEachRow {
+		n |= 1
+	}
+	if tr.Before {
+		n |= 2
+	}
+	for _, e := range tr.Events {
+		switch e {
+		case "INSERT":
+			n |= 4
+		case "DELETE":
+			n |= 8
+		case "UPDATE":
+			n |= 16
+		}
+	}
+	return n
+}
+
+// TriggerDef is pg_get_triggerdef of the trigger with OID oid: its
+// CREATE TRIGGER statement; ok is false when there is none. The table is
+// schema-qualified, unless pretty and the search path finds it.
+func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
+	for _, id := range sortedTableIDs(v.Cat) {
+		t := v.Cat.Tables[id]
+		for _, tr := range t.Triggers {
+			if TriggerOID(id, tr.Name) != oid {
+				continue
+			}
+			f := v.Cat.Functions[tr.Function]
+			fname := tr.Function
+			if f != nil {
+				fname = ident.Quote(f.Name)
+				if !slices.Contains(v.SearchPath, f.Schema) {
+					fname = ident.Quote(f.Schema) + "." + fname
+				}
+			}
+			timing := "AFTER"
+			if tr.Before {
+				timing = "BEFORE"
+			}
+			level := "STATEMENT"
+			if tr.ForEachRow {
+				level = "ROW"
+			}
+			table := ident.QualifiedName(t.Schema, t.Name)
+			if pretty && slices.Contains(v.SearchPath, t.Schema) {
+				table = ident.Quote(t.Name)
+			}
+			return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + timing + " " + strings.Join(tr.Events, " OR ") + " ON " + table +
+				" FOR EACH " + level + " EXECUTE FUNCTION " + fname + "()", true
+		}
+	}
+	return "", false
+}
