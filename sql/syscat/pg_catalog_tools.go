@@ -177,11 +177,7 @@ func init() {
 	register(pc, "pg_opclass", 2616, "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid", func(*View) [][]any {
 		rows := make([][]any, 0, len(opClasses))
 		for _, c := range opClasses {
-			ns := int64(PgCatalogOID)
-			if c.public {
-				ns = PublicOID
-			}
-			rows = append(rows, []any{c.oid, amOID(c.method), c.name, ns, int64(BootstrapUserOID), c.family, c.inType, c.def, c.keyType})
+			rows = append(rows, []any{c.oid, amOID(c.method), c.name, int64(PgCatalogOID), int64(BootstrapUserOID), c.family, c.inType, c.def, c.keyType})
 		}
 		return rows
 	})
