@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -236,22 +235,7 @@ func TestPgStatActivity(t *testing.T) {
 func TestCancelTerminateBackend(t *testing.T) {
 	ts := startServer(t, "")
 	ctx := context.Background()
-	var mu sync.Mutex
-	var notices []string
-	cfg, err := pgx.ParseConfig(ts.connString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
-		mu.Lock()
-		notices = append(notices, n.Severity+" "+n.Code+" "+n.Message)
-		mu.Unlock()
-	}
-	b, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close(ctx)
+	b, takeNotices := noticeConn(t, ts)
 	signal := func(sql string, args ...any) bool {
 		t.Helper()
 		var ok bool
@@ -307,7 +291,7 @@ func TestCancelTerminateBackend(t *testing.T) {
 	if !signal(`SELECT pg_terminate_backend($1)`, int32(apid)) {
 		t.Fatal("pg_terminate_backend returned false for a running session")
 	}
-	err = within(done, "pg_terminate_backend")
+	err := within(done, "pg_terminate_backend")
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "57P01" || pe.Severity != "FATAL" || pe.Message != "terminating connection due to administrator command" {
 		t.Fatalf("terminated pg_sleep: %v", err)
@@ -341,12 +325,10 @@ func TestCancelTerminateBackend(t *testing.T) {
 	if signal(`SELECT pg_cancel_backend(1)`) || signal(`SELECT pg_terminate_backend(2)`) || signal(`SELECT pg_terminate_backend(3, 10)`) {
 		t.Fatal("signalling an unknown pid returned true")
 	}
-	mu.Lock()
 	want := []string{"WARNING 01000 PID 1 is not a PostgreSQL backend process", "WARNING 01000 PID 2 is not a PostgreSQL backend process", "WARNING 01000 PID 3 is not a PostgreSQL backend process"}
-	if fmt.Sprint(notices) != fmt.Sprint(want) {
+	if notices := takeNotices(); fmt.Sprint(notices) != fmt.Sprint(want) {
 		t.Errorf("warnings %q, want %q", notices, want)
 	}
-	mu.Unlock()
 	if _, err := b.Exec(ctx, `SELECT pg_terminate_backend(1, -1)`); sqlState(err) != "22023" || !strings.Contains(err.Error(), `"timeout" must not be negative`) {
 		t.Errorf("negative timeout: %v", err)
 	}

@@ -14,9 +14,9 @@ import (
 	"github.com/cairn-db/cairn/storage/objstore/objstoretest"
 )
 
-// plConn connects to ts with pgx, collecting the notices the server sends
+// noticeConn connects to ts with pgx, collecting the notices the server sends
 // as "SEVERITY CODE message".
-func plConn(t *testing.T, ts *testServer) (*pgx.Conn, func() []string) {
+func noticeConn(t *testing.T, ts *testServer) (*pgx.Conn, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var notices []string
@@ -49,7 +49,7 @@ func plConn(t *testing.T, ts *testServer) (*pgx.Conn, func() []string) {
 // statement's error, with its ERRCODE, DETAIL and HINT.
 func TestDoRaiseNotices(t *testing.T) {
 	ts := startServer(t, "")
-	conn, notices := plConn(t, ts)
+	conn, notices := noticeConn(t, ts)
 	ctx := context.Background()
 	if _, err := conn.Exec(ctx, `DO $$
 		DECLARE n int := 2; s text; r record;
@@ -90,8 +90,8 @@ func TestDoRaiseNotices(t *testing.T) {
 func TestDoCancel(t *testing.T) {
 	ts := startServer(t, "")
 	ctx := context.Background()
-	a, _ := plConn(t, ts)
-	b, _ := plConn(t, ts)
+	a, _ := noticeConn(t, ts)
+	b, _ := noticeConn(t, ts)
 	if _, err := a.Exec(ctx, `CREATE TABLE spin (n int)`); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestTriggers(t *testing.T) {
 	dir := t.TempDir()
 	ts := startServer(t, dir)
 	ctx := context.Background()
-	conn, notices := plConn(t, ts)
+	conn, notices := noticeConn(t, ts)
 	for _, q := range []string{
 		`CREATE TABLE items (id int PRIMARY KEY, title text, updated_at timestamptz)`,
 		`CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.updated_at = now(); RETURN NEW; END $$`,
@@ -213,7 +213,7 @@ func TestTriggers(t *testing.T) {
 	ts.stop()
 
 	ts = startServer(t, dir)
-	conn, _ = plConn(t, ts)
+	conn, _ = noticeConn(t, ts)
 	if _, err := conn.Exec(ctx, `UPDATE items SET title = 'c', updated_at = NULL WHERE id = 1`); err != nil {
 		t.Fatal(err)
 	}
