@@ -27,6 +27,9 @@ var (
 	// ArgAnyType accepts any type independently of the other arguments
 	// (PostgreSQL's "any", as in concat and format).
 	ArgAnyType = types.T{Family: types.Unknown, Mod: -1, Domain: "any"}
+	// ArgAnyEnum accepts any enum (anyenum); like ArgAny, all such
+	// arguments share one type, which must be an enum.
+	ArgAnyEnum = types.T{Family: types.Unknown, Mod: -1, Domain: "anyenum"}
 )
 
 func isAnyParam(p types.T) bool { return p.Family == types.Unknown }
@@ -43,6 +46,9 @@ func isUnknownArg(t types.T) bool { return t.Family == types.Unknown || t.Family
 func typeCategory(t types.T) (cat byte, preferred bool) {
 	if isPolyParam(t) {
 		return 'P', false
+	}
+	if t.IsEnum() {
+		return 'E', false
 	}
 	switch t.Family {
 	case types.Bool:
@@ -92,7 +98,7 @@ func canImplicit(from, to types.T) bool {
 // whether there are any polymorphic parameters at all.
 func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 	var got []types.T
-	same := false
+	same, enum := false, false
 	for i, p := range params {
 		a := args[i]
 		switch {
@@ -114,6 +120,7 @@ func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 			if p.Domain == "anynonarray" && a.Family == types.ArrayFamily {
 				return types.T{}, true, false
 			}
+			enum = enum || p.Domain == "anyenum"
 			if isUnknownArg(a) {
 				continue
 			}
@@ -124,7 +131,7 @@ func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 		return types.T{}, false, true
 	}
 	if len(got) == 0 {
-		return types.TextT, true, true
+		return types.TextT, true, !enum
 	}
 	if same {
 		for _, g := range got[1:] {
@@ -134,6 +141,9 @@ func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 		}
 	}
 	elem, ok = commonType(got)
+	if enum && !elem.IsEnum() {
+		return types.T{}, true, false
+	}
 	if ok && elem.Family == types.ArrayFamily {
 		for _, p := range params {
 			if isAnyArrayParam(p) {

@@ -498,7 +498,14 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_AlterDefaultPrivilegesStmt:
 		return b.bindAlterDefaultPrivileges(s.AlterDefaultPrivilegesStmt)
 	case *pg_query.Node_AlterOwnerStmt:
+		if s.AlterOwnerStmt.ObjectType == pg_query.ObjectType_OBJECT_TYPE {
+			return b.bindTypeOwner(s.AlterOwnerStmt)
+		}
 		return bindAlterOwner(s.AlterOwnerStmt)
+	case *pg_query.Node_CreateEnumStmt:
+		return b.bindCreateEnum(s.CreateEnumStmt)
+	case *pg_query.Node_AlterEnumStmt:
+		return b.bindAlterEnum(s.AlterEnumStmt)
 	case *pg_query.Node_CreatePolicyStmt:
 		return b.bindCreatePolicy(s.CreatePolicyStmt)
 	case *pg_query.Node_AlterPolicyStmt:
@@ -988,6 +995,18 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 			return err
 		}
 	}
+	if c := lit.GetAConst(); c != nil && c.GetSval() != nil && col.Type.IsEnum() {
+		// 'ok'::mood, as pg_get_expr prints an enum constant.
+		if err := types.CheckEnumLabel(col.Type.Enum, c.GetSval().Sval); err != nil {
+			return err
+		}
+		name := ident.Quote(col.Type.Enum.Name)
+		if col.Type.Enum.Schema != catalog.PublicSchema {
+			name = ident.QualifiedName(col.Type.Enum.Schema, col.Type.Enum.Name)
+		}
+		col.Default = text + "::" + name
+		return nil
+	}
 	if c := lit.GetAConst(); c != nil && c.GetSval() != nil && !col.Type.IsArray() {
 		switch col.Type.Family {
 		case types.Text, types.Varchar:
@@ -1392,6 +1411,8 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		return b.bindDropView(s)
 	case pg_query.ObjectType_OBJECT_EXTENSION:
 		return &NoOp{Tag: "DROP EXTENSION"}, nil
+	case pg_query.ObjectType_OBJECT_TYPE:
+		return b.bindDropType(s)
 	}
 	return nil, pgerr.NotSupported("DROP %s", strings.TrimPrefix(s.RemoveType.String(), "OBJECT_"))
 }
@@ -1532,6 +1553,8 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	switch s.RenameType {
 	case pg_query.ObjectType_OBJECT_POLICY:
 		return b.bindRenamePolicy(s)
+	case pg_query.ObjectType_OBJECT_TYPE:
+		return b.bindRenameType(s)
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN:
 	default:
 		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.TrimPrefix(s.RenameType.String(), "OBJECT_"))
