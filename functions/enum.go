@@ -49,7 +49,7 @@ func init() {
 				return nil, err
 			}
 			if len(e.Labels) == 0 {
-				return nil, nil
+				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "enum %s contains no values", e.Name)
 			}
 			return e.Labels[pick(e)].Label, nil
 		}

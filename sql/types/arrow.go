@@ -513,6 +513,11 @@ func AppendValue(b array.Builder, v any, t T) error {
 			if err := CheckBatchBytes(bb.DataLen(), len(x)); err != nil {
 				return err
 			}
+			if t.Enum != nil {
+				if err := CheckEnumLabel(t.Enum, string(x)); err != nil {
+					return err
+				}
+			}
 			bb.BinaryBuilder.Append(x)
 			return nil
 		}
