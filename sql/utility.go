@@ -1000,11 +1000,7 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 		if err := types.CheckEnumLabel(col.Type.Enum, c.GetSval().Sval); err != nil {
 			return err
 		}
-		name := ident.Quote(col.Type.Enum.Name)
-		if col.Type.Enum.Schema != catalog.PublicSchema {
-			name = ident.QualifiedName(col.Type.Enum.Schema, col.Type.Enum.Name)
-		}
-		col.Default = text + "::" + name
+		col.Default = catalog.EnumDefault(col.Type.Enum, c.GetSval().Sval)
 		return nil
 	}
 	if c := lit.GetAConst(); c != nil && c.GetSval() != nil && !col.Type.IsArray() {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // CreateType records a user type (an enum), giving it and its labels OIDs
@@ -58,6 +59,8 @@ func (tx *Tx) AlterType(schema, name string, change func(c *catalog.Catalog, t *
 		}
 		c.Types[catalog.Key(t.Schema, t.Name)] = &t
 		c.ReplaceEnum(t.Enum)
+		from, to := renamedLabel(old.Enum, t.Enum)
+		c.RewriteEnumDefaults(old.Enum, t.Enum, from, to)
 		return nil
 	})
 }
@@ -78,4 +81,17 @@ func (tx *Tx) DropType(schema, name string) error {
 		delete(c.Types, catalog.Key(schema, name))
 		return nil
 	})
+}
+
+// renamedLabel is the label ALTER TYPE ... RENAME VALUE renamed between
+// old and e (the same label OID under another label), "" and "" if none.
+func renamedLabel(old, e *types.EnumType) (from, to string) {
+	for _, l := range old.Labels {
+		for _, n := range e.Labels {
+			if n.OID == l.OID && n.Label != l.Label {
+				return l.Label, n.Label
+			}
+		}
+	}
+	return "", ""
 }

@@ -2,7 +2,9 @@ package catalog
 
 import (
 	"slices"
+	"strings"
 
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -100,4 +102,39 @@ func EnumUser(c *Catalog, oid uint32) (*TableDef, string) {
 		}
 	}
 	return nil, ""
+}
+
+// EnumDefault is the text of a column DEFAULT that is label of e, as
+// pg_get_expr prints an enum constant: 'ok'::mood, qualified outside
+// public.
+func EnumDefault(e *types.EnumType, label string) string {
+	name := ident.Quote(e.Name)
+	if e.Schema != PublicSchema {
+		name = ident.QualifiedName(e.Schema, e.Name)
+	}
+	return "'" + strings.ReplaceAll(label, "'", "''") + "'::" + name
+}
+
+// RewriteEnumDefaults updates the DEFAULTs that are constants of enum old
+// after ALTER TYPE made it e (a label renamed from from to to, or the
+// type renamed or moved): a default is stored as SQL text, and must name
+// the label and the type as they now are.
+func (c *Catalog) RewriteEnumDefaults(old, e *types.EnumType, from, to string) {
+	for _, t := range c.Tables {
+		for i, col := range t.Columns {
+			if col.Default == "" || !UsesEnum(col.Type, e.OID) || col.Type.IsArray() {
+				continue
+			}
+			for _, l := range old.Labels {
+				if col.Default != EnumDefault(old, l.Label) {
+					continue
+				}
+				if l.Label == from {
+					l.Label = to
+				}
+				t.Columns[i].Default = EnumDefault(e, l.Label)
+				break
+			}
+		}
+	}
 }

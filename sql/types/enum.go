@@ -67,7 +67,7 @@ func (e *EnumType) Clone() *EnumType {
 // PostgreSQL's enum_in reports it.
 func CheckEnumLabel(e *EnumType, s string) error {
 	if e.Position(s) < 0 {
-		return pgerr.New(pgerrcode.InvalidTextRepresentation, "invalid input value for enum %s: %q", e.Name, s)
+		return pgerr.New(pgerrcode.InvalidTextRepresentation, "invalid input value for enum %s: %q", e.QualifiedName(), s)
 	}
 	return nil
 }
