@@ -3,8 +3,8 @@ package sql
 import (
 	"strings"
 
-	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
