@@ -76,6 +76,14 @@ func TestEnumPgx(t *testing.T) {
 	if _, err := conn.Exec(ctx, `INSERT INTO diary VALUES ($1, $2)`, 6, "glad"); err != nil {
 		t.Fatal(err)
 	}
+	// A client may name the enum's OID for a parameter in Parse.
+	if _, err := conn.PgConn().Prepare(ctx, "bymood", `SELECT count(*) FROM diary WHERE m = $1`, []uint32{typOID}); err != nil {
+		t.Fatalf("Parse with the enum's OID: %v", err)
+	}
+	res := conn.PgConn().ExecPrepared(ctx, "bymood", [][]byte{[]byte("glad")}, nil, nil).Read()
+	if res.Err != nil || len(res.Rows) != 1 || string(res.Rows[0][0]) != "2" {
+		t.Fatalf("a parameter of the enum's OID: %v %q, want 2 rows", res.Err, res.Rows)
+	}
 	n, err := conn.CopyFrom(ctx, pgx.Identifier{"diary"}, []string{"id", "m"}, pgx.CopyFromRows([][]any{{7, "sad"}, {8, "meh"}}))
 	if err != nil || n != 2 {
 		t.Fatalf("COPY FROM (binary): %d rows, %v", n, err)

@@ -204,3 +204,20 @@ func (s *Session) renameEnumData(ctx context.Context, tx *storage.Tx, oid uint32
 	}
 	return nil
 }
+
+// TypeByOID is the type with pg_type OID oid as a client names it in
+// Parse: a built-in type, or a user type (an enum or an array of one) of
+// the catalog the session's next statement sees.
+func (s *Session) TypeByOID(oid uint32) (types.T, bool) {
+	if t, ok := types.ByOID(oid); ok {
+		return t, true
+	}
+	td := s.catalog().TypeByOID(oid)
+	if td == nil {
+		return types.UnknownT, false
+	}
+	if oid == td.Enum.ArrayOID {
+		return types.ArrayOf(types.EnumOf(td.Enum), 1), true
+	}
+	return types.EnumOf(td.Enum), true
+}
