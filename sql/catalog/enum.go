@@ -104,15 +104,12 @@ func EnumUser(c *Catalog, oid uint32) (*TableDef, string) {
 	return nil, ""
 }
 
-// EnumDefault is the text of a column DEFAULT that is label of e, as
-// pg_get_expr prints an enum constant: 'ok'::mood, qualified outside
-// public.
+// EnumDefault is the text of a column DEFAULT that is label of e:
+// 'ok'::public.mood, qualified so that it reads the same under any
+// search_path (pg_dump's is empty); pg_get_expr shows the name as
+// regtype would (sql/syscat), 'ok'::mood where public is on the path.
 func EnumDefault(e *types.EnumType, label string) string {
-	name := ident.Quote(e.Name)
-	if e.Schema != PublicSchema {
-		name = ident.QualifiedName(e.Schema, e.Name)
-	}
-	return "'" + strings.ReplaceAll(label, "'", "''") + "'::" + name
+	return "'" + strings.ReplaceAll(label, "'", "''") + "'::" + ident.QualifiedName(e.Schema, e.Name)
 }
 
 // RewriteEnumDefaults updates the DEFAULTs that are constants of enum old

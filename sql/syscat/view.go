@@ -653,7 +653,7 @@ func nextvalSequence(def string) (seq, rest string, ok bool) {
 func (v *View) defaultExpr(def string) string {
 	seq, rest, ok := nextvalSequence(def)
 	if !ok {
-		return def
+		return v.enumDefault(def)
 	}
 	schema, name := splitQualified(seq)
 	if schema == "" {
@@ -764,4 +764,24 @@ func (v *View) userTypes() []*catalog.TypeDef {
 	}
 	slices.SortFunc(out, func(a, b *catalog.TypeDef) int { return int(a.Enum.OID) - int(b.Enum.OID) })
 	return out
+}
+
+// enumDefault is a DEFAULT that is an enum's label (catalog.EnumDefault,
+// stored with the type's qualified name) with the name as regtype prints
+// it; any other default unchanged.
+func (v *View) enumDefault(def string) string {
+	at := strings.LastIndex(def, "'::")
+	if at < 0 || !strings.HasPrefix(def, "'") {
+		return def
+	}
+	schema, name := splitQualified(def[at+3:])
+	td := v.Cat.Type(schema, name)
+	if schema == "" || td == nil {
+		return def
+	}
+	label := strings.ReplaceAll(def[1:at], "''", "'")
+	if catalog.EnumDefault(td.Enum, label) != def {
+		return def
+	}
+	return def[:at+3] + v.qualified(schema, name)
 }
