@@ -115,8 +115,8 @@ func (v *copyConverter) converter(t types.T) func(b array.Builder, f []byte) err
 		}
 		return appendValue(b, val, t)
 	}
-	if t.Domain != "" {
-		return general
+	if t.Domain != "" || t.Enum != nil {
+		return general // an enum's label is checked against the enum
 	}
 	switch {
 	case t.Family == types.Int8 && binaryFormat:

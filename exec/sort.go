@@ -28,6 +28,9 @@ const (
 )
 
 func sortKindOf(t types.T) sortKind {
+	if t.Enum != nil {
+		return sortDatum // by the enum's sort order (types.Compare)
+	}
 	switch t.Family {
 	case types.Int2, types.Int4, types.Int8, types.Oid, types.RegClass, types.RegType, types.RegNamespace, types.RegProc, types.RegRole, types.RegConfig, types.Bool,
 		types.DateFamily, types.Time, types.TimestampFamily, types.TimestampTZ:

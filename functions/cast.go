@@ -79,6 +79,20 @@ func castContext(from, to types.T) byte {
 	if from.Family == types.Unknown || from.Family == types.Null {
 		return 'i'
 	}
+	if from.IsEnum() || to.IsEnum() {
+		// An enum is its own type: its labels come from the string types
+		// explicitly (enum_in) and go to them in assignment (enum_out),
+		// and no other type converts to or from it.
+		switch {
+		case from.Equal(to):
+			return 'i'
+		case from.IsEnum() && to.IsString():
+			return 'a'
+		case to.IsEnum() && from.IsString():
+			return 'e'
+		}
+		return 0
+	}
 	if from.Family == types.Record || to.Family == types.Record {
 		if from.Family == to.Family {
 			return 'i'
@@ -148,6 +162,16 @@ func Cast(ctx *Context, v any, from, to types.T, explicit bool) (any, error) {
 // modifier.
 func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) {
 	ff, tf := from.Family, to.Family
+	if to.IsEnum() && !from.Equal(to) {
+		s, ok := v.(string)
+		if !ok {
+			return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast type %s to %s", typeName(from), typeName(to))
+		}
+		if ff == types.Char {
+			s = strings.TrimRight(s, " ")
+		}
+		return s, types.CheckEnumLabel(to.Enum, s)
+	}
 	if ff == types.Unknown || ff == types.Null {
 		s, ok := v.(string)
 		if !ok {

@@ -26,9 +26,16 @@ const varHdrSz = 4
 
 func init() {
 	Register(allStable(&Overload{Name: "format_type", Args: targs(types.OidT, tInt4), Result: tText, NullCall: true,
-		Eval: func(_ *Context, a []any) (any, error) {
+		Eval: func(ctx *Context, a []any) (any, error) {
 			if a[0] == nil {
 				return nil, nil
+			}
+			if _, ok := types.ByOID(uint32(a[0].(int64))); !ok && a[0].(int64) != 0 && ctx != nil && ctx.Catalog != nil {
+				// A user type (an enum, or an array of one): its name, as
+				// regtype prints it.
+				if name, ok := ctx.Catalog.Name(types.RegType, a[0].(int64)); ok {
+					return name, nil
+				}
 			}
 			typmod, given := int64(-1), a[1] != nil
 			if given {

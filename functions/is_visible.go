@@ -16,6 +16,8 @@ package functions
 // directory.
 
 import (
+	"strings"
+
 	"github.com/cairn-db/cairn/sql/types/tsearch"
 	"slices"
 
@@ -35,11 +37,19 @@ func init() {
 			}
 			return ctx.Catalog.TableVisible(id), nil
 		}),
-		fn1("pg_type_is_visible", types.OidT, tBool, func(a any) (any, error) {
-			if _, ok := types.ByOID(uint32(a.(int64))); !ok {
+		fn("pg_type_is_visible", oid, tBool, func(ctx *Context, a []any) (any, error) {
+			if _, ok := types.ByOID(uint32(a[0].(int64))); ok {
+				return true, nil
+			}
+			if ctx == nil || ctx.Catalog == nil {
 				return nil, nil
 			}
-			return true, nil
+			// A user type: visible when regtype prints it unqualified.
+			name, ok := ctx.Catalog.Name(types.RegType, a[0].(int64))
+			if !ok {
+				return nil, nil
+			}
+			return !strings.Contains(strings.TrimSuffix(name, "[]"), "."), nil
 		}),
 		fn1("pg_collation_is_visible", types.OidT, tBool, func(a any) (any, error) {
 			switch a.(int64) {

@@ -29,6 +29,9 @@ var (
 	// ArgAnyType accepts any type independently of the other arguments
 	// (PostgreSQL's "any", as in concat and format).
 	ArgAnyType = types.T{Family: types.Unknown, Mod: -1, Domain: "any"}
+	// ArgAnyEnum accepts any enum (anyenum); like ArgAny, all such
+	// arguments share one type, which must be an enum.
+	ArgAnyEnum = types.T{Family: types.Unknown, Mod: -1, Domain: "anyenum"}
 )
 
 func isAnyParam(p types.T) bool { return p.Family == types.Unknown }
@@ -45,6 +48,9 @@ func isUnknownArg(t types.T) bool { return t.Family == types.Unknown || t.Family
 func typeCategory(t types.T) (cat byte, preferred bool) {
 	if isPolyParam(t) {
 		return 'P', false
+	}
+	if t.IsEnum() {
+		return 'E', false
 	}
 	switch t.Family {
 	case types.Bool:
@@ -94,7 +100,7 @@ func canImplicit(from, to types.T) bool {
 // whether there are any polymorphic parameters at all.
 func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 	var got []types.T
-	same := false
+	same, enum := false, false
 	for i, p := range params {
 		a := args[i]
 		switch {
@@ -116,6 +122,7 @@ func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 			if p.Domain == "anynonarray" && a.Family == types.ArrayFamily {
 				return types.T{}, true, false
 			}
+			enum = enum || p.Domain == "anyenum"
 			if isUnknownArg(a) {
 				continue
 			}
@@ -126,7 +133,7 @@ func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 		return types.T{}, false, true
 	}
 	if len(got) == 0 {
-		return types.TextT, true, true
+		return types.TextT, true, !enum
 	}
 	if same {
 		for _, g := range got[1:] {
@@ -136,6 +143,9 @@ func polyElem(params, args []types.T) (elem types.T, has, ok bool) {
 		}
 	}
 	elem, ok = commonType(got)
+	if enum && !elem.IsEnum() {
+		return types.T{}, true, false
+	}
 	if ok && elem.Family == types.ArrayFamily {
 		for _, p := range params {
 			if isAnyArrayParam(p) {
@@ -557,8 +567,8 @@ var (
 const maxResolved = 4096
 
 // resolveKey is a name and up to three argument types that are neither
-// arrays nor records nor domains: their family and modifier are all of
-// them.
+// arrays nor records nor domains nor enums: their family and modifier are
+// all of them.
 type resolveKey struct {
 	name string
 	n    int
@@ -582,7 +592,7 @@ func resolveKeyOf(name string, args []types.T) (resolveKey, bool) {
 		return k, false
 	}
 	for i, t := range args {
-		if t.Elem != nil || t.Fields != nil || t.Domain != "" || t.Dims != 0 {
+		if t.Elem != nil || t.Fields != nil || t.Domain != "" || t.Dims != 0 || t.Enum != nil {
 			return k, false
 		}
 		k.args[i].family, k.args[i].mod = t.Family, t.Mod

@@ -627,6 +627,12 @@ func CommandName(st Statement) string {
 		return "DROP INDEX"
 	case *CreateSequence:
 		return "CREATE SEQUENCE"
+	case *CreateEnum:
+		return "CREATE TYPE"
+	case *AlterType:
+		return "ALTER TYPE"
+	case *DropType:
+		return "DROP TYPE"
 	case *AlterSequence:
 		return "ALTER SEQUENCE"
 	case *DropSequence:

@@ -558,10 +558,21 @@ func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 		// SQL's char and character into bpchar.
 		name = `"char"`
 	}
-	if len(names) == 2 && names[0] != "pg_catalog" && names[0] != "public" {
+	// A built-in name wins unless qualified by another schema than
+	// pg_catalog (public.vector is pgvector's type, which lives there).
+	t, ok := types.Named(name)
+	if len(names) == 2 && names[0] != "pg_catalog" {
+		if et, found := b.userType(names); found {
+			t, ok = et, true
+		} else if names[0] != "public" {
+			ok = false
+		}
+	} else if !ok {
+		t, ok = b.userType(names)
+	}
+	if !ok && len(names) == 2 && names[0] != "pg_catalog" {
 		return types.UnknownT, pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
 	}
-	t, ok := types.Named(name)
 	if !ok && (name == "halfvec" || name == "sparsevec") {
 		// pgvector's other vector types (LlamaIndex's use_halfvec declares
 		// halfvec columns): named rather than 42704, which reads as if the

@@ -1071,6 +1071,9 @@ func commonType(context string, ts []types.T) (types.T, error) {
 			continue
 		}
 		switch {
+		case res.Enum != nil || t.Enum != nil:
+			// An enum meets only itself (or an unknown literal).
+			return types.UnknownT, pgerr.New(pgerrcode.DatatypeMismatch, "%s types %s and %s cannot be matched", context, res, t)
 		case res.IsOID() && t.IsOID() && (res.Family == types.Oid || t.Family == types.Oid):
 			// oid and a reg* alias meet at the first of them, as in
 			// PostgreSQL: oid is its category's preferred type, and each

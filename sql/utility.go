@@ -501,10 +501,17 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_AlterDefaultPrivilegesStmt:
 		return b.bindAlterDefaultPrivileges(s.AlterDefaultPrivilegesStmt)
 	case *pg_query.Node_AlterOwnerStmt:
-		if s.AlterOwnerStmt.ObjectType == pg_query.ObjectType_OBJECT_FUNCTION {
+		switch s.AlterOwnerStmt.ObjectType {
+		case pg_query.ObjectType_OBJECT_FUNCTION:
 			return b.bindAlterFunctionOwner(s.AlterOwnerStmt)
+		case pg_query.ObjectType_OBJECT_TYPE:
+			return b.bindTypeOwner(s.AlterOwnerStmt)
 		}
 		return bindAlterOwner(s.AlterOwnerStmt)
+	case *pg_query.Node_CreateEnumStmt:
+		return b.bindCreateEnum(s.CreateEnumStmt)
+	case *pg_query.Node_AlterEnumStmt:
+		return b.bindAlterEnum(s.AlterEnumStmt)
 	case *pg_query.Node_CreatePolicyStmt:
 		return b.bindCreatePolicy(s.CreatePolicyStmt)
 	case *pg_query.Node_AlterPolicyStmt:
@@ -1001,6 +1008,14 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 			return err
 		}
 	}
+	if c := lit.GetAConst(); c != nil && c.GetSval() != nil && col.Type.IsEnum() {
+		// 'ok'::mood, as pg_get_expr prints an enum constant.
+		if err := types.CheckEnumLabel(col.Type.Enum, c.GetSval().Sval); err != nil {
+			return err
+		}
+		col.Default = catalog.EnumDefault(col.Type.Enum, c.GetSval().Sval)
+		return nil
+	}
 	if c := lit.GetAConst(); c != nil && c.GetSval() != nil && !col.Type.IsArray() {
 		switch col.Type.Family {
 		case types.Text, types.Varchar:
@@ -1476,6 +1491,8 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		return b.bindDropView(s)
 	case pg_query.ObjectType_OBJECT_EXTENSION:
 		return &NoOp{Tag: "DROP EXTENSION"}, nil
+	case pg_query.ObjectType_OBJECT_TYPE:
+		return b.bindDropType(s)
 	}
 	return nil, pgerr.NotSupported("DROP %s", strings.TrimPrefix(s.RemoveType.String(), "OBJECT_"))
 }
@@ -1663,7 +1680,7 @@ func keepsValues(from, to types.T) bool {
 	if from.Equal(to) && from.Mod == to.Mod && from.Domain == to.Domain && (!from.IsArray() || from.Elem.Mod == to.Elem.Mod) {
 		return true // the same type (Equal leaves out modifiers)
 	}
-	if from.IsArray() || to.IsArray() || from.Domain != "" || to.Domain != "" {
+	if from.IsArray() || to.IsArray() || from.Domain != "" || to.Domain != "" || from.Enum != nil || to.Enum != nil {
 		return false
 	}
 	switch {
@@ -1685,6 +1702,8 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	switch s.RenameType {
 	case pg_query.ObjectType_OBJECT_POLICY:
 		return b.bindRenamePolicy(s)
+	case pg_query.ObjectType_OBJECT_TYPE:
+		return b.bindRenameType(s)
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN, pg_query.ObjectType_OBJECT_TABCONSTRAINT:
 	default:
 		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.ReplaceAll(strings.TrimPrefix(s.RenameType.String(), "OBJECT_"), "_", " "))

@@ -138,8 +138,8 @@ func (tx *Tx) AlterSchema(def *catalog.SchemaDef) error {
 }
 
 // DropSchema drops a schema (3F000 if missing). With cascade it drops the
-// tables, sequences and indexes in it; without, a schema that holds any is
-// 2BP01.
+// tables, sequences, indexes, views and types in it; without, a schema
+// that holds any is 2BP01.
 func (tx *Tx) DropSchema(name string, cascade bool) error {
 	return tx.apply(func(c *catalog.Catalog) error {
 		if c.Schemas[name] == nil {
@@ -167,7 +167,13 @@ func (tx *Tx) DropSchema(name string, cascade bool) error {
 				idxs = append(idxs, k)
 			}
 		}
-		if !cascade && len(tables)+len(seqs)+len(idxs) > 0 {
+		var typs []string
+		for k, t := range c.Types {
+			if t.Schema == name {
+				typs = append(typs, k)
+			}
+		}
+		if !cascade && len(tables)+len(seqs)+len(idxs)+len(typs) > 0 {
 			return pgerr.New(pgerrcode.DependentObjectsStillExist,
 				"cannot drop schema %s because other objects depend on it", name).
 				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
@@ -181,6 +187,13 @@ func (tx *Tx) DropSchema(name string, cascade bool) error {
 		for _, k := range idxs {
 			delete(c.Indexes, k)
 			delete(c.Views, k)
+		}
+		for _, k := range typs {
+			if t, col := catalog.EnumUser(c, c.Types[k].Enum.OID); t != nil {
+				return pgerr.NotSupported("DROP SCHEMA ... CASCADE of type %s, which column %s of table %s.%s in another schema has (drop the column first)",
+					c.Types[k].Name, col, t.Schema, t.Name)
+			}
+			delete(c.Types, k)
 		}
 		delete(c.Schemas, name)
 		return nil

@@ -32,7 +32,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 			paramTypes[i] = types.UnknownT
 			continue
 		}
-		t, ok := types.ByOID(oid)
+		t, ok := c.sess.TypeByOID(oid)
 		if !ok {
 			return pgerr.NotSupported("parameter $%d of type OID %d", i+1, oid)
 		}

@@ -28,9 +28,10 @@ import (
 // exactly as paramValue's datums bind to a parameter of an INSERT: no
 // domain to check, no type modifier to apply (varchar(n), numeric(p,s),
 // vector(n) are cast on assignment), no name to look up in the catalog
-// (the reg* types), and an element type that is one of these.
+// (the reg* types), no enum whose labels to check, and an element type
+// that is one of these.
 func arrowValueType(t types.T) bool {
-	if t.Domain != "" || t.Mod != -1 {
+	if t.Domain != "" || t.Mod != -1 || t.Enum != nil {
 		return false
 	}
 	switch t.Family {

@@ -388,3 +388,23 @@ func TestParallelRowsPanic(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestHTTPEnum checks an enum column through the HTTP API: /query's JSON
+// parameters and results (labels as strings, arrays of them as lists)
+// and /ingest, which must check each label as INSERT does (22P02 for one
+// the enum lacks, nothing stored) rather than build its column itself.
+func TestHTTPEnum(t *testing.T) {
+	c := newHTTPClient(t)
+	c.ok("/workspaces/w/tables/query", `{"query": "CREATE SCHEMA w"}`)
+	c.ok("/workspaces/w/tables/query", `{"query": "CREATE TYPE w.mood AS ENUM ('sad', 'ok', 'happy')"}`)
+	c.ok("/workspaces/w/tables/query", `{"query": "CREATE TABLE t (id int, m mood, ms mood[])"}`)
+	c.ok("/workspaces/w/tables/query", `{"query": "INSERT INTO t VALUES (1, $1, $2)", "params": ["happy", ["ok", "sad"]]}`)
+	c.fail("/workspaces/w/tables/query", `{"query": "INSERT INTO t VALUES (2, $1)", "params": ["bad"]}`,
+		http.StatusBadRequest, "QUERY_ERROR", "22P02", `invalid input value for enum w.mood: "bad"`)
+	c.fail("/workspaces/w/tables/t/ingest", `{"id": [3, 4], "m": ["sad", "nope"]}`,
+		http.StatusBadRequest, "QUERY_ERROR", "22P02", `invalid input value for enum w.mood: "nope"`)
+	c.ok("/workspaces/w/tables/t/ingest", `{"id": [5, 6], "m": ["ok", "sad"], "ms": [["happy"], null]}`)
+	if got, want := c.query("SELECT id, m, ms FROM t ORDER BY m"), `[[6,"sad",null],[5,"ok",["happy"]],[1,"happy",["ok","sad"]]]`; got != want {
+		t.Errorf("rows by the enum's order: %s, want %s", got, want)
+	}
+}

@@ -14,7 +14,8 @@ const pgjdbcJar = "/usr/share/java/postgresql.jar"
 // tools) against a server: plain and prepared statements with float4[]
 // and JSONB, a rolled-back transaction, ResultSetMetaData, and the
 // DatabaseMetaData calls (tables, schemas, catalogs, columns, primary,
-// foreign keys, indexes and their key order), each of which is catalog SQL of pgjdbc's own.
+// foreign keys, indexes and their key order), each of which is catalog SQL of pgjdbc's own,
+// and an enum column (setObject with Types.OTHER, getString).
 // .ci/run installs a JDK and libpostgresql-jdbc-java when missing.
 func TestJDBC(t *testing.T) {
 	javac, err := exec.LookPath("javac")
@@ -49,7 +50,8 @@ columns id:bigserial:0 author_id:int4:1 task:text:0 metadata:jsonb:1 embedding:_
 pk [id]
 fk [authors]
 indexes [memories_author_task, memories_author_task, memories_pkey, memories_task]
-index keys [memories_author_task.1:author_id:D, memories_author_task.2:task:A, memories_pkey.1:id:A, memories_task.1:task:A]`
+index keys [memories_author_task.1:author_id:D, memories_author_task.2:task:A, memories_pkey.1:id:A, memories_task.1:task:A]
+enum [3:ok, 1:happy] mood`
 	if got := strings.TrimSpace(string(out)); got != want {
 		t.Errorf("JdbcCheck printed:\n%s\nwant:\n%s", got, want)
 	}

@@ -11,7 +11,8 @@ import (
 // TestNodePostgres runs node-postgres (pg, the driver of most JavaScript
 // agent frameworks) against a server: JS values as parameters (objects as
 // JSONB, arrays as real[]), a filtered vector search, type parsing of
-// results, an error's SQLSTATE, a rolled-back transaction. .ci/run
+// results, an error's SQLSTATE, a rolled-back transaction, an enum column
+// (whose array node-postgres leaves as text, as with PostgreSQL). .ci/run
 // installs the package (npm ci in testdata/clients/node).
 func TestNodePostgres(t *testing.T) {
 	node, err := exec.LookPath("node")
@@ -36,7 +37,8 @@ func TestNodePostgres(t *testing.T) {
 row [["fix oom",{"repo":"x"},[0.5,0.25],1]]
 types true 1.5 true null
 error 42703 column "nope" does not exist
-count 1`
+count 1
+enum [[1,"happy","{ok,sad}"],[2,"sad",null]]`
 	if got := strings.TrimSpace(string(out)); got != want {
 		t.Errorf("check.js printed:\n%s\nwant:\n%s", got, want)
 	}

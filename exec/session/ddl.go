@@ -30,6 +30,8 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		return s.runDefaultPrivileges(tx, x)
 	case *sql.CreatePolicy, *sql.AlterPolicy, *sql.DropPolicy:
 		return s.runPolicy(tx, x)
+	case *sql.CreateEnum, *sql.AlterType, *sql.DropType:
+		return s.runEnum(ctx, tx, x)
 	case *sql.AlterSchemaOwner:
 		cat := tx.Catalog()
 		sc := cat.Schemas[x.Name]

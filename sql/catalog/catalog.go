@@ -28,6 +28,10 @@ type Catalog struct {
 	DefaultACLs []DefaultACL `json:"default_acls,omitempty"`
 	// NextID hands out table IDs; IDs are never reused.
 	NextID uint64 `json:"next_id"`
+	// Types are the user-defined types (enums) by schema + "." + name;
+	// NextTypeOID hands out their OIDs and their labels' (enum.go).
+	Types       map[string]*TypeDef `json:"types,omitempty"`
+	NextTypeOID uint32              `json:"next_type_oid,omitempty"`
 }
 
 // SchemaDef is a schema (a workspace).
@@ -362,6 +366,9 @@ func (c *Catalog) Normalize() {
 	if c.Functions == nil {
 		c.Functions = map[string]*FunctionDef{}
 	}
+	if c.Types == nil {
+		c.Types = map[string]*TypeDef{}
+	}
 	if c.NextID == 0 {
 		c.NextID = 1
 	}
@@ -395,6 +402,12 @@ func (c *Catalog) Clone() *Catalog {
 		Members:     slices.Clone(c.Members),
 		DefaultACLs: slices.Clone(c.DefaultACLs),
 		NextRoleOID: c.NextRoleOID,
+		Types:       make(map[string]*TypeDef, len(c.Types)),
+		NextTypeOID: c.NextTypeOID,
+	}
+	for k, t := range c.Types {
+		t2 := *t
+		n.Types[k] = &t2
 	}
 	for k, r := range c.Roles {
 		n.Roles[k] = r.Clone()

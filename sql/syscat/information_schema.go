@@ -324,6 +324,12 @@ func sqlDataType(t types.T) string {
 // udtOf is the schema and pg_type name of a column's type (udt_schema,
 // udt_name): "int4", "varchar", "_float4", ...
 func udtOf(t types.T) (schema, name string) {
+	if t.Enum != nil {
+		return t.Enum.Schema, t.Enum.Name
+	}
+	if t.IsArray() && t.Elem.Enum != nil {
+		return t.Elem.Enum.Schema, "_" + t.Elem.Enum.Name
+	}
 	oid := int64(t.OID())
 	for _, bt := range builtinTypes {
 		if oid != bt.oid && (bt.array == 0 || oid != bt.array) {
@@ -345,6 +351,9 @@ func udtOf(t types.T) (schema, name string) {
 // the declared length of varchar(n) and char(n), and the most bytes a
 // value of a string type can take (NULL for other types, arrays included).
 func charLengths(t types.T) (maxLen, octets any) {
+	if t.Enum != nil {
+		return nil, nil
+	}
 	switch t.Family {
 	case types.Text, types.Varchar, types.Char:
 		if t.Family == types.Text || t.Mod < 0 {

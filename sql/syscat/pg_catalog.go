@@ -189,7 +189,7 @@ func init() {
 			if t.IsArray() {
 				elem = *t.Elem // text[] has its elements' collation
 			}
-			if elem.IsString() && elem.Family != types.Name {
+			if elem.IsString() && elem.Family != types.Name && elem.Enum == nil {
 				coll = defaultCollationOID
 			}
 			dims := 0
@@ -267,6 +267,14 @@ func init() {
 			if t.array != 0 {
 				row(t.array, "_"+t.name, ns, -1, false, "b", "A", false, t.oid, 0, t.collation, procsOf(t, true))
 			}
+		}
+		for _, td := range v.userTypes() {
+			e, ns := td.Enum, SchemaOID(td.Schema)
+			row(int64(e.OID), td.Name, ns, 4, true, "e", "E", false, 0, int64(e.ArrayOID), 0, enumProcs)
+			rows[len(rows)-1][3] = int64(catalog.OwnerOID(td.Owner))
+			row(int64(e.ArrayOID), "_"+td.Name, ns, -1, false, "b", "A", false, int64(e.OID), 0, 0,
+				typeProcs{in: arrayIn, out: arrayOut, recv: arrayRecv, send: arraySend, analyze: arrayTypanalyze, subscript: arraySubscripting})
+			rows[len(rows)-1][3] = int64(catalog.OwnerOID(td.Owner))
 		}
 		return rows
 	})
@@ -480,7 +488,15 @@ func init() {
 	register("pg_catalog", "pg_publication_rel", 6106, "oid oid, prpubid oid, prrelid oid, prqual text, prattrs int2[]", nil)
 	register("pg_catalog", "pg_trigger", 2620, "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype int2, tgenabled \"char\", tgisinternal bool, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, tgattr int2vector, tgargs bytea, tgqual text, tgoldtable name, tgnewtable name", triggerRows)
 	register("pg_catalog", "pg_proc", 1255, "oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost float4, prorows float4, provariadic oid, prosupport regproc, prokind \"char\", prosecdef bool, proleakproof bool, proisstrict bool, proretset bool, provolatile \"char\", proparallel \"char\", pronargs int2, pronargdefaults int2, prorettype oid, proargtypes oidvector, proallargtypes oid[], proargmodes text[], proargnames text[], proargdefaults text, protrftypes oid[], prosrc text, probin text, prosqlbody text, proconfig text[], proacl text[]", procRows)
-	register("pg_catalog", "pg_enum", 3501, "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", nil)
+	register("pg_catalog", "pg_enum", 3501, "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", func(v *View) [][]any {
+		var rows [][]any
+		for _, td := range v.userTypes() {
+			for _, l := range td.Enum.Labels {
+				rows = append(rows, []any{int64(l.OID), int64(td.Enum.OID), float64(l.Sort), l.Label})
+			}
+		}
+		return rows
+	})
 	register("pg_catalog", "pg_range", 3541, "rngtypid oid, rngsubtype oid, rngmultitypid oid, rngcollation oid, rngsubopc oid, rngcanonical oid, rngsubdiff oid", nil)
 	register("pg_catalog", "pg_tablespace", 1213, "oid oid, spcname name, spcowner oid, spcacl text[], spcoptions text[]", func(v *View) [][]any {
 		return [][]any{{int64(1663), "pg_default", int64(BootstrapUserOID), nil, nil}, {int64(1664), "pg_global", int64(BootstrapUserOID), nil, nil}}

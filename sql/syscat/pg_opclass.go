@@ -19,9 +19,12 @@ type opClass struct {
 	def     bool  // opcdefault
 }
 
-// anyElementOID is the key type of gin's array_ops (procs.go has the
-// other pseudo-types' OIDs).
-const anyElementOID = 2283
+// anyElementOID is the key type of gin's array_ops, anyenumOID the input
+// type of enum_ops (procs.go has the other pseudo-types' OIDs).
+const (
+	anyElementOID = 2283
+	anyenumOID    = 3500
+)
 
 // opClasses are the operator classes of the methods and types cairn has.
 // PostgreSQL's own carry PostgreSQL 15's OIDs (initdb assigns the same
@@ -50,6 +53,7 @@ var opClasses = func() []opClass {
 		{1978, "btree", "int4_ops", 23, 1976, 0, true},
 		{3124, "btree", "int8_ops", 20, 1976, 0, true},
 		{10022, "btree", "interval_ops", 1186, 1982, 0, true},
+		{10069, "btree", "enum_ops", anyenumOID, 3522, 0, true},
 		{10088, "btree", "jsonb_ops", 3802, 4033, 0, true},
 		{10028, "btree", "name_ops", 19, 1994, cstringOID, true},
 		{3125, "btree", "numeric_ops", 1700, 1988, 0, true},
@@ -79,6 +83,7 @@ var opClasses = func() []opClass {
 		{10020, "hash", "int4_ops", 23, 1977, 0, true},
 		{10021, "hash", "int8_ops", 20, 1977, 0, true},
 		{10023, "hash", "interval_ops", 1186, 1983, 0, true},
+		{10070, "hash", "enum_ops", anyenumOID, 3523, 0, true},
 		{10089, "hash", "jsonb_ops", 3802, 4034, 0, true},
 		{10029, "hash", "name_ops", 19, 1995, 0, true},
 		{10030, "hash", "numeric_ops", 1700, 1998, 0, true},
@@ -142,6 +147,8 @@ func opClassInput(t types.T) int64 {
 		return int64(t.OID())
 	case t.IsArray():
 		return anyarrayOID
+	case t.Enum != nil:
+		return anyenumOID
 	case t.Family == types.Varchar:
 		return textOID
 	case t.Family == types.Record:

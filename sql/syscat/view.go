@@ -237,6 +237,13 @@ func (v *View) Name(family types.Family, oid int64) (string, bool) {
 		if t, ok := types.ByOID(uint32(oid)); ok {
 			return t.String(), true
 		}
+		if td := v.Cat.TypeByOID(uint32(oid)); td != nil {
+			name := v.qualified(td.Schema, td.Name)
+			if td.Enum.ArrayOID == uint32(oid) {
+				name += "[]"
+			}
+			return name, true
+		}
 	case types.RegNamespace:
 		for _, s := range v.schemas() {
 			if SchemaOID(s) == oid {
@@ -281,6 +288,16 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 		t, schema, ok := typeByName(text)
 		if ok {
 			return int64(t.OID()), nil
+		}
+		base, array := strings.CutSuffix(strings.TrimSpace(text), "[]")
+		us, un := splitQualified(base)
+		for _, s := range v.candidates(us) {
+			if td := v.Cat.Type(s, un); td != nil {
+				if array {
+					return int64(td.Enum.ArrayOID), nil
+				}
+				return int64(td.Enum.OID), nil
+			}
 		}
 		if _, known := v.Cat.Schemas[schema]; schema != "" && schema != "pg_catalog" && !known {
 			return 0, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
@@ -645,7 +662,7 @@ func nextvalSequence(def string) (seq, rest string, ok bool) {
 func (v *View) defaultExpr(def string) string {
 	seq, rest, ok := nextvalSequence(def)
 	if !ok {
-		return def
+		return v.enumDefault(def)
 	}
 	schema, name := splitQualified(seq)
 	if schema == "" {
@@ -746,4 +763,34 @@ func (v *View) Description(oid, sub int64) (string, bool) {
 		text = t.Columns[sub-1].Comment
 	}
 	return text, text != ""
+}
+
+// userTypes are the catalog's user types (enums) by OID.
+func (v *View) userTypes() []*catalog.TypeDef {
+	out := make([]*catalog.TypeDef, 0, len(v.Cat.Types))
+	for _, td := range v.Cat.Types {
+		out = append(out, td)
+	}
+	slices.SortFunc(out, func(a, b *catalog.TypeDef) int { return int(a.Enum.OID) - int(b.Enum.OID) })
+	return out
+}
+
+// enumDefault is a DEFAULT that is an enum's label (catalog.EnumDefault,
+// stored with the type's qualified name) with the name as regtype prints
+// it; any other default unchanged.
+func (v *View) enumDefault(def string) string {
+	at := strings.LastIndex(def, "'::")
+	if at < 0 || !strings.HasPrefix(def, "'") {
+		return def
+	}
+	schema, name := splitQualified(def[at+3:])
+	td := v.Cat.Type(schema, name)
+	if schema == "" || td == nil {
+		return def
+	}
+	label := strings.ReplaceAll(def[1:at], "''", "'")
+	if catalog.EnumDefault(td.Enum, label) != def {
+		return def
+	}
+	return def[:at+3] + v.qualified(schema, name)
 }

@@ -500,11 +500,23 @@ func AppendValue(b array.Builder, v any, t T) error {
 			if err := CheckBatchBytes(bb.DataLen(), len(x)); err != nil {
 				return err
 			}
+			if t.Enum != nil {
+				// The last guard of an enum column: whatever path the
+				// value came by (INSERT, COPY, the HTTP API), it is a label.
+				if err := CheckEnumLabel(t.Enum, x); err != nil {
+					return err
+				}
+			}
 			bb.Append(x)
 			return nil
 		case []byte:
 			if err := CheckBatchBytes(bb.DataLen(), len(x)); err != nil {
 				return err
+			}
+			if t.Enum != nil {
+				if err := CheckEnumLabel(t.Enum, string(x)); err != nil {
+					return err
+				}
 			}
 			bb.BinaryBuilder.Append(x)
 			return nil

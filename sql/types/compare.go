@@ -151,6 +151,9 @@ func Compare(a, b any, t T) int {
 		x, ok1 := a.(string)
 		y, ok2 := b.(string)
 		if ok1 && ok2 {
+			if t.Enum != nil {
+				return compareEnum(t.Enum, x, y)
+			}
 			return strings.Compare(x, y)
 		}
 	case Bytea:

@@ -342,6 +342,9 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 	case Numeric:
 		return parseNumeric(s)
 	case Text, Varchar, Char, Unknown, Null:
+		if t.Enum != nil {
+			return s, CheckEnumLabel(t.Enum, s)
+		}
 		return s, nil
 	case Name:
 		return clipName(s), nil

@@ -84,6 +84,9 @@ type T struct {
 	// row a set-returning function of several columns returns in a select
 	// list); nil for an anonymous record.
 	Fields []Field `json:",omitempty"`
+	// Enum is the enum a Text type is (see EnumType); nil for plain text
+	// and every other type.
+	Enum *EnumType `json:",omitempty"`
 }
 
 // Field is a named field of a record type.
@@ -150,6 +153,9 @@ func (t T) Equal(o T) bool {
 	}
 	if t.Family == ArrayFamily {
 		return t.Elem.Equal(*o.Elem)
+	}
+	if t.Enum != nil || o.Enum != nil {
+		return t.Enum != nil && o.Enum != nil && t.Enum.OID == o.Enum.OID
 	}
 	return true
 }
@@ -294,7 +300,13 @@ func (t T) OID() uint32 {
 		return CidOID
 	}
 	if t.Family == ArrayFamily {
+		if t.Elem.Enum != nil {
+			return t.Elem.Enum.ArrayOID
+		}
 		return families[t.Elem.Family].arrayOID
+	}
+	if t.Enum != nil {
+		return t.Enum.OID
 	}
 	return families[t.Family].oid
 }
@@ -304,6 +316,9 @@ func (t T) TypLen() int16 {
 	if t.Family == ArrayFamily {
 		return -1
 	}
+	if t.Enum != nil {
+		return 4
+	}
 	return families[t.Family].len
 }
 
@@ -312,6 +327,9 @@ func (t T) TypLen() int16 {
 func (t T) String() string {
 	if t.Domain != "" {
 		return strings.ToLower(t.Domain)
+	}
+	if t.Enum != nil {
+		return t.Enum.QualifiedName()
 	}
 	switch t.Family {
 	case ArrayFamily:

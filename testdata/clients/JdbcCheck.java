@@ -73,6 +73,29 @@ public class JdbcCheck {
             }
             Collections.sort(keys);
             System.out.println("index keys " + keys);
+            // An enum: setObject with Types.OTHER sends the label untyped,
+            // getString reads it, and the metadata names the type.
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')");
+                s.execute("CREATE TABLE moods (id int, m mood)");
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO moods VALUES (?, ?)")) {
+                for (Object[] r : new Object[][] {{1, "happy"}, {2, "sad"}, {3, "ok"}}) {
+                    ps.setInt(1, (Integer) r[0]);
+                    ps.setObject(2, r[1], Types.OTHER);
+                    ps.executeUpdate();
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT id, m FROM moods WHERE m >= ?::mood ORDER BY m")) {
+                ps.setString(1, "ok");
+                try (ResultSet rs = ps.executeQuery()) {
+                    List<String> got = new ArrayList<>();
+                    while (rs.next()) {
+                        got.add(rs.getInt(1) + ":" + rs.getString(2));
+                    }
+                    System.out.println("enum " + got + " " + rs.getMetaData().getColumnTypeName(2));
+                }
+            }
         }
     }
 

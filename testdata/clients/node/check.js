@@ -1,6 +1,7 @@
 // node-postgres (pg) against cairn: parameters of JS values (objects as
 // JSONB, arrays as real[]), a vector search, result type parsing, an error
-// with its SQLSTATE, a rolled-back transaction and array row mode. Prints
+// with its SQLSTATE, a rolled-back transaction, array row mode and an
+// enum column. Prints
 // one line per check; the Go test TestNodePostgres compares them.
 // Usage: node check.js postgres://USER@HOST:PORT/DB
 const { Client } = require('pg');
@@ -18,5 +19,10 @@ const { Client } = require('pg');
   await c.query("BEGIN"); await c.query("INSERT INTO mem (task) VALUES ('t2')"); await c.query("ROLLBACK");
   const n = await c.query({ text: "SELECT count(*) FROM mem", rowMode: 'array' });
   console.log('count', n.rows[0][0]);
+  await c.query("CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')");
+  await c.query("CREATE TABLE moods (id int, m mood, ms mood[])");
+  await c.query("INSERT INTO moods VALUES ($1, $2, $3), ($4, $5, NULL)", [1, 'happy', ['ok', 'sad'], 2, 'sad']);
+  const e = await c.query("SELECT id, m, ms FROM moods WHERE m >= $1 ORDER BY m DESC", ['sad']);
+  console.log('enum', JSON.stringify(e.rows.map(x => [x.id, x.m, x.ms])));
   await c.end();
 })().catch(e => { console.error('FAIL', e); process.exit(1); });

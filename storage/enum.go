@@ -1,0 +1,97 @@
+package storage
+
+import (
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
+
+// CreateType records a user type (an enum), giving it and its labels OIDs
+// (42710 if schema.name is a type already, 3F000 if the schema is gone).
+// def.Enum's OIDs are filled in here, under the commit's replay, so that
+// two transactions creating types never share an OID.
+func (tx *Tx) CreateType(def *catalog.TypeDef) error {
+	d := *def
+	return tx.apply(func(c *catalog.Catalog) error {
+		if c.Schemas[d.Schema] == nil {
+			return schemaMissing(d.Schema)
+		}
+		if c.Type(d.Schema, d.Name) != nil {
+			return pgerr.New(pgerrcode.DuplicateObject, "type \"%s\" already exists", d.Name)
+		}
+		e := d.Enum.Clone()
+		first := c.AllocOIDs(2 + len(e.Labels))
+		e.OID, e.ArrayOID = first, first+1
+		for i := range e.Labels {
+			e.Labels[i].OID = first + 2 + uint32(i)
+		}
+		t := d
+		t.Enum = e
+		c.Types[catalog.Key(d.Schema, d.Name)] = &t
+		return nil
+	})
+}
+
+// AlterType changes the user type schema.name with change, which gets a
+// copy of the type (its Enum cloned) and the catalog (to allocate OIDs)
+// and may rename it; every column of the type then gets the new enum.
+// Run at commit again on the newest catalog, it applies the change to
+// what other transactions made of the type meanwhile.
+func (tx *Tx) AlterType(schema, name string, change func(c *catalog.Catalog, t *catalog.TypeDef) error) error {
+	return tx.apply(func(c *catalog.Catalog) error {
+		old := c.Type(schema, name)
+		if old == nil {
+			return pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", name)
+		}
+		t := *old
+		t.Enum = old.Enum.Clone()
+		if err := change(c, &t); err != nil {
+			return err
+		}
+		if t.Schema != schema || t.Name != name {
+			if c.Type(t.Schema, t.Name) != nil {
+				return pgerr.New(pgerrcode.DuplicateObject, "type \"%s\" already exists in schema \"%s\"", t.Name, t.Schema)
+			}
+			delete(c.Types, catalog.Key(schema, name))
+			t.Enum.Schema, t.Enum.Name = t.Schema, t.Name
+		}
+		c.Types[catalog.Key(t.Schema, t.Name)] = &t
+		c.ReplaceEnum(t.Enum)
+		from, to := renamedLabel(old.Enum, t.Enum)
+		c.RewriteEnumDefaults(old.Enum, t.Enum, from, to)
+		return nil
+	})
+}
+
+// DropType drops the user type schema.name (42704 if missing, 2BP01 if a
+// column still has it: the caller drops those columns first for CASCADE).
+func (tx *Tx) DropType(schema, name string) error {
+	return tx.apply(func(c *catalog.Catalog) error {
+		t := c.Type(schema, name)
+		if t == nil {
+			return pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", name)
+		}
+		if tbl, col := catalog.EnumUser(c, t.Enum.OID); tbl != nil {
+			return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop type %s because other objects depend on it", name).
+				WithDetail("column %s of table %s depends on type %s", col, tbl.Name, name).
+				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+		}
+		delete(c.Types, catalog.Key(schema, name))
+		return nil
+	})
+}
+
+// renamedLabel is the label ALTER TYPE ... RENAME VALUE renamed between
+// old and e (the same label OID under another label), "" and "" if none.
+func renamedLabel(old, e *types.EnumType) (from, to string) {
+	for _, l := range old.Labels {
+		for _, n := range e.Labels {
+			if n.OID == l.OID && n.Label != l.Label {
+				return l.Label, n.Label
+			}
+		}
+	}
+	return "", ""
+}
