@@ -2,6 +2,7 @@ package types
 
 import (
 	"github.com/jackc/pgerrcode"
+	"strings"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
@@ -79,21 +80,11 @@ func compareEnum(e *EnumType, a, b string) int {
 	pa, pb := e.Position(a), e.Position(b)
 	switch {
 	case pa < 0 && pb < 0:
-		return cmpStrings(a, b)
+		return strings.Compare(a, b)
 	case pa < 0:
 		return 1
 	case pb < 0:
 		return -1
 	}
 	return cmpInt(pa, pb)
-}
-
-func cmpStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
