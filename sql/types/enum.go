@@ -1,8 +1,9 @@
 package types
 
 import (
-	"github.com/jackc/pgerrcode"
 	"strings"
+
+	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
