@@ -63,6 +63,10 @@ type Runtime struct {
 	// Triggers runs the tables' BEFORE row triggers (trigger.go); nil
 	// outside a session.
 	Triggers TriggerRunner
+	// Deferred are the transaction's deferred foreign key checks, which
+	// the checks of deferred constraints join; nil checks every
+	// constraint at once.
+	Deferred *DeferredChecks
 
 	// scanReaders are preset readers of the scans of one partition of a
 	// parallel pipeline.

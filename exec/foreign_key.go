@@ -29,6 +29,11 @@ type fkCheck struct {
 	// the parent's index cannot answer (verifyScan) or to tell why a key
 	// is missing under REPEATABLE READ.
 	keys map[string]bool
+	// deferred marks a check run at the end of a transaction (or at SET
+	// CONSTRAINTS ... IMMEDIATE) for rows written before; live are then
+	// the keys the child's rows hold, read when a key is missing.
+	deferred bool
+	live     map[string]bool
 }
 
 // positions maps column IDs to positions in def.
@@ -197,6 +202,18 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 	if len(rows) == 0 {
 		return nil
 	}
+	if rt.Deferred.deferred(f.child, f.fk) {
+		rt.Deferred.deferChild(f.child.ID, f.fk.Name, newKeys, rows)
+		return nil
+	}
+	return f.verifyKeys(ctx, rt, rec, newKeys, parentPos, rows)
+}
+
+// verifyKeys is verifyChild for the rows rows of newKeys, keys with no
+// NULL; rec, the rows being written (for self references), is nil for
+// the deferred checks run at the end of a transaction, when every row
+// is in the table.
+func (f *fkCheck) verifyKeys(ctx context.Context, rt *Runtime, rec arrow.Record, newKeys keyCols, parentPos []int, rows []int) error {
 	keyOf := func(r int) (string, bool) { k, ok, _ := newKeys.key(r); return k, ok }
 	ct, pt := newKeys.types, make([]types.T, len(parentPos))
 	for i, p := range parentPos {
@@ -227,7 +244,7 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 			continue
 		}
 		k, _, _ := newKeys.key(r)
-		if f.parent.ID == f.child.ID {
+		if f.parent.ID == f.child.ID && rec != nil {
 			if self == nil {
 				self = batchKeys(tableKey(f.child, rec.Columns(), parentPos), int(rec.NumRows()))
 			}
@@ -244,7 +261,9 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 				return storage.Conflict()
 			}
 		}
-		return f.notPresent(rt, newKeys, r)
+		if err := f.missing(ctx, rt, newKeys, r); err != nil {
+			return err
+		}
 	}
 	if len(found) == 0 {
 		return nil
@@ -268,7 +287,9 @@ func (f *fkCheck) verifyChild(ctx context.Context, rt *Runtime, rec, old arrow.R
 			return err
 		}
 		if k, _, _ := newKeys.key(r); !f.keys[k] {
-			return f.notPresent(rt, newKeys, r)
+			if err := f.missing(ctx, rt, newKeys, r); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -325,23 +346,22 @@ func sameKeyEncoding(c, p types.T) bool {
 func (f *fkCheck) verifyScan(ctx context.Context, rt *Runtime, rec arrow.Record, newKeys keyCols, parentPos []int, rows []int, keyOf func(r int) (string, bool)) error {
 	for _, r := range rows {
 		k, ok := keyOf(r)
-		if !ok {
-			return f.notPresent(rt, newKeys, r)
-		}
-		if f.keys == nil || !f.keys[k] {
+		if ok && (f.keys == nil || !f.keys[k]) {
 			keys, err := loadKeys(ctx, rt, f.parent, parentPos)
 			if err != nil {
 				return err
 			}
 			f.keys = keys
-			if f.parent.ID == f.child.ID {
+			if f.parent.ID == f.child.ID && rec != nil {
 				for pk := range batchKeys(tableKey(f.child, rec.Columns(), parentPos), int(rec.NumRows())) {
 					f.keys[pk] = true
 				}
 			}
 		}
-		if !f.keys[k] {
-			return f.notPresent(rt, newKeys, r)
+		if !ok || !f.keys[k] {
+			if err := f.missing(ctx, rt, newKeys, r); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -367,6 +387,27 @@ func batchKeys(k keyCols, n int) map[string]bool {
 		}
 	}
 	return set
+}
+
+// missing is what becomes of row r of newKeys, whose key no parent row
+// holds: the 23503 error (notPresent), unless the check is a deferred
+// one and no row of the child holds the key any more (the row written
+// was deleted or changed since, as PostgreSQL skips the deferred check
+// of a row version no longer live).
+func (f *fkCheck) missing(ctx context.Context, rt *Runtime, newKeys keyCols, r int) error {
+	if f.deferred {
+		if f.live == nil {
+			live, err := loadKeys(ctx, rt, f.child, positions(f.child, f.fk.Columns))
+			if err != nil {
+				return err
+			}
+			f.live = live
+		}
+		if k, _, _ := newKeys.key(r); !f.live[k] {
+			return nil
+		}
+	}
+	return f.notPresent(rt, newKeys, r)
 }
 
 // notPresent is the 23503 error of a child row r whose key no parent row
@@ -577,6 +618,10 @@ func (a *fkActions) run(ctx context.Context) error {
 		action := c.ref.fk.OnDelete
 		if c.new.cols != nil {
 			action = c.ref.fk.OnUpdate
+		}
+		if action == catalog.FKNoAction && a.rt.Deferred.deferred(c.ref.child, c.ref.fk) {
+			a.rt.Deferred.deferParent(c) // which holds c from now on
+			continue
 		}
 		if action == catalog.FKNoAction || action == catalog.FKRestrict {
 			a.checks = append(a.checks, c)

@@ -655,6 +655,7 @@ func (*Copy) statement()            {}
 func (*Transaction) statement()     {}
 func (*Set) statement()             {}
 func (*SetTransaction) statement()  {}
+func (*SetConstraints) statement()  {}
 func (*Show) statement()            {}
 func (*Prepare) statement()         {}
 func (*Execute) statement()         {}

@@ -560,6 +560,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 		return &Show{Name: strings.ToLower(s.VariableShowStmt.Name)}, nil
 	case *pg_query.Node_TransactionStmt:
 		return bindTransaction(s.TransactionStmt)
+	case *pg_query.Node_ConstraintsSetStmt:
+		return b.bindSetConstraints(s.ConstraintsSetStmt)
 	case *pg_query.Node_PrepareStmt:
 		p := &Prepare{Name: s.PrepareStmt.Name, Stmt: &Parsed{node: s.PrepareStmt.Query}}
 		for _, a := range s.PrepareStmt.Argtypes {
@@ -815,7 +817,7 @@ func (b *Binder) addLikeColumns(def *catalog.TableDef, like *pg_query.TableLikeC
 				def.PrimaryKey, name, pk = cols, def.Name+"_pkey", false
 				def.PrimaryKeyName = name
 			}
-			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: cols})
+			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: cols, Deferrable: u.Deferrable})
 		}
 		if len(b.Catalog.IndexesOf(src.ID)) > 0 {
 			return pgerr.NotSupported("CREATE TABLE ... LIKE ... INCLUDING INDEXES of a table with indexes other than its key constraints")
@@ -852,6 +854,9 @@ func (b *Binder) addColumnDef(ct *CreateTable, cd *pg_query.ColumnDef, tableCons
 	if seq != nil {
 		ct.Sequences = append(ct.Sequences, seq)
 	}
+	if err := applyConstraintAttrs(cd.Constraints); err != nil {
+		return err
+	}
 	for _, cn := range cd.Constraints {
 		c := cn.GetConstraint()
 		switch c.Contype {
@@ -861,14 +866,67 @@ func (b *Binder) addColumnDef(ct *CreateTable, cd *pg_query.ColumnDef, tableCons
 				c.FkAttrs = c.Keys
 			}
 			*tableCons = append(*tableCons, c)
-		case pg_query.ConstrType_CONSTR_ATTR_DEFERRED:
-			// Applies to the constraint before it (REFERENCES ...
-			// INITIALLY DEFERRED), as PostgreSQL's parser attaches it.
-			return pgerr.NotSupported("INITIALLY DEFERRED constraints (cairn checks each constraint when the row is written)").WithPosition(c.Location + 1)
 		}
 	}
 	col.ID = len(def.Columns) + 1
 	def.Columns = append(def.Columns, col)
+	return nil
+}
+
+// applyConstraintAttrs applies a column's DEFERRABLE, NOT DEFERRABLE,
+// INITIALLY DEFERRED and INITIALLY IMMEDIATE to the constraint before
+// each (REFERENCES p DEFERRABLE INITIALLY DEFERRED), which the grammar
+// gives as constraints of their own; as PostgreSQL's
+// transformConstraintAttrs, only a primary key, unique or foreign key
+// constraint takes them, each kind once, and INITIALLY DEFERRED implies
+// DEFERRABLE.
+func applyConstraintAttrs(cons []*pg_query.Node) error {
+	var last *pg_query.Constraint
+	var sawDeferrability, sawInitially bool
+	for _, cn := range cons {
+		c := cn.GetConstraint()
+		misplaced := func(what string) error {
+			return pgerr.New(pgerrcode.SyntaxError, "misplaced %s clause", what).WithPosition(c.Location + 1)
+		}
+		multiple := func(what string) error {
+			return pgerr.New(pgerrcode.SyntaxError, "multiple %s clauses not allowed", what).WithPosition(c.Location + 1)
+		}
+		switch c.Contype {
+		case pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE:
+			what := map[bool]string{true: "DEFERRABLE", false: "NOT DEFERRABLE"}[c.Contype == pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE]
+			switch {
+			case last == nil:
+				return misplaced(what)
+			case sawDeferrability:
+				return multiple("DEFERRABLE/NOT DEFERRABLE")
+			}
+			sawDeferrability = true
+			last.Deferrable = c.Contype == pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE
+			if !last.Deferrable && last.Initdeferred {
+				return pgerr.New(pgerrcode.SyntaxError, "constraint declared INITIALLY DEFERRED must be DEFERRABLE").WithPosition(c.Location + 1)
+			}
+		case pg_query.ConstrType_CONSTR_ATTR_DEFERRED, pg_query.ConstrType_CONSTR_ATTR_IMMEDIATE:
+			deferred := c.Contype == pg_query.ConstrType_CONSTR_ATTR_DEFERRED
+			what := map[bool]string{true: "INITIALLY DEFERRED", false: "INITIALLY IMMEDIATE"}[deferred]
+			switch {
+			case last == nil:
+				return misplaced(what)
+			case sawInitially:
+				return multiple("INITIALLY IMMEDIATE/DEFERRED")
+			}
+			sawInitially = true
+			last.Initdeferred = deferred
+			if deferred && !sawDeferrability {
+				last.Deferrable = true
+			} else if deferred && !last.Deferrable {
+				return pgerr.New(pgerrcode.SyntaxError, "constraint declared INITIALLY DEFERRED must be DEFERRABLE").WithPosition(c.Location + 1)
+			}
+		case pg_query.ConstrType_CONSTR_PRIMARY, pg_query.ConstrType_CONSTR_UNIQUE, pg_query.ConstrType_CONSTR_FOREIGN, pg_query.ConstrType_CONSTR_EXCLUSION:
+			last, sawDeferrability, sawInitially = c, false, false
+		default:
+			last, sawDeferrability, sawInitially = nil, false, false
+		}
+	}
 	return nil
 }
 
@@ -1193,8 +1251,11 @@ func (b *Binder) freeConstraintName(def *catalog.TableDef, name string, indexed 
 // refused, not ignored.
 func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constraint) error {
 	switch {
-	case c.Initdeferred:
-		return pgerr.NotSupported("INITIALLY DEFERRED constraints (cairn checks each constraint when the row is written)").WithPosition(c.Location + 1)
+	case c.Deferrable && c.Contype == pg_query.ConstrType_CONSTR_CHECK:
+		return pgerr.New(pgerrcode.FeatureNotSupported, "CHECK constraints cannot be marked DEFERRABLE").WithPosition(c.Location + 1)
+	case c.Initdeferred && c.Contype != pg_query.ConstrType_CONSTR_FOREIGN:
+		return pgerr.NotSupported("INITIALLY DEFERRED unique and primary key constraints").WithPosition(c.Location + 1).
+			WithDetail("cairn checks uniqueness when a row is written; foreign keys can be INITIALLY DEFERRED.")
 	case c.NullsNotDistinct:
 		return pgerr.NotSupported("UNIQUE NULLS NOT DISTINCT").WithPosition(c.Location + 1)
 	}
@@ -1234,7 +1295,7 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 			name = b.freeConstraintName(def, def.Name+"_pkey", true)
 		}
 		def.PrimaryKeyName = name
-		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids})
+		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids, Deferrable: c.Deferrable})
 	case pg_query.ConstrType_CONSTR_UNIQUE:
 		ids, names, err := colIDs(c.Keys)
 		if err != nil {
@@ -1244,7 +1305,7 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		if name == "" {
 			name = b.freeConstraintName(def, def.Name+"_"+strings.Join(names, "_")+"_key", true)
 		}
-		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids})
+		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids, Deferrable: c.Deferrable})
 	case pg_query.ConstrType_CONSTR_CHECK:
 		// Check the expression binds against the table's columns.
 		cond, err := b.bindCondition(&scope{cols: tableCols(def, def.Name)}, c.RawExpr, "CHECK")
@@ -1335,7 +1396,8 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 			name = b.freeConstraintName(def, def.Name+"_"+strings.Join(names, "_")+"_fkey", false)
 		}
 		def.ForeignKeys = append(def.ForeignKeys, catalog.ForeignKeyDef{Name: name, Columns: ids, RefTable: ref.ID, RefColumns: refIDs,
-			OnDelete: fkAction(c.FkDelAction), OnUpdate: fkAction(c.FkUpdAction), DeleteSetColumns: setIDs, MatchFull: c.FkMatchtype == "f"})
+			OnDelete: fkAction(c.FkDelAction), OnUpdate: fkAction(c.FkUpdAction), DeleteSetColumns: setIDs, MatchFull: c.FkMatchtype == "f",
+			Deferrable: c.Deferrable, InitiallyDeferred: c.Initdeferred})
 	case pg_query.ConstrType_CONSTR_EXCLUSION:
 		return pgerr.NotSupported("exclusion constraints")
 	}

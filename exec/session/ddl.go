@@ -189,6 +189,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			s.notice("00000", "table \"%s\" does not exist, skipping", name)
 		}
 		for _, def := range x.Tables {
+			if err := s.notPendingChecks(tx, def, "DROP TABLE"); err != nil {
+				return err
+			}
 			reads := func(tables []uint64, _ []string) bool { return slices.Contains(tables, def.ID) }
 			if err := s.dropDependentViews(tx, "table "+def.Name, reads, x.Cascade); err != nil {
 				return err
@@ -203,12 +206,18 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
 			return nil
 		}
+		if err := s.notPendingChecks(tx, x.Table, "ALTER TABLE"); err != nil {
+			return err
+		}
 		return s.alterTable(ctx, tx, x)
 	case *sql.Truncate:
 		for _, name := range x.Cascaded {
 			s.notice("00000", "truncate cascades to table \"%s\"", name)
 		}
 		for _, def := range x.Tables {
+			if err := s.notPendingChecks(tx, def, "TRUNCATE"); err != nil {
+				return err
+			}
 			if err := tx.Truncate(def.ID); err != nil {
 				return err
 			}

@@ -142,6 +142,9 @@ type Session struct {
 	tx         *storage.Tx
 	txFailed   bool
 	savepoints []savepoint
+	// deferred are the open transaction's deferred foreign key checks
+	// (deferred.go).
+	deferred exec.DeferredChecks
 	// txStart is the transaction timestamp of the open transaction.
 	txStart time.Time
 	// isolation and readOnly are the open transaction's modes; queried is
@@ -228,6 +231,8 @@ type savepoint struct {
 	values map[string]string
 	local  map[string]bool
 	kept   map[string]keptValue
+	// deferred is where the deferred foreign key checks stood.
+	deferred exec.DeferredMark
 }
 
 // Statement is a parsed and analysed statement: its parameter types and
@@ -1013,6 +1018,8 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		return commandTag(tag), false, s.runSet(x)
 	case *sql.SetTransaction:
 		return commandTag("SET"), false, s.runSetTransaction(x)
+	case *sql.SetConstraints:
+		return commandTag("SET CONSTRAINTS"), false, s.runSetConstraints(x)
 	case *sql.Show:
 		return s.runShow(x, emit)
 	case *sql.Prepare:
@@ -1189,6 +1196,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	rt.Fn.Advisory = sessionAdvisory{s}
 	if tx != nil {
 		rt.Triggers = sessionTriggers{s, tx}
+		rt.Deferred = s.deferredChecks(tx)
 	}
 	rt.Fn.Notify = func(channel, payload string) error { return s.queueNotify(tx, channel, payload) }
 	if e := s.engine.embedder; e != nil {
@@ -1537,7 +1545,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 	}
 	if t.Kind == sql.TxSavepoint {
 		s.savepoints = append(s.savepoints, savepoint{name: t.Savepoint, mark: s.tx.Savepoint(), values: maps.Clone(s.values), local: maps.Clone(s.txLocal),
-			kept: maps.Clone(s.txKept), notify: s.notifyMark()})
+			kept: maps.Clone(s.txKept), notify: s.notifyMark(), deferred: s.deferred.For(s.tx).Mark()})
 		return "SAVEPOINT", nil
 	}
 	i := len(s.savepoints) - 1
@@ -1557,6 +1565,7 @@ func (s *Session) runTransaction(t *sql.Transaction) (string, error) {
 		return "RELEASE", nil
 	}
 	s.tx.RollbackTo(s.savepoints[i].mark)
+	s.deferred.For(s.tx).RollbackTo(s.savepoints[i].deferred)
 	s.rollbackNotify(s.savepoints[i].notify)
 	s.releaseXactAdvisory(i + 1)
 	s.closePortals(func(p *Portal) bool { return p.level > i })

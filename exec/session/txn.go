@@ -297,10 +297,18 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, er
 	return tag, nil
 }
 
-// commit commits tx after applying the ON COMMIT clauses of temporary
+// commit commits tx after running its deferred foreign key checks and
+// applying the ON COMMIT clauses of temporary
 // tables (when those fail, tx is rolled back), then its LISTEN, UNLISTEN
 // and notifications (notify.go).
 func (s *Session) commit(tx *storage.Tx) error {
+	// Deferred foreign keys are checked first, as PostgreSQL fires
+	// deferred triggers before ON COMMIT actions.
+	if err := s.checkDeferred(tx, true); err != nil {
+		tx.Rollback()
+		s.forgetNotify()
+		return err
+	}
 	if len(s.onCommit) > 0 {
 		if err := s.applyOnCommit(tx); err != nil {
 			tx.Rollback()

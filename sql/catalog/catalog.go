@@ -114,6 +114,10 @@ type ColumnDef struct {
 type UniqueDef struct {
 	Name    string `json:"name"`
 	Columns []int  `json:"columns"` // column IDs
+	// Deferrable is DEFERRABLE (INITIALLY IMMEDIATE): checked at each
+	// row as any other, and SET CONSTRAINTS ... DEFERRED on it is refused
+	// (cairn does not defer uniqueness).
+	Deferrable bool `json:"deferrable,omitempty"`
 }
 
 // CheckDef is a CHECK constraint as SQL text.
@@ -146,6 +150,12 @@ type ForeignKeyDef struct {
 	// MatchFull is MATCH FULL: a key with some but not all columns NULL
 	// is a violation (MATCH SIMPLE, the default, passes it).
 	MatchFull bool `json:"match_full,omitempty"`
+	// Deferrable is DEFERRABLE: SET CONSTRAINTS may move the check of the
+	// referencing rows (and NO ACTION's check of the referenced ones) to
+	// the end of the transaction. InitiallyDeferred is INITIALLY DEFERRED:
+	// each transaction starts with the check there.
+	Deferrable        bool `json:"deferrable,omitempty"`
+	InitiallyDeferred bool `json:"initially_deferred,omitempty"`
 }
 
 // The referential actions of ForeignKeyDef.OnDelete and OnUpdate, as
@@ -508,7 +518,8 @@ func (t *TableDef) Clone() *TableDef {
 	n.PrimaryKey = slices.Clone(t.PrimaryKey)
 	n.Uniques = make([]UniqueDef, len(t.Uniques))
 	for i, u := range t.Uniques {
-		n.Uniques[i] = UniqueDef{Name: u.Name, Columns: slices.Clone(u.Columns)}
+		u.Columns = slices.Clone(u.Columns)
+		n.Uniques[i] = u
 	}
 	if t.Uniques == nil {
 		n.Uniques = nil

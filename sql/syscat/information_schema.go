@@ -176,22 +176,23 @@ func init() {
 
 	register(is, "table_constraints", 0, "constraint_catalog name, constraint_schema name, constraint_name name, table_catalog name, table_schema name, table_name name, constraint_type text, is_deferrable text, initially_deferred text, enforced text, nulls_distinct text", func(v *View) [][]any {
 		var rows [][]any
-		row := func(t *catalog.TableDef, name, kind string, nullsDistinct any) {
-			rows = append(rows, []any{v.Database, t.Schema, name, v.Database, t.Schema, t.Name, kind, "NO", "NO", "YES", nullsDistinct})
+		yesNo := map[bool]string{true: "YES", false: "NO"}
+		row := func(t *catalog.TableDef, name, kind string, deferrable, deferred bool, nullsDistinct any) {
+			rows = append(rows, []any{v.Database, t.Schema, name, v.Database, t.Schema, t.Name, kind, yesNo[deferrable], yesNo[deferred], "YES", nullsDistinct})
 		}
 		for _, c := range v.constraints {
 			var nullsDistinct any
 			if c.kind == 'u' {
 				nullsDistinct = "YES"
 			}
-			row(c.table, c.name, constraintTypes[c.kind], nullsDistinct)
+			row(c.table, c.name, constraintTypes[c.kind], c.deferrable, c.deferred, nullsDistinct)
 		}
 		// PostgreSQL 15 also lists each NOT NULL column as a CHECK
 		// constraint named <schema oid>_<table oid>_<attnum>_not_null.
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
 				if notNull(t, c) {
-					row(t, fmt.Sprintf("%d_%d_%d_not_null", SchemaOID(t.Schema), TableOID(t.ID), i+1), "CHECK", nil)
+					row(t, fmt.Sprintf("%d_%d_%d_not_null", SchemaOID(t.Schema), TableOID(t.ID), i+1), "CHECK", false, false, nil)
 				}
 			}
 		}

@@ -85,6 +85,8 @@ type constraint struct {
 	index   *index
 	check   string
 	fk      *catalog.ForeignKeyDef
+	// deferrable and deferred are DEFERRABLE and INITIALLY DEFERRED.
+	deferrable, deferred bool
 }
 
 // NewView prepares the system relations' view of cat for a session.
@@ -103,7 +105,8 @@ func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *
 			pkName = name
 			ix := &index{oid: IndexOID(t.Schema, name), schema: t.Schema, name: name, table: t, method: "btree", columns: t.PrimaryKey, unique: true, primary: true}
 			v.indexes = append(v.indexes, ix)
-			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, name), name: name, kind: 'p', table: t, columns: t.PrimaryKey, index: ix})
+			deferrable := slices.ContainsFunc(t.Uniques, func(u catalog.UniqueDef) bool { return u.Name == name && u.Deferrable })
+			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, name), name: name, kind: 'p', table: t, columns: t.PrimaryKey, index: ix, deferrable: deferrable})
 		}
 		for _, u := range t.Uniques {
 			if u.Name == pkName {
@@ -111,14 +114,15 @@ func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *
 			}
 			ix := &index{oid: IndexOID(t.Schema, u.Name), schema: t.Schema, name: u.Name, table: t, method: "btree", columns: u.Columns, unique: true}
 			v.indexes = append(v.indexes, ix)
-			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, u.Name), name: u.Name, kind: 'u', table: t, columns: u.Columns, index: ix})
+			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, u.Name), name: u.Name, kind: 'u', table: t, columns: u.Columns, index: ix, deferrable: u.Deferrable})
 		}
 		for _, c := range t.Checks {
 			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, c.Name), name: c.Name, kind: 'c', table: t, check: c.Expr, columns: c.Columns})
 		}
 		for i := range t.ForeignKeys {
 			fk := &t.ForeignKeys[i]
-			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, fk.Name), name: fk.Name, kind: 'f', table: t, columns: fk.Columns, fk: fk})
+			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, fk.Name), name: fk.Name, kind: 'f', table: t, columns: fk.Columns, fk: fk,
+				deferrable: fk.Deferrable, deferred: fk.InitiallyDeferred})
 		}
 	}
 	for _, ix := range cat.Indexes {
@@ -574,11 +578,18 @@ func (v *View) ConstraintDef(oid int64) (string, bool) {
 		return "", false
 	}
 	cols := strings.Join(columnNames(c.table, c.columns), ", ")
+	var deferral string
+	if c.deferrable {
+		deferral = " DEFERRABLE"
+	}
+	if c.deferred {
+		deferral += " INITIALLY DEFERRED"
+	}
 	switch c.kind {
 	case 'p':
-		return "PRIMARY KEY (" + cols + ")", true
+		return "PRIMARY KEY (" + cols + ")" + deferral, true
 	case 'u':
-		return "UNIQUE (" + cols + ")", true
+		return "UNIQUE (" + cols + ")" + deferral, true
 	case 'c':
 		return "CHECK (" + c.check + ")", true
 	case 'f':
@@ -600,7 +611,7 @@ func (v *View) ConstraintDef(oid int64) (string, bool) {
 				def += " (" + strings.Join(columnNames(c.table, c.fk.DeleteSetColumns), ", ") + ")"
 			}
 		}
-		return def, true
+		return def + deferral, true
 	}
 	return "", false
 }
