@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"slices"
+
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -77,4 +79,50 @@ func (g *groupRewriter) rewrite(e Expr) (Expr, error) {
 		}
 		return nil, nil
 	})
+}
+
+// withDependentColumns adds to groupBy the columns exprs read outside
+// aggregates that groupBy determines, as PostgreSQL lets a query select
+// them: every column of a table read at this level (sc) whose primary key
+// columns are all grouped, as columns of the same FROM item. (Django
+// groups by the primary key alone and selects the row's other columns.)
+// Grouping by them too changes no group.
+func withDependentColumns(sc *scope, groupBy []Expr, exprs []*Expr) []Expr {
+	grouped := func(x Expr) bool {
+		return slices.ContainsFunc(groupBy, func(g Expr) bool { return sameExpr(g, x) })
+	}
+	keyGrouped := func(c Col) bool {
+		if len(c.Base.PrimaryKey) == 0 {
+			return false
+		}
+		for _, id := range c.Base.PrimaryKey {
+			found := slices.ContainsFunc(groupBy, func(g Expr) bool {
+				r, ok := g.(*ColumnRef)
+				if !ok || r.Index < 0 || r.Index >= len(sc.cols) {
+					return false
+				}
+				k := sc.cols[r.Index]
+				return k.Base == c.Base && k.Table == c.Table && c.Base.Columns[k.Attnum-1].ID == id
+			})
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	for _, e := range exprs {
+		if *e == nil {
+			continue
+		}
+		WalkExpr(*e, func(x Expr) {
+			r, ok := x.(*ColumnRef)
+			if !ok || r.Index < 0 || r.Index >= len(sc.cols) || sc.cols[r.Index].Base == nil || grouped(r) {
+				return
+			}
+			if keyGrouped(sc.cols[r.Index]) {
+				groupBy = append(groupBy, r)
+			}
+		})
+	}
+	return groupBy
 }

@@ -177,7 +177,7 @@ func aliasCols(in []Col, alias string, names []string) []Col {
 	out := make([]Col, len(in))
 	next := 0 // the alias names go to the visible columns in order
 	for i, c := range in {
-		c.Table = alias
+		c.Table, c.Base = alias, nil
 		if !c.Hidden && next < len(names) {
 			c.Name = names[next]
 			next++
@@ -266,6 +266,11 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar, outer *scope) (Node, []Col,
 		return nil, nil, err
 	}
 	cols, err := aliasFrom(scan.Out, alias, colNames)
+	for i := range def.Columns {
+		if err == nil {
+			cols[i].Base = def
+		}
+	}
 	return plan, cols, err
 }
 

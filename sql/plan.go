@@ -44,6 +44,12 @@ type Col struct {
 	// single value (generate_series(1, 3) g): its alias used as a value
 	// is that value, not a one-field record, as in PostgreSQL.
 	FuncValue bool
+	// Base is the table of a column of a table the query level reads
+	// directly (nil for any other: computed, or read through a subquery,
+	// view or WITH query): that table's primary key determines the
+	// column, so grouping by the key groups by it (functional
+	// dependency, as PostgreSQL allows in GROUP BY).
+	Base *catalog.TableDef
 }
 
 // Scan reads columns Cols (positions in Table.Columns) of a table, plus the

@@ -468,6 +468,9 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		for i := range hidden {
 			others = append(others, &hidden[i])
 		}
+		if sets == nil {
+			groupBy = withDependentColumns(sc, groupBy, others)
+		}
 		plan = planGroupedSRFs(plan, groupBy, others)
 		aggNode := &Aggregate{Input: plan, GroupBy: groupBy, Aggs: agg.calls, Sets: sets}
 		for _, g := range groupBy {

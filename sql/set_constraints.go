@@ -40,22 +40,15 @@ type namedConstraint struct {
 // bindSetConstraints resolves SET CONSTRAINTS' names. A name no schema
 // holds is 42704, one of a constraint that is not deferrable 42809, as
 // in PostgreSQL. cairn checks uniqueness as rows are written, so
-// deferring a deferrable unique or primary key constraint is 0A000.
+// deferring a deferrable unique or primary key constraint by name is
+// 0A000.
 func (b *Binder) bindSetConstraints(s *pg_query.ConstraintsSetStmt) (*SetConstraints, error) {
 	out := &SetConstraints{All: len(s.Constraints) == 0, Deferred: s.Deferred}
 	if out.All {
-		if s.Deferred {
-			var first *catalog.TableDef // the oldest table with one, for a stable message
-			for _, t := range b.Catalog.Tables {
-				if slices.ContainsFunc(t.Uniques, func(u catalog.UniqueDef) bool { return u.Deferrable }) && (first == nil || t.ID < first.ID) {
-					first = t
-				}
-			}
-			if first != nil {
-				i := slices.IndexFunc(first.Uniques, func(u catalog.UniqueDef) bool { return u.Deferrable })
-				return nil, deferUniqueUnsupported(first.Uniques[i].Name)
-			}
-		}
+		// ALL defers the deferrable foreign keys; a DEFERRABLE unique
+		// key stays checked row by row (a duplicate fails at once rather
+		// than at COMMIT): refusing ALL would refuse Django's
+		// constraint_checks_disabled on any database holding one.
 		return out, nil
 	}
 	for _, n := range s.Constraints {

@@ -1577,6 +1577,7 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 		return nil, err
 	}
 	at := &AlterTable{Table: def}
+	var added []catalog.ColumnDef // the columns its ADD COLUMNs add, in order
 	for _, c := range s.Cmds {
 		cmd := c.GetAlterTableCmd()
 		switch cmd.Subtype {
@@ -1600,17 +1601,35 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 				}
 			}
 			ac := AlterCmd{Kind: AddColumn, Column: col, IfNotExists: cmd.MissingOk}
+			if err := applyConstraintAttrs(cd.Constraints); err != nil {
+				return nil, err
+			}
+			var tableCons []*pg_query.Constraint
 			for _, cn := range cd.Constraints {
-				switch cn.GetConstraint().Contype {
+				switch c := cn.GetConstraint(); c.Contype {
 				case pg_query.ConstrType_CONSTR_PRIMARY:
 					ac.Primary = true
 				case pg_query.ConstrType_CONSTR_UNIQUE:
 					ac.Unique = true
 				case pg_query.ConstrType_CONSTR_FOREIGN, pg_query.ConstrType_CONSTR_CHECK:
-					return nil, pgerr.NotSupported("ALTER TABLE ADD COLUMN with CHECK or REFERENCES")
+					tableCons = append(tableCons, c)
 				}
 			}
 			at.Cmds = append(at.Cmds, ac)
+			// Its CHECK and REFERENCES constraints are added after it, as
+			// ADD CONSTRAINT adds them (the rows already there checked),
+			// bound against the table with the columns this ALTER TABLE
+			// adds up to this one, numbered as applying them will.
+			if pos, _ := def.Column(col.Name); pos < 0 {
+				added = append(added, col)
+				for _, c := range tableCons {
+					cmd, err := b.addColumnConstraint(def, added, col.Name, c)
+					if err != nil {
+						return nil, err
+					}
+					at.Cmds = append(at.Cmds, cmd)
+				}
+			}
 		case pg_query.AlterTableType_AT_AlterColumnType:
 			ac, err := b.bindSetType(def, cmd)
 			if err != nil {
@@ -1695,6 +1714,27 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 		}
 	}
 	return at, nil
+}
+
+// addColumnConstraint binds the CHECK or REFERENCES constraint c of a
+// column ALTER TABLE ADD COLUMN adds (name), as ADD CONSTRAINT on def
+// with the columns added (the ALTER's new columns up to this one, given
+// the IDs applying them gives).
+func (b *Binder) addColumnConstraint(def *catalog.TableDef, added []catalog.ColumnDef, name string, c *pg_query.Constraint) (AlterCmd, error) {
+	with := def.Clone()
+	for _, col := range added {
+		col.ID = with.NextColumnID
+		with.NextColumnID++
+		with.Columns = append(with.Columns, col)
+	}
+	c.Keys = []*pg_query.Node{{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: name}}}}
+	if c.Contype == pg_query.ConstrType_CONSTR_FOREIGN {
+		c.FkAttrs = c.Keys
+	}
+	if err := b.addTableConstraint(with, c); err != nil {
+		return AlterCmd{}, err
+	}
+	return AlterCmd{Kind: AddConstraint, Constraint: with}, nil
 }
 
 // bindSetType binds ALTER TABLE ... ALTER COLUMN c [SET DATA] TYPE t

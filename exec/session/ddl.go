@@ -812,6 +812,10 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	// keys storage checks itself).
 	b := s.binder(tx.Catalog())
 	def = b.Catalog.TableByID(def.ID)
+	violated := func(c catalog.CheckDef) error {
+		return pgerr.New(pgerrcode.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", c.Name, def.Name).
+			WithConstraint(def.Schema, def.Name, c.Name)
+	}
 	for _, c := range checks {
 		plan, err := b.CheckViolations(def, c)
 		if err != nil {
@@ -819,8 +823,7 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		}
 		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
 			if err == nil {
-				err = pgerr.New(pgerrcode.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", c.Name, def.Name).
-					WithConstraint(def.Schema, def.Name, c.Name)
+				err = violated(c)
 			}
 			return err
 		}
@@ -847,6 +850,12 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			return err
 		}
 		if _, err := s.runDML(ctx, tx, plan); err != nil {
+			// A default that fails a check this ALTER adds: the
+			// existing rows violate it, as PostgreSQL words it.
+			e := pgerr.From(err)
+			if i := slices.IndexFunc(checks, func(c catalog.CheckDef) bool { return c.Name == e.Constraint }); e.Code == pgerrcode.CheckViolation && i >= 0 {
+				return violated(checks[i])
+			}
 			return err
 		}
 	}

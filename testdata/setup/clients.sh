@@ -4,6 +4,7 @@
 #   psql                       TestPsql, TestPsqlCommands
 #   SQLAlchemy with psycopg2,  TestSQLAlchemy, TestPsycopg, TestAsyncpg
 #   psycopg 3, asyncpg         (Debian's packages, run by /usr/bin/python3)
+#   Django                     TestDjango (Debian's python3-django)
 #   javac and pgjdbc           TestJDBC
 #   node-postgres              TestNodePostgres (npm, pinned by package-lock.json)
 #   DuckDB (@duckdb/node-api)  TestExport/duckdb (npm, pinned by package-lock.json)
@@ -18,6 +19,7 @@ command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
 /usr/bin/python3 -c 'import psycopg2' >/dev/null 2>&1 || need+=(python3-psycopg2)
 /usr/bin/python3 -c 'import psycopg' >/dev/null 2>&1 || need+=(python3-psycopg)
 /usr/bin/python3 -c 'import asyncpg' >/dev/null 2>&1 || need+=(python3-asyncpg)
+/usr/bin/python3 -c 'import django' >/dev/null 2>&1 || need+=(python3-django)
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 [ -f /usr/share/java/postgresql.jar ] || need+=(libpostgresql-jdbc-java)
 command -v npm >/dev/null 2>&1 || need+=(npm)
