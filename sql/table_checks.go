@@ -42,6 +42,21 @@ func NullViolations(def *catalog.TableDef, pos int) Node {
 	return firstRow(&Filter{Input: tableScan(def, false), Cond: &IsNull{Arg: columnRef(def, pos, 0)}})
 }
 
+// TooLongValues is a plan of at most one row of def whose column at
+// position pos holds more than n characters (ALTER COLUMN ... TYPE
+// varchar(n) checks that none does).
+func (b *Binder) TooLongValues(def *catalog.TableDef, pos, n int) (Node, error) {
+	length, err := b.bindCall("char_length", []Expr{columnRef(def, pos, 0)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := b.bindOperator(">", length, &Const{Value: int64(n), T: types.Int4T})
+	if err != nil {
+		return nil, err
+	}
+	return firstRow(&Filter{Input: tableScan(def, false), Cond: cond}), nil
+}
+
 // OrphanRows is a plan of at most one row of def whose foreign key fk has
 // no referenced row; rows with a NULL in the key are exempt (with MATCH
 // FULL only those whose key is all NULL: a mix is a violation). The key is

@@ -103,6 +103,11 @@ type AlterCmd struct {
 	// Sequence is AddIdentity's new sequence (Column: the column made an
 	// identity column).
 	Sequence *catalog.SequenceDef
+	// Narrows marks a SetType to a varchar(n) shorter than the column's
+	// type allows, which keeps the values only if each fits: applying it
+	// checks them (22001). Truncates marks one whose USING casts the
+	// column explicitly, which would cut longer values instead (0A000).
+	Narrows, Truncates bool
 }
 
 // AlterKind is the kind of an ALTER TABLE action.
@@ -118,7 +123,7 @@ const (
 	SetNotNull
 	DropNotNull
 	SetDefault
-	SetType // Name: the column; Column.Type: its new type (keepsValues)
+	SetType // Name: the column; Column.Type: its new type (keepsValues, or Narrows)
 	AddConstraint
 	DropConstraint // Name: the constraint
 	ChangeOwner    // Owner: the new owner
@@ -1760,19 +1765,42 @@ func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd)
 	if err != nil {
 		return AlterCmd{}, err
 	}
+	// USING the column itself, or the column cast to the new type (as
+	// GORM writes it): the values as they are, or as the cast makes them.
+	var cast bool
 	if u := cd.RawDefault; u != nil {
-		ref := u.GetColumnRef()
-		if ref == nil || len(ref.Fields) != 1 || ref.Fields[0].GetString_().GetSval() != col.Name {
+		isColumn := func(n *pg_query.Node) bool {
+			ref := n.GetColumnRef()
+			return ref != nil && len(ref.Fields) == 1 && ref.Fields[0].GetString_().GetSval() == col.Name
+		}
+		if tc := u.GetTypeCast(); tc != nil && isColumn(tc.Arg) {
+			ct, err := b.typeFromName(tc.TypeName)
+			if err != nil {
+				return AlterCmd{}, err
+			}
+			cast = ct.Equal(t) && ct.Mod == t.Mod
+		}
+		if !cast && !isColumn(u) {
 			return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN ... TYPE ... USING an expression (cairn does not rewrite a table's values)")
 		}
 	}
-	if !keepsValues(col.Type, t) {
+	narrows := !keepsValues(col.Type, t) && narrowsText(col.Type, t)
+	if !keepsValues(col.Type, t) && !narrows {
 		return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN %s TYPE from %s to %s (cairn changes a column's type only where its values stay as stored: "+
-			"the same type, a longer varchar, varchar to text, a wider numeric of the same scale)", col.Name, col.Type, t)
+			"the same type, a varchar its values fit, varchar to text, a wider numeric of the same scale)", col.Name, col.Type, t)
 	}
 	c := *col
 	c.Type = t
-	return AlterCmd{Kind: SetType, Name: cmd.Name, Column: c}, nil
+	return AlterCmd{Kind: SetType, Name: cmd.Name, Column: c, Narrows: narrows, Truncates: narrows && cast}, nil
+}
+
+// narrowsText reports whether from is text or varchar and to a varchar
+// of a length from may exceed: the values are stored alike, and keep
+// only if each fits (ApplyTypmod's check, which applying the change
+// makes over the rows).
+func narrowsText(from, to types.T) bool {
+	return (from.Family == types.Text || from.Family == types.Varchar) && !from.IsArray() && from.Domain == "" &&
+		to.Family == types.Varchar && !to.IsArray() && to.Domain == "" && to.Mod >= 0
 }
 
 // keepsValues reports whether every value of type from is a value of type

@@ -605,6 +605,7 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	var checkNotNull []string
 	var checks []catalog.CheckDef
 	var fks []catalog.ForeignKeyDef
+	var narrowed []sql.AlterCmd
 	for _, cmd := range x.Cmds {
 		switch cmd.Kind {
 		case sql.ChangeOwner:
@@ -750,6 +751,9 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			if pos < 0 {
 				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
 			}
+			if cmd.Narrows {
+				narrowed = append(narrowed, cmd)
+			}
 			def.Columns[pos].Type = cmd.Column.Type
 		case sql.AddIdentity:
 			cat := tx.Catalog()
@@ -812,6 +816,26 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	// keys storage checks itself).
 	b := s.binder(tx.Catalog())
 	def = b.Catalog.TableByID(def.ID)
+	// A varchar made shorter keeps its values if each fits (as in
+	// PostgreSQL, whose rewrite fails on the first that does not); a
+	// USING cast would cut them, which cairn does not do.
+	for _, cmd := range narrowed {
+		pos, _ := def.Column(cmd.Name)
+		plan, err := b.TooLongValues(def, pos, int(cmd.Column.Type.Mod))
+		if err != nil {
+			return err
+		}
+		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
+			switch {
+			case err != nil:
+			case cmd.Truncates:
+				err = pgerr.NotSupported("ALTER COLUMN %s TYPE %s USING a cast that cuts values longer than %d characters (cairn does not rewrite a table's values)", cmd.Name, cmd.Column.Type, cmd.Column.Type.Mod)
+			default:
+				err = pgerr.New(pgerrcode.StringDataRightTruncationDataException, "value too long for type %s", cmd.Column.Type)
+			}
+			return err
+		}
+	}
 	violated := func(c catalog.CheckDef) error {
 		return pgerr.New(pgerrcode.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", c.Name, def.Name).
 			WithConstraint(def.Schema, def.Name, c.Name)
