@@ -132,6 +132,13 @@ var procDefs = sync.OnceValue(func() []procDef {
 			add(p.subscript, internalOID, internalOID)
 		}
 	}
+	for _, pt := range pseudoTypes {
+		p := pt.procs()
+		add(p.in, pt.oid, cstringOID)
+		add(p.out, cstringOID, pt.oid)
+		add(p.recv, pt.oid, internalOID)
+		add(p.send, byteaOID, pt.oid)
+	}
 	// The extensions' functions, from the function registry.
 	for _, e := range extensions {
 		for _, name := range extensionFunctions[e.name] {
@@ -178,13 +185,9 @@ func procByOID(oid int64) (procDef, bool) {
 	return procDef{}, false
 }
 
-// pseudoTypeNames are the names of the pseudo-types I/O functions take,
-// which cairn has no types.T for.
-var pseudoTypeNames = map[int64]string{cstringOID: "cstring", cstringArrOID: "cstring[]", internalOID: "internal", anyarrayOID: "anyarray", recordOID: "record"}
-
 // typeName is format_type(oid, NULL) for the types pg_proc rows use.
 func typeName(oid int64) string {
-	if n, ok := pseudoTypeNames[oid]; ok {
+	if n, ok := pseudoTypeName(oid); ok {
 		return n
 	}
 	if t, ok := types.ByOID(uint32(oid)); ok {

@@ -264,8 +264,25 @@ func init() {
 				ns = PublicOID
 			}
 			row(t.oid, t.name, ns, t.len, t.byVal, t.kind, t.category, t.preferred, 0, t.array, t.collation, procsOf(t, false))
+			switch t.oid {
+			case int64(types.RecordT.OID()): // a composite's alignment and storage
+				rows[len(rows)-1][22] = "d"
+			case 705: // unknown, a C string
+				rows[len(rows)-1][22], rows[len(rows)-1][23] = "c", "p"
+			}
 			if t.array != 0 {
 				row(t.array, "_"+t.name, ns, -1, false, "b", "A", false, t.oid, 0, t.collation, procsOf(t, true))
+				if t.kind == "p" { // record[] is a pseudo-type too
+					rows[len(rows)-1][6], rows[len(rows)-1][7], rows[len(rows)-1][22] = "p", "P", "d"
+				}
+			}
+		}
+		for _, pt := range pseudoTypes {
+			row(pt.oid, pt.name, PgCatalogOID, pt.len, pt.byVal, "p", "P", false, 0, pt.array, 0, pt.procs())
+			rows[len(rows)-1][22], rows[len(rows)-1][23] = pt.align, pt.storage
+			if pt.array != 0 {
+				row(pt.array, "_"+pt.name, PgCatalogOID, -1, false, "b", "A", false, pt.oid, 0, 0,
+					typeProcs{in: arrayIn, out: arrayOut, recv: arrayRecv, send: arraySend, analyze: arrayTypanalyze, subscript: arraySubscripting})
 			}
 		}
 		for _, td := range v.userTypes() {

@@ -64,7 +64,7 @@ var builtinProcs = map[string]int64{
 	"timetypmodin": 2909, "timetypmodout": 2910, "timestamptypmodin": 2905, "timestamptypmodout": 2906,
 	"timestamptztypmodin": 2907, "timestamptztypmodout": 2908, "intervaltypmodin": 2903, "intervaltypmodout": 2904,
 	"numerictypmodin": 2917, "numerictypmodout": 2918,
-	"enum_in": 3504, "enum_out": 3505, "enum_recv": 3532, "enum_send": 3533,
+	"enum_in": 3506, "enum_out": 3507, "enum_recv": 3532, "enum_send": 3533,
 	arrayIn: 750, arrayOut: 751, arrayRecv: 2400, arraySend: 2401, arrayTypanalyze: 3816, arraySubscripting: 6179,
 }
 
@@ -119,6 +119,9 @@ var procs = func() map[string]proc {
 	}
 	for _, name := range []string{enumProcs.in, enumProcs.out, enumProcs.recv, enumProcs.send} {
 		out[name] = proc{schema: "pg_catalog", oid: builtinProcs[name]}
+	}
+	for name, oid := range pseudoIOProcs {
+		out[name] = proc{schema: "pg_catalog", oid: oid}
 	}
 	return out
 }()

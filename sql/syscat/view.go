@@ -241,6 +241,9 @@ func (v *View) Name(family types.Family, oid int64) (string, bool) {
 		if t, ok := types.ByOID(uint32(oid)); ok {
 			return t.String(), true
 		}
+		if name, ok := pseudoTypeName(oid); ok {
+			return name, true
+		}
 		if td := v.Cat.TypeByOID(uint32(oid)); td != nil {
 			name := v.qualified(td.Schema, td.Name)
 			if td.Enum.ArrayOID == uint32(oid) {
@@ -292,6 +295,9 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 		t, schema, ok := typeByName(text)
 		if ok {
 			return int64(t.OID()), nil
+		}
+		if oid, ok := pseudoTypeOID(text); ok {
+			return oid, nil
 		}
 		base, array := strings.CutSuffix(strings.TrimSpace(text), "[]")
 		us, un := splitQualified(base)
