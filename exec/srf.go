@@ -26,16 +26,8 @@ type srfOp struct {
 }
 
 func buildSRF(rt *Runtime, n *sql.SRF) (Operator, error) {
-	args := make([]any, len(n.Args))
-	for i, a := range n.Args {
-		v, err := EvalScalar(context.Background(), rt, a)
-		if err != nil {
-			return nil, err
-		}
-		args[i] = v
-	}
 	op := &srfOp{rt: rt, node: n, schema: schemaOf(n.Out)}
-	gen, err := srfRows(rt, n, args)
+	gen, err := srfStart(rt, n)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +44,54 @@ func buildSRF(rt *Runtime, n *sql.SRF) (Operator, error) {
 		}
 	}
 	return op, nil
+}
+
+// srfStart evaluates n's arguments and starts its rows; ROWS FROM
+// (n.Zip) starts each of its functions and pads the sets that end first
+// with NULLs.
+func srfStart(rt *Runtime, n *sql.SRF) (functions.NextRow, error) {
+	if len(n.Zip) == 0 {
+		args := make([]any, len(n.Args))
+		for i, a := range n.Args {
+			v, err := EvalScalar(context.Background(), rt, a)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = v
+		}
+		return srfRows(rt, n, args)
+	}
+	gens := make([]functions.NextRow, len(n.Zip))
+	for i, f := range n.Zip {
+		g, err := srfStart(rt, f)
+		if err != nil {
+			return nil, err
+		}
+		gens[i] = g
+	}
+	return func() ([]any, bool, error) {
+		var row []any
+		more := false
+		for i, g := range gens {
+			width := len(n.Zip[i].Out)
+			if g == nil {
+				row = append(row, make([]any, width)...)
+				continue
+			}
+			r, ok, err := g()
+			if err != nil {
+				return nil, false, err
+			}
+			if !ok {
+				gens[i] = nil
+				row = append(row, make([]any, width)...)
+				continue
+			}
+			more = true
+			row = append(row, r...)
+		}
+		return row, more, nil
+	}, nil
 }
 
 // srfRows starts one call of a set-returning function with argument

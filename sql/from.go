@@ -519,13 +519,25 @@ func shiftRefs(e Expr, delta int) Expr {
 // bindRangeFunction binds a set-returning function in FROM.
 func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (Node, []Col, error) {
 	if len(rf.Functions) != 1 || rf.IsRowsfrom {
-		return nil, nil, pgerr.NotSupported("this form of function in FROM")
+		return b.bindRowsFrom(rf, outer)
 	}
 	fn := rf.Functions[0].GetList().Items[0].GetFuncCall()
 	if fn == nil {
 		return nil, nil, pgerr.NotSupported("this form of function in FROM")
 	}
 	name := nameOf(fn.Funcname)
+	if name == "unnest" && len(fn.Args) > 1 && fn.AggOrder == nil && !fn.FuncVariadic {
+		// unnest(a, b, ...) in FROM is ROWS FROM (unnest(a), unnest(b),
+		// ...), as PostgreSQL expands it (Django reads pg_index's keys
+		// and options so).
+		calls := make([]*pg_query.Node, len(fn.Args))
+		for i, a := range fn.Args {
+			one := &pg_query.FuncCall{Funcname: fn.Funcname, Args: []*pg_query.Node{a}, Location: fn.Location, Funcformat: fn.Funcformat}
+			calls[i] = &pg_query.Node{Node: &pg_query.Node_List{List: &pg_query.List{Items: []*pg_query.Node{{Node: &pg_query.Node_FuncCall{FuncCall: one}}}}}}
+		}
+		expanded := &pg_query.RangeFunction{Lateral: rf.Lateral, Ordinality: rf.Ordinality, IsRowsfrom: true, Functions: calls, Alias: rf.Alias}
+		return b.bindRowsFrom(expanded, outer)
+	}
 	if name == "pg_show_all_settings" && len(fn.Args) == 0 && len(rf.Coldeflist) == 0 && !rf.Ordinality {
 		// pg_settings is this function's rows (PostgreSQL defines the view
 		// so); pgAdmin calls it when it connects.
@@ -614,6 +626,52 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 	return srf, cols, err
 }
 
+// bindRowsFrom binds ROWS FROM (f(...), g(...), ...) [WITH ORDINALITY]:
+// the rows of each set-returning function side by side, the shorter sets
+// padded with NULLs. Each function's column is named after it.
+func (b *Binder) bindRowsFrom(rf *pg_query.RangeFunction, outer *scope) (Node, []Col, error) {
+	zip := &SRF{Name: "rows from"}
+	sc := &scope{outer: outer}
+	for _, item := range rf.Functions {
+		items := item.GetList().GetItems()
+		fn := items[0].GetFuncCall()
+		if fn == nil || len(items) > 1 && items[1] != nil && len(items[1].GetList().GetItems()) > 0 {
+			return nil, nil, pgerr.NotSupported("this form of function in ROWS FROM")
+		}
+		name := nameOf(fn.Funcname)
+		set := functions.SetReturningFunc(name)
+		if set == nil || set.RecordRows != nil {
+			return nil, nil, pgerr.NotSupported("function %s in ROWS FROM (set-returning functions of known columns only)", name).WithPosition(fn.Location + 1)
+		}
+		args := make([]Expr, len(fn.Args))
+		for i, a := range fn.Args {
+			e, err := b.bindExpr(sc, a)
+			if err != nil {
+				return nil, nil, err
+			}
+			args[i] = e
+		}
+		srf, err := b.bindSRF(set, args)
+		if err != nil {
+			return nil, nil, pgerr.From(err).WithPosition(fn.Location + 1)
+		}
+		zip.Zip = append(zip.Zip, srf)
+		zip.Out = append(zip.Out, srf.Out...)
+	}
+	alias := zip.Name
+	var colNames []string
+	if rf.Alias != nil {
+		alias = rf.Alias.Aliasname
+		colNames = strList(rf.Alias.Colnames)
+	}
+	if rf.Ordinality {
+		zip.Ordinality = true
+		zip.Out = append(zip.Out, Col{Name: "ordinality", T: types.Int8T})
+	}
+	cols, err := aliasFrom(zip.Out, alias, colNames)
+	return zip, cols, err
+}
+
 // columnDefinitions binds the column definition list of a function
 // returning "record" in FROM (json_to_record(...) AS x(a int, b text)):
 // its output columns.
@@ -656,6 +714,10 @@ type SRF struct {
 	// AsRecord makes a function of several columns return its rows as
 	// records (a select-list call; see ResultType).
 	AsRecord bool
+	// Zip, when set, makes the node ROWS FROM (...) of these functions
+	// (Fn and Args unset): their rows side by side, the shorter sets
+	// padded with NULLs; Out is their columns in order.
+	Zip []*SRF
 }
 
 // ResultType is the type of a select-list call's value: its one column,

@@ -96,3 +96,15 @@ with transaction.atomic(), connection.constraint_checks_disabled():
     Agent.objects.create(pk=51, name='late')
     connection.check_constraints()
 print('checked', Memory.objects.get(task='early').agent.name)
+
+# Introspection (inspectdb reads pg_index's keys and options with
+# unnest(indkey, indoption) WITH ORDINALITY), then the app's migrations
+# unapplied (constraints found and dropped by name) and applied again.
+out = io.StringIO()
+call_command('inspectdb', 'memapp_agent', 'memapp_memory', stdout=out)
+print(out.getvalue().split('from django.db import models', 1)[1].strip())
+print('constraints', sorted(connection.introspection.get_constraints(connection.cursor(), 'memapp_memory')))
+call_command('migrate', 'memapp', 'zero', verbosity=0, stdout=io.StringIO())
+print('unapplied', sorted(t for t in connection.introspection.table_names() if t.startswith('memapp')))
+call_command('migrate', 'memapp', verbosity=0, stdout=io.StringIO())
+print('applied again', sorted(t for t in connection.introspection.table_names() if t.startswith('memapp')))
