@@ -156,7 +156,11 @@ type DB struct {
 	pins     map[*pin]struct{}
 	obsolete []obsoleteFile
 
+	// nextTableID is the next table ID this server would draw; on an
+	// object store tables take their IDs from tableIDs instead
+	// (tableid.go).
 	nextTableID atomic.Uint64
+	tableIDs    tableIDClaim
 
 	ckptMu sync.Mutex
 	lock   *os.File

@@ -244,8 +244,12 @@ func (tx *Tx) CreateTable(def *catalog.TableDef) (*catalog.TableDef, error) {
 	if err := checkColumns(d); err != nil {
 		return nil, err
 	}
-	d.ID = tx.db.nextTableID.Add(1) - 1
-	err := tx.apply(func(c *catalog.Catalog) error {
+	id, err := tx.db.newTableID()
+	if err != nil {
+		return nil, err
+	}
+	d.ID = id
+	err = tx.apply(func(c *catalog.Catalog) error {
 		if c.Schemas[d.Schema] == nil {
 			return schemaMissing(d.Schema)
 		}

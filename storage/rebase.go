@@ -38,11 +38,9 @@ package storage
 // DDL is replayed on the new head's catalog (replayOps), as it is after a
 // concurrent DDL commit on one server, so a change the other server's
 // commits made impossible (a name they took, a table they altered or
-// dropped) fails there, and any other commits. Not rebased, failing with
-// 40001: one that created a table under an ID another server's commit
-// gave a table of its own (each server draws table IDs from the catalog
-// both started from, so two tables created at once on two servers
-// usually share one; a retry draws a new one). Rows spilled to segment files of the transaction's own
+// dropped) fails there, and any other commits (a table it created keeps
+// its ID: tables take IDs no other server hands out, tableid.go).
+// Rows spilled to segment files of the transaction's own
 // (spill.go; only the leader spills) carry their IDs in the files: a
 // spilled transaction is rebased, its rows in memory renumbered, and its
 // spilled rows keep their IDs unless another server's rows carry one of
@@ -95,27 +93,10 @@ func spilledRowIDs(attempts int) error {
 // server on its attempt'th try is judged again on the new state, else the
 // 40001 it fails with.
 func (tx *Tx) notRebased(attempt int) error {
-	if name, ok := tx.createdTableTaken(); ok {
-		return lostRace("The transaction created table %q under an ID another server gave a table it created meanwhile.", name)
-	}
 	if attempt >= rebaseTries {
 		return lostRace("Its commit lost the log to other servers %d times in a row.", attempt)
 	}
 	return nil
-}
-
-// createdTableTaken reports whether a table the transaction created has
-// an ID a table of the head's catalog has too: one another server's
-// commit created, applied after it lost the log. It returns the table's
-// name.
-func (tx *Tx) createdTableTaken() (string, bool) {
-	head := tx.db.head.Load().cat
-	for id, def := range tx.cat.Tables {
-		if tx.snap.cat.Tables[id] == nil && head.Tables[id] != nil {
-			return def.Name, true
-		}
-	}
-	return "", false
 }
 
 // rebatched returns the batches of prepared as new batches holding the

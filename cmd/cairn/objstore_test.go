@@ -194,6 +194,45 @@ func TestSeveralServersOneBucket(t *testing.T) {
 			t.Fatalf("server %d sees %d rows, %d acknowledged", i, len(got), len(acked))
 		}
 	}
+
+	// Tables created at once on two servers, in transaction blocks (which
+	// are not run again after another server's commit): each commits (a
+	// 40001 is a failure), under an ID of its own.
+	errs = make(chan error, 2)
+	for w, conn := range []*pgx.Conn{b, c} {
+		wg.Go(func() {
+			for i := range 6 {
+				name := fmt.Sprintf("made_%d_%d", w, i)
+				err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+					if _, err := tx.Exec(ctx, `CREATE TABLE `+name+` (id int)`); err != nil {
+						return err
+					}
+					_, err := tx.Exec(ctx, `INSERT INTO `+name+` VALUES ($1)`, i)
+					return err
+				})
+				if err != nil {
+					errs <- fmt.Errorf("server %d: CREATE TABLE %s and an insert in a block: %w", w+1, name, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for i, conn := range conns {
+		var tables, oids, rows int
+		err := conn.QueryRow(ctx, `SELECT count(*), count(DISTINCT oid) FROM pg_class WHERE relname LIKE 'made\_%' AND relkind = 'r'`).Scan(&tables, &oids)
+		if err == nil {
+			err = conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM made_0_5) + (SELECT count(*) FROM made_1_5)`).Scan(&rows)
+		}
+		if err != nil || tables != 12 || oids != 12 || rows != 2 {
+			t.Fatalf("server %d sees %d of the 12 tables created at once, %d OIDs, %d rows of the last two (%v)", i, tables, oids, rows, err)
+		}
+	}
+
 	for _, p := range servers {
 		p.kill()
 	}
