@@ -618,7 +618,12 @@ func CommandName(st Statement) string {
 	case *DropTable:
 		return "DROP TABLE"
 	case *AlterTable:
+		if x.Index {
+			return "ALTER INDEX"
+		}
 		return "ALTER TABLE"
+	case *RenameIndex:
+		return "ALTER INDEX"
 	case *Truncate:
 		return "TRUNCATE TABLE"
 	case *CreateIndex:
@@ -656,6 +661,7 @@ func (*Transaction) statement()     {}
 func (*Set) statement()             {}
 func (*SetTransaction) statement()  {}
 func (*SetConstraints) statement()  {}
+func (*RenameIndex) statement()     {}
 func (*Show) statement()            {}
 func (*Prepare) statement()         {}
 func (*Execute) statement()         {}

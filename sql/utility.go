@@ -79,6 +79,8 @@ type AlterTable struct {
 	Cmds  []AlterCmd
 	// Missing is set for ALTER TABLE IF EXISTS on a missing table.
 	Missing string
+	// Index marks ALTER INDEX renaming a constraint's index (its tag).
+	Index bool
 }
 
 // AlterCmd is one ALTER TABLE action.
@@ -166,6 +168,13 @@ type CreateIndex struct {
 type DropIndex struct {
 	Names    [][2]string // schema, name
 	IfExists bool
+}
+
+// RenameIndex is ALTER INDEX name RENAME TO new_name of an index CREATE
+// INDEX made (that of a primary key or unique constraint binds as ALTER
+// TABLE ... RENAME CONSTRAINT, which renames both, as in PostgreSQL).
+type RenameIndex struct {
+	Schema, Name, NewName string
 }
 
 // CreateExtension is CREATE EXTENSION for the extensions cairn has built in.
@@ -1834,6 +1843,8 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return b.bindRenamePolicy(s)
 	case pg_query.ObjectType_OBJECT_TYPE:
 		return b.bindRenameType(s)
+	case pg_query.ObjectType_OBJECT_INDEX:
+		return b.bindRenameIndex(s)
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN, pg_query.ObjectType_OBJECT_TABCONSTRAINT:
 	default:
 		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.ReplaceAll(strings.TrimPrefix(s.RenameType.String(), "OBJECT_"), "_", " "))
@@ -1858,6 +1869,35 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return nil, err
 	}
 	return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameColumn, Name: s.Subname, NewName: s.Newname}}}, nil
+}
+
+// bindRenameIndex binds ALTER INDEX [IF EXISTS] name RENAME TO new_name:
+// the index found in the schema named or the first of the search path
+// holding one of the name, which its table's owner may rename.
+func (b *Binder) bindRenameIndex(s *pg_query.RenameStmt) (Statement, error) {
+	name := s.Relation.Relname
+	path := b.SearchPath
+	if s.Relation.Schemaname != "" {
+		path = []string{s.Relation.Schemaname}
+	}
+	for _, schema := range path {
+		if ix := b.Catalog.Indexes[catalog.Key(schema, name)]; ix != nil {
+			if t := b.Catalog.Tables[ix.Table]; t != nil {
+				b.accesses = append(b.accesses, Access{Table: t, Index: name, Owner: true})
+			}
+			return &RenameIndex{Schema: schema, Name: name, NewName: s.Newname}, nil
+		}
+		for _, t := range b.Catalog.Tables {
+			if t.Schema == schema && slices.ContainsFunc(t.Uniques, func(u catalog.UniqueDef) bool { return u.Name == name }) {
+				b.needOwner(t)
+				return &AlterTable{Table: t, Cmds: []AlterCmd{{Kind: RenameConstraint, Name: name, NewName: s.Newname}}, Index: true}, nil
+			}
+		}
+	}
+	if s.MissingOk {
+		return &AlterTable{Missing: name, Index: true}, nil
+	}
+	return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", name)
 }
 
 // systemColumnConflict refuses a table column named as a system column

@@ -527,6 +527,26 @@ func (tx *Tx) CreateIndex(def *catalog.IndexDef) error {
 	return nil
 }
 
+// RenameIndex renames an index (42704 if missing, 42P07 if the new name
+// is taken by a relation of the schema).
+func (tx *Tx) RenameIndex(schema, name, newName string) error {
+	key := catalog.Key(schema, name)
+	return tx.apply(func(c *catalog.Catalog) error {
+		ix := c.Indexes[key]
+		switch {
+		case ix == nil:
+			return pgerr.New(pgerrcode.UndefinedObject, "index %q does not exist", name)
+		case c.RelationExists(schema, newName):
+			return relationExistsErr(newName)
+		}
+		renamed := ix.Clone()
+		renamed.Name = newName
+		delete(c.Indexes, key)
+		c.Indexes[catalog.Key(schema, newName)] = renamed
+		return nil
+	})
+}
+
 // DropIndex drops an index (42704 if missing).
 func (tx *Tx) DropIndex(schema, name string) error {
 	key := catalog.Key(schema, name)

@@ -261,6 +261,8 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			return tx.IfNotExists(x.Def.Schema, x.Def.Name, func() (uint64, error) { return 0, tx.CreateIndex(x.Def) })
 		}
 		return tx.CreateIndex(x.Def)
+	case *sql.RenameIndex:
+		return tx.RenameIndex(x.Schema, x.Name, x.NewName)
 	case *sql.DropIndex:
 		for _, n := range x.Names {
 			schema := s.findIndexSchema(tx.Catalog(), n[0], n[1])
@@ -1000,7 +1002,7 @@ func renameConstraint(cat *catalog.Catalog, def *catalog.TableDef, name, newName
 			continue
 		}
 		// The index is renamed first, as in PostgreSQL.
-		if relationOrKeyIndexExists(cat, def.Schema, newName) {
+		if cat.RelationExists(def.Schema, newName) {
 			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", newName)
 		}
 		if constraintExists(def, newName) {
@@ -1028,21 +1030,6 @@ func renameConstraint(cat *catalog.Catalog, def *catalog.TableDef, name, newName
 		}
 	}
 	return nil
-}
-
-// relationOrKeyIndexExists reports whether schema has a relation called
-// name, counting the indexes of primary keys and unique constraints,
-// which the catalog keeps as the constraints' names.
-func relationOrKeyIndexExists(cat *catalog.Catalog, schema, name string) bool {
-	if cat.RelationExists(schema, name) {
-		return true
-	}
-	for _, t := range cat.Tables {
-		if t.Schema == schema && slices.ContainsFunc(t.Uniques, func(u catalog.UniqueDef) bool { return u.Name == name }) {
-			return true
-		}
-	}
-	return false
 }
 
 // dropConstraint removes the constraint name from def; a unique key

@@ -504,8 +504,17 @@ func (c *Catalog) IndexesOf(tableID uint64) []*IndexDef {
 // RelationExists reports whether a table, sequence or index called name
 // exists in schema (PostgreSQL keeps them in one namespace).
 func (c *Catalog) RelationExists(schema, name string) bool {
-	return c.Table(schema, name) != nil || c.Sequences[Key(schema, name)] != nil ||
-		c.Indexes[Key(schema, name)] != nil || c.Views[Key(schema, name)] != nil
+	if c.Table(schema, name) != nil || c.Sequences[Key(schema, name)] != nil ||
+		c.Indexes[Key(schema, name)] != nil || c.Views[Key(schema, name)] != nil {
+		return true
+	}
+	// A primary key or unique constraint is an index of its name too.
+	for _, t := range c.Tables {
+		if t.Schema == schema && slices.ContainsFunc(t.Uniques, func(u UniqueDef) bool { return u.Name == name }) {
+			return true
+		}
+	}
+	return false
 }
 
 // Key is the map key of a sequence, index or view: schema + "." + name.
