@@ -267,6 +267,10 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		for _, n := range x.Names {
 			schema := s.findIndexSchema(tx.Catalog(), n[0], n[1])
 			if schema == "" {
+				if t := s.keyConstraintTable(tx.Catalog(), n[0], n[1]); t != nil {
+					return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop index %s because constraint %s on table %s requires it", n[1], n[1], t.Name).
+						WithHint("You can drop constraint %s on table %s instead.", n[1], t.Name)
+				}
 				if x.IfExists {
 					s.notice("00000", "index \"%s\" does not exist, skipping", n[1])
 					continue
@@ -339,6 +343,24 @@ func (s *Session) findIndexSchema(cat *catalog.Catalog, schema, name string) str
 		}
 	}
 	return ""
+}
+
+// keyConstraintTable finds the table whose primary key or unique
+// constraint name is (the constraint's index), in schema or the first
+// schema of the search path holding one; nil when none does.
+func (s *Session) keyConstraintTable(cat *catalog.Catalog, schema, name string) *catalog.TableDef {
+	path := s.searchPath()
+	if schema != "" {
+		path = []string{schema}
+	}
+	for _, sc := range path {
+		for _, t := range cat.Tables {
+			if t.Schema == sc && slices.ContainsFunc(t.Uniques, func(u catalog.UniqueDef) bool { return u.Name == name }) {
+				return t
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Session) createTable(tx *storage.Tx, x *sql.CreateTable) error {
