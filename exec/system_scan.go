@@ -147,7 +147,7 @@ func (c lazyCatalog) ConstraintDef(oid int64) (string, bool) {
 func (c lazyCatalog) Description(oid, sub int64) (string, bool) {
 	return c.rt.catalogView().Description(oid, sub)
 }
-func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments string, ok bool) {
+func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments, identity string, ok bool) {
 	return c.rt.catalogView().FunctionSignature(oid)
 }
 

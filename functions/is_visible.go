@@ -69,7 +69,7 @@ func init() {
 			if ctx == nil || ctx.Catalog == nil {
 				return true, nil
 			}
-			schema, _, _, ok := functionSignature(ctx, a[0].(int64))
+			schema, _, _, _, ok := functionSignature(ctx, a[0].(int64))
 			if !ok {
 				return nil, nil
 			}

@@ -5,28 +5,28 @@ package functions
 // type and argument list as SQL text ("double precision", "vector,
 // vector"), which psql's \df prints for each pg_proc row. They are asked
 // of Context.Catalog when it knows functions (FunctionCatalog); an OID
-// naming no function gives NULL, as in PostgreSQL. cairn's functions have
-// no argument names or defaults, so the identity arguments are the
-// arguments.
+// naming no function gives NULL, as in PostgreSQL. The identity arguments
+// leave out the DEFAULTs (pg_dump names a function by them).
 
 import "github.com/cairn-db/cairn/sql/types"
 
 // FunctionCatalog is a Catalog that also describes pg_proc's rows
 // (sql/syscat's View); read-only and safe for concurrent use, as Catalog.
 type FunctionCatalog interface {
-	// FunctionSignature is the schema, result type and argument types of
-	// the function with OID oid; ok is false when there is none.
-	FunctionSignature(oid int64) (schema, result, arguments string, ok bool)
+	// FunctionSignature is the schema, result type and arguments of the
+	// function with OID oid, and its arguments without their defaults;
+	// ok is false when there is none.
+	FunctionSignature(oid int64) (schema, result, arguments, identity string, ok bool)
 }
 
 // functionSignature looks oid up in ctx's catalog.
-func functionSignature(ctx *Context, oid int64) (schema, result, arguments string, ok bool) {
+func functionSignature(ctx *Context, oid int64) (schema, result, arguments, identity string, ok bool) {
 	if ctx == nil || ctx.Catalog == nil {
-		return "", "", "", false
+		return "", "", "", "", false
 	}
 	fc, isFC := ctx.Catalog.(FunctionCatalog)
 	if !isFC {
-		return "", "", "", false
+		return "", "", "", "", false
 	}
 	return fc.FunctionSignature(oid)
 }
@@ -34,19 +34,25 @@ func functionSignature(ctx *Context, oid int64) (schema, result, arguments strin
 func init() {
 	oid := targs(types.OidT)
 	arguments := func(ctx *Context, a []any) (any, error) {
-		if _, _, args, ok := functionSignature(ctx, a[0].(int64)); ok {
+		if _, _, args, _, ok := functionSignature(ctx, a[0].(int64)); ok {
+			return args, nil
+		}
+		return nil, nil
+	}
+	identity := func(ctx *Context, a []any) (any, error) {
+		if _, _, _, args, ok := functionSignature(ctx, a[0].(int64)); ok {
 			return args, nil
 		}
 		return nil, nil
 	}
 	Register(allStable(
 		fn("pg_get_function_result", oid, tText, func(ctx *Context, a []any) (any, error) {
-			if _, result, _, ok := functionSignature(ctx, a[0].(int64)); ok {
+			if _, result, _, _, ok := functionSignature(ctx, a[0].(int64)); ok {
 				return result, nil
 			}
 			return nil, nil
 		}),
 		fn("pg_get_function_arguments", oid, tText, arguments),
-		fn("pg_get_function_identity_arguments", oid, tText, arguments),
+		fn("pg_get_function_identity_arguments", oid, tText, identity),
 	)...)
 }

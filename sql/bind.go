@@ -63,6 +63,10 @@ type Binder struct {
 	// (TrigramScan, bitmap scans there). `SET enable_indexscan = off` is
 	// how pgvector's users ask for exact nearest neighbours.
 	NoIndexScans, NoBitmapScans bool
+	// NoBodyChecks is check_function_bodies off (pg_dump's restores set
+	// it): CREATE FUNCTION does not bind the body, whose names may be of
+	// objects created later.
+	NoBodyChecks bool
 	// TempSchema is the session's schema of temporary relations
 	// (pg_temp_<pid>), whether or not it exists yet; "" where the session
 	// can have none (temp.go). Once it exists the session puts it on

@@ -564,6 +564,12 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		colNames = strList(rf.Alias.Colnames)
 	}
 	set := functions.SetReturningFunc(name)
+	if set == nil && len(functions.Overloads(name)) == 0 && !fn.FuncVariadic {
+		// A set-returning function of CREATE FUNCTION.
+		if def := b.lookupFunction(strList(fn.Funcname), args); def != nil && def.Setof {
+			return b.bindFunctionScan(def, fn, rf, outer)
+		}
+	}
 	record := set != nil && set.RecordRows != nil
 	if len(rf.Coldeflist) > 0 && !record && (set != nil || len(functions.Overloads(name)) > 0) {
 		// AS f(a int, ...) is for functions returning "record" only.

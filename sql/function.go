@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -94,19 +95,35 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 	def := &catalog.FunctionDef{Schema: schema, Name: names[len(names)-1], Volatility: "v", Owner: b.Role}
 	for _, p := range s.Parameters {
 		fp := p.GetFunctionParameter()
+		t, err := b.typeFromName(fp.ArgType)
+		if err != nil {
+			return nil, err
+		}
+		t = withoutTypmod(t) // as PostgreSQL, which keeps no modifier in a signature
 		switch fp.Mode {
 		case pg_query.FunctionParameterMode_FUNC_PARAM_TABLE:
-			return nil, pgerr.NotSupported("RETURNS TABLE")
+			def.Columns = append(def.Columns, catalog.FunctionColumn{Name: fp.Name, Type: t})
+			continue
 		case pg_query.FunctionParameterMode_FUNC_PARAM_IN, pg_query.FunctionParameterMode_FUNC_PARAM_DEFAULT:
 		default:
 			return nil, pgerr.NotSupported("%s parameters", strings.TrimPrefix(fp.Mode.String(), "FUNC_PARAM_"))
 		}
+		var dflt string
 		if fp.Defexpr != nil {
-			return nil, pgerr.NotSupported("parameter defaults")
+			if _, err := b.bindExpr(&scope{}, fp.Defexpr); err != nil {
+				return nil, err
+			}
+			if dflt, err = defaultText(fp.Defexpr, t); err != nil {
+				return nil, err
+			}
+		} else if def.ArgDefaults != nil {
+			return nil, pgerr.New(pgerrcode.InvalidFunctionDefinition, "input parameters after one with a default value must also have defaults")
 		}
-		t, err := b.typeFromName(fp.ArgType)
-		if err != nil {
-			return nil, err
+		if dflt != "" && def.ArgDefaults == nil {
+			def.ArgDefaults = make([]string, len(def.ArgTypes))
+		}
+		if def.ArgDefaults != nil {
+			def.ArgDefaults = append(def.ArgDefaults, dflt)
 		}
 		def.ArgNames = append(def.ArgNames, fp.Name)
 		def.ArgTypes = append(def.ArgTypes, t)
@@ -114,13 +131,32 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 	if s.ReturnType == nil {
 		return nil, pgerr.New(pgerrcode.InvalidFunctionDefinition, "function result type must be specified")
 	}
-	if s.ReturnType.Setof {
-		return nil, pgerr.NotSupported("RETURNS SETOF")
-	}
-	if rn := strList(s.ReturnType.Names); strings.EqualFold(rn[len(rn)-1], "trigger") {
+	rn := strList(s.ReturnType.Names)
+	switch {
+	case len(def.Columns) > 0:
+		// RETURNS TABLE (...), which the grammar gives as SETOF record.
+		def.Setof, def.Returns = true, types.RecordT
+	case strings.EqualFold(rn[len(rn)-1], "trigger") && !s.ReturnType.Setof:
 		def.Trigger = true
-	} else if def.Returns, err = b.typeFromName(s.ReturnType); err != nil {
-		return nil, err
+	default:
+		rt := &pg_query.TypeName{Names: s.ReturnType.Names, Typmods: s.ReturnType.Typmods, Typemod: s.ReturnType.Typemod,
+			ArrayBounds: s.ReturnType.ArrayBounds, PctType: s.ReturnType.PctType, Location: s.ReturnType.Location}
+		def.Returns, err = b.typeFromName(rt)
+		def.Returns = withoutTypmod(def.Returns)
+		if err != nil && s.ReturnType.Setof && len(s.ReturnType.ArrayBounds) == 0 {
+			// RETURNS SETOF a table: rows of its columns.
+			schema := ""
+			if len(rn) == 2 {
+				schema = rn[0]
+			}
+			if t, terr := b.lookupTable(schema, rn[len(rn)-1]); terr == nil {
+				def.Returns, def.SetofSchema, def.SetofTable, err = types.RecordT, t.Schema, t.Name, nil
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		def.Setof = s.ReturnType.Setof
 	}
 	for _, o := range s.Options {
 		d := o.GetDefElem()
@@ -152,12 +188,32 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 		if def.Trigger {
 			return nil, pgerr.New(pgerrcode.InvalidFunctionDefinition, "SQL functions cannot return type trigger")
 		}
+		if b.NoBodyChecks {
+			// check_function_bodies off (pg_dump's restores): the body
+			// must still be one query; its names are bound at each call.
+			if _, err := sqlFunctionBody(def, nil); err != nil {
+				return nil, err
+			}
+			break
+		}
 		if err := b.checkSQLFunction(def); err != nil {
 			return nil, err
 		}
 	case "plpgsql":
+		if def.Setof {
+			if _, ok := returnQuery(def.Body); !ok {
+				return nil, pgerr.NotSupported("PL/pgSQL set-returning functions other than a body of one RETURN QUERY")
+			}
+			if b.NoBodyChecks {
+				break
+			}
+			if err := b.checkSQLFunction(def); err != nil {
+				return nil, err
+			}
+			break
+		}
 		if !def.Trigger {
-			return nil, pgerr.NotSupported("PL/pgSQL functions other than trigger functions")
+			return nil, pgerr.NotSupported("PL/pgSQL functions other than trigger functions and set-returning functions of one RETURN QUERY")
 		}
 		if len(def.ArgTypes) > 0 {
 			return nil, pgerr.New(pgerrcode.InvalidFunctionDefinition, "trigger functions cannot have declared arguments").
@@ -178,7 +234,11 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 // SELECT, with each parameter (by name or $n) replaced by arg(i,
 // location) for the i'th (nil: they are left as parameters $n).
 func sqlFunctionBody(def *catalog.FunctionDef, arg func(i int, location int32) *pg_query.Node) (*pg_query.SelectStmt, error) {
-	tree, err := pg_query.Parse(def.Body)
+	body := def.Body
+	if def.Language == "plpgsql" {
+		body, _ = returnQuery(def.Body)
+	}
+	tree, err := pg_query.Parse(body)
 	if err != nil {
 		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error()).WithDetail("In the body of SQL function \"%s\".", def.Name)
 	}
@@ -228,6 +288,75 @@ func sqlFunctionBody(def *catalog.FunctionDef, arg func(i int, location int32) *
 	return sel, nil
 }
 
+// withoutTypmod is t without its modifier (an array's element's too).
+func withoutTypmod(t types.T) types.T {
+	if t.IsArray() {
+		elem := withoutTypmod(*t.Elem)
+		t.Elem = &elem
+	}
+	t.Mod = -1
+	return t
+}
+
+// defaultText is a parameter's DEFAULT as pg_get_function_arguments
+// prints it: a NULL or a quoted literal cast to the parameter's type t
+// (NULL::integer, '{}'::jsonb), anything else as written.
+func defaultText(n *pg_query.Node, t types.T) (string, error) {
+	if tc := n.GetTypeCast(); tc != nil && tc.Arg.GetAConst() != nil && (tc.Arg.GetAConst().Isnull || tc.Arg.GetAConst().GetSval() != nil) {
+		n = tc.Arg // a literal cast (as the text printed here reads back)
+	}
+	if c := n.GetAConst(); c != nil {
+		switch {
+		case c.Isnull:
+			return "NULL::" + t.String(), nil
+		case c.GetSval() != nil:
+			return "'" + strings.ReplaceAll(c.GetSval().Sval, "'", "''") + "'::" + t.String(), nil
+		}
+	}
+	return DeparseExpr(n)
+}
+
+// returnQuery is the query of a PL/pgSQL body that is one RETURN QUERY
+// (BEGIN RETURN QUERY SELECT ...; END, after an optional
+// #variable_conflict use_column), as the tutorials' search functions are
+// written: such a function is inlined as a SQL function is, its
+// parameters standing for their values and RETURNS TABLE's column names
+// for the columns of the query's tables (use_column). ok is false for
+// any other body.
+func returnQuery(body string) (query string, ok bool) {
+	s := strings.TrimSpace(body)
+	for strings.HasPrefix(s, "#") {
+		line, rest, _ := strings.Cut(s, "\n")
+		if f := strings.Fields(strings.ToLower(line)); len(f) != 2 || f[0] != "#variable_conflict" || f[1] != "use_column" {
+			return "", false
+		}
+		s = strings.TrimSpace(rest)
+	}
+	cut := func(word string) bool {
+		if len(s) <= len(word) || !strings.EqualFold(s[:len(word)], word) || !unicode.IsSpace(rune(s[len(word)])) {
+			return false
+		}
+		s = strings.TrimSpace(s[len(word):])
+		return true
+	}
+	if !cut("begin") || !cut("return") || !cut("query") {
+		return "", false
+	}
+	s = strings.TrimSpace(strings.TrimSuffix(s, ";"))
+	if len(s) < 3 || !strings.EqualFold(s[len(s)-3:], "end") {
+		return "", false
+	}
+	s = strings.TrimSpace(s[:len(s)-3])
+	if !strings.HasSuffix(s, ";") {
+		return "", false
+	}
+	s = strings.TrimSuffix(s, ";")
+	if tree, err := pg_query.Parse(s); err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
+		return "", false
+	}
+	return s, true
+}
+
 // pgString is a String node.
 func pgString(s string) *pg_query.Node {
 	return &pg_query.Node{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: s}}}
@@ -264,6 +393,23 @@ func (b *Binder) checkSQLFunction(def *catalog.FunctionDef) error {
 			cols = append(cols, c)
 		}
 	}
+	if def.Setof {
+		want, err := b.functionColumns(def)
+		if err != nil {
+			return err
+		}
+		if len(cols) != len(want) {
+			return pgerr.New(pgerrcode.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", setofName(def)).
+				WithDetail("Final statement returns %d columns, the function %d.", len(cols), len(want))
+		}
+		for i, c := range cols {
+			if _, err := fb.coerce(&Param{T: c.T}, want[i].T, castAssignment); err != nil && c.T.Family != types.Unknown {
+				return pgerr.New(pgerrcode.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", setofName(def)).
+					WithDetail("Final statement returns %s instead of %s at column %d.", c.T, want[i].T, i+1)
+			}
+		}
+		return nil
+	}
 	if len(cols) != 1 {
 		return pgerr.New(pgerrcode.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", def.Returns).
 			WithDetail("Final statement must return exactly one column.")
@@ -273,6 +419,38 @@ func (b *Binder) checkSQLFunction(def *catalog.FunctionDef) error {
 			WithDetail("Actual return type is %s.", cols[0].T)
 	}
 	return nil
+}
+
+// functionColumns are the columns of the rows set-returning function
+// def returns: RETURNS TABLE's, its table's (RETURNS SETOF table, as the
+// table is now), or one named after the function.
+func (b *Binder) functionColumns(def *catalog.FunctionDef) ([]Col, error) {
+	switch {
+	case len(def.Columns) > 0:
+		out := make([]Col, len(def.Columns))
+		for i, c := range def.Columns {
+			out[i] = Col{Name: c.Name, T: c.Type}
+		}
+		return out, nil
+	case def.SetofTable != "":
+		t, err := b.lookupTable(def.SetofSchema, def.SetofTable)
+		if err != nil {
+			return nil, err
+		}
+		return tableCols(t, t.Name), nil
+	}
+	return []Col{{Name: def.Name, T: def.Returns}}, nil
+}
+
+// setofName is how an error names a set-returning function's result.
+func setofName(def *catalog.FunctionDef) string {
+	switch {
+	case def.SetofTable != "":
+		return def.SetofTable
+	case len(def.Columns) == 1:
+		return def.Columns[0].Type.String() // a one-column table is a set of its type
+	}
+	return def.Returns.String()
 }
 
 // lookupFunction finds the user function a call names with arguments
@@ -288,7 +466,7 @@ func (b *Binder) lookupFunction(names []string, args []Expr) *catalog.FunctionDe
 	for _, schema := range schemas {
 		var convertible *catalog.FunctionDef
 		for _, f := range b.Catalog.FunctionsNamed(schema, name) {
-			if f.Trigger || len(f.ArgTypes) != len(args) {
+			if f.Trigger || len(args) > len(f.ArgTypes) || len(args) < f.RequiredArgs() {
 				continue
 			}
 			exact, converts := true, true
@@ -314,6 +492,112 @@ func (b *Binder) lookupFunction(names []string, args []Expr) *catalog.FunctionDe
 	return nil
 }
 
+// withDefaults are the argument nodes of a call of def that gives
+// argNodes: those, then the DEFAULT expressions of the parameters left
+// out.
+func withDefaults(def *catalog.FunctionDef, argNodes []*pg_query.Node) ([]*pg_query.Node, error) {
+	out := slices.Clone(argNodes)
+	for i := len(argNodes); i < len(def.ArgTypes); i++ {
+		n, err := ParseExpr(def.ArgDefaults[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// treeReadsColumns reports whether parse tree n refers to a column (or
+// holds a subquery, which may).
+func treeReadsColumns(n *pg_query.Node) bool {
+	found := false
+	walkMessages(n.ProtoReflect(), func(m protoreflect.Message) {
+		if x, ok := m.Interface().(*pg_query.Node); ok && (x.GetColumnRef() != nil || x.GetSubLink() != nil) {
+			found = true
+		}
+	})
+	return found
+}
+
+// bindFunctionScan binds a call in FROM of def, a set-returning SQL
+// function (or PL/pgSQL one of one RETURN QUERY): its body inlined as a
+// derived table, as PostgreSQL inlines such functions, so that the query
+// it makes is planned with the caller's (a search function's ORDER BY
+// embedding <=> $1 LIMIT k still takes the vector index). Each column is
+// cast to the function's and named as its, or as the alias names them.
+// The arguments stand in the body cast to the parameters' types, or,
+// when they read columns (a lateral call), as the columns of a one-row
+// derived table the body's own tables cannot shadow.
+func (b *Binder) bindFunctionScan(def *catalog.FunctionDef, fn *pg_query.FuncCall, rf *pg_query.RangeFunction, outer *scope) (Node, []Col, error) {
+	switch {
+	case rf.Ordinality:
+		return nil, nil, pgerr.NotSupported("WITH ORDINALITY on function %s", def.Name).WithPosition(fn.Location + 1)
+	case len(rf.Coldeflist) > 0:
+		return nil, nil, pgerr.New(pgerrcode.SyntaxError, "a column definition list is redundant for a function with OUT parameters").WithPosition(fn.Location + 1)
+	case b.inlineDepth >= maxInlineDepth:
+		return nil, nil, pgerr.New(pgerrcode.StatementTooComplex, "stack depth limit exceeded").
+			WithHint("SQL function \"%s\" calls itself (or other SQL functions) more than %d deep.", def.Name, maxInlineDepth)
+	}
+	b.inlineDepth++
+	defer func() { b.inlineDepth-- }()
+	argNodes, err := withDefaults(def, fn.Args)
+	if err != nil {
+		return nil, nil, err
+	}
+	cols, err := b.functionColumns(def)
+	if err != nil {
+		return nil, nil, err
+	}
+	typed := func(i int) *pg_query.Node {
+		return &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: argNodes[i], TypeName: typeNameNode(def.ArgTypes[i]), Location: -1}}}
+	}
+	// SELECT c1::t1 AS name1, ... FROM [(SELECT args) cairn_args,]
+	// LATERAL (body) AS cairn_fn(c1, ...)
+	wrap := &pg_query.SelectStmt{}
+	var sel *pg_query.SelectStmt
+	if !slices.ContainsFunc(argNodes, treeReadsColumns) {
+		sel, err = sqlFunctionBody(def, func(i int, _ int32) *pg_query.Node { return typed(i) })
+	} else {
+		sel, err = sqlFunctionBody(def, func(i int, location int32) *pg_query.Node {
+			return &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Fields: []*pg_query.Node{
+				pgString("cairn_args"), pgString(fmt.Sprintf("p%d", i+1))}, Location: location}}}
+		})
+		argsSel := &pg_query.SelectStmt{}
+		for i := range argNodes {
+			argsSel.TargetList = append(argsSel.TargetList, &pg_query.Node{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{
+				Name: fmt.Sprintf("p%d", i+1), Val: typed(i), Location: -1}}})
+		}
+		wrap.FromClause = []*pg_query.Node{{Node: &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+			Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: argsSel}}, Alias: &pg_query.Alias{Aliasname: "cairn_args"}}}}}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	inner := &pg_query.Alias{Aliasname: "cairn_fn"}
+	for i, c := range cols {
+		field := fmt.Sprintf("c%d", i+1)
+		inner.Colnames = append(inner.Colnames, pgString(field))
+		ref := &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Fields: []*pg_query.Node{pgString("cairn_fn"), pgString(field)}, Location: -1}}}
+		wrap.TargetList = append(wrap.TargetList, &pg_query.Node{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{
+			Name: c.Name, Val: &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: ref, TypeName: typeNameNode(c.T), Location: -1}}}, Location: -1}}})
+	}
+	wrap.FromClause = append(wrap.FromClause, &pg_query.Node{Node: &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+		Lateral: true, Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, Alias: inner}}})
+	alias := &pg_query.Alias{Aliasname: def.Name}
+	if rf.Alias != nil {
+		alias = &pg_query.Alias{Aliasname: rf.Alias.Aliasname, Colnames: rf.Alias.Colnames}
+		if len(alias.Colnames) == 0 && len(cols) == 1 && len(def.Columns) == 0 && def.SetofTable == "" {
+			alias.Colnames = []*pg_query.Node{pgString(alias.Aliasname)} // a scalar set's column takes the alias's name
+		}
+	}
+	plan, out, err := b.bindFromItem(&pg_query.Node{Node: &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+		Lateral: true, Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: wrap}}, Alias: alias}}}, outer)
+	if err != nil {
+		return nil, nil, pgerr.From(err).WithDetail("In function \"%s\".", def.Name)
+	}
+	return plan, out, nil
+}
+
 // inlineFunction binds a call of SQL function def with the argument
 // nodes argNodes: the body's one expression with the arguments in place
 // of the parameters, or, when the body reads tables (or filters,
@@ -326,6 +610,13 @@ func (b *Binder) inlineFunction(sc *scope, def *catalog.FunctionDef, argNodes []
 	}
 	b.inlineDepth++
 	defer func() { b.inlineDepth-- }()
+	if def.Setof {
+		return nil, pgerr.NotSupported("set-returning function %s in an expression (call it in FROM)", def.Name).WithPosition(location + 1)
+	}
+	argNodes, err := withDefaults(def, argNodes)
+	if err != nil {
+		return nil, err
+	}
 	sel, err := sqlFunctionBody(def, nil)
 	if err != nil {
 		return nil, err

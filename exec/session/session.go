@@ -697,7 +697,8 @@ func (s *Session) binder(cat *catalog.Catalog) *sql.Binder {
 		DateStyle: s.DateStyle(), Floats: s.floatStyle(),
 		ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Prepared: s.preparedParams,
 		Role: s.currentRole(cat).OID, RowSecurityOff: !isOn(s.get("row_security")),
-		NoIndexScans: !isOn(s.get("enable_indexscan")), NoBitmapScans: !isOn(s.get("enable_bitmapscan"))}
+		NoIndexScans: !isOn(s.get("enable_indexscan")), NoBitmapScans: !isOn(s.get("enable_bitmapscan")),
+		NoBodyChecks: !isOn(s.get("check_function_bodies"))}
 }
 
 // preparedParams are the parameter types of the prepared statement name.

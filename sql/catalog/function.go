@@ -25,6 +25,36 @@ type FunctionDef struct {
 	Volatility string `json:"volatility"`
 	Strict     bool   `json:"strict,omitempty"`
 	Owner      uint32 `json:"owner,omitempty"`
+	// ArgDefaults are the parameters' DEFAULT expressions as SQL text,
+	// "" for one without (only trailing parameters have them); nil when
+	// none has one. A call may leave out the parameters that have one.
+	ArgDefaults []string `json:"arg_defaults,omitempty"`
+	// Setof marks a function returning a set of rows (RETURNS SETOF t,
+	// RETURNS TABLE (...)), called in FROM. Columns are RETURNS TABLE's
+	// columns; SetofSchema and SetofTable name the table of RETURNS
+	// SETOF table, whose columns the rows have (read at each call);
+	// otherwise Returns is the type of the one column.
+	Setof       bool             `json:"setof,omitempty"`
+	Columns     []FunctionColumn `json:"columns,omitempty"`
+	SetofSchema string           `json:"setof_schema,omitempty"`
+	SetofTable  string           `json:"setof_table,omitempty"`
+}
+
+// FunctionColumn is a column of RETURNS TABLE (name type, ...).
+type FunctionColumn struct {
+	Name string  `json:"name"`
+	Type types.T `json:"type"`
+}
+
+// RequiredArgs is how many arguments a call must give: the parameters
+// before the first with a DEFAULT.
+func (f *FunctionDef) RequiredArgs() int {
+	for i, d := range f.ArgDefaults {
+		if d != "" {
+			return i
+		}
+	}
+	return len(f.ArgTypes)
 }
 
 // Key is the function's key in Catalog.Functions: its schema, name and
@@ -53,6 +83,8 @@ func (f *FunctionDef) Clone() *FunctionDef {
 	n := *f
 	n.ArgNames = slices.Clone(f.ArgNames)
 	n.ArgTypes = slices.Clone(f.ArgTypes)
+	n.ArgDefaults = slices.Clone(f.ArgDefaults)
+	n.Columns = slices.Clone(f.Columns)
 	return &n
 }
 

@@ -199,18 +199,18 @@ func typeName(oid int64) string {
 // FunctionSignature is what pg_get_function_result and
 // pg_get_function_arguments print for the function with OID oid, and the
 // schema it is in; ok is false for an OID no pg_proc row has.
-func (v *View) FunctionSignature(oid int64) (schema, result, arguments string, ok bool) {
+func (v *View) FunctionSignature(oid int64) (schema, result, arguments, identity string, ok bool) {
 	d, ok := procByOID(oid)
 	if !ok {
 		if f := userFunctionByOID(v.Cat, oid); f != nil {
-			schema, result, arguments = userFunctionSignature(f)
-			return schema, result, arguments, true
+			schema, result, arguments, identity = userFunctionSignature(f, v.qualified)
+			return schema, result, arguments, identity, true
 		}
-		return "", "", "", false
+		return "", "", "", "", false
 	}
 	names := make([]string, len(d.args))
 	for i, a := range d.args {
 		names[i] = typeName(a)
 	}
-	return d.schema, typeName(d.ret), strings.Join(names, ", "), true
+	return d.schema, typeName(d.ret), strings.Join(names, ", "), strings.Join(names, ", "), true
 }

@@ -142,6 +142,17 @@ func init() {
 				dep(pgRewriteOID, rule, pgClassOID, ref, 0, "n")
 			}
 		}
+		// A function returning SETOF a table depends on it (on its row
+		// type in PostgreSQL, which cairn's pg_type does not list), so
+		// pg_dump writes the table first.
+		for _, f := range userFunctions(v.Cat) {
+			if f.SetofTable == "" {
+				continue
+			}
+			if t := v.Cat.Table(f.SetofSchema, f.SetofTable); t != nil {
+				dep(pgProcOID, FunctionOID(f.Key()), pgClassOID, TableOID(t.ID), 0, "n")
+			}
+		}
 		for _, p := range procDefs() {
 			if p.ext != "" {
 				dep(pgProcOID, p.oid, pgExtensionOID, extensionNamed(p.ext).oid, 0, "e")

@@ -62,19 +62,56 @@ func userProcRows(v *View) [][]any {
 		for i, t := range f.ArgTypes {
 			args[i] = int64(t.OID())
 		}
+		// RETURNS TABLE's columns are parameters of mode t after the
+		// inputs (proallargtypes, proargmodes, proargnames).
+		var all, modes any
+		argNames := slices.Clone(f.ArgNames)
+		if len(f.Columns) > 0 {
+			allOIDs := slices.Clone(args)
+			modeList := make([]any, len(args), len(args)+len(f.Columns))
+			for i := range modeList {
+				modeList[i] = "i"
+			}
+			for _, c := range f.Columns {
+				allOIDs = append(allOIDs, int64(c.Type.OID()))
+				modeList = append(modeList, "t")
+				argNames = append(argNames, c.Name)
+			}
+			all, modes = oids(allOIDs...), types.NewArray(types.TextT, modeList...)
+		}
 		var names any
-		if slices.ContainsFunc(f.ArgNames, func(n string) bool { return n != "" }) {
-			elems := make([]any, len(f.ArgNames))
-			for i, n := range f.ArgNames {
+		if slices.ContainsFunc(argNames, func(n string) bool { return n != "" }) {
+			elems := make([]any, len(argNames))
+			for i, n := range argNames {
 				elems[i] = n
 			}
 			names = types.NewArray(types.TextT, elems...)
 		}
-		rows = append(rows, []any{FunctionOID(f.Key()), f.Name, SchemaOID(f.Schema), int64(catalog.OwnerOID(f.Owner)), lang, float64(100), float64(0),
-			int64(0), int64(0), "f", false, false, f.Strict, false, f.Volatility, "u", int64(len(args)), int64(0), ret, oids(args...),
-			nil, nil, names, nil, nil, f.Body, nil, nil, nil, nil})
+		var nDefaults int64
+		var defaults any
+		for _, d := range f.ArgDefaults {
+			if d != "" {
+				nDefaults++
+			}
+		}
+		if nDefaults > 0 {
+			// A node tree in PostgreSQL; the expressions' text here.
+			defaults = strings.Join(f.ArgDefaults[len(f.ArgDefaults)-int(nDefaults):], ", ")
+		}
+		rows = append(rows, []any{FunctionOID(f.Key()), f.Name, SchemaOID(f.Schema), int64(catalog.OwnerOID(f.Owner)), lang, float64(100), float64(estimatedRows(f)),
+			int64(0), int64(0), "f", false, false, f.Strict, f.Setof, f.Volatility, "u", int64(len(args)), nDefaults, ret, oids(args...),
+			all, modes, names, defaults, nil, f.Body, nil, nil, nil, nil})
 	}
 	return rows
+}
+
+// estimatedRows is pg_proc.prorows: the planner's estimate of a set-returning
+// function's rows (PostgreSQL's default 1000), 0 for others.
+func estimatedRows(f *catalog.FunctionDef) int {
+	if f.Setof {
+		return 1000
+	}
+	return 0
 }
 
 // userFunctionByOID finds a user function by its OID.
@@ -88,20 +125,39 @@ func userFunctionByOID(c *catalog.Catalog, oid int64) *catalog.FunctionDef {
 }
 
 // userFunctionSignature is FunctionSignature of a user function: its
-// arguments with their names, as pg_get_function_arguments prints them.
-func userFunctionSignature(f *catalog.FunctionDef) (schema, result, arguments string) {
+// arguments with their names (and defaults, but in identity), as
+// pg_get_function_arguments prints them; qualified names a table as
+// the session would write it (schema-qualified unless its search path
+// finds it).
+func userFunctionSignature(f *catalog.FunctionDef, qualified func(schema, name string) string) (schema, result, arguments, identity string) {
 	args := make([]string, len(f.ArgTypes))
+	ids := make([]string, len(f.ArgTypes))
 	for i, t := range f.ArgTypes {
 		args[i] = t.String()
 		if i < len(f.ArgNames) && f.ArgNames[i] != "" {
 			args[i] = f.ArgNames[i] + " " + args[i]
 		}
+		ids[i] = args[i]
+		if i < len(f.ArgDefaults) && f.ArgDefaults[i] != "" {
+			args[i] += " DEFAULT " + f.ArgDefaults[i]
+		}
 	}
 	result = f.Returns.String()
-	if f.Trigger {
+	switch {
+	case f.Trigger:
 		result = "trigger"
+	case len(f.Columns) > 0:
+		cols := make([]string, len(f.Columns))
+		for i, c := range f.Columns {
+			cols[i] = c.Name + " " + c.Type.String()
+		}
+		result = "TABLE(" + strings.Join(cols, ", ") + ")"
+	case f.SetofTable != "":
+		result = "SETOF " + qualified(f.SetofSchema, f.SetofTable)
+	case f.Setof:
+		result = "SETOF " + result
 	}
-	return f.Schema, result, strings.Join(args, ", ")
+	return f.Schema, result, strings.Join(args, ", "), strings.Join(ids, ", ")
 }
 
 // triggerRows are pg_trigger's rows.

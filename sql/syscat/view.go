@@ -337,6 +337,16 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 		if oid, ok := procByName(v.candidates(schema), name); ok {
 			return oid, nil
 		}
+		for _, s := range v.candidates(schema) {
+			switch fs := v.Cat.FunctionsNamed(s, name); len(fs) {
+			case 0:
+				continue
+			case 1:
+				return FunctionOID(fs[0].Key()), nil
+			default:
+				return 0, pgerr.New(pgerrcode.AmbiguousFunction, "more than one function named \"%s\"", text)
+			}
+		}
 		return 0, pgerr.New(pgerrcode.UndefinedFunction, "function \"%s\" does not exist", text)
 	}
 	return 0, pgerr.NotSupported("input of type %s by name", types.T{Family: family}.String())
