@@ -549,13 +549,9 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		return b.bindFromItem(&pg_query.Node{Node: &pg_query.Node_RangeVar{RangeVar: rv}}, outer)
 	}
 	sc := &scope{outer: outer}
-	args := make([]Expr, len(fn.Args))
-	for i, a := range fn.Args {
-		e, err := b.bindExpr(sc, a)
-		if err != nil {
-			return nil, nil, err
-		}
-		args[i] = e
+	args, err := b.bindExprs(sc, fn.Args)
+	if err != nil {
+		return nil, nil, err
 	}
 	alias := name
 	var colNames []string
@@ -649,13 +645,9 @@ func (b *Binder) bindRowsFrom(rf *pg_query.RangeFunction, outer *scope) (Node, [
 		if set == nil || set.RecordRows != nil {
 			return nil, nil, pgerr.NotSupported("function %s in ROWS FROM (set-returning functions of known columns only)", name).WithPosition(fn.Location + 1)
 		}
-		args := make([]Expr, len(fn.Args))
-		for i, a := range fn.Args {
-			e, err := b.bindExpr(sc, a)
-			if err != nil {
-				return nil, nil, err
-			}
-			args[i] = e
+		args, err := b.bindExprs(sc, fn.Args)
+		if err != nil {
+			return nil, nil, err
 		}
 		srf, err := b.bindSRF(set, args)
 		if err != nil {
