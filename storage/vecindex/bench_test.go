@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
+	"math/rand"
 	"runtime"
 	"slices"
 	"sync"
@@ -39,7 +41,10 @@ const (
 	benchQueries = 200
 )
 
-var benchRows = flag.Int("vecindex.rows", 100_000, "rows of the Build and Search benchmarks' dataset")
+var (
+	benchRows   = flag.Int("vecindex.rows", 100_000, "rows of the Build and Search benchmarks' dataset")
+	benchLatent = flag.Int("vecindex.latent", 0, "draw the benchmarks' rows on a latent space of this many dimensions projected to 384 (as cairn-bench --vi-latent-dim and real text embeddings); 0: clusters in the full space, the hard dataset")
+)
 
 var bench struct {
 	data, index   sync.Once
@@ -50,9 +55,68 @@ var bench struct {
 
 func benchData() {
 	bench.data.Do(func() {
-		all := dataset(11, *benchRows+benchQueries, benchDim, 500)
+		var all [][]float32
+		if *benchLatent > 0 {
+			all = latentDataset(11, *benchRows+benchQueries, benchDim, *benchLatent, 500)
+		} else {
+			all = dataset(11, *benchRows+benchQueries, benchDim, 500)
+		}
 		bench.rows, bench.queries = all[:*benchRows], all[*benchRows:]
 	})
+}
+
+// latentDataset draws n unit rows around clusters Gaussian centres in a
+// latent space of latent dimensions (each row 0.7 cosine-similar to its
+// centre there), projects them to dim by a fixed random linear map and adds
+// full-space noise of length 0.1: rows whose intrinsic dimension is far
+// below their width, as text embeddings' is.
+func latentDataset(seed int64, n, dim, latent, clusters int) [][]float32 {
+	rng := rand.New(rand.NewSource(seed))
+	gaussian := func(k int, sd float64) []float64 {
+		v := make([]float64, k)
+		for i := range v {
+			v[i] = rng.NormFloat64() * sd
+		}
+		return v
+	}
+	unit := func(v []float64) []float64 {
+		var sq float64
+		for _, x := range v {
+			sq += x * x
+		}
+		for i := range v {
+			v[i] /= math.Sqrt(sq)
+		}
+		return v
+	}
+	centres := make([][]float64, clusters)
+	for i := range centres {
+		centres[i] = unit(gaussian(latent, 1))
+	}
+	proj := make([][]float64, dim)
+	for i := range proj {
+		proj[i] = gaussian(latent, 1/math.Sqrt(float64(dim)))
+	}
+	rows := make([][]float32, n)
+	for r := range rows {
+		z := gaussian(latent, 1/math.Sqrt(float64(latent)))
+		for i, c := range centres[rng.Intn(clusters)] {
+			z[i] += c
+		}
+		z = unit(z)
+		x := gaussian(dim, 0.1/math.Sqrt(float64(dim)))
+		for i, w := range proj {
+			for j, zj := range z {
+				x[i] += w[j] * zj
+			}
+		}
+		x = unit(x)
+		rows[r] = make([]float32, dim)
+		for i, f := range x {
+			rows[r][i] = float32(f)
+		}
+	}
+	return rows
 }
 
 func benchIndex(b *testing.B) {
