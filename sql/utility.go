@@ -103,7 +103,7 @@ type AlterCmd struct {
 	// go with it.
 	Cascade bool
 	// Sequence is AddIdentity's new sequence (Column: the column made an
-	// identity column).
+	// identity column), or AddColumn's for a serial or identity column.
 	Sequence *catalog.SequenceDef
 	// Narrows marks a SetType to a varchar(n) shorter than the column's
 	// type allows, which keeps the values only if each fits: applying it
@@ -966,7 +966,7 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 	col.NotNull = cd.IsNotNull
 	var seq *catalog.SequenceDef
 	if types.IsSerial(typeName) && len(cd.TypeName.ArrayBounds) == 0 {
-		seq = &catalog.SequenceDef{Schema: def.Schema, Name: def.Name + "_" + cd.Colname + "_seq", Start: 1, Increment: 1, Min: 1, Max: maxForType(t)}
+		seq = &catalog.SequenceDef{Schema: def.Schema, Name: b.freeRelationName(def.Schema, def.Name+"_"+cd.Colname+"_seq"), Start: 1, Increment: 1, Min: 1, Max: maxForType(t)}
 		col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(def.Schema), ident.Quote(seq.Name))
 		col.NotNull = true
 	}
@@ -1030,7 +1030,7 @@ func (b *Binder) identitySequence(def *catalog.TableDef, col *catalog.ColumnDef,
 	default:
 		return nil, pgerr.New(pgerrcode.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
 	}
-	seq := &catalog.SequenceDef{Schema: def.Schema, Name: def.Name + "_" + col.Name + "_seq", Increment: 1}
+	seq := &catalog.SequenceDef{Schema: def.Schema, Name: b.freeRelationName(def.Schema, def.Name+"_"+col.Name+"_seq"), Increment: 1}
 	if err := b.applySequenceOptions(seq, c.Options, col.Type); err != nil {
 		return nil, err
 	}
@@ -1601,9 +1601,6 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			if err != nil {
 				return nil, err
 			}
-			if seq != nil {
-				return nil, pgerr.NotSupported("ALTER TABLE ADD COLUMN of a serial type")
-			}
 			if col.Generated != "" {
 				// Checked as CREATE TABLE checks it; the rows already
 				// there get its value as a DEFAULT's (FillColumn).
@@ -1614,7 +1611,7 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 					return nil, err
 				}
 			}
-			ac := AlterCmd{Kind: AddColumn, Column: col, IfNotExists: cmd.MissingOk}
+			ac := AlterCmd{Kind: AddColumn, Column: col, IfNotExists: cmd.MissingOk, Sequence: seq}
 			if err := applyConstraintAttrs(cd.Constraints); err != nil {
 				return nil, err
 			}
@@ -1961,16 +1958,11 @@ func (b *Binder) sequenceTable(seq *catalog.SequenceDef) *catalog.TableDef {
 }
 
 // freeRelationName returns name, or name with the smallest numeric suffix
-// that no table, index or sequence of the schema uses (PostgreSQL's
-// ChooseRelationName).
+// that no relation of the schema uses (PostgreSQL's ChooseRelationName):
+// an index's name, or a serial or identity column's sequence's.
 func (b *Binder) freeRelationName(schema, name string) string {
-	taken := func(n string) bool {
-		_, idx := b.Catalog.Indexes[schema+"."+n]
-		_, seq := b.Catalog.Sequences[schema+"."+n]
-		return idx || seq || b.Catalog.Table(schema, n) != nil
-	}
 	candidate := name
-	for i := 1; taken(candidate); i++ {
+	for i := 1; b.Catalog.RelationExists(schema, candidate); i++ {
 		candidate = name + itoa(int64(i))
 	}
 	return candidate

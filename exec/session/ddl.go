@@ -390,19 +390,12 @@ func (s *Session) createTable(tx *storage.Tx, x *sql.CreateTable) error {
 }
 
 // createTableNow creates the table of x and the sequences of its serial
-// columns, returning its ID.
+// and identity columns, returning its ID.
 func (s *Session) createTableNow(tx *storage.Tx, x *sql.CreateTable) (uint64, error) {
 	cat := tx.Catalog()
 	for _, seq := range x.Sequences {
-		if _, ok := cat.Sequences[seq.Schema+"."+seq.Name]; ok {
+		if cat.RelationExists(seq.Schema, seq.Name) {
 			return 0, pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", seq.Name)
-		}
-		// A serial column's sequence belongs to the table's owner.
-		owned := *seq
-		owned.Owner = s.currentRole(cat).OID
-		owned.ACL = cat.InitialACL(owned.Owner, owned.Schema, "S")
-		if err := tx.CreateSequence(&owned); err != nil {
-			return 0, err
 		}
 	}
 	owned := x.Def.Clone()
@@ -411,6 +404,17 @@ func (s *Session) createTableNow(tx *storage.Tx, x *sql.CreateTable) (uint64, er
 	def, err := tx.CreateTable(owned)
 	if err != nil {
 		return 0, err
+	}
+	// The sequences are created once the table has its ID: each belongs
+	// to its column (dropping the column or the table drops it).
+	for _, seq := range x.Sequences {
+		for _, col := range def.Columns {
+			if schema, name, ok := ownedSequence(col.Default); ok && schema == seq.Schema && name == seq.Name {
+				if err := createColumnSequence(tx, def, col, seq); err != nil {
+					return 0, err
+				}
+			}
+		}
 	}
 	// A foreign key to the table itself was bound before it had an ID.
 	selfRef := false
@@ -484,15 +488,28 @@ func dropTable(tx *storage.Tx, def *catalog.TableDef, cascade bool) error {
 	if err := tx.DropTable(def.ID); err != nil {
 		return err
 	}
+	return dropOwnedSequences(tx, def, def.Columns)
+}
+
+// dropOwnedSequences drops the sequences that columns of def (being
+// dropped) own: a serial or identity column's, and those ALTER SEQUENCE
+// ... OWNED BY tied to one of them. A sequence the column's default only
+// draws from (DEFAULT nextval('shared')) stays, as in PostgreSQL; only
+// the serial columns of catalogs written before sequences recorded their
+// column are known by their name (table_column_seq) instead.
+func dropOwnedSequences(tx *storage.Tx, def *catalog.TableDef, columns []catalog.ColumnDef) error {
+	cat := tx.Catalog()
 	owned := map[string]bool{}
-	for _, col := range def.Columns {
-		if schema, name, ok := ownedSequence(col.Default); ok {
-			owned[catalog.Key(schema, name)] = true
+	for _, col := range columns {
+		if schema, name, ok := ownedSequence(col.Default); ok && name == def.Name+"_"+col.Name+"_seq" {
+			if seq := cat.Sequences[catalog.Key(schema, name)]; seq != nil && seq.OwnedBy == nil {
+				owned[catalog.Key(schema, name)] = true
+			}
 		}
-	}
-	for key, seq := range cat.Sequences {
-		if seq.OwnedBy != nil && seq.OwnedBy.Table == def.ID {
-			owned[key] = true
+		for key, seq := range cat.Sequences {
+			if seq.OwnedBy != nil && seq.OwnedBy.Table == def.ID && seq.OwnedBy.Column == col.ID {
+				owned[key] = true
+			}
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(owned)) {
@@ -660,6 +677,13 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			col := cmd.Column
 			col.ID = def.NextColumnID
 			def.NextColumnID++
+			if cmd.Sequence != nil {
+				// A serial or identity column: the rows already there
+				// take its sequence's values as they are filled below.
+				if err := createColumnSequence(tx, def, col, cmd.Sequence); err != nil {
+					return err
+				}
+			}
 			def.Columns = append(def.Columns, col)
 			if cmd.Primary || cmd.Unique {
 				name := def.Name + "_" + col.Name + "_key"
@@ -692,7 +716,10 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			if err := s.dropGeneratedDependents(def, cmd.Name, cmd.Cascade); err != nil {
 				return err
 			}
-			pos, _ = def.Column(cmd.Name)
+			pos, col = def.Column(cmd.Name)
+			if err := dropOwnedSequences(tx, def, []catalog.ColumnDef{*col}); err != nil {
+				return err
+			}
 			dropColumn(def, pos)
 		case sql.RenameColumn:
 			pos, col := def.Column(cmd.Name)
@@ -780,18 +807,10 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			}
 			def.Columns[pos].Type = cmd.Column.Type
 		case sql.AddIdentity:
-			cat := tx.Catalog()
-			if cat.RelationExists(cmd.Sequence.Schema, cmd.Sequence.Name) {
-				return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", cmd.Sequence.Name)
-			}
-			// The sequence belongs to the table's owner.
-			seq := *cmd.Sequence
-			seq.Owner = catalog.OwnerOID(def.Owner)
-			seq.ACL = cat.InitialACL(seq.Owner, seq.Schema, "S")
-			if err := tx.CreateSequence(&seq); err != nil {
+			pos, col := def.Column(cmd.Name)
+			if err := createColumnSequence(tx, def, *col, cmd.Sequence); err != nil {
 				return err
 			}
-			pos, _ := def.Column(cmd.Name)
 			def.Columns[pos] = cmd.Column
 		case sql.AddConstraint:
 			check, fk, err := addConstraint(def, x.Table, cmd)
@@ -920,6 +939,21 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	return nil
 }
 
+// createColumnSequence creates seq, the sequence of col, a serial or
+// identity column of def: owned by the column (OWNED BY), and like the
+// table's other parts by the table's owner.
+func createColumnSequence(tx *storage.Tx, def *catalog.TableDef, col catalog.ColumnDef, seq *catalog.SequenceDef) error {
+	cat := tx.Catalog()
+	if cat.RelationExists(seq.Schema, seq.Name) {
+		return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", seq.Name)
+	}
+	owned := *seq
+	owned.Owner = catalog.OwnerOID(def.Owner)
+	owned.ACL = cat.InitialACL(owned.Owner, owned.Schema, "S")
+	owned.OwnedBy = &catalog.SequenceOwner{Table: def.ID, Column: col.ID}
+	return tx.CreateSequence(&owned)
+}
+
 // anyRow reports whether plan, run in tx, returns a row.
 func (s *Session) anyRow(ctx context.Context, tx *storage.Tx, plan sql.Node) (bool, error) {
 	op, err := exec.Build(s.runtime(tx, nil), plan)
@@ -934,10 +968,16 @@ func (s *Session) anyRow(ctx context.Context, tx *storage.Tx, plan sql.Node) (bo
 	return found, err
 }
 
-// runDML runs a data-modifying plan the session built itself in tx and
-// returns the rows it changed.
+// runDML runs a data-modifying plan the session built itself in tx (a
+// DDL statement's fill or rewrite of existing rows, CREATE TABLE AS's
+// insert) and returns the rows it changed. No row triggers fire: they
+// are for the user's statements, and PostgreSQL's rewrites of ALTER
+// TABLE ADD COLUMN ... DEFAULT or ALTER TYPE fire none (a BEFORE UPDATE
+// trigger setting updated_at must not touch every row).
 func (s *Session) runDML(ctx context.Context, tx *storage.Tx, plan sql.Node) (int64, error) {
-	changed, returning, err := exec.RunDML(ctx, s.runtime(tx, nil), plan)
+	rt := s.runtime(tx, nil)
+	rt.Triggers = nil
+	changed, returning, err := exec.RunDML(ctx, rt, plan)
 	if err != nil {
 		return 0, err
 	}
