@@ -54,6 +54,11 @@ type Context struct {
 	// cancel or statement_timeout ends the wait); nil when the server
 	// has no embedding endpoint. Safe for concurrent use.
 	Embed func(texts []string) ([][]float32, error)
+	// Procedural runs the body of a PL/pgSQL function of CREATE FUNCTION
+	// (body: the binder's sql.PLCall) with one row's arguments in the
+	// calling statement's session and transaction, returning its value;
+	// nil outside a session.
+	Procedural func(body any, args []any) (any, error)
 }
 
 // AdvisoryKey names an advisory lock: a bigint, or (Pair) two integers,

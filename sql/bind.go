@@ -91,7 +91,10 @@ type Binder struct {
 	// modifying are those bound so far (modifying_with.go).
 	topWith   *pg_query.WithClause
 	modifying []modifyingAccess
-	aggs      []*aggCollector
+	// procedural is set once a call of a PL/pgSQL function is bound
+	// (Query.Procedural).
+	procedural bool
+	aggs       []*aggCollector
 	// corrs maps the scope a subquery expression is bound in to the
 	// correlation of that subquery, while its plan is bound.
 	corrs map[*scope]*correlation
@@ -160,6 +163,10 @@ type cteDef struct {
 // DELETE, MERGE, EXPLAIN).
 type Query struct {
 	Plan Node
+	// Procedural marks a plan that calls PL/pgSQL functions of CREATE
+	// FUNCTION, whose statements may write: the session runs it to
+	// completion in a transaction that commits, as a data-modifying one.
+	Procedural bool
 }
 
 // Statement is a bound statement: a *Query (a plan), a *Copy, or one of
@@ -217,7 +224,7 @@ func (b *Binder) query(plan Node) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Query{Plan: plan}, nil
+	return &Query{Plan: plan, Procedural: b.procedural}, nil
 }
 
 // bindStatement binds a statement's parse tree.
@@ -308,7 +315,7 @@ func (b *Binder) bindExplain(s *pg_query.ExplainStmt) (Statement, error) {
 	if !ok {
 		return nil, pgerr.NotSupported("EXPLAIN of a utility statement")
 	}
-	return &Query{Plan: &Explain{Input: q.Plan, Analyze: analyze, Format: format}}, nil
+	return &Query{Plan: &Explain{Input: q.Plan, Analyze: analyze, Format: format}, Procedural: q.Procedural}, nil
 }
 
 // FinishParams gives every parameter the statement refers to whose type

@@ -655,6 +655,25 @@ func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 	return del, err
 }
 
+// tableExprBinder binds an expression kept with def as text (a CHECK,
+// DEFAULT, generation or index expression) outside a statement that
+// names def. The functions of CREATE FUNCTION it calls are looked for in
+// def's schema, then public, then the other schemas: PostgreSQL keeps
+// such an expression with its functions resolved, whatever search_path
+// the writing session has.
+func tableExprBinder(cat *catalog.Catalog, def *catalog.TableDef) *Binder {
+	path := []string{def.Schema}
+	if def.Schema != "public" {
+		path = append(path, "public")
+	}
+	for _, name := range slices.Sorted(maps.Keys(cat.Schemas)) {
+		if !slices.Contains(path, name) {
+			path = append(path, name)
+		}
+	}
+	return &Binder{Catalog: cat, SearchPath: path}
+}
+
 // BindTableExpr binds the SQL text of an expression over a table's columns
 // (CHECK constraints), as a boolean condition.
 func BindTableExpr(cat *catalog.Catalog, def *catalog.TableDef, text string) (Expr, error) {
@@ -662,7 +681,7 @@ func BindTableExpr(cat *catalog.Catalog, def *catalog.TableDef, text string) (Ex
 	if err != nil {
 		return nil, err
 	}
-	b := &Binder{Catalog: cat}
+	b := tableExprBinder(cat, def)
 	return b.bindCondition(&scope{cols: tableCols(def, def.Name)}, n, "CHECK")
 }
 
@@ -675,13 +694,13 @@ func BindIndexExpr(cat *catalog.Catalog, def *catalog.TableDef, text string) (Ex
 	if err != nil {
 		return nil, err
 	}
-	b := &Binder{Catalog: cat}
+	b := tableExprBinder(cat, def)
 	return b.bindExpr(&scope{cols: tableCols(def, def.Name)}, n)
 }
 
 // BindColumnDefault binds the DEFAULT of def's column at position pos
 // (a NULL constant when it has none), as ON DELETE SET DEFAULT writes it.
 func BindColumnDefault(cat *catalog.Catalog, def *catalog.TableDef, pos int) (Expr, error) {
-	b := &Binder{Catalog: cat}
+	b := tableExprBinder(cat, def)
 	return b.columnDefault(def, pos)
 }

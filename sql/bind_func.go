@@ -25,7 +25,7 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
 		return nil, pgerr.New(pgerrcode.WrongObjectType, "%s is not an aggregate function", name)
 	}
-	argNodes, err := b.positionalArgs(sc, name, fc.Args)
+	argNodes, err := b.positionalArgs(sc, fc.Funcname, fc.Args)
 	if err != nil {
 		return nil, pgerr.From(err).WithPositionIfUnset(fc.Location + 1)
 	}
@@ -88,6 +88,9 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 		// A function of CREATE FUNCTION: the built-in ones come first,
 		// as pg_catalog does first in PostgreSQL's search path.
 		if def := b.lookupFunction(strList(fc.Funcname), args); def != nil {
+			if def.Language == "plpgsql" && !def.Setof {
+				return b.plCall(sc, def, argNodes, fc.Location)
+			}
 			return b.inlineFunction(sc, def, argNodes, fc.Location)
 		}
 	}

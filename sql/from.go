@@ -549,7 +549,11 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 		return b.bindFromItem(&pg_query.Node{Node: &pg_query.Node_RangeVar{RangeVar: rv}}, outer)
 	}
 	sc := &scope{outer: outer}
-	args, err := b.bindExprs(sc, fn.Args)
+	argNodes, err := b.positionalArgs(sc, fn.Funcname, fn.Args)
+	if err != nil {
+		return nil, nil, pgerr.From(err).WithPositionIfUnset(fn.Location + 1)
+	}
+	args, err := b.bindExprs(sc, argNodes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -563,7 +567,7 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 	if set == nil && len(functions.Overloads(name)) == 0 && !fn.FuncVariadic {
 		// A set-returning function of CREATE FUNCTION.
 		if def := b.lookupFunction(strList(fn.Funcname), args); def != nil && def.Setof {
-			return b.bindFunctionScan(def, fn, rf, outer)
+			return b.bindFunctionScan(def, fn, argNodes, rf, outer)
 		}
 	}
 	record := set != nil && set.RecordRows != nil

@@ -19,6 +19,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -213,13 +214,31 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 			break
 		}
 		if !def.Trigger {
-			return nil, pgerr.NotSupported("PL/pgSQL functions other than trigger functions and set-returning functions of one RETURN QUERY")
+			// A function returning one value: its body runs in the
+			// session at each call (PLCall).
+			if err := plReturnType(def.Returns); err != nil {
+				return nil, err
+			}
+			for _, t := range def.ArgTypes {
+				if err := plReturnType(t); err != nil {
+					return nil, pgerr.NotSupported("PL/pgSQL function parameters of type %s", t)
+				}
+			}
+			if b.NoBodyChecks {
+				break
+			}
+			// A $n beyond the parameters fails each call, not the
+			// definition, as in PostgreSQL.
+			if _, err := b.compilePL(def.Body, def, false); err != nil && pgerr.Code(err) != pgerrcode.UndefinedParameter {
+				return nil, err
+			}
+			break
 		}
 		if len(def.ArgTypes) > 0 {
 			return nil, pgerr.New(pgerrcode.InvalidFunctionDefinition, "trigger functions cannot have declared arguments").
 				WithHint("The arguments of the trigger can be accessed through TG_NARGS and TG_ARGV instead.")
 		}
-		if _, err := b.compilePL(def.Body, true); err != nil {
+		if _, err := b.compilePL(def.Body, nil, true); err != nil {
 			return nil, err
 		}
 	case "":
@@ -228,6 +247,93 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 		return nil, pgerr.New(pgerrcode.UndefinedObject, "language \"%s\" does not exist", def.Language)
 	}
 	return &CreateFunction{Def: def, Replace: s.Replace}, nil
+}
+
+// plReturnOnly is the expression of a PL/pgSQL body that is BEGIN
+// RETURN expr; END and nothing else (no variables declared, no handler),
+// or nil.
+func plReturnOnly(fn *PLFunction) *PLExpr {
+	body := fn.Body
+	if len(body.Init) > 0 || len(body.Handlers) > 0 || len(body.Body) != 1 {
+		return nil
+	}
+	if ret, ok := body.Body[0].(*PLReturn); ok && ret.Var < 0 && ret.Expr != nil {
+		return ret.Expr
+	}
+	return nil
+}
+
+// callsUserFunction reports whether parse tree n calls a function that
+// is not built in (one of CREATE FUNCTION, or none).
+func callsUserFunction(n *pg_query.Node) bool {
+	found := false
+	walkMessages(n.ProtoReflect(), func(m protoreflect.Message) {
+		if fc, ok := m.Interface().(*pg_query.FuncCall); ok {
+			name := strings.ToLower(nameOf(fc.Funcname))
+			if len(functions.Overloads(name)) == 0 && !functions.IsAggregate(name) && functions.SetReturningFunc(name) == nil {
+				found = true
+			}
+		}
+	})
+	return found
+}
+
+// plReturnType refuses, with 0A000, a PL/pgSQL function's result type
+// the interpreter cannot return: a row (record) or a polymorphic type.
+func plReturnType(t types.T) error {
+	switch t.Family {
+	case types.Record, types.Unknown:
+		return pgerr.NotSupported("PL/pgSQL functions returning %s", t)
+	}
+	if strings.HasPrefix(t.String(), "any") {
+		return pgerr.NotSupported("PL/pgSQL functions of polymorphic type %s", t)
+	}
+	return nil
+}
+
+// plCall binds a call of def, a PL/pgSQL function returning one value,
+// with arguments args (in positional form): a function call whose
+// evaluation hands the session (functions.Context.Procedural) the body
+// compiled and the arguments cast to the parameters' types, row by row.
+// It is volatile whatever def says, so that it runs in the session's
+// own goroutine, never in parallel partitions of a scan.
+func (b *Binder) plCall(sc *scope, def *catalog.FunctionDef, argNodes []*pg_query.Node, location int32) (Expr, error) {
+	fn, err := b.compilePL(def.Body, def, false)
+	if err != nil {
+		return nil, pgerr.From(err).WithDetail("In PL/pgSQL function \"%s\".", def.Name)
+	}
+	if ret := plReturnOnly(fn); ret != nil && !callsUserFunction(ret.Stmt.node) {
+		// BEGIN RETURN expr; END is inlined as a SQL function's SELECT
+		// expr is, evaluated a batch at a time. Not when expr calls
+		// functions of CREATE FUNCTION, which may be this one.
+		inline := *def
+		inline.Language, inline.Body = "sql", "SELECT "+ret.Text
+		return b.inlineFunction(sc, &inline, argNodes, location)
+	}
+	argNodes, err = withDefaults(def, argNodes)
+	if err != nil {
+		return nil, err
+	}
+	args, err := b.bindExprs(sc, argNodes)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range args {
+		if args[i], err = b.coerce(a, def.ArgTypes[i], castAssignment); err != nil {
+			return nil, pgerr.From(err).WithPositionIfUnset(location + 1)
+		}
+	}
+	b.procedural = true
+	call := &PLCall{Def: def, Fn: fn}
+	name := def.Name
+	ov := &functions.Overload{Name: name, Args: def.ArgTypes, Result: def.Returns, NullCall: !def.Strict, Volatility: functions.Volatile,
+		Eval: func(ctx *functions.Context, a []any) (any, error) {
+			if ctx == nil || ctx.Procedural == nil {
+				return nil, pgerr.NotSupported("calling PL/pgSQL function %s outside a session's statement", name)
+			}
+			return ctx.Procedural(call, a)
+		}}
+	return &Call{Name: name, Overload: ov, Args: args, T: def.Returns}, nil
 }
 
 // sqlFunctionBody parses a SQL function's body, which must be one
@@ -527,8 +633,9 @@ func treeReadsColumns(n *pg_query.Node) bool {
 // cast to the function's and named as its, or as the alias names them.
 // The arguments stand in the body cast to the parameters' types, or,
 // when they read columns (a lateral call), as the columns of a one-row
-// derived table the body's own tables cannot shadow.
-func (b *Binder) bindFunctionScan(def *catalog.FunctionDef, fn *pg_query.FuncCall, rf *pg_query.RangeFunction, outer *scope) (Node, []Col, error) {
+// derived table the body's own tables cannot shadow. argNodes are the
+// call's arguments in positional form.
+func (b *Binder) bindFunctionScan(def *catalog.FunctionDef, fn *pg_query.FuncCall, argNodes []*pg_query.Node, rf *pg_query.RangeFunction, outer *scope) (Node, []Col, error) {
 	switch {
 	case rf.Ordinality:
 		return nil, nil, pgerr.NotSupported("WITH ORDINALITY on function %s", def.Name).WithPosition(fn.Location + 1)
@@ -540,7 +647,7 @@ func (b *Binder) bindFunctionScan(def *catalog.FunctionDef, fn *pg_query.FuncCal
 	}
 	b.inlineDepth++
 	defer func() { b.inlineDepth-- }()
-	argNodes, err := withDefaults(def, fn.Args)
+	argNodes, err := withDefaults(def, argNodes)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -115,6 +115,6 @@ func generatedValue(col catalog.ColumnDef) error {
 // columns (see generatedExprs), for a write exec makes without a bound
 // statement: a foreign key's ON DELETE / ON UPDATE action.
 func BindGenerated(cat *catalog.Catalog, def *catalog.TableDef) (map[int]Expr, error) {
-	b := &Binder{Catalog: cat}
+	b := tableExprBinder(cat, def)
 	return b.generatedExprs(def)
 }

@@ -1,10 +1,12 @@
 package sql
 
 // Named arguments (f(a => 1), f(a := 1)) for the built-in functions whose
-// PostgreSQL signatures name their parameters: the call is rewritten into
-// positional form, parameters left out taking their defaults.
+// PostgreSQL signatures name their parameters and for the functions of
+// CREATE FUNCTION: the call is rewritten into positional form, parameters
+// left out taking their defaults.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgerrcode"
@@ -35,7 +37,7 @@ var namedParams = map[string][]param{
 
 // positionalArgs puts a call's named arguments in their parameters'
 // places. Positional arguments must come first, as in PostgreSQL.
-func (b *Binder) positionalArgs(sc *scope, name string, args []*pg_query.Node) ([]*pg_query.Node, error) {
+func (b *Binder) positionalArgs(sc *scope, funcname []*pg_query.Node, args []*pg_query.Node) ([]*pg_query.Node, error) {
 	named := false
 	for _, a := range args {
 		if a.GetNamedArgExpr() != nil {
@@ -45,7 +47,11 @@ func (b *Binder) positionalArgs(sc *scope, name string, args []*pg_query.Node) (
 	if !named {
 		return args, nil
 	}
-	params := namedParams[name] // none: no parameter name matches
+	name := strings.ToLower(nameOf(funcname))
+	params, builtin := namedParams[name]
+	if !builtin {
+		params = b.userFunctionParams(strList(funcname), args) // none: no parameter name matches
+	}
 	out := make([]*pg_query.Node, len(params))
 	last := -1
 	for i, a := range args {
@@ -112,4 +118,60 @@ func (b *Binder) noNamedMatch(sc *scope, name string, args []*pg_query.Node) err
 	}
 	return pgerr.New(pgerrcode.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(parts, ", ")).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+// userFunctionParams are the parameters of the function of CREATE
+// FUNCTION a call with named arguments args names (qualified, or the
+// first on the search path): one whose parameter names cover the named
+// arguments after the positional ones, and whose parameters without a
+// DEFAULT the call all gives. nil if none has.
+func (b *Binder) userFunctionParams(names []string, args []*pg_query.Node) []param {
+	schemas := b.SearchPath
+	if len(names) == 2 {
+		schemas = names[:1]
+	}
+	positional := 0
+	for _, a := range args {
+		if a.GetNamedArgExpr() == nil {
+			positional++
+		}
+	}
+	for _, schema := range schemas {
+		for _, f := range b.Catalog.FunctionsNamed(schema, names[len(names)-1]) {
+			if f.Trigger || positional > len(f.ArgTypes) {
+				continue
+			}
+			given := make([]bool, len(f.ArgTypes))
+			for i := range positional {
+				given[i] = true
+			}
+			fits := true
+			for _, a := range args {
+				if na := a.GetNamedArgExpr(); na != nil {
+					i := slices.Index(f.ArgNames, na.Name)
+					fits = fits && i >= positional
+					if i >= 0 {
+						given[i] = true
+					}
+				}
+			}
+			for i := range f.RequiredArgs() {
+				fits = fits && given[i]
+			}
+			if !fits {
+				continue
+			}
+			params := make([]param, len(f.ArgTypes))
+			for i := range params {
+				if i < len(f.ArgNames) {
+					params[i].name = f.ArgNames[i]
+				}
+				if i < len(f.ArgDefaults) {
+					params[i].def = f.ArgDefaults[i]
+				}
+			}
+			return params
+		}
+	}
+	return nil
 }

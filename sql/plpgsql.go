@@ -18,6 +18,8 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -39,13 +41,27 @@ type PLFunction struct {
 	// tg_table_name, tg_table_schema).
 	Trigger bool
 	TG      map[string]int
+	// Args is how many of the first variables are the parameters of a
+	// function's body (0 for a DO block or a trigger), which a call
+	// gives the arguments' values.
+	Args int
+}
+
+// PLCall is what a call of a PL/pgSQL function of CREATE FUNCTION hands
+// the session (functions.Context.Procedural): the function and its body
+// compiled.
+type PLCall struct {
+	Def *catalog.FunctionDef
+	Fn  *PLFunction
 }
 
 // plTriggerVars are the special variables of a trigger function, all text.
 var plTriggerVars = []string{"tg_op", "tg_name", "tg_when", "tg_level", "tg_table_name", "tg_table_schema"}
 
 // CompileTrigger compiles the body of a PL/pgSQL trigger function.
-func (b *Binder) CompileTrigger(body string) (*PLFunction, error) { return b.compilePL(body, true) }
+func (b *Binder) CompileTrigger(body string) (*PLFunction, error) {
+	return b.compilePL(body, nil, true)
+}
 
 // PLVar is one variable of a PL/pgSQL body.
 type PLVar struct {
@@ -237,7 +253,7 @@ func (b *Binder) bindDo(n *pg_query.DoStmt) (Statement, error) {
 		}
 		return nil, pgerr.New(pgerrcode.UndefinedObject, "language \"%s\" does not exist", lang)
 	}
-	fn, err := b.compilePL(body, false)
+	fn, err := b.compilePL(body, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -289,14 +305,25 @@ type plCompiler struct {
 	typeNames []string
 }
 
-// compilePL compiles a PL/pgSQL body (trigger: it is a trigger
-// function's, with NEW and OLD).
-func (b *Binder) compilePL(body string, trigger bool) (*PLFunction, error) {
-	returns := "void"
+// compilePL compiles a PL/pgSQL body: a DO block's, a trigger function's
+// (trigger: with NEW and OLD), or the body of def, a function returning
+// a value, whose parameters are its first variables, named as def names
+// them (and $1, $2, ... in its statements).
+func (b *Binder) compilePL(body string, def *catalog.FunctionDef, trigger bool) (*PLFunction, error) {
+	returns, params := "void", ""
 	if trigger {
 		returns = "trigger"
 	}
-	text := "CREATE FUNCTION cairn_inline() RETURNS " + returns + " LANGUAGE plpgsql AS " + dollarQuote(body)
+	if def != nil {
+		returns = def.Returns.String()
+		for i, t := range def.ArgTypes {
+			if i > 0 {
+				params += ", "
+			}
+			params += ident.Quote(plParamName(def, i)) + " " + t.String()
+		}
+	}
+	text := "CREATE FUNCTION cairn_inline(" + params + ") RETURNS " + returns + " LANGUAGE plpgsql AS " + dollarQuote(body)
 	out, err := pg_query.ParsePlPgSqlToJSON(text)
 	if err != nil {
 		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error())
@@ -313,6 +340,19 @@ func (b *Binder) compilePL(body string, trigger bool) (*PLFunction, error) {
 	c := &plCompiler{b: b, fn: &PLFunction{Found: -1, SQLState: -1, SQLErrm: -1, New: -1, Old: -1, Trigger: trigger}, byName: map[string]int{}}
 	if err := c.datums(fns[0].Fn.Datums); err != nil {
 		return nil, err
+	}
+	if def != nil {
+		// The parser lists the parameters first, untyped.
+		c.fn.Args = len(def.ArgTypes)
+		if len(c.fn.Vars) < c.fn.Args {
+			return nil, pgerr.New(pgerrcode.InternalError, "reading the PL/pgSQL parse: %d parameters, %d variables", c.fn.Args, len(c.fn.Vars))
+		}
+		for i, t := range def.ArgTypes {
+			c.fn.Vars[i].T = t
+			if def.ArgNames == nil || i >= len(def.ArgNames) || def.ArgNames[i] == "" {
+				delete(c.byName, strings.ToLower(plParamName(def, i))) // unnamed: only $n names it
+			}
+		}
 	}
 	if trigger {
 		c.fn.TG = map[string]int{}
@@ -337,6 +377,15 @@ func (b *Binder) compilePL(body string, trigger bool) (*PLFunction, error) {
 	}
 	c.fn.Body = blk
 	return c.fn, nil
+}
+
+// plParamName is the name of def's parameter i in its compiled body: its
+// own, or one no body uses for a parameter without a name.
+func plParamName(def *catalog.FunctionDef, i int) string {
+	if i < len(def.ArgNames) && def.ArgNames[i] != "" {
+		return def.ArgNames[i]
+	}
+	return fmt.Sprintf("cairn_param_%d", i+1)
 }
 
 // datums reads the body's variables, with their types and defaults.
@@ -952,6 +1001,23 @@ func (c *plCompiler) compileSQL(q, text string, isExpr bool) (*PLExpr, error) {
 		return e, nil
 	}
 	refs := map[PLRef]int32{}
+	number := func(ref PLRef) int32 {
+		num, seen := refs[ref]
+		if !seen {
+			e.Refs = append(e.Refs, ref)
+			num = int32(len(e.Refs))
+			refs[ref] = num
+		}
+		return num
+	}
+	// $n in a function's body is its parameter n. They are found before
+	// the variables' names are made parameters, and renumbered after.
+	var params []*pg_query.ParamRef
+	walkMessages(node.ProtoReflect(), func(m protoreflect.Message) {
+		if p, ok := m.Interface().(*pg_query.ParamRef); ok {
+			params = append(params, p)
+		}
+	})
 	var failed error
 	walkMessages(node.ProtoReflect(), func(m protoreflect.Message) {
 		n, ok := m.Interface().(*pg_query.Node)
@@ -984,16 +1050,16 @@ func (c *plCompiler) compileSQL(q, text string, isExpr bool) (*PLExpr, error) {
 		} else if len(names) != 1 {
 			return
 		}
-		num, seen := refs[ref]
-		if !seen {
-			e.Refs = append(e.Refs, ref)
-			num = int32(len(e.Refs))
-			refs[ref] = num
-		}
-		n.Node = &pg_query.Node_ParamRef{ParamRef: &pg_query.ParamRef{Number: num, Location: cr.Location}}
+		n.Node = &pg_query.Node_ParamRef{ParamRef: &pg_query.ParamRef{Number: number(ref), Location: cr.Location}}
 	})
 	if failed != nil {
 		return nil, failed
+	}
+	for _, p := range params {
+		if p.Number < 1 || int(p.Number) > c.fn.Args {
+			return nil, pgerr.New(pgerrcode.UndefinedParameter, "there is no parameter $%d", p.Number).WithDetail("In the PL/pgSQL statement \"%s\".", text)
+		}
+		p.Number = number(PLRef{Var: int(p.Number) - 1})
 	}
 	return e, nil
 }

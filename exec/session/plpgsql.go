@@ -58,9 +58,6 @@ type plFrame struct {
 	ctx  context.Context
 	fn   *sql.PLFunction
 	vals []plValue
-	// stmts are the body's statements as session statements, made at
-	// their first run, so that a loop binds each once.
-	stmts map[*sql.PLExpr]*Statement
 	// caught are the errors the running handlers caught (innermost
 	// last), which RAISE without arguments raises again.
 	caught []error
@@ -115,7 +112,7 @@ func (s *Session) runPL(ctx context.Context, fn *sql.PLFunction, init func(vals 
 	}
 	s.plDepth++
 	defer func() { s.plDepth-- }()
-	f := &plFrame{s: s, ctx: ctx, fn: fn, vals: make([]plValue, len(fn.Vars)), stmts: map[*sql.PLExpr]*Statement{}}
+	f := &plFrame{s: s, ctx: ctx, fn: fn, vals: make([]plValue, len(fn.Vars))}
 	for i, v := range fn.Vars {
 		f.vals[i].t = v.T
 	}
@@ -531,15 +528,33 @@ func (f *plFrame) run(e *sql.PLExpr, row func([]Column, []any) error) ([]Column,
 	if err != nil {
 		return nil, err
 	}
-	st := f.stmts[e]
-	if st == nil {
-		st = &Statement{SQL: e.Text, parsed: e.Stmt}
-		f.stmts[e] = st
-	}
+	st := f.s.plStatement(e)
 	if !sameTypes(st.ParamTypes, ts) {
 		st.ParamTypes = ts
 	}
 	return f.s.runNested(f.ctx, st, params, row)
+}
+
+// maxPLStatements bounds the session's statements of PL/pgSQL bodies
+// kept with their bindings (plStatement).
+const maxPLStatements = 4096
+
+// plStatement is e as a session statement, made at its first run and
+// kept, with its binding, for the next runs of the body it is part of:
+// a loop's next turn, the next row's call of a function or trigger. A
+// body compiled again (a replaced function, a statement bound again)
+// has new expressions; the old ones' statements go when the session
+// holds too many.
+func (s *Session) plStatement(e *sql.PLExpr) *Statement {
+	if st := s.plStmts[e]; st != nil {
+		return st
+	}
+	if s.plStmts == nil || len(s.plStmts) >= maxPLStatements {
+		s.plStmts = map[*sql.PLExpr]*Statement{}
+	}
+	st := &Statement{SQL: e.Text, parsed: e.Stmt}
+	s.plStmts[e] = st
+	return st
 }
 
 // sameTypes reports whether two lists of types are equal.

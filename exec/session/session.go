@@ -218,6 +218,9 @@ type Session struct {
 	plRows  int64
 	// plCache are the trigger functions compiled (trigger.go).
 	plCache map[string]compiledTrigger
+	// plStmts are the statements of PL/pgSQL bodies run so far, with
+	// their bindings (plStatement).
+	plStmts map[*sql.PLExpr]*Statement
 }
 
 type savepoint struct {
@@ -1007,6 +1010,9 @@ func (s *Session) fail() {
 func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error) (Tag, bool, error) {
 	switch x := p.bound.(type) {
 	case *sql.Query:
+		if x.Procedural && !s.currentReadOnly() {
+			return s.runProcedural(ctx, p, x.Plan, maxRows, emit)
+		}
 		return s.runQuery(ctx, p, x.Plan, maxRows, emit)
 	case *sql.Transaction:
 		tag, err := s.runTransaction(x)
@@ -1198,6 +1204,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 	if tx != nil {
 		rt.Triggers = sessionTriggers{s, tx}
 		rt.Deferred = s.deferredChecks(tx)
+		rt.Fn.Procedural = func(body any, args []any) (any, error) { return s.callPL(tx, body.(*sql.PLCall), args) }
 	}
 	rt.Fn.Notify = func(channel, payload string) error { return s.queueNotify(tx, channel, payload) }
 	if e := s.engine.embedder; e != nil {

@@ -1,0 +1,72 @@
+package session
+
+// Calls of PL/pgSQL functions of CREATE FUNCTION from SQL: the binder
+// makes such a call a function whose evaluation hands the session the
+// compiled body (sql.PLCall) and one row's arguments; the session runs
+// the body in the calling statement's transaction, as it runs a
+// trigger's, and casts what RETURN gives to the function's result type.
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/jackc/pgerrcode"
+
+	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage"
+)
+
+// callPL runs call's body with the arguments args in tx, the calling
+// statement's transaction.
+func (s *Session) callPL(tx *storage.Tx, call *sql.PLCall, args []any) (any, error) {
+	// The body's statements run in the calling statement's transaction,
+	// which an autocommit statement holds itself.
+	if s.tx == nil {
+		s.tx = tx
+		defer func() { s.tx = nil }()
+	}
+	ctx := s.statementContext()
+	def := call.Def
+	ret, err := s.runPL(ctx, call.Fn, func(vals []plValue) {
+		for i, a := range args {
+			vals[i] = plValue{v: a, t: def.ArgTypes[i]}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !ret.returned {
+		return nil, pgerr.New(pgerrcode.FunctionExecutedNoReturnStatement, "control reached end of function without RETURN")
+	}
+	if ret.rec != nil {
+		return nil, pgerr.NotSupported("PL/pgSQL function %s returning a record variable", def.Name)
+	}
+	if ret.v == nil || ret.t.Equal(def.Returns) && ret.t.Mod == def.Returns.Mod {
+		return ret.v, nil
+	}
+	f := &plFrame{s: s, ctx: ctx, fn: call.Fn}
+	return f.cast(ret.v, ret.t, def.Returns)
+}
+
+// runProcedural runs a query that calls PL/pgSQL functions (a SELECT of
+// one, or one in a data-modifying statement): their statements may
+// write, so it runs to completion in the transaction, which an
+// autocommit statement then commits, as PostgreSQL's SELECT f() commits
+// what f wrote.
+func (s *Session) runProcedural(ctx context.Context, p *Portal, plan sql.Node, maxRows int, emit func(arrow.Record) error) (Tag, bool, error) {
+	switch plan.(type) {
+	case *sql.Insert, *sql.Update, *sql.Delete, *sql.Merge, *sql.ModifyingWith, *sql.Explain:
+		return s.runQuery(ctx, p, plan, maxRows, emit)
+	}
+	return s.runToCompletion(ctx, p, maxRows, emit, func(rt *exec.Runtime) (Tag, exec.Operator, error) {
+		op, err := exec.Build(rt, plan)
+		if err != nil {
+			return Tag{}, nil, err
+		}
+		defer op.Close()
+		rows, err := exec.Materialize(ctx, op, nil)
+		return rowsTag("SELECT", 0), rows, err
+	})
+}
