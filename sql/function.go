@@ -5,9 +5,13 @@ package sql
 // function, whose body is one SELECT, is inlined where it is called: the
 // call is replaced by the body's expression (or by the body as a scalar
 // subquery when it reads tables), with the arguments in place of the
-// parameters. A LANGUAGE plpgsql function must return trigger; CREATE
-// TRIGGER attaches it to a table (row-level BEFORE INSERT or UPDATE),
-// and the session runs it for each row (exec/session/trigger.go).
+// parameters. A LANGUAGE plpgsql function returning trigger is attached
+// to a table by CREATE TRIGGER (row-level BEFORE INSERT or UPDATE), and
+// the session runs it for each row (exec/session/trigger.go); one of one
+// RETURN QUERY is inlined in FROM as a SQL set-returning function is,
+// and one returning a value is a call the session runs for each row
+// (plCall, exec/session/plpgsql_call.go), or inlined when its body is
+// one RETURN expr.
 
 import (
 	"fmt"
