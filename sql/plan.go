@@ -76,6 +76,37 @@ type Values struct {
 	Out  []Col
 }
 
+// ScalarSelect is the one expression of plan when plan is a SELECT of
+// one expression over no table and reads no table (no subquery): what a
+// PL/pgSQL body's expressions mostly are, which the interpreter then
+// evaluates without running a plan. nil otherwise.
+func ScalarSelect(plan Node) Expr {
+	var e Expr
+	switch n := plan.(type) {
+	case *Values:
+		if len(n.Rows) == 1 && len(n.Rows[0]) == 1 {
+			e = n.Rows[0][0]
+		}
+	case *Project:
+		if v, ok := n.Input.(*Values); ok && len(v.Rows) == 1 && len(v.Out) == 0 && len(n.Exprs) == 1 {
+			e = n.Exprs[0]
+		}
+	}
+	if e == nil {
+		return nil
+	}
+	reads := false
+	WalkExpr(e, func(x Expr) {
+		if _, ok := x.(*Subquery); ok {
+			reads = true
+		}
+	})
+	if reads {
+		return nil
+	}
+	return e
+}
+
 // Filter keeps the rows where Cond is true.
 type Filter struct {
 	Input Node

@@ -349,6 +349,7 @@ func (b *Binder) compilePL(body string, def *catalog.FunctionDef, trigger bool) 
 		}
 		for i, t := range def.ArgTypes {
 			c.fn.Vars[i].T = t
+			c.typeNames[i] = t.String() // what an assignment to it casts to
 			if def.ArgNames == nil || i >= len(def.ArgNames) || def.ArgNames[i] == "" {
 				delete(c.byName, strings.ToLower(plParamName(def, i))) // unnamed: only $n names it
 			}

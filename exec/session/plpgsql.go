@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -458,17 +459,39 @@ func (f *plFrame) assign(x *sql.PLAssign) error {
 
 // cast converts datum v of type from to type to, as an assignment does.
 func (f *plFrame) cast(v any, from, to types.T) (any, error) {
-	parsed, err := sql.Parse("SELECT CAST($1 AS " + to.String() + ")")
+	st, err := f.s.plCast(to)
 	if err != nil {
 		return nil, err
 	}
-	st := &Statement{SQL: parsed[0].Text, ParamTypes: []types.T{from}, parsed: parsed[0]}
+	ts, params := []types.T{from}, []any{v}
+	if x := f.s.scalar(st, ts, params); x != nil {
+		return exec.EvalScalar(f.ctx, f.s.runtime(f.s.tx, params), x)
+	}
 	var out any
-	_, err = f.s.runNested(f.ctx, st, []any{v}, func(_ []Column, row []any) error {
+	_, err = f.runStatement(st, params, ts, func(_ []Column, row []any) error {
 		out = row[0]
 		return nil
 	})
 	return out, err
+}
+
+// plCast is the statement SELECT CAST($1 AS to), made once per session
+// and type and kept with its bindings.
+func (s *Session) plCast(to types.T) (*Statement, error) {
+	key := to.String()
+	if st := s.plCasts[key]; st != nil {
+		return st, nil
+	}
+	parsed, err := sql.Parse("SELECT CAST($1 AS " + key + ")")
+	if err != nil {
+		return nil, err
+	}
+	if s.plCasts == nil || len(s.plCasts) >= maxPLStatements {
+		s.plCasts = map[string]*Statement{}
+	}
+	st := &Statement{SQL: parsed[0].Text, parsed: parsed[0]}
+	s.plCasts[key] = st
+	return st, nil
 }
 
 // params are the values of the variables an expression names.
@@ -496,12 +519,26 @@ func (f *plFrame) params(e *sql.PLExpr) ([]any, []types.T, error) {
 }
 
 // eval computes an expression: its one value (NULL when the query gives
-// no row) and type.
+// no row) and type. An expression over no table is evaluated as it is
+// (scalar); anything else runs as a query.
 func (f *plFrame) eval(e *sql.PLExpr) (any, types.T, error) {
+	params, ts, err := f.params(e)
+	if err != nil {
+		return nil, types.T{}, err
+	}
+	st := f.s.plStatement(e)
+	if x := f.s.scalar(st, ts, params); x != nil {
+		v, err := exec.EvalScalar(f.ctx, f.s.runtime(f.s.tx, params), x)
+		t := x.Type()
+		if t.Family == types.Unknown {
+			t = types.TextT // an untyped literal, as a query's result column has it
+		}
+		return v, t, err
+	}
 	var v any
 	var t types.T
 	n := 0
-	cols, err := f.run(e, func(c []Column, row []any) error {
+	cols, err := f.runStatement(st, params, ts, func(c []Column, row []any) error {
 		n++
 		if n > 1 {
 			return pgerr.New(pgerrcode.CardinalityViolation, "query returned more than one row").
@@ -528,11 +565,40 @@ func (f *plFrame) run(e *sql.PLExpr, row func([]Column, []any) error) ([]Column,
 	if err != nil {
 		return nil, err
 	}
-	st := f.s.plStatement(e)
+	return f.runStatement(f.s.plStatement(e), params, ts, row)
+}
+
+// runStatement runs st, a statement of the body, with parameters params
+// of types ts.
+func (f *plFrame) runStatement(st *Statement, params []any, ts []types.T, row func([]Column, []any) error) ([]Column, error) {
 	if !sameTypes(st.ParamTypes, ts) {
 		st.ParamTypes = ts
 	}
 	return f.s.runNested(f.ctx, st, params, row)
+}
+
+// scalar is the expression st computes when it is a SELECT of one
+// expression over no table (sql.ScalarSelect), bound for parameters of
+// types ts (its binding kept), or nil: st then runs as a query, which
+// also gives any error binding it.
+func (s *Session) scalar(st *Statement, ts []types.T, params []any) sql.Expr {
+	for i, t := range ts {
+		if _, text := params[i].(string); text && t.IsOID() && t.Family != types.Oid {
+			return nil // a reg* name the query's run looks up
+		}
+	}
+	if !sameTypes(st.ParamTypes, ts) {
+		st.ParamTypes = ts
+	}
+	bp, err := s.bindCached(st)
+	if err != nil {
+		return nil
+	}
+	q, ok := bp.bound.(*sql.Query)
+	if !ok || len(bp.params) != len(ts) {
+		return nil
+	}
+	return sql.ScalarSelect(q.Plan)
 }
 
 // maxPLStatements bounds the session's statements of PL/pgSQL bodies

@@ -221,6 +221,9 @@ type Session struct {
 	// plStmts are the statements of PL/pgSQL bodies run so far, with
 	// their bindings (plStatement).
 	plStmts map[*sql.PLExpr]*Statement
+	// plCasts are the statements SELECT CAST($1 AS type) of PL/pgSQL
+	// assignments, by type (plCast).
+	plCasts map[string]*Statement
 }
 
 type savepoint struct {
