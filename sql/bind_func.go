@@ -78,9 +78,15 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 			return b.bindOperator("-", e, &Const{Value: int64(1), T: types.Int4T})
 		}
 	case "pg_typeof":
-		// The argument's type is known here, so the call is a constant.
+		// The argument's type is known here, so the call is a constant,
+		// once the argument is computed if that has effects (a sequence
+		// draw, a function that writes).
 		if len(args) == 1 {
-			return &Const{Value: int64(args[0].Type().OID()), T: types.T{Family: types.RegType, Mod: -1}}, nil
+			typ := &Const{Value: int64(args[0].Type().OID()), T: types.T{Family: types.RegType, Mod: -1}}
+			if volatileExpr(args[0]) {
+				return &Case{Whens: []When{{Cond: &IsNull{Arg: args[0]}, Result: typ}}, Else: typ, T: typ.T}, nil
+			}
+			return typ, nil
 		}
 	}
 	e, err := b.bindCall(name, args, nil)

@@ -143,6 +143,11 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 		def.Setof, def.Returns = true, types.RecordT
 	case strings.EqualFold(rn[len(rn)-1], "trigger") && !s.ReturnType.Setof:
 		def.Trigger = true
+	case strings.EqualFold(rn[len(rn)-1], "void") && (len(rn) == 1 || rn[0] == "pg_catalog") && len(s.ReturnType.ArrayBounds) == 0:
+		if s.ReturnType.Setof {
+			return nil, pgerr.NotSupported("RETURNS SETOF void")
+		}
+		def.Returns = types.VoidT
 	default:
 		rt := &pg_query.TypeName{Names: s.ReturnType.Names, Typmods: s.ReturnType.Typmods, Typemod: s.ReturnType.Typemod,
 			ArrayBounds: s.ReturnType.ArrayBounds, PctType: s.ReturnType.PctType, Location: s.ReturnType.Location}
@@ -192,6 +197,9 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 	case "sql":
 		if def.Trigger {
 			return nil, pgerr.New(pgerrcode.InvalidFunctionDefinition, "SQL functions cannot return type trigger")
+		}
+		if def.Returns.OID() == types.VoidOID {
+			return nil, pgerr.NotSupported("SQL functions returning void (a SQL function body is one SELECT, inlined where it is called)")
 		}
 		if b.NoBodyChecks {
 			// check_function_bodies off (pg_dump's restores): the body

@@ -303,6 +303,9 @@ type plCompiler struct {
 	byName map[string]int
 	// typeNames are the declared types of the variables, as written.
 	typeNames []string
+	// returnsVoid marks the body of a function returning void, whose
+	// RETURN takes no value.
+	returnsVoid bool
 }
 
 // compilePL compiles a PL/pgSQL body: a DO block's, a trigger function's
@@ -342,6 +345,7 @@ func (b *Binder) compilePL(body string, def *catalog.FunctionDef, trigger bool) 
 		return nil, err
 	}
 	if def != nil {
+		c.returnsVoid = def.Returns.OID() == types.VoidOID
 		// The parser lists the parameters first, untyped.
 		c.fn.Args = len(def.ArgTypes)
 		if len(c.fn.Vars) < c.fn.Args {
@@ -608,6 +612,9 @@ func (c *plCompiler) stmt(r plJSON) (PLStmt, error) {
 			s := &PLReturn{Var: -1}
 			if x.Expr == nil || x.Expr.PLpgSQLExpr == nil {
 				return s, nil
+			}
+			if c.returnsVoid {
+				return nil, pgerr.New(pgerrcode.DatatypeMismatch, "RETURN cannot have a parameter in function returning void")
 			}
 			q := strings.TrimSpace(x.Expr.PLpgSQLExpr.Query)
 			if i, ok := c.byName[strings.ToLower(q)]; ok && c.fn.Vars[i].Record {

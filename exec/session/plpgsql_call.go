@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
 )
 
@@ -36,6 +37,9 @@ func (s *Session) callPL(tx *storage.Tx, call *sql.PLCall, args []any) (any, err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if def.Returns.OID() == types.VoidOID {
+		return "", nil // RETURN; or the end of the body
 	}
 	if !ret.returned {
 		return nil, pgerr.New(pgerrcode.FunctionExecutedNoReturnStatement, "control reached end of function without RETURN")

@@ -276,10 +276,16 @@ var XidT = T{Family: Oid, Mod: -1, Domain: "xid"}
 // command ID within a transaction), modelled as XidT is.
 var CidT = T{Family: Oid, Mod: -1, Domain: "cid"}
 
-// The pg_type OIDs of xid and cid.
+// VoidT is the result type of a function that returns nothing (RETURNS
+// void), whose calls give an empty value; only a function's result has
+// it. It is modelled as text marked by Domain, with void's own OID.
+var VoidT = T{Family: Text, Mod: -1, Domain: "void"}
+
+// The pg_type OIDs of xid, cid and void.
 const (
-	XidOID = 28
-	CidOID = 29
+	XidOID  = 28
+	CidOID  = 29
+	VoidOID = 2278
 )
 
 // IsCatalogVector reports whether t is int2vector or oidvector.
@@ -298,6 +304,8 @@ func (t T) OID() uint32 {
 		return XidOID
 	case t.Domain == "cid" && t.Family == Oid:
 		return CidOID
+	case t.Domain == "void" && t.Family == Text:
+		return VoidOID
 	}
 	if t.Family == ArrayFamily {
 		if t.Elem.Enum != nil {
