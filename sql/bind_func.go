@@ -372,7 +372,22 @@ func (b *Binder) bindAggCall(sc *scope, fc *pg_query.FuncCall, name string) (Agg
 		}
 		call.OrderBy = append(call.OrderBy, makeSortKey(sb, e))
 	}
+	if call.Distinct && len(call.OrderBy) == 0 && orderSensitiveAggs[name] {
+		// PostgreSQL finds the distinct values by sorting them, so
+		// array_agg(DISTINCT x) lists them in ascending order; clients
+		// and tests rely on it.
+		for _, a := range call.Args {
+			call.OrderBy = append(call.OrderBy, SortKey{Expr: a})
+		}
+	}
 	return call, nil
+}
+
+// orderSensitiveAggs are the aggregates whose result depends on the order
+// of their rows: they collect the values rather than combine them.
+var orderSensitiveAggs = map[string]bool{
+	"array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
+	"json_object_agg": true, "jsonb_object_agg": true,
 }
 
 // bindSRFCall binds a set-returning function in a select list or a
