@@ -187,6 +187,11 @@ type PLLoop struct {
 	Body   []PLStmt
 }
 
+// PLGetDiag is GET [CURRENT] DIAGNOSTICS var = ROW_COUNT, ...: Vars are
+// the variables given the rows the last SQL statement of the body read or
+// changed.
+type PLGetDiag struct{ Vars []int }
+
 // PLExit is EXIT or CONTINUE [label] [WHEN cond].
 type PLExit struct {
 	Continue bool
@@ -204,6 +209,7 @@ func (*PLRaise) plStmt()      {}
 func (*PLReturn) plStmt()     {}
 func (*PLLoop) plStmt()       {}
 func (*PLExit) plStmt()       {}
+func (*PLGetDiag) plStmt()    {}
 
 // PLCondition is the SQLSTATE of a condition name or SQLSTATE code of
 // EXCEPTION WHEN or RAISE ("" for OTHERS), false if there is none.
@@ -453,6 +459,7 @@ func (c *plCompiler) datums(ds []plJSON) error {
 		c.fn.Vars = append(c.fn.Vars, v)
 		c.typeNames = append(c.typeNames, typeName)
 		c.byName[strings.ToLower(v.Name)] = i
+		c.byName[v.Name] = i // as a quoted name reads it (CASE's hidden variable)
 		switch strings.ToLower(v.Name) {
 		case "found":
 			c.fn.Found = i
@@ -511,9 +518,9 @@ func (c *plCompiler) stmts(raw []plJSON) ([]PLStmt, error) {
 // plStmtNames are the SQL words of the PL/pgSQL statements the
 // interpreter does not run, for their 0A000.
 var plStmtNames = map[string]string{
-	"PLpgSQL_stmt_case": "CASE", "PLpgSQL_stmt_foreach_a": "FOREACH", "PLpgSQL_stmt_forc": "FOR over a cursor",
+	"PLpgSQL_stmt_foreach_a": "FOREACH", "PLpgSQL_stmt_forc": "FOR over a cursor",
 	"PLpgSQL_stmt_dynfors": "FOR ... IN EXECUTE", "PLpgSQL_stmt_return_next": "RETURN NEXT",
-	"PLpgSQL_stmt_return_query": "RETURN QUERY", "PLpgSQL_stmt_assert": "ASSERT", "PLpgSQL_stmt_getdiag": "GET DIAGNOSTICS",
+	"PLpgSQL_stmt_return_query": "RETURN QUERY", "PLpgSQL_stmt_assert": "ASSERT",
 	"PLpgSQL_stmt_open": "OPEN", "PLpgSQL_stmt_fetch": "FETCH", "PLpgSQL_stmt_close": "CLOSE", "PLpgSQL_stmt_call": "CALL",
 	"PLpgSQL_stmt_commit": "COMMIT", "PLpgSQL_stmt_rollback": "ROLLBACK",
 }
@@ -647,6 +654,32 @@ func (c *plCompiler) stmt(r plJSON) (PLStmt, error) {
 				s.Cond = e
 			}
 			return s, nil
+		case "PLpgSQL_stmt_case":
+			return c.caseStmt(raw)
+		case "PLpgSQL_stmt_getdiag":
+			var x struct {
+				IsStacked bool `json:"is_stacked"`
+				Items     []struct {
+					Item struct {
+						Kind   string `json:"kind"`
+						Target int    `json:"target"`
+					} `json:"PLpgSQL_diag_item"`
+				} `json:"diag_items"`
+			}
+			if err := json.Unmarshal(raw, &x); err != nil {
+				return nil, errPLJSON(err)
+			}
+			if x.IsStacked {
+				return nil, pgerr.NotSupported("GET STACKED DIAGNOSTICS")
+			}
+			s := &PLGetDiag{}
+			for _, it := range x.Items {
+				if it.Item.Kind != "ROW_COUNT" {
+					return nil, pgerr.NotSupported("GET DIAGNOSTICS item %s (cairn has ROW_COUNT)", it.Item.Kind)
+				}
+				s.Vars = append(s.Vars, it.Item.Target)
+			}
+			return s, nil
 		}
 		if name, ok := plStmtNames[kind]; ok {
 			return nil, pgerr.NotSupported("PL/pgSQL statement %s", name)
@@ -761,6 +794,61 @@ func plIdent(s string) string {
 		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
 	}
 	return strings.ToLower(s)
+}
+
+// caseStmt compiles CASE [expr] WHEN ... THEN ... [ELSE ...] END CASE as
+// an IF: the parser gives the simple form's WHENs as tests of a hidden
+// variable (x IN (values)) which the statement first assigns expr to.
+// Without ELSE, no WHEN matching is 20000, as in PostgreSQL.
+func (c *plCompiler) caseStmt(raw json.RawMessage) (PLStmt, error) {
+	var x struct {
+		TExpr *plExprJSON `json:"t_expr"`
+		TVar  int         `json:"t_varno"`
+		Whens []struct {
+			When struct {
+				Expr  plExprJSON `json:"expr"`
+				Stmts []plJSON   `json:"stmts"`
+			} `json:"PLpgSQL_case_when"`
+		} `json:"case_when_list"`
+		HaveElse bool     `json:"have_else"`
+		Else     []plJSON `json:"else_stmts"`
+	}
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return nil, errPLJSON(err)
+	}
+	s := &PLIf{}
+	for _, w := range x.Whens {
+		cond, err := c.typedExpr(&w.When.Expr, "boolean")
+		if err != nil {
+			return nil, err
+		}
+		body, err := c.stmts(w.When.Stmts)
+		if err != nil {
+			return nil, err
+		}
+		s.Conds, s.Bodies = append(s.Conds, cond), append(s.Bodies, body)
+	}
+	if x.HaveElse {
+		var err error
+		if s.Else, err = c.stmts(x.Else); err != nil {
+			return nil, err
+		}
+	} else {
+		hint, err := c.exprText("'CASE statement is missing ELSE part.'", "")
+		if err != nil {
+			return nil, err
+		}
+		s.Else = []PLStmt{&PLRaise{Level: "EXCEPTION", Cond: pgerrcode.CaseNotFound, Message: "case not found",
+			Options: []PLRaiseOption{{Kind: "HINT", Expr: hint}}}}
+	}
+	if x.TExpr == nil {
+		return s, nil
+	}
+	value, err := c.expr(x.TExpr)
+	if err != nil {
+		return nil, err
+	}
+	return &PLBlock{Body: []PLStmt{&PLAssign{Var: x.TVar, Expr: value}, s}}, nil
 }
 
 // ifStmt compiles IF ... ELSIF ... ELSE.

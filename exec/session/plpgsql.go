@@ -288,6 +288,18 @@ func (f *plFrame) stmt(st sql.PLStmt) (plControl, plValue, error) {
 		return plControl{kind: plReturn}, ret, nil
 	case *sql.PLLoop:
 		return f.loop(x)
+	case *sql.PLGetDiag:
+		for _, v := range x.Vars {
+			val := any(f.s.plRows)
+			if t := f.fn.Vars[v].T; t.Family != types.Unknown && !t.Equal(types.Int8T) {
+				var err error
+				if val, err = f.cast(val, types.Int8T, t); err != nil {
+					return plControl{}, plValue{}, err
+				}
+			}
+			f.vals[v] = plValue{v: val, t: f.fn.Vars[v].T}
+		}
+		return plControl{}, plValue{}, nil
 	case *sql.PLExit:
 		if x.Cond != nil {
 			ok, err := f.cond(x.Cond)
