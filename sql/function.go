@@ -262,17 +262,23 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 }
 
 // plReturnOnly is the expression of a PL/pgSQL body that is BEGIN
-// RETURN expr; END and nothing else (no variables declared, no handler),
-// or nil.
+// RETURN expr; END and nothing else (no variables initialised, no
+// handler), over the parameters alone, or nil.
 func plReturnOnly(fn *PLFunction) *PLExpr {
 	body := fn.Body
 	if len(body.Init) > 0 || len(body.Handlers) > 0 || len(body.Body) != 1 {
 		return nil
 	}
-	if ret, ok := body.Body[0].(*PLReturn); ok && ret.Var < 0 && ret.Expr != nil {
-		return ret.Expr
+	ret, ok := body.Body[0].(*PLReturn)
+	if !ok || ret.Var >= 0 || ret.Expr == nil {
+		return nil
 	}
-	return nil
+	for _, r := range ret.Expr.Refs {
+		if r.Var >= fn.Args || r.Field != "" {
+			return nil // a variable of the body's own (FOUND, a declared row)
+		}
+	}
+	return ret.Expr
 }
 
 // callsUserFunction reports whether parse tree n calls a function that

@@ -72,10 +72,19 @@ type PLVar struct {
 	// Record marks a record variable (declared record, NEW, OLD): it
 	// holds a row whose fields are read as name.field.
 	Record bool
+	// Row are the fields of a variable of a table's row type
+	// (table%ROWTYPE), which it has from the start, all NULL.
+	Row []PLField
 	// Default is the initial value (nil: NULL), cast to T.
 	Default  *PLExpr
 	Constant bool
 	NotNull  bool
+}
+
+// PLField is a field of a row-typed variable.
+type PLField struct {
+	Name string
+	T    types.T
 }
 
 // PLExpr is one expression or SQL statement of a body, parsed, with the
@@ -184,7 +193,10 @@ type PLLoop struct {
 	// Query and Target are a FOR loop over a query's rows.
 	Query  *PLExpr
 	Target []int
-	Body   []PLStmt
+	// Array is FOREACH Var IN ARRAY's array, whose elements Var takes
+	// in turn.
+	Array *PLExpr
+	Body  []PLStmt
 }
 
 // PLGetDiag is GET [CURRENT] DIAGNOSTICS var = ROW_COUNT, ...: Vars are
@@ -444,17 +456,15 @@ func (c *plCompiler) datums(ds []plJSON) error {
 		case "record":
 			v.Record = true
 		default:
-			if strings.Contains(typeName, "%") {
-				return pgerr.NotSupported("%s in a PL/pgSQL declaration", typeName[strings.Index(typeName, "%"):])
-			}
-			t, err := c.b.plType(typeName)
+			t, row, err := c.declaredType(typeName)
 			if err != nil {
 				return err
 			}
-			v.T = t
-		}
-		if v.Record && typeName != "" && !strings.EqualFold(typeName, "record") {
-			return pgerr.NotSupported("PL/pgSQL variable of row type %s", typeName)
+			if row != nil {
+				v.Record, v.Row, typeName = true, row, "record"
+			} else {
+				v.T, typeName = t, t.String()
+			}
 		}
 		c.fn.Vars = append(c.fn.Vars, v)
 		c.typeNames = append(c.typeNames, typeName)
@@ -485,6 +495,68 @@ func (c *plCompiler) datums(ds []plJSON) error {
 		}
 	}
 	return nil
+}
+
+// declaredType is the type a declaration names: a type, var%TYPE (an
+// earlier variable's), [schema.]table.column%TYPE (a column's), or the
+// row type of a table (table%ROWTYPE, or the table's name), whose columns
+// row then holds.
+func (c *plCompiler) declaredType(name string) (t types.T, row []PLField, err error) {
+	lower := strings.ToLower(strings.TrimSpace(name))
+	if base, ok := strings.CutSuffix(lower, "%rowtype"); ok {
+		row, err := c.tableRow(base)
+		return types.T{}, row, err
+	}
+	if base, ok := strings.CutSuffix(lower, "%type"); ok {
+		// What names nothing is a syntax error at the %, as in
+		// PostgreSQL (whose parser then reads the words as a type name).
+		unknown := pgerr.New(pgerrcode.SyntaxError, "syntax error at or near \"%%\"")
+		parts := strings.Split(strings.ReplaceAll(base, `"`, ""), ".")
+		if len(parts) == 1 {
+			if i, ok := c.byName[parts[0]]; ok && !c.fn.Vars[i].Record && c.fn.Vars[i].T.Family != types.Unknown {
+				return c.fn.Vars[i].T, nil, nil
+			}
+			return types.T{}, nil, unknown
+		}
+		table, err := c.table(strings.Join(parts[:len(parts)-1], "."))
+		if err != nil {
+			return types.T{}, nil, unknown
+		}
+		_, col := table.Column(parts[len(parts)-1])
+		if col == nil {
+			return types.T{}, nil, unknown
+		}
+		return col.Type, nil, nil
+	}
+	t, err = c.b.plType(name)
+	if err != nil {
+		if row, rerr := c.tableRow(lower); rerr == nil {
+			return types.T{}, row, nil
+		}
+	}
+	return t, nil, err
+}
+
+// table is the table [schema.]name names.
+func (c *plCompiler) table(name string) (*catalog.TableDef, error) {
+	schema, table, _ := strings.Cut(strings.ReplaceAll(name, `"`, ""), ".")
+	if table == "" {
+		schema, table = "", schema
+	}
+	return c.b.lookupTable(schema, table)
+}
+
+// tableRow is the row type of the table name names: its columns.
+func (c *plCompiler) tableRow(name string) ([]PLField, error) {
+	def, err := c.table(name)
+	if err != nil {
+		return nil, err
+	}
+	row := make([]PLField, len(def.Columns))
+	for i, col := range def.Columns {
+		row[i] = PLField{Name: col.Name, T: col.Type}
+	}
+	return row, nil
 }
 
 // plType is the type a PL/pgSQL declaration names.
@@ -518,7 +590,7 @@ func (c *plCompiler) stmts(raw []plJSON) ([]PLStmt, error) {
 // plStmtNames are the SQL words of the PL/pgSQL statements the
 // interpreter does not run, for their 0A000.
 var plStmtNames = map[string]string{
-	"PLpgSQL_stmt_foreach_a": "FOREACH", "PLpgSQL_stmt_forc": "FOR over a cursor",
+	"PLpgSQL_stmt_forc": "FOR over a cursor",
 	"PLpgSQL_stmt_dynfors": "FOR ... IN EXECUTE", "PLpgSQL_stmt_return_next": "RETURN NEXT",
 	"PLpgSQL_stmt_return_query": "RETURN QUERY", "PLpgSQL_stmt_assert": "ASSERT",
 	"PLpgSQL_stmt_open": "OPEN", "PLpgSQL_stmt_fetch": "FETCH", "PLpgSQL_stmt_close": "CLOSE", "PLpgSQL_stmt_call": "CALL",
@@ -634,7 +706,7 @@ func (c *plCompiler) stmt(r plJSON) (PLStmt, error) {
 			}
 			s.Expr = e
 			return s, nil
-		case "PLpgSQL_stmt_loop", "PLpgSQL_stmt_while", "PLpgSQL_stmt_fori", "PLpgSQL_stmt_fors":
+		case "PLpgSQL_stmt_loop", "PLpgSQL_stmt_while", "PLpgSQL_stmt_fori", "PLpgSQL_stmt_fors", "PLpgSQL_stmt_foreach_a":
 			return c.loop(kind, raw)
 		case "PLpgSQL_stmt_exit":
 			var x struct {
@@ -965,6 +1037,10 @@ func (c *plCompiler) loop(kind string, raw json.RawMessage) (PLStmt, error) {
 		Reverse bool            `json:"reverse"`
 		Query   *plExprJSON     `json:"query"`
 		Var     json.RawMessage `json:"var"`
+		// FOREACH's target, array and SLICE.
+		Varno int         `json:"varno"`
+		Expr  *plExprJSON `json:"expr"`
+		Slice int         `json:"slice"`
 	}
 	if err := json.Unmarshal(raw, &x); err != nil {
 		return nil, errPLJSON(err)
@@ -997,6 +1073,17 @@ func (c *plCompiler) loop(kind string, raw json.RawMessage) (PLStmt, error) {
 			if s.Step, err = c.typedExpr(x.Step, "integer"); err != nil {
 				return nil, err
 			}
+		}
+	case "PLpgSQL_stmt_foreach_a":
+		if x.Slice != 0 {
+			return nil, pgerr.NotSupported("FOREACH ... SLICE")
+		}
+		if c.fn.Vars[x.Varno].Record {
+			return nil, pgerr.NotSupported("FOREACH into a record variable")
+		}
+		s.Var = x.Varno
+		if s.Array, err = c.expr(x.Expr); err != nil {
+			return nil, err
 		}
 	case "PLpgSQL_stmt_fors":
 		if s.Query, err = c.sqlStmt(x.Query); err != nil {

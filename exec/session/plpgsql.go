@@ -143,6 +143,15 @@ func (s *Session) runPL(ctx context.Context, fn *sql.PLFunction, init func(vals 
 
 // initVar gives variable i its default value.
 func (f *plFrame) initVar(i int, v sql.PLVar) error {
+	if v.Row != nil {
+		// A table's row type: its fields, all NULL.
+		rec := &plRecord{cols: make([]Column, len(v.Row)), vals: make([]any, len(v.Row))}
+		for j, field := range v.Row {
+			rec.cols[j] = Column{Name: field.Name, Type: field.T}
+		}
+		f.vals[i] = plValue{set: true, rec: rec}
+		return nil
+	}
 	if v.Default == nil {
 		if v.NotNull {
 			return pgerr.New(pgerrcode.NullValueNotAllowedDataException, "variable \"%s\" must have a default value, since it's declared NOT NULL", v.Name)
@@ -355,6 +364,8 @@ func (f *plFrame) loop(x *sql.PLLoop) (plControl, plValue, error) {
 		return f.forInteger(x, body)
 	case x.Query != nil:
 		return f.forQuery(x, body)
+	case x.Array != nil:
+		return f.forEach(x, body)
 	}
 	for {
 		if x.Cond != nil {
@@ -409,6 +420,49 @@ func (f *plFrame) forInteger(x *sql.PLLoop, body func() (bool, plControl, plValu
 			i -= step
 		} else {
 			i += step
+		}
+	}
+	return plControl{}, plValue{}, nil
+}
+
+// forEach runs FOREACH var IN ARRAY expr: the variable takes each element
+// in turn (of every dimension, in storage order), cast to its type.
+func (f *plFrame) forEach(x *sql.PLLoop, body func() (bool, plControl, plValue, error)) (plControl, plValue, error) {
+	v, t, err := f.eval(x.Array)
+	if err != nil {
+		return plControl{}, plValue{}, err
+	}
+	if !t.IsArray() {
+		return plControl{}, plValue{}, pgerr.New(pgerrcode.DatatypeMismatch, "FOREACH expression must yield an array, not type %s", t)
+	}
+	if v == nil {
+		return plControl{}, plValue{}, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "FOREACH expression must not be null")
+	}
+	var elems []any
+	switch a := v.(type) {
+	case *types.Array:
+		elems = a.Elems
+	case []float32:
+		for _, x := range a {
+			elems = append(elems, float64(x))
+		}
+	default:
+		return plControl{}, plValue{}, pgerr.New(pgerrcode.InternalError, "FOREACH over a %T", v)
+	}
+	elemT, to := *t.Elem, f.fn.Vars[x.Var].T
+	for _, e := range elems {
+		if e != nil && to.Family != types.Unknown && !to.Equal(elemT) {
+			if e, err = f.cast(e, elemT, to); err != nil {
+				return plControl{}, plValue{}, err
+			}
+		}
+		vt := to
+		if vt.Family == types.Unknown {
+			vt = elemT
+		}
+		f.vals[x.Var] = plValue{v: e, t: vt}
+		if stop, ctl, ret, err := body(); stop {
+			return ctl, ret, err
 		}
 	}
 	return plControl{}, plValue{}, nil
@@ -700,12 +754,11 @@ func (f *plFrame) execSQL(x *sql.PLExecSQL) error {
 			WithHint("If you want to discard the results of a SELECT, use PERFORM instead.")
 	}
 	n := 0
-	var cols []Column
 	var first []any
-	_, err := f.run(x.SQL, func(c []Column, row []any) error {
+	cols, err := f.run(x.SQL, func(c []Column, row []any) error {
 		n++
 		if n == 1 {
-			cols, first = c, row
+			first = row
 		} else if x.Strict && x.Into != nil {
 			return pgerr.New(pgerrcode.TooManyRows, "query returned more than one row").
 				WithHint("Make sure the query returns a single row, or use LIMIT 1.")
@@ -731,6 +784,9 @@ func (f *plFrame) execSQL(x *sql.PLExecSQL) error {
 // missing row or column).
 func (f *plFrame) into(targets []int, cols []Column, row []any) error {
 	if len(targets) == 1 && f.fn.Vars[targets[0]].Record {
+		if row == nil && f.fn.Vars[targets[0]].Row != nil {
+			return f.initVar(targets[0], f.fn.Vars[targets[0]]) // its fields, all NULL
+		}
 		if row == nil {
 			f.vals[targets[0]] = plValue{set: true, rec: &plRecord{cols: cols, vals: make([]any, len(cols))}}
 			return nil
