@@ -590,7 +590,7 @@ func (c *plCompiler) stmts(raw []plJSON) ([]PLStmt, error) {
 // plStmtNames are the SQL words of the PL/pgSQL statements the
 // interpreter does not run, for their 0A000.
 var plStmtNames = map[string]string{
-	"PLpgSQL_stmt_forc": "FOR over a cursor",
+	"PLpgSQL_stmt_forc":    "FOR over a cursor",
 	"PLpgSQL_stmt_dynfors": "FOR ... IN EXECUTE", "PLpgSQL_stmt_return_next": "RETURN NEXT",
 	"PLpgSQL_stmt_return_query": "RETURN QUERY", "PLpgSQL_stmt_assert": "ASSERT",
 	"PLpgSQL_stmt_open": "OPEN", "PLpgSQL_stmt_fetch": "FETCH", "PLpgSQL_stmt_close": "CLOSE", "PLpgSQL_stmt_call": "CALL",
