@@ -592,8 +592,8 @@ func (c *plCompiler) stmts(raw []plJSON) ([]PLStmt, error) {
 var plStmtNames = map[string]string{
 	"PLpgSQL_stmt_forc":    "FOR over a cursor",
 	"PLpgSQL_stmt_dynfors": "FOR ... IN EXECUTE", "PLpgSQL_stmt_return_next": "RETURN NEXT",
-	"PLpgSQL_stmt_return_query": "RETURN QUERY", "PLpgSQL_stmt_assert": "ASSERT",
-	"PLpgSQL_stmt_open": "OPEN", "PLpgSQL_stmt_fetch": "FETCH", "PLpgSQL_stmt_close": "CLOSE", "PLpgSQL_stmt_call": "CALL",
+	"PLpgSQL_stmt_return_query": "RETURN QUERY",
+	"PLpgSQL_stmt_open":         "OPEN", "PLpgSQL_stmt_fetch": "FETCH", "PLpgSQL_stmt_close": "CLOSE", "PLpgSQL_stmt_call": "CALL",
 	"PLpgSQL_stmt_commit": "COMMIT", "PLpgSQL_stmt_rollback": "ROLLBACK",
 }
 
@@ -728,6 +728,29 @@ func (c *plCompiler) stmt(r plJSON) (PLStmt, error) {
 			return s, nil
 		case "PLpgSQL_stmt_case":
 			return c.caseStmt(raw)
+		case "PLpgSQL_stmt_assert":
+			// ASSERT cond [, message]: a RAISE of P0004 unless cond holds
+			// (NULL does not).
+			var x struct {
+				Cond    plExprJSON  `json:"cond"`
+				Message *plExprJSON `json:"message"`
+			}
+			if err := json.Unmarshal(raw, &x); err != nil {
+				return nil, errPLJSON(err)
+			}
+			cond, err := c.typedExpr(&x.Cond, "boolean")
+			if err != nil {
+				return nil, err
+			}
+			fail := &PLRaise{Level: "EXCEPTION", Cond: pgerrcode.AssertFailure, Message: "assertion failed"}
+			if x.Message != nil {
+				msg, err := c.typedExpr(x.Message, "text")
+				if err != nil {
+					return nil, err
+				}
+				fail.Message, fail.Params = "%", []*PLExpr{msg}
+			}
+			return &PLIf{Conds: []*PLExpr{cond}, Bodies: [][]PLStmt{nil}, Else: []PLStmt{fail}}, nil
 		case "PLpgSQL_stmt_getdiag":
 			var x struct {
 				IsStacked bool `json:"is_stacked"`
