@@ -22,12 +22,7 @@ import (
 // callPL runs call's body with the arguments args in tx, the calling
 // statement's transaction.
 func (s *Session) callPL(tx *storage.Tx, call *sql.PLCall, args []any) (any, error) {
-	// The body's statements run in the calling statement's transaction,
-	// which an autocommit statement holds itself.
-	if s.tx == nil {
-		s.tx = tx
-		defer func() { s.tx = nil }()
-	}
+	defer s.borrowTx(tx)()
 	ctx := s.statementContext()
 	def := call.Def
 	ret, err := s.runPL(ctx, call.Fn, func(vals []plValue) {
@@ -73,4 +68,22 @@ func (s *Session) runProcedural(ctx context.Context, p *Portal, plan sql.Node, m
 		rows, err := exec.Materialize(ctx, op, nil)
 		return rowsTag("SELECT", 0), rows, err
 	})
+}
+
+// borrowTx makes tx, the transaction of an autocommit statement that runs
+// a PL/pgSQL body (a function it calls, a trigger), the session's open
+// one while the body runs, for the body's statements to run in. The
+// function it returns gives it back: the session has no open transaction
+// again, and what the body's SET LOCAL (set_config(..., true)) changed is
+// undone, as the end of the statement's transaction would. Inside a
+// transaction block it does nothing.
+func (s *Session) borrowTx(tx *storage.Tx) (giveBack func()) {
+	if s.tx != nil {
+		return func() {}
+	}
+	s.tx = tx
+	return func() {
+		s.tx = nil
+		s.endTxSettings(true)
+	}
 }

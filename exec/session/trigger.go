@@ -38,10 +38,7 @@ func (t sessionTriggers) BeforeRow(ctx context.Context, def *catalog.TableDef, e
 	s := t.s
 	// The triggers' statements run in the writing statement's
 	// transaction, which an autocommit statement holds itself.
-	if s.tx == nil {
-		s.tx = t.tx
-		defer func() { s.tx = nil }()
-	}
+	defer s.borrowTx(t.tx)()
 	cat := t.tx.Catalog()
 	triggers := slices.Clone(def.Triggers)
 	slices.SortFunc(triggers, func(a, b catalog.TriggerDef) int { return strings.Compare(a.Name, b.Name) })
