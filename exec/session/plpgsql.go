@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/exec"
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -62,6 +63,34 @@ type plFrame struct {
 	// caught are the errors the running handlers caught (innermost
 	// last), which RAISE without arguments raises again.
 	caught []error
+	// rt is the runtime the body's expressions over no table are
+	// evaluated in (scalarRuntime), made at the first.
+	rt *exec.Runtime
+}
+
+// scalarRuntime is the runtime an expression over no table (no subquery)
+// is evaluated in with parameters params: kept for the next while nothing
+// can have changed the settings it holds (see evalScalar).
+func (f *plFrame) scalarRuntime(params []any) *exec.Runtime {
+	if f.rt == nil {
+		f.rt = f.s.runtime(f.s.tx, nil)
+	}
+	f.rt.Params = params
+	return f.rt
+}
+
+// evalScalar evaluates x, an expression over no table, with parameters
+// params. A volatile function in it (set_config among them) may change
+// the session's settings, so the next expression gets a fresh runtime; so
+// does the next after any statement the body runs (runStatement).
+func (f *plFrame) evalScalar(x sql.Expr, params []any) (any, error) {
+	v, err := exec.EvalScalar(f.ctx, f.scalarRuntime(params), x)
+	sql.WalkExpr(x, func(e sql.Expr) {
+		if c, ok := e.(*sql.Call); ok && (c.Overload == nil || c.Overload.Volatility == functions.Volatile) {
+			f.rt = nil
+		}
+	})
+	return v, err
 }
 
 // plControl is how a statement ended: normally, or by EXIT, CONTINUE or
@@ -531,7 +560,7 @@ func (f *plFrame) cast(v any, from, to types.T) (any, error) {
 	}
 	ts, params := []types.T{from}, []any{v}
 	if x := f.s.scalar(st, ts, params); x != nil {
-		return exec.EvalScalar(f.ctx, f.s.runtime(f.s.tx, params), x)
+		return f.evalScalar(x, params)
 	}
 	var out any
 	_, err = f.runStatement(st, params, ts, func(_ []Column, row []any) error {
@@ -594,7 +623,7 @@ func (f *plFrame) eval(e *sql.PLExpr) (any, types.T, error) {
 	}
 	st := f.s.plStatement(e)
 	if x := f.s.scalar(st, ts, params); x != nil {
-		v, err := exec.EvalScalar(f.ctx, f.s.runtime(f.s.tx, params), x)
+		v, err := f.evalScalar(x, params)
 		t := x.Type()
 		if t.Family == types.Unknown {
 			t = types.TextT // an untyped literal, as a query's result column has it
@@ -637,6 +666,7 @@ func (f *plFrame) run(e *sql.PLExpr, row func([]Column, []any) error) ([]Column,
 // runStatement runs st, a statement of the body, with parameters params
 // of types ts.
 func (f *plFrame) runStatement(st *Statement, params []any, ts []types.T, row func([]Column, []any) error) ([]Column, error) {
+	f.rt = nil // the statement may change the settings (SET, set_config)
 	if !sameTypes(st.ParamTypes, ts) {
 		st.ParamTypes = ts
 	}

@@ -73,17 +73,14 @@ func (s *Session) runProcedural(ctx context.Context, p *Portal, plan sql.Node, m
 // borrowTx makes tx, the transaction of an autocommit statement that runs
 // a PL/pgSQL body (a function it calls, a trigger), the session's open
 // one while the body runs, for the body's statements to run in. The
-// function it returns gives it back: the session has no open transaction
-// again, and what the body's SET LOCAL (set_config(..., true)) changed is
-// undone, as the end of the statement's transaction would. Inside a
+// function it returns gives it back. What the body's SET and SET LOCAL
+// (set_config) change is settled when the statement's transaction ends
+// (inTxOnce, readTx), as PostgreSQL's implicit transaction does. Inside a
 // transaction block it does nothing.
 func (s *Session) borrowTx(tx *storage.Tx) (giveBack func()) {
 	if s.tx != nil {
 		return func() {}
 	}
 	s.tx = tx
-	return func() {
-		s.tx = nil
-		s.endTxSettings(true)
-	}
+	return func() { s.tx = nil }
 }

@@ -1916,7 +1916,8 @@ func (s *Session) readTx() (tx *storage.Tx, done func(committed bool)) {
 	}
 	tx = s.begin()
 	return tx, func(committed bool) {
-		tx.Rollback() // it wrote nothing: ending it is its commit
+		tx.Rollback()              // it wrote nothing: ending it is its commit
+		s.endTxSettings(committed) // a PL/pgSQL body's SETs (borrowTx)
 		if committed {
 			s.committedNotify(tx) // a SELECT pg_notify(...)
 		} else if s.notify.tx == tx {

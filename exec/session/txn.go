@@ -285,14 +285,17 @@ func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, er
 	if err != nil {
 		tx.Rollback()
 		s.forgetNotify()
+		s.endTxSettings(false) // a PL/pgSQL body's SETs (borrowTx)
 		s.engine.stats.XactEnded(false)
 		return Tag{}, err
 	}
 	tx.SetContext(nil)
 	if err := s.commit(tx); err != nil {
+		s.endTxSettings(false)
 		s.engine.stats.XactEnded(false)
 		return Tag{}, err
 	}
+	s.endTxSettings(true)
 	s.engine.stats.XactEnded(true)
 	return tag, nil
 }
