@@ -50,24 +50,66 @@ func (s *Session) callPL(tx *storage.Tx, call *sql.PLCall, args []any) (any, err
 }
 
 // runProcedural runs a query that calls PL/pgSQL functions (a SELECT of
-// one, or one in a data-modifying statement): their statements may
-// write, so it runs to completion in the transaction, which an
-// autocommit statement then commits, as PostgreSQL's SELECT f() commits
-// what f wrote.
+// one, or of one in its WHERE clause) outside a transaction block: their
+// statements may write, so the transaction it runs in commits when its
+// rows are all sent, as PostgreSQL's SELECT f() commits what f wrote. The
+// rows stream as a plain query's do; a commit that fails (a concurrent
+// update of the same rows) fails the statement. Data-modifying
+// statements and EXPLAIN go their own way.
 func (s *Session) runProcedural(ctx context.Context, p *Portal, plan sql.Node, maxRows int, emit func(arrow.Record) error) (Tag, bool, error) {
 	switch plan.(type) {
 	case *sql.Insert, *sql.Update, *sql.Delete, *sql.Merge, *sql.ModifyingWith, *sql.Explain:
 		return s.runQuery(ctx, p, plan, maxRows, emit)
 	}
-	return s.runToCompletion(ctx, p, maxRows, emit, func(rt *exec.Runtime) (Tag, exec.Operator, error) {
+	if p.run == nil {
+		if s.tx != nil {
+			return s.runQuery(ctx, p, plan, maxRows, emit) // the block's transaction holds the writes
+		}
+		tx := s.begin()
+		tx.SetContext(ctx)
+		lockTimeout, _ := parseDuration(s.get("lock_timeout"))
+		tx.SetLockTimeout(lockTimeout)
+		rt := s.runtime(tx, p.params)
+		rt.Schemas = p.schemas
 		op, err := exec.Build(rt, plan)
 		if err != nil {
-			return Tag{}, nil, err
+			s.endProcedural(tx, false)
+			return Tag{}, false, err
 		}
-		defer op.Close()
-		rows, err := exec.Materialize(ctx, op, nil)
-		return rowsTag("SELECT", 0), rows, err
-	})
+		run := &portalRun{op: op}
+		run.endTx = func(committed bool) { run.endErr = s.endProcedural(tx, committed) }
+		p.run = run
+	}
+	sent, suspended, err := streamRows(ctx, p.run, maxRows, emit)
+	if err != nil || !suspended {
+		p.run.failed = err != nil
+		p.closeRun()
+		if err == nil {
+			err = p.run.endErr
+		}
+	}
+	if err != nil {
+		return Tag{}, false, err
+	}
+	return rowsTag("SELECT", sent), suspended, nil
+}
+
+// endProcedural ends the transaction of runProcedural: committed (with
+// its deferred checks, notifications and settings, as an autocommit
+// statement's) or rolled back.
+func (s *Session) endProcedural(tx *storage.Tx, committed bool) error {
+	tx.SetContext(nil)
+	var err error
+	if committed {
+		err = s.commit(tx)
+	} else {
+		tx.Rollback()
+		s.forgetNotify()
+	}
+	ok := committed && err == nil
+	s.endTxSettings(ok)
+	s.engine.stats.XactEnded(ok)
+	return err
 }
 
 // borrowTx makes tx, the transaction of an autocommit statement that runs
@@ -75,8 +117,8 @@ func (s *Session) runProcedural(ctx context.Context, p *Portal, plan sql.Node, m
 // one while the body runs, for the body's statements to run in. The
 // function it returns gives it back. What the body's SET and SET LOCAL
 // (set_config) change is settled when the statement's transaction ends
-// (inTxOnce, readTx), as PostgreSQL's implicit transaction does. Inside a
-// transaction block it does nothing.
+// (inTxOnce, readTx, endProcedural), as PostgreSQL's implicit
+// transaction does. Inside a transaction block it does nothing.
 func (s *Session) borrowTx(tx *storage.Tx) (giveBack func()) {
 	if s.tx != nil {
 		return func() {}

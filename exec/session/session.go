@@ -346,7 +346,10 @@ type portalRun struct {
 	// transaction, or a no-op in the session's); failed makes it count
 	// the transaction rolled back. Nil for a run that has no
 	// transaction of its own (RETURNING rows, a cursor in a block).
-	endTx   func(committed bool)
+	endTx func(committed bool)
+	// endErr is what ending the run's transaction failed with: the
+	// commit of a query's PL/pgSQL writes (runProcedural).
+	endErr  error
 	failed  bool
 	rows    int64
 	pending arrow.Record // rows of a batch left over after a row limit
