@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgproto3/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -288,5 +291,75 @@ func TestFunctionsKill9(t *testing.T) {
 	var v string
 	if err := conn.QueryRow(ctx, `SELECT v FROM k9`).Scan(&v); err != nil || v != "k9:7" {
 		t.Fatalf("after kill -9: %q %v", v, err)
+	}
+}
+
+// TestPLFunctionWritesFromSelect: a PL/pgSQL function that writes, called
+// by autocommit SELECTs of four pgx connections at once, counts every call
+// once (each SELECT commits what its calls wrote, the UPDATEs of the one
+// row serialised); a SELECT failing after some calls leaves nothing; a
+// portal read 2 rows at a time (Execute with a row limit) streams its rows
+// and commits all of its calls' writes when its rows are all sent.
+func TestPLFunctionWritesFromSelect(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	conn := ts.connect(t)
+	mustExec(t, conn, `CREATE TABLE ctr (k int PRIMARY KEY, n int)`)
+	mustExec(t, conn, `INSERT INTO ctr VALUES (1, 0)`)
+	mustExec(t, conn, `CREATE FUNCTION bump(x int) RETURNS int LANGUAGE plpgsql AS $$
+		DECLARE r int;
+		BEGIN
+			UPDATE ctr SET n = n + x WHERE k = 1 RETURNING n INTO r;
+			RETURN r;
+		END $$`)
+	const workers, calls = 4, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := ts.connect(t)
+			for range calls {
+				var n int
+				if err := c.QueryRow(ctx, `SELECT bump(1)`).Scan(&n); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT n FROM ctr`).Scan(&n); err != nil || n != workers*calls {
+		t.Fatalf("n = %d (%v), want %d", n, err, workers*calls)
+	}
+
+	// A failure after two calls: the statement's transaction rolls back.
+	if _, err := conn.Exec(ctx, `SELECT bump(1), 1 / (g - 3) FROM generate_series(1, 3) g`); err == nil {
+		t.Fatal("division by zero was not reported")
+	}
+	if err := conn.QueryRow(ctx, `SELECT n FROM ctr`).Scan(&n); err != nil || n != workers*calls {
+		t.Fatalf("after a failed SELECT n = %d (%v), want %d", n, err, workers*calls)
+	}
+
+	// A portal executed with a row limit, outside a block: its rows
+	// stream, and its calls' writes commit once they are all sent.
+	rc := dialStarted(t, ts.Addr)
+	rc.send(&pgproto3.Parse{Query: "SELECT bump(10) FROM generate_series(1, 5)"}, &pgproto3.Bind{},
+		&pgproto3.Execute{MaxRows: 2}, &pgproto3.Execute{MaxRows: 2}, &pgproto3.Execute{MaxRows: 2}, &pgproto3.Sync{})
+	want := []string{"ParseComplete", "BindComplete",
+		fmt.Sprintf("DataRow %d", workers*calls+10), fmt.Sprintf("DataRow %d", workers*calls+20), "PortalSuspended",
+		fmt.Sprintf("DataRow %d", workers*calls+30), fmt.Sprintf("DataRow %d", workers*calls+40), "PortalSuspended",
+		fmt.Sprintf("DataRow %d", workers*calls+50), "CommandComplete", "ReadyForQuery I"}
+	if got := rc.readUntilReady(); !slices.Equal(got, want) {
+		t.Fatalf("portal:\n got %q\nwant %q", got, want)
+	}
+	if err := conn.QueryRow(ctx, `SELECT n FROM ctr`).Scan(&n); err != nil || n != workers*calls+50 {
+		t.Fatalf("after the portal n = %d (%v), want %d", n, err, workers*calls+50)
 	}
 }
