@@ -316,10 +316,8 @@ func TestPLFunctionWritesFromSelect(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := ts.connect(t)
+		c := ts.connect(t)
+		wg.Go(func() {
 			for range calls {
 				var n int
 				if err := c.QueryRow(ctx, `SELECT bump(1)`).Scan(&n); err != nil {
@@ -327,7 +325,7 @@ func TestPLFunctionWritesFromSelect(t *testing.T) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
