@@ -59,6 +59,9 @@ type Context struct {
 	// calling statement's session and transaction, returning its value;
 	// nil outside a session.
 	Procedural func(body any, args []any) (any, error)
+	// ProceduralSet is Procedural for a set-returning function: the rows
+	// its RETURN QUERYs gave.
+	ProceduralSet func(body any, args []any) ([][]any, error)
 }
 
 // AdvisoryKey names an advisory lock: a bigint, or (Pair) two integers,

@@ -567,7 +567,22 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, outer *scope) (No
 	if set == nil && len(functions.Overloads(name)) == 0 && !fn.FuncVariadic {
 		// A set-returning function of CREATE FUNCTION.
 		if def := b.lookupFunction(strList(fn.Funcname), args); def != nil && def.Setof {
-			return b.bindFunctionScan(def, fn, argNodes, rf, outer)
+			if _, inlined := returnQuery(def.Body); def.Language != "plpgsql" || inlined {
+				return b.bindFunctionScan(def, fn, argNodes, rf, outer)
+			}
+			// A PL/pgSQL body run at each call.
+			if argNodes, err = withDefaults(def, argNodes); err != nil {
+				return nil, nil, err
+			}
+			if args, err = b.bindExprs(sc, argNodes); err != nil {
+				return nil, nil, err
+			}
+			if set, err = b.plSetReturning(def); err != nil {
+				return nil, nil, err
+			}
+			if rf.Ordinality || len(rf.Coldeflist) > 0 {
+				return nil, nil, pgerr.NotSupported("WITH ORDINALITY or a column definition list on function %s", def.Name).WithPosition(fn.Location + 1)
+			}
 		}
 	}
 	record := set != nil && set.RecordRows != nil

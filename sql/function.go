@@ -214,13 +214,19 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 		}
 	case "plpgsql":
 		if def.Setof {
-			if _, ok := returnQuery(def.Body); !ok {
-				return nil, pgerr.NotSupported("PL/pgSQL set-returning functions other than a body of one RETURN QUERY")
-			}
 			if b.NoBodyChecks {
 				break
 			}
-			if err := b.checkSQLFunction(def); err != nil {
+			if _, ok := returnQuery(def.Body); ok {
+				// One RETURN QUERY: inlined in FROM as a SQL function is.
+				if err := b.checkSQLFunction(def); err != nil {
+					return nil, err
+				}
+				break
+			}
+			// Any other body runs at each call, its RETURN QUERYs
+			// giving the rows (plSetReturning).
+			if _, err := b.compilePL(def.Body, def, false); err != nil && pgerr.Code(err) != pgerrcode.UndefinedParameter {
 				return nil, err
 			}
 			break
@@ -279,6 +285,49 @@ func plReturnOnly(fn *PLFunction) *PLExpr {
 		}
 	}
 	return ret.Expr
+}
+
+// plSetReturning is the set-returning function a call in FROM of def, a
+// PL/pgSQL function returning a set whose body is not one RETURN QUERY,
+// makes: each call hands the session (functions.Context.ProceduralSet)
+// the compiled body and the arguments, and gives the rows its RETURN
+// QUERYs returned, cast to the function's columns.
+func (b *Binder) plSetReturning(def *catalog.FunctionDef) (*functions.SetReturning, error) {
+	cols, err := b.functionColumns(def)
+	if err != nil {
+		return nil, err
+	}
+	fn, err := b.compilePL(def.Body, def, false)
+	if err != nil {
+		return nil, pgerr.From(err).WithDetail("In PL/pgSQL function \"%s\".", def.Name)
+	}
+	b.procedural = true
+	out := make([]types.Field, len(cols))
+	for i, c := range cols {
+		out[i] = types.Field{Name: c.Name, T: c.T}
+	}
+	call := &PLCall{Def: def, Fn: fn, Out: out}
+	return &functions.SetReturning{Name: def.Name, NullCall: !def.Strict,
+		Type: func([]types.T, func([]types.T) (types.T, error)) (functions.SetSignature, bool, error) {
+			return functions.SetSignature{Params: def.ArgTypes, Out: out}, true, nil
+		},
+		Rows: func(ctx *functions.Context, args []any, _ []types.T) (functions.NextRow, error) {
+			if ctx == nil || ctx.ProceduralSet == nil {
+				return nil, pgerr.NotSupported("calling PL/pgSQL function %s outside a session's statement", def.Name)
+			}
+			rows, err := ctx.ProceduralSet(call, args)
+			if err != nil {
+				return nil, err
+			}
+			return func() ([]any, bool, error) {
+				if len(rows) == 0 {
+					return nil, false, nil
+				}
+				row := rows[0]
+				rows = rows[1:]
+				return row, true, nil
+			}, nil
+		}}, nil
 }
 
 // callsUserFunction reports whether parse tree n calls a function that

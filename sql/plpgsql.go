@@ -53,6 +53,9 @@ type PLFunction struct {
 type PLCall struct {
 	Def *catalog.FunctionDef
 	Fn  *PLFunction
+	// Out are a set-returning function's columns, which the rows of its
+	// RETURN QUERYs are cast to.
+	Out []types.Field
 }
 
 // plTriggerVars are the special variables of a trigger function, all text.
@@ -199,6 +202,10 @@ type PLLoop struct {
 	Body  []PLStmt
 }
 
+// PLReturnQuery is RETURN QUERY query: its rows are added to the rows of
+// a set-returning function.
+type PLReturnQuery struct{ Query *PLExpr }
+
 // PLGetDiag is GET [CURRENT] DIAGNOSTICS var = ROW_COUNT, ...: Vars are
 // the variables given the rows the last SQL statement of the body read or
 // changed.
@@ -211,17 +218,18 @@ type PLExit struct {
 	Cond     *PLExpr
 }
 
-func (*PLBlock) plStmt()      {}
-func (*PLAssign) plStmt()     {}
-func (*PLIf) plStmt()         {}
-func (*PLExecSQL) plStmt()    {}
-func (*PLPerform) plStmt()    {}
-func (*PLDynExecute) plStmt() {}
-func (*PLRaise) plStmt()      {}
-func (*PLReturn) plStmt()     {}
-func (*PLLoop) plStmt()       {}
-func (*PLExit) plStmt()       {}
-func (*PLGetDiag) plStmt()    {}
+func (*PLBlock) plStmt()       {}
+func (*PLAssign) plStmt()      {}
+func (*PLIf) plStmt()          {}
+func (*PLExecSQL) plStmt()     {}
+func (*PLPerform) plStmt()     {}
+func (*PLDynExecute) plStmt()  {}
+func (*PLRaise) plStmt()       {}
+func (*PLReturn) plStmt()      {}
+func (*PLLoop) plStmt()        {}
+func (*PLExit) plStmt()        {}
+func (*PLGetDiag) plStmt()     {}
+func (*PLReturnQuery) plStmt() {}
 
 // PLCondition is the SQLSTATE of a condition name or SQLSTATE code of
 // EXCEPTION WHEN or RAISE ("" for OTHERS), false if there is none.
@@ -322,8 +330,8 @@ type plCompiler struct {
 	// typeNames are the declared types of the variables, as written.
 	typeNames []string
 	// returnsVoid marks the body of a function returning void, whose
-	// RETURN takes no value.
-	returnsVoid bool
+	// RETURN takes no value; setof one returning a set (RETURN QUERY).
+	returnsVoid, setof bool
 }
 
 // compilePL compiles a PL/pgSQL body: a DO block's, a trigger function's
@@ -337,6 +345,12 @@ func (b *Binder) compilePL(body string, def *catalog.FunctionDef, trigger bool) 
 	}
 	if def != nil {
 		returns = def.Returns.String()
+		if def.Setof {
+			// Its rows come from RETURN QUERY; RETURNS TABLE's columns
+			// are not variables here (a query's columns of those names
+			// are the columns, as with #variable_conflict use_column).
+			returns = "SETOF record"
+		}
 		for i, t := range def.ArgTypes {
 			if i > 0 {
 				params += ", "
@@ -363,7 +377,7 @@ func (b *Binder) compilePL(body string, def *catalog.FunctionDef, trigger bool) 
 		return nil, err
 	}
 	if def != nil {
-		c.returnsVoid = def.Returns.OID() == types.VoidOID
+		c.returnsVoid, c.setof = def.Returns.OID() == types.VoidOID, def.Setof
 		// The parser lists the parameters first, untyped.
 		c.fn.Args = len(def.ArgTypes)
 		if len(c.fn.Vars) < c.fn.Args {
@@ -592,8 +606,8 @@ func (c *plCompiler) stmts(raw []plJSON) ([]PLStmt, error) {
 var plStmtNames = map[string]string{
 	"PLpgSQL_stmt_forc":    "FOR over a cursor",
 	"PLpgSQL_stmt_dynfors": "FOR ... IN EXECUTE", "PLpgSQL_stmt_return_next": "RETURN NEXT",
-	"PLpgSQL_stmt_return_query": "RETURN QUERY",
-	"PLpgSQL_stmt_open":         "OPEN", "PLpgSQL_stmt_fetch": "FETCH", "PLpgSQL_stmt_close": "CLOSE", "PLpgSQL_stmt_call": "CALL",
+
+	"PLpgSQL_stmt_open": "OPEN", "PLpgSQL_stmt_fetch": "FETCH", "PLpgSQL_stmt_close": "CLOSE", "PLpgSQL_stmt_call": "CALL",
 	"PLpgSQL_stmt_commit": "COMMIT", "PLpgSQL_stmt_rollback": "ROLLBACK",
 }
 
@@ -728,6 +742,25 @@ func (c *plCompiler) stmt(r plJSON) (PLStmt, error) {
 			return s, nil
 		case "PLpgSQL_stmt_case":
 			return c.caseStmt(raw)
+		case "PLpgSQL_stmt_return_query":
+			var x struct {
+				Query    *plExprJSON `json:"query"`
+				DynQuery *plExprJSON `json:"dynquery"`
+			}
+			if err := json.Unmarshal(raw, &x); err != nil {
+				return nil, errPLJSON(err)
+			}
+			if !c.setof {
+				return nil, pgerr.New(pgerrcode.DatatypeMismatch, "cannot use RETURN QUERY in a non-SETOF function")
+			}
+			if x.Query == nil {
+				return nil, pgerr.NotSupported("RETURN QUERY EXECUTE")
+			}
+			q, err := c.sqlStmt(x.Query)
+			if err != nil {
+				return nil, err
+			}
+			return &PLReturnQuery{Query: q}, nil
 		case "PLpgSQL_stmt_assert":
 			// ASSERT cond [, message]: a RAISE of P0004 unless cond holds
 			// (NULL does not).

@@ -66,6 +66,10 @@ type plFrame struct {
 	// rt is the runtime the body's expressions over no table are
 	// evaluated in (scalarRuntime), made at the first.
 	rt *exec.Runtime
+	// out are the columns of a set-returning function, whose RETURN
+	// QUERYs add their rows to rows.
+	out  []types.Field
+	rows [][]any
 }
 
 // scalarRuntime is the runtime an expression over no table (no subquery)
@@ -136,13 +140,20 @@ func (s *Session) runDo(ctx context.Context, x *sql.Do) error {
 // variables before the defaults are computed (a trigger's NEW and OLD).
 // It returns the value of RETURN.
 func (s *Session) runPL(ctx context.Context, fn *sql.PLFunction, init func(vals []plValue)) (plValue, error) {
+	ret, _, err := s.runPLRows(ctx, fn, nil, init)
+	return ret, err
+}
+
+// runPLRows is runPL for a set-returning function of columns out: it
+// also returns the rows its RETURN QUERYs gave.
+func (s *Session) runPLRows(ctx context.Context, fn *sql.PLFunction, out []types.Field, init func(vals []plValue)) (plValue, [][]any, error) {
 	if s.plDepth >= maxPLDepth {
-		return plValue{}, pgerr.New(pgerrcode.StatementTooComplex, "stack depth limit exceeded").
+		return plValue{}, nil, pgerr.New(pgerrcode.StatementTooComplex, "stack depth limit exceeded").
 			WithHint("PL/pgSQL functions and DO blocks nest at most %d deep.", maxPLDepth)
 	}
 	s.plDepth++
 	defer func() { s.plDepth-- }()
-	f := &plFrame{s: s, ctx: ctx, fn: fn, vals: make([]plValue, len(fn.Vars))}
+	f := &plFrame{s: s, ctx: ctx, fn: fn, vals: make([]plValue, len(fn.Vars)), out: out}
 	for i, v := range fn.Vars {
 		f.vals[i].t = v.T
 	}
@@ -154,20 +165,20 @@ func (s *Session) runPL(ctx context.Context, fn *sql.PLFunction, init func(vals 
 	}
 	for i, v := range fn.Vars {
 		if err := f.initVar(i, v); err != nil {
-			return plValue{}, err
+			return plValue{}, nil, err
 		}
 	}
 	ctl, ret, err := f.block(fn.Body)
 	if err != nil {
-		return plValue{}, err
+		return plValue{}, nil, err
 	}
 	if ctl.kind == plExit || ctl.kind == plContinue {
 		if ctl.label != "" {
-			return plValue{}, pgerr.New(pgerrcode.SyntaxError, "label \"%s\" does not exist", ctl.label)
+			return plValue{}, nil, pgerr.New(pgerrcode.SyntaxError, "label \"%s\" does not exist", ctl.label)
 		}
-		return plValue{}, pgerr.New(pgerrcode.SyntaxError, "%s cannot be used outside a loop", map[plControlKind]string{plExit: "EXIT", plContinue: "CONTINUE"}[ctl.kind])
+		return plValue{}, nil, pgerr.New(pgerrcode.SyntaxError, "%s cannot be used outside a loop", map[plControlKind]string{plExit: "EXIT", plContinue: "CONTINUE"}[ctl.kind])
 	}
-	return ret, nil
+	return ret, f.rows, nil
 }
 
 // initVar gives variable i its default value.
@@ -326,6 +337,8 @@ func (f *plFrame) stmt(st sql.PLStmt) (plControl, plValue, error) {
 		return plControl{kind: plReturn}, ret, nil
 	case *sql.PLLoop:
 		return f.loop(x)
+	case *sql.PLReturnQuery:
+		return plControl{}, plValue{}, f.returnQuery(x)
 	case *sql.PLGetDiag:
 		for _, v := range x.Vars {
 			val := any(f.s.plRows)
@@ -452,6 +465,42 @@ func (f *plFrame) forInteger(x *sql.PLLoop, body func() (bool, plControl, plValu
 		}
 	}
 	return plControl{}, plValue{}, nil
+}
+
+// returnQuery runs RETURN QUERY: the query's rows join the function's.
+// Their columns must be the function's, in number and type (42804 "the
+// structure of query does not match function result type" otherwise, as
+// in PostgreSQL, which casts nothing here).
+func (f *plFrame) returnQuery(x *sql.PLReturnQuery) error {
+	n := 0
+	cols, err := f.run(x.Query, func(cols []Column, row []any) error {
+		f.rows = append(f.rows, row)
+		n++
+		return nil
+	})
+	if err == nil {
+		err = f.checkShape(cols)
+	}
+	if err != nil {
+		f.rows = f.rows[:len(f.rows)-n]
+		return err
+	}
+	f.setFound(n > 0)
+	return nil
+}
+
+// checkShape checks that a RETURN QUERY's columns are the function's.
+func (f *plFrame) checkShape(cols []Column) error {
+	mismatch := pgerr.New(pgerrcode.DatatypeMismatch, "structure of query does not match function result type")
+	if len(cols) != len(f.out) {
+		return mismatch.WithDetail("Number of returned columns (%d) does not match expected column count (%d).", len(cols), len(f.out))
+	}
+	for i, c := range cols {
+		if !c.Type.Equal(f.out[i].T) {
+			return mismatch.WithDetail("Returned type %s does not match expected type %s in column %d.", c.Type, f.out[i].T, i+1)
+		}
+	}
+	return nil
 }
 
 // forEach runs FOREACH var IN ARRAY expr: the variable takes each element

@@ -49,6 +49,19 @@ func (s *Session) callPL(tx *storage.Tx, call *sql.PLCall, args []any) (any, err
 	return f.cast(ret.v, ret.t, def.Returns)
 }
 
+// callPLSet runs call's body, a set-returning function's, with the
+// arguments args in tx, returning the rows its RETURN QUERYs gave.
+func (s *Session) callPLSet(tx *storage.Tx, call *sql.PLCall, args []any) ([][]any, error) {
+	defer s.borrowTx(tx)()
+	def := call.Def
+	_, rows, err := s.runPLRows(s.statementContext(), call.Fn, call.Out, func(vals []plValue) {
+		for i, a := range args {
+			vals[i] = plValue{v: a, t: def.ArgTypes[i]}
+		}
+	})
+	return rows, err
+}
+
 // runProcedural runs a query that calls PL/pgSQL functions (a SELECT of
 // one, or of one in its WHERE clause) outside a transaction block: their
 // statements may write, so the transaction it runs in commits when its
