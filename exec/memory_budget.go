@@ -60,6 +60,13 @@ func (b *MemoryBudget) grow(n int64) error {
 	return nil
 }
 
+// Take is grow for what holds rows outside the package's operators (the
+// rows a PL/pgSQL set-returning function gathers in the session).
+func (b *MemoryBudget) Take(n int64) error { return b.grow(n) }
+
+// Give gives back n bytes Take took.
+func (b *MemoryBudget) Give(n int64) { b.release(n) }
+
 // release gives back n bytes grow took.
 func (b *MemoryBudget) release(n int64) {
 	if b != nil && n > 0 {

@@ -66,10 +66,40 @@ type plFrame struct {
 	// rt is the runtime the body's expressions over no table are
 	// evaluated in (scalarRuntime), made at the first.
 	rt *exec.Runtime
-	// out are the columns of a set-returning function, whose RETURN
-	// QUERYs add their rows to rows.
+	// set gathers a set-returning function's rows; nil for other bodies.
+	set *plRows
+}
+
+// plRows are the rows a set-returning function's RETURN QUERYs gave, of
+// its columns out, counted against the calling statement's memory budget.
+type plRows struct {
 	out  []types.Field
+	mem  *exec.MemoryBudget
 	rows [][]any
+	held int64 // what rows took from mem
+}
+
+// add adds a row.
+func (r *plRows) add(row []any) error {
+	n := int64(24 + 16*len(row))
+	for _, v := range row {
+		switch v := v.(type) {
+		case string:
+			n += int64(len(v))
+		case []byte:
+			n += int64(len(v))
+		case []float32:
+			n += 4 * int64(len(v))
+		case *types.Array:
+			n += 16 * int64(len(v.Elems))
+		}
+	}
+	if err := r.mem.Take(n); err != nil {
+		return err
+	}
+	r.held += n
+	r.rows = append(r.rows, row)
+	return nil
 }
 
 // scalarRuntime is the runtime an expression over no table (no subquery)
@@ -144,16 +174,21 @@ func (s *Session) runPL(ctx context.Context, fn *sql.PLFunction, init func(vals 
 	return ret, err
 }
 
-// runPLRows is runPL for a set-returning function of columns out: it
-// also returns the rows its RETURN QUERYs gave.
-func (s *Session) runPLRows(ctx context.Context, fn *sql.PLFunction, out []types.Field, init func(vals []plValue)) (plValue, [][]any, error) {
+// runPLRows is runPL for a set-returning function, whose RETURN QUERYs'
+// rows set gathers: it also returns them. What they took from the
+// statement's memory budget is given back when it returns (the caller
+// hands them on at once).
+func (s *Session) runPLRows(ctx context.Context, fn *sql.PLFunction, set *plRows, init func(vals []plValue)) (plValue, [][]any, error) {
+	if set != nil {
+		defer func() { set.mem.Give(set.held) }()
+	}
 	if s.plDepth >= maxPLDepth {
 		return plValue{}, nil, pgerr.New(pgerrcode.StatementTooComplex, "stack depth limit exceeded").
 			WithHint("PL/pgSQL functions and DO blocks nest at most %d deep.", maxPLDepth)
 	}
 	s.plDepth++
 	defer func() { s.plDepth-- }()
-	f := &plFrame{s: s, ctx: ctx, fn: fn, vals: make([]plValue, len(fn.Vars)), out: out}
+	f := &plFrame{s: s, ctx: ctx, fn: fn, vals: make([]plValue, len(fn.Vars)), set: set}
 	for i, v := range fn.Vars {
 		f.vals[i].t = v.T
 	}
@@ -178,7 +213,10 @@ func (s *Session) runPLRows(ctx context.Context, fn *sql.PLFunction, out []types
 		}
 		return plValue{}, nil, pgerr.New(pgerrcode.SyntaxError, "%s cannot be used outside a loop", map[plControlKind]string{plExit: "EXIT", plContinue: "CONTINUE"}[ctl.kind])
 	}
-	return ret, f.rows, nil
+	if set == nil {
+		return ret, nil, nil
+	}
+	return ret, set.rows, nil
 }
 
 // initVar gives variable i its default value.
@@ -474,16 +512,14 @@ func (f *plFrame) forInteger(x *sql.PLLoop, body func() (bool, plControl, plValu
 func (f *plFrame) returnQuery(x *sql.PLReturnQuery) error {
 	n := 0
 	cols, err := f.run(x.Query, func(cols []Column, row []any) error {
-		f.rows = append(f.rows, row)
 		n++
-		return nil
+		return f.set.add(row)
 	})
 	if err == nil {
 		err = f.checkShape(cols)
 	}
 	if err != nil {
-		f.rows = f.rows[:len(f.rows)-n]
-		return err
+		return err // the call fails, its rows with it
 	}
 	f.setFound(n > 0)
 	return nil
@@ -492,12 +528,13 @@ func (f *plFrame) returnQuery(x *sql.PLReturnQuery) error {
 // checkShape checks that a RETURN QUERY's columns are the function's.
 func (f *plFrame) checkShape(cols []Column) error {
 	mismatch := pgerr.New(pgerrcode.DatatypeMismatch, "structure of query does not match function result type")
-	if len(cols) != len(f.out) {
-		return mismatch.WithDetail("Number of returned columns (%d) does not match expected column count (%d).", len(cols), len(f.out))
+	out := f.set.out
+	if len(cols) != len(out) {
+		return mismatch.WithDetail("Number of returned columns (%d) does not match expected column count (%d).", len(cols), len(out))
 	}
 	for i, c := range cols {
-		if !c.Type.Equal(f.out[i].T) {
-			return mismatch.WithDetail("Returned type %s does not match expected type %s in column %d.", c.Type, f.out[i].T, i+1)
+		if !c.Type.Equal(out[i].T) {
+			return mismatch.WithDetail("Returned type %s does not match expected type %s in column %d.", c.Type, out[i].T, i+1)
 		}
 	}
 	return nil

@@ -50,11 +50,13 @@ func (s *Session) callPL(tx *storage.Tx, call *sql.PLCall, args []any) (any, err
 }
 
 // callPLSet runs call's body, a set-returning function's, with the
-// arguments args in tx, returning the rows its RETURN QUERYs gave.
-func (s *Session) callPLSet(tx *storage.Tx, call *sql.PLCall, args []any) ([][]any, error) {
+// arguments args in tx, returning the rows its RETURN QUERYs gave. While
+// they are gathered they count against mem, the calling statement's
+// statement_mem (53200 past it).
+func (s *Session) callPLSet(tx *storage.Tx, mem *exec.MemoryBudget, call *sql.PLCall, args []any) ([][]any, error) {
 	defer s.borrowTx(tx)()
 	def := call.Def
-	_, rows, err := s.runPLRows(s.statementContext(), call.Fn, call.Out, func(vals []plValue) {
+	_, rows, err := s.runPLRows(s.statementContext(), call.Fn, &plRows{out: call.Out, mem: mem}, func(vals []plValue) {
 		for i, a := range args {
 			vals[i] = plValue{v: a, t: def.ArgTypes[i]}
 		}

@@ -1211,7 +1211,9 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 		rt.Triggers = sessionTriggers{s, tx}
 		rt.Deferred = s.deferredChecks(tx)
 		rt.Fn.Procedural = func(body any, args []any) (any, error) { return s.callPL(tx, body.(*sql.PLCall), args) }
-		rt.Fn.ProceduralSet = func(body any, args []any) ([][]any, error) { return s.callPLSet(tx, body.(*sql.PLCall), args) }
+		rt.Fn.ProceduralSet = func(body any, args []any) ([][]any, error) {
+			return s.callPLSet(tx, rt.Mem, body.(*sql.PLCall), args)
+		}
 	}
 	rt.Fn.Notify = func(channel, payload string) error { return s.queueNotify(tx, channel, payload) }
 	if e := s.engine.embedder; e != nil {
