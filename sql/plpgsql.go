@@ -206,6 +206,14 @@ type PLLoop struct {
 // a set-returning function.
 type PLReturnQuery struct{ Query *PLExpr }
 
+// PLReturnNext is RETURN NEXT value: a row added to the rows of a
+// set-returning function, the value of Expr, or of variable Var (>= 0),
+// a record's fields or a scalar.
+type PLReturnNext struct {
+	Expr *PLExpr
+	Var  int
+}
+
 // PLGetDiag is GET [CURRENT] DIAGNOSTICS var = ROW_COUNT, ...: Vars are
 // the variables given the rows the last SQL statement of the body read or
 // changed.
@@ -230,6 +238,7 @@ func (*PLLoop) plStmt()        {}
 func (*PLExit) plStmt()        {}
 func (*PLGetDiag) plStmt()     {}
 func (*PLReturnQuery) plStmt() {}
+func (*PLReturnNext) plStmt()  {}
 
 // PLCondition is the SQLSTATE of a condition name or SQLSTATE code of
 // EXCEPTION WHEN or RAISE ("" for OTHERS), false if there is none.
@@ -332,7 +341,18 @@ type plCompiler struct {
 	// returnsVoid marks the body of a function returning void, whose
 	// RETURN takes no value; setof one returning a set (RETURN QUERY).
 	returnsVoid, setof bool
+	// bareNexts are the variables of the body's RETURN NEXT variable
+	// statements, in order (read from its text: see returnNextRE), of
+	// which nextVars have been compiled.
+	bareNexts []string
+	nextVars  int
+	// outColumns marks a body of RETURNS TABLE (...), whose columns are
+	// OUT parameters.
+	outColumns bool
 }
+
+// returnNextRE finds RETURN NEXT of a bare variable in a body's text.
+var returnNextRE = regexp.MustCompile(`(?i)\bRETURN\s+NEXT\s+("(?:[^"]|"")+"|[A-Za-z_][A-Za-z_0-9$]*)\s*;`)
 
 // compilePL compiles a PL/pgSQL body: a DO block's, a trigger function's
 // (trigger: with NEW and OLD), or the body of def, a function returning
@@ -361,6 +381,11 @@ func (b *Binder) compilePL(body string, def *catalog.FunctionDef, trigger bool) 
 	text := "CREATE FUNCTION cairn_inline(" + params + ") RETURNS " + returns + " LANGUAGE plpgsql AS " + dollarQuote(body)
 	out, err := pg_query.ParsePlPgSqlToJSON(text)
 	if err != nil {
+		if def != nil && len(def.Columns) > 0 && outColumnParseError(err) {
+			// The body is parsed without RETURNS TABLE's columns as
+			// variables (see returns above).
+			return nil, pgerr.NotSupported("assigning RETURNS TABLE's columns or RETURN NEXT without a value in PL/pgSQL (%s)", err.Error())
+		}
 		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error())
 	}
 	var fns []struct {
@@ -377,7 +402,10 @@ func (b *Binder) compilePL(body string, def *catalog.FunctionDef, trigger bool) 
 		return nil, err
 	}
 	if def != nil {
-		c.returnsVoid, c.setof = def.Returns.OID() == types.VoidOID, def.Setof
+		c.returnsVoid, c.setof, c.outColumns = def.Returns.OID() == types.VoidOID, def.Setof, len(def.Columns) > 0
+		for _, m := range returnNextRE.FindAllStringSubmatch(body, -1) {
+			c.bareNexts = append(c.bareNexts, m[1])
+		}
 		// The parser lists the parameters first, untyped.
 		c.fn.Args = len(def.ArgTypes)
 		if len(c.fn.Vars) < c.fn.Args {
@@ -414,6 +442,13 @@ func (b *Binder) compilePL(body string, def *catalog.FunctionDef, trigger bool) 
 	}
 	c.fn.Body = blk
 	return c.fn, nil
+}
+
+// outColumnParseError reports whether a parse error of a RETURNS TABLE function's body is
+// one its columns as variables would have avoided.
+func outColumnParseError(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "is not a known variable") || strings.Contains(msg, "missing expression")
 }
 
 // plParamName is the name of def's parameter i in its compiled body: its
@@ -605,7 +640,7 @@ func (c *plCompiler) stmts(raw []plJSON) ([]PLStmt, error) {
 // interpreter does not run, for their 0A000.
 var plStmtNames = map[string]string{
 	"PLpgSQL_stmt_forc":    "FOR over a cursor",
-	"PLpgSQL_stmt_dynfors": "FOR ... IN EXECUTE", "PLpgSQL_stmt_return_next": "RETURN NEXT",
+	"PLpgSQL_stmt_dynfors": "FOR ... IN EXECUTE",
 
 	"PLpgSQL_stmt_open": "OPEN", "PLpgSQL_stmt_fetch": "FETCH", "PLpgSQL_stmt_close": "CLOSE", "PLpgSQL_stmt_call": "CALL",
 	"PLpgSQL_stmt_commit": "COMMIT", "PLpgSQL_stmt_rollback": "ROLLBACK",
@@ -742,6 +777,41 @@ func (c *plCompiler) stmt(r plJSON) (PLStmt, error) {
 			return s, nil
 		case "PLpgSQL_stmt_case":
 			return c.caseStmt(raw)
+		case "PLpgSQL_stmt_return_next":
+			var x struct {
+				Expr *plExprJSON `json:"expr"`
+			}
+			if err := json.Unmarshal(raw, &x); err != nil {
+				return nil, errPLJSON(err)
+			}
+			if !c.setof {
+				return nil, pgerr.New(pgerrcode.DatatypeMismatch, "cannot use RETURN NEXT in a non-SETOF function")
+			}
+			if c.outColumns {
+				// RETURNS TABLE: RETURN NEXT; adds the OUT columns'
+				// values, which cairn's parse of the body cannot read.
+				return nil, pgerr.New(pgerrcode.DatatypeMismatch, "RETURN NEXT cannot have a parameter in function with OUT parameters")
+			}
+			if x.Expr != nil && x.Expr.PLpgSQLExpr != nil {
+				e, err := c.expr(x.Expr)
+				if err != nil {
+					return nil, err
+				}
+				return &PLReturnNext{Expr: e, Var: -1}, nil
+			}
+			// RETURN NEXT variable: the parse keeps no trace of the
+			// variable, so it is read from the body's text, the bare
+			// RETURN NEXTs in their order.
+			if c.nextVars >= len(c.bareNexts) {
+				return nil, pgerr.NotSupported("this form of RETURN NEXT")
+			}
+			name := plIdent(c.bareNexts[c.nextVars])
+			c.nextVars++
+			v, ok := c.byName[name]
+			if !ok {
+				return nil, pgerr.New(pgerrcode.SyntaxError, "\"%s\" is not a known variable", name)
+			}
+			return &PLReturnNext{Var: v}, nil
 		case "PLpgSQL_stmt_return_query":
 			var x struct {
 				Query    *plExprJSON `json:"query"`

@@ -377,6 +377,8 @@ func (f *plFrame) stmt(st sql.PLStmt) (plControl, plValue, error) {
 		return f.loop(x)
 	case *sql.PLReturnQuery:
 		return plControl{}, plValue{}, f.returnQuery(x)
+	case *sql.PLReturnNext:
+		return plControl{}, plValue{}, f.returnNext(x)
 	case *sql.PLGetDiag:
 		for _, v := range x.Vars {
 			val := any(f.s.plRows)
@@ -523,6 +525,50 @@ func (f *plFrame) returnQuery(x *sql.PLReturnQuery) error {
 	}
 	f.setFound(n > 0)
 	return nil
+}
+
+// returnNext runs RETURN NEXT: one row, a record variable's fields or a
+// value of a one-column function, each cast to its column's type as an
+// assignment would.
+func (f *plFrame) returnNext(x *sql.PLReturnNext) error {
+	out := f.set.out
+	var vals []any
+	var ts []types.T
+	switch {
+	case x.Var >= 0 && f.fn.Vars[x.Var].Record:
+		rec := f.vals[x.Var].rec
+		if rec == nil {
+			return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "record \"%s\" is not assigned yet", f.fn.Vars[x.Var].Name).
+				WithDetail("The tuple structure of a not-yet-assigned record is indeterminate.")
+		}
+		vals = rec.vals
+		for _, c := range rec.cols {
+			ts = append(ts, c.Type)
+		}
+	case x.Var >= 0:
+		vals, ts = []any{f.vals[x.Var].v}, []types.T{f.vals[x.Var].t}
+	default:
+		v, t, err := f.eval(x.Expr)
+		if err != nil {
+			return err
+		}
+		vals, ts = []any{v}, []types.T{t}
+	}
+	if len(vals) != len(out) {
+		return pgerr.New(pgerrcode.DatatypeMismatch, "wrong record type supplied in RETURN NEXT").
+			WithDetail("Number of returned columns (%d) does not match expected column count (%d).", len(vals), len(out))
+	}
+	row := make([]any, len(vals))
+	for i, v := range vals {
+		if v != nil && ts[i].Family != types.Unknown && !ts[i].Equal(out[i].T) {
+			var err error
+			if v, err = f.cast(v, ts[i], out[i].T); err != nil {
+				return err
+			}
+		}
+		row[i] = v
+	}
+	return f.set.add(row)
 }
 
 // checkShape checks that a RETURN QUERY's columns are the function's.
