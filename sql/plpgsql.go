@@ -9,6 +9,7 @@ package sql
 // What the interpreter cannot run is refused here with 0A000 naming it.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -351,6 +352,45 @@ type plCompiler struct {
 	outColumns bool
 }
 
+// withoutCommentsAndStrings is a body's text with its comments and the
+// insides of its quoted strings blanked out, for returnNextRE to find
+// only statements.
+func withoutCommentsAndStrings(body string) string {
+	b := []byte(body)
+	for i := 0; i < len(b); i++ {
+		var end int
+		switch {
+		case b[i] == '-' && i+1 < len(b) && b[i+1] == '-':
+			end = bytes.IndexByte(b[i:], '\n')
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			if end = bytes.Index(b[i+2:], []byte("*/")); end >= 0 {
+				end += 4
+			}
+		case b[i] == '\'':
+			end = 1
+			for i+end < len(b) && (b[i+end] != '\'' || i+end+1 < len(b) && b[i+end+1] == '\'') {
+				if b[i+end] == '\'' {
+					end++ // a doubled quote
+				}
+				end++
+			}
+			end++
+		default:
+			continue
+		}
+		if end < 0 || i+end > len(b) {
+			end = len(b) - i
+		}
+		for j := i; j < i+end; j++ {
+			if b[j] != '\n' {
+				b[j] = ' '
+			}
+		}
+		i += end - 1
+	}
+	return string(b)
+}
+
 // returnNextRE finds RETURN NEXT of a bare variable in a body's text.
 var returnNextRE = regexp.MustCompile(`(?i)\bRETURN\s+NEXT\s+("(?:[^"]|"")+"|[A-Za-z_][A-Za-z_0-9$]*)\s*;`)
 
@@ -403,7 +443,7 @@ func (b *Binder) compilePL(body string, def *catalog.FunctionDef, trigger bool) 
 	}
 	if def != nil {
 		c.returnsVoid, c.setof, c.outColumns = def.Returns.OID() == types.VoidOID, def.Setof, len(def.Columns) > 0
-		for _, m := range returnNextRE.FindAllStringSubmatch(body, -1) {
+		for _, m := range returnNextRE.FindAllStringSubmatch(withoutCommentsAndStrings(body), -1) {
 			c.bareNexts = append(c.bareNexts, m[1])
 		}
 		// The parser lists the parameters first, untyped.
