@@ -70,7 +70,8 @@ type plFrame struct {
 	set *plRows
 }
 
-// plRows are the rows a set-returning function's RETURN QUERYs gave, of
+// plRows are the rows a set-returning function's RETURN QUERYs and
+// RETURN NEXTs gave, of
 // its columns out, counted against the calling statement's memory budget.
 type plRows struct {
 	out  []types.Field

@@ -50,7 +50,8 @@ func (s *Session) callPL(tx *storage.Tx, call *sql.PLCall, args []any) (any, err
 }
 
 // callPLSet runs call's body, a set-returning function's, with the
-// arguments args in tx, returning the rows its RETURN QUERYs gave. While
+// arguments args in tx, returning the rows its RETURN QUERYs and RETURN
+// NEXTs gave. While
 // they are gathered they count against mem, the calling statement's
 // statement_mem (53200 past it).
 func (s *Session) callPLSet(tx *storage.Tx, mem *exec.MemoryBudget, call *sql.PLCall, args []any) ([][]any, error) {
