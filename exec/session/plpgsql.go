@@ -71,8 +71,8 @@ type plFrame struct {
 }
 
 // plRows are the rows a set-returning function's RETURN QUERYs and
-// RETURN NEXTs gave, of
-// its columns out, counted against the calling statement's memory budget.
+// RETURN NEXTs gave, of its columns out, counted against the calling
+// statement's memory budget.
 type plRows struct {
 	out  []types.Field
 	mem  *exec.MemoryBudget
