@@ -25,11 +25,7 @@ func (s *Session) callPL(tx *storage.Tx, call *sql.PLCall, args []any) (any, err
 	defer s.borrowTx(tx)()
 	ctx := s.statementContext()
 	def := call.Def
-	ret, err := s.runPL(ctx, call.Fn, func(vals []plValue) {
-		for i, a := range args {
-			vals[i] = plValue{v: a, t: def.ArgTypes[i]}
-		}
-	})
+	ret, err := s.runPL(ctx, call.Fn, plArguments(call, args))
 	if err != nil {
 		return nil, err
 	}
@@ -51,18 +47,21 @@ func (s *Session) callPL(tx *storage.Tx, call *sql.PLCall, args []any) (any, err
 
 // callPLSet runs call's body, a set-returning function's, with the
 // arguments args in tx, returning the rows its RETURN QUERYs and RETURN
-// NEXTs gave. While
-// they are gathered they count against mem, the calling statement's
-// statement_mem (53200 past it).
+// NEXTs gave. While they are gathered they count against mem, the calling
+// statement's statement_mem (53200 past it).
 func (s *Session) callPLSet(tx *storage.Tx, mem *exec.MemoryBudget, call *sql.PLCall, args []any) ([][]any, error) {
 	defer s.borrowTx(tx)()
-	def := call.Def
-	_, rows, err := s.runPLRows(s.statementContext(), call.Fn, &plRows{out: call.Out, mem: mem}, func(vals []plValue) {
-		for i, a := range args {
-			vals[i] = plValue{v: a, t: def.ArgTypes[i]}
-		}
-	})
+	_, rows, err := s.runPLRows(s.statementContext(), call.Fn, &plRows{out: call.Out, mem: mem}, plArguments(call, args))
 	return rows, err
+}
+
+// plArguments gives a call's parameter variables the arguments args.
+func plArguments(call *sql.PLCall, args []any) func(vals []plValue) {
+	return func(vals []plValue) {
+		for i, a := range args {
+			vals[i] = plValue{v: a, t: call.Def.ArgTypes[i]}
+		}
+	}
 }
 
 // runProcedural runs a query that calls PL/pgSQL functions (a SELECT of
