@@ -6,22 +6,20 @@ package storage
 // the column is built. A search re-ranks its candidates and FetchRows
 // reads a few rows' vectors from it, so neither decodes the column nor
 // keeps it in the column cache: what a vector index keeps in memory is its
-// quantised codes and graph, and the vectors stay on disk (in the page
-// cache when memory allows). The file is mapped into memory once, where
-// the platform allows (vecraw_unix.go): a re-rank reads a few hundred
-// vectors at random, and one positioned read each cost a system call
-// apiece, about 40% of a 100k-row top-10's server time in a VM. Only the
-// pages read count in the process's memory, and the kernel may drop them
-// (they are clean). A missing or corrupt file only means the column is
-// read from the segment as before.
+// quantised codes and graph, and the vectors stay on disk, in the page
+// cache when memory allows. They are read with positioned reads, not
+// mapped: a mapping's pages count in the server's resident set once
+// touched (and the kernel maps the neighbours of each page a re-rank
+// touches, so a few thousand searches would have the whole file in it),
+// where a read of a cached page costs about a microsecond. A missing or
+// corrupt file only means the column is read from the segment as before.
 //
 // The file is a sidecar frame (sidecar.go) written as a stream: magic;
 // the segment's identity; the dimension (uvarint); a bitmap of the rows
 // that hold a vector (the others are NULL), (rows+7)/8 bytes; zero to three
 // zero bytes, so that the vectors start at a multiple of 4 (files written
 // before had none); then every row's vector, dim little-endian float32s
-// (zeros for NULL); and the CRC-32C of all of it. A mapped file whose
-// vectors are aligned is read in place on a little-endian machine.
+// (zeros for NULL); and the CRC-32C of all of it.
 
 import (
 	"bufio"
@@ -52,28 +50,31 @@ var vecRawMagic = []byte("CAIRNVR1")
 // rawFetchShare: FetchRows reads a segment's vectors from its raw
 // vectors one by one unless it wants more than 1/rawFetchShare of the
 // segment's rows, which are then decoded from the segment. A raw vector
-// is one copy from a mapped file (about 0.3 µs for 384-d), a decoded row
-// several microseconds of Parquet's list assembly, so only a fetch of
-// most of a segment decodes it (and caches the column).
+// is one positioned read (about a microsecond for 384-d from the page
+// cache), a decoded row several microseconds of Parquet's list assembly,
+// so only a fetch of most of a segment decodes it (and caches the
+// column).
 const rawFetchShare = 2
 
 // rawVectors is a verified raw vector file of one segment's column.
 type rawVectors struct {
 	path    string
 	dim     int
-	present []byte // bit r: row r holds a vector
+	rows    int
+	present []byte // bit r < rows: row r holds a vector
 	body    int64  // file offset of row 0's vector
 
-	mapOnce sync.Once
-	// mapped is the whole file in memory, or nil where it could not be
-	// mapped (then readers read it with pread). Set by the first open;
-	// unmapped when the rawVectors is garbage, which a reader in use
+	fileOnce sync.Once
+	// file is the open file, shared by its readers (positioned reads need
+	// no lock), or fileErr why it could not be opened. Set by the first
+	// open; closed when the rawVectors is garbage, which a reader in use
 	// prevents by referring to it.
-	mapped []byte
+	file    *os.File
+	fileErr error
 
 	warmOnce sync.Once
-	// warmed is set once the mapping's pages are being read in ahead of
-	// use (prefault); until then a re-rank advises the kernel of the
+	// warmed is set once the file is being read into the page cache ahead
+	// of use (warmFile); until then a re-rank advises the kernel of the
 	// vectors it is about to read (rawReader.willNeed).
 	warmed atomic.Bool
 }
@@ -133,7 +134,7 @@ func writeRawVectors(seg *segment, colID int, cols *segVectors, dim int) (*rawVe
 		return nil, nil
 	}
 	rows := int(seg.rows)
-	raw := &rawVectors{path: vecRawPath(seg.path, colID), dim: dim, present: make([]byte, (rows+7)/8)}
+	raw := &rawVectors{path: vecRawPath(seg.path, colID), dim: dim, rows: rows, present: make([]byte, (rows+7)/8)}
 	for r := 0; r < rows; r++ {
 		if cols.vector(r) != nil {
 			raw.present[r>>3] |= 1 << (r & 7)
@@ -210,7 +211,7 @@ func readRawVectors(seg *segment, colID int) (*rawVectors, error) {
 		return nil, corrupt("bad dimension")
 	}
 	rows := seg.rows
-	raw := &rawVectors{path: path, dim: int(dim), present: make([]byte, (rows+7)/8)}
+	raw := &rawVectors{path: path, dim: int(dim), rows: int(rows), present: make([]byte, (rows+7)/8)}
 	if _, err := io.ReadFull(br, raw.present); err != nil {
 		return nil, corrupt("truncated")
 	}
@@ -239,7 +240,7 @@ func readRawVectors(seg *segment, colID int) (*rawVectors, error) {
 }
 
 // nativeLittleEndian is true where float32s are stored as the raw vector
-// files store them, so that a mapped file's vectors can be read in place.
+// files store them, so that they are read straight into []float32.
 var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // allZero reports whether every byte of b is zero.
@@ -255,93 +256,113 @@ func allZero(b []byte) bool {
 // rawReader reads rows of a raw vector file; one per search or fetch.
 type rawReader struct {
 	raw *rawVectors
-	f   *os.File // nil when the file is mapped
-	buf []byte
 	vec []float32
 	err error
 }
 
-// open returns a reader of the file, mapping it on first use. warm asks
-// for its pages to be read in ahead of use (see warm).
+// open returns a reader of the file, opening it on first use. warm asks
+// for it to be read into the page cache ahead of use (see warm).
 func (r *rawVectors) open(warm bool) (*rawReader, error) {
-	r.mapOnce.Do(func() { r.mapped = mapFile(r, r.path) })
-	if warm && r.mapped != nil {
-		r.warm()
-	}
-	rd := &rawReader{raw: r, vec: make([]float32, r.dim)}
-	if r.mapped != nil {
-		return rd, nil
-	}
-	f, err := os.Open(r.path)
-	if err != nil {
+	if err := r.openFile(); err != nil {
 		return nil, err
 	}
-	rd.f, rd.buf = f, make([]byte, 4*r.dim)
-	return rd, nil
+	if warm {
+		r.warm()
+	}
+	return &rawReader{raw: r, vec: make([]float32, r.dim)}, nil
 }
 
-// warm starts reading the mapped file's pages in, once, when the
-// prefault budget has room for them (prefault). Searches ask for it when
-// their table's raw vectors fit the budget as a whole: a table that
-// outgrows it (ten million vectors) is not warmed at all, since a part of
-// it in memory would serve few more of its searches' re-ranks than none,
-// each of which reads a few dozen vectors at random, while taking
-// gigabytes.
+// openFile opens the file once, for all its readers.
+func (r *rawVectors) openFile() error {
+	r.fileOnce.Do(func() {
+		r.file, r.fileErr = os.Open(r.path)
+		if r.fileErr == nil {
+			runtime.AddCleanup(r, func(f *os.File) { f.Close() }, r.file)
+		}
+	})
+	return r.fileErr
+}
+
+// warm starts reading the file into the page cache, once, when the warm
+// budget has room for it (warmFile). Searches ask for it when their
+// table's raw vectors fit the budget as a whole: a table that outgrows it
+// (ten million vectors) is not warmed at all, since a part of it in
+// memory would serve few more of its searches' re-ranks than none, each
+// of which reads a few dozen vectors at random, while taking gigabytes.
 func (r *rawVectors) warm() {
 	r.warmOnce.Do(func() {
-		if release, ok := prefault(r, r.mapped); ok {
+		size := r.body + int64(r.rows)*4*int64(r.dim)
+		if release, ok := warmFile(r.file, size); ok {
 			r.warmed.Store(true)
 			runtime.AddCleanup(r, func(release func()) { release() }, release)
 		}
 	})
 }
 
-// close closes the file; err is the first read error, if any.
-func (rd *rawReader) close() error {
-	if rd.f != nil {
-		rd.f.Close()
+// close ends the reader; err is the first read error, if any.
+func (rd *rawReader) close() error { return rd.err }
+
+// read reads rows first.. of the file into vals, whole vectors: the rows'
+// vectors lie side by side, so it is one positioned read, from the page
+// cache where the file is cached.
+func (r *rawVectors) read(vals []float32, first int) error {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), 4*len(vals))
+	if _, err := r.file.ReadAt(b, r.body+int64(first)*4*int64(r.dim)); err != nil {
+		return fmt.Errorf("reading %s: %w", r.path, err)
 	}
-	return rd.err
+	if !nativeLittleEndian {
+		for i := range vals {
+			vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	}
+	return nil
 }
 
-// vector returns row's vector (nil for NULL), valid until the next call
-// (it may be the mapped file itself: read only). A read error gives nil
-// and is kept for close.
+// vector returns row's vector (nil for NULL), valid until the next call.
+// A read error gives nil and is kept for close.
 func (rd *rawReader) vector(row int) []float32 {
-	if row < 0 || row >= 8*len(rd.raw.present) || !rd.raw.has(row) || rd.err != nil {
+	if row < 0 || row >= rd.raw.rows || !rd.raw.has(row) || rd.err != nil {
 		return nil
 	}
-	width := 4 * int64(rd.raw.dim)
-	off := rd.raw.body + int64(row)*width
-	var b []byte
-	if m := rd.raw.mapped; m != nil {
-		b = m[off : off+width]
-		if nativeLittleEndian && off%4 == 0 {
-			return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), rd.raw.dim)
-		}
-	} else {
-		if _, err := rd.f.ReadAt(rd.buf, off); err != nil {
-			rd.err = fmt.Errorf("reading %s: %w", rd.raw.path, err)
-			return nil
-		}
-		b = rd.buf
-	}
-	for i := range rd.vec {
-		rd.vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	if err := rd.raw.read(rd.vec, row); err != nil {
+		rd.err = err
+		return nil
 	}
 	return rd.vec
 }
 
+// rawBlockRows is how many rows rawReader.each reads at a time.
+const rawBlockRows = 256
+
+// each calls fn with every row of the file that holds a vector, in
+// order, reading them a block at a time; the vector is valid during the
+// call. It stops at a read error, which close reports.
+func (rd *rawReader) each(fn func(row int, v []float32)) {
+	dim, rows := rd.raw.dim, rd.raw.rows
+	block := make([]float32, min(rows, rawBlockRows)*dim)
+	for first := 0; first < rows && rd.err == nil; first += rawBlockRows {
+		n := min(rawBlockRows, rows-first)
+		if err := rd.raw.read(block[:n*dim], first); err != nil {
+			rd.err = err
+			return
+		}
+		for i := range n {
+			if rd.raw.has(first + i) {
+				fn(first+i, block[i*dim:(i+1)*dim])
+			}
+		}
+	}
+}
+
 // willNeed asks the kernel to start reading row's vector from disk when
-// the mapped file was not warmed, so that a re-rank's reads of a table
-// larger than memory overlap instead of waiting one after another.
+// the file was not warmed, so that a re-rank's reads of a table larger
+// than memory overlap instead of waiting one after another.
 func (rd *rawReader) willNeed(row int) {
-	m := rd.raw.mapped
-	if m == nil || rd.raw.warmed.Load() || row < 0 || row >= 8*len(rd.raw.present) || !rd.raw.has(row) {
+	if rd.raw.warmed.Load() || row < 0 || row >= rd.raw.rows || !rd.raw.has(row) {
 		return
 	}
 	width := 4 * int64(rd.raw.dim)
-	adviseMapped(m, rd.raw.body+int64(row)*width, width)
+	adviseWillNeed(rd.raw.file, rd.raw.body+int64(row)*width, width)
 }
 
 // appendRows appends rows first..first+n-1 to lb, a list<float32>
@@ -366,28 +387,18 @@ func (rd *rawReader) appendRows(lb *array.ListBuilder, first, n int) error {
 // column returns rows first..first+n-1 as an array of list type lt (float32
 // elements): their vectors, or NULL. The rows' vectors lie side by side
 // in the file, so they are read with one positioned read straight into
-// the array's values, from the page cache where the file is cached; the
-// mapping is not touched, so a scan does not fault its pages in one at a
-// time or leave them counted in the process's memory.
+// the array's values, from the page cache where the file is cached.
 func (r *rawVectors) column(lt *arrow.ListType, first, n int) (arrow.Array, error) {
-	if first < 0 || n < 0 || first+n > 8*len(r.present) || int64(n)*int64(r.dim) > math.MaxInt32 {
+	if first < 0 || n < 0 || first+n > r.rows || int64(n)*int64(r.dim) > math.MaxInt32 {
 		return nil, fmt.Errorf("raw vectors of %s: rows %d..%d out of range", r.path, first, first+n)
 	}
 	vals := make([]float32, n*r.dim)
 	if n > 0 {
-		f, err := os.Open(r.path)
-		if err != nil {
+		if err := r.openFile(); err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), 4*len(vals))
-		if _, err := f.ReadAt(b, r.body+int64(first)*4*int64(r.dim)); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", r.path, err)
-		}
-		if !nativeLittleEndian {
-			for i := range vals {
-				vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-			}
+		if err := r.read(vals, first); err != nil {
+			return nil, err
 		}
 	}
 	// NULL rows have zeros in the file and an empty slot in the list:

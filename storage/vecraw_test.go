@@ -288,11 +288,21 @@ func TestVectorIndexMemoryReserved(t *testing.T) {
 	}
 }
 
-// TestRawReaderLayouts reads vectors from a mapped raw file whose vectors
-// start at an offset that is not a multiple of 4 (files written before the
-// padding) and at one that is (read in place), and through pread.
+// TestRawReaderLayouts reads vectors from a raw file whose vectors start
+// at an offset that is not a multiple of 4 (files written before the
+// padding) and at one that is, one at a time and in blocks of more rows
+// than one read takes.
 func TestRawReaderLayouts(t *testing.T) {
-	vecs := [][]float32{{1.5, -2, 3.25}, nil, {0, 7, -0.125}}
+	const rows = rawBlockRows + 3
+	vecs := make([][]float32, rows)
+	present := make([]byte, (rows+7)/8)
+	for r := range vecs {
+		if r%3 == 1 {
+			continue // NULL
+		}
+		vecs[r] = []float32{float32(r) + 0.5, -2, float32(-r) * 0.125}
+		present[r>>3] |= 1 << (r & 7)
+	}
 	for _, body := range []int{5, 8} {
 		data := make([]byte, body)
 		for _, v := range vecs {
@@ -308,24 +318,28 @@ func TestRawReaderLayouts(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		mapped := &rawVectors{path: path, dim: 3, present: []byte{0b101}, body: int64(body), mapped: data}
-		f, err := os.Open(path)
+		raw := &rawVectors{path: path, dim: 3, rows: rows, present: present, body: int64(body)}
+		rd, err := raw.open(false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		read := &rawVectors{path: path, dim: 3, present: []byte{0b101}, body: int64(body)}
-		for _, rd := range []*rawReader{
-			{raw: mapped, vec: make([]float32, 3)},
-			{raw: read, f: f, buf: make([]byte, 12), vec: make([]float32, 3)},
-		} {
-			for row, want := range vecs {
-				if got := rd.vector(row); !slices.Equal(got, want) {
-					t.Errorf("body at %d, mapped %v: row %d = %v, want %v", body, rd.f == nil, row, got, want)
-				}
+		for row, want := range vecs {
+			if got := rd.vector(row); !slices.Equal(got, want) {
+				t.Errorf("body at %d: row %d = %v, want %v", body, row, got, want)
 			}
-			if err := rd.close(); err != nil {
-				t.Fatal(err)
+		}
+		seen := 0
+		rd.each(func(row int, got []float32) {
+			seen++
+			if !slices.Equal(got, vecs[row]) {
+				t.Errorf("body at %d, in order: row %d = %v, want %v", body, row, got, vecs[row])
 			}
+		})
+		if want := rows - rows/3; seen != want {
+			t.Errorf("body at %d: each gave %d rows, want %d", body, seen, want)
+		}
+		if err := rd.close(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -5,25 +5,9 @@ package storage
 import (
 	"fmt"
 	"os"
-	"runtime"
 
 	"golang.org/x/sys/unix"
 )
-
-// mapFile maps the file at path into memory read-only for as long as
-// owner is reachable, or returns nil when it cannot (the caller then
-// reads the file with pread). The pages are advised as read at random, so
-// that touching one vector does not read ahead the ones beside it; a
-// search may have them read in ahead of use later (rawVectors.warm).
-func mapFile(owner *rawVectors, path string) []byte {
-	data, err := mmapFile(path)
-	if err != nil || data == nil {
-		return nil
-	}
-	_ = unix.Madvise(data, unix.MADV_RANDOM)
-	runtime.AddCleanup(owner, func(data []byte) { _ = unix.Munmap(data) }, data)
-	return data
-}
 
 // mapFileReadOnly returns the contents of the file at path, mapped
 // read-only and advised as read in order, and the function that unmaps
@@ -59,14 +43,4 @@ func mmapFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %d bytes cannot be mapped", path, st.Size())
 	}
 	return unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
-}
-
-// pageSize is the granularity of the advice below.
-var pageSize = int64(os.Getpagesize())
-
-// adviseMapped asks the kernel to start reading bytes off..off+n of the
-// mapping data from disk, without waiting for them.
-func adviseMapped(data []byte, off, n int64) {
-	start := off &^ (pageSize - 1) // the mapping starts on a page
-	_ = unix.Madvise(data[start:off+n], unix.MADV_WILLNEED)
 }

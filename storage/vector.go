@@ -180,8 +180,8 @@ type vecSearch struct {
 	query  []float32
 	k      int
 	hits   []VectorHit
-	// warm: the table's raw vectors fit the prefault budget, and the
-	// files a search opens are read in ahead of use.
+	// warm: the table's raw vectors fit the warm budget, and the files
+	// a search opens are read into the page cache ahead of use.
 	warm bool
 	// cands are indexed segments' rows by the approximate distances of
 	// their codes, read by readers, the raw vector files open until the
@@ -279,7 +279,7 @@ func (db *DB) searchSegments(ctx context.Context, s *vecSearch, segs []*segment,
 	for _, seg := range segs {
 		raw += seg.rows * int64(4*len(s.query))
 	}
-	s.warm = raw <= prefaultBudget()
+	s.warm = raw <= warmBudget()
 	workers := min(runtime.GOMAXPROCS(0), len(segs))
 	if workers < 2 {
 		for _, seg := range segs {
@@ -462,16 +462,16 @@ func (s *vecSearch) mismatch(raw *rawVectors, pos *rowPositions, deleted func(in
 // rawExact scores every row of a segment that deleted does not exclude
 // with its exact vector from the raw vector file, read in order.
 func (s *vecSearch) rawExact(rd *rawReader, pos *rowPositions, deleted func(int64) bool) {
-	for row, id := range pos.ids {
-		if deleted != nil && deleted(id) {
-			continue
+	rd.each(func(row int, v []float32) {
+		if row >= len(pos.ids) {
+			return
 		}
-		if v := rd.vector(row); v != nil {
+		if id := pos.ids[row]; deleted == nil || !deleted(id) {
 			if d, ok := vecindex.Distance(s.metric, s.query, v); ok {
 				s.add(id, d)
 			}
 		}
-	}
+	})
 }
 
 // exactSegment scores every row of seg that deleted (may be nil) does not

@@ -75,7 +75,7 @@ func recall(got []VectorHit, want []int64) float64 {
 }
 
 // waitVectorBuilds waits until no vector index build is queued or running.
-func waitVectorBuilds(t *testing.T, db *DB) {
+func waitVectorBuilds(t testing.TB, db *DB) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
