@@ -219,7 +219,8 @@ func (m *likeMatcher) match(s string) (bool, error) {
 
 func (m *likeMatcher) matchText(s string, bad *bool) bool {
 	if m.fold {
-		s = strings.ToLower(s)
+		var buf [foldBufSize]byte
+		s = foldLower(buf[:], s)
 	}
 	switch m.shape {
 	case '=':

@@ -1,6 +1,8 @@
 package functions
 
 import (
+	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -64,26 +66,81 @@ func TestRegexOperators(t *testing.T) {
 
 // BenchmarkLikeKernel matches a 64k-row text column against '%memory%'.
 func BenchmarkLikeKernel(b *testing.B) {
+	benchPatternKernel(b, "~~", "%memory%", []string{"agent memory of tasks", "a trace of a tool call", "long term memory", "user preference"})
+}
+
+// BenchmarkILikeKernel matches a 64k-row column of ~110-byte mixed-case
+// lines (bench/trigram.sh's shape) against '%quorum%', case-insensitively.
+func BenchmarkILikeKernel(b *testing.B) {
+	benchPatternKernel(b, "~~*", "%quorum%", []string{
+		"session 17 step 4242: retry the Quorum write after the lease expired id=c4ca4238a0b923820dcc509a6f75849b",
+		"session 903 step 77: compaction merged two segments, DEADLOCK avoided id=eccbc87e4b5ce2fe28308fd9f2a7baf3",
+	})
+}
+
+// benchPatternKernel runs operator op's kernel over a 64k-row column of
+// subjects (in turn) against the constant pattern pat.
+func benchPatternKernel(b *testing.B, op, pat string, subjects []string) {
 	const n = 1 << 16
 	m := memory.NewGoAllocator()
 	ctx := testCtx(m)
 	sb := array.NewStringBuilder(m)
+	bytes := 0
 	for i := 0; i < n; i++ {
-		sb.Append([]string{"agent memory of tasks", "a trace of a tool call", "long term memory", "user preference"}[i%4])
+		sb.Append(subjects[i%len(subjects)])
+		bytes += len(subjects[i%len(subjects)])
 	}
 	col := sb.NewArray()
-	ov, _, err := Resolve("~~", []types.T{types.TextT, types.TextT})
+	ov, _, err := Resolve(op, []types.T{types.TextT, types.TextT})
 	if err != nil {
 		b.Fatal(err)
 	}
-	args := []Arg{{Array: col, Type: types.TextT}, {Const: "%memory%", Type: types.TextT}}
-	b.SetBytes(n * 8)
-	for i := 0; i < b.N; i++ {
+	args := []Arg{{Array: col, Type: types.TextT}, {Const: pat, Type: types.TextT}}
+	b.SetBytes(int64(bytes))
+	for b.Loop() {
 		out, err := ov.Kernel(ctx, args, n)
 		if err != nil {
 			b.Fatal(err)
 		}
 		out.Release()
+	}
+}
+
+// TestLowerASCII checks the eight-bytes-at-a-time fold against
+// strings.ToLower on random strings over the bytes around the letters'
+// edges, of every length up to three words and a tail, and that a
+// non-ASCII byte anywhere sends the string to strings.ToLower.
+func TestLowerASCII(t *testing.T) {
+	edges := []byte("@AZ[`az{\x00\x7f09 mQ")
+	rng := rand.New(rand.NewSource(1))
+	for n := 0; n < 40; n++ {
+		for trial := 0; trial < 200; trial++ {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = edges[rng.Intn(len(edges))]
+			}
+			s := string(b)
+			out, ok := lowerASCII(make([]byte, n), s)
+			if !ok || string(out) != strings.ToLower(s) {
+				t.Fatalf("lowerASCII(%q) = %q, %v; want %q", s, out, ok, strings.ToLower(s))
+			}
+			if n > 0 {
+				b[rng.Intn(n)] = 0x80 | byte(rng.Intn(0x80))
+				if _, ok := lowerASCII(make([]byte, n), string(b)); ok {
+					t.Fatalf("lowerASCII(%q) took a non-ASCII string", b)
+				}
+			}
+			var buf [8]byte
+			if got := foldLower(buf[:], s); got != strings.ToLower(s) {
+				t.Fatalf("foldLower(%q) = %q", s, got)
+			}
+		}
+	}
+	for _, s := range []string{"ÉCOLE Normale", "İSTANBUL", "ǅungla", "MIXED ascii then Ä"} {
+		var buf [foldBufSize]byte
+		if got := foldLower(buf[:], s); got != strings.ToLower(s) {
+			t.Errorf("foldLower(%q) = %q, want %q", s, got, strings.ToLower(s))
+		}
 	}
 }
 
