@@ -186,6 +186,42 @@ type keepRows struct {
 	keep      *roaring64.Bitmap
 	dropRowID bool
 	out       arrow.Record
+	sel       []int // the batch's kept rows, reused
+}
+
+// keptRows appends to sel the positions of ids that keep holds. A scan's
+// row IDs mostly ascend within a batch: then keep is walked beside them
+// with one iterator (a comparison a row) instead of a lookup of each (a
+// quarter of a trigram-indexed ILIKE's time over a common word).
+func keptRows(keep *roaring64.Bitmap, ids []int64, sel []int) []int {
+	if !slices.IsSorted(ids) || len(ids) == 0 || ids[0] < 0 {
+		for i, id := range ids {
+			if keep.Contains(uint64(id)) {
+				sel = append(sel, i)
+			}
+		}
+		return sel
+	}
+	it := keep.Iterator()
+	it.AdvanceIfNeeded(uint64(ids[0]))
+	for i, id := range ids {
+		if !it.HasNext() {
+			break
+		}
+		next := it.PeekNext()
+		if next < uint64(id) {
+			it.AdvanceIfNeeded(uint64(id))
+			if !it.HasNext() {
+				break
+			}
+			next = it.PeekNext()
+		}
+		if next == uint64(id) {
+			sel = append(sel, i)
+			it.Next()
+		}
+	}
+	return sel
 }
 
 // Schema implements Operator.
@@ -213,16 +249,11 @@ func (k *keepRows) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, err
 		}
 		ids := rec.Column(int(rec.NumCols()) - 1).(*array.Int64).Int64Values()
-		var sel []int
-		for i, id := range ids {
-			if k.keep.Contains(uint64(id)) {
-				sel = append(sel, i)
-			}
-		}
-		if len(sel) == 0 {
+		k.sel = keptRows(k.keep, ids, k.sel[:0])
+		if len(k.sel) == 0 {
 			continue
 		}
-		kept, err := takeRecord(k.rt.mem(), rec, sel)
+		kept, err := takeRecord(k.rt.mem(), rec, k.sel)
 		if err != nil {
 			return nil, err
 		}
