@@ -66,11 +66,10 @@ type rawVectors struct {
 
 	fileOnce sync.Once
 	// file is the open file, shared by its readers (positioned reads need
-	// no lock), or fileErr why it could not be opened. Set by the first
-	// open; closed when the rawVectors is garbage, which a reader in use
-	// prevents by referring to it.
-	file    *os.File
-	fileErr error
+	// no lock), or nil when it is not kept open (openFile). Set by the
+	// first open; closed when the rawVectors is garbage, which a reader in
+	// use prevents by referring to it.
+	file *os.File
 
 	warmOnce sync.Once
 	// warmed is set once the file is being read into the page cache ahead
@@ -256,31 +255,58 @@ func allZero(b []byte) bool {
 // rawReader reads rows of a raw vector file; one per search or fetch.
 type rawReader struct {
 	raw *rawVectors
+	f   *os.File
+	own bool // f is the reader's own, closed by close
 	vec []float32
 	err error
 }
 
-// open returns a reader of the file, opening it on first use. warm asks
-// for it to be read into the page cache ahead of use (see warm).
+// open returns a reader of the file. warm asks for it to be read into the
+// page cache ahead of use (see warm).
 func (r *rawVectors) open(warm bool) (*rawReader, error) {
-	if err := r.openFile(); err != nil {
+	f, own, err := r.openFile()
+	if err != nil {
 		return nil, err
 	}
-	if warm {
+	if warm && !own {
 		r.warm()
 	}
-	return &rawReader{raw: r, vec: make([]float32, r.dim)}, nil
+	return &rawReader{raw: r, f: f, own: own, vec: make([]float32, r.dim)}, nil
 }
 
-// openFile opens the file once, for all its readers.
-func (r *rawVectors) openFile() error {
+// rawFilesKept counts the raw vector files kept open for their readers.
+var rawFilesKept atomic.Int64
+
+// rawFilesKeptMax bounds rawFilesKept, so that a server with thousands of
+// indexed segments does not hold as many file descriptors; the files of
+// segments past it are opened by each reader (a microsecond or two).
+const rawFilesKeptMax = 512
+
+// openFile returns the file, open: the one kept open for all readers (the
+// first open opens it, while fewer than rawFilesKeptMax are kept), else
+// one of the caller's own (own), which it closes.
+func (r *rawVectors) openFile() (f *os.File, own bool, err error) {
 	r.fileOnce.Do(func() {
-		r.file, r.fileErr = os.Open(r.path)
-		if r.fileErr == nil {
-			runtime.AddCleanup(r, func(f *os.File) { f.Close() }, r.file)
+		if rawFilesKept.Add(1) > rawFilesKeptMax {
+			rawFilesKept.Add(-1)
+			return
 		}
+		f, err := os.Open(r.path)
+		if err != nil {
+			rawFilesKept.Add(-1)
+			return // the readers open their own, and see the error
+		}
+		r.file = f
+		runtime.AddCleanup(r, func(f *os.File) {
+			f.Close()
+			rawFilesKept.Add(-1)
+		}, f)
 	})
-	return r.fileErr
+	if r.file != nil {
+		return r.file, false, nil
+	}
+	f, err = os.Open(r.path)
+	return f, err == nil, err
 }
 
 // warm starts reading the file into the page cache, once, when the warm
@@ -300,14 +326,19 @@ func (r *rawVectors) warm() {
 }
 
 // close ends the reader; err is the first read error, if any.
-func (rd *rawReader) close() error { return rd.err }
+func (rd *rawReader) close() error {
+	if rd.own {
+		rd.f.Close()
+	}
+	return rd.err
+}
 
-// read reads rows first.. of the file into vals, whole vectors: the rows'
-// vectors lie side by side, so it is one positioned read, from the page
-// cache where the file is cached.
-func (r *rawVectors) read(vals []float32, first int) error {
+// read reads rows first.. of the file r open as f into vals, whole
+// vectors: the rows' vectors lie side by side, so it is one positioned
+// read, from the page cache where the file is cached.
+func (r *rawVectors) read(f *os.File, vals []float32, first int) error {
 	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), 4*len(vals))
-	if _, err := r.file.ReadAt(b, r.body+int64(first)*4*int64(r.dim)); err != nil {
+	if _, err := f.ReadAt(b, r.body+int64(first)*4*int64(r.dim)); err != nil {
 		return fmt.Errorf("reading %s: %w", r.path, err)
 	}
 	if !nativeLittleEndian {
@@ -324,7 +355,7 @@ func (rd *rawReader) vector(row int) []float32 {
 	if row < 0 || row >= rd.raw.rows || !rd.raw.has(row) || rd.err != nil {
 		return nil
 	}
-	if err := rd.raw.read(rd.vec, row); err != nil {
+	if err := rd.raw.read(rd.f, rd.vec, row); err != nil {
 		rd.err = err
 		return nil
 	}
@@ -342,7 +373,7 @@ func (rd *rawReader) each(fn func(row int, v []float32)) {
 	block := make([]float32, min(rows, rawBlockRows)*dim)
 	for first := 0; first < rows && rd.err == nil; first += rawBlockRows {
 		n := min(rawBlockRows, rows-first)
-		if err := rd.raw.read(block[:n*dim], first); err != nil {
+		if err := rd.raw.read(rd.f, block[:n*dim], first); err != nil {
 			rd.err = err
 			return
 		}
@@ -362,7 +393,7 @@ func (rd *rawReader) willNeed(row int) {
 		return
 	}
 	width := 4 * int64(rd.raw.dim)
-	adviseWillNeed(rd.raw.file, rd.raw.body+int64(row)*width, width)
+	adviseWillNeed(rd.f, rd.raw.body+int64(row)*width, width)
 }
 
 // appendRows appends rows first..first+n-1 to lb, a list<float32>
@@ -394,10 +425,14 @@ func (r *rawVectors) column(lt *arrow.ListType, first, n int) (arrow.Array, erro
 	}
 	vals := make([]float32, n*r.dim)
 	if n > 0 {
-		if err := r.openFile(); err != nil {
+		f, own, err := r.openFile()
+		if err != nil {
 			return nil, err
 		}
-		if err := r.read(vals, first); err != nil {
+		if own {
+			defer f.Close()
+		}
+		if err := r.read(f, vals, first); err != nil {
 			return nil, err
 		}
 	}

@@ -291,7 +291,8 @@ func TestVectorIndexMemoryReserved(t *testing.T) {
 // TestRawReaderLayouts reads vectors from a raw file whose vectors start
 // at an offset that is not a multiple of 4 (files written before the
 // padding) and at one that is, one at a time and in blocks of more rows
-// than one read takes.
+// than one read takes, through the file kept open for all readers and,
+// with rawFilesKeptMax files kept already, through a reader's own.
 func TestRawReaderLayouts(t *testing.T) {
 	const rows = rawBlockRows + 3
 	vecs := make([][]float32, rows)
@@ -303,43 +304,59 @@ func TestRawReaderLayouts(t *testing.T) {
 		vecs[r] = []float32{float32(r) + 0.5, -2, float32(-r) * 0.125}
 		present[r>>3] |= 1 << (r & 7)
 	}
-	for _, body := range []int{5, 8} {
-		data := make([]byte, body)
-		for _, v := range vecs {
-			for i := 0; i < 3; i++ {
-				x := float32(0)
-				if v != nil {
-					x = v[i]
-				}
-				data = binary.LittleEndian.AppendUint32(data, math.Float32bits(x))
+	for _, crowded := range []bool{false, true} {
+		if crowded {
+			rawFilesKept.Add(rawFilesKeptMax)
+			defer rawFilesKept.Add(-rawFilesKeptMax)
+		}
+		for _, body := range []int{5, 8} {
+			readLayout(t, vecs, present, body, crowded)
+		}
+	}
+}
+
+// readLayout writes vecs as a raw file whose vectors start at offset body
+// and reads them back; crowded: no room is left to keep its file open.
+func readLayout(t *testing.T, vecs [][]float32, present []byte, body int, crowded bool) {
+	rows := len(vecs)
+	data := make([]byte, body)
+	for _, v := range vecs {
+		for i := 0; i < 3; i++ {
+			x := float32(0)
+			if v != nil {
+				x = v[i]
 			}
+			data = binary.LittleEndian.AppendUint32(data, math.Float32bits(x))
 		}
-		path := filepath.Join(t.TempDir(), "v.vraw")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "v.vraw")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	raw := &rawVectors{path: path, dim: 3, rows: rows, present: present, body: int64(body)}
+	rd, err := raw.open(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.own != crowded || (raw.file == nil) != crowded {
+		t.Fatalf("body at %d, %d files kept: reader's own file %v, kept file %v", body, rawFilesKept.Load(), rd.own, raw.file != nil)
+	}
+	for row, want := range vecs {
+		if got := rd.vector(row); !slices.Equal(got, want) {
+			t.Errorf("body at %d: row %d = %v, want %v", body, row, got, want)
 		}
-		raw := &rawVectors{path: path, dim: 3, rows: rows, present: present, body: int64(body)}
-		rd, err := raw.open(false)
-		if err != nil {
-			t.Fatal(err)
+	}
+	seen := 0
+	rd.each(func(row int, got []float32) {
+		seen++
+		if !slices.Equal(got, vecs[row]) {
+			t.Errorf("body at %d, in order: row %d = %v, want %v", body, row, got, vecs[row])
 		}
-		for row, want := range vecs {
-			if got := rd.vector(row); !slices.Equal(got, want) {
-				t.Errorf("body at %d: row %d = %v, want %v", body, row, got, want)
-			}
-		}
-		seen := 0
-		rd.each(func(row int, got []float32) {
-			seen++
-			if !slices.Equal(got, vecs[row]) {
-				t.Errorf("body at %d, in order: row %d = %v, want %v", body, row, got, vecs[row])
-			}
-		})
-		if want := rows - rows/3; seen != want {
-			t.Errorf("body at %d: each gave %d rows, want %d", body, seen, want)
-		}
-		if err := rd.close(); err != nil {
-			t.Fatal(err)
-		}
+	})
+	if want := rows - rows/3; seen != want {
+		t.Errorf("body at %d: each gave %d rows, want %d", body, seen, want)
+	}
+	if err := rd.close(); err != nil {
+		t.Fatal(err)
 	}
 }
