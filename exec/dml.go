@@ -346,6 +346,12 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		op.Close()
 		return 0, err
 	}
+	after := rt.afterTriggers(n.Table, "INSERT")
+	defer after.release()
+	if after != nil && n.OnConflict != nil {
+		op.Close()
+		return 0, pgerr.NotSupported("INSERT ... ON CONFLICT into a table with AFTER INSERT triggers")
+	}
 	var count int64
 	seen := map[string]bool{}       // keys proposed so far (ON CONFLICT)
 	acts := rt.statementFKActions() // ON CONFLICT DO UPDATE's key changes
@@ -370,12 +376,16 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		acts.insertedInto(n.Table)
 		rt.written(n.Table.ID, rec.NumRows(), 0, 0)
 		count += rec.NumRows()
+		after.add(rec, nil)
 		return out.addReturning(rt, n.Returning, rec, nil)
 	})
 	if err != nil {
 		return 0, err
 	}
-	return count, acts.done(ctx)
+	if err := acts.done(ctx); err != nil {
+		return 0, err
+	}
+	return count, after.fire(ctx)
 }
 
 // insertOnConflict inserts the rows of rec that conflict with no existing
@@ -854,6 +864,8 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 	}
 	acts := rt.statementFKActions()
 	defer acts.close()
+	after := rt.afterTriggers(n.Table, "UPDATE")
+	defer after.release()
 	for _, w := range writes {
 		if err := cons.verifyUpdate(ctx, rt, w.newRec, w.old); err != nil {
 			return 0, err
@@ -867,8 +879,12 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 			return 0, err
 		}
 		acts.updated(n.Table, w.old, w.newRec)
+		after.add(w.newRec, w.old)
 	}
-	return count, acts.done(ctx)
+	if err := acts.done(ctx); err != nil {
+		return 0, err
+	}
+	return count, after.fire(ctx)
 }
 
 func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialized) (int64, error) {
@@ -880,10 +896,31 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 	var ids []int64
 	acts := rt.statementFKActions()
 	defer acts.close()
+	after := rt.afterTriggers(n.Table, "DELETE")
+	defer after.release()
 	err = Drain(ctx, op, func(in arrow.Record) error {
-		ids = append(ids, in.Column(ncols).(*array.Int64).Int64Values()...)
+		batchIDs := in.Column(ncols).(*array.Int64).Int64Values()
 		rec := tableRecord(n.Table, in.Columns()[:ncols], in.NumRows())
-		defer rec.Release()
+		defer func() { rec.Release() }()
+		kept, err := rt.beforeDeleteTriggers(ctx, n.Table, rec)
+		if err != nil {
+			return err
+		}
+		if kept != nil && len(kept) < len(batchIDs) {
+			// Rows a trigger skipped stay.
+			keptRec, err := takeRecord(memory.DefaultAllocator, rec, kept)
+			if err != nil {
+				return err
+			}
+			rec.Release()
+			rec = keptRec
+			for _, r := range kept {
+				ids = append(ids, batchIDs[r])
+			}
+		} else {
+			ids = append(ids, batchIDs...)
+		}
+		after.add(nil, rec)
 		acts.deleted(n.Table, rec)
 		// The deleted rows: this transaction ends them.
 		xid := rt.xid()
@@ -898,5 +935,8 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		}
 		rt.written(n.Table.ID, 0, 0, int64(len(ids)))
 	}
-	return int64(len(ids)), acts.done(ctx)
+	if err := acts.done(ctx); err != nil {
+		return 0, err
+	}
+	return int64(len(ids)), after.fire(ctx)
 }

@@ -731,6 +731,16 @@ func (a *fkActions) childIndex(ctx context.Context, ref *fkRef) (*fkIndex, error
 // that reference the keys change c removed.
 func (a *fkActions) act(ctx context.Context, c *fkChange, action string) error {
 	child, tx := c.ref.child, a.rt.Tx
+	event, on := "UPDATE", "UPDATE"
+	if c.new.cols == nil {
+		on = "DELETE"
+		if action == catalog.FKCascade {
+			event = "DELETE"
+		}
+	}
+	if a.rt.Triggers != nil && firesTriggers(child, event) {
+		return pgerr.NotSupported("%s triggers on table %s, whose rows a foreign key's ON %s action changes", event, child.Name, on)
+	}
 	if action == catalog.FKCascade && c.new.cols == nil {
 		// A cascaded delete reads only the keys other foreign keys
 		// reference (the deleted rows' own actions).

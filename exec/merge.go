@@ -50,6 +50,9 @@ type mergeWrite struct {
 // is a storage.Conflict, as for UPDATE. It returns the rows inserted,
 // updated or deleted.
 func runMerge(ctx context.Context, rt *Runtime, n *sql.Merge) (int64, error) {
+	if rt.Triggers != nil && len(n.Table.Triggers) > 0 {
+		return 0, pgerr.NotSupported("MERGE into a table with triggers")
+	}
 	cons, err := newConstraints(rt, n.Table, nil)
 	if err != nil {
 		return 0, err

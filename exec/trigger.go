@@ -12,23 +12,150 @@ import (
 	"github.com/cairn-db/cairn/sql/types"
 )
 
-// TriggerRunner runs a table's row-level BEFORE triggers: the session's
-// PL/pgSQL interpreter (exec/session).
+// TriggerRunner runs a table's row-level triggers: the session's PL/pgSQL
+// interpreter (exec/session).
 type TriggerRunner interface {
-	// BeforeRow runs def's BEFORE triggers for event (INSERT, UPDATE) on
-	// one row, given as datums by column: newRow, and oldRow for an
-	// UPDATE (nil for an INSERT). It returns the row to write, nil to
+	// BeforeRow runs def's BEFORE triggers for event (INSERT, UPDATE,
+	// DELETE) on one row, given as datums by column: newRow (nil for a
+	// DELETE), and oldRow for an UPDATE or DELETE (nil for an INSERT).
+	// It returns the row to write (for a DELETE, any row: go on), nil to
 	// skip the row.
 	BeforeRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) ([]any, error)
+	// AfterRow runs def's AFTER triggers for event on one row changed,
+	// as BeforeRow takes it; what they return is ignored.
+	AfterRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) error
+}
+
+// hasTriggers reports whether def has row-level triggers of the timing
+// (BEFORE or not) for event that the runtime runs.
+func (rt *Runtime) hasTriggers(def *catalog.TableDef, before bool, event string) bool {
+	if rt.Triggers == nil {
+		return false
+	}
+	return slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return t.Before == before && t.ForEachRow && t.Fires(event) })
 }
 
 // hasBeforeTriggers reports whether def has row-level BEFORE triggers
 // for event that the runtime runs.
 func (rt *Runtime) hasBeforeTriggers(def *catalog.TableDef, event string) bool {
-	if rt.Triggers == nil {
-		return false
+	return rt.hasTriggers(def, true, event)
+}
+
+// firesTriggers reports whether def has row-level triggers of either
+// timing for event.
+func firesTriggers(def *catalog.TableDef, event string) bool {
+	return slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return t.Fires(event) })
+}
+
+// tableRow is row i of rec (def's columns) as datums.
+func tableRow(def *catalog.TableDef, rec arrow.Record, i int) []any {
+	vals := make([]any, len(def.Columns))
+	for j, c := range def.Columns {
+		vals[j] = types.ValueAt(rec.Column(j), i, c.Type)
 	}
-	return slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return t.Before && t.ForEachRow && t.Fires(event) })
+	return vals
+}
+
+// beforeDeleteTriggers runs def's BEFORE DELETE triggers on each row of
+// old (def's rows a DELETE removes). It returns the positions of the rows
+// to delete (those a trigger skipped by returning NULL are gone), nil
+// when no trigger ran.
+func (rt *Runtime) beforeDeleteTriggers(ctx context.Context, def *catalog.TableDef, old arrow.Record) ([]int, error) {
+	if !rt.hasBeforeTriggers(def, "DELETE") {
+		return nil, nil
+	}
+	kept := make([]int, 0, old.NumRows())
+	for i := 0; i < int(old.NumRows()); i++ {
+		row, err := rt.Triggers.BeforeRow(ctx, def, "DELETE", nil, tableRow(def, old, i))
+		if err != nil {
+			return nil, err
+		}
+		if row != nil {
+			kept = append(kept, i)
+		}
+	}
+	return kept, nil
+}
+
+// afterQueue holds the rows a statement changed in a table with AFTER
+// triggers for the event, whose triggers fire once its writes are done
+// (PostgreSQL queues them to the end of the statement: their functions
+// see every row it changed).
+type afterQueue struct {
+	rt    *Runtime
+	def   *catalog.TableDef
+	event string
+	// newRecs and oldRecs are batches of the changed rows, retained:
+	// the new rows (none for DELETE) and the old (none for INSERT).
+	newRecs, oldRecs []arrow.Record
+}
+
+// afterTriggers returns the queue of def's AFTER triggers for event, nil
+// (on which add, fire and release do nothing) when it has none.
+func (rt *Runtime) afterTriggers(def *catalog.TableDef, event string) *afterQueue {
+	if !rt.hasTriggers(def, false, event) {
+		return nil
+	}
+	return &afterQueue{rt: rt, def: def, event: event}
+}
+
+// add queues the rows of newRec and oldRec (either may be nil), which it
+// retains.
+func (q *afterQueue) add(newRec, oldRec arrow.Record) {
+	if q == nil {
+		return
+	}
+	for _, r := range []arrow.Record{newRec, oldRec} {
+		if r != nil {
+			r.Retain()
+		}
+	}
+	q.newRecs = append(q.newRecs, newRec)
+	q.oldRecs = append(q.oldRecs, oldRec)
+}
+
+// fire runs the AFTER triggers on every queued row, in order.
+func (q *afterQueue) fire(ctx context.Context) error {
+	if q == nil {
+		return nil
+	}
+	for b := range q.newRecs {
+		newRec, oldRec := q.newRecs[b], q.oldRecs[b]
+		n := 0
+		if newRec != nil {
+			n = int(newRec.NumRows())
+		} else if oldRec != nil {
+			n = int(oldRec.NumRows())
+		}
+		for i := 0; i < n; i++ {
+			var newRow, oldRow []any
+			if newRec != nil {
+				newRow = tableRow(q.def, newRec, i)
+			}
+			if oldRec != nil {
+				oldRow = tableRow(q.def, oldRec, i)
+			}
+			if err := q.rt.Triggers.AfterRow(ctx, q.def, q.event, newRow, oldRow); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// release frees the queued rows.
+func (q *afterQueue) release() {
+	if q == nil {
+		return
+	}
+	for b := range q.newRecs {
+		for _, r := range []arrow.Record{q.newRecs[b], q.oldRecs[b]} {
+			if r != nil {
+				r.Release()
+			}
+		}
+	}
+	q.newRecs, q.oldRecs = nil, nil
 }
 
 // beforeRowTriggers runs def's BEFORE triggers for event on each row of
@@ -52,19 +179,12 @@ func (rt *Runtime) beforeRowTriggers(ctx context.Context, def *catalog.TableDef,
 			b.Release()
 		}
 	}()
-	row := func(r arrow.Record, i int) []any {
-		vals := make([]any, len(def.Columns))
-		for j, c := range def.Columns {
-			vals[j] = types.ValueAt(r.Column(j), i, c.Type)
-		}
-		return vals
-	}
 	for i := 0; i < int(rec.NumRows()); i++ {
 		var oldRow []any
 		if old != nil {
-			oldRow = row(old, i)
+			oldRow = tableRow(def, old, i)
 		}
-		newRow, err := rt.Triggers.BeforeRow(ctx, def, event, row(rec, i), oldRow)
+		newRow, err := rt.Triggers.BeforeRow(ctx, def, event, tableRow(def, rec, i), oldRow)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -966,9 +966,9 @@ const (
 )
 
 // bindCreateTrigger binds CREATE [OR REPLACE] TRIGGER: row-level BEFORE
-// INSERT or UPDATE triggers of a PL/pgSQL trigger function are what the
-// session runs; anything else is refused here, never accepted and
-// ignored.
+// and AFTER triggers on INSERT, UPDATE and DELETE of a PL/pgSQL trigger
+// function are what the session runs; anything else is refused here,
+// never accepted and ignored.
 func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error) {
 	if s.Isconstraint {
 		return nil, pgerr.NotSupported("CREATE CONSTRAINT TRIGGER")
@@ -976,14 +976,8 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	if s.Timing&triggerInstead != 0 {
 		return nil, pgerr.NotSupported("INSTEAD OF triggers")
 	}
-	if s.Timing&triggerBefore == 0 {
-		return nil, pgerr.NotSupported("AFTER triggers")
-	}
 	if !s.Row {
 		return nil, pgerr.NotSupported("FOR EACH STATEMENT triggers")
-	}
-	if s.Events&triggerDelete != 0 {
-		return nil, pgerr.NotSupported("DELETE triggers")
 	}
 	if s.Events&triggerTrunc != 0 {
 		return nil, pgerr.NotSupported("TRUNCATE triggers")
@@ -1022,9 +1016,13 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	if !fn.Trigger {
 		return nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "function %s must return type trigger", fn.Name)
 	}
-	def := catalog.TriggerDef{Name: s.Trigname, Function: fn.Key(), Before: true, ForEachRow: true}
+	def := catalog.TriggerDef{Name: s.Trigname, Function: fn.Key(), Before: s.Timing&triggerBefore != 0, ForEachRow: true}
+	// In pg_get_triggerdef's order.
 	if s.Events&triggerInsert != 0 {
 		def.Events = append(def.Events, "INSERT")
+	}
+	if s.Events&triggerDelete != 0 {
+		def.Events = append(def.Events, "DELETE")
 	}
 	if s.Events&triggerUpdate != 0 {
 		def.Events = append(def.Events, "UPDATE")

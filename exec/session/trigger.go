@@ -1,10 +1,11 @@
 package session
 
-// Row-level BEFORE triggers: exec calls BeforeRow for each row an INSERT
-// or UPDATE (or COPY FROM) writes to a table with triggers, and the
-// session runs the triggers' PL/pgSQL functions, in order of trigger
-// name as PostgreSQL does, each with NEW (and OLD) and the row the last
-// one returned.
+// Row-level triggers: exec calls BeforeRow for each row an INSERT, UPDATE
+// (or COPY FROM) or DELETE changes in a table with BEFORE triggers, and
+// AfterRow for each row it changed once its writes are done, and the
+// session runs the triggers' PL/pgSQL functions, in order of trigger name
+// as PostgreSQL does, each with NEW and OLD (NULL where the event has
+// none) and, BEFORE, the row the last one returned.
 
 import (
 	"context"
@@ -35,6 +36,21 @@ type compiledTrigger struct {
 
 // BeforeRow implements exec.TriggerRunner.
 func (t sessionTriggers) BeforeRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) ([]any, error) {
+	return t.run(ctx, def, true, event, newRow, oldRow)
+}
+
+// AfterRow implements exec.TriggerRunner.
+func (t sessionTriggers) AfterRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) error {
+	_, err := t.run(ctx, def, false, event, newRow, oldRow)
+	return err
+}
+
+// run runs def's row triggers of the timing (BEFORE or AFTER) for event
+// on one row, in order of name, each BEFORE trigger given the row the
+// last one returned. It returns the row to write, nil to skip it (a
+// BEFORE trigger returned NULL); for a DELETE, oldRow when none skipped
+// it.
+func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before bool, event string, newRow, oldRow []any) ([]any, error) {
 	s := t.s
 	// The triggers' statements run in the writing statement's
 	// transaction, which an autocommit statement holds itself.
@@ -46,9 +62,16 @@ func (t sessionTriggers) BeforeRow(ctx context.Context, def *catalog.TableDef, e
 	for i, c := range def.Columns {
 		cols[i] = Column{Name: c.Name, Type: c.Type}
 	}
+	when := "AFTER"
+	if before {
+		when = "BEFORE"
+	}
 	row := newRow
+	if event == "DELETE" {
+		row = oldRow
+	}
 	for _, tr := range triggers {
-		if !tr.Before || !tr.ForEachRow || !tr.Fires(event) {
+		if tr.Before != before || !tr.ForEachRow || !tr.Fires(event) {
 			continue
 		}
 		f := cat.Functions[tr.Function]
@@ -60,7 +83,7 @@ func (t sessionTriggers) BeforeRow(ctx context.Context, def *catalog.TableDef, e
 			return nil, err
 		}
 		ret, err := s.runPL(ctx, fn, func(vals []plValue) {
-			if fn.New >= 0 {
+			if fn.New >= 0 && newRow != nil {
 				vals[fn.New] = plValue{set: true, rec: &plRecord{cols: cols, vals: slices.Clone(row)}}
 			}
 			if fn.Old >= 0 && oldRow != nil {
@@ -74,7 +97,7 @@ func (t sessionTriggers) BeforeRow(ctx context.Context, def *catalog.TableDef, e
 				case "tg_name":
 					v = tr.Name
 				case "tg_when":
-					v = "BEFORE"
+					v = when
 				case "tg_level":
 					v = "ROW"
 				case "tg_table_name":
@@ -91,6 +114,9 @@ func (t sessionTriggers) BeforeRow(ctx context.Context, def *catalog.TableDef, e
 		if !ret.returned {
 			return nil, pgerr.New(pgerrcode.FunctionExecutedNoReturnStatement, "control reached end of trigger procedure without RETURN")
 		}
+		if !before {
+			continue // an AFTER trigger's result is ignored
+		}
 		if ret.rec == nil {
 			if ret.v != nil {
 				return nil, pgerr.New(pgerrcode.DatatypeMismatch, "returned row structure does not match the structure of the triggering table")
@@ -101,7 +127,9 @@ func (t sessionTriggers) BeforeRow(ctx context.Context, def *catalog.TableDef, e
 			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "returned row structure does not match the structure of the triggering table").
 				WithDetail("Number of returned columns (%d) does not match expected column count (%d).", len(ret.rec.vals), len(cols))
 		}
-		row = ret.rec.vals
+		if event != "DELETE" {
+			row = ret.rec.vals
+		}
 	}
 	return row, nil
 }
