@@ -42,6 +42,10 @@ type plValue struct {
 type plRecord struct {
 	cols []Column
 	vals []any
+	// null marks the NULL row a trigger's NEW or OLD is where its event
+	// has none (OLD of an INSERT): its fields read as NULL, and RETURN of
+	// it returns NULL.
+	null bool
 }
 
 // field is the position of a record's field name, -1 if it has none.

@@ -82,12 +82,22 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before 
 		if err != nil {
 			return nil, err
 		}
-		ret, err := s.runPL(ctx, fn, func(vals []plValue) {
-			if fn.New >= 0 && newRow != nil {
-				vals[fn.New] = plValue{set: true, rec: &plRecord{cols: cols, vals: slices.Clone(row)}}
+		record := func(vals []any) plValue {
+			if vals == nil {
+				return plValue{set: true, rec: &plRecord{cols: cols, vals: make([]any, len(cols)), null: true}}
 			}
-			if fn.Old >= 0 && oldRow != nil {
-				vals[fn.Old] = plValue{set: true, rec: &plRecord{cols: cols, vals: slices.Clone(oldRow)}}
+			return plValue{set: true, rec: &plRecord{cols: cols, vals: slices.Clone(vals)}}
+		}
+		ret, err := s.runPL(ctx, fn, func(vals []plValue) {
+			if fn.New >= 0 {
+				if newRow != nil {
+					vals[fn.New] = record(row)
+				} else {
+					vals[fn.New] = record(nil)
+				}
+			}
+			if fn.Old >= 0 {
+				vals[fn.Old] = record(oldRow)
 			}
 			for name, i := range fn.TG {
 				var v string
@@ -117,7 +127,7 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before 
 		if !before {
 			continue // an AFTER trigger's result is ignored
 		}
-		if ret.rec == nil {
+		if ret.rec == nil || ret.rec.null {
 			if ret.v != nil {
 				return nil, pgerr.New(pgerrcode.DatatypeMismatch, "returned row structure does not match the structure of the triggering table")
 			}
