@@ -356,7 +356,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 	seen := map[string]bool{}       // keys proposed so far (ON CONFLICT)
 	acts := rt.statementFKActions() // ON CONFLICT DO UPDATE's key changes
 	defer acts.close()
-	err = Drain(ctx, op, func(in arrow.Record) error {
+	insert := func(in arrow.Record) error {
 		rec, _, err := rt.beforeRowTriggers(ctx, n.Table, "INSERT", tableRecord(n.Table, in.Columns(), in.NumRows()), nil)
 		if err != nil {
 			return err
@@ -378,6 +378,24 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		count += rec.NumRows()
 		after.add(rec, nil)
 		return out.addReturning(rt, n.Returning, rec, nil)
+	}
+	// With BEFORE INSERT triggers each row is written before the next
+	// one's triggers run, as PostgreSQL does: a trigger that reads the
+	// table (the next number of a group) sees the rows before it.
+	oneByOne := rt.hasBeforeTriggers(n.Table, "INSERT")
+	err = Drain(ctx, op, func(in arrow.Record) error {
+		if !oneByOne || in.NumRows() <= 1 {
+			return insert(in)
+		}
+		for i := range in.NumRows() {
+			row := in.NewSlice(i, i+1)
+			err := insert(row)
+			row.Release()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, err

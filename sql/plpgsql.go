@@ -83,6 +83,10 @@ type PLVar struct {
 	Default  *PLExpr
 	Constant bool
 	NotNull  bool
+	// Field, when set, makes this datum a field of record variable
+	// FieldOf (NEW.n): an INTO target writes that field.
+	Field   string
+	FieldOf int
 }
 
 // PLField is a field of a row-typed variable.
@@ -533,9 +537,22 @@ func (c *plCompiler) datums(ds []plJSON) error {
 				return pgerr.New(pgerrcode.InternalError, "reading the PL/pgSQL parse: %v", err)
 			}
 			v.Name, v.Record = x.Refname, true
+		case d["PLpgSQL_recfield"] != nil:
+			// A record's field, as an INTO target names it (expressions
+			// name fields by their text).
+			var x struct {
+				Fieldname   string `json:"fieldname"`
+				Recparentno int    `json:"recparentno"`
+			}
+			if err := json.Unmarshal(d["PLpgSQL_recfield"], &x); err != nil {
+				return pgerr.New(pgerrcode.InternalError, "reading the PL/pgSQL parse: %v", err)
+			}
+			c.fn.Vars = append(c.fn.Vars, PLVar{Field: x.Fieldname, FieldOf: x.Recparentno})
+			c.typeNames = append(c.typeNames, "")
+			continue
 		default:
-			// Rows (INTO and FOR targets) and record fields are read
-			// where the statements name them.
+			// Rows (INTO and FOR targets) are read where the statements
+			// name them.
 			c.fn.Vars = append(c.fn.Vars, PLVar{})
 			c.typeNames = append(c.typeNames, "")
 			continue

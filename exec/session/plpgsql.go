@@ -671,16 +671,23 @@ func (f *plFrame) assign(x *sql.PLAssign) error {
 		f.vals[x.Var] = plValue{v: v, t: t}
 		return nil
 	}
-	rec := f.vals[x.Var].rec
+	return f.setField(x.Var, x.Field, v, t)
+}
+
+// setField sets field of record variable varNo to v of type t, cast to
+// the field's type.
+func (f *plFrame) setField(varNo int, field string, v any, t types.T) error {
+	rec := f.vals[varNo].rec
 	if rec == nil {
-		return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "record \"%s\" is not assigned yet", f.fn.Vars[x.Var].Name).
+		return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "record \"%s\" is not assigned yet", f.fn.Vars[varNo].Name).
 			WithDetail("The tuple structure of a not-yet-assigned record is indeterminate.")
 	}
-	i := rec.field(x.Field)
+	i := rec.field(field)
 	if i < 0 {
-		return pgerr.New(pgerrcode.UndefinedColumn, "record \"%s\" has no field \"%s\"", f.fn.Vars[x.Var].Name, x.Field)
+		return pgerr.New(pgerrcode.UndefinedColumn, "record \"%s\" has no field \"%s\"", f.fn.Vars[varNo].Name, field)
 	}
 	if v != nil && !t.Equal(rec.cols[i].Type) {
+		var err error
 		if v, err = f.cast(v, t, rec.cols[i].Type); err != nil {
 			return err
 		}
@@ -970,6 +977,12 @@ func (f *plFrame) into(targets []int, cols []Column, row []any) error {
 		vt := v.T
 		if i < len(row) {
 			val, vt = row[i], cols[i].Type
+		}
+		if v.Field != "" {
+			if err := f.setField(v.FieldOf, v.Field, val, vt); err != nil {
+				return err
+			}
+			continue
 		}
 		if val != nil && v.T.Family != types.Unknown && !vt.Equal(v.T) {
 			var err error
