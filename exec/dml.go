@@ -379,10 +379,11 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		after.add(rec, nil)
 		return out.addReturning(rt, n.Returning, rec, nil)
 	}
-	// With BEFORE INSERT triggers each row is written before the next
-	// one's triggers run, as PostgreSQL does: a trigger that reads the
-	// table (the next number of a group) sees the rows before it.
-	oneByOne := rt.hasBeforeTriggers(n.Table, "INSERT")
+	// With BEFORE INSERT triggers that may read a table each row is
+	// written before the next one's triggers run, as PostgreSQL does: a
+	// trigger that reads the table (the next number of a group) sees the
+	// rows before it. Others (an updated_at trigger) run on the batch.
+	oneByOne := rt.hasBeforeTriggers(n.Table, "INSERT") && rt.Triggers.BeforeReadsTables(n.Table, "INSERT")
 	err = Drain(ctx, op, func(in arrow.Record) error {
 		if !oneByOne || in.NumRows() <= 1 {
 			return insert(in)

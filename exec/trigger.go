@@ -24,6 +24,10 @@ type TriggerRunner interface {
 	// AfterRow runs def's AFTER triggers for event on one row changed,
 	// as BeforeRow takes it; what they return is ignored.
 	AfterRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) error
+	// BeforeReadsTables reports whether one of def's BEFORE triggers for
+	// event may read a table: the rows of a statement are then written
+	// one at a time, each before the next one's triggers run.
+	BeforeReadsTables(def *catalog.TableDef, event string) bool
 }
 
 // hasTriggers reports whether def has row-level triggers of the timing

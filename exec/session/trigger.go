@@ -45,6 +45,26 @@ func (t sessionTriggers) AfterRow(ctx context.Context, def *catalog.TableDef, ev
 	return err
 }
 
+// BeforeReadsTables implements exec.TriggerRunner: a function that does
+// not compile may read anything (its error comes when it runs).
+func (t sessionTriggers) BeforeReadsTables(def *catalog.TableDef, event string) bool {
+	cat := t.tx.Catalog()
+	for _, tr := range def.Triggers {
+		if !tr.Before || !tr.ForEachRow || !tr.Fires(event) {
+			continue
+		}
+		f := cat.Functions[tr.Function]
+		if f == nil {
+			return true
+		}
+		fn, err := t.s.triggerFunction(cat, f)
+		if err != nil || fn.ReadsTables() {
+			return true
+		}
+	}
+	return false
+}
+
 // run runs def's row triggers of the timing (BEFORE or AFTER) for event
 // on one row, in order of name, each BEFORE trigger given the row the
 // last one returned. It returns the row to write, nil to skip it (a
