@@ -6,7 +6,6 @@ package exec
 // per-row work is a typed Value/Append.
 
 import (
-	"math"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -269,6 +268,20 @@ func takeArray(mem memory.Allocator, arr arrow.Array, rows []int) (arrow.Array, 
 	if out, ok := takeFast(mem, arr, rows); ok {
 		return out, nil
 	}
+	switch arr.DataType().ID() {
+	case arrow.STRING, arrow.BINARY:
+		// Into buffers sized first, where a builder grows its buffer
+		// value by value (clearing and copying it at each step: a third
+		// of a trigram-indexed ILIKE's time over a common word).
+		refs := make([]rowRef, len(rows))
+		for i, r := range rows {
+			refs[i] = rowRef{Row: int32(r)}
+		}
+		out, ok, err := gatherBytes(mem, arr.DataType(), []arrow.Array{arr}, refs)
+		if err != nil || ok {
+			return out, err
+		}
+	}
 	b := array.NewBuilder(mem, arr.DataType())
 	defer b.Release()
 	b.Reserve(len(rows))
@@ -397,60 +410,13 @@ func takeValidity(mem memory.Allocator, arr arrow.Array, rows []int) (*memory.Bu
 	return validity, nulls
 }
 
-// takeBinary is takeArray for text and bytea columns (32-bit offsets):
-// the kept values' bytes are counted first and copied into one buffer of
-// that size, where a builder grows its buffer value by value (clearing
-// and copying it at each step: a third of a trigram-indexed ILIKE's time
-// over common words went there). ok is false when the kept values would
-// not fit 32-bit offsets.
-func takeBinary(mem memory.Allocator, arr arrow.Array, rows []int) (arrow.Array, bool) {
-	d := arr.Data()
-	offs := arrow.Int32Traits.CastFromBytes(d.Buffers()[1].Bytes())[d.Offset() : d.Offset()+d.Len()+1]
-	var src []byte
-	if b := d.Buffers()[2]; b != nil {
-		src = b.Bytes()
-	}
-	total := 0
-	for _, r := range rows {
-		total += int(offs[r+1] - offs[r])
-	}
-	if total > math.MaxInt32 {
-		return nil, false
-	}
-	offBuf := memory.NewResizableBuffer(mem)
-	offBuf.Resize((len(rows) + 1) * 4)
-	dstOffs := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
-	valBuf := memory.NewResizableBuffer(mem)
-	valBuf.Resize(total)
-	dst := valBuf.Bytes()
-	pos := 0
-	dstOffs[0] = 0
-	for j, r := range rows {
-		pos += copy(dst[pos:], src[offs[r]:offs[r+1]])
-		dstOffs[j+1] = int32(pos)
-	}
-	validity, nulls := takeValidity(mem, arr, rows)
-	out := array.NewData(arr.DataType(), len(rows), []*memory.Buffer{validity, offBuf, valBuf}, nil, nulls, 0)
-	offBuf.Release()
-	valBuf.Release()
-	if validity != nil {
-		validity.Release()
-	}
-	defer out.Release()
-	return array.MakeFromData(out), true
-}
-
 func unsafeSizeof[T any](v T) uintptr { return unsafe.Sizeof(v) }
 
-// takeFast copies rows of fixed-width, text and bytea columns without a
-// builder; ok is false for other types.
+// takeFast copies rows of fixed-width columns without a builder; ok is
+// false for other types.
 func takeFast(mem memory.Allocator, arr arrow.Array, rows []int) (arrow.Array, bool) {
 	if len(arr.Data().Buffers()) < 2 || arr.Data().Buffers()[1] == nil {
 		return nil, false
-	}
-	switch arr.DataType().ID() {
-	case arrow.STRING, arrow.BINARY:
-		return takeBinary(mem, arr, rows)
 	}
 	switch fixedWidth(arr.DataType()) {
 	case 2:
