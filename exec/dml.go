@@ -352,6 +352,14 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		op.Close()
 		return 0, pgerr.NotSupported("INSERT ... ON CONFLICT into a table with AFTER INSERT triggers")
 	}
+	if n.OnConflict != nil && n.OnConflict.DoUpdate && (rt.hasTriggers(n.Table, false, "UPDATE") || hasStatementTriggers(n.Table, "UPDATE")) {
+		op.Close()
+		return 0, pgerr.NotSupported("INSERT ... ON CONFLICT DO UPDATE of a table with AFTER UPDATE or statement-level UPDATE triggers")
+	}
+	if err := rt.statementTriggers(ctx, n.Table, true, "INSERT"); err != nil {
+		op.Close()
+		return 0, err
+	}
 	var count int64
 	seen := map[string]bool{}       // keys proposed so far (ON CONFLICT)
 	acts := rt.statementFKActions() // ON CONFLICT DO UPDATE's key changes
@@ -404,7 +412,10 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 	if err := acts.done(ctx); err != nil {
 		return 0, err
 	}
-	return count, after.fire(ctx)
+	if err := after.fire(ctx); err != nil {
+		return 0, err
+	}
+	return count, rt.statementTriggers(ctx, n.Table, false, "INSERT")
 }
 
 // insertOnConflict inserts the rows of rec that conflict with no existing
@@ -742,6 +753,31 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 	if err != nil {
 		return nil, nil, err
 	}
+	old := tableRecord(def, in.Columns()[:len(def.Columns)], in.NumRows())
+	defer old.Release()
+	newRows, kept, err := rt.beforeRowTriggers(ctx, def, "UPDATE", newRows, old)
+	if err != nil {
+		return nil, nil, err
+	}
+	if kept != nil && len(kept) < len(ids) {
+		// Rows a BEFORE UPDATE trigger skipped stay as they are.
+		keptIDs, keptApplied := make([]int64, len(kept)), make([]int, len(kept))
+		for i, r := range kept {
+			keptIDs[i], keptApplied[i] = ids[r], applied[r]
+		}
+		ids, applied = keptIDs, keptApplied
+		if len(kept) == 0 {
+			newRows.Release()
+			return nil, nil, nil
+		}
+		filtered, err := takeRecord(mem, in, kept)
+		if err != nil {
+			newRows.Release()
+			return nil, nil, err
+		}
+		defer filtered.Release()
+		in = filtered
+	}
 	// The updated row meets UPDATE's policies, not INSERT's.
 	updated := *cons
 	updated.policies = oc.Updated
@@ -826,6 +862,9 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 	if err != nil {
 		return 0, err
 	}
+	if err := rt.statementTriggers(ctx, n.Table, true, "UPDATE"); err != nil {
+		return 0, err
+	}
 	op, err := Build(rt, n.Input)
 	if err != nil {
 		return 0, err
@@ -903,10 +942,16 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 	if err := acts.done(ctx); err != nil {
 		return 0, err
 	}
-	return count, after.fire(ctx)
+	if err := after.fire(ctx); err != nil {
+		return 0, err
+	}
+	return count, rt.statementTriggers(ctx, n.Table, false, "UPDATE")
 }
 
 func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialized) (int64, error) {
+	if err := rt.statementTriggers(ctx, n.Table, true, "DELETE"); err != nil {
+		return 0, err
+	}
 	op, err := Build(rt, n.Input)
 	if err != nil {
 		return 0, err
@@ -957,5 +1002,8 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 	if err := acts.done(ctx); err != nil {
 		return 0, err
 	}
-	return int64(len(ids)), after.fire(ctx)
+	if err := after.fire(ctx); err != nil {
+		return 0, err
+	}
+	return int64(len(ids)), rt.statementTriggers(ctx, n.Table, false, "DELETE")
 }

@@ -24,6 +24,9 @@ type TriggerRunner interface {
 	// AfterRow runs def's AFTER triggers for event on one row changed,
 	// as BeforeRow takes it; what they return is ignored.
 	AfterRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) error
+	// Statement runs def's statement-level triggers of the timing
+	// (BEFORE or AFTER) for event, once for a statement.
+	Statement(ctx context.Context, def *catalog.TableDef, before bool, event string) error
 	// BeforeReadsTables reports whether one of def's BEFORE triggers for
 	// event may read a table: the rows of a statement are then written
 	// one at a time, each before the next one's triggers run.
@@ -37,6 +40,23 @@ func (rt *Runtime) hasTriggers(def *catalog.TableDef, before bool, event string)
 		return false
 	}
 	return slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return t.Before == before && t.ForEachRow && t.Fires(event) })
+}
+
+// hasStatementTriggers reports whether def has statement-level triggers
+// for event.
+func hasStatementTriggers(def *catalog.TableDef, event string) bool {
+	return slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return !t.ForEachRow && t.Fires(event) })
+}
+
+// statementTriggers runs def's statement-level triggers of the timing
+// for event, when it has any.
+func (rt *Runtime) statementTriggers(ctx context.Context, def *catalog.TableDef, before bool, event string) error {
+	if rt.Triggers == nil || !slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool {
+		return t.Before == before && !t.ForEachRow && t.Fires(event)
+	}) {
+		return nil
+	}
+	return rt.Triggers.Statement(ctx, def, before, event)
 }
 
 // hasBeforeTriggers reports whether def has row-level BEFORE triggers

@@ -965,19 +965,16 @@ const (
 	triggerInstead = 1 << 6
 )
 
-// bindCreateTrigger binds CREATE [OR REPLACE] TRIGGER: row-level BEFORE
-// and AFTER triggers on INSERT, UPDATE and DELETE of a PL/pgSQL trigger
-// function are what the session runs; anything else is refused here,
-// never accepted and ignored.
+// bindCreateTrigger binds CREATE [OR REPLACE] TRIGGER: row- and
+// statement-level BEFORE and AFTER triggers on INSERT, UPDATE and DELETE
+// of a PL/pgSQL trigger function are what the session runs; anything else
+// is refused here, never accepted and ignored.
 func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error) {
 	if s.Isconstraint {
 		return nil, pgerr.NotSupported("CREATE CONSTRAINT TRIGGER")
 	}
 	if s.Timing&triggerInstead != 0 {
 		return nil, pgerr.NotSupported("INSTEAD OF triggers")
-	}
-	if !s.Row {
-		return nil, pgerr.NotSupported("FOR EACH STATEMENT triggers")
 	}
 	if s.Events&triggerTrunc != 0 {
 		return nil, pgerr.NotSupported("TRUNCATE triggers")
@@ -1016,7 +1013,7 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	if !fn.Trigger {
 		return nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "function %s must return type trigger", fn.Name)
 	}
-	def := catalog.TriggerDef{Name: s.Trigname, Function: fn.Key(), Before: s.Timing&triggerBefore != 0, ForEachRow: true}
+	def := catalog.TriggerDef{Name: s.Trigname, Function: fn.Key(), Before: s.Timing&triggerBefore != 0, ForEachRow: s.Row}
 	// In pg_get_triggerdef's order.
 	if s.Events&triggerInsert != 0 {
 		def.Events = append(def.Events, "INSERT")

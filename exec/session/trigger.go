@@ -36,12 +36,12 @@ type compiledTrigger struct {
 
 // BeforeRow implements exec.TriggerRunner.
 func (t sessionTriggers) BeforeRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) ([]any, error) {
-	return t.run(ctx, def, true, event, newRow, oldRow)
+	return t.run(ctx, def, true, true, event, newRow, oldRow)
 }
 
 // AfterRow implements exec.TriggerRunner.
 func (t sessionTriggers) AfterRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) error {
-	_, err := t.run(ctx, def, false, event, newRow, oldRow)
+	_, err := t.run(ctx, def, false, true, event, newRow, oldRow)
 	return err
 }
 
@@ -65,12 +65,19 @@ func (t sessionTriggers) BeforeReadsTables(def *catalog.TableDef, event string) 
 	return false
 }
 
-// run runs def's row triggers of the timing (BEFORE or AFTER) for event
-// on one row, in order of name, each BEFORE trigger given the row the
-// last one returned. It returns the row to write, nil to skip it (a
-// BEFORE trigger returned NULL); for a DELETE, oldRow when none skipped
-// it.
-func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before bool, event string, newRow, oldRow []any) ([]any, error) {
+// Statement implements exec.TriggerRunner.
+func (t sessionTriggers) Statement(ctx context.Context, def *catalog.TableDef, before bool, event string) error {
+	_, err := t.run(ctx, def, before, false, event, nil, nil)
+	return err
+}
+
+// run runs def's triggers of the timing (BEFORE or AFTER) and level
+// (row or statement) for event, in order of name: a row trigger on one
+// row, each BEFORE trigger given the row the last one returned. It
+// returns the row to write, nil to skip it (a BEFORE row trigger returned
+// NULL); for a DELETE, oldRow when none skipped it. A statement trigger's
+// NEW and OLD are NULL and what it returns is ignored.
+func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before, forEachRow bool, event string, newRow, oldRow []any) ([]any, error) {
 	s := t.s
 	// The triggers' statements run in the writing statement's
 	// transaction, which an autocommit statement holds itself.
@@ -82,16 +89,19 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before 
 	for i, c := range def.Columns {
 		cols[i] = Column{Name: c.Name, Type: c.Type}
 	}
-	when := "AFTER"
+	when, level := "AFTER", "STATEMENT"
 	if before {
 		when = "BEFORE"
+	}
+	if forEachRow {
+		level = "ROW"
 	}
 	row := newRow
 	if event == "DELETE" {
 		row = oldRow
 	}
 	for _, tr := range triggers {
-		if tr.Before != before || !tr.ForEachRow || !tr.Fires(event) {
+		if tr.Before != before || tr.ForEachRow != forEachRow || !tr.Fires(event) {
 			continue
 		}
 		f := cat.Functions[tr.Function]
@@ -129,7 +139,7 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before 
 				case "tg_when":
 					v = when
 				case "tg_level":
-					v = "ROW"
+					v = level
 				case "tg_table_name":
 					v = def.Name
 				case "tg_table_schema":
@@ -144,8 +154,8 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before 
 		if !ret.returned {
 			return nil, pgerr.New(pgerrcode.FunctionExecutedNoReturnStatement, "control reached end of trigger procedure without RETURN")
 		}
-		if !before {
-			continue // an AFTER trigger's result is ignored
+		if !before || !forEachRow {
+			continue // an AFTER or statement trigger's result is ignored
 		}
 		if ret.rec == nil || ret.rec.null {
 			if ret.v != nil {
