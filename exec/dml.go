@@ -384,7 +384,9 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		acts.insertedInto(n.Table)
 		rt.written(n.Table.ID, rec.NumRows(), 0, 0)
 		count += rec.NumRows()
-		after.add(rec, nil)
+		if err := after.add(rec, nil); err != nil {
+			return err
+		}
 		return out.addReturning(rt, n.Returning, rec, nil)
 	}
 	// With BEFORE INSERT triggers that may read a table each row is
@@ -937,7 +939,9 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 			return 0, err
 		}
 		acts.updated(n.Table, w.old, w.newRec)
-		after.add(w.newRec, w.old)
+		if err := after.add(w.newRec, w.old); err != nil {
+			return 0, err
+		}
 	}
 	if err := acts.done(ctx); err != nil {
 		return 0, err
@@ -984,7 +988,9 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		} else {
 			ids = append(ids, batchIDs...)
 		}
-		after.add(nil, rec)
+		if err := after.add(nil, rec); err != nil {
+			return err
+		}
 		acts.deleted(n.Table, rec)
 		// The deleted rows: this transaction ends them.
 		xid := rt.xid()

@@ -110,8 +110,10 @@ type afterQueue struct {
 	def   *catalog.TableDef
 	event string
 	// newRecs and oldRecs are batches of the changed rows, retained:
-	// the new rows (none for DELETE) and the old (none for INSERT).
+	// the new rows (none for DELETE) and the old (none for INSERT),
+	// counted against statement_mem (acct).
 	newRecs, oldRecs []arrow.Record
+	acct             memAccount
 }
 
 // afterTriggers returns the queue of def's AFTER triggers for event, nil
@@ -120,14 +122,21 @@ func (rt *Runtime) afterTriggers(def *catalog.TableDef, event string) *afterQueu
 	if !rt.hasTriggers(def, false, event) {
 		return nil
 	}
-	return &afterQueue{rt: rt, def: def, event: event}
+	return &afterQueue{rt: rt, def: def, event: event, acct: rt.account()}
 }
 
 // add queues the rows of newRec and oldRec (either may be nil), which it
-// retains.
-func (q *afterQueue) add(newRec, oldRec arrow.Record) {
+// retains; past statement_mem it fails with 53200.
+func (q *afterQueue) add(newRec, oldRec arrow.Record) error {
 	if q == nil {
-		return
+		return nil
+	}
+	for _, r := range []arrow.Record{newRec, oldRec} {
+		if r != nil {
+			if err := q.acct.growRecord(r, 0); err != nil {
+				return err
+			}
+		}
 	}
 	for _, r := range []arrow.Record{newRec, oldRec} {
 		if r != nil {
@@ -136,6 +145,7 @@ func (q *afterQueue) add(newRec, oldRec arrow.Record) {
 	}
 	q.newRecs = append(q.newRecs, newRec)
 	q.oldRecs = append(q.oldRecs, oldRec)
+	return nil
 }
 
 // fire runs the AFTER triggers on every queued row, in order.
@@ -180,6 +190,7 @@ func (q *afterQueue) release() {
 		}
 	}
 	q.newRecs, q.oldRecs = nil, nil
+	q.acct.release()
 }
 
 // beforeRowTriggers runs def's BEFORE triggers for event on each row of
