@@ -982,9 +982,6 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	if len(s.Columns) > 0 {
 		return nil, pgerr.NotSupported("UPDATE OF column triggers")
 	}
-	if s.WhenClause != nil {
-		return nil, pgerr.NotSupported("trigger WHEN conditions")
-	}
 	if len(s.Args) > 0 {
 		return nil, pgerr.NotSupported("trigger arguments")
 	}
@@ -1014,6 +1011,16 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 		return nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "function %s must return type trigger", fn.Name)
 	}
 	def := catalog.TriggerDef{Name: s.Trigname, Function: fn.Key(), Before: s.Timing&triggerBefore != 0, ForEachRow: s.Row}
+	if s.WhenClause != nil {
+		when, err := DeparseExpr(s.WhenClause)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := b.CompileTrigger(TriggerWhenBody(when)); err != nil {
+			return nil, err
+		}
+		def.When = when
+	}
 	// In pg_get_triggerdef's order.
 	if s.Events&triggerInsert != 0 {
 		def.Events = append(def.Events, "INSERT")
@@ -1026,6 +1033,10 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	}
 	return &CreateTrigger{Table: table, Def: def, Replace: s.Replace}, nil
 }
+
+// TriggerWhenBody is the PL/pgSQL body that computes a trigger's WHEN
+// condition: run as a trigger function, with the trigger's NEW and OLD.
+func TriggerWhenBody(when string) string { return "BEGIN RETURN (" + when + "); END" }
 
 // bindDropTrigger binds DROP TRIGGER [IF EXISTS] name ON table.
 func (b *Binder) bindDropTrigger(s *pg_query.DropStmt) (Statement, error) {

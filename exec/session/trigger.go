@@ -118,36 +118,52 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before,
 			}
 			return plValue{set: true, rec: &plRecord{cols: cols, vals: slices.Clone(vals)}}
 		}
-		ret, err := s.runPL(ctx, fn, func(vals []plValue) {
-			if fn.New >= 0 {
-				if newRow != nil {
-					vals[fn.New] = record(row)
-				} else {
-					vals[fn.New] = record(nil)
+		bind := func(fn *sql.PLFunction) func([]plValue) {
+			return func(vals []plValue) {
+				if fn.New >= 0 {
+					if newRow != nil {
+						vals[fn.New] = record(row)
+					} else {
+						vals[fn.New] = record(nil)
+					}
+				}
+				if fn.Old >= 0 {
+					vals[fn.Old] = record(oldRow)
+				}
+				for name, i := range fn.TG {
+					var v string
+					switch name {
+					case "tg_op":
+						v = event
+					case "tg_name":
+						v = tr.Name
+					case "tg_when":
+						v = when
+					case "tg_level":
+						v = level
+					case "tg_table_name":
+						v = def.Name
+					case "tg_table_schema":
+						v = def.Schema
+					}
+					vals[i] = plValue{v: v, t: vals[i].t}
 				}
 			}
-			if fn.Old >= 0 {
-				vals[fn.Old] = record(oldRow)
+		}
+		if tr.When != "" {
+			cond, err := s.triggerWhen(cat, def, tr)
+			if err != nil {
+				return nil, err
 			}
-			for name, i := range fn.TG {
-				var v string
-				switch name {
-				case "tg_op":
-					v = event
-				case "tg_name":
-					v = tr.Name
-				case "tg_when":
-					v = when
-				case "tg_level":
-					v = level
-				case "tg_table_name":
-					v = def.Name
-				case "tg_table_schema":
-					v = def.Schema
-				}
-				vals[i] = plValue{v: v, t: vals[i].t}
+			ret, err := s.runPL(ctx, cond, bind(cond))
+			if err != nil {
+				return nil, err
 			}
-		})
+			if ret.v != true {
+				continue // WHEN is not true: the trigger does not fire
+			}
+		}
+		ret, err := s.runPL(ctx, fn, bind(fn))
 		if err != nil {
 			return nil, err
 		}
@@ -172,6 +188,26 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before,
 		}
 	}
 	return row, nil
+}
+
+// triggerWhen is tr's WHEN condition (of a trigger on def) compiled as a
+// trigger function's body, from the session's cache when it was
+// compiled before with the same text.
+func (s *Session) triggerWhen(cat *catalog.Catalog, def *catalog.TableDef, tr catalog.TriggerDef) (*sql.PLFunction, error) {
+	key := "\x00when " + def.Schema + "." + def.Name + "." + tr.Name
+	body := sql.TriggerWhenBody(tr.When)
+	if c, ok := s.plCache[key]; ok && c.body == body {
+		return c.fn, nil
+	}
+	fn, err := s.binder(cat).CompileTrigger(body)
+	if err != nil {
+		return nil, err
+	}
+	if s.plCache == nil {
+		s.plCache = map[string]compiledTrigger{}
+	}
+	s.plCache[key] = compiledTrigger{body: body, fn: fn}
+	return fn, nil
 }
 
 // triggerFunction is f's body compiled, from the session's cache when

@@ -111,6 +111,9 @@ type TriggerDef struct {
 	Events []string `json:"events"`
 	// ForEachRow is FOR EACH ROW (else FOR EACH STATEMENT).
 	ForEachRow bool `json:"for_each_row,omitempty"`
+	// When is the WHEN condition's text ("" for none): the trigger fires
+	// only where it is true.
+	When string `json:"when,omitempty"`
 }
 
 // Fires reports whether the trigger fires for event (INSERT, UPDATE,

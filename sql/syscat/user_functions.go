@@ -235,8 +235,12 @@ func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 			if pretty && slices.Contains(v.SearchPath, t.Schema) {
 				table = ident.Quote(t.Name)
 			}
+			when := ""
+			if tr.When != "" {
+				when = " WHEN ((" + tr.When + "))"
+			}
 			return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + timing + " " + strings.Join(tr.Events, " OR ") + " ON " + table +
-				" FOR EACH " + level + " EXECUTE FUNCTION " + fname + "()", true
+				" FOR EACH " + level + when + " EXECUTE FUNCTION " + fname + "()", true
 		}
 	}
 	return "", false
