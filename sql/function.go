@@ -1011,16 +1011,6 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 		return nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "function %s must return type trigger", fn.Name)
 	}
 	def := catalog.TriggerDef{Name: s.Trigname, Function: fn.Key(), Before: s.Timing&triggerBefore != 0, ForEachRow: s.Row}
-	if s.WhenClause != nil {
-		when, err := DeparseExpr(s.WhenClause)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := b.CompileTrigger(TriggerWhenBody(when)); err != nil {
-			return nil, err
-		}
-		def.When = when
-	}
 	// In pg_get_triggerdef's order.
 	if s.Events&triggerInsert != 0 {
 		def.Events = append(def.Events, "INSERT")
@@ -1031,7 +1021,47 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	if s.Events&triggerUpdate != 0 {
 		def.Events = append(def.Events, "UPDATE")
 	}
+	if s.WhenClause != nil {
+		when, err := DeparseExpr(s.WhenClause)
+		if err != nil {
+			return nil, err
+		}
+		cond, err := b.CompileTrigger(TriggerWhenBody(when))
+		if err != nil {
+			return nil, err
+		}
+		if err := triggerWhenRefs(cond, s.Row, def); err != nil {
+			return nil, err
+		}
+		def.When = when
+	}
 	return &CreateTrigger{Table: table, Def: def, Replace: s.Replace}, nil
+}
+
+// triggerWhenRefs refuses, as PostgreSQL does (42P17), a WHEN condition
+// cond that reads a row its trigger does not have: any column of a
+// statement trigger, OLD of an INSERT trigger, NEW of a DELETE trigger.
+func triggerWhenRefs(cond *PLFunction, row bool, def catalog.TriggerDef) error {
+	refs := func(v int) bool {
+		if v < 0 || len(cond.Body.Body) != 1 {
+			return false
+		}
+		ret, ok := cond.Body.Body[0].(*PLReturn)
+		if !ok || ret.Expr == nil {
+			return false
+		}
+		return slices.ContainsFunc(ret.Expr.Refs, func(r PLRef) bool { return r.Var == v })
+	}
+	bad := func(msg string) error { return pgerr.New(pgerrcode.InvalidObjectDefinition, "%s", msg) }
+	switch {
+	case !row && (refs(cond.New) || refs(cond.Old)):
+		return bad("statement trigger's WHEN condition cannot reference column values")
+	case def.Fires("INSERT") && refs(cond.Old):
+		return bad("INSERT trigger's WHEN condition cannot reference OLD values")
+	case def.Fires("DELETE") && refs(cond.New):
+		return bad("DELETE trigger's WHEN condition cannot reference NEW values")
+	}
+	return nil
 }
 
 // TriggerWhenBody is the PL/pgSQL body that computes a trigger's WHEN
