@@ -352,7 +352,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		op.Close()
 		return 0, pgerr.NotSupported("INSERT ... ON CONFLICT into a table with AFTER INSERT triggers")
 	}
-	if n.OnConflict != nil && n.OnConflict.DoUpdate && (rt.hasTriggers(n.Table, false, "UPDATE") || hasStatementTriggers(n.Table, "UPDATE")) {
+	if n.OnConflict != nil && n.OnConflict.DoUpdate && rt.runsTrigger(n.Table, "UPDATE", func(t catalog.TriggerDef) bool { return !t.Before || !t.ForEachRow }) {
 		op.Close()
 		return 0, pgerr.NotSupported("INSERT ... ON CONFLICT DO UPDATE of a table with AFTER UPDATE or statement-level UPDATE triggers")
 	}
@@ -393,7 +393,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 	// written before the next one's triggers run, as PostgreSQL does: a
 	// trigger that reads the table (the next number of a group) sees the
 	// rows before it. Others (an updated_at trigger) run on the batch.
-	oneByOne := rt.hasBeforeTriggers(n.Table, "INSERT") && rt.Triggers.BeforeReadsTables(n.Table, "INSERT")
+	oneByOne := rt.hasRowTriggers(n.Table, true, "INSERT") && rt.Triggers.BeforeReadsTables(n.Table, "INSERT")
 	err = Drain(ctx, op, func(in arrow.Record) error {
 		if !oneByOne || in.NumRows() <= 1 {
 			return insert(in)
@@ -411,13 +411,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 	if err != nil {
 		return 0, err
 	}
-	if err := acts.done(ctx); err != nil {
-		return 0, err
-	}
-	if err := after.fire(ctx); err != nil {
-		return 0, err
-	}
-	return count, rt.statementTriggers(ctx, n.Table, false, "INSERT")
+	return count, rt.endStatement(ctx, n.Table, "INSERT", acts, after)
 }
 
 // insertOnConflict inserts the rows of rec that conflict with no existing
@@ -943,13 +937,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 			return 0, err
 		}
 	}
-	if err := acts.done(ctx); err != nil {
-		return 0, err
-	}
-	if err := after.fire(ctx); err != nil {
-		return 0, err
-	}
-	return count, rt.statementTriggers(ctx, n.Table, false, "UPDATE")
+	return count, rt.endStatement(ctx, n.Table, "UPDATE", acts, after)
 }
 
 func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialized) (int64, error) {
@@ -1005,11 +993,5 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		}
 		rt.written(n.Table.ID, 0, 0, int64(len(ids)))
 	}
-	if err := acts.done(ctx); err != nil {
-		return 0, err
-	}
-	if err := after.fire(ctx); err != nil {
-		return 0, err
-	}
-	return int64(len(ids)), rt.statementTriggers(ctx, n.Table, false, "DELETE")
+	return int64(len(ids)), rt.endStatement(ctx, n.Table, "DELETE", acts, after)
 }

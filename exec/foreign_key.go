@@ -738,7 +738,7 @@ func (a *fkActions) act(ctx context.Context, c *fkChange, action string) error {
 			event = "DELETE"
 		}
 	}
-	if a.rt.Triggers != nil && firesTriggers(child, event) {
+	if a.rt.runsTrigger(child, event, func(catalog.TriggerDef) bool { return true }) {
 		return pgerr.NotSupported("%s triggers on table %s, whose rows a foreign key's ON %s action changes", event, child.Name, on)
 	}
 	if action == catalog.FKCascade && c.new.cols == nil {

@@ -33,42 +33,39 @@ type TriggerRunner interface {
 	BeforeReadsTables(def *catalog.TableDef, event string) bool
 }
 
-// hasTriggers reports whether def has row-level triggers of the timing
-// (BEFORE or not) for event that the runtime runs.
-func (rt *Runtime) hasTriggers(def *catalog.TableDef, before bool, event string) bool {
-	if rt.Triggers == nil {
-		return false
-	}
-	return slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return t.Before == before && t.ForEachRow && t.Fires(event) })
+// runsTrigger reports whether the runtime runs triggers (a DDL rewrite's
+// does not) and def has one for event that match accepts.
+func (rt *Runtime) runsTrigger(def *catalog.TableDef, event string, match func(catalog.TriggerDef) bool) bool {
+	return rt.Triggers != nil && slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return t.Fires(event) && match(t) })
 }
 
-// hasStatementTriggers reports whether def has statement-level triggers
-// for event.
-func hasStatementTriggers(def *catalog.TableDef, event string) bool {
-	return slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return !t.ForEachRow && t.Fires(event) })
+// hasRowTriggers reports whether the runtime runs row-level triggers of
+// the timing (BEFORE or AFTER) for event on def.
+func (rt *Runtime) hasRowTriggers(def *catalog.TableDef, before bool, event string) bool {
+	return rt.runsTrigger(def, event, func(t catalog.TriggerDef) bool { return t.Before == before && t.ForEachRow })
 }
 
 // statementTriggers runs def's statement-level triggers of the timing
 // for event, when it has any.
 func (rt *Runtime) statementTriggers(ctx context.Context, def *catalog.TableDef, before bool, event string) error {
-	if rt.Triggers == nil || !slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool {
-		return t.Before == before && !t.ForEachRow && t.Fires(event)
-	}) {
+	if !rt.runsTrigger(def, event, func(t catalog.TriggerDef) bool { return t.Before == before && !t.ForEachRow }) {
 		return nil
 	}
 	return rt.Triggers.Statement(ctx, def, before, event)
 }
 
-// hasBeforeTriggers reports whether def has row-level BEFORE triggers
-// for event that the runtime runs.
-func (rt *Runtime) hasBeforeTriggers(def *catalog.TableDef, event string) bool {
-	return rt.hasTriggers(def, true, event)
-}
-
-// firesTriggers reports whether def has row-level triggers of either
-// timing for event.
-func firesTriggers(def *catalog.TableDef, event string) bool {
-	return slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return t.Fires(event) })
+// endStatement finishes a statement's writes to def for event in the
+// order PostgreSQL fires what follows them: the foreign keys' actions
+// (acts), the AFTER row triggers of the rows it changed (after), then the
+// AFTER statement triggers.
+func (rt *Runtime) endStatement(ctx context.Context, def *catalog.TableDef, event string, acts *fkActions, after *afterQueue) error {
+	if err := acts.done(ctx); err != nil {
+		return err
+	}
+	if err := after.fire(ctx); err != nil {
+		return err
+	}
+	return rt.statementTriggers(ctx, def, false, event)
 }
 
 // tableRow is row i of rec (def's columns) as datums.
@@ -85,7 +82,7 @@ func tableRow(def *catalog.TableDef, rec arrow.Record, i int) []any {
 // to delete (those a trigger skipped by returning NULL are gone), nil
 // when no trigger ran.
 func (rt *Runtime) beforeDeleteTriggers(ctx context.Context, def *catalog.TableDef, old arrow.Record) ([]int, error) {
-	if !rt.hasBeforeTriggers(def, "DELETE") {
+	if !rt.hasRowTriggers(def, true, "DELETE") {
 		return nil, nil
 	}
 	kept := make([]int, 0, old.NumRows())
@@ -119,7 +116,7 @@ type afterQueue struct {
 // afterTriggers returns the queue of def's AFTER triggers for event, nil
 // (on which add, fire and release do nothing) when it has none.
 func (rt *Runtime) afterTriggers(def *catalog.TableDef, event string) *afterQueue {
-	if !rt.hasTriggers(def, false, event) {
+	if !rt.hasRowTriggers(def, false, event) {
 		return nil
 	}
 	return &afterQueue{rt: rt, def: def, event: event, acct: rt.account()}
@@ -200,7 +197,7 @@ func (q *afterQueue) release() {
 // by returning NULL are gone). It releases rec when it makes a new
 // batch; kept is nil when no trigger ran (rec comes back as it is).
 func (rt *Runtime) beforeRowTriggers(ctx context.Context, def *catalog.TableDef, event string, rec, old arrow.Record) (out arrow.Record, kept []int, err error) {
-	if !rt.hasBeforeTriggers(def, event) || rec.NumRows() == 0 {
+	if !rt.hasRowTriggers(def, true, event) || rec.NumRows() == 0 {
 		return rec, nil, nil
 	}
 	defer rec.Release()

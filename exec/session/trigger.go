@@ -100,6 +100,13 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before,
 	if event == "DELETE" {
 		row = oldRow
 	}
+	// record is NEW or OLD holding vals, or the NULL row for nil.
+	record := func(vals []any) plValue {
+		if vals == nil {
+			return plValue{set: true, rec: &plRecord{cols: cols, vals: make([]any, len(cols)), null: true}}
+		}
+		return plValue{set: true, rec: &plRecord{cols: cols, vals: slices.Clone(vals)}}
+	}
 	for _, tr := range triggers {
 		if tr.Before != before || tr.ForEachRow != forEachRow || !tr.Fires(event) {
 			continue
@@ -111,12 +118,6 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before,
 		fn, err := s.triggerFunction(cat, f)
 		if err != nil {
 			return nil, err
-		}
-		record := func(vals []any) plValue {
-			if vals == nil {
-				return plValue{set: true, rec: &plRecord{cols: cols, vals: make([]any, len(cols)), null: true}}
-			}
-			return plValue{set: true, rec: &plRecord{cols: cols, vals: slices.Clone(vals)}}
 		}
 		bind := func(fn *sql.PLFunction) func([]plValue) {
 			return func(vals []plValue) {
