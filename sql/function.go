@@ -1022,6 +1022,9 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 		def.Events = append(def.Events, "UPDATE")
 	}
 	if s.WhenClause != nil {
+		if hasSubLink(s.WhenClause) {
+			return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cannot use subquery in trigger WHEN condition")
+		}
 		when, err := DeparseExpr(s.WhenClause)
 		if err != nil {
 			return nil, err
@@ -1062,6 +1065,17 @@ func triggerWhenRefs(cond *PLFunction, row bool, def catalog.TriggerDef) error {
 		return bad("DELETE trigger's WHEN condition cannot reference NEW values")
 	}
 	return nil
+}
+
+// hasSubLink reports whether expression n holds a subquery.
+func hasSubLink(n *pg_query.Node) bool {
+	found := false
+	walkMessages(n.ProtoReflect(), func(m protoreflect.Message) {
+		if _, ok := m.Interface().(*pg_query.SubLink); ok {
+			found = true
+		}
+	})
+	return found
 }
 
 // TriggerWhenBody is the PL/pgSQL body that computes a trigger's WHEN
