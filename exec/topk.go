@@ -160,41 +160,58 @@ func (t *TopK) offerFloats(ev *evaluator, data, keys arrow.Record, rows []int32,
 		return false, err
 	}
 	defer v.release()
-	var value func(i int) float64
-	switch a := v.arr.(type) {
-	case *array.Float32:
-		vals := a.Float32Values()
-		value = func(i int) float64 { return float64(vals[i]) }
-	case *array.Float64:
-		vals := a.Float64Values()
-		value = func(i int) float64 { return vals[i] }
+	switch v.arr.(type) {
+	case *array.Float32, *array.Float64:
 	default:
 		return false, nil
 	}
-	arr := v.arr
 	data.Retain()
 	t.batches = append(t.batches, data)
 	t.refs = append(t.refs, 0)
+	switch a := v.arr.(type) {
+	case *array.Float32:
+		offerFloatVals(t, a, a.Float32Values(), rows, bi, seq)
+	case *array.Float64:
+		offerFloatVals(t, a, a.Float64Values(), rows, bi, seq)
+	}
+	if t.refs[bi] == 0 {
+		t.unref(bi)
+	}
+	return true, nil
+}
+
+// offerFloatVals offers batch bi's keys vals (arr's values) to the heap.
+// Once the heap is full, most rows lose to its worst entry: while that
+// entry is a number, rows are settled against it in a tight loop (ties
+// lose: they come later; NaN and NULL keys take the heap's own order).
+func offerFloatVals[F float32 | float64](t *TopK, arr arrow.Array, vals []F, rows []int32, bi int, seq *int64) {
 	desc := t.ke.specs[0].desc
-	var probe [1]sortVal
-	for i := 0; i < arr.Len(); i++ {
-		probe[0] = sortVal{null: arr.IsNull(i)}
-		if !probe[0].null {
-			probe[0].f = value(i)
+	nulls := arr.NullN() > 0
+	// worst is the heap's worst key while the heap is full and that key
+	// is a number; loses reports whether key f is no better.
+	var worst float64
+	bounded := false
+	bound := func() {
+		bounded = false
+		if int64(t.heap.Len()) >= t.k {
+			w := t.heap.entries[0].keys[0]
+			bounded = !w.null && !math.IsNaN(w.f)
+			worst = w.f
 		}
-		full := int64(t.heap.Len()) >= t.k
-		if full {
-			// Most rows lose to the worst kept one: plain float
-			// comparison settles them (ties lose: they come later).
-			worst := t.heap.entries[0].keys[0]
-			if f := probe[0].f; !worst.null && !probe[0].null && !math.IsNaN(worst.f) && !math.IsNaN(f) && (f == worst.f || (f < worst.f) == desc) {
-				*seq++
-				continue
-			}
+	}
+	bound()
+	for i := 0; i < len(vals); i++ {
+		null := nulls && arr.IsNull(i)
+		f := float64(vals[i])
+		if bounded && !null && (f == worst || (f < worst) == desc) && !math.IsNaN(f) {
+			continue
 		}
-		e := topEntry{keys: probe[:], ref: keyRowRef(bi, rows, i), seq: *seq}
-		*seq++
-		if full {
+		probe := [1]sortVal{{null: null}}
+		if !null {
+			probe[0].f = f
+		}
+		e := topEntry{keys: probe[:], ref: keyRowRef(bi, rows, i), seq: *seq + int64(i)}
+		if int64(t.heap.Len()) >= t.k {
 			top := &t.heap.entries[0]
 			if !t.heap.after(top, &e) {
 				continue
@@ -204,16 +221,14 @@ func (t *TopK) offerFloats(ev *evaluator, data, keys arrow.Record, rows []int32,
 			t.unref(int(top.ref.Src))
 			*top = e
 			heap.Fix(&t.heap, 0)
-			continue
+		} else {
+			e.keys = []sortVal{probe[0]}
+			heap.Push(&t.heap, e)
+			t.refs[bi]++
 		}
-		e.keys = []sortVal{probe[0]}
-		heap.Push(&t.heap, e)
-		t.refs[bi]++
+		bound()
 	}
-	if t.refs[bi] == 0 {
-		t.unref(bi)
-	}
-	return true, nil
+	*seq += int64(len(vals))
 }
 
 func (t *TopK) init(ctx context.Context) error {

@@ -136,9 +136,10 @@ func sameResult(out arrow.Array, i int, ev any) bool {
 
 // Every vector function's Kernel agrees with its Eval, bit for bit, on
 // random data with NULL, empty, zero and NaN rows, for columns against
-// constants (either side) and columns against columns.
+// constants (either side) and columns against columns; the batch is large
+// enough for the streams of vecBinaryKernel (and not a multiple of them).
 func TestVectorKernelsMatchEval(t *testing.T) {
-	const n, dim = 300, 37
+	const n, dim = vecStreamMinRows*2 + 3, 37
 	rng := rand.New(rand.NewSource(4))
 	for _, name := range vectorFuncNames {
 		for _, ov := range Overloads(name) {
@@ -237,6 +238,31 @@ func TestVectorKernelDimensionError(t *testing.T) {
 		if err == nil || errText(err) != c.want {
 			t.Errorf("%s: %v, want %s", c.name, err, c.want)
 		}
+	}
+}
+
+// In a batch read as interleaved streams, the error is still that of the
+// first failing row: row 150 (3-d) and row 600 (5-d) both differ from the
+// 384-d query, and the streams reach row 600 first.
+func TestVectorKernelFirstErrorInStreams(t *testing.T) {
+	m := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer m.AssertSize(t, 0)
+	rng := rand.New(rand.NewSource(5))
+	const n = 2000
+	if n < vecStreamMinRows || vecStreams != 4 {
+		t.Fatalf("the rows below assume 4 streams over %d rows", n)
+	}
+	rows := make([][]float32, n)
+	for i := range rows {
+		rows[i] = randVec(rng, 384)
+	}
+	rows[150], rows[600] = randVec(rng, 3), randVec(rng, 5)
+	col := float32Column(m, rows, nil)
+	defer col.Release()
+	ov := mustResolve(t, "<#>", tF4Arr, tF4Arr)
+	_, err := ov.Kernel(testCtx(m), []Arg{{Array: col, Type: tF4Arr}, {Const: float4Array(randVec(rng, 384)), Type: tF4Arr}}, n)
+	if want := "ERROR 22000: vector dimensions differ: 3 and 384"; err == nil || errText(err) != want {
+		t.Fatalf("%v, want %s", err, want)
 	}
 }
 
