@@ -4,7 +4,7 @@
 # memory bandwidth. cairn-bench writes N agent-memory rows as a binary COPY
 # file; a fresh cairn loads it with psql's \copy; then, alternating, the
 # floor (BenchmarkMemoryPass in sql/types/vecmath: N x 384 float32 read by
-# GOMAXPROCS goroutines, the faster of two read kernels, median of its
+# GOMAXPROCS goroutines, the fastest of four read passes, median of its
 # passes) and Q timed exact top-10 queries (psql \timing, each with the
 # embedding of a random row as the query vector, after 2 warm-ups) are
 # measured for the given rounds; the script prints each round's p50 and
