@@ -279,6 +279,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		debug.SetMemoryLimit(limit)
 		sopts.CacheBytes = limit / 4 * 3
 	}
+	if os.Getenv("GOGC") == "" { // a GOGC the user set is theirs
+		startGCPacer(gcHeadroom(limit))
+	}
 	sopts.Logger = log
 	if cfg.storage != "" {
 		if sopts.Store, err = objstore.Open(ctx, cfg.storage); err != nil {
