@@ -982,9 +982,6 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	if len(s.Columns) > 0 {
 		return nil, pgerr.NotSupported("UPDATE OF column triggers")
 	}
-	if len(s.Args) > 0 {
-		return nil, pgerr.NotSupported("trigger arguments")
-	}
 	if s.TransitionRels != nil {
 		return nil, pgerr.NotSupported("REFERENCING transition tables")
 	}
@@ -1011,6 +1008,15 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 		return nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "function %s must return type trigger", fn.Name)
 	}
 	def := catalog.TriggerDef{Name: s.Trigname, Function: fn.Key(), Before: s.Timing&triggerBefore != 0, ForEachRow: s.Row}
+	// The grammar makes every argument a string (numbers and names as
+	// written).
+	for _, a := range s.Args {
+		str := a.GetString_()
+		if str == nil {
+			return nil, pgerr.New(pgerrcode.InternalError, "trigger argument of %T", a.Node)
+		}
+		def.Args = append(def.Args, str.Sval)
+	}
 	// In pg_get_triggerdef's order.
 	if s.Events&triggerInsert != 0 {
 		def.Events = append(def.Events, "INSERT")

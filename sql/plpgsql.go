@@ -39,7 +39,7 @@ type PLFunction struct {
 	Found, SQLState, SQLErrm, New, Old int
 	// Trigger marks a trigger function's body; TG are the numbers of
 	// its special variables by name (tg_op, tg_name, tg_when, tg_level,
-	// tg_table_name, tg_table_schema).
+	// tg_table_name, tg_table_schema, tg_nargs, tg_argv).
 	Trigger bool
 	TG      map[string]int
 	// Args is how many of the first variables are the parameters of a
@@ -59,8 +59,18 @@ type PLCall struct {
 	Out []types.Field
 }
 
-// plTriggerVars are the special variables of a trigger function, all text.
-var plTriggerVars = []string{"tg_op", "tg_name", "tg_when", "tg_level", "tg_table_name", "tg_table_schema"}
+// plTriggerVars are the special variables of a trigger function and their
+// types. TG_ARGV counts from 0 in PostgreSQL, cairn's arrays from 1: a
+// body reads it only subscripted, its subscripts shifted by one
+// (plTriggerArgv).
+var plTriggerVars = []struct {
+	name string
+	t    types.T
+}{
+	{"tg_op", types.TextT}, {"tg_name", types.TextT}, {"tg_when", types.TextT}, {"tg_level", types.TextT},
+	{"tg_table_name", types.TextT}, {"tg_table_schema", types.TextT},
+	{"tg_nargs", types.Int4T}, {"tg_argv", types.ArrayOf(types.TextT, 1)},
+}
 
 // CompileTrigger compiles the body of a PL/pgSQL trigger function.
 func (b *Binder) CompileTrigger(body string) (*PLFunction, error) {
@@ -465,11 +475,11 @@ func (b *Binder) compilePL(body string, def *catalog.FunctionDef, trigger bool) 
 	}
 	if trigger {
 		c.fn.TG = map[string]int{}
-		for _, name := range plTriggerVars {
-			c.fn.TG[name] = len(c.fn.Vars)
-			c.byName[name] = len(c.fn.Vars)
-			c.fn.Vars = append(c.fn.Vars, PLVar{Name: name, T: types.TextT, Constant: true})
-			c.typeNames = append(c.typeNames, "text")
+		for _, tv := range plTriggerVars {
+			c.fn.TG[tv.name] = len(c.fn.Vars)
+			c.byName[tv.name] = len(c.fn.Vars)
+			c.fn.Vars = append(c.fn.Vars, PLVar{Name: tv.name, T: tv.t, Constant: true})
+			c.typeNames = append(c.typeNames, tv.t.String())
 		}
 	}
 	var action plJSON
@@ -1384,6 +1394,7 @@ func (c *plCompiler) compileSQL(q, text string, isExpr bool) (*PLExpr, error) {
 			params = append(params, p)
 		}
 	})
+	argv := c.triggerArgv(node)
 	var failed error
 	walkMessages(node.ProtoReflect(), func(m protoreflect.Message) {
 		n, ok := m.Interface().(*pg_query.Node)
@@ -1407,6 +1418,10 @@ func (c *plCompiler) compileSQL(q, text string, isExpr bool) (*PLExpr, error) {
 			return
 		}
 		ref := PLRef{Var: v}
+		if c.fn.Trigger && v == c.fn.TG["tg_argv"] && !argv[cr] {
+			failed = pgerr.NotSupported("TG_ARGV other than subscripted (TG_ARGV[i]; TG_NARGS is their number)")
+			return
+		}
 		if c.fn.Vars[v].Record {
 			if len(names) != 2 {
 				failed = pgerr.NotSupported("a whole record variable (\"%s\") in an expression", names[0])
@@ -1428,6 +1443,41 @@ func (c *plCompiler) compileSQL(q, text string, isExpr bool) (*PLExpr, error) {
 		p.Number = number(PLRef{Var: int(p.Number) - 1})
 	}
 	return e, nil
+}
+
+// triggerArgv shifts the subscripts of TG_ARGV in node by one, to
+// cairn's arrays' first index (TG_ARGV[0] is the first argument), and
+// returns the column references it shifted. Nothing in a function that is
+// no trigger's, or that declares a variable of that name.
+func (c *plCompiler) triggerArgv(node *pg_query.Node) map[*pg_query.ColumnRef]bool {
+	shifted := map[*pg_query.ColumnRef]bool{}
+	if !c.fn.Trigger || c.byName["tg_argv"] != c.fn.TG["tg_argv"] {
+		return shifted
+	}
+	plusOne := func(n *pg_query.Node) *pg_query.Node {
+		if n == nil {
+			return nil
+		}
+		return pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("+")},
+			n, pg_query.MakeAConstIntNode(1, -1), -1)
+	}
+	walkMessages(node.ProtoReflect(), func(m protoreflect.Message) {
+		ind, ok := m.Interface().(*pg_query.A_Indirection)
+		if !ok {
+			return
+		}
+		cr := ind.Arg.GetColumnRef()
+		if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil || cr.Fields[0].GetString_().Sval != "tg_argv" {
+			return
+		}
+		first := ind.Indirection[0].GetAIndices()
+		if first == nil || shifted[cr] {
+			return
+		}
+		first.Lidx, first.Uidx = plusOne(first.Lidx), plusOne(first.Uidx)
+		shifted[cr] = true
+	})
+	return shifted
 }
 
 func (*Do) statement() {}

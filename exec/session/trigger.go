@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
 )
 
@@ -132,7 +133,7 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before,
 					vals[fn.Old] = record(oldRow)
 				}
 				for name, i := range fn.TG {
-					var v string
+					var v any
 					switch name {
 					case "tg_op":
 						v = event
@@ -146,6 +147,10 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before,
 						v = def.Name
 					case "tg_table_schema":
 						v = def.Schema
+					case "tg_nargs":
+						v = int64(len(tr.Args))
+					case "tg_argv":
+						v = triggerArgv(tr.Args)
 					}
 					vals[i] = plValue{v: v, t: vals[i].t}
 				}
@@ -227,4 +232,17 @@ func (s *Session) triggerFunction(cat *catalog.Catalog, f *catalog.FunctionDef) 
 	}
 	s.plCache[key] = compiledTrigger{body: f.Body, fn: fn}
 	return fn, nil
+}
+
+// triggerArgv is TG_ARGV for a trigger's arguments: NULL without any, as
+// in PostgreSQL.
+func triggerArgv(args []string) any {
+	if len(args) == 0 {
+		return nil
+	}
+	elems := make([]any, len(args))
+	for i, a := range args {
+		elems[i] = a
+	}
+	return &types.Array{Elem: types.TextT, Dims: []int{len(args)}, Elems: elems}
 }

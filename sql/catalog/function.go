@@ -114,6 +114,9 @@ type TriggerDef struct {
 	// When is the WHEN condition's text ("" for none): the trigger fires
 	// only where it is true.
 	When string `json:"when,omitempty"`
+	// Args are the arguments CREATE TRIGGER gives the function, as
+	// strings: its body reads them as TG_ARGV[0], TG_ARGV[1], ...
+	Args []string `json:"args,omitempty"`
 }
 
 // Fires reports whether the trigger fires for event (INSERT, UPDATE,

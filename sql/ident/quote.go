@@ -42,3 +42,11 @@ var reserved = func() map[string]bool {
 	}
 	return m
 }()
+
+// QuoteLiteral returns s as a string literal the way PostgreSQL's
+// catalog functions print one (ruleutils.c's simple_quote_literal, with
+// standard_conforming_strings on): in single quotes, embedded quotes
+// doubled, backslashes as they are.
+func QuoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}

@@ -166,8 +166,16 @@ func triggerRows(v *View) [][]any {
 	for _, id := range sortedTableIDs(v.Cat) {
 		t := v.Cat.Tables[id]
 		for _, tr := range t.Triggers {
+			// tgargs: each argument followed by a zero byte.
+			var args []byte
+			for _, a := range tr.Args {
+				args = append(append(args, a...), 0)
+			}
+			if args == nil {
+				args = []byte{}
+			}
 			rows = append(rows, []any{TriggerOID(id, tr.Name), TableOID(id), int64(0), tr.Name, FunctionOID(tr.Function), int64(triggerType(tr)),
-				"O", false, int64(0), int64(0), int64(0), false, false, int64(0), int2s(), []byte{}, nil, nil, nil})
+				"O", false, int64(0), int64(0), int64(0), false, false, int64(len(tr.Args)), int2s(), args, nil, nil, nil})
 		}
 	}
 	return rows
@@ -239,8 +247,12 @@ func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 			if tr.When != "" {
 				when = " WHEN ((" + tr.When + "))"
 			}
+			args := make([]string, len(tr.Args))
+			for i, a := range tr.Args {
+				args[i] = ident.QuoteLiteral(a)
+			}
 			return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + timing + " " + strings.Join(tr.Events, " OR ") + " ON " + table +
-				" FOR EACH " + level + when + " EXECUTE FUNCTION " + fname + "()", true
+				" FOR EACH " + level + when + " EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")", true
 		}
 	}
 	return "", false
