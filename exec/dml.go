@@ -751,7 +751,7 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 	}
 	old := tableRecord(def, in.Columns()[:len(def.Columns)], in.NumRows())
 	defer old.Release()
-	newRows, kept, err := rt.beforeRowTriggers(ctx, def, "UPDATE", newRows, old)
+	newRows, kept, err := rt.beforeRowTriggers(withUpdatedColumns(ctx, def, oc.Set), def, "UPDATE", newRows, old)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -858,6 +858,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 	if err != nil {
 		return 0, err
 	}
+	ctx = withUpdatedColumns(ctx, n.Table, n.Set)
 	if err := rt.statementTriggers(ctx, n.Table, true, "UPDATE"); err != nil {
 		return 0, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -31,6 +32,41 @@ type TriggerRunner interface {
 	// event may read a table: the rows of a statement are then written
 	// one at a time, each before the next one's triggers run.
 	BeforeReadsTables(def *catalog.TableDef, event string) bool
+}
+
+// updatedColumnsKey is the context key of the IDs of the columns the
+// running UPDATE sets (see UpdatedColumns).
+type updatedColumnsKey struct{}
+
+// withUpdatedColumns is ctx for an UPDATE of def that sets the columns at
+// the positions set: those, and the generated columns computed from them.
+func withUpdatedColumns(ctx context.Context, def *catalog.TableDef, set map[int]sql.Expr) context.Context {
+	var ids []int
+	for pos := range set {
+		ids = append(ids, def.Columns[pos].ID)
+	}
+	for _, c := range def.Columns {
+		if c.Generated == "" || slices.Contains(ids, c.ID) {
+			continue
+		}
+		for pos := range set {
+			if sql.PolicyUses(c.Default, def.Columns[pos].Name) {
+				ids = append(ids, c.ID)
+				break
+			}
+		}
+	}
+	slices.Sort(ids)
+	return context.WithValue(ctx, updatedColumnsKey{}, ids)
+}
+
+// UpdatedColumns returns the IDs of the columns the UPDATE (or INSERT ...
+// ON CONFLICT DO UPDATE) running in ctx sets, for a TriggerRunner: an
+// UPDATE OF trigger fires only when one of its columns is among them
+// (catalog.TriggerDef.FiresOn). Nil outside an UPDATE.
+func UpdatedColumns(ctx context.Context) []int {
+	ids, _ := ctx.Value(updatedColumnsKey{}).([]int)
+	return ids
 }
 
 // runsTrigger reports whether the runtime runs triggers (a DDL rewrite's

@@ -979,9 +979,6 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	if s.Events&triggerTrunc != 0 {
 		return nil, pgerr.NotSupported("TRUNCATE triggers")
 	}
-	if len(s.Columns) > 0 {
-		return nil, pgerr.NotSupported("UPDATE OF column triggers")
-	}
 	if s.TransitionRels != nil {
 		return nil, pgerr.NotSupported("REFERENCING transition tables")
 	}
@@ -1026,6 +1023,18 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	}
 	if s.Events&triggerUpdate != 0 {
 		def.Events = append(def.Events, "UPDATE")
+	}
+	for _, c := range s.Columns {
+		name := c.GetString_().GetSval()
+		_, col := table.Column(name)
+		if col == nil {
+			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, table.Name)
+		}
+		id := col.ID
+		if slices.Contains(def.Columns, id) {
+			return nil, pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", name)
+		}
+		def.Columns = append(def.Columns, id)
 	}
 	if s.WhenClause != nil {
 		if hasSubLink(s.WhenClause) {

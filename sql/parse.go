@@ -136,6 +136,9 @@ func ParseExpr(text string) (*pg_query.Node, error) {
 		return nil, err
 	}
 	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	if len(tree.Stmts) != 1 || sel == nil || len(sel.TargetList) != 1 || sel.TargetList[0].GetResTarget() == nil {
+		return nil, pgerr.New(pgerrcode.SyntaxError, "not one expression: %q", text)
+	}
 	return sel.TargetList[0].GetResTarget().Val, nil
 }
 

@@ -417,6 +417,18 @@ func PolicyUses(text, column string) bool {
 // column old made to column new (ALTER TABLE ... RENAME COLUMN), as
 // PostgreSQL's policies, kept as trees, follow a rename.
 func RenamePolicyColumn(text, old, new string) (string, error) {
+	return renameColumnRefs(text, old, new, policyDeparse)
+}
+
+// RenameColumnRefs is RenamePolicyColumn for an expression printed as
+// DeparseExpr prints it (a trigger's WHEN condition).
+func RenameColumnRefs(text, old, new string) (string, error) {
+	return renameColumnRefs(text, old, new, DeparseExpr)
+}
+
+// renameColumnRefs renames column old to new in the expression text,
+// printing the result with deparse when it changed.
+func renameColumnRefs(text, old, new string, deparse func(*pg_query.Node) (string, error)) (string, error) {
 	if text == "" {
 		return "", nil
 	}
@@ -431,7 +443,7 @@ func RenamePolicyColumn(text, old, new string) (string, error) {
 	for _, s := range names {
 		s.Sval = new
 	}
-	return policyDeparse(n)
+	return deparse(n)
 }
 
 // columnNames are the column names in n's column references that are

@@ -716,6 +716,9 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			if err := s.dropGeneratedDependents(def, cmd.Name, cmd.Cascade); err != nil {
 				return err
 			}
+			if err := s.dropColumnTriggers(def, cmd.Name, cmd.Cascade); err != nil {
+				return err
+			}
 			pos, col = def.Column(cmd.Name)
 			if err := dropOwnedSequences(tx, def, []catalog.ColumnDef{*col}); err != nil {
 				return err
@@ -752,6 +755,13 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 					return err
 				}
 				if p.Check, err = sql.RenamePolicyColumn(p.Check, cmd.Name, cmd.NewName); err != nil {
+					return err
+				}
+			}
+			for i := range def.Triggers {
+				tr := &def.Triggers[i]
+				var err error
+				if tr.When, err = sql.RenameColumnRefs(tr.When, cmd.Name, cmd.NewName); err != nil {
 					return err
 				}
 			}

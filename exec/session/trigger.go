@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/exec"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -108,8 +109,9 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before,
 		}
 		return plValue{set: true, rec: &plRecord{cols: cols, vals: slices.Clone(vals)}}
 	}
+	updated := exec.UpdatedColumns(ctx)
 	for _, tr := range triggers {
-		if tr.Before != before || tr.ForEachRow != forEachRow || !tr.Fires(event) {
+		if tr.Before != before || tr.ForEachRow != forEachRow || !tr.FiresOn(event, updated) {
 			continue
 		}
 		f := cat.Functions[tr.Function]
@@ -245,4 +247,26 @@ func triggerArgv(args []string) any {
 		elems[i] = a
 	}
 	return &types.Array{Elem: types.TextT, Dims: []int{len(args)}, Elems: elems}
+}
+
+// dropColumnTriggers drops, with cascade, the triggers of def that depend
+// on column: an UPDATE OF naming it or a WHEN condition reading it; without,
+// it refuses to drop the column (2BP01), as PostgreSQL's dependencies do.
+func (s *Session) dropColumnTriggers(def *catalog.TableDef, column string, cascade bool) error {
+	_, col := def.Column(column)
+	var kept []catalog.TriggerDef
+	for _, tr := range def.Triggers {
+		if !slices.Contains(tr.Columns, col.ID) && (tr.When == "" || !sql.PolicyUses(tr.When, column)) {
+			kept = append(kept, tr)
+			continue
+		}
+		if !cascade {
+			return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", column, def.Name).
+				WithDetail("trigger %s on table %s depends on column %s of table %s", tr.Name, def.Name, column, def.Name).
+				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+		}
+		s.notice("00000", "drop cascades to trigger %s on table %s", tr.Name, def.Name)
+	}
+	def.Triggers = kept
+	return nil
 }

@@ -538,7 +538,7 @@ func (t *TableDef) Clone() *TableDef {
 	if t.Triggers != nil {
 		n.Triggers = make([]TriggerDef, len(t.Triggers))
 		for i, tr := range t.Triggers {
-			tr.Events = slices.Clone(tr.Events)
+			tr.Events, tr.Args, tr.Columns = slices.Clone(tr.Events), slices.Clone(tr.Args), slices.Clone(tr.Columns)
 			n.Triggers[i] = tr
 		}
 	}

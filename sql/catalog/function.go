@@ -117,8 +117,21 @@ type TriggerDef struct {
 	// Args are the arguments CREATE TRIGGER gives the function, as
 	// strings: its body reads them as TG_ARGV[0], TG_ARGV[1], ...
 	Args []string `json:"args,omitempty"`
+	// Columns are the IDs of UPDATE OF's columns (nil for none): the
+	// trigger fires for an UPDATE only when it sets one of them.
+	Columns []int `json:"columns,omitempty"`
 }
 
 // Fires reports whether the trigger fires for event (INSERT, UPDATE,
 // DELETE).
 func (t *TriggerDef) Fires(event string) bool { return slices.Contains(t.Events, event) }
+
+// FiresOn reports whether the trigger fires for event when the statement
+// sets the columns whose IDs are set (an UPDATE's; ignored for the other
+// events): an UPDATE OF trigger only when it sets one of its columns.
+func (t *TriggerDef) FiresOn(event string, set []int) bool {
+	if !t.Fires(event) {
+		return false
+	}
+	return event != "UPDATE" || t.Columns == nil || slices.ContainsFunc(t.Columns, func(id int) bool { return slices.Contains(set, id) })
+}

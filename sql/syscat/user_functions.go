@@ -175,7 +175,7 @@ func triggerRows(v *View) [][]any {
 				args = []byte{}
 			}
 			rows = append(rows, []any{TriggerOID(id, tr.Name), TableOID(id), int64(0), tr.Name, FunctionOID(tr.Function), int64(triggerType(tr)),
-				"O", false, int64(0), int64(0), int64(0), false, false, int64(len(tr.Args)), int2s(), args, nil, nil, nil})
+				"O", false, int64(0), int64(0), int64(0), false, false, int64(len(tr.Args)), int2s(attnums(t, tr.Columns)...), args, nil, nil, nil})
 		}
 	}
 	return rows
@@ -251,7 +251,20 @@ func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 			for i, a := range tr.Args {
 				args[i] = ident.QuoteLiteral(a)
 			}
-			return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + timing + " " + strings.Join(tr.Events, " OR ") + " ON " + table +
+			events := slices.Clone(tr.Events)
+			for i, e := range events {
+				if e != "UPDATE" || tr.Columns == nil {
+					continue
+				}
+				var names []string
+				for _, id := range tr.Columns {
+					if _, c := t.ColumnByID(id); c != nil {
+						names = append(names, ident.Quote(c.Name))
+					}
+				}
+				events[i] += " OF " + strings.Join(names, ", ")
+			}
+			return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + timing + " " + strings.Join(events, " OR ") + " ON " + table +
 				" FOR EACH " + level + when + " EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")", true
 		}
 	}
