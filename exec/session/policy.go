@@ -113,19 +113,32 @@ func (s *Session) policyRoles(cat *catalog.Catalog, specs []sql.RoleSpec) ([]uin
 // column; without, it refuses to drop a column a policy uses (2BP01), as
 // PostgreSQL's dependencies do.
 func (s *Session) dropColumnPolicies(def *catalog.TableDef, column string, cascade bool) error {
-	var kept []catalog.PolicyDef
-	for _, p := range def.Policies {
-		if !sql.PolicyUses(p.Using, column) && !sql.PolicyUses(p.Check, column) {
-			kept = append(kept, p)
+	kept, err := dropColumnDependents(s, def, column, cascade, def.Policies, func(p catalog.PolicyDef) (string, bool) {
+		return "policy " + p.Name, sql.PolicyUses(p.Using, column) || sql.PolicyUses(p.Check, column)
+	})
+	def.Policies = kept
+	return err
+}
+
+// dropColumnDependents returns the objects of def (items) that do not
+// depend on column, for ALTER TABLE ... DROP COLUMN: with cascade the
+// others are dropped, a notice each; without, the first one refuses the
+// drop (2BP01), as PostgreSQL's dependencies do. dependent names an item
+// ("policy p") and reports whether it depends on the column.
+func dropColumnDependents[T any](s *Session, def *catalog.TableDef, column string, cascade bool, items []T, dependent func(T) (string, bool)) ([]T, error) {
+	var kept []T
+	for _, it := range items {
+		what, depends := dependent(it)
+		if !depends {
+			kept = append(kept, it)
 			continue
 		}
 		if !cascade {
-			return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", column, def.Name).
-				WithDetail("policy %s on table %s depends on column %s of table %s", p.Name, def.Name, column, def.Name).
+			return items, pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", column, def.Name).
+				WithDetail("%s on table %s depends on column %s of table %s", what, def.Name, column, def.Name).
 				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 		}
-		s.notice("00000", "drop cascades to policy %s on table %s", p.Name, def.Name)
+		s.notice("00000", "drop cascades to %s on table %s", what, def.Name)
 	}
-	def.Policies = kept
-	return nil
+	return kept, nil
 }

@@ -254,19 +254,9 @@ func triggerArgv(args []string) any {
 // it refuses to drop the column (2BP01), as PostgreSQL's dependencies do.
 func (s *Session) dropColumnTriggers(def *catalog.TableDef, column string, cascade bool) error {
 	_, col := def.Column(column)
-	var kept []catalog.TriggerDef
-	for _, tr := range def.Triggers {
-		if !slices.Contains(tr.Columns, col.ID) && (tr.When == "" || !sql.PolicyUses(tr.When, column)) {
-			kept = append(kept, tr)
-			continue
-		}
-		if !cascade {
-			return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", column, def.Name).
-				WithDetail("trigger %s on table %s depends on column %s of table %s", tr.Name, def.Name, column, def.Name).
-				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
-		}
-		s.notice("00000", "drop cascades to trigger %s on table %s", tr.Name, def.Name)
-	}
+	kept, err := dropColumnDependents(s, def, column, cascade, def.Triggers, func(tr catalog.TriggerDef) (string, bool) {
+		return "trigger " + tr.Name, slices.Contains(tr.Columns, col.ID) || tr.When != "" && sql.PolicyUses(tr.When, column)
+	})
 	def.Triggers = kept
-	return nil
+	return err
 }
