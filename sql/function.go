@@ -976,8 +976,8 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	if s.Timing&triggerInstead != 0 {
 		return nil, pgerr.NotSupported("INSTEAD OF triggers")
 	}
-	if s.Events&triggerTrunc != 0 {
-		return nil, pgerr.NotSupported("TRUNCATE triggers")
+	if s.Events&triggerTrunc != 0 && s.Row {
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "TRUNCATE FOR EACH ROW triggers are not supported")
 	}
 	if s.TransitionRels != nil {
 		return nil, pgerr.NotSupported("REFERENCING transition tables")
@@ -1023,6 +1023,9 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	}
 	if s.Events&triggerUpdate != 0 {
 		def.Events = append(def.Events, "UPDATE")
+	}
+	if s.Events&triggerTrunc != 0 {
+		def.Events = append(def.Events, "TRUNCATE")
 	}
 	for _, c := range s.Columns {
 		name := c.GetString_().GetSval()

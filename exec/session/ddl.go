@@ -214,6 +214,11 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		for _, name := range x.Cascaded {
 			s.notice("00000", "truncate cascades to table \"%s\"", name)
 		}
+		// As in PostgreSQL, every table's BEFORE TRUNCATE triggers run
+		// before any is emptied, the AFTER ones once all are.
+		if err := s.truncateTriggers(ctx, tx, x.Tables, true); err != nil {
+			return err
+		}
 		for _, def := range x.Tables {
 			if err := s.notPendingChecks(tx, def, "TRUNCATE"); err != nil {
 				return err
@@ -227,7 +232,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 				return err
 			}
 		}
-		return nil
+		return s.truncateTriggers(ctx, tx, x.Tables, false)
 	case *sql.AlterSequence:
 		if x.Seq == nil {
 			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)

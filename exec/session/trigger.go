@@ -260,3 +260,17 @@ func (s *Session) dropColumnTriggers(def *catalog.TableDef, column string, casca
 	def.Triggers = kept
 	return err
 }
+
+// truncateTriggers runs the TRUNCATE triggers of the timing (BEFORE or
+// AFTER) of each of tables, in turn.
+func (s *Session) truncateTriggers(ctx context.Context, tx *storage.Tx, tables []*catalog.TableDef, before bool) error {
+	for _, def := range tables {
+		if !slices.ContainsFunc(def.Triggers, func(tr catalog.TriggerDef) bool { return tr.Before == before && tr.Fires("TRUNCATE") }) {
+			continue
+		}
+		if err := (sessionTriggers{s, tx}).Statement(ctx, def, before, "TRUNCATE"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

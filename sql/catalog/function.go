@@ -106,7 +106,8 @@ func (c *Catalog) FunctionsNamed(schema, name string) []*FunctionDef {
 type TriggerDef struct {
 	Name     string `json:"name"`
 	Function string `json:"function"`
-	// Before is BEFORE (else AFTER); Events are INSERT, UPDATE, DELETE.
+	// Before is BEFORE (else AFTER); Events are INSERT, DELETE, UPDATE,
+	// TRUNCATE (a statement trigger's only).
 	Before bool     `json:"before,omitempty"`
 	Events []string `json:"events"`
 	// ForEachRow is FOR EACH ROW (else FOR EACH STATEMENT).

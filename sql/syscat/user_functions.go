@@ -208,6 +208,8 @@ func triggerType(tr catalog.TriggerDef) int {
 			n |= 8
 		case "UPDATE":
 			n |= 16
+		case "TRUNCATE":
+			n |= 32
 		}
 	}
 	return n
