@@ -632,6 +632,9 @@ func CommandName(st Statement) string {
 		if x.Index {
 			return "ALTER INDEX"
 		}
+		if len(x.Cmds) == 1 && x.Cmds[0].Kind == RenameTrigger {
+			return "ALTER TRIGGER"
+		}
 		return "ALTER TABLE"
 	case *RenameIndex:
 		return "ALTER INDEX"

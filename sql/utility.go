@@ -132,6 +132,10 @@ const (
 	RowSecurity    // Name: Enable, Disable, Force or NoForce
 	AddIdentity    // Name: the column; Column, Sequence
 	DropExpression // Name: the column, a generated one made plain
+	// TriggerState is ENABLE / DISABLE TRIGGER: Name the trigger ("" for
+	// all the table's), NewName the state (catalog.TriggerDef.Enabled).
+	TriggerState
+	RenameTrigger // Name: the trigger; NewName
 )
 
 // Truncate is TRUNCATE of one or more tables.
@@ -1717,6 +1721,14 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 				return nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", cmd.Name, def.Name)
 			}
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: AddIdentity, Name: cmd.Name, Column: c, Sequence: seq})
+		case pg_query.AlterTableType_AT_EnableTrig, pg_query.AlterTableType_AT_EnableAlwaysTrig, pg_query.AlterTableType_AT_EnableReplicaTrig,
+			pg_query.AlterTableType_AT_DisableTrig, pg_query.AlterTableType_AT_EnableTrigAll, pg_query.AlterTableType_AT_DisableTrigAll,
+			pg_query.AlterTableType_AT_EnableTrigUser, pg_query.AlterTableType_AT_DisableTrigUser:
+			c, err := b.bindTriggerState(def, cmd)
+			if err != nil {
+				return nil, err
+			}
+			at.Cmds = append(at.Cmds, c)
 		case pg_query.AlterTableType_AT_EnableRowSecurity, pg_query.AlterTableType_AT_DisableRowSecurity,
 			pg_query.AlterTableType_AT_ForceRowSecurity, pg_query.AlterTableType_AT_NoForceRowSecurity:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: RowSecurity, Name: strings.TrimSuffix(strings.TrimPrefix(cmd.Subtype.String(), "AT_"), "RowSecurity")})
@@ -1725,6 +1737,50 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 		}
 	}
 	return at, nil
+}
+
+// bindTriggerState binds ALTER TABLE ... {ENABLE [ALWAYS | REPLICA] |
+// DISABLE} TRIGGER {name | USER | ALL}. ALL in PostgreSQL also switches
+// the internal triggers that check foreign keys, which cairn checks
+// without triggers: DISABLE TRIGGER ALL of a table with foreign keys (on
+// either side) is 0A000 rather than leaving them checked.
+func (b *Binder) bindTriggerState(def *catalog.TableDef, cmd *pg_query.AlterTableCmd) (AlterCmd, error) {
+	sub := cmd.Subtype
+	state := ""
+	switch sub {
+	case pg_query.AlterTableType_AT_DisableTrig, pg_query.AlterTableType_AT_DisableTrigAll, pg_query.AlterTableType_AT_DisableTrigUser:
+		state = "D"
+	case pg_query.AlterTableType_AT_EnableAlwaysTrig:
+		state = "A"
+	case pg_query.AlterTableType_AT_EnableReplicaTrig:
+		state = "R"
+	}
+	c := AlterCmd{Kind: TriggerState, NewName: state}
+	switch sub {
+	case pg_query.AlterTableType_AT_DisableTrigAll:
+		if len(def.ForeignKeys) > 0 || b.referenced(def) {
+			return AlterCmd{}, pgerr.NotSupported("DISABLE TRIGGER ALL on a table with foreign keys (cairn checks them without triggers; DISABLE TRIGGER USER disables the table's own)")
+		}
+	case pg_query.AlterTableType_AT_EnableTrigAll, pg_query.AlterTableType_AT_EnableTrigUser, pg_query.AlterTableType_AT_DisableTrigUser:
+	default:
+		if !slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return t.Name == cmd.Name }) {
+			return AlterCmd{}, pgerr.New(pgerrcode.UndefinedObject, "trigger \"%s\" for table \"%s\" does not exist", cmd.Name, def.Name)
+		}
+		c.Name = cmd.Name
+	}
+	return c, nil
+}
+
+// referenced reports whether a foreign key of any table references def.
+func (b *Binder) referenced(def *catalog.TableDef) bool {
+	for _, t := range b.Catalog.Tables {
+		for _, fk := range t.ForeignKeys {
+			if fk.RefTable == def.ID {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // addColumnConstraint binds the CHECK or REFERENCES constraint c of a
@@ -1842,7 +1898,8 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return b.bindRenameType(s)
 	case pg_query.ObjectType_OBJECT_INDEX:
 		return b.bindRenameIndex(s)
-	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN, pg_query.ObjectType_OBJECT_TABCONSTRAINT:
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN, pg_query.ObjectType_OBJECT_TABCONSTRAINT,
+		pg_query.ObjectType_OBJECT_TRIGGER:
 	default:
 		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.ReplaceAll(strings.TrimPrefix(s.RenameType.String(), "OBJECT_"), "_", " "))
 	}
@@ -1861,6 +1918,8 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameTable, NewName: s.Newname}}}, nil
 	case pg_query.ObjectType_OBJECT_TABCONSTRAINT:
 		return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameConstraint, Name: s.Subname, NewName: s.Newname}}}, nil
+	case pg_query.ObjectType_OBJECT_TRIGGER:
+		return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameTrigger, Name: s.Subname, NewName: s.Newname}}}, nil
 	}
 	if err := systemColumnConflict(s.Newname); err != nil {
 		return nil, err

@@ -661,6 +661,21 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				return err
 			}
 			def.Owner, def.ACL = owner, acl
+		case sql.TriggerState:
+			for i := range def.Triggers {
+				if cmd.Name == "" || def.Triggers[i].Name == cmd.Name {
+					def.Triggers[i].Enabled = cmd.NewName
+				}
+			}
+		case sql.RenameTrigger:
+			i := slices.IndexFunc(def.Triggers, func(t catalog.TriggerDef) bool { return t.Name == cmd.Name })
+			switch {
+			case i < 0:
+				return pgerr.New(pgerrcode.UndefinedObject, "trigger \"%s\" for table \"%s\" does not exist", cmd.Name, def.Name)
+			case slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return t.Name == cmd.NewName }):
+				return pgerr.New(pgerrcode.DuplicateObject, "trigger \"%s\" for relation \"%s\" already exists", cmd.NewName, def.Name)
+			}
+			def.Triggers[i].Name = cmd.NewName
 		case sql.RowSecurity:
 			switch cmd.Name {
 			case "Enable", "Disable":

@@ -121,11 +121,18 @@ type TriggerDef struct {
 	// Columns are the IDs of UPDATE OF's columns (nil for none): the
 	// trigger fires for an UPDATE only when it sets one of them.
 	Columns []int `json:"columns,omitempty"`
+	// Enabled is pg_trigger.tgenabled as ALTER TABLE ... ENABLE / DISABLE
+	// TRIGGER set it: "" (O: enabled), D (disabled), R (ENABLE REPLICA:
+	// fires only in a replica session, which cairn's never are) or A
+	// (ENABLE ALWAYS).
+	Enabled string `json:"enabled,omitempty"`
 }
 
-// Fires reports whether the trigger fires for event (INSERT, UPDATE,
-// DELETE).
-func (t *TriggerDef) Fires(event string) bool { return slices.Contains(t.Events, event) }
+// Fires reports whether the trigger fires for event (INSERT, DELETE,
+// UPDATE, TRUNCATE): it is one of its events and the trigger is enabled.
+func (t *TriggerDef) Fires(event string) bool {
+	return slices.Contains(t.Events, event) && t.Enabled != "D" && t.Enabled != "R"
+}
 
 // FiresOn reports whether the trigger fires for event when the statement
 // sets the columns whose IDs are set (an UPDATE's; ignored for the other

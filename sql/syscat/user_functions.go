@@ -174,8 +174,12 @@ func triggerRows(v *View) [][]any {
 			if args == nil {
 				args = []byte{}
 			}
+			enabled := tr.Enabled
+			if enabled == "" {
+				enabled = "O"
+			}
 			rows = append(rows, []any{TriggerOID(id, tr.Name), TableOID(id), int64(0), tr.Name, FunctionOID(tr.Function), int64(triggerType(tr)),
-				"O", false, int64(0), int64(0), int64(0), false, false, int64(len(tr.Args)), int2s(attnums(t, tr.Columns)...), args, nil, nil, nil})
+				enabled, false, int64(0), int64(0), int64(0), false, false, int64(len(tr.Args)), int2s(attnums(t, tr.Columns)...), args, nil, nil, nil})
 		}
 	}
 	return rows
