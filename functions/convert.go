@@ -9,6 +9,7 @@ package functions
 // convert_from(decode(b64, 'base64'), 'UTF8') is the common use.
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -41,8 +42,13 @@ func encodingName(name, role string) (string, error) {
 	return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid %s encoding name \"%s\"", role, name)
 }
 
-// decodeBytes is the text the bytes b of encoding enc stand for.
+// decodeBytes is the text the bytes b of encoding enc stand for. A zero
+// byte is no character in any of them (text cannot hold one), 22021 as in
+// PostgreSQL.
 func decodeBytes(b []byte, enc string) (string, error) {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return "", pgerr.New(pgerrcode.CharacterNotInRepertoire, "invalid byte sequence for encoding \"%s\": 0x00", enc)
+	}
 	if enc == "LATIN1" {
 		r := make([]rune, len(b))
 		for i, c := range b {
