@@ -7,7 +7,10 @@ package sql
 // DEFAULT's nextval('seq') resolves as it does in INSERT).
 
 import (
+	"github.com/jackc/pgerrcode"
+
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -66,6 +69,20 @@ func (b *Binder) OrphanRows(def *catalog.TableDef, fk catalog.ForeignKeyDef) (No
 	ref := b.Catalog.TableByID(fk.RefTable)
 	if fk.RefTable == def.ID {
 		ref = def
+	}
+	// A concurrent transaction may have dropped the referenced table or
+	// a key column since the statement was bound.
+	changed := pgerr.New(pgerrcode.SerializationFailure, "could not serialize access due to concurrent update").WithHint("Retry the statement.")
+	if ref == nil {
+		return nil, changed
+	}
+	for i, id := range fk.Columns {
+		if _, c := def.ColumnByID(id); c == nil {
+			return nil, changed
+		}
+		if _, c := ref.ColumnByID(fk.RefColumns[i]); c == nil {
+			return nil, changed
+		}
 	}
 	left := tableScan(def, false)
 	right := tableScan(ref, false)

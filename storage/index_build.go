@@ -122,6 +122,10 @@ func (tx *Tx) prebuildIndexes() (*pendingIndexes, error) {
 	p := &pendingIndexes{byTable: map[uint64]map[string]*pendingIndex{}}
 	for _, id := range ids {
 		rt := db.lookupRT(id)
+		if rt == nil { // dropped by a commit since the loop above
+			p.release()
+			return nil, errAlteredMeanwhile(needs[id][0].def)
+		}
 		rt.flushMu.Lock()
 		p.flushMu = append(p.flushMu, rt)
 	}

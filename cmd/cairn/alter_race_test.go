@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestConcurrentAlterTableKeepsBoth runs two ALTER TABLE ... ADD
@@ -52,5 +55,81 @@ func TestConcurrentAlterTableKeepsBoth(t *testing.T) {
 		if n != 2 {
 			t.Fatalf("%s has %d of its 2 constraints after two concurrent ALTER TABLE", table, n)
 		}
+	}
+}
+
+// TestDDLRacingDropAndRename runs GRANT, COMMENT ON COLUMN, ALTER COLUMN
+// SET DEFAULT and ADD FOREIGN KEY on a table other sessions keep
+// dropping, recreating and renaming a column of. Each statement is bound
+// against one catalog and runs against a newer one: it may fail (the
+// table or column is gone), but with a proper error, never an internal
+// one (they were nil dereferences and index panics, XX000).
+func TestDDLRacingDropAndRename(t *testing.T) {
+	ts := startServer(t, "")
+	ctx, stopChurn := context.WithCancel(context.Background())
+	defer stopChurn()
+	admin := ts.connect(t)
+	mustExec(t, admin, `CREATE TABLE race_ref (x int PRIMARY KEY)`)
+	mustExec(t, admin, `CREATE TABLE race_t (x int PRIMARY KEY, y int)`)
+	var churners sync.WaitGroup
+	for _, stmts := range [][]string{
+		{`DROP TABLE IF EXISTS race_t`, `CREATE TABLE IF NOT EXISTS race_t (x int PRIMARY KEY, y int)`},
+		{`ALTER TABLE race_t RENAME COLUMN y TO y2`, `ALTER TABLE race_t RENAME COLUMN y2 TO y`},
+	} {
+		conn := ts.connect(t)
+		churners.Add(1)
+		go func() {
+			defer churners.Done()
+			for ctx.Err() == nil {
+				for _, s := range stmts {
+					conn.Exec(ctx, s) // fails when the other churner got there first: expected
+				}
+			}
+		}()
+	}
+	checks := []string{
+		`GRANT SELECT ON race_t TO PUBLIC`,
+		`REVOKE SELECT ON race_t FROM PUBLIC`,
+		`COMMENT ON COLUMN race_t.y IS 'c'`,
+		`ALTER TABLE race_t ALTER COLUMN y SET DEFAULT 5`,
+		`ALTER TABLE race_t ADD FOREIGN KEY (y) REFERENCES race_ref (x)`,
+		`ALTER TABLE race_t ALTER COLUMN y SET NOT NULL`,
+		`ALTER TABLE race_t ALTER COLUMN y DROP NOT NULL`,
+		`ALTER TABLE race_t ALTER COLUMN y TYPE int`,
+		`ALTER TABLE race_t ADD CHECK (y > 0)`,
+		`ALTER TABLE race_t ADD UNIQUE (y)`,
+		`CREATE INDEX ON race_t (y)`,
+		`ALTER TABLE race_t DROP COLUMN y`,
+		`ALTER TABLE race_t ADD COLUMN y int`,
+		`COMMENT ON TABLE race_t IS 't'`,
+		`CREATE POLICY p ON race_t USING (y > 0)`,
+		`INSERT INTO race_t (x, y) VALUES (1, 1) ON CONFLICT (x) DO UPDATE SET y = excluded.y`,
+		`UPDATE race_t SET y = y + 1`,
+		`SELECT y FROM race_t`,
+		`DELETE FROM race_t WHERE y > 5`,
+	}
+	var checkers sync.WaitGroup
+	internal := make(chan string, 2)
+	for range 2 {
+		conn := ts.connect(t)
+		checkers.Add(1)
+		go func() {
+			defer checkers.Done()
+			for i := range 500 {
+				stmt := checks[i%len(checks)]
+				var pe *pgconn.PgError
+				if _, err := conn.Exec(context.Background(), stmt); errors.As(err, &pe) && pe.Code == "XX000" {
+					internal <- stmt + ": " + pe.Message
+					return
+				}
+			}
+		}()
+	}
+	checkers.Wait()
+	stopChurn()
+	churners.Wait()
+	close(internal)
+	for msg := range internal {
+		t.Error(msg)
 	}
 }

@@ -181,6 +181,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			def.Comment = x.Text
 		} else {
 			pos, _ := def.Column(x.Column)
+			if pos < 0 { // renamed or dropped since the statement was bound
+				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", x.Column, def.Name)
+			}
 			def.Columns[pos].Comment = x.Text
 		}
 		return tx.AlterTable(def)
@@ -825,6 +828,9 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			}
 		case sql.SetDefault:
 			pos, _ := def.Column(cmd.Name)
+			if pos < 0 { // renamed or dropped since the statement was bound
+				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			}
 			def.Columns[pos].Default = cmd.Column.Default
 		case sql.SetType:
 			// The binder allowed only types the column's values keep.
@@ -838,6 +844,9 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			def.Columns[pos].Type = cmd.Column.Type
 		case sql.AddIdentity:
 			pos, col := def.Column(cmd.Name)
+			if col == nil {
+				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			}
 			if err := createColumnSequence(tx, def, *col, cmd.Sequence); err != nil {
 				return err
 			}

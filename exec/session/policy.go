@@ -20,7 +20,7 @@ func (s *Session) runPolicy(tx *storage.Tx, st sql.Statement) error {
 	cat := tx.Catalog()
 	switch x := st.(type) {
 	case *sql.CreatePolicy:
-		def := cat.TableByID(x.Table.ID).Clone()
+		def := currentTable(tx, x.Table)
 		if def.Policy(x.Policy.Name) != nil {
 			return pgerr.New(pgerrcode.DuplicateObject, "policy \"%s\" for table \"%s\" already exists", x.Policy.Name, def.Name)
 		}
@@ -32,7 +32,7 @@ func (s *Session) runPolicy(tx *storage.Tx, st sql.Statement) error {
 		def.Policies = append(def.Policies, p)
 		return tx.AlterTable(def)
 	case *sql.AlterPolicy:
-		def := cat.TableByID(x.Table.ID).Clone()
+		def := currentTable(tx, x.Table)
 		p := def.Policy(x.Name)
 		if p == nil {
 			return pgerr.New(pgerrcode.UndefinedObject, "policy \"%s\" for table \"%s\" does not exist", x.Name, def.Name)
@@ -62,7 +62,7 @@ func (s *Session) runPolicy(tx *storage.Tx, st sql.Statement) error {
 			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
 			return nil
 		}
-		def := cat.TableByID(x.Table.ID).Clone()
+		def := currentTable(tx, x.Table)
 		i := slices.IndexFunc(def.Policies, func(p catalog.PolicyDef) bool { return p.Name == x.Name })
 		if i < 0 {
 			if x.IfExists {

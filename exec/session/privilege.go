@@ -50,7 +50,11 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 			}}
 	}
 	for _, t := range x.Tables {
-		objs = append(objs, table(cat.Tables[t.ID]))
+		cur := cat.Tables[t.ID]
+		if cur == nil { // dropped since the statement was bound
+			return pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", t.Name)
+		}
+		objs = append(objs, table(cur))
 	}
 	view := func(v *catalog.ViewDef) aclObject {
 		key := catalog.Key(v.Schema, v.Name)
@@ -68,10 +72,18 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 			}}
 	}
 	for _, q := range x.Sequences {
-		objs = append(objs, sequence(cat.Sequences[catalog.Key(q.Schema, q.Name)]))
+		cur := cat.Sequences[catalog.Key(q.Schema, q.Name)]
+		if cur == nil { // dropped since the statement was bound
+			return pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", q.Name)
+		}
+		objs = append(objs, sequence(cur))
 	}
 	for _, v := range x.Views {
-		objs = append(objs, view(cat.Views[catalog.Key(v.Schema, v.Name)]))
+		cur := cat.Views[catalog.Key(v.Schema, v.Name)]
+		if cur == nil {
+			return pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", v.Name)
+		}
+		objs = append(objs, view(cur))
 	}
 	for _, name := range x.InSchemas {
 		if cat.Schemas[name] == nil {
