@@ -14,10 +14,12 @@ import (
 // recursiveUnion runs WITH RECURSIVE (sql.RecursiveUnion): the base term
 // once, then the step term round after round, each round reading the rows
 // the previous one added through its WorkTableScan, until a round adds
-// none. Rounds run lazily, one when the rows of the previous have been
-// emitted, so a LIMIT above stops an unbounded recursion as it does in
-// PostgreSQL; only the last round's rows are kept (and, for UNION, the
-// keys of all rows produced).
+// none. Each round's rows are emitted as its plan yields them, as
+// PostgreSQL's recursive union does, so a LIMIT above stops an unbounded
+// recursion even when one round never ends (a step that is itself an
+// endless recursion); only the previous round's rows and the current
+// one's are kept (and, for UNION, the keys of all rows produced), counted
+// in the statement's memory budget.
 type recursiveUnion struct {
 	rt     *Runtime
 	node   *sql.RecursiveUnion
@@ -28,12 +30,15 @@ type recursiveUnion struct {
 	acct memAccount
 
 	started bool
-	round   []arrow.Record // the rows of the round being emitted
-	pos     int
+	op      Operator       // the running round's plan; nil between rounds
+	prev    []arrow.Record // the previous round's rows: the work table
+	next    []arrow.Record // the running round's rows so far
+	// prevAcct and nextAcct count prev's and next's bytes.
+	prevAcct, nextAcct memAccount
 }
 
 func newRecursiveUnion(rt *Runtime, n *sql.RecursiveUnion) *recursiveUnion {
-	r := &recursiveUnion{rt: rt, node: n, schema: schemaOf(n.Out), acct: rt.account()}
+	r := &recursiveUnion{rt: rt, node: n, schema: schemaOf(n.Out), acct: rt.account(), prevAcct: rt.account(), nextAcct: rt.account()}
 	for _, c := range n.Out {
 		r.ts = append(r.ts, c.T)
 	}
@@ -46,66 +51,81 @@ func newRecursiveUnion(rt *Runtime, n *sql.RecursiveUnion) *recursiveUnion {
 // Schema implements Operator.
 func (r *recursiveUnion) Schema() *arrow.Schema { return r.schema }
 
-// Next implements Operator.
+// Next implements Operator. The record is valid until the next call.
 func (r *recursiveUnion) Next(ctx context.Context) (arrow.Record, error) {
-	for r.pos >= len(r.round) {
+	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if r.started && len(r.round) == 0 {
-			return nil, io.EOF
+		if r.op == nil {
+			plan := r.node.Step
+			switch {
+			case !r.started:
+				r.started, plan = true, r.node.Base
+			case len(r.prev) == 0:
+				return nil, io.EOF
+			}
+			op, err := Build(r.rt, plan)
+			if err != nil {
+				return nil, err
+			}
+			r.op = op
 		}
-		plan := r.node.Step
-		if !r.started {
-			r.started, plan = true, r.node.Base
+		rec, err := r.pull(ctx)
+		if errors.Is(err, io.EOF) {
+			r.endRound()
+			continue
 		}
-		if err := r.runRound(ctx, plan); err != nil {
+		if err != nil {
 			return nil, err
 		}
+		if rec.NumRows() == 0 {
+			continue
+		}
+		if r.seen != nil {
+			rows, added := newRows(r.seen, rec, len(r.ts), r.ts, nil)
+			if err := r.acct.grow(added); err != nil {
+				return nil, err
+			}
+			if len(rows) == 0 {
+				continue
+			}
+			if len(rows) < int(rec.NumRows()) {
+				if rec, err = takeRecord(r.rt.mem(), rec, rows); err != nil {
+					return nil, err
+				}
+				r.next = append(r.next, rec)
+				return rec, r.nextAcct.growRecord(rec, 0)
+			}
+		}
+		rec.Retain()
+		r.next = append(r.next, rec)
+		return rec, r.nextAcct.growRecord(rec, 0)
 	}
-	r.pos++
-	return r.round[r.pos-1], nil
 }
 
-// runRound runs the base or the step term (reading the previous round)
-// and makes its new rows the current round.
-func (r *recursiveUnion) runRound(ctx context.Context, plan sql.Node) error {
+// pull reads the running round's next batch, its work table the previous
+// round's rows while it does (set for each call: another instance of the
+// same query may run in between).
+func (r *recursiveUnion) pull(ctx context.Context) (arrow.Record, error) {
 	if r.rt.workTables == nil {
 		r.rt.workTables = map[*sql.WorkTableScan][]arrow.Record{}
 	}
 	saved := r.rt.workTables[r.node.Work]
-	r.rt.workTables[r.node.Work] = r.round
+	r.rt.workTables[r.node.Work] = r.prev
 	defer func() { r.rt.workTables[r.node.Work] = saved }()
-	var next []arrow.Record
-	err := r.drain(ctx, plan, func(rec arrow.Record) error {
-		if r.seen != nil {
-			rows, added := newRows(r.seen, rec, len(r.ts), r.ts, nil)
-			if err := r.acct.grow(added); err != nil {
-				return err
-			}
-			if len(rows) < int(rec.NumRows()) {
-				if len(rows) == 0 {
-					return nil
-				}
-				sub, err := takeRecord(r.rt.mem(), rec, rows)
-				if err != nil {
-					return err
-				}
-				next = append(next, sub)
-				return nil
-			}
-		}
-		rec.Retain()
-		next = append(next, rec)
-		return nil
-	})
-	if err != nil {
-		releaseRecords(next)
-		return err
-	}
-	releaseRecords(r.round)
-	r.round, r.pos = next, 0
-	return nil
+	return r.op.Next(ctx)
+}
+
+// endRound closes the finished round's plan and makes its rows the work
+// table of the next.
+func (r *recursiveUnion) endRound() {
+	r.op.Close()
+	r.op = nil
+	releaseRecords(r.prev)
+	r.prevAcct.release()
+	r.prev, r.next = r.next, nil
+	r.prevAcct, r.nextAcct = r.nextAcct, r.rt.account()
 }
 
 // releaseRecords releases each record.
@@ -115,34 +135,17 @@ func releaseRecords(recs []arrow.Record) {
 	}
 }
 
-// drain runs plan to the end, calling fn on each non-empty batch (valid
-// during the call).
-func (r *recursiveUnion) drain(ctx context.Context, plan sql.Node, fn func(arrow.Record) error) error {
-	op, err := Build(r.rt, plan)
-	if err != nil {
-		return err
-	}
-	defer op.Close()
-	for {
-		rec, err := op.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if rec.NumRows() > 0 {
-			if err := fn(rec); err != nil {
-				return err
-			}
-		}
-	}
-}
-
 // Close implements Operator.
 func (r *recursiveUnion) Close() {
-	releaseRecords(r.round)
-	r.round = nil
+	if r.op != nil {
+		r.op.Close()
+		r.op = nil
+	}
+	releaseRecords(r.prev)
+	releaseRecords(r.next)
+	r.prev, r.next = nil, nil
+	r.prevAcct.release()
+	r.nextAcct.release()
 	r.acct.release()
 }
 
