@@ -21,6 +21,9 @@ import (
 type Binder struct {
 	Catalog    *catalog.Catalog
 	SearchPath []string
+	// PLBodies, when set, keeps the PL/pgSQL bodies calls compile (see
+	// PLBodies); nil compiles each call's body anew.
+	PLBodies *PLBodies
 	// Location is the session's TimeZone (nil: UTC). A constant cast at
 	// bind time that depends on it (a literal read as timestamptz, a
 	// timestamptz constant written as text or date) is computed in it, as

@@ -363,7 +363,7 @@ func plReturnType(t types.T) error {
 // It is volatile whatever def says, so that it runs in the session's
 // own goroutine, never in parallel partitions of a scan.
 func (b *Binder) plCall(sc *scope, def *catalog.FunctionDef, argNodes []*pg_query.Node, location int32) (Expr, error) {
-	fn, err := b.compilePL(def.Body, def, false)
+	fn, err := b.PLBodies.compile(b, def)
 	if err != nil {
 		return nil, pgerr.From(err).WithDetail("In PL/pgSQL function \"%s\".", def.Name)
 	}
@@ -399,6 +399,41 @@ func (b *Binder) plCall(sc *scope, def *catalog.FunctionDef, argNodes []*pg_quer
 			return ctx.Procedural(call, a)
 		}}
 	return &Call{Name: name, Overload: ov, Args: args, T: def.Returns}, nil
+}
+
+// PLBodies keeps the bodies of PL/pgSQL functions a session's calls
+// compiled, by function, for as long as the catalog and search path they
+// were compiled under are the session's: a call bound again (each level
+// of a recursive function, a function another one's body calls) gets the
+// same compiled body, and with it the bindings the session keeps for its
+// statements, instead of compiling it and binding its statements once a
+// call (fib(15) took 1 s that way).
+type PLBodies struct {
+	cat  *catalog.Catalog
+	path string
+	fns  map[string]*PLFunction
+}
+
+// compile returns def's body compiled, from c when it holds it (c may be
+// nil: no keeping).
+func (c *PLBodies) compile(b *Binder, def *catalog.FunctionDef) (*PLFunction, error) {
+	if c == nil {
+		return b.compilePL(def.Body, def, false)
+	}
+	path := strings.Join(b.SearchPath, ",")
+	if c.cat != b.Catalog || c.path != path {
+		c.cat, c.path, c.fns = b.Catalog, path, map[string]*PLFunction{}
+	}
+	key := def.Key()
+	if fn := c.fns[key]; fn != nil {
+		return fn, nil
+	}
+	fn, err := b.compilePL(def.Body, def, false)
+	if err != nil {
+		return nil, err
+	}
+	c.fns[key] = fn
+	return fn, nil
 }
 
 // sqlFunctionBody parses a SQL function's body, which must be one

@@ -216,8 +216,10 @@ type Session struct {
 	// changed or returned (plpgsql.go).
 	plDepth int
 	plRows  int64
-	// plCache are the trigger functions compiled (trigger.go).
-	plCache map[string]compiledTrigger
+	// plCache are the trigger functions compiled (trigger.go), plBodies
+	// the functions calls compiled.
+	plCache  map[string]compiledTrigger
+	plBodies sql.PLBodies
 	// plStmts are the statements of PL/pgSQL bodies run so far, with
 	// their bindings (plStatement).
 	plStmts map[*sql.PLExpr]*Statement
@@ -702,7 +704,7 @@ func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.
 // binder is a binder over cat with the session's search path, settings
 // and prepared statements.
 func (s *Session) binder(cat *catalog.Catalog) *sql.Binder {
-	return &sql.Binder{Catalog: cat, SearchPath: s.bindSearchPath(cat), TempSchema: s.tempSchema(), CreateInTemp: s.createsInTemp(cat), Location: s.Location(), Now: s.now(),
+	return &sql.Binder{Catalog: cat, SearchPath: s.bindSearchPath(cat), PLBodies: &s.plBodies, TempSchema: s.tempSchema(), CreateInTemp: s.createsInTemp(cat), Location: s.Location(), Now: s.now(),
 		DateStyle: s.DateStyle(), Floats: s.floatStyle(),
 		ByteaEscape: s.parsedSettings().byteaEscape, IntervalStyle: s.parsedSettings().intervalStyle, Prepared: s.preparedParams,
 		Role: s.currentRole(cat).OID, RowSecurityOff: !isOn(s.get("row_security")),
