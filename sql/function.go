@@ -1096,7 +1096,8 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 
 // triggerWhenRefs refuses, as PostgreSQL does (42P17), a WHEN condition
 // cond that reads a row its trigger does not have: any column of a
-// statement trigger, OLD of an INSERT trigger, NEW of a DELETE trigger.
+// statement trigger, OLD of an INSERT trigger, NEW of a DELETE trigger;
+// and one naming TG_OP or another variable of trigger functions (42703).
 func triggerWhenRefs(cond *PLFunction, row bool, def catalog.TriggerDef) error {
 	refs := func(v int) bool {
 		if v < 0 || len(cond.Body.Body) != 1 {
@@ -1107,6 +1108,13 @@ func triggerWhenRefs(cond *PLFunction, row bool, def catalog.TriggerDef) error {
 			return false
 		}
 		return slices.ContainsFunc(ret.Expr.Refs, func(r PLRef) bool { return r.Var == v })
+	}
+	// The condition sees NEW and OLD only, not the function's TG_
+	// variables (it is compiled as a trigger function's body).
+	for _, tv := range plTriggerVars {
+		if refs(cond.TG[tv.name]) {
+			return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", tv.name)
+		}
 	}
 	bad := func(msg string) error { return pgerr.New(pgerrcode.InvalidObjectDefinition, "%s", msg) }
 	switch {
