@@ -230,11 +230,12 @@ func (s *vecSearch) result() []VectorHit {
 // unless skip says the row is gone. A vector of another dimension than
 // the query's ranks first: the caller's exact ranking of the candidates
 // then fails on it with the distance function's own error, as a search
-// without the index would.
+// without the index would. An empty one, like NULL, has no score (the
+// distance functions give NULL for it) and is left out.
 func (s *vecSearch) exact(arr arrow.Array, ids func(i int) int64, skip func(id int64) bool) {
 	for i := 0; i < arr.Len(); i++ {
 		v := vectorAt(arr, i)
-		if v == nil {
+		if len(v) == 0 {
 			continue
 		}
 		id := ids(i)

@@ -17,8 +17,8 @@ import (
 // vector, or nil for a NULL; it is called from Build's own goroutine only,
 // twice per row (once to find the value ranges, and under IVF to sample
 // rows, once to code the row). A row whose vector has a NaN or infinite
-// element, or under Cosine a zero vector (which has no direction), is
-// left out like a NULL. The graph is built by GOMAXPROCS goroutines
+// element, an empty one, or under Cosine a zero vector (which has no
+// direction), is left out like a NULL. The graph is built by GOMAXPROCS goroutines
 // inserting rows in parallel, each row's links behind its own lock, as
 // hnswlib and pgvector do; a parallel build is therefore not bit-for-bit
 // repeatable, though Seed fixes every row's layer. An IVF-Flat index
@@ -53,7 +53,7 @@ func Build(ctx context.Context, n, dim int, vector func(row int) []float32, p Pa
 	unit := make([]float32, dim)
 	indexable := func(r int) ([]float32, error) {
 		v := vector(r)
-		if v == nil {
+		if len(v) == 0 { // NULL or empty: no distance to anything
 			return nil, nil
 		}
 		if len(v) != dim {
