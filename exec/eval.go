@@ -46,6 +46,10 @@ type Runtime struct {
 	// Seqs are the session's sequence values (currval, lastval); nil
 	// outside a session.
 	Seqs *SequenceValues
+	// ReadOnly marks a statement of a read-only transaction: nextval and
+	// setval of a sequence outside the temporary schema are 25006 there,
+	// as in PostgreSQL.
+	ReadOnly bool
 	// Stats are the engine's activity counters (pg_stat_user_tables);
 	// nil counts nothing.
 	Stats *Stats

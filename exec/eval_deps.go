@@ -10,7 +10,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgerrcode"
+
 	"github.com/cairn-db/cairn/functions"
+	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
 )
@@ -40,6 +44,9 @@ func castValue(fn *functions.Context, v any, from, to types.T, explicit bool) (a
 // when there is one (a sequence it created counts inside it), else from
 // the database.
 func nextVal(rt *Runtime, schema, name string) (v int64, err error) {
+	if err := sequenceWritable(rt, schema, "nextval()"); err != nil {
+		return 0, err
+	}
 	switch {
 	case rt.Tx != nil:
 		v, err = rt.Tx.NextVal(schema, name)
@@ -56,6 +63,9 @@ func nextVal(rt *Runtime, schema, name string) (v int64, err error) {
 
 // setVal is setval: through the transaction when there is one, as nextVal.
 func setVal(rt *Runtime, schema, name string, v int64, called bool) error {
+	if err := sequenceWritable(rt, schema, "setval()"); err != nil {
+		return err
+	}
 	switch {
 	case rt.Tx != nil:
 		return rt.Tx.SetVal(schema, name, v, called)
@@ -63,6 +73,15 @@ func setVal(rt *Runtime, schema, name string, v int64, called bool) error {
 		return internalErr("setval without a database")
 	}
 	return rt.DB.SetVal(schema, name, v, called)
+}
+
+// sequenceWritable refuses fn (nextval(), setval()) on a sequence of
+// schema in a read-only transaction, unless the sequence is temporary.
+func sequenceWritable(rt *Runtime, schema, fn string) error {
+	if rt == nil || !rt.ReadOnly || catalog.IsTempSchema(schema) {
+		return nil
+	}
+	return pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", fn)
 }
 
 // sequenceState reads a sequence's (last_value, is_called).

@@ -138,6 +138,9 @@ func (s *Session) borrowTx(tx *storage.Tx) (giveBack func()) {
 	if s.tx != nil {
 		return func() {}
 	}
-	s.tx = tx
-	return func() { s.tx = nil }
+	// The statement's own transaction has the session's default modes: a
+	// write under default_transaction_read_only is 25006 (checkWritable).
+	readOnly := s.readOnly
+	s.tx, s.readOnly = tx, s.parsedSettings().defaultReadOnly
+	return func() { s.tx, s.readOnly = nil, readOnly }
 }

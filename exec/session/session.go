@@ -1204,6 +1204,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 		Xid:       s.xid,
 		ExprCache: s.engine.exprs,
 		Seqs:      &s.seqs,
+		ReadOnly:  s.currentReadOnly(),
 		Stats:     &s.engine.stats,
 		Mem:       exec.NewMemoryBudget(s.statementMem()),
 	}
