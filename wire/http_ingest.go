@@ -63,7 +63,7 @@ func (a *httpAPI) ingest(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, struct {
 		TableName string `json:"table_name"`
 		RowCount  int    `json:"row_count"`
-	}{name, n})
+	}{types.ClipName(name), n}) // the table's name, truncated as CREATE TABLE does
 }
 
 // decodeColumns reads an ingest body, keeping the columns' order, and

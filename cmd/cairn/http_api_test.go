@@ -335,6 +335,10 @@ func TestHTTPTables(t *testing.T) {
 	c.query("w", `CREATE TABLE b (x int)`)
 	c.query("w", `CREATE TABLE a (x int)`)
 	c.expect("POST", `/workspaces/w/tables/My%20%22Table%22/ingest`, `{"x": [1]}`, 200, `{"table_name": "My \"Table\"", "row_count": 1}`)
+	// A name past 63 bytes names the table of its first 63, as CREATE
+	// TABLE truncates it: the answer says which.
+	long := strings.Repeat("n", 100)
+	c.expect("POST", "/workspaces/long/tables/"+long+"/ingest", `{"x": [1]}`, 200, `{"table_name": "`+long[:63]+`", "row_count": 1}`)
 	c.query("other", `CREATE TABLE z (x int)`)
 	mustExec(t, conn, `CREATE TABLE in_public (x int)`)
 	c.expect("GET", "/workspaces/w/tables", nil, 200,

@@ -396,7 +396,7 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 		if err := CheckText(src); err != nil {
 			return nil, err
 		}
-		return clipName(string(src)), nil
+		return ClipName(string(src)), nil
 	case InternalChar:
 		// One byte, as PostgreSQL's charrecv reads; the NUL byte is "".
 		if err := fixedLen(src, 1, elem); err != nil {

@@ -176,7 +176,7 @@ func splitIdentifierList(s string) (words []string, ok bool) {
 		if w == "" {
 			return nil, false
 		}
-		words = append(words, clipName(w))
+		words = append(words, ClipName(w))
 		skipSpace()
 		if i == len(s) {
 			return words, true

@@ -347,7 +347,7 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 		}
 		return s, nil
 	case Name:
-		return clipName(s), nil
+		return ClipName(s), nil
 	case InternalChar:
 		return charIn(s), nil
 	case Bytea:
@@ -417,9 +417,10 @@ func parseCatalogVector(s string, elem T) (*Array, error) {
 // nameDataLen is NAMEDATALEN.
 const nameDataLen = 64
 
-// clipName truncates s to NAMEDATALEN-1 bytes on a character boundary, as
-// namein does.
-func clipName(s string) string {
+// ClipName truncates s to NAMEDATALEN-1 bytes on a character boundary, as
+// namein does (and an identifier's scan: a longer table name names the
+// table of its first 63 bytes).
+func ClipName(s string) string {
 	if len(s) < nameDataLen {
 		return s
 	}

@@ -528,8 +528,17 @@ func (f Filter) where(conds []string, args []any) ([]string, []any, error) {
 
 // ParseTime reads a point in time: RFC 3339, a date (2006-01-02, UTC),
 // or an age before now such as 30m, 12h or 7d.
+// A time outside years 1 to 9999 (an age of 99999999d) is refused: RFC
+// 3339, which the tools' statements carry times in, cannot write it.
 func ParseTime(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
+	t, err := parseTime(strings.TrimSpace(s), now)
+	if err == nil && (t.Year() < 1 || t.Year() > 9999) {
+		return time.Time{}, fmt.Errorf("%q is out of range: a time from year 1 to 9999", s)
+	}
+	return t, err
+}
+
+func parseTime(s string, now time.Time) (time.Time, error) {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, nil
