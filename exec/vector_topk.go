@@ -102,9 +102,14 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 		}
 	}
 	var hits []storage.VectorHit
-	if len(query) > 0 {
-		if hits, err = v.rt.Tx.VectorSearch(ctx, scan.Table.ID, v.node.Index, query, int(k), vectorEffort(v.rt), allow); err != nil {
+	// With keys after the distance, the rows tied with the k-th are
+	// candidates too: ask for twice as many while the hits end in a tie.
+	for want := int(k); len(query) > 0; want *= 2 {
+		if hits, err = v.rt.Tx.VectorSearch(ctx, scan.Table.ID, v.node.Index, query, want, vectorEffort(v.rt), allow); err != nil {
 			return nil, err
+		}
+		if !v.node.TieBreak || len(hits) < want || hits[len(hits)-1].Dist != hits[k-1].Dist {
+			break
 		}
 	}
 	v.rt.indexSearch(scan.Table.ID, SearchVector)

@@ -422,7 +422,7 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 				return nil, err
 			}
 		}
-		if vt := b.planVectorTopK(plan, keys[0], sortKeyExpr(keys[0], items, hidden), count, offset); vt != nil {
+		if vt := b.planVectorTopK(plan, keys[0], sortKeyExpr(keys[0], items, hidden), count, offset, len(keys) > 1); vt != nil {
 			plan = vt
 		}
 	}

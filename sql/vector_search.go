@@ -29,6 +29,10 @@ type VectorTopK struct {
 	Offset    Expr
 	Filter    Expr
 	RowFilter Node
+	// TieBreak marks an ORDER BY with keys after the distance: the rows
+	// tied with the last of the Count+Offset best are candidates too, for
+	// those keys to choose among.
+	TieBreak bool
 }
 
 // Columns implements Node.
@@ -62,7 +66,7 @@ func (n *VectorTopK) String() string {
 // metric's call of a scan column and a query that reads no column, sorted
 // nearest first with NULLs last, and the table must have a vector index
 // of that metric on the column.
-func (b *Binder) planVectorTopK(plan Node, key SortKey, target Expr, count, offset Expr) *VectorTopK {
+func (b *Binder) planVectorTopK(plan Node, key SortKey, target Expr, count, offset Expr, tieBreak bool) *VectorTopK {
 	if b.NoIndexScans {
 		return nil
 	}
@@ -91,7 +95,7 @@ func (b *Binder) planVectorTopK(plan Node, key SortKey, target Expr, count, offs
 		if ix == nil {
 			continue
 		}
-		vt := &VectorTopK{Scan: scan, Index: ix, Query: query, Count: count, Offset: offset}
+		vt := &VectorTopK{Scan: scan, Index: ix, Query: query, Count: count, Offset: offset, TieBreak: tieBreak}
 		if filter != nil {
 			if vt.RowFilter = rowFilter(scan, filter); vt.RowFilter == nil {
 				return nil
