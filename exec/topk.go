@@ -160,20 +160,19 @@ func (t *TopK) offerFloats(ev *evaluator, data, keys arrow.Record, rows []int32,
 		return false, err
 	}
 	defer v.release()
-	switch v.arr.(type) {
-	case *array.Float32, *array.Float64:
+	var offer func()
+	switch a := v.arr.(type) {
+	case *array.Float32:
+		offer = func() { offerFloatVals(t, a, a.Float32Values(), rows, bi, seq) }
+	case *array.Float64:
+		offer = func() { offerFloatVals(t, a, a.Float64Values(), rows, bi, seq) }
 	default:
 		return false, nil
 	}
 	data.Retain()
 	t.batches = append(t.batches, data)
 	t.refs = append(t.refs, 0)
-	switch a := v.arr.(type) {
-	case *array.Float32:
-		offerFloatVals(t, a, a.Float32Values(), rows, bi, seq)
-	case *array.Float64:
-		offerFloatVals(t, a, a.Float64Values(), rows, bi, seq)
-	}
+	offer()
 	if t.refs[bi] == 0 {
 		t.unref(bi)
 	}
@@ -187,8 +186,8 @@ func (t *TopK) offerFloats(ev *evaluator, data, keys arrow.Record, rows []int32,
 func offerFloatVals[F float32 | float64](t *TopK, arr arrow.Array, vals []F, rows []int32, bi int, seq *int64) {
 	desc := t.ke.specs[0].desc
 	nulls := arr.NullN() > 0
-	// worst is the heap's worst key while the heap is full and that key
-	// is a number; loses reports whether key f is no better.
+	// bounded says the heap is full and its worst key, worst, is a
+	// number: a row whose key is no better is settled without the heap.
 	var worst float64
 	bounded := false
 	bound := func() {
