@@ -587,7 +587,11 @@ func (b *Binder) checkSQLFunction(def *catalog.FunctionDef) error {
 	if err != nil {
 		return err
 	}
-	fb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, Now: b.Now, Role: b.Role,
+	// The body sees the function as it is being defined: one that calls
+	// itself is then 54001 here (inlining does not end), not 42883.
+	cat := b.Catalog.Clone()
+	cat.Functions[def.Key()] = def
+	fb := &Binder{Catalog: cat, SearchPath: b.SearchPath, Location: b.Location, Now: b.Now, Role: b.Role,
 		TempSchema: b.TempSchema, Params: slices.Clone(def.ArgTypes)}
 	plan, err := fb.bindSelect(sel, nil)
 	if err != nil {
