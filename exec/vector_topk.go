@@ -161,15 +161,20 @@ func (v *vectorTopK) scanAll(ctx context.Context) (arrow.Record, error) {
 }
 
 // appendUnscored appends to ids, the row IDs of a search's hits (all the
-// qualifying rows it could score, fewer than k), the first other rows of
-// allow until there are k: qualifying rows whose score is NULL.
+// qualifying rows it could score, fewer than k), the other rows of allow:
+// qualifying rows the index leaves out, whose score is NULL or NaN (a
+// vector type's cosine distance to a zero vector). When they are few
+// (at most 4k+64) all of them go, for the Sort above to rank them (NaN
+// before NULL); else the first of them until there are k.
 func appendUnscored(ids []int64, allow *roaring64.Bitmap, k int64) []int64 {
 	found := roaring64.BitmapOf()
 	for _, id := range ids {
 		found.Add(uint64(id))
 	}
-	it := roaring64.AndNot(allow, found).Iterator()
-	for int64(len(ids)) < k && it.HasNext() {
+	rest := roaring64.AndNot(allow, found)
+	all := rest.GetCardinality() <= uint64(4*k+64)
+	it := rest.Iterator()
+	for (all || int64(len(ids)) < k) && it.HasNext() {
 		ids = append(ids, int64(it.Next()))
 	}
 	return ids
