@@ -425,8 +425,9 @@ func vecBinaryKernel[R vecResult](res types.T, norms, nullNonFinite bool, f vecB
 // vecStreams is how many runs of a batch's rows a vector kernel without a
 // selection reads side by side: one core's hardware prefetcher keeps too
 // few cache lines in flight for a single sequential stream, and four
-// streams read a column of 384-d rows about 15% faster (bench/exact_search.sh
-// measures both); vecStreamMinRows is the batch size from which it pays.
+// streams read a column of 384-d rows about 15% faster (vecmath's
+// BenchmarkMemoryPass times both ways); vecStreamMinRows is the batch size
+// from which it pays.
 const (
 	vecStreams       = 4
 	vecStreamMinRows = 1024
