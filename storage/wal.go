@@ -63,6 +63,10 @@ var errWALUnusable = errors.New("wal unusable after failed write")
 // walPrealloc is how far ahead of its records a WAL file is zero-filled.
 const walPrealloc = 4 << 20
 
+// walZeros is what zeroFill writes, a piece at a time (it was a fresh
+// 4 MiB slice every 1 MiB of records).
+var walZeros = make([]byte, 256<<10)
+
 // walFile is the WAL file being appended to (the local home's log).
 type walFile struct {
 	f    *os.File
@@ -103,13 +107,15 @@ func (w *walFile) zeroFill(end int64) error {
 	if end <= w.zeroed {
 		return nil
 	}
-	zeros := make([]byte, end-w.zeroed)
-	if _, err := w.f.WriteAt(zeros, w.zeroed); err != nil {
-		// Whatever of the zeros was written is harmless: the length
-		// field of the next record ends the log either way.
-		return fmt.Errorf("zero-fill %s: %w", w.path, err)
+	for w.zeroed < end {
+		n, err := w.f.WriteAt(walZeros[:min(int64(len(walZeros)), end-w.zeroed)], w.zeroed)
+		w.zeroed += int64(n)
+		if err != nil {
+			// Whatever of the zeros was written is harmless: the
+			// length field of the next record ends the log either way.
+			return fmt.Errorf("zero-fill %s: %w", w.path, err)
+		}
 	}
-	w.zeroed = end
 	startWriteback(w.f)
 	return nil
 }

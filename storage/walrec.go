@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -223,6 +224,78 @@ func batchIPCSchema(tb *tailBatch) *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
+// ipcSchema is a batch layout's IPC schema and the stream's first
+// message, which describes it.
+type ipcSchema struct {
+	schema  *arrow.Schema
+	message []byte
+	// dictionaries is set when a column's type holds a dictionary: its
+	// stream carries dictionary batches too (ipc.Writer writes them).
+	dictionaries bool
+}
+
+// ipcSchemas caches each batch layout's ipcSchema: building the schema
+// message was half the encoding of a one-row commit's record. A layout
+// is a table's column IDs and types, so the cache is small; it is
+// cleared should DDL ever grow it past maxIPCSchemas.
+var ipcSchemas struct {
+	mu    sync.Mutex
+	byKey map[string]*ipcSchema
+}
+
+const maxIPCSchemas = 4096
+
+// ipcSchemaOf returns the IPC schema of tb's layout.
+func ipcSchemaOf(tb *tailBatch) *ipcSchema {
+	key := make([]byte, 0, 16*len(tb.cols))
+	for i, c := range tb.cols {
+		key = binary.LittleEndian.AppendUint32(key, uint32(tb.colIDs[i]))
+		key = append(key, c.DataType().Fingerprint()...)
+		key = append(key, 0)
+	}
+	ipcSchemas.mu.Lock()
+	s := ipcSchemas.byKey[string(key)]
+	ipcSchemas.mu.Unlock()
+	if s != nil {
+		return s
+	}
+	s = &ipcSchema{schema: batchIPCSchema(tb)}
+	for _, f := range s.schema.Fields() {
+		s.dictionaries = s.dictionaries || holdsDictionary(f.Type)
+	}
+	p := ipc.GetSchemaPayload(s.schema, memory.DefaultAllocator)
+	w := &appendWriter{}
+	_, err := p.WritePayload(w)
+	p.Release()
+	if err != nil {
+		// (appendWriter does not fail.)
+		panic(err)
+	}
+	s.message = w.b
+	ipcSchemas.mu.Lock()
+	if ipcSchemas.byKey == nil || len(ipcSchemas.byKey) >= maxIPCSchemas {
+		ipcSchemas.byKey = map[string]*ipcSchema{}
+	}
+	ipcSchemas.byKey[string(key)] = s
+	ipcSchemas.mu.Unlock()
+	return s
+}
+
+// holdsDictionary reports whether t is or nests a dictionary type.
+func holdsDictionary(t arrow.DataType) bool {
+	if t.ID() == arrow.DICTIONARY {
+		return true
+	}
+	if n, ok := t.(arrow.NestedType); ok {
+		for _, f := range n.Fields() {
+			if holdsDictionary(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // appendWriter is an io.Writer appending to a byte slice.
 type appendWriter struct{ b []byte }
 
@@ -232,14 +305,41 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// appendBatchesIPC appends an Arrow IPC stream of batches to b.
+// ipcEndOfStream is the Arrow IPC stream's end-of-stream marker.
+var ipcEndOfStream = []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}
+
+// appendBatchesIPC appends an Arrow IPC stream of batches to b: the
+// layout's cached schema message, a record batch message per batch, the
+// end-of-stream marker, the bytes ipc.Writer writes.
 func appendBatchesIPC(b []byte, batches []*tailBatch) ([]byte, error) {
-	schema := batchIPCSchema(batches[0])
+	s := ipcSchemaOf(batches[0])
+	if s.dictionaries {
+		return appendBatchesIPCWriter(b, s.schema, batches)
+	}
+	buf := &appendWriter{b: append(b, s.message...)}
+	for _, tb := range batches {
+		rec := array.NewRecord(s.schema, append(slices.Clone(tb.cols), tb.rowIDs), int64(tb.n))
+		p, err := ipc.GetRecordBatchPayload(rec, ipc.WithAllocator(memory.DefaultAllocator))
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+		_, err = p.WritePayload(buf)
+		p.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return append(buf.b, ipcEndOfStream...), nil
+}
+
+// appendBatchesIPCWriter is appendBatchesIPC through ipc.Writer, which
+// writes the dictionary batches of dictionary columns.
+func appendBatchesIPCWriter(b []byte, schema *arrow.Schema, batches []*tailBatch) ([]byte, error) {
 	buf := &appendWriter{b: b}
 	w := ipc.NewWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	for _, tb := range batches {
-		cols := append(slices.Clone(tb.cols), tb.rowIDs)
-		rec := array.NewRecord(schema, cols, int64(tb.n))
+		rec := array.NewRecord(schema, append(slices.Clone(tb.cols), tb.rowIDs), int64(tb.n))
 		err := w.Write(rec)
 		rec.Release()
 		if err != nil {
