@@ -461,6 +461,19 @@ func segmentNames(segs []*segment) []string {
 	return out
 }
 
+// testCompactBatch, when set by a test, runs before compactTable merges
+// each batch of rows it reads.
+var testCompactBatch func()
+
+// sameTable reports whether table id is in the head state with the given
+// epoch: not dropped or truncated since a state with that epoch.
+func (db *DB) sameTable(id, epoch uint64) bool {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	ts := db.head.Load().tables[id]
+	return ts != nil && ts.epoch == epoch
+}
+
 // compactTable merges some of table id's small segments into one, as
 // mergePlan chooses them, with the segments whose rows are mostly deleted,
 // dropping deleted rows (and their entries in the deleted set and the
@@ -561,6 +574,17 @@ func (db *DB) compactTable(id uint64) error {
 		r := db.newScan(context.Background(), snap, &tableState{segments: []*segment{seg}}, def, positions, true, nil, nil, nil)
 		r.uncached = true
 		for r.Next() {
+			if testCompactBatch != nil {
+				testCompactBatch()
+			}
+			if !db.sameTable(id, ts.epoch) {
+				// Dropped or truncated meanwhile: the merge would be
+				// thrown away (a bulk load into a staging table dropped
+				// right after it cost a whole merge).
+				r.Release()
+				sw.abort()
+				return nil
+			}
 			rec := r.Record()
 			cols := rec.Columns()
 			ids := cols[len(cols)-1].(*array.Int64)

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 )
@@ -455,5 +457,53 @@ func TestSpillWritesPartsInParallel(t *testing.T) {
 		if err := tx2.Insert(def.ID, makeRecord(t, def, []any{id, "dup"})); sqlstate(err) != "23505" {
 			t.Fatalf("duplicate of spilled key %d: %v, want 23505", id, err)
 		}
+	}
+}
+
+// TestCompactionStopsWhenTableDropped: the merge of a bulk load's spilled
+// segments stops when the table is dropped midway (it was a whole merge
+// thrown away), and the table's files go.
+func TestCompactionStopsWhenTableDropped(t *testing.T) {
+	db := openDB(t, t.TempDir(), Options{SpillBytes: 4 << 10, FlushRows: 1 << 30})
+	defer func() { testCompactBatch = nil }() // after the worker stopped
+	defer db.Close()
+	def := kvTable(t, db, "t")
+	var batches atomic.Int32
+	dropped := make(chan error, 1)
+	testCompactBatch = func() {
+		if batches.Add(1) == 2 {
+			drop := db.Begin()
+			err := drop.DropTable(def.ID)
+			if err == nil {
+				err = drop.Commit()
+			}
+			dropped <- err
+		}
+	}
+	tx := db.Begin()
+	insertBatches(t, tx, def, 0, 4000)
+	tableDir := db.lookupRT(def.ID).dir
+	mustCommit(t, tx) // the worker merges the spilled segments
+	select {
+	case err := <-dropped:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no merge of the spilled segments")
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(tableDir); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the dropped table's folder is still there")
+		}
+	}
+	if n := batches.Load(); n != 2 {
+		t.Fatalf("the merge read %d batches, want it to stop at the drop (the second)", n)
+	}
+	if n := db.Counters().Compactions; n != 0 {
+		t.Fatalf("%d compactions counted for a dropped table", n)
 	}
 }
