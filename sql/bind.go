@@ -414,6 +414,20 @@ func (b *Binder) rangeVarTable(rv *pg_query.RangeVar) (*catalog.TableDef, error)
 	return b.lookupTable(rv.Schemaname, rv.Relname)
 }
 
+// writeTarget is rangeVarTable for the table an INSERT, UPDATE or DELETE
+// writes ("insert into", "update", "delete from": verb). A view there is
+// 0A000: PostgreSQL writes through simple views (and INSTEAD OF
+// triggers), cairn's views are read-only.
+func (b *Binder) writeTarget(rv *pg_query.RangeVar, verb string) (*catalog.TableDef, error) {
+	def, err := b.rangeVarTable(rv)
+	if pgerr.Code(err) == pgerrcode.WrongObjectType {
+		err = pgerr.New(pgerrcode.FeatureNotSupported, "cannot %s view \"%s\"", verb, rv.Relname).
+			WithDetail("cairn's views are read-only: writing through a view (automatically updatable views, INSTEAD OF triggers) is not supported.").
+			WithHint("Write to the view's table.")
+	}
+	return def, err
+}
+
 // tableCols returns the output columns of a scan of all of def's columns.
 func tableCols(def *catalog.TableDef, alias string) []Col {
 	cols := make([]Col, len(def.Columns))

@@ -20,7 +20,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 			return nil, err
 		}
 	}
-	def, err := b.rangeVarTable(s.Relation)
+	def, err := b.writeTarget(s.Relation, "insert into")
 	if err != nil {
 		return nil, pgerr.From(err).WithPosition(s.Relation.Location + 1)
 	}
@@ -529,7 +529,11 @@ func (b *Binder) bindReturning(def *catalog.TableDef, alias string, list []*pg_q
 // statement reads them, which reads (called with the scope of the
 // table's and the FROM relations' columns, before WHERE is bound) tells.
 func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, where *pg_query.Node, cmd string, reads func(*catalog.TableDef, *scope) (bool, error)) (*catalog.TableDef, string, Node, error) {
-	def, err := b.rangeVarTable(rv)
+	verb := "update"
+	if cmd == catalog.PolicyDelete {
+		verb = "delete from"
+	}
+	def, err := b.writeTarget(rv, verb)
 	if err != nil {
 		return nil, "", nil, pgerr.From(err).WithPosition(rv.Location + 1)
 	}
