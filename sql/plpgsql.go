@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 
@@ -1457,6 +1458,15 @@ func (c *plCompiler) triggerArgv(node *pg_query.Node) map[*pg_query.ColumnRef]bo
 	plusOne := func(n *pg_query.Node) *pg_query.Node {
 		if n == nil {
 			return nil
+		}
+		if c := n.GetAConst(); c != nil && c.GetIval() != nil {
+			// A constant subscript (the usual TG_ARGV[0]) is shifted
+			// here; past the largest integer it is no element, NULL
+			// as PostgreSQL's out-of-range subscripts (x + 1 overflowed).
+			if v := c.GetIval().Ival; v < math.MaxInt32 {
+				return pg_query.MakeAConstIntNode(int64(v)+1, c.Location)
+			}
+			return &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Isnull: true, Location: c.Location}}}
 		}
 		return pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("+")},
 			n, pg_query.MakeAConstIntNode(1, -1), -1)
