@@ -57,11 +57,15 @@ func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool
 		}
 		// The plain form: [-+]digits[.digits][(e|E)[-+]digits], at most
 		// 19 digits (m cannot overflow), read into m * 10^exp.
+		// The sign is read without a branch: half an embedding's numbers are
+		// negative, in no order a branch predictor learns.
 		at := i
-		neg := i < len(body) && body[i] == '-'
-		if neg || i < len(body) && body[i] == '+' {
-			i++
+		var neg, signed int
+		if i < len(body) {
+			neg = b2i(body[i] == '-')
+			signed = neg | b2i(body[i] == '+')
 		}
+		i += signed
 		var m uint64
 		from := i
 		i, m = readDigits(body, i, m)
@@ -123,10 +127,7 @@ func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool
 			j++
 		}
 		if ok && (j == len(body) || body[j] == ',') {
-			if neg {
-				x = -x
-			}
-			dst = append(dst, x)
+			dst = append(dst, math.Float32frombits(math.Float32bits(x)|uint32(neg)<<31))
 		} else {
 			tok := body[at:]
 			if k := bytes.IndexByte(tok, ','); k >= 0 {
@@ -142,6 +143,14 @@ func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool
 		}
 		i = j + 1
 	}
+}
+
+// b2i is 1 for true and 0 for false (compiled without a branch).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // readDigits reads the decimal digits of b from i on into m (m*10 + d
