@@ -250,7 +250,7 @@ func ipcSchemaOf(tb *tailBatch) *ipcSchema {
 	key := make([]byte, 0, 16*len(tb.cols))
 	for i, c := range tb.cols {
 		key = binary.LittleEndian.AppendUint32(key, uint32(tb.colIDs[i]))
-		key = append(key, c.DataType().Fingerprint()...)
+		key = append(key, c.DataType().String()...) // (a list's fingerprint leaves out its element field)
 		key = append(key, 0)
 	}
 	ipcSchemas.mu.Lock()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
@@ -34,10 +35,19 @@ func TestBatchesIPCAsIPCWriter(t *testing.T) {
 		sliced = append(sliced, &tailBatch{colIDs: []int{1, 2, 4, 5, 7}, cols: sc,
 			rowIDs: array.NewSlice(mkRowIDs(4), r[0], r[1]).(*array.Int64), n: int(r[1] - r[0])})
 	}
-	for name, batches := range map[string][]*tailBatch{
-		"one":    {{colIDs: []int{1, 2, 4, 5, 7}, cols: cols, rowIDs: mkRowIDs(4), n: 4}},
-		"sliced": sliced,
-	} {
+	// The same column IDs with a list whose elements may not be NULL: a
+	// layout of its own (a list type's fingerprint leaves that out).
+	lb := array.NewBuilder(memory.DefaultAllocator, arrow.ListOfNonNullable(arrow.PrimitiveTypes.Float32)).(*array.ListBuilder)
+	lb.Append(true)
+	lb.ValueBuilder().(*array.Float32Builder).Append(1)
+	nonNull := lb.NewArray()
+	ids := mkRowIDs(1)
+	for _, name := range []string{"one", "sliced", "non-null elements"} {
+		batches := map[string][]*tailBatch{
+			"one":               {{colIDs: []int{1, 2, 4, 5, 7}, cols: cols, rowIDs: mkRowIDs(4), n: 4}},
+			"sliced":            sliced,
+			"non-null elements": {{colIDs: []int{1, 2, 4, 5, 7}, cols: []arrow.Array{array.NewSlice(cols[0], 0, 1), array.NewSlice(cols[1], 0, 1), nonNull, array.NewSlice(cols[3], 0, 1), array.NewSlice(cols[4], 0, 1)}, rowIDs: ids, n: 1}},
+		}[name]
 		for round := 0; round < 2; round++ { // the second finds the layout cached
 			got, err := appendBatchesIPC([]byte("head"), batches)
 			if err != nil {
