@@ -1665,7 +1665,7 @@ func (s *Session) runSet(x *sql.Set) error {
 	if err := s.applySet(x); err != nil {
 		return err
 	}
-	for name := range settings {
+	for name := range s.settingNames(before) {
 		old, had := before[name]
 		cur, has := s.values[name]
 		if had == has && old == cur {
