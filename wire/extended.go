@@ -23,9 +23,10 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	}
 	if m.Name == "" {
 		c.sess.ClosePrepared("")
-	} else if _, ok := c.sess.PreparedStatement(m.Name); ok {
-		return pgerr.New(pgerrcode.DuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 	}
+	// A name already taken is refused when the statement is stored, as
+	// PostgreSQL does: a syntax error, an aborted transaction (25P02) or
+	// a binding error comes first.
 	paramTypes := make([]types.T, len(m.ParameterOIDs))
 	for i, oid := range m.ParameterOIDs {
 		if oid == 0 {

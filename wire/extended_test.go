@@ -644,6 +644,37 @@ func TestParseInAbortedTransaction(t *testing.T) {
 	expect(t, "Parse after ROLLBACK", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
 }
 
+// TestParseTakenNameChecksFirst checks the order of Parse's errors for a
+// statement name already taken, PostgreSQL's: a syntax error, the
+// aborted transaction's 25P02 and a binding error come before 42P05. A
+// pgx batch in a failed transaction was told its cached statement's
+// name "already exists" instead of 25P02.
+func TestParseTakenNameChecksFirst(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Parse{Name: "s1", Query: "SELECT 1"}, &pgproto3.Sync{})
+	expect(t, "Parse", rc.readUntilReady(), "ParseComplete", "ReadyForQuery I")
+	for _, c := range []struct{ query, code string }{
+		{"SELEC 1", "42601"},
+		{"SELECT * FROM nosuch", "42P01"},
+		{"SELECT 2", "42P05"},
+	} {
+		rc.send(&pgproto3.Parse{Name: "s1", Query: c.query}, &pgproto3.Sync{})
+		expect(t, c.query, rc.readUntilReady(), "ErrorResponse ERROR "+c.code, "ReadyForQuery I")
+	}
+	rc.send(&pgproto3.Query{String: "BEGIN"}, &pgproto3.Query{String: "SELECT 1/0"})
+	expect(t, "BEGIN", rc.readUntilReady(), "CommandComplete BEGIN", "ReadyForQuery T")
+	expect(t, "error", rc.readUntilReady(), "ErrorResponse ERROR 22012", "ReadyForQuery E")
+	rc.send(&pgproto3.Parse{Name: "s1", Query: "SELECT 1"}, &pgproto3.Sync{})
+	expect(t, "Parse in failed block", rc.readUntilReady(), "ErrorResponse ERROR 25P02", "ReadyForQuery E")
+	rc.send(&pgproto3.Parse{Name: "s1", Query: "ROLLBACK"}, &pgproto3.Sync{})
+	expect(t, "Parse of ROLLBACK", rc.readUntilReady(), "ErrorResponse ERROR 42P05", "ReadyForQuery E")
+	rc.send(&pgproto3.Query{String: "ROLLBACK"})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "CommandComplete ROLLBACK", "ReadyForQuery I")
+	rc.send(&pgproto3.Bind{PreparedStatement: "s1"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "s1 kept", rc.readUntilReady(), "BindComplete", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
+}
+
 // TestExecuteCompletedPortal checks a second Execute of a portal that ran
 // to its end, as PostgreSQL answers it: one that returns rows reports
 // none, any other fails with 55000. A SELECT's used to fail with 57014
