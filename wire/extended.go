@@ -76,9 +76,13 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if err != nil {
 		return err
 	}
-	if p.ResultFormats, err = resultFormats(m.ResultFormatCodes, len(p.Columns())); err != nil {
-		c.sess.ClosePortal(p)
-		return err
+	// A portal that returns no rows takes any number of result formats,
+	// as in PostgreSQL, which checks them against its columns only.
+	if cols := p.Columns(); cols != nil {
+		if p.ResultFormats, err = resultFormats(m.ResultFormatCodes, len(cols)); err != nil {
+			c.sess.ClosePortal(p)
+			return err
+		}
 	}
 	c.send(&pgproto3.BindComplete{})
 	return nil

@@ -675,6 +675,24 @@ func TestParseTakenNameChecksFirst(t *testing.T) {
 	expect(t, "s1 kept", rc.readUntilReady(), "BindComplete", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
 }
 
+// TestResultFormatsWithoutRows checks Bind's result formats for a
+// portal that returns no rows: any number is taken, as PostgreSQL checks
+// them against a portal's columns only (an INSERT without RETURNING was
+// 08P01); one that returns rows, even none of them, must match.
+func TestResultFormatsWithoutRows(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE rf(a int)"})
+	expect(t, "CREATE", rc.readUntilReady(), "CommandComplete CREATE TABLE", "ReadyForQuery I")
+	two := []int16{pgproto3.BinaryFormat, pgproto3.BinaryFormat}
+	rc.send(&pgproto3.Parse{Query: "INSERT INTO rf VALUES (1)"}, &pgproto3.Bind{ResultFormatCodes: two}, &pgproto3.Execute{},
+		&pgproto3.Parse{Query: "SET timezone = 'UTC'"}, &pgproto3.Bind{ResultFormatCodes: two}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "no rows", withoutParams(rc.readUntilReady()), "ParseComplete", "BindComplete", "CommandComplete INSERT 0 1",
+		"ParseComplete", "BindComplete", "CommandComplete SET", "ReadyForQuery I")
+	rc.send(&pgproto3.Parse{Query: "INSERT INTO rf VALUES (1) RETURNING a"}, &pgproto3.Bind{ResultFormatCodes: two}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "RETURNING", rc.readUntilReady(), "ParseComplete", "ErrorResponse ERROR 08P01", "ReadyForQuery I")
+}
+
 // TestExecuteCompletedPortal checks a second Execute of a portal that ran
 // to its end, as PostgreSQL answers it: one that returns rows reports
 // none, any other fails with 55000. A SELECT's used to fail with 57014
