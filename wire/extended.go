@@ -68,6 +68,9 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if !ok {
 		return noStatement(m.PreparedStatement)
 	}
+	if err := c.sess.CheckBind(st, len(m.Parameters)); err != nil {
+		return err
+	}
 	params, err := decodeParams(m, m.PreparedStatement, st.ParamTypes, c.textOptions)
 	if err != nil {
 		return err
@@ -208,6 +211,9 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 			pd.ParameterOIDs[i] = t.OID()
 		}
 		cols := st.Columns
+		if err := c.sess.CheckDescribe(cols); err != nil {
+			return err
+		}
 		c.send(&pd)
 		c.sendColumns(cols, nil)
 	case 'P':
@@ -216,6 +222,9 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		p, ok := c.sess.Portal(m.Name)
 		if !ok {
 			return noPortal(m.Name)
+		}
+		if err := c.sess.CheckDescribe(p.Columns()); err != nil {
+			return err
 		}
 		c.sendColumns(p.Columns(), p.ResultFormats)
 	default:

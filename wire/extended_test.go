@@ -693,6 +693,46 @@ func TestResultFormatsWithoutRows(t *testing.T) {
 	expect(t, "RETURNING", rc.readUntilReady(), "ParseComplete", "ErrorResponse ERROR 08P01", "ReadyForQuery I")
 }
 
+// TestBindDescribeInAbortedTransaction checks Bind and Describe in an
+// aborted transaction block as PostgreSQL answers them: Bind refuses
+// all but a statement that ends the block, bound without parameters,
+// with 25P02 before it reads a parameter (an empty statement too: it
+// was bound, and a bad parameter was 22P02); Describe refuses a
+// statement or portal that returns rows (it was described) and
+// describes one that returns none.
+func TestBindDescribeInAbortedTransaction(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Parse{Name: "sel", Query: "SELECT $1::int"}, &pgproto3.Parse{Name: "set", Query: "SET app.v = 'x'"},
+		&pgproto3.Parse{Name: "empty"}, &pgproto3.Parse{Name: "rb", Query: "ROLLBACK"}, &pgproto3.Sync{})
+	expect(t, "Parse", rc.readUntilReady(), "ParseComplete", "ParseComplete", "ParseComplete", "ParseComplete", "ReadyForQuery I")
+	rc.send(&pgproto3.Query{String: "BEGIN"})
+	expect(t, "BEGIN", rc.readUntilReady(), "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.send(&pgproto3.Bind{DestinationPortal: "p", PreparedStatement: "sel", Parameters: [][]byte{[]byte("1")}}, &pgproto3.Sync{})
+	expect(t, "Bind p", rc.readUntilReady(), "BindComplete", "ReadyForQuery T")
+	rc.send(&pgproto3.Query{String: "SELECT 1/0"})
+	expect(t, "error", rc.readUntilReady(), "ErrorResponse ERROR 22012", "ReadyForQuery E")
+
+	aborted := []string{"ErrorResponse ERROR 25P02", "ReadyForQuery E"}
+	for _, c := range []struct {
+		what string
+		msg  pgproto3.FrontendMessage
+		want []string
+	}{
+		{"Describe of a SELECT", &pgproto3.Describe{ObjectType: 'S', Name: "sel"}, aborted},
+		{"Describe of a SET", &pgproto3.Describe{ObjectType: 'S', Name: "set"}, []string{"ParameterDescription ", "NoData", "ReadyForQuery E"}},
+		{"Describe of the portal", &pgproto3.Describe{ObjectType: 'P', Name: "p"}, aborted},
+		{"Bind with a bad parameter", &pgproto3.Bind{PreparedStatement: "sel", Parameters: [][]byte{[]byte("x")}}, aborted},
+		{"Bind of an empty statement", &pgproto3.Bind{PreparedStatement: "empty"}, aborted},
+		{"Bind of a SET", &pgproto3.Bind{PreparedStatement: "set"}, aborted},
+	} {
+		rc.send(c.msg, &pgproto3.Sync{})
+		expect(t, c.what, rc.readUntilReady(), c.want...)
+	}
+	rc.send(&pgproto3.Bind{PreparedStatement: "rb"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "BindComplete", "CommandComplete ROLLBACK", "ReadyForQuery I")
+}
+
 // TestExecuteCompletedPortal checks a second Execute of a portal that ran
 // to its end, as PostgreSQL answers it: one that returns rows reports
 // none, any other fails with 55000. A SELECT's used to fail with 57014
