@@ -68,6 +68,10 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if !ok {
 		return noStatement(m.PreparedStatement)
 	}
+	// PostgreSQL checks the counts, then the transaction, then decodes.
+	if err := checkParamCounts(m, m.PreparedStatement, len(st.ParamTypes)); err != nil {
+		return err
+	}
 	if err := c.sess.CheckBind(st, len(m.Parameters)); err != nil {
 		return err
 	}
@@ -95,10 +99,8 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 // gives the settings text input follows; it is called only when a
 // parameter comes in text.
 func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T, textOptions func() *types.TextOptions) ([]any, error) {
-	if len(m.Parameters) != len(paramTypes) {
-		return nil, pgerr.New(pgerrcode.ProtocolViolation,
-			"bind message supplies %d parameters, but prepared statement %q requires %d",
-			len(m.Parameters), stmtName, len(paramTypes))
+	if err := checkParamCounts(m, stmtName, len(paramTypes)); err != nil {
+		return nil, err
 	}
 	formats, err := expandFormats(m.ParameterFormatCodes, len(m.Parameters), "parameter formats", "parameters")
 	if err != nil {
@@ -124,6 +126,21 @@ func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T, textO
 		params[i] = v
 	}
 	return params, nil
+}
+
+// checkParamCounts checks Bind's counts as PostgreSQL does first: the
+// parameter formats (when more than one) against the parameters, and
+// the parameters against the statement's n.
+func checkParamCounts(m *pgproto3.Bind, stmtName string, n int) error {
+	if k := len(m.ParameterFormatCodes); k > 1 && k != len(m.Parameters) {
+		return pgerr.New(pgerrcode.ProtocolViolation, "bind message has %d parameter formats but %d parameters", k, len(m.Parameters))
+	}
+	if len(m.Parameters) != n {
+		return pgerr.New(pgerrcode.ProtocolViolation,
+			"bind message supplies %d parameters, but prepared statement %q requires %d",
+			len(m.Parameters), stmtName, n)
+	}
+	return nil
 }
 
 // paramError gives a codec error that carries no SQLSTATE the one

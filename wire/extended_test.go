@@ -696,8 +696,9 @@ func TestResultFormatsWithoutRows(t *testing.T) {
 // TestBindDescribeInAbortedTransaction checks Bind and Describe in an
 // aborted transaction block as PostgreSQL answers them: Bind refuses
 // all but a statement that ends the block, bound without parameters,
-// with 25P02 before it reads a parameter (an empty statement too: it
-// was bound, and a bad parameter was 22P02); Describe refuses a
+// with 25P02 after checking the parameter counts (08P01) and before it
+// reads a parameter (an empty statement too: it was bound, and a bad
+// parameter was 22P02); Describe refuses a
 // statement or portal that returns rows (it was described) and
 // describes one that returns none.
 func TestBindDescribeInAbortedTransaction(t *testing.T) {
@@ -725,6 +726,9 @@ func TestBindDescribeInAbortedTransaction(t *testing.T) {
 		{"Bind with a bad parameter", &pgproto3.Bind{PreparedStatement: "sel", Parameters: [][]byte{[]byte("x")}}, aborted},
 		{"Bind of an empty statement", &pgproto3.Bind{PreparedStatement: "empty"}, aborted},
 		{"Bind of a SET", &pgproto3.Bind{PreparedStatement: "set"}, aborted},
+		// the counts are checked first
+		{"Bind with a parameter too many", &pgproto3.Bind{PreparedStatement: "sel", Parameters: [][]byte{[]byte("1"), []byte("2")}},
+			[]string{"ErrorResponse ERROR 08P01", "ReadyForQuery E"}},
 	} {
 		rc.send(c.msg, &pgproto3.Sync{})
 		expect(t, c.what, rc.readUntilReady(), c.want...)
