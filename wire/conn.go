@@ -624,6 +624,12 @@ func (c *conn) sendError(err error) {
 		return
 	}
 	resp := errorResponse(err, false)
+	if c.werr != nil {
+		// The client is gone (the statement failed writing to it):
+		// nothing goes out, and its write error is no internal error.
+		c.log.Debug("statement ended by a lost connection", "code", resp.Code, "err", err, "pid", c.pid)
+		return
+	}
 	c.logError(err, resp)
 	if resp.Severity == "FATAL" || resp.Severity == "PANIC" {
 		c.closing = true

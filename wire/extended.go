@@ -23,9 +23,10 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	}
 	if m.Name == "" {
 		c.sess.ClosePrepared("")
-	} else if _, ok := c.sess.PreparedStatement(m.Name); ok {
-		return pgerr.New(pgerrcode.DuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 	}
+	// A name already taken is refused when the statement is stored, as
+	// PostgreSQL does: a syntax error, an aborted transaction (25P02) or
+	// a binding error comes first.
 	paramTypes := make([]types.T, len(m.ParameterOIDs))
 	for i, oid := range m.ParameterOIDs {
 		if oid == 0 {
@@ -67,6 +68,13 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if !ok {
 		return noStatement(m.PreparedStatement)
 	}
+	// PostgreSQL checks the counts, then the transaction, then decodes.
+	if err := checkParamCounts(m, m.PreparedStatement, len(st.ParamTypes)); err != nil {
+		return err
+	}
+	if err := c.sess.CheckBind(st, len(m.Parameters)); err != nil {
+		return err
+	}
 	params, err := decodeParams(m, m.PreparedStatement, st.ParamTypes, c.textOptions)
 	if err != nil {
 		return err
@@ -75,9 +83,13 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if err != nil {
 		return err
 	}
-	if p.ResultFormats, err = resultFormats(m.ResultFormatCodes, len(p.Columns())); err != nil {
-		c.sess.ClosePortal(p)
-		return err
+	// A portal that returns no rows takes any number of result formats,
+	// as in PostgreSQL, which checks them against its columns only.
+	if cols := p.Columns(); cols != nil {
+		if p.ResultFormats, err = resultFormats(m.ResultFormatCodes, len(cols)); err != nil {
+			c.sess.ClosePortal(p)
+			return err
+		}
 	}
 	c.send(&pgproto3.BindComplete{})
 	return nil
@@ -87,10 +99,8 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 // gives the settings text input follows; it is called only when a
 // parameter comes in text.
 func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T, textOptions func() *types.TextOptions) ([]any, error) {
-	if len(m.Parameters) != len(paramTypes) {
-		return nil, pgerr.New(pgerrcode.ProtocolViolation,
-			"bind message supplies %d parameters, but prepared statement %q requires %d",
-			len(m.Parameters), stmtName, len(paramTypes))
+	if err := checkParamCounts(m, stmtName, len(paramTypes)); err != nil {
+		return nil, err
 	}
 	formats, err := expandFormats(m.ParameterFormatCodes, len(m.Parameters), "parameter formats", "parameters")
 	if err != nil {
@@ -116,6 +126,21 @@ func decodeParams(m *pgproto3.Bind, stmtName string, paramTypes []types.T, textO
 		params[i] = v
 	}
 	return params, nil
+}
+
+// checkParamCounts checks Bind's counts as PostgreSQL does first: the
+// parameter formats (when more than one) against the parameters, and
+// the parameters against the statement's n.
+func checkParamCounts(m *pgproto3.Bind, stmtName string, n int) error {
+	if k := len(m.ParameterFormatCodes); k > 1 && k != len(m.Parameters) {
+		return pgerr.New(pgerrcode.ProtocolViolation, "bind message has %d parameter formats but %d parameters", k, len(m.Parameters))
+	}
+	if len(m.Parameters) != n {
+		return pgerr.New(pgerrcode.ProtocolViolation,
+			"bind message supplies %d parameters, but prepared statement %q requires %d",
+			len(m.Parameters), stmtName, n)
+	}
+	return nil
 }
 
 // paramError gives a codec error that carries no SQLSTATE the one
@@ -203,6 +228,9 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 			pd.ParameterOIDs[i] = t.OID()
 		}
 		cols := st.Columns
+		if err := c.sess.CheckDescribe(cols); err != nil {
+			return err
+		}
 		c.send(&pd)
 		c.sendColumns(cols, nil)
 	case 'P':
@@ -211,6 +239,9 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		p, ok := c.sess.Portal(m.Name)
 		if !ok {
 			return noPortal(m.Name)
+		}
+		if err := c.sess.CheckDescribe(p.Columns()); err != nil {
+			return err
 		}
 		c.sendColumns(p.Columns(), p.ResultFormats)
 	default:

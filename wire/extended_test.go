@@ -644,6 +644,99 @@ func TestParseInAbortedTransaction(t *testing.T) {
 	expect(t, "Parse after ROLLBACK", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
 }
 
+// TestParseTakenNameChecksFirst checks the order of Parse's errors for a
+// statement name already taken, PostgreSQL's: a syntax error, the
+// aborted transaction's 25P02 and a binding error come before 42P05. A
+// pgx batch in a failed transaction was told its cached statement's
+// name "already exists" instead of 25P02.
+func TestParseTakenNameChecksFirst(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Parse{Name: "s1", Query: "SELECT 1"}, &pgproto3.Sync{})
+	expect(t, "Parse", rc.readUntilReady(), "ParseComplete", "ReadyForQuery I")
+	for _, c := range []struct{ query, code string }{
+		{"SELEC 1", "42601"},
+		{"SELECT * FROM nosuch", "42P01"},
+		{"SELECT 2", "42P05"},
+	} {
+		rc.send(&pgproto3.Parse{Name: "s1", Query: c.query}, &pgproto3.Sync{})
+		expect(t, c.query, rc.readUntilReady(), "ErrorResponse ERROR "+c.code, "ReadyForQuery I")
+	}
+	rc.send(&pgproto3.Query{String: "BEGIN"}, &pgproto3.Query{String: "SELECT 1/0"})
+	expect(t, "BEGIN", rc.readUntilReady(), "CommandComplete BEGIN", "ReadyForQuery T")
+	expect(t, "error", rc.readUntilReady(), "ErrorResponse ERROR 22012", "ReadyForQuery E")
+	rc.send(&pgproto3.Parse{Name: "s1", Query: "SELECT 1"}, &pgproto3.Sync{})
+	expect(t, "Parse in failed block", rc.readUntilReady(), "ErrorResponse ERROR 25P02", "ReadyForQuery E")
+	rc.send(&pgproto3.Parse{Name: "s1", Query: "ROLLBACK"}, &pgproto3.Sync{})
+	expect(t, "Parse of ROLLBACK", rc.readUntilReady(), "ErrorResponse ERROR 42P05", "ReadyForQuery E")
+	rc.send(&pgproto3.Query{String: "ROLLBACK"})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "CommandComplete ROLLBACK", "ReadyForQuery I")
+	rc.send(&pgproto3.Bind{PreparedStatement: "s1"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "s1 kept", rc.readUntilReady(), "BindComplete", "DataRow 1", "CommandComplete SELECT 1", "ReadyForQuery I")
+}
+
+// TestResultFormatsWithoutRows checks Bind's result formats for a
+// portal that returns no rows: any number is taken, as PostgreSQL checks
+// them against a portal's columns only (an INSERT without RETURNING was
+// 08P01); one that returns rows, even none of them, must match.
+func TestResultFormatsWithoutRows(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE rf(a int)"})
+	expect(t, "CREATE", rc.readUntilReady(), "CommandComplete CREATE TABLE", "ReadyForQuery I")
+	two := []int16{pgproto3.BinaryFormat, pgproto3.BinaryFormat}
+	rc.send(&pgproto3.Parse{Query: "INSERT INTO rf VALUES (1)"}, &pgproto3.Bind{ResultFormatCodes: two}, &pgproto3.Execute{},
+		&pgproto3.Parse{Query: "SET timezone = 'UTC'"}, &pgproto3.Bind{ResultFormatCodes: two}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "no rows", withoutParams(rc.readUntilReady()), "ParseComplete", "BindComplete", "CommandComplete INSERT 0 1",
+		"ParseComplete", "BindComplete", "CommandComplete SET", "ReadyForQuery I")
+	rc.send(&pgproto3.Parse{Query: "INSERT INTO rf VALUES (1) RETURNING a"}, &pgproto3.Bind{ResultFormatCodes: two}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "RETURNING", rc.readUntilReady(), "ParseComplete", "ErrorResponse ERROR 08P01", "ReadyForQuery I")
+}
+
+// TestBindDescribeInAbortedTransaction checks Bind and Describe in an
+// aborted transaction block as PostgreSQL answers them: Bind refuses
+// all but a statement that ends the block, bound without parameters,
+// with 25P02 after checking the parameter counts (08P01) and before it
+// reads a parameter (an empty statement too: it was bound, and a bad
+// parameter was 22P02); Describe refuses a
+// statement or portal that returns rows (it was described) and
+// describes one that returns none.
+func TestBindDescribeInAbortedTransaction(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Parse{Name: "sel", Query: "SELECT $1::int"}, &pgproto3.Parse{Name: "set", Query: "SET app.v = 'x'"},
+		&pgproto3.Parse{Name: "empty"}, &pgproto3.Parse{Name: "rb", Query: "ROLLBACK"}, &pgproto3.Sync{})
+	expect(t, "Parse", rc.readUntilReady(), "ParseComplete", "ParseComplete", "ParseComplete", "ParseComplete", "ReadyForQuery I")
+	rc.send(&pgproto3.Query{String: "BEGIN"})
+	expect(t, "BEGIN", rc.readUntilReady(), "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.send(&pgproto3.Bind{DestinationPortal: "p", PreparedStatement: "sel", Parameters: [][]byte{[]byte("1")}}, &pgproto3.Sync{})
+	expect(t, "Bind p", rc.readUntilReady(), "BindComplete", "ReadyForQuery T")
+	rc.send(&pgproto3.Query{String: "SELECT 1/0"})
+	expect(t, "error", rc.readUntilReady(), "ErrorResponse ERROR 22012", "ReadyForQuery E")
+
+	aborted := []string{"ErrorResponse ERROR 25P02", "ReadyForQuery E"}
+	for _, c := range []struct {
+		what string
+		msg  pgproto3.FrontendMessage
+		want []string
+	}{
+		{"Describe of a SELECT", &pgproto3.Describe{ObjectType: 'S', Name: "sel"}, aborted},
+		{"Describe of a SET", &pgproto3.Describe{ObjectType: 'S', Name: "set"}, []string{"ParameterDescription ", "NoData", "ReadyForQuery E"}},
+		{"Describe of the portal", &pgproto3.Describe{ObjectType: 'P', Name: "p"}, aborted},
+		{"Bind with a bad parameter", &pgproto3.Bind{PreparedStatement: "sel", Parameters: [][]byte{[]byte("x")}}, aborted},
+		{"Bind of an empty statement", &pgproto3.Bind{PreparedStatement: "empty"}, aborted},
+		{"Bind of a SET", &pgproto3.Bind{PreparedStatement: "set"}, aborted},
+		// the counts are checked first
+		{"Bind with a parameter too many", &pgproto3.Bind{PreparedStatement: "sel", Parameters: [][]byte{[]byte("1"), []byte("2")}},
+			[]string{"ErrorResponse ERROR 08P01", "ReadyForQuery E"}},
+	} {
+		rc.send(c.msg, &pgproto3.Sync{})
+		expect(t, c.what, rc.readUntilReady(), c.want...)
+	}
+	rc.send(&pgproto3.Bind{PreparedStatement: "rb"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expect(t, "ROLLBACK", rc.readUntilReady(), "BindComplete", "CommandComplete ROLLBACK", "ReadyForQuery I")
+}
+
 // TestExecuteCompletedPortal checks a second Execute of a portal that ran
 // to its end, as PostgreSQL answers it: one that returns rows reports
 // none, any other fails with 55000. A SELECT's used to fail with 57014

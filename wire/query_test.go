@@ -2,7 +2,10 @@ package wire
 
 import (
 	"errors"
+	"log/slog"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgproto3/v2"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -118,4 +121,34 @@ func TestTransactionStatus(t *testing.T) {
 	expect(t, "aborted transaction", rc.readUntilReady(), "ErrorResponse ERROR 25P02", "ReadyForQuery E")
 	rc.send(&pgproto3.Query{String: "ROLLBACK"})
 	expect(t, "ROLLBACK", rc.readUntilReady(), "CommandComplete ROLLBACK", "ReadyForQuery I")
+}
+
+// TestResultClientGoneIsNotInternal checks that a client that goes away
+// while its result is being written is logged as a lost connection, not
+// as an internal error (the failed write came back as the statement's
+// error, which had no SQLSTATE).
+func TestResultClientGoneIsNotInternal(t *testing.T) {
+	log := &testWriter{t: t}
+	ts := startServer(t, func(s *Server) {
+		s.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	for _, msgs := range [][]pgproto3.FrontendMessage{
+		{&pgproto3.Query{String: "SELECT g, repeat('x', 200) FROM generate_series(1, 2000000) g"}},
+		{&pgproto3.Parse{Query: "SELECT g, repeat('x', 200) FROM generate_series(1, 2000000) g"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{}},
+	} {
+		rc := ts.rawConnect(t)
+		rc.send(msgs...)
+		if _, err := rc.receive(); err != nil {
+			t.Fatal(err)
+		}
+		rc.nc.Close() // with the result unread: a reset
+	}
+	for deadline := time.Now().Add(20 * time.Second); strings.Count(log.String(), "connection lost") < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the connections' end was not logged:\n%s", log.String())
+		}
+	}
+	if out := log.String(); strings.Contains(out, "internal error") {
+		t.Fatalf("a client gone mid-result, logged as:\n%s", out)
+	}
 }

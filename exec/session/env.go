@@ -116,10 +116,25 @@ func (e *statementEnv) storedSetting(name string) (string, bool) {
 // rest of the statement then sees.
 func (e *statementEnv) SetSetting(name, value string, reset, local bool) (string, error) {
 	name = strings.ToLower(name)
-	if err := e.sess.runSet(&sql.Set{Name: name, Value: value, Local: local, Reset: reset}); err != nil {
+	s := e.sess
+	if local && s.tx == nil && name != "role" && name != "session_authorization" {
+		// Outside a transaction the statement is its own: the value
+		// holds for the rest of it and goes with it, as PostgreSQL's
+		// transaction does, without SET LOCAL's warning.
+		values, parsed, changed := s.values, s.parsed, maps.Clone(s.changed)
+		err := s.runSet(&sql.Set{Name: name, Value: value, Reset: reset})
+		e.values = s.values
+		s.values, s.parsed, s.changed = values, parsed, changed
+		if err != nil {
+			return "", err
+		}
+		v, _ := e.Setting(name)
+		return v, nil
+	}
+	if err := s.runSet(&sql.Set{Name: name, Value: value, Local: local, Reset: reset}); err != nil {
 		return "", err
 	}
-	e.values = e.sess.values
+	e.values = s.values
 	v, _ := e.Setting(name)
 	return v, nil
 }

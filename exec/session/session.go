@@ -908,6 +908,27 @@ func (s *Session) lookupRegParams(ptypes []types.T, params []any) error {
 // ROLLBACK TO), which runs even in an aborted one.
 func endsTx(st *Statement) bool { return st.parsed != nil && st.parsed.EndsTransaction() }
 
+// CheckBind is the check PostgreSQL makes before a Bind message reads its
+// parameters: in an aborted transaction only a statement that ends it,
+// bound without parameters, binds (an empty one does not); anything else
+// fails with 25P02, before a parameter's own error.
+func (s *Session) CheckBind(st *Statement, nparams int) error {
+	if s.tx != nil && s.txFailed && (!endsTx(st) || nparams != 0) {
+		return errTxAborted()
+	}
+	return nil
+}
+
+// CheckDescribe is PostgreSQL's check of a Describe message: in an
+// aborted transaction a statement or portal that returns rows is not
+// described (25P02); one that returns none is.
+func (s *Session) CheckDescribe(cols []Column) error {
+	if s.tx != nil && s.txFailed && cols != nil {
+		return errTxAborted()
+	}
+	return nil
+}
+
 func errTxAborted() error {
 	return pgerr.New(pgerrcode.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 }
@@ -1665,7 +1686,7 @@ func (s *Session) runSet(x *sql.Set) error {
 	if err := s.applySet(x); err != nil {
 		return err
 	}
-	for name := range settings {
+	for name := range s.settingNames(before) {
 		old, had := before[name]
 		cur, has := s.values[name]
 		if had == has && old == cur {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"slices"
@@ -337,6 +338,31 @@ func (s *Session) endTxSettings(committed bool) {
 	s.restoreSettings(saved, nil)
 }
 
+// settingNames is the names of the settings a transaction's end or a
+// savepoint's rollback compares: the server's settings and the custom
+// ones (placeholder variables such as app.tenant) in saved or set now.
+func (s *Session) settingNames(saved map[string]string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for name := range settings {
+			if !yield(name) {
+				return
+			}
+		}
+		for name := range saved {
+			if _, known := settings[name]; !known && !yield(name) {
+				return
+			}
+		}
+		for name := range s.values {
+			_, known := settings[name]
+			_, inSaved := saved[name]
+			if !known && !inSaved && !yield(name) {
+				return
+			}
+		}
+	}
+}
+
 // keptValue is a setting's value after a plain SET in a transaction
 // block: set is false where it went back to its default (RESET).
 type keptValue struct {
@@ -348,7 +374,7 @@ type keptValue struct {
 // the settings in only, or for all when only is nil, reporting the
 // changes clients track.
 func (s *Session) restoreSettings(saved map[string]string, only map[string]bool) {
-	for name := range settings {
+	for name := range s.settingNames(saved) {
 		if only != nil && !only[name] {
 			continue
 		}
@@ -356,9 +382,15 @@ func (s *Session) restoreSettings(saved map[string]string, only map[string]bool)
 		if cur, ok := s.values[name]; ok == had && cur == old {
 			continue
 		}
-		if had {
+		_, known := settings[name]
+		switch {
+		case had:
 			s.setValue(name, old)
-		} else {
+		case !known:
+			// A custom setting first set since saved stays defined,
+			// empty, as PostgreSQL's placeholder variable does.
+			s.setValue(name, "")
+		default:
 			s.unsetValue(name)
 		}
 		if st := settings[name]; st.report {

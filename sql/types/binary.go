@@ -469,7 +469,7 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 		}
 		us := int64(binary.BigEndian.Uint64(src))
 		if us < 0 || us > MicrosPerDay {
-			return nil, errBinaryMsg("time out of range")
+			return nil, pgerr.New(pgerrcode.DatetimeFieldOverflow, "time out of range")
 		}
 		return TimeOfDay(us), nil
 	case TimestampFamily, TimestampTZ:
