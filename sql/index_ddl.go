@@ -125,7 +125,11 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 	if err := indexOptions(idx, s.Options, colType, hybrid); err != nil {
 		return nil, err
 	}
-	return &CreateIndex{Def: idx, IfNotExists: s.IfNotExists}, nil
+	ci := &CreateIndex{Def: idx, IfNotExists: s.IfNotExists}
+	if s.Concurrent {
+		ci.NoTxBlock = "CREATE INDEX CONCURRENTLY"
+	}
+	return ci, nil
 }
 
 // expressionIndexKey checks the key of a gin or non-unique btree index on

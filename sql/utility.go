@@ -166,12 +166,19 @@ type AlterSequence struct {
 type CreateIndex struct {
 	Def         *catalog.IndexDef
 	IfNotExists bool
+	// NoTxBlock is "CREATE INDEX CONCURRENTLY" for that form, which
+	// PostgreSQL refuses in a transaction block (cairn builds every index
+	// without blocking writes).
+	NoTxBlock string
 }
 
 // DropIndex is DROP INDEX.
 type DropIndex struct {
 	Names    [][2]string // schema, name
 	IfExists bool
+	// NoTxBlock is "DROP INDEX CONCURRENTLY" for that form, which
+	// PostgreSQL refuses in a transaction block.
+	NoTxBlock string
 }
 
 // RenameIndex is ALTER INDEX name RENAME TO new_name of an index CREATE
@@ -1540,6 +1547,9 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		return b.bindDropPolicy(s)
 	case pg_query.ObjectType_OBJECT_INDEX:
 		d := &DropIndex{IfExists: s.MissingOk}
+		if s.Concurrent {
+			d.NoTxBlock = "DROP INDEX CONCURRENTLY"
+		}
 		for _, o := range s.Objects {
 			schema, name := qualified(o)
 			d.Names = append(d.Names, [2]string{schema, name})

@@ -248,6 +248,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		}
 		return tx.SetVal(x.Seq.Schema, x.Seq.Name, x.Value, false)
 	case *sql.CreateIndex:
+		if err := s.refuseInBlock(x.NoTxBlock); err != nil {
+			return err
+		}
 		if tx.Catalog().RelationExists(x.Def.Schema, x.Def.Name) {
 			if x.IfNotExists {
 				s.notice("42P07", "relation \"%s\" already exists, skipping", x.Def.Name)
@@ -272,6 +275,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 	case *sql.RenameIndex:
 		return tx.RenameIndex(x.Schema, x.Name, x.NewName)
 	case *sql.DropIndex:
+		if err := s.refuseInBlock(x.NoTxBlock); err != nil {
+			return err
+		}
 		for _, n := range x.Names {
 			schema := s.findIndexSchema(tx.Catalog(), n[0], n[1])
 			if schema == "" {

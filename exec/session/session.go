@@ -157,6 +157,10 @@ type Session struct {
 	// exported: the transaction exported its snapshot (snapshots.go).
 	exported bool
 	implicit bool
+	// multiStatement is set while a simple query of several statements
+	// runs: its implicit block is a transaction block to the statements
+	// that refuse one (refuseInBlock), as in PostgreSQL.
+	multiStatement bool
 	// txValues are the settings as they were before the open transaction
 	// first changed one (nil: unchanged); txLocal names those SET LOCAL
 	// changed, txKept holds what the transaction's last plain SET (or
@@ -635,6 +639,8 @@ func (s *Session) Query(ctx context.Context, text string, run func(*Portal) erro
 	if len(stmts) == 1 {
 		return false, s.runSimple(stmts[0], run)
 	}
+	s.multiStatement = true
+	defer func() { s.multiStatement = false }()
 	for _, st := range stmts {
 		s.BeginImplicit()
 		if err = s.runSimple(st, run); err != nil {
@@ -929,6 +935,18 @@ func (s *Session) CheckDescribe(cols []Column) error {
 	return nil
 }
 
+// refuseInBlock is PostgreSQL's PreventInTransactionBlock for what (a
+// statement's name; "" refuses nothing): it fails in a transaction block,
+// one the client began or the implicit one of a simple query of several
+// statements. An extended-protocol pipeline's statements are not in a
+// block.
+func (s *Session) refuseInBlock(what string) error {
+	if what != "" && s.tx != nil && (!s.implicit || s.multiStatement) {
+		return pgerr.New(pgerrcode.ActiveSQLTransaction, "%s cannot run inside a transaction block", what)
+	}
+	return nil
+}
+
 func errTxAborted() error {
 	return pgerr.New(pgerrcode.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 }
@@ -1093,8 +1111,8 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		})
 		return tag, false, err
 	case *sql.Vacuum:
-		if x.NoTxBlock != "" && s.tx != nil && !s.implicit {
-			return Tag{}, false, pgerr.New(pgerrcode.ActiveSQLTransaction, "%s cannot run inside a transaction block", x.NoTxBlock)
+		if err := s.refuseInBlock(x.NoTxBlock); err != nil {
+			return Tag{}, false, err
 		}
 		verb := strings.ToLower(x.Tag)
 		for _, name := range x.Skipped {
@@ -1650,8 +1668,8 @@ func errChainOutsideBlock(stmt string) error {
 func (s *Session) runDiscard(x *sql.Discard) error {
 	switch x.What {
 	case "ALL":
-		if s.tx != nil && !s.implicit {
-			return pgerr.New(pgerrcode.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
+		if err := s.refuseInBlock("DISCARD ALL"); err != nil {
+			return err
 		}
 		s.closePortals(func(p *Portal) bool { return p.cursor })
 		// SET SESSION AUTHORIZATION DEFAULT, as PostgreSQL's DISCARD ALL:
