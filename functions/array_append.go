@@ -54,6 +54,9 @@ func arrayAppend(a, e any, elem types.T) (any, error) {
 	if len(arr.Dims) > 1 {
 		return nil, errOneDim()
 	}
+	if len(arr.Elems)+1 > maxArrayItems {
+		return nil, errArrayTooLarge()
+	}
 	elems := append(append(make([]any, 0, len(arr.Elems)+1), arr.Elems...), e)
 	return &types.Array{Elem: arr.Elem, Dims: []int{len(elems)}, Elems: elems}, nil
 }
@@ -65,6 +68,9 @@ func arrayPrepend(e, a any, elem types.T) (any, error) {
 	arr := a.(*types.Array)
 	if len(arr.Dims) > 1 {
 		return nil, errOneDim()
+	}
+	if len(arr.Elems)+1 > maxArrayItems {
+		return nil, errArrayTooLarge()
 	}
 	elems := append([]any{e}, arr.Elems...)
 	return &types.Array{Elem: arr.Elem, Dims: []int{len(elems)}, Elems: elems}, nil
@@ -91,6 +97,10 @@ func arrayCat(a, b any) (any, error) {
 		return x, nil
 	}
 	nx, ny := len(x.Dims), len(y.Dims)
+	if len(x.Elems)+len(y.Elems) > maxArrayItems {
+		// PostgreSQL's limit, checked before the result is built.
+		return nil, errArrayTooLarge()
+	}
 	elems := append(append(make([]any, 0, len(x.Elems)+len(y.Elems)), x.Elems...), y.Elems...)
 	var dims []int
 	switch {

@@ -13,11 +13,11 @@ import (
 	"github.com/jackc/pgerrcode"
 )
 
-// PostgreSQL's array limits: MAXDIM and MaxArraySize.
-const (
-	maxArrayDims  = 6
-	maxArrayItems = 134217727
-)
+// PostgreSQL's array limits: MAXDIM and MaxArraySize (a variable so
+// that tests can lower it).
+const maxArrayDims = 6
+
+var maxArrayItems = 134217727
 
 // errArrayTooLarge is PostgreSQL's error for an array of more than
 // maxArrayItems elements.
@@ -85,7 +85,7 @@ func arrayFill(v any, elem types.T, dimsArg, lbsArg any, hasLbs bool) (any, erro
 	}
 	n := int64(1)
 	for _, d := range dims {
-		if n *= d; d < 0 || n > maxArrayItems {
+		if n *= d; d < 0 || n > int64(maxArrayItems) {
 			return nil, errArrayTooLarge()
 		}
 	}

@@ -1,6 +1,12 @@
 package functions
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
+)
 
 func TestArrayAppendCat(t *testing.T) {
 	runCases(t, []tc{
@@ -102,5 +108,28 @@ func TestSplitLimit(t *testing.T) {
 	}
 	if _, err := stringToArray("string_to_array", []any{"a,b,c,d,e", ","}); err == nil {
 		t.Error("string_to_array of 5 fields passed a limit of 4")
+	}
+}
+
+// TestArrayConcatLimit: array_cat, array_append, array_prepend and || keep
+// PostgreSQL's limit on an array's elements (54000); two arrays of 10^8
+// integers made one of 2·10^8 and took 6 GB.
+func TestArrayConcatLimit(t *testing.T) {
+	defer func(n int) { maxArrayItems = n }(maxArrayItems)
+	maxArrayItems = 4
+	arr := func(n int) *types.Array {
+		return &types.Array{Elem: types.Int4T, Dims: []int{n}, Elems: make([]any, n)}
+	}
+	for name, f := range map[string]func() (any, error){
+		"cat at the limit":    func() (any, error) { return arrayCat(arr(2), arr(2)) },
+		"cat past it":         func() (any, error) { return arrayCat(arr(2), arr(3)) },
+		"append at the limit": func() (any, error) { return arrayAppend(arr(3), 1, types.Int4T) },
+		"append past it":      func() (any, error) { return arrayAppend(arr(4), 1, types.Int4T) },
+		"prepend past it":     func() (any, error) { return arrayPrepend(1, arr(4), types.Int4T) },
+	} {
+		_, err := f()
+		if want := strings.HasSuffix(name, "past it"); want != (pgerr.Code(err) == "54000") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -203,11 +203,17 @@ func init() {
 		return q.String(), nil
 	})...)
 	Register(withConfig("plainto_tsquery", tTSQuery, func(c *tsearch.Config, s string) (any, error) {
-		q, _ := c.PlainToQuery(s)
+		q, _, err := c.PlainToQuery(s)
+		if err != nil {
+			return nil, err
+		}
 		return q.String(), nil
 	})...)
 	Register(withConfig("phraseto_tsquery", tTSQuery, func(c *tsearch.Config, s string) (any, error) {
-		q, _ := c.PhraseToQuery(s)
+		q, _, err := c.PhraseToQuery(s)
+		if err != nil {
+			return nil, err
+		}
 		return q.String(), nil
 	})...)
 	Register(withConfig("websearch_to_tsquery", tTSQuery, func(c *tsearch.Config, s string) (any, error) {
@@ -257,7 +263,10 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			q, _ := c.PlainToQuery(a[1].(string))
+			q, _, err := c.PlainToQuery(a[1].(string))
+			if err != nil {
+				return nil, err
+			}
 			return tsearch.Match(v, q), nil
 		})),
 		fn("||", targs(tTSVector, tTSVector), tTSVector, func(_ *Context, a []any) (any, error) {

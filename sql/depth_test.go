@@ -131,3 +131,31 @@ func BenchmarkMeasureNesting(b *testing.B) {
 		measureNesting(s)
 	}
 }
+
+// TestDepthGuardCoversNestedText binds statements whose deep chain lies
+// inside a string the guard reads as one literal (a function's body, a DO
+// block): that text is parsed later, and must be checked then too. Each
+// of these crashed the process with SIGSEGV in pg_query.
+func TestDepthGuardCoversNestedText(t *testing.T) {
+	chain := "1" + strings.Repeat("+1", 50000)
+	stmts := map[string]string{
+		"SQL function":          "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT " + chain + " $$",
+		"PL/pgSQL PERFORM":      "DO $$ BEGIN PERFORM " + chain + "; END $$",
+		"PL/pgSQL assignment":   "DO $$ DECLARE x int; BEGIN x := " + chain + "; END $$",
+		"PL/pgSQL IF":           "DO $$ BEGIN IF " + chain + " = 1 THEN NULL; END IF; END $$",
+		"PL/pgSQL RETURN QUERY": "CREATE FUNCTION g() RETURNS SETOF int LANGUAGE plpgsql AS $$ BEGIN RETURN QUERY SELECT " + chain + "; END $$",
+	}
+	for name, q := range stmts {
+		parsed, err := Parse(q)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b := &Binder{Catalog: testCatalog(), SearchPath: []string{"public"}}
+		if _, err := b.Bind(parsed[0]); sqlstate(err) != "54001" {
+			t.Errorf("%s: got %v (%s), want 54001", name, err, sqlstate(err))
+		}
+	}
+	if _, _, _, _, ok := PlainInsert("INSERT INTO mem (id) VALUES (" + chain + ")"); ok {
+		t.Error("PlainInsert took a statement too deep to parse")
+	}
+}

@@ -444,9 +444,9 @@ func sqlFunctionBody(def *catalog.FunctionDef, arg func(i int, location int32) *
 	if def.Language == "plpgsql" {
 		body, _ = returnQuery(def.Body)
 	}
-	tree, err := pg_query.Parse(body)
+	tree, err := parseNested(body)
 	if err != nil {
-		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error()).WithDetail("In the body of SQL function \"%s\".", def.Name)
+		return nil, nestedParseError(err).WithDetail("In the body of SQL function \"%s\".", def.Name)
 	}
 	if len(tree.Stmts) != 1 {
 		return nil, pgerr.NotSupported("a SQL function body of %d statements", len(tree.Stmts))
@@ -557,7 +557,7 @@ func returnQuery(body string) (query string, ok bool) {
 		return "", false
 	}
 	s = strings.TrimSuffix(s, ";")
-	if tree, err := pg_query.Parse(s); err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
+	if tree, err := parseNested(s); err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
 		return "", false
 	}
 	return s, true

@@ -142,6 +142,34 @@ func ParseExpr(text string) (*pg_query.Node, error) {
 	return sel.TargetList[0].GetResTarget().Val, nil
 }
 
+// parseNested parses SQL text that arrives inside a statement already
+// checked: a function's body, a PL/pgSQL statement or expression, a query
+// the HTTP API inspects. checkDepth saw that text as one string literal,
+// so it must be checked on its own: pg_query overflows the C stack on a
+// deep enough tree, which kills the process. A statement too deep is the
+// *pgerr.Error 54001, as from parse; any other error is pg_query's own, for
+// the caller to report in its words.
+func parseNested(text string) (*pg_query.ParseResult, error) {
+	if err := checkDepth(text); err != nil {
+		return nil, err
+	}
+	tree, err := pg_query.Parse(text)
+	if err != nil && strings.Contains(err.Error(), "exceeded maximum recursion depth") {
+		return nil, stackDepthExceeded()
+	}
+	return tree, err
+}
+
+// nestedParseError is the error for nested SQL text (see parseNested) that
+// did not parse: a depth error as it is, anything else a syntax error.
+func nestedParseError(err error) *pgerr.Error {
+	var pe *pgerr.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return pgerr.New(pgerrcode.SyntaxError, "%s", err.Error())
+}
+
 // parse runs pg_query on a query that checkDepth has let through. A syntax
 // error is 42601 at the offending token; a tree deeper than the protobuf
 // decoder's recursion limit is 54001, as PostgreSQL answers for it.

@@ -10,7 +10,7 @@ import pg_query "github.com/pganalyze/pg_query_go/v5"
 // list. cols are the columns named and params[k] the 0-based parameter
 // that fills cols[k]; ok is false for anything else.
 func PlainInsert(query string) (schema, table string, cols []string, params []int, ok bool) {
-	tree, err := pg_query.Parse(query)
+	tree, err := parseNested(query)
 	if err != nil || len(tree.Stmts) != 1 {
 		return "", "", nil, nil, false
 	}

@@ -1359,12 +1359,12 @@ func (c *plCompiler) sqlStmt(e *plExprJSON) (*PLExpr, error) {
 // a utility statement (DDL) is run as written. A name that is both a
 // variable and a column of a table the query reads is the variable.
 func (c *plCompiler) compileSQL(q, text string, isExpr bool) (*PLExpr, error) {
-	tree, err := pg_query.Parse(q)
+	tree, err := parseNested(q)
 	if err != nil {
 		if isExpr {
-			return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error()).WithDetail("In the PL/pgSQL expression \"%s\".", text)
+			return nil, nestedParseError(err).WithDetail("In the PL/pgSQL expression \"%s\".", text)
 		}
-		return nil, pgerr.New(pgerrcode.SyntaxError, "%s", err.Error()).WithDetail("In the PL/pgSQL statement \"%s\".", text)
+		return nil, nestedParseError(err).WithDetail("In the PL/pgSQL statement \"%s\".", text)
 	}
 	if len(tree.Stmts) != 1 {
 		return nil, pgerr.New(pgerrcode.SyntaxError, "PL/pgSQL statement \"%s\" is not a single statement", text)

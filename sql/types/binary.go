@@ -420,11 +420,29 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Lexemes are text: invalid UTF-8 is 22021, as pq_getmsgstring
+		// makes it in tsvectorrecv.
+		for _, l := range tv {
+			if err := CheckText([]byte(l.Word)); err != nil {
+				return nil, err
+			}
+		}
 		return tv.String(), nil
 	case TSQuery:
 		q, err := tsearch.DecodeQuery(src)
 		if err != nil {
 			return nil, err
+		}
+		for stack := []*tsearch.Node{q.Root}; len(stack) > 0; {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if n == nil {
+				continue
+			}
+			if err := CheckText([]byte(n.Word)); err != nil {
+				return nil, err
+			}
+			stack = append(stack, n.L, n.R)
 		}
 		return q.String(), nil
 	case JSONB, JSONPath:
@@ -545,21 +563,26 @@ func decodeArrayBinary(src []byte, elem T) (any, error) {
 		return nil, errInsufficient()
 	}
 	dims := make([]int, ndim)
+	lbs := make([]int32, ndim)
 	nitems := int64(1)
 	for i := range dims {
 		d := int32(binary.BigEndian.Uint32(p))
-		lb := int32(binary.BigEndian.Uint32(p[4:]))
+		lbs[i] = int32(binary.BigEndian.Uint32(p[4:]))
 		p = p[8:]
 		if d < 0 {
 			return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", maxArraySize)
-		}
-		if int64(lb)+int64(d)-1 > math.MaxInt32 {
-			return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "array lower bound is too large: %d", lb)
 		}
 		dims[i] = int(d)
 		nitems *= int64(d)
 		if nitems > maxArraySize {
 			return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", maxArraySize)
+		}
+	}
+	// ArrayCheckBounds, after the size as in array_recv: a dimension's
+	// length plus its lower bound must fit an int32.
+	for i, lb := range lbs {
+		if int64(lb)+int64(dims[i]) > math.MaxInt32 {
+			return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "array lower bound is too large: %d", lb)
 		}
 	}
 	if ndim == 0 || nitems == 0 {

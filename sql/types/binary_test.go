@@ -64,6 +64,11 @@ func TestDecodeBinaryErrors(t *testing.T) {
 		{int4Arr, h("00000001 00000000 00000017 00000001 00000001 00000004 00000001 ff"), "22P03", "incorrect binary data format"},
 		{int4Arr, h("00000002 00000000 00000017 7fffffff 00000001 7fffffff 00000001"), "54000", "array size exceeds the maximum allowed (134217727)"},
 		{int4Arr, h("00000001 00000000 00000017 ffffffff 00000001"), "54000", "array size exceeds the maximum allowed (134217727)"},
+		{int4Arr, h("00000001 00000000 00000017 00000001 7fffffff 00000004 00000001"), "54000", "array lower bound is too large: 2147483647"},
+		// A lexeme is text: invalid UTF-8 is 22021, as in PostgreSQL's
+		// tsvectorrecv and tsqueryrecv (it was stored and sent back as is).
+		{TSVectorT, h("00000001 ff00 0000"), "22021", `invalid byte sequence for encoding "UTF8": 0xff`},
+		{TSQueryT, h("00000001 01 00 00 ff00"), "22021", `invalid byte sequence for encoding "UTF8": 0xff`},
 		{ArrayOf(NumericT, 1), h("00000001 00000000 000006a4 00000001 00000001 00000009 0000 0000 0000 0000 00"), "22P03", "improper binary format in array element 1"},
 		{RecordT, h("00000001 00000017 00000004 00000001 00"), "22P03", "incorrect binary data format"},
 		{RecordT, h("00000002 00000017"), "08P01", "insufficient data left in message"},

@@ -153,7 +153,15 @@ func (p *parser) logicChain(op string, kind Kind, operand func() (*Item, error))
 	if err != nil {
 		return nil, err
 	}
+	// Each operator makes the left-deep tree one level deeper, and the
+	// tree is walked recursively when it is checked, printed and run: it
+	// counts as nesting, as an accessor chain does.
+	depth := p.depth
+	defer func() { p.depth = depth }()
 	for p.tok.isOp(op) {
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
 		if isExpr(l) {
 			return nil, p.unexpected()
 		}
@@ -325,10 +333,16 @@ func (p *parser) binaryChain(ops map[byte]Kind, operand func() (*Item, error)) (
 	if err != nil {
 		return nil, err
 	}
+	// One level of nesting per operator, as in logicChain.
+	depth := p.depth
+	defer func() { p.depth = depth }()
 	for p.tok.kind == tChar {
 		k, ok := ops[p.tok.text[0]]
 		if !ok {
 			break
+		}
+		if err := p.enter(); err != nil {
+			return nil, err
 		}
 		if !isExpr(l) {
 			return nil, p.unexpected()

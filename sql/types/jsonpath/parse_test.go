@@ -73,6 +73,12 @@ func TestDepthLimit(t *testing.T) {
 		"$" + strings.Repeat(".a", 50*deep),
 		"$" + strings.Repeat("[0]", deep),
 		"$" + strings.Repeat(" ? (@.a", deep/2) + " > 1" + strings.Repeat(")", deep/2),
+		// Operator chains build left-deep trees as deep as they are long:
+		// 3,000,000 terms overflowed the printer's goroutine stack.
+		"1" + strings.Repeat("+1", 3_000_000),
+		"1" + strings.Repeat("*2-1", deep),
+		"$ ? (@ == 1" + strings.Repeat(" && @ == 1", deep) + ")",
+		"$ ? (@ == 1" + strings.Repeat(" || @ == 1", deep) + ")",
 	} {
 		start := time.Now()
 		_, err := Parse(in)
@@ -83,6 +89,9 @@ func TestDepthLimit(t *testing.T) {
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%.20s...: refused after %v", in, d)
 		}
+	}
+	if _, err := Parse("1" + strings.Repeat("+1", maxDepth/2)); err != nil {
+		t.Fatalf("a chain of %d additions: %v", maxDepth/2, err)
 	}
 	ok := "$" + strings.Repeat(".a", maxDepth/2) + " ? (" + strings.Repeat("(", 100) + "@ > 1" + strings.Repeat(")", 100) + ")"
 	p, err := Parse(ok)

@@ -211,15 +211,15 @@ func (c *Config) ToQuery(text string) (q Query, notice string, err error) {
 }
 
 // PlainToQuery is plainto_tsquery: the lexemes of text joined by &.
-func (c *Config) PlainToQuery(text string) (Query, string) {
-	q, notice, _ := cleanStopwords(Query{Root: c.morph(text, 0, false, OpAnd)}, text)
-	return q, notice
+// A text of more words than a query's tree may be deep is 54001.
+func (c *Config) PlainToQuery(text string) (Query, string, error) {
+	return cleanStopwords(Query{Root: c.morph(text, 0, false, OpAnd)}, text)
 }
 
 // PhraseToQuery is phraseto_tsquery: the lexemes of text as a phrase.
-func (c *Config) PhraseToQuery(text string) (Query, string) {
-	q, notice, _ := cleanStopwords(Query{Root: c.morph(text, 0, false, OpPhrase)}, text)
-	return q, notice
+// A text of more words than a query's tree may be deep is 54001.
+func (c *Config) PhraseToQuery(text string) (Query, string, error) {
+	return cleanStopwords(Query{Root: c.morph(text, 0, false, OpPhrase)}, text)
 }
 
 // stopNotice is PostgreSQL's NOTICE for a query that stop words emptied.
@@ -230,6 +230,9 @@ const stopNotice = "text-search query contains only stop words or doesn't contai
 func cleanStopwords(q Query, text string) (Query, string, error) {
 	if q.Root == nil {
 		return q, "text-search query doesn't contain lexemes: \"" + text + "\"", nil
+	}
+	if err := checkTreeDepth(q.Root); err != nil {
+		return Query{}, "", err
 	}
 	if !hasStop(q.Root) {
 		return q, "", nil

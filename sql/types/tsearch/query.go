@@ -123,7 +123,41 @@ func parseQuery(s string, operand operandFunc) (Query, error) {
 	if len(p.nodes) == 0 {
 		return Query{}, nil
 	}
+	if err := checkTreeDepth(p.nodes[0]); err != nil {
+		return Query{}, err
+	}
 	return Query{Root: p.nodes[0]}, nil
+}
+
+// maxTreeDepth bounds how deep a query's tree may be. A chain of
+// operators ('a & b & c ...', '!!!...a', a long text given to
+// plainto_tsquery) builds a tree as deep as it is long, and printing,
+// matching and ranking recurse over it: a few million levels overflow the
+// goroutine's stack, which ends the process. PostgreSQL answers 54001
+// (stack depth limit exceeded) for such a chain somewhere between 10,000
+// and 100,000 operands.
+const maxTreeDepth = 50000
+
+// checkTreeDepth is 54001 for a tree deeper than maxTreeDepth. It walks
+// the tree without recursion.
+func checkTreeDepth(root *Node) error {
+	type item struct {
+		n     *Node
+		depth int
+	}
+	stack := []item{{root, 1}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if it.n == nil {
+			continue
+		}
+		if it.depth > maxTreeDepth {
+			return pgerr.New(pgerrcode.StatementTooComplex, "stack depth limit exceeded")
+		}
+		stack = append(stack, item{it.n.L, it.depth + 1}, item{it.n.R, it.depth + 1})
+	}
+	return nil
 }
 
 // maxDepth bounds the nesting of parentheses (PostgreSQL's

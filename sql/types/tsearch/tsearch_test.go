@@ -1,6 +1,12 @@
 package tsearch
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+)
 
 // Canonical texts and answers below are PostgreSQL 15's.
 func TestVectorAndQueryText(t *testing.T) {
@@ -44,7 +50,7 @@ func TestEnglish(t *testing.T) {
 	if want := `'brown':4 'dog':13 'fox':5 'jump':9 'lazi':12 'quick':3 'quick-brown':2 'ran':16 'run':14 'runner':15`; v.String() != want {
 		t.Errorf("to_tsvector: got %s, want %s", v, want)
 	}
-	q, _ := English.PhraseToQuery("the fat cats ate the rats")
+	q, _, _ := English.PhraseToQuery("the fat cats ate the rats")
 	if want := `'fat' <-> 'cat' <-> 'ate' <2> 'rat'`; q.String() != want {
 		t.Errorf("phraseto_tsquery: got %s, want %s", q, want)
 	}
@@ -66,5 +72,45 @@ func TestRank(t *testing.T) {
 	}
 	if !Match(v, q) {
 		t.Error("@@: no match")
+	}
+}
+
+// TestQueryTreeDepth: a chain of operators builds a tree as deep as it is
+// long, which printing and matching walk recursively; 3,000,000 NOTs
+// overflowed the goroutine's stack and ended the process. Past
+// maxTreeDepth every way of building one is 54001, as in PostgreSQL.
+func TestQueryTreeDepth(t *testing.T) {
+	deep := maxTreeDepth + 10
+	words := strings.Repeat("ab ", deep)
+	build := map[string]func() (Query, error){
+		"NOT chain": func() (Query, error) { return ParseQuery(strings.Repeat("!", 3_000_000) + "a") },
+		"AND chain": func() (Query, error) { return ParseQuery("a" + strings.Repeat(" & a", deep)) },
+		"to_tsquery": func() (Query, error) {
+			q, _, err := English.ToQuery("a" + strings.Repeat(" <-> a", deep))
+			return q, err
+		},
+		"plainto_tsquery": func() (Query, error) {
+			q, _, err := English.PlainToQuery(words)
+			return q, err
+		},
+		"phraseto_tsquery": func() (Query, error) {
+			q, _, err := English.PhraseToQuery(words)
+			return q, err
+		},
+		"websearch_to_tsquery": func() (Query, error) {
+			q, _, err := English.WebSearchToQuery(words)
+			return q, err
+		},
+	}
+	for name, f := range build {
+		var pe *pgerr.Error
+		if _, err := f(); !errors.As(err, &pe) || pe.Code != "54001" {
+			t.Errorf("%s: got %v, want 54001", name, err)
+		}
+	}
+	// 10,000 operands, which PostgreSQL takes, are fine.
+	q, _, err := English.PlainToQuery(strings.Repeat("ab ", 10000))
+	if err != nil || !strings.HasPrefix(q.String(), "'ab' & 'ab'") {
+		t.Fatalf("plainto_tsquery of 10,000 words: %v", err)
 	}
 }
