@@ -166,16 +166,17 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		}
 		return newJoin(rt, n, l, r), nil
 	case *sql.SetOp:
-		l, err := Build(rt, n.Left)
-		if err != nil {
-			return nil, err
+		nodes := n.Children()
+		inputs := make([]Operator, 0, len(nodes))
+		for _, in := range nodes {
+			op, err := Build(rt, in)
+			if err != nil {
+				closeAll(inputs)
+				return nil, err
+			}
+			inputs = append(inputs, op)
 		}
-		r, err := Build(rt, n.Right)
-		if err != nil {
-			l.Close()
-			return nil, err
-		}
-		return newSetOp(rt, n, l, r), nil
+		return newSetOp(rt, n, inputs), nil
 	case nil:
 		return nil, internalErr("nil plan node")
 	}

@@ -18,14 +18,16 @@ import (
 // Rows come out in left-then-right input order; INTERSECT and EXCEPT read
 // the right input first.
 type SetOp struct {
-	rt     *Runtime
-	node   *sql.SetOp
-	left   Operator
-	right  Operator
+	rt   *Runtime
+	node *sql.SetOp
+	// inputs are INTERSECT's and EXCEPT's left and right inputs, and a
+	// UNION's inputs in order: the whole chain of UNIONs its rule covers
+	// (sql.SetOp.Children).
+	inputs []Operator
 	schema *arrow.Schema
 	types  []types.T
 
-	onRight bool                // UNION: reading the right input
+	reading int                 // UNION: the input being read
 	seen    map[string]struct{} // UNION, INTERSECT, EXCEPT (distinct)
 	counts  map[string]int      // INTERSECT, EXCEPT: right rows per key
 	loaded  bool
@@ -34,12 +36,12 @@ type SetOp struct {
 	acct memAccount
 }
 
-func newSetOp(rt *Runtime, n *sql.SetOp, l, r Operator) *SetOp {
+func newSetOp(rt *Runtime, n *sql.SetOp, inputs []Operator) *SetOp {
 	ts := make([]types.T, len(n.Out))
 	for i, c := range n.Out {
 		ts[i] = c.T
 	}
-	return &SetOp{rt: rt, node: n, left: l, right: r, schema: schemaOf(n.Out), types: ts,
+	return &SetOp{rt: rt, node: n, inputs: inputs, schema: schemaOf(n.Out), types: ts,
 		seen: map[string]struct{}{}, acct: rt.account()}
 }
 
@@ -55,7 +57,7 @@ func (s *SetOp) loadRight(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec, err := s.right.Next(ctx)
+		rec, err := s.inputs[1].Next(ctx)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -89,13 +91,9 @@ func (s *SetOp) Next(ctx context.Context) (arrow.Record, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		in := s.left
-		if s.onRight {
-			in = s.right
-		}
-		rec, err := in.Next(ctx)
-		if errors.Is(err, io.EOF) && s.node.Kind == sql.Union && !s.onRight {
-			s.onRight = true
+		rec, err := s.inputs[s.reading].Next(ctx)
+		if errors.Is(err, io.EOF) && s.node.Kind == sql.Union && s.reading < len(s.inputs)-1 {
+			s.reading++
 			continue
 		}
 		if err != nil {
@@ -181,6 +179,12 @@ func (s *SetOp) Close() {
 	s.out.release()
 	s.seen, s.counts = nil, nil
 	s.acct.release()
-	s.left.Close()
-	s.right.Close()
+	closeAll(s.inputs)
+}
+
+// closeAll closes ops.
+func closeAll(ops []Operator) {
+	for _, op := range ops {
+		op.Close()
+	}
 }
