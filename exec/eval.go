@@ -103,6 +103,10 @@ type Runtime struct {
 	// their readers (sql.SharedCTE), once the first reader ran.
 	sharedCTEs map[*sql.SharedCTE][]arrow.Record
 	stats      map[sql.Node]*opStats
+	// inSets are the hash sets of the IN lists of constants (constSet),
+	// built once a statement, not once a batch (a 100,000-item list over
+	// 200,000 rows built its set 25 times).
+	inSets map[*sql.InList]inSet
 }
 
 // fnCtx is the function context of the statement.

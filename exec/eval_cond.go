@@ -5,6 +5,7 @@ import (
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
+	"slices"
 )
 
 // part is the answer of one CASE arm or COALESCE argument for some rows.
@@ -202,7 +203,7 @@ func (ev *evaluator) evalInList(e *sql.InList, b batch) (vec, error) {
 	}
 	defer arg.release()
 	var res vec
-	if set, ok := ev.constSet(e.List, arg.t); ok && len(e.List) > 4 {
+	if set := ev.inListSet(e, arg.t); set != nil {
 		res = ev.probeSet(arg, set, b.n)
 	} else {
 		res, err = ev.orEach(arg, e.List, e.Equal, false, b)
@@ -215,6 +216,38 @@ func (ev *evaluator) evalInList(e *sql.InList, b batch) (vec, error) {
 	}
 	defer res.release()
 	return ev.mapTri(res, b.n, triNot), nil
+}
+
+// inSet is a statement's cached constSet of an IN list for arguments of
+// type t (nil set: the list is not one of constants, or too short).
+type inSet struct {
+	t   types.T
+	set *valueSet
+}
+
+// inListSet returns the hash set e's list is probed with for arguments
+// of type t; nil when the items are compared one by one. A list of
+// constants has its set built on the statement's first batch; one with
+// parameters each time (PL/pgSQL evaluates an expression again in the
+// same runtime with other parameters).
+func (ev *evaluator) inListSet(e *sql.InList, t types.T) *valueSet {
+	if c, ok := ev.rt.inSets[e]; ok && c.t.Equal(t) {
+		return c.set
+	}
+	if len(e.List) <= 4 {
+		return nil
+	}
+	set, ok := ev.constSet(e.List, t)
+	if !ok {
+		set = nil
+	}
+	if !slices.ContainsFunc(e.List, func(x sql.Expr) bool { _, param := x.(*sql.Param); return param }) {
+		if ev.rt.inSets == nil {
+			ev.rt.inSets = map[*sql.InList]inSet{}
+		}
+		ev.rt.inSets[e] = inSet{t: t, set: set}
+	}
+	return set
 }
 
 // valueSet is a hash set of non-NULL values plus whether a NULL was seen.
