@@ -235,6 +235,10 @@ func TestHTTPIngestArrowErrors(t *testing.T) {
 	c.fail(path, `{"id": `+ids(3)+`, "emb": `+embs(3, 1, `[[1, 2], [3, 4]]`)+`}`,
 		400, "QUERY_ERROR", "2202E", `column "emb" at index 1: array has 2 dimensions but the column holds 1`)
 	c.fail(path, `{"id": [1, 2], "t": ["a", "b\u0000"]}`, 400, "QUERY_ERROR", "22021", `column "t" at index 1`)
+	// Half a surrogate pair: refused, not read as U+FFFD.
+	for _, bad := range []string{`"\ud800"`, `"a\udc00"`, `"\ud800\u0041"`, `"\ud800\\udc00"`, `"\uD83D"`} {
+		c.fail(path, `{"id": [1], "t": [`+bad+`]}`, 400, "BAD_REQUEST", "08P01", "is half of a surrogate pair")
+	}
 	c.fail(path, `{"id": [1, 2], "t": ["a", null]}`, 400, "QUERY_ERROR", "23502", `null value in column "t"`)
 	c.fail(path, `{"id": [1, 2, 1]}`, 400, "QUERY_ERROR", "23505", `duplicate key value`)
 	// Invalid JSON after a bad value, anywhere in the body: the JSON error.
@@ -266,6 +270,11 @@ func TestHTTPIngestArrowErrors(t *testing.T) {
 	c.ok(path, `{"id": [3], "c": ["abc"], "emb": [[2, 3]]}`)
 	if got, want := c.query("SELECT id, t, emb::text, c FROM e ORDER BY id"), `[[1,"d","{1}",null],[2,"d",null,null],[3,"d","{2,3}","abc"]]`; got != want {
 		t.Fatalf("rows: %s, want %s", got, want)
+	}
+	// A whole surrogate pair is the character it encodes.
+	c.ok(path, `{"id": [4], "t": ["a\ud83d\ude00b"]}`)
+	if got, want := c.query("SELECT t, length(t) FROM e WHERE id = 4"), "[[\"a\U0001F600b\",3]]"; got != want {
+		t.Fatalf("surrogate pair: %s, want %s", got, want)
 	}
 }
 

@@ -166,7 +166,64 @@ func readBody(r *http.Request) ([]byte, error) {
 	if err := checkTextBytes(body); err != nil {
 		return nil, &requestError{http.StatusBadRequest, codeBadRequest, pgerr.From(err)}
 	}
+	if at, ok := loneSurrogate(body); ok {
+		return nil, badRequest("invalid JSON in request body at byte %d: Unicode escape %s is half of a surrogate pair without its other half", at, body[at:at+6])
+	}
 	return body, nil
+}
+
+// loneSurrogate finds a \u escape in body that is half of a UTF-16
+// surrogate pair without its other half, and returns where it starts:
+// encoding/json decodes one as U+FFFD, changing the text without a word,
+// where PostgreSQL's JSON input refuses it. Outside strings JSON has no
+// backslashes, so every one is an escape; a malformed one is left to the
+// decoder.
+func loneSurrogate(body []byte) (int, bool) {
+	hex4 := func(at int) (rune, bool) {
+		if at+4 > len(body) {
+			return 0, false
+		}
+		var r rune
+		for _, c := range body[at : at+4] {
+			switch {
+			case c >= '0' && c <= '9':
+				r = r<<4 | rune(c-'0')
+			case c|0x20 >= 'a' && c|0x20 <= 'f':
+				r = r<<4 | rune(c|0x20-'a'+10)
+			default:
+				return 0, false
+			}
+		}
+		return r, true
+	}
+	for i := 0; ; {
+		k := bytes.IndexByte(body[i:], '\\')
+		if k < 0 || i+k+1 >= len(body) {
+			return 0, false
+		}
+		i += k
+		if body[i+1] != 'u' {
+			i += 2
+			continue
+		}
+		r, ok := hex4(i + 2)
+		switch {
+		case !ok:
+			i += 2
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return i, true
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+8 > len(body) || body[i+6] != '\\' || body[i+7] != 'u' {
+				return i, true
+			}
+			if low, ok := hex4(i + 8); !ok || low < 0xDC00 || low > 0xDFFF {
+				return i, true
+			}
+			i += 12
+		default:
+			i += 6
+		}
+	}
 }
 
 // maxBodyPrealloc bounds the buffer readBody allocates up front for a
