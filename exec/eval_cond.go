@@ -1,11 +1,12 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
-	"slices"
 )
 
 // part is the answer of one CASE arm or COALESCE argument for some rows.
@@ -237,10 +238,7 @@ func (ev *evaluator) inListSet(e *sql.InList, t types.T) *valueSet {
 	if len(e.List) <= 4 {
 		return nil
 	}
-	set, ok := ev.constSet(e.List, t)
-	if !ok {
-		set = nil
-	}
+	set, _ := ev.constSet(e.List, t) // (nil when the items are not all constants)
 	if !slices.ContainsFunc(e.List, func(x sql.Expr) bool { _, param := x.(*sql.Param); return param }) {
 		if ev.rt.inSets == nil {
 			ev.rt.inSets = map[*sql.InList]inSet{}
