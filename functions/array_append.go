@@ -31,10 +31,23 @@ func init() {
 			})
 	}
 	cat := func(name string) *Overload {
-		return &Overload{Name: name, Args: []types.T{ArgAnyArray, ArgAnyArray}, ResultFn: arrayResult, NullCall: true,
+		return &Overload{Name: name, Args: []types.T{ArgAnyArray, ArgAnyArray}, ResultFn: catResult, NullCall: true,
 			Eval: func(_ *Context, args []any) (any, error) { return arrayCat(args[0], args[1]) }}
 	}
 	Register(app("array_append"), pre("array_prepend"), cat("array_cat"), app("||"), pre("||"), cat("||"))
+}
+
+// catResult is array_cat's result type: the operand with more dimensions,
+// since an N-1-dimensional array joins an N-dimensional one as one more
+// element of its first dimension (array[1] || array[[2]] is {{1},{2}}).
+func catResult(args []types.T) types.T {
+	r := arrayResult(args)
+	for _, a := range args {
+		if a.Family == types.ArrayFamily && a.Dims > r.Dims {
+			r = baseType(a)
+		}
+	}
+	return r
 }
 
 // inferElem guesses an element type from a datum (types.TypeOfValue),
