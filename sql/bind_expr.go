@@ -736,6 +736,43 @@ func callOf(e Expr, form string) (*Call, error) {
 	return c, nil
 }
 
+// bindDistinct binds "l IS [NOT] DISTINCT FROM r". Two row constructors
+// are compared field by field, as PostgreSQL does: they are distinct when
+// any pair of fields is (a NULL and a value are; two NULLs are not).
+func (b *Binder) bindDistinct(l, r Expr, negate bool) (Expr, error) {
+	if lr, ok := l.(*RowExpr); ok {
+		if rr, ok := r.(*RowExpr); ok {
+			if len(lr.Args) != len(rr.Args) {
+				return nil, pgerr.New(pgerrcode.SyntaxError, "unequal number of entries in row expressions")
+			}
+			if len(lr.Args) == 0 {
+				return nil, pgerr.NotSupported("comparison of zero-column rows")
+			}
+			fields := make([]Expr, len(lr.Args))
+			for i := range lr.Args {
+				f, err := b.bindDistinct(lr.Args[i], rr.Args[i], negate)
+				if err != nil {
+					return nil, err
+				}
+				fields[i] = f
+			}
+			if negate {
+				return &BoolOp{Op: And, Args: fields}, nil
+			}
+			return &BoolOp{Op: Or, Args: fields}, nil
+		}
+	}
+	eq, err := b.bindOperator("=", l, r)
+	if err != nil {
+		return nil, err
+	}
+	c, err := callOf(eq, "IS DISTINCT FROM")
+	if err != nil {
+		return nil, err
+	}
+	return &IsDistinct{Left: c.Args[0], Right: c.Args[1], Equal: c.Overload, Negate: negate}, nil
+}
+
 // bindRowIn binds (a, b) [NOT] IN ((x, y), ...): the row equals one of the
 // rows of the list.
 func (b *Binder) bindRowIn(row *RowExpr, items []Expr, negate bool) (Expr, error) {
@@ -910,15 +947,7 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		eq, err := b.bindOperator("=", l, r)
-		if err != nil {
-			return nil, err
-		}
-		c, err := callOf(eq, "IS DISTINCT FROM")
-		if err != nil {
-			return nil, err
-		}
-		return &IsDistinct{Left: c.Args[0], Right: c.Args[1], Equal: c.Overload, Negate: a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT}, nil
+		return b.bindDistinct(l, r, a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT)
 	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
 		l, r, err := b.bindOperands(sc, a)
 		if err != nil {
