@@ -54,12 +54,14 @@ func (m *materialized) Close() {
 // xmax after the table's (sql.ReturningSystemColumns): xmin is
 // sql.FrozenXid, what a later scan of the row reads (clients compare it
 // with that: an xmin concurrency token), xmax that of row i (nil: 0 for
-// all).
-func (m *materialized) addReturning(rt *Runtime, exprs []sql.Expr, rec arrow.Record, xmax func(i int) uint32) error {
+// all). from, when not nil, holds the columns of the UPDATE ... FROM or
+// DELETE ... USING relations each row was joined with; they follow the
+// system columns.
+func (m *materialized) addReturning(rt *Runtime, exprs []sql.Expr, rec arrow.Record, xmax func(i int) uint32, from arrow.Record) error {
 	if len(exprs) == 0 || rec.NumRows() == 0 {
 		return nil
 	}
-	in := withSystemColumns(rec, xmax)
+	in := withSystemColumns(rec, xmax, from)
 	defer in.Release()
 	cols := make([]arrow.Array, len(exprs))
 	for i, e := range exprs {
@@ -75,8 +77,9 @@ func (m *materialized) addReturning(rt *Runtime, exprs []sql.Expr, rec arrow.Rec
 	return nil
 }
 
-// withSystemColumns is rec with its rows' xmin and xmax (xid) appended.
-func withSystemColumns(rec arrow.Record, xmax func(i int) uint32) arrow.Record {
+// withSystemColumns is rec with its rows' xmin and xmax (xid) appended,
+// then the columns of from (nil: none).
+func withSystemColumns(rec arrow.Record, xmax func(i int) uint32, from arrow.Record) arrow.Record {
 	n := int(rec.NumRows())
 	mins := make([]uint32, n)
 	maxes := make([]uint32, n)
@@ -94,6 +97,10 @@ func withSystemColumns(rec arrow.Record, xmax func(i int) uint32) arrow.Record {
 	defer minArr.Release()
 	defer maxArr.Release()
 	cols := append(slices.Clip(rec.Columns()), minArr, maxArr)
+	if from != nil {
+		fields = append(fields, from.Schema().Fields()...)
+		cols = append(cols, from.Columns()...)
+	}
 	return array.NewRecord(arrow.NewSchema(fields, nil), cols, rec.NumRows())
 }
 
@@ -387,7 +394,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		if err := after.add(rec, nil); err != nil {
 			return err
 		}
-		return out.addReturning(rt, n.Returning, rec, nil)
+		return out.addReturning(rt, n.Returning, rec, nil, nil)
 	}
 	// With BEFORE INSERT triggers that may read a table each row is
 	// written before the next one's triggers run, as PostgreSQL does: a
@@ -578,7 +585,7 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 				return xid
 			}
 			return 0
-		}); err != nil {
+		}, nil); err != nil {
 			return 0, err
 		}
 	}
@@ -846,11 +853,30 @@ func generateColumns(rt *Runtime, def *catalog.TableDef, gen map[int]sql.Expr, r
 }
 
 // pendingWrite is one batch of an UPDATE: the rows to delete (their
-// IDs, and the rows themselves) and their replacements.
+// IDs, and the rows themselves) and their replacements, and for
+// RETURNING the FROM relations' columns of each (nil: none).
 type pendingWrite struct {
 	rowIDs []int64
 	old    arrow.Record
 	newRec arrow.Record
+	from   arrow.Record
+}
+
+// fromColumns is the part of in, a row of an UPDATE's or DELETE's input,
+// after the target's ncols columns and row ID: the columns of the FROM or
+// USING relations, which RETURNING may read. It is nil when there are
+// none or RETURNING is empty; rows, when not nil, picks the rows kept.
+func fromColumns(in arrow.Record, ncols int, returning []sql.Expr, rows []int) (arrow.Record, error) {
+	if len(returning) == 0 || int(in.NumCols()) <= ncols+1 {
+		return nil, nil
+	}
+	schema := arrow.NewSchema(in.Schema().Fields()[ncols+1:], nil)
+	rec := array.NewRecord(schema, in.Columns()[ncols+1:], in.NumRows())
+	if rows == nil {
+		return rec, nil
+	}
+	defer rec.Release()
+	return takeRecord(memory.DefaultAllocator, rec, rows)
 }
 
 func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialized) (int64, error) {
@@ -874,6 +900,9 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		for _, w := range writes {
 			w.old.Release()
 			w.newRec.Release()
+			if w.from != nil {
+				w.from.Release()
+			}
 		}
 	}()
 	err = Drain(ctx, op, func(in arrow.Record) error {
@@ -891,7 +920,10 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 			old.Release()
 			return err
 		}
-		if kept != nil && len(kept) < len(ids) {
+		if len(kept) == len(ids) {
+			kept = nil // all rows
+		}
+		if kept != nil {
 			// Rows a trigger skipped are neither deleted nor written.
 			kIDs := make([]int64, len(kept))
 			for i, r := range kept {
@@ -905,7 +937,13 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 			}
 			ids, old = kIDs, kOld
 		}
-		writes = append(writes, pendingWrite{rowIDs: ids, old: old, newRec: rec})
+		from, err := fromColumns(in, ncols, n.Returning, kept)
+		if err != nil {
+			old.Release()
+			rec.Release()
+			return err
+		}
+		writes = append(writes, pendingWrite{rowIDs: ids, old: old, newRec: rec, from: from})
 		return nil
 	})
 	if err != nil {
@@ -930,7 +968,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		}
 		rt.written(n.Table.ID, 0, w.newRec.NumRows(), 0)
 		count += w.newRec.NumRows()
-		if err := out.addReturning(rt, n.Returning, w.newRec, nil); err != nil {
+		if err := out.addReturning(rt, n.Returning, w.newRec, nil, w.from); err != nil {
 			return 0, err
 		}
 		acts.updated(n.Table, w.old, w.newRec)
@@ -963,7 +1001,17 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		if err != nil {
 			return err
 		}
-		if kept != nil && len(kept) < len(batchIDs) {
+		if len(kept) == len(batchIDs) {
+			kept = nil // all rows
+		}
+		from, err := fromColumns(in, ncols, n.Returning, kept)
+		if err != nil {
+			return err
+		}
+		if from != nil {
+			defer from.Release()
+		}
+		if kept != nil {
 			// Rows a trigger skipped stay.
 			keptRec, err := takeRecord(memory.DefaultAllocator, rec, kept)
 			if err != nil {
@@ -983,7 +1031,7 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		acts.deleted(n.Table, rec)
 		// The deleted rows: this transaction ends them.
 		xid := rt.xid()
-		return out.addReturning(rt, n.Returning, rec, func(int) uint32 { return xid })
+		return out.addReturning(rt, n.Returning, rec, func(int) uint32 { return xid }, from)
 	})
 	if err != nil {
 		return 0, err

@@ -171,7 +171,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 			}
 		}
 	}
-	ins.Returning, ins.Out, err = b.bindReturning(def, alias, s.ReturningList)
+	ins.Returning, ins.Out, err = b.bindReturning(def, alias, s.ReturningList, nil)
 	return ins, err
 }
 
@@ -497,7 +497,12 @@ func multiAssignValue(m *pg_query.MultiAssignRef) (*pg_query.Node, error) {
 }
 
 // bindReturning binds a RETURNING list over the table's columns.
-func (b *Binder) bindReturning(def *catalog.TableDef, alias string, list []*pg_query.Node) ([]Expr, []Col, error) {
+//
+// from are the columns of the relations of UPDATE ... FROM or DELETE ...
+// USING, which the list may read too (and * includes), as in PostgreSQL:
+// they follow the system columns, the values of the row the target row
+// was joined with.
+func (b *Binder) bindReturning(def *catalog.TableDef, alias string, list []*pg_query.Node, from []Col) ([]Expr, []Col, error) {
 	if len(list) == 0 {
 		return nil, nil, nil
 	}
@@ -505,6 +510,7 @@ func (b *Binder) bindReturning(def *catalog.TableDef, alias string, list []*pg_q
 	for _, name := range ReturningSystemColumns {
 		cols = append(cols, Col{Name: name, T: types.XidT, Table: alias, Hidden: true})
 	}
+	cols = append(cols, from...)
 	items, err := b.bindTargets(&scope{cols: cols}, list, nil)
 	if err != nil {
 		return nil, nil, err
@@ -632,7 +638,7 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	if up.Policies, err = b.writeChecks(def, catalog.PolicyUpdate, reads); err != nil {
 		return nil, err
 	}
-	up.Returning, up.Out, err = b.bindReturning(def, alias, s.ReturningList)
+	up.Returning, up.Out, err = b.bindReturning(def, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
 	return up, err
 }
 
@@ -655,7 +661,7 @@ func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 		b.need(def, catalog.PrivSelect)
 	}
 	del := &Delete{Table: def, Input: input}
-	del.Returning, del.Out, err = b.bindReturning(def, alias, s.ReturningList)
+	del.Returning, del.Out, err = b.bindReturning(def, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
 	return del, err
 }
 

@@ -304,8 +304,11 @@ type Update struct {
 	Set   map[int]Expr
 	// Gen computes the generated columns (position -> expression) over
 	// the new row Set makes.
-	Gen       map[int]Expr
-	Returning []Expr // over the new row (table columns)
+	Gen map[int]Expr
+	// Returning is over the new row (table columns), the system columns
+	// (ReturningSystemColumns) and the FROM relations' columns that
+	// follow the row ID in Input.
+	Returning []Expr
 	Out       []Col
 	// Policies are the row-level security checks of the new rows.
 	Policies []PolicyCheck
@@ -313,9 +316,12 @@ type Update struct {
 
 // Delete removes the rows Input yields (table columns plus row ID, last).
 type Delete struct {
-	Table     *catalog.TableDef
-	Input     Node
-	Returning []Expr // over the deleted row (table columns)
+	Table *catalog.TableDef
+	Input Node
+	// Returning is over the deleted row (table columns), the system
+	// columns and the USING relations' columns that follow the row ID
+	// in Input.
+	Returning []Expr
 	Out       []Col
 }
 
