@@ -9,7 +9,11 @@ import (
 )
 
 func init() {
-	dec := func(round apd.Rounder) func(a any) (any, error) {
+	// dec rounds a numeric to an integer with op (apd's Ceil or Floor).
+	// Quantize to exponent 0 is not used: when every digit is a fraction
+	// digit (0.005) it drops them all before rounding, giving 0 for
+	// ceil(0.005) and floor(-0.005).
+	dec := func(op func(c *apd.Context, d, x *apd.Decimal) (apd.Condition, error)) func(a any) (any, error) {
 		return func(a any) (any, error) {
 			x := a.(*apd.Decimal)
 			if x.Form != apd.Finite {
@@ -17,8 +21,7 @@ func init() {
 			}
 			d := new(apd.Decimal)
 			c := decCtx(uint32(max(x.NumDigits()+int64(x.Exponent), 1) + 1))
-			c.Rounding = round
-			if _, err := c.Quantize(d, x, 0); err != nil {
+			if _, err := op(c, d, x); err != nil {
 				return nil, numericOverflow()
 			}
 			return normDec(d), nil
@@ -26,8 +29,8 @@ func init() {
 	}
 	for _, name := range []string{"ceil", "ceiling"} {
 		Register(fn1(name, tF8, tF8, func(a any) (any, error) { return math.Ceil(a.(float64)), nil }),
-			fn1(name, tNum, tNum, dec(apd.RoundCeiling)))
+			fn1(name, tNum, tNum, dec((*apd.Context).Ceil)))
 	}
 	Register(fn1("floor", tF8, tF8, func(a any) (any, error) { return math.Floor(a.(float64)), nil }),
-		fn1("floor", tNum, tNum, dec(apd.RoundFloor)))
+		fn1("floor", tNum, tNum, dec((*apd.Context).Floor)))
 }
