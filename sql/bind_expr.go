@@ -922,6 +922,23 @@ func (b *Binder) bindAExpr(sc *scope, a *pg_query.A_Expr) (Expr, error) {
 			}
 			return b.bindCall(op, []Expr{r}, nil)
 		}
+		if row, sub := a.Lexpr.GetRowExpr(), a.Rexpr.GetSubLink(); row != nil && sub != nil && sub.SubLinkType == pg_query.SubLinkType_EXPR_SUBLINK {
+			// (a, b) op (SELECT x, y ...): the row the subquery returns
+			// (NULLs for none) compared with the row constructor.
+			if n := len(sub.Subselect.GetSelectStmt().GetTargetList()); n > 0 && n != len(row.Args) {
+				return nil, pgerr.New(pgerrcode.SyntaxError, "subquery has too %s columns", map[bool]string{true: "many", false: "few"}[n > len(row.Args)])
+			}
+			fields := make([]*pg_query.Node, len(row.Args))
+			for i := range fields {
+				f, err := multiAssignValue(&pg_query.MultiAssignRef{Source: a.Rexpr, Colno: int32(i + 1), Ncolumns: int32(len(row.Args))})
+				if err != nil {
+					return nil, err
+				}
+				fields[i] = f
+			}
+			a = &pg_query.A_Expr{Kind: a.Kind, Name: a.Name, Lexpr: a.Lexpr, Location: a.Location,
+				Rexpr: &pg_query.Node{Node: &pg_query.Node_RowExpr{RowExpr: &pg_query.RowExpr{Args: fields, RowFormat: pg_query.CoercionForm_COERCE_IMPLICIT_CAST, Location: sub.Location}}}}
+		}
 		l, r, err := b.bindOperands(sc, a)
 		if err != nil {
 			return nil, err
