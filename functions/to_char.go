@@ -30,7 +30,7 @@ func init() {
 			if isInfTS(ts) {
 				return nil, nil
 			}
-			return formatDateTime(a[1].(string), tmFromWall(ts), false, "", 0), nil
+			return formatDateTime(a[1].(string), tmFromWall(ts), false, "", 0)
 		}),
 		fn("to_char", targs(TZ, tText), tText, func(ctx *Context, a []any) (any, error) {
 			ts := int64(a[0].(types.Timestamp))
@@ -39,10 +39,10 @@ func init() {
 			}
 			loc := location(ctx)
 			abbr, off := time.UnixMicro(ts).In(loc).Zone()
-			return formatDateTime(a[1].(string), tmFromWall(utcToWall(ts, loc)), false, abbr, off), nil
+			return formatDateTime(a[1].(string), tmFromWall(utcToWall(ts, loc)), false, abbr, off)
 		}),
 		fn("to_char", targs(IV, tText), tText, func(_ *Context, a []any) (any, error) {
-			return formatDateTime(a[1].(string), tmFromInterval(a[0].(types.IntervalValue)), true, "", 0), nil
+			return formatDateTime(a[1].(string), tmFromInterval(a[0].(types.IntervalValue)), true, "", 0)
 		}),
 		fn("to_char", targs(tNum, tText), tText, func(_ *Context, a []any) (any, error) {
 			return formatNumber(a[0].(*apd.Decimal), a[1].(string))
@@ -154,8 +154,9 @@ func ordinal(n int64) string {
 	return "th"
 }
 
-// formatDateTime applies a date/time template.
-func formatDateTime(f string, tm tmFields, isInterval bool, zone string, off int) string {
+// formatDateTime applies a date/time template; isInterval reads tm as an
+// interval's fields (intervalPattern), where some patterns are an error.
+func formatDateTime(f string, tm tmFields, isInterval bool, zone string, off int) (string, error) {
 	var b strings.Builder
 	pgy := pgYear(tm.year)
 	if isInterval {
@@ -233,179 +234,188 @@ func formatDateTime(f string, tm tmFields, isInterval bool, zone string, off int
 		}
 		var out string
 		var n int64 = -1 // value for TH
-		switch p {
-		case "HH24":
-			out, n = num(tm.hour, 2)
-		case "HH", "HH12":
-			h := tm.hour % 12
-			if h == 0 {
-				h = 12
+		handled := false
+		if isInterval {
+			var err error
+			if out, n, handled, err = intervalPattern(p, tm, fm); err != nil {
+				return "", err
 			}
-			out, n = num(h, 2)
-		case "MI":
-			out, n = num(tm.min, 2)
-		case "SS":
-			out, n = num(tm.sec, 2)
-		case "MS":
-			out, n = num(tm.usec/1000, 3)
-		case "US":
-			out, n = num(tm.usec, 6)
-		case "FF1", "FF2", "FF3", "FF4", "FF5", "FF6":
-			d := int(p[2] - '0')
-			v := tm.usec
-			for k := d; k < 6; k++ {
-				v /= 10
-			}
-			out, n = num(v, d)
-		case "SSSS", "SSSSS":
-			out, n = num(tm.hour*3600+tm.min*60+tm.sec, 0)
-		case "AM", "PM":
-			out = map[bool]string{true: "PM", false: "AM"}[tm.hour%24 >= 12]
-		case "am", "pm":
-			out = map[bool]string{true: "pm", false: "am"}[tm.hour%24 >= 12]
-		case "A.M.", "P.M.":
-			out = map[bool]string{true: "P.M.", false: "A.M."}[tm.hour%24 >= 12]
-		case "a.m.", "p.m.":
-			out = map[bool]string{true: "p.m.", false: "a.m."}[tm.hour%24 >= 12]
-		case "Y,YYY":
-			out = fmt.Sprintf("%d,%03d", absYear/1000, absYear%1000)
-		case "YYYY":
-			out, n = num(int64(absYear), 4)
-		case "YYY":
-			out, n = num(int64(absYear%1000), 3)
-		case "YY":
-			out, n = num(int64(absYear%100), 2)
-		case "Y":
-			out, n = num(int64(absYear%10), 1)
-		case "IYYY", "IYY", "IY", "I":
-			iy, _ := isoWeek(tm.days)
-			iy = pgYear(iy)
-			if iy < 0 {
-				iy = -iy
-			}
-			w := len(p)
-			mod := int64(1)
-			for k := 0; k < w; k++ {
-				mod *= 10
-			}
-			if w == 4 {
-				mod = 1 << 62
-			}
-			out, n = num(int64(iy)%mod, w)
-		case "BC", "AD":
-			out = map[bool]string{true: "BC", false: "AD"}[pgy < 0]
-		case "bc", "ad":
-			out = map[bool]string{true: "bc", false: "ad"}[pgy < 0]
-		case "B.C.", "A.D.":
-			out = map[bool]string{true: "B.C.", false: "A.D."}[pgy < 0]
-		case "b.c.", "a.d.":
-			out = map[bool]string{true: "b.c.", false: "a.d."}[pgy < 0]
-		case "MONTH", "Month", "month", "MON", "Mon", "mon":
-			if tm.month < 1 {
-				break
-			}
-			name := monthNames[tm.month-1]
-			if strings.ToUpper(p) == "MON" {
-				name = name[:3]
-			}
+		}
+		if !handled {
 			switch p {
-			case "MONTH", "MON":
-				name = strings.ToUpper(name)
-			case "month", "mon":
-				name = strings.ToLower(name)
-			}
-			if len(p) == 5 && !tmMode {
-				name = pad(name, 9)
-			}
-			out = name
-		case "MM":
-			out, n = num(int64(tm.month), 2)
-		case "DAY", "Day", "day", "DY", "Dy", "dy":
-			name := dayNames[weekday(tm.days)]
-			if strings.ToUpper(p) == "DY" {
-				name = name[:3]
-			}
-			switch p {
-			case "DAY", "DY":
-				name = strings.ToUpper(name)
-			case "day", "dy":
-				name = strings.ToLower(name)
-			}
-			if len(p) == 3 && strings.ToUpper(p) == "DAY" && !tmMode {
-				name = pad(name, 9)
-			}
-			out = name
-		case "DDD":
-			doy := tm.days - int64(types.DateFromYMD(tm.year, 1, 1)) + 1
-			if isInterval {
-				doy = int64(tm.day)
-			}
-			out, n = num(doy, 3)
-		case "IDDD":
-			iy, _ := isoWeek(tm.days)
-			out, n = num(tm.days-isoYearStart(iy)+1, 3)
-		case "DD":
-			out, n = num(int64(tm.day), 2)
-		case "D":
-			out, n = num(int64(weekday(tm.days)+1), 1)
-		case "ID":
-			wd := weekday(tm.days)
-			if wd == 0 {
-				wd = 7
-			}
-			out, n = num(int64(wd), 1)
-		case "W":
-			out, n = num(int64((tm.day-1)/7+1), 1)
-		case "WW":
-			doy := tm.days - int64(types.DateFromYMD(tm.year, 1, 1))
-			out, n = num(doy/7+1, 2)
-		case "IW":
-			_, w := isoWeek(tm.days)
-			out, n = num(int64(w), 2)
-		case "CC":
-			cc := int64((absYear + 99) / 100)
-			if isInterval {
-				cc = int64(pgy / 100)
-			} else if pgy < 0 {
-				cc = -cc
-			}
-			out, n = num(cc, 2)
-		case "J":
-			out, n = num(tm.days+2440588, 0)
-		case "Q":
-			if tm.month >= 1 {
-				out, n = num(int64((tm.month-1)/3+1), 0)
-			}
-		case "RM", "rm":
-			if tm.month >= 1 {
-				r := romanMonth[tm.month-1]
-				if p == "rm" {
-					r = strings.ToLower(r)
+			case "HH24":
+				out, n = num(tm.hour, 2)
+			case "HH", "HH12":
+				h := tm.hour % 12
+				if h == 0 {
+					h = 12
 				}
-				out = pad(r, 4)
+				out, n = num(h, 2)
+			case "MI":
+				out, n = num(tm.min, 2)
+			case "SS":
+				out, n = num(tm.sec, 2)
+			case "MS":
+				out, n = num(tm.usec/1000, 3)
+			case "US":
+				out, n = num(tm.usec, 6)
+			case "FF1", "FF2", "FF3", "FF4", "FF5", "FF6":
+				d := int(p[2] - '0')
+				v := tm.usec
+				for k := d; k < 6; k++ {
+					v /= 10
+				}
+				out, n = num(v, d)
+			case "SSSS", "SSSSS":
+				out, n = num(tm.hour*3600+tm.min*60+tm.sec, 0)
+			case "AM", "PM":
+				out = map[bool]string{true: "PM", false: "AM"}[tm.hour%24 >= 12]
+			case "am", "pm":
+				out = map[bool]string{true: "pm", false: "am"}[tm.hour%24 >= 12]
+			case "A.M.", "P.M.":
+				out = map[bool]string{true: "P.M.", false: "A.M."}[tm.hour%24 >= 12]
+			case "a.m.", "p.m.":
+				out = map[bool]string{true: "p.m.", false: "a.m."}[tm.hour%24 >= 12]
+			case "Y,YYY":
+				out = fmt.Sprintf("%d,%03d", absYear/1000, absYear%1000)
+			case "YYYY":
+				out, n = num(int64(absYear), 4)
+			case "YYY":
+				out, n = num(int64(absYear%1000), 3)
+			case "YY":
+				out, n = num(int64(absYear%100), 2)
+			case "Y":
+				out, n = num(int64(absYear%10), 1)
+			case "IYYY", "IYY", "IY", "I":
+				iy, _ := isoWeek(tm.days)
+				iy = pgYear(iy)
+				if iy < 0 {
+					iy = -iy
+				}
+				w := len(p)
+				mod := int64(1)
+				for k := 0; k < w; k++ {
+					mod *= 10
+				}
+				if w == 4 {
+					mod = 1 << 62
+				}
+				out, n = num(int64(iy)%mod, w)
+			case "BC", "AD":
+				out = map[bool]string{true: "BC", false: "AD"}[pgy < 0]
+			case "bc", "ad":
+				out = map[bool]string{true: "bc", false: "ad"}[pgy < 0]
+			case "B.C.", "A.D.":
+				out = map[bool]string{true: "B.C.", false: "A.D."}[pgy < 0]
+			case "b.c.", "a.d.":
+				out = map[bool]string{true: "b.c.", false: "a.d."}[pgy < 0]
+			case "MONTH", "Month", "month", "MON", "Mon", "mon":
+				if tm.month < 1 {
+					break
+				}
+				name := monthNames[tm.month-1]
+				if strings.ToUpper(p) == "MON" {
+					name = name[:3]
+				}
+				switch p {
+				case "MONTH", "MON":
+					name = strings.ToUpper(name)
+				case "month", "mon":
+					name = strings.ToLower(name)
+				}
+				if len(p) == 5 && !tmMode {
+					name = pad(name, 9)
+				}
+				out = name
+			case "MM":
+				out, n = num(int64(tm.month), 2)
+			case "DAY", "Day", "day", "DY", "Dy", "dy":
+				name := dayNames[weekday(tm.days)]
+				if strings.ToUpper(p) == "DY" {
+					name = name[:3]
+				}
+				switch p {
+				case "DAY", "DY":
+					name = strings.ToUpper(name)
+				case "day", "dy":
+					name = strings.ToLower(name)
+				}
+				if len(p) == 3 && strings.ToUpper(p) == "DAY" && !tmMode {
+					name = pad(name, 9)
+				}
+				out = name
+			case "DDD":
+				doy := tm.days - int64(types.DateFromYMD(tm.year, 1, 1)) + 1
+				if isInterval {
+					doy = int64(tm.day)
+				}
+				out, n = num(doy, 3)
+			case "IDDD":
+				iy, _ := isoWeek(tm.days)
+				out, n = num(tm.days-isoYearStart(iy)+1, 3)
+			case "DD":
+				out, n = num(int64(tm.day), 2)
+			case "D":
+				out, n = num(int64(weekday(tm.days)+1), 1)
+			case "ID":
+				wd := weekday(tm.days)
+				if wd == 0 {
+					wd = 7
+				}
+				out, n = num(int64(wd), 1)
+			case "W":
+				out, n = num(int64((tm.day-1)/7+1), 1)
+			case "WW":
+				doy := tm.days - int64(types.DateFromYMD(tm.year, 1, 1))
+				out, n = num(doy/7+1, 2)
+			case "IW":
+				_, w := isoWeek(tm.days)
+				out, n = num(int64(w), 2)
+			case "CC":
+				cc := int64((absYear + 99) / 100)
+				if isInterval {
+					cc = int64(pgy / 100)
+				} else if pgy < 0 {
+					cc = -cc
+				}
+				out, n = num(cc, 2)
+			case "J":
+				out, n = num(tm.days+2440588, 0)
+			case "Q":
+				if tm.month >= 1 {
+					out, n = num(int64((tm.month-1)/3+1), 0)
+				}
+			case "RM", "rm":
+				if tm.month >= 1 {
+					r := romanMonth[tm.month-1]
+					if p == "rm" {
+						r = strings.ToLower(r)
+					}
+					out = pad(r, 4)
+				}
+			case "TZ":
+				out = strings.ToUpper(zone)
+			case "tz":
+				out = strings.ToLower(zone)
+			case "OF":
+				out = formatTZOffset(off)
+			case "TZH":
+				sign := "+"
+				if off < 0 {
+					sign = "-"
+				}
+				h := off / 3600
+				if h < 0 {
+					h = -h
+				}
+				out = fmt.Sprintf("%s%02d", sign, h)
+			case "TZM":
+				m := off / 60 % 60
+				if m < 0 {
+					m = -m
+				}
+				out = fmt.Sprintf("%02d", m)
 			}
-		case "TZ":
-			out = strings.ToUpper(zone)
-		case "tz":
-			out = strings.ToLower(zone)
-		case "OF":
-			out = formatTZOffset(off)
-		case "TZH":
-			sign := "+"
-			if off < 0 {
-				sign = "-"
-			}
-			h := off / 3600
-			if h < 0 {
-				h = -h
-			}
-			out = fmt.Sprintf("%s%02d", sign, h)
-		case "TZM":
-			m := off / 60 % 60
-			if m < 0 {
-				m = -m
-			}
-			out = fmt.Sprintf("%02d", m)
 		}
 		b.WriteString(out)
 		if strings.HasPrefix(f[i:], "TH") || strings.HasPrefix(f[i:], "th") {
@@ -419,7 +429,7 @@ func formatDateTime(f string, tm tmFields, isInterval bool, zone string, off int
 			i += 2
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // isoYearStart is the day (since 1970) of the Monday starting ISO year y.
