@@ -1096,6 +1096,19 @@ func commonType(context string, ts []types.T) (types.T, error) {
 			if numericRank(t) > numericRank(res) {
 				res = t
 			}
+		case isCharacterType(res) && isCharacterType(t):
+			// PostgreSQL keeps the first type unless it is not text (the
+			// category's preferred type) and converts implicitly to the
+			// next one that does not convert back; text, varchar and
+			// char all convert to each other, so varchar UNION text is
+			// varchar and char(n) with varchar is char.
+			if res.Family != types.Text {
+				if toT, _, _ := functions.CastKind(res, t); toT {
+					if back, _, _ := functions.CastKind(t, res); !back {
+						res = t
+					}
+				}
+			}
 		case res.IsString() && t.IsString():
 			res = types.TextT
 		case (res.Family == types.TimestampFamily || res.Family == types.TimestampTZ || res.Family == types.DateFamily) &&
@@ -1198,4 +1211,9 @@ func firstPerKey(plan Node, keyCols []int) Node {
 		back.Exprs = append(back.Exprs, &ColumnRef{Index: len(keyCols) + i, Name: c.Name, T: c.T})
 	}
 	return back
+}
+
+// isCharacterType reports whether t is text, varchar or char(n).
+func isCharacterType(t types.T) bool {
+	return t.Family == types.Text || t.Family == types.Varchar || t.Family == types.Char
 }
