@@ -272,6 +272,90 @@ type frame struct {
 	// rangeSpec.
 	ranges    [][]sortVal
 	rangeSpec *keySpec
+	// In GROUPS mode, for the partition starting at sorted position
+	// groupPS: the peer group (from 0) of each of its positions
+	// (groupOf[i-groupPS]) and each group's first position, then the
+	// partition's end (groupStart).
+	groupPS    int
+	groupOf    []int
+	groupStart []int
+}
+
+// groups computes the peer groups of the partition [ps, pe) for GROUPS
+// offsets, once per partition.
+func (fr *frame) groups(r *windowRows, ps, pe int) {
+	if fr.groupStart != nil && fr.groupPS == ps {
+		return
+	}
+	fr.groupPS, fr.groupOf, fr.groupStart = ps, fr.groupOf[:0], fr.groupStart[:0]
+	for i := ps; i < pe; i++ {
+		if i == ps || !r.samePeers(i-1, i) {
+			fr.groupStart = append(fr.groupStart, i)
+		}
+		fr.groupOf = append(fr.groupOf, len(fr.groupStart)-1)
+	}
+	fr.groupStart = append(fr.groupStart, pe)
+}
+
+// groupBound is a GROUPS frame's N PRECEDING / N FOLLOWING bound of
+// sorted position i in the partition [ps, pe): the first row of the peer
+// group off groups before or after i's (the end of it, isEnd), clamped to
+// the partition.
+func (fr *frame) groupBound(r *windowRows, kind sql.BoundKind, off int64, i, ps, pe int, isEnd bool) int {
+	fr.groups(r, ps, pe)
+	g, n := int64(fr.groupOf[i-ps]), int64(len(fr.groupStart)-1)
+	var t int64
+	switch {
+	case kind == sql.OffsetFollowing && off >= n-g:
+		return pe
+	case kind == sql.OffsetFollowing:
+		t = g + off
+	case off > g:
+		return ps
+	default:
+		t = g - off
+	}
+	if isEnd {
+		return fr.groupStart[t+1]
+	}
+	return fr.groupStart[t]
+}
+
+// excluded is the range [xs, xe) of sorted positions the EXCLUDE clause
+// leaves out of the frame of position i in the partition [ps, pe), but
+// for keep (-1: none), which EXCLUDE TIES keeps.
+func (fr *frame) excluded(r *windowRows, i, ps, pe int) (xs, xe, keep int) {
+	switch fr.spec.Exclude {
+	case sql.ExcludeCurrentRow:
+		return i, i + 1, -1
+	case sql.ExcludeGroup:
+		return r.peerStart(i, ps), r.peerEnd(i, pe), -1
+	case sql.ExcludeTies:
+		return r.peerStart(i, ps), r.peerEnd(i, pe), i
+	}
+	return 0, 0, -1
+}
+
+// framePositions calls yield with the sorted positions of the frame of
+// position i in the partition [ps, pe), in order (backwards with
+// reverse), until yield returns false.
+func (fr *frame) framePositions(r *windowRows, i, ps, pe int, reverse bool, yield func(p int) bool) {
+	s, e := fr.bounds(r, i, ps, pe)
+	xs, xe, keep := fr.excluded(r, i, ps, pe)
+	in := func(p int) bool { return p < xs || p >= xe || p == keep }
+	if reverse {
+		for p := e - 1; p >= s; p-- {
+			if in(p) && !yield(p) {
+				return
+			}
+		}
+		return
+	}
+	for p := s; p < e; p++ {
+		if in(p) && !yield(p) {
+			return
+		}
+	}
 }
 
 // evalRanges evaluates a RANGE frame's key and bound values over in, and
@@ -340,7 +424,7 @@ func (fr *frame) rangeBound(r *windowRows, i, ps, pe int, isEnd bool) int {
 
 // newFrame evaluates the frame's offsets (constants; never negative).
 func newFrame(ev *evaluator, f *sql.WindowFunc) (*frame, error) {
-	fr := &frame{spec: f.Frame}
+	fr := &frame{spec: f.Frame, groupPS: -1}
 	for _, b := range []struct {
 		bound *sql.FrameBound
 		dst   *int64
@@ -364,8 +448,11 @@ func newFrame(ev *evaluator, f *sql.WindowFunc) (*frame, error) {
 }
 
 // fromStart reports whether every frame starts at the partition's first
-// row, so one running aggregate state serves the whole partition.
-func (fr *frame) fromStart() bool { return fr.spec.Start.Kind == sql.UnboundedPreceding }
+// row and leaves none out, so one running aggregate state serves the
+// whole partition.
+func (fr *frame) fromStart() bool {
+	return fr.spec.Start.Kind == sql.UnboundedPreceding && fr.spec.Exclude == sql.ExcludeNoOthers
+}
 
 // bounds is the frame [s, e) of sorted position i in the partition
 // [ps, pe); empty when s >= e.
@@ -377,6 +464,9 @@ func (fr *frame) bounds(r *windowRows, i, ps, pe int) (s, e int) {
 		case sql.UnboundedFollowing:
 			return pe
 		case sql.OffsetPreceding, sql.OffsetFollowing:
+			if fr.spec.Groups {
+				return fr.groupBound(r, b.Kind, off, i, ps, pe, isEnd)
+			}
 			if !fr.spec.Rows {
 				return fr.rangeBound(r, i, ps, pe, isEnd)
 			}
@@ -445,6 +535,24 @@ func (w *windowOp) aggregate(ev *evaluator, f *sql.WindowFunc, r *windowRows, fr
 	}
 	for i := start; i < end; i++ {
 		s, e := fr.bounds(r, i, start, end)
+		if fr.spec.Exclude != sql.ExcludeNoOthers {
+			// The frame less the excluded rows, afresh for each row.
+			state = f.Agg.Agg.New(argTypes)
+			var err error
+			fr.framePositions(r, i, start, end, false, func(p int) bool {
+				err = step(p, p+1)
+				return err == nil
+			})
+			if err != nil {
+				return err
+			}
+			v, err := state.Result(ev.fn)
+			if err != nil {
+				return err
+			}
+			out[r.order[i]] = v
+			continue
+		}
 		if !fr.fromStart() || state == nil {
 			state, stepped = f.Agg.Agg.New(argTypes), s
 		}
@@ -521,15 +629,11 @@ func windowFunction(f *sql.WindowFunc, r *windowRows, fr *frame, start, end int,
 				out[row] = nil
 			}
 		case "first_value", "last_value":
-			s, e := fr.bounds(r, i, start, end)
-			switch {
-			case s >= e:
-				out[row] = nil
-			case f.Name == "first_value":
-				out[row] = r.arg(0, r.order[s])
-			default:
-				out[row] = r.arg(0, r.order[e-1])
-			}
+			out[row] = nil
+			fr.framePositions(r, i, start, end, f.Name == "last_value", func(p int) bool {
+				out[row] = r.arg(0, r.order[p])
+				return false
+			})
 		case "nth_value":
 			nv := r.arg(1, row)
 			if nv == nil {
@@ -540,11 +644,14 @@ func windowFunction(f *sql.WindowFunc, r *windowRows, fr *frame, start, end int,
 			if k <= 0 {
 				return errNthValue()
 			}
-			if s, e := fr.bounds(r, i, start, end); int64(s)+k-1 < int64(e) {
-				out[row] = r.arg(0, r.order[s+int(k)-1])
-			} else {
-				out[row] = nil
-			}
+			out[row] = nil
+			fr.framePositions(r, i, start, end, false, func(p int) bool {
+				if k--; k > 0 {
+					return true
+				}
+				out[row] = r.arg(0, r.order[p])
+				return false
+			})
 		default:
 			return internalErr("unknown window function %s", f.Name)
 		}

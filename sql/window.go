@@ -36,20 +36,36 @@ type WindowFunc struct {
 // WindowFrame is the frame of rows an aggregate, first_value, last_value
 // or nth_value sees for each row: in ROWS mode counted in rows, in RANGE
 // mode (the default) with the current row's peers (rows tying on the
-// ORDER BY keys) counted as the current row. The default frame runs from
-// the partition's first row to the current row's last peer.
+// ORDER BY keys) counted as the current row, in GROUPS mode counted in
+// peer groups. The default frame runs from the partition's first row to
+// the current row's last peer. Exclude leaves rows out of it.
 type WindowFrame struct {
 	Rows       bool
+	Groups     bool
 	Start, End FrameBound
 	// RangeKey is, in RANGE mode with an offset bound, the one ORDER BY
 	// key in the type its bounds are computed in (rangeOffsetType).
 	RangeKey Expr
+	Exclude  FrameExclusion
 }
+
+// FrameExclusion is a frame's EXCLUDE clause.
+type FrameExclusion uint8
+
+// Frame exclusions: EXCLUDE NO OTHERS (the default), CURRENT ROW, GROUP
+// (the current row and its peers) and TIES (its peers but not itself).
+const (
+	ExcludeNoOthers FrameExclusion = iota
+	ExcludeCurrentRow
+	ExcludeGroup
+	ExcludeTies
+)
 
 // FrameBound is one end of a frame.
 type FrameBound struct {
 	Kind BoundKind
-	// Offset is N of N PRECEDING / N FOLLOWING (ROWS mode), a constant.
+	// Offset is N of N PRECEDING / N FOLLOWING (ROWS and GROUPS mode), a
+	// constant.
 	Offset Expr
 	// Bound is, in RANGE mode, the key value this bound of each row's
 	// frame lies at: RangeKey minus or plus the offset.
@@ -161,22 +177,31 @@ const (
 	frameEndCurrentRow     = 0x00400
 	frameEndOffsetPre      = 0x01000
 	frameEndOffsetFol      = 0x04000
-	frameExclude           = 0x08000 | 0x10000 | 0x20000
+	frameExcludeCurrentRow = 0x08000
+	frameExcludeGroup      = 0x10000
+	frameExcludeTies       = 0x20000
 )
 
 // defaultFrame is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
 var defaultFrame = WindowFrame{Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}}
 
-// bindFrame binds a window's frame clause over its ORDER BY keys. GROUPS
-// and EXCLUDE answer 0A000.
+// bindFrame binds a window's frame clause over its ORDER BY keys.
 func (b *Binder) bindFrame(sc *scope, def *pg_query.WindowDef, order []SortKey) (WindowFrame, error) {
 	opts := def.FrameOptions
 	if opts&frameNonDefault == 0 {
 		return defaultFrame, nil
 	}
-	f := WindowFrame{Rows: opts&frameRows != 0}
-	if opts&frameGroups != 0 || opts&frameExclude != 0 {
-		return f, pgerr.NotSupported("GROUPS and EXCLUDE in window frames")
+	f := WindowFrame{Rows: opts&frameRows != 0, Groups: opts&frameGroups != 0}
+	if f.Groups && len(order) == 0 {
+		return f, pgerr.New(pgerrcode.WindowingError, "GROUPS mode requires an ORDER BY clause")
+	}
+	switch {
+	case opts&frameExcludeCurrentRow != 0:
+		f.Exclude = ExcludeCurrentRow
+	case opts&frameExcludeGroup != 0:
+		f.Exclude = ExcludeGroup
+	case opts&frameExcludeTies != 0:
+		f.Exclude = ExcludeTies
 	}
 	bound := func(unbounded, current, pre, fol int32, offset *pg_query.Node, unboundedKind BoundKind) (FrameBound, error) {
 		switch {
@@ -185,10 +210,14 @@ func (b *Binder) bindFrame(sc *scope, def *pg_query.WindowDef, order []SortKey) 
 		case opts&current != 0:
 			return FrameBound{Kind: CurrentRow}, nil
 		case opts&(pre|fol) != 0:
-			if !f.Rows {
+			if !f.Rows && !f.Groups {
 				return b.rangeBound(sc, &f, order, offset, opts&pre != 0)
 			}
-			e, err := b.bindFrameOffset(sc, offset, "ROWS", func() (Expr, error) { return b.bindExprWant(sc, offset, types.Int8T) })
+			mode := "ROWS"
+			if f.Groups {
+				mode = "GROUPS"
+			}
+			e, err := b.bindFrameOffset(sc, offset, mode, func() (Expr, error) { return b.bindExprWant(sc, offset, types.Int8T) })
 			if err != nil {
 				return FrameBound{}, err
 			}
