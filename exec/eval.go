@@ -622,6 +622,26 @@ func (ev *evaluator) evalIsNull(e *sql.IsNull, b batch) (vec, error) {
 		return vec{}, err
 	}
 	defer v.release()
+	if e.Arg.Type().Family == types.Record {
+		// Any other record (a whole-row reference, a composite value)
+		// likewise by its fields; a NULL record has only NULL fields.
+		vals := make([]bool, b.n)
+		for i := range vals {
+			all := true
+			if fields, ok := v.at(i).([]any); ok {
+				for _, f := range fields {
+					if (f == nil) == e.Negate {
+						all = false
+						break
+					}
+				}
+			} else {
+				all = !e.Negate
+			}
+			vals[i] = all
+		}
+		return vec{arr: boolArray(ev.mem, vals, nil), t: types.BoolT}, nil
+	}
 	if v.isConst() {
 		return constVec((v.c == nil) != e.Negate, types.BoolT), nil
 	}
