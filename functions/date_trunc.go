@@ -40,13 +40,23 @@ func init() {
 	)
 }
 
+// truncTZ truncates ts in loc's wall-clock time. Below a day the result
+// keeps ts's UTC offset, as PostgreSQL's timestamptz_trunc does: on the
+// hour a clock goes back, 01:30+01 truncates to 01:00+01, not to the later
+// 01:00+00 the wall time would resolve to; from a day up the offset is
+// the truncated wall time's.
 func truncTZ(unit string, ts int64, loc *time.Location) (any, error) {
 	if isInfTS(ts) {
 		return types.Timestamp(ts), nil
 	}
-	w, err := truncWall(unit, utcToWall(ts, loc), types.TimestampTZT)
+	wall := utcToWall(ts, loc)
+	w, err := truncWall(unit, wall, types.TimestampTZT)
 	if err != nil {
 		return nil, err
+	}
+	switch unitAliases[strings.ToLower(unit)] {
+	case "microseconds", "milliseconds", "second", "minute", "hour":
+		return types.Timestamp(ts - (wall - w)), nil
 	}
 	return types.Timestamp(wallToUTC(w, loc)), nil
 }
