@@ -12,6 +12,11 @@ import (
 	"github.com/cairn-db/cairn/sql/types"
 )
 
+// hypotheticalSetAggs are PostgreSQL's hypothetical-set aggregates (the
+// rank of a hypothetical row, called with WITHIN GROUP), which cairn does
+// not have; called so they are 0A000, not "not an aggregate function".
+var hypotheticalSetAggs = map[string]bool{"rank": true, "dense_rank": true, "percent_rank": true, "cume_dist": true}
+
 // bindFuncCall binds a function call: an aggregate, one of the calls the
 // binder handles itself (nextval), or a scalar function.
 func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
@@ -21,6 +26,9 @@ func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	}
 	if functions.IsAggregate(name) {
 		return b.bindAggregate(sc, fc, name)
+	}
+	if fc.AggWithinGroup && hypotheticalSetAggs[name] {
+		return nil, pgerr.NotSupported("hypothetical-set aggregates (%s(...) WITHIN GROUP)", name).WithPosition(fc.Location + 1)
 	}
 	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
 		return nil, pgerr.New(pgerrcode.WrongObjectType, "%s is not an aggregate function", name)
