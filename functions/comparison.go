@@ -7,7 +7,9 @@ package functions
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/jackc/pgerrcode"
 )
 
 // cmpOp is a comparison operator.
@@ -55,7 +57,24 @@ func init() {
 		// float4 against float8 compares in double precision, as
 		// float48eq and friends do.
 		Register(cmpOverload(op, types.Float4T, types.Float8T), cmpOverload(op, types.Float8T, types.Float4T))
+		Register(recordCmpOverload(op))
 	}
+}
+
+// recordCmpOverload compares two record values (whole-row references) as
+// PostgreSQL's record_eq, record_lt ... do: field by field, two NULL
+// fields equal and a NULL after any value (unlike row constructors, where
+// a NULL field makes the comparison NULL; the binder compares those
+// itself). Records of different numbers of fields do not compare.
+func recordCmpOverload(op cmpOp) *Overload {
+	return fn(cmpOpNames[op], targs(types.RecordT, types.RecordT), types.BoolT, func(_ *Context, a []any) (any, error) {
+		x, _ := a[0].([]any)
+		y, _ := a[1].([]any)
+		if len(x) != len(y) {
+			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "cannot compare record types with different numbers of columns")
+		}
+		return op.test(compareDatum(a[0], a[1], types.RecordT)), nil
+	})
 }
 
 func cmpOverload(op cmpOp, left, right types.T) *Overload {
