@@ -280,7 +280,7 @@ func plReturnOnly(fn *PLFunction) *PLExpr {
 		return nil
 	}
 	for _, r := range ret.Expr.Refs {
-		if r.Var >= fn.Args || r.Field != "" {
+		if r.Var >= fn.Args || r.Field != "" || r.Whole {
 			return nil // a variable of the body's own (FOUND, a declared row)
 		}
 	}

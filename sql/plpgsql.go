@@ -114,10 +114,13 @@ type PLExpr struct {
 	Refs []PLRef
 }
 
-// PLRef is the variable (or record field) a parameter stands for.
+// PLRef is the variable (or record field) a parameter stands for; Whole
+// marks a record variable read as a whole (NEW IS DISTINCT FROM OLD), a
+// record of its fields.
 type PLRef struct {
 	Var   int
 	Field string
+	Whole bool
 }
 
 // PLStmt is one statement of a PL/pgSQL body.
@@ -1424,11 +1427,11 @@ func (c *plCompiler) compileSQL(q, text string, isExpr bool) (*PLExpr, error) {
 			return
 		}
 		if c.fn.Vars[v].Record {
-			if len(names) != 2 {
-				failed = pgerr.NotSupported("a whole record variable (\"%s\") in an expression", names[0])
-				return
+			if len(names) == 2 {
+				ref.Field = names[1]
+			} else {
+				ref.Whole = true
 			}
-			ref.Field = names[1]
 		} else if len(names) != 1 {
 			return
 		}

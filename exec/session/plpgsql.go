@@ -741,11 +741,28 @@ func (f *plFrame) params(e *sql.PLExpr) ([]any, []types.T, error) {
 	ts := make([]types.T, len(e.Refs))
 	for i, r := range e.Refs {
 		v := f.vals[r.Var]
+		name := f.fn.Vars[r.Var].Name
+		if r.Whole {
+			// A record of the fields; NULL for a record not assigned
+			// yet, or a trigger's row its event has none of.
+			t := types.RecordT
+			if v.rec == nil {
+				ts[i] = t
+				continue
+			}
+			for _, c := range v.rec.cols {
+				t.Fields = append(t.Fields, types.Field{Name: c.Name, T: c.Type})
+			}
+			ts[i] = t
+			if !v.rec.null {
+				vals[i] = append([]any(nil), v.rec.vals...)
+			}
+			continue
+		}
 		if r.Field == "" {
 			vals[i], ts[i] = v.v, v.t
 			continue
 		}
-		name := f.fn.Vars[r.Var].Name
 		if v.rec == nil {
 			return nil, nil, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "record \"%s\" is not assigned yet", name).
 				WithDetail("The tuple structure of a not-yet-assigned record is indeterminate.")
