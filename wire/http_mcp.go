@@ -35,7 +35,7 @@ func (a *httpAPI) mcpHandler() http.Handler {
 		if checkWorkspace(ws) != nil {
 			return nil // 400
 		}
-		store := &mcp.Store{DB: sessionDB{api: a, ws: ws, app: "cairn-mcp"}, Workspace: ws, NearDuplicate: a.nearDuplicate}
+		store := &mcp.Store{DB: sessionDB{api: a, ws: ws, app: "cairn-mcp", req: r.Context()}, Workspace: ws, NearDuplicate: a.nearDuplicate}
 		return mcp.NewServer(store, mcp.Options{AllowSQL: a.mcpSQL, SchemaCache: cache})
 	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: a.log})
 }
@@ -46,6 +46,14 @@ type sessionDB struct {
 	api *httpAPI
 	ws  string
 	app string // the sessions' application_name
+	// req, when not nil, is the context of the HTTP request the
+	// statements serve: its end (the client gone) cancels them, as it
+	// does the query endpoint's. The MCP SDK runs a tool call under a
+	// context of its own session that an HTTP client's disconnect does
+	// not cancel (before protocol 2026-07-28), which would leave the
+	// statement running, holding its session, after nobody can read
+	// its answer.
+	req context.Context
 }
 
 // Query implements mcp.DB.
@@ -56,6 +64,9 @@ func (d sessionDB) Query(ctx context.Context, readOnly bool, query string, args 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if d.req != nil {
+		defer context.AfterFunc(d.req, cancel)()
+	}
 	sess, err := d.api.login(ctx, params)
 	if err != nil {
 		return nil, err
