@@ -2,6 +2,8 @@ package wire
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -67,5 +69,53 @@ func TestHTTPMCPDisconnectCancels(t *testing.T) {
 			t.Fatal("the tool call's statement still runs after its client went away")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestHTTPMCPBatchOneSessionAtATime: the calls of one JSON-RPC batch run
+// one at a time, each in a session of its own, so that one request holds
+// one session as --http-max-concurrency counts it; the SDK ran them all
+// at once, and a batch of 300 took every connection slot (53300).
+func TestHTTPMCPBatchOneSessionAtATime(t *testing.T) {
+	ts := startServer(t)
+	hs := httptest.NewServer(HTTPHandler(ts.engine, HTTPOptions{MCPSQL: true}))
+	t.Cleanup(hs.Close)
+	c := &httpClient{t, hs.URL}
+
+	const calls = 6
+	var batch []string
+	for i := range calls {
+		batch = append(batch, fmt.Sprintf(`{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": {"name": "sql_query", "arguments": {"sql": "SELECT pg_sleep(0.1)"}}}`, i))
+	}
+	done := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", hs.URL+"/mcp", strings.NewReader("["+strings.Join(batch, ",")+"]"))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		done <- fmt.Sprintf("%d %s", resp.StatusCode, b)
+	}()
+	most := 0
+	for {
+		select {
+		case answer := <-done:
+			if !strings.HasPrefix(answer, "200 ") || strings.Count(answer, `"pg_sleep"`) != calls || strings.Contains(answer, "isError") {
+				t.Fatalf("batch answer: %.500s", answer)
+			}
+			if most != 1 {
+				t.Fatalf("the batch held %d sessions at once, want 1", most)
+			}
+			return
+		default:
+		}
+		var n int
+		fmt.Sscanf(c.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cairn-mcp'"), "[[%d]]", &n)
+		most = max(most, n)
 	}
 }
