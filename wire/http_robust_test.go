@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-db/cairn/wire/httpauth"
 )
 
 // TestHTTPQueryHugeTimeout: a timeout_ms too long for a time.Duration
@@ -117,5 +119,57 @@ func TestHTTPMCPBatchOneSessionAtATime(t *testing.T) {
 		var n int
 		fmt.Sscanf(c.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cairn-mcp'"), "[[%d]]", &n)
 		most = max(most, n)
+	}
+}
+
+// TestHTTPIngestRowLevelSecurity: an ingest into a table with row-level
+// security, which COPY FROM refuses, loads its rows with INSERTs, whose
+// policies apply; the refused COPY aborted the ingest's transaction, and
+// every ingest into such a table failed with 25P02.
+func TestHTTPIngestRowLevelSecurity(t *testing.T) {
+	ts := startServer(t)
+	tokens := &httpauth.Tokens{}
+	tokens.Add("writer", "writer-token")
+	hs := httptest.NewServer(HTTPHandler(ts.engine, HTTPOptions{Token: "admin-token", Tokens: tokens}))
+	t.Cleanup(hs.Close)
+	post := func(token, path, body string) (int, string) {
+		req, _ := http.NewRequest("POST", hs.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(b))
+	}
+	for _, q := range []string{
+		"CREATE ROLE writer LOGIN", "CREATE SCHEMA w",
+		"CREATE TABLE w.notes (id bigint, owner text, v int CHECK (v > 0))",
+		"ALTER TABLE w.notes ENABLE ROW LEVEL SECURITY",
+		"CREATE POLICY own ON w.notes USING (owner = current_user) WITH CHECK (owner = current_user)",
+		"GRANT USAGE ON SCHEMA w TO writer", "GRANT SELECT, INSERT ON w.notes TO writer",
+	} {
+		if status, b := post("admin-token", "/workspaces/w/tables/query", fmt.Sprintf(`{"query": %q}`, q)); status != 200 {
+			t.Fatalf("%s: %d %s", q, status, b)
+		}
+	}
+	for _, tc := range []struct {
+		body, want string
+		status     int
+	}{
+		{`{"id": [1, 2], "owner": ["writer", "writer"], "v": [1, 2]}`, `{"table_name":"notes","row_count":2}`, 200},
+		{`{"id": [3], "owner": ["cairn"], "v": [1]}`, `new row violates row-level security policy for table \"notes\"`, 403},
+		{`{"id": [4], "owner": ["writer"], "v": [0]}`, `violates check constraint \"notes_v_check\"`, 400},
+	} {
+		if status, b := post("writer-token", "/workspaces/w/tables/notes/ingest", tc.body); status != tc.status || !strings.Contains(b, tc.want) {
+			t.Errorf("ingest %s: %d %s, want %d %s", tc.body, status, b, tc.status, tc.want)
+		}
+	}
+	if status, b := post("writer-token", "/workspaces/w/tables/query/batch", `{"query": "INSERT INTO notes (id, owner, v) VALUES ($1, $2, $3)", "params_batch": [[5, "writer", 5]]}`); status != 200 {
+		t.Errorf("batch: %d %s", status, b)
+	}
+	if _, b := post("admin-token", "/workspaces/w/tables/query", `{"query": "SELECT id FROM notes ORDER BY id"}`); !strings.Contains(b, `"rows":[[1],[2],[5]]`) {
+		t.Errorf("rows: %s", b)
 	}
 }
