@@ -173,3 +173,22 @@ func TestHTTPIngestRowLevelSecurity(t *testing.T) {
 		t.Errorf("rows: %s", b)
 	}
 }
+
+// TestHTTPDuplicateFields: a request body that names a field twice (in
+// any case, as encoding/json matches names) is a 400; the last one was
+// taken silently. Names repeated inside a value are the value's own.
+func TestHTTPDuplicateFields(t *testing.T) {
+	c := newHTTPClient(t)
+	const query = "/workspaces/w/tables/query"
+	c.ok(query, `{"query": "CREATE TABLE d (a int)"}`)
+	c.fail(query, `{"query": "SELECT 1", "query": "DROP TABLE d"}`, 400, "BAD_REQUEST", "08P01", `field "query" appears twice`)
+	c.fail(query, `{"query": "SELECT $1::int", "params": [1], "PARAMS": [2]}`, 400, "BAD_REQUEST", "08P01", `field "PARAMS" appears twice`)
+	c.fail(query+"/batch", `{"query": "SELECT 1", "params_batch": [[]], "Query": "DROP TABLE d"}`, 400, "BAD_REQUEST", "08P01", `field "Query" appears twice`)
+	if got := c.query("SELECT count(*) FROM d"); got != "[[0]]" {
+		t.Fatalf("table d: %s", got)
+	}
+	if got := c.ok(query, `{"query": "SELECT $1::jsonb", "params": [{"a": 1, "a": 2}]}`); !strings.Contains(got, `"rows":[[{"a": 2}]]`) {
+		t.Errorf("jsonb parameter with a repeated name: %s", got)
+	}
+	c.fail(query, `{"query": "SELECT 1", "x": [}`, 400, "BAD_REQUEST", "08P01", "invalid JSON in request body")
+}
