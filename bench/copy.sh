@@ -5,7 +5,9 @@
 # writes the same rows as CSV, text and binary COPY files; psql's \copy
 # loads each file into a fresh table on each server (rounds times,
 # alternating the servers), and the script prints the best rows/s of each
-# format per server, the cairn/PostgreSQL ratio and cairn's memory.
+# format per server, the cairn/PostgreSQL ratio and cairn's memory. Where
+# pgvector is installed, PostgreSQL also loads the CSV and text rows into
+# a vector(dim) embedding column (the issue's "vector" figure).
 #   bash bench/copy.sh [--rows N] [--dim D] [--rounds R] [--formats csv,text,binary] [--cairn-only] [--base BIN]
 # --cairn-only skips PostgreSQL (for the memory of a large load).
 # --base BIN also loads into a cairn server run from BIN (a build of an
@@ -39,16 +41,21 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 # load addr format [pid] prints the seconds psql's \copy of the format's
 # file into a new table m at addr takes and, given the server's pid, the
-# CPU seconds the server spent on it.
+# CPU seconds the server spent on it. With vector as the fourth argument
+# the embedding column is pgvector's vector(dim), loaded from the
+# format's file with the embeddings in pgvector's [...] form.
 load() {
-	local host=${1%:*} port=${1##*:} t0 t1 c0=0 c1=0
+	local host=${1%:*} port=${1##*:} t0 t1 c0=0 c1=0 emb="real[]" file=$work/copy.${ext[$2]}
+	if [ "${4:-}" = vector ]; then
+		emb="vector($dim)" file=$work/copy-vector.${ext[$2]}
+	fi
 	psql -X -q -h "$host" -p "$port" -U cairn -d cairn -v ON_ERROR_STOP=1 \
 		-c "DROP TABLE IF EXISTS m" \
-		-c "CREATE TABLE m (id bigint PRIMARY KEY, task text, meta jsonb, embedding real[])"
+		-c "CREATE TABLE m (id bigint PRIMARY KEY, task text, meta jsonb, embedding $emb)"
 	[ -z "${3:-}" ] || c0=$(cpu_ticks "$3")
 	t0=$(date +%s.%N)
 	psql -X -q -h "$host" -p "$port" -U cairn -d cairn -v ON_ERROR_STOP=1 \
-		-c "\\copy m FROM '$work/copy.${ext[$2]}' (FORMAT $2)"
+		-c "\\copy m FROM '$file' (FORMAT $2)"
 	t1=$(date +%s.%N)
 	[ -z "${3:-}" ] || c1=$(cpu_ticks "$3")
 	n=$(psql -X -At -h "$host" -p "$port" -U cairn -d cairn -c "SELECT count(*) FROM m")
@@ -73,9 +80,21 @@ if [ -n "$base" ]; then
 	[ -n "$base_addr" ] || { echo "base cairn did not start" >&2; cat "$work/base-log" >&2; exit 1; }
 	echo "base: $base"
 fi
+pgvec=
 if [ -n "$pg" ]; then
 	start_pg
 	echo "PostgreSQL: $("$pg_bin/postgres" --version); settings: ${pg_settings[*]}"
+	# With pgvector installed, PostgreSQL also loads the CSV and text rows
+	# into a vector(dim) column (the embedding, the last field, written
+	# [...] as pgvector reads it; binary vector input is another format).
+	if psql -X -q -h "${pg_addr%:*}" -p "${pg_addr##*:}" -U cairn -d cairn -c "CREATE EXTENSION IF NOT EXISTS vector" 2>/dev/null; then
+		pgvec=1
+		sed 's/"{\([^{}]*\)}"$/"[\1]"/' "$work/copy.csv" >"$work/copy-vector.csv"
+		sed 's/\t{\([^{}]*\)}$/\t[\1]/' "$work/copy.txt" >"$work/copy-vector.txt"
+		echo "pgvector: $(psql -X -At -h "${pg_addr%:*}" -p "${pg_addr##*:}" -U cairn -d cairn -c "SELECT extversion FROM pg_extension WHERE extname = 'vector'")"
+	else
+		echo "pgvector: not installed (no vector figure)"
+	fi
 fi
 declare -A best
 for round in $(seq "$rounds"); do
@@ -83,15 +102,17 @@ for round in $(seq "$rounds"); do
 		# The servers take turns in a rotating order, each load once the
 		# others are idle (settle).
 		servers=(${base:+base} cairn ${pg:+pg})
+		[ -z "$pgvec" ] || [ "$f" = binary ] || servers+=(pgvector)
 		for turn in "${!servers[@]}"; do
 			server=${servers[(turn + round - 1) % ${#servers[@]}]}
-			a=$addr p=$pid
+			a=$addr p=$pid emb=
 			[ "$server" = pg ] && a=$pg_addr p=
+			[ "$server" = pgvector ] && a=$pg_addr p= emb=vector
 			[ "$server" = base ] && a=$base_addr p=$base_pid
 			settle $pid $base_pid
-			out=$(load "$a" "$f" $p)
+			out=$(load "$a" "$f" "$p" $emb)
 			read -r s cpu <<<"$out"
-			printf 'round %d %-6s %-5s %6.2f s %9.0f rows/s' "$round" "$f" "$server" "$s" "$(echo "$rows / $s" | bc -l)"
+			printf 'round %d %-6s %-8s %6.2f s %9.0f rows/s' "$round" "$f" "$server" "$s" "$(echo "$rows / $s" | bc -l)"
 			[ -z "$p" ] && echo || printf '  server CPU %5.2f s\n' "$cpu"
 			k=$server/$f
 			if [ -z "${best[$k]:-}" ] || [ "$(echo "$s < ${best[$k]}" | bc -l)" = 1 ]; then best[$k]=$s; fi
@@ -109,6 +130,10 @@ for f in ${formats//,/ }; do
 	if [ -n "$pg" ]; then
 		p=${best[pg/$f]}
 		line+=$(printf '   PostgreSQL %9.0f rows/s   cairn/pg %5.2fx' "$(echo "$rows / $p" | bc -l)" "$(echo "$p / $c" | bc -l)")
+	fi
+	if [ -n "${best[pgvector/$f]:-}" ]; then
+		p=${best[pgvector/$f]}
+		line+=$(printf '   PostgreSQL vector %9.0f rows/s   cairn/pg-vector %5.2fx' "$(echo "$rows / $p" | bc -l)" "$(echo "$p / $c" | bc -l)")
 	fi
 	echo "$line"
 done

@@ -819,11 +819,11 @@ func (b *Binder) inlineFunction(sc *scope, def *catalog.FunctionDef, argNodes []
 		return nil, pgerr.New(pgerrcode.StatementTooComplex, "stack depth limit exceeded").
 			WithHint("SQL function \"%s\" calls itself (or other SQL functions) more than %d deep.", def.Name, maxInlineDepth)
 	}
-	b.inlineDepth++
-	defer func() { b.inlineDepth-- }()
 	if def.Setof {
 		return nil, pgerr.NotSupported("set-returning function %s in an expression (call it in FROM)", def.Name).WithPosition(location + 1)
 	}
+	b.inlineDepth++
+	defer func() { b.inlineDepth-- }()
 	argNodes, err := withDefaults(def, argNodes)
 	if err != nil {
 		return nil, err
@@ -831,6 +831,9 @@ func (b *Binder) inlineFunction(sc *scope, def *catalog.FunctionDef, argNodes []
 	sel, err := sqlFunctionBody(def, nil)
 	if err != nil {
 		return nil, err
+	}
+	if callsByName(sel, def.Name) {
+		return b.recursiveSQLCall(sc, def, argNodes, location)
 	}
 	typed := func(i int) *pg_query.Node {
 		return &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: argNodes[i], TypeName: typeNameNode(def.ArgTypes[i]), Location: -1}}}
@@ -866,13 +869,13 @@ func (b *Binder) inlineFunction(sc *scope, def *catalog.FunctionDef, argNodes []
 			Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: argsSel}}, Alias: &pg_query.Alias{Aliasname: "cairn_args"}}}}
 		sel.FromClause = append([]*pg_query.Node{from}, sel.FromClause...)
 		body = &pg_query.Node{Node: &pg_query.Node_SubLink{SubLink: &pg_query.SubLink{
-			SubLinkType: pg_query.SubLinkType_EXPR_SUBLINK, Subselect: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, Location: location}}}
+			SubLinkType: pg_query.SubLinkType_EXPR_SUBLINK, Subselect: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sqlFunctionResult(sel)}}, Location: location}}}
 	default:
 		if sel, err = sqlFunctionBody(def, func(i int, _ int32) *pg_query.Node { return typed(i) }); err != nil {
 			return nil, err
 		}
 		body = &pg_query.Node{Node: &pg_query.Node_SubLink{SubLink: &pg_query.SubLink{
-			SubLinkType: pg_query.SubLinkType_EXPR_SUBLINK, Subselect: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, Location: location}}}
+			SubLinkType: pg_query.SubLinkType_EXPR_SUBLINK, Subselect: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sqlFunctionResult(sel)}}, Location: location}}}
 	}
 	e, err := b.bindExpr(sc, &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{
 		Arg: body, TypeName: typeNameNode(def.Returns), Location: -1}}})
@@ -895,6 +898,57 @@ func (b *Binder) inlineFunction(sc *scope, def *catalog.FunctionDef, argNodes []
 		}
 	}
 	return e, nil
+}
+
+// callsByName reports whether query sel calls a function named name (a
+// SQL function's body that calls itself).
+func callsByName(sel *pg_query.SelectStmt, name string) bool {
+	found := false
+	walkMessages(sel.ProtoReflect(), func(m protoreflect.Message) {
+		if fc, ok := m.Interface().(*pg_query.FuncCall); ok && len(fc.Funcname) > 0 &&
+			strings.EqualFold(fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval(), name) {
+			found = true
+		}
+	})
+	return found
+}
+
+// recursiveSQLCall binds a call of def, a SQL function whose body calls
+// itself and so cannot be inlined: the call runs at execution time, as
+// the PL/pgSQL function RETURN (body) would, with the body's first row
+// as a SQL function returns it (LIMIT 1, or around a body that has its
+// own limit). Each level of the recursion is such a call.
+func (b *Binder) recursiveSQLCall(sc *scope, def *catalog.FunctionDef, argNodes []*pg_query.Node, location int32) (Expr, error) {
+	sel, err := sqlFunctionBody(def, nil)
+	if err != nil {
+		return nil, err
+	}
+	sel = sqlFunctionResult(sel)
+	text, err := DeparseExpr(&pg_query.Node{Node: &pg_query.Node_SubLink{SubLink: &pg_query.SubLink{
+		SubLinkType: pg_query.SubLinkType_EXPR_SUBLINK, Subselect: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}}}})
+	if err != nil {
+		return nil, pgerr.From(err).WithDetail("In SQL function \"%s\".", def.Name)
+	}
+	pl := *def
+	pl.Language, pl.Body = "plpgsql", "BEGIN RETURN "+text+"; END"
+	return b.plCall(sc, &pl, argNodes, location)
+}
+
+// sqlFunctionResult returns query sel limited to its first row, as a SQL
+// function returns the first row of its body: sel with LIMIT 1, or, when
+// it has a limit of its own, SELECT * FROM (sel) LIMIT 1.
+func sqlFunctionResult(sel *pg_query.SelectStmt) *pg_query.SelectStmt {
+	if sel.LimitCount != nil || sel.LimitOffset != nil {
+		sel = &pg_query.SelectStmt{
+			TargetList: []*pg_query.Node{{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{Val: &pg_query.Node{Node: &pg_query.Node_ColumnRef{
+				ColumnRef: &pg_query.ColumnRef{Fields: []*pg_query.Node{{Node: &pg_query.Node_AStar{AStar: &pg_query.A_Star{}}}}}}}}}}},
+			FromClause: []*pg_query.Node{{Node: &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+				Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, Alias: &pg_query.Alias{Aliasname: "cairn_body"}}}}},
+		}
+	}
+	sel.LimitCount = &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Val: &pg_query.A_Const_Ival{Ival: &pg_query.Integer{Ival: 1}}}}}
+	sel.LimitOption = pg_query.LimitOption_LIMIT_OPTION_COUNT
+	return sel
 }
 
 // bindDropFunction binds DROP FUNCTION [IF EXISTS] name[(types)], ...

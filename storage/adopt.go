@@ -31,8 +31,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
-
 	"github.com/cairn-db/cairn/storage/objstore"
 )
 
@@ -286,7 +284,7 @@ func (h *objectHome) adoptTable(a *adopted, old *tableState, recs []*walRecord) 
 	for _, s := range segs {
 		s.remote = h
 	}
-	ts.segments, ts.deleted, ts.lastMod = segs, deleted, m.LSN
+	ts.segments, ts.deleted, ts.lastMod = segs, deletedFrom(deleted), m.LSN
 	a.files = segmentNames(segs)
 	for _, rec := range recs {
 		if rec.lsn <= m.LSN {
@@ -323,9 +321,8 @@ func (h *objectHome) adoptTable(a *adopted, old *tableState, recs []*walRecord) 
 // old state that the new one no longer holds (the leader's compaction
 // dropped them): an entry that still pointed at one would make its key
 // look taken (db.mu held).
-func (h *objectHome) dropGoneKeys(rt *tableRT, oldDeleted, newDeleted *roaring64.Bitmap) {
-	gone := oldDeleted.Clone()
-	gone.AndNot(newDeleted)
+func (h *objectHome) dropGoneKeys(rt *tableRT, oldDeleted, newDeleted deletedRows) {
+	gone := oldDeleted.minus(newDeleted)
 	if gone.IsEmpty() {
 		return
 	}

@@ -336,7 +336,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		}
 		def := newCat.Tables[id]
 		rt := db.rt(id, def.Schema)
-		var deleted *roaring64.Bitmap
+		var deleted deletedRows
 		if hts := head.tables[id]; hts != nil {
 			deleted = hts.deleted
 		}
@@ -351,7 +351,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 			// taken reports whether a live committed row holds a key
 			// that ix maps to r (hit).
 			taken := func(r int64, hit bool) bool {
-				return hit && !tt.truncated && !(deleted != nil && deleted.Contains(uint64(r))) && !tt.deletes.Contains(uint64(r))
+				return hit && !tt.truncated && !deleted.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r))
 			}
 			ks, held, b, i := tx.batchKeys(def, con, bs, ix, taken)
 			if b != nil {
@@ -550,14 +550,9 @@ func (db *DB) nextStateLocked(head *dbState, lsn uint64, newCat *catalog.Catalog
 			ts.segments = nil
 			ts.tail = nil
 			ts.tailRows = 0
-			ts.deleted = roaring64.New()
+			ts.deleted = deletedRows{}
 		}
-		if op.deletes != nil && !op.deletes.IsEmpty() {
-			// A new bitmap (states share the old one), made in one pass:
-			// cloning and then Or-ing in place copied each container
-			// twice, the clone's and its grown copy.
-			ts.deleted = roaring64.Or(ts.deleted, op.deletes)
-		}
+		ts.deleted = ts.deleted.with(op.deletes)
 		if len(op.segments) > 0 {
 			for _, seg := range op.segments {
 				seg.lsn = lsn
@@ -691,7 +686,7 @@ func (db *DB) buildIndex(s *dbState, id uint64, def *catalog.TableDef, con const
 	if ts == nil {
 		return ix, nil
 	}
-	if err := db.indexRows(ix, s, ts, def, deadRows(ts.deleted, skip)); err != nil {
+	if err := db.indexRows(ix, s, ts, def, deadRows(append(ts.deleted.layers(), skip)...)); err != nil {
 		return nil, err
 	}
 	return ix, nil

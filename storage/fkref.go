@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgerrcode"
 
@@ -145,7 +144,7 @@ func (tx *Tx) CheckReferences(childID uint64, fkName string, keys []arrow.Array,
 	if ix == nil && (li == nil || !li.full) {
 		return nil, false, nil
 	}
-	var deleted *roaring64.Bitmap
+	var deleted deletedRows
 	if ts := tx.db.head.Load().tables[parent.ID]; ts != nil {
 		deleted = ts.deleted
 	}
@@ -166,7 +165,7 @@ func (tx *Tx) CheckReferences(childID uint64, fkName string, keys []arrow.Array,
 			}
 		}
 		if ids[j] < 0 && ix != nil {
-			if r, hit := ix.m.get(k); hit && (deleted == nil || !deleted.Contains(uint64(r))) && (tt == nil || !tt.deletes.Contains(uint64(r))) {
+			if r, hit := ix.m.get(k); hit && !deleted.Contains(uint64(r)) && (tt == nil || !tt.deletes.Contains(uint64(r))) {
 				ids[j] = r
 			}
 		}

@@ -278,7 +278,7 @@ func (db *DB) flushTable(id uint64, force bool) error {
 		}
 		segs = append(segs, newSeg)
 	}
-	if err := db.writeTableManifest(rt, lsn, segs, pts.deleted); err != nil {
+	if err := db.writeTableManifest(rt, lsn, segs, pts.deleted.union()); err != nil {
 		return err
 	}
 
@@ -588,7 +588,7 @@ func (db *DB) compactTable(id uint64) error {
 			rec := r.Record()
 			cols := rec.Columns()
 			ids := cols[len(cols)-1].(*array.Int64)
-			runs, kept, all := keptRuns(ids.Int64Values(), ts.deleted)
+			runs, kept, all := keptRuns(ids.Int64Values(), ts.deleted.layers()...)
 			if !all {
 				keepSet := make([]bool, len(ids.Int64Values()))
 				for _, run := range runs {
@@ -666,9 +666,7 @@ func (db *DB) compactTable(id uint64) error {
 			placed = true
 		}
 	}
-	deleted := ts.deleted.Clone()
-	deleted.AndNot(dropped)
-	if err := db.writeTableManifest(rt, rt.manifestLSN, segs, deleted); err != nil {
+	if err := db.writeTableManifest(rt, rt.manifestLSN, segs, roaring64.AndNot(ts.deleted.union(), dropped)); err != nil {
 		return err
 	}
 	if merged.rows == 0 {
@@ -685,9 +683,7 @@ func (db *DB) compactTable(id uint64) error {
 		}
 		nts := cts.clone()
 		nts.segments = slices.Concat(segs, cts.segments[len(ts.segments):])
-		d := cts.deleted.Clone()
-		d.AndNot(dropped)
-		nts.deleted = d
+		nts.deleted = cts.deleted.without(dropped)
 		return nts
 	})
 	if swapped {

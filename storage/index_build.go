@@ -200,7 +200,7 @@ func (pi *pendingIndex) catchUp(db *DB, to *dbState, id uint64, def *catalog.Tab
 		}
 	}
 	if len(segs) > 0 {
-		if err := db.indexRows(pi.ix, to, &tableState{segments: segs}, def, deadRows(tts.deleted, skip)); err != nil {
+		if err := db.indexRows(pi.ix, to, &tableState{segments: segs}, def, deadRows(append(tts.deleted.layers(), skip)...)); err != nil {
 			return err
 		}
 	}
@@ -211,7 +211,7 @@ func (pi *pendingIndex) catchUp(db *DB, to *dbState, id uint64, def *catalog.Tab
 		}
 	}
 	if len(tail) > 0 {
-		if err := db.indexRows(pi.ix, to, &tableState{tail: tail}, def, deadRows(tts.deleted, skip)); err != nil {
+		if err := db.indexRows(pi.ix, to, &tableState{tail: tail}, def, deadRows(append(tts.deleted.layers(), skip)...)); err != nil {
 			return err
 		}
 	}

@@ -74,7 +74,7 @@ func (tx *Tx) ScanPartitions(ctx context.Context, tableID uint64, columns []int,
 	var deleted []*roaring64.Bitmap
 	if ts != nil {
 		segs, tail = ts.segments, ts.tail
-		deleted = append(deleted, ts.deleted)
+		deleted = append(deleted, ts.deleted.layers()...)
 		if tt != nil && !tt.deletes.IsEmpty() {
 			deleted = append(deleted, tt.deletes.Clone())
 		}

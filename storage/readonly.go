@@ -138,7 +138,7 @@ func (r *StoreReader) Read() (*catalog.Catalog, []CommittedTable, error) {
 	var out []CommittedTable
 	for _, id := range sortedTableIDs(state.cat) {
 		ts := state.tables[id]
-		t, err := committedTable(state.cat.Tables[id], ts.segments, ts.deleted, ts.tail, r.h.keyOf, r.deletes, live)
+		t, err := committedTable(state.cat.Tables[id], ts.segments, ts.deleted.union(), ts.tail, r.h.keyOf, r.deletes, live)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -466,7 +466,7 @@ func (db *DB) undoKeysLocked(head, pub *dbState, fresh map[uint64]bool) error {
 		if d == nil {
 			d = roaring64.New()
 			if hts, pts := head.tables[u.table], pub.tables[u.table]; hts != nil && pts != nil {
-				d = roaring64.AndNot(hts.deleted, pts.deleted)
+				d = hts.deleted.minus(pts.deleted)
 			}
 			lostDel[u.table] = d
 		}

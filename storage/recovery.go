@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
-
 	"github.com/cairn-db/cairn/sql/catalog"
 )
 
@@ -88,7 +86,7 @@ func (db *DB) recover() error {
 				}
 				rt.nextRowID.Store(next)
 				ts.segments = segs
-				ts.deleted = deleted
+				ts.deleted = deletedFrom(deleted)
 				ts.lastMod = m.LSN
 				maxLSN = max(maxLSN, m.LSN)
 			}
@@ -302,12 +300,10 @@ func (db *DB) recover() error {
 func (db *DB) replayOp(rt *tableRT, ts *tableState, op walTableOp, lsn uint64) (missing []string, err error) {
 	if op.truncate {
 		ts.segments, ts.tail, ts.tailRows = nil, nil, 0
-		ts.deleted = roaring64.New()
+		ts.deleted = deletedRows{}
 		ts.epoch++
 	}
-	if op.deletes != nil {
-		ts.deleted.Or(op.deletes)
-	}
+	ts.deleted = ts.deleted.with(op.deletes)
 	for _, b := range op.inserts {
 		b.lsn, b.minLSN = lsn, lsn
 		ts.tail = appendTail(ts.tail, b)

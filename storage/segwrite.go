@@ -183,12 +183,12 @@ func (lw *leafWriter) cutPage() error {
 	if lw.snappy {
 		lw.vals = lw.vals[:0]
 	} else {
-		// The page took the buffer; a full page is likely followed by
-		// another.
-		lw.vals = nil
-		if len(body) >= segmentPageBytes {
-			lw.vals = pageBuf(segmentPageBytes)
-		}
+		// The page took the buffer; the next page likely holds as much.
+		// (A page is cut when its values and levels reach
+		// segmentPageBytes, so the values of a full one are less: each
+		// page of an embedding column grew its buffer from nothing, in
+		// fresh memory, and those buffers were too small to be reused.)
+		lw.vals = pageBuf(len(body))
 	}
 	lw.headerBuf.Reset()
 	if err := lw.header.Encode(&h); err != nil {

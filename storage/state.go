@@ -46,9 +46,8 @@ type tableState struct {
 	segments []*segment
 	tail     []*tailBatch
 	tailRows int64
-	// deleted holds the row IDs deleted from segments and tail; never
-	// mutated (clone, then change, then publish).
-	deleted *roaring64.Bitmap
+	// deleted holds the row IDs deleted from segments and tail.
+	deleted deletedRows
 	// epoch counts truncations: a flush or compaction started in an older
 	// epoch is discarded.
 	epoch uint64
@@ -57,7 +56,7 @@ type tableState struct {
 }
 
 func newTableState(id uint64) *tableState {
-	return &tableState{id: id, deleted: roaring64.New()}
+	return &tableState{id: id}
 }
 
 func (t *tableState) clone() *tableState {

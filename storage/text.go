@@ -102,9 +102,15 @@ func (tx *Tx) textScan(ctx context.Context, tableID uint64, column int, terms []
 	s := &textSearch{colID: def.Columns[column].ID, matches: matches,
 		m: &TextMatches{Terms: terms, DocFreq: make([]int64, len(terms))}}
 	if ts != nil {
-		var over *roaring64.Bitmap
+		// Each unit remembers what the deleted set's shared base removes
+		// from it; the recent deletions and the transaction's own are
+		// looked up by each search.
+		over := ts.deleted.recent
 		if tt != nil && !tt.deletes.IsEmpty() {
 			over = tt.deletes
+			if ts.deleted.recent != nil {
+				over = roaring64.Or(ts.deleted.recent, tt.deletes)
+			}
 		}
 		for _, seg := range ts.segments {
 			if err := ctx.Err(); err != nil {
@@ -114,12 +120,12 @@ func (tx *Tx) textScan(ctx context.Context, tableID uint64, column int, terms []
 			if err != nil {
 				return nil, err
 			}
-			if err := s.unit(u, ts.deleted, true, over); err != nil {
+			if err := s.unit(u, ts.deleted.base, true, over); err != nil {
 				return nil, err
 			}
 		}
 		for _, b := range ts.tail {
-			if err := s.unit(b.textUnit(), ts.deleted, true, over); err != nil {
+			if err := s.unit(b.textUnit(), ts.deleted.base, true, over); err != nil {
 				return nil, err
 			}
 		}
@@ -152,8 +158,8 @@ type textSearch struct {
 }
 
 // unit adds what u contributes: its rows minus those del removes
-// (remember: del is an immutable committed set), minus those over (the
-// transaction's own deletions of committed rows) removes.
+// (remember: del is an immutable committed set), minus those over (other
+// deletions of committed rows: recent ones, the transaction's own) removes.
 func (s *textSearch) unit(u *textUnit, del *roaring64.Bitmap, remember bool, over *roaring64.Bitmap) error {
 	ix, err := u.index(s.colID)
 	if err != nil || ix == nil {

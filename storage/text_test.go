@@ -222,7 +222,7 @@ func TestTextIndexMatchesScan(t *testing.T) {
 	// Rows already deleted in the snapshot (as a refreshed snapshot can
 	// show rows the transaction deleted too) count once.
 	var gone []int64
-	for _, u := range tx.snap.tables[def.ID].deleted.ToArray()[:20] {
+	for _, u := range tx.snap.tables[def.ID].deleted.union().ToArray()[:20] {
 		gone = append(gone, int64(u))
 	}
 	tx.Delete(def.ID, gone)

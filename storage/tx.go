@@ -503,12 +503,12 @@ func (db *DB) committedConflict(rt *tableRT, con constraint, ks *newKeys, tt *tx
 	if ix == nil || ix.m.len() == 0 {
 		return -1
 	}
-	var deleted *roaring64.Bitmap
+	var deleted deletedRows
 	if ts := db.head.Load().tables[rt.id]; ts != nil {
 		deleted = ts.deleted
 	}
 	live := func(r int64) bool {
-		return !(deleted != nil && deleted.Contains(uint64(r))) && !(tt != nil && tt.deletes.Contains(uint64(r)))
+		return !deleted.Contains(uint64(r)) && !(tt != nil && tt.deletes.Contains(uint64(r)))
 	}
 	if ks.col != nil {
 		if len(ix.m.ints) == 0 {
@@ -585,7 +585,7 @@ func (tx *Tx) localIndex(def *catalog.TableDef, tt *txTable, con constraint, dup
 			positions[i], _ = def.ColumnByID(id)
 		}
 		r := tx.db.newScan(context.Background(), tx.snap, snapTS, def, positions, true,
-			[]*roaring64.Bitmap{snapTS.deleted, tt.deletes}, nil, nil)
+			append(snapTS.deleted.layers(), tt.deletes), nil, nil)
 		defer r.Release()
 		for r.Next() {
 			rec := r.Record()
@@ -723,7 +723,7 @@ func (tx *Tx) Scan(ctx context.Context, tableID uint64, columns []int, withRowID
 	var deleted []*roaring64.Bitmap
 	if s := tx.snap.tables[tableID]; s != nil && (tt == nil || !tt.truncated) {
 		ts = s
-		deleted = append(deleted, s.deleted)
+		deleted = append(deleted, s.deleted.layers()...)
 		if tt != nil && !tt.deletes.IsEmpty() {
 			deleted = append(deleted, tt.deletes.Clone())
 		}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
 )
 
 // verifySegments opens every segment the manifests list and checks its
@@ -57,7 +55,7 @@ const deletedShare = 4 // 1/4
 // mostlyDeleted reports whether at least 1/deletedShare of seg's rows are
 // in deleted. The count of deleted IDs in the segment's row ID range is a
 // cheap upper bound; the exact count reads the segment's row IDs (cached).
-func (db *DB) mostlyDeleted(seg *segment, deleted *roaring64.Bitmap) bool {
+func (db *DB) mostlyDeleted(seg *segment, deleted deletedRows) bool {
 	if seg.rows == 0 || deleted.IsEmpty() {
 		return false
 	}

@@ -441,7 +441,9 @@ func (a *httpAPI) runIngest(r *http.Request, name string, cols []ingestColumn) (
 // ingestRows is runIngest's transaction: the table's creation when it is
 // missing, then the rows, through COPY FROM's insert (copyColumns) or,
 // when that does not take the table's columns, in INSERTs of up to
-// ingestRowsPerInsert rows.
+// ingestRowsPerInsert rows. A table COPY FROM refuses with an error
+// (row-level security), which aborts the transaction, gets the
+// transaction again with INSERTs alone.
 func ingestRows(ctx context.Context, sess *session.Session, ws, name string, cols []ingestColumn) error {
 	nrows := len(cols[0].values)
 	// A one-row INSERT, prepared outside the transaction, tells whether
@@ -459,7 +461,7 @@ func ingestRows(ctx context.Context, sess *session.Session, ws, name string, col
 		}
 	}
 	opts := sessionTextOptions(sess)
-	return inTransaction(sess, func() error {
+	load := func(useCopy bool) error {
 		if create {
 			if sess.CurrentSchema() == "" {
 				if err := createWorkspace(ctx, sess, ws); err != nil {
@@ -477,8 +479,10 @@ func ingestRows(ctx context.Context, sess *session.Session, ws, name string, col
 				return err
 			}
 		}
-		if done, err := copyColumns(ctx, sess, ident.Quote(name), cols, opts); done || err != nil {
-			return err
+		if useCopy {
+			if done, err := copyColumns(ctx, sess, ident.Quote(name), cols, opts); done || err != nil {
+				return err
+			}
 		}
 		perInsert := max(1, min(ingestRowsPerInsert, maxIngestParams/len(cols)))
 		var st *session.Statement
@@ -505,7 +509,27 @@ func ingestRows(ctx context.Context, sess *session.Session, ws, name string, col
 			}
 		}
 		return nil
-	})
+	}
+	err = inTransaction(sess, func() error { return load(true) })
+	if errors.Is(err, errCopyRefused) {
+		err = inTransaction(sess, func() error { return load(false) })
+	}
+	return err
+}
+
+// errCopyRefused is copyColumns' error when preparing or binding the
+// COPY failed, which aborted the transaction: the caller loads the rows
+// with INSERTs in a transaction of its own.
+var errCopyRefused = errors.New("COPY FROM refused the table")
+
+// copyRefused is copyColumns' error when its COPY could not be prepared
+// or bound: nil while the transaction goes on (the rows go through
+// INSERTs in it), errCopyRefused once the failure aborted it.
+func copyRefused(sess *session.Session) error {
+	if sess.TxStatus() == session.TxFailed {
+		return errCopyRefused
+	}
+	return nil
 }
 
 // copyColumns inserts the rows of cols into table target (its name as
@@ -515,7 +539,8 @@ func ingestRows(ctx context.Context, sess *session.Session, ws, name string, col
 // nothing done, when a column's type is not one toArrow converts as an
 // INSERT's parameter would be (arrowValueType), or the table is one COPY
 // FROM does not load (a view, row-level security): those rows go through
-// INSERTs.
+// INSERTs, in the same transaction while err is nil, in another when it
+// is errCopyRefused (copyRefused).
 func copyColumns(ctx context.Context, sess *session.Session, target string, cols []ingestColumn, opts *types.TextOptions) (done bool, err error) {
 	var b strings.Builder
 	b.WriteString("COPY " + target + " (")
@@ -528,11 +553,11 @@ func copyColumns(ctx context.Context, sess *session.Session, target string, cols
 	b.WriteString(") FROM STDIN")
 	st, err := prepareOne(sess, b.String(), nil)
 	if err != nil {
-		return false, nil
+		return false, copyRefused(sess)
 	}
 	p, err := sess.Bind(st, nil)
 	if err != nil {
-		return false, nil
+		return false, copyRefused(sess)
 	}
 	defer sess.ClosePortal(p)
 	ts := p.CopyTypes()

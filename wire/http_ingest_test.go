@@ -292,7 +292,8 @@ func TestHTTPBatchInsertErrors(t *testing.T) {
 	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]], [2, "b", [1, "x"]]]}`, 400, "QUERY_ERROR", "22P02", `params_batch[1]: parameter $3: invalid input syntax for type real`)
 	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]], [2, "b"]]}`, 400, "QUERY_ERROR", "42P02", `params_batch[1]: there is no parameter $3`)
 	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]], [2, "b", [01]]]}`, 400, "BAD_REQUEST", "08P01", `invalid JSON in request body`)
-	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]]], "params_batch": [[2, "b", [1]]], "timeout_ms": "x"}`, 400, "BAD_REQUEST", "08P01", `"timeout_ms" cannot be a JSON string`)
+	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]]], "timeout_ms": "x"}`, 400, "BAD_REQUEST", "08P01", `"timeout_ms" cannot be a JSON string`)
+	c.fail(path, `{`+insert+`, "params_batch": [[1, "a", [1]]], "Params_Batch": [[2, "b", [1]]]}`, 400, "BAD_REQUEST", "08P01", `field "Params_Batch" appears twice`)
 	if got := c.query("SELECT count(*) FROM e"); got != `[[0]]` {
 		t.Fatalf("after the failed batches: %s rows", got)
 	}

@@ -13,10 +13,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
@@ -240,11 +243,46 @@ func decodeBody(r *http.Request, v any) error {
 	if err != nil {
 		return err
 	}
+	if err := checkUniqueFields(body); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
 		return bodyError(err)
 	}
 	return checkEnd(dec)
+}
+
+// checkUniqueFields refuses a body whose object names a field twice, in
+// any case: encoding/json, which matches names without regard to case,
+// would keep the last silently, so that {"query": "SELECT 1", "query":
+// "DROP TABLE t"} ran what a reader of the first field did not see. The
+// fields' values may repeat names (a jsonb parameter keeps the last, as
+// PostgreSQL's does). A body that is not a JSON object is left to the
+// decoder, whose errors the request answers with.
+func checkUniqueFields(body []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	var seen []string
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil
+		}
+		name := tok.String()
+		for _, s := range seen {
+			if strings.EqualFold(s, name) {
+				return badRequest("invalid request body: field %q appears twice", name)
+			}
+		}
+		seen = append(seen, name)
+		if dec.SkipValue() != nil {
+			return nil
+		}
+	}
+	return nil
 }
 
 // checkEnd checks that dec has nothing left after the value it read.

@@ -35,7 +35,7 @@ func (a *httpAPI) mcpHandler() http.Handler {
 		if checkWorkspace(ws) != nil {
 			return nil // 400
 		}
-		store := &mcp.Store{DB: sessionDB{api: a, ws: ws, app: "cairn-mcp"}, Workspace: ws, NearDuplicate: a.nearDuplicate}
+		store := &mcp.Store{DB: sessionDB{api: a, ws: ws, app: "cairn-mcp", req: r.Context(), turn: make(chan struct{}, 1)}, Workspace: ws, NearDuplicate: a.nearDuplicate}
 		return mcp.NewServer(store, mcp.Options{AllowSQL: a.mcpSQL, SchemaCache: cache})
 	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: a.log})
 }
@@ -46,6 +46,21 @@ type sessionDB struct {
 	api *httpAPI
 	ws  string
 	app string // the sessions' application_name
+	// req, when not nil, is the context of the HTTP request the
+	// statements serve: its end (the client gone) cancels them, as it
+	// does the query endpoint's. The MCP SDK runs a tool call under a
+	// context of its own session that an HTTP client's disconnect does
+	// not cancel (before protocol 2026-07-28), which would leave the
+	// statement running, holding its session, after nobody can read
+	// its answer.
+	req context.Context
+	// turn, when not nil, lets one statement run at a time (a channel of
+	// capacity 1, shared by the copies of sessionDB). The MCP SDK runs
+	// the calls of a JSON-RPC batch at once, so one HTTP request, one
+	// slot of --http-max-concurrency, would otherwise hold a session per
+	// call, and a batch of a few hundred calls takes every connection
+	// slot (53300 for everyone) before the limiter sees a second request.
+	turn chan struct{}
 }
 
 // Query implements mcp.DB.
@@ -56,6 +71,17 @@ func (d sessionDB) Query(ctx context.Context, readOnly bool, query string, args 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if d.req != nil {
+		defer context.AfterFunc(d.req, cancel)()
+	}
+	if d.turn != nil {
+		select {
+		case d.turn <- struct{}{}:
+			defer func() { <-d.turn }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	sess, err := d.api.login(ctx, params)
 	if err != nil {
 		return nil, err

@@ -181,6 +181,9 @@ func decodeBatch(r *http.Request) (batchRequest, error) {
 	if req, ok := splitBatch(body); ok {
 		return req, nil
 	}
+	if err := checkUniqueFields(body); err != nil {
+		return batchRequest{}, err
+	}
 	var req batchRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil {

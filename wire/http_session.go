@@ -8,6 +8,7 @@ package wire
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -113,9 +114,11 @@ func checkWorkspace(ws string) error {
 // requestContext is the context a request's statements run under: the
 // client going away cancels them, and timeout_ms (which pg_deeplake's
 // SDK sends) bounds the whole request, failing with 57014 as
-// statement_timeout does.
+// statement_timeout does. A timeout_ms too long for a time.Duration
+// (past 292 years) bounds nothing: converted, it would wrap to a negative
+// duration and cancel the request before it starts.
 func requestContext(ctx context.Context, timeoutMS int64) (context.Context, context.CancelFunc) {
-	if timeoutMS > 0 {
+	if timeoutMS > 0 && timeoutMS <= math.MaxInt64/int64(time.Millisecond) {
 		return context.WithTimeout(ctx, time.Duration(timeoutMS)*time.Millisecond)
 	}
 	return context.WithCancel(ctx)
