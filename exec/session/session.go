@@ -443,7 +443,8 @@ func (s *Session) Close() {
 		defer s.engine.limits.leave(s.authUser)
 	}
 	s.closePortals(func(*Portal) bool { return true })
-	s.engine.advisory.releaseAll(s)
+	s.engine.advisory.releaseAll(s, true)
+	s.xactAdvisory = nil
 	if s.tx != nil {
 		s.tx.Rollback()
 		s.engine.stats.XactEnded(false)
@@ -1681,7 +1682,7 @@ func (s *Session) runDiscard(x *sql.Discard) error {
 			return err
 		}
 		s.dropAllPrepared()
-		s.engine.advisory.releaseAll(s)
+		s.engine.advisory.releaseAll(s, false)
 		s.seqs.Reset()
 		s.unlistenAll()
 		return s.dropTempSchema()
