@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // TestTerminatedSessionCommitsNothing: once pg_terminate_backend has
@@ -78,5 +80,95 @@ func TestTerminatedSessionCommitsNothing(t *testing.T) {
 	}
 	if sum != 0 {
 		t.Errorf("terminated sessions committed %d updates", sum)
+	}
+}
+
+// TestBoundBeforeConcurrentDDL: outside a transaction block a statement is
+// bound at Bind and its transaction begins at Execute; an ALTER TABLE
+// another session commits in between no longer fails it with 40001
+// (PostgreSQL's statement would wait for the ALTER's lock and plan after
+// it): it is bound again against the catalog its snapshot reads. Only a
+// statement whose result columns the client was already given, and
+// which the ALTER changes, still fails with 40001, which clients retry.
+func TestBoundBeforeConcurrentDDL(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	ddl := ts.connect(t)
+	mustExec(t, ddl, `CREATE TABLE bd (id int PRIMARY KEY, a text, b int)`)
+	mustExec(t, ddl, `INSERT INTO bd VALUES (1, 'x', 10), (2, 'y', 20)`)
+	rc := dialStarted(t, ts.Addr)
+	// bindThen binds query, then runs alter on another session, then
+	// executes the portal and returns what came back.
+	bindThen := func(query, alter string) []string {
+		t.Helper()
+		rc.send(&pgproto3.Parse{Query: query}, &pgproto3.Bind{}, &pgproto3.Flush{})
+		for _, want := range []string{"ParseComplete", "BindComplete"} {
+			if got, err := rc.receive(); err != nil || got != want {
+				t.Fatalf("%s: got %q (%v), want %s", query, got, err, want)
+			}
+		}
+		mustExec(t, ddl, alter)
+		rc.send(&pgproto3.Execute{}, &pgproto3.Sync{})
+		return rc.readUntilReady()
+	}
+	check := func(got []string, want ...string) {
+		t.Helper()
+		if !slices.Equal(got, want) {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+	check(bindThen(`SELECT id, a FROM bd ORDER BY id`, `ALTER TABLE bd DROP COLUMN b`),
+		"DataRow 1,x", "DataRow 2,y", "CommandComplete", "ReadyForQuery I")
+	check(bindThen(`UPDATE bd SET a = 'z' WHERE id = 1`, `ALTER TABLE bd ADD COLUMN c int DEFAULT 7`),
+		"CommandComplete", "ReadyForQuery I")
+	check(bindThen(`INSERT INTO bd (id, a) VALUES (3, 'w')`, `ALTER TABLE bd DROP COLUMN c`),
+		"CommandComplete", "ReadyForQuery I")
+	check(bindThen(`SELECT * FROM bd ORDER BY id`, `ALTER TABLE bd ADD COLUMN d int DEFAULT 8`),
+		"ErrorResponse ERROR 40001 could not serialize access due to concurrent update", "ReadyForQuery I")
+	check(bindThen(`SELECT id FROM bd WHERE a = 'z'`, `DROP TABLE bd`),
+		`ErrorResponse ERROR 42P01 relation "bd" does not exist`, "ReadyForQuery I")
+
+	// Simple queries racing ALTER TABLE: none fails; SELECT * returns
+	// the columns of the snapshot it read.
+	mustExec(t, ddl, `CREATE TABLE bd2 (id int PRIMARY KEY, a text, b int)`)
+	mustExec(t, ddl, `INSERT INTO bd2 SELECT g, 'x', g FROM generate_series(1, 200) g`)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := pgconn.Connect(ctx, ts.connString())
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer conn.Close(ctx)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := conn.Exec(ctx, `SELECT * FROM bd2 WHERE id > 100 ORDER BY id LIMIT 5`).ReadAll(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 200 {
+		if i%2 == 0 {
+			mustExec(t, ddl, `ALTER TABLE bd2 ADD COLUMN c int DEFAULT 3`)
+		} else {
+			mustExec(t, ddl, `ALTER TABLE bd2 DROP COLUMN c`)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("SELECT racing ALTER TABLE: %v", err)
 	}
 }
