@@ -228,6 +228,19 @@ func (lt *lockTable) waitFor(tx, h *Tx, k lockKey) error {
 	return err
 }
 
+// waitForHolder waits, if another transaction holds key, for that one to
+// end, and reports whether it waited; the wait fails as waitFor's do
+// (40P01, 55P03, the statement's cancel or timeout).
+func (lt *lockTable) waitForHolder(tx *Tx, key lockKey) (bool, error) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	h := lt.held[key]
+	if h == nil || h == tx {
+		return false, nil
+	}
+	return true, lt.waitFor(tx, h, key)
+}
+
 // full reports whether tx holds too many locks to take n more (lock
 // then takes none of them): the caller need not name them.
 func (lt *lockTable) full(tx *Tx, n int) bool {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -170,5 +171,71 @@ func TestBoundBeforeConcurrentDDL(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Errorf("SELECT racing ALTER TABLE: %v", err)
+	}
+}
+
+// waitBlockedBy waits until pg_blocking_pids(pid) names holder.
+func waitBlockedBy(t *testing.T, conn *pgx.Conn, pid, holder uint32) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if slices.Contains(blockingPIDs(t, conn, pid), int32(holder)) {
+			return
+		}
+	}
+	t.Fatalf("pid %d never waited for pid %d", pid, holder)
+}
+
+// TestInsertWaitsForDeleterOfKey: inserting a key whose row another
+// transaction is deleting (or updating to another key) waits for that
+// transaction, as in PostgreSQL: once it commits the key is free and the
+// insert succeeds; if it rolls back, the insert fails with 23505. The
+// insert used to fail with 23505 at once, the delete not committed yet.
+func TestInsertWaitsForDeleterOfKey(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	a, b, watch := ts.connect(t), ts.connect(t), ts.connect(t)
+	mustExec(t, a, `CREATE TABLE wk (id int PRIMARY KEY, name text UNIQUE)`)
+	mustExec(t, a, `INSERT INTO wk VALUES (1, 'one'), (2, 'two'), (3, 'three')`)
+	cases := []struct {
+		change, insert string
+		commit         bool
+		wantCode       string
+	}{
+		{`DELETE FROM wk WHERE id = 1`, `INSERT INTO wk VALUES (1, 'uno')`, true, ""},
+		{`UPDATE wk SET id = 20 WHERE id = 2`, `INSERT INTO wk VALUES (2, 'dos')`, true, ""},
+		{`UPDATE wk SET name = 'tres' WHERE id = 3`, `INSERT INTO wk VALUES (30, 'three')`, true, ""},
+		{`DELETE FROM wk WHERE id = 20`, `INSERT INTO wk VALUES (20, 'veinte')`, false, "23505"},
+	}
+	for _, c := range cases {
+		tx, err := a.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustExecTx(t, tx, c.change)
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.Exec(ctx, c.insert)
+			done <- err
+		}()
+		waitBlockedBy(t, watch, b.PgConn().PID(), a.PgConn().PID())
+		if c.commit {
+			err = tx.Commit(ctx)
+		} else {
+			err = tx.Rollback(ctx)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; sqlState(err) != c.wantCode || (c.wantCode == "") != (err == nil) {
+			t.Errorf("%s after %s (commit %v): %v, want SQLSTATE %q", c.insert, c.change, c.commit, err, c.wantCode)
+		}
+	}
+	rows, _ := watch.Query(ctx, `SELECT id || ' ' || name FROM wk ORDER BY id`)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"1 uno", "2 dos", "3 tres", "20 two", "30 three"}; !slices.Equal(got, want) {
+		t.Errorf("rows %q, want %q", got, want)
 	}
 }
