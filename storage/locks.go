@@ -422,6 +422,33 @@ func (tx *Tx) LockRow(tableID uint64, rowID int64, wait RowLockWait) (RowLock, e
 	return RowLocked, nil
 }
 
+// WaitRow waits, without taking its lock, for the transaction that holds
+// committed row rowID's lock (one deleting or updating it, or locking it
+// FOR UPDATE) to end, and reports whether a transaction that committed
+// after this one's snapshot deleted the row. INSERT ... ON CONFLICT DO
+// NOTHING calls it for the row it would skip: as PostgreSQL's insert
+// waits for the transaction deleting the row it conflicts with, a row on
+// its way out is no conflict once that transaction commits.
+func (tx *Tx) WaitRow(tableID uint64, rowID int64) (gone bool, err error) {
+	if err := tx.check(); err != nil {
+		return false, err
+	}
+	if _, err := tx.db.locks.waitForHolder(tx, lockKey{table: tableID, id: uint64(rowID)}); err != nil {
+		return false, err
+	}
+	db := tx.db
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if rt := db.lookupRT(tableID); rt != nil {
+		for _, e := range rt.delLog {
+			if e.lsn > tx.snap.lsn && e.rows.Contains(uint64(rowID)) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
 // tryLock takes key for tx if no other transaction holds it.
 func (lt *lockTable) tryLock(tx *Tx, key lockKey) bool {
 	lt.mu.Lock()

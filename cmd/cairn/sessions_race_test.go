@@ -188,8 +188,10 @@ func waitBlockedBy(t *testing.T, conn *pgx.Conn, pid, holder uint32) {
 // TestInsertWaitsForDeleterOfKey: inserting a key whose row another
 // transaction is deleting (or updating to another key) waits for that
 // transaction, as in PostgreSQL: once it commits the key is free and the
-// insert succeeds; if it rolls back, the insert fails with 23505. The
-// insert used to fail with 23505 at once, the delete not committed yet.
+// insert succeeds; if it rolls back, the insert fails with 23505 (ON
+// CONFLICT DO NOTHING: inserts nothing). The insert used to fail with
+// 23505 at once, and DO NOTHING to insert nothing at once, the delete not
+// committed yet; an UPDATE moving a row to the key likewise.
 func TestInsertWaitsForDeleterOfKey(t *testing.T) {
 	ts := startServer(t, "")
 	ctx := context.Background()
@@ -205,6 +207,9 @@ func TestInsertWaitsForDeleterOfKey(t *testing.T) {
 		{`UPDATE wk SET id = 20 WHERE id = 2`, `INSERT INTO wk VALUES (2, 'dos')`, true, ""},
 		{`UPDATE wk SET name = 'tres' WHERE id = 3`, `INSERT INTO wk VALUES (30, 'three')`, true, ""},
 		{`DELETE FROM wk WHERE id = 20`, `INSERT INTO wk VALUES (20, 'veinte')`, false, "23505"},
+		{`DELETE FROM wk WHERE id = 30`, `INSERT INTO wk VALUES (30, 'treinta') ON CONFLICT DO NOTHING`, true, ""},
+		{`DELETE FROM wk WHERE id = 1`, `INSERT INTO wk VALUES (1, 'ein') ON CONFLICT DO NOTHING`, false, ""},
+		{`DELETE FROM wk WHERE id = 20`, `UPDATE wk SET id = 20 WHERE id = 2`, true, ""},
 	}
 	for _, c := range cases {
 		tx, err := a.Begin(ctx)
@@ -235,7 +240,7 @@ func TestInsertWaitsForDeleterOfKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"1 uno", "2 dos", "3 tres", "20 two", "30 three"}; !slices.Equal(got, want) {
+	if want := []string{"1 uno", "3 tres", "20 dos", "30 treinta"}; !slices.Equal(got, want) {
 		t.Errorf("rows %q, want %q", got, want)
 	}
 }
