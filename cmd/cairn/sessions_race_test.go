@@ -244,3 +244,54 @@ func TestInsertWaitsForDeleterOfKey(t *testing.T) {
 		t.Errorf("rows %q, want %q", got, want)
 	}
 }
+
+// TestSelectForUpdateSeesNewVersion: under READ COMMITTED a SELECT ... FOR
+// UPDATE that waited for a transaction updating the row returns the row's
+// new version once that commits, as PostgreSQL does, when the new version
+// still qualifies, and leaves the row out when it does not. It returned
+// no row in both cases, so that the read-then-update pattern took an
+// existing account for a missing one.
+func TestSelectForUpdateSeesNewVersion(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	a, b, watch := ts.connect(t), ts.connect(t), ts.connect(t)
+	mustExec(t, a, `CREATE TABLE fu (id int PRIMARY KEY, bal int)`)
+	mustExec(t, a, `INSERT INTO fu VALUES (1, 100), (2, 100)`)
+	cases := []struct {
+		change, query string
+		want          []int
+	}{
+		{`UPDATE fu SET bal = bal - 10 WHERE id = 1`, `SELECT bal FROM fu WHERE id = 1 FOR UPDATE`, []int{90}},
+		{`UPDATE fu SET bal = 0 WHERE id = 2`, `SELECT bal FROM fu WHERE bal > 50 ORDER BY id FOR UPDATE`, []int{90}},
+		{`UPDATE fu SET bal = bal + 1`, `SELECT bal FROM fu ORDER BY id FOR UPDATE`, []int{91, 1}},
+	}
+	for _, c := range cases {
+		atx, err := a.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustExecTx(t, atx, c.change)
+		btx, err := b.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan []int, 1)
+		errs := make(chan error, 1)
+		go func() {
+			rows, _ := btx.Query(ctx, c.query)
+			vals, err := pgx.CollectRows(rows, pgx.RowTo[int])
+			got <- vals
+			errs <- err
+		}()
+		waitBlockedBy(t, watch, b.PgConn().PID(), a.PgConn().PID())
+		if err := atx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if vals, err := <-got, <-errs; err != nil || !slices.Equal(vals, c.want) {
+			t.Errorf("%s after %s: %v (%v), want %v", c.query, c.change, vals, err, c.want)
+		}
+		if err := btx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

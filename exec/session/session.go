@@ -1338,23 +1338,45 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 		}
 		return commandTag("EXPLAIN"), false, emitText(lines, emit)
 	}
-	if p.run == nil {
-		tx, endTx := s.readTx()
-		plan, err := s.planFor(p, tx, plan)
-		if err != nil {
-			endTx(false)
-			return Tag{}, false, err
+	// A SELECT ... FOR UPDATE that meets a row changed by a transaction
+	// which committed after its snapshot runs again on a new snapshot
+	// under READ COMMITTED, as long as it has sent no row (LockRows).
+	rerun := p.run == nil && s.currentIsolation() == exec.ReadCommitted
+	var sent int64
+	var suspended bool
+	var err error
+	for attempt := 0; ; attempt++ {
+		if p.run == nil {
+			tx, endTx := s.readTx()
+			if plan, err = s.planFor(p, tx, plan); err != nil {
+				endTx(false)
+				return Tag{}, false, err
+			}
+			rt := s.runtime(tx, p.params)
+			rt.Schemas = p.schemas
+			rt.RerunOnGoneLock = rerun
+			op, err := exec.Build(rt, plan)
+			if err != nil {
+				endTx(false)
+				return Tag{}, false, err
+			}
+			p.run = &portalRun{op: op, endTx: endTx}
 		}
-		rt := s.runtime(tx, p.params)
-		rt.Schemas = p.schemas
-		op, err := exec.Build(rt, plan)
-		if err != nil {
-			endTx(false)
-			return Tag{}, false, err
+		emitted := false
+		sent, suspended, err = streamRows(ctx, p.run, maxRows, func(rec arrow.Record) error {
+			emitted = true
+			return emit(rec)
+		})
+		if err == nil || !rerun || emitted || !storage.IsConflict(err) || attempt >= maxStatementRetries || ctx.Err() != nil {
+			break
 		}
-		p.run = &portalRun{op: op, endTx: endTx}
+		p.run.failed = true
+		p.closeRun()
+		p.run = nil
+		if s.tx != nil {
+			s.tx.Refresh()
+		}
 	}
-	sent, suspended, err := streamRows(ctx, p.run, maxRows, emit)
 	if err != nil || !suspended {
 		p.run.failed = err != nil
 		p.closeRun()
