@@ -853,7 +853,8 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 // failing with 40001. PostgreSQL's statement waits for the DDL's lock and
 // plans after it; here the statement is bound again against tx's catalog.
 // A simple query's result columns may change with it (its RowDescription
-// is not out yet); those the client was given by Describe may not.
+// is not out yet); those of the extended protocol, which a Describe may
+// have given the client, may not.
 func (s *Session) planFor(p *Portal, tx *storage.Tx, plan sql.Node) (sql.Node, error) {
 	cat := tx.Catalog()
 	if p.cat == nil || p.cat == cat {
@@ -869,7 +870,7 @@ func (s *Session) planFor(p *Portal, tx *storage.Tx, plan sql.Node) (sql.Node, e
 	}
 	columns := s.resultColumns(bound)
 	if !sameResultColumns(p.columns, columns) {
-		if p.stmt.fixedResult {
+		if !p.stmt.simple {
 			return nil, pgerr.New(pgerrcode.SerializationFailure, "could not serialize access due to concurrent update").
 				WithDetail("A concurrent transaction changed the statement's result columns after they were described.").
 				WithHint("Retry the statement.")
