@@ -494,6 +494,19 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 		case oc.DoUpdate:
 			updRows = append(updRows, r)
 			updIDs = append(updIDs, rowID)
+		default:
+			// DO NOTHING skips the row unless the row it conflicts with
+			// is being deleted: then it waits for the deleter, and if
+			// that committed the key is free, as in PostgreSQL (a key
+			// another transaction took meanwhile is the insert's
+			// conflict, found below).
+			gone, err := tx.WaitRow(def.ID, rowID)
+			if err != nil {
+				return 0, err
+			}
+			if gone {
+				insertRows = append(insertRows, r)
+			}
 		}
 	}
 	// The written rows and the proposed rows they come from, for RETURNING

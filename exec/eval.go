@@ -64,6 +64,12 @@ type Runtime struct {
 	// nodes (PrepareSchemas), which its operators use instead of building
 	// their own.
 	Schemas *PlanSchemas
+	// RerunOnGoneLock makes SELECT ... FOR UPDATE under READ COMMITTED
+	// fail with storage.Conflict, before it has let any row through, at
+	// a row that a transaction which committed after the snapshot
+	// changed, so that the caller runs the statement again on a new
+	// snapshot and returns the row's new version (LockRows).
+	RerunOnGoneLock bool
 	// Triggers runs the tables' BEFORE row triggers (trigger.go); nil
 	// outside a session.
 	Triggers TriggerRunner

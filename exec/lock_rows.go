@@ -15,9 +15,13 @@ import (
 // locked tables as it passes and lets through only the rows it locked. A
 // row another transaction holds is waited for, or fails the statement
 // (NOWAIT), or is passed over (SKIP LOCKED). A row changed by a
-// transaction that committed after the statement's snapshot is passed
-// over under READ COMMITTED (its new version is another row) and is a
-// serialization failure under REPEATABLE READ, as in PostgreSQL.
+// transaction that committed after the statement's snapshot is a
+// serialization failure under REPEATABLE READ, as in PostgreSQL. Under
+// READ COMMITTED PostgreSQL locks the row's new version if it still
+// qualifies; here, with Runtime.RerunOnGoneLock and no row let through
+// yet, the statement fails with storage.Conflict for its caller to run
+// it again on a new snapshot, which has the new version; otherwise the
+// row is passed over (its new version is another row).
 type LockRows struct {
 	rt    *Runtime
 	node  *sql.LockRows
@@ -27,6 +31,8 @@ type LockRows struct {
 	// past it are not locked.
 	left   int64
 	inited bool
+	// emitted is set once a row has been let through.
+	emitted bool
 }
 
 func newLockRows(rt *Runtime, n *sql.LockRows, in Operator) *LockRows {
@@ -78,12 +84,14 @@ func (l *LockRows) Next(ctx context.Context) (arrow.Record, error) {
 		}
 		switch {
 		case len(keep) == int(rec.NumRows()):
+			l.emitted = true
 			return l.out.pass(rec), nil
 		case len(keep) > 0:
 			taken, err := takeRecord(l.rt.mem(), rec, keep)
 			if err != nil {
 				return nil, err
 			}
+			l.emitted = true
 			return l.out.set(taken), nil
 		}
 	}
@@ -104,7 +112,7 @@ func (l *LockRows) lockRow(tx *storage.Tx, rec arrow.Record, i int) (bool, error
 		case storage.RowBusy:
 			return false, nil
 		case storage.RowGone:
-			if l.rt.repeatableRead() {
+			if l.rt.repeatableRead() || l.rt.RerunOnGoneLock && !l.emitted {
 				return false, storage.Conflict()
 			}
 			return false, nil

@@ -228,6 +228,19 @@ func (lt *lockTable) waitFor(tx, h *Tx, k lockKey) error {
 	return err
 }
 
+// waitForHolder waits, if another transaction holds key, for that one to
+// end, and reports whether it waited; the wait fails as waitFor's do
+// (40P01, 55P03, the statement's cancel or timeout).
+func (lt *lockTable) waitForHolder(tx *Tx, key lockKey) (bool, error) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	h := lt.held[key]
+	if h == nil || h == tx {
+		return false, nil
+	}
+	return true, lt.waitFor(tx, h, key)
+}
+
 // full reports whether tx holds too many locks to take n more (lock
 // then takes none of them): the caller need not name them.
 func (lt *lockTable) full(tx *Tx, n int) bool {
@@ -407,6 +420,33 @@ func (tx *Tx) LockRow(tableID uint64, rowID int64, wait RowLockWait) (RowLock, e
 		}
 	}
 	return RowLocked, nil
+}
+
+// WaitRow waits, without taking its lock, for the transaction that holds
+// committed row rowID's lock (one deleting or updating it, or locking it
+// FOR UPDATE) to end, and reports whether a transaction that committed
+// after this one's snapshot deleted the row. INSERT ... ON CONFLICT DO
+// NOTHING calls it for the row it would skip: as PostgreSQL's insert
+// waits for the transaction deleting the row it conflicts with, a row on
+// its way out is no conflict once that transaction commits.
+func (tx *Tx) WaitRow(tableID uint64, rowID int64) (gone bool, err error) {
+	if err := tx.check(); err != nil {
+		return false, err
+	}
+	if _, err := tx.db.locks.waitForHolder(tx, lockKey{table: tableID, id: uint64(rowID)}); err != nil {
+		return false, err
+	}
+	db := tx.db
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if rt := db.lookupRT(tableID); rt != nil {
+		for _, e := range rt.delLog {
+			if e.lsn > tx.snap.lsn && e.rows.Contains(uint64(rowID)) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // tryLock takes key for tx if no other transaction holds it.

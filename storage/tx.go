@@ -330,13 +330,27 @@ func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint,
 		if err := tx.lockKeys(def.ID, con.sig(), ks); err != nil {
 			return nil, err
 		}
-		if !li.full && !tt.truncated && rt != nil {
-			if i := tx.db.committedConflict(rt, con, ks, tt); i >= 0 {
-				if tx.lostDelete(rt, tt) {
-					return nil, Conflict()
-				}
-				return nil, uniqueViolation(def, con, cols, pos, i)
+		for !li.full && !tt.truncated && rt != nil {
+			i, row := tx.db.committedConflict(rt, con, ks, tt)
+			if i < 0 {
+				break
 			}
+			// The row with the key may be on its way out: a transaction
+			// deleting or updating it holds its lock. As PostgreSQL's
+			// insert waits for the transaction deleting the row it
+			// conflicts with, wait for that one to end and look again:
+			// the key is free if it committed.
+			waited, err := tx.db.locks.waitForHolder(tx, lockKey{table: def.ID, id: uint64(row)})
+			if err != nil {
+				return nil, err
+			}
+			if waited {
+				continue
+			}
+			if tx.lostDelete(rt, tt) {
+				return nil, Conflict()
+			}
+			return nil, uniqueViolation(def, con, cols, pos, i)
 		}
 		keys[ci] = ks
 	}
@@ -495,13 +509,13 @@ func (tx *Tx) lostDelete(rt *tableRT, tt *txTable) bool {
 }
 
 // committedConflict returns the first of the new keys ks held by a live
-// committed row that tt has not deleted, or -1.
-func (db *DB) committedConflict(rt *tableRT, con constraint, ks *newKeys, tt *txTable) int {
+// committed row that tt has not deleted, and that row's ID; -1 if none.
+func (db *DB) committedConflict(rt *tableRT, con constraint, ks *newKeys, tt *txTable) (int, int64) {
 	db.idxMu.RLock()
 	defer db.idxMu.RUnlock()
 	ix := rt.uniq[con.sig()]
 	if ix == nil || ix.m.len() == 0 {
-		return -1
+		return -1, 0
 	}
 	var deleted deletedRows
 	if ts := db.head.Load().tables[rt.id]; ts != nil {
@@ -512,27 +526,27 @@ func (db *DB) committedConflict(rt *tableRT, con constraint, ks *newKeys, tt *tx
 	}
 	if ks.col != nil {
 		if len(ix.m.ints) == 0 {
-			return -1
+			return -1, 0
 		}
 		for i, v := range ks.ints {
 			if ks.col.IsNull(i) {
 				continue
 			}
 			if r, ok := ix.m.ints[v]; ok && live(r) {
-				return i
+				return i, r
 			}
 		}
-		return -1
+		return -1, 0
 	}
 	for i, k := range ks.strs {
 		if k == "" {
 			continue
 		}
 		if r, ok := ix.m.get(k); ok && live(r) {
-			return i
+			return i, r
 		}
 	}
-	return -1
+	return -1, 0
 }
 
 // localIndex returns tt's index for con, building it from the

@@ -150,7 +150,7 @@ func (c *conn) closeConn() {
 // violated or the server shuts down.
 func (c *conn) loop() {
 	for {
-		if c.srv.closing.Load() && !c.inCycle || c.terminated.Load() {
+		if c.ending() {
 			c.fatal(adminShutdown())
 			return
 		}
@@ -182,6 +182,17 @@ func (c *conn) loop() {
 				return
 			}
 			c.receiveFailed(err)
+			return
+		}
+		if c.ending() {
+			// pg_terminate_backend (or a Shutdown) came while the read
+			// waited: the message read since, which may be a COMMIT,
+			// is not run. The deadline terminate sets does not always
+			// win against data arriving just after it, and the
+			// caller of pg_terminate_backend was already told true.
+			// PostgreSQL checks for the signal before running a
+			// message too.
+			c.fatal(adminShutdown())
 			return
 		}
 		if c.ignoreTillSync {
@@ -241,6 +252,13 @@ func (c *conn) loop() {
 			return
 		}
 	}
+}
+
+// ending reports whether the connection must end before it runs another
+// message: pg_terminate_backend terminated it, or the server is shutting
+// down and no extended-protocol cycle is half done.
+func (c *conn) ending() bool {
+	return c.srv.closing.Load() && !c.inCycle || c.terminated.Load()
 }
 
 // sync answers Sync: the messages since the last one ran as one implicit

@@ -227,18 +227,20 @@ func execute(ctx context.Context, sess *session.Session, st *session.Statement, 
 		return nil, 0, pgerr.NotSupported("COPY over the HTTP API").
 			WithHint("Load rows with POST /workspaces/{ws}/tables/{name}/ingest, or COPY over the PostgreSQL protocol.")
 	}
-	cols := p.Columns()
 	var n int64
 	tag, _, err := sess.Execute(ctx, p, 0, func(rec arrow.Record) error {
 		n += rec.NumRows()
 		if emit == nil {
 			return nil
 		}
-		return emit(cols, rec)
+		// Read at the rows: a statement bound again for a DDL committed
+		// since Bind may have other columns (session.Portal).
+		return emit(p.Columns(), rec)
 	})
 	if err != nil {
 		return nil, 0, err
 	}
+	cols := p.Columns()
 	if cols == nil {
 		n = tag.Rows
 	}

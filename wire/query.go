@@ -66,10 +66,13 @@ func (c *conn) runStatement(ctx context.Context, p *session.Portal) error {
 		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag.String())})
 		return nil
 	}
-	cols := p.Columns()
-	described := cols == nil
+	// The columns are read when the rows come: a statement bound again
+	// for a DDL committed since Bind (session.Portal) may have others.
+	var cols []session.Column
+	described := p.Columns() == nil
 	describe := func() {
 		if !described {
+			cols = p.Columns()
 			c.send(rowDescription(cols, nil))
 			described = true
 		}

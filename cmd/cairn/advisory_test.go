@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -155,5 +156,82 @@ func TestAdvisoryXactAbort(t *testing.T) {
 		if !free(key) {
 			t.Errorf("key %d held after COMMIT", key)
 		}
+	}
+}
+
+// TestAdvisoryLevelsApart checks that a session's session-level and
+// transaction-level holds of one key are counted apart, as PostgreSQL's
+// lock owners are: pg_advisory_unlock and pg_advisory_unlock_all give
+// back session-level holds only (false, with a warning, for a key held
+// only by the transaction), and the transaction's end only its own. Both
+// were once one count, so pg_advisory_unlock freed a key the transaction
+// still held, and the transaction's end then freed the session's hold.
+func TestAdvisoryLevelsApart(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	a, takeNotices := noticeConn(t, ts)
+	b := ts.connect(t)
+	queryBool := func(conn interface {
+		QueryRow(context.Context, string, ...any) pgx.Row
+	}, q string) bool {
+		t.Helper()
+		var ok bool
+		if err := conn.QueryRow(ctx, q).Scan(&ok); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return ok
+	}
+	// B takes key k (and gives it back) when A holds it at no level.
+	free := func(k int) bool {
+		t.Helper()
+		if !queryBool(b, `SELECT pg_try_advisory_lock(`+strconv.Itoa(k)+`)`) {
+			return false
+		}
+		mustExec(t, b, `SELECT pg_advisory_unlock(`+strconv.Itoa(k)+`)`)
+		return true
+	}
+
+	tx, err := a.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExecTx(t, tx, `SELECT pg_advisory_xact_lock(1)`)
+	if queryBool(tx, `SELECT pg_advisory_unlock(1)`) {
+		t.Error("pg_advisory_unlock released a transaction-level hold")
+	}
+	if got, want := takeNotices(), []string{"WARNING 01000 you don't own a lock of type ExclusiveLock"}; len(got) != 1 || got[0] != want[0] {
+		t.Errorf("notices %q, want %q", got, want)
+	}
+	if free(1) {
+		t.Error("B took key 1 while A's transaction held it")
+	}
+	mustExecTx(t, tx, `SELECT pg_advisory_lock(1)`) // and a session-level hold
+	mustExecTx(t, tx, `SELECT pg_advisory_xact_lock_shared(2), pg_advisory_lock(3)`)
+	mustExecTx(t, tx, `SELECT pg_advisory_unlock_all()`)
+	if free(1) || free(2) {
+		t.Error("pg_advisory_unlock_all released the transaction's holds")
+	}
+	if !free(3) {
+		t.Error("pg_advisory_unlock_all kept a session-level hold")
+	}
+	mustExecTx(t, tx, `SELECT pg_advisory_lock(1)`)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if free(1) {
+		t.Error("the transaction's end released the session-level hold of key 1")
+	}
+	if !free(2) {
+		t.Error("the transaction's end kept its hold of key 2")
+	}
+	if !queryBool(a, `SELECT pg_advisory_unlock(1)`) || !free(1) {
+		t.Error("pg_advisory_unlock of the session-level hold of key 1")
+	}
+}
+
+func mustExecTx(t *testing.T, tx pgx.Tx, sql string) {
+	t.Helper()
+	if _, err := tx.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
 	}
 }

@@ -77,7 +77,7 @@ func TestSelectForUpdateQueue(t *testing.T) {
 
 // TestSelectForUpdateWaits checks the other wait policies: NOWAIT fails
 // with 55P03 on a locked row, and a plain FOR UPDATE waits for the holder,
-// then passes over the row it changed and takes the next one.
+// then takes the next row: the one the holder changed no longer qualifies.
 func TestSelectForUpdateWaits(t *testing.T) {
 	ts := startServer(t, "")
 	ctx := context.Background()

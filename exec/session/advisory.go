@@ -5,6 +5,11 @@ package session
 // the _xact_ forms, until its transaction ends), which migration tools
 // take so that only one of them migrates at a time. A lock is exclusive or
 // shared, and re-entrant: a session releases it as often as it took it.
+// As in PostgreSQL, a session's session-level and transaction-level holds
+// of one key are counted apart: pg_advisory_unlock and
+// pg_advisory_unlock_all give back session-level holds only, and the end
+// of a transaction its transaction-level ones only, so that neither
+// releases a hold the other still counts on.
 
 import (
 	"sync"
@@ -27,10 +32,25 @@ type advisoryTable struct {
 // (exclusive holds and shared ones), and a channel closed when the key is
 // next released, for waiters; waiting are those waiters (pg_locks).
 type advisoryLock struct {
-	exclusive map[*Session]int
-	shared    map[*Session]int
+	exclusive map[*Session]advisoryHolds
+	shared    map[*Session]advisoryHolds
 	released  chan struct{}
 	waiting   map[*Session]advisoryWait
+}
+
+// advisoryHolds counts a session's holds of a key in one mode: those
+// taken by pg_advisory_lock (session) and by pg_advisory_xact_lock (xact).
+type advisoryHolds struct {
+	session, xact int
+}
+
+// add counts one more hold at the level asked (xact: transaction level).
+func (h *advisoryHolds) add(xact bool) {
+	if xact {
+		h.xact++
+	} else {
+		h.session++
+	}
 }
 
 // advisoryWait is a session's wait for an advisory lock: the mode it
@@ -73,15 +93,17 @@ func (a sessionAdvisory) Lock(key functions.AdvisoryKey, shared, xact, wait bool
 		}
 		l := t.locks[key]
 		if l == nil {
-			l = &advisoryLock{exclusive: map[*Session]int{}, shared: map[*Session]int{}, released: make(chan struct{}), waiting: map[*Session]advisoryWait{}}
+			l = &advisoryLock{exclusive: map[*Session]advisoryHolds{}, shared: map[*Session]advisoryHolds{}, released: make(chan struct{}), waiting: map[*Session]advisoryWait{}}
 			t.locks[key] = l
 		}
 		if l.grantable(s, shared) {
+			holds := l.exclusive
 			if shared {
-				l.shared[s]++
-			} else {
-				l.exclusive[s]++
+				holds = l.shared
 			}
+			h := holds[s]
+			h.add(xact)
+			holds[s] = h
 			t.mu.Unlock()
 			if xact {
 				s.xactAdvisory = append(s.xactAdvisory, heldAdvisory{key: key, shared: shared, level: len(s.savepoints)})
@@ -116,9 +138,11 @@ func (a sessionAdvisory) Lock(key functions.AdvisoryKey, shared, xact, wait bool
 }
 
 // Unlock implements functions.AdvisoryLocks: one session-level hold of
-// key goes; false, with PostgreSQL's warning, when the session has none.
+// key goes; false, with PostgreSQL's warning, when the session has none
+// (a transaction-level hold is no session-level one: it stays until the
+// transaction ends).
 func (a sessionAdvisory) Unlock(key functions.AdvisoryKey, shared bool) bool {
-	ok := a.s.engine.advisory.release(a.s, key, shared)
+	ok := a.s.engine.advisory.release(a.s, key, shared, false)
 	if !ok {
 		mode := "ExclusiveLock"
 		if shared {
@@ -129,11 +153,13 @@ func (a sessionAdvisory) Unlock(key functions.AdvisoryKey, shared bool) bool {
 	return ok
 }
 
-// UnlockAll implements functions.AdvisoryLocks: the session's holds go.
-func (a sessionAdvisory) UnlockAll() { a.s.engine.advisory.releaseAll(a.s) }
+// UnlockAll implements functions.AdvisoryLocks: the session's
+// session-level holds go (pg_advisory_unlock_all); its transaction's stay.
+func (a sessionAdvisory) UnlockAll() { a.s.engine.advisory.releaseAll(a.s, false) }
 
-// release drops one hold of key by s; false if s held none in that mode.
-func (t *advisoryTable) release(s *Session, key functions.AdvisoryKey, shared bool) bool {
+// release drops one hold of key by s at the level asked (xact:
+// transaction level); false if s held none in that mode at that level.
+func (t *advisoryTable) release(s *Session, key functions.AdvisoryKey, shared, xact bool) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	l := t.locks[key]
@@ -144,26 +170,45 @@ func (t *advisoryTable) release(s *Session, key functions.AdvisoryKey, shared bo
 	if shared {
 		holds = l.shared
 	}
-	if holds[s] == 0 {
+	h := holds[s]
+	n := &h.session
+	if xact {
+		n = &h.xact
+	}
+	if *n == 0 {
 		return false
 	}
-	if holds[s]--; holds[s] == 0 {
+	*n--
+	if h == (advisoryHolds{}) {
 		delete(holds, s)
 		t.wake(key, l)
+	} else {
+		holds[s] = h
 	}
 	return true
 }
 
-// releaseAll drops every hold of s (pg_advisory_unlock_all, session end).
-func (t *advisoryTable) releaseAll(s *Session) {
+// releaseAll drops the session-level holds of s (pg_advisory_unlock_all,
+// DISCARD ALL), and with xact its transaction-level ones too (the
+// session's end).
+func (t *advisoryTable) releaseAll(s *Session, xact bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for key, l := range t.locks {
-		_, ex := l.exclusive[s]
-		_, sh := l.shared[s]
-		if ex || sh {
-			delete(l.exclusive, s)
-			delete(l.shared, s)
+		changed := false
+		for _, holds := range []map[*Session]advisoryHolds{l.exclusive, l.shared} {
+			h, ok := holds[s]
+			if !ok || h.session == 0 && !xact {
+				continue
+			}
+			if h.session = 0; xact || h.xact == 0 {
+				delete(holds, s)
+				changed = true
+			} else {
+				holds[s] = h
+			}
+		}
+		if changed {
 			t.wake(key, l)
 		}
 	}
@@ -232,7 +277,7 @@ func (s *Session) releaseXactAdvisory(from int) {
 	kept := s.xactAdvisory[:0]
 	for _, h := range s.xactAdvisory {
 		if h.level >= from {
-			s.engine.advisory.release(s, h.key, h.shared)
+			s.engine.advisory.release(s, h.key, h.shared, true)
 		} else {
 			kept = append(kept, h)
 		}

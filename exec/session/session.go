@@ -323,6 +323,11 @@ type Portal struct {
 	// schemas are the prepared schemas of the plan's operators, nil when
 	// they are built as it runs (boundPlan.schemas).
 	schemas *exec.PlanSchemas
+	// cat is the catalog a portal bound outside a transaction block was
+	// bound against (nil inside one, whose snapshot the binding used):
+	// the statement's own transaction begins later, and planFor binds
+	// it again if a DDL committed in between.
+	cat *catalog.Catalog
 	// ResultFormats are the formats the client chose for the result
 	// columns (extended protocol; nil: all text). The session keeps them
 	// with the portal and does not read them.
@@ -443,7 +448,8 @@ func (s *Session) Close() {
 		defer s.engine.limits.leave(s.authUser)
 	}
 	s.closePortals(func(*Portal) bool { return true })
-	s.engine.advisory.releaseAll(s)
+	s.engine.advisory.releaseAll(s, true)
+	s.xactAdvisory = nil
 	if s.tx != nil {
 		s.tx.Rollback()
 		s.engine.stats.XactEnded(false)
@@ -691,7 +697,11 @@ func (s *Session) prepare(text string, paramTypes []types.T) ([]*Statement, erro
 
 // bind binds a statement against the session's current catalog.
 func (s *Session) bind(st *Statement, params []types.T) (sql.Statement, []types.T, error) {
-	cat := s.catalog()
+	return s.bindIn(s.catalog(), st, params)
+}
+
+// bindIn binds a statement against cat.
+func (s *Session) bindIn(cat *catalog.Catalog, st *Statement, params []types.T) (sql.Statement, []types.T, error) {
 	b := s.binder(cat)
 	b.Params, b.NoParams = append([]types.T(nil), params...), st.simple
 	bound, err := b.Bind(st.parsed)
@@ -826,7 +836,52 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 		s.fail()
 		return nil, err
 	}
-	return &Portal{stmt: st, bound: bp.bound, params: params, columns: bp.columns, schemas: bp.schemas}, nil
+	p := &Portal{stmt: st, bound: bp.bound, params: params, columns: bp.columns, schemas: bp.schemas}
+	if s.tx == nil {
+		p.cat = bp.key.cat
+	}
+	return p, nil
+}
+
+// planFor returns plan, portal p's, or the plan p gets bound again
+// against the catalog tx reads when that is no longer the catalog p was
+// bound against. Outside a
+// transaction block a statement is bound against the latest catalog and
+// its own transaction begins after: a DDL that commits in between (ALTER
+// TABLE ADD or DROP COLUMN by another session) would leave the plan
+// reading columns the snapshot's table no longer has, and the statement
+// failing with 40001. PostgreSQL's statement waits for the DDL's lock and
+// plans after it; here the statement is bound again against tx's catalog.
+// A simple query's result columns may change with it (its RowDescription
+// is not out yet); those of the extended protocol, which a Describe may
+// have given the client, may not.
+func (s *Session) planFor(p *Portal, tx *storage.Tx, plan sql.Node) (sql.Node, error) {
+	cat := tx.Catalog()
+	if p.cat == nil || p.cat == cat {
+		return plan, nil
+	}
+	bound, _, err := s.bindIn(cat, p.stmt, p.stmt.ParamTypes)
+	if err != nil {
+		return nil, err
+	}
+	q, isPlan := bound.(*sql.Query)
+	if !isPlan {
+		return nil, pgerr.New(pgerrcode.InternalError, "statement %q bound again is no query", p.stmt.SQL)
+	}
+	columns := s.resultColumns(bound)
+	if !sameResultColumns(p.columns, columns) {
+		if !p.stmt.simple {
+			return nil, pgerr.New(pgerrcode.SerializationFailure, "could not serialize access due to concurrent update").
+				WithDetail("A concurrent transaction changed the statement's result columns after they were described.").
+				WithHint("Retry the statement.")
+		}
+		p.columns = columns
+	}
+	p.bound, p.cat, p.schemas = bound, cat, nil
+	if !p.stmt.simple {
+		p.schemas = exec.PrepareSchemas(q.Plan)
+	}
+	return q.Plan, nil
 }
 
 // sameResultColumns reports whether two bindings of a statement return
@@ -1268,13 +1323,13 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRows int, emit func(arrow.Record) error) (Tag, bool, error) {
 	switch n := plan.(type) {
 	case *sql.Insert, *sql.Update, *sql.Delete, *sql.Merge:
-		return s.runToCompletion(ctx, p, maxRows, emit, func(rt *exec.Runtime) (Tag, exec.Operator, error) {
-			changed, returning, err := exec.RunDML(ctx, rt, n)
-			return rowsTag(exec.DMLCommand(n), changed), returning, err
+		return s.runToCompletion(ctx, p, plan, maxRows, emit, func(rt *exec.Runtime, plan sql.Node) (Tag, exec.Operator, error) {
+			changed, returning, err := exec.RunDML(ctx, rt, plan)
+			return rowsTag(exec.DMLCommand(plan), changed), returning, err
 		})
 	case *sql.ModifyingWith:
-		return s.runToCompletion(ctx, p, maxRows, emit, func(rt *exec.Runtime) (Tag, exec.Operator, error) {
-			command, count, result, err := exec.RunModifyingWith(ctx, rt, n)
+		return s.runToCompletion(ctx, p, plan, maxRows, emit, func(rt *exec.Runtime, plan sql.Node) (Tag, exec.Operator, error) {
+			command, count, result, err := exec.RunModifyingWith(ctx, rt, plan.(*sql.ModifyingWith))
 			return rowsTag(command, count), result, err
 		})
 	case *sql.Explain:
@@ -1284,18 +1339,45 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 		}
 		return commandTag("EXPLAIN"), false, emitText(lines, emit)
 	}
-	if p.run == nil {
-		tx, endTx := s.readTx()
-		rt := s.runtime(tx, p.params)
-		rt.Schemas = p.schemas
-		op, err := exec.Build(rt, plan)
-		if err != nil {
-			endTx(false)
-			return Tag{}, false, err
+	// A SELECT ... FOR UPDATE that meets a row changed by a transaction
+	// which committed after its snapshot runs again on a new snapshot
+	// under READ COMMITTED, as long as it has sent no row (LockRows).
+	rerun := p.run == nil && s.currentIsolation() == exec.ReadCommitted
+	var sent int64
+	var suspended bool
+	var err error
+	for attempt := 0; ; attempt++ {
+		if p.run == nil {
+			tx, endTx := s.readTx()
+			if plan, err = s.planFor(p, tx, plan); err != nil {
+				endTx(false)
+				return Tag{}, false, err
+			}
+			rt := s.runtime(tx, p.params)
+			rt.Schemas = p.schemas
+			rt.RerunOnGoneLock = rerun
+			op, err := exec.Build(rt, plan)
+			if err != nil {
+				endTx(false)
+				return Tag{}, false, err
+			}
+			p.run = &portalRun{op: op, endTx: endTx}
 		}
-		p.run = &portalRun{op: op, endTx: endTx}
+		emitted := false
+		sent, suspended, err = streamRows(ctx, p.run, maxRows, func(rec arrow.Record) error {
+			emitted = true
+			return emit(rec)
+		})
+		if err == nil || !rerun || emitted || !storage.IsConflict(err) || attempt >= maxStatementRetries || ctx.Err() != nil {
+			break
+		}
+		p.run.failed = true
+		p.closeRun()
+		p.run = nil
+		if s.tx != nil {
+			s.tx.Refresh()
+		}
 	}
-	sent, suspended, err := streamRows(ctx, p.run, maxRows, emit)
 	if err != nil || !suspended {
 		p.run.failed = err != nil
 		p.closeRun()
@@ -1310,8 +1392,9 @@ func (s *Session) runQuery(ctx context.Context, p *Portal, plan sql.Node, maxRow
 // one headed by data-modifying WITH queries) at the first Execute, in the
 // transaction (retried as inTx does), keeping its result rows for this
 // Execute and later ones. run returns the statement's tag and its result
-// rows (an operator, computed already).
-func (s *Session) runToCompletion(ctx context.Context, p *Portal, maxRows int, emit func(arrow.Record) error, run func(rt *exec.Runtime) (Tag, exec.Operator, error)) (Tag, bool, error) {
+// rows (an operator, computed already) from the plan it is given: plan,
+// or p's bound again for the transaction it runs in (planFor).
+func (s *Session) runToCompletion(ctx context.Context, p *Portal, plan sql.Node, maxRows int, emit func(arrow.Record) error, run func(rt *exec.Runtime, plan sql.Node) (Tag, exec.Operator, error)) (Tag, bool, error) {
 	if p.run == nil {
 		if err := s.checkWritable(p.bound); err != nil {
 			return Tag{}, false, err
@@ -1322,9 +1405,13 @@ func (s *Session) runToCompletion(ctx context.Context, p *Portal, maxRows int, e
 				result.Close() // an earlier attempt's
 				result = nil
 			}
+			var err error
+			if plan, err = s.planFor(p, tx, plan); err != nil { // kept for a retry
+				return Tag{}, err
+			}
 			rt := s.runtime(tx, p.params)
 			rt.Schemas = p.schemas
-			tag, op, err := run(rt)
+			tag, op, err := run(rt, plan)
 			result = op
 			return tag, err
 		})
@@ -1681,7 +1768,7 @@ func (s *Session) runDiscard(x *sql.Discard) error {
 			return err
 		}
 		s.dropAllPrepared()
-		s.engine.advisory.releaseAll(s)
+		s.engine.advisory.releaseAll(s, false)
 		s.seqs.Reset()
 		s.unlistenAll()
 		return s.dropTempSchema()
