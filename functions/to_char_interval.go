@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 	"github.com/jackc/pgerrcode"
 )
 
@@ -81,7 +82,7 @@ func intervalPattern(p string, tm tmFields, fm bool) (out string, n int64, ok bo
 		v = yday
 		out = pad(v, 3)
 	case "IDDD":
-		v = date2j(year, month, day) - isoweek2j(date2isoyear(year, month, day), 1) + 1
+		v = types.Date2J(year, month, day) - isoweek2j(date2isoyear(year, month, day), 1) + 1
 		out = pad(v, 3)
 	case "DD":
 		v = day
@@ -96,7 +97,7 @@ func intervalPattern(p string, tm tmFields, fm bool) (out string, n int64, ok bo
 		v = (day-1)/7 + 1
 		out = fmt.Sprint(v)
 	case "J":
-		v = date2j(year, month, day)
+		v = types.Date2J(year, month, day)
 		out = fmt.Sprint(v)
 	case "Q":
 		if month == 0 {
@@ -160,23 +161,6 @@ func intervalPattern(p string, tm tmFields, fm bool) (out string, n int64, ok bo
 	return out, abs(v), true, nil
 }
 
-// date2j is PostgreSQL's date2j: the Julian day of year-month-day, for
-// any integers (an interval's fields too).
-func date2j(year, month, day int64) int64 {
-	if month > 2 {
-		month++
-		year += 4800
-	} else {
-		month += 13
-		year += 4799
-	}
-	century := year / 100
-	julian := year*365 - 32167
-	julian += year/4 - century + century/4
-	julian += 7834*month/256 + day
-	return julian
-}
-
 // j2day is the day of the week (0 = Sunday) of Julian day j.
 func j2day(j int64) int64 {
 	d := (j + 1) % 7
@@ -188,22 +172,22 @@ func j2day(j int64) int64 {
 
 // isoweek2j is the Julian day of the Monday of ISO week week of year.
 func isoweek2j(year, week int64) int64 {
-	day4 := date2j(year, 1, 4)
+	day4 := types.Date2J(year, 1, 4)
 	return (week-1)*7 + day4 - j2day(day4-1)
 }
 
 // date2isoweek is PostgreSQL's date2isoweek: the ISO week of a date.
 func date2isoweek(year, month, day int64) int64 {
-	dayn := date2j(year, month, day)
-	day4 := date2j(year, 1, 4)
+	dayn := types.Date2J(year, month, day)
+	day4 := types.Date2J(year, 1, 4)
 	day0 := j2day(day4 - 1)
 	if dayn < day4-day0 {
-		day4 = date2j(year-1, 1, 4)
+		day4 = types.Date2J(year-1, 1, 4)
 		day0 = j2day(day4 - 1)
 	}
 	result := (dayn-(day4-day0))/7 + 1
 	if result >= 52 {
-		day4 = date2j(year+1, 1, 4)
+		day4 = types.Date2J(year+1, 1, 4)
 		day0 = j2day(day4 - 1)
 		if dayn >= day4-day0 {
 			result = (dayn-(day4-day0))/7 + 1
@@ -214,16 +198,16 @@ func date2isoweek(year, month, day int64) int64 {
 
 // date2isoyear is PostgreSQL's date2isoyear: the ISO year of a date.
 func date2isoyear(year, month, day int64) int64 {
-	dayn := date2j(year, month, day)
-	day4 := date2j(year, 1, 4)
+	dayn := types.Date2J(year, month, day)
+	day4 := types.Date2J(year, 1, 4)
 	day0 := j2day(day4 - 1)
 	if dayn < day4-day0 {
-		day4 = date2j(year-1, 1, 4)
+		day4 = types.Date2J(year-1, 1, 4)
 		day0 = j2day(day4 - 1)
 		year--
 	}
 	if (dayn-(day4-day0))/7+1 >= 52 {
-		day4 = date2j(year+1, 1, 4)
+		day4 = types.Date2J(year+1, 1, 4)
 		day0 = j2day(day4 - 1)
 		if dayn >= day4-day0 {
 			year++

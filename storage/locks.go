@@ -409,17 +409,26 @@ func (tx *Tx) LockRow(tableID uint64, rowID int64, wait RowLockWait) (RowLock, e
 			return RowBusy, pgerr.New(pgerrcode.LockNotAvailable, "could not obtain lock on row in relation %q", tx.cat.Tables[tableID].Name)
 		}
 	}
+	if tx.deletedSinceSnapshot(tableID, rowID) {
+		return RowGone, nil
+	}
+	return RowLocked, nil
+}
+
+// deletedSinceSnapshot reports whether a transaction that committed after
+// tx's snapshot deleted (or updated) committed row rowID.
+func (tx *Tx) deletedSinceSnapshot(tableID uint64, rowID int64) bool {
 	db := tx.db
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if rt := db.lookupRT(tableID); rt != nil {
 		for _, e := range rt.delLog {
 			if e.lsn > tx.snap.lsn && e.rows.Contains(uint64(rowID)) {
-				return RowGone, nil
+				return true
 			}
 		}
 	}
-	return RowLocked, nil
+	return false
 }
 
 // WaitRow waits, without taking its lock, for the transaction that holds
@@ -436,17 +445,7 @@ func (tx *Tx) WaitRow(tableID uint64, rowID int64) (gone bool, err error) {
 	if _, err := tx.db.locks.waitForHolder(tx, lockKey{table: tableID, id: uint64(rowID)}); err != nil {
 		return false, err
 	}
-	db := tx.db
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if rt := db.lookupRT(tableID); rt != nil {
-		for _, e := range rt.delLog {
-			if e.lsn > tx.snap.lsn && e.rows.Contains(uint64(rowID)) {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
+	return tx.deletedSinceSnapshot(tableID, rowID), nil
 }
 
 // tryLock takes key for tx if no other transaction holds it.

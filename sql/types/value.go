@@ -248,6 +248,12 @@ func floorDiv(a, b int64) int64 {
 // date2j is PostgreSQL's date2j: the Julian day number of a proleptic
 // Gregorian date (astronomical year).
 func date2j(year, month, day int) int {
+	return int(Date2J(int64(year), int64(month), int64(day)))
+}
+
+// Date2J is date2j for any integers (an interval's fields too, as
+// to_char reads them).
+func Date2J(year, month, day int64) int64 {
 	if month > 2 {
 		month++
 		year += 4800
