@@ -317,12 +317,7 @@ func formatDateTime(f string, tm tmFields, isInterval bool, zone string, off int
 				if strings.ToUpper(p) == "MON" {
 					name = name[:3]
 				}
-				switch p {
-				case "MONTH", "MON":
-					name = strings.ToUpper(name)
-				case "month", "mon":
-					name = strings.ToLower(name)
-				}
+				name = casedLike(name, p)
 				if len(p) == 5 && !tmMode {
 					name = pad(name, 9)
 				}
@@ -334,12 +329,7 @@ func formatDateTime(f string, tm tmFields, isInterval bool, zone string, off int
 				if strings.ToUpper(p) == "DY" {
 					name = name[:3]
 				}
-				switch p {
-				case "DAY", "DY":
-					name = strings.ToUpper(name)
-				case "day", "dy":
-					name = strings.ToLower(name)
-				}
+				name = casedLike(name, p)
 				if len(p) == 3 && strings.ToUpper(p) == "DAY" && !tmMode {
 					name = pad(name, 9)
 				}
@@ -612,4 +602,16 @@ func sciHashes(pre, post int) string {
 	b := []byte(strings.Repeat("#", pre+post+6))
 	b[0], b[pre+1] = ' ', '.'
 	return string(b)
+}
+
+// casedLike is a month or day name in the case of its pattern: upper
+// case for MONTH, lower for month, as written (Month) otherwise.
+func casedLike(name, pattern string) string {
+	switch pattern {
+	case strings.ToUpper(pattern):
+		return strings.ToUpper(name)
+	case strings.ToLower(pattern):
+		return strings.ToLower(name)
+	}
+	return name
 }

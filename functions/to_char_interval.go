@@ -82,7 +82,8 @@ func intervalPattern(p string, tm tmFields, fm bool) (out string, n int64, ok bo
 		v = yday
 		out = pad(v, 3)
 	case "IDDD":
-		v = types.Date2J(year, month, day) - isoweek2j(date2isoyear(year, month, day), 1) + 1
+		_, isoYear := isoWeekYear(year, month, day)
+		v = types.Date2J(year, month, day) - isoweek2j(isoYear, 1) + 1
 		out = pad(v, 3)
 	case "DD":
 		v = day
@@ -91,7 +92,7 @@ func intervalPattern(p string, tm tmFields, fm bool) (out string, n int64, ok bo
 		v = (yday-1)/7 + 1
 		out = pad(v, 2)
 	case "IW":
-		v = date2isoweek(year, month, day)
+		v, _ = isoWeekYear(year, month, day)
 		out = pad(v, 2)
 	case "W":
 		v = (day-1)/7 + 1
@@ -118,7 +119,7 @@ func intervalPattern(p string, tm tmFields, fm bool) (out string, n int64, ok bo
 	case "YYYY", "YYY", "YY", "Y", "IYYY", "IYY", "IY", "I":
 		v = year
 		if p[0] == 'I' {
-			v = date2isoyear(year, month, day)
+			_, v = isoWeekYear(year, month, day)
 		}
 		digits := len(p)
 		mod := map[int]int64{4: 1 << 62, 3: 1000, 2: 100, 1: 10}[digits]
@@ -176,42 +177,26 @@ func isoweek2j(year, week int64) int64 {
 	return (week-1)*7 + day4 - j2day(day4-1)
 }
 
-// date2isoweek is PostgreSQL's date2isoweek: the ISO week of a date.
-func date2isoweek(year, month, day int64) int64 {
+// isoWeekYear is PostgreSQL's date2isoweek and date2isoyear in one: the
+// ISO week of a date and the ISO year it belongs to.
+func isoWeekYear(year, month, day int64) (week, isoYear int64) {
 	dayn := types.Date2J(year, month, day)
 	day4 := types.Date2J(year, 1, 4)
 	day0 := j2day(day4 - 1)
+	isoYear = year
 	if dayn < day4-day0 {
 		day4 = types.Date2J(year-1, 1, 4)
 		day0 = j2day(day4 - 1)
+		isoYear--
 	}
-	result := (dayn-(day4-day0))/7 + 1
-	if result >= 52 {
-		day4 = types.Date2J(year+1, 1, 4)
+	week = (dayn-(day4-day0))/7 + 1
+	if week >= 52 {
+		day4 = types.Date2J(isoYear+1, 1, 4)
 		day0 = j2day(day4 - 1)
 		if dayn >= day4-day0 {
-			result = (dayn-(day4-day0))/7 + 1
+			week = (dayn-(day4-day0))/7 + 1
+			isoYear++
 		}
 	}
-	return result
-}
-
-// date2isoyear is PostgreSQL's date2isoyear: the ISO year of a date.
-func date2isoyear(year, month, day int64) int64 {
-	dayn := types.Date2J(year, month, day)
-	day4 := types.Date2J(year, 1, 4)
-	day0 := j2day(day4 - 1)
-	if dayn < day4-day0 {
-		day4 = types.Date2J(year-1, 1, 4)
-		day0 = j2day(day4 - 1)
-		year--
-	}
-	if (dayn-(day4-day0))/7+1 >= 52 {
-		day4 = types.Date2J(year+1, 1, 4)
-		day0 = j2day(day4 - 1)
-		if dayn >= day4-day0 {
-			year++
-		}
-	}
-	return year
+	return week, isoYear
 }
