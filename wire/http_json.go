@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -265,24 +266,36 @@ func checkUniqueFields(body []byte) error {
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil
 	}
-	var seen []string
+	seen := map[string]bool{} // by folded name: a body of many fields costs one lookup each
 	for dec.PeekKind() == '"' {
 		tok, err := dec.ReadToken()
 		if err != nil {
 			return nil
 		}
 		name := tok.String()
-		for _, s := range seen {
-			if strings.EqualFold(s, name) {
-				return badRequest("invalid request body: field %q appears twice", name)
-			}
+		key := foldedName(name)
+		if seen[key] {
+			return badRequest("invalid request body: field %q appears twice", name)
 		}
-		seen = append(seen, name)
+		seen[key] = true
 		if dec.SkipValue() != nil {
 			return nil
 		}
 	}
 	return nil
+}
+
+// foldedName is name with each rune replaced by the least rune of its
+// case-folding orbit, so that foldedName(x) == foldedName(y) exactly when
+// strings.EqualFold(x, y).
+func foldedName(name string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, name)
 }
 
 // checkEnd checks that dec has nothing left after the value it read.
