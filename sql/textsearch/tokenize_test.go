@@ -12,6 +12,7 @@ func TestTokenize(t *testing.T) {
 	}{
 		{"Machine-Learning, CI/CD!", []string{"machine-learning", "ci", "cd"}},
 		{"-lead trail_ a--b", []string{"lead", "trail", "a--b"}},
+		{"done-_- ok__ é-", []string{"done", "ok", "é"}},
 		{"  ", nil},
 		{"Ünïcode Straße 42x", []string{"ünïcode", "straße", "42x"}},
 	} {
