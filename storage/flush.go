@@ -462,7 +462,7 @@ func segmentNames(segs []*segment) []string {
 }
 
 // testCompactBatch, when set by a test, runs before compactTable merges
-// each batch of rows it reads.
+// each batch of rows it reads or copies a segment's row groups.
 var testCompactBatch func()
 
 // sameTable reports whether table id is in the head state with the given
@@ -566,21 +566,37 @@ func (db *DB) compactTable(id uint64) error {
 		colIDs[i] = s.id
 	}
 	var keybuf []byte
+	// proceed runs before each batch of rows is merged and each segment
+	// copied: false when the table was dropped or truncated meanwhile (the
+	// merge would be thrown away: a bulk load into a staging table
+	// dropped right after it cost a whole merge).
+	proceed := func() bool {
+		if testCompactBatch != nil {
+			testCompactBatch()
+		}
+		return db.sameTable(id, ts.epoch)
+	}
 	for i, seg := range ts.segments {
 		if !chosen[i] {
 			continue
+		}
+		if noneDeleted(seg, ts.deleted) {
+			if !proceed() {
+				sw.abort()
+				return nil
+			}
+			if copied, err := db.copyIntoMerge(snap, def, sw, seg); err != nil {
+				sw.abort()
+				return err
+			} else if copied {
+				continue
+			}
 		}
 		// Read every row (deleted ones too, to drop their index entries).
 		r := db.newScan(context.Background(), snap, &tableState{segments: []*segment{seg}}, def, positions, true, nil, nil, nil)
 		r.uncached = true
 		for r.Next() {
-			if testCompactBatch != nil {
-				testCompactBatch()
-			}
-			if !db.sameTable(id, ts.epoch) {
-				// Dropped or truncated meanwhile: the merge would be
-				// thrown away (a bulk load into a staging table dropped
-				// right after it cost a whole merge).
+			if !proceed() {
 				r.Release()
 				sw.abort()
 				return nil

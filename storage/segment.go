@@ -262,6 +262,17 @@ func rowGroupRowsFor(c segmentChunk) int {
 	return min(max(rows, segmentMinGroupRows), segmentMaxGroupRows)
 }
 
+// evenGroups sets the row group size of a file that will hold rows rows,
+// c the first of them: rowGroupRowsFor's size, evened out so that the
+// file's groups hold about as many rows each. A spill's file of a little
+// more than one group's rows would otherwise end in a group of a few rows,
+// and compaction keeps a spilled file's groups as they are (segcopy.go).
+func (sw *segmentWriter) evenGroups(c segmentChunk, rows int) {
+	per := rowGroupRowsFor(c)
+	groups := max(1, (rows+per/2)/per, (rows+segmentMaxGroupRows-1)/segmentMaxGroupRows)
+	sw.groupRows = max(1, (rows+groups-1)/groups)
+}
+
 // slicedSize is the bytes the rows of array data d need: for a slice of a
 // larger array (a row fetched from a segment, passed through an UPDATE)
 // far less than arraySize, which counts whole buffers. Types it does not

@@ -137,8 +137,16 @@ func writeSpill(path string, specs []segColumnSpec, side *segSide, remote fetche
 			seg, err = nil, pgerr.New(pgerrcode.InternalError, "writing a transaction's rows to %s: %v", path, r)
 		}
 	}()
+	rows := 0
 	for _, b := range batches {
-		if err := sw.write(tailChunk(b, specs)); err != nil {
+		rows += b.n
+	}
+	for i, b := range batches {
+		c := tailChunk(b, specs)
+		if i == 0 {
+			sw.evenGroups(c, rows)
+		}
+		if err := sw.write(c); err != nil {
 			sw.abort()
 			return nil, spillError(sw.path, err)
 		}
