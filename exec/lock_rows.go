@@ -104,7 +104,7 @@ func (l *LockRows) lockRow(tx *storage.Tx, rec arrow.Record, i int) (bool, error
 		if ids.IsNull(i) {
 			continue // the NULL side of an outer join locks nothing
 		}
-		got, err := tx.LockRow(t.Table.ID, ids.Value(i), rowLockWait(l.node.Wait))
+		got, err := tx.LockRow(t.Table.ID, ids.Value(i), rowLockWait(l.node.Wait), t.Shared)
 		if err != nil {
 			return false, err
 		}

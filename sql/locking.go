@@ -4,8 +4,10 @@ package sql
 // [OF table] [NOWAIT | SKIP LOCKED]: a LockRows node locks each row of the
 // locked tables as it passes, after ORDER BY and before LIMIT, so that a
 // row skipped or gone does not count against the limit (the queue pattern
-// "take the next free job" relies on this). cairn's row locks are
-// exclusive, so FOR SHARE locks as FOR UPDATE does.
+// "take the next free job" relies on this). cairn's row locks have two
+// modes: FOR SHARE and FOR KEY SHARE lock a row shared (many transactions
+// at once; writers and FOR UPDATE wait), FOR UPDATE and FOR NO KEY UPDATE
+// exclusively, as writers do.
 
 import (
 	"slices"
@@ -40,10 +42,13 @@ const (
 	LockWaitSkipLocked
 )
 
-// LockTarget is a locked table and the input column with its row IDs.
+// LockTarget is a locked table and the input column with its row IDs;
+// Shared when the strongest clause that names it is FOR SHARE or FOR KEY
+// SHARE.
 type LockTarget struct {
-	Table *catalog.TableDef
-	RowID int
+	Table  *catalog.TableDef
+	RowID  int
+	Shared bool
 }
 
 func (n *LockRows) Columns() []Col   { return n.Input.Columns() }
@@ -64,6 +69,7 @@ func (n *LockRows) String() string {
 type rowLocking struct {
 	tables   []*catalog.TableDef
 	rowIDs   []Expr
+	shared   []bool // per table
 	wait     LockWait
 	strength string
 }
@@ -103,7 +109,8 @@ func (b *Binder) bindLocking(sc *scope, s *pg_query.SelectStmt, plan Node) (*row
 	case pg_query.LockWaitPolicy_LockWaitSkip:
 		l.wait = LockWaitSkipLocked
 	}
-	// The tables named in OF, else every table of the FROM clause.
+	// Each clause locks the tables its OF names, or every table of the
+	// FROM clause; a table two clauses lock takes the stronger mode.
 	var named []string
 	for _, c := range s.LockingClause {
 		for _, r := range c.GetLockingClause().LockedRels {
@@ -115,7 +122,16 @@ func (b *Binder) bindLocking(sc *scope, s *pg_query.SelectStmt, plan Node) (*row
 		if item.Alias != nil {
 			alias = item.Alias.Aliasname
 		}
-		if len(named) > 0 && !slices.Contains(named, alias) {
+		locked, shared := false, true
+		for _, n := range s.LockingClause {
+			c := n.GetLockingClause()
+			if len(c.LockedRels) > 0 && !slices.ContainsFunc(c.LockedRels, func(r *pg_query.Node) bool { return r.GetRangeVar().Relname == alias }) {
+				continue
+			}
+			locked = true
+			shared = shared && (c.Strength == pg_query.LockClauseStrength_LCS_FORSHARE || c.Strength == pg_query.LockClauseStrength_LCS_FORKEYSHARE)
+		}
+		if !locked {
 			continue
 		}
 		named = slices.DeleteFunc(named, func(n string) bool { return n == alias })
@@ -132,6 +148,7 @@ func (b *Binder) bindLocking(sc *scope, s *pg_query.SelectStmt, plan Node) (*row
 			return nil, err
 		}
 		l.tables = append(l.tables, def)
+		l.shared = append(l.shared, shared)
 		l.rowIDs = append(l.rowIDs, &ColumnRef{Index: idx, Name: catalog.RowIDColumn, T: sc.cols[idx].T})
 	}
 	if len(named) > 0 {

@@ -387,7 +387,7 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		}
 		lock = &LockRows{Wait: locking.wait, Strength: locking.strength}
 		for i, def := range locking.tables {
-			lock.Targets = append(lock.Targets, LockTarget{Table: def, RowID: len(items) + len(hidden)})
+			lock.Targets = append(lock.Targets, LockTarget{Table: def, RowID: len(items) + len(hidden), Shared: locking.shared[i]})
 			hidden = append(hidden, locking.rowIDs[i])
 		}
 	}

@@ -367,7 +367,7 @@ func (lt *lockTable) releaseInts(tx *Tx) {
 // keyLockInt names the lock of key v of a constraint as pg_locks shows it
 // (a hash of the constraint and the value).
 func keyLockInt(space intSpaceKey, v int64) lockKey {
-	return lockKey{table: space.table, kind: 1, id: maphash.Comparable(keySeed, [2]uint64{space.sig, uint64(v)})}
+	return lockKey{table: space.table, kind: keyKind, id: maphash.Comparable(keySeed, [2]uint64{space.sig, uint64(v)})}
 }
 
 // appendIntLocks appends the locks held on one-integer keys, one per key

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"time"
 
@@ -74,20 +75,33 @@ import (
 // everything (first committer wins), so the locks make conflicts rarer and
 // earlier, never decide correctness alone.
 
-// lockKey names one lockable thing: a row (kind 0, id = row ID) or a key of
-// a constraint (kind 1, id = hash of signature and key; a collision only
-// makes a transaction wait without need).
+// lockKey names one lockable thing: a row (rowKind, id = row ID) or a key
+// of a constraint (keyKind, id = hash of signature and key; a collision
+// only makes a transaction wait without need). In a transaction's held
+// list, sharedRowKind marks a row it holds in share mode.
 type lockKey struct {
 	table uint64
 	kind  uint8
 	id    uint64
 }
 
+// The kinds of lockKey.
+const (
+	rowKind uint8 = iota
+	keyKind
+	sharedRowKind
+)
+
 // lockTable holds the locks of every open transaction. Its zero value is
 // ready to use.
 type lockTable struct {
 	mu   sync.Mutex
 	held map[lockKey]*Tx
+	// shared are the rows locked FOR SHARE or FOR KEY SHARE, each by any
+	// number of transactions at once (none of them in held: a writer or
+	// FOR UPDATE waits for every one). A transaction's shared rows are in
+	// its held list too, so that release and releaseSince find them.
+	shared map[lockKey][]*Tx
 	// ints are the locks on one-integer keys, by constraint (intlocks.go).
 	ints map[intSpaceKey]*intLockSpace
 	// waiting are the transactions waiting for a lock.
@@ -104,7 +118,7 @@ func keyLock(table uint64, sig, key string) lockKey {
 	h.WriteString(sig)
 	h.WriteByte(0)
 	h.WriteString(key)
-	return lockKey{table: table, kind: 1, id: h.Sum64()}
+	return lockKey{table: table, kind: keyKind, id: h.Sum64()}
 }
 
 // lockWaitKey is the context key of WithLockWait's hook.
@@ -160,6 +174,12 @@ func (lt *lockTable) lock(tx *Tx, keys []lockKey) error {
 		k := keys[i]
 		h := lt.held[k]
 		if h == nil {
+			if o := lt.otherSharer(tx, k); o != nil {
+				if err := lt.waitFor(tx, o, k); err != nil {
+					return err
+				}
+				continue
+			}
 			lt.held[k] = tx
 			tx.held = append(tx.held, k)
 			if tx.ended == nil {
@@ -253,14 +273,75 @@ func (lt *lockTable) full(tx *Tx, n int) bool {
 // held).
 func (tx *Tx) lockCount() int { return len(tx.held) + tx.intHeld }
 
+// otherSharer returns a transaction other than tx that holds k shared,
+// or nil (lt.mu held).
+func (lt *lockTable) otherSharer(tx *Tx, k lockKey) *Tx {
+	for _, o := range lt.shared[k] {
+		if o != tx {
+			return o
+		}
+	}
+	return nil
+}
+
+// lockShared locks row k for tx in share mode (SELECT ... FOR SHARE):
+// beside the other transactions that hold it so, after the one that holds
+// it exclusively (a writer, FOR UPDATE) if any, which it waits for unless
+// nowait (then it reports false). A row tx holds exclusively stays so.
+func (lt *lockTable) lockShared(tx *Tx, k lockKey, nowait bool) (bool, error) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	for {
+		h := lt.held[k]
+		if h == tx || h == nil && slices.Contains(lt.shared[k], tx) {
+			return true, nil
+		}
+		if h == nil {
+			if tx.lockCount() >= maxLocks {
+				return true, nil // as lock: no more locks, commit validates
+			}
+			if lt.shared == nil {
+				lt.shared = map[lockKey][]*Tx{}
+			}
+			lt.shared[k] = append(lt.shared[k], tx)
+			tx.held = append(tx.held, lockKey{table: k.table, kind: sharedRowKind, id: k.id})
+			if tx.ended == nil {
+				tx.ended = make(chan struct{})
+			}
+			return true, nil
+		}
+		if nowait {
+			return false, nil
+		}
+		// Waited for as a shared row (pg_locks shows the mode).
+		if err := lt.waitFor(tx, h, lockKey{table: k.table, kind: sharedRowKind, id: k.id}); err != nil {
+			return false, err
+		}
+	}
+}
+
+// unlock drops tx's lock k, an entry of its held list (lt.mu held).
+func (lt *lockTable) unlock(tx *Tx, k lockKey) {
+	if k.kind != sharedRowKind {
+		if lt.held[k] == tx {
+			delete(lt.held, k)
+		}
+		return
+	}
+	k.kind = rowKind
+	if s := slices.DeleteFunc(lt.shared[k], func(o *Tx) bool { return o == tx }); len(s) == 0 {
+		delete(lt.shared, k)
+	} else {
+		lt.shared[k] = s
+	}
+}
+
 // release drops every lock tx holds and wakes its waiters.
 func (lt *lockTable) release(tx *Tx) {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
 	for _, k := range tx.held {
-		if lt.held[k] == tx {
-			delete(lt.held, k)
-		}
+		lt.unlock(tx, k)
 	}
 	tx.held = nil
 	lt.releaseInts(tx)
@@ -289,9 +370,7 @@ func (lt *lockTable) releaseSince(tx *Tx, n, nint int) {
 		return
 	}
 	for _, k := range tx.held[n:] {
-		if lt.held[k] == tx {
-			delete(lt.held, k)
-		}
+		lt.unlock(tx, k)
 	}
 	clear(tx.held[n:])
 	tx.held = tx.held[:n]
@@ -387,27 +466,36 @@ const (
 	RowGone
 )
 
-// LockRow locks one committed row for SELECT ... FOR UPDATE or FOR SHARE
-// until the transaction ends; the lock is the one writers take, so the
-// row's next writer or locker waits. Rows the transaction inserted itself
-// are visible to no one else and need no lock.
-func (tx *Tx) LockRow(tableID uint64, rowID int64, wait RowLockWait) (RowLock, error) {
+// LockRow locks one committed row until the transaction ends: for SELECT
+// ... FOR UPDATE (or FOR NO KEY UPDATE) with the lock writers take, so the
+// row's next writer or locker waits; with shared, for FOR SHARE (or FOR
+// KEY SHARE), beside other transactions' shared locks, so that only
+// writers and FOR UPDATE wait (cairn has these two modes of PostgreSQL's
+// four: FOR KEY SHARE also waits for FOR NO KEY UPDATE and for updates
+// that keep the key, which PostgreSQL's does not). Rows the transaction
+// inserted itself are visible to no one else and need no lock.
+func (tx *Tx) LockRow(tableID uint64, rowID int64, wait RowLockWait, shared bool) (RowLock, error) {
 	if err := tx.check(); err != nil {
 		return RowGone, err
 	}
-	key := lockKey{table: tableID, id: uint64(rowID)}
-	switch wait {
-	case LockWait:
-		if err := tx.db.locks.lock(tx, []lockKey{key}); err != nil {
-			return RowGone, err
-		}
+	key := lockKey{table: tableID, kind: rowKind, id: uint64(rowID)}
+	got, err := true, error(nil)
+	switch {
+	case shared:
+		got, err = tx.db.locks.lockShared(tx, key, wait != LockWait)
+	case wait == LockWait:
+		err = tx.db.locks.lock(tx, []lockKey{key})
 	default:
-		if !tx.db.locks.tryLock(tx, key) {
-			if wait == LockSkip {
-				return RowBusy, nil
-			}
-			return RowBusy, pgerr.New(pgerrcode.LockNotAvailable, "could not obtain lock on row in relation %q", tx.cat.Tables[tableID].Name)
+		got = tx.db.locks.tryLock(tx, key)
+	}
+	if err != nil {
+		return RowGone, err
+	}
+	if !got {
+		if wait == LockSkip {
+			return RowBusy, nil
 		}
+		return RowBusy, pgerr.New(pgerrcode.LockNotAvailable, "could not obtain lock on row in relation %q", tx.cat.Tables[tableID].Name)
 	}
 	if tx.deletedSinceSnapshot(tableID, rowID) {
 		return RowGone, nil
@@ -455,6 +543,9 @@ func (lt *lockTable) tryLock(tx *Tx, key lockKey) bool {
 	if h := lt.held[key]; h != nil {
 		return h == tx
 	}
+	if lt.otherSharer(tx, key) != nil {
+		return false
+	}
 	if lt.held == nil {
 		lt.held = map[lockKey]*Tx{}
 	}
@@ -472,10 +563,12 @@ type Lock struct {
 	Table uint64
 	// Key marks a lock on a key of a primary key or unique constraint
 	// (ID is then a hash of the key); otherwise ID is the locked row's.
-	Key       bool
-	ID        uint64
-	Owner     int32
-	Granted   bool
+	Key     bool
+	ID      uint64
+	Owner   int32
+	Granted bool
+	// Shared marks a row held in share mode (FOR SHARE, FOR KEY SHARE).
+	Shared    bool
 	WaitStart time.Time
 }
 
@@ -486,12 +579,17 @@ func (db *DB) Locks() []Lock {
 	defer lt.mu.Unlock()
 	out := make([]Lock, 0, len(lt.held)+len(lt.waiting))
 	for k, tx := range lt.held {
-		out = append(out, Lock{Table: k.table, Key: k.kind == 1, ID: k.id, Owner: tx.owner, Granted: true})
+		out = append(out, Lock{Table: k.table, Key: k.kind == keyKind, ID: k.id, Owner: tx.owner, Granted: true})
+	}
+	for k, txs := range lt.shared {
+		for _, tx := range txs {
+			out = append(out, Lock{Table: k.table, ID: k.id, Owner: tx.owner, Granted: true, Shared: true})
+		}
 	}
 	out = lt.appendIntLocks(out)
 	for tx := range lt.waiting {
 		k := tx.waitingKey
-		out = append(out, Lock{Table: k.table, Key: k.kind == 1, ID: k.id, Owner: tx.owner, WaitStart: tx.waitStart})
+		out = append(out, Lock{Table: k.table, Key: k.kind == keyKind, ID: k.id, Owner: tx.owner, WaitStart: tx.waitStart, Shared: k.kind == sharedRowKind})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -115,4 +116,119 @@ func TestSelectForUpdateWaits(t *testing.T) {
 	if id := <-got; id != 2 {
 		t.Fatalf("FOR UPDATE after the holder took row 1 returned %d, want 2", id)
 	}
+}
+
+// TestSelectForShare: FOR SHARE and FOR KEY SHARE lock a row shared, as
+// in PostgreSQL: many transactions at once, with NOWAIT too, while FOR
+// UPDATE fails with NOWAIT, passes the row with SKIP LOCKED and otherwise,
+// like an UPDATE, waits for every holder. Two holders that both go on to
+// update the row deadlock (40P01 for one). A clause's mode applies to the
+// tables it names, and ROLLBACK TO SAVEPOINT releases a shared lock.
+func TestSelectForShare(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	a, b, c := ts.connect(t), ts.connect(t), ts.connect(t)
+	mustExec(t, a, `CREATE TABLE q (id int PRIMARY KEY, state text)`)
+	mustExec(t, a, `CREATE TABLE owners (id int PRIMARY KEY, name text)`)
+	mustExec(t, a, `INSERT INTO q VALUES (1, 'new'), (2, 'new')`)
+	mustExec(t, a, `INSERT INTO owners VALUES (1, 'ann')`)
+	sqlstate := func(err error) string {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) {
+			return pgErr.Code
+		}
+		return ""
+	}
+	quick := func(conn *pgx.Conn, sql string) error {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		_, err := conn.Exec(ctx, sql)
+		return err
+	}
+
+	mustExec(t, a, `BEGIN`)
+	mustExec(t, a, `SELECT * FROM q WHERE id = 1 FOR SHARE`)
+	mustExec(t, b, `BEGIN`)
+	if err := quick(b, `SELECT * FROM q WHERE id = 1 FOR KEY SHARE`); err != nil {
+		t.Fatalf("FOR KEY SHARE beside FOR SHARE: %v", err)
+	}
+	if err := quick(b, `SELECT * FROM q WHERE id = 1 FOR SHARE NOWAIT`); err != nil {
+		t.Fatalf("FOR SHARE NOWAIT beside FOR SHARE: %v", err)
+	}
+	if err := quick(c, `SELECT * FROM q WHERE id = 1 FOR UPDATE NOWAIT`); sqlstate(err) != "55P03" {
+		t.Fatalf("FOR UPDATE NOWAIT of a shared row: %v, want 55P03", err)
+	}
+	var n int
+	if err := c.QueryRow(ctx, `SELECT count(*) FROM (SELECT id FROM q ORDER BY id FOR UPDATE SKIP LOCKED) s`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("FOR UPDATE SKIP LOCKED took %d rows (%v), want 1 (row 2)", n, err)
+	}
+	if err := c.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'tuple' AND mode = 'ShareLock' AND granted`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("pg_locks shows %d shared row locks (%v), want 2", n, err)
+	}
+
+	updated := make(chan error, 1)
+	go func() {
+		_, err := c.Exec(ctx, `UPDATE q SET state = 'changed' WHERE id = 1`)
+		updated <- err
+	}()
+	for _, holder := range []*pgx.Conn{a, b} {
+		select {
+		case err := <-updated:
+			t.Fatalf("UPDATE of a row held FOR SHARE did not wait (%v)", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		mustExec(t, holder, `COMMIT`)
+	}
+	if err := <-updated; err != nil {
+		t.Fatalf("UPDATE after the shared holders ended: %v", err)
+	}
+
+	// Two shared holders that both update the row: one deadlock.
+	mustExec(t, a, `BEGIN`)
+	mustExec(t, b, `BEGIN`)
+	mustExec(t, a, `SELECT * FROM q WHERE id = 2 FOR SHARE`)
+	mustExec(t, b, `SELECT * FROM q WHERE id = 2 FOR SHARE`)
+	first := make(chan error, 1)
+	go func() {
+		_, err := a.Exec(ctx, `UPDATE q SET state = 'a' WHERE id = 2`)
+		first <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	errB := quick(b, `UPDATE q SET state = 'b' WHERE id = 2`)
+	if sqlstate(errB) == "40P01" {
+		mustExec(t, b, `ROLLBACK`)
+		if err := <-first; err != nil {
+			t.Fatalf("the update left after the deadlock: %v", err)
+		}
+		mustExec(t, a, `COMMIT`)
+	} else if err := <-first; sqlstate(err) != "40P01" || errB != nil {
+		t.Fatalf("both shared holders updated the row: %v / %v, want 40P01 for one", err, errB)
+	} else {
+		mustExec(t, a, `ROLLBACK`)
+		mustExec(t, b, `COMMIT`)
+	}
+
+	// FOR SHARE OF q FOR UPDATE OF o: each table in its clause's mode.
+	mustExec(t, a, `BEGIN`)
+	mustExec(t, a, `SELECT * FROM q JOIN owners o ON o.id = q.id WHERE q.id = 1 FOR SHARE OF q FOR UPDATE OF o`)
+	if err := quick(b, `SELECT * FROM q WHERE id = 1 FOR SHARE NOWAIT`); err != nil {
+		t.Fatalf("FOR SHARE NOWAIT of the row locked FOR SHARE OF q: %v", err)
+	}
+	if err := quick(b, `SELECT * FROM owners WHERE id = 1 FOR SHARE NOWAIT`); sqlstate(err) != "55P03" {
+		t.Fatalf("FOR SHARE NOWAIT of the row locked FOR UPDATE OF o: %v, want 55P03", err)
+	}
+	mustExec(t, a, `ROLLBACK`)
+
+	// ROLLBACK TO SAVEPOINT releases the shared lock taken after it.
+	mustExec(t, a, `BEGIN`)
+	mustExec(t, a, `SAVEPOINT s`)
+	mustExec(t, a, `SELECT * FROM q WHERE id = 1 FOR SHARE`)
+	if err := quick(c, `SELECT * FROM q WHERE id = 1 FOR UPDATE NOWAIT`); sqlstate(err) != "55P03" {
+		t.Fatalf("FOR UPDATE NOWAIT of a shared row: %v, want 55P03", err)
+	}
+	mustExec(t, a, `ROLLBACK TO SAVEPOINT s`)
+	if err := quick(c, `SELECT * FROM q WHERE id = 1 FOR UPDATE NOWAIT`); err != nil {
+		t.Fatalf("FOR UPDATE NOWAIT after the shared lock's savepoint was rolled back: %v", err)
+	}
+	mustExec(t, a, `COMMIT`)
 }

@@ -19,7 +19,7 @@ func (e *Engine) locks() []syscat.Lock {
 		if l.Key {
 			kind = syscat.LockKey
 		}
-		out = append(out, syscat.Lock{Kind: kind, Table: l.Table, ID: l.ID, PID: l.Owner, Granted: l.Granted, WaitStart: l.WaitStart})
+		out = append(out, syscat.Lock{Kind: kind, Table: l.Table, ID: l.ID, PID: l.Owner, Shared: l.Shared, Granted: l.Granted, WaitStart: l.WaitStart})
 	}
 	return append(out, e.advisory.rows()...)
 }
