@@ -265,6 +265,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	httpOpts.NearDuplicate, httpOpts.Logger = nearDuplicate, log
+	httpOpts.BodyTimeout = defaultHTTPTimeouts.read
 	embedder, err := newEmbedder(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "cairn: %v\n", err)
@@ -402,7 +403,9 @@ type httpTimeouts struct {
 	// readHeader bounds reading a request's headers.
 	readHeader time.Duration
 	// read bounds reading a whole request, headers and body: a client
-	// that trickles its body is cut off then.
+	// that trickles its body is cut off then. The API reads a body under
+	// deadlines of its own (wire.HTTPOptions.BodyTimeout, which main
+	// sets to this).
 	read time.Duration
 	// idle bounds the wait for the next request on a kept-alive
 	// connection.

@@ -90,7 +90,7 @@ func startHTTPServer(t *testing.T, timeouts httpTimeouts) string {
 	ts := startServer(t, "")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	base, cancel := context.WithCancel(context.Background())
-	hs := newHTTPServer(base, wire.HTTPHandler(ts.srv.Engine, wire.HTTPOptions{Logger: log}), log, timeouts)
+	hs := newHTTPServer(base, wire.HTTPHandler(ts.srv.Engine, wire.HTTPOptions{Logger: log, BodyTimeout: timeouts.read}), log, timeouts)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

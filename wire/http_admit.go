@@ -1,0 +1,138 @@
+package wire
+
+// http_admit.go admits a request to the HTTP API: its body is read whole
+// first, under deadlines of its own, and only then does it take one of
+// the --http-max-concurrency slots. A client that trickles or stalls its
+// body so holds its connection, not a slot that another client's request
+// could have run in.
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
+)
+
+// DefaultBodyIdleTimeout bounds the wait for the next bytes of a request
+// body when HTTPOptions.BodyIdleTimeout is 0: as Apache's mod_reqtimeout
+// waits 20 seconds for a body's data.
+const DefaultBodyIdleTimeout = 20 * time.Second
+
+// DefaultBodyTimeout bounds reading a whole request body when
+// HTTPOptions.BodyTimeout is 0: enough for the largest body the API takes
+// (DefaultMaxBodyBytes, 64 MiB) over a link of about 1 Mbit/s.
+const DefaultBodyTimeout = 10 * time.Minute
+
+// uiMaxBody bounds a request body of the memory explorer, whose forms
+// (its login, a signal to a backend) are a few short fields: its
+// requests are read before the explorer checks their cookie.
+const uiMaxBody = 1 << 20
+
+// bufferedBody is a request body that admit has read whole; readBody
+// takes its bytes without copying them.
+type bufferedBody struct {
+	*bytes.Reader
+	buf []byte
+}
+
+func (*bufferedBody) Close() error { return nil }
+
+// admit reads r's body whole (readAll: at most limit bytes, under the
+// body deadlines), then takes a slot: at most MaxConcurrency requests run
+// at once, and one more is answered at once with 503, Retry-After and
+// 53300, as PostgreSQL refuses a connection beyond max_connections. It
+// reports whether the request was admitted, with the function that gives
+// its slot back; when not, the answer has been written.
+func (a *httpAPI) admit(w http.ResponseWriter, r *http.Request, limit int64) (release func(), ok bool) {
+	if err := a.readAll(w, r, limit); err != nil {
+		a.fail(w, err)
+		return nil, false
+	}
+	select {
+	case a.slots <- struct{}{}:
+		return func() { <-a.slots }, true
+	default:
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, codeBusy,
+			pgerr.New(pgerrcode.TooManyConnections, "sorry, too many concurrent HTTP requests already").
+				WithHint("The server serves at most %s requests at once (--http-max-concurrency); retry later.", strconv.Itoa(cap(a.slots))))
+		return nil, false
+	}
+}
+
+// admitted wraps a handler that authenticates its requests itself (the
+// memory explorer) in admit, with a body of at most limit bytes.
+func (a *httpAPI) admitted(h http.Handler, limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		release, ok := a.admit(w, r, limit)
+		if !ok {
+			return
+		}
+		defer release()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// readAll replaces r's body with its bytes, read whole: a body over limit
+// is a 413; one whose next bytes do not come within bodyIdle, or that is
+// not all there bodyTimeout after admit began reading it, is a 408 with
+// SQLSTATE 57P05 (as an idle session is ended), and its connection is
+// closed. The deadlines are the connection's read deadline, moved on
+// before each read; net/http clears it once the body has been read, so
+// that a statement then runs, and its client may wait for it, as long as
+// the statement's own timeout lets it.
+func (a *httpAPI) readAll(w http.ResponseWriter, r *http.Request, limit int64) error {
+	var buf bytes.Buffer
+	if r.Body == nil || r.Body == http.NoBody {
+		// Nothing to wait for: no deadline is set, which would outlive
+		// the request (net/http has already cleared the connection's).
+		r.Body = &bufferedBody{bytes.NewReader(nil), nil}
+		return nil
+	}
+	if n := r.ContentLength; n > 0 {
+		// One allocation for a body of announced length, rather than
+		// ReadAll's growth and copies (a tenth of an ingest's time);
+		// MinRead is the room ReadFrom wants to see the end.
+		buf.Grow(int(min(n, limit, maxBodyPrealloc)) + bytes.MinRead)
+	}
+	body := &pacedBody{body: http.MaxBytesReader(w, r.Body, limit), rc: http.NewResponseController(w),
+		idle: a.bodyIdle, end: time.Now().Add(a.bodyTimeout)}
+	if _, err := buf.ReadFrom(body); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.Header().Set("Connection", "close")
+			return &requestError{http.StatusRequestTimeout, codeTimeout, pgerr.New(pgerrcode.IdleSessionTimeout,
+				"request body not received in time: no data for %s, or not all of it within %s", a.bodyIdle, a.bodyTimeout)}
+		}
+		return bodyError(err)
+	}
+	// net/http has cleared the deadline at the body's end already; an
+	// HTTP/2 stream keeps it.
+	body.rc.SetReadDeadline(time.Time{})
+	r.Body = &bufferedBody{bytes.NewReader(buf.Bytes()), buf.Bytes()}
+	return nil
+}
+
+// pacedBody reads a request body under the deadlines of readAll.
+type pacedBody struct {
+	body io.Reader
+	rc   *http.ResponseController
+	idle time.Duration
+	end  time.Time
+}
+
+func (p *pacedBody) Read(b []byte) (int, error) {
+	deadline := time.Now().Add(p.idle)
+	if deadline.After(p.end) {
+		deadline = p.end
+	}
+	// A connection that cannot take a deadline (none of net/http's
+	// own) is read as it is.
+	p.rc.SetReadDeadline(deadline)
+	return p.body.Read(b)
+}

@@ -1,0 +1,123 @@
+package wire
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startHTTP serves the HTTP API with opts over a real socket and returns
+// its client.
+func startHTTP(t *testing.T, opts HTTPOptions) *httpClient {
+	t.Helper()
+	ts := startServer(t)
+	hs := httptest.NewServer(HTTPHandler(ts.engine, opts))
+	t.Cleanup(hs.Close)
+	return &httpClient{t, hs.URL}
+}
+
+// sendHead opens a connection to c's server and sends the head of a
+// /tables/query request whose body has size bytes, and the body's first
+// byte.
+func (c *httpClient) sendHead(size int) net.Conn {
+	c.t.Helper()
+	nc, err := net.Dial("tcp", strings.TrimPrefix(c.url, "http://"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() { nc.Close() })
+	fmt.Fprintf(nc, "POST /workspaces/w/tables/query HTTP/1.1\r\nHost: cairn\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", size)
+	return nc
+}
+
+// TestHTTPSlowBodiesHoldNoSlot: clients that trickle their bodies, more
+// of them than --http-max-concurrency, do not keep another client's
+// query out: a request takes its slot once its body is in. They held a
+// slot each while their bodies came, for up to the server's ten-minute
+// read timeout, and every other request got 503.
+func TestHTTPSlowBodiesHoldNoSlot(t *testing.T) {
+	const slots = 4
+	c := startHTTP(t, HTTPOptions{MaxConcurrency: slots})
+	var trickling []net.Conn
+	for range 2 * slots {
+		trickling = append(trickling, c.sendHead(1<<20))
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			for _, nc := range trickling {
+				nc.Write([]byte(" "))
+			}
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // the trickling requests are being read
+	for range 3 {
+		start := time.Now()
+		if got := c.ok("/workspaces/w/tables/query", `{"query": "SELECT 1"}`); !strings.Contains(got, `"rows":[[1]]`) {
+			t.Fatalf("query beside trickling bodies: %s", got)
+		}
+		if took := time.Since(start); took > 3*time.Second {
+			t.Errorf("query beside trickling bodies took %v", took)
+		}
+	}
+}
+
+// TestHTTPStalledBody: a body whose next bytes do not come within the
+// idle timeout, or that is not all there within the body timeout, gets a
+// 408 with 57P05 and its connection closed; a statement that runs longer
+// than either, once its body is in, is not cut off by them.
+func TestHTTPStalledBody(t *testing.T) {
+	c := startHTTP(t, HTTPOptions{BodyIdleTimeout: 300 * time.Millisecond, BodyTimeout: time.Second})
+	expect408 := func(what string, nc net.Conn, start time.Time, least time.Duration) {
+		t.Helper()
+		nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		br := bufio.NewReader(nc)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		took := time.Since(start)
+		if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), `"sqlstate":"57P05"`) || !resp.Close {
+			t.Errorf("%s: %s close=%v %s", what, resp.Status, resp.Close, b)
+		}
+		if took < least || took > 5*time.Second {
+			t.Errorf("%s: answered after %v, want about %v", what, took, least)
+		}
+		if _, err := br.ReadByte(); err != io.EOF {
+			t.Errorf("%s: connection after the 408: %v, want closed", what, err)
+		}
+	}
+
+	nc := c.sendHead(100)
+	expect408("stalled body", nc, time.Now(), 250*time.Millisecond)
+
+	nc = c.sendHead(100)
+	start := time.Now()
+	go func() {
+		for range 99 {
+			if _, err := nc.Write([]byte(" ")); err != nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	expect408("trickled body", nc, start, 900*time.Millisecond)
+
+	if got := c.ok("/workspaces/w/tables/query", `{"query": "SELECT pg_sleep(1.5), 1 AS one"}`); !strings.Contains(got, `,1]]`) {
+		t.Errorf("statement longer than the body timeouts: %s", got)
+	}
+}
