@@ -54,6 +54,12 @@ type HTTPOptions struct {
 	// DefaultBodyIdleTimeout and DefaultBodyTimeout.
 	BodyIdleTimeout time.Duration
 	BodyTimeout     time.Duration
+	// WriteTimeout bounds how long one write of a response may block, as
+	// Server.WriteTimeout does a PostgreSQL client's: a client that stops
+	// reading its answer loses its connection then, and its request its
+	// slot of MaxConcurrency. A client that reads, however slowly, is
+	// never cut off. 0 means DefaultWriteTimeout.
+	WriteTimeout time.Duration
 	// MCPSQL adds the read-only sql_query tool to the MCP endpoint.
 	MCPSQL bool
 	// NearDuplicate is the MCP endpoint's mcp.Store.NearDuplicate.
@@ -88,7 +94,7 @@ func HTTPHandler(engine *session.Engine, opts HTTPOptions) http.Handler {
 		opts.MaxConcurrency = DefaultMaxConcurrency
 	}
 	api := &httpAPI{engine: engine, auth: auth, maxBody: opts.MaxBodyBytes, bodyIdle: opts.BodyIdleTimeout, bodyTimeout: opts.BodyTimeout,
-		slots: make(chan struct{}, opts.MaxConcurrency), log: opts.Logger, mcpSQL: opts.MCPSQL, nearDuplicate: opts.NearDuplicate}
+		writeTimeout: opts.WriteTimeout, slots: make(chan struct{}, opts.MaxConcurrency), log: opts.Logger, mcpSQL: opts.MCPSQL, nearDuplicate: opts.NearDuplicate}
 	if api.maxBody <= 0 {
 		api.maxBody = DefaultMaxBodyBytes
 	}
@@ -97,6 +103,9 @@ func HTTPHandler(engine *session.Engine, opts HTTPOptions) http.Handler {
 	}
 	if api.bodyTimeout <= 0 {
 		api.bodyTimeout = DefaultBodyTimeout
+	}
+	if api.writeTimeout <= 0 {
+		api.writeTimeout = DefaultWriteTimeout
 	}
 	if api.log == nil {
 		api.log = slog.Default()
@@ -111,8 +120,9 @@ type httpAPI struct {
 	engine  *session.Engine
 	auth    *httpauth.Tokens // no tokens = no authentication
 	maxBody int64
-	// bodyIdle and bodyTimeout bound reading a request body (readAll).
-	bodyIdle, bodyTimeout time.Duration
+	// bodyIdle and bodyTimeout bound reading a request body (readAll),
+	// writeTimeout each write of its answer (pacedWriter).
+	bodyIdle, bodyTimeout, writeTimeout time.Duration
 	// slots holds a token for each request running (admit); /health and
 	// /ready take none, so that a load balancer's probe does not fail
 	// because the server is busy.
@@ -199,7 +209,7 @@ func (a *httpAPI) guard(h http.HandlerFunc) http.HandlerFunc {
 			}
 		}
 		r = r.WithContext(httpauth.WithRole(r.Context(), role))
-		release, ok := a.admit(w, r, a.maxBody)
+		w, release, ok := a.admit(w, r, a.maxBody)
 		if !ok {
 			return
 		}

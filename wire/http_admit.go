@@ -2,9 +2,10 @@ package wire
 
 // http_admit.go admits a request to the HTTP API: its body is read whole
 // first, under deadlines of its own, and only then does it take one of
-// the --http-max-concurrency slots. A client that trickles or stalls its
-// body so holds its connection, not a slot that another client's request
-// could have run in.
+// the --http-max-concurrency slots; its answer is written under a write
+// deadline. A client that trickles or stalls its body, or stops reading
+// its answer, so holds at most its connection, not for long a slot that
+// another client's request could have run in.
 
 import (
 	"bytes"
@@ -47,22 +48,23 @@ func (*bufferedBody) Close() error { return nil }
 // body deadlines), then takes a slot: at most MaxConcurrency requests run
 // at once, and one more is answered at once with 503, Retry-After and
 // 53300, as PostgreSQL refuses a connection beyond max_connections. It
-// reports whether the request was admitted, with the function that gives
-// its slot back; when not, the answer has been written.
-func (a *httpAPI) admit(w http.ResponseWriter, r *http.Request, limit int64) (release func(), ok bool) {
+// reports whether the request was admitted, with the writer its answer
+// goes through (pacedWriter) and the function that gives its slot back;
+// when not, the answer has been written.
+func (a *httpAPI) admit(w http.ResponseWriter, r *http.Request, limit int64) (_ http.ResponseWriter, release func(), ok bool) {
 	if err := a.readAll(w, r, limit); err != nil {
 		a.fail(w, err)
-		return nil, false
+		return nil, nil, false
 	}
 	select {
 	case a.slots <- struct{}{}:
-		return func() { <-a.slots }, true
+		return &pacedWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: a.writeTimeout}, func() { <-a.slots }, true
 	default:
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, codeBusy,
 			pgerr.New(pgerrcode.TooManyConnections, "sorry, too many concurrent HTTP requests already").
 				WithHint("The server serves at most %s requests at once (--http-max-concurrency); retry later.", strconv.Itoa(cap(a.slots))))
-		return nil, false
+		return nil, nil, false
 	}
 }
 
@@ -70,7 +72,7 @@ func (a *httpAPI) admit(w http.ResponseWriter, r *http.Request, limit int64) (re
 // memory explorer) in admit, with a body of at most limit bytes.
 func (a *httpAPI) admitted(h http.Handler, limit int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		release, ok := a.admit(w, r, limit)
+		w, release, ok := a.admit(w, r, limit)
 		if !ok {
 			return
 		}
@@ -136,3 +138,48 @@ func (p *pacedBody) Read(b []byte) (int, error) {
 	p.rc.SetReadDeadline(deadline)
 	return p.body.Read(b)
 }
+
+// writeChunk is the most of a response pacedWriter writes under one
+// deadline: a client reading at writeChunk bytes per write timeout, however
+// slowly that is, is never cut off.
+const writeChunk = 64 << 10
+
+// pacedWriter writes a response in pieces of at most writeChunk bytes,
+// each under a write deadline timeout away: a client that stops reading
+// its answer while the socket's buffers are full loses its connection
+// then, as a PostgreSQL client does after Server.WriteTimeout, and its
+// request gives its slot back, instead of keeping it for as long as the
+// client keeps the connection. The deadline bounds the flush net/http
+// does after the handler too; net/http clears it then, before the next
+// request on a kept-alive connection.
+type pacedWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (p *pacedWriter) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		// A connection that cannot take a deadline (none of net/http's
+		// own) is written as it is.
+		p.rc.SetWriteDeadline(time.Now().Add(p.timeout))
+		k, err := p.ResponseWriter.Write(b[:min(len(b), writeChunk)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		b = b[k:]
+	}
+	return n, nil
+}
+
+// Flush sends what the response has buffered, under the deadline too
+// (the MCP SDK flushes the events it streams).
+func (p *pacedWriter) Flush() {
+	p.rc.SetWriteDeadline(time.Now().Add(p.timeout))
+	p.rc.Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (p *pacedWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter }

@@ -121,3 +121,85 @@ func TestHTTPStalledBody(t *testing.T) {
 		t.Errorf("statement longer than the body timeouts: %s", got)
 	}
 }
+
+// TestHTTPUnreadAnswersHoldNoSlot: clients that ask for large answers and
+// never read them, as many as --http-max-concurrency, lose their
+// connections after the write timeout, and their slots with them: they
+// kept every slot for as long as they kept their connections, and every
+// other request got 503.
+func TestHTTPUnreadAnswersHoldNoSlot(t *testing.T) {
+	const slots = 2
+	c := startHTTP(t, HTTPOptions{MaxConcurrency: slots, WriteTimeout: 300 * time.Millisecond})
+	body := `{"query": "SELECT repeat('x', 1000000) FROM generate_series(1, 24)"}`
+	var unread []net.Conn
+	for range slots {
+		nc, err := net.Dial("tcp", strings.TrimPrefix(c.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		fmt.Fprintf(nc, "POST /workspaces/w/tables/query HTTP/1.1\r\nHost: cairn\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		unread = append(unread, nc)
+	}
+	// The statements run and their answers fill the sockets' buffers.
+	time.Sleep(time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, got := c.post("/workspaces/w/tables/query", `{"query": "SELECT 1"}`)
+		if status == http.StatusOK {
+			break
+		}
+		if status != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("query beside unread answers: %d %s", status, got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The unread connections were dropped: reading one ends before the
+	// end of its answer.
+	for _, nc := range unread {
+		nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, err := io.Copy(io.Discard, nc)
+		if ne, ok := err.(net.Error); (ok && ne.Timeout()) || n >= 24_000_000 {
+			t.Errorf("unread answer: %d bytes, %v", n, err)
+		}
+	}
+}
+
+// TestHTTPKeepAliveAfterWriteTimeout: the write deadline of an answer
+// does not outlive its request (net/http clears it): the next request on
+// the kept-alive connection, longer after it than the write timeout, is
+// answered, one whose answer is not paced (/health, a 401) too.
+func TestHTTPKeepAliveAfterWriteTimeout(t *testing.T) {
+	c := startHTTP(t, HTTPOptions{Token: "tok", WriteTimeout: 200 * time.Millisecond})
+	nc, err := net.Dial("tcp", strings.TrimPrefix(c.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	br := bufio.NewReader(nc)
+	body := `{"query": "SELECT 1"}`
+	query := fmt.Sprintf("POST /workspaces/w/tables/query HTTP/1.1\r\nHost: cairn\r\nAuthorization: Bearer tok\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	for _, req := range []struct {
+		send   string
+		status int
+		want   string
+	}{
+		{query, 200, `"rows":[[1]]`},
+		{"GET /health HTTP/1.1\r\nHost: cairn\r\n\r\n", 200, `"ok"`},
+		{query, 200, `"rows":[[1]]`},
+		{"GET /workspaces HTTP/1.1\r\nHost: cairn\r\n\r\n", 401, `"UNAUTHORIZED"`},
+	} {
+		time.Sleep(400 * time.Millisecond)
+		fmt.Fprint(nc, req.send)
+		nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%.40q: %v", req.send, err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != req.status || !strings.Contains(string(got), req.want) {
+			t.Fatalf("%.40q: %s %s", req.send, resp.Status, got)
+		}
+	}
+}
