@@ -224,3 +224,26 @@ func TestHTTPMCPRefusesBadText(t *testing.T) {
 		t.Errorf("memories: %s", got)
 	}
 }
+
+// TestHTTPTableNameNotUTF8: a table name in the path that is not UTF-8,
+// or holds a NUL, is 22021 in a 400, as it is in a query's text; an
+// ingest got the parser's 42601 about the statement built around it.
+func TestHTTPTableNameNotUTF8(t *testing.T) {
+	c := startHTTP(t, HTTPOptions{})
+	for _, name := range []string{"a%FFb", "a%00b", "%C3"} {
+		c.fail("/workspaces/w/tables/"+name+"/ingest", `{"x": [1]}`, 400, "BAD_REQUEST", "22021", "invalid byte sequence")
+		req, _ := http.NewRequest("DELETE", c.url+"/workspaces/w/tables/"+name, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(b), `"sqlstate":"22021"`) {
+			t.Errorf("DELETE %s: %d %s", name, resp.StatusCode, b)
+		}
+	}
+	if got := c.ok("/workspaces/w/tables/%C3%A9t%C3%A9/ingest", `{"x": [1]}`); got != `{"table_name":"été","row_count":1}` {
+		t.Errorf("ingest into été: %s", got)
+	}
+}
