@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-db/cairn/exec/session"
@@ -98,6 +99,7 @@ func HTTPHandler(engine *session.Engine, opts HTTPOptions) http.Handler {
 	if api.maxBody <= 0 {
 		api.maxBody = DefaultMaxBodyBytes
 	}
+	api.bodyBudget = int64(opts.MaxConcurrency) * api.maxBody
 	if api.bodyIdle <= 0 {
 		api.bodyIdle = DefaultBodyIdleTimeout
 	}
@@ -126,9 +128,15 @@ type httpAPI struct {
 	// slots holds a token for each request running (admit); /health and
 	// /ready take none, so that a load balancer's probe does not fail
 	// because the server is busy.
-	slots  chan struct{}
-	log    *slog.Logger
-	mcpSQL bool // the MCP endpoint has sql_query
+	slots chan struct{}
+	// buffered counts the bytes of the request bodies read and not yet
+	// answered, preallocated the room allocated ahead for their announced
+	// lengths (readAll); bodyBudget bounds each: as many bodies of the
+	// largest size as there are slots.
+	buffered, preallocated atomic.Int64
+	bodyBudget             int64
+	log                    *slog.Logger
+	mcpSQL                 bool // the MCP endpoint has sql_query
 	// nearDuplicate is the MCP endpoint's mcp.Store.NearDuplicate.
 	nearDuplicate float64
 }

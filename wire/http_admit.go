@@ -49,23 +49,43 @@ func (*bufferedBody) Close() error { return nil }
 // at once, and one more is answered at once with 503, Retry-After and
 // 53300, as PostgreSQL refuses a connection beyond max_connections. It
 // reports whether the request was admitted, with the writer its answer
-// goes through (pacedWriter) and the function that gives its slot back;
-// when not, the answer has been written.
+// goes through (pacedWriter) and the function that gives its slot and its
+// body's bytes back; when not, the answer has been written.
 func (a *httpAPI) admit(w http.ResponseWriter, r *http.Request, limit int64) (_ http.ResponseWriter, release func(), ok bool) {
-	if err := a.readAll(w, r, limit); err != nil {
+	held, err := a.readAll(w, r, limit)
+	if err != nil {
+		a.unhold(held)
 		a.fail(w, err)
 		return nil, nil, false
 	}
 	select {
 	case a.slots <- struct{}{}:
-		return &pacedWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: a.writeTimeout}, func() { <-a.slots }, true
+		return &pacedWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: a.writeTimeout}, func() {
+			<-a.slots
+			a.unhold(held)
+		}, true
 	default:
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, codeBusy,
-			pgerr.New(pgerrcode.TooManyConnections, "sorry, too many concurrent HTTP requests already").
-				WithHint("The server serves at most %s requests at once (--http-max-concurrency); retry later.", strconv.Itoa(cap(a.slots))))
+		a.unhold(held)
+		a.fail(w, errBusy(strconv.Itoa(cap(a.slots))+" requests at once"))
 		return nil, nil, false
 	}
+}
+
+// bodyHold is what one request body counts in httpAPI.buffered and
+// httpAPI.preallocated.
+type bodyHold struct{ read, prealloc int64 }
+
+// unhold gives back what a request body counted.
+func (a *httpAPI) unhold(h bodyHold) {
+	a.buffered.Add(-h.read)
+	a.preallocated.Add(-h.prealloc)
+}
+
+// errBusy is the 503 of a request that the server is too busy to take:
+// it serves at most what at once.
+func errBusy(what string) error {
+	return &requestError{http.StatusServiceUnavailable, codeBusy, pgerr.New(pgerrcode.TooManyConnections, "sorry, too many concurrent HTTP requests already").
+		WithHint("The server serves at most %s (--http-max-concurrency); retry later.", what)}
 }
 
 // admitted wraps a handler that authenticates its requests itself (the
@@ -89,43 +109,69 @@ func (a *httpAPI) admitted(h http.Handler, limit int64) http.Handler {
 // before each read; net/http clears it once the body has been read, so
 // that a statement then runs, and its client may wait for it, as long as
 // the statement's own timeout lets it.
-func (a *httpAPI) readAll(w http.ResponseWriter, r *http.Request, limit int64) error {
+//
+// The bytes of the bodies read and not yet answered, counted in
+// a.buffered as they come, stay within a.bodyBudget: a body that would
+// take more is a 503 (53300), as a request beyond the slots is. Only
+// bytes received count there, so that clients announcing large bodies
+// and sending them slowly keep no one else out. The room allocated ahead
+// for announced lengths, counted in a.preallocated, stays within
+// a.bodyBudget too; past it a body's buffer grows as its bytes come.
+// held is what r's body counted, the caller's to give back (unhold),
+// error or not.
+func (a *httpAPI) readAll(w http.ResponseWriter, r *http.Request, limit int64) (held bodyHold, err error) {
 	var buf bytes.Buffer
 	if r.Body == nil || r.Body == http.NoBody {
 		// Nothing to wait for: no deadline is set, which would outlive
 		// the request (net/http has already cleared the connection's).
 		r.Body = &bufferedBody{bytes.NewReader(nil), nil}
-		return nil
+		return held, nil
 	}
-	if n := r.ContentLength; n > 0 {
+	if n := min(r.ContentLength, limit, maxBodyPrealloc); n > 0 {
 		// One allocation for a body of announced length, rather than
 		// ReadAll's growth and copies (a tenth of an ingest's time);
 		// MinRead is the room ReadFrom wants to see the end.
-		buf.Grow(int(min(n, limit, maxBodyPrealloc)) + bytes.MinRead)
+		if a.preallocated.Add(n) <= a.bodyBudget {
+			held.prealloc = n
+			buf.Grow(int(n) + bytes.MinRead)
+		} else {
+			a.preallocated.Add(-n)
+		}
 	}
 	body := &pacedBody{body: http.MaxBytesReader(w, r.Body, limit), rc: http.NewResponseController(w),
-		idle: a.bodyIdle, end: time.Now().Add(a.bodyTimeout)}
-	if _, err := buf.ReadFrom(body); err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
+		idle: a.bodyIdle, end: time.Now().Add(a.bodyTimeout), api: a}
+	_, err = buf.ReadFrom(body)
+	held.read = body.read
+	if err != nil {
+		var busy *requestError
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
 			w.Header().Set("Connection", "close")
-			return &requestError{http.StatusRequestTimeout, codeTimeout, pgerr.New(pgerrcode.IdleSessionTimeout,
+			return held, &requestError{http.StatusRequestTimeout, codeTimeout, pgerr.New(pgerrcode.IdleSessionTimeout,
 				"request body not received in time: no data for %s, or not all of it within %s", a.bodyIdle, a.bodyTimeout)}
+		case errors.As(err, &busy):
+			// Not all read: the connection cannot take another request.
+			w.Header().Set("Connection", "close")
+			return held, err
 		}
-		return bodyError(err)
+		return held, bodyError(err)
 	}
 	// net/http has cleared the deadline at the body's end already; an
 	// HTTP/2 stream keeps it.
 	body.rc.SetReadDeadline(time.Time{})
 	r.Body = &bufferedBody{bytes.NewReader(buf.Bytes()), buf.Bytes()}
-	return nil
+	return held, nil
 }
 
-// pacedBody reads a request body under the deadlines of readAll.
+// pacedBody reads a request body under the deadlines of readAll, and
+// counts its bytes in api.buffered as they come.
 type pacedBody struct {
 	body io.Reader
 	rc   *http.ResponseController
 	idle time.Duration
 	end  time.Time
+	api  *httpAPI
+	read int64 // bytes read, and counted in api.buffered
 }
 
 func (p *pacedBody) Read(b []byte) (int, error) {
@@ -136,7 +182,12 @@ func (p *pacedBody) Read(b []byte) (int, error) {
 	// A connection that cannot take a deadline (none of net/http's
 	// own) is read as it is.
 	p.rc.SetReadDeadline(deadline)
-	return p.body.Read(b)
+	n, err := p.body.Read(b)
+	p.read += int64(n)
+	if p.api.buffered.Add(int64(n)) > p.api.bodyBudget {
+		return n, errBusy(strconv.FormatInt(p.api.bodyBudget>>20, 10) + " MiB of request bodies at once")
+	}
+	return n, err
 }
 
 // writeChunk is the most of a response pacedWriter writes under one

@@ -80,6 +80,9 @@ func badRequest(format string, args ...any) error {
 func (a *httpAPI) fail(w http.ResponseWriter, err error) {
 	var re *requestError
 	if errors.As(err, &re) {
+		if re.status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
 		writeError(w, re.status, re.code, re.err)
 		return
 	}

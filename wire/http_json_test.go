@@ -241,7 +241,7 @@ func TestCheckWorkspace(t *testing.T) {
 func TestHTTPPanicAnswer(t *testing.T) {
 	var logged bytes.Buffer
 	a := &httpAPI{maxBody: DefaultMaxBodyBytes, bodyIdle: DefaultBodyIdleTimeout, bodyTimeout: DefaultBodyTimeout,
-		slots: make(chan struct{}, 1), log: slog.New(slog.NewTextHandler(&logged, nil))}
+		slots: make(chan struct{}, 1), bodyBudget: DefaultMaxBodyBytes, log: slog.New(slog.NewTextHandler(&logged, nil))}
 	h := a.recoverPanics(a.guard(func(http.ResponseWriter, *http.Request) { panic("boom") }))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("POST", "/workspaces/w/tables/query", strings.NewReader(`{}`)))
