@@ -114,7 +114,7 @@ func HTTPHandler(engine *session.Engine, opts HTTPOptions) http.Handler {
 	}
 	mux := http.NewServeMux()
 	api.routes(mux)
-	return api.recoverPanics(mux)
+	return api.recoverPanics(api.refuseWebPages(mux))
 }
 
 // httpAPI holds what the HTTP handlers share.

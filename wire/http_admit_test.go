@@ -32,7 +32,7 @@ func (c *httpClient) sendHead(size int) net.Conn {
 		c.t.Fatal(err)
 	}
 	c.t.Cleanup(func() { nc.Close() })
-	fmt.Fprintf(nc, "POST /workspaces/w/tables/query HTTP/1.1\r\nHost: cairn\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", size)
+	fmt.Fprintf(nc, "POST /workspaces/w/tables/query HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", size)
 	return nc
 }
 
@@ -138,7 +138,7 @@ func TestHTTPUnreadAnswersHoldNoSlot(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer nc.Close()
-		fmt.Fprintf(nc, "POST /workspaces/w/tables/query HTTP/1.1\r\nHost: cairn\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		fmt.Fprintf(nc, "POST /workspaces/w/tables/query HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 		unread = append(unread, nc)
 	}
 	// The statements run and their answers fill the sockets' buffers.
@@ -185,16 +185,16 @@ func TestHTTPKeepAliveAfterWriteTimeout(t *testing.T) {
 	defer nc.Close()
 	br := bufio.NewReader(nc)
 	body := `{"query": "SELECT 1"}`
-	query := fmt.Sprintf("POST /workspaces/w/tables/query HTTP/1.1\r\nHost: cairn\r\nAuthorization: Bearer tok\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	query := fmt.Sprintf("POST /workspaces/w/tables/query HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer tok\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	for _, req := range []struct {
 		send   string
 		status int
 		want   string
 	}{
 		{query, 200, `"rows":[[1]]`},
-		{"GET /health HTTP/1.1\r\nHost: cairn\r\n\r\n", 200, `"ok"`},
+		{"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", 200, `"ok"`},
 		{query, 200, `"rows":[[1]]`},
-		{"GET /workspaces HTTP/1.1\r\nHost: cairn\r\n\r\n", 401, `"UNAUTHORIZED"`},
+		{"GET /workspaces HTTP/1.1\r\nHost: localhost\r\n\r\n", 401, `"UNAUTHORIZED"`},
 	} {
 		time.Sleep(400 * time.Millisecond)
 		fmt.Fprint(nc, req.send)
