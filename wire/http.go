@@ -4,7 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/cairn-db/cairn/exec/session"
 	"github.com/cairn-db/cairn/sql/catalog"
@@ -47,6 +48,19 @@ type HTTPOptions struct {
 	// MaxBodyBytes bounds a request body; a larger one gets 413. 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// BodyIdleTimeout bounds the wait for the next bytes of a request
+	// body, and BodyTimeout the reading of a whole one; a body late by
+	// either gets 408 and its connection is closed. A body is read before
+	// its request takes a slot of MaxConcurrency (admit). 0 means
+	// DefaultBodyIdleTimeout and DefaultBodyTimeout.
+	BodyIdleTimeout time.Duration
+	BodyTimeout     time.Duration
+	// WriteTimeout bounds how long one write of a response may block, as
+	// Server.WriteTimeout does a PostgreSQL client's: a client that stops
+	// reading its answer loses its connection then, and its request its
+	// slot of MaxConcurrency. A client that reads, however slowly, is
+	// never cut off. 0 means DefaultWriteTimeout.
+	WriteTimeout time.Duration
 	// MCPSQL adds the read-only sql_query tool to the MCP endpoint.
 	MCPSQL bool
 	// NearDuplicate is the MCP endpoint's mcp.Store.NearDuplicate.
@@ -77,19 +91,30 @@ func HTTPHandler(engine *session.Engine, opts HTTPOptions) http.Handler {
 	auth := &httpauth.Tokens{}
 	auth.Add(catalog.BootstrapRole, opts.Token)
 	auth.Merge(opts.Tokens)
-	api := &httpAPI{engine: engine, auth: auth, maxBody: opts.MaxBodyBytes, log: opts.Logger, mcpSQL: opts.MCPSQL, nearDuplicate: opts.NearDuplicate}
+	if opts.MaxConcurrency <= 0 {
+		opts.MaxConcurrency = DefaultMaxConcurrency
+	}
+	api := &httpAPI{engine: engine, auth: auth, maxBody: opts.MaxBodyBytes, bodyIdle: opts.BodyIdleTimeout, bodyTimeout: opts.BodyTimeout,
+		writeTimeout: opts.WriteTimeout, slots: make(chan struct{}, opts.MaxConcurrency), log: opts.Logger, mcpSQL: opts.MCPSQL, nearDuplicate: opts.NearDuplicate}
 	if api.maxBody <= 0 {
 		api.maxBody = DefaultMaxBodyBytes
 	}
-	if opts.MaxConcurrency <= 0 {
-		opts.MaxConcurrency = DefaultMaxConcurrency
+	api.bodyBudget = int64(opts.MaxConcurrency) * api.maxBody
+	if api.bodyIdle <= 0 {
+		api.bodyIdle = DefaultBodyIdleTimeout
+	}
+	if api.bodyTimeout <= 0 {
+		api.bodyTimeout = DefaultBodyTimeout
+	}
+	if api.writeTimeout <= 0 {
+		api.writeTimeout = DefaultWriteTimeout
 	}
 	if api.log == nil {
 		api.log = slog.Default()
 	}
 	mux := http.NewServeMux()
 	api.routes(mux)
-	return api.recoverPanics(limitConcurrency(mux, opts.MaxConcurrency))
+	return api.recoverPanics(api.refuseWebPages(mux))
 }
 
 // httpAPI holds what the HTTP handlers share.
@@ -97,8 +122,21 @@ type httpAPI struct {
 	engine  *session.Engine
 	auth    *httpauth.Tokens // no tokens = no authentication
 	maxBody int64
-	log     *slog.Logger
-	mcpSQL  bool // the MCP endpoint has sql_query
+	// bodyIdle and bodyTimeout bound reading a request body (readAll),
+	// writeTimeout each write of its answer (pacedWriter).
+	bodyIdle, bodyTimeout, writeTimeout time.Duration
+	// slots holds a token for each request running (admit); /health and
+	// /ready take none, so that a load balancer's probe does not fail
+	// because the server is busy.
+	slots chan struct{}
+	// buffered counts the bytes of the request bodies read and not yet
+	// answered, preallocated the room allocated ahead for their announced
+	// lengths (readAll); bodyBudget bounds each: as many bodies of the
+	// largest size as there are slots.
+	buffered, preallocated atomic.Int64
+	bodyBudget             int64
+	log                    *slog.Logger
+	mcpSQL                 bool // the MCP endpoint has sql_query
 	// nearDuplicate is the MCP endpoint's mcp.Store.NearDuplicate.
 	nearDuplicate float64
 }
@@ -115,12 +153,12 @@ func (a *httpAPI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /workspaces/{ws}/tables/{name}", a.guard(a.dropTable))
 	mux.HandleFunc("POST /workspaces/{ws}/tables/{name}/ingest", a.guard(a.ingest))
 	a.accountRoutes(mux)
-	mcp := a.mcpHandler()
-	mux.HandleFunc("/mcp", a.guard(mcp.ServeHTTP))
-	mux.HandleFunc("/workspaces/{ws}/mcp", a.guard(mcp.ServeHTTP))
+	mcp := a.checkBodyText(a.mcpHandler())
+	mux.HandleFunc("/mcp", a.guard(mcp))
+	mux.HandleFunc("/workspaces/{ws}/mcp", a.guard(mcp))
 	explorer := a.uiHandler()
-	mux.Handle("/ui", explorer)
-	mux.Handle("/ui/", explorer)
+	mux.Handle("/ui", a.admitted(explorer, uiMaxBody))
+	mux.Handle("/ui/", a.admitted(explorer, uiMaxBody))
 }
 
 func (a *httpAPI) health(w http.ResponseWriter, r *http.Request) {
@@ -160,9 +198,10 @@ func (a *httpAPI) recoverPanics(h http.Handler) http.Handler {
 
 // guard wraps an API handler: it finds the role of the request's bearer
 // token (httpauth.RoleFrom of the handler's request context; the
-// bootstrap superuser when no token is configured), bounds the body at
-// maxBody, and for a workspace endpoint refuses a workspace whose schema
-// the role may not use (42501, 403) before the handler runs anything.
+// bootstrap superuser when no token is configured), admits the request
+// (its body read whole, at most maxBody bytes, then a slot taken), and
+// for a workspace endpoint refuses a workspace whose schema the role may
+// not use (42501, 403) before the handler runs anything.
 func (a *httpAPI) guard(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		role := catalog.BootstrapRole
@@ -178,38 +217,17 @@ func (a *httpAPI) guard(h http.HandlerFunc) http.HandlerFunc {
 			}
 		}
 		r = r.WithContext(httpauth.WithRole(r.Context(), role))
+		w, release, ok := a.admit(w, r, a.maxBody)
+		if !ok {
+			return
+		}
+		defer release()
 		if ws := r.PathValue("ws"); ws != "" {
 			if err := a.checkWorkspaceAccess(r, ws); err != nil {
 				a.fail(w, err)
 				return
 			}
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, a.maxBody)
 		h(w, r)
 	}
-}
-
-// limitConcurrency serves at most n requests of h at once; one more is
-// answered at once with 503, Retry-After and 53300, as PostgreSQL refuses
-// a connection beyond max_connections. /health and /ready are never
-// refused: a load balancer's probe must not fail because the server is
-// busy.
-func limitConcurrency(h http.Handler, n int) http.Handler {
-	slots := make(chan struct{}, n)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/health" || r.URL.Path == "/ready" {
-			h.ServeHTTP(w, r)
-			return
-		}
-		select {
-		case slots <- struct{}{}:
-			defer func() { <-slots }()
-			h.ServeHTTP(w, r)
-		default:
-			w.Header().Set("Retry-After", "1")
-			writeError(w, http.StatusServiceUnavailable, codeBusy,
-				pgerr.New(pgerrcode.TooManyConnections, "sorry, too many concurrent HTTP requests already").
-					WithHint("The server serves at most %s requests at once (--http-max-concurrency); retry later.", strconv.Itoa(n)))
-		}
-	})
 }

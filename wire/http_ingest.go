@@ -49,7 +49,11 @@ type ingestColumn struct {
 // defaults). Creation and rows commit together or not at all. The answer
 // is {"table_name": name, "row_count": rows}.
 func (a *httpAPI) ingest(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
+	name, err := pathTable(r)
+	if err != nil {
+		a.fail(w, err)
+		return
+	}
 	cols, err := decodeColumns(r)
 	if err != nil {
 		a.fail(w, err)

@@ -38,6 +38,7 @@ const (
 	codeNotFound     = "NOT_FOUND"
 	codeNotSupported = "NOT_SUPPORTED"
 	codeBusy         = "SERVICE_UNAVAILABLE"
+	codeTimeout      = "REQUEST_TIMEOUT"
 )
 
 // errorBody is the JSON body of every error answer.
@@ -79,6 +80,9 @@ func badRequest(format string, args ...any) error {
 func (a *httpAPI) fail(w http.ResponseWriter, err error) {
 	var re *requestError
 	if errors.As(err, &re) {
+		if re.status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+		}
 		writeError(w, re.status, re.code, re.err)
 		return
 	}
@@ -150,23 +154,17 @@ func writeRaw(w http.ResponseWriter, status int, body ...[]byte) {
 	}
 }
 
-// readBody reads r's whole body (guard bounds its size) and checks that
-// it is valid UTF-8, 22021 in a 400 otherwise: encoding/json would
-// silently replace invalid bytes with U+FFFD and store text the client
-// never sent. json.Decoder buffers the whole top-level value anyway, so
-// reading the body first costs no memory more.
+// readBody returns r's whole body, which guard has read (admit), and
+// checks that it is valid UTF-8, 22021 in a 400 otherwise: encoding/json
+// would silently replace invalid bytes with U+FFFD and store text the
+// client never sent. json.Decoder buffers the whole top-level value
+// anyway, so reading the body first costs no memory more.
 func readBody(r *http.Request) ([]byte, error) {
-	var buf bytes.Buffer
-	if n := r.ContentLength; n > 0 {
-		// One allocation for a body of announced length, rather than
-		// ReadAll's growth and copies (a tenth of an ingest's time);
-		// MinRead is the room ReadFrom wants to see the end.
-		buf.Grow(int(min(n, maxBodyPrealloc)) + bytes.MinRead)
+	b, ok := r.Body.(*bufferedBody)
+	if !ok {
+		return nil, pgerr.New(pgerrcode.InternalError, "request body not read before its handler")
 	}
-	if _, err := buf.ReadFrom(r.Body); err != nil {
-		return nil, bodyError(err)
-	}
-	body := buf.Bytes()
+	body := b.buf
 	if err := checkTextBytes(body); err != nil {
 		return nil, &requestError{http.StatusBadRequest, codeBadRequest, pgerr.From(err)}
 	}
@@ -230,7 +228,7 @@ func loneSurrogate(body []byte) (int, bool) {
 	}
 }
 
-// maxBodyPrealloc bounds the buffer readBody allocates up front for a
+// maxBodyPrealloc bounds the buffer readAll allocates up front for a
 // body's announced Content-Length, whatever the body size limit (guard's
 // MaxBytesReader, which applies as the body is read): a client cannot
 // make a request take more than that before it sends the bytes.

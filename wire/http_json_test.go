@@ -240,7 +240,8 @@ func TestCheckWorkspace(t *testing.T) {
 // its stack.
 func TestHTTPPanicAnswer(t *testing.T) {
 	var logged bytes.Buffer
-	a := &httpAPI{maxBody: DefaultMaxBodyBytes, log: slog.New(slog.NewTextHandler(&logged, nil))}
+	a := &httpAPI{maxBody: DefaultMaxBodyBytes, bodyIdle: DefaultBodyIdleTimeout, bodyTimeout: DefaultBodyTimeout,
+		slots: make(chan struct{}, 1), bodyBudget: DefaultMaxBodyBytes, log: slog.New(slog.NewTextHandler(&logged, nil))}
 	h := a.recoverPanics(a.guard(func(http.ResponseWriter, *http.Request) { panic("boom") }))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("POST", "/workspaces/w/tables/query", strings.NewReader(`{}`)))

@@ -40,6 +40,21 @@ func (a *httpAPI) mcpHandler() http.Handler {
 	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: a.log})
 }
 
+// checkBodyText refuses a body that is not UTF-8 or holds half a
+// surrogate pair as the other endpoints do (readBody: 22021 or 08P01,
+// 400) before h reads it: the MCP SDK decodes with encoding/json, which
+// replaces both with U+FFFD, and memory_remember stored text the client
+// never sent.
+func (a *httpAPI) checkBodyText(h http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, err := readBody(r); err != nil {
+			a.fail(w, err)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}
+}
+
 // sessionDB runs the MCP tools' and the explorer's statements in
 // sessions of the engine, one per statement, as the query endpoint does.
 type sessionDB struct {

@@ -192,3 +192,58 @@ func TestHTTPDuplicateFields(t *testing.T) {
 	}
 	c.fail(query, `{"query": "SELECT 1", "x": [}`, 400, "BAD_REQUEST", "08P01", "invalid JSON in request body")
 }
+
+// TestHTTPMCPRefusesBadText: an MCP body that is not UTF-8, or holds
+// half a surrogate pair, is refused as the other endpoints refuse one;
+// the SDK's decoder replaced both with U+FFFD, and memory_remember
+// stored text the client never sent.
+func TestHTTPMCPRefusesBadText(t *testing.T) {
+	c := startHTTP(t, HTTPOptions{})
+	call := func(text string) (int, string) {
+		body := `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_remember", "arguments": {"text": "` + text + `"}}}`
+		req, _ := http.NewRequest("POST", c.url+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for text, sqlstate := range map[string]string{"inv\xff\xfeutf": "22021", `half \ud800 pair`: "08P01", `low \udc00 half`: "08P01"} {
+		if status, got := call(text); status != http.StatusBadRequest || !strings.Contains(got, `"sqlstate":"`+sqlstate+`"`) {
+			t.Errorf("memory_remember %q: %d %s", text, status, got)
+		}
+	}
+	if status, got := call(`pair \ud83d\ude00 whole`); status != http.StatusOK || strings.Contains(got, "isError") {
+		t.Fatalf("memory_remember of a whole pair: %d %s", status, got)
+	}
+	if got := c.query("SELECT text FROM public.memories"); got != `[["pair 😀 whole"]]` {
+		t.Errorf("memories: %s", got)
+	}
+}
+
+// TestHTTPTableNameNotUTF8: a table name in the path that is not UTF-8,
+// or holds a NUL, is 22021 in a 400, as it is in a query's text; an
+// ingest got the parser's 42601 about the statement built around it.
+func TestHTTPTableNameNotUTF8(t *testing.T) {
+	c := startHTTP(t, HTTPOptions{})
+	for _, name := range []string{"a%FFb", "a%00b", "%C3"} {
+		c.fail("/workspaces/w/tables/"+name+"/ingest", `{"x": [1]}`, 400, "BAD_REQUEST", "22021", "invalid byte sequence")
+		req, _ := http.NewRequest("DELETE", c.url+"/workspaces/w/tables/"+name, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(b), `"sqlstate":"22021"`) {
+			t.Errorf("DELETE %s: %d %s", name, resp.StatusCode, b)
+		}
+	}
+	if got := c.ok("/workspaces/w/tables/%C3%A9t%C3%A9/ingest", `{"x": [1]}`); got != `{"table_name":"été","row_count":1}` {
+		t.Errorf("ingest into été: %s", got)
+	}
+}

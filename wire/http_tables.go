@@ -87,7 +87,11 @@ func queryTexts(ctx context.Context, sess *session.Session, query string, params
 // dropped, {"table_name": name} comes back; a table that does not exist
 // is a 404 with the 42P01 error.
 func (a *httpAPI) dropTable(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
+	name, err := pathTable(r)
+	if err != nil {
+		a.fail(w, err)
+		return
+	}
 	if err := a.drop(r, name); err != nil {
 		if pgerr.Code(err) == pgerrcode.UndefinedTable {
 			writeError(w, http.StatusNotFound, codeQuery, pgerr.From(err))
@@ -97,6 +101,17 @@ func (a *httpAPI) dropTable(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, tableName{name})
+}
+
+// pathTable is the {name} of r's path, a table name: one that is not
+// UTF-8 or holds a NUL is 22021 in a 400, as in a query's text, rather
+// than the parser's error about the statement built around it.
+func pathTable(r *http.Request) (string, error) {
+	name := r.PathValue("name")
+	if err := checkTextBytes([]byte(name)); err != nil {
+		return "", &requestError{http.StatusBadRequest, codeBadRequest, pgerr.From(err)}
+	}
+	return name, nil
 }
 
 func (a *httpAPI) drop(r *http.Request, name string) error {

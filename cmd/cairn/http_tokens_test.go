@@ -180,3 +180,59 @@ func sha256Hex(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
 }
+
+// TestHTTPMCPSharedWorkspace: a role granted the rows of another role's
+// memory tables, and nothing more, remembers and recalls through MCP
+// (the SDK's client). Every write ran the tables' DDL, IF NOT EXISTS,
+// which needs the table's ownership for its index and CREATE on the
+// schema even when they exist, as in PostgreSQL: memory_remember failed
+// with "must be owner of table memories".
+func TestHTTPMCPSharedWorkspace(t *testing.T) {
+	ts := startServer(t, "")
+	conn := ts.connect(t)
+	ctx := context.Background()
+	opts := wire.HTTPOptions{Tokens: &httpauth.Tokens{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	opts.Tokens.Add("owner", "token-owner")
+	opts.Tokens.Add("helper", "token-helper")
+	hs := httptest.NewServer(wire.HTTPHandler(ts.srv.Engine, opts))
+	t.Cleanup(hs.Close)
+	mcpAs := func(token string) *sdk.ClientSession {
+		cs, err := mcpClient(t, &sdk.StreamableClientTransport{Endpoint: hs.URL + "/workspaces/team/mcp", DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: bearer{token}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	for _, q := range []string{"CREATE ROLE owner LOGIN", "CREATE ROLE helper LOGIN", "CREATE SCHEMA team AUTHORIZATION owner"} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if e := call(t, mcpAs("token-owner"), "memory_remember", map[string]any{"text": "the owner's note"}, nil); e != "" {
+		t.Fatalf("owner's memory_remember: %s", e)
+	}
+	for _, q := range []string{
+		"GRANT USAGE ON SCHEMA team TO helper",
+		"GRANT SELECT, INSERT, UPDATE ON team.memories TO helper",
+		"GRANT USAGE ON SEQUENCE team.memories_id_seq TO helper",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	helper := mcpAs("token-helper")
+	if e := call(t, helper, "memory_remember", map[string]any{"text": "the helper's note"}, nil); e != "" {
+		t.Fatalf("helper's memory_remember: %s", e)
+	}
+	var hits struct {
+		Hits []struct{ Text string } `json:"hits"`
+	}
+	if e := call(t, helper, "memory_recall", map[string]any{"query": "note"}, &hits); e != "" || len(hits.Hits) != 2 {
+		t.Errorf("helper's memory_recall: %s %+v", e, hits)
+	}
+	// Nothing the helper may not do was done: the tables are the owner's.
+	var owner string
+	if err := conn.QueryRow(ctx, "SELECT r.rolname FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner WHERE c.oid = 'team.memories'::regclass").Scan(&owner); err != nil || owner != "owner" {
+		t.Errorf("team.memories owner %q, %v", owner, err)
+	}
+}

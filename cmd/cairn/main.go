@@ -142,7 +142,7 @@ func options(cfg *config) []option {
 		{"log-disconnections", "CAIRN_LOG_DISCONNECTIONS", "", "", "log the end of each PostgreSQL session with its duration (log_disconnections)", &cfg.logDisconnections},
 		{"log-min-duration-statement", "CAIRN_LOG_MIN_DURATION_STATEMENT", "-1", "ms|duration", "log every statement that runs at least this long, with its duration, text and plan (0: all, -1: none); sessions may SET log_min_duration_statement", &cfg.logMinDuration},
 		{"statement-mem", "CAIRN_STATEMENT_MEM", session.DefaultStatementMem, "size", "memory one statement's sorts, hash tables and buffered rows may hold before it fails with 53200 (PostgreSQL units: 512MB, 2GB; 0: no limit); sessions and roles may SET statement_mem", &cfg.statementMem},
-		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
+		{"write-timeout", "CAIRN_WRITE_TIMEOUT", "", "duration", fmt.Sprintf("time one write to a PostgreSQL or HTTP client may stay blocked (a client that stopped reading its results) before its connection is dropped and its statement ends (default %s)", wire.DefaultWriteTimeout), &cfg.writeTimeout},
 	}
 }
 
@@ -265,6 +265,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	httpOpts.NearDuplicate, httpOpts.Logger = nearDuplicate, log
+	httpOpts.BodyTimeout, httpOpts.WriteTimeout = defaultHTTPTimeouts.read, writeTimeout
 	embedder, err := newEmbedder(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "cairn: %v\n", err)
@@ -402,7 +403,9 @@ type httpTimeouts struct {
 	// readHeader bounds reading a request's headers.
 	readHeader time.Duration
 	// read bounds reading a whole request, headers and body: a client
-	// that trickles its body is cut off then.
+	// that trickles its body is cut off then. The API reads a body under
+	// deadlines of its own (wire.HTTPOptions.BodyTimeout, which main
+	// sets to this).
 	read time.Duration
 	// idle bounds the wait for the next request on a kept-alive
 	// connection.
@@ -420,7 +423,8 @@ var defaultHTTPTimeouts = httpTimeouts{readHeader: 10 * time.Second, read: 10 * 
 // own errors go to log as warnings. The read timeout bounds reading a
 // request only (net/http clears the deadline once the body has been
 // read), and there is no write timeout: a query runs, and its answer goes
-// out, for as long as the query takes.
+// out, for as long as the query takes (the API bounds each write of an
+// answer instead, wire.HTTPOptions.WriteTimeout).
 func newHTTPServer(base context.Context, h http.Handler, log *slog.Logger, t httpTimeouts) *http.Server {
 	return &http.Server{
 		BaseContext:       func(net.Listener) context.Context { return base },

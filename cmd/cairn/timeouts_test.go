@@ -90,7 +90,7 @@ func startHTTPServer(t *testing.T, timeouts httpTimeouts) string {
 	ts := startServer(t, "")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	base, cancel := context.WithCancel(context.Background())
-	hs := newHTTPServer(base, wire.HTTPHandler(ts.srv.Engine, wire.HTTPOptions{Logger: log}), log, timeouts)
+	hs := newHTTPServer(base, wire.HTTPHandler(ts.srv.Engine, wire.HTTPOptions{Logger: log, BodyTimeout: timeouts.read}), log, timeouts)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func TestHTTPSlowBody(t *testing.T) {
 	}
 	defer nc.Close()
 	const size = 1 << 20
-	fmt.Fprintf(nc, "POST /workspaces/w/tables/query HTTP/1.1\r\nHost: cairn\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", size)
+	fmt.Fprintf(nc, "POST /workspaces/w/tables/query HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", size)
 	start := time.Now()
 	trickled := make(chan time.Duration, 1)
 	go func() {
@@ -165,7 +165,7 @@ func TestHTTPQueryOutlivesReadTimeout(t *testing.T) {
 	// Three batches of generate_series' rows, each sleeping 0.4s on its
 	// last row: the executor looks at the request's context between them.
 	body := `{"query": "SELECT count(pg_sleep(CASE WHEN g % 8192 = 0 THEN 0.4 ELSE 0 END)) AS n FROM generate_series(1, 24576) g"}`
-	fmt.Fprintf(nc, "POST /workspaces/w/tables/query HTTP/1.1\r\nHost: cairn\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	fmt.Fprintf(nc, "POST /workspaces/w/tables/query HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 	br := bufio.NewReader(nc)
 	resp, err := http.ReadResponse(br, nil)

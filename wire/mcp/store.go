@@ -72,7 +72,7 @@ func (e *ConfirmError) Error() string {
 }
 
 // Store is the memory of one workspace, a schema holding the tables
-// memories and traces (created on the first write; see SchemaSQL). It is
+// memories and traces (created on the first write; see schemaObjects). It is
 // safe for concurrent use when its DB is.
 type Store struct {
 	DB DB
@@ -109,17 +109,23 @@ func (s *Store) workspace() string {
 
 func (s *Store) table(name string) string { return ident.Quote(s.workspace()) + "." + name }
 
-// SchemaSQL is the DDL of a workspace's memory tables, run with IF NOT
-// EXISTS on the first write (the schema's CREATE only while the schema
-// does not exist: see ensure). They are plain tables anyone may query:
-// text is what BM25 (text <#> 'query') ranks, embedding is filled once
-// an embedding endpoint is configured, content_hash is the hash of the
-// normalised text that keeps near-duplicates out, per scope and repo.
-func SchemaSQL(workspace string) []string {
+// schemaObject is one object of a workspace's memory tables: its name in
+// pg_class ("" for the schema itself) and the DDL that creates it.
+type schemaObject struct {
+	name, ddl string
+}
+
+// schemaObjects is the DDL of a workspace's memory tables, run on the
+// first write for the objects missing (see ensure). They are plain tables
+// anyone may query: text is what BM25 (text <#> 'query') ranks,
+// embedding is filled once an embedding endpoint is configured,
+// content_hash is the hash of the normalised text that keeps
+// near-duplicates out, per scope and repo.
+func schemaObjects(workspace string) []schemaObject {
 	ws := ident.Quote(workspace)
-	return []string{
-		"CREATE SCHEMA IF NOT EXISTS " + ws,
-		`CREATE TABLE IF NOT EXISTS ` + ws + `.memories (
+	return []schemaObject{
+		{"", "CREATE SCHEMA IF NOT EXISTS " + ws},
+		{"memories", `CREATE TABLE IF NOT EXISTS ` + ws + `.memories (
   id           BIGSERIAL PRIMARY KEY,
   text         TEXT NOT NULL,
   kind         TEXT NOT NULL DEFAULT 'note',
@@ -131,9 +137,9 @@ func SchemaSQL(workspace string) []string {
   content_hash TEXT,
   created_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
   updated_at   TIMESTAMPTZ NOT NULL DEFAULT now()
-)`,
-		"CREATE UNIQUE INDEX IF NOT EXISTS memories_dedup ON " + ws + ".memories (scope, repo, content_hash)",
-		`CREATE TABLE IF NOT EXISTS ` + ws + `.traces (
+)`},
+		{"memories_dedup", "CREATE UNIQUE INDEX IF NOT EXISTS memories_dedup ON " + ws + ".memories (scope, repo, content_hash)"},
+		{"traces", `CREATE TABLE IF NOT EXISTS ` + ws + `.traces (
   id          BIGSERIAL PRIMARY KEY,
   agent       TEXT NOT NULL,
   action      TEXT NOT NULL,
@@ -147,28 +153,38 @@ func SchemaSQL(workspace string) []string {
   embedding   FLOAT4[],
   created_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
   updated_at  TIMESTAMPTZ NOT NULL DEFAULT now()
-)`,
+)`},
 	}
 }
 
-// ensure creates the tables unless this store has seen them.
+// ensure creates the objects of the tables that do not exist, unless
+// this store has seen them all. Only the missing ones: their DDL, IF NOT
+// EXISTS or not, needs what PostgreSQL's does even when the object
+// exists (CREATE on the database for the schema, CREATE on the schema for
+// a table, the table's ownership for its index), so a role that may only
+// write the rows of another role's tables could not write them at all.
 func (s *Store) ensure(ctx context.Context) error {
 	if s.ready.Load() {
 		return nil
 	}
-	stmts := SchemaSQL(s.workspace())
-	// CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when
-	// the schema exists, as in PostgreSQL: a role given a workspace it
-	// owns but no CREATE on the database skips it.
-	rows, err := s.DB.Query(ctx, true, "SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1", s.workspace())
+	rows, err := s.DB.Query(ctx, true, `SELECT '' FROM pg_catalog.pg_namespace WHERE nspname = $1
+UNION ALL SELECT c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1`, s.workspace())
 	if err != nil {
 		return err
 	}
-	if len(rows.Values) > 0 {
-		stmts = stmts[1:]
+	exists := map[string]bool{}
+	for _, row := range rows.Values {
+		var name string
+		if err := scan(row, &name); err != nil {
+			return err
+		}
+		exists[name] = true
 	}
-	for _, q := range stmts {
-		if _, err := s.DB.Query(ctx, false, q); err != nil {
+	for _, o := range schemaObjects(s.workspace()) {
+		if exists[o.name] {
+			continue
+		}
+		if _, err := s.DB.Query(ctx, false, o.ddl); err != nil {
 			return err
 		}
 	}
