@@ -42,7 +42,7 @@ func (a *httpAPI) refuseWebPages(h http.Handler) http.Handler {
 				WithHint("The HTTP API does not take requests from web pages of other sites.")})
 			return
 		}
-		if !a.auth.Enabled() && r.URL.Path != "/health" && r.URL.Path != "/ready" && viaLoopback(r) && !loopbackHost(r.Host) {
+		if !a.auth.Enabled() && r.Host != "" && r.URL.Path != "/health" && r.URL.Path != "/ready" && viaLoopback(r) && !loopbackHost(r.Host) {
 			a.fail(w, &requestError{http.StatusForbidden, codeForbidden, pgerr.New(pgerrcode.InsufficientPrivilege, "request for host %q refused: without a token the HTTP API answers only requests addressed to localhost, 127.0.0.1 or ::1", r.Host).
 				WithHint("Address the server by a loopback name, or give it --http-token.")})
 			return
@@ -62,13 +62,16 @@ func viaLoopback(r *http.Request) bool {
 }
 
 // loopbackHost reports whether host (a request's Host: a name or address,
-// with or without a port) names this machine's loopback interface.
+// with or without a port) names this machine's loopback interface:
+// localhost and its subdomains (RFC 6761; browsers resolve them to
+// loopback themselves), or a loopback address. An empty Host (an HTTP/1.0
+// client's) is no browser's.
 func loopbackHost(host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
+	host = strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)

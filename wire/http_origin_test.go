@@ -57,6 +57,7 @@ func TestHTTPRefusesWebPages(t *testing.T) {
 		{},
 		{"Host": "localhost"},
 		{"Host": "[::1]:1234"},
+		{"Host": "Agents.LOCALHOST.:8080"},
 		{"Origin": c.url, "Sec-Fetch-Site": "same-origin"},
 	} {
 		if status, got := send("POST", "/workspaces/w/tables/query", `{"query": "SELECT 1"}`, h); status != http.StatusOK {
