@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/jackc/pgerrcode"
 )
 
 // batchSize is the number of rows operators that build batches (Values,
@@ -101,6 +102,9 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		lim.ties, lim.tieSpecs = n.Ties, keySpecs(n.Ties)
 		return lim, nil
 	case *sql.LockRows:
+		if rt.readOnly() {
+			return nil, pgerr.New(pgerrcode.ReadOnlySQLTransaction, "cannot execute SELECT %s in a read-only transaction", n.Strength)
+		}
 		in, err := Build(rt, n.Input)
 		if err != nil {
 			return nil, err

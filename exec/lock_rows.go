@@ -121,6 +121,17 @@ func (l *LockRows) lockRow(tx *storage.Tx, rec arrow.Record, i int) (bool, error
 	return true, nil
 }
 
+// readOnly reports whether the statement runs in a read-only transaction
+// (where PostgreSQL refuses to lock rows, as it refuses to write them).
+func (rt *Runtime) readOnly() bool {
+	fn := rt.fnCtx()
+	if fn.Session == nil {
+		return false
+	}
+	v, _ := fn.Session.Setting("transaction_read_only")
+	return v == "on"
+}
+
 // repeatableRead reports whether the statement runs under REPEATABLE READ.
 func (rt *Runtime) repeatableRead() bool {
 	fn := rt.fnCtx()
