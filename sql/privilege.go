@@ -122,7 +122,10 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 			}
 			continue
 		}
-		if !ok || bit&all == 0 {
+		// ON [TABLE] may name sequences too, which take USAGE: whether
+		// a table is named is known below.
+		onRelations := kind == "table" && s.Targtype == pg_query.GrantTargetType_ACL_TARGET_OBJECT
+		if !ok || bit&all == 0 && !(onRelations && bit&catalog.SequencePrivs != 0) {
 			return nil, pgerr.New(pgerrcode.InvalidGrantOperation, "invalid privilege type %s for %s", strings.ToUpper(p.PrivName), kind)
 		}
 		g.Privs |= bit
@@ -146,14 +149,24 @@ func (b *Binder) bindGrant(s *pg_query.GrantStmt) (Statement, error) {
 				g.Sequences = append(g.Sequences, seq)
 				continue
 			}
-			if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
+			v := b.lookupView(rv.Schemaname, rv.Relname)
+			def, err := b.rangeVarTable(rv)
+			if v == nil && err != nil && len(g.ColumnPrivs) == 0 {
+				if seq := b.findSequence(rv.Schemaname, rv.Relname); seq != nil {
+					g.Sequences = append(g.Sequences, seq) // given the privileges named it has (runGrant)
+					continue
+				}
+			}
+			if g.Privs&^all != 0 {
+				return nil, pgerr.New(pgerrcode.InvalidGrantOperation, "invalid privilege type USAGE for table")
+			}
+			if v != nil {
 				if len(g.ColumnPrivs) > 0 {
 					return nil, pgerr.NotSupported("column privileges on views")
 				}
 				g.Views = append(g.Views, v)
 				continue
 			}
-			def, err := b.rangeVarTable(rv)
 			if err != nil {
 				return nil, err
 			}

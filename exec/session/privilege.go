@@ -161,7 +161,21 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 			}
 			avail = opts
 		}
-		privs := x.Privs & avail
+		want := x.Privs
+		if o.kind == "sequence" && !x.OnSequences {
+			// A sequence named in ON [TABLE]: ALL is its own privileges,
+			// and only those are given, as PostgreSQL does.
+			if x.All {
+				want = o.all
+			} else if want&^o.all != 0 {
+				s.notices = append(s.notices, Notice{Severity: "WARNING", Code: pgerrcode.InvalidGrantOperation,
+					Message: fmt.Sprintf("sequence \"%s\" only supports USAGE, SELECT, and UPDATE privileges", o.name)})
+				if want &= o.all; want == 0 {
+					continue
+				}
+			}
+		}
+		privs := want & avail
 		verb, code := "granted", pgerrcode.PrivilegeNotGranted
 		if x.Revoke {
 			verb, code = "revoked", pgerrcode.PrivilegeNotRevoked
@@ -170,7 +184,7 @@ func (s *Session) runGrant(tx *storage.Tx, x *sql.GrantPrivileges) error {
 		case privs == 0:
 			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: code, Message: fmt.Sprintf("no privileges were %s for \"%s\"", verb, o.name)})
 			continue
-		case privs != x.Privs && !x.All:
+		case privs != want && !x.All:
 			s.notices = append(s.notices, Notice{Severity: "WARNING", Code: code, Message: fmt.Sprintf("not all privileges were %s for \"%s\"", verb, o.name)})
 		}
 		var err error
