@@ -632,7 +632,8 @@ func createTableSQL(name string, cols []ingestColumn) (string, error) {
 // pg_deeplake's SDK does from Python values: the first non-null value
 // decides. A boolean is boolean, a string text, an object jsonb; a number
 // is bigint, or double precision when any number of the column has a
-// fraction or an exponent (so that [1, 2.5] is not refused). An array is
+// fraction or an exponent (so that [1, 2.5] is not refused), or numeric
+// when an integer of it is beyond bigint's range. An array is
 // an embedding, real[], when it holds numbers (real[][] for arrays of
 // arrays of numbers), text[] or boolean[] for strings or booleans, and
 // jsonb otherwise; the first non-null element of the column's arrays
@@ -659,10 +660,20 @@ func columnType(values []json.RawMessage) (t string, ok bool) {
 	case '[':
 		return arrayType(values), true
 	}
+	big := false
 	for _, v := range values {
-		if v = trimJSON(v); isJSONNumber(v) && strings.ContainsAny(string(v), ".eE") {
+		if v = trimJSON(v); !isJSONNumber(v) {
+			continue
+		}
+		if strings.ContainsAny(string(v), ".eE") {
 			return "double precision", true
 		}
+		if _, err := strconv.ParseInt(string(v), 10, 64); err != nil {
+			big = true
+		}
+	}
+	if big {
+		return "numeric", true
 	}
 	return "bigint", true
 }
