@@ -110,6 +110,30 @@ func TestNoticeAndParameterStatus(t *testing.T) {
 		"CommandComplete SET", "ParameterStatus application_name=agent", "ReadyForQuery I")
 }
 
+// TestParameterStatusOnlyWhenChanged checks that a reported setting is
+// reported again only when its value differs from the one the client was
+// last told, as PostgreSQL 14 and later do: a SET to the value it has, a
+// SET undone in the same cycle, and DISCARD ALL's reset of a role that
+// did not change send no ParameterStatus.
+func TestParameterStatusOnlyWhenChanged(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	query := func(sql string, want ...string) {
+		t.Helper()
+		rc.send(&pgproto3.Query{String: sql})
+		expect(t, sql, rc.readUntilReady(), want...)
+	}
+	query("SET standard_conforming_strings = on", "CommandComplete SET", "ReadyForQuery I")
+	query("SET client_encoding = 'UTF8'", "CommandComplete SET", "ReadyForQuery I")
+	query("SET application_name = 'a'", "CommandComplete SET", "ParameterStatus application_name=a", "ReadyForQuery I")
+	query("SET application_name = 'a'", "CommandComplete SET", "ReadyForQuery I")
+	query("BEGIN; SET application_name = 'b'; ROLLBACK", "CommandComplete BEGIN", "CommandComplete SET",
+		"CommandComplete ROLLBACK", "ReadyForQuery I")
+	query("SET application_name = 'c'; SELECT 1/0", "CommandComplete SET", "ErrorResponse ERROR 22012", "ReadyForQuery I")
+	query("DISCARD ALL", "CommandComplete DISCARD ALL", "ParameterStatus application_name=", "ReadyForQuery I")
+	query("DISCARD ALL", "CommandComplete DISCARD ALL", "ReadyForQuery I")
+}
+
 func TestTransactionStatus(t *testing.T) {
 	ts := startServer(t)
 	rc := ts.rawConnect(t)

@@ -135,8 +135,14 @@ type Session struct {
 	// resetValues are the values the session started with, which RESET
 	// and DISCARD ALL go back to (resetValue).
 	resetValues map[string]string
-	changed     map[string]string
-	notices     []Notice
+	// changed holds the reported settings that statements set since the
+	// last TakeChangedParameters, and reported the value the client was
+	// last told of each (ParameterStatus, TakeChangedParameters): as in
+	// PostgreSQL 14 and later, a setting is reported again only when its
+	// value differs from that one.
+	changed  map[string]string
+	reported map[string]string
+	notices  []Notice
 
 	// tx is the explicit transaction (BEGIN ... COMMIT), nil in autocommit.
 	tx         *storage.Tx
@@ -501,16 +507,33 @@ func (s *Session) ParameterStatus() map[string]string {
 			out[showName(name)] = s.get(name)
 		}
 	}
+	s.reported = maps.Clone(out)
 	return out
 }
 
-// TakeChangedParameters returns (and forgets) the reported parameters a
-// statement changed since the last call.
+// TakeChangedParameters returns (and forgets) the reported parameters
+// statements changed since the last call whose values differ from those
+// the client was last told: a SET to the value a setting already has, a
+// SET rolled back, or a DISCARD ALL that leaves the role as it was is
+// not reported.
 func (s *Session) TakeChangedParameters() map[string]string {
 	if len(s.changed) == 0 {
 		return nil
 	}
-	out := s.changed
+	if s.reported == nil {
+		s.reported = map[string]string{}
+	}
+	var out map[string]string
+	for name, v := range s.changed {
+		if old, ok := s.reported[name]; ok && old == v {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[name] = v
+		s.reported[name] = v
+	}
 	s.changed = map[string]string{}
 	return out
 }
