@@ -693,6 +693,12 @@ func bindSet(s *pg_query.VariableSetStmt) (Statement, error) {
 		vals := make([]string, len(s.Args))
 		for i, a := range s.Args {
 			vals[i] = defString(a)
+			if name == "search_path" && a.GetAConst().GetSval() != nil {
+				// A list of names, which PostgreSQL (GUC_LIST_QUOTE)
+				// keeps quoted as identifiers: "$user", "My Schema" and
+				// "a,b" read back as the names they are.
+				vals[i] = ident.Quote(vals[i])
+			}
 		}
 		if name == "timezone" && len(s.Args) == 1 {
 			if c := s.Args[0].GetAConst(); c != nil {

@@ -176,3 +176,26 @@ func TestResultClientGoneIsNotInternal(t *testing.T) {
 		t.Fatalf("a client gone mid-result, logged as:\n%s", out)
 	}
 }
+
+// TestSearchPathQuotedNames checks that SET search_path keeps its names
+// quoted as PostgreSQL does (SHOW gives back what reads as the same
+// list) and that a quoted name holding a comma or capitals is one schema.
+func TestSearchPathQuotedNames(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	query := func(sql string, want ...string) {
+		t.Helper()
+		rc.send(&pgproto3.Query{String: sql})
+		expect(t, sql, rc.readUntilReady(), want...)
+	}
+	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow "$user", public`, "CommandComplete SHOW", "ReadyForQuery I")
+	query(`CREATE SCHEMA "a,b"; CREATE TABLE "a,b".t (x int); INSERT INTO "a,b".t VALUES (7)`,
+		"CommandComplete CREATE SCHEMA", "CommandComplete CREATE TABLE", "CommandComplete INSERT 0 1", "ReadyForQuery I")
+	query(`SET search_path = "My Schema", "a,b", 'Up', public`, "CommandComplete SET", "ReadyForQuery I")
+	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow "My Schema", "a,b", "Up", public`, "CommandComplete SHOW", "ReadyForQuery I")
+	query(`SELECT x FROM t`, "RowDescription x:23", "DataRow 7", "CommandComplete SELECT 1", "ReadyForQuery I")
+	query(`SET search_path = "$user", public`, "CommandComplete SET", "ReadyForQuery I")
+	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow "$user", public`, "CommandComplete SHOW", "ReadyForQuery I")
+	query(`SET search_path = ''`, "CommandComplete SET", "ReadyForQuery I")
+	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow ""`, "CommandComplete SHOW", "ReadyForQuery I")
+}
