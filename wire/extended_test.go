@@ -869,3 +869,30 @@ func TestFetchProtocolPortal(t *testing.T) {
 	expect(t, "FETCH in the block", rc.readUntilReady(), "ParseComplete", "BindComplete", "ParseComplete", "BindComplete",
 		"RowDescription x:23", "DataRow 7", "CommandComplete FETCH 1", "ReadyForQuery I")
 }
+
+// TestVoidParameterDropped checks pgjdbc's form of {? = call upper(?)}:
+// the OUT parameter is $1, declared void, and PostgreSQL drops it from
+// the call (ParseFuncOrColumn), so upper gets $2 alone; a void parameter
+// elsewhere is a NULL of type void.
+func TestVoidParameterDropped(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT * FROM upper($1,$2) AS result", ParameterOIDs: []uint32{2278, 1043}},
+		&pgproto3.Describe{ObjectType: 'S'},
+		&pgproto3.Bind{Parameters: [][]byte{nil, []byte("abc")}},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expect(t, "FROM upper($1,$2)", rc.readUntilReady(), "ParseComplete", "ParameterDescription 2278,1043",
+		"RowDescription result:25", "BindComplete", "DataRow ABC", "CommandComplete SELECT 1", "ReadyForQuery I")
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT upper($2, $1), $1", ParameterOIDs: []uint32{2278, 25}},
+		&pgproto3.Describe{ObjectType: 'S'},
+		&pgproto3.Bind{Parameters: [][]byte{nil, []byte("x")}},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expect(t, "upper($2, $1), $1", rc.readUntilReady(), "ParseComplete", "ParameterDescription 2278,25",
+		"RowDescription upper:25,?column?:2278", "BindComplete", "DataRow X,NULL", "CommandComplete SELECT 1", "ReadyForQuery I")
+}
