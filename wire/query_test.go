@@ -199,3 +199,24 @@ func TestSearchPathQuotedNames(t *testing.T) {
 	query(`SET search_path = ''`, "CommandComplete SET", "ReadyForQuery I")
 	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow ""`, "CommandComplete SHOW", "ReadyForQuery I")
 }
+
+// TestLikeManyPercents checks that a LIKE pattern of many %s answers in
+// time: each % tried every start of the rest of the text, so that
+// repeat('%a', 30) || 'b' against 5000 a's took a number of steps
+// exponential in its %s, a statement neither statement_timeout nor the
+// client's going away could stop. PostgreSQL gives up on a % once the
+// text ran out under it (MatchText's LIKE_ABORT), as cairn now does.
+func TestLikeManyPercents(t *testing.T) {
+	ts := startServer(t)
+	c := ts.connect(t)
+	res, err := c.Exec(testCtx(t), `SELECT repeat('a', 5000) LIKE repeat('%a', 30) || 'b',
+		repeat('a', 5000) LIKE repeat('%a', 30) || '%',
+		repeat('a', 5000) || 'b' LIKE repeat('%a', 30) || '_',
+		repeat('a', 5000) NOT ILIKE repeat('%A', 30) || 'B'`).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res[0].Rows[0][0]) + string(res[0].Rows[0][1]) + string(res[0].Rows[0][2]) + string(res[0].Rows[0][3]); got != "fttt" {
+		t.Errorf("LIKE results %q, want fttt", got)
+	}
+}
