@@ -220,3 +220,28 @@ func TestLikeManyPercents(t *testing.T) {
 		t.Errorf("LIKE results %q, want fttt", got)
 	}
 }
+
+// TestSetTimeZoneInterval checks SET TIME ZONE INTERVAL '...', which set
+// TimeZone to an empty value (timestamps then came out in UTC): the
+// interval is the zone's offset east of UTC, reported as SET TIME ZONE of
+// a number of hours reports it, and one with days or months is 22023, as
+// in PostgreSQL.
+func TestSetTimeZoneInterval(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	query := func(sql string, want ...string) {
+		t.Helper()
+		rc.send(&pgproto3.Query{String: sql})
+		expect(t, sql, rc.readUntilReady(), want...)
+	}
+	const at = `SELECT '2020-01-01 00:00:00+00'::timestamptz::text`
+	query(`SET TIME ZONE INTERVAL '+02:00'`, "CommandComplete SET", "ParameterStatus TimeZone=2", "ReadyForQuery I")
+	query(at, "RowDescription text:25", "DataRow 2020-01-01 02:00:00+02", "CommandComplete SELECT 1", "ReadyForQuery I")
+	query(`SET TIME ZONE INTERVAL '01:30' HOUR TO MINUTE`, "CommandComplete SET", "ParameterStatus TimeZone=1.5", "ReadyForQuery I")
+	query(at, "RowDescription text:25", "DataRow 2020-01-01 01:30:00+01:30", "CommandComplete SELECT 1", "ReadyForQuery I")
+	query(`SET TIME ZONE INTERVAL '-3' HOUR`, "CommandComplete SET", "ParameterStatus TimeZone=-3", "ReadyForQuery I")
+	query(at, "RowDescription text:25", "DataRow 2019-12-31 21:00:00-03", "CommandComplete SELECT 1", "ReadyForQuery I")
+	query(`SET TIME ZONE INTERVAL '1 day'`, "ErrorResponse ERROR 22023", "ReadyForQuery I")
+	query(`SET TIME ZONE INTERVAL '1 month'`, "ErrorResponse ERROR 22023", "ReadyForQuery I")
+	query(`SHOW TimeZone`, "RowDescription TimeZone:25", "DataRow -3", "CommandComplete SHOW", "ReadyForQuery I")
+}
