@@ -238,6 +238,9 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 			return err
 		}
 		c.send(&pd)
+		if err := c.sess.CheckStatementColumns(st); err != nil {
+			return err
+		}
 		c.sendColumns(cols, nil)
 	case 'P':
 		// A cursor of DECLARE is a portal too (psycopg describes its named

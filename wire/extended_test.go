@@ -896,3 +896,29 @@ func TestVoidParameterDropped(t *testing.T) {
 	expect(t, "upper($2, $1), $1", rc.readUntilReady(), "ParseComplete", "ParameterDescription 2278,25",
 		"RowDescription upper:25,?column?:2278", "BindComplete", "DataRow X,NULL", "CommandComplete SELECT 1", "ReadyForQuery I")
 }
+
+// TestDescribeStatementAfterDDL checks that a Describe of a prepared
+// statement revalidates it as PostgreSQL's does: after a DDL changed the
+// columns it returns, its ParameterDescription is followed by 0A000
+// "cached plan must not change result type", not by the RowDescription it
+// was prepared with (which the Bind that followed then refused), and after
+// its table was dropped by 42P01; while it is unchanged it is described
+// as before.
+func TestDescribeStatementAfterDDL(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE ddl_desc (a int, b text)"})
+	rc.readUntilReady()
+	rc.send(&pgproto3.Parse{Name: "s", Query: "SELECT * FROM ddl_desc"}, &pgproto3.Describe{ObjectType: 'S', Name: "s"}, &pgproto3.Sync{})
+	expect(t, "prepare", rc.readUntilReady(), "ParseComplete", "ParameterDescription ", "RowDescription a:23,b:25", "ReadyForQuery I")
+	rc.send(&pgproto3.Describe{ObjectType: 'S', Name: "s"}, &pgproto3.Sync{})
+	expect(t, "unchanged", rc.readUntilReady(), "ParameterDescription ", "RowDescription a:23,b:25", "ReadyForQuery I")
+	rc.send(&pgproto3.Query{String: "ALTER TABLE ddl_desc RENAME COLUMN a TO z"})
+	rc.readUntilReady()
+	rc.send(&pgproto3.Describe{ObjectType: 'S', Name: "s"}, &pgproto3.Sync{})
+	expect(t, "after RENAME COLUMN", rc.readUntilReady(), "ParameterDescription ", "ErrorResponse ERROR 0A000", "ReadyForQuery I")
+	rc.send(&pgproto3.Query{String: "DROP TABLE ddl_desc"})
+	rc.readUntilReady()
+	rc.send(&pgproto3.Describe{ObjectType: 'S', Name: "s"}, &pgproto3.Sync{})
+	expect(t, "after DROP TABLE", rc.readUntilReady(), "ParameterDescription ", "ErrorResponse ERROR 42P01", "ReadyForQuery I")
+}

@@ -846,10 +846,8 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 	if st.fixedResult && !sameResultColumns(st.Columns, bp.columns) {
 		// A DDL since the statement was prepared changed what it
 		// returns; the client decodes rows by the columns it was told.
-		// asyncpg recognises the error by its routine (and prepares the
-		// statement again where it can).
 		s.fail()
-		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cached plan must not change result type").WithRoutine("RevalidateCachedQuery")
+		return nil, errResultChanged()
 	}
 	if len(params) != len(bp.params) {
 		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"\" requires %d", len(params), len(bp.params))
@@ -1011,6 +1009,41 @@ func (s *Session) CheckDescribe(cols []Column) error {
 		return errTxAborted()
 	}
 	return nil
+}
+
+// CheckStatementColumns is what a Describe of prepared statement st
+// checks after its parameters, as PostgreSQL revalidates the statement
+// there: a DDL since st was prepared that changed the columns it returns
+// is 0A000 "cached plan must not change result type", and one that broke
+// it (a table dropped) its binding error, where the columns it was
+// prepared with went out and the Bind that followed failed. It does not
+// fail the transaction: Describe's caller does.
+func (s *Session) CheckStatementColumns(st *Statement) error {
+	if !st.fixedResult || st.Columns == nil {
+		return nil
+	}
+	return s.guard("describing statement", st.SQL, func() error {
+		if err := s.catchUp(); err != nil {
+			return err
+		}
+		s.statementSnapshot(st)
+		bp, err := s.bindCached(st)
+		if err != nil {
+			return err
+		}
+		if !sameResultColumns(st.Columns, bp.columns) {
+			return errResultChanged()
+		}
+		return nil
+	})
+}
+
+// errResultChanged is PostgreSQL's error for a prepared statement whose
+// result columns a DDL changed after the client was told them. asyncpg
+// recognises it by its routine (and prepares the statement again where
+// it can).
+func errResultChanged() error {
+	return pgerr.New(pgerrcode.FeatureNotSupported, "cached plan must not change result type").WithRoutine("RevalidateCachedQuery")
 }
 
 // refuseInBlock is PostgreSQL's PreventInTransactionBlock for what (a
