@@ -234,25 +234,41 @@ func (m *likeMatcher) matchText(s string, bad *bool) bool {
 	case 'c':
 		return strings.Contains(s, m.lit)
 	}
-	return m.matchFrom(s, 0, bad)
+	return m.matchFrom(s, 0, bad) == likeTrue
 }
 
+// The results of matchFrom, as PostgreSQL's MatchText has them: likeAbort
+// says the text ran out before the pattern did, so that no later start
+// of the text can match either.
+const (
+	likeFalse = iota
+	likeTrue
+	likeAbort
+)
+
 // matchFrom matches tokens from index ti against s, backtracking on %.
-func (m *likeMatcher) matchFrom(s string, ti int, bad *bool) bool {
+// A % tries the starts of the rest in turn, and stops at the first that
+// matches or aborts: as in PostgreSQL, a pattern of many %s (repeat('%a',
+// 30) || 'b') then costs about the text's length times the pattern's,
+// not a number of attempts exponential in its %s.
+func (m *likeMatcher) matchFrom(s string, ti int, bad *bool) int {
 	for ti < len(m.toks) {
 		t := m.toks[ti]
 		switch t.kind {
 		case 'E':
 			*bad = *bad || s != ""
-			return false
+			return likeFalse
 		case 'l':
 			if !strings.HasPrefix(s, t.lit) {
-				return false
+				if strings.HasPrefix(t.lit, s) {
+					return likeAbort // the text ended inside the literal
+				}
+				return likeFalse
 			}
 			s = s[len(t.lit):]
 		case '_':
 			if s == "" {
-				return false
+				return likeAbort
 			}
 			if m.bytes {
 				s = s[1:]
@@ -262,26 +278,28 @@ func (m *likeMatcher) matchFrom(s string, ti int, bad *bool) bool {
 			}
 		case '%':
 			if ti == len(m.toks)-1 {
-				return true
+				return likeTrue
 			}
 			next := m.toks[ti+1]
 			if next.kind == 'E' {
 				*bad = *bad || s != ""
-				return false
+				return likeFalse
 			}
 			for {
 				if next.kind == 'l' {
 					i := strings.Index(s, next.lit)
 					if i < 0 {
-						return false
+						return likeAbort
 					}
 					s = s[i:]
 				}
-				if m.matchFrom(s, ti+1, bad) || *bad {
-					return !*bad
+				if r := m.matchFrom(s, ti+1, bad); *bad {
+					return likeFalse
+				} else if r != likeFalse {
+					return r
 				}
 				if s == "" {
-					return false
+					return likeAbort
 				}
 				if m.bytes {
 					s = s[1:]
@@ -293,5 +311,8 @@ func (m *likeMatcher) matchFrom(s string, ti int, bad *bool) bool {
 		}
 		ti++
 	}
-	return s == ""
+	if s == "" {
+		return likeTrue
+	}
+	return likeFalse
 }

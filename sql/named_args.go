@@ -13,6 +13,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // param is a named parameter and its default as SQL text ("" for none).
@@ -36,8 +37,10 @@ var namedParams = map[string][]param{
 }
 
 // positionalArgs puts a call's named arguments in their parameters'
-// places. Positional arguments must come first, as in PostgreSQL.
+// places. Positional arguments must come first, as in PostgreSQL. The
+// parameters declared void are dropped first (withoutVoidParams).
 func (b *Binder) positionalArgs(sc *scope, funcname []*pg_query.Node, args []*pg_query.Node) ([]*pg_query.Node, error) {
+	args = b.withoutVoidParams(args)
 	named := false
 	for _, a := range args {
 		if a.GetNamedArgExpr() != nil {
@@ -174,4 +177,20 @@ func (b *Binder) userFunctionParams(names []string, args []*pg_query.Node) []par
 		}
 	}
 	return nil
+}
+
+// withoutVoidParams drops from a call's arguments the parameters the
+// client declared of type void, as PostgreSQL's ParseFuncOrColumn does:
+// pgjdbc sends the call {? = call f(?)} as "SELECT * FROM f($1,$2) AS
+// result" with $1, the OUT parameter that receives the result, typed
+// void.
+func (b *Binder) withoutVoidParams(args []*pg_query.Node) []*pg_query.Node {
+	isVoid := func(a *pg_query.Node) bool {
+		p := a.GetParamRef()
+		return p != nil && p.Number >= 1 && int(p.Number) <= len(b.Params) && b.Params[p.Number-1].OID() == types.VoidOID
+	}
+	if !slices.ContainsFunc(args, isVoid) {
+		return args
+	}
+	return slices.DeleteFunc(slices.Clone(args), isVoid)
 }

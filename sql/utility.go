@@ -693,10 +693,23 @@ func bindSet(s *pg_query.VariableSetStmt) (Statement, error) {
 		vals := make([]string, len(s.Args))
 		for i, a := range s.Args {
 			vals[i] = defString(a)
+			if name == "search_path" && a.GetAConst().GetSval() != nil {
+				// A list of names, which PostgreSQL (GUC_LIST_QUOTE)
+				// keeps quoted as identifiers: "$user", "My Schema" and
+				// "a,b" read back as the names they are.
+				vals[i] = ident.Quote(vals[i])
+			}
 		}
 		if name == "timezone" && len(s.Args) == 1 {
 			if c := s.Args[0].GetAConst(); c != nil {
 				vals[0] = constText(c)
+			}
+			if tc := s.Args[0].GetTypeCast(); tc != nil {
+				v, err := timeZoneInterval(tc)
+				if err != nil {
+					return nil, err
+				}
+				vals[0] = v
 			}
 		}
 		return &Set{Name: name, Value: strings.Join(vals, ", "), Local: s.IsLocal}, nil
@@ -723,6 +736,40 @@ func bindSet(s *pg_query.VariableSetStmt) (Statement, error) {
 		return nil, pgerr.NotSupported("SET ... FROM CURRENT")
 	}
 	return nil, pgerr.NotSupported("this form of SET")
+}
+
+// timeZoneInterval is the value SET TIME ZONE INTERVAL '...' gives
+// TimeZone: the interval's offset in hours east of UTC, as SET TIME ZONE
+// 2 gives it (the value was lost: TimeZone became empty, and UTC). As in
+// PostgreSQL, the interval may have no months or days.
+func timeZoneInterval(tc *pg_query.TypeCast) (string, error) {
+	str := tc.Arg.GetAConst().GetSval()
+	if str == nil || !strings.EqualFold(nameOf(tc.TypeName.Names), "interval") {
+		return "", pgerr.NotSupported("this form of SET TIME ZONE")
+	}
+	t := types.IntervalT
+	if mods := tc.TypeName.Typmods; len(mods) > 0 {
+		prec := -1
+		if len(mods) > 1 {
+			prec = int(mods[1].GetAConst().GetIval().GetIval())
+		}
+		mod, err := types.IntervalTypmod(int(mods[0].GetAConst().GetIval().GetIval()), prec)
+		if err != nil {
+			return "", err
+		}
+		t.Mod = mod
+	}
+	v, err := types.ParseText(str.Sval, t)
+	if err != nil {
+		return "", err
+	}
+	iv := v.(types.IntervalValue)
+	if iv.Months != 0 || iv.Days != 0 {
+		unit := map[bool]string{true: "months", false: "days"}[iv.Months != 0]
+		return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter \"TimeZone\": \"INTERVAL '%s'\"", types.FormatText(iv, t)).
+			WithDetail("Cannot specify %s in time zone interval.", unit)
+	}
+	return strconv.FormatFloat(float64(iv.Micros)/3.6e9, 'f', -1, 64), nil
 }
 
 func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {

@@ -29,8 +29,14 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	// a binding error comes first.
 	paramTypes := make([]types.T, len(m.ParameterOIDs))
 	for i, oid := range m.ParameterOIDs {
-		if oid == 0 {
+		switch oid {
+		case 0:
 			paramTypes[i] = types.UnknownT
+			continue
+		case types.VoidOID:
+			// pgjdbc's OUT parameter of {? = call f(?)}, which the
+			// binder drops from the call.
+			paramTypes[i] = types.VoidT
 			continue
 		}
 		t, ok := c.sess.TypeByOID(oid)
@@ -232,6 +238,9 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 			return err
 		}
 		c.send(&pd)
+		if err := c.sess.CheckStatementColumns(st); err != nil {
+			return err
+		}
 		c.sendColumns(cols, nil)
 	case 'P':
 		// A cursor of DECLARE is a portal too (psycopg describes its named

@@ -770,7 +770,7 @@ func TestExecuteCompletedPortal(t *testing.T) {
 	expect(t, "after the failed block", rc.readUntilReady(), "RowDescription count:20", "DataRow 0", "CommandComplete SELECT 1", "ReadyForQuery I")
 	twice("SET application_name = 'once'")
 	expect(t, "SET", rc.readUntilReady(), "ParseComplete", "BindComplete", "CommandComplete SET",
-		"ErrorResponse ERROR 55000", "ParameterStatus application_name=", "ReadyForQuery I")
+		"ErrorResponse ERROR 55000", "ReadyForQuery I")
 }
 
 // TestSuspendedReturningTag checks the tag of a data-modifying portal with
@@ -868,4 +868,57 @@ func TestFetchProtocolPortal(t *testing.T) {
 		&pgproto3.Parse{Query: "FETCH o"}, &pgproto3.Bind{}, &pgproto3.Describe{ObjectType: 'P'}, &pgproto3.Execute{}, &pgproto3.Sync{})
 	expect(t, "FETCH in the block", rc.readUntilReady(), "ParseComplete", "BindComplete", "ParseComplete", "BindComplete",
 		"RowDescription x:23", "DataRow 7", "CommandComplete FETCH 1", "ReadyForQuery I")
+}
+
+// TestVoidParameterDropped checks pgjdbc's form of {? = call upper(?)}:
+// the OUT parameter is $1, declared void, and PostgreSQL drops it from
+// the call (ParseFuncOrColumn), so upper gets $2 alone; a void parameter
+// elsewhere is a NULL of type void.
+func TestVoidParameterDropped(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT * FROM upper($1,$2) AS result", ParameterOIDs: []uint32{2278, 1043}},
+		&pgproto3.Describe{ObjectType: 'S'},
+		&pgproto3.Bind{Parameters: [][]byte{nil, []byte("abc")}},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expect(t, "FROM upper($1,$2)", rc.readUntilReady(), "ParseComplete", "ParameterDescription 2278,1043",
+		"RowDescription result:25", "BindComplete", "DataRow ABC", "CommandComplete SELECT 1", "ReadyForQuery I")
+	rc.send(
+		&pgproto3.Parse{Query: "SELECT upper($2, $1), $1", ParameterOIDs: []uint32{2278, 25}},
+		&pgproto3.Describe{ObjectType: 'S'},
+		&pgproto3.Bind{Parameters: [][]byte{nil, []byte("x")}},
+		&pgproto3.Execute{},
+		&pgproto3.Sync{},
+	)
+	expect(t, "upper($2, $1), $1", rc.readUntilReady(), "ParseComplete", "ParameterDescription 2278,25",
+		"RowDescription upper:25,?column?:2278", "BindComplete", "DataRow X,NULL", "CommandComplete SELECT 1", "ReadyForQuery I")
+}
+
+// TestDescribeStatementAfterDDL checks that a Describe of a prepared
+// statement revalidates it as PostgreSQL's does: after a DDL changed the
+// columns it returns, its ParameterDescription is followed by 0A000
+// "cached plan must not change result type", not by the RowDescription it
+// was prepared with (which the Bind that followed then refused), and after
+// its table was dropped by 42P01; while it is unchanged it is described
+// as before.
+func TestDescribeStatementAfterDDL(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.send(&pgproto3.Query{String: "CREATE TABLE ddl_desc (a int, b text)"})
+	rc.readUntilReady()
+	rc.send(&pgproto3.Parse{Name: "s", Query: "SELECT * FROM ddl_desc"}, &pgproto3.Describe{ObjectType: 'S', Name: "s"}, &pgproto3.Sync{})
+	expect(t, "prepare", rc.readUntilReady(), "ParseComplete", "ParameterDescription ", "RowDescription a:23,b:25", "ReadyForQuery I")
+	rc.send(&pgproto3.Describe{ObjectType: 'S', Name: "s"}, &pgproto3.Sync{})
+	expect(t, "unchanged", rc.readUntilReady(), "ParameterDescription ", "RowDescription a:23,b:25", "ReadyForQuery I")
+	rc.send(&pgproto3.Query{String: "ALTER TABLE ddl_desc RENAME COLUMN a TO z"})
+	rc.readUntilReady()
+	rc.send(&pgproto3.Describe{ObjectType: 'S', Name: "s"}, &pgproto3.Sync{})
+	expect(t, "after RENAME COLUMN", rc.readUntilReady(), "ParameterDescription ", "ErrorResponse ERROR 0A000", "ReadyForQuery I")
+	rc.send(&pgproto3.Query{String: "DROP TABLE ddl_desc"})
+	rc.readUntilReady()
+	rc.send(&pgproto3.Describe{ObjectType: 'S', Name: "s"}, &pgproto3.Sync{})
+	expect(t, "after DROP TABLE", rc.readUntilReady(), "ParameterDescription ", "ErrorResponse ERROR 42P01", "ReadyForQuery I")
 }

@@ -110,6 +110,30 @@ func TestNoticeAndParameterStatus(t *testing.T) {
 		"CommandComplete SET", "ParameterStatus application_name=agent", "ReadyForQuery I")
 }
 
+// TestParameterStatusOnlyWhenChanged checks that a reported setting is
+// reported again only when its value differs from the one the client was
+// last told, as PostgreSQL 14 and later do: a SET to the value it has, a
+// SET undone in the same cycle, and DISCARD ALL's reset of a role that
+// did not change send no ParameterStatus.
+func TestParameterStatusOnlyWhenChanged(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	query := func(sql string, want ...string) {
+		t.Helper()
+		rc.send(&pgproto3.Query{String: sql})
+		expect(t, sql, rc.readUntilReady(), want...)
+	}
+	query("SET standard_conforming_strings = on", "CommandComplete SET", "ReadyForQuery I")
+	query("SET client_encoding = 'UTF8'", "CommandComplete SET", "ReadyForQuery I")
+	query("SET application_name = 'a'", "CommandComplete SET", "ParameterStatus application_name=a", "ReadyForQuery I")
+	query("SET application_name = 'a'", "CommandComplete SET", "ReadyForQuery I")
+	query("BEGIN; SET application_name = 'b'; ROLLBACK", "CommandComplete BEGIN", "CommandComplete SET",
+		"CommandComplete ROLLBACK", "ReadyForQuery I")
+	query("SET application_name = 'c'; SELECT 1/0", "CommandComplete SET", "ErrorResponse ERROR 22012", "ReadyForQuery I")
+	query("DISCARD ALL", "CommandComplete DISCARD ALL", "ParameterStatus application_name=", "ReadyForQuery I")
+	query("DISCARD ALL", "CommandComplete DISCARD ALL", "ReadyForQuery I")
+}
+
 func TestTransactionStatus(t *testing.T) {
 	ts := startServer(t)
 	rc := ts.rawConnect(t)
@@ -151,4 +175,73 @@ func TestResultClientGoneIsNotInternal(t *testing.T) {
 	if out := log.String(); strings.Contains(out, "internal error") {
 		t.Fatalf("a client gone mid-result, logged as:\n%s", out)
 	}
+}
+
+// TestSearchPathQuotedNames checks that SET search_path keeps its names
+// quoted as PostgreSQL does (SHOW gives back what reads as the same
+// list) and that a quoted name holding a comma or capitals is one schema.
+func TestSearchPathQuotedNames(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	query := func(sql string, want ...string) {
+		t.Helper()
+		rc.send(&pgproto3.Query{String: sql})
+		expect(t, sql, rc.readUntilReady(), want...)
+	}
+	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow "$user", public`, "CommandComplete SHOW", "ReadyForQuery I")
+	query(`CREATE SCHEMA "a,b"; CREATE TABLE "a,b".t (x int); INSERT INTO "a,b".t VALUES (7)`,
+		"CommandComplete CREATE SCHEMA", "CommandComplete CREATE TABLE", "CommandComplete INSERT 0 1", "ReadyForQuery I")
+	query(`SET search_path = "My Schema", "a,b", 'Up', public`, "CommandComplete SET", "ReadyForQuery I")
+	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow "My Schema", "a,b", "Up", public`, "CommandComplete SHOW", "ReadyForQuery I")
+	query(`SELECT x FROM t`, "RowDescription x:23", "DataRow 7", "CommandComplete SELECT 1", "ReadyForQuery I")
+	query(`SET search_path = "$user", public`, "CommandComplete SET", "ReadyForQuery I")
+	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow "$user", public`, "CommandComplete SHOW", "ReadyForQuery I")
+	query(`SET search_path = ''`, "CommandComplete SET", "ReadyForQuery I")
+	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow ""`, "CommandComplete SHOW", "ReadyForQuery I")
+}
+
+// TestLikeManyPercents checks that a LIKE pattern of many %s answers in
+// time: each % tried every start of the rest of the text, so that
+// repeat('%a', 30) || 'b' against 5000 a's took a number of steps
+// exponential in its %s, a statement neither statement_timeout nor the
+// client's going away could stop. PostgreSQL gives up on a % once the
+// text ran out under it (MatchText's LIKE_ABORT), as cairn now does.
+func TestLikeManyPercents(t *testing.T) {
+	ts := startServer(t)
+	c := ts.connect(t)
+	res, err := c.Exec(testCtx(t), `SELECT repeat('a', 5000) LIKE repeat('%a', 30) || 'b',
+		repeat('a', 5000) LIKE repeat('%a', 30) || '%',
+		repeat('a', 5000) || 'b' LIKE repeat('%a', 30) || '_',
+		repeat('a', 5000) NOT ILIKE repeat('%A', 30) || 'B'`).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res[0].Rows[0][0]) + string(res[0].Rows[0][1]) + string(res[0].Rows[0][2]) + string(res[0].Rows[0][3]); got != "fttt" {
+		t.Errorf("LIKE results %q, want fttt", got)
+	}
+}
+
+// TestSetTimeZoneInterval checks SET TIME ZONE INTERVAL '...', which set
+// TimeZone to an empty value (timestamps then came out in UTC): the
+// interval is the zone's offset east of UTC, reported as SET TIME ZONE of
+// a number of hours reports it, and one with days or months is 22023, as
+// in PostgreSQL.
+func TestSetTimeZoneInterval(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	query := func(sql string, want ...string) {
+		t.Helper()
+		rc.send(&pgproto3.Query{String: sql})
+		expect(t, sql, rc.readUntilReady(), want...)
+	}
+	const at = `SELECT '2020-01-01 00:00:00+00'::timestamptz::text`
+	query(`SET TIME ZONE INTERVAL '+02:00'`, "CommandComplete SET", "ParameterStatus TimeZone=2", "ReadyForQuery I")
+	query(at, "RowDescription text:25", "DataRow 2020-01-01 02:00:00+02", "CommandComplete SELECT 1", "ReadyForQuery I")
+	query(`SET TIME ZONE INTERVAL '01:30' HOUR TO MINUTE`, "CommandComplete SET", "ParameterStatus TimeZone=1.5", "ReadyForQuery I")
+	query(at, "RowDescription text:25", "DataRow 2020-01-01 01:30:00+01:30", "CommandComplete SELECT 1", "ReadyForQuery I")
+	query(`SET TIME ZONE INTERVAL '-3' HOUR`, "CommandComplete SET", "ParameterStatus TimeZone=-3", "ReadyForQuery I")
+	query(at, "RowDescription text:25", "DataRow 2019-12-31 21:00:00-03", "CommandComplete SELECT 1", "ReadyForQuery I")
+	query(`SET TIME ZONE INTERVAL '1 day'`, "ErrorResponse ERROR 22023", "ReadyForQuery I")
+	query(`SET TIME ZONE INTERVAL '1 month'`, "ErrorResponse ERROR 22023", "ReadyForQuery I")
+	query(`SHOW TimeZone`, "RowDescription TimeZone:25", "DataRow -3", "CommandComplete SHOW", "ReadyForQuery I")
 }

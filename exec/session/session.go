@@ -135,8 +135,14 @@ type Session struct {
 	// resetValues are the values the session started with, which RESET
 	// and DISCARD ALL go back to (resetValue).
 	resetValues map[string]string
-	changed     map[string]string
-	notices     []Notice
+	// changed holds the reported settings that statements set since the
+	// last TakeChangedParameters, and reported the value the client was
+	// last told of each (ParameterStatus, TakeChangedParameters): as in
+	// PostgreSQL 14 and later, a setting is reported again only when its
+	// value differs from that one.
+	changed  map[string]string
+	reported map[string]string
+	notices  []Notice
 
 	// tx is the explicit transaction (BEGIN ... COMMIT), nil in autocommit.
 	tx         *storage.Tx
@@ -501,16 +507,33 @@ func (s *Session) ParameterStatus() map[string]string {
 			out[showName(name)] = s.get(name)
 		}
 	}
+	s.reported = maps.Clone(out)
 	return out
 }
 
-// TakeChangedParameters returns (and forgets) the reported parameters a
-// statement changed since the last call.
+// TakeChangedParameters returns (and forgets) the reported parameters
+// statements changed since the last call whose values differ from those
+// the client was last told: a SET to the value a setting already has, a
+// SET rolled back, or a DISCARD ALL that leaves the role as it was is
+// not reported.
 func (s *Session) TakeChangedParameters() map[string]string {
 	if len(s.changed) == 0 {
 		return nil
 	}
-	out := s.changed
+	if s.reported == nil {
+		s.reported = map[string]string{}
+	}
+	var out map[string]string
+	for name, v := range s.changed {
+		if old, ok := s.reported[name]; ok && old == v {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[name] = v
+		s.reported[name] = v
+	}
 	s.changed = map[string]string{}
 	return out
 }
@@ -823,10 +846,8 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 	if st.fixedResult && !sameResultColumns(st.Columns, bp.columns) {
 		// A DDL since the statement was prepared changed what it
 		// returns; the client decodes rows by the columns it was told.
-		// asyncpg recognises the error by its routine (and prepares the
-		// statement again where it can).
 		s.fail()
-		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cached plan must not change result type").WithRoutine("RevalidateCachedQuery")
+		return nil, errResultChanged()
 	}
 	if len(params) != len(bp.params) {
 		return nil, pgerr.New(pgerrcode.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"\" requires %d", len(params), len(bp.params))
@@ -988,6 +1009,41 @@ func (s *Session) CheckDescribe(cols []Column) error {
 		return errTxAborted()
 	}
 	return nil
+}
+
+// CheckStatementColumns is what a Describe of prepared statement st
+// checks after its parameters, as PostgreSQL revalidates the statement
+// there: a DDL since st was prepared that changed the columns it returns
+// is 0A000 "cached plan must not change result type", and one that broke
+// it (a table dropped) its binding error, where the columns it was
+// prepared with went out and the Bind that followed failed. It does not
+// fail the transaction: Describe's caller does.
+func (s *Session) CheckStatementColumns(st *Statement) error {
+	if !st.fixedResult || st.Columns == nil {
+		return nil
+	}
+	return s.guard("describing statement", st.SQL, func() error {
+		if err := s.catchUp(); err != nil {
+			return err
+		}
+		s.statementSnapshot(st)
+		bp, err := s.bindCached(st)
+		if err != nil {
+			return err
+		}
+		if !sameResultColumns(st.Columns, bp.columns) {
+			return errResultChanged()
+		}
+		return nil
+	})
+}
+
+// errResultChanged is PostgreSQL's error for a prepared statement whose
+// result columns a DDL changed after the client was told them. asyncpg
+// recognises it by its routine (and prepares the statement again where
+// it can).
+func errResultChanged() error {
+	return pgerr.New(pgerrcode.FeatureNotSupported, "cached plan must not change result type").WithRoutine("RevalidateCachedQuery")
 }
 
 // refuseInBlock is PostgreSQL's PreventInTransactionBlock for what (a

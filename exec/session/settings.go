@@ -300,8 +300,7 @@ func (s *Session) parsedSettings() *parsedSettings {
 	p.floats = types.FloatStyleFor(n)
 	p.byteaEscape = s.get("bytea_output") == "escape"
 	p.intervalStyle, _ = types.ParseIntervalStyle(s.get("intervalstyle"))
-	for _, part := range strings.Split(s.get("search_path"), ",") {
-		name := strings.Trim(strings.TrimSpace(part), `"`)
+	for _, name := range searchPathNames(s.get("search_path")) {
 		if name == "$user" {
 			name = s.currentUser()
 		}
@@ -311,6 +310,22 @@ func (s *Session) parsedSettings() *parsedSettings {
 	}
 	s.parsed = p
 	return p
+}
+
+// searchPathNames splits a search_path value into its schema names as
+// PostgreSQL does (SplitIdentifierString): a quoted name keeps its case
+// and may hold commas ("a,b"), an unquoted one is folded to lower case. A
+// value that is no such list falls back to its comma-separated parts,
+// quotes trimmed.
+func searchPathNames(v string) []string {
+	if names, ok := types.SplitIdentifierList(v); ok {
+		return names
+	}
+	var names []string
+	for _, part := range strings.Split(v, ",") {
+		names = append(names, strings.Trim(strings.TrimSpace(part), `"`))
+	}
+	return names
 }
 
 // endTxSettings undoes what the ending transaction did to the settings:

@@ -72,7 +72,7 @@ func ParseDateStyle(v string, cur DateStyle) (DateStyle, error) {
 		return pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for parameter \"DateStyle\": \"%s\"", v).
 			WithDetail(detail, args...)
 	}
-	words, ok := splitIdentifierList(v)
+	words, ok := SplitIdentifierList(v)
 	if !ok {
 		return cur, bad("List syntax is invalid.")
 	}
@@ -130,12 +130,13 @@ func ParseDateStyle(v string, cur DateStyle) (DateStyle, error) {
 	return out, nil
 }
 
-// splitIdentifierList is PostgreSQL's SplitIdentifierString with a comma
-// separator: identifiers, double-quoted or folded to lower case, separated
-// by commas and optional whitespace; an empty string is an empty list.
-// ok is false for an empty element, an unterminated quote or two words
-// without a comma between them.
-func splitIdentifierList(s string) (words []string, ok bool) {
+// SplitIdentifierList is PostgreSQL's SplitIdentifierString with a comma
+// separator, which reads DateStyle and search_path: identifiers,
+// double-quoted or folded to lower case, separated by commas and
+// optional whitespace; an empty string is an empty list. ok is false for
+// an empty element, an unterminated quote or two words without a comma
+// between them.
+func SplitIdentifierList(s string) (words []string, ok bool) {
 	i := 0
 	skipSpace := func() {
 		for i < len(s) && isSpace(s[i]) {
