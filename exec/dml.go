@@ -189,6 +189,9 @@ type constraints struct {
 	indexExprs []sql.Expr
 	// policies are the statement's row-level security checks.
 	policies []sql.PolicyCheck
+	// views are the CHECK OPTIONs of the view the statement writes
+	// through.
+	views []sql.ViewCheck
 }
 
 type boundCheck struct {
@@ -268,6 +271,21 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 		res, err := Eval(rt, e, rec)
 		if err != nil {
 			return err
+		}
+		res.Release()
+	}
+	for _, v := range c.views {
+		res, err := Eval(rt, v.Cond, rec)
+		if err != nil {
+			return err
+		}
+		b := res.(*array.Boolean)
+		for r := 0; r < b.Len(); r++ {
+			if !b.IsValid(r) || !b.Value(r) {
+				res.Release()
+				return pgerr.New(pgerrcode.WithCheckOptionViolation, "new row violates check option for view \"%s\"", v.View).
+					WithDetail("Failing row contains %s.", rowText(c.def, rec, r, rt.textOptions()))
+			}
 		}
 		res.Release()
 	}
@@ -353,6 +371,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		op.Close()
 		return 0, err
 	}
+	cons.views = n.ViewChecks
 	after := rt.afterTriggers(n.Table, "INSERT")
 	defer after.release()
 	if after != nil && n.OnConflict != nil {
@@ -897,6 +916,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 	if err != nil {
 		return 0, err
 	}
+	cons.views = n.ViewChecks
 	ctx = withUpdatedColumns(ctx, n.Table, n.Set)
 	if err := rt.statementTriggers(ctx, n.Table, true, "UPDATE"); err != nil {
 		return 0, err

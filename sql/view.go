@@ -40,9 +40,6 @@ type DropView struct {
 // bindCreateView binds CREATE [OR REPLACE] VIEW name [(columns)] AS query:
 // the query is bound now, to check it and learn its columns.
 func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
-	if s.WithCheckOption != pg_query.ViewCheckOption_NO_CHECK_OPTION {
-		return nil, pgerr.NotSupported("WITH CHECK OPTION (cairn's views are read-only)")
-	}
 	if len(s.Options) > 0 {
 		return nil, pgerr.NotSupported("view options")
 	}
@@ -83,6 +80,12 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 		path = slices.DeleteFunc(path, func(s string) bool { return s == b.TempSchema && s != "" })
 	}
 	def := &catalog.ViewDef{Schema: schema, Name: s.View.Relname, SearchPath: path}
+	switch s.WithCheckOption {
+	case pg_query.ViewCheckOption_LOCAL_CHECK_OPTION:
+		def.CheckOption = "local"
+	case pg_query.ViewCheckOption_CASCADED_CHECK_OPTION:
+		def.CheckOption = "cascaded"
+	}
 	var visible []Col
 	for _, c := range plan.Columns() {
 		if !c.Hidden {
@@ -120,6 +123,11 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 		return nil, err
 	}
 	def.Query = text
+	if def.CheckOption != "" {
+		if err := checkOptionAllowed(sel, plan); err != nil {
+			return nil, err
+		}
+	}
 	return &CreateView{Def: def, Replace: s.Replace, Temp: temp, Implied: implied}, nil
 }
 

@@ -165,7 +165,8 @@ func init() {
 				row(t.Schema, t.Name, i, c, nullable, "YES")
 			}
 		}
-		// cairn's views are read-only.
+		// Views' columns say NO: whether one can be written through is
+		// found by binding its query, which this package cannot.
 		for _, d := range v.views {
 			for i, c := range d.Columns {
 				row(d.Schema, d.Name, i, c, "YES", "NO")
@@ -282,7 +283,8 @@ func init() {
 		var rows [][]any
 		for _, d := range v.views {
 			def, _ := v.ViewDef(ViewOID(d.Schema, d.Name))
-			rows = append(rows, []any{v.Database, d.Schema, d.Name, def, "NONE", "NO", "NO", "NO", "NO", "NO"})
+			check := map[string]string{"": "NONE", "local": "LOCAL", "cascaded": "CASCADED"}[d.CheckOption]
+			rows = append(rows, []any{v.Database, d.Schema, d.Name, def, check, "NO", "NO", "NO", "NO", "NO"})
 		}
 		return rows
 	})
