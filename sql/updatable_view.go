@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // ViewCheck is a view's WITH CHECK OPTION on a write through it: each new
@@ -365,7 +366,12 @@ func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, expanding []
 		if inner != nil {
 			e = inner.overTable(e)
 		}
-		if !e.Type().Equal(col.Type) {
+		if t := e.Type(); !t.Equal(col.Type) {
+			// A literal's unknown type became text when the view was
+			// made; any other change is the table's (as bindView says).
+			if t.Family != types.Unknown && t.Family != types.Null {
+				return nil, viewChanged(v, i, Col{Name: it.name, T: t})
+			}
 			if e, err = vb.coerceColumn(e, col.Name, col.Type); err != nil {
 				return nil, err
 			}
@@ -417,4 +423,24 @@ func checkOptionAllowed(sel *pg_query.SelectStmt, plan Node) error {
 		return nil
 	}
 	return pgerr.New(pgerrcode.FeatureNotSupported, "WITH CHECK OPTION is supported only on automatically updatable views").WithHint("%s", reason)
+}
+
+// ViewUpdatability is what INSERT, UPDATE and DELETE can write through
+// view v (information_schema shows it): nothing when it is not
+// automatically updatable; else DELETE, and INSERT and UPDATE of the
+// columns that are its table's.
+func ViewUpdatability(cat *catalog.Catalog, v *catalog.ViewDef) syscat.Updatability {
+	b := &Binder{Catalog: cat, SearchPath: v.SearchPath, NoParams: true}
+	w, err := b.writableView(v, "delete from")
+	if err != nil {
+		return syscat.Updatability{}
+	}
+	u := syscat.Updatability{Delete: true, Columns: make([]bool, len(w.cols))}
+	for i := range w.cols {
+		_, err := w.base(i, "update")
+		u.Columns[i] = err == nil
+		u.Insert = u.Insert || err == nil
+	}
+	u.Update = u.Insert
+	return u
 }
