@@ -680,6 +680,8 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
+	// The view's WHERE reads the table's rows too.
+	read = read || w != nil && w.cond() != nil
 	// Through a view, the table's policies are the view owner's.
 	err = b.asOwner(w, func() error {
 		if target, err = b.securityFilter(def, target, cmd); err != nil {

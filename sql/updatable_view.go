@@ -184,10 +184,10 @@ func (w *writableView) readOnlyColumn(i int, verb string) error {
 		WithDetail("View columns that are not columns of their base relation are not updatable.")
 }
 
-// needThrough records the privileges a write through the view needs: privs on
-// the view for the statement's role, on each view under it and on the
-// table (columns: positions in it) for the owner of the view above. It
-// returns the index of the table's access among b's.
+// needThrough records the privileges a write through the view needs:
+// privs on the view for the statement's role, on each view under it and
+// on the table (columns: positions in it) for the owner of the view
+// above. It returns the index of the table's access among b's.
 func (b *Binder) needThrough(w *writableView, privs catalog.Priv, columns ...int) int {
 	var as uint32
 	for _, v := range w.chain {
