@@ -410,7 +410,7 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias st
 		}
 	}
 	sc := &scope{cols: cols}
-	set, err := b.bindSetList(def, w, sc, oc.TargetList, rebase)
+	set, err := b.bindSetList(def, w, "insert into", sc, oc.TargetList, rebase)
 	if err != nil {
 		return nil, err
 	}
@@ -477,19 +477,21 @@ func hasUniqueOn(def *catalog.TableDef, positions []int) bool {
 }
 
 // bindSetList binds "SET col = expr, ..." into column position -> value.
-// Through view w (nil for none) the columns are the view's, and rebase
-// makes an expression over sc one over the row the write reads.
-func (b *Binder) bindSetList(def *catalog.TableDef, w *writableView, sc *scope, targets []*pg_query.Node, rebase func(Expr) Expr) (map[int]Expr, error) {
+// Through view w (nil for none) the columns are the view's, a computed
+// one refused for the statement's verb ("update", "insert into" for ON
+// CONFLICT DO UPDATE, as PostgreSQL words it), and rebase makes an
+// expression over sc one over the row the write reads.
+func (b *Binder) bindSetList(def *catalog.TableDef, w *writableView, verb string, sc *scope, targets []*pg_query.Node, rebase func(Expr) Expr) (map[int]Expr, error) {
 	set := map[int]Expr{}
 	for _, t := range targets {
 		rt := t.GetResTarget()
 		pos, col := def.Column(rt.Name)
 		if w != nil {
-			i, err := w.column(rt.Name, "update", rt.Location)
+			i, err := w.column(rt.Name, verb, rt.Location)
 			if err != nil {
 				return nil, err
 			}
-			if pos, err = w.base(i, "update"); err != nil {
+			if pos, err = w.base(i, verb); err != nil {
 				return nil, err
 			}
 			col = &def.Columns[pos]
@@ -742,7 +744,7 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 			rebase = w.overTable
 		}
 		var err error
-		if set, err = b.bindSetList(def, w, sc, s.TargetList, rebase); err != nil {
+		if set, err = b.bindSetList(def, w, "update", sc, s.TargetList, rebase); err != nil {
 			return false, err
 		}
 		for _, e := range set {
