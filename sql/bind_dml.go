@@ -47,11 +47,16 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		return nil, err
 	}
 	throughView := func() error {
+		if w == nil {
+			return nil
+		}
 		for i, c := range targets {
-			if w != nil {
-				if targets[i], err = w.base(c, "insert into"); err != nil {
-					return err
-				}
+			if targets[i], err = w.base(c, "insert into"); err != nil {
+				return err
+			}
+			// Two view columns may be one column of the table.
+			if slices.Contains(targets[:i], targets[i]) {
+				return pgerr.New(pgerrcode.SyntaxError, "multiple assignments to same column \"%s\"", def.Columns[targets[i]].Name)
 			}
 		}
 		return nil
@@ -74,11 +79,11 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	want := make([]types.T, len(targets))
 	names := make([]string, len(targets))
 	for i, pos := range targets {
-		col := Col{Name: def.Columns[pos].Name, T: def.Columns[pos].Type}
 		if w != nil {
-			col = w.cols[pos]
+			want[i], names[i] = w.cols[pos].T, w.cols[pos].Name
+		} else {
+			want[i], names[i] = def.Columns[pos].Type, def.Columns[pos].Name
 		}
-		want[i], names[i] = col.T, col.Name
 	}
 
 	var source Node
@@ -510,7 +515,7 @@ func (b *Binder) bindSetList(def *catalog.TableDef, w *writableView, verb string
 			}
 		}
 		if _, dup := set[pos]; dup {
-			return nil, pgerr.New(pgerrcode.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name)
+			return nil, pgerr.New(pgerrcode.SyntaxError, "multiple assignments to same column \"%s\"", col.Name)
 		}
 		var e Expr
 		var err error
