@@ -375,8 +375,8 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias st
 			if w != nil {
 				pos, col = -1, nil
 				for i, c := range w.cols {
-					if c.Name == ie.Name && w.refs[i] >= 0 {
-						pos, _ = w.base(i, "insert into")
+					if p, err := w.base(i, "insert into"); c.Name == ie.Name && err == nil {
+						pos = p
 					}
 				}
 				if pos >= 0 {
@@ -687,8 +687,6 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
-	// The view's WHERE reads the table's rows too.
-	read = read || w != nil && w.cond() != nil
 	// Through a view, the table's policies are the view owner's.
 	err = b.asOwner(w, func() error {
 		if target, err = b.securityFilter(def, target, cmd); err != nil {
