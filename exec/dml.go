@@ -227,8 +227,10 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 
 // verify enforces row-level security policies, then NOT NULL and CHECK
 // constraints, the CHECK OPTIONs of the view written through and FOREIGN
-// KEY constraints on a batch of new rows, in PostgreSQL's order (which
-// tests a view's check option once the row is in the table).
+// KEY constraints on a batch of new rows, in PostgreSQL's order, but for
+// the check options: PostgreSQL tests them once the row is in the table,
+// after its unique indexes, so a row breaking both is 23505 there and
+// 44000 here.
 // (The EMBEDDING domains' dimensionality checks run earlier, as the
 // values are converted to the column's type: types.appendList.)
 func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record) error {
