@@ -225,12 +225,10 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 	return c, nil
 }
 
-// verify enforces row-level security policies, then NOT NULL and CHECK
-// constraints, the CHECK OPTIONs of the view written through and FOREIGN
-// KEY constraints on a batch of new rows, in PostgreSQL's order, but for
-// the check options: PostgreSQL tests them once the row is in the table,
-// after its unique indexes, so a row breaking both is 23505 there and
-// 44000 here.
+// verify enforces row-level security policies, then NOT NULL, CHECK and
+// FOREIGN KEY constraints on a batch of new rows, in PostgreSQL's order.
+// The view's check options come once the rows are in the table
+// (verifyViews), after its unique indexes, as in PostgreSQL.
 // (The EMBEDDING domains' dimensionality checks run earlier, as the
 // values are converted to the column's type: types.appendList.)
 func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record) error {
@@ -278,6 +276,18 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 		}
 		res.Release()
 	}
+	for _, fk := range c.fks {
+		if err := fk.verifyChild(ctx, rt, rec, old); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifyViews enforces the CHECK OPTIONs of the view the statement
+// writes through on rows rec just written (a NULL condition fails, as
+// PostgreSQL's does): the statement fails, and its writes with it.
+func (c *constraints) verifyViews(rt *Runtime, rec arrow.Record) error {
 	for _, v := range c.views {
 		res, err := Eval(rt, v.Cond, rec)
 		if err != nil {
@@ -292,11 +302,6 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 			}
 		}
 		res.Release()
-	}
-	for _, fk := range c.fks {
-		if err := fk.verifyChild(ctx, rt, rec, old); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -409,6 +414,9 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 			return err
 		}
 		if err := rt.Tx.Insert(n.Table.ID, rec); err != nil {
+			return err
+		}
+		if err := cons.verifyViews(rt, rec); err != nil {
 			return err
 		}
 		acts.insertedInto(n.Table)
@@ -575,6 +583,9 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 					return 0, storage.Conflict()
 				}
 			}
+			return 0, err
+		}
+		if err := cons.verifyViews(rt, ins); err != nil {
 			return 0, err
 		}
 		rt.written(def.ID, ins.NumRows(), 0, 0)
@@ -832,6 +843,10 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 		newRows.Release()
 		return nil, nil, err
 	}
+	if err := cons.verifyViews(rt, newRows); err != nil {
+		newRows.Release()
+		return nil, nil, err
+	}
 	rt.written(def.ID, 0, newRows.NumRows(), 0)
 	acts.updated(def, in, newRows)
 	return newRows, applied, nil
@@ -1001,6 +1016,9 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 			return 0, err
 		}
 		if err := rt.Tx.Insert(n.Table.ID, w.newRec); err != nil {
+			return 0, err
+		}
+		if err := cons.verifyViews(rt, w.newRec); err != nil {
 			return 0, err
 		}
 		rt.written(n.Table.ID, 0, w.newRec.NumRows(), 0)
