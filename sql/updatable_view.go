@@ -225,6 +225,10 @@ func notUpdatable(v *catalog.ViewDef, verb, detail string) error {
 // view cannot be written through.
 const notSingleRelation = "Views that do not select from a single table or view are not automatically updatable."
 
+// noUpdatableColumns is the reason a view none of whose columns is a
+// column of its table cannot be written through (DELETE can).
+const noUpdatableColumns = "Views that have no updatable columns are not automatically updatable."
+
 // setReturning is the reason a view whose select list calls a
 // set-returning function cannot be written through.
 const setReturning = "Views that return set-returning functions are not automatically updatable."
@@ -380,7 +384,7 @@ func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, expanding []
 		w.exprs, w.refs = append(w.exprs, e), append(w.refs, ref)
 	}
 	if !updatable && verb != "delete from" {
-		return nil, notUpdatable(v, verb, "Views that have no updatable columns are not automatically updatable.")
+		return nil, notUpdatable(v, verb, noUpdatableColumns)
 	}
 	var cond Expr
 	if sel.WhereClause != nil {
@@ -409,7 +413,7 @@ func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, expanding []
 func checkOptionAllowed(sel *pg_query.SelectStmt, plan Node) error {
 	reason := updatableQuery(sel)
 	if reason == "" {
-		reason = "Views that have no updatable columns are not automatically updatable."
+		reason = noUpdatableColumns
 		for _, c := range plan.Columns() {
 			if c.Hidden {
 				continue
