@@ -189,6 +189,9 @@ type constraints struct {
 	indexExprs []sql.Expr
 	// policies are the statement's row-level security checks.
 	policies []sql.PolicyCheck
+	// views are the CHECK OPTIONs of the view the statement writes
+	// through.
+	views []sql.ViewCheck
 }
 
 type boundCheck struct {
@@ -224,6 +227,8 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 
 // verify enforces row-level security policies, then NOT NULL, CHECK and
 // FOREIGN KEY constraints on a batch of new rows, in PostgreSQL's order.
+// The view's check options come once the rows are in the table
+// (verifyViews), after its unique indexes, as in PostgreSQL.
 // (The EMBEDDING domains' dimensionality checks run earlier, as the
 // values are converted to the column's type: types.appendList.)
 func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record) error {
@@ -275,6 +280,28 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 		if err := fk.verifyChild(ctx, rt, rec, old); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// verifyViews enforces the CHECK OPTIONs of the view the statement
+// writes through on rows rec just written (a NULL condition fails, as
+// PostgreSQL's does): the statement fails, and its writes with it.
+func (c *constraints) verifyViews(rt *Runtime, rec arrow.Record) error {
+	for _, v := range c.views {
+		res, err := Eval(rt, v.Cond, rec)
+		if err != nil {
+			return err
+		}
+		b := res.(*array.Boolean)
+		for r := 0; r < b.Len(); r++ {
+			if !b.IsValid(r) || !b.Value(r) {
+				res.Release()
+				return pgerr.New(pgerrcode.WithCheckOptionViolation, "new row violates check option for view \"%s\"", v.View).
+					WithDetail("Failing row contains %s.", rowText(c.def, rec, r, rt.textOptions()))
+			}
+		}
+		res.Release()
 	}
 	return nil
 }
@@ -353,6 +380,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		op.Close()
 		return 0, err
 	}
+	cons.views = n.ViewChecks
 	after := rt.afterTriggers(n.Table, "INSERT")
 	defer after.release()
 	if after != nil && n.OnConflict != nil {
@@ -386,6 +414,9 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 			return err
 		}
 		if err := rt.Tx.Insert(n.Table.ID, rec); err != nil {
+			return err
+		}
+		if err := cons.verifyViews(rt, rec); err != nil {
 			return err
 		}
 		acts.insertedInto(n.Table)
@@ -552,6 +583,9 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 					return 0, storage.Conflict()
 				}
 			}
+			return 0, err
+		}
+		if err := cons.verifyViews(rt, ins); err != nil {
 			return 0, err
 		}
 		rt.written(def.ID, ins.NumRows(), 0, 0)
@@ -809,6 +843,10 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 		newRows.Release()
 		return nil, nil, err
 	}
+	if err := cons.verifyViews(rt, newRows); err != nil {
+		newRows.Release()
+		return nil, nil, err
+	}
 	rt.written(def.ID, 0, newRows.NumRows(), 0)
 	acts.updated(def, in, newRows)
 	return newRows, applied, nil
@@ -897,6 +935,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 	if err != nil {
 		return 0, err
 	}
+	cons.views = n.ViewChecks
 	ctx = withUpdatedColumns(ctx, n.Table, n.Set)
 	if err := rt.statementTriggers(ctx, n.Table, true, "UPDATE"); err != nil {
 		return 0, err
@@ -977,6 +1016,9 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 			return 0, err
 		}
 		if err := rt.Tx.Insert(n.Table.ID, w.newRec); err != nil {
+			return 0, err
+		}
+		if err := cons.verifyViews(rt, w.newRec); err != nil {
 			return 0, err
 		}
 		rt.written(n.Table.ID, 0, w.newRec.NumRows(), 0)

@@ -100,6 +100,7 @@ func (rt *Runtime) catalogView() *syscat.View {
 			cat = rt.Tx.Catalog()
 		}
 		rt.sysView = syscat.NewView(cat, user, db, path)
+		rt.sysView.ViewUpdatability = sql.ViewUpdatability
 		if v, ok := fn.Session.(SessionViews); ok {
 			rt.sysView.Settings = v.SettingRows()
 			rt.sysView.PreparedStatements = v.PreparedStatements()

@@ -374,10 +374,10 @@ func (b *Binder) lookupTable(schema, name string) (*catalog.TableDef, error) {
 }
 
 // viewNotTable is the error for a view named where only a table will do
-// (INSERT, ALTER TABLE, DROP TABLE, ...).
+// (ALTER TABLE, DROP TABLE, TRUNCATE, ...).
 func viewNotTable(name string) error {
 	return pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is a view", name).
-		WithHint("cairn's views are read-only; DROP VIEW removes one.")
+		WithHint("Use DROP VIEW to remove a view.")
 }
 
 // CreationSchema is the schema a CREATE of the relation name puts it in:
@@ -416,16 +416,22 @@ func (b *Binder) rangeVarTable(rv *pg_query.RangeVar) (*catalog.TableDef, error)
 
 // writeTarget is rangeVarTable for the table an INSERT, UPDATE or DELETE
 // writes ("insert into", "update", "delete from": verb). A view there is
-// 0A000: PostgreSQL writes through simple views (and INSTEAD OF
-// triggers), cairn's views are read-only.
-func (b *Binder) writeTarget(rv *pg_query.RangeVar, verb string) (*catalog.TableDef, error) {
-	def, err := b.rangeVarTable(rv)
+// written through (w, not nil), when it is automatically updatable: def
+// is the table under it.
+func (b *Binder) writeTarget(rv *pg_query.RangeVar, verb string) (def *catalog.TableDef, w *writableView, err error) {
+	def, err = b.rangeVarTable(rv)
 	if pgerr.Code(err) == pgerrcode.WrongObjectType {
-		err = pgerr.New(pgerrcode.FeatureNotSupported, "cannot %s view \"%s\"", verb, rv.Relname).
-			WithDetail("cairn's views are read-only: writing through a view (automatically updatable views, INSTEAD OF triggers) is not supported.").
-			WithHint("Write to the view's table.")
+		if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
+			if w, err = b.writableView(v, verb); err != nil {
+				return nil, nil, err
+			}
+			return w.table, w, nil
+		}
 	}
-	return def, err
+	if err != nil {
+		return nil, nil, pgerr.From(err).WithPosition(rv.Location + 1)
+	}
+	return def, nil, nil
 }
 
 // tableCols returns the output columns of a scan of all of def's columns.

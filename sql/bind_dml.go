@@ -20,9 +20,9 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 			return nil, err
 		}
 	}
-	def, err := b.writeTarget(s.Relation, "insert into")
+	def, w, err := b.writeTarget(s.Relation, "insert into")
 	if err != nil {
-		return nil, pgerr.From(err).WithPosition(s.Relation.Location + 1)
+		return nil, err
 	}
 	var colNames []string
 	var locs []int32
@@ -34,25 +34,56 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		colNames = append(colNames, rt.Name)
 		locs = append(locs, rt.Location)
 	}
-	targets, err := targetColumns(def, colNames, locs)
+	// Through a view, targets are the view's columns until the source is
+	// bound (VALUES without a column list fills only the first ones),
+	// then the table's columns they are (throughView).
+	var targets []int
+	if w != nil {
+		targets, err = w.targetColumns(colNames, locs)
+	} else {
+		targets, err = targetColumns(def, colNames, locs)
+	}
 	if err != nil {
 		return nil, err
 	}
-	// The columns INSERT needs are known once the source is bound (VALUES
-	// without a column list fills only the first columns).
-	insert := len(b.accesses)
-	b.need(def, catalog.PrivInsert)
+	throughView := func() error {
+		if w == nil {
+			return nil
+		}
+		for i, c := range targets {
+			if targets[i], err = w.base(c, "insert into"); err != nil {
+				return err
+			}
+			// Two view columns may be one column of the table.
+			if slices.Contains(targets[:i], targets[i]) {
+				return pgerr.New(pgerrcode.SyntaxError, "multiple assignments to same column \"%s\"", def.Columns[targets[i]].Name)
+			}
+		}
+		return nil
+	}
+	// The columns INSERT needs are known once the source is bound.
+	need := func(privs catalog.Priv) int {
+		if w != nil {
+			return b.needThrough(w, privs)
+		}
+		b.need(def, privs)
+		return len(b.accesses) - 1
+	}
+	insert := need(catalog.PrivInsert)
 	if len(s.ReturningList) > 0 {
-		b.need(def, catalog.PrivSelect)
+		need(catalog.PrivSelect)
 	}
 	if oc := s.OnConflictClause; oc != nil && oc.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
-		b.need(def, catalog.PrivUpdate)
+		need(catalog.PrivUpdate)
 	}
 	want := make([]types.T, len(targets))
 	names := make([]string, len(targets))
 	for i, pos := range targets {
-		want[i] = def.Columns[pos].Type
-		names[i] = def.Columns[pos].Name
+		if w != nil {
+			want[i], names[i] = w.cols[pos].T, w.cols[pos].Name
+		} else {
+			want[i], names[i] = def.Columns[pos].Type, def.Columns[pos].Name
+		}
 	}
 
 	var source Node
@@ -75,6 +106,9 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		}
 		vals, err := b.bindValues(sel.ValuesLists, want, names, nil)
 		if err != nil {
+			return nil, err
+		}
+		if err := throughView(); err != nil {
 			return nil, err
 		}
 		for _, row := range vals.Rows {
@@ -114,6 +148,9 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 			}
 			targets, want = targets[:len(cols)], want[:len(cols)]
 		}
+		if err := throughView(); err != nil {
+			return nil, err
+		}
 		proj := &Project{Input: plan}
 		for i, c := range cols {
 			e, err := b.coerceColumn(&ColumnRef{Index: i, Name: c.Name, T: c.T}, def.Columns[targets[i]].Name, want[i])
@@ -144,34 +181,42 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	ins := &Insert{Table: def, Input: row}
 	// DO UPDATE reads the existing row: the SELECT policies apply.
 	upsert := s.OnConflictClause != nil && s.OnConflictClause.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE
-	if ins.Policies, err = b.writeChecks(def, catalog.PolicyInsert, len(s.ReturningList) > 0 || upsert); err != nil {
-		return nil, err
-	}
 	alias := def.Name
+	if w != nil {
+		alias, ins.ViewChecks = w.view.Name, w.checks()
+	}
 	if s.Relation.Alias != nil {
 		alias = s.Relation.Alias.Aliasname
 	}
 	if s.OnConflictClause != nil {
-		oc, err := b.bindOnConflict(def, alias, s.OnConflictClause)
-		if err != nil {
+		if ins.OnConflict, err = b.bindOnConflict(def, w, alias, s.OnConflictClause); err != nil {
 			return nil, err
 		}
-		ins.OnConflict = oc
-		if upsert && ins.Policies != nil {
-			if oc.Existing, err = b.policyChecks(def, catalog.PolicyUpdate, true); err != nil {
-				return nil, err
-			}
-			sel, err := b.policyChecks(def, catalog.PolicySelect, true)
-			if err != nil {
-				return nil, err
-			}
-			oc.Existing = append(oc.Existing, sel...)
-			if oc.Updated, err = b.writeChecks(def, catalog.PolicyUpdate, true); err != nil {
-				return nil, err
-			}
-		}
 	}
-	ins.Returning, ins.Out, err = b.bindReturning(def, alias, s.ReturningList, nil)
+	// Through a view, the policies are its owner's.
+	err = b.asOwner(w, func() error {
+		if ins.Policies, err = b.writeChecks(def, catalog.PolicyInsert, len(s.ReturningList) > 0 || upsert); err != nil {
+			return err
+		}
+		if !upsert || ins.Policies == nil {
+			return nil
+		}
+		oc := ins.OnConflict
+		if oc.Existing, err = b.policyChecks(def, catalog.PolicyUpdate, true); err != nil {
+			return err
+		}
+		sel, err := b.policyChecks(def, catalog.PolicySelect, true)
+		if err != nil {
+			return err
+		}
+		oc.Existing = append(oc.Existing, sel...)
+		oc.Updated, err = b.writeChecks(def, catalog.PolicyUpdate, true)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ins.Returning, ins.Out, err = b.bindReturning(def, w, alias, s.ReturningList, nil)
 	return ins, err
 }
 
@@ -296,7 +341,9 @@ func (b *Binder) columnDefault(def *catalog.TableDef, pos int) (Expr, error) {
 	return b.coerceColumn(e, col.Name, col.Type)
 }
 
-func (b *Binder) bindOnConflict(def *catalog.TableDef, alias string, oc *pg_query.OnConflictClause) (*OnConflict, error) {
+// bindOnConflict binds INSERT's ON CONFLICT clause; through view w (nil
+// for none) its column names are the view's.
+func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias string, oc *pg_query.OnConflictClause) (*OnConflict, error) {
 	out := &OnConflict{}
 	if oc.Infer != nil {
 		if name := oc.Infer.Conname; name != "" {
@@ -325,6 +372,17 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, alias string, oc *pg_quer
 		for _, el := range oc.Infer.IndexElems {
 			ie := el.GetIndexElem()
 			pos, col := def.Column(ie.Name)
+			if w != nil {
+				pos, col = -1, nil
+				for i, c := range w.cols {
+					if p, err := w.base(i, "insert into"); c.Name == ie.Name && err == nil {
+						pos = p
+					}
+				}
+				if pos >= 0 {
+					col = &def.Columns[pos]
+				}
+			}
 			if col == nil {
 				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", ie.Name)
 			}
@@ -343,8 +401,21 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, alias string, oc *pg_quer
 	}
 	out.DoUpdate = true
 	cols := append(tableCols(def, alias), tableCols(def, "excluded")...)
+	var rebase func(Expr) Expr
+	if w != nil {
+		// The existing row's view columns, then the proposed row's.
+		cols = append(w.scopeCols(alias), w.scopeCols("excluded")...)
+		rebase = func(e Expr) Expr {
+			return substituteRefs(e, func(r *ColumnRef) Expr {
+				if r.Index < len(w.exprs) {
+					return w.exprs[r.Index]
+				}
+				return shiftRefs(w.exprs[r.Index-len(w.exprs)], len(def.Columns))
+			})
+		}
+	}
 	sc := &scope{cols: cols}
-	set, err := b.bindSetList(def, sc, oc.TargetList)
+	set, err := b.bindSetList(def, w, "insert into", sc, oc.TargetList, rebase)
 	if err != nil {
 		return nil, err
 	}
@@ -355,6 +426,9 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, alias string, oc *pg_quer
 	if oc.WhereClause != nil {
 		if out.Where, err = b.bindCondition(sc, oc.WhereClause, "WHERE"); err != nil {
 			return nil, err
+		}
+		if rebase != nil {
+			out.Where = rebase(out.Where)
 		}
 	}
 	return out, nil
@@ -408,11 +482,25 @@ func hasUniqueOn(def *catalog.TableDef, positions []int) bool {
 }
 
 // bindSetList binds "SET col = expr, ..." into column position -> value.
-func (b *Binder) bindSetList(def *catalog.TableDef, sc *scope, targets []*pg_query.Node) (map[int]Expr, error) {
+// Through view w (nil for none) the columns are the view's, a computed
+// one refused for the statement's verb ("update", "insert into" for ON
+// CONFLICT DO UPDATE, as PostgreSQL words it), and rebase makes an
+// expression over sc one over the row the write reads.
+func (b *Binder) bindSetList(def *catalog.TableDef, w *writableView, verb string, sc *scope, targets []*pg_query.Node, rebase func(Expr) Expr) (map[int]Expr, error) {
 	set := map[int]Expr{}
 	for _, t := range targets {
 		rt := t.GetResTarget()
 		pos, col := def.Column(rt.Name)
+		if w != nil {
+			i, err := w.column(rt.Name, verb, rt.Location)
+			if err != nil {
+				return nil, err
+			}
+			if pos, err = w.base(i, verb); err != nil {
+				return nil, err
+			}
+			col = &def.Columns[pos]
+		}
 		if col == nil { // SET t.col = ... names a column t, as in PostgreSQL
 			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, def.Name).WithPosition(rt.Location + 1)
 		}
@@ -427,11 +515,15 @@ func (b *Binder) bindSetList(def *catalog.TableDef, sc *scope, targets []*pg_que
 			}
 		}
 		if _, dup := set[pos]; dup {
-			return nil, pgerr.New(pgerrcode.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name)
+			return nil, pgerr.New(pgerrcode.SyntaxError, "multiple assignments to same column \"%s\"", col.Name)
 		}
 		var e Expr
 		var err error
-		if val.GetSetToDefault() != nil {
+		if val.GetSetToDefault() != nil && w != nil {
+			// A view column's DEFAULT is its own, which cairn's views
+			// lack: NULL, as in PostgreSQL for a view without one.
+			e = &Const{Value: nil, T: col.Type}
+		} else if val.GetSetToDefault() != nil {
 			e, err = b.columnDefault(def, pos)
 		} else if col.Generated != "" {
 			return nil, pgerr.New(pgerrcode.GeneratedAlways, "column \"%s\" can only be updated to DEFAULT", col.Name).
@@ -440,6 +532,9 @@ func (b *Binder) bindSetList(def *catalog.TableDef, sc *scope, targets []*pg_que
 			return nil, pgerr.New(pgerrcode.GeneratedAlways, "column \"%s\" can only be updated to DEFAULT", col.Name).
 				WithDetail("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", col.Name)
 		} else if e, err = b.bindExpr(sc, val); err == nil {
+			if rebase != nil {
+				e = rebase(e)
+			}
 			e, err = b.coerceColumn(e, col.Name, col.Type)
 		}
 		if err != nil {
@@ -502,11 +597,17 @@ func multiAssignValue(m *pg_query.MultiAssignRef) (*pg_query.Node, error) {
 // USING, which the list may read too (and * includes), as in PostgreSQL:
 // they follow the system columns, the values of the row the target row
 // was joined with.
-func (b *Binder) bindReturning(def *catalog.TableDef, alias string, list []*pg_query.Node, from []Col) ([]Expr, []Col, error) {
+//
+// Through view w (nil for none) the list reads the view's columns, as
+// PostgreSQL's does.
+func (b *Binder) bindReturning(def *catalog.TableDef, w *writableView, alias string, list []*pg_query.Node, from []Col) ([]Expr, []Col, error) {
 	if len(list) == 0 {
 		return nil, nil, nil
 	}
 	cols := tableCols(def, alias)
+	if w != nil {
+		cols = w.scopeCols(alias)
+	}
 	for _, name := range ReturningSystemColumns {
 		cols = append(cols, Col{Name: name, T: types.XidT, Table: alias, Hidden: true})
 	}
@@ -520,6 +621,9 @@ func (b *Binder) bindReturning(def *catalog.TableDef, alias string, list []*pg_q
 	for i, it := range items {
 		exprs[i] = it.expr
 		out[i] = colFor(it.expr, it.name, cols)
+		if w != nil {
+			exprs[i] = w.overTable(it.expr)
+		}
 	}
 	return exprs, out, nil
 }
@@ -534,16 +638,19 @@ func (b *Binder) bindReturning(def *catalog.TableDef, alias string, list []*pg_q
 // filter the table's rows first, and those for SELECT too when the
 // statement reads them, which reads (called with the scope of the
 // table's and the FROM relations' columns, before WHERE is bound) tells.
-func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, where *pg_query.Node, cmd string, reads func(*catalog.TableDef, *scope) (bool, error)) (*catalog.TableDef, string, Node, error) {
+func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, where *pg_query.Node, cmd string, reads func(*catalog.TableDef, *writableView, *scope) (bool, error)) (*catalog.TableDef, *writableView, string, Node, error) {
 	verb := "update"
 	if cmd == catalog.PolicyDelete {
 		verb = "delete from"
 	}
-	def, err := b.writeTarget(rv, verb)
+	def, w, err := b.writeTarget(rv, verb)
 	if err != nil {
-		return nil, "", nil, pgerr.From(err).WithPosition(rv.Location + 1)
+		return nil, nil, "", nil, err
 	}
 	alias := def.Name
+	if w != nil {
+		alias = w.view.Name
+	}
 	if rv.Alias != nil {
 		alias = rv.Alias.Aliasname
 	}
@@ -553,51 +660,76 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 	}
 	scan.Out = append(tableCols(def, alias), Col{Name: catalog.RowIDColumn, T: types.Int8T, Table: alias, Hidden: true})
 	var target, plan Node = scan, scan
+	// The statement's expressions are bound over sc: the table's columns
+	// or, through a view, the view's (rebase makes them the table's).
 	sc := &scope{cols: scan.Out}
+	rebase := func(e Expr) Expr { return e }
+	if w != nil {
+		scan.Alias = def.Name
+		sc = &scope{cols: append(w.scopeCols(alias), scan.Out[len(def.Columns)])}
+		rebase = w.overTable
+	}
 	var other Node
+	var otherCols []Col
 	if len(from) > 0 {
 		// The target's name may not come again in FROM / USING.
 		if err := b.checkFromNames(append([]*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: rv}}}, from...)); err != nil {
-			return nil, "", nil, err
+			return nil, nil, "", nil, err
 		}
 		var osc *scope
 		if other, osc, err = b.bindFrom(from, nil); err != nil {
-			return nil, "", nil, err
+			return nil, nil, "", nil, err
 		}
-		sc = &scope{cols: append(append([]Col{}, scan.Out...), osc.cols...)}
+		otherCols = osc.cols
+		sc = &scope{cols: append(append([]Col{}, sc.cols...), otherCols...)}
 	}
-	read, err := reads(def, sc)
+	read, err := reads(def, w, sc)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, "", nil, err
 	}
-	if target, err = b.securityFilter(def, target, cmd); err != nil {
-		return nil, "", nil, err
-	}
-	if f, ok := target.(*Filter); ok && read {
-		// One filter of both, which WHERE joins (filterScan).
-		sel, err := b.securityQual(def, catalog.PolicySelect)
-		if err != nil {
-			return nil, "", nil, err
+	// Through a view, the table's policies are the view owner's.
+	err = b.asOwner(w, func() error {
+		if target, err = b.securityFilter(def, target, cmd); err != nil {
+			return err
 		}
-		if sel.String() != f.Cond.String() { // an ALL policy gives both
-			f.Cond = andAll([]Expr{f.Cond, sel})
+		if f, ok := target.(*Filter); ok && read {
+			// One filter of both, which WHERE joins (filterScan).
+			sel, err := b.securityQual(def, catalog.PolicySelect)
+			if err != nil {
+				return err
+			}
+			if sel.String() != f.Cond.String() { // an ALL policy gives both
+				f.Cond = andAll([]Expr{f.Cond, sel})
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, "", nil, err
 	}
 	plan = target
 	if other != nil {
-		plan = &Join{Kind: CrossJoin, Left: target, Right: other, Out: sc.cols}
+		plan = &Join{Kind: CrossJoin, Left: target, Right: other, Out: append(append([]Col{}, scan.Out...), otherCols...)}
+	}
+	var conds []Expr
+	if w != nil && w.cond() != nil {
+		// Only the rows the view shows.
+		conds = append(conds, w.cond())
 	}
 	if where != nil {
 		cond, err := b.bindCondition(sc, where, "WHERE")
 		if err != nil {
-			return nil, "", nil, err
+			return nil, nil, "", nil, err
 		}
-		plan = planWhere(b.Catalog, plan, cond)
+		conds = append(conds, rebase(cond))
+	}
+	if len(conds) > 0 {
+		plan = planWhere(b.Catalog, plan, andAll(conds))
 	}
 	if len(from) > 0 {
 		plan = firstPerKey(plan, []int{len(def.Columns)})
 	}
-	return def, alias, plan, nil
+	return def, w, alias, plan, nil
 }
 
 func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
@@ -609,9 +741,13 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	}
 	var set map[int]Expr
 	reads := s.WhereClause != nil || len(s.ReturningList) > 0
-	def, alias, input, err := b.scanForWrite(s.Relation, s.FromClause, s.WhereClause, catalog.PolicyUpdate, func(def *catalog.TableDef, sc *scope) (bool, error) {
+	def, w, alias, input, err := b.scanForWrite(s.Relation, s.FromClause, s.WhereClause, catalog.PolicyUpdate, func(def *catalog.TableDef, w *writableView, sc *scope) (bool, error) {
+		var rebase func(Expr) Expr
+		if w != nil {
+			rebase = w.overTable
+		}
 		var err error
-		if set, err = b.bindSetList(def, sc, s.TargetList); err != nil {
+		if set, err = b.bindSetList(def, w, "update", sc, s.TargetList, rebase); err != nil {
 			return false, err
 		}
 		for _, e := range set {
@@ -627,18 +763,30 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 		return nil, err
 	}
 	setCols := slices.Sorted(maps.Keys(set))
-	b.need(def, catalog.PrivUpdate, setCols...)
-	if reads {
-		b.need(def, catalog.PrivSelect)
-	}
 	up := &Update{Table: def, Input: input, Set: set}
+	if w != nil {
+		b.needThrough(w, catalog.PrivUpdate, setCols...)
+		if reads {
+			b.needThrough(w, catalog.PrivSelect)
+		}
+		up.ViewChecks = w.checks()
+	} else {
+		b.need(def, catalog.PrivUpdate, setCols...)
+		if reads {
+			b.need(def, catalog.PrivSelect)
+		}
+	}
 	if up.Gen, err = b.generatedExprs(def); err != nil {
 		return nil, err
 	}
-	if up.Policies, err = b.writeChecks(def, catalog.PolicyUpdate, reads); err != nil {
+	err = b.asOwner(w, func() error {
+		up.Policies, err = b.writeChecks(def, catalog.PolicyUpdate, reads)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	up.Returning, up.Out, err = b.bindReturning(def, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
+	up.Returning, up.Out, err = b.bindReturning(def, w, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
 	return up, err
 }
 
@@ -650,18 +798,25 @@ func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 		}
 	}
 	reads := s.WhereClause != nil || len(s.ReturningList) > 0
-	def, alias, input, err := b.scanForWrite(s.Relation, s.UsingClause, s.WhereClause, catalog.PolicyDelete, func(*catalog.TableDef, *scope) (bool, error) {
+	def, w, alias, input, err := b.scanForWrite(s.Relation, s.UsingClause, s.WhereClause, catalog.PolicyDelete, func(*catalog.TableDef, *writableView, *scope) (bool, error) {
 		return reads, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	b.need(def, catalog.PrivDelete)
-	if reads {
-		b.need(def, catalog.PrivSelect)
+	if w != nil {
+		b.needThrough(w, catalog.PrivDelete)
+		if reads {
+			b.needThrough(w, catalog.PrivSelect)
+		}
+	} else {
+		b.need(def, catalog.PrivDelete)
+		if reads {
+			b.need(def, catalog.PrivSelect)
+		}
 	}
 	del := &Delete{Table: def, Input: input}
-	del.Returning, del.Out, err = b.bindReturning(def, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
+	del.Returning, del.Out, err = b.bindReturning(def, w, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
 	return del, err
 }
 

@@ -169,7 +169,7 @@ func (b *Binder) bindMerge(s *pg_query.MergeStmt) (Node, error) {
 			act.Kind, update = MergeUpdate, true
 			saved := b.clause
 			b.clause = "UPDATE" // for errors: "aggregate functions are not allowed in UPDATE"
-			act.Set, err = b.bindSetList(def, all, w.TargetList)
+			act.Set, err = b.bindSetList(def, nil, "", all, w.TargetList, nil)
 			b.clause = saved
 			if err != nil {
 				return nil, err

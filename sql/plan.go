@@ -293,6 +293,9 @@ type Insert struct {
 	Out       []Col
 	// Policies are the row-level security checks of the new rows.
 	Policies []PolicyCheck
+	// ViewChecks are the CHECK OPTIONs of the view written through, if
+	// any, on the new rows (those ON CONFLICT DO UPDATE makes too).
+	ViewChecks []ViewCheck
 }
 
 // Update rewrites rows of Table: Input yields the table's columns plus the
@@ -312,6 +315,9 @@ type Update struct {
 	Out       []Col
 	// Policies are the row-level security checks of the new rows.
 	Policies []PolicyCheck
+	// ViewChecks are the CHECK OPTIONs of the view written through, if
+	// any, on the new rows.
+	ViewChecks []ViewCheck
 }
 
 // Delete removes the rows Input yields (table columns plus row ID, last).

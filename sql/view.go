@@ -6,6 +6,7 @@ package sql
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -40,11 +41,9 @@ type DropView struct {
 // bindCreateView binds CREATE [OR REPLACE] VIEW name [(columns)] AS query:
 // the query is bound now, to check it and learn its columns.
 func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
-	if s.WithCheckOption != pg_query.ViewCheckOption_NO_CHECK_OPTION {
-		return nil, pgerr.NotSupported("WITH CHECK OPTION (cairn's views are read-only)")
-	}
-	if len(s.Options) > 0 {
-		return nil, pgerr.NotSupported("view options")
+	checkOption, err := viewOptions(s)
+	if err != nil {
+		return nil, err
 	}
 	sel := s.Query.GetSelectStmt()
 	if sel == nil {
@@ -82,7 +81,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 	if !temp {
 		path = slices.DeleteFunc(path, func(s string) bool { return s == b.TempSchema && s != "" })
 	}
-	def := &catalog.ViewDef{Schema: schema, Name: s.View.Relname, SearchPath: path}
+	def := &catalog.ViewDef{Schema: schema, Name: s.View.Relname, SearchPath: path, CheckOption: checkOption}
 	var visible []Col
 	for _, c := range plan.Columns() {
 		if !c.Hidden {
@@ -120,7 +119,45 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 		return nil, err
 	}
 	def.Query = text
+	if def.CheckOption != "" {
+		if err := checkOptionAllowed(sel, plan); err != nil {
+			return nil, err
+		}
+	}
 	return &CreateView{Def: def, Replace: s.Replace, Temp: temp, Implied: implied}, nil
+}
+
+// viewOptions reads CREATE VIEW's check option: WITH [LOCAL | CASCADED]
+// CHECK OPTION, or its spelling as an option, WITH (check_option =
+// local | cascaded), which pg_dump writes. It is "local", "cascaded" or
+// "" for none. The other options (security_barrier, security_invoker)
+// are 0A000.
+func viewOptions(s *pg_query.ViewStmt) (string, error) {
+	check := map[pg_query.ViewCheckOption]string{pg_query.ViewCheckOption_LOCAL_CHECK_OPTION: "local", pg_query.ViewCheckOption_CASCADED_CHECK_OPTION: "cascaded"}[s.WithCheckOption]
+	seen := false
+	for _, o := range s.Options {
+		d := o.GetDefElem()
+		if d.Defname != "check_option" {
+			return "", pgerr.NotSupported("view option \"%s\"", d.Defname)
+		}
+		if seen {
+			return "", pgerr.New(pgerrcode.InvalidParameterValue, "parameter \"check_option\" specified more than once")
+		}
+		seen = true
+		v := strings.ToLower(defString(d.Arg))
+		if d.Arg == nil {
+			v = "true"
+		}
+		if v != "local" && v != "cascaded" {
+			return "", pgerr.New(pgerrcode.InvalidParameterValue, "invalid value for enum option \"check_option\": %s", v).
+				WithDetail("Valid values are \"local\" and \"cascaded\".")
+		}
+		if check != "" {
+			return "", pgerr.New(pgerrcode.InvalidParameterValue, "parameter \"check_option\" specified more than once")
+		}
+		check = v
+	}
+	return check, nil
 }
 
 // checkViewReplacement applies PostgreSQL's rule for CREATE OR REPLACE

@@ -16,7 +16,7 @@ import (
 // columns, defaults, NOT NULL, CHECK, PRIMARY KEY, UNIQUE and FOREIGN
 // KEY (with referential actions, which the dump keeps); a sequence that has handed out values; btree, hnsw, deeplake_index
 // and trigram indexes; views (one reading another, so that only the
-// dependencies pg_dump reads order them); comments; grants on tables,
+// dependencies pg_dump reads order them, one WITH LOCAL CHECK OPTION); comments; grants on tables,
 // columns, a schema and a sequence, default privileges; row-level
 // security (forced) and policies; a second schema; a deeplake table;
 // stored generated columns.
@@ -47,6 +47,7 @@ CREATE INDEX memories_body_dl ON memories USING deeplake_index (body) WITH (inde
 CREATE INDEX vecs_hnsw ON vecs USING hnsw (v vector_cosine_ops) WITH (m = 16, ef_construction = 64);
 CREATE VIEW recent AS SELECT id, body FROM memories WHERE created_at > '2020-01-01';
 CREATE VIEW a_tagged AS SELECT r.id, t.tag FROM recent r JOIN tags t ON t.memory_id = r.id;
+CREATE VIEW scoped AS SELECT id, scope, body FROM memories WHERE scope <> 'hidden' WITH LOCAL CHECK OPTION;
 COMMENT ON TABLE memories IS 'agent memories';
 COMMENT ON COLUMN memories.body IS 'the text';
 GRANT SELECT ON memories TO reader;
@@ -81,7 +82,7 @@ INSERT INTO docs (id, body) VALUES (1, 'quick foxes'), (2, 'lazy dogs');
 
 // pgDumpTables are the tables of pgDumpSchema, whose rows a restore must
 // carry, and the views, whose rows follow from them.
-var pgDumpTables = []string{"public.memories", "public.tags", "public.vecs", "app.notes", "public.dl", "public.chk", "public.docs", "public.recent", "public.a_tagged"}
+var pgDumpTables = []string{"public.memories", "public.tags", "public.vecs", "app.notes", "public.dl", "public.chk", "public.docs", "public.recent", "public.a_tagged", "public.scoped"}
 
 // pgBinary finds a PostgreSQL 15 client program: Debian's postgresql-15
 // directory first (where pg_dump 15 is, whatever PATH's pg_dump is), then
@@ -185,7 +186,7 @@ func TestPgDumpRestore(t *testing.T) {
 	if !strings.Contains(wantRows["public.memories"], "first memory") || !strings.Contains(wantSchema, "CREATE POLICY scope_pol") ||
 		!strings.Contains(wantSchema, "REFERENCES public.memories(id) ON UPDATE CASCADE ON DELETE CASCADE") ||
 		!strings.Contains(wantSchema, "tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', body)) STORED") ||
-		!strings.Contains(wantRows["public.docs"], "'fox':2 'quick':1") {
+		!strings.Contains(wantRows["public.docs"], "'fox':2 'quick':1") || !strings.Contains(wantSchema, "WITH LOCAL CHECK OPTION") {
 		t.Fatalf("the source database is not what the test built:\n%s\n%s", wantRows["public.memories"], wantSchema)
 	}
 

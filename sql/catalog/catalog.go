@@ -186,6 +186,10 @@ type ViewDef struct {
 	Owner uint32 `json:"owner,omitempty"`
 	// ACL is the view's privileges, as a table's (nil: the owner's).
 	ACL []ACLItem `json:"acl,omitempty"`
+	// CheckOption is WITH [LOCAL | CASCADED] CHECK OPTION: "local" or
+	// "cascaded", "" for none. Rows written through the view must then
+	// be rows the view shows.
+	CheckOption string `json:"check_option,omitempty"`
 }
 
 // SequenceDef is a sequence (serial columns own one).

@@ -54,7 +54,7 @@ func init() {
 			}
 		}
 		for _, d := range v.views {
-			row(d.Schema, d.Name, "VIEW", "NO")
+			row(d.Schema, d.Name, "VIEW", yesNo(v.updatability(d).Insert))
 		}
 		// System relations are read-only in cairn, so none is insertable
 		// (PostgreSQL says YES for its catalog tables, to a superuser).
@@ -165,10 +165,10 @@ func init() {
 				row(t.Schema, t.Name, i, c, nullable, "YES")
 			}
 		}
-		// cairn's views are read-only.
 		for _, d := range v.views {
+			u := v.updatability(d)
 			for i, c := range d.Columns {
-				row(d.Schema, d.Name, i, c, "YES", "NO")
+				row(d.Schema, d.Name, i, c, "YES", yesNo(u.Delete && i < len(u.Columns) && u.Columns[i]))
 			}
 		}
 		return rows
@@ -282,7 +282,9 @@ func init() {
 		var rows [][]any
 		for _, d := range v.views {
 			def, _ := v.ViewDef(ViewOID(d.Schema, d.Name))
-			rows = append(rows, []any{v.Database, d.Schema, d.Name, def, "NONE", "NO", "NO", "NO", "NO", "NO"})
+			check := map[string]string{"": "NONE", "local": "LOCAL", "cascaded": "CASCADED"}[d.CheckOption]
+			u := v.updatability(d)
+			rows = append(rows, []any{v.Database, d.Schema, d.Name, def, check, yesNo(u.Update && u.Delete), yesNo(u.Insert), "NO", "NO", "NO"})
 		}
 		return rows
 	})

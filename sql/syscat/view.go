@@ -52,6 +52,10 @@ type View struct {
 	// Progress are the running COPY and CREATE INDEX statements, which
 	// pg_stat_progress_copy and pg_stat_progress_create_index list.
 	Progress []Progress
+	// ViewUpdatability tells what can be written through a view, which
+	// information_schema's is_updatable and is_insertable_into columns
+	// show; the binder knows it (sql.ViewUpdatability). nil: nothing.
+	ViewUpdatability func(*catalog.Catalog, *catalog.ViewDef) Updatability
 
 	tables      []*catalog.TableDef
 	indexes     []*index
@@ -59,6 +63,23 @@ type View struct {
 	sequences   []*catalog.SequenceDef
 	views       []*catalog.ViewDef
 	byOID       map[int64]any
+}
+
+// Updatability is what INSERT, UPDATE and DELETE can write through a
+// view, as PostgreSQL's pg_relation_is_updatable and
+// pg_column_is_updatable tell it: Columns says for each of the view's
+// columns whether UPDATE can write it.
+type Updatability struct {
+	Insert, Update, Delete bool
+	Columns                []bool
+}
+
+// updatability is what can be written through view d.
+func (v *View) updatability(d *catalog.ViewDef) Updatability {
+	if v.ViewUpdatability == nil {
+		return Updatability{}
+	}
+	return v.ViewUpdatability(v.Cat, d)
 }
 
 // index is an index as pg_index lists it: a recorded one, or the one
