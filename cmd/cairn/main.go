@@ -345,6 +345,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			log.Error("setting the bootstrap superuser's password", "err", err)
 			return 1
 		}
+		if httpl != nil && cfg.httpToken == "" && cfg.httpTokens == "" {
+			log.Warn("the HTTP API asks no token: any local user can run SQL there as cairn, past --password; give --http-token (or --http off)", "http", httpAddr)
+		}
 	}
 	srv := &wire.Server{Engine: engine, Logger: log, AuthenticationTimeout: authTimeout, WriteTimeout: writeTimeout,
 		TLSConfig: tlsCfg, TLSRequired: isTrue(cfg.tlsRequired), Auth: wire.NewRoleAuth(engine, log),

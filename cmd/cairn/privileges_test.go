@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -96,4 +97,21 @@ func TestPrivilegesLogin(t *testing.T) {
 		t.Fatalf("DROP ROLE of an owner: %v (detail %q), want 2BP01", err, pgErr.Detail)
 	}
 	exec(bob, "DROP TABLE ws.notes")
+}
+
+// TestPasswordWithoutHTTPTokenWarns: --password protects the PostgreSQL
+// port only; a server that also serves the HTTP API without a token says
+// so at start, and one with a token (or without the HTTP API) does not.
+func TestPasswordWithoutHTTPTokenWarns(t *testing.T) {
+	const warning = "the HTTP API asks no token"
+	s := startRun(t, "--data-dir", t.TempDir(), "--http", "127.0.0.1:0", "--password", "boot-s3cret")
+	if !strings.Contains(s.logs.String(), warning) {
+		t.Errorf("no warning about the open HTTP API:\n%s", s.logs.String())
+	}
+	for _, args := range [][]string{{"--http", "127.0.0.1:0", "--http-token", "tok"}, {"--http", "off"}} {
+		s := startRun(t, append([]string{"--data-dir", t.TempDir(), "--password", "boot-s3cret"}, args...)...)
+		if strings.Contains(s.logs.String(), warning) {
+			t.Errorf("%v: warned about the HTTP API:\n%s", args, s.logs.String())
+		}
+	}
 }
