@@ -232,3 +232,66 @@ func TestSelectForShare(t *testing.T) {
 	}
 	mustExec(t, a, `COMMIT`)
 }
+
+// TestForShareThenUpdateUnderContention: sessions that each lock a
+// counter row FOR SHARE and then update it deadlock with one another (as
+// in PostgreSQL: two shared holders each wait for the other's lock), get
+// 40P01 or 40001, roll back and retry; none hangs, and every committed
+// increment is there.
+func TestForShareThenUpdateUnderContention(t *testing.T) {
+	ts := startServer(t, "")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	setup := ts.connect(t)
+	mustExec(t, setup, `CREATE TABLE counter (id int PRIMARY KEY, v int)`)
+	mustExec(t, setup, `INSERT INTO counter VALUES (1, 0), (2, 0)`)
+	const sessions, rounds = 6, 15
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions)
+	for s := 0; s < sessions; s++ {
+		conn := ts.connect(t)
+		wg.Add(1)
+		go func(s int) {
+			defer wg.Done()
+			n := 0
+			for n < rounds {
+				id := 1 + (s+n)%2
+				tx, err := conn.Begin(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				_, err = tx.Exec(ctx, `SELECT v FROM counter WHERE id = $1 FOR SHARE`, id)
+				if err == nil {
+					_, err = tx.Exec(ctx, `UPDATE counter SET v = v + 1 WHERE id = $1`, id)
+				}
+				if err == nil {
+					err = tx.Commit(ctx)
+				}
+				var pgErr *pgconn.PgError
+				switch {
+				case err == nil:
+					n++
+				case errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001"):
+					_ = tx.Rollback(ctx)
+				default:
+					_ = tx.Rollback(ctx)
+					errs <- err
+					return
+				}
+			}
+		}(s)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("session: %v", err)
+	}
+	var total int
+	if err := setup.QueryRow(ctx, `SELECT sum(v) FROM counter`).Scan(&total); err != nil {
+		t.Fatal(err)
+	}
+	if total != sessions*rounds {
+		t.Fatalf("counters sum to %d after %d committed increments", total, sessions*rounds)
+	}
+}
