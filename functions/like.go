@@ -234,25 +234,38 @@ func (m *likeMatcher) matchText(s string, bad *bool) bool {
 	case 'c':
 		return strings.Contains(s, m.lit)
 	}
-	return m.matchFrom(s, 0, bad)
+	return m.matchFrom(s, 0, bad) == likeTrue
 }
 
+// The outcomes of matchFrom. likeAbort, as in PostgreSQL's like_match.c,
+// says the text ran out before the pattern did: no later start in the
+// text can match either, so a % stops trying further places. Without
+// it a pattern of many %s costs the text's length to their number.
+const (
+	likeFalse = iota
+	likeTrue
+	likeAbort
+)
+
 // matchFrom matches tokens from index ti against s, backtracking on %.
-func (m *likeMatcher) matchFrom(s string, ti int, bad *bool) bool {
+func (m *likeMatcher) matchFrom(s string, ti int, bad *bool) int {
 	for ti < len(m.toks) {
 		t := m.toks[ti]
 		switch t.kind {
 		case 'E':
 			*bad = *bad || s != ""
-			return false
+			return likeFalse
 		case 'l':
 			if !strings.HasPrefix(s, t.lit) {
-				return false
+				if len(s) < len(t.lit) && strings.HasPrefix(t.lit, s) {
+					return likeAbort
+				}
+				return likeFalse
 			}
 			s = s[len(t.lit):]
 		case '_':
 			if s == "" {
-				return false
+				return likeAbort
 			}
 			if m.bytes {
 				s = s[1:]
@@ -262,26 +275,26 @@ func (m *likeMatcher) matchFrom(s string, ti int, bad *bool) bool {
 			}
 		case '%':
 			if ti == len(m.toks)-1 {
-				return true
+				return likeTrue
 			}
 			next := m.toks[ti+1]
 			if next.kind == 'E' {
 				*bad = *bad || s != ""
-				return false
+				return likeFalse
 			}
 			for {
 				if next.kind == 'l' {
 					i := strings.Index(s, next.lit)
 					if i < 0 {
-						return false
+						return likeAbort
 					}
 					s = s[i:]
 				}
-				if m.matchFrom(s, ti+1, bad) || *bad {
-					return !*bad
+				if r := m.matchFrom(s, ti+1, bad); r != likeFalse || *bad {
+					return r
 				}
 				if s == "" {
-					return false
+					return likeAbort
 				}
 				if m.bytes {
 					s = s[1:]
@@ -293,5 +306,8 @@ func (m *likeMatcher) matchFrom(s string, ti int, bad *bool) bool {
 		}
 		ti++
 	}
-	return s == ""
+	if s == "" {
+		return likeTrue
+	}
+	return likeFalse
 }
