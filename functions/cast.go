@@ -430,12 +430,15 @@ func castFromNumeric(d *apd.Decimal, to types.T) (any, error) {
 		}
 		return checkInt(i, to.Family)
 	case types.Float4, types.Float8:
+		// As float8in and float4in read the numeric's text: too large
+		// or so small it would be zero is out of range.
 		f, ok := decToFloat(d)
 		if ok && to.Family == types.Float4 {
 			f32 := float32(f)
 			ok = !math.IsInf(float64(f32), 0) || math.IsInf(f, 0)
 			f = float64(f32)
 		}
+		ok = ok && (f != 0 || d.IsZero())
 		if !ok {
 			return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "%q is out of range for type %s",
 				types.FormatText(d, types.NumericT), typeName(to))
