@@ -214,3 +214,23 @@ func TestLikeManyWildcards(t *testing.T) {
 		t.Fatal("matched")
 	}
 }
+
+// TestRegexUnsupported: what RE2 lacks of PostgreSQL's regular
+// expressions is 0A000 naming it, not an invalid expression.
+func TestRegexUnsupported(t *testing.T) {
+	for pat, want := range map[string]string{
+		`(a)\1`:   "back-references (\\1) in regular expressions",
+		`(?=y)y`:  "lookahead constraints in regular expressions",
+		`x(?!y)`:  "lookahead constraints in regular expressions",
+		`(?<=a)b`: "lookbehind constraints in regular expressions",
+		`(?<!a)b`: "lookbehind constraints in regular expressions",
+	} {
+		_, err := compileRegex(pat, "")
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "not supported") {
+			t.Errorf("%s: got %v, want %s not supported", pat, err, want)
+		}
+	}
+	if _, err := compileRegex(`(`, ""); err == nil || strings.Contains(err.Error(), "not supported") {
+		t.Errorf("(: got %v", err)
+	}
+}
