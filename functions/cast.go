@@ -50,6 +50,7 @@ var castContexts = map[[2]types.Family]byte{
 	{types.Name, types.Text}: 'i', {types.Name, types.Varchar}: 'a', {types.Name, types.Char}: 'a',
 	{types.InternalChar, types.Text}: 'i', {types.InternalChar, types.Varchar}: 'a', {types.InternalChar, types.Char}: 'a',
 	{types.Text, types.InternalChar}: 'a', {types.Varchar, types.InternalChar}: 'a', {types.Char, types.InternalChar}: 'a',
+	{types.Int4, types.InternalChar}: 'e', {types.InternalChar, types.Int4}: 'e',
 
 	{types.JSON, types.JSONB}: 'a', {types.JSONB, types.JSON}: 'a',
 	{types.JSONB, types.Bool}: 'e', {types.JSONB, types.Int2}: 'e', {types.JSONB, types.Int4}: 'e',
@@ -193,6 +194,24 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 	switch tf {
 	case types.Text, types.Varchar, types.Char, types.Name:
 		return toText(ctx, v, from), nil
+	}
+	switch {
+	case ff == types.InternalChar && tf == types.Int4:
+		// chartoi4: the byte as a signed number.
+		if s := v.(string); s != "" {
+			return int64(int8(s[0])), nil
+		}
+		return int64(0), nil
+	case ff == types.Int4 && tf == types.InternalChar:
+		// i4tochar: a signed byte's number to the byte.
+		n := v.(int64)
+		if n < math.MinInt8 || n > math.MaxInt8 {
+			return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "\"char\" out of range")
+		}
+		if n == 0 {
+			return "", nil
+		}
+		return string([]byte{byte(n)}), nil
 	}
 	switch ff {
 	case types.Text, types.Varchar, types.Char, types.Name, types.InternalChar:
@@ -411,12 +430,15 @@ func castFromNumeric(d *apd.Decimal, to types.T) (any, error) {
 		}
 		return checkInt(i, to.Family)
 	case types.Float4, types.Float8:
+		// As float8in and float4in read the numeric's text: too large
+		// or so small it would be zero is out of range.
 		f, ok := decToFloat(d)
 		if ok && to.Family == types.Float4 {
 			f32 := float32(f)
 			ok = !math.IsInf(float64(f32), 0) || math.IsInf(f, 0)
 			f = float64(f32)
 		}
+		ok = ok && (f != 0 || d.IsZero())
 		if !ok {
 			return nil, pgerr.New(pgerrcode.NumericValueOutOfRange, "%q is out of range for type %s",
 				types.FormatText(d, types.NumericT), typeName(to))

@@ -14,9 +14,11 @@ func init() {
 		fn1("chr", tInt4, tText, func(a any) (any, error) {
 			c := a.(int64)
 			switch {
+			case c < 0:
+				return nil, pgerr.New(pgerrcode.InvalidParameterValue, "character number must be positive")
 			case c == 0:
 				return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "null character not permitted")
-			case c < 0 || c > utf8.MaxRune:
+			case c > utf8.MaxRune:
 				return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "requested character too large for encoding: %d", c)
 			case c >= 0xD800 && c <= 0xDFFF:
 				return nil, pgerr.New(pgerrcode.ProgramLimitExceeded, "requested character not valid for encoding: %d", c)

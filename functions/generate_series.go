@@ -16,8 +16,8 @@ func init() {
 	RegisterSetReturning(&SetReturning{Name: "generate_series", Type: seriesType, Rows: seriesRows})
 }
 
-// seriesType types start and stop as their common type and the step as
-// that type, or as an interval for timestamps.
+// seriesType types start, stop and step as their common type, or start
+// and stop as theirs and the step as an interval for timestamps.
 func seriesType(args []types.T, unify func([]types.T) (types.T, error)) (SetSignature, bool, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return SetSignature{}, false, nil
@@ -25,6 +25,12 @@ func seriesType(args []types.T, unify func([]types.T) (types.T, error)) (SetSign
 	t, err := unify(args[:2])
 	if err != nil {
 		return SetSignature{}, false, err
+	}
+	if len(args) == 3 && t.Family != types.DateFamily && t.Family != types.TimestampFamily && t.Family != types.TimestampTZ {
+		// A number's step shares the common type: (1, 3, 0.5) is numeric.
+		if t, err = unify(args); err != nil {
+			return SetSignature{}, false, err
+		}
 	}
 	if t.IsInteger() && t.Family != types.Int8 {
 		t = types.Int4T

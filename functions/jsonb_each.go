@@ -1,12 +1,14 @@
 package functions
 
 // jsonb_each(jsonb), json_each(json) and their _text forms: the key and
-// value of each member of a JSON object, keys in jsonb's order (shorter
-// first, then bytewise), values as JSON or (_text) as text.
+// value of each member of a JSON object, values as JSON or (_text) as
+// text. jsonb's members come in its order (shorter keys first, then
+// bytewise); json's as its text has them, repeated keys and all.
 
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/jackc/pgerrcode"
 
@@ -27,35 +29,71 @@ func init() {
 		RegisterSetReturning(&SetReturning{Name: f.name,
 			Type: oneArg(f.in, types.Field{Name: "key", T: types.TextT}, types.Field{Name: "value", T: f.out}),
 			Rows: func(_ *Context, args []any, _ []types.T) (NextRow, error) {
-				obj, keys, err := jsonMembers(f.name, args[0].(string))
+				members, err := jsonMembers(f.name, args[0].(string))
 				if err != nil {
 					return nil, err
 				}
 				i := 0
 				return func() ([]any, bool, error) {
-					if i >= len(keys) {
+					if i >= len(members) {
 						return nil, false, nil
 					}
-					k := keys[i]
+					m := members[i]
 					i++
-					v, err := jsonSetValue(obj[k], f.out)
-					return []any{k, v}, true, err
+					v, err := jsonSetValue(m.value, f.out)
+					return []any{m.key, v}, true, err
 				}, nil
 			}})
 	}
 }
 
+// jsonMember is one member of a JSON object.
+type jsonMember struct {
+	key   string
+	value json.RawMessage
+}
+
 // jsonMembers parses the JSON object s, the argument of fn, and returns
-// its members and their keys in jsonb's order.
-func jsonMembers(fn, s string) (map[string]json.RawMessage, []string, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(s), &obj); err != nil {
-		return nil, nil, pgerr.New(pgerrcode.InvalidParameterValue, "cannot call %s on a non-object", fn)
+// its members: for a jsonb function in jsonb's order, for a json one in
+// the text's order with any repeated keys, as PostgreSQL's json
+// functions walk the text.
+func jsonMembers(fn, s string) ([]jsonMember, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, notObjectError(fn, tok == json.Delim('['))
 	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
+	notObject := pgerr.New(pgerrcode.InvalidParameterValue, "cannot call %s on a non-object", fn)
+	var members []jsonMember
+	for dec.More() {
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok {
+			return nil, notObject
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, notObject
+		}
+		members = append(members, jsonMember{key, v})
 	}
-	sort.Slice(keys, func(a, b int) bool { return jsonbKeyLess(keys[a], keys[b]) })
-	return obj, keys, nil
+	if strings.HasPrefix(fn, "jsonb") {
+		sort.SliceStable(members, func(a, b int) bool { return jsonbKeyLess(members[a].key, members[b].key) })
+	}
+	return members, nil
+}
+
+// notObjectError is PostgreSQL's error for fn on a JSON array or scalar,
+// which words it differently for each function.
+func notObjectError(fn string, array bool) error {
+	what := map[bool]string{true: "an array", false: "a scalar"}[array]
+	switch {
+	case strings.HasSuffix(fn, "_object_keys"):
+		return pgerr.New(pgerrcode.InvalidParameterValue, "cannot call %s on %s", fn, what)
+	case strings.HasPrefix(fn, "jsonb"):
+		return pgerr.New(pgerrcode.InvalidParameterValue, "cannot call %s on a non-object", fn)
+	case array:
+		return pgerr.New(pgerrcode.InvalidParameterValue, "cannot deconstruct an array as an object")
+	}
+	return pgerr.New(pgerrcode.InvalidParameterValue, "cannot deconstruct a scalar")
 }

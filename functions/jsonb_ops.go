@@ -177,6 +177,25 @@ func init() {
 			return f(j, keys), nil
 		}}
 	}
+	// ?| and ?&, also callable as the functions behind them
+	// (jsonb_exists_any, jsonb_exists_all), as @> and <@ are
+	// (jsonb_contains, jsonb_contained); jsonb_exists has its own file.
+	hasAnyKey := func(j *jnode, keys []string) bool {
+		for _, k := range keys {
+			if jsonHasKey(j, k) {
+				return true
+			}
+		}
+		return false
+	}
+	hasAllKeys := func(j *jnode, keys []string) bool {
+		for _, k := range keys {
+			if !jsonHasKey(j, k) {
+				return false
+			}
+		}
+		return true
+	}
 	contains := two("@>", types.BoolT, func(a, b *jnode) (any, error) { return jsonbContains(a, b, true), nil })
 	contains.Kernel = wrapKernel(contains, types.BoolT, jsonbContainsKernel(contains))
 	Register(
@@ -184,22 +203,10 @@ func init() {
 		two("<@", types.BoolT, func(a, b *jnode) (any, error) { return jsonbContains(b, a, true), nil }),
 		two("||", B, func(a, b *jnode) (any, error) { return jsonbText(jsonbConcat(a, b)), nil }),
 		exists("?", types.TextT, func(j *jnode, keys []string) bool { return jsonHasKey(j, keys[0]) }),
-		exists("?|", textArrayT, func(j *jnode, keys []string) bool {
-			for _, k := range keys {
-				if jsonHasKey(j, k) {
-					return true
-				}
-			}
-			return false
-		}),
-		exists("?&", textArrayT, func(j *jnode, keys []string) bool {
-			for _, k := range keys {
-				if !jsonHasKey(j, k) {
-					return false
-				}
-			}
-			return true
-		}),
+		exists("?|", textArrayT, hasAnyKey), exists("jsonb_exists_any", textArrayT, hasAnyKey),
+		exists("?&", textArrayT, hasAllKeys), exists("jsonb_exists_all", textArrayT, hasAllKeys),
+		two("jsonb_contains", types.BoolT, func(a, b *jnode) (any, error) { return jsonbContains(a, b, true), nil }),
+		two("jsonb_contained", types.BoolT, func(a, b *jnode) (any, error) { return jsonbContains(b, a, true), nil }),
 		&Overload{Name: "-", Args: []types.T{B, types.TextT}, Result: B, Eval: func(_ *Context, args []any) (any, error) {
 			j, err := parseJSON(args[0].(string))
 			if err != nil {

@@ -2,6 +2,7 @@ package functions
 
 import (
 	"math/rand"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -164,4 +165,72 @@ func TestSimilarToEscape(t *testing.T) {
 		{"similar_to_escape", []string{"'a'", "'ab'"}, "ERROR 22025: invalid escape string", ""},
 		{"~", []string{"'abc'", "'^(?:a.*c)$'"}, "t", "boolean"},
 	})
+}
+
+// TestLikeAgainstRegexp checks the matcher, with its early abort, against
+// the same patterns as regular expressions on random short strings.
+func TestLikeAgainstRegexp(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	pick := func(alpha string, n int) string {
+		b := make([]byte, rng.Intn(n+1))
+		for i := range b {
+			b[i] = alpha[rng.Intn(len(alpha))]
+		}
+		return string(b)
+	}
+	for range 20000 {
+		pat, s := pick("ab%_", 7), pick("ab", 8)
+		var re strings.Builder
+		re.WriteString("^(?s:")
+		for _, c := range pat {
+			switch c {
+			case '%':
+				re.WriteString(".*")
+			case '_':
+				re.WriteString(".")
+			default:
+				re.WriteRune(c)
+			}
+		}
+		re.WriteString(")$")
+		want := regexp.MustCompile(re.String()).MatchString(s)
+		got, err := parseLike(pat, false).match(s)
+		if err != nil || got != want {
+			t.Fatalf("%q LIKE %q: got %v, %v, want %v", s, pat, got, err, want)
+		}
+	}
+}
+
+// TestLikeManyWildcards: a pattern of many %s that cannot match fails
+// at once rather than trying every split of the text between them.
+func TestLikeManyWildcards(t *testing.T) {
+	s := strings.Repeat("x", 100000)
+	pat := strings.Repeat("%x", 1000) + "%y"
+	if got, _ := parseLike(pat, false).match(s); got {
+		t.Fatal("matched")
+	}
+	pat = strings.Repeat("%x_", 100) + "%y"
+	if got, _ := parseLike(pat, false).match(s); got {
+		t.Fatal("matched")
+	}
+}
+
+// TestRegexUnsupported: what RE2 lacks of PostgreSQL's regular
+// expressions is 0A000 naming it, not an invalid expression.
+func TestRegexUnsupported(t *testing.T) {
+	for pat, want := range map[string]string{
+		`(a)\1`:   "back-references (\\1) in regular expressions",
+		`(?=y)y`:  "lookahead constraints in regular expressions",
+		`x(?!y)`:  "lookahead constraints in regular expressions",
+		`(?<=a)b`: "lookbehind constraints in regular expressions",
+		`(?<!a)b`: "lookbehind constraints in regular expressions",
+	} {
+		_, err := compileRegex(pat, "")
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "not supported") {
+			t.Errorf("%s: got %v, want %s not supported", pat, err, want)
+		}
+	}
+	if _, err := compileRegex(`(`, ""); err == nil || strings.Contains(err.Error(), "not supported") {
+		t.Errorf("(: got %v", err)
+	}
 }

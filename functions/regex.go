@@ -218,6 +218,9 @@ func compileRegex(pat, flags string) (*regexp.Regexp, error) {
 		}
 		re, err := regexp.Compile("(?" + goFlags + ")" + src)
 		if err != nil {
+			if feature := unsupportedRegex(err); feature != "" {
+				return nil, pgerr.NotSupported("%s in regular expressions", feature)
+			}
 			return nil, pgerr.New(pgerrcode.InvalidRegularExpression, "invalid regular expression: %s", regexErrorText(err))
 		}
 		return re, nil
@@ -252,6 +255,25 @@ func translateRegex(p string) string {
 		}
 	}
 	return b.String()
+}
+
+// unsupportedRegex names the construct of PostgreSQL's regular
+// expressions that RE2, which runs them here, lacks and err is about:
+// back-references and lookahead or lookbehind constraints. "" if none.
+func unsupportedRegex(err error) string {
+	var se *syntax.Error
+	if !errors.As(err, &se) {
+		return ""
+	}
+	switch {
+	case se.Code == syntax.ErrInvalidEscape && len(se.Expr) == 2 && se.Expr[1] >= '1' && se.Expr[1] <= '9':
+		return "back-references (" + se.Expr + ")"
+	case strings.HasPrefix(se.Expr, "(?=") || strings.HasPrefix(se.Expr, "(?!"):
+		return "lookahead constraints"
+	case strings.HasPrefix(se.Expr, "(?<=") || strings.HasPrefix(se.Expr, "(?<!"):
+		return "lookbehind constraints"
+	}
+	return ""
 }
 
 // regexErrorText words an RE2 parse error as PostgreSQL's regex library

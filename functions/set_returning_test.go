@@ -43,7 +43,7 @@ func TestSetReturningType(t *testing.T) {
 		{"pg_partition_ancestors", []types.T{types.UnknownT}, "[regclass] -> relid regclass"},
 		{"json_array_elements_text", []types.T{types.JSONT}, "[json] -> value text"},
 		{"jsonb_each", []types.T{types.UnknownT}, "[jsonb] -> key text, value jsonb"},
-		{"json_object_keys", []types.T{types.JSONT}, "[jsonb] -> json_object_keys text"},
+		{"json_object_keys", []types.T{types.JSONT}, "[json] -> json_object_keys text"},
 		{"regexp_matches", []types.T{types.VarcharT, types.UnknownT, types.TextT}, "[text text text] -> regexp_matches text[]"},
 		{"regexp_split_to_table", []types.T{types.Int4T, types.UnknownT}, "no match"},
 		{"string_to_table", []types.T{types.TextT}, "no match"},

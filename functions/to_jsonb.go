@@ -1,7 +1,7 @@
 package functions
 
-// to_jsonb(anyelement), to_json(anyelement) and row_to_json(record [,
-// pretty]), and the datum-to-JSON
+// to_jsonb(anyelement), to_json(anyelement), row_to_json(record [,
+// pretty]) and array_to_json(anyarray [, pretty]), and the datum-to-JSON
 // conversion json_build_object, jsonb_agg and friends share: numbers stay
 // numbers (NaN and infinities become strings), dates and timestamps are
 // ISO 8601 strings, arrays become JSON arrays, json and jsonb values are
@@ -40,6 +40,19 @@ func init() {
 					return jsonOf(ctx, a[0], argType(ts, 0, a[0])), nil
 				}
 				return jsonRecordText(ctx, fields, argType(ts, 0, a[0]), ",\n "), nil
+			}),
+		withTypes(&Overload{Name: "array_to_json", Args: targs(ArgAnyArray), Result: types.JSONT},
+			func(ctx *Context, a []any, ts []types.T) (any, error) {
+				return jsonOf(ctx, a[0], argType(ts, 0, a[0])), nil
+			}),
+		withTypes(&Overload{Name: "array_to_json", Args: targs(ArgAnyArray, types.BoolT), Result: types.JSONT},
+			func(ctx *Context, a []any, ts []types.T) (any, error) {
+				t := argType(ts, 0, a[0])
+				arr, ok := a[0].(*types.Array)
+				if !ok || !a[1].(bool) || t.Elem == nil {
+					return jsonOf(ctx, a[0], t), nil
+				}
+				return jsonArrayText(ctx, arr, *t.Elem, 0, 0, ",\n "), nil
 			}),
 	)...)
 }
@@ -163,7 +176,9 @@ func fieldValue(v any, t types.T) any {
 	return v
 }
 
-// jsonArrayText writes dimension dim of a starting at element off.
+// jsonArrayText writes dimension dim of a starting at element off, its
+// elements separated by sep ("," or, for array_to_json's pretty form,
+// ",\n ", which only the outermost dimension has).
 func jsonArrayText(ctx *Context, a *types.Array, elem types.T, dim, off int, sep string) string {
 	if len(a.Dims) == 0 {
 		return "[]"
@@ -179,7 +194,7 @@ func jsonArrayText(ctx *Context, a *types.Array, elem types.T, dim, off int, sep
 			b.WriteString(sep)
 		}
 		if dim+1 < len(a.Dims) {
-			b.WriteString(jsonArrayText(ctx, a, elem, dim+1, off+i*stride, sep))
+			b.WriteString(jsonArrayText(ctx, a, elem, dim+1, off+i*stride, ","))
 		} else {
 			b.WriteString(jsonOf(ctx, a.Elems[off+i], elem))
 		}

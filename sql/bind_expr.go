@@ -1448,6 +1448,18 @@ func (b *Binder) bindArrayExpr(sc *scope, a *pg_query.A_ArrayExpr, want types.T)
 		}
 		elems[i] = e
 	}
+	if want.IsArray() && len(elems) > 0 {
+		// int[] and int[][] are one type in PostgreSQL: the constructor's
+		// nesting, down to elements that are not arrays, decides the
+		// dimensions, so ARRAY[1,2]::int[][] is 1-D.
+		d := 1
+		if et := elems[0].Type(); et.IsArray() {
+			d = et.Dims + 1
+		}
+		if d < want.Dims {
+			want = types.ArrayOf(*want.Elem, d)
+		}
+	}
 	var elemT types.T
 	if want.IsArray() {
 		if want.Dims > 1 {

@@ -17,10 +17,18 @@ import (
 // not have; called so they are 0A000, not "not an aggregate function".
 var hypotheticalSetAggs = map[string]bool{"rank": true, "dense_rank": true, "percent_rank": true, "cume_dist": true}
 
+// maxFuncArgs is PostgreSQL's FUNC_MAX_ARGS: a call with more arguments
+// (concat or json_build_object written out, not VARIADIC) is refused.
+const maxFuncArgs = 100
+
 // bindFuncCall binds a function call: an aggregate, one of the calls the
 // binder handles itself (nextval), or a scalar function.
 func (b *Binder) bindFuncCall(sc *scope, fc *pg_query.FuncCall) (Expr, error) {
 	name := strings.ToLower(nameOf(fc.Funcname))
+	if len(fc.Args) > maxFuncArgs {
+		return nil, pgerr.New(pgerrcode.TooManyArguments, "cannot pass more than %d arguments to a function", maxFuncArgs).
+			WithPosition(fc.Location + 1)
+	}
 	if fc.Over != nil {
 		return b.bindWindowCall(sc, fc, name)
 	}

@@ -34,7 +34,18 @@ var namedParams = map[string][]param{
 		{"timezone", ""}},
 	"jsonb_set":    {{"jsonb_in", ""}, {"path", ""}, {"replacement", ""}, {"create_if_missing", "true"}},
 	"jsonb_insert": {{"jsonb_in", ""}, {"path", ""}, {"replacement", ""}, {"insert_after", "false"}},
+	"jsonb_set_lax": {{"jsonb_in", ""}, {"path", ""}, {"replacement", ""}, {"create_if_missing", "true"},
+		{"null_value_treatment", "'use_json_null'"}},
+	"jsonb_path_exists":      jsonPathParams,
+	"jsonb_path_match":       jsonPathParams,
+	"jsonb_path_query":       jsonPathParams,
+	"jsonb_path_query_array": jsonPathParams,
+	"jsonb_path_query_first": jsonPathParams,
+	"parse_ident":            {{"str", ""}, {"strict", "true"}},
 }
+
+// jsonPathParams are the parameters of the jsonb_path_* functions.
+var jsonPathParams = []param{{"target", ""}, {"path", ""}, {"vars", "'{}'::jsonb"}, {"silent", "false"}}
 
 // positionalArgs puts a call's named arguments in their parameters'
 // places. Positional arguments must come first, as in PostgreSQL. The
