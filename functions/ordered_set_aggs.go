@@ -1,8 +1,8 @@
 package functions
 
 // The ordered-set aggregates, called as name(direct arguments) WITHIN
-// GROUP (ORDER BY value): percentile_cont(fraction) over float8 (the value
-// at that fraction, interpolated between the two nearest rows),
+// GROUP (ORDER BY value): percentile_cont(fraction) over float8 or interval
+// (the value at that fraction, interpolated between the two nearest rows),
 // percentile_disc(fraction) over any type (the first value whose position
 // reaches the fraction), each also with an array of fractions giving an
 // array, and mode() (the most frequent value, the first in sort order
@@ -20,11 +20,16 @@ import (
 
 func init() {
 	f8, f8s := types.Float8T, types.ArrayOf(types.Float8T, 1)
+	iv, ivs := types.IntervalT, types.ArrayOf(types.IntervalT, 1)
 	RegisterAggregate(
 		&Aggregate{Name: "percentile_cont", Args: targs(f8, f8), Result: f8, OrderedSet: true,
-			New: func([]types.T) AggState { return &percentileState{cont: true} }},
+			New: func([]types.T) AggState { return &percentileState{cont: true, elem: f8} }},
 		&Aggregate{Name: "percentile_cont", Args: targs(f8s, f8), Result: f8s, OrderedSet: true,
-			New: func([]types.T) AggState { return &percentileState{cont: true, many: true} }},
+			New: func([]types.T) AggState { return &percentileState{cont: true, many: true, elem: f8} }},
+		&Aggregate{Name: "percentile_cont", Args: targs(f8, iv), Result: iv, OrderedSet: true,
+			New: func([]types.T) AggState { return &percentileState{cont: true, elem: iv} }},
+		&Aggregate{Name: "percentile_cont", Args: targs(f8s, iv), Result: ivs, OrderedSet: true,
+			New: func([]types.T) AggState { return &percentileState{cont: true, many: true, elem: iv} }},
 		&Aggregate{Name: "percentile_disc", Args: targs(f8, ArgAny), OrderedSet: true,
 			ResultFn: func(ts []types.T) types.T { return baseType(ts[1]) },
 			New:      func([]types.T) AggState { return &percentileState{} }},
@@ -41,7 +46,7 @@ func init() {
 // fractions, with many) of its first row.
 type percentileState struct {
 	cont, many bool
-	elem       types.T // percentile_disc's value type, for its array result
+	elem       types.T // the value type (float8 or interval for percentile_cont)
 	fractions  any
 	values     []any
 	size       int64
@@ -67,10 +72,7 @@ func (s *percentileState) Result(*Context) (any, error) {
 		return s.at(s.fractions.(float64))
 	}
 	arr := s.fractions.(*types.Array)
-	out := &types.Array{Elem: types.Float8T, Dims: append([]int(nil), arr.Dims...), Elems: make([]any, len(arr.Elems))}
-	if !s.cont {
-		out.Elem = s.elem
-	}
+	out := &types.Array{Elem: s.elem, Dims: append([]int(nil), arr.Dims...), Elems: make([]any, len(arr.Elems))}
 	for i, f := range arr.Elems {
 		if f == nil {
 			continue
@@ -96,10 +98,22 @@ func (s *percentileState) at(f float64) (any, error) {
 	}
 	pos := f * float64(n-1)
 	lo, hi := math.Floor(pos), math.Ceil(pos)
-	first, second := s.values[int(lo)].(float64), s.values[int(hi)].(float64)
 	if lo == hi {
-		return first, nil
+		return s.values[int(lo)], nil
 	}
+	if first, ok := s.values[int(lo)].(types.IntervalValue); ok {
+		// PostgreSQL's interval_lerp: first + (second - first) * fraction.
+		diff, err := intervalAdd(s.values[int(hi)].(types.IntervalValue), negInterval(first))
+		if err != nil {
+			return nil, err
+		}
+		step, err := intervalMul(diff.(types.IntervalValue), pos-lo)
+		if err != nil {
+			return nil, err
+		}
+		return intervalAdd(step.(types.IntervalValue), first)
+	}
+	first, second := s.values[int(lo)].(float64), s.values[int(hi)].(float64)
 	return first + (pos-lo)*(second-first), nil
 }
 
