@@ -4,12 +4,16 @@ package functions
 // bucket (1 to count) operand falls in when [low, high) is cut into count
 // equal buckets, 0 below the range and count+1 above it; low > high
 // counts down. Computed as PostgreSQL 15 does: float8 in floating point,
-// numeric exactly.
+// numeric exactly. width_bucket(operand, thresholds) for any comparable
+// type: how many of the sorted thresholds (the buckets' lower bounds) are
+// at most operand, found by PostgreSQL's binary search.
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgerrcode"
 )
@@ -22,7 +26,30 @@ func init() {
 		fn("width_bucket", targs(tNum, tNum, tNum, tInt4), tInt4, func(_ *Context, a []any) (any, error) {
 			return widthBucketNumeric(a[0].(*apd.Decimal), a[1].(*apd.Decimal), a[2].(*apd.Decimal), a[3].(int64))
 		}),
+		fn("width_bucket", targs(ArgAny, ArgAnyArray), tInt4, func(_ *Context, a []any) (any, error) {
+			return widthBucketThresholds(a[0], a[1].(*types.Array))
+		}),
 	)
+}
+
+// widthBucketThresholds is width_bucket(operand, thresholds).
+func widthBucketThresholds(x any, th *types.Array) (any, error) {
+	if len(th.Dims) > 1 {
+		return nil, pgerr.New(pgerrcode.ArraySubscriptError, "thresholds must be one-dimensional array")
+	}
+	if slices.Contains(th.Elems, nil) {
+		return nil, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "thresholds array must not contain NULLs")
+	}
+	left, right := 0, len(th.Elems)
+	for left < right {
+		mid := (left + right) / 2
+		if compareDatum(x, th.Elems[mid], th.Elem) < 0 {
+			right = mid
+		} else {
+			left = mid + 1
+		}
+	}
+	return int64(left), nil
 }
 
 func errWidthBucket(msg string) error {
