@@ -804,11 +804,6 @@ func TestSuspendedReturningTag(t *testing.T) {
 func TestFetchProtocolPortal(t *testing.T) {
 	ts := startServer(t)
 	rc := ts.rawConnect(t)
-	query := func(sql string, want ...string) {
-		t.Helper()
-		rc.send(&pgproto3.Query{String: sql})
-		expect(t, sql, rc.readUntilReady(), want...)
-	}
 	bind := func(name, sql string) {
 		t.Helper()
 		rc.send(&pgproto3.Parse{Query: sql}, &pgproto3.Bind{DestinationPortal: name}, &pgproto3.Sync{})
@@ -819,49 +814,49 @@ func TestFetchProtocolPortal(t *testing.T) {
 		rc.send(&pgproto3.Execute{Portal: name, MaxRows: maxRows}, &pgproto3.Sync{})
 		expect(t, "execute "+name, rc.readUntilReady(), want...)
 	}
-	query("CREATE TABLE ft (a int)", "CommandComplete CREATE TABLE", "ReadyForQuery I")
-	query("BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.query(t, "CREATE TABLE ft (a int)", "CommandComplete CREATE TABLE", "ReadyForQuery I")
+	rc.query(t, "BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
 
 	bind("p", "SELECT generate_series(1, 6) AS n")
-	query("SELECT name, statement, is_holdable FROM pg_cursors", "RowDescription name:25,statement:25,is_holdable:16",
+	rc.query(t, "SELECT name, statement, is_holdable FROM pg_cursors", "RowDescription name:25,statement:25,is_holdable:16",
 		"DataRow p,SELECT generate_series(1, 6) AS n,f", "CommandComplete SELECT 1", "ReadyForQuery T")
 	execute("p", 1, "DataRow 1", "PortalSuspended", "ReadyForQuery T")
-	query("FETCH 2 FROM p", "RowDescription n:23", "DataRow 2", "DataRow 3", "CommandComplete FETCH 2", "ReadyForQuery T")
-	query("MOVE 1 IN p", "CommandComplete MOVE 1", "ReadyForQuery T")
+	rc.query(t, "FETCH 2 FROM p", "RowDescription n:23", "DataRow 2", "DataRow 3", "CommandComplete FETCH 2", "ReadyForQuery T")
+	rc.query(t, "MOVE 1 IN p", "CommandComplete MOVE 1", "ReadyForQuery T")
 	execute("p", 1, "DataRow 5", "PortalSuspended", "ReadyForQuery T")
-	query("FETCH ALL p", "RowDescription n:23", "DataRow 6", "CommandComplete FETCH 1", "ReadyForQuery T")
+	rc.query(t, "FETCH ALL p", "RowDescription n:23", "DataRow 6", "CommandComplete FETCH 1", "ReadyForQuery T")
 	execute("p", 0, "CommandComplete SELECT 0", "ReadyForQuery T")
-	query("FETCH p", "RowDescription n:23", "CommandComplete FETCH 0", "ReadyForQuery T")
-	query("CLOSE p", "CommandComplete CLOSE CURSOR", "ReadyForQuery T")
-	query("FETCH p", "ErrorResponse ERROR 34000", "ReadyForQuery E")
-	query("ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
+	rc.query(t, "FETCH p", "RowDescription n:23", "CommandComplete FETCH 0", "ReadyForQuery T")
+	rc.query(t, "CLOSE p", "CommandComplete CLOSE CURSOR", "ReadyForQuery T")
+	rc.query(t, "FETCH p", "ErrorResponse ERROR 34000", "ReadyForQuery E")
+	rc.query(t, "ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
 
 	// A portal of INSERT ... RETURNING runs whole at its first FETCH; the
 	// Execute that ends it counts the rows it sent.
-	query("BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.query(t, "BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
 	bind("i", "INSERT INTO ft VALUES (1), (2), (3) RETURNING a")
-	query("FETCH 1 i", "RowDescription a:23", "DataRow 1", "CommandComplete FETCH 1", "ReadyForQuery T")
-	query("SELECT count(*) FROM ft", "RowDescription count:20", "DataRow 3", "CommandComplete SELECT 1", "ReadyForQuery T")
+	rc.query(t, "FETCH 1 i", "RowDescription a:23", "DataRow 1", "CommandComplete FETCH 1", "ReadyForQuery T")
+	rc.query(t, "SELECT count(*) FROM ft", "RowDescription count:20", "DataRow 3", "CommandComplete SELECT 1", "ReadyForQuery T")
 	execute("i", 0, "DataRow 2", "DataRow 3", "CommandComplete INSERT 0 2", "ReadyForQuery T")
 	execute("i", 0, "CommandComplete INSERT 0 0", "ReadyForQuery T")
 
 	bind("j", "INSERT INTO ft VALUES (4)")
-	query("FETCH j", "ErrorResponse ERROR XX000", "ReadyForQuery E")
-	query("ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
+	rc.query(t, "FETCH j", "ErrorResponse ERROR XX000", "ReadyForQuery E")
+	rc.query(t, "ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
 
-	query("BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.query(t, "BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
 	bind("m", "SELECT 1")
-	query("FETCH BACKWARD 1 m", "ErrorResponse ERROR 55000", "ReadyForQuery E")
-	query("ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
-	query("BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
-	query("FETCH PRIOR nosuch", "ErrorResponse ERROR 34000", "ReadyForQuery E")
-	query("ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
+	rc.query(t, "FETCH BACKWARD 1 m", "ErrorResponse ERROR 55000", "ReadyForQuery E")
+	rc.query(t, "ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
+	rc.query(t, "BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.query(t, "FETCH PRIOR nosuch", "ErrorResponse ERROR 34000", "ReadyForQuery E")
+	rc.query(t, "ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
 
-	query("BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.query(t, "BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
 	bind("n", "SELECT 1")
-	query("CLOSE ALL", "CommandComplete CLOSE CURSOR ALL", "ReadyForQuery T")
+	rc.query(t, "CLOSE ALL", "CommandComplete CLOSE CURSOR ALL", "ReadyForQuery T")
 	execute("n", 0, "ErrorResponse ERROR 34000", "ReadyForQuery E")
-	query("ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
+	rc.query(t, "ROLLBACK", "CommandComplete ROLLBACK", "ReadyForQuery I")
 
 	// In the implicit transaction of a block of messages, before its Sync.
 	rc.send(&pgproto3.Parse{Query: "SELECT 7 AS x"}, &pgproto3.Bind{DestinationPortal: "o"},

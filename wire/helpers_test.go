@@ -182,6 +182,14 @@ func (rc *rawClient) receive() (string, error) {
 	return summary(msg), nil
 }
 
+// query sends sql as a simple Query and checks the messages up to
+// ReadyForQuery against want (expect's notation).
+func (rc *rawClient) query(t testing.TB, sql string, want ...string) {
+	t.Helper()
+	rc.send(&pgproto3.Query{String: sql})
+	expect(t, sql, rc.readUntilReady(), want...)
+}
+
 // readUntilReady reads messages up to and including ReadyForQuery.
 func (rc *rawClient) readUntilReady() []string {
 	rc.t.Helper()

@@ -118,20 +118,15 @@ func TestNoticeAndParameterStatus(t *testing.T) {
 func TestParameterStatusOnlyWhenChanged(t *testing.T) {
 	ts := startServer(t)
 	rc := ts.rawConnect(t)
-	query := func(sql string, want ...string) {
-		t.Helper()
-		rc.send(&pgproto3.Query{String: sql})
-		expect(t, sql, rc.readUntilReady(), want...)
-	}
-	query("SET standard_conforming_strings = on", "CommandComplete SET", "ReadyForQuery I")
-	query("SET client_encoding = 'UTF8'", "CommandComplete SET", "ReadyForQuery I")
-	query("SET application_name = 'a'", "CommandComplete SET", "ParameterStatus application_name=a", "ReadyForQuery I")
-	query("SET application_name = 'a'", "CommandComplete SET", "ReadyForQuery I")
-	query("BEGIN; SET application_name = 'b'; ROLLBACK", "CommandComplete BEGIN", "CommandComplete SET",
+	rc.query(t, "SET standard_conforming_strings = on", "CommandComplete SET", "ReadyForQuery I")
+	rc.query(t, "SET client_encoding = 'UTF8'", "CommandComplete SET", "ReadyForQuery I")
+	rc.query(t, "SET application_name = 'a'", "CommandComplete SET", "ParameterStatus application_name=a", "ReadyForQuery I")
+	rc.query(t, "SET application_name = 'a'", "CommandComplete SET", "ReadyForQuery I")
+	rc.query(t, "BEGIN; SET application_name = 'b'; ROLLBACK", "CommandComplete BEGIN", "CommandComplete SET",
 		"CommandComplete ROLLBACK", "ReadyForQuery I")
-	query("SET application_name = 'c'; SELECT 1/0", "CommandComplete SET", "ErrorResponse ERROR 22012", "ReadyForQuery I")
-	query("DISCARD ALL", "CommandComplete DISCARD ALL", "ParameterStatus application_name=", "ReadyForQuery I")
-	query("DISCARD ALL", "CommandComplete DISCARD ALL", "ReadyForQuery I")
+	rc.query(t, "SET application_name = 'c'; SELECT 1/0", "CommandComplete SET", "ErrorResponse ERROR 22012", "ReadyForQuery I")
+	rc.query(t, "DISCARD ALL", "CommandComplete DISCARD ALL", "ParameterStatus application_name=", "ReadyForQuery I")
+	rc.query(t, "DISCARD ALL", "CommandComplete DISCARD ALL", "ReadyForQuery I")
 }
 
 func TestTransactionStatus(t *testing.T) {
@@ -183,21 +178,16 @@ func TestResultClientGoneIsNotInternal(t *testing.T) {
 func TestSearchPathQuotedNames(t *testing.T) {
 	ts := startServer(t)
 	rc := ts.rawConnect(t)
-	query := func(sql string, want ...string) {
-		t.Helper()
-		rc.send(&pgproto3.Query{String: sql})
-		expect(t, sql, rc.readUntilReady(), want...)
-	}
-	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow "$user", public`, "CommandComplete SHOW", "ReadyForQuery I")
-	query(`CREATE SCHEMA "a,b"; CREATE TABLE "a,b".t (x int); INSERT INTO "a,b".t VALUES (7)`,
+	rc.query(t, `SHOW search_path`, "RowDescription search_path:25", `DataRow "$user", public`, "CommandComplete SHOW", "ReadyForQuery I")
+	rc.query(t, `CREATE SCHEMA "a,b"; CREATE TABLE "a,b".t (x int); INSERT INTO "a,b".t VALUES (7)`,
 		"CommandComplete CREATE SCHEMA", "CommandComplete CREATE TABLE", "CommandComplete INSERT 0 1", "ReadyForQuery I")
-	query(`SET search_path = "My Schema", "a,b", 'Up', public`, "CommandComplete SET", "ReadyForQuery I")
-	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow "My Schema", "a,b", "Up", public`, "CommandComplete SHOW", "ReadyForQuery I")
-	query(`SELECT x FROM t`, "RowDescription x:23", "DataRow 7", "CommandComplete SELECT 1", "ReadyForQuery I")
-	query(`SET search_path = "$user", public`, "CommandComplete SET", "ReadyForQuery I")
-	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow "$user", public`, "CommandComplete SHOW", "ReadyForQuery I")
-	query(`SET search_path = ''`, "CommandComplete SET", "ReadyForQuery I")
-	query(`SHOW search_path`, "RowDescription search_path:25", `DataRow ""`, "CommandComplete SHOW", "ReadyForQuery I")
+	rc.query(t, `SET search_path = "My Schema", "a,b", 'Up', public`, "CommandComplete SET", "ReadyForQuery I")
+	rc.query(t, `SHOW search_path`, "RowDescription search_path:25", `DataRow "My Schema", "a,b", "Up", public`, "CommandComplete SHOW", "ReadyForQuery I")
+	rc.query(t, `SELECT x FROM t`, "RowDescription x:23", "DataRow 7", "CommandComplete SELECT 1", "ReadyForQuery I")
+	rc.query(t, `SET search_path = "$user", public`, "CommandComplete SET", "ReadyForQuery I")
+	rc.query(t, `SHOW search_path`, "RowDescription search_path:25", `DataRow "$user", public`, "CommandComplete SHOW", "ReadyForQuery I")
+	rc.query(t, `SET search_path = ''`, "CommandComplete SET", "ReadyForQuery I")
+	rc.query(t, `SHOW search_path`, "RowDescription search_path:25", `DataRow ""`, "CommandComplete SHOW", "ReadyForQuery I")
 }
 
 // TestLikeManyPercents checks that a LIKE pattern of many %s answers in
@@ -229,19 +219,14 @@ func TestLikeManyPercents(t *testing.T) {
 func TestSetTimeZoneInterval(t *testing.T) {
 	ts := startServer(t)
 	rc := ts.rawConnect(t)
-	query := func(sql string, want ...string) {
-		t.Helper()
-		rc.send(&pgproto3.Query{String: sql})
-		expect(t, sql, rc.readUntilReady(), want...)
-	}
 	const at = `SELECT '2020-01-01 00:00:00+00'::timestamptz::text`
-	query(`SET TIME ZONE INTERVAL '+02:00'`, "CommandComplete SET", "ParameterStatus TimeZone=2", "ReadyForQuery I")
-	query(at, "RowDescription text:25", "DataRow 2020-01-01 02:00:00+02", "CommandComplete SELECT 1", "ReadyForQuery I")
-	query(`SET TIME ZONE INTERVAL '01:30' HOUR TO MINUTE`, "CommandComplete SET", "ParameterStatus TimeZone=1.5", "ReadyForQuery I")
-	query(at, "RowDescription text:25", "DataRow 2020-01-01 01:30:00+01:30", "CommandComplete SELECT 1", "ReadyForQuery I")
-	query(`SET TIME ZONE INTERVAL '-3' HOUR`, "CommandComplete SET", "ParameterStatus TimeZone=-3", "ReadyForQuery I")
-	query(at, "RowDescription text:25", "DataRow 2019-12-31 21:00:00-03", "CommandComplete SELECT 1", "ReadyForQuery I")
-	query(`SET TIME ZONE INTERVAL '1 day'`, "ErrorResponse ERROR 22023", "ReadyForQuery I")
-	query(`SET TIME ZONE INTERVAL '1 month'`, "ErrorResponse ERROR 22023", "ReadyForQuery I")
-	query(`SHOW TimeZone`, "RowDescription TimeZone:25", "DataRow -3", "CommandComplete SHOW", "ReadyForQuery I")
+	rc.query(t, `SET TIME ZONE INTERVAL '+02:00'`, "CommandComplete SET", "ParameterStatus TimeZone=2", "ReadyForQuery I")
+	rc.query(t, at, "RowDescription text:25", "DataRow 2020-01-01 02:00:00+02", "CommandComplete SELECT 1", "ReadyForQuery I")
+	rc.query(t, `SET TIME ZONE INTERVAL '01:30' HOUR TO MINUTE`, "CommandComplete SET", "ParameterStatus TimeZone=1.5", "ReadyForQuery I")
+	rc.query(t, at, "RowDescription text:25", "DataRow 2020-01-01 01:30:00+01:30", "CommandComplete SELECT 1", "ReadyForQuery I")
+	rc.query(t, `SET TIME ZONE INTERVAL '-3' HOUR`, "CommandComplete SET", "ParameterStatus TimeZone=-3", "ReadyForQuery I")
+	rc.query(t, at, "RowDescription text:25", "DataRow 2019-12-31 21:00:00-03", "CommandComplete SELECT 1", "ReadyForQuery I")
+	rc.query(t, `SET TIME ZONE INTERVAL '1 day'`, "ErrorResponse ERROR 22023", "ReadyForQuery I")
+	rc.query(t, `SET TIME ZONE INTERVAL '1 month'`, "ErrorResponse ERROR 22023", "ReadyForQuery I")
+	rc.query(t, `SHOW TimeZone`, "RowDescription TimeZone:25", "DataRow -3", "CommandComplete SHOW", "ReadyForQuery I")
 }
