@@ -33,7 +33,15 @@ func newHTTPClient(t *testing.T) *httpClient {
 // post sends body to path and returns the status and the answer.
 func (c *httpClient) post(path, body string) (int, string) {
 	c.t.Helper()
-	resp, err := http.Post(c.url+path, "application/json", strings.NewReader(body))
+	req, _ := http.NewRequest("POST", c.url+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	return c.do(req)
+}
+
+// do sends req and returns the status and the answer.
+func (c *httpClient) do(req *http.Request) (int, string) {
+	c.t.Helper()
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}

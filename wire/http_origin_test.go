@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,13 +22,7 @@ func TestHTTPRefusesWebPages(t *testing.T) {
 		if h := header["Host"]; h != "" {
 			req.Host = h
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return c.do(req)
 	}
 	create := `{"query": "CREATE TABLE pwned (x int)"}`
 	for _, h := range []map[string]string{

@@ -204,13 +204,7 @@ func TestHTTPMCPRefusesBadText(t *testing.T) {
 		req, _ := http.NewRequest("POST", c.url+"/mcp", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return c.do(req)
 	}
 	for text, sqlstate := range map[string]string{"inv\xff\xfeutf": "22021", `half \ud800 pair`: "08P01", `low \udc00 half`: "08P01"} {
 		if status, got := call(text); status != http.StatusBadRequest || !strings.Contains(got, `"sqlstate":"`+sqlstate+`"`) {
@@ -233,14 +227,8 @@ func TestHTTPTableNameNotUTF8(t *testing.T) {
 	for _, name := range []string{"a%FFb", "a%00b", "%C3"} {
 		c.fail("/workspaces/w/tables/"+name+"/ingest", `{"x": [1]}`, 400, "BAD_REQUEST", "22021", "invalid byte sequence")
 		req, _ := http.NewRequest("DELETE", c.url+"/workspaces/w/tables/"+name, nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 400 || !strings.Contains(string(b), `"sqlstate":"22021"`) {
-			t.Errorf("DELETE %s: %d %s", name, resp.StatusCode, b)
+		if status, b := c.do(req); status != 400 || !strings.Contains(b, `"sqlstate":"22021"`) {
+			t.Errorf("DELETE %s: %d %s", name, status, b)
 		}
 	}
 	if got := c.ok("/workspaces/w/tables/%C3%A9t%C3%A9/ingest", `{"x": [1]}`); got != `{"table_name":"été","row_count":1}` {
