@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // catalogFileName is catalog.json in the data directory.
@@ -40,6 +41,16 @@ func readCatalogFile(path string) (*catalogFile, error) {
 	}
 	if cf.Catalog == nil {
 		return nil, fmt.Errorf("corrupt %s: no catalog", path)
+	}
+	for _, t := range cf.Catalog.Tables {
+		if t == nil {
+			continue
+		}
+		for _, c := range t.Columns {
+			if c.Type.Family == types.ArrayFamily && (c.Type.Elem == nil || c.Type.Elem.Family == types.ArrayFamily) {
+				return nil, fmt.Errorf("corrupt %s: column %q of table %q is an array without an element type", path, c.Name, t.Name)
+			}
+		}
 	}
 	cf.Catalog.Normalize()
 	return cf, nil
