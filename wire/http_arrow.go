@@ -135,10 +135,14 @@ type arrowConverter struct {
 	opts   *types.TextOptions
 	schema *arrow.Schema
 	conv   []func(b array.Builder, raw []byte) error
-	floats []float32
-	text   []byte // an unescaped string
-	jsonb  []byte // a jsonb value's printed form
-	norm   types.JSONBNormalizer
+	// embedding[j] is whether column j is a real[] whose JSON arrays of
+	// numbers types.ParseJSONFloat4s reads: its values validValues
+	// parsed are taken as they are.
+	embedding []bool
+	floats    []float32
+	text      []byte // an unescaped string
+	jsonb     []byte // a jsonb value's printed form
+	norm      types.JSONBNormalizer
 	// left is the number of rows of the chunk from the current one on.
 	left int
 }
@@ -149,6 +153,7 @@ func newArrowConverter(cols []ingestColumn, ts []types.T, opts *types.TextOption
 	for i, t := range ts {
 		fields[i] = arrow.Field{Name: cols[i].name, Type: t.Arrow(), Nullable: true}
 		v.conv = append(v.conv, v.converter(t))
+		v.embedding = append(v.embedding, embeddingType(t))
 	}
 	v.schema = arrow.NewSchema(fields, nil)
 	return v
@@ -172,6 +177,10 @@ func (v *arrowConverter) chunk(cols []ingestColumn, from, to int) (arrow.Record,
 			raw := c.values[row]
 			if len(raw) == 0 || raw[0] == 'n' {
 				builders[j].AppendNull()
+				continue
+			}
+			if v.embedding[j] && c.embeddings != nil && c.embeddings[row] != nil {
+				v.appendFloats(builders[j], c.embeddings[row]) // parsed by validValues
 				continue
 			}
 			if err := v.conv[j](builders[j], raw); err != nil {
@@ -268,7 +277,7 @@ func (v *arrowConverter) converter(t types.T) func(b array.Builder, raw []byte) 
 			return nil
 		}
 	case types.ArrayFamily:
-		if t.Elem.Family != types.Float4 || t.Dims > 1 {
+		if !embeddingType(t) {
 			break
 		}
 		return func(b array.Builder, raw []byte) error {
@@ -281,6 +290,13 @@ func (v *arrowConverter) converter(t types.T) func(b array.Builder, raw []byte) 
 		}
 	}
 	return general
+}
+
+// embeddingType reports whether t, a type arrowValueType takes, is a
+// one-dimensional real[], whose values are read by
+// types.ParseJSONFloat4s.
+func embeddingType(t types.T) bool {
+	return t.Family == types.ArrayFamily && t.Elem.Family == types.Float4 && t.Dims <= 1
 }
 
 // appendFloats appends the embedding xs to a real[] column's builder.

@@ -35,9 +35,13 @@ const (
 const ingestAttempts = 4
 
 // ingestColumn is one column of an ingest body, in the body's order.
+// embeddings are its values validValues parsed as embeddings, arrays of
+// numbers read as real[] (nil for the others; nil when none were): its
+// check of their JSON was their parse, kept for toArrow.
 type ingestColumn struct {
-	name   string
-	values []json.RawMessage
+	name       string
+	values     []json.RawMessage
+	embeddings [][]float32
 }
 
 // ingest answers POST /workspaces/{ws}/tables/{name}/ingest, pg_deeplake
@@ -137,7 +141,7 @@ func splitColumns(body []byte) (cols []ingestColumn, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		cols = append(cols, ingestColumn{string(name), values})
+		cols = append(cols, ingestColumn{name: string(name), values: values})
 		i = skipJSONSpace(body, end)
 	}
 	if i == len(body) {
@@ -260,25 +264,51 @@ var jsontextOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jso
 
 // validValues reports whether every value of cols is one valid JSON
 // value, checking chunks of rows in parallel. An array of numbers, an
-// embedding, is checked by jsonNumberArray, a loop over its bytes;
-// anything else by jsontext (github.com/go-json-experiment/json, the
-// encoding/json/v2 proposal's tokenizer), a complete RFC 8259 validator.
-// jsontext is not used for the embeddings because its number
-// validation, general and resumable, costs as much per byte as parsing
-// the floats themselves, and embeddings are nearly all of a load's bytes.
+// embedding, is checked by parsing it as a real[] (types.ParseJSONFloat4s
+// takes JSON's grammar only), its floats kept in the column's embeddings
+// for toArrow, or when that refuses it (a number beyond real's range)
+// by jsonNumberArray, a loop over its bytes; anything else by jsontext
+// (github.com/go-json-experiment/json, the encoding/json/v2 proposal's
+// tokenizer), a complete RFC 8259 validator. jsontext is not used for
+// the embeddings because its number validation, general and resumable,
+// costs as much per byte as parsing the floats themselves, and
+// embeddings are nearly all of a load's bytes.
 func validValues(cols []ingestColumn) bool {
 	if len(cols) == 0 {
 		return true
 	}
 	nrows := len(cols[0].values)
-	for _, c := range cols[1:] {
+	for i, c := range cols {
 		nrows = max(nrows, len(c.values))
+		cols[i].embeddings = nil
+		if firstArray(c.values) {
+			cols[i].embeddings = make([][]float32, len(c.values))
+		}
 	}
 	var bad atomic.Bool
 	err := parallelRows(nrows, func(_, from, to int) {
-		for _, c := range cols {
-			for _, v := range c.values[min(from, len(c.values)):min(to, len(c.values))] {
-				if !(v[0] == '[' && jsonNumberArray(v)) && !jsontext.Value(v).IsValid(jsontextOptions...) {
+		for ci := range cols {
+			c := &cols[ci]
+			var floats []float32 // this chunk's embeddings of the column, end to end
+			for row := from; row < min(to, len(c.values)); row++ {
+				v := c.values[row]
+				if v[0] == '[' && c.embeddings != nil {
+					xs, ok := types.ParseJSONFloat4s(floats, v)
+					if ok {
+						if floats == nil {
+							// Room for the chunk's embeddings if all are this long.
+							floats = make([]float32, 0, len(xs)*(to-row))
+							xs, _ = types.ParseJSONFloat4s(floats, v)
+						}
+						c.embeddings[row] = xs[len(floats):len(xs):len(xs)]
+						floats = xs
+						continue
+					}
+				}
+				if v[0] == '[' && jsonNumberArray(v) {
+					continue
+				}
+				if !jsontext.Value(v).IsValid(jsontextOptions...) {
 					bad.Store(true)
 					return
 				}
@@ -286,6 +316,17 @@ func validValues(cols []ingestColumn) bool {
 		}
 	})
 	return err == nil && !bad.Load() // a panic leaves the body to encoding/json
+}
+
+// firstArray reports whether the first of values that is not null is an
+// array (a column of embeddings).
+func firstArray(values []json.RawMessage) bool {
+	for _, v := range values {
+		if v[0] != 'n' {
+			return v[0] == '['
+		}
+	}
+	return false
 }
 
 // skipDigits returns the index of the first byte of b from i on that is
@@ -399,7 +440,7 @@ func decodeColumnsJSON(body []byte) ([]ingestColumn, error) {
 		if values == nil {
 			return nil, badRequest("column %q must be an array of values, not null", name)
 		}
-		cols = append(cols, ingestColumn{name, values})
+		cols = append(cols, ingestColumn{name: name, values: values})
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return nil, bodyError(err)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // httpClient posts to an in-process HTTP API over a real socket.
@@ -331,6 +333,8 @@ var splitColumnsBodies = []string{
 	`{"a": [{"x": 1,}]}`, `{"a": [tru]}`, `{"a": [nul]}`, `{"a": [truex]}`, `{"a": ["a\"]}`,
 	`{"a": [{"k": "v", "k": "w"}]}`, `{"a": [[1, "x"]]}`, `{"a": [[" ]"]]}`, "{\"a\": [[1\v]]}",
 	"{\"a\": [\"\x01\"]}", `{"\u0061": [1]}`, ``, ` `, `{"a": [1]} {}`,
+	`{"a": [[+1]]}`, `{"a": [[1e400, -1e-400]]}`, "{\"a\": [[1,\f2]]}", `{"a": [null, [1, 2], null, [-0, 0.0]]}`,
+	`{"a": [[1, 2], "x", {"k": [3]}, [3, 4]]}`, `{"a": ["x", [1, 2]]}`, `{"a": [[1, 2]], "b": [[0.5e1]]}`,
 }
 
 // TestSplitColumns checks that splitColumns and validValues accept
@@ -358,7 +362,7 @@ func FuzzSplitColumns(f *testing.F) {
 
 // checkSplitColumns fails t unless splitColumns and validValues take body
 // exactly when encoding/json decodes it into columns, with the same
-// values.
+// values, and the embeddings validValues kept are those of their values.
 func checkSplitColumns(t *testing.T, body []byte) {
 	t.Helper()
 	cols, ok := splitColumns(body)
@@ -371,12 +375,18 @@ func checkSplitColumns(t *testing.T, body []byte) {
 	if !ok || len(cols) == 0 && len(want) == 0 {
 		return
 	}
-	for i := range cols {
-		cols[i].values = compactAll(cols[i].values)
+	for i, c := range cols {
+		for row, xs := range c.embeddings {
+			if want, ok := types.ParseJSONFloat4s(nil, c.values[row]); xs != nil && (!ok || !slices.Equal(xs, want)) {
+				t.Errorf("%q: column %q row %d: embedding %v, want %v (%v)", body, c.name, row, xs, want, ok)
+			}
+		}
+		cols[i].values = compactAll(c.values)
+		cols[i].embeddings = nil
 		want[i].values = compactAll(want[i].values)
 	}
 	if !reflect.DeepEqual(cols, want) {
-		t.Errorf("%q: split %q, encoding/json %q", body, cols, want)
+		t.Errorf("%q: split %+v, encoding/json %+v", body, cols, want)
 	}
 }
 

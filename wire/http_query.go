@@ -27,6 +27,10 @@ type batchRequest struct {
 	// ParamsBatch holds one parameter list per run of the statement.
 	ParamsBatch [][]json.RawMessage `json:"params_batch"`
 	TimeoutMS   int64               `json:"timeout_ms"`
+	// params are the parameter values by position, as splitBatch
+	// validated them (with the embeddings it parsed); nil when the body
+	// was decoded by encoding/json.
+	params []ingestColumn
 }
 
 // query answers POST /workspaces/{ws}/tables/query: one statement, run
@@ -261,7 +265,7 @@ func splitBatch(body []byte) (req batchRequest, ok bool) {
 			cols[j].values[k] = list[j]
 		}
 	}
-	req.ParamsBatch = lists
+	req.ParamsBatch, req.params = lists, cols
 	return req, validValues(cols)
 }
 
@@ -321,6 +325,9 @@ func batchInsert(req batchRequest) (target string, cols []ingestColumn, ok bool)
 				return "", nil, false
 			}
 			cols[j].values[k] = list[params[j]]
+		}
+		if params[j] < len(req.params) {
+			cols[j].embeddings = req.params[params[j]].embeddings
 		}
 	}
 	target = ident.Quote(table)

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // ingestBenchRows are the agent-memory rows the insert benchmarks load
@@ -108,21 +110,6 @@ func BenchmarkIngest(b *testing.B) {
 			b.Fatalf("%s: %d %+v", url, resp.StatusCode, e)
 		}
 	}
-	embJSON := func(dst []byte, emb []float32) []byte {
-		dst = append(dst, '[')
-		for k, x := range emb {
-			if k > 0 {
-				dst = append(dst, ',')
-			}
-			dst = strconv.AppendFloat(dst, float64(x), 'g', -1, 32)
-		}
-		return append(dst, ']')
-	}
-	quote := func(dst []byte, s string) []byte {
-		q, _ := json.Marshal(s)
-		return append(dst, q...)
-	}
-
 	// http-ingest-10k posts 10,000 rows per body (47 MB, under the
 	// default body limit): the commit's fixed costs shared by more rows.
 	for _, bench := range []struct {
@@ -136,23 +123,7 @@ func BenchmarkIngest(b *testing.B) {
 			defer hs.Close()
 			post(b, hs.URL+"/workspaces/w/tables/query", []byte(`{"query": "CREATE SCHEMA w"}`))
 			post(b, hs.URL+"/workspaces/w/tables/query", []byte(`{"query": "`+table+`"}`))
-			col := func(name string, value func(dst []byte, r ingestBenchRow) []byte, body []byte) []byte {
-				body = append(quote(body, name), ":["...)
-				for i, r := range rows {
-					if i > 0 {
-						body = append(body, ',')
-					}
-					body = value(body, r)
-				}
-				return append(body, ']')
-			}
-			body := []byte{'{'}
-			body = col("task", func(dst []byte, r ingestBenchRow) []byte { return quote(dst, r.task) }, body)
-			body = append(body, ',')
-			body = col("metadata", func(dst []byte, r ingestBenchRow) []byte { return append(dst, r.meta...) }, body)
-			body = append(body, ',')
-			body = col("embedding", func(dst []byte, r ingestBenchRow) []byte { return embJSON(dst, r.emb) }, body)
-			body = append(body, '}')
+			body := ingestBody(rows)
 			b.SetBytes(int64(len(body)))
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -173,9 +144,9 @@ func BenchmarkIngest(b *testing.B) {
 			if i > 0 {
 				body = append(body, ',')
 			}
-			body = append(quote(append(body, '['), r.task), ',')
-			body = append(quote(body, r.meta), ',')
-			body = append(embJSON(body, r.emb), ']')
+			body = append(appendJSONQuoted(append(body, '['), r.task), ',')
+			body = append(appendJSONQuoted(body, r.meta), ',')
+			body = append(appendEmbeddingJSON(body, r.emb), ']')
 		}
 		body = append(body, "]}"...)
 		b.SetBytes(int64(len(body)))
@@ -185,4 +156,63 @@ func BenchmarkIngest(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(rows)*b.N)/b.Elapsed().Seconds(), "rows/s")
 	})
+}
+
+// appendEmbeddingJSON appends emb as a JSON array of numbers.
+func appendEmbeddingJSON(dst []byte, emb []float32) []byte {
+	dst = append(dst, '[')
+	for k, x := range emb {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendFloat(dst, float64(x), 'g', -1, 32)
+	}
+	return append(dst, ']')
+}
+
+// appendJSONQuoted appends s as a JSON string.
+func appendJSONQuoted(dst []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(dst, q...)
+}
+
+// ingestBody is the columnar /ingest body of rows: task, metadata (an
+// object) and embedding.
+func ingestBody(rows []ingestBenchRow) []byte {
+	col := func(body []byte, name string, value func(dst []byte, r ingestBenchRow) []byte) []byte {
+		body = append(appendJSONQuoted(body, name), ":["...)
+		for i, r := range rows {
+			if i > 0 {
+				body = append(body, ',')
+			}
+			body = value(body, r)
+		}
+		return append(body, ']')
+	}
+	body := col([]byte{'{'}, "task", func(dst []byte, r ingestBenchRow) []byte { return appendJSONQuoted(dst, r.task) })
+	body = col(append(body, ','), "metadata", func(dst []byte, r ingestBenchRow) []byte { return append(dst, r.meta...) })
+	body = col(append(body, ','), "embedding", func(dst []byte, r ingestBenchRow) []byte { return appendEmbeddingJSON(dst, r.emb) })
+	return append(body, '}')
+}
+
+// BenchmarkIngestDecode times what the server does with an ingest body
+// before its insert, without the server: the split, the validation of
+// every value (which parses the embeddings) and the conversion into
+// Arrow records of a text, a jsonb and a real[] column.
+func BenchmarkIngestDecode(b *testing.B) {
+	body := ingestBody(ingestBenchData(ingestBenchRows))
+	ts := []types.T{types.TextT, types.JSONBT, types.Float4ArrayT}
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		cols, ok := splitColumns(body)
+		if !ok || !validValues(cols) {
+			b.Fatal("the body did not split or validate")
+		}
+		recs, err := toArrow(cols, ts, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		releaseRecords(recs)
+	}
+	b.ReportMetric(float64(ingestBenchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
 }

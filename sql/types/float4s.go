@@ -16,7 +16,7 @@ import (
 // else (ok false) is left to the input function, which gives the error or
 // the general *Array.
 func ParseFloat4s(dst []float32, f []byte) (_ []float32, ok bool) {
-	return parseFloat4List(dst, f, '{', '}')
+	return parseFloat4List(dst, f, '{', '}', false)
 }
 
 // parseFloat4Array is array_in for a real[] literal in ParseFloat4s'
@@ -36,40 +36,54 @@ func parseFloat4Array(s string, elem T) (*Array, bool) {
 }
 
 // ParseJSONFloat4s is ParseFloat4s for a JSON array of numbers, [1.5, 2]:
-// an embedding in a JSON body read as a real[].
+// an embedding in a JSON body read as a real[]. It takes RFC 8259's
+// grammar only (JSON's white space; no '+', leading zero, ".5" or "5."),
+// so ok also says that f is valid JSON: an HTTP body's embeddings are
+// checked and parsed in one pass.
 func ParseJSONFloat4s(dst []float32, f []byte) (_ []float32, ok bool) {
-	return parseFloat4List(dst, f, '[', ']')
+	return parseFloat4List(dst, f, '[', ']', true)
 }
 
-// parseFloat4List is ParseFloat4s with the given brackets. It reads each
-// element where it stands, in one pass, with the number's parse written
-// into the loop (a call per element doubled the cost of a 384-d list);
-// an element that pass does not take is cut out and given to strconv
-// (parseFloat4).
-func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool) {
+// parseFloat4List is ParseFloat4s with the given brackets, or with json
+// ParseJSONFloat4s. It reads each element where it stands, in one pass,
+// with the number's parse written into the loop (a call per element
+// doubled the cost of a 384-d list); an element that pass does not take
+// is cut out and given to strconv (parseFloat4).
+func parseFloat4List(dst []float32, f []byte, open, close byte, json bool) ([]float32, bool) {
 	if len(f) < 3 || f[0] != open || f[len(f)-1] != close {
 		return dst, false
 	}
 	body := f[1 : len(f)-1]
+	// JSON's white space is array input's but for \v and \f.
+	if json && (bytes.IndexByte(body, '\v') >= 0 || bytes.IndexByte(body, '\f') >= 0) {
+		return dst, false
+	}
 	for i := 0; ; {
 		for i < len(body) && isArraySpace(body[i]) {
 			i++
 		}
-		// The plain form: [-+]digits[.digits][(e|E)[-+]digits], at most
-		// 19 digits (m cannot overflow), read into m * 10^exp.
-		// The sign is read without a branch: half an embedding's numbers are
-		// negative, in no order a branch predictor learns.
+		// The plain form, JSON's number: -?(0|[1-9][0-9]*)(.[0-9]+)?
+		// ([eE][-+]?[0-9]+)?, at most 19 digits (m cannot overflow),
+		// read into m * 10^exp; anything else ('+', ".5", "5.", "007")
+		// is cut out and left to strconv below. The sign is read without
+		// a branch: half an embedding's numbers are negative, in no order
+		// a branch predictor learns.
 		at := i
-		var neg, signed int
+		var neg int
 		if i < len(body) {
 			neg = b2i(body[i] == '-')
-			signed = neg | b2i(body[i] == '+')
 		}
-		i += signed
+		i += neg
 		var m uint64
 		from := i
 		i, m = readDigits(body, i, m)
 		digits, exp := i-from, 0
+		// notPlain makes digits negative for good: what follows cannot
+		// bring it back above zero.
+		const notPlain = -1 << 40
+		if digits != 1 && (digits == 0 || body[from] == '0') {
+			digits = notPlain // ".5", "007"
+		}
 		if i < len(body) && body[i] == '.' {
 			i++
 			from = i
@@ -81,6 +95,9 @@ func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool
 				}
 			}
 			i, m = readDigits(body, i, m)
+			if i == from {
+				digits = notPlain // "5."
+			}
 			digits, exp = digits+i-from, from-i
 		}
 		if i < len(body) && (body[i] == 'e' || body[i] == 'E') {
@@ -107,7 +124,7 @@ func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool
 		// and the product or quotient is rounded once (Clinger's fast
 		// path); its rounding to float32 is then the correct one unless
 		// it lies next to a point halfway between two float32s. Those and
-		// anything else unusual go to strconv.
+		// anything else unusual (zero too) go to strconv.
 		ok := digits > 0 && digits <= 19 && m != 0 && m <= 1<<53 && exp >= -22 && exp <= 22
 		var x float32
 		if ok {
@@ -133,7 +150,11 @@ func parseFloat4List(dst []float32, f []byte, open, close byte) ([]float32, bool
 			if k := bytes.IndexByte(tok, ','); k >= 0 {
 				tok = tok[:k]
 			}
-			if x, ok = parseFloat4(trimArraySpace(tok)); !ok {
+			num := trimArraySpace(tok)
+			if json && !jsonNumber(num) {
+				return dst, false
+			}
+			if x, ok = parseFloat4(num); !ok {
 				return dst, false
 			}
 			dst, j = append(dst, x), at+len(tok)
@@ -196,12 +217,47 @@ func trimArraySpace(b []byte) []byte {
 	return b
 }
 
+// jsonNumber reports whether b is a number in RFC 8259's grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?
+func jsonNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i]-'1' < 9:
+		i, _ = readDigits(b, i, 0)
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		from := i + 1
+		if i, _ = readDigits(b, from, 0); i == from {
+			return false
+		}
+	}
+	if i < len(b) && b[i]|0x20 == 'e' {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		from := i
+		if i, _ = readDigits(b, from, 0); i == from {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
 var float64pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
 // parseFloat4 parses tok, one element of a list in ParseFloat4s' plain
 // form that parseFloat4List's own pass does not take, through strconv:
-// ok is false unless it is a nonzero decimal number within real's range.
+// ok is false unless it is a decimal number within real's range (a
+// number that rounds to zero but is not, 1e-50, is float4in's error).
 func parseFloat4(tok []byte) (float32, bool) {
 	if len(tok) == 0 {
 		return 0, false
@@ -212,7 +268,11 @@ func parseFloat4(tok []byte) (float32, bool) {
 		}
 	}
 	x, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 32)
-	if err != nil || x == 0 || math.IsInf(x, 0) {
+	mantissa := tok
+	if k := bytes.IndexAny(tok, "eE"); k >= 0 {
+		mantissa = tok[:k]
+	}
+	if err != nil || math.IsInf(x, 0) || x == 0 && bytes.ContainsAny(mantissa, "123456789") {
 		return 0, false
 	}
 	return float32(x), true

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand"
 	"slices"
@@ -11,23 +12,26 @@ import (
 
 // TestParseFloat4 checks the one-pass parser of real[] text (COPY) and
 // JSON (HTTP) input, on one-element lists, against strconv (correct
-// rounding): on the shortest texts of random float32s, on random digit
-// strings (9 to 17 digits, which round), on halfway cases, and that what
-// it leaves to the input function (zero, out of range, not a plain
-// number) it does not take.
+// rounding, the sign of zero): on the shortest texts of random float32s,
+// on random digit strings (9 to 17 digits, which round), on halfway
+// cases, on zeros, and that what it leaves to the input function (a
+// nonzero number that rounds to zero, out of range, not a plain number)
+// it does not take.
 func TestParseFloat4(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	check := func(s string) {
 		t.Helper()
 		want, err := strconv.ParseFloat(strings.TrimSpace(s), 32)
 		got, ok := ParseFloat4s(nil, []byte("{"+s+"}"))
-		if err != nil || want == 0 || math.IsInf(want, 0) || math.IsNaN(want) || strings.ContainsAny(s, "xX") {
+		mantissa, _, _ := strings.Cut(strings.ToLower(s), "e")
+		underflow := want == 0 && strings.ContainsAny(mantissa, "123456789")
+		if err != nil || underflow || math.IsInf(want, 0) || math.IsNaN(want) || strings.ContainsAny(s, "xX") {
 			if ok {
 				t.Fatalf("%q: took %v, want it left to the input function", s, got)
 			}
 			return
 		}
-		if !ok || len(got) != 1 || got[0] != float32(want) {
+		if !ok || len(got) != 1 || math.Float32bits(got[0]) != math.Float32bits(float32(want)) {
 			t.Fatalf("%q: %v (%v), want %v", s, got, ok, float32(want))
 		}
 	}
@@ -46,7 +50,7 @@ func TestParseFloat4(t *testing.T) {
 		check(strconv.FormatFloat(math.Nextafter(mid, 0), 'g', -1, 64))
 		check(strconv.FormatFloat(math.Nextafter(mid, math.Inf(1)), 'g', -1, 64))
 	}
-	for _, s := range []string{"0", "-0", "0.000", "1e-50", "1e39", "3.4028236e38", "1.17549435e-38", "1e-40",
+	for _, s := range []string{"0", "-0", "0.000", "-0.0e-99", "0e99999", "000000000000000000000000", "1e-50", "1e39", "3.4028236e38", "1.17549435e-38", "1e-40",
 		"+1.5", "-.5", "5.", ".", "-", "1e", "1e+", "1.2.3", "--1", "1e5e5", "0x1p3", "inf", "NaN", " 1", "1 ",
 		"123456789012345678901234567890", "0.0000000000000000000000001234", "1e0000000000000000000007",
 		// Fractions of eight digits and more, read eight at a time while
@@ -88,6 +92,44 @@ func TestParseFloat4sList(t *testing.T) {
 		got, ok := ParseFloat4s(nil, []byte(b.String()))
 		if ok != wantOK || ok && !slices.Equal(got, want) {
 			t.Fatalf("%q: %v %v, want %v %v", b.String(), got, ok, want, wantOK)
+		}
+	}
+}
+
+// TestParseJSONFloat4s checks that the JSON list parser takes exactly
+// the arrays encoding/json finds valid whose elements are numbers it
+// parses (RFC 8259's grammar and white space, not array input's: no
+// '+', leading zero, ".5", "5." or \v), with parseFloat4's values.
+func TestParseJSONFloat4s(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	elems := []string{"1", "-0.5", "3.25e-3", "7E+2", "0", "-0", "0.0", "0e5", "123456789012345678",
+		"1.0000000596046448", "+1", "01", "-01", "00", ".5", "-.5", "5.", "5.e3", "1e", "1e+", "-", "--1",
+		"1e-50", "3.4028236e38", "1 2", "", "null", `"1"`, "[1]", "true", "0x10", "Infinity"}
+	spaces := []string{"", "", "", " ", "\t", "\n ", "\r", "\v", "\f"}
+	for range 100000 {
+		var b strings.Builder
+		var want []float32
+		wantOK := true
+		b.WriteByte('[')
+		for k := range 1 + rng.Intn(4) {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			e := elems[rng.Intn(len(elems))]
+			if rng.Intn(3) == 0 {
+				e = strconv.FormatFloat(rng.NormFloat64()*0.05, 'g', -1, 32)
+			}
+			b.WriteString(spaces[rng.Intn(len(spaces))] + e + spaces[rng.Intn(len(spaces))])
+			x, ok := parseFloat4([]byte(strings.TrimSpace(e)))
+			wantOK = wantOK && ok
+			want = append(want, x)
+		}
+		b.WriteByte(']')
+		in := []byte(b.String())
+		wantOK = wantOK && json.Valid(in)
+		got, ok := ParseJSONFloat4s(nil, in)
+		if ok != wantOK || ok && !slices.EqualFunc(got, want, func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }) {
+			t.Fatalf("%q: %v %v, want %v %v", in, got, ok, want, wantOK)
 		}
 	}
 }
