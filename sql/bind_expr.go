@@ -155,7 +155,7 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 	case *pg_query.Node_SetToDefault:
 		return nil, pgerr.New(pgerrcode.SyntaxError, "DEFAULT is not allowed in this context")
 	}
-	return nil, pgerr.NotSupported("expression %T", n.Node)
+	return nil, pgerr.NotSupported("%s", expressionName(n))
 }
 
 // bindRowArgs binds the fields of ROW(...), where t.* stands for t's

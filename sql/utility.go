@@ -635,12 +635,41 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	return nil, pgerr.NotSupported("statement %s", statementName(n))
 }
 
-// statementName is a readable name of a parse-tree statement type.
 // statementName names a statement as SQL writes it, from its parse node
 // type: CreateFunctionStmt is CREATE FUNCTION, ViewStmt CREATE VIEW.
 func statementName(n *pg_query.Node) string {
-	name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", n.Node), "*pg_query.Node_"), "Stmt")
-	if sql, ok := statementNames[name]; ok {
+	return nodeName(n, "Stmt", statementNames)
+}
+
+// statementNames are the statements whose parse node names are not their
+// SQL words.
+var statementNames = map[string]string{
+	"Rule": "CREATE RULE", "Grant": "GRANT and REVOKE", "GrantRole": "GRANT and REVOKE of roles",
+	"Createdb": "CREATE DATABASE", "Dropdb": "DROP DATABASE", "Alterdb": "ALTER DATABASE",
+	"CreateTrig": "CREATE TRIGGER", "CreatePlang": "CREATE LANGUAGE", "Do": "DO", "Execute": "EXECUTE",
+}
+
+// expressionName names an expression the binder does not take as SQL
+// writes it, for its 0A000 (not the parser's Go type: XmlExpr is "XML
+// functions").
+func expressionName(n *pg_query.Node) string {
+	return nodeName(n, "", expressionNames)
+}
+
+// expressionNames are the expressions whose parse node names are not
+// their SQL words.
+var expressionNames = map[string]string{
+	"XmlExpr": "XML", "XmlSerialize": "XMLSERIALIZE",
+	"JsonObjectConstructor": "JSON_OBJECT", "JsonArrayConstructor": "JSON_ARRAY",
+	"JsonArrayQueryConstructor": "JSON_ARRAY over a query", "JsonObjectAgg": "JSON_OBJECTAGG",
+	"JsonArrayAgg": "JSON_ARRAYAGG", "JsonIsPredicate": "IS JSON", "MultiAssignRef": "a multiple-column assignment here",
+}
+
+// nodeName is the SQL words of parse node n's type: its name in names
+// (less suffix), or the words of its name, each in capitals.
+func nodeName(n *pg_query.Node, suffix string, names map[string]string) string {
+	name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", n.Node), "*pg_query.Node_"), suffix)
+	if sql, ok := names[name]; ok {
 		return sql
 	}
 	var words []string
@@ -652,14 +681,6 @@ func statementName(n *pg_query.Node) string {
 		}
 	}
 	return strings.Join(words, " ")
-}
-
-// statementNames are the statements whose parse node names are not their
-// SQL words.
-var statementNames = map[string]string{
-	"Rule": "CREATE RULE", "Grant": "GRANT and REVOKE", "GrantRole": "GRANT and REVOKE of roles",
-	"Createdb": "CREATE DATABASE", "Dropdb": "DROP DATABASE", "Alterdb": "ALTER DATABASE",
-	"CreateTrig": "CREATE TRIGGER", "CreatePlang": "CREATE LANGUAGE", "Do": "DO", "Execute": "EXECUTE",
 }
 
 func bindTransaction(t *pg_query.TransactionStmt) (Statement, error) {
