@@ -84,12 +84,6 @@ func (b *Binder) bindWith(w *pg_query.WithClause, stmt protoreflect.ProtoMessage
 		if sel == nil {
 			return pgerr.NotSupported("this statement in WITH")
 		}
-		if sc := cte.GetSearchClause(); sc != nil {
-			return pgerr.NotSupported("SEARCH in WITH RECURSIVE").WithPosition(sc.Location + 1)
-		}
-		if cc := cte.GetCycleClause(); cc != nil {
-			return pgerr.NotSupported("CYCLE in WITH RECURSIVE").WithPosition(cc.Location + 1)
-		}
 		var plan Node
 		var err error
 		refs := b.outerRefs
@@ -97,6 +91,9 @@ func (b *Binder) bindWith(w *pg_query.WithClause, stmt protoreflect.ProtoMessage
 			plan, err = b.bindRecursiveCTE(cte, sel, outer)
 		} else {
 			plan, err = b.bindSelect(sel, outer)
+			if err == nil && (cte.SearchClause != nil || cte.CycleClause != nil) {
+				err = notRecursive(cte)
+			}
 		}
 		if err != nil {
 			return err
