@@ -117,7 +117,11 @@ func (b *Binder) bindRecursiveCTE(cte *pg_query.CommonTableExpr, sel *pg_query.S
 		}
 	}
 	b.ctes[len(b.ctes)-1][cte.Ctename] = &cteDef{plan: work, cols: names}
+	// The step's untyped literals take the base's column types (SELECT
+	// 'x' in the step of an integer column is 22P02, as in PostgreSQL).
+	leafDone := b.setOpLeaf(stepSel)
 	step, err := b.bindSelect(stepSel, outer)
+	leafDone()
 	delete(b.ctes[len(b.ctes)-1], cte.Ctename)
 	if err != nil {
 		return nil, err
@@ -138,6 +142,9 @@ func (b *Binder) bindRecursiveCTE(cte *pg_query.CommonTableExpr, sel *pg_query.S
 			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "recursive query \"%s\" column %d has type %s in non-recursive term but type %s overall", cte.Ctename, i+1, out[i].T, stepCols[i].T).
 				WithHint("Cast the output of the non-recursive term to the correct type.")
 		}
+	}
+	if err := b.resolveUnknownColumns(step, target); err != nil {
+		return nil, err
 	}
 	if step, err = b.castColumns(step, target); err != nil {
 		return nil, err
