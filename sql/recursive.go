@@ -49,16 +49,12 @@ func (n *WorkTableScan) String() string   { return "WorkTable Scan on " + n.Name
 // well-formed as PostgreSQL requires (checkRecursion). Its SEARCH and
 // CYCLE clauses add columns that both terms compute (searchCycle).
 func (b *Binder) bindRecursiveCTE(cte *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, outer *scope) (Node, error) {
+	if !mentions(sel, cte.Ctename) {
+		return b.bindNotRecursive(cte, sel, outer)
+	}
 	sc, err := b.bindSearchCycle(cte)
 	if err != nil {
 		return nil, err
-	}
-	if !mentions(sel, cte.Ctename) {
-		plan, err := b.bindSelect(sel, outer)
-		if err == nil && sc != nil {
-			err = notRecursive(cte)
-		}
-		return plan, err
 	}
 	if err := checkRecursion(sel, cte); err != nil {
 		return nil, err

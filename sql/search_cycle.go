@@ -91,10 +91,19 @@ func (b *Binder) bindSearchCycle(cte *pg_query.CommonTableExpr) (*searchCycle, e
 	return s, nil
 }
 
-// notRecursive is PostgreSQL's error for SEARCH or CYCLE on a WITH query
-// that does not refer to itself.
-func notRecursive(cte *pg_query.CommonTableExpr) error {
-	return pgerr.New(pgerrcode.SyntaxError, "WITH query is not recursive").WithPosition(cte.Location + 1)
+// bindNotRecursive binds the query of a WITH query that does not refer to
+// itself, refusing its SEARCH or CYCLE clause as PostgreSQL does: once
+// the clauses' mark type is settled and the query bound.
+func (b *Binder) bindNotRecursive(cte *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, outer *scope) (Node, error) {
+	sc, err := b.bindSearchCycle(cte)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := b.bindSelect(sel, outer)
+	if err == nil && sc != nil {
+		err = pgerr.New(pgerrcode.SyntaxError, "WITH query is not recursive").WithPosition(cte.Location + 1)
+	}
+	return plan, err
 }
 
 // checkForm refuses a recursive query the clauses cannot extend, as

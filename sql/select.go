@@ -90,10 +90,7 @@ func (b *Binder) bindWith(w *pg_query.WithClause, stmt protoreflect.ProtoMessage
 		if w.Recursive {
 			plan, err = b.bindRecursiveCTE(cte, sel, outer)
 		} else {
-			plan, err = b.bindSelect(sel, outer)
-			if err == nil && (cte.SearchClause != nil || cte.CycleClause != nil) {
-				err = notRecursive(cte)
-			}
+			plan, err = b.bindNotRecursive(cte, sel, outer)
 		}
 		if err != nil {
 			return err
