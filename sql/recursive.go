@@ -106,10 +106,10 @@ func (b *Binder) bindRecursiveCTE(cte *pg_query.CommonTableExpr, sel *pg_query.S
 		}
 		// Added columns named as the query's are refused once the step
 		// is bound: as in PostgreSQL, the step's own reference to such a
-		// name is ambiguous first. (The step does not read the added
-		// columns then: its references to them would be too.)
+		// name is ambiguous first. (The step is bound without reading
+		// the added columns then, as their names are ambiguous.)
 		if nameErr = sc.checkNames(out[:len(cols)]); nameErr == nil {
-			stepSel = sc.stepQuery(stepSel, workName, extra)
+			stepSel = stepQuery(stepSel, workName, extra)
 		}
 	}
 	b.ctes[len(b.ctes)-1][cte.Ctename] = &cteDef{plan: work, cols: names}

@@ -236,7 +236,7 @@ func (s *searchCycle) checkNames(cols []Col) error {
 // of the work table row each of its rows comes from (qual is the name it
 // reads that table by), after its own columns; step is left as it is
 // (a query bound again binds it again).
-func (s *searchCycle) stepQuery(step *pg_query.SelectStmt, qual string, extra []Col) *pg_query.SelectStmt {
+func stepQuery(step *pg_query.SelectStmt, qual string, extra []Col) *pg_query.SelectStmt {
 	step = proto.Clone(step).(*pg_query.SelectStmt)
 	for _, c := range extra {
 		ref := &pg_query.ColumnRef{Fields: []*pg_query.Node{pg_query.MakeStrNode(qual), pg_query.MakeStrNode(c.Name)}}
