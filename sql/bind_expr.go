@@ -299,7 +299,7 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 				continue
 			}
 			qualFound = true
-			if c.Name != name || ((c.Hidden || c.Merged) && qual == "") {
+			if c.Name != name || ((c.Hidden && !c.ByName || c.Merged) && qual == "") {
 				continue
 			}
 			if idx >= 0 {

@@ -36,6 +36,10 @@ type Col struct {
 	Table string
 	// Hidden columns (row IDs) are not visible to "*".
 	Hidden bool
+	// ByName marks a Hidden column an unqualified name reaches too: a
+	// column a SEARCH or CYCLE clause adds, which the recursive term
+	// reads from its work table by name but not in "*", as in PostgreSQL.
+	ByName bool
 	// Merged marks a join input's own copy of a USING (or NATURAL)
 	// column, which the join's merged column stands for: it is reached
 	// by its qualified name (t.x) and in t.*, not by an unqualified name

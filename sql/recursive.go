@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgerrcode"
@@ -45,10 +46,15 @@ func (n *WorkTableScan) String() string   { return "WorkTable Scan on " + n.Name
 
 // bindRecursiveCTE binds a CTE of WITH RECURSIVE. A CTE that does not
 // refer to itself binds as any CTE does; one that does must be
-// well-formed as PostgreSQL requires (checkRecursion).
+// well-formed as PostgreSQL requires (checkRecursion). Its SEARCH and
+// CYCLE clauses add columns that both terms compute (searchCycle).
 func (b *Binder) bindRecursiveCTE(cte *pg_query.CommonTableExpr, sel *pg_query.SelectStmt, outer *scope) (Node, error) {
 	if !mentions(sel, cte.Ctename) {
-		return b.bindSelect(sel, outer)
+		return b.bindNotRecursive(cte, sel, outer)
+	}
+	sc, err := b.bindSearchCycle(cte)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkRecursion(sel, cte); err != nil {
 		return nil, err
@@ -59,6 +65,13 @@ func (b *Binder) bindRecursiveCTE(cte *pg_query.CommonTableExpr, sel *pg_query.S
 		}
 		if len(part.LockingClause) > 0 {
 			return nil, pgerr.New(pgerrcode.FeatureNotSupported, "FOR UPDATE/SHARE in a recursive query is not implemented")
+		}
+	}
+	stepSel := sel.Rarg
+	var workName string // the name the step reads the work table by
+	if sc != nil {
+		if workName, err = sc.checkForm(sel, cte.Ctename); err != nil {
+			return nil, err
 		}
 	}
 	base, err := b.bindSelect(sel.Larg, outer)
@@ -78,30 +91,66 @@ func (b *Binder) bindRecursiveCTE(cte *pg_query.CommonTableExpr, sel *pg_query.S
 		}
 		work.Out = append(work.Out, Col{Name: name, T: c.T})
 	}
+	out := work.Out
+	var nameErr error
+	if sc != nil {
+		extra, err := sc.columns(work.Out)
+		if err != nil {
+			return nil, err
+		}
+		out = append(slices.Clone(work.Out), extra...)
+		base = sc.base(base, out)
+		for _, c := range extra {
+			c.Hidden, c.ByName = true, true
+			work.Out = append(work.Out, c)
+		}
+		// Added columns named as the query's are refused once the step
+		// is bound: as in PostgreSQL, the step's own reference to such a
+		// name is ambiguous first. (The step is bound without reading
+		// the added columns then, as their names are ambiguous.)
+		if nameErr = sc.checkNames(out[:len(cols)]); nameErr == nil {
+			stepSel = stepQuery(stepSel, workName, extra)
+		}
+	}
 	b.ctes[len(b.ctes)-1][cte.Ctename] = &cteDef{plan: work, cols: names}
-	step, err := b.bindSelect(sel.Rarg, outer)
+	// The step's untyped literals take the base's column types (SELECT
+	// 'x' in the step of an integer column is 22P02, as in PostgreSQL).
+	leafDone := b.setOpLeaf(stepSel)
+	step, err := b.bindSelect(stepSel, outer)
+	leafDone()
 	delete(b.ctes[len(b.ctes)-1], cte.Ctename)
 	if err != nil {
 		return nil, err
 	}
-	sc := step.Columns()
-	if len(sc) != len(cols) {
+	if nameErr != nil {
+		return nil, nameErr
+	}
+	stepCols := step.Columns()
+	if len(stepCols) != len(out) {
 		return nil, pgerr.New(pgerrcode.SyntaxError, "each UNION query must have the same number of columns")
 	}
 	// The step's columns must have the base's types (untyped literals
 	// take them), as PostgreSQL requires.
-	target := make([]types.T, len(cols))
-	for i := range cols {
-		target[i] = cols[i].T
-		if !sc[i].T.Equal(cols[i].T) && sc[i].T.Family != types.Unknown && sc[i].T.Family != types.Null {
-			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "recursive query \"%s\" column %d has type %s in non-recursive term but type %s overall", cte.Ctename, i+1, cols[i].T, sc[i].T).
+	target := make([]types.T, len(out))
+	for i := range out {
+		target[i] = out[i].T
+		if !stepCols[i].T.Equal(out[i].T) && stepCols[i].T.Family != types.Unknown && stepCols[i].T.Family != types.Null {
+			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "recursive query \"%s\" column %d has type %s in non-recursive term but type %s overall", cte.Ctename, i+1, out[i].T, stepCols[i].T).
 				WithHint("Cast the output of the non-recursive term to the correct type.")
 		}
+	}
+	if err := b.resolveUnknownColumns(step, target); err != nil {
+		return nil, err
 	}
 	if step, err = b.castColumns(step, target); err != nil {
 		return nil, err
 	}
-	return &RecursiveUnion{Base: base, Step: step, All: sel.All, Work: work, Out: work.Out}, nil
+	if sc != nil {
+		if step, err = sc.step(b, step, out); err != nil {
+			return nil, err
+		}
+	}
+	return &RecursiveUnion{Base: base, Step: step, All: sel.All, Work: work, Out: out}, nil
 }
 
 // mentions reports whether a relation called name (without a schema)

@@ -84,19 +84,13 @@ func (b *Binder) bindWith(w *pg_query.WithClause, stmt protoreflect.ProtoMessage
 		if sel == nil {
 			return pgerr.NotSupported("this statement in WITH")
 		}
-		if sc := cte.GetSearchClause(); sc != nil {
-			return pgerr.NotSupported("SEARCH in WITH RECURSIVE").WithPosition(sc.Location + 1)
-		}
-		if cc := cte.GetCycleClause(); cc != nil {
-			return pgerr.NotSupported("CYCLE in WITH RECURSIVE").WithPosition(cc.Location + 1)
-		}
 		var plan Node
 		var err error
 		refs := b.outerRefs
 		if w.Recursive {
 			plan, err = b.bindRecursiveCTE(cte, sel, outer)
 		} else {
-			plan, err = b.bindSelect(sel, outer)
+			plan, err = b.bindNotRecursive(cte, sel, outer)
 		}
 		if err != nil {
 			return err
@@ -124,18 +118,25 @@ func (b *Binder) bindWith(w *pg_query.WithClause, stmt protoreflect.ProtoMessage
 // popWith ends the scope of the innermost WITH clause (bindWith).
 func (b *Binder) popWith() { b.ctes = b.ctes[:len(b.ctes)-1] }
 
+// setOpLeaf makes s one of setOpLeaves when it is a simple SELECT (no
+// DISTINCT, ORDER BY or GROUP BY, which resolve its literals to text)
+// until the function it returns is called.
+func (b *Binder) setOpLeaf(s *pg_query.SelectStmt) func() {
+	if s.Op != pg_query.SetOperation_SETOP_NONE || s.ValuesLists != nil || len(s.DistinctClause) > 0 ||
+		len(s.SortClause) > 0 || len(s.GroupClause) > 0 {
+		return func() {}
+	}
+	if b.setOpLeaves == nil {
+		b.setOpLeaves = map[*pg_query.SelectStmt]bool{}
+	}
+	b.setOpLeaves[s] = true
+	return func() { delete(b.setOpLeaves, s) }
+}
+
 // bindSetOp binds UNION / INTERSECT / EXCEPT, unifying column types.
 func (b *Binder) bindSetOp(s *pg_query.SelectStmt, outer *scope) (Node, error) {
-	for _, leaf := range []*pg_query.SelectStmt{s.Larg, s.Rarg} {
-		if leaf.Op == pg_query.SetOperation_SETOP_NONE && leaf.ValuesLists == nil && len(leaf.DistinctClause) == 0 &&
-			len(leaf.SortClause) == 0 && len(leaf.GroupClause) == 0 {
-			if b.setOpLeaves == nil {
-				b.setOpLeaves = map[*pg_query.SelectStmt]bool{}
-			}
-			b.setOpLeaves[leaf] = true
-			defer delete(b.setOpLeaves, leaf)
-		}
-	}
+	defer b.setOpLeaf(s.Larg)()
+	defer b.setOpLeaf(s.Rarg)()
 	left, err := b.bindSelect(s.Larg, outer)
 	if err != nil {
 		return nil, err
