@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -228,16 +229,36 @@ func (a *levelAssembler) feedScalar(defs []byte) {
 	}
 }
 
+// presentElement is the definition level of a present element of a
+// one-level list (feedLists).
+var presentElement = []byte{3}
+
 // feedLists handles a list column: definition level 2j+1 means the node at
 // nesting j is not null, 2j+2 that its list has an element; repetition
 // level r starts a new element of the list at nesting r-1.
 func (a *levelAssembler) feedLists(defs, reps []byte) {
 	if a.depth == 1 {
 		n0, leaf := &a.nodes[0], &a.leaf
-		for i, d := range defs {
+		for i := 0; i < len(defs); i++ {
+			d := defs[i]
 			if reps[i] == 0 {
 				n0.offsets = append(n0.offsets, int32(leaf.n))
 				n0.add(d >= 1)
+				if d == 3 && leaf.valid == nil {
+					// A list whose elements are all present (an
+					// embedding) is a run of 3s up to the next list's
+					// start: taken whole, the levels counted by
+					// vectorised scans instead of one by one.
+					end := len(reps)
+					if k := bytes.IndexByte(reps[i+1:], 0); k >= 0 {
+						end = i + 1 + k
+					}
+					if bytes.Count(defs[i:end], presentElement) == end-i {
+						leaf.n += end - i
+						i = end - 1
+						continue
+					}
+				}
 			}
 			if d == 3 {
 				if leaf.valid == nil {
