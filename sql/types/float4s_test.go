@@ -71,28 +71,8 @@ func TestParseFloat4sList(t *testing.T) {
 		"0", "1e", "x", "", "1 2", "1e5e5", "inf", "-", ".5", "5.", "1e-50", "3.4028236e38"}
 	spaces := []string{"", "", "", " ", "\t", "\n ", "\v\f\r"}
 	for range 100000 {
-		var b strings.Builder
-		var want []float32
-		wantOK := true
-		b.WriteByte('{')
-		for k := range 1 + rng.Intn(4) {
-			if k > 0 {
-				b.WriteByte(',')
-			}
-			e := elems[rng.Intn(len(elems))]
-			if rng.Intn(3) == 0 {
-				e = strconv.FormatFloat(rng.NormFloat64()*0.05, 'g', -1, 32)
-			}
-			b.WriteString(spaces[rng.Intn(len(spaces))] + e + spaces[rng.Intn(len(spaces))])
-			x, ok := parseFloat4(trimArraySpace([]byte(e)))
-			wantOK = wantOK && ok
-			want = append(want, x)
-		}
-		b.WriteByte('}')
-		got, ok := ParseFloat4s(nil, []byte(b.String()))
-		if ok != wantOK || ok && !slices.Equal(got, want) {
-			t.Fatalf("%q: %v %v, want %v %v", b.String(), got, ok, want, wantOK)
-		}
+		in, want, wantOK := randomFloatList(rng, elems, spaces, '{', '}')
+		checkFloatList(t, in, ParseFloat4s, want, wantOK)
 	}
 }
 
@@ -107,30 +87,41 @@ func TestParseJSONFloat4s(t *testing.T) {
 		"1e-50", "3.4028236e38", "1 2", "", "null", `"1"`, "[1]", "true", "0x10", "Infinity"}
 	spaces := []string{"", "", "", " ", "\t", "\n ", "\r", "\v", "\f"}
 	for range 100000 {
-		var b strings.Builder
-		var want []float32
-		wantOK := true
-		b.WriteByte('[')
-		for k := range 1 + rng.Intn(4) {
-			if k > 0 {
-				b.WriteByte(',')
-			}
-			e := elems[rng.Intn(len(elems))]
-			if rng.Intn(3) == 0 {
-				e = strconv.FormatFloat(rng.NormFloat64()*0.05, 'g', -1, 32)
-			}
-			b.WriteString(spaces[rng.Intn(len(spaces))] + e + spaces[rng.Intn(len(spaces))])
-			x, ok := parseFloat4([]byte(strings.TrimSpace(e)))
-			wantOK = wantOK && ok
-			want = append(want, x)
+		in, want, wantOK := randomFloatList(rng, elems, spaces, '[', ']')
+		checkFloatList(t, in, ParseJSONFloat4s, want, wantOK && json.Valid(in))
+	}
+}
+
+// randomFloatList builds a list of one to four elements between open and
+// close, each one of elems or a random float's text with spaces around
+// it, and the values parsing each element alone gives (wantOK: every
+// element parses).
+func randomFloatList(rng *rand.Rand, elems, spaces []string, open, close byte) (in []byte, want []float32, wantOK bool) {
+	wantOK = true
+	in = append(in, open)
+	for k := range 1 + rng.Intn(4) {
+		if k > 0 {
+			in = append(in, ',')
 		}
-		b.WriteByte(']')
-		in := []byte(b.String())
-		wantOK = wantOK && json.Valid(in)
-		got, ok := ParseJSONFloat4s(nil, in)
-		if ok != wantOK || ok && !slices.EqualFunc(got, want, func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }) {
-			t.Fatalf("%q: %v %v, want %v %v", in, got, ok, want, wantOK)
+		e := elems[rng.Intn(len(elems))]
+		if rng.Intn(3) == 0 {
+			e = strconv.FormatFloat(rng.NormFloat64()*0.05, 'g', -1, 32)
 		}
+		in = append(in, spaces[rng.Intn(len(spaces))]+e+spaces[rng.Intn(len(spaces))]...)
+		x, ok := parseFloat4([]byte(e))
+		wantOK = wantOK && ok
+		want = append(want, x)
+	}
+	return append(in, close), want, wantOK
+}
+
+// checkFloatList fails t unless parse takes in exactly when wantOK, with
+// the values want (bit for bit: the sign of zero counts).
+func checkFloatList(t *testing.T, in []byte, parse func([]float32, []byte) ([]float32, bool), want []float32, wantOK bool) {
+	t.Helper()
+	got, ok := parse(nil, in)
+	if ok != wantOK || ok && !slices.EqualFunc(got, want, func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }) {
+		t.Fatalf("%q: %v %v, want %v %v", in, got, ok, want, wantOK)
 	}
 }
 
