@@ -11,18 +11,40 @@ import (
 )
 
 type arrayAggState struct {
-	elem  types.T
-	elems []any
-	n     int
-	size  int64
+	elem types.T
+	// unboxed holds the inputs while they are all of its Go type (or
+	// NULL); elems once one is not, or for types it does not take.
+	unboxed elemStore
+	elems   []any
+	n       int
+	size    int64
+}
+
+func newArrayAggState(elem types.T) *arrayAggState {
+	s := &arrayAggState{elem: elem}
+	switch elem.Family {
+	case types.Int2, types.Int4, types.Int8:
+		s.unboxed = &unboxedElems[int64]{}
+	case types.Float4, types.Float8:
+		s.unboxed = &unboxedElems[float64]{}
+	}
+	return s
 }
 
 func (s *arrayAggState) Step(_ *Context, a []any) error {
 	if s.n == maxArrayItems {
 		return errArrayTooLarge()
 	}
-	s.elems = append(s.elems, a[0])
 	s.n++
+	if s.unboxed != nil {
+		if s.unboxed.add(a[0]) {
+			s.size += 8
+			return nil
+		}
+		s.elems, s.unboxed = s.unboxed.boxed(), nil
+		s.size = DatumSize(s.elems)
+	}
+	s.elems = append(s.elems, a[0])
 	s.size += DatumSize(a[0])
 	return nil
 }
@@ -34,7 +56,54 @@ func (s *arrayAggState) Result(_ *Context) (any, error) {
 	if s.n == 0 {
 		return nil, nil
 	}
-	return &types.Array{Elem: s.elem, Dims: []int{s.n}, Elems: s.elems}, nil
+	elems := s.elems
+	if s.unboxed != nil {
+		elems = s.unboxed.boxed()
+	}
+	return &types.Array{Elem: s.elem, Dims: []int{s.n}, Elems: elems}, nil
+}
+
+// elemStore keeps array_agg's inputs of one Go type unboxed.
+type elemStore interface {
+	// add appends v, reporting false (nothing added) when v is neither
+	// NULL nor of the store's type.
+	add(v any) bool
+	// boxed returns the inputs added, as datums.
+	boxed() []any
+}
+
+// unboxedElems is an elemStore of T, int64 for the integer types and
+// float64 for real and double precision: a slice without pointers, which
+// the garbage collector does not scan on each of its cycles as it does
+// a []any of millions of boxed numbers (most of a large array_agg's
+// time).
+type unboxedElems[T int64 | float64] struct {
+	vals  []T
+	nulls []int // the indexes in vals of the NULL inputs
+}
+
+func (u *unboxedElems[T]) add(v any) bool {
+	if v == nil {
+		u.nulls = append(u.nulls, len(u.vals))
+		u.vals = append(u.vals, 0)
+		return true
+	}
+	x, ok := v.(T)
+	if ok {
+		u.vals = append(u.vals, x)
+	}
+	return ok
+}
+
+func (u *unboxedElems[T]) boxed() []any {
+	elems := make([]any, len(u.vals))
+	for i, x := range u.vals {
+		elems[i] = x
+	}
+	for _, i := range u.nulls {
+		elems[i] = nil
+	}
+	return elems
 }
 
 type arrayAggArrayState struct {
@@ -98,7 +167,7 @@ func AccumulateArrays(elem types.T, vals []any) (*types.Array, error) {
 func init() {
 	RegisterAggregate(
 		&Aggregate{Name: "array_agg", Args: targs(ArgAnyNonArray), NullCall: true, ResultFn: arrayResult,
-			New: func(ts []types.T) AggState { return &arrayAggState{elem: baseType(ts[0])} }},
+			New: func(ts []types.T) AggState { return newArrayAggState(baseType(ts[0])) }},
 		&Aggregate{Name: "array_agg", Args: targs(ArgAnyArray), NullCall: true,
 			ResultFn: func(ts []types.T) types.T { return types.ArrayOf(baseType(*ts[0].Elem), ts[0].Dims+1) },
 			New:      func(ts []types.T) AggState { return &arrayAggArrayState{elem: baseType(*ts[0].Elem)} }},
