@@ -1583,7 +1583,8 @@ func (s *Session) closePortals(close func(*Portal) bool) {
 }
 
 // streamRows pulls batches from run.op and emits up to maxRows rows (0:
-// all). It returns the number of rows emitted as the tag text.
+// all). It returns the number of rows emitted as the tag text, and
+// suspended when it stopped at maxRows (rows may remain).
 func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arrow.Record) error) (sent int64, suspended bool, err error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -1617,11 +1618,12 @@ func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arro
 		}
 		sent += n
 		if maxRows > 0 && sent == int64(maxRows) {
-			// Suspended only if more rows follow.
-			if run.pending, err = run.pull(ctx); err != nil {
-				return 0, false, err
-			}
-			return sent, run.pending != nil, nil
+			// Suspended without looking for more rows, as PostgreSQL:
+			// an Execute whose limit took the last row still answers
+			// PortalSuspended, and the next one finds the end (SELECT
+			// 0). Looking ahead would also run the plan further than
+			// the client asked for.
+			return sent, true, nil
 		}
 	}
 }
