@@ -321,11 +321,14 @@ func (st *Statement) Empty() bool { return st.parsed == nil }
 // A named portal (BindPortal, or a cursor of DECLARE) lives in the
 // session until closed; an unnamed one of Bind belongs to its caller.
 type Portal struct {
-	name    string
-	stmt    *Statement
-	bound   sql.Statement // nil for an empty query
-	params  []any
-	columns []Column
+	name   string
+	stmt   *Statement
+	bound  sql.Statement // nil for an empty query
+	params []any
+	// paramTypes are the parameter types the portal was bound with: its
+	// statement's, but for an array's dimensions (valueDims).
+	paramTypes []types.T
+	columns    []Column
 	// schemas are the prepared schemas of the plan's operators, nil when
 	// they are built as it runs (boundPlan.schemas).
 	schemas *exec.PlanSchemas
@@ -857,11 +860,53 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 		s.fail()
 		return nil, err
 	}
-	p := &Portal{stmt: st, bound: bp.bound, params: params, columns: bp.columns, schemas: bp.schemas}
+	paramTypes := st.ParamTypes
+	if ptypes, changed := valueDims(bp.params, params); changed {
+		if bp, err = s.bindForValues(st, bp, ptypes); err != nil {
+			s.fail()
+			return nil, err
+		}
+		paramTypes = ptypes
+	}
+	p := &Portal{stmt: st, bound: bp.bound, paramTypes: paramTypes, params: params, columns: bp.columns, schemas: bp.schemas}
 	if s.tx == nil {
 		p.cat = bp.key.cat
 	}
 	return p, nil
+}
+
+// valueDims returns the parameter types ptypes with each array's
+// dimensions those of the value params gives it, and whether any differs.
+// PostgreSQL's int[] holds arrays of any dimensions; cairn's array types
+// carry theirs, so '{{1,2},{3,4}}' bound to an int[] parameter makes it
+// int[][] for this portal.
+func valueDims(ptypes []types.T, params []any) ([]types.T, bool) {
+	var out []types.T
+	for i, t := range ptypes {
+		a, ok := params[i].(*types.Array)
+		if !ok || !t.IsArray() || t.Domain != "" || len(a.Dims) == 0 || len(a.Dims) == t.Dims {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(ptypes)
+		}
+		out[i] = types.ArrayOf(*t.Elem, len(a.Dims))
+	}
+	return out, out != nil
+}
+
+// bindForValues binds st again with parameter types ptypes (valueDims),
+// for one portal: the binding is not kept.
+func (s *Session) bindForValues(st *Statement, cached *boundPlan, ptypes []types.T) (*boundPlan, error) {
+	bound, ptypes, err := s.bind(st, ptypes)
+	if err != nil {
+		return nil, err
+	}
+	bp := &boundPlan{key: cached.key, bound: bound, params: ptypes, columns: s.resultColumns(bound)}
+	if q, isPlan := bound.(*sql.Query); isPlan && !st.simple {
+		bp.schemas = exec.PrepareSchemas(q.Plan)
+	}
+	return bp, nil
 }
 
 // planFor returns plan, portal p's, or the plan p gets bound again
@@ -881,7 +926,7 @@ func (s *Session) planFor(p *Portal, tx *storage.Tx, plan sql.Node) (sql.Node, e
 	if p.cat == nil || p.cat == cat {
 		return plan, nil
 	}
-	bound, _, err := s.bindIn(cat, p.stmt, p.stmt.ParamTypes)
+	bound, _, err := s.bindIn(cat, p.stmt, p.paramTypes)
 	if err != nil {
 		return nil, err
 	}
