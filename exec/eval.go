@@ -126,6 +126,15 @@ func (rt *Runtime) fnCtx() *functions.Context {
 	return rt.defaultFn
 }
 
+// fnIn is the statement's function context for an operator call under
+// ctx: a copy whose Ctx is ctx, so that a function working long over one
+// value stops when the statement is cancelled (functions.Context.Ctx).
+func (rt *Runtime) fnIn(ctx context.Context) *functions.Context {
+	fn := *rt.fnCtx()
+	fn.Ctx = ctx
+	return &fn
+}
+
 // mem is the allocator of the arrays operators build.
 func (rt *Runtime) mem() memory.Allocator {
 	if rt.Fn != nil && rt.Fn.Mem != nil {
@@ -177,7 +186,7 @@ func newEvaluator(ctx context.Context, rt *Runtime) *evaluator {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return &evaluator{ctx: ctx, rt: rt, fn: rt.fnCtx(), mem: rt.mem()}
+	return &evaluator{ctx: ctx, rt: rt, fn: rt.fnIn(ctx), mem: rt.mem()}
 }
 
 // batch is the input of an evaluation: a record, or n rows of nothing for
