@@ -33,7 +33,8 @@ func overload(t *testing.T, name string, args ...types.T) *Overload {
 }
 
 // TestLongCallsStop: the functions that can work long over one value
-// (repeat, replace, regexp_replace, md5, to_tsvector) stop with 57014
+// (repeat, replace, the regexp_ ones, translate, md5, to_tsvector) stop
+// with 57014
 // under a cancelled context, and give the same answers as the standard
 // library across the pieces they work in.
 func TestLongCallsStop(t *testing.T) {
@@ -48,6 +49,8 @@ func TestLongCallsStop(t *testing.T) {
 		{overload(t, "md5", tText), []any{long}},
 		{overload(t, "md5", types.ByteaT), []any{[]byte(long)}},
 		{overload(t, "to_tsvector", tRegConfig, tText), []any{tsearch.English.OID, long}},
+		{overload(t, "regexp_count", tText, tText), []any{long, "w"}},
+		{overload(t, "translate", tText, tText, tText), []any{long, "w", "v"}},
 	}
 	for _, timeout := range []bool{false, true} {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -58,12 +61,19 @@ func TestLongCallsStop(t *testing.T) {
 		}
 		cancel()
 		fn := &Context{Ctx: ctx}
-		for _, c := range calls {
-			_, err := c.ov.Eval(fn, c.args)
+		stopped := func(name string, err error) {
+			t.Helper()
 			if pe := pgerr.From(err); err == nil || pe.Code != pgerrcode.QueryCanceled || pe.Message != want {
-				t.Errorf("%s under a done context: %v", c.ov.Name, err)
+				t.Errorf("%s under a done context: %v", name, err)
 			}
 		}
+		for _, c := range calls {
+			_, err := c.ov.Eval(fn, c.args)
+			stopped(c.ov.Name, err)
+		}
+		// A set-returning function that finds its rows at once.
+		_, err := SetReturningFunc("regexp_matches").Call(fn, []any{long, "w", "g"}, []types.T{tText, tText, tText}, nil)
+		stopped("regexp_matches", err)
 	}
 
 	eval := func(ov *Overload, args ...any) any {

@@ -124,11 +124,6 @@ func regexReplace(ctx *Context, re *regexp.Regexp, s, repl string, pos int, n in
 	return b.String(), nil
 }
 
-// matchWork is what a search counts in regexReplace's poller beyond the
-// bytes it passed: a search of a few bytes takes as long as copying a
-// kilobyte.
-const matchWork = 1 << 10
-
 // expandReplacement writes repl with PostgreSQL's back-references for
 // match m of s, within maxAlloc.
 func expandReplacement(b *strings.Builder, s, repl string, m []int) error {
