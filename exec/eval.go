@@ -143,11 +143,13 @@ func (rt *Runtime) mem() memory.Allocator {
 	return memory.DefaultAllocator
 }
 
-// Eval evaluates e over every row of rec. The result has rec.NumRows()
-// rows and belongs to the caller, who releases it. A column reference
-// returns the input column itself (retained, not copied).
-func Eval(rt *Runtime, e sql.Expr, rec arrow.Record) (arrow.Array, error) {
-	return newEvaluator(context.Background(), rt).evalArray(e, batchOf(rec))
+// Eval evaluates e over every row of rec under ctx, the context of the
+// operator call (a function working long stops when it ends). The result
+// has rec.NumRows() rows and belongs to the caller, who releases it. A
+// column reference returns the input column itself (retained, not
+// copied).
+func Eval(ctx context.Context, rt *Runtime, e sql.Expr, rec arrow.Record) (arrow.Array, error) {
+	return newEvaluator(ctx, rt).evalArray(e, batchOf(rec))
 }
 
 // EvalScalar evaluates an expression that references no column (LIMIT

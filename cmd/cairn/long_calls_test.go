@@ -13,7 +13,8 @@ import (
 
 // TestLongCallsCancel: a single function call that works for seconds
 // over one long value (to_tsvector over 10MB of words, regexp_replace
-// with 20 million matches) ends with 57014 soon after a client's
+// and regexp_matches with 20 million matches, in a SELECT and in an
+// UPDATE's SET) ends with 57014 soon after a client's
 // CancelRequest or its statement_timeout, as PostgreSQL's does, instead
 // of when the call returns; the session then runs its next statement.
 func TestLongCallsCancel(t *testing.T) {
@@ -35,9 +36,13 @@ func TestLongCallsCancel(t *testing.T) {
 	defer conn.Close(ctx)
 
 	const bound = 3 * time.Second // each call runs for well over it
+	mustExec(t, conn, "CREATE TABLE long_text (b text)")
+	mustExec(t, conn, "INSERT INTO long_text VALUES (repeat('ab', 20000000))")
 	calls := []string{
 		"SELECT length(to_tsvector(repeat('word ', 2000000)))",
 		"SELECT length(regexp_replace(repeat('ab', 20000000), 'a', 'xy', 'g'))",
+		"UPDATE long_text SET b = regexp_replace(b, 'a', 'xy', 'g')",
+		"SELECT count(*) FROM regexp_matches(repeat('ab', 20000000), 'a', 'g')",
 	}
 	works := func(after string) {
 		t.Helper()
@@ -69,5 +74,9 @@ func TestLongCallsCancel(t *testing.T) {
 			t.Errorf("%s cancelled: %v after %s, want 57014 at once", q, err, took)
 		}
 		works(q)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT length(b) FROM long_text").Scan(&n); err != nil || n != 40000000 {
+		t.Errorf("the cancelled UPDATEs changed the row: length %d, %v", n, err)
 	}
 }
