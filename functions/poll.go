@@ -19,6 +19,11 @@ import (
 // cancel is seen at once and the looks cost nothing next to the work.
 const pollWork = 1 << 20
 
+// itemWork is what one item (an array element, a field cut out of a
+// text) counts in a poller beyond its bytes: making it costs about as
+// much as copying 64 bytes.
+const itemWork = 1 << 6
+
 // poller counts a long call's work and looks at the statement's context
 // every pollWork units of it.
 type poller struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,7 +34,8 @@ func overload(t *testing.T, name string, args ...types.T) *Overload {
 }
 
 // TestLongCallsStop: the functions that can work long over one value
-// (repeat, replace, the regexp_ ones, translate, md5, to_tsvector) stop
+// (repeat, replace, the regexp_ ones, translate, string_to_array,
+// array_to_string, md5, to_tsvector) stop
 // with 57014
 // under a cancelled context, and give the same answers as the standard
 // library across the pieces they work in.
@@ -51,6 +53,8 @@ func TestLongCallsStop(t *testing.T) {
 		{overload(t, "to_tsvector", tRegConfig, tText), []any{tsearch.English.OID, long}},
 		{overload(t, "regexp_count", tText, tText), []any{long, "w"}},
 		{overload(t, "translate", tText, tText, tText), []any{long, "w", "v"}},
+		{overload(t, "string_to_array", tText, tText), []any{long, " "}},
+		{overload(t, "array_to_string", ArgAnyArray, tText), []any{&types.Array{Elem: tText, Dims: []int{pollWork}, Elems: slices.Repeat([]any{"w"}, pollWork)}, ","}},
 	}
 	for _, timeout := range []bool{false, true} {
 		ctx, cancel := context.WithCancel(context.Background())
