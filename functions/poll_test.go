@@ -35,10 +35,9 @@ func overload(t *testing.T, name string, args ...types.T) *Overload {
 
 // TestLongCallsStop: the functions that can work long over one value
 // (repeat, replace, the regexp_ ones, translate, string_to_array,
-// array_to_string, md5, to_tsvector) stop
-// with 57014
-// under a cancelled context, and give the same answers as the standard
-// library across the pieces they work in.
+// array_to_string, md5, to_tsvector) stop with 57014 under a cancelled
+// context, and give the same answers as the standard library across the
+// pieces they work in.
 func TestLongCallsStop(t *testing.T) {
 	long := strings.Repeat("word ", 3*pollWork/5)
 	calls := []struct {
