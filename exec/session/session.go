@@ -862,7 +862,8 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 	}
 	paramTypes := st.ParamTypes
 	if ptypes, changed := valueDims(bp.params, params); changed {
-		if bp, err = s.bindForValues(st, bp, ptypes); err != nil {
+		// Bound again for this portal; the binding is not kept.
+		if bp, err = s.bindPlan(st, bp.key, ptypes); err != nil {
 			s.fail()
 			return nil, err
 		}
@@ -893,20 +894,6 @@ func valueDims(ptypes []types.T, params []any) ([]types.T, bool) {
 		out[i] = types.ArrayOf(*t.Elem, len(a.Dims))
 	}
 	return out, out != nil
-}
-
-// bindForValues binds st again with parameter types ptypes (valueDims),
-// for one portal: the binding is not kept.
-func (s *Session) bindForValues(st *Statement, cached *boundPlan, ptypes []types.T) (*boundPlan, error) {
-	bound, ptypes, err := s.bind(st, ptypes)
-	if err != nil {
-		return nil, err
-	}
-	bp := &boundPlan{key: cached.key, bound: bound, params: ptypes, columns: s.resultColumns(bound)}
-	if q, isPlan := bound.(*sql.Query); isPlan && !st.simple {
-		bp.schemas = exec.PrepareSchemas(q.Plan)
-	}
-	return bp, nil
 }
 
 // planFor returns plan, portal p's, or the plan p gets bound again
@@ -970,14 +957,26 @@ func (s *Session) bindCached(st *Statement) (*boundPlan, error) {
 	if c := st.cached; c != nil && c.key == key {
 		return c, nil
 	}
-	bound, ptypes, err := s.bind(st, st.ParamTypes)
+	bp, err := s.bindPlan(st, key, st.ParamTypes)
+	if err != nil {
+		return nil, err
+	}
+	if bp.schemas != nil { // only plans of the extended protocol are kept
+		st.cached = bp
+	}
+	return bp, nil
+}
+
+// bindPlan binds st with parameter types ptypes, as the binding of key;
+// a plan of the extended protocol gets its prepared schemas.
+func (s *Session) bindPlan(st *Statement, key bindKey, ptypes []types.T) (*boundPlan, error) {
+	bound, ptypes, err := s.bind(st, ptypes)
 	if err != nil {
 		return nil, err
 	}
 	bp := &boundPlan{key: key, bound: bound, params: ptypes, columns: s.resultColumns(bound)}
 	if q, isPlan := bound.(*sql.Query); isPlan && !st.simple {
 		bp.schemas = exec.PrepareSchemas(q.Plan)
-		st.cached = bp
 	}
 	return bp, nil
 }
