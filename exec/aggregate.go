@@ -369,7 +369,7 @@ func (a *Aggregate) Next(ctx context.Context) (arrow.Record, error) {
 	}
 	end := min(a.pos+batchSize, len(a.groups))
 	mem := a.rt.mem()
-	fn := a.rt.fnCtx()
+	fn := a.rt.fnIn(ctx)
 	cols := a.node.Out
 	nkeys := len(a.node.GroupBy)
 	nsets := 0

@@ -57,7 +57,7 @@ func (m *materialized) Close() {
 // all). from, when not nil, holds the columns of the UPDATE ... FROM or
 // DELETE ... USING relations each row was joined with; they follow the
 // system columns.
-func (m *materialized) addReturning(rt *Runtime, exprs []sql.Expr, rec arrow.Record, xmax func(i int) uint32, from arrow.Record) error {
+func (m *materialized) addReturning(ctx context.Context, rt *Runtime, exprs []sql.Expr, rec arrow.Record, xmax func(i int) uint32, from arrow.Record) error {
 	if len(exprs) == 0 || rec.NumRows() == 0 {
 		return nil
 	}
@@ -65,7 +65,7 @@ func (m *materialized) addReturning(rt *Runtime, exprs []sql.Expr, rec arrow.Rec
 	defer in.Release()
 	cols := make([]arrow.Array, len(exprs))
 	for i, e := range exprs {
-		a, err := Eval(rt, e, in)
+		a, err := Eval(ctx, rt, e, in)
 		if err != nil {
 			releaseAll(cols[:i])
 			return err
@@ -239,7 +239,7 @@ func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record)
 // (whose first columns are the table's; nil for an INSERT): a foreign key
 // is not checked again for a row whose key it left as it was.
 func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old arrow.Record) error {
-	if err := checkPolicies(rt, c.def, c.policies, rec, "new row", ""); err != nil {
+	if err := checkPolicies(ctx, rt, c.def, c.policies, rec, "new row", ""); err != nil {
 		return err
 	}
 	for i, col := range c.def.Columns {
@@ -252,7 +252,7 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 		}
 	}
 	for _, chk := range c.checks {
-		res, err := Eval(rt, chk.cond, rec)
+		res, err := Eval(ctx, rt, chk.cond, rec)
 		if err != nil {
 			return err
 		}
@@ -270,7 +270,7 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 	// PostgreSQL computes index keys after the CHECK constraints and
 	// before the foreign keys, which wait for the statement's end.
 	for _, e := range c.indexExprs {
-		res, err := Eval(rt, e, rec)
+		res, err := Eval(ctx, rt, e, rec)
 		if err != nil {
 			return err
 		}
@@ -287,9 +287,9 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 // verifyViews enforces the CHECK OPTIONs of the view the statement
 // writes through on rows rec just written (a NULL condition fails, as
 // PostgreSQL's does): the statement fails, and its writes with it.
-func (c *constraints) verifyViews(rt *Runtime, rec arrow.Record) error {
+func (c *constraints) verifyViews(ctx context.Context, rt *Runtime, rec arrow.Record) error {
 	for _, v := range c.views {
-		res, err := Eval(rt, v.Cond, rec)
+		res, err := Eval(ctx, rt, v.Cond, rec)
 		if err != nil {
 			return err
 		}
@@ -311,9 +311,9 @@ func (c *constraints) verifyViews(rt *Runtime, rec arrow.Record) error {
 // row checked in the message ("new row", MERGE's "target row"), what the
 // kind of check (" (USING expression)" for the existing row of ON
 // CONFLICT DO UPDATE and MERGE's target row).
-func checkPolicies(rt *Runtime, def *catalog.TableDef, checks []sql.PolicyCheck, rec arrow.Record, row, what string) error {
+func checkPolicies(ctx context.Context, rt *Runtime, def *catalog.TableDef, checks []sql.PolicyCheck, rec arrow.Record, row, what string) error {
 	for _, p := range checks {
-		res, err := Eval(rt, p.Cond, rec)
+		res, err := Eval(ctx, rt, p.Cond, rec)
 		if err != nil {
 			return err
 		}
@@ -416,7 +416,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		if err := rt.Tx.Insert(n.Table.ID, rec); err != nil {
 			return err
 		}
-		if err := cons.verifyViews(rt, rec); err != nil {
+		if err := cons.verifyViews(ctx, rt, rec); err != nil {
 			return err
 		}
 		acts.insertedInto(n.Table)
@@ -425,7 +425,7 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 		if err := after.add(rec, nil); err != nil {
 			return err
 		}
-		return out.addReturning(rt, n.Returning, rec, nil, nil)
+		return out.addReturning(ctx, rt, n.Returning, rec, nil, nil)
 	}
 	// With BEFORE INSERT triggers that may read a table each row is
 	// written before the next one's triggers run, as PostgreSQL does: a
@@ -585,7 +585,7 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 			}
 			return 0, err
 		}
-		if err := cons.verifyViews(rt, ins); err != nil {
+		if err := cons.verifyViews(ctx, rt, ins); err != nil {
 			return 0, err
 		}
 		rt.written(def.ID, ins.NumRows(), 0, 0)
@@ -627,7 +627,7 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 		// as xmax (in PostgreSQL, its lock on the row it replaced); an
 		// inserted one has none.
 		xid, updated := rt.xid(), len(from)-len(insertRows)
-		if err := out.addReturning(rt, n.Returning, all, func(i int) uint32 {
+		if err := out.addReturning(ctx, rt, n.Returning, all, func(i int) uint32 {
 			if order[i] < updated {
 				return xid
 			}
@@ -773,7 +773,7 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 		applied[i] = i
 	}
 	if oc.Where != nil {
-		res, err := Eval(rt, oc.Where, in)
+		res, err := Eval(ctx, rt, oc.Where, in)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -796,10 +796,10 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 			in = filtered
 		}
 	}
-	if err := checkPolicies(rt, def, oc.Existing, in, "new row", " (USING expression)"); err != nil {
+	if err := checkPolicies(ctx, rt, def, oc.Existing, in, "new row", " (USING expression)"); err != nil {
 		return nil, nil, err
 	}
-	newRows, err := setRows(rt, def, oc.Set, oc.Gen, in)
+	newRows, err := setRows(ctx, rt, def, oc.Set, oc.Gen, in)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -843,7 +843,7 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 		newRows.Release()
 		return nil, nil, err
 	}
-	if err := cons.verifyViews(rt, newRows); err != nil {
+	if err := cons.verifyViews(ctx, rt, newRows); err != nil {
 		newRows.Release()
 		return nil, nil, err
 	}
@@ -856,11 +856,11 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 // DO UPDATE, MERGE's UPDATE): each column of def the value set gives it,
 // evaluated over in, whose first columns are the existing row's, or the
 // existing value.
-func setRows(rt *Runtime, def *catalog.TableDef, set, gen map[int]sql.Expr, in arrow.Record) (arrow.Record, error) {
+func setRows(ctx context.Context, rt *Runtime, def *catalog.TableDef, set, gen map[int]sql.Expr, in arrow.Record) (arrow.Record, error) {
 	cols := make([]arrow.Array, len(def.Columns))
 	for pos := range def.Columns {
 		if e, ok := set[pos]; ok {
-			a, err := Eval(rt, e, in)
+			a, err := Eval(ctx, rt, e, in)
 			if err != nil {
 				releaseAll(cols)
 				return nil, err
@@ -873,13 +873,13 @@ func setRows(rt *Runtime, def *catalog.TableDef, set, gen map[int]sql.Expr, in a
 	}
 	rec := tableRecord(def, cols, in.NumRows())
 	releaseAll(cols)
-	return generateColumns(rt, def, gen, rec)
+	return generateColumns(ctx, rt, def, gen, rec)
 }
 
 // generateColumns computes the generated columns of rec, a batch of new
 // rows of def, with their expressions gen (position -> expression over
 // the row), and returns the rows with those values. It releases rec.
-func generateColumns(rt *Runtime, def *catalog.TableDef, gen map[int]sql.Expr, rec arrow.Record) (arrow.Record, error) {
+func generateColumns(ctx context.Context, rt *Runtime, def *catalog.TableDef, gen map[int]sql.Expr, rec arrow.Record) (arrow.Record, error) {
 	if len(gen) == 0 {
 		return rec, nil
 	}
@@ -887,7 +887,7 @@ func generateColumns(rt *Runtime, def *catalog.TableDef, gen map[int]sql.Expr, r
 	cols := make([]arrow.Array, len(def.Columns))
 	for pos := range def.Columns {
 		if e, ok := gen[pos]; ok {
-			a, err := Eval(rt, e, rec)
+			a, err := Eval(ctx, rt, e, rec)
 			if err != nil {
 				releaseAll(cols[:pos])
 				return nil, err
@@ -961,7 +961,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		if in.NumRows() == 0 {
 			return nil
 		}
-		rec, err := setRows(rt, n.Table, n.Set, n.Gen, in)
+		rec, err := setRows(ctx, rt, n.Table, n.Set, n.Gen, in)
 		if err != nil {
 			return err
 		}
@@ -1018,12 +1018,12 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		if err := rt.Tx.Insert(n.Table.ID, w.newRec); err != nil {
 			return 0, err
 		}
-		if err := cons.verifyViews(rt, w.newRec); err != nil {
+		if err := cons.verifyViews(ctx, rt, w.newRec); err != nil {
 			return 0, err
 		}
 		rt.written(n.Table.ID, 0, w.newRec.NumRows(), 0)
 		count += w.newRec.NumRows()
-		if err := out.addReturning(rt, n.Returning, w.newRec, nil, w.from); err != nil {
+		if err := out.addReturning(ctx, rt, n.Returning, w.newRec, nil, w.from); err != nil {
 			return 0, err
 		}
 		acts.updated(n.Table, w.old, w.newRec)
@@ -1086,7 +1086,7 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		acts.deleted(n.Table, rec)
 		// The deleted rows: this transaction ends them.
 		xid := rt.xid()
-		return out.addReturning(rt, n.Returning, rec, func(int) uint32 { return xid }, from)
+		return out.addReturning(ctx, rt, n.Returning, rec, func(int) uint32 { return xid }, from)
 	})
 	if err != nil {
 		return 0, err

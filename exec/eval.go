@@ -126,6 +126,15 @@ func (rt *Runtime) fnCtx() *functions.Context {
 	return rt.defaultFn
 }
 
+// fnIn is the statement's function context for an operator call under
+// ctx: a copy whose Ctx is ctx, so that a function working long over one
+// value stops when the statement is cancelled (functions.Context.Ctx).
+func (rt *Runtime) fnIn(ctx context.Context) *functions.Context {
+	fn := *rt.fnCtx()
+	fn.Ctx = ctx
+	return &fn
+}
+
 // mem is the allocator of the arrays operators build.
 func (rt *Runtime) mem() memory.Allocator {
 	if rt.Fn != nil && rt.Fn.Mem != nil {
@@ -134,11 +143,13 @@ func (rt *Runtime) mem() memory.Allocator {
 	return memory.DefaultAllocator
 }
 
-// Eval evaluates e over every row of rec. The result has rec.NumRows()
-// rows and belongs to the caller, who releases it. A column reference
-// returns the input column itself (retained, not copied).
-func Eval(rt *Runtime, e sql.Expr, rec arrow.Record) (arrow.Array, error) {
-	return newEvaluator(context.Background(), rt).evalArray(e, batchOf(rec))
+// Eval evaluates e over every row of rec under ctx, the context of the
+// operator call (a function working long stops when it ends). The result
+// has rec.NumRows() rows and belongs to the caller, who releases it. A
+// column reference returns the input column itself (retained, not
+// copied).
+func Eval(ctx context.Context, rt *Runtime, e sql.Expr, rec arrow.Record) (arrow.Array, error) {
+	return newEvaluator(ctx, rt).evalArray(e, batchOf(rec))
 }
 
 // EvalScalar evaluates an expression that references no column (LIMIT
@@ -177,7 +188,7 @@ func newEvaluator(ctx context.Context, rt *Runtime) *evaluator {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return &evaluator{ctx: ctx, rt: rt, fn: rt.fnCtx(), mem: rt.mem()}
+	return &evaluator{ctx: ctx, rt: rt, fn: rt.fnIn(ctx), mem: rt.mem()}
 }
 
 // batch is the input of an evaluation: a record, or n rows of nothing for

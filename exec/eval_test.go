@@ -60,7 +60,7 @@ func TestEvalColumnRefIsZeroCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = Drain(context.Background(), op, func(rec arrow.Record) error {
-		arr, err := Eval(rt, ref(1, types.Int8T), rec)
+		arr, err := Eval(context.Background(), rt, ref(1, types.Int8T), rec)
 		if err != nil {
 			return err
 		}
@@ -68,7 +68,7 @@ func TestEvalColumnRefIsZeroCopy(t *testing.T) {
 		if arr != rec.Column(1) {
 			t.Errorf("column reference copied its column")
 		}
-		c, err := Eval(rt, i64(7), rec)
+		c, err := Eval(context.Background(), rt, i64(7), rec)
 		if err != nil {
 			return err
 		}

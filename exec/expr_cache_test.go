@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -24,7 +25,7 @@ func stringRecord(vals ...string) arrow.Record {
 
 func evalStrings(t *testing.T, rt *Runtime, e sql.Expr, rec arrow.Record) []string {
 	t.Helper()
-	arr, err := Eval(rt, e, rec)
+	arr, err := Eval(context.Background(), rt, e, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,11 +149,11 @@ func TestDictionaryEvaluation(t *testing.T) {
 	for _, batch := range []arrow.Record{rec, rec.NewSlice(1003, 4700)} {
 		for round := 0; round < 2; round++ {
 			for _, e := range exprs {
-				want, err := Eval(plain, e, batch)
+				want, err := Eval(context.Background(), plain, e, batch)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := Eval(memo, e, batch)
+				got, err := Eval(context.Background(), memo, e, batch)
 				if err != nil {
 					t.Fatal(err)
 				}

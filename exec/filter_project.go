@@ -112,7 +112,7 @@ func (fp *filterProject) Next(ctx context.Context) (arrow.Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		sel, err := fp.selection(rec)
+		sel, err := fp.selection(ctx, rec)
 		if err != nil {
 			return nil, err
 		}
@@ -129,8 +129,8 @@ func (fp *filterProject) Next(ctx context.Context) (arrow.Record, error) {
 }
 
 // selection evaluates the filter: the rows where it is true.
-func (fp *filterProject) selection(rec arrow.Record) ([]int32, error) {
-	mask, err := Eval(fp.rt, fp.cond, rec)
+func (fp *filterProject) selection(ctx context.Context, rec arrow.Record) ([]int32, error) {
+	mask, err := Eval(ctx, fp.rt, fp.cond, rec)
 	if err != nil {
 		return nil, err
 	}

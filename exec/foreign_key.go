@@ -778,7 +778,7 @@ func (a *fkActions) act(ctx context.Context, c *fkChange, action string) error {
 	ids := rec.Column(ncols).(*array.Int64).Int64Values()
 	old := tableRecord(child, rec.Columns()[:ncols], rec.NumRows())
 	defer old.Release()
-	updated, err := a.newRows(c, action, old, from)
+	updated, err := a.newRows(ctx, c, action, old, from)
 	if err != nil {
 		return err
 	}
@@ -819,7 +819,7 @@ func (a *fkActions) constraints(def *catalog.TableDef) (*constraints, error) {
 // columns (for ON DELETE SET, those its column list names) NULL, their
 // DEFAULT, or with ON UPDATE CASCADE the new key of the row of c each
 // references (from).
-func (a *fkActions) newRows(c *fkChange, action string, old arrow.Record, from []int) (arrow.Record, error) {
+func (a *fkActions) newRows(ctx context.Context, c *fkChange, action string, old arrow.Record, from []int) (arrow.Record, error) {
 	child, fk := c.ref.child, c.ref.fk
 	cols := make([]arrow.Array, len(child.Columns))
 	defer releaseAll(cols)
@@ -834,7 +834,7 @@ func (a *fkActions) newRows(c *fkChange, action string, old arrow.Record, from [
 			if err != nil {
 				return nil, err
 			}
-			if cols[p], err = Eval(a.rt, e, old); err != nil {
+			if cols[p], err = Eval(ctx, a.rt, e, old); err != nil {
 				return nil, err
 			}
 		default:
@@ -864,7 +864,7 @@ func (a *fkActions) newRows(c *fkChange, action string, old arrow.Record, from [
 	if err != nil {
 		return nil, err
 	}
-	return generateColumns(a.rt, child, gen, tableRecord(child, cols, old.NumRows()))
+	return generateColumns(ctx, a.rt, child, gen, tableRecord(child, cols, old.NumRows()))
 }
 
 // check fails with 23503 when a row of ref's table still references a

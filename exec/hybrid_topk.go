@@ -227,7 +227,7 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 		rec.Retain()
 		recs = append(recs, rec)
 	}
-	cosines, err := h.cosines(recs)
+	cosines, err := h.cosines(ctx, recs)
 	if err != nil {
 		return nil, err
 	}
@@ -238,14 +238,14 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 		}
 		cos := cosines[src]
 		cosf := cos.(*array.Float32)
-		text, err := Eval(h.rt, h.node.Score.Source.Text, rec)
+		text, err := Eval(ctx, h.rt, h.node.Score.Source.Text, rec)
 		if err != nil {
 			return nil, err
 		}
 		texts := text.(*array.String)
 		var rowIDs []int64
 		if indexed != nil {
-			ids, err := Eval(h.rt, h.node.Score.RowID, rec)
+			ids, err := Eval(ctx, h.rt, h.node.Score.RowID, rec)
 			if err != nil {
 				text.Release()
 				return nil, err
@@ -311,7 +311,7 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 // cosines computes the vector arm's similarity for every batch, the
 // batches shared out among the cores (the kernel is bound by memory
 // bandwidth, which one core does not saturate).
-func (h *hybridTopK) cosines(recs []arrow.Record) ([]arrow.Array, error) {
+func (h *hybridTopK) cosines(ctx context.Context, recs []arrow.Record) ([]arrow.Array, error) {
 	out := make([]arrow.Array, len(recs))
 	errs := make([]error, len(recs))
 	h.rt.fnCtx() // settle the runtime's lazily made state before sharing it
@@ -326,7 +326,7 @@ func (h *hybridTopK) cosines(recs []arrow.Record) ([]arrow.Array, error) {
 					// A panic fails this batch (and so the statement), not
 					// the process: no other goroutine could recover it.
 					errs[i] = CatchPanic(func() (err error) {
-						out[i], err = Eval(h.rt, h.cosine, recs[i])
+						out[i], err = Eval(ctx, h.rt, h.cosine, recs[i])
 						return err
 					})
 				}

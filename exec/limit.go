@@ -142,7 +142,7 @@ func (l *Limit) Next(ctx context.Context) (arrow.Record, error) {
 		}
 		n := rec.NumRows()
 		if l.tying {
-			tied, err := l.tiedRows(rec, 0)
+			tied, err := l.tiedRows(ctx, rec, 0)
 			if err != nil || tied == 0 {
 				l.tying = false
 				return nil, errOrEOF(err)
@@ -166,10 +166,10 @@ func (l *Limit) Next(ctx context.Context) (arrow.Record, error) {
 		if len(l.ties) > 0 && l.count >= 0 && l.emitted >= l.count && end > start {
 			// The Count-th row is out: keep its keys and let the rows
 			// after it that tie with it through.
-			if err := l.keepLast(rec, int(end-1)); err != nil {
+			if err := l.keepLast(ctx, rec, int(end-1)); err != nil {
 				return nil, err
 			}
-			tied, err := l.tiedRows(rec, end)
+			tied, err := l.tiedRows(ctx, rec, end)
 			if err != nil {
 				return nil, err
 			}
@@ -185,10 +185,10 @@ func (l *Limit) Next(ctx context.Context) (arrow.Record, error) {
 
 // keepLast keeps the sort keys of row i of rec as the row the following
 // rows must tie with.
-func (l *Limit) keepLast(rec arrow.Record, i int) error {
+func (l *Limit) keepLast(ctx context.Context, rec arrow.Record, i int) error {
 	l.last = l.last[:0]
 	for k, key := range l.ties {
-		arr, err := Eval(l.rt, key.Expr, rec)
+		arr, err := Eval(ctx, l.rt, key.Expr, rec)
 		if err != nil {
 			return err
 		}
@@ -202,7 +202,7 @@ func (l *Limit) keepLast(rec arrow.Record, i int) error {
 
 // tiedRows counts the rows of rec from row from on whose keys equal the
 // kept ones, up to the first that does not.
-func (l *Limit) tiedRows(rec arrow.Record, from int64) (int64, error) {
+func (l *Limit) tiedRows(ctx context.Context, rec arrow.Record, from int64) (int64, error) {
 	n := rec.NumRows()
 	if from >= n {
 		return 0, nil
@@ -216,7 +216,7 @@ func (l *Limit) tiedRows(rec arrow.Record, from int64) (int64, error) {
 		}
 	}()
 	for k, key := range l.ties {
-		arr, err := Eval(l.rt, key.Expr, rec)
+		arr, err := Eval(ctx, l.rt, key.Expr, rec)
 		if err != nil {
 			return 0, err
 		}

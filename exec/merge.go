@@ -116,7 +116,7 @@ func (m *merge) batch(ctx context.Context, in arrow.Record) error {
 		}
 		chosen := *rows
 		if act.Cond != nil {
-			res, err := Eval(m.rt, act.Cond, taken)
+			res, err := Eval(ctx, m.rt, act.Cond, taken)
 			if err != nil {
 				taken.Release()
 				return err
@@ -170,14 +170,14 @@ func (m *merge) apply(ctx context.Context, act *sql.MergeAction, rows []int, ids
 	if act.Kind == sql.MergeInsert {
 		cols := make([]arrow.Array, len(act.Row))
 		for i, e := range act.Row {
-			a, err := Eval(m.rt, e, rec)
+			a, err := Eval(ctx, m.rt, e, rec)
 			if err != nil {
 				releaseAll(cols[:i])
 				return err
 			}
 			cols[i] = a
 		}
-		row, err := generateColumns(m.rt, def, m.n.Gen, tableRecord(def, cols, rec.NumRows()))
+		row, err := generateColumns(ctx, m.rt, def, m.n.Gen, tableRecord(def, cols, rec.NumRows()))
 		releaseAll(cols)
 		if err != nil {
 			return err
@@ -194,7 +194,7 @@ func (m *merge) apply(ctx context.Context, act *sql.MergeAction, rows []int, ids
 		m.touched[id] = true
 		m.gone = append(m.gone, id)
 	}
-	if err := checkPolicies(m.rt, def, act.Existing, rec, "target row", " (USING expression)"); err != nil {
+	if err := checkPolicies(ctx, m.rt, def, act.Existing, rec, "target row", " (USING expression)"); err != nil {
 		return err
 	}
 	old := tableRecord(def, rec.Columns()[:len(def.Columns)], rec.NumRows())
@@ -203,7 +203,7 @@ func (m *merge) apply(ctx context.Context, act *sql.MergeAction, rows []int, ids
 		m.deleted += rec.NumRows()
 		return nil
 	}
-	updated, err := setRows(m.rt, def, act.Set, m.n.Gen, rec)
+	updated, err := setRows(ctx, m.rt, def, act.Set, m.n.Gen, rec)
 	if err != nil {
 		old.Release()
 		return err

@@ -101,15 +101,15 @@ func (p *projectSet) endBatch() {
 	p.rec, p.argVecs, p.gens = nil, nil, nil
 }
 
-// startRow starts the functions of the current row.
-func (p *projectSet) startRow() error {
+// startRow starts the functions of the current row under fn.
+func (p *projectSet) startRow(fn *functions.Context) error {
 	p.gens = make([]functions.NextRow, len(p.node.SRFs))
 	for k, srf := range p.node.SRFs {
 		args := make([]any, len(p.argVecs[k]))
 		for a, v := range p.argVecs[k] {
 			args[a] = v.at(p.row)
 		}
-		gen, err := srfRows(p.rt, srf, args)
+		gen, err := srfRows(fn, srf, args)
 		if err != nil {
 			return err
 		}
@@ -125,12 +125,13 @@ func (p *projectSet) expand(ctx context.Context) (arrow.Record, error) {
 	rec := p.rec
 	var rows []int
 	vals := make([][]any, len(p.node.SRFs))
+	fn := p.rt.fnIn(ctx)
 	for len(rows) < srfBatchRows && p.row < int(rec.NumRows()) {
 		if p.gens == nil {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if err := p.startRow(); err != nil {
+			if err := p.startRow(fn); err != nil {
 				return nil, err
 			}
 		}

@@ -26,15 +26,22 @@ type srfOp struct {
 }
 
 func buildSRF(rt *Runtime, n *sql.SRF) (Operator, error) {
-	op := &srfOp{rt: rt, node: n, schema: schemaOf(n.Out)}
-	gen, err := srfStart(rt, n)
+	return &srfOp{rt: rt, node: n, schema: schemaOf(n.Out)}, nil
+}
+
+// start evaluates the function's arguments and starts its rows, at the
+// first Next: under its context, so that a function which finds all its
+// rows at once (regexp_matches with flag g over a long text) stops when
+// the statement is cancelled.
+func (o *srfOp) start(ctx context.Context) error {
+	gen, err := srfStart(ctx, o.rt, o.node)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	op.next = gen
-	if n.Ordinality {
+	o.next = gen
+	if o.node.Ordinality {
 		k := int64(0)
-		op.next = func() ([]any, bool, error) {
+		o.next = func() ([]any, bool, error) {
 			row, ok, err := gen()
 			if !ok || err != nil {
 				return nil, ok, err
@@ -43,27 +50,27 @@ func buildSRF(rt *Runtime, n *sql.SRF) (Operator, error) {
 			return append(append([]any(nil), row...), k), true, nil
 		}
 	}
-	return op, nil
+	return nil
 }
 
 // srfStart evaluates n's arguments and starts its rows; ROWS FROM
 // (n.Zip) starts each of its functions and pads the sets that end first
 // with NULLs.
-func srfStart(rt *Runtime, n *sql.SRF) (functions.NextRow, error) {
+func srfStart(ctx context.Context, rt *Runtime, n *sql.SRF) (functions.NextRow, error) {
 	if len(n.Zip) == 0 {
 		args := make([]any, len(n.Args))
 		for i, a := range n.Args {
-			v, err := EvalScalar(context.Background(), rt, a)
+			v, err := EvalScalar(ctx, rt, a)
 			if err != nil {
 				return nil, err
 			}
 			args[i] = v
 		}
-		return srfRows(rt, n, args)
+		return srfRows(rt.fnIn(ctx), n, args)
 	}
 	gens := make([]functions.NextRow, len(n.Zip))
 	for i, f := range n.Zip {
-		g, err := srfStart(rt, f)
+		g, err := srfStart(ctx, rt, f)
 		if err != nil {
 			return nil, err
 		}
@@ -95,8 +102,9 @@ func srfStart(rt *Runtime, n *sql.SRF) (functions.NextRow, error) {
 }
 
 // srfRows starts one call of a set-returning function with argument
-// values args.
-func srfRows(rt *Runtime, n *sql.SRF, args []any) (functions.NextRow, error) {
+// values args under fn, the function context of the operator call that
+// starts it (Runtime.fnIn).
+func srfRows(fn *functions.Context, n *sql.SRF, args []any) (functions.NextRow, error) {
 	ts := make([]types.T, len(n.Args))
 	for i, a := range n.Args {
 		ts[i] = a.Type()
@@ -112,7 +120,7 @@ func srfRows(rt *Runtime, n *sql.SRF, args []any) (functions.NextRow, error) {
 			out[i] = types.Field{Name: c.Name, T: c.T}
 		}
 	}
-	return n.Fn.Call(rt.fnCtx(), args, ts, out)
+	return n.Fn.Call(fn, args, ts, out)
 }
 
 func (o *srfOp) Schema() *arrow.Schema { return o.schema }
@@ -124,6 +132,11 @@ func (o *srfOp) Next(ctx context.Context) (arrow.Record, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if o.next == nil {
+		if err := o.start(ctx); err != nil {
+			return nil, err
+		}
 	}
 	builders := make([]array.Builder, len(o.node.Out))
 	for i, c := range o.node.Out {

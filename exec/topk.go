@@ -118,7 +118,7 @@ func (t *TopK) next(ctx context.Context) (data, keys arrow.Record, rows []int32,
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		sel, err := t.filtered.selection(rec)
+		sel, err := t.filtered.selection(ctx, rec)
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -47,12 +47,12 @@ func checkSplitItems(fn string, n int) error {
 func init() {
 	int4Array := types.ArrayOf(tInt4, 1)
 	result := func(args []types.T) types.T { return types.ArrayOf(baseType(args[0]), 1) }
-	f := func(_ *Context, a []any, ts []types.T) (any, error) {
+	f := func(ctx *Context, a []any, ts []types.T) (any, error) {
 		var lbs any
 		if len(a) > 2 {
 			lbs = a[2]
 		}
-		return arrayFill(a[0], baseType(argType(ts, 0, a[0])), a[1], lbs, len(a) > 2)
+		return arrayFill(ctx, a[0], baseType(argType(ts, 0, a[0])), a[1], lbs, len(a) > 2)
 	}
 	Register(
 		withTypes(&Overload{Name: "array_fill", Args: targs(ArgAny, int4Array), ResultFn: result, NullCall: true}, f),
@@ -61,8 +61,9 @@ func init() {
 }
 
 // arrayFill builds the array of elem values v, checking dims (and lbs
-// when hasLbs) as PostgreSQL's array_fill_internal does.
-func arrayFill(v any, elem types.T, dimsArg, lbsArg any, hasLbs bool) (any, error) {
+// when hasLbs) as PostgreSQL's array_fill_internal does; a cancel stops
+// the filling of a long one (inPieces).
+func arrayFill(ctx *Context, v any, elem types.T, dimsArg, lbsArg any, hasLbs bool) (any, error) {
 	if dimsArg == nil || (hasLbs && lbsArg == nil) {
 		return nil, pgerr.New(pgerrcode.NullValueNotAllowedDataException, "dimension array or low bound array cannot be null")
 	}
@@ -101,8 +102,13 @@ func arrayFill(v any, elem types.T, dimsArg, lbsArg any, hasLbs bool) (any, erro
 		return nil, pgerr.NotSupported("array_fill with more than one dimension")
 	}
 	out := &types.Array{Elem: elem, Dims: []int{int(n)}, Elems: make([]any, n)}
-	for i := range out.Elems {
-		out.Elems[i] = v
+	err = ctx.inPieces(int(n), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out.Elems[i] = v
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

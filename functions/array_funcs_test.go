@@ -106,7 +106,7 @@ func TestSplitLimit(t *testing.T) {
 			t.Errorf("%q: %d pieces, %v", s, len(parts), err)
 		}
 	}
-	if _, err := stringToArray("string_to_array", []any{"a,b,c,d,e", ","}); err == nil {
+	if _, err := stringToArray(nil, "string_to_array", []any{"a,b,c,d,e", ","}); err == nil {
 		t.Error("string_to_array of 5 fields passed a limit of 4")
 	}
 }

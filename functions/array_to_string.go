@@ -2,7 +2,7 @@ package functions
 
 // array_to_string(anyarray, delimiter [, null_string]): the elements'
 // text forms joined, NULL elements skipped or replaced; a result over 1GB
-// is 54000 when it gets there.
+// is 54000 when it gets there, and a cancel stops a long one (poller).
 
 import (
 	"strings"
@@ -23,6 +23,7 @@ func init() {
 		}
 		var b strings.Builder
 		first := true
+		p := ctx.poller()
 		for _, e := range a.Elems {
 			var s string
 			if e == nil {
@@ -43,6 +44,9 @@ func init() {
 			}
 			b.WriteString(sep)
 			b.WriteString(s)
+			if err := p.add(len(sep) + len(s) + itemWork); err != nil {
+				return nil, err
+			}
 		}
 		return b.String(), nil
 	}

@@ -1,6 +1,7 @@
 package functions
 
-// md5(text | bytea): the MD5 digest as 32 hex digits.
+// md5(text | bytea): the MD5 digest as 32 hex digits. A long value is
+// hashed in pieces, so that a cancel is seen during it (inPieces).
 
 import (
 	"crypto/md5"
@@ -11,13 +12,22 @@ import (
 
 func init() {
 	Register(
-		fn1("md5", tText, tText, func(a any) (any, error) {
-			h := md5.Sum([]byte(a.(string)))
-			return hex.EncodeToString(h[:]), nil
+		fn("md5", targs(tText), tText, func(ctx *Context, a []any) (any, error) {
+			s := a[0].(string)
+			return md5Hex(ctx, len(s), func(lo, hi int) []byte { return []byte(s[lo:hi]) })
 		}),
-		fn1("md5", types.ByteaT, tText, func(a any) (any, error) {
-			h := md5.Sum(a.([]byte))
-			return hex.EncodeToString(h[:]), nil
+		fn("md5", targs(types.ByteaT), tText, func(ctx *Context, a []any) (any, error) {
+			b := a[0].([]byte)
+			return md5Hex(ctx, len(b), func(lo, hi int) []byte { return b[lo:hi] })
 		}),
 	)
+}
+
+// md5Hex is the hex MD5 digest of the n bytes piece returns slices of.
+func md5Hex(ctx *Context, n int, piece func(lo, hi int) []byte) (any, error) {
+	h := md5.New()
+	if err := ctx.inPieces(n, func(lo, hi int) { h.Write(piece(lo, hi)) }); err != nil {
+		return nil, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

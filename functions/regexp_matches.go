@@ -14,8 +14,8 @@ import (
 
 func init() {
 	RegisterSetReturning(&SetReturning{Name: "regexp_matches", Type: textArgs(types.Field{Name: "regexp_matches", T: textArrayT}),
-		Rows: func(_ *Context, args []any, _ []types.T) (NextRow, error) {
-			ms, err := regexpMatches(args[0].(string), args[1].(string), flagsArg(args))
+		Rows: func(ctx *Context, args []any, _ []types.T) (NextRow, error) {
+			ms, err := regexpMatches(ctx, args[0].(string), args[1].(string), flagsArg(args))
 			if err != nil {
 				return nil, err
 			}
@@ -26,7 +26,7 @@ func init() {
 // regexpMatches returns the rows of regexp_matches(s, pattern, flags):
 // the text[] of the first match (see matchArray), or with flag g of every
 // match.
-func regexpMatches(s, pattern, flags string) ([]*types.Array, error) {
+func regexpMatches(ctx *Context, s, pattern, flags string) ([]*types.Array, error) {
 	_, global, _, err := regexFlags(flags)
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func regexpMatches(s, pattern, flags string) ([]*types.Array, error) {
 	if global {
 		limit = math.MaxInt
 	}
-	ms, err := regexSearch(re, s, 0, limit)
+	ms, err := regexSearch(ctx, re, s, 0, limit)
 	if err != nil {
 		return nil, err
 	}

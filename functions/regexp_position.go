@@ -78,9 +78,9 @@ func (r *regexpArgs) parse(a []any, names ...string) error {
 // group (the whole match for subexpr 0) of the n-th match from start on;
 // ok is false when there is no such match or group, or the group took no
 // part in the match.
-func (r *regexpArgs) nth(fn string, a []any) (s string, from, to int, ok bool, err error) {
+func (r *regexpArgs) nth(ctx *Context, fn string, a []any) (s string, from, to int, ok bool, err error) {
 	s = a[0].(string)
-	re, ms, err := regexpMatchesFrom(fn, s, a[1].(string), r.flags, r.start, int(min(r.n, math.MaxInt32)))
+	re, ms, err := regexpMatchesFrom(ctx, fn, s, a[1].(string), r.flags, r.start, int(min(r.n, math.MaxInt32)))
 	if err != nil || int64(len(ms)) < r.n {
 		return s, 0, 0, false, err
 	}
@@ -100,24 +100,24 @@ func (r *regexpArgs) nth(fn string, a []any) (s string, from, to int, ok bool, e
 	return s, m[2*g], m[2*g+1], true, nil
 }
 
-func regexpCount(_ *Context, a []any) (any, error) {
+func regexpCount(ctx *Context, a []any) (any, error) {
 	var r regexpArgs
 	if err := r.parse(a, "start", "flags"); err != nil {
 		return nil, err
 	}
-	_, ms, err := regexpMatchesFrom("regexp_count", a[0].(string), a[1].(string), r.flags, r.start, math.MaxInt)
+	_, ms, err := regexpMatchesFrom(ctx, "regexp_count", a[0].(string), a[1].(string), r.flags, r.start, math.MaxInt)
 	if err != nil {
 		return nil, err
 	}
 	return int64(len(ms)), nil
 }
 
-func regexpInstr(_ *Context, a []any) (any, error) {
+func regexpInstr(ctx *Context, a []any) (any, error) {
 	var r regexpArgs
 	if err := r.parse(a, "start", "n", "endoption", "flags", "subexpr"); err != nil {
 		return nil, err
 	}
-	s, from, to, ok, err := r.nth("regexp_instr", a)
+	s, from, to, ok, err := r.nth(ctx, "regexp_instr", a)
 	if err != nil || !ok {
 		return int64(0), err
 	}
@@ -127,12 +127,12 @@ func regexpInstr(_ *Context, a []any) (any, error) {
 	return int64(utf8.RuneCountInString(s[:from]) + 1), nil
 }
 
-func regexpSubstr(_ *Context, a []any) (any, error) {
+func regexpSubstr(ctx *Context, a []any) (any, error) {
 	var r regexpArgs
 	if err := r.parse(a, "start", "n", "flags", "subexpr"); err != nil {
 		return nil, err
 	}
-	s, from, to, ok, err := r.nth("regexp_substr", a)
+	s, from, to, ok, err := r.nth(ctx, "regexp_substr", a)
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -13,15 +13,15 @@ import (
 )
 
 func init() {
-	f := func(_ *Context, a []any) (any, error) {
+	f := func(ctx *Context, a []any) (any, error) {
 		flags := ""
 		if len(a) > 3 {
 			flags = a[3].(string)
 		}
-		return regexpReplaceCall(a, 1, -1, flags)
+		return regexpReplaceCall(ctx, a, 1, -1, flags)
 	}
 	// extended is the form with start (and n, flags).
-	extended := func(_ *Context, a []any) (any, error) {
+	extended := func(ctx *Context, a []any) (any, error) {
 		start, n, flags := a[3].(int64), int64(-1), ""
 		if start <= 0 {
 			return nil, errRegexpParam("start", start)
@@ -34,7 +34,7 @@ func init() {
 		if len(a) > 5 {
 			flags = a[5].(string)
 		}
-		return regexpReplaceCall(a, start, n, flags)
+		return regexpReplaceCall(ctx, a, start, n, flags)
 	}
 	Register(
 		fn("regexp_replace", targs(tText, tText, tText), tText, f),
@@ -48,7 +48,7 @@ func init() {
 // regexpReplaceCall runs regexp_replace on a[0:3] from character start
 // (1-based) replacing match n (0: all; -1: not given, so the g flag
 // decides).
-func regexpReplaceCall(a []any, start, n int64, flags string) (any, error) {
+func regexpReplaceCall(ctx *Context, a []any, start, n int64, flags string) (any, error) {
 	_, global, _, err := regexFlags(flags)
 	if err != nil {
 		return nil, err
@@ -68,19 +68,25 @@ func regexpReplaceCall(a []any, start, n int64, flags string) (any, error) {
 	if !ok {
 		return s, nil // start past the end: nothing to replace
 	}
-	return regexReplace(re, s, a[2].(string), pos, n)
+	return regexReplace(ctx, re, s, a[2].(string), pos, n)
 }
 
 // regexReplace replaces the n-th match of re in s from byte offset pos on
 // (every match for n 0) as PostgreSQL's replace_text_regexp does: each
 // search starts where the previous match ended, or one character later
 // after an empty one, so an empty match right after a non-empty one is
-// replaced too. The matches are found one at a time, and a result over
-// 1GB is 54000 as soon as it gets there.
-func regexReplace(re *regexp.Regexp, s, repl string, pos int, n int64) (string, error) {
+// replaced too. The matches are found one at a time, a result over 1GB
+// is 54000 as soon as it gets there, and a cancel stops the search
+// (poller, counting the bytes searched and the searches).
+func regexReplace(ctx *Context, re *regexp.Regexp, s, repl string, pos int, n int64) (string, error) {
 	var b strings.Builder
 	last := 0
+	p, polled := ctx.poller(), pos
 	for seen := int64(0); pos <= len(s); {
+		if err := p.add(pos - polled + matchWork); err != nil {
+			return "", err
+		}
+		polled = pos
 		m, err := regexFrom(re, s, pos)
 		if err != nil {
 			return "", err

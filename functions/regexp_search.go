@@ -54,12 +54,24 @@ func regexFrom(re *regexp.Regexp, s string, pos int) ([]int, error) {
 	return m, nil
 }
 
+// matchWork is what one search counts in the poller of a loop over
+// matches (regexSearch, regexReplace) beyond the bytes it passed: a
+// search of a few bytes takes as long as copying a kilobyte.
+const matchWork = 1 << 10
+
 // regexSearch returns up to limit successive matches of re in s from
 // byte offset pos on, as PostgreSQL finds them: each search starts where
 // the previous match ended, or one character later after an empty match.
-func regexSearch(re *regexp.Regexp, s string, pos, limit int) ([][]int, error) {
+// A cancel stops it (poller, counting the bytes searched and the
+// searches).
+func regexSearch(ctx *Context, re *regexp.Regexp, s string, pos, limit int) ([][]int, error) {
 	var out [][]int
+	p, polled := ctx.poller(), pos
 	for len(out) < limit {
+		if err := p.add(pos - polled + matchWork); err != nil {
+			return nil, err
+		}
+		polled = pos
 		m, err := regexFrom(re, s, pos)
 		if err != nil || m == nil {
 			return out, err
@@ -92,7 +104,7 @@ func afterMatch(s string, m []int) (pos int, done bool) {
 // regexpMatchesFrom compiles pattern with flags for function fn (which, like
 // regexp_count, refuses the g flag but searches globally) and returns up
 // to limit matches in s from character start (1-based) on.
-func regexpMatchesFrom(fn, s, pattern, flags string, start int64, limit int) (*regexp.Regexp, [][]int, error) {
+func regexpMatchesFrom(ctx *Context, fn, s, pattern, flags string, start int64, limit int) (*regexp.Regexp, [][]int, error) {
 	_, global, _, err := regexFlags(flags)
 	if err != nil {
 		return nil, nil, err
@@ -108,7 +120,7 @@ func regexpMatchesFrom(fn, s, pattern, flags string, start int64, limit int) (*r
 	if !ok {
 		return re, nil, nil
 	}
-	ms, err := regexSearch(re, s, pos, limit)
+	ms, err := regexSearch(ctx, re, s, pos, limit)
 	return re, ms, err
 }
 

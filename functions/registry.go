@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"sync"
@@ -37,6 +38,12 @@ type Context struct {
 	IntervalStyle types.IntervalStyle
 	// Mem allocates the arrays kernels return.
 	Mem memory.Allocator
+	// Ctx is the context of the operator call that evaluates the
+	// function, done when the statement is cancelled or its
+	// statement_timeout passes. A function that can run long over one
+	// value (repeat, replace, regexp_replace, md5, to_tsvector) looks at
+	// it as it goes, through a poller; nil in tests.
+	Ctx context.Context
 	// Session answers current_user, current_schema() and friends; nil in
 	// tests that need none of them.
 	Session SessionInfo

@@ -1,7 +1,8 @@
 package functions
 
 // repeat(string, n): the string n times ('' for n <= 0); results over
-// 1GB are 54000 as in PostgreSQL. The 1GB limit of text values is kept
+// 1GB are 54000 as in PostgreSQL, and a long one is built in pieces that
+// a cancel stops. The 1GB limit of text values is kept
 // here for the other functions that build long values too.
 
 import (
@@ -33,7 +34,7 @@ func checkGrow(have, more int) error {
 }
 
 func init() {
-	Register(fn("repeat", targs(tText, tInt4), tText, func(_ *Context, a []any) (any, error) {
+	Register(fn("repeat", targs(tText, tInt4), tText, func(ctx *Context, a []any) (any, error) {
 		s, n := a[0].(string), a[1].(int64)
 		if n <= 0 || s == "" {
 			return "", nil
@@ -41,6 +42,22 @@ func init() {
 		if int64(len(s))*n > int64(maxAlloc) {
 			return nil, errTooLarge()
 		}
-		return strings.Repeat(s, int(n)), nil
+		// strings.Repeat's doubling, with a look at the statement's
+		// context between copies (a 1GB result takes a second). Each
+		// copy is of whole strings, so the next starts at one.
+		total := len(s) * int(n)
+		most := max(pollWork/len(s), 1) * len(s)
+		var b strings.Builder
+		b.Grow(total)
+		b.WriteString(s)
+		p := ctx.poller()
+		for b.Len() < total {
+			chunk := min(b.Len(), total-b.Len(), most)
+			b.WriteString(b.String()[:chunk])
+			if err := p.add(chunk); err != nil {
+				return nil, err
+			}
+		}
+		return b.String(), nil
 	}))
 }

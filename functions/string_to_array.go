@@ -12,8 +12,8 @@ import (
 )
 
 func init() {
-	f := func(_ *Context, args []any) (any, error) {
-		a, err := stringToArray("string_to_array", args)
+	f := func(ctx *Context, args []any) (any, error) {
+		a, err := stringToArray(ctx, "string_to_array", args)
 		if a == nil || err != nil {
 			return nil, err
 		}
@@ -26,11 +26,12 @@ func init() {
 }
 
 // stringToArray is string_to_array(args...) (for fn, which errors name),
-// nil when the string is NULL.
+// nil when the string is NULL. A cancel stops the cutting of a long one
+// (poller).
 // The fields are counted before any is cut out: too many (checkSplitItems)
 // is 54000, not gigabytes of fields built first (a 600 MB string of 300M
 // fields took a server's 23 GB).
-func stringToArray(fn string, args []any) (*types.Array, error) {
+func stringToArray(ctx *Context, fn string, args []any) (*types.Array, error) {
 	if args[0] == nil {
 		return nil, nil
 	}
@@ -53,30 +54,36 @@ func stringToArray(fn string, args []any) (*types.Array, error) {
 		null = &ns
 	}
 	elems := make([]any, 0, n)
-	add := func(p string) {
+	poll := ctx.poller()
+	add := func(p string) error {
 		if null != nil && p == *null {
 			elems = append(elems, nil)
 		} else {
 			elems = append(elems, p)
 		}
+		return poll.add(len(p) + itemWork)
 	}
 	switch {
 	case args[1] == nil:
 		for len(s) > 0 {
 			_, w := utf8.DecodeRuneInString(s)
-			add(s[:w])
+			if err := add(s[:w]); err != nil {
+				return nil, err
+			}
 			s = s[w:]
 		}
 	case args[1].(string) == "":
-		add(s)
+		add(s) // one field: nothing long to stop
 	default:
 		for sep := args[1].(string); ; {
 			k := strings.Index(s, sep)
 			if k < 0 {
-				add(s)
+				add(s) // the last field: the work is done
 				break
 			}
-			add(s[:k])
+			if err := add(s[:k]); err != nil {
+				return nil, err
+			}
 			s = s[k+len(sep):]
 		}
 	}

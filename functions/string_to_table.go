@@ -11,8 +11,8 @@ import "github.com/cairn-db/cairn/sql/types"
 func init() {
 	RegisterSetReturning(&SetReturning{Name: "string_to_table", NullCall: true,
 		Type: textArgs(types.Field{Name: "string_to_table", T: types.TextT}),
-		Rows: func(_ *Context, args []any, _ []types.T) (NextRow, error) {
-			a, err := stringToArray("string_to_table", args)
+		Rows: func(ctx *Context, args []any, _ []types.T) (NextRow, error) {
+			a, err := stringToArray(ctx, "string_to_table", args)
 			if a == nil || err != nil {
 				return noRows, err
 			}

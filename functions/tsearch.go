@@ -50,23 +50,33 @@ func queryArg(v any) (tsearch.Query, error)   { return tsearch.ParseQuery(v.(str
 
 // withConfig registers f as name(regconfig, text) and, under the
 // session's default configuration, name(text) (which is stable).
-func withConfig(name string, res types.T, f func(c *tsearch.Config, text string) (any, error)) []*Overload {
+func withConfig(name string, res types.T, f func(ctx *Context, c *tsearch.Config, text string) (any, error)) []*Overload {
 	return []*Overload{
-		fn(name, targs(tRegConfig, types.TextT), res, func(_ *Context, a []any) (any, error) {
+		fn(name, targs(tRegConfig, types.TextT), res, func(ctx *Context, a []any) (any, error) {
 			c, err := configArg(a[0])
 			if err != nil {
 				return nil, err
 			}
-			return f(c, a[1].(string))
+			return f(ctx, c, a[1].(string))
 		}),
 		stable(fn(name, targs(types.TextT), res, func(ctx *Context, a []any) (any, error) {
 			c, err := currentConfig(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return f(c, a[0].(string))
+			return f(ctx, c, a[0].(string))
 		})),
 	}
+}
+
+// toVector is c.ToVector under the statement's context: a cancel stops
+// the parsing of a long text with 57014.
+func toVector(ctx *Context, c *tsearch.Config, text string) (tsearch.Vector, error) {
+	v, err := c.ToVector(ctx.context(), text)
+	if err != nil {
+		return nil, pgerr.From(err)
+	}
+	return v, nil
 }
 
 // weightsArg reads ts_rank's weights array {D, C, B, A}: a negative
@@ -188,35 +198,35 @@ func combineQueries(op tsearch.Op, dist func(a []any) (int, error)) func(*Contex
 }
 
 func init() {
-	Register(withConfig("to_tsvector", tTSVector, func(c *tsearch.Config, s string) (any, error) {
-		v, err := c.ToVector(s)
+	Register(withConfig("to_tsvector", tTSVector, func(ctx *Context, c *tsearch.Config, s string) (any, error) {
+		v, err := toVector(ctx, c, s)
 		if err != nil {
 			return nil, err
 		}
 		return v.String(), nil
 	})...)
-	Register(withConfig("to_tsquery", tTSQuery, func(c *tsearch.Config, s string) (any, error) {
+	Register(withConfig("to_tsquery", tTSQuery, func(_ *Context, c *tsearch.Config, s string) (any, error) {
 		q, _, err := c.ToQuery(s)
 		if err != nil {
 			return nil, err
 		}
 		return q.String(), nil
 	})...)
-	Register(withConfig("plainto_tsquery", tTSQuery, func(c *tsearch.Config, s string) (any, error) {
+	Register(withConfig("plainto_tsquery", tTSQuery, func(_ *Context, c *tsearch.Config, s string) (any, error) {
 		q, _, err := c.PlainToQuery(s)
 		if err != nil {
 			return nil, err
 		}
 		return q.String(), nil
 	})...)
-	Register(withConfig("phraseto_tsquery", tTSQuery, func(c *tsearch.Config, s string) (any, error) {
+	Register(withConfig("phraseto_tsquery", tTSQuery, func(_ *Context, c *tsearch.Config, s string) (any, error) {
 		q, _, err := c.PhraseToQuery(s)
 		if err != nil {
 			return nil, err
 		}
 		return q.String(), nil
 	})...)
-	Register(withConfig("websearch_to_tsquery", tTSQuery, func(c *tsearch.Config, s string) (any, error) {
+	Register(withConfig("websearch_to_tsquery", tTSQuery, func(_ *Context, c *tsearch.Config, s string) (any, error) {
 		q, _, err := c.WebSearchToQuery(s)
 		if err != nil {
 			return nil, err
@@ -244,7 +254,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			v, err := c.ToVector(a[0].(string))
+			v, err := toVector(ctx, c, a[0].(string))
 			if err != nil {
 				return nil, err
 			}
@@ -259,7 +269,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			v, err := c.ToVector(a[0].(string))
+			v, err := toVector(ctx, c, a[0].(string))
 			if err != nil {
 				return nil, err
 			}

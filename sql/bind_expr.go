@@ -702,6 +702,11 @@ func (b *Binder) bindTypeCast(sc *scope, tc *pg_query.TypeCast) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if at := arg.Type(); t.IsArray() && t.Domain == "" && at.IsArray() && at.Dims > t.Dims {
+		// And for an array of more dimensions: a 2-D int[][] column
+		// or parameter cast to int[] or bigint[] stays 2-D.
+		t = types.ArrayOf(*t.Elem, at.Dims)
+	}
 	e, err := b.coerce(arg, t, castExplicit)
 	if err != nil {
 		return nil, pgerr.From(err).WithPositionIfUnset(tc.Location + 1)

@@ -360,6 +360,47 @@ func TestPortalSuspended(t *testing.T) {
 	expect(t, "duplicate portal", rc.readUntilReady(), "BindComplete", "ErrorResponse ERROR 42P03", "ReadyForQuery I")
 }
 
+// TestPortalSuspendedAtLastRow checks an Execute whose row limit equals
+// the rows left, as PostgreSQL 15 answers it: PortalSuspended (the
+// portal does not know yet that no row follows), then SELECT 0, or the
+// writing command's tag with 0 rows, from the next Execute and from any
+// after it. (cairn looked ahead and answered CommandComplete at once.)
+func TestPortalSuspendedAtLastRow(t *testing.T) {
+	ts := startServer(t)
+	rc := ts.rawConnect(t)
+	rc.query(t, "CREATE TABLE t (a int)", "CommandComplete CREATE TABLE", "ReadyForQuery I")
+	run := func(sql string, limits ...uint32) {
+		t.Helper()
+		msgs := []pgproto3.FrontendMessage{&pgproto3.Parse{Query: sql}, &pgproto3.Bind{}}
+		for _, n := range limits {
+			msgs = append(msgs, &pgproto3.Execute{MaxRows: n})
+		}
+		rc.send(append(msgs, &pgproto3.Sync{})...)
+	}
+	run("SELECT generate_series(1, 2)", 2, 2, 0)
+	expect(t, "two rows, limit 2", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "DataRow 2",
+		"PortalSuspended", "CommandComplete SELECT 0", "CommandComplete SELECT 0", "ReadyForQuery I")
+	run("SELECT generate_series(1, 2)", 1, 1, 1)
+	expect(t, "two rows, limit 1", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "PortalSuspended",
+		"DataRow 2", "PortalSuspended", "CommandComplete SELECT 0", "ReadyForQuery I")
+	run("SELECT generate_series(1, 2)", 3)
+	expect(t, "two rows, limit 3", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "DataRow 2",
+		"CommandComplete SELECT 2", "ReadyForQuery I")
+	run("INSERT INTO t SELECT generate_series(1, 2) RETURNING a", 2, 2, 0)
+	expect(t, "INSERT RETURNING two rows, limit 2", rc.readUntilReady(), "ParseComplete", "BindComplete",
+		"DataRow 1", "DataRow 2", "PortalSuspended", "CommandComplete INSERT 0 0", "CommandComplete INSERT 0 0", "ReadyForQuery I")
+
+	// Inside a transaction the suspended portal outlives Sync.
+	rc.query(t, "BEGIN", "CommandComplete BEGIN", "ReadyForQuery T")
+	rc.send(&pgproto3.Parse{Query: "SELECT a FROM t ORDER BY a"}, &pgproto3.Bind{DestinationPortal: "c"},
+		&pgproto3.Execute{Portal: "c", MaxRows: 2}, &pgproto3.Sync{})
+	expect(t, "named portal", rc.readUntilReady(), "ParseComplete", "BindComplete", "DataRow 1", "DataRow 2",
+		"PortalSuspended", "ReadyForQuery T")
+	rc.send(&pgproto3.Execute{Portal: "c", MaxRows: 2}, &pgproto3.Sync{})
+	expect(t, "named portal at its end", rc.readUntilReady(), "CommandComplete SELECT 0", "ReadyForQuery T")
+	rc.query(t, "COMMIT", "CommandComplete COMMIT", "ReadyForQuery I")
+}
+
 // TestPortalResumesScan checks a portal whose table scan is still open
 // when its Execute ends: the next Execute, in the same pipeline or after a
 // Sync inside a transaction, reads on to the end of the table and a

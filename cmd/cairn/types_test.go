@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -119,5 +120,66 @@ func TestTypesRoundTrip(t *testing.T) {
 	ntext, _ := nt.Value()
 	if !reflect.DeepEqual(e2t, [][]float32{{1, 2}, {3, 4}}) || !tzt.Equal(ts.Add(-2*time.Hour)) || ntext != "12345678901234567890.123456789" {
 		t.Errorf("text results: %v %v %v", e2t, tzt, ntext)
+	}
+}
+
+// TestTwoDimensionalArrayParameter binds 2-D arrays to int[] parameters,
+// in text and in binary, as PostgreSQL 15 takes them: int[] holds arrays
+// of any dimensions, so $1::int[] returns the value whole, array_dims and
+// subscripts see its dimensions, and a prepared statement described for
+// a 1-D value runs with a 2-D one and back. cairn's array types carry
+// their dimensions (the binder makes '{{1,2}}'::int[] 2-D), so the
+// portal is bound for its value's; storing it in an int[] column, whose
+// rows all have its declared dimensions, stays an error.
+func TestTwoDimensionalArrayParameter(t *testing.T) {
+	conn := startServer(t, "").connect(t)
+	ctx := context.Background()
+	const q = "SELECT $1::int[]::text, array_dims($1::int[]), ($1::int[])[2][1]"
+	for _, tc := range []struct {
+		name  string
+		arg   any
+		modes []any
+		want  []string
+	}{
+		{"text", "{{1,2},{3,4}}", []any{pgx.QueryExecModeExec}, []string{"{{1,2},{3,4}}", "[1:2][1:2]", "3"}},
+		{"binary", [][]int32{{1, 2}, {3, 4}}, nil, []string{"{{1,2},{3,4}}", "[1:2][1:2]", "3"}},
+		{"binary, cached statement, 1-D", []int32{5, 6}, nil, []string{"{5,6}", "[1:2]", ""}},
+		{"three dimensions", "{{{1},{2}},{{3},{4}}}", []any{pgx.QueryExecModeExec}, []string{"{{{1},{2}},{{3},{4}}}", "[1:2][1:2][1:1]", ""}},
+	} {
+		var arr, dims string
+		var elem *int32
+		if err := conn.QueryRow(ctx, q, append(tc.modes, tc.arg)...).Scan(&arr, &dims, &elem); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got := []string{arr, dims, ""}
+		if elem != nil {
+			got[2] = fmt.Sprint(*elem)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	var back [][]int32
+	if err := conn.QueryRow(ctx, "SELECT $1::int[]", [][]int32{{1, 2}, {3, 4}}).Scan(&back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, [][]int32{{1, 2}, {3, 4}}) {
+		t.Errorf("binary result: %v", back)
+	}
+
+	mustExec(t, conn, "CREATE TABLE grid (a int[][]); CREATE TABLE line (a int[])")
+	mustExec(t, conn, "PREPARE put(int[]) AS INSERT INTO grid VALUES ($1)")
+	mustExec(t, conn, "EXECUTE put('{{1,2},{3,4}}')")
+	var dims string
+	if err := conn.QueryRow(ctx, "SELECT array_dims(a::int[]) FROM grid").Scan(&dims); err != nil || dims != "[1:2][1:2]" {
+		t.Errorf("2-D column cast to int[]: %q, %v", dims, err)
+	}
+	_, err := conn.Exec(ctx, "INSERT INTO line VALUES ($1)", [][]int32{{1, 2}, {3, 4}})
+	if sqlState(err) != "2202E" {
+		t.Errorf("2-D value into an int[] column: %v", err)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM grid").Scan(&n); err != nil || n != 1 {
+		t.Errorf("session after the error: %d, %v", n, err)
 	}
 }

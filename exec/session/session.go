@@ -321,11 +321,14 @@ func (st *Statement) Empty() bool { return st.parsed == nil }
 // A named portal (BindPortal, or a cursor of DECLARE) lives in the
 // session until closed; an unnamed one of Bind belongs to its caller.
 type Portal struct {
-	name    string
-	stmt    *Statement
-	bound   sql.Statement // nil for an empty query
-	params  []any
-	columns []Column
+	name   string
+	stmt   *Statement
+	bound  sql.Statement // nil for an empty query
+	params []any
+	// paramTypes are the parameter types the portal was bound with: its
+	// statement's, but for an array's dimensions (valueDims).
+	paramTypes []types.T
+	columns    []Column
 	// schemas are the prepared schemas of the plan's operators, nil when
 	// they are built as it runs (boundPlan.schemas).
 	schemas *exec.PlanSchemas
@@ -857,11 +860,40 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 		s.fail()
 		return nil, err
 	}
-	p := &Portal{stmt: st, bound: bp.bound, params: params, columns: bp.columns, schemas: bp.schemas}
+	paramTypes := st.ParamTypes
+	if ptypes, changed := valueDims(bp.params, params); changed {
+		// Bound again for this portal; the binding is not kept.
+		if bp, err = s.bindPlan(st, bp.key, ptypes); err != nil {
+			s.fail()
+			return nil, err
+		}
+		paramTypes = ptypes
+	}
+	p := &Portal{stmt: st, bound: bp.bound, paramTypes: paramTypes, params: params, columns: bp.columns, schemas: bp.schemas}
 	if s.tx == nil {
 		p.cat = bp.key.cat
 	}
 	return p, nil
+}
+
+// valueDims returns the parameter types ptypes with each array's
+// dimensions those of the value params gives it, and whether any differs.
+// PostgreSQL's int[] holds arrays of any dimensions; cairn's array types
+// carry theirs, so '{{1,2},{3,4}}' bound to an int[] parameter makes it
+// int[][] for this portal.
+func valueDims(ptypes []types.T, params []any) ([]types.T, bool) {
+	var out []types.T
+	for i, t := range ptypes {
+		a, ok := params[i].(*types.Array)
+		if !ok || !t.IsArray() || t.Domain != "" || len(a.Dims) == 0 || len(a.Dims) == t.Dims {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(ptypes)
+		}
+		out[i] = types.ArrayOf(*t.Elem, len(a.Dims))
+	}
+	return out, out != nil
 }
 
 // planFor returns plan, portal p's, or the plan p gets bound again
@@ -881,7 +913,7 @@ func (s *Session) planFor(p *Portal, tx *storage.Tx, plan sql.Node) (sql.Node, e
 	if p.cat == nil || p.cat == cat {
 		return plan, nil
 	}
-	bound, _, err := s.bindIn(cat, p.stmt, p.stmt.ParamTypes)
+	bound, _, err := s.bindIn(cat, p.stmt, p.paramTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -925,14 +957,26 @@ func (s *Session) bindCached(st *Statement) (*boundPlan, error) {
 	if c := st.cached; c != nil && c.key == key {
 		return c, nil
 	}
-	bound, ptypes, err := s.bind(st, st.ParamTypes)
+	bp, err := s.bindPlan(st, key, st.ParamTypes)
+	if err != nil {
+		return nil, err
+	}
+	if bp.schemas != nil { // only plans of the extended protocol are kept
+		st.cached = bp
+	}
+	return bp, nil
+}
+
+// bindPlan binds st with parameter types ptypes, as the binding of key;
+// a plan of the extended protocol gets its prepared schemas.
+func (s *Session) bindPlan(st *Statement, key bindKey, ptypes []types.T) (*boundPlan, error) {
+	bound, ptypes, err := s.bind(st, ptypes)
 	if err != nil {
 		return nil, err
 	}
 	bp := &boundPlan{key: key, bound: bound, params: ptypes, columns: s.resultColumns(bound)}
 	if q, isPlan := bound.(*sql.Query); isPlan && !st.simple {
 		bp.schemas = exec.PrepareSchemas(q.Plan)
-		st.cached = bp
 	}
 	return bp, nil
 }
@@ -1583,7 +1627,8 @@ func (s *Session) closePortals(close func(*Portal) bool) {
 }
 
 // streamRows pulls batches from run.op and emits up to maxRows rows (0:
-// all). It returns the number of rows emitted as the tag text.
+// all). It returns the number of rows emitted as the tag text, and
+// suspended when it stopped at maxRows (rows may remain).
 func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arrow.Record) error) (sent int64, suspended bool, err error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -1617,11 +1662,12 @@ func streamRows(ctx context.Context, run *portalRun, maxRows int, emit func(arro
 		}
 		sent += n
 		if maxRows > 0 && sent == int64(maxRows) {
-			// Suspended only if more rows follow.
-			if run.pending, err = run.pull(ctx); err != nil {
-				return 0, false, err
-			}
-			return sent, run.pending != nil, nil
+			// Suspended without looking for more rows, as PostgreSQL:
+			// an Execute whose limit took the last row still answers
+			// PortalSuspended, and the next one finds the end (SELECT
+			// 0). Looking ahead would also run the plan further than
+			// the client asked for.
+			return sent, true, nil
 		}
 	}
 }

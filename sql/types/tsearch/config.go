@@ -1,6 +1,7 @@
 package tsearch
 
 import (
+	"context"
 	"strings"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -125,10 +126,10 @@ type parsedWord struct {
 // positions, as PostgreSQL's parsetext: each indexed token takes the
 // next position; a token longer than MaxWordLen bytes is skipped. Both
 // configurations index every token type that Parse emits.
-func (c *Config) parse(text string) []parsedWord {
+func (c *Config) parse(ctx context.Context, text string) ([]parsedWord, error) {
 	var out []parsedWord
 	pos := 0
-	Parse(text, func(t Token) {
+	err := Parse(ctx, text, func(t Token) {
 		if len(t.Text) > MaxWordLen {
 			return
 		}
@@ -136,14 +137,19 @@ func (c *Config) parse(text string) []parsedWord {
 		lex, stop := c.lexeme(t)
 		out = append(out, parsedWord{lex: lex, pos: min(pos, MaxPos), stop: stop})
 	})
-	return out
+	return out, err
 }
 
-// ToVector is to_tsvector: the lexemes of text with their positions.
-func (c *Config) ToVector(text string) (Vector, error) {
+// ToVector is to_tsvector: the lexemes of text with their positions. It
+// fails with ctx's error when ctx ends while the text is parsed.
+func (c *Config) ToVector(ctx context.Context, text string) (Vector, error) {
 	var v Vector
 	total := 0
-	for _, w := range c.parse(text) {
+	words, err := c.parse(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range words {
 		if w.stop {
 			continue
 		}
@@ -163,7 +169,7 @@ func (c *Config) ToVector(text string) (Vector, error) {
 // written as text: its lexemes joined by join (a phrase of distance 1 or
 // AND), with stop words as stop nodes that keep the distances right.
 func (c *Config) morph(text string, weight uint8, prefix bool, join Op) *Node {
-	words := c.parse(text)
+	words, _ := c.parse(context.Background(), text) // a query's operand: no cancel to see
 	var root *Node
 	add := func(n *Node) {
 		if root == nil {

@@ -1,6 +1,7 @@
 package tsearch
 
 import (
+	"context"
 	"unicode"
 	"unicode/utf8"
 )
@@ -83,10 +84,19 @@ func wordPart(s string, i int) (end int, letters, digits, nonASCII bool) {
 // hosts, file paths and version numbers. Spaces, punctuation, XML tags
 // and entities, and URL protocols are dropped, as no configuration maps
 // them to a dictionary.
-func Parse(text string, emit func(Token)) {
+//
+// Parse looks at ctx every parsePoll bytes of text and returns its error
+// once it is done (a cancel of to_tsvector over a long text).
+func Parse(ctx context.Context, text string, emit func(Token)) error {
 	s := text
-	i := 0
+	i, poll := 0, parsePoll
 	for i < len(s) {
+		if i >= poll {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			poll = i + parsePoll
+		}
 		c := s[i]
 		switch {
 		case c == '<':
@@ -125,7 +135,13 @@ func Parse(text string, emit func(Token)) {
 		_, n := runeAt(s, i)
 		i += n
 	}
+	return nil
 }
+
+// parsePoll is how many bytes of text Parse reads between two looks at
+// its context: the dictionaries take microseconds a word, so a few
+// milliseconds' worth.
+const parsePoll = 1 << 12
 
 // word scans the token that starts with the letter or digit at s[i] and
 // returns where it ends.

@@ -1,6 +1,7 @@
 package tsearch
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestVectorAndQueryText(t *testing.T) {
 }
 
 func TestEnglish(t *testing.T) {
-	v, err := English.ToVector("The quick-brown fox's don't jumps over the lazy dogs. Running runners ran!")
+	v, err := English.ToVector(context.Background(), "The quick-brown fox's don't jumps over the lazy dogs. Running runners ran!")
 	if err != nil {
 		t.Fatal(err)
 	}
