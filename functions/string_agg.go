@@ -18,26 +18,39 @@ func (s *stringAggState) Step(_ *Context, a []any) error {
 	if a[0] == nil {
 		return nil
 	}
-	v := asBytes(a[0])
-	if s.any && a[1] != nil {
-		sep := asBytes(a[1])
-		if err := checkGrow(len(s.buf), len(sep)+len(v)); err != nil {
-			return err
-		}
-		s.buf = append(s.buf, sep...)
-	} else if err := checkGrow(len(s.buf), len(v)); err != nil {
+	sep := a[1]
+	if !s.any {
+		sep = nil
+	}
+	if err := checkGrow(len(s.buf), datumLen(sep)+datumLen(a[0])); err != nil {
 		return err
 	}
-	s.buf = append(s.buf, v...)
+	s.buf = appendDatum(appendDatum(s.buf, sep), a[0])
 	s.any = true
 	return nil
 }
 
-func asBytes(v any) []byte {
-	if b, ok := v.([]byte); ok {
-		return b
+// datumLen is the length of v, a text or bytea datum (0 for NULL).
+func datumLen(v any) int {
+	switch v := v.(type) {
+	case string:
+		return len(v)
+	case []byte:
+		return len(v)
 	}
-	return []byte(v.(string))
+	return 0
+}
+
+// appendDatum appends v, a text or bytea datum (nothing for NULL), to
+// dst, without converting a string to a []byte first (a copy per row).
+func appendDatum(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case string:
+		return append(dst, v...)
+	case []byte:
+		return append(dst, v...)
+	}
+	return dst
 }
 
 // Size implements SizedAggState.
