@@ -151,6 +151,9 @@ func (c lazyCatalog) Description(oid, sub int64) (string, bool) {
 func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments, identity string, ok bool) {
 	return c.rt.catalogView().FunctionSignature(oid)
 }
+func (c lazyCatalog) FunctionDef(oid int64) (string, bool) {
+	return c.rt.catalogView().FunctionDef(oid)
+}
 
 // HasRole implements functions.RoleCatalog (pg_has_role).
 func (c lazyCatalog) HasRole(member, role int64, usage, admin bool) bool {

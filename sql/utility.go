@@ -547,8 +547,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 			b.need(def, catalog.PrivTruncate)
 			t.Tables = append(t.Tables, def)
 			if s.TruncateStmt.RestartSeqs {
-				for _, c := range def.Columns {
-					if seq := b.catalogView().ColumnSequence(c.Default); seq != nil {
+				for i := range def.Columns {
+					if seq := b.catalogView().OwnedSequence(def, &def.Columns[i]); seq != nil {
 						t.Restart = append(t.Restart, seq)
 					}
 				}
@@ -1024,8 +1024,8 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 	col.NotNull = cd.IsNotNull
 	var seq *catalog.SequenceDef
 	if types.IsSerial(typeName) && len(cd.TypeName.ArrayBounds) == 0 {
-		seq = &catalog.SequenceDef{Schema: def.Schema, Name: b.freeRelationName(def.Schema, def.Name+"_"+cd.Colname+"_seq"), Start: 1, Increment: 1, Min: 1, Max: maxForType(t)}
-		col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(def.Schema), ident.Quote(seq.Name))
+		seq = &catalog.SequenceDef{Schema: def.Schema, Name: b.freeRelationName(def.Schema, def.Name+"_"+cd.Colname+"_seq"), Start: 1, Increment: 1, Min: 1, Max: maxForType(t), Type: sequenceType(t)}
+		col.Default = nextvalDefault(def.Schema, seq.Name)
 		col.NotNull = true
 	}
 	if cd.RawDefault != nil {
@@ -1103,7 +1103,7 @@ func (b *Binder) identitySequence(def *catalog.TableDef, col *catalog.ColumnDef,
 		}
 	}
 	col.Identity = c.GeneratedWhen // "a" (ALWAYS) or "d" (BY DEFAULT)
-	col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(def.Schema), ident.Quote(seq.Name))
+	col.Default = nextvalDefault(def.Schema, seq.Name)
 	col.NotNull = true
 	return seq, nil
 }
@@ -1119,6 +1119,15 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 	}
 	if _, err := b.coerceColumn(e, col.Name, col.Type); err != nil {
 		return err
+	}
+	if nv, ok := e.(*NextVal); ok {
+		// DEFAULT nextval('seq'): PostgreSQL resolves the name to the
+		// sequence now (a regclass constant), so that pg_get_expr prints
+		// it schema-qualified when the search path does not find it
+		// (pg_dump restores with an empty one) and pg_depend ties the
+		// default to the sequence; it is kept as a serial column's is.
+		col.Default = nextvalDefault(nv.Schema, nv.Name)
+		return nil
 	}
 	text, err := DeparseExpr(n)
 	if err != nil {
@@ -1243,6 +1252,22 @@ func constDefaultText(n *pg_query.Node, t types.T) (string, bool) {
 	return "", false
 }
 
+// nextvalDefault is the default of a column drawing from sequence
+// schema.name, as cairn stores it: nextval('schema.name'::regclass),
+// qualified so that it finds the sequence whatever the search path.
+func nextvalDefault(schema, name string) string {
+	return fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(schema), ident.Quote(name))
+}
+
+// sequenceType is SequenceDef.Type of a sequence of integer type t.
+func sequenceType(t types.T) string {
+	if t.Family == types.Int8 {
+		return ""
+	}
+	return t.String()
+}
+
+// maxForType is the greatest value of integer type t.
 func maxForType(t types.T) int64 {
 	switch t.Family {
 	case types.Int2:
@@ -2257,6 +2282,7 @@ func (b *Binder) applySequenceOptions(seq *catalog.SequenceDef, opts []*pg_query
 		return pgerr.New(pgerrcode.InvalidParameterValue, "INCREMENT must not be zero")
 	}
 	typeMax := maxForType(as)
+	seq.Type = sequenceType(as)
 	switch {
 	case !maxSet && seq.Increment > 0:
 		seq.Max = typeMax

@@ -202,6 +202,10 @@ type SequenceDef struct {
 	Max       int64  `json:"max"`
 	// Cycle makes nextval past a bound start again at the other one.
 	Cycle bool `json:"cycle,omitempty"`
+	// Type is the sequence's data type (AS type; a serial column's
+	// type): "smallint" or "integer", "" for bigint. It bounds Min and
+	// Max, and pg_sequence.seqtypid shows it (pg_dump writes AS integer).
+	Type string `json:"type,omitempty"`
 	// Owner is the owning role's OID (OwnerOID); a serial column's
 	// sequence belongs to its table's creator.
 	Owner uint32 `json:"owner,omitempty"`

@@ -272,7 +272,14 @@ func init() {
 	register(is, "sequences", 0, "sequence_catalog name, sequence_schema name, sequence_name name, data_type text, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, start_value text, minimum_value text, maximum_value text, increment text, cycle_option text", func(v *View) [][]any {
 		var rows [][]any
 		for _, s := range v.sequences {
-			rows = append(rows, []any{v.Database, s.Schema, s.Name, "bigint", int64(64), int64(2), int64(0),
+			typ, bits := "bigint", int64(64)
+			switch s.Type {
+			case "smallint":
+				typ, bits = s.Type, 16
+			case "integer":
+				typ, bits = s.Type, 32
+			}
+			rows = append(rows, []any{v.Database, s.Schema, s.Name, typ, bits, int64(2), int64(0),
 				strconv.FormatInt(s.Start, 10), strconv.FormatInt(s.Min, 10), strconv.FormatInt(s.Max, 10), strconv.FormatInt(s.Increment, 10), yesNo(s.Cycle)})
 		}
 		return rows

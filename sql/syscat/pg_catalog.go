@@ -525,7 +525,7 @@ func init() {
 	register("pg_catalog", "pg_sequence", 2224, "seqrelid oid, seqtypid oid, seqstart int8, seqincrement int8, seqmax int8, seqmin int8, seqcache int8, seqcycle bool", func(v *View) [][]any {
 		var rows [][]any
 		for _, s := range v.sequences {
-			rows = append(rows, []any{SequenceOID(s.Schema, s.Name), int64(20), s.Start, s.Increment, s.Max, s.Min, int64(1), s.Cycle})
+			rows = append(rows, []any{SequenceOID(s.Schema, s.Name), sequenceTypeOID(s), s.Start, s.Increment, s.Max, s.Min, int64(1), s.Cycle})
 		}
 		return rows
 	})
@@ -556,10 +556,21 @@ func init() {
 	register("pg_catalog", "pg_sequences", 0, "schemaname name, sequencename name, sequenceowner name, data_type regtype, start_value int8, min_value int8, max_value int8, increment_by int8, cycle bool, cache_size int8, last_value int8", func(v *View) [][]any {
 		var rows [][]any
 		for _, s := range v.sequences {
-			rows = append(rows, []any{s.Schema, s.Name, v.User, int64(20), s.Start, s.Min, s.Max, s.Increment, s.Cycle, int64(1), nil})
+			rows = append(rows, []any{s.Schema, s.Name, v.User, sequenceTypeOID(s), s.Start, s.Min, s.Max, s.Increment, s.Cycle, int64(1), nil})
 		}
 		return rows
 	})
+}
+
+// sequenceTypeOID is the OID of a sequence's data type (pg_sequence.seqtypid).
+func sequenceTypeOID(s *catalog.SequenceDef) int64 {
+	switch s.Type {
+	case "smallint":
+		return int64(types.Int2T.OID())
+	case "integer":
+		return int64(types.Int4T.OID())
+	}
+	return int64(types.Int8T.OID())
 }
 
 // viewNames are the pg_catalog relations that are views in PostgreSQL.

@@ -160,6 +160,45 @@ func userFunctionSignature(f *catalog.FunctionDef, qualified func(schema, name s
 	return f.Schema, result, strings.Join(args, ", "), strings.Join(ids, ", ")
 }
 
+// FunctionDef is pg_get_functiondef of the user function with OID oid:
+// the CREATE OR REPLACE FUNCTION statement that makes it again, laid
+// out as PostgreSQL's ruleutils writes it (the header, RETURNS, LANGUAGE
+// and the options on lines of their own, the body dollar-quoted with a
+// $function$ tag that does not occur in it); GUI clients (DBeaver,
+// pgAdmin, DataGrip) and psql's \sf and \ef show and edit a function
+// through it. ok is false when oid names no user function.
+func (v *View) FunctionDef(oid int64) (string, bool) {
+	f := userFunctionByOID(v.Cat, oid)
+	if f == nil {
+		return "", false
+	}
+	_, result, arguments, _ := userFunctionSignature(f, v.qualified)
+	var b strings.Builder
+	b.WriteString("CREATE OR REPLACE FUNCTION " + ident.QualifiedName(f.Schema, f.Name) + "(" + arguments + ")\n")
+	b.WriteString(" RETURNS " + result + "\n")
+	b.WriteString(" LANGUAGE " + ident.Quote(f.Language) + "\n")
+	var opts string
+	switch f.Volatility {
+	case "i":
+		opts += " IMMUTABLE"
+	case "s":
+		opts += " STABLE"
+	}
+	if f.Strict {
+		opts += " STRICT"
+	}
+	if opts != "" {
+		b.WriteString(opts + "\n")
+	}
+	tag := "$function"
+	for strings.Contains(f.Body, tag) {
+		tag += "x"
+	}
+	tag += "$"
+	b.WriteString("AS " + tag + f.Body + tag + "\n")
+	return b.String(), true
+}
+
 // triggerRows are pg_trigger's rows.
 func triggerRows(v *View) [][]any {
 	var rows [][]any

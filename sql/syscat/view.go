@@ -720,23 +720,24 @@ func (v *View) defaultExpr(def string) string {
 }
 
 // SerialSequence is pg_get_serial_sequence: the schema-qualified name of
-// the sequence a column's nextval default draws from (the one a serial
-// column owns; cairn records no other ownership), or ok false when the
-// column has no such default. table is read as regclass input (quoted
-// parts keep their case); column is taken literally.
+// the sequence a column owns (OwnedSequence), or ok false when it owns
+// none: a sequence its default only draws from (DEFAULT
+// nextval('shared')) is not its, as in PostgreSQL. table is read as
+// regclass input (quoted parts keep their case); column is taken
+// literally.
 func (v *View) SerialSequence(table, column string) (seq string, ok bool, err error) {
 	oid, err := v.Lookup(types.RegClass, table)
 	if err != nil {
 		return "", false, err
 	}
-	var def string
+	var s *catalog.SequenceDef
 	switch x := v.byOID[oid].(type) {
 	case *catalog.TableDef:
 		_, c := x.Column(column)
 		if c == nil {
 			return "", false, errNoColumn(column, x.Name)
 		}
-		def = c.Default
+		s = v.OwnedSequence(x, c)
 	case *Relation:
 		if !slices.ContainsFunc(x.Cols, func(c Column) bool { return c.Name == column }) {
 			return "", false, errNoColumn(column, x.Name)
@@ -749,15 +750,33 @@ func (v *View) SerialSequence(table, column string) (seq string, ok bool, err er
 		_, name, _, _ := v.Relation(oid)
 		return "", false, errNoColumn(column, name)
 	}
-	s := v.ColumnSequence(def)
 	if s == nil {
 		return "", false, nil
 	}
 	return ident.Quote(s.Schema) + "." + ident.Quote(s.Name), true, nil
 }
 
+// OwnedSequence is the sequence column c of table t owns, or nil: a
+// serial or identity column's, or one ALTER SEQUENCE ... OWNED BY tied
+// to it (pg_depend's 'a' or 'i' dependency, which psql's \d shows as
+// "Owned by" and pg_dump writes as OWNED BY; TRUNCATE ... RESTART
+// IDENTITY restarts it). A serial column of a catalog written before
+// sequences recorded their column is known by its default drawing from
+// the sequence of its serial name, table_column_seq.
+func (v *View) OwnedSequence(t *catalog.TableDef, c *catalog.ColumnDef) *catalog.SequenceDef {
+	for _, s := range v.sequences {
+		if s.OwnedBy != nil && s.OwnedBy.Table == t.ID && s.OwnedBy.Column == c.ID {
+			return s
+		}
+	}
+	if s := v.ColumnSequence(c.Default); s != nil && s.OwnedBy == nil && s.Schema == t.Schema && s.Name == t.Name+"_"+c.Name+"_seq" {
+		return s
+	}
+	return nil
+}
+
 // ColumnSequence is the sequence a column default nextval('seq'::regclass)
-// draws from (a serial column's, which the column owns), or nil.
+// draws from, or nil.
 func (v *View) ColumnSequence(def string) *catalog.SequenceDef {
 	text, _, ok := nextvalSequence(def)
 	if !ok {
