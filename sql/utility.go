@@ -46,12 +46,18 @@ type CreateTable struct {
 	OnCommit OnCommit
 }
 
-// CommentOn is COMMENT ON TABLE / COLUMN: Text ("" removes the comment)
-// for the table, or for its column Column when that is set.
+// CommentOn is COMMENT ON: Text ("" removes the comment) for one of
+// Table or View, or for its column Column when that is set, for the
+// schema Schema, or for the function of key Function, which the
+// statement names Written (as its errors name it).
 type CommentOn struct {
-	Table  *catalog.TableDef
-	Column string
-	Text   string
+	Table    *catalog.TableDef
+	View     *catalog.ViewDef
+	Column   string
+	Schema   string
+	Function string
+	Written  string
+	Text     string
 }
 
 // CreateTableAs is CREATE TABLE ... AS SELECT (and SELECT ... INTO): the
@@ -2384,34 +2390,69 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, er
 		Query: PruneColumns(proj), WithNoData: into.SkipData}, nil
 }
 
-// bindComment binds COMMENT ON TABLE t / COLUMN t.c IS 'text' | NULL.
-// cairn keeps comments on tables and columns only.
+// bindComment binds COMMENT ON TABLE t / VIEW v / COLUMN r.c / SCHEMA s
+// / FUNCTION f(types) IS 'text' | NULL, which the owner may set (pg_dump
+// writes them; dbt's persist_docs comments views and their columns).
+// cairn keeps no comments on other objects.
 func (b *Binder) bindComment(s *pg_query.CommentStmt) (Statement, error) {
+	switch s.Objtype {
+	case pg_query.ObjectType_OBJECT_SCHEMA:
+		name := s.Object.GetString_().GetSval()
+		if b.Catalog.Schemas[name] == nil {
+			return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
+		}
+		b.accesses = append(b.accesses, Access{Schema: name, Owner: true})
+		return &CommentOn{Schema: name, Text: s.Comment}, nil
+	case pg_query.ObjectType_OBJECT_FUNCTION:
+		ow := s.Object.GetObjectWithArgs()
+		f, written, err := b.resolveFunction(ow)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil {
+			return nil, errNoFunction(ow, written)
+		}
+		return &CommentOn{Function: f.Key(), Written: strings.Join(strList(ow.Objname), "."), Text: s.Comment}, nil
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_VIEW, pg_query.ObjectType_OBJECT_COLUMN:
+	default:
+		return nil, pgerr.NotSupported("COMMENT ON objects other than tables, views, columns, schemas and functions")
+	}
 	names := strList(s.Object.GetList().GetItems())
 	var column string
-	switch s.Objtype {
-	case pg_query.ObjectType_OBJECT_TABLE:
-	case pg_query.ObjectType_OBJECT_COLUMN:
+	if s.Objtype == pg_query.ObjectType_OBJECT_COLUMN {
 		if len(names) < 2 {
 			return nil, pgerr.New(pgerrcode.SyntaxError, "column name must be qualified")
 		}
 		column, names = names[len(names)-1], names[:len(names)-1]
-	default:
-		return nil, pgerr.NotSupported("COMMENT ON objects other than tables and columns")
 	}
 	schema, name := "", names[len(names)-1]
 	if len(names) > 1 {
 		schema = names[len(names)-2]
 	}
+	noColumn := pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, strings.Join(names, "."))
+	notA := func(kind string) error {
+		return pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a %s", name, kind)
+	}
+	if v := b.lookupView(schema, name); v != nil {
+		if s.Objtype == pg_query.ObjectType_OBJECT_TABLE {
+			return nil, notA("table")
+		}
+		b.accesses = append(b.accesses, Access{View: v, Owner: true})
+		if column != "" && !slices.ContainsFunc(v.Columns, func(c catalog.ColumnDef) bool { return c.Name == column }) {
+			return nil, noColumn
+		}
+		return &CommentOn{View: v, Column: column, Text: s.Comment}, nil
+	}
 	def, err := b.lookupTable(schema, name)
 	if err != nil {
 		return nil, err
 	}
+	if s.Objtype == pg_query.ObjectType_OBJECT_VIEW {
+		return nil, notA("view")
+	}
 	b.needOwner(def)
-	if column != "" {
-		if _, c := def.Column(column); c == nil {
-			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, def.Name)
-		}
+	if _, c := def.Column(column); column != "" && c == nil {
+		return nil, noColumn
 	}
 	return &CommentOn{Table: def, Column: column, Text: s.Comment}, nil
 }

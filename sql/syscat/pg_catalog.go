@@ -434,21 +434,8 @@ func init() {
 	})
 	register("pg_catalog", "pg_description", 2609, "objoid oid, classoid oid, objsubid int4, description text", func(v *View) [][]any {
 		var rows [][]any
-		// initdb's comment on the public schema, which pg_dump leaves
-		// out as the default.
-		rows = append(rows, []any{int64(PublicOID), int64(pgNamespaceOID), int64(0), "standard public schema"})
-		for _, t := range v.tables {
-			if t.Comment != "" {
-				rows = append(rows, []any{TableOID(t.ID), int64(pgClassOID), int64(0), t.Comment})
-			}
-			for i, c := range t.Columns {
-				if c.Comment != "" {
-					rows = append(rows, []any{TableOID(t.ID), int64(pgClassOID), int64(i + 1), c.Comment})
-				}
-			}
-		}
-		for _, e := range extensions {
-			rows = append(rows, []any{e.oid, int64(pgExtensionOID), int64(0), e.comment})
+		for _, c := range v.comments() {
+			rows = append(rows, []any{c.objoid, c.classoid, c.sub, c.text})
 		}
 		return rows
 	})

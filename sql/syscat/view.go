@@ -809,27 +809,79 @@ func sameColumns(a, b []int) bool {
 	return true
 }
 
-// Description is the comment on a table (sub 0) or on its column number
-// sub (COMMENT ON), or a built-in extension's; ok is false when there is
-// none.
+// Description is the comment on the object with OID oid (COMMENT ON),
+// or on column number sub of a table or view, or a built-in extension's,
+// as pg_description holds it; ok is false when there is none.
 func (v *View) Description(oid, sub int64) (string, bool) {
-	t, ok := v.byOID[oid].(*catalog.TableDef)
-	if !ok {
-		for _, e := range extensions {
-			if e.oid == oid && sub == 0 {
-				return e.comment, true
+	if t, ok := v.byOID[oid].(*catalog.TableDef); ok {
+		text := t.Comment
+		if sub > 0 {
+			if sub > int64(len(t.Columns)) {
+				return "", false
+			}
+			text = t.Columns[sub-1].Comment
+		}
+		return text, text != ""
+	}
+	for _, c := range v.comments() {
+		if c.objoid == oid && c.sub == sub {
+			return c.text, true
+		}
+	}
+	return "", false
+}
+
+// comment is a row of pg_description: the comment on object objoid of
+// the catalog with OID classoid, or on its column number sub.
+type comment struct {
+	objoid, classoid, sub int64
+	text                  string
+}
+
+// comments are pg_description's rows: the comments COMMENT ON set on
+// tables, views, their columns, schemas and functions, initdb's on the
+// public schema (which pg_dump leaves out as the default) while no other
+// is set, and the built-in extensions'.
+func (v *View) comments() []comment {
+	var out []comment
+	relation := func(oid int64, text string, cols []catalog.ColumnDef) {
+		if text != "" {
+			out = append(out, comment{oid, pgClassOID, 0, text})
+		}
+		for i, c := range cols {
+			if c.Comment != "" {
+				out = append(out, comment{oid, pgClassOID, int64(i + 1), c.Comment})
 			}
 		}
-		return "", false
 	}
-	text := t.Comment
-	if sub > 0 {
-		if sub > int64(len(t.Columns)) {
-			return "", false
+	for _, name := range v.schemas() {
+		sd := v.Cat.Schemas[name]
+		if sd == nil {
+			continue // pg_catalog, information_schema
 		}
-		text = t.Columns[sub-1].Comment
+		text := sd.Comment
+		if text == "" && name == "public" {
+			text = "standard public schema"
+		}
+		if text != "" {
+			out = append(out, comment{SchemaOID(name), pgNamespaceOID, 0, text})
+		}
 	}
-	return text, text != ""
+	for _, t := range v.tables {
+		relation(TableOID(t.ID), t.Comment, t.Columns)
+	}
+	for _, d := range v.views {
+		relation(ViewOID(d.Schema, d.Name), d.Comment, d.Columns)
+	}
+	for _, f := range userFunctions(v.Cat) {
+		if f.Comment != "" {
+			out = append(out, comment{FunctionOID(f.Key()), pgProcOID, 0, f.Comment})
+		}
+	}
+	for _, e := range extensions {
+		out = append(out, comment{e.oid, pgExtensionOID, 0, e.comment})
+	}
+	return out
 }
 
 // userTypes are the catalog's user types (enums) by OID.
