@@ -155,6 +155,11 @@ func (c lazyCatalog) FunctionDef(oid int64) (string, bool) {
 	return c.rt.catalogView().FunctionDef(oid)
 }
 
+// DescribeObject implements functions.ObjectDescriber (pg_describe_object).
+func (c lazyCatalog) DescribeObject(classid, objid, objsubid int64) (string, bool) {
+	return c.rt.catalogView().DescribeObject(classid, objid, objsubid)
+}
+
 // HasRole implements functions.RoleCatalog (pg_has_role).
 func (c lazyCatalog) HasRole(member, role int64, usage, admin bool) bool {
 	return c.rt.catalogView().HasRole(member, role, usage, admin)

@@ -610,7 +610,7 @@ var viewNames = map[string]bool{
 	"pg_available_extensions": true, "pg_prepared_statements": true, "pg_seclabels": true, "pg_cursors": true,
 	"pg_stat_gssapi": true, "pg_stat_all_tables": true, "pg_statio_user_tables": true, "pg_statio_all_tables": true,
 	"pg_stat_user_indexes": true, "pg_stat_all_indexes": true, "pg_statio_user_indexes": true, "pg_statio_all_indexes": true,
-	"pg_stats": true, "pg_stat_user_functions": true,
+	"pg_stats": true, "pg_stat_user_functions": true, "pg_user_mappings": true,
 }
 
 // accessMethod is a row of pg_am.

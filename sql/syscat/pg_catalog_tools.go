@@ -171,6 +171,9 @@ func init() {
 	register(pc, "pg_foreign_data_wrapper", 2328, "oid oid, fdwname name, fdwowner oid, fdwhandler oid, fdwvalidator oid, fdwacl text[], fdwoptions text[]", nil)
 	register(pc, "pg_foreign_server", 1417, "oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl text[], srvoptions text[]", nil)
 	register(pc, "pg_foreign_table", 3118, "ftrelid oid, ftserver oid, ftoptions text[]", nil)
+	// No foreign servers, so no user mappings (psql's \deu).
+	register(pc, "pg_user_mapping", 1418, "oid oid, umuser oid, umserver oid, umoptions text[]", nil)
+	register(pc, "pg_user_mappings", 0, "umid oid, srvid oid, srvname name, umuser oid, usename name, umoptions text[]", nil)
 	register(pc, "pg_event_trigger", 3466, "oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled \"char\", evttags text[]", nil)
 	register(pc, "pg_aggregate", 2600, "aggfnoid regproc, aggkind \"char\", aggnumdirectargs int2, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra bool, aggmfinalextra bool, aggfinalmodify \"char\", aggmfinalmodify \"char\", aggsortop oid, aggtranstype oid, aggtransspace int4, aggmtranstype oid, aggmtransspace int4, agginitval text, aggminitval text", nil)
 	register(pc, "pg_opclass", 2616, "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid", func(*View) [][]any {
