@@ -268,14 +268,6 @@ func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 			if TriggerOID(id, tr.Name) != oid {
 				continue
 			}
-			f := v.Cat.Functions[tr.Function]
-			fname := tr.Function
-			if f != nil {
-				fname = ident.Quote(f.Name)
-				if !slices.Contains(v.SearchPath, f.Schema) {
-					fname = ident.Quote(f.Schema) + "." + fname
-				}
-			}
 			timing := "AFTER"
 			if tr.Before {
 				timing = "BEFORE"
@@ -292,10 +284,6 @@ func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 			if tr.When != "" {
 				when = " WHEN ((" + tr.When + "))"
 			}
-			args := make([]string, len(tr.Args))
-			for i, a := range tr.Args {
-				args[i] = ident.QuoteLiteral(a)
-			}
 			events := slices.Clone(tr.Events)
 			for i, e := range events {
 				if e != "UPDATE" || tr.Columns == nil {
@@ -310,8 +298,27 @@ func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 				events[i] += " OF " + strings.Join(names, ", ")
 			}
 			return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + timing + " " + strings.Join(events, " OR ") + " ON " + table +
-				" FOR EACH " + level + when + " EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")", true
+				" FOR EACH " + level + when + " " + v.triggerAction(tr), true
 		}
 	}
 	return "", false
+}
+
+// triggerAction is what a trigger runs, as CREATE TRIGGER writes it
+// (pg_get_triggerdef's end, information_schema.triggers.action_statement):
+// EXECUTE FUNCTION f('arg', ...), f schema-qualified unless the search
+// path finds it.
+func (v *View) triggerAction(tr catalog.TriggerDef) string {
+	fname := tr.Function
+	if f := v.Cat.Functions[tr.Function]; f != nil {
+		fname = ident.Quote(f.Name)
+		if !slices.Contains(v.SearchPath, f.Schema) {
+			fname = ident.Quote(f.Schema) + "." + fname
+		}
+	}
+	args := make([]string, len(tr.Args))
+	for i, a := range tr.Args {
+		args[i] = ident.QuoteLiteral(a)
+	}
+	return "EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")"
 }
