@@ -295,8 +295,73 @@ func init() {
 		}
 		return rows
 	})
-	register(is, "routines", 0, "specific_catalog name, specific_schema name, specific_name name, routine_catalog name, routine_schema name, routine_name name, routine_type text, module_catalog name, module_schema name, module_name name, udt_catalog name, udt_schema name, udt_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, type_udt_catalog name, type_udt_schema name, type_udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, routine_body text, routine_definition text, external_name text, external_language text, parameter_style text, is_deterministic text, sql_data_access text, is_null_call text, sql_path text, schema_level_routine text, max_dynamic_result_sets int4, is_user_defined_cast text, is_implicitly_invocable text, security_type text, to_sql_specific_catalog name, to_sql_specific_schema name, to_sql_specific_name name, as_locator text, created timestamptz, last_altered timestamptz, new_savepoint_level text, is_udt_dependent text, result_cast_from_data_type text, result_cast_as_locator text, result_cast_char_max_length int4, result_cast_char_octet_length int4, result_cast_char_set_catalog name, result_cast_char_set_schema name, result_cast_char_set_name name, result_cast_collation_catalog name, result_cast_collation_schema name, result_cast_collation_name name, result_cast_numeric_precision int4, result_cast_numeric_precision_radix int4, result_cast_numeric_scale int4, result_cast_datetime_precision int4, result_cast_interval_type text, result_cast_interval_precision int4, result_cast_type_udt_catalog name, result_cast_type_udt_schema name, result_cast_type_udt_name name, result_cast_scope_catalog name, result_cast_scope_schema name, result_cast_scope_name name, result_cast_maximum_cardinality int4, result_cast_dtd_identifier name", nil)
-	register(is, "parameters", 0, "specific_catalog name, specific_schema name, specific_name name, ordinal_position int4, parameter_mode text, is_result text, as_locator text, parameter_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, parameter_default text", nil)
+	// The user functions (cairn's built-in ones are PostgreSQL's and
+	// extensions', which a database's own routines leave out of
+	// schema tools' lists).
+	register(is, "routines", 0, routineColumns, func(v *View) [][]any {
+		var rows [][]any
+		for _, f := range userFunctions(v.Cat) {
+			udtSchema, udtName := udtOf(f.Returns)
+			dataType := sqlDataType(f.Returns)
+			switch {
+			case f.Trigger:
+				udtSchema, udtName, dataType = "pg_catalog", "trigger", "trigger"
+			case len(f.Columns) > 0:
+				udtSchema, udtName, dataType = "pg_catalog", "record", "record"
+			case f.SetofTable != "":
+				udtSchema, udtName, dataType = f.SetofSchema, f.SetofTable, "USER-DEFINED"
+			}
+			body, language := "SQL", "SQL"
+			if f.Language != "sql" {
+				body, language = "EXTERNAL", strings.ToUpper(f.Language)
+			}
+			rows = append(rows, namedRow(routineColumns, map[string]any{
+				"specific_catalog": v.Database, "specific_schema": f.Schema, "specific_name": specificName(f),
+				"routine_catalog": v.Database, "routine_schema": f.Schema, "routine_name": f.Name, "routine_type": "FUNCTION",
+				"data_type": dataType, "type_udt_catalog": v.Database, "type_udt_schema": udtSchema, "type_udt_name": udtName,
+				"dtd_identifier": "0", "routine_body": body, "routine_definition": f.Body, "external_language": language,
+				"parameter_style": "GENERAL", "is_deterministic": yesNo(f.Volatility == "i"), "sql_data_access": "MODIFIES",
+				"is_null_call": yesNo(f.Strict), "schema_level_routine": "YES", "max_dynamic_result_sets": int64(0),
+				"security_type": "INVOKER", "as_locator": "NO", "is_udt_dependent": "NO",
+			}))
+		}
+		return rows
+	})
+	// The parameters of the user functions, RETURNS TABLE's columns as
+	// OUT parameters after the inputs.
+	register(is, "parameters", 0, parameterColumns, func(v *View) [][]any {
+		var rows [][]any
+		for _, f := range userFunctions(v.Cat) {
+			param := func(i int, mode, name string, t types.T, def any) {
+				var pname any
+				if name != "" {
+					pname = name
+				}
+				udtSchema, udtName := udtOf(t)
+				rows = append(rows, namedRow(parameterColumns, map[string]any{
+					"specific_catalog": v.Database, "specific_schema": f.Schema, "specific_name": specificName(f),
+					"ordinal_position": int64(i + 1), "parameter_mode": mode, "is_result": "NO", "as_locator": "NO",
+					"parameter_name": pname, "data_type": sqlDataType(t), "udt_catalog": v.Database, "udt_schema": udtSchema,
+					"udt_name": udtName, "dtd_identifier": strconv.Itoa(i + 1), "parameter_default": def,
+				}))
+			}
+			for i, t := range f.ArgTypes {
+				var name string
+				var def any
+				if i < len(f.ArgNames) {
+					name = f.ArgNames[i]
+				}
+				if i < len(f.ArgDefaults) && f.ArgDefaults[i] != "" {
+					def = f.ArgDefaults[i]
+				}
+				param(i, "IN", name, t, def)
+			}
+			for i, c := range f.Columns {
+				param(len(f.ArgTypes)+i, "OUT", c.Name, c.Type, nil)
+			}
+		}
+		return rows
+	})
 	// A trigger's row for each of its events (TRUNCATE is not SQL's);
 	// action_order numbers the table's triggers of one event, level and
 	// timing in name order, the order they fire in.
@@ -370,6 +435,31 @@ func (r *Relation) isView() bool {
 // declared NOT NULL or part of the primary key.
 func notNull(t *catalog.TableDef, c catalog.ColumnDef) bool {
 	return c.NotNull || slices.Contains(t.PrimaryKey, c.ID)
+}
+
+// routineColumns and parameterColumns are information_schema.routines'
+// and parameters' columns.
+const (
+	routineColumns   = "specific_catalog name, specific_schema name, specific_name name, routine_catalog name, routine_schema name, routine_name name, routine_type text, module_catalog name, module_schema name, module_name name, udt_catalog name, udt_schema name, udt_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, type_udt_catalog name, type_udt_schema name, type_udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, routine_body text, routine_definition text, external_name text, external_language text, parameter_style text, is_deterministic text, sql_data_access text, is_null_call text, sql_path text, schema_level_routine text, max_dynamic_result_sets int4, is_user_defined_cast text, is_implicitly_invocable text, security_type text, to_sql_specific_catalog name, to_sql_specific_schema name, to_sql_specific_name name, as_locator text, created timestamptz, last_altered timestamptz, new_savepoint_level text, is_udt_dependent text, result_cast_from_data_type text, result_cast_as_locator text, result_cast_char_max_length int4, result_cast_char_octet_length int4, result_cast_char_set_catalog name, result_cast_char_set_schema name, result_cast_char_set_name name, result_cast_collation_catalog name, result_cast_collation_schema name, result_cast_collation_name name, result_cast_numeric_precision int4, result_cast_numeric_precision_radix int4, result_cast_numeric_scale int4, result_cast_datetime_precision int4, result_cast_interval_type text, result_cast_interval_precision int4, result_cast_type_udt_catalog name, result_cast_type_udt_schema name, result_cast_type_udt_name name, result_cast_scope_catalog name, result_cast_scope_schema name, result_cast_scope_name name, result_cast_maximum_cardinality int4, result_cast_dtd_identifier name"
+	parameterColumns = "specific_catalog name, specific_schema name, specific_name name, ordinal_position int4, parameter_mode text, is_result text, as_locator text, parameter_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, parameter_default text"
+)
+
+// specificName is information_schema's specific_name of a user function:
+// its name and OID, which tell overloads apart.
+func specificName(f *catalog.FunctionDef) string {
+	return f.Name + "_" + strconv.FormatInt(FunctionOID(f.Key()), 10)
+}
+
+// namedRow is a row of a relation whose columns are columns (as register
+// takes them), with the values vals names and NULL in the others.
+func namedRow(columns string, vals map[string]any) []any {
+	cols := strings.Split(columns, ", ")
+	row := make([]any, len(cols))
+	for i, c := range cols {
+		name, _, _ := strings.Cut(c, " ")
+		row[i] = vals[name]
+	}
+	return row
 }
 
 // notNullName is the name information_schema gives the NOT NULL of
