@@ -611,6 +611,8 @@ var viewNames = map[string]bool{
 	"pg_stat_gssapi": true, "pg_stat_all_tables": true, "pg_statio_user_tables": true, "pg_statio_all_tables": true,
 	"pg_stat_user_indexes": true, "pg_stat_all_indexes": true, "pg_statio_user_indexes": true, "pg_statio_all_indexes": true,
 	"pg_stats": true, "pg_stat_user_functions": true, "pg_user_mappings": true,
+	"pg_stat_replication": true, "pg_replication_slots": true, "pg_stat_wal_receiver": true, "pg_stat_subscription": true,
+	"pg_stat_progress_vacuum": true,
 }
 
 // accessMethod is a row of pg_am.
