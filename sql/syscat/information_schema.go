@@ -398,6 +398,20 @@ func init() {
 		}
 		return rows
 	})
+	// The tables and views each view's query reads (its _RETURN rule's
+	// pg_depend rows), which schema tools order views by.
+	register(is, "view_table_usage", 0, "view_catalog name, view_schema name, view_name name, table_catalog name, table_schema name, table_name name", func(v *View) [][]any {
+		var rows [][]any
+		for _, d := range v.views {
+			_, refs := v.viewQuery(d)
+			for _, ref := range refs {
+				if schema, name, kind, ok := v.Relation(ref); ok && (kind == 'r' || kind == 'v') {
+					rows = append(rows, []any{v.Database, d.Schema, d.Name, v.Database, schema, name})
+				}
+			}
+		}
+		return rows
+	})
 	// The CHECK constraints, PostgreSQL 15's NOT NULL columns among them
 	// (as table_constraints names them).
 	register(is, "check_constraints", 0, "constraint_catalog name, constraint_schema name, constraint_name name, check_clause text", func(v *View) [][]any {
