@@ -1126,12 +1126,13 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 	if _, err := b.coerceColumn(e, col.Name, col.Type); err != nil {
 		return err
 	}
-	if nv, ok := e.(*NextVal); ok {
+	if nv, ok := e.(*NextVal); ok && regclassLiteral(n.GetFuncCall().GetArgs()) {
 		// DEFAULT nextval('seq'): PostgreSQL resolves the name to the
 		// sequence now (a regclass constant), so that pg_get_expr prints
 		// it schema-qualified when the search path does not find it
 		// (pg_dump restores with an empty one) and pg_depend ties the
 		// default to the sequence; it is kept as a serial column's is.
+		// nextval('seq'::text) is looked up at each call, as written.
 		col.Default = nextvalDefault(nv.Schema, nv.Name)
 		return nil
 	}
@@ -1256,6 +1257,23 @@ func constDefaultText(n *pg_query.Node, t types.T) (string, bool) {
 		return quoted(out, name), true
 	}
 	return "", false
+}
+
+// regclassLiteral reports whether args are one string literal that
+// PostgreSQL reads as a regclass constant: untyped ('seq') or cast to
+// regclass ('seq'::regclass).
+func regclassLiteral(args []*pg_query.Node) bool {
+	if len(args) != 1 {
+		return false
+	}
+	arg := args[0]
+	if tc := arg.GetTypeCast(); tc != nil {
+		if !strings.EqualFold(nameOf(tc.TypeName.Names), "regclass") {
+			return false
+		}
+		arg = tc.Arg
+	}
+	return arg.GetAConst().GetSval() != nil
 }
 
 // nextvalDefault is the default of a column drawing from sequence
