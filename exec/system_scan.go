@@ -151,6 +151,14 @@ func (c lazyCatalog) Description(oid, sub int64) (string, bool) {
 func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments, identity string, ok bool) {
 	return c.rt.catalogView().FunctionSignature(oid)
 }
+func (c lazyCatalog) FunctionDef(oid int64) (string, bool) {
+	return c.rt.catalogView().FunctionDef(oid)
+}
+
+// DescribeObject implements functions.ObjectDescriber (pg_describe_object).
+func (c lazyCatalog) DescribeObject(classid, objid, objsubid int64) (string, bool) {
+	return c.rt.catalogView().DescribeObject(classid, objid, objsubid)
+}
 
 // HasRole implements functions.RoleCatalog (pg_has_role).
 func (c lazyCatalog) HasRole(member, role int64, usage, admin bool) bool {

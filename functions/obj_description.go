@@ -2,10 +2,10 @@ package functions
 
 // obj_description(oid [, catalog_name]), col_description(table_oid,
 // column_number) and shobj_description(oid, catalog_name): the comment on
-// an object (COMMENT ON TABLE / COLUMN), which psql's \d+ and \dt+ and
-// drivers' REMARKS columns show; NULL when it has none. cairn keeps
-// comments on tables and columns only, so shobj_description (databases,
-// roles) is always NULL.
+// an object (COMMENT ON TABLE / VIEW / COLUMN / SCHEMA / FUNCTION), which
+// psql's \d+, \dt+, \dv+, \dn+ and \df+ and drivers' REMARKS columns
+// show; NULL when it has none. cairn keeps no comments on shared objects,
+// so shobj_description (databases, roles) is always NULL.
 
 import "github.com/cairn-db/cairn/sql/types"
 

@@ -17,6 +17,10 @@ type FunctionCatalog interface {
 	// function with OID oid, and its arguments without their defaults;
 	// ok is false when there is none.
 	FunctionSignature(oid int64) (schema, result, arguments, identity string, ok bool)
+	// FunctionDef is pg_get_functiondef's CREATE OR REPLACE FUNCTION of
+	// the function with OID oid; ok is false when there is none it can
+	// write.
+	FunctionDef(oid int64) (string, bool)
 }
 
 // functionSignature looks oid up in ctx's catalog.

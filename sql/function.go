@@ -990,13 +990,13 @@ func (b *Binder) resolveFunction(ow *pg_query.ObjectWithArgs) (*catalog.Function
 		}
 		args = append(args, t)
 	}
-	written := name
+	written := strings.Join(names, ".")
 	if !ow.ArgsUnspecified {
 		ts := make([]string, len(args))
 		for i, t := range args {
 			ts[i] = t.String()
 		}
-		written = name + "(" + strings.Join(ts, ", ") + ")"
+		written += "(" + strings.Join(ts, ", ") + ")"
 	}
 	for _, schema := range schemas {
 		if !ow.ArgsUnspecified {

@@ -46,12 +46,18 @@ type CreateTable struct {
 	OnCommit OnCommit
 }
 
-// CommentOn is COMMENT ON TABLE / COLUMN: Text ("" removes the comment)
-// for the table, or for its column Column when that is set.
+// CommentOn is COMMENT ON: Text ("" removes the comment) for one of
+// Table or View, or for its column Column when that is set, for the
+// schema Schema, or for the function of key Function, which the
+// statement names Written (as its errors name it).
 type CommentOn struct {
-	Table  *catalog.TableDef
-	Column string
-	Text   string
+	Table    *catalog.TableDef
+	View     *catalog.ViewDef
+	Column   string
+	Schema   string
+	Function string
+	Written  string
+	Text     string
 }
 
 // CreateTableAs is CREATE TABLE ... AS SELECT (and SELECT ... INTO): the
@@ -547,8 +553,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 			b.need(def, catalog.PrivTruncate)
 			t.Tables = append(t.Tables, def)
 			if s.TruncateStmt.RestartSeqs {
-				for _, c := range def.Columns {
-					if seq := b.catalogView().ColumnSequence(c.Default); seq != nil {
+				for i := range def.Columns {
+					if seq := b.catalogView().OwnedSequence(def, &def.Columns[i]); seq != nil {
 						t.Restart = append(t.Restart, seq)
 					}
 				}
@@ -1045,8 +1051,8 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 	col.NotNull = cd.IsNotNull
 	var seq *catalog.SequenceDef
 	if types.IsSerial(typeName) && len(cd.TypeName.ArrayBounds) == 0 {
-		seq = &catalog.SequenceDef{Schema: def.Schema, Name: b.freeRelationName(def.Schema, def.Name+"_"+cd.Colname+"_seq"), Start: 1, Increment: 1, Min: 1, Max: maxForType(t)}
-		col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(def.Schema), ident.Quote(seq.Name))
+		seq = &catalog.SequenceDef{Schema: def.Schema, Name: b.freeRelationName(def.Schema, def.Name+"_"+cd.Colname+"_seq"), Start: 1, Increment: 1, Min: 1, Max: maxForType(t), Type: sequenceType(t)}
+		col.Default = nextvalDefault(def.Schema, seq.Name)
 		col.NotNull = true
 	}
 	if cd.RawDefault != nil {
@@ -1124,7 +1130,7 @@ func (b *Binder) identitySequence(def *catalog.TableDef, col *catalog.ColumnDef,
 		}
 	}
 	col.Identity = c.GeneratedWhen // "a" (ALWAYS) or "d" (BY DEFAULT)
-	col.Default = fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(def.Schema), ident.Quote(seq.Name))
+	col.Default = nextvalDefault(def.Schema, seq.Name)
 	col.NotNull = true
 	return seq, nil
 }
@@ -1140,6 +1146,16 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 	}
 	if _, err := b.coerceColumn(e, col.Name, col.Type); err != nil {
 		return err
+	}
+	if nv, ok := e.(*NextVal); ok && regclassLiteral(n.GetFuncCall().GetArgs()) {
+		// DEFAULT nextval('seq'): PostgreSQL resolves the name to the
+		// sequence now (a regclass constant), so that pg_get_expr prints
+		// it schema-qualified when the search path does not find it
+		// (pg_dump restores with an empty one) and pg_depend ties the
+		// default to the sequence; it is kept as a serial column's is.
+		// nextval('seq'::text) is looked up at each call, as written.
+		col.Default = nextvalDefault(nv.Schema, nv.Name)
+		return nil
 	}
 	text, err := DeparseExpr(n)
 	if err != nil {
@@ -1264,6 +1280,39 @@ func constDefaultText(n *pg_query.Node, t types.T) (string, bool) {
 	return "", false
 }
 
+// regclassLiteral reports whether args are one string literal that
+// PostgreSQL reads as a regclass constant: untyped ('seq') or cast to
+// regclass ('seq'::regclass).
+func regclassLiteral(args []*pg_query.Node) bool {
+	if len(args) != 1 {
+		return false
+	}
+	arg := args[0]
+	if tc := arg.GetTypeCast(); tc != nil {
+		if !strings.EqualFold(nameOf(tc.TypeName.Names), "regclass") {
+			return false
+		}
+		arg = tc.Arg
+	}
+	return arg.GetAConst().GetSval() != nil
+}
+
+// nextvalDefault is the default of a column drawing from sequence
+// schema.name, as cairn stores it: nextval('schema.name'::regclass),
+// qualified so that it finds the sequence whatever the search path.
+func nextvalDefault(schema, name string) string {
+	return fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(schema), ident.Quote(name))
+}
+
+// sequenceType is SequenceDef.Type of a sequence of integer type t.
+func sequenceType(t types.T) string {
+	if t.Family == types.Int8 {
+		return ""
+	}
+	return t.String()
+}
+
+// maxForType is the greatest value of integer type t.
 func maxForType(t types.T) int64 {
 	switch t.Family {
 	case types.Int2:
@@ -2278,6 +2327,7 @@ func (b *Binder) applySequenceOptions(seq *catalog.SequenceDef, opts []*pg_query
 		return pgerr.New(pgerrcode.InvalidParameterValue, "INCREMENT must not be zero")
 	}
 	typeMax := maxForType(as)
+	seq.Type = sequenceType(as)
 	switch {
 	case !maxSet && seq.Increment > 0:
 		seq.Max = typeMax
@@ -2379,34 +2429,69 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, er
 		Query: PruneColumns(proj), WithNoData: into.SkipData}, nil
 }
 
-// bindComment binds COMMENT ON TABLE t / COLUMN t.c IS 'text' | NULL.
-// cairn keeps comments on tables and columns only.
+// bindComment binds COMMENT ON TABLE t / VIEW v / COLUMN r.c / SCHEMA s
+// / FUNCTION f(types) IS 'text' | NULL, which the owner may set (pg_dump
+// writes them; dbt's persist_docs comments views and their columns).
+// cairn keeps no comments on other objects.
 func (b *Binder) bindComment(s *pg_query.CommentStmt) (Statement, error) {
+	switch s.Objtype {
+	case pg_query.ObjectType_OBJECT_SCHEMA:
+		name := s.Object.GetString_().GetSval()
+		if b.Catalog.Schemas[name] == nil {
+			return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
+		}
+		b.accesses = append(b.accesses, Access{Schema: name, Owner: true})
+		return &CommentOn{Schema: name, Text: s.Comment}, nil
+	case pg_query.ObjectType_OBJECT_FUNCTION:
+		ow := s.Object.GetObjectWithArgs()
+		f, written, err := b.resolveFunction(ow)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil {
+			return nil, errNoFunction(ow, written)
+		}
+		return &CommentOn{Function: f.Key(), Written: strings.Join(strList(ow.Objname), "."), Text: s.Comment}, nil
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_VIEW, pg_query.ObjectType_OBJECT_COLUMN:
+	default:
+		return nil, pgerr.NotSupported("COMMENT ON objects other than tables, views, columns, schemas and functions")
+	}
 	names := strList(s.Object.GetList().GetItems())
 	var column string
-	switch s.Objtype {
-	case pg_query.ObjectType_OBJECT_TABLE:
-	case pg_query.ObjectType_OBJECT_COLUMN:
+	if s.Objtype == pg_query.ObjectType_OBJECT_COLUMN {
 		if len(names) < 2 {
 			return nil, pgerr.New(pgerrcode.SyntaxError, "column name must be qualified")
 		}
 		column, names = names[len(names)-1], names[:len(names)-1]
-	default:
-		return nil, pgerr.NotSupported("COMMENT ON objects other than tables and columns")
 	}
 	schema, name := "", names[len(names)-1]
 	if len(names) > 1 {
 		schema = names[len(names)-2]
 	}
+	noColumn := pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, strings.Join(names, "."))
+	notA := func(kind string) error {
+		return pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a %s", name, kind)
+	}
+	if v := b.lookupView(schema, name); v != nil {
+		if s.Objtype == pg_query.ObjectType_OBJECT_TABLE {
+			return nil, notA("table")
+		}
+		b.accesses = append(b.accesses, Access{View: v, Owner: true})
+		if column != "" && !slices.ContainsFunc(v.Columns, func(c catalog.ColumnDef) bool { return c.Name == column }) {
+			return nil, noColumn
+		}
+		return &CommentOn{View: v, Column: column, Text: s.Comment}, nil
+	}
 	def, err := b.lookupTable(schema, name)
 	if err != nil {
 		return nil, err
 	}
+	if s.Objtype == pg_query.ObjectType_OBJECT_VIEW {
+		return nil, notA("view")
+	}
 	b.needOwner(def)
-	if column != "" {
-		if _, c := def.Column(column); c == nil {
-			return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, def.Name)
-		}
+	if _, c := def.Column(column); column != "" && c == nil {
+		return nil, noColumn
 	}
 	return &CommentOn{Table: def, Column: column, Text: s.Comment}, nil
 }

@@ -571,7 +571,47 @@ func (tx *Tx) CreateView(def *catalog.ViewDef, replace bool) error {
 			return relationExistsErr(d.Name)
 		}
 		v := d
+		if old := c.View(d.Schema, d.Name); old != nil {
+			keepViewComments(&v, old)
+		}
 		c.Views[catalog.Key(d.Schema, d.Name)] = &v
+		return nil
+	})
+}
+
+// keepViewComments gives v, replacing view old, old's comments: on the
+// view, and on each column v keeps by position, as PostgreSQL's CREATE OR
+// REPLACE VIEW keeps the view's pg_description rows.
+func keepViewComments(v, old *catalog.ViewDef) {
+	v.Comment = old.Comment
+	v.Columns = slices.Clone(v.Columns)
+	for i := range v.Columns {
+		if i < len(old.Columns) {
+			v.Columns[i].Comment = old.Columns[i].Comment
+		}
+	}
+}
+
+// CommentOnView sets the comment on view schema.name, or with column on
+// that column of it ("" removes it; 42P01, 42703 when gone).
+func (tx *Tx) CommentOnView(schema, name, column, text string) error {
+	return tx.apply(func(c *catalog.Catalog) error {
+		old := c.View(schema, name)
+		if old == nil {
+			return pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", name)
+		}
+		v := *old
+		v.Columns = slices.Clone(old.Columns)
+		if column == "" {
+			v.Comment = text
+		} else {
+			i := slices.IndexFunc(v.Columns, func(col catalog.ColumnDef) bool { return col.Name == column })
+			if i < 0 {
+				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, name)
+			}
+			v.Columns[i].Comment = text
+		}
+		c.Views[catalog.Key(schema, name)] = &v
 		return nil
 	})
 }

@@ -28,7 +28,7 @@ func (tx *Tx) CreateFunction(def *catalog.FunctionDef, replace bool) error {
 				return pgerr.New(pgerrcode.InvalidFunctionDefinition, "cannot change return type of existing function").
 					WithHint("Use DROP FUNCTION %s first.", functionSignature(old))
 			}
-			d.Owner = old.Owner
+			d.Owner, d.Comment = old.Owner, old.Comment
 		}
 		c.Functions[key] = d.Clone()
 		return nil
@@ -134,13 +134,25 @@ func (tx *Tx) DropTrigger(tableID uint64, name string) error {
 
 // AlterFunctionOwner gives the function of key a new owner.
 func (tx *Tx) AlterFunctionOwner(key string, owner uint32) error {
+	return tx.alterFunction(key, func(f *catalog.FunctionDef) { f.Owner = owner })
+}
+
+// CommentOnFunction sets the comment on the function of key ("" removes
+// it).
+func (tx *Tx) CommentOnFunction(key, text string) error {
+	return tx.alterFunction(key, func(f *catalog.FunctionDef) { f.Comment = text })
+}
+
+// alterFunction replaces the function of key by a copy that change
+// changed (42883 when it is gone).
+func (tx *Tx) alterFunction(key string, change func(*catalog.FunctionDef)) error {
 	return tx.apply(func(c *catalog.Catalog) error {
 		f := c.Functions[key]
 		if f == nil {
 			return pgerr.New(pgerrcode.UndefinedFunction, "function %s does not exist", key)
 		}
 		n := f.Clone()
-		n.Owner = owner
+		change(n)
 		c.Functions[key] = n
 		return nil
 	})

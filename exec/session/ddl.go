@@ -176,6 +176,24 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		}
 		return nil
 	case *sql.CommentOn:
+		switch {
+		case x.View != nil:
+			return tx.CommentOnView(x.View.Schema, x.View.Name, x.Column, x.Text)
+		case x.Schema != "":
+			sd := *tx.Catalog().Schemas[x.Schema]
+			sd.Comment = x.Text
+			return tx.AlterSchema(&sd)
+		case x.Function != "":
+			cat := tx.Catalog()
+			f := cat.Functions[x.Function]
+			if f == nil {
+				return pgerr.New(pgerrcode.UndefinedFunction, "function %s does not exist", x.Function)
+			}
+			if err := s.mustOwn(cat, f.Owner, "function", x.Written); err != nil {
+				return err
+			}
+			return tx.CommentOnFunction(x.Function, x.Text)
+		}
 		def := currentTable(tx, x.Table)
 		if x.Column == "" {
 			def.Comment = x.Text

@@ -33,7 +33,7 @@ func (s *Session) runEnum(ctx context.Context, tx *storage.Tx, bound sql.Stateme
 			if td == nil {
 				return pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", n[1])
 			}
-			if err := s.mustOwnType(tx.Catalog(), td); err != nil {
+			if err := s.mustOwn(tx.Catalog(), td.Owner, "type", td.Name); err != nil {
 				return err
 			}
 			if x.Cascade {
@@ -50,14 +50,16 @@ func (s *Session) runEnum(ctx context.Context, tx *storage.Tx, bound sql.Stateme
 	return pgerr.NotSupported("statement %T", bound)
 }
 
-// mustOwnType is 42501 unless the current role owns td (or is a
-// superuser), as ALTER TYPE and DROP TYPE require.
-func (s *Session) mustOwnType(cat *catalog.Catalog, td *catalog.TypeDef) error {
+// mustOwn is 42501 unless the current role owns the kind object name,
+// whose owner is owner (catalog.OwnerOID's form), is a member of its
+// owner or is a superuser: as ALTER TYPE, DROP TYPE and COMMENT ON
+// FUNCTION require.
+func (s *Session) mustOwn(cat *catalog.Catalog, owner uint32, kind, name string) error {
 	me := s.currentRole(cat)
-	if me.Superuser || cat.Reaches(me.OID, catalog.OwnerOID(td.Owner), true) {
+	if me.Superuser || cat.Reaches(me.OID, catalog.OwnerOID(owner), true) {
 		return nil
 	}
-	return denied("must be owner of type %s", td.Name)
+	return denied("must be owner of %s %s", kind, name)
 }
 
 // dropEnumColumns drops every table column of the enum with OID oid (or
@@ -92,7 +94,7 @@ func (s *Session) alterType(ctx context.Context, tx *storage.Tx, x *sql.AlterTyp
 			return nil
 		})
 	}
-	if err := s.mustOwnType(cat, td); err != nil {
+	if err := s.mustOwn(cat, td.Owner, "type", td.Name); err != nil {
 		return err
 	}
 	switch x.Kind {

@@ -41,6 +41,8 @@ type SchemaDef struct {
 	// (OwnerOID); ACL its privileges, nil for the default (acl.go).
 	Owner uint32    `json:"owner,omitempty"`
 	ACL   []ACLItem `json:"acl"`
+	// Comment is COMMENT ON SCHEMA's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // TableDef is a table's definition. Column positions are the order of
@@ -190,6 +192,9 @@ type ViewDef struct {
 	// "cascaded", "" for none. Rows written through the view must then
 	// be rows the view shows.
 	CheckOption string `json:"check_option,omitempty"`
+	// Comment is COMMENT ON VIEW's text ("" for none); COMMENT ON COLUMN
+	// of a view sets its column's. CREATE OR REPLACE VIEW keeps them.
+	Comment string `json:"comment,omitempty"`
 }
 
 // SequenceDef is a sequence (serial columns own one).
@@ -202,6 +207,10 @@ type SequenceDef struct {
 	Max       int64  `json:"max"`
 	// Cycle makes nextval past a bound start again at the other one.
 	Cycle bool `json:"cycle,omitempty"`
+	// Type is the sequence's data type (AS type; a serial column's
+	// type): "smallint" or "integer", "" for bigint. It bounds Min and
+	// Max, and pg_sequence.seqtypid shows it (pg_dump writes AS integer).
+	Type string `json:"type,omitempty"`
 	// Owner is the owning role's OID (OwnerOID); a serial column's
 	// sequence belongs to its table's creator.
 	Owner uint32 `json:"owner,omitempty"`

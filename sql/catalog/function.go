@@ -38,6 +38,9 @@ type FunctionDef struct {
 	Columns     []FunctionColumn `json:"columns,omitempty"`
 	SetofSchema string           `json:"setof_schema,omitempty"`
 	SetofTable  string           `json:"setof_table,omitempty"`
+	// Comment is COMMENT ON FUNCTION's text ("" for none); CREATE OR
+	// REPLACE FUNCTION keeps it.
+	Comment string `json:"comment,omitempty"`
 }
 
 // FunctionColumn is a column of RETURNS TABLE (name type, ...).

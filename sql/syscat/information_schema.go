@@ -192,7 +192,7 @@ func init() {
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
 				if notNull(t, c) {
-					row(t, fmt.Sprintf("%d_%d_%d_not_null", SchemaOID(t.Schema), TableOID(t.ID), i+1), "CHECK", false, false, nil)
+					row(t, notNullName(t, i), "CHECK", false, false, nil)
 				}
 			}
 		}
@@ -272,7 +272,14 @@ func init() {
 	register(is, "sequences", 0, "sequence_catalog name, sequence_schema name, sequence_name name, data_type text, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, start_value text, minimum_value text, maximum_value text, increment text, cycle_option text", func(v *View) [][]any {
 		var rows [][]any
 		for _, s := range v.sequences {
-			rows = append(rows, []any{v.Database, s.Schema, s.Name, "bigint", int64(64), int64(2), int64(0),
+			typ, bits := "bigint", int64(64)
+			switch s.Type {
+			case "smallint":
+				typ, bits = s.Type, 16
+			case "integer":
+				typ, bits = s.Type, 32
+			}
+			rows = append(rows, []any{v.Database, s.Schema, s.Name, typ, bits, int64(2), int64(0),
 				strconv.FormatInt(s.Start, 10), strconv.FormatInt(s.Min, 10), strconv.FormatInt(s.Max, 10), strconv.FormatInt(s.Increment, 10), yesNo(s.Cycle)})
 		}
 		return rows
@@ -288,9 +295,143 @@ func init() {
 		}
 		return rows
 	})
-	register(is, "routines", 0, "specific_catalog name, specific_schema name, specific_name name, routine_catalog name, routine_schema name, routine_name name, routine_type text, module_catalog name, module_schema name, module_name name, udt_catalog name, udt_schema name, udt_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, type_udt_catalog name, type_udt_schema name, type_udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, routine_body text, routine_definition text, external_name text, external_language text, parameter_style text, is_deterministic text, sql_data_access text, is_null_call text, sql_path text, schema_level_routine text, max_dynamic_result_sets int4, is_user_defined_cast text, is_implicitly_invocable text, security_type text, to_sql_specific_catalog name, to_sql_specific_schema name, to_sql_specific_name name, as_locator text, created timestamptz, last_altered timestamptz, new_savepoint_level text, is_udt_dependent text, result_cast_from_data_type text, result_cast_as_locator text, result_cast_char_max_length int4, result_cast_char_octet_length int4, result_cast_char_set_catalog name, result_cast_char_set_schema name, result_cast_char_set_name name, result_cast_collation_catalog name, result_cast_collation_schema name, result_cast_collation_name name, result_cast_numeric_precision int4, result_cast_numeric_precision_radix int4, result_cast_numeric_scale int4, result_cast_datetime_precision int4, result_cast_interval_type text, result_cast_interval_precision int4, result_cast_type_udt_catalog name, result_cast_type_udt_schema name, result_cast_type_udt_name name, result_cast_scope_catalog name, result_cast_scope_schema name, result_cast_scope_name name, result_cast_maximum_cardinality int4, result_cast_dtd_identifier name", nil)
-	register(is, "parameters", 0, "specific_catalog name, specific_schema name, specific_name name, ordinal_position int4, parameter_mode text, is_result text, as_locator text, parameter_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, parameter_default text", nil)
-	register(is, "triggers", 0, "trigger_catalog name, trigger_schema name, trigger_name name, event_manipulation text, event_object_catalog name, event_object_schema name, event_object_table name, action_order int4, action_condition text, action_statement text, action_orientation text, action_timing text, action_reference_old_table name, action_reference_new_table name, action_reference_old_row name, action_reference_new_row name, created timestamptz", nil)
+	// The user functions (cairn's built-in ones are PostgreSQL's and
+	// extensions', which a database's own routines leave out of
+	// schema tools' lists).
+	register(is, "routines", 0, routineColumns, func(v *View) [][]any {
+		var rows [][]any
+		for _, f := range userFunctions(v.Cat) {
+			udtSchema, udtName := udtOf(f.Returns)
+			dataType := sqlDataType(f.Returns)
+			switch {
+			case f.Trigger:
+				udtSchema, udtName, dataType = "pg_catalog", "trigger", "trigger"
+			case len(f.Columns) > 0:
+				udtSchema, udtName, dataType = "pg_catalog", "record", "record"
+			case f.SetofTable != "":
+				udtSchema, udtName, dataType = f.SetofSchema, f.SetofTable, "USER-DEFINED"
+			}
+			body, language := "SQL", "SQL"
+			if f.Language != "sql" {
+				body, language = "EXTERNAL", strings.ToUpper(f.Language)
+			}
+			rows = append(rows, namedRow(routineColumns, map[string]any{
+				"specific_catalog": v.Database, "specific_schema": f.Schema, "specific_name": specificName(f),
+				"routine_catalog": v.Database, "routine_schema": f.Schema, "routine_name": f.Name, "routine_type": "FUNCTION",
+				"data_type": dataType, "type_udt_catalog": v.Database, "type_udt_schema": udtSchema, "type_udt_name": udtName,
+				"dtd_identifier": "0", "routine_body": body, "routine_definition": f.Body, "external_language": language,
+				"parameter_style": "GENERAL", "is_deterministic": yesNo(f.Volatility == "i"), "sql_data_access": "MODIFIES",
+				"is_null_call": yesNo(f.Strict), "schema_level_routine": "YES", "max_dynamic_result_sets": int64(0),
+				"security_type": "INVOKER", "as_locator": "NO", "is_udt_dependent": "NO",
+			}))
+		}
+		return rows
+	})
+	// The parameters of the user functions, RETURNS TABLE's columns as
+	// OUT parameters after the inputs.
+	register(is, "parameters", 0, parameterColumns, func(v *View) [][]any {
+		var rows [][]any
+		for _, f := range userFunctions(v.Cat) {
+			param := func(i int, mode, name string, t types.T, def any) {
+				var pname any
+				if name != "" {
+					pname = name
+				}
+				udtSchema, udtName := udtOf(t)
+				rows = append(rows, namedRow(parameterColumns, map[string]any{
+					"specific_catalog": v.Database, "specific_schema": f.Schema, "specific_name": specificName(f),
+					"ordinal_position": int64(i + 1), "parameter_mode": mode, "is_result": "NO", "as_locator": "NO",
+					"parameter_name": pname, "data_type": sqlDataType(t), "udt_catalog": v.Database, "udt_schema": udtSchema,
+					"udt_name": udtName, "dtd_identifier": strconv.Itoa(i + 1), "parameter_default": def,
+				}))
+			}
+			for i, t := range f.ArgTypes {
+				var name string
+				var def any
+				if i < len(f.ArgNames) {
+					name = f.ArgNames[i]
+				}
+				if i < len(f.ArgDefaults) && f.ArgDefaults[i] != "" {
+					def = f.ArgDefaults[i]
+				}
+				param(i, "IN", name, t, def)
+			}
+			for i, c := range f.Columns {
+				param(len(f.ArgTypes)+i, "OUT", c.Name, c.Type, nil)
+			}
+		}
+		return rows
+	})
+	// A trigger's row for each of its events (TRUNCATE is not SQL's);
+	// action_order numbers the table's triggers of one event, level and
+	// timing in name order, the order they fire in.
+	register(is, "triggers", 0, "trigger_catalog name, trigger_schema name, trigger_name name, event_manipulation text, event_object_catalog name, event_object_schema name, event_object_table name, action_order int4, action_condition text, action_statement text, action_orientation text, action_timing text, action_reference_old_table name, action_reference_new_table name, action_reference_old_row name, action_reference_new_row name, created timestamptz", func(v *View) [][]any {
+		var rows [][]any
+		for _, id := range sortedTableIDs(v.Cat) {
+			t := v.Cat.Tables[id]
+			for _, tr := range t.Triggers {
+				for _, event := range tr.Events {
+					if event == "TRUNCATE" {
+						continue
+					}
+					order := 1
+					for _, o := range t.Triggers {
+						if o.Name < tr.Name && o.ForEachRow == tr.ForEachRow && o.Before == tr.Before && slices.Contains(o.Events, event) {
+							order++
+						}
+					}
+					var cond any
+					if tr.When != "" {
+						cond = "(" + tr.When + ")"
+					}
+					level, timing := "STATEMENT", "AFTER"
+					if tr.ForEachRow {
+						level = "ROW"
+					}
+					if tr.Before {
+						timing = "BEFORE"
+					}
+					rows = append(rows, []any{v.Database, t.Schema, tr.Name, event, v.Database, t.Schema, t.Name, int64(order), cond,
+						v.triggerAction(tr), level, timing, nil, nil, nil, nil, nil})
+				}
+			}
+		}
+		return rows
+	})
+	// The tables and views each view's query reads (its _RETURN rule's
+	// pg_depend rows), which schema tools order views by.
+	register(is, "view_table_usage", 0, "view_catalog name, view_schema name, view_name name, table_catalog name, table_schema name, table_name name", func(v *View) [][]any {
+		var rows [][]any
+		for _, d := range v.views {
+			_, refs := v.viewQuery(d)
+			for _, ref := range refs {
+				if schema, name, kind, ok := v.Relation(ref); ok && (kind == 'r' || kind == 'v') {
+					rows = append(rows, []any{v.Database, d.Schema, d.Name, v.Database, schema, name})
+				}
+			}
+		}
+		return rows
+	})
+	// The CHECK constraints, PostgreSQL 15's NOT NULL columns among them
+	// (as table_constraints names them).
+	register(is, "check_constraints", 0, "constraint_catalog name, constraint_schema name, constraint_name name, check_clause text", func(v *View) [][]any {
+		var rows [][]any
+		for _, c := range v.constraints {
+			if c.kind != 'c' {
+				continue
+			}
+			def, _ := v.ConstraintDef(c.oid)
+			rows = append(rows, []any{v.Database, c.table.Schema, c.name, strings.TrimPrefix(def, "CHECK ")})
+		}
+		for _, t := range v.tables {
+			for i, c := range t.Columns {
+				if notNull(t, c) {
+					rows = append(rows, []any{v.Database, t.Schema, notNullName(t, i), c.Name + " IS NOT NULL"})
+				}
+			}
+		}
+		return rows
+	})
 }
 
 // constraintTypes are information_schema's constraint_type for each
@@ -308,6 +449,37 @@ func (r *Relation) isView() bool {
 // declared NOT NULL or part of the primary key.
 func notNull(t *catalog.TableDef, c catalog.ColumnDef) bool {
 	return c.NotNull || slices.Contains(t.PrimaryKey, c.ID)
+}
+
+// routineColumns and parameterColumns are information_schema.routines'
+// and parameters' columns.
+const (
+	routineColumns   = "specific_catalog name, specific_schema name, specific_name name, routine_catalog name, routine_schema name, routine_name name, routine_type text, module_catalog name, module_schema name, module_name name, udt_catalog name, udt_schema name, udt_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, type_udt_catalog name, type_udt_schema name, type_udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, routine_body text, routine_definition text, external_name text, external_language text, parameter_style text, is_deterministic text, sql_data_access text, is_null_call text, sql_path text, schema_level_routine text, max_dynamic_result_sets int4, is_user_defined_cast text, is_implicitly_invocable text, security_type text, to_sql_specific_catalog name, to_sql_specific_schema name, to_sql_specific_name name, as_locator text, created timestamptz, last_altered timestamptz, new_savepoint_level text, is_udt_dependent text, result_cast_from_data_type text, result_cast_as_locator text, result_cast_char_max_length int4, result_cast_char_octet_length int4, result_cast_char_set_catalog name, result_cast_char_set_schema name, result_cast_char_set_name name, result_cast_collation_catalog name, result_cast_collation_schema name, result_cast_collation_name name, result_cast_numeric_precision int4, result_cast_numeric_precision_radix int4, result_cast_numeric_scale int4, result_cast_datetime_precision int4, result_cast_interval_type text, result_cast_interval_precision int4, result_cast_type_udt_catalog name, result_cast_type_udt_schema name, result_cast_type_udt_name name, result_cast_scope_catalog name, result_cast_scope_schema name, result_cast_scope_name name, result_cast_maximum_cardinality int4, result_cast_dtd_identifier name"
+	parameterColumns = "specific_catalog name, specific_schema name, specific_name name, ordinal_position int4, parameter_mode text, is_result text, as_locator text, parameter_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, parameter_default text"
+)
+
+// specificName is information_schema's specific_name of a user function:
+// its name and OID, which tell overloads apart.
+func specificName(f *catalog.FunctionDef) string {
+	return f.Name + "_" + strconv.FormatInt(FunctionOID(f.Key()), 10)
+}
+
+// namedRow is a row of a relation whose columns are columns (as register
+// takes them), with the values vals names and NULL in the others.
+func namedRow(columns string, vals map[string]any) []any {
+	cols := strings.Split(columns, ", ")
+	row := make([]any, len(cols))
+	for i, c := range cols {
+		name, _, _ := strings.Cut(c, " ")
+		row[i] = vals[name]
+	}
+	return row
+}
+
+// notNullName is the name information_schema gives the NOT NULL of
+// column i of t: <schema oid>_<table oid>_<attnum>_not_null.
+func notNullName(t *catalog.TableDef, i int) string {
+	return fmt.Sprintf("%d_%d_%d_not_null", SchemaOID(t.Schema), TableOID(t.ID), i+1)
 }
 
 // sqlDataType is information_schema's data_type: "ARRAY" for an array,

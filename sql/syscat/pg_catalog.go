@@ -200,13 +200,13 @@ func init() {
 			if t.IsArray() {
 				dims = t.Dims
 			}
-			// Fixed-size values are stored plain, the rest extended.
-			storage := "x"
-			if t.TypLen() > 0 {
-				storage = "p"
+			var elemOID int64
+			if t.IsArray() {
+				elemOID = int64(t.Elem.OID())
 			}
+			align, storage := typeLayout(int64(t.OID()), int64(t.TypLen()), elemOID)
 			rows = append(rows, []any{rel, name, int64(t.OID()), int64(-1), int64(t.TypLen()), int64(num), int64(dims), int64(-1),
-				Typmod(t), t.TypLen() > 0 && t.TypLen() <= 8, "i", storage, "", notNull, hasDef, false, identity, generated, false, true,
+				Typmod(t), t.TypLen() > 0 && t.TypLen() <= 8, align, storage, "", notNull, hasDef, false, identity, generated, false, true,
 				int64(0), coll, acl, nil, nil, nil})
 		}
 		for _, t := range v.tables {
@@ -250,13 +250,7 @@ func init() {
 	register("pg_catalog", "pg_type", 1247, "oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype \"char\", typcategory \"char\", typispreferred bool, typisdefined bool, typdelim \"char\", typrelid oid, typsubscript regproc, typelem oid, typarray oid, typinput regproc, typoutput regproc, typreceive regproc, typsend regproc, typmodin regproc, typmodout regproc, typanalyze regproc, typalign \"char\", typstorage \"char\", typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text[]", func(v *View) [][]any {
 		var rows [][]any
 		row := func(oid int64, name string, ns, length int64, byVal bool, kind, category string, preferred bool, elem, array, coll int64, p typeProcs) {
-			align, storage := "i", "p"
-			if length < 0 {
-				storage = "x"
-			}
-			if length == 8 {
-				align = "d"
-			}
+			align, storage := typeLayout(oid, length, elem)
 			rows = append(rows, []any{oid, name, ns, int64(BootstrapUserOID), length, byVal, kind, category, preferred, true, ",",
 				int64(0), procOID(p.subscript), elem, array, procOID(p.in), procOID(p.out), procOID(p.recv), procOID(p.send),
 				procOID(p.modIn), procOID(p.modOut), procOID(p.analyze),
@@ -268,16 +262,10 @@ func init() {
 				ns = PublicOID
 			}
 			row(t.oid, t.name, ns, t.len, t.byVal, t.kind, t.category, t.preferred, 0, t.array, t.collation, procsOf(t, false))
-			switch t.oid {
-			case int64(types.RecordT.OID()): // a composite's alignment and storage
-				rows[len(rows)-1][22] = "d"
-			case 705: // unknown, a C string
-				rows[len(rows)-1][22], rows[len(rows)-1][23] = "c", "p"
-			}
 			if t.array != 0 {
 				row(t.array, "_"+t.name, ns, -1, false, "b", "A", false, t.oid, 0, t.collation, procsOf(t, true))
 				if t.kind == "p" { // record[] is a pseudo-type too
-					rows[len(rows)-1][6], rows[len(rows)-1][7], rows[len(rows)-1][22] = "p", "P", "d"
+					rows[len(rows)-1][6], rows[len(rows)-1][7] = "p", "P"
 				}
 			}
 		}
@@ -434,21 +422,8 @@ func init() {
 	})
 	register("pg_catalog", "pg_description", 2609, "objoid oid, classoid oid, objsubid int4, description text", func(v *View) [][]any {
 		var rows [][]any
-		// initdb's comment on the public schema, which pg_dump leaves
-		// out as the default.
-		rows = append(rows, []any{int64(PublicOID), int64(pgNamespaceOID), int64(0), "standard public schema"})
-		for _, t := range v.tables {
-			if t.Comment != "" {
-				rows = append(rows, []any{TableOID(t.ID), int64(pgClassOID), int64(0), t.Comment})
-			}
-			for i, c := range t.Columns {
-				if c.Comment != "" {
-					rows = append(rows, []any{TableOID(t.ID), int64(pgClassOID), int64(i + 1), c.Comment})
-				}
-			}
-		}
-		for _, e := range extensions {
-			rows = append(rows, []any{e.oid, int64(pgExtensionOID), int64(0), e.comment})
+		for _, c := range v.comments() {
+			rows = append(rows, []any{c.objoid, c.classoid, c.sub, c.text})
 		}
 		return rows
 	})
@@ -525,7 +500,7 @@ func init() {
 	register("pg_catalog", "pg_sequence", 2224, "seqrelid oid, seqtypid oid, seqstart int8, seqincrement int8, seqmax int8, seqmin int8, seqcache int8, seqcycle bool", func(v *View) [][]any {
 		var rows [][]any
 		for _, s := range v.sequences {
-			rows = append(rows, []any{SequenceOID(s.Schema, s.Name), int64(20), s.Start, s.Increment, s.Max, s.Min, int64(1), s.Cycle})
+			rows = append(rows, []any{SequenceOID(s.Schema, s.Name), sequenceTypeOID(s), s.Start, s.Increment, s.Max, s.Min, int64(1), s.Cycle})
 		}
 		return rows
 	})
@@ -556,10 +531,75 @@ func init() {
 	register("pg_catalog", "pg_sequences", 0, "schemaname name, sequencename name, sequenceowner name, data_type regtype, start_value int8, min_value int8, max_value int8, increment_by int8, cycle bool, cache_size int8, last_value int8", func(v *View) [][]any {
 		var rows [][]any
 		for _, s := range v.sequences {
-			rows = append(rows, []any{s.Schema, s.Name, v.User, int64(20), s.Start, s.Min, s.Max, s.Increment, s.Cycle, int64(1), nil})
+			rows = append(rows, []any{s.Schema, s.Name, v.User, sequenceTypeOID(s), s.Start, s.Min, s.Max, s.Increment, s.Cycle, int64(1), nil})
 		}
 		return rows
 	})
+}
+
+// typeLayout is pg_type's typalign and typstorage (pg_attribute's
+// attalign and attstorage) of the type with OID oid and length typlen,
+// and elem its element type's OID when it is an array, as PostgreSQL's
+// catalog has them: psql's \d+ shows the storage (numeric's main), and
+// an array is aligned as its elements are when they are doubles.
+func typeLayout(oid, length, elem int64) (align, storage string) {
+	if elem != 0 {
+		if elemAlign(elem) == "d" {
+			return "d", "x"
+		}
+		return "i", "x"
+	}
+	switch oid {
+	case 19, 705, 2950: // name, unknown (a C string), uuid
+		return "c", "p"
+	case 1186: // interval
+		return "d", "p"
+	case 2249: // record
+		return "d", "x"
+	case 1700: // numeric
+		return "i", "m"
+	case 22, 30, 3615: // int2vector, oidvector, tsquery
+		return "i", "p"
+	}
+	switch {
+	case length == 1:
+		return "c", "p"
+	case length == 2:
+		return "s", "p"
+	case length == 8:
+		return "d", "p"
+	case length < 0:
+		return "i", "x"
+	}
+	return "i", "p"
+}
+
+// elemAlign is the typalign of an array's element type, the type with
+// OID oid: a built-in type's, a pseudo-type's (record) or an enum's.
+func elemAlign(oid int64) string {
+	for _, t := range builtinTypes {
+		if t.oid == oid {
+			align, _ := typeLayout(t.oid, t.len, 0)
+			return align
+		}
+	}
+	for _, pt := range pseudoTypes {
+		if pt.oid == oid {
+			return pt.align
+		}
+	}
+	return "i"
+}
+
+// sequenceTypeOID is the OID of a sequence's data type (pg_sequence.seqtypid).
+func sequenceTypeOID(s *catalog.SequenceDef) int64 {
+	switch s.Type {
+	case "smallint":
+		return int64(types.Int2T.OID())
+	case "integer":
+		return int64(types.Int4T.OID())
+	}
+	return int64(types.Int8T.OID())
 }
 
 // viewNames are the pg_catalog relations that are views in PostgreSQL.
@@ -570,7 +610,9 @@ var viewNames = map[string]bool{
 	"pg_available_extensions": true, "pg_prepared_statements": true, "pg_seclabels": true, "pg_cursors": true,
 	"pg_stat_gssapi": true, "pg_stat_all_tables": true, "pg_statio_user_tables": true, "pg_statio_all_tables": true,
 	"pg_stat_user_indexes": true, "pg_stat_all_indexes": true, "pg_statio_user_indexes": true, "pg_statio_all_indexes": true,
-	"pg_stats": true, "pg_stat_user_functions": true,
+	"pg_stats": true, "pg_stat_user_functions": true, "pg_user_mappings": true,
+	"pg_stat_replication": true, "pg_replication_slots": true, "pg_stat_wal_receiver": true, "pg_stat_subscription": true,
+	"pg_stat_progress_vacuum": true,
 }
 
 // accessMethod is a row of pg_am.

@@ -70,47 +70,35 @@ func init() {
 	})
 	relations[pc+".pg_authid"].SuperuserOnly = true
 
-	// pg_depend: the sequences serial columns own (deptype 'a'), which
-	// psql's \d shows as "Owned by"; what a column default's expression
-	// uses (its sequence, 'n') and the column it belongs to ('a'); what a
-	// view's _RETURN rule reads ('n'); the built-in extensions' members
-	// ('e'); what a foreign key references ('n'). pg_dump orders its
-	// output by these, and leaves extension
-	// members to their extension.
+	// pg_depend: the sequences columns own (OwnedSequence: deptype 'a',
+	// 'i' for an identity column's), which psql's \d shows as "Owned by";
+	// what a column default's expression uses (its sequence, 'n') and the
+	// column it belongs to ('a'); what a view's _RETURN rule reads ('n');
+	// the built-in extensions' members ('e'); what a foreign key
+	// references ('n'). pg_dump orders its output by these, and leaves
+	// extension members to their extension.
 	register(pc, "pg_depend", 2608, "classid oid, objid oid, objsubid int4, refclassid oid, refobjid oid, refobjsubid int4, deptype \"char\"", func(v *View) [][]any {
 		var rows [][]any
 		dep := func(classid, objid, refclassid, refobjid, refsub int64, kind string) {
 			rows = append(rows, []any{classid, objid, int64(0), refclassid, refobjid, refsub, kind})
 		}
-		owned := map[string]bool{}
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
+				if s := v.OwnedSequence(t, &t.Columns[i]); s != nil {
+					// An identity column's sequence is internal to it.
+					kind := "a"
+					if c.Identity != "" {
+						kind = "i"
+					}
+					dep(pgClassOID, SequenceOID(s.Schema, s.Name), pgClassOID, TableOID(t.ID), int64(i+1), kind)
+				}
 				s := v.ColumnSequence(c.Default)
-				if s == nil {
+				if s == nil || c.Identity != "" {
 					continue
 				}
-				owned[catalog.Key(s.Schema, s.Name)] = true
-				if c.Identity != "" {
-					// An identity column's sequence: internal.
-					dep(pgClassOID, SequenceOID(s.Schema, s.Name), pgClassOID, TableOID(t.ID), int64(i+1), "i")
-					continue
-				}
-				dep(pgClassOID, SequenceOID(s.Schema, s.Name), pgClassOID, TableOID(t.ID), int64(i+1), "a")
 				def := attrdefOID(t, c)
 				dep(pgAttrdefOID, def, pgClassOID, TableOID(t.ID), int64(i+1), "a")
 				dep(pgAttrdefOID, def, pgClassOID, SequenceOID(s.Schema, s.Name), 0, "n")
-			}
-		}
-		// A sequence ALTER SEQUENCE ... OWNED BY tied to a column whose
-		// default does not (yet) use it.
-		for _, s := range v.sequences {
-			if s.OwnedBy == nil || owned[catalog.Key(s.Schema, s.Name)] {
-				continue
-			}
-			if t := v.Cat.TableByID(s.OwnedBy.Table); t != nil {
-				if pos, c := t.ColumnByID(s.OwnedBy.Column); c != nil {
-					dep(pgClassOID, SequenceOID(s.Schema, s.Name), pgClassOID, TableOID(t.ID), int64(pos+1), "a")
-				}
 			}
 		}
 		// A foreign key depends on the table it references and on that
@@ -183,6 +171,9 @@ func init() {
 	register(pc, "pg_foreign_data_wrapper", 2328, "oid oid, fdwname name, fdwowner oid, fdwhandler oid, fdwvalidator oid, fdwacl text[], fdwoptions text[]", nil)
 	register(pc, "pg_foreign_server", 1417, "oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, srvacl text[], srvoptions text[]", nil)
 	register(pc, "pg_foreign_table", 3118, "ftrelid oid, ftserver oid, ftoptions text[]", nil)
+	// No foreign servers, so no user mappings (psql's \deu).
+	register(pc, "pg_user_mapping", 1418, "oid oid, umuser oid, umserver oid, umoptions text[]", nil)
+	register(pc, "pg_user_mappings", 0, "umid oid, srvid oid, srvname name, umuser oid, usename name, umoptions text[]", nil)
 	register(pc, "pg_event_trigger", 3466, "oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled \"char\", evttags text[]", nil)
 	register(pc, "pg_aggregate", 2600, "aggfnoid regproc, aggkind \"char\", aggnumdirectargs int2, aggtransfn regproc, aggfinalfn regproc, aggcombinefn regproc, aggserialfn regproc, aggdeserialfn regproc, aggmtransfn regproc, aggminvtransfn regproc, aggmfinalfn regproc, aggfinalextra bool, aggmfinalextra bool, aggfinalmodify \"char\", aggmfinalmodify \"char\", aggsortop oid, aggtranstype oid, aggtransspace int4, aggmtranstype oid, aggmtransspace int4, agginitval text, aggminitval text", nil)
 	register(pc, "pg_opclass", 2616, "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid", func(*View) [][]any {

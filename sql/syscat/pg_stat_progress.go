@@ -29,6 +29,8 @@ func init() {
 		}
 		return rows
 	})
+	// VACUUM has nothing to do in cairn (Vacuum), so never a row.
+	register("pg_catalog", "pg_stat_progress_vacuum", 0, "pid int4, datid oid, datname name, relid oid, phase text, heap_blks_total int8, heap_blks_scanned int8, heap_blks_vacuumed int8, index_vacuum_count int8, max_dead_tuples int8, num_dead_tuples int8", nil)
 	register("pg_catalog", "pg_stat_progress_create_index", 0, "pid int4, datid oid, datname name, relid oid, index_relid oid, command text, phase text, lockers_total int8, lockers_done int8, current_locker_pid int8, blocks_total int8, blocks_done int8, tuples_total int8, tuples_done int8, partitions_total int8, partitions_done int8", func(v *View) [][]any {
 		var rows [][]any
 		for _, p := range v.Progress {

@@ -160,6 +160,45 @@ func userFunctionSignature(f *catalog.FunctionDef, qualified func(schema, name s
 	return f.Schema, result, strings.Join(args, ", "), strings.Join(ids, ", ")
 }
 
+// FunctionDef is pg_get_functiondef of the user function with OID oid:
+// the CREATE OR REPLACE FUNCTION statement that makes it again, laid
+// out as PostgreSQL's ruleutils writes it (the header, RETURNS, LANGUAGE
+// and the options on lines of their own, the body dollar-quoted with a
+// $function$ tag that does not occur in it); GUI clients (DBeaver,
+// pgAdmin, DataGrip) and psql's \sf and \ef show and edit a function
+// through it. ok is false when oid names no user function.
+func (v *View) FunctionDef(oid int64) (string, bool) {
+	f := userFunctionByOID(v.Cat, oid)
+	if f == nil {
+		return "", false
+	}
+	_, result, arguments, _ := userFunctionSignature(f, v.qualified)
+	var b strings.Builder
+	b.WriteString("CREATE OR REPLACE FUNCTION " + ident.QualifiedName(f.Schema, f.Name) + "(" + arguments + ")\n")
+	b.WriteString(" RETURNS " + result + "\n")
+	b.WriteString(" LANGUAGE " + ident.Quote(f.Language) + "\n")
+	var opts string
+	switch f.Volatility {
+	case "i":
+		opts += " IMMUTABLE"
+	case "s":
+		opts += " STABLE"
+	}
+	if f.Strict {
+		opts += " STRICT"
+	}
+	if opts != "" {
+		b.WriteString(opts + "\n")
+	}
+	tag := "$function"
+	for strings.Contains(f.Body, tag) {
+		tag += "x"
+	}
+	tag += "$"
+	b.WriteString("AS " + tag + f.Body + tag + "\n")
+	return b.String(), true
+}
+
 // triggerRows are pg_trigger's rows.
 func triggerRows(v *View) [][]any {
 	var rows [][]any
@@ -229,14 +268,6 @@ func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 			if TriggerOID(id, tr.Name) != oid {
 				continue
 			}
-			f := v.Cat.Functions[tr.Function]
-			fname := tr.Function
-			if f != nil {
-				fname = ident.Quote(f.Name)
-				if !slices.Contains(v.SearchPath, f.Schema) {
-					fname = ident.Quote(f.Schema) + "." + fname
-				}
-			}
 			timing := "AFTER"
 			if tr.Before {
 				timing = "BEFORE"
@@ -253,10 +284,6 @@ func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 			if tr.When != "" {
 				when = " WHEN ((" + tr.When + "))"
 			}
-			args := make([]string, len(tr.Args))
-			for i, a := range tr.Args {
-				args[i] = ident.QuoteLiteral(a)
-			}
 			events := slices.Clone(tr.Events)
 			for i, e := range events {
 				if e != "UPDATE" || tr.Columns == nil {
@@ -271,8 +298,27 @@ func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 				events[i] += " OF " + strings.Join(names, ", ")
 			}
 			return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + timing + " " + strings.Join(events, " OR ") + " ON " + table +
-				" FOR EACH " + level + when + " EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")", true
+				" FOR EACH " + level + when + " " + v.triggerAction(tr), true
 		}
 	}
 	return "", false
+}
+
+// triggerAction is what a trigger runs, as CREATE TRIGGER writes it
+// (pg_get_triggerdef's end, information_schema.triggers.action_statement):
+// EXECUTE FUNCTION f('arg', ...), f schema-qualified unless the search
+// path finds it.
+func (v *View) triggerAction(tr catalog.TriggerDef) string {
+	fname := tr.Function
+	if f := v.Cat.Functions[tr.Function]; f != nil {
+		fname = ident.Quote(f.Name)
+		if !slices.Contains(v.SearchPath, f.Schema) {
+			fname = ident.Quote(f.Schema) + "." + fname
+		}
+	}
+	args := make([]string, len(tr.Args))
+	for i, a := range tr.Args {
+		args[i] = ident.QuoteLiteral(a)
+	}
+	return "EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")"
 }

@@ -720,23 +720,24 @@ func (v *View) defaultExpr(def string) string {
 }
 
 // SerialSequence is pg_get_serial_sequence: the schema-qualified name of
-// the sequence a column's nextval default draws from (the one a serial
-// column owns; cairn records no other ownership), or ok false when the
-// column has no such default. table is read as regclass input (quoted
-// parts keep their case); column is taken literally.
+// the sequence a column owns (OwnedSequence), or ok false when it owns
+// none: a sequence its default only draws from (DEFAULT
+// nextval('shared')) is not its, as in PostgreSQL. table is read as
+// regclass input (quoted parts keep their case); column is taken
+// literally.
 func (v *View) SerialSequence(table, column string) (seq string, ok bool, err error) {
 	oid, err := v.Lookup(types.RegClass, table)
 	if err != nil {
 		return "", false, err
 	}
-	var def string
+	var s *catalog.SequenceDef
 	switch x := v.byOID[oid].(type) {
 	case *catalog.TableDef:
 		_, c := x.Column(column)
 		if c == nil {
 			return "", false, errNoColumn(column, x.Name)
 		}
-		def = c.Default
+		s = v.OwnedSequence(x, c)
 	case *Relation:
 		if !slices.ContainsFunc(x.Cols, func(c Column) bool { return c.Name == column }) {
 			return "", false, errNoColumn(column, x.Name)
@@ -749,15 +750,33 @@ func (v *View) SerialSequence(table, column string) (seq string, ok bool, err er
 		_, name, _, _ := v.Relation(oid)
 		return "", false, errNoColumn(column, name)
 	}
-	s := v.ColumnSequence(def)
 	if s == nil {
 		return "", false, nil
 	}
 	return ident.Quote(s.Schema) + "." + ident.Quote(s.Name), true, nil
 }
 
+// OwnedSequence is the sequence column c of table t owns, or nil: a
+// serial or identity column's, or one ALTER SEQUENCE ... OWNED BY tied
+// to it (pg_depend's 'a' or 'i' dependency, which psql's \d shows as
+// "Owned by" and pg_dump writes as OWNED BY; TRUNCATE ... RESTART
+// IDENTITY restarts it). A serial column of a catalog written before
+// sequences recorded their column is known by its default drawing from
+// the sequence of its serial name, table_column_seq.
+func (v *View) OwnedSequence(t *catalog.TableDef, c *catalog.ColumnDef) *catalog.SequenceDef {
+	for _, s := range v.sequences {
+		if s.OwnedBy != nil && s.OwnedBy.Table == t.ID && s.OwnedBy.Column == c.ID {
+			return s
+		}
+	}
+	if s := v.ColumnSequence(c.Default); s != nil && s.OwnedBy == nil && s.Schema == t.Schema && s.Name == t.Name+"_"+c.Name+"_seq" {
+		return s
+	}
+	return nil
+}
+
 // ColumnSequence is the sequence a column default nextval('seq'::regclass)
-// draws from (a serial column's, which the column owns), or nil.
+// draws from, or nil.
 func (v *View) ColumnSequence(def string) *catalog.SequenceDef {
 	text, _, ok := nextvalSequence(def)
 	if !ok {
@@ -790,27 +809,79 @@ func sameColumns(a, b []int) bool {
 	return true
 }
 
-// Description is the comment on a table (sub 0) or on its column number
-// sub (COMMENT ON), or a built-in extension's; ok is false when there is
-// none.
+// Description is the comment on the object with OID oid (COMMENT ON),
+// or on column number sub of a table or view, or a built-in extension's,
+// as pg_description holds it; ok is false when there is none.
 func (v *View) Description(oid, sub int64) (string, bool) {
-	t, ok := v.byOID[oid].(*catalog.TableDef)
-	if !ok {
-		for _, e := range extensions {
-			if e.oid == oid && sub == 0 {
-				return e.comment, true
+	if t, ok := v.byOID[oid].(*catalog.TableDef); ok {
+		text := t.Comment
+		if sub > 0 {
+			if sub > int64(len(t.Columns)) {
+				return "", false
+			}
+			text = t.Columns[sub-1].Comment
+		}
+		return text, text != ""
+	}
+	for _, c := range v.comments() {
+		if c.objoid == oid && c.sub == sub {
+			return c.text, true
+		}
+	}
+	return "", false
+}
+
+// comment is a row of pg_description: the comment on object objoid of
+// the catalog with OID classoid, or on its column number sub.
+type comment struct {
+	objoid, classoid, sub int64
+	text                  string
+}
+
+// comments are pg_description's rows: the comments COMMENT ON set on
+// tables, views, their columns, schemas and functions, initdb's on the
+// public schema (which pg_dump leaves out as the default) while no other
+// is set, and the built-in extensions'.
+func (v *View) comments() []comment {
+	var out []comment
+	relation := func(oid int64, text string, cols []catalog.ColumnDef) {
+		if text != "" {
+			out = append(out, comment{oid, pgClassOID, 0, text})
+		}
+		for i, c := range cols {
+			if c.Comment != "" {
+				out = append(out, comment{oid, pgClassOID, int64(i + 1), c.Comment})
 			}
 		}
-		return "", false
 	}
-	text := t.Comment
-	if sub > 0 {
-		if sub > int64(len(t.Columns)) {
-			return "", false
+	for _, name := range v.schemas() {
+		sd := v.Cat.Schemas[name]
+		if sd == nil {
+			continue // pg_catalog, information_schema
 		}
-		text = t.Columns[sub-1].Comment
+		text := sd.Comment
+		if text == "" && name == "public" {
+			text = "standard public schema"
+		}
+		if text != "" {
+			out = append(out, comment{SchemaOID(name), pgNamespaceOID, 0, text})
+		}
 	}
-	return text, text != ""
+	for _, t := range v.tables {
+		relation(TableOID(t.ID), t.Comment, t.Columns)
+	}
+	for _, d := range v.views {
+		relation(ViewOID(d.Schema, d.Name), d.Comment, d.Columns)
+	}
+	for _, f := range userFunctions(v.Cat) {
+		if f.Comment != "" {
+			out = append(out, comment{FunctionOID(f.Key()), pgProcOID, 0, f.Comment})
+		}
+	}
+	for _, e := range extensions {
+		out = append(out, comment{e.oid, pgExtensionOID, 0, e.comment})
+	}
+	return out
 }
 
 // userTypes are the catalog's user types (enums) by OID.
