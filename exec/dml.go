@@ -362,6 +362,11 @@ func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialize
 	if err != nil {
 		return 0, err
 	}
+	if n.Instead {
+		// ON CONFLICT DO NOTHING without a target is all a view allows
+		// (it has no unique constraint): no row of it conflicts.
+		return insteadOf(ctx, rt, n.Table, "INSERT", op, nil, n.Returning, out)
+	}
 	count, err := insertRows(ctx, rt, n, op, out)
 	if err != nil {
 		return 0, err
@@ -931,6 +936,13 @@ func fromColumns(in arrow.Record, ncols int, returning []sql.Expr, rows []int) (
 }
 
 func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialized) (int64, error) {
+	if n.Instead {
+		op, err := Build(rt, n.Input)
+		if err != nil {
+			return 0, err
+		}
+		return insteadOf(withUpdatedColumns(ctx, n.Table, n.Set), rt, n.Table, "UPDATE", op, n.Set, n.Returning, out)
+	}
 	cons, err := newConstraints(rt, n.Table, n.Policies)
 	if err != nil {
 		return 0, err
@@ -1035,6 +1047,13 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 }
 
 func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialized) (int64, error) {
+	if n.Instead {
+		op, err := Build(rt, n.Input)
+		if err != nil {
+			return 0, err
+		}
+		return insteadOf(ctx, rt, n.Table, "DELETE", op, nil, n.Returning, out)
+	}
 	if err := rt.statementTriggers(ctx, n.Table, true, "DELETE"); err != nil {
 		return 0, err
 	}

@@ -214,11 +214,17 @@ func (b *Binder) asOwner(w *writableView, f func() error) error {
 // "update", "delete from") to a view that is not automatically updatable,
 // detail saying why.
 func notUpdatable(v *catalog.ViewDef, verb, detail string) error {
-	cmd := map[string]string{"insert into": "INSERT", "update": "UPDATE", "delete from": "DELETE"}[verb]
+	cmd := verbCommand(verb)
 	what := map[string]string{"insert into": "inserting into", "update": "updating", "delete from": "deleting from"}[verb]
 	return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "cannot %s view \"%s\"", verb, v.Name).
 		WithDetail("%s", detail).
 		WithHint("To enable %s the view, provide an INSTEAD OF %s trigger or an unconditional ON %s DO INSTEAD rule.", what, cmd, cmd)
+}
+
+// verbCommand is the command of a write's verb ("insert into",
+// "update", "delete from"): INSERT, UPDATE, DELETE.
+func verbCommand(verb string) string {
+	return map[string]string{"insert into": "INSERT", "update": "UPDATE", "delete from": "DELETE"}[verb]
 }
 
 // notSingleRelation is the reason a view that reads no single table or

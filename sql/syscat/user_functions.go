@@ -160,11 +160,39 @@ func userFunctionSignature(f *catalog.FunctionDef, qualified func(schema, name s
 	return f.Schema, result, strings.Join(args, ", "), strings.Join(ids, ", ")
 }
 
+// triggerRel is a relation that has triggers: a table, or a view as its
+// catalog.ViewDef.TriggerTable, with its OID and its triggers' OIDs.
+type triggerRel struct {
+	oid   int64
+	def   *catalog.TableDef
+	view  bool
+	trOID func(name string) int64
+}
+
+// triggerRels are the relations of the catalog with triggers: tables in
+// order of ID, then views in order of name.
+func triggerRels(v *View) []triggerRel {
+	var rels []triggerRel
+	for _, id := range sortedTableIDs(v.Cat) {
+		if t := v.Cat.Tables[id]; len(t.Triggers) > 0 {
+			rels = append(rels, triggerRel{oid: TableOID(id), def: t, trOID: func(name string) int64 { return TriggerOID(id, name) }})
+		}
+	}
+	for _, d := range v.views {
+		if len(d.Triggers) > 0 {
+			rels = append(rels, triggerRel{oid: ViewOID(d.Schema, d.Name), def: d.TriggerTable(), view: true, trOID: func(name string) int64 {
+				return hashOID("t:" + d.Schema + "." + d.Name + "." + name)
+			}})
+		}
+	}
+	return rels
+}
+
 // triggerRows are pg_trigger's rows.
 func triggerRows(v *View) [][]any {
 	var rows [][]any
-	for _, id := range sortedTableIDs(v.Cat) {
-		t := v.Cat.Tables[id]
+	for _, rel := range triggerRels(v) {
+		t := rel.def
 		for _, tr := range t.Triggers {
 			// tgargs: each argument followed by a zero byte.
 			var args []byte
@@ -178,8 +206,45 @@ func triggerRows(v *View) [][]any {
 			if enabled == "" {
 				enabled = "O"
 			}
-			rows = append(rows, []any{TriggerOID(id, tr.Name), TableOID(id), int64(0), tr.Name, FunctionOID(tr.Function), int64(triggerType(tr)),
+			rows = append(rows, []any{rel.trOID(tr.Name), rel.oid, int64(0), tr.Name, FunctionOID(tr.Function), int64(triggerType(tr)),
 				enabled, false, int64(0), int64(0), int64(0), false, false, int64(len(tr.Args)), int2s(attnums(t, tr.Columns)...), args, nil, nil, nil})
+		}
+	}
+	return rows
+}
+
+// triggersRows are information_schema.triggers' rows: one for each event
+// of each trigger, action_order its rank by name among the triggers of
+// its relation of the same event, timing and level (the order they fire
+// in), action_statement the EXECUTE FUNCTION part of its definition.
+func triggersRows(v *View) [][]any {
+	var rows [][]any
+	for _, rel := range triggerRels(v) {
+		t := rel.def
+		for _, tr := range t.Triggers {
+			def, _ := v.TriggerDef(rel.trOID(tr.Name), false)
+			action := def[strings.Index(def, " EXECUTE FUNCTION ")+1:]
+			level := "STATEMENT"
+			if tr.ForEachRow {
+				level = "ROW"
+			}
+			var cond any
+			if tr.When != "" {
+				cond = "(" + tr.When + ")"
+			}
+			for _, e := range tr.Events {
+				if e == "TRUNCATE" {
+					continue // not a column of the SQL standard's view
+				}
+				order := int64(1)
+				for _, o := range t.Triggers {
+					if o.Name < tr.Name && slices.Contains(o.Events, e) && o.Timing() == tr.Timing() && o.ForEachRow == tr.ForEachRow {
+						order++
+					}
+				}
+				rows = append(rows, []any{v.Database, t.Schema, tr.Name, e, v.Database, t.Schema, t.Name, order, cond, action,
+					level, tr.Timing(), nil, nil, nil, nil, nil})
+			}
 		}
 	}
 	return rows
@@ -204,6 +269,9 @@ func triggerType(tr catalog.TriggerDef) int {
 	if tr.Before {
 		n |= 2
 	}
+	if tr.Instead {
+		n |= 64
+	}
 	for _, e := range tr.Events {
 		switch e {
 		case "INSERT":
@@ -223,10 +291,10 @@ func triggerType(tr catalog.TriggerDef) int {
 // CREATE TRIGGER statement; ok is false when there is none. The table is
 // schema-qualified, unless pretty and the search path finds it.
 func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
-	for _, id := range sortedTableIDs(v.Cat) {
-		t := v.Cat.Tables[id]
+	for _, rel := range triggerRels(v) {
+		t := rel.def
 		for _, tr := range t.Triggers {
-			if TriggerOID(id, tr.Name) != oid {
+			if rel.trOID(tr.Name) != oid {
 				continue
 			}
 			f := v.Cat.Functions[tr.Function]
@@ -237,10 +305,7 @@ func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 					fname = ident.Quote(f.Schema) + "." + fname
 				}
 			}
-			timing := "AFTER"
-			if tr.Before {
-				timing = "BEFORE"
-			}
+			timing := tr.Timing()
 			level := "STATEMENT"
 			if tr.ForEachRow {
 				level = "ROW"
