@@ -365,7 +365,7 @@ func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialize
 	if n.Instead {
 		// ON CONFLICT DO NOTHING without a target is all a view allows
 		// (it has no unique constraint): no row of it conflicts.
-		return insteadOf(ctx, rt, n.Table, "INSERT", op, nil, n.Returning, out)
+		return insteadOf(ctx, rt, n.Table, "INSERT", op, nil, n.ViewChecks, n.Returning, out)
 	}
 	count, err := insertRows(ctx, rt, n, op, out)
 	if err != nil {
@@ -941,7 +941,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		if err != nil {
 			return 0, err
 		}
-		return insteadOf(withUpdatedColumns(ctx, n.Table, n.Set), rt, n.Table, "UPDATE", op, n.Set, n.Returning, out)
+		return insteadOf(withUpdatedColumns(ctx, n.Table, n.Set), rt, n.Table, "UPDATE", op, n.Set, n.ViewChecks, n.Returning, out)
 	}
 	cons, err := newConstraints(rt, n.Table, n.Policies)
 	if err != nil {
@@ -1052,7 +1052,7 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		if err != nil {
 			return 0, err
 		}
-		return insteadOf(ctx, rt, n.Table, "DELETE", op, nil, n.Returning, out)
+		return insteadOf(ctx, rt, n.Table, "DELETE", op, nil, nil, n.Returning, out)
 	}
 	if err := rt.statementTriggers(ctx, n.Table, true, "DELETE"); err != nil {
 		return 0, err

@@ -287,10 +287,12 @@ func (rt *Runtime) beforeRowTriggers(ctx context.Context, def *catalog.TableDef,
 // of a write, between the view's BEFORE and AFTER statement triggers, and
 // closes op. op's rows are def's columns, followed for an UPDATE or
 // DELETE by a (NULL) row ID and the columns of the FROM or USING
-// relations; set computes an UPDATE's new rows over them. RETURNING
-// reads the rows the triggers returned (for a DELETE, the old rows) and
-// those FROM columns. It returns the number of rows no trigger skipped.
-func insteadOf(ctx context.Context, rt *Runtime, def *catalog.TableDef, event string, op Operator, set map[int]sql.Expr, returning []sql.Expr, out *materialized) (int64, error) {
+// relations; set computes an UPDATE's new rows over them. The rows the
+// triggers returned must meet checks, the CHECK OPTIONs of the views
+// above def written through, and RETURNING reads them (for a DELETE, the
+// old rows) and those FROM columns. It returns the number of rows no
+// trigger skipped.
+func insteadOf(ctx context.Context, rt *Runtime, def *catalog.TableDef, event string, op Operator, set map[int]sql.Expr, checks []sql.ViewCheck, returning []sql.Expr, out *materialized) (int64, error) {
 	if rt.Triggers == nil {
 		op.Close()
 		return 0, pgerr.New(pgerrcode.InternalError, "INSTEAD OF trigger of view \"%s\" outside a session", def.Name)
@@ -348,7 +350,7 @@ func insteadOf(ctx context.Context, rt *Runtime, def *catalog.TableDef, event st
 			}
 		}
 		count += int64(len(kept))
-		if len(returning) == 0 {
+		if len(returning) == 0 && len(checks) == 0 {
 			return nil
 		}
 		cols := make([]arrow.Array, ncols)
@@ -358,6 +360,9 @@ func insteadOf(ctx context.Context, rt *Runtime, def *catalog.TableDef, event st
 		defer releaseAll(cols)
 		rec := tableRecord(def, cols, int64(len(kept)))
 		defer rec.Release()
+		if err := (&constraints{def: def, views: checks}).verifyViews(rt, rec); err != nil {
+			return err
+		}
 		from, err := fromColumns(in, ncols, returning, kept)
 		if err != nil {
 			return err

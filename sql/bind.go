@@ -419,7 +419,9 @@ func (b *Binder) rangeVarTable(rv *pg_query.RangeVar) (*catalog.TableDef, error)
 // with an INSTEAD OF trigger for the statement is iv, whose trigger runs
 // in place of each row's write: def is then its
 // catalog.ViewDef.TriggerTable. Another view is written through (w, not
-// nil), when it is automatically updatable: def is the table under it.
+// nil), when it is automatically updatable: def is the table under it
+// (or the TriggerTable of the view under it whose INSTEAD OF trigger
+// runs, w.instead).
 func (b *Binder) writeTarget(rv *pg_query.RangeVar, verb string) (def *catalog.TableDef, w *writableView, iv *catalog.ViewDef, err error) {
 	def, err = b.rangeVarTable(rv)
 	if pgerr.Code(err) == pgerrcode.WrongObjectType {
@@ -427,7 +429,7 @@ func (b *Binder) writeTarget(rv *pg_query.RangeVar, verb string) (def *catalog.T
 			if v.InsteadOf(verbCommand(verb)) {
 				return v.TriggerTable(), nil, v, nil
 			}
-			if w, err = b.writableView(v, verb); err != nil {
+			if w, err = b.writableView(v, verb, true); err != nil {
 				return nil, nil, nil, err
 			}
 			return w.table, w, nil, nil

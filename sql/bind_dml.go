@@ -171,7 +171,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins := &Insert{Table: def, Input: row, Instead: iv != nil}
+	ins := &Insert{Table: def, Input: row, Instead: iv != nil || w != nil && w.instead != nil}
 	// DO UPDATE reads the existing row: the SELECT policies apply.
 	upsert := s.OnConflictClause != nil && s.OnConflictClause.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE
 	alias := def.Name
@@ -648,12 +648,22 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 		alias = rv.Alias.Aliasname
 	}
 	rowID := Col{Name: catalog.RowIDColumn, T: types.Int8T, Table: alias, Hidden: true}
+	// rowsOf is the view whose INSTEAD OF trigger runs, written or under
+	// the view written through.
+	rowsOf := iv
+	if w != nil {
+		rowsOf = w.instead
+	}
 	var target Node
 	var targetCols []Col
-	if iv != nil {
+	if rowsOf != nil {
 		// The view's rows, whose INSTEAD OF trigger runs on each: they
 		// have no row ID (NULL in its place).
-		if target, targetCols, err = b.viewRowsForWrite(iv, alias); err != nil {
+		viewAlias := alias
+		if w != nil {
+			viewAlias = rowsOf.Name
+		}
+		if target, targetCols, err = b.viewRowsForWrite(rowsOf, viewAlias); err != nil {
 			return nil, err
 		}
 	} else {
@@ -732,23 +742,26 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 	if len(conds) > 0 {
 		plan = planWhere(b.Catalog, plan, andAll(conds))
 	}
-	if len(from) > 0 && iv == nil {
+	if len(from) > 0 && rowsOf == nil {
 		// A view's rows have no ID: its trigger runs on each row the
 		// join makes, as in PostgreSQL.
 		plan = firstPerKey(plan, []int{len(def.Columns)})
 	}
-	return &writeScan{def: def, w: w, iv: iv, alias: alias, input: plan}, nil
+	return &writeScan{def: def, w: w, iv: iv, instead: rowsOf != nil, alias: alias, input: plan}, nil
 }
 
 // writeScan is what scanForWrite binds: the table written (def), the
 // view written through (w) or whose INSTEAD OF trigger runs (iv), the
 // name the statement calls the target, and the rows to change (input).
+// instead is set when a view's INSTEAD OF trigger runs on them (iv's, or
+// that of the view under w).
 type writeScan struct {
-	def   *catalog.TableDef
-	w     *writableView
-	iv    *catalog.ViewDef
-	alias string
-	input Node
+	def     *catalog.TableDef
+	w       *writableView
+	iv      *catalog.ViewDef
+	instead bool
+	alias   string
+	input   Node
 }
 
 // viewRowsForWrite is the input of an UPDATE or DELETE of view v, whose
@@ -802,7 +815,7 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 		return nil, err
 	}
 	def, w, alias, input := ws.def, ws.w, ws.alias, ws.input
-	up := &Update{Table: def, Input: input, Set: set, Instead: ws.iv != nil}
+	up := &Update{Table: def, Input: input, Set: set, Instead: ws.instead}
 	b.needTarget(def, w, ws.iv, catalog.PrivUpdate, slices.Sorted(maps.Keys(set))...)
 	if reads {
 		b.needTarget(def, w, ws.iv, catalog.PrivSelect)
@@ -843,7 +856,7 @@ func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 	if reads {
 		b.needTarget(def, w, ws.iv, catalog.PrivSelect)
 	}
-	del := &Delete{Table: def, Input: input, Instead: ws.iv != nil}
+	del := &Delete{Table: def, Input: input, Instead: ws.instead}
 	del.Returning, del.Out, err = b.bindReturning(def, w, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
 	return del, err
 }

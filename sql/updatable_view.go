@@ -39,6 +39,11 @@ type ViewCheck struct {
 type writableView struct {
 	view  *catalog.ViewDef
 	table *catalog.TableDef
+	// instead is the view at the bottom of the chain whose INSTEAD OF
+	// trigger for the write runs in place of writing a table, nil for
+	// none: table is then its catalog.ViewDef.TriggerTable, whose rows
+	// are the view's.
+	instead *catalog.ViewDef
 	// chain is the view and the views under it down to the table,
 	// outermost first: each is read as the owner of the one above it
 	// (the first as the statement's role), the table as the last's.
@@ -194,7 +199,11 @@ func (b *Binder) needThrough(w *writableView, privs catalog.Priv, columns ...int
 		b.accesses = append(b.accesses, Access{View: v, Privs: privs, As: as})
 		as = catalog.OwnerOID(v.Owner)
 	}
-	b.accesses = append(b.accesses, Access{Table: w.table, Privs: privs, Columns: columns, As: as})
+	if w.instead != nil {
+		b.accesses = append(b.accesses, Access{View: w.instead, Privs: privs, As: as})
+	} else {
+		b.accesses = append(b.accesses, Access{Table: w.table, Privs: privs, Columns: columns, As: as})
+	}
 	return len(b.accesses) - 1
 }
 
@@ -295,14 +304,17 @@ func updatableQuery(s *pg_query.SelectStmt) string {
 
 // writableView resolves view v for a write through it (verb "insert
 // into", "update", "delete from"): 55000 when it is not automatically
-// updatable, or a view under it is not.
-func (b *Binder) writableView(v *catalog.ViewDef, verb string) (*writableView, error) {
-	return b.writableViewUnder(v, verb, nil)
+// updatable, or a view under it is not. With triggers, a view under it
+// with an INSTEAD OF trigger for the write ends the chain: the trigger
+// runs on its rows (writableView.instead), as PostgreSQL's rewriter
+// makes it.
+func (b *Binder) writableView(v *catalog.ViewDef, verb string, triggers bool) (*writableView, error) {
+	return b.writableViewUnder(v, verb, triggers, nil)
 }
 
 // writableViewUnder is writableView for a view read by the views
 // expanding (schema.name), which it may not read again.
-func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, expanding []string) (*writableView, error) {
+func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, triggers bool, expanding []string) (*writableView, error) {
 	key := catalog.Key(v.Schema, v.Name)
 	for _, k := range expanding {
 		if k == key {
@@ -330,11 +342,14 @@ func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, expanding []
 	w := &writableView{view: v, chain: []*catalog.ViewDef{v}}
 	var inner *writableView
 	var cols []Col
-	if iv := vb.lookupView(rv.Schemaname, rv.Relname); iv != nil {
-		if inner, err = vb.writableViewUnder(iv, verb, expanding); err != nil {
+	if iv := vb.lookupView(rv.Schemaname, rv.Relname); iv != nil && triggers && iv.InsteadOf(verbCommand(verb)) {
+		w.table, w.instead = iv.TriggerTable(), iv
+		cols = tableCols(w.table, alias)
+	} else if iv != nil {
+		if inner, err = vb.writableViewUnder(iv, verb, triggers, expanding); err != nil {
 			return nil, err
 		}
-		w.inner, w.table, w.chain, w.conds = inner, inner.table, append(w.chain, inner.chain...), slices.Clone(inner.conds)
+		w.inner, w.table, w.instead, w.chain, w.conds = inner, inner.table, inner.instead, append(w.chain, inner.chain...), slices.Clone(inner.conds)
 		cols = inner.scopeCols(alias)
 	} else {
 		def, err := vb.lookupTable(rv.Schemaname, rv.Relname)
@@ -438,10 +453,11 @@ func checkOptionAllowed(sel *pg_query.SelectStmt, plan Node) error {
 // ViewUpdatability is what INSERT, UPDATE and DELETE can write through
 // view v (information_schema shows it): nothing when it is not
 // automatically updatable; else DELETE, and INSERT and UPDATE of the
-// columns that are its table's.
+// columns that are its table's. Triggers do not count (those of the
+// views under it neither), as in PostgreSQL's is_updatable.
 func ViewUpdatability(cat *catalog.Catalog, v *catalog.ViewDef) syscat.Updatability {
 	b := &Binder{Catalog: cat, SearchPath: v.SearchPath, NoParams: true}
-	w, err := b.writableView(v, "delete from")
+	w, err := b.writableView(v, "delete from", false)
 	if err != nil {
 		return syscat.Updatability{}
 	}
