@@ -429,20 +429,13 @@ func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, triggers boo
 }
 
 // checkOptionAllowed refuses WITH CHECK OPTION on a view whose query sel
-// (bound as plan) cannot be written through, as PostgreSQL does (0A000,
-// the reason as hint).
-func checkOptionAllowed(sel *pg_query.SelectStmt, plan Node) error {
+// cannot be written through, as PostgreSQL does (0A000, the reason as
+// hint): one of its columns must be a column of the relation it reads
+// (a column reference, or *), whatever that relation computes it from.
+func checkOptionAllowed(sel *pg_query.SelectStmt) error {
 	reason := updatableQuery(sel)
-	if reason == "" {
+	if reason == "" && !slices.ContainsFunc(sel.TargetList, func(t *pg_query.Node) bool { return t.GetResTarget().GetVal().GetColumnRef() != nil }) {
 		reason = noUpdatableColumns
-		for _, c := range plan.Columns() {
-			if c.Hidden {
-				continue
-			}
-			if c.TableOID != 0 && c.Attnum > 0 {
-				reason = ""
-			}
-		}
 	}
 	if reason == "" {
 		return nil

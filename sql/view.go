@@ -120,7 +120,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 	}
 	def.Query = text
 	if def.CheckOption != "" {
-		if err := checkOptionAllowed(sel, plan); err != nil {
+		if err := checkOptionAllowed(sel); err != nil {
 			return nil, err
 		}
 	}
