@@ -634,6 +634,8 @@ func CommandName(st Statement) string {
 		return "ALTER FUNCTION"
 	case *CreateTrigger:
 		return "CREATE TRIGGER"
+	case *RenameViewTrigger:
+		return "ALTER TRIGGER"
 	case *DropTrigger:
 		return "DROP TRIGGER"
 	case *CreateSchema:

@@ -63,6 +63,14 @@ type DropTrigger struct {
 
 func (*CreateFunction) statement() {}
 func (*DropFunction) statement()   {}
+// RenameViewTrigger is ALTER TRIGGER name ON view RENAME TO new_name
+// (a table's trigger is an AlterTable command).
+type RenameViewTrigger struct {
+	View          *catalog.ViewDef
+	Name, NewName string
+}
+
+func (*RenameViewTrigger) statement() {}
 func (*CreateTrigger) statement()  {}
 func (*DropTrigger) statement()    {}
 

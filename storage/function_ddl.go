@@ -171,12 +171,34 @@ func (tx *Tx) DropTrigger(rel TriggerRel, name string) error {
 		if err := rel.exists(c); err != nil {
 			return err
 		}
-		trs, relName, kind := rel.triggers(c)
+		trs, relName, _ := rel.triggers(c)
 		i := slices.IndexFunc(trs, func(tr catalog.TriggerDef) bool { return tr.Name == name })
 		if i < 0 {
-			return pgerr.New(pgerrcode.UndefinedObject, "trigger \"%s\" for %s \"%s\" does not exist", name, kind, relName)
+			return pgerr.New(pgerrcode.UndefinedObject, "trigger \"%s\" for table \"%s\" does not exist", name, relName)
 		}
 		rel.setTriggers(c, slices.Delete(slices.Clone(trs), i, i+1))
+		return nil
+	})
+}
+
+// RenameTrigger renames a view's or table's trigger: 42704 when it has
+// none of that name, 42710 when another has the new name.
+func (tx *Tx) RenameTrigger(rel TriggerRel, name, newName string) error {
+	return tx.apply(func(c *catalog.Catalog) error {
+		if err := rel.exists(c); err != nil {
+			return err
+		}
+		trs, relName, _ := rel.triggers(c)
+		i := slices.IndexFunc(trs, func(tr catalog.TriggerDef) bool { return tr.Name == name })
+		switch {
+		case i < 0:
+			return pgerr.New(pgerrcode.UndefinedObject, "trigger \"%s\" for table \"%s\" does not exist", name, relName)
+		case slices.ContainsFunc(trs, func(tr catalog.TriggerDef) bool { return tr.Name == newName }):
+			return pgerr.New(pgerrcode.DuplicateObject, "trigger \"%s\" for relation \"%s\" already exists", newName, relName)
+		}
+		trs = slices.Clone(trs)
+		trs[i].Name = newName
+		rel.setTriggers(c, trs)
 		return nil
 	})
 }

@@ -141,6 +141,8 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			return nil
 		}
 		return tx.DropTrigger(triggerRel(x.Table, x.View), x.Name)
+	case *sql.RenameViewTrigger:
+		return tx.RenameTrigger(triggerRel(nil, x.View), x.Name, x.NewName)
 	case *sql.CreateView:
 		if x.Temp {
 			if err := s.ensureTempSchema(tx); err != nil {
