@@ -63,6 +63,7 @@ type DropTrigger struct {
 
 func (*CreateFunction) statement() {}
 func (*DropFunction) statement()   {}
+
 // RenameViewTrigger is ALTER TRIGGER name ON view RENAME TO new_name
 // (a table's trigger is an AlterTable command).
 type RenameViewTrigger struct {
@@ -71,8 +72,8 @@ type RenameViewTrigger struct {
 }
 
 func (*RenameViewTrigger) statement() {}
-func (*CreateTrigger) statement()  {}
-func (*DropTrigger) statement()    {}
+func (*CreateTrigger) statement()     {}
+func (*DropTrigger) statement()       {}
 
 // maxInlineDepth bounds how deeply SQL function calls are inlined into
 // each other: a function calling itself fails with 54001 there.
