@@ -362,11 +362,6 @@ func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialize
 	if err != nil {
 		return 0, err
 	}
-	if n.Instead {
-		// ON CONFLICT DO NOTHING without a target is all a view allows
-		// (it has no unique constraint): no row of it conflicts.
-		return insteadOf(ctx, rt, n.Table, "INSERT", op, nil, n.ViewChecks, n.Returning, out)
-	}
 	count, err := insertRows(ctx, rt, n, op, out)
 	if err != nil {
 		return 0, err
@@ -378,8 +373,14 @@ func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialize
 // stands for n.Input) and closes op: every constraint is enforced, ON
 // CONFLICT applied and RETURNING rows kept in out. It returns the number
 // of rows inserted (or updated by ON CONFLICT DO UPDATE). INSERT and COPY
-// FROM both insert through it.
+// FROM both insert through it; into a view (n.Instead) its INSTEAD OF
+// INSERT trigger runs on each row instead (insteadOf).
 func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, out *materialized) (int64, error) {
+	if n.Instead {
+		// ON CONFLICT DO NOTHING without a target is all a view allows
+		// (it has no unique constraint): no row of it conflicts.
+		return insteadOf(ctx, rt, n.Table, "INSERT", op, nil, n.ViewChecks, n.Returning, out)
+	}
 	cons, err := newConstraints(rt, n.Table, n.Policies)
 	if err != nil {
 		op.Close()

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestInsteadOfTriggers: INSERT, UPDATE and DELETE of a view with an
 // INSTEAD OF trigger, prepared with parameters as pgx sends them, run the
-// trigger for each row (command tags count the rows it did not skip), and
-// the trigger survives a restart. The errors of its misuse carry
+// trigger for each row (command tags count the rows it did not skip), as
+// COPY FROM does, and the trigger survives a restart. The errors of its misuse carry
 // PostgreSQL 15's DETAIL.
 func TestInsteadOfTriggers(t *testing.T) {
 	ctx := context.Background()
@@ -55,6 +56,15 @@ END $$`)
 	if tag, err = conn.Exec(ctx, `DELETE FROM stock WHERE total < $1`, 10); err != nil || tag.String() != "DELETE 1" {
 		t.Fatalf("delete: %v %v", tag, err)
 	}
+	// COPY FROM runs the INSERT trigger on each row; the one it skips
+	// (total NULL) is not counted.
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"stock"}, []string{"name", "total"}, pgx.CopyFromRows([][]any{{"gear", 2}, {"cog", nil}, {"pin", 4}}))
+	if err != nil || n != 2 {
+		t.Fatalf("copy: %d %v", n, err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT string_agg(name || qty, ',' ORDER BY id) FROM items`).Scan(&name); err != nil || name != "nut17,gear2,pin4" {
+		t.Fatalf("rows after copy: %q %v", name, err)
+	}
 
 	for _, c := range []struct{ sql, code, msg, detail string }{
 		{`CREATE TRIGGER t INSTEAD OF INSERT ON items FOR EACH ROW EXECUTE FUNCTION stock_write()`, "42809", `"items" is a table`,
@@ -88,7 +98,7 @@ END $$`)
 	if tag, err = conn.Exec(ctx, `INSERT INTO stock VALUES ('washer', 3)`); err != nil || tag.String() != "INSERT 0 1" {
 		t.Fatalf("insert after restart: %v %v", tag, err)
 	}
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM items`).Scan(&total); err != nil || total != 2 {
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM items`).Scan(&total); err != nil || total != 4 {
 		t.Fatalf("rows after restart: %d %v", total, err)
 	}
 }
