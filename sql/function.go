@@ -6,8 +6,10 @@ package sql
 // call is replaced by the body's expression (or by the body as a scalar
 // subquery when it reads tables), with the arguments in place of the
 // parameters. A LANGUAGE plpgsql function returning trigger is attached
-// to a table by CREATE TRIGGER (row-level BEFORE INSERT or UPDATE), and
-// the session runs it for each row (exec/session/trigger.go); one of one
+// to a table by CREATE TRIGGER (BEFORE or AFTER, for each row or
+// statement), or to a view (INSTEAD OF, for each row, which runs in
+// place of each row's write; BEFORE or AFTER for each statement), and
+// the session runs it (exec/session/trigger.go); one of one
 // RETURN QUERY is inlined in FROM as a SQL set-returning function is,
 // and one returning a value is a call the session runs for each row
 // (plCall, exec/session/plpgsql_call.go), or inlined when its body is

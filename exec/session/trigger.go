@@ -1,11 +1,13 @@
 package session
 
 // Row-level triggers: exec calls BeforeRow for each row an INSERT, UPDATE
-// (or COPY FROM) or DELETE changes in a table with BEFORE triggers, and
-// AfterRow for each row it changed once its writes are done, and the
-// session runs the triggers' PL/pgSQL functions, in order of trigger name
-// as PostgreSQL does, each with NEW and OLD (NULL where the event has
-// none) and, BEFORE, the row the last one returned.
+// (or COPY FROM) or DELETE changes in a table with BEFORE triggers,
+// AfterRow for each row it changed once its writes are done, and
+// InsteadRow for each row such a statement would write in a view with
+// INSTEAD OF triggers; the session runs the triggers' PL/pgSQL functions,
+// in order of trigger name as PostgreSQL does, each with NEW and OLD
+// (NULL where the event has none) and, BEFORE and INSTEAD OF, the row the
+// last one returned.
 
 import (
 	"context"
