@@ -441,6 +441,15 @@ func (b *Binder) writeTarget(rv *pg_query.RangeVar, verb string) (def *catalog.T
 	return def, nil, nil, nil
 }
 
+// triggerView is the view whose INSTEAD OF trigger a write runs: iv, the
+// view written, or the one under the view w writes through; nil for none.
+func triggerView(w *writableView, iv *catalog.ViewDef) *catalog.ViewDef {
+	if w != nil {
+		return w.instead
+	}
+	return iv
+}
+
 // needTarget records that the statement needs privs on what it writes
 // (columns: positions in def.Columns): the table def, the view w writes
 // through, or the view iv whose INSTEAD OF trigger runs. It returns the

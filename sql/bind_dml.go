@@ -171,7 +171,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins := &Insert{Table: def, Input: row, Instead: iv != nil || w != nil && w.instead != nil}
+	ins := &Insert{Table: def, Input: row, Instead: triggerView(w, iv) != nil}
 	// DO UPDATE reads the existing row: the SELECT policies apply.
 	upsert := s.OnConflictClause != nil && s.OnConflictClause.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE
 	alias := def.Name
@@ -648,12 +648,7 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 		alias = rv.Alias.Aliasname
 	}
 	rowID := Col{Name: catalog.RowIDColumn, T: types.Int8T, Table: alias, Hidden: true}
-	// rowsOf is the view whose INSTEAD OF trigger runs, written or under
-	// the view written through.
-	rowsOf := iv
-	if w != nil {
-		rowsOf = w.instead
-	}
+	rowsOf := triggerView(w, iv)
 	var target Node
 	var targetCols []Col
 	if rowsOf != nil {

@@ -63,9 +63,6 @@ type DropTrigger struct {
 	Missing string
 }
 
-func (*CreateFunction) statement() {}
-func (*DropFunction) statement()   {}
-
 // RenameViewTrigger is ALTER TRIGGER name ON view RENAME TO new_name
 // (a table's trigger is an AlterTable command).
 type RenameViewTrigger struct {
@@ -73,9 +70,11 @@ type RenameViewTrigger struct {
 	Name, NewName string
 }
 
-func (*RenameViewTrigger) statement() {}
+func (*CreateFunction) statement()    {}
+func (*DropFunction) statement()      {}
 func (*CreateTrigger) statement()     {}
 func (*DropTrigger) statement()       {}
+func (*RenameViewTrigger) statement() {}
 
 // maxInlineDepth bounds how deeply SQL function calls are inlined into
 // each other: a function calling itself fails with 54001 there.

@@ -32,6 +32,11 @@ func TriggerOID(tableID uint64, name string) int64 {
 	return hashOID("t:" + strconv.FormatUint(tableID, 10) + "." + name)
 }
 
+// viewTriggerOID is the OID of a trigger of view schema.view.
+func viewTriggerOID(schema, view, name string) int64 {
+	return hashOID("tv:" + schema + "." + view + "." + name)
+}
+
 // userFunctions are the catalog's functions in key order.
 func userFunctions(c *catalog.Catalog) []*catalog.FunctionDef {
 	keys := make([]string, 0, len(c.Functions))
@@ -165,7 +170,6 @@ func userFunctionSignature(f *catalog.FunctionDef, qualified func(schema, name s
 type triggerRel struct {
 	oid   int64
 	def   *catalog.TableDef
-	view  bool
 	trOID func(name string) int64
 }
 
@@ -180,8 +184,8 @@ func triggerRels(v *View) []triggerRel {
 	}
 	for _, d := range v.views {
 		if len(d.Triggers) > 0 {
-			rels = append(rels, triggerRel{oid: ViewOID(d.Schema, d.Name), def: d.TriggerTable(), view: true, trOID: func(name string) int64 {
-				return hashOID("t:" + d.Schema + "." + d.Name + "." + name)
+			rels = append(rels, triggerRel{oid: ViewOID(d.Schema, d.Name), def: d.TriggerTable(), trOID: func(name string) int64 {
+				return viewTriggerOID(d.Schema, d.Name, name)
 			}})
 		}
 	}
@@ -222,12 +226,8 @@ func triggersRows(v *View) [][]any {
 	for _, rel := range triggerRels(v) {
 		t := rel.def
 		for _, tr := range t.Triggers {
-			def, _ := v.TriggerDef(rel.trOID(tr.Name), false)
+			def := v.triggerDef(t, tr, false)
 			action := def[strings.Index(def, " EXECUTE FUNCTION ")+1:]
-			level := "STATEMENT"
-			if tr.ForEachRow {
-				level = "ROW"
-			}
 			var cond any
 			if tr.When != "" {
 				cond = "(" + tr.When + ")"
@@ -243,7 +243,7 @@ func triggersRows(v *View) [][]any {
 					}
 				}
 				rows = append(rows, []any{v.Database, t.Schema, tr.Name, e, v.Database, t.Schema, t.Name, order, cond, action,
-					level, tr.Timing(), nil, nil, nil, nil, nil})
+					triggerLevel(tr), tr.Timing(), nil, nil, nil, nil, nil})
 			}
 		}
 	}
@@ -292,52 +292,59 @@ func triggerType(tr catalog.TriggerDef) int {
 // schema-qualified, unless pretty and the search path finds it.
 func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
 	for _, rel := range triggerRels(v) {
-		t := rel.def
-		for _, tr := range t.Triggers {
-			if rel.trOID(tr.Name) != oid {
-				continue
+		for _, tr := range rel.def.Triggers {
+			if rel.trOID(tr.Name) == oid {
+				return v.triggerDef(rel.def, tr, pretty), true
 			}
-			f := v.Cat.Functions[tr.Function]
-			fname := tr.Function
-			if f != nil {
-				fname = ident.Quote(f.Name)
-				if !slices.Contains(v.SearchPath, f.Schema) {
-					fname = ident.Quote(f.Schema) + "." + fname
-				}
-			}
-			timing := tr.Timing()
-			level := "STATEMENT"
-			if tr.ForEachRow {
-				level = "ROW"
-			}
-			table := ident.QualifiedName(t.Schema, t.Name)
-			if pretty && slices.Contains(v.SearchPath, t.Schema) {
-				table = ident.Quote(t.Name)
-			}
-			when := ""
-			if tr.When != "" {
-				when = " WHEN ((" + tr.When + "))"
-			}
-			args := make([]string, len(tr.Args))
-			for i, a := range tr.Args {
-				args[i] = ident.QuoteLiteral(a)
-			}
-			events := slices.Clone(tr.Events)
-			for i, e := range events {
-				if e != "UPDATE" || tr.Columns == nil {
-					continue
-				}
-				var names []string
-				for _, id := range tr.Columns {
-					if _, c := t.ColumnByID(id); c != nil {
-						names = append(names, ident.Quote(c.Name))
-					}
-				}
-				events[i] += " OF " + strings.Join(names, ", ")
-			}
-			return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + timing + " " + strings.Join(events, " OR ") + " ON " + table +
-				" FOR EACH " + level + when + " EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")", true
 		}
 	}
 	return "", false
+}
+
+// triggerDef is the CREATE TRIGGER statement of trigger tr of table (or
+// view) t, as TriggerDef makes it.
+func (v *View) triggerDef(t *catalog.TableDef, tr catalog.TriggerDef, pretty bool) string {
+	f := v.Cat.Functions[tr.Function]
+	fname := tr.Function
+	if f != nil {
+		fname = ident.Quote(f.Name)
+		if !slices.Contains(v.SearchPath, f.Schema) {
+			fname = ident.Quote(f.Schema) + "." + fname
+		}
+	}
+	table := ident.QualifiedName(t.Schema, t.Name)
+	if pretty && slices.Contains(v.SearchPath, t.Schema) {
+		table = ident.Quote(t.Name)
+	}
+	when := ""
+	if tr.When != "" {
+		when = " WHEN ((" + tr.When + "))"
+	}
+	args := make([]string, len(tr.Args))
+	for i, a := range tr.Args {
+		args[i] = ident.QuoteLiteral(a)
+	}
+	events := slices.Clone(tr.Events)
+	for i, e := range events {
+		if e != "UPDATE" || tr.Columns == nil {
+			continue
+		}
+		var names []string
+		for _, id := range tr.Columns {
+			if _, c := t.ColumnByID(id); c != nil {
+				names = append(names, ident.Quote(c.Name))
+			}
+		}
+		events[i] += " OF " + strings.Join(names, ", ")
+	}
+	return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + tr.Timing() + " " + strings.Join(events, " OR ") + " ON " + table +
+		" FOR EACH " + triggerLevel(tr) + when + " EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")"
+}
+
+// triggerLevel is a trigger's FOR EACH: ROW or STATEMENT.
+func triggerLevel(tr catalog.TriggerDef) string {
+	if tr.ForEachRow {
+		return "ROW"
+	}
+	return "STATEMENT"
 }
