@@ -103,7 +103,7 @@ func triggerRels(c *catalog.Catalog) []TriggerRel {
 }
 
 // triggers are the triggers of r in c, with its name and kind ("table",
-// "view"); 42P01 when it is gone.
+// "view"); the name is "" when r is not in c.
 func (r TriggerRel) triggers(c *catalog.Catalog) ([]catalog.TriggerDef, string, string) {
 	if r.Table != 0 {
 		if t := c.Tables[r.Table]; t != nil {
@@ -117,7 +117,7 @@ func (r TriggerRel) triggers(c *catalog.Catalog) ([]catalog.TriggerDef, string, 
 	return nil, "", ""
 }
 
-// exists reports whether r is in c (42P01 when not).
+// exists is nil when r is in c, else 42P01.
 func (r TriggerRel) exists(c *catalog.Catalog) error {
 	if _, name, _ := r.triggers(c); name == "" {
 		return pgerr.New(pgerrcode.UndefinedTable, "the relation of the trigger does not exist")
