@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -209,7 +210,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins.Returning, ins.Out, err = b.bindReturning(def, w, alias, s.ReturningList, nil)
+	ins.Returning, ins.Out, err = b.bindReturning(def, w, iv, alias, s.ReturningList, nil)
 	return ins, err
 }
 
@@ -592,14 +593,20 @@ func multiAssignValue(m *pg_query.MultiAssignRef) (*pg_query.Node, error) {
 // was joined with.
 //
 // Through view w (nil for none) the list reads the view's columns, as
-// PostgreSQL's does.
-func (b *Binder) bindReturning(def *catalog.TableDef, w *writableView, alias string, list []*pg_query.Node, from []Col) ([]Expr, []Col, error) {
+// PostgreSQL's does, and so it does of view iv, whose INSTEAD OF trigger
+// runs (def is its TriggerTable): clients read them as the view's.
+func (b *Binder) bindReturning(def *catalog.TableDef, w *writableView, iv *catalog.ViewDef, alias string, list []*pg_query.Node, from []Col) ([]Expr, []Col, error) {
 	if len(list) == 0 {
 		return nil, nil, nil
 	}
 	cols := tableCols(def, alias)
-	if w != nil {
+	switch {
+	case w != nil:
 		cols = w.scopeCols(alias)
+	case iv != nil:
+		for i := range cols {
+			cols[i].TableOID = uint32(syscat.ViewOID(iv.Schema, iv.Name))
+		}
 	}
 	for _, name := range ReturningSystemColumns {
 		cols = append(cols, Col{Name: name, T: types.XidT, Table: alias, Hidden: true})
@@ -828,7 +835,7 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	up.Returning, up.Out, err = b.bindReturning(def, w, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
+	up.Returning, up.Out, err = b.bindReturning(def, w, ws.iv, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
 	return up, err
 }
 
@@ -852,7 +859,7 @@ func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 		b.needTarget(def, w, ws.iv, catalog.PrivSelect)
 	}
 	del := &Delete{Table: def, Input: input, Instead: ws.instead}
-	del.Returning, del.Out, err = b.bindReturning(def, w, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
+	del.Returning, del.Out, err = b.bindReturning(def, w, ws.iv, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
 	return del, err
 }
 

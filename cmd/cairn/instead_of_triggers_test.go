@@ -43,6 +43,22 @@ END $$`)
 	if err := conn.QueryRow(ctx, `INSERT INTO stock VALUES ($1, $2) RETURNING name, total`, "bolt", 5).Scan(&name, &total); err != nil || name != "bolt" || total != 5 {
 		t.Fatalf("insert returning: %q %d %v", name, total, err)
 	}
+	// RETURNING's columns are the view's, as clients read them.
+	var viewOID uint32
+	if err := conn.QueryRow(ctx, `SELECT oid FROM pg_class WHERE relname = 'stock'`).Scan(&viewOID); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.Query(ctx, `INSERT INTO stock VALUES ('rivet', 1) RETURNING total`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fd := rows.FieldDescriptions(); len(fd) != 1 || fd[0].TableOID != viewOID || fd[0].TableAttributeNumber != 2 {
+		t.Errorf("RETURNING column: %+v, want the view's (OID %d) column 2", fd, viewOID)
+	}
+	rows.Close()
+	if _, err := conn.Exec(ctx, `DELETE FROM items WHERE name = 'rivet'`); err != nil {
+		t.Fatal(err)
+	}
 	tag, err := conn.Exec(ctx, `INSERT INTO stock VALUES ($1, $2), ($3, NULL)`, "nut", 7, "skipped")
 	if err != nil || tag.String() != "INSERT 0 1" {
 		t.Fatalf("insert with a skipped row: %v %v", tag, err)
