@@ -373,8 +373,14 @@ func runInsert(ctx context.Context, rt *Runtime, n *sql.Insert, out *materialize
 // stands for n.Input) and closes op: every constraint is enforced, ON
 // CONFLICT applied and RETURNING rows kept in out. It returns the number
 // of rows inserted (or updated by ON CONFLICT DO UPDATE). INSERT and COPY
-// FROM both insert through it.
+// FROM both insert through it; into a view (n.Instead) its INSTEAD OF
+// INSERT trigger runs on each row instead (insteadOf).
 func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, out *materialized) (int64, error) {
+	if n.Instead {
+		// ON CONFLICT DO NOTHING without a target is all a view allows
+		// (it has no unique constraint): no row of it conflicts.
+		return insteadOf(ctx, rt, n.Table, "INSERT", op, nil, n.ViewChecks, n.Returning, out)
+	}
 	cons, err := newConstraints(rt, n.Table, n.Policies)
 	if err != nil {
 		op.Close()
@@ -931,6 +937,13 @@ func fromColumns(in arrow.Record, ncols int, returning []sql.Expr, rows []int) (
 }
 
 func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialized) (int64, error) {
+	if n.Instead {
+		op, err := Build(rt, n.Input)
+		if err != nil {
+			return 0, err
+		}
+		return insteadOf(withUpdatedColumns(ctx, n.Table, n.Set), rt, n.Table, "UPDATE", op, n.Set, n.ViewChecks, n.Returning, out)
+	}
 	cons, err := newConstraints(rt, n.Table, n.Policies)
 	if err != nil {
 		return 0, err
@@ -1035,6 +1048,13 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 }
 
 func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialized) (int64, error) {
+	if n.Instead {
+		op, err := Build(rt, n.Input)
+		if err != nil {
+			return 0, err
+		}
+		return insteadOf(ctx, rt, n.Table, "DELETE", op, nil, nil, n.Returning, out)
+	}
 	if err := rt.statementTriggers(ctx, n.Table, true, "DELETE"); err != nil {
 		return 0, err
 	}

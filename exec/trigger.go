@@ -7,9 +7,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -25,6 +27,12 @@ type TriggerRunner interface {
 	// AfterRow runs def's AFTER triggers for event on one row changed,
 	// as BeforeRow takes it; what they return is ignored.
 	AfterRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) error
+	// InsteadRow runs def's INSTEAD OF triggers (def is a view's
+	// catalog.ViewDef.TriggerTable) for event on one row of the view, as
+	// BeforeRow takes it, in place of its write. It returns the row
+	// written (for a DELETE, oldRow), which RETURNING reads, nil when a
+	// trigger returned NULL: no row was written.
+	InsteadRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) ([]any, error)
 	// Statement runs def's statement-level triggers of the timing
 	// (BEFORE or AFTER) for event, once for a statement.
 	Statement(ctx context.Context, def *catalog.TableDef, before bool, event string) error
@@ -272,4 +280,100 @@ func (rt *Runtime) beforeRowTriggers(ctx context.Context, def *catalog.TableDef,
 	}
 	defer releaseAll(cols)
 	return tableRecord(def, cols, int64(len(kept))), kept, nil
+}
+
+// insteadOf runs the INSTEAD OF triggers of a view (def, its
+// catalog.ViewDef.TriggerTable) for event on each row op yields, in place
+// of a write, between the view's BEFORE and AFTER statement triggers, and
+// closes op. op's rows are def's columns, followed for an UPDATE or
+// DELETE by a (NULL) row ID and the columns of the FROM or USING
+// relations; set computes an UPDATE's new rows over them. The rows the
+// triggers returned must meet checks, the CHECK OPTIONs of the views
+// above def written through, and RETURNING reads them (for a DELETE, the
+// old rows) and those FROM columns. It returns the number of rows no
+// trigger skipped.
+func insteadOf(ctx context.Context, rt *Runtime, def *catalog.TableDef, event string, op Operator, set map[int]sql.Expr, checks []sql.ViewCheck, returning []sql.Expr, out *materialized) (int64, error) {
+	if rt.Triggers == nil {
+		op.Close()
+		return 0, pgerr.New(pgerrcode.InternalError, "INSTEAD OF trigger of view \"%s\" outside a session", def.Name)
+	}
+	// Every row is read before the first trigger runs: the view's rows
+	// are those of the statement's start, whatever the triggers write.
+	rows, err := Materialize(ctx, op, nil)
+	op.Close()
+	if err != nil {
+		return 0, err
+	}
+	if err := rt.statementTriggers(ctx, def, true, event); err != nil {
+		rows.Close()
+		return 0, err
+	}
+	ncols := len(def.Columns)
+	var count int64
+	err = Drain(ctx, rows, func(in arrow.Record) error {
+		newRec := in
+		switch event {
+		case "UPDATE":
+			if newRec, err = setRows(ctx, rt, def, set, nil, in); err != nil {
+				return err
+			}
+			defer newRec.Release()
+		case "DELETE":
+			newRec = nil
+		}
+		builders := make([]array.Builder, ncols)
+		for i, c := range def.Columns {
+			builders[i] = types.NewBuilder(memory.DefaultAllocator, c.Type)
+			defer builders[i].Release()
+		}
+		var kept []int
+		for i := range int(in.NumRows()) {
+			var newRow, oldRow []any
+			if newRec != nil {
+				newRow = tableRow(def, newRec, i)
+			}
+			if event != "INSERT" {
+				oldRow = tableRow(def, in, i)
+			}
+			row, err := rt.Triggers.InsteadRow(ctx, def, event, newRow, oldRow)
+			if err != nil {
+				return err
+			}
+			if row == nil {
+				continue // the trigger returned NULL: no row was written
+			}
+			kept = append(kept, i)
+			for j, c := range def.Columns {
+				if err := types.AppendValue(builders[j], row[j], c.Type); err != nil {
+					return err
+				}
+			}
+		}
+		count += int64(len(kept))
+		if len(returning) == 0 && len(checks) == 0 {
+			return nil
+		}
+		cols := make([]arrow.Array, ncols)
+		for j, b := range builders {
+			cols[j] = b.NewArray()
+		}
+		defer releaseAll(cols)
+		rec := tableRecord(def, cols, int64(len(kept)))
+		defer rec.Release()
+		if err := (&constraints{def: def, views: checks}).verifyViews(ctx, rt, rec); err != nil {
+			return err
+		}
+		from, err := fromColumns(in, ncols, returning, kept)
+		if err != nil {
+			return err
+		}
+		if from != nil {
+			defer from.Release()
+		}
+		return out.addReturning(ctx, rt, returning, rec, nil, from)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return count, rt.statementTriggers(ctx, def, false, event)
 }

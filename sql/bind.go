@@ -415,23 +415,55 @@ func (b *Binder) rangeVarTable(rv *pg_query.RangeVar) (*catalog.TableDef, error)
 }
 
 // writeTarget is rangeVarTable for the table an INSERT, UPDATE or DELETE
-// writes ("insert into", "update", "delete from": verb). A view there is
-// written through (w, not nil), when it is automatically updatable: def
-// is the table under it.
-func (b *Binder) writeTarget(rv *pg_query.RangeVar, verb string) (def *catalog.TableDef, w *writableView, err error) {
+// writes ("insert into", "update", "delete from": verb). A view there
+// with an INSTEAD OF trigger for the statement is iv, whose trigger runs
+// in place of each row's write: def is then its
+// catalog.ViewDef.TriggerTable. Another view is written through (w, not
+// nil), when it is automatically updatable: def is the table under it
+// (or the TriggerTable of the view under it whose INSTEAD OF trigger
+// runs, w.instead).
+func (b *Binder) writeTarget(rv *pg_query.RangeVar, verb string) (def *catalog.TableDef, w *writableView, iv *catalog.ViewDef, err error) {
 	def, err = b.rangeVarTable(rv)
 	if pgerr.Code(err) == pgerrcode.WrongObjectType {
 		if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
-			if w, err = b.writableView(v, verb); err != nil {
-				return nil, nil, err
+			if v.InsteadOf(verbCommand(verb)) {
+				return v.TriggerTable(), nil, v, nil
 			}
-			return w.table, w, nil
+			if w, err = b.writableView(v, verb, true); err != nil {
+				return nil, nil, nil, err
+			}
+			return w.table, w, nil, nil
 		}
 	}
 	if err != nil {
-		return nil, nil, pgerr.From(err).WithPosition(rv.Location + 1)
+		return nil, nil, nil, pgerr.From(err).WithPosition(rv.Location + 1)
 	}
-	return def, nil, nil
+	return def, nil, nil, nil
+}
+
+// triggerView is the view whose INSTEAD OF trigger a write runs: iv, the
+// view written, or the one under the view w writes through; nil for none.
+func triggerView(w *writableView, iv *catalog.ViewDef) *catalog.ViewDef {
+	if w != nil {
+		return w.instead
+	}
+	return iv
+}
+
+// needTarget records that the statement needs privs on what it writes
+// (columns: positions in def.Columns): the table def, the view w writes
+// through, or the view iv whose INSTEAD OF trigger runs. It returns the
+// index of the access to the table or view written among b's.
+func (b *Binder) needTarget(def *catalog.TableDef, w *writableView, iv *catalog.ViewDef, privs catalog.Priv, columns ...int) int {
+	switch {
+	case w != nil:
+		return b.needThrough(w, privs, columns...)
+	case iv != nil:
+		b.accesses = append(b.accesses, Access{View: iv, Privs: privs})
+	default:
+		b.need(def, privs, columns...)
+	}
+	return len(b.accesses) - 1
 }
 
 // tableCols returns the output columns of a scan of all of def's columns.
@@ -611,6 +643,8 @@ func CommandName(st Statement) string {
 		return "ALTER FUNCTION"
 	case *CreateTrigger:
 		return "CREATE TRIGGER"
+	case *RenameViewTrigger:
+		return "ALTER TRIGGER"
 	case *DropTrigger:
 		return "DROP TRIGGER"
 	case *CreateSchema:

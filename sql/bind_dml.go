@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -20,7 +21,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 			return nil, err
 		}
 	}
-	def, w, err := b.writeTarget(s.Relation, "insert into")
+	def, w, iv, err := b.writeTarget(s.Relation, "insert into")
 	if err != nil {
 		return nil, err
 	}
@@ -62,19 +63,12 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 		return nil
 	}
 	// The columns INSERT needs are known once the source is bound.
-	need := func(privs catalog.Priv) int {
-		if w != nil {
-			return b.needThrough(w, privs)
-		}
-		b.need(def, privs)
-		return len(b.accesses) - 1
-	}
-	insert := need(catalog.PrivInsert)
+	insert := b.needTarget(def, w, iv, catalog.PrivInsert)
 	if len(s.ReturningList) > 0 {
-		need(catalog.PrivSelect)
+		b.needTarget(def, w, iv, catalog.PrivSelect)
 	}
 	if oc := s.OnConflictClause; oc != nil && oc.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE {
-		need(catalog.PrivUpdate)
+		b.needTarget(def, w, iv, catalog.PrivUpdate)
 	}
 	want := make([]types.T, len(targets))
 	names := make([]string, len(targets))
@@ -178,7 +172,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins := &Insert{Table: def, Input: row}
+	ins := &Insert{Table: def, Input: row, Instead: triggerView(w, iv) != nil}
 	// DO UPDATE reads the existing row: the SELECT policies apply.
 	upsert := s.OnConflictClause != nil && s.OnConflictClause.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE
 	alias := def.Name
@@ -216,7 +210,7 @@ func (b *Binder) bindInsert(s *pg_query.InsertStmt) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins.Returning, ins.Out, err = b.bindReturning(def, w, alias, s.ReturningList, nil)
+	ins.Returning, ins.Out, err = b.bindReturning(def, w, iv, alias, s.ReturningList, nil)
 	return ins, err
 }
 
@@ -599,14 +593,20 @@ func multiAssignValue(m *pg_query.MultiAssignRef) (*pg_query.Node, error) {
 // was joined with.
 //
 // Through view w (nil for none) the list reads the view's columns, as
-// PostgreSQL's does.
-func (b *Binder) bindReturning(def *catalog.TableDef, w *writableView, alias string, list []*pg_query.Node, from []Col) ([]Expr, []Col, error) {
+// PostgreSQL's does, and so it does of view iv, whose INSTEAD OF trigger
+// runs (def is its TriggerTable): clients read them as the view's.
+func (b *Binder) bindReturning(def *catalog.TableDef, w *writableView, iv *catalog.ViewDef, alias string, list []*pg_query.Node, from []Col) ([]Expr, []Col, error) {
 	if len(list) == 0 {
 		return nil, nil, nil
 	}
 	cols := tableCols(def, alias)
-	if w != nil {
+	switch {
+	case w != nil:
 		cols = w.scopeCols(alias)
+	case iv != nil:
+		for i := range cols {
+			cols[i].TableOID = uint32(syscat.ViewOID(iv.Schema, iv.Name))
+		}
 	}
 	for _, name := range ReturningSystemColumns {
 		cols = append(cols, Col{Name: name, T: types.XidT, Table: alias, Hidden: true})
@@ -638,14 +638,14 @@ func (b *Binder) bindReturning(def *catalog.TableDef, w *writableView, alias str
 // filter the table's rows first, and those for SELECT too when the
 // statement reads them, which reads (called with the scope of the
 // table's and the FROM relations' columns, before WHERE is bound) tells.
-func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, where *pg_query.Node, cmd string, reads func(*catalog.TableDef, *writableView, *scope) (bool, error)) (*catalog.TableDef, *writableView, string, Node, error) {
+func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, where *pg_query.Node, cmd string, reads func(*catalog.TableDef, *writableView, *scope) (bool, error)) (*writeScan, error) {
 	verb := "update"
 	if cmd == catalog.PolicyDelete {
 		verb = "delete from"
 	}
-	def, w, err := b.writeTarget(rv, verb)
+	def, w, iv, err := b.writeTarget(rv, verb)
 	if err != nil {
-		return nil, nil, "", nil, err
+		return nil, err
 	}
 	alias := def.Name
 	if w != nil {
@@ -654,19 +654,37 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 	if rv.Alias != nil {
 		alias = rv.Alias.Aliasname
 	}
-	scan := &Scan{Table: def, Alias: alias, WithRowID: true}
-	for i := range def.Columns {
-		scan.Cols = append(scan.Cols, i)
+	rowID := Col{Name: catalog.RowIDColumn, T: types.Int8T, Table: alias, Hidden: true}
+	rowsOf := triggerView(w, iv)
+	var target Node
+	var targetCols []Col
+	if rowsOf != nil {
+		// The view's rows, whose INSTEAD OF trigger runs on each: they
+		// have no row ID (NULL in its place).
+		viewAlias := alias
+		if w != nil {
+			viewAlias = rowsOf.Name
+		}
+		if target, targetCols, err = b.viewRowsForWrite(rowsOf, viewAlias); err != nil {
+			return nil, err
+		}
+	} else {
+		scan := &Scan{Table: def, Alias: alias, WithRowID: true}
+		for i := range def.Columns {
+			scan.Cols = append(scan.Cols, i)
+		}
+		scan.Out = append(tableCols(def, alias), rowID)
+		target, targetCols = scan, scan.Out
+		if w != nil {
+			scan.Alias = def.Name
+		}
 	}
-	scan.Out = append(tableCols(def, alias), Col{Name: catalog.RowIDColumn, T: types.Int8T, Table: alias, Hidden: true})
-	var target, plan Node = scan, scan
 	// The statement's expressions are bound over sc: the table's columns
 	// or, through a view, the view's (rebase makes them the table's).
-	sc := &scope{cols: scan.Out}
+	sc := &scope{cols: targetCols}
 	rebase := func(e Expr) Expr { return e }
 	if w != nil {
-		scan.Alias = def.Name
-		sc = &scope{cols: append(w.scopeCols(alias), scan.Out[len(def.Columns)])}
+		sc = &scope{cols: append(w.scopeCols(alias), rowID)}
 		rebase = w.overTable
 	}
 	var other Node
@@ -674,18 +692,18 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 	if len(from) > 0 {
 		// The target's name may not come again in FROM / USING.
 		if err := b.checkFromNames(append([]*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: rv}}}, from...)); err != nil {
-			return nil, nil, "", nil, err
+			return nil, err
 		}
 		var osc *scope
 		if other, osc, err = b.bindFrom(from, nil); err != nil {
-			return nil, nil, "", nil, err
+			return nil, err
 		}
 		otherCols = osc.cols
 		sc = &scope{cols: append(append([]Col{}, sc.cols...), otherCols...)}
 	}
 	read, err := reads(def, w, sc)
 	if err != nil {
-		return nil, nil, "", nil, err
+		return nil, err
 	}
 	// Through a view, the table's policies are the view owner's.
 	err = b.asOwner(w, func() error {
@@ -705,11 +723,11 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 		return nil
 	})
 	if err != nil {
-		return nil, nil, "", nil, err
+		return nil, err
 	}
-	plan = target
+	plan := target
 	if other != nil {
-		plan = &Join{Kind: CrossJoin, Left: target, Right: other, Out: append(append([]Col{}, scan.Out...), otherCols...)}
+		plan = &Join{Kind: CrossJoin, Left: target, Right: other, Out: append(append([]Col{}, targetCols...), otherCols...)}
 	}
 	var conds []Expr
 	if w != nil && w.cond() != nil {
@@ -719,17 +737,53 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 	if where != nil {
 		cond, err := b.bindCondition(sc, where, "WHERE")
 		if err != nil {
-			return nil, nil, "", nil, err
+			return nil, err
 		}
 		conds = append(conds, rebase(cond))
 	}
 	if len(conds) > 0 {
 		plan = planWhere(b.Catalog, plan, andAll(conds))
 	}
-	if len(from) > 0 {
+	if len(from) > 0 && rowsOf == nil {
+		// A view's rows have no ID: its trigger runs on each row the
+		// join makes, as in PostgreSQL.
 		plan = firstPerKey(plan, []int{len(def.Columns)})
 	}
-	return def, w, alias, plan, nil
+	return &writeScan{def: def, w: w, iv: iv, instead: rowsOf != nil, alias: alias, input: plan}, nil
+}
+
+// writeScan is what scanForWrite binds: the table written (def), the
+// view written through (w) or whose INSTEAD OF trigger runs (iv), the
+// name the statement calls the target, and the rows to change (input).
+// instead is set when a view's INSTEAD OF trigger runs on them (iv's, or
+// that of the view under w).
+type writeScan struct {
+	def     *catalog.TableDef
+	w       *writableView
+	iv      *catalog.ViewDef
+	instead bool
+	alias   string
+	input   Node
+}
+
+// viewRowsForWrite is the input of an UPDATE or DELETE of view v, whose
+// INSTEAD OF trigger runs on each of its rows: the view's columns (as
+// alias's), then a NULL row ID, which a view's rows lack.
+func (b *Binder) viewRowsForWrite(v *catalog.ViewDef, alias string) (Node, []Col, error) {
+	plan, cols, err := b.readView(v, alias, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	proj := &Project{Input: plan}
+	for i, c := range cols {
+		if !c.Hidden {
+			proj.Exprs = append(proj.Exprs, &ColumnRef{Index: i, Name: c.Name, T: c.T})
+			proj.Out = append(proj.Out, c)
+		}
+	}
+	proj.Exprs = append(proj.Exprs, &Const{Value: nil, T: types.Int8T})
+	proj.Out = append(proj.Out, Col{Name: catalog.RowIDColumn, T: types.Int8T, Table: alias, Hidden: true})
+	return proj, proj.Out, nil
 }
 
 func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
@@ -741,7 +795,7 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	}
 	var set map[int]Expr
 	reads := s.WhereClause != nil || len(s.ReturningList) > 0
-	def, w, alias, input, err := b.scanForWrite(s.Relation, s.FromClause, s.WhereClause, catalog.PolicyUpdate, func(def *catalog.TableDef, w *writableView, sc *scope) (bool, error) {
+	ws, err := b.scanForWrite(s.Relation, s.FromClause, s.WhereClause, catalog.PolicyUpdate, func(def *catalog.TableDef, w *writableView, sc *scope) (bool, error) {
 		var rebase func(Expr) Expr
 		if w != nil {
 			rebase = w.overTable
@@ -762,19 +816,14 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	setCols := slices.Sorted(maps.Keys(set))
-	up := &Update{Table: def, Input: input, Set: set}
+	def, w, alias, input := ws.def, ws.w, ws.alias, ws.input
+	up := &Update{Table: def, Input: input, Set: set, Instead: ws.instead}
+	b.needTarget(def, w, ws.iv, catalog.PrivUpdate, slices.Sorted(maps.Keys(set))...)
+	if reads {
+		b.needTarget(def, w, ws.iv, catalog.PrivSelect)
+	}
 	if w != nil {
-		b.needThrough(w, catalog.PrivUpdate, setCols...)
-		if reads {
-			b.needThrough(w, catalog.PrivSelect)
-		}
 		up.ViewChecks = w.checks()
-	} else {
-		b.need(def, catalog.PrivUpdate, setCols...)
-		if reads {
-			b.need(def, catalog.PrivSelect)
-		}
 	}
 	if up.Gen, err = b.generatedExprs(def); err != nil {
 		return nil, err
@@ -786,7 +835,7 @@ func (b *Binder) bindUpdate(s *pg_query.UpdateStmt) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	up.Returning, up.Out, err = b.bindReturning(def, w, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
+	up.Returning, up.Out, err = b.bindReturning(def, w, ws.iv, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
 	return up, err
 }
 
@@ -798,25 +847,19 @@ func (b *Binder) bindDelete(s *pg_query.DeleteStmt) (Node, error) {
 		}
 	}
 	reads := s.WhereClause != nil || len(s.ReturningList) > 0
-	def, w, alias, input, err := b.scanForWrite(s.Relation, s.UsingClause, s.WhereClause, catalog.PolicyDelete, func(*catalog.TableDef, *writableView, *scope) (bool, error) {
+	ws, err := b.scanForWrite(s.Relation, s.UsingClause, s.WhereClause, catalog.PolicyDelete, func(*catalog.TableDef, *writableView, *scope) (bool, error) {
 		return reads, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if w != nil {
-		b.needThrough(w, catalog.PrivDelete)
-		if reads {
-			b.needThrough(w, catalog.PrivSelect)
-		}
-	} else {
-		b.need(def, catalog.PrivDelete)
-		if reads {
-			b.need(def, catalog.PrivSelect)
-		}
+	def, w, alias, input := ws.def, ws.w, ws.alias, ws.input
+	b.needTarget(def, w, ws.iv, catalog.PrivDelete)
+	if reads {
+		b.needTarget(def, w, ws.iv, catalog.PrivSelect)
 	}
-	del := &Delete{Table: def, Input: input}
-	del.Returning, del.Out, err = b.bindReturning(def, w, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
+	del := &Delete{Table: def, Input: input, Instead: ws.instead}
+	del.Returning, del.Out, err = b.bindReturning(def, w, ws.iv, alias, s.ReturningList, input.Columns()[len(def.Columns)+1:])
 	return del, err
 }
 

@@ -121,9 +121,22 @@ func (b *Binder) bindCopy(s *pg_query.CopyStmt) (Statement, error) {
 }
 
 // bindCopyTable binds the table (and column list) of COPY table FROM/TO.
+// COPY FROM a view runs its INSTEAD OF INSERT trigger on each row, as
+// INSERT does; any other COPY of a view is PostgreSQL's 42809.
 func (b *Binder) bindCopyTable(c *Copy, s *pg_query.CopyStmt) error {
 	def, err := b.rangeVarTable(s.Relation)
-	if err != nil {
+	var view *catalog.ViewDef
+	if pgerr.Code(err) == pgerrcode.WrongObjectType {
+		view = b.lookupView(s.Relation.Schemaname, s.Relation.Relname)
+	}
+	switch {
+	case view != nil && !c.From:
+		return pgerr.New(pgerrcode.WrongObjectType, "cannot copy from view \"%s\"", view.Name).WithHint("Try the COPY (SELECT ...) TO variant.")
+	case view != nil && !view.InsteadOf("INSERT"):
+		return pgerr.New(pgerrcode.WrongObjectType, "cannot copy to view \"%s\"", view.Name).WithHint("To enable copying to a view, provide an INSTEAD OF INSERT trigger.")
+	case view != nil:
+		def = view.TriggerTable()
+	case err != nil:
 		return err
 	}
 	c.Table = def
@@ -135,9 +148,12 @@ func (b *Binder) bindCopyTable(c *Copy, s *pg_query.CopyStmt) error {
 	if err != nil {
 		return err
 	}
-	if c.From {
+	switch {
+	case view != nil:
+		b.accesses = append(b.accesses, Access{View: view, Privs: catalog.PrivInsert})
+	case c.From:
 		b.need(def, catalog.PrivInsert, positions...)
-	} else {
+	default:
 		b.need(def, catalog.PrivSelect, positions...)
 	}
 	all := tableCols(def, def.Name)
@@ -172,7 +188,7 @@ func (b *Binder) bindCopyTable(c *Copy, s *pg_query.CopyStmt) error {
 	if err != nil {
 		return err
 	}
-	c.Insert = &Insert{Table: def, Input: row}
+	c.Insert = &Insert{Table: def, Input: row, Instead: view != nil}
 	return nil
 }
 

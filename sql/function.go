@@ -6,8 +6,10 @@ package sql
 // call is replaced by the body's expression (or by the body as a scalar
 // subquery when it reads tables), with the arguments in place of the
 // parameters. A LANGUAGE plpgsql function returning trigger is attached
-// to a table by CREATE TRIGGER (row-level BEFORE INSERT or UPDATE), and
-// the session runs it for each row (exec/session/trigger.go); one of one
+// to a table by CREATE TRIGGER (BEFORE or AFTER, for each row or
+// statement), or to a view (INSTEAD OF, for each row, which runs in
+// place of each row's write; BEFORE or AFTER for each statement), and
+// the session runs it (exec/session/trigger.go); one of one
 // RETURN QUERY is inlined in FROM as a SQL set-returning function is,
 // and one returning a value is a call the session runs for each row
 // (plCall, exec/session/plpgsql_call.go), or inlined when its body is
@@ -43,25 +45,36 @@ type DropFunction struct {
 	Cascade bool
 }
 
-// CreateTrigger is CREATE [OR REPLACE] TRIGGER.
+// CreateTrigger is CREATE [OR REPLACE] TRIGGER on Table or, when it is
+// nil, on View.
 type CreateTrigger struct {
 	Table   *catalog.TableDef
+	View    *catalog.ViewDef
 	Def     catalog.TriggerDef
 	Replace bool
 }
 
-// DropTrigger is DROP TRIGGER [IF EXISTS] name ON table; Missing is set
-// when IF EXISTS found no such trigger.
+// DropTrigger is DROP TRIGGER [IF EXISTS] name ON Table (or, when it is
+// nil, View); Missing is set when IF EXISTS found no such trigger.
 type DropTrigger struct {
 	Table   *catalog.TableDef
+	View    *catalog.ViewDef
 	Name    string
 	Missing string
 }
 
-func (*CreateFunction) statement() {}
-func (*DropFunction) statement()   {}
-func (*CreateTrigger) statement()  {}
-func (*DropTrigger) statement()    {}
+// RenameViewTrigger is ALTER TRIGGER name ON view RENAME TO new_name
+// (a table's trigger is an AlterTable command).
+type RenameViewTrigger struct {
+	View          *catalog.ViewDef
+	Name, NewName string
+}
+
+func (*CreateFunction) statement()    {}
+func (*DropFunction) statement()      {}
+func (*CreateTrigger) statement()     {}
+func (*DropTrigger) statement()       {}
+func (*RenameViewTrigger) statement() {}
 
 // maxInlineDepth bounds how deeply SQL function calls are inlined into
 // each other: a function calling itself fails with 54001 there.
@@ -1060,26 +1073,39 @@ const (
 
 // bindCreateTrigger binds CREATE [OR REPLACE] TRIGGER: row- and
 // statement-level BEFORE and AFTER triggers on INSERT, UPDATE and DELETE
-// of a PL/pgSQL trigger function are what the session runs; anything else
-// is refused here, never accepted and ignored.
+// of a table, INSTEAD OF row triggers and BEFORE and AFTER statement
+// triggers of a view, of a PL/pgSQL trigger function, are what the
+// session runs; anything else is refused here, never accepted and
+// ignored.
 func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error) {
 	if s.Isconstraint {
 		return nil, pgerr.NotSupported("CREATE CONSTRAINT TRIGGER")
 	}
-	if s.Timing&triggerInstead != 0 {
-		return nil, pgerr.NotSupported("INSTEAD OF triggers")
-	}
-	if s.Events&triggerTrunc != 0 && s.Row {
-		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "TRUNCATE FOR EACH ROW triggers are not supported")
-	}
 	if s.TransitionRels != nil {
 		return nil, pgerr.NotSupported("REFERENCING transition tables")
 	}
+	instead := s.Timing&triggerInstead != 0
 	table, err := b.lookupTable(s.Relation.Schemaname, s.Relation.Relname)
-	if err != nil {
-		return nil, err
+	var view *catalog.ViewDef
+	if pgerr.Code(err) == pgerrcode.WrongObjectType {
+		view = b.lookupView(s.Relation.Schemaname, s.Relation.Relname)
 	}
-	b.needOwner(table)
+	switch {
+	case view != nil:
+		if err := viewTriggerAllowed(s); err != nil {
+			return nil, err
+		}
+		b.accesses = append(b.accesses, Access{View: view, Owner: true})
+		table = view.TriggerTable()
+	case err != nil:
+		return nil, err
+	case instead:
+		return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is a table", table.Name).WithDetail("Tables cannot have INSTEAD OF triggers.")
+	case s.Events&triggerTrunc != 0 && s.Row:
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "TRUNCATE FOR EACH ROW triggers are not supported")
+	default:
+		b.needOwner(table)
+	}
 	names := strList(s.Funcname)
 	schemas := b.SearchPath
 	if len(names) == 2 {
@@ -1097,7 +1123,7 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 	if !fn.Trigger {
 		return nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "function %s must return type trigger", fn.Name)
 	}
-	def := catalog.TriggerDef{Name: s.Trigname, Function: fn.Key(), Before: s.Timing&triggerBefore != 0, ForEachRow: s.Row}
+	def := catalog.TriggerDef{Name: s.Trigname, Function: fn.Key(), Before: s.Timing&triggerBefore != 0, Instead: instead, ForEachRow: s.Row}
 	// The grammar makes every argument a string (numbers and names as
 	// written).
 	for _, a := range s.Args {
@@ -1149,7 +1175,36 @@ func (b *Binder) bindCreateTrigger(s *pg_query.CreateTrigStmt) (Statement, error
 		}
 		def.When = when
 	}
+	if view != nil {
+		return &CreateTrigger{View: view, Def: def, Replace: s.Replace}, nil
+	}
 	return &CreateTrigger{Table: table, Def: def, Replace: s.Replace}, nil
+}
+
+// viewTriggerAllowed refuses, as PostgreSQL does, a trigger a view
+// cannot have: row-level BEFORE or AFTER, TRUNCATE (42809), and an
+// INSTEAD OF trigger for each statement, with a WHEN condition or
+// UPDATE OF columns (0A000).
+func viewTriggerAllowed(s *pg_query.CreateTrigStmt) error {
+	wrongKind := func(detail string) error {
+		return pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is a view", s.Relation.Relname).WithDetail("%s", detail)
+	}
+	instead := s.Timing&triggerInstead != 0
+	switch {
+	case !instead && s.Row:
+		return wrongKind("Views cannot have row-level BEFORE or AFTER triggers.")
+	case s.Events&triggerTrunc != 0:
+		return wrongKind("Views cannot have TRUNCATE triggers.")
+	case !instead:
+		return nil
+	case !s.Row:
+		return pgerr.New(pgerrcode.FeatureNotSupported, "INSTEAD OF triggers must be FOR EACH ROW")
+	case s.WhenClause != nil:
+		return pgerr.New(pgerrcode.FeatureNotSupported, "INSTEAD OF triggers cannot have WHEN conditions")
+	case len(s.Columns) > 0:
+		return pgerr.New(pgerrcode.FeatureNotSupported, "INSTEAD OF triggers cannot have column lists")
+	}
+	return nil
 }
 
 // triggerWhenRefs refuses, as PostgreSQL does (42P17), a WHEN condition
@@ -1201,7 +1256,7 @@ func hasSubLink(n *pg_query.Node) bool {
 // condition: run as a trigger function, with the trigger's NEW and OLD.
 func TriggerWhenBody(when string) string { return "BEGIN RETURN (" + when + "); END" }
 
-// bindDropTrigger binds DROP TRIGGER [IF EXISTS] name ON table.
+// bindDropTrigger binds DROP TRIGGER [IF EXISTS] name ON table (or view).
 func (b *Binder) bindDropTrigger(s *pg_query.DropStmt) (Statement, error) {
 	if len(s.Objects) != 1 {
 		return nil, pgerr.NotSupported("DROP TRIGGER of several triggers")
@@ -1211,16 +1266,28 @@ func (b *Binder) bindDropTrigger(s *pg_query.DropStmt) (Statement, error) {
 	if len(names) == 3 {
 		schema = names[0]
 	}
+	name := names[len(names)-1]
 	table, err := b.lookupTable(schema, names[len(names)-2])
-	if err != nil {
+	var view *catalog.ViewDef
+	if pgerr.Code(err) == pgerrcode.WrongObjectType {
+		view = b.lookupView(schema, names[len(names)-2])
+	}
+	switch {
+	case view != nil:
+		b.accesses = append(b.accesses, Access{View: view, Owner: true})
+		table = view.TriggerTable()
+	case err != nil:
 		if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
-			return &DropTrigger{Name: names[len(names)-1], Missing: names[len(names)-2]}, nil
+			return &DropTrigger{Name: name, Missing: names[len(names)-2]}, nil
 		}
 		return nil, err
+	default:
+		b.needOwner(table)
 	}
-	b.needOwner(table)
-	name := names[len(names)-1]
 	for _, t := range table.Triggers {
+		if t.Name == name && view != nil {
+			return &DropTrigger{View: view, Name: name}, nil
+		}
 		if t.Name == name {
 			return &DropTrigger{Table: table, Name: name}, nil
 		}

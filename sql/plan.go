@@ -300,6 +300,9 @@ type Insert struct {
 	// ViewChecks are the CHECK OPTIONs of the view written through, if
 	// any, on the new rows (those ON CONFLICT DO UPDATE makes too).
 	ViewChecks []ViewCheck
+	// Instead is set when Table is a view's catalog.ViewDef.TriggerTable:
+	// its INSTEAD OF trigger runs on each row in place of a write.
+	Instead bool
 }
 
 // Update rewrites rows of Table: Input yields the table's columns plus the
@@ -322,6 +325,10 @@ type Update struct {
 	// ViewChecks are the CHECK OPTIONs of the view written through, if
 	// any, on the new rows.
 	ViewChecks []ViewCheck
+	// Instead is set when Table is a view's catalog.ViewDef.TriggerTable
+	// (Input its rows, with a NULL row ID): its INSTEAD OF trigger runs
+	// on each row in place of a write.
+	Instead bool
 }
 
 // Delete removes the rows Input yields (table columns plus row ID, last).
@@ -333,6 +340,8 @@ type Delete struct {
 	// in Input.
 	Returning []Expr
 	Out       []Col
+	// Instead is as Update's.
+	Instead bool
 }
 
 // Explain describes (and with Analyze, runs and times) Input.

@@ -39,6 +39,11 @@ type ViewCheck struct {
 type writableView struct {
 	view  *catalog.ViewDef
 	table *catalog.TableDef
+	// instead is the view at the bottom of the chain whose INSTEAD OF
+	// trigger for the write runs in place of writing a table, nil for
+	// none: table is then its catalog.ViewDef.TriggerTable, whose rows
+	// are the view's.
+	instead *catalog.ViewDef
 	// chain is the view and the views under it down to the table,
 	// outermost first: each is read as the owner of the one above it
 	// (the first as the statement's role), the table as the last's.
@@ -194,7 +199,11 @@ func (b *Binder) needThrough(w *writableView, privs catalog.Priv, columns ...int
 		b.accesses = append(b.accesses, Access{View: v, Privs: privs, As: as})
 		as = catalog.OwnerOID(v.Owner)
 	}
-	b.accesses = append(b.accesses, Access{Table: w.table, Privs: privs, Columns: columns, As: as})
+	if w.instead != nil {
+		b.accesses = append(b.accesses, Access{View: w.instead, Privs: privs, As: as})
+	} else {
+		b.accesses = append(b.accesses, Access{Table: w.table, Privs: privs, Columns: columns, As: as})
+	}
 	return len(b.accesses) - 1
 }
 
@@ -214,11 +223,17 @@ func (b *Binder) asOwner(w *writableView, f func() error) error {
 // "update", "delete from") to a view that is not automatically updatable,
 // detail saying why.
 func notUpdatable(v *catalog.ViewDef, verb, detail string) error {
-	cmd := map[string]string{"insert into": "INSERT", "update": "UPDATE", "delete from": "DELETE"}[verb]
+	cmd := verbCommand(verb)
 	what := map[string]string{"insert into": "inserting into", "update": "updating", "delete from": "deleting from"}[verb]
 	return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "cannot %s view \"%s\"", verb, v.Name).
 		WithDetail("%s", detail).
 		WithHint("To enable %s the view, provide an INSTEAD OF %s trigger or an unconditional ON %s DO INSTEAD rule.", what, cmd, cmd)
+}
+
+// verbCommand is the command of a write's verb ("insert into",
+// "update", "delete from"): INSERT, UPDATE, DELETE.
+func verbCommand(verb string) string {
+	return map[string]string{"insert into": "INSERT", "update": "UPDATE", "delete from": "DELETE"}[verb]
 }
 
 // notSingleRelation is the reason a view that reads no single table or
@@ -289,14 +304,17 @@ func updatableQuery(s *pg_query.SelectStmt) string {
 
 // writableView resolves view v for a write through it (verb "insert
 // into", "update", "delete from"): 55000 when it is not automatically
-// updatable, or a view under it is not.
-func (b *Binder) writableView(v *catalog.ViewDef, verb string) (*writableView, error) {
-	return b.writableViewUnder(v, verb, nil)
+// updatable, or a view under it is not. With triggers, a view under it
+// with an INSTEAD OF trigger for the write ends the chain: the trigger
+// runs on its rows (writableView.instead), as PostgreSQL's rewriter
+// makes it.
+func (b *Binder) writableView(v *catalog.ViewDef, verb string, triggers bool) (*writableView, error) {
+	return b.writableViewUnder(v, verb, triggers, nil)
 }
 
 // writableViewUnder is writableView for a view read by the views
 // expanding (schema.name), which it may not read again.
-func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, expanding []string) (*writableView, error) {
+func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, triggers bool, expanding []string) (*writableView, error) {
 	key := catalog.Key(v.Schema, v.Name)
 	for _, k := range expanding {
 		if k == key {
@@ -324,11 +342,14 @@ func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, expanding []
 	w := &writableView{view: v, chain: []*catalog.ViewDef{v}}
 	var inner *writableView
 	var cols []Col
-	if iv := vb.lookupView(rv.Schemaname, rv.Relname); iv != nil {
-		if inner, err = vb.writableViewUnder(iv, verb, expanding); err != nil {
+	if iv := vb.lookupView(rv.Schemaname, rv.Relname); iv != nil && triggers && iv.InsteadOf(verbCommand(verb)) {
+		w.table, w.instead = iv.TriggerTable(), iv
+		cols = tableCols(w.table, alias)
+	} else if iv != nil {
+		if inner, err = vb.writableViewUnder(iv, verb, triggers, expanding); err != nil {
 			return nil, err
 		}
-		w.inner, w.table, w.chain, w.conds = inner, inner.table, append(w.chain, inner.chain...), slices.Clone(inner.conds)
+		w.inner, w.table, w.instead, w.chain, w.conds = inner, inner.table, inner.instead, append(w.chain, inner.chain...), slices.Clone(inner.conds)
 		cols = inner.scopeCols(alias)
 	} else {
 		def, err := vb.lookupTable(rv.Schemaname, rv.Relname)
@@ -408,20 +429,13 @@ func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, expanding []
 }
 
 // checkOptionAllowed refuses WITH CHECK OPTION on a view whose query sel
-// (bound as plan) cannot be written through, as PostgreSQL does (0A000,
-// the reason as hint).
-func checkOptionAllowed(sel *pg_query.SelectStmt, plan Node) error {
+// cannot be written through, as PostgreSQL does (0A000, the reason as
+// hint): one of its columns must be a column of the relation it reads
+// (a column reference, or *), whatever that relation computes it from.
+func checkOptionAllowed(sel *pg_query.SelectStmt) error {
 	reason := updatableQuery(sel)
-	if reason == "" {
+	if reason == "" && !slices.ContainsFunc(sel.TargetList, func(t *pg_query.Node) bool { return t.GetResTarget().GetVal().GetColumnRef() != nil }) {
 		reason = noUpdatableColumns
-		for _, c := range plan.Columns() {
-			if c.Hidden {
-				continue
-			}
-			if c.TableOID != 0 && c.Attnum > 0 {
-				reason = ""
-			}
-		}
 	}
 	if reason == "" {
 		return nil
@@ -432,10 +446,11 @@ func checkOptionAllowed(sel *pg_query.SelectStmt, plan Node) error {
 // ViewUpdatability is what INSERT, UPDATE and DELETE can write through
 // view v (information_schema shows it): nothing when it is not
 // automatically updatable; else DELETE, and INSERT and UPDATE of the
-// columns that are its table's.
+// columns that are its table's. Triggers do not count (those of the
+// views under it neither), as in PostgreSQL's is_updatable.
 func ViewUpdatability(cat *catalog.Catalog, v *catalog.ViewDef) syscat.Updatability {
 	b := &Binder{Catalog: cat, SearchPath: v.SearchPath, NoParams: true}
-	w, err := b.writableView(v, "delete from")
+	w, err := b.writableView(v, "delete from", false)
 	if err != nil {
 		return syscat.Updatability{}
 	}

@@ -2034,6 +2034,10 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	if def != nil {
 		b.needOwner(def)
 	}
+	if v := b.lookupView(s.Relation.Schemaname, s.Relation.Relname); v != nil && s.RenameType == pg_query.ObjectType_OBJECT_TRIGGER {
+		b.accesses = append(b.accesses, Access{View: v, Owner: true})
+		return &RenameViewTrigger{View: v, Name: s.Subname, NewName: s.Newname}, nil
+	}
 	if err != nil {
 		if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
 			return &AlterTable{Missing: s.Relation.Relname}, nil

@@ -120,7 +120,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 	}
 	def.Query = text
 	if def.CheckOption != "" {
-		if err := checkOptionAllowed(sel, plan); err != nil {
+		if err := checkOptionAllowed(sel); err != nil {
 			return nil, err
 		}
 	}
@@ -239,6 +239,14 @@ func (b *Binder) tableNamed(schema, name string) bool {
 // names and report the view as their table, as PostgreSQL's
 // RowDescription does.
 func (b *Binder) bindView(v *catalog.ViewDef, alias string, colNames []string) (Node, []Col, error) {
+	b.accesses = append(b.accesses, Access{View: v, Privs: catalog.PrivSelect})
+	return b.readView(v, alias, colNames)
+}
+
+// readView is bindView without the SELECT privilege on v itself: an
+// UPDATE or DELETE of a view with an INSTEAD OF trigger reads its rows,
+// and needs SELECT on it only where the statement reads them.
+func (b *Binder) readView(v *catalog.ViewDef, alias string, colNames []string) (Node, []Col, error) {
 	key := v.Schema + "." + v.Name
 	if slices.Contains(b.expanding, key) {
 		return nil, nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "infinite recursion detected in rules for relation \"%s\"", v.Name)
@@ -251,7 +259,6 @@ func (b *Binder) bindView(v *catalog.ViewDef, alias string, colNames []string) (
 	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, Now: b.Now, NoParams: true, expanding: append(slices.Clone(b.expanding), key),
 		Role: catalog.OwnerOID(v.Owner), RowSecurityOff: b.RowSecurityOff, NoIndexScans: b.NoIndexScans, NoBitmapScans: b.NoBitmapScans, consts: stmts[0].consts}
 	plan, err := vb.bindSelect(stmts[0].node.GetSelectStmt(), nil)
-	b.accesses = append(b.accesses, Access{View: v, Privs: catalog.PrivSelect})
 	for _, a := range vb.Accesses() {
 		if a.As == 0 {
 			a.As = catalog.OwnerOID(v.Owner)

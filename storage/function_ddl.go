@@ -54,11 +54,14 @@ func (tx *Tx) DropFunction(key string, cascade bool) (dropped []string, err erro
 		if f == nil {
 			return pgerr.New(pgerrcode.UndefinedFunction, "function %s does not exist", key)
 		}
+		runs := func(tr catalog.TriggerDef) bool { return tr.Function == key }
 		var deps []string
-		for _, t := range c.Tables {
-			for _, tr := range t.Triggers {
-				if tr.Function == key {
-					deps = append(deps, "trigger "+tr.Name+" on table "+t.Name+" depends on function "+functionSignature(f))
+		for _, rel := range triggerRels(c) {
+			trs, name, kind := rel.triggers(c)
+			for _, tr := range trs {
+				if runs(tr) {
+					deps = append(deps, "trigger "+tr.Name+" on "+kind+" "+name+" depends on function "+functionSignature(f))
+					dropped = append(dropped, "trigger "+tr.Name+" on "+kind+" "+name)
 				}
 			}
 		}
@@ -67,18 +70,10 @@ func (tx *Tx) DropFunction(key string, cascade bool) (dropped []string, err erro
 			return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop function %s because other objects depend on it", functionSignature(f)).
 				WithDetail("%s", strings.Join(deps, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 		}
-		for id, t := range c.Tables {
-			if !slices.ContainsFunc(t.Triggers, func(tr catalog.TriggerDef) bool { return tr.Function == key }) {
-				continue
+		for _, rel := range triggerRels(c) {
+			if trs, _, _ := rel.triggers(c); slices.ContainsFunc(trs, runs) {
+				rel.setTriggers(c, slices.DeleteFunc(slices.Clone(trs), runs))
 			}
-			n := t.Clone()
-			n.Triggers = slices.DeleteFunc(n.Triggers, func(tr catalog.TriggerDef) bool {
-				if tr.Function == key {
-					dropped = append(dropped, "trigger "+tr.Name+" on table "+t.Name)
-				}
-				return tr.Function == key
-			})
-			c.Tables[id] = n
 		}
 		slices.Sort(dropped)
 		delete(c.Functions, key)
@@ -87,47 +82,123 @@ func (tx *Tx) DropFunction(key string, cascade bool) (dropped []string, err erro
 	return dropped, err
 }
 
-// CreateTrigger adds a trigger to a table, or replaces the one of its
-// name when replace is set (42710 otherwise).
-func (tx *Tx) CreateTrigger(tableID uint64, def catalog.TriggerDef, replace bool) error {
+// TriggerRel is the relation a trigger is on: the table of ID Table, or
+// (Table 0) the view of key View (catalog.Key).
+type TriggerRel struct {
+	Table uint64
+	View  string
+}
+
+// triggerRels are the relations of c that may have triggers: its tables,
+// then its views.
+func triggerRels(c *catalog.Catalog) []TriggerRel {
+	var rels []TriggerRel
+	for id := range c.Tables {
+		rels = append(rels, TriggerRel{Table: id})
+	}
+	for key := range c.Views {
+		rels = append(rels, TriggerRel{View: key})
+	}
+	return rels
+}
+
+// triggers are the triggers of r in c, with its name and kind ("table",
+// "view"); the name is "" when r is not in c.
+func (r TriggerRel) triggers(c *catalog.Catalog) ([]catalog.TriggerDef, string, string) {
+	if r.Table != 0 {
+		if t := c.Tables[r.Table]; t != nil {
+			return t.Triggers, t.Name, "table"
+		}
+		return nil, "", ""
+	}
+	if v := c.Views[r.View]; v != nil {
+		return v.Triggers, v.Name, "view"
+	}
+	return nil, "", ""
+}
+
+// exists is nil when r is in c, else 42P01.
+func (r TriggerRel) exists(c *catalog.Catalog) error {
+	if _, name, _ := r.triggers(c); name == "" {
+		return pgerr.New(pgerrcode.UndefinedTable, "the relation of the trigger does not exist")
+	}
+	return nil
+}
+
+// setTriggers makes trs r's triggers in c.
+func (r TriggerRel) setTriggers(c *catalog.Catalog, trs []catalog.TriggerDef) {
+	if r.Table != 0 {
+		n := c.Tables[r.Table].Clone()
+		n.Triggers = trs
+		c.Tables[r.Table] = n
+		return
+	}
+	v := *c.Views[r.View]
+	v.Triggers = trs
+	c.Views[r.View] = &v
+}
+
+// CreateTrigger adds a trigger to a table or view, or replaces the one of
+// its name when replace is set (42710 otherwise).
+func (tx *Tx) CreateTrigger(rel TriggerRel, def catalog.TriggerDef, replace bool) error {
 	def.Events = slices.Clone(def.Events)
 	return tx.apply(func(c *catalog.Catalog) error {
-		t := c.Tables[tableID]
-		if t == nil {
-			return pgerr.New(pgerrcode.UndefinedTable, "table %d does not exist", tableID)
+		if err := rel.exists(c); err != nil {
+			return err
 		}
 		if c.Functions[def.Function] == nil {
 			return pgerr.New(pgerrcode.UndefinedFunction, "function %s does not exist", def.Function)
 		}
-		n := t.Clone()
-		i := slices.IndexFunc(n.Triggers, func(tr catalog.TriggerDef) bool { return tr.Name == def.Name })
+		trs, name, _ := rel.triggers(c)
+		trs = slices.Clone(trs)
+		i := slices.IndexFunc(trs, func(tr catalog.TriggerDef) bool { return tr.Name == def.Name })
 		switch {
 		case i >= 0 && !replace:
-			return pgerr.New(pgerrcode.DuplicateObject, "trigger \"%s\" for relation \"%s\" already exists", def.Name, t.Name)
+			return pgerr.New(pgerrcode.DuplicateObject, "trigger \"%s\" for relation \"%s\" already exists", def.Name, name)
 		case i >= 0:
-			n.Triggers[i] = def
+			trs[i] = def
 		default:
-			n.Triggers = append(n.Triggers, def)
+			trs = append(trs, def)
 		}
-		c.Tables[tableID] = n
+		rel.setTriggers(c, trs)
 		return nil
 	})
 }
 
-// DropTrigger drops a table's trigger (42704 if missing).
-func (tx *Tx) DropTrigger(tableID uint64, name string) error {
+// DropTrigger drops a table's or view's trigger (42704 if missing).
+func (tx *Tx) DropTrigger(rel TriggerRel, name string) error {
 	return tx.apply(func(c *catalog.Catalog) error {
-		t := c.Tables[tableID]
-		if t == nil {
-			return pgerr.New(pgerrcode.UndefinedTable, "table %d does not exist", tableID)
+		if err := rel.exists(c); err != nil {
+			return err
 		}
-		i := slices.IndexFunc(t.Triggers, func(tr catalog.TriggerDef) bool { return tr.Name == name })
+		trs, relName, _ := rel.triggers(c)
+		i := slices.IndexFunc(trs, func(tr catalog.TriggerDef) bool { return tr.Name == name })
 		if i < 0 {
-			return pgerr.New(pgerrcode.UndefinedObject, "trigger \"%s\" for table \"%s\" does not exist", name, t.Name)
+			return pgerr.New(pgerrcode.UndefinedObject, "trigger \"%s\" for table \"%s\" does not exist", name, relName)
 		}
-		n := t.Clone()
-		n.Triggers = slices.Delete(n.Triggers, i, i+1)
-		c.Tables[tableID] = n
+		rel.setTriggers(c, slices.Delete(slices.Clone(trs), i, i+1))
+		return nil
+	})
+}
+
+// RenameTrigger renames a view's or table's trigger: 42704 when it has
+// none of that name, 42710 when another has the new name.
+func (tx *Tx) RenameTrigger(rel TriggerRel, name, newName string) error {
+	return tx.apply(func(c *catalog.Catalog) error {
+		if err := rel.exists(c); err != nil {
+			return err
+		}
+		trs, relName, _ := rel.triggers(c)
+		i := slices.IndexFunc(trs, func(tr catalog.TriggerDef) bool { return tr.Name == name })
+		switch {
+		case i < 0:
+			return pgerr.New(pgerrcode.UndefinedObject, "trigger \"%s\" for table \"%s\" does not exist", name, relName)
+		case slices.ContainsFunc(trs, func(tr catalog.TriggerDef) bool { return tr.Name == newName }):
+			return pgerr.New(pgerrcode.DuplicateObject, "trigger \"%s\" for relation \"%s\" already exists", newName, relName)
+		}
+		trs = slices.Clone(trs)
+		trs[i].Name = newName
+		rel.setTriggers(c, trs)
 		return nil
 	})
 }

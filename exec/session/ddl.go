@@ -134,13 +134,15 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		}
 		return tx.AlterFunctionOwner(x.Key, owner)
 	case *sql.CreateTrigger:
-		return tx.CreateTrigger(x.Table.ID, x.Def, x.Replace)
+		return tx.CreateTrigger(triggerRel(x.Table, x.View), x.Def, x.Replace)
 	case *sql.DropTrigger:
 		if x.Missing != "" {
 			s.notice("00000", "trigger \"%s\" for relation \"%s\" does not exist, skipping", x.Name, x.Missing)
 			return nil
 		}
-		return tx.DropTrigger(x.Table.ID, x.Name)
+		return tx.DropTrigger(triggerRel(x.Table, x.View), x.Name)
+	case *sql.RenameViewTrigger:
+		return tx.RenameTrigger(triggerRel(nil, x.View), x.Name, x.NewName)
 	case *sql.CreateView:
 		if x.Temp {
 			if err := s.ensureTempSchema(tx); err != nil {
@@ -154,8 +156,9 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		def.Owner = s.currentRole(tx.Catalog()).OID
 		def.ACL = tx.Catalog().InitialACL(def.Owner, def.Schema, "r")
 		if old := tx.Catalog().View(def.Schema, def.Name); old != nil && x.Replace {
-			// CREATE OR REPLACE keeps the view's owner and privileges.
-			def.Owner, def.ACL = old.Owner, old.ACL
+			// CREATE OR REPLACE keeps the view's owner, privileges and
+			// triggers.
+			def.Owner, def.ACL, def.Triggers = old.Owner, old.ACL, old.Triggers
 		}
 		return tx.CreateView(&def, x.Replace)
 	case *sql.DropView:

@@ -1,11 +1,13 @@
 package session
 
 // Row-level triggers: exec calls BeforeRow for each row an INSERT, UPDATE
-// (or COPY FROM) or DELETE changes in a table with BEFORE triggers, and
-// AfterRow for each row it changed once its writes are done, and the
-// session runs the triggers' PL/pgSQL functions, in order of trigger name
-// as PostgreSQL does, each with NEW and OLD (NULL where the event has
-// none) and, BEFORE, the row the last one returned.
+// (or COPY FROM) or DELETE changes in a table with BEFORE triggers,
+// AfterRow for each row it changed once its writes are done, and
+// InsteadRow for each row such a statement would write in a view with
+// INSTEAD OF triggers; the session runs the triggers' PL/pgSQL functions,
+// in order of trigger name as PostgreSQL does, each with NEW and OLD
+// (NULL where the event has none) and, BEFORE and INSTEAD OF, the row the
+// last one returned.
 
 import (
 	"context"
@@ -38,13 +40,18 @@ type compiledTrigger struct {
 
 // BeforeRow implements exec.TriggerRunner.
 func (t sessionTriggers) BeforeRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) ([]any, error) {
-	return t.run(ctx, def, true, true, event, newRow, oldRow)
+	return t.run(ctx, def, "BEFORE", true, event, newRow, oldRow)
 }
 
 // AfterRow implements exec.TriggerRunner.
 func (t sessionTriggers) AfterRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) error {
-	_, err := t.run(ctx, def, false, true, event, newRow, oldRow)
+	_, err := t.run(ctx, def, "AFTER", true, event, newRow, oldRow)
 	return err
+}
+
+// InsteadRow implements exec.TriggerRunner.
+func (t sessionTriggers) InsteadRow(ctx context.Context, def *catalog.TableDef, event string, newRow, oldRow []any) ([]any, error) {
+	return t.run(ctx, def, "INSTEAD OF", true, event, newRow, oldRow)
 }
 
 // BeforeReadsTables implements exec.TriggerRunner: a function that does
@@ -69,17 +76,22 @@ func (t sessionTriggers) BeforeReadsTables(def *catalog.TableDef, event string) 
 
 // Statement implements exec.TriggerRunner.
 func (t sessionTriggers) Statement(ctx context.Context, def *catalog.TableDef, before bool, event string) error {
-	_, err := t.run(ctx, def, before, false, event, nil, nil)
+	timing := "AFTER"
+	if before {
+		timing = "BEFORE"
+	}
+	_, err := t.run(ctx, def, timing, false, event, nil, nil)
 	return err
 }
 
-// run runs def's triggers of the timing (BEFORE or AFTER) and level
-// (row or statement) for event, in order of name: a row trigger on one
-// row, each BEFORE trigger given the row the last one returned. It
-// returns the row to write, nil to skip it (a BEFORE row trigger returned
-// NULL); for a DELETE, oldRow when none skipped it. A statement trigger's
-// NEW and OLD are NULL and what it returns is ignored.
-func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before, forEachRow bool, event string, newRow, oldRow []any) ([]any, error) {
+// run runs def's triggers of the timing (BEFORE, AFTER, INSTEAD OF) and
+// level (row or statement) for event, in order of name: a row trigger on
+// one row, each BEFORE or INSTEAD OF trigger given the row the last one
+// returned. It returns the row to write (or, INSTEAD OF, the row written),
+// nil to skip it (a BEFORE or INSTEAD OF row trigger returned NULL); for
+// a DELETE, oldRow when none skipped it. A statement trigger's NEW and
+// OLD are NULL and what it returns is ignored.
+func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, timing string, forEachRow bool, event string, newRow, oldRow []any) ([]any, error) {
 	s := t.s
 	// The triggers' statements run in the writing statement's
 	// transaction, which an autocommit statement holds itself.
@@ -91,10 +103,7 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before,
 	for i, c := range def.Columns {
 		cols[i] = Column{Name: c.Name, Type: c.Type}
 	}
-	when, level := "AFTER", "STATEMENT"
-	if before {
-		when = "BEFORE"
-	}
+	level := "STATEMENT"
 	if forEachRow {
 		level = "ROW"
 	}
@@ -111,7 +120,7 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before,
 	}
 	updated := exec.UpdatedColumns(ctx)
 	for _, tr := range triggers {
-		if tr.Before != before || tr.ForEachRow != forEachRow || !tr.FiresOn(event, updated) {
+		if tr.Timing() != timing || tr.ForEachRow != forEachRow || !tr.FiresOn(event, updated) {
 			continue
 		}
 		f := cat.Functions[tr.Function]
@@ -142,7 +151,7 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before,
 					case "tg_name":
 						v = tr.Name
 					case "tg_when":
-						v = when
+						v = timing
 					case "tg_level":
 						v = level
 					case "tg_table_name":
@@ -178,7 +187,7 @@ func (t sessionTriggers) run(ctx context.Context, def *catalog.TableDef, before,
 		if !ret.returned {
 			return nil, pgerr.New(pgerrcode.FunctionExecutedNoReturnStatement, "control reached end of trigger procedure without RETURN")
 		}
-		if !before || !forEachRow {
+		if timing == "AFTER" || !forEachRow {
 			continue // an AFTER or statement trigger's result is ignored
 		}
 		if ret.rec == nil || ret.rec.null {
@@ -234,6 +243,15 @@ func (s *Session) triggerFunction(cat *catalog.Catalog, f *catalog.FunctionDef) 
 	}
 	s.plCache[key] = compiledTrigger{body: f.Body, fn: fn}
 	return fn, nil
+}
+
+// triggerRel is the relation of CREATE or DROP TRIGGER: table, or view
+// when table is nil.
+func triggerRel(table *catalog.TableDef, view *catalog.ViewDef) storage.TriggerRel {
+	if table != nil {
+		return storage.TriggerRel{Table: table.ID}
+	}
+	return storage.TriggerRel{View: catalog.Key(view.Schema, view.Name)}
 }
 
 // triggerArgv is TG_ARGV for a trigger's arguments: NULL without any, as

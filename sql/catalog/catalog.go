@@ -87,6 +87,25 @@ type TableDef struct {
 	Triggers []TriggerDef `json:"triggers,omitempty"`
 }
 
+// TriggerTable is view v as the table its triggers run on: its name,
+// columns and triggers, no ID (nothing is stored in it). INSERT, UPDATE
+// and DELETE on a view with an INSTEAD OF trigger for them write it,
+// and the trigger runs for each row in place of the write.
+func (v *ViewDef) TriggerTable() *TableDef {
+	t := &TableDef{Schema: v.Schema, Name: v.Name, Owner: v.Owner, ACL: v.ACL, Triggers: v.Triggers}
+	for i, c := range v.Columns {
+		t.Columns = append(t.Columns, ColumnDef{ID: i + 1, Name: c.Name, Type: c.Type})
+	}
+	t.NextColumnID = len(t.Columns) + 1
+	return t
+}
+
+// InsteadOf reports whether the view has an enabled INSTEAD OF trigger
+// for event (INSERT, UPDATE, DELETE): writes of it run the trigger.
+func (v *ViewDef) InsteadOf(event string) bool {
+	return slices.ContainsFunc(v.Triggers, func(t TriggerDef) bool { return t.Instead && t.Fires(event) })
+}
+
 // ColumnDef is one column.
 type ColumnDef struct {
 	ID      int     `json:"id"`
@@ -195,6 +214,10 @@ type ViewDef struct {
 	// Comment is COMMENT ON VIEW's text ("" for none); COMMENT ON COLUMN
 	// of a view sets its column's. CREATE OR REPLACE VIEW keeps them.
 	Comment string `json:"comment,omitempty"`
+	// Triggers are the view's triggers: INSTEAD OF row triggers and
+	// BEFORE or AFTER statement triggers, which fire when a write of the
+	// view runs its INSTEAD OF triggers (catalog.TriggerTable).
+	Triggers []TriggerDef `json:"triggers,omitempty"`
 }
 
 // SequenceDef is a sequence (serial columns own one).
@@ -443,6 +466,7 @@ func (c *Catalog) Clone() *Catalog {
 		v2.Columns = append([]ColumnDef(nil), v.Columns...)
 		v2.SearchPath = append([]string(nil), v.SearchPath...)
 		v2.QueryColumns = append([]string(nil), v.QueryColumns...)
+		v2.Triggers = cloneTriggers(v.Triggers)
 		n.Views[k] = &v2
 	}
 	for k, s := range c.Schemas {
@@ -548,13 +572,7 @@ func (t *TableDef) Clone() *TableDef {
 	}
 	n.Checks = slices.Clone(t.Checks)
 	n.ACL = slices.Clone(t.ACL)
-	if t.Triggers != nil {
-		n.Triggers = make([]TriggerDef, len(t.Triggers))
-		for i, tr := range t.Triggers {
-			tr.Events, tr.Args, tr.Columns = slices.Clone(tr.Events), slices.Clone(tr.Args), slices.Clone(tr.Columns)
-			n.Triggers[i] = tr
-		}
-	}
+	n.Triggers = cloneTriggers(t.Triggers)
 	if t.Policies != nil {
 		n.Policies = make([]PolicyDef, len(t.Policies))
 		for i, p := range t.Policies {
@@ -572,6 +590,19 @@ func (t *TableDef) Clone() *TableDef {
 		}
 	}
 	return &n
+}
+
+// cloneTriggers is a deep copy of a table's or view's triggers.
+func cloneTriggers(trs []TriggerDef) []TriggerDef {
+	if trs == nil {
+		return nil
+	}
+	out := make([]TriggerDef, len(trs))
+	for i, tr := range trs {
+		tr.Events, tr.Args, tr.Columns = slices.Clone(tr.Events), slices.Clone(tr.Args), slices.Clone(tr.Columns)
+		out[i] = tr
+	}
+	return out
 }
 
 // Column returns the position and definition of the column called name, or

@@ -103,16 +103,18 @@ func (c *Catalog) FunctionsNamed(schema, name string) []*FunctionDef {
 	return out
 }
 
-// TriggerDef is a trigger of CREATE TRIGGER on its table: row-level,
-// BEFORE or AFTER the events it names, running Function (a key of
-// Catalog.Functions).
+// TriggerDef is a trigger of CREATE TRIGGER on its table or view:
+// BEFORE, AFTER or INSTEAD OF the events it names, running Function (a
+// key of Catalog.Functions).
 type TriggerDef struct {
 	Name     string `json:"name"`
 	Function string `json:"function"`
-	// Before is BEFORE (else AFTER); Events are INSERT, DELETE, UPDATE,
-	// TRUNCATE (a statement trigger's only).
-	Before bool     `json:"before,omitempty"`
-	Events []string `json:"events"`
+	// Before is BEFORE, Instead INSTEAD OF (a view's row trigger, which
+	// runs in place of the write of each row); neither is AFTER. Events
+	// are INSERT, DELETE, UPDATE, TRUNCATE (a statement trigger's only).
+	Before  bool     `json:"before,omitempty"`
+	Instead bool     `json:"instead,omitempty"`
+	Events  []string `json:"events"`
 	// ForEachRow is FOR EACH ROW (else FOR EACH STATEMENT).
 	ForEachRow bool `json:"for_each_row,omitempty"`
 	// When is the WHEN condition's text ("" for none): the trigger fires
@@ -129,6 +131,19 @@ type TriggerDef struct {
 	// fires only in a replica session, which cairn's never are) or A
 	// (ENABLE ALWAYS).
 	Enabled string `json:"enabled,omitempty"`
+}
+
+// Timing is the trigger's timing as CREATE TRIGGER writes it (and
+// TG_WHEN and information_schema.triggers show it): BEFORE, AFTER or
+// INSTEAD OF.
+func (t *TriggerDef) Timing() string {
+	switch {
+	case t.Before:
+		return "BEFORE"
+	case t.Instead:
+		return "INSTEAD OF"
+	}
+	return "AFTER"
 }
 
 // Fires reports whether the trigger fires for event (INSERT, DELETE,

@@ -291,7 +291,14 @@ func init() {
 			def, _ := v.ViewDef(ViewOID(d.Schema, d.Name))
 			check := map[string]string{"": "NONE", "local": "LOCAL", "cascaded": "CASCADED"}[d.CheckOption]
 			u := v.updatability(d)
-			rows = append(rows, []any{v.Database, d.Schema, d.Name, def, check, yesNo(u.Update && u.Delete), yesNo(u.Insert), "NO", "NO", "NO"})
+			// is_trigger_*: an INSTEAD OF row trigger for the event,
+			// enabled or not, as PostgreSQL reads pg_trigger.tgtype.
+			trig := func(event string) string {
+				return yesNo(slices.ContainsFunc(d.Triggers, func(t catalog.TriggerDef) bool {
+					return t.Instead && t.ForEachRow && slices.Contains(t.Events, event)
+				}))
+			}
+			rows = append(rows, []any{v.Database, d.Schema, d.Name, def, check, yesNo(u.Update && u.Delete), yesNo(u.Insert), trig("UPDATE"), trig("DELETE"), trig("INSERT")})
 		}
 		return rows
 	})
@@ -362,42 +369,7 @@ func init() {
 		}
 		return rows
 	})
-	// A trigger's row for each of its events (TRUNCATE is not SQL's);
-	// action_order numbers the table's triggers of one event, level and
-	// timing in name order, the order they fire in.
-	register(is, "triggers", 0, "trigger_catalog name, trigger_schema name, trigger_name name, event_manipulation text, event_object_catalog name, event_object_schema name, event_object_table name, action_order int4, action_condition text, action_statement text, action_orientation text, action_timing text, action_reference_old_table name, action_reference_new_table name, action_reference_old_row name, action_reference_new_row name, created timestamptz", func(v *View) [][]any {
-		var rows [][]any
-		for _, id := range sortedTableIDs(v.Cat) {
-			t := v.Cat.Tables[id]
-			for _, tr := range t.Triggers {
-				for _, event := range tr.Events {
-					if event == "TRUNCATE" {
-						continue
-					}
-					order := 1
-					for _, o := range t.Triggers {
-						if o.Name < tr.Name && o.ForEachRow == tr.ForEachRow && o.Before == tr.Before && slices.Contains(o.Events, event) {
-							order++
-						}
-					}
-					var cond any
-					if tr.When != "" {
-						cond = "(" + tr.When + ")"
-					}
-					level, timing := "STATEMENT", "AFTER"
-					if tr.ForEachRow {
-						level = "ROW"
-					}
-					if tr.Before {
-						timing = "BEFORE"
-					}
-					rows = append(rows, []any{v.Database, t.Schema, tr.Name, event, v.Database, t.Schema, t.Name, int64(order), cond,
-						v.triggerAction(tr), level, timing, nil, nil, nil, nil, nil})
-				}
-			}
-		}
-		return rows
-	})
+	register(is, "triggers", 0, "trigger_catalog name, trigger_schema name, trigger_name name, event_manipulation text, event_object_catalog name, event_object_schema name, event_object_table name, action_order int4, action_condition text, action_statement text, action_orientation text, action_timing text, action_reference_old_table name, action_reference_new_table name, action_reference_old_row name, action_reference_new_row name, created timestamptz", triggersRows)
 	// The tables and views each view's query reads (its _RETURN rule's
 	// pg_depend rows), which schema tools order views by.
 	register(is, "view_table_usage", 0, "view_catalog name, view_schema name, view_name name, table_catalog name, table_schema name, table_name name", func(v *View) [][]any {

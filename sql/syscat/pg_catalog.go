@@ -175,7 +175,7 @@ func init() {
 		}
 		for _, d := range v.views {
 			owner, acl = int64(catalog.OwnerOID(d.Owner)), aclDatum(v.Cat, d.ACL)
-			row(ViewOID(d.Schema, d.Name), d.Name, SchemaOID(d.Schema), 0, "v", len(d.Columns), 0, false, false)
+			row(ViewOID(d.Schema, d.Name), d.Name, SchemaOID(d.Schema), 0, "v", len(d.Columns), 0, false, len(d.Triggers) > 0)
 			if d.CheckOption != "" {
 				// reloptions: pg_dump and psql's \d+ read the check option there.
 				rows[len(rows)-1][31] = types.NewArray(types.TextT, "check_option="+d.CheckOption)

@@ -32,6 +32,11 @@ func TriggerOID(tableID uint64, name string) int64 {
 	return hashOID("t:" + strconv.FormatUint(tableID, 10) + "." + name)
 }
 
+// viewTriggerOID is the OID of a trigger of view schema.view.
+func viewTriggerOID(schema, view, name string) int64 {
+	return hashOID("tv:" + schema + "." + view + "." + name)
+}
+
 // userFunctions are the catalog's functions in key order.
 func userFunctions(c *catalog.Catalog) []*catalog.FunctionDef {
 	keys := make([]string, 0, len(c.Functions))
@@ -199,11 +204,38 @@ func (v *View) FunctionDef(oid int64) (string, bool) {
 	return b.String(), true
 }
 
+// triggerRel is a relation that has triggers: a table, or a view as its
+// catalog.ViewDef.TriggerTable, with its OID and its triggers' OIDs.
+type triggerRel struct {
+	oid   int64
+	def   *catalog.TableDef
+	trOID func(name string) int64
+}
+
+// triggerRels are the relations of the catalog with triggers: tables in
+// order of ID, then views in order of name.
+func triggerRels(v *View) []triggerRel {
+	var rels []triggerRel
+	for _, id := range sortedTableIDs(v.Cat) {
+		if t := v.Cat.Tables[id]; len(t.Triggers) > 0 {
+			rels = append(rels, triggerRel{oid: TableOID(id), def: t, trOID: func(name string) int64 { return TriggerOID(id, name) }})
+		}
+	}
+	for _, d := range v.views {
+		if len(d.Triggers) > 0 {
+			rels = append(rels, triggerRel{oid: ViewOID(d.Schema, d.Name), def: d.TriggerTable(), trOID: func(name string) int64 {
+				return viewTriggerOID(d.Schema, d.Name, name)
+			}})
+		}
+	}
+	return rels
+}
+
 // triggerRows are pg_trigger's rows.
 func triggerRows(v *View) [][]any {
 	var rows [][]any
-	for _, id := range sortedTableIDs(v.Cat) {
-		t := v.Cat.Tables[id]
+	for _, rel := range triggerRels(v) {
+		t := rel.def
 		for _, tr := range t.Triggers {
 			// tgargs: each argument followed by a zero byte.
 			var args []byte
@@ -217,8 +249,41 @@ func triggerRows(v *View) [][]any {
 			if enabled == "" {
 				enabled = "O"
 			}
-			rows = append(rows, []any{TriggerOID(id, tr.Name), TableOID(id), int64(0), tr.Name, FunctionOID(tr.Function), int64(triggerType(tr)),
+			rows = append(rows, []any{rel.trOID(tr.Name), rel.oid, int64(0), tr.Name, FunctionOID(tr.Function), int64(triggerType(tr)),
 				enabled, false, int64(0), int64(0), int64(0), false, false, int64(len(tr.Args)), int2s(attnums(t, tr.Columns)...), args, nil, nil, nil})
+		}
+	}
+	return rows
+}
+
+// triggersRows are information_schema.triggers' rows: one for each event
+// of each trigger, action_order its rank by name among the triggers of
+// its relation of the same event, timing and level (the order they fire
+// in), action_statement the EXECUTE FUNCTION part of its definition.
+func triggersRows(v *View) [][]any {
+	var rows [][]any
+	for _, rel := range triggerRels(v) {
+		t := rel.def
+		for _, tr := range t.Triggers {
+			def := v.triggerDef(t, tr, false)
+			action := def[strings.Index(def, " EXECUTE FUNCTION ")+1:]
+			var cond any
+			if tr.When != "" {
+				cond = "(" + tr.When + ")"
+			}
+			for _, e := range tr.Events {
+				if e == "TRUNCATE" {
+					continue // not a column of the SQL standard's view
+				}
+				order := int64(1)
+				for _, o := range t.Triggers {
+					if o.Name < tr.Name && slices.Contains(o.Events, e) && o.Timing() == tr.Timing() && o.ForEachRow == tr.ForEachRow {
+						order++
+					}
+				}
+				rows = append(rows, []any{v.Database, t.Schema, tr.Name, e, v.Database, t.Schema, t.Name, order, cond, action,
+					triggerLevel(tr), tr.Timing(), nil, nil, nil, nil, nil})
+			}
 		}
 	}
 	return rows
@@ -243,6 +308,9 @@ func triggerType(tr catalog.TriggerDef) int {
 	if tr.Before {
 		n |= 2
 	}
+	if tr.Instead {
+		n |= 64
+	}
 	for _, e := range tr.Events {
 		switch e {
 		case "INSERT":
@@ -262,63 +330,60 @@ func triggerType(tr catalog.TriggerDef) int {
 // CREATE TRIGGER statement; ok is false when there is none. The table is
 // schema-qualified, unless pretty and the search path finds it.
 func (v *View) TriggerDef(oid int64, pretty bool) (string, bool) {
-	for _, id := range sortedTableIDs(v.Cat) {
-		t := v.Cat.Tables[id]
-		for _, tr := range t.Triggers {
-			if TriggerOID(id, tr.Name) != oid {
-				continue
+	for _, rel := range triggerRels(v) {
+		for _, tr := range rel.def.Triggers {
+			if rel.trOID(tr.Name) == oid {
+				return v.triggerDef(rel.def, tr, pretty), true
 			}
-			timing := "AFTER"
-			if tr.Before {
-				timing = "BEFORE"
-			}
-			level := "STATEMENT"
-			if tr.ForEachRow {
-				level = "ROW"
-			}
-			table := ident.QualifiedName(t.Schema, t.Name)
-			if pretty && slices.Contains(v.SearchPath, t.Schema) {
-				table = ident.Quote(t.Name)
-			}
-			when := ""
-			if tr.When != "" {
-				when = " WHEN ((" + tr.When + "))"
-			}
-			events := slices.Clone(tr.Events)
-			for i, e := range events {
-				if e != "UPDATE" || tr.Columns == nil {
-					continue
-				}
-				var names []string
-				for _, id := range tr.Columns {
-					if _, c := t.ColumnByID(id); c != nil {
-						names = append(names, ident.Quote(c.Name))
-					}
-				}
-				events[i] += " OF " + strings.Join(names, ", ")
-			}
-			return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + timing + " " + strings.Join(events, " OR ") + " ON " + table +
-				" FOR EACH " + level + when + " " + v.triggerAction(tr), true
 		}
 	}
 	return "", false
 }
 
-// triggerAction is what a trigger runs, as CREATE TRIGGER writes it
-// (pg_get_triggerdef's end, information_schema.triggers.action_statement):
-// EXECUTE FUNCTION f('arg', ...), f schema-qualified unless the search
-// path finds it.
-func (v *View) triggerAction(tr catalog.TriggerDef) string {
+// triggerDef is the CREATE TRIGGER statement of trigger tr of table (or
+// view) t, as TriggerDef makes it.
+func (v *View) triggerDef(t *catalog.TableDef, tr catalog.TriggerDef, pretty bool) string {
+	f := v.Cat.Functions[tr.Function]
 	fname := tr.Function
-	if f := v.Cat.Functions[tr.Function]; f != nil {
+	if f != nil {
 		fname = ident.Quote(f.Name)
 		if !slices.Contains(v.SearchPath, f.Schema) {
 			fname = ident.Quote(f.Schema) + "." + fname
 		}
 	}
+	table := ident.QualifiedName(t.Schema, t.Name)
+	if pretty && slices.Contains(v.SearchPath, t.Schema) {
+		table = ident.Quote(t.Name)
+	}
+	when := ""
+	if tr.When != "" {
+		when = " WHEN ((" + tr.When + "))"
+	}
 	args := make([]string, len(tr.Args))
 	for i, a := range tr.Args {
 		args[i] = ident.QuoteLiteral(a)
 	}
-	return "EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")"
+	events := slices.Clone(tr.Events)
+	for i, e := range events {
+		if e != "UPDATE" || tr.Columns == nil {
+			continue
+		}
+		var names []string
+		for _, id := range tr.Columns {
+			if _, c := t.ColumnByID(id); c != nil {
+				names = append(names, ident.Quote(c.Name))
+			}
+		}
+		events[i] += " OF " + strings.Join(names, ", ")
+	}
+	return "CREATE TRIGGER " + ident.Quote(tr.Name) + " " + tr.Timing() + " " + strings.Join(events, " OR ") + " ON " + table +
+		" FOR EACH " + triggerLevel(tr) + when + " EXECUTE FUNCTION " + fname + "(" + strings.Join(args, ", ") + ")"
+}
+
+// triggerLevel is a trigger's FOR EACH: ROW or STATEMENT.
+func triggerLevel(tr catalog.TriggerDef) string {
+	if tr.ForEachRow {
+		return "ROW"
+	}
+	return "STATEMENT"
 }
