@@ -311,7 +311,21 @@ func (tx *Tx) AlterTable(def *catalog.TableDef) error {
 	}); err != nil {
 		return err
 	}
+	if rulesAdded(old, d) {
+		tx.fenceInserts(d)
+	}
 	return tx.checkNewConstraints(d.ID, old)
+}
+
+// fenceInserts makes other transactions' inserts into def's table fail
+// to commit until tx ends: tx gave it a rule (rulesAdded) that its fill
+// or validation applies to the rows tx sees only.
+func (tx *Tx) fenceInserts(def *catalog.TableDef) {
+	rt := tx.db.rt(def.ID, def.Schema)
+	if !slices.Contains(tx.ruleTables, rt) {
+		rt.ruleDDL.Add(1)
+		tx.ruleTables = append(tx.ruleTables, rt)
+	}
 }
 
 // checkNewConstraints validates the data of table id against unique rules
