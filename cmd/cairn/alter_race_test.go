@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -211,4 +212,47 @@ func TestAddColumnDefaultRacingInserts(t *testing.T) {
 		t.Errorf("%d of %d rows lack a default of the columns ALTER TABLE added", missing, rows)
 	}
 	t.Logf("%d rows", rows)
+}
+
+// gatedReader gives its data once gate is closed.
+type gatedReader struct {
+	gate <-chan struct{}
+	data *strings.Reader
+}
+
+func (r *gatedReader) Read(p []byte) (int, error) {
+	<-r.gate
+	return r.data.Read(p)
+}
+
+// TestCopyAcrossAddColumn runs a COPY FROM STDIN whose data comes only
+// after another session's ALTER TABLE ADD COLUMN ... DEFAULT committed:
+// the COPY, bound before, is bound again against the new catalog and
+// inserts its rows with the default, as PostgreSQL's (which waits for the
+// ALTER) does. It used to run again as bound, failing each time with
+// 40001 ("altered by a concurrent transaction"), for ten seconds of
+// retries.
+func TestCopyAcrossAddColumn(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	ddl, cp := ts.connect(t), ts.connect(t)
+	mustExec(t, ddl, `CREATE TABLE ca (id int PRIMARY KEY, v text)`)
+	mustExec(t, ddl, `INSERT INTO ca VALUES (1, 'a')`)
+	gate := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := cp.PgConn().CopyFrom(ctx, &gatedReader{gate, strings.NewReader("2\tb\n3\tc\n")}, `COPY ca (id, v) FROM STDIN`)
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the COPY waits for its data
+	mustExec(t, ddl, `ALTER TABLE ca ADD COLUMN c int DEFAULT 5`)
+	close(gate)
+	start := time.Now()
+	if err := <-done; err != nil {
+		t.Fatalf("COPY after %v: %v", time.Since(start), err)
+	}
+	var n int
+	if err := ddl.QueryRow(ctx, `SELECT count(*) FROM ca WHERE c = 5`).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("rows with the default: %d (%v), want 3", n, err)
+	}
 }
