@@ -253,16 +253,37 @@ func rulesAdded(old, def *catalog.TableDef) bool {
 			return true
 		}
 	}
+	return len(newForeignKeys(old, def)) > 0
+}
+
+// newForeignKeys returns the foreign keys of def that old (the same table
+// in an earlier catalog; nil: none) lacks.
+func newForeignKeys(old, def *catalog.TableDef) []catalog.ForeignKeyDef {
+	var out []catalog.ForeignKeyDef
 	for _, fk := range def.ForeignKeys {
-		if !slices.ContainsFunc(old.ForeignKeys, func(o catalog.ForeignKeyDef) bool { return o.Name == fk.Name }) {
-			return true
+		if old == nil || !slices.ContainsFunc(old.ForeignKeys, func(o catalog.ForeignKeyDef) bool { return o.Name == fk.Name }) {
+			out = append(out, fk)
+		}
+	}
+	return out
+}
+
+// referencedSince reports whether cur has a foreign key referencing table
+// id that old lacks: rows deleted from id under old were checked against
+// none, and the ALTER that added it validated the rows it saw.
+func referencedSince(old, cur *catalog.Catalog, id uint64) bool {
+	for tid, def := range cur.Tables {
+		for _, fk := range newForeignKeys(old.Tables[tid], def) {
+			if fk.RefTable == id && old.Tables[tid] != nil {
+				return true
+			}
 		}
 	}
 	return false
 }
 
 // fencedOut reports whether another open transaction's DDL fences
-// inserts into table id out (fenceInserts).
+// writes to table id out (fenceWrites).
 func (tx *Tx) fencedOut(id uint64) bool {
 	rt := tx.db.lookupRT(id)
 	if rt == nil {
@@ -326,11 +347,14 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		}
 		// Rules another commit gave the table since this transaction's
 		// rows were written (a column filled with its default, NOT NULL,
-		// CHECK, FOREIGN KEY) were applied to the rows that commit saw,
-		// not to these: PostgreSQL's ALTER TABLE would have waited for
-		// this transaction (or it for the ALTER).
-		if inserts := len(prepared[id]) > 0 || len(tt.spilled) > 0; inserts &&
-			(head.cat != base.cat && rulesAdded(base.cat.Tables[id], head.cat.Tables[id]) || tx.fencedOut(id)) {
+		// CHECK, FOREIGN KEY), or a foreign key referencing the table
+		// its rows were deleted from, were applied to the rows that
+		// commit saw, not to these: PostgreSQL's ALTER TABLE would have
+		// waited for this transaction (or it for the ALTER).
+		inserts, deletes := len(prepared[id]) > 0 || len(tt.spilled) > 0, !tt.deletes.IsEmpty()
+		if inserts && head.cat != base.cat && rulesAdded(base.cat.Tables[id], head.cat.Tables[id]) ||
+			deletes && head.cat != base.cat && referencedSince(base.cat, head.cat, id) ||
+			(inserts || deletes) && tx.fencedOut(id) {
 			return 0, nil, nil, serializationFailure()
 		}
 		if !tt.deletes.IsEmpty() {
@@ -345,11 +369,17 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 	}
 
 	// Likewise the rules this transaction's DDL gave a table were applied
-	// to the rows its snapshot held, not to those committed since.
+	// to the rows its snapshot held, not to those committed since (to the
+	// table, or to the one a new foreign key references).
 	if len(tx.ops) > 0 {
 		for id, def := range tx.cat.Tables {
 			if hts := head.tables[id]; hts != nil && hts.lastMod > base.lsn && rulesAdded(base.cat.Tables[id], def) {
 				return 0, nil, nil, serializationFailure()
+			}
+			for _, fk := range newForeignKeys(base.cat.Tables[id], def) {
+				if pts := head.tables[fk.RefTable]; base.cat.Tables[id] != nil && pts != nil && pts.lastMod > base.lsn {
+					return 0, nil, nil, serializationFailure()
+				}
 			}
 		}
 	}

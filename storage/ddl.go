@@ -312,16 +312,22 @@ func (tx *Tx) AlterTable(def *catalog.TableDef) error {
 		return err
 	}
 	if rulesAdded(old, d) {
-		tx.fenceInserts(d)
+		tx.fenceWrites(d.ID, d.Schema)
+	}
+	for _, fk := range newForeignKeys(old, d) {
+		if ref := tx.cat.Tables[fk.RefTable]; ref != nil {
+			tx.fenceWrites(ref.ID, ref.Schema)
+		}
 	}
 	return tx.checkNewConstraints(d.ID, old)
 }
 
-// fenceInserts makes other transactions' inserts into def's table fail
-// to commit until tx ends: tx gave it a rule (rulesAdded) that its fill
-// or validation applies to the rows tx sees only.
-func (tx *Tx) fenceInserts(def *catalog.TableDef) {
-	rt := tx.db.rt(def.ID, def.Schema)
+// fenceWrites makes other transactions' writes to table id (in schema)
+// fail to commit until tx ends: tx gave it a rule (rulesAdded), or another
+// table a foreign key referencing it, that its fill or validation applies
+// to the rows tx sees only.
+func (tx *Tx) fenceWrites(id uint64, schema string) {
+	rt := tx.db.rt(id, schema)
 	if !slices.Contains(tx.ruleTables, rt) {
 		rt.ruleDDL.Add(1)
 		tx.ruleTables = append(tx.ruleTables, rt)

@@ -256,3 +256,53 @@ func TestCopyAcrossAddColumn(t *testing.T) {
 		t.Fatalf("rows with the default: %d (%v), want 3", n, err)
 	}
 }
+
+// TestAddForeignKeyRacingParentDelete deletes a referenced parent row
+// while ALTER TABLE ADD FOREIGN KEY runs on the child table, in both
+// orders: the ALTER's validation saw the parent row, the delete was
+// checked against no foreign key, and both committed, leaving a child
+// row whose parent is gone under a valid constraint. PostgreSQL's ALTER
+// locks the parent table; here the second to commit fails with 40001.
+func TestAddForeignKeyRacingParentDelete(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	ddl, del := ts.connect(t), ts.connect(t)
+	orphans := func() int {
+		t.Helper()
+		var n int
+		if err := ddl.QueryRow(ctx, `SELECT count(*) FROM fc LEFT JOIN fp ON fp.id = fc.pid WHERE fp.id IS NULL`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	setup := func() {
+		t.Helper()
+		mustExec(t, ddl, `DROP TABLE IF EXISTS fc, fp`)
+		mustExec(t, ddl, `CREATE TABLE fp (id int PRIMARY KEY)`)
+		mustExec(t, ddl, `CREATE TABLE fc (pid int)`)
+		mustExec(t, ddl, `INSERT INTO fp VALUES (1), (2)`)
+		mustExec(t, ddl, `INSERT INTO fc VALUES (1), (2)`)
+	}
+
+	// The ALTER first, its transaction still open.
+	setup()
+	mustExec(t, ddl, `BEGIN`)
+	mustExec(t, ddl, `ALTER TABLE fc ADD CONSTRAINT fc_pid FOREIGN KEY (pid) REFERENCES fp (id)`)
+	mustExec(t, del, `BEGIN`)
+	mustExec(t, del, `DELETE FROM fp WHERE id = 2`)
+	expectCode(t, del, `COMMIT`, "40001")
+	mustExec(t, ddl, `COMMIT`)
+	if n := orphans(); n != 0 {
+		t.Errorf("ALTER first: %d child rows without their parent", n)
+	}
+
+	// The DELETE first, its transaction still open.
+	setup()
+	mustExec(t, del, `BEGIN`)
+	mustExec(t, del, `DELETE FROM fp WHERE id = 2`)
+	mustExec(t, ddl, `ALTER TABLE fc ADD CONSTRAINT fc_pid FOREIGN KEY (pid) REFERENCES fp (id)`)
+	expectCode(t, del, `COMMIT`, "40001")
+	if n := orphans(); n != 0 {
+		t.Errorf("DELETE first: %d child rows without their parent", n)
+	}
+}
