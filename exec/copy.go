@@ -259,6 +259,18 @@ func (r *blockReader) ready(wait time.Duration) bool {
 // batch it read so far.
 func (in *CopyIn) Replayable() bool { return !in.dropped }
 
+// Rebind makes the next Run insert through c, the same COPY bound again
+// against a newer catalog (a DDL committed since the first binding, such
+// as ALTER TABLE ADD COLUMN ... DEFAULT), and reports true, if c takes
+// the same input columns; false leaves the COPY as it was.
+func (in *CopyIn) Rebind(c *sql.Copy) bool {
+	if !in.schema.Equal(schemaOf(c.Columns)) {
+		return false
+	}
+	in.c = c
+	return true
+}
+
 // Run is one attempt at inserting the data in rt.Tx, through INSERT's
 // path (column defaults, every constraint); it returns the rows inserted.
 func (in *CopyIn) Run(ctx context.Context, rt *Runtime) (int64, error) {

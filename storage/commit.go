@@ -228,6 +228,74 @@ func liveInserts(tt *txTable) ([]*tailBatch, error) {
 	return out, nil
 }
 
+// rulesAdded reports whether def has a rule every row must meet that old,
+// the same table in an earlier catalog, lacks: a column filled with a
+// value for the existing rows (a DEFAULT, a generated column), a NOT
+// NULL, a CHECK or a FOREIGN KEY. The DDL that added it filled or
+// validated the rows it saw, so rows written under old that it did not
+// see may break it. Unique constraints are not among them, nor the NOT
+// NULL a primary key gives its columns: commits check keys against the
+// unique indexes, which the ALTER builds online (commitLocked,
+// index_build.go). A table old lacks (nil:
+// created since) or def lacks (dropped) adds none here.
+func rulesAdded(old, def *catalog.TableDef) bool {
+	if old == nil || def == nil {
+		return false
+	}
+	for _, c := range def.Columns {
+		_, oc := old.ColumnByID(c.ID)
+		if oc == nil && (c.Default != "" || c.NotNull) || oc != nil && c.NotNull && !oc.NotNull && !slices.Contains(def.PrimaryKey, c.ID) {
+			return true
+		}
+	}
+	for _, c := range def.Checks {
+		if !slices.ContainsFunc(old.Checks, func(o catalog.CheckDef) bool { return o.Name == c.Name && o.Expr == c.Expr }) {
+			return true
+		}
+	}
+	return len(newForeignKeys(old, def)) > 0
+}
+
+// newForeignKeys returns the foreign keys of def that old (the same table
+// in an earlier catalog; nil: none) lacks.
+func newForeignKeys(old, def *catalog.TableDef) []catalog.ForeignKeyDef {
+	var out []catalog.ForeignKeyDef
+	for _, fk := range def.ForeignKeys {
+		if old == nil || !slices.ContainsFunc(old.ForeignKeys, func(o catalog.ForeignKeyDef) bool { return o.Name == fk.Name }) {
+			out = append(out, fk)
+		}
+	}
+	return out
+}
+
+// referencedSince reports whether cur has a foreign key referencing table
+// id that old lacks: rows deleted from id under old were checked against
+// none, and the ALTER that added it validated the rows it saw.
+func referencedSince(old, cur *catalog.Catalog, id uint64) bool {
+	for tid, def := range cur.Tables {
+		for _, fk := range newForeignKeys(old.Tables[tid], def) {
+			if fk.RefTable == id && old.Tables[tid] != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fencedOut reports whether another open transaction's DDL fences
+// writes to table id out (fenceWrites).
+func (tx *Tx) fencedOut(id uint64) bool {
+	rt := tx.db.lookupRT(id)
+	if rt == nil {
+		return false
+	}
+	own := int32(0)
+	if slices.Contains(tx.ruleTables, rt) {
+		own = 1
+	}
+	return rt.ruleDDL.Load() > own
+}
+
 // commitLocked validates the transaction against the head, appends its WAL
 // record and installs the new head (db.mu held). prepared are the inserts
 // held in memory by table, spillKeys the keys of the spilled rows by table
@@ -277,12 +345,40 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		if tt.truncated && hts != nil && hts.lastMod > base.lsn {
 			return 0, nil, nil, serializationFailure()
 		}
+		// Rules another commit gave the table since this transaction's
+		// rows were written (a column filled with its default, NOT NULL,
+		// CHECK, FOREIGN KEY), or a foreign key referencing the table
+		// its rows were deleted from, were applied to the rows that
+		// commit saw, not to these: PostgreSQL's ALTER TABLE would have
+		// waited for this transaction (or it for the ALTER).
+		inserts, deletes := len(prepared[id]) > 0 || len(tt.spilled) > 0, !tt.deletes.IsEmpty()
+		if inserts && head.cat != base.cat && rulesAdded(base.cat.Tables[id], head.cat.Tables[id]) ||
+			deletes && head.cat != base.cat && referencedSince(base.cat, head.cat, id) ||
+			(inserts || deletes) && tx.fencedOut(id) {
+			return 0, nil, nil, serializationFailure()
+		}
 		if !tt.deletes.IsEmpty() {
 			if rt := db.lookupRT(id); rt != nil {
 				for _, e := range rt.delLog {
 					if e.lsn > base.lsn && e.rows.Intersects(tt.deletes) {
 						return 0, nil, nil, serializationFailure()
 					}
+				}
+			}
+		}
+	}
+
+	// Likewise the rules this transaction's DDL gave a table were applied
+	// to the rows its snapshot held, not to those committed since (to the
+	// table, or to the one a new foreign key references).
+	if len(tx.ops) > 0 {
+		for id, def := range tx.cat.Tables {
+			if hts := head.tables[id]; hts != nil && hts.lastMod > base.lsn && rulesAdded(base.cat.Tables[id], def) {
+				return 0, nil, nil, serializationFailure()
+			}
+			for _, fk := range newForeignKeys(base.cat.Tables[id], def) {
+				if pts := head.tables[fk.RefTable]; base.cat.Tables[id] != nil && pts != nil && pts.lastMod > base.lsn {
+					return 0, nil, nil, serializationFailure()
 				}
 			}
 		}

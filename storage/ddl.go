@@ -311,7 +311,27 @@ func (tx *Tx) AlterTable(def *catalog.TableDef) error {
 	}); err != nil {
 		return err
 	}
+	if rulesAdded(old, d) {
+		tx.fenceWrites(d.ID, d.Schema)
+	}
+	for _, fk := range newForeignKeys(old, d) {
+		if ref := tx.cat.Tables[fk.RefTable]; ref != nil {
+			tx.fenceWrites(ref.ID, ref.Schema)
+		}
+	}
 	return tx.checkNewConstraints(d.ID, old)
+}
+
+// fenceWrites makes other transactions' writes to table id (in schema)
+// fail to commit until tx ends: tx gave it a rule (rulesAdded), or another
+// table a foreign key referencing it, that its fill or validation applies
+// to the rows tx sees only.
+func (tx *Tx) fenceWrites(id uint64, schema string) {
+	rt := tx.db.rt(id, schema)
+	if !slices.Contains(tx.ruleTables, rt) {
+		rt.ruleDDL.Add(1)
+		tx.ruleTables = append(tx.ruleTables, rt)
+	}
 }
 
 // checkNewConstraints validates the data of table id against unique rules

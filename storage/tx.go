@@ -54,6 +54,9 @@ type Tx struct {
 	// conflicts at commit are judged against it. nil: snap.
 	base      *dbState
 	unpinBase func()
+	// ruleTables are the tables whose tableRT.ruleDDL this transaction
+	// counts in, released when it ends.
+	ruleTables []*tableRT
 	// doomed is the error of every later operation (40001), once Refresh
 	// found that the transaction cannot commit.
 	doomed error
@@ -909,6 +912,9 @@ func (tx *Tx) Rollback() {
 		tx.unpinBase()
 	}
 	tx.db.locks.release(tx)
+	for _, rt := range tx.ruleTables {
+		rt.ruleDDL.Add(-1)
+	}
 }
 
 // String names the transaction by its snapshot's LSN, for logs.

@@ -22,6 +22,17 @@ func (tx *Tx) Refresh() bool {
 	// The new snapshot first: the row IDs are judged against every row
 	// applied by then, which includes its rows.
 	snap, unpin := tx.db.pinPublished()
+	// Its rows were written (or deleted) under the old catalog: a rule DDL
+	// gave their table since (rulesAdded), or a foreign key referencing
+	// it, was filled or validated without them.
+	for id, tt := range tx.tables {
+		if (len(tt.inserts) > 0 || len(tt.spilled) > 0) && rulesAdded(tx.cat.Tables[id], snap.cat.Tables[id]) ||
+			!tt.deletes.IsEmpty() && referencedSince(tx.cat, snap.cat, id) {
+			unpin()
+			tx.doomed = serializationFailure()
+			return false
+		}
+	}
 	if err := tx.renumberOwn(); err != nil {
 		unpin()
 		tx.doomed = err

@@ -71,12 +71,39 @@ func (s *Session) CopyFrom(ctx context.Context, p *Portal, src io.Reader) (Tag, 
 				return Tag{}, pgerr.New(pgerrcode.ObjectNotInPrerequisiteState,
 					"cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction")
 			}
+			if err := s.rebindCopy(p, tx, in); err != nil {
+				return Tag{}, err
+			}
 			n, err := in.Run(ctx, s.runtime(tx, p.params))
 			return rowsTag("COPY", n), err
 		}, func() bool { return !in.Replayable() })
 		return tag.Rows, err
 	})
 	return tag, err
+}
+
+// rebindCopy binds COPY FROM portal p again against tx's catalog when that
+// is newer than the one p was bound against (outside a transaction block,
+// a DDL committed in between, or before the statement runs again after a
+// conflict), as planFor does for other statements: run as bound, its
+// rows lack what the DDL added (storage refuses them with 40001), and so
+// would every retry.
+func (s *Session) rebindCopy(p *Portal, tx *storage.Tx, in *exec.CopyIn) error {
+	cat := tx.Catalog()
+	if p.cat == nil || p.cat == cat {
+		return nil
+	}
+	bound, _, err := s.bindIn(cat, p.stmt, p.stmt.ParamTypes)
+	if err != nil {
+		return err
+	}
+	if c, ok := bound.(*sql.Copy); !ok || !in.Rebind(c) {
+		return pgerr.New(pgerrcode.SerializationFailure, "could not serialize access due to concurrent update").
+			WithDetail("A concurrent transaction changed the columns COPY reads.").
+			WithHint("Retry the statement.")
+	}
+	p.cat = cat
+	return nil
 }
 
 // CopyTo runs a COPY ... TO STDOUT portal: emit is called with the data of
