@@ -237,9 +237,12 @@ func liveInserts(tt *txTable) ([]*tailBatch, error) {
 // NULL a primary key gives its columns: commits check keys against the
 // unique indexes, which the ALTER builds online (commitLocked,
 // index_build.go). A table old lacks (nil:
-// created since) or def lacks (dropped) adds none here.
+// created since) or def lacks (dropped) adds none here, nor one whose
+// definition is the same (a catalog shares unchanged tables' definitions
+// with the one before it: the common case, checked without a walk of
+// the columns on each statement's Refresh).
 func rulesAdded(old, def *catalog.TableDef) bool {
-	if old == nil || def == nil {
+	if old == nil || def == nil || old == def {
 		return false
 	}
 	for _, c := range def.Columns {
