@@ -1030,6 +1030,17 @@ func (b *Binder) resolveFunction(ow *pg_query.ObjectWithArgs) (*catalog.Function
 	return nil, written, nil
 }
 
+// existingFunction is resolveFunction for a statement on a function that
+// must exist (ALTER FUNCTION, COMMENT ON FUNCTION): 42883 when ow names
+// none.
+func (b *Binder) existingFunction(ow *pg_query.ObjectWithArgs) (*catalog.FunctionDef, error) {
+	f, written, err := b.resolveFunction(ow)
+	if err == nil && f == nil {
+		err = errNoFunction(ow, written)
+	}
+	return f, err
+}
+
 // errNoFunction is the error of a function name that names none.
 func errNoFunction(ow *pg_query.ObjectWithArgs, written string) error {
 	if ow.ArgsUnspecified {
@@ -1049,13 +1060,9 @@ func (*AlterFunctionOwner) statement() {}
 
 // bindAlterFunctionOwner binds ALTER FUNCTION ... OWNER TO.
 func (b *Binder) bindAlterFunctionOwner(s *pg_query.AlterOwnerStmt) (Statement, error) {
-	ow := s.Object.GetObjectWithArgs()
-	f, written, err := b.resolveFunction(ow)
+	f, err := b.existingFunction(s.Object.GetObjectWithArgs())
 	if err != nil {
 		return nil, err
-	}
-	if f == nil {
-		return nil, errNoFunction(ow, written)
 	}
 	return &AlterFunctionOwner{Key: f.Key(), Owner: roleSpec(s.Newowner)}, nil
 }

@@ -2448,12 +2448,9 @@ func (b *Binder) bindComment(s *pg_query.CommentStmt) (Statement, error) {
 		return &CommentOn{Schema: name, Text: s.Comment}, nil
 	case pg_query.ObjectType_OBJECT_FUNCTION:
 		ow := s.Object.GetObjectWithArgs()
-		f, written, err := b.resolveFunction(ow)
+		f, err := b.existingFunction(ow)
 		if err != nil {
 			return nil, err
-		}
-		if f == nil {
-			return nil, errNoFunction(ow, written)
 		}
 		return &CommentOn{Function: f.Key(), Written: strings.Join(strList(ow.Objname), "."), Text: s.Comment}, nil
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_VIEW, pg_query.ObjectType_OBJECT_COLUMN:
