@@ -95,6 +95,10 @@ type Runtime struct {
 	// correlated holds the results of correlated subqueries per
 	// distinct outer row; outer is the outer row of the one running.
 	correlated map[*sql.Subquery]map[string]*subqueryResult
+	// existsRuns are the outer rows a correlated EXISTS with a hashed form
+	// (sql.Subquery.Hashed) was run for, and the time they took
+	// (hashExists).
+	existsRuns map[*sql.Subquery]*correlatedRuns
 	outer      []any
 	// sysView is the system catalog view of the statement (catalogView).
 	sysView *syscat.View

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -232,13 +233,119 @@ func (ev *evaluator) computeSubquery(e *sql.Subquery) (*subqueryResult, error) {
 
 func (ev *evaluator) evalSubquery(e *sql.Subquery, b batch) (vec, error) {
 	if len(e.Args) > 0 {
-		return ev.evalCorrelated(e, b)
+		if e.Hashed == nil {
+			return ev.evalCorrelated(e, b)
+		}
+		return ev.evalExists(e, b)
 	}
 	res, err := ev.runSubquery(e)
 	if err != nil {
 		return vec{}, err
 	}
 	return ev.subqueryValue(e, res, b)
+}
+
+// correlatedRuns are the outer rows a correlated EXISTS was run for and
+// the time they took.
+type correlatedRuns struct {
+	rows  int
+	spent time.Duration
+}
+
+// Thresholds of hash: a correlated EXISTS switches to its hashed form
+// once its runs took existsSlowRun each on average (over at least
+// existsSlowRuns rows: the plan reads the inner table for each row, as
+// the hashed form reads it once), or once it ran for existsHashRows
+// rows. A plan that finds each row's match by an index stays per row
+// until then: for a few outer rows it beats reading a large inner table
+// whole, which is all the hashed form can do (no row counts tell the two
+// apart here).
+const (
+	existsSlowRun  = time.Millisecond
+	existsSlowRuns = 3
+	existsHashRows = 10000
+)
+
+// hash reports whether the EXISTS these runs are of should use its hashed
+// form from now on.
+func (r *correlatedRuns) hash() bool {
+	return r.rows >= existsHashRows || r.rows >= existsSlowRuns && r.spent >= time.Duration(r.rows)*existsSlowRun
+}
+
+// existsRuns returns the runs of the correlated EXISTS e so far.
+func (ev *evaluator) existsRuns(e *sql.Subquery) *correlatedRuns {
+	r := ev.rt.existsRuns[e]
+	if r == nil {
+		if ev.rt.existsRuns == nil {
+			ev.rt.existsRuns = map[*sql.Subquery]*correlatedRuns{}
+		}
+		r = &correlatedRuns{}
+		ev.rt.existsRuns[e] = r
+	}
+	return r
+}
+
+// existsStep is how many outer rows a correlated EXISTS with a hashed
+// form runs its plan for between two looks at whether to switch (hash):
+// a plan that reads the inner table whole takes milliseconds a row.
+const existsStep = 8
+
+// evalExists evaluates a correlated EXISTS with a hashed form over b: row
+// by row (evalCorrelated), a few rows at a time, until its runs show that
+// the hashed form is the cheaper (hash), then hashed.
+func (ev *evaluator) evalExists(e *sql.Subquery, b batch) (vec, error) {
+	runs := ev.existsRuns(e)
+	if runs.hash() {
+		return ev.evalExistsHashed(e, b)
+	}
+	out := make([]tri, 0, b.n)
+	for i := 0; i < b.n; {
+		j := min(b.n, i+existsStep)
+		if runs.hash() {
+			j = b.n
+		}
+		part := batch{rec: b.rec, n: j - i}
+		if b.rec != nil && part.n < b.n {
+			part.rec = b.rec.NewSlice(int64(i), int64(j))
+		}
+		var v vec
+		var err error
+		if runs.hash() {
+			v, err = ev.evalExistsHashed(e, part)
+		} else {
+			start := time.Now()
+			v, err = ev.evalCorrelated(e, part)
+			runs.rows, runs.spent = runs.rows+part.n, runs.spent+time.Since(start)
+		}
+		if part.rec != b.rec {
+			part.rec.Release()
+		}
+		if err != nil {
+			return vec{}, err
+		}
+		for k := range part.n {
+			out = append(out, triAt(v, k))
+		}
+		v.release()
+		i = j
+	}
+	return vec{arr: triArray(ev.mem, out), t: types.BoolT}, nil
+}
+
+// evalExistsHashed evaluates the correlated EXISTS e through its hashed
+// form, an uncorrelated IN run once: its NULL (no match, a NULL key) is
+// EXISTS's false.
+func (ev *evaluator) evalExistsHashed(e *sql.Subquery, b batch) (vec, error) {
+	res, err := ev.runSubquery(e.Hashed)
+	if err != nil {
+		return vec{}, err
+	}
+	in, err := ev.subqueryValue(e.Hashed, res, b)
+	if err != nil {
+		return vec{}, err
+	}
+	defer in.release()
+	return ev.mapTri(in, b.n, func(t tri) tri { return triOf((t == triTrue) != e.Negate) }), nil
 }
 
 // evalCorrelated evaluates a correlated subquery row by row: its plan runs

@@ -1328,28 +1328,18 @@ func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
 		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cannot use subquery in column generation expression")
 	}
 	sel := sl.Subselect.GetSelectStmt()
-	// A subquery starts a new query level: its own aggregates.
-	saved, savedClause, savedSRFs := b.aggs, b.clause, b.srfs
-	b.aggs, b.clause = nil, ""
-	defer func() { b.srfs = savedSRFs }()
-	// Columns of sc's level (and further out) that the subquery reads
-	// are collected in corr while its plan is bound.
-	corr := &correlation{}
-	if b.corrs == nil {
-		b.corrs = map[*scope]*correlation{}
-	}
-	savedCorr := b.corrs[sc]
-	b.corrs[sc] = corr
-	plan, err := b.bindSelect(sel, sc)
-	b.aggs, b.clause = saved, savedClause
-	b.corrs[sc] = savedCorr
+	plan, corr, err := b.bindSubselect(sc, sel)
 	if err != nil {
 		return nil, err
 	}
 	cols := plan.Columns()
 	switch sl.SubLinkType {
 	case pg_query.SubLinkType_EXISTS_SUBLINK:
-		return &Subquery{Kind: ExistsSubquery, Plan: plan, T: types.BoolT, Args: corr.args}, nil
+		e := &Subquery{Kind: ExistsSubquery, Plan: plan, T: types.BoolT, Args: corr.args}
+		if len(corr.args) > 0 {
+			e.Hashed = b.existsHashed(sc, sel)
+		}
+		return e, nil
 	case pg_query.SubLinkType_EXPR_SUBLINK, pg_query.SubLinkType_ARRAY_SUBLINK:
 		if len(cols) != 1 {
 			return nil, pgerr.New(pgerrcode.SyntaxError, "subquery must return only one column")
@@ -1379,23 +1369,53 @@ func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
 		if len(sl.OperName) > 0 {
 			op = nameOf(sl.OperName)
 		}
-		eq, err := b.bindOperator(op, left, &Const{T: cols[0].T})
+		e, err := b.inSubquery(left, op, plan)
 		if err != nil {
 			return nil, err
 		}
-		c, err := callOf(eq, "subquery comparisons")
-		if err != nil {
-			return nil, err
-		}
-		if want := c.Args[1].Type(); !want.Equal(cols[0].T) {
-			if plan, err = b.castColumns(plan, []types.T{want}); err != nil {
-				return nil, err
-			}
-		}
-		return &Subquery{Kind: InSubquery, Plan: plan, Left: c.Args[0], Equal: c.Overload, All: sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK,
-			T: types.BoolT, Args: corr.args}, nil
+		e.All, e.Args = sl.SubLinkType == pg_query.SubLinkType_ALL_SUBLINK, corr.args
+		return e, nil
 	}
 	return nil, pgerr.NotSupported("this kind of subquery (%s)", sl.SubLinkType)
+}
+
+// bindSubselect binds sel, a subquery in scope sc, as a query level of its
+// own (its own aggregates and set-returning functions), and returns with
+// its plan the columns of sc's level and further out that it reads.
+func (b *Binder) bindSubselect(sc *scope, sel *pg_query.SelectStmt) (Node, *correlation, error) {
+	saved, savedClause, savedSRFs := b.aggs, b.clause, b.srfs
+	b.aggs, b.clause = nil, ""
+	defer func() { b.srfs = savedSRFs }()
+	corr := &correlation{}
+	if b.corrs == nil {
+		b.corrs = map[*scope]*correlation{}
+	}
+	savedCorr := b.corrs[sc]
+	b.corrs[sc] = corr
+	plan, err := b.bindSelect(sel, sc)
+	b.aggs, b.clause = saved, savedClause
+	b.corrs[sc] = savedCorr
+	return plan, corr, err
+}
+
+// inSubquery is "left op ANY (plan)", plan of one column, whose values are
+// cast to the operator's right operand type.
+func (b *Binder) inSubquery(left Expr, op string, plan Node) (*Subquery, error) {
+	col := plan.Columns()[0].T
+	eq, err := b.bindOperator(op, left, &Const{T: col})
+	if err != nil {
+		return nil, err
+	}
+	c, err := callOf(eq, "subquery comparisons")
+	if err != nil {
+		return nil, err
+	}
+	if want := c.Args[1].Type(); !want.Equal(col) {
+		if plan, err = b.castColumns(plan, []types.T{want}); err != nil {
+			return nil, err
+		}
+	}
+	return &Subquery{Kind: InSubquery, Plan: plan, Left: c.Args[0], Equal: c.Overload, T: types.BoolT}, nil
 }
 
 // bindRowSubLink binds "(a, b, ...) IN (SELECT x, y, ...)", its "= ANY"

@@ -190,6 +190,12 @@ type Subquery struct {
 	Negate bool
 	T      types.T
 	Args   []Expr
+	// Hashed is, for a correlated ExistsSubquery whose only correlation
+	// is one equality (exists_hashed.go), the same test as an
+	// uncorrelated InSubquery over the outer row, a NULL meaning false:
+	// the executor switches to it once the correlated plan has run for
+	// many outer rows (a hashed semi or anti join). nil otherwise.
+	Hashed *Subquery
 }
 
 // OuterRef is a correlated subquery's reference to a value of the outer

@@ -62,7 +62,11 @@ func exprChildren(e Expr) []Expr {
 	case *SeqFunc:
 		return x.Args
 	case *Subquery:
-		return append(nonNil(x.Left), x.Args...)
+		var hashedLeft Expr
+		if x.Hashed != nil {
+			hashedLeft = x.Hashed.Left
+		}
+		return append(nonNil(x.Left, hashedLeft), x.Args...)
 	case *WindowCall:
 		return x.Func.windowExprs()
 	case *SRFCall:
@@ -177,6 +181,11 @@ func transformExpr(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
 		c.Left = tr(x.Left)
 		if x.Args != nil {
 			c.Args = trAll(x.Args)
+		}
+		if x.Hashed != nil {
+			h := *x.Hashed
+			h.Left = tr(x.Hashed.Left)
+			c.Hashed = &h
 		}
 		return &c, err
 	case *HybridRecord:
