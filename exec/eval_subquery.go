@@ -64,8 +64,13 @@ func (ev *evaluator) runSubquery(e *sql.Subquery) (*subqueryResult, error) {
 	if r, ok := ev.rt.subqueries[e]; ok {
 		return r, nil
 	}
-	res, err := ev.computeSubquery(e)
+	// The rows it keeps stay for the rest of the statement: counted in its
+	// budget (a hashed EXISTS or an IN over a large table gathers all of
+	// them).
+	acct := ev.rt.account()
+	res, err := ev.computeSubquery(e, &acct)
 	if err != nil {
+		acct.release()
 		return nil, err
 	}
 	if ev.rt.subqueries == nil {
@@ -93,7 +98,7 @@ func (ev *evaluator) runCorrelated(e *sql.Subquery, args []any) (*subqueryResult
 	}
 	saved := ev.rt.outer
 	ev.rt.outer = args
-	res, err := ev.computeSubquery(e)
+	res, err := ev.computeSubquery(e, nil)
 	ev.rt.outer = saved
 	if err != nil {
 		return nil, err
@@ -120,8 +125,9 @@ func (ev *evaluator) evalOuterRef(e *sql.OuterRef) (vec, error) {
 	return constVec(ev.rt.outer[e.Slot], e.T), nil
 }
 
-// computeSubquery runs a subquery's plan and collects what its kind needs.
-func (ev *evaluator) computeSubquery(e *sql.Subquery) (*subqueryResult, error) {
+// computeSubquery runs a subquery's plan and collects what its kind
+// needs, counting the values it keeps in acct when acct is not nil.
+func (ev *evaluator) computeSubquery(e *sql.Subquery, acct *memAccount) (*subqueryResult, error) {
 	op, err := Build(ev.rt, e.Plan)
 	if err != nil {
 		return nil, err
@@ -164,17 +170,29 @@ func (ev *evaluator) computeSubquery(e *sql.Subquery) (*subqueryResult, error) {
 				}
 			}
 			res.tuples.add(rec)
+			if acct != nil {
+				if err := acct.growRecord(rec, memMapEntry); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		col := rec.Column(0)
+		var size int64
 		for i := 0; i < n; i++ {
 			var v any
 			if !col.IsNull(i) {
 				v = valueAt(col, i, colT)
 			}
 			vals = append(vals, v)
+			size += functions.DatumSize(v) + memMapEntry // and its key in an IN's set
 			if e.Kind == sql.ScalarSubquery && len(vals) > 1 {
 				return nil, pgerr.New(pgerrcode.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+			}
+		}
+		if acct != nil {
+			if err := acct.grow(size); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -250,6 +268,9 @@ func (ev *evaluator) evalSubquery(e *sql.Subquery, b batch) (vec, error) {
 type correlatedRuns struct {
 	rows  int
 	spent time.Duration
+	// tooLarge is set once the hashed form ran out of the statement's
+	// memory: the EXISTS stays per row.
+	tooLarge bool
 }
 
 // Thresholds of hash: a correlated EXISTS switches to its hashed form
@@ -269,7 +290,7 @@ const (
 // hash reports whether the EXISTS these runs are of should use its hashed
 // form from now on.
 func (r *correlatedRuns) hash() bool {
-	return r.rows >= existsHashRows || r.rows >= existsSlowRuns && r.spent >= time.Duration(r.rows)*existsSlowRun
+	return !r.tooLarge && r.rows >= existsHashRows || r.rows >= existsSlowRuns && r.spent >= time.Duration(r.rows)*existsSlowRun
 }
 
 // existsRuns returns the runs of the correlated EXISTS e so far.
@@ -295,9 +316,6 @@ const existsStep = 8
 // the hashed form is the cheaper (hash), then hashed.
 func (ev *evaluator) evalExists(e *sql.Subquery, b batch) (vec, error) {
 	runs := ev.existsRuns(e)
-	if runs.hash() {
-		return ev.evalExistsHashed(e, b)
-	}
 	out := make([]tri, 0, b.n)
 	for i := 0; i < b.n; {
 		j := min(b.n, i+existsStep)
@@ -308,15 +326,7 @@ func (ev *evaluator) evalExists(e *sql.Subquery, b batch) (vec, error) {
 		if b.rec != nil && part.n < b.n {
 			part.rec = b.rec.NewSlice(int64(i), int64(j))
 		}
-		var v vec
-		var err error
-		if runs.hash() {
-			v, err = ev.evalExistsHashed(e, part)
-		} else {
-			start := time.Now()
-			v, err = ev.evalCorrelated(e, part)
-			runs.rows, runs.spent = runs.rows+part.n, runs.spent+time.Since(start)
-		}
+		v, err := ev.existsPart(e, runs, part)
 		if part.rec != b.rec {
 			part.rec.Release()
 		}
@@ -330,6 +340,23 @@ func (ev *evaluator) evalExists(e *sql.Subquery, b batch) (vec, error) {
 		i = j
 	}
 	return vec{arr: triArray(ev.mem, out), t: types.BoolT}, nil
+}
+
+// existsPart evaluates the correlated EXISTS e over b, hashed when its runs
+// say so, per row otherwise (counted in runs); an inner query whose keys
+// do not fit in the statement's memory (53200) stays per row.
+func (ev *evaluator) existsPart(e *sql.Subquery, runs *correlatedRuns, b batch) (vec, error) {
+	if runs.hash() {
+		v, err := ev.evalExistsHashed(e, b)
+		if pgerr.Code(err) != pgerrcode.OutOfMemory {
+			return v, err
+		}
+		runs.tooLarge = true
+	}
+	start := time.Now()
+	v, err := ev.evalCorrelated(e, b)
+	runs.rows, runs.spent = runs.rows+b.n, runs.spent+time.Since(start)
+	return v, err
 }
 
 // evalExistsHashed evaluates the correlated EXISTS e through its hashed
