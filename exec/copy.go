@@ -42,7 +42,11 @@ func columnNames(cols []sql.Col) []string {
 // chunks. The records come out in the order of the data, so the first
 // bad row is the one reported.
 type CopyIn struct {
+	// c is the binding Run inserts through (Rebind replaces it); parse
+	// the one the pipeline's goroutines read the data by, the first:
+	// every rebinding takes the same input columns.
 	c       *sql.Copy
+	parse   *sql.Copy
 	p       *copyParser
 	data    *blockReader
 	schema  *arrow.Schema
@@ -133,7 +137,7 @@ const (
 // already waiting for the client may still be under way (its owner waits
 // for it before reading src's source itself).
 func NewCopyIn(c *sql.Copy, src io.Reader) *CopyIn {
-	in := &CopyIn{c: c, schema: schemaOf(c.Columns), stop: make(chan struct{})}
+	in := &CopyIn{c: c, parse: c, schema: schemaOf(c.Columns), stop: make(chan struct{})}
 	in.data = &blockReader{src: src, stop: in.stop, blocks: make(chan []byte, copyBlocks), free: make(chan []byte, copyBlocks+2)}
 	in.p = newCopyParser(in.data, &c.Options, columnNames(c.Columns))
 	return in
@@ -361,7 +365,7 @@ func (in *CopyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
 func (in *CopyIn) start(rt *Runtime) {
 	workers := runtime.GOMAXPROCS(0)
 	parallel := true
-	for _, c := range in.c.Columns {
+	for _, c := range in.parse.Columns {
 		parallel = parallel && parallelInput(c.T)
 	}
 	in.order = make(chan *copyChunk, 2*workers)
@@ -374,7 +378,7 @@ func (in *CopyIn) start(rt *Runtime) {
 			go in.work(rt, work)
 		}
 	} else {
-		in.conv = newCopyConverter(rt, in.c)
+		in.conv = newCopyConverter(rt, in.parse)
 	}
 	go in.data.fetch()
 	go in.readChunks(work)
@@ -388,7 +392,7 @@ func (in *CopyIn) readChunks(work chan<- *copyChunk) {
 	if work != nil {
 		defer close(work)
 	}
-	p, rel := in.p, in.c.Table.Name
+	p, rel := in.p, in.parse.Table.Name
 	for more := true; more; {
 		c := &copyChunk{done: make(chan struct{})}
 		select {
@@ -458,7 +462,7 @@ func (in *CopyIn) send(c *copyChunk, work chan<- *copyChunk) bool {
 // work parses the chunks of work until it is closed.
 func (in *CopyIn) work(rt *Runtime, work <-chan *copyChunk) {
 	defer in.wg.Done()
-	conv := newCopyConverter(rt, in.c)
+	conv := newCopyConverter(rt, in.parse)
 	for {
 		var c *copyChunk
 		select {
