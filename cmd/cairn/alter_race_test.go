@@ -306,3 +306,66 @@ func TestAddForeignKeyRacingParentDelete(t *testing.T) {
 		t.Errorf("DELETE first: %d child rows without their parent", n)
 	}
 }
+
+// TestNotValidConstraintConcurrentWriters: a CHECK or FOREIGN KEY added
+// NOT VALID promises nothing of the rows written before it, so writers
+// whose rows were written under the old definition commit (PostgreSQL's
+// writers would have committed before the ALTER); its VALIDATE
+// CONSTRAINT is a rule every row must meet, so a writer of rows its
+// snapshot did not see fails with 40001 and the constraint stays true.
+func TestNotValidConstraintConcurrentWriters(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	ddl, w := ts.connect(t), ts.connect(t)
+	mustExec(t, ddl, `CREATE TABLE nvp (id int PRIMARY KEY)`)
+	mustExec(t, ddl, `CREATE TABLE nvc (id int, pid int, v int)`)
+	mustExec(t, ddl, `INSERT INTO nvp VALUES (1), (2)`)
+
+	// Written before the ALTER, committed after it: kept.
+	mustExec(t, w, `BEGIN`)
+	mustExec(t, w, `INSERT INTO nvc VALUES (1, 1, -1)`)
+	mustExec(t, w, `DELETE FROM nvp WHERE id = 2`)
+	mustExec(t, ddl, `INSERT INTO nvc VALUES (2, 2, 5)`)
+	mustExec(t, ddl, `ALTER TABLE nvc ADD CONSTRAINT nvc_v CHECK (v > 0) NOT VALID`)
+	mustExec(t, ddl, `ALTER TABLE nvc ADD CONSTRAINT nvc_fk FOREIGN KEY (pid) REFERENCES nvp (id) NOT VALID`)
+	mustExec(t, w, `COMMIT`)
+	expectCode(t, w, `INSERT INTO nvc VALUES (3, 1, -3)`, "23514")
+	expectCode(t, w, `INSERT INTO nvc VALUES (3, 7, 3)`, "23503")
+	expectCode(t, ddl, `ALTER TABLE nvc VALIDATE CONSTRAINT nvc_v`, "23514")
+	expectCode(t, ddl, `ALTER TABLE nvc VALIDATE CONSTRAINT nvc_fk`, "23503")
+	mustExec(t, ddl, `DELETE FROM nvc WHERE id IN (1, 2)`)
+
+	// A row written under the NOT VALID check's absence, committed after
+	// its VALIDATE: the writer fails, the validated check holds.
+	mustExec(t, ddl, `ALTER TABLE nvc DROP CONSTRAINT nvc_v`)
+	mustExec(t, w, `BEGIN`)
+	mustExec(t, w, `INSERT INTO nvc VALUES (4, 1, -4)`)
+	mustExec(t, ddl, `ALTER TABLE nvc ADD CONSTRAINT nvc_v CHECK (v > 0) NOT VALID`)
+	mustExec(t, ddl, `ALTER TABLE nvc VALIDATE CONSTRAINT nvc_v`)
+	expectCode(t, w, `COMMIT`, "40001")
+	var bad int
+	if err := ddl.QueryRow(ctx, `SELECT count(*) FROM nvc WHERE v <= 0`).Scan(&bad); err != nil || bad != 0 {
+		t.Fatalf("rows breaking the validated check: %d (%v)", bad, err)
+	}
+
+	// The constraints and their validity survive a restart.
+	ts.stop()
+	ts = startServer(t, ts.Dir)
+	ddl = ts.connect(t)
+	rows, err := ddl.Query(ctx, `SELECT conname || ':' || convalidated FROM pg_constraint WHERE conrelid = 'nvc'::regclass ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if strings.Join(got, " ") != "nvc_fk:false nvc_v:true" {
+		t.Fatalf("after a restart: %v", got)
+	}
+	expectCode(t, ddl, `INSERT INTO nvc VALUES (5, 9, 5)`, "23503")
+}

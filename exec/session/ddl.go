@@ -890,6 +890,18 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 					}
 				}
 			}
+			// One added NOT VALID leaves the rows as they are.
+			if check != nil && !check.NotValid {
+				checks = append(checks, *check)
+			}
+			if fk != nil && !fk.NotValid {
+				fks = append(fks, *fk)
+			}
+		case sql.ValidateConstraint:
+			check, fk, err := validateConstraint(def, cmd.Name)
+			if err != nil {
+				return err
+			}
 			if check != nil {
 				checks = append(checks, *check)
 			}
@@ -1094,6 +1106,32 @@ func addConstraint(def, orig *catalog.TableDef, cmd sql.AlterCmd) (*catalog.Chec
 		return nil, &fk, nil
 	}
 	return nil, nil, nil
+}
+
+// validateConstraint marks def's check or foreign key name valid and
+// returns it for the caller to check the rows against; nil for both when
+// it was valid already (nothing to do, as in PostgreSQL).
+func validateConstraint(def *catalog.TableDef, name string) (*catalog.CheckDef, *catalog.ForeignKeyDef, error) {
+	if i := slices.IndexFunc(def.Checks, func(c catalog.CheckDef) bool { return c.Name == name }); i >= 0 {
+		if !def.Checks[i].NotValid {
+			return nil, nil, nil
+		}
+		def.Checks[i].NotValid = false
+		c := def.Checks[i]
+		return &c, nil, nil
+	}
+	if i := slices.IndexFunc(def.ForeignKeys, func(fk catalog.ForeignKeyDef) bool { return fk.Name == name }); i >= 0 {
+		if !def.ForeignKeys[i].NotValid {
+			return nil, nil, nil
+		}
+		def.ForeignKeys[i].NotValid = false
+		fk := def.ForeignKeys[i]
+		return nil, &fk, nil
+	}
+	if constraintExists(def, name) {
+		return nil, nil, pgerr.New(pgerrcode.WrongObjectType, "constraint \"%s\" of relation \"%s\" is not a foreign key or check constraint", name, def.Name)
+	}
+	return nil, nil, pgerr.New(pgerrcode.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", name, def.Name)
 }
 
 // constraintExists reports whether def has a constraint of that name.

@@ -149,6 +149,10 @@ type CheckDef struct {
 	// appearance (pg_constraint.conkey); empty in catalogs written before
 	// they were recorded.
 	Columns []int `json:"columns,omitempty"`
+	// NotValid marks a check added NOT VALID and not validated since: new
+	// and updated rows are checked, the rows the table held then need
+	// not pass (pg_constraint.convalidated false).
+	NotValid bool `json:"not_valid,omitempty"`
 }
 
 // ForeignKeyDef is FOREIGN KEY (Columns) REFERENCES RefSchema.RefTable
@@ -177,6 +181,10 @@ type ForeignKeyDef struct {
 	// each transaction starts with the check there.
 	Deferrable        bool `json:"deferrable,omitempty"`
 	InitiallyDeferred bool `json:"initially_deferred,omitempty"`
+	// NotValid marks a foreign key added NOT VALID and not validated
+	// since: it is enforced on rows written and referenced rows deleted
+	// from then on, and the rows the table held then need not match.
+	NotValid bool `json:"not_valid,omitempty"`
 }
 
 // The referential actions of ForeignKeyDef.OnDelete and OnUpdate, as
