@@ -978,12 +978,14 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		if err != nil {
 			return err
 		}
-		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
-			if err == nil {
-				err = pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", def.Name, fk.Name).
-					WithConstraint(def.Schema, def.Name, fk.Name)
-			}
+		rt := s.runtime(tx, nil)
+		orphan, err := firstRecord(ctx, rt, plan)
+		if err != nil {
 			return err
+		}
+		if orphan != nil {
+			parent := b.Catalog.TableByID(fk.RefTable)
+			return exec.OrphanError(rt, def, parent, &fk, orphan, 0)
 		}
 	}
 	// Existing rows of an added column with a DEFAULT get the default, as
@@ -1044,6 +1046,24 @@ func (s *Session) anyRow(ctx context.Context, tx *storage.Tx, plan sql.Node) (bo
 		return nil
 	})
 	return found, err
+}
+
+// firstRecord runs plan and returns its first non-empty batch (its first
+// row at 0), or nil when it yields no row.
+func firstRecord(ctx context.Context, rt *exec.Runtime, plan sql.Node) (arrow.Record, error) {
+	op, err := exec.Build(rt, plan)
+	if err != nil {
+		return nil, err
+	}
+	var first arrow.Record
+	err = exec.Drain(ctx, op, func(rec arrow.Record) error {
+		if first == nil && rec.NumRows() > 0 {
+			rec.Retain()
+			first = rec
+		}
+		return nil
+	})
+	return first, err
 }
 
 // runDML runs a data-modifying plan the session built itself in tx (a
