@@ -288,18 +288,21 @@ func referencedSince(old, cur *catalog.Catalog, id uint64) bool {
 	return false
 }
 
-// fencedOut reports whether another open transaction's DDL fences
-// writes to table id out (fenceWrites).
-func (tx *Tx) fencedOut(id uint64) bool {
+// fencedOut returns the 40001 of a write to table id that another open
+// transaction's DDL fences out (fenceWrites), nil when none does.
+func (tx *Tx) fencedOut(id uint64) error {
 	rt := tx.db.lookupRT(id)
 	if rt == nil {
-		return false
+		return nil
 	}
-	own := int32(0)
+	own := 0
 	if slices.Contains(tx.ruleTables, rt) {
 		own = 1
 	}
-	return rt.ruleDDL.Load() > own
+	if up, ended := rt.fence.up(own); up {
+		return &fencedError{err: pgerr.From(serializationFailure()), ended: ended}
+	}
+	return nil
 }
 
 // commitLocked validates the transaction against the head, appends its WAL
@@ -359,9 +362,13 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		// waited for this transaction (or it for the ALTER).
 		inserts, deletes := len(prepared[id]) > 0 || len(tt.spilled) > 0, !tt.deletes.IsEmpty()
 		if inserts && head.cat != base.cat && rulesAdded(base.cat.Tables[id], head.cat.Tables[id]) ||
-			deletes && head.cat != base.cat && referencedSince(base.cat, head.cat, id) ||
-			(inserts || deletes) && tx.fencedOut(id) {
+			deletes && head.cat != base.cat && referencedSince(base.cat, head.cat, id) {
 			return 0, nil, nil, serializationFailure()
+		}
+		if inserts || deletes {
+			if err := tx.fencedOut(id); err != nil {
+				return 0, nil, nil, err
+			}
 		}
 		if !tt.deletes.IsEmpty() {
 			if rt := db.lookupRT(id); rt != nil {

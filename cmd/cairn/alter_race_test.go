@@ -369,3 +369,55 @@ func TestNotValidConstraintConcurrentWriters(t *testing.T) {
 	}
 	expectCode(t, ddl, `INSERT INTO nvc VALUES (5, 9, 5)`, "23503")
 }
+
+// TestWriterWaitsForFencingAlter: an autocommit INSERT into a table whose
+// ALTER TABLE ... ADD COLUMN ... DEFAULT is still open in another
+// transaction waits for it, as PostgreSQL's waits for the ALTER's lock,
+// and then commits with the column's default (it failed with 40001 after
+// about ten seconds of retries); lock_timeout bounds the wait (55P03),
+// and a statement_timeout ends it (57014).
+func TestWriterWaitsForFencingAlter(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	ddl, w := ts.connect(t), ts.connect(t)
+	mustExec(t, ddl, `CREATE TABLE wf (id int PRIMARY KEY)`)
+	mustExec(t, ddl, `INSERT INTO wf SELECT g FROM generate_series(1, 100) g`)
+	mustExec(t, ddl, `BEGIN`)
+	mustExec(t, ddl, `ALTER TABLE wf ADD COLUMN c int NOT NULL DEFAULT 7`)
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Exec(ctx, `INSERT INTO wf (id) VALUES (101)`)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the INSERT ended while the ALTER was open: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	mustExec(t, ddl, `COMMIT`)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the INSERT after the ALTER committed: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the INSERT still waits after the ALTER committed")
+	}
+	var c int
+	if err := ddl.QueryRow(ctx, `SELECT c FROM wf WHERE id = 101`).Scan(&c); err != nil || c != 7 {
+		t.Fatalf("the waiting INSERT's row: c = %d (%v), want the default 7", c, err)
+	}
+
+	// Bounded waits.
+	mustExec(t, ddl, `BEGIN`)
+	mustExec(t, ddl, `ALTER TABLE wf ADD CONSTRAINT wf_c CHECK (c > 0)`)
+	mustExec(t, w, `SET lock_timeout = '200ms'`)
+	expectCode(t, w, `INSERT INTO wf VALUES (102, 1)`, "55P03")
+	mustExec(t, w, `SET lock_timeout = 0`)
+	mustExec(t, w, `SET statement_timeout = '200ms'`)
+	expectCode(t, w, `INSERT INTO wf VALUES (103, 1)`, "57014")
+	mustExec(t, w, `SET statement_timeout = 0`)
+	mustExec(t, ddl, `ROLLBACK`)
+	mustExec(t, w, `INSERT INTO wf VALUES (104, -1)`)
+}
