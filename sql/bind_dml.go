@@ -351,7 +351,7 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias st
 				}
 			}
 			for _, ix := range b.Catalog.IndexesOf(def.ID) {
-				if ix.Unique && ix.Name == name {
+				if ix.PlainUnique() && ix.Name == name {
 					ids = ix.Columns
 				}
 			}
@@ -432,7 +432,7 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias st
 // exactly the given column positions.
 func (b *Binder) uniqueIndexOn(def *catalog.TableDef, positions []int) bool {
 	for _, ix := range b.Catalog.IndexesOf(def.ID) {
-		if !ix.Unique || len(ix.Columns) != len(positions) {
+		if !ix.PlainUnique() || len(ix.Columns) != len(positions) {
 			continue
 		}
 		all := true
@@ -911,4 +911,39 @@ func BindIndexExpr(cat *catalog.Catalog, def *catalog.TableDef, text string) (Ex
 func BindColumnDefault(cat *catalog.Catalog, def *catalog.TableDef, pos int) (Expr, error) {
 	b := tableExprBinder(cat, def)
 	return b.columnDefault(def, pos)
+}
+
+// IndexKeyExprs binds the key of index ix of def, a unique index on an
+// expression or a partial one (catalog.IndexDef.ComputedKey), over def's
+// columns: one expression per key column, NULL in the rows the index's
+// predicate does not hold for (NULLs conflict with nothing), which is
+// what storage enforces uniqueness on.
+func IndexKeyExprs(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef) ([]Expr, error) {
+	var keys []Expr
+	if ix.Expr != "" {
+		e, err := BindIndexExpr(cat, def, ix.Expr)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, e)
+	} else {
+		for _, id := range ix.Columns {
+			pos, c := def.ColumnByID(id)
+			if c == nil {
+				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column %d of index \"%s\" does not exist", id, ix.Name)
+			}
+			keys = append(keys, &ColumnRef{Index: pos, Name: c.Name, T: c.Type})
+		}
+	}
+	if ix.Pred == "" {
+		return keys, nil
+	}
+	pred, err := BindIndexExpr(cat, def, ix.Pred)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range keys {
+		keys[i] = &Case{Whens: []When{{Cond: pred, Result: k}}, T: k.Type()}
+	}
+	return keys, nil
 }

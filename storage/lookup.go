@@ -82,7 +82,7 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 // colIDs (in any order).
 func matchConstraint(cat *catalog.Catalog, def *catalog.TableDef, colIDs []int) (constraint, bool) {
 	for _, c := range constraintsOf(cat, def) {
-		if len(c.cols) == len(colIDs) && !slices.ContainsFunc(colIDs, func(id int) bool { return !slices.Contains(c.cols, id) }) {
+		if c.key == nil && len(c.cols) == len(colIDs) && !slices.ContainsFunc(colIDs, func(id int) bool { return !slices.Contains(c.cols, id) }) {
 			return c, true
 		}
 	}
@@ -163,7 +163,7 @@ func hasRule(cat *catalog.Catalog, def *catalog.TableDef, colIDs []int) bool {
 		}
 	}
 	for _, ix := range cat.Indexes {
-		if ix.Table == def.ID && ix.Unique && slices.Equal(ix.Columns, colIDs) {
+		if ix.Table == def.ID && ix.PlainUnique() && slices.Equal(ix.Columns, colIDs) {
 			return true
 		}
 	}
@@ -179,7 +179,9 @@ func (tx *Tx) UniqueKeys(tableID uint64) [][]int {
 	}
 	var out [][]int
 	for _, c := range constraintsOf(tx.cat, def) {
-		out = append(out, slices.Clone(c.cols))
+		if c.key == nil {
+			out = append(out, slices.Clone(c.cols))
+		}
 	}
 	return out
 }
