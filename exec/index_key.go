@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
 )
 
@@ -25,10 +26,6 @@ func init() { storage.ComputeIndexKey = computeIndexKey }
 // NULLs). The functions of an index key are immutable, so no session's
 // settings enter it.
 func computeIndexKey(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef, colIDs []int, cols []arrow.Array) ([]arrow.Array, error) {
-	keys, err := sql.IndexKeyExprs(cat, def, ix)
-	if err != nil {
-		return nil, err
-	}
 	n := 0
 	if len(cols) > 0 {
 		n = cols[0].Len()
@@ -44,11 +41,24 @@ func computeIndexKey(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.In
 	}
 	rec := tableRecord(def, arrs, int64(n))
 	defer rec.Release()
-	out := make([]arrow.Array, len(keys))
-	for i, k := range keys {
-		if out[i], err = Eval(context.Background(), &Runtime{}, k, rec); err != nil {
-			return nil, err
-		}
+	keys, _, err := indexKeys(cat, def, ix, rec)
+	return keys, err
+}
+
+// indexKeys evaluates the key of ix over the rows of rec (def's columns):
+// its arrays and their types.
+func indexKeys(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef, rec arrow.Record) ([]arrow.Array, []types.T, error) {
+	exprs, err := sql.IndexKeyExprs(cat, def, ix)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	keys := make([]arrow.Array, len(exprs))
+	ts := make([]types.T, len(exprs))
+	for i, e := range exprs {
+		if keys[i], err = Eval(context.Background(), &Runtime{}, e, rec); err != nil {
+			return nil, nil, err
+		}
+		ts[i] = e.Type()
+	}
+	return keys, ts, nil
 }

@@ -363,8 +363,13 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias st
 				out.Columns = append(out.Columns, pos)
 			}
 		}
+		var exprs []*pg_query.Node
 		for _, el := range oc.Infer.IndexElems {
 			ie := el.GetIndexElem()
+			if ie.Expr != nil {
+				exprs = append(exprs, ie.Expr)
+				continue
+			}
 			pos, col := def.Column(ie.Name)
 			if w != nil {
 				pos, col = -1, nil
@@ -382,14 +387,25 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias st
 			}
 			out.Columns = append(out.Columns, pos)
 		}
-		if !hasUniqueOn(def, out.Columns) && !b.uniqueIndexOn(def, out.Columns) {
-			return nil, pgerr.New(pgerrcode.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+		switch {
+		case len(exprs) == 0 && (hasUniqueOn(def, out.Columns) || b.uniqueIndexOn(def, out.Columns)):
+		case len(oc.Infer.IndexElems) > 0 && w == nil:
+			ix, err := b.inferComputedIndex(def, out.Columns, exprs, oc.Infer.WhereClause)
+			if err != nil {
+				return nil, err
+			}
+			if ix == nil {
+				return nil, noConflictTarget()
+			}
+			out.Columns, out.Index = nil, ix.Name
+		default:
+			return nil, noConflictTarget()
 		}
 	}
 	if oc.Action != pg_query.OnConflictAction_ONCONFLICT_UPDATE {
 		return out, nil
 	}
-	if len(out.Columns) == 0 {
+	if len(out.Columns) == 0 && out.Index == "" {
 		return nil, pgerr.New(pgerrcode.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
 			WithHint("For example, ON CONFLICT (column_name).")
 	}
@@ -426,6 +442,64 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias st
 		}
 	}
 	return out, nil
+}
+
+func noConflictTarget() error {
+	return pgerr.New(pgerrcode.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+}
+
+// inferComputedIndex finds the unique index on an expression or partial
+// one (catalog.IndexDef.ComputedKey) that ON CONFLICT (keys) WHERE pred
+// infers, nil when none does: its key is the column positions cols, or
+// the one expression of exprs, and its predicate, if it has one, is pred.
+// PostgreSQL accepts any pred that implies the index's predicate; cairn
+// recognises the predicate written as the index's (the form ORMs emit).
+func (b *Binder) inferComputedIndex(def *catalog.TableDef, cols []int, exprs []*pg_query.Node, pred *pg_query.Node) (*catalog.IndexDef, error) {
+	var key, where string
+	if len(exprs) > 0 {
+		if len(exprs) > 1 || len(cols) > 0 {
+			return nil, nil // cairn's indexes on expressions have one key
+		}
+		var err error
+		if key, err = DeparseExpr(exprs[0]); err != nil {
+			return nil, err
+		}
+	}
+	if pred != nil {
+		var err error
+		if where, err = DeparseExpr(pred); err != nil {
+			return nil, err
+		}
+	}
+	for _, ix := range b.Catalog.IndexesOf(def.ID) {
+		if !ix.ComputedKey() || ix.Pred != "" && ix.Pred != where {
+			continue
+		}
+		if ix.Expr != "" {
+			if key != "" && canonicalExpr(ix.Expr) == key {
+				return ix, nil
+			}
+			continue
+		}
+		if key == "" && len(ix.Columns) == len(cols) && !slices.ContainsFunc(cols, func(p int) bool { return !slices.Contains(ix.Columns, def.Columns[p].ID) }) {
+			return ix, nil
+		}
+	}
+	return nil, nil
+}
+
+// canonicalExpr is an expression's text as DeparseExpr writes it (the
+// parentheses around an index key dropped), "" when it does not parse.
+func canonicalExpr(text string) string {
+	n, err := ParseExpr(text)
+	if err != nil {
+		return ""
+	}
+	out, err := DeparseExpr(n)
+	if err != nil {
+		return ""
+	}
+	return out
 }
 
 // uniqueIndexOn reports whether a unique index of the table covers

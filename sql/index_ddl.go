@@ -113,11 +113,9 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 		}
 	}
 	if idx.Name == "" {
-		suffix := "idx"
-		if s.Unique {
-			suffix = "key"
-		}
-		idx.Name = b.freeRelationName(def.Schema, def.Name+"_"+strings.Join(names, "_")+"_"+suffix)
+		// "_idx" for unique indexes too: PostgreSQL's "_key" is a
+		// constraint's (ChooseIndexName).
+		idx.Name = b.freeRelationName(def.Schema, def.Name+"_"+strings.Join(names, "_")+"_idx")
 	}
 	if err := indexOptions(idx, s.Options, colType, hybrid); err != nil {
 		return nil, err
