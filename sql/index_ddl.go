@@ -121,7 +121,7 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 		return nil, err
 	}
 	if s.WhereClause != nil {
-		if method != "btree" && method != "gin" {
+		if vectorMethod {
 			return nil, pgerr.NotSupported("partial %s indexes", method)
 		}
 		if err := b.indexPredicate(def, idx, s.WhereClause); err != nil {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cairn-db/cairn/storage"
 )
 
 // pgErr is err's PostgreSQL error, nil when it is none.
@@ -94,9 +96,18 @@ func TestComputedUniqueIndexRestart(t *testing.T) {
 // table with a unique partial index and a unique expression index: a
 // row repeating a key inside the predicate, of a committed row or of an
 // earlier row of the COPY, fails the whole COPY with 23505 and leaves
-// nothing; repeats outside the predicate load.
+// nothing; repeats outside the predicate load. It runs again with a
+// spill threshold small enough that the COPY writes its rows to segments
+// of its own, whose keys the commit reads back.
 func TestComputedUniqueIndexCopy(t *testing.T) {
-	conn := startServer(t, "").connect(t)
+	t.Run("in memory", func(t *testing.T) { testComputedUniqueIndexCopy(t, startServer(t, "")) })
+	t.Run("spilled", func(t *testing.T) {
+		testComputedUniqueIndexCopy(t, startServerOpts(t, t.TempDir(), storage.Options{SpillBytes: 32 << 10}))
+	})
+}
+
+func testComputedUniqueIndexCopy(t *testing.T, ts *testServer) {
+	conn := ts.connect(t)
 	ctx := context.Background()
 	mustExec(t, conn, `CREATE TABLE cp (id int, email text, active bool, ref jsonb)`)
 	mustExec(t, conn, `CREATE UNIQUE INDEX cp_active ON cp (email) WHERE active`)
