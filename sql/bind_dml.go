@@ -452,31 +452,43 @@ func noConflictTarget() error {
 // one (catalog.IndexDef.ComputedKey) that ON CONFLICT (keys) WHERE pred
 // infers, nil when none does: its key is the column positions cols, or
 // the one expression of exprs, and its predicate, if it has one, is pred.
-// PostgreSQL accepts any pred that implies the index's predicate; cairn
-// recognises the predicate written as the index's (the form ORMs emit).
+// Expressions are compared bound, as PostgreSQL compares them, so that
+// the predicate pg_get_indexdef prints (which Rails' upsert repeats)
+// matches the one written. PostgreSQL also accepts any pred that implies
+// the index's predicate; cairn recognises the predicate itself.
 func (b *Binder) inferComputedIndex(def *catalog.TableDef, cols []int, exprs []*pg_query.Node, pred *pg_query.Node) (*catalog.IndexDef, error) {
+	sc := &scope{cols: tableCols(def, def.Name)}
 	var key, where string
 	if len(exprs) > 0 {
 		if len(exprs) > 1 || len(cols) > 0 {
 			return nil, nil // cairn's indexes on expressions have one key
 		}
-		var err error
-		if key, err = DeparseExpr(exprs[0]); err != nil {
+		e, err := b.bindExpr(sc, exprs[0])
+		if err != nil {
 			return nil, err
 		}
+		key = e.String()
 	}
 	if pred != nil {
-		var err error
-		if where, err = DeparseExpr(pred); err != nil {
+		e, err := b.bindCondition(sc, pred, "WHERE")
+		if err != nil {
 			return nil, err
 		}
+		where = e.String()
 	}
 	for _, ix := range b.Catalog.IndexesOf(def.ID) {
-		if !ix.ComputedKey() || ix.Pred != "" && ix.Pred != where {
+		if !ix.ComputedKey() || ix.Pred != "" && ix.PredDef != where {
 			continue
 		}
 		if ix.Expr != "" {
-			if key != "" && canonicalExpr(ix.Expr) == key {
+			if key == "" {
+				continue
+			}
+			e, err := BindIndexExpr(b.Catalog, def, ix.Expr)
+			if err != nil {
+				return nil, err
+			}
+			if e.String() == key {
 				return ix, nil
 			}
 			continue
@@ -486,20 +498,6 @@ func (b *Binder) inferComputedIndex(def *catalog.TableDef, cols []int, exprs []*
 		}
 	}
 	return nil, nil
-}
-
-// canonicalExpr is an expression's text as DeparseExpr writes it (the
-// parentheses around an index key dropped), "" when it does not parse.
-func canonicalExpr(text string) string {
-	n, err := ParseExpr(text)
-	if err != nil {
-		return ""
-	}
-	out, err := DeparseExpr(n)
-	if err != nil {
-		return ""
-	}
-	return out
 }
 
 // uniqueIndexOn reports whether a unique index of the table covers
