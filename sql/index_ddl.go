@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
@@ -239,7 +240,28 @@ func (b *Binder) indexPredicate(def *catalog.TableDef, idx *catalog.IndexDef, n 
 		return err
 	}
 	idx.PredDef = e.String()
+	if !printsWhole(e) {
+		idx.PredDef = "(" + idx.Pred + ")"
+	}
 	return nil
+}
+
+// printsWhole reports whether e's String (EXPLAIN's text, which is
+// PostgreSQL's deparse for the common expressions) is the whole
+// expression as SQL: it shortens long constants and does not quote
+// names, so an expression with either is printed from its source text
+// instead (which pg_dump then reads back unchanged).
+func printsWhole(e Expr) bool {
+	whole := true
+	WalkExpr(e, func(x Expr) {
+		switch x := x.(type) {
+		case *ColumnRef:
+			whole = whole && ident.Quote(x.Name) == x.Name
+		case *Const:
+			whole = whole && (x.Value == nil || len(types.FormatText(x.Value, x.T)) <= 40)
+		}
+	})
+	return whole
 }
 
 // exprIndexName is the part of a default index name PostgreSQL takes from
