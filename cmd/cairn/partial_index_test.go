@@ -225,3 +225,33 @@ func TestComputedUniqueIndexConcurrent(t *testing.T) {
 		t.Errorf("%d rows of q, %v", n, err)
 	}
 }
+
+// TestComputedUniqueIndexKill9 writes rows under a unique partial index
+// and a unique expression index through a server it then SIGKILLs: the
+// next one, recovering from the WAL, has the indexes and enforces them
+// on the recovered rows.
+func TestComputedUniqueIndexKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the server binary")
+	}
+	dir := t.TempDir()
+	p := startProcess(t, dir)
+	conn := p.connect(t)
+	mustExec(t, conn, `CREATE TABLE kk (id int PRIMARY KEY, email text, deleted_at timestamptz)`)
+	mustExec(t, conn, `CREATE UNIQUE INDEX kk_live ON kk (email) WHERE deleted_at IS NULL`)
+	mustExec(t, conn, `CREATE UNIQUE INDEX kk_lower ON kk (lower(email))`)
+	mustExec(t, conn, `INSERT INTO kk SELECT i, 'u' || i, CASE WHEN i % 2 = 0 THEN now() END FROM generate_series(1, 500) i`)
+	mustExec(t, conn, `UPDATE kk SET deleted_at = now() WHERE id = 1`)
+	p.kill()
+
+	p = startProcess(t, dir)
+	conn = p.connect(t)
+	ctx := context.Background()
+	_, err := conn.Exec(ctx, `INSERT INTO kk VALUES (1001, 'U7', now())`)
+	wantUnique(t, "expression key after recovery", err, "kk_lower", "Key (lower(email))=(u7) already exists.")
+	mustExec(t, conn, `DROP INDEX kk_lower`)
+	_, err = conn.Exec(ctx, `INSERT INTO kk VALUES (1002, 'u9', NULL)`)
+	wantUnique(t, "partial key after recovery", err, "kk_live", "Key (email)=(u9) already exists.")
+	// u1 left the predicate before the crash, u2 was never in it.
+	mustExec(t, conn, `INSERT INTO kk VALUES (1003, 'u1', NULL), (1004, 'u2', NULL)`)
+}
