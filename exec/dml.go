@@ -184,8 +184,9 @@ type constraints struct {
 	def    *catalog.TableDef
 	checks []boundCheck
 	fks    []*fkCheck
-	// indexExprs are the keys of the table's indexes on expressions,
-	// evaluated for their errors alone (cairn builds nothing from them).
+	// indexExprs are the keys of the table's indexes on expressions and
+	// partial indexes (sql.IndexKeyExprs), evaluated for their errors
+	// alone (storage computes a unique one's again to enforce it).
 	indexExprs []sql.Expr
 	// policies are the statement's row-level security checks.
 	policies []sql.PolicyCheck
@@ -213,14 +214,14 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 		c.fks = append(c.fks, &fkCheck{fk: &def.ForeignKeys[i], child: def})
 	}
 	for _, ix := range cat.IndexesOf(def.ID) {
-		if ix.Expr == "" {
+		if ix.Expr == "" && ix.Pred == "" {
 			continue
 		}
-		e, err := sql.BindIndexExpr(cat, def, ix.Expr)
+		keys, err := sql.IndexKeyExprs(cat, def, ix)
 		if err != nil {
 			return nil, err
 		}
-		c.indexExprs = append(c.indexExprs, e)
+		c.indexExprs = append(c.indexExprs, keys...)
 	}
 	return c, nil
 }

@@ -985,11 +985,13 @@ func BindColumnDefault(cat *catalog.Catalog, def *catalog.TableDef, pos int) (Ex
 	return b.columnDefault(def, pos)
 }
 
-// IndexKeyExprs binds the key of index ix of def, a unique index on an
-// expression or a partial one (catalog.IndexDef.ComputedKey), over def's
-// columns: one expression per key column, NULL in the rows the index's
-// predicate does not hold for (NULLs conflict with nothing), which is
-// what storage enforces uniqueness on.
+// IndexKeyExprs binds the key of index ix of def, an index on an
+// expression or a partial one, over def's columns: one expression per
+// key column, NULL in the rows the index's predicate does not hold for
+// (and not computed there, as PostgreSQL computes no key for them).
+// Storage enforces a unique such index on it (NULLs conflict with
+// nothing: catalog.IndexDef.ComputedKey); CREATE INDEX and writes compute
+// a non-unique one's for its errors alone.
 func IndexKeyExprs(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef) ([]Expr, error) {
 	var keys []Expr
 	if ix.Expr != "" {

@@ -279,7 +279,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			}
 			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 		}
-		if x.Def.Expr != "" {
+		if x.Def.Expr != "" || x.Def.Pred != "" {
 			b := s.binder(tx.Catalog())
 			plan, err := b.IndexKeys(b.Catalog.TableByID(x.Def.Table), x.Def)
 			if err != nil {
