@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -451,14 +452,15 @@ func noConflictTarget() error {
 // inferComputedIndex finds the unique index on an expression or partial
 // one (catalog.IndexDef.ComputedKey) that ON CONFLICT (keys) WHERE pred
 // infers, nil when none does: its key is the column positions cols, or
-// the one expression of exprs, and its predicate, if it has one, is pred.
-// Expressions are compared bound, as PostgreSQL compares them, so that
-// the predicate pg_get_indexdef prints (which Rails' upsert repeats)
-// matches the one written. PostgreSQL also accepts any pred that implies
-// the index's predicate; cairn recognises the predicate itself.
+// the one expression of exprs, and pred implies its predicate, if it has
+// one. Expressions are compared bound, as PostgreSQL compares them, so
+// that the predicate pg_get_indexdef prints (which Rails' upsert
+// repeats) matches the one written. pred implies the index's predicate
+// here when each of its conjuncts (the operands of its top-level ANDs)
+// is one of pred's; PostgreSQL's proof of implication goes further.
 func (b *Binder) inferComputedIndex(def *catalog.TableDef, cols []int, exprs []*pg_query.Node, pred *pg_query.Node) (*catalog.IndexDef, error) {
 	sc := &scope{cols: tableCols(def, def.Name)}
-	var key, where string
+	var key string
 	if len(exprs) > 0 {
 		if len(exprs) > 1 || len(cols) > 0 {
 			return nil, nil // cairn's indexes on expressions have one key
@@ -467,18 +469,30 @@ func (b *Binder) inferComputedIndex(def *catalog.TableDef, cols []int, exprs []*
 		if err != nil {
 			return nil, err
 		}
-		key = e.String()
+		key = exprIdentity(e)
 	}
+	given := map[string]bool{}
 	if pred != nil {
 		e, err := b.bindCondition(sc, pred, "WHERE")
 		if err != nil {
 			return nil, err
 		}
-		where = e.String()
+		for _, c := range conjuncts(e) {
+			given[exprIdentity(c)] = true
+		}
 	}
 	for _, ix := range b.Catalog.IndexesOf(def.ID) {
-		if !ix.ComputedKey() || ix.Pred != "" && ix.PredDef != where {
+		if !ix.ComputedKey() {
 			continue
+		}
+		if ix.Pred != "" {
+			p, err := BindIndexExpr(b.Catalog, def, ix.Pred)
+			if err != nil {
+				return nil, err
+			}
+			if slices.ContainsFunc(conjuncts(p), func(c Expr) bool { return !given[exprIdentity(c)] }) {
+				continue
+			}
 		}
 		if ix.Expr != "" {
 			if key == "" {
@@ -488,7 +502,7 @@ func (b *Binder) inferComputedIndex(def *catalog.TableDef, cols []int, exprs []*
 			if err != nil {
 				return nil, err
 			}
-			if e.String() == key {
+			if exprIdentity(e) == key {
 				return ix, nil
 			}
 			continue
@@ -498,6 +512,20 @@ func (b *Binder) inferComputedIndex(def *catalog.TableDef, cols []int, exprs []*
 		}
 	}
 	return nil, nil
+}
+
+// exprIdentity is a bound expression's text for comparing it with
+// another: its String, which shortens long constants, followed by every
+// constant in full.
+func exprIdentity(e Expr) string {
+	var b strings.Builder
+	b.WriteString(e.String())
+	WalkExpr(e, func(x Expr) {
+		if c, ok := x.(*Const); ok && c.Value != nil {
+			b.WriteString("\x00" + types.FormatText(c.Value, c.T))
+		}
+	})
+	return b.String()
 }
 
 // uniqueIndexOn reports whether a unique index of the table covers
