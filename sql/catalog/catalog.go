@@ -322,12 +322,6 @@ func (ix *IndexDef) ComputedKey() bool {
 // values for every row, as a UNIQUE constraint is.
 func (ix *IndexDef) PlainUnique() bool { return ix.Unique && !ix.ComputedKey() }
 
-// ReadsColumn reports whether the index's key or predicate reads the
-// column with ID id.
-func (ix *IndexDef) ReadsColumn(id int) bool {
-	return slices.Contains(ix.Columns, id) || slices.Contains(ix.PredColumns, id)
-}
-
 // KeyDesc reports whether key i is indexed DESC.
 func (ix *IndexDef) KeyDesc(i int) bool { return i < len(ix.Desc) && ix.Desc[i] }
 
