@@ -184,8 +184,9 @@ type constraints struct {
 	def    *catalog.TableDef
 	checks []boundCheck
 	fks    []*fkCheck
-	// indexExprs are the keys of the table's indexes on expressions,
-	// evaluated for their errors alone (cairn builds nothing from them).
+	// indexExprs are the keys of the table's indexes on expressions and
+	// partial indexes (sql.IndexKeyExprs), evaluated for their errors
+	// alone (storage computes a unique one's again to enforce it).
 	indexExprs []sql.Expr
 	// policies are the statement's row-level security checks.
 	policies []sql.PolicyCheck
@@ -218,14 +219,14 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 		c.fks = append(c.fks, &fkCheck{fk: &def.ForeignKeys[i], child: def})
 	}
 	for _, ix := range cat.IndexesOf(def.ID) {
-		if ix.Expr == "" {
+		if ix.Expr == "" && ix.Pred == "" {
 			continue
 		}
-		e, err := sql.BindIndexExpr(cat, def, ix.Expr)
+		keys, err := sql.IndexKeyExprs(cat, def, ix)
 		if err != nil {
 			return nil, err
 		}
-		c.indexExprs = append(c.indexExprs, e)
+		c.indexExprs = append(c.indexExprs, keys...)
 	}
 	return c, nil
 }
@@ -477,15 +478,9 @@ func insertRows(ctx context.Context, rt *Runtime, n *sql.Insert, op Operator, ou
 func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constraints, acts *fkActions, rec arrow.Record, out *materialized, seen map[string]bool) (int64, error) {
 	def, oc, tx := n.Table, n.OnConflict, rt.Tx
 	tx.MarkUpsert(def.ID)
-	var targets [][]int // column IDs of the constraints a conflict counts on
-	if len(oc.Columns) > 0 {
-		ids := make([]int, len(oc.Columns))
-		for i, p := range oc.Columns {
-			ids[i] = def.Columns[p].ID
-		}
-		targets = [][]int{ids}
-	} else {
-		targets = tx.UniqueKeys(def.ID)
+	targets, err := conflictTargets(tx, def, oc, rec)
+	if err != nil {
+		return 0, err
 	}
 	var insertRows, updRows []int
 	var updIDs []int64
@@ -498,9 +493,9 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 		}
 		dup := false
 		var keys []string
-		for ti, cols := range targets {
+		for ti, t := range targets {
 			var ok bool
-			keybuf, ok = proposedKey(keybuf[:0], def, cols, rec, r)
+			keybuf, ok = t.proposedKey(keybuf[:0], def, rec, r)
 			if !ok {
 				continue
 			}
@@ -520,8 +515,8 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 		}
 		found := false
 		var rowID int64
-		for _, cols := range targets {
-			id, ok, err := tx.LookupKey(def.ID, cols, rec, r)
+		for _, t := range targets {
+			id, ok, err := t.lookup(tx, def, rec, r)
 			if err != nil {
 				return 0, err
 			}
@@ -586,7 +581,7 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 		from = append(from, insertRows...)
 		if err := tx.Insert(def.ID, ins); err != nil {
 			if pgerr.Code(err) == pgerrcode.UniqueViolation && conflictMatches(tx.Catalog(), n, err) {
-				if concurrent, cerr := committedSince(ctx, tx, def, targets, ins); cerr != nil {
+				if concurrent, cerr := committedSince(ctx, tx, def, targets, insertRows); cerr != nil {
 					return 0, cerr
 				} else if concurrent {
 					// A key a transaction committed after this statement's
@@ -650,13 +645,14 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 	return int64(len(from)), nil
 }
 
-// committedSince reports whether a row of rec has a key (on one of the
-// targets) held by a row committed after tx's snapshot.
-func committedSince(ctx context.Context, tx *storage.Tx, def *catalog.TableDef, targets [][]int, rec arrow.Record) (bool, error) {
+// committedSince reports whether a proposed row of rows (of the record
+// the targets' keys are of) has a key (on one of the targets) held by a
+// row committed after tx's snapshot.
+func committedSince(ctx context.Context, tx *storage.Tx, def *catalog.TableDef, targets []conflictTarget, rows []int) (bool, error) {
 	var ids []int64
-	for r := 0; r < int(rec.NumRows()); r++ {
-		for _, cols := range targets {
-			id, ok, err := tx.LookupKey(def.ID, cols, rec, r)
+	for _, r := range rows {
+		for _, t := range targets {
+			id, ok, err := t.lookup(tx, def, t.rec, r)
 			if err != nil {
 				return false, err
 			}
@@ -676,10 +672,70 @@ func committedSince(ctx context.Context, tx *storage.Tx, def *catalog.TableDef, 
 	return seen.NumRows() < int64(len(ids)), nil
 }
 
-// proposedKey encodes row r's values of the columns colIDs; ok is false
-// when one is NULL (NULLs never conflict).
-func proposedKey(buf []byte, def *catalog.TableDef, colIDs []int, rec arrow.Record, r int) ([]byte, bool) {
-	for _, id := range colIDs {
+// conflictTarget is a rule ON CONFLICT counts a conflict on: a key over
+// the column IDs cols, or the unique index named index whose key is
+// computed (catalog.IndexDef.ComputedKey), with keys (of types ts) that
+// key of each proposed row of rec.
+type conflictTarget struct {
+	cols  []int
+	index string
+	rec   arrow.Record
+	keys  []arrow.Array
+	ts    []types.T
+}
+
+// conflictTargets are the rules the proposed rows rec conflict on: the ON
+// CONFLICT target's, or without one every unique rule of the table.
+func conflictTargets(tx *storage.Tx, def *catalog.TableDef, oc *sql.OnConflict, rec arrow.Record) ([]conflictTarget, error) {
+	var out []conflictTarget
+	switch {
+	case len(oc.Columns) > 0:
+		ids := make([]int, len(oc.Columns))
+		for i, p := range oc.Columns {
+			ids[i] = def.Columns[p].ID
+		}
+		return []conflictTarget{{cols: ids, rec: rec}}, nil
+	case oc.Index == "":
+		for _, ids := range tx.UniqueKeys(def.ID) {
+			out = append(out, conflictTarget{cols: ids, rec: rec})
+		}
+	}
+	cat := tx.Catalog()
+	for _, ix := range cat.IndexesOf(def.ID) {
+		if !ix.ComputedKey() || oc.Index != "" && ix.Name != oc.Index {
+			continue
+		}
+		keys, ts, err := indexKeys(cat, def, ix, rec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, conflictTarget{index: ix.Name, rec: rec, keys: keys, ts: ts})
+	}
+	return out, nil
+}
+
+// lookup finds the live row that holds the key of row r of rec on t.
+func (t conflictTarget) lookup(tx *storage.Tx, def *catalog.TableDef, rec arrow.Record, r int) (int64, bool, error) {
+	if t.index != "" {
+		return tx.LookupIndexKey(def.ID, t.index, t.keys, r)
+	}
+	return tx.LookupKey(def.ID, t.cols, rec, r)
+}
+
+// proposedKey encodes row r's key on t; ok is false when a value of it
+// is NULL (NULLs never conflict).
+func (t conflictTarget) proposedKey(buf []byte, def *catalog.TableDef, rec arrow.Record, r int) ([]byte, bool) {
+	if t.index != "" {
+		for k, a := range t.keys {
+			if a.IsNull(r) {
+				return buf, false
+			}
+			buf = types.KeyBytes(buf, types.ValueAt(a, r, t.ts[k]), t.ts[k])
+			buf = append(buf, 0)
+		}
+		return buf, true
+	}
+	for _, id := range t.cols {
 		p, c := def.ColumnByID(id)
 		if p < 0 || rec.Column(p).IsNull(r) {
 			return buf, false
@@ -694,10 +750,13 @@ func proposedKey(buf []byte, def *catalog.TableDef, colIDs []int, rec arrow.Reco
 // CONFLICT target (any constraint when there is no target).
 func conflictMatches(cat *catalog.Catalog, n *sql.Insert, err error) bool {
 	oc := n.OnConflict
+	msg := pgerr.From(err).Message
+	if oc.Index != "" {
+		return strings.Contains(msg, `"`+oc.Index+`"`)
+	}
 	if len(oc.Columns) == 0 {
 		return true
 	}
-	msg := pgerr.From(err).Message
 	ids := map[int]bool{}
 	for _, p := range oc.Columns {
 		ids[n.Table.Columns[p].ID] = true
@@ -724,7 +783,7 @@ func conflictMatches(cat *catalog.Catalog, n *sql.Insert, err error) bool {
 		}
 	}
 	for _, ix := range cat.IndexesOf(n.Table.ID) {
-		if !ix.Unique || len(ix.Columns) != len(ids) {
+		if !ix.PlainUnique() || len(ix.Columns) != len(ids) {
 			continue
 		}
 		all := true

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -351,7 +352,7 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias st
 				}
 			}
 			for _, ix := range b.Catalog.IndexesOf(def.ID) {
-				if ix.Unique && ix.Name == name {
+				if ix.PlainUnique() && ix.Name == name {
 					ids = ix.Columns
 				}
 			}
@@ -363,8 +364,13 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias st
 				out.Columns = append(out.Columns, pos)
 			}
 		}
+		var exprs []*pg_query.Node
 		for _, el := range oc.Infer.IndexElems {
 			ie := el.GetIndexElem()
+			if ie.Expr != nil {
+				exprs = append(exprs, ie.Expr)
+				continue
+			}
 			pos, col := def.Column(ie.Name)
 			if w != nil {
 				pos, col = -1, nil
@@ -382,14 +388,25 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias st
 			}
 			out.Columns = append(out.Columns, pos)
 		}
-		if !hasUniqueOn(def, out.Columns) && !b.uniqueIndexOn(def, out.Columns) {
-			return nil, pgerr.New(pgerrcode.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+		switch {
+		case len(exprs) == 0 && (hasUniqueOn(def, out.Columns) || b.uniqueIndexOn(def, out.Columns)):
+		case len(oc.Infer.IndexElems) > 0 && w == nil:
+			ix, err := b.inferComputedIndex(def, out.Columns, exprs, oc.Infer.WhereClause)
+			if err != nil {
+				return nil, err
+			}
+			if ix == nil {
+				return nil, noConflictTarget()
+			}
+			out.Columns, out.Index = nil, ix.Name
+		default:
+			return nil, noConflictTarget()
 		}
 	}
 	if oc.Action != pg_query.OnConflictAction_ONCONFLICT_UPDATE {
 		return out, nil
 	}
-	if len(out.Columns) == 0 {
+	if len(out.Columns) == 0 && out.Index == "" {
 		return nil, pgerr.New(pgerrcode.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
 			WithHint("For example, ON CONFLICT (column_name).")
 	}
@@ -428,11 +445,94 @@ func (b *Binder) bindOnConflict(def *catalog.TableDef, w *writableView, alias st
 	return out, nil
 }
 
+func noConflictTarget() error {
+	return pgerr.New(pgerrcode.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+}
+
+// inferComputedIndex finds the unique index on an expression or partial
+// one (catalog.IndexDef.ComputedKey) that ON CONFLICT (keys) WHERE pred
+// infers, nil when none does: its key is the column positions cols, or
+// the one expression of exprs, and pred implies its predicate, if it has
+// one. Expressions are compared bound, as PostgreSQL compares them, so
+// that the predicate pg_get_indexdef prints (which Rails' upsert
+// repeats) matches the one written. pred implies the index's predicate
+// here when each of its conjuncts (the operands of its top-level ANDs)
+// is one of pred's; PostgreSQL's proof of implication goes further.
+func (b *Binder) inferComputedIndex(def *catalog.TableDef, cols []int, exprs []*pg_query.Node, pred *pg_query.Node) (*catalog.IndexDef, error) {
+	sc := &scope{cols: tableCols(def, def.Name)}
+	var key string
+	if len(exprs) > 0 {
+		if len(exprs) > 1 || len(cols) > 0 {
+			return nil, nil // cairn's indexes on expressions have one key
+		}
+		e, err := b.bindExpr(sc, exprs[0])
+		if err != nil {
+			return nil, err
+		}
+		key = exprIdentity(e)
+	}
+	given := map[string]bool{}
+	if pred != nil {
+		e, err := b.bindCondition(sc, pred, "WHERE")
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range conjuncts(e) {
+			given[exprIdentity(c)] = true
+		}
+	}
+	for _, ix := range b.Catalog.IndexesOf(def.ID) {
+		if !ix.ComputedKey() {
+			continue
+		}
+		if ix.Pred != "" {
+			p, err := BindIndexExpr(b.Catalog, def, ix.Pred)
+			if err != nil {
+				return nil, err
+			}
+			if slices.ContainsFunc(conjuncts(p), func(c Expr) bool { return !given[exprIdentity(c)] }) {
+				continue
+			}
+		}
+		if ix.Expr != "" {
+			if key == "" {
+				continue
+			}
+			e, err := BindIndexExpr(b.Catalog, def, ix.Expr)
+			if err != nil {
+				return nil, err
+			}
+			if exprIdentity(e) == key {
+				return ix, nil
+			}
+			continue
+		}
+		if key == "" && len(ix.Columns) == len(cols) && !slices.ContainsFunc(cols, func(p int) bool { return !slices.Contains(ix.Columns, def.Columns[p].ID) }) {
+			return ix, nil
+		}
+	}
+	return nil, nil
+}
+
+// exprIdentity is a bound expression's text for comparing it with
+// another: its String, which shortens long constants, followed by every
+// constant in full.
+func exprIdentity(e Expr) string {
+	var b strings.Builder
+	b.WriteString(e.String())
+	WalkExpr(e, func(x Expr) {
+		if c, ok := x.(*Const); ok && c.Value != nil {
+			b.WriteString("\x00" + types.FormatText(c.Value, c.T))
+		}
+	})
+	return b.String()
+}
+
 // uniqueIndexOn reports whether a unique index of the table covers
 // exactly the given column positions.
 func (b *Binder) uniqueIndexOn(def *catalog.TableDef, positions []int) bool {
 	for _, ix := range b.Catalog.IndexesOf(def.ID) {
-		if !ix.Unique || len(ix.Columns) != len(positions) {
+		if !ix.PlainUnique() || len(ix.Columns) != len(positions) {
 			continue
 		}
 		all := true
@@ -911,4 +1011,41 @@ func BindIndexExpr(cat *catalog.Catalog, def *catalog.TableDef, text string) (Ex
 func BindColumnDefault(cat *catalog.Catalog, def *catalog.TableDef, pos int) (Expr, error) {
 	b := tableExprBinder(cat, def)
 	return b.columnDefault(def, pos)
+}
+
+// IndexKeyExprs binds the key of index ix of def, an index on an
+// expression or a partial one, over def's columns: one expression per
+// key column, NULL in the rows the index's predicate does not hold for
+// (and not computed there, as PostgreSQL computes no key for them).
+// Storage enforces a unique such index on it (NULLs conflict with
+// nothing: catalog.IndexDef.ComputedKey); CREATE INDEX and writes compute
+// a non-unique one's for its errors alone.
+func IndexKeyExprs(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef) ([]Expr, error) {
+	var keys []Expr
+	if ix.Expr != "" {
+		e, err := BindIndexExpr(cat, def, ix.Expr)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, e)
+	} else {
+		for _, id := range ix.Columns {
+			pos, c := def.ColumnByID(id)
+			if c == nil {
+				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column %d of index \"%s\" does not exist", id, ix.Name)
+			}
+			keys = append(keys, &ColumnRef{Index: pos, Name: c.Name, T: c.Type})
+		}
+	}
+	if ix.Pred == "" {
+		return keys, nil
+	}
+	pred, err := BindIndexExpr(cat, def, ix.Pred)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range keys {
+		keys[i] = &Case{Whens: []When{{Cond: pred, Result: k}}, T: k.Type()}
+	}
+	return keys, nil
 }

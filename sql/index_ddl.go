@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
@@ -33,10 +34,7 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 		return nil, err
 	}
 	b.needOwner(def)
-	switch {
-	case s.WhereClause != nil:
-		return nil, pgerr.NotSupported("partial indexes (CREATE INDEX ... WHERE)")
-	case s.NullsNotDistinct:
+	if s.NullsNotDistinct {
 		return nil, pgerr.NotSupported("indexes with NULLS NOT DISTINCT")
 	}
 	method := strings.ToLower(s.AccessMethod)
@@ -65,7 +63,7 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 				return nil, err
 			}
 		}
-		if ie.Expr != nil && (method == "gin" || method == "btree" && !s.Unique) {
+		if ie.Expr != nil && (method == "gin" || method == "btree") {
 			if err := b.expressionIndexKey(def, idx, s, ie); err != nil {
 				return nil, err
 			}
@@ -116,14 +114,20 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 		}
 	}
 	if idx.Name == "" {
-		suffix := "idx"
-		if s.Unique {
-			suffix = "key"
-		}
-		idx.Name = b.freeRelationName(def.Schema, def.Name+"_"+strings.Join(names, "_")+"_"+suffix)
+		// "_idx" for unique indexes too: PostgreSQL's "_key" is a
+		// constraint's (ChooseIndexName).
+		idx.Name = b.freeRelationName(def.Schema, def.Name+"_"+strings.Join(names, "_")+"_idx")
 	}
 	if err := indexOptions(idx, s.Options, colType, hybrid); err != nil {
 		return nil, err
+	}
+	if s.WhereClause != nil {
+		if vectorMethod {
+			return nil, pgerr.NotSupported("partial %s indexes", method)
+		}
+		if err := b.indexPredicate(def, idx, s.WhereClause); err != nil {
+			return nil, err
+		}
 	}
 	ci := &CreateIndex{Def: idx, IfNotExists: s.IfNotExists}
 	if s.Concurrent {
@@ -132,14 +136,16 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 	return ci, nil
 }
 
-// expressionIndexKey checks the key of a gin or non-unique btree index on
-// an expression (mem0's USING gin (to_tsvector('simple', payload->>'text')),
-// LlamaIndex's USING btree ((metadata_ ->> 'ref_doc_id'))) as PostgreSQL
-// does (it binds over the table's columns, calls only immutable functions,
-// and its type has an operator class of the method) and records it in
-// idx: its text in Expr and the columns it reads in Columns. Such an index
-// is kept in the catalog only (see catalog.IndexDef.Expr); multicolumn and
-// operator-class forms are refused.
+// expressionIndexKey checks the key of a gin or btree index on an
+// expression (mem0's USING gin (to_tsvector('simple', payload->>'text')),
+// LlamaIndex's USING btree ((metadata_ ->> 'ref_doc_id')), a unique
+// lower(email)) as PostgreSQL does (it binds over the table's columns,
+// calls only immutable functions, and its type has an operator class of
+// the method) and records it in idx: its text in Expr and the columns it
+// reads in Columns. A non-unique such index is kept in the catalog only
+// (see catalog.IndexDef.Expr); storage enforces a unique one
+// (catalog.IndexDef.ComputedKey). Multicolumn and operator-class forms
+// are refused.
 func (b *Binder) expressionIndexKey(def *catalog.TableDef, idx *catalog.IndexDef, s *pg_query.IndexStmt, ie *pg_query.IndexElem) error {
 	switch opclass := strings.ToLower(nameOf(ie.Opclass)); {
 	case len(s.IndexParams) != 1:
@@ -154,25 +160,8 @@ func (b *Binder) expressionIndexKey(def *catalog.TableDef, idx *catalog.IndexDef
 	if err != nil {
 		return err
 	}
-	var bad error
-	WalkExpr(e, func(x Expr) {
-		switch x := x.(type) {
-		case *ColumnRef:
-			if x.Index >= 0 && x.Index < len(def.Columns) && !slices.Contains(idx.Columns, def.Columns[x.Index].ID) {
-				idx.Columns = append(idx.Columns, def.Columns[x.Index].ID)
-			}
-		case *Call:
-			if x.Overload != nil && x.Overload.Volatility != functions.Immutable && bad == nil {
-				bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "functions in index expression must be marked IMMUTABLE")
-			}
-		case *NextVal:
-			bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "functions in index expression must be marked IMMUTABLE")
-		case *Subquery:
-			bad = pgerr.New(pgerrcode.FeatureNotSupported, "cannot use subquery in index expression")
-		}
-	})
-	if bad != nil {
-		return bad
+	if err := indexExprColumns(def, e, "index expression", &idx.Columns); err != nil {
+		return err
 	}
 	t := e.Type()
 	opclass := t.Family == types.TSVector || t.Family == types.JSONB || t.IsArray()
@@ -200,6 +189,81 @@ func (b *Binder) expressionIndexKey(def *catalog.TableDef, idx *catalog.IndexDef
 	return nil
 }
 
+// indexExprColumns checks an index key or predicate e as PostgreSQL
+// does — it calls only immutable functions (42P17) and holds no subquery
+// (0A000), each error naming what (an "index expression", an "index
+// predicate") — and adds the IDs of the columns of def it reads to cols.
+func indexExprColumns(def *catalog.TableDef, e Expr, what string, cols *[]int) error {
+	var bad error
+	WalkExpr(e, func(x Expr) {
+		switch x := x.(type) {
+		case *ColumnRef:
+			if x.Index >= 0 && x.Index < len(def.Columns) && !slices.Contains(*cols, def.Columns[x.Index].ID) {
+				*cols = append(*cols, def.Columns[x.Index].ID)
+			}
+		case *Call:
+			if x.Overload != nil && x.Overload.Volatility != functions.Immutable && bad == nil {
+				bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "functions in %s must be marked IMMUTABLE", what)
+			}
+		case *NextVal:
+			bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "functions in %s must be marked IMMUTABLE", what)
+		case *Subquery:
+			bad = pgerr.New(pgerrcode.FeatureNotSupported, "cannot use subquery in %s", what)
+		}
+	})
+	return bad
+}
+
+// indexPredicate checks the predicate of a partial index (CREATE INDEX
+// ... WHERE pred) as PostgreSQL does — a boolean over the table's
+// columns, with no aggregate, subquery or function that is not
+// immutable — and records it in idx: Pred, the text it is bound from
+// again, PredDef, the text pg_get_indexdef prints, and PredColumns.
+func (b *Binder) indexPredicate(def *catalog.TableDef, idx *catalog.IndexDef, n *pg_query.Node) error {
+	saved := b.clause
+	b.clause = "index predicates"
+	e, err := b.bindExpr(&scope{cols: tableCols(def, def.Name)}, n)
+	b.clause = saved
+	if err != nil {
+		return err
+	}
+	if t := e.Type(); t.Family != types.Bool && t.Family != types.Unknown && t.Family != types.Null {
+		return pgerr.New(pgerrcode.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", t)
+	}
+	if e, err = b.coerce(e, types.BoolT, castImplicit); err != nil {
+		return err
+	}
+	if err := indexExprColumns(def, e, "index predicate", &idx.PredColumns); err != nil {
+		return err
+	}
+	if idx.Pred, err = DeparseExpr(n); err != nil {
+		return err
+	}
+	idx.PredDef = e.String()
+	if !printsWhole(e) {
+		idx.PredDef = "(" + idx.Pred + ")"
+	}
+	return nil
+}
+
+// printsWhole reports whether e's String (EXPLAIN's text, which is
+// PostgreSQL's deparse for the common expressions) is the whole
+// expression as SQL: it shortens long constants and does not quote
+// names, so an expression with either is printed from its source text
+// instead (which pg_dump then reads back unchanged).
+func printsWhole(e Expr) bool {
+	whole := true
+	WalkExpr(e, func(x Expr) {
+		switch x := x.(type) {
+		case *ColumnRef:
+			whole = whole && ident.Quote(x.Name) == x.Name
+		case *Const:
+			whole = whole && (x.Value == nil || len(types.FormatText(x.Value, x.T)) <= 40)
+		}
+	})
+	return whole
+}
+
 // exprIndexName is the part of a default index name PostgreSQL takes from
 // an index expression: the name of the function it calls, else "expr".
 func exprIndexName(n *pg_query.Node) string {
@@ -215,11 +279,8 @@ func exprIndexName(n *pg_query.Node) string {
 func hybridIndexColumns(def *catalog.TableDef, method string, expr *pg_query.Node) ([]*catalog.ColumnDef, error) {
 	tc := expr.GetTypeCast()
 	if tc == nil || method != "deeplake_index" {
-		// gin and non-unique btree keys on expressions are read by
+		// gin and btree keys on expressions are read by
 		// expressionIndexKey; these are the others.
-		if method == "btree" {
-			return nil, pgerr.NotSupported("unique indexes on expressions")
-		}
 		return nil, pgerr.NotSupported("%s indexes on expressions", method)
 	}
 	if hybrid, weighted := isHybridTypeName(tc.TypeName); !hybrid || weighted {

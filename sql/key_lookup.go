@@ -144,7 +144,7 @@ func keyLookup(cat *catalog.Catalog, scan *Scan, conds []Expr) (*KeyLookup, []Ex
 	}
 	if cat != nil {
 		for _, ix := range cat.IndexesOf(def.ID) {
-			if ix.Unique {
+			if ix.PlainUnique() {
 				rules = append(rules, rule{ix.Name, ix.Columns})
 			}
 		}

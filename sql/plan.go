@@ -272,6 +272,10 @@ type OnConflict struct {
 	// Columns are the conflict target's column positions (may be empty for
 	// DO NOTHING without a target).
 	Columns []int
+	// Index names the unique index on an expression or partial one
+	// (catalog.IndexDef.ComputedKey) the target infers, in place of
+	// Columns; "" for none.
+	Index string
 	// DoUpdate is false for DO NOTHING.
 	DoUpdate bool
 	// Set assigns column positions from expressions over the existing row

@@ -28,15 +28,20 @@ func (b *Binder) CheckViolations(def *catalog.TableDef, check catalog.CheckDef) 
 	return firstRow(&Filter{Input: tableScan(def, false), Cond: &BoolOp{Op: Not, Args: []Expr{cond}}}), nil
 }
 
-// IndexKeys is a plan of the key of the index on an expression ix for
-// every row of def: CREATE INDEX computes them all, as PostgreSQL does
-// when it builds the index, so a row the expression fails on fails it.
+// IndexKeys is a plan of the key of the index on an expression or
+// partial index ix for every row of def (IndexKeyExprs): CREATE INDEX
+// computes them all, as PostgreSQL does when it builds the index, so a
+// row the expression or predicate fails on fails it.
 func (b *Binder) IndexKeys(def *catalog.TableDef, ix *catalog.IndexDef) (Node, error) {
-	e, err := BindIndexExpr(b.Catalog, def, ix.Expr)
+	keys, err := IndexKeyExprs(b.Catalog, def, ix)
 	if err != nil {
 		return nil, err
 	}
-	return &Project{Input: tableScan(def, false), Exprs: []Expr{e}, Out: []Col{{Name: "key", T: e.Type()}}}, nil
+	out := make([]Col, len(keys))
+	for i, e := range keys {
+		out[i] = Col{Name: "key", T: e.Type()}
+	}
+	return &Project{Input: tableScan(def, false), Exprs: keys, Out: out}, nil
 }
 
 // NullViolations is a plan of at most one row of def whose column at

@@ -1616,7 +1616,7 @@ func (b *Binder) isKey(def *catalog.TableDef, cols []int) bool {
 		}
 	}
 	for _, ix := range b.Catalog.IndexesOf(def.ID) {
-		if ix.Unique && same(ix.Columns) {
+		if ix.PlainUnique() && same(ix.Columns) {
 			return true
 		}
 	}

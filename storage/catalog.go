@@ -5,20 +5,127 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/types"
 )
 
 // constraint is a uniqueness rule storage enforces: a primary key, a UNIQUE
 // constraint or a unique index.
 type constraint struct {
 	name string
-	cols []int // column IDs
+	// cols are the IDs of the key's columns, or of the columns a computed
+	// key reads.
+	cols []int
+	// key computes the key of a unique index on expressions or a partial
+	// one (catalog.IndexDef.ComputedKey) from cols; nil for a key of the
+	// columns' values.
+	key *computedKey
+}
+
+// computedKey is the key of a unique index on expressions or a partial
+// one, computed from a row by ComputeIndexKey.
+type computedKey struct {
+	cat *catalog.Catalog
+	def *catalog.TableDef
+	ix  *catalog.IndexDef
+	// sig is the rule's signature: the index's name, key and predicate.
+	sig string
+	// types are the key's SQL types; names is the key as an error's
+	// detail names it ("lower(email)", "email").
+	types []types.T
+	names string
+}
+
+// ComputeIndexKey computes the key of index ix of table def in catalog
+// cat (a unique
+// index on expressions or a partial one) for the rows of a batch whose
+// columns cols have the IDs colIDs (every column ix reads is among
+// them): one array per key column, in key order, NULL in the rows ix's
+// predicate does not hold for, so that those conflict with nothing.
+// Storage evaluates no SQL; package exec sets this when it is loaded. A
+// table with such an index can be written only when it is set.
+var ComputeIndexKey func(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef, colIDs []int, cols []arrow.Array) ([]arrow.Array, error)
+
+// compute computes the key of the rows of a batch laid out by colIDs.
+func (k *computedKey) compute(colIDs []int, cols []arrow.Array) ([]arrow.Array, error) {
+	if ComputeIndexKey == nil {
+		return nil, pgerr.NotSupported("unique index %q on expressions or a predicate without an expression evaluator", k.ix.Name)
+	}
+	return ComputeIndexKey(k.cat, k.def, k.ix, colIDs, cols)
 }
 
 // sig identifies the rule by its columns: two rules over the same columns
-// share one hash index.
-func (c constraint) sig() string { return string(appendSig(nil, c.cols)) }
+// share one hash index. A computed key is identified by its index.
+func (c constraint) sig() string {
+	if c.key != nil {
+		return c.key.sig
+	}
+	return string(appendSig(nil, c.cols))
+}
+
+// computedConstraint is the rule of a unique index on expressions or a
+// partial one of t in c; ok is false when t no longer has a column it reads.
+func computedConstraint(c *catalog.Catalog, t *catalog.TableDef, ix *catalog.IndexDef) (constraint, bool) {
+	k := &computedKey{cat: c, def: t, ix: ix}
+	cols := slices.Clone(ix.Columns)
+	if ix.Expr != "" {
+		k.names = ix.Expr
+		if ix.ExprType != nil {
+			k.types = []types.T{*ix.ExprType}
+		}
+	}
+	var names []string
+	for _, id := range ix.Columns {
+		_, c := t.ColumnByID(id)
+		if c == nil {
+			return constraint{}, false
+		}
+		if ix.Expr == "" {
+			k.types = append(k.types, c.Type)
+			names = append(names, c.Name)
+		}
+	}
+	if ix.Expr == "" {
+		k.names = strings.Join(names, ", ")
+	}
+	for _, id := range ix.PredColumns {
+		if _, c := t.ColumnByID(id); c == nil {
+			return constraint{}, false
+		}
+		if !slices.Contains(cols, id) {
+			cols = append(cols, id)
+		}
+	}
+	if len(k.types) == 0 {
+		return constraint{}, false
+	}
+	k.sig = string(appendSig([]byte("index "+ix.Schema+"."+ix.Name+"\x00"+ix.Expr+"\x00"+ix.Pred+"\x00"), cols))
+	return constraint{name: ix.Name, cols: cols, key: k}, true
+}
+
+// keyColumns returns the arrays con's key is read from in a batch whose
+// columns cols have the IDs colIDs, and the key's positions in them: the
+// batch's own columns, or the key computed from them (constraint.key).
+// ok is false if the batch lacks a column the key needs.
+func keyColumns(con constraint, colIDs []int, cols []arrow.Array) (kc []arrow.Array, pos []int, ok bool, err error) {
+	pos, ok = keyCols(con, colIDs)
+	if !ok || con.key == nil {
+		return cols, pos, ok, nil
+	}
+	if kc, err = con.key.compute(colIDs, cols); err != nil {
+		return nil, nil, false, err
+	}
+	pos = make([]int, len(kc))
+	for i := range pos {
+		pos[i] = i
+	}
+	return kc, pos, true, nil
+}
 
 // appendSig appends the signature of a rule over the columns cols.
 func appendSig(b []byte, cols []int) []byte {
@@ -58,8 +165,13 @@ func constraintsOf(c *catalog.Catalog, t *catalog.TableDef) []constraint {
 	}
 	if c != nil {
 		for _, ix := range c.IndexesOf(t.ID) {
-			if ix.Unique {
+			if ix.PlainUnique() {
 				add(ix.Name, ix.Columns)
+			} else if ix.ComputedKey() {
+				if con, ok := computedConstraint(c, t, ix); ok && !seen[con.sig()] {
+					seen[con.sig()] = true
+					out = append(out, con)
+				}
 			}
 		}
 	}

@@ -462,13 +462,19 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 			taken := func(r int64, hit bool) bool {
 				return hit && !tt.truncated && !deleted.Contains(uint64(r)) && !tt.deletes.Contains(uint64(r))
 			}
-			ks, held, b, i := tx.batchKeys(def, con, bs, ix, taken)
+			ks, held, b, i, err := tx.batchKeys(def, con, bs, ix, taken)
+			if err != nil {
+				return 0, nil, nil, err
+			}
 			if b != nil {
 				if held && tt.upsert {
 					return 0, nil, nil, serializationFailure()
 				}
-				pos, _ := keyCols(con, b.colIDs)
-				return 0, nil, nil, uniqueViolation(def, con, b.cols, pos, i)
+				kc, pos, _, err := keyColumns(con, b.colIDs, b.cols)
+				if err != nil {
+					return 0, nil, nil, err
+				}
+				return 0, nil, nil, uniqueViolation(def, con, kc, pos, i)
 			}
 			if len(tt.spilled) > 0 {
 				sks, ok := spillKeys[id][sig]
@@ -715,12 +721,15 @@ func pruneDelLog(rt *tableRT, minLSN uint64) {
 // of the first such key, and held true for one in ix. One-integer keys
 // are read by value, without encoding.
 func (tx *Tx) batchKeys(def *catalog.TableDef, con constraint, bs []*tailBatch, ix *uniqueIndex,
-	taken func(r int64, hit bool) bool) (ks *keySet, held bool, bad *tailBatch, row int) {
+	taken func(r int64, hit bool) bool) (ks *keySet, held bool, bad *tailBatch, row int, err error) {
 	ks = &keySet{}
 	seen := newKeyMap()
 	ts := keyTypes(def, con)
 	for _, b := range bs {
-		pos, ok := keyCols(con, b.colIDs)
+		cols, pos, ok, err := keyColumns(con, b.colIDs, b.cols)
+		if err != nil {
+			return nil, false, nil, 0, err
+		}
 		if !ok {
 			continue
 		}
@@ -728,21 +737,21 @@ func (tx *Tx) batchKeys(def *catalog.TableDef, con constraint, bs []*tailBatch, 
 		var vals []int64
 		byValue := false
 		if len(pos) == 1 {
-			vals, byValue = intKeyValues(b.cols[pos[0]])
+			vals, byValue = intKeyValues(cols[pos[0]])
 		}
 		if byValue {
-			col := b.cols[pos[0]]
+			col := cols[pos[0]]
 			for i, v := range vals {
 				if col.IsNull(i) {
 					continue
 				}
 				if _, dup := seen.ints[v]; dup {
-					return nil, false, b, i
+					return nil, false, b, i, nil
 				}
 				seen.ints[v] = 0
 				if ix != nil {
 					if r, hit := ix.m.ints[v]; taken(r, hit) {
-						return nil, true, b, i
+						return nil, true, b, i, nil
 					}
 				}
 				ks.ints = append(ks.ints, intOwnKey{v, ids[i]})
@@ -751,23 +760,23 @@ func (tx *Tx) batchKeys(def *catalog.TableDef, con constraint, bs []*tailBatch, 
 		}
 		for i := 0; i < b.n; i++ {
 			var ok bool
-			tx.keybuf, ok = rowKey(tx.keybuf, ts, b.cols, pos, i)
+			tx.keybuf, ok = rowKey(tx.keybuf, ts, cols, pos, i)
 			if !ok {
 				continue
 			}
 			if _, dup := seen.getBytes(tx.keybuf); dup {
-				return nil, false, b, i
+				return nil, false, b, i, nil
 			}
 			seen.set(string(tx.keybuf), 0)
 			if ix != nil {
 				if r, hit := ix.m.getBytes(tx.keybuf); taken(r, hit) {
-					return nil, true, b, i
+					return nil, true, b, i, nil
 				}
 			}
 			ks.add(tx.keybuf, ids[i])
 		}
 	}
-	return ks, false, nil, 0
+	return ks, false, nil, 0, nil
 }
 
 // heldIn reports whether m maps one of the keys to a row taken reports as
@@ -866,7 +875,7 @@ func (db *DB) scanKeyBytes(s *dbState, ts *tableState, def *catalog.TableDef, co
 	r := db.newScan(context.Background(), s, ts, def, positions, true, dead, nil, nil)
 	defer r.Release()
 	kt := keyTypes(def, con)
-	pos := make([]int, len(con.cols))
+	pos := make([]int, len(kt))
 	for i := range pos {
 		pos[i] = i
 	}
@@ -875,6 +884,12 @@ func (db *DB) scanKeyBytes(s *dbState, ts *tableState, def *catalog.TableDef, co
 		rec := r.Record()
 		cols := rec.Columns()
 		ids := cols[len(cols)-1].(*array.Int64).Int64Values()
+		if con.key != nil {
+			var err error
+			if cols, err = con.key.compute(con.cols, cols[:len(cols)-1]); err != nil {
+				return err
+			}
+		}
 		for i, rid := range ids {
 			var ok bool
 			if buf, ok = rowKey(buf, kt, cols, pos, i); !ok {

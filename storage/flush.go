@@ -612,18 +612,32 @@ func (db *DB) compactTable(id uint64) error {
 						keepSet[k] = true
 					}
 				}
+				// The key arrays of each constraint (computed ones
+				// computed once for the record).
+				keyArrs := make([][]arrow.Array, len(cons))
+				keyPos := make([][]int, len(cons))
+				for ci, con := range cons {
+					kc, pos, ok, err := keyColumns(con, colIDs, cols[:len(cols)-1])
+					if err != nil {
+						r.Release()
+						sw.abort()
+						return err
+					}
+					if ok {
+						keyArrs[ci], keyPos[ci] = kc, pos
+					}
+				}
 				for k, rid := range ids.Int64Values() {
 					if keepSet[k] {
 						continue
 					}
 					dropped.Add(uint64(rid))
-					for _, con := range cons {
-						pos, ok := keyCols(con, colIDs)
-						if !ok {
+					for ci, con := range cons {
+						if keyPos[ci] == nil {
 							continue
 						}
 						var ok2 bool
-						keybuf, ok2 = rowKey(keybuf, keyTypes(def, con), cols, pos, k)
+						keybuf, ok2 = rowKey(keybuf, keyTypes(def, con), keyArrs[ci], keyPos[ci], k)
 						if ok2 {
 							droppedKeys = append(droppedKeys, droppedKey{con.sig(), string(keybuf), rid})
 						}

@@ -35,12 +35,43 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 	for k, id := range con.cols {
 		pos[k], _ = def.ColumnByID(id)
 	}
+	return tx.lookupKey(def, con, rec.Columns(), pos, i)
+}
+
+// LookupIndexKey is LookupKey on the unique index named index of the
+// table, one on an expression or a partial one
+// (catalog.IndexDef.ComputedKey), whose key of the row is row i of keys
+// (as ComputeIndexKey computes them).
+func (tx *Tx) LookupIndexKey(tableID uint64, index string, keys []arrow.Array, i int) (rowID int64, found bool, err error) {
+	if err := tx.check(); err != nil {
+		return 0, false, err
+	}
+	def := tx.cat.Tables[tableID]
+	if def == nil {
+		return 0, false, undefinedTableID(tableID)
+	}
+	for _, con := range constraintsOf(tx.cat, def) {
+		if con.key != nil && con.name == index {
+			pos := make([]int, len(keys))
+			for k := range pos {
+				pos[k] = k
+			}
+			return tx.lookupKey(def, con, keys, pos, i)
+		}
+	}
+	return 0, false, pgerr.New(pgerrcode.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+}
+
+// lookupKey is LookupKey on the rule con, the key of the row being row i
+// of the arrays of cols at pos.
+func (tx *Tx) lookupKey(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []int, i int) (rowID int64, found bool, err error) {
 	var keyOK bool
-	tx.keybuf, keyOK = rowKey(tx.keybuf, keyTypes(def, con), rec.Columns(), pos, i)
+	tx.keybuf, keyOK = rowKey(tx.keybuf, keyTypes(def, con), cols, pos, i)
 	if !keyOK {
 		return 0, false, nil
 	}
 	k := string(tx.keybuf)
+	tableID := def.ID
 
 	tt := tx.tables[tableID]
 	if tt != nil {
@@ -82,7 +113,7 @@ func (tx *Tx) LookupKey(tableID uint64, colIDs []int, rec arrow.Record, i int) (
 // colIDs (in any order).
 func matchConstraint(cat *catalog.Catalog, def *catalog.TableDef, colIDs []int) (constraint, bool) {
 	for _, c := range constraintsOf(cat, def) {
-		if len(c.cols) == len(colIDs) && !slices.ContainsFunc(colIDs, func(id int) bool { return !slices.Contains(c.cols, id) }) {
+		if c.key == nil && len(c.cols) == len(colIDs) && !slices.ContainsFunc(colIDs, func(id int) bool { return !slices.Contains(c.cols, id) }) {
 			return c, true
 		}
 	}
@@ -163,7 +194,7 @@ func hasRule(cat *catalog.Catalog, def *catalog.TableDef, colIDs []int) bool {
 		}
 	}
 	for _, ix := range cat.Indexes {
-		if ix.Table == def.ID && ix.Unique && slices.Equal(ix.Columns, colIDs) {
+		if ix.Table == def.ID && ix.PlainUnique() && slices.Equal(ix.Columns, colIDs) {
 			return true
 		}
 	}
@@ -171,7 +202,9 @@ func hasRule(cat *catalog.Catalog, def *catalog.TableDef, colIDs []int) bool {
 }
 
 // UniqueKeys returns the column IDs of each primary key, unique constraint
-// and unique index of the table, as the transaction sees it.
+// and unique index over column values of the table, as the transaction
+// sees it (not those of the indexes catalog.IndexDef.ComputedKey
+// reports, which LookupIndexKey looks up).
 func (tx *Tx) UniqueKeys(tableID uint64) [][]int {
 	def := tx.cat.Tables[tableID]
 	if def == nil {
@@ -179,7 +212,9 @@ func (tx *Tx) UniqueKeys(tableID uint64) [][]int {
 	}
 	var out [][]int
 	for _, c := range constraintsOf(tx.cat, def) {
-		out = append(out, slices.Clone(c.cols))
+		if c.key == nil {
+			out = append(out, slices.Clone(c.cols))
+		}
 	}
 	return out
 }

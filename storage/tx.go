@@ -260,6 +260,9 @@ func ownedColumn(a arrow.Array) arrow.Array {
 
 // keyTypes returns the SQL types of a constraint's columns.
 func keyTypes(def *catalog.TableDef, con constraint) []types.T {
+	if con.key != nil {
+		return con.key.types
+	}
 	ts := make([]types.T, len(con.cols))
 	for i, id := range con.cols {
 		if _, c := def.ColumnByID(id); c != nil {
@@ -305,7 +308,10 @@ func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint,
 	keys := make([]*newKeys, len(cons))
 	rt := tx.db.lookupRT(def.ID)
 	for ci, con := range cons {
-		pos, ok := keyCols(con, colIDs)
+		kc, pos, ok, err := keyColumns(con, colIDs, cols)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			continue
 		}
@@ -317,16 +323,16 @@ func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint,
 		var bad int
 		byValue := false
 		if len(pos) == 1 {
-			ks.ints, byValue = intKeyValues(cols[pos[0]])
+			ks.ints, byValue = intKeyValues(kc[pos[0]])
 		}
 		if byValue {
-			ks.col = cols[pos[0]]
+			ks.col = kc[pos[0]]
 			bad = newIntKeys(li, tt, ks)
 		} else {
-			bad = tx.newStrKeys(def, li, tt, con, cols, pos, ks)
+			bad = tx.newStrKeys(def, li, tt, con, kc, pos, ks)
 		}
 		if bad >= 0 {
-			return nil, uniqueViolation(def, con, cols, pos, bad)
+			return nil, uniqueViolation(def, con, kc, pos, bad)
 		}
 		// Lock the keys before looking at the committed ones: a
 		// transaction inserting one of them commits or aborts first.
@@ -353,7 +359,7 @@ func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint,
 			if tx.lostDelete(rt, tt) {
 				return nil, Conflict()
 			}
-			return nil, uniqueViolation(def, con, cols, pos, i)
+			return nil, uniqueViolation(def, con, kc, pos, i)
 		}
 		keys[ci] = ks
 	}
@@ -564,9 +570,9 @@ func (tx *Tx) localIndex(def *catalog.TableDef, tt *txTable, con constraint, dup
 	li := &localIndex{m: newKeyMap()}
 	ts := keyTypes(def, con)
 	add := func(colIDs []int, cols []arrow.Array, ids []int64, skip ...*roaring64.Bitmap) error {
-		pos, ok := keyCols(con, colIDs)
-		if !ok {
-			return nil
+		cols, pos, ok, err := keyColumns(con, colIDs, cols)
+		if err != nil || !ok {
+			return err
 		}
 	rows:
 		for i, id := range ids {

@@ -319,6 +319,12 @@ func duplicateInData(def *catalog.TableDef, con constraint, cols []arrow.Array, 
 
 func keyText(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []int, i int) (string, string) {
 	var names, vals []string
+	if con.key != nil {
+		for k, t := range con.key.types {
+			vals = append(vals, formatValue(t, cols[pos[k]], i))
+		}
+		return con.key.names, strings.Join(vals, ", ")
+	}
 	for k, id := range con.cols {
 		name := fmt.Sprintf("column %d", id)
 		var t types.T

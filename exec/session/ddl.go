@@ -279,7 +279,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			}
 			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 		}
-		if x.Def.Expr != "" {
+		if x.Def.Expr != "" || x.Def.Pred != "" {
 			b := s.binder(tx.Catalog())
 			plan, err := b.IndexKeys(b.Catalog.TableByID(x.Def.Table), x.Def)
 			if err != nil {
@@ -783,9 +783,13 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cmd.NewName, def.Name)
 			}
 			for _, ix := range tx.Catalog().IndexesOf(def.ID) {
-				// The key is kept as text, which a rename would leave stale.
+				// The key and predicate are kept as text, which a rename
+				// would leave stale.
 				if ix.Expr != "" && slices.Contains(ix.Columns, col.ID) {
 					return pgerr.NotSupported("renaming a column that index expression %s reads (drop index \"%s\" first)", ix.Expr, ix.Name)
+				}
+				if slices.Contains(ix.PredColumns, col.ID) {
+					return pgerr.NotSupported("renaming a column that the predicate of index \"%s\" reads (drop the index first)", ix.Name)
 				}
 			}
 			def.Columns[pos].Name = cmd.NewName
@@ -922,9 +926,10 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		return err
 	}
 	// An index on a dropped column goes with it, as in PostgreSQL (all of
-	// a multicolumn index, and a hybrid index on either of its columns).
+	// a multicolumn index, a hybrid index on either of its columns, and a
+	// partial index whose predicate reads it).
 	for _, ix := range tx.Catalog().IndexesOf(def.ID) {
-		for _, id := range ix.Columns {
+		for _, id := range slices.Concat(ix.Columns, ix.PredColumns) {
 			if _, c := def.ColumnByID(id); c == nil {
 				if err := tx.DropIndex(ix.Schema, ix.Name); err != nil {
 					return err

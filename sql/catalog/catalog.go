@@ -304,7 +304,31 @@ type IndexDef struct {
 	// pg_index.indclass lists (nil in catalogs written before it was
 	// recorded).
 	ExprType *types.T `json:"expr_type,omitempty"`
+	// Pred is the SQL text of a partial index's predicate (CREATE INDEX
+	// ... WHERE pred), "" for none; PredDef is it as pg_get_indexdef
+	// prints it (pg_index.indpred), and PredColumns are the IDs of the
+	// columns it reads (dropping one drops the index, as in PostgreSQL).
+	// A non-unique partial index is kept in the catalog only, as one on
+	// an expression is; a unique one is enforced among the rows the
+	// predicate holds for (see ComputedKey).
+	Pred        string `json:"pred,omitempty"`
+	PredDef     string `json:"pred_def,omitempty"`
+	PredColumns []int  `json:"pred_columns,omitempty"`
 }
+
+// ComputedKey reports whether ix is a unique index whose key storage
+// computes from the row rather than reading its columns: a unique index
+// on an expression or a partial one. Its key is the value of Expr (or of
+// Columns) for a row Pred holds for and NULL — which conflicts with
+// nothing — for the others; such an index backs no primary key, foreign
+// key or point lookup, only uniqueness and ON CONFLICT.
+func (ix *IndexDef) ComputedKey() bool {
+	return ix.Unique && (ix.Expr != "" || ix.Pred != "")
+}
+
+// PlainUnique reports whether ix is a unique index over its columns'
+// values for every row, as a UNIQUE constraint is.
+func (ix *IndexDef) PlainUnique() bool { return ix.Unique && !ix.ComputedKey() }
 
 // KeyDesc reports whether key i is indexed DESC.
 func (ix *IndexDef) KeyDesc(i int) bool { return i < len(ix.Desc) && ix.Desc[i] }
@@ -658,6 +682,7 @@ func (ix *IndexDef) Clone() *IndexDef {
 	n.With = slices.Clone(ix.With)
 	n.Desc = slices.Clone(ix.Desc)
 	n.NullsFlipped = slices.Clone(ix.NullsFlipped)
+	n.PredColumns = slices.Clone(ix.PredColumns)
 	if ix.Options != nil {
 		n.Options = make(map[string]string, len(ix.Options))
 		for k, v := range ix.Options {

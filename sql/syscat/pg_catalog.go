@@ -292,7 +292,10 @@ func init() {
 		var rows [][]any
 		for _, ix := range v.indexes {
 			keys := attnums(ix.table, ix.columns)
-			var exprs any
+			var exprs, pred any
+			if ix.def != nil && ix.def.PredDef != "" {
+				pred = ix.def.PredDef // a node tree in PostgreSQL
+			}
 			if ix.def != nil && ix.def.Expr != "" {
 				// An expression key is attribute 0; indexprs holds its text
 				// here (a node tree in PostgreSQL).
@@ -317,7 +320,7 @@ func init() {
 				}
 			}
 			rows = append(rows, []any{ix.oid, TableOID(ix.table.ID), int64(len(keys)), int64(len(keys)), ix.unique, false, ix.primary,
-				false, true, false, true, false, true, true, false, int2s(keys...), oids(zeros...), oids(classes...), int2s(opts...), exprs, nil})
+				false, true, false, true, false, true, true, false, int2s(keys...), oids(zeros...), oids(classes...), int2s(opts...), exprs, pred})
 		}
 		return rows
 	})

@@ -167,7 +167,7 @@ func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *
 			continue
 		}
 		for _, ix := range v.indexes {
-			if ix.unique && ix.table.ID == c.fk.RefTable && sameColumns(ix.columns, c.fk.RefColumns) {
+			if ix.unique && (ix.def == nil || ix.def.PlainUnique()) && ix.table.ID == c.fk.RefTable && sameColumns(ix.columns, c.fk.RefColumns) {
 				c.index = ix
 				break
 			}
@@ -536,6 +536,9 @@ func (v *View) IndexDef(oid int64, column int) (string, bool) {
 		ident.Quote(ix.table.Schema), ident.Quote(ix.table.Name), ix.method, strings.Join(keys, ", "))
 	if ix.def != nil && len(ix.def.With) > 0 {
 		def += " WITH (" + reloptions(ix.def.With) + ")"
+	}
+	if ix.def != nil && ix.def.PredDef != "" {
+		def += " WHERE " + ix.def.PredDef
 	}
 	return def, true
 }
