@@ -219,7 +219,7 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 		c.fks = append(c.fks, &fkCheck{fk: &def.ForeignKeys[i], child: def})
 	}
 	for _, ix := range cat.IndexesOf(def.ID) {
-		if ix.Expr == "" && ix.Pred == "" {
+		if ix.Expr == "" && ix.Pred == "" && len(ix.Keys) == 0 {
 			continue
 		}
 		keys, err := sql.IndexKeyExprs(cat, def, ix)

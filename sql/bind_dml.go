@@ -1028,6 +1028,22 @@ func IndexKeyExprs(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.Inde
 			return nil, err
 		}
 		keys = append(keys, e)
+	} else if len(ix.Keys) > 0 {
+		for _, k := range ix.Keys {
+			if k.Expr != "" {
+				e, err := BindIndexExpr(cat, def, k.Expr)
+				if err != nil {
+					return nil, err
+				}
+				keys = append(keys, e)
+				continue
+			}
+			pos, c := def.ColumnByID(k.Column)
+			if c == nil {
+				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column %d of index \"%s\" does not exist", k.Column, ix.Name)
+			}
+			keys = append(keys, &ColumnRef{Index: pos, Name: c.Name, T: c.Type})
+		}
 	} else {
 		for _, id := range ix.Columns {
 			pos, c := def.ColumnByID(id)

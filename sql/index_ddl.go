@@ -53,6 +53,12 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "access method \"%s\" does not support multicolumn indexes", method)
 	}
 	idx := &catalog.IndexDef{Schema: def.Schema, Name: s.Idxname, Table: def.ID, Method: method, Unique: s.Unique, Options: map[string]string{}}
+	// Several keys, an expression among them: each key is kept in Keys.
+	exprKeys := (method == "gin" || method == "btree") && len(s.IndexParams) > 1 &&
+		slices.ContainsFunc(s.IndexParams, func(p *pg_query.Node) bool { return p.GetIndexElem().Expr != nil })
+	if exprKeys && s.Unique {
+		return nil, pgerr.NotSupported("unique indexes of several keys with an expression among them")
+	}
 	var names []string
 	var colType types.T
 	hybrid := false
@@ -64,10 +70,25 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 			}
 		}
 		if ie.Expr != nil && (method == "gin" || method == "btree") {
-			if err := b.expressionIndexKey(def, idx, s, ie); err != nil {
+			if err := b.expressionIndexKey(def, idx, ie, exprKeys); err != nil {
 				return nil, err
 			}
 			names = append(names, exprIndexName(ie.Expr))
+		} else if exprKeys {
+			// A column key of an index with expression keys.
+			pos, col := def.Column(ie.Name)
+			if col == nil {
+				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", ie.Name)
+			}
+			if len(ie.Opclass) > 0 {
+				return nil, pgerr.NotSupported("an operator class in an index with expression keys")
+			}
+			id := def.Columns[pos].ID
+			idx.Keys = append(idx.Keys, catalog.IndexKey{Column: id})
+			if !slices.Contains(idx.Columns, id) {
+				idx.Columns = append(idx.Columns, id)
+			}
+			names = append(names, ie.Name)
 		} else if ie.Expr != nil {
 			cols, err := hybridIndexColumns(def, method, ie.Expr)
 			if err != nil {
@@ -101,7 +122,7 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 			}
 			idx.NullsFlipped[i] = true
 		}
-		if idx.Expr != "" {
+		if idx.Expr != "" || exprKeys {
 			continue
 		}
 		if vectorMethod {
@@ -142,15 +163,13 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 // lower(email)) as PostgreSQL does (it binds over the table's columns,
 // calls only immutable functions, and its type has an operator class of
 // the method) and records it in idx: its text in Expr and the columns it
-// reads in Columns. A non-unique such index is kept in the catalog only
-// (see catalog.IndexDef.Expr); storage enforces a unique one
-// (catalog.IndexDef.ComputedKey). Multicolumn and operator-class forms
-// are refused.
-func (b *Binder) expressionIndexKey(def *catalog.TableDef, idx *catalog.IndexDef, s *pg_query.IndexStmt, ie *pg_query.IndexElem) error {
-	switch opclass := strings.ToLower(nameOf(ie.Opclass)); {
-	case len(s.IndexParams) != 1:
-		return pgerr.NotSupported("multicolumn indexes on expressions")
-	case opclass != "":
+// reads in Columns; or, one of several keys (inKeys), appends it to
+// Keys. A non-unique such index is kept in the catalog only (see
+// catalog.IndexDef.Expr); storage enforces a unique one on a single
+// expression (catalog.IndexDef.ComputedKey). Operator classes on
+// expressions are refused.
+func (b *Binder) expressionIndexKey(def *catalog.TableDef, idx *catalog.IndexDef, ie *pg_query.IndexElem, inKeys bool) error {
+	if opclass := strings.ToLower(nameOf(ie.Opclass)); opclass != "" {
 		return pgerr.NotSupported("an operator class on an index expression")
 	}
 	saved := b.clause
@@ -183,8 +202,12 @@ func (b *Binder) expressionIndexKey(def *catalog.TableDef, idx *catalog.IndexDef
 	if ie.Expr.GetFuncCall() == nil {
 		text = "(" + text + ")" // as pg_get_indexdef prints a key that is no function call
 	}
-	idx.Expr = text
 	t.Mod = -1
+	if inKeys {
+		idx.Keys = append(idx.Keys, catalog.IndexKey{Expr: text, Type: &t})
+		return nil
+	}
+	idx.Expr = text
 	idx.ExprType = &t
 	return nil
 }

@@ -279,7 +279,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			}
 			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists", x.Def.Name)
 		}
-		if x.Def.Expr != "" || x.Def.Pred != "" {
+		if x.Def.Expr != "" || x.Def.Pred != "" || len(x.Def.Keys) > 0 {
 			b := s.binder(tx.Catalog())
 			plan, err := b.IndexKeys(b.Catalog.TableByID(x.Def.Table), x.Def)
 			if err != nil {
@@ -788,6 +788,9 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				if ix.Expr != "" && slices.Contains(ix.Columns, col.ID) {
 					return pgerr.NotSupported("renaming a column that index expression %s reads (drop index \"%s\" first)", ix.Expr, ix.Name)
 				}
+				if k, ok := keyExprReading(tx.Catalog(), def, ix, pos); ok {
+					return pgerr.NotSupported("renaming a column that index expression %s reads (drop index \"%s\" first)", k, ix.Name)
+				}
 				if slices.Contains(ix.PredColumns, col.ID) {
 					return pgerr.NotSupported("renaming a column that the predicate of index \"%s\" reads (drop the index first)", ix.Name)
 				}
@@ -1131,6 +1134,31 @@ func addConstraint(def, orig *catalog.TableDef, cmd sql.AlterCmd) (*catalog.Chec
 		return nil, &fk, nil
 	}
 	return nil, nil, nil
+}
+
+// keyExprReading returns the expression key of ix (one of several,
+// catalog.IndexDef.Keys) that reads the column at position pos of def,
+// whose text a rename of it would leave stale.
+func keyExprReading(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef, pos int) (string, bool) {
+	for _, k := range ix.Keys {
+		if k.Expr == "" {
+			continue
+		}
+		e, err := sql.BindIndexExpr(cat, def, k.Expr)
+		if err != nil {
+			return k.Expr, true // (it cannot be told: refused as if it did)
+		}
+		reads := false
+		sql.WalkExpr(e, func(x sql.Expr) {
+			if ref, ok := x.(*sql.ColumnRef); ok && ref.Index == pos {
+				reads = true
+			}
+		})
+		if reads {
+			return k.Expr, true
+		}
+	}
+	return "", false
 }
 
 // validateConstraint marks def's check or foreign key name valid and

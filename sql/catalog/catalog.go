@@ -314,6 +314,21 @@ type IndexDef struct {
 	Pred        string `json:"pred,omitempty"`
 	PredDef     string `json:"pred_def,omitempty"`
 	PredColumns []int  `json:"pred_columns,omitempty"`
+	// Keys are the keys of an index of several keys at least one of which
+	// is an expression (CREATE INDEX ON t (lower(email), tenant_id)), in
+	// order; Expr and ExprType are then empty and Columns are the columns
+	// the keys read. Such an index is non-unique and kept in the catalog
+	// only, as one on a single expression is.
+	Keys []IndexKey `json:"keys,omitempty"`
+}
+
+// IndexKey is one key of an index with expression keys (IndexDef.Keys): a
+// column's, or an expression's, held as IndexDef.Expr holds one, with
+// its type.
+type IndexKey struct {
+	Column int      `json:"column,omitempty"`
+	Expr   string   `json:"expr,omitempty"`
+	Type   *types.T `json:"type,omitempty"`
 }
 
 // ComputedKey reports whether ix is a unique index whose key storage
@@ -683,6 +698,7 @@ func (ix *IndexDef) Clone() *IndexDef {
 	n.Desc = slices.Clone(ix.Desc)
 	n.NullsFlipped = slices.Clone(ix.NullsFlipped)
 	n.PredColumns = slices.Clone(ix.PredColumns)
+	n.Keys = slices.Clone(ix.Keys)
 	if ix.Options != nil {
 		n.Options = make(map[string]string, len(ix.Options))
 		for k, v := range ix.Options {

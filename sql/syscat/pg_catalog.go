@@ -3,6 +3,7 @@ package syscat
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgerrcode"
 
@@ -300,6 +301,16 @@ func init() {
 				// An expression key is attribute 0; indexprs holds its text
 				// here (a node tree in PostgreSQL).
 				keys, exprs = []int64{0}, ix.def.Expr
+			}
+			if ix.def != nil && len(ix.def.Keys) > 0 {
+				var texts []string
+				for i, k := range ix.def.Keys {
+					if k.Expr != "" {
+						keys[i] = 0
+						texts = append(texts, k.Expr)
+					}
+				}
+				exprs = strings.Join(texts, ", ")
 			}
 			zeros := make([]int64, len(keys))
 			classes := make([]int64, len(keys))

@@ -190,6 +190,12 @@ func (ix *index) opClass(i int) int64 {
 			}
 			return defaultOpClassOID(ix.method, *d.ExprType)
 		}
+		if i < len(d.Keys) && d.Keys[i].Expr != "" {
+			if d.Keys[i].Type == nil {
+				return 0
+			}
+			return defaultOpClassOID(ix.method, *d.Keys[i].Type)
+		}
 	}
 	if i >= len(ix.columns) {
 		return 0

@@ -158,6 +158,17 @@ func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *
 		if ix.Expr != "" {
 			cols = cols[:1] // one key, the expression: one attribute
 		}
+		if len(ix.Keys) > 0 {
+			// An attribute a key: a column key's column, an expression's
+			// first column (as for one expression).
+			cols = make([]int, len(ix.Keys))
+			for i, k := range ix.Keys {
+				cols[i] = k.Column
+				if k.Expr != "" {
+					cols[i] = ix.Columns[0]
+				}
+			}
+		}
 		v.indexes = append(v.indexes, &index{oid: IndexOID(ix.Schema, ix.Name), schema: ix.Schema, name: ix.Name, table: t, method: ix.Method, columns: cols, unique: ix.Unique, def: ix})
 	}
 	// A foreign key depends on the unique index of the key it references
@@ -556,6 +567,13 @@ func indexKeys(ix *index, attrsOnly bool) []string {
 	}
 	if d.Expr != "" {
 		return []string{d.Expr}
+	}
+	if len(d.Keys) > 0 {
+		for i, k := range d.Keys {
+			if k.Expr != "" {
+				names[i] = k.Expr
+			}
+		}
 	}
 	if d.Options["index_type"] == "hybrid" && len(names) == 2 {
 		names = []string{"ROW(" + names[0] + ", " + names[1] + ")::deeplake_hybrid_record"}
