@@ -145,8 +145,11 @@ func (c lazyCatalog) TriggerDef(oid int64, pretty bool) (string, bool) {
 func (c lazyCatalog) ConstraintDef(oid int64) (string, bool) {
 	return c.rt.catalogView().ConstraintDef(oid)
 }
-func (c lazyCatalog) Description(oid, sub int64) (string, bool) {
-	return c.rt.catalogView().Description(oid, sub)
+func (c lazyCatalog) Description(oid int64, class string, sub int64) (string, bool) {
+	return c.rt.catalogView().Description(oid, class, sub)
+}
+func (c lazyCatalog) SharedDescription(oid int64, class string) (string, bool) {
+	return c.rt.catalogView().SharedDescription(oid, class)
 }
 func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments, identity string, ok bool) {
 	return c.rt.catalogView().FunctionSignature(oid)

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -32,6 +33,12 @@ type Catalog struct {
 	// NextTypeOID hands out their OIDs and their labels' (enum.go).
 	Types       map[string]*TypeDef `json:"types,omitempty"`
 	NextTypeOID uint32              `json:"next_type_oid,omitempty"`
+	// DatabaseComment is COMMENT ON DATABASE's text ("" for none): the
+	// server's one database, whatever name a session connects by.
+	DatabaseComment string `json:"database_comment,omitempty"`
+	// ExtensionComments are COMMENT ON EXTENSION's texts by extension
+	// name, in place of a built-in extension's own ("" removes it).
+	ExtensionComments map[string]string `json:"extension_comments,omitempty"`
 }
 
 // SchemaDef is a schema (a workspace).
@@ -139,6 +146,10 @@ type UniqueDef struct {
 	// row as any other, and SET CONSTRAINTS ... DEFERRED on it is refused
 	// (cairn does not defer uniqueness).
 	Deferrable bool `json:"deferrable,omitempty"`
+	// Comment is COMMENT ON CONSTRAINT's text, IndexComment COMMENT ON
+	// INDEX's on the index behind the constraint ("" for none).
+	Comment      string `json:"comment,omitempty"`
+	IndexComment string `json:"index_comment,omitempty"`
 }
 
 // CheckDef is a CHECK constraint as SQL text.
@@ -149,6 +160,8 @@ type CheckDef struct {
 	// appearance (pg_constraint.conkey); empty in catalogs written before
 	// they were recorded.
 	Columns []int `json:"columns,omitempty"`
+	// Comment is COMMENT ON CONSTRAINT's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // ForeignKeyDef is FOREIGN KEY (Columns) REFERENCES RefSchema.RefTable
@@ -177,6 +190,8 @@ type ForeignKeyDef struct {
 	// each transaction starts with the check there.
 	Deferrable        bool `json:"deferrable,omitempty"`
 	InitiallyDeferred bool `json:"initially_deferred,omitempty"`
+	// Comment is COMMENT ON CONSTRAINT's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // The referential actions of ForeignKeyDef.OnDelete and OnUpdate, as
@@ -244,6 +259,8 @@ type SequenceDef struct {
 	// column's sequence is its column's through the column's default, with
 	// or without it.
 	OwnedBy *SequenceOwner `json:"owned_by,omitempty"`
+	// Comment is COMMENT ON SEQUENCE's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // SequenceOwner is the column a sequence belongs to: a table's ID and
@@ -296,6 +313,8 @@ type IndexDef struct {
 	// pg_index.indclass lists (nil in catalogs written before it was
 	// recorded).
 	ExprType *types.T `json:"expr_type,omitempty"`
+	// Comment is COMMENT ON INDEX's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // KeyDesc reports whether key i is indexed DESC.
@@ -450,6 +469,9 @@ func (c *Catalog) Clone() *Catalog {
 		NextRoleOID: c.NextRoleOID,
 		Types:       make(map[string]*TypeDef, len(c.Types)),
 		NextTypeOID: c.NextTypeOID,
+
+		DatabaseComment:   c.DatabaseComment,
+		ExtensionComments: maps.Clone(c.ExtensionComments),
 	}
 	for k, t := range c.Types {
 		t2 := *t

@@ -1,6 +1,7 @@
 package syscat
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -42,6 +43,12 @@ var extensions = []extension{
 	{16002, "pg_stat_statements", "1.10", "public", "track planning and execution statistics of all SQL statements executed", "$libdir/pg_stat_statements"},
 	{16003, "uuid-ossp", "1.1", "public", "generate universally unique identifiers (UUIDs)", "$libdir/uuid-ossp"},
 	{16004, "vector", "0.8.0", "public", "vector data type and ivfflat and hnsw access methods", "$libdir/vector"},
+}
+
+// IsExtension reports whether name is one of the extensions pg_extension
+// lists (COMMENT ON EXTENSION names one).
+func IsExtension(name string) bool {
+	return slices.ContainsFunc(extensions, func(e extension) bool { return e.name == name })
 }
 
 // extensionNamed returns the built-in extension called name.

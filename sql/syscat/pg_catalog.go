@@ -427,7 +427,13 @@ func init() {
 		}
 		return rows
 	})
-	register("pg_catalog", "pg_shdescription", 2396, "objoid oid, classoid oid, description text", nil)
+	register("pg_catalog", "pg_shdescription", 2396, "objoid oid, classoid oid, description text", func(v *View) [][]any {
+		var rows [][]any
+		for _, c := range v.sharedComments() {
+			rows = append(rows, []any{c.objoid, c.classoid, c.text})
+		}
+		return rows
+	})
 	register("pg_catalog", "pg_extension", pgExtensionOID, "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable bool, extversion text, extconfig oid[], extcondition text[]", func(v *View) [][]any {
 		var rows [][]any
 		for _, e := range extensions {

@@ -114,6 +114,9 @@ const (
 	pgTypeOID            = 1247
 	pgAmOID              = 2601
 	pgNamespaceOID       = 2615
+	pgTriggerOID         = 2620
+	pgAuthidOID          = 1260
+	pgDatabaseOID        = 1262
 	defaultCollationOID  = 100
 	tableOIDBase         = 100000
 	hashOIDBase          = 1 << 24
