@@ -127,7 +127,7 @@ func (b *Binder) commentTableObject(kind pg_query.ObjectType, names []string) (*
 	if err != nil {
 		return nil, err
 	}
-	b.needOwner(def)
+	b.accesses = append(b.accesses, Access{Table: def, Owner: true, Relation: true})
 	if kind == pg_query.ObjectType_OBJECT_TRIGGER {
 		if !slices.ContainsFunc(def.Triggers, func(t catalog.TriggerDef) bool { return t.Name == name }) {
 			return nil, pgerr.New(pgerrcode.UndefinedObject, "trigger \"%s\" for table \"%s\" does not exist", name, relName)

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"slices"
+
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/catalog"
@@ -24,7 +26,11 @@ func (s *Session) commentOn(tx *storage.Tx, target *catalog.CommentTarget, text 
 		if td == nil {
 			return pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", target.Name)
 		}
-		if err := s.mustOwn(cat, td.Owner, "type", target.Name); err != nil {
+		name := td.Name
+		if !slices.Contains(s.bindSearchPath(cat), td.Schema) {
+			name = td.Schema + "." + td.Name // as format_type_be names a type off the path
+		}
+		if err := s.mustOwn(cat, td.Owner, "type", name); err != nil {
 			return err
 		}
 	case catalog.CommentRole:
