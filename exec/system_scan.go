@@ -154,6 +154,9 @@ func (c lazyCatalog) SharedDescription(oid int64, class string) (string, bool) {
 func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments, identity string, ok bool) {
 	return c.rt.catalogView().FunctionSignature(oid)
 }
+func (c lazyCatalog) FunctionArgDefault(oid int64, arg int) (string, bool) {
+	return c.rt.catalogView().FunctionArgDefault(oid, arg)
+}
 func (c lazyCatalog) FunctionDef(oid int64) (string, bool) {
 	return c.rt.catalogView().FunctionDef(oid)
 }

@@ -203,6 +203,17 @@ func typeName(oid int64) string {
 	return "???"
 }
 
+// FunctionArgDefault is pg_get_function_arg_default's DEFAULT of
+// argument arg (from 1) of the user function with OID oid (built-in
+// functions have none); ok is false when there is none.
+func (v *View) FunctionArgDefault(oid int64, arg int) (string, bool) {
+	f := userFunctionByOID(v.Cat, oid)
+	if f == nil || arg < 1 || arg > len(f.ArgDefaults) || f.ArgDefaults[arg-1] == "" {
+		return "", false
+	}
+	return f.ArgDefaults[arg-1], true
+}
+
 // FunctionSignature is what pg_get_function_result and
 // pg_get_function_arguments print for the function with OID oid, and the
 // schema it is in; ok is false for an OID no pg_proc row has.
