@@ -618,7 +618,9 @@ var viewNames = map[string]bool{
 	"pg_stat_user_indexes": true, "pg_stat_all_indexes": true, "pg_statio_user_indexes": true, "pg_statio_all_indexes": true,
 	"pg_stats": true, "pg_stat_user_functions": true, "pg_user_mappings": true,
 	"pg_stat_replication": true, "pg_replication_slots": true, "pg_stat_wal_receiver": true, "pg_stat_subscription": true,
-	"pg_stat_progress_vacuum": true,
+	"pg_stat_progress_vacuum": true, "pg_stat_bgwriter": true, "pg_stat_archiver": true, "pg_stat_database_conflicts": true,
+	"pg_group": true, "pg_shadow": true, "pg_hba_file_rules": true, "pg_file_settings": true, "pg_config": true,
+	"pg_available_extension_versions": true, "pg_rules": true,
 }
 
 // accessMethod is a row of pg_am.
