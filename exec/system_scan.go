@@ -154,6 +154,15 @@ func (c lazyCatalog) SharedDescription(oid int64, class string) (string, bool) {
 func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments, identity string, ok bool) {
 	return c.rt.catalogView().FunctionSignature(oid)
 }
+func (c lazyCatalog) IndexKeys(oid int64) (method string, desc, nullsFirst []bool, ok bool) {
+	return c.rt.catalogView().IndexKeys(oid)
+}
+func (c lazyCatalog) AccessMethodName(oid int64) (string, bool) {
+	return c.rt.catalogView().AccessMethodName(oid)
+}
+func (c lazyCatalog) RuleDef(oid int64, pretty bool) (string, bool) {
+	return c.rt.catalogView().RuleDef(oid, pretty)
+}
 func (c lazyCatalog) FunctionArgDefault(oid int64, arg int) (string, bool) {
 	return c.rt.catalogView().FunctionArgDefault(oid, arg)
 }

@@ -1019,3 +1019,50 @@ func (v *View) enumDefault(def string) string {
 	}
 	return def[:at+3] + v.qualified(schema, name)
 }
+
+// IndexKeys is functions.IndexCatalog's: the access method of the index
+// with OID oid and each key's DESC and NULLS FIRST.
+func (v *View) IndexKeys(oid int64) (method string, desc, nullsFirst []bool, ok bool) {
+	ix, ok := v.byOID[oid].(*index)
+	if !ok {
+		return "", nil, nil, false
+	}
+	n := len(indexKeys(ix, true))
+	desc, nullsFirst = make([]bool, n), make([]bool, n)
+	if ix.def != nil {
+		for i := range n {
+			desc[i], nullsFirst[i] = ix.def.KeyDesc(i), ix.def.KeyNullsFirst(i)
+		}
+	}
+	return ix.method, desc, nullsFirst, true
+}
+
+// AccessMethodName is functions.IndexCatalog's: the name of the access
+// method with OID oid (pg_am.amname).
+func (v *View) AccessMethodName(oid int64) (string, bool) {
+	for _, m := range accessMethods {
+		if m.oid == oid {
+			return m.name, true
+		}
+	}
+	return "", false
+}
+
+// RuleDef is functions.RuleCatalog's pg_get_ruledef: the CREATE RULE of
+// the rule with OID oid, a view's ON SELECT rule (the only rules cairn
+// has), naming the view qualified unless pretty and visible on the
+// search path, as PostgreSQL does.
+func (v *View) RuleDef(oid int64, pretty bool) (string, bool) {
+	for _, d := range v.views {
+		if ruleOID(d) != oid {
+			continue
+		}
+		def, _ := v.ViewDef(ViewOID(d.Schema, d.Name))
+		name := ident.Quote(d.Schema) + "." + ident.Quote(d.Name)
+		if pretty && v.TableVisible(ViewOID(d.Schema, d.Name)) {
+			name = ident.Quote(d.Name)
+		}
+		return "CREATE RULE \"_RETURN\" AS\n    ON SELECT TO " + name + " DO INSTEAD " + def, true
+	}
+	return "", false
+}
