@@ -6,8 +6,8 @@ import "github.com/cairn-db/cairn/sql/catalog"
 // SQLAlchemy, Django, JDBC drivers and BI tools read: the roles the
 // current user acts as (enabled_roles) and the memberships that make it
 // so (applicable_roles), table grants involving them (role_table_grants),
-// the catalog's name, character set and collations, the tables
-// constraints use and the columns of UPDATE OF triggers. cairn has no
+// the catalog's name, character set and collations, the tables keys
+// and foreign keys use and the columns of UPDATE OF triggers. cairn has no
 // domains, composite types, foreign tables or SQL-standard function
 // bodies, so the relations describing those have no rows.
 
@@ -63,6 +63,9 @@ func init() {
 	register(is, "constraint_table_usage", 0, "table_catalog name, table_schema name, table_name name, constraint_catalog name, constraint_schema name, constraint_name name", func(v *View) [][]any {
 		var rows [][]any
 		for _, c := range v.constraints {
+			if c.kind == 'c' {
+				continue // as in PostgreSQL, only keys and foreign keys use tables
+			}
 			t := c.table
 			if c.fk != nil {
 				if t = v.Cat.TableByID(c.fk.RefTable); t == nil {

@@ -36,13 +36,13 @@ func init() {
 			if r.Login {
 				continue
 			}
-			members := []any{}
+			var members []int64
 			for _, m := range v.Cat.Members {
 				if m.Role == r.OID {
 					members = append(members, int64(m.Member))
 				}
 			}
-			rows = append(rows, []any{r.Name, int64(r.OID), members})
+			rows = append(rows, []any{r.Name, int64(r.OID), oids(members...)})
 		}
 		return rows
 	})
