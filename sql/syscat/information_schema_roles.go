@@ -4,12 +4,14 @@ import "github.com/cairn-db/cairn/sql/catalog"
 
 // More information_schema relations, with PostgreSQL 15's columns, that
 // SQLAlchemy, Django, JDBC drivers and BI tools read: the roles the
-// current user acts as (enabled_roles) and the memberships that make it
-// so (applicable_roles), table grants involving them (role_table_grants),
-// the catalog's name, character set and collations, the tables keys
-// and foreign keys use and the columns of UPDATE OF triggers. cairn has no
-// domains, composite types, foreign tables or SQL-standard function
-// bodies, so the relations describing those have no rows.
+// current user acts as (enabled_roles), the memberships that make it so
+// (applicable_roles, administrable_role_authorizations), table and
+// column grants involving them (role_table_grants, role_column_grants),
+// the catalog's name, character set and collations, the tables keys and
+// foreign keys use and the columns of UPDATE OF triggers. cairn has no
+// domains, composite types, foreign data wrappers, servers or tables,
+// user mappings, transforms or SQL-standard function bodies, so the
+// relations describing those have no rows.
 
 func init() {
 	const is = "information_schema"
@@ -34,18 +36,20 @@ func init() {
 		}
 		return rows
 	})
-	register(is, "role_table_grants", 0, "grantor name, grantee name, table_catalog name, table_schema name, table_name name, privilege_type text, is_grantable text, with_hierarchy text", func(v *View) [][]any {
-		enabled := map[string]bool{}
-		for _, r := range v.enabledRoles() {
-			enabled[r.Name] = true
-		}
+	register(is, "administrable_role_authorizations", 0, "grantee name, role_name name, is_grantable text", func(v *View) [][]any {
 		var rows [][]any
-		for _, row := range relations[is+".table_privileges"].rows(v) {
-			if enabled[row[0].(string)] || enabled[row[1].(string)] {
+		for _, row := range relations[is+".applicable_roles"].rows(v) {
+			if row[2] == "YES" {
 				rows = append(rows, row)
 			}
 		}
 		return rows
+	})
+	register(is, "role_table_grants", 0, "grantor name, grantee name, table_catalog name, table_schema name, table_name name, privilege_type text, is_grantable text, with_hierarchy text", func(v *View) [][]any {
+		return v.enabledGrants(relations[is+".table_privileges"].rows(v))
+	})
+	register(is, "role_column_grants", 0, "grantor name, grantee name, table_catalog name, table_schema name, table_name name, column_name name, privilege_type text, is_grantable text", func(v *View) [][]any {
+		return v.enabledGrants(relations[is+".column_privileges"].rows(v))
 	})
 	register(is, "information_schema_catalog_name", 0, "catalog_name name", func(v *View) [][]any {
 		return [][]any{{v.Database}}
@@ -55,8 +59,15 @@ func init() {
 	})
 	register(is, "collations", 0, "collation_catalog name, collation_schema name, collation_name name, pad_attribute text", func(v *View) [][]any {
 		var rows [][]any
-		for _, name := range []string{"default", "C", "POSIX"} {
+		for _, name := range collationNames {
 			rows = append(rows, []any{v.Database, "pg_catalog", name, "NO PAD"})
+		}
+		return rows
+	})
+	register(is, "collation_character_set_applicability", 0, "collation_catalog name, collation_schema name, collation_name name, character_set_catalog name, character_set_schema name, character_set_name name", func(v *View) [][]any {
+		var rows [][]any
+		for _, name := range collationNames {
+			rows = append(rows, []any{v.Database, "pg_catalog", name, nil, nil, "UTF8"})
 		}
 		return rows
 	})
@@ -95,8 +106,44 @@ func init() {
 	register(is, "domain_constraints", 0, "constraint_catalog name, constraint_schema name, constraint_name name, domain_catalog name, domain_schema name, domain_name name, is_deferrable text, initially_deferred text", nil)
 	register(is, "attributes", 0, "udt_catalog name, udt_schema name, udt_name name, attribute_name name, ordinal_position int4, attribute_default text, is_nullable text, "+typeCols+", attribute_udt_catalog name, attribute_udt_schema name, attribute_udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, is_derived_reference_attribute text", nil)
 	register(is, "user_defined_types", 0, "user_defined_type_catalog name, user_defined_type_schema name, user_defined_type_name name, user_defined_type_category text, is_instantiable text, is_final text, ordering_form text, ordering_category text, ordering_routine_catalog name, ordering_routine_schema name, ordering_routine_name name, reference_type text, "+typeCols+", source_dtd_identifier name, ref_dtd_identifier name", nil)
+	register(is, "column_domain_usage", 0, "domain_catalog name, domain_schema name, domain_name name, table_catalog name, table_schema name, table_name name, column_name name", nil)
+	register(is, "domain_udt_usage", 0, "udt_catalog name, udt_schema name, udt_name name, domain_catalog name, domain_schema name, domain_name name", nil)
 	register(is, "foreign_tables", 0, "foreign_table_catalog name, foreign_table_schema name, foreign_table_name name, foreign_server_catalog name, foreign_server_name name", nil)
+	register(is, "foreign_table_options", 0, "foreign_table_catalog name, foreign_table_schema name, foreign_table_name name, option_name name, option_value text", nil)
+	register(is, "foreign_servers", 0, "foreign_server_catalog name, foreign_server_name name, foreign_data_wrapper_catalog name, foreign_data_wrapper_name name, foreign_server_type text, foreign_server_version text, authorization_identifier name", nil)
+	register(is, "foreign_server_options", 0, "foreign_server_catalog name, foreign_server_name name, option_name name, option_value text", nil)
+	register(is, "foreign_data_wrappers", 0, "foreign_data_wrapper_catalog name, foreign_data_wrapper_name name, authorization_identifier name, library_name text, foreign_data_wrapper_language text", nil)
+	register(is, "foreign_data_wrapper_options", 0, "foreign_data_wrapper_catalog name, foreign_data_wrapper_name name, option_name name, option_value text", nil)
+	register(is, "column_options", 0, "table_catalog name, table_schema name, table_name name, column_name name, option_name name, option_value text", nil)
+	register(is, "user_mappings", 0, "authorization_identifier name, foreign_server_catalog name, foreign_server_name name", nil)
+	register(is, "user_mapping_options", 0, "authorization_identifier name, foreign_server_catalog name, foreign_server_name name, option_name name, option_value text", nil)
+	register(is, "transforms", 0, "udt_catalog name, udt_schema name, udt_name name, specific_catalog name, specific_schema name, specific_name name, group_name name, transform_type text", nil)
+	// PostgreSQL 15 records what a function's body uses only for a body
+	// of BEGIN ATOMIC, which cairn refuses: none of these has a row.
 	register(is, "routine_column_usage", 0, "specific_catalog name, specific_schema name, specific_name name, routine_catalog name, routine_schema name, routine_name name, table_catalog name, table_schema name, table_name name, column_name name", nil)
+	register(is, "routine_routine_usage", 0, "specific_catalog name, specific_schema name, specific_name name, routine_catalog name, routine_schema name, routine_name name", nil)
+	register(is, "routine_sequence_usage", 0, "specific_catalog name, specific_schema name, specific_name name, routine_catalog name, routine_schema name, routine_name name, sequence_catalog name, sequence_schema name, sequence_name name", nil)
+	register(is, "routine_table_usage", 0, "specific_catalog name, specific_schema name, specific_name name, routine_catalog name, routine_schema name, routine_name name, table_catalog name, table_schema name, table_name name", nil)
+}
+
+// collationNames are the collations pg_collation lists.
+var collationNames = []string{"default", "C", "POSIX"}
+
+// enabledGrants are the rows of a privileges relation (grantor and
+// grantee first) whose grantor or grantee is an enabled role, as the
+// role_*_grants views filter them.
+func (v *View) enabledGrants(all [][]any) [][]any {
+	enabled := map[string]bool{}
+	for _, r := range v.enabledRoles() {
+		enabled[r.Name] = true
+	}
+	var rows [][]any
+	for _, row := range all {
+		if enabled[row[0].(string)] || enabled[row[1].(string)] {
+			rows = append(rows, row)
+		}
+	}
+	return rows
 }
 
 // enabledRoles are the roles whose privileges the current user has

@@ -3,6 +3,8 @@ package syscat
 import (
 	"strings"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/catalog"
 )
@@ -57,6 +59,22 @@ func init() {
 		}
 		return rows
 	})
+	// cairn writes no WAL of PostgreSQL's kind, keeps no SLRU caches,
+	// replication slots, subscriptions or replication origins and
+	// replays no WAL: the WAL and recovery prefetch counters are one row
+	// of zeros, the others have no rows.
+	register(pc, "pg_stat_wal", 0, "wal_records int8, wal_fpi int8, wal_bytes numeric, wal_buffers_full int8, wal_write int8, wal_sync int8, wal_write_time float8, wal_sync_time float8, stats_reset timestamptz", func(v *View) [][]any {
+		return [][]any{{int64(0), int64(0), apd.New(0, 0), int64(0), int64(0), int64(0), float64(0), float64(0), nil}}
+	})
+	register(pc, "pg_stat_recovery_prefetch", 0, "stats_reset timestamptz, prefetch int8, hit int8, skip_init int8, skip_new int8, skip_fpw int8, skip_rep int8, wal_distance int4, block_distance int4, io_depth int4", func(v *View) [][]any {
+		return [][]any{{nil, int64(0), int64(0), int64(0), int64(0), int64(0), int64(0), int64(0), int64(0), int64(0)}}
+	})
+	register(pc, "pg_stat_slru", 0, "name text, blks_zeroed int8, blks_hit int8, blks_read int8, blks_written int8, blks_exists int8, flushes int8, truncates int8, stats_reset timestamptz", nil)
+	register(pc, "pg_stat_replication_slots", 0, "slot_name text, spill_txns int8, spill_count int8, spill_bytes int8, stream_txns int8, stream_count int8, stream_bytes int8, total_txns int8, total_bytes int8, stats_reset timestamptz", nil)
+	register(pc, "pg_stat_subscription_stats", 0, "subid oid, subname name, apply_error_count int8, sync_error_count int8, stats_reset timestamptz", nil)
+	register(pc, "pg_publication_tables", 0, "pubname name, schemaname name, tablename name, attnames name[], rowfilter text", nil)
+	register(pc, "pg_replication_origin", 6000, "roident oid, roname text", nil)
+	register(pc, "pg_ident_file_mappings", 0, "line_number int4, map_name text, sys_name text, pg_username text, error text", nil)
 	register(pc, "pg_hba_file_rules", 0, "line_number int4, type text, database text[], user_name text[], address text, netmask text, auth_method text, options text[], error text", nil)
 	register(pc, "pg_file_settings", 0, "sourcefile text, sourceline int4, seqno int4, name text, setting text, applied bool, error text", nil)
 	register(pc, "pg_config", 0, "name text, setting text", func(v *View) [][]any {
