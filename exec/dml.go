@@ -197,6 +197,8 @@ type constraints struct {
 type boundCheck struct {
 	name string
 	cond sql.Expr
+	// notValid: the check was added NOT VALID (catalog.CheckDef.NotValid).
+	notValid bool
 }
 
 func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyCheck) (*constraints, error) {
@@ -207,8 +209,11 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 		if err != nil {
 			return nil, err
 		}
-		c.checks = append(c.checks, boundCheck{name: chk.Name, cond: cond})
+		c.checks = append(c.checks, boundCheck{name: chk.Name, cond: cond, notValid: chk.NotValid})
 	}
+	// By name, as PostgreSQL applies them: a row breaking two is reported
+	// for the same one.
+	slices.SortFunc(c.checks, func(a, b boundCheck) int { return strings.Compare(a.name, b.name) })
 	for i := range def.ForeignKeys {
 		c.fks = append(c.fks, &fkCheck{fk: &def.ForeignKeys[i], child: def})
 	}
@@ -947,6 +952,10 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 	cons, err := newConstraints(rt, n.Table, n.Policies)
 	if err != nil {
 		return 0, err
+	}
+	if n.Fill {
+		// The rows may break a check added NOT VALID already.
+		cons.checks = slices.DeleteFunc(cons.checks, func(c boundCheck) bool { return c.notValid })
 	}
 	cons.views = n.ViewChecks
 	ctx = withUpdatedColumns(ctx, n.Table, n.Set)

@@ -95,6 +95,10 @@ type Runtime struct {
 	// correlated holds the results of correlated subqueries per
 	// distinct outer row; outer is the outer row of the one running.
 	correlated map[*sql.Subquery]map[string]*subqueryResult
+	// correlatedSchemas are the schemas of the plans of correlated
+	// subqueries, made at their first run for the runs after it (each
+	// outer row builds the plan's operators again).
+	correlatedSchemas map[*sql.Subquery]*PlanSchemas
 	// existsRuns are the outer rows a correlated EXISTS with a hashed form
 	// (sql.Subquery.Hashed) was run for, and the time they took
 	// (hashExists).

@@ -96,10 +96,18 @@ func (ev *evaluator) runCorrelated(e *sql.Subquery, args []any) (*subqueryResult
 	if r, ok := memo[string(key)]; ok {
 		return r, nil
 	}
-	saved := ev.rt.outer
-	ev.rt.outer = args
+	ps := ev.rt.correlatedSchemas[e]
+	if ps == nil {
+		if ev.rt.correlatedSchemas == nil {
+			ev.rt.correlatedSchemas = map[*sql.Subquery]*PlanSchemas{}
+		}
+		ps = PrepareSchemas(e.Plan)
+		ev.rt.correlatedSchemas[e] = ps
+	}
+	saved, savedSchemas := ev.rt.outer, ev.rt.Schemas
+	ev.rt.outer, ev.rt.Schemas = args, ps
 	res, err := ev.computeSubquery(e, nil)
-	ev.rt.outer = saved
+	ev.rt.outer, ev.rt.Schemas = saved, savedSchemas
 	if err != nil {
 		return nil, err
 	}

@@ -418,6 +418,14 @@ func (f *fkCheck) notPresent(rt *Runtime, newKeys keyCols, r int) error {
 		WithConstraint(f.child.Schema, f.child.Name, f.fk.Name)
 }
 
+// OrphanError is the 23503 error of ALTER TABLE's validation of the
+// foreign key fk of child: row r of rec (child's columns, as
+// sql.OrphanRows yields them) has a key no row of parent holds.
+func OrphanError(rt *Runtime, child, parent *catalog.TableDef, fk *catalog.ForeignKeyDef, rec arrow.Record, r int) error {
+	f := &fkCheck{fk: fk, child: child, parent: parent}
+	return f.notPresent(rt, tableKey(child, rec.Columns(), positions(child, fk.Columns)), r)
+}
+
 // fkRef is a foreign key seen from the table it references.
 type fkRef struct {
 	fk            *catalog.ForeignKeyDef

@@ -101,7 +101,7 @@ func TestSplitLimit(t *testing.T) {
 	defer func(n int) { maxSplitItems = n }(maxSplitItems)
 	maxSplitItems = 4
 	for s, ok := range map[string]bool{"a,b,c,d": true, "a,b,c,d,e": false, ",,,,": false, ",,,": true} {
-		parts, err := regexpSplit("regexp_split_to_array", s, ",", "")
+		parts, err := regexpSplit(nil, "regexp_split_to_array", s, ",", "")
 		if ok != (err == nil) {
 			t.Errorf("%q: %d pieces, %v", s, len(parts), err)
 		}

@@ -7,12 +7,12 @@ package functions
 import "github.com/cairn-db/cairn/sql/types"
 
 func init() {
-	f := func(_ *Context, a []any) (any, error) {
+	f := func(ctx *Context, a []any) (any, error) {
 		flags := ""
 		if len(a) > 2 {
 			flags = a[2].(string)
 		}
-		parts, err := regexpSplit("regexp_split_to_array", a[0].(string), a[1].(string), flags)
+		parts, err := regexpSplit(ctx, "regexp_split_to_array", a[0].(string), a[1].(string), flags)
 		if err != nil {
 			return nil, err
 		}

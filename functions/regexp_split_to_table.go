@@ -8,8 +8,8 @@ import "github.com/cairn-db/cairn/sql/types"
 
 func init() {
 	RegisterSetReturning(&SetReturning{Name: "regexp_split_to_table", Type: textArgs(types.Field{Name: "regexp_split_to_table", T: types.TextT}),
-		Rows: func(_ *Context, args []any, _ []types.T) (NextRow, error) {
-			parts, err := regexpSplit("regexp_split_to_table", args[0].(string), args[1].(string), flagsArg(args))
+		Rows: func(ctx *Context, args []any, _ []types.T) (NextRow, error) {
+			parts, err := regexpSplit(ctx, "regexp_split_to_table", args[0].(string), args[1].(string), flagsArg(args))
 			if err != nil {
 				return nil, err
 			}
@@ -21,7 +21,7 @@ func init() {
 // fn (regexp_split_to_table or regexp_split_to_array) splits it. As in
 // PostgreSQL, empty matches at the start or end of s or right after
 // another match split nothing, and flag g is refused.
-func regexpSplit(fn, s, pattern, flags string) ([]string, error) {
+func regexpSplit(ctx *Context, fn, s, pattern, flags string) ([]string, error) {
 	_, global, _, err := regexFlags(flags)
 	if err != nil {
 		return nil, err
@@ -35,10 +35,16 @@ func regexpSplit(fn, s, pattern, flags string) ([]string, error) {
 	}
 	// Go's FindAll finds PostgreSQL's matches but for the empty ones
 	// right after another match (see regexSearch), which splitting
-	// ignores anyway; it is faster than regexSearch.
+	// ignores anyway; it is faster than regexSearch, which a text long
+	// enough to take a while takes instead, for its looks at a cancel.
 	// Too many matches or pieces (checkSplitItems) is 54000; the matches
 	// past that are not looked for (each costs 40 bytes).
-	matches := re.FindAllStringIndex(s, maxSplitItems+1)
+	var matches [][]int
+	if len(s) < pollWork {
+		matches = re.FindAllStringIndex(s, maxSplitItems+1)
+	} else if matches, err = regexSearch(ctx, re, s, 0, maxSplitItems+1); err != nil {
+		return nil, err
+	}
 	if err := checkSplitItems(fn, len(matches)); err != nil {
 		return nil, err
 	}

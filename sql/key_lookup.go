@@ -176,8 +176,9 @@ func keyLookup(cat *catalog.Catalog, scan *Scan, conds []Expr) (*KeyLookup, []Ex
 
 // keyEquality recognises `column = value` (either way round) where the
 // column is one of scan's table columns and value reads no column and is
-// evaluated once: a constant, a parameter, a cast or a call that is not
-// volatile over such. The types must be ones whose equality is the
+// evaluated once: a constant, a parameter, a correlated subquery's value
+// of the outer row (fixed for each run of its plan), a cast or a call
+// that is not volatile over such. The types must be ones whose equality is the
 // storage key's: the same type, two integer types, or text and varchar.
 func keyEquality(scan *Scan, c Expr) (colID int, key Expr, ok bool) {
 	call, isCall := c.(*Call)
@@ -204,7 +205,7 @@ func onceValue(e Expr) bool {
 	ok := true
 	walkExpr(e, func(x Expr) {
 		switch v := x.(type) {
-		case *Const, *Param, *Cast:
+		case *Const, *Param, *Cast, *OuterRef:
 		case *Call:
 			ok = ok && v.Overload != nil && v.Overload.Volatility != functions.Volatile
 		default:

@@ -266,8 +266,14 @@ func parenthesizeHybridIndexKey(query string) (string, bool) {
 
 // grammarNotSupported reports whether a parser error is one the grammar
 // raises as 0A000 in PostgreSQL (the parser reports no SQLSTATE): the
-// foreign key clauses it parses but refuses.
+// foreign key clauses it parses but refuses, and the attributes a kind of
+// constraint cannot take.
 func grammarNotSupported(msg string) bool {
+	for _, attr := range []string{"DEFERRABLE", "INITIALLY DEFERRED", "NOT VALID", "NO INHERIT"} {
+		if strings.HasSuffix(msg, " constraints cannot be marked "+attr) {
+			return true // "UNIQUE constraints cannot be marked NOT VALID"
+		}
+	}
 	return msg == "MATCH PARTIAL not yet implemented" || msg == "a column list with SET NULL is only supported for ON DELETE actions" ||
 		msg == "a column list with SET DEFAULT is only supported for ON DELETE actions"
 }

@@ -329,6 +329,10 @@ type Update struct {
 	// (Input its rows, with a NULL row ID): its INSTEAD OF trigger runs
 	// on each row in place of a write.
 	Instead bool
+	// Fill marks ALTER TABLE's fill of an added column's default into
+	// the existing rows, which applies only the checks that hold for
+	// them: not those added NOT VALID, as PostgreSQL's table rewrite.
+	Fill bool
 }
 
 // Delete removes the rows Input yields (table columns plus row ID, last).

@@ -119,7 +119,7 @@ func (b *Binder) FillColumn(def *catalog.TableDef, pos int) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Update{Table: def, Input: tableScan(def, true), Set: map[int]Expr{pos: value}, Gen: gen}, nil
+	return &Update{Table: def, Input: tableScan(def, true), Set: map[int]Expr{pos: value}, Gen: gen, Fill: true}, nil
 }
 
 // InsertRows is the INSERT of CREATE TABLE AS: the rows of query (bound

@@ -146,6 +146,9 @@ const (
 	// all the table's), NewName the state (catalog.TriggerDef.Enabled).
 	TriggerState
 	RenameTrigger // Name: the trigger; NewName
+	// ValidateConstraint is VALIDATE CONSTRAINT: Name, a check or foreign
+	// key added NOT VALID, is checked against every row and marked valid.
+	ValidateConstraint
 )
 
 // Truncate is TRUNCATE of one or more tables.
@@ -1821,16 +1824,23 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			if c.Indexname != "" {
 				return nil, pgerr.NotSupported("ADD CONSTRAINT ... USING INDEX")
 			}
-			if c.SkipValidation {
-				return nil, pgerr.NotSupported("ADD CONSTRAINT ... NOT VALID (cairn checks the existing rows)")
-			}
-			with := def.Clone()
+			with := withColumns(def, added)
 			if err := b.addTableConstraint(with, c); err != nil {
 				return nil, err
+			}
+			if c.SkipValidation { // (the grammar takes it for these two only)
+				// The rows the table holds are not checked; later ones are.
+				if c.Contype == pg_query.ConstrType_CONSTR_CHECK {
+					with.Checks[len(with.Checks)-1].NotValid = true
+				} else {
+					with.ForeignKeys[len(with.ForeignKeys)-1].NotValid = true
+				}
 			}
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: AddConstraint, Constraint: with, Primary: c.Contype == pg_query.ConstrType_CONSTR_PRIMARY})
 		case pg_query.AlterTableType_AT_DropConstraint:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: DropConstraint, Name: cmd.Name, IfExists: cmd.MissingOk})
+		case pg_query.AlterTableType_AT_ValidateConstraint:
+			at.Cmds = append(at.Cmds, AlterCmd{Kind: ValidateConstraint, Name: cmd.Name})
 		case pg_query.AlterTableType_AT_ChangeOwner:
 			at.Cmds = append(at.Cmds, AlterCmd{Kind: ChangeOwner, Owner: roleSpec(cmd.Newowner)})
 		case pg_query.AlterTableType_AT_AddIdentity:
@@ -1919,12 +1929,7 @@ func (b *Binder) referenced(def *catalog.TableDef) bool {
 // with the columns added (the ALTER's new columns up to this one, given
 // the IDs applying them gives).
 func (b *Binder) addColumnConstraint(def *catalog.TableDef, added []catalog.ColumnDef, name string, c *pg_query.Constraint) (AlterCmd, error) {
-	with := def.Clone()
-	for _, col := range added {
-		col.ID = with.NextColumnID
-		with.NextColumnID++
-		with.Columns = append(with.Columns, col)
-	}
+	with := withColumns(def, added)
 	c.Keys = []*pg_query.Node{{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: name}}}}
 	if c.Contype == pg_query.ConstrType_CONSTR_FOREIGN {
 		c.FkAttrs = c.Keys
@@ -1933,6 +1938,19 @@ func (b *Binder) addColumnConstraint(def *catalog.TableDef, added []catalog.Colu
 		return AlterCmd{}, err
 	}
 	return AlterCmd{Kind: AddConstraint, Constraint: with}, nil
+}
+
+// withColumns is def with the columns an ALTER TABLE adds before the
+// action being bound (added, in order), numbered as applying them will
+// number them: what that action's constraint may refer to.
+func withColumns(def *catalog.TableDef, added []catalog.ColumnDef) *catalog.TableDef {
+	with := def.Clone()
+	for _, col := range added {
+		col.ID = with.NextColumnID
+		with.NextColumnID++
+		with.Columns = append(with.Columns, col)
+	}
+	return with
 }
 
 // bindSetType binds ALTER TABLE ... ALTER COLUMN c [SET DATA] TYPE t

@@ -231,9 +231,10 @@ func liveInserts(tt *txTable) ([]*tailBatch, error) {
 // rulesAdded reports whether def has a rule every row must meet that old,
 // the same table in an earlier catalog, lacks: a column filled with a
 // value for the existing rows (a DEFAULT, a generated column), a NOT
-// NULL, a CHECK or a FOREIGN KEY. The DDL that added it filled or
-// validated the rows it saw, so rows written under old that it did not
-// see may break it. Unique constraints are not among them, nor the NOT
+// NULL, a CHECK or a FOREIGN KEY (one added NOT VALID only once it is
+// validated: until then the rows written before it need not meet it).
+// The DDL that added it filled or validated the rows it saw, so rows
+// written under old that it did not see may break it. Unique constraints are not among them, nor the NOT
 // NULL a primary key gives its columns: commits check keys against the
 // unique indexes, which the ALTER builds online (commitLocked,
 // index_build.go). A table old lacks (nil:
@@ -252,19 +253,21 @@ func rulesAdded(old, def *catalog.TableDef) bool {
 		}
 	}
 	for _, c := range def.Checks {
-		if !slices.ContainsFunc(old.Checks, func(o catalog.CheckDef) bool { return o.Name == c.Name && o.Expr == c.Expr }) {
+		if !c.NotValid && !slices.ContainsFunc(old.Checks, func(o catalog.CheckDef) bool { return o.Name == c.Name && o.Expr == c.Expr && !o.NotValid }) {
 			return true
 		}
 	}
 	return len(newForeignKeys(old, def)) > 0
 }
 
-// newForeignKeys returns the foreign keys of def that old (the same table
-// in an earlier catalog; nil: none) lacks.
+// newForeignKeys returns the validated foreign keys of def that old (the
+// same table in an earlier catalog; nil: none) lacks, or had NOT VALID.
+// One added NOT VALID is none of them: the rows written before it, under
+// old, are rows it does not promise anything of, whenever they commit.
 func newForeignKeys(old, def *catalog.TableDef) []catalog.ForeignKeyDef {
 	var out []catalog.ForeignKeyDef
 	for _, fk := range def.ForeignKeys {
-		if old == nil || !slices.ContainsFunc(old.ForeignKeys, func(o catalog.ForeignKeyDef) bool { return o.Name == fk.Name }) {
+		if !fk.NotValid && (old == nil || !slices.ContainsFunc(old.ForeignKeys, func(o catalog.ForeignKeyDef) bool { return o.Name == fk.Name && !o.NotValid })) {
 			out = append(out, fk)
 		}
 	}
@@ -285,18 +288,21 @@ func referencedSince(old, cur *catalog.Catalog, id uint64) bool {
 	return false
 }
 
-// fencedOut reports whether another open transaction's DDL fences
-// writes to table id out (fenceWrites).
-func (tx *Tx) fencedOut(id uint64) bool {
+// fencedOut returns the 40001 of a write to table id that another open
+// transaction's DDL fences out (fenceWrites), nil when none does.
+func (tx *Tx) fencedOut(id uint64) error {
 	rt := tx.db.lookupRT(id)
 	if rt == nil {
-		return false
+		return nil
 	}
-	own := int32(0)
+	own := 0
 	if slices.Contains(tx.ruleTables, rt) {
 		own = 1
 	}
-	return rt.ruleDDL.Load() > own
+	if up, ended := rt.fence.up(own); up {
+		return &fencedError{err: pgerr.From(serializationFailure()), ended: ended}
+	}
+	return nil
 }
 
 // commitLocked validates the transaction against the head, appends its WAL
@@ -356,9 +362,13 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		// waited for this transaction (or it for the ALTER).
 		inserts, deletes := len(prepared[id]) > 0 || len(tt.spilled) > 0, !tt.deletes.IsEmpty()
 		if inserts && head.cat != base.cat && rulesAdded(base.cat.Tables[id], head.cat.Tables[id]) ||
-			deletes && head.cat != base.cat && referencedSince(base.cat, head.cat, id) ||
-			(inserts || deletes) && tx.fencedOut(id) {
+			deletes && head.cat != base.cat && referencedSince(base.cat, head.cat, id) {
 			return 0, nil, nil, serializationFailure()
+		}
+		if inserts || deletes {
+			if err := tx.fencedOut(id); err != nil {
+				return 0, nil, nil, err
+			}
 		}
 		if !tt.deletes.IsEmpty() {
 			if rt := db.lookupRT(id); rt != nil {

@@ -329,7 +329,7 @@ func (tx *Tx) AlterTable(def *catalog.TableDef) error {
 func (tx *Tx) fenceWrites(id uint64, schema string) {
 	rt := tx.db.rt(id, schema)
 	if !slices.Contains(tx.ruleTables, rt) {
-		rt.ruleDDL.Add(1)
+		rt.fence.raise()
 		tx.ruleTables = append(tx.ruleTables, rt)
 	}
 }

@@ -313,12 +313,10 @@ type tableRT struct {
 	// inserted rows (DB.mu; tail.go): their row IDs may be ones a
 	// transaction that began before it drew too.
 	foreignIns uint64
-	// ruleDDL counts the open transactions whose DDL gave the table a
+	// fence counts the open transactions whose DDL gave the table a
 	// rule every row must meet (rulesAdded) or a foreign key referencing
-	// it: while one is, other transactions' writes to it fail to commit
-	// with 40001, as PostgreSQL's would wait for the ALTER's lock, since
-	// the DDL's fill or validation does not see them (commitLocked).
-	ruleDDL atomic.Int32
+	// it (writeFence).
+	fence writeFence
 }
 
 // delLogEntry records the rows one commit deleted, for first-committer-wins

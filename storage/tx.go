@@ -54,8 +54,8 @@ type Tx struct {
 	// conflicts at commit are judged against it. nil: snap.
 	base      *dbState
 	unpinBase func()
-	// ruleTables are the tables whose tableRT.ruleDDL this transaction
-	// counts in, released when it ends.
+	// ruleTables are the tables whose tableRT.fence this transaction
+	// counts in, lowered when it ends.
 	ruleTables []*tableRT
 	// doomed is the error of every later operation (40001), once Refresh
 	// found that the transaction cannot commit.
@@ -913,7 +913,7 @@ func (tx *Tx) Rollback() {
 	}
 	tx.db.locks.release(tx)
 	for _, rt := range tx.ruleTables {
-		rt.ruleDDL.Add(-1)
+		rt.fence.lower()
 	}
 }
 

@@ -306,3 +306,118 @@ func TestAddForeignKeyRacingParentDelete(t *testing.T) {
 		t.Errorf("DELETE first: %d child rows without their parent", n)
 	}
 }
+
+// TestNotValidConstraintConcurrentWriters: a CHECK or FOREIGN KEY added
+// NOT VALID promises nothing of the rows written before it, so writers
+// whose rows were written under the old definition commit (PostgreSQL's
+// writers would have committed before the ALTER); its VALIDATE
+// CONSTRAINT is a rule every row must meet, so a writer of rows its
+// snapshot did not see fails with 40001 and the constraint stays true.
+func TestNotValidConstraintConcurrentWriters(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	ddl, w := ts.connect(t), ts.connect(t)
+	mustExec(t, ddl, `CREATE TABLE nvp (id int PRIMARY KEY)`)
+	mustExec(t, ddl, `CREATE TABLE nvc (id int, pid int, v int)`)
+	mustExec(t, ddl, `INSERT INTO nvp VALUES (1), (2)`)
+
+	// Written before the ALTER, committed after it: kept.
+	mustExec(t, w, `BEGIN`)
+	mustExec(t, w, `INSERT INTO nvc VALUES (1, 1, -1)`)
+	mustExec(t, w, `DELETE FROM nvp WHERE id = 2`)
+	mustExec(t, ddl, `INSERT INTO nvc VALUES (2, 2, 5)`)
+	mustExec(t, ddl, `ALTER TABLE nvc ADD CONSTRAINT nvc_v CHECK (v > 0) NOT VALID`)
+	mustExec(t, ddl, `ALTER TABLE nvc ADD CONSTRAINT nvc_fk FOREIGN KEY (pid) REFERENCES nvp (id) NOT VALID`)
+	mustExec(t, w, `COMMIT`)
+	expectCode(t, w, `INSERT INTO nvc VALUES (3, 1, -3)`, "23514")
+	expectCode(t, w, `INSERT INTO nvc VALUES (3, 7, 3)`, "23503")
+	expectCode(t, ddl, `ALTER TABLE nvc VALIDATE CONSTRAINT nvc_v`, "23514")
+	expectCode(t, ddl, `ALTER TABLE nvc VALIDATE CONSTRAINT nvc_fk`, "23503")
+	mustExec(t, ddl, `DELETE FROM nvc WHERE id IN (1, 2)`)
+
+	// A row written under the NOT VALID check's absence, committed after
+	// its VALIDATE: the writer fails, the validated check holds.
+	mustExec(t, ddl, `ALTER TABLE nvc DROP CONSTRAINT nvc_v`)
+	mustExec(t, w, `BEGIN`)
+	mustExec(t, w, `INSERT INTO nvc VALUES (4, 1, -4)`)
+	mustExec(t, ddl, `ALTER TABLE nvc ADD CONSTRAINT nvc_v CHECK (v > 0) NOT VALID`)
+	mustExec(t, ddl, `ALTER TABLE nvc VALIDATE CONSTRAINT nvc_v`)
+	expectCode(t, w, `COMMIT`, "40001")
+	var bad int
+	if err := ddl.QueryRow(ctx, `SELECT count(*) FROM nvc WHERE v <= 0`).Scan(&bad); err != nil || bad != 0 {
+		t.Fatalf("rows breaking the validated check: %d (%v)", bad, err)
+	}
+
+	// The constraints and their validity survive a restart.
+	ts.stop()
+	ts = startServer(t, ts.Dir)
+	ddl = ts.connect(t)
+	rows, err := ddl.Query(ctx, `SELECT conname || ':' || convalidated FROM pg_constraint WHERE conrelid = 'nvc'::regclass ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if strings.Join(got, " ") != "nvc_fk:false nvc_v:true" {
+		t.Fatalf("after a restart: %v", got)
+	}
+	expectCode(t, ddl, `INSERT INTO nvc VALUES (5, 9, 5)`, "23503")
+}
+
+// TestWriterWaitsForFencingAlter: an autocommit INSERT into a table whose
+// ALTER TABLE ... ADD COLUMN ... DEFAULT is still open in another
+// transaction waits for it, as PostgreSQL's waits for the ALTER's lock,
+// and then commits with the column's default (it failed with 40001 after
+// about ten seconds of retries); lock_timeout bounds the wait (55P03),
+// and a statement_timeout ends it (57014).
+func TestWriterWaitsForFencingAlter(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	ddl, w := ts.connect(t), ts.connect(t)
+	mustExec(t, ddl, `CREATE TABLE wf (id int PRIMARY KEY)`)
+	mustExec(t, ddl, `INSERT INTO wf SELECT g FROM generate_series(1, 100) g`)
+	mustExec(t, ddl, `BEGIN`)
+	mustExec(t, ddl, `ALTER TABLE wf ADD COLUMN c int NOT NULL DEFAULT 7`)
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Exec(ctx, `INSERT INTO wf (id) VALUES (101)`)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the INSERT ended while the ALTER was open: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	mustExec(t, ddl, `COMMIT`)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the INSERT after the ALTER committed: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the INSERT still waits after the ALTER committed")
+	}
+	var c int
+	if err := ddl.QueryRow(ctx, `SELECT c FROM wf WHERE id = 101`).Scan(&c); err != nil || c != 7 {
+		t.Fatalf("the waiting INSERT's row: c = %d (%v), want the default 7", c, err)
+	}
+
+	// Bounded waits.
+	mustExec(t, ddl, `BEGIN`)
+	mustExec(t, ddl, `ALTER TABLE wf ADD CONSTRAINT wf_c CHECK (c > 0)`)
+	mustExec(t, w, `SET lock_timeout = '200ms'`)
+	expectCode(t, w, `INSERT INTO wf VALUES (102, 1)`, "55P03")
+	mustExec(t, w, `SET lock_timeout = 0`)
+	mustExec(t, w, `SET statement_timeout = '200ms'`)
+	expectCode(t, w, `INSERT INTO wf VALUES (103, 1)`, "57014")
+	mustExec(t, w, `SET statement_timeout = 0`)
+	mustExec(t, ddl, `ROLLBACK`)
+	mustExec(t, w, `INSERT INTO wf VALUES (104, -1)`)
+}

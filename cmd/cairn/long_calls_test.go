@@ -13,7 +13,8 @@ import (
 
 // TestLongCallsCancel: a single function call that works for seconds
 // over one long value (to_tsvector over 10MB of words, regexp_replace
-// and regexp_matches with 20 million matches, in a SELECT and in an
+// and regexp_matches with 20 million matches, regexp_split_to_array and
+// regexp_split_to_table with 8 million, in a SELECT and in an
 // UPDATE's SET) ends with 57014 soon after a client's
 // CancelRequest or its statement_timeout, as PostgreSQL's does, instead
 // of when the call returns; the session then runs its next statement.
@@ -43,6 +44,8 @@ func TestLongCallsCancel(t *testing.T) {
 		"SELECT length(regexp_replace(repeat('ab', 20000000), 'a', 'xy', 'g'))",
 		"UPDATE long_text SET b = regexp_replace(b, 'a', 'xy', 'g')",
 		"SELECT count(*) FROM regexp_matches(repeat('ab', 20000000), 'a', 'g')",
+		"SELECT array_length(regexp_split_to_array(repeat('ab', 8000000), 'a'), 1)",
+		"SELECT count(*) FROM regexp_split_to_table(repeat('ab', 8000000), 'a')",
 	}
 	works := func(after string) {
 		t.Helper()

@@ -892,6 +892,18 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 					}
 				}
 			}
+			// One added NOT VALID leaves the rows as they are.
+			if check != nil && !check.NotValid {
+				checks = append(checks, *check)
+			}
+			if fk != nil && !fk.NotValid {
+				fks = append(fks, *fk)
+			}
+		case sql.ValidateConstraint:
+			check, fk, err := validateConstraint(def, cmd.Name)
+			if err != nil {
+				return err
+			}
 			if check != nil {
 				checks = append(checks, *check)
 			}
@@ -968,12 +980,14 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		if err != nil {
 			return err
 		}
-		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
-			if err == nil {
-				err = pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", def.Name, fk.Name).
-					WithConstraint(def.Schema, def.Name, fk.Name)
-			}
+		rt := s.runtime(tx, nil)
+		orphan, err := firstRecord(ctx, rt, plan)
+		if err != nil {
 			return err
+		}
+		if orphan != nil {
+			parent := b.Catalog.TableByID(fk.RefTable)
+			return exec.OrphanError(rt, def, parent, &fk, orphan, 0)
 		}
 	}
 	// Existing rows of an added column with a DEFAULT get the default, as
@@ -1036,6 +1050,24 @@ func (s *Session) anyRow(ctx context.Context, tx *storage.Tx, plan sql.Node) (bo
 	return found, err
 }
 
+// firstRecord runs plan and returns its first non-empty batch (its first
+// row at 0), or nil when it yields no row.
+func firstRecord(ctx context.Context, rt *exec.Runtime, plan sql.Node) (arrow.Record, error) {
+	op, err := exec.Build(rt, plan)
+	if err != nil {
+		return nil, err
+	}
+	var first arrow.Record
+	err = exec.Drain(ctx, op, func(rec arrow.Record) error {
+		if first == nil && rec.NumRows() > 0 {
+			rec.Retain()
+			first = rec
+		}
+		return nil
+	})
+	return first, err
+}
+
 // runDML runs a data-modifying plan the session built itself in tx (a
 // DDL statement's fill or rewrite of existing rows, CREATE TABLE AS's
 // insert) and returns the rows it changed. No row triggers fire: they
@@ -1096,6 +1128,32 @@ func addConstraint(def, orig *catalog.TableDef, cmd sql.AlterCmd) (*catalog.Chec
 		return nil, &fk, nil
 	}
 	return nil, nil, nil
+}
+
+// validateConstraint marks def's check or foreign key name valid and
+// returns it for the caller to check the rows against; nil for both when
+// it was valid already (nothing to do, as in PostgreSQL).
+func validateConstraint(def *catalog.TableDef, name string) (*catalog.CheckDef, *catalog.ForeignKeyDef, error) {
+	if i := slices.IndexFunc(def.Checks, func(c catalog.CheckDef) bool { return c.Name == name }); i >= 0 {
+		if !def.Checks[i].NotValid {
+			return nil, nil, nil
+		}
+		def.Checks[i].NotValid = false
+		c := def.Checks[i]
+		return &c, nil, nil
+	}
+	if i := slices.IndexFunc(def.ForeignKeys, func(fk catalog.ForeignKeyDef) bool { return fk.Name == name }); i >= 0 {
+		if !def.ForeignKeys[i].NotValid {
+			return nil, nil, nil
+		}
+		def.ForeignKeys[i].NotValid = false
+		fk := def.ForeignKeys[i]
+		return nil, &fk, nil
+	}
+	if constraintExists(def, name) {
+		return nil, nil, pgerr.New(pgerrcode.WrongObjectType, "constraint \"%s\" of relation \"%s\" is not a foreign key or check constraint", name, def.Name)
+	}
+	return nil, nil, pgerr.New(pgerrcode.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", name, def.Name)
 }
 
 // constraintExists reports whether def has a constraint of that name.

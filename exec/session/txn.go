@@ -252,10 +252,40 @@ func (s *Session) inTxUnless(ctx context.Context, fn func(tx *storage.Tx) (Tag, 
 		if !storage.IsConflict(err) && !(s.tx == nil && pgerr.Code(err) == pgerrcode.SerializationFailure) {
 			return tag, err
 		}
+		if ended, ok := storage.FenceEnded(err); ok && s.tx == nil {
+			// Another transaction's ALTER TABLE fenced the table: wait
+			// for it as PostgreSQL's statement waits for its lock, then
+			// run again (the wait is not one of the attempts).
+			if err := s.waitFence(ctx, ended); err != nil {
+				return Tag{}, err
+			}
+			attempt--
+			continue
+		}
 		retryBackoff(ctx, attempt)
 		if s.tx != nil {
 			s.tx.Refresh()
 		}
+	}
+}
+
+// waitFence waits for ended, a table's DDL fence to end (storage.FenceEnded),
+// as a lock wait: lock_timeout bounds it (55P03), a cancel or
+// statement_timeout ends it.
+func (s *Session) waitFence(ctx context.Context, ended <-chan struct{}) error {
+	var timeout <-chan time.Time
+	if d, _ := parseDuration(s.get("lock_timeout")); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-ended:
+		return nil
+	case <-timeout:
+		return pgerr.New(pgerrcode.LockNotAvailable, "canceling statement due to lock timeout")
+	case <-ctx.Done():
+		return pgerr.From(ctx.Err())
 	}
 }
 

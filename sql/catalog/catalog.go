@@ -160,6 +160,10 @@ type CheckDef struct {
 	// appearance (pg_constraint.conkey); empty in catalogs written before
 	// they were recorded.
 	Columns []int `json:"columns,omitempty"`
+	// NotValid marks a check added NOT VALID and not validated since: new
+	// and updated rows are checked, the rows the table held then need
+	// not pass (pg_constraint.convalidated false).
+	NotValid bool `json:"not_valid,omitempty"`
 	// Comment is COMMENT ON CONSTRAINT's text ("" for none).
 	Comment string `json:"comment,omitempty"`
 }
@@ -190,6 +194,10 @@ type ForeignKeyDef struct {
 	// each transaction starts with the check there.
 	Deferrable        bool `json:"deferrable,omitempty"`
 	InitiallyDeferred bool `json:"initially_deferred,omitempty"`
+	// NotValid marks a foreign key added NOT VALID and not validated
+	// since: it is enforced on rows written and referenced rows deleted
+	// from then on, and the rows the table held then need not match.
+	NotValid bool `json:"not_valid,omitempty"`
 	// Comment is COMMENT ON CONSTRAINT's text ("" for none).
 	Comment string `json:"comment,omitempty"`
 }

@@ -358,7 +358,7 @@ func init() {
 			if c.kind == 'c' {
 				bin = c.check
 			}
-			rows = append(rows, []any{c.oid, c.name, SchemaOID(c.table.Schema), string(c.kind), c.deferrable, c.deferred, true, TableOID(c.table.ID),
+			rows = append(rows, []any{c.oid, c.name, SchemaOID(c.table.Schema), string(c.kind), c.deferrable, c.deferred, !c.notValid, TableOID(c.table.ID),
 				int64(0), indexOID, int64(0), refOID, updType, delType, matchType, true, int64(0), false, keys, refKeys,
 				nil, nil, nil, delSetCols, nil, bin})
 		}

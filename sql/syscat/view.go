@@ -109,6 +109,9 @@ type constraint struct {
 	fk      *catalog.ForeignKeyDef
 	// deferrable and deferred are DEFERRABLE and INITIALLY DEFERRED.
 	deferrable, deferred bool
+	// notValid: a check or foreign key added NOT VALID, not validated
+	// since (pg_constraint.convalidated false).
+	notValid bool
 }
 
 // NewView prepares the system relations' view of cat for a session.
@@ -139,12 +142,12 @@ func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *
 			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, u.Name), name: u.Name, kind: 'u', table: t, columns: u.Columns, index: ix, deferrable: u.Deferrable})
 		}
 		for _, c := range t.Checks {
-			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, c.Name), name: c.Name, kind: 'c', table: t, check: c.Expr, columns: c.Columns})
+			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, c.Name), name: c.Name, kind: 'c', table: t, check: c.Expr, columns: c.Columns, notValid: c.NotValid})
 		}
 		for i := range t.ForeignKeys {
 			fk := &t.ForeignKeys[i]
 			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, fk.Name), name: fk.Name, kind: 'f', table: t, columns: fk.Columns, fk: fk,
-				deferrable: fk.Deferrable, deferred: fk.InitiallyDeferred})
+				deferrable: fk.Deferrable, deferred: fk.InitiallyDeferred, notValid: fk.NotValid})
 		}
 	}
 	for _, ix := range cat.Indexes {
@@ -616,20 +619,23 @@ func (v *View) ConstraintDef(oid int64) (string, bool) {
 		return "", false
 	}
 	cols := strings.Join(columnNames(c.table, c.columns), ", ")
-	var deferral string
+	var suffix string
 	if c.deferrable {
-		deferral = " DEFERRABLE"
+		suffix = " DEFERRABLE"
 	}
 	if c.deferred {
-		deferral += " INITIALLY DEFERRED"
+		suffix += " INITIALLY DEFERRED"
+	}
+	if c.notValid {
+		suffix += " NOT VALID"
 	}
 	switch c.kind {
 	case 'p':
-		return "PRIMARY KEY (" + cols + ")" + deferral, true
+		return "PRIMARY KEY (" + cols + ")" + suffix, true
 	case 'u':
-		return "UNIQUE (" + cols + ")" + deferral, true
+		return "UNIQUE (" + cols + ")" + suffix, true
 	case 'c':
-		return "CHECK (" + c.check + ")", true
+		return "CHECK (" + c.check + ")" + suffix, true
 	case 'f':
 		ref := v.Cat.TableByID(c.fk.RefTable)
 		if ref == nil {
@@ -649,7 +655,7 @@ func (v *View) ConstraintDef(oid int64) (string, bool) {
 				def += " (" + strings.Join(columnNames(c.table, c.fk.DeleteSetColumns), ", ") + ")"
 			}
 		}
-		return def + deferral, true
+		return def + suffix, true
 	}
 	return "", false
 }

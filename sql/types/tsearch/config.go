@@ -149,20 +149,27 @@ func (c *Config) ToVector(ctx context.Context, text string) (Vector, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each word's positions gathered first, so that what is sorted is the
+	// distinct words, whose bytes are checked against the limit before:
+	// a long text of many words is refused (or a cancel seen) without a
+	// sort of every word it holds.
+	at := map[string]int{}
 	for _, w := range words {
 		if w.stop {
 			continue
 		}
+		if i, ok := at[w.lex]; ok {
+			v[i].Pos = append(v[i].Pos, MakePos(w.pos, 0))
+			continue
+		}
+		at[w.lex] = len(v)
 		v = append(v, Lexeme{Word: w.lex, Pos: []Pos{MakePos(w.pos, 0)}})
-	}
-	v = normalizeLexemes(v)
-	for _, l := range v {
-		total += len(l.Word)
+		total += len(w.lex)
 	}
 	if total > MaxStrPos {
 		return nil, errTooLong(total)
 	}
-	return v, nil
+	return normalizeLexemes(v), nil
 }
 
 // morph is PostgreSQL's pushval_morph: the nodes of a query operand
