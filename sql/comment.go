@@ -36,6 +36,16 @@ func (b *Binder) commentTarget(s *pg_query.CommentStmt) (*catalog.CommentTarget,
 			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a domain", strings.Join(names, "."))
 		}
 		return &catalog.CommentTarget{Kind: catalog.CommentType, Schema: td.Schema, Name: td.Name}, nil
+	case pg_query.ObjectType_OBJECT_DOMCONSTRAINT:
+		// cairn has no domains: the type named is none or not a domain.
+		items := s.Object.GetList().GetItems()
+		if len(items) > 0 {
+			names := typeNameStrings(items[0].GetTypeName())
+			if _, err := b.lookupType(names); err != nil {
+				return nil, err
+			}
+			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a domain", strings.Join(names, "."))
+		}
 	case pg_query.ObjectType_OBJECT_TABCONSTRAINT, pg_query.ObjectType_OBJECT_TRIGGER:
 		return b.commentTableObject(s.Objtype, strList(s.Object.GetList().GetItems()))
 	case pg_query.ObjectType_OBJECT_ROLE:
