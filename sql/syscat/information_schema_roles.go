@@ -1,14 +1,18 @@
 package syscat
 
-import "github.com/cairn-db/cairn/sql/catalog"
+import (
+	"strings"
+
+	"github.com/cairn-db/cairn/sql/catalog"
+)
 
 // More information_schema relations, with PostgreSQL 15's columns, that
 // SQLAlchemy, Django, JDBC drivers and BI tools read: the roles the
 // current user acts as (enabled_roles), the memberships that make it so
 // (applicable_roles, administrable_role_authorizations), table and
 // column grants involving them (role_table_grants, role_column_grants),
-// the catalog's name, character set and collations, the tables keys and
-// foreign keys use and the columns of UPDATE OF triggers. cairn has no
+// the column types they may use (column_udt_usage), the catalog's name,
+// character set and collations, the tables keys and foreign keys use and the columns of UPDATE OF triggers. cairn has no
 // domains, composite types, foreign data wrappers, servers or tables,
 // user mappings, transforms or SQL-standard function bodies, so the
 // relations describing those have no rows.
@@ -50,6 +54,31 @@ func init() {
 	})
 	register(is, "role_column_grants", 0, "grantor name, grantee name, table_catalog name, table_schema name, table_name name, column_name name, privilege_type text, is_grantable text", func(v *View) [][]any {
 		return v.enabledGrants(relations[is+".column_privileges"].rows(v))
+	})
+	// The types of the tables' and views' columns, where the type's
+	// owner is an enabled role: the built-in types' (the bootstrap
+	// superuser's) for a superuser, else the user's own enums.
+	register(is, "column_udt_usage", 0, "udt_catalog name, udt_schema name, udt_name name, table_catalog name, table_schema name, table_name name, column_name name", func(v *View) [][]any {
+		enabled := map[uint32]bool{}
+		for _, r := range v.enabledRoles() {
+			enabled[r.OID] = true
+		}
+		var rows [][]any
+		for _, c := range relations[is+".columns"].rows(v) {
+			// columns: table_catalog 0, table_schema 1, table_name 2,
+			// column_name 3, udt_catalog 25, udt_schema 26, udt_name 27.
+			schema, _ := c[26].(string)
+			udt, _ := c[27].(string)
+			owner := uint32(catalog.BootstrapRoleOID)
+			name := strings.TrimPrefix(udt, "_")
+			if td := v.Cat.Type(schema, name); td != nil {
+				owner = catalog.OwnerOID(td.Owner)
+			}
+			if enabled[owner] {
+				rows = append(rows, []any{c[25], c[26], c[27], c[0], c[1], c[2], c[3]})
+			}
+		}
+		return rows
 	})
 	register(is, "information_schema_catalog_name", 0, "catalog_name name", func(v *View) [][]any {
 		return [][]any{{v.Database}}
