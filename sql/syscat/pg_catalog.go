@@ -634,7 +634,7 @@ var viewNames = map[string]bool{
 	"pg_stat_progress_basebackup": true, "pg_stat_sys_tables": true, "pg_statio_sys_tables": true, "pg_stat_sys_indexes": true,
 	"pg_statio_sys_indexes": true, "pg_stat_xact_user_tables": true, "pg_stat_xact_all_tables": true,
 	"pg_stat_xact_sys_tables": true, "pg_stat_xact_user_functions": true, "pg_statio_user_sequences": true,
-	"pg_statio_all_sequences": true, "pg_statio_sys_sequences": true,
+	"pg_statio_all_sequences": true, "pg_statio_sys_sequences": true, "pg_stat_ssl": true,
 }
 
 // accessMethod is a row of pg_am.
