@@ -145,11 +145,26 @@ func (c lazyCatalog) TriggerDef(oid int64, pretty bool) (string, bool) {
 func (c lazyCatalog) ConstraintDef(oid int64) (string, bool) {
 	return c.rt.catalogView().ConstraintDef(oid)
 }
-func (c lazyCatalog) Description(oid, sub int64) (string, bool) {
-	return c.rt.catalogView().Description(oid, sub)
+func (c lazyCatalog) Description(oid int64, class string, sub int64) (string, bool) {
+	return c.rt.catalogView().Description(oid, class, sub)
+}
+func (c lazyCatalog) SharedDescription(oid int64, class string) (string, bool) {
+	return c.rt.catalogView().SharedDescription(oid, class)
 }
 func (c lazyCatalog) FunctionSignature(oid int64) (schema, result, arguments, identity string, ok bool) {
 	return c.rt.catalogView().FunctionSignature(oid)
+}
+func (c lazyCatalog) IndexKeys(oid int64) (method string, desc, nullsFirst []bool, ok bool) {
+	return c.rt.catalogView().IndexKeys(oid)
+}
+func (c lazyCatalog) AccessMethodName(oid int64) (string, bool) {
+	return c.rt.catalogView().AccessMethodName(oid)
+}
+func (c lazyCatalog) RuleDef(oid int64, pretty bool) (string, bool) {
+	return c.rt.catalogView().RuleDef(oid, pretty)
+}
+func (c lazyCatalog) FunctionArgDefault(oid int64, arg int) (string, bool) {
+	return c.rt.catalogView().FunctionArgDefault(oid, arg)
 }
 func (c lazyCatalog) FunctionDef(oid int64) (string, bool) {
 	return c.rt.catalogView().FunctionDef(oid)

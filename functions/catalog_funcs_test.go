@@ -235,7 +235,10 @@ func TestCatalogFunctionsWithoutObjects(t *testing.T) {
 // a primary key.
 type fakeCatalog struct{}
 
-func (fakeCatalog) Description(oid, sub int64) (string, bool) { return "", false }
+func (fakeCatalog) Description(oid int64, class string, sub int64) (string, bool) {
+	return "", false
+}
+func (fakeCatalog) SharedDescription(oid int64, class string) (string, bool) { return "", false }
 
 var fakeRelations = map[int64]string{100001: "mem", 100002: "other.mem", 200: "mem_pkey", 201: "mem_i"}
 

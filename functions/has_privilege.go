@@ -1,8 +1,9 @@
 package functions
 
 // has_table_privilege, has_column_privilege, has_any_column_privilege,
-// has_sequence_privilege, has_schema_privilege, has_database_privilege and
-// has_function_privilege: whether a user holds privileges on an object,
+// has_sequence_privilege, has_schema_privilege, has_database_privilege,
+// has_function_privilege, has_type_privilege, has_language_privilege and
+// has_tablespace_privilege: whether a user holds privileges on an object,
 // which drivers and BI tools filter their object lists with.
 // has_table_privilege, has_schema_privilege, has_sequence_privilege,
 // has_column_privilege and has_any_column_privilege answer from the catalog's owners and ACLs
@@ -41,6 +42,9 @@ var privilegeFuncs = []struct {
 	{"has_schema_privilege", []string{"CREATE", "USAGE"}},
 	{"has_database_privilege", []string{"CREATE", "TEMPORARY", "TEMP", "CONNECT"}},
 	{"has_function_privilege", []string{"EXECUTE"}},
+	{"has_type_privilege", []string{"USAGE"}},
+	{"has_language_privilege", []string{"USAGE"}},
+	{"has_tablespace_privilege", []string{"CREATE"}},
 }
 
 func init() {

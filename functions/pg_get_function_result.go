@@ -7,6 +7,9 @@ package functions
 // of Context.Catalog when it knows functions (FunctionCatalog); an OID
 // naming no function gives NULL, as in PostgreSQL. The identity arguments
 // leave out the DEFAULTs (pg_dump names a function by them).
+// pg_get_function_arg_default(func_oid, arg_no) is one argument's
+// DEFAULT expression, NULL when it has none (DBeaver and pgAdmin read it
+// for each argument).
 
 import "github.com/cairn-db/cairn/sql/types"
 
@@ -21,6 +24,10 @@ type FunctionCatalog interface {
 	// the function with OID oid; ok is false when there is none it can
 	// write.
 	FunctionDef(oid int64) (string, bool)
+	// FunctionArgDefault is the DEFAULT expression of argument number
+	// arg (from 1) of the function with OID oid; ok is false when the
+	// argument has none or there is no such function or argument.
+	FunctionArgDefault(oid int64, arg int) (string, bool)
 }
 
 // functionSignature looks oid up in ctx's catalog.
@@ -57,6 +64,17 @@ func init() {
 			return nil, nil
 		}),
 		fn("pg_get_function_arguments", oid, tText, arguments),
+		fn("pg_get_function_arg_default", targs(types.OidT, tInt4), tText, func(ctx *Context, a []any) (any, error) {
+			if ctx == nil || ctx.Catalog == nil {
+				return nil, nil
+			}
+			if fc, ok := ctx.Catalog.(FunctionCatalog); ok {
+				if d, ok := fc.FunctionArgDefault(a[0].(int64), int(a[1].(int64))); ok {
+					return d, nil
+				}
+			}
+			return nil, nil
+		}),
 		fn("pg_get_function_identity_arguments", oid, tText, identity),
 	)...)
 }

@@ -2,7 +2,9 @@ package functions
 
 // pg_postmaster_start_time(): when the server started, which monitoring
 // tools read for its uptime. cairn's server is one process, so this is
-// when the process loaded this package.
+// when the process loaded this package. pg_conf_load_time(), when the
+// configuration was last loaded, is the same time: cairn reads its
+// configuration once, at start.
 
 import (
 	"time"
@@ -14,7 +16,9 @@ import (
 var serverStart = types.Timestamp(time.Now().UnixMicro())
 
 func init() {
-	Register(allStable(fn("pg_postmaster_start_time", nil, types.TimestampTZT, func(*Context, []any) (any, error) {
-		return serverStart, nil
-	}))...)
+	start := func(*Context, []any) (any, error) { return serverStart, nil }
+	Register(allStable(
+		fn("pg_postmaster_start_time", nil, types.TimestampTZT, start),
+		fn("pg_conf_load_time", nil, types.TimestampTZT, start),
+	)...)
 }

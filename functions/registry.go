@@ -115,8 +115,14 @@ type Catalog interface {
 	// ConstraintDef is pg_get_constraintdef; ok is false for an unknown OID.
 	ConstraintDef(oid int64) (string, bool)
 	// Description is the comment on an object (sub: a column's number, 0
-	// for the object itself); ok is false when it has none.
-	Description(oid, sub int64) (string, bool)
+	// for the object itself) in pg_description, whose classoid is the
+	// system catalog called class ("" for any); ok is false when it has
+	// none.
+	Description(oid int64, class string, sub int64) (string, bool)
+	// SharedDescription is the comment on a shared object (a role, the
+	// database) in pg_shdescription, whose classoid is the system
+	// catalog called class; ok is false when it has none.
+	SharedDescription(oid int64, class string) (string, bool)
 }
 
 // SessionInfo is the part of a session that functions can read: a copy

@@ -48,8 +48,11 @@ type CreateTable struct {
 
 // CommentOn is COMMENT ON: Text ("" removes the comment) for one of
 // Table or View, or for its column Column when that is set, for the
-// schema Schema, or for the function of key Function, which the
-// statement names Written (as its errors name it).
+// schema Schema, for the function of key Function, which the statement
+// names Written (as its errors name it), or for the object Target names
+// (an index, sequence, type, constraint, trigger, role, the database or
+// an extension), of which the session checks ownership (or CREATEROLE)
+// when Target is a role, the database or an extension.
 type CommentOn struct {
 	Table    *catalog.TableDef
 	View     *catalog.ViewDef
@@ -57,6 +60,7 @@ type CommentOn struct {
 	Schema   string
 	Function string
 	Written  string
+	Target   *catalog.CommentTarget
 	Text     string
 }
 
@@ -2453,8 +2457,8 @@ func (b *Binder) bindCreateTableAs(s *pg_query.CreateTableAsStmt) (Statement, er
 
 // bindComment binds COMMENT ON TABLE t / VIEW v / COLUMN r.c / SCHEMA s
 // / FUNCTION f(types) IS 'text' | NULL, which the owner may set (pg_dump
-// writes them; dbt's persist_docs comments views and their columns).
-// cairn keeps no comments on other objects.
+// writes them; dbt's persist_docs comments views and their columns), and
+// COMMENT ON the objects commentTarget binds.
 func (b *Binder) bindComment(s *pg_query.CommentStmt) (Statement, error) {
 	switch s.Objtype {
 	case pg_query.ObjectType_OBJECT_SCHEMA:
@@ -2473,7 +2477,11 @@ func (b *Binder) bindComment(s *pg_query.CommentStmt) (Statement, error) {
 		return &CommentOn{Function: f.Key(), Written: strings.Join(strList(ow.Objname), "."), Text: s.Comment}, nil
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_VIEW, pg_query.ObjectType_OBJECT_COLUMN:
 	default:
-		return nil, pgerr.NotSupported("COMMENT ON objects other than tables, views, columns, schemas and functions")
+		t, err := b.commentTarget(s)
+		if err != nil {
+			return nil, err
+		}
+		return &CommentOn{Target: t, Text: s.Comment}, nil
 	}
 	names := strList(s.Object.GetList().GetItems())
 	var column string

@@ -646,3 +646,15 @@ func (tx *Tx) DropView(schema, name string) error {
 		return nil
 	})
 }
+
+// SetComment sets the comment on the object target names ("" removes
+// it): an index, sequence, type, constraint, trigger, role, the database
+// or an extension (42704 when it is gone by now).
+func (tx *Tx) SetComment(target catalog.CommentTarget, text string) error {
+	return tx.apply(func(c *catalog.Catalog) error {
+		if !c.SetComment(target, text) {
+			return pgerr.New(pgerrcode.UndefinedObject, "object \"%s\" does not exist", target.Name)
+		}
+		return nil
+	})
+}

@@ -11,6 +11,7 @@ import (
 	"net"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -560,7 +561,27 @@ func (c *conn) backend() session.Backend {
 	case *net.UnixAddr:
 		b.ClientPort = -1
 	}
+	if c.tls != nil {
+		if st := c.tls.ConnectionState(); st.HandshakeComplete {
+			b.TLS = tlsInfo(st)
+		}
+	}
 	return b
+}
+
+// tlsInfo is what pg_stat_ssl shows of a TLS session: its version as
+// OpenSSL names it, its cipher suite and the suite's key bits.
+func tlsInfo(st tls.ConnectionState) *session.TLSInfo {
+	version := "TLSv1.2"
+	if st.Version == tls.VersionTLS13 {
+		version = "TLSv1.3"
+	}
+	cipher := tls.CipherSuiteName(st.CipherSuite)
+	bits := 256
+	if strings.Contains(cipher, "AES_128") {
+		bits = 128
+	}
+	return &session.TLSInfo{Version: version, Cipher: cipher, Bits: bits}
 }
 
 // terminate is pg_terminate_backend: the running statement is cancelled,

@@ -158,6 +158,18 @@ func usesTLS(t *testing.T, conn *pgx.Conn) {
 	if err := conn.QueryRow(context.Background(), "SELECT 41 + 1").Scan(&n); err != nil || n != 42 {
 		t.Fatalf("query over TLS: %d, %v", n, err)
 	}
+	// pg_stat_ssl shows the session's TLS version and cipher suite.
+	var ssl bool
+	var version, cipher string
+	var bits int
+	if err := conn.QueryRow(context.Background(), "SELECT ssl, version, cipher, bits FROM pg_stat_ssl WHERE pid = pg_backend_pid()").Scan(&ssl, &version, &cipher, &bits); err != nil {
+		t.Fatalf("pg_stat_ssl: %v", err)
+	}
+	st := tc.ConnectionState()
+	wantVersion := map[uint16]string{tls.VersionTLS12: "TLSv1.2", tls.VersionTLS13: "TLSv1.3"}[st.Version]
+	if !ssl || version != wantVersion || cipher != tls.CipherSuiteName(st.CipherSuite) || (bits != 128 && bits != 256) {
+		t.Fatalf("pg_stat_ssl: %v %s %s %d, want true %s %s", ssl, version, cipher, bits, wantVersion, tls.CipherSuiteName(st.CipherSuite))
+	}
 }
 
 // psqlRun runs psql with a connection string and PGPASSWORD.

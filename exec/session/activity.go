@@ -35,9 +35,14 @@ type Backend struct {
 	// ClientPort is the client's TCP port; -1 for a Unix socket, 0 when
 	// unknown (NULL).
 	ClientPort int
-	Cancel     func()
-	Terminate  func()
+	// TLS is the connection's TLS session, nil for none (pg_stat_ssl).
+	TLS       *TLSInfo
+	Cancel    func()
+	Terminate func()
 }
+
+// TLSInfo is what pg_stat_ssl shows of a connection's TLS session.
+type TLSInfo = syscat.TLSInfo
 
 // registry is an engine's open sessions by backend pid.
 type registry struct {
@@ -204,7 +209,7 @@ func (s *Session) row() syscat.Activity {
 	defer a.mu.Unlock()
 	return syscat.Activity{
 		PID: s.pid, User: s.authUser, Database: s.database, ApplicationName: a.appName,
-		ClientAddr: a.backend.ClientAddr, ClientPort: a.backend.ClientPort,
+		ClientAddr: a.backend.ClientAddr, ClientPort: a.backend.ClientPort, TLS: a.backend.TLS,
 		BackendStart: s.started, XactStart: a.xactStart, QueryStart: a.queryStart, StateChange: a.stateChange,
 		State: a.state, WaitEventType: a.waitType, WaitEvent: a.wait, Query: a.query,
 	}

@@ -180,6 +180,8 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		return nil
 	case *sql.CommentOn:
 		switch {
+		case x.Target != nil:
+			return s.commentOn(tx, x.Target, x.Text)
 		case x.View != nil:
 			return tx.CommentOnView(x.View.Schema, x.View.Name, x.Column, x.Text)
 		case x.Schema != "":

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -32,6 +33,12 @@ type Catalog struct {
 	// NextTypeOID hands out their OIDs and their labels' (enum.go).
 	Types       map[string]*TypeDef `json:"types,omitempty"`
 	NextTypeOID uint32              `json:"next_type_oid,omitempty"`
+	// DatabaseComment is COMMENT ON DATABASE's text ("" for none): the
+	// server's one database, whatever name a session connects by.
+	DatabaseComment string `json:"database_comment,omitempty"`
+	// ExtensionComments are COMMENT ON EXTENSION's texts by extension
+	// name, in place of a built-in extension's own ("" removes it).
+	ExtensionComments map[string]string `json:"extension_comments,omitempty"`
 }
 
 // SchemaDef is a schema (a workspace).
@@ -139,6 +146,10 @@ type UniqueDef struct {
 	// row as any other, and SET CONSTRAINTS ... DEFERRED on it is refused
 	// (cairn does not defer uniqueness).
 	Deferrable bool `json:"deferrable,omitempty"`
+	// Comment is COMMENT ON CONSTRAINT's text, IndexComment COMMENT ON
+	// INDEX's on the index behind the constraint ("" for none).
+	Comment      string `json:"comment,omitempty"`
+	IndexComment string `json:"index_comment,omitempty"`
 }
 
 // CheckDef is a CHECK constraint as SQL text.
@@ -153,6 +164,8 @@ type CheckDef struct {
 	// and updated rows are checked, the rows the table held then need
 	// not pass (pg_constraint.convalidated false).
 	NotValid bool `json:"not_valid,omitempty"`
+	// Comment is COMMENT ON CONSTRAINT's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // ForeignKeyDef is FOREIGN KEY (Columns) REFERENCES RefSchema.RefTable
@@ -185,6 +198,8 @@ type ForeignKeyDef struct {
 	// since: it is enforced on rows written and referenced rows deleted
 	// from then on, and the rows the table held then need not match.
 	NotValid bool `json:"not_valid,omitempty"`
+	// Comment is COMMENT ON CONSTRAINT's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // The referential actions of ForeignKeyDef.OnDelete and OnUpdate, as
@@ -252,6 +267,8 @@ type SequenceDef struct {
 	// column's sequence is its column's through the column's default, with
 	// or without it.
 	OwnedBy *SequenceOwner `json:"owned_by,omitempty"`
+	// Comment is COMMENT ON SEQUENCE's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // SequenceOwner is the column a sequence belongs to: a table's ID and
@@ -320,6 +337,8 @@ type IndexDef struct {
 	// the keys read. Such an index is non-unique and kept in the catalog
 	// only, as one on a single expression is.
 	Keys []IndexKey `json:"keys,omitempty"`
+	// Comment is COMMENT ON INDEX's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // IndexKey is one key of an index with expression keys (IndexDef.Keys): a
@@ -497,6 +516,9 @@ func (c *Catalog) Clone() *Catalog {
 		NextRoleOID: c.NextRoleOID,
 		Types:       make(map[string]*TypeDef, len(c.Types)),
 		NextTypeOID: c.NextTypeOID,
+
+		DatabaseComment:   c.DatabaseComment,
+		ExtensionComments: maps.Clone(c.ExtensionComments),
 	}
 	for k, t := range c.Types {
 		t2 := *t

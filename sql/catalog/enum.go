@@ -17,6 +17,8 @@ type TypeDef struct {
 	Name   string          `json:"name"`
 	Owner  uint32          `json:"owner,omitempty"`
 	Enum   *types.EnumType `json:"enum"`
+	// Comment is COMMENT ON TYPE's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // FirstTypeOID is where the OIDs of user types and enum labels start:

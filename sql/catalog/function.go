@@ -131,6 +131,8 @@ type TriggerDef struct {
 	// fires only in a replica session, which cairn's never are) or A
 	// (ENABLE ALWAYS).
 	Enabled string `json:"enabled,omitempty"`
+	// Comment is COMMENT ON TRIGGER's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // Timing is the trigger's timing as CREATE TRIGGER writes it (and

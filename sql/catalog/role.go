@@ -52,6 +52,8 @@ type RoleDef struct {
 	// Config is ALTER ROLE ... SET: "name=value" each, sorted by name
 	// (pg_roles.rolconfig).
 	Config []string `json:"config,omitempty"`
+	// Comment is COMMENT ON ROLE's text ("" for none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // Clone returns a copy of r that shares no memory with it.

@@ -1,6 +1,7 @@
 package syscat
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -42,6 +43,12 @@ var extensions = []extension{
 	{16002, "pg_stat_statements", "1.10", "public", "track planning and execution statistics of all SQL statements executed", "$libdir/pg_stat_statements"},
 	{16003, "uuid-ossp", "1.1", "public", "generate universally unique identifiers (UUIDs)", "$libdir/uuid-ossp"},
 	{16004, "vector", "0.8.0", "public", "vector data type and ivfflat and hnsw access methods", "$libdir/vector"},
+}
+
+// IsExtension reports whether name is one of the extensions pg_extension
+// lists (COMMENT ON EXTENSION names one).
+func IsExtension(name string) bool {
+	return slices.ContainsFunc(extensions, func(e extension) bool { return e.name == name })
 }
 
 // extensionNamed returns the built-in extension called name.
@@ -194,6 +201,17 @@ func typeName(oid int64) string {
 		return t.String()
 	}
 	return "???"
+}
+
+// FunctionArgDefault is pg_get_function_arg_default's DEFAULT of
+// argument arg (from 1) of the user function with OID oid (built-in
+// functions have none); ok is false when there is none.
+func (v *View) FunctionArgDefault(oid int64, arg int) (string, bool) {
+	f := userFunctionByOID(v.Cat, oid)
+	if f == nil || arg < 1 || arg > len(f.ArgDefaults) || f.ArgDefaults[arg-1] == "" {
+		return "", false
+	}
+	return f.ArgDefaults[arg-1], true
 }
 
 // FunctionSignature is what pg_get_function_result and

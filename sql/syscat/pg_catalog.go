@@ -1,6 +1,7 @@
 package syscat
 
 import (
+	"github.com/cairn-db/cairn/functions"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,13 +136,20 @@ func init() {
 		return rows
 	})
 
-	register("pg_catalog", "pg_class", pgClassOID, "oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, relpersistence \"char\", relkind \"char\", relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, relforcerowsecurity bool, relispopulated bool, relreplident \"char\", relispartition bool, relrewrite oid, relfrozenxid oid, relminmxid oid, relacl text[], reloptions text[], relpartbound text", func(v *View) [][]any {
+	register("pg_catalog", "pg_class", pgClassOID, "oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, relpersistence \"char\", relkind \"char\", relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, relforcerowsecurity bool, relispopulated bool, relreplident \"char\", relispartition bool, relrewrite oid, relfrozenxid xid, relminmxid xid, relacl text[], reloptions text[], relpartbound text", func(v *View) [][]any {
 		var rows [][]any
 		owner, acl := int64(BootstrapUserOID), any(nil)
 		row := func(oid int64, name string, ns int64, am int64, kind string, natts int, checks int, hasIndex, hasTriggers bool) {
+			// A table's frozen XIDs are the first normal ones (age 0:
+			// cairn consumes no transaction IDs); other relations have
+			// none, as in PostgreSQL.
+			var frozen, minMulti int64
+			if kind == "r" {
+				frozen, minMulti = functions.FirstNormalXid, 1
+			}
 			rows = append(rows, []any{oid, name, ns, int64(0), int64(0), owner, am, oid, int64(0),
 				int64(0), float64(-1), int64(0), int64(0), hasIndex, false, "p", kind, int64(natts), int64(checks),
-				false, hasTriggers, false, false, false, true, "d", false, int64(0), int64(0), int64(0), acl, nil, nil})
+				false, hasTriggers, false, false, false, true, "d", false, int64(0), frozen, minMulti, acl, nil, nil})
 		}
 		// PostgreSQL enforces foreign keys with triggers on both tables,
 		// and psql only shows them for tables with relhastriggers.
@@ -379,8 +387,8 @@ func init() {
 		return rows
 	})
 
-	register("pg_catalog", "pg_database", 1262, "oid oid, datname name, datdba oid, encoding int4, datlocprovider \"char\", datistemplate bool, datallowconn bool, datconnlimit int4, datfrozenxid oid, datminmxid oid, dattablespace oid, datcollate text, datctype text, daticulocale text, datcollversion text, datacl text[]", func(v *View) [][]any {
-		return [][]any{{int64(DatabaseOID), v.Database, int64(BootstrapUserOID), int64(6), "c", false, true, int64(-1), int64(0), int64(0), int64(1663), "C.UTF-8", "C.UTF-8", nil, nil, nil}}
+	register("pg_catalog", "pg_database", 1262, "oid oid, datname name, datdba oid, encoding int4, datlocprovider \"char\", datistemplate bool, datallowconn bool, datconnlimit int4, datfrozenxid xid, datminmxid xid, dattablespace oid, datcollate text, datctype text, daticulocale text, datcollversion text, datacl text[]", func(v *View) [][]any {
+		return [][]any{{int64(DatabaseOID), v.Database, int64(BootstrapUserOID), int64(6), "c", false, true, int64(-1), int64(functions.FirstNormalXid), int64(1), int64(1663), "C.UTF-8", "C.UTF-8", nil, nil, nil}}
 	})
 
 	roleCols := "rolname name, rolsuper bool, rolinherit bool, rolcreaterole bool, rolcreatedb bool, rolcanlogin bool, rolreplication bool, rolconnlimit int4, rolpassword text, rolvaliduntil timestamptz, rolbypassrls bool, rolconfig text[], oid oid"
@@ -441,7 +449,13 @@ func init() {
 		}
 		return rows
 	})
-	register("pg_catalog", "pg_shdescription", 2396, "objoid oid, classoid oid, description text", nil)
+	register("pg_catalog", "pg_shdescription", 2396, "objoid oid, classoid oid, description text", func(v *View) [][]any {
+		var rows [][]any
+		for _, c := range v.sharedComments() {
+			rows = append(rows, []any{c.objoid, c.classoid, c.text})
+		}
+		return rows
+	})
 	register("pg_catalog", "pg_extension", pgExtensionOID, "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable bool, extversion text, extconfig oid[], extcondition text[]", func(v *View) [][]any {
 		var rows [][]any
 		for _, e := range extensions {
@@ -626,7 +640,15 @@ var viewNames = map[string]bool{
 	"pg_stat_user_indexes": true, "pg_stat_all_indexes": true, "pg_statio_user_indexes": true, "pg_statio_all_indexes": true,
 	"pg_stats": true, "pg_stat_user_functions": true, "pg_user_mappings": true,
 	"pg_stat_replication": true, "pg_replication_slots": true, "pg_stat_wal_receiver": true, "pg_stat_subscription": true,
-	"pg_stat_progress_vacuum": true,
+	"pg_stat_progress_vacuum": true, "pg_stat_bgwriter": true, "pg_stat_archiver": true, "pg_stat_database_conflicts": true,
+	"pg_group": true, "pg_shadow": true, "pg_hba_file_rules": true, "pg_file_settings": true, "pg_config": true,
+	"pg_available_extension_versions": true, "pg_rules": true, "pg_stat_wal": true, "pg_stat_recovery_prefetch": true,
+	"pg_stat_slru": true, "pg_stat_replication_slots": true, "pg_stat_subscription_stats": true, "pg_publication_tables": true,
+	"pg_ident_file_mappings": true, "pg_stat_progress_analyze": true, "pg_stat_progress_cluster": true,
+	"pg_stat_progress_basebackup": true, "pg_stat_sys_tables": true, "pg_statio_sys_tables": true, "pg_stat_sys_indexes": true,
+	"pg_statio_sys_indexes": true, "pg_stat_xact_user_tables": true, "pg_stat_xact_all_tables": true,
+	"pg_stat_xact_sys_tables": true, "pg_stat_xact_user_functions": true, "pg_statio_user_sequences": true,
+	"pg_statio_all_sequences": true, "pg_statio_sys_sequences": true, "pg_stat_ssl": true,
 }
 
 // accessMethod is a row of pg_am.

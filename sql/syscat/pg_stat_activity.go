@@ -17,6 +17,15 @@ type Activity struct {
 	BackendStart, XactStart                time.Time
 	QueryStart, StateChange                time.Time
 	State, WaitEventType, WaitEvent, Query string
+	// TLS is the connection's TLS session, nil for none.
+	TLS *TLSInfo
+}
+
+// TLSInfo is what pg_stat_ssl shows of a connection's TLS session: the
+// protocol version ("TLSv1.3"), the cipher suite and its key bits.
+type TLSInfo struct {
+	Version, Cipher string
+	Bits            int
 }
 
 func init() {
@@ -43,6 +52,20 @@ func init() {
 				a.ApplicationName, nullIfEmpty(a.ClientAddr), nil, port,
 				timeOrNull(a.BackendStart), timeOrNull(a.XactStart), timeOrNull(a.QueryStart), timeOrNull(a.StateChange),
 				nullIfEmpty(a.WaitEventType), nullIfEmpty(a.WaitEvent), nullIfEmpty(a.State), nil, nil, nil, a.Query, "client backend"})
+		}
+		return rows
+	})
+	// Each connection's TLS session (none for a client that did not ask
+	// for one, and for HTTP API requests); cairn asks for no client
+	// certificates, so their fields are NULL.
+	register("pg_catalog", "pg_stat_ssl", 0, "pid int4, ssl bool, version text, cipher text, bits int4, client_dn text, client_serial numeric, issuer_dn text", func(v *View) [][]any {
+		rows := make([][]any, 0, len(v.Activity))
+		for _, a := range v.Activity {
+			if t := a.TLS; t != nil {
+				rows = append(rows, []any{int64(a.PID), true, t.Version, t.Cipher, int64(t.Bits), nil, nil, nil})
+			} else {
+				rows = append(rows, []any{int64(a.PID), false, nil, nil, nil, nil, nil, nil})
+			}
 		}
 		return rows
 	})

@@ -29,7 +29,11 @@ func init() {
 		}
 		return rows
 	})
-	// VACUUM has nothing to do in cairn (Vacuum), so never a row.
+	// VACUUM has nothing to do in cairn (Vacuum), so never a row; nor
+	// has ANALYZE or CLUSTER, and cairn takes no base backups.
+	register("pg_catalog", "pg_stat_progress_analyze", 0, "pid int4, datid oid, datname name, relid oid, phase text, sample_blks_total int8, sample_blks_scanned int8, ext_stats_total int8, ext_stats_computed int8, child_tables_total int8, child_tables_done int8, current_child_table_relid oid", nil)
+	register("pg_catalog", "pg_stat_progress_cluster", 0, "pid int4, datid oid, datname name, relid oid, command text, phase text, cluster_index_relid oid, heap_tuples_scanned int8, heap_tuples_written int8, heap_blks_total int8, heap_blks_scanned int8, index_rebuild_count int8", nil)
+	register("pg_catalog", "pg_stat_progress_basebackup", 0, "pid int4, phase text, backup_total int8, backup_streamed int8, tablespaces_total int8, tablespaces_streamed int8", nil)
 	register("pg_catalog", "pg_stat_progress_vacuum", 0, "pid int4, datid oid, datname name, relid oid, phase text, heap_blks_total int8, heap_blks_scanned int8, heap_blks_vacuumed int8, index_vacuum_count int8, max_dead_tuples int8, num_dead_tuples int8", nil)
 	register("pg_catalog", "pg_stat_progress_create_index", 0, "pid int4, datid oid, datname name, relid oid, index_relid oid, command text, phase text, lockers_total int8, lockers_done int8, current_locker_pid int8, blocks_total int8, blocks_done int8, tuples_total int8, tuples_done int8, partitions_total int8, partitions_done int8", func(v *View) [][]any {
 		var rows [][]any

@@ -8,6 +8,11 @@ package syscat
 // cache is per column chunk; pg_stat_database has the database's),
 // temporary files, conflicts, checksums and session times.
 
+import (
+	"maps"
+	"slices"
+)
+
 // TableStat is one table's counters, as pg_stat_user_tables names them;
 // Live and Dead are the rows its latest committed state holds and the
 // deleted rows its files still keep.
@@ -45,6 +50,43 @@ func init() {
 	register("pg_catalog", "pg_stat_all_indexes", 0, indexStatCols, indexStatRows)
 	register("pg_catalog", "pg_statio_user_indexes", 0, indexStatioCols, indexStatioRows)
 	register("pg_catalog", "pg_statio_all_indexes", 0, indexStatioCols, indexStatioRows)
+	// The _sys_ views list only the system catalogs, which cairn keeps no
+	// counts for.
+	register("pg_catalog", "pg_stat_sys_tables", 0, statCols, nil)
+	register("pg_catalog", "pg_statio_sys_tables", 0, statioCols, nil)
+	register("pg_catalog", "pg_stat_sys_indexes", 0, indexStatCols, nil)
+	register("pg_catalog", "pg_statio_sys_indexes", 0, indexStatioCols, nil)
+	// The _xact_ views count the current transaction's work, which cairn
+	// does not track per transaction: each user table shows zeros.
+	const xactCols = "relid oid, schemaname name, relname name, seq_scan int8, seq_tup_read int8, idx_scan int8, idx_tup_fetch int8, n_tup_ins int8, n_tup_upd int8, n_tup_del int8, n_tup_hot_upd int8"
+	xactRows := func(v *View) [][]any {
+		rows := make([][]any, 0, len(v.tables))
+		for _, t := range v.tables {
+			var idxScan, idxFetch any
+			if v.hasIndex(t) {
+				idxScan, idxFetch = int64(0), int64(0)
+			}
+			rows = append(rows, []any{TableOID(t.ID), t.Schema, t.Name, int64(0), int64(0), idxScan, idxFetch, int64(0), int64(0), int64(0), int64(0)})
+		}
+		return rows
+	}
+	register("pg_catalog", "pg_stat_xact_user_tables", 0, xactCols, xactRows)
+	register("pg_catalog", "pg_stat_xact_all_tables", 0, xactCols, xactRows)
+	register("pg_catalog", "pg_stat_xact_sys_tables", 0, xactCols, nil)
+	register("pg_catalog", "pg_stat_xact_user_functions", 0, "funcid oid, schemaname name, funcname name, calls int8, total_time float8, self_time float8", nil)
+	// Sequences' block reads: cairn reads sequences from no blocks.
+	const seqioCols = "relid oid, schemaname name, relname name, blks_read int8, blks_hit int8"
+	seqioRows := func(v *View) [][]any {
+		var rows [][]any
+		for _, key := range slices.Sorted(maps.Keys(v.Cat.Sequences)) {
+			s := v.Cat.Sequences[key]
+			rows = append(rows, []any{SequenceOID(s.Schema, s.Name), s.Schema, s.Name, int64(0), int64(0)})
+		}
+		return rows
+	}
+	register("pg_catalog", "pg_statio_user_sequences", 0, seqioCols, seqioRows)
+	register("pg_catalog", "pg_statio_all_sequences", 0, seqioCols, seqioRows)
+	register("pg_catalog", "pg_statio_sys_sequences", 0, seqioCols, nil)
 	// cairn keeps no column statistics and counts no function calls
 	// (PostgreSQL's track_functions is off by default, which leaves
 	// pg_stat_user_functions empty too).

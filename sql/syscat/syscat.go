@@ -2,6 +2,7 @@ package syscat
 
 import (
 	"fmt"
+	"github.com/cairn-db/cairn/functions"
 	"sort"
 	"strings"
 
@@ -102,7 +103,7 @@ const (
 	PublicOID            = 2200
 	InformationSchemaOID = 13000
 	BootstrapUserOID     = 10
-	DatabaseOID          = 16384 - 1
+	DatabaseOID          = functions.DatabaseOID
 	heapAMOID            = 2
 	btreeAMOID           = 403
 	pgClassOID           = 1259
@@ -114,6 +115,9 @@ const (
 	pgTypeOID            = 1247
 	pgAmOID              = 2601
 	pgNamespaceOID       = 2615
+	pgTriggerOID         = 2620
+	pgAuthidOID          = 1260
+	pgDatabaseOID        = 1262
 	defaultCollationOID  = 100
 	tableOIDBase         = 100000
 	hashOIDBase          = 1 << 24

@@ -2,6 +2,7 @@ package syscat
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -838,9 +839,10 @@ func sameColumns(a, b []int) bool {
 
 // Description is the comment on the object with OID oid (COMMENT ON),
 // or on column number sub of a table or view, or a built-in extension's,
-// as pg_description holds it; ok is false when there is none.
-func (v *View) Description(oid, sub int64) (string, bool) {
-	if t, ok := v.byOID[oid].(*catalog.TableDef); ok {
+// as pg_description holds it, in the system catalog called class (""
+// for any); ok is false when there is none.
+func (v *View) Description(oid int64, class string, sub int64) (string, bool) {
+	if t, ok := v.byOID[oid].(*catalog.TableDef); ok && (class == "" || catalogNamed(class, pgClassOID)) {
 		text := t.Comment
 		if sub > 0 {
 			if sub > int64(len(t.Columns)) {
@@ -851,7 +853,7 @@ func (v *View) Description(oid, sub int64) (string, bool) {
 		return text, text != ""
 	}
 	for _, c := range v.comments() {
-		if c.objoid == oid && c.sub == sub {
+		if c.objoid == oid && c.sub == sub && (class == "" || catalogNamed(class, c.classoid)) {
 			return c.text, true
 		}
 	}
@@ -905,10 +907,114 @@ func (v *View) comments() []comment {
 			out = append(out, comment{FunctionOID(f.Key()), pgProcOID, 0, f.Comment})
 		}
 	}
+	for _, t := range v.tables {
+		toid := TableOID(t.ID)
+		for _, u := range t.Uniques {
+			if u.Comment != "" {
+				out = append(out, comment{ConstraintOID(toid, u.Name), pgConstraintOID, 0, u.Comment})
+			}
+			if u.IndexComment != "" {
+				out = append(out, comment{IndexOID(t.Schema, u.Name), pgClassOID, 0, u.IndexComment})
+			}
+		}
+		for _, c := range t.Checks {
+			if c.Comment != "" {
+				out = append(out, comment{ConstraintOID(toid, c.Name), pgConstraintOID, 0, c.Comment})
+			}
+		}
+		for _, f := range t.ForeignKeys {
+			if f.Comment != "" {
+				out = append(out, comment{ConstraintOID(toid, f.Name), pgConstraintOID, 0, f.Comment})
+			}
+		}
+	}
+	for _, rel := range triggerRels(v) {
+		for _, tr := range rel.def.Triggers {
+			if tr.Comment != "" {
+				out = append(out, comment{rel.trOID(tr.Name), pgTriggerOID, 0, tr.Comment})
+			}
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(v.Cat.Indexes)) {
+		if ix := v.Cat.Indexes[key]; ix.Comment != "" {
+			out = append(out, comment{IndexOID(ix.Schema, ix.Name), pgClassOID, 0, ix.Comment})
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(v.Cat.Sequences)) {
+		if sq := v.Cat.Sequences[key]; sq.Comment != "" {
+			out = append(out, comment{SequenceOID(sq.Schema, sq.Name), pgClassOID, 0, sq.Comment})
+		}
+	}
+	for _, td := range v.userTypes() {
+		if td.Comment != "" {
+			out = append(out, comment{int64(td.Enum.OID), pgTypeOID, 0, td.Comment})
+		}
+	}
 	for _, e := range extensions {
-		out = append(out, comment{e.oid, pgExtensionOID, 0, e.comment})
+		text, set := v.Cat.ExtensionComments[e.name]
+		if !set {
+			text = e.comment
+		}
+		if text != "" {
+			out = append(out, comment{e.oid, pgExtensionOID, 0, text})
+		}
 	}
 	return out
+}
+
+// sharedComments are pg_shdescription's rows: the comments COMMENT ON
+// set on roles and on the database.
+func (v *View) sharedComments() []comment {
+	var out []comment
+	for _, r := range v.Cat.RoleList() {
+		if r.Comment != "" {
+			out = append(out, comment{int64(r.OID), pgAuthidOID, 0, r.Comment})
+		}
+	}
+	if v.Cat.DatabaseComment != "" {
+		out = append(out, comment{DatabaseOID, pgDatabaseOID, 0, v.Cat.DatabaseComment})
+	}
+	return out
+}
+
+// SharedDescription is the comment on the shared object (a role, the
+// database) with OID oid in the system catalog called class, as
+// shobj_description answers it; ok is false when there is none.
+func (v *View) SharedDescription(oid int64, class string) (string, bool) {
+	for _, c := range v.sharedComments() {
+		if c.objoid == oid && catalogNamed(class, c.classoid) {
+			return c.text, true
+		}
+	}
+	return "", false
+}
+
+// catalogNamed reports whether the system catalog of OID classoid is
+// called name (as obj_description's second argument names it, with or
+// without pg_catalog).
+func catalogNamed(name string, classoid int64) bool {
+	name = strings.TrimPrefix(name, "pg_catalog.")
+	switch classoid {
+	case pgClassOID:
+		return name == "pg_class"
+	case pgProcOID:
+		return name == "pg_proc"
+	case pgTypeOID:
+		return name == "pg_type"
+	case pgNamespaceOID:
+		return name == "pg_namespace"
+	case pgConstraintOID:
+		return name == "pg_constraint"
+	case pgTriggerOID:
+		return name == "pg_trigger"
+	case pgExtensionOID:
+		return name == "pg_extension"
+	case pgAuthidOID:
+		return name == "pg_authid"
+	case pgDatabaseOID:
+		return name == "pg_database"
+	}
+	return false
 }
 
 // userTypes are the catalog's user types (enums) by OID.
@@ -939,4 +1045,51 @@ func (v *View) enumDefault(def string) string {
 		return def
 	}
 	return def[:at+3] + v.qualified(schema, name)
+}
+
+// IndexKeys is functions.IndexCatalog's: the access method of the index
+// with OID oid and each key's DESC and NULLS FIRST.
+func (v *View) IndexKeys(oid int64) (method string, desc, nullsFirst []bool, ok bool) {
+	ix, ok := v.byOID[oid].(*index)
+	if !ok {
+		return "", nil, nil, false
+	}
+	n := len(indexKeys(ix, true))
+	desc, nullsFirst = make([]bool, n), make([]bool, n)
+	if ix.def != nil {
+		for i := range n {
+			desc[i], nullsFirst[i] = ix.def.KeyDesc(i), ix.def.KeyNullsFirst(i)
+		}
+	}
+	return ix.method, desc, nullsFirst, true
+}
+
+// AccessMethodName is functions.IndexCatalog's: the name of the access
+// method with OID oid (pg_am.amname).
+func (v *View) AccessMethodName(oid int64) (string, bool) {
+	for _, m := range accessMethods {
+		if m.oid == oid {
+			return m.name, true
+		}
+	}
+	return "", false
+}
+
+// RuleDef is functions.RuleCatalog's pg_get_ruledef: the CREATE RULE of
+// the rule with OID oid, a view's ON SELECT rule (the only rules cairn
+// has), naming the view qualified unless pretty and visible on the
+// search path, as PostgreSQL does.
+func (v *View) RuleDef(oid int64, pretty bool) (string, bool) {
+	for _, d := range v.views {
+		if ruleOID(d) != oid {
+			continue
+		}
+		def, _ := v.ViewDef(ViewOID(d.Schema, d.Name))
+		name := ident.Quote(d.Schema) + "." + ident.Quote(d.Name)
+		if pretty && v.TableVisible(ViewOID(d.Schema, d.Name)) {
+			name = ident.Quote(d.Name)
+		}
+		return "CREATE RULE \"_RETURN\" AS\n    ON SELECT TO " + name + " DO INSTEAD " + def, true
+	}
+	return "", false
 }
