@@ -571,6 +571,9 @@ func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 		t, ok = b.userType(names)
 	}
 	if !ok && len(names) == 2 && names[0] != "pg_catalog" {
+		if _, known := b.Catalog.Schemas[names[0]]; !known && names[0] != "information_schema" {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", names[0])
+		}
 		return types.UnknownT, pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
 	}
 	if !ok && (name == "halfvec" || name == "sparsevec") {

@@ -27,6 +27,18 @@ const FirstTypeOID = 8_000_000
 // Type returns the user type schema.name, or nil.
 func (c *Catalog) Type(schema, name string) *TypeDef { return c.Types[Key(schema, name)] }
 
+// ArrayType resolves name as the name of a user type's array type, which
+// PostgreSQL's pg_type calls "_" + the type's name (an ORM reads it from
+// information_schema.columns.udt_name and casts it to regtype): the
+// element type, or nil when name is no such array's.
+func (c *Catalog) ArrayType(schema, name string) *TypeDef {
+	elem, ok := strings.CutPrefix(name, "_")
+	if !ok {
+		return nil
+	}
+	return c.Type(schema, elem)
+}
+
 // TypeByOID returns the user type whose pg_type OID (or array type OID)
 // is oid, or nil.
 func (c *Catalog) TypeByOID(oid uint32) *TypeDef {

@@ -329,6 +329,9 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 				}
 				return int64(td.Enum.OID), nil
 			}
+			if td := v.Cat.ArrayType(s, un); td != nil && !array {
+				return int64(td.Enum.ArrayOID), nil
+			}
 		}
 		if _, known := v.Cat.Schemas[schema]; schema != "" && schema != "pg_catalog" && !known {
 			return 0, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
