@@ -8,8 +8,10 @@ package sql
 
 import (
 	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -150,4 +152,69 @@ func columnRef(def *catalog.TableDef, pos, offset int) *ColumnRef {
 // firstRow limits plan to one row.
 func firstRow(plan Node) Node {
 	return &Limit{Input: plan, Count: &Const{Value: int64(1), T: types.Int8T}}
+}
+
+// transformClause names a USING expression of ALTER COLUMN ... TYPE in
+// the binder's errors ("aggregate functions are not allowed in transform
+// expressions").
+const transformClause = "transform expressions"
+
+// rewriteExpr is the new value of the column at position pos of def
+// when ALTER COLUMN ... TYPE to rewrites it: using (the USING
+// expression, nil for the column itself) over def's row, cast to to as a
+// value assigned to the column is (42804 where no such cast exists, in
+// PostgreSQL's words).
+func (b *Binder) rewriteExpr(def *catalog.TableDef, pos int, to types.T, using *pg_query.Node) (Expr, error) {
+	name := def.Columns[pos].Name
+	var e Expr = columnRef(def, pos, 0)
+	if using != nil {
+		if hasSubLink(using) {
+			return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cannot use subquery in transform expression")
+		}
+		saved := b.clause
+		b.clause = transformClause
+		var err error
+		e, err = b.bindExpr(&scope{cols: tableCols(def, def.Name)}, using)
+		b.clause = saved
+		if err != nil {
+			return nil, err
+		}
+	}
+	out, err := b.coerce(e, to, castAssignment)
+	if code := pgerr.Code(err); code == pgerrcode.DatatypeMismatch || code == pgerrcode.CannotCoerce {
+		if using != nil {
+			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "result of USING clause for column \"%s\" cannot be cast automatically to type %s", name, to).
+				WithHint("You might need to add an explicit cast.")
+		}
+		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "column \"%s\" cannot be cast automatically to type %s", name, to).
+			WithHint("You might need to specify \"USING %s::%s\".", ident.Quote(name), to)
+	}
+	return out, err
+}
+
+// RewriteColumn is an UPDATE of every row of def that sets the column at
+// position to, the new column ALTER COLUMN ... TYPE made, to the value of
+// the column at position from as using (the USING expression's text, ""
+// for none; see rewriteExpr) makes it.
+func (b *Binder) RewriteColumn(def *catalog.TableDef, from, to int, using string) (Node, error) {
+	var n *pg_query.Node
+	if using != "" {
+		var err error
+		if n, err = ParseExpr(using); err != nil {
+			return nil, err
+		}
+	}
+	value, err := b.rewriteExpr(def, from, def.Columns[to].Type, n)
+	if err != nil {
+		return nil, err
+	}
+	return &Update{Table: def, Input: tableScan(def, true), Set: map[int]Expr{to: value}}, nil
+}
+
+// CheckDefault binds the DEFAULT of the column at position pos of def as
+// an INSERT would: ALTER COLUMN ... TYPE checks that it still makes a
+// value of the column's new type.
+func (b *Binder) CheckDefault(def *catalog.TableDef, pos int) error {
+	_, err := b.columnDefault(def, pos)
+	return err
 }

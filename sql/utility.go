@@ -113,9 +113,14 @@ type AlterCmd struct {
 	Sequence *catalog.SequenceDef
 	// Narrows marks a SetType to a varchar(n) shorter than the column's
 	// type allows, which keeps the values only if each fits: applying it
-	// checks them (22001). Truncates marks one whose USING casts the
-	// column explicitly, which would cut longer values instead (0A000).
-	Narrows, Truncates bool
+	// checks them (22001).
+	Narrows bool
+	// Rewrite marks a SetType whose values change (integer to bigint, a
+	// USING expression): the statement computes the column anew for every
+	// row from Using, the USING expression's text ("" for the column
+	// itself), cast to the new type.
+	Rewrite bool
+	Using   string
 }
 
 // AlterKind is the kind of an ALTER TABLE action.
@@ -131,7 +136,7 @@ const (
 	SetNotNull
 	DropNotNull
 	SetDefault
-	SetType // Name: the column; Column.Type: its new type (keepsValues, or Narrows)
+	SetType // Name: the column; Column.Type: its new type (keepsValues, Narrows or Rewrite)
 	AddConstraint
 	DropConstraint // Name: the constraint
 	ChangeOwner    // Owner: the new owner
@@ -1932,16 +1937,18 @@ func (b *Binder) addColumnConstraint(def *catalog.TableDef, added []catalog.Colu
 }
 
 // bindSetType binds ALTER TABLE ... ALTER COLUMN c [SET DATA] TYPE t
-// [USING expr]. cairn changes a column's type only where every value it
-// holds is a value of the new type, stored alike (keepsValues): the same
-// type (ORMs' schema sync issues it for every column), a longer or
-// unbounded varchar, varchar to text, a wider numeric of the same scale,
-// more fractional digits of a timestamp or time. Other changes, which
-// PostgreSQL makes by rewriting the table, are 0A000, as is a USING
-// expression other than the column itself.
+// [USING expr]. A change every value the column holds survives as
+// stored (keepsValues) changes only the catalog: the same type (ORMs'
+// schema sync issues it for every column), a longer or unbounded varchar,
+// varchar to text, a wider numeric of the same scale, more fractional
+// digits of a timestamp or time; a shorter varchar checks that the values
+// fit. Any other change (integer to bigint, a USING expression) rewrites
+// the column, as PostgreSQL rewrites the table: Rewrite, with Using the
+// USING expression's text ("" for the column itself), which the
+// statement binds again over the table's rows (RewriteColumn).
 func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd) (AlterCmd, error) {
 	cd := cmd.Def.GetColumnDef()
-	_, col := def.Column(cmd.Name)
+	pos, col := def.Column(cmd.Name)
 	if col == nil {
 		return AlterCmd{}, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
 	}
@@ -1955,9 +1962,12 @@ func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd)
 		return AlterCmd{}, err
 	}
 	// USING the column itself, or the column cast to the new type (as
-	// GORM writes it): the values as they are, or as the cast makes them.
+	// GORM and Django write it): the values as they are, or as the cast
+	// makes them.
 	var cast bool
-	if u := cd.RawDefault; u != nil {
+	u := cd.RawDefault
+	plain := u == nil
+	if u != nil {
 		isColumn := func(n *pg_query.Node) bool {
 			ref := n.GetColumnRef()
 			return ref != nil && len(ref.Fields) == 1 && ref.Fields[0].GetString_().GetSval() == col.Name
@@ -1969,18 +1979,27 @@ func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd)
 			}
 			cast = ct.Equal(t) && ct.Mod == t.Mod
 		}
-		if !cast && !isColumn(u) {
-			return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN ... TYPE ... USING an expression (cairn does not rewrite a table's values)")
-		}
-	}
-	narrows := !keepsValues(col.Type, t) && narrowsText(col.Type, t)
-	if !keepsValues(col.Type, t) && !narrows {
-		return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN %s TYPE from %s to %s (cairn changes a column's type only where its values stay as stored: "+
-			"the same type, a varchar its values fit, varchar to text, a wider numeric of the same scale)", col.Name, col.Type, t)
+		plain = cast || isColumn(u)
 	}
 	c := *col
 	c.Type = t
-	return AlterCmd{Kind: SetType, Name: cmd.Name, Column: c, Narrows: narrows, Truncates: narrows && cast}, nil
+	narrows := !keepsValues(col.Type, t) && narrowsText(col.Type, t)
+	if plain && (keepsValues(col.Type, t) || narrows && !cast) {
+		return AlterCmd{Kind: SetType, Name: cmd.Name, Column: c, Narrows: narrows}, nil
+	}
+	var using string
+	if u != nil {
+		if using, err = DeparseExpr(u); err != nil {
+			return AlterCmd{}, err
+		}
+	}
+	if col.Generated != "" {
+		return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN %s TYPE from %s to %s of a generated column (cairn rewrites only a plain column's values)", col.Name, col.Type, t)
+	}
+	if _, err := b.rewriteExpr(def, pos, t, u); err != nil {
+		return AlterCmd{}, err
+	}
+	return AlterCmd{Kind: SetType, Name: cmd.Name, Column: c, Rewrite: true, Using: using}, nil
 }
 
 // narrowsText reports whether from is text or varchar and to a varchar

@@ -682,6 +682,8 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	var checks []catalog.CheckDef
 	var fks []catalog.ForeignKeyDef
 	var narrowed []sql.AlterCmd
+	var rewrites []rewrite
+	var retyped []string // the columns of SetType, each at most once
 	for _, cmd := range x.Cmds {
 		switch cmd.Kind {
 		case sql.ChangeOwner:
@@ -860,10 +862,29 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			}
 			def.Columns[pos].Default = cmd.Column.Default
 		case sql.SetType:
-			// The binder allowed only types the column's values keep.
-			pos, _ := def.Column(cmd.Name)
+			pos, col := def.Column(cmd.Name)
 			if pos < 0 {
 				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			}
+			if slices.Contains(retyped, cmd.Name) {
+				return pgerr.New(pgerrcode.FeatureNotSupported, "cannot alter type of column \"%s\" twice", cmd.Name)
+			}
+			retyped = append(retyped, cmd.Name)
+			if cmd.Rewrite {
+				// The new values go to a new column first (storage
+				// keeps a column's type), which replaces this one
+				// once filled (rewriteColumns).
+				if err := rewritable(tx.Catalog(), def, col); err != nil {
+					return err
+				}
+				if def.NextColumnID > sql.MaxTableColumns {
+					return sql.TooManyColumns()
+				}
+				r := rewrite{name: cmd.Name, from: col.ID, to: def.NextColumnID, using: cmd.Using}
+				def.NextColumnID++
+				def.Columns = append(def.Columns, catalog.ColumnDef{ID: r.to, Name: rewriteColumnName(cmd.Name), Type: cmd.Column.Type})
+				rewrites = append(rewrites, r)
+				continue
 			}
 			if cmd.Narrows {
 				narrowed = append(narrowed, cmd)
@@ -921,13 +942,29 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			}
 		}
 	}
+	if len(rewrites) > 0 {
+		if err := s.rewriteColumns(ctx, tx, def.ID, rewrites); err != nil {
+			return err
+		}
+		// The foreign keys this ALTER adds name the new columns now.
+		for _, r := range rewrites {
+			for i := range fks {
+				fks[i].Columns = catalog.RenumberIDs(fks[i].Columns, r.from, r.to)
+				if fks[i].RefTable == def.ID {
+					fks[i].RefColumns = catalog.RenumberIDs(fks[i].RefColumns, r.from, r.to)
+				}
+			}
+		}
+		// The rewritten values must satisfy the table's checks, as
+		// PostgreSQL's rewrite checks them.
+		checks = append(checks, currentTable(tx, def).Checks...)
+	}
 	// Rows already in the table must satisfy the constraints added (unique
 	// keys storage checks itself).
 	b := s.binder(tx.Catalog())
 	def = b.Catalog.TableByID(def.ID)
 	// A varchar made shorter keeps its values if each fits (as in
-	// PostgreSQL, whose rewrite fails on the first that does not); a
-	// USING cast would cut them, which cairn does not do.
+	// PostgreSQL, whose rewrite fails on the first that does not).
 	for _, cmd := range narrowed {
 		pos, _ := def.Column(cmd.Name)
 		plan, err := b.TooLongValues(def, pos, int(cmd.Column.Type.Mod))
@@ -935,11 +972,7 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			return err
 		}
 		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
-			switch {
-			case err != nil:
-			case cmd.Truncates:
-				err = pgerr.NotSupported("ALTER COLUMN %s TYPE %s USING a cast that cuts values longer than %d characters (cairn does not rewrite a table's values)", cmd.Name, cmd.Column.Type, cmd.Column.Type.Mod)
-			default:
+			if err == nil {
 				err = pgerr.New(pgerrcode.StringDataRightTruncationDataException, "value too long for type %s", cmd.Column.Type)
 			}
 			return err
