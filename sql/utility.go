@@ -1317,6 +1317,34 @@ func sequenceType(t types.T) string {
 	return t.String()
 }
 
+// RetypeSequence gives seq, the sequence of an identity column ALTER
+// COLUMN ... TYPE changes to integer type to, that type as PostgreSQL's
+// ALTER SEQUENCE ... AS does: a bound that was the old type's limit
+// becomes the new type's; 22023 when another bound does not fit it.
+func RetypeSequence(seq *catalog.SequenceDef, to types.T) error {
+	from := types.Int8T
+	for _, t := range []types.T{types.Int2T, types.Int4T} {
+		if seq.Type == sequenceType(t) {
+			from = t
+		}
+	}
+	oldMax, newMax := maxForType(from), maxForType(to)
+	if seq.Max == oldMax {
+		seq.Max = newMax
+	}
+	if seq.Min == -oldMax-1 {
+		seq.Min = -newMax - 1
+	}
+	seq.Type = sequenceType(to)
+	if seq.Max > newMax || seq.Max < -newMax-1 {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "MAXVALUE (%d) is out of range for sequence data type %s", seq.Max, to)
+	}
+	if seq.Min > newMax || seq.Min < -newMax-1 {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "MINVALUE (%d) is out of range for sequence data type %s", seq.Min, to)
+	}
+	return nil
+}
+
 // maxForType is the greatest value of integer type t.
 func maxForType(t types.T) int64 {
 	switch t.Family {
@@ -1995,6 +2023,9 @@ func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd)
 	}
 	if col.Generated != "" {
 		return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN %s TYPE from %s to %s of a generated column (cairn rewrites only a plain column's values)", col.Name, col.Type, t)
+	}
+	if col.Identity != "" && t.Family != types.Int2 && t.Family != types.Int4 && t.Family != types.Int8 {
+		return AlterCmd{}, pgerr.New(pgerrcode.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
 	}
 	if _, err := b.rewriteExpr(def, pos, t, u); err != nil {
 		return AlterCmd{}, err

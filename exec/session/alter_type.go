@@ -131,6 +131,13 @@ func (s *Session) rewriteColumns(ctx context.Context, tx *storage.Tx, id uint64,
 			if seq.OwnedBy.Column == r.from {
 				moved := *seq
 				moved.OwnedBy = &catalog.SequenceOwner{Table: id, Column: r.to}
+				// An identity column's sequence takes its new type,
+				// as PostgreSQL's ALTER SEQUENCE ... AS.
+				if _, col := def.ColumnByID(r.to); col.Identity != "" {
+					if err := sql.RetypeSequence(&moved, col.Type); err != nil {
+						return err
+					}
+				}
 				if err := tx.ReplaceSequence(&moved); err != nil {
 					return err
 				}
