@@ -109,19 +109,25 @@ func (b *Binder) OrphanRows(def *catalog.TableDef, fk catalog.ForeignKeyDef) (No
 	return firstRow(j), nil
 }
 
-// FillColumn is an UPDATE of every row of def that sets the column at
-// position pos to its DEFAULT (a column added with one holds it in the
-// rows already there), or computes it for a generated column.
-func (b *Binder) FillColumn(def *catalog.TableDef, pos int) (Node, error) {
-	value, err := b.columnDefault(def, pos)
-	if err != nil {
-		return nil, err
+// FillColumns is an UPDATE of every row of def that sets the columns at
+// positions to their DEFAULTs (columns added with one hold it in the rows
+// already there), or computes them for generated columns. The columns an
+// ALTER adds are filled in one UPDATE: one at a time, a row would still
+// lack the others' values, which a NOT NULL among them refuses.
+func (b *Binder) FillColumns(def *catalog.TableDef, positions []int) (Node, error) {
+	set := map[int]Expr{}
+	for _, pos := range positions {
+		value, err := b.columnDefault(def, pos)
+		if err != nil {
+			return nil, err
+		}
+		set[pos] = value
 	}
 	gen, err := b.generatedExprs(def)
 	if err != nil {
 		return nil, err
 	}
-	return &Update{Table: def, Input: tableScan(def, true), Set: map[int]Expr{pos: value}, Gen: gen}, nil
+	return &Update{Table: def, Input: tableScan(def, true), Set: set, Gen: gen}, nil
 }
 
 // InsertRows is the INSERT of CREATE TABLE AS: the rows of query (bound
@@ -192,23 +198,38 @@ func (b *Binder) rewriteExpr(def *catalog.TableDef, pos int, to types.T, using *
 	return out, err
 }
 
-// RewriteColumn is an UPDATE of every row of def that sets the column at
-// position to, the new column ALTER COLUMN ... TYPE made, to the value of
-// the column at position from as using (the USING expression's text, ""
-// for none; see rewriteExpr) makes it.
-func (b *Binder) RewriteColumn(def *catalog.TableDef, from, to int, using string) (Node, error) {
-	var n *pg_query.Node
-	if using != "" {
-		var err error
-		if n, err = ParseExpr(using); err != nil {
-			return nil, err
-		}
-	}
-	value, err := b.rewriteExpr(def, from, def.Columns[to].Type, n)
+// ColumnRewrite is a column ALTER COLUMN ... TYPE rewrites: the
+// positions in the table of the column (From) and of the new column its
+// values go to (To), and the USING expression's text ("" for none; see
+// rewriteExpr).
+type ColumnRewrite struct {
+	From, To int
+	Using    string
+}
+
+// RewriteColumns is an UPDATE of every row of def that sets the new
+// column of each rewrite to the old one's value as its USING makes it,
+// and the columns at positions fill, which the same ALTER adds, to their
+// DEFAULTs (FillColumns): one UPDATE, so that each row it writes has
+// every value the NOT NULLs among them want.
+func (b *Binder) RewriteColumns(def *catalog.TableDef, rewrites []ColumnRewrite, fill []int) (Node, error) {
+	plan, err := b.FillColumns(def, fill)
 	if err != nil {
 		return nil, err
 	}
-	return &Update{Table: def, Input: tableScan(def, true), Set: map[int]Expr{to: value}}, nil
+	update := plan.(*Update)
+	for _, r := range rewrites {
+		var n *pg_query.Node
+		if r.Using != "" {
+			if n, err = ParseExpr(r.Using); err != nil {
+				return nil, err
+			}
+		}
+		if update.Set[r.To], err = b.rewriteExpr(def, r.From, def.Columns[r.To].Type, n); err != nil {
+			return nil, err
+		}
+	}
+	return update, nil
 }
 
 // CheckDefault binds the DEFAULT of the column at position pos of def as

@@ -1767,7 +1767,7 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			}
 			if col.Generated != "" {
 				// Checked as CREATE TABLE checks it; the rows already
-				// there get its value as a DEFAULT's (FillColumn).
+				// there get its value as a DEFAULT's (FillColumns).
 				with := def.Clone()
 				col.ID = with.NextColumnID
 				with.Columns = append(with.Columns, col)

@@ -75,23 +75,31 @@ func rewritable(cat *catalog.Catalog, def *catalog.TableDef, col *catalog.Column
 }
 
 // rewriteColumns fills the new columns of rewrites (table id as the
-// ALTER left it, old and new columns side by side) from the old ones,
-// then drops each old column and gives its place, name, attributes,
-// keys, indexes and owned sequences to its new one.
-func (s *Session) rewriteColumns(ctx context.Context, tx *storage.Tx, id uint64, rewrites []rewrite) error {
+// ALTER left it, old and new columns side by side) from the old ones, and
+// the columns named fill, which the ALTER adds with a DEFAULT, in the
+// same UPDATE; then it drops each old column and gives its place, name,
+// attributes, keys, indexes and owned sequence to its new one.
+func (s *Session) rewriteColumns(ctx context.Context, tx *storage.Tx, id uint64, rewrites []rewrite, fill []catalog.ColumnDef) error {
 	tx.FenceWrites(id)
 	b := s.binder(tx.Catalog())
 	def := b.Catalog.TableByID(id)
+	var set []sql.ColumnRewrite
 	for _, r := range rewrites {
 		from, _ := def.ColumnByID(r.from)
 		to, _ := def.ColumnByID(r.to)
-		plan, err := b.RewriteColumn(def, from, to, r.using)
-		if err != nil {
-			return err
-		}
-		if _, err := s.runDML(ctx, tx, plan); err != nil {
-			return err
-		}
+		set = append(set, sql.ColumnRewrite{From: from, To: to, Using: r.using})
+	}
+	var positions []int
+	for _, col := range fill {
+		pos, _ := def.Column(col.Name)
+		positions = append(positions, pos)
+	}
+	plan, err := b.RewriteColumns(def, set, positions)
+	if err != nil {
+		return err
+	}
+	if _, err := s.runDML(ctx, tx, plan); err != nil {
+		return err
 	}
 	def = def.Clone()
 	for _, r := range rewrites {

@@ -943,9 +943,12 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		}
 	}
 	if len(rewrites) > 0 {
-		if err := s.rewriteColumns(ctx, tx, def.ID, rewrites); err != nil {
-			return err
+		// The columns this ALTER adds get their defaults in the same
+		// UPDATE, which NOT NULL ones need.
+		if err := s.rewriteColumns(ctx, tx, def.ID, rewrites, fill); err != nil {
+			return addedNullViolation(err, def, checkNotNull)
 		}
+		fill = nil
 		// The foreign keys this ALTER adds name the new columns now.
 		for _, r := range rewrites {
 			for i := range fks {
@@ -1009,9 +1012,13 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	}
 	// Existing rows of an added column with a DEFAULT get the default, as
 	// in PostgreSQL; this rewrites them in the same transaction.
-	for _, col := range fill {
-		pos, _ := def.Column(col.Name)
-		plan, err := b.FillColumn(def, pos)
+	if len(fill) > 0 {
+		var positions []int
+		for _, col := range fill {
+			pos, _ := def.Column(col.Name)
+			positions = append(positions, pos)
+		}
+		plan, err := b.FillColumns(def, positions)
 		if err != nil {
 			return err
 		}
@@ -1022,7 +1029,7 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			if i := slices.IndexFunc(checks, func(c catalog.CheckDef) bool { return c.Name == e.Constraint }); e.Code == pgerrcode.CheckViolation && i >= 0 {
 				return violated(checks[i])
 			}
-			return err
+			return addedNullViolation(err, def, checkNotNull)
 		}
 	}
 	for _, name := range checkNotNull {
@@ -1036,6 +1043,19 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		}
 	}
 	return nil
+}
+
+// addedNullViolation words err, an ALTER's fill or rewrite of def's rows
+// failing because a NOT NULL column it adds without a default (one of
+// added) is NULL in them, as PostgreSQL does; any other err is returned
+// as is.
+func addedNullViolation(err error, def *catalog.TableDef, added []string) error {
+	e := pgerr.From(err)
+	if e.Code == pgerrcode.NotNullViolation && slices.Contains(added, e.Column) {
+		return pgerr.New(pgerrcode.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", e.Column, def.Name).
+			WithColumn(def.Schema, def.Name, e.Column)
+	}
+	return err
 }
 
 // createColumnSequence creates seq, the sequence of col, a serial or
