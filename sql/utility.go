@@ -849,6 +849,16 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 			return nil, err
 		}
 	}
+	// A foreign key referencing the table itself names a key its
+	// constraints declare, maybe after it: checked once all are in.
+	for _, fk := range def.ForeignKeys {
+		if fk.RefTable != def.ID {
+			continue
+		}
+		if err := b.checkReferencedKey(def, fk.RefColumns, slices.Equal(fk.RefColumns, def.PrimaryKey)); err != nil {
+			return nil, err
+		}
+	}
 	return ct, nil
 }
 
@@ -1545,10 +1555,13 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		if err := fkTypesComparable(def, ref, ids, refIDs, c.Conname, names); err != nil {
 			return err
 		}
-		// The referenced columns must be a key: a table's own, being
-		// created, may declare it after the foreign key.
-		if ref != def && !b.isKey(ref, refIDs) {
-			return pgerr.New(pgerrcode.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table \"%s\"", ref.Name)
+		// The referenced columns must be a key, not a DEFERRABLE one: a
+		// table's own, being created, may declare it after the foreign
+		// key.
+		if ref != def {
+			if err := b.checkReferencedKey(ref, refIDs, len(c.PkAttrs) == 0); err != nil {
+				return err
+			}
 		}
 		// ON DELETE SET NULL (cols) and SET DEFAULT (cols) name some of
 		// the key's columns, each once.
@@ -1630,27 +1643,48 @@ func fkAction(a string) string {
 	return a
 }
 
-// isKey reports whether cols (column IDs, in any order) are exactly the
-// columns of def's primary key, of one of its unique constraints or of
-// one of its unique indexes, as a foreign key's referenced columns must be.
-func (b *Binder) isKey(def *catalog.TableDef, cols []int) bool {
+// checkReferencedKey checks that cols (column IDs of ref) are a key of
+// ref a foreign key may reference (isKey), in PostgreSQL's words: 42830
+// for none, 55000 for a DEFERRABLE one (primary: the foreign key names
+// ref's primary key by naming no columns).
+func (b *Binder) checkReferencedKey(ref *catalog.TableDef, cols []int, primary bool) error {
+	key, deferrable := b.isKey(ref, cols)
+	switch {
+	case deferrable && primary:
+		return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "cannot use a deferrable primary key for referenced table \"%s\"", ref.Name)
+	case deferrable:
+		return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "cannot use a deferrable unique constraint for referenced table \"%s\"", ref.Name)
+	case !key:
+		return pgerr.New(pgerrcode.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table \"%s\"", ref.Name)
+	}
+	return nil
+}
+
+// isKey reports whether cols (column IDs of def) are a key of def that a
+// foreign key may reference: its primary key, a unique constraint or a
+// unique index on exactly those columns. deferrable reports that the only
+// such keys are DEFERRABLE, which PostgreSQL refuses to reference (55000).
+func (b *Binder) isKey(def *catalog.TableDef, cols []int) (key, deferrable bool) {
 	same := func(key []int) bool {
 		return len(key) == len(cols) && !slices.ContainsFunc(cols, func(c int) bool { return !slices.Contains(key, c) })
 	}
-	if len(def.PrimaryKey) > 0 && same(def.PrimaryKey) {
-		return true
-	}
 	for _, u := range def.Uniques {
 		if same(u.Columns) {
-			return true
+			if !u.Deferrable {
+				return true, false
+			}
+			deferrable = true
 		}
+	}
+	if len(def.PrimaryKey) > 0 && same(def.PrimaryKey) && !deferrable {
+		return true, false
 	}
 	for _, ix := range b.Catalog.IndexesOf(def.ID) {
 		if ix.Unique && same(ix.Columns) {
-			return true
+			return true, false
 		}
 	}
-	return false
+	return deferrable, deferrable
 }
 
 func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
