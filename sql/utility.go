@@ -1283,6 +1283,8 @@ func constDefaultText(n *pg_query.Node, t types.T) (string, bool) {
 		}
 		var name string
 		switch {
+		case t.IsArray() && t.Elem.Enum != nil:
+			return catalog.EnumArrayDefault(t.Elem.Enum, out), true
 		case t.IsArray() && t.Elem.Family == types.Char:
 			name = "bpchar[]"
 		case t.IsArray():
