@@ -949,13 +949,24 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			return addedNullViolation(err, def, checkNotNull)
 		}
 		fill = nil
-		// The foreign keys this ALTER adds name the new columns now.
+		// The foreign keys this ALTER adds name the new columns now; the
+		// table's others over a rewritten column are checked again, as
+		// PostgreSQL's rewrite rebuilds them (a USING may change a key).
+		rewritten := map[int]bool{}
 		for _, r := range rewrites {
+			rewritten[r.to] = true
 			for i := range fks {
 				fks[i].Columns = catalog.RenumberIDs(fks[i].Columns, r.from, r.to)
 				if fks[i].RefTable == def.ID {
 					fks[i].RefColumns = catalog.RenumberIDs(fks[i].RefColumns, r.from, r.to)
 				}
+			}
+		}
+		uses := func(ids []int) bool { return slices.ContainsFunc(ids, func(id int) bool { return rewritten[id] }) }
+		for _, fk := range currentTable(tx, def).ForeignKeys {
+			if (uses(fk.Columns) || fk.RefTable == def.ID && uses(fk.RefColumns)) &&
+				!slices.ContainsFunc(fks, func(f catalog.ForeignKeyDef) bool { return f.Name == fk.Name }) {
+				fks = append(fks, fk)
 			}
 		}
 		// The rewritten values must satisfy the table's checks, as
