@@ -2066,7 +2066,55 @@ func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd)
 	if _, err := b.rewriteExpr(def, pos, t, u); err != nil {
 		return AlterCmd{}, err
 	}
+	if err := b.foreignKeysAfterRetype(def, pos, t); err != nil {
+		return AlterCmd{}, err
+	}
 	return AlterCmd{Kind: SetType, Name: cmd.Name, Column: c, Rewrite: true, Using: using}, nil
+}
+
+// foreignKeysAfterRetype checks that the foreign keys over the column at
+// position pos of def, its own and other tables' that reference it, can
+// still compare their columns once it is of type t (42804, as PostgreSQL
+// rebuilding them says).
+func (b *Binder) foreignKeysAfterRetype(def *catalog.TableDef, pos int, t types.T) error {
+	retyped := def.Clone()
+	retyped.Columns[pos].Type = t
+	id := def.Columns[pos].ID
+	names := func(tbl *catalog.TableDef, ids []int) []string {
+		var out []string
+		for _, id := range ids {
+			if _, c := tbl.ColumnByID(id); c != nil {
+				out = append(out, c.Name)
+			}
+		}
+		return out
+	}
+	for _, fk := range def.ForeignKeys {
+		ref := b.Catalog.TableByID(fk.RefTable)
+		if fk.RefTable == def.ID {
+			ref = retyped
+		}
+		if ref == nil || !slices.Contains(fk.Columns, id) && !(fk.RefTable == def.ID && slices.Contains(fk.RefColumns, id)) {
+			continue
+		}
+		if err := fkTypesComparable(retyped, ref, fk.Columns, fk.RefColumns, fk.Name, names(def, fk.Columns)); err != nil {
+			return err
+		}
+	}
+	for _, cid := range slices.Sorted(maps.Keys(b.Catalog.Tables)) {
+		child := b.Catalog.Tables[cid]
+		if child.ID == def.ID {
+			continue
+		}
+		for _, fk := range child.ForeignKeys {
+			if fk.RefTable == def.ID && slices.Contains(fk.RefColumns, id) {
+				if err := fkTypesComparable(child, retyped, fk.Columns, fk.RefColumns, fk.Name, names(child, fk.Columns)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // narrowsText reports whether from is text or varchar and to a varchar

@@ -35,8 +35,7 @@ func rewriteColumnName(column string) string { return "\x00rewrite " + column }
 // rewritable refuses a rewrite of col, a column of def, where its
 // dependents would need rebinding cairn does not do: PostgreSQL's 0A000
 // for a generated column, policy or trigger condition that reads it, and
-// cairn's own for an expression index over it or another table's foreign
-// key that references it.
+// cairn's own for an expression index over it.
 func rewritable(cat *catalog.Catalog, def *catalog.TableDef, col *catalog.ColumnDef) error {
 	for _, c := range def.Columns {
 		if c.Generated != "" && c.Name != col.Name && sql.PolicyUses(c.Default, col.Name) {
@@ -59,16 +58,6 @@ func rewritable(cat *catalog.Catalog, def *catalog.TableDef, col *catalog.Column
 	for _, ix := range cat.IndexesOf(def.ID) {
 		if ix.Expr != "" && slices.Contains(ix.Columns, col.ID) {
 			return pgerr.NotSupported("ALTER COLUMN %s TYPE that rewrites a column index expression %s reads (drop index \"%s\" first)", col.Name, ix.Expr, ix.Name)
-		}
-	}
-	for _, t := range cat.Tables {
-		if t.ID == def.ID {
-			continue
-		}
-		for _, fk := range t.ForeignKeys {
-			if fk.RefTable == def.ID && slices.Contains(fk.RefColumns, col.ID) {
-				return pgerr.NotSupported("ALTER COLUMN %s TYPE that rewrites a column foreign key \"%s\" of table \"%s\" references (drop the foreign key first)", col.Name, fk.Name, t.Name)
-			}
 		}
 	}
 	return nil
@@ -152,9 +141,60 @@ func (s *Session) rewriteColumns(ctx context.Context, tx *storage.Tx, id uint64,
 			}
 		}
 	}
+	// Other tables' foreign keys that reference a rewritten column name
+	// its new one, and are checked again (a USING may change the key).
+	var children []uint64
+	for cid := range cat.Tables {
+		children = append(children, cid)
+	}
+	slices.Sort(children)
+	type childKey struct {
+		table uint64
+		fk    catalog.ForeignKeyDef
+	}
+	var recheck []childKey
+	for _, cid := range children {
+		child := cat.Tables[cid]
+		if cid == id {
+			continue
+		}
+		moved := child.Clone()
+		changed := false
+		for i, fk := range moved.ForeignKeys {
+			if fk.RefTable != id {
+				continue
+			}
+			for _, r := range rewrites {
+				moved.ForeignKeys[i].RefColumns = catalog.RenumberIDs(moved.ForeignKeys[i].RefColumns, r.from, r.to)
+			}
+			if !slices.Equal(moved.ForeignKeys[i].RefColumns, fk.RefColumns) {
+				changed = true
+				recheck = append(recheck, childKey{cid, moved.ForeignKeys[i]})
+			}
+		}
+		if changed {
+			if err := tx.AlterTable(moved); err != nil {
+				return err
+			}
+		}
+	}
+	b = s.binder(tx.Catalog())
+	for _, k := range recheck {
+		child := b.Catalog.TableByID(k.table)
+		plan, err := b.OrphanRows(child, k.fk)
+		if err != nil {
+			return err
+		}
+		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
+			if err == nil {
+				err = pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", child.Name, k.fk.Name).
+					WithConstraint(child.Schema, child.Name, k.fk.Name)
+			}
+			return err
+		}
+	}
 	// The column's DEFAULT must still make a value of the new type, as
 	// PostgreSQL checks when it converts the default.
-	b = s.binder(tx.Catalog())
 	def = b.Catalog.TableByID(id)
 	for _, r := range rewrites {
 		pos, col := def.ColumnByID(r.to)
