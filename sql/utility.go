@@ -2057,8 +2057,12 @@ func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd)
 			return AlterCmd{}, err
 		}
 	}
-	if col.Generated != "" {
-		return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN %s TYPE from %s to %s of a generated column (cairn rewrites only a plain column's values)", col.Name, col.Type, t)
+	if col.Generated != "" && u != nil {
+		// A generated column's values are cast as they are stored, as
+		// PostgreSQL's rewrite casts them (it does not compute them
+		// anew).
+		return AlterCmd{}, pgerr.New(pgerrcode.InvalidColumnDefinition, "cannot specify USING when altering type of generated column").
+			WithDetail("Column \"%s\" is a generated column.", col.Name)
 	}
 	if col.Identity != "" && t.Family != types.Int2 && t.Family != types.Int4 && t.Family != types.Int8 {
 		return AlterCmd{}, pgerr.New(pgerrcode.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
