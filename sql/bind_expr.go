@@ -548,6 +548,15 @@ func (b *Binder) bindParam(p *pg_query.ParamRef) (Expr, error) {
 	return &Param{Index: idx, T: b.Params[idx]}, nil
 }
 
+// arraySuffix is "[]" for a type name with array bounds, as PostgreSQL
+// names a missing type ("type \"mood[]\" does not exist"), else "".
+func arraySuffix(tn *pg_query.TypeName) string {
+	if len(tn.ArrayBounds) > 0 {
+		return "[]"
+	}
+	return ""
+}
+
 // typeFromName resolves a parse-tree type name (with modifiers and array
 // bounds) to a type.
 func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
@@ -571,7 +580,10 @@ func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 		t, ok = b.userType(names)
 	}
 	if !ok && len(names) == 2 && names[0] != "pg_catalog" {
-		return types.UnknownT, pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", strings.Join(names, "."))
+		if _, known := b.Catalog.Schemas[names[0]]; !known && names[0] != "information_schema" {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", names[0])
+		}
+		return types.UnknownT, pgerr.New(pgerrcode.UndefinedObject, "type \"%s%s\" does not exist", strings.Join(names, "."), arraySuffix(tn))
 	}
 	if !ok && (name == "halfvec" || name == "sparsevec") {
 		// pgvector's other vector types (LlamaIndex's use_halfvec declares
@@ -580,7 +592,7 @@ func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 		return types.UnknownT, pgerr.NotSupported("pgvector's %s type (cairn has vector)", name).WithPosition(tn.Location + 1)
 	}
 	if !ok {
-		return types.UnknownT, pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", name).WithPosition(tn.Location + 1)
+		return types.UnknownT, pgerr.New(pgerrcode.UndefinedObject, "type \"%s%s\" does not exist", name, arraySuffix(tn)).WithPosition(tn.Location + 1)
 	}
 	if tn.Setof {
 		return types.UnknownT, pgerr.NotSupported("SETOF types")

@@ -124,17 +124,27 @@ func typeNameStrings(tn *pg_query.TypeName) []string {
 	return strList(tn.Names)
 }
 
-// userType resolves a type name that is not a built-in type to an enum
-// (ok false when there is none).
+// userType resolves a type name that is not a built-in type to an enum,
+// or to an enum's array type by its pg_type name ("_mood" for mood[]);
+// ok false when there is none. An enum named like an array type wins, as
+// PostgreSQL's own "_mood" row would.
 func (b *Binder) userType(names []string) (types.T, bool) {
 	if len(names) > 1 && names[len(names)-2] == "pg_catalog" {
 		return types.UnknownT, false
 	}
-	td, err := b.lookupType(names)
-	if err != nil {
-		return types.UnknownT, false
+	if td, err := b.lookupType(names); err == nil {
+		return types.EnumOf(td.Enum), true
 	}
-	return types.EnumOf(td.Enum), true
+	path := b.SearchPath
+	if len(names) > 1 {
+		path = []string{names[len(names)-2]}
+	}
+	for _, s := range path {
+		if td := b.Catalog.ArrayType(s, names[len(names)-1]); td != nil {
+			return types.ArrayOf(types.EnumOf(td.Enum), 1), true
+		}
+	}
+	return types.UnknownT, false
 }
 
 func (b *Binder) bindAlterEnum(s *pg_query.AlterEnumStmt) (Statement, error) {

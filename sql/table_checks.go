@@ -8,8 +8,10 @@ package sql
 
 import (
 	"github.com/jackc/pgerrcode"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -112,19 +114,25 @@ func (b *Binder) OrphanRows(def *catalog.TableDef, fk catalog.ForeignKeyDef) (No
 	return firstRow(j), nil
 }
 
-// FillColumn is an UPDATE of every row of def that sets the column at
-// position pos to its DEFAULT (a column added with one holds it in the
-// rows already there), or computes it for a generated column.
-func (b *Binder) FillColumn(def *catalog.TableDef, pos int) (Node, error) {
-	value, err := b.columnDefault(def, pos)
-	if err != nil {
-		return nil, err
+// FillColumns is an UPDATE of every row of def that sets the columns at
+// positions to their DEFAULTs (columns added with one hold it in the rows
+// already there), or computes them for generated columns. The columns an
+// ALTER adds are filled in one UPDATE: one at a time, a row would still
+// lack the others' values, which a NOT NULL among them refuses.
+func (b *Binder) FillColumns(def *catalog.TableDef, positions []int) (Node, error) {
+	set := map[int]Expr{}
+	for _, pos := range positions {
+		value, err := b.columnDefault(def, pos)
+		if err != nil {
+			return nil, err
+		}
+		set[pos] = value
 	}
 	gen, err := b.generatedExprs(def)
 	if err != nil {
 		return nil, err
 	}
-	return &Update{Table: def, Input: tableScan(def, true), Set: map[int]Expr{pos: value}, Gen: gen, Fill: true}, nil
+	return &Update{Table: def, Input: tableScan(def, true), Set: set, Gen: gen, Fill: true}, nil
 }
 
 // InsertRows is the INSERT of CREATE TABLE AS: the rows of query (bound
@@ -155,4 +163,84 @@ func columnRef(def *catalog.TableDef, pos, offset int) *ColumnRef {
 // firstRow limits plan to one row.
 func firstRow(plan Node) Node {
 	return &Limit{Input: plan, Count: &Const{Value: int64(1), T: types.Int8T}}
+}
+
+// transformClause names a USING expression of ALTER COLUMN ... TYPE in
+// the binder's errors ("aggregate functions are not allowed in transform
+// expressions").
+const transformClause = "transform expressions"
+
+// rewriteExpr is the new value of the column at position pos of def
+// when ALTER COLUMN ... TYPE to rewrites it: using (the USING
+// expression, nil for the column itself) over def's row, cast to to as a
+// value assigned to the column is (42804 where no such cast exists, in
+// PostgreSQL's words).
+func (b *Binder) rewriteExpr(def *catalog.TableDef, pos int, to types.T, using *pg_query.Node) (Expr, error) {
+	name := def.Columns[pos].Name
+	var e Expr = columnRef(def, pos, 0)
+	if using != nil {
+		if hasSubLink(using) {
+			return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cannot use subquery in transform expression")
+		}
+		saved := b.clause
+		b.clause = transformClause
+		var err error
+		e, err = b.bindExpr(&scope{cols: tableCols(def, def.Name)}, using)
+		b.clause = saved
+		if err != nil {
+			return nil, err
+		}
+	}
+	out, err := b.coerce(e, to, castAssignment)
+	if code := pgerr.Code(err); code == pgerrcode.DatatypeMismatch || code == pgerrcode.CannotCoerce {
+		if using != nil {
+			return nil, pgerr.New(pgerrcode.DatatypeMismatch, "result of USING clause for column \"%s\" cannot be cast automatically to type %s", name, to).
+				WithHint("You might need to add an explicit cast.")
+		}
+		return nil, pgerr.New(pgerrcode.DatatypeMismatch, "column \"%s\" cannot be cast automatically to type %s", name, to).
+			WithHint("You might need to specify \"USING %s::%s\".", ident.Quote(name), to)
+	}
+	return out, err
+}
+
+// ColumnRewrite is a column ALTER COLUMN ... TYPE rewrites: the
+// positions in the table of the column (From) and of the new column its
+// values go to (To), and the USING expression's text ("" for none; see
+// rewriteExpr).
+type ColumnRewrite struct {
+	From, To int
+	Using    string
+}
+
+// RewriteColumns is an UPDATE of every row of def that sets the new
+// column of each rewrite to the old one's value as its USING makes it,
+// and the columns at positions fill, which the same ALTER adds, to their
+// DEFAULTs (FillColumns): one UPDATE, so that each row it writes has
+// every value the NOT NULLs among them want.
+func (b *Binder) RewriteColumns(def *catalog.TableDef, rewrites []ColumnRewrite, fill []int) (Node, error) {
+	plan, err := b.FillColumns(def, fill)
+	if err != nil {
+		return nil, err
+	}
+	update := plan.(*Update)
+	for _, r := range rewrites {
+		var n *pg_query.Node
+		if r.Using != "" {
+			if n, err = ParseExpr(r.Using); err != nil {
+				return nil, err
+			}
+		}
+		if update.Set[r.To], err = b.rewriteExpr(def, r.From, def.Columns[r.To].Type, n); err != nil {
+			return nil, err
+		}
+	}
+	return update, nil
+}
+
+// CheckDefault binds the DEFAULT of the column at position pos of def as
+// an INSERT would: ALTER COLUMN ... TYPE checks that it still makes a
+// value of the column's new type.
+func (b *Binder) CheckDefault(def *catalog.TableDef, pos int) error {
+	_, err := b.columnDefault(def, pos)
+	return err
 }

@@ -117,9 +117,14 @@ type AlterCmd struct {
 	Sequence *catalog.SequenceDef
 	// Narrows marks a SetType to a varchar(n) shorter than the column's
 	// type allows, which keeps the values only if each fits: applying it
-	// checks them (22001). Truncates marks one whose USING casts the
-	// column explicitly, which would cut longer values instead (0A000).
-	Narrows, Truncates bool
+	// checks them (22001).
+	Narrows bool
+	// Rewrite marks a SetType whose values change (integer to bigint, a
+	// USING expression): the statement computes the column anew for every
+	// row from Using, the USING expression's text ("" for the column
+	// itself), cast to the new type.
+	Rewrite bool
+	Using   string
 }
 
 // AlterKind is the kind of an ALTER TABLE action.
@@ -135,7 +140,7 @@ const (
 	SetNotNull
 	DropNotNull
 	SetDefault
-	SetType // Name: the column; Column.Type: its new type (keepsValues, or Narrows)
+	SetType // Name: the column; Column.Type: its new type (keepsValues, Narrows or Rewrite)
 	AddConstraint
 	DropConstraint // Name: the constraint
 	ChangeOwner    // Owner: the new owner
@@ -851,6 +856,16 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 			return nil, err
 		}
 	}
+	// A foreign key referencing the table itself names a key its
+	// constraints declare, maybe after it: checked once all are in.
+	for _, fk := range def.ForeignKeys {
+		if fk.RefTable != def.ID {
+			continue
+		}
+		if err := b.checkReferencedKey(def, fk.RefColumns, slices.Equal(fk.RefColumns, def.PrimaryKey)); err != nil {
+			return nil, err
+		}
+	}
 	return ct, nil
 }
 
@@ -1275,6 +1290,8 @@ func constDefaultText(n *pg_query.Node, t types.T) (string, bool) {
 		}
 		var name string
 		switch {
+		case t.IsArray() && t.Elem.Enum != nil:
+			return catalog.EnumArrayDefault(t.Elem.Enum, out), true
 		case t.IsArray() && t.Elem.Family == types.Char:
 			name = "bpchar[]"
 		case t.IsArray():
@@ -1317,6 +1334,34 @@ func sequenceType(t types.T) string {
 		return ""
 	}
 	return t.String()
+}
+
+// RetypeSequence gives seq, the sequence of an identity column ALTER
+// COLUMN ... TYPE changes to integer type to, that type as PostgreSQL's
+// ALTER SEQUENCE ... AS does: a bound that was the old type's limit
+// becomes the new type's; 22023 when another bound does not fit it.
+func RetypeSequence(seq *catalog.SequenceDef, to types.T) error {
+	from := types.Int8T
+	for _, t := range []types.T{types.Int2T, types.Int4T} {
+		if seq.Type == sequenceType(t) {
+			from = t
+		}
+	}
+	oldMax, newMax := maxForType(from), maxForType(to)
+	if seq.Max == oldMax {
+		seq.Max = newMax
+	}
+	if seq.Min == -oldMax-1 {
+		seq.Min = -newMax - 1
+	}
+	seq.Type = sequenceType(to)
+	if seq.Max > newMax || seq.Max < -newMax-1 {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "MAXVALUE (%d) is out of range for sequence data type %s", seq.Max, to)
+	}
+	if seq.Min > newMax || seq.Min < -newMax-1 {
+		return pgerr.New(pgerrcode.InvalidParameterValue, "MINVALUE (%d) is out of range for sequence data type %s", seq.Min, to)
+	}
+	return nil
 }
 
 // maxForType is the greatest value of integer type t.
@@ -1519,10 +1564,13 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		if err := fkTypesComparable(def, ref, ids, refIDs, c.Conname, names); err != nil {
 			return err
 		}
-		// The referenced columns must be a key: a table's own, being
-		// created, may declare it after the foreign key.
-		if ref != def && !b.isKey(ref, refIDs) {
-			return pgerr.New(pgerrcode.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table \"%s\"", ref.Name)
+		// The referenced columns must be a key, not a DEFERRABLE one: a
+		// table's own, being created, may declare it after the foreign
+		// key.
+		if ref != def {
+			if err := b.checkReferencedKey(ref, refIDs, len(c.PkAttrs) == 0); err != nil {
+				return err
+			}
 		}
 		// ON DELETE SET NULL (cols) and SET DEFAULT (cols) name some of
 		// the key's columns, each once.
@@ -1604,27 +1652,48 @@ func fkAction(a string) string {
 	return a
 }
 
-// isKey reports whether cols (column IDs, in any order) are exactly the
-// columns of def's primary key, of one of its unique constraints or of
-// one of its unique indexes, as a foreign key's referenced columns must be.
-func (b *Binder) isKey(def *catalog.TableDef, cols []int) bool {
+// checkReferencedKey checks that cols (column IDs of ref) are a key of
+// ref a foreign key may reference (isKey), in PostgreSQL's words: 42830
+// for none, 55000 for a DEFERRABLE one (primary: the foreign key names
+// ref's primary key by naming no columns).
+func (b *Binder) checkReferencedKey(ref *catalog.TableDef, cols []int, primary bool) error {
+	key, deferrable := b.isKey(ref, cols)
+	switch {
+	case deferrable && primary:
+		return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "cannot use a deferrable primary key for referenced table \"%s\"", ref.Name)
+	case deferrable:
+		return pgerr.New(pgerrcode.ObjectNotInPrerequisiteState, "cannot use a deferrable unique constraint for referenced table \"%s\"", ref.Name)
+	case !key:
+		return pgerr.New(pgerrcode.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table \"%s\"", ref.Name)
+	}
+	return nil
+}
+
+// isKey reports whether cols (column IDs of def) are a key of def that a
+// foreign key may reference: its primary key, a unique constraint or a
+// unique index on exactly those columns. deferrable reports that the only
+// such keys are DEFERRABLE, which PostgreSQL refuses to reference (55000).
+func (b *Binder) isKey(def *catalog.TableDef, cols []int) (key, deferrable bool) {
 	same := func(key []int) bool {
 		return len(key) == len(cols) && !slices.ContainsFunc(cols, func(c int) bool { return !slices.Contains(key, c) })
 	}
-	if len(def.PrimaryKey) > 0 && same(def.PrimaryKey) {
-		return true
-	}
 	for _, u := range def.Uniques {
 		if same(u.Columns) {
-			return true
+			if !u.Deferrable {
+				return true, false
+			}
+			deferrable = true
 		}
+	}
+	if len(def.PrimaryKey) > 0 && same(def.PrimaryKey) && !deferrable {
+		return true, false
 	}
 	for _, ix := range b.Catalog.IndexesOf(def.ID) {
 		if ix.PlainUnique() && same(ix.Columns) {
-			return true
+			return true, false
 		}
 	}
-	return false
+	return deferrable, deferrable
 }
 
 func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
@@ -1741,7 +1810,7 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			}
 			if col.Generated != "" {
 				// Checked as CREATE TABLE checks it; the rows already
-				// there get its value as a DEFAULT's (FillColumn).
+				// there get its value as a DEFAULT's (FillColumns).
 				with := def.Clone()
 				col.ID = with.NextColumnID
 				with.Columns = append(with.Columns, col)
@@ -1954,16 +2023,18 @@ func withColumns(def *catalog.TableDef, added []catalog.ColumnDef) *catalog.Tabl
 }
 
 // bindSetType binds ALTER TABLE ... ALTER COLUMN c [SET DATA] TYPE t
-// [USING expr]. cairn changes a column's type only where every value it
-// holds is a value of the new type, stored alike (keepsValues): the same
-// type (ORMs' schema sync issues it for every column), a longer or
-// unbounded varchar, varchar to text, a wider numeric of the same scale,
-// more fractional digits of a timestamp or time. Other changes, which
-// PostgreSQL makes by rewriting the table, are 0A000, as is a USING
-// expression other than the column itself.
+// [USING expr]. A change every value the column holds survives as
+// stored (keepsValues) changes only the catalog: the same type (ORMs'
+// schema sync issues it for every column), a longer or unbounded varchar,
+// varchar to text, a wider numeric of the same scale, more fractional
+// digits of a timestamp or time; a shorter varchar checks that the values
+// fit. Any other change (integer to bigint, a USING expression) rewrites
+// the column, as PostgreSQL rewrites the table: Rewrite, with Using the
+// USING expression's text ("" for the column itself), which the
+// statement binds again over the table's rows (RewriteColumn).
 func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd) (AlterCmd, error) {
 	cd := cmd.Def.GetColumnDef()
-	_, col := def.Column(cmd.Name)
+	pos, col := def.Column(cmd.Name)
 	if col == nil {
 		return AlterCmd{}, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
 	}
@@ -1977,9 +2048,12 @@ func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd)
 		return AlterCmd{}, err
 	}
 	// USING the column itself, or the column cast to the new type (as
-	// GORM writes it): the values as they are, or as the cast makes them.
+	// GORM and Django write it): the values as they are, or as the cast
+	// makes them.
 	var cast bool
-	if u := cd.RawDefault; u != nil {
+	u := cd.RawDefault
+	plain := u == nil
+	if u != nil {
 		isColumn := func(n *pg_query.Node) bool {
 			ref := n.GetColumnRef()
 			return ref != nil && len(ref.Fields) == 1 && ref.Fields[0].GetString_().GetSval() == col.Name
@@ -1991,18 +2065,82 @@ func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd)
 			}
 			cast = ct.Equal(t) && ct.Mod == t.Mod
 		}
-		if !cast && !isColumn(u) {
-			return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN ... TYPE ... USING an expression (cairn does not rewrite a table's values)")
-		}
-	}
-	narrows := !keepsValues(col.Type, t) && narrowsText(col.Type, t)
-	if !keepsValues(col.Type, t) && !narrows {
-		return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN %s TYPE from %s to %s (cairn changes a column's type only where its values stay as stored: "+
-			"the same type, a varchar its values fit, varchar to text, a wider numeric of the same scale)", col.Name, col.Type, t)
+		plain = cast || isColumn(u)
 	}
 	c := *col
 	c.Type = t
-	return AlterCmd{Kind: SetType, Name: cmd.Name, Column: c, Narrows: narrows, Truncates: narrows && cast}, nil
+	narrows := !keepsValues(col.Type, t) && narrowsText(col.Type, t)
+	if plain && (keepsValues(col.Type, t) || narrows && !cast) {
+		return AlterCmd{Kind: SetType, Name: cmd.Name, Column: c, Narrows: narrows}, nil
+	}
+	var using string
+	if u != nil {
+		if using, err = DeparseExpr(u); err != nil {
+			return AlterCmd{}, err
+		}
+	}
+	if col.Generated != "" && u != nil {
+		// A generated column's values are cast as they are stored, as
+		// PostgreSQL's rewrite casts them (it does not compute them
+		// anew).
+		return AlterCmd{}, pgerr.New(pgerrcode.InvalidColumnDefinition, "cannot specify USING when altering type of generated column").
+			WithDetail("Column \"%s\" is a generated column.", col.Name)
+	}
+	if col.Identity != "" && t.Family != types.Int2 && t.Family != types.Int4 && t.Family != types.Int8 {
+		return AlterCmd{}, pgerr.New(pgerrcode.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+	}
+	if _, err := b.rewriteExpr(def, pos, t, u); err != nil {
+		return AlterCmd{}, err
+	}
+	if err := b.foreignKeysAfterRetype(def, pos, t); err != nil {
+		return AlterCmd{}, err
+	}
+	return AlterCmd{Kind: SetType, Name: cmd.Name, Column: c, Rewrite: true, Using: using}, nil
+}
+
+// foreignKeysAfterRetype checks that the foreign keys over the column at
+// position pos of def, its own and other tables' that reference it, can
+// still compare their columns once it is of type t (42804, as PostgreSQL
+// rebuilding them says).
+func (b *Binder) foreignKeysAfterRetype(def *catalog.TableDef, pos int, t types.T) error {
+	retyped := def.Clone()
+	retyped.Columns[pos].Type = t
+	id := def.Columns[pos].ID
+	names := func(tbl *catalog.TableDef, ids []int) []string {
+		var out []string
+		for _, id := range ids {
+			if _, c := tbl.ColumnByID(id); c != nil {
+				out = append(out, c.Name)
+			}
+		}
+		return out
+	}
+	for _, fk := range def.ForeignKeys {
+		ref := b.Catalog.TableByID(fk.RefTable)
+		if fk.RefTable == def.ID {
+			ref = retyped
+		}
+		if ref == nil || !slices.Contains(fk.Columns, id) && !(fk.RefTable == def.ID && slices.Contains(fk.RefColumns, id)) {
+			continue
+		}
+		if err := fkTypesComparable(retyped, ref, fk.Columns, fk.RefColumns, fk.Name, names(def, fk.Columns)); err != nil {
+			return err
+		}
+	}
+	for _, cid := range slices.Sorted(maps.Keys(b.Catalog.Tables)) {
+		child := b.Catalog.Tables[cid]
+		if child.ID == def.ID {
+			continue
+		}
+		for _, fk := range child.ForeignKeys {
+			if fk.RefTable == def.ID && slices.Contains(fk.RefColumns, id) {
+				if err := fkTypesComparable(child, retyped, fk.Columns, fk.RefColumns, fk.Name, names(child, fk.Columns)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // narrowsText reports whether from is text or varchar and to a varchar

@@ -230,11 +230,13 @@ func liveInserts(tt *txTable) ([]*tailBatch, error) {
 
 // rulesAdded reports whether def has a rule every row must meet that old,
 // the same table in an earlier catalog, lacks: a column filled with a
-// value for the existing rows (a DEFAULT, a generated column), a NOT
-// NULL, a CHECK or a FOREIGN KEY (one added NOT VALID only once it is
-// validated: until then the rows written before it need not meet it).
-// The DDL that added it filled or validated the rows it saw, so rows
-// written under old that it did not see may break it. Unique constraints are not among them, nor the NOT
+// value for the existing rows (a DEFAULT, a generated column, or the
+// values of the column of its name it replaced: ALTER COLUMN ... TYPE's
+// rewrite), a NOT NULL, a CHECK or a FOREIGN KEY (one added NOT VALID
+// only once it is validated: until then the rows written before it need
+// not meet it). The DDL that added it filled or validated the rows it
+// saw, so rows written under old that it did not see may break it.
+// Unique constraints are not among them, nor the NOT
 // NULL a primary key gives its columns: commits check keys against the
 // unique indexes, which the ALTER builds online (commitLocked,
 // index_build.go). A table old lacks (nil:
@@ -248,7 +250,7 @@ func rulesAdded(old, def *catalog.TableDef) bool {
 	}
 	for _, c := range def.Columns {
 		_, oc := old.ColumnByID(c.ID)
-		if oc == nil && (c.Default != "" || c.NotNull) || oc != nil && c.NotNull && !oc.NotNull && !slices.Contains(def.PrimaryKey, c.ID) {
+		if oc == nil && (c.Default != "" || c.NotNull || hasColumn(old, c.Name)) || oc != nil && c.NotNull && !oc.NotNull && !slices.Contains(def.PrimaryKey, c.ID) {
 			return true
 		}
 	}
@@ -901,4 +903,10 @@ func (db *DB) scanKeyBytes(s *dbState, ts *tableState, def *catalog.TableDef, co
 		}
 	}
 	return r.Err()
+}
+
+// hasColumn reports whether def has a column named name.
+func hasColumn(def *catalog.TableDef, name string) bool {
+	pos, _ := def.Column(name)
+	return pos >= 0
 }

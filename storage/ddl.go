@@ -322,6 +322,16 @@ func (tx *Tx) AlterTable(def *catalog.TableDef) error {
 	return tx.checkNewConstraints(d.ID, old)
 }
 
+// FenceWrites makes other transactions' writes to table id fail to
+// commit until tx ends, as DDL that gives the table a rule does: ALTER
+// COLUMN ... TYPE computes a column's new values from the rows tx sees
+// only.
+func (tx *Tx) FenceWrites(id uint64) {
+	if def := tx.cat.Tables[id]; def != nil {
+		tx.fenceWrites(id, def.Schema)
+	}
+}
+
 // fenceWrites makes other transactions' writes to table id (in schema)
 // fail to commit until tx ends: tx gave it a rule (rulesAdded), or another
 // table a foreign key referencing it, that its fill or validation applies

@@ -421,3 +421,66 @@ func TestWriterWaitsForFencingAlter(t *testing.T) {
 	mustExec(t, ddl, `ROLLBACK`)
 	mustExec(t, w, `INSERT INTO wf VALUES (104, -1)`)
 }
+
+// TestAlterTypeRacingInserts rewrites a column (ALTER COLUMN ... TYPE
+// between integer and bigint, which gives the values a new column) of a
+// table other sessions keep inserting into. Every row must keep its
+// value: a row committed under the old definition while the rewrite ran
+// must fail to commit (40001) or make the ALTER fail, never end up with
+// the new column NULL.
+func TestAlterTypeRacingInserts(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	ddl := ts.connect(t)
+	mustExec(t, ddl, `CREATE TABLE atr (id int PRIMARY KEY, v int)`)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn := ts.connect(t)
+			for next := w; ; next += 2 * 20 {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_, err := conn.Exec(ctx, `INSERT INTO atr (id, v) SELECT g, g FROM generate_series($1::int, $1::int + 38, 2) g`, next)
+				var pe *pgconn.PgError
+				if err != nil && !(errors.As(err, &pe) && pe.Code == "40001") {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	altered := 0
+	for k := range 6 {
+		time.Sleep(30 * time.Millisecond)
+		typ := []string{"bigint", "integer"}[k%2]
+		_, err := ddl.Exec(ctx, `ALTER TABLE atr ALTER COLUMN v TYPE `+typ)
+		var pe *pgconn.PgError
+		switch {
+		case err == nil:
+			altered++
+		case !errors.As(err, &pe) || pe.Code != "40001":
+			t.Fatalf("alter: %v", err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("insert: %v", err)
+	}
+	var rows, wrong int
+	if err := ddl.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE v IS DISTINCT FROM id) FROM atr`).Scan(&rows, &wrong); err != nil {
+		t.Fatal(err)
+	}
+	if wrong > 0 {
+		t.Errorf("%d of %d rows lost their value to ALTER COLUMN ... TYPE", wrong, rows)
+	}
+	t.Logf("%d rows, %d of 6 ALTERs applied", rows, altered)
+}

@@ -684,6 +684,8 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	var checks []catalog.CheckDef
 	var fks []catalog.ForeignKeyDef
 	var narrowed []sql.AlterCmd
+	var rewrites []rewrite
+	var retyped []string // the columns of SetType, each at most once
 	for _, cmd := range x.Cmds {
 		switch cmd.Kind {
 		case sql.ChangeOwner:
@@ -869,10 +871,29 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			}
 			def.Columns[pos].Default = cmd.Column.Default
 		case sql.SetType:
-			// The binder allowed only types the column's values keep.
-			pos, _ := def.Column(cmd.Name)
+			pos, col := def.Column(cmd.Name)
 			if pos < 0 {
 				return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, def.Name)
+			}
+			if slices.Contains(retyped, cmd.Name) {
+				return pgerr.New(pgerrcode.FeatureNotSupported, "cannot alter type of column \"%s\" twice", cmd.Name)
+			}
+			retyped = append(retyped, cmd.Name)
+			if cmd.Rewrite {
+				// The new values go to a new column first (storage
+				// keeps a column's type), which replaces this one
+				// once filled (rewriteColumns).
+				if err := rewritable(tx.Catalog(), def, col); err != nil {
+					return err
+				}
+				if def.NextColumnID > sql.MaxTableColumns {
+					return sql.TooManyColumns()
+				}
+				r := rewrite{name: cmd.Name, from: col.ID, to: def.NextColumnID, using: cmd.Using}
+				def.NextColumnID++
+				def.Columns = append(def.Columns, catalog.ColumnDef{ID: r.to, Name: rewriteColumnName(cmd.Name), Type: cmd.Column.Type})
+				rewrites = append(rewrites, r)
+				continue
 			}
 			if cmd.Narrows {
 				narrowed = append(narrowed, cmd)
@@ -943,13 +964,43 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			}
 		}
 	}
+	if len(rewrites) > 0 {
+		// The columns this ALTER adds get their defaults in the same
+		// UPDATE, which NOT NULL ones need.
+		if err := s.rewriteColumns(ctx, tx, def.ID, rewrites, fill); err != nil {
+			return addedNullViolation(err, def, checkNotNull)
+		}
+		fill = nil
+		// The foreign keys this ALTER adds name the new columns now; the
+		// table's others over a rewritten column are checked again, as
+		// PostgreSQL's rewrite rebuilds them (a USING may change a key).
+		rewritten := map[int]bool{}
+		for _, r := range rewrites {
+			rewritten[r.to] = true
+			for i := range fks {
+				fks[i].Columns = catalog.RenumberIDs(fks[i].Columns, r.from, r.to)
+				if fks[i].RefTable == def.ID {
+					fks[i].RefColumns = catalog.RenumberIDs(fks[i].RefColumns, r.from, r.to)
+				}
+			}
+		}
+		uses := func(ids []int) bool { return slices.ContainsFunc(ids, func(id int) bool { return rewritten[id] }) }
+		for _, fk := range currentTable(tx, def).ForeignKeys {
+			if (uses(fk.Columns) || fk.RefTable == def.ID && uses(fk.RefColumns)) &&
+				!slices.ContainsFunc(fks, func(f catalog.ForeignKeyDef) bool { return f.Name == fk.Name }) {
+				fks = append(fks, fk)
+			}
+		}
+		// The rewritten values must satisfy the table's checks, as
+		// PostgreSQL's rewrite checks them.
+		checks = append(checks, currentTable(tx, def).Checks...)
+	}
 	// Rows already in the table must satisfy the constraints added (unique
 	// keys storage checks itself).
 	b := s.binder(tx.Catalog())
 	def = b.Catalog.TableByID(def.ID)
 	// A varchar made shorter keeps its values if each fits (as in
-	// PostgreSQL, whose rewrite fails on the first that does not); a
-	// USING cast would cut them, which cairn does not do.
+	// PostgreSQL, whose rewrite fails on the first that does not).
 	for _, cmd := range narrowed {
 		pos, _ := def.Column(cmd.Name)
 		plan, err := b.TooLongValues(def, pos, int(cmd.Column.Type.Mod))
@@ -957,11 +1008,7 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			return err
 		}
 		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
-			switch {
-			case err != nil:
-			case cmd.Truncates:
-				err = pgerr.NotSupported("ALTER COLUMN %s TYPE %s USING a cast that cuts values longer than %d characters (cairn does not rewrite a table's values)", cmd.Name, cmd.Column.Type, cmd.Column.Type.Mod)
-			default:
+			if err == nil {
 				err = pgerr.New(pgerrcode.StringDataRightTruncationDataException, "value too long for type %s", cmd.Column.Type)
 			}
 			return err
@@ -1000,9 +1047,13 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	}
 	// Existing rows of an added column with a DEFAULT get the default, as
 	// in PostgreSQL; this rewrites them in the same transaction.
-	for _, col := range fill {
-		pos, _ := def.Column(col.Name)
-		plan, err := b.FillColumn(def, pos)
+	if len(fill) > 0 {
+		var positions []int
+		for _, col := range fill {
+			pos, _ := def.Column(col.Name)
+			positions = append(positions, pos)
+		}
+		plan, err := b.FillColumns(def, positions)
 		if err != nil {
 			return err
 		}
@@ -1013,7 +1064,7 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			if i := slices.IndexFunc(checks, func(c catalog.CheckDef) bool { return c.Name == e.Constraint }); e.Code == pgerrcode.CheckViolation && i >= 0 {
 				return violated(checks[i])
 			}
-			return err
+			return addedNullViolation(err, def, checkNotNull)
 		}
 	}
 	for _, name := range checkNotNull {
@@ -1027,6 +1078,19 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		}
 	}
 	return nil
+}
+
+// addedNullViolation words err, an ALTER's fill or rewrite of def's rows
+// failing because a NOT NULL column it adds without a default (one of
+// added) is NULL in them, as PostgreSQL does; any other err is returned
+// as is.
+func addedNullViolation(err error, def *catalog.TableDef, added []string) error {
+	e := pgerr.From(err)
+	if e.Code == pgerrcode.NotNullViolation && slices.Contains(added, e.Column) {
+		return pgerr.New(pgerrcode.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", e.Column, def.Name).
+			WithColumn(def.Schema, def.Name, e.Column)
+	}
+	return err
 }
 
 // createColumnSequence creates seq, the sequence of col, a serial or

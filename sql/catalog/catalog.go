@@ -661,6 +661,46 @@ func (t *TableDef) Clone() *TableDef {
 	return &n
 }
 
+// RenumberColumn makes t's keys, checks, foreign keys (a self-reference's
+// referenced columns too) and triggers name column ID to where they named
+// from: ALTER COLUMN ... TYPE that rewrites a column gives its values a
+// new column ID. Each list changed is a new slice (Clone shares some).
+func (t *TableDef) RenumberColumn(from, to int) {
+	t.PrimaryKey = RenumberIDs(t.PrimaryKey, from, to)
+	for i := range t.Uniques {
+		t.Uniques[i].Columns = RenumberIDs(t.Uniques[i].Columns, from, to)
+	}
+	for i := range t.Checks {
+		t.Checks[i].Columns = RenumberIDs(t.Checks[i].Columns, from, to)
+	}
+	for i := range t.ForeignKeys {
+		f := &t.ForeignKeys[i]
+		f.Columns = RenumberIDs(f.Columns, from, to)
+		f.DeleteSetColumns = RenumberIDs(f.DeleteSetColumns, from, to)
+		if f.RefTable == t.ID {
+			f.RefColumns = RenumberIDs(f.RefColumns, from, to)
+		}
+	}
+	for i := range t.Triggers {
+		t.Triggers[i].Columns = RenumberIDs(t.Triggers[i].Columns, from, to)
+	}
+}
+
+// RenumberIDs is ids with from replaced by to: a new slice, or ids itself
+// when it holds no from.
+func RenumberIDs(ids []int, from, to int) []int {
+	if !slices.Contains(ids, from) {
+		return ids
+	}
+	out := slices.Clone(ids)
+	for i, id := range out {
+		if id == from {
+			out[i] = to
+		}
+	}
+	return out
+}
+
 // cloneTriggers is a deep copy of a table's or view's triggers.
 func cloneTriggers(trs []TriggerDef) []TriggerDef {
 	if trs == nil {

@@ -29,6 +29,18 @@ const FirstTypeOID = 8_000_000
 // Type returns the user type schema.name, or nil.
 func (c *Catalog) Type(schema, name string) *TypeDef { return c.Types[Key(schema, name)] }
 
+// ArrayType resolves name as the name of a user type's array type, which
+// PostgreSQL's pg_type calls "_" + the type's name (an ORM reads it from
+// information_schema.columns.udt_name and casts it to regtype): the
+// element type, or nil when name is no such array's.
+func (c *Catalog) ArrayType(schema, name string) *TypeDef {
+	elem, ok := strings.CutPrefix(name, "_")
+	if !ok {
+		return nil
+	}
+	return c.Type(schema, elem)
+}
+
 // TypeByOID returns the user type whose pg_type OID (or array type OID)
 // is oid, or nil.
 func (c *Catalog) TypeByOID(oid uint32) *TypeDef {
@@ -114,6 +126,13 @@ func EnumDefault(e *types.EnumType, label string) string {
 	return "'" + strings.ReplaceAll(label, "'", "''") + "'::" + ident.QualifiedName(e.Schema, e.Name)
 }
 
+// EnumArrayDefault is the text of a column DEFAULT that is the array
+// literal lit (its text form, '{a,b}') of enum e: '{a,b}'::public.mood[],
+// as EnumDefault qualifies it.
+func EnumArrayDefault(e *types.EnumType, lit string) string {
+	return "'" + strings.ReplaceAll(lit, "'", "''") + "'::" + ident.QualifiedName(e.Schema, e.Name) + "[]"
+}
+
 // RewriteEnumDefaults updates the DEFAULTs that are constants of enum old
 // after ALTER TYPE made it e (a label renamed from from to to, or the
 // type renamed or moved): a default is stored as SQL text, and must name
@@ -121,7 +140,13 @@ func EnumDefault(e *types.EnumType, label string) string {
 func (c *Catalog) RewriteEnumDefaults(old, e *types.EnumType, from, to string) {
 	for _, t := range c.Tables {
 		for i, col := range t.Columns {
-			if col.Default == "" || !UsesEnum(col.Type, e.OID) || col.Type.IsArray() {
+			if col.Default == "" || !UsesEnum(col.Type, e.OID) {
+				continue
+			}
+			if col.Type.IsArray() {
+				if d, ok := rewriteEnumArrayDefault(col.Default, old, e, from, to); ok {
+					t.Columns[i].Default = d
+				}
 				continue
 			}
 			for _, l := range old.Labels {
@@ -136,4 +161,30 @@ func (c *Catalog) RewriteEnumDefaults(old, e *types.EnumType, from, to string) {
 			}
 		}
 	}
+}
+
+// rewriteEnumArrayDefault is def, a DEFAULT that is an array constant of
+// enum old (EnumArrayDefault), for enum e with label from renamed to to
+// ("" for none); ok is false when def is no such constant.
+func rewriteEnumArrayDefault(def string, old, e *types.EnumType, from, to string) (string, bool) {
+	suffix := "'::" + ident.QualifiedName(old.Schema, old.Name) + "[]"
+	lit, ok := strings.CutSuffix(def, suffix)
+	if !ok || !strings.HasPrefix(lit, "'") {
+		return "", false
+	}
+	lit = strings.ReplaceAll(lit[1:], "''", "'")
+	if from == "" {
+		return EnumArrayDefault(e, lit), true
+	}
+	v, err := types.ParseText(lit, types.ArrayOf(types.EnumOf(old), 1))
+	a, isArray := v.(*types.Array)
+	if err != nil || !isArray {
+		return "", false
+	}
+	for i, x := range a.Elems {
+		if x == from {
+			a.Elems[i] = to
+		}
+	}
+	return EnumArrayDefault(e, types.FormatText(a, types.ArrayOf(types.EnumOf(e), 1))), true
 }

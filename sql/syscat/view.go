@@ -344,6 +344,9 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 				}
 				return int64(td.Enum.OID), nil
 			}
+			if td := v.Cat.ArrayType(s, un); td != nil && !array {
+				return int64(td.Enum.ArrayOID), nil
+			}
 		}
 		if _, known := v.Cat.Schemas[schema]; schema != "" && schema != "pg_catalog" && !known {
 			return 0, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
@@ -1027,24 +1030,30 @@ func (v *View) userTypes() []*catalog.TypeDef {
 	return out
 }
 
-// enumDefault is a DEFAULT that is an enum's label (catalog.EnumDefault,
-// stored with the type's qualified name) with the name as regtype prints
-// it; any other default unchanged.
+// enumDefault is a DEFAULT that is an enum's label or an array of them
+// (catalog.EnumDefault, EnumArrayDefault, stored with the type's
+// qualified name) with the name as regtype prints it; any other default
+// unchanged.
 func (v *View) enumDefault(def string) string {
 	at := strings.LastIndex(def, "'::")
 	if at < 0 || !strings.HasPrefix(def, "'") {
 		return def
 	}
-	schema, name := splitQualified(def[at+3:])
+	typ, array := strings.CutSuffix(def[at+3:], "[]")
+	schema, name := splitQualified(typ)
 	td := v.Cat.Type(schema, name)
 	if schema == "" || td == nil {
 		return def
 	}
-	label := strings.ReplaceAll(def[1:at], "''", "'")
-	if catalog.EnumDefault(td.Enum, label) != def {
+	lit := strings.ReplaceAll(def[1:at], "''", "'")
+	stored, suffix := catalog.EnumDefault(td.Enum, lit), ""
+	if array {
+		stored, suffix = catalog.EnumArrayDefault(td.Enum, lit), "[]"
+	}
+	if stored != def {
 		return def
 	}
-	return def[:at+3] + v.qualified(schema, name)
+	return def[:at+3] + v.qualified(schema, name) + suffix
 }
 
 // IndexKeys is functions.IndexCatalog's: the access method of the index
