@@ -169,7 +169,9 @@ func (s *Session) rewriteColumns(ctx context.Context, tx *storage.Tx, id uint64,
 			}
 			if !slices.Equal(moved.ForeignKeys[i].RefColumns, fk.RefColumns) {
 				changed = true
-				recheck = append(recheck, childKey{cid, moved.ForeignKeys[i]})
+				if !fk.NotValid { // (one added NOT VALID may have orphans)
+					recheck = append(recheck, childKey{cid, moved.ForeignKeys[i]})
+				}
 			}
 		}
 		if changed {

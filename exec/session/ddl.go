@@ -985,15 +985,20 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 			}
 		}
 		uses := func(ids []int) bool { return slices.ContainsFunc(ids, func(id int) bool { return rewritten[id] }) }
+		// (Not those added NOT VALID: the rows need not meet them.)
 		for _, fk := range currentTable(tx, def).ForeignKeys {
-			if (uses(fk.Columns) || fk.RefTable == def.ID && uses(fk.RefColumns)) &&
+			if !fk.NotValid && (uses(fk.Columns) || fk.RefTable == def.ID && uses(fk.RefColumns)) &&
 				!slices.ContainsFunc(fks, func(f catalog.ForeignKeyDef) bool { return f.Name == fk.Name }) {
 				fks = append(fks, fk)
 			}
 		}
 		// The rewritten values must satisfy the table's checks, as
 		// PostgreSQL's rewrite checks them.
-		checks = append(checks, currentTable(tx, def).Checks...)
+		for _, c := range currentTable(tx, def).Checks {
+			if !c.NotValid {
+				checks = append(checks, c)
+			}
+		}
 	}
 	// Rows already in the table must satisfy the constraints added (unique
 	// keys storage checks itself).
