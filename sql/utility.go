@@ -1946,7 +1946,42 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 			return nil, pgerr.NotSupported("ALTER TABLE %s", strings.TrimPrefix(cmd.Subtype.String(), "AT_"))
 		}
 	}
+	if err := b.checkSelfReferences(def, at.Cmds); err != nil {
+		return nil, err
+	}
 	return at, nil
+}
+
+// checkSelfReferences checks that each foreign key an ALTER TABLE adds
+// that references the table itself names a key of it, one the table has
+// or one the same ALTER adds (PostgreSQL adds keys before foreign keys),
+// as checkReferencedKey checks another table's.
+func (b *Binder) checkSelfReferences(def *catalog.TableDef, cmds []AlterCmd) error {
+	keyed := def.Clone()
+	var fks []catalog.ForeignKeyDef
+	for _, c := range cmds {
+		if c.Kind != AddConstraint {
+			continue
+		}
+		with := c.Constraint
+		switch {
+		case len(with.Uniques) > len(def.Uniques):
+			keyed.Uniques = append(keyed.Uniques, with.Uniques[len(with.Uniques)-1])
+			if c.Primary {
+				keyed.PrimaryKey = with.PrimaryKey
+			}
+		case len(with.ForeignKeys) > len(def.ForeignKeys):
+			if fk := with.ForeignKeys[len(with.ForeignKeys)-1]; fk.RefTable == def.ID {
+				fks = append(fks, fk)
+			}
+		}
+	}
+	for _, fk := range fks {
+		if err := b.checkReferencedKey(keyed, fk.RefColumns, slices.Equal(fk.RefColumns, keyed.PrimaryKey)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // bindTriggerState binds ALTER TABLE ... {ENABLE [ALWAYS | REPLICA] |
