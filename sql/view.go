@@ -295,6 +295,15 @@ func (b *Binder) readView(v *catalog.ViewDef, alias string, colNames []string) (
 	return plan, cols, err
 }
 
+// ViewBinds returns why view v's query no longer answers the columns the
+// view was made of in catalog cat, nil when it does: what an ALTER TABLE
+// of a table the view reads checks before it commits.
+func ViewBinds(cat *catalog.Catalog, v *catalog.ViewDef) error {
+	b := &Binder{Catalog: cat, NoParams: true}
+	_, _, err := b.readView(v, "", nil)
+	return err
+}
+
 // viewChanged is the error for a view whose query, bound again, no longer
 // answers the columns the view was made of (a table it reads lost or
 // changed a column; PostgreSQL forbids that change while the view exists).

@@ -494,15 +494,20 @@ func (s *Session) dropDependentViews(tx *storage.Tx, what string, reads func(tab
 			return err
 		}
 	}
-	// One notice, as PostgreSQL's: several objects are listed in its
-	// detail.
+	s.cascadeNotice(lines)
+	return nil
+}
+
+// cascadeNotice tells what a CASCADE dropped (lines: "drop cascades to
+// view v" each) in one notice, as PostgreSQL's: several objects are
+// listed in its detail.
+func (s *Session) cascadeNotice(lines []string) {
 	if len(lines) == 1 {
 		s.notice("00000", "%s", lines[0])
 	} else {
 		s.notices = append(s.notices, Notice{Severity: "NOTICE", Code: "00000",
 			Message: fmt.Sprintf("drop cascades to %d other objects", len(lines)), Detail: strings.Join(lines, "\n")})
 	}
-	return nil
 }
 
 // dropTable drops a table with the sequences its serial columns own and
@@ -678,6 +683,79 @@ func currentTable(tx *storage.Tx, bound *catalog.TableDef) *catalog.TableDef {
 }
 
 func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTable) error {
+	before := tx.Catalog()
+	if err := s.alterTableDef(ctx, tx, x); err != nil {
+		return err
+	}
+	return s.checkDependentViews(tx, before, x)
+}
+
+// checkDependentViews handles the views that read the table an ALTER TABLE
+// changed (found in before, the catalog it started from) and whose query
+// no longer binds as it did: cairn keeps a view's query as written, so a
+// column dropped, renamed or retyped, or a table renamed, under a view
+// would break it. A DROP COLUMN ... CASCADE drops such views (PostgreSQL
+// drops the views depending on the column); otherwise the ALTER fails as
+// PostgreSQL's does for a drop (2BP01) or a type change (0A000), and with
+// 0A000 for a rename, which PostgreSQL's views follow and cairn's cannot.
+func (s *Session) checkDependentViews(tx *storage.Tx, before *catalog.Catalog, x *sql.AlterTable) error {
+	breaks := func(c sql.AlterCmd) bool {
+		return c.Kind == sql.DropColumn || c.Kind == sql.SetType || c.Kind == sql.RenameColumn || c.Kind == sql.RenameTable
+	}
+	if x.Table == nil || !slices.ContainsFunc(x.Cmds, breaks) {
+		return nil
+	}
+	after := tx.Catalog()
+	var broken []*catalog.ViewDef
+	for _, key := range slices.Sorted(maps.Keys(before.Views)) {
+		v := before.Views[key]
+		if tables, _ := sql.ViewReads(before, v); !slices.Contains(tables, x.Table.ID) || after.Views[key] == nil {
+			continue
+		}
+		if sql.ViewBinds(after, v) != nil {
+			broken = append(broken, v)
+		}
+	}
+	if len(broken) == 0 {
+		return nil
+	}
+	// The action to blame: a drop before a type change before a rename.
+	var cmd sql.AlterCmd
+	for _, k := range []sql.AlterKind{sql.DropColumn, sql.SetType, sql.RenameColumn, sql.RenameTable} {
+		if i := slices.IndexFunc(x.Cmds, func(c sql.AlterCmd) bool { return c.Kind == k }); i >= 0 {
+			cmd = x.Cmds[i]
+			break
+		}
+	}
+	name, cascade, kind := cmd.Name, cmd.Cascade, cmd.Kind
+	v := broken[0]
+	switch {
+	case kind == sql.DropColumn && cascade:
+		lines := make([]string, len(broken))
+		for i, v := range broken {
+			lines[i] = "drop cascades to view " + v.Name
+			if err := tx.DropView(v.Schema, v.Name); err != nil {
+				return err
+			}
+		}
+		s.cascadeNotice(lines)
+		return nil
+	case kind == sql.DropColumn:
+		return pgerr.New(pgerrcode.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", name, x.Table.Name).
+			WithDetail("view %s depends on column %s of table %s", v.Name, name, x.Table.Name).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	case kind == sql.SetType:
+		return pgerr.New(pgerrcode.FeatureNotSupported, "cannot alter type of a column used by a view or rule").
+			WithDetail("rule _RETURN on view %s depends on column \"%s\"", v.Name, name)
+	case kind == sql.RenameColumn:
+		return pgerr.NotSupported("renaming column \"%s\" of table \"%s\", which view \"%s\" reads (cairn keeps a view's query as written: drop the view, rename, and create it again)", name, x.Table.Name, v.Name)
+	default: // RenameTable
+		return pgerr.NotSupported("renaming table \"%s\", which view \"%s\" reads (cairn keeps a view's query as written: drop the view, rename, and create it again)", x.Table.Name, v.Name)
+	}
+}
+
+// alterTableDef applies an ALTER TABLE's actions to its table.
+func (s *Session) alterTableDef(ctx context.Context, tx *storage.Tx, x *sql.AlterTable) error {
 	def := currentTable(tx, x.Table)
 	var fill []catalog.ColumnDef
 	var checkNotNull []string
