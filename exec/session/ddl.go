@@ -32,6 +32,8 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		return s.runPolicy(tx, x)
 	case *sql.CreateEnum, *sql.AlterType, *sql.DropType:
 		return s.runEnum(ctx, tx, x)
+	case *sql.CreateDomain, *sql.AlterDomain:
+		return s.runDomain(ctx, tx, x)
 	case *sql.AlterSchemaOwner:
 		cat := tx.Catalog()
 		sc := cat.Schemas[x.Name]

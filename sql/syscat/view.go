@@ -282,7 +282,7 @@ func (v *View) Name(family types.Family, oid int64) (string, bool) {
 		}
 		if td := v.Cat.TypeByOID(uint32(oid)); td != nil {
 			name := v.qualified(td.Schema, td.Name)
-			if td.Enum.ArrayOID == uint32(oid) {
+			if td.ArrayOID() == uint32(oid) {
 				name += "[]"
 			}
 			return name, true
@@ -340,9 +340,9 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 		for _, s := range v.candidates(us) {
 			if td := v.Cat.Type(s, un); td != nil {
 				if array {
-					return int64(td.Enum.ArrayOID), nil
+					return int64(td.ArrayOID()), nil
 				}
-				return int64(td.Enum.OID), nil
+				return int64(td.OID()), nil
 			}
 			if td := v.Cat.ArrayType(s, un); td != nil && !array {
 				return int64(td.Enum.ArrayOID), nil
@@ -950,7 +950,7 @@ func (v *View) comments() []comment {
 	}
 	for _, td := range v.userTypes() {
 		if td.Comment != "" {
-			out = append(out, comment{int64(td.Enum.OID), pgTypeOID, 0, td.Comment})
+			out = append(out, comment{int64(td.OID()), pgTypeOID, 0, td.Comment})
 		}
 	}
 	for _, e := range extensions {
@@ -1020,13 +1020,13 @@ func catalogNamed(name string, classoid int64) bool {
 	return false
 }
 
-// userTypes are the catalog's user types (enums) by OID.
+// userTypes are the catalog's user types (enums and domains) by OID.
 func (v *View) userTypes() []*catalog.TypeDef {
 	out := make([]*catalog.TypeDef, 0, len(v.Cat.Types))
 	for _, td := range v.Cat.Types {
 		out = append(out, td)
 	}
-	slices.SortFunc(out, func(a, b *catalog.TypeDef) int { return int(a.Enum.OID) - int(b.Enum.OID) })
+	slices.SortFunc(out, func(a, b *catalog.TypeDef) int { return int(a.OID()) - int(b.OID()) })
 	return out
 }
 
@@ -1042,7 +1042,7 @@ func (v *View) enumDefault(def string) string {
 	typ, array := strings.CutSuffix(def[at+3:], "[]")
 	schema, name := splitQualified(typ)
 	td := v.Cat.Type(schema, name)
-	if schema == "" || td == nil {
+	if schema == "" || td == nil || td.Enum == nil {
 		return def
 	}
 	lit := strings.ReplaceAll(def[1:at], "''", "'")
