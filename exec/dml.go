@@ -209,7 +209,11 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 	cat := rt.Tx.Catalog()
 	for pos, col := range def.Columns {
 		if td := cat.DomainByOID(col.Domain); td != nil {
-			d, err := sql.BindDomainCheck(cat, td)
+			var path []string
+			if fn := rt.fnCtx(); fn.Session != nil {
+				path = fn.Session.SearchPath()
+			}
+			d, err := sql.BindDomainCheck(cat, td, path)
 			if err != nil {
 				return nil, err
 			}

@@ -6,12 +6,14 @@ package sql
 // check its constraints through a DomainCheck.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgerrcode"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -119,11 +121,17 @@ func (b *Binder) bindDomainCond(base types.T, n *pg_query.Node) (Expr, error) {
 }
 
 // BindDomainCheck binds the constraints of domain td over its base type
-// (Arg left nil), for exec to check a column's new values.
-func BindDomainCheck(cat *catalog.Catalog, td *catalog.TypeDef) (*DomainCheck, error) {
+// (Arg left nil), for exec to check a column's new values. Messages name
+// the domain as format_type does under search path path: qualified when
+// the path does not find it.
+func BindDomainCheck(cat *catalog.Catalog, td *catalog.TypeDef, path []string) (*DomainCheck, error) {
 	b := domainBinder(cat, td)
 	d := td.Domain
-	out := &DomainCheck{Domain: td.Name, NotNull: d.NotNull, T: d.Base}
+	name := td.Name
+	if !slices.Contains(path, td.Schema) {
+		name = ident.QualifiedName(td.Schema, td.Name)
+	}
+	out := &DomainCheck{Domain: name, NotNull: d.NotNull, T: d.Base}
 	for _, c := range d.Checks {
 		n, err := ParseExpr(c.Expr)
 		if err != nil {
@@ -140,7 +148,7 @@ func BindDomainCheck(cat *catalog.Catalog, td *catalog.TypeDef) (*DomainCheck, e
 
 // castToDomain is e (of td's base type) checked against domain td.
 func (b *Binder) castToDomain(e Expr, td *catalog.TypeDef) (Expr, error) {
-	d, err := BindDomainCheck(b.Catalog, td)
+	d, err := BindDomainCheck(b.Catalog, td, b.SearchPath)
 	if err != nil {
 		return nil, err
 	}
@@ -224,18 +232,12 @@ func (b *Binder) bindCreateDomain(s *pg_query.CreateDomainStmt) (Statement, erro
 // domainDefaultText checks that DEFAULT n of domain name over base binds
 // (and is of the type), and gives its text to keep.
 func (b *Binder) domainDefaultText(name string, base types.T, n *pg_query.Node) (string, error) {
-	e, err := b.bindExpr(&scope{}, n)
-	if err != nil {
-		if pe := pgerr.From(err); pe.Code == pgerrcode.UndefinedColumn {
-			return "", pgerr.New(pgerrcode.FeatureNotSupported, "cannot use column references in default expression")
-		}
+	// Kept as a column's DEFAULT is, string literals with their cast.
+	col := catalog.ColumnDef{Name: name, Type: base}
+	if err := b.setDefault(&col, n); err != nil {
 		return "", err
 	}
-	if _, err := b.coerce(e, base, castAssignment); err != nil {
-		return "", pgerr.New(pgerrcode.DatatypeMismatch, "column \"%s\" is of type %s but default expression is of type %s", name, base, e.Type()).
-			WithHint("You will need to rewrite or cast the expression.")
-	}
-	return DeparseExpr(n)
+	return col.Default, nil
 }
 
 // domainCheckDef binds CHECK constraint con of domain name over base, and

@@ -100,7 +100,8 @@ func (s *Session) alterDomain(ctx context.Context, tx *storage.Tx, x *sql.AlterD
 	case sql.ValidateDomainConstraint:
 		i := find(td.Domain, x.Constraint)
 		if i < 0 {
-			return missing()
+			// (PostgreSQL words this one differently from the others.)
+			return pgerr.New(pgerrcode.UndefinedObject, "constraint \"%s\" for domain %s does not exist", x.Constraint, td.Name)
 		}
 		if err := s.domainColumnsCheck(ctx, tx, td, td.Domain.Checks[i]); err != nil {
 			return err

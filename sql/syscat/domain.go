@@ -5,14 +5,11 @@ import (
 )
 
 // domainLayout is what a domain's pg_type row takes from its base type:
-// typlen, typbyval, typcategory, typelem (a domain over an array is one
-// of its elements), typcollation and the I/O functions.
-func domainLayout(d *catalog.DomainDef) (length int64, byVal bool, category string, elem, coll int64, procs typeProcs) {
+// typlen, typbyval, typcategory, typcollation and the I/O functions
+// (typelem is 0: a domain over an array is no array type itself).
+func domainLayout(d *catalog.DomainDef) (length int64, byVal bool, category string, coll int64, procs typeProcs) {
 	base := d.Base
 	length, byVal, category = int64(base.TypLen()), base.TypLen() > 0 && base.TypLen() <= 8, "U"
-	if base.IsArray() {
-		elem = int64(base.Elem.OID())
-	}
 	for _, bt := range builtinTypes {
 		switch int64(base.OID()) {
 		case bt.oid:
@@ -24,9 +21,34 @@ func domainLayout(d *catalog.DomainDef) (length int64, byVal bool, category stri
 	return
 }
 
-// domainConstraintOID is the pg_constraint OID of check i of domain d:
-// within the block of OIDs of the domain's type, above any hashed OID
-// range of table constraints.
-func domainConstraintOID(d *catalog.DomainDef, i int) int64 {
-	return int64(d.OID)<<8 | int64(i+1)
+// domainCheck is a CHECK constraint of a domain as pg_constraint lists
+// it (contypid the domain's OID, conrelid 0).
+type domainCheck struct {
+	oid    int64
+	domain *catalog.TypeDef
+	check  catalog.DomainCheck
+}
+
+// domainChecks are the CHECK constraints of cat's domains, by domain OID
+// and then in the order they were added, each put in byOID.
+func (v *View) domainChecks() []*domainCheck {
+	var out []*domainCheck
+	for _, td := range v.userTypes() {
+		if td.Domain == nil {
+			continue
+		}
+		for _, c := range td.Domain.Checks {
+			out = append(out, &domainCheck{oid: ConstraintOID(int64(td.Domain.OID), c.Name), domain: td, check: c})
+		}
+	}
+	return out
+}
+
+// def is the constraint's pg_get_constraintdef.
+func (c *domainCheck) def() string {
+	def := "CHECK (" + c.check.Expr + ")"
+	if c.check.NotValid {
+		def += " NOT VALID"
+	}
+	return def
 }

@@ -294,8 +294,8 @@ func init() {
 		for _, td := range v.userTypes() {
 			if d := td.Domain; d != nil {
 				ns := SchemaOID(td.Schema)
-				length, byVal, category, elem, coll, procs := domainLayout(d)
-				row(int64(d.OID), td.Name, ns, length, byVal, "d", category, false, elem, int64(d.ArrayOID), coll, procs)
+				length, byVal, category, coll, procs := domainLayout(d)
+				row(int64(d.OID), td.Name, ns, length, byVal, "d", category, false, 0, int64(d.ArrayOID), coll, procs)
 				r := rows[len(rows)-1]
 				r[3], r[24], r[25], r[26] = int64(catalog.OwnerOID(td.Owner)), d.NotNull, int64(d.Base.OID()), int64(Typmod(d.Base))
 				if d.Default != "" {
@@ -394,6 +394,11 @@ func init() {
 			rows = append(rows, []any{c.oid, c.name, SchemaOID(c.table.Schema), string(c.kind), c.deferrable, c.deferred, !c.notValid, TableOID(c.table.ID),
 				int64(0), indexOID, int64(0), refOID, updType, delType, matchType, true, int64(0), false, keys, refKeys,
 				nil, nil, nil, delSetCols, nil, bin})
+		}
+		for _, c := range v.domChecks {
+			rows = append(rows, []any{c.oid, c.check.Name, SchemaOID(c.domain.Schema), "c", false, false, !c.check.NotValid, int64(0),
+				int64(c.domain.Domain.OID), int64(0), int64(0), int64(0), " ", " ", " ", true, int64(0), false, nil, nil,
+				nil, nil, nil, nil, nil, c.check.Expr})
 		}
 		return rows
 	})

@@ -61,6 +61,7 @@ type View struct {
 	tables      []*catalog.TableDef
 	indexes     []*index
 	constraints []*constraint
+	domChecks   []*domainCheck
 	sequences   []*catalog.SequenceDef
 	views       []*catalog.ViewDef
 	byOID       map[int64]any
@@ -149,6 +150,10 @@ func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *
 			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, fk.Name), name: fk.Name, kind: 'f', table: t, columns: fk.Columns, fk: fk,
 				deferrable: fk.Deferrable, deferred: fk.InitiallyDeferred, notValid: fk.NotValid})
 		}
+	}
+	v.domChecks = v.domainChecks()
+	for _, c := range v.domChecks {
+		v.byOID[c.oid] = c
 	}
 	for _, ix := range cat.Indexes {
 		t := cat.TableByID(ix.Table)
@@ -638,6 +643,9 @@ func (v *View) ViewDef(oid int64) (string, bool) {
 // ConstraintDef is pg_get_constraintdef: a constraint's definition as it
 // would be written in CREATE TABLE.
 func (v *View) ConstraintDef(oid int64) (string, bool) {
+	if d, ok := v.byOID[oid].(*domainCheck); ok {
+		return d.def(), true
+	}
 	c, ok := v.byOID[oid].(*constraint)
 	if !ok {
 		return "", false
