@@ -100,8 +100,7 @@ func (s *Session) alterDomain(ctx context.Context, tx *storage.Tx, x *sql.AlterD
 	case sql.ValidateDomainConstraint:
 		i := find(td.Domain, x.Constraint)
 		if i < 0 {
-			// (PostgreSQL words this one differently from the others.)
-			return pgerr.New(pgerrcode.UndefinedObject, "constraint \"%s\" for domain %s does not exist", x.Constraint, td.Name)
+			return missing()
 		}
 		if err := s.domainColumnsCheck(ctx, tx, td, td.Domain.Checks[i]); err != nil {
 			return err
@@ -114,7 +113,8 @@ func (s *Session) alterDomain(ctx context.Context, tx *storage.Tx, x *sql.AlterD
 		}
 	case sql.RenameDomainConstraint:
 		if find(td.Domain, x.Constraint) < 0 {
-			return missing()
+			// (PostgreSQL words this one differently from the others.)
+			return pgerr.New(pgerrcode.UndefinedObject, "constraint \"%s\" for domain %s does not exist", x.Constraint, td.Name)
 		}
 		change = func(t *catalog.TypeDef) error {
 			if find(t.Domain, x.NewName) >= 0 {
