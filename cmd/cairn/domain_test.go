@@ -12,7 +12,7 @@ import (
 // TestDomainPgx drives domains through pgx over a real socket: the base
 // type's OID in RowDescription for a domain column and a cast to a
 // domain (as PostgreSQL sends it), the domain's DEFAULT, NOT NULL and
-// CHECK on INSERT, UPDATE, binary COPY and casts, and all of it again
+// CHECK on INSERT, UPDATE, COPY (binary and text) and casts, and all of it again
 // after the server is killed with SIGKILL and restarted, ALTER DOMAIN's
 // changes included.
 func TestDomainPgx(t *testing.T) {
@@ -55,7 +55,11 @@ func TestDomainPgx(t *testing.T) {
 		fails(c, `SELECT 0::posint`, "23514", `value for domain posint violates check constraint "posint_check"`)
 		_, err := c.CopyFrom(ctx, pgx.Identifier{"users"}, []string{"id", "mail", "n"}, pgx.CopyFromRows([][]any{{9, "bad", 1}}))
 		if sqlState(err) != "23514" {
-			t.Errorf("COPY FROM of a value the domain's CHECK refuses: %v, want 23514", err)
+			t.Errorf("COPY FROM (binary) of a value the domain's CHECK refuses: %v, want 23514", err)
+		}
+		_, err = c.PgConn().CopyFrom(ctx, strings.NewReader("9\tq@r\t\\N\n"), `COPY users (id, mail, n) FROM STDIN`)
+		if sqlState(err) != "23502" || !strings.Contains(err.Error(), "domain posint does not allow null values") {
+			t.Errorf("COPY FROM (text) of a NULL for a NOT NULL domain: %v, want 23502", err)
 		}
 		var n int
 		if err := c.QueryRow(ctx, `SELECT n FROM users WHERE id = 1`).Scan(&n); err != nil || n != 1 {

@@ -1,6 +1,8 @@
 package syscat
 
 import (
+	"strings"
+
 	"github.com/cairn-db/cairn/sql/catalog"
 )
 
@@ -46,9 +48,53 @@ func (v *View) domainChecks() []*domainCheck {
 
 // def is the constraint's pg_get_constraintdef.
 func (c *domainCheck) def() string {
-	def := "CHECK (" + c.check.Expr + ")"
+	def := "CHECK (" + shownCheck(c.check.Expr) + ")"
 	if c.check.NotValid {
 		def += " NOT VALID"
 	}
 	return def
+}
+
+// shownCheck is the text of a domain's CHECK as PostgreSQL prints it, with
+// VALUE in capitals: the text is kept as pg_query deparses it, where
+// VALUE is the identifier value. Quoted strings and identifiers, and a
+// value that is a function's name or part of a qualified name, are left.
+func shownCheck(expr string) string {
+	identStart := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
+	var b strings.Builder
+	for i := 0; i < len(expr); {
+		c := expr[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(expr) {
+				if expr[j] == c {
+					if j+1 < len(expr) && expr[j+1] == c {
+						j += 2
+						continue
+					}
+					j++
+					break
+				}
+				j++
+			}
+			b.WriteString(expr[i:j])
+			i = j
+		case identStart(c):
+			j := i
+			for j < len(expr) && (identStart(expr[j]) || expr[j] >= '0' && expr[j] <= '9' || expr[j] == '$') {
+				j++
+			}
+			w := expr[i:j]
+			if w == "value" && (i == 0 || expr[i-1] != '.') && (j == len(expr) || expr[j] != '(' && expr[j] != '.') {
+				w = "VALUE"
+			}
+			b.WriteString(w)
+			i = j
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
 }
