@@ -1038,6 +1038,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		// The rows may break a check added NOT VALID already.
 		cons.checks = slices.DeleteFunc(cons.checks, func(c boundCheck) bool { return c.notValid })
 	}
+	cons.onlyAssigned(n.Set)
 	cons.views = n.ViewChecks
 	ctx = withUpdatedColumns(ctx, n.Table, n.Set)
 	if err := rt.statementTriggers(ctx, n.Table, true, "UPDATE"); err != nil {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -70,4 +71,20 @@ func checkDomain(ctx context.Context, rt *Runtime, d *sql.DomainCheck, arr arrow
 type columnDomain struct {
 	pos   int
 	check *sql.DomainCheck
+}
+
+// onlyAssigned keeps the domain checks of the columns an UPDATE's set
+// assigns: PostgreSQL checks the values it computes as it coerces them
+// to the domain, not those of the columns left as they were (which a NOT
+// VALID constraint may not have checked), nor a value already of the
+// domain, a column of the row of the same domain (SET p = p).
+func (c *constraints) onlyAssigned(set map[int]sql.Expr) {
+	cols := c.def.Columns
+	c.domains = slices.DeleteFunc(c.domains, func(d columnDomain) bool {
+		e, ok := set[d.pos]
+		if ref, isRef := e.(*sql.ColumnRef); isRef && ref.Index < len(cols) && cols[ref.Index].Domain == cols[d.pos].Domain {
+			return true
+		}
+		return !ok
+	})
 }
