@@ -903,7 +903,7 @@ func (b *Binder) addLikeColumns(def *catalog.TableDef, like *pg_query.TableLikeC
 		if pos, _ := def.Column(c.Name); pos >= 0 {
 			return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
 		}
-		col := catalog.ColumnDef{ID: len(def.Columns) + 1, Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+		col := catalog.ColumnDef{ID: len(def.Columns) + 1, Name: c.Name, Type: c.Type, NotNull: c.NotNull, Domain: c.Domain}
 		switch {
 		case c.Identity != "" && opts&likeIdentity != 0:
 			return pgerr.NotSupported("CREATE TABLE ... LIKE ... INCLUDING IDENTITY")

@@ -752,7 +752,10 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 				}
 				def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: []int{col.ID}})
 			}
-			if col.Default != "" {
+			if dom := tx.Catalog().DomainByOID(col.Domain); col.Default != "" || dom != nil && (dom.Domain.Default != "" || dom.Domain.NotNull || len(dom.Domain.Checks) > 0) {
+				// A column of a domain gets the domain's DEFAULT, or NULL,
+				// checked against the domain's constraints, as PostgreSQL
+				// checks it for the rows already there.
 				fill = append(fill, col)
 			} else if col.NotNull {
 				checkNotNull = append(checkNotNull, col.Name)
