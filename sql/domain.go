@@ -106,6 +106,17 @@ func (b *Binder) lookupDomain(tn *pg_query.TypeName) *catalog.TypeDef {
 	return td
 }
 
+// refuseDomain is 0A000 naming what when tn names a domain: where a
+// value is declared of a type (a parameter, a function's result, a
+// PL/pgSQL variable) cairn keeps the base type alone, and PostgreSQL
+// would check the domain's constraints.
+func (b *Binder) refuseDomain(tn *pg_query.TypeName, what string) error {
+	if td := b.lookupDomain(tn); td != nil {
+		return pgerr.NotSupported("%s of domain %s (cairn checks domains on casts and table columns only)", what, td.Name)
+	}
+	return nil
+}
+
 // domainBinder binds expressions of domain td (its CHECKs and DEFAULT)
 // with td's schema first on the path, as tableExprBinder does for a
 // table's.

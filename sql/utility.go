@@ -614,6 +614,9 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_PrepareStmt:
 		p := &Prepare{Name: s.PrepareStmt.Name, Stmt: &Parsed{node: s.PrepareStmt.Query}}
 		for _, a := range s.PrepareStmt.Argtypes {
+			if err := b.refuseDomain(a.GetTypeName(), "PREPARE parameters"); err != nil {
+				return nil, err
+			}
 			t, err := b.typeFromName(a.GetTypeName())
 			if err != nil {
 				return nil, err
