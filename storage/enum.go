@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"slices"
+
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/catalog"
@@ -50,7 +52,11 @@ func (tx *Tx) CreateType(def *catalog.TypeDef) error {
 // Run at commit again on the newest catalog, it applies the change to
 // what other transactions made of the type meanwhile.
 func (tx *Tx) AlterType(schema, name string, change func(c *catalog.Catalog, t *catalog.TypeDef) error) error {
-	return tx.apply(func(c *catalog.Catalog) error {
+	var before *catalog.DomainDef
+	if old := tx.cat.Type(schema, name); old != nil && old.Domain != nil {
+		before = old.Domain
+	}
+	if err := tx.apply(func(c *catalog.Catalog) error {
 		old := c.Type(schema, name)
 		if old == nil {
 			return pgerr.New(pgerrcode.UndefinedObject, "type \"%s\" does not exist", name)
@@ -86,7 +92,41 @@ func (tx *Tx) AlterType(schema, name string, change func(c *catalog.Catalog, t *
 		from, to := renamedLabel(old.Enum, t.Enum)
 		c.RewriteEnumDefaults(old.Enum, t.Enum, from, to)
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
+	if now := tx.cat.DomainByOID(before.OID); before != nil && now != nil && domainRulesAdded(before, now.Domain) {
+		// The caller checks the rows tx sees against the new rule: other
+		// transactions' writes to the domain's tables wait for tx to end,
+		// as for a table's new constraint.
+		for _, t := range tx.cat.Tables {
+			for _, col := range t.Columns {
+				if col.Domain == before.OID {
+					tx.fenceWrites(t.ID, t.Schema)
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// domainRulesAdded reports whether d has a rule on values that old had
+// not: NOT NULL, or a CHECK added or validated.
+func domainRulesAdded(old, d *catalog.DomainDef) bool {
+	if d.NotNull && !old.NotNull {
+		return true
+	}
+	for _, c := range d.Checks {
+		if c.NotValid {
+			continue
+		}
+		i := slices.IndexFunc(old.Checks, func(o catalog.DomainCheck) bool { return o.Name == c.Name && o.Expr == c.Expr })
+		if i < 0 || old.Checks[i].NotValid {
+			return true
+		}
+	}
+	return false
 }
 
 // DropType drops the user type schema.name (42704 if missing, 2BP01 if a

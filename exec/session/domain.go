@@ -26,8 +26,9 @@ func (s *Session) runDomain(ctx context.Context, tx *storage.Tx, bound sql.State
 }
 
 // alterDomain changes a domain's constraints, default, name or owner;
-// a constraint added (or made NOT NULL, or validated) is first checked
-// on the values the domain's columns hold.
+// a constraint added (or made NOT NULL, or validated) is then checked on
+// the values the domain's columns hold, and the statement fails if one
+// breaks it.
 func (s *Session) alterDomain(ctx context.Context, tx *storage.Tx, x *sql.AlterDomain) error {
 	cat := tx.Catalog()
 	td := cat.Type(x.Schema, x.Name)
@@ -54,6 +55,10 @@ func (s *Session) alterDomain(ctx context.Context, tx *storage.Tx, x *sql.AlterD
 		return pgerr.New(pgerrcode.UndefinedObject, "constraint \"%s\" of domain \"%s\" does not exist", x.Constraint, td.Name)
 	}
 	var change func(t *catalog.TypeDef) error
+	// verify checks the rows there against a rule the change adds, once
+	// it is made: other transactions' writes to them wait (storage
+	// fences the domain's tables).
+	verify := func() error { return nil }
 	switch x.Kind {
 	case sql.SetDomainDefault:
 		change = func(t *catalog.TypeDef) error {
@@ -62,9 +67,7 @@ func (s *Session) alterDomain(ctx context.Context, tx *storage.Tx, x *sql.AlterD
 		}
 	case sql.SetDomainNotNull:
 		if x.NotNull && !td.Domain.NotNull {
-			if err := s.domainColumnsNotNull(ctx, tx, td); err != nil {
-				return err
-			}
+			verify = func() error { return s.domainColumnsNotNull(ctx, tx, td) }
 		}
 		change = func(t *catalog.TypeDef) error {
 			t.Domain.NotNull = x.NotNull
@@ -72,9 +75,7 @@ func (s *Session) alterDomain(ctx context.Context, tx *storage.Tx, x *sql.AlterD
 		}
 	case sql.AddDomainCheck:
 		if !x.Check.NotValid {
-			if err := s.domainColumnsCheck(ctx, tx, td, x.Check); err != nil {
-				return err
-			}
+			verify = func() error { return s.domainColumnsCheck(ctx, tx, td, x.Check) }
 		}
 		change = func(t *catalog.TypeDef) error {
 			if find(t.Domain, x.Check.Name) >= 0 {
@@ -102,9 +103,8 @@ func (s *Session) alterDomain(ctx context.Context, tx *storage.Tx, x *sql.AlterD
 		if i < 0 {
 			return missing()
 		}
-		if err := s.domainColumnsCheck(ctx, tx, td, td.Domain.Checks[i]); err != nil {
-			return err
-		}
+		check := td.Domain.Checks[i]
+		verify = func() error { return s.domainColumnsCheck(ctx, tx, td, check) }
 		change = func(t *catalog.TypeDef) error {
 			if i := find(t.Domain, x.Constraint); i >= 0 {
 				t.Domain.Checks[i].NotValid = false
@@ -133,7 +133,10 @@ func (s *Session) alterDomain(ctx context.Context, tx *storage.Tx, x *sql.AlterD
 	default:
 		return pgerr.NotSupported("ALTER DOMAIN kind %d", x.Kind)
 	}
-	return tx.AlterType(x.Schema, x.Name, func(_ *catalog.Catalog, t *catalog.TypeDef) error { return change(t) })
+	if err := tx.AlterType(x.Schema, x.Name, func(_ *catalog.Catalog, t *catalog.TypeDef) error { return change(t) }); err != nil {
+		return err
+	}
+	return verify()
 }
 
 // domainColumns calls fn for each table column of domain td, by table ID.
