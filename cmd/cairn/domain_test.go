@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -85,5 +86,35 @@ func TestDomainPgx(t *testing.T) {
 	mustExec(t, conn, `DROP DOMAIN posint CASCADE`)
 	mustExec(t, conn, `DROP TABLE users`)
 	mustExec(t, conn, `DROP DOMAIN app.email`)
+	noPanic(t, p.log())
+}
+
+// TestDomainAddConstraintFencesWriters: while a transaction's ALTER
+// DOMAIN ... ADD CONSTRAINT is open, another's insert into a table of the
+// domain waits for it, then meets the new constraint (it would otherwise
+// commit a value the constraint's check of the rows there never saw).
+func TestDomainAddConstraintFencesWriters(t *testing.T) {
+	p := startLogged(t, t.TempDir())
+	ctx := context.Background()
+	a, b := p.connect(t), p.connect(t)
+	mustExec(t, a, `CREATE DOMAIN pi AS int CHECK (VALUE > 0)`)
+	mustExec(t, a, `CREATE TABLE ct (x pi)`)
+	mustExec(t, a, `INSERT INTO ct VALUES (1)`)
+	mustExec(t, a, `BEGIN`)
+	mustExec(t, a, `ALTER DOMAIN pi ADD CONSTRAINT lt5 CHECK (VALUE < 5)`)
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Exec(ctx, `INSERT INTO ct VALUES (6)`)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the insert ended while the ALTER DOMAIN was open: %v", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	mustExec(t, a, `COMMIT`)
+	if err := <-done; sqlState(err) != "23514" || !strings.Contains(err.Error(), `"lt5"`) {
+		t.Fatalf("the insert after the ALTER DOMAIN committed: %v, want 23514 on lt5", err)
+	}
 	noPanic(t, p.log())
 }
