@@ -95,7 +95,10 @@ func (tx *Tx) AlterType(schema, name string, change func(c *catalog.Catalog, t *
 	}); err != nil {
 		return err
 	}
-	if now := tx.cat.DomainByOID(before.OID); before != nil && now != nil && domainRulesAdded(before, now.Domain) {
+	if before == nil {
+		return nil
+	}
+	if now := tx.cat.DomainByOID(before.OID); now != nil && domainRulesAdded(before, now.Domain) {
 		// The caller checks the rows tx sees against the new rule: other
 		// transactions' writes to the domain's tables wait for tx to end,
 		// as for a table's new constraint.

@@ -204,6 +204,29 @@ func init() {
 		return rows
 	})
 
+	register(is, "column_domain_usage", 0, "domain_catalog name, domain_schema name, domain_name name, table_catalog name, table_schema name, table_name name, column_name name", func(v *View) [][]any {
+		var rows [][]any
+		for _, t := range v.tables {
+			for _, c := range t.Columns {
+				if td := v.Cat.DomainByOID(c.Domain); td != nil {
+					rows = append(rows, []any{v.Database, td.Schema, td.Name, v.Database, t.Schema, t.Name, c.Name})
+				}
+			}
+		}
+		return rows
+	})
+
+	register(is, "domain_udt_usage", 0, "udt_catalog name, udt_schema name, udt_name name, domain_catalog name, domain_schema name, domain_name name", func(v *View) [][]any {
+		var rows [][]any
+		for _, td := range v.userTypes() {
+			if td.Domain != nil {
+				udtSchema, udtName := udtOf(td.Domain.Base)
+				rows = append(rows, []any{v.Database, udtSchema, udtName, v.Database, td.Schema, td.Name})
+			}
+		}
+		return rows
+	})
+
 	register(is, "domain_constraints", 0, "constraint_catalog name, constraint_schema name, constraint_name name, domain_catalog name, domain_schema name, domain_name name, is_deferrable text, initially_deferred text", func(v *View) [][]any {
 		var rows [][]any
 		for _, c := range v.domChecks {
