@@ -350,7 +350,7 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 				return int64(td.OID()), nil
 			}
 			if td := v.Cat.ArrayType(s, un); td != nil && !array {
-				return int64(td.Enum.ArrayOID), nil
+				return int64(td.ArrayOID()), nil
 			}
 		}
 		if _, known := v.Cat.Schemas[schema]; schema != "" && schema != "pg_catalog" && !known {
