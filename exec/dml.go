@@ -183,7 +183,9 @@ func tableSchema(def *catalog.TableDef) *arrow.Schema {
 type constraints struct {
 	def    *catalog.TableDef
 	checks []boundCheck
-	fks    []*fkCheck
+	// domains are the constraints of the domains of the table's columns.
+	domains []columnDomain
+	fks     []*fkCheck
 	// indexExprs are the keys of the table's indexes on expressions and
 	// partial indexes (sql.IndexKeyExprs), evaluated for their errors
 	// alone (storage computes a unique one's again to enforce it).
@@ -205,6 +207,19 @@ type boundCheck struct {
 func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyCheck) (*constraints, error) {
 	c := &constraints{def: def, policies: policies}
 	cat := rt.Tx.Catalog()
+	for pos, col := range def.Columns {
+		if td := cat.DomainByOID(col.Domain); td != nil {
+			var path []string
+			if fn := rt.fnCtx(); fn.Session != nil {
+				path = fn.Session.SearchPath()
+			}
+			d, err := sql.BindDomainCheck(cat, td, path)
+			if err != nil {
+				return nil, err
+			}
+			c.domains = append(c.domains, columnDomain{pos: pos, check: d})
+		}
+	}
 	for _, chk := range def.Checks {
 		cond, err := sql.BindTableExpr(cat, def, chk.Expr)
 		if err != nil {
@@ -245,6 +260,13 @@ func (c *constraints) verify(ctx context.Context, rt *Runtime, rec arrow.Record)
 // (whose first columns are the table's; nil for an INSERT): a foreign key
 // is not checked again for a row whose key it left as it was.
 func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old arrow.Record) error {
+	// PostgreSQL checks a domain's constraints as it computes the value,
+	// before any of the table's.
+	for _, d := range c.domains {
+		if err := checkDomain(ctx, rt, d.check, rec.Column(d.pos)); err != nil {
+			return err
+		}
+	}
 	if err := checkPolicies(ctx, rt, c.def, c.policies, rec, "new row", ""); err != nil {
 		return err
 	}
@@ -1016,6 +1038,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 		// The rows may break a check added NOT VALID already.
 		cons.checks = slices.DeleteFunc(cons.checks, func(c boundCheck) bool { return c.notValid })
 	}
+	cons.onlyAssigned(n.Set)
 	cons.views = n.ViewChecks
 	ctx = withUpdatedColumns(ctx, n.Table, n.Set)
 	if err := rt.statementTriggers(ctx, n.Table, true, "UPDATE"); err != nil {

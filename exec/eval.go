@@ -355,6 +355,8 @@ func (ev *evaluator) eval(e sql.Expr, b batch) (vec, error) {
 		return ev.evalCase(e, b)
 	case *sql.Coalesce:
 		return ev.evalCoalesce(e, b)
+	case *sql.DomainCheck:
+		return ev.evalDomainCheck(e, b)
 	case *sql.InList:
 		return ev.evalInList(e, b)
 	case *sql.AnyAll:

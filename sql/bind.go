@@ -708,7 +708,14 @@ func CommandName(st Statement) string {
 	case *AlterType:
 		return "ALTER TYPE"
 	case *DropType:
+		if x.Domain {
+			return "DROP DOMAIN"
+		}
 		return "DROP TYPE"
+	case *CreateDomain:
+		return "CREATE DOMAIN"
+	case *AlterDomain:
+		return "ALTER DOMAIN"
 	case *AlterSequence:
 		return "ALTER SEQUENCE"
 	case *DropSequence:

@@ -322,10 +322,16 @@ func (b *Binder) rowExprs(def *catalog.TableDef, targets []int, vals []Expr) ([]
 // rest of the row).
 func (b *Binder) columnDefault(def *catalog.TableDef, pos int) (Expr, error) {
 	col := def.Columns[pos]
-	if col.Default == "" || col.Generated != "" {
+	text := col.Default
+	if text == "" && col.Generated == "" {
+		// A column of a domain without a DEFAULT of its own takes the
+		// domain's, as it is when the row is written.
+		text = domainDefault(b.Catalog, col.Domain)
+	}
+	if text == "" || col.Generated != "" {
 		return &Const{Value: nil, T: col.Type}, nil
 	}
-	n, err := ParseExpr(col.Default)
+	n, err := ParseExpr(text)
 	if err != nil {
 		return nil, err
 	}

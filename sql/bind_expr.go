@@ -560,6 +560,20 @@ func arraySuffix(tn *pg_query.TypeName) string {
 // typeFromName resolves a parse-tree type name (with modifiers and array
 // bounds) to a type.
 func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
+	if td := b.lookupDomain(tn); td != nil {
+		// A domain is its base type here; its constraints are the
+		// caller's (a column's or a cast's) to apply.
+		if len(tn.Typmods) > 0 {
+			return types.UnknownT, pgerr.New(pgerrcode.SyntaxError, "type modifier is not allowed for type \"%s\"", td.Name)
+		}
+		if len(tn.ArrayBounds) > 0 {
+			return types.UnknownT, pgerr.NotSupported("arrays of domain %s (cairn has no arrays of domains)", td.Name)
+		}
+		if tn.Setof {
+			return types.UnknownT, pgerr.NotSupported("SETOF types")
+		}
+		return td.Domain.Base, nil
+	}
 	names := strList(tn.Names)
 	name := strings.ToLower(names[len(names)-1])
 	if names[len(names)-1] == "char" {
@@ -722,6 +736,9 @@ func (b *Binder) bindTypeCast(sc *scope, tc *pg_query.TypeCast) (Expr, error) {
 	e, err := b.coerce(arg, t, castExplicit)
 	if err != nil {
 		return nil, pgerr.From(err).WithPositionIfUnset(tc.Location + 1)
+	}
+	if td := b.lookupDomain(tc.TypeName); td != nil {
+		return b.castToDomain(e, td)
 	}
 	return e, nil
 }

@@ -32,17 +32,20 @@ func (b *Binder) commentTarget(s *pg_query.CommentStmt) (*catalog.CommentTarget,
 			}
 			return nil, err
 		}
-		if s.Objtype == pg_query.ObjectType_OBJECT_DOMAIN {
+		if s.Objtype == pg_query.ObjectType_OBJECT_DOMAIN && td.Domain == nil {
 			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a domain", strings.Join(names, "."))
 		}
 		return &catalog.CommentTarget{Kind: catalog.CommentType, Schema: td.Schema, Name: td.Name}, nil
 	case pg_query.ObjectType_OBJECT_DOMCONSTRAINT:
-		// cairn has no domains: the type named is none or not a domain.
 		items := s.Object.GetList().GetItems()
 		if len(items) > 0 {
 			names := typeNameStrings(items[0].GetTypeName())
-			if _, err := b.lookupType(names); err != nil {
+			td, err := b.lookupType(names)
+			if err != nil {
 				return nil, err
+			}
+			if td.Domain != nil {
+				return nil, pgerr.NotSupported("COMMENT ON CONSTRAINT ... ON DOMAIN")
 			}
 			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a domain", strings.Join(names, "."))
 		}

@@ -52,6 +52,8 @@ type DropType struct {
 	Names   [][2]string
 	Missing []string
 	Cascade bool
+	// Domain is DROP DOMAIN, whose names must be domains.
+	Domain bool
 }
 
 func (*CreateEnum) statement() {}
@@ -125,14 +127,17 @@ func typeNameStrings(tn *pg_query.TypeName) []string {
 }
 
 // userType resolves a type name that is not a built-in type to an enum,
-// or to an enum's array type by its pg_type name ("_mood" for mood[]);
-// ok false when there is none. An enum named like an array type wins, as
-// PostgreSQL's own "_mood" row would.
+// or to an enum's array type by its pg_type name ("_mood" for mood[]),
+// or to a domain's base type; ok false when there is none. An enum named
+// like an array type wins, as PostgreSQL's own "_mood" row would.
 func (b *Binder) userType(names []string) (types.T, bool) {
 	if len(names) > 1 && names[len(names)-2] == "pg_catalog" {
 		return types.UnknownT, false
 	}
 	if td, err := b.lookupType(names); err == nil {
+		if td.Domain != nil {
+			return td.Domain.Base, true
+		}
 		return types.EnumOf(td.Enum), true
 	}
 	path := b.SearchPath
@@ -140,7 +145,8 @@ func (b *Binder) userType(names []string) (types.T, bool) {
 		path = []string{names[len(names)-2]}
 	}
 	for _, s := range path {
-		if td := b.Catalog.ArrayType(s, names[len(names)-1]); td != nil {
+		// (cairn has no arrays of domains: "_email" names none.)
+		if td := b.Catalog.ArrayType(s, names[len(names)-1]); td != nil && td.Enum != nil {
 			return types.ArrayOf(types.EnumOf(td.Enum), 1), true
 		}
 	}
@@ -151,6 +157,9 @@ func (b *Binder) bindAlterEnum(s *pg_query.AlterEnumStmt) (Statement, error) {
 	td, err := b.lookupType(strList(s.TypeName))
 	if err != nil {
 		return nil, err
+	}
+	if td.Enum == nil {
+		return nil, pgerr.New(pgerrcode.WrongObjectType, "%s is not an enum", td.Name)
 	}
 	a := &AlterType{Schema: td.Schema, Name: td.Name}
 	if s.OldVal != "" {
@@ -186,7 +195,7 @@ func (b *Binder) bindTypeOwner(s *pg_query.AlterOwnerStmt) (Statement, error) {
 // 42704 (or skipped with IF EXISTS), as PostgreSQL's built-in types
 // cannot be dropped either.
 func (b *Binder) bindDropType(s *pg_query.DropStmt) (Statement, error) {
-	d := &DropType{Cascade: s.Behavior == pg_query.DropBehavior_DROP_CASCADE}
+	d := &DropType{Cascade: s.Behavior == pg_query.DropBehavior_DROP_CASCADE, Domain: s.RemoveType == pg_query.ObjectType_OBJECT_DOMAIN}
 	for _, o := range s.Objects {
 		names := typeNameStrings(o.GetTypeName())
 		td, err := b.lookupType(names)
@@ -196,6 +205,9 @@ func (b *Binder) bindDropType(s *pg_query.DropStmt) (Statement, error) {
 				continue
 			}
 			return nil, err
+		}
+		if d.Domain && td.Domain == nil {
+			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a domain", td.Name)
 		}
 		d.Names = append(d.Names, [2]string{td.Schema, td.Name})
 	}

@@ -113,6 +113,9 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 	def := &catalog.FunctionDef{Schema: schema, Name: names[len(names)-1], Volatility: "v", Owner: b.Role}
 	for _, p := range s.Parameters {
 		fp := p.GetFunctionParameter()
+		if err := b.refuseDomain(fp.ArgType, "function parameters"); err != nil {
+			return nil, err
+		}
 		t, err := b.typeFromName(fp.ArgType)
 		if err != nil {
 			return nil, err
@@ -164,6 +167,9 @@ func (b *Binder) bindCreateFunction(s *pg_query.CreateFunctionStmt) (Statement, 
 	default:
 		rt := &pg_query.TypeName{Names: s.ReturnType.Names, Typmods: s.ReturnType.Typmods, Typemod: s.ReturnType.Typemod,
 			ArrayBounds: s.ReturnType.ArrayBounds, PctType: s.ReturnType.PctType, Location: s.ReturnType.Location}
+		if err := b.refuseDomain(rt, "function results"); err != nil {
+			return nil, err
+		}
 		def.Returns, err = b.typeFromName(rt)
 		def.Returns = withoutTypmod(def.Returns)
 		if err != nil && s.ReturnType.Setof && len(s.ReturnType.ArrayBounds) == 0 {

@@ -689,6 +689,9 @@ func (b *Binder) plType(name string) (types.T, error) {
 	if tc == nil {
 		return types.T{}, pgerr.New(pgerrcode.SyntaxError, "invalid type name \"%s\"", name)
 	}
+	if err := b.refuseDomain(tc.TypeName, "PL/pgSQL variables"); err != nil {
+		return types.T{}, err
+	}
 	return b.typeFromName(tc.TypeName)
 }
 

@@ -549,10 +549,16 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 			return b.bindAlterFunctionOwner(s.AlterOwnerStmt)
 		case pg_query.ObjectType_OBJECT_TYPE:
 			return b.bindTypeOwner(s.AlterOwnerStmt)
+		case pg_query.ObjectType_OBJECT_DOMAIN:
+			return b.bindDomainOwner(s.AlterOwnerStmt)
 		}
 		return bindAlterOwner(s.AlterOwnerStmt)
 	case *pg_query.Node_CreateEnumStmt:
 		return b.bindCreateEnum(s.CreateEnumStmt)
+	case *pg_query.Node_CreateDomainStmt:
+		return b.bindCreateDomain(s.CreateDomainStmt)
+	case *pg_query.Node_AlterDomainStmt:
+		return b.bindAlterDomain(s.AlterDomainStmt)
 	case *pg_query.Node_AlterEnumStmt:
 		return b.bindAlterEnum(s.AlterEnumStmt)
 	case *pg_query.Node_CreatePolicyStmt:
@@ -608,6 +614,9 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 	case *pg_query.Node_PrepareStmt:
 		p := &Prepare{Name: s.PrepareStmt.Name, Stmt: &Parsed{node: s.PrepareStmt.Query}}
 		for _, a := range s.PrepareStmt.Argtypes {
+			if err := b.refuseDomain(a.GetTypeName(), "PREPARE parameters"); err != nil {
+				return nil, err
+			}
 			t, err := b.typeFromName(a.GetTypeName())
 			if err != nil {
 				return nil, err
@@ -897,7 +906,7 @@ func (b *Binder) addLikeColumns(def *catalog.TableDef, like *pg_query.TableLikeC
 		if pos, _ := def.Column(c.Name); pos >= 0 {
 			return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
 		}
-		col := catalog.ColumnDef{ID: len(def.Columns) + 1, Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+		col := catalog.ColumnDef{ID: len(def.Columns) + 1, Name: c.Name, Type: c.Type, NotNull: c.NotNull, Domain: c.Domain}
 		switch {
 		case c.Identity != "" && opts&likeIdentity != 0:
 			return pgerr.NotSupported("CREATE TABLE ... LIKE ... INCLUDING IDENTITY")
@@ -1070,6 +1079,9 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 		return col, nil, err
 	}
 	col.Type = t
+	if td := b.lookupDomain(cd.TypeName); td != nil {
+		col.Domain = td.Domain.OID
+	}
 	col.NotNull = cd.IsNotNull
 	var seq *catalog.SequenceDef
 	if types.IsSerial(typeName) && len(cd.TypeName.ArrayBounds) == 0 {
@@ -1774,7 +1786,7 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 		return b.bindDropView(s)
 	case pg_query.ObjectType_OBJECT_EXTENSION:
 		return &NoOp{Tag: "DROP EXTENSION"}, nil
-	case pg_query.ObjectType_OBJECT_TYPE:
+	case pg_query.ObjectType_OBJECT_TYPE, pg_query.ObjectType_OBJECT_DOMAIN:
 		return b.bindDropType(s)
 	}
 	return nil, pgerr.NotSupported("DROP %s", strings.TrimPrefix(s.RemoveType.String(), "OBJECT_"))
@@ -2082,6 +2094,9 @@ func (b *Binder) bindSetType(def *catalog.TableDef, cmd *pg_query.AlterTableCmd)
 	if err != nil {
 		return AlterCmd{}, err
 	}
+	if td := b.lookupDomain(cd.TypeName); td != nil || col.Domain != 0 {
+		return AlterCmd{}, pgerr.NotSupported("ALTER COLUMN ... TYPE to or from a domain")
+	}
 	// USING the column itself, or the column cast to the new type (as
 	// GORM and Django write it): the values as they are, or as the cast
 	// makes them.
@@ -2218,6 +2233,8 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return b.bindRenamePolicy(s)
 	case pg_query.ObjectType_OBJECT_TYPE:
 		return b.bindRenameType(s)
+	case pg_query.ObjectType_OBJECT_DOMAIN, pg_query.ObjectType_OBJECT_DOMCONSTRAINT:
+		return b.bindRenameDomain(s)
 	case pg_query.ObjectType_OBJECT_INDEX:
 		return b.bindRenameIndex(s)
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN, pg_query.ObjectType_OBJECT_TABCONSTRAINT,

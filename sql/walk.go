@@ -73,6 +73,9 @@ func exprChildren(e Expr) []Expr {
 		return x.SRF.Args
 	case *FieldSelect:
 		return []Expr{x.Arg}
+	case *DomainCheck:
+		// The checks read their own one-column batch, not the input's.
+		return nonNil(x.Arg)
 	case *HybridRecord:
 		return nonNil(x.Embedding, x.Text, x.WVec, x.WText)
 	case *BM25Score:
@@ -169,6 +172,10 @@ func transformExpr(e Expr, fn func(Expr) (Expr, error)) (Expr, error) {
 	case *WindowCall:
 		return &WindowCall{Func: x.Func.transform(tr)}, err
 	case *FieldSelect:
+		c := *x
+		c.Arg = tr(x.Arg)
+		return &c, err
+	case *DomainCheck:
 		c := *x
 		c.Arg = tr(x.Arg)
 		return &c, err

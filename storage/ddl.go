@@ -189,7 +189,7 @@ func (tx *Tx) DropSchema(name string, cascade bool) error {
 			delete(c.Views, k)
 		}
 		for _, k := range typs {
-			if t, col := catalog.EnumUser(c, c.Types[k].Enum.OID); t != nil {
+			if t, col := catalog.TypeUser(c, c.Types[k]); t != nil {
 				return pgerr.NotSupported("DROP SCHEMA ... CASCADE of type %s, which column %s of table %s.%s in another schema has (drop the column first)",
 					c.Types[k].Name, col, t.Schema, t.Name)
 			}

@@ -78,11 +78,16 @@ INSERT INTO chk VALUES (1, 2, 'yy', 3.14, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'
 COMMENT ON TABLE chk IS 'it''s checked';
 CREATE TABLE docs (id int PRIMARY KEY, body text NOT NULL, tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', body)) STORED, n int GENERATED ALWAYS AS (length(body) * 2) STORED CHECK (n > 0));
 INSERT INTO docs (id, body) VALUES (1, 'quick foxes'), (2, 'lazy dogs');
+CREATE DOMAIN app.email AS text CONSTRAINT email_fmt CHECK (VALUE ~ '^[^@]+@[^@]+$');
+CREATE DOMAIN posint AS integer NOT NULL DEFAULT 1 CHECK (VALUE > 0);
+CREATE TABLE contacts (id int PRIMARY KEY, mail app.email, n posint, code varchar(5));
+INSERT INTO contacts (id, mail) VALUES (1, 'a@b'), (2, NULL);
+ALTER DOMAIN posint ADD CONSTRAINT lt100 CHECK (VALUE < 100) NOT VALID;
 `
 
 // pgDumpTables are the tables of pgDumpSchema, whose rows a restore must
 // carry, and the views, whose rows follow from them.
-var pgDumpTables = []string{"public.memories", "public.tags", "public.vecs", "app.notes", "public.dl", "public.chk", "public.docs", "public.recent", "public.a_tagged", "public.scoped"}
+var pgDumpTables = []string{"public.memories", "public.tags", "public.vecs", "app.notes", "public.dl", "public.chk", "public.docs", "public.recent", "public.a_tagged", "public.scoped", "public.contacts"}
 
 // pgBinary finds a PostgreSQL 15 client program: Debian's postgresql-15
 // directory first (where pg_dump 15 is, whatever PATH's pg_dump is), then
@@ -186,7 +191,8 @@ func TestPgDumpRestore(t *testing.T) {
 	if !strings.Contains(wantRows["public.memories"], "first memory") || !strings.Contains(wantSchema, "CREATE POLICY scope_pol") ||
 		!strings.Contains(wantSchema, "REFERENCES public.memories(id) ON UPDATE CASCADE ON DELETE CASCADE") ||
 		!strings.Contains(wantSchema, "tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', body)) STORED") ||
-		!strings.Contains(wantRows["public.docs"], "'fox':2 'quick':1") || !strings.Contains(wantSchema, "WITH LOCAL CHECK OPTION") {
+		!strings.Contains(wantRows["public.docs"], "'fox':2 'quick':1") || !strings.Contains(wantSchema, "WITH LOCAL CHECK OPTION") ||
+		!strings.Contains(wantSchema, "CREATE DOMAIN public.posint AS integer NOT NULL DEFAULT 1") || !strings.Contains(wantSchema, "ADD CONSTRAINT lt100 CHECK (VALUE < 100) NOT VALID") {
 		t.Fatalf("the source database is not what the test built:\n%s\n%s", wantRows["public.memories"], wantSchema)
 	}
 

@@ -32,6 +32,8 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		return s.runPolicy(tx, x)
 	case *sql.CreateEnum, *sql.AlterType, *sql.DropType:
 		return s.runEnum(ctx, tx, x)
+	case *sql.CreateDomain, *sql.AlterDomain:
+		return s.runDomain(ctx, tx, x)
 	case *sql.AlterSchemaOwner:
 		cat := tx.Catalog()
 		sc := cat.Schemas[x.Name]
@@ -828,7 +830,10 @@ func (s *Session) alterTableDef(ctx context.Context, tx *storage.Tx, x *sql.Alte
 				}
 				def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: []int{col.ID}})
 			}
-			if col.Default != "" {
+			if dom := tx.Catalog().DomainByOID(col.Domain); col.Default != "" || dom != nil && (dom.Domain.Default != "" || dom.Domain.NotNull || len(dom.Domain.Checks) > 0) {
+				// A column of a domain gets the domain's DEFAULT, or NULL,
+				// checked against the domain's constraints, as PostgreSQL
+				// checks it for the rows already there.
 				fill = append(fill, col)
 			} else if col.NotNull {
 				checkNotNull = append(checkNotNull, col.Name)

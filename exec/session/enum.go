@@ -37,7 +37,7 @@ func (s *Session) runEnum(ctx context.Context, tx *storage.Tx, bound sql.Stateme
 				return err
 			}
 			if x.Cascade {
-				if err := s.dropEnumColumns(ctx, tx, td.Enum.OID); err != nil {
+				if err := s.dropTypeColumns(ctx, tx, td); err != nil {
 					return err
 				}
 			}
@@ -62,11 +62,11 @@ func (s *Session) mustOwn(cat *catalog.Catalog, owner uint32, kind, name string)
 	return denied("must be owner of %s %s", kind, name)
 }
 
-// dropEnumColumns drops every table column of the enum with OID oid (or
-// an array of it), as DROP TYPE ... CASCADE does, with a notice each.
-func (s *Session) dropEnumColumns(ctx context.Context, tx *storage.Tx, oid uint32) error {
+// dropTypeColumns drops every table column of user type td (or an array
+// of an enum), as DROP TYPE ... CASCADE does, with a notice each.
+func (s *Session) dropTypeColumns(ctx context.Context, tx *storage.Tx, td *catalog.TypeDef) error {
 	for {
-		t, col := catalog.EnumUser(tx.Catalog(), oid)
+		t, col := catalog.TypeUser(tx.Catalog(), td)
 		if t == nil {
 			return nil
 		}
@@ -217,6 +217,12 @@ func (s *Session) TypeByOID(oid uint32) (types.T, bool) {
 	td := s.catalog().TypeByOID(oid)
 	if td == nil {
 		return types.UnknownT, false
+	}
+	if td.Domain != nil {
+		if oid == td.Domain.ArrayOID {
+			return types.ArrayOf(td.Domain.Base, 1), true
+		}
+		return td.Domain.Base, true
 	}
 	if oid == td.Enum.ArrayOID {
 		return types.ArrayOf(types.EnumOf(td.Enum), 1), true

@@ -133,6 +133,9 @@ type ColumnDef struct {
 	// then holds the generation expression, computed from the row's other
 	// columns on every write, as pg_attrdef holds it.
 	Generated string `json:"generated,omitempty"`
+	// Domain is the pg_type OID of the domain the column was declared
+	// with (Type is then the domain's base type), 0 for none.
+	Domain uint32 `json:"domain,omitempty"`
 	// ACL is the column's privileges (GRANT SELECT (col) ...), beside
 	// the table's; nil for none (pg_attribute.attacl NULL).
 	ACL []ACLItem `json:"acl,omitempty"`

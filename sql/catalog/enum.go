@@ -8,15 +8,17 @@ import (
 	"github.com/cairn-db/cairn/sql/types"
 )
 
-// TypeDef is a user-defined type: today only an enum (CREATE TYPE ... AS
-// ENUM). Enum is immutable once in a catalog: ALTER TYPE replaces it, and
+// TypeDef is a user-defined type: an enum (CREATE TYPE ... AS ENUM) or a
+// domain (CREATE DOMAIN), whichever of Enum and Domain is set. Enum is
+// immutable once in a catalog: ALTER TYPE replaces it, and
 // the columns of the type, which hold the same pointer in their types.T,
 // get the new one (ReplaceEnum).
 type TypeDef struct {
 	Schema string          `json:"schema"`
 	Name   string          `json:"name"`
 	Owner  uint32          `json:"owner,omitempty"`
-	Enum   *types.EnumType `json:"enum"`
+	Enum   *types.EnumType `json:"enum,omitempty"`
+	Domain *DomainDef      `json:"domain,omitempty"`
 	// Comment is COMMENT ON TYPE's text ("" for none).
 	Comment string `json:"comment,omitempty"`
 }
@@ -45,7 +47,7 @@ func (c *Catalog) ArrayType(schema, name string) *TypeDef {
 // is oid, or nil.
 func (c *Catalog) TypeByOID(oid uint32) *TypeDef {
 	for _, t := range c.Types {
-		if t.Enum.OID == oid || t.Enum.ArrayOID == oid {
+		if t.OID() == oid || t.ArrayOID() == oid {
 			return t
 		}
 	}

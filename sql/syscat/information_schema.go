@@ -150,9 +150,13 @@ func init() {
 			udtSchema, udtName := udtOf(c.Type)
 			charLen, octets := charLengths(c.Type)
 			precision, radix, scale := numericFacets(c.Type)
+			var domCatalog, domSchema, domName any
+			if td := v.Cat.DomainByOID(c.Domain); td != nil {
+				domCatalog, domSchema, domName = v.Database, td.Schema, td.Name
+			}
 			rows = append(rows, []any{v.Database, schema, table, c.Name, int64(i + 1), def, nullable, sqlDataType(c.Type),
 				charLen, octets, precision, radix, scale, datetimePrecision(c.Type), intervalType(c.Type), nil,
-				nil, nil, nil, collCatalog, collSchema, collName, nil, nil, nil,
+				nil, nil, nil, collCatalog, collSchema, collName, domCatalog, domSchema, domName,
 				v.Database, udtSchema, udtName, nil, nil, nil, nil, strconv.Itoa(i + 1),
 				"NO", isIdentity, generation, start, increment, maximum, minimum, "NO", isGenerated, genExpr, updatable})
 		}
@@ -170,6 +174,63 @@ func init() {
 			for i, c := range d.Columns {
 				row(d.Schema, d.Name, i, c, "YES", yesNo(u.Delete && i < len(u.Columns) && u.Columns[i]))
 			}
+		}
+		return rows
+	})
+
+	register(is, "domains", 0, "domain_catalog name, domain_schema name, domain_name name, data_type text, character_maximum_length int4, character_octet_length int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, domain_default text, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name", func(v *View) [][]any {
+		var rows [][]any
+		for _, td := range v.userTypes() {
+			d := td.Domain
+			if d == nil {
+				continue
+			}
+			var def any
+			if d.Default != "" {
+				def = d.Default
+			}
+			charLen, octets := charLengths(d.Base)
+			precision, radix, scale := numericFacets(d.Base)
+			udtSchema, udtName := udtOf(d.Base)
+			// An array base type is named as format_type names it.
+			dataType := sqlDataType(d.Base)
+			if d.Base.IsArray() {
+				dataType = d.Base.String()
+			}
+			rows = append(rows, []any{v.Database, td.Schema, td.Name, dataType, charLen, octets, nil, nil, nil, nil, nil, nil,
+				precision, radix, scale, datetimePrecision(d.Base), intervalType(d.Base), nil, def,
+				v.Database, udtSchema, udtName, nil, nil, nil, nil, "1"})
+		}
+		return rows
+	})
+
+	register(is, "column_domain_usage", 0, "domain_catalog name, domain_schema name, domain_name name, table_catalog name, table_schema name, table_name name, column_name name", func(v *View) [][]any {
+		var rows [][]any
+		for _, t := range v.tables {
+			for _, c := range t.Columns {
+				if td := v.Cat.DomainByOID(c.Domain); td != nil {
+					rows = append(rows, []any{v.Database, td.Schema, td.Name, v.Database, t.Schema, t.Name, c.Name})
+				}
+			}
+		}
+		return rows
+	})
+
+	register(is, "domain_udt_usage", 0, "udt_catalog name, udt_schema name, udt_name name, domain_catalog name, domain_schema name, domain_name name", func(v *View) [][]any {
+		var rows [][]any
+		for _, td := range v.userTypes() {
+			if td.Domain != nil {
+				udtSchema, udtName := udtOf(td.Domain.Base)
+				rows = append(rows, []any{v.Database, udtSchema, udtName, v.Database, td.Schema, td.Name})
+			}
+		}
+		return rows
+	})
+
+	register(is, "domain_constraints", 0, "constraint_catalog name, constraint_schema name, constraint_name name, domain_catalog name, domain_schema name, domain_name name, is_deferrable text, initially_deferred text", func(v *View) [][]any {
+		var rows [][]any
+		for _, c := range v.domChecks {
+			rows = append(rows, []any{v.Database, c.domain.Schema, c.check.Name, v.Database, c.domain.Schema, c.domain.Name, "NO", "NO"})
 		}
 		return rows
 	})

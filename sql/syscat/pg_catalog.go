@@ -222,6 +222,11 @@ func init() {
 			for i, c := range t.Columns {
 				// An identity column's sequence is no DEFAULT to PostgreSQL.
 				row(TableOID(t.ID), i+1, c.Name, c.Type, notNull(t, c), c.Default != "" && c.Identity == "", c.Identity, c.Generated, aclDatum(v.Cat, c.ACL))
+				if c.Domain != 0 {
+					// The column's type is the domain; its typmod is the
+					// domain's (pg_type.typtypmod), not the column's.
+					rows[len(rows)-1][2], rows[len(rows)-1][8] = int64(c.Domain), int64(-1)
+				}
 			}
 		}
 		for _, ix := range v.indexes {
@@ -287,6 +292,20 @@ func init() {
 			}
 		}
 		for _, td := range v.userTypes() {
+			if d := td.Domain; d != nil {
+				ns := SchemaOID(td.Schema)
+				length, byVal, category, coll, procs := domainLayout(d)
+				row(int64(d.OID), td.Name, ns, length, byVal, "d", category, false, 0, int64(d.ArrayOID), coll, procs)
+				r := rows[len(rows)-1]
+				r[3], r[24], r[25], r[26] = int64(catalog.OwnerOID(td.Owner)), d.NotNull, int64(d.Base.OID()), int64(Typmod(d.Base))
+				if d.Default != "" {
+					r[29], r[30] = d.Default, d.Default
+				}
+				row(int64(d.ArrayOID), "_"+td.Name, ns, -1, false, "b", "A", false, int64(d.OID), 0, coll,
+					typeProcs{in: arrayIn, out: arrayOut, recv: arrayRecv, send: arraySend, analyze: arrayTypanalyze, subscript: arraySubscripting})
+				rows[len(rows)-1][3] = int64(catalog.OwnerOID(td.Owner))
+				continue
+			}
 			e, ns := td.Enum, SchemaOID(td.Schema)
 			row(int64(e.OID), td.Name, ns, 4, true, "e", "E", false, 0, int64(e.ArrayOID), 0, enumProcs)
 			rows[len(rows)-1][3] = int64(catalog.OwnerOID(td.Owner))
@@ -375,6 +394,11 @@ func init() {
 			rows = append(rows, []any{c.oid, c.name, SchemaOID(c.table.Schema), string(c.kind), c.deferrable, c.deferred, !c.notValid, TableOID(c.table.ID),
 				int64(0), indexOID, int64(0), refOID, updType, delType, matchType, true, int64(0), false, keys, refKeys,
 				nil, nil, nil, delSetCols, nil, bin})
+		}
+		for _, c := range v.domChecks {
+			rows = append(rows, []any{c.oid, c.check.Name, SchemaOID(c.domain.Schema), "c", false, false, !c.check.NotValid, int64(0),
+				int64(c.domain.Domain.OID), int64(0), int64(0), int64(0), " ", " ", " ", true, int64(0), false, nil, nil,
+				nil, nil, nil, nil, nil, c.check.Expr})
 		}
 		return rows
 	})
@@ -515,6 +539,9 @@ func init() {
 	register("pg_catalog", "pg_enum", 3501, "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", func(v *View) [][]any {
 		var rows [][]any
 		for _, td := range v.userTypes() {
+			if td.Enum == nil {
+				continue
+			}
 			for _, l := range td.Enum.Labels {
 				rows = append(rows, []any{int64(l.OID), int64(td.Enum.OID), float64(l.Sort), l.Label})
 			}

@@ -61,6 +61,7 @@ type View struct {
 	tables      []*catalog.TableDef
 	indexes     []*index
 	constraints []*constraint
+	domChecks   []*domainCheck
 	sequences   []*catalog.SequenceDef
 	views       []*catalog.ViewDef
 	byOID       map[int64]any
@@ -149,6 +150,10 @@ func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *
 			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, fk.Name), name: fk.Name, kind: 'f', table: t, columns: fk.Columns, fk: fk,
 				deferrable: fk.Deferrable, deferred: fk.InitiallyDeferred, notValid: fk.NotValid})
 		}
+	}
+	v.domChecks = v.domainChecks()
+	for _, c := range v.domChecks {
+		v.byOID[c.oid] = c
 	}
 	for _, ix := range cat.Indexes {
 		t := cat.TableByID(ix.Table)
@@ -282,7 +287,7 @@ func (v *View) Name(family types.Family, oid int64) (string, bool) {
 		}
 		if td := v.Cat.TypeByOID(uint32(oid)); td != nil {
 			name := v.qualified(td.Schema, td.Name)
-			if td.Enum.ArrayOID == uint32(oid) {
+			if td.ArrayOID() == uint32(oid) {
 				name += "[]"
 			}
 			return name, true
@@ -340,12 +345,12 @@ func (v *View) Lookup(family types.Family, text string) (int64, error) {
 		for _, s := range v.candidates(us) {
 			if td := v.Cat.Type(s, un); td != nil {
 				if array {
-					return int64(td.Enum.ArrayOID), nil
+					return int64(td.ArrayOID()), nil
 				}
-				return int64(td.Enum.OID), nil
+				return int64(td.OID()), nil
 			}
 			if td := v.Cat.ArrayType(s, un); td != nil && !array {
-				return int64(td.Enum.ArrayOID), nil
+				return int64(td.ArrayOID()), nil
 			}
 		}
 		if _, known := v.Cat.Schemas[schema]; schema != "" && schema != "pg_catalog" && !known {
@@ -638,6 +643,9 @@ func (v *View) ViewDef(oid int64) (string, bool) {
 // ConstraintDef is pg_get_constraintdef: a constraint's definition as it
 // would be written in CREATE TABLE.
 func (v *View) ConstraintDef(oid int64) (string, bool) {
+	if d, ok := v.byOID[oid].(*domainCheck); ok {
+		return d.def(), true
+	}
 	c, ok := v.byOID[oid].(*constraint)
 	if !ok {
 		return "", false
@@ -950,7 +958,7 @@ func (v *View) comments() []comment {
 	}
 	for _, td := range v.userTypes() {
 		if td.Comment != "" {
-			out = append(out, comment{int64(td.Enum.OID), pgTypeOID, 0, td.Comment})
+			out = append(out, comment{int64(td.OID()), pgTypeOID, 0, td.Comment})
 		}
 	}
 	for _, e := range extensions {
@@ -1020,13 +1028,13 @@ func catalogNamed(name string, classoid int64) bool {
 	return false
 }
 
-// userTypes are the catalog's user types (enums) by OID.
+// userTypes are the catalog's user types (enums and domains) by OID.
 func (v *View) userTypes() []*catalog.TypeDef {
 	out := make([]*catalog.TypeDef, 0, len(v.Cat.Types))
 	for _, td := range v.Cat.Types {
 		out = append(out, td)
 	}
-	slices.SortFunc(out, func(a, b *catalog.TypeDef) int { return int(a.Enum.OID) - int(b.Enum.OID) })
+	slices.SortFunc(out, func(a, b *catalog.TypeDef) int { return int(a.OID()) - int(b.OID()) })
 	return out
 }
 
@@ -1042,7 +1050,7 @@ func (v *View) enumDefault(def string) string {
 	typ, array := strings.CutSuffix(def[at+3:], "[]")
 	schema, name := splitQualified(typ)
 	td := v.Cat.Type(schema, name)
-	if schema == "" || td == nil {
+	if schema == "" || td == nil || td.Enum == nil {
 		return def
 	}
 	lit := strings.ReplaceAll(def[1:at], "''", "'")
