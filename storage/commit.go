@@ -262,6 +262,24 @@ func rulesAdded(old, def *catalog.TableDef) bool {
 	return len(newForeignKeys(old, def)) > 0
 }
 
+// domainsTightened reports whether a domain a column of def (in cur) has
+// gained a rule since old (domainRulesAdded): ALTER DOMAIN checked the
+// rows it saw, not rows written under old that commit after it.
+func domainsTightened(old, cur *catalog.Catalog, def *catalog.TableDef) bool {
+	if def == nil {
+		return false
+	}
+	for _, col := range def.Columns {
+		if col.Domain == 0 {
+			continue
+		}
+		if o, n := old.DomainByOID(col.Domain), cur.DomainByOID(col.Domain); o != nil && n != nil && o != n && domainRulesAdded(o.Domain, n.Domain) {
+			return true
+		}
+	}
+	return false
+}
+
 // newForeignKeys returns the validated foreign keys of def that old (the
 // same table in an earlier catalog; nil: none) lacks, or had NOT VALID.
 // One added NOT VALID is none of them: the rows written before it, under
@@ -363,7 +381,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 		// commit saw, not to these: PostgreSQL's ALTER TABLE would have
 		// waited for this transaction (or it for the ALTER).
 		inserts, deletes := len(prepared[id]) > 0 || len(tt.spilled) > 0, !tt.deletes.IsEmpty()
-		if inserts && head.cat != base.cat && rulesAdded(base.cat.Tables[id], head.cat.Tables[id]) ||
+		if inserts && head.cat != base.cat && (rulesAdded(base.cat.Tables[id], head.cat.Tables[id]) || domainsTightened(base.cat, head.cat, head.cat.Tables[id])) ||
 			deletes && head.cat != base.cat && referencedSince(base.cat, head.cat, id) {
 			return 0, nil, nil, serializationFailure()
 		}

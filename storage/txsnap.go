@@ -26,7 +26,7 @@ func (tx *Tx) Refresh() bool {
 	// gave their table since (rulesAdded), or a foreign key referencing
 	// it, was filled or validated without them.
 	for id, tt := range tx.tables {
-		if (len(tt.inserts) > 0 || len(tt.spilled) > 0) && rulesAdded(tx.cat.Tables[id], snap.cat.Tables[id]) ||
+		if (len(tt.inserts) > 0 || len(tt.spilled) > 0) && (rulesAdded(tx.cat.Tables[id], snap.cat.Tables[id]) || domainsTightened(tx.cat, snap.cat, snap.cat.Tables[id])) ||
 			!tt.deletes.IsEmpty() && referencedSince(tx.cat, snap.cat, id) {
 			unpin()
 			tx.doomed = serializationFailure()

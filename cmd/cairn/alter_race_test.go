@@ -484,3 +484,26 @@ func TestAlterTypeRacingInserts(t *testing.T) {
 	}
 	t.Logf("%d rows, %d of 6 ALTERs applied", rows, altered)
 }
+
+// TestAlterDomainRacingWriter: rows written to a column of a domain under
+// its old definition and committed after ALTER DOMAIN ... ADD CONSTRAINT
+// committed were checked by neither; the writer fails with 40001, as the
+// writer of a table whose ALTER TABLE added a rule does.
+func TestAlterDomainRacingWriter(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	ddl, w := ts.connect(t), ts.connect(t)
+	mustExec(t, ddl, `CREATE DOMAIN dpos AS int`)
+	mustExec(t, ddl, `CREATE TABLE dr (v dpos)`)
+	mustExec(t, w, `BEGIN`)
+	mustExec(t, w, `INSERT INTO dr VALUES (-5)`)
+	mustExec(t, ddl, `ALTER DOMAIN dpos ADD CONSTRAINT dpos_pos CHECK (VALUE > 0)`)
+	expectCode(t, w, `COMMIT`, "40001")
+	var n int
+	if err := ddl.QueryRow(ctx, `SELECT count(*) FROM dr WHERE v <= 0`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("rows breaking the domain's new check: %d (%v)", n, err)
+	}
+	// Written after the ALTER: checked at the INSERT.
+	expectCode(t, w, `INSERT INTO dr VALUES (-6)`, "23514")
+	mustExec(t, w, `INSERT INTO dr VALUES (6)`)
+}
