@@ -280,6 +280,15 @@ func (tx *Tx) AlterTable(def *catalog.TableDef) error {
 	if old == nil {
 		return undefinedTableID(def.ID)
 	}
+	// Another open transaction's DDL fences the table (fenceWrites): this
+	// one fails first (a fencedError, which an autocommit statement waits
+	// out and runs again), as PostgreSQL's would wait for that ALTER's
+	// lock. Going ahead, a fill of the rows that one updated waited for
+	// its row locks, and its own fence then failed the first ALTER's
+	// commit with 40001, so that the later ALTER won.
+	if err := tx.fencedOut(def.ID); err != nil {
+		return err
+	}
 	d := def.Clone()
 	d.NextColumnID = max(d.NextColumnID, old.NextColumnID)
 	if err := checkColumns(d); err != nil {

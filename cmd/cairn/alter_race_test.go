@@ -421,3 +421,47 @@ func TestWriterWaitsForFencingAlter(t *testing.T) {
 	mustExec(t, ddl, `ROLLBACK`)
 	mustExec(t, w, `INSERT INTO wf VALUES (104, -1)`)
 }
+
+// TestSecondAlterWaitsForFencingAlter: an ALTER TABLE on a table whose
+// ADD COLUMN DEFAULT is open in another transaction waits for it (in
+// autocommit) or fails at once with 40001 (in a transaction), as
+// PostgreSQL's second ALTER waits for the first one's lock; the first
+// ALTER commits. The second used to go ahead, its fill wait for the
+// first one's row locks, and its fence then fail the first one's COMMIT.
+func TestSecondAlterWaitsForFencingAlter(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	a, b := ts.connect(t), ts.connect(t)
+	mustExec(t, a, `CREATE TABLE sa (id int PRIMARY KEY)`)
+	mustExec(t, a, `INSERT INTO sa VALUES (1), (2)`)
+	mustExec(t, a, `BEGIN`)
+	mustExec(t, a, `ALTER TABLE sa ADD COLUMN x int DEFAULT 5`)
+
+	mustExec(t, b, `BEGIN`)
+	expectCode(t, b, `ALTER TABLE sa ADD COLUMN y int DEFAULT 7`, "40001")
+	mustExec(t, b, `ROLLBACK`)
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Exec(ctx, `ALTER TABLE sa ADD COLUMN y int DEFAULT 7`)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the second ALTER ended while the first was open: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	mustExec(t, a, `COMMIT`)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the second ALTER after the first committed: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second ALTER still waits after the first committed")
+	}
+	var x, y int
+	if err := a.QueryRow(ctx, `SELECT x, y FROM sa WHERE id = 1`).Scan(&x, &y); err != nil || x != 5 || y != 7 {
+		t.Fatalf("x, y = %d, %d (%v), want 5, 7", x, y, err)
+	}
+}
