@@ -60,6 +60,10 @@ func (b *Binder) generationExpr(def *catalog.TableDef, pos int) (Expr, error) {
 			if x.Overload != nil && x.Overload.Volatility != functions.Immutable {
 				bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "generation expression is not immutable")
 			}
+		case *Cast:
+			if !castImmutable(x.Arg.Type(), x.To) && !isLiteral(x.Arg) {
+				bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "generation expression is not immutable")
+			}
 		case *NextVal:
 			bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "generation expression is not immutable")
 		case *Subquery: // one bindSubLink let through, within CASE say

@@ -205,6 +205,10 @@ func indexExprColumns(def *catalog.TableDef, e Expr, what string, cols *[]int) e
 			if x.Overload != nil && x.Overload.Volatility != functions.Immutable && bad == nil {
 				bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "functions in %s must be marked IMMUTABLE", what)
 			}
+		case *Cast:
+			if !castImmutable(x.Arg.Type(), x.To) && !isLiteral(x.Arg) && bad == nil {
+				bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "functions in %s must be marked IMMUTABLE", what)
+			}
 		case *NextVal:
 			bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "functions in %s must be marked IMMUTABLE", what)
 		case *Subquery:
