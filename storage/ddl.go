@@ -414,6 +414,11 @@ func (tx *Tx) DropTable(id uint64) error {
 	if def == nil {
 		return undefinedTableID(id)
 	}
+	// As for AlterTable: another transaction's open DDL on the table is
+	// waited for, not made to fail at its commit.
+	if err := tx.fencedOut(id); err != nil {
+		return err
+	}
 	name := def.Name
 	if err := tx.apply(func(c *catalog.Catalog) error {
 		if c.Tables[id] == nil {

@@ -422,46 +422,54 @@ func TestWriterWaitsForFencingAlter(t *testing.T) {
 	mustExec(t, w, `INSERT INTO wf VALUES (104, -1)`)
 }
 
-// TestSecondAlterWaitsForFencingAlter: an ALTER TABLE on a table whose
-// ADD COLUMN DEFAULT is open in another transaction waits for it (in
-// autocommit) or fails at once with 40001 (in a transaction), as
-// PostgreSQL's second ALTER waits for the first one's lock; the first
-// ALTER commits. The second used to go ahead, its fill wait for the
-// first one's row locks, and its fence then fail the first one's COMMIT.
+// TestSecondAlterWaitsForFencingAlter: an ALTER TABLE, TRUNCATE or DROP
+// TABLE of a table whose ADD COLUMN DEFAULT is open in another
+// transaction waits for it (in autocommit) or fails at once with 40001
+// (in a transaction), as PostgreSQL's waits for the first ALTER's lock;
+// the first ALTER commits. The second used to go ahead (an ALTER's fill
+// waiting for the first one's row locks), and the first one's COMMIT
+// then failed with 40001 (or 42P01).
 func TestSecondAlterWaitsForFencingAlter(t *testing.T) {
 	ts := startServer(t, "")
 	ctx := context.Background()
 	a, b := ts.connect(t), ts.connect(t)
-	mustExec(t, a, `CREATE TABLE sa (id int PRIMARY KEY)`)
-	mustExec(t, a, `INSERT INTO sa VALUES (1), (2)`)
-	mustExec(t, a, `BEGIN`)
-	mustExec(t, a, `ALTER TABLE sa ADD COLUMN x int DEFAULT 5`)
+	for _, tc := range []struct{ stmt, check string }{
+		{`ALTER TABLE sa ADD COLUMN y int DEFAULT 7`, `SELECT count(*) FROM sa WHERE x = 5 AND y = 7`},
+		{`TRUNCATE sa`, `SELECT 2 - count(*) FROM sa`},
+		{`DROP TABLE sa`, `SELECT 2 + count(*) FROM pg_class WHERE relname = 'sa'`},
+	} {
+		mustExec(t, a, `DROP TABLE IF EXISTS sa`)
+		mustExec(t, a, `CREATE TABLE sa (id int PRIMARY KEY)`)
+		mustExec(t, a, `INSERT INTO sa VALUES (1), (2)`)
+		mustExec(t, a, `BEGIN`)
+		mustExec(t, a, `ALTER TABLE sa ADD COLUMN x int DEFAULT 5`)
 
-	mustExec(t, b, `BEGIN`)
-	expectCode(t, b, `ALTER TABLE sa ADD COLUMN y int DEFAULT 7`, "40001")
-	mustExec(t, b, `ROLLBACK`)
+		mustExec(t, b, `BEGIN`)
+		expectCode(t, b, tc.stmt, "40001")
+		mustExec(t, b, `ROLLBACK`)
 
-	done := make(chan error, 1)
-	go func() {
-		_, err := b.Exec(ctx, `ALTER TABLE sa ADD COLUMN y int DEFAULT 7`)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		t.Fatalf("the second ALTER ended while the first was open: %v", err)
-	case <-time.After(300 * time.Millisecond):
-	}
-	mustExec(t, a, `COMMIT`)
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the second ALTER after the first committed: %v", err)
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.Exec(ctx, tc.stmt)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			t.Fatalf("%s ended while the ALTER was open: %v", tc.stmt, err)
+		case <-time.After(300 * time.Millisecond):
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the second ALTER still waits after the first committed")
-	}
-	var x, y int
-	if err := a.QueryRow(ctx, `SELECT x, y FROM sa WHERE id = 1`).Scan(&x, &y); err != nil || x != 5 || y != 7 {
-		t.Fatalf("x, y = %d, %d (%v), want 5, 7", x, y, err)
+		mustExec(t, a, `COMMIT`)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%s after the ALTER committed: %v", tc.stmt, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s still waits after the ALTER committed", tc.stmt)
+		}
+		var n int
+		if err := a.QueryRow(ctx, tc.check).Scan(&n); err != nil || n != 2 {
+			t.Fatalf("after %s: %s = %d (%v), want 2", tc.stmt, tc.check, n, err)
+		}
 	}
 }
