@@ -473,3 +473,45 @@ func TestSecondAlterWaitsForFencingAlter(t *testing.T) {
 		}
 	}
 }
+
+// TestDoWaitsForFencingAlter: an autocommit DO block that writes to a
+// table whose ADD CHECK is open in another transaction waits for it and
+// runs again, as an autocommit INSERT does (its commit failed with 40001
+// at once); the notices of the run that failed are not sent.
+func TestDoWaitsForFencingAlter(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	ddl := ts.connect(t)
+	w, notices := noticeConn(t, ts)
+	mustExec(t, ddl, `CREATE TABLE dw (id int, v int)`)
+	mustExec(t, ddl, `INSERT INTO dw VALUES (1, 1)`)
+	mustExec(t, ddl, `BEGIN`)
+	mustExec(t, ddl, `ALTER TABLE dw ADD CONSTRAINT dw_v CHECK (v > 0)`)
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Exec(ctx, `DO $$ BEGIN RAISE NOTICE 'once'; INSERT INTO dw VALUES (2, 2); END $$`)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the DO ended while the ALTER was open: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	mustExec(t, ddl, `COMMIT`)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the DO after the ALTER committed: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the DO still waits after the ALTER committed")
+	}
+	if got := notices(); len(got) != 1 {
+		t.Fatalf("notices %q, want one", got)
+	}
+	var n int
+	if err := ddl.QueryRow(ctx, `SELECT count(*) FROM dw`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%d rows (%v), want 2", n, err)
+	}
+}
