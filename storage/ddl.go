@@ -289,6 +289,13 @@ func (tx *Tx) AlterTable(def *catalog.TableDef) error {
 	if err := tx.fencedOut(def.ID); err != nil {
 		return err
 	}
+	for _, fk := range newForeignKeys(old, def) {
+		// The referenced table too: this ALTER's fence on it would fail
+		// the other's commit in the same way.
+		if err := tx.fencedOut(fk.RefTable); err != nil {
+			return err
+		}
+	}
 	d := def.Clone()
 	d.NextColumnID = max(d.NextColumnID, old.NextColumnID)
 	if err := checkColumns(d); err != nil {

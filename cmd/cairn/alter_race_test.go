@@ -423,7 +423,8 @@ func TestWriterWaitsForFencingAlter(t *testing.T) {
 }
 
 // TestSecondAlterWaitsForFencingAlter: an ALTER TABLE, TRUNCATE or DROP
-// TABLE of a table whose ADD COLUMN DEFAULT is open in another
+// TABLE of a table (or an ADD FOREIGN KEY referencing it) whose ADD
+// COLUMN DEFAULT is open in another
 // transaction waits for it (in autocommit) or fails at once with 40001
 // (in a transaction), as PostgreSQL's waits for the first ALTER's lock;
 // the first ALTER commits. The second used to go ahead (an ALTER's fill
@@ -436,9 +437,12 @@ func TestSecondAlterWaitsForFencingAlter(t *testing.T) {
 	for _, tc := range []struct{ stmt, check string }{
 		{`ALTER TABLE sa ADD COLUMN y int DEFAULT 7`, `SELECT count(*) FROM sa WHERE x = 5 AND y = 7`},
 		{`TRUNCATE sa`, `SELECT 2 - count(*) FROM sa`},
-		{`DROP TABLE sa`, `SELECT 2 + count(*) FROM pg_class WHERE relname = 'sa'`},
+		{`ALTER TABLE sb ADD CONSTRAINT sb_fk FOREIGN KEY (pid) REFERENCES sa`, `SELECT count(*) + 1 FROM pg_constraint WHERE conname = 'sb_fk'`},
+		{`DROP TABLE sa CASCADE`, `SELECT 2 + count(*) FROM pg_class WHERE relname = 'sa'`},
 	} {
-		mustExec(t, a, `DROP TABLE IF EXISTS sa`)
+		mustExec(t, a, `DROP TABLE IF EXISTS sb, sa`)
+		mustExec(t, a, `CREATE TABLE sb (pid int)`)
+		mustExec(t, a, `INSERT INTO sb VALUES (1)`)
 		mustExec(t, a, `CREATE TABLE sa (id int PRIMARY KEY)`)
 		mustExec(t, a, `INSERT INTO sa VALUES (1), (2)`)
 		mustExec(t, a, `BEGIN`)
