@@ -58,6 +58,11 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 	hybrid := false
 	for i, p := range s.IndexParams {
 		ie := p.GetIndexElem()
+		if name, ok := bareColumn(ie.Expr); ok {
+			// ((a)) is the column a, as PostgreSQL makes an index
+			// expression that is a plain column reference a key column.
+			ie.Name, ie.Expr = name, nil
+		}
 		if len(ie.Collation) > 0 {
 			if err := checkCollation(ie.Collation, -1); err != nil {
 				return nil, err
@@ -134,6 +139,16 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 		ci.NoTxBlock = "CREATE INDEX CONCURRENTLY"
 	}
 	return ci, nil
+}
+
+// bareColumn returns the name of the column an index expression is when
+// it is nothing but an unqualified column reference.
+func bareColumn(n *pg_query.Node) (string, bool) {
+	ref := n.GetColumnRef()
+	if ref == nil || len(ref.Fields) != 1 || ref.Fields[0].GetString_() == nil {
+		return "", false
+	}
+	return ref.Fields[0].GetString_().GetSval(), true
 }
 
 // expressionIndexKey checks the key of a gin or btree index on an
