@@ -88,6 +88,11 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 			if col == nil {
 				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", ie.Name)
 			}
+			if col.Type.Family == types.JSON && !vectorMethod {
+				// json has no operator class at all (jsonb has).
+				return nil, pgerr.New(pgerrcode.UndefinedObject, "data type json has no default operator class for access method \"%s\"", method).
+					WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
+			}
 			idx.Columns = append(idx.Columns, def.Columns[pos].ID)
 			names = append(names, ie.Name)
 			colType = col.Type
