@@ -16,13 +16,27 @@ const generationClause = "column generation expressions"
 // columns as PostgreSQL does when the table is created: each binds against
 // the table's columns, reads no other generated column, calls only
 // immutable functions and uses no subquery, aggregate, window function or
-// set-returning function.
-func (b *Binder) checkGenerated(def *catalog.TableDef) error {
+// set-returning function. Those at position from on, the ones being
+// defined, also cast only as PostgreSQL marks immutable (castImmutable):
+// a column defined before cairn refused the others keeps being written.
+func (b *Binder) checkGenerated(def *catalog.TableDef, from int) error {
 	for pos, col := range def.Columns {
 		if col.Generated == "" {
 			continue
 		}
-		if _, err := b.generationExpr(def, pos); err != nil {
+		e, err := b.generationExpr(def, pos)
+		if err != nil {
+			return err
+		}
+		if pos < from {
+			continue
+		}
+		WalkExpr(e, func(x Expr) {
+			if c, ok := x.(*Cast); ok && !castImmutable(c.Arg.Type(), c.To) && !isLiteral(c.Arg) && err == nil {
+				err = pgerr.New(pgerrcode.InvalidObjectDefinition, "generation expression is not immutable")
+			}
+		})
+		if err != nil {
 			return err
 		}
 	}

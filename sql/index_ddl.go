@@ -64,6 +64,11 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 	hybrid := false
 	for i, p := range s.IndexParams {
 		ie := p.GetIndexElem()
+		if name, ok := bareColumn(ie.Expr); ok {
+			// ((a)) is the column a, as PostgreSQL makes an index
+			// expression that is a plain column reference a key column.
+			ie.Name, ie.Expr = name, nil
+		}
 		if len(ie.Collation) > 0 {
 			if err := checkCollation(ie.Collation, -1); err != nil {
 				return nil, err
@@ -103,6 +108,11 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 			pos, col := def.Column(ie.Name)
 			if col == nil {
 				return nil, pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", ie.Name)
+			}
+			if col.Type.Family == types.JSON && !vectorMethod {
+				// json has no operator class at all (jsonb has).
+				return nil, pgerr.New(pgerrcode.UndefinedObject, "data type json has no default operator class for access method \"%s\"", method).
+					WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
 			}
 			idx.Columns = append(idx.Columns, def.Columns[pos].ID)
 			names = append(names, ie.Name)
@@ -155,6 +165,16 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 		ci.NoTxBlock = "CREATE INDEX CONCURRENTLY"
 	}
 	return ci, nil
+}
+
+// bareColumn returns the name of the column an index expression is when
+// it is nothing but an unqualified column reference.
+func bareColumn(n *pg_query.Node) (string, bool) {
+	ref := n.GetColumnRef()
+	if ref == nil || len(ref.Fields) != 1 || ref.Fields[0].GetString_() == nil {
+		return "", false
+	}
+	return ref.Fields[0].GetString_().GetSval(), true
 }
 
 // expressionIndexKey checks the key of a gin or btree index on an
@@ -226,6 +246,10 @@ func indexExprColumns(def *catalog.TableDef, e Expr, what string, cols *[]int) e
 			}
 		case *Call:
 			if x.Overload != nil && x.Overload.Volatility != functions.Immutable && bad == nil {
+				bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "functions in %s must be marked IMMUTABLE", what)
+			}
+		case *Cast:
+			if !castImmutable(x.Arg.Type(), x.To) && !isLiteral(x.Arg) && bad == nil {
 				bad = pgerr.New(pgerrcode.InvalidObjectDefinition, "functions in %s must be marked IMMUTABLE", what)
 			}
 		case *NextVal:

@@ -854,7 +854,7 @@ func (b *Binder) bindCreateTable(s *pg_query.CreateStmt) (Statement, error) {
 	if len(def.Columns) > MaxTableColumns {
 		return nil, TooManyColumns()
 	}
-	if err := b.checkGenerated(def); err != nil {
+	if err := b.checkGenerated(def, 0); err != nil {
 		return nil, err
 	}
 	for _, c := range s.Constraints {
@@ -1826,7 +1826,7 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 				with := def.Clone()
 				col.ID = with.NextColumnID
 				with.Columns = append(with.Columns, col)
-				if err := b.checkGenerated(with); err != nil {
+				if err := b.checkGenerated(with, len(def.Columns)); err != nil {
 					return nil, err
 				}
 			}

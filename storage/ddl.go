@@ -280,6 +280,22 @@ func (tx *Tx) AlterTable(def *catalog.TableDef) error {
 	if old == nil {
 		return undefinedTableID(def.ID)
 	}
+	// Another open transaction's DDL fences the table (fenceWrites): this
+	// one fails first (a fencedError, which an autocommit statement waits
+	// out and runs again), as PostgreSQL's would wait for that ALTER's
+	// lock. Going ahead, a fill of the rows that one updated waited for
+	// its row locks, and its own fence then failed the first ALTER's
+	// commit with 40001, so that the later ALTER won.
+	if err := tx.fencedOut(def.ID); err != nil {
+		return err
+	}
+	for _, fk := range newForeignKeys(old, def) {
+		// The referenced table too: this ALTER's fence on it would fail
+		// the other's commit in the same way.
+		if err := tx.fencedOut(fk.RefTable); err != nil {
+			return err
+		}
+	}
 	d := def.Clone()
 	d.NextColumnID = max(d.NextColumnID, old.NextColumnID)
 	if err := checkColumns(d); err != nil {
@@ -414,6 +430,11 @@ func (tx *Tx) DropTable(id uint64) error {
 	def := tx.cat.Tables[id]
 	if def == nil {
 		return undefinedTableID(id)
+	}
+	// As for AlterTable: another transaction's open DDL on the table is
+	// waited for, not made to fail at its commit.
+	if err := tx.fencedOut(id); err != nil {
+		return err
 	}
 	name := def.Name
 	if err := tx.apply(func(c *catalog.Catalog) error {

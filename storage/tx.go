@@ -708,6 +708,11 @@ func (tx *Tx) Truncate(tableID uint64) error {
 	if tx.cat.Tables[tableID] == nil {
 		return undefinedTableID(tableID)
 	}
+	// As for AlterTable: another transaction's open DDL on the table is
+	// waited for, not made to fail at its commit.
+	if err := tx.fencedOut(tableID); err != nil {
+		return err
+	}
 	tt := tx.table(tableID)
 	tt.truncated = true
 	tt.inserts = nil

@@ -149,7 +149,8 @@ func rowKey(buf []byte, ts []types.T, cols []arrow.Array, pos []int, i int) ([]b
 // appendKeyValue encodes a non-null value so that values equal in SQL
 // encode equally: integers of any width as int64, floats as float64 with
 // -0 = 0 and one NaN, numeric text normalised, char(n) without trailing
-// blanks, intervals by their total length as PostgreSQL compares them.
+// blanks, jsonb by value (types.KeyBytes), intervals by their total
+// length as PostgreSQL compares them.
 func appendKeyValue(b []byte, t types.T, arr arrow.Array, i int) []byte {
 	switch a := arr.(type) {
 	case *array.Boolean:
@@ -182,6 +183,9 @@ func appendKeyValue(b []byte, t types.T, arr arrow.Array, i int) []byte {
 			s = normalizeNumeric(s)
 		case types.Char:
 			s = strings.TrimRight(s, " ")
+		case types.JSONB:
+			// By value, as jsonb's = compares: 1 and 1.0 are one key.
+			return appendKeyBytes(b, 'j', string(types.KeyBytes(nil, s, t)))
 		}
 		return appendKeyBytes(b, 's', s)
 	case *array.Binary:

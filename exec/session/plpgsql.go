@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage"
 )
 
 // maxPLDepth bounds how deeply PL/pgSQL bodies nest (a DO running a DO, a
@@ -153,7 +154,8 @@ const (
 // runDo runs a DO block: in the open transaction (all of it undone if it
 // fails), or in one of its own that commits when it ends.
 func (s *Session) runDo(ctx context.Context, x *sql.Do) error {
-	if s.tx == nil {
+	for s.tx == nil {
+		notices := len(s.notices)
 		s.BeginImplicit()
 		_, err := s.runPL(ctx, x.Fn, nil)
 		if err != nil {
@@ -162,7 +164,19 @@ func (s *Session) runDo(ctx context.Context, x *sql.Do) error {
 		if cerr := s.EndImplicit(); err == nil {
 			err = cerr
 		}
-		return err
+		ended, ok := storage.FenceEnded(err)
+		if !ok {
+			return err
+		}
+		// It wrote to a table another transaction's open ALTER TABLE
+		// fences (its commit failed, nothing of it is left): it waits
+		// for that transaction and runs again, as an autocommit
+		// statement does (inTx), where PostgreSQL's DO waits at the
+		// write for the ALTER's lock. The failed run's notices go.
+		if err := s.waitFence(ctx, ended); err != nil {
+			return err
+		}
+		s.notices = s.notices[:notices]
 	}
 	mark := s.tx.Savepoint()
 	_, err := s.runPL(ctx, x.Fn, nil)
