@@ -246,6 +246,24 @@ func newConstraints(rt *Runtime, def *catalog.TableDef, policies []sql.PolicyChe
 	return c, nil
 }
 
+// firstFailing evaluates cond, a CHECK's condition, over the rows of rec
+// and returns the first row it is false for (NULL passes, as in
+// PostgreSQL), -1 when none is.
+func firstFailing(ctx context.Context, rt *Runtime, cond sql.Expr, rec arrow.Record) (int, error) {
+	res, err := Eval(ctx, rt, cond, rec)
+	if err != nil {
+		return -1, err
+	}
+	defer res.Release()
+	b := res.(*array.Boolean)
+	for r := 0; r < b.Len(); r++ {
+		if b.IsValid(r) && !b.Value(r) {
+			return r, nil
+		}
+	}
+	return -1, nil
+}
+
 // verify enforces row-level security policies, then NOT NULL, CHECK and
 // FOREIGN KEY constraints on a batch of new rows, in PostgreSQL's order.
 // The view's check options come once the rows are in the table
@@ -280,20 +298,15 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 		}
 	}
 	for _, chk := range c.checks {
-		res, err := Eval(ctx, rt, chk.cond, rec)
+		r, err := firstFailing(ctx, rt, chk.cond, rec)
 		if err != nil {
 			return err
 		}
-		b := res.(*array.Boolean)
-		for r := 0; r < b.Len(); r++ {
-			if b.IsValid(r) && !b.Value(r) {
-				res.Release()
-				return pgerr.New(pgerrcode.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", c.def.Name, chk.name).
-					WithDetail("Failing row contains %s.", rowText(c.def, rec, r, rt.textOptions())).
-					WithConstraint(c.def.Schema, c.def.Name, chk.name)
-			}
+		if r >= 0 {
+			return pgerr.New(pgerrcode.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", c.def.Name, chk.name).
+				WithDetail("Failing row contains %s.", rowText(c.def, rec, r, rt.textOptions())).
+				WithConstraint(c.def.Schema, c.def.Name, chk.name)
 		}
-		res.Release()
 	}
 	// PostgreSQL computes index keys after the CHECK constraints and
 	// before the foreign keys, which wait for the statement's end.

@@ -50,18 +50,13 @@ func checkDomain(ctx context.Context, rt *Runtime, d *sql.DomainCheck, arr arrow
 	rec := array.NewRecord(schema, []arrow.Array{arr}, int64(arr.Len()))
 	defer rec.Release()
 	for _, c := range d.Checks {
-		res, err := Eval(ctx, rt, c.Cond, rec)
+		r, err := firstFailing(ctx, rt, c.Cond, rec)
 		if err != nil {
 			return err
 		}
-		b := res.(*array.Boolean)
-		for r := 0; r < b.Len(); r++ {
-			if b.IsValid(r) && !b.Value(r) {
-				res.Release()
-				return pgerr.New(pgerrcode.CheckViolation, "value for domain %s violates check constraint \"%s\"", d.Domain, c.Name)
-			}
+		if r >= 0 {
+			return pgerr.New(pgerrcode.CheckViolation, "value for domain %s violates check constraint \"%s\"", d.Domain, c.Name)
 		}
-		res.Release()
 	}
 	return nil
 }

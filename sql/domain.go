@@ -176,19 +176,10 @@ func domainDefault(cat *catalog.Catalog, oid uint32) string {
 }
 
 func (b *Binder) bindCreateDomain(s *pg_query.CreateDomainStmt) (Statement, error) {
-	names := strList(s.Domainname)
-	schema, name := "", names[len(names)-1]
-	if len(names) > 1 {
-		schema = names[len(names)-2]
-	}
-	schema, err := b.CreationSchema(schema, name)
+	schema, name, err := b.newTypeName(s.Domainname)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := b.Catalog.Schemas[schema]; !ok {
-		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
-	}
-	b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
 	if cc := s.CollClause; cc != nil {
 		if err := checkCollation(cc.Collname, cc.Location); err != nil {
 			return nil, err

@@ -72,20 +72,30 @@ func checkLabel(l string) error {
 	return nil
 }
 
-func (b *Binder) bindCreateEnum(s *pg_query.CreateEnumStmt) (Statement, error) {
-	names := strList(s.TypeName)
-	schema, name := "", names[len(names)-1]
-	if len(names) > 1 {
-		schema = names[len(names)-2]
+// newTypeName resolves the [schema.]name of a type CREATE TYPE or CREATE
+// DOMAIN makes: the schema it goes in (3F000 when missing), on which the
+// statement needs CREATE.
+func (b *Binder) newTypeName(names []*pg_query.Node) (schema, name string, err error) {
+	parts := strList(names)
+	name = parts[len(parts)-1]
+	if len(parts) > 1 {
+		schema = parts[len(parts)-2]
 	}
-	schema, err := b.CreationSchema(schema, name)
+	if schema, err = b.CreationSchema(schema, name); err != nil {
+		return "", "", err
+	}
+	if _, ok := b.Catalog.Schemas[schema]; !ok {
+		return "", "", pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+	}
+	b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
+	return schema, name, nil
+}
+
+func (b *Binder) bindCreateEnum(s *pg_query.CreateEnumStmt) (Statement, error) {
+	schema, name, err := b.newTypeName(s.TypeName)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := b.Catalog.Schemas[schema]; !ok {
-		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
-	}
-	b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
 	c := &CreateEnum{Schema: schema, Name: name}
 	seen := map[string]bool{}
 	for _, v := range s.Vals {

@@ -64,19 +64,9 @@ func (tx *Tx) AlterType(schema, name string, change func(c *catalog.Catalog, t *
 		t := *old
 		if old.Domain != nil {
 			t.Domain = old.Domain.Clone()
-			if err := change(c, &t); err != nil {
-				return err
-			}
-			if t.Schema != schema || t.Name != name {
-				if c.Type(t.Schema, t.Name) != nil {
-					return pgerr.New(pgerrcode.DuplicateObject, "type \"%s\" already exists in schema \"%s\"", t.Name, t.Schema)
-				}
-				delete(c.Types, catalog.Key(schema, name))
-			}
-			c.Types[catalog.Key(t.Schema, t.Name)] = &t
-			return nil
+		} else {
+			t.Enum = old.Enum.Clone()
 		}
-		t.Enum = old.Enum.Clone()
 		if err := change(c, &t); err != nil {
 			return err
 		}
@@ -85,9 +75,14 @@ func (tx *Tx) AlterType(schema, name string, change func(c *catalog.Catalog, t *
 				return pgerr.New(pgerrcode.DuplicateObject, "type \"%s\" already exists in schema \"%s\"", t.Name, t.Schema)
 			}
 			delete(c.Types, catalog.Key(schema, name))
-			t.Enum.Schema, t.Enum.Name = t.Schema, t.Name
+			if t.Enum != nil {
+				t.Enum.Schema, t.Enum.Name = t.Schema, t.Name
+			}
 		}
 		c.Types[catalog.Key(t.Schema, t.Name)] = &t
+		if t.Domain != nil {
+			return nil
+		}
 		c.ReplaceEnum(t.Enum)
 		from, to := renamedLabel(old.Enum, t.Enum)
 		c.RewriteEnumDefaults(old.Enum, t.Enum, from, to)

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/cairn-db/cairn/sql/types"
@@ -69,30 +70,20 @@ func (c *Catalog) DomainByOID(oid uint32) *TypeDef {
 	return nil
 }
 
-// DomainUser is a table column of the domain with OID oid, the first by
-// table ID; nil when none is.
-func DomainUser(c *Catalog, oid uint32) (*TableDef, string) {
-	var ids []uint64
-	for id := range c.Tables {
-		ids = append(ids, id)
+// TypeUser is a table column of user type t (for an enum, or an array of
+// it), the first by table ID; nil when none is.
+func TypeUser(c *Catalog, t *TypeDef) (*TableDef, string) {
+	uses := func(col ColumnDef) bool { return t.Enum != nil && UsesEnum(col.Type, t.Enum.OID) }
+	if t.Domain != nil {
+		uses = func(col ColumnDef) bool { return col.Domain == t.Domain.OID }
 	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		t := c.Tables[id]
-		for _, col := range t.Columns {
-			if col.Domain == oid {
-				return t, col.Name
+	for _, id := range slices.Sorted(maps.Keys(c.Tables)) {
+		tbl := c.Tables[id]
+		for _, col := range tbl.Columns {
+			if uses(col) {
+				return tbl, col.Name
 			}
 		}
 	}
 	return nil, ""
-}
-
-// TypeUser is a table column of user type t (for an enum, or an array of
-// it), the first by table ID; nil when none is.
-func TypeUser(c *Catalog, t *TypeDef) (*TableDef, string) {
-	if t.Domain != nil {
-		return DomainUser(c, t.Domain.OID)
-	}
-	return EnumUser(c, t.Enum.OID)
 }

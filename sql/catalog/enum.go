@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/cairn-db/cairn/sql/ident"
@@ -99,25 +98,6 @@ func UsesEnum(t types.T, oid uint32) bool {
 		t = *t.Elem
 	}
 	return t.Enum != nil && t.Enum.OID == oid
-}
-
-// EnumUser is a table column whose type is the enum with OID oid (or an
-// array of it), the first by table ID; nil when none is.
-func EnumUser(c *Catalog, oid uint32) (*TableDef, string) {
-	var ids []uint64
-	for id := range c.Tables {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		t := c.Tables[id]
-		for _, col := range t.Columns {
-			if UsesEnum(col.Type, oid) {
-				return t, col.Name
-			}
-		}
-	}
-	return nil, ""
 }
 
 // EnumDefault is the text of a column DEFAULT that is label of e:
