@@ -183,15 +183,7 @@ func (s *Session) rewriteColumns(ctx context.Context, tx *storage.Tx, id uint64,
 	b = s.binder(tx.Catalog())
 	for _, k := range recheck {
 		child := b.Catalog.TableByID(k.table)
-		plan, err := b.OrphanRows(child, k.fk)
-		if err != nil {
-			return err
-		}
-		if found, err := s.anyRow(ctx, tx, plan); err != nil || found {
-			if err == nil {
-				err = pgerr.New(pgerrcode.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", child.Name, k.fk.Name).
-					WithConstraint(child.Schema, child.Name, k.fk.Name)
-			}
+		if err := s.checkOrphans(ctx, tx, b, child, k.fk); err != nil {
 			return err
 		}
 	}

@@ -1119,18 +1119,8 @@ func (s *Session) alterTableDef(ctx context.Context, tx *storage.Tx, x *sql.Alte
 		}
 	}
 	for _, fk := range fks {
-		plan, err := b.OrphanRows(def, fk)
-		if err != nil {
+		if err := s.checkOrphans(ctx, tx, b, def, fk); err != nil {
 			return err
-		}
-		rt := s.runtime(tx, nil)
-		orphan, err := firstRecord(ctx, rt, plan)
-		if err != nil {
-			return err
-		}
-		if orphan != nil {
-			parent := b.Catalog.TableByID(fk.RefTable)
-			return exec.OrphanError(rt, def, parent, &fk, orphan, 0)
 		}
 	}
 	// Existing rows of an added column with a DEFAULT get the default, as
@@ -1198,16 +1188,24 @@ func createColumnSequence(tx *storage.Tx, def *catalog.TableDef, col catalog.Col
 
 // anyRow reports whether plan, run in tx, returns a row.
 func (s *Session) anyRow(ctx context.Context, tx *storage.Tx, plan sql.Node) (bool, error) {
-	op, err := exec.Build(s.runtime(tx, nil), plan)
+	first, err := firstRecord(ctx, s.runtime(tx, nil), plan)
+	return first != nil, err
+}
+
+// checkOrphans fails with the 23503 of the first row of child whose
+// foreign key fk names no row of the table it references (ALTER TABLE's
+// validation of a foreign key it adds, validates or rewrites).
+func (s *Session) checkOrphans(ctx context.Context, tx *storage.Tx, b *sql.Binder, child *catalog.TableDef, fk catalog.ForeignKeyDef) error {
+	plan, err := b.OrphanRows(child, fk)
 	if err != nil {
-		return false, err
+		return err
 	}
-	var found bool
-	err = exec.Drain(ctx, op, func(rec arrow.Record) error {
-		found = found || rec.NumRows() > 0
-		return nil
-	})
-	return found, err
+	rt := s.runtime(tx, nil)
+	orphan, err := firstRecord(ctx, rt, plan)
+	if err != nil || orphan == nil {
+		return err
+	}
+	return exec.OrphanError(rt, child, b.Catalog.TableByID(fk.RefTable), &fk, orphan, 0)
 }
 
 // firstRecord runs plan and returns its first non-empty batch (its first
