@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
@@ -59,6 +61,13 @@ type CopyIn struct {
 	dropped bool
 	last    arrow.Record
 	runs    int
+	// batchLines are the line numbers of the rows of each batch kept;
+	// shown those of the batch handed to the insert last, and shownChunk
+	// its chunk when it came from the data (its rows as read), for the
+	// CONTEXT of a constraint error (rowContext).
+	batchLines [][]int64
+	shown      []int64
+	shownChunk *copyChunk
 	// The pipeline, started by the first read: chunks in the order of the
 	// data (each parsed once its done is closed), stop to end it, wg for
 	// its workers; conv converts chunks on the statement's goroutine when
@@ -291,7 +300,11 @@ func (in *CopyIn) Run(ctx context.Context, rt *Runtime) (int64, error) {
 	}
 	out := newMaterialized(nil)
 	defer out.Close()
-	return insertRows(ctx, rt, in.c.Insert, op, out)
+	n, err := insertRows(ctx, rt, in.c.Insert, op, out)
+	if err != nil {
+		return 0, in.rowContext(rt, err)
+	}
+	return n, nil
 }
 
 // copyInput builds the operators of a COPY FROM insert's input plan n (a
@@ -318,11 +331,12 @@ func copyInput(rt *Runtime, n sql.Node, source Operator) (Operator, error) {
 	return nil, internalErr("COPY FROM input %s", n.String())
 }
 
-// read returns the record of the next chunk of rows, each field converted
-// by its column type's input function as a string literal in INSERT is,
-// or in binary format by its receive function (type modifiers applied, so
-// an over-long varchar(n) value is an error).
-func (in *CopyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
+// read returns the next chunk of rows with its record, each field
+// converted by its column type's input function as a string literal in
+// INSERT is, or in binary format by its receive function (type modifiers
+// applied, so an over-long varchar(n) value is an error). The chunk keeps
+// its data (its rows as read) until show lets it go.
+func (in *CopyIn) read(ctx context.Context, rt *Runtime) (*copyChunk, error) {
 	if in.eof {
 		return nil, io.EOF
 	}
@@ -344,7 +358,6 @@ func (in *CopyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
 	}
 	if in.conv != nil {
 		c.rec, c.perr = in.conv.chunk(c)
-		in.recycle(c)
 	} else {
 		in.cur = c // Release frees its record
 		select {
@@ -354,10 +367,12 @@ func (in *CopyIn) read(ctx context.Context, rt *Runtime) (arrow.Record, error) {
 		}
 		in.cur = nil
 	}
-	if c.perr == nil && c.rec != nil {
-		in.unseen += c.rec.NumRows()
+	if c.perr != nil {
+		in.recycle(c)
+		return nil, c.perr
 	}
-	return c.rec, c.perr
+	in.unseen += c.rec.NumRows()
+	return c, nil
 }
 
 // start starts the pipeline: the reader and, when every column's input
@@ -431,7 +446,7 @@ func (in *CopyIn) readChunks(work chan<- *copyChunk) {
 	}
 }
 
-// recycle keeps the buffer of chunk c, converted, for a later chunk.
+// recycle keeps the buffer of chunk c, done with, for a later chunk.
 func (in *CopyIn) recycle(c *copyChunk) {
 	select {
 	case in.free <- c.data[:0]:
@@ -478,7 +493,6 @@ func (in *CopyIn) work(rt *Runtime, work <-chan *copyChunk) {
 			c.rec, err = conv.chunk(c)
 			return err
 		})
-		in.recycle(c)
 		close(c.done)
 	}
 }
@@ -522,18 +536,71 @@ func (in *CopyIn) Release() {
 	}
 }
 
+// show records that the rows of lines, read in chunk c (nil for a batch
+// kept from an earlier attempt, whose rows as read are gone), are the
+// ones the insert gets next, and lets the chunk shown before go.
+func (in *CopyIn) show(c *copyChunk, lines []int64) {
+	if in.shownChunk != nil {
+		in.recycle(in.shownChunk)
+	}
+	in.shown, in.shownChunk = lines, c
+}
+
+// rowContext sets the CONTEXT of err, raised by the insert of the rows
+// shown last, to the line of the row it marks as failed
+// (pgerr.Error.FailedRow), as PostgreSQL's: the line and the row as read
+// for a NOT NULL or CHECK violation, the line alone for a duplicate key.
+// Only when the insert checks the rows as they were read: no WHERE
+// clause dropped any, no BEFORE ROW trigger could have, and the error is
+// about the COPY's table (not one a function it calls wrote).
+func (in *CopyIn) rowContext(rt *Runtime, err error) error {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.FailedRow <= 0 || pe.FailedRow > len(in.shown) || pe.Where != "" {
+		return err
+	}
+	def := in.c.Insert.Table
+	if pe.Table != def.Name || pe.Schema != def.Schema || filtered(in.c.Insert.Input) || rt.hasRowTriggers(def, true, "INSERT") {
+		return err
+	}
+	i := pe.FailedRow - 1
+	rel, line := in.c.Table.Name, in.shown[i]
+	if pe.Code == pgerrcode.UniqueViolation || in.shownChunk == nil {
+		pe.Where = fmt.Sprintf("COPY %s, line %d", rel, line)
+		return err
+	}
+	c := in.shownChunk
+	start := 0
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	pe.Where = rowWhere(rel, &in.c.Options, line, c.data[start:c.ends[i]])
+	return err
+}
+
+// filtered reports whether COPY FROM's input plan n drops rows (a WHERE
+// clause).
+func filtered(n sql.Node) bool {
+	switch n := n.(type) {
+	case *sql.Filter:
+		return true
+	case *sql.Project:
+		return filtered(n.Input)
+	}
+	return false
+}
+
 // dropBatches releases the batches kept.
 func (in *CopyIn) dropBatches() {
 	for _, r := range in.batches {
 		r.Release()
 	}
-	in.batches = nil
+	in.batches, in.batchLines = nil, nil
 }
 
 // keep keeps rec, just read, for another attempt while the batches stay
 // within copyReplayBytes; otherwise it lets every batch go, rec once the
 // insert is done with it (at the next read).
-func (in *CopyIn) keep(rec arrow.Record) {
+func (in *CopyIn) keep(rec arrow.Record, lines []int64) {
 	if in.last != nil {
 		in.last.Release()
 		in.last = nil
@@ -544,6 +611,7 @@ func (in *CopyIn) keep(rec arrow.Record) {
 		}
 		if in.kept <= copyReplayBytes {
 			in.batches = append(in.batches, rec)
+			in.batchLines = append(in.batchLines, lines)
 			return
 		}
 		in.dropped = true
@@ -567,15 +635,17 @@ func (s *copySource) Schema() *arrow.Schema { return s.in.schema }
 func (s *copySource) Next(ctx context.Context) (arrow.Record, error) {
 	if s.next < len(s.in.batches) {
 		s.next++
+		s.in.show(nil, s.in.batchLines[s.next-1])
 		return s.in.batches[s.next-1], nil
 	}
-	rec, err := s.in.read(ctx, s.rt)
+	c, err := s.in.read(ctx, s.rt)
 	if err != nil {
 		return nil, err
 	}
-	s.in.keep(rec)
+	s.in.keep(c.rec, c.lines)
+	s.in.show(c, c.lines)
 	s.next = len(s.in.batches)
-	return rec, nil
+	return c.rec, nil
 }
 
 // Close implements Operator.

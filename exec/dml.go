@@ -288,25 +288,8 @@ func (c *constraints) verifyUpdate(ctx context.Context, rt *Runtime, rec, old ar
 	if err := checkPolicies(ctx, rt, c.def, c.policies, rec, "new row", ""); err != nil {
 		return err
 	}
-	for i, col := range c.def.Columns {
-		arr := rec.Column(i)
-		if col.NotNull && arr.NullN() > 0 {
-			row := firstNull(arr)
-			return pgerr.New(pgerrcode.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", col.Name, c.def.Name).
-				WithDetail("Failing row contains %s.", rowText(c.def, rec, row, rt.textOptions())).
-				WithColumn(c.def.Schema, c.def.Name, col.Name)
-		}
-	}
-	for _, chk := range c.checks {
-		r, err := firstFailing(ctx, rt, chk.cond, rec)
-		if err != nil {
-			return err
-		}
-		if r >= 0 {
-			return pgerr.New(pgerrcode.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", c.def.Name, chk.name).
-				WithDetail("Failing row contains %s.", rowText(c.def, rec, r, rt.textOptions())).
-				WithConstraint(c.def.Schema, c.def.Name, chk.name)
-		}
+	if err := c.firstViolation(ctx, rt, rec); err != nil {
+		return err
 	}
 	// PostgreSQL computes index keys after the CHECK constraints and
 	// before the foreign keys, which wait for the statement's end.
@@ -370,6 +353,51 @@ func checkPolicies(ctx context.Context, rt *Runtime, def *catalog.TableDef, chec
 			}
 			return pgerr.New(pgerrcode.InsufficientPrivilege, "%s violates row-level security policy%s for table \"%s\"", row, what, def.Name)
 		}
+	}
+	return nil
+}
+
+// firstViolation returns the error of the first row of rec that breaks a
+// NOT NULL or CHECK constraint, as PostgreSQL checks them row after row
+// (a row's NOT NULL columns in column order, then its checks): the row
+// and the constraint named are those PostgreSQL's error names, and the
+// error marks the row (pgerr.Error.FailedRow) for COPY FROM's line.
+func (c *constraints) firstViolation(ctx context.Context, rt *Runtime, rec arrow.Record) error {
+	bad, nullCol := -1, -1
+	for i, col := range c.def.Columns {
+		if arr := rec.Column(i); col.NotNull && arr.NullN() > 0 {
+			if r := firstNull(arr); bad < 0 || r < bad {
+				bad, nullCol = r, i
+			}
+		}
+	}
+	badCheck := -1
+	for k, chk := range c.checks {
+		if bad == 0 {
+			break // no row comes before the first
+		}
+		r, err := firstFailing(ctx, rt, chk.cond, rec)
+		if err != nil {
+			if bad >= 0 {
+				break // that row fails before this check's error
+			}
+			return err
+		}
+		if r >= 0 && (bad < 0 || r < bad) {
+			bad, badCheck = r, k
+		}
+	}
+	switch {
+	case badCheck >= 0:
+		name := c.checks[badCheck].name
+		return pgerr.New(pgerrcode.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", c.def.Name, name).
+			WithDetail("Failing row contains %s.", rowText(c.def, rec, bad, rt.textOptions())).
+			WithConstraint(c.def.Schema, c.def.Name, name).AtRow(bad)
+	case nullCol >= 0:
+		col := c.def.Columns[nullCol]
+		return pgerr.New(pgerrcode.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", col.Name, c.def.Name).
+			WithDetail("Failing row contains %s.", rowText(c.def, rec, bad, rt.textOptions())).
+			WithColumn(c.def.Schema, c.def.Name, col.Name).AtRow(bad)
 	}
 	return nil
 }

@@ -332,7 +332,7 @@ func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint,
 			bad = tx.newStrKeys(def, li, tt, con, kc, pos, ks)
 		}
 		if bad >= 0 {
-			return nil, uniqueViolation(def, con, kc, pos, bad)
+			return nil, uniqueViolation(def, con, kc, pos, bad).AtRow(bad)
 		}
 		// Lock the keys before looking at the committed ones: a
 		// transaction inserting one of them commits or aborts first.
@@ -359,7 +359,7 @@ func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint,
 			if tx.lostDelete(rt, tt) {
 				return nil, Conflict()
 			}
-			return nil, uniqueViolation(def, con, kc, pos, i)
+			return nil, uniqueViolation(def, con, kc, pos, i).AtRow(i)
 		}
 		keys[ci] = ks
 	}

@@ -307,7 +307,7 @@ func normalizeNumeric(s string) string {
 
 // uniqueViolation is the 23505 error for a duplicate key, with PostgreSQL's
 // detail "Key (a, b)=(1, x) already exists.".
-func uniqueViolation(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []int, i int) error {
+func uniqueViolation(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []int, i int) *pgerr.Error {
 	names, vals := keyText(def, con, cols, pos, i)
 	return pgerr.New(pgerrcode.UniqueViolation, "duplicate key value violates unique constraint %q", con.name).
 		WithDetail("Key (%s)=(%s) already exists.", names, vals).WithConstraint(def.Schema, def.Name, con.name)

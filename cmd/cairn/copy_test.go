@@ -227,10 +227,18 @@ func TestCopyErrors(t *testing.T) {
 		{"too few columns", csv, "1,a,1,1,x\n2,b\n", "22P04", `missing data for column "p"`, `COPY c, line 2: "2,b"`},
 		{"too many columns", csv, "1,a,1,1,x,extra\n", "22P04", "extra data after last expected column", `COPY c, line 1: "1,a,1,1,x,extra"`},
 		{"value too long", csv, "1,a,1,1,abcd\n", "22001", "value too long for type character varying(3)", `COPY c, line 1, column s: "abcd"`},
-		{"duplicate key in the data", csv, "1,a,1,1,x\n1,b,1,1,x\n", "23505", `duplicate key value violates unique constraint "c_pkey"`, ""},
-		{"duplicate of a row", csv, "1,a,1,1,x\n100,b,1,1,x\n", "23505", `duplicate key value violates unique constraint "c_pkey"`, ""},
-		{"not null", csv, "1,,1,1,x\n", "23502", `null value in column "v" of relation "c" violates not-null constraint`, ""},
-		{"check", csv, "1,a,1,0,x\n", "23514", `new row for relation "c" violates check constraint "c_n_check"`, ""},
+		// A constraint names the line of the row that broke it (and the
+		// row, but for a duplicate key), as PostgreSQL's CONTEXT.
+		{"duplicate key in the data", csv, "1,a,1,1,x\n1,b,1,1,x\n", "23505", `duplicate key value violates unique constraint "c_pkey"`, "COPY c, line 2"},
+		{"duplicate of a row", csv, "1,a,1,1,x\n100,b,1,1,x\n", "23505", `duplicate key value violates unique constraint "c_pkey"`, "COPY c, line 2"},
+		{"not null", csv, "1,,1,1,x\n", "23502", `null value in column "v" of relation "c" violates not-null constraint`, `COPY c, line 1: "1,,1,1,x"`},
+		{"check", csv, "1,a,1,0,x\n", "23514", `new row for relation "c" violates check constraint "c_n_check"`, `COPY c, line 1: "1,a,1,0,x"`},
+		{"check before a later null", csv, "1,a,1,1,x\n2,b,1,-1,x\n3,,1,1,x\n", "23514", `new row for relation "c" violates check constraint "c_n_check"`, `COPY c, line 2: "2,b,1,-1,x"`},
+		{"null before a later check", csv, "1,a,1,1,x\n2,,1,1,x\n3,b,1,-1,x\n", "23502", `null value in column "v" of relation "c" violates not-null constraint`, `COPY c, line 2: "2,,1,1,x"`},
+		{"quoted newline before the row", csv, "1,\"a\nb\",1,1,x\n2,b,1,0,x\n", "23514", `new row for relation "c" violates check constraint "c_n_check"`, `COPY c, line 2: "2,b,1,0,x"`},
+		{"check in a later chunk", csv, manyRows(5000, 4321, "0"), "23514", `new row for relation "c" violates check constraint "c_n_check"`, `COPY c, line 4321: "5321,v,1,0,x"`},
+		{"duplicate in a later chunk", csv, manyRows(5000, 0, "1") + "5999,v,1,1,x\n", "23505", `duplicate key value violates unique constraint "c_pkey"`, "COPY c, line 5001"},
+		{"text format", "COPY c FROM STDIN", "1\ta\t1\t1\tx\n2\t\\N\t1\t1\tx\n", "23502", `null value in column "v" of relation "c" violates not-null constraint`, "COPY c, line 2: \"2\t\\N\t1\t1\tx\""},
 		{"foreign key", csv, "1,a,3,1,x\n", "23503", `insert or update on table "c" violates foreign key constraint "c_p_fkey"`, ""},
 		{"unterminated quote", csv, "1,\"a\n", "22P04", "unterminated CSV quoted field", "COPY c, line 1: \"1,\"a\n\""},
 		{"server-side file", "COPY c FROM '/etc/passwd'", "", "0A000", "COPY FROM a server-side file is not supported", ""},
@@ -245,6 +253,14 @@ func TestCopyErrors(t *testing.T) {
 		if err := conn.QueryRow(ctx, `SELECT count(*) FROM c`).Scan(&n); err != nil || n != 1 {
 			t.Fatalf("%s: after the error: %d rows, %v", c.name, n, err)
 		}
+	}
+
+	// In binary format (pgx's CopyFrom) the CONTEXT names the tuple.
+	_, err := conn.CopyFrom(ctx, pgx.Identifier{"c"}, []string{"id", "v", "n"},
+		pgx.CopyFromRows([][]any{{201, "a", 1}, {202, "b", 2}, {203, "c", -3}}))
+	var bpe *pgconn.PgError
+	if !errors.As(err, &bpe) || bpe.Code != "23514" || bpe.Where != "COPY c, line 3" {
+		t.Errorf("binary COPY check violation: %v (%+v)", err, bpe)
 	}
 
 	// The error comes while the client is still sending: it stops.
@@ -272,7 +288,7 @@ func TestCopyErrors(t *testing.T) {
 	}
 
 	// The client gives up: CopyFail.
-	_, err := conn.PgConn().CopyFrom(ctx, io.MultiReader(strings.NewReader("1,x\n"), &failingReader{}), "COPY big FROM STDIN (FORMAT csv)")
+	_, err = conn.PgConn().CopyFrom(ctx, io.MultiReader(strings.NewReader("1,x\n"), &failingReader{}), "COPY big FROM STDIN (FORMAT csv)")
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "57014" || pe.Message != "COPY from stdin failed: the source broke" {
 		t.Fatalf("CopyFail: %v", err)
@@ -280,6 +296,20 @@ func TestCopyErrors(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM big`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("big after CopyFail: %d rows, %v", n, err)
 	}
+}
+
+// manyRows is n CSV rows of table c with ids 1001..1000+n, the one on
+// line bad having n = badN.
+func manyRows(n, bad int, badN string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		v := "1"
+		if i == bad {
+			v = badN
+		}
+		fmt.Fprintf(&b, "%d,v,1,%s,x\n", 1000+i, v)
+	}
+	return b.String()
 }
 
 type failingReader struct{}

@@ -31,6 +31,11 @@ type Error struct {
 	// set only where clients tell errors apart by it (asyncpg knows a
 	// prepared statement a DDL invalidated by RevalidateCachedQuery).
 	Routine string
+	// FailedRow is 1 + the index of the row that broke a constraint in
+	// the batch of rows the check was given (0: not known). It is never
+	// sent: a caller that knows where that batch's rows came from (COPY
+	// FROM: their lines) turns it into the error's CONTEXT.
+	FailedRow int
 }
 
 // New returns an error with the given SQLSTATE and a printf-style message.
@@ -64,6 +69,13 @@ func (e *Error) WithConstraint(schema, table, constraint string) *Error {
 // error is about (a not-null violation).
 func (e *Error) WithColumn(schema, table, column string) *Error {
 	e.Schema, e.Table, e.Column = schema, table, column
+	return e
+}
+
+// AtRow returns e marking row i (0-based) of the batch checked as the one
+// that failed (see FailedRow).
+func (e *Error) AtRow(i int) *Error {
+	e.FailedRow = i + 1
 	return e
 }
 
