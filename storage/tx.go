@@ -175,6 +175,20 @@ func (tx *Tx) table(id uint64) *txTable {
 	return tt
 }
 
+// firstWriteFenced returns the 40001 of fencedOut for the transaction's
+// first write to table id while another transaction's DDL fences it: the
+// statement fails before writing, and its session waits for that DDL
+// (FenceEnded) and runs it again on the DDL's outcome, as PostgreSQL's
+// statement waits for the ALTER's lock, instead of the write failing at
+// COMMIT. A transaction that wrote the table before the fence went up is
+// left to its COMMIT, which fails: the DDL did not see those rows.
+func (tx *Tx) firstWriteFenced(id uint64) error {
+	if tt := tx.tables[id]; tt != nil && (tt.truncated || len(tt.inserts) > 0 || len(tt.spilled) > 0 || !tt.deletes.IsEmpty()) {
+		return nil
+	}
+	return tx.fencedOut(id)
+}
+
 func undefinedTableID(id uint64) error {
 	return pgerr.New(pgerrcode.UndefinedTable, "relation with OID %d does not exist", id)
 }
@@ -209,6 +223,9 @@ func (tx *Tx) Insert(tableID uint64, rec arrow.Record) error {
 	n := int(rec.NumRows())
 	if n == 0 {
 		return nil
+	}
+	if err := tx.firstWriteFenced(tableID); err != nil {
+		return err
 	}
 	tt := tx.table(tableID)
 	cons := constraintsOf(tx.cat, def)
@@ -660,6 +677,9 @@ func (tx *Tx) Delete(tableID uint64, rowIDs []int64) error {
 	}
 	if tx.cat.Tables[tableID] == nil {
 		return undefinedTableID(tableID)
+	}
+	if err := tx.firstWriteFenced(tableID); err != nil {
+		return err
 	}
 	tt := tx.table(tableID)
 	committed := roaring64.New()

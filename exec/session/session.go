@@ -869,11 +869,7 @@ func (s *Session) bindPortal(st *Statement, params []any) (*Portal, error) {
 		}
 		paramTypes = ptypes
 	}
-	p := &Portal{stmt: st, bound: bp.bound, paramTypes: paramTypes, params: params, columns: bp.columns, schemas: bp.schemas}
-	if s.tx == nil {
-		p.cat = bp.key.cat
-	}
-	return p, nil
+	return &Portal{stmt: st, bound: bp.bound, paramTypes: paramTypes, params: params, columns: bp.columns, schemas: bp.schemas, cat: bp.key.cat}, nil
 }
 
 // valueDims returns the parameter types ptypes with each array's

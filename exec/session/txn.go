@@ -249,18 +249,24 @@ func (s *Session) inTxUnless(ctx context.Context, fn func(tx *storage.Tx) (Tag, 
 			(final != nil && final()) {
 			return tag, err
 		}
-		if !storage.IsConflict(err) && !(s.tx == nil && pgerr.Code(err) == pgerrcode.SerializationFailure) {
-			return tag, err
-		}
-		if ended, ok := storage.FenceEnded(err); ok && s.tx == nil {
+		if ended, ok := storage.FenceEnded(err); ok {
 			// Another transaction's ALTER TABLE fenced the table: wait
 			// for it as PostgreSQL's statement waits for its lock, then
-			// run again (the wait is not one of the attempts).
+			// run again (the wait is not one of the attempts), in an
+			// open transaction on a snapshot and catalog taken after it
+			// — which one that made DDL of its own cannot take: the
+			// 40001 stands.
 			if err := s.waitFence(ctx, ended); err != nil {
 				return Tag{}, err
 			}
+			if s.tx != nil && !s.tx.Refresh() {
+				return tag, err
+			}
 			attempt--
 			continue
+		}
+		if !storage.IsConflict(err) && !(s.tx == nil && pgerr.Code(err) == pgerrcode.SerializationFailure) {
+			return tag, err
 		}
 		retryBackoff(ctx, attempt)
 		if s.tx != nil {
