@@ -2237,6 +2237,8 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return b.bindRenameDomain(s)
 	case pg_query.ObjectType_OBJECT_INDEX:
 		return b.bindRenameIndex(s)
+	case pg_query.ObjectType_OBJECT_VIEW:
+		return b.bindRenameView(s, b.lookupView(s.Relation.Schemaname, s.Relation.Relname))
 	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN, pg_query.ObjectType_OBJECT_TABCONSTRAINT,
 		pg_query.ObjectType_OBJECT_TRIGGER:
 	default:
@@ -2249,6 +2251,8 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	if v := b.lookupView(s.Relation.Schemaname, s.Relation.Relname); v != nil && s.RenameType == pg_query.ObjectType_OBJECT_TRIGGER {
 		b.accesses = append(b.accesses, Access{View: v, Owner: true})
 		return &RenameViewTrigger{View: v, Name: s.Subname, NewName: s.Newname}, nil
+	} else if v != nil && s.RenameType == pg_query.ObjectType_OBJECT_TABLE {
+		return b.bindRenameView(s, v)
 	}
 	if err != nil {
 		if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {

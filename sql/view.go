@@ -38,6 +38,36 @@ type DropView struct {
 	Cascade bool
 }
 
+// RenameView is ALTER VIEW name RENAME TO new_name (or ALTER TABLE of a
+// view); the views that read it follow (FollowRename). Tag is the
+// command's tag, ALTER VIEW or ALTER TABLE as it was spelled.
+type RenameView struct {
+	View    *catalog.ViewDef
+	NewName string
+	Tag     string
+}
+
+// bindRenameView binds ALTER VIEW [IF EXISTS] name RENAME TO new_name,
+// and ALTER TABLE's of a view (v, which lookupView found), which its
+// owner may do.
+func (b *Binder) bindRenameView(s *pg_query.RenameStmt, v *catalog.ViewDef) (Statement, error) {
+	tag := "ALTER VIEW"
+	if s.RenameType == pg_query.ObjectType_OBJECT_TABLE {
+		tag = "ALTER TABLE"
+	}
+	if v == nil {
+		if b.tableNamed(s.Relation.Schemaname, s.Relation.Relname) {
+			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a view", s.Relation.Relname)
+		}
+		if s.MissingOk {
+			return &AlterTable{Missing: s.Relation.Relname}, nil
+		}
+		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", s.Relation.Relname)
+	}
+	b.accesses = append(b.accesses, Access{View: v, Owner: true})
+	return &RenameView{View: v, NewName: s.Newname, Tag: tag}, nil
+}
+
 // bindCreateView binds CREATE [OR REPLACE] VIEW name [(columns)] AS query:
 // the query is bound now, to check it and learn its columns.
 func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {

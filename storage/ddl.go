@@ -667,6 +667,25 @@ func (tx *Tx) CommentOnView(schema, name, column, text string) error {
 	})
 }
 
+// RenameView renames view schema.name to newName (42P01 if missing,
+// 42P07 when another relation has that name).
+func (tx *Tx) RenameView(schema, name, newName string) error {
+	return tx.apply(func(c *catalog.Catalog) error {
+		old := c.View(schema, name)
+		if old == nil {
+			return pgerr.New(pgerrcode.UndefinedTable, "view %q does not exist", name)
+		}
+		if c.RelationExists(schema, newName) {
+			return relationExistsErr(newName)
+		}
+		v := *old
+		v.Name = newName
+		delete(c.Views, catalog.Key(schema, name))
+		c.Views[catalog.Key(schema, newName)] = &v
+		return nil
+	})
+}
+
 // DropView drops a view (42P01 if missing).
 func (tx *Tx) DropView(schema, name string) error {
 	return tx.apply(func(c *catalog.Catalog) error {
