@@ -40,11 +40,13 @@ type DropView struct {
 
 // RenameView is ALTER VIEW name RENAME TO new_name (or ALTER TABLE of a
 // view); the views that read it follow (FollowRename). Tag is the
-// command's tag, ALTER VIEW or ALTER TABLE as it was spelled.
+// command's tag, ALTER VIEW or ALTER TABLE as it was spelled. Missing
+// names the view IF EXISTS did not find (View nil).
 type RenameView struct {
 	View    *catalog.ViewDef
 	NewName string
 	Tag     string
+	Missing string
 }
 
 // bindRenameView binds ALTER VIEW [IF EXISTS] name RENAME TO new_name,
@@ -60,7 +62,7 @@ func (b *Binder) bindRenameView(s *pg_query.RenameStmt, v *catalog.ViewDef) (Sta
 			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a view", s.Relation.Relname)
 		}
 		if s.MissingOk {
-			return &AlterTable{Missing: s.Relation.Relname}, nil
+			return &RenameView{Missing: s.Relation.Relname, Tag: tag}, nil
 		}
 		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", s.Relation.Relname)
 	}

@@ -164,6 +164,10 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		}
 		return tx.CreateView(&def, x.Replace)
 	case *sql.RenameView:
+		if x.Missing != "" {
+			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
+			return nil
+		}
 		before := tx.Catalog()
 		if err := tx.RenameView(x.View.Schema, x.View.Name, x.NewName); err != nil {
 			return err
