@@ -248,6 +248,7 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar, outer *scope) (Node, []Col,
 	if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
 		if b.trace != nil {
 			b.trace.rel(location, viewKey(v))
+			b.trace.viewAliases[alias] = viewKey(v)
 		}
 		return b.bindView(v, alias, colNames)
 	}

@@ -2239,8 +2239,13 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return b.bindRenameIndex(s)
 	case pg_query.ObjectType_OBJECT_VIEW:
 		return b.bindRenameView(s, b.lookupView(s.Relation.Schemaname, s.Relation.Relname))
-	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN, pg_query.ObjectType_OBJECT_TABCONSTRAINT,
-		pg_query.ObjectType_OBJECT_TRIGGER:
+	case pg_query.ObjectType_OBJECT_COLUMN:
+		// ALTER VIEW renames a table's column too, as PostgreSQL's does.
+		if v := b.lookupView(s.Relation.Schemaname, s.Relation.Relname); v != nil ||
+			s.RelationType == pg_query.ObjectType_OBJECT_VIEW && !b.tableNamed(s.Relation.Schemaname, s.Relation.Relname) {
+			return b.bindRenameView(s, v)
+		}
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_TABCONSTRAINT, pg_query.ObjectType_OBJECT_TRIGGER:
 	default:
 		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.ReplaceAll(strings.TrimPrefix(s.RenameType.String(), "OBJECT_"), "_", " "))
 	}

@@ -38,24 +38,29 @@ type DropView struct {
 	Cascade bool
 }
 
-// RenameView is ALTER VIEW name RENAME TO new_name (or ALTER TABLE of a
-// view); the views that read it follow (FollowRename). Tag is the
-// command's tag, ALTER VIEW or ALTER TABLE as it was spelled. Missing
-// names the view IF EXISTS did not find (View nil).
+// RenameView is ALTER VIEW name RENAME [COLUMN column] TO new_name (or
+// ALTER TABLE's of a view); the views that read it follow
+// (FollowRename). Column is the column renamed, "" for the view. Tag is
+// the command's tag, ALTER VIEW or ALTER TABLE as it was spelled.
+// Missing names the view IF EXISTS did not find (View nil).
 type RenameView struct {
 	View    *catalog.ViewDef
+	Column  string
 	NewName string
 	Tag     string
 	Missing string
 }
 
-// bindRenameView binds ALTER VIEW [IF EXISTS] name RENAME TO new_name,
-// and ALTER TABLE's of a view (v, which lookupView found), which its
-// owner may do.
+// bindRenameView binds ALTER VIEW [IF EXISTS] name RENAME [COLUMN
+// column] TO new_name, and ALTER TABLE's of a view (v, which lookupView
+// found), which its owner may do.
 func (b *Binder) bindRenameView(s *pg_query.RenameStmt, v *catalog.ViewDef) (Statement, error) {
-	tag := "ALTER VIEW"
-	if s.RenameType == pg_query.ObjectType_OBJECT_TABLE {
+	tag, column := "ALTER VIEW", ""
+	if s.RenameType == pg_query.ObjectType_OBJECT_TABLE || s.RenameType == pg_query.ObjectType_OBJECT_COLUMN && s.RelationType != pg_query.ObjectType_OBJECT_VIEW {
 		tag = "ALTER TABLE"
+	}
+	if s.RenameType == pg_query.ObjectType_OBJECT_COLUMN {
+		column = s.Subname
 	}
 	if v == nil {
 		if b.tableNamed(s.Relation.Schemaname, s.Relation.Relname) {
@@ -67,7 +72,7 @@ func (b *Binder) bindRenameView(s *pg_query.RenameStmt, v *catalog.ViewDef) (Sta
 		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", s.Relation.Relname)
 	}
 	b.accesses = append(b.accesses, Access{View: v, Owner: true})
-	return &RenameView{View: v, NewName: s.Newname, Tag: tag}, nil
+	return &RenameView{View: v, Column: column, NewName: s.Newname, Tag: tag}, nil
 }
 
 // bindCreateView binds CREATE [OR REPLACE] VIEW name [(columns)] AS query:

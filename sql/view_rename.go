@@ -35,13 +35,68 @@ type ViewRename struct {
 // what is the rename's object, as the 0A000 for a view that cannot follow
 // it names it.
 func (r ViewRename) what() string {
-	switch {
-	case r.View != nil:
-		return fmt.Sprintf("view \"%s\"", r.View.Name)
-	case r.Column != "":
-		return fmt.Sprintf("column \"%s\" of table \"%s\"", r.Column, r.Table.Name)
+	rel := fmt.Sprintf("table \"%s\"", r.relName())
+	if r.View != nil {
+		rel = fmt.Sprintf("view \"%s\"", r.relName())
 	}
-	return fmt.Sprintf("table \"%s\"", r.Table.Name)
+	if r.Column != "" {
+		return fmt.Sprintf("column \"%s\" of %s", r.Column, rel)
+	}
+	return rel
+}
+
+// relKey is what bindTrace notes for the relation renamed or whose
+// column is.
+func (r ViewRename) relKey() string {
+	if r.View != nil {
+		return viewKey(r.View)
+	}
+	return tableKey(r.Table.ID)
+}
+
+// relName and relSchema are the relation's name and schema, before the
+// rename.
+func (r ViewRename) relName() string {
+	if r.View != nil {
+		return r.View.Name
+	}
+	return r.Table.Name
+}
+
+func (r ViewRename) relSchema() string {
+	if r.View != nil {
+		return r.View.Schema
+	}
+	return r.Table.Schema
+}
+
+// columnNames are the relation's column names before the rename.
+func (r ViewRename) columnNames() []string {
+	var cols []catalog.ColumnDef
+	if r.View != nil {
+		cols = r.View.Columns
+	} else {
+		cols = r.Table.Columns
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// renamesColumn reports whether c, a column a reference reached, is the
+// column renamed, reached under its own name: a column of the table the
+// query level reads, or of the view under a name the query gave the view.
+func (r ViewRename) renamesColumn(c Col, trace *bindTrace) bool {
+	pos := slices.Index(r.columnNames(), r.Column)
+	if r.Column == "" || int(c.Attnum) != pos+1 || c.Name != r.Column {
+		return false
+	}
+	if r.View != nil {
+		return c.Base == nil && c.TableOID == uint32(syscat.ViewOID(r.View.Schema, r.View.Name)) && trace.viewAliases[c.Table] == viewKey(r.View)
+	}
+	return c.Base != nil && c.Base.ID == r.Table.ID
 }
 
 // bindTrace is what a binder notes while it binds a view's query for
@@ -52,6 +107,9 @@ type bindTrace struct {
 	rels  map[int32]string // location: tableKey, viewKey, "w:" and a WITH query's name
 	cols  map[int32]Col    // location: the column the reference reached
 	order []string
+	// viewAliases are the names the query gives the views it reads (an
+	// alias, or the view's name): viewKey by name.
+	viewAliases map[string]string
 }
 
 // tableKey is what bindTrace notes for a relation name that resolved to
@@ -84,7 +142,7 @@ func traceView(cat *catalog.Catalog, searchPath []string, query string) (*pg_que
 	if len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
 		return nil, nil, nil, pgerr.NotSupported("a view whose query is not one SELECT")
 	}
-	trace := &bindTrace{rels: map[int32]string{}, cols: map[int32]Col{}}
+	trace := &bindTrace{rels: map[int32]string{}, cols: map[int32]Col{}, viewAliases: map[string]string{}}
 	b := &Binder{Catalog: cat, SearchPath: searchPath, NoParams: true, trace: trace}
 	plan, err := b.bindSelect(tree.Stmts[0].Stmt.GetSelectStmt(), nil)
 	if err != nil {
@@ -160,7 +218,8 @@ func FollowRename(before, after *catalog.Catalog, v *catalog.ViewDef, r ViewRena
 // renameNames changes, in tree, the names that trace says resolved to
 // what r renamed. With alias, a renamed relation named without an alias
 // gets its old name as one instead of its columns' qualifiers changing
-// (and its schema, so that no WITH query of its new name hides it), and a table whose column is renamed gets column aliases that keep the
+// (and its schema, so that no WITH query of its new name hides it), and
+// a relation whose column is renamed gets column aliases that keep the
 // column's old name instead of the references to it changing. changed
 // reports whether any name changed; ok is false where the query names
 // the object in a way that only alias can follow (a column renamed that
@@ -169,16 +228,9 @@ func renameNames(tree *pg_query.ParseResult, trace *bindTrace, r ViewRename, ali
 	if alias && r.Column != "" {
 		return aliasColumn(tree, trace, r), true
 	}
-	target, oldName, schema := "", "", ""
-	switch {
-	case r.View != nil:
-		target, oldName, schema = viewKey(r.View), r.View.Name, r.View.Schema
-	case r.Column == "":
-		target, oldName, schema = tableKey(r.Table.ID), r.Table.Name, r.Table.Schema
-	}
-	pos := -1
-	if r.Column != "" {
-		pos, _ = r.Table.Column(r.Column)
+	target, oldName, schema := "", r.relName(), r.relSchema()
+	if r.Column == "" {
+		target = r.relKey()
 	}
 	renamedRefs := map[*pg_query.ColumnRef]bool{}
 	requalify := false // an unaliased relation renamed: qualifiers follow
@@ -205,7 +257,7 @@ func renameNames(tree *pg_query.ParseResult, trace *bindTrace, r ViewRename, ali
 			}
 		case *pg_query.ColumnRef:
 			c, found := trace.cols[n.Location]
-			if r.Column == "" || !found || c.Base == nil || c.Base.ID != r.Table.ID || int(c.Attnum) != pos+1 || c.Name != r.Column {
+			if !found || !r.renamesColumn(c, trace) {
 				return
 			}
 			if s := n.Fields[len(n.Fields)-1].GetString_(); s != nil && s.Sval == r.Column {
@@ -245,22 +297,23 @@ func renameNames(tree *pg_query.ParseResult, trace *bindTrace, r ViewRename, ali
 }
 
 // aliasColumn gives each relation name in tree that trace says resolved
-// to table r.Table column aliases up to r's column, which keep the old
-// column name for the query (FROM t becomes FROM t t(a, b)); it reports
-// whether any did.
+// to the relation whose column r renames column aliases up to that
+// column, which keep its old name for the query (FROM t becomes FROM t
+// t(a, b)); it reports whether any did.
 func aliasColumn(tree *pg_query.ParseResult, trace *bindTrace, r ViewRename) bool {
-	pos, _ := r.Table.Column(r.Column)
+	names := r.columnNames()
+	pos := slices.Index(names, r.Column)
 	changed := false
 	walkMessages(tree.ProtoReflect(), func(m protoreflect.Message) {
 		rv, ok := m.Interface().(*pg_query.RangeVar)
-		if !ok || trace.rels[rv.Location] != tableKey(r.Table.ID) {
+		if !ok || trace.rels[rv.Location] != r.relKey() {
 			return
 		}
 		if rv.Alias == nil {
 			rv.Alias = &pg_query.Alias{Aliasname: rv.Relname}
 		}
 		for i := len(rv.Alias.Colnames); i <= pos; i++ {
-			rv.Alias.Colnames = append(rv.Alias.Colnames, pg_query.MakeStrNode(r.Table.Columns[i].Name))
+			rv.Alias.Colnames = append(rv.Alias.Colnames, pg_query.MakeStrNode(names[i]))
 			changed = true
 		}
 	})
@@ -271,7 +324,7 @@ func aliasColumn(tree *pg_query.ParseResult, trace *bindTrace, r ViewRename) boo
 // names (got, bindTrace.order) to what its old text did (want), a
 // renamed view being the same view under its new name.
 func sameResolution(want, got []string, r ViewRename) bool {
-	if r.View != nil {
+	if r.View != nil && r.Column == "" {
 		oldKey, newKey := viewKey(r.View), "v:"+catalog.Key(r.View.Schema, r.NewName)
 		oldOID := fmt.Sprintf("c:%d.", uint32(syscat.ViewOID(r.View.Schema, r.View.Name)))
 		newOID := fmt.Sprintf("c:%d.", uint32(syscat.ViewOID(r.View.Schema, r.NewName)))

@@ -169,10 +169,14 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			return nil
 		}
 		before := tx.Catalog()
-		if err := tx.RenameView(x.View.Schema, x.View.Name, x.NewName); err != nil {
+		if x.Column != "" {
+			if err := renameViewColumn(tx, x.View, x.Column, x.NewName); err != nil {
+				return err
+			}
+		} else if err := tx.RenameView(x.View.Schema, x.View.Name, x.NewName); err != nil {
 			return err
 		}
-		return followRename(tx, before, sql.ViewRename{View: x.View, NewName: x.NewName})
+		return followRename(tx, before, sql.ViewRename{View: x.View, Column: x.Column, NewName: x.NewName})
 	case *sql.DropView:
 		for _, name := range x.Missing {
 			s.notice("00000", "view \"%s\" does not exist, skipping", name)
@@ -713,6 +717,26 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 		}
 	}
 	return s.checkDependentViews(tx, before, x)
+}
+
+// renameViewColumn renames column old of view v to new (ALTER VIEW ...
+// RENAME COLUMN); the view's query is unchanged.
+func renameViewColumn(tx *storage.Tx, v *catalog.ViewDef, old, new string) error {
+	cur := tx.Catalog().View(v.Schema, v.Name)
+	if cur == nil {
+		return pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", v.Name)
+	}
+	def := *cur
+	def.Columns = slices.Clone(cur.Columns)
+	i := slices.IndexFunc(def.Columns, func(c catalog.ColumnDef) bool { return c.Name == old })
+	switch {
+	case i < 0:
+		return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", old)
+	case slices.ContainsFunc(def.Columns, func(c catalog.ColumnDef) bool { return c.Name == new }):
+		return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", new, v.Name)
+	}
+	def.Columns[i].Name = new
+	return tx.CreateView(&def, true)
 }
 
 // followRename rewrites the views that read what rename r renamed (before
