@@ -529,6 +529,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 			return &RenameRole{Name: s.RenameStmt.Subname, NewName: s.RenameStmt.Newname}, nil
 		}
 		return b.bindRename(s.RenameStmt)
+	case *pg_query.Node_AlterObjectSchemaStmt:
+		return b.bindSetSchema(s.AlterObjectSchemaStmt)
 	case *pg_query.Node_CreateRoleStmt:
 		return bindCreateRole(s.CreateRoleStmt)
 	case *pg_query.Node_AlterRoleStmt:
@@ -2277,6 +2279,21 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return nil, err
 	}
 	return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameColumn, Name: s.Subname, NewName: s.Newname}}}, nil
+}
+
+// bindSetSchema binds ALTER TABLE | VIEW [IF EXISTS] name SET SCHEMA
+// new_schema; other objects' SET SCHEMA is 0A000.
+func (b *Binder) bindSetSchema(s *pg_query.AlterObjectSchemaStmt) (Statement, error) {
+	switch s.ObjectType {
+	case pg_query.ObjectType_OBJECT_VIEW:
+		return b.bindViewSetSchema(s, b.lookupView(s.Relation.Schemaname, s.Relation.Relname))
+	case pg_query.ObjectType_OBJECT_TABLE:
+		if v := b.lookupView(s.Relation.Schemaname, s.Relation.Relname); v != nil {
+			return b.bindViewSetSchema(s, v)
+		}
+		return nil, pgerr.NotSupported("ALTER TABLE ... SET SCHEMA")
+	}
+	return nil, pgerr.NotSupported("ALTER %s ... SET SCHEMA", strings.ReplaceAll(strings.TrimPrefix(s.ObjectType.String(), "OBJECT_"), "_", " "))
 }
 
 // bindRenameIndex binds ALTER INDEX [IF EXISTS] name RENAME TO new_name:

@@ -28,8 +28,18 @@ type ViewRename struct {
 	Table  *catalog.TableDef
 	View   *catalog.ViewDef
 	Column string
-	// NewName is the table's, view's or column's new name.
-	NewName string
+	// NewName is the table's, view's or column's new name; NewSchema is
+	// the relation's new schema for ALTER ... SET SCHEMA (NewName its
+	// name then), "" for a rename.
+	NewName, NewSchema string
+}
+
+// newSchema is the renamed relation's schema after the rename.
+func (r ViewRename) newSchema() string {
+	if r.NewSchema != "" {
+		return r.NewSchema
+	}
+	return r.relSchema()
 }
 
 // what is the rename's object, as the 0A000 for a view that cannot follow
@@ -170,7 +180,11 @@ func FollowRename(before, after *catalog.Catalog, v *catalog.ViewDef, r ViewRena
 	if err != nil {
 		return nil, nil // a view that no longer binds follows nothing
 	}
-	refuse := pgerr.NotSupported("renaming %s, which view \"%s\" reads in a way cairn cannot rewrite (drop the view, rename, and create it again)", r.what(), v.Name)
+	action := "renaming " + r.what()
+	if r.NewSchema != "" {
+		action = fmt.Sprintf("moving %s to schema \"%s\"", r.what(), r.NewSchema)
+	}
+	refuse := pgerr.NotSupported("%s, which view \"%s\" reads in a way cairn cannot rewrite (drop the view, rename, and create it again)", action, v.Name)
 	// The names are changed where they are used first, as PostgreSQL
 	// prints them: a relation renamed that the query names without an
 	// alias qualifies its columns with its new name. Should that not
@@ -228,7 +242,7 @@ func renameNames(tree *pg_query.ParseResult, trace *bindTrace, r ViewRename, ali
 	if alias && r.Column != "" {
 		return aliasColumn(tree, trace, r), true
 	}
-	target, oldName, schema := "", r.relName(), r.relSchema()
+	target, oldName := "", r.relName()
 	if r.Column == "" {
 		target = r.relKey()
 	}
@@ -243,16 +257,17 @@ func renameNames(tree *pg_query.ParseResult, trace *bindTrace, r ViewRename, ali
 				return
 			}
 			n.Relname, changed = r.NewName, true
+			if n.Schemaname != "" || r.NewSchema != "" {
+				n.Schemaname = r.newSchema()
+			}
 			switch {
-			case alias && n.Alias == nil:
+			case alias && n.Alias == nil && r.NewName != oldName:
 				n.Alias = &pg_query.Alias{Aliasname: oldName}
 				fallthrough
 			case alias:
 				// Qualified, the name cannot mean a WITH query.
-				if n.Schemaname == "" {
-					n.Schemaname = schema
-				}
-			case n.Alias == nil:
+				n.Schemaname = r.newSchema()
+			case n.Alias == nil && r.NewName != oldName:
 				requalify = true
 			}
 		case *pg_query.ColumnRef:
@@ -325,9 +340,9 @@ func aliasColumn(tree *pg_query.ParseResult, trace *bindTrace, r ViewRename) boo
 // renamed view being the same view under its new name.
 func sameResolution(want, got []string, r ViewRename) bool {
 	if r.View != nil && r.Column == "" {
-		oldKey, newKey := viewKey(r.View), "v:"+catalog.Key(r.View.Schema, r.NewName)
+		oldKey, newKey := viewKey(r.View), "v:"+catalog.Key(r.newSchema(), r.NewName)
 		oldOID := fmt.Sprintf("c:%d.", uint32(syscat.ViewOID(r.View.Schema, r.View.Name)))
-		newOID := fmt.Sprintf("c:%d.", uint32(syscat.ViewOID(r.View.Schema, r.NewName)))
+		newOID := fmt.Sprintf("c:%d.", uint32(syscat.ViewOID(r.newSchema(), r.NewName)))
 		want = slices.Clone(want)
 		for i, w := range want {
 			switch {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -169,14 +170,17 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			return nil
 		}
 		before := tx.Catalog()
+		if x.NewSchema == x.View.Schema {
+			return nil // SET SCHEMA to its own schema
+		}
 		if x.Column != "" {
 			if err := renameViewColumn(tx, x.View, x.Column, x.NewName); err != nil {
 				return err
 			}
-		} else if err := tx.RenameView(x.View.Schema, x.View.Name, x.NewName); err != nil {
+		} else if err := tx.RenameView(x.View.Schema, x.View.Name, cmp.Or(x.NewSchema, x.View.Schema), x.NewName); err != nil {
 			return err
 		}
-		return followRename(tx, before, sql.ViewRename{View: x.View, Column: x.Column, NewName: x.NewName})
+		return followRename(tx, before, sql.ViewRename{View: x.View, Column: x.Column, NewName: x.NewName, NewSchema: x.NewSchema})
 	case *sql.DropView:
 		for _, name := range x.Missing {
 			s.notice("00000", "view \"%s\" does not exist, skipping", name)
