@@ -2281,8 +2281,9 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameColumn, Name: s.Subname, NewName: s.Newname}}}, nil
 }
 
-// bindSetSchema binds ALTER TABLE | VIEW [IF EXISTS] name SET SCHEMA
-// new_schema; other objects' SET SCHEMA is 0A000.
+// bindSetSchema binds ALTER VIEW [IF EXISTS] name SET SCHEMA new_schema
+// (ALTER TABLE's of a view too); a table's and other objects' SET SCHEMA
+// is 0A000.
 func (b *Binder) bindSetSchema(s *pg_query.AlterObjectSchemaStmt) (Statement, error) {
 	switch s.ObjectType {
 	case pg_query.ObjectType_OBJECT_VIEW:
@@ -2291,7 +2292,14 @@ func (b *Binder) bindSetSchema(s *pg_query.AlterObjectSchemaStmt) (Statement, er
 		if v := b.lookupView(s.Relation.Schemaname, s.Relation.Relname); v != nil {
 			return b.bindViewSetSchema(s, v)
 		}
-		return nil, pgerr.NotSupported("ALTER TABLE ... SET SCHEMA")
+		if _, err := b.rangeVarTable(s.Relation); err != nil {
+			if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
+				return &AlterTable{Missing: s.Relation.Relname}, nil
+			}
+			return nil, err
+		}
+		// A table's files are kept under its schema's folder.
+		return nil, pgerr.NotSupported("ALTER TABLE ... SET SCHEMA of a table")
 	}
 	return nil, pgerr.NotSupported("ALTER %s ... SET SCHEMA", strings.ReplaceAll(strings.TrimPrefix(s.ObjectType.String(), "OBJECT_"), "_", " "))
 }
