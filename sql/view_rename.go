@@ -7,7 +7,9 @@ package sql
 // view that reads what was renamed: the query is bound as it was, the
 // binder noting which table, view or column each name in it resolved to
 // (bindTrace), and the names that resolved to the renamed object are
-// changed in a fresh parse of the text, which is then printed again.
+// changed in a fresh parse of the text, which is then printed again. The
+// new text is bound in turn: it must resolve every name to what the old
+// text did, or the rename is refused (0A000) for that view.
 
 import (
 	"fmt"
@@ -23,8 +25,8 @@ import (
 
 // ViewRename is a rename that the views reading its object follow.
 type ViewRename struct {
-	// Table is the table renamed (Column "") or whose column Column is
-	// renamed; View is the view renamed. One of them is set.
+	// Table or View (one of them is set) is the relation renamed
+	// (Column "") or whose column Column is renamed.
 	Table  *catalog.TableDef
 	View   *catalog.ViewDef
 	Column string
@@ -64,8 +66,7 @@ func (r ViewRename) relKey() string {
 	return tableKey(r.Table.ID)
 }
 
-// relName and relSchema are the relation's name and schema, before the
-// rename.
+// relName is the relation's name before the rename.
 func (r ViewRename) relName() string {
 	if r.View != nil {
 		return r.View.Name
@@ -73,6 +74,7 @@ func (r ViewRename) relName() string {
 	return r.Table.Name
 }
 
+// relSchema is the relation's schema before the rename.
 func (r ViewRename) relSchema() string {
 	if r.View != nil {
 		return r.View.Schema

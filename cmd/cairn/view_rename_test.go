@@ -6,10 +6,10 @@ import (
 )
 
 // TestViewFollowsRenameRestart renames a table, a column and a view that
-// views read (as ORM migrations do), kills the server with SIGKILL and
-// restarts it: the views, rewritten to the new names, still read the
-// same rows under their old column names, and pg_views shows the new
-// names.
+// views read (as ORM migrations do) and moves one to another schema,
+// kills the server with SIGKILL and restarts it: the views, rewritten to
+// the new names, still read the same rows under their old column names,
+// and pg_views shows the new names.
 func TestViewFollowsRenameRestart(t *testing.T) {
 	dir := t.TempDir()
 	p := startLogged(t, dir)
@@ -22,6 +22,10 @@ func TestViewFollowsRenameRestart(t *testing.T) {
 		`ALTER TABLE notes RENAME COLUMN body TO content`,
 		`ALTER TABLE notes RENAME TO memo_notes`,
 		`ALTER VIEW recent RENAME TO latest`,
+		`CREATE SCHEMA archive`,
+		`CREATE VIEW archived AS SELECT id FROM latest`,
+		`CREATE VIEW archived_ids AS SELECT id FROM archived`,
+		`ALTER VIEW archived SET SCHEMA archive`,
 	} {
 		mustExec(t, conn, q)
 	}
@@ -44,6 +48,9 @@ func TestViewFollowsRenameRestart(t *testing.T) {
 		if err := c.QueryRow(context.Background(), `SELECT definition FROM pg_views WHERE viewname = 'recent_ids'`).Scan(&def); err != nil ||
 			def != " SELECT id FROM latest;" {
 			t.Errorf("%s: recent_ids's definition %q, %v", when, def, err)
+		}
+		if err := c.QueryRow(context.Background(), `SELECT id FROM archived_ids`).Scan(&id); err != nil || id != 2 {
+			t.Errorf("%s: archived_ids is %d, %v; want 2", when, id, err)
 		}
 	}
 	check("before the restart")
