@@ -840,9 +840,9 @@ func (s *Session) checkDependentViews(tx *storage.Tx, before *catalog.Catalog, x
 		return pgerr.New(pgerrcode.FeatureNotSupported, "cannot alter type of a column used by a view or rule").
 			WithDetail("rule _RETURN on view %s depends on column \"%s\"", v.Name, name)
 	case kind == sql.RenameColumn:
-		return pgerr.NotSupported("renaming column \"%s\" of table \"%s\", which view \"%s\" reads (cairn keeps a view's query as written: drop the view, rename, and create it again)", name, x.Table.Name, v.Name)
+		return pgerr.NotSupported("renaming column \"%s\" of table \"%s\", which view \"%s\" reads in a way cairn cannot rewrite (drop the view, rename, and create it again)", name, x.Table.Name, v.Name)
 	default: // RenameTable
-		return pgerr.NotSupported("renaming table \"%s\", which view \"%s\" reads (cairn keeps a view's query as written: drop the view, rename, and create it again)", x.Table.Name, v.Name)
+		return pgerr.NotSupported("renaming table \"%s\", which view \"%s\" reads in a way cairn cannot rewrite (drop the view, rename, and create it again)", x.Table.Name, v.Name)
 	}
 }
 
