@@ -117,6 +117,9 @@ type Binder struct {
 	// expanding lists the views (schema.name) whose queries are being
 	// bound, outermost first, to catch a view that reads itself.
 	expanding []string
+	// trace, when set, notes what the statement's names resolve to
+	// (FollowRename).
+	trace *bindTrace
 	// policyTables lists the tables whose policy expressions are being
 	// bound, to catch a policy whose subqueries read its own table.
 	policyTables []uint64
@@ -645,6 +648,8 @@ func CommandName(st Statement) string {
 		return "CREATE TRIGGER"
 	case *RenameViewTrigger:
 		return "ALTER TRIGGER"
+	case *RenameView:
+		return x.Tag
 	case *DropTrigger:
 		return "DROP TRIGGER"
 	case *CreateSchema:
@@ -768,5 +773,6 @@ func (*AlterSequence) statement()   {}
 func (*DropSequence) statement()    {}
 func (*CreateView) statement()      {}
 func (*DropView) statement()        {}
+func (*RenameView) statement()      {}
 func (*CommentOn) statement()       {}
 func (*CreateExtension) statement() {}

@@ -335,6 +335,9 @@ func (b *Binder) resolveColumn(sc *scope, cr *pg_query.ColumnRef) (Expr, error) 
 			if !ok {
 				return nil, pgerr.NotSupported("LATERAL references (column \"%s\" of another FROM item)", name)
 			}
+			if b.trace != nil {
+				b.trace.col(cr.Location, s.cols[idx])
+			}
 			return e, nil
 		}
 		if qual != "" && s == sc && !qualFound && s.outer == nil {

@@ -188,6 +188,7 @@ func aliasCols(in []Col, alias string, names []string) []Col {
 }
 
 func (b *Binder) bindRangeVar(rv *pg_query.RangeVar, outer *scope) (Node, []Col, error) {
+	location := rv.Location
 	if schema, err := b.schemaName(rv.Schemaname); err != nil {
 		return nil, nil, pgerr.From(err).WithPosition(rv.Location + 1)
 	} else if schema != rv.Schemaname {
@@ -203,6 +204,9 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar, outer *scope) (Node, []Col,
 	if rv.Schemaname == "" {
 		for i := len(b.ctes) - 1; i >= 0; i-- {
 			if cte, ok := b.ctes[i][rv.Relname]; ok {
+				if b.trace != nil {
+					b.trace.rel(location, "w:"+rv.Relname)
+				}
 				if cte.modifying != nil && len(cte.plan.Columns()) == 0 {
 					return nil, nil, pgerr.New(pgerrcode.FeatureNotSupported, "WITH query \"%s\" does not have a RETURNING clause", rv.Relname).
 						WithPosition(rv.Location + 1)
@@ -242,6 +246,10 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar, outer *scope) (Node, []Col,
 		return scan, cols, err
 	}
 	if v := b.lookupView(rv.Schemaname, rv.Relname); v != nil {
+		if b.trace != nil {
+			b.trace.rel(location, viewKey(v))
+			b.trace.viewAliases[alias] = viewKey(v)
+		}
 		return b.bindView(v, alias, colNames)
 	}
 	if seq := b.findSequence(rv.Schemaname, rv.Relname); seq != nil && !b.tableNamed(rv.Schemaname, rv.Relname) {
@@ -251,6 +259,9 @@ func (b *Binder) bindRangeVar(rv *pg_query.RangeVar, outer *scope) (Node, []Col,
 	def, err := b.rangeVarTable(rv)
 	if err != nil {
 		return nil, nil, pgerr.From(err).WithPosition(rv.Location + 1)
+	}
+	if b.trace != nil {
+		b.trace.rel(location, tableKey(def.ID))
 	}
 	b.need(def, catalog.PrivSelect)
 	// Every table scan offers its row ID as a hidden last column, which

@@ -529,6 +529,8 @@ func (b *Binder) bindUtility(n *pg_query.Node) (Statement, error) {
 			return &RenameRole{Name: s.RenameStmt.Subname, NewName: s.RenameStmt.Newname}, nil
 		}
 		return b.bindRename(s.RenameStmt)
+	case *pg_query.Node_AlterObjectSchemaStmt:
+		return b.bindSetSchema(s.AlterObjectSchemaStmt)
 	case *pg_query.Node_CreateRoleStmt:
 		return bindCreateRole(s.CreateRoleStmt)
 	case *pg_query.Node_AlterRoleStmt:
@@ -2237,8 +2239,15 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return b.bindRenameDomain(s)
 	case pg_query.ObjectType_OBJECT_INDEX:
 		return b.bindRenameIndex(s)
-	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_COLUMN, pg_query.ObjectType_OBJECT_TABCONSTRAINT,
-		pg_query.ObjectType_OBJECT_TRIGGER:
+	case pg_query.ObjectType_OBJECT_VIEW:
+		return b.bindRenameView(s, b.lookupView(s.Relation.Schemaname, s.Relation.Relname))
+	case pg_query.ObjectType_OBJECT_COLUMN:
+		// ALTER VIEW renames a table's column too, as PostgreSQL's does.
+		if v := b.lookupView(s.Relation.Schemaname, s.Relation.Relname); v != nil ||
+			s.RelationType == pg_query.ObjectType_OBJECT_VIEW && !b.tableNamed(s.Relation.Schemaname, s.Relation.Relname) {
+			return b.bindRenameView(s, v)
+		}
+	case pg_query.ObjectType_OBJECT_TABLE, pg_query.ObjectType_OBJECT_TABCONSTRAINT, pg_query.ObjectType_OBJECT_TRIGGER:
 	default:
 		return nil, pgerr.NotSupported("ALTER %s ... RENAME", strings.ReplaceAll(strings.TrimPrefix(s.RenameType.String(), "OBJECT_"), "_", " "))
 	}
@@ -2249,6 +2258,8 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	if v := b.lookupView(s.Relation.Schemaname, s.Relation.Relname); v != nil && s.RenameType == pg_query.ObjectType_OBJECT_TRIGGER {
 		b.accesses = append(b.accesses, Access{View: v, Owner: true})
 		return &RenameViewTrigger{View: v, Name: s.Subname, NewName: s.Newname}, nil
+	} else if v != nil && s.RenameType == pg_query.ObjectType_OBJECT_TABLE {
+		return b.bindRenameView(s, v)
 	}
 	if err != nil {
 		if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
@@ -2268,6 +2279,29 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 		return nil, err
 	}
 	return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameColumn, Name: s.Subname, NewName: s.Newname}}}, nil
+}
+
+// bindSetSchema binds ALTER VIEW [IF EXISTS] name SET SCHEMA new_schema
+// (ALTER TABLE's of a view too); a table's and other objects' SET SCHEMA
+// is 0A000.
+func (b *Binder) bindSetSchema(s *pg_query.AlterObjectSchemaStmt) (Statement, error) {
+	switch s.ObjectType {
+	case pg_query.ObjectType_OBJECT_VIEW:
+		return b.bindViewSetSchema(s, b.lookupView(s.Relation.Schemaname, s.Relation.Relname))
+	case pg_query.ObjectType_OBJECT_TABLE:
+		if v := b.lookupView(s.Relation.Schemaname, s.Relation.Relname); v != nil {
+			return b.bindViewSetSchema(s, v)
+		}
+		if _, err := b.rangeVarTable(s.Relation); err != nil {
+			if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
+				return &AlterTable{Missing: s.Relation.Relname}, nil
+			}
+			return nil, err
+		}
+		// A table's files are kept under its schema's folder.
+		return nil, pgerr.NotSupported("ALTER TABLE ... SET SCHEMA of a table")
+	}
+	return nil, pgerr.NotSupported("ALTER %s ... SET SCHEMA", strings.ReplaceAll(strings.TrimPrefix(s.ObjectType.String(), "OBJECT_"), "_", " "))
 }
 
 // bindRenameIndex binds ALTER INDEX [IF EXISTS] name RENAME TO new_name:

@@ -38,6 +38,77 @@ type DropView struct {
 	Cascade bool
 }
 
+// RenameView is ALTER VIEW name RENAME [COLUMN column] TO new_name or
+// SET SCHEMA new_schema (or ALTER TABLE's of a view); the views that
+// read it follow (FollowRename). Column is the column renamed, "" for
+// the view. NewSchema is SET SCHEMA's ("" for a rename; NewName is the
+// view's name then). Tag is the command's tag, ALTER VIEW or ALTER TABLE
+// as it was spelled. Missing names the view IF EXISTS did not find (View
+// nil).
+type RenameView struct {
+	View               *catalog.ViewDef
+	Column             string
+	NewName, NewSchema string
+	Tag                string
+	Missing            string
+}
+
+// bindRenameView binds ALTER VIEW [IF EXISTS] name RENAME [COLUMN
+// column] TO new_name, and ALTER TABLE's of a view (v, which lookupView
+// found), which its owner may do.
+func (b *Binder) bindRenameView(s *pg_query.RenameStmt, v *catalog.ViewDef) (Statement, error) {
+	tag, column := "ALTER VIEW", ""
+	if s.RenameType == pg_query.ObjectType_OBJECT_TABLE || s.RenameType == pg_query.ObjectType_OBJECT_COLUMN && s.RelationType != pg_query.ObjectType_OBJECT_VIEW {
+		tag = "ALTER TABLE"
+	}
+	if s.RenameType == pg_query.ObjectType_OBJECT_COLUMN {
+		column = s.Subname
+	}
+	if v == nil {
+		if b.tableNamed(s.Relation.Schemaname, s.Relation.Relname) {
+			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a view", s.Relation.Relname)
+		}
+		if s.MissingOk {
+			return &RenameView{Missing: s.Relation.Relname, Tag: tag}, nil
+		}
+		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", s.Relation.Relname)
+	}
+	b.accesses = append(b.accesses, Access{View: v, Owner: true})
+	return &RenameView{View: v, Column: column, NewName: s.Newname, Tag: tag}, nil
+}
+
+// bindViewSetSchema binds ALTER VIEW [IF EXISTS] name SET SCHEMA
+// new_schema, and ALTER TABLE's of a view (v, which lookupView found):
+// its owner may, with CREATE on the new schema; a temporary view stays
+// in its schema, as PostgreSQL's.
+func (b *Binder) bindViewSetSchema(s *pg_query.AlterObjectSchemaStmt, v *catalog.ViewDef) (Statement, error) {
+	tag := "ALTER VIEW"
+	if s.ObjectType == pg_query.ObjectType_OBJECT_TABLE {
+		tag = "ALTER TABLE"
+	}
+	if v == nil {
+		if b.tableNamed(s.Relation.Schemaname, s.Relation.Relname) {
+			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a view", s.Relation.Relname)
+		}
+		if s.MissingOk {
+			return &RenameView{Missing: s.Relation.Relname, Tag: tag}, nil
+		}
+		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", s.Relation.Relname)
+	}
+	schema := s.Newschema
+	if schema == "pg_temp" {
+		schema = b.TempSchema
+	}
+	if catalog.IsTempSchema(v.Schema) || catalog.IsTempSchema(schema) {
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cannot move objects into or out of temporary schemas")
+	}
+	if _, ok := b.Catalog.Schemas[schema]; !ok {
+		return nil, pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+	}
+	b.accesses = append(b.accesses, Access{View: v, Owner: true}, Access{Schema: schema, Privs: catalog.PrivCreate})
+	return &RenameView{View: v, NewName: v.Name, NewSchema: schema, Tag: tag}, nil
+}
+
 // bindCreateView binds CREATE [OR REPLACE] VIEW name [(columns)] AS query:
 // the query is bound now, to check it and learn its columns.
 func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {

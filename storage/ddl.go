@@ -667,6 +667,30 @@ func (tx *Tx) CommentOnView(schema, name, column, text string) error {
 	})
 }
 
+// RenameView renames view schema.name to newSchema.newName (ALTER VIEW
+// ... RENAME TO or SET SCHEMA; 42P01 if missing, 42P07 when another
+// relation has that name).
+func (tx *Tx) RenameView(schema, name, newSchema, newName string) error {
+	return tx.apply(func(c *catalog.Catalog) error {
+		old := c.View(schema, name)
+		switch {
+		case old == nil:
+			return pgerr.New(pgerrcode.UndefinedTable, "view %q does not exist", name)
+		case c.Schemas[newSchema] == nil:
+			return schemaMissing(newSchema)
+		case c.RelationExists(newSchema, newName) && schema != newSchema:
+			return pgerr.New(pgerrcode.DuplicateTable, "relation \"%s\" already exists in schema \"%s\"", newName, newSchema)
+		case c.RelationExists(newSchema, newName):
+			return relationExistsErr(newName)
+		}
+		v := *old
+		v.Schema, v.Name = newSchema, newName
+		delete(c.Views, catalog.Key(schema, name))
+		c.Views[catalog.Key(newSchema, newName)] = &v
+		return nil
+	})
+}
+
 // DropView drops a view (42P01 if missing).
 func (tx *Tx) DropView(schema, name string) error {
 	return tx.apply(func(c *catalog.Catalog) error {

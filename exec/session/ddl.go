@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -163,6 +164,23 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 			def.Owner, def.ACL, def.Triggers = old.Owner, old.ACL, old.Triggers
 		}
 		return tx.CreateView(&def, x.Replace)
+	case *sql.RenameView:
+		if x.Missing != "" {
+			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
+			return nil
+		}
+		before := tx.Catalog()
+		if x.NewSchema == x.View.Schema {
+			return nil // SET SCHEMA to its own schema
+		}
+		if x.Column != "" {
+			if err := renameViewColumn(tx, x.View, x.Column, x.NewName); err != nil {
+				return err
+			}
+		} else if err := tx.RenameView(x.View.Schema, x.View.Name, cmp.Or(x.NewSchema, x.View.Schema), x.NewName); err != nil {
+			return err
+		}
+		return followRename(tx, before, sql.ViewRename{View: x.View, Column: x.Column, NewName: x.NewName, NewSchema: x.NewSchema})
 	case *sql.DropView:
 		for _, name := range x.Missing {
 			s.notice("00000", "view \"%s\" does not exist, skipping", name)
@@ -689,17 +707,89 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	if err := s.alterTableDef(ctx, tx, x); err != nil {
 		return err
 	}
+	for _, cmd := range x.Cmds {
+		r := sql.ViewRename{Table: x.Table, NewName: cmd.NewName}
+		switch cmd.Kind {
+		case sql.RenameColumn:
+			r.Column = cmd.Name
+		case sql.RenameTable:
+		default:
+			continue
+		}
+		if err := followRename(tx, before, r); err != nil {
+			return err
+		}
+	}
 	return s.checkDependentViews(tx, before, x)
+}
+
+// renameViewColumn renames column old of view v to new (ALTER VIEW ...
+// RENAME COLUMN); the view's query is unchanged.
+func renameViewColumn(tx *storage.Tx, v *catalog.ViewDef, old, new string) error {
+	cur := tx.Catalog().View(v.Schema, v.Name)
+	if cur == nil {
+		return pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", v.Name)
+	}
+	def := *cur
+	def.Columns = slices.Clone(cur.Columns)
+	i := slices.IndexFunc(def.Columns, func(c catalog.ColumnDef) bool { return c.Name == old })
+	switch {
+	case i < 0:
+		return pgerr.New(pgerrcode.UndefinedColumn, "column \"%s\" does not exist", old)
+	case slices.ContainsFunc(def.Columns, func(c catalog.ColumnDef) bool { return c.Name == new }):
+		return pgerr.New(pgerrcode.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", new, v.Name)
+	}
+	def.Columns[i].Name = new
+	return tx.CreateView(&def, true)
+}
+
+// followRename rewrites the views that read what rename r renamed (before
+// is the catalog before it) to read it under its new name, as
+// PostgreSQL's views, bound to OIDs, follow a rename: sql.FollowRename
+// each, a view before the views that read it, so that each is checked
+// against the views it reads as they now are.
+func followRename(tx *storage.Tx, before *catalog.Catalog, r sql.ViewRename) error {
+	pending := map[string][]string{} // view key: the views it reads
+	for key, v := range before.Views {
+		tables, views := sql.ViewReads(before, v)
+		if r.Table != nil && slices.Contains(tables, r.Table.ID) || r.View != nil && slices.Contains(views, catalog.Key(r.View.Schema, r.View.Name)) {
+			pending[key] = views
+		}
+	}
+	for len(pending) > 0 {
+		var next string
+		for _, key := range slices.Sorted(maps.Keys(pending)) {
+			if !slices.ContainsFunc(pending[key], func(k string) bool { _, ok := pending[k]; return ok }) {
+				next = key
+				break
+			}
+		}
+		if next == "" {
+			return nil // views reading each other: none binds
+		}
+		delete(pending, next)
+		def, err := sql.FollowRename(before, tx.Catalog(), before.Views[next], r)
+		if err != nil {
+			return err
+		}
+		if def != nil {
+			if err := tx.CreateView(def, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // checkDependentViews handles the views that read the table an ALTER TABLE
 // changed (found in before, the catalog it started from) and whose query
 // no longer binds as it did: cairn keeps a view's query as written, so a
-// column dropped, renamed or retyped, or a table renamed, under a view
-// would break it. A DROP COLUMN ... CASCADE drops such views (PostgreSQL
-// drops the views depending on the column); otherwise the ALTER fails as
-// PostgreSQL's does for a drop (2BP01) or a type change (0A000), and with
-// 0A000 for a rename, which PostgreSQL's views follow and cairn's cannot.
+// column dropped or retyped under a view would break it (a rename the
+// views followed already, followRename). A DROP COLUMN ... CASCADE drops
+// such views (PostgreSQL drops the views depending on the column);
+// otherwise the ALTER fails as PostgreSQL's does for a drop (2BP01) or a
+// type change (0A000), and with 0A000 for a rename a view could not
+// follow.
 func (s *Session) checkDependentViews(tx *storage.Tx, before *catalog.Catalog, x *sql.AlterTable) error {
 	breaks := func(c sql.AlterCmd) bool {
 		return c.Kind == sql.DropColumn || c.Kind == sql.SetType || c.Kind == sql.RenameColumn || c.Kind == sql.RenameTable
@@ -714,7 +804,7 @@ func (s *Session) checkDependentViews(tx *storage.Tx, before *catalog.Catalog, x
 		if tables, _ := sql.ViewReads(before, v); !slices.Contains(tables, x.Table.ID) || after.Views[key] == nil {
 			continue
 		}
-		if sql.ViewBinds(after, v) != nil {
+		if sql.ViewBinds(after, after.Views[key]) != nil {
 			broken = append(broken, v)
 		}
 	}
@@ -750,9 +840,9 @@ func (s *Session) checkDependentViews(tx *storage.Tx, before *catalog.Catalog, x
 		return pgerr.New(pgerrcode.FeatureNotSupported, "cannot alter type of a column used by a view or rule").
 			WithDetail("rule _RETURN on view %s depends on column \"%s\"", v.Name, name)
 	case kind == sql.RenameColumn:
-		return pgerr.NotSupported("renaming column \"%s\" of table \"%s\", which view \"%s\" reads (cairn keeps a view's query as written: drop the view, rename, and create it again)", name, x.Table.Name, v.Name)
+		return pgerr.NotSupported("renaming column \"%s\" of table \"%s\", which view \"%s\" reads in a way cairn cannot rewrite (drop the view, rename, and create it again)", name, x.Table.Name, v.Name)
 	default: // RenameTable
-		return pgerr.NotSupported("renaming table \"%s\", which view \"%s\" reads (cairn keeps a view's query as written: drop the view, rename, and create it again)", x.Table.Name, v.Name)
+		return pgerr.NotSupported("renaming table \"%s\", which view \"%s\" reads in a way cairn cannot rewrite (drop the view, rename, and create it again)", x.Table.Name, v.Name)
 	}
 }
 
