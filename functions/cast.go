@@ -62,6 +62,9 @@ var castContexts = map[[2]types.Family]byte{
 	{types.TimestampTZ, types.TimestampFamily}: 'a', {types.TimestampTZ, types.DateFamily}: 'a', {types.TimestampTZ, types.Time}: 'a',
 	{types.Time, types.Interval}: 'i', {types.Interval, types.Time}: 'a',
 
+	{types.CIDR, types.Inet}: 'i', {types.Inet, types.CIDR}: 'a',
+	{types.MacAddr, types.MacAddr8}: 'i', {types.MacAddr8, types.MacAddr}: 'i',
+
 	// pgvector: vector -> real[] implicit, number arrays -> vector in
 	// assignment (handled with the arrays below).
 	{types.Vector, types.Vector}: 'i',
@@ -285,6 +288,24 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 		if tf == types.Time {
 			return types.TimeOfDay(floorMod(v.(types.IntervalValue).Micros, usecPerDay)), nil
 		}
+	case types.CIDR:
+		if tf == types.Inet {
+			return v, nil
+		}
+	case types.Inet:
+		if tf == types.CIDR {
+			// inet_to_cidr: the network of the address.
+			iv := v.(types.InetValue)
+			return iv.Masked(int(iv.Bits)), nil
+		}
+	case types.MacAddr:
+		if tf == types.MacAddr8 {
+			return types.MacAddrTo8(v.(types.MacAddrValue)), nil
+		}
+	case types.MacAddr8:
+		if tf == types.MacAddr {
+			return types.MacAddr8To6(v.(types.MacAddr8Value))
+		}
 	}
 	return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast type %s to %s", typeName(from), typeName(to))
 }
@@ -338,6 +359,9 @@ func toText(ctx *Context, v any, from types.T) string {
 		return "false"
 	case types.Char:
 		return strings.TrimRight(v.(string), " ")
+	case types.Inet, types.CIDR:
+		// network_show: the mask length even when it is the full width.
+		return types.InetText(v.(types.InetValue))
 	}
 	if from.IsCatalogVector() {
 		return types.FormatText(v, from)
