@@ -4,7 +4,8 @@ package functions
 // PostgreSQL's network.c, mac.c and mac8.c define them: inet's and
 // cidr's accessors (host, masklen, network, broadcast, ...), the subnet
 // containment operators << <<= >> >>= &&, bitwise ~ & | and address
-// arithmetic + -, and the MAC addresses' trunc and bitwise operators.
+// arithmetic + -, the MAC addresses' trunc and bitwise operators, and
+// inet_client_addr() and its kin, which read the session's connection.
 // cidr arguments reach the inet overloads through cidr's implicit cast
 // to inet, as in PostgreSQL, where cidr is binary coercible to inet.
 
@@ -98,8 +99,59 @@ func init() {
 			return m, nil
 		}),
 	)
+	Register(allStable(
+		&Overload{Name: "inet_client_addr", Result: inet, Eval: func(ctx *Context, _ []any) (any, error) {
+			return endpointAddr(endpoints(ctx, Endpoints.ClientEndpoint))
+		}},
+		&Overload{Name: "inet_client_port", Result: tInt4, Eval: func(ctx *Context, _ []any) (any, error) {
+			return endpointPort(endpoints(ctx, Endpoints.ClientEndpoint))
+		}},
+		&Overload{Name: "inet_server_addr", Result: inet, Eval: func(ctx *Context, _ []any) (any, error) {
+			return endpointAddr(endpoints(ctx, Endpoints.ServerEndpoint))
+		}},
+		&Overload{Name: "inet_server_port", Result: tInt4, Eval: func(ctx *Context, _ []any) (any, error) {
+			return endpointPort(endpoints(ctx, Endpoints.ServerEndpoint))
+		}},
+	)...)
 	Register(macBitwise(mac)...)
 	Register(macBitwise(mac8)...)
+}
+
+// Endpoints is the optional part of a SessionInfo that inet_client_addr(),
+// inet_server_addr() and their ports read: the connection's client and
+// server IP addresses and TCP ports ("" and 0 when unknown, a port of -1
+// for a Unix socket). Like SessionInfo it is safe for concurrent use.
+type Endpoints interface {
+	ClientEndpoint() (addr string, port int)
+	ServerEndpoint() (addr string, port int)
+}
+
+// endpoints reads one end of the session's connection; "" and 0 without
+// one.
+func endpoints(ctx *Context, end func(Endpoints) (string, int)) (string, int) {
+	if ctx != nil {
+		if e, ok := ctx.Session.(Endpoints); ok {
+			return end(e)
+		}
+	}
+	return "", 0
+}
+
+// endpointAddr is an endpoint's address as inet; NULL for a Unix socket
+// or none.
+func endpointAddr(addr string, _ int) (any, error) {
+	if v, ok := types.HostAddr(addr); ok {
+		return v, nil
+	}
+	return nil, nil
+}
+
+// endpointPort is an endpoint's TCP port; NULL for a Unix socket or none.
+func endpointPort(_ string, port int) (any, error) {
+	if port <= 0 {
+		return nil, nil
+	}
+	return int64(port), nil
 }
 
 // macBitwise are ~ & | on macaddr or macaddr8, byte by byte.

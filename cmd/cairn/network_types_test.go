@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +18,8 @@ import (
 // binary (pgx's codecs for netip.Prefix, net.IPNet and net.HardwareAddr)
 // and in text (the simple protocol), COPY in binary out of one table and
 // into another, COPY in text and CSV, a cidr with host bits refused in
-// binary, and the same values after the server is killed and restarted.
+// binary, the same values after the server is killed and restarted, and
+// inet_client_addr() and inet_server_addr() of the connection.
 func TestNetworkTypesPgx(t *testing.T) {
 	dir := t.TempDir()
 	p := startLogged(t, dir)
@@ -163,6 +165,15 @@ func TestNetworkTypesPgx(t *testing.T) {
 	check(conn, "nt2")
 	if got := copyOut(conn, `COPY (SELECT * FROM nt3 ORDER BY a, m) TO STDOUT`); got != wantCopy {
 		t.Errorf("COPY TO text after the restart: %q, want %q", got, wantCopy)
+	}
+	// The connection's ends, as inet and port.
+	var client, server string
+	var port int
+	if err := conn.QueryRow(ctx, `SELECT host(inet_client_addr()), host(inet_server_addr()), inet_server_port()`).Scan(&client, &server, &port); err != nil {
+		t.Fatal(err)
+	}
+	if _, wantPort, _ := strings.Cut(p.addr, ":"); client != "127.0.0.1" || server != "127.0.0.1" || strconv.Itoa(port) != wantPort {
+		t.Errorf("inet_client_addr, inet_server_addr, inet_server_port: %s %s %d, want 127.0.0.1 127.0.0.1 %s", client, server, port, wantPort)
 	}
 	_, err = conn.Exec(ctx, `INSERT INTO nt (id, a) VALUES (6, 'bogus')`)
 	if sqlState(err) != "22P02" {

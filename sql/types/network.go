@@ -155,6 +155,18 @@ func ParseInet(s string, cidr bool) (InetValue, error) {
 	return v, nil
 }
 
+// HostAddr is the inet of a connection's IP address as Go's net package
+// prints it, without an IPv6 zone (which inet cannot hold, and which
+// PostgreSQL's clean_ipv6_addr drops); ok is false for "" (a Unix socket)
+// and anything else that is no address.
+func HostAddr(addr string) (v InetValue, ok bool) {
+	if i := strings.IndexByte(addr, '%'); i >= 0 {
+		addr = addr[:i]
+	}
+	v, err := ParseInet(addr, false)
+	return v, err == nil && addr != ""
+}
+
 // at is s[i], or 0 past its end (the C string's NUL).
 func at(s string, i int) byte {
 	if i < len(s) {
