@@ -5,6 +5,8 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -180,4 +182,19 @@ func TestNetworkTypesPgx(t *testing.T) {
 		t.Fatalf("invalid inet text: %v, want 22P02", err)
 	}
 	noPanic(t, p.log())
+}
+
+// TestNetworkClients runs testdata/clients/network_check.py (psycopg 3 in
+// text and binary, asyncpg's binary codecs, parameters of Python's
+// ipaddress types both ways) and compares its output with PostgreSQL 15's
+// for the same script (network_check.out).
+func TestNetworkClients(t *testing.T) {
+	out := runAsyncpg(t, "network_check.py")
+	want, err := os.ReadFile(filepath.Join("..", "..", "testdata", "clients", "network_check.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Errorf("cairn answered\n%s\nPostgreSQL answered\n%s", out, want)
+	}
 }
