@@ -131,7 +131,7 @@ func CompareInet(a, b InetValue) int {
 // ParseInet is inet_in (cidr false) and cidr_in (cidr true).
 func ParseInet(s string, cidr bool) (InetValue, error) {
 	var v InetValue
-	bits := -1
+	var bits int
 	if strings.IndexByte(s, ':') >= 0 {
 		v.V6 = true
 		bits = parseIPv6(s, &v.Addr)
