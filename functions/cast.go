@@ -196,6 +196,11 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 	}
 	switch tf {
 	case types.Text, types.Varchar, types.Char, types.Name:
+		if tf == types.Name && from.IsNetwork() {
+			// No pg_cast row: an I/O conversion, by inet_out (network_show
+			// is the cast to the other string types only).
+			return types.FormatText(v, from), nil
+		}
 		return toText(ctx, v, from), nil
 	}
 	switch {
