@@ -295,13 +295,15 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 		}
 	case types.CIDR:
 		if tf == types.Inet {
-			return v, nil
+			iv := v.(types.InetValue)
+			iv.IsCIDR = false
+			return iv, nil
 		}
 	case types.Inet:
 		if tf == types.CIDR {
 			// inet_to_cidr: the network of the address.
 			iv := v.(types.InetValue)
-			return iv.Masked(int(iv.Bits)), nil
+			return iv.Network(int(iv.Bits)), nil
 		}
 	case types.MacAddr:
 		if tf == types.MacAddr8 {

@@ -30,7 +30,7 @@ func init() {
 		fn1("host", inet, tText, func(a any) (any, error) { return types.InetHost(ip(a)), nil }),
 		fn1("masklen", inet, tInt4, func(a any) (any, error) { return int64(ip(a).Bits), nil }),
 		fn1("family", inet, tInt4, func(a any) (any, error) { return int64(ip(a).Family()), nil }),
-		fn1("network", inet, cidr, func(a any) (any, error) { return ip(a).Masked(int(ip(a).Bits)), nil }),
+		fn1("network", inet, cidr, func(a any) (any, error) { return ip(a).Network(int(ip(a).Bits)), nil }),
 		fn1("broadcast", inet, inet, func(a any) (any, error) { return inetBroadcast(ip(a)), nil }),
 		fn1("netmask", inet, inet, func(a any) (any, error) { return inetNetmask(ip(a), false), nil }),
 		fn1("hostmask", inet, inet, func(a any) (any, error) { return inetNetmask(ip(a), true), nil }),
@@ -45,7 +45,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return ip(a[0]).Masked(bits), nil
+			return ip(a[0]).Network(bits), nil
 		}),
 		fn("inet_same_family", targs(inet, inet), tBool, func(_ *Context, a []any) (any, error) {
 			return ip(a[0]).V6 == ip(a[1]).V6, nil
@@ -55,7 +55,7 @@ func init() {
 			if x.V6 != y.V6 {
 				return nil, pgerr.New(pgerrcode.InvalidParameterValue, "cannot merge addresses from different families")
 			}
-			return x.Masked(types.CommonBits(&x.Addr, &y.Addr, int(min(x.Bits, y.Bits)))), nil
+			return x.Network(types.CommonBits(&x.Addr, &y.Addr, int(min(x.Bits, y.Bits)))), nil
 		}),
 
 		fn("<<", targs(inet, inet), tBool, func(_ *Context, a []any) (any, error) { return subnet(ip(a[0]), ip(a[1]), false), nil }),

@@ -16,13 +16,16 @@ import (
 )
 
 // InetValue is an inet or cidr datum: an IPv4 (V6 false, the address in
-// Addr[:4]) or IPv6 address and its netmask length Bits. A cidr has no bit
-// set to the right of its mask; an inet may. Values are comparable with ==
-// exactly when they are equal as PostgreSQL compares them.
+// Addr[:4], the rest zero) or IPv6 address and its netmask length Bits. A
+// cidr has no bit set to the right of its mask; an inet may. IsCIDR marks
+// a cidr's datum, so that one whose type does not travel with it (a field
+// of an anonymous record) still prints as cidr; comparisons and keys leave
+// it out, as PostgreSQL's inet and cidr values compare alike.
 type InetValue struct {
-	Addr [16]byte
-	Bits uint8
-	V6   bool
+	Addr   [16]byte
+	Bits   uint8
+	V6     bool
+	IsCIDR bool
 }
 
 // MacAddrValue is a macaddr datum (EUI-48).
@@ -68,10 +71,10 @@ func (v InetValue) pgFamily() byte {
 	return 2
 }
 
-// Masked returns v with every bit right of bits cleared and its mask
-// length set to bits (cidr_set_masklen_internal).
-func (v InetValue) Masked(bits int) InetValue {
-	out := InetValue{V6: v.V6, Bits: uint8(bits)}
+// Network returns the cidr of v's first bits: every bit right of them
+// cleared and the mask length bits (cidr_set_masklen_internal).
+func (v InetValue) Network(bits int) InetValue {
+	out := InetValue{V6: v.V6, Bits: uint8(bits), IsCIDR: true}
 	n := (bits + 7) / 8
 	copy(out.Addr[:n], v.Addr[:n])
 	if bits%8 != 0 {
@@ -82,7 +85,7 @@ func (v InetValue) Masked(bits int) InetValue {
 
 // HostBitsZero reports whether no bit right of the mask is set (addressOK).
 func (v InetValue) HostBitsZero() bool {
-	return v.Masked(int(v.Bits)) == v
+	return v.Network(int(v.Bits)).Addr == v.Addr
 }
 
 // BitCompare compares the first n bits of two addresses (bitncmp).
@@ -147,7 +150,7 @@ func ParseInet(s string, cidr bool) (InetValue, error) {
 	if bits < 0 || bits > v.MaxBits() {
 		return InetValue{}, pgerr.New(pgerrcode.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", name, s)
 	}
-	v.Bits = uint8(bits)
+	v.Bits, v.IsCIDR = uint8(bits), cidr
 	if cidr && !v.HostBitsZero() {
 		return InetValue{}, pgerr.New(pgerrcode.InvalidTextRepresentation, "invalid cidr value: \"%s\"", s).
 			WithDetail("Value has bits set to right of mask.")
@@ -625,7 +628,7 @@ func CIDRAbbrev(v InetValue) string {
 	if bits == 0 {
 		return "::/0"
 	}
-	s := v.Masked(bits).Addr
+	s := v.Network(bits).Addr
 	words := (bits + 15) / 16
 	if words == 1 {
 		words = 2
@@ -729,6 +732,7 @@ func decodeInetBinary(src []byte, cidr bool) (InetValue, error) {
 		return v, errBinaryFormat()
 	}
 	copy(v.Addr[:], src[4:])
+	v.IsCIDR = cidr
 	if cidr && !v.HostBitsZero() {
 		return v, errBinaryMsg("invalid external \"cidr\" value").WithDetail("Value has bits set to right of mask.")
 	}

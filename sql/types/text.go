@@ -248,6 +248,9 @@ func TypeOfValue(v any) T {
 	case [16]byte:
 		return UUIDT
 	case InetValue:
+		if x.IsCIDR {
+			return CIDRT
+		}
 		return InetT
 	case MacAddrValue:
 		return MacAddrT
