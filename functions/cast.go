@@ -62,6 +62,9 @@ var castContexts = map[[2]types.Family]byte{
 	{types.TimestampTZ, types.TimestampFamily}: 'a', {types.TimestampTZ, types.DateFamily}: 'a', {types.TimestampTZ, types.Time}: 'a',
 	{types.Time, types.Interval}: 'i', {types.Interval, types.Time}: 'a',
 
+	{types.CIDR, types.Inet}: 'i', {types.Inet, types.CIDR}: 'a',
+	{types.MacAddr, types.MacAddr8}: 'i', {types.MacAddr8, types.MacAddr}: 'i',
+
 	// pgvector: vector -> real[] implicit, number arrays -> vector in
 	// assignment (handled with the arrays below).
 	{types.Vector, types.Vector}: 'i',
@@ -193,6 +196,11 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 	}
 	switch tf {
 	case types.Text, types.Varchar, types.Char, types.Name:
+		if tf == types.Name && from.IsNetwork() {
+			// No pg_cast row: an I/O conversion, by inet_out (network_show
+			// is the cast to the other string types only).
+			return types.FormatText(v, from), nil
+		}
 		return toText(ctx, v, from), nil
 	}
 	switch {
@@ -285,6 +293,26 @@ func convert(ctx *Context, v any, from, to types.T, explicit bool) (any, error) 
 		if tf == types.Time {
 			return types.TimeOfDay(floorMod(v.(types.IntervalValue).Micros, usecPerDay)), nil
 		}
+	case types.CIDR:
+		if tf == types.Inet {
+			iv := v.(types.InetValue)
+			iv.IsCIDR = false
+			return iv, nil
+		}
+	case types.Inet:
+		if tf == types.CIDR {
+			// inet_to_cidr: the network of the address.
+			iv := v.(types.InetValue)
+			return iv.Network(int(iv.Bits)), nil
+		}
+	case types.MacAddr:
+		if tf == types.MacAddr8 {
+			return types.MacAddrTo8(v.(types.MacAddrValue)), nil
+		}
+	case types.MacAddr8:
+		if tf == types.MacAddr {
+			return types.MacAddr8To6(v.(types.MacAddr8Value))
+		}
 	}
 	return nil, pgerr.New(pgerrcode.CannotCoerce, "cannot cast type %s to %s", typeName(from), typeName(to))
 }
@@ -338,6 +366,9 @@ func toText(ctx *Context, v any, from types.T) string {
 		return "false"
 	case types.Char:
 		return strings.TrimRight(v.(string), " ")
+	case types.Inet, types.CIDR:
+		// network_show: the mask length even when it is the full width.
+		return types.InetText(v.(types.InetValue))
 	}
 	if from.IsCatalogVector() {
 		return types.FormatText(v, from)

@@ -1,7 +1,7 @@
 package functions
 
 // min(x) and max(x) for the types PostgreSQL defines them on: numbers,
-// text, char(n), date/time types, interval, oid and arrays.
+// text, char(n), date/time types, interval, oid, inet and arrays.
 
 import "github.com/cairn-db/cairn/sql/types"
 
@@ -24,7 +24,7 @@ func init() {
 	for _, t := range []types.T{
 		types.Int2T, types.Int4T, types.Int8T, types.Float4T, types.Float8T, types.NumericT,
 		types.TextT, types.CharT, types.DateT, types.TimeT, types.TimestampT, types.TimestampTZT,
-		types.IntervalT, types.OidT, ArgSameArray,
+		types.IntervalT, types.OidT, types.InetT, ArgSameArray,
 	} {
 		for _, f := range []struct {
 			name string

@@ -85,6 +85,9 @@ func storedSize(ctx *Context, v any, t types.T, stored bool) int {
 		data = arrayDataSize(ctx, v.(*types.Array), t)
 	case types.Record:
 		return recordSize(ctx, v.([]any), t.Fields, stored)
+	case types.Inet, types.CIDR:
+		// family and bits, then the address's 4 or 16 bytes
+		data = 2 + v.(types.InetValue).Size()
 	case types.Char:
 		s := outputText(ctx, v, t)
 		data = len(s)
@@ -132,6 +135,10 @@ func typeLenAlign(t types.T) (length, align int) {
 		return 16, 8
 	case types.UUID:
 		return 16, 1
+	case types.MacAddr:
+		return 6, 4
+	case types.MacAddr8:
+		return 8, 4
 	case types.Name:
 		return 64, 1
 	case types.Record:

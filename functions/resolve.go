@@ -69,6 +69,10 @@ func typeCategory(t types.T) (cat byte, preferred bool) {
 		return 'D', true
 	case types.Interval:
 		return 'T', true
+	case types.Inet:
+		return 'I', true
+	case types.CIDR:
+		return 'I', false
 	case types.ArrayFamily:
 		return 'A', false
 	case types.Record:
@@ -76,7 +80,7 @@ func typeCategory(t types.T) (cat byte, preferred bool) {
 	case types.Unknown, types.Null:
 		return 'X', false
 	}
-	return 'U', false // bytea, uuid, json, jsonb, vector
+	return 'U', false // bytea, uuid, json, jsonb, vector, macaddr, macaddr8
 }
 
 // canImplicit reports whether a value of type from may be passed where to

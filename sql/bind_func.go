@@ -151,7 +151,8 @@ func funcStyleCastType(funcname []*pg_query.Node) (types.T, bool) {
 	case "bool", "int2", "int4", "int8", "float4", "float8", "numeric", "text", "varchar", "bpchar",
 		"bytea", "uuid", "json", "jsonb", "jsonpath", "tsvector", "tsquery", "regconfig",
 		"date", "time", "timestamp", "timestamptz", "interval", "oid", "xid", "cid",
-		"regclass", "regtype", "regnamespace", "regproc", "regprocedure", "regrole", "name", "vector":
+		"regclass", "regtype", "regnamespace", "regproc", "regprocedure", "regrole", "name", "vector",
+		"inet", "cidr", "macaddr", "macaddr8":
 		return types.Named(name)
 	}
 	return types.UnknownT, false

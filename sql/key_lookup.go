@@ -228,7 +228,8 @@ func keyTypesAgree(col, val types.T) bool {
 	}
 	switch col.Family {
 	case types.Bool, types.Float4, types.Float8, types.Numeric, types.Char, types.Bytea, types.UUID,
-		types.DateFamily, types.Time, types.TimestampFamily, types.TimestampTZ, types.Interval, types.Name:
+		types.DateFamily, types.Time, types.TimestampFamily, types.TimestampTZ, types.Interval, types.Name,
+		types.Inet, types.CIDR, types.MacAddr, types.MacAddr8: // stored as canonical text
 		return true
 	}
 	return false

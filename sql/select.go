@@ -1120,6 +1120,11 @@ func commonType(context string, ts []types.T) (types.T, error) {
 		case res.Family == types.JSON && t.Family == types.JSONB, res.Family == types.JSONB && t.Family == types.JSON:
 			res = types.JSONBT
 		case res.IsFloatVector() && t.IsFloatVector():
+		case res.IsNetwork() && t.IsNetwork():
+			// inet, the network category's preferred type, takes cidr.
+			res = types.InetT
+		case (res.Family == types.MacAddr || res.Family == types.MacAddr8) && (t.Family == types.MacAddr || t.Family == types.MacAddr8):
+			// Each converts to the other implicitly: the first stays.
 		default:
 			return types.UnknownT, pgerr.New(pgerrcode.DatatypeMismatch, "%s types %s and %s cannot be matched", context, res, t)
 		}

@@ -561,6 +561,9 @@ func (c *conn) backend() session.Backend {
 	case *net.UnixAddr:
 		b.ClientPort = -1
 	}
+	if a, ok := c.nc.LocalAddr().(*net.TCPAddr); ok {
+		b.ServerAddr, b.ServerPort = a.IP.String(), a.Port
+	}
 	if c.tls != nil {
 		if st := c.tls.ConnectionState(); st.HandshakeComplete {
 			b.TLS = tlsInfo(st)

@@ -35,6 +35,11 @@ type Backend struct {
 	// ClientPort is the client's TCP port; -1 for a Unix socket, 0 when
 	// unknown (NULL).
 	ClientPort int
+	// ServerAddr and ServerPort are the address and port the server
+	// accepted the connection on (inet_server_addr, inet_server_port);
+	// "" and 0 when there is none.
+	ServerAddr string
+	ServerPort int
 	// TLS is the connection's TLS session, nil for none (pg_stat_ssl).
 	TLS       *TLSInfo
 	Cancel    func()

@@ -166,6 +166,24 @@ func (e *statementEnv) Activity() []syscat.Activity { return e.sess.engine.Activ
 // BackendPID implements functions.BackendPIDer: pg_backend_pid().
 func (e *statementEnv) BackendPID() int32 { return e.sess.pid }
 
+// ClientEndpoint implements functions.Endpoints: inet_client_addr() and
+// inet_client_port().
+func (e *statementEnv) ClientEndpoint() (string, int) {
+	a := &e.sess.act
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.backend.ClientAddr, a.backend.ClientPort
+}
+
+// ServerEndpoint implements functions.Endpoints: inet_server_addr() and
+// inet_server_port().
+func (e *statementEnv) ServerEndpoint() (string, int) {
+	a := &e.sess.act
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.backend.ServerAddr, a.backend.ServerPort
+}
+
 // StatementContext implements functions.StatementContexter: the running
 // statement's context, which pg_sleep's wait ends with.
 func (e *statementEnv) StatementContext() context.Context { return e.sess.stmtCtx }

@@ -66,6 +66,10 @@ var builtinTypes = []builtinType{
 	{2206, "regtype", 4, true, "N", 2211, false, 0, "b", "regtype", ""},
 	{2249, "record", -1, false, "P", 2287, false, 0, "p", "record_", ""},
 	{2950, "uuid", 16, false, "U", 2951, false, 0, "b", "uuid_", ""},
+	{869, "inet", -1, false, "I", 1041, true, 0, "b", "inet_", ""},
+	{650, "cidr", -1, false, "I", 651, false, 0, "b", "cidr_", ""},
+	{829, "macaddr", 6, false, "U", 1040, false, 0, "b", "macaddr_", ""},
+	{774, "macaddr8", 8, false, "U", 775, false, 0, "b", "macaddr8_", ""},
 	{3802, "jsonb", -1, false, "U", 3807, false, 0, "b", "jsonb_", ""},
 	{4089, "regnamespace", 4, true, "N", 4090, false, 0, "b", "regnamespace", ""},
 	{4096, "regrole", 4, true, "N", 4097, false, 0, "b", "regrole", ""},
@@ -611,8 +615,10 @@ func typeLayout(oid, length, elem int64) (align, storage string) {
 		return "d", "p"
 	case 2249: // record
 		return "d", "x"
-	case 1700: // numeric
+	case 1700, 869, 650: // numeric, inet, cidr
 		return "i", "m"
+	case 774: // macaddr8
+		return "i", "p"
 	case 22, 30, 3615: // int2vector, oidvector, tsquery
 		return "i", "p"
 	}

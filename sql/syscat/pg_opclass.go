@@ -68,6 +68,10 @@ var opClasses = func() []opClass {
 		{10074, "btree", "tsquery_ops", 3615, 3683, 0, true},
 		{10071, "btree", "tsvector_ops", 3614, 3626, 0, true},
 		{10065, "btree", "uuid_ops", 2950, 2968, 0, true},
+		{10015, "btree", "inet_ops", 869, 1974, 0, true},
+		{10009, "btree", "cidr_ops", 869, 1974, 0, false},
+		{10024, "btree", "macaddr_ops", 829, 1984, 0, true},
+		{10026, "btree", "macaddr8_ops", 774, 3371, 0, true},
 		{10044, "btree", "varchar_ops", 25, 1994, 0, false},
 		{4218, "btree", "varchar_pattern_ops", 25, 2095, 0, false},
 
@@ -95,6 +99,10 @@ var opClasses = func() []opClass {
 		{10046, "hash", "timestamp_ops", 1114, 2040, 0, true},
 		{10040, "hash", "timestamptz_ops", 1184, 1999, 0, true},
 		{10066, "hash", "uuid_ops", 2950, 2969, 0, true},
+		{10016, "hash", "inet_ops", 869, 1975, 0, true},
+		{10010, "hash", "cidr_ops", 869, 1975, 0, false},
+		{10025, "hash", "macaddr_ops", 829, 1985, 0, true},
+		{10027, "hash", "macaddr8_ops", 774, 3372, 0, true},
 		{10045, "hash", "varchar_ops", 25, 1995, 0, false},
 
 		{10064, "gin", "array_ops", anyarrayOID, 2745, anyElementOID, true},
@@ -151,6 +159,8 @@ func opClassInput(t types.T) int64 {
 		return anyenumOID
 	case t.Family == types.Varchar:
 		return textOID
+	case t.Family == types.CIDR:
+		return int64(types.InetT.OID()) // cidr is binary coercible to inet
 	case t.Family == types.Record:
 		return recordOID
 	}

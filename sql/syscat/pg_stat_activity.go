@@ -29,9 +29,8 @@ type TLSInfo struct {
 }
 
 func init() {
-	// PostgreSQL 15's columns; client_addr is inet there, text here
-	// (cairn has no inet type), and backend_xid/backend_xmin xid.
-	register("pg_catalog", "pg_stat_activity", 0, "datid oid, datname name, pid int4, leader_pid int4, usesysid oid, usename name, application_name text, client_addr text, client_hostname text, client_port int4, backend_start timestamptz, xact_start timestamptz, query_start timestamptz, state_change timestamptz, wait_event_type text, wait_event text, state text, backend_xid oid, backend_xmin oid, query_id int8, query text, backend_type text", func(v *View) [][]any {
+	// PostgreSQL 15's columns; backend_xid/backend_xmin are xid there.
+	register("pg_catalog", "pg_stat_activity", 0, "datid oid, datname name, pid int4, leader_pid int4, usesysid oid, usename name, application_name text, client_addr inet, client_hostname text, client_port int4, backend_start timestamptz, xact_start timestamptz, query_start timestamptz, state_change timestamptz, wait_event_type text, wait_event text, state text, backend_xid oid, backend_xmin oid, query_id int8, query text, backend_type text", func(v *View) [][]any {
 		rows := make([][]any, 0, len(v.Activity))
 		viewer := v.roleOID(v.User)
 		for _, a := range v.Activity {
@@ -49,7 +48,7 @@ func init() {
 				port = int64(a.ClientPort)
 			}
 			rows = append(rows, []any{int64(DatabaseOID), a.Database, int64(a.PID), nil, int64(usesysid), a.User,
-				a.ApplicationName, nullIfEmpty(a.ClientAddr), nil, port,
+				a.ApplicationName, inetOrNull(a.ClientAddr), nil, port,
 				timeOrNull(a.BackendStart), timeOrNull(a.XactStart), timeOrNull(a.QueryStart), timeOrNull(a.StateChange),
 				nullIfEmpty(a.WaitEventType), nullIfEmpty(a.WaitEvent), nullIfEmpty(a.State), nil, nil, nil, a.Query, "client backend"})
 		}
@@ -94,4 +93,13 @@ func timeOrNull(t time.Time) any {
 		return nil
 	}
 	return types.TimestampFromTime(t)
+}
+
+// inetOrNull is a client's address as an inet datum, NULL for none (a
+// Unix socket).
+func inetOrNull(addr string) any {
+	if v, ok := types.HostAddr(addr); ok {
+		return v
+	}
+	return nil
 }

@@ -62,6 +62,10 @@ func ValueAt(arr arrow.Array, i int, t T) any {
 			}
 			return r
 		}
+	case Inet, CIDR, MacAddr, MacAddr8:
+		if d, ok := netDatum(v, t); ok {
+			return d
+		}
 	}
 	return v
 }
@@ -495,6 +499,18 @@ func AppendValue(b array.Builder, v any, t T) error {
 			return nil
 		}
 	case *array.StringBuilder:
+		if isNetFamily(t.Family) {
+			// Stored as canonical text, whatever form the value came in.
+			text, ok := appendNetText(nil, v, t)
+			if !ok {
+				break
+			}
+			if err := CheckBatchBytes(bb.DataLen(), len(text)); err != nil {
+				return err
+			}
+			bb.BinaryBuilder.Append(text)
+			return nil
+		}
 		switch x := v.(type) {
 		case string:
 			if err := CheckBatchBytes(bb.DataLen(), len(x)); err != nil {

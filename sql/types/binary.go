@@ -139,6 +139,10 @@ func EncodeBinary(buf []byte, v any, t T) ([]byte, error) {
 			break
 		}
 		return append(buf, u[:]...), nil
+	case Inet, CIDR, MacAddr, MacAddr8:
+		if out, ok := encodeNetBinary(buf, v, t); ok {
+			return out, nil
+		}
 	case DateFamily:
 		d, ok := toDate(v)
 		if !ok {
@@ -468,6 +472,8 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 		var u [16]byte
 		copy(u[:], src)
 		return u, nil
+	case Inet, CIDR, MacAddr, MacAddr8:
+		return decodeNetBinary(src, t, elem)
 	case DateFamily:
 		if err := fixedLen(src, 4, elem); err != nil {
 			return nil, err

@@ -168,6 +168,10 @@ func Compare(a, b any, t T) int {
 		if ok1 && ok2 {
 			return bytes.Compare(x[:], y[:])
 		}
+	case Inet, CIDR, MacAddr, MacAddr8:
+		if c, ok := compareNet(a, b, t); ok {
+			return c
+		}
 	case DateFamily:
 		x, ok1 := toDate(a)
 		y, ok2 := toDate(b)
@@ -352,6 +356,10 @@ func KeyBytes(dst []byte, v any, t T) []byte {
 	case UUID:
 		if u, ok := toUUID(v); ok {
 			return append(dst, u[:]...)
+		}
+	case Inet, CIDR, MacAddr, MacAddr8:
+		if out, ok := appendNetKey(dst, v, t); ok {
+			return out
 		}
 	case DateFamily:
 		if d, ok := toDate(v); ok {

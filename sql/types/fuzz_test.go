@@ -11,6 +11,7 @@ var fuzzTypes = []T{
 	BoolT, Int2T, Int4T, Int8T, OidT, Float4T, Float8T, NumericT, TextT, NameT, ByteaT, UUIDT, JSONT, JSONBT,
 	DateT, TimeT, TimestampT, TimestampTZT, IntervalT, ArrayOf(Int4T, 1), ArrayOf(TextT, 1), ArrayOf(NumericT, 2),
 	Float4ArrayT, VectorOf(0), RecordT, ArrayOf(TimestampTZT, 1), ArrayOf(JSONBT, 1), ArrayOf(IntervalT, 1),
+	InetT, CIDRT, MacAddrT, MacAddr8T, ArrayOf(InetT, 1),
 }
 
 // FuzzParseText checks that text input never panics and that whatever it

@@ -142,6 +142,10 @@ func appendText(dst []byte, v any, t T, opts *TextOptions) []byte {
 		if u, ok := toUUID(v); ok {
 			return appendUUID(dst, u)
 		}
+	case Inet, CIDR, MacAddr, MacAddr8:
+		if out, ok := appendNetText(dst, v, t); ok {
+			return out
+		}
 	case DateFamily:
 		if d, ok := toDate(v); ok {
 			return appendDate(dst, d, opts.DateStyle)
@@ -243,6 +247,15 @@ func TypeOfValue(v any) T {
 		return ByteaT
 	case [16]byte:
 		return UUIDT
+	case InetValue:
+		if x.IsCIDR {
+			return CIDRT
+		}
+		return InetT
+	case MacAddrValue:
+		return MacAddrT
+	case MacAddr8Value:
+		return MacAddr8T
 	case Date:
 		return DateT
 	case TimeOfDay:
@@ -354,6 +367,8 @@ func parseTextOpts(s string, t T, opts *TextOptions) (any, error) {
 		return parseBytea(s)
 	case UUID:
 		return parseUUID(s)
+	case Inet, CIDR, MacAddr, MacAddr8:
+		return parseNetText(s, t)
 	case JSON:
 		if err := ValidateJSON(s); err != nil {
 			return nil, err

@@ -63,6 +63,14 @@ const (
 	TSQuery
 	// RegConfig is the oid alias of text search configurations.
 	RegConfig
+	// Inet and CIDR are the IP address types (a host address with an
+	// optional netmask, and a network); MacAddr and MacAddr8 the EUI-48
+	// and EUI-64 MAC addresses. Their datums are InetValue,
+	// MacAddrValue and MacAddr8Value (see network.go).
+	Inet
+	CIDR
+	MacAddr
+	MacAddr8
 )
 
 // T is a SQL type. The zero value is Unknown. T is a small value type:
@@ -126,6 +134,10 @@ var (
 	TSQueryT      = T{Family: TSQuery, Mod: -1}
 	RegConfigT    = T{Family: RegConfig, Mod: -1}
 	RecordT       = T{Family: Record, Mod: -1}
+	InetT         = T{Family: Inet, Mod: -1}
+	CIDRT         = T{Family: CIDR, Mod: -1}
+	MacAddrT      = T{Family: MacAddr, Mod: -1}
+	MacAddr8T     = T{Family: MacAddr8, Mod: -1}
 	Float4ArrayT  = ArrayOf(Float4T, 1)
 )
 
@@ -246,6 +258,10 @@ var families = map[Family]familyInfo{
 	Name:            {19, 1003, "name", 64},
 	InternalChar:    {18, 1002, `"char"`, 1},
 	Record:          {2249, 2287, "record", -1},
+	Inet:            {869, 1041, "inet", -1},
+	CIDR:            {650, 651, "cidr", -1},
+	MacAddr:         {829, 1040, "macaddr", 6},
+	MacAddr8:        {774, 775, "macaddr8", 8},
 	// pgvector's type has no fixed OID; cairn reports a stable one of its own
 	// in the user range.
 	Vector: {VectorOID, VectorArrayOID, "vector", -1},
@@ -437,7 +453,7 @@ func (t T) Arrow() arrow.DataType {
 		return arrow.Null
 	default:
 		// numeric (exact decimal text), text, varchar, char, json, jsonb,
-		// name, record (text form)
+		// name, record, inet, cidr, macaddr, macaddr8 (canonical text)
 		return arrow.BinaryTypes.String
 	}
 }
@@ -521,6 +537,14 @@ func Named(name string) (T, bool) {
 		return VectorOf(0), true
 	case "record":
 		return RecordT, true
+	case "inet":
+		return InetT, true
+	case "cidr":
+		return CIDRT, true
+	case "macaddr":
+		return MacAddrT, true
+	case "macaddr8":
+		return MacAddr8T, true
 	case "embedding":
 		t := Float4ArrayT
 		t.Domain = "EMBEDDING"

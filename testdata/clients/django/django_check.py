@@ -4,7 +4,8 @@ DEFERRED and whose second migration adds a column with one), then the ORM
 as an app uses it: JSON lookups, annotate(Count) grouped by the primary
 key alone, F() updates, nested atomic blocks (savepoints), cascades,
 many-to-many, a fixture loaded with forward references (checked at
-COMMIT), an orphan caught at COMMIT, and check_constraints. Prints what
+COMMIT), an orphan caught at COMMIT, check_constraints, and
+GenericIPAddressField (inet). Prints what
 it reads; django_check.out is what PostgreSQL 15 printed.
 
 Usage: django_check.py HOST PORT USER DBNAME"""
@@ -26,7 +27,7 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Sum
 from django.contrib.auth.models import Group, Permission, User
-from memapp.models import Agent, Memory, Tag
+from memapp.models import Agent, Memory, Tag, Visit
 
 call_command('migrate', verbosity=0, stdout=io.StringIO())
 with connection.cursor() as c:
@@ -96,6 +97,16 @@ with transaction.atomic(), connection.constraint_checks_disabled():
     Agent.objects.create(pk=51, name='late')
     connection.check_constraints()
 print('checked', Memory.objects.get(task='early').agent.name)
+
+# GenericIPAddressField: inet, its lookups (startswith goes through
+# HOST()), order and grouping.
+for ip, ip4 in [('192.168.1.5', '192.168.1.5'), ('10.0.0.1', None), ('2001:db8::1', None), ('::ffff:10.0.0.2', '10.0.0.2'), ('10.0.0.1', None)]:
+    Visit.objects.create(ip=ip, ip4=ip4)
+print('visits', list(Visit.objects.order_by('ip', 'id').values_list('ip', 'ip4')))
+print('visit lookups', Visit.objects.filter(ip='10.0.0.1').count(), Visit.objects.filter(ip__startswith='192.').count(),
+      Visit.objects.filter(ip__in=['2001:db8::1', '10.0.0.2']).count(), Visit.objects.filter(ip4__isnull=False).count(),
+      Visit.objects.extra(where=["ip << '10.0.0.0/8'"]).count())
+print('per ip', list(Visit.objects.values('ip').annotate(n=Count('id')).order_by('-n', 'ip').values_list('ip', 'n')))
 
 # Introspection (inspectdb reads pg_index's keys and options with
 # unnest(indkey, indoption) WITH ORDINALITY), then the app's migrations

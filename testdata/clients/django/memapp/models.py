@@ -26,3 +26,9 @@ class Memory(models.Model):
 class Tag(models.Model):
     label = models.SlugField(unique=True)
     memories = models.ManyToManyField(Memory, related_name='tags')
+
+
+class Visit(models.Model):
+    """A request log: GenericIPAddressField is an inet column."""
+    ip = models.GenericIPAddressField()
+    ip4 = models.GenericIPAddressField(protocol='IPv4', null=True)
