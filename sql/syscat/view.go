@@ -57,6 +57,11 @@ type View struct {
 	// information_schema's is_updatable and is_insertable_into columns
 	// show; the binder knows it (sql.ViewUpdatability). nil: nothing.
 	ViewUpdatability func(*catalog.Catalog, *catalog.ViewDef) Updatability
+	// RuleText prints the stored text of an expression as PostgreSQL's
+	// ruleutils.c prints its analysed tree (the binder knows the types
+	// that takes, sql.RuleText); an error keeps the stored text. nil: the
+	// stored text is shown.
+	RuleText func(*catalog.Catalog, string, ExprContext) (string, error)
 
 	tables      []*catalog.TableDef
 	indexes     []*index
@@ -74,6 +79,82 @@ type View struct {
 type Updatability struct {
 	Insert, Update, Delete bool
 	Columns                []bool
+}
+
+// ExprContext is what printing a stored expression needs besides its
+// text: the table whose columns it reads (Table), or the base type of
+// the domain whose VALUE it checks (Value, the domain in Schema); for a
+// DEFAULT or generated column the column's type (Column), which the
+// expression is coerced to; the pretty form (pg_get_expr(..., true)) or
+// the plain one; how a user type's name prints (TypeName, visible or
+// qualified).
+type ExprContext struct {
+	Table    *catalog.TableDef
+	Value    *types.T
+	Schema   string
+	Column   *types.T
+	Pretty   bool
+	TypeName func(types.T) string
+}
+
+// ruleText is text printed as PostgreSQL prints the expression (RuleText),
+// or text itself when that cannot be done.
+func (v *View) ruleText(text string, ec ExprContext) (string, bool) {
+	if v.RuleText == nil {
+		return text, false
+	}
+	ec.TypeName = v.userTypeName
+	out, err := v.RuleText(v.Cat, text, ec)
+	if err != nil {
+		return text, false
+	}
+	return out, true
+}
+
+// userTypeName is an enum type's (or an array of one's) name as
+// format_type prints it: bare when its schema is on the search path.
+func (v *View) userTypeName(t types.T) string {
+	if t.IsArray() {
+		return v.userTypeName(*t.Elem) + "[]"
+	}
+	if t.Enum != nil {
+		return v.qualified(t.Enum.Schema, t.Enum.Name)
+	}
+	return t.String()
+}
+
+// ExprDef is pg_get_expr: the text of a stored expression over the
+// columns of relation rel (0: none) printed again as PostgreSQL prints
+// it, plain or pretty. The catalog's expression columns (adbin, conbin,
+// indpred, indexprs) hold the plain form, which reads back as the same
+// expression; text that does not analyse is returned as it is.
+func (v *View) ExprDef(text string, rel int64, pretty bool) string {
+	ec := ExprContext{Pretty: pretty}
+	if t, ok := v.byOID[rel].(*catalog.TableDef); ok {
+		ec.Table = t
+	} else if rel != 0 {
+		return text
+	}
+	out, _ := v.ruleText(text, ec)
+	return out
+}
+
+// columnDefault is column c of table t's DEFAULT or generation
+// expression as pg_get_expr prints it (a view's column, t nil, keeps its
+// text).
+func (v *View) columnDefault(t *catalog.TableDef, c *catalog.ColumnDef, pretty bool) string {
+	if t == nil {
+		return v.defaultExpr(c.Default)
+	}
+	text, _ := v.ruleText(c.Default, ExprContext{Table: t, Column: &c.Type, Pretty: pretty})
+	return v.defaultExpr(text)
+}
+
+// checkExpr is a table CHECK's expression as pg_get_constraintdef prints
+// it inside CHECK (...).
+func (v *View) checkExpr(t *catalog.TableDef, expr string, pretty bool) string {
+	text, _ := v.ruleText(expr, ExprContext{Table: t, Pretty: pretty})
+	return text
 }
 
 // updatability is what can be written through view d.
@@ -536,12 +617,12 @@ func columnNames(t *catalog.TableDef, ids []int) []string {
 // column or expression, without operator class or ordering; "" when there
 // is no such key),
 // as PostgreSQL's pg_get_indexdef_worker prints them.
-func (v *View) IndexDef(oid int64, column int) (string, bool) {
+func (v *View) IndexDef(oid int64, column int, pretty bool) (string, bool) {
 	ix, ok := v.byOID[oid].(*index)
 	if !ok {
 		return "", false
 	}
-	keys := indexKeys(ix, column != 0)
+	keys := v.indexKeys(ix, column != 0, pretty)
 	if column != 0 {
 		if column < 0 || column > len(keys) {
 			return "", true
@@ -552,15 +633,46 @@ func (v *View) IndexDef(oid int64, column int) (string, bool) {
 	if ix.unique {
 		unique = "UNIQUE "
 	}
-	def := fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, ident.Quote(ix.name),
-		ident.Quote(ix.table.Schema), ident.Quote(ix.table.Name), ix.method, strings.Join(keys, ", "))
+	table := ident.Quote(ix.table.Schema) + "." + ident.Quote(ix.table.Name)
+	if pretty {
+		// PRETTYFLAG_SCHEMA: the table bare where the path finds it.
+		table = v.qualified(ix.table.Schema, ix.table.Name)
+	}
+	def := fmt.Sprintf("CREATE %sINDEX %s ON %s USING %s (%s)", unique, ident.Quote(ix.name),
+		table, ix.method, strings.Join(keys, ", "))
 	if ix.def != nil && len(ix.def.With) > 0 {
 		def += " WITH (" + reloptions(ix.def.With) + ")"
 	}
-	if ix.def != nil && ix.def.PredDef != "" {
-		def += " WHERE " + ix.def.PredDef
+	if pred := v.indexPred(ix, pretty); pred != "" {
+		def += " WHERE " + pred
 	}
 	return def, true
+}
+
+// indexPred is a partial index's predicate as pg_get_indexdef prints it
+// ("" for none).
+func (v *View) indexPred(ix *index, pretty bool) string {
+	if ix.def == nil || ix.def.PredDef == "" {
+		return ""
+	}
+	if text, ok := v.ruleText(ix.def.Pred, ExprContext{Table: ix.table, Pretty: pretty}); ok {
+		return text
+	}
+	return ix.def.PredDef
+}
+
+// indexExpr is an expression key as pg_get_indexdef prints it: in
+// parentheses unless it prints as a function call. stored is the key as
+// the catalog holds it, already so.
+func (v *View) indexExpr(ix *index, stored string, pretty bool) string {
+	text, ok := v.ruleText(stored, ExprContext{Table: ix.table, Pretty: pretty})
+	if !ok {
+		return stored
+	}
+	if looksLikeFunction(text) {
+		return text
+	}
+	return "(" + text + ")"
 }
 
 // indexKeys are the keys of an index as pg_get_indexdef prints them: each
@@ -568,19 +680,19 @@ func (v *View) IndexDef(oid int64, column int) (string, bool) {
 // operator class where it is not the default for the column's type, DESC
 // where it is descending and NULLS FIRST or NULLS LAST where that is not
 // the direction's default.
-func indexKeys(ix *index, attrsOnly bool) []string {
+func (v *View) indexKeys(ix *index, attrsOnly, pretty bool) []string {
 	names := columnNames(ix.table, ix.columns)
 	d := ix.def
 	if d == nil {
 		return names
 	}
 	if d.Expr != "" {
-		return []string{d.Expr}
+		return []string{v.indexExpr(ix, d.Expr, pretty)}
 	}
 	if len(d.Keys) > 0 {
 		for i, k := range d.Keys {
 			if k.Expr != "" {
-				names[i] = k.Expr
+				names[i] = v.indexExpr(ix, k.Expr, pretty)
 			}
 		}
 	}
@@ -642,9 +754,9 @@ func (v *View) ViewDef(oid int64) (string, bool) {
 
 // ConstraintDef is pg_get_constraintdef: a constraint's definition as it
 // would be written in CREATE TABLE.
-func (v *View) ConstraintDef(oid int64) (string, bool) {
+func (v *View) ConstraintDef(oid int64, pretty bool) (string, bool) {
 	if d, ok := v.byOID[oid].(*domainCheck); ok {
-		return d.def(), true
+		return v.domainCheckDef(d, pretty), true
 	}
 	c, ok := v.byOID[oid].(*constraint)
 	if !ok {
@@ -667,7 +779,7 @@ func (v *View) ConstraintDef(oid int64) (string, bool) {
 	case 'u':
 		return "UNIQUE (" + cols + ")" + suffix, true
 	case 'c':
-		return "CHECK (" + c.check + ")" + suffix, true
+		return "CHECK (" + v.checkExpr(c.table, c.check, pretty) + ")" + suffix, true
 	case 'f':
 		ref := v.Cat.TableByID(c.fk.RefTable)
 		if ref == nil {
@@ -1071,7 +1183,7 @@ func (v *View) IndexKeys(oid int64) (method string, desc, nullsFirst []bool, ok 
 	if !ok {
 		return "", nil, nil, false
 	}
-	n := len(indexKeys(ix, true))
+	n := len(v.indexKeys(ix, true, false))
 	desc, nullsFirst = make([]bool, n), make([]bool, n)
 	if ix.def != nil {
 		for i := range n {
