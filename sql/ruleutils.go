@@ -282,9 +282,6 @@ func (a *ruleAnalyzer) constant(c *pg_query.A_Const) (*ruleNode, error) {
 // its modifier applied by a cast); anything else is an explicit cast,
 // none when the type is already the expression's.
 func (a *ruleAnalyzer) typeCast(tc *pg_query.TypeCast) (*ruleNode, error) {
-	if len(tc.TypeName.ArrayBounds) > 0 && tc.Arg.GetAConst() == nil {
-		return nil, errRuleForm("a cast to an array type")
-	}
 	to, err := a.b.typeFromName(tc.TypeName)
 	if err != nil {
 		return nil, err

@@ -1178,8 +1178,16 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 		}
 		return err
 	}
-	if _, err := b.coerceColumn(e, col.Name, col.Type); err != nil {
+	coerced, err := b.coerceColumn(e, col.Name, col.Type)
+	if err != nil {
 		return err
+	}
+	if k, ok := coerced.(*Const); ok && k.Value == nil && col.Type.Domain == "" {
+		// DEFAULT NULL is no default, as PostgreSQL keeps none for a
+		// null constant (pg_attrdef has no row); a domain column's keeps
+		// it, overriding the domain's DEFAULT.
+		col.Default = ""
+		return nil
 	}
 	if nv, ok := e.(*NextVal); ok && regclassLiteral(n.GetFuncCall().GetArgs()) {
 		// DEFAULT nextval('seq'): PostgreSQL resolves the name to the
