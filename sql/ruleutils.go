@@ -289,6 +289,24 @@ func (a *ruleAnalyzer) typeCast(tc *pg_query.TypeCast) (*ruleNode, error) {
 	if td := a.b.lookupDomain(tc.TypeName); td != nil {
 		return nil, errRuleForm("a cast to a domain")
 	}
+	if arr := tc.Arg.GetAArrayExpr(); arr != nil && to.IsArray() && len(arr.Elements) > 0 {
+		// ARRAY[...]::type[]: transformTypeCast hands the element type
+		// down, each element is cast to it.
+		elems, err := a.nodes(arr.Elements)
+		if err != nil {
+			return nil, err
+		}
+		for i := range elems {
+			if elems[i].t.IsArray() {
+				return nil, errRuleForm("a nested ARRAY[]")
+			}
+			if elems[i], err = a.coerce(elems[i], *to.Elem); err != nil {
+				return nil, err
+			}
+			elems[i].implicit = false
+		}
+		return &ruleNode{kind: rArray, t: to, args: elems}, nil
+	}
 	arg, err := a.node(tc.Arg)
 	if err != nil {
 		return nil, err

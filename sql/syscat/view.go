@@ -124,18 +124,46 @@ func (v *View) userTypeName(t types.T) string {
 }
 
 // ExprDef is pg_get_expr: the text of a stored expression over the
-// columns of relation rel (0: none) printed again as PostgreSQL prints
-// it, plain or pretty. The catalog's expression columns (adbin, conbin,
-// indpred, indexprs) hold the plain form, which reads back as the same
-// expression; text that does not analyse is returned as it is.
+// columns of relation rel, plain or pretty. The catalog's expression
+// columns (adbin, conbin, indpred, indexprs) hold the plain form, which is
+// returned as it is; for the pretty one the stored expression it came
+// from is printed again (the plain text need not analyse back to the same
+// tree: ARRAY[...]::text[] casts each element). Text that matches none is
+// printed again itself, or returned as it is when that cannot be done.
 func (v *View) ExprDef(text string, rel int64, pretty bool) string {
-	ec := ExprContext{Pretty: pretty}
-	if t, ok := v.byOID[rel].(*catalog.TableDef); ok {
-		ec.Table = t
-	} else if rel != 0 {
+	t, ok := v.byOID[rel].(*catalog.TableDef)
+	if !ok || !pretty {
 		return text
 	}
-	out, _ := v.ruleText(text, ec)
+	for i := range t.Columns {
+		c := &t.Columns[i]
+		if c.Default != "" && v.columnDefault(t, c, false) == text {
+			return v.columnDefault(t, c, true)
+		}
+	}
+	for _, c := range v.constraints {
+		if c.kind == 'c' && c.table == t && v.checkExpr(t, c.check, false) == text {
+			return v.checkExpr(t, c.check, true)
+		}
+	}
+	for _, ix := range v.indexes {
+		if ix.table != t || ix.def == nil {
+			continue
+		}
+		if v.indexPred(ix, false) == text {
+			return v.indexPred(ix, true)
+		}
+		keys := []string{ix.def.Expr}
+		for _, k := range ix.def.Keys {
+			keys = append(keys, k.Expr)
+		}
+		for _, k := range keys {
+			if k != "" && v.checkExpr(t, k, false) == text {
+				return v.checkExpr(t, k, true)
+			}
+		}
+	}
+	out, _ := v.ruleText(text, ExprContext{Table: t, Pretty: true})
 	return out
 }
 
@@ -150,8 +178,8 @@ func (v *View) columnDefault(t *catalog.TableDef, c *catalog.ColumnDef, pretty b
 	return v.defaultExpr(text)
 }
 
-// checkExpr is a table CHECK's expression as pg_get_constraintdef prints
-// it inside CHECK (...).
+// checkExpr is an expression over table t's columns as PostgreSQL prints
+// it: a CHECK's inside CHECK (...), an index key's.
 func (v *View) checkExpr(t *catalog.TableDef, expr string, pretty bool) string {
 	text, _ := v.ruleText(expr, ExprContext{Table: t, Pretty: pretty})
 	return text
