@@ -44,6 +44,7 @@ func RuleText(cat *catalog.Catalog, text string, ec syscat.ExprContext) (string,
 	case ec.Table != nil:
 		a.b = tableExprBinder(cat, ec.Table)
 		a.sc = &scope{cols: tableCols(ec.Table, ec.Table.Name)}
+		a.table = ec.Table
 	case ec.Value != nil:
 		a.b = tableExprBinder(cat, &catalog.TableDef{Schema: ec.Schema})
 		a.sc = &scope{cols: []Col{{Name: "value", T: *ec.Value}}}
@@ -97,6 +98,8 @@ const (
 	rSQLValue                  // SQLValueFunction: name is its keyword
 	rSubscript                 // SubscriptingRef: args[0] the array, then the subscripts
 	rRow                       // RowExpr
+	rSQLFunc                   // FuncExpr of SQL syntax: name the function
+	rCollate                   // CollateExpr: name the quoted collation
 )
 
 // castForm is how a cast node is kept (it matters to pretty printing):
@@ -127,6 +130,8 @@ type ruleNode struct {
 	// caseArg is a CASE's operand (CASE x WHEN ...), whose WHEN values
 	// print bare.
 	caseArg *ruleNode
+	// ofDomain marks a value of a domain over t, which any use casts.
+	ofDomain bool
 }
 
 // ruleAnalyzer turns the parse tree of a stored expression into
@@ -135,6 +140,7 @@ type ruleNode struct {
 type ruleAnalyzer struct {
 	b      *Binder
 	sc     *scope
+	table  *catalog.TableDef
 	domain bool
 }
 
@@ -153,11 +159,15 @@ func (a *ruleAnalyzer) node(n *pg_query.Node) (*ruleNode, error) {
 		if !ok {
 			return nil, errRuleForm("a system column")
 		}
-		name := ident.Quote(cr.Name)
+		r := &ruleNode{kind: rVar, t: e.Type(), text: ident.Quote(cr.Name)}
 		if a.domain {
-			name = "VALUE"
+			r.text = "VALUE"
 		}
-		return &ruleNode{kind: rVar, t: e.Type(), text: name}, nil
+		// A column of a domain holds the domain's type, of which its
+		// base type (e.Type()) is the representation: any use of it
+		// casts (a RelabelType to the base type or beyond).
+		r.ofDomain = a.table != nil && cr.Index < len(a.table.Columns) && a.table.Columns[cr.Index].Domain != 0
+		return r, nil
 	case *pg_query.Node_AConst:
 		return a.constant(x.AConst)
 	case *pg_query.Node_TypeCast:
@@ -238,6 +248,21 @@ func (a *ruleAnalyzer) node(n *pg_query.Node) (*ruleNode, error) {
 		return r, nil
 	case *pg_query.Node_AIndirection:
 		return a.indirection(n, x.AIndirection)
+	case *pg_query.Node_CollateClause:
+		arg, err := a.node(x.CollateClause.Arg)
+		if err != nil {
+			return nil, err
+		}
+		names := strList(x.CollateClause.Collname)
+		if len(names) != 1 {
+			return nil, errRuleForm("a qualified collation")
+		}
+		if arg.kind == rConst && arg.t.Family == types.Unknown {
+			if arg, err = a.literalAs(arg, types.TextT); err != nil {
+				return nil, err
+			}
+		}
+		return &ruleNode{kind: rCollate, t: arg.t, name: ident.Quote(names[0]), args: []*ruleNode{arg}}, nil
 	case *pg_query.Node_RowExpr:
 		args, err := a.nodes(x.RowExpr.Args)
 		if err != nil {
@@ -364,10 +389,33 @@ func (a *ruleAnalyzer) coerce(r *ruleNode, t types.T) (*ruleNode, error) {
 	if r.t.Family == types.Null {
 		return r, nil
 	}
+	if r.kind == rCollate {
+		// coerce_type keeps a COLLATE above the cast it adds.
+		arg, err := a.coerce(r.args[0], t)
+		if err != nil {
+			return nil, err
+		}
+		return &ruleNode{kind: rCollate, t: arg.t, name: r.name, args: []*ruleNode{arg}}, nil
+	}
+	if r.ofDomain {
+		t.Mod = -1
+		return &ruleNode{kind: rCast, t: t, args: []*ruleNode{r}, implicit: true, form: castRelabel}, nil
+	}
 	if sameType(r.t, t) && (t.Mod < 0 || t.Mod == r.t.Mod) {
 		return r, nil
 	}
 	return &ruleNode{kind: rCast, t: t, args: []*ruleNode{r}, implicit: true, form: castFormOf(r.t, t)}, nil
+}
+
+// baseOf is r as an operator with exactly its types reads it: a domain's
+// value cast to the base type.
+func (a *ruleAnalyzer) baseOf(r *ruleNode) (*ruleNode, error) {
+	if !r.ofDomain {
+		return r, nil
+	}
+	t := r.t
+	t.Mod = -1
+	return a.coerce(r, t)
 }
 
 // sameType reports whether a and b are one type for coercion (modifiers
@@ -458,7 +506,14 @@ func (a *ruleAnalyzer) operator(op string, l, r *ruleNode) (*ruleNode, error) {
 		return &ruleNode{kind: rOp, t: t, name: op, args: []*ruleNode{r}}, nil
 	}
 	args := []*ruleNode{l, r}
-	if !crossTypeOperator(op, l.t, r.t) {
+	if crossTypeOperator(op, l.t, r.t) {
+		for i := range args {
+			var err error
+			if args[i], err = a.baseOf(args[i]); err != nil {
+				return nil, err
+			}
+		}
+	} else {
 		castTo, err := a.resolve(op, args)
 		if err != nil {
 			return nil, err
@@ -496,9 +551,6 @@ func (a *ruleAnalyzer) aExpr(x *pg_query.A_Expr) (*ruleNode, error) {
 	}
 	switch x.Kind {
 	case pg_query.A_Expr_Kind_AEXPR_OP, pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:
-		if x.Kind != pg_query.A_Expr_Kind_AEXPR_OP && x.Rexpr.GetFuncCall() != nil {
-			return nil, errRuleForm("LIKE ... ESCAPE")
-		}
 		var l *ruleNode
 		if x.Lexpr != nil {
 			var err error
@@ -756,8 +808,7 @@ func (a *ruleAnalyzer) caseExpr(ce *pg_query.CaseExpr) (*ruleNode, error) {
 // funcCall is a function call with its arguments coerced to the
 // function's parameter types.
 func (a *ruleAnalyzer) funcCall(n *pg_query.Node, fc *pg_query.FuncCall) (*ruleNode, error) {
-	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil || fc.Over != nil || fc.FuncVariadic ||
-		fc.Funcformat == pg_query.CoercionForm_COERCE_SQL_SYNTAX {
+	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil || fc.Over != nil || fc.FuncVariadic {
 		return nil, errRuleForm("this function call")
 	}
 	names := strList(fc.Funcname)
@@ -785,23 +836,59 @@ func (a *ruleAnalyzer) funcCall(n *pg_query.Node, fc *pg_query.FuncCall) (*ruleN
 		}
 		return &ruleNode{kind: rFunc, t: e.Type(), name: name, args: args}, nil
 	}
-	castTo, err := a.resolve(name, args)
+	ts := make([]types.T, len(args))
+	for i, r := range args {
+		ts[i] = r.t
+	}
+	ov, castTo, err := functions.Resolve(name, ts)
 	if err != nil {
 		return nil, err
 	}
 	for i := range args {
-		if i < len(castTo) && !isAnyArg(castTo[i]) {
+		if i < len(castTo) && !anyParam(ov, i) {
 			if args[i], err = a.coerce(args[i], castTo[i]); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return &ruleNode{kind: rFunc, t: e.Type(), name: ident.Quote(name), args: args}, nil
+	r := &ruleNode{kind: rFunc, t: e.Type(), name: ident.Quote(name), args: args}
+	if fc.Funcformat == pg_query.CoercionForm_COERCE_SQL_SYNTAX {
+		return sqlSyntax(r, name)
+	}
+	return r, nil
 }
 
-// isAnyArg reports whether a resolved parameter type leaves its argument
-// as it is (an "any" parameter).
-func isAnyArg(t types.T) bool { return t.Family == types.Unknown }
+// anyParam reports whether overload ov's parameter i is "any", which
+// takes its argument as it is (an untyped literal stays unknown).
+func anyParam(ov *functions.Overload, i int) bool {
+	if len(ov.Args) == 0 {
+		return false
+	}
+	p := ov.Args[min(i, len(ov.Args)-1)]
+	return p.Family == types.Unknown && p.Domain == "any"
+}
+
+// sqlSyntax is a call the grammar made of SQL syntax (EXTRACT(field FROM
+// x), SUBSTRING(s FROM i FOR n), POSITION(a IN b), TRIM(BOTH FROM s),
+// x AT TIME ZONE z), which ruleutils prints in that syntax again.
+func sqlSyntax(r *ruleNode, name string) (*ruleNode, error) {
+	ok := false
+	switch name {
+	case "extract":
+		ok = len(r.args) == 2 && r.args[0].kind == rConst && !r.args[0].isNull
+	case "substring":
+		ok = len(r.args) >= 2 && r.args[1].t.IsInteger()
+	case "position", "timezone":
+		ok = len(r.args) == 2
+	case "btrim", "ltrim", "rtrim":
+		ok = len(r.args) >= 1
+	}
+	if !ok {
+		return nil, errRuleForm("this SQL-syntax function")
+	}
+	r.kind, r.name = rSQLFunc, name
+	return r, nil
+}
 
 // indirection is arr[i] (subscripts only).
 func (a *ruleAnalyzer) indirection(n *pg_query.Node, ind *pg_query.A_Indirection) (*ruleNode, error) {
@@ -1005,6 +1092,13 @@ func (p *rulePrinter) expr(n *ruleNode, showImplicit bool) {
 		b.WriteByte(')')
 	case rSQLValue:
 		b.WriteString(n.name)
+	case rSQLFunc:
+		p.sqlFunc(n)
+	case rCollate:
+		p.open()
+		p.paren(n.args[0], showImplicit, n)
+		b.WriteString(" COLLATE " + n.name)
+		p.close()
 	case rSubscript:
 		need := n.args[0].kind != rVar
 		if need {
@@ -1019,6 +1113,49 @@ func (p *rulePrinter) expr(n *ruleNode, showImplicit bool) {
 			p.expr(idx, true)
 			b.WriteByte(']')
 		}
+	}
+}
+
+// sqlFunc is get_func_sql_syntax: the call in the syntax the grammar
+// read, its arguments without their implicit casts.
+func (p *rulePrinter) sqlFunc(n *ruleNode) {
+	b := &p.buf
+	switch n.name {
+	case "extract":
+		b.WriteString("EXTRACT(" + n.args[0].text + " FROM ")
+		p.expr(n.args[1], false)
+		b.WriteByte(')')
+	case "substring":
+		b.WriteString("SUBSTRING(")
+		p.expr(n.args[0], false)
+		b.WriteString(" FROM ")
+		p.expr(n.args[1], false)
+		if len(n.args) == 3 {
+			b.WriteString(" FOR ")
+			p.expr(n.args[2], false)
+		}
+		b.WriteByte(')')
+	case "position":
+		b.WriteString("POSITION((")
+		p.expr(n.args[1], false)
+		b.WriteString(") IN (")
+		p.expr(n.args[0], false)
+		b.WriteString("))")
+	case "timezone":
+		b.WriteByte('(')
+		p.paren(n.args[1], false, n)
+		b.WriteString(" AT TIME ZONE ")
+		p.paren(n.args[0], false, n)
+		b.WriteByte(')')
+	default:
+		b.WriteString("TRIM(" + map[string]string{"btrim": "BOTH", "ltrim": "LEADING", "rtrim": "TRAILING"}[n.name])
+		if len(n.args) == 2 {
+			b.WriteByte(' ')
+			p.expr(n.args[1], false)
+		}
+		b.WriteString(" FROM ")
+		p.expr(n.args[0], false)
+		b.WriteByte(')')
 	}
 }
 
@@ -1097,7 +1234,7 @@ func (p *rulePrinter) constant(n *ruleNode, showType int) {
 // of its own under parent when pretty printing.
 func isSimple(n, parent *ruleNode) bool {
 	switch n.kind {
-	case rVar, rConst, rFunc, rCoalesce, rMinMax, rArray, rRow, rSQLValue, rNullIf, rCase, rSubscript:
+	case rVar, rConst, rFunc, rSQLFunc, rCoalesce, rMinMax, rArray, rRow, rSQLValue, rNullIf, rCase, rSubscript:
 		return true
 	case rCast:
 		if n.form == castFunc {
@@ -1152,7 +1289,7 @@ func binaryOp(n *ruleNode) string {
 // own needs no parentheses, a cast and anything else does.
 func simpleUnder(parent *ruleNode) bool {
 	switch parent.kind {
-	case rFunc:
+	case rFunc, rSQLFunc:
 		return true
 	case rBool, rSubscript, rArray, rRow, rCoalesce, rMinMax, rNullIf, rCase:
 		return true
