@@ -660,9 +660,9 @@ func (a *ruleAnalyzer) arrayOp(op string, l, r *ruleNode, any bool) (*ruleNode, 
 }
 
 // in is "l IN (list)" (op =) or NOT IN (op <>), as transformAExprIn
-// builds it: the list's values in an ARRAY of the common type of l and
-// them, compared with = ANY (<> ALL); a single value is a plain
-// comparison. A list with column references is not modelled.
+// builds it: the list's values that read no column in an ARRAY of the
+// common type of l and them, compared with = ANY (<> ALL) when there are
+// several; each other value compared on its own, joined by OR (AND).
 func (a *ruleAnalyzer) in(op string, x *pg_query.A_Expr) (*ruleNode, error) {
 	l, err := a.node(x.Lexpr)
 	if err != nil {
@@ -672,31 +672,59 @@ func (a *ruleAnalyzer) in(op string, x *pg_query.A_Expr) (*ruleNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(items) == 1 {
-		return a.operator(op, l, items[0])
-	}
-	ts := []types.T{l.t}
+	var consts, vars []*ruleNode
 	for _, it := range items {
-		if hasVar(it) {
-			return nil, errRuleForm("IN with column references in its list")
+		if it.kind == rRow {
+			return nil, errRuleForm("IN of rows")
 		}
-		ts = append(ts, it.t)
+		if hasVar(it) {
+			vars = append(vars, it)
+		} else {
+			consts = append(consts, it)
+		}
 	}
-	common, err := commonType("IN", ts)
-	if err != nil {
-		return nil, err
-	}
-	if common.Family == types.Unknown {
-		common = types.TextT
-	}
-	common.Mod = -1
-	for i := range items {
-		if items[i], err = a.coerce(items[i], common); err != nil {
+	var result *ruleNode
+	rest := items
+	if len(consts) > 1 {
+		ts := []types.T{l.t}
+		for _, it := range consts {
+			ts = append(ts, it.t)
+		}
+		common, err := commonType("IN", ts)
+		if err != nil {
 			return nil, err
 		}
+		if common.Family == types.Unknown {
+			common = types.TextT
+		}
+		common.Mod = -1
+		for i := range consts {
+			if consts[i], err = a.coerce(consts[i], common); err != nil {
+				return nil, err
+			}
+		}
+		arr := &ruleNode{kind: rArray, t: types.ArrayOf(common, 1), args: consts}
+		if result, err = a.arrayOp(op, l, arr, op != "<>"); err != nil {
+			return nil, err
+		}
+		rest = vars
 	}
-	arr := &ruleNode{kind: rArray, t: types.ArrayOf(common, 1), args: items}
-	return a.arrayOp(op, l, arr, op != "<>")
+	join := "OR"
+	if op == "<>" {
+		join = "AND"
+	}
+	for _, it := range rest {
+		cmp, err := a.operator(op, l, it)
+		if err != nil {
+			return nil, err
+		}
+		if result == nil {
+			result = cmp
+		} else {
+			result = &ruleNode{kind: rBool, t: types.BoolT, name: join, args: []*ruleNode{result, cmp}}
+		}
+	}
+	return result, nil
 }
 
 // hasVar reports whether r reads a column.
