@@ -91,7 +91,7 @@ const (
 	rDistinct                  // DistinctExpr
 	rNullIf                    // NullIfExpr
 	rArrayOp                   // ScalarArrayOpExpr: name the operator, any ANY or ALL
-	rCase                      // CaseExpr: args are WHEN, THEN pairs, then ELSE; arg the CASE operand
+	rCase                      // CaseExpr: args are WHEN, THEN pairs, then ELSE; caseArg the CASE operand
 	rCoalesce                  // CoalesceExpr
 	rMinMax                    // MinMaxExpr: name is GREATEST or LEAST
 	rArray                     // ArrayExpr
@@ -446,7 +446,7 @@ func castFormOf(from, to types.T) castForm {
 	return castFunc
 }
 
-// operands is the argument types an operator or function call resolves
+// resolve is the argument types an operator or function call resolves
 // to, as the binder resolves them; an untyped literal is unknown.
 func (a *ruleAnalyzer) resolve(name string, args []*ruleNode) ([]types.T, error) {
 	ts := make([]types.T, len(args))
@@ -956,7 +956,7 @@ type rulePrinter struct {
 	typeName func(types.T) string
 }
 
-// typeName is format_type_with_typemod's name for t.
+// formatType is format_type_with_typemod's name for t.
 func (p *rulePrinter) formatType(t types.T) string {
 	if p.typeName != nil && (t.Enum != nil || t.IsArray() && t.Elem.Enum != nil) {
 		return p.typeName(t)
@@ -983,6 +983,8 @@ func (p *rulePrinter) keyword(s string, before, after int) {
 	p.indent = max(p.indent+after, 0)
 }
 
+// open and close are the parentheses the plain form puts around an
+// operator, a test or a boolean (!PRETTY_PAREN).
 func (p *rulePrinter) open() {
 	if !p.pretty {
 		p.buf.WriteByte('(')

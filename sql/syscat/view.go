@@ -643,8 +643,9 @@ func columnNames(t *catalog.TableDef, ids []int) []string {
 // IndexDef is pg_get_indexdef: the CREATE INDEX statement of an index,
 // or with a column number other than 0 that key of the index alone (its
 // column or expression, without operator class or ordering; "" when there
-// is no such key),
-// as PostgreSQL's pg_get_indexdef_worker prints them.
+// is no such key), as PostgreSQL's pg_get_indexdef_worker prints them,
+// plain or pretty (the table bare where the search path finds it,
+// expressions with the parentheses precedence needs).
 func (v *View) IndexDef(oid int64, column int, pretty bool) (string, bool) {
 	ix, ok := v.byOID[oid].(*index)
 	if !ok {
@@ -703,8 +704,9 @@ func (v *View) indexExpr(ix *index, stored string, pretty bool) string {
 	return "(" + text + ")"
 }
 
-// indexKeys are the keys of an index as pg_get_indexdef prints them: each
-// column (or pg_deeplake's hybrid record) with, unless attrsOnly, its
+// indexKeys are the keys of an index as pg_get_indexdef prints them
+// (plain or pretty): each column or expression (or pg_deeplake's hybrid
+// record) with, unless attrsOnly, its
 // operator class where it is not the default for the column's type, DESC
 // where it is descending and NULLS FIRST or NULLS LAST where that is not
 // the direction's default.
@@ -781,7 +783,7 @@ func (v *View) ViewDef(oid int64) (string, bool) {
 }
 
 // ConstraintDef is pg_get_constraintdef: a constraint's definition as it
-// would be written in CREATE TABLE.
+// would be written in CREATE TABLE, a CHECK's expression plain or pretty.
 func (v *View) ConstraintDef(oid int64, pretty bool) (string, bool) {
 	if d, ok := v.byOID[oid].(*domainCheck); ok {
 		return v.domainCheckDef(d, pretty), true
