@@ -314,7 +314,7 @@ func (a *ruleAnalyzer) typeCast(tc *pg_query.TypeCast) (*ruleNode, error) {
 	if td := a.b.lookupDomain(tc.TypeName); td != nil {
 		return nil, errRuleForm("a cast to a domain")
 	}
-	if arr := tc.Arg.GetAArrayExpr(); arr != nil && to.IsArray() && len(arr.Elements) > 0 {
+	if arr := tc.Arg.GetAArrayExpr(); arr != nil && to.IsArray() {
 		// ARRAY[...]::type[]: transformTypeCast hands the element type
 		// down, each element is cast to it.
 		elems, err := a.nodes(arr.Elements)
@@ -1116,6 +1116,11 @@ func (p *rulePrinter) expr(n *ruleNode, showImplicit bool) {
 		b.WriteString("ARRAY[")
 		p.list(n.args)
 		b.WriteByte(']')
+		if len(n.args) == 0 {
+			// An empty ARRAY[] shows the type its elements would have
+			// been coerced to.
+			b.WriteString("::" + p.formatType(n.t))
+		}
 	case rRow:
 		b.WriteString("ROW(")
 		p.list(n.args)
