@@ -853,16 +853,16 @@ func (a *ruleAnalyzer) funcCall(n *pg_query.Node, fc *pg_query.FuncCall) (*ruleN
 	if err != nil {
 		return nil, err
 	}
+	if name == "nextval" && len(args) == 1 && args[0].kind == rConst && (args[0].t.Family == types.Unknown || args[0].t.Family == types.RegClass) {
+		// nextval('seq'): the name, as regclass prints it (syscat
+		// qualifies it as the search path needs); looking the sequence
+		// up is not needed to print it.
+		args[0] = &ruleNode{kind: rConst, t: types.T{Family: types.RegClass, Mod: -1}, text: args[0].text}
+		return &ruleNode{kind: rFunc, t: types.Int8T, name: name, args: args}, nil
+	}
 	e, err := a.b.bindExpr(a.sc, n)
 	if err != nil {
 		return nil, err
-	}
-	if _, ok := e.(*NextVal); ok {
-		args[0], err = a.literalAs(args[0], types.T{Family: types.RegClass, Mod: -1})
-		if err != nil {
-			return nil, err
-		}
-		return &ruleNode{kind: rFunc, t: e.Type(), name: name, args: args}, nil
 	}
 	ts := make([]types.T, len(args))
 	for i, r := range args {

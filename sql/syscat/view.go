@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgerrcode"
 
@@ -70,6 +71,28 @@ type View struct {
 	sequences   []*catalog.SequenceDef
 	views       []*catalog.ViewDef
 	byOID       map[int64]any
+
+	// ruleMu guards ruleTexts, the expressions ruleText printed: a
+	// catalog query prints each many times (pg_get_expr's pretty form
+	// looks for the stored text behind the plain one), and the
+	// statement's parallel partitions share the view.
+	ruleMu    sync.Mutex
+	ruleTexts map[ruleKey]ruleResult
+}
+
+// ruleKey is what ruleText's result depends on.
+type ruleKey struct {
+	text          string
+	table         *catalog.TableDef
+	value, column string
+	schema        string
+	pretty        bool
+}
+
+// ruleResult is a ruleText result.
+type ruleResult struct {
+	text string
+	ok   bool
 }
 
 // Updatability is what INSERT, UPDATE and DELETE can write through a
@@ -103,12 +126,31 @@ func (v *View) ruleText(text string, ec ExprContext) (string, bool) {
 	if v.RuleText == nil {
 		return text, false
 	}
-	ec.TypeName = v.userTypeName
-	out, err := v.RuleText(v.Cat, text, ec)
-	if err != nil {
-		return text, false
+	key := ruleKey{text: text, table: ec.Table, schema: ec.Schema, pretty: ec.Pretty}
+	if ec.Value != nil {
+		key.value = ec.Value.String()
 	}
-	return out, true
+	if ec.Column != nil {
+		key.column = ec.Column.String()
+	}
+	v.ruleMu.Lock()
+	r, ok := v.ruleTexts[key]
+	v.ruleMu.Unlock()
+	if ok {
+		return r.text, r.ok
+	}
+	ec.TypeName = v.userTypeName
+	r = ruleResult{text: text}
+	if out, err := v.RuleText(v.Cat, text, ec); err == nil {
+		r = ruleResult{text: out, ok: true}
+	}
+	v.ruleMu.Lock()
+	if v.ruleTexts == nil {
+		v.ruleTexts = map[ruleKey]ruleResult{}
+	}
+	v.ruleTexts[key] = r
+	v.ruleMu.Unlock()
+	return r.text, r.ok
 }
 
 // userTypeName is an enum type's (or an array of one's) name as
