@@ -71,7 +71,10 @@ func RuleText(cat *catalog.Catalog, text string, ec syscat.ExprContext) (string,
 			r = r.args[0]
 		}
 	}
-	p := &rulePrinter{pretty: ec.Pretty, typeName: ec.TypeName}
+	p := &rulePrinter{pretty: ec.Pretty, qualified: ec.Qualified}
+	if p.qualified == nil {
+		p.qualified = ident.QualifiedName
+	}
 	p.expr(r, false)
 	return p.buf.String(), nil
 }
@@ -130,8 +133,10 @@ type ruleNode struct {
 	// caseArg is a CASE's operand (CASE x WHEN ...), whose WHEN values
 	// print bare.
 	caseArg *ruleNode
-	// ofDomain marks a value of a domain over t, which any use casts.
+	// ofDomain marks a value of a domain over t, which any use casts;
+	// domain is the domain a cast (CoerceToDomain) converts to.
 	ofDomain bool
+	domain   *catalog.TypeDef
 }
 
 // ruleAnalyzer turns the parse tree of a stored expression into
@@ -312,7 +317,16 @@ func (a *ruleAnalyzer) typeCast(tc *pg_query.TypeCast) (*ruleNode, error) {
 		return nil, err
 	}
 	if td := a.b.lookupDomain(tc.TypeName); td != nil {
-		return nil, errRuleForm("a cast to a domain")
+		// x::domain is a CoerceToDomain over x as the base type, printed
+		// with the domain's name; what uses it casts it back.
+		arg, err := a.node(tc.Arg)
+		if err != nil {
+			return nil, err
+		}
+		if arg, err = a.coerce(arg, td.Domain.Base); err != nil {
+			return nil, err
+		}
+		return &ruleNode{kind: rCast, t: td.Domain.Base, args: []*ruleNode{arg}, form: castRelabel, domain: td, ofDomain: true}, nil
 	}
 	if arr := tc.Arg.GetAArrayExpr(); arr != nil && to.IsArray() {
 		// ARRAY[...]::type[]: transformTypeCast hands the element type
@@ -950,16 +964,18 @@ func (a *ruleAnalyzer) indirection(n *pg_query.Node, ind *pg_query.A_Indirection
 // PRETTYFLAG_INDENT (both forms indent CASE) and, when pretty,
 // PRETTYFLAG_PAREN.
 type rulePrinter struct {
-	buf      strings.Builder
-	pretty   bool
-	indent   int
-	typeName func(types.T) string
+	buf    strings.Builder
+	pretty bool
+	indent int
+	// qualified prints a user type's name (an enum's, a domain's) as
+	// format_type does.
+	qualified func(schema, name string) string
 }
 
 // formatType is format_type_with_typemod's name for t.
 func (p *rulePrinter) formatType(t types.T) string {
-	if p.typeName != nil && (t.Enum != nil || t.IsArray() && t.Elem.Enum != nil) {
-		return p.typeName(t)
+	if t.Enum != nil {
+		return p.qualified(t.Enum.Schema, t.Enum.Name)
 	}
 	if t.IsArray() {
 		return p.formatType(*t.Elem) + "[]"
@@ -1209,12 +1225,16 @@ func (p *rulePrinter) list(args []*ruleNode) {
 // itself (under a modifier's cast) without its own label.
 func (p *rulePrinter) coercion(n *ruleNode) {
 	arg := n.args[0]
-	if arg.kind == rConst && sameType(arg.t, n.t) && arg.t.Mod < 0 {
+	if arg.kind == rConst && sameType(arg.t, n.t) && arg.t.Mod < 0 && n.domain == nil {
 		p.constant(arg, -1)
 	} else {
 		p.open()
 		p.paren(arg, false, n)
 		p.close()
+	}
+	if n.domain != nil {
+		p.buf.WriteString("::" + p.qualified(n.domain.Schema, n.domain.Name))
+		return
 	}
 	p.buf.WriteString("::" + p.formatType(n.t))
 }

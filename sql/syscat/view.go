@@ -109,15 +109,15 @@ type Updatability struct {
 // the domain whose VALUE it checks (Value, the domain in Schema); for a
 // DEFAULT or generated column the column's type (Column), which the
 // expression is coerced to; the pretty form (pg_get_expr(..., true)) or
-// the plain one; how a user type's name prints (TypeName, visible or
-// qualified).
+// the plain one; how a user type's name prints (Qualified: bare where the
+// search path finds it).
 type ExprContext struct {
-	Table    *catalog.TableDef
-	Value    *types.T
-	Schema   string
-	Column   *types.T
-	Pretty   bool
-	TypeName func(types.T) string
+	Table     *catalog.TableDef
+	Value     *types.T
+	Schema    string
+	Column    *types.T
+	Pretty    bool
+	Qualified func(schema, name string) string
 }
 
 // ruleText is text printed as PostgreSQL prints the expression (RuleText),
@@ -139,7 +139,7 @@ func (v *View) ruleText(text string, ec ExprContext) (string, bool) {
 	if ok {
 		return r.text, r.ok
 	}
-	ec.TypeName = v.userTypeName
+	ec.Qualified = v.qualified
 	r = ruleResult{text: text}
 	if out, err := v.RuleText(v.Cat, text, ec); err == nil {
 		r = ruleResult{text: out, ok: true}
@@ -151,18 +151,6 @@ func (v *View) ruleText(text string, ec ExprContext) (string, bool) {
 	v.ruleTexts[key] = r
 	v.ruleMu.Unlock()
 	return r.text, r.ok
-}
-
-// userTypeName is an enum type's (or an array of one's) name as
-// format_type prints it: bare when its schema is on the search path.
-func (v *View) userTypeName(t types.T) string {
-	if t.IsArray() {
-		return v.userTypeName(*t.Elem) + "[]"
-	}
-	if t.Enum != nil {
-		return v.qualified(t.Enum.Schema, t.Enum.Name)
-	}
-	return t.String()
 }
 
 // ExprDef is pg_get_expr: the text of a stored expression over the
