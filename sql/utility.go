@@ -1182,7 +1182,7 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 	if err != nil {
 		return err
 	}
-	if k, ok := coerced.(*Const); ok && k.Value == nil && col.Type.Domain == "" {
+	if k, ok := coerced.(*Const); ok && k.Value == nil && col.Domain == 0 {
 		// DEFAULT NULL is no default, as PostgreSQL keeps none for a
 		// null constant (pg_attrdef has no row); a domain column's keeps
 		// it, overriding the domain's DEFAULT.
