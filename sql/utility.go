@@ -1089,6 +1089,9 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 		col.Default = nextvalDefault(def.Schema, seq.Name)
 		col.NotNull = true
 	}
+	// sawDefault is a DEFAULT clause met, which DEFAULT NULL is too
+	// though it keeps no default.
+	sawDefault := cd.RawDefault != nil
 	if cd.RawDefault != nil {
 		if err := b.setDefault(&col, cd.RawDefault); err != nil {
 			return col, nil, err
@@ -1111,11 +1114,12 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 			if err := b.setDefault(&col, c.RawExpr); err != nil {
 				return col, nil, err
 			}
+			sawDefault = true
 		case pg_query.ConstrType_CONSTR_IDENTITY:
 			if col.Generated != "" {
 				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both identity and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
 			}
-			if seq != nil || col.Default != "" {
+			if seq != nil || col.Default != "" || sawDefault {
 				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
 			}
 			if seq, err = b.identitySequence(def, &col, c); err != nil {
@@ -1125,7 +1129,7 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 			switch {
 			case col.Identity != "":
 				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both identity and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
-			case seq != nil || col.Default != "":
+			case seq != nil || col.Default != "" || sawDefault:
 				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
 			}
 			// Checked against the whole table by checkGenerated once
