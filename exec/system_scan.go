@@ -101,6 +101,7 @@ func (rt *Runtime) catalogView() *syscat.View {
 		}
 		rt.sysView = syscat.NewView(cat, user, db, path)
 		rt.sysView.ViewUpdatability = sql.ViewUpdatability
+		rt.sysView.RuleText = sql.RuleText
 		if v, ok := fn.Session.(SessionViews); ok {
 			rt.sysView.Settings = v.SettingRows()
 			rt.sysView.PreparedStatements = v.PreparedStatements()
@@ -133,8 +134,11 @@ func (c lazyCatalog) Lookup(f types.Family, text string) (int64, error) {
 	return c.rt.catalogView().Lookup(f, text)
 }
 func (c lazyCatalog) TableVisible(oid int64) bool { return c.rt.catalogView().TableVisible(oid) }
-func (c lazyCatalog) IndexDef(oid int64, column int) (string, bool) {
-	return c.rt.catalogView().IndexDef(oid, column)
+func (c lazyCatalog) IndexDef(oid int64, column int, pretty bool) (string, bool) {
+	return c.rt.catalogView().IndexDef(oid, column, pretty)
+}
+func (c lazyCatalog) ExprDef(text string, rel int64, pretty bool) string {
+	return c.rt.catalogView().ExprDef(text, rel, pretty)
 }
 func (c lazyCatalog) ViewDef(oid int64) (string, bool) {
 	return c.rt.catalogView().ViewDef(oid)
@@ -142,8 +146,8 @@ func (c lazyCatalog) ViewDef(oid int64) (string, bool) {
 func (c lazyCatalog) TriggerDef(oid int64, pretty bool) (string, bool) {
 	return c.rt.catalogView().TriggerDef(oid, pretty)
 }
-func (c lazyCatalog) ConstraintDef(oid int64) (string, bool) {
-	return c.rt.catalogView().ConstraintDef(oid)
+func (c lazyCatalog) ConstraintDef(oid int64, pretty bool) (string, bool) {
+	return c.rt.catalogView().ConstraintDef(oid, pretty)
 }
 func (c lazyCatalog) Description(oid int64, class string, sub int64) (string, bool) {
 	return c.rt.catalogView().Description(oid, class, sub)

@@ -276,7 +276,7 @@ func (fakeCatalog) TableVisible(oid int64) bool { return oid == 100001 }
 
 func (fakeCatalog) ViewDef(oid int64) (string, bool) { return "", false }
 
-func (fakeCatalog) IndexDef(oid int64, column int) (string, bool) {
+func (fakeCatalog) IndexDef(oid int64, column int, _ bool) (string, bool) {
 	keys := map[int64][]string{200: {"id"}, 201: {"b", `"Weird, col"`, "lower(b)", "c"}}[oid]
 	switch {
 	case keys == nil:
@@ -291,7 +291,7 @@ func (fakeCatalog) IndexDef(oid int64, column int) (string, bool) {
 	return keys[column-1], true
 }
 
-func (fakeCatalog) ConstraintDef(oid int64) (string, bool) {
+func (fakeCatalog) ConstraintDef(oid int64, _ bool) (string, bool) {
 	if oid == 300 {
 		return "PRIMARY KEY (id)", true
 	}

@@ -107,13 +107,14 @@ type Catalog interface {
 	// TableVisible is pg_table_is_visible.
 	TableVisible(oid int64) bool
 	// IndexDef is pg_get_indexdef: the CREATE INDEX statement, or with a
-	// column above 0 that key alone ("" past the last); ok is false for
-	// an unknown OID.
-	IndexDef(oid int64, column int) (string, bool)
+	// column above 0 that key alone ("" past the last), plain or pretty;
+	// ok is false for an unknown OID.
+	IndexDef(oid int64, column int, pretty bool) (string, bool)
 	// ViewDef is pg_get_viewdef; ok is false for an unknown OID.
 	ViewDef(oid int64) (string, bool)
-	// ConstraintDef is pg_get_constraintdef; ok is false for an unknown OID.
-	ConstraintDef(oid int64) (string, bool)
+	// ConstraintDef is pg_get_constraintdef, plain or pretty; ok is false
+	// for an unknown OID.
+	ConstraintDef(oid int64, pretty bool) (string, bool)
 	// Description is the comment on an object (sub: a column's number, 0
 	// for the object itself) in pg_description, whose classoid is the
 	// system catalog called class ("" for any); ok is false when it has

@@ -1091,6 +1091,9 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 		col.Default = nextvalDefault(def.Schema, seq.Name)
 		col.NotNull = true
 	}
+	// sawDefault is a DEFAULT clause met, which DEFAULT NULL is too
+	// though it keeps no default.
+	sawDefault := cd.RawDefault != nil
 	if cd.RawDefault != nil {
 		if err := b.setDefault(&col, cd.RawDefault); err != nil {
 			return col, nil, err
@@ -1113,11 +1116,12 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 			if err := b.setDefault(&col, c.RawExpr); err != nil {
 				return col, nil, err
 			}
+			sawDefault = true
 		case pg_query.ConstrType_CONSTR_IDENTITY:
 			if col.Generated != "" {
 				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both identity and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
 			}
-			if seq != nil || col.Default != "" {
+			if seq != nil || col.Default != "" || sawDefault {
 				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
 			}
 			if seq, err = b.identitySequence(def, &col, c); err != nil {
@@ -1127,7 +1131,7 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 			switch {
 			case col.Identity != "":
 				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both identity and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
-			case seq != nil || col.Default != "":
+			case seq != nil || col.Default != "" || sawDefault:
 				return col, nil, pgerr.New(pgerrcode.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, def.Name)
 			}
 			// Checked against the whole table by checkGenerated once
@@ -1180,8 +1184,16 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 		}
 		return err
 	}
-	if _, err := b.coerceColumn(e, col.Name, col.Type); err != nil {
+	coerced, err := b.coerceColumn(e, col.Name, col.Type)
+	if err != nil {
 		return err
+	}
+	if k, ok := coerced.(*Const); ok && k.Value == nil && col.Domain == 0 {
+		// DEFAULT NULL is no default, as PostgreSQL keeps none for a
+		// null constant (pg_attrdef has no row); a domain column's keeps
+		// it, overriding the domain's DEFAULT.
+		col.Default = ""
+		return nil
 	}
 	if nv, ok := e.(*NextVal); ok && regclassLiteral(n.GetFuncCall().GetArgs()) {
 		// DEFAULT nextval('seq'): PostgreSQL resolves the name to the

@@ -19,7 +19,7 @@ import (
 //
 // The files were checked against PostgreSQL 15 with the same schema; they
 // differ only where cairn differs on purpose (the owner is the connected
-// user, stored default expressions keep the text they were written with).
+// user).
 func TestPsqlCommands(t *testing.T) {
 	psql, err := exec.LookPath("psql")
 	if err != nil {

@@ -46,9 +46,16 @@ func (v *View) domainChecks() []*domainCheck {
 	return out
 }
 
-// def is the constraint's pg_get_constraintdef.
-func (c *domainCheck) def() string {
-	def := "CHECK (" + shownCheck(c.check.Expr) + ")"
+// domainCheckDef is the constraint's pg_get_constraintdef, plain or
+// pretty: the expression as PostgreSQL prints it, or the stored text with
+// VALUE in capitals when that cannot be done.
+func (v *View) domainCheckDef(c *domainCheck, pretty bool) string {
+	base := c.domain.Domain.Base
+	text, ok := v.ruleText(c.check.Expr, ExprContext{Value: &base, Schema: c.domain.Schema, Pretty: pretty})
+	if !ok {
+		text = shownCheck(c.check.Expr)
+	}
+	def := "CHECK (" + text + ")"
 	if c.check.NotValid {
 		def += " NOT VALID"
 	}

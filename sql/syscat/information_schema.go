@@ -125,14 +125,14 @@ func init() {
 
 	register(is, "columns", 0, "table_catalog name, table_schema name, table_name name, column_name name, ordinal_position int4, column_default text, is_nullable text, data_type text, character_maximum_length int4, character_octet_length int4, numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, datetime_precision int4, interval_type text, interval_precision int4, character_set_catalog name, character_set_schema name, character_set_name name, collation_catalog name, collation_schema name, collation_name name, domain_catalog name, domain_schema name, domain_name name, udt_catalog name, udt_schema name, udt_name name, scope_catalog name, scope_schema name, scope_name name, maximum_cardinality int4, dtd_identifier name, is_self_referencing text, is_identity text, identity_generation text, identity_start text, identity_increment text, identity_maximum text, identity_minimum text, identity_cycle text, is_generated text, generation_expression text, is_updatable text", func(v *View) [][]any {
 		var rows [][]any
-		row := func(schema, table string, i int, c catalog.ColumnDef, nullable, updatable string) {
+		row := func(schema, table string, rel *catalog.TableDef, i int, c catalog.ColumnDef, nullable, updatable string) {
 			var def, collCatalog, collSchema, collName any
 			isIdentity := "NO"
 			var generation, start, increment, maximum, minimum, genExpr any
 			isGenerated := "NEVER"
 			switch {
 			case c.Generated != "":
-				isGenerated, genExpr = "ALWAYS", v.defaultExpr(c.Default)
+				isGenerated, genExpr = "ALWAYS", v.columnDefault(rel, &c, false)
 			case c.Identity != "":
 				isIdentity, generation = "YES", map[string]string{"a": "ALWAYS", "d": "BY DEFAULT"}[c.Identity]
 				if s := v.ColumnSequence(c.Default); s != nil {
@@ -140,7 +140,7 @@ func init() {
 					maximum, minimum = strconv.FormatInt(s.Max, 10), strconv.FormatInt(s.Min, 10)
 				}
 			case c.Default != "":
-				def = v.defaultExpr(c.Default)
+				def = v.columnDefault(rel, &c, false)
 			}
 			// name is the one type whose collation (C) is not the
 			// default, which PostgreSQL leaves out.
@@ -166,13 +166,13 @@ func init() {
 				if notNull(t, c) {
 					nullable = "NO"
 				}
-				row(t.Schema, t.Name, i, c, nullable, "YES")
+				row(t.Schema, t.Name, t, i, c, nullable, "YES")
 			}
 		}
 		for _, d := range v.views {
 			u := v.updatability(d)
 			for i, c := range d.Columns {
-				row(d.Schema, d.Name, i, c, "YES", yesNo(u.Delete && i < len(u.Columns) && u.Columns[i]))
+				row(d.Schema, d.Name, nil, i, c, "YES", yesNo(u.Delete && i < len(u.Columns) && u.Columns[i]))
 			}
 		}
 		return rows
@@ -445,16 +445,20 @@ func init() {
 		}
 		return rows
 	})
-	// The CHECK constraints, PostgreSQL 15's NOT NULL columns among them
-	// (as table_constraints names them).
+	// The CHECK constraints of tables and domains, PostgreSQL 15's NOT
+	// NULL columns among them (as table_constraints names them).
 	register(is, "check_constraints", 0, "constraint_catalog name, constraint_schema name, constraint_name name, check_clause text", func(v *View) [][]any {
 		var rows [][]any
 		for _, c := range v.constraints {
 			if c.kind != 'c' {
 				continue
 			}
-			def, _ := v.ConstraintDef(c.oid)
+			def, _ := v.ConstraintDef(c.oid, false)
 			rows = append(rows, []any{v.Database, c.table.Schema, c.name, strings.TrimPrefix(def, "CHECK ")})
+		}
+		for _, c := range v.domChecks {
+			def, _ := v.ConstraintDef(c.oid, false)
+			rows = append(rows, []any{v.Database, c.domain.Schema, c.check.Name, strings.TrimPrefix(def, "CHECK ")})
 		}
 		for _, t := range v.tables {
 			for i, c := range t.Columns {

@@ -258,7 +258,7 @@ func init() {
 		for _, t := range v.tables {
 			for i, c := range t.Columns {
 				if c.Default != "" && c.Identity == "" {
-					rows = append(rows, []any{attrdefOID(t, c), TableOID(t.ID), int64(i + 1), v.defaultExpr(c.Default)})
+					rows = append(rows, []any{attrdefOID(t, c), TableOID(t.ID), int64(i + 1), v.columnDefault(t, &t.Columns[i], false)})
 				}
 			}
 		}
@@ -325,20 +325,24 @@ func init() {
 		for _, ix := range v.indexes {
 			keys := attnums(ix.table, ix.columns)
 			var exprs, pred any
-			if ix.def != nil && ix.def.PredDef != "" {
-				pred = ix.def.PredDef // a node tree in PostgreSQL
+			if p := v.indexPred(ix, false); p != "" {
+				pred = p // a node tree in PostgreSQL
+			}
+			keyText := func(stored string) string {
+				text, _ := v.ruleText(stored, ExprContext{Table: ix.table})
+				return text
 			}
 			if ix.def != nil && ix.def.Expr != "" {
 				// An expression key is attribute 0; indexprs holds its text
 				// here (a node tree in PostgreSQL).
-				keys, exprs = []int64{0}, ix.def.Expr
+				keys, exprs = []int64{0}, keyText(ix.def.Expr)
 			}
 			if ix.def != nil && len(ix.def.Keys) > 0 {
 				var texts []string
 				for i, k := range ix.def.Keys {
 					if k.Expr != "" {
 						keys[i] = 0
-						texts = append(texts, k.Expr)
+						texts = append(texts, keyText(k.Expr))
 					}
 				}
 				exprs = strings.Join(texts, ", ")
@@ -393,7 +397,7 @@ func init() {
 				keys = int2s(attnums(c.table, c.columns)...)
 			}
 			if c.kind == 'c' {
-				bin = c.check
+				bin = v.checkExpr(c.table, c.check, false)
 			}
 			rows = append(rows, []any{c.oid, c.name, SchemaOID(c.table.Schema), string(c.kind), c.deferrable, c.deferred, !c.notValid, TableOID(c.table.ID),
 				int64(0), indexOID, int64(0), refOID, updType, delType, matchType, true, int64(0), false, keys, refKeys,
@@ -573,7 +577,7 @@ func init() {
 	register("pg_catalog", "pg_indexes", 0, "schemaname name, tablename name, indexname name, tablespace name, indexdef text", func(v *View) [][]any {
 		var rows [][]any
 		for _, ix := range v.indexes {
-			def, _ := v.IndexDef(ix.oid, 0)
+			def, _ := v.IndexDef(ix.oid, 0, false)
 			rows = append(rows, []any{ix.schema, ix.table.Name, ix.name, nil, def})
 		}
 		return rows

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgerrcode"
 
@@ -57,6 +58,11 @@ type View struct {
 	// information_schema's is_updatable and is_insertable_into columns
 	// show; the binder knows it (sql.ViewUpdatability). nil: nothing.
 	ViewUpdatability func(*catalog.Catalog, *catalog.ViewDef) Updatability
+	// RuleText prints the stored text of an expression as PostgreSQL's
+	// ruleutils.c prints its analysed tree (the binder knows the types
+	// that takes, sql.RuleText); an error keeps the stored text. nil: the
+	// stored text is shown.
+	RuleText func(*catalog.Catalog, string, ExprContext) (string, error)
 
 	tables      []*catalog.TableDef
 	indexes     []*index
@@ -65,6 +71,28 @@ type View struct {
 	sequences   []*catalog.SequenceDef
 	views       []*catalog.ViewDef
 	byOID       map[int64]any
+
+	// ruleMu guards ruleTexts, the expressions ruleText printed: a
+	// catalog query prints each many times (pg_get_expr's pretty form
+	// looks for the stored text behind the plain one), and the
+	// statement's parallel partitions share the view.
+	ruleMu    sync.Mutex
+	ruleTexts map[ruleKey]ruleResult
+}
+
+// ruleKey is what ruleText's result depends on.
+type ruleKey struct {
+	text          string
+	table         *catalog.TableDef
+	value, column string
+	schema        string
+	pretty        bool
+}
+
+// ruleResult is a ruleText result.
+type ruleResult struct {
+	text string
+	ok   bool
 }
 
 // Updatability is what INSERT, UPDATE and DELETE can write through a
@@ -74,6 +102,117 @@ type View struct {
 type Updatability struct {
 	Insert, Update, Delete bool
 	Columns                []bool
+}
+
+// ExprContext is what printing a stored expression needs besides its
+// text: the table whose columns it reads (Table), or the base type of
+// the domain whose VALUE it checks (Value, the domain in Schema); for a
+// DEFAULT or generated column the column's type (Column), which the
+// expression is coerced to; the pretty form (pg_get_expr(..., true)) or
+// the plain one; how a user type's name prints (Qualified: bare where the
+// search path finds it).
+type ExprContext struct {
+	Table     *catalog.TableDef
+	Value     *types.T
+	Schema    string
+	Column    *types.T
+	Pretty    bool
+	Qualified func(schema, name string) string
+}
+
+// ruleText is text printed as PostgreSQL prints the expression (RuleText),
+// or text itself when that cannot be done.
+func (v *View) ruleText(text string, ec ExprContext) (string, bool) {
+	if v.RuleText == nil {
+		return text, false
+	}
+	key := ruleKey{text: text, table: ec.Table, schema: ec.Schema, pretty: ec.Pretty}
+	if ec.Value != nil {
+		key.value = ec.Value.String()
+	}
+	if ec.Column != nil {
+		key.column = ec.Column.String()
+	}
+	v.ruleMu.Lock()
+	r, ok := v.ruleTexts[key]
+	v.ruleMu.Unlock()
+	if ok {
+		return r.text, r.ok
+	}
+	ec.Qualified = v.qualified
+	r = ruleResult{text: text}
+	if out, err := v.RuleText(v.Cat, text, ec); err == nil {
+		r = ruleResult{text: out, ok: true}
+	}
+	v.ruleMu.Lock()
+	if v.ruleTexts == nil {
+		v.ruleTexts = map[ruleKey]ruleResult{}
+	}
+	v.ruleTexts[key] = r
+	v.ruleMu.Unlock()
+	return r.text, r.ok
+}
+
+// ExprDef is pg_get_expr: the text of a stored expression over the
+// columns of relation rel, plain or pretty. The catalog's expression
+// columns (adbin, conbin, indpred, indexprs) hold the plain form, which is
+// returned as it is; for the pretty one the stored expression it came
+// from is printed again (the plain text need not analyse back to the same
+// tree: ARRAY[...]::text[] casts each element). Text that matches none is
+// printed again itself, or returned as it is when that cannot be done.
+func (v *View) ExprDef(text string, rel int64, pretty bool) string {
+	t, ok := v.byOID[rel].(*catalog.TableDef)
+	if !ok || !pretty {
+		return text
+	}
+	for i := range t.Columns {
+		c := &t.Columns[i]
+		if c.Default != "" && v.columnDefault(t, c, false) == text {
+			return v.columnDefault(t, c, true)
+		}
+	}
+	for _, c := range v.constraints {
+		if c.kind == 'c' && c.table == t && v.checkExpr(t, c.check, false) == text {
+			return v.checkExpr(t, c.check, true)
+		}
+	}
+	for _, ix := range v.indexes {
+		if ix.table != t || ix.def == nil {
+			continue
+		}
+		if v.indexPred(ix, false) == text {
+			return v.indexPred(ix, true)
+		}
+		keys := []string{ix.def.Expr}
+		for _, k := range ix.def.Keys {
+			keys = append(keys, k.Expr)
+		}
+		for _, k := range keys {
+			if k != "" && v.checkExpr(t, k, false) == text {
+				return v.checkExpr(t, k, true)
+			}
+		}
+	}
+	out, _ := v.ruleText(text, ExprContext{Table: t, Pretty: true})
+	return out
+}
+
+// columnDefault is column c of table t's DEFAULT or generation
+// expression as pg_get_expr prints it (a view's column, t nil, keeps its
+// text).
+func (v *View) columnDefault(t *catalog.TableDef, c *catalog.ColumnDef, pretty bool) string {
+	if t == nil {
+		return v.defaultExpr(c.Default)
+	}
+	text, _ := v.ruleText(c.Default, ExprContext{Table: t, Column: &c.Type, Pretty: pretty})
+	return v.defaultExpr(text)
+}
+
+// checkExpr is an expression over table t's columns as PostgreSQL prints
+// it: a CHECK's inside CHECK (...), an index key's.
+func (v *View) checkExpr(t *catalog.TableDef, expr string, pretty bool) string {
+	text, _ := v.ruleText(expr, ExprContext{Table: t, Pretty: pretty})
+	return text
 }
 
 // updatability is what can be written through view d.
@@ -534,14 +673,15 @@ func columnNames(t *catalog.TableDef, ids []int) []string {
 // IndexDef is pg_get_indexdef: the CREATE INDEX statement of an index,
 // or with a column number other than 0 that key of the index alone (its
 // column or expression, without operator class or ordering; "" when there
-// is no such key),
-// as PostgreSQL's pg_get_indexdef_worker prints them.
-func (v *View) IndexDef(oid int64, column int) (string, bool) {
+// is no such key), as PostgreSQL's pg_get_indexdef_worker prints them,
+// plain or pretty (the table bare where the search path finds it,
+// expressions with the parentheses precedence needs).
+func (v *View) IndexDef(oid int64, column int, pretty bool) (string, bool) {
 	ix, ok := v.byOID[oid].(*index)
 	if !ok {
 		return "", false
 	}
-	keys := indexKeys(ix, column != 0)
+	keys := v.indexKeys(ix, column != 0, pretty)
 	if column != 0 {
 		if column < 0 || column > len(keys) {
 			return "", true
@@ -552,35 +692,67 @@ func (v *View) IndexDef(oid int64, column int) (string, bool) {
 	if ix.unique {
 		unique = "UNIQUE "
 	}
-	def := fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING %s (%s)", unique, ident.Quote(ix.name),
-		ident.Quote(ix.table.Schema), ident.Quote(ix.table.Name), ix.method, strings.Join(keys, ", "))
+	table := ident.Quote(ix.table.Schema) + "." + ident.Quote(ix.table.Name)
+	if pretty {
+		// PRETTYFLAG_SCHEMA: the table bare where the path finds it.
+		table = v.qualified(ix.table.Schema, ix.table.Name)
+	}
+	def := fmt.Sprintf("CREATE %sINDEX %s ON %s USING %s (%s)", unique, ident.Quote(ix.name),
+		table, ix.method, strings.Join(keys, ", "))
 	if ix.def != nil && len(ix.def.With) > 0 {
 		def += " WITH (" + reloptions(ix.def.With) + ")"
 	}
-	if ix.def != nil && ix.def.PredDef != "" {
-		def += " WHERE " + ix.def.PredDef
+	if pred := v.indexPred(ix, pretty); pred != "" {
+		def += " WHERE " + pred
 	}
 	return def, true
 }
 
-// indexKeys are the keys of an index as pg_get_indexdef prints them: each
-// column (or pg_deeplake's hybrid record) with, unless attrsOnly, its
+// indexPred is a partial index's predicate as pg_get_indexdef prints it
+// ("" for none).
+func (v *View) indexPred(ix *index, pretty bool) string {
+	if ix.def == nil || ix.def.PredDef == "" {
+		return ""
+	}
+	if text, ok := v.ruleText(ix.def.Pred, ExprContext{Table: ix.table, Pretty: pretty}); ok {
+		return text
+	}
+	return ix.def.PredDef
+}
+
+// indexExpr is an expression key as pg_get_indexdef prints it: in
+// parentheses unless it prints as a function call. stored is the key as
+// the catalog holds it, already so.
+func (v *View) indexExpr(ix *index, stored string, pretty bool) string {
+	text, ok := v.ruleText(stored, ExprContext{Table: ix.table, Pretty: pretty})
+	if !ok {
+		return stored
+	}
+	if looksLikeFunction(text) {
+		return text
+	}
+	return "(" + text + ")"
+}
+
+// indexKeys are the keys of an index as pg_get_indexdef prints them
+// (plain or pretty): each column or expression (or pg_deeplake's hybrid
+// record) with, unless attrsOnly, its
 // operator class where it is not the default for the column's type, DESC
 // where it is descending and NULLS FIRST or NULLS LAST where that is not
 // the direction's default.
-func indexKeys(ix *index, attrsOnly bool) []string {
+func (v *View) indexKeys(ix *index, attrsOnly, pretty bool) []string {
 	names := columnNames(ix.table, ix.columns)
 	d := ix.def
 	if d == nil {
 		return names
 	}
 	if d.Expr != "" {
-		return []string{d.Expr}
+		return []string{v.indexExpr(ix, d.Expr, pretty)}
 	}
 	if len(d.Keys) > 0 {
 		for i, k := range d.Keys {
 			if k.Expr != "" {
-				names[i] = k.Expr
+				names[i] = v.indexExpr(ix, k.Expr, pretty)
 			}
 		}
 	}
@@ -641,10 +813,10 @@ func (v *View) ViewDef(oid int64) (string, bool) {
 }
 
 // ConstraintDef is pg_get_constraintdef: a constraint's definition as it
-// would be written in CREATE TABLE.
-func (v *View) ConstraintDef(oid int64) (string, bool) {
+// would be written in CREATE TABLE, a CHECK's expression plain or pretty.
+func (v *View) ConstraintDef(oid int64, pretty bool) (string, bool) {
 	if d, ok := v.byOID[oid].(*domainCheck); ok {
-		return d.def(), true
+		return v.domainCheckDef(d, pretty), true
 	}
 	c, ok := v.byOID[oid].(*constraint)
 	if !ok {
@@ -667,7 +839,7 @@ func (v *View) ConstraintDef(oid int64) (string, bool) {
 	case 'u':
 		return "UNIQUE (" + cols + ")" + suffix, true
 	case 'c':
-		return "CHECK (" + c.check + ")" + suffix, true
+		return "CHECK (" + v.checkExpr(c.table, c.check, pretty) + ")" + suffix, true
 	case 'f':
 		ref := v.Cat.TableByID(c.fk.RefTable)
 		if ref == nil {
@@ -1071,7 +1243,7 @@ func (v *View) IndexKeys(oid int64) (method string, desc, nullsFirst []bool, ok 
 	if !ok {
 		return "", nil, nil, false
 	}
-	n := len(indexKeys(ix, true))
+	n := len(v.indexKeys(ix, true, false))
 	desc, nullsFirst = make([]bool, n), make([]bool, n)
 	if ix.def != nil {
 		for i := range n {

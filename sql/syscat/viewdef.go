@@ -94,3 +94,26 @@ func walkMessages(m protoreflect.Message, f func(protoreflect.Message)) {
 		return true
 	})
 }
+
+// looksLikeFunction is ruleutils.c's looks_like_function for an
+// expression printed as PostgreSQL prints it: a function call (or a form
+// with a function's syntax: COALESCE, GREATEST, NULLIF, CURRENT_DATE)
+// needs no parentheses of its own as an index key.
+func looksLikeFunction(text string) bool {
+	tree, err := pg_query.Parse("SELECT " + text)
+	if err != nil || len(tree.Stmts) != 1 {
+		return false
+	}
+	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	if sel == nil || len(sel.TargetList) != 1 {
+		return false
+	}
+	n := sel.TargetList[0].GetResTarget().GetVal()
+	switch {
+	case n.GetFuncCall() != nil, n.GetCoalesceExpr() != nil, n.GetMinMaxExpr() != nil, n.GetSqlvalueFunction() != nil:
+		return true
+	case n.GetAExpr() != nil && n.GetAExpr().Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF:
+		return true
+	}
+	return false
+}
