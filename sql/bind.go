@@ -117,6 +117,11 @@ type Binder struct {
 	// expanding lists the views (schema.name) whose queries are being
 	// bound, outermost first, to catch a view that reads itself.
 	expanding []string
+	// storedExpr names the kind of expression a table or domain keeps
+	// that is being bound ("check constraint", "DEFAULT expression"),
+	// through any clause nested in it: PostgreSQL evaluates those without
+	// a query around them and refuses subqueries in them.
+	storedExpr string
 	// trace, when set, notes what the statement's names resolve to
 	// (FollowRename).
 	trace *bindTrace

@@ -17,10 +17,13 @@ import (
 
 // bindCondition binds a boolean clause (WHERE, HAVING, ON).
 func (b *Binder) bindCondition(sc *scope, n *pg_query.Node, clause string) (Expr, error) {
-	saved := b.clause
+	saved, savedStored := b.clause, b.storedExpr
 	b.clause = clause
+	if clause == "CHECK" {
+		b.storedExpr = "check constraint"
+	}
 	e, err := b.bindExpr(sc, n)
-	b.clause = saved
+	b.clause, b.storedExpr = saved, savedStored
 	if err != nil {
 		return nil, err
 	}
@@ -1358,6 +1361,9 @@ func (b *Binder) bindSQLValueFunction(f *pg_query.SQLValueFunction) (Expr, error
 func (b *Binder) bindSubLink(sc *scope, sl *pg_query.SubLink) (Expr, error) {
 	if b.clause == generationClause {
 		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cannot use subquery in column generation expression")
+	}
+	if b.storedExpr != "" {
+		return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cannot use subquery in %s", b.storedExpr).WithPosition(sl.Location + 1)
 	}
 	sel := sl.Subselect.GetSelectStmt()
 	plan, corr, err := b.bindSubselect(sc, sel)

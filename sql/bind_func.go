@@ -258,6 +258,8 @@ func (b *Binder) clauseWording() string {
 		return "in COPY FROM WHERE conditions"
 	case "WHEN": // MERGE's (CASE's is CASE/WHEN)
 		return "in MERGE WHEN conditions"
+	case "CHECK":
+		return "in check constraints"
 	}
 	return "in " + b.clause
 }

@@ -1175,9 +1175,17 @@ func (b *Binder) identitySequence(def *catalog.TableDef, col *catalog.ColumnDef,
 	return seq, nil
 }
 
+// defaultClause is the clause of a column's DEFAULT expression, as the
+// binder's errors name it ("aggregate functions are not allowed in
+// DEFAULT expressions").
+const defaultClause = "DEFAULT expressions"
+
 // setDefault checks a DEFAULT expression by binding it and stores its text.
 func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
+	saved, savedStored := b.clause, b.storedExpr
+	b.clause, b.storedExpr = defaultClause, "DEFAULT expression"
 	e, err := b.bindExpr(&scope{}, n)
+	b.clause, b.storedExpr = saved, savedStored
 	if err != nil {
 		if pe := pgerr.From(err); pe.Code == pgerrcode.UndefinedColumn {
 			return pgerr.New(pgerrcode.FeatureNotSupported, "cannot use column reference in DEFAULT expression")

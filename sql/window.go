@@ -348,6 +348,8 @@ func (b *Binder) bindWindowCall(sc *scope, fc *pg_query.FuncCall, name string) (
 		switch {
 		case where == "":
 			where = "this context"
+		case where == "CHECK":
+			where = "check constraints"
 		case strings.HasPrefix(where, "window "): // a frame offset
 			where = "window definitions"
 		}
