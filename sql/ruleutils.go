@@ -463,10 +463,7 @@ func castFormOf(from, to types.T) castForm {
 // resolve is the argument types an operator or function call resolves
 // to, as the binder resolves them; an untyped literal is unknown.
 func (a *ruleAnalyzer) resolve(name string, args []*ruleNode) ([]types.T, error) {
-	ts := make([]types.T, len(args))
-	for i, r := range args {
-		ts[i] = r.t
-	}
+	ts := nodeTypes(args)
 	_, castTo, err := functions.Resolve(name, ts)
 	if err != nil {
 		return nil, err
@@ -547,10 +544,7 @@ func (a *ruleAnalyzer) operator(op string, l, r *ruleNode) (*ruleNode, error) {
 
 // resultType is the type of name applied to args, typed as they are.
 func (a *ruleAnalyzer) resultType(name string, args []*ruleNode) (types.T, error) {
-	ts := make([]types.T, len(args))
-	for i, r := range args {
-		ts[i] = r.t
-	}
+	ts := nodeTypes(args)
 	ov, castTo, err := functions.Resolve(name, ts)
 	if err != nil {
 		return types.T{}, err
@@ -700,16 +694,9 @@ func (a *ruleAnalyzer) in(op string, x *pg_query.A_Expr) (*ruleNode, error) {
 	var result *ruleNode
 	rest := items
 	if len(consts) > 1 {
-		ts := []types.T{l.t}
-		for _, it := range consts {
-			ts = append(ts, it.t)
-		}
-		common, err := commonType("IN", ts)
+		common, err := commonRuleType("IN", l.t, consts)
 		if err != nil {
 			return nil, err
-		}
-		if common.Family == types.Unknown {
-			common = types.TextT
 		}
 		common.Mod = -1
 		for i := range consts {
@@ -761,10 +748,7 @@ func (a *ruleAnalyzer) common(kind ruleKind, name string, ns []*pg_query.Node) (
 	if err != nil {
 		return nil, err
 	}
-	ts := make([]types.T, len(args))
-	for i, r := range args {
-		ts[i] = r.t
-	}
+	ts := nodeTypes(args)
 	t, err := commonType(name, ts)
 	if err != nil {
 		return nil, err
@@ -821,16 +805,9 @@ func (a *ruleAnalyzer) caseExpr(ce *pg_query.CaseExpr) (*ruleNode, error) {
 	} else {
 		def = &ruleNode{kind: rConst, t: types.UnknownT, isNull: true}
 	}
-	ts := []types.T{def.t}
-	for _, res := range results {
-		ts = append(ts, res.t)
-	}
-	t, err := commonType("CASE", ts)
+	t, err := commonRuleType("CASE", def.t, results)
 	if err != nil {
 		return nil, err
-	}
-	if t.Family == types.Unknown {
-		t = types.TextT
 	}
 	for i := range results {
 		res, err := a.coerce(results[i], t)
@@ -878,10 +855,7 @@ func (a *ruleAnalyzer) funcCall(n *pg_query.Node, fc *pg_query.FuncCall) (*ruleN
 	if err != nil {
 		return nil, err
 	}
-	ts := make([]types.T, len(args))
-	for i, r := range args {
-		ts[i] = r.t
-	}
+	ts := nodeTypes(args)
 	ov, castTo, err := functions.Resolve(name, ts)
 	if err != nil {
 		return nil, err
@@ -1350,4 +1324,27 @@ func simpleUnder(parent *ruleNode) bool {
 		return true
 	}
 	return false
+}
+
+// commonRuleType is the type PostgreSQL resolves first and the types of
+// nodes to together (the common type of context's rules), text when all
+// are unknown.
+func commonRuleType(context string, first types.T, nodes []*ruleNode) (types.T, error) {
+	t, err := commonType(context, append([]types.T{first}, nodeTypes(nodes)...))
+	if err != nil {
+		return types.T{}, err
+	}
+	if t.Family == types.Unknown {
+		t = types.TextT
+	}
+	return t, nil
+}
+
+// nodeTypes is the types of nodes.
+func nodeTypes(nodes []*ruleNode) []types.T {
+	ts := make([]types.T, len(nodes))
+	for i, n := range nodes {
+		ts[i] = n.t
+	}
+	return ts
 }

@@ -65,16 +65,23 @@ func (b *Binder) bindRenameView(s *pg_query.RenameStmt, v *catalog.ViewDef) (Sta
 		column = s.Subname
 	}
 	if v == nil {
-		if b.tableNamed(s.Relation.Schemaname, s.Relation.Relname) {
-			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a view", s.Relation.Relname)
-		}
-		if s.MissingOk {
-			return &RenameView{Missing: s.Relation.Relname, Tag: tag}, nil
-		}
-		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", s.Relation.Relname)
+		return b.noViewToAlter(s.Relation, s.MissingOk, tag)
 	}
 	b.accesses = append(b.accesses, Access{View: v, Owner: true})
 	return &RenameView{View: v, Column: column, NewName: s.Newname, Tag: tag}, nil
+}
+
+// noViewToAlter is an ALTER VIEW (or ALTER TABLE of a view) of rel, which
+// names no view: 42809 for a table, the IF EXISTS notice's statement
+// with missingOK, 42P01 otherwise.
+func (b *Binder) noViewToAlter(rel *pg_query.RangeVar, missingOK bool, tag string) (Statement, error) {
+	if b.tableNamed(rel.Schemaname, rel.Relname) {
+		return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a view", rel.Relname)
+	}
+	if missingOK {
+		return &RenameView{Missing: rel.Relname, Tag: tag}, nil
+	}
+	return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", rel.Relname)
 }
 
 // bindViewSetSchema binds ALTER VIEW [IF EXISTS] name SET SCHEMA
@@ -87,13 +94,7 @@ func (b *Binder) bindViewSetSchema(s *pg_query.AlterObjectSchemaStmt, v *catalog
 		tag = "ALTER TABLE"
 	}
 	if v == nil {
-		if b.tableNamed(s.Relation.Schemaname, s.Relation.Relname) {
-			return nil, pgerr.New(pgerrcode.WrongObjectType, "\"%s\" is not a view", s.Relation.Relname)
-		}
-		if s.MissingOk {
-			return &RenameView{Missing: s.Relation.Relname, Tag: tag}, nil
-		}
-		return nil, pgerr.New(pgerrcode.UndefinedTable, "relation \"%s\" does not exist", s.Relation.Relname)
+		return b.noViewToAlter(s.Relation, s.MissingOk, tag)
 	}
 	schema := s.Newschema
 	if schema == "pg_temp" {
