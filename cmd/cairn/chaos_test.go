@@ -773,7 +773,11 @@ func (w *chaosWorker) savepoints(ctx context.Context, c *pgx.Conn) bool {
 	for i, s := range steps {
 		_, err := c.Exec(ctx, s.sql, s.args...)
 		if i == 8 {
-			if sqlState(err) != "23505" {
+			if code := sqlState(err); code != "23505" {
+				if slices.Contains(chaosRetryable, code) {
+					w.rollback(ctx)
+					return false
+				}
 				w.r.failf("session %d: savepoints: duplicate key gave %v, want 23505", w.id, err)
 				w.rollback(ctx)
 				return false
