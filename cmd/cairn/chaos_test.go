@@ -259,7 +259,7 @@ func (r *chaosRun) monitor(ctx context.Context, stop chan struct{}) {
 			want, ok := r.pids[uint32(pid)]
 			r.mu.Unlock()
 			if ok && app != want {
-				r.failf("pg_stat_activity: pid %d shows application_name %q, its session set %q", pid, app, want)
+				r.failf("pg_stat_activity: pid %d shows application_name %q, its session set %q (state %q, query %q)", pid, app, want, state, query)
 			}
 		}
 		err = rows.Err()
@@ -946,13 +946,14 @@ func (w *chaosWorker) statementTimeout(ctx context.Context, c *pgx.Conn) bool {
 		return w.check("timeout: SET back", err)
 	}
 	k := w.key()
-	for _, q := range []string{"BEGIN", "SET LOCAL statement_timeout = '60ms'"} {
-		if _, err := c.Exec(ctx, q); !w.check("timeout: "+q, err) {
-			w.rollback(ctx)
-			return false
-		}
+	if _, err := c.Exec(ctx, "BEGIN"); !w.check("timeout: BEGIN", err) {
+		return false
 	}
 	if _, err := c.Exec(ctx, `INSERT INTO public.mem (k, owner) VALUES ($1, $2)`, k, w.id); !w.check("timeout: INSERT", err) {
+		w.rollback(ctx)
+		return false
+	}
+	if _, err := c.Exec(ctx, "SET LOCAL statement_timeout = '60ms'"); !w.check("timeout: SET LOCAL", err) {
 		w.rollback(ctx)
 		return false
 	}
