@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -241,6 +242,11 @@ func (r *chaosRun) monitor(ctx context.Context, stop chan struct{}) {
 			return
 		case <-time.After(100 * time.Millisecond):
 		}
+		// Only sessions registered before the query are checked: a row
+		// may show a session still setting its application_name.
+		r.mu.Lock()
+		pids := maps.Clone(r.pids)
+		r.mu.Unlock()
 		qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		rows, err := conn.Query(qctx, `SELECT pid, application_name, coalesce(state, ''), coalesce(query, '') FROM pg_stat_activity`)
 		if err != nil {
@@ -255,10 +261,7 @@ func (r *chaosRun) monitor(ctx context.Context, stop chan struct{}) {
 				r.failf("monitor: scan: %v", err)
 				break
 			}
-			r.mu.Lock()
-			want, ok := r.pids[uint32(pid)]
-			r.mu.Unlock()
-			if ok && app != want {
+			if want, ok := pids[uint32(pid)]; ok && app != want {
 				r.failf("pg_stat_activity: pid %d shows application_name %q, its session set %q (state %q, query %q)", pid, app, want, state, query)
 			}
 		}
