@@ -71,6 +71,7 @@ func TestChaos(t *testing.T) {
 			parent bigint REFERENCES parents (id), body text, meta jsonb, embedding float4[],
 			n int NOT NULL DEFAULT 0 CHECK (n >= 0))`,
 		`CREATE TABLE scratch (id bigserial PRIMARY KEY, note text)`,
+		`CREATE TABLE counters (k text PRIMARY KEY, n bigint NOT NULL)`,
 	} {
 		mustExec(t, setup, q)
 	}
@@ -199,9 +200,10 @@ type chaosRun struct {
 	t *testing.T
 	p *logProcess
 
-	mu   sync.Mutex
-	pids map[uint32]string // backend pid -> the application_name its session set
-	hits atomic.Int64      // committed increments of parents.hits
+	mu       sync.Mutex
+	pids     map[uint32]string // backend pid -> the application_name its session set
+	hits     atomic.Int64      // committed increments of parents.hits
+	counters atomic.Int64      // committed increments of counters.n
 }
 
 // failf reports a broken invariant (safe from any goroutine).
@@ -310,15 +312,18 @@ func (r *chaosRun) verify(ctx context.Context, conn *pgx.Conn, ws []*chaosWorker
 			}
 		}
 	}
-	var count, distinct, orphans, hits int64
-	err := conn.QueryRow(ctx, `SELECT count(*), count(DISTINCT k),
+	var count, distinct, ids, orphans, hits, counters int64
+	err := conn.QueryRow(ctx, `SELECT count(*), count(DISTINCT k), count(DISTINCT id),
 		(SELECT count(*) FROM mem m WHERE m.parent IS NOT NULL AND NOT EXISTS (SELECT 1 FROM parents p WHERE p.id = m.parent)),
-		(SELECT sum(hits) FROM parents) FROM mem`).Scan(&count, &distinct, &orphans, &hits)
+		(SELECT sum(hits) FROM parents), (SELECT coalesce(sum(n), 0) FROM counters) FROM mem`).Scan(&count, &distinct, &ids, &orphans, &hits, &counters)
 	if err != nil {
 		t.Fatalf("%s: %v", when, err)
 	}
-	if count != int64(total) || distinct != count || orphans != 0 {
-		t.Errorf("%s: %d rows (%d distinct keys, %d orphans), the ledgers hold %d", when, count, distinct, orphans, total)
+	if count != int64(total) || distinct != count || ids != count || orphans != 0 {
+		t.Errorf("%s: %d rows (%d distinct keys, %d distinct ids, %d orphans), the ledgers hold %d", when, count, distinct, ids, orphans, total)
+	}
+	if counters != r.counters.Load() {
+		t.Errorf("%s: counters.n sums to %d, %d increments were committed", when, counters, r.counters.Load())
 	}
 	if hits != r.hits.Load() {
 		t.Errorf("%s: parents.hits sums to %d, %d increments were committed", when, hits, r.hits.Load())
@@ -379,14 +384,19 @@ const (
 	opProbe
 	opDDL
 	opViolations
+	opCounter
+	opTemp
+	opNotify
+	opBatch
 	chaosNOps
 )
 
 var chaosOpNames = [chaosNOps]string{"insert", "upsert", "update", "delete", "get", "search",
 	"copy-binary", "copy-text", "savepoints", "lock-parent", "prepared", "ctx-cancel",
-	"cancel-backend", "statement-timeout", "disconnect-tx", "disconnect-copy", "probe", "ddl", "violations"}
+	"cancel-backend", "statement-timeout", "disconnect-tx", "disconnect-copy", "probe", "ddl", "violations",
+	"counter", "temp", "notify", "batch"}
 
-var chaosWeights = [chaosNOps]int{14, 8, 10, 5, 8, 8, 3, 3, 8, 6, 4, 2, 2, 2, 2, 2, 5, 4, 3}
+var chaosWeights = [chaosNOps]int{14, 8, 10, 5, 8, 8, 3, 3, 8, 6, 4, 2, 2, 2, 2, 2, 5, 4, 3, 6, 3, 3, 3}
 
 func chaosOpCounts(n []int) string {
 	var b strings.Builder
@@ -450,6 +460,13 @@ func (w *chaosWorker) connect(ctx context.Context) (*pgx.Conn, error) {
 			cfg.RuntimeParams[k] = v
 		}
 	}
+	// A session hears only the channel it listens on.
+	own := fmt.Sprintf("chaos_%d", w.id)
+	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) {
+		if n.Channel != own || n.Payload != "to "+own {
+			w.r.failf("session %d (listening on %s) got a notification on %s: %q", w.id, own, n.Channel, n.Payload)
+		}
+	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -461,6 +478,10 @@ func (w *chaosWorker) connect(ctx context.Context) (*pgx.Conn, error) {
 				return nil, fmt.Errorf("SET %s: %w", k, err)
 			}
 		}
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+own); err != nil {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("LISTEN: %w", err)
 	}
 	w.r.mu.Lock()
 	w.r.pids[conn.PgConn().PID()] = w.set.app
@@ -654,6 +675,14 @@ func (w *chaosWorker) do(ctx context.Context, op int) bool {
 		return w.ddl(ctx, c)
 	case opViolations:
 		return w.violations(ctx, c)
+	case opCounter:
+		return w.counter(ctx, c)
+	case opTemp:
+		return w.temp(ctx, c)
+	case opNotify:
+		return w.notify(ctx, c)
+	case opBatch:
+		return w.batch(ctx, c)
 	}
 	return false
 }
@@ -1084,7 +1113,11 @@ func (w *chaosWorker) ddl(ctx context.Context, c *pgx.Conn) bool {
 		qs = []string{fmt.Sprintf(`CREATE TABLE %s (id int PRIMARY KEY, p bigint REFERENCES public.parents (id))`, t),
 			fmt.Sprintf(`INSERT INTO %s VALUES (1, 1), (2, NULL)`, t), fmt.Sprintf(`DROP TABLE %s`, t)}
 	case 7:
-		qs = []string{`VACUUM public.mem`}
+		if w.rng.Intn(2) == 0 {
+			qs = []string{`VACUUM public.mem`}
+		} else {
+			qs = []string{fmt.Sprintf(`ALTER TABLE public.mem DROP COLUMN IF EXISTS extra%d`, w.rng.Intn(6))}
+		}
 	default:
 		qs = []string{`CHECKPOINT`}
 	}
@@ -1124,4 +1157,66 @@ func (w *chaosWorker) violations(ctx context.Context, c *pgx.Conn) bool {
 	defer tx.Rollback(ctx)
 	_, err = tx.Exec(ctx, `DELETE FROM public.parents WHERE id = $1`, 1+w.rng.Intn(8))
 	return w.check("violations: DELETE parent", err, "23503") || sqlState(err) == "23503"
+}
+
+// counter increments one of a few counters all sessions share, with
+// INSERT ... ON CONFLICT DO UPDATE: no increment may be lost.
+func (w *chaosWorker) counter(ctx context.Context, c *pgx.Conn) bool {
+	_, err := c.Exec(ctx, `INSERT INTO public.counters AS t VALUES ($1, 1) ON CONFLICT (k) DO UPDATE SET n = t.n + 1`,
+		fmt.Sprintf("c%d", w.rng.Intn(4)))
+	if w.check("counter", err) {
+		w.r.counters.Add(1)
+		return true
+	}
+	return false
+}
+
+// temp writes and reads a temporary table of the session's own, named as
+// every session's is: it holds this session's rows only.
+func (w *chaosWorker) temp(ctx context.Context, c *pgx.Conn) bool {
+	for _, q := range []string{`CREATE TEMP TABLE IF NOT EXISTS tt (w int)`, fmt.Sprintf(`INSERT INTO tt VALUES (%d)`, w.id)} {
+		if _, err := c.Exec(ctx, q); !w.check("temp: "+q, err) {
+			return false
+		}
+	}
+	rows, err := c.Query(ctx, `SELECT DISTINCT w FROM tt`)
+	if err != nil {
+		return w.check("temp: SELECT", err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if !w.check("temp: SELECT", err) {
+		return false
+	}
+	if len(got) != 1 || int(got[0]) != w.id {
+		w.r.failf("session %d: its temporary table holds rows of sessions %v", w.id, got)
+	}
+	return true
+}
+
+// notify sends a notification to another session's channel.
+func (w *chaosWorker) notify(ctx context.Context, c *pgx.Conn) bool {
+	ch := fmt.Sprintf("chaos_%d", w.rng.Intn(24))
+	_, err := c.Exec(ctx, `SELECT pg_notify($1, $2)`, ch, "to "+ch)
+	return w.check("notify", err)
+}
+
+// batch sends a pipeline of inserts, one a duplicate key, in one implicit
+// transaction: the error rolls back the inserts before it, and those
+// after it do not run.
+func (w *chaosWorker) batch(ctx context.Context, c *pgx.Conn) bool {
+	if len(w.ledger) == 0 {
+		return false
+	}
+	a, b := w.key(), w.key()
+	bt := &pgx.Batch{}
+	ins := `INSERT INTO public.mem (k, owner, embedding) VALUES ($1, $2, $3)`
+	bt.Queue(ins, a, w.id, w.vec())
+	bt.Queue(ins, w.anyKey(), w.id, w.vec())
+	bt.Queue(ins, b, w.id, w.vec())
+	err := c.SendBatch(ctx, bt).Close()
+	if code := sqlState(err); code != "23505" && !slices.Contains(chaosRetryable, code) {
+		w.r.failf("session %d: batch with a duplicate key: %v, want 23505", w.id, err)
+		return false
+	}
+	return w.get(ctx, c, a, "batch: rolled-back insert") && w.get(ctx, c, b, "batch: insert after the error")
 }
