@@ -218,8 +218,9 @@ func (r *chaosRun) checkLog() {
 	log := r.p.log()
 	for _, s := range []string{"panic", "internal error", "DATA RACE", "fatal error:"} {
 		if i := strings.Index(log, s); i >= 0 {
+			line, _, _ := strings.Cut(log[strings.LastIndexByte(log[:i], '\n')+1:], "\n")
 			lo, hi := max(0, i-2000), min(len(log), i+6000)
-			r.t.Errorf("the server log shows %q:\n%s", s, log[lo:hi])
+			r.t.Errorf("the server log shows %q in %q:\n%s", s, line, log[lo:hi])
 		}
 	}
 	select {
