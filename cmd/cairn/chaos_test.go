@@ -445,12 +445,17 @@ func newChaosWorker(r *chaosRun, i, seed int) *chaosWorker {
 	}
 }
 
+var chaosExecModes = []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
+	pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol}
+
 // connect opens a session with the worker's settings.
 func (w *chaosWorker) connect(ctx context.Context) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(w.r.p.connString())
 	if err != nil {
 		return nil, err
 	}
+	// Sessions speak the protocol in each of pgx's ways.
+	cfg.DefaultQueryExecMode = chaosExecModes[w.id%len(chaosExecModes)]
 	if w.cancelRq {
 		cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 			return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 10 * time.Second}
@@ -598,8 +603,8 @@ func (w *chaosWorker) do(ctx context.Context, op int) bool {
 	switch op {
 	case opInsert:
 		k := w.key()
-		_, err := c.Exec(ctx, `INSERT INTO public.mem (k, owner, parent, body, meta, embedding) VALUES ($1, $2, $3, $4, $5, $6)`,
-			k, w.id, w.parent(), w.body(), map[string]any{"w": w.id, "k": k}, w.vec())
+		_, err := c.Exec(ctx, `INSERT INTO public.mem (k, owner, parent, body, meta, embedding) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
+			k, w.id, w.parent(), w.body(), fmt.Sprintf(`{"w": %d, "k": %q}`, w.id, k), w.vec())
 		if w.check("insert", err) {
 			w.ledger[k] = 0
 			return true
