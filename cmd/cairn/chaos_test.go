@@ -389,15 +389,18 @@ const (
 	opTemp
 	opNotify
 	opBatch
+	opStreamCancel
+	opCursor
+	opCopyTimeout
 	chaosNOps
 )
 
 var chaosOpNames = [chaosNOps]string{"insert", "upsert", "update", "delete", "get", "search",
 	"copy-binary", "copy-text", "savepoints", "lock-parent", "prepared", "ctx-cancel",
 	"cancel-backend", "statement-timeout", "disconnect-tx", "disconnect-copy", "probe", "ddl", "violations",
-	"counter", "temp", "notify", "batch"}
+	"counter", "temp", "notify", "batch", "stream-cancel", "cursor", "copy-timeout"}
 
-var chaosWeights = [chaosNOps]int{14, 8, 10, 5, 8, 8, 3, 3, 8, 6, 4, 2, 2, 2, 2, 2, 5, 4, 3, 6, 3, 3, 3}
+var chaosWeights = [chaosNOps]int{14, 8, 10, 5, 8, 8, 3, 3, 8, 6, 4, 2, 2, 2, 2, 2, 5, 4, 3, 6, 3, 3, 3, 2, 3, 2}
 
 func chaosOpCounts(n []int) string {
 	var b strings.Builder
@@ -689,6 +692,12 @@ func (w *chaosWorker) do(ctx context.Context, op int) bool {
 		return w.notify(ctx, c)
 	case opBatch:
 		return w.batch(ctx, c)
+	case opStreamCancel:
+		return w.streamCancel(ctx, c)
+	case opCursor:
+		return w.cursor(ctx, c)
+	case opCopyTimeout:
+		return w.copyTimeout(ctx, c)
 	}
 	return false
 }
@@ -1225,4 +1234,101 @@ func (w *chaosWorker) batch(ctx context.Context, c *pgx.Conn) bool {
 		return false
 	}
 	return w.get(ctx, c, a, "batch: rolled-back insert") && w.get(ctx, c, b, "batch: insert after the error")
+}
+
+// streamCancel cancels a query through its context while its rows stream
+// to the client.
+func (w *chaosWorker) streamCancel(ctx context.Context, c *pgx.Conn) bool {
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rows, err := c.Query(qctx, `SELECT m.k, g FROM public.mem m, generate_series(1, 3000) g`)
+	if err != nil {
+		return w.check("stream-cancel", err, "57014")
+	}
+	n := 0
+	for rows.Next() {
+		if n++; n == 100 {
+			cancel()
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil && sqlState(err) != "" && sqlState(err) != "57014" {
+		w.r.failf("session %d: stream-cancel: %v", w.id, err)
+	}
+	return true
+}
+
+// cursor reads the session's rows through a cursor, a few at a time,
+// inside a transaction block.
+func (w *chaosWorker) cursor(ctx context.Context, c *pgx.Conn) bool {
+	tx, err := c.Begin(ctx)
+	if !w.check("cursor: BEGIN", err) {
+		return false
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`DECLARE cur CURSOR FOR SELECT k FROM public.mem WHERE owner = %d ORDER BY k`, w.id)); !w.check("cursor: DECLARE", err) {
+		return false
+	}
+	var got []string
+	for {
+		rows, err := tx.Query(ctx, `FETCH 7 FROM cur`)
+		if err != nil {
+			return w.check("cursor: FETCH", err)
+		}
+		ks, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if !w.check("cursor: FETCH", err) {
+			return false
+		}
+		if len(ks) == 0 {
+			break
+		}
+		got = append(got, ks...)
+	}
+	if len(got) != len(w.ledger) {
+		w.r.failf("session %d: cursor read %d rows, the session has %d", w.id, len(got), len(w.ledger))
+	}
+	for _, k := range got {
+		if _, ok := w.ledger[k]; !ok {
+			w.r.failf("session %d: cursor read %s, not committed", w.id, k)
+		}
+	}
+	return w.check("cursor: COMMIT", tx.Commit(ctx))
+}
+
+// slowRows is a pgx.CopyFromSource that waits before its rows.
+type slowRows struct {
+	rows  [][]any
+	i     int
+	delay time.Duration
+}
+
+func (s *slowRows) Next() bool {
+	if s.i == 0 {
+		time.Sleep(s.delay)
+	}
+	s.i++
+	return s.i <= len(s.rows)
+}
+func (s *slowRows) Values() ([]any, error) { return s.rows[s.i-1], nil }
+func (s *slowRows) Err() error             { return nil }
+
+// copyTimeout lets statement_timeout end a COPY FROM whose data comes
+// late: 57014, and none of its rows appears.
+func (w *chaosWorker) copyTimeout(ctx context.Context, c *pgx.Conn) bool {
+	for _, q := range []string{"BEGIN", "SET LOCAL statement_timeout = '30ms'"} {
+		if _, err := c.Exec(ctx, q); !w.check("copy-timeout: "+q, err) {
+			w.rollback(ctx)
+			return false
+		}
+	}
+	src := &slowRows{delay: time.Duration(w.rng.Intn(120)) * time.Millisecond}
+	for range 3 {
+		src.rows = append(src.rows, []any{w.key(), int32(w.id)})
+	}
+	_, err := c.CopyFrom(ctx, pgx.Identifier{"public", "mem"}, []string{"k", "owner"}, src)
+	if err != nil && sqlState(err) != "57014" {
+		w.r.failf("session %d: copy-timeout: %v, want 57014 or success", w.id, err)
+	}
+	w.rollback(ctx)
+	return err != nil
 }
