@@ -188,7 +188,9 @@ func chaosBinary(t testing.TB) string {
 // startChaosServer starts the server (see chaosBinary) on dir.
 func startChaosServer(t *testing.T, dir string) *logProcess {
 	t.Helper()
-	p := startLoggedBin(t, chaosBinary(t), dir)
+	// Small segments: flushes, compactions and vector index builds run
+	// during the run, under the statements.
+	p := startLoggedBin(t, chaosBinary(t), dir, "--flush-rows", "300")
 	if p.addr == "" {
 		t.Fatalf("server did not start:\n%s", p.log())
 	}
