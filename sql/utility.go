@@ -78,9 +78,10 @@ type CreateTableAs struct {
 // DropTable is DROP TABLE; Missing lists names that did not exist (IF
 // EXISTS turns them into notices).
 type DropTable struct {
-	Tables  []*catalog.TableDef
-	Missing []string
-	Cascade bool
+	Tables   []*catalog.TableDef
+	Missing  []string
+	IfExists bool
+	Cascade  bool
 }
 
 // AlterTable is ALTER TABLE with its sub-commands, applied in order.
@@ -1748,7 +1749,7 @@ func (b *Binder) bindDrop(s *pg_query.DropStmt) (Statement, error) {
 	case pg_query.ObjectType_OBJECT_TRIGGER:
 		return b.bindDropTrigger(s)
 	case pg_query.ObjectType_OBJECT_TABLE:
-		d := &DropTable{Cascade: cascade}
+		d := &DropTable{IfExists: s.MissingOk, Cascade: cascade}
 		for _, o := range s.Objects {
 			schema, name := qualified(o)
 			def, err := b.lookupTable(schema, name)

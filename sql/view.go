@@ -31,8 +31,9 @@ type CreateView struct {
 // DropView is DROP VIEW; Missing lists names that did not exist (IF EXISTS
 // turns them into notices).
 type DropView struct {
-	Views   []*catalog.ViewDef
-	Missing []string
+	Views    []*catalog.ViewDef
+	Missing  []string
+	IfExists bool
 	// Cascade drops the views that read these too (else they make the
 	// DROP fail).
 	Cascade bool
@@ -254,7 +255,7 @@ func checkViewReplacement(old, def *catalog.ViewDef) error {
 
 // bindDropView binds DROP VIEW [IF EXISTS] names.
 func (b *Binder) bindDropView(s *pg_query.DropStmt) (Statement, error) {
-	d := &DropView{Cascade: s.Behavior == pg_query.DropBehavior_DROP_CASCADE}
+	d := &DropView{IfExists: s.MissingOk, Cascade: s.Behavior == pg_query.DropBehavior_DROP_CASCADE}
 	for _, o := range s.Objects {
 		names := strList(o.GetList().GetItems())
 		schema, name := "", names[len(names)-1]

@@ -35,17 +35,18 @@ func (tx *Tx) apply(op ddlOp) error {
 	return nil
 }
 
-// absentGroup is a run of ops [start, end) that created an object IF NOT
-// EXISTS: schema (name "") or relation schema.name, and the table they
-// created (0: none).
-type absentGroup struct {
+// condGroup is a run of ops [start, end) that created an object IF NOT
+// EXISTS, or with drop dropped one IF EXISTS: schema (name "") or
+// relation schema.name, and the table they created (0: none).
+type condGroup struct {
 	start, end   int
 	schema, name string
 	table        uint64
+	drop         bool
 }
 
 // exists reports whether the group's object exists in c.
-func (g *absentGroup) exists(c *catalog.Catalog) bool {
+func (g *condGroup) exists(c *catalog.Catalog) bool {
 	if g.name == "" {
 		return c.Schemas[g.schema] != nil
 	}
@@ -66,21 +67,41 @@ func (tx *Tx) IfNotExists(schema, name string, create func() (uint64, error)) er
 	if err != nil {
 		return err
 	}
-	tx.ifAbsent = append(tx.ifAbsent, absentGroup{start: start, end: len(tx.ops), schema: schema, name: name, table: table})
+	tx.conds = append(tx.conds, condGroup{start: start, end: len(tx.ops), schema: schema, name: name, table: table})
+	return nil
+}
+
+// IfExists runs drop, which drops the schema (name "") or the relation
+// schema.name as DROP ... IF EXISTS does. Should another transaction drop
+// the same object before this one commits, the commit skips these
+// changes instead of failing on the missing name, as PostgreSQL's DROP
+// IF EXISTS, having waited for the other's lock, finds the object gone
+// and skips it. Concurrent clean-ups of one object thus all succeed.
+func (tx *Tx) IfExists(schema, name string, drop func() error) error {
+	start := len(tx.ops)
+	if err := drop(); err != nil {
+		return err
+	}
+	tx.conds = append(tx.conds, condGroup{start: start, end: len(tx.ops), schema: schema, name: name, drop: true})
 	return nil
 }
 
 // replayOps applies the transaction's DDL to c, the newest catalog,
-// skipping IF NOT EXISTS creations whose object now exists.
+// skipping IF NOT EXISTS creations whose object now exists and IF EXISTS
+// drops whose object is gone.
 func (tx *Tx) replayOps(c *catalog.Catalog) error {
 	g := 0
 	for i := 0; i < len(tx.ops); i++ {
-		for g < len(tx.ifAbsent) && tx.ifAbsent[g].end <= i {
+		for g < len(tx.conds) && tx.conds[g].end <= i {
 			g++
 		}
-		if g < len(tx.ifAbsent) && tx.ifAbsent[g].start == i {
-			grp := tx.ifAbsent[g]
-			if grp.exists(c) && (grp.table == 0 || tx.tables[grp.table] == nil) {
+		if g < len(tx.conds) && tx.conds[g].start == i {
+			grp := tx.conds[g]
+			if grp.drop && !grp.exists(c) {
+				i = grp.end - 1
+				continue
+			}
+			if !grp.drop && grp.exists(c) && (grp.table == 0 || tx.tables[grp.table] == nil) {
 				i = grp.end - 1
 				continue
 			}
@@ -406,8 +427,8 @@ func (tx *Tx) undoLastOp() {
 // that hold them.
 func (tx *Tx) truncateOps(n int) {
 	tx.ops = tx.ops[:n]
-	for len(tx.ifAbsent) > 0 && tx.ifAbsent[len(tx.ifAbsent)-1].end > n {
-		tx.ifAbsent = tx.ifAbsent[:len(tx.ifAbsent)-1]
+	for len(tx.conds) > 0 && tx.conds[len(tx.conds)-1].end > n {
+		tx.conds = tx.conds[:len(tx.conds)-1]
 	}
 }
 

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -162,6 +164,9 @@ func (tx *Tx) FetchColumns(ctx context.Context, tableID uint64, columns []int, r
 		for i, id := range colIDs {
 			if raw := segRawVectors(seg, id); raw != nil {
 				rd, err := raw.open(false)
+				if errors.Is(err, os.ErrNotExist) {
+					continue // removed since (see segRawVectors): decoded instead
+				}
 				if err != nil {
 					return nil, err
 				}

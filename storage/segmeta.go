@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -221,6 +222,9 @@ func (db *DB) rawColumn(raw *rawVectors, seg *segment, g int, dt arrow.DataType,
 		return nil, false, nil
 	}
 	a, err = raw.column(lt, int(starts[g]), int(n))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil // removed since (see segRawVectors): decoded instead
+	}
 	return a, err == nil, err
 }
 

@@ -29,11 +29,11 @@ type Tx struct {
 	unpin func()
 	cat   *catalog.Catalog
 	ops   []ddlOp
-	// ifAbsent are the runs of ops that create an object IF NOT EXISTS
-	// (see IfNotExists).
-	ifAbsent []absentGroup
-	tables   map[uint64]*txTable
-	seqs     map[string]*seqTxState
+	// conds are the runs of ops that create an object IF NOT EXISTS or
+	// drop one IF EXISTS (see IfNotExists, IfExists).
+	conds  []condGroup
+	tables map[uint64]*txTable
+	seqs   map[string]*seqTxState
 	// seqLSN is the WAL record the latest committed-sequence value drawn
 	// by NextVal depends on: synced when the transaction ends.
 	seqLSN uint64

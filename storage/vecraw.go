@@ -466,7 +466,12 @@ func (r *rawVectors) column(lt *arrow.ListType, first, n int) (arrow.Array, erro
 }
 
 // segRawVectors returns seg's raw vectors of column colID when they are
-// loaded (by the column's index being loaded or built), else nil.
+// loaded (by the column's index being loaded or built), else nil. A
+// reader may get them just before a DROP INDEX, or the drop of the
+// indexed column, forgets them and deletes their file
+// (removeUnusedVecIndexes), and then fail to open it (os.ErrNotExist):
+// it then decodes the column from the segment, as for a segment without
+// raw vectors, rather than fail the statement.
 func segRawVectors(seg *segment, colID int) *rawVectors {
 	x := &seg.x
 	x.mu.Lock()

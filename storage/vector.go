@@ -411,6 +411,15 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 		}
 		return db.exactSegment(s, seg, def, spec, deleted)
 	}
+	var rd *rawReader
+	if raw != nil {
+		rd, err = raw.open(s.warm)
+		if errors.Is(err, os.ErrNotExist) {
+			raw = nil // removed since (see segRawVectors): decoded instead
+		} else if err != nil {
+			return err
+		}
+	}
 	if raw == nil {
 		cols, err := db.vectorColumn(&files, seg, def, spec.colID, true)
 		if err != nil {
@@ -421,10 +430,6 @@ func (db *DB) searchSegment(ctx context.Context, s *vecSearch, seg *segment, def
 			s.add(pos.ids[h.Row], h.Dist)
 		}
 		return ctx.Err()
-	}
-	rd, err := raw.open(s.warm)
-	if err != nil {
-		return err
 	}
 	s.readers = append(s.readers, rd)
 	if vecindex.RerankDepth(s.k)*exactShare >= int(seg.rows) {

@@ -35,6 +35,10 @@ func (c *conn) runCopy(ctx context.Context, p *session.Portal, info session.Copy
 		c.cr.setBorrow(true)
 		tag, err := c.sess.CopyFrom(ctx, p, src)
 		src.abandoned.Store(true)
+		// A read that is sending CopyInResponse finishes before the
+		// connection is written again; one not yet sending sends nothing.
+		src.out.Lock()
+		src.out.Unlock()
 		if !src.mu.TryLock() {
 			// A read of the session's still waits for the client's next
 			// message: the main loop takes it over (nextMessage).
@@ -109,6 +113,13 @@ type copyInReader struct {
 	abandoned atomic.Bool
 	held      pgproto3.FrontendMessage
 	heldErr   error
+	// out is held while Read sends CopyInResponse. The session may fail
+	// the COPY (a statement timeout, a cancel) before its reading
+	// goroutine got that far, and the main loop then writes the error:
+	// taking out after setting abandoned makes it wait for a send under
+	// way, and a later first Read sees abandoned and sends nothing, so
+	// the two never write the connection at once or out of order.
+	out sync.Mutex
 }
 
 // errCopyAbandoned is what Read returns once the COPY ended.
@@ -146,10 +157,16 @@ func (r *copyInReader) Read(p []byte) (int, error) {
 	}
 	if !r.started {
 		r.started = true
+		r.out.Lock()
+		if r.abandoned.Load() {
+			r.out.Unlock()
+			return 0, errCopyAbandoned
+		}
 		r.c.send(&pgproto3.CopyInResponse{OverallFormat: r.format, ColumnFormatCodes: r.formats})
 		if err := r.c.flush(); err != nil {
 			r.lost, r.err = err, err
 		}
+		r.out.Unlock()
 	}
 	for len(r.data) == 0 && r.err == nil {
 		msg, err := r.c.receive()

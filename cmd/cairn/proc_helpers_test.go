@@ -32,8 +32,14 @@ type logProcess struct {
 // and the log says why).
 func startLogged(t testing.TB, dataDir string, extra ...string) *logProcess {
 	t.Helper()
+	return startLoggedBin(t, cairnBinary(t), dataDir, extra...)
+}
+
+// startLoggedBin is startLogged with the binary to run.
+func startLoggedBin(t testing.TB, bin, dataDir string, extra ...string) *logProcess {
+	t.Helper()
 	args := append([]string{"--data-dir", dataDir, "--listen", "127.0.0.1:0", "--http", "off"}, extra...)
-	cmd := exec.Command(cairnBinary(t), args...)
+	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -100,7 +100,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 				}
 				return pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", name)
 			}
-			if err := tx.DropSchema(name, x.Cascade); err != nil {
+			if err := dropIfExists(tx, x.IfExists, name, "", func() error { return tx.DropSchema(name, x.Cascade) }); err != nil {
 				return err
 			}
 		}
@@ -190,10 +190,13 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 				continue // dropped with a view listed before it
 			}
 			reads := func(_ []uint64, views []string) bool { return slices.Contains(views, catalog.Key(v.Schema, v.Name)) }
-			if err := s.dropDependentViews(tx, "view "+v.Name, reads, x.Cascade); err != nil {
-				return err
-			}
-			if err := tx.DropView(v.Schema, v.Name); err != nil {
+			err := dropIfExists(tx, x.IfExists, v.Schema, v.Name, func() error {
+				if err := s.dropDependentViews(tx, "view "+v.Name, reads, x.Cascade); err != nil {
+					return err
+				}
+				return tx.DropView(v.Schema, v.Name)
+			})
+			if err != nil {
 				return err
 			}
 		}
@@ -239,10 +242,13 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 				return err
 			}
 			reads := func(tables []uint64, _ []string) bool { return slices.Contains(tables, def.ID) }
-			if err := s.dropDependentViews(tx, "table "+def.Name, reads, x.Cascade); err != nil {
-				return err
-			}
-			if err := dropTable(tx, def, x.Cascade); err != nil {
+			err := dropIfExists(tx, x.IfExists, def.Schema, def.Name, func() error {
+				if err := s.dropDependentViews(tx, "table "+def.Name, reads, x.Cascade); err != nil {
+					return err
+				}
+				return dropTable(tx, def, x.Cascade)
+			})
+			if err != nil {
 				return err
 			}
 		}
@@ -334,7 +340,7 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 				}
 				return pgerr.New(pgerrcode.UndefinedObject, "index \"%s\" does not exist", n[1])
 			}
-			if err := tx.DropIndex(schema, n[1]); err != nil {
+			if err := dropIfExists(tx, x.IfExists, schema, n[1], func() error { return tx.DropIndex(schema, n[1]) }); err != nil {
 				return err
 			}
 		}
@@ -375,10 +381,13 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 				}
 				return pgerr.New(pgerrcode.UndefinedTable, "sequence \"%s\" does not exist", n[1])
 			}
-			if err := s.dropSequenceDefaults(tx, schema, n[1], x.Cascade); err != nil {
-				return err
-			}
-			if err := tx.DropSequence(schema, n[1]); err != nil {
+			err := dropIfExists(tx, x.IfExists, schema, n[1], func() error {
+				if err := s.dropSequenceDefaults(tx, schema, n[1], x.Cascade); err != nil {
+					return err
+				}
+				return tx.DropSequence(schema, n[1])
+			})
+			if err != nil {
 				return err
 			}
 		}
@@ -485,6 +494,17 @@ func (s *Session) createTableNow(tx *storage.Tx, x *sql.CreateTable) (uint64, er
 		return def.ID, tx.AlterTable(def)
 	}
 	return def.ID, nil
+}
+
+// dropIfExists runs drop, which drops the schema (name "") or relation
+// schema.name; for DROP ... IF EXISTS (ifExists) the commit skips what it
+// did should another transaction have dropped the object first (see
+// storage.Tx.IfExists).
+func dropIfExists(tx *storage.Tx, ifExists bool, schema, name string, drop func() error) error {
+	if !ifExists {
+		return drop()
+	}
+	return tx.IfExists(schema, name, drop)
 }
 
 // dropDependentViews handles the views that read what is being dropped
