@@ -42,8 +42,8 @@ type computedKey struct {
 }
 
 // ComputeIndexKey computes the key of index ix of table def in catalog
-// cat (a unique
-// index on expressions or a partial one) for the rows of a batch whose
+// cat (a unique index on expressions, on keys mixing columns and
+// expressions, or a partial one) for the rows of a batch whose
 // columns cols have the IDs colIDs (every column ix reads is among
 // them): one array per key column, in key order, NULL in the rows ix's
 // predicate does not hold for, so that those conflict with nothing.
@@ -73,26 +73,40 @@ func (c constraint) sig() string {
 func computedConstraint(c *catalog.Catalog, t *catalog.TableDef, ix *catalog.IndexDef) (constraint, bool) {
 	k := &computedKey{cat: c, def: t, ix: ix}
 	cols := slices.Clone(ix.Columns)
-	if ix.Expr != "" {
-		k.names = ix.Expr
-		if ix.ExprType != nil {
-			k.types = []types.T{*ix.ExprType}
+	for _, id := range ix.Columns {
+		if _, c := t.ColumnByID(id); c == nil {
+			return constraint{}, false
 		}
 	}
 	var names []string
-	for _, id := range ix.Columns {
-		_, c := t.ColumnByID(id)
-		if c == nil {
+	switch {
+	case ix.Expr != "":
+		if ix.ExprType == nil {
 			return constraint{}, false
 		}
-		if ix.Expr == "" {
-			k.types = append(k.types, c.Type)
-			names = append(names, c.Name)
+		names, k.types = []string{ix.Expr}, []types.T{*ix.ExprType}
+	case len(ix.Keys) > 0:
+		for _, key := range ix.Keys {
+			if key.Expr != "" {
+				if key.Type == nil {
+					return constraint{}, false
+				}
+				names, k.types = append(names, key.Expr), append(k.types, *key.Type)
+				continue
+			}
+			_, c := t.ColumnByID(key.Column)
+			if c == nil {
+				return constraint{}, false
+			}
+			names, k.types = append(names, c.Name), append(k.types, c.Type)
+		}
+	default:
+		for _, id := range ix.Columns {
+			_, c := t.ColumnByID(id)
+			names, k.types = append(names, c.Name), append(k.types, c.Type)
 		}
 	}
-	if ix.Expr == "" {
-		k.names = strings.Join(names, ", ")
-	}
+	k.names = strings.Join(names, ", ")
 	for _, id := range ix.PredColumns {
 		if _, c := t.ColumnByID(id); c == nil {
 			return constraint{}, false
@@ -104,7 +118,11 @@ func computedConstraint(c *catalog.Catalog, t *catalog.TableDef, ix *catalog.Ind
 	if len(k.types) == 0 {
 		return constraint{}, false
 	}
-	k.sig = string(appendSig([]byte("index "+ix.Schema+"."+ix.Name+"\x00"+ix.Expr+"\x00"+ix.Pred+"\x00"), cols))
+	sig := []byte("index " + ix.Schema + "." + ix.Name + "\x00" + ix.Expr + "\x00" + ix.Pred + "\x00")
+	for _, key := range ix.Keys {
+		sig = append(strconv.AppendInt(sig, int64(key.Column), 10), ":"+key.Expr+"\x00"...)
+	}
+	k.sig = string(appendSig(sig, cols))
 	return constraint{name: ix.Name, cols: cols, key: k}, true
 }
 
