@@ -35,8 +35,9 @@ type computedKey struct {
 	ix  *catalog.IndexDef
 	// sig is the rule's signature: the index's name, key and predicate.
 	sig string
-	// types are the key's SQL types; names is the key as an error's
-	// detail names it ("lower(email)", "email").
+	// types are the key's SQL types; names is the key as its stored
+	// text names it ("lower(email)", "email"), which an error's DETAIL
+	// prints when IndexKeyNames is unset.
 	types []types.T
 	names string
 }
@@ -50,6 +51,21 @@ type computedKey struct {
 // Storage evaluates no SQL; package exec sets this when it is loaded. A
 // table with such an index can be written only when it is set.
 var ComputeIndexKey func(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef, colIDs []int, cols []arrow.Array) ([]arrow.Array, error)
+
+// IndexKeyNames names the keys of index ix of table def in catalog cat
+// (one ComputeIndexKey computes) as a unique violation's DETAIL names
+// them: "lower(email), tenant_id", each expression printed as
+// PostgreSQL's ruleutils prints it. Package exec sets it; unset, the
+// keys are named by their stored text.
+var IndexKeyNames func(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef) string
+
+// keyNames names the key's columns for an error's DETAIL.
+func (k *computedKey) keyNames() string {
+	if IndexKeyNames == nil {
+		return k.names
+	}
+	return IndexKeyNames(k.cat, k.def, k.ix)
+}
 
 // compute computes the key of the rows of a batch laid out by colIDs.
 func (k *computedKey) compute(colIDs []int, cols []arrow.Array) ([]arrow.Array, error) {

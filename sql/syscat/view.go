@@ -769,6 +769,13 @@ func (v *View) indexExpr(ix *index, stored string, pretty bool) string {
 	if !ok {
 		return stored
 	}
+	return IndexExprText(text)
+}
+
+// IndexExprText is an expression key printed as PostgreSQL prints the
+// expression (text) as pg_get_indexdef and a unique violation's DETAIL
+// print it: in parentheses unless it prints as a function call.
+func IndexExprText(text string) string {
 	if looksLikeFunction(text) {
 		return text
 	}
