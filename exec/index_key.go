@@ -17,10 +17,12 @@ import (
 	"github.com/cairn-db/cairn/storage"
 )
 
-// Storage enforces a unique index on an expression or a partial one
-// (catalog.IndexDef.ComputedKey) as any other unique rule, on a key it
-// asks this package to compute: the index's key expressions over the
-// row, NULL where its predicate does not hold (sql.IndexKeyExprs).
+// Storage enforces a unique index on an expression, on keys mixing
+// columns and expressions, or a partial one (catalog.IndexDef.ComputedKey)
+// as any other unique rule, on a key it asks this package to compute: the
+// index's keys over the row, NULL where its predicate does not hold
+// (sql.IndexKeyExprs); and names those keys in its errors as this package
+// prints them.
 func init() {
 	storage.ComputeIndexKey = computeIndexKey
 	storage.IndexKeyNames = indexKeyNames
