@@ -2,7 +2,9 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -10,15 +12,60 @@ import (
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
 )
 
-// Storage enforces a unique index on an expression or a partial one
-// (catalog.IndexDef.ComputedKey) as any other unique rule, on a key it
-// asks this package to compute: the index's key expressions over the
-// row, NULL where its predicate does not hold (sql.IndexKeyExprs).
-func init() { storage.ComputeIndexKey = computeIndexKey }
+// Storage enforces a unique index on an expression, on keys mixing
+// columns and expressions, or a partial one (catalog.IndexDef.ComputedKey)
+// as any other unique rule, on a key it asks this package to compute: the
+// index's keys over the row, NULL where its predicate does not hold
+// (sql.IndexKeyExprs); and names those keys in its errors as this package
+// prints them.
+func init() {
+	storage.ComputeIndexKey = computeIndexKey
+	storage.IndexKeyNames = indexKeyNames
+}
+
+// indexKeyNames is storage.IndexKeyNames: ix's keys as PostgreSQL's
+// BuildIndexValueDescription names them (pg_get_indexdef_columns, pretty):
+// a column key by its name, an expression by ruleutils' text of it, in
+// parentheses unless it is a function call; the stored text where that
+// cannot be printed.
+func indexKeyNames(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef) string {
+	expr := func(stored string) string {
+		text, err := sql.RuleText(cat, stored, syscat.ExprContext{Table: def, Pretty: true})
+		if err != nil {
+			return stored
+		}
+		return syscat.IndexExprText(text)
+	}
+	column := func(id int) string {
+		if _, c := def.ColumnByID(id); c != nil {
+			return c.Name
+		}
+		return fmt.Sprintf("column %d", id)
+	}
+	var names []string
+	switch {
+	case ix.Expr != "":
+		names = append(names, expr(ix.Expr))
+	case len(ix.Keys) > 0:
+		for _, k := range ix.Keys {
+			if k.Expr != "" {
+				names = append(names, expr(k.Expr))
+			} else {
+				names = append(names, column(k.Column))
+			}
+		}
+	default:
+		for _, id := range ix.Columns {
+			names = append(names, column(id))
+		}
+	}
+	return strings.Join(names, ", ")
+}
 
 // computeIndexKey is storage.ComputeIndexKey: it evaluates ix's key over
 // the rows of a batch whose columns cols have the IDs colIDs, laid out as

@@ -455,27 +455,30 @@ func noConflictTarget() error {
 	return pgerr.New(pgerrcode.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
 }
 
-// inferComputedIndex finds the unique index on an expression or partial
+// inferComputedIndex finds the unique index on expressions or partial
 // one (catalog.IndexDef.ComputedKey) that ON CONFLICT (keys) WHERE pred
-// infers, nil when none does: its key is the column positions cols, or
-// the one expression of exprs, and pred implies its predicate, if it has
-// one. Expressions are compared bound, as PostgreSQL compares them, so
-// that the predicate pg_get_indexdef prints (which Rails' upsert
-// repeats) matches the one written. pred implies the index's predicate
-// here when each of its conjuncts (the operands of its top-level ANDs)
-// is one of pred's; PostgreSQL's proof of implication goes further.
+// infers, nil when none does: as PostgreSQL's infer_arbiter_indexes, its
+// column keys are the column positions cols and its expression keys the
+// expressions exprs (each as a set: order and repeats do not matter),
+// and pred implies its predicate, if it has one. Expressions are
+// compared bound, as PostgreSQL compares them, so that the predicate
+// pg_get_indexdef prints (which Rails' upsert repeats) matches the one
+// written. pred implies the index's predicate here when each of its
+// conjuncts (the operands of its top-level ANDs) is one of pred's;
+// PostgreSQL's proof of implication goes further.
 func (b *Binder) inferComputedIndex(def *catalog.TableDef, cols []int, exprs []*pg_query.Node, pred *pg_query.Node) (*catalog.IndexDef, error) {
 	sc := &scope{cols: tableCols(def, def.Name)}
-	var key string
-	if len(exprs) > 0 {
-		if len(exprs) > 1 || len(cols) > 0 {
-			return nil, nil // cairn's indexes on expressions have one key
-		}
-		e, err := b.bindExpr(sc, exprs[0])
+	inferCols := map[int]bool{}
+	for _, p := range cols {
+		inferCols[def.Columns[p].ID] = true
+	}
+	inferExprs := map[string]bool{}
+	for _, x := range exprs {
+		e, err := b.bindExpr(sc, x)
 		if err != nil {
 			return nil, err
 		}
-		key = exprIdentity(e)
+		inferExprs[exprIdentity(e)] = true
 	}
 	given := map[string]bool{}
 	if pred != nil {
@@ -500,20 +503,36 @@ func (b *Binder) inferComputedIndex(def *catalog.TableDef, cols []int, exprs []*
 				continue
 			}
 		}
-		if ix.Expr != "" {
-			if key == "" {
-				continue
+		keyCols := map[int]bool{}
+		var keyExprs []string
+		switch {
+		case ix.Expr != "":
+			keyExprs = []string{ix.Expr}
+		case len(ix.Keys) > 0:
+			for _, k := range ix.Keys {
+				if k.Expr != "" {
+					keyExprs = append(keyExprs, k.Expr)
+				} else {
+					keyCols[k.Column] = true
+				}
 			}
-			e, err := BindIndexExpr(b.Catalog, def, ix.Expr)
+		default:
+			for _, id := range ix.Columns {
+				keyCols[id] = true
+			}
+		}
+		if !maps.Equal(keyCols, inferCols) {
+			continue
+		}
+		idents := map[string]bool{}
+		for _, text := range keyExprs {
+			e, err := BindIndexExpr(b.Catalog, def, text)
 			if err != nil {
 				return nil, err
 			}
-			if exprIdentity(e) == key {
-				return ix, nil
-			}
-			continue
+			idents[exprIdentity(e)] = true
 		}
-		if key == "" && len(ix.Columns) == len(cols) && !slices.ContainsFunc(cols, func(p int) bool { return !slices.Contains(ix.Columns, def.Columns[p].ID) }) {
+		if maps.Equal(idents, inferExprs) {
 			return ix, nil
 		}
 	}

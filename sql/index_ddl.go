@@ -56,9 +56,6 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 	// Several keys, an expression among them: each key is kept in Keys.
 	exprKeys := (method == "gin" || method == "btree") && len(s.IndexParams) > 1 &&
 		slices.ContainsFunc(s.IndexParams, func(p *pg_query.Node) bool { return p.GetIndexElem().Expr != nil })
-	if exprKeys && s.Unique {
-		return nil, pgerr.NotSupported("unique indexes of several keys with an expression among them")
-	}
 	var names []string
 	var colType types.T
 	hybrid := false
@@ -87,6 +84,10 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 			}
 			if len(ie.Opclass) > 0 {
 				return nil, pgerr.NotSupported("an operator class in an index with expression keys")
+			}
+			if col.Type.Family == types.JSON {
+				return nil, pgerr.New(pgerrcode.UndefinedObject, "data type json has no default operator class for access method \"%s\"", method).
+					WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
 			}
 			id := def.Columns[pos].ID
 			idx.Keys = append(idx.Keys, catalog.IndexKey{Column: id})
@@ -185,8 +186,8 @@ func bareColumn(n *pg_query.Node) (string, bool) {
 // the method) and records it in idx: its text in Expr and the columns it
 // reads in Columns; or, one of several keys (inKeys), appends it to
 // Keys. A non-unique such index is kept in the catalog only (see
-// catalog.IndexDef.Expr); storage enforces a unique one on a single
-// expression (catalog.IndexDef.ComputedKey). Operator classes on
+// catalog.IndexDef.Expr); storage enforces a unique one on its computed
+// key (catalog.IndexDef.ComputedKey). Operator classes on
 // expressions are refused.
 func (b *Binder) expressionIndexKey(def *catalog.TableDef, idx *catalog.IndexDef, ie *pg_query.IndexElem, inKeys bool) error {
 	if opclass := strings.ToLower(nameOf(ie.Opclass)); opclass != "" {

@@ -35,21 +35,37 @@ type computedKey struct {
 	ix  *catalog.IndexDef
 	// sig is the rule's signature: the index's name, key and predicate.
 	sig string
-	// types are the key's SQL types; names is the key as an error's
-	// detail names it ("lower(email)", "email").
+	// types are the key's SQL types; names is the key as its stored
+	// text names it ("lower(email)", "email"), which an error's DETAIL
+	// prints when IndexKeyNames is unset.
 	types []types.T
 	names string
 }
 
 // ComputeIndexKey computes the key of index ix of table def in catalog
-// cat (a unique
-// index on expressions or a partial one) for the rows of a batch whose
+// cat (a unique index on expressions, on keys mixing columns and
+// expressions, or a partial one) for the rows of a batch whose
 // columns cols have the IDs colIDs (every column ix reads is among
 // them): one array per key column, in key order, NULL in the rows ix's
 // predicate does not hold for, so that those conflict with nothing.
 // Storage evaluates no SQL; package exec sets this when it is loaded. A
 // table with such an index can be written only when it is set.
 var ComputeIndexKey func(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef, colIDs []int, cols []arrow.Array) ([]arrow.Array, error)
+
+// IndexKeyNames names the keys of index ix of table def in catalog cat
+// (one ComputeIndexKey computes) as a unique violation's DETAIL names
+// them: "lower(email), tenant_id", each expression printed as
+// PostgreSQL's ruleutils prints it. Package exec sets it; unset, the
+// keys are named by their stored text.
+var IndexKeyNames func(cat *catalog.Catalog, def *catalog.TableDef, ix *catalog.IndexDef) string
+
+// keyNames names the key's columns for an error's DETAIL.
+func (k *computedKey) keyNames() string {
+	if IndexKeyNames == nil {
+		return k.names
+	}
+	return IndexKeyNames(k.cat, k.def, k.ix)
+}
 
 // compute computes the key of the rows of a batch laid out by colIDs.
 func (k *computedKey) compute(colIDs []int, cols []arrow.Array) ([]arrow.Array, error) {
@@ -73,26 +89,40 @@ func (c constraint) sig() string {
 func computedConstraint(c *catalog.Catalog, t *catalog.TableDef, ix *catalog.IndexDef) (constraint, bool) {
 	k := &computedKey{cat: c, def: t, ix: ix}
 	cols := slices.Clone(ix.Columns)
-	if ix.Expr != "" {
-		k.names = ix.Expr
-		if ix.ExprType != nil {
-			k.types = []types.T{*ix.ExprType}
+	for _, id := range ix.Columns {
+		if _, c := t.ColumnByID(id); c == nil {
+			return constraint{}, false
 		}
 	}
 	var names []string
-	for _, id := range ix.Columns {
-		_, c := t.ColumnByID(id)
-		if c == nil {
+	switch {
+	case ix.Expr != "":
+		if ix.ExprType == nil {
 			return constraint{}, false
 		}
-		if ix.Expr == "" {
-			k.types = append(k.types, c.Type)
-			names = append(names, c.Name)
+		names, k.types = []string{ix.Expr}, []types.T{*ix.ExprType}
+	case len(ix.Keys) > 0:
+		for _, key := range ix.Keys {
+			if key.Expr != "" {
+				if key.Type == nil {
+					return constraint{}, false
+				}
+				names, k.types = append(names, key.Expr), append(k.types, *key.Type)
+				continue
+			}
+			_, c := t.ColumnByID(key.Column)
+			if c == nil {
+				return constraint{}, false
+			}
+			names, k.types = append(names, c.Name), append(k.types, c.Type)
+		}
+	default:
+		for _, id := range ix.Columns {
+			_, c := t.ColumnByID(id)
+			names, k.types = append(names, c.Name), append(k.types, c.Type)
 		}
 	}
-	if ix.Expr == "" {
-		k.names = strings.Join(names, ", ")
-	}
+	k.names = strings.Join(names, ", ")
 	for _, id := range ix.PredColumns {
 		if _, c := t.ColumnByID(id); c == nil {
 			return constraint{}, false
@@ -104,7 +134,11 @@ func computedConstraint(c *catalog.Catalog, t *catalog.TableDef, ix *catalog.Ind
 	if len(k.types) == 0 {
 		return constraint{}, false
 	}
-	k.sig = string(appendSig([]byte("index "+ix.Schema+"."+ix.Name+"\x00"+ix.Expr+"\x00"+ix.Pred+"\x00"), cols))
+	sig := []byte("index " + ix.Schema + "." + ix.Name + "\x00" + ix.Expr + "\x00" + ix.Pred + "\x00")
+	for _, key := range ix.Keys {
+		sig = append(strconv.AppendInt(sig, int64(key.Column), 10), ":"+key.Expr+"\x00"...)
+	}
+	k.sig = string(appendSig(sig, cols))
 	return constraint{name: ix.Name, cols: cols, key: k}, true
 }
 

@@ -327,7 +327,7 @@ func keyText(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []in
 		for k, t := range con.key.types {
 			vals = append(vals, formatValue(t, cols[pos[k]], i))
 		}
-		return con.key.names, strings.Join(vals, ", ")
+		return con.key.keyNames(), strings.Join(vals, ", ")
 	}
 	for k, id := range con.cols {
 		name := fmt.Sprintf("column %d", id)

@@ -59,6 +59,11 @@ func rewritable(cat *catalog.Catalog, def *catalog.TableDef, col *catalog.Column
 		if ix.Expr != "" && slices.Contains(ix.Columns, col.ID) {
 			return pgerr.NotSupported("ALTER COLUMN %s TYPE that rewrites a column index expression %s reads (drop index \"%s\" first)", col.Name, ix.Expr, ix.Name)
 		}
+		if pos, _ := def.ColumnByID(col.ID); pos >= 0 {
+			if k, ok := keyExprReading(cat, def, ix, pos); ok {
+				return pgerr.NotSupported("ALTER COLUMN %s TYPE that rewrites a column index expression %s reads (drop index \"%s\" first)", col.Name, k, ix.Name)
+			}
+		}
 	}
 	return nil
 }
@@ -108,8 +113,14 @@ func (s *Session) rewriteColumns(ctx context.Context, tx *storage.Tx, id uint64,
 		moved := ix.Clone()
 		for _, r := range rewrites {
 			moved.Columns = catalog.RenumberIDs(moved.Columns, r.from, r.to)
+			moved.PredColumns = catalog.RenumberIDs(moved.PredColumns, r.from, r.to)
+			for i, k := range moved.Keys {
+				if k.Expr == "" && k.Column == r.from {
+					moved.Keys[i].Column = r.to
+				}
+			}
 		}
-		if slices.Equal(moved.Columns, ix.Columns) {
+		if slices.Equal(moved.Columns, ix.Columns) && slices.Equal(moved.PredColumns, ix.PredColumns) {
 			continue
 		}
 		if err := tx.DropIndex(ix.Schema, ix.Name); err != nil {

@@ -337,8 +337,9 @@ type IndexDef struct {
 	// Keys are the keys of an index of several keys at least one of which
 	// is an expression (CREATE INDEX ON t (lower(email), tenant_id)), in
 	// order; Expr and ExprType are then empty and Columns are the columns
-	// the keys read. Such an index is non-unique and kept in the catalog
-	// only, as one on a single expression is.
+	// the keys read. A non-unique such index is kept in the catalog only,
+	// as one on a single expression is; a unique one is enforced on its
+	// keys computed from the row (see ComputedKey).
 	Keys []IndexKey `json:"keys,omitempty"`
 	// Comment is COMMENT ON INDEX's text ("" for none).
 	Comment string `json:"comment,omitempty"`
@@ -355,12 +356,13 @@ type IndexKey struct {
 
 // ComputedKey reports whether ix is a unique index whose key storage
 // computes from the row rather than reading its columns: a unique index
-// on an expression or a partial one. Its key is the value of Expr (or of
-// Columns) for a row Pred holds for and NULL — which conflicts with
-// nothing — for the others; such an index backs no primary key, foreign
-// key or point lookup, only uniqueness and ON CONFLICT.
+// on an expression, on keys mixing columns and expressions, or a partial
+// one. Its key is the value of Expr (or of Keys, or of Columns) for a
+// row Pred holds for and NULL — which conflicts with nothing — for the
+// others; such an index backs no primary key, foreign key or point
+// lookup, only uniqueness and ON CONFLICT.
 func (ix *IndexDef) ComputedKey() bool {
-	return ix.Unique && (ix.Expr != "" || ix.Pred != "")
+	return ix.Unique && (ix.Expr != "" || ix.Pred != "" || len(ix.Keys) > 0)
 }
 
 // PlainUnique reports whether ix is a unique index over its columns'

@@ -234,10 +234,9 @@ func init() {
 			}
 		}
 		for _, ix := range v.indexes {
-			for i, id := range ix.columns {
-				if _, c := ix.table.ColumnByID(id); c != nil {
-					row(ix.oid, i+1, c.Name, c.Type, false, false, "", "", nil)
-				}
+			names, ts := ix.attributes()
+			for i := range names {
+				row(ix.oid, i+1, names[i], ts[i], false, false, "", "", nil)
 			}
 		}
 		for _, r := range allRelations() {

@@ -237,6 +237,47 @@ type index struct {
 	def     *catalog.IndexDef // nil for a key constraint's index
 }
 
+// attributes are the names and types of ix's attributes, as
+// pg_attribute lists them: a column key's column, an expression key's
+// name (indexColumnName, numbered where it repeats an earlier one, as
+// ChooseIndexColumnNames does) and type.
+func (ix *index) attributes() ([]string, []types.T) {
+	var names []string
+	var ts []types.T
+	add := func(name string, t types.T) {
+		try := name
+		for i := 1; slices.Contains(names, try); i++ {
+			try = name + strconv.Itoa(i)
+		}
+		names, ts = append(names, try), append(ts, t)
+	}
+	exprKey := func(text string, t *types.T) {
+		if t == nil {
+			t = &types.TextT // (catalogs written before the type was recorded)
+		}
+		add(indexColumnName(text), *t)
+	}
+	switch d := ix.def; {
+	case d != nil && d.Expr != "":
+		exprKey(d.Expr, d.ExprType)
+	case d != nil && len(d.Keys) > 0:
+		for _, k := range d.Keys {
+			if k.Expr != "" {
+				exprKey(k.Expr, k.Type)
+			} else if _, c := ix.table.ColumnByID(k.Column); c != nil {
+				add(c.Name, c.Type)
+			}
+		}
+	default:
+		for _, id := range ix.columns {
+			if _, c := ix.table.ColumnByID(id); c != nil {
+				add(c.Name, c.Type)
+			}
+		}
+	}
+	return names, ts
+}
+
 // constraint is a table constraint as pg_constraint lists it.
 type constraint struct {
 	oid     int64
@@ -728,6 +769,13 @@ func (v *View) indexExpr(ix *index, stored string, pretty bool) string {
 	if !ok {
 		return stored
 	}
+	return IndexExprText(text)
+}
+
+// IndexExprText is an expression key printed as PostgreSQL prints the
+// expression (text) as pg_get_indexdef and a unique violation's DETAIL
+// print it: in parentheses unless it prints as a function call.
+func IndexExprText(text string) string {
 	if looksLikeFunction(text) {
 		return text
 	}

@@ -95,6 +95,46 @@ func walkMessages(m protoreflect.Message, f func(protoreflect.Message)) {
 	})
 }
 
+// indexColumnName is the name PostgreSQL's FigureIndexColname gives the
+// attribute of an index key that is the expression text: the name of the
+// function it calls (COALESCE, GREATEST, LEAST, NULLIF by their own), the
+// column or type name of a cast, else "expr".
+func indexColumnName(text string) string {
+	tree, err := pg_query.Parse("SELECT " + text)
+	if err != nil || len(tree.Stmts) != 1 {
+		return "expr"
+	}
+	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	if sel == nil || len(sel.TargetList) != 1 {
+		return "expr"
+	}
+	n := sel.TargetList[0].GetResTarget().GetVal()
+	last := func(names []*pg_query.Node) string {
+		if len(names) == 0 {
+			return "expr"
+		}
+		return names[len(names)-1].GetString_().GetSval()
+	}
+	switch {
+	case n.GetFuncCall() != nil:
+		return last(n.GetFuncCall().Funcname)
+	case n.GetCoalesceExpr() != nil:
+		return "coalesce"
+	case n.GetMinMaxExpr() != nil && n.GetMinMaxExpr().Op == pg_query.MinMaxOp_IS_GREATEST:
+		return "greatest"
+	case n.GetMinMaxExpr() != nil:
+		return "least"
+	case n.GetAExpr() != nil && n.GetAExpr().Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF:
+		return "nullif"
+	case n.GetTypeCast() != nil:
+		if ref := n.GetTypeCast().Arg.GetColumnRef(); ref != nil {
+			return last(ref.Fields)
+		}
+		return last(n.GetTypeCast().TypeName.Names)
+	}
+	return "expr"
+}
+
 // looksLikeFunction is ruleutils.c's looks_like_function for an
 // expression printed as PostgreSQL prints it: a function call (or a form
 // with a function's syntax: COALESCE, GREATEST, NULLIF, CURRENT_DATE)
