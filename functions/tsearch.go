@@ -197,6 +197,58 @@ func combineQueries(op tsearch.Op, dist func(a []any) (int, error)) func(*Contex
 	}
 }
 
+// headline is ts_headline of text under c for the query datum and the
+// options text (nil for the defaults).
+func headline(ctx *Context, c *tsearch.Config, text string, qs any, opts any) (any, error) {
+	q, err := queryArg(qs)
+	if err != nil {
+		return nil, err
+	}
+	o := tsearch.DefaultHeadlineOptions
+	if opts != nil {
+		if o, err = tsearch.ParseHeadlineOptions(opts.(string)); err != nil {
+			return nil, err
+		}
+	}
+	out, err := c.Headline(ctx.context(), text, q, o)
+	if err != nil {
+		return nil, pgerr.From(err)
+	}
+	return out, nil
+}
+
+// headlineOverloads registers ts_headline([regconfig,] text, tsquery
+// [, text]); the forms without a configuration use the session's.
+func headlineOverloads() []*Overload {
+	withOpts := func(a []any, n int) any {
+		if len(a) > n {
+			return a[n]
+		}
+		return nil
+	}
+	byConfig := func(ctx *Context, a []any) (any, error) {
+		c, err := configArg(a[0])
+		if err != nil {
+			return nil, err
+		}
+		return headline(ctx, c, a[1].(string), a[2], withOpts(a, 3))
+	}
+	byDefault := func(ctx *Context, a []any) (any, error) {
+		c, err := currentConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return headline(ctx, c, a[0].(string), a[1], withOpts(a, 2))
+	}
+	t := types.TextT
+	return []*Overload{
+		fn("ts_headline", targs(tRegConfig, t, tTSQuery, t), t, byConfig),
+		fn("ts_headline", targs(tRegConfig, t, tTSQuery), t, byConfig),
+		stable(fn("ts_headline", targs(t, tTSQuery, t), t, byDefault)),
+		stable(fn("ts_headline", targs(t, tTSQuery), t, byDefault)),
+	}
+}
+
 func init() {
 	Register(withConfig("to_tsvector", tTSVector, func(ctx *Context, c *tsearch.Config, s string) (any, error) {
 		v, err := toVector(ctx, c, s)
@@ -234,6 +286,7 @@ func init() {
 		return q.String(), nil
 	})...)
 	Register(rankOverloads("ts_rank", tsearch.Rank)...)
+	Register(headlineOverloads()...)
 	Register(rankOverloads("ts_rank_cd", tsearch.RankCD)...)
 	Register(
 		stable(fn("get_current_ts_config", nil, tRegConfig, func(ctx *Context, _ []any) (any, error) {

@@ -10,7 +10,9 @@ import (
 // are its token ids (ts_token_type('default')).
 type TokenType int
 
-// The default parser's token types that cairn's parser emits.
+// The default parser's token types that cairn's parser emits. Blank,
+// tag, protocol and entity tokens are no configuration's: Parse drops
+// them, and only a headline (which prints the whole text) sees them.
 const (
 	TokASCIIWord      TokenType = 1
 	TokWord           TokenType = 2
@@ -23,6 +25,9 @@ const (
 	TokHWordNumPart   TokenType = 9
 	TokHWordPart      TokenType = 10
 	TokHWordASCIIPart TokenType = 11
+	TokBlank          TokenType = 12
+	TokTag            TokenType = 13
+	TokProtocol       TokenType = 14
 	TokNumHWord       TokenType = 15
 	TokASCIIHWord     TokenType = 16
 	TokHWord          TokenType = 17
@@ -31,12 +36,26 @@ const (
 	TokFloat          TokenType = 20
 	TokInt            TokenType = 21
 	TokUInt           TokenType = 22
+	TokEntity         TokenType = 23
 )
 
 // Token is one token of text.
 type Token struct {
 	Type TokenType
 	Text string
+	// At is the byte offset of Text in the parsed text.
+	At int
+}
+
+// tok is the token of type typ at s[from:to].
+func tok(typ TokenType, s string, from, to int) Token {
+	return Token{Type: typ, Text: s[from:to], At: from}
+}
+
+// indexed reports whether a configuration maps the token type to a
+// dictionary (both of cairn's map every type but these).
+func (t TokenType) indexed() bool {
+	return t != TokBlank && t != TokTag && t != TokProtocol && t != TokEntity
 }
 
 // isLetterAt reports whether s[i:] starts with a letter; n is its length.
@@ -88,6 +107,18 @@ func wordPart(s string, i int) (end int, letters, digits, nonASCII bool) {
 // Parse looks at ctx every parsePoll bytes of text and returns its error
 // once it is done (a cancel of to_tsvector over a long text).
 func Parse(ctx context.Context, text string, emit func(Token)) error {
+	return scan(ctx, text, func(t Token) {
+		if t.Type.indexed() {
+			emit(t)
+		}
+	})
+}
+
+// scan is Parse that also emits the tag, entity and protocol tokens; the
+// text between two tokens it emits is blank (spaces and punctuation).
+// Hyphenated words and URLs are emitted whole and then as their parts,
+// as the default parser does.
+func scan(ctx context.Context, text string, emit func(Token)) error {
 	s := text
 	i, poll := 0, parsePoll
 	for i < len(s) {
@@ -101,18 +132,20 @@ func Parse(ctx context.Context, text string, emit func(Token)) error {
 		switch {
 		case c == '<':
 			if end := tagEnd(s, i); end > 0 {
+				emit(tok(TokTag, s, i, end))
 				i = end
 				continue
 			}
 		case c == '&':
 			if end := entityEnd(s, i); end > 0 {
+				emit(tok(TokEntity, s, i, end))
 				i = end
 				continue
 			}
 		case c == '/':
 			if isAlnumAt(s, i+1) {
 				end := pathEnd(s, i)
-				emit(Token{TokFile, s[i:end]})
+				emit(tok(TokFile, s, i, end))
 				i = end
 				continue
 			}
@@ -122,7 +155,7 @@ func Parse(ctx context.Context, text string, emit func(Token)) error {
 				if typ == TokUInt {
 					typ = TokInt
 				}
-				emit(Token{typ, s[i:end]})
+				emit(tok(typ, s, i, end))
 				i = end
 				continue
 			}
@@ -147,13 +180,14 @@ const parsePoll = 1 << 12
 // returns where it ends.
 func word(s string, i int, emit func(Token)) int {
 	if end := protocolEnd(s, i); end > 0 {
+		emit(tok(TokProtocol, s, i, end))
 		if hend, ok := hostEnd(s, end); ok {
 			return urlOrHost(s, end, hend, emit)
 		}
 		return end
 	}
 	if end, ok := emailEnd(s, i); ok {
-		emit(Token{TokEmail, s[i:end]})
+		emit(tok(TokEmail, s, i, end))
 		return end
 	}
 	if hend, ok := hostEnd(s, i); ok {
@@ -162,12 +196,12 @@ func word(s string, i int, emit func(Token)) int {
 	end, letters, digits, nonASCII := wordPart(s, i)
 	if isDigit(s[i]) {
 		if typ, nend := number(s, i); nend >= end {
-			emit(Token{typ, s[i:nend]})
+			emit(tok(typ, s, i, nend))
 			return nend
 		}
 	}
 	if fend := pathEnd(s, i); fend > end {
-		emit(Token{TokFile, s[i:fend]})
+		emit(tok(TokFile, s, i, fend))
 		return fend
 	}
 	if letters && end < len(s) && s[end] == '-' {
@@ -184,7 +218,7 @@ func word(s string, i int, emit func(Token)) int {
 	case nonASCII:
 		typ = TokWord
 	}
-	emit(Token{typ, s[i:end]})
+	emit(tok(typ, s, i, end))
 	return end
 }
 
@@ -220,7 +254,7 @@ func hyphenated(s string, start, first int, emit func(Token)) int {
 			whole = TokHWord
 		}
 	}
-	emit(Token{whole, s[start:end]})
+	emit(tok(whole, s, start, end))
 	for _, p := range parts {
 		typ := TokHWordASCIIPart
 		switch {
@@ -229,7 +263,7 @@ func hyphenated(s string, start, first int, emit func(Token)) int {
 		case p.nonASCII:
 			typ = TokHWordPart
 		}
-		emit(Token{typ, s[p.from:p.to]})
+		emit(tok(typ, s, p.from, p.to))
 	}
 	return end
 }
@@ -336,12 +370,12 @@ func urlOrHost(s string, i, hend int, emit func(Token)) int {
 			}
 			end += n
 		}
-		emit(Token{TokURL, s[i:end]})
-		emit(Token{TokHost, s[i:host]})
-		emit(Token{TokURLPath, s[host:end]})
+		emit(tok(TokURL, s, i, end))
+		emit(tok(TokHost, s, i, host))
+		emit(tok(TokURLPath, s, host, end))
 		return end
 	}
-	emit(Token{TokHost, s[i:hend]})
+	emit(tok(TokHost, s, i, hend))
 	return hend
 }
 
