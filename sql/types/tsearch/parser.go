@@ -2,6 +2,7 @@ package tsearch
 
 import (
 	"context"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -426,8 +427,15 @@ func pathEnd(s string, i int) int {
 	return end
 }
 
-// tagEnd is the end of an XML tag at s[i] ('<'), or 0.
+// tagEnd is the end of an XML tag at s[i] ('<'), or 0. A comment
+// (<!-- ... -->) is a tag too.
 func tagEnd(s string, i int) int {
+	if strings.HasPrefix(s[i:], "<!--") {
+		if k := strings.Index(s[i+4:], "-->"); k >= 0 {
+			return i + 4 + k + 3
+		}
+		return 0
+	}
 	j := i + 1
 	if j < len(s) && (s[j] == '/' || s[j] == '!' || s[j] == '?') {
 		j++
