@@ -299,6 +299,16 @@ func operands(n *Node, out []*Node) []*Node {
 func (c *Config) hlParse(ctx context.Context, text string, q Query) (*hlDoc, error) {
 	d := &hlDoc{ctx: ctx, at: map[*Node][]int{}}
 	items := operands(q.Root, nil)
+	// A document says most of its words many times: each is stemmed once.
+	type lexKey struct {
+		typ  TokenType
+		text string
+	}
+	type lexeme struct {
+		lex  string
+		stop bool
+	}
+	lexemes := map[lexKey]lexeme{}
 	at, pos := 0, 0
 	add := func(w hlWord) {
 		if len(w.text) > MaxWordLen {
@@ -321,7 +331,13 @@ func (c *Config) hlParse(ctx context.Context, text string, q Query) (*hlDoc, err
 		}
 		pos++
 		w := hlWord{typ: t.Type, text: t.Text, pos: min(pos, MaxPos)}
-		lex, stop := c.lexeme(t)
+		key := lexKey{t.Type, t.Text}
+		lx, ok := lexemes[key]
+		if !ok {
+			lx.lex, lx.stop = c.lexeme(t)
+			lexemes[key] = lx
+		}
+		lex, stop := lx.lex, lx.stop
 		first := len(d.words)
 		d.words = append(d.words, w)
 		if stop {
