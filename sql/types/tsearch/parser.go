@@ -77,6 +77,16 @@ func isAlnumAt(s string, i int) bool {
 	return isDigit(s[i]) || unicode.IsLetter(r)
 }
 
+// isASCIIAlnumAt reports whether s[i] is an ASCII letter or digit:
+// hosts, e-mail addresses and file paths are made of these only.
+func isASCIIAlnumAt(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
 // wordPart scans a run of letters and digits at s[i:]; it returns its
 // end and whether it holds letters, digits and non-ASCII letters.
 func wordPart(s string, i int) (end int, letters, digits, nonASCII bool) {
@@ -144,7 +154,7 @@ func scan(ctx context.Context, text string, emit func(Token)) error {
 				continue
 			}
 		case c == '/':
-			if isAlnumAt(s, i+1) {
+			if isASCIIAlnumAt(s, i+1) {
 				end := pathEnd(s, i)
 				emit(tok(TokFile, s, i, end))
 				i = end
@@ -196,7 +206,9 @@ func word(s string, i int, emit func(Token)) int {
 	}
 	end, letters, digits, nonASCII := wordPart(s, i)
 	if isDigit(s[i]) {
-		if typ, nend := number(s, i); nend >= end {
+		// A number ends where it ends, except that letters after an
+		// integer make a numword ("12abc"; but "2e5x" is 2e5 and x).
+		if typ, nend := number(s, i); nend >= end || typ == TokSFloat {
 			emit(tok(typ, s, i, nend))
 			return nend
 		}
@@ -316,7 +328,7 @@ func protocolEnd(s string, i int) int {
 	return 0
 }
 
-// hostEnd scans a host name at s[i]: labels of letters, digits and
+// hostEnd scans a host name at s[i]: labels of ASCII letters, digits and
 // inner hyphens joined by dots, the last of two or more letters (the
 // longest such run of two or more labels); ok is false when there is
 // none.
@@ -327,15 +339,14 @@ func hostEnd(s string, i int) (int, bool) {
 		j := end
 		alpha, n := true, 0
 		for j < len(s) {
-			r, sz := runeAt(s, j)
 			if isDigit(s[j]) {
 				alpha = false
-			} else if !unicode.IsLetter(r) && !(s[j] == '-' && n > 0 && isAlnumAt(s, j+1)) {
+			} else if !isASCIIAlnumAt(s, j) && !(s[j] == '-' && n > 0 && isASCIIAlnumAt(s, j+1)) {
 				break
 			} else if s[j] == '-' {
 				alpha = false
 			}
-			j += sz
+			j++
 			n++
 		}
 		if n == 0 {
@@ -346,7 +357,7 @@ func hostEnd(s string, i int) (int, bool) {
 		if labels >= 2 && alpha && n >= 2 {
 			best = end
 		}
-		if end+1 < len(s) && s[end] == '.' && isAlnumAt(s, end+1) {
+		if end+1 < len(s) && s[end] == '.' && isASCIIAlnumAt(s, end+1) {
 			end++
 			continue
 		}
@@ -362,14 +373,10 @@ func urlOrHost(s string, i, hend int, emit func(Token)) int {
 	if host+1 < len(s) && s[host] == ':' && isDigit(s[host+1]) {
 		host = digitsEnd(s, host+1)
 	}
-	if host < len(s) && s[host] == '/' {
+	if host+1 < len(s) && s[host] == '/' && isURLChar(s[host+1]) {
 		end := host + 1
-		for end < len(s) {
-			r, n := runeAt(s, end)
-			if unicode.IsSpace(r) || r == '"' || r == '<' || r == '>' || r == '\'' {
-				break
-			}
-			end += n
+		for end < len(s) && isURLChar(s[end]) {
+			end++
 		}
 		emit(tok(TokURL, s, i, end))
 		emit(tok(TokHost, s, i, host))
@@ -380,15 +387,27 @@ func urlOrHost(s string, i, hend int, emit func(Token)) int {
 	return hend
 }
 
-// emailEnd scans an e-mail address at s[i]: a local part of letters,
+// isURLChar reports whether c may be in a URL path: printable ASCII but
+// the characters RFC 3986 disallows (PostgreSQL's p_isurlchar).
+func isURLChar(c byte) bool {
+	if c <= 0x20 || c >= 0x7f {
+		return false
+	}
+	switch c {
+	case '"', '<', '>', '\\', '^', '`', '{', '|', '}':
+		return false
+	}
+	return true
+}
+
+// emailEnd scans an e-mail address at s[i]: a local part of ASCII letters,
 // digits, dots, hyphens and underscores, '@' and a host.
 func emailEnd(s string, i int) (int, bool) {
 	j := i
-	for j < len(s) && (isAlnumAt(s, j) || s[j] == '.' || s[j] == '-' || s[j] == '_') {
-		_, n := runeAt(s, j)
-		j += n
+	for j < len(s) && (isASCIIAlnumAt(s, j) || s[j] == '.' || s[j] == '-' || s[j] == '_') {
+		j++
 	}
-	if j < len(s) && s[j] == '@' && isAlnumAt(s, j+1) {
+	if j < len(s) && s[j] == '@' && isASCIIAlnumAt(s, j+1) {
 		if end, ok := hostEnd(s, j+1); ok {
 			return end, true
 		}
@@ -396,7 +415,7 @@ func emailEnd(s string, i int) (int, bool) {
 	return 0, false
 }
 
-// pathEnd scans a file path at s[i]: letters and digits joined by
+// pathEnd scans a file path at s[i]: ASCII letters and digits joined by
 // slashes and dots, with '_' allowed anywhere but after the last dot and
 // '-' only after a slash; a final dot or slash is not part of it. It
 // returns i when there is no '/' or '.' in it.
@@ -407,16 +426,15 @@ func pathEnd(s string, i int) int {
 		c := s[j]
 		switch {
 		case c == '/' || c == '.':
-			if !isAlnumAt(s, j+1) {
+			if !isASCIIAlnumAt(s, j+1) {
 				return end
 			}
 			sep, afterDot = true, c == '.'
 			j++
 		case c == '_' && !afterDot, c == '-' && sep && !afterDot:
 			j++
-		case isAlnumAt(s, j):
-			_, n := runeAt(s, j)
-			j += n
+		case isASCIIAlnumAt(s, j):
+			j++
 			if sep || s[i] == '/' {
 				end = j
 			}
