@@ -278,6 +278,9 @@ func hyphenated(s string, start, first int, emit func(Token)) int {
 		}
 		emit(tok(typ, s, p.from, p.to))
 	}
+	if end+1 < len(s) && s[end] == '-' && isDigit(s[end+1]) {
+		return end + 1 // "a-b-7": the hyphen is a blank, 7 unsigned
+	}
 	return end
 }
 
