@@ -331,23 +331,36 @@ func protocolEnd(s string, i int) int {
 	return 0
 }
 
-// hostEnd scans a host name at s[i]: labels of ASCII letters, digits and
-// inner hyphens joined by dots, the last of two or more letters (the
-// longest such run of two or more labels); ok is false when there is
-// none.
+// hostEnd scans a host name at s[i]: labels of ASCII letters and
+// digits, with inner hyphens and underscores, joined by dots, ending
+// with two or more letters after a dot: a whole last label of letters,
+// or the letters a last label starts with before a hyphen or an
+// underscore ("foo.ba-r" is the host foo.ba). It takes the longest
+// such run; ok is false when there is none.
 func hostEnd(s string, i int) (int, bool) {
 	end, best := i, 0
 	labels := 0
 	for {
+		start := end
 		j := end
-		alpha, n := true, 0
+		alpha, lead, n := true, 0, 0
+	label:
 		for j < len(s) {
-			if isDigit(s[j]) {
+			c := s[j]
+			switch {
+			case isDigit(c):
+				if alpha {
+					lead = 0 // a digit first: no run of letters leads
+				}
 				alpha = false
-			} else if !isASCIIAlnumAt(s, j) && !(s[j] == '-' && n > 0 && isASCIIAlnumAt(s, j+1)) {
-				break
-			} else if s[j] == '-' {
+			case isASCIIAlnumAt(s, j):
+			case (c == '-' || c == '_') && n > 0 && isASCIIAlnumAt(s, j+1):
+				if alpha {
+					lead = n
+				}
 				alpha = false
+			default:
+				break label
 			}
 			j++
 			n++
@@ -357,8 +370,12 @@ func hostEnd(s string, i int) (int, bool) {
 		}
 		labels++
 		end = j
-		if labels >= 2 && alpha && n >= 2 {
-			best = end
+		if labels >= 2 {
+			if alpha && n >= 2 {
+				best = end
+			} else if lead >= 2 {
+				best = start + lead
+			}
 		}
 		if end+1 < len(s) && s[end] == '.' && isASCIIAlnumAt(s, end+1) {
 			end++
