@@ -35,7 +35,7 @@ func overload(t *testing.T, name string, args ...types.T) *Overload {
 
 // TestLongCallsStop: the functions that can work long over one value
 // (repeat, replace, the regexp_ ones, translate, string_to_array,
-// array_to_string, md5, to_tsvector) stop with 57014 under a cancelled
+// array_to_string, md5, to_tsvector, ts_headline) stop with 57014 under a cancelled
 // context, and give the same answers as the standard library across the
 // pieces they work in.
 func TestLongCallsStop(t *testing.T) {
@@ -50,6 +50,7 @@ func TestLongCallsStop(t *testing.T) {
 		{overload(t, "md5", tText), []any{long}},
 		{overload(t, "md5", types.ByteaT), []any{[]byte(long)}},
 		{overload(t, "to_tsvector", tRegConfig, tText), []any{tsearch.English.OID, long}},
+		{overload(t, "ts_headline", tRegConfig, tText, types.TSQueryT), []any{tsearch.English.OID, long, "'word'"}},
 		{overload(t, "regexp_count", tText, tText), []any{long, "w"}},
 		{overload(t, "translate", tText, tText, tText), []any{long, "w", "v"}},
 		{overload(t, "string_to_array", tText, tText), []any{long, " "}},

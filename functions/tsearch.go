@@ -1,6 +1,8 @@
 package functions
 
 import (
+	"strings"
+
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/sql/types/tsearch"
@@ -197,6 +199,122 @@ func combineQueries(op tsearch.Op, dist func(a []any) (int, error)) func(*Contex
 	}
 }
 
+// headline is ts_headline of text under c for the query datum and the
+// options text (nil for the defaults).
+func headline(ctx *Context, c *tsearch.Config, text string, qs any, opts any) (any, error) {
+	q, err := queryArg(qs)
+	if err != nil {
+		return nil, err
+	}
+	o := tsearch.DefaultHeadlineOptions
+	if opts != nil {
+		if o, err = tsearch.ParseHeadlineOptions(opts.(string)); err != nil {
+			return nil, err
+		}
+	}
+	out, err := c.Headline(ctx.context(), text, q, o)
+	if err != nil {
+		return nil, pgerr.From(err)
+	}
+	return out, nil
+}
+
+// jsonHeadline is ts_headline of a json or jsonb document: each string
+// value (not the object keys) becomes its own headline; the result is
+// jsonb's canonical text, or for json the compact text PostgreSQL's
+// transform_json_string_values prints (keys as written, in order, no
+// spaces). The options' list syntax is checked first; their names and
+// values only when there is a string to headline, as PostgreSQL does.
+func jsonHeadline(ctx *Context, c *tsearch.Config, doc string, qs any, opts any, jsonb bool) (any, error) {
+	q, err := queryArg(qs)
+	if err != nil {
+		return nil, err
+	}
+	j, err := parseJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	o := tsearch.DefaultHeadlineOptions
+	var optErr error
+	if opts != nil {
+		o, optErr = tsearch.ParseHeadlineOptions(opts.(string))
+		if pgerr.Code(optErr) == pgerrcode.SyntaxError {
+			return nil, optErr
+		}
+	}
+	var walk func(*jnode) error
+	walk = func(n *jnode) error {
+		switch n.kind {
+		case jsonString:
+			if optErr != nil {
+				return optErr
+			}
+			h, err := c.Headline(ctx.context(), n.str, q, o)
+			if err != nil {
+				return pgerr.From(err)
+			}
+			n.str, n.raw = h, ""
+		case jsonArray, jsonObject:
+			for _, v := range n.vals {
+				if err := walk(v); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(j); err != nil {
+		return nil, err
+	}
+	if jsonb {
+		return jsonbText(j), nil
+	}
+	var b strings.Builder
+	writeCompactJSON(&b, j) // as jsonb_strip_nulls prints json
+	return b.String(), nil
+}
+
+// headlineOverloads registers ts_headline([regconfig,] document,
+// tsquery [, text]) for text, json and jsonb documents; the forms
+// without a configuration use the session's.
+func headlineOverloads() []*Overload {
+	var out []*Overload
+	for _, doc := range []types.T{types.TextT, types.JSONT, types.JSONBT} {
+		call := func(ctx *Context, c *tsearch.Config, a []any) (any, error) {
+			var opts any
+			if len(a) > 2 {
+				opts = a[2]
+			}
+			if doc.Family == types.TextT.Family {
+				return headline(ctx, c, a[0].(string), a[1], opts)
+			}
+			return jsonHeadline(ctx, c, a[0].(string), a[1], opts, doc.Family == types.JSONBT.Family)
+		}
+		byConfig := func(ctx *Context, a []any) (any, error) {
+			c, err := configArg(a[0])
+			if err != nil {
+				return nil, err
+			}
+			return call(ctx, c, a[1:])
+		}
+		byDefault := func(ctx *Context, a []any) (any, error) {
+			c, err := currentConfig(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return call(ctx, c, a)
+		}
+		t := types.TextT
+		out = append(out,
+			fn("ts_headline", targs(tRegConfig, doc, tTSQuery, t), doc, byConfig),
+			fn("ts_headline", targs(tRegConfig, doc, tTSQuery), doc, byConfig),
+			stable(fn("ts_headline", targs(doc, tTSQuery, t), doc, byDefault)),
+			stable(fn("ts_headline", targs(doc, tTSQuery), doc, byDefault)),
+		)
+	}
+	return out
+}
+
 func init() {
 	Register(withConfig("to_tsvector", tTSVector, func(ctx *Context, c *tsearch.Config, s string) (any, error) {
 		v, err := toVector(ctx, c, s)
@@ -234,6 +352,7 @@ func init() {
 		return q.String(), nil
 	})...)
 	Register(rankOverloads("ts_rank", tsearch.Rank)...)
+	Register(headlineOverloads()...)
 	Register(rankOverloads("ts_rank_cd", tsearch.RankCD)...)
 	Register(
 		stable(fn("get_current_ts_config", nil, tRegConfig, func(ctx *Context, _ []any) (any, error) {

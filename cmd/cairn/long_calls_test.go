@@ -12,7 +12,8 @@ import (
 )
 
 // TestLongCallsCancel: a single function call that works for seconds
-// over one long value (to_tsvector over 10MB of words, regexp_replace
+// over one long value (to_tsvector over 10MB of words, ts_headline
+// seeking covers among a million matching words, regexp_replace
 // and regexp_matches with 20 million matches, regexp_split_to_array and
 // regexp_split_to_table with 8 million, in a SELECT and in an
 // UPDATE's SET) ends with 57014 soon after a client's
@@ -41,6 +42,7 @@ func TestLongCallsCancel(t *testing.T) {
 	mustExec(t, conn, "INSERT INTO long_text VALUES (repeat('ab', 20000000))")
 	calls := []string{
 		"SELECT length(to_tsvector(repeat('word ', 2000000)))",
+		"SELECT length(ts_headline('english', repeat('fox dog ', 500000), to_tsquery('english', 'fox & cat')))",
 		"SELECT length(regexp_replace(repeat('ab', 20000000), 'a', 'xy', 'g'))",
 		"UPDATE long_text SET b = regexp_replace(b, 'a', 'xy', 'g')",
 		"SELECT count(*) FROM regexp_matches(repeat('ab', 20000000), 'a', 'g')",

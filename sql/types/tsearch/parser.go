@@ -2,6 +2,7 @@ package tsearch
 
 import (
 	"context"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -10,7 +11,9 @@ import (
 // are its token ids (ts_token_type('default')).
 type TokenType int
 
-// The default parser's token types that cairn's parser emits.
+// The default parser's token types that cairn's parser emits. Blank,
+// tag, protocol and entity tokens are no configuration's: Parse drops
+// them, and only a headline (which prints the whole text) sees them.
 const (
 	TokASCIIWord      TokenType = 1
 	TokWord           TokenType = 2
@@ -23,6 +26,9 @@ const (
 	TokHWordNumPart   TokenType = 9
 	TokHWordPart      TokenType = 10
 	TokHWordASCIIPart TokenType = 11
+	TokBlank          TokenType = 12
+	TokTag            TokenType = 13
+	TokProtocol       TokenType = 14
 	TokNumHWord       TokenType = 15
 	TokASCIIHWord     TokenType = 16
 	TokHWord          TokenType = 17
@@ -31,12 +37,26 @@ const (
 	TokFloat          TokenType = 20
 	TokInt            TokenType = 21
 	TokUInt           TokenType = 22
+	TokEntity         TokenType = 23
 )
 
 // Token is one token of text.
 type Token struct {
 	Type TokenType
 	Text string
+	// At is the byte offset of Text in the parsed text.
+	At int
+}
+
+// tok is the token of type typ at s[from:to].
+func tok(typ TokenType, s string, from, to int) Token {
+	return Token{Type: typ, Text: s[from:to], At: from}
+}
+
+// indexed reports whether a configuration maps the token type to a
+// dictionary (both of cairn's map every type but these).
+func (t TokenType) indexed() bool {
+	return t != TokBlank && t != TokTag && t != TokProtocol && t != TokEntity
 }
 
 // isLetterAt reports whether s[i:] starts with a letter; n is its length.
@@ -55,6 +75,16 @@ func isAlnumAt(s string, i int) bool {
 	}
 	r, _ := runeAt(s, i)
 	return isDigit(s[i]) || unicode.IsLetter(r)
+}
+
+// isASCIIAlnumAt reports whether s[i] is an ASCII letter or digit:
+// hosts, e-mail addresses and file paths are made of these only.
+func isASCIIAlnumAt(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // wordPart scans a run of letters and digits at s[i:]; it returns its
@@ -88,6 +118,18 @@ func wordPart(s string, i int) (end int, letters, digits, nonASCII bool) {
 // Parse looks at ctx every parsePoll bytes of text and returns its error
 // once it is done (a cancel of to_tsvector over a long text).
 func Parse(ctx context.Context, text string, emit func(Token)) error {
+	return scan(ctx, text, func(t Token) {
+		if t.Type.indexed() {
+			emit(t)
+		}
+	})
+}
+
+// scan is Parse that also emits the tag, entity and protocol tokens; the
+// text between two tokens it emits is blank (spaces and punctuation).
+// Hyphenated words and URLs are emitted whole and then as their parts,
+// as the default parser does.
+func scan(ctx context.Context, text string, emit func(Token)) error {
 	s := text
 	i, poll := 0, parsePoll
 	for i < len(s) {
@@ -101,18 +143,20 @@ func Parse(ctx context.Context, text string, emit func(Token)) error {
 		switch {
 		case c == '<':
 			if end := tagEnd(s, i); end > 0 {
+				emit(tok(TokTag, s, i, end))
 				i = end
 				continue
 			}
 		case c == '&':
 			if end := entityEnd(s, i); end > 0 {
+				emit(tok(TokEntity, s, i, end))
 				i = end
 				continue
 			}
 		case c == '/':
-			if isAlnumAt(s, i+1) {
+			if isASCIIAlnumAt(s, i+1) {
 				end := pathEnd(s, i)
-				emit(Token{TokFile, s[i:end]})
+				emit(tok(TokFile, s, i, end))
 				i = end
 				continue
 			}
@@ -122,7 +166,7 @@ func Parse(ctx context.Context, text string, emit func(Token)) error {
 				if typ == TokUInt {
 					typ = TokInt
 				}
-				emit(Token{typ, s[i:end]})
+				emit(tok(typ, s, i, end))
 				i = end
 				continue
 			}
@@ -147,13 +191,14 @@ const parsePoll = 1 << 12
 // returns where it ends.
 func word(s string, i int, emit func(Token)) int {
 	if end := protocolEnd(s, i); end > 0 {
+		emit(tok(TokProtocol, s, i, end))
 		if hend, ok := hostEnd(s, end); ok {
 			return urlOrHost(s, end, hend, emit)
 		}
 		return end
 	}
 	if end, ok := emailEnd(s, i); ok {
-		emit(Token{TokEmail, s[i:end]})
+		emit(tok(TokEmail, s, i, end))
 		return end
 	}
 	if hend, ok := hostEnd(s, i); ok {
@@ -161,13 +206,15 @@ func word(s string, i int, emit func(Token)) int {
 	}
 	end, letters, digits, nonASCII := wordPart(s, i)
 	if isDigit(s[i]) {
-		if typ, nend := number(s, i); nend >= end {
-			emit(Token{typ, s[i:nend]})
+		// A number ends where it ends, except that letters after an
+		// integer make a numword ("12abc"; but "2e5x" is 2e5 and x).
+		if typ, nend := number(s, i); nend >= end || typ == TokSFloat {
+			emit(tok(typ, s, i, nend))
 			return nend
 		}
 	}
 	if fend := pathEnd(s, i); fend > end {
-		emit(Token{TokFile, s[i:fend]})
+		emit(tok(TokFile, s, i, fend))
 		return fend
 	}
 	if letters && end < len(s) && s[end] == '-' {
@@ -184,7 +231,7 @@ func word(s string, i int, emit func(Token)) int {
 	case nonASCII:
 		typ = TokWord
 	}
-	emit(Token{typ, s[i:end]})
+	emit(tok(typ, s, i, end))
 	return end
 }
 
@@ -220,7 +267,7 @@ func hyphenated(s string, start, first int, emit func(Token)) int {
 			whole = TokHWord
 		}
 	}
-	emit(Token{whole, s[start:end]})
+	emit(tok(whole, s, start, end))
 	for _, p := range parts {
 		typ := TokHWordASCIIPart
 		switch {
@@ -229,7 +276,10 @@ func hyphenated(s string, start, first int, emit func(Token)) int {
 		case p.nonASCII:
 			typ = TokHWordPart
 		}
-		emit(Token{typ, s[p.from:p.to]})
+		emit(tok(typ, s, p.from, p.to))
+	}
+	if end+1 < len(s) && s[end] == '-' && isDigit(s[end+1]) {
+		return end + 1 // "a-b-7": the hyphen is a blank, 7 unsigned
 	}
 	return end
 }
@@ -281,26 +331,38 @@ func protocolEnd(s string, i int) int {
 	return 0
 }
 
-// hostEnd scans a host name at s[i]: labels of letters, digits and
-// inner hyphens joined by dots, the last of two or more letters (the
-// longest such run of two or more labels); ok is false when there is
-// none.
+// hostEnd scans a host name at s[i]: labels of ASCII letters and
+// digits, with inner hyphens and underscores, joined by dots, ending
+// with two or more letters after a dot: a whole last label of letters,
+// or the letters a last label starts with before a hyphen or an
+// underscore ("foo.ba-r" is the host foo.ba). It takes the longest
+// such run; ok is false when there is none.
 func hostEnd(s string, i int) (int, bool) {
 	end, best := i, 0
 	labels := 0
 	for {
+		start := end
 		j := end
-		alpha, n := true, 0
+		alpha, lead, n := true, 0, 0
+	label:
 		for j < len(s) {
-			r, sz := runeAt(s, j)
-			if isDigit(s[j]) {
+			c := s[j]
+			switch {
+			case isDigit(c):
+				if alpha {
+					lead = 0 // a digit first: no run of letters leads
+				}
 				alpha = false
-			} else if !unicode.IsLetter(r) && !(s[j] == '-' && n > 0 && isAlnumAt(s, j+1)) {
-				break
-			} else if s[j] == '-' {
+			case isASCIIAlnumAt(s, j):
+			case (c == '-' || c == '_') && n > 0 && isASCIIAlnumAt(s, j+1):
+				if alpha {
+					lead = n
+				}
 				alpha = false
+			default:
+				break label
 			}
-			j += sz
+			j++
 			n++
 		}
 		if n == 0 {
@@ -308,10 +370,14 @@ func hostEnd(s string, i int) (int, bool) {
 		}
 		labels++
 		end = j
-		if labels >= 2 && alpha && n >= 2 {
-			best = end
+		if labels >= 2 {
+			if alpha && n >= 2 {
+				best = end
+			} else if lead >= 2 {
+				best = start + lead
+			}
 		}
-		if end+1 < len(s) && s[end] == '.' && isAlnumAt(s, end+1) {
+		if end+1 < len(s) && s[end] == '.' && isASCIIAlnumAt(s, end+1) {
 			end++
 			continue
 		}
@@ -327,33 +393,41 @@ func urlOrHost(s string, i, hend int, emit func(Token)) int {
 	if host+1 < len(s) && s[host] == ':' && isDigit(s[host+1]) {
 		host = digitsEnd(s, host+1)
 	}
-	if host < len(s) && s[host] == '/' {
+	if host+1 < len(s) && s[host] == '/' && isURLChar(s[host+1]) {
 		end := host + 1
-		for end < len(s) {
-			r, n := runeAt(s, end)
-			if unicode.IsSpace(r) || r == '"' || r == '<' || r == '>' || r == '\'' {
-				break
-			}
-			end += n
+		for end < len(s) && isURLChar(s[end]) {
+			end++
 		}
-		emit(Token{TokURL, s[i:end]})
-		emit(Token{TokHost, s[i:host]})
-		emit(Token{TokURLPath, s[host:end]})
+		emit(tok(TokURL, s, i, end))
+		emit(tok(TokHost, s, i, host))
+		emit(tok(TokURLPath, s, host, end))
 		return end
 	}
-	emit(Token{TokHost, s[i:hend]})
+	emit(tok(TokHost, s, i, hend))
 	return hend
 }
 
-// emailEnd scans an e-mail address at s[i]: a local part of letters,
+// isURLChar reports whether c may be in a URL path: printable ASCII but
+// the characters RFC 3986 disallows (PostgreSQL's p_isurlchar).
+func isURLChar(c byte) bool {
+	if c <= 0x20 || c >= 0x7f {
+		return false
+	}
+	switch c {
+	case '"', '<', '>', '\\', '^', '`', '{', '|', '}':
+		return false
+	}
+	return true
+}
+
+// emailEnd scans an e-mail address at s[i]: a local part of ASCII letters,
 // digits, dots, hyphens and underscores, '@' and a host.
 func emailEnd(s string, i int) (int, bool) {
 	j := i
-	for j < len(s) && (isAlnumAt(s, j) || s[j] == '.' || s[j] == '-' || s[j] == '_') {
-		_, n := runeAt(s, j)
-		j += n
+	for j < len(s) && (isASCIIAlnumAt(s, j) || s[j] == '.' || s[j] == '-' || s[j] == '_') {
+		j++
 	}
-	if j < len(s) && s[j] == '@' && isAlnumAt(s, j+1) {
+	if j < len(s) && s[j] == '@' && isASCIIAlnumAt(s, j+1) {
 		if end, ok := hostEnd(s, j+1); ok {
 			return end, true
 		}
@@ -361,7 +435,7 @@ func emailEnd(s string, i int) (int, bool) {
 	return 0, false
 }
 
-// pathEnd scans a file path at s[i]: letters and digits joined by
+// pathEnd scans a file path at s[i]: ASCII letters and digits joined by
 // slashes and dots, with '_' allowed anywhere but after the last dot and
 // '-' only after a slash; a final dot or slash is not part of it. It
 // returns i when there is no '/' or '.' in it.
@@ -372,16 +446,15 @@ func pathEnd(s string, i int) int {
 		c := s[j]
 		switch {
 		case c == '/' || c == '.':
-			if !isAlnumAt(s, j+1) {
+			if !isASCIIAlnumAt(s, j+1) {
 				return end
 			}
 			sep, afterDot = true, c == '.'
 			j++
 		case c == '_' && !afterDot, c == '-' && sep && !afterDot:
 			j++
-		case isAlnumAt(s, j):
-			_, n := runeAt(s, j)
-			j += n
+		case isASCIIAlnumAt(s, j):
+			j++
 			if sep || s[i] == '/' {
 				end = j
 			}
@@ -392,8 +465,15 @@ func pathEnd(s string, i int) int {
 	return end
 }
 
-// tagEnd is the end of an XML tag at s[i] ('<'), or 0.
+// tagEnd is the end of an XML tag at s[i] ('<'), or 0. A comment
+// (<!-- ... -->) is a tag too.
 func tagEnd(s string, i int) int {
+	if strings.HasPrefix(s[i:], "<!--") {
+		if k := strings.Index(s[i+4:], "-->"); k >= 0 {
+			return i + 4 + k + 3
+		}
+		return 0
+	}
 	j := i + 1
 	if j < len(s) && (s[j] == '/' || s[j] == '!' || s[j] == '?') {
 		j++
