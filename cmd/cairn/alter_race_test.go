@@ -262,7 +262,8 @@ func TestCopyAcrossAddColumn(t *testing.T) {
 // orders: the ALTER's validation saw the parent row, the delete was
 // checked against no foreign key, and both committed, leaving a child
 // row whose parent is gone under a valid constraint. PostgreSQL's ALTER
-// locks the parent table; here the second to commit fails with 40001.
+// locks the parent table: a DELETE in a transaction after the ALTER waits
+// for it; one before it makes the second to commit fail with 40001.
 func TestAddForeignKeyRacingParentDelete(t *testing.T) {
 	ts := startServer(t, "")
 	ctx := context.Background()
@@ -284,14 +285,34 @@ func TestAddForeignKeyRacingParentDelete(t *testing.T) {
 		mustExec(t, ddl, `INSERT INTO fc VALUES (1), (2)`)
 	}
 
-	// The ALTER first, its transaction still open.
+	// The ALTER first, its transaction still open: the DELETE waits for
+	// it, as PostgreSQL's waits for its lock, and then meets the foreign
+	// key.
 	setup()
 	mustExec(t, ddl, `BEGIN`)
 	mustExec(t, ddl, `ALTER TABLE fc ADD CONSTRAINT fc_pid FOREIGN KEY (pid) REFERENCES fp (id)`)
 	mustExec(t, del, `BEGIN`)
-	mustExec(t, del, `DELETE FROM fp WHERE id = 2`)
-	expectCode(t, del, `COMMIT`, "40001")
+	done := make(chan error, 1)
+	go func() {
+		_, err := del.Exec(ctx, `DELETE FROM fp WHERE id = 2`)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("ALTER first: the DELETE ended while the ALTER was open: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
 	mustExec(t, ddl, `COMMIT`)
+	select {
+	case err := <-done:
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "23503" {
+			t.Fatalf("ALTER first: the DELETE after the ALTER committed: %v, want 23503", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ALTER first: the DELETE still waits after the ALTER committed")
+	}
+	mustExec(t, del, `ROLLBACK`)
 	if n := orphans(); n != 0 {
 		t.Errorf("ALTER first: %d child rows without their parent", n)
 	}
