@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -411,6 +412,12 @@ func firstNull(arr arrow.Array) int {
 	return 0
 }
 
+// maxFieldDisplay bounds each value "Failing row contains" shows, as
+// PostgreSQL's ExecBuildSlotValueDescription: a longer one is cut at the
+// end of the last character that fits and followed by "...", so that a
+// document or an embedding does not make the error megabytes long.
+const maxFieldDisplay = 64
+
 // rowText renders a row as PostgreSQL's "Failing row contains (...)",
 // values in the session's text output settings opts.
 func rowText(def *catalog.TableDef, rec arrow.Record, row int, opts *types.TextOptions) string {
@@ -419,9 +426,17 @@ func rowText(def *catalog.TableDef, rec arrow.Record, row int, opts *types.TextO
 		v := types.ValueAt(rec.Column(i), row, col.Type)
 		if v == nil {
 			parts[i] = "null"
-		} else {
-			parts[i] = string(types.AppendText(nil, v, col.Type, opts))
+			continue
 		}
+		text := types.AppendText(nil, v, col.Type, opts)
+		if len(text) > maxFieldDisplay {
+			cut := maxFieldDisplay
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+			text = append(text[:cut], "..."...)
+		}
+		parts[i] = string(text)
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
 }
