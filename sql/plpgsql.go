@@ -233,10 +233,30 @@ type PLReturnNext struct {
 	Var  int
 }
 
-// PLGetDiag is GET [CURRENT] DIAGNOSTICS var = ROW_COUNT, ...: Vars are
-// the variables given the rows the last SQL statement of the body read or
-// changed.
-type PLGetDiag struct{ Vars []int }
+// PLGetDiag is GET [CURRENT | STACKED] DIAGNOSTICS var = item, ...: each
+// item's value is assigned to its variable. GET CURRENT's item is
+// ROW_COUNT, the rows the last SQL statement of the body read or changed;
+// GET STACKED's (stackedDiagItems) describe the error the exception
+// handler running caught.
+type PLGetDiag struct {
+	Stacked bool
+	Items   []PLDiagItem
+}
+
+// PLDiagItem is an item of GET DIAGNOSTICS: its kind, as PostgreSQL
+// names it (ROW_COUNT, RETURNED_SQLSTATE, MESSAGE_TEXT, ...), and the
+// number of the variable it sets.
+type PLDiagItem struct {
+	Kind string
+	Var  int
+}
+
+// stackedDiagItems are the items of GET STACKED DIAGNOSTICS.
+var stackedDiagItems = map[string]bool{
+	"RETURNED_SQLSTATE": true, "MESSAGE_TEXT": true, "PG_EXCEPTION_DETAIL": true, "PG_EXCEPTION_HINT": true,
+	"PG_EXCEPTION_CONTEXT": true, "COLUMN_NAME": true, "CONSTRAINT_NAME": true, "PG_DATATYPE_NAME": true,
+	"TABLE_NAME": true, "SCHEMA_NAME": true,
+}
 
 // PLExit is EXIT or CONTINUE [label] [WHEN cond].
 type PLExit struct {
@@ -941,15 +961,18 @@ func (c *plCompiler) stmt(r plJSON) (PLStmt, error) {
 			if err := json.Unmarshal(raw, &x); err != nil {
 				return nil, errPLJSON(err)
 			}
-			if x.IsStacked {
-				return nil, pgerr.NotSupported("GET STACKED DIAGNOSTICS")
-			}
-			s := &PLGetDiag{}
+			s := &PLGetDiag{Stacked: x.IsStacked}
+			which := map[bool]string{false: "CURRENT", true: "STACKED"}[x.IsStacked]
 			for _, it := range x.Items {
-				if it.Item.Kind != "ROW_COUNT" {
-					return nil, pgerr.NotSupported("GET DIAGNOSTICS item %s (cairn has ROW_COUNT)", it.Item.Kind)
+				kind := it.Item.Kind
+				switch {
+				case kind == "ROW_COUNT" && !x.IsStacked, stackedDiagItems[kind] && x.IsStacked:
+				case kind == "ROW_COUNT" || stackedDiagItems[kind] || kind == "PG_CONTEXT" && x.IsStacked:
+					return nil, pgerr.New(pgerrcode.SyntaxError, "diagnostics item %s is not allowed in GET %s DIAGNOSTICS", kind, which)
+				default:
+					return nil, pgerr.NotSupported("GET DIAGNOSTICS item %s", kind)
 				}
-				s.Vars = append(s.Vars, it.Item.Target)
+				s.Items = append(s.Items, PLDiagItem{Kind: kind, Var: it.Item.Target})
 			}
 			return s, nil
 		}

@@ -331,6 +331,34 @@ func (f *plFrame) handle(h *sql.PLHandler, caught error) (plControl, plValue, er
 	return f.list(h.Body)
 }
 
+// stackedDiag is the value of GET STACKED DIAGNOSTICS item kind for the
+// error caught: a field of the error, the empty string where it has none
+// (as PostgreSQL's; cairn's errors name no data type).
+func stackedDiag(kind string, caught error) string {
+	pe := pgerr.From(caught)
+	switch kind {
+	case "RETURNED_SQLSTATE":
+		return pe.Code
+	case "MESSAGE_TEXT":
+		return pe.Message
+	case "PG_EXCEPTION_DETAIL":
+		return pe.Detail
+	case "PG_EXCEPTION_HINT":
+		return pe.Hint
+	case "PG_EXCEPTION_CONTEXT":
+		return pe.Where
+	case "COLUMN_NAME":
+		return pe.Column
+	case "CONSTRAINT_NAME":
+		return pe.Constraint
+	case "TABLE_NAME":
+		return pe.Table
+	case "SCHEMA_NAME":
+		return pe.Schema
+	}
+	return "" // PG_DATATYPE_NAME
+}
+
 // matchHandler is the first handler that catches err: by its SQLSTATE,
 // its class (a code ending in 000), or OTHERS, which catches all but a
 // cancellation (query_canceled) and a failed ASSERT, as in PostgreSQL.
@@ -401,15 +429,21 @@ func (f *plFrame) stmt(st sql.PLStmt) (plControl, plValue, error) {
 	case *sql.PLReturnNext:
 		return plControl{}, plValue{}, f.returnNext(x)
 	case *sql.PLGetDiag:
-		for _, v := range x.Vars {
-			val := any(f.s.plRows)
-			if t := f.fn.Vars[v].T; t.Family != types.Unknown && !t.Equal(types.Int8T) {
+		if x.Stacked && len(f.caught) == 0 {
+			return plControl{}, plValue{}, pgerr.New(pgerrcode.StackedDiagnosticsAccessedWithoutActiveHandler, "GET STACKED DIAGNOSTICS cannot be used outside an exception handler")
+		}
+		for _, it := range x.Items {
+			val, from := any(f.s.plRows), types.Int8T
+			if x.Stacked {
+				val, from = stackedDiag(it.Kind, f.caught[len(f.caught)-1]), types.TextT
+			}
+			if t := f.fn.Vars[it.Var].T; t.Family != types.Unknown && !t.Equal(from) {
 				var err error
-				if val, err = f.cast(val, types.Int8T, t); err != nil {
+				if val, err = f.cast(val, from, t); err != nil {
 					return plControl{}, plValue{}, err
 				}
 			}
-			f.vals[v] = plValue{v: val, t: f.fn.Vars[v].T}
+			f.vals[it.Var] = plValue{v: val, t: f.fn.Vars[it.Var].T}
 		}
 		return plControl{}, plValue{}, nil
 	case *sql.PLExit:
