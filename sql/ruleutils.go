@@ -278,6 +278,7 @@ func (a *ruleAnalyzer) node(n *pg_query.Node) (*ruleNode, error) {
 	return nil, errRuleForm("this expression")
 }
 
+// nodes analyses the expressions ns, in order.
 func (a *ruleAnalyzer) nodes(ns []*pg_query.Node) ([]*ruleNode, error) {
 	out := make([]*ruleNode, len(ns))
 	for i, n := range ns {
@@ -575,14 +576,11 @@ func (a *ruleAnalyzer) aExpr(x *pg_query.A_Expr) (*ruleNode, error) {
 		}
 		return a.operator(op, l, r)
 	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
-		l, err := a.node(x.Lexpr)
+		ns, err := a.nodes([]*pg_query.Node{x.Lexpr, x.Rexpr})
 		if err != nil {
 			return nil, err
 		}
-		r, err := a.node(x.Rexpr)
-		if err != nil {
-			return nil, err
-		}
+		l, r := ns[0], ns[1]
 		if r.kind == rConst && r.t.Family == types.Unknown {
 			if r, err = a.literalAs(r, types.ArrayOf(l.t, 1)); err != nil {
 				return nil, err
@@ -592,19 +590,12 @@ func (a *ruleAnalyzer) aExpr(x *pg_query.A_Expr) (*ruleNode, error) {
 	case pg_query.A_Expr_Kind_AEXPR_IN:
 		return a.in(op, x)
 	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN:
-		l, err := a.node(x.Lexpr)
-		if err != nil {
-			return nil, err
-		}
 		bounds := x.Rexpr.GetList().GetItems()
-		lo, err := a.node(bounds[0])
+		ns, err := a.nodes([]*pg_query.Node{x.Lexpr, bounds[0], bounds[1]})
 		if err != nil {
 			return nil, err
 		}
-		hi, err := a.node(bounds[1])
-		if err != nil {
-			return nil, err
-		}
+		l, lo, hi := ns[0], ns[1], ns[2]
 		geOp, leOp, join := ">=", "<=", "AND"
 		if x.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
 			geOp, leOp, join = "<", ">", "OR"
@@ -619,15 +610,11 @@ func (a *ruleAnalyzer) aExpr(x *pg_query.A_Expr) (*ruleNode, error) {
 		}
 		return &ruleNode{kind: rBool, t: types.BoolT, name: join, args: []*ruleNode{ge, le}}, nil
 	case pg_query.A_Expr_Kind_AEXPR_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NULLIF:
-		l, err := a.node(x.Lexpr)
+		ns, err := a.nodes([]*pg_query.Node{x.Lexpr, x.Rexpr})
 		if err != nil {
 			return nil, err
 		}
-		r, err := a.node(x.Rexpr)
-		if err != nil {
-			return nil, err
-		}
-		eq, err := a.operator("=", l, r)
+		eq, err := a.operator("=", ns[0], ns[1])
 		if err != nil {
 			return nil, err
 		}
