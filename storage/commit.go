@@ -315,12 +315,8 @@ func (tx *Tx) fencedOut(id uint64) error {
 	if rt == nil {
 		return nil
 	}
-	own := 0
-	if slices.Contains(tx.ruleTables, rt) {
-		own = 1
-	}
-	if up, ended := rt.fence.up(own); up {
-		return &fencedError{err: pgerr.From(serializationFailure()), ended: ended}
+	if by, ended := rt.fence.up(tx); by != nil {
+		return &fencedError{err: pgerr.From(serializationFailure()), by: by, ended: ended}
 	}
 	return nil
 }

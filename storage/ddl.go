@@ -376,7 +376,7 @@ func (tx *Tx) FenceWrites(id uint64) {
 func (tx *Tx) fenceWrites(id uint64, schema string) {
 	rt := tx.db.rt(id, schema)
 	if !slices.Contains(tx.ruleTables, rt) {
-		rt.fence.raise()
+		rt.fence.raise(tx)
 		tx.ruleTables = append(tx.ruleTables, rt)
 	}
 }

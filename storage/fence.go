@@ -1,77 +1,126 @@
 package storage
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/cairn-db/cairn/sql/pgerr"
 )
 
-// writeFence counts the open transactions whose DDL fences writes to a
+// writeFence holds the open transactions whose DDL fences writes to a
 // table (Tx.fenceWrites): while one does, other transactions' writes to
 // the table fail to commit, as PostgreSQL's would wait for the ALTER's
 // lock, since the DDL's fill or validation does not see them
 // (commitLocked). A writer that failed so may wait for the fence to end
-// (FenceEnded) and run again, as a lock wait.
+// (WaitFence) and run again, as a lock wait.
 type writeFence struct {
-	mu sync.Mutex
-	n  int
-	// ended is closed when n drops back to zero (nil while it is zero).
+	mu      sync.Mutex
+	holders []*Tx
+	// ended is closed when the last holder ends (nil while there is none).
 	ended chan struct{}
 }
 
-// raise counts one more fencing transaction.
-func (f *writeFence) raise() {
+// raise adds tx to the fencing transactions.
+func (f *writeFence) raise(tx *Tx) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.n == 0 {
+	if len(f.holders) == 0 {
 		f.ended = make(chan struct{})
 	}
-	f.n++
+	f.holders = append(f.holders, tx)
 }
 
-// lower counts one fencing transaction fewer.
-func (f *writeFence) lower() {
+// lower removes tx, ended, from the fencing transactions.
+func (f *writeFence) lower(tx *Tx) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.n--; f.n == 0 {
+	f.holders = slices.DeleteFunc(f.holders, func(h *Tx) bool { return h == tx })
+	if len(f.holders) == 0 && f.ended != nil {
 		close(f.ended)
 		f.ended = nil
 	}
 }
 
-// up reports whether more than own transactions fence the table, and
-// returns a channel closed once none does (nil when own is not zero: the
-// caller's own fence ends only with the caller).
-func (f *writeFence) up(own int) (bool, <-chan struct{}) {
+// up returns a transaction other than tx that fences the table (nil when
+// none does) and a channel closed once none does (nil when tx fences it
+// too: its own fence ends only with it).
+func (f *writeFence) up(tx *Tx) (by *Tx, ended <-chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.n <= own {
-		return false, nil
+	for _, h := range f.holders {
+		if h != tx {
+			by = h
+			break
+		}
 	}
-	if own > 0 {
-		return true, nil
+	if by == nil || slices.Contains(f.holders, tx) {
+		return by, nil
 	}
-	return true, f.ended
+	return by, f.ended
 }
 
-// fencedError is the 40001 of a write that a fence kept from committing.
+// fencedError is the 40001 of a write that a fence kept from committing:
+// by is a transaction fencing the table, ended closed once none does.
 type fencedError struct {
 	err   *pgerr.Error
+	by    *Tx
 	ended <-chan struct{}
 }
 
 func (e *fencedError) Error() string { return e.err.Error() }
 func (e *fencedError) Unwrap() error { return e.err }
 
-// FenceEnded returns, for the 40001 of a write that another transaction's
-// DDL fenced out of its table, a channel closed when that DDL's
-// transaction (and any other fencing the table) has ended: a statement
-// that waits for it and runs again sees the DDL's outcome.
-func FenceEnded(err error) (<-chan struct{}, bool) {
+// IsFenced reports whether err is the 40001 of a write that another
+// transaction's open DDL fenced out of its table, which WaitFence can
+// wait out: a statement that waits and runs again sees the DDL's outcome.
+func IsFenced(err error) bool {
 	var f *fencedError
-	if errors.As(err, &f) && f.ended != nil {
-		return f.ended, true
+	return errors.As(err, &f) && f.ended != nil
+}
+
+// WaitFence waits for the fence of fenced (IsFenced) to end, as a lock
+// wait: ctx ends it (57014), timeout (lock_timeout; 0: none) fails it with
+// 55P03. tx, when not nil, is the open transaction that waits, keeping the
+// locks it holds: its wait counts in deadlock detection, so that it and a
+// fencing transaction waiting for one of its rows fail with 40P01 rather
+// than wait for each other forever, the table fenced for every writer.
+func WaitFence(ctx context.Context, fenced error, timeout time.Duration, tx *Tx) error {
+	var f *fencedError
+	if !errors.As(fenced, &f) || f.ended == nil {
+		return fenced
 	}
-	return nil, false
+	if tx != nil {
+		lt := &tx.db.locks
+		lt.mu.Lock()
+		for w := f.by; w != nil; w = w.waitingFor {
+			if w == tx {
+				lt.mu.Unlock()
+				return deadlockDetected()
+			}
+		}
+		tx.waitingFor = f.by
+		lt.mu.Unlock()
+		defer func() {
+			lt.mu.Lock()
+			tx.waitingFor = nil
+			lt.mu.Unlock()
+		}()
+	}
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case <-f.ended:
+		return nil
+	case <-expired:
+		return lockTimedOut()
+	case <-ctx.Done():
+		return pgerr.From(ctx.Err())
+	}
 }

@@ -178,7 +178,7 @@ func (tx *Tx) table(id uint64) *txTable {
 // firstWriteFenced returns the 40001 of fencedOut for the transaction's
 // first write to table id while another transaction's DDL fences it: the
 // statement fails before writing, and its session waits for that DDL
-// (FenceEnded) and runs it again on the DDL's outcome, as PostgreSQL's
+// (WaitFence) and runs it again on the DDL's outcome, as PostgreSQL's
 // statement waits for the ALTER's lock, instead of the write failing at
 // COMMIT. A transaction that wrote the table before the fence went up is
 // left to its COMMIT, which fails: the DDL did not see those rows.
@@ -944,7 +944,7 @@ func (tx *Tx) Rollback() {
 	}
 	tx.db.locks.release(tx)
 	for _, rt := range tx.ruleTables {
-		rt.fence.lower()
+		rt.fence.lower(tx)
 	}
 }
 

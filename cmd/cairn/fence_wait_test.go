@@ -249,3 +249,64 @@ func TestTxWithDDLWaitsForFencingAlter(t *testing.T) {
 		t.Fatalf("the first ALTER's column: x = %d (%v), want 5", x, err)
 	}
 }
+
+// TestFenceWaitDeadlock: a transaction waiting for another's fencing ALTER
+// TABLE while that one waits for a row it locked is a deadlock, which
+// fails with 40P01 (as PostgreSQL detects it) instead of both waiting
+// forever with the table fenced for every other writer.
+func TestFenceWaitDeadlock(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	ddl, w := ts.connect(t), ts.connect(t)
+	mustExec(t, ddl, `CREATE TABLE fd (id int PRIMARY KEY)`)
+	mustExec(t, ddl, `INSERT INTO fd VALUES (0)`)
+	mustExec(t, ddl, `CREATE TABLE fd_rows (id int PRIMARY KEY, v int)`)
+	mustExec(t, ddl, `INSERT INTO fd_rows VALUES (1, 1)`)
+	for _, waiterFirst := range []bool{true, false} {
+		mustExec(t, w, `BEGIN`)
+		mustExec(t, w, `UPDATE fd_rows SET v = v + 1 WHERE id = 1`)
+		mustExec(t, ddl, `BEGIN`)
+		mustExec(t, ddl, `ALTER TABLE fd ADD COLUMN c int DEFAULT 1`)
+		type result struct {
+			conn *pgx.Conn
+			err  error
+		}
+		results := make(chan result, 2)
+		run := func(conn *pgx.Conn, stmt string) {
+			_, err := conn.Exec(ctx, stmt)
+			results <- result{conn, err}
+		}
+		if waiterFirst {
+			go run(w, `INSERT INTO fd (id) VALUES (1)`)
+			time.Sleep(200 * time.Millisecond)
+			go run(ddl, `UPDATE fd_rows SET v = v + 1 WHERE id = 1`)
+		} else {
+			go run(ddl, `UPDATE fd_rows SET v = v + 1 WHERE id = 1`)
+			time.Sleep(200 * time.Millisecond)
+			go run(w, `INSERT INTO fd (id) VALUES (1)`)
+		}
+		// One of the two is the victim (40P01); the other then goes on.
+		// (A victim's aborted transaction may let its locks go before
+		// its error reaches the client, so either may be reported first.)
+		deadlocks := 0
+		for range 2 {
+			select {
+			case r := <-results:
+				var pe *pgconn.PgError
+				switch {
+				case errors.As(r.err, &pe) && pe.Code == "40P01":
+					deadlocks++
+				case r.err != nil:
+					t.Fatalf("waiter first: %v: %v, want 40P01 or success", waiterFirst, r.err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("waiter first: %v: deadlocked", waiterFirst)
+			}
+		}
+		if deadlocks != 1 {
+			t.Fatalf("waiter first: %v: %d statements failed with 40P01, want 1", waiterFirst, deadlocks)
+		}
+		mustExec(t, w, `ROLLBACK`)
+		mustExec(t, ddl, `ROLLBACK`)
+	}
+}

@@ -164,8 +164,7 @@ func (s *Session) runDo(ctx context.Context, x *sql.Do) error {
 		if cerr := s.EndImplicit(); err == nil {
 			err = cerr
 		}
-		ended, ok := storage.FenceEnded(err)
-		if !ok {
+		if !storage.IsFenced(err) {
 			return err
 		}
 		// It wrote to a table another transaction's open ALTER TABLE
@@ -173,7 +172,7 @@ func (s *Session) runDo(ctx context.Context, x *sql.Do) error {
 		// for that transaction and runs again, as an autocommit
 		// statement does (inTx), where PostgreSQL's DO waits at the
 		// write for the ALTER's lock. The failed run's notices go.
-		if err := s.waitFence(ctx, ended); err != nil {
+		if err := s.waitFence(ctx, err); err != nil {
 			return err
 		}
 		s.notices = s.notices[:notices]

@@ -249,14 +249,14 @@ func (s *Session) inTxUnless(ctx context.Context, fn func(tx *storage.Tx) (Tag, 
 			(final != nil && final()) {
 			return tag, err
 		}
-		if ended, ok := storage.FenceEnded(err); ok {
+		if storage.IsFenced(err) {
 			// Another transaction's ALTER TABLE fenced the table: wait
 			// for it as PostgreSQL's statement waits for its lock, then
 			// run again (the wait is not one of the attempts), in an
 			// open transaction on a snapshot and catalog taken after it
 			// — which one that made DDL of its own cannot take: the
 			// 40001 stands.
-			if err := s.waitFence(ctx, ended); err != nil {
+			if err := s.waitFence(ctx, err); err != nil {
 				return Tag{}, err
 			}
 			if s.tx != nil && !s.tx.Refresh() {
@@ -275,24 +275,13 @@ func (s *Session) inTxUnless(ctx context.Context, fn func(tx *storage.Tx) (Tag, 
 	}
 }
 
-// waitFence waits for ended, a table's DDL fence to end (storage.FenceEnded),
-// as a lock wait: lock_timeout bounds it (55P03), a cancel or
-// statement_timeout ends it.
-func (s *Session) waitFence(ctx context.Context, ended <-chan struct{}) error {
-	var timeout <-chan time.Time
-	if d, _ := parseDuration(s.get("lock_timeout")); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case <-ended:
-		return nil
-	case <-timeout:
-		return pgerr.New(pgerrcode.LockNotAvailable, "canceling statement due to lock timeout")
-	case <-ctx.Done():
-		return pgerr.From(ctx.Err())
-	}
+// waitFence waits for the fence of fenced (storage.IsFenced) to end, as a
+// lock wait of the session's open transaction, if any: lock_timeout bounds
+// it (55P03), a cancel or statement_timeout ends it, a deadlock with the
+// fencing transaction fails it (40P01).
+func (s *Session) waitFence(ctx context.Context, fenced error) error {
+	timeout, _ := parseDuration(s.get("lock_timeout"))
+	return storage.WaitFence(ctx, fenced, timeout, s.tx)
 }
 
 func (s *Session) inTxOnce(ctx context.Context, fn func(tx *storage.Tx) (Tag, error)) (Tag, error) {
