@@ -51,6 +51,8 @@ func build(rt *Runtime, n sql.Node) (Operator, error) {
 		return newHybridCandidates(rt, n), nil
 	case *sql.TrigramScan:
 		return newTrigramScan(rt, n), nil
+	case *sql.KeyIndexScan:
+		return newKeyIndexScan(rt, n), nil
 	case *sql.HybridTopK:
 		in, err := Build(rt, n.Input)
 		if err != nil {

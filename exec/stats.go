@@ -58,7 +58,8 @@ type SearchKind uint8
 
 // The kinds of search: through an index, a primary or unique key lookup,
 // a vector index's nearest neighbours, a BM25 text index, a hybrid
-// (vector and text) candidate search, a trigram index; and SearchExact,
+// (vector and text) candidate search, a trigram index, a btree or hash
+// index's equality lookup (KeyIndexScan); and SearchExact,
 // nearest neighbours by scoring every row (ORDER BY a vector distance
 // LIMIT k without an index), which is no index search.
 const (
@@ -67,12 +68,13 @@ const (
 	SearchBM25
 	SearchHybrid
 	SearchTrigram
+	SearchBtree
 	SearchExact
 	numSearchKinds
 )
 
 // SearchKindNames are the kinds' label values, by SearchKind.
-var SearchKindNames = [numSearchKinds]string{"key", "vector", "bm25", "hybrid", "trigram", "exact"}
+var SearchKindNames = [numSearchKinds]string{"key", "vector", "bm25", "hybrid", "trigram", "btree", "exact"}
 
 // Table returns the counters of table id, creating them at zero; nil for
 // a nil s.

@@ -867,7 +867,7 @@ func (b *Binder) scanForWrite(rv *pg_query.RangeVar, from []*pg_query.Node, wher
 		conds = append(conds, rebase(cond))
 	}
 	if len(conds) > 0 {
-		plan = planWhere(b.Catalog, plan, andAll(conds))
+		plan = b.planIndexScans(planWhere(b.Catalog, plan, andAll(conds)))
 	}
 	if len(from) > 0 && rowsOf == nil {
 		// A view's rows have no ID: its trigger runs on each row the

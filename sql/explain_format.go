@@ -245,6 +245,9 @@ func explainProps(n Node) (string, []ExplainProp) {
 		}
 		props := append([]ExplainProp{{"Index Name", x.Index.Name}}, scan(x.Scan)...)
 		return "Bitmap Heap Scan", append(append(props, str("Index Cond", andAll(conds))...), str("Recheck Cond", x.Cond)...)
+	case *KeyIndexScan:
+		props := append([]ExplainProp{{"Index Name", x.Index.Name}}, scan(x.Scan)...)
+		return "Bitmap Heap Scan", append(append(props, str("Index Cond", x.IndexCond)...), str("Recheck Cond", x.Cond)...)
 	case *VectorTopK:
 		props := append([]ExplainProp{{"Index Name", x.Index.Name}}, scan(x.Scan)...)
 		props = append(props, ExplainProp{"Order By", "nearest to " + x.Query.String()})

@@ -186,7 +186,7 @@ func keyEquality(scan *Scan, c Expr) (colID int, key Expr, ok bool) {
 		return 0, nil, false
 	}
 	for i, arg := range call.Args {
-		ref, isRef := arg.(*ColumnRef)
+		ref, isRef := keyColumnRef(arg)
 		if !isRef || ref.Index >= len(scan.Cols) {
 			continue
 		}
@@ -199,13 +199,26 @@ func keyEquality(scan *Scan, c Expr) (colID int, key Expr, ok bool) {
 	return 0, nil, false
 }
 
+// keyColumnRef returns the column e reads as it is: a column reference,
+// or a varchar column cast to text (`varchar_col = 'x'` compares as
+// text, and the two share their storage key).
+func keyColumnRef(e Expr) (*ColumnRef, bool) {
+	if c, ok := e.(*Cast); ok && c.To.Family == types.Text {
+		if ref, isRef := c.Arg.(*ColumnRef); isRef && ref.T.Family == types.Varchar {
+			return ref, true
+		}
+	}
+	ref, ok := e.(*ColumnRef)
+	return ref, ok
+}
+
 // onceValue reports whether e reads no column and gives the same value
 // however often it is evaluated in one statement.
 func onceValue(e Expr) bool {
 	ok := true
 	walkExpr(e, func(x Expr) {
 		switch v := x.(type) {
-		case *Const, *Param, *Cast, *OuterRef:
+		case *Const, *Param, *Cast, *OuterRef, *ArrayExpr:
 		case *Call:
 			ok = ok && v.Overload != nil && v.Overload.Volatility != functions.Volatile
 		default:

@@ -262,6 +262,13 @@ func prune(n Node, need []bool) (Node, []int) {
 			out.Patterns = append(out.Patterns, TrigramPattern{Cond: remap(p.Cond, m), Pattern: p.Pattern, Fold: p.Fold})
 		}
 		return out, m
+	case *KeyIndexScan:
+		childNeed := append([]bool(nil), need...)
+		refs(childNeed, x.Cond)
+		sc, m := prune(x.Scan, childNeed)
+		out := *x
+		out.Scan, out.Cond, out.IndexCond = sc.(*Scan), remap(x.Cond, m), remap(x.IndexCond, m)
+		return &out, m
 	case *TextTopK:
 		childNeed := append([]bool(nil), need...)
 		refs(childNeed, x.Score)

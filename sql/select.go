@@ -451,10 +451,10 @@ func (b *Binder) bindPlainSelect(s *pg_query.SelectStmt, outer *scope) (Node, er
 		}
 	}
 
-	// A LIKE or ILIKE on a trigram-indexed column reads only the rows
-	// the index finds (after the vector search, which takes a filtered
-	// scan of its own).
-	plan = b.planTrigramScans(plan)
+	// A LIKE or ILIKE on a trigram-indexed column, an equality on a
+	// btree-indexed one, reads only the rows the index finds (after the
+	// vector search, which takes a filtered scan of its own).
+	plan = b.planIndexScans(plan)
 
 	groupBy, sets, err := b.bindGroupClause(sc, s, items)
 	if err != nil {

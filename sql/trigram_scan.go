@@ -53,44 +53,6 @@ func (n *TrigramScan) String() string {
 	return scan + " using " + n.Index.Name + " (trigram): Index Cond: " + andAll(conds).String() + " Recheck Cond: " + n.Cond.String()
 }
 
-// planTrigramScans replaces, in the FROM and WHERE plan of a query, each
-// Filter over a table's Scan whose condition a trigram index answers
-// with a TrigramScan.
-func (b *Binder) planTrigramScans(plan Node) Node {
-	if b.NoBitmapScans {
-		return plan
-	}
-	switch x := plan.(type) {
-	case *Filter:
-		if scan, ok := x.Input.(*Scan); ok {
-			if ts := b.trigramScan(scan, x.Cond); ts != nil {
-				return ts
-			}
-			return x
-		}
-		in := b.planTrigramScans(x.Input)
-		if in == x.Input {
-			return x
-		}
-		return &Filter{Input: in, Cond: x.Cond}
-	case *Project:
-		in := b.planTrigramScans(x.Input)
-		if in == x.Input {
-			return x
-		}
-		return &Project{Input: in, Exprs: x.Exprs, Out: x.Out}
-	case *Join:
-		l, r := b.planTrigramScans(x.Left), b.planTrigramScans(x.Right)
-		if l == x.Left && r == x.Right {
-			return x
-		}
-		j := *x
-		j.Left, j.Right = l, r
-		return &j
-	}
-	return plan
-}
-
 // trigramScan returns the TrigramScan of scan filtered by cond, or nil
 // when no conjunct of cond is a LIKE or ILIKE a trigram index answers.
 func (b *Binder) trigramScan(scan *Scan, cond Expr) *TrigramScan {

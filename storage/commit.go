@@ -172,6 +172,7 @@ func (tx *Tx) Commit() error {
 			db.removeUnusedVecIndexes(id)
 		}
 		db.dropUnusedTrigramFiles(before, next.cat)
+		db.dropUnusedKeyIndexes(before, next.cat)
 	}
 	for id, tt := range tx.tables {
 		// Segments the next compaction merges get their indexes built

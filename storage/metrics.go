@@ -41,9 +41,9 @@ func (db *DB) observeSync(d time.Duration, records int) {
 type Counters struct {
 	// Compactions counts the compactions that merged segments.
 	Compactions int64
-	// VectorIndexBuilds and TrigramIndexBuilds count the per-segment
-	// index builds that finished.
-	VectorIndexBuilds, TrigramIndexBuilds int64
+	// VectorIndexBuilds, TrigramIndexBuilds and KeyIndexBuilds count the
+	// per-segment index builds that finished.
+	VectorIndexBuilds, TrigramIndexBuilds, KeyIndexBuilds int64
 	// Segments are the segments of every table in the latest durable
 	// state.
 	Segments int64
@@ -51,7 +51,7 @@ type Counters struct {
 
 // metricCounters are the DB's counters behind Counters.
 type metricCounters struct {
-	compactions, vectorBuilds, trigramBuilds atomic.Int64
+	compactions, vectorBuilds, trigramBuilds, keyIndexBuilds atomic.Int64
 }
 
 // Counters returns the DB's counters.
@@ -60,6 +60,7 @@ func (db *DB) Counters() Counters {
 		Compactions:        db.counters.compactions.Load(),
 		VectorIndexBuilds:  db.counters.vectorBuilds.Load(),
 		TrigramIndexBuilds: db.counters.trigramBuilds.Load(),
+		KeyIndexBuilds:     db.counters.keyIndexBuilds.Load(),
 	}
 	for _, ts := range db.published.Load().tables {
 		c.Segments += int64(len(ts.segments))

@@ -41,6 +41,8 @@ type segExtra struct {
 	// once read or built; a nil entry: it could not be built.
 	trgm   map[int]*trgmindex.Index
 	trgmMu sync.Mutex // serialises reading and building them
+	// keys are the segment's key indexes (keysearch.go), once built.
+	keys keyIndexes
 	// merged is set once a compaction has replaced the segment in its
 	// table: a vector index build still queued for it is skipped (the
 	// merged segment has a build of its own).

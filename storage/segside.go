@@ -28,6 +28,10 @@ type segSide struct {
 	ids    []int64
 	warm   bool
 	limit  int64
+	// keyIndexes: the segment's key indexes (keysearch.go) are built
+	// once it is in place (a flush or compaction; not a spill, which is
+	// on a statement's path).
+	keyIndexes bool
 	held   int64
 	chunks []segmentChunk // retained while warm
 }
@@ -39,7 +43,7 @@ type segSide struct {
 // briefly double their memory, a sixteenth).
 func (db *DB) newSegSide(def *catalog.TableDef, specs []segColumnSpec, warmLimit int64) *segSide {
 	s := db.newSpillSide(def, specs)
-	s.warm, s.limit = warmLimit > 0, warmLimit
+	s.warm, s.limit, s.keyIndexes = warmLimit > 0, warmLimit, true
 	trgmCols := db.Catalog().TrigramColumns(def.ID)
 	for i, sp := range specs {
 		if _, c := def.ColumnByID(sp.id); c != nil && textColumn(c.Type) && slices.Contains(trgmCols, sp.id) {
@@ -154,6 +158,9 @@ func (s *segSide) finish(seg *segment) {
 	}
 	if s.warm {
 		s.fillCache(seg, groups)
+	}
+	if s.keyIndexes && len(s.ids) == int(seg.rows) {
+		db.buildSegKeyIndexes(seg, s.def, db.Catalog())
 	}
 	db.queueVectorBuilds(seg, s.def)
 }

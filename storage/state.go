@@ -101,6 +101,8 @@ type tailBatch struct {
 	sealed bool
 	// text is the batch's text index, built on first use (textunit.go).
 	text lazyTextUnit
+	// keys are the batch's key indexes, built on first use (keysearch.go).
+	keys keyIndexes
 }
 
 // Small batches (single-row INSERTs) are merged as they are committed so

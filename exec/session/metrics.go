@@ -83,7 +83,7 @@ type metrics struct {
 
 // timedSearches are the kinds of search timed by
 // cairn_search_duration_seconds: all but key lookups.
-var timedSearches = []exec.SearchKind{exec.SearchExact, exec.SearchVector, exec.SearchBM25, exec.SearchHybrid, exec.SearchTrigram}
+var timedSearches = []exec.SearchKind{exec.SearchExact, exec.SearchVector, exec.SearchBM25, exec.SearchHybrid, exec.SearchTrigram, exec.SearchBtree}
 
 func newMetrics(e *Engine) *metrics {
 	m := &metrics{registry: prometheus.NewRegistry()}
@@ -243,7 +243,7 @@ var (
 	compactionsDesc = prometheus.NewDesc("cairn_compactions_total",
 		"Compactions that merged a table's segments.", nil, nil)
 	indexBuildsDesc = prometheus.NewDesc("cairn_index_builds_total",
-		"Per-segment index builds that finished, by kind (vector, trigram).", []string{"kind"}, nil)
+		"Per-segment index builds that finished, by kind (vector, trigram, btree).", []string{"kind"}, nil)
 )
 
 // Describe implements prometheus.Collector.
@@ -260,4 +260,5 @@ func (c storageCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(compactionsDesc, prometheus.CounterValue, float64(n.Compactions))
 	ch <- prometheus.MustNewConstMetric(indexBuildsDesc, prometheus.CounterValue, float64(n.VectorIndexBuilds), "vector")
 	ch <- prometheus.MustNewConstMetric(indexBuildsDesc, prometheus.CounterValue, float64(n.TrigramIndexBuilds), "trigram")
+	ch <- prometheus.MustNewConstMetric(indexBuildsDesc, prometheus.CounterValue, float64(n.KeyIndexBuilds), "btree")
 }

@@ -1315,6 +1315,9 @@ func (s *Session) execute(ctx context.Context, p *Portal, maxRows int, emit func
 		if err == nil && x.Def.Trigram() {
 			err = s.buildTrigramIndex(ctx, x, indexed)
 		}
+		if err == nil && (x.Def.Method == "btree" || x.Def.Method == "hash") {
+			err = s.buildKeyIndex(ctx, x)
+		}
 	}
 	return tag, false, err
 }
@@ -1343,6 +1346,17 @@ func (s *Session) buildVectorIndex(ctx context.Context, x *sql.CreateIndex, inde
 // what a cancelled build left.
 func (s *Session) buildTrigramIndex(ctx context.Context, x *sql.CreateIndex, indexed func(rows int64)) error {
 	err := s.engine.db.BuildTrigramIndexes(ctx, x.Def.Table, indexed)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// buildKeyIndex builds the in-memory key index of each segment of a
+// committed btree or hash index's table, so that the first lookup does
+// not pay for it; a lookup builds what a cancelled build left.
+func (s *Session) buildKeyIndex(ctx context.Context, x *sql.CreateIndex) error {
+	err := s.engine.db.BuildKeyIndexes(ctx, x.Def.Table)
 	if ctx.Err() != nil {
 		return nil
 	}
