@@ -20,20 +20,20 @@ import (
 // column cache without being decoded again. It also records the segment's row group
 // sizes and row IDs, so reading it needs no footer read.
 type segSide struct {
-	db     *DB
-	def    *catalog.TableDef
-	specs  []segColumnSpec
-	text   []*textindex.Builder // per spec; nil for columns not indexed
-	trgm   []*trgmindex.Builder // per spec; nil for columns without a trigram index
-	ids    []int64
-	warm   bool
-	limit  int64
+	db    *DB
+	def   *catalog.TableDef
+	specs []segColumnSpec
+	text  []*textindex.Builder // per spec; nil for columns not indexed
+	trgm  []*trgmindex.Builder // per spec; nil for columns without a trigram index
+	ids   []int64
+	warm  bool
+	limit int64
 	// keyIndexes: the segment's key indexes (keysearch.go) are built
 	// once it is in place (a flush or compaction; not a spill, which is
 	// on a statement's path).
 	keyIndexes bool
-	held   int64
-	chunks []segmentChunk // retained while warm
+	held       int64
+	chunks     []segmentChunk // retained while warm
 }
 
 // newSegSide returns the side of a segment of def's columns specs. The
