@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // candidateFetchRows is how many candidate rows one batch fetches.
@@ -171,7 +172,7 @@ func (k *keepRows) Next(ctx context.Context) (arrow.Record, error) {
 		if len(k.sel) == 0 {
 			continue
 		}
-		kept, err := takeRecord(k.rt.mem(), rec, k.sel)
+		kept, err := rowcopy.TakeRecord(k.rt.mem(), rec, k.sel)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // Dictionary evaluation. The columns agents filter on hold a handful of
@@ -163,7 +164,7 @@ func spreadByCodes(mem memory.Allocator, per arrow.Array, codes []int32) (arrow.
 	for i, c := range codes {
 		rows[i] = int(c)
 	}
-	return takeArray(mem, per, rows)
+	return rowcopy.Take(mem, per, rows)
 }
 
 // spreadBools is spreadByCodes for a boolean result (a filter), built

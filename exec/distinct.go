@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // Distinct passes the first row of each distinct value of all columns (or
@@ -60,7 +61,7 @@ func (d *Distinct) Next(ctx context.Context) (arrow.Record, error) {
 		case n:
 			return d.out.pass(rec), nil
 		}
-		out, err := takeRecord(d.rt.mem(), rec, sel)
+		out, err := rowcopy.TakeRecord(d.rt.mem(), rec, sel)
 		if err != nil {
 			return nil, err
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 	"github.com/cairn-db/cairn/storage"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // materialized is an operator over records already computed (the
@@ -651,7 +652,7 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 			rec.Retain()
 		} else {
 			var err error
-			if ins, err = takeRecord(memory.DefaultAllocator, rec, insertRows); err != nil {
+			if ins, err = rowcopy.TakeRecord(memory.DefaultAllocator, rec, insertRows); err != nil {
 				return 0, err
 			}
 		}
@@ -700,7 +701,7 @@ func insertOnConflict(ctx context.Context, rt *Runtime, n *sql.Insert, cons *con
 		}
 		sort.Slice(order, func(a, b int) bool { return from[order[a]] < from[order[b]] })
 		if !sort.IntsAreSorted(order) {
-			sorted, err := takeRecord(memory.DefaultAllocator, all, order)
+			sorted, err := rowcopy.TakeRecord(memory.DefaultAllocator, all, order)
 			if err != nil {
 				return 0, err
 			}
@@ -903,7 +904,7 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 			return nil, nil, pgerr.New(pgerrcode.InternalError, "upsert: fetched row %d, want %d", got.Value(i), id)
 		}
 	}
-	proposed, err := takeRecord(mem, rec, rows)
+	proposed, err := rowcopy.TakeRecord(mem, rec, rows)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -936,7 +937,7 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 			return nil, nil, nil
 		}
 		if len(keep) < int(in.NumRows()) {
-			filtered, err := takeRecord(mem, in, keep)
+			filtered, err := rowcopy.TakeRecord(mem, in, keep)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -968,7 +969,7 @@ func upsertRows(ctx context.Context, rt *Runtime, n *sql.Insert, cons *constrain
 			newRows.Release()
 			return nil, nil, nil
 		}
-		filtered, err := takeRecord(mem, in, kept)
+		filtered, err := rowcopy.TakeRecord(mem, in, kept)
 		if err != nil {
 			newRows.Release()
 			return nil, nil, err
@@ -1075,7 +1076,7 @@ func fromColumns(in arrow.Record, ncols int, returning []sql.Expr, rows []int) (
 		return rec, nil
 	}
 	defer rec.Release()
-	return takeRecord(memory.DefaultAllocator, rec, rows)
+	return rowcopy.TakeRecord(memory.DefaultAllocator, rec, rows)
 }
 
 func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialized) (int64, error) {
@@ -1141,7 +1142,7 @@ func runUpdate(ctx context.Context, rt *Runtime, n *sql.Update, out *materialize
 			for i, r := range kept {
 				kIDs[i] = ids[r]
 			}
-			kOld, err := takeRecord(memory.DefaultAllocator, old, kept)
+			kOld, err := rowcopy.TakeRecord(memory.DefaultAllocator, old, kept)
 			old.Release()
 			if err != nil {
 				rec.Release()
@@ -1235,7 +1236,7 @@ func runDelete(ctx context.Context, rt *Runtime, n *sql.Delete, out *materialize
 		}
 		if kept != nil {
 			// Rows a trigger skipped stay.
-			keptRec, err := takeRecord(memory.DefaultAllocator, rec, kept)
+			keptRec, err := rowcopy.TakeRecord(memory.DefaultAllocator, rec, kept)
 			if err != nil {
 				return err
 			}

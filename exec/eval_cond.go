@@ -7,6 +7,7 @@ import (
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // part is the answer of one CASE arm or COALESCE argument for some rows.
@@ -75,7 +76,7 @@ func (ev *evaluator) assemble(parts []part, t types.T, n int) (vec, error) {
 			}
 		}
 	}()
-	refs := make([]rowRef, n)
+	refs := make([]rowcopy.Ref, n)
 	for i := range refs {
 		refs[i].Src = -1
 	}
@@ -98,10 +99,10 @@ func (ev *evaluator) assemble(parts []part, t types.T, n int) (vec, error) {
 					row = p.idx[j]
 				}
 			}
-			refs[r] = rowRef{Src: int32(k), Row: int32(row)}
+			refs[r] = rowcopy.Ref{Src: int32(k), Row: int32(row)}
 		}
 	}
-	arr, err := gatherArray(ev.mem, t.Arrow(), srcs, refs)
+	arr, err := rowcopy.Gather(ev.mem, t.Arrow(), srcs, refs)
 	if err != nil {
 		return vec{}, err
 	}

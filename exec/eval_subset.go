@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // evalRows evaluates e for the given rows of b (ascending). When full is
@@ -67,7 +68,7 @@ func (ev *evaluator) subBatch(b batch, rows []int, exprs ...sql.Expr) (batch, er
 			continue
 		}
 		fields[i] = f
-		c, err := takeArray(ev.mem, b.rec.Column(i), rows)
+		c, err := rowcopy.Take(ev.mem, b.rec.Column(i), rows)
 		if err != nil {
 			return batch{}, err
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // Filter keeps the rows of its input where the condition is true (not
@@ -84,7 +85,7 @@ func filterRecord(ev *evaluator, cond sql.Expr, rec arrow.Record) (arrow.Record,
 		rec.Retain()
 		return rec, nil
 	}
-	return takeRecord(ev.mem, rec, sel)
+	return rowcopy.TakeRecord(ev.mem, rec, sel)
 }
 
 // Close implements Operator.

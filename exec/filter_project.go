@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // filterProject is a Filter and the Project above it, fused for the shape
@@ -212,7 +213,7 @@ func (fp *filterProject) subset(rec arrow.Record, sel []int32) (arrow.Record, er
 	for i := range cols {
 		var err error
 		if i < len(fp.copied) && fp.copied[i] {
-			cols[i], err = takeArray(fp.rt.mem(), rec.Column(i), rows)
+			cols[i], err = rowcopy.Take(fp.rt.mem(), rec.Column(i), rows)
 		} else {
 			cols[i] = array.MakeArrayOfNull(fp.rt.mem(), rec.Column(i).DataType(), len(rows))
 		}

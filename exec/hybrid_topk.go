@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // hybridTopK runs sql.HybridTopK: pg_deeplake's hybrid search over its
@@ -70,7 +71,7 @@ func (h *hybridTopK) Next(ctx context.Context) (arrow.Record, error) {
 
 // scored is one candidate row of an arm.
 type scored struct {
-	ref   rowRef
+	ref   rowcopy.Ref
 	score float64
 }
 
@@ -94,7 +95,7 @@ func (m *minHeap) Pop() any {
 }
 
 // refAfter orders rows by position: on equal scores the earlier row wins.
-func refAfter(a, b rowRef) bool {
+func refAfter(a, b rowcopy.Ref) bool {
 	if a.Src != b.Src {
 		return a.Src > b.Src
 	}
@@ -115,8 +116,8 @@ func offer(h *minHeap, k int, c scored) {
 
 // softmax turns an arm's raw scores into probabilities over the arm's own
 // candidates, subtracting the maximum first so exp never overflows.
-func softmax(arm []scored) map[rowRef]float64 {
-	out := make(map[rowRef]float64, len(arm))
+func softmax(arm []scored) map[rowcopy.Ref]float64 {
+	out := make(map[rowcopy.Ref]float64, len(arm))
 	if len(arm) == 0 {
 		return out
 	}
@@ -254,7 +255,7 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 			ids.Release()
 		}
 		for row := 0; row < int(rec.NumRows()); row++ {
-			ref := rowRef{Src: int32(src), Row: int32(row)}
+			ref := rowcopy.Ref{Src: int32(src), Row: int32(row)}
 			if cosf.IsValid(row) {
 				c := scored{ref: ref, score: float64(cosf.Value(row))}
 				if k < 0 {
@@ -285,7 +286,7 @@ func (h *hybridTopK) rank(ctx context.Context) (arrow.Record, error) {
 		vecArm = all
 	}
 	pv, pt := softmax(vecArm), softmax(textArm)
-	fused := map[rowRef]float64{}
+	fused := map[rowcopy.Ref]float64{}
 	for ref, p := range pv {
 		fused[ref] += wv * p
 	}
@@ -345,7 +346,7 @@ func (h *hybridTopK) cosines(ctx context.Context, recs []arrow.Record) ([]arrow.
 
 // output gathers the candidate rows, best first, with their fused score.
 func (h *hybridTopK) output(recs []arrow.Record, cands []scored) (arrow.Record, error) {
-	refs := make([]rowRef, len(cands))
+	refs := make([]rowcopy.Ref, len(cands))
 	scores := array.NewFloat32Builder(h.rt.mem())
 	defer scores.Release()
 	for i, c := range cands {
@@ -355,7 +356,7 @@ func (h *hybridTopK) output(recs []arrow.Record, cands []scored) (arrow.Record, 
 	inSchema := arrow.NewSchema(h.schema.Fields()[:len(h.schema.Fields())-1], nil)
 	var cols []arrow.Array
 	if len(recs) > 0 {
-		rows, err := gatherRecords(h.rt.mem(), inSchema, recs, refs)
+		rows, err := rowcopy.GatherRecords(h.rt.mem(), inSchema, recs, refs)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // Join materialises its right input and streams its left input against it:
@@ -35,7 +36,7 @@ type Join struct {
 
 	built    bool
 	rbatches []arrow.Record
-	rrows    []rowRef // right row number -> batch and row
+	rrows    []rowcopy.Ref // right row number -> batch and row
 	table    map[string][]int32
 	matchedR []bool
 	// acct counts the build side (its batches, row references and hash
@@ -153,9 +154,9 @@ func (j *Join) build(ctx context.Context, ev *evaluator) error {
 		if n == 0 {
 			continue
 		}
-		// Each row costs its rowRef, its entry in a key's row list and
+		// Each row costs its rowcopy.Ref, its entry in a key's row list and
 		// its matched flag; each new key its bytes and a map entry.
-		if err := j.acct.growRecord(rec, int64(unsafe.Sizeof(rowRef{}))+4+1); err != nil {
+		if err := j.acct.growRecord(rec, int64(unsafe.Sizeof(rowcopy.Ref{}))+4+1); err != nil {
 			return err
 		}
 		bi := int32(len(j.rbatches))
@@ -163,7 +164,7 @@ func (j *Join) build(ctx context.Context, ev *evaluator) error {
 		j.rbatches = append(j.rbatches, rec)
 		base := int32(len(j.rrows))
 		for i := 0; i < n; i++ {
-			j.rrows = append(j.rrows, rowRef{Src: bi, Row: int32(i)})
+			j.rrows = append(j.rrows, rowcopy.Ref{Src: bi, Row: int32(i)})
 		}
 		if j.hashed() {
 			var keyBytes int64
@@ -334,11 +335,11 @@ func (j *Join) chunk(ev *evaluator) (arrow.Record, error) {
 	// Evaluate the residual condition over the candidate pairs.
 	var pass []bool
 	if j.node.Cond != nil && pairs > 0 {
-		refsL := make([]rowRef, 0, pairs)
-		refsR := make([]rowRef, 0, pairs)
+		refsL := make([]rowcopy.Ref, 0, pairs)
+		refsR := make([]rowcopy.Ref, 0, pairs)
 		for _, it := range items {
 			if it.r >= 0 {
-				refsL = append(refsL, rowRef{Src: 0, Row: it.l})
+				refsL = append(refsL, rowcopy.Ref{Src: 0, Row: it.l})
 				refsR = append(refsR, j.rrows[it.r])
 			}
 		}
@@ -357,7 +358,7 @@ func (j *Join) chunk(ev *evaluator) (arrow.Record, error) {
 		}
 		mask.release()
 	}
-	var outL, outR []rowRef
+	var outL, outR []rowcopy.Ref
 	p := 0
 	for _, it := range items {
 		if it.r >= 0 {
@@ -374,11 +375,11 @@ func (j *Join) chunk(ev *evaluator) (arrow.Record, error) {
 			switch kind {
 			case sql.SemiJoin:
 				if first {
-					outL = append(outL, rowRef{Row: it.l})
+					outL = append(outL, rowcopy.Ref{Row: it.l})
 				}
 			case sql.AntiJoin:
 			default:
-				outL = append(outL, rowRef{Row: it.l})
+				outL = append(outL, rowcopy.Ref{Row: it.l})
 				outR = append(outR, j.rrows[it.r])
 			}
 			continue
@@ -388,10 +389,10 @@ func (j *Join) chunk(ev *evaluator) (arrow.Record, error) {
 		switch {
 		case existence && kind == sql.SemiJoin && matched,
 			kind == sql.AntiJoin && !matched:
-			outL = append(outL, rowRef{Row: it.l})
+			outL = append(outL, rowcopy.Ref{Row: it.l})
 		case (kind == sql.LeftJoin || kind == sql.FullJoin) && !matched:
-			outL = append(outL, rowRef{Row: it.l})
-			outR = append(outR, rowRef{Src: -1})
+			outL = append(outL, rowcopy.Ref{Row: it.l})
+			outR = append(outR, rowcopy.Ref{Src: -1})
 		}
 	}
 	if len(outL) == 0 {
@@ -402,7 +403,7 @@ func (j *Join) chunk(ev *evaluator) (arrow.Record, error) {
 
 // pairRecord builds a batch of schema from left rows of the probe batch
 // (refsL) and right rows (refsR); leftOnly skips the right columns.
-func (j *Join) pairRecord(schema *arrow.Schema, refsL, refsR []rowRef, leftOnly bool) (arrow.Record, error) {
+func (j *Join) pairRecord(schema *arrow.Schema, refsL, refsR []rowcopy.Ref, leftOnly bool) (arrow.Record, error) {
 	mem := j.rt.mem()
 	ncols := j.nl
 	if !leftOnly {
@@ -422,7 +423,7 @@ func (j *Join) pairRecord(schema *arrow.Schema, refsL, refsR []rowRef, leftOnly 
 		if lsrc != nil {
 			lsrc[0] = j.probe.Column(c)
 		}
-		arr, err := gatherArray(mem, schema.Field(c).Type, lsrc, refsL)
+		arr, err := rowcopy.Gather(mem, schema.Field(c).Type, lsrc, refsL)
 		if err != nil {
 			return nil, err
 		}
@@ -434,7 +435,7 @@ func (j *Join) pairRecord(schema *arrow.Schema, refsL, refsR []rowRef, leftOnly 
 			for b, rec := range j.rbatches {
 				rsrc[b] = rec.Column(c)
 			}
-			arr, err := gatherArray(mem, schema.Field(j.nl+c).Type, rsrc, refsR)
+			arr, err := rowcopy.Gather(mem, schema.Field(j.nl+c).Type, rsrc, refsR)
 			if err != nil {
 				return nil, err
 			}
@@ -449,10 +450,10 @@ func (j *Join) tail() (arrow.Record, error) {
 	if j.matchedR == nil {
 		return nil, io.EOF
 	}
-	var outL, outR []rowRef
+	var outL, outR []rowcopy.Ref
 	for j.tailPos < len(j.rrows) && len(outR) < batchSize {
 		if !j.matchedR[j.tailPos] {
-			outL = append(outL, rowRef{Src: -1})
+			outL = append(outL, rowcopy.Ref{Src: -1})
 			outR = append(outR, j.rrows[j.tailPos])
 		}
 		j.tailPos++

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // lateralJoin runs sql.LateralJoin: for each left row it runs the right
@@ -97,7 +98,7 @@ func (l *lateralJoin) joinBatch(ctx context.Context, rec arrow.Record) (arrow.Re
 	if len(leftRows) == 0 {
 		return nil, nil
 	}
-	left, err := takeRecord(l.rt.mem(), rec, leftRows)
+	left, err := rowcopy.TakeRecord(l.rt.mem(), rec, leftRows)
 	if err != nil {
 		return nil, err
 	}

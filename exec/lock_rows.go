@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/storage"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // LockRows is SELECT ... FOR UPDATE / FOR SHARE: it locks each row of the
@@ -87,7 +88,7 @@ func (l *LockRows) Next(ctx context.Context) (arrow.Record, error) {
 			l.emitted = true
 			return l.out.pass(rec), nil
 		case len(keep) > 0:
-			taken, err := takeRecord(l.rt.mem(), rec, keep)
+			taken, err := rowcopy.TakeRecord(l.rt.mem(), rec, keep)
 			if err != nil {
 				return nil, err
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // merge is one run of a MERGE: what its joined rows decided, gathered
@@ -110,7 +111,7 @@ func (m *merge) batch(ctx context.Context, in arrow.Record) error {
 		}
 		// The clause's rows, read over the columns it sees; the rest
 		// go on to the next clauses.
-		taken, err := takeRecord(memory.DefaultAllocator, rec, *rows)
+		taken, err := rowcopy.TakeRecord(memory.DefaultAllocator, rec, *rows)
 		if err != nil {
 			return err
 		}
@@ -125,7 +126,7 @@ func (m *merge) batch(ctx context.Context, in arrow.Record) error {
 			res.Release()
 			chosen, *rows = split(*rows, keep)
 			if len(keep) < int(taken.NumRows()) {
-				sub, err := takeRecord(memory.DefaultAllocator, taken, keep)
+				sub, err := rowcopy.TakeRecord(memory.DefaultAllocator, taken, keep)
 				taken.Release()
 				if err != nil {
 					return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // projectSet runs the set-returning functions of a select list
@@ -184,7 +185,7 @@ func (p *projectSet) expand(ctx context.Context) (arrow.Record, error) {
 // output builds an output batch: the input rows at rows, and the
 // functions' values vals beside them.
 func (p *projectSet) output(rec arrow.Record, rows []int, vals [][]any) (arrow.Record, error) {
-	base, err := takeRecord(p.rt.mem(), rec, rows)
+	base, err := rowcopy.TakeRecord(p.rt.mem(), rec, rows)
 	if err != nil {
 		return nil, err
 	}

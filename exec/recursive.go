@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // recursiveUnion runs WITH RECURSIVE (sql.RecursiveUnion): the base term
@@ -91,7 +92,7 @@ func (r *recursiveUnion) Next(ctx context.Context) (arrow.Record, error) {
 				continue
 			}
 			if len(rows) < int(rec.NumRows()) {
-				if rec, err = takeRecord(r.rt.mem(), rec, rows); err != nil {
+				if rec, err = rowcopy.TakeRecord(r.rt.mem(), rec, rows); err != nil {
 					return nil, err
 				}
 				r.next = append(r.next, rec)

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // SetOp is UNION, INTERSECT or EXCEPT, with or without ALL, under
@@ -115,7 +116,7 @@ func (s *SetOp) Next(ctx context.Context) (arrow.Record, error) {
 			out, err = conformRecord(s.rt.mem(), rec, s.schema)
 		} else {
 			var taken arrow.Record
-			taken, err = takeRecord(s.rt.mem(), rec, sel)
+			taken, err = rowcopy.TakeRecord(s.rt.mem(), rec, sel)
 			if err == nil {
 				out, err = conformRecord(s.rt.mem(), taken, s.schema)
 				taken.Release()

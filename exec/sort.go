@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // sortKind is how the values of a sort key are compared.
@@ -243,7 +244,7 @@ type Sort struct {
 	schema  *arrow.Schema
 	loaded  bool
 	batches []arrow.Record
-	order   []rowRef
+	order   []rowcopy.Ref
 	pos     int
 	out     outSlot
 	// acct counts the kept batches, their keys and row order in the
@@ -270,9 +271,9 @@ func (s *Sort) load(ctx context.Context) error {
 		normBuf []byte
 		normOff = []int{0}
 	)
-	// Each row costs its rowRef and an index entry while sorting, and its
+	// Each row costs its rowcopy.Ref and an index entry while sorting, and its
 	// keys: a normalised byte string and its offset, or sortVals.
-	perRow := int64(unsafe.Sizeof(rowRef{})) + 2*8
+	perRow := int64(unsafe.Sizeof(rowcopy.Ref{})) + 2*8
 	if !norm {
 		perRow += int64(len(specs)) * int64(unsafe.Sizeof(sortVal{}))
 	}
@@ -316,7 +317,7 @@ func (s *Sort) load(ctx context.Context) error {
 		rec.Retain()
 		s.batches = append(s.batches, rec)
 		for i := 0; i < n; i++ {
-			s.order = append(s.order, rowRef{Src: bi, Row: int32(i)})
+			s.order = append(s.order, rowcopy.Ref{Src: bi, Row: int32(i)})
 		}
 	}
 	idx := make([]int, len(s.order))
@@ -339,7 +340,7 @@ func (s *Sort) load(ctx context.Context) error {
 			return cmp.Compare(a, b)
 		})
 	}
-	sorted := make([]rowRef, len(idx))
+	sorted := make([]rowcopy.Ref, len(idx))
 	for i, j := range idx {
 		sorted[i] = s.order[j]
 	}
@@ -420,7 +421,7 @@ func (s *Sort) Next(ctx context.Context) (arrow.Record, error) {
 		return nil, io.EOF
 	}
 	end := min(s.pos+batchSize, len(s.order))
-	rec, err := gatherRecords(s.rt.mem(), s.schema, s.batches, s.order[s.pos:end])
+	rec, err := rowcopy.GatherRecords(s.rt.mem(), s.schema, s.batches, s.order[s.pos:end])
 	if err != nil {
 		return nil, err
 	}

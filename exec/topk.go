@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // TopK is ORDER BY ... LIMIT fused: it keeps the Count+Offset best rows in
@@ -47,14 +48,14 @@ type TopK struct {
 	heap    topHeap
 	batches []arrow.Record
 	refs    []int // heap entries per batch
-	order   []rowRef
+	order   []rowcopy.Ref
 	pos     int
 	out     outSlot
 }
 
 type topEntry struct {
 	keys []sortVal
-	ref  rowRef
+	ref  rowcopy.Ref
 	seq  int64
 }
 
@@ -136,11 +137,11 @@ func (t *TopK) next(ctx context.Context) (data, keys arrow.Record, rows []int32,
 }
 
 // keyRowRef is the heap's reference to the row of key i of batch bi.
-func keyRowRef(bi int, rows []int32, i int) rowRef {
+func keyRowRef(bi int, rows []int32, i int) rowcopy.Ref {
 	if rows != nil {
-		return rowRef{Src: int32(bi), Row: rows[i]}
+		return rowcopy.Ref{Src: int32(bi), Row: rows[i]}
 	}
-	return rowRef{Src: int32(bi), Row: int32(i)}
+	return rowcopy.Ref{Src: int32(bi), Row: int32(i)}
 }
 
 // Schema implements Operator.
@@ -401,7 +402,7 @@ func (t *TopK) Next(ctx context.Context) (arrow.Record, error) {
 		return nil, io.EOF
 	}
 	end := min(t.pos+batchSize, len(t.order))
-	rec, err := gatherRecords(t.rt.mem(), t.schema, t.batches, t.order[t.pos:end])
+	rec, err := rowcopy.GatherRecords(t.rt.mem(), t.schema, t.batches, t.order[t.pos:end])
 	if err != nil {
 		return nil, err
 	}

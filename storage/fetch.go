@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/cairn-db/cairn/sql/catalog"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // FetchRows returns the rows with the given IDs that tx sees, in the
@@ -219,6 +220,29 @@ func (tx *Tx) FetchColumns(ctx context.Context, tableID uint64, columns []int, r
 		cache[s] = cols
 		return cols, nil
 	}
+	// Columns that several runs make are gathered row by row into one
+	// array (rowcopy), which costs a copy of each value; a slice per run,
+	// concatenated, cost far more for rows scattered over many row groups
+	// (a key index's lookup of a session's events). Not the columns read
+	// from raw vectors (below).
+	runs := 0
+	for i := 0; i < len(hits); runs++ {
+		j := i + 1
+		for j < len(hits) && hits[j].src == hits[i].src && hits[j].off == hits[j-1].off+1 {
+			j++
+		}
+		if _, err := arrays(hits[i].src); err != nil {
+			return nil, nil, err
+		}
+		i = j
+	}
+	gathered := make([]bool, len(colIDs))
+	for c := range gathered {
+		gathered[c] = runs > 1
+		for _, cols := range cache {
+			gathered[c] = gathered[c] && cols[c] != nil
+		}
+	}
 	parts := make([][]arrow.Array, len(colIDs))
 	// gather[c] collects the rows of column c that consecutive runs read
 	// from raw vector files, into one array instead of one per run (a
@@ -253,6 +277,9 @@ func (tx *Tx) FetchColumns(ctx context.Context, tableID uint64, columns []int, r
 		}
 		lo, hi := int64(hits[i].off), int64(hits[j-1].off+1)
 		for c, a := range cols {
+			if gathered[c] {
+				continue
+			}
 			if a == nil {
 				rd := raws[hits[i].src.seg][c]
 				if gather[c] == nil {
@@ -280,6 +307,14 @@ func (tx *Tx) FetchColumns(ctx context.Context, tableID uint64, columns []int, r
 	out := make([]arrow.Array, 0, len(colIDs)+1)
 	defer func() { releaseAll(out) }()
 	for c := range colIDs {
+		if gathered[c] {
+			a, err := gatherHits(c, types[c], len(hits), func(k int) (src, int) { return hits[k].src, hits[k].off }, cache)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, a)
+			continue
+		}
 		switch len(parts[c]) {
 		case 0:
 			out = append(out, array.MakeArrayOfNull(memory.DefaultAllocator, types[c], 0))
@@ -303,6 +338,26 @@ func (tx *Tx) FetchColumns(ctx context.Context, tableID uint64, columns []int, r
 	cols := out
 	out = nil // the caller's now
 	return cols, ids, nil
+}
+
+// gatherHits copies column c (of type dt) of n rows into one array: row
+// k is row off of source s where at(k) = s, off, and cols holds each
+// source's columns.
+func gatherHits[S comparable](c int, dt arrow.DataType, n int, at func(k int) (S, int), cols map[S][]arrow.Array) (arrow.Array, error) {
+	index := map[S]int32{}
+	var srcs []arrow.Array
+	refs := make([]rowcopy.Ref, n)
+	for k := range refs {
+		s, off := at(k)
+		i, ok := index[s]
+		if !ok {
+			i = int32(len(srcs))
+			index[s] = i
+			srcs = append(srcs, cols[s][c])
+		}
+		refs[k] = rowcopy.Ref{Src: i, Row: int32(off)}
+	}
+	return rowcopy.Gather(memory.DefaultAllocator, dt, srcs, refs)
 }
 
 // scanColumns are the column IDs and Arrow types of def's columns at

@@ -290,6 +290,10 @@ type rowPositions struct {
 	perm []uint32 // positions in ID order; nil when ids ascend
 	min  int64
 	max  int64
+	// dense: ids are min, min+1, ..., max (a segment a load wrote), so
+	// an ID's position is its distance from min, with no search through
+	// ids (a cache miss a step on a large segment).
+	dense bool
 
 	setOnce sync.Once
 	set     *roaring64.Bitmap // the IDs as a bitmap (idSet)
@@ -309,6 +313,7 @@ func newRowPositions(ids []int64) *rowPositions {
 		p.min = min(p.min, id)
 		p.max = max(p.max, id)
 	}
+	p.dense = sorted && p.max-p.min == int64(len(ids)-1)
 	if !sorted {
 		p.perm = make([]uint32, len(ids))
 		for i := range p.perm {
@@ -372,6 +377,9 @@ func (p *rowPositions) positionOf(id int64) int {
 func (p *rowPositions) find(id int64) (int, bool) {
 	if id < p.min || id > p.max {
 		return 0, false
+	}
+	if p.dense {
+		return int(id - p.min), true
 	}
 	if p.perm == nil {
 		i, ok := slices.BinarySearch(p.ids, id)

@@ -1,9 +1,10 @@
-package exec
-
-// Copying rows between Arrow arrays: selections (Filter, subsets of a batch
-// for lazy evaluation), permutations (Sort) and merges of rows from many
-// batches (Join, CASE arms). Each column's type is switched on once; the
-// per-row work is a typed Value/Append.
+// Package rowcopy copies rows between Arrow arrays: the executor's
+// selections (Filter, subsets of a batch for lazy evaluation),
+// permutations (Sort) and merges of rows from many batches (Join, CASE
+// arms), and storage's gathering of fetched rows from many row groups.
+// Each column's type is switched on once; the per-row work is a typed
+// Value/Append, or a copy of buffers for fixed-width and byte columns.
+package rowcopy
 
 import (
 	"unsafe"
@@ -12,12 +13,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgerrcode"
 
+	"github.com/cairn-db/cairn/sql/pgerr"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
-// rowRef locates row Row of source Src; Src < 0 stands for NULL.
-type rowRef struct {
+// Ref locates row Row of source Src; Src < 0 stands for NULL.
+type Ref struct {
 	Src int32
 	Row int32
 }
@@ -228,13 +231,13 @@ func newAppender(b array.Builder, srcs []arrow.Array) (appender, error) {
 				break
 			}
 		}
-		return nil, internalErr("cannot copy %v rows into a %v column", got, b.Type())
+		return nil, pgerr.New(pgerrcode.InternalError, "cannot copy %v rows into a %v column", got, b.Type())
 	}
 	return ap, nil
 }
 
-// gatherArray builds an array of type dt from the rows refs points at.
-func gatherArray(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []rowRef) (arrow.Array, error) {
+// Gather builds an array of type dt from the rows refs points at.
+func Gather(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []Ref) (arrow.Array, error) {
 	if out, ok := gatherFast(mem, dt, srcs, refs); ok {
 		return out, nil
 	}
@@ -260,8 +263,8 @@ func gatherArray(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 	return b.NewArray(), nil
 }
 
-// takeArray builds an array of the given rows of arr.
-func takeArray(mem memory.Allocator, arr arrow.Array, rows []int) (arrow.Array, error) {
+// Take builds an array of the given rows of arr.
+func Take(mem memory.Allocator, arr arrow.Array, rows []int) (arrow.Array, error) {
 	if arr.DataType().ID() == arrow.NULL {
 		return array.NewNull(len(rows)), nil
 	}
@@ -273,9 +276,9 @@ func takeArray(mem memory.Allocator, arr arrow.Array, rows []int) (arrow.Array, 
 		// Into buffers sized first, where a builder grows its buffer
 		// value by value (clearing and copying it at each step: a third
 		// of a trigram-indexed ILIKE's time over a common word).
-		refs := make([]rowRef, len(rows))
+		refs := make([]Ref, len(rows))
 		for i, r := range rows {
-			refs[i] = rowRef{Row: int32(r)}
+			refs[i] = Ref{Row: int32(r)}
 		}
 		out, ok, err := gatherBytes(mem, arr.DataType(), []arrow.Array{arr}, refs)
 		if err != nil || ok {
@@ -305,8 +308,8 @@ func takeArray(mem memory.Allocator, arr arrow.Array, rows []int) (arrow.Array, 
 	return b.NewArray(), nil
 }
 
-// takeRecord builds a record of the given rows of rec (schema unchanged).
-func takeRecord(mem memory.Allocator, rec arrow.Record, rows []int) (arrow.Record, error) {
+// TakeRecord builds a record of the given rows of rec (schema unchanged).
+func TakeRecord(mem memory.Allocator, rec arrow.Record, rows []int) (arrow.Record, error) {
 	cols := make([]arrow.Array, rec.NumCols())
 	defer func() {
 		for _, c := range cols {
@@ -316,7 +319,7 @@ func takeRecord(mem memory.Allocator, rec arrow.Record, rows []int) (arrow.Recor
 		}
 	}()
 	for i := range cols {
-		c, err := takeArray(mem, rec.Column(i), rows)
+		c, err := Take(mem, rec.Column(i), rows)
 		if err != nil {
 			return nil, err
 		}
@@ -325,9 +328,9 @@ func takeRecord(mem memory.Allocator, rec arrow.Record, rows []int) (arrow.Recor
 	return array.NewRecord(rec.Schema(), cols, int64(len(rows))), nil
 }
 
-// gatherRecords builds a record of schema from rows of several records
+// GatherRecords builds a record of schema from rows of several records
 // with that schema's column types.
-func gatherRecords(mem memory.Allocator, schema *arrow.Schema, srcs []arrow.Record, refs []rowRef) (arrow.Record, error) {
+func GatherRecords(mem memory.Allocator, schema *arrow.Schema, srcs []arrow.Record, refs []Ref) (arrow.Record, error) {
 	cols := make([]arrow.Array, schema.NumFields())
 	defer func() {
 		for _, c := range cols {
@@ -341,7 +344,7 @@ func gatherRecords(mem memory.Allocator, schema *arrow.Schema, srcs []arrow.Reco
 		for j, s := range srcs {
 			arrs[j] = s.Column(i)
 		}
-		c, err := gatherArray(mem, schema.Field(i).Type, arrs, refs)
+		c, err := Gather(mem, schema.Field(i).Type, arrs, refs)
 		if err != nil {
 			return nil, err
 		}
@@ -431,8 +434,8 @@ func takeFast(mem memory.Allocator, arr arrow.Array, rows []int) (arrow.Array, b
 	return nil, false
 }
 
-// gatherFixed is gatherArray for fixed-width columns.
-func gatherFixed[T int16 | int32 | int64 | arrow.MonthDayNanoInterval](mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []rowRef) arrow.Array {
+// gatherFixed is Gather for fixed-width columns.
+func gatherFixed[T int16 | int32 | int64 | arrow.MonthDayNanoInterval](mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []Ref) arrow.Array {
 	var zero T
 	width := int(unsafeSizeof(zero))
 	vals := make([][]T, len(srcs))
@@ -466,9 +469,9 @@ func gatherFixed[T int16 | int32 | int64 | arrow.MonthDayNanoInterval](mem memor
 	return array.MakeFromData(out)
 }
 
-// gatherFast is gatherArray without a builder for fixed-width columns; ok
+// gatherFast is Gather without a builder for fixed-width columns; ok
 // is false for other types.
-func gatherFast(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []rowRef) (arrow.Array, bool) {
+func gatherFast(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []Ref) (arrow.Array, bool) {
 	w := fixedWidth(dt)
 	if w == 0 {
 		return nil, false
@@ -492,10 +495,10 @@ func gatherFast(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, ref
 	return nil, false
 }
 
-// gatherBytes is gatherArray for string and binary columns: offsets and
+// gatherBytes is Gather for string and binary columns: offsets and
 // data are written straight into new buffers. Rows over the 2 GB a
 // column of a batch holds are an error (types.CheckBatchBytes).
-func gatherBytes(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []rowRef) (arrow.Array, bool, error) {
+func gatherBytes(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []Ref) (arrow.Array, bool, error) {
 	type byteArray interface {
 		arrow.Array
 		ValueOffsets() []int32

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/cairn-db/cairn/sql"
 	"github.com/cairn-db/cairn/sql/types"
@@ -165,55 +163,5 @@ func TestConformRelabels(t *testing.T) {
 	arr.Retain()
 	if _, err := conformToType(rt.mem(), arr, arrow.PrimitiveTypes.Float64); err == nil {
 		t.Fatal("timestamp relabelled as float64")
-	}
-}
-
-// TestTakeBinary checks the text and bytea take against the values it
-// copies: a sliced array (its offsets do not start at zero), NULLs, empty
-// values and rows taken twice and out of order.
-func TestTakeBinary(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	for _, dt := range []arrow.DataType{arrow.BinaryTypes.String, arrow.BinaryTypes.Binary} {
-		b := array.NewBuilder(mem, dt)
-		vals := []string{"skipped", "a", "", "héllo", "", "xyz"}
-		for i, v := range vals {
-			if i == 4 {
-				b.AppendNull()
-				continue
-			}
-			switch b := b.(type) {
-			case *array.StringBuilder:
-				b.Append(v)
-			case *array.BinaryBuilder:
-				b.Append([]byte(v))
-			}
-		}
-		full := b.NewArray()
-		b.Release()
-		sliced := array.NewSlice(full, 1, int64(len(vals)))
-		rows := []int{4, 0, 0, 2, 3, 1}
-		got, err := takeArray(mem, sliced, rows)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Len() != len(rows) || got.NullN() != 1 {
-			t.Fatalf("%s: %d rows, %d NULL", dt, got.Len(), got.NullN())
-		}
-		for j, r := range rows {
-			if sliced.IsNull(r) != got.IsNull(j) || sliced.ValueStr(r) != got.ValueStr(j) {
-				t.Errorf("%s: row %d = %q (null %v), want %q", dt, j, got.ValueStr(j), got.IsNull(j), sliced.ValueStr(r))
-			}
-		}
-		withNull, err := takeArray(mem, sliced, []int{3, 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !withNull.IsNull(0) || withNull.IsNull(1) || withNull.NullN() != 1 || withNull.ValueStr(1) != sliced.ValueStr(2) {
-			t.Errorf("%s: take of a NULL and %q gave %v", dt, sliced.ValueStr(2), withNull)
-		}
-		for _, a := range []arrow.Array{got, withNull, sliced, full} {
-			a.Release()
-		}
 	}
 }
