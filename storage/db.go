@@ -290,6 +290,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	go db.worker()
 	if h, ok := db.home.(*objectHome); ok {
 		h.startLeading()
+	} else {
+		db.wg.Add(1)
+		go db.warmKeyIndexes()
 	}
 	// Tails recovered from the log may already be due for a flush.
 	for id, ts := range db.published.Load().tables {

@@ -392,6 +392,32 @@ func (db *DB) BuildKeyIndexes(ctx context.Context, tableID uint64) error {
 	return nil
 }
 
+// warmKeyIndexes builds, in the background after Open, the key indexes of
+// the segments of every table with a key index, so that the first lookups
+// after a restart do not each pay for a segment's. It stops at Close. Not
+// on object storage, where it would download every segment at start.
+func (db *DB) warmKeyIndexes() {
+	defer db.wg.Done()
+	cat := db.Catalog()
+	for id, ts := range db.published.Load().tables {
+		def := cat.Tables[id]
+		if def == nil || len(cat.KeyIndexes(id)) == 0 {
+			continue
+		}
+		for _, seg := range ts.segments {
+			select {
+			case <-db.quit:
+				return
+			default:
+			}
+			db.backgroundStep("key index build", id, func() error {
+				db.buildSegKeyIndexes(seg, def, cat)
+				return nil
+			})
+		}
+	}
+}
+
 // buildSegKeyIndexes builds seg's key indexes for the key indexes cat has
 // on def's table (a segment just written, or CREATE INDEX).
 func (db *DB) buildSegKeyIndexes(seg *segment, def *catalog.TableDef, cat *catalog.Catalog) {
