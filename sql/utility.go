@@ -104,6 +104,8 @@ type AlterCmd struct {
 	IfNotExists bool
 	Unique      bool // AddColumn with UNIQUE / PRIMARY KEY
 	Primary     bool
+	// NullsNotDistinct is AddColumn's UNIQUE NULLS NOT DISTINCT.
+	NullsNotDistinct bool
 	// Constraint is AddConstraint's table with the constraint added: the
 	// new unique key, check or foreign key is the last of its kind there
 	// (Primary marks a primary key).
@@ -950,7 +952,7 @@ func (b *Binder) addLikeColumns(def *catalog.TableDef, like *pg_query.TableLikeC
 				def.PrimaryKey, name, pk = cols, def.Name+"_pkey", false
 				def.PrimaryKeyName = name
 			}
-			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: cols, Deferrable: u.Deferrable})
+			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: cols, Deferrable: u.Deferrable, NullsNotDistinct: u.NullsNotDistinct})
 		}
 		if len(b.Catalog.IndexesOf(src.ID)) > 0 {
 			return pgerr.NotSupported("CREATE TABLE ... LIKE ... INCLUDING INDEXES of a table with indexes other than its key constraints")
@@ -1485,8 +1487,6 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 	case c.Initdeferred && c.Contype != pg_query.ConstrType_CONSTR_FOREIGN:
 		return pgerr.NotSupported("INITIALLY DEFERRED unique and primary key constraints").WithPosition(c.Location + 1).
 			WithDetail("cairn checks uniqueness when a row is written; foreign keys can be INITIALLY DEFERRED.")
-	case c.NullsNotDistinct:
-		return pgerr.NotSupported("UNIQUE NULLS NOT DISTINCT").WithPosition(c.Location + 1)
 	}
 	colIDs := func(keys []*pg_query.Node) ([]int, []string, error) {
 		var ids []int
@@ -1534,7 +1534,7 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		if name == "" {
 			name = b.freeConstraintName(def, def.Name+"_"+strings.Join(names, "_")+"_key", true)
 		}
-		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids, Deferrable: c.Deferrable})
+		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids, Deferrable: c.Deferrable, NullsNotDistinct: c.NullsNotDistinct})
 	case pg_query.ConstrType_CONSTR_CHECK:
 		// Check the expression binds against the table's columns.
 		cond, err := b.bindCondition(&scope{cols: tableCols(def, def.Name)}, c.RawExpr, "CHECK")
@@ -1864,6 +1864,7 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 					ac.Primary = true
 				case pg_query.ConstrType_CONSTR_UNIQUE:
 					ac.Unique = true
+					ac.NullsNotDistinct = c.NullsNotDistinct
 				case pg_query.ConstrType_CONSTR_FOREIGN, pg_query.ConstrType_CONSTR_CHECK:
 					tableCons = append(tableCons, c)
 				}

@@ -752,7 +752,7 @@ func (tx *Tx) batchKeys(def *catalog.TableDef, con constraint, bs []*tailBatch, 
 		ids := b.rowIDs.Int64Values()
 		var vals []int64
 		byValue := false
-		if len(pos) == 1 {
+		if len(pos) == 1 && con.byValue() {
 			vals, byValue = intKeyValues(cols[pos[0]])
 		}
 		if byValue {
@@ -776,7 +776,7 @@ func (tx *Tx) batchKeys(def *catalog.TableDef, con constraint, bs []*tailBatch, 
 		}
 		for i := 0; i < b.n; i++ {
 			var ok bool
-			tx.keybuf, ok = rowKey(tx.keybuf, ts, cols, pos, i)
+			tx.keybuf, ok = con.rowKey(tx.keybuf, ts, cols, pos, i)
 			if !ok {
 				continue
 			}
@@ -871,7 +871,7 @@ func (db *DB) indexRows(ix *uniqueIndex, s *dbState, ts *tableState, def *catalo
 
 // scanKeys calls fn with the key of constraint con of each row of ts
 // (part of state s) not in dead, and the row's ID; rows whose key has a
-// NULL are left out. fn also gets the key columns and the row's position
+// NULL are left out unless con is NULLS NOT DISTINCT. fn also gets the key columns and the row's position
 // in them, to quote the key in an error; an error of fn ends the scan.
 func (db *DB) scanKeys(s *dbState, ts *tableState, def *catalog.TableDef, con constraint, dead []*roaring64.Bitmap,
 	fn func(key string, row int64, cols []arrow.Array, pos []int, i int) error) error {
@@ -908,7 +908,7 @@ func (db *DB) scanKeyBytes(s *dbState, ts *tableState, def *catalog.TableDef, co
 		}
 		for i, rid := range ids {
 			var ok bool
-			if buf, ok = rowKey(buf, kt, cols, pos, i); !ok {
+			if buf, ok = con.rowKey(buf, kt, cols, pos, i); !ok {
 				continue
 			}
 			if err := fn(buf, rid, cols, pos, i); err != nil {

@@ -938,7 +938,7 @@ func (s *Session) alterTableDef(ctx context.Context, tx *storage.Tx, x *sql.Alte
 					name = def.Name + "_pkey"
 					def.PrimaryKey, def.PrimaryKeyName = []int{col.ID}, name
 				}
-				def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: []int{col.ID}})
+				def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: []int{col.ID}, NullsNotDistinct: cmd.NullsNotDistinct && !cmd.Primary})
 			}
 			if dom := tx.Catalog().DomainByOID(col.Domain); col.Default != "" || dom != nil && (dom.Domain.Default != "" || dom.Domain.NotNull || len(dom.Domain.Checks) > 0) {
 				// A column of a domain gets the domain's DEFAULT, or NULL,
