@@ -124,6 +124,8 @@ func (tx *Tx) Commit() error {
 	before := db.Catalog()
 	var next *dbState
 	var dropped []*tableRT
+	unlockMoved := tx.lockMovedSequences()
+	defer unlockMoved()
 	for attempt := 1; ; attempt++ {
 		db.mu.Lock()
 		var lsn uint64
@@ -539,6 +541,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 			rec.seqs = append(rec.seqs, seqEntry{key: key, last: s.last, called: s.called})
 		}
 	}
+	rec.seqs = append(rec.seqs, tx.movedSequenceEntries(head.cat, newCat)...)
 	// The references go into the record only for other servers on an
 	// object store (tail.go): a recovery does not need them.
 	_, shared := db.home.(*objectHome)
@@ -636,6 +639,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 	}
 	db.logRefsLocked(lsn, refs, minLSN)
 	db.setSeqsLocked(newCat, head.cat, rec.seqs)
+	db.installMovedSequences(tx, newCat, lsn)
 	if db.walBytes >= db.opts.WALCheckpointBytes {
 		db.requestCheckpoint()
 	}

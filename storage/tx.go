@@ -34,6 +34,9 @@ type Tx struct {
 	conds  []condGroup
 	tables map[uint64]*txTable
 	seqs   map[string]*seqTxState
+	// seqMoves are the committed sequences MoveTable moved, by their new
+	// key (move.go).
+	seqMoves map[string]*movedSequence
 	// seqLSN is the WAL record the latest committed-sequence value drawn
 	// by NextVal depends on: synced when the transaction ends.
 	seqLSN uint64
