@@ -761,6 +761,9 @@ type conflictTarget struct {
 	rec   arrow.Record
 	keys  []arrow.Array
 	ts    []types.T
+	// nullsEqual: the rule over cols is NULLS NOT DISTINCT, so a key
+	// with a NULL conflicts with an equal one.
+	nullsEqual bool
 }
 
 // conflictTargets are the rules the proposed rows rec conflict on: the ON
@@ -773,10 +776,10 @@ func conflictTargets(tx *storage.Tx, def *catalog.TableDef, oc *sql.OnConflict, 
 		for i, p := range oc.Columns {
 			ids[i] = def.Columns[p].ID
 		}
-		return []conflictTarget{{cols: ids, rec: rec}}, nil
+		return []conflictTarget{{cols: ids, rec: rec, nullsEqual: tx.NullsNotDistinct(def.ID, ids)}}, nil
 	case oc.Index == "":
 		for _, ids := range tx.UniqueKeys(def.ID) {
-			out = append(out, conflictTarget{cols: ids, rec: rec})
+			out = append(out, conflictTarget{cols: ids, rec: rec, nullsEqual: tx.NullsNotDistinct(def.ID, ids)})
 		}
 	}
 	cat := tx.Catalog()
@@ -802,7 +805,7 @@ func (t conflictTarget) lookup(tx *storage.Tx, def *catalog.TableDef, rec arrow.
 }
 
 // proposedKey encodes row r's key on t; ok is false when a value of it
-// is NULL (NULLs never conflict).
+// is NULL (NULLs never conflict) unless t is NULLS NOT DISTINCT.
 func (t conflictTarget) proposedKey(buf []byte, def *catalog.TableDef, rec arrow.Record, r int) ([]byte, bool) {
 	if t.index != "" {
 		for k, a := range t.keys {
@@ -816,7 +819,10 @@ func (t conflictTarget) proposedKey(buf []byte, def *catalog.TableDef, rec arrow
 	}
 	for _, id := range t.cols {
 		p, c := def.ColumnByID(id)
-		if p < 0 || rec.Column(p).IsNull(r) {
+		if p < 0 {
+			return buf, false
+		}
+		if rec.Column(p).IsNull(r) && !t.nullsEqual {
 			return buf, false
 		}
 		buf = types.KeyBytes(buf, types.ValueAt(rec.Column(p), r, c.Type), c.Type)

@@ -705,6 +705,10 @@ func CommandName(st Statement) string {
 		return "ALTER TABLE"
 	case *RenameIndex:
 		return "ALTER INDEX"
+	case *SetTableSchema:
+		return "ALTER TABLE"
+	case *SetSequenceSchema:
+		return "ALTER SEQUENCE"
 	case *Truncate:
 		return "TRUNCATE TABLE"
 	case *CreateIndex:
@@ -743,41 +747,43 @@ func CommandName(st Statement) string {
 }
 
 // The kinds of Statement.
-func (*Query) statement()           {}
-func (*Copy) statement()            {}
-func (*Transaction) statement()     {}
-func (*Set) statement()             {}
-func (*SetTransaction) statement()  {}
-func (*SetConstraints) statement()  {}
-func (*RenameIndex) statement()     {}
-func (*Show) statement()            {}
-func (*Prepare) statement()         {}
-func (*Execute) statement()         {}
-func (*Deallocate) statement()      {}
-func (*Discard) statement()         {}
-func (*NoOp) statement()            {}
-func (*Listen) statement()          {}
-func (*Notify) statement()          {}
-func (*Vacuum) statement()          {}
-func (*Checkpoint) statement()      {}
-func (*LockTable) statement()       {}
-func (*DeclareCursor) statement()   {}
-func (*Fetch) statement()           {}
-func (*CloseCursor) statement()     {}
-func (*CreateSchema) statement()    {}
-func (*DropSchema) statement()      {}
-func (*CreateTable) statement()     {}
-func (*CreateTableAs) statement()   {}
-func (*DropTable) statement()       {}
-func (*AlterTable) statement()      {}
-func (*Truncate) statement()        {}
-func (*CreateIndex) statement()     {}
-func (*DropIndex) statement()       {}
-func (*CreateSequence) statement()  {}
-func (*AlterSequence) statement()   {}
-func (*DropSequence) statement()    {}
-func (*CreateView) statement()      {}
-func (*DropView) statement()        {}
-func (*RenameView) statement()      {}
-func (*CommentOn) statement()       {}
-func (*CreateExtension) statement() {}
+func (*Query) statement()             {}
+func (*Copy) statement()              {}
+func (*Transaction) statement()       {}
+func (*Set) statement()               {}
+func (*SetTransaction) statement()    {}
+func (*SetConstraints) statement()    {}
+func (*RenameIndex) statement()       {}
+func (*Show) statement()              {}
+func (*Prepare) statement()           {}
+func (*Execute) statement()           {}
+func (*Deallocate) statement()        {}
+func (*Discard) statement()           {}
+func (*NoOp) statement()              {}
+func (*Listen) statement()            {}
+func (*Notify) statement()            {}
+func (*Vacuum) statement()            {}
+func (*Checkpoint) statement()        {}
+func (*LockTable) statement()         {}
+func (*DeclareCursor) statement()     {}
+func (*Fetch) statement()             {}
+func (*CloseCursor) statement()       {}
+func (*CreateSchema) statement()      {}
+func (*DropSchema) statement()        {}
+func (*CreateTable) statement()       {}
+func (*CreateTableAs) statement()     {}
+func (*DropTable) statement()         {}
+func (*AlterTable) statement()        {}
+func (*Truncate) statement()          {}
+func (*CreateIndex) statement()       {}
+func (*DropIndex) statement()         {}
+func (*CreateSequence) statement()    {}
+func (*AlterSequence) statement()     {}
+func (*DropSequence) statement()      {}
+func (*CreateView) statement()        {}
+func (*DropView) statement()          {}
+func (*RenameView) statement()        {}
+func (*SetTableSchema) statement()    {}
+func (*SetSequenceSchema) statement() {}
+func (*CommentOn) statement()         {}
+func (*CreateExtension) statement()   {}

@@ -34,9 +34,6 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 		return nil, err
 	}
 	b.needOwner(def)
-	if s.NullsNotDistinct {
-		return nil, pgerr.NotSupported("indexes with NULLS NOT DISTINCT")
-	}
 	method := strings.ToLower(s.AccessMethod)
 	switch method {
 	case "", "btree":
@@ -160,6 +157,12 @@ func (b *Binder) bindCreateIndex(s *pg_query.IndexStmt) (Statement, error) {
 		if err := b.indexPredicate(def, idx, s.WhereClause); err != nil {
 			return nil, err
 		}
+	}
+	idx.NullsNotDistinct = s.NullsNotDistinct
+	if idx.NullsNotDistinct && idx.ComputedKey() {
+		// Storage computes such a key as NULL for the rows outside the
+		// predicate so that they conflict with none.
+		return nil, pgerr.NotSupported("NULLS NOT DISTINCT on a unique index on expressions or with a WHERE predicate")
 	}
 	ci := &CreateIndex{Def: idx, IfNotExists: s.IfNotExists}
 	if s.Concurrent {

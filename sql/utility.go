@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/ident"
 	"github.com/cairn-db/cairn/sql/pgerr"
+	"github.com/cairn-db/cairn/sql/syscat"
 	"github.com/cairn-db/cairn/sql/types"
 )
 
@@ -104,6 +105,8 @@ type AlterCmd struct {
 	IfNotExists bool
 	Unique      bool // AddColumn with UNIQUE / PRIMARY KEY
 	Primary     bool
+	// NullsNotDistinct is AddColumn's UNIQUE NULLS NOT DISTINCT.
+	NullsNotDistinct bool
 	// Constraint is AddConstraint's table with the constraint added: the
 	// new unique key, check or foreign key is the last of its kind there
 	// (Primary marks a primary key).
@@ -950,7 +953,7 @@ func (b *Binder) addLikeColumns(def *catalog.TableDef, like *pg_query.TableLikeC
 				def.PrimaryKey, name, pk = cols, def.Name+"_pkey", false
 				def.PrimaryKeyName = name
 			}
-			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: cols, Deferrable: u.Deferrable})
+			def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: cols, Deferrable: u.Deferrable, NullsNotDistinct: u.NullsNotDistinct})
 		}
 		if len(b.Catalog.IndexesOf(src.ID)) > 0 {
 			return pgerr.NotSupported("CREATE TABLE ... LIKE ... INCLUDING INDEXES of a table with indexes other than its key constraints")
@@ -1089,7 +1092,7 @@ func (b *Binder) columnFromDef(def *catalog.TableDef, cd *pg_query.ColumnDef) (c
 	var seq *catalog.SequenceDef
 	if types.IsSerial(typeName) && len(cd.TypeName.ArrayBounds) == 0 {
 		seq = &catalog.SequenceDef{Schema: def.Schema, Name: b.freeRelationName(def.Schema, def.Name+"_"+cd.Colname+"_seq"), Start: 1, Increment: 1, Min: 1, Max: maxForType(t), Type: sequenceType(t)}
-		col.Default = nextvalDefault(def.Schema, seq.Name)
+		col.Default = NextvalDefault(def.Schema, seq.Name)
 		col.NotNull = true
 	}
 	// sawDefault is a DEFAULT clause met, which DEFAULT NULL is too
@@ -1171,7 +1174,7 @@ func (b *Binder) identitySequence(def *catalog.TableDef, col *catalog.ColumnDef,
 		}
 	}
 	col.Identity = c.GeneratedWhen // "a" (ALWAYS) or "d" (BY DEFAULT)
-	col.Default = nextvalDefault(def.Schema, seq.Name)
+	col.Default = NextvalDefault(def.Schema, seq.Name)
 	col.NotNull = true
 	return seq, nil
 }
@@ -1211,7 +1214,7 @@ func (b *Binder) setDefault(col *catalog.ColumnDef, n *pg_query.Node) error {
 		// (pg_dump restores with an empty one) and pg_depend ties the
 		// default to the sequence; it is kept as a serial column's is.
 		// nextval('seq'::text) is looked up at each call, as written.
-		col.Default = nextvalDefault(nv.Schema, nv.Name)
+		col.Default = NextvalDefault(nv.Schema, nv.Name)
 		return nil
 	}
 	text, err := DeparseExpr(n)
@@ -1356,10 +1359,11 @@ func regclassLiteral(args []*pg_query.Node) bool {
 	return arg.GetAConst().GetSval() != nil
 }
 
-// nextvalDefault is the default of a column drawing from sequence
+// NextvalDefault is the default of a column drawing from sequence
 // schema.name, as cairn stores it: nextval('schema.name'::regclass),
-// qualified so that it finds the sequence whatever the search path.
-func nextvalDefault(schema, name string) string {
+// qualified so that it finds the sequence whatever the search path (a
+// sequence moved to another schema rewrites it).
+func NextvalDefault(schema, name string) string {
 	return fmt.Sprintf("nextval('%s.%s'::regclass)", ident.Quote(schema), ident.Quote(name))
 }
 
@@ -1485,8 +1489,6 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 	case c.Initdeferred && c.Contype != pg_query.ConstrType_CONSTR_FOREIGN:
 		return pgerr.NotSupported("INITIALLY DEFERRED unique and primary key constraints").WithPosition(c.Location + 1).
 			WithDetail("cairn checks uniqueness when a row is written; foreign keys can be INITIALLY DEFERRED.")
-	case c.NullsNotDistinct:
-		return pgerr.NotSupported("UNIQUE NULLS NOT DISTINCT").WithPosition(c.Location + 1)
 	}
 	colIDs := func(keys []*pg_query.Node) ([]int, []string, error) {
 		var ids []int
@@ -1534,7 +1536,7 @@ func (b *Binder) addTableConstraint(def *catalog.TableDef, c *pg_query.Constrain
 		if name == "" {
 			name = b.freeConstraintName(def, def.Name+"_"+strings.Join(names, "_")+"_key", true)
 		}
-		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids, Deferrable: c.Deferrable})
+		def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: ids, Deferrable: c.Deferrable, NullsNotDistinct: c.NullsNotDistinct})
 	case pg_query.ConstrType_CONSTR_CHECK:
 		// Check the expression binds against the table's columns.
 		cond, err := b.bindCondition(&scope{cols: tableCols(def, def.Name)}, c.RawExpr, "CHECK")
@@ -1864,6 +1866,7 @@ func (b *Binder) bindAlterTable(s *pg_query.AlterTableStmt) (Statement, error) {
 					ac.Primary = true
 				case pg_query.ConstrType_CONSTR_UNIQUE:
 					ac.Unique = true
+					ac.NullsNotDistinct = c.NullsNotDistinct
 				case pg_query.ConstrType_CONSTR_FOREIGN, pg_query.ConstrType_CONSTR_CHECK:
 					tableCons = append(tableCons, c)
 				}
@@ -2302,9 +2305,27 @@ func (b *Binder) bindRename(s *pg_query.RenameStmt) (Statement, error) {
 	return &AlterTable{Table: def, Cmds: []AlterCmd{{Kind: RenameColumn, Name: s.Subname, NewName: s.Newname}}}, nil
 }
 
-// bindSetSchema binds ALTER VIEW [IF EXISTS] name SET SCHEMA new_schema
-// (ALTER TABLE's of a view too); a table's and other objects' SET SCHEMA
-// is 0A000.
+// SetTableSchema is ALTER TABLE name SET SCHEMA new_schema of a table:
+// it moves with its indexes, constraints, triggers, policies, row type and
+// the sequences of its serial and identity columns, and the views that
+// read it follow.
+type SetTableSchema struct {
+	Table  *catalog.TableDef
+	Schema string
+}
+
+// SetSequenceSchema is ALTER SEQUENCE name SET SCHEMA new_schema of a
+// sequence no table owns. Missing names the sequence IF EXISTS did not
+// find (Seq nil).
+type SetSequenceSchema struct {
+	Seq     *catalog.SequenceDef
+	Schema  string
+	Missing string
+}
+
+// bindSetSchema binds ALTER TABLE, ALTER VIEW and ALTER SEQUENCE [IF
+// EXISTS] name SET SCHEMA new_schema (ALTER TABLE's of a view too); other
+// objects' SET SCHEMA is 0A000.
 func (b *Binder) bindSetSchema(s *pg_query.AlterObjectSchemaStmt) (Statement, error) {
 	switch s.ObjectType {
 	case pg_query.ObjectType_OBJECT_VIEW:
@@ -2313,16 +2334,68 @@ func (b *Binder) bindSetSchema(s *pg_query.AlterObjectSchemaStmt) (Statement, er
 		if v := b.lookupView(s.Relation.Schemaname, s.Relation.Relname); v != nil {
 			return b.bindViewSetSchema(s, v)
 		}
-		if _, err := b.rangeVarTable(s.Relation); err != nil {
+		def, err := b.rangeVarTable(s.Relation)
+		if err != nil {
 			if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
 				return &AlterTable{Missing: s.Relation.Relname}, nil
 			}
+			if pgerr.Code(err) == pgerrcode.UndefinedTable && (s.Relation.Schemaname == "" || s.Relation.Schemaname == "pg_catalog") &&
+				syscat.Lookup("pg_catalog", s.Relation.Relname) != nil {
+				return nil, pgerr.New(pgerrcode.InsufficientPrivilege, "permission denied: \"%s\" is a system catalog", s.Relation.Relname)
+			}
 			return nil, err
 		}
-		// A table's files are kept under its schema's folder.
-		return nil, pgerr.NotSupported("ALTER TABLE ... SET SCHEMA of a table")
+		schema, err := b.newSchema(s.Newschema, def.Schema, def.Name)
+		if err != nil {
+			return nil, err
+		}
+		b.needOwner(def)
+		b.accesses = append(b.accesses, Access{Schema: schema, Privs: catalog.PrivCreate})
+		return &SetTableSchema{Table: def, Schema: schema}, nil
+	case pg_query.ObjectType_OBJECT_SEQUENCE:
+		seq, err := b.lookupSequence(s.Relation)
+		if err != nil {
+			if s.MissingOk && pgerr.Code(err) == pgerrcode.UndefinedTable {
+				return &SetSequenceSchema{Missing: s.Relation.Relname}, nil
+			}
+			return nil, err
+		}
+		if seq.OwnedBy != nil {
+			if t := b.Catalog.TableByID(seq.OwnedBy.Table); t != nil {
+				return nil, pgerr.New(pgerrcode.FeatureNotSupported, "cannot move an owned sequence into another schema").
+					WithDetail("Sequence \"%s\" is linked to table \"%s\".", seq.Name, t.Name)
+			}
+		}
+		schema, err := b.newSchema(s.Newschema, seq.Schema, seq.Name)
+		if err != nil {
+			return nil, err
+		}
+		b.accesses = append(b.accesses, Access{Sequence: seq, Owner: true}, Access{Schema: schema, Privs: catalog.PrivCreate})
+		return &SetSequenceSchema{Seq: seq, Schema: schema}, nil
 	}
 	return nil, pgerr.NotSupported("ALTER %s ... SET SCHEMA", strings.ReplaceAll(strings.TrimPrefix(s.ObjectType.String(), "OBJECT_"), "_", " "))
+}
+
+// newSchema checks SET SCHEMA's schema for relation name, now in schema
+// from, as PostgreSQL's CheckSetNamespace does: no moves into or out of
+// a temporary schema or the TOAST one; pg_catalog and information_schema
+// take no relations in cairn (CreationSchema); 3F000 for a missing one.
+func (b *Binder) newSchema(schema, from, name string) (string, error) {
+	if schema == "pg_temp" && b.TempSchema != "" {
+		schema = b.TempSchema
+	}
+	switch {
+	case catalog.IsTempSchema(from) || catalog.IsTempSchema(schema) || schema == "pg_temp":
+		return "", pgerr.New(pgerrcode.FeatureNotSupported, "cannot move objects into or out of temporary schemas")
+	case schema == "pg_toast":
+		return "", pgerr.New(pgerrcode.FeatureNotSupported, "cannot move objects into or out of TOAST schema")
+	case schema == "pg_catalog" || schema == "information_schema":
+		return b.CreationSchema(schema, name)
+	}
+	if _, ok := b.Catalog.Schemas[schema]; !ok {
+		return "", pgerr.New(pgerrcode.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+	}
+	return schema, nil
 }
 
 // bindRenameIndex binds ALTER INDEX [IF EXISTS] name RENAME TO new_name:

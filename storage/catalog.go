@@ -25,6 +25,9 @@ type constraint struct {
 	// one (catalog.IndexDef.ComputedKey) from cols; nil for a key of the
 	// columns' values.
 	key *computedKey
+	// nullsEqual is NULLS NOT DISTINCT: a key with a NULL is a key like
+	// any other (rowKey encodes the NULL) instead of conflicting with none.
+	nullsEqual bool
 }
 
 // computedKey is the key of a unique index on expressions or a partial
@@ -76,13 +79,30 @@ func (k *computedKey) compute(colIDs []int, cols []arrow.Array) ([]arrow.Array, 
 }
 
 // sig identifies the rule by its columns: two rules over the same columns
-// share one hash index. A computed key is identified by its index.
+// share one hash index, unless one is NULLS NOT DISTINCT, whose index
+// holds the keys with NULLs too ("n:" before the columns). A computed key
+// is identified by its index.
 func (c constraint) sig() string {
 	if c.key != nil {
 		return c.key.sig
 	}
+	if c.nullsEqual {
+		return string(appendSig([]byte("n:"), c.cols))
+	}
 	return string(appendSig(nil, c.cols))
 }
+
+// rowKey encodes row i's key of the rule over the arrays at pos (of
+// types ts); ok is false when the key has a NULL and the rule is not
+// NULLS NOT DISTINCT (the key then conflicts with none).
+func (c constraint) rowKey(buf []byte, ts []types.T, cols []arrow.Array, pos []int, i int) ([]byte, bool) {
+	return rowKey(buf, ts, cols, pos, i, c.nullsEqual)
+}
+
+// byValue reports whether the rule's keys may be handled as integer
+// values (intKeyValues) when its key is one integer column: not when
+// NULLs count as equal, as a NULL has no integer value.
+func (c constraint) byValue() bool { return !c.nullsEqual }
 
 // computedConstraint is the rule of a unique index on expressions or a
 // partial one of t in c; ok is false when t no longer has a column it reads.
@@ -177,7 +197,7 @@ func appendSig(b []byte, cols []int) []byte {
 func constraintsOf(c *catalog.Catalog, t *catalog.TableDef) []constraint {
 	var out []constraint
 	seen := map[string]bool{}
-	add := func(name string, cols []int) {
+	add := func(name string, cols []int, nullsEqual bool) {
 		if len(cols) == 0 {
 			return
 		}
@@ -186,21 +206,21 @@ func constraintsOf(c *catalog.Catalog, t *catalog.TableDef) []constraint {
 				return
 			}
 		}
-		con := constraint{name: name, cols: slices.Clone(cols)}
+		con := constraint{name: name, cols: slices.Clone(cols), nullsEqual: nullsEqual}
 		if seen[con.sig()] {
 			return
 		}
 		seen[con.sig()] = true
 		out = append(out, con)
 	}
-	add(t.PrimaryKeyConstraint(), t.PrimaryKey)
+	add(t.PrimaryKeyConstraint(), t.PrimaryKey, false)
 	for _, u := range t.Uniques {
-		add(u.Name, u.Columns)
+		add(u.Name, u.Columns, u.NullsNotDistinct)
 	}
 	if c != nil {
 		for _, ix := range c.IndexesOf(t.ID) {
 			if ix.PlainUnique() {
-				add(ix.Name, ix.Columns)
+				add(ix.Name, ix.Columns, ix.NullsNotDistinct)
 			} else if ix.ComputedKey() {
 				if con, ok := computedConstraint(c, t, ix); ok && !seen[con.sig()] {
 					seen[con.sig()] = true

@@ -124,6 +124,8 @@ func (tx *Tx) Commit() error {
 	before := db.Catalog()
 	var next *dbState
 	var dropped []*tableRT
+	unlockMoved := tx.lockMovedSequences()
+	defer unlockMoved()
 	for attempt := 1; ; attempt++ {
 		db.mu.Lock()
 		var lsn uint64
@@ -540,6 +542,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 			rec.seqs = append(rec.seqs, seqEntry{key: key, last: s.last, called: s.called})
 		}
 	}
+	rec.seqs = append(rec.seqs, tx.movedSequenceEntries(head.cat, newCat)...)
 	// The references go into the record only for other servers on an
 	// object store (tail.go): a recovery does not need them.
 	_, shared := db.home.(*objectHome)
@@ -637,6 +640,7 @@ func (tx *Tx) commitLocked(prepared map[uint64][]*tailBatch, spillKeys map[uint6
 	}
 	db.logRefsLocked(lsn, refs, minLSN)
 	db.setSeqsLocked(newCat, head.cat, rec.seqs)
+	db.installMovedSequences(tx, newCat, lsn)
 	if db.walBytes >= db.opts.WALCheckpointBytes {
 		db.requestCheckpoint()
 	}
@@ -753,7 +757,7 @@ func (tx *Tx) batchKeys(def *catalog.TableDef, con constraint, bs []*tailBatch, 
 		ids := b.rowIDs.Int64Values()
 		var vals []int64
 		byValue := false
-		if len(pos) == 1 {
+		if len(pos) == 1 && con.byValue() {
 			vals, byValue = intKeyValues(cols[pos[0]])
 		}
 		if byValue {
@@ -777,7 +781,7 @@ func (tx *Tx) batchKeys(def *catalog.TableDef, con constraint, bs []*tailBatch, 
 		}
 		for i := 0; i < b.n; i++ {
 			var ok bool
-			tx.keybuf, ok = rowKey(tx.keybuf, ts, cols, pos, i)
+			tx.keybuf, ok = con.rowKey(tx.keybuf, ts, cols, pos, i)
 			if !ok {
 				continue
 			}
@@ -872,7 +876,7 @@ func (db *DB) indexRows(ix *uniqueIndex, s *dbState, ts *tableState, def *catalo
 
 // scanKeys calls fn with the key of constraint con of each row of ts
 // (part of state s) not in dead, and the row's ID; rows whose key has a
-// NULL are left out. fn also gets the key columns and the row's position
+// NULL are left out unless con is NULLS NOT DISTINCT. fn also gets the key columns and the row's position
 // in them, to quote the key in an error; an error of fn ends the scan.
 func (db *DB) scanKeys(s *dbState, ts *tableState, def *catalog.TableDef, con constraint, dead []*roaring64.Bitmap,
 	fn func(key string, row int64, cols []arrow.Array, pos []int, i int) error) error {
@@ -909,7 +913,7 @@ func (db *DB) scanKeyBytes(s *dbState, ts *tableState, def *catalog.TableDef, co
 		}
 		for i, rid := range ids {
 			var ok bool
-			if buf, ok = rowKey(buf, kt, cols, pos, i); !ok {
+			if buf, ok = con.rowKey(buf, kt, cols, pos, i); !ok {
 				continue
 			}
 			if err := fn(buf, rid, cols, pos, i); err != nil {

@@ -152,7 +152,7 @@ func (tx *Tx) CheckReferences(childID uint64, fkName string, keys []arrow.Array,
 	for j, i := range rows {
 		ids[j] = -1
 		var keyOK bool
-		tx.keybuf, keyOK = rowKey(tx.keybuf, kt, keys, pos, i)
+		tx.keybuf, keyOK = rowKey(tx.keybuf, kt, keys, pos, i, false)
 		if !keyOK {
 			continue
 		}

@@ -637,7 +637,7 @@ func (db *DB) compactTable(id uint64) error {
 							continue
 						}
 						var ok2 bool
-						keybuf, ok2 = rowKey(keybuf, keyTypes(def, con), keyArrs[ci], keyPos[ci], k)
+						keybuf, ok2 = con.rowKey(keybuf, keyTypes(def, con), keyArrs[ci], keyPos[ci], k)
 						if ok2 {
 							droppedKeys = append(droppedKeys, droppedKey{con.sig(), string(keybuf), rid})
 						}

@@ -66,7 +66,7 @@ func (tx *Tx) LookupIndexKey(tableID uint64, index string, keys []arrow.Array, i
 // of the arrays of cols at pos.
 func (tx *Tx) lookupKey(def *catalog.TableDef, con constraint, cols []arrow.Array, pos []int, i int) (rowID int64, found bool, err error) {
 	var keyOK bool
-	tx.keybuf, keyOK = rowKey(tx.keybuf, keyTypes(def, con), cols, pos, i)
+	tx.keybuf, keyOK = con.rowKey(tx.keybuf, keyTypes(def, con), cols, pos, i)
 	if !keyOK {
 		return 0, false, nil
 	}
@@ -110,14 +110,32 @@ func (tx *Tx) lookupKey(def *catalog.TableDef, con constraint, cols []arrow.Arra
 }
 
 // matchConstraint finds the unique rule of def over exactly the columns
-// colIDs (in any order).
+// colIDs (in any order). A NULLS NOT DISTINCT one is preferred: its index
+// holds every key another rule over the columns holds, and the keys with
+// NULLs, which conflict on it (ON CONFLICT finds them).
 func matchConstraint(cat *catalog.Catalog, def *catalog.TableDef, colIDs []int) (constraint, bool) {
+	var found constraint
+	ok := false
 	for _, c := range constraintsOf(cat, def) {
 		if c.key == nil && len(c.cols) == len(colIDs) && !slices.ContainsFunc(colIDs, func(id int) bool { return !slices.Contains(c.cols, id) }) {
-			return c, true
+			if !ok || c.nullsEqual && !found.nullsEqual {
+				found, ok = c, true
+			}
 		}
 	}
-	return constraint{}, false
+	return found, ok
+}
+
+// NullsNotDistinct reports whether a unique rule of the table over
+// exactly the columns colIDs is NULLS NOT DISTINCT: a key of them with a
+// NULL then conflicts with an equal one (ON CONFLICT's arbiter).
+func (tx *Tx) NullsNotDistinct(tableID uint64, colIDs []int) bool {
+	def := tx.cat.Tables[tableID]
+	if def == nil {
+		return false
+	}
+	con, ok := matchConstraint(tx.cat, def, colIDs)
+	return ok && con.nullsEqual
 }
 
 // KeyRow finds the row this transaction sees whose primary key, unique
@@ -148,7 +166,7 @@ func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (r
 		ts[k] = c.Type
 	}
 	var keyOK bool
-	tx.keybuf, keyOK = rowKey(tx.keybuf, ts, keys, pos, i)
+	tx.keybuf, keyOK = rowKey(tx.keybuf, ts, keys, pos, i, false)
 	if !keyOK {
 		return 0, false, true, nil
 	}
@@ -172,6 +190,10 @@ func (tx *Tx) KeyRow(tableID uint64, colIDs []int, keys []arrow.Array, i int) (r
 	// moves rows, and drops from the index only rows deleted before).
 	head := tx.db.head.Load().tables[tableID]
 	ix := rt.uniq[string(appendSig(sig[:0], colIDs))]
+	if ix == nil {
+		// A NULLS NOT DISTINCT rule's index: the same keys without NULLs.
+		ix = rt.uniq[string(appendSig(append(sig[:0], "n:"...), colIDs))]
+	}
 	if ix == nil || snap == nil || head == nil || head.epoch != snap.epoch || head.lastMod != snap.lastMod {
 		return 0, false, false, nil
 	}

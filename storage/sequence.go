@@ -299,7 +299,7 @@ func (tx *Tx) NextVal(schema, name string) (int64, error) {
 	if tx.cat.Sequences[key] == nil {
 		return 0, pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", name)
 	}
-	v, lsn, err := tx.db.nextVal(schema, name)
+	v, lsn, err := tx.db.nextVal(tx.committedSequence(schema, name))
 	if err != nil {
 		return 0, err
 	}
@@ -326,6 +326,7 @@ func (tx *Tx) SetVal(schema, name string, v int64, isCalled bool) error {
 	if tx.cat.Sequences[key] == nil {
 		return pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", name)
 	}
+	schema, name = tx.committedSequence(schema, name)
 	return tx.db.SetVal(schema, name, v, isCalled)
 }
 

@@ -23,7 +23,7 @@ func (tx *Tx) SequenceState(schema, name string) (last int64, called bool, err e
 	if tx.cat.Sequences[key] == nil {
 		return 0, false, pgerr.New(pgerrcode.UndefinedTable, "relation %q does not exist", name)
 	}
-	return tx.db.SequenceState(schema, name)
+	return tx.db.SequenceState(tx.committedSequence(schema, name))
 }
 
 // SequenceState is Tx.SequenceState for a committed sequence.

@@ -34,6 +34,9 @@ type Tx struct {
 	conds  []condGroup
 	tables map[uint64]*txTable
 	seqs   map[string]*seqTxState
+	// seqMoves are the committed sequences MoveTable moved, by their new
+	// key (move.go).
+	seqMoves map[string]*movedSequence
 	// seqLSN is the WAL record the latest committed-sequence value drawn
 	// by NextVal depends on: synced when the transaction ends.
 	seqLSN uint64
@@ -339,7 +342,7 @@ func (tx *Tx) checkUnique(def *catalog.TableDef, tt *txTable, cons []constraint,
 		ks := &newKeys{}
 		var bad int
 		byValue := false
-		if len(pos) == 1 {
+		if len(pos) == 1 && con.byValue() {
 			ks.ints, byValue = intKeyValues(kc[pos[0]])
 		}
 		if byValue {
@@ -453,7 +456,7 @@ func (tx *Tx) newStrKeys(def *catalog.TableDef, li *localIndex, tt *txTable, con
 	seen := make(map[string]struct{}, n)
 	for i := 0; i < n; i++ {
 		var ok bool
-		tx.keybuf, ok = rowKey(tx.keybuf, ts, cols, pos, i)
+		tx.keybuf, ok = con.rowKey(tx.keybuf, ts, cols, pos, i)
 		if !ok {
 			continue
 		}
@@ -599,7 +602,7 @@ func (tx *Tx) localIndex(def *catalog.TableDef, tt *txTable, con constraint, dup
 				}
 			}
 			var ok bool
-			tx.keybuf, ok = rowKey(tx.keybuf, ts, cols, pos, i)
+			tx.keybuf, ok = con.rowKey(tx.keybuf, ts, cols, pos, i)
 			if !ok {
 				continue
 			}

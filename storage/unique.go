@@ -133,13 +133,19 @@ func keyCols(con constraint, colIDs []int) ([]int, bool) {
 }
 
 // rowKey encodes row i's key over the arrays at pos. ok is false when a key
-// column is NULL (NULLs never conflict).
-func rowKey(buf []byte, ts []types.T, cols []arrow.Array, pos []int, i int) ([]byte, bool) {
+// column is NULL (NULLs never conflict), unless nullsEqual (NULLS NOT
+// DISTINCT): a NULL is then encoded as the one byte 'N', which no value's
+// encoding starts with, and the key is a key like any other.
+func rowKey(buf []byte, ts []types.T, cols []arrow.Array, pos []int, i int, nullsEqual bool) ([]byte, bool) {
 	buf = buf[:0]
 	for k, p := range pos {
 		a := cols[p]
 		if a.IsNull(i) {
-			return buf, false
+			if !nullsEqual {
+				return buf, false
+			}
+			buf = append(buf, 'N')
+			continue
 		}
 		buf = appendKeyValue(buf, ts[k], a, i)
 	}

@@ -21,7 +21,7 @@ import (
 // security (forced) and policies; a second schema; a deeplake table;
 // stored generated columns; domains; CHECKs, defaults and expression and
 // partial indexes whose text PostgreSQL prints with the casts its
-// analysis adds (shapes). (A varchar column's IN list is left out: its
+// analysis adds (shapes); UNIQUE NULLS NOT DISTINCT keys (nnd). (A varchar column's IN list is left out: its
 // text, (ARRAY['x'::character varying])::text[], reads back as
 // ARRAY[('x'::character varying)::text], in PostgreSQL as in cairn, so a
 // restored schema's dump differs from the source's.)
@@ -107,11 +107,14 @@ CREATE INDEX shapes_lower ON shapes (lower(b));
 CREATE INDEX shapes_sum ON shapes ((id + 1));
 CREATE INDEX shapes_part ON shapes (c) WHERE b <> 'x' AND n > 0;
 ALTER TABLE shapes ADD CONSTRAINT shapes_nv CHECK (id < 1000) NOT VALID;
+CREATE TABLE nnd (a int, b int, UNIQUE NULLS NOT DISTINCT (a, b));
+INSERT INTO nnd VALUES (1, NULL), (NULL, 3), (NULL, 2);
+CREATE UNIQUE INDEX nnd_b ON nnd (b) NULLS NOT DISTINCT;
 `
 
 // pgDumpTables are the tables of pgDumpSchema, whose rows a restore must
 // carry, and the views, whose rows follow from them.
-var pgDumpTables = []string{"public.memories", "public.tags", "public.vecs", "app.notes", "public.dl", "public.chk", "public.docs", "public.recent", "public.a_tagged", "public.scoped", "public.contacts", "public.shapes"}
+var pgDumpTables = []string{"public.memories", "public.tags", "public.vecs", "app.notes", "public.dl", "public.chk", "public.docs", "public.recent", "public.a_tagged", "public.scoped", "public.contacts", "public.shapes", "public.nnd"}
 
 // pgBinary finds a PostgreSQL 15 client program: Debian's postgresql-15
 // directory first (where pg_dump 15 is, whatever PATH's pg_dump is), then
@@ -218,7 +221,9 @@ func TestPgDumpRestore(t *testing.T) {
 		!strings.Contains(wantRows["public.docs"], "'fox':2 'quick':1") || !strings.Contains(wantSchema, "WITH LOCAL CHECK OPTION") ||
 		!strings.Contains(wantSchema, "CREATE DOMAIN public.posint AS integer NOT NULL DEFAULT 1") || !strings.Contains(wantSchema, "ADD CONSTRAINT lt100 CHECK ((VALUE < 100)) NOT VALID") ||
 		!strings.Contains(wantSchema, "CONSTRAINT shapes_t_check CHECK ((t = ANY (ARRAY['x'::text, 'y'::text, 'z'::text])))") ||
-		!strings.Contains(wantSchema, "CREATE INDEX shapes_part ON public.shapes USING btree (c) WHERE (((b)::text <> 'x'::text) AND (n > (0)::numeric))") {
+		!strings.Contains(wantSchema, "CREATE INDEX shapes_part ON public.shapes USING btree (c) WHERE (((b)::text <> 'x'::text) AND (n > (0)::numeric))") ||
+		!strings.Contains(wantSchema, "ADD CONSTRAINT nnd_a_b_key UNIQUE NULLS NOT DISTINCT (a, b)") ||
+		!strings.Contains(wantSchema, "CREATE UNIQUE INDEX nnd_b ON public.nnd USING btree (b) NULLS NOT DISTINCT") {
 		t.Fatalf("the source database is not what the test built:\n%s\n%s", wantRows["public.memories"], wantSchema)
 	}
 

@@ -323,6 +323,23 @@ func (s *Session) runDDL(ctx context.Context, tx *storage.Tx, bound sql.Statemen
 		return tx.CreateIndex(x.Def)
 	case *sql.RenameIndex:
 		return tx.RenameIndex(x.Schema, x.Name, x.NewName)
+	case *sql.SetTableSchema:
+		if err := s.notPendingChecks(tx, x.Table, "ALTER TABLE"); err != nil {
+			return err
+		}
+		return setTableSchema(tx, x)
+	case *sql.SetSequenceSchema:
+		if x.Missing != "" {
+			s.notice("00000", "relation \"%s\" does not exist, skipping", x.Missing)
+			return nil
+		}
+		if x.Seq.Schema == x.Schema {
+			return nil
+		}
+		if err := tx.MoveSequence(x.Seq.Schema, x.Seq.Name, x.Schema); err != nil {
+			return err
+		}
+		return followSequenceMoves(tx, x.Seq.Schema, x.Schema, []string{x.Seq.Name})
 	case *sql.DropIndex:
 		if err := s.refuseInBlock(x.NoTxBlock); err != nil {
 			return err
@@ -743,6 +760,68 @@ func (s *Session) alterTable(ctx context.Context, tx *storage.Tx, x *sql.AlterTa
 	return s.checkDependentViews(tx, before, x)
 }
 
+// setTableSchema moves a table to another schema (ALTER TABLE ... SET
+// SCHEMA; to its own schema, nothing): storage moves its indexes and
+// owned sequences with it, the column defaults that draw from those name
+// them in their new schema, and the views that read the table follow it,
+// as PostgreSQL's, bound to OIDs, do.
+func setTableSchema(tx *storage.Tx, x *sql.SetTableSchema) error {
+	before := tx.Catalog()
+	def := currentTable(tx, x.Table)
+	from := def.Schema
+	if from == x.Schema {
+		return nil
+	}
+	var seqs []string
+	for _, seq := range before.Sequences {
+		if seq.OwnedBy != nil && seq.OwnedBy.Table == def.ID && seq.Schema == from {
+			seqs = append(seqs, seq.Name)
+		}
+	}
+	slices.Sort(seqs)
+	def.Schema = x.Schema
+	moveSequenceDefaults(def, from, x.Schema, seqs)
+	if err := tx.MoveTable(def); err != nil {
+		return err
+	}
+	if err := followSequenceMoves(tx, from, x.Schema, seqs); err != nil {
+		return err
+	}
+	return followRename(tx, before, sql.ViewRename{Table: x.Table, NewName: def.Name, NewSchema: x.Schema})
+}
+
+// moveSequenceDefaults rewrites def's column defaults that draw from the
+// sequences seqs of schema from to draw from them in schema to; it reports
+// whether it changed one.
+func moveSequenceDefaults(def *catalog.TableDef, from, to string, seqs []string) bool {
+	changed := false
+	for i := range def.Columns {
+		col := &def.Columns[i]
+		for _, name := range seqs {
+			if old := sql.NextvalDefault(from, name); strings.Contains(col.Default, old) {
+				col.Default = strings.ReplaceAll(col.Default, old, sql.NextvalDefault(to, name))
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+// followSequenceMoves rewrites the column defaults of every table that
+// draw from the sequences seqs, moved from schema from to schema to.
+func followSequenceMoves(tx *storage.Tx, from, to string, seqs []string) error {
+	cat := tx.Catalog()
+	for _, id := range slices.Sorted(maps.Keys(cat.Tables)) {
+		def := cat.Tables[id].Clone()
+		if moveSequenceDefaults(def, from, to, seqs) {
+			if err := tx.AlterTable(def); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // renameViewColumn renames column old of view v to new (ALTER VIEW ...
 // RENAME COLUMN); the view's query is unchanged.
 func renameViewColumn(tx *storage.Tx, v *catalog.ViewDef, old, new string) error {
@@ -938,7 +1017,7 @@ func (s *Session) alterTableDef(ctx context.Context, tx *storage.Tx, x *sql.Alte
 					name = def.Name + "_pkey"
 					def.PrimaryKey, def.PrimaryKeyName = []int{col.ID}, name
 				}
-				def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: []int{col.ID}})
+				def.Uniques = append(def.Uniques, catalog.UniqueDef{Name: name, Columns: []int{col.ID}, NullsNotDistinct: cmd.NullsNotDistinct && !cmd.Primary})
 			}
 			if dom := tx.Catalog().DomainByOID(col.Domain); col.Default != "" || dom != nil && (dom.Domain.Default != "" || dom.Domain.NotNull || len(dom.Domain.Checks) > 0) {
 				// A column of a domain gets the domain's DEFAULT, or NULL,

@@ -149,6 +149,10 @@ type UniqueDef struct {
 	// row as any other, and SET CONSTRAINTS ... DEFERRED on it is refused
 	// (cairn does not defer uniqueness).
 	Deferrable bool `json:"deferrable,omitempty"`
+	// NullsNotDistinct is UNIQUE NULLS NOT DISTINCT (PostgreSQL 15): a
+	// key with a NULL conflicts with an equal key, NULLs counting as
+	// equal, instead of with none.
+	NullsNotDistinct bool `json:"nulls_not_distinct,omitempty"`
 	// Comment is COMMENT ON CONSTRAINT's text, IndexComment COMMENT ON
 	// INDEX's on the index behind the constraint ("" for none).
 	Comment      string `json:"comment,omitempty"`
@@ -313,6 +317,9 @@ type IndexDef struct {
 	// descending), by position; nil when none is.
 	NullsFlipped []bool `json:"nulls_flipped,omitempty"`
 	Unique       bool   `json:"unique,omitempty"`
+	// NullsNotDistinct is CREATE UNIQUE INDEX ... NULLS NOT DISTINCT:
+	// keys with NULLs conflict as equal keys do (pg_index.indnullsnotdistinct).
+	NullsNotDistinct bool `json:"nulls_not_distinct,omitempty"`
 	// Expr is the SQL text of the key of an index on an expression, in
 	// parentheses unless it is a function call, as pg_get_indexdef prints
 	// it (a gin index on to_tsvector(...), as mem0 creates, a btree one on

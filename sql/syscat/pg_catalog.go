@@ -364,7 +364,7 @@ func init() {
 					}
 				}
 			}
-			rows = append(rows, []any{ix.oid, TableOID(ix.table.ID), int64(len(keys)), int64(len(keys)), ix.unique, false, ix.primary,
+			rows = append(rows, []any{ix.oid, TableOID(ix.table.ID), int64(len(keys)), int64(len(keys)), ix.unique, ix.nullsNotDistinct, ix.primary,
 				false, true, false, true, false, true, true, false, int2s(keys...), oids(zeros...), oids(classes...), int2s(opts...), exprs, pred})
 		}
 		return rows

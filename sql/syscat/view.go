@@ -234,7 +234,9 @@ type index struct {
 	columns []int // column IDs
 	unique  bool
 	primary bool
-	def     *catalog.IndexDef // nil for a key constraint's index
+	// nullsNotDistinct is NULLS NOT DISTINCT (pg_index.indnullsnotdistinct).
+	nullsNotDistinct bool
+	def              *catalog.IndexDef // nil for a key constraint's index
 }
 
 // attributes are the names and types of ix's attributes, as
@@ -318,7 +320,7 @@ func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *
 			if u.Name == pkName {
 				continue // storage lists the primary key among the unique keys
 			}
-			ix := &index{oid: IndexOID(t.Schema, u.Name), schema: t.Schema, name: u.Name, table: t, method: "btree", columns: u.Columns, unique: true}
+			ix := &index{oid: IndexOID(t.Schema, u.Name), schema: t.Schema, name: u.Name, table: t, method: "btree", columns: u.Columns, unique: true, nullsNotDistinct: u.NullsNotDistinct}
 			v.indexes = append(v.indexes, ix)
 			v.constraints = append(v.constraints, &constraint{oid: ConstraintOID(toid, u.Name), name: u.Name, kind: 'u', table: t, columns: u.Columns, index: ix, deferrable: u.Deferrable})
 		}
@@ -355,7 +357,7 @@ func NewView(cat *catalog.Catalog, user, database string, searchPath []string) *
 				}
 			}
 		}
-		v.indexes = append(v.indexes, &index{oid: IndexOID(ix.Schema, ix.Name), schema: ix.Schema, name: ix.Name, table: t, method: ix.Method, columns: cols, unique: ix.Unique, def: ix})
+		v.indexes = append(v.indexes, &index{oid: IndexOID(ix.Schema, ix.Name), schema: ix.Schema, name: ix.Name, table: t, method: ix.Method, columns: cols, unique: ix.Unique, nullsNotDistinct: ix.NullsNotDistinct, def: ix})
 	}
 	// A foreign key depends on the unique index of the key it references
 	// (pg_constraint.conindid), as in PostgreSQL.
@@ -740,6 +742,9 @@ func (v *View) IndexDef(oid int64, column int, pretty bool) (string, bool) {
 	}
 	def := fmt.Sprintf("CREATE %sINDEX %s ON %s USING %s (%s)", unique, ident.Quote(ix.name),
 		table, ix.method, strings.Join(keys, ", "))
+	if ix.nullsNotDistinct {
+		def += " NULLS NOT DISTINCT"
+	}
 	if ix.def != nil && len(ix.def.With) > 0 {
 		def += " WITH (" + reloptions(ix.def.With) + ")"
 	}
@@ -885,6 +890,9 @@ func (v *View) ConstraintDef(oid int64, pretty bool) (string, bool) {
 	case 'p':
 		return "PRIMARY KEY (" + cols + ")" + suffix, true
 	case 'u':
+		if c.index != nil && c.index.nullsNotDistinct {
+			return "UNIQUE NULLS NOT DISTINCT (" + cols + ")" + suffix, true
+		}
 		return "UNIQUE (" + cols + ")" + suffix, true
 	case 'c':
 		return "CHECK (" + v.checkExpr(c.table, c.check, pretty) + ")" + suffix, true
