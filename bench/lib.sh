@@ -58,7 +58,8 @@ settle() {
 		p=$(head -1 "$pgdata/postmaster.pid")
 		pids+=("$p" $(pgrep -P "$p"))
 	fi
-	ticks() { for p in "${pids[@]}"; do awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null; done | awk '{s += $1} END {print s + 0}'; }
+	# A process that has exited since (a PostgreSQL worker) counts 0.
+	ticks() { for p in "${pids[@]}"; do awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || true; done | awk '{s += $1} END {print s + 0}'; }
 	for _ in $(seq 60); do
 		before=$(ticks)
 		sleep 0.5
