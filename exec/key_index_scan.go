@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/cairn-db/cairn/sql"
+	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
 // keyIndexMaxProbes is how many value combinations a key index scan looks
@@ -133,6 +134,24 @@ func (k *keyIndexScan) probes(ctx context.Context) (keys []arrow.Array, ok bool,
 		releaseAll(parts)
 		if !ok {
 			return nil, false, nil
+		}
+		if v != nil && v.NullN() > 0 && !k.node.Nulls[c] {
+			// A NULL equals nothing: only IS NULL looks NULLs up.
+			nonNull := make([]int, 0, v.Len())
+			for i := 0; i < v.Len(); i++ {
+				if !v.IsNull(i) {
+					nonNull = append(nonNull, i)
+				}
+			}
+			taken, err := rowcopy.Take(mem, v, nonNull)
+			v.Release()
+			if err != nil {
+				return nil, false, err
+			}
+			if v = taken; v.Len() == 0 {
+				v.Release()
+				v = nil
+			}
 		}
 		values[c] = v
 		if v == nil {

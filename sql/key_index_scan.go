@@ -23,10 +23,12 @@ type KeyIndexScan struct {
 	// Keys are the values of the index's leading columns, one list per
 	// column: a column = value conjunct gives one, col IN (...) or
 	// col = ANY(array) several (Lists marks the latter: its one
-	// expression is the array). Every combination is looked up. None
-	// reads a column.
+	// expression is the array), col IS NULL a NULL (Nulls marks it: a
+	// NULL of the others matches nothing). Every combination is looked
+	// up. None reads a column.
 	Keys  [][]Expr
 	Lists []bool
+	Nulls []bool
 	// IndexCond are the conjuncts the keys come from (EXPLAIN).
 	IndexCond Expr
 	// Cond is the whole WHERE clause, rechecked on every candidate.
@@ -104,6 +106,7 @@ func (b *Binder) keyIndexScan(scan *Scan, cond Expr) *KeyIndexScan {
 		cond  Expr
 		keys  []Expr
 		array bool
+		null  bool
 	}
 	byCol := map[int]keyConj{}
 	for _, c := range conjuncts(cond) {
@@ -112,7 +115,8 @@ func (b *Binder) keyIndexScan(scan *Scan, cond Expr) *KeyIndexScan {
 			continue
 		}
 		if _, dup := byCol[col]; !dup {
-			byCol[col] = keyConj{cond: c, keys: keys, array: array}
+			_, null := c.(*IsNull)
+			byCol[col] = keyConj{cond: c, keys: keys, array: array, null: null}
 		}
 	}
 	if len(byCol) == 0 {
@@ -136,6 +140,7 @@ func (b *Binder) keyIndexScan(scan *Scan, cond Expr) *KeyIndexScan {
 			kc := byCol[id]
 			ks.Keys = append(ks.Keys, kc.keys)
 			ks.Lists = append(ks.Lists, kc.array)
+			ks.Nulls = append(ks.Nulls, kc.null)
 			conds = append(conds, kc.cond)
 		}
 		ks.IndexCond = andAll(conds)
@@ -147,7 +152,8 @@ func (b *Binder) keyIndexScan(scan *Scan, cond Expr) *KeyIndexScan {
 // keyMembership recognises a conjunct that holds a table column of scan
 // to one or more values that read no column: column = value (as a
 // primary key lookup takes it, keyEquality), column IN (values),
-// column = ANY(array), and a boolean column alone (= true). array is set
+// column = ANY(array), a boolean column alone (= true) and column IS NULL
+// (keys is then one NULL, which the index finds NULLs by). array is set
 // for = ANY: keys is then the one array.
 func keyMembership(scan *Scan, c Expr) (colID int, keys []Expr, array bool, ok bool) {
 	if col, key, isEq := keyEquality(scan, c); isEq {
@@ -161,6 +167,12 @@ func keyMembership(scan *Scan, c Expr) (colID int, keys []Expr, array bool, ok b
 		return scan.Table.Columns[scan.Cols[ref.Index]].ID, ref.T, true
 	}
 	switch x := c.(type) {
+	case *IsNull:
+		id, t, isCol := column(x.Arg)
+		if !isCol || x.Negate {
+			return 0, nil, false, false
+		}
+		return id, []Expr{&Const{Value: nil, T: t}}, false, true
 	case *ColumnRef:
 		id, t, isCol := column(x)
 		if !isCol || t.Family != types.Bool {

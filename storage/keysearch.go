@@ -155,8 +155,9 @@ func (p *keyProbe) matches(lead []arrow.Array, i int) bool {
 // cols (a key index's columns, catalog.KeyIndexes) equal one row of keys:
 // keys[k] holds values of column cols[k], for the first len(keys)
 // columns, one value to look for per row (x IN (1, 2) is two rows). A
-// row of keys with a NULL finds nothing. The IDs are in the order a scan
-// returns the rows, each once.
+// NULL in keys finds the rows with NULL there (IS NULL): a caller looking
+// for equal values leaves NULLs out, as they equal nothing. The IDs are in
+// the order a scan returns the rows, each once.
 func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, cols []int, keys []arrow.Array) ([]int64, error) {
 	def, ts, tt, err := tx.tableView(tableID)
 	if err != nil {
@@ -172,9 +173,6 @@ func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, cols []int, keys []
 	p.name = keyIndexName(cols, p.ts)
 	var buf []byte
 	for i := 0; i < keys[0].Len(); i++ {
-		if slices.ContainsFunc(keys, func(a arrow.Array) bool { return a.IsNull(i) }) {
-			continue
-		}
 		buf = appendIndexKey(buf[:0], p.ts, keys, i)
 		if !p.set[string(buf)] {
 			p.set[string(buf)] = true

@@ -65,6 +65,7 @@ func TestKeyIndexScanMatchesScan(t *testing.T) {
 	}
 	both(`DELETE FROM TBL WHERE id % 10 = 3`)
 	both(`UPDATE TBL SET session_id = 's5', score = 2.0 WHERE id % 25 = 1`)
+	both(`UPDATE TBL SET session_id = NULL WHERE id % 97 = 2`)
 	both(`ALTER TABLE TBL ADD COLUMN label text`)
 	exec(conn, `CREATE INDEX ev_label ON ev (label)`)
 	both(`UPDATE TBL SET label = 'L' || (id % 3) WHERE id > 3300`)
@@ -100,6 +101,10 @@ func TestKeyIndexScanMatchesScan(t *testing.T) {
 		{"doc = $1", []any{`{"n": 2}`}}, // jsonb: a scan
 		{"label = 'L1'", nil},
 		{"label = $1 AND session_id = $2", []any{"L2", "s40"}},
+		{"label IS NULL", nil},
+		{"label IS NULL AND session_id = $1", []any{"s41"}},
+		{"session_id IS NULL", nil},
+		{"kind IS NULL", nil}, // not a leading column: a scan
 		{"session_id = 's5' OR seq = 3", nil},
 	}
 	ids := func(conn *pgx.Conn, table string, l lookup) []int64 {
@@ -137,7 +142,7 @@ func TestKeyIndexScanMatchesScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		indexed := strings.Contains(plan, "Bitmap Heap Scan on ev using ")
-		if scan := l.where == "seq = $1" || l.where == "doc = $1" || strings.Contains(l.where, " OR "); indexed == scan {
+		if scan := l.where == "seq = $1" || l.where == "doc = $1" || l.where == "kind IS NULL" || strings.Contains(l.where, " OR "); indexed == scan {
 			t.Fatalf("EXPLAIN WHERE %s: %q", l.where, plan)
 		}
 	}
