@@ -134,7 +134,7 @@ func (rt *Runtime) bm25Matches(ctx context.Context, op *functions.Overload, tabl
 	if err != nil {
 		return nil, false, err
 	}
-	rt.indexSearch(table, SearchBM25)
+	rt.indexSearch(table, "", SearchBM25)
 	// TextSearch orders its terms as given: map them onto the query's tf
 	// slots.
 	slot := make([]int, len(matches.Terms))

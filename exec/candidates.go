@@ -27,12 +27,12 @@ const candidateFetchRows = 4096
 const candidateFetchMax = 16384
 
 // candidateRows returns the rows of scan (its columns, schema) with the
-// IDs ids, in that order: fetched by ID when they are few, else kept from
+// IDs ids that index found, in that order: fetched by ID when they are few, else kept from
 // a scan of the table's columns by row ID, which costs less than
 // gathering that many rows one by one.
-func candidateRows(rt *Runtime, scan *sql.Scan, schema *arrow.Schema, ids []int64) Operator {
+func candidateRows(rt *Runtime, scan *sql.Scan, index string, schema *arrow.Schema, ids []int64) Operator {
 	if len(ids) <= candidateFetchMax {
-		return &fetchByID{rt: rt, scan: scan, schema: schema, ids: ids}
+		return &fetchByID{rt: rt, scan: scan, index: index, schema: schema, ids: ids}
 	}
 	withID := *scan
 	if !withID.WithRowID {
@@ -51,6 +51,7 @@ func candidateRows(rt *Runtime, scan *sql.Scan, schema *arrow.Schema, ids []int6
 type fetchByID struct {
 	rt     *Runtime
 	scan   *sql.Scan
+	index  string // the index that found the rows (its counters)
 	schema *arrow.Schema
 	ids    []int64
 	out    arrow.Record
@@ -79,7 +80,7 @@ func (f *fetchByID) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, err
 		}
 		f.ids = f.ids[n:]
-		f.rt.indexRows(f.scan.Table.ID, rec.NumRows())
+		f.rt.indexRows(f.scan.Table.ID, f.index, rec.NumRows())
 		if rec.NumRows() == 0 {
 			rec.Release()
 			continue

@@ -79,8 +79,8 @@ func (h *hybridCandidates) Next(ctx context.Context) (arrow.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.rt.indexSearch(scan.Table.ID, SearchHybrid)
-	h.rt.indexRows(scan.Table.ID, rec.NumRows())
+	h.rt.indexSearch(scan.Table.ID, h.node.Index.Name, SearchHybrid)
+	h.rt.indexRows(scan.Table.ID, h.node.Index.Name, rec.NumRows())
 	cols := rec.Columns()
 	if !scan.WithRowID {
 		cols = cols[:len(cols)-1]

@@ -83,9 +83,9 @@ func (k *keyIndexScan) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	k.rt.indexSearch(n.Scan.Table.ID, SearchBtree)
+	k.rt.indexSearch(n.Scan.Table.ID, n.Index.Name, SearchBtree)
 	k.rt.searched(SearchBtree, start, int64(len(ids)))
-	k.inner = newFilter(k.rt, filter, candidateRows(k.rt, n.Scan, k.schema, ids))
+	k.inner = newFilter(k.rt, filter, candidateRows(k.rt, n.Scan, n.Index.Name, k.schema, ids))
 	return nil
 }
 

@@ -117,7 +117,7 @@ func (k *keyLookup) Next(ctx context.Context) (arrow.Record, error) {
 		k.inner = op
 		return op.Next(ctx)
 	}
-	k.rt.indexSearch(scan.Table.ID, SearchKey)
+	k.rt.indexSearch(scan.Table.ID, k.node.Constraint, SearchKey)
 	if !found {
 		return nil, io.EOF
 	}
@@ -127,7 +127,7 @@ func (k *keyLookup) Next(ctx context.Context) (arrow.Record, error) {
 		return nil, err
 	}
 	defer releaseAll(cols)
-	k.rt.indexRows(scan.Table.ID, int64(len(ids)))
+	k.rt.indexRows(scan.Table.ID, k.node.Constraint, int64(len(ids)))
 	if len(ids) == 0 {
 		return nil, io.EOF
 	}

@@ -20,6 +20,9 @@ import (
 // concurrent use.
 type Stats struct {
 	tables sync.Map // uint64 table ID -> *TableStats
+	// indexes are the counters of the indexes searched, by
+	// syscat.IndexRef (pg_stat_user_indexes).
+	indexes sync.Map
 	// searches counts index searches by SearchKind.
 	searches [numSearchKinds]atomic.Int64
 	// commits and rollbacks count ended transactions (pg_stat_database's
@@ -45,6 +48,27 @@ func (s *Stats) XactEnded(committed bool) {
 
 // Xacts returns the committed and rolled back transactions counted.
 func (s *Stats) Xacts() (commits, rollbacks int64) { return s.commits.Load(), s.rollbacks.Load() }
+
+// IndexStats are one index's counters, named after pg_stat_user_indexes'
+// columns: its searches and the live rows they fetched.
+type IndexStats struct {
+	Scan, TupFetch atomic.Int64
+}
+
+// index returns the counters of the index called name of table id,
+// creating them at zero; nil for a nil s or an unnamed index (a BM25
+// search, which no catalog index backs).
+func (s *Stats) index(id uint64, name string) *IndexStats {
+	if s == nil || name == "" {
+		return nil
+	}
+	ref := syscat.IndexRef{Table: id, Name: name}
+	if t, ok := s.indexes.Load(ref); ok {
+		return t.(*IndexStats)
+	}
+	t, _ := s.indexes.LoadOrStore(ref, &IndexStats{})
+	return t.(*IndexStats)
+}
 
 // TableStats are one table's counters, named after
 // pg_stat_user_tables' columns.
@@ -125,10 +149,13 @@ func (rt *Runtime) seqRows(id uint64, n int64) {
 }
 
 // indexSearch counts an index search of kind k on table id.
-func (rt *Runtime) indexSearch(id uint64, k SearchKind) {
+func (rt *Runtime) indexSearch(id uint64, index string, k SearchKind) {
 	if t := rt.Stats.Table(id); t != nil {
 		t.IdxScan.Add(1)
 		rt.Stats.searches[k].Add(1)
+	}
+	if ix := rt.Stats.index(id, index); ix != nil {
+		ix.Scan.Add(1)
 	}
 }
 
@@ -140,10 +167,14 @@ func (rt *Runtime) searched(k SearchKind, start time.Time, rows int64) {
 	}
 }
 
-// indexRows counts n rows an index search of table id fetched.
-func (rt *Runtime) indexRows(id uint64, n int64) {
+// indexRows counts n rows an index search of table id through index
+// fetched.
+func (rt *Runtime) indexRows(id uint64, index string, n int64) {
 	if t := rt.Stats.Table(id); t != nil {
 		t.IdxTupFetch.Add(n)
+	}
+	if ix := rt.Stats.index(id, index); ix != nil {
+		ix.TupFetch.Add(n)
 	}
 }
 
@@ -158,9 +189,9 @@ func (rt *Runtime) written(id uint64, ins, upd, del int64) {
 }
 
 // statsView is what the system views show of the counters: each table of
-// cat with its rows (storage's latest committed state), and the
-// database's transactions and column cache lookups.
-func (rt *Runtime) statsView(cat *catalog.Catalog) (map[uint64]syscat.TableStat, syscat.DatabaseStat) {
+// cat with its rows (storage's latest committed state), the indexes
+// searched, and the database's transactions and column cache lookups.
+func (rt *Runtime) statsView(cat *catalog.Catalog) (map[uint64]syscat.TableStat, map[syscat.IndexRef]syscat.IndexStat, syscat.DatabaseStat) {
 	out := make(map[uint64]syscat.TableStat, len(cat.Tables))
 	for _, t := range cat.Tables {
 		var st syscat.TableStat
@@ -171,7 +202,15 @@ func (rt *Runtime) statsView(cat *catalog.Catalog) (map[uint64]syscat.TableStat,
 		st.Live, st.Dead, _ = rt.DB.RowCounts(t.ID)
 		out[t.ID] = st
 	}
+	indexes := map[syscat.IndexRef]syscat.IndexStat{}
+	if rt.Stats != nil {
+		rt.Stats.indexes.Range(func(k, v any) bool {
+			c := v.(*IndexStats)
+			indexes[k.(syscat.IndexRef)] = syscat.IndexStat{Scan: c.Scan.Load(), TupFetch: c.TupFetch.Load()}
+			return true
+		})
+	}
 	commits, rollbacks := rt.Stats.Xacts()
 	cache := rt.DB.CacheStats()
-	return out, syscat.DatabaseStat{Commits: commits, Rollbacks: rollbacks, BlocksRead: cache.Misses, BlocksHit: cache.Hits}
+	return out, indexes, syscat.DatabaseStat{Commits: commits, Rollbacks: rollbacks, BlocksRead: cache.Misses, BlocksHit: cache.Hits}
 }

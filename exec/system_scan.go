@@ -112,7 +112,7 @@ func (rt *Runtime) catalogView() *syscat.View {
 			rt.sysView.Progress = v.Progress()
 		}
 		if rt.Stats != nil && rt.DB != nil {
-			rt.sysView.TableStats, rt.sysView.DatabaseStats = rt.statsView(cat)
+			rt.sysView.TableStats, rt.sysView.IndexStats, rt.sysView.DatabaseStats = rt.statsView(cat)
 		}
 	})
 	return rt.sysView

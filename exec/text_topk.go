@@ -83,7 +83,7 @@ func (t *textTopK) Next(ctx context.Context) (arrow.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.rt.indexRows(scan.Table.ID, rec.NumRows())
+	t.rt.indexRows(scan.Table.ID, "", rec.NumRows())
 	cols := rec.Columns()
 	if !scan.WithRowID {
 		cols = cols[:len(cols)-1]

@@ -85,9 +85,9 @@ func (t *trigramScan) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	t.rt.indexSearch(n.Scan.Table.ID, SearchTrigram)
+	t.rt.indexSearch(n.Scan.Table.ID, n.Index.Name, SearchTrigram)
 	t.rt.searched(SearchTrigram, start, int64(len(ids)))
-	t.inner = newFilter(t.rt, filter, candidateRows(t.rt, n.Scan, t.schema, ids))
+	t.inner = newFilter(t.rt, filter, candidateRows(t.rt, n.Scan, n.Index.Name, t.schema, ids))
 	return nil
 }
 

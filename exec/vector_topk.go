@@ -112,7 +112,7 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 			break
 		}
 	}
-	v.rt.indexSearch(scan.Table.ID, SearchVector)
+	v.rt.indexSearch(scan.Table.ID, v.node.Index.Name, SearchVector)
 	v.rt.searched(SearchVector, start, int64(len(hits)))
 	ids := make([]int64, len(hits))
 	for i, h := range hits {
@@ -136,7 +136,7 @@ func (v *vectorTopK) Next(ctx context.Context) (arrow.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.rt.indexRows(scan.Table.ID, rec.NumRows())
+	v.rt.indexRows(scan.Table.ID, v.node.Index.Name, rec.NumRows())
 	cols := rec.Columns()
 	if !scan.WithRowID {
 		cols = cols[:len(cols)-1]

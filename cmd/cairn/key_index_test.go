@@ -165,6 +165,34 @@ func TestKeyIndexScanMatchesScan(t *testing.T) {
 		}
 	}
 
+	// pg_stat_user_indexes counts the searches of each index and the rows
+	// they fetched; an index no plan used has none.
+	scans := map[string][2]int64{}
+	rows, err := conn.Query(ctx, "SELECT indexrelname, idx_scan, idx_tup_fetch FROM pg_stat_user_indexes WHERE relname = 'ev'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		var scan, fetch int64
+		if err := rows.Scan(&name, &scan, &fetch); err != nil {
+			t.Fatal(err)
+		}
+		scans[name] = [2]int64{scan, fetch}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if s := scans["ev_session"]; s[0] < 10 || s[1] == 0 {
+		t.Fatalf("ev_session: idx_scan %d, idx_tup_fetch %d", s[0], s[1])
+	}
+	if s := scans["ev_tenant"]; s[0] < 1 || s[1] == 0 {
+		t.Fatalf("ev_tenant: idx_scan %d, idx_tup_fetch %d", s[0], s[1])
+	}
+	if s := scans["ev_doc"]; s[0] != 0 {
+		t.Fatalf("ev_doc, which no plan uses: idx_scan %d", s[0])
+	}
+
 	// Another session's snapshot stays its own while rows come and go.
 	other := srv.connect(t)
 	exec(other, "BEGIN ISOLATION LEVEL REPEATABLE READ")

@@ -22,6 +22,20 @@ type TableStat struct {
 	Live, Dead                                int64
 }
 
+// IndexRef names an index by its table and name.
+type IndexRef struct {
+	Table uint64
+	Name  string
+}
+
+// IndexStat is one index's counters, as pg_stat_user_indexes names them:
+// the searches through it and the live rows they fetched (idx_tup_read
+// and idx_tup_fetch both: cairn's index entries point at rows it reads
+// at once).
+type IndexStat struct {
+	Scan, TupFetch int64
+}
+
 // DatabaseStat is the database's row of pg_stat_database (tuple counts
 // are the sums of TableStats).
 type DatabaseStat struct {
@@ -41,9 +55,11 @@ func init() {
 	register("pg_catalog", "pg_stat_all_tables", 0, statCols, tableStatRows)
 	register("pg_catalog", "pg_statio_user_tables", 0, statioCols, tableStatioRows)
 	register("pg_catalog", "pg_statio_all_tables", 0, statioCols, tableStatioRows)
-	// Index scans are counted per table (idx_scan of pg_stat_user_tables),
-	// not per index: the index views show 0 and no block counts
-	// (pgAdmin's index statistics tab joins them).
+	// Index searches are counted per index (a key lookup, a btree,
+	// trigram, vector or hybrid index's search) and per table
+	// (pg_stat_user_tables' idx_scan, with BM25 searches, which no
+	// index of the catalog backs); there are no block counts (pgAdmin's
+	// index statistics tab joins them).
 	const indexStatCols = "relid oid, indexrelid oid, schemaname name, relname name, indexrelname name, idx_scan int8, idx_tup_read int8, idx_tup_fetch int8"
 	const indexStatioCols = "relid oid, indexrelid oid, schemaname name, relname name, indexrelname name, idx_blks_read int8, idx_blks_hit int8"
 	register("pg_catalog", "pg_stat_user_indexes", 0, indexStatCols, indexStatRows)
@@ -141,7 +157,8 @@ func tableStatioRows(v *View) [][]any {
 func indexStatRows(v *View) [][]any {
 	rows := make([][]any, 0, len(v.indexes))
 	for _, ix := range v.indexes {
-		rows = append(rows, []any{TableOID(ix.table.ID), ix.oid, ix.schema, ix.table.Name, ix.name, int64(0), int64(0), int64(0)})
+		s := v.IndexStats[IndexRef{Table: ix.table.ID, Name: ix.name}]
+		rows = append(rows, []any{TableOID(ix.table.ID), ix.oid, ix.schema, ix.table.Name, ix.name, s.Scan, s.TupFetch, s.TupFetch})
 	}
 	return rows
 }

@@ -46,6 +46,9 @@ type View struct {
 	// (pg_stat_tables.go).
 	TableStats    map[uint64]TableStat
 	DatabaseStats DatabaseStat
+	// IndexStats are the searches of each index searched since the
+	// server started, which pg_stat_user_indexes lists.
+	IndexStats map[IndexRef]IndexStat
 	// Statements are the engine's statement statistics, which
 	// pg_stat_statements lists.
 	Statements []StatementStat
