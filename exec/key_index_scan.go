@@ -79,7 +79,7 @@ func (k *keyIndexScan) start(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	ids, err := k.rt.Tx.KeySearch(ctx, n.Scan.Table.ID, n.Index.Columns, keys)
+	ids, err := k.rt.Tx.KeySearch(ctx, n.Scan.Table.ID, n.Index, keys)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,10 @@ package sql
 // (KeyIndexScan).
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/cairn-db/cairn/functions"
 	"github.com/cairn-db/cairn/sql/catalog"
 	"github.com/cairn-db/cairn/sql/types"
 )
@@ -91,8 +93,8 @@ func (b *Binder) planIndexScans(plan Node) Node {
 }
 
 // keyIndexScan returns the KeyIndexScan of scan filtered by cond through
-// the key index whose leading columns its equalities cover most of, or
-// nil when none has its first column covered.
+// the key index whose leading keys its conjuncts cover most of, or nil
+// when none has its first key covered.
 func (b *Binder) keyIndexScan(scan *Scan, cond Expr) *KeyIndexScan {
 	if b.Catalog == nil {
 		return nil
@@ -101,44 +103,34 @@ func (b *Binder) keyIndexScan(scan *Scan, cond Expr) *KeyIndexScan {
 	if len(indexes) == 0 {
 		return nil
 	}
-	// The indexable conjuncts by column ID: the first for each column.
-	type keyConj struct {
-		cond  Expr
-		keys  []Expr
-		array bool
-		null  bool
-	}
-	byCol := map[int]keyConj{}
+	var conjs []keyConj
 	for _, c := range conjuncts(cond) {
-		col, keys, array, ok := keyMembership(scan, c)
-		if !ok {
-			continue
-		}
-		if _, dup := byCol[col]; !dup {
-			_, null := c.(*IsNull)
-			byCol[col] = keyConj{cond: c, keys: keys, array: array, null: null}
+		if kc, ok := keyConjunct(scan, c); ok {
+			conjs = append(conjs, kc)
 		}
 	}
-	if len(byCol) == 0 {
+	if len(conjs) == 0 {
 		return nil
 	}
 	var best *KeyIndexScan
 	for _, ix := range indexes {
-		width := 0
-		for width < len(ix.Columns) {
-			if _, ok := byCol[ix.Columns[width]]; !ok {
+		keys := b.indexKeys(scan, ix)
+		var matched []keyConj
+		for _, key := range keys {
+			i := slices.IndexFunc(conjs, func(kc keyConj) bool { return kc.answers(key) })
+			if i < 0 {
 				break
 			}
-			width++
+			matched = append(matched, conjs[i])
 		}
-		if width == 0 || ix.Hash && width < len(ix.Columns) || best != nil && width <= len(best.Keys) {
+		width := len(matched)
+		if width == 0 || ix.Hash && width < len(keys) || best != nil && width <= len(best.Keys) {
 			continue
 		}
 		ks := &KeyIndexScan{Scan: scan, Index: ix, Cond: cond}
 		var conds []Expr
-		for _, id := range ix.Columns[:width] {
-			kc := byCol[id]
-			ks.Keys = append(ks.Keys, kc.keys)
+		for _, kc := range matched {
+			ks.Keys = append(ks.Keys, kc.values)
 			ks.Lists = append(ks.Lists, kc.array)
 			ks.Nulls = append(ks.Nulls, kc.null)
 			conds = append(conds, kc.cond)
@@ -149,60 +141,161 @@ func (b *Binder) keyIndexScan(scan *Scan, cond Expr) *KeyIndexScan {
 	return best
 }
 
-// keyMembership recognises a conjunct that holds a table column of scan
-// to one or more values that read no column: column = value (as a
-// primary key lookup takes it, keyEquality), column IN (values),
-// column = ANY(array), a boolean column alone (= true) and column IS NULL
-// (keys is then one NULL, which the index finds NULLs by). array is set
-// for = ANY: keys is then the one array.
-func keyMembership(scan *Scan, c Expr) (colID int, keys []Expr, array bool, ok bool) {
-	if col, key, isEq := keyEquality(scan, c); isEq {
-		return col, []Expr{key}, false, true
-	}
-	column := func(e Expr) (int, types.T, bool) {
-		ref, isRef := keyColumnRef(e)
-		if !isRef || ref.Index >= len(scan.Cols) {
-			return 0, types.T{}, false
+// indexKey is one key of a key index as the planner matches it: a column
+// of the scan's table (by position in it) or an expression over the
+// table's columns (positions as in the table), and the key's type.
+type indexKey struct {
+	column int // position in the table; -1 for an expression
+	expr   Expr
+	t      types.T
+}
+
+// indexKeys returns the keys of index ix of scan's table; nil when they
+// cannot be matched (an expression that no longer binds).
+func (b *Binder) indexKeys(scan *Scan, ix catalog.KeyIndex) []indexKey {
+	def := scan.Table
+	if !ix.Computed() {
+		keys := make([]indexKey, len(ix.Columns))
+		for i, id := range ix.Columns {
+			pos, c := def.ColumnByID(id)
+			if c == nil {
+				return nil
+			}
+			keys[i] = indexKey{column: pos, t: c.Type}
 		}
-		return scan.Table.Columns[scan.Cols[ref.Index]].ID, ref.T, true
+		return keys
+	}
+	exprs, err := IndexKeyExprs(b.Catalog, def, ix.Def)
+	if err != nil {
+		return nil
+	}
+	keys := make([]indexKey, len(exprs))
+	for i, e := range exprs {
+		keys[i] = indexKey{column: -1, expr: e, t: e.Type()}
+		if ref, ok := e.(*ColumnRef); ok {
+			keys[i].column = ref.Index
+		}
+	}
+	return keys
+}
+
+// keyConj is a conjunct that holds an expression over the columns of a
+// scan (target; its column references renumbered to the table's
+// positions) to values that read no column.
+type keyConj struct {
+	cond   Expr
+	target Expr
+	// values are the values: one for target = value, several for
+	// target IN (...), the array for target = ANY(array) (array set), a
+	// NULL for target IS NULL (null set).
+	values []Expr
+	// types are the values' types (an array's element type).
+	types []types.T
+	array bool
+	null  bool
+}
+
+// answers reports whether the conjunct gives values of key k whose
+// equality is the key's: the same column or expression, values of a type
+// whose storage key agrees.
+func (kc keyConj) answers(k indexKey) bool {
+	if ref, ok := kc.target.(*ColumnRef); ok {
+		if ref.Index != k.column {
+			return false
+		}
+	} else if k.expr == nil || !sameExpr(kc.target, k.expr) {
+		return false
+	}
+	for _, t := range kc.types {
+		if !keyTypesAgree(k.t, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyConjunct recognises a conjunct that holds a column or an expression
+// over scan's columns to one or more values that read no column:
+// target = value (either way round), target IN (values), target =
+// ANY(array), target IS NULL, and a boolean column alone (= true).
+func keyConjunct(scan *Scan, c Expr) (keyConj, bool) {
+	// target returns e as a key's target: a column (a varchar one cast to
+	// text as itself), or an expression reading scan's columns and
+	// nothing volatile, renumbered to the table's positions.
+	target := func(e Expr) (Expr, bool) {
+		if ref, ok := keyColumnRef(e); ok {
+			if ref.Index >= len(scan.Cols) {
+				return nil, false
+			}
+			return &ColumnRef{Index: scan.Cols[ref.Index], Name: ref.Name, T: ref.T}, true
+		}
+		if !readsColumns(e) {
+			return nil, false
+		}
+		ok := true
+		walkExpr(e, func(x Expr) {
+			switch x := x.(type) {
+			case *ColumnRef:
+				ok = ok && x.Index < len(scan.Cols)
+			case *OuterRef, *Subquery, *NextVal, *SeqFunc:
+				ok = false
+			case *Call:
+				ok = ok && x.Overload != nil && x.Overload.Volatility == functions.Immutable
+			}
+		})
+		if !ok {
+			return nil, false
+		}
+		return remap(e, scan.Cols), true
 	}
 	switch x := c.(type) {
-	case *IsNull:
-		id, t, isCol := column(x.Arg)
-		if !isCol || x.Negate {
-			return 0, nil, false, false
+	case *Call:
+		if x.Name != "=" || len(x.Args) != 2 {
+			return keyConj{}, false
 		}
-		return id, []Expr{&Const{Value: nil, T: t}}, false, true
-	case *ColumnRef:
-		id, t, isCol := column(x)
-		if !isCol || t.Family != types.Bool {
-			return 0, nil, false, false
-		}
-		return id, []Expr{&Const{Value: true, T: types.BoolT}}, false, true
-	case *InList:
-		if x.Negate || x.Equal == nil || x.Equal.Name != "=" {
-			return 0, nil, false, false
-		}
-		id, t, isCol := column(x.Arg)
-		if !isCol {
-			return 0, nil, false, false
-		}
-		for _, item := range x.List {
-			if !onceValue(item) || !keyTypesAgree(t, item.Type()) {
-				return 0, nil, false, false
+		for i, arg := range x.Args {
+			value := x.Args[1-i]
+			if !onceValue(value) {
+				continue
+			}
+			if t, ok := target(arg); ok {
+				return keyConj{cond: c, target: t, values: []Expr{value}, types: []types.T{value.Type()}}, true
 			}
 		}
-		return id, x.List, false, true
+	case *IsNull:
+		if t, ok := target(x.Arg); ok && !x.Negate {
+			return keyConj{cond: c, target: t, values: []Expr{&Const{Value: nil, T: x.Arg.Type()}}, null: true}, true
+		}
+	case *ColumnRef:
+		if t, ok := target(x); ok && x.T.Family == types.Bool {
+			return keyConj{cond: c, target: t, values: []Expr{&Const{Value: true, T: types.BoolT}}, types: []types.T{types.BoolT}}, true
+		}
+	case *InList:
+		if x.Negate || x.Equal == nil || x.Equal.Name != "=" {
+			return keyConj{}, false
+		}
+		t, ok := target(x.Arg)
+		if !ok {
+			return keyConj{}, false
+		}
+		kc := keyConj{cond: c, target: t, values: x.List}
+		for _, item := range x.List {
+			if !onceValue(item) {
+				return keyConj{}, false
+			}
+			kc.types = append(kc.types, item.Type())
+		}
+		return kc, true
 	case *AnyAll:
 		if x.All || x.Op == nil || x.Op.Name != "=" || !onceValue(x.Array) {
-			return 0, nil, false, false
+			return keyConj{}, false
 		}
-		id, t, isCol := column(x.Left)
 		at := x.Array.Type()
-		if !isCol || !at.IsArray() || at.Elem == nil || at.Dims > 1 || !keyTypesAgree(t, *at.Elem) {
-			return 0, nil, false, false
+		t, ok := target(x.Left)
+		if !ok || !at.IsArray() || at.Elem == nil || at.Dims > 1 {
+			return keyConj{}, false
 		}
-		return id, []Expr{x.Array}, true, true
+		return keyConj{cond: c, target: t, values: []Expr{x.Array}, types: []types.T{*at.Elem}, array: true}, true
 	}
-	return 0, nil, false, false
+	return keyConj{}, false
 }

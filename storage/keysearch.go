@@ -1,11 +1,13 @@
 package storage
 
-// Equality lookups through btree and hash indexes on plain columns
-// (catalog.KeyIndexes): `WHERE session_id = $1` over a table of agent
-// traces reads the rows holding the value instead of scanning the column.
-// Per immutable run of rows — a segment, a committed tail batch — an
+// Equality lookups through btree and hash indexes (catalog.KeyIndexes):
+// `WHERE session_id = $1` over a table of agent traces, or
+// `WHERE metadata ->> 'ref_doc_id' = $1` with an index on that
+// expression, reads the rows holding the value instead of scanning. Per
+// immutable run of rows — a segment, a committed tail batch — an
 // in-memory key index (storage/keyindex) maps the encoded keys of the
-// index's columns to the rows' positions. A segment's is built when the
+// index (its columns' values, or its expressions' computed by
+// ComputeIndexKey) to the rows' positions. A segment's is built when the
 // segment is written (flush, compaction) or when CREATE INDEX runs, and
 // on the first lookup that finds it missing (after a restart: nothing is
 // kept on disk, the index depends only on the segment's rows); a tail
@@ -17,6 +19,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,20 +72,80 @@ func (c *keyIndexes) keep(names []string) {
 	}
 }
 
-// keyIndexName names the key index over columns cols of types ts
-// ("3:text,5:integer"): indexes of the same columns share it, and one
-// built before an ALTER TABLE changed a column's type is not used after.
-func keyIndexName(cols []int, ts []types.T) string {
+// keySource is where a key index's keys come from: the values of its
+// columns, or its expressions computed over the columns they read.
+type keySource struct {
+	cat  *catalog.Catalog
+	def  *catalog.TableDef
+	ki   catalog.KeyIndex
+	ts   []types.T // the keys' types, in key order
+	name string    // the index's name in keyIndexes
+}
+
+// newKeySource returns the key source of ki on def; an error when an
+// ALTER TABLE changed the columns since the caller's plan, or the index's
+// key types are unknown.
+func newKeySource(cat *catalog.Catalog, def *catalog.TableDef, ki catalog.KeyIndex) (*keySource, error) {
+	for _, id := range ki.Columns {
+		if _, c := def.ColumnByID(id); c == nil {
+			return nil, errAlteredMeanwhile(def)
+		}
+	}
+	ts := ki.KeyTypes(def)
+	if ts == nil {
+		return nil, pgerr.NotSupported("index %q has keys of unrecorded types", ki.Name)
+	}
+	s := &keySource{cat: cat, def: def, ki: ki, ts: ts}
+	// The name: indexes of the same columns share it; one whose keys an
+	// ALTER TABLE changed the type of is not used after.
 	var b strings.Builder
-	for i, c := range cols {
+	if ki.Computed() {
+		b.WriteString("x:" + ki.Name + ":" + ki.Def.Expr)
+		for _, k := range ki.Def.Keys {
+			b.WriteString("|" + strconv.Itoa(k.Column) + ":" + k.Expr)
+		}
+		b.WriteByte('/')
+	}
+	for i, c := range ki.Columns {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(strconv.Itoa(c))
-		b.WriteByte(':')
-		b.WriteString(ts[i].String())
 	}
-	return b.String()
+	for _, t := range ts {
+		b.WriteString(":" + t.String())
+	}
+	s.name = b.String()
+	return s, nil
+}
+
+// keys returns the keys of the n rows whose columns cols are (the
+// index's Columns, nil for a column the rows predate: NULL), each array
+// holding a reference the caller releases.
+func (s *keySource) keys(cols []arrow.Array, n int) ([]arrow.Array, error) {
+	if !s.ki.Computed() {
+		out := make([]arrow.Array, len(cols))
+		for i, a := range cols {
+			if a != nil {
+				a.Retain()
+				out[i] = a
+			}
+		}
+		return out, nil
+	}
+	if ComputeIndexKey == nil {
+		return nil, pgerr.NotSupported("index %q on expressions without an expression evaluator", s.ki.Name)
+	}
+	full := make([]arrow.Array, len(cols))
+	for i, a := range cols {
+		if a == nil {
+			_, c := s.def.ColumnByID(s.ki.Columns[i])
+			a = nullColumn(c.Type.Arrow(), n)
+			defer a.Release()
+		}
+		full[i] = a
+	}
+	return ComputeIndexKey(s.cat, s.def, s.ki.Def, s.ki.Columns, full)
 }
 
 // appendIndexKey encodes row i of the key columns cols (nil where the rows
@@ -101,86 +164,63 @@ func appendIndexKey(buf []byte, ts []types.T, cols []arrow.Array, i int) []byte 
 	return buf
 }
 
-// buildKeyIndex indexes n rows whose key columns cols holds. A panic (an
-// array of an unexpected layout) is a nil index: the rows are then
-// checked one by one.
-func buildKeyIndex(n int, ts []types.T, cols []arrow.Array) (ix *keyindex.Index) {
-	defer func() {
-		if r := recover(); r != nil {
-			ix = nil
-		}
-	}()
-	var b keyindex.Builder
-	var buf []byte
-	for i := 0; i < n; i++ {
-		buf = appendIndexKey(buf[:0], ts, cols, i)
-		b.Add(buf)
-	}
-	return b.Build()
-}
-
-// keyColumnTypes returns the types of def's columns cols, or the error of
-// a plan whose columns an ALTER TABLE changed since.
-func keyColumnTypes(def *catalog.TableDef, cols []int) ([]types.T, error) {
-	ts := make([]types.T, len(cols))
-	for i, id := range cols {
-		_, c := def.ColumnByID(id)
-		if c == nil {
-			return nil, errAlteredMeanwhile(def)
-		}
-		ts[i] = c.Type
-	}
-	return ts, nil
-}
-
-// keyProbe is one KeySearch: the encoded leading-column values looked for.
+// keyProbe is one KeySearch: the encoded leading-key values looked for.
 type keyProbe struct {
-	ts       []types.T // the types of the index's columns
-	cols     []int     // the index's column IDs
-	name     string    // keyIndexName(cols)
-	width    int       // how many leading columns the values give
-	prefixes [][]byte  // distinct, ascending
+	src      *keySource
+	width    int      // how many leading keys the values give
+	prefixes [][]byte // distinct, ascending
 	set      map[string]bool
 	buf      []byte
 }
 
-// matches reports whether row i of the arrays of the leading columns
-// holds one of the values.
-func (p *keyProbe) matches(lead []arrow.Array, i int) bool {
-	p.buf = appendIndexKey(p.buf[:0], p.ts[:p.width], lead, i)
-	return p.set[string(p.buf)]
+// matching appends to ids the IDs (rowIDs(i) of row i) of the n rows
+// whose columns are cols that hold one of the values, unless gone says
+// they were deleted: row by row, computing the keys of them all.
+func (p *keyProbe) matching(ids []int64, cols []arrow.Array, n int, rowID func(i int) int64, gone func(int64) bool) ([]int64, error) {
+	keys, err := p.src.keys(cols, n)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(keys)
+	lead := keys[:p.width]
+	for i := 0; i < n; i++ {
+		p.buf = appendIndexKey(p.buf[:0], p.src.ts[:p.width], lead, i)
+		if p.set[string(p.buf)] {
+			if id := rowID(i); !gone(id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids, nil
 }
 
-// KeySearch returns the IDs of the rows tx sees whose leading columns of
-// cols (a key index's columns, catalog.KeyIndexes) equal one row of keys:
-// keys[k] holds values of column cols[k], for the first len(keys)
-// columns, one value to look for per row (x IN (1, 2) is two rows). A
-// NULL in keys finds the rows with NULL there (IS NULL): a caller looking
-// for equal values leaves NULLs out, as they equal nothing. The IDs are in
-// the order a scan returns the rows, each once.
-func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, cols []int, keys []arrow.Array) ([]int64, error) {
+// KeySearch returns the IDs of the rows tx sees whose leading keys of the
+// key index ki (catalog.KeyIndexes) equal one row of keys: keys[k] holds
+// values of key k, for the first len(keys) keys, one value to look for
+// per row (x IN (1, 2) is two rows). A NULL in keys finds the rows whose
+// key is NULL there (IS NULL): a caller looking for equal values leaves
+// NULLs out, as they equal nothing. The IDs are in the order a scan
+// returns the rows, each once.
+func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, ki catalog.KeyIndex, keys []arrow.Array) ([]int64, error) {
 	def, ts, tt, err := tx.tableView(tableID)
 	if err != nil {
 		return nil, err
 	}
-	if len(keys) == 0 || len(keys) > len(cols) {
-		return nil, pgerr.New(pgerrcode.InternalError, "key search of %d values on an index of %d columns", len(keys), len(cols))
-	}
-	p := &keyProbe{cols: cols, width: len(keys), set: map[string]bool{}}
-	if p.ts, err = keyColumnTypes(def, cols); err != nil {
+	src, err := newKeySource(tx.cat, def, ki)
+	if err != nil {
 		return nil, err
 	}
-	p.name = keyIndexName(cols, p.ts)
+	if len(keys) == 0 || len(keys) > len(src.ts) {
+		return nil, pgerr.New(pgerrcode.InternalError, "key search of %d values on an index of %d keys", len(keys), len(src.ts))
+	}
+	p := &keyProbe{src: src, width: len(keys), set: map[string]bool{}}
 	var buf []byte
 	for i := 0; i < keys[0].Len(); i++ {
-		buf = appendIndexKey(buf[:0], p.ts, keys, i)
+		buf = appendIndexKey(buf[:0], src.ts, keys, i)
 		if !p.set[string(buf)] {
 			p.set[string(buf)] = true
 			p.prefixes = append(p.prefixes, slices.Clone(buf))
 		}
-	}
-	if len(p.prefixes) == 0 {
-		return nil, nil
 	}
 	slices.SortFunc(p.prefixes, func(a, b []byte) int { return strings.Compare(string(a), string(b)) })
 	var ids []int64
@@ -192,23 +232,27 @@ func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, cols []int, keys []
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if ids, err = tx.db.keySearchSegment(ids, seg, def, p, gone); err != nil {
+			if ids, err = tx.db.keySearchSegment(ids, seg, p, gone); err != nil {
 				return nil, err
 			}
 		}
 		for _, b := range ts.tail {
-			ids = keySearchBatch(ids, b, p, gone, b.n >= keyIndexMinRows)
+			if ids, err = keySearchBatch(ids, b, p, gone, b.n >= keyIndexMinRows); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if tt != nil {
 		ownGone := func(id int64) bool { return tt.ownDel.Contains(uint64(id)) }
 		for _, seg := range tt.spilled {
-			if ids, err = tx.db.keySearchSegment(ids, seg, def, p, ownGone); err != nil {
+			if ids, err = tx.db.keySearchSegment(ids, seg, p, ownGone); err != nil {
 				return nil, err
 			}
 		}
 		for _, b := range tt.inserts {
-			ids = keySearchBatch(ids, b, p, ownGone, false)
+			if ids, err = keySearchBatch(ids, b, p, ownGone, false); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return ids, nil
@@ -221,7 +265,7 @@ func (p *keyProbe) lookup(ix *keyindex.Index) []uint32 {
 	for _, prefix := range p.prefixes {
 		ix.Prefixed(prefix, func(pos []uint32) { out = append(out, pos...) })
 	}
-	if len(p.prefixes) > 1 || p.width < len(p.cols) {
+	if len(p.prefixes) > 1 || p.width < len(p.src.ts) {
 		slices.Sort(out) // several keys: positions from each
 	}
 	return out
@@ -230,14 +274,14 @@ func (p *keyProbe) lookup(ix *keyindex.Index) []uint32 {
 // keySearchSegment appends the rows of seg that p finds: through the
 // segment's key index, built now if it is missing, or row by row where
 // it cannot be built.
-func (db *DB) keySearchSegment(ids []int64, seg *segment, def *catalog.TableDef, p *keyProbe, gone func(int64) bool) ([]int64, error) {
+func (db *DB) keySearchSegment(ids []int64, seg *segment, p *keyProbe, gone func(int64) bool) ([]int64, error) {
 	var files segReader
 	defer files.close()
 	pos, err := db.positionsOf(&files, seg)
 	if err != nil {
 		return nil, err
 	}
-	ix := seg.x.keys.get(p.name, func() *keyindex.Index { return db.buildSegKeyIndex(&files, seg, def, p.cols, p.ts) })
+	ix := seg.x.keys.get(p.src.name, func() *keyindex.Index { return db.buildSegKeyIndex(&files, seg, p.src) })
 	if ix != nil {
 		for _, at := range p.lookup(ix) {
 			if id := pos.ids[at]; !gone(id) {
@@ -251,31 +295,31 @@ func (db *DB) keySearchSegment(ids []int64, seg *segment, def *catalog.TableDef,
 		return nil, err
 	}
 	for g := range groups {
-		lead, err := db.keyColumns(&files, seg, g, def, p.cols[:p.width], p.ts)
+		cols, err := db.keyColumns(&files, seg, g, p.src)
 		if err != nil {
 			return nil, err
 		}
-		for i := int64(0); i < groups[g]; i++ {
-			if p.matches(lead, int(i)) {
-				if id := pos.ids[starts[g]+i]; !gone(id) {
-					ids = append(ids, id)
-				}
-			}
+		start := starts[g]
+		ids, err = p.matching(ids, cols, int(groups[g]), func(i int) int64 { return pos.ids[start+int64(i)] }, gone)
+		releaseAll(cols)
+		if err != nil {
+			return nil, err
 		}
-		releaseAll(lead)
 	}
 	return ids, nil
 }
 
-// keyColumns returns row group g of seg's columns cols (nil for a column
-// the segment predates), each holding a reference the caller releases.
-func (db *DB) keyColumns(files *segReader, seg *segment, g int, def *catalog.TableDef, cols []int, ts []types.T) ([]arrow.Array, error) {
-	out := make([]arrow.Array, len(cols))
-	for k, id := range cols {
+// keyColumns returns row group g of seg's columns that src's keys come
+// from (nil for a column the segment predates), each holding a
+// reference the caller releases.
+func (db *DB) keyColumns(files *segReader, seg *segment, g int, src *keySource) ([]arrow.Array, error) {
+	out := make([]arrow.Array, len(src.ki.Columns))
+	for k, id := range src.ki.Columns {
 		if _, ok := seg.columnName(id); !ok {
 			continue
 		}
-		a, err := db.column(files, seg, g, id, ts[k].Arrow())
+		_, c := src.def.ColumnByID(id)
+		a, err := db.column(files, seg, g, id, c.Type.Arrow())
 		if err != nil {
 			releaseAll(out)
 			return nil, err
@@ -285,25 +329,24 @@ func (db *DB) keyColumns(files *segReader, seg *segment, g int, def *catalog.Tab
 	return out, nil
 }
 
-// buildSegKeyIndex builds seg's key index over columns cols; nil when the
-// segment cannot be read or its rows are not what its footer says.
-func (db *DB) buildSegKeyIndex(files *segReader, seg *segment, def *catalog.TableDef, cols []int, ts []types.T) *keyindex.Index {
+// buildSegKeyIndex builds seg's key index of src; nil when the segment
+// cannot be read, its keys cannot be computed or its rows are not what
+// its footer says.
+func (db *DB) buildSegKeyIndex(files *segReader, seg *segment, src *keySource) *keyindex.Index {
 	groups, _, err := db.groupsOf(seg)
 	if err != nil {
 		db.log.Warn("building key index", "file", seg.path, "err", err)
 		return nil
 	}
 	var b keyindex.Builder
-	var buf []byte
 	for g := range groups {
-		arrays, err := db.keyColumns(files, seg, g, def, cols, ts)
+		cols, err := db.keyColumns(files, seg, g, src)
+		if err == nil {
+			err = addKeyRows(&b, src, cols, int(groups[g]))
+			releaseAll(cols)
+		}
 		if err != nil {
 			db.log.Warn("building key index", "file", seg.path, "err", err)
-			return nil
-		}
-		ok := addKeyRows(&b, &buf, int(groups[g]), ts, arrays)
-		releaseAll(arrays)
-		if !ok {
 			return nil
 		}
 	}
@@ -316,37 +359,47 @@ func (db *DB) buildSegKeyIndex(files *segReader, seg *segment, def *catalog.Tabl
 	return ix
 }
 
-// addKeyRows adds n rows of the key columns cols to b; false when a
-// column's array is not of the layout its type has (a panic encoding it).
-func addKeyRows(b *keyindex.Builder, buf *[]byte, n int, ts []types.T, cols []arrow.Array) (ok bool) {
+// addKeyRows adds to b the keys of the n rows whose columns are cols. A
+// panic (an array of a layout its type does not have) is its error.
+func addKeyRows(b *keyindex.Builder, src *keySource, cols []arrow.Array, n int) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			ok = false
+			err = fmt.Errorf("encoding keys: %v", r)
 		}
 	}()
-	for _, a := range cols {
+	keys, err := src.keys(cols, n)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(keys)
+	for _, a := range keys {
 		if a != nil && a.Len() < n {
-			return false
+			return fmt.Errorf("%d keys for %d rows", a.Len(), n)
 		}
 	}
+	var buf []byte
 	for i := 0; i < n; i++ {
-		*buf = appendIndexKey((*buf)[:0], ts, cols, i)
-		b.Add(*buf)
+		buf = appendIndexKey(buf[:0], src.ts, keys, i)
+		b.Add(buf)
 	}
-	return true
+	return nil
 }
 
 // keySearchBatch appends the rows of b that p finds: through the batch's
 // key index when indexed (built on first use), else row by row.
-func keySearchBatch(ids []int64, b *tailBatch, p *keyProbe, gone func(int64) bool, indexed bool) []int64 {
+func keySearchBatch(ids []int64, b *tailBatch, p *keyProbe, gone func(int64) bool, indexed bool) ([]int64, error) {
 	rowIDs := b.rowIDs.Int64Values()
+	cols := make([]arrow.Array, len(p.src.ki.Columns))
+	for k, id := range p.src.ki.Columns {
+		cols[k] = b.column(id)
+	}
 	if indexed {
-		ix := b.keys.get(p.name, func() *keyindex.Index {
-			cols := make([]arrow.Array, len(p.cols))
-			for k, id := range p.cols {
-				cols[k] = b.column(id)
+		ix := b.keys.get(p.src.name, func() *keyindex.Index {
+			var kb keyindex.Builder
+			if addKeyRows(&kb, p.src, cols, b.n) != nil {
+				return nil
 			}
-			return buildKeyIndex(b.n, p.ts, cols)
+			return kb.Build()
 		})
 		if ix != nil {
 			for _, at := range p.lookup(ix) {
@@ -354,26 +407,16 @@ func keySearchBatch(ids []int64, b *tailBatch, p *keyProbe, gone func(int64) boo
 					ids = append(ids, id)
 				}
 			}
-			return ids
+			return ids, nil
 		}
 	}
-	lead := make([]arrow.Array, p.width)
-	for k, id := range p.cols[:p.width] {
-		lead[k] = b.column(id)
-	}
-	for i := 0; i < b.n; i++ {
-		if p.matches(lead, i) && !gone(rowIDs[i]) {
-			ids = append(ids, rowIDs[i])
-		}
-	}
-	return ids
+	return p.matching(ids, cols, b.n, func(i int) int64 { return rowIDs[i] }, gone)
 }
 
 // BuildKeyIndexes builds the key index of every segment of table tableID
-// over each key index's columns (catalog.KeyIndexes) that it lacks: CREATE
-// INDEX calls it once the index is committed, so that the first lookup
-// does not pay for it. It stops early when ctx ends (a lookup builds what
-// is left).
+// for each key index (catalog.KeyIndexes) that it lacks: CREATE INDEX
+// calls it once the index is committed, so that the first lookup does not
+// pay for it. It stops early when ctx ends (a lookup builds what is left).
 func (db *DB) BuildKeyIndexes(ctx context.Context, tableID uint64) error {
 	cat := db.Catalog()
 	def := cat.TableByID(tableID)
@@ -422,19 +465,17 @@ func (db *DB) buildSegKeyIndexes(seg *segment, def *catalog.TableDef, cat *catal
 	var files segReader
 	defer files.close()
 	for _, ki := range cat.KeyIndexes(def.ID) {
-		ts, err := keyColumnTypes(def, ki.Columns)
+		src, err := newKeySource(cat, def, ki)
 		if err != nil {
 			continue
 		}
-		seg.x.keys.get(keyIndexName(ki.Columns, ts), func() *keyindex.Index {
-			return db.buildSegKeyIndex(&files, seg, def, ki.Columns, ts)
-		})
+		seg.x.keys.get(src.name, func() *keyindex.Index { return db.buildSegKeyIndex(&files, seg, src) })
 	}
 }
 
-// dropUnusedKeyIndexes drops the in-memory key indexes over columns no
-// key index of after covers any more (a DDL commit: DROP INDEX, ALTER
-// TABLE ... DROP CONSTRAINT).
+// dropUnusedKeyIndexes drops the in-memory key indexes no key index of
+// after has any more (a DDL commit: DROP INDEX, ALTER TABLE ... DROP
+// CONSTRAINT, a column's new type).
 func (db *DB) dropUnusedKeyIndexes(before, after *catalog.Catalog) {
 	for id := range before.Tables {
 		if len(before.KeyIndexes(id)) == 0 {
@@ -443,8 +484,8 @@ func (db *DB) dropUnusedKeyIndexes(before, after *catalog.Catalog) {
 		var keep []string
 		if def := after.Tables[id]; def != nil {
 			for _, ki := range after.KeyIndexes(id) {
-				if ts, err := keyColumnTypes(def, ki.Columns); err == nil {
-					keep = append(keep, keyIndexName(ki.Columns, ts))
+				if src, err := newKeySource(after, def, ki); err == nil {
+					keep = append(keep, src.name)
 				}
 			}
 		}

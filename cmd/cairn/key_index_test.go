@@ -51,6 +51,8 @@ func TestKeyIndexScanMatchesScan(t *testing.T) {
 		`CREATE INDEX ev_score ON ev (score)`,
 		`CREATE INDEX ev_flag_kind ON ev (flag, kind)`,
 		`CREATE INDEX ev_doc ON ev (doc)`,
+		`CREATE INDEX ev_doc_n ON ev ((doc ->> 'n'))`,
+		`CREATE INDEX ev_lower ON ev (lower(session_id), seq)`,
 	} {
 		exec(conn, q)
 	}
@@ -105,6 +107,12 @@ func TestKeyIndexScanMatchesScan(t *testing.T) {
 		{"label IS NULL AND session_id = $1", []any{"s41"}},
 		{"session_id IS NULL", nil},
 		{"kind IS NULL", nil}, // not a leading column: a scan
+		{"doc ->> 'n' = $1", []any{"2"}},
+		{"doc ->> 'n' IN ('1', '3') AND flag", nil},
+		{"lower(session_id) = $1", []any{"s5"}},
+		{"lower(session_id) = 's7' AND seq = $1", []any{7}},
+		{"lower(session_id) IS NULL", nil},
+		{"upper(session_id) = 'S5'", nil}, // no index on upper(): a scan
 		{"session_id = 's5' OR seq = 3", nil},
 	}
 	ids := func(conn *pgx.Conn, table string, l lookup) []int64 {
@@ -142,7 +150,8 @@ func TestKeyIndexScanMatchesScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		indexed := strings.Contains(plan, "Bitmap Heap Scan on ev using ")
-		if scan := l.where == "seq = $1" || l.where == "doc = $1" || l.where == "kind IS NULL" || strings.Contains(l.where, " OR "); indexed == scan {
+		scan := l.where == "seq = $1" || l.where == "doc = $1" || l.where == "kind IS NULL" || strings.HasPrefix(l.where, "upper") || strings.Contains(l.where, " OR ")
+		if indexed == scan {
 			t.Fatalf("EXPLAIN WHERE %s: %q", l.where, plan)
 		}
 	}
