@@ -61,6 +61,19 @@ func (c *keyIndexes) get(name string, build func() *keyindex.Index) *keyindex.In
 	return ix
 }
 
+// bytes is the memory the indexes take.
+func (c *keyIndexes) bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n int64
+	for _, ix := range c.m {
+		if ix != nil {
+			n += ix.Bytes()
+		}
+	}
+	return n
+}
+
 // keep drops the indexes whose columns are not among names.
 func (c *keyIndexes) keep(names []string) {
 	c.mu.Lock()

@@ -47,6 +47,9 @@ type Counters struct {
 	// Segments are the segments of every table in the latest durable
 	// state.
 	Segments int64
+	// KeyIndexBytes is the memory the in-memory key indexes of those
+	// segments take (btree and hash equality lookups, keysearch.go).
+	KeyIndexBytes int64
 }
 
 // metricCounters are the DB's counters behind Counters.
@@ -64,6 +67,9 @@ func (db *DB) Counters() Counters {
 	}
 	for _, ts := range db.published.Load().tables {
 		c.Segments += int64(len(ts.segments))
+		for _, seg := range ts.segments {
+			c.KeyIndexBytes += seg.x.keys.bytes()
+		}
 	}
 	return c
 }

@@ -470,6 +470,8 @@ func TestMetrics(t *testing.T) {
 	search("bm25", `SELECT id, body <#> 'deploy parser' AS score FROM notes ORDER BY score LIMIT 5`, "Text Index Scan")
 	search("hybrid", `SELECT id, (emb, body)::deeplake_hybrid_record <#> deeplake_hybrid_record('{1,0,0}'::real[], 'tune', 0.5, 0.5) AS score FROM notes ORDER BY score DESC LIMIT 5`, "Hybrid Index Scan")
 	search("trigram", `SELECT id FROM notes WHERE body LIKE '%parser 77%'`, "notes_trgm")
+	mustExec(t, a, `CREATE INDEX notes_body ON notes (body)`)
+	search("btree", `SELECT id FROM notes WHERE body = 'x'`, "notes_body")
 
 	api := startHTTP(t, ts, wire.HTTPOptions{Token: "s3cret"})
 	open := &httpAPI{t: t, base: api.base}
@@ -542,7 +544,7 @@ func TestMetrics(t *testing.T) {
 	}
 	value("cairn_cache_bytes", nil)
 	value("cairn_cache_lookups_total", map[string]string{"result": "hit"})
-	for kind, least := range map[string]float64{"exact": 1200, "vector": 5, "bm25": 5, "hybrid": 5, "trigram": 1} {
+	for kind, least := range map[string]float64{"exact": 1200, "vector": 5, "bm25": 5, "hybrid": 5, "trigram": 1, "btree": 0} {
 		_, m := value("cairn_search_duration_seconds", map[string]string{"kind": kind})
 		if h := m.GetHistogram(); h == nil || h.GetSampleCount() != 1 || h.GetSampleSum() <= 0 {
 			t.Errorf("%s searches' histogram: %v", kind, h)
@@ -567,6 +569,12 @@ func TestMetrics(t *testing.T) {
 	}
 	if v, _ := value("cairn_index_builds_total", map[string]string{"kind": "trigram"}); v < 1 {
 		t.Errorf("trigram index builds after CREATE INDEX over segments: %v", v)
+	}
+	if v, _ := value("cairn_index_builds_total", map[string]string{"kind": "btree"}); v < 1 {
+		t.Errorf("btree key index builds after CREATE INDEX over segments: %v", v)
+	}
+	if v, _ := value("cairn_key_index_bytes", nil); v <= 0 {
+		t.Errorf("key index memory: %v", v)
 	}
 	if v, _ := value("cairn_compactions_total", nil); v < 1 {
 		t.Errorf("compactions: %v", v)

@@ -244,11 +244,13 @@ var (
 		"Compactions that merged a table's segments.", nil, nil)
 	indexBuildsDesc = prometheus.NewDesc("cairn_index_builds_total",
 		"Per-segment index builds that finished, by kind (vector, trigram, btree).", []string{"kind"}, nil)
+	keyIndexBytesDesc = prometheus.NewDesc("cairn_key_index_bytes",
+		"Memory of the segments' in-memory key indexes (btree and hash equality lookups).", nil, nil)
 )
 
 // Describe implements prometheus.Collector.
 func (c storageCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{segmentsDesc, compactionsDesc, indexBuildsDesc} {
+	for _, d := range []*prometheus.Desc{segmentsDesc, compactionsDesc, indexBuildsDesc, keyIndexBytesDesc} {
 		ch <- d
 	}
 }
@@ -261,4 +263,5 @@ func (c storageCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(indexBuildsDesc, prometheus.CounterValue, float64(n.VectorIndexBuilds), "vector")
 	ch <- prometheus.MustNewConstMetric(indexBuildsDesc, prometheus.CounterValue, float64(n.TrigramIndexBuilds), "trigram")
 	ch <- prometheus.MustNewConstMetric(indexBuildsDesc, prometheus.CounterValue, float64(n.KeyIndexBuilds), "btree")
+	ch <- prometheus.MustNewConstMetric(keyIndexBytesDesc, prometheus.GaugeValue, float64(n.KeyIndexBytes))
 }
