@@ -61,6 +61,9 @@ func (k *keyIndexScan) Next(ctx context.Context) (arrow.Record, error) {
 func (k *keyIndexScan) start(ctx context.Context) error {
 	n := k.node
 	filter := &sql.Filter{Input: n.Scan, Cond: n.Cond}
+	if len(n.Keys) == 0 {
+		return k.startRange(ctx, filter)
+	}
 	keys, ok, err := k.probes(ctx)
 	defer releaseAll(keys)
 	if err != nil {
@@ -80,6 +83,38 @@ func (k *keyIndexScan) start(ctx context.Context) error {
 	}
 	start := time.Now()
 	ids, err := k.rt.Tx.KeySearch(ctx, n.Scan.Table.ID, n.Index, keys)
+	if err != nil {
+		return err
+	}
+	k.rt.indexSearch(n.Scan.Table.ID, n.Index.Name, SearchBtree)
+	k.rt.searched(SearchBtree, start, int64(len(ids)))
+	k.inner = newFilter(k.rt, filter, candidateRows(k.rt, n.Scan, n.Index.Name, k.schema, ids))
+	return nil
+}
+
+// startRange looks up the range of the index's first key between the
+// node's bounds and sets up inner; a NULL bound: no row.
+func (k *keyIndexScan) startRange(ctx context.Context, filter *sql.Filter) error {
+	n := k.node
+	ev := newEvaluator(ctx, k.rt)
+	var bounds [2]arrow.Array
+	defer func() { releaseAll(bounds[:]) }()
+	for i, e := range []sql.Expr{n.Lower, n.Upper} {
+		if e == nil {
+			continue
+		}
+		a, err := ev.evalArray(e, batch{n: 1})
+		if err != nil {
+			return err
+		}
+		bounds[i] = a
+		if a.IsNull(0) {
+			k.done = true
+			return nil
+		}
+	}
+	start := time.Now()
+	ids, err := k.rt.Tx.KeyRange(ctx, n.Scan.Table.ID, n.Index, bounds[0], bounds[1], n.LowerIncl, n.UpperIncl)
 	if err != nil {
 		return err
 	}

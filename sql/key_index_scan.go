@@ -31,6 +31,12 @@ type KeyIndexScan struct {
 	Keys  [][]Expr
 	Lists []bool
 	Nulls []bool
+	// Lower and Upper bound the index's first key instead (a range, Keys
+	// empty): nil for no bound on that side; LowerIncl and UpperIncl
+	// include the bound (>=, <=). The key is of a type whose index
+	// encoding orders as its values (orderedKeyType).
+	Lower, Upper         Expr
+	LowerIncl, UpperIncl bool
 	// IndexCond are the conjuncts the keys come from (EXPLAIN).
 	IndexCond Expr
 	// Cond is the whole WHERE clause, rechecked on every candidate.
@@ -117,7 +123,7 @@ func (b *Binder) keyIndexScan(scan *Scan, cond Expr) *KeyIndexScan {
 		keys := b.indexKeys(scan, ix)
 		var matched []keyConj
 		for _, key := range keys {
-			i := slices.IndexFunc(conjs, func(kc keyConj) bool { return kc.answers(key) })
+			i := slices.IndexFunc(conjs, func(kc keyConj) bool { return kc.op == "" && kc.answers(key) })
 			if i < 0 {
 				break
 			}
@@ -138,7 +144,51 @@ func (b *Binder) keyIndexScan(scan *Scan, cond Expr) *KeyIndexScan {
 		ks.IndexCond = andAll(conds)
 		best = ks
 	}
-	return best
+	if best != nil {
+		return best
+	}
+	// No equality: a range of an index's first key, from the first
+	// conjuncts bounding it below and above (the recheck applies the
+	// others).
+	for _, ix := range indexes {
+		keys := b.indexKeys(scan, ix)
+		if ix.Hash || len(keys) == 0 || !orderedKeyType(keys[0].t) {
+			continue
+		}
+		ks := &KeyIndexScan{Scan: scan, Index: ix, Cond: cond}
+		var conds []Expr
+		for _, kc := range conjs {
+			if kc.op == "" || !kc.answers(keys[0]) {
+				continue
+			}
+			lower := kc.op == ">" || kc.op == ">="
+			switch {
+			case lower && ks.Lower == nil:
+				ks.Lower, ks.LowerIncl = kc.values[0], kc.op == ">="
+			case !lower && ks.Upper == nil:
+				ks.Upper, ks.UpperIncl = kc.values[0], kc.op == "<="
+			default:
+				continue
+			}
+			conds = append(conds, kc.cond)
+		}
+		if len(conds) > 0 {
+			ks.IndexCond = andAll(conds)
+			return ks
+		}
+	}
+	return nil
+}
+
+// orderedKeyType reports whether the key index encodes values of type t
+// so that their bytes order as the values do (storage's
+// appendIndexValue): integers, dates, times, timestamps and floats.
+func orderedKeyType(t types.T) bool {
+	switch t.Family {
+	case types.DateFamily, types.Time, types.TimestampFamily, types.TimestampTZ, types.Float4, types.Float8:
+		return true
+	}
+	return t.IsInteger() && t.Family != types.Oid
 }
 
 // indexKey is one key of a key index as the planner matches it: a column
@@ -193,6 +243,9 @@ type keyConj struct {
 	types []types.T
 	array bool
 	null  bool
+	// op is the comparison of a range conjunct (<, <=, > or >=, with the
+	// target on the left), "" for the others.
+	op string
 }
 
 // answers reports whether the conjunct gives values of key k whose
@@ -250,7 +303,8 @@ func keyConjunct(scan *Scan, c Expr) (keyConj, bool) {
 	}
 	switch x := c.(type) {
 	case *Call:
-		if x.Name != "=" || len(x.Args) != 2 {
+		flipped := map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+		if _, ok := flipped[x.Name]; !ok || len(x.Args) != 2 {
 			return keyConj{}, false
 		}
 		for i, arg := range x.Args {
@@ -259,7 +313,14 @@ func keyConjunct(scan *Scan, c Expr) (keyConj, bool) {
 				continue
 			}
 			if t, ok := target(arg); ok {
-				return keyConj{cond: c, target: t, values: []Expr{value}, types: []types.T{value.Type()}}, true
+				kc := keyConj{cond: c, target: t, values: []Expr{value}, types: []types.T{value.Type()}}
+				if kc.op = x.Name; i == 1 {
+					kc.op = flipped[x.Name]
+				}
+				if kc.op == "=" {
+					kc.op = ""
+				}
+				return kc, true
 			}
 		}
 	case *IsNull:

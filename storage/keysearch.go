@@ -18,14 +18,18 @@ package storage
 // key; the caller still rechecks its whole condition.
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/jackc/pgerrcode"
 
 	"github.com/cairn-db/cairn/sql/catalog"
@@ -163,8 +167,8 @@ func (s *keySource) keys(cols []arrow.Array, n int) ([]arrow.Array, error) {
 
 // appendIndexKey encodes row i of the key columns cols (nil where the rows
 // predate the column: NULL) as the key indexes hold it: each value as
-// appendKeyValue encodes unique keys, a NULL as a zero byte, which starts
-// no value's encoding, so that it matches nothing and a prefix of the
+// appendIndexValue encodes it, a NULL as a zero byte, which starts no
+// value's encoding, so that it matches nothing and a prefix of the
 // encoding is the encoding of the leading columns.
 func appendIndexKey(buf []byte, ts []types.T, cols []arrow.Array, i int) []byte {
 	for k, a := range cols {
@@ -172,18 +176,95 @@ func appendIndexKey(buf []byte, ts []types.T, cols []arrow.Array, i int) []byte 
 			buf = append(buf, 0)
 			continue
 		}
-		buf = appendKeyValue(buf, ts[k], a, i)
+		buf = appendIndexValue(buf, ts[k], a, i)
 	}
 	return buf
 }
 
-// keyProbe is one KeySearch: the encoded leading-key values looked for.
+// The tags that start an orderable value's encoding (appendIndexValue).
+const (
+	orderedIntTag   = 'i'
+	orderedFloatTag = 'f'
+)
+
+// appendIndexValue encodes a non-null value as appendKeyValue does (values
+// equal in SQL encode equally), except that integers (of any width, and
+// dates, times and timestamps) and floats encode so that their bytes
+// order as the values do: the tag, then eight big-endian bytes of the
+// value with its sign bit flipped (a float's other bits too when it is
+// negative; -0 is 0, NaN one value above +Infinity, as PostgreSQL orders
+// them). A range of such a first key is then a range of the index's
+// keys (KeyRange).
+func appendIndexValue(b []byte, t types.T, arr arrow.Array, i int) []byte {
+	if v, ok := orderedInt(arr, i); ok {
+		b = append(b, orderedIntTag)
+		return binary.BigEndian.AppendUint64(b, uint64(v)^1<<63)
+	}
+	var f float64
+	switch a := arr.(type) {
+	case *array.Float32:
+		f = float64(a.Value(i))
+	case *array.Float64:
+		f = a.Value(i)
+	default:
+		return appendKeyValue(b, t, arr, i)
+	}
+	switch {
+	case f == 0:
+		f = 0
+	case math.IsNaN(f):
+		f = math.NaN()
+	}
+	bits := math.Float64bits(f)
+	if bits>>63 == 1 {
+		bits = ^bits
+	} else {
+		bits |= 1 << 63
+	}
+	b = append(b, orderedFloatTag)
+	return binary.BigEndian.AppendUint64(b, bits)
+}
+
+// orderedInt returns row i of an integer-like array as an int64.
+func orderedInt(arr arrow.Array, i int) (int64, bool) {
+	switch a := arr.(type) {
+	case *array.Int16:
+		return int64(a.Value(i)), true
+	case *array.Int32:
+		return int64(a.Value(i)), true
+	case *array.Int64:
+		return a.Value(i), true
+	case *array.Uint32:
+		return int64(a.Value(i)), true
+	case *array.Date32:
+		return int64(a.Value(i)), true
+	case *array.Time64:
+		return int64(a.Value(i)), true
+	case *array.Timestamp:
+		return int64(a.Value(i)), true
+	}
+	return 0, false
+}
+
+// keyProbe is one KeySearch or KeyRange: the encoded leading-key values
+// looked for, or the range of first keys.
 type keyProbe struct {
 	src      *keySource
-	width    int      // how many leading keys the values give
+	width    int      // how many leading keys the values give (1 for a range)
 	prefixes [][]byte // distinct, ascending
 	set      map[string]bool
-	buf      []byte
+	// ranged: the rows whose first key's encoding lies in [start, stop).
+	ranged      bool
+	start, stop []byte
+	buf         []byte
+}
+
+// holds reports whether the encoded leading keys k are looked for.
+func (p *keyProbe) holds(k []byte) bool {
+	if p.ranged {
+		return bytes.Compare(k, p.start) >= 0 && bytes.Compare(k, p.stop) < 0
+	}
+	return p.set[string(k)]
 }
 
 // matching appends to ids the IDs (rowIDs(i) of row i) of the n rows
@@ -198,7 +279,7 @@ func (p *keyProbe) matching(ids []int64, cols []arrow.Array, n int, rowID func(i
 	lead := keys[:p.width]
 	for i := 0; i < n; i++ {
 		p.buf = appendIndexKey(p.buf[:0], p.src.ts[:p.width], lead, i)
-		if p.set[string(p.buf)] {
+		if p.holds(p.buf) {
 			if id := rowID(i); !gone(id) {
 				ids = append(ids, id)
 			}
@@ -236,6 +317,72 @@ func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, ki catalog.KeyIndex
 		}
 	}
 	slices.SortFunc(p.prefixes, func(a, b []byte) int { return strings.Compare(string(a), string(b)) })
+	return tx.probe(ctx, ts, tt, p)
+}
+
+// KeyRange returns the IDs of the rows tx sees whose first key of the key
+// index ki lies between lo and hi (one-row arrays, not NULL; nil: no bound
+// on that side), each bound included where loIncl or hiIncl says, in the
+// order a scan returns them. The first key must be one appendIndexValue
+// orders (an integer, date, time, timestamp or float).
+func (tx *Tx) KeyRange(ctx context.Context, tableID uint64, ki catalog.KeyIndex, lo, hi arrow.Array, loIncl, hiIncl bool) ([]int64, error) {
+	def, ts, tt, err := tx.tableView(tableID)
+	if err != nil {
+		return nil, err
+	}
+	src, err := newKeySource(tx.cat, def, ki)
+	if err != nil {
+		return nil, err
+	}
+	p := &keyProbe{src: src, width: 1, ranged: true}
+	bound := func(a arrow.Array, after bool) ([]byte, error) {
+		if a.Len() != 1 || a.IsNull(0) {
+			return nil, pgerr.New(pgerrcode.InternalError, "key range bound of %d rows or NULL", a.Len())
+		}
+		b := appendIndexValue(nil, src.ts[0], a, 0)
+		if b[0] != orderedIntTag && b[0] != orderedFloatTag {
+			return nil, pgerr.New(pgerrcode.InternalError, "key range over %s", src.ts[0])
+		}
+		if after { // the first encoding past every one b starts
+			for i := len(b) - 1; i >= 0; i-- {
+				if b[i]++; b[i] != 0 {
+					break
+				}
+			}
+		}
+		return b, nil
+	}
+	if lo == nil && hi == nil {
+		return nil, pgerr.New(pgerrcode.InternalError, "key range without bounds")
+	}
+	if lo != nil {
+		if p.start, err = bound(lo, !loIncl); err != nil {
+			return nil, err
+		}
+	}
+	if hi != nil {
+		if p.stop, err = bound(hi, hiIncl); err != nil {
+			return nil, err
+		}
+	}
+	// An open side ends where the values of the bound's tag do: NULLs
+	// (0) and other tags are never in a range.
+	if lo == nil {
+		p.start = []byte{p.stop[0]}
+	}
+	if hi == nil {
+		p.stop = []byte{p.start[0] + 1}
+	}
+	if bytes.Compare(p.start, p.stop) >= 0 {
+		return nil, nil
+	}
+	return tx.probe(ctx, ts, tt, p)
+}
+
+// probe returns the IDs of the rows of the table (its committed state ts
+// and tx's own changes tt) that p finds.
+func (tx *Tx) probe(ctx context.Context, ts *tableState, tt *txTable, p *keyProbe) ([]int64, error) {
+	var err error
 	var ids []int64
 	if ts != nil {
 		gone := func(id int64) bool {
@@ -275,6 +422,11 @@ func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, ki catalog.KeyIndex
 // values, ascending.
 func (p *keyProbe) lookup(ix *keyindex.Index) []uint32 {
 	var out []uint32
+	if p.ranged {
+		ix.Range(p.start, p.stop, func(pos []uint32) { out = append(out, pos...) })
+		slices.Sort(out)
+		return out
+	}
 	for _, prefix := range p.prefixes {
 		ix.Prefixed(prefix, func(pos []uint32) { out = append(out, pos...) })
 	}

@@ -113,6 +113,12 @@ func TestKeyIndexScanMatchesScan(t *testing.T) {
 		{"lower(session_id) = 's7' AND seq = $1", []any{7}},
 		{"lower(session_id) IS NULL", nil},
 		{"upper(session_id) = 'S5'", nil}, // no index on upper(): a scan
+		{"at > $1", []any{"2026-01-02 10:00:00+00"}},
+		{"at >= $1 AND at < $2", []any{"2026-01-01 05:00:00+00", "2026-01-01 09:00:00+00"}},
+		{"at BETWEEN '2026-01-01 03:00:00+00' AND '2026-01-01 04:00:00+00' AND flag", nil},
+		{"at <= '2026-01-01 02:00:00+00'", nil},
+		{"$1 < at", []any{"2026-01-02 14:30:00+00"}},
+		{"at > $1 AND at < $2", []any{"2026-01-02 00:00:00+00", "2026-01-01 00:00:00+00"}},
 		{"session_id = 's5' OR seq = 3", nil},
 	}
 	ids := func(conn *pgx.Conn, table string, l lookup) []int64 {

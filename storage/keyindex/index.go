@@ -1,9 +1,11 @@
-// Package keyindex is the equality index of an immutable run of rows (a
+// Package keyindex is the key index of an immutable run of rows (a
 // segment, a committed tail batch): the rows' encoded keys, sorted, each
 // with the positions of the rows that hold it. It answers "which rows'
 // key starts with these bytes" with a binary search, which is an
 // equality lookup on an index's leading columns when every column's
-// encoding delimits itself (the storage package's key encoding does).
+// encoding delimits itself (the storage package's key encoding does), and
+// "which rows' key lies between these bytes", a range of the first
+// column where its encoding orders as its values do.
 package keyindex
 
 import (
@@ -56,6 +58,17 @@ func (ix *Index) postings(i int) []uint32 {
 func (ix *Index) Prefixed(prefix []byte, f func(positions []uint32)) {
 	for i := searchKeys(ix, prefix); i < len(ix.keyEnd); i++ {
 		if !bytes.HasPrefix(ix.key(i), prefix) {
+			return
+		}
+		f(ix.postings(i))
+	}
+}
+
+// Range calls f with the positions of the rows whose key k lies in
+// [start, stop) (stop nil: no end), key by key in key order.
+func (ix *Index) Range(start, stop []byte, f func(positions []uint32)) {
+	for i := searchKeys(ix, start); i < len(ix.keyEnd); i++ {
+		if stop != nil && bytes.Compare(ix.key(i), stop) >= 0 {
 			return
 		}
 		f(ix.postings(i))

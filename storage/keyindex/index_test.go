@@ -79,3 +79,34 @@ func TestEmpty(t *testing.T) {
 	}
 	ix.Prefixed(nil, func([]uint32) { t.Fatal("found a row without a key") })
 }
+
+// TestRangeMatchesBruteForce checks Range against a scan of the rows for
+// bounds inside, between and outside the keys.
+func TestRangeMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b Builder
+	var keys [][]byte
+	for i := 0; i < 500; i++ {
+		k := []byte{byte('a' + rng.IntN(4)), byte('a' + rng.IntN(4))}
+		keys = append(keys, k)
+		b.Add(k)
+	}
+	ix := b.Build()
+	bounds := [][]byte{nil, []byte("a"), []byte("ab"), []byte("b"), []byte("bc"), []byte("dd"), []byte("e")}
+	for _, start := range bounds {
+		for _, stop := range bounds {
+			var want []uint32
+			for i, k := range keys {
+				if bytes.Compare(k, start) >= 0 && (stop == nil || bytes.Compare(k, stop) < 0) {
+					want = append(want, uint32(i))
+				}
+			}
+			var got []uint32
+			ix.Range(start, stop, func(pos []uint32) { got = append(got, pos...) })
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("[%q, %q): %d rows, want %d", start, stop, len(got), len(want))
+			}
+		}
+	}
+}
