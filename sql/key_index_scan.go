@@ -1,8 +1,9 @@
 package sql
 
-// col = value over a table with a btree or hash index on the column (or
-// whose index leads with it) reads only the rows holding the value
-// (KeyIndexScan).
+// col = value (or IN, = ANY, IS NULL) over a table with a btree or hash
+// index on the column or expression, or one leading with it, reads only
+// the rows holding the values, and col > value those of the range of a
+// btree index's first key (KeyIndexScan).
 
 import (
 	"slices"
@@ -13,17 +14,17 @@ import (
 	"github.com/cairn-db/cairn/sql/types"
 )
 
-// KeyIndexScan reads the rows of a table whose leading index columns
-// equal values computed once per execution, as PostgreSQL's bitmap scan
-// of a btree index does: the index (catalog.KeyIndexes) gives the rows
-// holding the values, in the table's order, and the whole WHERE clause
-// is rechecked on them. Where most rows are candidates it reads the
-// table instead. Its rows are those of Scan.
+// KeyIndexScan reads the rows of a table whose leading index keys equal
+// values computed once per execution, or whose first key lies in a
+// range, as PostgreSQL's bitmap scan of a btree index does: the index
+// (catalog.KeyIndexes) gives the rows, in the table's order, and the
+// whole WHERE clause is rechecked on them. Where very many rows are
+// candidates it reads the table keeping them. Its rows are those of Scan.
 type KeyIndexScan struct {
 	Scan  *Scan
 	Index catalog.KeyIndex
-	// Keys are the values of the index's leading columns, one list per
-	// column: a column = value conjunct gives one, col IN (...) or
+	// Keys are the values of the index's leading keys, one list per
+	// key: a key = value conjunct gives one, col IN (...) or
 	// col = ANY(array) several (Lists marks the latter: its one
 	// expression is the array), col IS NULL a NULL (Nulls marks it: a
 	// NULL of the others matches nothing). Every combination is looked

@@ -1,9 +1,11 @@
 package storage
 
-// Equality lookups through btree and hash indexes (catalog.KeyIndexes):
+// Lookups through btree and hash indexes (catalog.KeyIndexes):
 // `WHERE session_id = $1` over a table of agent traces, or
 // `WHERE metadata ->> 'ref_doc_id' = $1` with an index on that
-// expression, reads the rows holding the value instead of scanning. Per
+// expression, reads the rows holding the value instead of scanning, and
+// `WHERE created_at >= $1` the rows in the range of a btree index's
+// first key (KeyRange). Per
 // immutable run of rows — a segment, a committed tail batch — an
 // in-memory key index (storage/keyindex) maps the encoded keys of the
 // index (its columns' values, or its expressions' computed by
@@ -43,14 +45,14 @@ import (
 // an index for them).
 const keyIndexMinRows = 512
 
-// keyIndexes holds the key indexes of one run of rows by index columns
-// (keyIndexName); a nil entry: it could not be built.
+// keyIndexes holds the key indexes of one run of rows by keySource.name;
+// a nil entry: it could not be built.
 type keyIndexes struct {
 	mu sync.Mutex // serialises building them
 	m  map[string]*keyindex.Index
 }
 
-// get returns the index over columns name, built by build the first time.
+// get returns the index called name, built by build the first time.
 func (c *keyIndexes) get(name string, build func() *keyindex.Index) *keyindex.Index {
 	c.mu.Lock()
 	defer c.mu.Unlock()
