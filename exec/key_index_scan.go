@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -82,14 +83,45 @@ func (k *keyIndexScan) start(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	ids, err := k.rt.Tx.KeySearch(ctx, n.Scan.Table.ID, n.Index, keys)
-	if err != nil {
+	var ids []int64
+	if n.Index.Unique {
+		if ids, ok, err = k.uniqueRows(keys[0]); err != nil {
+			return err
+		}
+		if !ok {
+			op, err := Build(k.rt, filter)
+			if err != nil {
+				return err
+			}
+			k.inner = op
+			return nil
+		}
+	} else if ids, err = k.rt.Tx.KeySearch(ctx, n.Scan.Table.ID, n.Index, keys); err != nil {
 		return err
 	}
 	k.rt.indexSearch(n.Scan.Table.ID, n.Index.Name, SearchBtree)
 	k.rt.searched(SearchBtree, start, int64(len(ids)))
 	k.inner = newFilter(k.rt, filter, candidateRows(k.rt, n.Scan, n.Index.Name, k.schema, ids))
 	return nil
+}
+
+// uniqueRows returns the IDs of the rows holding the values of a
+// one-column unique rule (Index.Unique), one probe of its hash index
+// each, ascending and each once; ok is false when the index cannot answer
+// for the transaction's snapshot (storage.Tx.KeyRow).
+func (k *keyIndexScan) uniqueRows(values arrow.Array) (ids []int64, ok bool, err error) {
+	cols, keys := k.node.Index.Columns, []arrow.Array{values}
+	for i := 0; i < values.Len(); i++ {
+		id, found, ok, err := k.rt.Tx.KeyRow(k.node.Scan.Table.ID, cols, keys, i)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		if found {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), true, nil
 }
 
 // startRange looks up the range of the index's first key between the

@@ -148,6 +148,21 @@ func (b *Binder) keyIndexScan(scan *Scan, cond Expr) *KeyIndexScan {
 	if best != nil {
 		return best
 	}
+	// A list of values of a one-column primary key or unique rule
+	// (id = ANY($1)): probes of its hash index.
+	for _, u := range uniqueRules(b.Catalog, scan.Table) {
+		pos, c := scan.Table.ColumnByID(u.Columns[0])
+		if c == nil {
+			continue
+		}
+		key := indexKey{column: pos, t: c.Type}
+		for _, kc := range conjs {
+			if kc.op == "" && !kc.null && (kc.array || len(kc.values) > 1) && kc.answers(key) {
+				return &KeyIndexScan{Scan: scan, Index: u, Cond: cond, IndexCond: kc.cond,
+					Keys: [][]Expr{kc.values}, Lists: []bool{kc.array}, Nulls: []bool{false}}
+			}
+		}
+	}
 	// No equality: a range of an index's first key, from the first
 	// conjuncts bounding it below and above (the recheck applies the
 	// others).
@@ -179,6 +194,27 @@ func (b *Binder) keyIndexScan(scan *Scan, cond Expr) *KeyIndexScan {
 		}
 	}
 	return nil
+}
+
+// uniqueRules are def's primary key and unique rules of one column (a
+// constraint or a plain unique index), as key indexes answered through
+// their hash index (catalog.KeyIndex.Unique).
+func uniqueRules(cat *catalog.Catalog, def *catalog.TableDef) []catalog.KeyIndex {
+	var out []catalog.KeyIndex
+	if len(def.PrimaryKey) == 1 {
+		out = append(out, catalog.KeyIndex{Name: def.PrimaryKeyConstraint(), Columns: def.PrimaryKey, Unique: true})
+	}
+	for _, u := range def.Uniques {
+		if len(u.Columns) == 1 {
+			out = append(out, catalog.KeyIndex{Name: u.Name, Columns: u.Columns, Unique: true})
+		}
+	}
+	for _, ix := range cat.IndexesOf(def.ID) {
+		if ix.PlainUnique() && len(ix.Columns) == 1 {
+			out = append(out, catalog.KeyIndex{Name: ix.Name, Columns: ix.Columns, Def: ix, Unique: true})
+		}
+	}
+	return out
 }
 
 // orderedKeyType reports whether the key index encodes values of type t

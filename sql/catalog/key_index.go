@@ -5,8 +5,8 @@ import "github.com/cairn-db/cairn/sql/types"
 // KeyIndex is an index whose rows storage can find by the values of its
 // leading keys: a btree or hash index (unique or not) over every row
 // (not partial), on columns or expressions, and a primary key or UNIQUE
-// constraint of several columns (one of a single column answers
-// whole-key lookups through its hash index already).
+// constraint of several columns (a unique rule of a single column
+// answers lookups through its hash index already: Unique).
 type KeyIndex struct {
 	Name string
 	// Columns are the IDs of the key's columns; for an index with
@@ -17,6 +17,11 @@ type KeyIndex struct {
 	// Hash is a hash index: only a lookup of all its keys can use it
 	// (PostgreSQL's hash indexes hold one column).
 	Hash bool
+	// Unique is a primary key, UNIQUE constraint or unique index of one
+	// column, which KeyIndexes does not list: storage's hash index of
+	// the rule answers a lookup of several values of it (Tx.KeyRow each),
+	// with no key index.
+	Unique bool
 }
 
 // Computed reports whether the index's keys are expressions (some of
@@ -82,7 +87,7 @@ func (c *Catalog) KeyIndexes(tableID uint64) []KeyIndex {
 		}
 	}
 	for _, ix := range c.IndexesOf(tableID) {
-		if (ix.Method == "btree" || ix.Method == "hash") && ix.Pred == "" && len(ix.Columns) > 0 {
+		if (ix.Method == "btree" || ix.Method == "hash") && ix.Pred == "" && len(ix.Columns) > 0 && !(ix.PlainUnique() && len(ix.Columns) == 1) {
 			out = append(out, KeyIndex{Name: ix.Name, Columns: ix.Columns, Def: ix, Hash: ix.Method == "hash"})
 		}
 	}
