@@ -71,12 +71,7 @@ func (k *keyIndexScan) start(ctx context.Context) error {
 		return err
 	}
 	if !ok {
-		op, err := Build(k.rt, filter)
-		if err != nil {
-			return err
-		}
-		k.inner = op
-		return nil
+		return k.scan(filter)
 	}
 	if keys[0].Len() == 0 {
 		k.done = true // a NULL or an empty list: no row can match
@@ -89,12 +84,7 @@ func (k *keyIndexScan) start(ctx context.Context) error {
 			return err
 		}
 		if !ok {
-			op, err := Build(k.rt, filter)
-			if err != nil {
-				return err
-			}
-			k.inner = op
-			return nil
+			return k.scan(filter)
 		}
 	} else if ids, err = k.rt.Tx.KeySearch(ctx, n.Scan.Table.ID, n.Index, keys); err != nil {
 		return err
@@ -102,6 +92,16 @@ func (k *keyIndexScan) start(ctx context.Context) error {
 	k.rt.indexSearch(n.Scan.Table.ID, n.Index.Name, SearchBtree)
 	k.rt.searched(SearchBtree, start, int64(len(ids)))
 	k.inner = newFilter(k.rt, filter, candidateRows(k.rt, n.Scan, n.Index.Name, k.schema, ids))
+	return nil
+}
+
+// scan sets inner to filter (Filter(Scan)), when the index cannot answer.
+func (k *keyIndexScan) scan(filter *sql.Filter) error {
+	op, err := Build(k.rt, filter)
+	if err != nil {
+		return err
+	}
+	k.inner = op
 	return nil
 }
 

@@ -298,11 +298,7 @@ func (p *keyProbe) matching(ids []int64, cols []arrow.Array, n int, rowID func(i
 // NULLs out, as they equal nothing. The IDs are in the order a scan
 // returns the rows, each once.
 func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, ki catalog.KeyIndex, keys []arrow.Array) ([]int64, error) {
-	def, ts, tt, err := tx.tableView(tableID)
-	if err != nil {
-		return nil, err
-	}
-	src, err := newKeySource(tx.cat, def, ki)
+	src, ts, tt, err := tx.keyView(tableID, ki)
 	if err != nil {
 		return nil, err
 	}
@@ -322,17 +318,24 @@ func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, ki catalog.KeyIndex
 	return tx.probe(ctx, ts, tt, p)
 }
 
+// keyView is tableView for a lookup through the key index ki: its key
+// source in place of the table's definition.
+func (tx *Tx) keyView(tableID uint64, ki catalog.KeyIndex) (*keySource, *tableState, *txTable, error) {
+	def, ts, tt, err := tx.tableView(tableID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	src, err := newKeySource(tx.cat, def, ki)
+	return src, ts, tt, err
+}
+
 // KeyRange returns the IDs of the rows tx sees whose first key of the key
 // index ki lies between lo and hi (one-row arrays, not NULL; nil: no bound
 // on that side), each bound included where loIncl or hiIncl says, in the
 // order a scan returns them. The first key must be one appendIndexValue
 // orders (an integer, date, time, timestamp or float).
 func (tx *Tx) KeyRange(ctx context.Context, tableID uint64, ki catalog.KeyIndex, lo, hi arrow.Array, loIncl, hiIncl bool) ([]int64, error) {
-	def, ts, tt, err := tx.tableView(tableID)
-	if err != nil {
-		return nil, err
-	}
-	src, err := newKeySource(tx.cat, def, ki)
+	src, ts, tt, err := tx.keyView(tableID, ki)
 	if err != nil {
 		return nil, err
 	}
