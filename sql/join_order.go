@@ -36,6 +36,7 @@ func planWhere(cat *catalog.Catalog, plan Node, cond Expr) Node {
 			r.pending = append(r.pending, joinConjunct{expr: c, leaves: set})
 		}
 	}
+	r.deriveEqualities()
 	out := r.build()
 	if len(top) > 0 {
 		out = &Filter{Input: out, Cond: andAll(r.remap(top))}
@@ -47,6 +48,78 @@ func planWhere(cat *catalog.Catalog, plan Node, cond Expr) Node {
 		exprs[i] = &ColumnRef{Index: r.pos[i], Name: c.Name, T: c.T}
 	}
 	return &Project{Input: out, Exprs: exprs, Out: cols}
+}
+
+// deriveEqualities adds to a relation's filters the equalities the join
+// implies, as PostgreSQL's equivalence classes do: where a join conjunct
+// equates columns a and b of one type and a filter holds a to a value (a
+// constant, a parameter), b = value filters b's relation too, so that an
+// index or key lookup can find its rows (sessions s JOIN events e ON
+// e.session_id = s.id WHERE s.id = $1 reads only that session's events)
+// instead of a join reading the whole table. The join conjunct stays.
+func (r *joinRegion) deriveEqualities() {
+	// The values each FROM-list column is held to: column -> equalities.
+	held := map[int][]*Call{}
+	for l, fs := range r.filters {
+		for _, f := range fs {
+			if call, col, ok := equalsValue(f); ok {
+				held[r.start[l]+col] = append(held[r.start[l]+col], call)
+			}
+		}
+	}
+	if len(held) == 0 {
+		return
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, jc := range r.pending {
+			call, ok := jc.expr.(*Call)
+			if !ok || call.Name != "=" || len(call.Args) != 2 {
+				continue
+			}
+			a, aok := call.Args[0].(*ColumnRef)
+			b, bok := call.Args[1].(*ColumnRef)
+			if !aok || !bok || !a.T.Equal(b.T) {
+				continue
+			}
+			for _, pair := range [2][2]*ColumnRef{{a, b}, {b, a}} {
+				from, to := pair[0], pair[1]
+				if len(held[to.Index]) > 0 {
+					continue
+				}
+				for _, eq := range held[from.Index] {
+					l := r.owner[to.Index]
+					derived := &Call{Name: eq.Name, Overload: eq.Overload, T: eq.T, Infix: eq.Infix, Args: []Expr{
+						&ColumnRef{Index: to.Index - r.start[l], Name: to.Name, T: to.T}, eq.Args[1]}}
+					r.filters[l] = append(r.filters[l], derived)
+					held[to.Index] = append(held[to.Index], derived)
+					changed = true
+				}
+			}
+		}
+	}
+}
+
+// equalsValue recognises a filter `column = value` (either way round)
+// whose value reads no column and is the same however often it is
+// evaluated, and returns it as column = value with the column's index.
+func equalsValue(f Expr) (*Call, int, bool) {
+	call, ok := f.(*Call)
+	if !ok || call.Name != "=" || len(call.Args) != 2 || call.Overload == nil {
+		return nil, 0, false
+	}
+	for i, arg := range call.Args {
+		ref, isRef := arg.(*ColumnRef)
+		value := call.Args[1-i]
+		if !isRef || !onceValue(value) || !ref.T.Equal(value.Type()) {
+			continue
+		}
+		if i == 1 {
+			return &Call{Name: call.Name, Overload: call.Overload, T: call.T, Infix: call.Infix, Args: []Expr{ref, value}}, ref.Index, true
+		}
+		return call, ref.Index, true
+	}
+	return nil, 0, false
 }
 
 // flattenJoins lists the relations of a tree of cross and inner joins,
