@@ -14,6 +14,15 @@ import (
 	"github.com/cairn-db/cairn/storage/rowcopy"
 )
 
+// keyIndexFetchMax is how many rows a key index lookup fetches by ID at
+// most, for a table of rows rows: with more, a scan that filters the
+// table's columns (a nanosecond or few a row, from the column cache)
+// costs less than fetching them one by one (~150 ns a row), so past a
+// 128th of the table it scans; at least 1,024, at most candidateFetchMax.
+func keyIndexFetchMax(rows int64) int {
+	return int(min(max(rows/128, 1024), candidateFetchMax))
+}
+
 // keyIndexMaxProbes is how many value combinations a key index scan looks
 // up at most (a IN (...) AND b IN (...) multiplies); with more it scans.
 const keyIndexMaxProbes = 4096
@@ -21,8 +30,8 @@ const keyIndexMaxProbes = 4096
 // keyIndexScan runs sql.KeyIndexScan: it evaluates the key values, has the
 // key index find the rows holding them, and rechecks the whole WHERE
 // clause on those (candidateRows). Where the values cannot be looked up
-// (too many combinations, a multidimensional array) it runs
-// Filter(Scan).
+// (too many combinations, a multidimensional array) or find more rows
+// than are worth fetching by ID (keyIndexFetchMax) it runs Filter(Scan).
 type keyIndexScan struct {
 	rt     *Runtime
 	node   *sql.KeyIndexScan
@@ -86,8 +95,10 @@ func (k *keyIndexScan) start(ctx context.Context) error {
 		if !ok {
 			return k.scan(filter)
 		}
-	} else if ids, err = k.rt.Tx.KeySearch(ctx, n.Scan.Table.ID, n.Index, keys); err != nil {
+	} else if ids, ok, err = k.rt.Tx.KeySearch(ctx, n.Scan.Table.ID, n.Index, keys, keyIndexFetchMax(k.rt.Tx.RowCount(n.Scan.Table.ID))); err != nil {
 		return err
+	} else if !ok {
+		return k.scan(filter)
 	}
 	k.rt.indexSearch(n.Scan.Table.ID, n.Index.Name, SearchBtree)
 	k.rt.searched(SearchBtree, start, int64(len(ids)))
@@ -146,9 +157,13 @@ func (k *keyIndexScan) startRange(ctx context.Context, filter *sql.Filter) error
 		}
 	}
 	start := time.Now()
-	ids, err := k.rt.Tx.KeyRange(ctx, n.Scan.Table.ID, n.Index, bounds[0], bounds[1], n.LowerIncl, n.UpperIncl)
+	limit := keyIndexFetchMax(k.rt.Tx.RowCount(n.Scan.Table.ID))
+	ids, ok, err := k.rt.Tx.KeyRange(ctx, n.Scan.Table.ID, n.Index, bounds[0], bounds[1], n.LowerIncl, n.UpperIncl, limit)
 	if err != nil {
 		return err
+	}
+	if !ok {
+		return k.scan(filter)
 	}
 	k.rt.indexSearch(n.Scan.Table.ID, n.Index.Name, SearchBtree)
 	k.rt.searched(SearchBtree, start, int64(len(ids)))

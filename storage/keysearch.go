@@ -23,6 +23,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -296,14 +297,16 @@ func (p *keyProbe) matching(ids []int64, cols []arrow.Array, n int, rowID func(i
 // per row (x IN (1, 2) is two rows). A NULL in keys finds the rows whose
 // key is NULL there (IS NULL): a caller looking for equal values leaves
 // NULLs out, as they equal nothing. The IDs are in the order a scan
-// returns the rows, each once.
-func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, ki catalog.KeyIndex, keys []arrow.Array) ([]int64, error) {
+// returns the rows, each once. ok is false when there are more than
+// limit (0: no limit): the caller, who would read most of the table, had
+// better scan it.
+func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, ki catalog.KeyIndex, keys []arrow.Array, limit int) (ids []int64, ok bool, err error) {
 	src, ts, tt, err := tx.keyView(tableID, ki)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(keys) == 0 || len(keys) > len(src.ts) {
-		return nil, pgerr.New(pgerrcode.InternalError, "key search of %d values on an index of %d keys", len(keys), len(src.ts))
+		return nil, false, pgerr.New(pgerrcode.InternalError, "key search of %d values on an index of %d keys", len(keys), len(src.ts))
 	}
 	p := &keyProbe{src: src, width: len(keys), set: map[string]bool{}}
 	var buf []byte
@@ -315,7 +318,7 @@ func (tx *Tx) KeySearch(ctx context.Context, tableID uint64, ki catalog.KeyIndex
 		}
 	}
 	slices.SortFunc(p.prefixes, func(a, b []byte) int { return strings.Compare(string(a), string(b)) })
-	return tx.probe(ctx, ts, tt, p)
+	return tx.probe(ctx, ts, tt, p, limit)
 }
 
 // keyView is tableView for a lookup through the key index ki: its key
@@ -332,12 +335,13 @@ func (tx *Tx) keyView(tableID uint64, ki catalog.KeyIndex) (*keySource, *tableSt
 // KeyRange returns the IDs of the rows tx sees whose first key of the key
 // index ki lies between lo and hi (one-row arrays, not NULL; nil: no bound
 // on that side), each bound included where loIncl or hiIncl says, in the
-// order a scan returns them. The first key must be one appendIndexValue
-// orders (an integer, date, time, timestamp or float).
-func (tx *Tx) KeyRange(ctx context.Context, tableID uint64, ki catalog.KeyIndex, lo, hi arrow.Array, loIncl, hiIncl bool) ([]int64, error) {
+// order a scan returns them; ok is false past limit rows, as KeySearch's.
+// The first key must be one appendIndexValue orders (an integer, date,
+// time, timestamp or float).
+func (tx *Tx) KeyRange(ctx context.Context, tableID uint64, ki catalog.KeyIndex, lo, hi arrow.Array, loIncl, hiIncl bool, limit int) (ids []int64, ok bool, err error) {
 	src, ts, tt, err := tx.keyView(tableID, ki)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	p := &keyProbe{src: src, width: 1, ranged: true}
 	bound := func(a arrow.Array, after bool) ([]byte, error) {
@@ -358,16 +362,16 @@ func (tx *Tx) KeyRange(ctx context.Context, tableID uint64, ki catalog.KeyIndex,
 		return b, nil
 	}
 	if lo == nil && hi == nil {
-		return nil, pgerr.New(pgerrcode.InternalError, "key range without bounds")
+		return nil, false, pgerr.New(pgerrcode.InternalError, "key range without bounds")
 	}
 	if lo != nil {
 		if p.start, err = bound(lo, !loIncl); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if hi != nil {
 		if p.stop, err = bound(hi, hiIncl); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	// An open side ends where the values of the bound's tag do: NULLs
@@ -379,16 +383,30 @@ func (tx *Tx) KeyRange(ctx context.Context, tableID uint64, ki catalog.KeyIndex,
 		p.stop = []byte{p.start[0] + 1}
 	}
 	if bytes.Compare(p.start, p.stop) >= 0 {
-		return nil, nil
+		return nil, true, nil
 	}
-	return tx.probe(ctx, ts, tt, p)
+	return tx.probe(ctx, ts, tt, p, limit)
 }
 
 // probe returns the IDs of the rows of the table (its committed state ts
-// and tx's own changes tt) that p finds.
-func (tx *Tx) probe(ctx context.Context, ts *tableState, tt *txTable, p *keyProbe) ([]int64, error) {
+// and tx's own changes tt) that p finds; ok is false when there are more
+// than limit (0: no limit), found so far.
+func (tx *Tx) probe(ctx context.Context, ts *tableState, tt *txTable, p *keyProbe, limit int) ([]int64, bool, error) {
+	ids, err := tx.probeRows(ctx, ts, tt, p, limit)
+	if errors.Is(err, errTooManyRows) {
+		return nil, false, nil
+	}
+	return ids, err == nil, err
+}
+
+// errTooManyRows ends a probe that found more rows than its limit.
+var errTooManyRows = errors.New("more rows than the lookup's limit")
+
+// probeRows is probe, failing with errTooManyRows past limit rows.
+func (tx *Tx) probeRows(ctx context.Context, ts *tableState, tt *txTable, p *keyProbe, limit int) ([]int64, error) {
 	var err error
 	var ids []int64
+	over := func() bool { return limit > 0 && len(ids) > limit }
 	if ts != nil {
 		gone := func(id int64) bool {
 			return ts.deleted.Contains(uint64(id)) || tt != nil && tt.deletes.Contains(uint64(id))
@@ -400,10 +418,16 @@ func (tx *Tx) probe(ctx context.Context, ts *tableState, tt *txTable, p *keyProb
 			if ids, err = tx.db.keySearchSegment(ids, seg, p, gone); err != nil {
 				return nil, err
 			}
+			if over() {
+				return nil, errTooManyRows
+			}
 		}
 		for _, b := range ts.tail {
 			if ids, err = keySearchBatch(ids, b, p, gone, b.n >= keyIndexMinRows); err != nil {
 				return nil, err
+			}
+			if over() {
+				return nil, errTooManyRows
 			}
 		}
 	}
@@ -413,10 +437,16 @@ func (tx *Tx) probe(ctx context.Context, ts *tableState, tt *txTable, p *keyProb
 			if ids, err = tx.db.keySearchSegment(ids, seg, p, ownGone); err != nil {
 				return nil, err
 			}
+			if over() {
+				return nil, errTooManyRows
+			}
 		}
 		for _, b := range tt.inserts {
 			if ids, err = keySearchBatch(ids, b, p, ownGone, false); err != nil {
 				return nil, err
+			}
+			if over() {
+				return nil, errTooManyRows
 			}
 		}
 	}
