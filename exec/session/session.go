@@ -1978,6 +1978,10 @@ func (s *Session) applySet(x *sql.Set) error {
 	if x.Reset {
 		v = s.resetValue(x.Name)
 	} else {
+		if t := truncateName(v); st.name && t != v {
+			s.notices = append(s.notices, Notice{Severity: "NOTICE", Code: pgerrcode.NameTooLong,
+				Message: fmt.Sprintf("identifier \"%s\" will be truncated to \"%s\"", strings.ToValidUTF8(v, "?"), strings.ToValidUTF8(t, "?"))})
+		}
 		var err error
 		if v, err = st.validate(v, s.get(x.Name)); err != nil {
 			return err
