@@ -226,6 +226,10 @@ type Session struct {
 	// changed or returned (plpgsql.go).
 	plDepth int
 	plRows  int64
+	// evalDepth counts the expression evaluations nested on the
+	// session's stack, across the statements it runs inside one another
+	// (exec.EvalDepth).
+	evalDepth exec.EvalDepth
 	// plCache are the trigger functions compiled (trigger.go), plBodies
 	// the functions calls compiled.
 	plCache  map[string]compiledTrigger
@@ -1397,6 +1401,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 		ReadOnly:  s.currentReadOnly(),
 		Stats:     &s.engine.stats,
 		Mem:       exec.NewMemoryBudget(s.statementMem()),
+		Depth:     &s.evalDepth,
 	}
 	rt.Fn.Catalog = rt.CatalogFunctions()
 	rt.Fn.Advisory = sessionAdvisory{s}
