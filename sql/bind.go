@@ -134,6 +134,9 @@ type Binder struct {
 	// inlineDepth is how deeply SQL function calls being inlined nest
 	// (function.go).
 	inlineDepth int
+	// exprDepth is how deeply the expressions being bound nest, SQL
+	// function bodies inlined into them included (maxExprDepth).
+	exprDepth int
 	// expansions counts the views and SQL function calls expanded into
 	// the statement so far, shared with the binders of the views'
 	// queries (expand).

@@ -62,6 +62,11 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 	if n == nil {
 		return nil, pgerr.New(pgerrcode.SyntaxError, "missing expression")
 	}
+	if b.exprDepth >= maxExprDepth {
+		return nil, stackDepthExceeded()
+	}
+	b.exprDepth++
+	defer func() { b.exprDepth-- }()
 	switch v := n.Node.(type) {
 	case *pg_query.Node_ColumnRef:
 		if isStar(v.ColumnRef) {

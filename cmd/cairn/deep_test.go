@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -167,5 +168,36 @@ func TestDeepRecursionThroughExpressions(t *testing.T) {
 	}
 	if err := bystander.QueryRow(ctx, "SELECT 1").Scan(&n); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDeepInlinedFunctions nests SQL functions whose bodies are long sums
+// in one another: inlined, they made expressions deeper than any one
+// statement's text can, and planning a tree 48,000 deep ran for half a minute
+// (64 levels of 3,000 for many), deaf to statement_timeout and cancels.
+// Binding now refuses expressions past 20,000 levels with 54001 at once.
+func TestDeepInlinedFunctions(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	conn := ts.connect(t)
+	chain := strings.Repeat("+1", 4000)
+	if _, err := conn.Exec(ctx, "CREATE FUNCTION q0(x int) RETURNS int LANGUAGE sql AS $$ SELECT x"+chain+" $$"); err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k <= 3; k++ {
+		if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE FUNCTION q%d(x int) RETURNS int LANGUAGE sql AS $$ SELECT q%d(x)%s $$", k, k-1, chain)); err != nil {
+			t.Fatalf("q%d: %v", k, err)
+		}
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT q0(1)").Scan(&n); err != nil || n != 4001 {
+		t.Fatalf("q0(1): %d, %v", n, err)
+	}
+	start := time.Now()
+	if _, err := conn.Exec(ctx, "SELECT q3(q3(q3(1)))"); sqlState(err) != "54001" {
+		t.Errorf("SELECT q3(q3(q3(1))): %v, want 54001", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("SELECT q3(q3(q3(1))): refused after %v", d)
 	}
 }
