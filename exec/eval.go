@@ -77,6 +77,9 @@ type Runtime struct {
 	// the checks of deferred constraints join; nil checks every
 	// constraint at once.
 	Deferred *DeferredChecks
+	// Depth counts the evaluations nested on the session's stack (see
+	// maxEvalDepth); nil counts none.
+	Depth *EvalDepth
 
 	// scanReaders are preset readers of the scans of one partition of a
 	// parallel pipeline.
@@ -326,6 +329,13 @@ func int64Array(vals []int64) arrow.Array {
 
 // eval evaluates e over the rows of b.
 func (ev *evaluator) eval(e sql.Expr, b batch) (vec, error) {
+	if _, call := e.(*sql.Call); !call && ev.rt.Depth != nil {
+		// A call counts in evalCallMemo, which callArgs also calls.
+		if err := ev.rt.Depth.enter(); err != nil {
+			return vec{}, err
+		}
+		defer ev.rt.Depth.leave()
+	}
 	switch e := e.(type) {
 	case *sql.ColumnRef:
 		if b.rec == nil || e.Index < 0 || e.Index >= int(b.rec.NumCols()) {
@@ -418,6 +428,12 @@ func (ev *evaluator) evalCall(e *sql.Call, b batch) (vec, error) {
 // evalCallMemo is evalCall that also reports whether the result is held
 // by the ExprCache (and so stays immutable while the batch lives).
 func (ev *evaluator) evalCallMemo(e *sql.Call, b batch) (vec, bool, error) {
+	if d := ev.rt.Depth; d != nil {
+		if err := d.enter(); err != nil {
+			return vec{}, false, err
+		}
+		defer d.leave()
+	}
 	if cache := ev.rt.ExprCache; cache != nil && b.rec != nil {
 		if col, ok := cacheableInput(e); ok && col.Index < int(b.rec.NumCols()) {
 			input := b.rec.Column(col.Index)

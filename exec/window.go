@@ -534,6 +534,12 @@ func (w *windowOp) aggregate(ev *evaluator, f *sql.WindowFunc, r *windowRows, fr
 		return nil
 	}
 	for i := start; i < end; i++ {
+		// A row's result may cost as much as its frame (jsonb_agg over
+		// a running frame builds all of it): 20,000 rows took minutes,
+		// and the statement must stay cancellable meanwhile.
+		if err := ev.checkCtx(); err != nil {
+			return err
+		}
 		s, e := fr.bounds(r, i, start, end)
 		if fr.spec.Exclude != sql.ExcludeNoOthers {
 			// The frame less the excluded rows, afresh for each row.

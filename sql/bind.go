@@ -134,6 +134,13 @@ type Binder struct {
 	// inlineDepth is how deeply SQL function calls being inlined nest
 	// (function.go).
 	inlineDepth int
+	// exprDepth is how deeply the expressions being bound nest, SQL
+	// function bodies inlined into them included (maxExprDepth).
+	exprDepth int
+	// expansions counts the views and SQL function calls expanded into
+	// the statement so far, shared with the binders of the views'
+	// queries (expand).
+	expansions *int
 	// insertSelect is the SELECT that INSERT ... SELECT reads, while it is
 	// bound, and insertTypes the types of the columns it fills: an
 	// untyped literal in its select list takes its column's type instead
@@ -190,6 +197,7 @@ type Statement interface {
 
 // Bind binds one parsed statement against the binder's catalog.
 func (b *Binder) Bind(p *Parsed) (Statement, error) {
+	b.expansions = new(int)
 	if p.consts == nil {
 		return b.bindStatement(p.node)
 	}
@@ -202,6 +210,7 @@ func (b *Binder) Bind(p *Parsed) (Statement, error) {
 	// The error's position was taken from the template's tree, whose
 	// text may place things elsewhere: bind the query parsed afresh.
 	*b = fresh
+	b.expansions = new(int)
 	tree, perr := parse(p.query)
 	if perr != nil || len(tree.Stmts) != 1 {
 		return nil, err

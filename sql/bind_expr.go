@@ -62,6 +62,11 @@ func (b *Binder) bindExpr(sc *scope, n *pg_query.Node) (Expr, error) {
 	if n == nil {
 		return nil, pgerr.New(pgerrcode.SyntaxError, "missing expression")
 	}
+	if b.exprDepth >= maxExprDepth {
+		return nil, stackDepthExceeded()
+	}
+	b.exprDepth++
+	defer func() { b.exprDepth-- }()
 	switch v := n.Node.(type) {
 	case *pg_query.Node_ColumnRef:
 		if isStar(v.ColumnRef) {
@@ -563,6 +568,10 @@ func arraySuffix(tn *pg_query.TypeName) string {
 	return ""
 }
 
+// maxCharLength is the longest char(n) or varchar(n) PostgreSQL takes
+// (MaxAttrSize, 10 MB).
+const maxCharLength = 10485760
+
 // typeFromName resolves a parse-tree type name (with modifiers and array
 // bounds) to a type.
 func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
@@ -635,8 +644,17 @@ func (b *Binder) typeFromName(tn *pg_query.TypeName) (types.T, error) {
 	switch {
 	case len(mods) == 0:
 	case t.Family == types.Varchar || t.Family == types.Char:
+		typeName := "varchar" // as PostgreSQL's typmodin functions name them
+		if t.Family == types.Char {
+			typeName = "char"
+		}
 		if mods[0] < 1 {
-			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "length for type %s must be at least 1", name)
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "length for type %s must be at least 1", typeName)
+		}
+		// PostgreSQL's MaxAttrSize: char(1000000000) padded a literal
+		// to a gigabyte.
+		if mods[0] > maxCharLength {
+			return types.UnknownT, pgerr.New(pgerrcode.InvalidParameterValue, "length for type %s cannot exceed %d", typeName, maxCharLength).WithPosition(tn.Location + 1)
 		}
 		t.Mod = int32(mods[0])
 	case t.Family == types.Numeric:

@@ -48,6 +48,14 @@ import (
 // (more than 20,000 levels measured for every form of chain).
 const maxTreeDepth = 12000
 
+// maxExprDepth bounds how deeply a bound expression nests. One statement's
+// text makes at most some 5,000 levels (the protobuf decoder's limit
+// above), but SQL functions inlined into one another each add their
+// body's: 64 bodies of a 3,000-term sum made a tree 192,000 deep, which
+// took minutes to plan, uninterruptibly, and which execution refuses past
+// 20,000 levels anyway (exec's maxEvalDepth). Deeper is 54001 here.
+const maxExprDepth = 20000
+
 // grammarStackLimit is bison's YYMAXDEPTH in PostgreSQL's grammar: a
 // statement that holds this many grammar stack entries at once fails to
 // parse with "memory exhausted".

@@ -611,7 +611,7 @@ func (b *Binder) checkSQLFunction(def *catalog.FunctionDef) error {
 	cat := b.Catalog.Clone()
 	cat.Functions[def.Key()] = def
 	fb := &Binder{Catalog: cat, SearchPath: b.SearchPath, Location: b.Location, Now: b.Now, Role: b.Role,
-		TempSchema: b.TempSchema, Params: slices.Clone(def.ArgTypes)}
+		TempSchema: b.TempSchema, Params: slices.Clone(def.ArgTypes), expansions: b.expansions}
 	plan, err := fb.bindSelect(sel, nil)
 	if err != nil {
 		return err
@@ -768,6 +768,9 @@ func (b *Binder) bindFunctionScan(def *catalog.FunctionDef, fn *pg_query.FuncCal
 		return nil, nil, pgerr.New(pgerrcode.StatementTooComplex, "stack depth limit exceeded").
 			WithHint("SQL function \"%s\" calls itself (or other SQL functions) more than %d deep.", def.Name, maxInlineDepth)
 	}
+	if err := b.expand(); err != nil {
+		return nil, nil, err
+	}
 	b.inlineDepth++
 	defer func() { b.inlineDepth-- }()
 	argNodes, err := withDefaults(def, argNodes)
@@ -840,6 +843,9 @@ func (b *Binder) inlineFunction(sc *scope, def *catalog.FunctionDef, argNodes []
 	}
 	if def.Setof {
 		return nil, pgerr.NotSupported("set-returning function %s in an expression (call it in FROM)", def.Name).WithPosition(location + 1)
+	}
+	if err := b.expand(); err != nil {
+		return nil, err
 	}
 	b.inlineDepth++
 	defer func() { b.inlineDepth-- }()

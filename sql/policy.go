@@ -232,7 +232,8 @@ func (b *Binder) bindPolicyExpr(def *catalog.TableDef, text string) (Expr, error
 		return nil, err
 	}
 	pb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, Now: b.Now, DateStyle: b.DateStyle, Floats: b.Floats, NoParams: true,
-		Role: b.Role, RowSecurityOff: b.RowSecurityOff, expanding: b.expanding, policyTables: append(slices.Clone(b.policyTables), def.ID)}
+		Role: b.Role, RowSecurityOff: b.RowSecurityOff, expanding: b.expanding, policyTables: append(slices.Clone(b.policyTables), def.ID),
+		expansions: b.expansions}
 	e, err := pb.bindCondition(&scope{cols: tableCols(def, def.Name)}, n, "POLICY")
 	if err != nil {
 		// A position would point into the policy's text, not the query's.

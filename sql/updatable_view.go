@@ -332,7 +332,7 @@ func (b *Binder) writableViewUnder(v *catalog.ViewDef, verb string, triggers boo
 	}
 	// The view's query is bound as its owner, under its search path.
 	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, Now: b.Now, NoParams: true, Role: catalog.OwnerOID(v.Owner),
-		RowSecurityOff: b.RowSecurityOff, TempSchema: b.TempSchema, consts: stmts[0].consts}
+		RowSecurityOff: b.RowSecurityOff, TempSchema: b.TempSchema, consts: stmts[0].consts, expansions: b.expansions}
 	rv := sel.FromClause[0].GetRangeVar()
 	alias := rv.Relname
 	var colNames []string

@@ -131,7 +131,7 @@ func (b *Binder) bindCreateView(s *pg_query.ViewStmt) (Statement, error) {
 	}
 	// A view's query stands alone: no parameters, no outer CTEs.
 	vb := &Binder{Catalog: b.Catalog, SearchPath: b.SearchPath, Location: b.Location, Now: b.Now, NoParams: true, Role: b.Role,
-		TempSchema: b.TempSchema}
+		TempSchema: b.TempSchema, expansions: b.expansions}
 	plan, err := vb.bindSelect(sel, nil)
 	if err != nil {
 		return nil, err
@@ -324,13 +324,17 @@ func (b *Binder) readView(v *catalog.ViewDef, alias string, colNames []string) (
 	if slices.Contains(b.expanding, key) {
 		return nil, nil, pgerr.New(pgerrcode.InvalidObjectDefinition, "infinite recursion detected in rules for relation \"%s\"", v.Name)
 	}
+	if err := b.expand(); err != nil {
+		return nil, nil, err
+	}
 	stmts, err := Parse(v.Query)
 	if err != nil || len(stmts) != 1 || stmts[0].node.GetSelectStmt() == nil {
 		return nil, nil, pgerr.New(pgerrcode.DataCorrupted, "view \"%s\" has an unreadable definition", v.Name)
 	}
 	// The view reads its tables as its owner, whose policies apply.
 	vb := &Binder{Catalog: b.Catalog, SearchPath: v.SearchPath, Location: b.Location, Now: b.Now, NoParams: true, expanding: append(slices.Clone(b.expanding), key),
-		Role: catalog.OwnerOID(v.Owner), RowSecurityOff: b.RowSecurityOff, NoIndexScans: b.NoIndexScans, NoBitmapScans: b.NoBitmapScans, consts: stmts[0].consts}
+		Role: catalog.OwnerOID(v.Owner), RowSecurityOff: b.RowSecurityOff, NoIndexScans: b.NoIndexScans, NoBitmapScans: b.NoBitmapScans, consts: stmts[0].consts,
+		expansions: b.expansions}
 	plan, err := vb.bindSelect(stmts[0].node.GetSelectStmt(), nil)
 	for _, a := range vb.Accesses() {
 		if a.As == 0 {
@@ -411,4 +415,28 @@ func ViewReads(cat *catalog.Catalog, v *catalog.ViewDef) (tables []uint64, views
 		}
 	}
 	return tables, views
+}
+
+// maxExpansions bounds the views and SQL function calls one statement
+// expands. Each is bound anew where it is named, so a view that reads
+// another twice, itself reading another twice, ... (or a SQL function
+// calling another twice) doubles the work at each level: twenty such
+// levels took minutes and gigabytes to bind, and binding is not
+// interrupted by statement_timeout or a cancel. PostgreSQL keeps a
+// view's parsed query and plans such a tower in a fraction of that; a
+// statement past the bound fails with 54001 instead.
+const maxExpansions = 10000
+
+// expand counts one view or SQL function call expanded into the
+// statement, and fails once the statement has expanded maxExpansions.
+func (b *Binder) expand() error {
+	if b.expansions == nil {
+		b.expansions = new(int)
+	}
+	*b.expansions++
+	if *b.expansions > maxExpansions {
+		return pgerr.New(pgerrcode.StatementTooComplex, "statement too complex").
+			WithHint("A statement expands at most %d views and SQL function calls; a view or SQL function that reads another several times multiplies them at each level.", maxExpansions)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -128,5 +129,75 @@ func TestDeepParameters(t *testing.T) {
 	}
 	if err := conn.QueryRow(ctx, "SELECT 'ok'").Scan(&s); err != nil || s != "ok" {
 		t.Fatalf("after deep parameters: %q %v", s, err)
+	}
+}
+
+// TestDeepRecursionThroughExpressions calls PL/pgSQL functions that call
+// themselves from the bottom of a 3,000-term sum: each level's evaluation
+// recursed 3,000 deep before the next call, and 700 levels (under the 800
+// PL/pgSQL levels allowed) passed Go's 1 GB stack, a fatal error that
+// killed the server. The nesting of evaluations is now counted across
+// the levels: 54001, as PostgreSQL's stack depth limit, and the session
+// and a bystander go on. Ordinary recursion 790 deep still runs.
+func TestDeepRecursionThroughExpressions(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	conn := ts.connect(t)
+	bystander := ts.connect(t)
+	chain := strings.Repeat("+1", 3000)
+	for _, q := range []string{
+		"CREATE FUNCTION dg(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN IF n <= 0 THEN RETURN 0; END IF; RETURN dg(n-1)" + chain + "; END $$",
+		"CREATE FUNCTION dh(n int) RETURNS int LANGUAGE plpgsql AS $$ DECLARE x int; BEGIN IF n <= 0 THEN RETURN 0; END IF; SELECT dh(n-1)" + chain + " INTO x; RETURN x; END $$",
+		"CREATE FUNCTION cnt(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN IF n <= 0 THEN RETURN 0; END IF; RETURN 1 + (SELECT cnt(n - 1)); END $$",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT dg(3)").Scan(&n); err != nil || n != 9000 {
+		t.Fatalf("dg(3): %d, %v", n, err)
+	}
+	for _, q := range []string{"SELECT dg(700)", "SELECT dh(700)"} {
+		if err := conn.QueryRow(ctx, q).Scan(&n); sqlState(err) != "54001" {
+			t.Errorf("%s: %v, want 54001", q, err)
+		}
+	}
+	if err := conn.QueryRow(ctx, "SELECT cnt(790)").Scan(&n); err != nil || n != 790 {
+		t.Errorf("cnt(790): %d, %v", n, err)
+	}
+	if err := bystander.QueryRow(ctx, "SELECT 1").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDeepInlinedFunctions nests SQL functions whose bodies are long sums
+// in one another: inlined, they made expressions deeper than any one
+// statement's text can, and planning a tree 48,000 deep ran for half a minute
+// (64 levels of 3,000 for many), deaf to statement_timeout and cancels.
+// Binding now refuses expressions past 20,000 levels with 54001 at once.
+func TestDeepInlinedFunctions(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	conn := ts.connect(t)
+	chain := strings.Repeat("+1", 4000)
+	if _, err := conn.Exec(ctx, "CREATE FUNCTION q0(x int) RETURNS int LANGUAGE sql AS $$ SELECT x"+chain+" $$"); err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k <= 3; k++ {
+		if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE FUNCTION q%d(x int) RETURNS int LANGUAGE sql AS $$ SELECT q%d(x)%s $$", k, k-1, chain)); err != nil {
+			t.Fatalf("q%d: %v", k, err)
+		}
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT q0(1)").Scan(&n); err != nil || n != 4001 {
+		t.Fatalf("q0(1): %d, %v", n, err)
+	}
+	start := time.Now()
+	if _, err := conn.Exec(ctx, "SELECT q3(q3(q3(1)))"); sqlState(err) != "54001" {
+		t.Errorf("SELECT q3(q3(q3(1))): %v, want 54001", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("SELECT q3(q3(q3(1))): refused after %v", d)
 	}
 }

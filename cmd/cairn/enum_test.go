@@ -149,3 +149,26 @@ func TestEnumClients(t *testing.T) {
 		t.Errorf("cairn answered\n%s\nPostgreSQL answered\n%s", out, want)
 	}
 }
+
+// TestEnumBinaryParameter binds enum parameters in binary, as asyncpg
+// sends them: a label the enum lacks is 22P02 as in text. It was taken
+// as it came, so SELECT $1::mood answered "nope" and $1::mood < 'ok'
+// compared it (an INSERT caught it later, at the column).
+func TestEnumBinaryParameter(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	conn := ts.connect(t)
+	mustExec(t, conn, `CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')`)
+	var oid uint32
+	if err := conn.QueryRow(ctx, `SELECT 'mood'::regtype::oid`).Scan(&oid); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`SELECT $1::mood::text`, `SELECT ($1::mood < 'ok')::text`} {
+		for label, want := range map[string]string{"happy": "", "nope": "22P02"} {
+			res := conn.PgConn().ExecParams(ctx, q, [][]byte{[]byte(label)}, []uint32{oid}, []int16{1}, nil).Read()
+			if sqlState(res.Err) != want {
+				t.Errorf("%s with %q in binary: %v, want %q", q, label, res.Err, want)
+			}
+		}
+	}
+}

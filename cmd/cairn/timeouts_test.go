@@ -185,3 +185,26 @@ func TestHTTPQueryOutlivesReadTimeout(t *testing.T) {
 		t.Errorf("idle connection closed after %v, want about 500ms", took)
 	}
 }
+
+// TestWindowAggregateTimesOut runs an aggregate over a running window
+// frame whose every row's result is built from the whole frame so far:
+// its quadratic loop did not look at the statement's context, so neither
+// statement_timeout nor a cancel (nor the client leaving) stopped it, and
+// 20,000 rows held a core for minutes. It ends at statement_timeout now.
+func TestWindowAggregateTimesOut(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	conn := ts.connect(t)
+	if _, err := conn.Exec(ctx, "SET statement_timeout = 200"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var n int64
+	err := conn.QueryRow(ctx, "SELECT sum(length(s::text)) FROM (SELECT jsonb_agg(g) OVER (ORDER BY g) s FROM generate_series(1, 10000) g) q").Scan(&n)
+	if sqlState(err) != "57014" {
+		t.Errorf("got %d, %v; want 57014", n, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("ended after %v, statement_timeout 200ms", d)
+	}
+}

@@ -226,6 +226,10 @@ type Session struct {
 	// changed or returned (plpgsql.go).
 	plDepth int
 	plRows  int64
+	// evalDepth counts the expression evaluations nested on the
+	// session's stack, across the statements it runs inside one another
+	// (exec.EvalDepth).
+	evalDepth exec.EvalDepth
 	// plCache are the trigger functions compiled (trigger.go), plBodies
 	// the functions calls compiled.
 	plCache  map[string]compiledTrigger
@@ -1411,6 +1415,7 @@ func (s *Session) runtime(tx *storage.Tx, params []any) *exec.Runtime {
 		ReadOnly:  s.currentReadOnly(),
 		Stats:     &s.engine.stats,
 		Mem:       exec.NewMemoryBudget(s.statementMem()),
+		Depth:     &s.evalDepth,
 	}
 	rt.Fn.Catalog = rt.CatalogFunctions()
 	rt.Fn.Advisory = sessionAdvisory{s}
@@ -1992,6 +1997,10 @@ func (s *Session) applySet(x *sql.Set) error {
 	if x.Reset {
 		v = s.resetValue(x.Name)
 	} else {
+		if t := truncateName(v); st.name && t != v {
+			s.notices = append(s.notices, Notice{Severity: "NOTICE", Code: pgerrcode.NameTooLong,
+				Message: fmt.Sprintf("identifier \"%s\" will be truncated to \"%s\"", strings.ToValidUTF8(v, "?"), strings.ToValidUTF8(t, "?"))})
+		}
 		var err error
 		if v, err = st.validate(v, s.get(x.Name)); err != nil {
 			return err

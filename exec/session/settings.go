@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgerrcode"
 
@@ -41,11 +42,18 @@ type setting struct {
 	// show formats the stored value for SHOW and current_setting (nil:
 	// as stored; pg_settings shows it as stored).
 	show func(string) string
+	// name marks a setting whose value PostgreSQL truncates as an
+	// identifier (GUC_IS_NAME) before it checks it: to 63 bytes, with a
+	// NOTICE that applySet gives.
+	name bool
 }
 
 // validate checks and normalises v, a new value for the setting whose
 // value is now cur.
 func (st setting) validate(v, cur string) (string, error) {
+	if st.name {
+		v = truncateName(v)
+	}
 	switch {
 	case st.update != nil:
 		return st.update(v, cur)
@@ -65,7 +73,7 @@ var settings = map[string]setting{
 	"timezone":                            {def: "UTC", report: true, check: checkTimeZone},
 	"integer_datetimes":                   {def: "on", report: true, readOnly: true},
 	"standard_conforming_strings":         {def: "on", report: true, check: checkOneOf("on")},
-	"application_name":                    {def: "", report: true, check: cleanASCII},
+	"application_name":                    {def: "", report: true, check: cleanASCII, name: true},
 	"is_superuser":                        {def: "on", report: true, readOnly: true},
 	"session_authorization":               {def: "", report: true, readOnly: true},
 	"role":                                {def: "none", readOnly: true},
@@ -442,6 +450,25 @@ func cleanASCII(v string) (string, error) {
 		}
 	}
 	return string(b), nil
+}
+
+// maxNameBytes is NAMEDATALEN - 1, the longest identifier PostgreSQL keeps.
+const maxNameBytes = 63
+
+// truncateName is v cut to maxNameBytes at a character's start, as
+// PostgreSQL's truncate_identifier cuts it. application_name is one: a
+// client reads it back in ParameterStatus, and libpq drops a connection
+// whose ParameterStatus is longer than 30,000 bytes ("lost
+// synchronization with server").
+func truncateName(v string) string {
+	if len(v) <= maxNameBytes {
+		return v
+	}
+	n := maxNameBytes
+	for n > 0 && !utf8.RuneStart(v[n]) {
+		n--
+	}
+	return v[:n]
 }
 
 // checkEnum is PostgreSQL's check of an enum setting (case-insensitive).

@@ -395,6 +395,13 @@ func decodeBinary(src []byte, t T, elem int) (any, error) {
 		if err := CheckText(src); err != nil {
 			return nil, err
 		}
+		if t.Enum != nil {
+			// An enum's binary form is its label (enum_recv), which must
+			// be one of the type's, as a text value's must.
+			if err := CheckEnumLabel(t.Enum, string(src)); err != nil {
+				return nil, err
+			}
+		}
 		return string(src), nil
 	case Name:
 		if err := CheckText(src); err != nil {
