@@ -309,7 +309,33 @@ func (t *TopK) load(ctx context.Context) (scored int64, err error) {
 			}
 			continue
 		}
-		if keys, err = t.ke.rows(ev, keyRec, keys[:0]); err != nil {
+		sel, picked, err := t.preselect(ev, keyRec)
+		if err != nil {
+			return 0, err
+		}
+		var picks arrow.Record // the preselected rows' keys, released below
+		if picked {
+			// Only the rows that can win: their keys, mapped back to data.
+			sub, err := rowcopy.TakeRecord(t.rt.mem(), keyRec, sel)
+			if err != nil {
+				return 0, err
+			}
+			picks = sub
+			subRows := make([]int32, len(sel))
+			for i, r := range sel {
+				if rows != nil {
+					subRows[i] = rows[r]
+				} else {
+					subRows[i] = int32(r)
+				}
+			}
+			keyRec, rows, n = sub, subRows, len(sel)
+		}
+		keys, err = t.ke.rows(ev, keyRec, keys[:0])
+		if picks != nil {
+			picks.Release() // the keys are int64s, held by value
+		}
+		if err != nil {
 			return 0, err
 		}
 		data.Retain()
