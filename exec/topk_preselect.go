@@ -102,7 +102,7 @@ func (h *int64Heap) Less(i, j int) bool {
 	return h.vals[i] > h.vals[j]
 }
 func (h *int64Heap) Swap(i, j int) { h.vals[i], h.vals[j] = h.vals[j], h.vals[i] }
-func (h *int64Heap) Push(x any)   { h.vals = append(h.vals, x.(int64)) }
+func (h *int64Heap) Push(x any)    { h.vals = append(h.vals, x.(int64)) }
 func (h *int64Heap) Pop() any {
 	x := h.vals[len(h.vals)-1]
 	h.vals = h.vals[:len(h.vals)-1]
