@@ -287,6 +287,12 @@ func (t *TopK) load(ctx context.Context) (scored int64, err error) {
 	ev := newEvaluator(ctx, t.rt)
 	var seq int64
 	var keys [][]sortVal
+	var picks []arrow.Record // the preselected rows of each batch (preselect)
+	defer func() {
+		for _, p := range picks {
+			p.Release()
+		}
+	}()
 	for {
 		if err := ctx.Err(); err != nil {
 			return 0, err
@@ -313,14 +319,14 @@ func (t *TopK) load(ctx context.Context) (scored int64, err error) {
 		if err != nil {
 			return 0, err
 		}
-		var picks arrow.Record // the preselected rows' keys, released below
 		if picked {
 			// Only the rows that can win: their keys, mapped back to data.
 			sub, err := rowcopy.TakeRecord(t.rt.mem(), keyRec, sel)
 			if err != nil {
 				return 0, err
 			}
-			picks = sub
+			// Released when the load ends: string keys alias its buffers.
+			picks = append(picks, sub)
 			subRows := make([]int32, len(sel))
 			for i, r := range sel {
 				if rows != nil {
@@ -331,11 +337,7 @@ func (t *TopK) load(ctx context.Context) (scored int64, err error) {
 			}
 			keyRec, rows, n = sub, subRows, len(sel)
 		}
-		keys, err = t.ke.rows(ev, keyRec, keys[:0])
-		if picks != nil {
-			picks.Release() // the keys are int64s, held by value
-		}
-		if err != nil {
+		if keys, err = t.ke.rows(ev, keyRec, keys[:0]); err != nil {
 			return 0, err
 		}
 		data.Retain()

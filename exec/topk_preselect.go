@@ -10,19 +10,20 @@ import (
 // Picking a batch's candidates before the heap: ORDER BY id DESC LIMIT 20
 // over a table whose IDs ascend makes every row better than the heap's
 // worst, so each went through heap.Fix with its key materialised (150 ms
-// for 1M rows). For one integer-like key, the batch's k best values are
-// found first with a heap of plain int64s, and only the rows as good as
-// the k-th (and the NULLs, which the key's NULLS FIRST/LAST places) go on
-// to the heap.
+// for 1M rows). Where the first key is integer-like, the batch's k best
+// values of it are found first with a heap of plain int64s, and only the
+// rows whose first key is as good as the k-th (ties go on: the later keys
+// order them) and the NULLs (which the key's NULLS FIRST/LAST places) go
+// on to the heap.
 
-// preselect returns the rows of keyRec (the batch's sort key in its
-// first column) that can be among the k best: those whose key is at least
-// as good as the batch's k-th best, and the NULLs. ok is false when it
-// does not apply: several keys, not an integer key, or too few rows to
-// gain.
+// preselect returns the rows of keyRec (the batch the sort keys are
+// computed over) that can be among the k best: those whose first key is at
+// least as good as the batch's k-th best first key, and the NULLs. ok is
+// false when it does not apply: a first key that is not integer-like, or
+// too few rows to gain.
 func (t *TopK) preselect(ev *evaluator, keyRec arrow.Record) (sel []int, ok bool, err error) {
 	n := int(keyRec.NumRows())
-	if len(t.ke.specs) != 1 || t.ke.specs[0].kind != sortInt || t.k <= 0 || int64(n) <= 4*t.k {
+	if t.ke.specs[0].kind != sortInt || t.k <= 0 || int64(n) <= 4*t.k {
 		return nil, false, nil
 	}
 	v, err := ev.eval(t.ke.exprs[0], batchOf(keyRec))
