@@ -1,13 +1,18 @@
 package storage
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"reflect"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/cairn-db/cairn/sql/catalog"
@@ -55,6 +60,16 @@ func (sw *segmentWriter) copyGroups(src *segmentFile) (bool, error) {
 			spans[g].end = start + md.TotalCompressedSize
 		}
 	}
+	// The bytes go on as they are, so their checksums are checked here:
+	// a damaged page copied into the merged segment would pass for good
+	// under the new file's name once the damaged one is deleted.
+	for _, rg := range meta.RowGroups {
+		for i := range rg.Columns {
+			if err := verifyPages(src.f, &rg.Columns[i].MetaData); err != nil {
+				return false, fmt.Errorf("segment %s: column chunk %q: %w", src.seg.path, rg.Columns[i].MetaData.PathInSchema, err)
+			}
+		}
+	}
 	if err := sw.flushGroup(); err != nil {
 		return false, err
 	}
@@ -96,6 +111,46 @@ func (sw *segmentWriter) copyGroups(src *segmentFile) (bool, error) {
 	sw.maxRow = max(sw.maxRow, seg.maxRow)
 	sw.rows += seg.rows
 	return true, nil
+}
+
+// verifyPages reads the pages of the column chunk md describes from r and
+// checks each one's CRC-32, where its header has one (cairn's writer
+// writes them), as a reader decoding the page would.
+func verifyPages(r io.ReaderAt, md *format.ColumnMetaData) error {
+	size := md.TotalCompressedSize
+	counted := &countingReader{r: io.NewSectionReader(r, chunkStart(md), size)}
+	br := bufio.NewReaderSize(counted, 64<<10)
+	decoder := thrift.NewDecoder((&thrift.CompactProtocol{}).NewReader(br))
+	var page []byte
+	for counted.n-int64(br.Buffered()) < size {
+		var h format.PageHeader
+		if err := decoder.Decode(&h); err != nil {
+			return fmt.Errorf("reading a page header: %w", err)
+		}
+		if h.CompressedPageSize < 0 || int64(h.CompressedPageSize) > size {
+			return fmt.Errorf("a page of %d bytes in a chunk of %d", h.CompressedPageSize, size)
+		}
+		page = slices.Grow(page[:0], int(h.CompressedPageSize))[:h.CompressedPageSize]
+		if _, err := io.ReadFull(br, page); err != nil {
+			return fmt.Errorf("reading a page: %w", err)
+		}
+		if h.CRC != 0 && uint32(h.CRC) != crc32.ChecksumIEEE(page) {
+			return errors.New("crc32 checksum mismatch in a page: corrupted parquet page")
+		}
+	}
+	return nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // chunkStart is where a column chunk's pages begin: its dictionary page,

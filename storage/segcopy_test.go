@@ -3,6 +3,10 @@ package storage
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairn-db/cairn/sql/types"
@@ -119,4 +123,44 @@ func TestCompactionCopiesSpilledRowGroups(t *testing.T) {
 	}
 	db = openDB(t, dir, opts)
 	check(db)
+}
+
+// TestCompactionRefusesDamagedPage: a byte flipped inside a spilled
+// segment's pages makes the compaction that would copy its row groups fail
+// naming the file, and leaves the segment in place, rather than copying
+// the damaged page into a merged segment under a new name (which, once
+// the damaged file was removed, a reader would blame instead).
+func TestCompactionRefusesDamagedPage(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{SpillBytes: 4 << 10, FlushRows: 1 << 20}
+	db := openDB(t, dir, opts)
+	defer func() { db.Close() }()
+	def := kvTable(t, db, "t")
+	tx := db.Begin()
+	insertBatches(t, tx, def, 0, 1500)
+	mustCommit(t, tx)
+	before := db.head.Load().tables[def.ID].segments
+	if len(before) < 2 {
+		t.Fatalf("%d segments, want several to merge", len(before))
+	}
+	victim := before[len(before)/2].path
+	b, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/3] ^= 0x40
+	if err := os.WriteFile(victim, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = db.compactTable(def.ID)
+	if err == nil || !strings.Contains(err.Error(), filepath.Base(victim)) {
+		t.Fatalf("compaction over a damaged page: %v, want an error naming %s", err, filepath.Base(victim))
+	}
+	after := db.head.Load().tables[def.ID].segments
+	if !slices.ContainsFunc(after, func(s *segment) bool { return s.path == victim }) {
+		t.Fatalf("the damaged segment left the table: %d segments", len(after))
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("the damaged segment's file: %v", err)
+	}
 }
