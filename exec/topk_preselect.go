@@ -19,11 +19,13 @@ import (
 // preselect returns the rows of keyRec (the batch the sort keys are
 // computed over) that can be among the k best: those whose first key is at
 // least as good as the batch's k-th best first key, and the NULLs. ok is
-// false when it does not apply: a first key that is not integer-like, or
-// too few rows to gain.
+// false when it does not apply: a first key that is not integer-like or
+// not safe to evaluate twice, or too few rows to gain.
 func (t *TopK) preselect(ev *evaluator, keyRec arrow.Record) (sel []int, ok bool, err error) {
 	n := int(keyRec.NumRows())
-	if t.ke.specs[0].kind != sortInt || t.k <= 0 || int64(n) <= 4*t.k {
+	// The kept rows' keys are evaluated again (keyEvaluator.rows): not a
+	// key that draws a sequence or calls something volatile.
+	if t.ke.specs[0].kind != sortInt || t.k <= 0 || int64(n) <= 4*t.k || !parallelSafe(t.ke.exprs[0]) {
 		return nil, false, nil
 	}
 	v, err := ev.eval(t.ke.exprs[0], batchOf(keyRec))
